@@ -1,0 +1,28 @@
+// One bundler for every entry point: the CLI (a child process the extension launches) and the
+// extension host glue. Both are CommonJS bundles for Node 20.
+import { build } from "esbuild";
+
+const entries = [
+  { in: "src/cli/main.ts", out: "dist/cli.js", banner: "#!/usr/bin/env node" },
+  { in: "src/extension/extension.ts", out: "dist/extension.js" },
+];
+
+// Packages with native code or large model runtimes stay outside the bundle and load from node_modules.
+const external = ["vscode", "@huggingface/transformers", "onnxruntime-node", "sharp"];
+
+await Promise.all(
+  entries.map((e) =>
+    build({
+      entryPoints: [e.in],
+      outfile: e.out,
+      bundle: true,
+      platform: "node",
+      target: "node20",
+      format: "cjs",
+      sourcemap: true,
+      external,
+      banner: e.banner ? { js: e.banner } : undefined,
+      logLevel: "warning",
+    }),
+  ),
+);

@@ -1,0 +1,55 @@
+/**
+ * The `agent-lab` command: one thin front per recipe step, over src/core.
+ * The extension runs these same commands as child processes (jobs), so anything the UI does can be
+ * done from a terminal or CI.
+ */
+import { UserError } from "../core/errors";
+
+interface Command {
+  summary: string;
+  /** Lazily loaded so `agent-lab score` does not pay for loading the tokenizer or the index. */
+  load: () => Promise<{ run(argv: string[]): Promise<void> }>;
+}
+
+const COMMANDS: Record<string, Command> = {
+  config: { summary: "print the effective settings (defaults < agent-lab.json < flags)", load: () => import("./config-command") },
+};
+
+function usage(): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((n) => n.length));
+  const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`);
+  return `usage: agent-lab <command> [options]\n\ncommands:\n${lines.join("\n")}\n\nRun "agent-lab <command> --help" for a command's options.`;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === "--help" || name === "-h" || name === "help") {
+    console.log(usage());
+    return name ? 0 : 1;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    console.error(`agent-lab: unknown command "${name}"\n\n${usage()}`);
+    return 2;
+  }
+  try {
+    await (await command.load()).run(rest);
+    return 0;
+  } catch (e) {
+    if (e instanceof UserError) {
+      console.error(`agent-lab ${name}: ${e.message}`);
+      return 1;
+    }
+    throw e;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (e) => {
+    console.error(e);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,18 @@
+/** What the harness needs from a model's tokenizer and chat template. */
+
+export interface ChatMessage {
+  role: "system" | "user" | "assistant";
+  content: string;
+}
+
+export interface ChatTokenizer {
+  /** Identifies the tokenizer in a run's manifest (hub id or folder name + a hash of its files). */
+  readonly name: string;
+  /** Token ids of text with no special tokens added (special-token text like <|im_end|> maps to its id). */
+  encode(text: string): number[];
+  decode(ids: readonly number[], options?: { skipSpecialTokens?: boolean }): string;
+  /** Id of a single token such as "<|im_end|>"; throws when the vocabulary lacks it. */
+  tokenId(token: string): number;
+  /** The chat template rendered to text (thinking disabled, generation prompt added when asked). */
+  renderChat(messages: ChatMessage[], options: { addGenerationPrompt: boolean }): string;
+}

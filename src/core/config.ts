@@ -1,0 +1,162 @@
+/**
+ * Every setting of the recipe in one typed place, with the recipe's defaults.
+ *
+ * Precedence (later wins): defaults < workspace file `agent-lab.json` < VS Code settings or CLI flags.
+ * The JSON schema for `agent-lab.json` lives in data/schema/agent-lab.schema.json and is checked
+ * against these defaults by a unit test, so the two cannot drift apart.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { FileFormatError, UserError } from "./errors";
+
+/** USD per 1M tokens. */
+export interface ModelPrices {
+  prefill: number;
+  sample: number;
+  train: number;
+}
+
+export interface AgentLabConfig {
+  /** Tinker id of the model being post-trained. */
+  model: string;
+  /** Same chat template, small enough to run free on a laptop. */
+  localModel: string;
+  /** Paragraphs one search returns. */
+  topK: number;
+  /** Research budget: after this many searches the model must answer. */
+  maxSearches: number;
+  /** Max tokens the model may write in one turn. */
+  maxTokens: number;
+  loraRank: number;
+  /** Episodes in flight during eval. */
+  concurrency: number;
+  /** Stop a job before the next batch would take total spend over this many USD (0 = no cap). */
+  budgetUsd: number;
+  /** Price table per model id (USD per 1M tokens). */
+  prices: Record<string, ModelPrices>;
+  /** Folder with train/val/test/corpus.jsonl and the index, relative to the workspace. */
+  dataDir: string;
+  /** Folder holding one sub-folder per run, relative to the workspace. */
+  runsDir: string;
+  /** System prompt file, relative to the workspace; empty = the shipped default. */
+  systemPromptFile: string;
+}
+
+/** Tinker prices, read from Tinker's Models & Pricing page on 2026-11-01. */
+export const DEFAULT_PRICES: Record<string, ModelPrices> = {
+  "Qwen/Qwen3.5-4B": { prefill: 0.33, sample: 1.005, train: 0.737 },
+};
+
+export const DEFAULT_CONFIG: Readonly<AgentLabConfig> = Object.freeze({
+  model: "Qwen/Qwen3.5-4B",
+  localModel: "Qwen/Qwen3.5-0.8B",
+  topK: 3,
+  maxSearches: 5,
+  maxTokens: 512,
+  loraRank: 32,
+  concurrency: 32,
+  budgetUsd: 0,
+  prices: DEFAULT_PRICES,
+  dataDir: "data",
+  runsDir: "runs",
+  systemPromptFile: "",
+});
+
+export const CONFIG_FILE = "agent-lab.json";
+
+type Overrides = Partial<AgentLabConfig>;
+
+const POSITIVE_INTS = ["topK", "maxSearches", "maxTokens", "loraRank", "concurrency"] as const;
+const STRINGS = ["model", "localModel", "dataDir", "runsDir", "systemPromptFile"] as const;
+
+/** Checks one layer of overrides; `where` names its source in error messages. */
+export function validateOverrides(raw: unknown, where: string, lineOf?: (key: string) => number | undefined): Overrides {
+  const fail = (key: string, problem: string): never => {
+    throw new FileFormatError(where, lineOf?.(key), `"${key}" ${problem}`);
+  };
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
+    throw new FileFormatError(where, 1, "expected a JSON object of settings");
+  }
+  const known = new Set<string>(Object.keys(DEFAULT_CONFIG));
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(raw)) {
+    if (key === "$schema") continue;
+    if (!known.has(key)) fail(key, `is not a setting; known settings: ${[...known].join(", ")}`);
+    if ((POSITIVE_INTS as readonly string[]).includes(key)) {
+      if (!Number.isInteger(value) || (value as number) < 1) fail(key, "must be a positive integer");
+    } else if ((STRINGS as readonly string[]).includes(key)) {
+      if (typeof value !== "string") fail(key, "must be a string");
+    } else if (key === "budgetUsd") {
+      if (typeof value !== "number" || value < 0) fail(key, "must be a number ≥ 0");
+    } else if (key === "prices") {
+      validatePrices(value, (problem) => fail(key, problem));
+    }
+    out[key] = value;
+  }
+  return out as Overrides;
+}
+
+function validatePrices(value: unknown, fail: (problem: string) => never): void {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) fail("must map model ids to prices");
+  for (const [model, p] of Object.entries(value as object)) {
+    for (const k of ["prefill", "sample", "train"] as const) {
+      const v = (p as Record<string, unknown>)?.[k];
+      if (typeof v !== "number" || v < 0) fail(`for ${model}: "${k}" must be a number ≥ 0 (USD per 1M tokens)`);
+    }
+  }
+}
+
+/** Merges layers; prices merge per model so a workspace can add a model without repeating the defaults. */
+export function mergeConfig(...layers: Overrides[]): AgentLabConfig {
+  const merged: AgentLabConfig = { ...DEFAULT_CONFIG, prices: { ...DEFAULT_PRICES } };
+  for (const layer of layers) {
+    const { prices, ...rest } = layer;
+    Object.assign(merged, rest);
+    if (prices) merged.prices = { ...merged.prices, ...prices };
+  }
+  return merged;
+}
+
+/** Reads `agent-lab.json` from a workspace folder (absent = no overrides). */
+export function readWorkspaceConfig(workspaceDir: string): Overrides {
+  const file = join(workspaceDir, CONFIG_FILE);
+  if (!existsSync(file)) return {};
+  const text = readFileSync(file, "utf8");
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    throw new FileFormatError(file, jsonErrorLine(text, e as Error), `not valid JSON (${(e as Error).message})`);
+  }
+  return validateOverrides(raw, file, (key) => lineOfKey(text, key));
+}
+
+/** Defaults, then the workspace file, then explicit overrides (VS Code settings or CLI flags). */
+export function loadConfig(workspaceDir: string, overrides: Overrides = {}): AgentLabConfig {
+  return mergeConfig(readWorkspaceConfig(workspaceDir), validateOverrides(overrides, "command-line options"));
+}
+
+/** The price row for a model, or a refusal that says how to add one. */
+export function pricesFor(config: AgentLabConfig, model: string): ModelPrices {
+  const p = config.prices[model];
+  if (!p) {
+    throw new UserError(
+      `no price for model "${model}": add it under "prices" in ${CONFIG_FILE} ` +
+        `(USD per 1M tokens: {"prefill": …, "sample": …, "train": …}) before running a step that spends money`,
+    );
+  }
+  return p;
+}
+
+function lineOfKey(text: string, key: string): number | undefined {
+  const idx = text.indexOf(`"${key}"`);
+  return idx < 0 ? undefined : text.slice(0, idx).split("\n").length;
+}
+
+/** Line of a JSON.parse error, from the "position N" Node puts in the message. */
+export function jsonErrorLine(text: string, error: Error): number | undefined {
+  const m = /position (\d+)/.exec(error.message);
+  if (m) return text.slice(0, Number(m[1])).split("\n").length;
+  const lc = /line (\d+)/.exec(error.message);
+  return lc ? Number(lc[1]) : undefined;
+}

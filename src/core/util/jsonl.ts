@@ -1,0 +1,39 @@
+/**
+ * JSON Lines: one record per line. Reading names file and line on any bad line; appending writes a
+ * whole line in one call so a crash leaves at most one torn last line, which readers can skip.
+ */
+import { appendFileSync, existsSync, readFileSync } from "node:fs";
+import { FileFormatError } from "../errors";
+
+export interface ReadJsonlOptions {
+  /** Skip a torn final line (what a killed writer leaves) instead of failing. */
+  tolerateTornTail?: boolean;
+}
+
+/** Parses every non-blank line; throws FileFormatError naming file:line on invalid JSON. */
+export function readJsonl<T = unknown>(file: string, options: ReadJsonlOptions = {}): T[] {
+  if (!existsSync(file)) throw new FileFormatError(file, undefined, "file not found");
+  return parseJsonl<T>(readFileSync(file, "utf8"), file, options);
+}
+
+export function parseJsonl<T = unknown>(text: string, file: string, options: ReadJsonlOptions = {}): T[] {
+  const lines = text.split("\n");
+  const rows: T[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i].trim();
+    if (!line) continue;
+    try {
+      rows.push(JSON.parse(line) as T);
+    } catch (e) {
+      const isLast = lines.slice(i + 1).every((l) => !l.trim());
+      if (options.tolerateTornTail && isLast && !text.endsWith("\n")) break;
+      throw new FileFormatError(file, i + 1, `not valid JSON (${(e as Error).message})`);
+    }
+  }
+  return rows;
+}
+
+/** Appends one record as one line (a single write, flushed by the OS on return). */
+export function appendJsonl(file: string, row: unknown): void {
+  appendFileSync(file, JSON.stringify(row) + "\n");
+}
