@@ -1,0 +1,90 @@
+/**
+ * A run's fingerprint: everything that decides its numbers. Two runs are comparable when their
+ * fingerprints differ only in the thing under test; `fingerprintDiff` names the fields that differ
+ * (compare warns about them, `eval --resume` refuses on any).
+ */
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import type { Split } from "../data/question";
+
+export const MANIFEST_FORMAT = 1;
+
+export interface RunManifest {
+  format: number;
+  split: {
+    name: Split;
+    /** File name of the split (no machine path: runs are copied between machines). */
+    file: string;
+    sha256: string;
+  };
+  /** Whether this run opened the test split, and the flag that allowed it. */
+  test_split: { opened: boolean; flag?: string };
+  system_prompt: { file: string; sha256: string };
+  harness_version: string;
+  scorer_version: string;
+  policy: { kind: string; model: string; checkpoint?: string; logprobs: boolean };
+  sampling: { temperature: number; max_tokens: number };
+  tokenizer: string;
+  search: {
+    closed_book: boolean;
+    top_k: number;
+    max_searches: number;
+    /** The searcher's own describe(): kind, parameters, index hash. null when closed-book. */
+    searcher: Record<string, unknown> | null;
+  };
+  /** How this run was launched: not part of the fingerprint (resuming with other flags is fine). */
+  job: {
+    command: string[];
+    created: string;
+    limit?: number;
+    concurrency: number;
+  };
+}
+
+/** Fields that describe the job, not the experiment; fingerprintDiff skips them. */
+const NOT_FINGERPRINT = new Set(["job"]);
+
+export function sha256Hex(data: string | Buffer): string {
+  return createHash("sha256").update(data).digest("hex");
+}
+
+export function sha256File(file: string): string {
+  return sha256Hex(readFileSync(file));
+}
+
+export interface FieldDifference {
+  /** Dotted path, e.g. "search.top_k" or "policy.checkpoint". */
+  field: string;
+  a: unknown;
+  b: unknown;
+}
+
+/** Every fingerprint field whose value differs between two manifests (missing counts as different). */
+export function fingerprintDiff(a: RunManifest, b: RunManifest): FieldDifference[] {
+  const fa = flatten(a as unknown as Record<string, unknown>);
+  const fb = flatten(b as unknown as Record<string, unknown>);
+  const fields = [...new Set([...fa.keys(), ...fb.keys()])].sort();
+  const out: FieldDifference[] = [];
+  for (const field of fields) {
+    if (NOT_FINGERPRINT.has(field.split(".")[0])) continue;
+    const va = fa.get(field);
+    const vb = fb.get(field);
+    if (JSON.stringify(va) !== JSON.stringify(vb)) out.push({ field, a: va, b: vb });
+  }
+  return out;
+}
+
+/** One line per difference, for warnings and refusals. */
+export function describeDifferences(diffs: FieldDifference[]): string {
+  return diffs.map((d) => `${d.field}: ${JSON.stringify(d.a) ?? "(absent)"} → ${JSON.stringify(d.b) ?? "(absent)"}`).join("; ");
+}
+
+/** Nested objects become dotted paths; arrays and primitives are leaves. */
+function flatten(value: Record<string, unknown>, prefix = "", out = new Map<string, unknown>()): Map<string, unknown> {
+  for (const [key, v] of Object.entries(value)) {
+    const path = prefix ? `${prefix}.${key}` : key;
+    if (v !== null && typeof v === "object" && !Array.isArray(v)) flatten(v as Record<string, unknown>, path, out);
+    else if (v !== undefined) out.set(path, v);
+  }
+  return out;
+}

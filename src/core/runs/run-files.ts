@@ -1,0 +1,152 @@
+/**
+ * A run is a folder and its files are the database: `episodes.jsonl` (one line per finished
+ * episode, appended the moment it finishes), `summary.json` (rewritten atomically) and
+ * `manifest.json` (the run's fingerprint). Everything the UI, `show`, `ablate` and `compare` know
+ * about a run is read from here, so runs copied from another machine work the same.
+ */
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, truncateSync, writeFileSync, openSync, readSync, closeSync } from "node:fs";
+import { join } from "node:path";
+import { FileFormatError } from "../errors";
+import { jsonErrorLine } from "../config";
+import { appendJsonl, readJsonl } from "../util/jsonl";
+import type { RunManifest } from "./manifest";
+import type { RunSummary } from "./summary";
+
+export const EPISODES_FILE = "episodes.jsonl";
+export const SUMMARY_FILE = "summary.json";
+export const MANIFEST_FILE = "manifest.json";
+
+/** How an episode ended (the harness's vocabulary). */
+export type EndReason = "answer" | "no_action" | "length" | "budget";
+
+/** One line of episodes.jsonl. snake_case on disk so Python notebooks read it without renaming. */
+export interface EpisodeRecord {
+  id: string;
+  question: string;
+  answers: string[];
+  prediction: string;
+  em: number;
+  f1: number;
+  /** F1 when the episode ended with an answer, else 0 (what RL optimises). */
+  reward: number;
+  end: EndReason | string;
+  searches: string[];
+  /** Chat-template tokens of system prompt + question. */
+  prompt: number[];
+  /** Everything after the prompt, model and harness turns interleaved. */
+  tokens: number[];
+  /** Per token of `tokens`: 1 = the model sampled it, 0 = the harness inserted it. */
+  sampled: number[];
+  /** Sampler logprob per token (0 for inserted tokens); null when the source gives none. */
+  logprobs: number[] | null;
+  /** Tokens sent to the sampler, summed over turns (for cost). */
+  prefill: number;
+  /** Tokens the sampler produced. */
+  generated: number;
+  usd: number;
+  /** Start offset in `tokens` of each model turn, when the harness reports them. */
+  turn_starts?: number[];
+}
+
+export interface RunFiles {
+  manifest: RunManifest | undefined;
+  summary: RunSummary | undefined;
+  episodes: EpisodeRecord[];
+}
+
+export function episodesPath(runDir: string): string {
+  return join(runDir, EPISODES_FILE);
+}
+
+/** Writes JSON through a temporary file and a rename, so readers never see half a file. */
+export function writeJsonAtomic(file: string, value: unknown): void {
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, JSON.stringify(value, null, 2) + "\n");
+  renameSync(tmp, file);
+}
+
+/** Reads a JSON file, naming file and line when it is not valid JSON; undefined when absent. */
+export function readJsonFile<T>(file: string): T | undefined {
+  if (!existsSync(file)) return undefined;
+  const text = readFileSync(file, "utf8");
+  try {
+    return JSON.parse(text) as T;
+  } catch (e) {
+    throw new FileFormatError(file, jsonErrorLine(text, e as Error), `not valid JSON (${(e as Error).message})`);
+  }
+}
+
+/**
+ * The finished episodes of a run, in the order they finished. A torn last line (what `kill -9`
+ * mid-write leaves) is skipped; if an id appears twice, the first wins.
+ */
+export function readEpisodes(runDir: string): EpisodeRecord[] {
+  const file = episodesPath(runDir);
+  if (!existsSync(file)) return [];
+  const seen = new Set<string>();
+  const out: EpisodeRecord[] = [];
+  readJsonl<EpisodeRecord>(file, { tolerateTornTail: true }).forEach((row, i) => {
+    if (typeof row !== "object" || row === null || typeof row.id !== "string") {
+      throw new FileFormatError(file, undefined, `record ${i + 1} has no string "id"`);
+    }
+    if (seen.has(row.id)) return;
+    seen.add(row.id);
+    out.push(row);
+  });
+  return out;
+}
+
+/** Manifest, summary and episodes of one run folder. */
+export function readRun(runDir: string): RunFiles {
+  if (!existsSync(runDir) || !statSync(runDir).isDirectory()) {
+    throw new FileFormatError(runDir, undefined, "not a run folder (no such directory)");
+  }
+  return {
+    manifest: readJsonFile<RunManifest>(join(runDir, MANIFEST_FILE)),
+    summary: readJsonFile<RunSummary>(join(runDir, SUMMARY_FILE)),
+    episodes: readEpisodes(runDir),
+  };
+}
+
+/**
+ * Cuts a torn final line (no trailing newline) off episodes.jsonl before a resumed run appends,
+ * so the next record does not get glued onto half a line. Returns the bytes removed.
+ */
+export function repairTornTail(file: string): number {
+  if (!existsSync(file)) return 0;
+  const size = statSync(file).size;
+  if (size === 0) return 0;
+  const keep = bytesThroughLastNewline(file, size);
+  if (keep === size) return 0;
+  truncateSync(file, keep);
+  return size - keep;
+}
+
+/** Length of the file up to and including its last "\n" (0 when it has none). */
+function bytesThroughLastNewline(file: string, size: number): number {
+  const fd = openSync(file, "r");
+  try {
+    // Scan backwards in chunks: one episode line can be hundreds of kilobytes.
+    const chunk = Buffer.alloc(64 * 1024);
+    let end = size;
+    while (end > 0) {
+      const start = Math.max(0, end - chunk.length);
+      const n = readSync(fd, chunk, 0, end - start, start);
+      const idx = chunk.subarray(0, n).lastIndexOf(0x0a);
+      if (idx >= 0) return start + idx + 1;
+      end = start;
+    }
+    return 0;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Appends one finished episode as a single line: a crash loses at most the episodes in flight. */
+export function appendEpisode(runDir: string, record: EpisodeRecord): void {
+  appendJsonl(episodesPath(runDir), record);
+}
+
+export function ensureRunDir(runDir: string): void {
+  mkdirSync(runDir, { recursive: true });
+}
