@@ -1,0 +1,123 @@
+/**
+ * ChatTokenizer over @huggingface/transformers' AutoTokenizer: a Hugging Face hub id (downloaded
+ * once into the library's cache) or a local folder holding tokenizer.json + tokenizer_config.json
+ * (read from disk only; the library is never allowed to reach the network for it).
+ */
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { basename, join, resolve } from "node:path";
+import { UserError } from "../errors";
+import type { ChatMessage, ChatTokenizer } from "./tokenizer";
+
+/** The slice of transformers.js' PreTrainedTokenizer this module uses (its own types are loose). */
+interface HfTokenizer {
+  encode(text: string, options: { add_special_tokens: boolean }): number[];
+  decode(ids: number[], options: { skip_special_tokens: boolean }): string;
+  get_vocab(): Map<string, number>;
+  apply_chat_template(messages: ChatMessage[], options: Record<string, unknown>): unknown;
+}
+
+export interface LoadTokenizerOptions {
+  /** Text of a `.jinja` chat template that replaces the tokenizer's own. */
+  chatTemplate?: string;
+  /** Where hub downloads are cached (default: the library's own cache folder). */
+  cacheDir?: string;
+}
+
+/**
+ * True when `source` means a folder on disk rather than a hub id ("org/name"): it exists, or it is
+ * written like a path, so a mistyped folder gives a clear error instead of a hub download attempt.
+ */
+function isLocalSource(source: string): boolean {
+  if (existsSync(source)) return true;
+  return /^(\.|\/|~|[A-Za-z]:)/.test(source) || source.includes("\\") || source.split("/").length > 2;
+}
+
+function shortHash(...parts: (string | Buffer)[]): string {
+  const h = createHash("sha256");
+  for (const p of parts) h.update(p);
+  return h.digest("hex").slice(0, 12);
+}
+
+class TransformersChatTokenizer implements ChatTokenizer {
+  constructor(
+    readonly name: string,
+    private readonly tok: HfTokenizer,
+    private readonly chatTemplate: string | undefined,
+  ) {}
+
+  encode(text: string): number[] {
+    return this.tok.encode(text, { add_special_tokens: false });
+  }
+
+  decode(ids: readonly number[], options?: { skipSpecialTokens?: boolean }): string {
+    if (ids.length === 0) return ""; // the library throws on an empty list; a sampler may return one
+    return this.tok.decode([...ids], { skip_special_tokens: options?.skipSpecialTokens ?? false });
+  }
+
+  private vocab: Map<string, number> | undefined;
+
+  tokenId(token: string): number {
+    // An exact vocabulary lookup: convert_tokens_to_ids would quietly fall back to the unknown id.
+    this.vocab ??= this.tok.get_vocab();
+    const id = this.vocab.get(token);
+    if (id === undefined) throw new UserError(`tokenizer ${this.name} has no single token "${token}"`);
+    return id;
+  }
+
+  renderChat(messages: ChatMessage[], options: { addGenerationPrompt: boolean }): string {
+    const text = this.tok.apply_chat_template(messages, {
+      tokenize: false,
+      add_generation_prompt: options.addGenerationPrompt,
+      enable_thinking: false,
+      ...(this.chatTemplate !== undefined ? { chat_template: this.chatTemplate } : {}),
+    });
+    if (typeof text !== "string") throw new Error("chat template rendering did not return text");
+    return text;
+  }
+}
+
+const cache = new Map<string, Promise<ChatTokenizer>>();
+
+/**
+ * A tokenizer with its chat template, cached per process (loading Qwen's 11 MB tokenizer.json takes
+ * about a second). `source` is a hub id such as "Qwen/Qwen3.5-4B" or a local folder.
+ */
+export function loadTokenizer(source: string, options: LoadTokenizerOptions = {}): Promise<ChatTokenizer> {
+  const key = JSON.stringify([source, options.chatTemplate ?? null, options.cacheDir ?? null]);
+  let loaded = cache.get(key);
+  if (!loaded) {
+    loaded = load(source, options);
+    cache.set(key, loaded);
+    loaded.catch(() => cache.delete(key)); // a failed load (no network, typo) may be retried
+  }
+  return loaded;
+}
+
+async function load(source: string, options: LoadTokenizerOptions): Promise<ChatTokenizer> {
+  const { AutoTokenizer, env } = await import("@huggingface/transformers");
+  const local = isLocalSource(source);
+  const templateTag = options.chatTemplate !== undefined ? `+template:${shortHash(options.chatTemplate)}` : "";
+  let name: string;
+  let tok: HfTokenizer;
+  if (local) {
+    const folder = resolve(source);
+    if (!existsSync(folder) || !statSync(folder).isDirectory()) throw new UserError(`tokenizer folder not found: ${folder}`);
+    for (const file of ["tokenizer.json", "tokenizer_config.json"]) {
+      if (!existsSync(join(folder, file))) throw new UserError(`${folder}: no ${file}; a tokenizer folder needs tokenizer.json and tokenizer_config.json`);
+    }
+    // An absolute path is never taken for a hub id, and local_files_only forbids any download.
+    tok = (await AutoTokenizer.from_pretrained(folder, { local_files_only: true })) as unknown as HfTokenizer;
+    const files = ["tokenizer.json", "tokenizer_config.json"].map((f) => readFileSync(join(folder, f)));
+    name = `${basename(folder)}@${shortHash(...files)}${templateTag}`;
+  } else {
+    if (options.cacheDir) env.cacheDir = options.cacheDir;
+    try {
+      tok = (await AutoTokenizer.from_pretrained(source)) as unknown as HfTokenizer;
+    } catch (e) {
+      throw new UserError(`could not load tokenizer "${source}" from the Hugging Face hub or its cache: ${(e as Error).message}`);
+    }
+    name = `${source}${templateTag}`;
+  }
+  return new TransformersChatTokenizer(name, tok, options.chatTemplate);
+}

@@ -1,0 +1,134 @@
+/**
+ * The most important test of the chat layer: the tokens the harness stitches by hand (prompt from
+ * the template, the model's reply tokens, end token, userTurn, …) must be exactly what the chat
+ * template renders for the same conversation — modulo the one documented difference: the template
+ * drops the empty `<think>\n\n</think>\n\n` block of earlier assistant turns, which the model did
+ * see (it was in the generation prompt), so the stitched sequence keeps it.
+ *
+ * Compared twice: as text (decode(stitched) vs rendering), and as token ids (stitched vs the
+ * rendering re-tokenized as one string), for (a) the Qwen3 tokenizer with its own template and
+ * (b) the same tokenizer with the real Qwen3.5 template from ../shared/data/qwen3_5/.
+ *
+ * Text is compared after Unicode NFC: Qwen's tokenizer normalizes its input to NFC, so a decoded
+ * sequence is always NFC (e.g. "e" + U+0301 comes back as "é") whatever the pieces were.
+ */
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { chatPrompt, EMPTY_THINK, END_OF_TURN, userTurn } from "../../../../src/core/chat/turns";
+import { loadTokenizer } from "../../../../src/core/chat/hf-tokenizer";
+import { offlineTokenizer, qwen3TokenizerFolder } from "../../../../src/core/chat/offline-tokenizer";
+import type { ChatMessage, ChatTokenizer } from "../../../../src/core/chat/tokenizer";
+import { loadSystemPrompt } from "../../../../src/core/harness/prompts";
+import { requireSharedData, sharedDataPath } from "../../../helpers/shared-data";
+import { loadPools, randomChat, rng, type RandomChat } from "./random-chats";
+
+const CONVERSATIONS = 60;
+
+/** What the sampler sees: the prompt, then per turn the model's tokens, its end token, the harness's user turn. */
+function stitch(tok: ChatTokenizer, chat: RandomChat): number[] {
+  const end = tok.tokenId(END_OF_TURN);
+  const ids = chatPrompt(tok, chat.system, chat.question);
+  chat.replies.forEach((reply, i) => ids.push(...tok.encode(reply), end, ...userTurn(tok, chat.contents[i])));
+  return ids;
+}
+
+function messages(chat: RandomChat): ChatMessage[] {
+  const msgs: ChatMessage[] = [
+    { role: "system", content: chat.system },
+    { role: "user", content: chat.question },
+  ];
+  chat.replies.forEach((reply, i) => msgs.push({ role: "assistant", content: reply }, { role: "user", content: chat.contents[i] }));
+  return msgs;
+}
+
+/** The template's rendering with each earlier assistant turn's empty think block put back. */
+function expectedText(tok: ChatTokenizer, chat: RandomChat): string {
+  const rendered = tok.renderChat(messages(chat), { addGenerationPrompt: true });
+  let out = "";
+  let cursor = 0;
+  for (const reply of chat.replies) {
+    const header = `<|im_start|>assistant\n${reply}${END_OF_TURN}`;
+    const at = rendered.indexOf(header, cursor);
+    assert.ok(at >= 0, `assistant turn ${JSON.stringify(reply.slice(0, 60))} not found in the rendering`);
+    const split = at + "<|im_start|>assistant\n".length;
+    out += rendered.slice(cursor, split) + EMPTY_THINK;
+    cursor = split;
+  }
+  return out + rendered.slice(cursor);
+}
+
+/** A readable account of where two id sequences part. */
+function firstDifference(tok: ChatTokenizer, a: number[], b: number[]): string {
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  const show = (xs: number[]) => JSON.stringify(tok.decode(xs.slice(Math.max(0, i - 3), i + 4)));
+  return `ids part at ${i}: stitched ${JSON.stringify(a.slice(i, i + 4))} ${show(a)} vs re-tokenized ${JSON.stringify(b.slice(i, i + 4))} ${show(b)}`;
+}
+
+function equivalenceSuite(label: string, getTokenizer: (ctx: Mocha.Context) => Promise<ChatTokenizer>): void {
+  describe(`template equivalence: ${label}`, function () {
+    let tok: ChatTokenizer;
+    let chats: RandomChat[];
+
+    before(async function () {
+      tok = await getTokenizer(this);
+      const pools = loadPools(sharedDataPath("hotpotqa", "hotpotqa_distractor_dev_partial.jsonl"));
+      const next = rng(20260601);
+      const system = loadSystemPrompt().text;
+      chats = Array.from({ length: CONVERSATIONS }, () => randomChat(next, pools, system));
+    });
+
+    it("the recipe's case: one search, then the next turn opens", () => {
+      const chat: RandomChat = { system: loadSystemPrompt().text, question: "Q", replies: ["<search>x</search>"], contents: ["<result>R</result>"] };
+      const expected =
+        tok.renderChat(messages(chat), { addGenerationPrompt: true }).replace(
+          "<|im_start|>assistant\n<search>",
+          `<|im_start|>assistant\n${EMPTY_THINK}<search>`,
+        );
+      assert.equal(tok.decode(stitch(tok, chat)), expected.normalize("NFC"));
+    });
+
+    it(`stitched text equals the rendering on ${CONVERSATIONS} random conversations`, () => {
+      let turns = 0;
+      for (const chat of chats) {
+        assert.equal(tok.decode(stitch(tok, chat)), expectedText(tok, chat).normalize("NFC"));
+        turns += chat.replies.length;
+      }
+      assert.ok(turns > CONVERSATIONS * 2, `only ${turns} turns generated`);
+    });
+
+    it("stitched ids equal the rendering re-tokenized as one string", () => {
+      for (const chat of chats) {
+        const ours = stitch(tok, chat);
+        const theirs = tok.encode(expectedText(tok, chat));
+        if (ours.length !== theirs.length || ours.some((t, i) => t !== theirs[i])) assert.fail(firstDifference(tok, ours, theirs));
+      }
+    });
+
+    it("the generation prompt ends in the empty think block and each turn stays a prefix of the next", () => {
+      const chat = chats.find((c) => c.replies.length >= 3)!;
+      const prompt = chatPrompt(tok, chat.system, chat.question);
+      assert.ok(tok.decode(prompt).endsWith(`<|im_start|>assistant\n${EMPTY_THINK}`));
+      // What the model is asked to continue at turn t+1 extends what it saw at turn t, token for token.
+      for (let t = 1; t < chat.replies.length; t++) {
+        const before = stitch(tok, { ...chat, replies: chat.replies.slice(0, t), contents: chat.contents.slice(0, t) });
+        const after = stitch(tok, { ...chat, replies: chat.replies.slice(0, t + 1), contents: chat.contents.slice(0, t + 1) });
+        assert.deepEqual(after.slice(0, before.length), before);
+      }
+    });
+
+    it("re-rendering the chat instead would change tokens the model already produced (why we stitch)", () => {
+      const chat = chats.find((c) => c.replies.length >= 2)!;
+      const rerendered = tok.encode(tok.renderChat(messages(chat), { addGenerationPrompt: true }));
+      const ours = stitch(tok, chat);
+      assert.notDeepEqual(rerendered, ours);
+      assert.ok(rerendered.length < ours.length, "the template dropped the earlier think blocks");
+    });
+  });
+}
+
+equivalenceSuite("Qwen3 tokenizer, Qwen3 template", () => offlineTokenizer("qwen3"));
+equivalenceSuite("Qwen3 tokenizer, Qwen3.5 template", async (ctx) => {
+  const file = requireSharedData(ctx, "qwen3_5", "qwen3_5_chat_template.jinja");
+  return loadTokenizer(qwen3TokenizerFolder(), { chatTemplate: readFileSync(file, "utf8") });
+});
