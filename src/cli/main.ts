@@ -13,6 +13,8 @@ interface Command {
 
 const COMMANDS: Record<string, Command> = {
   config: { summary: "print the effective settings (defaults < agent-lab.json < flags)", load: () => import("./config-command") },
+  prepare: { summary: "download HotpotQA (or read local files) → train/val/test/corpus.jsonl + test hash", load: () => import("./prepare") },
+  score: { summary: "mean EM/F1 of a JSONL file with prediction and answers", load: () => import("./score") },
 };
 
 function usage(): string {

@@ -1,0 +1,138 @@
+/**
+ * Step 1 of the recipe (prep_data.py), byte-compatible with it: from HotpotQA train and dev records
+ * build
+ *   corpus.jsonl  one paragraph per title, first appearance over train then dev,
+ *                 {"id": n, "title", "text": "".join(sentences).strip()}
+ *   test.jsonl    dev shuffled by random.Random(0), the first 500
+ *   val.jsonl     the next 200
+ *   train.jsonl   train shuffled by the same generator, continuing
+ * every row written as json.dumps(row, ensure_ascii=False). With the full dataset, test.jsonl has
+ * the published sha256 prefix cb4ad042f2c0ef38.
+ * The sha256 of every split goes to splits.json; later steps refuse a test split that changed.
+ * Files are written under a temporary folder and renamed into place at the end, so a failure leaves
+ * an earlier good data folder untouched.
+ */
+import { mkdir, mkdtemp, rename, rm } from "node:fs/promises";
+import { join } from "node:path";
+import type { Question } from "./question";
+import { readHotpotRecords, type HotpotRecord } from "./hotpot-records";
+import { LineFileWriter } from "./line-file-writer";
+import { pyJsonDumps } from "./python-json";
+import { PyRandom } from "./python-random";
+import { pyStrip } from "./python-text";
+import { SPLITS_FILE, lineHashes, type SplitsRecord } from "./splits";
+
+export const TEST_SIZE = 500;
+export const VAL_SIZE = 200;
+/** The recipe's published hash of the full dataset's test.jsonl. */
+export const PUBLISHED_TEST_SHA256_PREFIX = "cb4ad042f2c0ef38";
+
+export interface PrepareInput {
+  /** Train files in order (the hub's are sorted by name). */
+  trainFiles: string[];
+  /** Dev (validation) files in order. */
+  devFiles: string[];
+  /** Where the records came from, for splits.json. */
+  source: string;
+}
+
+export interface PrepareResult {
+  counts: { corpus: number; train: number; val: number; test: number };
+  testSha256: string;
+  /** Human-readable remarks (e.g. a small dev set). */
+  notes: string[];
+}
+
+/** The recipe's question row, keys in its order. */
+export function questionRow(r: HotpotRecord): Question {
+  return { id: r.id, question: r.question, answers: [r.answer], type: r.type, level: r.level };
+}
+
+export async function prepareData(outDir: string, input: PrepareInput, log: (line: string) => void = () => {}): Promise<PrepareResult> {
+  await mkdir(outDir, { recursive: true });
+  const tmp = await mkdtemp(join(outDir, ".prepare-"));
+  try {
+    const result = await writeAll(tmp, input, log);
+    // splits.json last: if anything stops half-way, the old record no longer matches and
+    // checkTestSplit refuses, instead of silently accepting a mixed folder.
+    for (const name of ["corpus.jsonl", "train.jsonl", "val.jsonl", "test.jsonl", SPLITS_FILE]) {
+      await rename(join(tmp, name), join(outDir, name));
+    }
+    return result;
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+  }
+}
+
+async function writeAll(dir: string, input: PrepareInput, log: (line: string) => void): Promise<PrepareResult> {
+  const corpus = await LineFileWriter.create(join(dir, "corpus.jsonl"));
+  const seen = new Set<string>();
+  const collect = async (files: string[], what: string): Promise<Question[]> => {
+    const rows: Question[] = [];
+    for (const file of files) {
+      for await (const { record } of readHotpotRecords(file)) {
+        rows.push(questionRow(record));
+        for (const { title, sentences } of record.context) {
+          if (seen.has(title)) continue;
+          seen.add(title);
+          await corpus.write(pyJsonDumps({ id: seen.size - 1, title, text: pyStrip(sentences.join("")) }));
+        }
+      }
+      log(`read ${what} ${file}: ${rows.length.toLocaleString("en-US")} questions so far`);
+    }
+    return rows;
+  };
+  let trainRows: Question[];
+  let devRows: Question[];
+  try {
+    trainRows = await collect(input.trainFiles, "train");
+    devRows = await collect(input.devFiles, "dev");
+  } catch (e) {
+    await corpus.abandon();
+    throw e;
+  }
+  const corpusSha = await corpus.close();
+
+  const notes: string[] = [];
+  if (devRows.length < TEST_SIZE + VAL_SIZE) {
+    notes.push(
+      `dev has only ${devRows.length} questions (the full set has 7,405): test gets the first ` +
+        `${Math.min(TEST_SIZE, devRows.length)} after shuffling, val the next ${Math.max(0, Math.min(VAL_SIZE, devRows.length - TEST_SIZE))}; ` +
+        `the test hash will not match the published one`,
+    );
+  }
+  const rng = new PyRandom(0);
+  rng.shuffle(devRows);
+  const test = devRows.slice(0, TEST_SIZE);
+  const val = devRows.slice(TEST_SIZE, TEST_SIZE + VAL_SIZE);
+  rng.shuffle(trainRows);
+
+  const write = async (name: string, rows: Question[]) => {
+    const w = await LineFileWriter.create(join(dir, name));
+    for (const row of rows) await w.write(pyJsonDumps(row));
+    return w.close();
+  };
+  const testSha = await write("test.jsonl", test);
+  const valSha = await write("val.jsonl", val);
+  const trainSha = await write("train.jsonl", trainRows);
+
+  const counts = { corpus: seen.size, train: trainRows.length, val: val.length, test: test.length };
+  const record: SplitsRecord = {
+    test_sha256: testSha.slice(0, 16),
+    test_sha256_full: testSha,
+    counts,
+    source: input.source,
+    created: new Date().toISOString(),
+    files: {
+      "test.jsonl": { sha256: testSha, lines: test.length },
+      "val.jsonl": { sha256: valSha, lines: val.length },
+      "train.jsonl": { sha256: trainSha, lines: trainRows.length },
+      "corpus.jsonl": { sha256: corpusSha, lines: seen.size },
+    },
+    test_lines: lineHashes(test.map((row) => pyJsonDumps(row))).map((sha, i) => ({ id: test[i].id, sha256: sha })),
+  };
+  const splits = await LineFileWriter.create(join(dir, SPLITS_FILE));
+  await splits.write(JSON.stringify(record, null, 2));
+  await splits.close();
+  return { counts, testSha256: testSha, notes };
+}
