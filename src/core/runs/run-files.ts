@@ -44,8 +44,20 @@ export interface EpisodeRecord {
   /** Tokens the sampler produced. */
   generated: number;
   usd: number;
-  /** Start offset in `tokens` of each model turn, when the harness reports them. */
-  turn_starts?: number[];
+  /** Turn boundaries in `tokens`, when the harness reports them. */
+  turns?: TurnRecord[];
+}
+
+/** One model turn and the harness text after it; offsets index `tokens`. */
+export interface TurnRecord {
+  start: number;
+  reply_end: number;
+  end: number;
+  action: string;
+  stop_reason: string;
+  query?: string;
+  /** Paragraphs the search returned (text is in the tokens). */
+  hits?: { id: number; title: string; score: number }[];
 }
 
 export interface RunFiles {

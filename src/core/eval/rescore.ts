@@ -1,0 +1,51 @@
+/**
+ * Recomputes EM and F1 of every episode of a run from its prediction and gold answers (after the
+ * scorer changed, or on a run copied from elsewhere), rewrites episodes.jsonl atomically and
+ * updates summary.json. `agent-lab score DIR` calls this for a run folder.
+ */
+import { renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { exactMatch, f1Score, SCORER_VERSION } from "../score";
+import { MANIFEST_FILE, SUMMARY_FILE, episodesPath, readRun, repairTornTail, writeJsonAtomic } from "../runs/run-files";
+import { summarize, type RunSummary } from "../runs/summary";
+
+export interface RescoreResult {
+  n: number;
+  em: number;
+  f1: number;
+  /** Episodes whose EM or F1 changed. */
+  changed: number;
+}
+
+export function rescoreRun(runDir: string): RescoreResult {
+  repairTornTail(episodesPath(runDir));
+  const { manifest, summary, episodes } = readRun(runDir);
+  let changed = 0;
+  const rescored = episodes.map((e) => {
+    const em = exactMatch(e.prediction, e.answers);
+    const f1 = f1Score(e.prediction, e.answers);
+    const reward = e.end === "answer" ? f1 : 0;
+    if (em !== e.em || f1 !== e.f1 || reward !== e.reward) changed++;
+    return { ...e, em, f1, reward };
+  });
+  const file = episodesPath(runDir);
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, rescored.map((e) => JSON.stringify(e) + "\n").join(""));
+  renameSync(tmp, file);
+  const next: RunSummary = {
+    ...summarize(rescored, {
+      planned: summary?.planned ?? rescored.length,
+      seconds: summary?.seconds ?? 0,
+      status: summary?.status ?? "done",
+      split: summary?.split ?? manifest?.split.name ?? "val",
+      model: summary?.model ?? manifest?.policy.model ?? "unknown",
+      checkpoint: summary?.checkpoint,
+    }),
+  };
+  writeJsonAtomic(join(runDir, SUMMARY_FILE), next);
+  if (manifest && manifest.scorer_version !== SCORER_VERSION) {
+    // The numbers now come from this scorer: say so in the fingerprint.
+    writeJsonAtomic(join(runDir, MANIFEST_FILE), { ...manifest, scorer_version: SCORER_VERSION });
+  }
+  return { n: next.n, em: next.em, f1: next.f1, changed };
+}
