@@ -15,6 +15,7 @@ const COMMANDS: Record<string, Command> = {
   config: { summary: "print the effective settings (defaults < agent-lab.json < flags)", load: () => import("./config-command") },
   prepare: { summary: "download HotpotQA (or read local files) → train/val/test/corpus.jsonl + test hash", load: () => import("./prepare") },
   score: { summary: "mean EM/F1 of a JSONL file with prediction and answers", load: () => import("./score") },
+  "serve-local": { summary: "run the local Tinker-compatible backend (a stand-in with a tiny CPU model)", load: () => import("./serve-local") },
 };
 
 function usage(): string {

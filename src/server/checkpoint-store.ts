@@ -1,0 +1,172 @@
+/**
+ * Checkpoints and training-run records on disk, so `tinker://` paths keep working after the local
+ * backend restarts. Layout under the backend's folder:
+ *
+ *   runs/<run id>/run.json                       the training run (base model, LoRA config, times)
+ *   runs/<run id>/weights/<name>/                training state: model.json, weights.bin, optimizer.bin, checkpoint.json
+ *   runs/<run id>/sampler_weights/<name>/        sampler export:  model.json, weights.bin, checkpoint.json
+ *
+ * Run ids and names are URI-encoded on disk (run ids contain ':').
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { loadModel, saveModel } from "./model/persist";
+import type { TinyModel } from "./model/tiny-model";
+import type { Checkpoint, LoraConfig, TrainingRun } from "../core/tinker/wire/types";
+
+export type CheckpointKind = "weights" | "sampler_weights";
+
+export interface RunRecord {
+  training_run_id: string;
+  base_model: string;
+  lora_config: LoraConfig;
+  session_id: string;
+  created: string;
+  last_request_time: string;
+  user_metadata?: Record<string, string>;
+}
+
+export interface TinkerPath {
+  runId: string;
+  kind: CheckpointKind;
+  name: string;
+}
+
+const PATH_RE = /^tinker:\/\/([^/]+)\/(weights|sampler_weights)\/([^/]+)$/;
+
+export function parseTinkerPath(path: string): TinkerPath | undefined {
+  const m = PATH_RE.exec(path);
+  return m ? { runId: m[1], kind: m[2] as CheckpointKind, name: m[3] } : undefined;
+}
+
+export function tinkerPath(p: TinkerPath): string {
+  return `tinker://${p.runId}/${p.kind}/${p.name}`;
+}
+
+/** A checkpoint name must be one path segment. */
+export function validCheckpointName(name: string): boolean {
+  return name.length > 0 && name.length <= 200 && !name.includes("/") && name !== "." && name !== "..";
+}
+
+function writeJsonAtomic(path: string, value: unknown): void {
+  writeFileSync(`${path}.tmp`, JSON.stringify(value, null, 1));
+  renameSync(`${path}.tmp`, path);
+}
+
+export class CheckpointStore {
+  constructor(readonly dir: string) {
+    mkdirSync(join(dir, "runs"), { recursive: true });
+  }
+
+  private runDir(runId: string): string {
+    return join(this.dir, "runs", encodeURIComponent(runId));
+  }
+
+  checkpointDir(p: TinkerPath): string {
+    return join(this.runDir(p.runId), p.kind, encodeURIComponent(p.name));
+  }
+
+  saveRun(run: RunRecord): void {
+    mkdirSync(this.runDir(run.training_run_id), { recursive: true });
+    writeJsonAtomic(join(this.runDir(run.training_run_id), "run.json"), run);
+  }
+
+  getRun(runId: string): RunRecord | undefined {
+    const file = join(this.runDir(runId), "run.json");
+    return existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as RunRecord) : undefined;
+  }
+
+  listRuns(): RunRecord[] {
+    const root = join(this.dir, "runs");
+    return readdirSync(root)
+      .map((d) => this.getRun(decodeURIComponent(d)))
+      .filter((r): r is RunRecord => r !== undefined)
+      .sort((a, b) => (a.created < b.created ? 1 : a.created > b.created ? -1 : 0));
+  }
+
+  exists(p: TinkerPath): boolean {
+    const meta = this.checkpointMeta(p);
+    return meta !== undefined && !this.expired(meta);
+  }
+
+  private expired(c: Checkpoint): boolean {
+    return c.expires_at !== undefined && Date.parse(c.expires_at) < Date.now();
+  }
+
+  save(p: TinkerPath, model: TinyModel, ttlSeconds: number | undefined): Checkpoint {
+    const dir = this.checkpointDir(p);
+    if (existsSync(dir)) rmSync(dir, { recursive: true, force: true });
+    const size = saveModel(model, dir, p.kind === "weights");
+    const now = new Date();
+    const meta: Checkpoint = {
+      checkpoint_id: `${p.kind}/${p.name}`,
+      checkpoint_type: p.kind === "weights" ? "training" : "sampler",
+      time: now.toISOString(),
+      tinker_path: tinkerPath(p),
+      size_bytes: size,
+      public: false,
+    };
+    if (ttlSeconds !== undefined && ttlSeconds !== null && ttlSeconds > 0) meta.expires_at = new Date(now.getTime() + ttlSeconds * 1000).toISOString();
+    writeJsonAtomic(join(dir, "checkpoint.json"), meta);
+    return meta;
+  }
+
+  load(p: TinkerPath, withOptimizer: boolean): TinyModel {
+    return loadModel(this.checkpointDir(p), withOptimizer);
+  }
+
+  checkpointMeta(p: TinkerPath): Checkpoint | undefined {
+    const file = join(this.checkpointDir(p), "checkpoint.json");
+    return existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as Checkpoint) : undefined;
+  }
+
+  /** Live checkpoints of a run, oldest first. */
+  listCheckpoints(runId: string): Checkpoint[] {
+    const out: Checkpoint[] = [];
+    for (const kind of ["weights", "sampler_weights"] as const) {
+      const kindDir = join(this.runDir(runId), kind);
+      if (!existsSync(kindDir)) continue;
+      for (const entry of readdirSync(kindDir)) {
+        const meta = this.checkpointMeta({ runId, kind, name: decodeURIComponent(entry) });
+        if (meta && !this.expired(meta)) out.push(meta);
+      }
+    }
+    return out.sort((a, b) => (a.time < b.time ? -1 : a.time > b.time ? 1 : 0));
+  }
+
+  delete(p: TinkerPath): boolean {
+    const dir = this.checkpointDir(p);
+    if (!existsSync(dir)) return false;
+    rmSync(dir, { recursive: true, force: true });
+    return true;
+  }
+
+  setTtl(p: TinkerPath, ttlSeconds: number | null): boolean {
+    const meta = this.checkpointMeta(p);
+    if (!meta) return false;
+    if (ttlSeconds === null || ttlSeconds <= 0) delete meta.expires_at;
+    else meta.expires_at = new Date(Date.now() + ttlSeconds * 1000).toISOString();
+    writeJsonAtomic(join(this.checkpointDir(p), "checkpoint.json"), meta);
+    return true;
+  }
+
+  trainingRun(run: RunRecord): TrainingRun {
+    const checkpoints = this.listCheckpoints(run.training_run_id);
+    const last = (type: Checkpoint["checkpoint_type"]) => checkpoints.filter((c) => c.checkpoint_type === type).pop();
+    const out: TrainingRun = {
+      training_run_id: run.training_run_id,
+      base_model: run.base_model,
+      model_owner: "local",
+      is_lora: true,
+      corrupted: false,
+      lora_rank: run.lora_config.rank,
+      last_request_time: run.last_request_time,
+    };
+    const lc = last("training");
+    const ls = last("sampler");
+    if (lc) out.last_checkpoint = lc;
+    if (ls) out.last_sampler_checkpoint = ls;
+    if (run.user_metadata) out.user_metadata = run.user_metadata;
+    return out;
+  }
+}

@@ -1,0 +1,318 @@
+/**
+ * The local Tinker-compatible HTTP server (node:http, HTTP/1.1 on 127.0.0.1). It speaks the
+ * endpoints and encodings of spec §2 — JSON everywhere except protobuf forward_backward requests and
+ * protobuf sample / forward_backward results — so the real Python SDK and our TypeScript client
+ * both work against it. It is a stand-in and says so (create_session's info_message, capabilities,
+ * the start-up line).
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { LocalBackend, HttpError, STAND_IN_NOTICE, SUPPORTED_MODELS } from "./backend";
+import { FaultInjector, type FaultOptions } from "./faults";
+import type { FutureResult } from "./futures";
+import { decodeForwardBackwardRequest } from "../core/tinker/wire/codec";
+import type { ForwardBackwardRequest, SampleRequest } from "../core/tinker/wire/types";
+
+export interface LocalBackendOptions {
+  /** 0 (default) picks a free port. */
+  port?: number;
+  /** Where checkpoints and run records live (survives restarts). */
+  dir: string;
+  seed?: number;
+  faults?: FaultOptions;
+  /** How long retrieve_future holds a pending request before answering try_again (default 20 s, below the SDK's 45 s timeout). */
+  longPollMs?: number;
+  /** Token ids → text; enables stop strings. */
+  decode?: (ids: number[]) => string;
+  log?: (line: string) => void;
+}
+
+export interface RunningLocalBackend {
+  url: string;
+  port: number;
+  backend: LocalBackend;
+  close(): Promise<void>;
+}
+
+interface Reply {
+  status: number;
+  body?: unknown;
+  proto?: Uint8Array;
+  headers?: Record<string, string>;
+}
+
+const PROTO = "application/x-protobuf";
+const MAX_BODY_BYTES = 256 * 1024 * 1024;
+/** Idempotency keys remembered (oldest forgotten first). */
+const MAX_IDEMPOTENCY_KEYS = 10_000;
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = [];
+    let size = 0;
+    req.on("data", (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_BODY_BYTES) {
+        reject(new HttpError(413, "request body too large"));
+        req.destroy();
+      } else parts.push(c);
+    });
+    req.on("end", () => resolve(Buffer.concat(parts)));
+    req.on("error", reject);
+  });
+}
+
+function jsonBody(raw: Buffer): Record<string, unknown> {
+  if (raw.length === 0) return {};
+  try {
+    const v = JSON.parse(raw.toString("utf8")) as unknown;
+    if (typeof v !== "object" || v === null || Array.isArray(v)) throw new Error("not an object");
+    return v as Record<string, unknown>;
+  } catch (e) {
+    throw new HttpError(400, `body is not a JSON object: ${(e as Error).message}`);
+  }
+}
+
+function futureReply(result: FutureResult): Reply {
+  if (result.kind === "proto") return { status: 200, proto: result.bytes };
+  if (result.kind === "error") return { status: 200, body: { error: result.message, category: result.category } };
+  return { status: 200, body: result.body };
+}
+
+function intParam(url: URL, name: string, dflt: number): number {
+  const raw = url.searchParams.get(name);
+  if (raw === null) return dflt;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0) throw new HttpError(400, `query parameter ${name} must be a non-negative integer`);
+  return n;
+}
+
+export function clientConfig(): Record<string, unknown> {
+  return {
+    pjwt_auth_enabled: false,
+    credential_default_source: "api_key",
+    // pyqwest is not installable everywhere; plain httpx works against a local server (spec §7.2).
+    use_pyqwest_transport: false,
+    proto_compress_fwdbwd: false,
+    parallel_fwdbwd_chunks: true,
+    create_model_via_load_weights: false,
+    local_stand_in: true,
+  };
+}
+
+class Router {
+  private readonly idempotent = new Map<string, Reply>();
+
+  constructor(
+    private readonly backend: LocalBackend,
+    private readonly faults: FaultInjector,
+    private readonly longPollMs: number,
+  ) {}
+
+  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? "/", "http://localhost");
+    const method = req.method ?? "GET";
+    const prefix = "/api/v1/";
+    const endpoint = url.pathname.startsWith(prefix) ? url.pathname.slice(prefix.length) : "";
+    let reply: Reply;
+    let drop = false;
+    try {
+      const raw = await readBody(req);
+      const latency = this.faults.latencyMs();
+      if (latency > 0) await new Promise((r) => setTimeout(r, latency));
+      const rejected = this.faults.rejectWith(endpoint, method);
+      if (rejected === 429) reply = { status: 429, body: { detail: "local backend: injected sampling back-pressure" } };
+      else if (rejected === 503) reply = { status: 503, body: { detail: "local backend: injected server error" } };
+      else {
+        const key = method !== "GET" && endpoint !== "retrieve_future" ? req.headers["x-idempotency-key"] : undefined;
+        const cacheKey = typeof key === "string" ? `${method} ${endpoint} ${key}` : undefined;
+        const cached = cacheKey ? this.idempotent.get(cacheKey) : undefined;
+        if (cached) reply = cached;
+        else {
+          reply = await this.route(method, endpoint, url, req, raw);
+          if (cacheKey && reply.status < 500) this.remember(cacheKey, reply);
+        }
+        drop = this.faults.dropResponse(endpoint);
+      }
+    } catch (e) {
+      reply = e instanceof HttpError ? { status: e.status, body: { detail: e.message } } : { status: 500, body: { detail: `local backend error: ${(e as Error).message}` } };
+    }
+    if (drop) {
+      req.socket.destroy();
+      return;
+    }
+    if (res.destroyed) return;
+    if (reply.proto) {
+      res.writeHead(reply.status, { "Content-Type": PROTO, "Content-Length": reply.proto.byteLength, ...reply.headers });
+      res.end(reply.proto);
+    } else {
+      const text = reply.body === undefined ? "" : JSON.stringify(reply.body);
+      res.writeHead(reply.status, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(text), ...reply.headers });
+      res.end(text);
+    }
+  }
+
+  private remember(key: string, reply: Reply): void {
+    this.idempotent.set(key, reply);
+    if (this.idempotent.size > MAX_IDEMPOTENCY_KEYS) this.idempotent.delete(this.idempotent.keys().next().value as string);
+  }
+
+  private async route(method: string, endpoint: string, url: URL, req: IncomingMessage, raw: Buffer): Promise<Reply> {
+    const b = this.backend;
+    const ok = (body: unknown): Reply => ({ status: 200, body });
+    if (method === "POST") {
+      switch (endpoint) {
+        case "client/config":
+          return ok(clientConfig());
+        case "client/dynamic_config":
+          return ok({ refresh_interval_sec: 300 });
+        case "telemetry":
+          return ok({ status: "accepted" });
+        case "create_session":
+          return ok(b.createSession());
+        case "session_heartbeat":
+          b.heartbeat(jsonBody(raw).session_id);
+          return ok({ type: "session_heartbeat" });
+        case "create_model":
+          return ok(b.createModel(jsonBody(raw)));
+        case "get_info":
+          return ok(b.getInfo(jsonBody(raw).model_id));
+        case "unload_model":
+          return ok(b.unloadModel(jsonBody(raw).model_id));
+        case "forward_backward":
+          return ok(b.forwardBackward(this.forwardBackwardBody(req, raw)));
+        case "optim_step":
+          return ok(b.optimStep(jsonBody(raw)));
+        case "save_weights":
+          return ok(b.saveWeights(jsonBody(raw)));
+        case "save_weights_for_sampler":
+          return ok(b.saveWeightsForSampler(jsonBody(raw)));
+        case "load_weights":
+          return ok(b.loadWeights(jsonBody(raw)));
+        case "weights_info":
+          return ok(b.weightsInfo(jsonBody(raw).tinker_path));
+        case "create_sampling_session":
+          return ok(b.createSamplingSession(jsonBody(raw)));
+        case "asample":
+          return ok(b.asample(jsonBody(raw) as unknown as SampleRequest));
+        case "retrieve_future":
+          return this.retrieveFuture(jsonBody(raw));
+      }
+    }
+    if (method === "GET") {
+      switch (endpoint) {
+        case "healthz":
+          return ok({ status: "ok" });
+        case "get_server_capabilities":
+          return ok({ supported_models: SUPPORTED_MODELS.map((m) => ({ model_name: m, max_context_length: 32768 })), local_stand_in: true, notice: STAND_IN_NOTICE });
+        case "training_runs":
+          return ok(b.listTrainingRuns(intParam(url, "limit", 20), intParam(url, "offset", 0)));
+        case "checkpoints":
+          return ok(b.listAllCheckpoints(intParam(url, "limit", 100), intParam(url, "offset", 0)));
+        case "sessions":
+          return ok({ sessions: b.listSessions().slice(intParam(url, "offset", 0), intParam(url, "offset", 0) + intParam(url, "limit", 20)) });
+      }
+    }
+    return this.routeWithIds(method, endpoint.split("/").map(decodeURIComponent), raw);
+  }
+
+  /** Endpoints whose path carries ids: samplers/{id}, sessions/{id}, training_runs/{run}/checkpoints/... */
+  private routeWithIds(method: string, parts: string[], raw: Buffer): Reply {
+    const b = this.backend;
+    const ok = (body: unknown): Reply => ({ status: 200, body });
+    const [head, id, sub, ...rest] = parts;
+    if (head === "samplers" && id && !sub && method === "GET") return ok(b.samplerInfo(id));
+    if (head === "sessions" && id && !sub && method === "GET") return ok(b.getSession(id));
+    if (head === "sessions" && id && sub === "project" && method === "PUT") return ok({});
+    if (head === "training_runs" && id) {
+      if (!sub && method === "GET") return ok(b.getTrainingRun(id));
+      if (sub === "checkpoints" && rest.length === 0 && method === "GET") return ok(b.listRunCheckpoints(id));
+      if (sub === "checkpoints" && rest.length >= 2) {
+        const checkpointId = `${rest[0]}/${rest[1]}`;
+        const action = rest.slice(2).join("/");
+        const path = b.checkpointPath(id, checkpointId);
+        if (!action && method === "DELETE") {
+          b.deleteCheckpoint(id, checkpointId);
+          return ok({});
+        }
+        if (!b.store.exists(path)) throw new HttpError(404, `no checkpoint ${checkpointId} in ${id}`);
+        if (action === "archive" && method === "GET") {
+          // No download service locally: point at the checkpoint folder on this machine.
+          return ok({ url: `file://${b.store.checkpointDir(path)}`, expires: new Date(Date.now() + 15 * 60_000).toISOString() });
+        }
+        if (action === "publish" && (method === "POST" || method === "DELETE")) return ok({});
+        if (action === "ttl" && method === "PUT") {
+          const ttl = jsonBody(raw).ttl_seconds;
+          b.store.setTtl(path, typeof ttl === "number" ? ttl : null);
+          return ok({});
+        }
+      }
+    }
+    throw new HttpError(404, `the local backend has no ${method} /api/v1/${parts.join("/")}`);
+  }
+
+  private forwardBackwardBody(req: IncomingMessage, raw: Buffer): ForwardBackwardRequest {
+    const encoding = req.headers["content-encoding"];
+    if (encoding && encoding !== "identity") throw new HttpError(415, `the local backend does not accept Content-Encoding ${encoding} (its client config sets proto_compress_fwdbwd false)`);
+    const type = req.headers["content-type"] ?? "";
+    if (type.includes("json")) return jsonBody(raw) as unknown as ForwardBackwardRequest;
+    try {
+      return decodeForwardBackwardRequest(raw);
+    } catch (e) {
+      throw new HttpError(400, `forward_backward body is not a ForwardBackwardRequest protobuf: ${(e as Error).message}`);
+    }
+  }
+
+  private async retrieveFuture(body: Record<string, unknown>): Promise<Reply> {
+    const id = body.request_id;
+    if (typeof id !== "string") throw new HttpError(400, "request_id is required");
+    const result = await this.backend.futures.wait(id, this.longPollMs);
+    // 410 "promise expired": the SDK re-submits samples; other ops fail (e.g. after a restart).
+    if (result === null) return { status: 410, body: { detail: `unknown or expired request ${id}` } };
+    if (result === undefined) return { status: 200, body: { type: "try_again", request_id: id, queue_state: "active" } };
+    return futureReply(result);
+  }
+}
+
+/** Starts the local backend on 127.0.0.1; resolves once it listens. */
+export async function startLocalBackend(options: LocalBackendOptions): Promise<RunningLocalBackend> {
+  const log = options.log ?? (() => {});
+  const faults = new FaultInjector(options.faults);
+  const backend = new LocalBackend({
+    dir: options.dir,
+    seed: options.seed ?? 0,
+    opDelayMs: options.faults?.slowFutureMs ?? 0,
+    decode: options.decode,
+    log,
+  });
+  const router = new Router(backend, faults, options.longPollMs ?? 20_000);
+  const server: Server = createServer((req, res) => {
+    router.handle(req, res).catch((e: unknown) => {
+      log(`request failed: ${(e as Error).message}`);
+      if (!res.headersSent) res.writeHead(500).end();
+    });
+  });
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, "127.0.0.1", () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const vocabTimer = setInterval(() => backend.flushVocab(), 2_000);
+  vocabTimer.unref();
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    backend,
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        clearInterval(vocabTimer);
+        backend.close();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}
