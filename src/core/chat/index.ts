@@ -2,4 +2,4 @@
 export type { ChatMessage, ChatTokenizer } from "./tokenizer";
 export { loadTokenizer, type LoadTokenizerOptions } from "./hf-tokenizer";
 export { offlineTokenizer, qwen3TokenizerFolder, sharedQwen35TemplatePath, type OfflineTemplate } from "./offline-tokenizer";
-export { chatPrompt, userTurn, userTurnText, assertQwenStitching, EMPTY_THINK, END_OF_TURN } from "./turns";
+export { chatPrompt, userTurn, replyTokens, userTurnText, assertQwenStitching, EMPTY_THINK, END_OF_TURN } from "./turns";

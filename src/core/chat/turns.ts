@@ -26,6 +26,16 @@ export function chatPrompt(tok: ChatTokenizer, system: string, question: string)
   return tok.encode(text);
 }
 
+/**
+ * Tokens of a reply given as text (a scripted or teacher reply), as a sampler would have emitted
+ * them: the reply encoded on its own, then the end-of-turn token. Never re-tokenize a whole rendered
+ * conversation instead: a reply that starts with "\n" merges with the "\n\n" closing the think
+ * block ("\n\n" + "\n" becomes one "\n\n\n" token), so the ids would differ from the sampler's.
+ */
+export function replyTokens(tok: ChatTokenizer, text: string): number[] {
+  return [...tok.encode(text), tok.tokenId(END_OF_TURN)];
+}
+
 /** The text `userTurn` encodes: after the model's `<|im_end|>`, a user message, then a fresh assistant turn. */
 export function userTurnText(content: string): string {
   return `\n<|im_start|>user\n${content}${END_OF_TURN}\n<|im_start|>assistant\n${EMPTY_THINK}`;

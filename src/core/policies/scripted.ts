@@ -5,6 +5,7 @@
  * followed by the end-of-turn token, with a fixed logprob per token.
  */
 import type { ChatTokenizer } from "../chat/tokenizer";
+import { replyTokens } from "../chat/turns";
 import type { Policy, PolicyInfo, Sample, SampleOptions } from "../harness/policy";
 
 /** What a reply function sees: the decoded conversation and the index of the turn to write. */
@@ -50,10 +51,11 @@ export class ScriptedPolicy implements Policy {
       reply = this.replies[turn];
     }
     const r = typeof reply === "string" ? { text: reply } : reply;
-    let tokens = this.tokenizer.encode(r.text);
     const stopReason = r.stopReason ?? "stop";
-    if (stopReason === "length") tokens = tokens.slice(0, options.maxTokens);
-    else if (!r.omitEndToken) tokens.push(this.endToken);
+    let tokens: number[];
+    if (stopReason === "length") tokens = this.tokenizer.encode(r.text).slice(0, options.maxTokens);
+    else if (r.omitEndToken) tokens = this.tokenizer.encode(r.text);
+    else tokens = replyTokens(this.tokenizer, r.text);
     const logprob = this.options.logprob ?? -0.5;
     return { tokens, logprobs: r.noLogprobs ? null : tokens.map(() => logprob), stopReason };
   }

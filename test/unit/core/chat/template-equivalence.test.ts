@@ -14,7 +14,7 @@
  */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { chatPrompt, EMPTY_THINK, END_OF_TURN, userTurn } from "../../../../src/core/chat/turns";
+import { chatPrompt, EMPTY_THINK, END_OF_TURN, replyTokens, userTurn } from "../../../../src/core/chat/turns";
 import { loadTokenizer } from "../../../../src/core/chat/hf-tokenizer";
 import { offlineTokenizer, qwen3TokenizerFolder } from "../../../../src/core/chat/offline-tokenizer";
 import type { ChatMessage, ChatTokenizer } from "../../../../src/core/chat/tokenizer";
@@ -117,6 +117,27 @@ function equivalenceSuite(label: string, getTokenizer: (ctx: Mocha.Context) => P
       }
     });
 
+    it("BPE across the stitch: a reply opening with a newline re-tokenizes differently (documented)", () => {
+      // The only boundary where pieces meet without a special token between them is "</think>\n\n"
+      // followed by the model's first token. "\n\n" + "\n…" re-tokenizes as one "\n\n\n" token, so
+      // ids rebuilt from rendered text would not be what the sampler emitted. The harness never
+      // re-tokenizes: it keeps sampled ids, and text replies go through replyTokens (encoded alone).
+      const chat: RandomChat = { system: "S", question: "Q", replies: ["\n<search>x</search>"], contents: ["<result>\nR\n</result>"] };
+      const ours = [...chatPrompt(tok, "S", "Q"), ...replyTokens(tok, chat.replies[0]), ...userTurn(tok, chat.contents[0])];
+      assert.deepEqual(ours, stitch(tok, chat));
+      const retokenized = tok.encode(tok.decode(ours));
+      assert.equal(tok.decode(retokenized), tok.decode(ours), "same text");
+      const at = chatPrompt(tok, "S", "Q").length;
+      assert.deepEqual(ours.slice(at, at + 2), [tok.encode("\n")[0], tok.encode("<")[0]]);
+      assert.deepEqual(retokenized.slice(0, at - 1), ours.slice(0, at - 1));
+      assert.deepEqual(tok.decode(retokenized.slice(at - 1, at)), "\n\n\n", "merged across the boundary");
+      // Leading spaces and trailing whitespace do not merge across it.
+      for (const reply of [" <search>x</search>", "<search>x</search>\n", "x\n\n"]) {
+        const ids = [...chatPrompt(tok, "S", "Q"), ...replyTokens(tok, reply), ...userTurn(tok, "R")];
+        assert.deepEqual(tok.encode(tok.decode(ids)), ids, JSON.stringify(reply));
+      }
+    });
+
     it("re-rendering the chat instead would change tokens the model already produced (why we stitch)", () => {
       const chat = chats.find((c) => c.replies.length >= 2)!;
       const rerendered = tok.encode(tok.renderChat(messages(chat), { addGenerationPrompt: true }));
@@ -128,6 +149,19 @@ function equivalenceSuite(label: string, getTokenizer: (ctx: Mocha.Context) => P
 }
 
 equivalenceSuite("Qwen3 tokenizer, Qwen3 template", () => offlineTokenizer("qwen3"));
+
+describe("template equivalence: edge whitespace under Qwen3.5 (documented)", function () {
+  it("Qwen3.5 trims message contents; the stitched turns keep what the model wrote", async function () {
+    const file = requireSharedData(this, "qwen3_5", "qwen3_5_chat_template.jinja");
+    const tok = await loadTokenizer(qwen3TokenizerFolder(), { chatTemplate: readFileSync(file, "utf8") });
+    const chat: RandomChat = { system: "S", question: "Q", replies: ["<search>x</search>\n"], contents: ["<result>\nR\n</result>"] };
+    // The re-rendered history would lose the model's trailing newline: one more reason to stitch.
+    assert.match(tok.decode(stitch(tok, chat)), /<search>x<\/search>\n<\|im_end\|>/);
+    assert.match(tok.renderChat(messages(chat), { addGenerationPrompt: true }), /<search>x<\/search><\|im_end\|>/);
+    // Harness contents never have edge whitespace (result blocks open with <result> and close with
+    // </result> or the last-search line), so userTurn never disagrees with Qwen3.5's trimming.
+  });
+});
 equivalenceSuite("Qwen3 tokenizer, Qwen3.5 template", async (ctx) => {
   const file = requireSharedData(ctx, "qwen3_5", "qwen3_5_chat_template.jinja");
   return loadTokenizer(qwen3TokenizerFolder(), { chatTemplate: readFileSync(file, "utf8") });

@@ -4,6 +4,7 @@
  * test_harness.py; the rest pin down the edge cases documented in episode.ts and actions.ts.
  */
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { offlineTokenizer } from "../../../../src/core/chat/offline-tokenizer";
 import { EMPTY_THINK, chatPrompt, userTurn } from "../../../../src/core/chat/turns";
 import type { ChatTokenizer } from "../../../../src/core/chat/tokenizer";
@@ -11,6 +12,7 @@ import { runEpisode, type EpisodeOptions } from "../../../../src/core/harness/ep
 import { loadSystemPrompt } from "../../../../src/core/harness/prompts";
 import { ScriptedPolicy, type ScriptedReply } from "../../../../src/core/policies/scripted";
 import type { SearchHit, Searcher } from "../../../../src/core/search/searcher";
+import { requireSharedData } from "../../../helpers/shared-data";
 
 /** Returns the same paragraphs for every query and remembers the queries. */
 class FakeSearcher implements Searcher {
@@ -23,6 +25,28 @@ class FakeSearcher implements Searcher {
   describe(): Record<string, unknown> {
     return { kind: "fake" };
   }
+}
+
+/** Ranks a record's own paragraphs by words shared with the query (a stand-in for BM25). */
+class TitleSearcher implements Searcher {
+  constructor(private readonly paragraphs: { id: number; title: string; text: string }[]) {}
+  search(query: string, k: number): SearchHit[] {
+    const words = new Set(query.toLowerCase().split(/\W+/).filter(Boolean));
+    const score = (p: { title: string }) =>
+      (p.title === query ? 100 : 0) + p.title.toLowerCase().split(/\W+/).filter((w) => words.has(w)).length;
+    return this.paragraphs.map((p) => ({ ...p, score: score(p) })).filter((h) => h.score > 0).sort((a, b) => b.score - a.score).slice(0, k);
+  }
+  describe(): Record<string, unknown> {
+    return { kind: "title-overlap" };
+  }
+}
+
+interface HotpotRow {
+  id: string;
+  question: string;
+  answer: string;
+  supporting_facts: [string, number][];
+  context: [string, string[]][];
 }
 
 // HotpotQA dev question 5a7a06935542990198eaf050 and one of its gold paragraphs.
@@ -216,6 +240,41 @@ describe("harness: runEpisode", function () {
   it("an empty reply is no action, with the stop token in place", async () => {
     const ep = await run([""]);
     assert.deepEqual([ep.end, ep.tokens], ["no_action", [END]]);
+  });
+
+  it("a sampler that returns no tokens at all gets the stop token inserted", async () => {
+    const policy = new ScriptedPolicy(tok, []);
+    policy.sample = async () => ({ tokens: [], logprobs: [], stopReason: "stop" });
+    const ep = await runEpisode(policy, new FakeSearcher(), ITEM);
+    assert.deepEqual([ep.end, ep.tokens, ep.sampled, ep.generated], ["no_action", [END], [0], 0]);
+  });
+
+  it("refuses a policy whose logprobs do not line up with its tokens", async () => {
+    const policy = new ScriptedPolicy(tok, []);
+    policy.sample = async () => ({ tokens: [1, 2, END], logprobs: [-1], stopReason: "stop" });
+    await assert.rejects(runEpisode(policy, new FakeSearcher(), ITEM), /1 logprobs for 3 tokens/);
+  });
+
+  // --- real HotpotQA records ---
+
+  it("runs real dev questions end to end over their own paragraphs", async function () {
+    const file = requireSharedData(this, "hotpotqa", "hotpotqa_distractor_dev_partial.jsonl");
+    const rows = readFileSync(file, "utf8").split("\n").filter(Boolean).slice(0, 8).map((l) => JSON.parse(l) as HotpotRow);
+    for (const row of rows) {
+      const paragraphs = row.context.map(([title, sentences], id) => ({ id, title, text: sentences.join("") }));
+      const gold = [...new Set(row.supporting_facts.map(([title]) => title))];
+      // Replies depend on the conversation: search each gold title, then answer once both were read.
+      const policy = new ScriptedPolicy(tok, ({ turn, promptText }) => {
+        if (turn < gold.length) return `<search>${gold[turn]}</search>`;
+        assert.ok(gold.every((t) => promptText.includes(`[${t}] `)), "both gold paragraphs were shown to the model");
+        return `<answer>${row.answer}</answer>`;
+      });
+      const ep = await runEpisode(policy, new TitleSearcher(paragraphs), { id: row.id, question: row.question, answers: [row.answer] }, { topK: 1 });
+      assert.deepEqual([ep.end, ep.reward, ep.searches], ["answer", 1, gold], row.id);
+      assert.equal(ep.turns.length, gold.length + 1);
+      assert.doesNotMatch(textOf(ep.tokens, ep.sampled, 1), /\[/, "no result text among the model's tokens");
+      assert.deepEqual(policy.prompts.at(-1), [...ep.prompt, ...ep.tokens.slice(0, ep.turns.at(-1)!.start)]);
+    }
   });
 
   // --- cancellation ---
