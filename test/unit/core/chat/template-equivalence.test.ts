@@ -7,7 +7,8 @@
  *
  * Compared twice: as text (decode(stitched) vs rendering), and as token ids (stitched vs the
  * rendering re-tokenized as one string), for (a) the Qwen3 tokenizer with its own template and
- * (b) the same tokenizer with the real Qwen3.5 template from ../shared/data/qwen3_5/.
+ * (b) the same tokenizer with the real Qwen3.5 template from ../shared/data/qwen3_5/ (and its
+ * 0.8B variant).
  *
  * Text is compared after Unicode NFC: Qwen's tokenizer normalizes its input to NFC, so a decoded
  * sequence is always NFC (e.g. "e" + U+0301 comes back as "é") whatever the pieces were.
@@ -164,5 +165,10 @@ describe("template equivalence: edge whitespace under Qwen3.5 (documented)", fun
 });
 equivalenceSuite("Qwen3 tokenizer, Qwen3.5 template", async (ctx) => {
   const file = requireSharedData(ctx, "qwen3_5", "qwen3_5_chat_template.jinja");
+  return loadTokenizer(qwen3TokenizerFolder(), { chatTemplate: readFileSync(file, "utf8") });
+});
+// The 0.8B model (the config's free local model) ships a template whose thinking is off by default.
+equivalenceSuite("Qwen3 tokenizer, Qwen3.5-0.8B template", async (ctx) => {
+  const file = requireSharedData(ctx, "qwen3_5", "qwen3_5_0.8B_chat_template.jinja");
   return loadTokenizer(qwen3TokenizerFolder(), { chatTemplate: readFileSync(file, "utf8") });
 });
