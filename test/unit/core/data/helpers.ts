@@ -57,3 +57,19 @@ export function nastyRow(id: string): RawRow {
     ],
   };
 }
+
+/** Runs a CLI command in-process, collecting what it prints with console.log / console.error. */
+export async function capturedOutput(fn: () => Promise<void>): Promise<{ out: string; err: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const { log, error } = console;
+  console.log = (...a: unknown[]) => void out.push(a.join(" "));
+  console.error = (...a: unknown[]) => void err.push(a.join(" "));
+  try {
+    await fn();
+  } finally {
+    console.log = log;
+    console.error = error;
+  }
+  return { out: out.join("\n"), err: err.join("\n") };
+}

@@ -8,14 +8,15 @@
  */
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
 import { downloadHotpotQA } from "../../../../src/core/data/hub";
 import { prepareData } from "../../../../src/core/data/prepare";
+import { run as prepareCli } from "../../../../src/cli/prepare";
 import { requireSharedData } from "../../../helpers/shared-data";
-import { readRows, tempDir, type RawRow } from "./helpers";
+import { capturedOutput, readRows, tempDir, type RawRow } from "./helpers";
 
 /** The hub's distractor schema (the columns prepare reads), written with hyparquet-writer. */
 async function writeHubParquet(file: string, rows: RawRow[]): Promise<Buffer> {
@@ -196,5 +197,24 @@ describe("data: hub download (local HTTP server)", function () {
     writeFileSync(partial, Buffer.alloc(100, 7));
     await assert.rejects(downloadHotpotQA({ cacheDir: cache, endpoint: hub.url }), /does not match the hub's sha256/);
     await assert.rejects(downloadHotpotQA({ cacheDir: cache, endpoint: `${hub.url}/nothing-here` }), /HTTP 404/);
+  });
+
+  it("agent-lab prepare downloads from the hub by default (HF_ENDPOINT, AGENT_LAB_CACHE) and prints progress", async () => {
+    const saved = { endpoint: process.env.HF_ENDPOINT, cache: process.env.AGENT_LAB_CACHE };
+    process.env.HF_ENDPOINT = hub.url;
+    process.env.AGENT_LAB_CACHE = join(dir.path, "cli-cache");
+    let printed;
+    try {
+      printed = await capturedOutput(() => prepareCli(["--out", join(dir.path, "cli-data")]));
+    } finally {
+      for (const [k, v] of [["HF_ENDPOINT", saved.endpoint], ["AGENT_LAB_CACHE", saved.cache]] as const) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+    }
+    assert.match(printed.out, /^corpus [\d,]+ paragraphs \| train 110 \| val 0 \| test 200$/m);
+    assert.match(printed.err, /downloading distractor\/validation-00000-of-00001\.parquet [\d.]+\/[\d.]+ MB 100%/);
+    assert.ok(existsSync(join(dir.path, "cli-cache", "hub", "datasets", "hotpotqa", "hotpot_qa", "main", "distractor", "train-00001-of-00002.parquet")));
+    assert.match(readFileSync(join(dir.path, "cli-data", "splits.json"), "utf8"), /"source": "http:\/\/127\.0\.0\.1:\d+\/datasets\/hotpotqa\/hotpot_qa \(distractor, main\)"/);
   });
 });
