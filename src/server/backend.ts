@@ -37,7 +37,7 @@ export interface BackendOptions {
   dir: string;
   seed: number;
   /** Extra time each queued operation takes before it runs (simulates a slow service). */
-  opDelayMs: number;
+  opDelayMs: () => number;
   /** Token ids → text, needed only for stop strings. */
   decode?: (ids: number[]) => string;
   log: (line: string) => void;
@@ -267,7 +267,7 @@ export class LocalBackend {
         const op = t.pending.get(seq)!;
         t.pending.delete(seq);
         // Yield first so the HTTP response carrying the future goes out before the work blocks.
-        await delay(this.options.opDelayMs);
+        await delay(this.options.opDelayMs());
         this.futures.resolve(t.futureBySeq.get(seq)!, op());
         t.nextSeq = seq + 1;
       }
@@ -428,7 +428,7 @@ export class LocalBackend {
     }
     const id = this.futures.create();
     if (seq !== undefined) s.futureBySeq.set(seq, id);
-    void delay(this.options.opDelayMs).then(() => {
+    void delay(this.options.opDelayMs()).then(() => {
       let result: FutureResult;
       try {
         result = { kind: "proto", bytes: encodeSampleResponse(this.runSample(s, body)) };

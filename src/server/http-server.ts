@@ -31,6 +31,8 @@ export interface RunningLocalBackend {
   url: string;
   port: number;
   backend: LocalBackend;
+  /** The live fault settings: change them to turn faults on or off while the server runs. */
+  faults: FaultOptions;
   close(): Promise<void>;
 }
 
@@ -277,11 +279,11 @@ class Router {
 /** Starts the local backend on 127.0.0.1; resolves once it listens. */
 export async function startLocalBackend(options: LocalBackendOptions): Promise<RunningLocalBackend> {
   const log = options.log ?? (() => {});
-  const faults = new FaultInjector(options.faults);
+  const faults = new FaultInjector({ ...options.faults });
   const backend = new LocalBackend({
     dir: options.dir,
     seed: options.seed ?? 0,
-    opDelayMs: options.faults?.slowFutureMs ?? 0,
+    opDelayMs: () => faults.options.slowFutureMs ?? 0,
     decode: options.decode,
     log,
   });
@@ -305,6 +307,7 @@ export async function startLocalBackend(options: LocalBackendOptions): Promise<R
     url: `http://127.0.0.1:${port}`,
     port,
     backend,
+    faults: faults.options,
     close() {
       closing ??= new Promise<void>((resolve) => {
         clearInterval(vocabTimer);
