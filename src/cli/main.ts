@@ -15,6 +15,9 @@ const COMMANDS: Record<string, Command> = {
   config: { summary: "print the effective settings (defaults < agent-lab.json < flags)", load: () => import("./config-command") },
   prepare: { summary: "download HotpotQA (or read local files) → train/val/test/corpus.jsonl + test hash", load: () => import("./prepare") },
   score: { summary: "mean EM/F1 of a JSONL file with prediction and answers", load: () => import("./score") },
+  demo: { summary: "the main job offline: synthetic data → prepare → index → eval (scripted reader) → show", load: () => import("./demo") },
+  eval: { summary: "run the agent on a split into runs/NAME (episodes, summary, manifest); --resume finishes one", load: () => import("./eval") },
+  show: { summary: "how a run's episodes ended, searches, and random failures with model vs harness text", load: () => import("./show") },
   "serve-local": { summary: "run the local Tinker-compatible backend (a stand-in with a tiny CPU model)", load: () => import("./serve-local") },
 };
 

@@ -1,0 +1,62 @@
+/**
+ * `agent-lab demo [--dir DIR]`: the main job on an embedded default, with no account and no
+ * network. Generates a synthetic multi-hop dataset, prepares it, builds the index, evaluates a
+ * scripted heuristic reader on val with search and closed-book, then shows failures.
+ */
+import { resolve } from "node:path";
+import { runDemo } from "../core/demo/run-demo";
+import { readRun } from "../core/runs/run-files";
+import { finalLine } from "../core/runs/summary";
+import { renderShow } from "../core/runs/trace-text";
+import { tokenizerForRun } from "../core/runs/run-tokenizer";
+import { intFlag, parse } from "./args";
+import { traceStyle } from "./show";
+
+const HELP = `usage: agent-lab demo [--dir DIR] [--concurrency C]
+
+  --dir DIR        folder to create (default ./agent-lab-demo); a folder an earlier demo made is replaced
+  --concurrency C  episodes in flight (default 8)`;
+
+export async function run(argv: string[]): Promise<void> {
+  const { values } = parse("demo", argv, { dir: { type: "string", default: "agent-lab-demo" }, concurrency: { type: "string" }, help: { type: "boolean", short: "h" } });
+  if (values.help) {
+    console.log(HELP);
+    return;
+  }
+  const dir = resolve(values.dir!);
+  console.log(
+    [
+      "Agent Lab demo: the whole eval pipeline offline, in about a minute.",
+      "It is a stand-in: a synthetic dataset of invented entities and a scripted heuristic reader (not a",
+      "language model; it never sees the gold answers). Real numbers come from Tinker with Qwen3.5-4B.",
+      `Folder: ${dir}`,
+      "",
+    ].join("\n"),
+  );
+  const controller = new AbortController();
+  const onSignal = () => (controller.signal.aborted ? process.exit(130) : controller.abort(new Error("interrupted")));
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  try {
+    const r = await runDemo({ dir, log: (l) => console.log(l), signal: controller.signal, concurrency: intFlag("concurrency", values.concurrency, 1) ?? 8 });
+    console.log("");
+    console.log(finalLine("heuristic", r.withSearch.summary));
+    console.log(finalLine("closed-book", r.closedBook.summary));
+    console.log(`(demo took ${r.seconds.toFixed(1)}s)\n`);
+    const files = readRun(r.withSearch.runDir);
+    const { tokenizer, problem } = await tokenizerForRun(files.manifest?.tokenizer);
+    console.log(renderShow(files, { name: "heuristic", n: 2, seed: 0, style: traceStyle(process.env, Boolean(process.stdout.isTTY)), tokenizer, tokenizerProblem: problem }));
+    console.log(
+      [
+        "",
+        "Next:",
+        `  agent-lab show ${r.withSearch.runDir} --n 5 --seed 1     more failures`,
+        `  agent-lab eval --workspace ${dir} --name mine --limit 20   another run (add --resume to finish one)`,
+        "  runs are plain files: episodes.jsonl (one line per episode), summary.json, manifest.json (fingerprint)",
+      ].join("\n"),
+    );
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
+}

@@ -1,0 +1,150 @@
+/**
+ * `agent-lab eval` as a core function: a split, a model source, the harness and a searcher, run
+ * into `<runsDir>/<name>/` with a fingerprint. The CLI and the extension's job runner call this.
+ */
+import { basename, isAbsolute, join } from "node:path";
+import type { AgentLabConfig } from "../config";
+import { checkTestSplit, loadSplit } from "../data/splits";
+import type { Question, Split } from "../data/question";
+import { UserError } from "../errors";
+import { loadSystemPrompt, runEpisode, type Episode } from "../harness";
+import { exactMatch, f1Score, SCORER_VERSION } from "../score";
+import { MANIFEST_FORMAT, sha256File, type RunManifest } from "../runs/manifest";
+import type { EpisodeRecord } from "../runs/run-files";
+import { makePolicy } from "./backends";
+import { episodeUsd, pricesForPolicy } from "./cost";
+import { runEval, type EvalResult } from "./run-eval";
+import { openSearcher } from "./searcher-for-eval";
+
+/**
+ * Bumped whenever the harness changes what an episode is (prompt stitching, result format, end
+ * rules), so runs from different harnesses are flagged as not comparable.
+ */
+export const HARNESS_VERSION = "harness-1";
+
+/** The flag that must accompany `--split test`. */
+export const TEST_SPLIT_FLAG = "--i-know-this-is-test";
+
+export interface EvalSplitOptions {
+  workspaceDir: string;
+  /** Settings with CLI overrides already merged (topK, maxSearches, maxTokens, concurrency, …). */
+  config: AgentLabConfig;
+  name: string;
+  split: Split;
+  /** Set to TEST_SPLIT_FLAG when the user passed it. */
+  testFlag?: string;
+  closedBook: boolean;
+  limit?: number;
+  resume: boolean;
+  temperature: number;
+  /** System prompt file (default: config.systemPromptFile, else the shipped prompt). */
+  promptFile?: string;
+  backend: string;
+  checkpoint?: string;
+  scriptedDelayMs?: number;
+  /** BM25 index folder (default `<dataDir>/bm25`). */
+  indexDir?: string;
+  /** argv as typed, recorded in the manifest. */
+  command: string[];
+  signal?: AbortSignal;
+  log?: (line: string) => void;
+}
+
+export interface EvalSplitResult extends EvalResult {
+  runDir: string;
+}
+
+const inWorkspace = (workspaceDir: string, p: string) => (isAbsolute(p) ? p : join(workspaceDir, p));
+
+export async function evalSplit(o: EvalSplitOptions): Promise<EvalSplitResult> {
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(o.name)) throw new UserError(`--name "${o.name}" must be letters, digits, ".", "_" or "-" (it names a folder)`);
+  const dataDir = inWorkspace(o.workspaceDir, o.config.dataDir);
+  const runDir = join(inWorkspace(o.workspaceDir, o.config.runsDir), o.name);
+
+  if (o.split === "test") {
+    if (o.testFlag !== TEST_SPLIT_FLAG) {
+      throw new UserError(`the test split is opened once, at the end (Step 5). To open it now, add ${TEST_SPLIT_FLAG}; the run's manifest records that you did.`);
+    }
+    checkTestSplit(dataDir);
+  }
+  const all = loadSplit(dataDir, o.split);
+  const questions: Question[] = o.limit !== undefined ? all.slice(0, o.limit) : all;
+
+  const policy = await makePolicy({ backend: o.backend, config: o.config, checkpoint: o.checkpoint, scriptedDelayMs: o.scriptedDelayMs });
+  const info = policy.describe();
+  // Refuses an unpriced paid model here, before a single token is sampled.
+  const prices = pricesForPolicy(o.config, info);
+  const prompt = loadSystemPrompt(o.promptFile || o.config.systemPromptFile || undefined, { workspaceDir: o.workspaceDir, closedBook: o.closedBook });
+  const searcher = o.closedBook ? null : await openSearcher(o.indexDir ? inWorkspace(o.workspaceDir, o.indexDir) : join(dataDir, "bm25"));
+
+  const manifest: RunManifest = {
+    format: MANIFEST_FORMAT,
+    split: { name: o.split, file: `${o.split}.jsonl`, sha256: sha256File(join(dataDir, `${o.split}.jsonl`)) },
+    test_split: o.split === "test" ? { opened: true, flag: TEST_SPLIT_FLAG } : { opened: false },
+    system_prompt: { file: basename(prompt.file), sha256: prompt.sha256 },
+    harness_version: HARNESS_VERSION,
+    scorer_version: SCORER_VERSION,
+    policy: { kind: info.kind, model: info.model, ...(info.checkpoint ? { checkpoint: info.checkpoint } : {}), logprobs: info.logprobs },
+    sampling: { temperature: o.temperature, max_tokens: o.config.maxTokens },
+    tokenizer: policy.tokenizer.name,
+    search: { closed_book: o.closedBook, top_k: o.config.topK, max_searches: o.config.maxSearches, searcher: searcher ? searcher.describe() : null },
+    job: { command: o.command, created: new Date().toISOString(), ...(o.limit !== undefined ? { limit: o.limit } : {}), concurrency: o.config.concurrency },
+  };
+
+  const result = await runEval({
+    runDir,
+    questions,
+    manifest,
+    resume: o.resume,
+    concurrency: o.config.concurrency,
+    split: o.split,
+    model: info.model,
+    checkpoint: info.checkpoint,
+    signal: o.signal,
+    log: o.log,
+    runQuestion: async (q, signal) => {
+      const ep = await runEpisode(policy, searcher, q, {
+        temperature: o.temperature,
+        closedBook: o.closedBook,
+        topK: o.config.topK,
+        maxSearches: o.config.maxSearches,
+        maxTokens: o.config.maxTokens,
+        systemPrompt: prompt.text,
+        signal,
+      });
+      return toRecord(ep, episodeUsd(prices, ep.prefill, ep.generated));
+    },
+  });
+  return { ...result, runDir };
+}
+
+/** The harness's episode as one line of episodes.jsonl. */
+export function toRecord(ep: Episode, usd: number): EpisodeRecord {
+  return {
+    id: ep.id,
+    question: ep.question,
+    answers: ep.answers,
+    prediction: ep.answer,
+    em: exactMatch(ep.answer, ep.answers),
+    f1: f1Score(ep.answer, ep.answers),
+    reward: ep.reward,
+    end: ep.end,
+    searches: ep.searches,
+    prompt: ep.prompt,
+    tokens: ep.tokens,
+    sampled: ep.sampled,
+    logprobs: ep.hasLogprobs ? ep.logprobs : null,
+    prefill: ep.prefill,
+    generated: ep.generated,
+    usd,
+    turns: ep.turns.map((t) => ({
+      start: t.start,
+      reply_end: t.replyEnd,
+      end: t.end,
+      action: t.action,
+      stop_reason: t.stopReason,
+      ...(t.query !== undefined ? { query: t.query } : {}),
+      ...(t.hits ? { hits: t.hits } : {}),
+    })),
+  };
+}

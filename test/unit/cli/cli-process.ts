@@ -1,0 +1,65 @@
+/**
+ * Runs the real `agent-lab` CLI as a child process, the way users and the extension's job runner
+ * do: bundled fresh from src/ with esbuild (so a stale dist/ cannot hide a change) into a
+ * git-ignored folder inside the project, where node_modules and data/prompts resolve as usual.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdirSync, rmSync } from "node:fs";
+import { join, resolve } from "node:path";
+
+export const REPO = resolve(__dirname, "..", "..", "..");
+let bundled: Promise<string> | undefined;
+
+export function testCli(): Promise<string> {
+  bundled ??= (async () => {
+    const { build } = await import("esbuild");
+    const dir = join(REPO, ".cache", `test-cli-${process.pid}`);
+    mkdirSync(dir, { recursive: true });
+    const out = join(dir, "cli.js");
+    await build({
+      entryPoints: [join(REPO, "src", "cli", "main.ts")],
+      outfile: out,
+      bundle: true,
+      platform: "node",
+      target: "node20",
+      format: "cjs",
+      external: ["vscode", "@huggingface/transformers", "onnxruntime-node", "sharp"],
+      logLevel: "error",
+    });
+    process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+    return out;
+  })();
+  return bundled;
+}
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Starts the CLI; `done` settles when it exits. */
+export async function startCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcess; done: Promise<CliResult> }> {
+  const cli = await testCli();
+  const child = spawn(process.execPath, [cli, ...args], { cwd: REPO, env: { ...process.env, NO_COLOR: "", FORCE_COLOR: undefined, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout!.on("data", (d) => (stdout += d));
+  child.stderr!.on("data", (d) => (stderr += d));
+  const done = new Promise<CliResult>((res) => child.on("close", (code, signal) => res({ code, signal, stdout, stderr })));
+  return { child, done };
+}
+
+export async function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
+  return (await startCli(args, env)).done;
+}
+
+/** Polls until `check` is true (or fails after `ms`). */
+export async function waitFor(check: () => boolean, ms: number, what: string): Promise<void> {
+  const until = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

@@ -1,0 +1,146 @@
+/**
+ * End to end through the real CLI: `agent-lab demo` builds a workspace (synthetic data, prepare,
+ * index, two evals, show); then eval runs in it are killed with SIGKILL and SIGTERM and resumed.
+ */
+import { strict as assert } from "node:assert";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadConfig } from "../../../src/core/config";
+import { evalSplit, TEST_SPLIT_FLAG } from "../../../src/core/eval/eval-split";
+import { readEpisodes } from "../../../src/core/runs/run-files";
+import type { RunSummary } from "../../../src/core/runs/summary";
+import { runCli, startCli, waitFor } from "./cli-process";
+
+const lines = (file: string) => (existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean).length : 0);
+const summaryOf = (run: string) => JSON.parse(readFileSync(join(run, "summary.json"), "utf8")) as RunSummary;
+
+describe("cli: demo, eval (kill -9, SIGTERM, resume, test split), show", function () {
+  this.timeout(120_000);
+  let root: string;
+  let ws: string;
+  let valIds: string[];
+
+  before(async () => {
+    root = mkdtempSync(join(tmpdir(), "agent-lab-cli-"));
+    ws = join(root, "demo");
+  });
+  after(() => rmSync(root, { recursive: true, force: true }));
+
+  it("agent-lab demo runs the whole offline pipeline, says it is a stand-in, and shows failures", async () => {
+    const started = Date.now();
+    const r = await runCli(["demo", "--dir", ws]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.ok(Date.now() - started < 60_000, "under a minute");
+    assert.match(r.stdout, /stand-in/);
+    assert.match(r.stdout, /corpus \d+ paragraphs \| train 300 \| val 200 \| test 500/);
+    const open = /heuristic: EM ([\d.]+) {2}F1 ([\d.]+) {2}searches ([\d.]+) {2}answered 100% {2}\$0\.0000\/q/.exec(r.stdout);
+    const closed = /closed-book: EM [\d.]+ {2}F1 ([\d.]+) {2}searches 0\.00/.exec(r.stdout);
+    assert.ok(open && closed, r.stdout);
+    assert.ok(Number(open[2]) > Number(closed[1]) + 0.3, "searching beats the closed-book floor by a wide margin");
+    assert.ok(Number(open[3]) >= 1, "it searched");
+    assert.match(r.stdout, /Failures \(F1 < 0\.5\)/);
+    assert.match(r.stdout, /⟦<result>⟧/, "inserted text is fenced when stdout is not a terminal");
+    const heuristic = join(ws, "runs", "heuristic");
+    assert.equal(readEpisodes(heuristic).length, 200);
+    assert.equal(summaryOf(heuristic).status, "done");
+    valIds = readFileSync(join(ws, "data", "val.jsonl"), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l).id);
+    // Rerunning into the same folder replaces it; a foreign folder is refused.
+    writeFileSync(join(root, "keep.txt"), "x");
+    const refused = await runCli(["demo", "--dir", root]);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /was not made by "agent-lab demo"/);
+  });
+
+  it("kill -9 mid-run loses at most the episodes in flight; --resume completes it with unique ids", async function () {
+    if (!valIds) this.skip();
+    const run = join(ws, "runs", "k9");
+    const args = ["eval", "--workspace", ws, "--name", "k9", "--limit", "80", "--concurrency", "4"];
+    const { child, done } = await startCli([...args, "--scripted-delay-ms", "30"]);
+    await waitFor(() => lines(join(run, "episodes.jsonl")) >= 12, 60_000, "12 finished episodes");
+    child.kill("SIGKILL");
+    const killed = await done;
+    assert.equal(killed.signal, "SIGKILL");
+    const before = readEpisodes(run).map((e) => e.id);
+    assert.ok(before.length >= 12 && before.length < 80, `${before.length} kept`);
+    assert.equal(summaryOf(run).status, "running", "a killed job cannot close its summary");
+
+    const resumed = await runCli([...args, "--resume"]);
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.match(resumed.stdout, new RegExp(`resumed: ${before.length} episodes were already done, ${80 - before.length} run now`));
+    const ids = readEpisodes(run).map((e) => e.id);
+    assert.equal(lines(join(run, "episodes.jsonl")), 80, "no duplicate lines on disk");
+    assert.equal(new Set(ids).size, 80);
+    assert.deepEqual([...ids].sort(), valIds.slice(0, 80).sort());
+    assert.deepEqual(ids.slice(0, before.length), before, "finished episodes were kept, not redone");
+    assert.equal(summaryOf(run).status, "done");
+    assert.equal(summaryOf(run).n, 80);
+  });
+
+  it("SIGTERM stops cleanly as interrupted; resume refuses a changed fingerprint, naming the field", async function () {
+    if (!valIds) this.skip();
+    const run = join(ws, "runs", "term");
+    const args = ["eval", "--workspace", ws, "--name", "term", "--limit", "60", "--concurrency", "3"];
+    const { child, done } = await startCli([...args, "--scripted-delay-ms", "40"]);
+    await waitFor(() => lines(join(run, "episodes.jsonl")) >= 5, 60_000, "5 finished episodes");
+    child.kill("SIGTERM");
+    const r = await done;
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /SIGTERM: stopping/);
+    assert.match(r.stderr, /interrupted with \d+\/60 episodes kept/);
+    const s = summaryOf(run);
+    assert.equal(s.status, "interrupted");
+    const kept = readEpisodes(run).length;
+    assert.equal(s.n, kept);
+    assert.ok(kept < 60);
+    assert.ok(readFileSync(join(run, "episodes.jsonl"), "utf8").endsWith("\n"), "no torn line after a clean stop");
+
+    const changed = await runCli([...args, "--resume", "--top-k", "5", "--closed-book"]);
+    assert.equal(changed.code, 1);
+    assert.match(changed.stderr, /fingerprint differs/);
+    assert.match(changed.stderr, /search\.top_k: 3 → 5/);
+    assert.match(changed.stderr, /search\.closed_book: false → true/);
+    assert.equal(readEpisodes(run).length, kept, "a refused resume writes nothing");
+  });
+
+  it("opening the test split needs the flag, is recorded, and refuses a changed test.jsonl", async function () {
+    if (!valIds) this.skip();
+    const config = loadConfig(ws, { concurrency: 4 });
+    const base = { workspaceDir: ws, config, split: "test" as const, closedBook: true, limit: 3, resume: false, temperature: 0, backend: "scripted", command: ["test"] };
+    await assert.rejects(evalSplit({ ...base, name: "t0" }), new RegExp(`add ${TEST_SPLIT_FLAG}`));
+    assert.ok(!existsSync(join(ws, "runs", "t0")), "nothing written without the flag");
+    const ok = await evalSplit({ ...base, name: "t1", testFlag: TEST_SPLIT_FLAG });
+    const manifest = JSON.parse(readFileSync(join(ok.runDir, "manifest.json"), "utf8"));
+    assert.deepEqual(manifest.test_split, { opened: true, flag: TEST_SPLIT_FLAG });
+    assert.equal(manifest.split.name, "test");
+
+    const testFile = join(ws, "data", "test.jsonl");
+    const original = readFileSync(testFile, "utf8");
+    try {
+      writeFileSync(testFile, original.replace(/"answers": \["[^"]*"\]/, '"answers": ["tampered"]'));
+      await assert.rejects(evalSplit({ ...base, name: "t2", testFlag: TEST_SPLIT_FLAG }), /changed since "agent-lab prepare"/);
+    } finally {
+      writeFileSync(testFile, original);
+    }
+    const viaCli = await runCli(["eval", "--workspace", ws, "--name", "t3", "--split", "test", "--limit", "2"]);
+    assert.equal(viaCli.code, 1);
+    assert.match(viaCli.stderr, new RegExp(TEST_SPLIT_FLAG));
+  });
+
+  it("show prints ends, searches and failures, coloured under FORCE_COLOR", async function () {
+    if (!valIds) this.skip();
+    const plain = await runCli(["show", "heuristic", "--workspace", ws, "--n", "1", "--seed", "3"]);
+    assert.equal(plain.code, 0, plain.stderr);
+    assert.match(plain.stdout, /How episodes ended\n {2}answer +200 +100%/);
+    assert.match(plain.stdout, /Searches per episode/);
+    assert.match(plain.stdout, /⟦<result>⟧/);
+    assert.ok(!plain.stdout.includes("\x1b["));
+    const colour = await runCli(["show", join(ws, "runs", "heuristic"), "--n", "1", "--seed", "3"], { FORCE_COLOR: "1" });
+    assert.equal(colour.code, 0, colour.stderr);
+    assert.ok(colour.stdout.includes("\x1b[2m<result>\x1b[0m"));
+    assert.match(colour.stdout, /\x1b\[1;32m<search>/);
+    const missing = await runCli(["show", "nope", "--workspace", ws]);
+    assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /no run folder "nope"/);
+  });
+});
