@@ -235,3 +235,37 @@ describe("server/tiny-model", () => {
     assert.throws(() => a.ensureToken(-1), /non-negative/);
   });
 });
+
+describe("server/tiny-model learns to copy", () => {
+  it("after a short SFT, copies a two-token name from its context into the answer, for names it never trained on", () => {
+    // A miniature of the offline task: the answer is the name after marker R, among distractor names.
+    const BOS = 1, R = 2, ANS = 3, END = 4;
+    const rng = new Rng(7);
+    const id = (lo: number) => lo + Math.floor(rng.next() * 500);
+    const example = (pool: number) => {
+      const name = [id(pool), id(pool)];
+      const filler = () => Array.from({ length: 3 + Math.floor(rng.next() * 4) }, () => 100 + Math.floor(rng.next() * 50));
+      return { prompt: [BOS, ...filler(), id(pool), id(pool), ...filler(), R, ...name, ...filler(), ANS], answer: [...name, END] };
+    };
+    const train = Array.from({ length: 64 }, () => example(1000));
+    const heldOut = Array.from({ length: 20 }, () => example(5000));
+    const m = new TinyModel({ seed: 0, rank: 16 });
+    const accuracy = () =>
+      heldOut.filter((e) => {
+        const [s] = sample(m, e.prompt, 1, { maxTokens: 4, temperature: 0, topK: -1, topP: 1, seed: 0, stopTokens: [END], stopStrings: [] });
+        return JSON.stringify(s.tokens) === JSON.stringify(e.answer);
+      }).length / heldOut.length;
+    assert.equal(accuracy(), 0);
+    for (let step = 0; step < 16; step++) {
+      const batch = Array.from({ length: 16 }, () => {
+        const e = train[Math.floor(rng.next() * train.length)];
+        const full = [...e.prompt, ...e.answer];
+        return { input: full.slice(0, -1), targets: full.slice(1), k: 1, lossInputs: { weights: full.slice(1).map((_, i) => (i + 1 >= e.prompt.length ? 1 : 0)) } };
+      });
+      forwardBackward(m, batch, "cross_entropy", {}, true);
+      optimStep(m, { ...ADAM, learning_rate: 0.02 });
+    }
+    const acc = accuracy();
+    assert.ok(acc >= 0.5, `held-out copy accuracy ${acc}`);
+  });
+});
