@@ -4,13 +4,14 @@
  * (read from disk only; the library is never allowed to reach the network for it).
  */
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync, statSync } from "node:fs";
-import { basename, join, resolve } from "node:path";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
 import { UserError } from "../errors";
 import type { ChatMessage, ChatTokenizer } from "./tokenizer";
 
 /** The slice of transformers.js' PreTrainedTokenizer this module uses (its own types are loose). */
 interface HfTokenizer {
+  chat_template?: unknown;
   encode(text: string, options: { add_special_tokens: boolean }): number[];
   decode(ids: number[], options: { skip_special_tokens: boolean }): string;
   get_vocab(): Map<string, number>;
@@ -77,6 +78,42 @@ class TransformersChatTokenizer implements ChatTokenizer {
   }
 }
 
+/**
+ * Newer hub repos keep the template in its own file, which AutoTokenizer does not read (only
+ * processors do): fetch it like the library fetches tokenizer files, and keep it in the same cache
+ * folder so later loads work offline.
+ */
+const TEMPLATE_FILE = "chat_template.jinja";
+
+interface HubEnv {
+  remoteHost: string;
+  remotePathTemplate: string;
+  cacheDir: string | null;
+  allowRemoteModels: boolean;
+  fetch: (input: string) => Promise<{ ok: boolean; status: number; text(): Promise<string> }>;
+}
+
+async function hubChatTemplate(source: string, env: HubEnv): Promise<string> {
+  const cached = env.cacheDir ? join(env.cacheDir, source, TEMPLATE_FILE) : undefined;
+  if (cached && existsSync(cached)) return readFileSync(cached, "utf8");
+  const missing = `tokenizer ${source} has no chat template in tokenizer_config.json and no ${TEMPLATE_FILE}`;
+  if (!env.allowRemoteModels) throw new UserError(`${missing} in the cache (downloads are disabled)`);
+  const url = env.remoteHost.replace(/\/?$/, "/") + env.remotePathTemplate.replaceAll("{model}", source).replaceAll("{revision}", "main") + TEMPLATE_FILE;
+  let response;
+  try {
+    response = await env.fetch(url);
+  } catch (e) {
+    throw new UserError(`${missing} in the cache, and fetching ${url} failed: ${(e as Error).message}`);
+  }
+  if (!response.ok) throw new UserError(`${missing} (${url}: HTTP ${response.status}); give one as a .jinja file`);
+  const text = await response.text();
+  if (cached) {
+    mkdirSync(dirname(cached), { recursive: true });
+    writeFileSync(cached, text);
+  }
+  return text;
+}
+
 const cache = new Map<string, Promise<ChatTokenizer>>();
 
 /**
@@ -92,6 +129,11 @@ export function loadTokenizer(source: string, options: LoadTokenizerOptions = {}
     loaded.catch(() => cache.delete(key)); // a failed load (no network, typo) may be retried
   }
   return loaded;
+}
+
+/** Forgets loaded tokenizers (tests that load the same source twice on purpose). */
+export function forgetLoadedTokenizers(): void {
+  cache.clear();
 }
 
 async function load(source: string, options: LoadTokenizerOptions): Promise<ChatTokenizer> {
@@ -110,6 +152,10 @@ async function load(source: string, options: LoadTokenizerOptions): Promise<Chat
     tok = (await AutoTokenizer.from_pretrained(folder, { local_files_only: true })) as unknown as HfTokenizer;
     const files = ["tokenizer.json", "tokenizer_config.json"].map((f) => readFileSync(join(folder, f)));
     name = `${basename(folder)}@${shortHash(...files)}${templateTag}`;
+    const separate = join(folder, TEMPLATE_FILE);
+    if (options.chatTemplate === undefined && !tok.chat_template && existsSync(separate)) {
+      return new TransformersChatTokenizer(`${name}+template:${shortHash(readFileSync(separate))}`, tok, readFileSync(separate, "utf8"));
+    }
   } else {
     if (options.cacheDir) env.cacheDir = options.cacheDir;
     try {
@@ -118,6 +164,12 @@ async function load(source: string, options: LoadTokenizerOptions): Promise<Chat
       throw new UserError(`could not load tokenizer "${source}" from the Hugging Face hub or its cache: ${(e as Error).message}`);
     }
     name = `${source}${templateTag}`;
+    if (options.chatTemplate === undefined && !tok.chat_template) {
+      return new TransformersChatTokenizer(name, tok, await hubChatTemplate(source, env));
+    }
+  }
+  if (options.chatTemplate === undefined && !tok.chat_template) {
+    throw new UserError(`tokenizer ${name} has no chat template (neither in tokenizer_config.json nor ${TEMPLATE_FILE}); give one as a .jinja file`);
   }
   return new TransformersChatTokenizer(name, tok, options.chatTemplate);
 }
