@@ -289,7 +289,9 @@ def greedy_reference(model, tokenizer, prompt_ids, max_new):
                              repetition_penalty=None, top_k=None, top_p=None, temperature=None)
     new = out.sequences[0, len(prompt_ids):].tolist()
     margin = min(float((s[0].topk(2).values[0] - s[0].topk(2).values[1])) for s in out.scores)
-    return new, ("stop" if new and new[-1] == end else "length"), margin
+    # No logits processors are active, so the scores are the raw logits.
+    logprobs = [float(torch.log_softmax(s[0].double(), -1)[t]) for s, t in zip(out.scores, new)]
+    return new, ("stop" if new and new[-1] == end else "length"), margin, logprobs
 
 
 def build_references(model, tokenizer):
@@ -303,14 +305,14 @@ def build_references(model, tokenizer):
             [{"role": "system", "content": system}, {"role": "user", "content": q}],
             tokenize=False, add_generation_prompt=True, enable_thinking=False)
         ids = tokenizer.encode(text, add_special_tokens=False)
-        new, reason, margin = greedy_reference(model, tokenizer, ids, 24)
+        new, reason, margin, logprobs = greedy_reference(model, tokenizer, ids, 24)
         if margin < MIN_MARGIN or want.get(reason, 0) == 0:
             continue
         if reason == "stop" and len(new) < 3:
             continue  # a stop on the first token would not show much
         want[reason] -= 1
         cases.append({"name": f"greedy-{reason}-{len(cases)}", "prompt_text": text, "prompt_ids": ids,
-                      "max_new_tokens": 24, "tokens": new, "stop_reason": reason,
+                      "max_new_tokens": 24, "tokens": new, "logprobs": logprobs, "stop_reason": reason,
                       "min_margin": margin})
         if not any(want.values()):
             return cases
