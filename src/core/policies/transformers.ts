@@ -181,7 +181,12 @@ export async function createTransformersPolicy(options: TransformersPolicyOption
     lm = loaded as unknown as CausalLm;
   } catch (e) {
     const where = folder ? `folder ${folder}` : `"${source}" (hub or its cache)`;
-    throw new UserError(`could not load a causal LM with ONNX weights from ${where}: ${(e as Error).message}`);
+    // transformers.js runs ONNX only: a plain PyTorch repository (such as Qwen/Qwen3.5-0.8B itself)
+    // cannot load; an ONNX export of it (config.json, tokenizer files, onnx/model*.onnx) can.
+    throw new UserError(
+      `could not load a causal LM with ONNX weights from ${where}: ${(e as Error).message}. ` +
+        "transformers.js needs an ONNX export (onnx/model.onnx or a quantized variant) next to config.json and the tokenizer files.",
+    );
   }
   const tokenizer = options.tokenizer ?? (await loadTokenizer(source, options.cacheDir ? { cacheDir: options.cacheDir } : {}));
 
