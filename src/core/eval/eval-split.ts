@@ -7,7 +7,7 @@ import type { AgentLabConfig } from "../config";
 import { checkTestSplit, loadSplit } from "../data/splits";
 import type { Question, Split } from "../data/question";
 import { UserError } from "../errors";
-import { loadSystemPrompt, runEpisode, type Episode } from "../harness";
+import { loadSystemPrompt, runEpisode, type Episode, type Policy } from "../harness";
 import { exactMatch, f1Score, SCORER_VERSION } from "../score";
 import { MANIFEST_FORMAT, sha256File, type RunManifest } from "../runs/manifest";
 import type { EpisodeRecord } from "../runs/run-files";
@@ -40,6 +40,8 @@ export interface EvalSplitOptions {
   /** System prompt file (default: config.systemPromptFile, else the shipped prompt). */
   promptFile?: string;
   backend: string;
+  /** A ready policy instead of building one from `backend` (the extension, tests). */
+  policy?: Policy;
   checkpoint?: string;
   scriptedDelayMs?: number;
   /** BM25 index folder (default `<dataDir>/bm25`). */
@@ -70,7 +72,16 @@ export async function evalSplit(o: EvalSplitOptions): Promise<EvalSplitResult> {
   const all = loadSplit(dataDir, o.split);
   const questions: Question[] = o.limit !== undefined ? all.slice(0, o.limit) : all;
 
-  const policy = await makePolicy({ backend: o.backend, config: o.config, checkpoint: o.checkpoint, scriptedDelayMs: o.scriptedDelayMs });
+  const policy = o.policy ?? (await makePolicy({ backend: o.backend, config: o.config, checkpoint: o.checkpoint, scriptedDelayMs: o.scriptedDelayMs }));
+  try {
+    return await runWithPolicy(o, policy, questions, dataDir, runDir);
+  } finally {
+    // Remote policies hold a session (heartbeat timers) that would keep the process alive.
+    (policy as { close?: () => void }).close?.();
+  }
+}
+
+async function runWithPolicy(o: EvalSplitOptions, policy: Policy, questions: Question[], dataDir: string, runDir: string): Promise<EvalSplitResult> {
   const info = policy.describe();
   // Refuses an unpriced paid model here, before a single token is sampled.
   const prices = pricesForPolicy(o.config, info);

@@ -125,7 +125,7 @@ function openRunDir(job: EvalJob): { previousSeconds: number; done: EpisodeRecor
   if (diffs.length > 0) {
     throw new UserError(
       `cannot resume ${job.runDir}: its fingerprint differs in ${diffs.length} field(s): ${describeDifferences(diffs)}. ` +
-        `Start a new run with another --name instead.`,
+        `Resume with the flags it was started with (${old.job?.command?.join(" ") ?? "see its manifest.json"}), or start a new run with another --name.`,
     );
   }
   repairTornTail(episodesPath(job.runDir));

@@ -6,7 +6,9 @@ import { strict as assert } from "node:assert";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { offlineTokenizer } from "../../../src/core/chat";
 import { loadConfig } from "../../../src/core/config";
+import type { Policy } from "../../../src/core/harness/policy";
 import { evalSplit, TEST_SPLIT_FLAG } from "../../../src/core/eval/eval-split";
 import { readEpisodes } from "../../../src/core/runs/run-files";
 import type { RunSummary } from "../../../src/core/runs/summary";
@@ -125,6 +127,38 @@ describe("cli: demo, eval (kill -9, SIGTERM, resume, test split), show", functio
     const viaCli = await runCli(["eval", "--workspace", ws, "--name", "t3", "--split", "test", "--limit", "2"]);
     assert.equal(viaCli.code, 1);
     assert.match(viaCli.stderr, new RegExp(TEST_SPLIT_FLAG));
+  });
+
+  it("a paid policy is refused without a price before it samples, and charged from the price table", async function () {
+    if (!valIds) this.skip();
+    const tok = await offlineTokenizer("qwen3");
+    let samples = 0;
+    /** A stand-in for a Tinker sampler: answers at once, counts calls. */
+    const paid = (model: string): Policy => ({
+      tokenizer: tok,
+      endToken: tok.tokenId("<|im_end|>"),
+      async sample() {
+        samples++;
+        const tokens = [...tok.encode("<answer>yes</answer>"), tok.tokenId("<|im_end|>")];
+        return { tokens, logprobs: tokens.map(() => -0.1), stopReason: "stop" as const };
+      },
+      describe: () => ({ kind: "tinker", model, logprobs: true }),
+    });
+    const base = { workspaceDir: ws, split: "val" as const, closedBook: true, limit: 4, resume: false, temperature: 0, backend: "tinker", command: ["test"] };
+    await assert.rejects(evalSplit({ ...base, config: loadConfig(ws), name: "p0", policy: paid("Qwen/Qwen3-8B") }), /no price for model "Qwen\/Qwen3-8B"/);
+    assert.equal(samples, 0, "nothing sampled");
+    assert.ok(!existsSync(join(ws, "runs", "p0")));
+    const config = loadConfig(ws, { concurrency: 2 });
+    const r = await evalSplit({ ...base, config, name: "p1", policy: paid("Qwen/Qwen3.5-4B") });
+    const price = config.prices["Qwen/Qwen3.5-4B"];
+    const eps = readEpisodes(r.runDir);
+    assert.equal(eps.length, 4);
+    for (const e of eps) {
+      assert.ok(e.usd > 0);
+      assert.ok(Math.abs(e.usd - (e.prefill * price.prefill + e.generated * price.sample) / 1e6) < 1e-15);
+    }
+    assert.ok(Math.abs(r.summary.usd_total - eps.reduce((s, e) => s + e.usd, 0)) < 1e-15);
+    assert.deepEqual(JSON.parse(readFileSync(join(r.runDir, "manifest.json"), "utf8")).policy, { kind: "tinker", model: "Qwen/Qwen3.5-4B", logprobs: true });
   });
 
   it("show prints ends, searches and failures, coloured under FORCE_COLOR", async function () {
