@@ -116,60 +116,82 @@ async function hubChatTemplate(source: string, env: HubEnv): Promise<string> {
 
 const cache = new Map<string, Promise<ChatTokenizer>>();
 
+/** A parsed vocabulary, shared by every template paired with it. */
+interface LoadedVocabulary {
+  tok: HfTokenizer;
+  /** Hub id, or folder name + hash of its tokenizer files. */
+  name: string;
+  /** The repo's chat_template.jinja, used when tokenizer_config.json has no template. */
+  separateTemplate?: { text: string; tagName: boolean };
+}
+
+const vocabularies = new Map<string, Promise<LoadedVocabulary>>();
+
+/** Caches a promise, forgetting it if it fails (a load without network or with a typo may be retried). */
+function memo<T>(map: Map<string, Promise<T>>, key: string, make: () => Promise<T>): Promise<T> {
+  let p = map.get(key);
+  if (!p) {
+    p = make();
+    map.set(key, p);
+    p.catch(() => map.delete(key));
+  }
+  return p;
+}
+
 /**
- * A tokenizer with its chat template, cached per process (loading Qwen's 11 MB tokenizer.json takes
- * about a second). `source` is a hub id such as "Qwen/Qwen3.5-4B" or a local folder.
+ * A tokenizer with its chat template, cached per process: loading Qwen's 11 MB tokenizer.json takes
+ * about a second, and is done once per source whatever templates are paired with it. `source` is a
+ * hub id such as "Qwen/Qwen3.5-4B" or a local folder.
  */
 export function loadTokenizer(source: string, options: LoadTokenizerOptions = {}): Promise<ChatTokenizer> {
   const key = JSON.stringify([source, options.chatTemplate ?? null, options.cacheDir ?? null]);
-  let loaded = cache.get(key);
-  if (!loaded) {
-    loaded = load(source, options);
-    cache.set(key, loaded);
-    loaded.catch(() => cache.delete(key)); // a failed load (no network, typo) may be retried
-  }
-  return loaded;
+  return memo(cache, key, async () => {
+    const vocab = await memo(vocabularies, JSON.stringify([source, options.cacheDir ?? null]), () => loadVocabulary(source, options));
+    if (options.chatTemplate !== undefined) {
+      return new TransformersChatTokenizer(`${vocab.name}+template:${shortHash(options.chatTemplate)}`, vocab.tok, options.chatTemplate);
+    }
+    if (vocab.tok.chat_template) return new TransformersChatTokenizer(vocab.name, vocab.tok, undefined);
+    const separate = vocab.separateTemplate;
+    if (!separate) {
+      throw new UserError(`tokenizer ${vocab.name} has no chat template (neither in tokenizer_config.json nor ${TEMPLATE_FILE}); give one as a .jinja file`);
+    }
+    const name = separate.tagName ? `${vocab.name}+template:${shortHash(separate.text)}` : vocab.name;
+    return new TransformersChatTokenizer(name, vocab.tok, separate.text);
+  });
 }
 
 /** Forgets loaded tokenizers (tests that load the same source twice on purpose). */
 export function forgetLoadedTokenizers(): void {
   cache.clear();
+  vocabularies.clear();
 }
 
-async function load(source: string, options: LoadTokenizerOptions): Promise<ChatTokenizer> {
+async function loadVocabulary(source: string, options: LoadTokenizerOptions): Promise<LoadedVocabulary> {
   const { AutoTokenizer, env } = await import("@huggingface/transformers");
-  const local = isLocalSource(source);
-  const templateTag = options.chatTemplate !== undefined ? `+template:${shortHash(options.chatTemplate)}` : "";
-  let name: string;
-  let tok: HfTokenizer;
-  if (local) {
+  if (isLocalSource(source)) {
     const folder = resolve(source);
     if (!existsSync(folder) || !statSync(folder).isDirectory()) throw new UserError(`tokenizer folder not found: ${folder}`);
     for (const file of ["tokenizer.json", "tokenizer_config.json"]) {
       if (!existsSync(join(folder, file))) throw new UserError(`${folder}: no ${file}; a tokenizer folder needs tokenizer.json and tokenizer_config.json`);
     }
     // An absolute path is never taken for a hub id, and local_files_only forbids any download.
-    tok = (await AutoTokenizer.from_pretrained(folder, { local_files_only: true })) as unknown as HfTokenizer;
+    const tok = (await AutoTokenizer.from_pretrained(folder, { local_files_only: true })) as unknown as HfTokenizer;
     const files = ["tokenizer.json", "tokenizer_config.json"].map((f) => readFileSync(join(folder, f)));
-    name = `${basename(folder)}@${shortHash(...files)}${templateTag}`;
     const separate = join(folder, TEMPLATE_FILE);
-    if (options.chatTemplate === undefined && !tok.chat_template && existsSync(separate)) {
-      return new TransformersChatTokenizer(`${name}+template:${shortHash(readFileSync(separate))}`, tok, readFileSync(separate, "utf8"));
-    }
-  } else {
-    if (options.cacheDir) env.cacheDir = options.cacheDir;
-    try {
-      tok = (await AutoTokenizer.from_pretrained(source)) as unknown as HfTokenizer;
-    } catch (e) {
-      throw new UserError(`could not load tokenizer "${source}" from the Hugging Face hub or its cache: ${(e as Error).message}`);
-    }
-    name = `${source}${templateTag}`;
-    if (options.chatTemplate === undefined && !tok.chat_template) {
-      return new TransformersChatTokenizer(name, tok, await hubChatTemplate(source, env));
-    }
+    return {
+      tok,
+      name: `${basename(folder)}@${shortHash(...files)}`,
+      separateTemplate: existsSync(separate) ? { text: readFileSync(separate, "utf8"), tagName: true } : undefined,
+    };
   }
-  if (options.chatTemplate === undefined && !tok.chat_template) {
-    throw new UserError(`tokenizer ${name} has no chat template (neither in tokenizer_config.json nor ${TEMPLATE_FILE}); give one as a .jinja file`);
+  if (options.cacheDir) env.cacheDir = options.cacheDir;
+  let tok: HfTokenizer;
+  try {
+    tok = (await AutoTokenizer.from_pretrained(source)) as unknown as HfTokenizer;
+  } catch (e) {
+    throw new UserError(`could not load tokenizer "${source}" from the Hugging Face hub or its cache: ${(e as Error).message}`);
   }
-  return new TransformersChatTokenizer(name, tok, options.chatTemplate);
+  // The hub id (revision main) already identifies the repo's own template file.
+  const separateTemplate = tok.chat_template ? undefined : { text: await hubChatTemplate(source, env), tagName: false };
+  return { tok, name: source, separateTemplate };
 }

@@ -81,7 +81,7 @@ export function randomChat(next: () => number, pools: Pools, system: string): Ra
     else if (r < 0.6) replies.push(`<answer>${words(1)}</answer>`);
     else if (r < 0.75) replies.push(`I should look this up. <search>${phrase()}</search>`);
     else if (r < 0.9) replies.push(words(2 + Math.floor(next() * 8)));
-    else replies.push(words(80)); // a long, rambling reply
+    else replies.push(words(60)); // a long, rambling reply
     const k = Math.floor(next() * 4);
     const hits = Array.from({ length: k }, () => {
       const p = pick(pools.paragraphs);

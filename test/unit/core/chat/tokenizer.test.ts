@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { UserError } from "../../../../src/core/errors";
 import { loadTokenizer } from "../../../../src/core/chat/hf-tokenizer";
@@ -62,6 +63,22 @@ describe("chat: tokenizer", function () {
   it("says clearly when a tokenizer folder is missing, instead of trying the hub", async () => {
     await assert.rejects(loadTokenizer("./no/such/tokenizer"), (e: Error) => e instanceof UserError && /tokenizer folder not found/.test(e.message));
     await assert.rejects(loadTokenizer(join(__dirname)), (e: Error) => e instanceof UserError && /no tokenizer\.json/.test(e.message));
+  });
+
+  it("takes a folder's chat_template.jinja when tokenizer_config.json has none, and refuses a folder with no template", async () => {
+    const make = (template?: string) => {
+      const dir = mkdtempSync(join(tmpdir(), "agent-lab-tok-"));
+      symlinkSync(join(qwen3TokenizerFolder(), "tokenizer.json"), join(dir, "tokenizer.json"));
+      const config = JSON.parse(readFileSync(join(qwen3TokenizerFolder(), "tokenizer_config.json"), "utf8")) as Record<string, unknown>;
+      delete config.chat_template;
+      writeFileSync(join(dir, "tokenizer_config.json"), JSON.stringify(config));
+      if (template !== undefined) writeFileSync(join(dir, "chat_template.jinja"), template);
+      return dir;
+    };
+    const withFile = await loadTokenizer(make("{% for m in messages %}<{{ m.role }}>{{ m.content }}{% endfor %}"));
+    assert.match(withFile.name, /\+template:[0-9a-f]{12}$/);
+    assert.equal(withFile.renderChat([{ role: "user", content: "hi" }], { addGenerationPrompt: false }), "<user>hi");
+    await assert.rejects(loadTokenizer(make()), (e: Error) => e instanceof UserError && /has no chat template/.test(e.message));
   });
 
   it("asks for the Qwen3.5 template file when it is not there", async () => {
