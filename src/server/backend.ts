@@ -43,6 +43,13 @@ export interface BackendOptions {
   log: (line: string) => void;
 }
 
+export interface OpRecord {
+  kind: string;
+  /** performance.now() when the op started running, and when its result was ready. */
+  start: number;
+  end: number;
+}
+
 interface SessionState {
   id: string;
   runIds: string[];
@@ -55,7 +62,7 @@ interface TrainingState {
   model: TinyModel;
   /** The next seq_id to execute; create_model is implicitly 0. */
   nextSeq: number;
-  pending: Map<number, () => FutureResult>;
+  pending: Map<number, { kind: string; run: () => FutureResult }>;
   futureBySeq: Map<number, string>;
   running: boolean;
 }
@@ -90,6 +97,13 @@ export class LocalBackend {
   private readonly vocabSynced = new WeakMap<TinyModel, number>();
   private vocabDirty = false;
   private closed = false;
+  /** What ran and for how long (queue wait excluded): for benchmarks and diagnostics. Newest last, bounded. */
+  readonly opLog: OpRecord[] = [];
+
+  private logOp(kind: string, start: number): void {
+    this.opLog.push({ kind, start, end: performance.now() });
+    if (this.opLog.length > 10_000) this.opLog.splice(0, 1_000);
+  }
 
   constructor(readonly options: BackendOptions) {
     this.store = new CheckpointStore(options.dir);
@@ -235,7 +249,7 @@ export class LocalBackend {
    * a retried request is never applied twice; ops run strictly in seq_id order, each only after all
    * lower ones have arrived.
    */
-  private submit(modelId: unknown, seqId: unknown, run: (t: TrainingState) => FutureResult): { request_id: string; model_id: string } {
+  private submit(modelId: unknown, seqId: unknown, kind: string, run: (t: TrainingState) => FutureResult): { request_id: string; model_id: string } {
     const t = this.trainingState(modelId);
     let seq: number;
     if (seqId === undefined || seqId === null) seq = Math.max(t.nextSeq - 1, ...t.pending.keys()) + 1;
@@ -246,13 +260,13 @@ export class LocalBackend {
     if (seq < t.nextSeq) throw new HttpError(400, `seq_id ${seq} was already executed for ${t.run.training_run_id}`);
     const id = this.futures.create();
     t.futureBySeq.set(seq, id);
-    t.pending.set(seq, () => {
+    t.pending.set(seq, { kind, run: () => {
       try {
         return run(t);
       } catch (e) {
         return LocalBackend.failure(e);
       }
-    });
+    } });
     t.run.last_request_time = new Date().toISOString();
     void this.pump(t);
     return { request_id: id, model_id: t.run.training_run_id };
@@ -266,9 +280,12 @@ export class LocalBackend {
         const seq = t.nextSeq;
         const op = t.pending.get(seq)!;
         t.pending.delete(seq);
+        const start = performance.now();
         // Yield first so the HTTP response carrying the future goes out before the work blocks.
         await delay(this.options.opDelayMs());
-        this.futures.resolve(t.futureBySeq.get(seq)!, op());
+        const result = op.run();
+        this.logOp(op.kind, start);
+        this.futures.resolve(t.futureBySeq.get(seq)!, result);
         t.nextSeq = seq + 1;
       }
     } finally {
@@ -277,7 +294,7 @@ export class LocalBackend {
   }
 
   forwardBackward(req: ForwardBackwardRequest): { request_id: string; model_id: string } {
-    return this.submit(req.model_id, req.seq_id || undefined, (t) => {
+    return this.submit(req.model_id, req.seq_id || undefined, req.forward_only ? "forward" : "forward_backward", (t) => {
       if (!LOSS_NAMES.includes(req.loss_fn as LossName)) throw new UserInputError(`unknown loss_fn "${req.loss_fn}"`);
       const datums = req.data.map((d, i) => toTrainDatum(d, i));
       this.syncVocab(t.model, datums.flatMap((d) => [...d.input, ...d.targets]));
@@ -292,7 +309,7 @@ export class LocalBackend {
   }
 
   optimStep(body: Record<string, unknown>): { request_id: string; model_id: string } {
-    return this.submit(body.model_id, body.seq_id, (t) => {
+    return this.submit(body.model_id, body.seq_id, "optim_step", (t) => {
       const p = body.adam_params as Partial<AdamParams> | undefined;
       if (!p || typeof p !== "object") throw new UserInputError("adam_params is required");
       const params: AdamParams = {
@@ -310,7 +327,7 @@ export class LocalBackend {
   saveWeights(body: Record<string, unknown>): { request_id: string; model_id: string } {
     const name = body.path;
     if (typeof name !== "string" || !validCheckpointName(name)) throw new HttpError(400, "path must be a checkpoint name without '/'");
-    return this.submit(body.model_id, body.seq_id, (t) => {
+    return this.submit(body.model_id, body.seq_id, "save_weights", (t) => {
       const p: TinkerPath = { runId: t.run.training_run_id, kind: "weights", name };
       if (this.store.exists(p) && body.overwrite !== true) throw new UserInputError(`checkpoint ${tinkerPath(p)} exists (pass overwrite=true to replace it)`);
       this.store.save(p, t.model, ttl(body.ttl_seconds));
@@ -323,7 +340,7 @@ export class LocalBackend {
     const name = body.path;
     if (name !== undefined && name !== null && (typeof name !== "string" || !validCheckpointName(name))) throw new HttpError(400, "path must be a checkpoint name without '/'");
     // The ephemeral sampler id is fixed at submission, so a retry maps to the same sampler.
-    return this.submit(body.model_id, body.seq_id, (t) => {
+    return this.submit(body.model_id, body.seq_id, "save_weights_for_sampler", (t) => {
       if (typeof name === "string") {
         const p: TinkerPath = { runId: t.run.training_run_id, kind: "sampler_weights", name };
         this.store.save(p, t.model, ttl(body.ttl_seconds));
@@ -358,7 +375,7 @@ export class LocalBackend {
       modelId = created.model_id;
       seqId = 1;
     }
-    return this.submit(modelId, seqId, (t) => {
+    return this.submit(modelId, seqId, "load_weights", (t) => {
       if (!this.store.exists(p)) throw new UserInputError(`no checkpoint at ${path as string}`);
       const loaded = this.store.load(p, withOptimizer);
       // Keep the training client's choice of trainable parts; weights (and rank) come from the file.
@@ -428,6 +445,7 @@ export class LocalBackend {
     }
     const id = this.futures.create();
     if (seq !== undefined) s.futureBySeq.set(seq, id);
+    const start = performance.now();
     void delay(this.options.opDelayMs()).then(() => {
       let result: FutureResult;
       try {
@@ -435,6 +453,7 @@ export class LocalBackend {
       } catch (e) {
         result = LocalBackend.failure(e);
       }
+      this.logOp("sample", start);
       this.futures.resolve(id, result);
     });
     return { request_id: id };
