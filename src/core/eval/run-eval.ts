@@ -40,7 +40,7 @@ export interface EvalJob {
   signal?: AbortSignal;
   /** Progress lines ("25/200  F1 so far 0.412"); default: none. */
   log?: (line: string) => void;
-  /** Print progress every this many episodes (default: 25, or about a tenth of a small run). */
+  /** Print progress every this many episodes (default: 25, or a tenth of a run under 100). */
   progressEvery?: number;
   /** Rewrite summary.json at most this often while running (ms). */
   summaryIntervalMs?: number;
@@ -61,7 +61,8 @@ export async function runEval(job: EvalJob): Promise<EvalResult> {
   const doneIds = new Set(done.map((e) => e.id));
   const todo = job.questions.filter((q) => !doneIds.has(q.id));
   const planned = new Set([...job.questions.map((q) => q.id), ...doneIds]).size;
-  const every = job.progressEvery ?? Math.max(1, Math.min(25, Math.ceil(planned / 10)));
+  // The recipe prints every 25 episodes; a small run gets about ten lines instead.
+  const every = job.progressEvery ?? (planned >= 100 ? 25 : Math.max(1, Math.ceil(planned / 10)));
   const interval = job.summaryIntervalMs ?? 2000;
 
   const writeSummary = (status: RunStatus) => {

@@ -4,7 +4,7 @@
  * `manifest.json` (the run's fingerprint). Everything the UI, `show`, `ablate` and `compare` know
  * about a run is read from here, so runs copied from another machine work the same.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, statSync, truncateSync, writeFileSync, openSync, readSync, closeSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, truncateSync, writeFileSync, openSync, readSync, closeSync } from "node:fs";
 import { join } from "node:path";
 import { FileFormatError } from "../errors";
 import { jsonErrorLine } from "../config";
@@ -118,6 +118,15 @@ export function readRun(runDir: string): RunFiles {
     summary: readJsonFile<RunSummary>(join(runDir, SUMMARY_FILE)),
     episodes: readEpisodes(runDir),
   };
+}
+
+/** Run folders under a runs directory (those with a manifest or episodes), sorted by name. */
+export function listRuns(runsDir: string): string[] {
+  if (!existsSync(runsDir)) return [];
+  return readdirSync(runsDir, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && (existsSync(join(runsDir, d.name, MANIFEST_FILE)) || existsSync(join(runsDir, d.name, EPISODES_FILE))))
+    .map((d) => d.name)
+    .sort();
 }
 
 /**

@@ -1,11 +1,12 @@
 import { strict as assert } from "node:assert";
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   appendEpisode,
   episodesPath,
   readEpisodes,
+  listRuns,
   readRun,
   repairTornTail,
   writeJsonAtomic,
@@ -62,6 +63,16 @@ describe("runs/run-files", () => {
     writeFileSync(join(dir, "summary.json"), '{\n  "n": 1,\n  oops\n}');
     assert.throws(() => readRun(dir), /summary\.json:3/);
     assert.throws(() => readRun(join(dir, "nope")), /not a run folder/);
+  });
+
+  it("listRuns finds run folders (manifest or episodes) and ignores other things", () => {
+    const runs = join(dir, "runs");
+    for (const d of ["a", "b", "empty"]) mkdirSync(join(runs, d), { recursive: true });
+    appendEpisode(join(runs, "b"), fakeRecord("x"));
+    writeJsonAtomic(join(runs, "a", "manifest.json"), {});
+    writeFileSync(join(runs, "notes.txt"), "x");
+    assert.deepEqual(listRuns(runs), ["a", "b"]);
+    assert.deepEqual(listRuns(join(dir, "none")), []);
   });
 
   it("summarize computes the recipe's numbers and the closing line", () => {
