@@ -15,6 +15,8 @@ export interface TinkerContext {
   /** Per session, shared by create_sampling_session and ephemeral save_weights_for_sampler (spec §1.6). */
   nextSamplingSessionSeqId(): number;
   service: SamplingClientSource;
+  /** Sampling back-off after a 429, shared by every sampler of the service (ms timestamp). */
+  sampleBackoff: { until: number };
 }
 
 /** A POST whose answer is a future id, then the poll for its result. */

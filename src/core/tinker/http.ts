@@ -243,7 +243,14 @@ export class TinkerHttp {
       headers: res.headers,
       body: buf,
       text: () => buf.toString("utf8"),
-      json: <T>() => JSON.parse(buf.toString("utf8")) as T,
+      json: <T>() => {
+        try {
+          return JSON.parse(buf.toString("utf8")) as T;
+        } catch {
+          // JSON.parse quotes the text in its message; quote it ourselves, redacted.
+          throw new TinkerApiError(res.status, req.path, `response is not JSON: ${this.redact(buf.toString("utf8").slice(0, 200))}`);
+        }
+      },
     };
   }
 }

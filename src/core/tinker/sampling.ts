@@ -58,19 +58,52 @@ export interface CallOptions {
 const SMALL_PROMPT_BYTES = 128 * 1024;
 const RETRYABLE = (s: number): boolean => s === 408 || s === 409 || s >= 500;
 
+/** Caps concurrent requests (the server's sample_max_concurrent_requests per sampler). */
+class Semaphore {
+  private active = 0;
+  private readonly queue: Array<() => void> = [];
+  constructor(private readonly limit: number) {}
+
+  async run<T>(work: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    if (this.active >= this.limit) {
+      await new Promise<void>((resolve, reject) => {
+        const start = (): void => {
+          signal?.removeEventListener("abort", onAbort);
+          resolve();
+        };
+        const onAbort = (): void => {
+          const i = this.queue.indexOf(start);
+          if (i >= 0) this.queue.splice(i, 1);
+          reject(abortError(signal));
+        };
+        this.queue.push(start);
+        signal?.addEventListener("abort", onAbort, { once: true });
+      });
+    } else if (signal?.aborted) throw abortError(signal);
+    this.active++;
+    try {
+      return await work();
+    } finally {
+      this.active--;
+      this.queue.shift()?.();
+    }
+  }
+}
+
 export class SamplingClient {
   private nextSeqId = 0;
-  /** Shared back-off after a 429: every request on this sampler waits until then. */
-  private backoffUntil = 0;
+  private readonly slots: Semaphore;
 
   constructor(
     private readonly ctx: TinkerContext,
     readonly samplingSessionId: string,
     readonly source: { baseModel?: string; modelPath?: string } = {},
-  ) {}
+  ) {
+    this.slots = new Semaphore(Math.max(1, ctx.config.sample_max_concurrent_requests));
+  }
 
   sample(input: SampleInput, options: CallOptions = {}): TinkerFuture<SampleResult> {
-    return new TinkerFuture(this.sampleWithRetries(input, options.signal));
+    return new TinkerFuture(this.slots.run(() => this.sampleWithRetries(input, options.signal), options.signal));
   }
 
   /** Logprob of each prompt token given the ones before it (the first is null). */
@@ -110,7 +143,7 @@ export class SamplingClient {
       10 * (Array.isArray(input.prompt) ? input.prompt.length : modelInputLength(input.prompt as ModelInput));
     let failures = 0;
     for (;;) {
-      const wait = this.backoffUntil - Date.now();
+      const wait = this.ctx.sampleBackoff.until - Date.now();
       if (wait > 0) await sleep(wait, signal);
       const body = this.request(input, this.nextSeqId++);
       try {
@@ -128,7 +161,7 @@ export class SamplingClient {
         if (signal?.aborted) throw abortError(signal);
         if (e instanceof TinkerApiError && e.status === 429) {
           const pause = promptBytes <= SMALL_PROMPT_BYTES ? policy.sampleBackoffSmallMs : policy.sampleBackoffLargeMs;
-          this.backoffUntil = Math.max(this.backoffUntil, Date.now() + pause);
+          this.ctx.sampleBackoff.until = Math.max(this.ctx.sampleBackoff.until, Date.now() + pause);
           continue;
         }
         const retryable =

@@ -84,6 +84,7 @@ export class TinkerService implements SamplingClientSource {
   private readonly timers: NodeJS.Timeout[] = [];
   private jwtTimer: NodeJS.Timeout | undefined;
   private refreshIntervalSec = 300;
+  private readonly sampleBackoff = { until: 0 };
   private lastHeartbeatOk = Date.now();
   private heartbeatWarned = false;
   private closed = false;
@@ -261,6 +262,7 @@ export class TinkerService implements SamplingClientSource {
       sessionId,
       nextSamplingSessionSeqId: () => this.samplingSessionSeqId++,
       service: this,
+      sampleBackoff: this.sampleBackoff,
     };
   }
 

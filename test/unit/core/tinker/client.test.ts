@@ -145,6 +145,18 @@ describe("tinker client over HTTP", function () {
       assert.deepEqual(s.whoami(), { userUrn: "user:1", email: "a@b.c" });
     });
 
+    it("JWT mode refreshes in the background 300 s before expiry", async () => {
+      server.clientConfig = { use_pyqwest_transport: false, pjwt_auth_enabled: true };
+      // Expires in 301 s: the refresh is due in about 1 s, with no request needed to trigger it.
+      server.jwt = () => jwtWith({ sub: "u", exp: Math.floor(Date.now() / 1000) + 301 });
+      const s = connect();
+      await s.supportedModels();
+      assert.equal(server.to("/api/v1/auth/token").length, 1);
+      await new Promise((r) => setTimeout(r, 1300));
+      assert.ok(server.to("/api/v1/auth/token").length >= 2);
+      assert.equal(server.to("/api/v1/get_server_capabilities").length, 1);
+    });
+
     it("401 says how to set the key and never contains it; error text echoing the key is redacted", async () => {
       server.inject("/api/v1/client/config", { status: 401, json: { detail: `bad key ${KEY}` } });
       const s = connect();
@@ -448,6 +460,28 @@ describe("tinker client over HTTP", function () {
       assert.ok(Date.now() - t0 >= 55, "two back-offs of 30 ms");
       assert.equal(r.sequences[0].tokens.length, 2);
       assert.deepEqual(server.to("/api/v1/asample").map((x) => x.json?.seq_id), [0, 1, 2, 3]);
+    });
+
+    it("keeps at most sample_max_concurrent_requests samples in flight per sampler", async () => {
+      server.clientConfig = { use_pyqwest_transport: false, sample_max_concurrent_requests: 2 };
+      let release: () => void = () => undefined;
+      const held = new Promise<void>((r) => (release = r));
+      server.resultGate = (kind) => (kind === "sample" ? held : Promise.resolve());
+      const s = connect();
+      const sc = await s.createSamplingClient({ baseModel: "Qwen/Qwen3.5-4B" });
+      const all = Array.from({ length: 5 }, () => sc.sample({ prompt: [1], maxTokens: 1 }));
+      await new Promise((r) => setTimeout(r, 150));
+      assert.equal(server.to("/api/v1/asample").length, 2);
+      release();
+      await Promise.all(all.map((f) => f.result()));
+      assert.equal(server.to("/api/v1/asample").length, 5);
+    });
+
+    it("a non-JSON answer is an error that quotes the body redacted", async () => {
+      const s = connect();
+      await s.supportedModels();
+      server.inject("/api/v1/get_server_capabilities", { status: 200, body: `<html>proxy saw ${KEY}</html>` });
+      await assert.rejects(s.supportedModels(), (e: Error) => /not JSON/.test(e.message) && /proxy saw/.test(e.message) && !e.message.includes(KEY));
     });
 
     it("accepts the legacy JSON sample result as a fallback", async () => {
