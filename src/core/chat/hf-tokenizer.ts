@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { UserError } from "../errors";
+import { FileFormatError, UserError } from "../errors";
 import type { ChatMessage, ChatTokenizer } from "./tokenizer";
 
 /** The slice of transformers.js' PreTrainedTokenizer this module uses (its own types are loose). */
@@ -146,6 +146,7 @@ function memo<T>(map: Map<string, Promise<T>>, key: string, make: () => Promise<
 export function loadTokenizer(source: string, options: LoadTokenizerOptions = {}): Promise<ChatTokenizer> {
   const key = JSON.stringify([source, options.chatTemplate ?? null, options.cacheDir ?? null]);
   return memo(cache, key, async () => {
+    if (options.chatTemplate === undefined && isLocalSource(source)) refuseFolderWithoutTemplate(resolve(source));
     const vocab = await memo(vocabularies, JSON.stringify([source, options.cacheDir ?? null]), () => loadVocabulary(source, options));
     if (options.chatTemplate !== undefined) {
       return new TransformersChatTokenizer(`${vocab.name}+template:${shortHash(options.chatTemplate)}`, vocab.tok, options.chatTemplate);
@@ -158,6 +159,21 @@ export function loadTokenizer(source: string, options: LoadTokenizerOptions = {}
     const name = separate.tagName ? `${vocab.name}+template:${shortHash(separate.text)}` : vocab.name;
     return new TransformersChatTokenizer(name, vocab.tok, separate.text);
   });
+}
+
+/** Fails before parsing the (large) tokenizer.json when a folder has no template anywhere. */
+function refuseFolderWithoutTemplate(folder: string): void {
+  const config = join(folder, "tokenizer_config.json");
+  if (!existsSync(config) || existsSync(join(folder, TEMPLATE_FILE))) return; // missing files are reported by the load
+  let parsed: { chat_template?: unknown };
+  try {
+    parsed = JSON.parse(readFileSync(config, "utf8")) as { chat_template?: unknown };
+  } catch (e) {
+    throw new FileFormatError(config, undefined, `not valid JSON: ${(e as Error).message}`);
+  }
+  if (!parsed.chat_template) {
+    throw new UserError(`tokenizer folder ${folder} has no chat template (neither in tokenizer_config.json nor ${TEMPLATE_FILE}); give one as a .jinja file`);
+  }
 }
 
 /** Forgets loaded tokenizers (tests that load the same source twice on purpose). */
