@@ -57,33 +57,33 @@ describe("cli: demo, eval (kill -9, SIGTERM, resume, test split), show", functio
   it("kill -9 mid-run loses at most the episodes in flight; --resume completes it with unique ids", async function () {
     if (!valIds) this.skip();
     const run = join(ws, "runs", "k9");
-    const args = ["eval", "--workspace", ws, "--name", "k9", "--limit", "80", "--concurrency", "4"];
-    const { child, done } = await startCli([...args, "--scripted-delay-ms", "30"]);
+    const args = ["eval", "--workspace", ws, "--name", "k9", "--limit", "100", "--concurrency", "4"];
+    const { child, done } = await startCli([...args, "--scripted-delay-ms", "50"]);
     await waitFor(() => lines(join(run, "episodes.jsonl")) >= 12, 60_000, "12 finished episodes");
     child.kill("SIGKILL");
     const killed = await done;
     assert.equal(killed.signal, "SIGKILL");
     const before = readEpisodes(run).map((e) => e.id);
-    assert.ok(before.length >= 12 && before.length < 80, `${before.length} kept`);
+    assert.ok(before.length >= 12 && before.length < 100, `${before.length} kept`);
     assert.equal(summaryOf(run).status, "running", "a killed job cannot close its summary");
 
     const resumed = await runCli([...args, "--resume"]);
     assert.equal(resumed.code, 0, resumed.stderr);
-    assert.match(resumed.stdout, new RegExp(`resumed: ${before.length} episodes were already done, ${80 - before.length} run now`));
+    assert.match(resumed.stdout, new RegExp(`resumed: ${before.length} episodes were already done, ${100 - before.length} run now`));
     const ids = readEpisodes(run).map((e) => e.id);
-    assert.equal(lines(join(run, "episodes.jsonl")), 80, "no duplicate lines on disk");
-    assert.equal(new Set(ids).size, 80);
-    assert.deepEqual([...ids].sort(), valIds.slice(0, 80).sort());
+    assert.equal(lines(join(run, "episodes.jsonl")), 100, "no duplicate lines on disk");
+    assert.equal(new Set(ids).size, 100);
+    assert.deepEqual([...ids].sort(), valIds.slice(0, 100).sort());
     assert.deepEqual(ids.slice(0, before.length), before, "finished episodes were kept, not redone");
     assert.equal(summaryOf(run).status, "done");
-    assert.equal(summaryOf(run).n, 80);
+    assert.equal(summaryOf(run).n, 100);
   });
 
   it("SIGTERM stops cleanly as interrupted; resume refuses a changed fingerprint, naming the field", async function () {
     if (!valIds) this.skip();
     const run = join(ws, "runs", "term");
     const args = ["eval", "--workspace", ws, "--name", "term", "--limit", "60", "--concurrency", "3"];
-    const { child, done } = await startCli([...args, "--scripted-delay-ms", "40"]);
+    const { child, done } = await startCli([...args, "--scripted-delay-ms", "60"]);
     await waitFor(() => lines(join(run, "episodes.jsonl")) >= 5, 60_000, "5 finished episodes");
     child.kill("SIGTERM");
     const r = await done;
