@@ -17,7 +17,7 @@ const HELP = `usage: agent-lab eval --name NAME [options]
 
   --name NAME           run folder under runsDir (default runs/NAME)
   --split S             val (default), train, or test (needs ${TEST_SPLIT_FLAG})
-  ${TEST_SPLIT_FLAG}  allow opening the test split (recorded in the manifest)
+  ${TEST_SPLIT_FLAG} allow opening the test split (recorded in the manifest)
   --closed-book         no search: the floor
   --limit N             first N questions of the split
   --top-k K             paragraphs per search (config topK)

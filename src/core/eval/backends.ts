@@ -23,6 +23,7 @@ export interface PolicyOptions {
 export async function makePolicy(options: PolicyOptions): Promise<Policy> {
   switch (options.backend) {
     case "scripted":
+      if (options.checkpoint) throw new UserError("--checkpoint needs a backend that loads weights; the scripted reader has none");
       // The honest heuristic reader: free, offline, no logprobs; a stand-in for a model.
       return new HeuristicPolicy(await offlineTokenizer("qwen3"), { delayMs: options.scriptedDelayMs });
     case "tinker":

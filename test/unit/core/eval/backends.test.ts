@@ -7,6 +7,7 @@ describe("eval/makePolicy", () => {
     const p = await makePolicy({ backend: "scripted", config: DEFAULT_CONFIG });
     assert.deepEqual(p.describe(), { kind: "scripted", model: "heuristic-reader", logprobs: false });
     assert.equal(p.endToken, p.tokenizer.tokenId("<|im_end|>"));
+    await assert.rejects(makePolicy({ backend: "scripted", config: DEFAULT_CONFIG, checkpoint: "tinker://x" }), /--checkpoint needs a backend that loads weights/);
   });
 
   it("says clearly which backends are not available yet, and refuses unknown names", async () => {
