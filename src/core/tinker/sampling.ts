@@ -168,7 +168,7 @@ export class SamplingClient {
           e instanceof TinkerConnectionError ||
           e instanceof TinkerFutureExpiredError ||
           (e instanceof TinkerApiError && RETRYABLE(e.status));
-        if (!retryable) throw e;
+        if (!retryable || this.ctx.config.sample_no_retries) throw e;
         if (Date.now() - started >= policy.sampleStuckMs) {
           throw new TinkerConnectionError("asample", `no progress made in ${Math.round(policy.sampleStuckMs / 1000)} s: ${(e as Error).message}`);
         }

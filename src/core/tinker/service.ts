@@ -188,9 +188,9 @@ export class TinkerService implements SamplingClientSource {
         json: { sdk_version: PROTOCOL_SDK_VERSION },
         retry: false,
         timeoutMs: 10_000,
-        passStatus: (s) => s === 404,
+        passStatus: () => true, // never pause here (402) or fail: defaults are fine
       });
-      if (res.status === 404) return 300;
+      if (res.status !== 200) return 300;
       return res.json<ClientDynamicConfigResponse>().refresh_interval_sec ?? 300;
     } catch {
       return 300;
@@ -237,13 +237,15 @@ export class TinkerService implements SamplingClientSource {
 
   private async heartbeat(sessionId: string): Promise<void> {
     try {
-      await this.http.request({
+      const res = await this.http.request({
         method: "POST",
         path: "/api/v1/session_heartbeat",
         json: { session_id: sessionId, type: "session_heartbeat" },
         retry: false,
         timeoutMs: 10_000,
+        passStatus: () => true, // a beat never waits (no 402 pause); the next one comes in 10 s
       });
+      if (res.status >= 300) throw new Error(`heartbeat HTTP ${res.status}`);
       this.lastHeartbeatOk = Date.now();
       this.heartbeatWarned = false;
     } catch {

@@ -367,6 +367,19 @@ describe("tinker client over HTTP", function () {
       assert.equal(server.to("/api/v1/optim_step").length, 1);
     });
 
+    it("x-should-retry overrides the status rule; an empty-body 400 (proxy glitch) is retried", async () => {
+      const tc = await trainer();
+      server.inject("/api/v1/optim_step", { status: 400 });
+      await tc.optimStep().result();
+      assert.equal(server.to("/api/v1/optim_step").length, 2);
+      server.inject("/api/v1/optim_step", { status: 503, headers: { "x-should-retry": "false" } });
+      await assert.rejects(tc.optimStep().result(), (e: Error) => e instanceof TinkerApiError && e.status === 503);
+      assert.equal(server.to("/api/v1/optim_step").length, 3);
+      server.inject("/api/v1/optim_step", { status: 418, headers: { "x-should-retry": "true" } });
+      await tc.optimStep().result();
+      assert.equal(server.to("/api/v1/optim_step").length, 5);
+    });
+
     it("long-polls slow futures, survives dropped polls and 5xx, and surfaces error envelopes", async () => {
       server.longPollMs = 40;
       server.resultGate = (kind) => (kind === "optim_step" ? new Promise((r) => setTimeout(r, 250)) : Promise.resolve());
@@ -482,6 +495,14 @@ describe("tinker client over HTTP", function () {
       await s.supportedModels();
       server.inject("/api/v1/get_server_capabilities", { status: 200, body: `<html>proxy saw ${KEY}</html>` });
       await assert.rejects(s.supportedModels(), (e: Error) => /not JSON/.test(e.message) && /proxy saw/.test(e.message) && !e.message.includes(KEY));
+    });
+
+    it("sample_no_retries: a failed sample is not retried", async () => {
+      server.clientConfig = { use_pyqwest_transport: false, sample_no_retries: true };
+      const sc = await connect().createSamplingClient({ baseModel: "Qwen/Qwen3.5-4B" });
+      server.inject("/api/v1/asample", { status: 500 });
+      await assert.rejects(sc.sample({ prompt: [1], maxTokens: 1 }).result(), (e: Error) => e instanceof TinkerApiError && e.status === 500);
+      assert.equal(server.to("/api/v1/asample").length, 1);
     });
 
     it("accepts the legacy JSON sample result as a fallback", async () => {
