@@ -12,7 +12,9 @@ import { runEpisode, type EpisodeOptions } from "../../../../src/core/harness/ep
 import { loadSystemPrompt } from "../../../../src/core/harness/prompts";
 import { ScriptedPolicy, type ScriptedReply } from "../../../../src/core/policies/scripted";
 import type { SearchHit, Searcher } from "../../../../src/core/search/searcher";
-import { requireSharedData } from "../../../helpers/shared-data";
+import { requireSharedData, sharedDataPath } from "../../../helpers/shared-data";
+import type { ChatMessage } from "../../../../src/core/chat/tokenizer";
+import { formatResults, LAST_SEARCH } from "../../../../src/core/harness/results";
 
 /** Returns the same paragraphs for every query and remembers the queries. */
 class FakeSearcher implements Searcher {
@@ -274,6 +276,36 @@ describe("harness: runEpisode", function () {
       assert.equal(ep.turns.length, gold.length + 1);
       assert.doesNotMatch(textOf(ep.tokens, ep.sampled, 1), /\[/, "no result text among the model's tokens");
       assert.deepEqual(policy.prompts.at(-1), [...ep.prompt, ...ep.tokens.slice(0, ep.turns.at(-1)!.start)]);
+    }
+  });
+
+  it("a whole episode's tokens are the chat template's rendering of it, under Qwen3 and Qwen3.5 templates", async function () {
+    const file = requireSharedData(this, "hotpotqa", "hotpotqa_distractor_dev_partial.jsonl");
+    const row = JSON.parse(readFileSync(file, "utf8").split("\n")[1]) as HotpotRow;
+    const paragraphs = row.context.map(([title, sentences], id) => ({ id, title, text: sentences.join("") }));
+    const replies = ["<search>Kiss and Tell 1945 film</search>", "<search>Shirley Temple</search>", `<answer>${row.answer}</answer>`];
+    const templates = [tok];
+    const t35 = sharedDataPath("qwen3_5", "qwen3_5_chat_template.jinja");
+    if (t35) templates.push(await offlineTokenizer("qwen3.5", { templateFile: t35 }));
+    for (const t of templates) {
+      const searcher = new TitleSearcher(paragraphs);
+      const ep = await runEpisode(new ScriptedPolicy(t, replies), searcher, { id: row.id, question: row.question, answers: [row.answer] }, { maxSearches: 2 });
+      assert.equal(ep.end, "answer");
+      // The conversation as chat messages, built independently of the episode's tokens.
+      const messages: ChatMessage[] = [
+        { role: "system", content: loadSystemPrompt().text },
+        { role: "user", content: row.question },
+      ];
+      replies.forEach((reply, i) => {
+        messages.push({ role: "assistant", content: reply });
+        if (i < 2) messages.push({ role: "user", content: formatResults(searcher.search(ep.searches[i], 3)) + (i === 1 ? `\n${LAST_SEARCH}` : "") });
+      });
+      // Every assistant turn but the last carries the empty think block the model saw; the last
+      // one is the reply being produced, which Qwen's templates render with it too.
+      const rendered = t.renderChat(messages, { addGenerationPrompt: false });
+      const expected = rendered.split("<|im_start|>assistant\n<search>").join(`<|im_start|>assistant\n${EMPTY_THINK}<search>`);
+      assert.equal(t.decode([...ep.prompt, ...ep.tokens]), `${expected.replace(/\n$/, "")}`, t.name);
+      assert.deepEqual([...ep.prompt, ...ep.tokens], t.encode(expected.replace(/\n$/, "")), t.name);
     }
   });
 
