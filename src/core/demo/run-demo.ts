@@ -73,8 +73,10 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
   };
   step("eval on val: the scripted heuristic reader, with search (runs/heuristic)");
   const withSearch = await evalSplit({ ...common, name: "heuristic", closedBook: false, command: ["agent-lab", "demo", "(eval heuristic)"] });
+  if (o.signal?.aborted) throw new UserError("demo interrupted; rerun it to start over");
   step("eval on val: the same reader closed-book, the floor (runs/closed-book)");
   const closedBook = await evalSplit({ ...common, name: "closed-book", closedBook: true, command: ["agent-lab", "demo", "(eval closed-book)"] });
+  if (o.signal?.aborted) throw new UserError("demo interrupted; rerun it to start over");
   return { withSearch, closedBook, seconds: (Date.now() - started) / 1000 };
 }
 
