@@ -1,6 +1,7 @@
 /**
  * `agent-lab score FILE [--per-line OUT]`: mean Exact Match and F1 of a JSONL file whose lines
  * have `prediction` and `answers` (other fields are ignored, and kept in --per-line output).
+ * `agent-lab score RUN_DIR`: rescores a run folder in place (rescoreRun, from the eval module).
  */
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { FileFormatError, UserError } from "../core/errors";
@@ -43,14 +44,19 @@ export function scoreJsonlFile(file: string): ScoredFile {
 export async function run(argv: string[]): Promise<void> {
   const { values, positionals } = parse("score", argv, { "per-line": { type: "string" }, help: { type: "boolean", short: "h" } }, true);
   if (values.help || positionals.length !== 1) {
-    const usage = "usage: agent-lab score FILE [--per-line OUT]\n  FILE: JSONL with \"prediction\" and \"answers\" on every line";
+    const usage = "usage: agent-lab score FILE [--per-line OUT] | agent-lab score RUN_DIR\n  FILE: JSONL with \"prediction\" and \"answers\" on every line\n  RUN_DIR: a run folder, rescored in place (episodes.jsonl, summary.json)";
     if (values.help) return void console.log(usage);
     throw new UserError(usage);
   }
   const target = positionals[0];
   if (!existsSync(target)) throw new UserError(`${target}: no such file`);
   if (statSync(target).isDirectory()) {
-    throw new UserError(`${target} is a folder: rescoring a run folder is not supported yet (give its episodes .jsonl file instead)`);
+    // a run folder: the eval module rescores its episodes in place and updates its summary
+    if (values["per-line"]) throw new UserError("--per-line is for a JSONL file; a run folder is rescored in place");
+    const { rescoreRun } = await import("../core/eval/rescore");
+    const r = rescoreRun(target);
+    console.log(`EM ${r.em.toFixed(3)}  F1 ${r.f1.toFixed(3)}  n ${r.n}  (${r.changed} episode${r.changed === 1 ? "" : "s"} changed; episodes.jsonl and summary.json rewritten)`);
+    return;
   }
   const result = scoreJsonlFile(target);
   if (values["per-line"]) {

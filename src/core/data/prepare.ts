@@ -12,7 +12,7 @@
  * Files are written under a temporary folder and renamed into place at the end, so a failure leaves
  * an earlier good data folder untouched.
  */
-import { mkdir, mkdtemp, rename, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { Question } from "./question";
 import { readHotpotRecords, type HotpotRecord } from "./hotpot-records";
@@ -50,7 +50,8 @@ export function questionRow(r: HotpotRecord): Question {
 
 export async function prepareData(outDir: string, input: PrepareInput, log: (line: string) => void = () => {}): Promise<PrepareResult> {
   await mkdir(outDir, { recursive: true });
-  const tmp = await mkdtemp(join(outDir, ".prepare-"));
+  await removeAbandonedTempDirs(outDir);
+  const tmp = await mkdtemp(join(outDir, `${TEMP_PREFIX}${process.pid}-`));
   try {
     const result = await writeAll(tmp, input, log);
     // splits.json last: if anything stops half-way, the old record no longer matches and
@@ -61,6 +62,26 @@ export async function prepareData(outDir: string, input: PrepareInput, log: (lin
     return result;
   } finally {
     await rm(tmp, { recursive: true, force: true });
+  }
+}
+
+const TEMP_PREFIX = ".prepare-";
+
+/** A prepare killed hard (SIGKILL, power loss) leaves its temp folder; remove those whose process is gone. */
+async function removeAbandonedTempDirs(outDir: string): Promise<void> {
+  for (const name of await readdir(outDir)) {
+    const pid = name.startsWith(TEMP_PREFIX) ? Number(name.slice(TEMP_PREFIX.length).split("-")[0]) : NaN;
+    if (!Number.isInteger(pid) || pid <= 0 || isAlive(pid)) continue;
+    await rm(join(outDir, name), { recursive: true, force: true });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code !== "ESRCH";
   }
 }
 

@@ -4,7 +4,9 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { run } from "../../../src/cli/score";
 import { FileFormatError, UserError } from "../../../src/core/errors";
+import { appendEpisode, readEpisodes } from "../../../src/core/runs/run-files";
 import { requireSharedData } from "../../helpers/shared-data";
+import { fakeRecord } from "./runs/fakes";
 import { tempDir } from "./data/helpers";
 
 async function captured(fn: () => Promise<void>): Promise<string> {
@@ -58,11 +60,20 @@ describe("score CLI", function () {
     await assert.rejects(run([input]), /bad\.jsonl:2: not valid JSON/);
   });
 
-  it("says clearly when given a run folder, a missing file or no file", async () => {
-    const folder = join(dir.path, "run-folder");
-    mkdirSync(folder);
-    await assert.rejects(run([folder]), (e: unknown) => e instanceof UserError && /folder/.test(e.message));
-    await assert.rejects(run([join(dir.path, "nope.jsonl")]), /no such file/);
+  it("rescores a run folder in place through the eval module's rescoreRun", async () => {
+    const runDir = join(dir.path, "run-folder");
+    mkdirSync(runDir);
+    // stale scores on disk, as an older scorer might have written them
+    appendEpisode(runDir, fakeRecord("q1", { prediction: "President Richard Nixon", answers: ["Richard Nixon"], em: 1, f1: 1, reward: 1 }));
+    appendEpisode(runDir, fakeRecord("q2", { prediction: "Paris", answers: ["Paris"], em: 1, f1: 1, reward: 1 }));
+    const out = await captured(() => run([runDir]));
+    assert.equal(out, `EM 0.500  F1 ${((0.8 + 1) / 2).toFixed(3)}  n 2  (1 episode changed; episodes.jsonl and summary.json rewritten)`);
+    assert.deepEqual(readEpisodes(runDir).map((e) => e.em), [0, 1]);
+    await assert.rejects(run([runDir, "--per-line", join(dir.path, "x.jsonl")]), /--per-line is for a JSONL file/);
+  });
+
+  it("says clearly when the file is missing or not given", async () => {
+    await assert.rejects(run([join(dir.path, "nope.jsonl")]), (e: unknown) => e instanceof UserError && /no such file/.test(e.message));
     await assert.rejects(run([]), /usage: agent-lab score FILE/);
   });
 });

@@ -6,7 +6,7 @@
  * and a failed prepare leaves the previous data folder untouched.
  */
 import assert from "node:assert/strict";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { FileFormatError } from "../../../../src/core/errors";
 import { prepareData } from "../../../../src/core/data/prepare";
@@ -183,5 +183,17 @@ describe("data: prepare", function () {
     for (const [name, bytes] of Object.entries(before)) assert.ok(readFileSync(join(out, name)).equals(bytes), `${name} changed`);
     assert.ok(existsSync(join(out, "splits.json")));
     checkTestSplit(out);
+  });
+
+  it("removes the temp folder a killed prepare left behind, and only when its process is gone", async function () {
+    const out = join(dir.path, "abandoned");
+    const dead = join(out, ".prepare-999999999-abc"); // no such process
+    const live = join(out, `.prepare-${process.pid}-xyz`); // this process: maybe a concurrent prepare
+    mkdirSync(dead, { recursive: true });
+    mkdirSync(live, { recursive: true });
+    writeFileSync(join(dead, "corpus.jsonl"), "half written");
+    await prepareData(out, { trainFiles: [trainFile], devFiles: [devFile], source: "test" });
+    assert.ok(!existsSync(dead));
+    assert.ok(existsSync(live));
   });
 });
