@@ -265,11 +265,12 @@ export class TinyModel {
     const h = hpre.map(Math.tanh);
     // Vocabulary head.
     const ub = this.ub.values();
+    const U = eff.U;
     const pv = new Float64Array(V);
     let zmax = -Infinity;
-    for (let v = 0; v < V; v++) {
+    for (let v = 0, row = 0; v < V; v++, row += d) {
       let z = ub[v];
-      for (let l = 0; l < d; l++) z += eff.U[v * d + l] * h[l];
+      for (let l = 0; l < d; l++) z += U[row + l] * h[l];
       pv[v] = z;
       if (z > zmax) zmax = z;
     }
@@ -372,14 +373,15 @@ export class TinyModel {
     const dh = new Float64Array(d);
     // Vocabulary head: z_v = U[v]·h + ub[v].
     const dub = this.ub.grad;
-    for (let v = 0; v < V; v++) {
+    const U = eff.U;
+    const dU = grad.eff.U;
+    for (let v = 0, row = 0; v < V; v++, row += d) {
       const z = dz[v];
       if (z === 0) continue;
       dub[v] += z;
-      const row = v * d;
       for (let l = 0; l < d; l++) {
-        grad.eff.U[row + l] += z * h[l];
-        dh[l] += z * eff.U[row + l];
+        dU[row + l] += z * h[l];
+        dh[l] += z * U[row + l];
       }
     }
     // Copy head: α = softmax(q·key/√d).

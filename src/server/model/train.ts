@@ -77,7 +77,8 @@ export function forwardBackward(
         ys.push(targets[i]);
         dlps.push(term.dlp);
       }
-      if (grad) model.backwardPosition(seq, ps, ys, dlps, grad);
+      // Prompt positions usually carry no gradient (weight or advantage 0): skip their O(V·d) backward.
+      if (grad && dlps.some((g) => g !== 0)) model.backwardPosition(seq, ps, ys, dlps, grad);
     }
     if (grad) model.finishSequence(seq, grad);
     return out;
