@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import { PY_WORD_CLASS, pyLower } from "../../../src/core/data/python-text";
 import { exactMatch, f1Score, normalizeAnswer } from "../../../src/core/score";
 
 const PYTHON_SCORE = `
@@ -114,5 +115,45 @@ describe("score parity with python3", function () {
     }
     // the generator must exercise partial credit, not only 0 and 1
     assert.ok(nonTrivialF1 > 200, `only ${nonTrivialF1} cases with 0 < F1 < 1`);
+  });
+
+  it("word characters (re's \\w) and lower() match Python for every code point its Unicode version assigns", function () {
+    // Code points Python's Unicode database leaves unassigned are skipped: JavaScript's tables are
+    // newer, and Python itself changes on them from version to version.
+    const py = spawnSync(
+      "python3",
+      ["-c", `
+import json, re, sys, unicodedata
+word = re.compile(r"\\w")
+flags, lower = [], {}
+for c in range(0x110000):
+    ch = chr(c)
+    if 0xD800 <= c < 0xE000 or unicodedata.category(ch) == "Cn":
+        flags.append("-")
+        continue
+    flags.append("w" if word.match(ch) else ".")
+    if ch.lower() != ch:
+        lower[c] = ch.lower()
+json.dump({"version": unicodedata.unidata_version, "flags": "".join(flags), "lower": lower}, sys.stdout)
+`],
+      { encoding: "utf8", maxBuffer: 64 << 20 },
+    );
+    if (py.error) {
+      console.log(`      skipped: python3 is not available (${py.error.message})`);
+      this.skip();
+    }
+    const { flags, lower } = JSON.parse(py.stdout) as { version: string; flags: string; lower: Record<string, string> };
+    const word = new RegExp(`^${PY_WORD_CLASS}$`, "u");
+    const wrong: string[] = [];
+    let checked = 0;
+    for (let c = 0; c < flags.length; c++) {
+      if (flags[c] === "-") continue;
+      checked++;
+      const ch = String.fromCodePoint(c);
+      if (word.test(ch) !== (flags[c] === "w")) wrong.push(`U+${c.toString(16)} word`);
+      if (pyLower(ch) !== (lower[c] ?? ch)) wrong.push(`U+${c.toString(16)} lower`);
+    }
+    assert.deepEqual(wrong.slice(0, 20), [], `${wrong.length} differences`);
+    assert.ok(checked > 100_000, `only ${checked} assigned code points checked`);
   });
 });
