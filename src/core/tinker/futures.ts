@@ -111,7 +111,10 @@ export async function pollFuture(http: TinkerHttp, requestId: string, opts: Poll
       if (contentType.includes("application/x-protobuf")) return { kind: "proto", bytes: res.body };
       const value = res.json<JsonEnvelope>();
       if (value && typeof value === "object") {
-        if (value.type === "try_again") continue;
+        if (value.type === "try_again") {
+          waits = 0; // the server answered: back-off for later trouble starts small again
+          continue;
+        }
         if (value.status === "complete_metadata") {
           // The result is ready but large; ask for the payload itself (only once).
           if (!allowMetadataOnly) throw new TinkerApiError(200, "retrieve_future", "metadata-only answer repeated");

@@ -1,4 +1,14 @@
-/** The native Tinker client: service, training and sampling clients, futures, policy adapter. */
+/**
+ * The native Tinker client: service, training and sampling clients, futures, policy adapter.
+ *
+ *   const tinker = new TinkerService();                    // TINKER_API_KEY, TINKER_BASE_URL
+ *   const tc = await tinker.createLoraTrainingClient({ baseModel: "Qwen/Qwen3.5-4B", rank: 32 });
+ *   const fb = tc.forwardBackward(data, "cross_entropy");  // both on the wire before any await
+ *   const step = tc.optimStep({ learning_rate: 4e-5, eps: 1e-8 });
+ *   console.log((await fb.result()).metrics["loss:sum"]); await step.result();
+ *   const sampler = await tc.saveWeightsAndGetSamplingClient().result();
+ *   tinker.close();                                        // stops the session heartbeat
+ */
 export { TinkerService, DEFAULT_TINKER_BASE_URL, type TinkerServiceOptions, type CreateLoraOptions } from "./service";
 export { TrainingClient, type ForwardBackwardResult, type SaveOptions } from "./training";
 export { SamplingClient, type SampleInput, type SampleResult, type SampledSequenceResult, type CallOptions } from "./sampling";
