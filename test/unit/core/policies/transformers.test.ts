@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { UserError } from "../../../../src/core/errors";
 import { createTransformersPolicy, type TransformersPolicy } from "../../../../src/core/policies/transformers";
 
@@ -159,7 +159,7 @@ describe("policies: transformers.js on a tiny local ONNX model", function () {
   });
 
   it("describe() says logprobs are available, and samples carry one per token", async function () {
-    assert.deepEqual(policy.describe(), { kind: "transformers", model: "tiny-model", logprobs: true });
+    assert.deepEqual(policy.describe(), { kind: "transformers", model: basename(MODEL_DIR), logprobs: true });
     const s = await policy.sample(stopCase.prompt_ids, { temperature: 0.7, maxTokens: 8 });
     assert.ok(s.logprobs !== null && s.logprobs.length === s.tokens.length);
   });
