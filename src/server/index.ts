@@ -2,3 +2,4 @@
 export { startLocalBackend, clientConfig, type LocalBackendOptions, type RunningLocalBackend } from "./http-server";
 export { parseFaultSpec, type FaultOptions } from "./faults";
 export { STAND_IN_NOTICE } from "./backend";
+export { connectOrStartLocalBackend, isLocalBackend, type LocalBackendHandle } from "./reuse";

@@ -329,3 +329,24 @@ describe("server/local-backend", function () {
     assert.equal(((await wire.optim(model, 2)).metrics as Record<string, number>)["step:max"], 1);
   });
 });
+
+describe("server/local-backend start-or-reuse", () => {
+  it("reuses a backend already on the port and starts one when none is there", async () => {
+    const { connectOrStartLocalBackend, isLocalBackend } = await import("../../../src/server");
+    const dir = mkdtempSync(join(tmpdir(), "local-backend-reuse-"));
+    const first = await connectOrStartLocalBackend({ dir, port: 0 });
+    try {
+      assert.equal(first.started, true);
+      const port = Number(new URL(first.url).port);
+      const second = await connectOrStartLocalBackend({ dir, port });
+      assert.equal(second.started, false);
+      assert.equal(second.url, first.url);
+      await second.close(); // a reused backend is not stopped by the borrower
+      assert.equal(await isLocalBackend(first.url), true);
+    } finally {
+      await first.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+    assert.equal(await isLocalBackend(first.url), false);
+  });
+});
