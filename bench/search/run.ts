@@ -1,0 +1,300 @@
+/**
+ * Search benchmark: our BM25 index vs bm25s (the recipe's library), in the same run.
+ *
+ *   python3 -m venv bench/.venv && bench/.venv/bin/pip install bm25s PyStemmer numba
+ *   npx tsx bench/search/run.ts            full: 507,494 synthetic paragraphs, 500+500 queries
+ *   npx tsx bench/search/run.ts --quick    50,000 paragraphs, 200+200 queries (development)
+ *   options: --docs N  --queries N  --no-bm25s
+ *
+ * Table 1 (synthetic corpus, Wikipedia-like statistics, see synthetic-corpus.ts): build time, peak
+ * RSS of the building process, size on disk, load time, query p50/p99 for short (3–8 words) and
+ * long (12–20 words, question-like) queries, top-3 agreement with bm25s (exact id sets, and
+ * ties-aware: the same three scores). Also: stemmer parity with PyStemmer over a large vocabulary
+ * and tokenizer parity with bm25s on the real paragraphs.
+ * Table 2 (real text): recall@3 of the gold supporting paragraphs of the 200 dev questions over the
+ * 3,075 real paragraphs, query = the question or each supporting title, ours and bm25s.
+ * Work files go to bench/.work (git-ignored); results also to bench/.work/results.json.
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
+import { join, resolve } from "node:path";
+import { openIndex } from "../../src/core/search/bm25-index";
+import { splitWords, TermTokenizer } from "../../src/core/search/tokenizer";
+import { stemEnglish } from "../../src/core/search/english-stemmer";
+import { devQuestions, realParagraphs, writeCorpus, type GoldQuestion } from "./real-paragraphs";
+import { makeQueries, queryParagraphIds, SyntheticCorpus } from "./synthetic-corpus";
+
+const ROOT = resolve(__dirname, "..", "..");
+const WORK = join(ROOT, "bench", ".work");
+const PYTHON = join(ROOT, "bench", ".venv", "bin", "python");
+const RUNNER = join(__dirname, "bm25s_runner.py");
+const HOTPOT = resolve(ROOT, "..", "shared", "data", "hotpotqa");
+const K = 3;
+
+interface Args {
+  docs: number;
+  queries: number;
+  bm25s: boolean;
+}
+
+function parseArgs(argv: string[]): Args {
+  const quick = argv.includes("--quick");
+  const val = (name: string) => {
+    const i = argv.indexOf(name);
+    return i >= 0 ? Number(argv[i + 1]) : undefined;
+  };
+  return { docs: val("--docs") ?? (quick ? 50_000 : 507_494), queries: val("--queries") ?? (quick ? 200 : 500), bm25s: !argv.includes("--no-bm25s") };
+}
+
+interface BuildStats {
+  seconds: number;
+  peak_rss: number;
+  bytes: number;
+}
+interface QueryRun {
+  seconds: number[];
+  ids: number[][];
+  scores: number[][];
+}
+interface SystemRun {
+  build: BuildStats;
+  load: number;
+  runs: Record<string, QueryRun>;
+}
+
+function log(msg: string): void {
+  console.error(`[${new Date().toISOString().slice(11, 19)}] ${msg}`);
+}
+
+function sh(cmd: string, args: string[]): string {
+  return execFileSync(cmd, args, { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], maxBuffer: 1 << 28 });
+}
+
+function ourBuild(corpus: string, dir: string): BuildStats {
+  const out = sh(process.execPath, [...process.execArgv, join(__dirname, "build-child.ts"), corpus, dir]);
+  return JSON.parse(out.trim().split("\n").pop()!) as BuildStats;
+}
+
+function ourQueries(dir: string, queries: string[]): { load: number; run: QueryRun } {
+  const t0 = performance.now();
+  const index = openIndex(dir);
+  const load = (performance.now() - t0) / 1000;
+  for (const q of queries.slice(0, 20)) index.search(q, K); // warm-up (JIT)
+  const run: QueryRun = { seconds: [], ids: [], scores: [] };
+  for (const q of queries) {
+    const t = performance.now();
+    const hits = index.search(q, K);
+    run.seconds.push((performance.now() - t) / 1000);
+    run.ids.push(hits.map((h) => h.id));
+    run.scores.push(hits.map((h) => h.score));
+  }
+  return { load, run };
+}
+
+function bm25s(corpus: string, dir: string, queries: string[], tag: string): SystemRun {
+  const buildOut = join(WORK, `${tag}-bm25s-build.json`);
+  sh(PYTHON, [RUNNER, "build", corpus, dir, buildOut]);
+  const qFile = join(WORK, `${tag}-queries.json`);
+  writeFileSync(qFile, JSON.stringify(queries));
+  const queryOut = join(WORK, `${tag}-bm25s-query.json`);
+  sh(PYTHON, [RUNNER, "query", dir, qFile, String(K), queryOut, "numpy,numba"]);
+  const q = JSON.parse(readFileSync(queryOut, "utf8")) as { load_seconds: number; backends: Record<string, QueryRun> };
+  return { build: JSON.parse(readFileSync(buildOut, "utf8")) as BuildStats, load: q.load_seconds, runs: q.backends };
+}
+
+function percentile(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(p * s.length))];
+}
+
+/** Fraction of queries whose top-3 id sets match; ties-aware also accepts the same three scores. */
+function agreement(ours: QueryRun, theirs: QueryRun, from: number, to: number): { exact: number; tiesAware: number } {
+  let exact = 0;
+  let ties = 0;
+  for (let i = from; i < to; i++) {
+    const a = [...ours.ids[i]].sort().join();
+    const b = [...theirs.ids[i]].sort().join();
+    const sameScores =
+      ours.scores[i].length === theirs.scores[i].length && ours.scores[i].every((s, j) => Math.abs(s - theirs.scores[i][j]) <= 1e-5 * Math.max(1, Math.abs(s)));
+    if (a === b) exact++;
+    if (a === b || sameScores) ties++;
+  }
+  return { exact: exact / (to - from), tiesAware: ties / (to - from) };
+}
+
+const ms = (s: number) => `${(s * 1000).toFixed(2)} ms`;
+const gb = (b: number) => `${(b / 2 ** 30).toFixed(2)} GiB`;
+const mb = (b: number) => `${(b / 2 ** 20).toFixed(0)} MiB`;
+
+function table(rows: string[][]): string {
+  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
+  return rows.map((r, i) => "| " + r.map((cell, c) => cell.padEnd(widths[c])).join(" | ") + " |" + (i === 0 ? "\n|" + widths.map((w) => "-".repeat(w + 2)).join("|") + "|" : "")).join("\n");
+}
+
+/** Stems every distinct word of the real paragraphs and a large synthetic sample with both stemmers. */
+function stemmerParity(words: Set<string>): { words: number; mismatches: string[] } {
+  const list = [...words];
+  const inFile = join(WORK, "stem-words.txt");
+  const outFile = join(WORK, "stem-pystemmer.txt");
+  writeFileSync(inFile, list.join("\n"));
+  sh(PYTHON, [RUNNER, "stems", inFile, outFile]);
+  const expected = readFileSync(outFile, "utf8").split("\n");
+  const mismatches: string[] = [];
+  list.forEach((w, i) => {
+    const got = stemEnglish(w);
+    if (got !== expected[i]) mismatches.push(`${w}: ${got} ≠ ${expected[i]}`);
+  });
+  return { words: list.length, mismatches };
+}
+
+/** Token lists of every real paragraph: ours vs bm25s.tokenize. */
+function tokenizerParity(corpus: string, paragraphs: { title: string; text: string }[]): { docs: number; same: number } {
+  const out = join(WORK, "real-bm25s-tokens.json");
+  sh(PYTHON, [RUNNER, "tokens", corpus, out]);
+  const theirs = JSON.parse(readFileSync(out, "utf8")) as string[][];
+  const tok = new TermTokenizer();
+  let same = 0;
+  paragraphs.forEach((p, i) => {
+    if (tok.terms(`${p.title}. ${p.text}`).join(" ") === theirs[i].join(" ")) same++;
+  });
+  return { docs: paragraphs.length, same };
+}
+
+function recall(questions: GoldQuestion[], titleOf: (id: number) => string, run: QueryRun): { question: number; title: number } {
+  let q = 0;
+  questions.forEach((g, i) => {
+    const got = new Set(run.ids[i].map(titleOf));
+    q += g.supporting.filter((t) => got.has(t)).length / g.supporting.length;
+  });
+  let hits = 0;
+  let n = 0;
+  let at = questions.length;
+  for (const g of questions) {
+    for (const t of g.supporting) {
+      if (run.ids[at++].map(titleOf).includes(t)) hits++;
+      n++;
+    }
+  }
+  return { question: q / questions.length, title: hits / n };
+}
+
+async function main(): Promise<void> {
+  const args = parseArgs(process.argv.slice(2));
+  mkdirSync(WORK, { recursive: true });
+  if (args.bm25s && !existsSync(PYTHON)) {
+    throw new Error("bench/.venv is missing: python3 -m venv bench/.venv && bench/.venv/bin/pip install bm25s PyStemmer numba (or pass --no-bm25s)");
+  }
+  const loadBefore = loadavg();
+  log(`load average ${loadBefore.map((x) => x.toFixed(2)).join(" ")}`);
+
+  // --- synthetic corpus (cached by size: generation is deterministic) ---
+  const tag = `syn${args.docs}`;
+  const corpus = join(WORK, `${tag}.jsonl`);
+  const queriesFile = join(WORK, `${tag}-${args.queries}-queries.json`);
+  const generator = new SyntheticCorpus({ docs: args.docs });
+  if (!existsSync(corpus) || !existsSync(queriesFile)) {
+    log(`writing ${args.docs.toLocaleString()} synthetic paragraphs to ${corpus}`);
+    const kept = await generator.write(corpus, queryParagraphIds(args.docs, args.queries));
+    writeFileSync(queriesFile, JSON.stringify(makeQueries(kept, args.queries)));
+  }
+  const { short, long } = JSON.parse(readFileSync(queriesFile, "utf8")) as { short: string[]; long: string[] };
+  const queries = [...short, ...long];
+
+  log("ours: build");
+  const oursDir = join(WORK, `${tag}-ours`);
+  const oursBuild = ourBuild(corpus, oursDir);
+  log(`ours: built in ${oursBuild.seconds.toFixed(1)} s; queries`);
+  const oursQ = ourQueries(oursDir, queries);
+  const ours: SystemRun = { build: oursBuild, load: oursQ.load, runs: { ours: oursQ.run } };
+
+  let theirs: SystemRun | undefined;
+  if (args.bm25s) {
+    log("bm25s: build + queries (numpy, numba)");
+    theirs = bm25s(corpus, join(WORK, `${tag}-bm25s`), queries, tag);
+  }
+
+  // --- real paragraphs ---
+  log("real paragraphs");
+  const paragraphs = realParagraphs(HOTPOT);
+  const questions = devQuestions(HOTPOT);
+  const realCorpus = join(WORK, "real-corpus.jsonl");
+  writeCorpus(paragraphs, realCorpus);
+  const realQueries = [...questions.map((q) => q.question), ...questions.flatMap((q) => q.supporting)];
+  const realOursDir = join(WORK, "real-ours");
+  const realOursBuild = ourBuild(realCorpus, realOursDir);
+  const realOurs = ourQueries(realOursDir, realQueries);
+  const titleOf = (id: number) => paragraphs[id].title;
+  const rows2: string[][] = [["real paragraphs (3,075), 200 dev questions", "recall@3, query = question", "recall@3, query = supporting title", "top-3 agreement (exact / ties-aware)"]];
+  rows2.push(["ours", recall(questions, titleOf, realOurs.run).question.toFixed(3), recall(questions, titleOf, realOurs.run).title.toFixed(3), "—"]);
+  let realTheirs: SystemRun | undefined;
+  let stemming: { words: number; mismatches: string[] } | undefined;
+  let tokens: { docs: number; same: number } | undefined;
+  if (args.bm25s) {
+    realTheirs = bm25s(realCorpus, join(WORK, "real-bm25s"), realQueries, "real");
+    const r = recall(questions, titleOf, realTheirs.runs.numba);
+    const agree = agreement(realOurs.run, realTheirs.runs.numba, 0, realQueries.length);
+    rows2.push(["bm25s (numba)", r.question.toFixed(3), r.title.toFixed(3), `${pct(agree.exact)} / ${pct(agree.tiesAware)}`]);
+    log("stemmer and tokenizer parity");
+    const vocab = new Set<string>();
+    for (const p of paragraphs) for (const w of splitWords(`${p.title}. ${p.text}`)) vocab.add(w);
+    for (let i = 0; i < 300_000 && i < generator.words.length; i++) vocab.add(generator.words[Math.floor((i * 7919) % generator.words.length)]);
+    stemming = stemmerParity(vocab);
+    tokens = tokenizerParity(realCorpus, paragraphs);
+  }
+
+  // --- table 1 ---
+  const S = short.length;
+  const L = queries.length;
+  const rows: string[][] = [
+    [`${args.docs.toLocaleString()} synthetic paragraphs`, "build", "peak RSS", "index size", "load", "short p50", "short p99", "long p50", "long p99", "top-3 agree short", "top-3 agree long"],
+  ];
+  const addRow = (name: string, sys: SystemRun, run: QueryRun, agreeWith?: QueryRun) => {
+    const a = agreeWith ? agreement(run, agreeWith, 0, S) : undefined;
+    const b = agreeWith ? agreement(run, agreeWith, S, L) : undefined;
+    rows.push([
+      name,
+      `${sys.build.seconds.toFixed(1)} s`,
+      gb(sys.build.peak_rss),
+      mb(sys.build.bytes),
+      `${sys.load.toFixed(2)} s`,
+      ms(percentile(run.seconds.slice(0, S), 0.5)),
+      ms(percentile(run.seconds.slice(0, S), 0.99)),
+      ms(percentile(run.seconds.slice(S, L), 0.5)),
+      ms(percentile(run.seconds.slice(S, L), 0.99)),
+      a ? `${pct(a.exact)} / ${pct(a.tiesAware)}` : "—",
+      b ? `${pct(b.exact)} / ${pct(b.tiesAware)}` : "—",
+    ]);
+  };
+  addRow("ours (typed arrays, MaxScore)", ours, ours.runs.ours, theirs?.runs.numba);
+  if (theirs) {
+    addRow("bm25s numpy", theirs, theirs.runs.numpy);
+    addRow("bm25s numba", theirs, theirs.runs.numba);
+  }
+  const loadAfter = loadavg();
+  console.log(`\nSearch benchmark (${new Date().toISOString()}; load average before ${loadBefore[0].toFixed(2)}, after ${loadAfter[0].toFixed(2)}; 2 shared cores)\n`);
+  console.log(table(rows));
+  console.log(`\nTop-3 agreement is against bm25s numba: exact id sets / ties-aware (same three scores). Queries: ${S} short (3–8 words), ${L - S} long (12–20 words).`);
+  if (theirs) {
+    const fastest = (from: number, to: number) => Math.min(percentile(theirs!.runs.numpy.seconds.slice(from, to), 0.5), percentile(theirs!.runs.numba.seconds.slice(from, to), 0.5));
+    const ratio = (a: number, b: number) => (a / b).toFixed(2);
+    console.log(
+      `Ratios ours/bm25s: build ${ratio(ours.build.seconds, theirs.build.seconds)}× (target ≤ 0.5), peak RSS ${ratio(ours.build.peak_rss, theirs.build.peak_rss)}× (≤ 0.7), ` +
+        `p50 short ${ratio(percentile(ours.runs.ours.seconds.slice(0, S), 0.5), fastest(0, S))}× / long ${ratio(percentile(ours.runs.ours.seconds.slice(S, L), 0.5), fastest(S, L))}× of bm25s's fastest backend (≤ 0.6), load ${ours.load.toFixed(2)} s (< 1 s).`,
+    );
+  }
+  console.log(`\nReal text (ours built in ${realOursBuild.seconds.toFixed(2)} s, loaded in ${realOurs.load.toFixed(3)} s)\n`);
+  console.log(table(rows2));
+  if (stemming) console.log(`\nStemmer parity with PyStemmer: ${stemming.words - stemming.mismatches.length}/${stemming.words} words identical${stemming.mismatches.length ? `; first mismatches: ${stemming.mismatches.slice(0, 10).join(", ")}` : ""}.`);
+  if (tokens) console.log(`Tokenizer parity with bm25s.tokenize on the real paragraphs: ${tokens.same}/${tokens.docs} paragraphs give identical token lists.`);
+  writeFileSync(join(WORK, "results.json"), JSON.stringify({ args, ours: { ...ours, runs: undefined }, bm25s: theirs ? { ...theirs, runs: undefined } : undefined, rows, rows2, stemming, tokens, loadBefore, loadAfter }, null, 2));
+}
+
+function pct(x: number): string {
+  return `${(100 * x).toFixed(1)}%`;
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exitCode = 1;
+});

@@ -1,0 +1,75 @@
+/**
+ * On-disk layout of a BM25 index folder and the scoring formula both the builder and the tests use.
+ *
+ * The folder holds flat little-endian arrays, each loaded with one readFileSync into a Buffer that
+ * lives outside the JS heap (the VS Code extension host caps the heap at 4 GB):
+ *   vocab.bin            index terms, UTF-8, concatenated in JS string order (binary-searchable)
+ *   vocab-offsets.u32    V+1 byte offsets into vocab.bin
+ *   postings-offsets.u32 V+1 posting offsets per term
+ *   postings-docs.u32    doc numbers, ascending within each term
+ *   postings-scores.f32  each posting's BM25 contribution, precomputed (as bm25s does)
+ *   term-max.f32         V per-term maxima of those contributions (upper bounds for pruning)
+ *   doc-ids.f64          N corpus ids
+ *   text-offsets.f64     2N+1 byte offsets into texts.bin: title i at [2i, 2i+1), text at [2i+1, 2i+2)
+ *   texts.bin            titles and texts, UTF-8
+ *   meta.json            written last: format, version, counts, settings, byte sizes, content hash
+ */
+
+export const INDEX_FORMAT = "agent-lab-bm25";
+/** Bump when the layout or the scoring changes: older folders are refused with a rebuild hint. */
+export const INDEX_VERSION = 1;
+
+/** bm25s's defaults: method "lucene", k1 = 1.5, b = 0.75. */
+export const DEFAULT_K1 = 1.5;
+export const DEFAULT_B = 0.75;
+
+export const FILES = {
+  vocab: "vocab.bin",
+  vocabOffsets: "vocab-offsets.u32",
+  postingOffsets: "postings-offsets.u32",
+  postingDocs: "postings-docs.u32",
+  postingScores: "postings-scores.f32",
+  termMax: "term-max.f32",
+  docIds: "doc-ids.f64",
+  textOffsets: "text-offsets.f64",
+  texts: "texts.bin",
+} as const;
+export type IndexFile = keyof typeof FILES;
+
+export interface IndexMeta {
+  format: typeof INDEX_FORMAT;
+  version: number;
+  variant: "lucene";
+  k1: number;
+  b: number;
+  tokenizer: string;
+  stemmer: string;
+  documents: number;
+  terms: number;
+  postings: number;
+  avgDocLength: number;
+  /** sha256 over the settings and every data file, for run manifests. */
+  contentHash: string;
+  /** Byte size of each data file, checked at load to catch truncated or mixed-up folders. */
+  bytes: Record<IndexFile, number>;
+  builtAt: string;
+  source: string;
+}
+
+/**
+ * Lucene-variant idf, rounded to float32 like bm25s's idf array:
+ * ln(1 + (N − df + 0.5) / (df + 0.5)).
+ */
+export function idfLucene(df: number, documents: number): number {
+  return Math.fround(Math.log(1 + (documents - df + 0.5) / (df + 0.5)));
+}
+
+/** k1·(1 − b + b·|d|/avgdl), the document-length part of the denominator, in bm25s's operation order. */
+export function lengthNorm(docLength: number, avgDocLength: number, k1: number, b: number): number {
+  return k1 * ((1 - b) + (b * docLength) / avgDocLength);
+}
+
+/** One term's contribution to a document's score, stored as float32 like bm25s: idf · tf / (tf + norm). */
+export function termScore(idf: number, tf: number, norm: number): number {
+  return Math.fround(idf * (tf / (norm + tf)));
+}

@@ -1,0 +1,363 @@
+/**
+ * Builds a BM25 index folder from corpus.jsonl ({id, title, text} per line), streaming: the corpus
+ * is read in batches, tokenized on worker threads (both cores), and only compact typed arrays are
+ * kept in memory. The folder is written under a temporary name and renamed into place at the end,
+ * so a crash or cancel leaves any previous index untouched.
+ */
+import { createHash } from "node:crypto";
+import { closeSync, existsSync, mkdirSync, openSync, readSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { basename, dirname, join } from "node:path";
+import { Worker } from "node:worker_threads";
+import { FileFormatError, UserError } from "../errors";
+import {
+  DEFAULT_B,
+  DEFAULT_K1,
+  FILES,
+  INDEX_FORMAT,
+  INDEX_VERSION,
+  idfLucene,
+  lengthNorm,
+  termScore,
+  type IndexFile,
+  type IndexMeta,
+} from "./bm25-format";
+import { CorpusBatcher, type BatchRequest, type BatchResult } from "./corpus-batch";
+import { Growable } from "./growable";
+import { STEMMER_NAME, TOKENIZER_NAME } from "./tokenizer";
+
+export interface BuildOptions {
+  k1?: number;
+  b?: number;
+  /** Tokenizer threads; default min(2, cores). 0 tokenizes on the calling thread. */
+  workers?: number;
+  /** Corpus bytes per batch sent to a worker. */
+  batchBytes?: number;
+  /** Called after each batch with the number of paragraphs indexed so far. */
+  onProgress?: (documents: number) => void;
+}
+
+export interface BuildSummary {
+  indexDir: string;
+  documents: number;
+  terms: number;
+  postings: number;
+  bytes: number;
+  seconds: number;
+  contentHash: string;
+}
+
+export async function buildIndex(corpusFile: string, indexDir: string, options: BuildOptions = {}): Promise<BuildSummary> {
+  const started = performance.now();
+  if (!existsSync(corpusFile)) throw new UserError(`corpus file ${corpusFile} does not exist`);
+  const k1 = options.k1 ?? DEFAULT_K1;
+  const b = options.b ?? DEFAULT_B;
+  mkdirSync(dirname(indexDir), { recursive: true });
+  const tmpDir = join(dirname(indexDir), `.${basename(indexDir)}.partial-${process.pid}`);
+  rmSync(tmpDir, { recursive: true, force: true });
+  mkdirSync(tmpDir);
+  try {
+    const collected = await collect(corpusFile, tmpDir, options);
+    const meta = finish(collected, tmpDir, k1, b, corpusFile);
+    replaceDir(tmpDir, indexDir);
+    const bytes = Object.values(meta.bytes).reduce((a, n) => a + n, 0);
+    return {
+      indexDir,
+      documents: meta.documents,
+      terms: meta.terms,
+      postings: meta.postings,
+      bytes,
+      seconds: (performance.now() - started) / 1000,
+      contentHash: meta.contentHash,
+    };
+  } catch (e) {
+    rmSync(tmpDir, { recursive: true, force: true });
+    throw e;
+  }
+}
+
+/** Everything gathered while streaming the corpus. */
+interface Collected {
+  terms: string[];
+  docLengths: Uint32Array;
+  docIds: Float64Array;
+  postDoc: Uint32Array;
+  postTerm: Uint32Array;
+  postTf: Uint16Array;
+  textOffsets: Float64Array;
+  textsHash: string;
+}
+
+async function collect(corpusFile: string, tmpDir: string, options: BuildOptions): Promise<Collected> {
+  const vocab = new Map<string, number>();
+  const terms: string[] = [];
+  const docLengths = new Growable(Uint32Array, 1 << 16);
+  const docIds = new Growable(Float64Array, 1 << 16);
+  const postDoc = new Growable(Uint32Array, 1 << 20);
+  const postTerm = new Growable(Uint32Array, 1 << 20);
+  const postTf = new Growable(Uint16Array, 1 << 20);
+  const textOffsets = new Growable(Float64Array, 1 << 17);
+  const textsFd = openSync(join(tmpDir, FILES.texts), "w");
+  const textsHash = createHash("sha256");
+  let textBytes = 0;
+  const translate: Growable<Uint32Array>[] = [];
+
+  const merge = (r: BatchResult, source: number): void => {
+    if (r.error) throw new FileFormatError(corpusFile, r.error.line, r.error.problem);
+    const map = (translate[source] ??= new Growable(Uint32Array, 1 << 16));
+    for (const t of r.newTerms) {
+      let id = vocab.get(t);
+      if (id === undefined) {
+        id = terms.length;
+        vocab.set(t, id);
+        terms.push(t);
+      }
+      map.push(id);
+    }
+    const local = map.view();
+    let p = 0;
+    for (let j = 0; j < r.docs; j++) {
+      const doc = docLengths.length;
+      docLengths.push(r.docLengths[j]);
+      docIds.push(r.docIds[j] < 0 ? doc : r.docIds[j]);
+      textOffsets.push(textBytes);
+      textOffsets.push(textBytes + r.textLengths[2 * j]);
+      textBytes += r.textLengths[2 * j] + r.textLengths[2 * j + 1];
+      for (let e = p + r.distinct[j]; p < e; p++) {
+        postDoc.push(doc);
+        postTerm.push(local[r.termIds[p]]);
+        postTf.push(r.tfs[p]);
+      }
+    }
+    if (r.textBytes.length > 0) {
+      writeSync(textsFd, r.textBytes);
+      textsHash.update(r.textBytes);
+    }
+    options.onProgress?.(docLengths.length);
+  };
+
+  try {
+    await runBatches(corpusFile, options, merge);
+  } finally {
+    closeSync(textsFd);
+  }
+  textOffsets.push(textBytes);
+  if (docLengths.length === 0) throw new UserError(`corpus file ${corpusFile} has no paragraphs`);
+  if (postDoc.length > 0xffffffff) throw new UserError(`corpus file ${corpusFile} is too large for one index (over 4 billion postings)`);
+  return {
+    terms,
+    docLengths: docLengths.view(),
+    docIds: docIds.view(),
+    postDoc: postDoc.view(),
+    postTerm: postTerm.view(),
+    postTf: postTf.view(),
+    textOffsets: textOffsets.view(),
+    textsHash: textsHash.digest("hex"),
+  };
+}
+
+/** Newline-aligned slices of the corpus file, read with a fixed buffer (never the whole file). */
+function* readBatches(file: string, batchBytes: number): Generator<Omit<BatchRequest, "seq">> {
+  const fd = openSync(file, "r");
+  try {
+    let carry = Buffer.alloc(0);
+    let line = 1;
+    const chunk = Buffer.allocUnsafe(batchBytes);
+    for (;;) {
+      const n = readSync(fd, chunk, 0, chunk.length, null);
+      const data = n > 0 ? Buffer.concat([carry, chunk.subarray(0, n)]) : carry;
+      const cut = n > 0 ? data.lastIndexOf(10) + 1 : data.length;
+      if (cut > 0) {
+        const bytes = new Uint8Array(cut);
+        bytes.set(data.subarray(0, cut));
+        const first = line;
+        line += countNewlines(bytes); // before yielding: the consumer may transfer (detach) the bytes
+        yield { firstLine: first, bytes };
+      }
+      carry = Buffer.from(data.subarray(cut));
+      if (n === 0) return;
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function countNewlines(bytes: Uint8Array): number {
+  let count = 0;
+  for (let i = bytes.indexOf(10); i >= 0; i = bytes.indexOf(10, i + 1)) count++;
+  return count;
+}
+
+/** The build worker script next to this module (bundled .js, or .ts under tsx), if there is one. */
+function workerScript(): string | undefined {
+  const candidates = [join(__dirname, "bm25-build-worker.js"), join(__dirname, "build-worker.js"), join(__dirname, "build-worker.ts")];
+  return candidates.find((p) => existsSync(p));
+}
+
+/** A bundled .js worker starts directly; the .ts source (tests, benchmarks) goes through tsx's require hook. */
+function startWorker(script: string): Worker {
+  if (!script.endsWith(".ts")) return new Worker(script);
+  return new Worker(`require("tsx/cjs"); require(${JSON.stringify(script)});`, { eval: true });
+}
+
+async function runBatches(corpusFile: string, options: BuildOptions, merge: (r: BatchResult, source: number) => void): Promise<void> {
+  const batchBytes = options.batchBytes ?? 4 << 20;
+  const script = workerScript();
+  const count = script ? (options.workers ?? Math.min(2, availableParallelism())) : 0;
+  if (count === 0) {
+    const batcher = new CorpusBatcher();
+    let seq = 0;
+    for (const batch of readBatches(corpusFile, batchBytes)) merge(batcher.tokenize({ ...batch, seq: seq++ }), 0);
+    return;
+  }
+
+  const workers = Array.from({ length: count }, () => startWorker(script!));
+  const inFlight = new Array<number>(count).fill(0);
+  const done = new Map<number, { r: BatchResult; source: number }>();
+  let nextMerge = 0;
+  let failure: unknown;
+  let wake: (() => void) | undefined;
+  const signal = () => {
+    const w = wake;
+    wake = undefined;
+    w?.();
+  };
+  workers.forEach((w, i) => {
+    w.on("message", (r: BatchResult) => {
+      inFlight[i]--;
+      done.set(r.seq, { r, source: i });
+      try {
+        for (let next = done.get(nextMerge); next; next = done.get(nextMerge)) {
+          done.delete(nextMerge++);
+          merge(next.r, next.source);
+        }
+      } catch (e) {
+        failure ??= e;
+      }
+      signal();
+    });
+    w.on("error", (e) => {
+      failure ??= e;
+      signal();
+    });
+  });
+  const waitForWorkers = () => new Promise<void>((resolve) => (wake = resolve));
+  const total = () => inFlight.reduce((a, n) => a + n, 0);
+  try {
+    let seq = 0;
+    for (const batch of readBatches(corpusFile, batchBytes)) {
+      while (failure === undefined && total() >= 2 * count) await waitForWorkers();
+      if (failure !== undefined) break;
+      // Batches go to the least busy worker; each worker sees its own batches in order, which
+      // keeps its local term ids consistent with the order we merge in.
+      const target = inFlight.indexOf(Math.min(...inFlight));
+      inFlight[target]++;
+      workers[target].postMessage({ ...batch, seq: seq++ }, [batch.bytes.buffer as ArrayBuffer]);
+    }
+    while (failure === undefined && total() > 0) await waitForWorkers();
+    if (failure !== undefined) throw failure;
+  } finally {
+    await Promise.all(workers.map((w) => w.terminate()));
+  }
+}
+
+/** Sorts the vocabulary, computes scores, writes the arrays and meta.json (last). */
+function finish(c: Collected, dir: string, k1: number, b: number, corpusFile: string): IndexMeta {
+  const N = c.docLengths.length;
+  const V = c.terms.length;
+  const P = c.postDoc.length;
+  let totalLength = 0;
+  for (let d = 0; d < N; d++) totalLength += c.docLengths[d];
+  const avgDocLength = totalLength / N;
+
+  // Term ids in JS string order, so a query term is found by binary search.
+  const order = Array.from({ length: V }, (_, i) => i).sort((x, y) => (c.terms[x] < c.terms[y] ? -1 : c.terms[x] > c.terms[y] ? 1 : 0));
+  const rank = new Uint32Array(V);
+  order.forEach((t, r) => (rank[t] = r));
+
+  const df = new Uint32Array(V);
+  for (let p = 0; p < P; p++) df[c.postTerm[p]]++;
+  const postingOffsets = new Uint32Array(V + 1);
+  for (let r = 0; r < V; r++) postingOffsets[r + 1] = postingOffsets[r] + df[order[r]];
+  const idf = new Float64Array(V);
+  for (let t = 0; t < V; t++) idf[t] = idfLucene(df[t], N);
+  const norm = new Float64Array(N);
+  for (let d = 0; d < N; d++) norm[d] = lengthNorm(c.docLengths[d], avgDocLength, k1, b);
+
+  // Postings arrive in document order, so a stable scatter keeps each term's list ascending.
+  const cursor = postingOffsets.slice(0, V);
+  const docs = new Uint32Array(P);
+  const scores = new Float32Array(P);
+  const termMax = new Float32Array(V);
+  for (let p = 0; p < P; p++) {
+    const t = c.postTerm[p];
+    const r = rank[t];
+    const at = cursor[r]++;
+    const d = c.postDoc[p];
+    const s = termScore(idf[t], c.postTf[p], norm[d]);
+    docs[at] = d;
+    scores[at] = s;
+    if (s > termMax[r]) termMax[r] = s;
+  }
+
+  const vocabChunks: Buffer[] = [];
+  const vocabOffsets = new Uint32Array(V + 1);
+  let vocabBytes = 0;
+  for (let r = 0; r < V; r++) {
+    const bytes = Buffer.from(c.terms[order[r]], "utf8");
+    vocabChunks.push(bytes);
+    vocabBytes += bytes.length;
+    vocabOffsets[r + 1] = vocabBytes;
+  }
+
+  const arrays: Record<Exclude<IndexFile, "texts">, ArrayBufferView> = {
+    vocab: Buffer.concat(vocabChunks),
+    vocabOffsets,
+    postingOffsets,
+    postingDocs: docs,
+    postingScores: scores,
+    termMax,
+    docIds: c.docIds,
+    textOffsets: c.textOffsets,
+  };
+  const settings = { format: INDEX_FORMAT, version: INDEX_VERSION, variant: "lucene", k1, b, tokenizer: TOKENIZER_NAME, stemmer: STEMMER_NAME };
+  const hash = createHash("sha256").update(JSON.stringify(settings));
+  const bytes = {} as Record<IndexFile, number>;
+  for (const [key, view] of Object.entries(arrays) as [Exclude<IndexFile, "texts">, ArrayBufferView][]) {
+    const buf = Buffer.from(view.buffer, view.byteOffset, view.byteLength);
+    writeFileSync(join(dir, FILES[key]), buf);
+    hash.update(createHash("sha256").update(buf).digest("hex"));
+    bytes[key] = buf.length;
+  }
+  hash.update(c.textsHash);
+  bytes.texts = statSync(join(dir, FILES.texts)).size;
+
+  const meta: IndexMeta = {
+    ...settings,
+    format: INDEX_FORMAT,
+    variant: "lucene",
+    documents: N,
+    terms: V,
+    postings: P,
+    avgDocLength,
+    contentHash: hash.digest("hex"),
+    bytes,
+    builtAt: new Date().toISOString(),
+    source: basename(corpusFile),
+  };
+  writeFileSync(join(dir, "meta.json"), JSON.stringify(meta, null, 2) + "\n");
+  return meta;
+}
+
+/** Swaps the finished folder into place; the old index is removed only after the new one is there. */
+function replaceDir(tmpDir: string, indexDir: string): void {
+  if (!existsSync(indexDir)) {
+    renameSync(tmpDir, indexDir);
+    return;
+  }
+  const old = join(dirname(indexDir), `.${basename(indexDir)}.old-${process.pid}`);
+  rmSync(old, { recursive: true, force: true });
+  renameSync(indexDir, old);
+  renameSync(tmpDir, indexDir);
+  rmSync(old, { recursive: true, force: true });
+}
