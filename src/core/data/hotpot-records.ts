@@ -53,13 +53,16 @@ export async function* readHotpotRecords(file: string): AsyncGenerator<LocatedRe
     any = true;
     yield { record: toHotpotRecord(raw, file, line), line };
   }
-  if (!any) throw new FileFormatError(file, 1, "no HotpotQA records (the file is empty)");
+  if (!any) throw new FileFormatError(file, 1, "no HotpotQA records (empty file or empty list)");
 }
 
-/** Checks one row and brings it to HotpotRecord; `where` names the row in errors. */
-export function toHotpotRecord(raw: unknown, file: string, line: number): HotpotRecord {
+/**
+ * Checks one row and brings it to HotpotRecord. Errors name file:line; parquet rows have no line, so
+ * they pass `rowLabel` ("row 17") instead.
+ */
+export function toHotpotRecord(raw: unknown, file: string, line: number | undefined, rowLabel = ""): HotpotRecord {
   const fail = (problem: string): never => {
-    throw new FileFormatError(file, line, problem);
+    throw new FileFormatError(file, line, rowLabel ? `${rowLabel}: ${problem}` : problem);
   };
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) fail("expected a JSON object (one HotpotQA question)");
   const row = raw as Record<string, unknown>;
@@ -209,7 +212,7 @@ async function* readParquetRecords(file: string): AsyncGenerator<LocatedRecord> 
     const rows = await hyparquet.parquetReadObjects({ file: buffer, metadata, columns, rowStart, rowEnd, compressors });
     for (let i = 0; i < rows.length; i++) {
       const line = rowStart + i + 1;
-      yield { record: toHotpotRecord(rows[i], file, line), line };
+      yield { record: toHotpotRecord(rows[i], file, undefined, `row ${line}`), line };
     }
     rowStart = rowEnd;
   }

@@ -16,37 +16,7 @@ import { downloadHotpotQA } from "../../../../src/core/data/hub";
 import { prepareData } from "../../../../src/core/data/prepare";
 import { run as prepareCli } from "../../../../src/cli/prepare";
 import { requireSharedData } from "../../../helpers/shared-data";
-import { capturedOutput, readRows, tempDir, type RawRow } from "./helpers";
-
-/** The hub's distractor schema (the columns prepare reads), written with hyparquet-writer. */
-async function writeHubParquet(file: string, rows: RawRow[]): Promise<Buffer> {
-  const { parquetWriteBuffer } = await import("hyparquet-writer");
-  const str = (name: string) => ({ name, type: "BYTE_ARRAY", converted_type: "UTF8", repetition_type: "OPTIONAL" }) as const;
-  const list = (name: string, children: number) => [
-    { name, repetition_type: "OPTIONAL", converted_type: "LIST", num_children: 1 },
-    { name: "list", repetition_type: "REPEATED", num_children: children },
-  ];
-  const schema = [
-    { name: "schema", num_children: 6 },
-    str("id"), str("question"), str("answer"), str("type"), str("level"),
-    { name: "context", repetition_type: "OPTIONAL", num_children: 2 },
-    ...list("title", 1), str("element"),
-    ...list("sentences", 1), { name: "element", repetition_type: "OPTIONAL", converted_type: "LIST", num_children: 1 }, { name: "list", repetition_type: "REPEATED", num_children: 1 }, str("element"),
-  ];
-  const column = (name: string) => ({ name, data: rows.map((r) => r[name] as string) });
-  const buffer = parquetWriteBuffer({
-    columnData: [
-      column("id"), column("question"), column("answer"), column("type"), column("level"),
-      { name: "context", data: rows.map((r) => ({ title: r.context.map((c) => c[0]), sentences: r.context.map((c) => c[1]) })) },
-    ],
-    // several row groups per file, as on the hub
-    rowGroupSize: 37,
-    schema: schema as never,
-  });
-  const bytes = Buffer.from(buffer);
-  writeFileSync(file, bytes);
-  return bytes;
-}
+import { capturedOutput, readRows, tempDir, writeHubParquet } from "./helpers";
 
 interface FakeHub {
   url: string;

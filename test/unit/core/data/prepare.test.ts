@@ -12,7 +12,7 @@ import { FileFormatError } from "../../../../src/core/errors";
 import { prepareData } from "../../../../src/core/data/prepare";
 import { checkTestSplit, loadCorpus, loadSplit } from "../../../../src/core/data/splits";
 import { requireSharedData } from "../../../helpers/shared-data";
-import { nastyRow, readRows, runPython, skipWithoutPython, tempDir, writeJsonl, type RawRow } from "./helpers";
+import { nastyRow, readRows, runPython, skipWithoutPython, tempDir, writeHubParquet, writeJsonl, type RawRow } from "./helpers";
 
 const PYTHON_PREP = `
 import json, random, sys
@@ -169,6 +169,23 @@ describe("data: prepare", function () {
       prepareData(join(dir.path, "out-missing"), { trainFiles: [join(dir.path, "nope.jsonl")], devFiles: [devFile], source: "test" }),
       /nope\.jsonl: file not found/,
     );
+  });
+
+  it("reports a bad parquet file: a row without a field, a missing column, not parquet at all", async function () {
+    const rows = devRows.slice(0, 5).map((r, i) => (i === 2 ? { ...r, answer: undefined } : r)) as RawRow[];
+    const cases: [string, () => Promise<unknown>, RegExp][] = [
+      ["null-answer.parquet", () => writeHubParquet(join(dir.path, "null-answer.parquet"), rows), /null-answer\.parquet: row 3: missing "answer" string/],
+      ["no-context.parquet", () => writeHubParquet(join(dir.path, "no-context.parquet"), devRows.slice(0, 5), ["id", "question", "answer", "type", "level"]), /no-context\.parquet: parquet file has no column "context"/],
+      ["text.parquet", async () => writeFileSync(join(dir.path, "text.parquet"), "id,question\n1,x\n"), /text\.parquet: not a readable parquet file/],
+    ];
+    for (const [name, make, pattern] of cases) {
+      await make();
+      await assert.rejects(
+        prepareData(join(dir.path, `out-${name}`), { trainFiles: [trainFile], devFiles: [join(dir.path, name)], source: "test" }),
+        (e: unknown) => e instanceof FileFormatError && pattern.test(e.message),
+        name,
+      );
+    }
   });
 
   it("leaves an earlier good data folder untouched when a prepare fails", async function () {
