@@ -133,6 +133,8 @@ async function* jsonLines(file: string): AsyncGenerator<{ text: string; line: nu
   }
 }
 
+const STRING_STOP = /["\\\n]/g;
+
 async function* jsonListElements(file: string): AsyncGenerator<{ text: string; line: number }> {
   const decoder = new StringDecoder("utf8");
   const blank = (ch: string) => ch === " " || ch === "\t" || ch === "\r" || ch === "\n" || ch === "\ufeff";
@@ -154,6 +156,12 @@ async function* jsonListElements(file: string): AsyncGenerator<{ text: string; l
         if (escaped) escaped = false;
         else if (ch === "\\") escaped = true;
         else if (ch === '"') inString = false;
+        else {
+          // most of the text is inside strings: jump to the next quote, backslash or newline
+          STRING_STOP.lastIndex = i + 1;
+          const next = STRING_STOP.exec(text);
+          i = (next ? next.index : text.length) - 1;
+        }
         continue;
       }
       if (!opened || closed || start < 0) {
