@@ -46,7 +46,7 @@ interface LogitsTensor {
 /** Per-call hook that sees each step's logits, chooses the token and forces the library to take it. */
 type StepHook = (logits: Float32Array) => void;
 
-/** Stable enough to test: no folder means a hub id; a path-like string that is missing is an error. */
+/** The folder a model source names, or null for a hub id; a path-like name that is missing is an error, not a download. */
 function localFolder(source: string): string | null {
   if (existsSync(source)) {
     if (!statSync(source).isDirectory()) throw new UserError(`model path is not a folder: ${source}`);
