@@ -131,11 +131,13 @@ describe("data: prepare", function () {
   });
 
   it("gives identical bytes from the official JSON list, the hub row shape and JSONL", async function () {
+    // escapes, controls and U+2028 inside strings must not confuse the streaming list reader
+    const train = [...trainRows.slice(0, 50), nastyRow("nasty-1"), ...trainRows.slice(50)];
     const base = join(dir.path, "fmt-jsonl");
-    await prepareData(base, { trainFiles: [trainFile], devFiles: [devFile], source: "test" });
+    await prepareData(base, { trainFiles: [writeJsonl(join(dir.path, "train-nasty.jsonl"), train)], devFiles: [devFile], source: "test" });
     // official: a (pretty-printed) JSON list with "_id" and [title, sentences] pairs
     const official = join(dir.path, "train-official.json");
-    writeFileSync(official, JSON.stringify(trainRows.map(({ id, ...rest }) => ({ _id: id, ...rest })), null, 1));
+    writeFileSync(official, JSON.stringify(train.map(({ id, ...rest }) => ({ _id: id, ...rest })), null, 1));
     // hub shape: context {title: [...], sentences: [[...]]}
     const hub = writeJsonl(
       join(dir.path, "dev-hub.jsonl"),
