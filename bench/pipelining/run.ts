@@ -1,7 +1,7 @@
 /**
  * Pipelining benchmark: does our Tinker client overlap work the way the service expects?
  *
- *   npx tsx bench/pipelining/run.ts [--latency MS] [--slow MS] [--steps N] [--samples N] [--in-flight N]
+ *   npx tsx bench/pipelining/run.ts [--latency MS] [--slow MS] [--sample-ms MS] [--steps N] [--samples N] [--in-flight N]
  *
  * Starts the local backend with an added per-request latency (a network round trip) and a fixed
  * time per queued operation (the service's own work), then measures through src/core/tinker:
@@ -9,14 +9,17 @@
  *     against the server's own time for the two ops (target ≤ 1.1×: one round trip, not two);
  *     the same step done one op at a time is printed as the baseline pipelining beats;
  *  2. eval-like sampling with N requests in flight: achieved concurrency (server time of all
- *     requests / wall time) against the ideal N (target ≥ 90 %).
+ *     requests / wall time) against the ideal, N·op/(op + latency) — each request unavoidably
+ *     spends one added latency on its submission (target ≥ 90 %). Sampling ops take --sample-ms,
+ *     like real sampling calls, which take seconds.
  * Exits non-zero when a target is missed.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { startLocalBackend } from "../../src/server";
+import { Worker } from "node:worker_threads";
+import type { OpRecord } from "../../src/server/backend";
 import { TinkerService } from "../../src/core/tinker";
 import { sftDatum } from "../../src/core/tinker/wire/builders";
 
@@ -27,6 +30,7 @@ const { values } = parseArgs({
     steps: { type: "string", default: "5" },
     samples: { type: "string", default: "96" },
     "in-flight": { type: "string", default: "32" },
+    "sample-ms": { type: "string", default: "1500" },
   },
 });
 const latencyMs = Number(values.latency);
@@ -34,14 +38,26 @@ const slowMs = Number(values.slow);
 const steps = Number(values.steps);
 const totalSamples = Number(values.samples);
 const inFlight = Number(values["in-flight"]);
+const sampleMs = Number(values["sample-ms"]);
 
 async function main(): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), "bench-pipelining-"));
-  const backend = await startLocalBackend({ dir, seed: 0, faults: { latencyMs, slowFutureMs: slowMs } });
-  const service = new TinkerService({ apiKey: "tml-bench", baseUrl: backend.url, log: () => {} });
-  const log = backend.backend.opLog;
-  const serverMs = (from: number, kinds: string[]) =>
-    log.slice(from).filter((r) => kinds.includes(r.kind)).reduce((s, r) => s + (r.end - r.start), 0);
+  // The backend gets its own thread (its own event loop), like a remote service.
+  // Worker threads do not inherit tsx's loader; register its CommonJS hook inside the worker.
+  const entry = join(__dirname, "backend-worker.ts");
+  const worker = new Worker(`require("tsx/cjs/api").register(); require(${JSON.stringify(entry)});`, { eval: true });
+  let pending: ((m: { type: string; url?: string; records?: OpRecord[]; count?: number }) => void) | undefined;
+  worker.on("message", (m) => pending?.(m));
+  const call = (msg: object) =>
+    new Promise<{ type: string; url?: string; records?: OpRecord[]; count?: number }>((resolve) => {
+      pending = resolve;
+      worker.postMessage(msg);
+    });
+  const started = await call({ type: "start", options: { dir, seed: 0, faults: { latencyMs, slowFutureMs: slowMs } } });
+  const service = new TinkerService({ apiKey: "tml-bench", baseUrl: started.url!, log: () => {} });
+  const opCount = async () => (await call({ type: "opLog", from: 1e9 })).count!;
+  const serverMs = async (from: number, kinds: string[]) =>
+    (await call({ type: "opLog", from })).records!.filter((r) => kinds.includes(r.kind)).reduce((s, r) => s + (r.end - r.start), 0);
   try {
     const trainer = await service.createLoraTrainingClient({ baseModel: "Qwen/Qwen3.5-4B", rank: 8 });
     const seq = Array.from({ length: 64 }, (_, i) => 1000 + ((i * 7) % 50));
@@ -53,7 +69,7 @@ async function main(): Promise<number> {
     const measure = async (pipelined: boolean) => {
       const ratios: number[] = [];
       for (let i = 0; i < steps; i++) {
-        const from = log.length;
+        const from = await opCount();
         const t0 = performance.now();
         if (pipelined) {
           const fb = trainer.forwardBackward(data, "cross_entropy");
@@ -64,7 +80,8 @@ async function main(): Promise<number> {
           await trainer.forwardBackward(data, "cross_entropy").result();
           await trainer.optimStep({ learning_rate: 1e-3 }).result();
         }
-        ratios.push((performance.now() - t0) / serverMs(from, ["forward_backward", "optim_step"]));
+        const wall = performance.now() - t0;
+        ratios.push(wall / (await serverMs(from, ["forward_backward", "optim_step"])));
       }
       return ratios.sort((a, b) => a - b)[Math.floor(ratios.length / 2)];
     };
@@ -74,7 +91,8 @@ async function main(): Promise<number> {
     const sampler = await trainer.saveWeightsAndGetSamplingClient().result();
     const prompt = seq.slice(0, 16);
     await sampler.sample({ prompt, maxTokens: 4, seed: 0 }).result();
-    const from = log.length;
+    await call({ type: "faults", faults: { slowFutureMs: sampleMs } });
+    const from = await opCount();
     const t0 = performance.now();
     let next = 0;
     const worker = async () => {
@@ -85,21 +103,23 @@ async function main(): Promise<number> {
     };
     await Promise.all(Array.from({ length: inFlight }, worker));
     const wall = performance.now() - t0;
-    const achieved = serverMs(from, ["sample"]) / wall;
+    const achieved = (await serverMs(from, ["sample"])) / wall;
+    const ideal = (inFlight * sampleMs) / (sampleMs + latencyMs);
 
     const rows: Array<[string, string, string, boolean]> = [
       ["train step, pipelined: wall / server time", pipelinedRatio.toFixed(3), "≤ 1.10", pipelinedRatio <= 1.1],
       ["train step, one op at a time (baseline)", sequentialRatio.toFixed(3), "—", true],
-      [`sampling, ${inFlight} in flight: concurrency / ideal`, `${achieved.toFixed(1)} / ${inFlight} = ${((100 * achieved) / inFlight).toFixed(1)} %`, "≥ 90 %", achieved / inFlight >= 0.9],
+      [`sampling, ${inFlight} in flight: concurrency / ideal`, `${achieved.toFixed(1)} / ${ideal.toFixed(1)} = ${((100 * achieved) / ideal).toFixed(1)} %`, "≥ 90 %", achieved / ideal >= 0.9],
     ];
-    console.log(`local backend: +${latencyMs} ms per request, ${slowMs} ms per op; ${steps} steps (median), ${totalSamples} samples`);
+    console.log(`local backend: +${latencyMs} ms per request; ${slowMs} ms per training op, ${sampleMs} ms per sample; ${steps} steps (median), ${totalSamples} samples`);
     const w = Math.max(...rows.map((r) => r[0].length));
     console.log(`${"measure".padEnd(w)}  ${"value".padStart(22)}  target   ok`);
     for (const [name, value, target, ok] of rows) console.log(`${name.padEnd(w)}  ${value.padStart(22)}  ${target.padEnd(7)}  ${ok ? "yes" : "NO"}`);
     return rows.every((r) => r[3]) ? 0 : 1;
   } finally {
     service.close();
-    await backend.close();
+    await call({ type: "close" });
+    await worker.terminate();
     rmSync(dir, { recursive: true, force: true });
   }
 }
