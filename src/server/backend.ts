@@ -54,6 +54,8 @@ interface SessionState {
   id: string;
   runIds: string[];
   samplerIds: string[];
+  /** Ephemeral samplers (save_weights_and_get_sampling_client), oldest first; bounded (see MAX_EPHEMERAL_SAMPLERS). */
+  ephemeral: string[];
   lastHeartbeat: number;
 }
 
@@ -74,6 +76,9 @@ interface SamplerState {
   model: TinyModel;
   futureBySeq: Map<number, string>;
 }
+
+/** Unnamed sampler snapshots kept per session (each holds a copy of the weights). */
+export const MAX_EPHEMERAL_SAMPLERS = 16;
 
 export const SUPPORTED_MODELS = ["Qwen/Qwen3.5-4B", "Qwen/Qwen3.5-9B", "Qwen/Qwen3.5-27B", "Qwen/Qwen3.5-35B-A3B"];
 export const STAND_IN_NOTICE =
@@ -99,6 +104,7 @@ export class LocalBackend {
   private closed = false;
   /** What ran and for how long (queue wait excluded): for benchmarks and diagnostics. Newest last, bounded. */
   readonly opLog: OpRecord[] = [];
+  private readonly evicted = new Set<string>();
 
   private logOp(kind: string, start: number): void {
     this.opLog.push({ kind, start, end: performance.now() });
@@ -143,7 +149,7 @@ export class LocalBackend {
 
   createSession(): { session_id: string; type: "create_session"; info_message: string } {
     const id = `sess-${randomBytes(6).toString("hex")}`;
-    this.sessions.set(id, { id, runIds: [], samplerIds: [], lastHeartbeat: Date.now() });
+    this.sessions.set(id, { id, runIds: [], samplerIds: [], ephemeral: [], lastHeartbeat: Date.now() });
     return { session_id: id, type: "create_session", info_message: STAND_IN_NOTICE };
   }
 
@@ -152,7 +158,7 @@ export class LocalBackend {
     if (typeof id !== "string" || id.length === 0) throw new HttpError(400, "session_id is required");
     let s = this.sessions.get(id);
     if (!s) {
-      s = { id, runIds: [], samplerIds: [], lastHeartbeat: Date.now() };
+      s = { id, runIds: [], samplerIds: [], ephemeral: [], lastHeartbeat: Date.now() };
       this.sessions.set(id, s);
     }
     return s;
@@ -351,6 +357,13 @@ export class LocalBackend {
       const n = Number.isInteger(body.sampling_session_seq_id) ? (body.sampling_session_seq_id as number) : session.samplerIds.length;
       const samplerId = `${session.id}:sample:${n}`;
       this.addSampler(session, { id: samplerId, baseModel: t.run.base_model, model: t.model.cloneWeights(), futureBySeq: new Map() });
+      // An RL loop makes one of these per step; keep memory bounded by forgetting the oldest.
+      session.ephemeral.push(samplerId);
+      while (session.ephemeral.length > MAX_EPHEMERAL_SAMPLERS) {
+        const old = session.ephemeral.shift()!;
+        this.samplers.delete(old);
+        this.evicted.add(old);
+      }
       return { kind: "json", body: { sampling_session_id: samplerId, type: "save_weights_for_sampler" } };
     });
   }
@@ -419,9 +432,9 @@ export class LocalBackend {
       if (!p) throw new HttpError(400, `model_path must be tinker://<run>/<weights|sampler_weights>/<name>`);
       if (!this.store.exists(p)) throw new HttpError(404, `no checkpoint at ${body.model_path}`);
       const run = this.store.getRun(p.runId);
-      this.addSampler(session, { id, baseModel: run?.base_model ?? SUPPORTED_MODELS[0], modelPath: body.model_path, model: this.store.load(p, false), futureBySeq: new Map() });
+      this.addSampler(session, { id, baseModel: run?.base_model ?? SUPPORTED_MODELS[0], modelPath: body.model_path, model: this.store.load(p, false, false), futureBySeq: new Map() });
     } else if (typeof body.base_model === "string") {
-      this.addSampler(session, { id, baseModel: body.base_model, model: new TinyModel({ seed: this.options.seed }), futureBySeq: new Map() });
+      this.addSampler(session, { id, baseModel: body.base_model, model: new TinyModel({ seed: this.options.seed }, true, false), futureBySeq: new Map() });
     } else {
       throw new HttpError(400, "create_sampling_session needs base_model or model_path");
     }
@@ -437,6 +450,9 @@ export class LocalBackend {
   /** Queues a sample request; the same (sampler, seq_id) returns the first future. */
   asample(body: SampleRequest): { request_id: string } {
     const s = this.samplers.get(body.sampling_session_id);
+    if (!s && this.evicted.has(body.sampling_session_id)) {
+      throw new HttpError(404, `sampler ${body.sampling_session_id} was dropped: the local backend keeps the newest ${MAX_EPHEMERAL_SAMPLERS} unnamed samplers per session (save named sampler weights to keep one)`);
+    }
     if (!s) throw new HttpError(404, `unknown sampling session ${String(body.sampling_session_id)}`);
     const seq = Number.isInteger(body.seq_id) ? body.seq_id : undefined;
     if (seq !== undefined) {

@@ -111,8 +111,8 @@ export class CheckpointStore {
     return meta;
   }
 
-  load(p: TinkerPath, withOptimizer: boolean): TinyModel {
-    return loadModel(this.checkpointDir(p), withOptimizer);
+  load(p: TinkerPath, withOptimizer: boolean, forTraining = true): TinyModel {
+    return loadModel(this.checkpointDir(p), withOptimizer, forTraining);
   }
 
   checkpointMeta(p: TinkerPath): Checkpoint | undefined {

@@ -54,12 +54,12 @@ export function saveModel(model: TinyModel, dir: string, withOptimizer: boolean)
 }
 
 /** Loads a saved model; the optimiser state only when asked and present (else Adam starts fresh). */
-export function loadModel(dir: string, withOptimizer: boolean, override?: Partial<TinyModelConfig>): TinyModel {
+export function loadModel(dir: string, withOptimizer: boolean, forTraining = true): TinyModel {
   const manifestPath = join(dir, "model.json");
   if (!existsSync(manifestPath)) throw new Error(`no model checkpoint in ${dir}`);
   const manifest = JSON.parse(readFileSync(manifestPath, "utf8")) as Manifest;
   if (manifest.format !== FORMAT) throw new Error(`${manifestPath}: unknown format ${manifest.format}`);
-  const model = new TinyModel({ ...manifest.config, ...override }, false);
+  const model = new TinyModel(manifest.config, false, forTraining);
   const weights = readFileSync(join(dir, "weights.bin"));
   const optim = withOptimizer && manifest.hasOptimizer ? readFileSync(join(dir, "optimizer.bin")) : undefined;
   let wOff = 0;
@@ -67,10 +67,10 @@ export function loadModel(dir: string, withOptimizer: boolean, override?: Partia
   const tensors = manifest.tensors.map((spec) => {
     const template = model.tensors.find((t) => t.name === spec.name);
     if (!template) throw new Error(`${manifestPath}: unknown tensor ${spec.name}`);
-    const t = new Tensor(spec.name, spec.rows, spec.cols, template.group, template.perToken);
+    const t = new Tensor(spec.name, spec.rows, spec.cols, template.group, template.perToken, forTraining);
     const n = spec.rows * spec.cols;
     for (let i = 0; i < n; i++, wOff += 8) t.data[i] = weights.readDoubleLE(wOff);
-    if (optim) {
+    if (optim && forTraining) {
       for (let i = 0; i < n; i++, oOff += 8) t.adamM[i] = optim.readDoubleLE(oOff);
       for (let i = 0; i < n; i++, oOff += 8) t.adamV[i] = optim.readDoubleLE(oOff);
     }

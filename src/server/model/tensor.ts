@@ -20,13 +20,16 @@ export class Tensor {
     readonly group: ParamGroup,
     /** True for tensors with one row per vocabulary entry. */
     readonly perToken: boolean,
+    /** False for inference-only copies (samplers): no gradient or Adam buffers, a quarter of the memory. */
+    readonly trainable = true,
   ) {
     this.capacityRows = Math.max(rows, perToken ? 64 : rows);
     const n = this.capacityRows * cols;
+    const m = trainable ? n : 0;
     this.data = new Float64Array(n);
-    this.grad = new Float64Array(n);
-    this.adamM = new Float64Array(n);
-    this.adamV = new Float64Array(n);
+    this.grad = new Float64Array(m);
+    this.adamM = new Float64Array(m);
+    this.adamV = new Float64Array(m);
   }
 
   get size(): number {
@@ -48,9 +51,11 @@ export class Tensor {
         return b;
       };
       this.data = grow(this.data);
-      this.grad = grow(this.grad);
-      this.adamM = grow(this.adamM);
-      this.adamV = grow(this.adamV);
+      if (this.trainable) {
+        this.grad = grow(this.grad);
+        this.adamM = grow(this.adamM);
+        this.adamV = grow(this.adamV);
+      }
     }
     if (init) init(this.data.subarray(this.rows * this.cols, (this.rows + 1) * this.cols));
     this.rows++;
@@ -62,7 +67,7 @@ export class Tensor {
 
   /** Copy of the weights only (for sampler snapshots). */
   cloneWeights(): Tensor {
-    const t = new Tensor(this.name, this.rows, this.cols, this.group, this.perToken);
+    const t = new Tensor(this.name, this.rows, this.cols, this.group, this.perToken, false);
     t.data.set(this.values());
     return t;
   }

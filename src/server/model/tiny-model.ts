@@ -107,13 +107,14 @@ export class TinyModel {
   readonly wg: Tensor;
   readonly bg: Tensor;
 
-  constructor(config: Partial<TinyModelConfig> = {}, init = true) {
+  /** `trainable` false makes an inference-only model (no gradient or optimiser buffers). */
+  constructor(config: Partial<TinyModelConfig> = {}, init = true, readonly trainable = true) {
     const cfg = { ...DEFAULT_MODEL_CONFIG, ...config };
     cfg.rank = Math.max(1, Math.min(MAX_RANK, Math.floor(cfg.rank)));
     this.config = cfg;
     const { dim: d, rank: r, taps } = cfg;
     const add = (name: string, rows: number, cols: number, group: ParamGroup, perToken = false) => {
-      const t = new Tensor(name, rows, cols, group, perToken);
+      const t = new Tensor(name, rows, cols, group, perToken, trainable);
       this.tensors.push(t);
       return t;
     };
@@ -489,7 +490,7 @@ export class TinyModel {
 
   /** A weights-only copy (sampler snapshot): same vocabulary, no gradients or optimiser state. */
   cloneWeights(): TinyModel {
-    const m = new TinyModel(this.config, false);
+    const m = new TinyModel(this.config, false, false);
     m.adoptState(this.vocab, this.tensors.map((t) => t.cloneWeights()), this.adamStep);
     return m;
   }

@@ -350,3 +350,29 @@ describe("server/local-backend start-or-reuse", () => {
     assert.equal(await isLocalBackend(first.url), false);
   });
 });
+
+describe("server/local-backend memory bounds", () => {
+  it("keeps the newest 16 unnamed samplers per session and says why an older one is gone", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "local-backend-evict-"));
+    const server = await startLocalBackend({ dir, longPollMs: 1_000 });
+    try {
+      const wire = new Wire(server.url);
+      const session = await wire.session();
+      const model = await wire.model(session);
+      const ids: string[] = [];
+      for (let i = 0; i < 18; i++) {
+        const f = await wire.post("save_weights_for_sampler", { model_id: model, sampling_session_seq_id: i, seq_id: i + 1, type: "save_weights_for_sampler" });
+        ids.push((await wire.json(f.request_id as string)).sampling_session_id as string);
+      }
+      const sampleOn = (id: string) => wire.send("POST", "asample", { num_samples: 1, prompt: { chunks: [{ tokens: [1, 2], type: "encoded_text" }] }, sampling_params: { max_tokens: 1, temperature: 1, top_k: -1, top_p: 1 }, sampling_session_id: id, seq_id: 0, prompt_logprobs: false, topk_prompt_logprobs: 0, type: "sample" });
+      const gone = await sampleOn(ids[1]);
+      assert.equal(gone.status, 404);
+      assert.match(String(gone.json?.detail), /newest 16/);
+      assert.equal((await sampleOn(ids[2])).status, 200);
+      assert.equal((await sampleOn(ids[17])).status, 200);
+    } finally {
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
