@@ -19,7 +19,8 @@ interface Entry {
 export class FutureStore {
   private readonly entries = new Map<string, Entry>();
 
-  constructor(private readonly maxEntries = 20_000) {}
+  /** Finished results (forward_backward outputs can be ~100 KB) are dropped oldest-first past this many futures. */
+  constructor(private readonly maxEntries = 4_000) {}
 
   create(): string {
     const id = `req-${randomUUID()}`;
