@@ -188,6 +188,12 @@ describe("server/tiny-model", () => {
     assert.equal(stopped.tokens[stopped.tokens.length - 1], stopAt);
     assert.ok(stopped.tokens.length <= 3);
     assert.throws(() => sample(m, [7], 1, { maxTokens: 2, temperature: 1, topK: -1, topP: 1, seed: 0, stopTokens: [], stopStrings: ["\n"] }), /tokenizer/);
+    // With a decoder, a stop string ends the sample as soon as the decoded text contains it.
+    const decode = (ids: number[]) => ids.map((id) => `<${id}>`).join("");
+    const text = decode(greedy.tokens.slice(0, 2));
+    const byString = sample(m, [7, 13], 1, { maxTokens: 5, temperature: 0, topK: -1, topP: 1, seed: 0, stopTokens: [], stopStrings: [text], decode })[0];
+    assert.equal(byString.stopReason, "stop");
+    assert.deepEqual(byString.tokens, greedy.tokens.slice(0, 2));
   });
 
   it("is deterministic given a seed, and different seeds differ", () => {
