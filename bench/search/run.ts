@@ -108,15 +108,21 @@ function percentile(xs: number[], p: number): number {
   return s[Math.min(s.length - 1, Math.floor(p * s.length))];
 }
 
-/** Fraction of queries whose top-3 id sets match; ties-aware also accepts the same three scores. */
+/**
+ * Fraction of queries whose top-3 id sets match; ties-aware also accepts the same three scores.
+ * bm25s pads its top 3 with score-0 documents when fewer match; those are left out (we return only matches).
+ */
 function agreement(ours: QueryRun, theirs: QueryRun, from: number, to: number): { exact: number; tiesAware: number } {
   let exact = 0;
   let ties = 0;
   for (let i = from; i < to; i++) {
+    const keep = theirs.scores[i].map((s) => s > 0);
+    const theirIds = theirs.ids[i].filter((_, j) => keep[j]);
+    const theirScores = theirs.scores[i].filter((_, j) => keep[j]);
     const a = [...ours.ids[i]].sort().join();
-    const b = [...theirs.ids[i]].sort().join();
+    const b = [...theirIds].sort().join();
     const sameScores =
-      ours.scores[i].length === theirs.scores[i].length && ours.scores[i].every((s, j) => Math.abs(s - theirs.scores[i][j]) <= 1e-5 * Math.max(1, Math.abs(s)));
+      ours.scores[i].length === theirScores.length && ours.scores[i].every((s, j) => Math.abs(s - theirScores[j]) <= 1e-5 * Math.max(1, Math.abs(s)));
     if (a === b) exact++;
     if (a === b || sameScores) ties++;
   }

@@ -210,14 +210,17 @@ export class Bm25Searcher implements Searcher {
     const { acc, touched, docs, scores } = this;
     let n = 0;
     let i = 0;
+    /** A proven lower bound of the k-th best final score (0 = none yet). */
+    let floor = 0;
     try {
       // OR phase.
       for (; i < terms.length; i++) {
-        if (n >= k && i > 0) {
-          const kth = kthLargest(acc, touched, n, k);
-          if (kth - slack(kth) > rest[i]) break;
-        }
         const t = terms[i];
+        // Checking costs a pass over the documents seen so far; it pays when this list is long.
+        if (n >= k && i > 0 && t.end - t.start >= n >> 2) {
+          floor = Math.max(floor, this.kthFullScore(touched, n, k, terms, i));
+          if (floor - slack(floor) > rest[i]) break;
+        }
         for (let p = t.start; p < t.end; p++) {
           const d = docs[p];
           if (acc[d] === 0) touched[n++] = d;
@@ -225,10 +228,11 @@ export class Bm25Searcher implements Searcher {
         }
       }
       let cand: Uint32Array = touched.slice(0, n);
-      if (i === terms.length) return prunedBelow(acc, cand, kthLargest(acc, cand, n, k), 0);
+      const bar = () => Math.max(floor, kthLargest(acc, cand, cand.length, k));
+      if (i === terms.length) return prunedBelow(acc, cand, bar(), 0);
 
       // Probe phase: only seen documents can still make the top k.
-      cand = prunedBelow(acc, cand, kthLargest(acc, cand, cand.length, k), rest[i]);
+      cand = prunedBelow(acc, cand, bar(), rest[i]);
       cand.sort();
       for (; i < terms.length && cand.length > 0; i++) {
         const t = terms[i];
@@ -238,12 +242,32 @@ export class Bm25Searcher implements Searcher {
           p = gallop(docs, p, t.end, d);
           if (p < t.end && docs[p] === d) acc[d] += t.weight * scores[p];
         }
-        cand = prunedBelow(acc, cand, kthLargest(acc, cand, cand.length, k), rest[i + 1]);
+        cand = prunedBelow(acc, cand, bar(), rest[i + 1]);
       }
-      return prunedBelow(acc, cand, kthLargest(acc, cand, cand.length, k), 0);
+      return prunedBelow(acc, cand, bar(), 0);
     } finally {
       for (let j = 0; j < n; j++) acc[touched[j]] = 0;
     }
+  }
+
+  /**
+   * A lower bound of the k-th best final score: the best few partial sums completed with the
+   * remaining terms (probed by binary search). Much tighter than the partial sums alone, so the
+   * switch to probing comes after far fewer long lists.
+   */
+  private kthFullScore(list: Uint32Array, n: number, k: number, terms: QueryTerm[], from: number): number {
+    const top = topDocs(this.acc, list, n, k + 2);
+    const full = top.map((d) => {
+      let s = this.acc[d];
+      for (let j = from; j < terms.length; j++) {
+        const t = terms[j];
+        const p = gallop(this.docs, t.start, t.end, d);
+        if (p < t.end && this.docs[p] === d) s += t.weight * this.scores[p];
+      }
+      return s;
+    });
+    full.sort((a, b) => b - a);
+    return full.length >= k ? full[k - 1] : 0;
   }
 
   /** Exact float32 scores in query order for the candidates; best k by (score desc, doc asc). */
@@ -272,6 +296,23 @@ function prunedBelow(acc: Float64Array, cand: Uint32Array, kth: number, rest: nu
   const bar = kth - slack(kth) - rest;
   if (bar <= 0) return cand;
   return cand.filter((d) => acc[d] >= bar);
+}
+
+/** Up to m documents of the list with the largest acc. */
+function topDocs(acc: Float64Array, list: Uint32Array, n: number, m: number): number[] {
+  const best: number[] = []; // descending by acc
+  for (let j = 0; j < n; j++) {
+    const d = list[j];
+    const v = acc[d];
+    if (best.length === m && v <= acc[best[m - 1]]) continue;
+    let at = best.length === m ? m - 1 : best.length;
+    while (at > 0 && acc[best[at - 1]] < v) {
+      best[at] = best[at - 1];
+      at--;
+    }
+    best[at] = d;
+  }
+  return best;
 }
 
 /** k-th largest of acc over the listed documents (0 when fewer than k). */

@@ -79,11 +79,10 @@ export async function buildIndex(corpusFile: string, indexDir: string, options: 
 /** Everything gathered while streaming the corpus. */
 interface Collected {
   terms: string[];
+  vocab: Map<string, number>;
   docLengths: Uint32Array;
   docIds: Float64Array;
-  postDoc: Uint32Array;
-  postTerm: Uint32Array;
-  postTf: Uint16Array;
+  postings: PostingChunks;
   textOffsets: Float64Array;
   textsHash: string;
 }
@@ -93,9 +92,7 @@ async function collect(corpusFile: string, tmpDir: string, options: BuildOptions
   const terms: string[] = [];
   const docLengths = new Growable(Uint32Array, 1 << 16);
   const docIds = new Growable(Float64Array, 1 << 16);
-  const postDoc = new Growable(Uint32Array, 1 << 20);
-  const postTerm = new Growable(Uint32Array, 1 << 20);
-  const postTf = new Growable(Uint16Array, 1 << 20);
+  const postings = new PostingChunks();
   const textOffsets = new Growable(Float64Array, 1 << 17);
   const textsFd = openSync(join(tmpDir, FILES.texts), "w");
   const textsHash = createHash("sha256");
@@ -123,11 +120,7 @@ async function collect(corpusFile: string, tmpDir: string, options: BuildOptions
       textOffsets.push(textBytes);
       textOffsets.push(textBytes + r.textLengths[2 * j]);
       textBytes += r.textLengths[2 * j] + r.textLengths[2 * j + 1];
-      for (let e = p + r.distinct[j]; p < e; p++) {
-        postDoc.push(doc);
-        postTerm.push(local[r.termIds[p]]);
-        postTf.push(r.tfs[p]);
-      }
+      for (let e = p + r.distinct[j]; p < e; p++) postings.add(doc, local[r.termIds[p]], r.tfs[p]);
     }
     if (r.textBytes.length > 0) {
       writeSync(textsFd, r.textBytes);
@@ -143,17 +136,60 @@ async function collect(corpusFile: string, tmpDir: string, options: BuildOptions
   }
   textOffsets.push(textBytes);
   if (docLengths.length === 0) throw new UserError(`corpus file ${corpusFile} has no paragraphs`);
-  if (postDoc.length > 0xffffffff) throw new UserError(`corpus file ${corpusFile} is too large for one index (over 4 billion postings)`);
+  if (postings.length > 0xffffffff) throw new UserError(`corpus file ${corpusFile} is too large for one index (over 4 billion postings)`);
   return {
     terms,
+    vocab,
     docLengths: docLengths.view(),
     docIds: docIds.view(),
-    postDoc: postDoc.view(),
-    postTerm: postTerm.view(),
-    postTf: postTf.view(),
+    postings,
     textOffsets: textOffsets.view(),
     textsHash: textsHash.digest("hex"),
   };
+}
+
+/**
+ * (doc, term, tf) triples in fixed-size chunks: no doubling-and-copying while the corpus streams in,
+ * and chunks can be freed one by one while the final arrays are filled.
+ */
+class PostingChunks {
+  private static readonly SIZE = 1 << 20;
+  private chunks: { doc: Uint32Array; term: Uint32Array; tf: Uint16Array }[] = [];
+  private fill = PostingChunks.SIZE;
+  length = 0;
+
+  add(doc: number, term: number, tf: number): void {
+    if (this.fill === PostingChunks.SIZE) {
+      const n = PostingChunks.SIZE;
+      this.chunks.push({ doc: new Uint32Array(n), term: new Uint32Array(n), tf: new Uint16Array(n) });
+      this.fill = 0;
+    }
+    const c = this.chunks[this.chunks.length - 1];
+    c.doc[this.fill] = doc;
+    c.term[this.fill] = term;
+    c.tf[this.fill] = tf;
+    this.fill++;
+    this.length++;
+  }
+
+  private sizeOf(i: number): number {
+    return i === this.chunks.length - 1 ? this.fill : PostingChunks.SIZE;
+  }
+
+  forEachChunk(visit: (doc: Uint32Array, term: Uint32Array, tf: Uint16Array, n: number) => void): void {
+    this.chunks.forEach((c, i) => visit(c.doc, c.term, c.tf, this.sizeOf(i)));
+  }
+
+  /** Visits the chunks in order, dropping each afterwards. */
+  drain(visit: (doc: Uint32Array, term: Uint32Array, tf: Uint16Array, n: number) => void): void {
+    for (let i = 0; i < this.chunks.length; i++) {
+      const c = this.chunks[i];
+      visit(c.doc, c.term, c.tf, this.sizeOf(i));
+      this.chunks[i] = undefined as never;
+    }
+    this.chunks = [];
+    this.fill = PostingChunks.SIZE;
+  }
 }
 
 /** Newline-aligned slices of the corpus file, read with a fixed buffer (never the whole file). */
@@ -265,18 +301,26 @@ async function runBatches(corpusFile: string, options: BuildOptions, merge: (r: 
 function finish(c: Collected, dir: string, k1: number, b: number, corpusFile: string): IndexMeta {
   const N = c.docLengths.length;
   const V = c.terms.length;
-  const P = c.postDoc.length;
+  const P = c.postings.length;
   let totalLength = 0;
   for (let d = 0; d < N; d++) totalLength += c.docLengths[d];
   const avgDocLength = totalLength / N;
 
-  // Term ids in JS string order, so a query term is found by binary search.
-  const order = Array.from({ length: V }, (_, i) => i).sort((x, y) => (c.terms[x] < c.terms[y] ? -1 : c.terms[x] > c.terms[y] ? 1 : 0));
+  // Term ids in JS string order, so a query term is found by binary search. (Sorting the strings
+  // natively and mapping back is much faster than sorting ids with a comparator.)
+  const sorted = [...c.terms].sort();
+  const order = new Uint32Array(V);
   const rank = new Uint32Array(V);
-  order.forEach((t, r) => (rank[t] = r));
+  sorted.forEach((t, r) => {
+    const id = c.vocab.get(t)!;
+    order[r] = id;
+    rank[id] = r;
+  });
 
   const df = new Uint32Array(V);
-  for (let p = 0; p < P; p++) df[c.postTerm[p]]++;
+  c.postings.forEachChunk((_, term, __, n) => {
+    for (let p = 0; p < n; p++) df[term[p]]++;
+  });
   const postingOffsets = new Uint32Array(V + 1);
   for (let r = 0; r < V; r++) postingOffsets[r + 1] = postingOffsets[r] + df[order[r]];
   const idf = new Float64Array(V);
@@ -289,16 +333,19 @@ function finish(c: Collected, dir: string, k1: number, b: number, corpusFile: st
   const docs = new Uint32Array(P);
   const scores = new Float32Array(P);
   const termMax = new Float32Array(V);
-  for (let p = 0; p < P; p++) {
-    const t = c.postTerm[p];
-    const r = rank[t];
-    const at = cursor[r]++;
-    const d = c.postDoc[p];
-    const s = termScore(idf[t], c.postTf[p], norm[d]);
-    docs[at] = d;
-    scores[at] = s;
-    if (s > termMax[r]) termMax[r] = s;
-  }
+  // Each chunk is released once scattered, so the triples and the final arrays barely overlap.
+  c.postings.drain((doc, term, tf, n) => {
+    for (let p = 0; p < n; p++) {
+      const t = term[p];
+      const r = rank[t];
+      const at = cursor[r]++;
+      const d = doc[p];
+      const s = termScore(idf[t], tf[p], norm[d]);
+      docs[at] = d;
+      scores[at] = s;
+      if (s > termMax[r]) termMax[r] = s;
+    }
+  });
 
   const vocabChunks: Buffer[] = [];
   const vocabOffsets = new Uint32Array(V + 1);

@@ -4,7 +4,8 @@
  * available). Terms get batch-local-stable ids from this tokenizer's own vocabulary; the builder
  * maps them to global ids.
  */
-import { TermTokenizer } from "./tokenizer";
+import { stemEnglish } from "./english-stemmer";
+import { ENGLISH_STOPWORDS, forEachWord } from "./tokenizer";
 
 export interface BatchRequest {
   seq: number;
@@ -34,9 +35,39 @@ export interface BatchResult {
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
 export class CorpusBatcher {
-  private readonly tokenizer = new TermTokenizer();
-  private readonly localIds = new Map<string, number>();
-  private readonly tfScratch = new Map<number, number>();
+  /** Lower-cased word → local term id (-1 for a stopword): one map lookup per word in the hot loop. */
+  private readonly wordIds = new Map<string, number>();
+  private readonly stemIds = new Map<string, number>();
+  /** Per local term: the last document (in this batcher) that had it, and its count there. */
+  private lastDoc = new Int32Array(1 << 16).fill(-1);
+  private counts = new Uint32Array(1 << 16);
+  private docSerial = 0;
+
+  /** Local id of a word's stem (assigning new ids and reporting new stems), or -1 for a stopword. */
+  private wordId(w: string, newTerms: string[]): number {
+    let id = this.wordIds.get(w);
+    if (id !== undefined) return id;
+    if (ENGLISH_STOPWORDS.has(w)) id = -1;
+    else {
+      const stem = stemEnglish(w);
+      id = this.stemIds.get(stem);
+      if (id === undefined) {
+        id = this.stemIds.size;
+        this.stemIds.set(stem, id);
+        newTerms.push(stem);
+        if (id >= this.lastDoc.length) {
+          const lastDoc = new Int32Array(2 * this.lastDoc.length).fill(-1);
+          lastDoc.set(this.lastDoc);
+          this.lastDoc = lastDoc;
+          const counts = new Uint32Array(2 * this.counts.length);
+          counts.set(this.counts);
+          this.counts = counts;
+        }
+      }
+    }
+    this.wordIds.set(w, id);
+    return id;
+  }
 
   tokenize(req: BatchRequest): BatchResult {
     const newTerms: string[] = [];
@@ -74,25 +105,23 @@ export class CorpusBatcher {
         return failed(req.seq, lineNo, '"id" must be an integer when present');
       }
       // The recipe indexes "{title}. {text}".
-      const terms = this.tokenizer.terms(`${title}. ${body}`);
-      const tf = this.tfScratch;
-      tf.clear();
-      for (const t of terms) {
-        let local = this.localIds.get(t);
-        if (local === undefined) {
-          local = this.localIds.size;
-          this.localIds.set(t, local);
-          newTerms.push(t);
-        }
-        tf.set(local, (tf.get(local) ?? 0) + 1);
-      }
+      const serial = this.docSerial++;
+      const first = termIds.length;
+      let length = 0;
+      forEachWord(`${title}. ${body}`, (w) => {
+        const id = this.wordId(w, newTerms);
+        if (id < 0) return;
+        length++;
+        if (this.lastDoc[id] !== serial) {
+          this.lastDoc[id] = serial;
+          this.counts[id] = 1;
+          termIds.push(id);
+        } else this.counts[id]++;
+      });
+      for (let p = first; p < termIds.length; p++) tfs.push(Math.min(this.counts[termIds[p]], 0xffff));
       docIds.push(id ?? -1);
-      docLengths.push(terms.length);
-      distinct.push(tf.size);
-      for (const [term, count] of tf) {
-        termIds.push(term);
-        tfs.push(Math.min(count, 0xffff));
-      }
+      docLengths.push(length);
+      distinct.push(termIds.length - first);
       const t = Buffer.from(title, "utf8");
       const b = Buffer.from(body, "utf8");
       chunks.push(t, b);

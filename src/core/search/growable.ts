@@ -19,6 +19,12 @@ export class Growable<T extends Typed> {
     this.data = new ctor(initial);
   }
 
+  /** Room for `extra` more values; returns the backing array to write at [length, length + extra). */
+  ensure(extra: number): T {
+    this.reserve(extra);
+    return this.data;
+  }
+
   private reserve(extra: number): void {
     const need = this.length + extra;
     if (need <= this.data.length) return;

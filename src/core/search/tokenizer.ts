@@ -25,12 +25,17 @@ const WORD_RUN = /[\p{L}\p{N}_]+/gu;
 /** Lower-cased words of at least 2 code points, stopwords included (bm25s's split step). */
 export function splitWords(text: string): string[] {
   const out: string[] = [];
+  forEachWord(text, (w) => out.push(w));
+  return out;
+}
+
+/** Calls `visit` with each word splitWords would return, without building the array. */
+export function forEachWord(text: string, visit: (word: string) => void): void {
   for (const m of text.toLowerCase().matchAll(WORD_RUN)) {
     const w = m[0];
     // One astral code point is 2 UTF-16 units but only 1 character for Python.
-    if (w.length >= 3 || (w.length === 2 && !isSurrogatePair(w))) out.push(w);
+    if (w.length >= 3 || (w.length === 2 && !isSurrogatePair(w))) visit(w);
   }
-  return out;
 }
 
 function isSurrogatePair(w: string): boolean {
