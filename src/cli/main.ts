@@ -14,6 +14,8 @@ interface Command {
 const COMMANDS: Record<string, Command> = {
   config: { summary: "print the effective settings (defaults < agent-lab.json < flags)", load: () => import("./config-command") },
   prepare: { summary: "download HotpotQA (or read local files) → train/val/test/corpus.jsonl + test hash", load: () => import("./prepare") },
+  index: { summary: "build the BM25 search index of <dataDir>/corpus.jsonl into <dataDir>/bm25", load: () => import("./index-command") },
+  search: { summary: "try the search index: the top paragraphs for a query, like the recipe's search.py", load: () => import("./search") },
   score: { summary: "mean EM/F1 of a JSONL file with prediction and answers", load: () => import("./score") },
   demo: { summary: "the main job offline: synthetic data → prepare → index → eval (scripted reader) → show", load: () => import("./demo") },
   eval: { summary: "run the agent on a split into runs/NAME (episodes, summary, manifest); --resume finishes one", load: () => import("./eval") },
