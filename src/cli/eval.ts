@@ -5,6 +5,7 @@
  * Step 1.4 of the recipe: run the agent on a split into runs/NAME/ (episodes, summary, manifest).
  * Ctrl-C or SIGTERM stops cleanly (no new episodes, status "interrupted"); `--resume` finishes it.
  */
+import { resolve } from "node:path";
 import { loadConfig } from "../core/config";
 import { UserError } from "../core/errors";
 import type { Split } from "../core/data/question";
@@ -27,7 +28,10 @@ const HELP = `usage: agent-lab eval --name NAME [options]
   --temperature T       sampling temperature (default 0)
   --prompt FILE         system prompt file (config systemPromptFile, else the shipped one)
   --backend B           ${BACKENDS.join(" | ")} (default scripted: the offline heuristic reader)
-  --checkpoint PATH     sampler checkpoint for backends that load weights
+  --model-path PATH     tinker:// sampler checkpoint to evaluate (tinker, local); alias --checkpoint
+  --model ID            tinker: base model (config model); transformers: hub id or folder (config localModel)
+  --tokenizer ID        tinker: tokenizer hub id or folder when it differs from the model's
+  --local-port P        local: reuse the local backend on this port, else start one (default 8765)
   --index DIR           BM25 index folder (default <dataDir>/bm25)
   --resume              finish an interrupted run (refuses if its fingerprint changed)
   --workspace DIR       folder holding agent-lab.json, data/ and runs/ (default .)
@@ -48,6 +52,10 @@ export async function run(argv: string[]): Promise<void> {
     prompt: { type: "string" },
     backend: { type: "string", default: "scripted" },
     checkpoint: { type: "string" },
+    "model-path": { type: "string" },
+    model: { type: "string" },
+    tokenizer: { type: "string" },
+    "local-port": { type: "string" },
     index: { type: "string" },
     resume: { type: "boolean" },
     workspace: { type: "string", default: "." },
@@ -79,6 +87,7 @@ export async function run(argv: string[]): Promise<void> {
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
+  const local = values.backend === "local" ? await startOrReuseLocalBackend(workspaceDir, intFlag("local-port", values["local-port"], 0)) : undefined;
   try {
     const result = await evalSplit({
       workspaceDir,
@@ -92,7 +101,10 @@ export async function run(argv: string[]): Promise<void> {
       temperature: numberFlag("temperature", values.temperature) ?? 0,
       promptFile: values.prompt,
       backend: values.backend!,
-      checkpoint: values.checkpoint,
+      checkpoint: values["model-path"] ?? values.checkpoint,
+      model: values.model,
+      tokenizer: values.tokenizer,
+      localBackendUrl: local?.url,
       scriptedDelayMs: intFlag("scripted-delay-ms", values["scripted-delay-ms"], 0),
       indexDir: values.index,
       command: ["agent-lab", "eval", ...argv],
@@ -108,7 +120,16 @@ export async function run(argv: string[]): Promise<void> {
       console.log(`run folder: ${result.runDir}`);
     }
   } finally {
+    await local?.close();
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
   }
+}
+
+/** `--backend local`: use the local backend already listening on the port, else start one in this process. */
+async function startOrReuseLocalBackend(workspaceDir: string, port = 8765) {
+  const { connectOrStartLocalBackend, STAND_IN_NOTICE } = await import("../server");
+  const handle = await connectOrStartLocalBackend({ port, dir: resolve(workspaceDir, ".cache", "local-backend") });
+  console.log(`${handle.started ? "started" : "using"} the local backend at ${handle.url} (${STAND_IN_NOTICE})`);
+  return handle;
 }

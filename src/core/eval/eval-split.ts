@@ -43,6 +43,10 @@ export interface EvalSplitOptions {
   /** A ready policy instead of building one from `backend` (the extension, tests). */
   policy?: Policy;
   checkpoint?: string;
+  /** Model id or folder (tinker, transformers), tokenizer override, local backend URL: see PolicyOptions. */
+  model?: string;
+  tokenizer?: string;
+  localBackendUrl?: string;
   scriptedDelayMs?: number;
   /** BM25 index folder (default `<dataDir>/bm25`). */
   indexDir?: string;
@@ -72,7 +76,15 @@ export async function evalSplit(o: EvalSplitOptions): Promise<EvalSplitResult> {
   const all = loadSplit(dataDir, o.split);
   const questions: Question[] = o.limit !== undefined ? all.slice(0, o.limit) : all;
 
-  const policy = o.policy ?? (await makePolicy({ backend: o.backend, config: o.config, checkpoint: o.checkpoint, scriptedDelayMs: o.scriptedDelayMs }));
+  const policy = o.policy ?? (await makePolicy({
+      backend: o.backend,
+      config: o.config,
+      checkpoint: o.checkpoint,
+      model: o.model,
+      tokenizer: o.tokenizer,
+      localBackendUrl: o.localBackendUrl,
+      scriptedDelayMs: o.scriptedDelayMs,
+    }));
   try {
     return await runWithPolicy(o, policy, questions, dataDir, runDir);
   } finally {

@@ -23,6 +23,8 @@ export interface TinkerPolicyOptions {
   endToken?: number;
   /** Where the policy should stop the service's heartbeat on close (set by createTinkerPolicy). */
   service?: TinkerService;
+  /** Manifest kind: "tinker" (paid, default) or "local-backend" (the free local stand-in). */
+  kind?: string;
 }
 
 export class TinkerPolicy implements Policy {
@@ -48,7 +50,7 @@ export class TinkerPolicy implements Policy {
   }
 
   describe(): PolicyInfo {
-    const info: PolicyInfo = { kind: "tinker", model: this.options.model, logprobs: true };
+    const info: PolicyInfo = { kind: this.options.kind ?? "tinker", model: this.options.model, logprobs: true };
     if (this.options.modelPath) info.checkpoint = this.options.modelPath;
     return info;
   }
@@ -71,6 +73,7 @@ export interface CreateTinkerPolicyOptions {
   env?: NodeJS.ProcessEnv;
   retry?: Partial<RetryPolicy>;
   signal?: AbortSignal;
+  kind?: string;
 }
 
 /** For `agent-lab eval --backend tinker [--model-path tinker://…]`: a ready policy (call close() when done). */
@@ -87,6 +90,7 @@ export async function createTinkerPolicy(options: CreateTinkerPolicyOptions): Pr
       modelPath: options.modelPath,
       requireLogprobs: options.requireLogprobs,
       service,
+      kind: options.kind,
     });
   } catch (e) {
     service.close();
