@@ -1,0 +1,42 @@
+/**
+ * The webview panels' public face for the extension shell: open a trace, a comparison or a training
+ * dashboard, restore them after a reload, and the code lens on episodes.jsonl lines. The shell calls
+ * these; everything else in this folder is private to the panels.
+ *
+ * Webviews never read files: each panel reads the run folder through src/core and posts typed
+ * messages (protocol.ts) to its webview.
+ */
+import type * as vscode from "vscode";
+import { PanelHost, PANEL_VIEW_TYPES } from "./panel-host";
+
+export { PANEL_VIEW_TYPES } from "./panel-host";
+
+/** Opens (or reveals) the trace viewer on a run, showing `episodeId` or the run's first episode. */
+export async function openTrace(context: vscode.ExtensionContext, runDir: string, episodeId?: string): Promise<void> {
+  await PanelHost.for(context).openTrace(runDir, episodeId);
+}
+
+/** Opens the compare panel on two or more runs (the first is the baseline). */
+export async function openCompare(context: vscode.ExtensionContext, runDirs: string[]): Promise<void> {
+  await PanelHost.for(context).openCompare(runDirs);
+}
+
+/** Opens the training dashboard on a training run folder; it follows the run's logs live. */
+export async function openDashboard(context: vscode.ExtensionContext, runDir: string): Promise<void> {
+  await PanelHost.for(context).openDashboard(runDir);
+}
+
+/** Restores open panels after a window reload. Call once from activate(). */
+export function registerPanelSerializers(context: vscode.ExtensionContext): void {
+  PanelHost.for(context).registerSerializers();
+}
+
+/**
+ * "Open trace" code lens on every line of an episodes.jsonl, running `agentLab.openTraceAt`
+ * (registered here too). Call once from activate().
+ */
+export function registerEpisodeCodeLens(context: vscode.ExtensionContext): void {
+  PanelHost.for(context).registerEpisodeCodeLens();
+}
+
+void PANEL_VIEW_TYPES;
