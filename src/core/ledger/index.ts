@@ -1,0 +1,3 @@
+export * from "./ledger";
+export * from "./estimates";
+export * from "./workspace-spend";
