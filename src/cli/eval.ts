@@ -33,6 +33,7 @@ const HELP = `usage: agent-lab eval --name NAME [options]
   --tokenizer ID        tinker: tokenizer hub id or folder when it differs from the model's
   --local-port P        local: reuse the local backend on this port, else start one (default 8765)
   --index DIR           BM25 index folder (default <dataDir>/bm25)
+  --budget USD          stop starting episodes before the run's spend would pass USD (config budgetUsd; 0 = no cap)
   --resume              finish an interrupted run (refuses if its fingerprint changed)
   --workspace DIR       folder holding agent-lab.json, data/ and runs/ (default .)
   --scripted-delay-ms N scripted backend: pause per turn (to watch or test a long run)`;
@@ -58,6 +59,7 @@ export async function run(argv: string[]): Promise<void> {
     "local-port": { type: "string" },
     index: { type: "string" },
     resume: { type: "boolean" },
+    budget: { type: "string" },
     workspace: { type: "string", default: "." },
     "scripted-delay-ms": { type: "string" },
     help: { type: "boolean", short: "h" },
@@ -74,6 +76,7 @@ export async function run(argv: string[]): Promise<void> {
     ...(values["max-searches"] !== undefined ? { maxSearches: intFlag("max-searches", values["max-searches"], 1) } : {}),
     ...(values["max-tokens"] !== undefined ? { maxTokens: intFlag("max-tokens", values["max-tokens"], 1) } : {}),
     ...(values.concurrency !== undefined ? { concurrency: intFlag("concurrency", values.concurrency, 1) } : {}),
+    ...(values.budget !== undefined ? { budgetUsd: numberFlag("budget", values.budget) } : {}),
   };
   const workspaceDir = values.workspace!;
   const config = loadConfig(workspaceDir, overrides);
@@ -115,6 +118,7 @@ export async function run(argv: string[]): Promise<void> {
     console.log(`\n${finalLine(values.name, result.summary)}`);
     if (result.summary.status === "interrupted") {
       // A non-zero exit, so scripts and the extension's job runner see the run is not complete.
+      if (result.budgetStop) throw new UserError(`${result.budgetStop.message} Kept ${result.summary.n}/${result.summary.planned} episodes in ${result.runDir}; finish with the same command plus --resume.`);
       throw new UserError(`interrupted with ${result.summary.n}/${result.summary.planned} episodes kept in ${result.runDir}; finish it with the same command plus --resume`);
     } else {
       console.log(`run folder: ${result.runDir}`);

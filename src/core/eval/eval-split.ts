@@ -125,6 +125,7 @@ async function runWithPolicy(o: EvalSplitOptions, policy: Policy, questions: Que
     checkpoint: info.checkpoint,
     signal: o.signal,
     log: o.log,
+    cost: { prices, budgetUsd: o.config.budgetUsd },
     runQuestion: async (q, signal) => {
       const ep = await runEpisode(policy, searcher, q, {
         temperature: o.temperature,

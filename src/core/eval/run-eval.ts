@@ -7,7 +7,9 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import type { ModelPrices } from "../config";
 import { UserError } from "../errors";
+import { BudgetExceededError, CostLedger, EpisodeSizeTracker, estimateEpisodeUsd } from "../ledger";
 import type { Question, Split } from "../data/question";
 import { describeDifferences, fingerprintDiff, type RunManifest } from "../runs/manifest";
 import {
@@ -44,6 +46,11 @@ export interface EvalJob {
   progressEvery?: number;
   /** Rewrite summary.json at most this often while running (ms). */
   summaryIntervalMs?: number;
+  /**
+   * Cost ledger of the run: every episode is recorded in ledger.jsonl, and no episode starts when
+   * its estimate would take the run's total over `budgetUsd` (0 = no cap). prices null = free.
+   */
+  cost?: { prices: ModelPrices | null; budgetUsd: number };
 }
 
 export interface EvalResult {
@@ -52,6 +59,8 @@ export interface EvalResult {
   resumed: number;
   /** Episodes this job ran. */
   ran: number;
+  /** Set when the budget cap stopped the run before every question was done. */
+  budgetStop?: BudgetExceededError;
 }
 
 export async function runEval(job: EvalJob): Promise<EvalResult> {
@@ -78,6 +87,11 @@ export async function runEval(job: EvalJob): Promise<EvalResult> {
     return summary;
   };
 
+  const ledger = job.cost ? openEvalLedger(job.runDir, job.cost, done) : undefined;
+  const sizes = new EpisodeSizeTracker();
+  for (const e of done) sizes.add(e);
+  let budgetStop: BudgetExceededError | undefined;
+
   writeSummary("running");
   let lastWrite = Date.now();
   let ran = 0;
@@ -86,9 +100,27 @@ export async function runEval(job: EvalJob): Promise<EvalResult> {
       todo,
       job.concurrency,
       async (question, signal) => {
-        const record = await job.runQuestion(question, signal);
+        // Over budget: start nothing more, let the episodes in flight finish (they are paid for).
+        if (budgetStop) return;
+        let reservation;
+        try {
+          reservation = ledger?.reserve(estimateEpisodeUsd(ledger.prices, sizes.mean), "the next episode");
+        } catch (e) {
+          if (!(e instanceof BudgetExceededError)) throw e;
+          budgetStop = e;
+          job.log?.(`  stopping: ${e.message}`);
+          return;
+        }
+        let record: EpisodeRecord;
+        try {
+          record = await job.runQuestion(question, signal);
+        } finally {
+          reservation?.release();
+        }
         // An episode that finishes after a stop request is still a finished episode: keep it.
         appendEpisode(job.runDir, record);
+        ledger?.record({ kind: "eval", prefill: record.prefill, sampled: record.generated, usd: record.usd, label: record.id });
+        sizes.add(record);
         episodes.push(record);
         ran++;
         if (episodes.length % every === 0 || episodes.length === planned) {
@@ -106,8 +138,23 @@ export async function runEval(job: EvalJob): Promise<EvalResult> {
     writeSummary(job.signal?.aborted ? "interrupted" : "failed");
     throw e;
   }
-  const status: RunStatus = job.signal?.aborted && episodes.length < planned ? "interrupted" : "done";
-  return { summary: writeSummary(status), resumed: done.length, ran };
+  const stopped = (job.signal?.aborted || budgetStop !== undefined) && episodes.length < planned;
+  const status: RunStatus = stopped ? "interrupted" : "done";
+  return { summary: writeSummary(status), resumed: done.length, ran, ...(budgetStop && stopped ? { budgetStop } : {}) };
+}
+
+/** The run's ledger; episodes finished before the run kept one are carried over as one line, so the cap sees them. */
+function openEvalLedger(runDir: string, cost: NonNullable<EvalJob["cost"]>, done: readonly EpisodeRecord[]): CostLedger {
+  const ledger = CostLedger.open(runDir, cost);
+  if (done.length > 0 && ledger.totalUsd === 0) {
+    const usd = done.reduce((s, e) => s + e.usd, 0);
+    if (usd > 0) {
+      const prefill = done.reduce((s, e) => s + e.prefill, 0);
+      const sampled = done.reduce((s, e) => s + e.generated, 0);
+      ledger.record({ kind: "eval", prefill, sampled, usd, label: `${done.length} episodes run before this run kept a ledger` });
+    }
+  }
+  return ledger;
 }
 
 /** Creates the folder for a new run, or checks a resumed one; returns what is already there. */
