@@ -1,0 +1,37 @@
+// Compiles the integration suite (test/integration/**/*.ts) to out/integration/*.js: each file is
+// bundled on its own (it may import src/core helpers) with vscode and mocha left external, because
+// the extension host provides 'vscode' and mocha must be the single copy in node_modules.
+import { build } from "esbuild";
+import { readdirSync, rmSync, statSync } from "node:fs";
+import path from "node:path";
+import { root } from "./harness.mjs";
+
+export const suiteSrc = path.join(root, "test", "integration");
+export const suiteOut = path.join(root, "out", "integration");
+
+function tsFiles(dir) {
+  return readdirSync(dir).flatMap((name) => {
+    const p = path.join(dir, name);
+    if (statSync(p).isDirectory()) return tsFiles(p);
+    return name.endsWith(".ts") && !name.endsWith(".d.ts") ? [p] : [];
+  });
+}
+
+export async function buildSuite() {
+  rmSync(suiteOut, { recursive: true, force: true });
+  await build({
+    entryPoints: tsFiles(suiteSrc),
+    outdir: suiteOut,
+    outbase: suiteSrc,
+    bundle: true,
+    platform: "node",
+    target: "node20",
+    format: "cjs",
+    sourcemap: "inline",
+    external: ["vscode", "mocha", "playwright-core"],
+    logLevel: "warning",
+  });
+  return path.join(suiteOut, "index");
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await buildSuite();
