@@ -1,0 +1,384 @@
+/**
+ * `agent-lab train-grpo` as a core function (recipe Step 4): online GRPO in the same harness
+ * (`runEpisode`) that eval scores with.
+ *
+ * Step s: a fresh sampling client from the current weights (a stale one would sample old weights),
+ * the train questions [offset + (s−1)·Q, offset + s·Q), G episodes each; reward = the episode's F1;
+ * advantage = reward − the mean reward of its question's group. Groups whose rewards are all equal
+ * teach nothing: they are skipped and counted. The rest train with the importance_sampling loss on
+ * the tokens the model wrote; if every group was skipped there is no optimizer step.
+ *
+ * Files in runs/<name>/: metrics.jsonl (the recipe's columns, one line per step), groups.jsonl
+ * (per-group rewards and advantages), episodes.jsonl (every episode, eval's record shape plus
+ * step/group/sample), checkpoints.jsonl, manifest.json, ledger.jsonl. Checkpoints every
+ * `saveEvery` steps and at the end go into runs/checkpoints.jsonl as `<name>-s<step>`.
+ *
+ * Resume: the last line of checkpoints.jsonl names the step and its state; lines of later steps
+ * are dropped and those steps are redone on the same questions, so no question is used twice.
+ */
+import { basename, isAbsolute, join } from "node:path";
+import { loadTokenizer, offlineTokenizer, type ChatTokenizer } from "../chat";
+import type { AgentLabConfig } from "../config";
+import { sha256File } from "../runs/manifest";
+import { loadSplit } from "../data/splits";
+import type { Question } from "../data/question";
+import { UserError } from "../errors";
+import { episodeUsd } from "../eval/cost";
+import { HARNESS_VERSION, toRecord } from "../eval/eval-split";
+import { runPool } from "../eval/pool";
+import { openSearcher } from "../eval/searcher-for-eval";
+import { loadSystemPrompt, runEpisode, type Episode } from "../harness";
+import type { Policy } from "../harness/policy";
+import { BudgetExceededError, CostLedger, EpisodeSizeTracker, estimateRlStepUsd, TYPICAL_EPISODE_SEQUENCE } from "../ledger";
+import { registerOnce, registryPath, resolveCheckpointPath, type CheckpointEntry } from "../checkpoints/registry";
+import type { Searcher } from "../search/searcher";
+import { MISSING_LOGPROBS_MESSAGE, TinkerPolicy, type SamplingClient, type TrainingClient } from "../tinker";
+import type { Datum } from "../tinker/wire";
+import { modelInputLength, rlDatumFromEpisode } from "../tinker/wire/builders";
+import { openTrainTarget, type TrainBackendOptions } from "./backend";
+import { COOKBOOK_ADAM } from "./sft";
+import {
+  appendRow,
+  checkRunName,
+  keepStepsUpTo,
+  METRICS_FILE,
+  readRows,
+  readRunCheckpoints,
+  refuseExistingRun,
+  RUN_CHECKPOINTS_FILE,
+  writeOrCheckManifest,
+  type RunCheckpoint,
+} from "./run-log";
+
+export const GROUPS_FILE = "groups.jsonl";
+export const GRPO_EPISODES_FILE = "episodes.jsonl";
+
+/** Rewards closer than this count as equal (the recipe's 1e-6). */
+export const CONSTANT_GROUP_EPS = 1e-6;
+
+export interface TrainGrpoOptions extends TrainBackendOptions {
+  workspaceDir: string;
+  config: AgentLabConfig;
+  name: string;
+  /** Start from this state (registry name or tinker://…/weights/…); absent = the base model. */
+  initState?: string;
+  steps: number;
+  /** Questions per step (Q). */
+  questions: number;
+  /** Episodes per question (G). */
+  group: number;
+  lr: number;
+  temperature: number;
+  /** First train question index (skip those used for SFT). */
+  offset: number;
+  saveEvery: number;
+  resume?: boolean;
+  promptFile?: string;
+  indexDir?: string;
+  command: string[];
+  signal?: AbortSignal;
+  log?: (line: string) => void;
+  /** Tests and the offline pipeline: the train questions, searcher, tokenizer or policy to use instead of the defaults. */
+  trainQuestions?: readonly Question[];
+  searcher?: Searcher | null;
+  tokenizer?: ChatTokenizer;
+  /** Builds the step's policy over its fresh sampler (default: TinkerPolicy that requires logprobs). */
+  policyFor?: (sampler: SamplingClient, tokenizer: ChatTokenizer, step: number) => Policy;
+}
+
+/** One line of metrics.jsonl: the recipe's columns, then details. */
+export interface GrpoMetrics {
+  step: number;
+  reward: number;
+  /** Fraction of groups skipped (all rewards equal). */
+  skipped_groups: number;
+  searches: number;
+  answered: number;
+  budget_hit: number;
+  /** Mean tokens after the prompt per episode. */
+  tokens: number;
+  /** Run total so far (USD). */
+  usd: number;
+  skipped_count: number;
+  groups: number;
+  episodes: number;
+  datums: number;
+  trained_tokens: number;
+  /** False when every group was skipped: no optimizer step. */
+  optim_step: boolean;
+  lr: number;
+  /** The sampling session the step's episodes came from (a new one every step). */
+  sampler: string;
+  questions: [number, number];
+}
+
+export interface GroupRecord {
+  step: number;
+  group: number;
+  question_id: string;
+  rewards: number[];
+  mean: number;
+  /** null when the group was skipped. */
+  advantages: number[] | null;
+  skipped: boolean;
+  /** Line indices (0-based) of this group's episodes in episodes.jsonl. */
+  episodes: number[];
+}
+
+export interface TrainGrpoResult {
+  runDir: string;
+  status: "done" | "interrupted" | "budget" | "out_of_questions";
+  /** Last completed step. */
+  step: number;
+  checkpoints: RunCheckpoint[];
+  spentUsd: number;
+  message?: string;
+}
+
+/** reward − group mean, or null when the rewards are all equal (the group is skipped). */
+export function groupAdvantages(rewards: readonly number[]): number[] | null {
+  if (rewards.length === 0) return null;
+  const max = Math.max(...rewards);
+  const min = Math.min(...rewards);
+  if (max - min < CONSTANT_GROUP_EPS) return null;
+  const mean = rewards.reduce((s, r) => s + r, 0) / rewards.length;
+  return rewards.map((r) => r - mean);
+}
+
+const inWorkspace = (ws: string, p: string) => (isAbsolute(p) ? p : join(ws, p));
+const mean = (xs: readonly number[]) => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : 0);
+
+export async function trainGrpo(o: TrainGrpoOptions): Promise<TrainGrpoResult> {
+  const log = o.log ?? (() => {});
+  checkRunName(o.name);
+  for (const [flag, v] of [["steps", o.steps], ["questions", o.questions], ["group", o.group], ["save-every", o.saveEvery]] as const) {
+    if (!(Number.isInteger(v) && v >= 1)) throw new UserError(`--${flag} must be an integer ≥ 1, got ${v}`);
+  }
+  if (!(Number.isInteger(o.offset) && o.offset >= 0)) throw new UserError(`--offset must be an integer ≥ 0, got ${o.offset}`);
+  if (!(o.lr > 0)) throw new UserError("--lr must be > 0");
+  if (!(o.temperature >= 0)) throw new UserError("--temperature must be ≥ 0");
+  const runsDir = inWorkspace(o.workspaceDir, o.config.runsDir);
+  const runDir = join(runsDir, o.name);
+  const runLabel = join(o.config.runsDir, o.name);
+  const dataDir = inWorkspace(o.workspaceDir, o.config.dataDir);
+
+  const target = openTrainTarget(o.config, o); // refuses an unpriced model before anything is sent
+  try {
+    const items = o.trainQuestions ?? loadSplit(dataDir, "train");
+    if (o.offset >= items.length) throw new UserError(`--offset ${o.offset} is past the ${items.length} train questions`);
+    const prompt = loadSystemPrompt(o.promptFile || o.config.systemPromptFile || undefined, { workspaceDir: o.workspaceDir, closedBook: false });
+    const searcher = o.searcher !== undefined ? o.searcher : await openSearcher(o.indexDir ? inWorkspace(o.workspaceDir, o.indexDir) : join(dataDir, "bm25"));
+    const tokenizer = o.tokenizer ?? (target.backend === "local" ? await offlineTokenizer("qwen3") : await loadTokenizer(target.baseModel));
+
+    const saved = o.resume ? readRunCheckpoints(runDir) : [];
+    if (!o.resume) refuseExistingRun(runDir);
+    const last = saved.at(-1);
+    const initState = o.initState ? resolveCheckpointPath(runsDir, o.initState, "state") : undefined;
+    const parent0 = o.initState ?? null;
+    const manifest = {
+      kind: "grpo" as const,
+      base_model: target.baseModel,
+      backend: target.backend,
+      lora_rank: o.config.loraRank,
+      lr: o.lr,
+      adam: COOKBOOK_ADAM,
+      loss_fn: "importance_sampling",
+      questions_per_step: o.questions,
+      group: o.group,
+      temperature: o.temperature,
+      offset: o.offset,
+      save_every: o.saveEvery,
+      steps: o.steps,
+      parent: parent0,
+      init_state: initState ?? null,
+      harness_version: HARNESS_VERSION,
+      system_prompt: { file: basename(prompt.file), sha256: prompt.sha256 },
+      train_split: o.trainQuestions ? { file: "(given by the caller)", questions: items.length } : { file: "train.jsonl", sha256: sha256File(join(dataDir, "train.jsonl")), questions: items.length },
+      search: { top_k: o.config.topK, max_searches: o.config.maxSearches, searcher: searcher ? searcher.describe() : null },
+      sampling: { max_tokens: o.config.maxTokens },
+      tokenizer: tokenizer.name,
+      command: o.command,
+      created: new Date().toISOString(),
+    };
+    writeOrCheckManifest(runDir, manifest, Boolean(o.resume), [
+      "kind", "base_model", "backend", "lora_rank", "lr", "questions_per_step", "group", "temperature", "offset", "init_state", "harness_version", "system_prompt", "search", "sampling",
+    ]);
+    const ledger = CostLedger.open(runDir, { prices: target.prices, budgetUsd: o.config.budgetUsd });
+    const spentBefore = ledger.totalUsd;
+    const registry = registryPath(runsDir);
+    const metricsFile = join(runDir, METRICS_FILE);
+    const groupsFile = join(runDir, GROUPS_FILE);
+    const episodesFile = join(runDir, GRPO_EPISODES_FILE);
+
+    const entryFor = (c: RunCheckpoint, parent: string | null): CheckpointEntry => ({
+      name: c.name,
+      sampler_path: c.sampler_path,
+      state_path: c.state_path,
+      base_model: target.baseModel,
+      parent,
+      data_hash: `train[${o.offset}:${o.offset + c.batch * o.questions}]`,
+      step: c.batch,
+      run: runLabel,
+      kind: "grpo",
+      created: new Date().toISOString(),
+    });
+    saved.forEach((c, i) => registerOnce(registry, entryFor(c, i === 0 ? parent0 : saved[i - 1].name)));
+
+    // Drop what the steps after the last saved state wrote: they are redone from that state.
+    const lastSaved = last?.batch ?? 0;
+    if (o.resume) {
+      const dropped = [metricsFile, groupsFile, episodesFile].map((f) => keepStepsUpTo(f, lastSaved));
+      if (dropped[0] || dropped[2]) log(`(dropped ${dropped[0]} step lines and ${dropped[2]} episodes after step ${lastSaved}; those steps are redone on the same questions)`);
+    }
+    if (lastSaved >= o.steps) {
+      log(`${runDir} is already at step ${lastSaved} of ${o.steps}; nothing to do`);
+      return { runDir, status: "done", step: lastSaved, checkpoints: saved, spentUsd: 0 };
+    }
+
+    let tc: TrainingClient;
+    if (last) {
+      log(`resuming ${o.name} from ${last.name} (step ${last.batch}): ${last.state_path}`);
+      tc = await target.service.createTrainingClientFromState(last.state_path, { withOptimizer: true, signal: o.signal });
+    } else if (initState) {
+      log(`starting from ${initState}`);
+      tc = await target.service.createTrainingClientFromState(initState, { withOptimizer: false, signal: o.signal });
+    } else {
+      tc = await target.service.createLoraTrainingClient({ baseModel: target.baseModel, rank: o.config.loraRank, signal: o.signal });
+    }
+
+    const checkpoints = [...saved];
+    let episodeLine = readRows(episodesFile).length;
+    const sizes = new EpisodeSizeTracker();
+    let meanSequence = TYPICAL_EPISODE_SEQUENCE;
+    let step = lastSaved;
+
+    const save = async (): Promise<void> => {
+      const name = `${o.name}-s${step}`;
+      const samplerF = tc.saveWeightsForSampler(name);
+      const stateF = tc.saveState(`${name}-state`);
+      const [sampler, state] = await Promise.all([samplerF.result(), stateF.result()]);
+      const c: RunCheckpoint = { name, batch: step, state_path: state.path, sampler_path: sampler.path, ...(step === o.steps ? { final: true } : {}) };
+      appendRow(join(runDir, RUN_CHECKPOINTS_FILE), c);
+      registerOnce(registry, entryFor(c, checkpoints.at(-1)?.name ?? parent0));
+      checkpoints.push(c);
+      log(`saved ${name}\n  sampler: ${sampler.path}\n  state:   ${state.path}`);
+    };
+    /** Stop between steps without losing the steps done since the last save. */
+    const stop = async (status: TrainGrpoResult["status"], message: string): Promise<TrainGrpoResult> => {
+      log(message);
+      if (step > (checkpoints.at(-1)?.batch ?? 0)) await save();
+      return { runDir, status, step, checkpoints, spentUsd: ledger.totalUsd - spentBefore, message };
+    };
+
+    while (step < o.steps) {
+      const s = step + 1;
+      if (o.signal?.aborted) return await stop("interrupted", `stopped before step ${s}; continue with --resume`);
+      const from = o.offset + (s - 1) * o.questions;
+      const batchQs = items.slice(from, from + o.questions);
+      if (batchQs.length === 0) return await stop("out_of_questions", `no train questions left for step ${s} (index ${from} of ${items.length})`);
+      try {
+        ledger.ensureCanSpend(estimateRlStepUsd(target.prices, batchQs.length * o.group, sizes.mean, meanSequence), `step ${s}`);
+      } catch (e) {
+        if (e instanceof BudgetExceededError) return await stop("budget", e.message);
+        throw e;
+      }
+
+      // A fresh sampler from the weights as they are now: never a stale one.
+      const sampler = await tc.saveWeightsAndGetSamplingClient({ signal: o.signal }).result();
+      const policy = o.policyFor?.(sampler, tokenizer, s) ??
+        new TinkerPolicy({ sampler, tokenizer, model: target.baseModel, requireLogprobs: true, kind: target.backend === "local" ? "local-backend" : "tinker" });
+
+      const groups: Episode[][] = batchQs.map(() => new Array<Episode>(o.group));
+      const jobs = batchQs.flatMap((q, g) => Array.from({ length: o.group }, (_, k) => ({ q, g, k })));
+      await runPool(jobs, o.config.concurrency, async ({ q, g, k }, signal) => {
+        groups[g][k] = await runEpisode(policy, searcher, q, {
+          temperature: o.temperature,
+          topK: o.config.topK,
+          maxSearches: o.config.maxSearches,
+          maxTokens: o.config.maxTokens,
+          systemPrompt: prompt.text,
+          signal,
+        });
+      }, o.signal);
+      if (o.signal?.aborted) return await stop("interrupted", `stopped during step ${s} (its episodes are not kept); continue with --resume`);
+      const episodes = groups.flat();
+      if (episodes.some((e) => !e.hasLogprobs)) throw new UserError(MISSING_LOGPROBS_MESSAGE);
+
+      const data: Datum[] = [];
+      const groupRows: GroupRecord[] = [];
+      let skipped = 0;
+      groups.forEach((group, g) => {
+        const rewards = group.map((e) => e.reward);
+        const adv = groupAdvantages(rewards);
+        if (!adv) skipped++;
+        else group.forEach((e, k) => data.push(rlDatumFromEpisode(e, adv[k])));
+        groupRows.push({
+          step: s, group: g, question_id: batchQs[g].id, rewards, mean: mean(rewards), advantages: adv, skipped: !adv,
+          episodes: group.map((_, k) => episodeLine + g * o.group + k),
+        });
+      });
+
+      const trainedTokens = data.reduce((n, d) => n + modelInputLength(d.model_input), 0);
+      if (data.length > 0) {
+        const fwd = tc.forwardBackward(data, "importance_sampling", undefined, { signal: o.signal });
+        const opt = tc.optimStep({ learning_rate: o.lr, ...COOKBOOK_ADAM }, { signal: o.signal });
+        await fwd.result();
+        await opt.result();
+      } else {
+        log(`step ${s}: all ${groups.length} groups had equal rewards; no optimizer step`);
+      }
+      step = s;
+
+      const prefill = episodes.reduce((n, e) => n + e.prefill, 0);
+      const generated = episodes.reduce((n, e) => n + e.generated, 0);
+      ledger.record({ kind: "sample", prefill, sampled: generated, label: `step ${s}` });
+      if (trainedTokens > 0) ledger.record({ kind: "train", trained: trainedTokens, label: `step ${s}` });
+      for (const e of episodes) sizes.add(e);
+      if (data.length) meanSequence = trainedTokens / data.length;
+
+      groups.forEach((group, g) =>
+        group.forEach((e, k) =>
+          appendRow(episodesFile, {
+            ...toRecord(e, episodeUsd(target.prices, e.prefill, e.generated)),
+            id: `${e.id}/s${s}/${k}`,
+            question_id: e.id,
+            step: s,
+            group: g,
+            sample: k,
+          }),
+        ),
+      );
+      episodeLine += episodes.length;
+      for (const row of groupRows) appendRow(groupsFile, row);
+      const n = episodes.length;
+      const row: GrpoMetrics = {
+        step: s,
+        reward: mean(episodes.map((e) => e.reward)),
+        skipped_groups: skipped / groups.length,
+        searches: mean(episodes.map((e) => e.searches.length)),
+        answered: episodes.filter((e) => e.end === "answer").length / n,
+        budget_hit: episodes.filter((e) => e.end === "budget" || e.end === "length").length / n,
+        tokens: mean(episodes.map((e) => e.tokens.length)),
+        usd: ledger.totalUsd,
+        skipped_count: skipped,
+        groups: groups.length,
+        episodes: n,
+        datums: data.length,
+        trained_tokens: trainedTokens,
+        optim_step: data.length > 0,
+        lr: o.lr,
+        sampler: sampler.samplingSessionId,
+        questions: [from, from + batchQs.length],
+      };
+      appendRow(metricsFile, row);
+      log(
+        `step ${s}  reward ${row.reward.toFixed(3)}  skipped_groups ${row.skipped_groups.toFixed(3)}  searches ${row.searches.toFixed(3)}  ` +
+          `answered ${row.answered.toFixed(3)}  budget_hit ${row.budget_hit.toFixed(3)}  tokens ${row.tokens.toFixed(3)}  usd ${row.usd.toFixed(2)}`,
+      );
+      if (s % o.saveEvery === 0 || s === o.steps) await save();
+    }
+    return { runDir, status: "done", step, checkpoints, spentUsd: ledger.totalUsd - spentBefore };
+  } finally {
+    target.service.close();
+  }
+}
