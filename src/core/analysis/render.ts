@@ -1,0 +1,178 @@
+/**
+ * Text forms of an ablation: the terminal tables (the recipe's columns plus the new ones) and the
+ * recipe's markdown report template, filled in.
+ */
+import type { AblationReport, DeltaResult } from "./report-types";
+
+const f3 = (x: number) => x.toFixed(3);
+const signed = (x: number) => (x >= 0 ? "+" : "−") + Math.abs(x).toFixed(3);
+const usd = (x: number) => `$${x.toFixed(4)}`;
+const pct = (x: number) => `${Math.round(x * 100)}%`;
+
+/** p-values: three significant digits, and "<0.0001" rather than a misleading 0. */
+export function formatP(p: number): string {
+  if (p < 1e-4) return "<0.0001";
+  if (p >= 0.1) return p.toFixed(2);
+  return p.toPrecision(2);
+}
+
+function table(header: string[], rows: string[][], leftColumns = 1): string {
+  const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c].length)));
+  const line = (cells: string[]) =>
+    cells.map((cell, c) => (c < leftColumns ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join("  ").trimEnd();
+  return [line(header), ...rows.map(line)].join("\n");
+}
+
+const deltaCell = (d: DeltaResult) => `${signed(d.delta)} [${signed(d.ci.lo)}, ${signed(d.ci.hi)}]`;
+
+/** What `agent-lab ablate` prints. */
+export function renderAblationTable(report: AblationReport): string {
+  const out: string[] = [];
+  const droppedNote = report.runs.some((r) => r.dropped > 0)
+    ? ` (dropped: ${report.runs.map((r) => `${r.name} ${r.dropped}`).join(", ")})`
+    : "";
+  out.push(`${report.shared} shared questions${droppedNote}`);
+  out.push("");
+  out.push(
+    table(
+      ["run", "F1", "95% CI", "EM", "95% CI", "searches", "answered", "$/q"],
+      report.runs.map((r) => [
+        r.name,
+        f3(r.f1.mean),
+        `[${f3(r.f1.ci.lo)}, ${f3(r.f1.ci.hi)}]`,
+        f3(r.em.mean),
+        `[${f3(r.em.ci.lo)}, ${f3(r.em.ci.hi)}]`,
+        r.searches_per_q.toFixed(2),
+        pct(r.answered),
+        usd(r.usd_per_q),
+      ]),
+    ),
+  );
+  if (report.comparisons.length > 0) {
+    out.push("");
+    out.push(`vs ${report.runs[0].name} (paired):`);
+    out.push(
+      table(
+        ["run", "Δ F1 [95% CI]", "p", "p Holm", "Δ F1 verdict", "MDE F1", "Δ EM [95% CI]", "b/c", "p", "p Holm", "Δ EM verdict"],
+        report.comparisons.map((c) => [
+          c.name,
+          deltaCell(c.f1),
+          formatP(c.f1.p),
+          formatP(c.f1.p_holm),
+          c.f1.verdict,
+          f3(c.f1.mde),
+          deltaCell(c.em),
+          `${c.em.baseline_only}/${c.em.run_only}`,
+          formatP(c.em.p),
+          formatP(c.em.p_holm),
+          c.em.verdict,
+        ]),
+      ),
+    );
+    out.push("");
+    out.push(
+      table(
+        ["flips vs first", "F1 up", "F1 down", "F1 same", "EM up", "EM down", "EM same"],
+        report.comparisons.map((c) => [
+          c.name,
+          String(c.flips.f1.improved),
+          String(c.flips.f1.regressed),
+          String(c.flips.f1.unchanged),
+          String(c.flips.em.improved),
+          String(c.flips.em.regressed),
+          String(c.flips.em.unchanged),
+        ]),
+      ),
+    );
+  }
+  out.push("");
+  out.push(...notes(report));
+  if (report.warnings.length > 0) {
+    out.push("");
+    out.push(...report.warnings.map((w) => `warning: ${w}`));
+  }
+  return out.join("\n");
+}
+
+/** How the numbers were made, in a few lines (printed under the table and in the report). */
+function notes(report: AblationReport): string[] {
+  const s = report.settings;
+  const lines = [
+    `Intervals: ${s.level * 100}% percentile bootstrap, ${s.resamples.toLocaleString("en-US")} resamples, seed ${s.seed}; Δ intervals are paired (the same resampled questions for every run).`,
+  ];
+  if (report.comparisons.length > 0) {
+    const tests = report.comparisons.length * 2;
+    lines.push(
+      `p: Δ F1 by a paired sign-flip permutation test (${s.resamples.toLocaleString("en-US")} draws), Δ EM by McNemar's exact test ` +
+        `(b/c = questions only the first run / only this run got right); Holm-adjusted over all ${tests} tests.`,
+      `Verdict: ${report.verdict_rule}`,
+      `MDE F1: the smallest true Δ F1 this many paired questions (${report.shared}) detects with ${s.power * 100}% power at α = ${s.alpha} ` +
+        `(two-sided, normal approximation, from the observed SD of the per-question differences).`,
+    );
+  }
+  return lines;
+}
+
+export interface MarkdownOptions {
+  /** Stage labels per run (default: the run names). */
+  labels?: string[];
+}
+
+/** The recipe's "Report template", filled in from the ablation and the runs' manifests. */
+export function renderMarkdownReport(report: AblationReport, options: MarkdownOptions = {}): string {
+  const runs = report.runs;
+  const first = runs[0];
+  const withSearch = runs.find((r) => r.search && !r.search.closed_book)?.search ?? null;
+  const split = first.split;
+  const splitName = split?.name ?? "the shared questions";
+  const facts = [`${report.shared} questions`];
+  if (withSearch?.documents !== undefined) facts.push(`${compactCount(withSearch.documents)}-paragraph corpus`);
+  if (withSearch) facts.push(`BM25 top-${withSearch.top_k}`, `budget of ${withSearch.max_searches} searches`);
+  const out: string[] = [];
+  out.push(`## Results on HotpotQA ${splitName} (${facts.join(", ")})`);
+  out.push("");
+  const header = ["Stage", "F1 [95% CI]", "EM", "Searches/q", "$/q", `Δ F1 vs ${first.name} [95% CI]`, "p (Holm)", "Verdict"];
+  out.push(`| ${header.join(" | ")} |`);
+  out.push(`|${header.map((h) => "-".repeat(h.length + 2)).join("|")}|`);
+  runs.forEach((r, k) => {
+    const c = report.comparisons.find((x) => x.run === k);
+    const label = escapeCell(options.labels?.[k] ?? r.name);
+    out.push(
+      `| ${[
+        label,
+        `${f3(r.f1.mean)} [${f3(r.f1.ci.lo)}, ${f3(r.f1.ci.hi)}]`,
+        f3(r.em.mean),
+        r.searches_per_q.toFixed(2),
+        usd(r.usd_per_q),
+        c ? deltaCell(c.f1) : "(baseline)",
+        c ? formatP(c.f1.p_holm) : "",
+        c ? c.f1.verdict : "",
+      ].join(" | ")} |`,
+    );
+  });
+  out.push("");
+  const total = runs.reduce((s, r) => s + r.usd_total, 0);
+  const shas = [...new Set(runs.map((r) => r.split?.sha256).filter((x): x is string => Boolean(x)))];
+  const shaText = shas.length === 0 ? "(no manifests)" : shas.map((h) => h.slice(0, 16)).join(" / ") + (shas.length > 1 ? " (runs used different files!)" : "");
+  out.push(`Total Tinker cost: $${total.toFixed(2)}   ${split?.file ?? "split"} sha256: ${shaText}`);
+  out.push("Limitation: the corpus only contains paragraphs that appear in HotpotQA, so it is easier than full Wikipedia.");
+  out.push("");
+  out.push(...notes(report).map((l) => `${l}  `));
+  if (report.warnings.length > 0) {
+    out.push("");
+    out.push(...report.warnings.map((w) => `> Warning: ${escapeCell(w)}`));
+  }
+  return out.join("\n") + "\n";
+}
+
+/** 507000 → "507k", as in the recipe's heading. */
+function compactCount(n: number): string {
+  if (n >= 1e6) return `${(n / 1e6).toFixed(1).replace(/\.0$/, "")}M`;
+  if (n >= 1e3) return `${Math.round(n / 1e3)}k`;
+  return String(n);
+}
+
+/** Run names come from folder names: keep them from breaking a table row. */
+function escapeCell(text: string): string {
+  return text.replace(/\|/g, "\\|").replace(/\n/g, " ");
+}
