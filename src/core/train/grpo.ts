@@ -284,7 +284,7 @@ export async function trainGrpo(o: TrainGrpoOptions): Promise<TrainGrpoResult> {
       }
 
       // A fresh sampler from the weights as they are now: never a stale one.
-      const sampler = await tc.saveWeightsAndGetSamplingClient({ signal: o.signal }).result();
+      const sampler = await tc.saveWeightsAndGetSamplingClient().result();
       const policy = o.policyFor?.(sampler, tokenizer, s) ??
         new TinkerPolicy({ sampler, tokenizer, model: target.baseModel, requireLogprobs: true, kind: target.backend === "local" ? "local-backend" : "tinker" });
 
@@ -320,8 +320,8 @@ export async function trainGrpo(o: TrainGrpoOptions): Promise<TrainGrpoResult> {
 
       const trainedTokens = data.reduce((n, d) => n + modelInputLength(d.model_input), 0);
       if (data.length > 0) {
-        const fwd = tc.forwardBackward(data, "importance_sampling", undefined, { signal: o.signal });
-        const opt = tc.optimStep({ learning_rate: o.lr, ...COOKBOOK_ADAM }, { signal: o.signal });
+        const fwd = tc.forwardBackward(data, "importance_sampling");
+        const opt = tc.optimStep({ learning_rate: o.lr, ...COOKBOOK_ADAM });
         await fwd.result();
         await opt.result();
       } else {

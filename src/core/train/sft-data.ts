@@ -1,7 +1,7 @@
 /**
  * Reads SFT rows (`agent-lab sft-data` writes runs/<name>/sft.jsonl: id, question, answers, prompt,
- * tokens, sampled, logprobs, searches, reward) and names the data by a content hash, taken from the
- * lineage manifest next to the file when it has one, else computed from the file's bytes.
+ * tokens, sampled, logprobs, searches, reward) and names the data by the sha256 of its bytes (what
+ * sft-data's lineage manifest records as output.sha256).
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -25,6 +25,8 @@ export interface SftData {
   tokensPerEpoch: number;
   /** "sha256:<hex>" of the data's content. */
   hash: string;
+  /** Set when the sft-data manifest next to the file disagrees with it. */
+  lineageWarning?: string;
 }
 
 const isIntArray = (v: unknown): v is number[] => Array.isArray(v) && v.every((x) => Number.isInteger(x));
@@ -65,39 +67,29 @@ export function readSftData(path: string): SftData {
     tokensPerEpoch += modelInputLength(datum.model_input);
   });
   if (rows.length === 0) throw new FileFormatError(file, undefined, "no SFT rows");
-  return { file, rows, datums, tokensPerEpoch, hash: sftDataHash(file) };
+  return { file, rows, datums, tokensPerEpoch, ...sftDataHash(file) };
 }
 
 /**
- * The content hash recorded by sft-data's manifest.json (same folder) when present, so lineage
- * matches across tools; else sha256 of the file.
+ * The data's content hash, "sha256:<hex>" of the file's bytes: the same value sft-data's lineage
+ * manifest records as `output.sha256` when the file is as it left it. `lineageWarning` says when the
+ * manifest next to the file disagrees (the data changed after, or sft-data is still running).
  */
-export function sftDataHash(file: string): string {
+export function sftDataHash(file: string): { hash: string; lineageWarning?: string } {
+  const hex = sha256File(file);
   const manifestFile = join(dirname(file), "manifest.json");
-  if (existsSync(manifestFile)) {
-    try {
-      const m = JSON.parse(readFileSync(manifestFile, "utf8")) as Record<string, unknown>;
-      const found = findHash(m);
-      if (found) return found;
-    } catch {
-      // An unreadable manifest is not ours to judge here; fall back to hashing the data itself.
-    }
+  if (!existsSync(manifestFile)) return { hash: `sha256:${hex}` };
+  let recorded: unknown;
+  let status: unknown;
+  try {
+    const m = JSON.parse(readFileSync(manifestFile, "utf8")) as { output?: { sha256?: unknown }; status?: unknown };
+    recorded = m.output?.sha256;
+    status = m.status;
+  } catch {
+    return { hash: `sha256:${hex}`, lineageWarning: `${manifestFile} is not valid JSON; the data is named by its own hash` };
   }
-  return `sha256:${sha256File(file)}`;
-}
-
-/** Looks for the data's hash under the key names a lineage manifest plausibly uses. */
-function findHash(m: Record<string, unknown>): string | undefined {
-  for (const key of ["content_hash", "data_hash", "content_sha256", "sha256"]) {
-    const v = m[key];
-    if (typeof v === "string" && v) return v.includes(":") ? v : `sha256:${v}`;
+  if (typeof recorded === "string" && recorded.replace(/^sha256:/, "") !== hex) {
+    return { hash: `sha256:${hex}`, lineageWarning: `${file} differs from what its manifest recorded (status ${String(status)}); the checkpoints record the data as it is now` };
   }
-  for (const key of ["output", "data", "sft"]) {
-    const v = m[key];
-    if (v && typeof v === "object") {
-      const inner = findHash(v as Record<string, unknown>);
-      if (inner) return inner;
-    }
-  }
-  return undefined;
+  return { hash: `sha256:${hex}` };
 }

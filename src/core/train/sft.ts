@@ -10,7 +10,8 @@
  * Resume is per epoch: `resume: true` reloads the last saved state with its optimizer and redoes the
  * epoch that was in flight (its metrics lines are replaced, the shuffle order is the same).
  */
-import { isAbsolute, join, relative, resolve } from "node:path";
+import { existsSync } from "node:fs";
+import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import type { AgentLabConfig } from "../config";
 import { UserError } from "../errors";
 import { CostLedger, estimateSftUsd } from "../ledger";
@@ -117,6 +118,7 @@ export async function trainSft(o: TrainSftOptions): Promise<TrainSftResult> {
   // Prices (and an unpriced model's refusal) before anything is sent or written.
   const target = openTrainTarget(o.config, o);
   const estimateUsd = estimateSftUsd(target.prices, data.tokensPerEpoch, o.epochs);
+  if (data.lineageWarning) log(`warning: ${data.lineageWarning}`);
   log(`${data.datums.length} examples, ${data.tokensPerEpoch.toLocaleString("en-US")} tokens/epoch, ≈ $${estimateUsd.toFixed(2)} to train`);
 
   const saved = o.resume ? readRunCheckpoints(runDir) : [];
@@ -139,7 +141,7 @@ export async function trainSft(o: TrainSftOptions): Promise<TrainSftResult> {
     epochs: o.epochs,
     seed: o.seed ?? 0,
     loss_fn: "cross_entropy",
-    data: { path: relative(o.workspaceDir, data.file) || data.file, hash: data.hash, examples: data.datums.length, tokens_per_epoch: data.tokensPerEpoch },
+    data: { path: relative(o.workspaceDir, data.file) || data.file, hash: data.hash, lineage_manifest: existsSync(join(dirname(data.file), "manifest.json")) ? relative(o.workspaceDir, join(dirname(data.file), "manifest.json")) : null, examples: data.datums.length, tokens_per_epoch: data.tokensPerEpoch },
     parent: parent0,
     init_state: initState ?? null,
     steps_per_epoch: stepsPerEpoch,
@@ -216,8 +218,8 @@ export async function trainSft(o: TrainSftOptions): Promise<TrainSftResult> {
         ledger.ensureCanSpend(ledger.costOf({ trained: tokens }), `step ${step + 1}`);
         const lr = linearLr(o.lr, step, totalSteps);
         // Both on the wire before either is awaited: the service pipelines them.
-        const fwd = tc.forwardBackward(batch, "cross_entropy", undefined, { signal: o.signal });
-        const opt = tc.optimStep({ learning_rate: lr, ...COOKBOOK_ADAM }, { signal: o.signal });
+        const fwd = tc.forwardBackward(batch, "cross_entropy");
+        const opt = tc.optimStep({ learning_rate: lr, ...COOKBOOK_ADAM });
         const result = await fwd.result();
         await opt.result();
         step++;
@@ -231,8 +233,8 @@ export async function trainSft(o: TrainSftOptions): Promise<TrainSftResult> {
       }
 
       const name = `${o.name}-e${epoch}`;
-      const samplerF = tc.saveWeightsForSampler(name, { signal: o.signal });
-      const stateF = tc.saveState(`${name}-state`, { signal: o.signal });
+      const samplerF = tc.saveWeightsForSampler(name);
+      const stateF = tc.saveState(`${name}-state`);
       const [sampler, state] = await Promise.all([samplerF.result(), stateF.result()]);
       const c: RunCheckpoint = { name, batch: step, epoch, state_path: state.path, sampler_path: sampler.path, ...(epoch === o.epochs ? { final: true } : {}) };
       appendRow(join(runDir, RUN_CHECKPOINTS_FILE), c);
