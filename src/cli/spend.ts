@@ -1,0 +1,54 @@
+/**
+ * `agent-lab spend [--today | --since TIME] [--json] [--workspace DIR]`: what the workspace's runs
+ * have spent, per run and in total, read from each run's ledger.jsonl (older eval runs without a
+ * ledger count through summary.json).
+ */
+import { isAbsolute, join } from "node:path";
+import { loadConfig } from "../core/config";
+import { UserError } from "../core/errors";
+import { startOfToday, workspaceSpend, type WorkspaceSpend } from "../core/ledger";
+import { parse } from "./args";
+
+const HELP = `usage: agent-lab spend [options]
+
+  --today          only what was spent since local midnight
+  --since TIME     only what was spent at or after TIME (ISO date or date-time)
+  --json           print the numbers as JSON
+  --workspace DIR  folder holding agent-lab.json and runs/ (default .)`;
+
+export async function run(argv: string[]): Promise<void> {
+  const { values } = parse("spend", argv, {
+    today: { type: "boolean" },
+    since: { type: "string" },
+    json: { type: "boolean" },
+    workspace: { type: "string", default: "." },
+    help: { type: "boolean", short: "h" },
+  });
+  if (values.help) return void console.log(HELP);
+  if (values.today && values.since) throw new UserError("give --today or --since, not both");
+  let since: Date | undefined;
+  if (values.today) since = startOfToday();
+  if (values.since !== undefined) {
+    since = new Date(values.since);
+    if (Number.isNaN(since.getTime())) throw new UserError(`--since must be a date or date-time (e.g. 2026-11-29 or 2026-11-29T09:00), got "${values.since}"`);
+  }
+  const workspaceDir = values.workspace!;
+  const config = loadConfig(workspaceDir);
+  const runsDir = isAbsolute(config.runsDir) ? config.runsDir : join(workspaceDir, config.runsDir);
+  const spend = workspaceSpend(runsDir, { since });
+  if (values.json) return void console.log(JSON.stringify(spend, null, 2));
+  console.log(renderSpend(spend, values.today ? "today" : since ? `since ${since.toISOString()}` : "all time", config.budgetUsd));
+}
+
+/** A table of runs and their spend, then the total (and the per-run cap, when one is set). */
+export function renderSpend(spend: WorkspaceSpend, period: string, budgetUsd = 0): string {
+  if (spend.runs.length === 0) return `no spend recorded (${period})`;
+  const width = Math.max(3, ...spend.runs.map((r) => r.name.length));
+  const rows = spend.runs.map((r) => {
+    const kinds = Object.entries(r.byKind).map(([k, usd]) => `${k} $${(usd ?? 0).toFixed(4)}`).join(", ");
+    const tokens = r.source === "ledger" ? `  tokens ${r.tokens.prefill} prefill / ${r.tokens.sampled} sampled / ${r.tokens.trained} trained` : "  (from summary.json)";
+    return `  ${r.name.padEnd(width)}  $${r.usd.toFixed(4).padStart(9)}  ${kinds}${tokens}`;
+  });
+  const cap = budgetUsd > 0 ? `  (budget cap per job: $${budgetUsd.toFixed(2)})` : "";
+  return `spend, ${period}:\n${rows.join("\n")}\n  ${"total".padEnd(width)}  $${spend.totalUsd.toFixed(4).padStart(9)}${cap}`;
+}

@@ -1,0 +1,5 @@
+export * from "./collect-sft";
+export * from "./held-out";
+export * from "./lineage";
+export * from "./select";
+export * from "./sft-files";
