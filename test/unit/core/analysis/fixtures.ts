@@ -105,6 +105,7 @@ export function manifest(over: { checkpoint?: string; topK?: number; splitSha?: 
   };
 }
 
-export function input(name: string, episodes: EpisodeRecord[], m: RunManifest | undefined = manifest()): AblationInput {
-  return { name, dir: `runs/${name}`, manifest: m, episodes };
+/** A run in memory; `null` for a run folder without manifest.json. */
+export function input(name: string, episodes: EpisodeRecord[], m: RunManifest | null = manifest()): AblationInput {
+  return { name, dir: `runs/${name}`, manifest: m ?? undefined, episodes };
 }
