@@ -1,7 +1,9 @@
 /**
  * Every setting of the recipe in one typed place, with the recipe's defaults.
  *
- * Precedence (later wins): defaults < workspace file `agent-lab.json` < VS Code settings or CLI flags.
+ * Precedence (later wins): defaults < workspace file `agent-lab.json` < environment variable
+ * `AGENT_LAB_SETTINGS` (a JSON object of settings: how the VS Code extension hands its settings to
+ * the jobs it launches; checked like the file) < CLI flags.
  * The JSON schema for `agent-lab.json` lives in data/schema/agent-lab.schema.json and is checked
  * against these defaults by a unit test, so the two cannot drift apart.
  */
@@ -131,9 +133,26 @@ export function readWorkspaceConfig(workspaceDir: string): Overrides {
   return validateOverrides(raw, file, (key) => lineOfKey(text, key));
 }
 
-/** Defaults, then the workspace file, then explicit overrides (VS Code settings or CLI flags). */
-export function loadConfig(workspaceDir: string, overrides: Overrides = {}): AgentLabConfig {
-  return mergeConfig(readWorkspaceConfig(workspaceDir), validateOverrides(overrides, "command-line options"));
+/** The environment variable that carries settings (a JSON object) from the extension to its jobs. */
+export const SETTINGS_ENV = "AGENT_LAB_SETTINGS";
+
+/** Settings from `AGENT_LAB_SETTINGS` (unset or blank = no overrides), validated like the file. */
+export function readEnvConfig(env: NodeJS.ProcessEnv = process.env): Overrides {
+  const text = env[SETTINGS_ENV];
+  if (text === undefined || !text.trim()) return {};
+  const where = `environment variable ${SETTINGS_ENV}`;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    throw new FileFormatError(where, undefined, `not valid JSON (${(e as Error).message})`);
+  }
+  return validateOverrides(raw, where);
+}
+
+/** Defaults, then the workspace file, then `AGENT_LAB_SETTINGS` (VS Code settings), then CLI flags. */
+export function loadConfig(workspaceDir: string, overrides: Overrides = {}, env: NodeJS.ProcessEnv = process.env): AgentLabConfig {
+  return mergeConfig(readWorkspaceConfig(workspaceDir), readEnvConfig(env), validateOverrides(overrides, "command-line options"));
 }
 
 /** The price row for a model, or a refusal that says how to add one. */

@@ -1,11 +1,92 @@
 /**
- * Extension entry point: only wires features together. The views, commands and panels arrive with
- * their own modules; the recipe itself lives in src/core and runs as CLI jobs, never in this host.
+ * Extension entry point: only wires features together, and stays cheap (no tokenizer, no index,
+ * no model: the recipe runs as CLI jobs, never in this host). Views read run folders; commands
+ * start jobs; jobs started by an earlier window are re-attached.
  */
-import type * as vscode from "vscode";
+import * as vscode from "vscode";
+import { CheckpointsProvider } from "./checkpoints/checkpoints-provider";
+import { registerCommands, type Lab } from "./commands/commands";
+import { registerPanelFeatures } from "./feature-bridge";
+import { JobRunner } from "./jobs/job-runner";
+import { JobsProvider, JobsStatusBar } from "./jobs/jobs-provider";
+import { LabWorkspace } from "./lab-workspace";
+import { RunsProvider } from "./runs/runs-provider";
+import { ApiKeyStore } from "./secrets/api-key";
+import { SETTINGS_SECTION } from "./settings/settings-overrides";
+import { spendFromRuns } from "./spend";
+import { watchWorkspace } from "./watchers";
 
-export function activate(_context: vscode.ExtensionContext): void {
-  // Features register here as they land.
+let lab: Lab | undefined;
+
+export function activate(context: vscode.ExtensionContext): Lab {
+  const workspace = new LabWorkspace();
+  const keys = new ApiKeyStore(context.secrets);
+  const jobs = new JobRunner(context, workspace, keys);
+  const runs = new RunsProvider(workspace, () => jobs.liveRunDirs());
+  const checkpoints = new CheckpointsProvider(workspace);
+  lab = { context, workspace, keys, jobs, runs, checkpoints };
+
+  let todayUsd = 0;
+  const statusBar = new JobsStatusBar(jobs, () => todayUsd);
+  const updateSpend = () => {
+    todayUsd = spendFromRuns(runs.currentRows()).todayUsd;
+    statusBar.update();
+  };
+
+  context.subscriptions.push(
+    jobs,
+    runs,
+    checkpoints,
+    statusBar,
+    vscode.window.registerTreeDataProvider("agentLab.runs", runs),
+    vscode.window.registerTreeDataProvider("agentLab.checkpoints", checkpoints),
+    vscode.window.registerTreeDataProvider("agentLab.jobs", new JobsProvider(jobs)),
+    ...registerCommands(lab),
+    ...watchWorkspace(workspace, {
+      runs: () => {
+        runs.refreshSoon();
+        updateSpend();
+      },
+      checkpoints: () => checkpoints.refresh(),
+      jobs: () => jobs.reattach(),
+      data: () => void updateContextKeys(workspace),
+    }),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration(SETTINGS_SECTION)) {
+        runs.refresh();
+        checkpoints.refresh();
+        void updateContextKeys(workspace);
+      }
+    }),
+    // Finished jobs change run status (running → done) even when no file event arrives.
+    jobs.onDidChange(() => runs.refreshSoon(1000)),
+  );
+  registerPanelFeatures(context);
+  // The rest waits for the first idle moment so activation itself stays a few milliseconds.
+  setTimeout(() => {
+    jobs.reattach();
+    updateSpend();
+    void updateContextKeys(workspace);
+  }, 0);
+  return lab;
 }
 
-export function deactivate(): void {}
+/** Context keys the welcome views use: is there a data folder with splits, an index? */
+async function updateContextKeys(workspace: LabWorkspace): Promise<void> {
+  let hasData = false;
+  let hasIndex = false;
+  try {
+    const dataDir = vscode.Uri.file(workspace.dataDir());
+    const stat = async (name: string) => vscode.workspace.fs.stat(vscode.Uri.joinPath(dataDir, name)).then(() => true, () => false);
+    hasData = await stat("val.jsonl");
+    hasIndex = await stat("bm25");
+  } catch {
+    // no folder, or unreadable settings: both stay false
+  }
+  await vscode.commands.executeCommand("setContext", "agentLab.hasData", hasData);
+  await vscode.commands.executeCommand("setContext", "agentLab.hasIndex", hasIndex);
+}
+
+export function deactivate(): void {
+  lab = undefined; // jobs keep running; the next window re-attaches them
+}

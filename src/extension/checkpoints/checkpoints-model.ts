@@ -1,0 +1,133 @@
+/**
+ * The Checkpoints view's data, read tolerantly from the registry `<runsDir>/checkpoints.jsonl`
+ * (entries: name, sampler_path, state_path, base_model, parent, data_hash, step, kind, run).
+ * A torn or bad line is skipped and counted, never fatal: the registry is appended to while
+ * training runs. A later entry with the same name replaces the earlier one (as the registry says).
+ * vscode-free, tested in plain Node.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+
+export const CHECKPOINTS_FILE = "checkpoints.jsonl";
+
+export interface CheckpointEntry {
+  name: string;
+  sampler_path?: string;
+  state_path?: string;
+  base_model?: string;
+  /** The checkpoint name (or state path) this one was trained from. */
+  parent?: string;
+  data_hash?: string;
+  step?: number;
+  epoch?: number;
+  kind?: string;
+  /** The training run folder (name under runsDir, or a path). */
+  run?: string;
+  created?: string;
+}
+
+export interface CheckpointRegistry {
+  entries: CheckpointEntry[];
+  /** 1-based line numbers that could not be read. */
+  badLines: number[];
+}
+
+const str = (v: unknown): string | undefined => (typeof v === "string" && v ? v : undefined);
+const int = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
+
+export function parseCheckpointRegistry(text: string): CheckpointRegistry {
+  const byName = new Map<string, CheckpointEntry>();
+  const badLines: number[] = [];
+  text.split("\n").forEach((line, i) => {
+    if (!line.trim()) return;
+    let raw: unknown;
+    try {
+      raw = JSON.parse(line);
+    } catch {
+      badLines.push(i + 1);
+      return;
+    }
+    const r = raw as Record<string, unknown>;
+    const name = typeof raw === "object" && raw !== null ? str(r.name) : undefined;
+    if (!name) {
+      badLines.push(i + 1);
+      return;
+    }
+    byName.delete(name); // re-registered: moves to its new position
+    byName.set(name, {
+      name,
+      sampler_path: str(r.sampler_path),
+      state_path: str(r.state_path),
+      base_model: str(r.base_model),
+      parent: str(r.parent),
+      data_hash: str(r.data_hash),
+      step: int(r.step),
+      epoch: int(r.epoch),
+      kind: str(r.kind),
+      run: str(r.run),
+      created: str(r.created),
+    });
+  });
+  return { entries: [...byName.values()], badLines };
+}
+
+export function readCheckpointRegistry(runsDir: string): CheckpointRegistry {
+  const file = join(runsDir, CHECKPOINTS_FILE);
+  if (!existsSync(file)) return { entries: [], badLines: [] };
+  return parseCheckpointRegistry(readFileSync(file, "utf8"));
+}
+
+/**
+ * The chain from the base model to this checkpoint: ["Qwen/Qwen3.5-4B", "sft-e2", "grpo-s30"].
+ * A parent given as a state path is matched to the entry with that state path; a cycle stops.
+ */
+export function lineage(entry: CheckpointEntry, entries: readonly CheckpointEntry[]): string[] {
+  const byName = new Map(entries.map((e) => [e.name, e]));
+  const byState = new Map(entries.flatMap((e) => (e.state_path ? [[e.state_path, e] as const] : [])));
+  const chain: string[] = [entry.name];
+  const seen = new Set([entry.name]);
+  let cur: CheckpointEntry | undefined = entry;
+  while (cur?.parent) {
+    const parent: CheckpointEntry | undefined = byName.get(cur.parent) ?? byState.get(cur.parent);
+    if (!parent) {
+      chain.unshift(cur.parent);
+      return chain;
+    }
+    if (seen.has(parent.name)) break;
+    seen.add(parent.name);
+    chain.unshift(parent.name);
+    cur = parent;
+  }
+  if (cur?.base_model) chain.unshift(cur.base_model);
+  return chain;
+}
+
+export interface CheckpointRow {
+  entry: CheckpointEntry;
+  label: string;
+  description: string;
+  tooltip: string;
+  /** Detail lines shown as children: label → value (values copyable). */
+  details: { label: string; value: string }[];
+}
+
+export function checkpointRows(registry: CheckpointRegistry): CheckpointRow[] {
+  return [...registry.entries].reverse().map((e) => {
+    const chain = lineage(e, registry.entries);
+    const where = [e.kind, e.step !== undefined ? `step ${e.step}` : undefined, e.epoch !== undefined ? `epoch ${e.epoch}` : undefined].filter(Boolean).join(" · ");
+    const details = [
+      { label: "sampler", value: e.sampler_path ?? "(none)" },
+      { label: "state", value: e.state_path ?? "(none)" },
+      { label: "lineage", value: chain.join(" → ") },
+      { label: "data", value: e.data_hash ?? "(unknown)" },
+      ...(e.run ? [{ label: "run", value: e.run }] : []),
+    ];
+    return {
+      entry: e,
+      label: e.name,
+      description: where,
+      tooltip: [e.name, where, ...details.map((d) => `${d.label}: ${d.value}`), e.created ? `created ${e.created}` : ""].filter(Boolean).join("\n"),
+      details,
+    };
+  });
+}

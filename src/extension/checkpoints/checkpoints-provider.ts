@@ -1,0 +1,64 @@
+/** The Checkpoints tree: registry entries (newest first) with their paths and lineage as children. */
+import * as vscode from "vscode";
+import type { LabWorkspace } from "../lab-workspace";
+import { checkpointRows, readCheckpointRegistry, type CheckpointRow } from "./checkpoints-model";
+
+export type CheckpointNode =
+  | { type: "checkpoint"; row: CheckpointRow }
+  | { type: "detail"; row: CheckpointRow; label: string; value: string }
+  | { type: "message"; text: string };
+
+export class CheckpointsProvider implements vscode.TreeDataProvider<CheckpointNode>, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<CheckpointNode | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+
+  constructor(private readonly workspace: LabWorkspace) {}
+
+  refresh(): void {
+    this.changed.fire(undefined);
+  }
+
+  rows(): { rows: CheckpointRow[]; badLines: number[] } {
+    try {
+      const registry = readCheckpointRegistry(this.workspace.runsDir());
+      return { rows: checkpointRows(registry), badLines: registry.badLines };
+    } catch {
+      return { rows: [], badLines: [] };
+    }
+  }
+
+  getChildren(node?: CheckpointNode): CheckpointNode[] {
+    if (!node) {
+      const { rows, badLines } = this.rows();
+      const nodes: CheckpointNode[] = rows.map((row) => ({ type: "checkpoint", row }));
+      if (badLines.length > 0 && rows.length > 0) nodes.push({ type: "message", text: `⚠ skipped unreadable registry line(s) ${badLines.slice(0, 5).join(", ")}` });
+      return nodes;
+    }
+    if (node.type === "checkpoint") return node.row.details.map((d) => ({ type: "detail", row: node.row, label: d.label, value: d.value }));
+    return [];
+  }
+
+  getTreeItem(node: CheckpointNode): vscode.TreeItem {
+    if (node.type === "checkpoint") {
+      const item = new vscode.TreeItem(node.row.label, vscode.TreeItemCollapsibleState.Collapsed);
+      item.id = `ckpt:${node.row.entry.name}`;
+      item.description = node.row.description;
+      item.tooltip = node.row.tooltip;
+      item.iconPath = new vscode.ThemeIcon(node.row.entry.kind === "grpo" ? "rocket" : "package");
+      item.contextValue = "checkpoint";
+      return item;
+    }
+    if (node.type === "detail") {
+      const item = new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.None);
+      item.description = node.value;
+      item.tooltip = node.value;
+      item.contextValue = node.label === "sampler" || node.label === "state" ? "checkpointPath" : "checkpointDetail";
+      return item;
+    }
+    return new vscode.TreeItem(node.text, vscode.TreeItemCollapsibleState.None);
+  }
+
+  dispose(): void {
+    this.changed.dispose();
+  }
+}

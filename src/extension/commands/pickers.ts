@@ -1,0 +1,131 @@
+/** Quick picks and input boxes shared by the commands (split, model/checkpoint, runs, episodes, numbers). */
+import * as vscode from "vscode";
+import type { Split } from "../../core/data/question";
+import type { CheckpointRow } from "../checkpoints/checkpoints-model";
+import type { RunRow } from "../runs/runs-model";
+import { groupEpisodes } from "../runs/runs-model";
+import { readEpisodes } from "../../core/runs/run-files";
+
+export async function pickSplit(title: string): Promise<Split | undefined> {
+  const items: (vscode.QuickPickItem & { split: Split })[] = [
+    { label: "val", description: "validation: pick prompts, epochs and checkpoints here", split: "val" },
+    { label: "train", description: "training questions", split: "train" },
+    { label: "test", description: "held out: open once, at the very end", split: "test" },
+  ];
+  const pick = await vscode.window.showQuickPick(items, { title, placeHolder: "Split to evaluate" });
+  if (!pick) return undefined;
+  if (pick.split === "test") {
+    const ok = await vscode.window.showWarningMessage(
+      "Open the test split? The recipe opens it once, for the final numbers; the run's manifest records that it was opened.",
+      { modal: true },
+      "Open Test Split",
+    );
+    if (ok !== "Open Test Split") return undefined;
+  }
+  return pick.split;
+}
+
+export interface ModelChoice {
+  /** Sampler checkpoint path; undefined = the base model. */
+  modelPath?: string;
+  /** Checkpoint name, for run names. */
+  checkpointName?: string;
+}
+
+export async function pickModel(title: string, baseModel: string, checkpoints: readonly CheckpointRow[]): Promise<ModelChoice | undefined> {
+  const items: (vscode.QuickPickItem & { choice: ModelChoice })[] = [
+    { label: "$(symbol-namespace) Base model", description: baseModel, choice: {} },
+    ...checkpoints
+      .filter((c) => c.entry.sampler_path)
+      .map((c) => ({ label: `$(package) ${c.entry.name}`, description: c.description, detail: c.entry.sampler_path, choice: { modelPath: c.entry.sampler_path, checkpointName: c.entry.name } })),
+    { label: "$(edit) Enter a sampler path…", description: "tinker://…", choice: { modelPath: "" } },
+  ];
+  const pick = await vscode.window.showQuickPick(items, { title, placeHolder: "Model or checkpoint", matchOnDetail: true });
+  if (!pick) return undefined;
+  if (pick.choice.modelPath === "") {
+    const path = await vscode.window.showInputBox({ title, prompt: "Sampler checkpoint path", placeHolder: "tinker://…/sampler_weights/…", validateInput: (v) => (v.trim() ? undefined : "Enter a path") });
+    return path ? { modelPath: path.trim() } : undefined;
+  }
+  return pick.choice;
+}
+
+export async function pickStateCheckpoint(title: string, checkpoints: readonly CheckpointRow[]): Promise<{ initState: string; name?: string } | undefined> {
+  const items = [
+    ...checkpoints
+      .filter((c) => c.entry.state_path)
+      .map((c) => ({ label: `$(package) ${c.entry.name}`, description: c.description, detail: c.entry.state_path!, value: c.entry.state_path!, name: c.entry.name as string | undefined })),
+    { label: "$(edit) Enter a state path…", description: "tinker://…", detail: "", value: "", name: undefined as string | undefined },
+  ];
+  const pick = await vscode.window.showQuickPick(items, { title, placeHolder: "Start GRPO from this training state" });
+  if (!pick) return undefined;
+  if (pick.value) return { initState: pick.value, name: pick.name };
+  const path = await vscode.window.showInputBox({ title, prompt: "State checkpoint path", placeHolder: "tinker://…/weights/…", validateInput: (v) => (v.trim() ? undefined : "Enter a path") });
+  return path ? { initState: path.trim() } : undefined;
+}
+
+function runItem(r: RunRow): vscode.QuickPickItem & { row: RunRow } {
+  return { label: r.name, description: r.description, row: r };
+}
+
+export async function pickRun(title: string, rows: readonly RunRow[], filter: (r: RunRow) => boolean = () => true): Promise<RunRow | undefined> {
+  const candidates = rows.filter(filter);
+  if (candidates.length === 0) {
+    void vscode.window.showInformationMessage(`Agent Lab: no runs to choose from for "${title}".`);
+    return undefined;
+  }
+  return (await vscode.window.showQuickPick(candidates.map(runItem), { title, matchOnDescription: true }))?.row;
+}
+
+export async function pickRuns(title: string, rows: readonly RunRow[], placeHolder: string): Promise<RunRow[] | undefined> {
+  if (rows.length === 0) {
+    void vscode.window.showInformationMessage(`Agent Lab: no other runs to compare with.`);
+    return undefined;
+  }
+  const picks = await vscode.window.showQuickPick(rows.map(runItem), { title, placeHolder, canPickMany: true, matchOnDescription: true });
+  return picks && picks.length > 0 ? picks.map((p) => p.row) : undefined;
+}
+
+export async function pickEpisode(run: RunRow): Promise<string | undefined> {
+  const groups = groupEpisodes(readEpisodes(run.dir));
+  const items: (vscode.QuickPickItem & { id?: string })[] = [];
+  for (const g of groups) {
+    items.push({ label: `${g.label} — ${g.description}`, kind: vscode.QuickPickItemKind.Separator });
+    for (const e of g.episodes) items.push({ label: e.label, description: e.description, id: e.id });
+  }
+  if (items.length === 0) {
+    void vscode.window.showInformationMessage(`Agent Lab: ${run.name} has no finished episodes yet.`);
+    return undefined;
+  }
+  return (await vscode.window.showQuickPick(items, { title: `Open trace — ${run.name}`, matchOnDescription: true }))?.id;
+}
+
+/** Positive integer input; blank returns `blank` (e.g. undefined = "all"). */
+export async function inputInt(title: string, prompt: string, value: number | undefined, allowBlank = false): Promise<number | undefined | null> {
+  const text = await vscode.window.showInputBox({
+    title,
+    prompt,
+    value: value === undefined ? "" : String(value),
+    validateInput: (v) => {
+      if (!v.trim()) return allowBlank ? undefined : "Enter a number";
+      return /^\d+$/.test(v.trim()) && Number(v) >= 1 ? undefined : "Enter a whole number ≥ 1";
+    },
+  });
+  if (text === undefined) return null; // cancelled
+  return text.trim() ? Number(text) : undefined;
+}
+
+export async function inputRunName(title: string, suggested: string, taken: ReadonlySet<string>): Promise<string | undefined> {
+  const name = await vscode.window.showInputBox({
+    title,
+    prompt: "Run folder name (under the runs folder)",
+    value: suggested,
+    validateInput: (v) => {
+      const t = v.trim();
+      if (!t) return "Enter a name";
+      if (!/^[A-Za-z0-9._-]+$/.test(t) || t.startsWith(".")) return "Letters, digits, '.', '_' and '-' only";
+      if (taken.has(t)) return `${t} exists already (pick another name, or resume it from the Runs view)`;
+      return undefined;
+    },
+  });
+  return name?.trim() || undefined;
+}

@@ -1,0 +1,112 @@
+/**
+ * What a running job has done so far, read from the files it writes (so it works the same for a job
+ * this window started and one it re-attached to after a reload): the run folder's summary.json
+ * (episodes done / planned, spend), its ledger.jsonl (spend of training jobs), and the log's tail.
+ */
+import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync } from "node:fs";
+import { join } from "node:path";
+
+export interface JobProgress {
+  /** Episodes (or steps) done and planned, when the job says. */
+  done?: number;
+  planned?: number;
+  /** USD spent so far, when the run folder says. */
+  usd?: number;
+  /** The log's last non-blank line. */
+  lastLine?: string;
+}
+
+/** Reads up to `maxBytes` from `offset` of a file; returns the text and the new offset. */
+export function readFrom(file: string, offset: number, maxBytes = 256 * 1024): { text: string; offset: number } {
+  if (!existsSync(file)) return { text: "", offset };
+  const fd = openSync(file, "r");
+  try {
+    const size = fstatSync(fd).size;
+    if (size < offset) offset = 0; // truncated or replaced: start over
+    const n = Math.min(maxBytes, size - offset);
+    if (n <= 0) return { text: "", offset };
+    const buf = Buffer.alloc(n);
+    readSync(fd, buf, 0, n, offset);
+    // Stop at the last complete UTF-8 line so a multi-byte character is never cut in two.
+    const cut = n === size - offset ? n : buf.lastIndexOf(0x0a) + 1 || n;
+    return { text: buf.subarray(0, cut).toString("utf8"), offset: offset + cut };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The last non-blank line of a file, reading only its end. */
+export function lastLine(file: string, tailBytes = 8192): string | undefined {
+  if (!existsSync(file)) return undefined;
+  const fd = openSync(file, "r");
+  try {
+    const size = fstatSync(fd).size;
+    const start = Math.max(0, size - tailBytes);
+    const buf = Buffer.alloc(size - start);
+    readSync(fd, buf, 0, buf.length, start);
+    const lines = buf.toString("utf8").split(/\r?\n|\r/).map((l) => l.trim()).filter(Boolean);
+    return lines.at(-1);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function readJson(file: string): Record<string, unknown> | undefined {
+  try {
+    const v = JSON.parse(readFileSync(file, "utf8")) as unknown;
+    return typeof v === "object" && v !== null ? (v as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined; // absent or being rewritten
+  }
+}
+
+const num = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
+
+/** Progress of a job from its run folder and its log. */
+export function readProgress(runDir: string | undefined, log: string): JobProgress {
+  const progress: JobProgress = { lastLine: lastLine(log) };
+  if (runDir) {
+    const summary = readJson(join(runDir, "summary.json"));
+    if (summary) {
+      progress.done = num(summary.n);
+      progress.planned = num(summary.planned);
+      progress.usd = num(summary.usd_total);
+    }
+    const ledgerTail = lastLine(join(runDir, "ledger.jsonl"));
+    if (ledgerTail) {
+      try {
+        const usd = num((JSON.parse(ledgerTail) as Record<string, unknown>).cumulative_usd);
+        if (usd !== undefined) progress.usd = Math.max(progress.usd ?? 0, usd);
+      } catch {
+        // torn last line while the job appends: keep the summary's figure
+      }
+    }
+  }
+  return progress;
+}
+
+/** "12/100 · $0.04 · 3m 05s" */
+export function describeProgress(p: JobProgress, elapsedMs: number): string {
+  const parts: string[] = [];
+  if (p.done !== undefined) parts.push(p.planned ? `${p.done}/${p.planned}` : `${p.done} done`);
+  if (p.usd !== undefined && p.usd > 0) parts.push(`$${p.usd.toFixed(p.usd < 1 ? 3 : 2)}`);
+  parts.push(formatElapsed(elapsedMs));
+  return parts.join(" · ");
+}
+
+export function formatElapsed(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const sec = s % 60;
+  if (h > 0) return `${h}h ${String(m).padStart(2, "0")}m`;
+  if (m > 0) return `${m}m ${String(sec).padStart(2, "0")}s`;
+  return `${sec}s`;
+}
+
+/** Hides a secret wherever it would be shown (a defence in depth: jobs are not meant to print it). */
+export function redact(text: string, secrets: readonly (string | undefined)[]): string {
+  let out = text;
+  for (const s of secrets) if (s && s.length >= 6) out = out.split(s).join("[redacted]");
+  return out;
+}

@@ -1,0 +1,242 @@
+/**
+ * The job runner: the shell's API for running any `agent-lab` step as a child process, and the
+ * VS Code side of jobs — notification progress with cancel, an output channel per job, re-attach
+ * after a reload, and a notification when a job ends. Other features (prompt loop, panels) start
+ * jobs through `JobRunner.start`.
+ */
+import * as path from "node:path";
+import * as vscode from "vscode";
+import type { LabWorkspace } from "../lab-workspace";
+import type { ApiKeyStore } from "../secrets/api-key";
+import { cancelJob, launchJob } from "./job-launcher";
+import { describeProgress, readFrom, readProgress, redact, type JobProgress } from "./job-progress";
+import { isFinal, transition, type JobStatus } from "./job-state";
+import { listJobRecords, pruneFinishedJobs, statusFromDisk, type JobRecord } from "./job-store";
+
+export interface JobRequest {
+  title: string;
+  /** CLI arguments after `agent-lab`. */
+  command: string[];
+  /** The run folder the job writes (absolute), for progress, "Open" and "Compare with previous". */
+  runDir?: string;
+  /** Bills Tinker: the runner hands the job the API key (asking for it if missing). */
+  spendsMoney?: boolean;
+  estimateUsd?: number;
+  /** Show a cancellable progress notification (default true). */
+  showProgress?: boolean;
+  /** Reveal the job's output channel at start (default false). */
+  revealOutput?: boolean;
+}
+
+export interface Job {
+  record: JobRecord;
+  status: JobStatus;
+  progress: JobProgress;
+  /** The workspace's runs folder when the job started (where its record lives). */
+  runsDir: string;
+  /** Settles when the job reaches a final state. */
+  finished: Promise<JobStatus>;
+}
+
+interface LiveJob extends Job {
+  resolveFinished: (s: JobStatus) => void;
+  channel?: vscode.OutputChannel;
+  logOffset: number;
+}
+
+/** How many finished jobs keep their record and log. */
+const KEEP_FINISHED = 30;
+const POLL_MS = 1500;
+
+export class JobRunner implements vscode.Disposable {
+  private readonly jobs = new Map<string, LiveJob>();
+  private readonly changed = new vscode.EventEmitter<void>();
+  readonly onDidChange = this.changed.event;
+  private timer: NodeJS.Timeout | undefined;
+  private secret: string | undefined;
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly workspace: LabWorkspace,
+    private readonly keys: ApiKeyStore,
+  ) {}
+
+  list(): Job[] {
+    return [...this.jobs.values()].sort((a, b) => b.record.started.localeCompare(a.record.started));
+  }
+
+  running(): Job[] {
+    return this.list().filter((j) => !isFinal(j.status.state));
+  }
+
+  get(id: string): Job | undefined {
+    return this.jobs.get(id);
+  }
+
+  /** Run folders some live job is writing (the Runs view shows them as running). */
+  liveRunDirs(): Set<string> {
+    return new Set(this.running().flatMap((j) => (j.record.run_dir ? [path.resolve(j.record.run_dir)] : [])));
+  }
+
+  /** Starts a job; undefined when the user declined (e.g. no API key). */
+  async start(req: JobRequest): Promise<Job | undefined> {
+    const folder = this.workspace.requireFolder();
+    const runsDir = this.workspace.runsDir();
+    const env: Record<string, string> = { ...this.workspace.jobEnv() };
+    if (req.spendsMoney) {
+      // Only jobs that bill Tinker get the key; free steps never see it.
+      const key = await this.keys.require();
+      if (!key) return undefined;
+      env.TINKER_API_KEY = key;
+      this.secret = key;
+    }
+    const launched = launchJob(
+      { title: req.title, command: req.command, cwd: folder, runDir: req.runDir, spendsMoney: req.spendsMoney, estimateUsd: req.estimateUsd, env },
+      { cliPath: this.context.asAbsolutePath(path.join("dist", "cli.js")), runsDir },
+    );
+    const job = this.track(launched.record, runsDir, transition({ state: "starting", cancelRequested: false }, { type: "spawned", pid: launched.record.pid }));
+    void launched.exited.then((exit) => this.finish(job, transition(job.status, { type: "exited", code: exit.code, signal: exit.signal })));
+    this.openChannel(job, req.revealOutput ?? false);
+    if (req.showProgress ?? true) this.showProgress(job);
+    pruneFinishedJobs(runsDir, KEEP_FINISHED);
+    return job;
+  }
+
+  /** Finds jobs a previous window started: running ones are followed again, finished ones listed. */
+  reattach(): void {
+    let runsDir: string;
+    try {
+      runsDir = this.workspace.runsDir();
+    } catch {
+      return; // no folder, or settings that do not parse: nothing to re-attach to
+    }
+    for (const record of listJobRecords(runsDir).records) {
+      if (this.jobs.has(record.id)) continue;
+      const status = statusFromDisk(runsDir, record);
+      const job = this.track(record, runsDir, status);
+      if (isFinal(status.state)) job.resolveFinished(status);
+    }
+    this.schedulePoll();
+    this.changed.fire();
+  }
+
+  /** Asks a job to stop cleanly; what it wrote is kept (the CLI closes its run as "interrupted"). */
+  cancel(job: Job): void {
+    const live = this.jobs.get(job.record.id);
+    if (!live || isFinal(live.status.state)) return;
+    live.status = transition(live.status, { type: "cancel-requested" });
+    live.record = { ...live.record, cancel_requested: true };
+    cancelJob(live.runsDir, job.record);
+    this.changed.fire();
+  }
+
+  /** The job's output channel, filled from its log file (the key redacted, should it ever appear). */
+  showLog(job: Job): void {
+    const live = this.jobs.get(job.record.id);
+    if (live) this.openChannel(live, true);
+  }
+
+  private track(record: JobRecord, runsDir: string, status: JobStatus): LiveJob {
+    let resolveFinished: (s: JobStatus) => void = () => {};
+    const finished = new Promise<JobStatus>((r) => (resolveFinished = r));
+    const job: LiveJob = { record, status, runsDir, progress: readProgress(record.run_dir, record.log), finished, resolveFinished, logOffset: 0 };
+    this.jobs.set(record.id, job);
+    this.schedulePoll();
+    this.changed.fire();
+    return job;
+  }
+
+  private openChannel(job: LiveJob, reveal: boolean): void {
+    job.channel ??= vscode.window.createOutputChannel(`Agent Lab: ${job.record.title}`);
+    this.pumpLog(job);
+    if (reveal) job.channel.show(true);
+  }
+
+  private pumpLog(job: LiveJob): void {
+    if (!job.channel) return;
+    for (;;) {
+      const chunk = readFrom(job.record.log, job.logOffset);
+      if (!chunk.text) break;
+      job.logOffset = chunk.offset;
+      job.channel.append(redact(chunk.text, [this.secret]));
+    }
+  }
+
+  private schedulePoll(): void {
+    if (this.timer || this.running().length === 0) return;
+    this.timer = setInterval(() => this.poll(), POLL_MS);
+  }
+
+  private poll(): void {
+    for (const job of this.jobs.values()) {
+      if (isFinal(job.status.state)) continue;
+      job.progress = readProgress(job.record.run_dir, job.record.log);
+      this.pumpLog(job);
+      // Jobs re-attached after a reload are not our children: their end shows up on disk.
+      const onDisk = statusFromDisk(job.runsDir, { ...job.record, cancel_requested: job.status.cancelRequested });
+      if (isFinal(onDisk.state)) this.finish(job, onDisk);
+    }
+    if (this.running().length === 0 && this.timer) {
+      clearInterval(this.timer);
+      this.timer = undefined;
+    }
+    this.changed.fire();
+  }
+
+  private finish(job: LiveJob, status: JobStatus): void {
+    if (isFinal(job.status.state)) return;
+    job.status = status;
+    job.progress = readProgress(job.record.run_dir, job.record.log);
+    this.pumpLog(job);
+    job.resolveFinished(status);
+    this.changed.fire();
+    void this.announce(job);
+  }
+
+  private showProgress(job: LiveJob): void {
+    void vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `Agent Lab: ${job.record.title}`, cancellable: true },
+      (progress, token) => {
+        token.onCancellationRequested(() => this.cancel(job));
+        let lastFraction = 0;
+        const sub = this.onDidChange(() => {
+          const p = job.progress;
+          const fraction = p.done !== undefined && p.planned ? Math.min(1, p.done / p.planned) : undefined;
+          const increment = fraction !== undefined ? Math.max(0, (fraction - lastFraction) * 100) : undefined;
+          if (fraction !== undefined) lastFraction = Math.max(lastFraction, fraction);
+          const elapsed = Date.now() - Date.parse(job.record.started);
+          const message = [describeProgress(p, elapsed), p.lastLine ? redact(p.lastLine, [this.secret]).slice(0, 120) : ""].filter(Boolean).join(" — ");
+          progress.report({ message, increment });
+        });
+        return job.finished.finally(() => sub.dispose());
+      },
+    );
+  }
+
+  private async announce(job: LiveJob): Promise<void> {
+    const { state, reason } = job.status;
+    const title = job.record.title;
+    if (state === "done") {
+      const actions = job.record.run_dir ? ["Open", "Compare with previous"] : ["Show Log"];
+      const pick = await vscode.window.showInformationMessage(`Agent Lab: ${title} finished. ${describeProgress(job.progress, Date.now() - Date.parse(job.record.started))}`, ...actions);
+      if (pick === "Open") await vscode.commands.executeCommand("agentLab.openRun", job.record.run_dir);
+      if (pick === "Compare with previous") await vscode.commands.executeCommand("agentLab.compareWithPrevious", job.record.run_dir);
+      if (pick === "Show Log") this.showLog(job);
+    } else if (state === "cancelled") {
+      const kept = job.progress.done !== undefined ? ` ${job.progress.done} finished episodes are kept; run it again with resume to finish.` : "";
+      const pick = await vscode.window.showInformationMessage(`Agent Lab: ${title} stopped.${kept}`, "Show Log");
+      if (pick === "Show Log") this.showLog(job);
+    } else if (state === "failed") {
+      const last = job.progress.lastLine ? `: ${redact(job.progress.lastLine, [this.secret]).slice(0, 200)}` : "";
+      const pick = await vscode.window.showErrorMessage(`Agent Lab: ${title} failed (${reason ?? "error"})${last}`, "Show Log");
+      if (pick === "Show Log") this.showLog(job);
+    }
+  }
+
+  dispose(): void {
+    if (this.timer) clearInterval(this.timer);
+    for (const job of this.jobs.values()) job.channel?.dispose();
+    this.changed.dispose();
+    // Jobs keep running: they are detached and will be re-attached by the next window.
+  }
+}

@@ -1,0 +1,143 @@
+/**
+ * Jobs on disk, so a job outlives the window that started it. Each job leaves, in `<runsDir>/.jobs/`:
+ *   <id>.json       the record (pid, command, run folder, log file, started; cancel_requested)
+ *   <id>.log        the job's stdout and stderr
+ *   <id>.exit.json  written by the job's wrapper process when the CLI exits (code, signal, ended)
+ * A reloaded window lists the records, and derives each state from the exit file or, while there is
+ * none, from whether the pid is alive. Nothing here imports `vscode`.
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { initialStatus, transition, type JobStatus } from "./job-state";
+
+export const JOBS_DIR = ".jobs";
+export const JOB_RECORD_FORMAT = 1;
+
+export interface JobRecord {
+  format: number;
+  id: string;
+  /** What the user sees: "Evaluate val (base)". */
+  title: string;
+  /** CLI arguments after `agent-lab` (never a key: keys travel in the environment only). */
+  command: string[];
+  /** The wrapper's pid: signals sent to it reach the CLI. */
+  pid: number;
+  started: string;
+  log: string;
+  /** The run folder the job writes, when it has one (progress and spend are read from it). */
+  run_dir?: string;
+  /** Whether the job bills Tinker (for the status bar and the finish notification). */
+  spends_money?: boolean;
+  estimate_usd?: number;
+  cancel_requested?: boolean;
+}
+
+export interface ExitRecord {
+  code: number | null;
+  signal: string | null;
+  ended: string;
+}
+
+export function jobsDir(runsDir: string): string {
+  return join(runsDir, JOBS_DIR);
+}
+
+export function recordPath(runsDir: string, id: string): string {
+  return join(jobsDir(runsDir), `${id}.json`);
+}
+
+export function exitPath(runsDir: string, id: string): string {
+  return join(jobsDir(runsDir), `${id}.exit.json`);
+}
+
+export function logPath(runsDir: string, id: string): string {
+  return join(jobsDir(runsDir), `${id}.log`);
+}
+
+/** A sortable, file-safe id: time first so listings come out in start order. */
+export function newJobId(kind: string, now: Date = new Date()): string {
+  const stamp = now.toISOString().replace(/[-:]/g, "").replace(/\..*$/, "");
+  const slug = kind.replace(/[^a-z0-9-]+/gi, "-").toLowerCase().slice(0, 24) || "job";
+  return `${stamp}-${slug}-${Math.random().toString(36).slice(2, 6)}`;
+}
+
+function writeJson(file: string, value: unknown): void {
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, JSON.stringify(value, null, 2) + "\n");
+  renameSync(tmp, file);
+}
+
+export function writeJobRecord(runsDir: string, record: JobRecord): void {
+  mkdirSync(jobsDir(runsDir), { recursive: true });
+  writeJson(recordPath(runsDir, record.id), record);
+}
+
+function readJsonOrUndefined<T>(file: string): T | undefined {
+  try {
+    return JSON.parse(readFileSync(file, "utf8")) as T;
+  } catch {
+    return undefined; // absent, or torn by a crash mid-write: treated as not there
+  }
+}
+
+export function readExitRecord(runsDir: string, id: string): ExitRecord | undefined {
+  return readJsonOrUndefined<ExitRecord>(exitPath(runsDir, id));
+}
+
+/** Every readable job record, oldest first; unreadable ones are skipped (and reported). */
+export function listJobRecords(runsDir: string): { records: JobRecord[]; unreadable: string[] } {
+  const dir = jobsDir(runsDir);
+  if (!existsSync(dir)) return { records: [], unreadable: [] };
+  const records: JobRecord[] = [];
+  const unreadable: string[] = [];
+  for (const name of readdirSync(dir).sort()) {
+    if (!name.endsWith(".json") || name.endsWith(".exit.json")) continue;
+    const rec = readJsonOrUndefined<JobRecord>(join(dir, name));
+    if (rec && typeof rec.id === "string" && Number.isInteger(rec.pid) && Array.isArray(rec.command)) records.push(rec);
+    else unreadable.push(name);
+  }
+  return { records, unreadable };
+}
+
+/** Whether a process with this pid exists (EPERM: it exists but is someone else's). */
+export function pidAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * A job's state from its files: the exit record decides; without one a live pid is running and a
+ * dead one is lost (the wrapper was killed before it could write, e.g. `kill -9` or a reboot).
+ */
+export function statusFromDisk(runsDir: string, record: JobRecord, isAlive: (pid: number) => boolean = pidAlive): JobStatus {
+  let status = transition(initialStatus(), { type: "spawned", pid: record.pid });
+  if (record.cancel_requested) status = transition(status, { type: "cancel-requested" });
+  const exit = readExitRecord(runsDir, record.id);
+  if (exit) return transition(status, { type: "exited", code: exit.code, signal: exit.signal });
+  if (isAlive(record.pid)) return status;
+  return transition(status, { type: "lost" });
+}
+
+/** Removes a finished job's files (record, exit record, log). */
+export function deleteJobFiles(runsDir: string, id: string): void {
+  for (const file of [recordPath(runsDir, id), exitPath(runsDir, id), logPath(runsDir, id)]) {
+    try {
+      unlinkSync(file);
+    } catch {
+      // already gone
+    }
+  }
+}
+
+/** Keeps the newest `keep` finished jobs' files; running jobs are never touched. */
+export function pruneFinishedJobs(runsDir: string, keep: number, isAlive: (pid: number) => boolean = pidAlive): string[] {
+  const finished = listJobRecords(runsDir).records.filter((r) => statusFromDisk(runsDir, r, isAlive).state !== "running");
+  const drop = finished.slice(0, Math.max(0, finished.length - keep));
+  for (const r of drop) deleteJobFiles(runsDir, r.id);
+  return drop.map((r) => r.id);
+}

@@ -1,0 +1,90 @@
+/** The Jobs tree (running first, then recent) and the status bar item (running jobs, today's spend). */
+import * as vscode from "vscode";
+import { describeProgress } from "./job-progress";
+import type { Job, JobRunner } from "./job-runner";
+import { isFinal } from "./job-state";
+
+const ICONS: Record<string, [string, string?]> = {
+  starting: ["loading~spin"],
+  running: ["sync~spin"],
+  done: ["pass", "testing.iconPassed"],
+  failed: ["error", "testing.iconFailed"],
+  cancelled: ["circle-slash", "list.warningForeground"],
+};
+
+export class JobsProvider implements vscode.TreeDataProvider<Job>, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<Job | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+  private readonly sub: vscode.Disposable;
+
+  constructor(private readonly runner: JobRunner) {
+    this.sub = runner.onDidChange(() => this.changed.fire(undefined));
+  }
+
+  getChildren(job?: Job): Job[] {
+    if (job) return [];
+    const all = this.runner.list();
+    return [...all.filter((j) => !isFinal(j.status.state)), ...all.filter((j) => isFinal(j.status.state))];
+  }
+
+  getTreeItem(job: Job): vscode.TreeItem {
+    const item = new vscode.TreeItem(job.record.title, vscode.TreeItemCollapsibleState.None);
+    item.id = `job:${job.record.id}`;
+    const s = job.status;
+    const elapsed = Date.now() - Date.parse(job.record.started);
+    item.description = `${s.state}${s.cancelRequested && !isFinal(s.state) ? " (stopping)" : ""} · ${describeProgress(job.progress, isFinal(s.state) ? 0 : elapsed).replace(/ · 0s$/, "")}`;
+    item.tooltip = [
+      job.record.title,
+      `agent-lab ${job.record.command.join(" ")}`,
+      `state ${s.state}${s.reason ? ` — ${s.reason}` : ""}`,
+      `started ${job.record.started} · pid ${job.record.pid}`,
+      job.record.run_dir ? `run folder ${job.record.run_dir}` : "",
+      job.record.estimate_usd !== undefined ? `estimate $${job.record.estimate_usd.toFixed(2)}` : "",
+      job.progress.lastLine ? `last line: ${job.progress.lastLine}` : "",
+    ].filter(Boolean).join("\n");
+    const [icon, color] = ICONS[s.state];
+    item.iconPath = new vscode.ThemeIcon(icon, color ? new vscode.ThemeColor(color) : undefined);
+    item.contextValue = isFinal(s.state) ? "job.finished" : "job.running";
+    item.command = { command: "agentLab.openJobLog", title: "Open Log", arguments: [job] };
+    return item;
+  }
+
+  dispose(): void {
+    this.sub.dispose();
+    this.changed.dispose();
+  }
+}
+
+/** "$(beaker) 1 job · $0.42 today"; click focuses the Jobs view. */
+export class JobsStatusBar implements vscode.Disposable {
+  private readonly item = vscode.window.createStatusBarItem("agentLab.jobs", vscode.StatusBarAlignment.Left, 50);
+  private readonly sub: vscode.Disposable;
+
+  constructor(
+    private readonly runner: JobRunner,
+    private readonly todaySpend: () => number,
+  ) {
+    this.item.name = "Agent Lab Jobs";
+    this.item.command = "agentLab.jobs.focus";
+    this.sub = runner.onDidChange(() => this.update());
+    this.update();
+  }
+
+  update(): void {
+    const running = this.runner.running().length;
+    const spend = this.todaySpend();
+    if (running === 0 && spend === 0) {
+      this.item.hide();
+      return;
+    }
+    const jobs = running > 0 ? `${running} job${running === 1 ? "" : "s"}` : "no jobs";
+    this.item.text = `$(${running > 0 ? "sync~spin" : "beaker"}) Agent Lab: ${jobs} · $${spend.toFixed(2)} today`;
+    this.item.tooltip = "Agent Lab: running jobs and today's Tinker spend (click for the Jobs view)";
+    this.item.show();
+  }
+
+  dispose(): void {
+    this.sub.dispose();
+    this.item.dispose();
+  }
+}

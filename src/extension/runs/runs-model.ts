@@ -1,0 +1,217 @@
+/**
+ * What the Runs view shows, built from run folders alone (vscode-free, tested in plain Node):
+ * one row per run — name, split, n, F1/EM, $/question, status — and under it the episodes grouped
+ * by outcome. Training runs (metrics.jsonl, no episodes) are listed too, for the dashboard.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import type { RunManifest } from "../../core/runs/manifest";
+import type { EpisodeRecord } from "../../core/runs/run-files";
+import { readEpisodes } from "../../core/runs/run-files";
+import type { RunStatus, RunSummary } from "../../core/runs/summary";
+
+/** Files whose presence makes a folder a run. */
+const RUN_MARKERS = ["manifest.json", "episodes.jsonl", "summary.json", "metrics.jsonl", "sft.jsonl"];
+
+/** Status as shown: the file's status, except that "running" without a live job is "stopped". */
+export type ShownStatus = RunStatus | "stopped" | "unknown";
+
+export interface RunRow {
+  name: string;
+  dir: string;
+  summary?: RunSummary;
+  manifest?: RunManifest;
+  status: ShownStatus;
+  /** Kind of run, for context menus: eval (episodes), training (metrics.jsonl), sft-data, other. */
+  kind: "eval" | "training" | "sft-data" | "other";
+  /** Newest change to the folder's files (ms), for sorting and "previous run". */
+  updatedMs: number;
+  /** A file that could not be read, with why (shown instead of hiding the run). */
+  problem?: string;
+  label: string;
+  description: string;
+  tooltip: string;
+}
+
+function readJson<T>(file: string): { value?: T; problem?: string } {
+  if (!existsSync(file)) return {};
+  try {
+    return { value: JSON.parse(readFileSync(file, "utf8")) as T };
+  } catch (e) {
+    return { problem: `${file}: ${(e as Error).message}` };
+  }
+}
+
+function mtime(file: string): number {
+  try {
+    return statSync(file).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
+
+const pct = (x: number) => x.toFixed(3);
+
+export function formatUsd(usd: number): string {
+  if (usd === 0) return "$0";
+  if (usd < 0.01) return `$${usd.toFixed(4)}`;
+  return `$${usd.toFixed(2)}`;
+}
+
+/** One run folder → its row. `liveRunDirs`: folders a live job is writing right now. */
+export function readRunRow(dir: string, name: string, liveRunDirs: ReadonlySet<string> = new Set()): RunRow {
+  const summary = readJson<RunSummary>(join(dir, "summary.json"));
+  const manifest = readJson<RunManifest>(join(dir, "manifest.json"));
+  const s = summary.value;
+  const kind: RunRow["kind"] = existsSync(join(dir, "episodes.jsonl")) || s
+    ? "eval"
+    : existsSync(join(dir, "metrics.jsonl"))
+      ? "training"
+      : existsSync(join(dir, "sft.jsonl"))
+        ? "sft-data"
+        : "other";
+  const live = liveRunDirs.has(dir);
+  let status: ShownStatus = s?.status ?? (live ? "running" : "unknown");
+  // A summary left at "running" by a killed job would otherwise spin forever.
+  if (status === "running" && !live) status = "stopped";
+  if (live) status = "running";
+  const updatedMs = Math.max(...RUN_MARKERS.map((f) => mtime(join(dir, f))), 0);
+  const parts: string[] = [];
+  if (s) {
+    parts.push(s.split);
+    parts.push(s.planned && s.planned !== s.n ? `n=${s.n}/${s.planned}` : `n=${s.n}`);
+    parts.push(`F1 ${pct(s.f1)}`, `EM ${pct(s.em)}`);
+    parts.push(`${formatUsd(s.usd_per_q)}/q`);
+  } else if (kind !== "eval") {
+    parts.push(kind);
+  }
+  if (status !== "done") parts.push(status);
+  const problem = summary.problem ?? manifest.problem;
+  if (problem) parts.push("⚠ unreadable file");
+  const tooltip = [
+    name,
+    s ? `split ${s.split} · ${s.n}/${s.planned} episodes · status ${status}` : `status ${status}`,
+    s ? `F1 ${pct(s.f1)} · EM ${pct(s.em)} · searches/q ${s.searches_per_q.toFixed(2)} · answered ${Math.round(s.answered * 100)}%` : "",
+    s ? `cost ${formatUsd(s.usd_total)} total, ${formatUsd(s.usd_per_q)}/question · ${s.seconds}s` : "",
+    s ? `model ${s.model}${s.checkpoint ? ` · checkpoint ${s.checkpoint}` : ""}` : "",
+    manifest.value ? `prompt ${manifest.value.system_prompt?.sha256?.slice(0, 12) ?? "?"} · top-k ${manifest.value.search?.top_k} · budget ${manifest.value.search?.max_searches}${manifest.value.search?.closed_book ? " · closed-book" : ""}` : "",
+    problem ?? "",
+  ].filter(Boolean).join("\n");
+  return { name, dir, summary: s, manifest: manifest.value, status, kind, updatedMs, problem, label: name, description: parts.join(" · "), tooltip };
+}
+
+/** Every run folder under runsDir (hidden folders such as .jobs skipped), newest first. */
+export function listRunRows(runsDir: string, liveRunDirs: ReadonlySet<string> = new Set()): RunRow[] {
+  if (!existsSync(runsDir)) return [];
+  const rows: RunRow[] = [];
+  for (const d of readdirSync(runsDir, { withFileTypes: true })) {
+    if (!d.isDirectory() || d.name.startsWith(".")) continue;
+    const dir = join(runsDir, d.name);
+    if (!RUN_MARKERS.some((f) => existsSync(join(dir, f)))) continue;
+    rows.push(readRunRow(dir, d.name, liveRunDirs));
+  }
+  return rows.sort((a, b) => b.updatedMs - a.updatedMs || a.name.localeCompare(b.name));
+}
+
+/** The outcome groups, in the order a researcher reads failures. */
+export const OUTCOMES = ["correct", "wrong", "no_action", "budget", "length"] as const;
+export type Outcome = (typeof OUTCOMES)[number] | "other";
+
+export const OUTCOME_LABELS: Record<Outcome, string> = {
+  correct: "correct",
+  wrong: "wrong",
+  no_action: "no action",
+  budget: "budget",
+  length: "length",
+  other: "other",
+};
+
+/** Correct = an answer with exact match; wrong = an answer without; the rest by how it ended. */
+export function outcomeOf(e: Pick<EpisodeRecord, "end" | "em">): Outcome {
+  if (e.end === "answer") return e.em >= 1 ? "correct" : "wrong";
+  if (e.end === "no_action" || e.end === "budget" || e.end === "length") return e.end;
+  return "other";
+}
+
+export interface EpisodeRow {
+  id: string;
+  label: string;
+  description: string;
+  tooltip: string;
+}
+
+export interface OutcomeGroup {
+  outcome: Outcome;
+  label: string;
+  description: string;
+  episodes: EpisodeRow[];
+}
+
+function oneLine(text: string, max: number): string {
+  const t = text.replace(/\s+/g, " ").trim();
+  return t.length > max ? `${t.slice(0, max - 1)}…` : t;
+}
+
+export function episodeRow(e: EpisodeRecord): EpisodeRow {
+  const searches = e.searches?.length ?? 0;
+  return {
+    id: e.id,
+    label: oneLine(e.question, 80),
+    description: `F1 ${e.f1.toFixed(2)} · ${searches} search${searches === 1 ? "" : "es"} · “${oneLine(e.prediction || "—", 40)}”`,
+    tooltip: [
+      e.question,
+      `prediction: ${e.prediction || "(none)"}`,
+      `gold: ${(e.answers ?? []).join(" | ")}`,
+      `EM ${e.em} · F1 ${e.f1.toFixed(3)} · ended: ${e.end}`,
+      ...((e.searches ?? []).map((q, i) => `search ${i + 1}: ${q}`)),
+      `id ${e.id}`,
+    ].join("\n"),
+  };
+}
+
+/** Episodes grouped by outcome; empty groups are left out; order inside a group is file order. */
+export function groupEpisodes(episodes: readonly EpisodeRecord[]): OutcomeGroup[] {
+  const by = new Map<Outcome, EpisodeRow[]>();
+  for (const e of episodes) {
+    const o = outcomeOf(e);
+    if (!by.has(o)) by.set(o, []);
+    by.get(o)!.push(episodeRow(e));
+  }
+  const total = episodes.length;
+  return [...OUTCOMES, "other" as const]
+    .filter((o) => by.has(o))
+    .map((o) => {
+      const rows = by.get(o)!;
+      return { outcome: o, label: OUTCOME_LABELS[o], description: `${rows.length} (${Math.round((100 * rows.length) / total)}%)`, episodes: rows };
+    });
+}
+
+/** Episode groups of a run folder, cached by episodes.jsonl size and mtime (runs can be large). */
+export class EpisodeGroupCache {
+  private readonly cache = new Map<string, { key: string; groups: OutcomeGroup[] }>();
+
+  groups(runDir: string): OutcomeGroup[] {
+    const file = join(runDir, "episodes.jsonl");
+    let key = "absent";
+    try {
+      const st = statSync(file);
+      key = `${st.size}:${st.mtimeMs}`;
+    } catch {
+      return [];
+    }
+    const hit = this.cache.get(runDir);
+    if (hit && hit.key === key) return hit.groups;
+    const groups = groupEpisodes(readEpisodes(runDir));
+    this.cache.set(runDir, { key, groups });
+    return groups;
+  }
+}
+
+/** The run to compare a finished one against: the newest other eval run on the same split. */
+export function previousComparableRun(rows: readonly RunRow[], runDir: string): RunRow | undefined {
+  const me = rows.find((r) => r.dir === runDir);
+  return rows
+    .filter((r) => r.dir !== runDir && r.kind === "eval" && r.summary && (!me?.summary || r.summary.split === me.summary.split))
+    .filter((r) => !me || r.updatedMs <= me.updatedMs)
+    .sort((a, b) => b.updatedMs - a.updatedMs)[0];
+}

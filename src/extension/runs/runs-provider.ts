@@ -1,0 +1,126 @@
+/**
+ * The Runs tree: run rows from runs-model, children = outcome groups, grandchildren = episodes
+ * (click opens the trace). Refreshes when a job writes summary.json / episodes.jsonl (debounced).
+ */
+import * as vscode from "vscode";
+import type { LabWorkspace } from "../lab-workspace";
+import { EpisodeGroupCache, listRunRows, type EpisodeRow, type OutcomeGroup, type RunRow } from "./runs-model";
+
+export type RunsNode =
+  | { type: "run"; row: RunRow }
+  | { type: "group"; run: RunRow; group: OutcomeGroup }
+  | { type: "episode"; run: RunRow; episode: EpisodeRow }
+  | { type: "message"; text: string };
+
+const STATUS_ICONS: Record<string, [string, string?]> = {
+  running: ["sync~spin"],
+  done: ["pass", "testing.iconPassed"],
+  failed: ["error", "testing.iconFailed"],
+  interrupted: ["debug-pause", "list.warningForeground"],
+  stopped: ["debug-stop", "list.warningForeground"],
+  unknown: ["circle-outline"],
+};
+
+const OUTCOME_ICONS: Record<string, string> = { correct: "check", wrong: "close", no_action: "circle-slash", budget: "search-stop", length: "fold", other: "question" };
+
+export class RunsProvider implements vscode.TreeDataProvider<RunsNode>, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<RunsNode | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+  private readonly episodes = new EpisodeGroupCache();
+  private rows: RunRow[] = [];
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly workspace: LabWorkspace,
+    private readonly liveRunDirs: () => Set<string>,
+  ) {}
+
+  /** The rows as last listed (commands use them for pickers and "previous run"). */
+  currentRows(): RunRow[] {
+    this.rows = this.list();
+    return this.rows;
+  }
+
+  /** Debounced: a job appending episodes fires many file events. */
+  refreshSoon(delayMs = 400): void {
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.changed.fire(undefined);
+    }, delayMs);
+  }
+
+  refresh(): void {
+    this.changed.fire(undefined);
+  }
+
+  private list(): RunRow[] {
+    try {
+      return listRunRows(this.workspace.runsDir(), this.liveRunDirs());
+    } catch {
+      return [];
+    }
+  }
+
+  getChildren(node?: RunsNode): RunsNode[] {
+    if (!node) {
+      this.rows = this.list();
+      // An empty list lets the welcome content (package.json viewsWelcome) show.
+      return this.rows.map((row) => ({ type: "run", row }));
+    }
+    if (node.type === "run") {
+      if (node.row.kind !== "eval") return [];
+      try {
+        const groups = this.episodes.groups(node.row.dir);
+        if (groups.length === 0) return [{ type: "message", text: "no finished episodes yet" }];
+        return groups.map((group) => ({ type: "group", run: node.row, group }));
+      } catch (e) {
+        return [{ type: "message", text: `⚠ ${(e as Error).message}` }];
+      }
+    }
+    if (node.type === "group") return node.group.episodes.map((episode) => ({ type: "episode", run: node.run, episode }));
+    return [];
+  }
+
+  getTreeItem(node: RunsNode): vscode.TreeItem {
+    switch (node.type) {
+      case "run": {
+        const r = node.row;
+        const item = new vscode.TreeItem(r.label, r.kind === "eval" ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+        item.id = `run:${r.dir}`;
+        item.description = r.description;
+        item.tooltip = r.tooltip;
+        const [icon, color] = STATUS_ICONS[r.status] ?? STATUS_ICONS.unknown;
+        item.iconPath = new vscode.ThemeIcon(icon, color ? new vscode.ThemeColor(color) : undefined);
+        item.contextValue = `run.${r.kind}`;
+        item.resourceUri = vscode.Uri.file(r.dir);
+        if (r.kind === "training") item.command = { command: "agentLab.openDashboard", title: "Open Dashboard", arguments: [node] };
+        return item;
+      }
+      case "group": {
+        const item = new vscode.TreeItem(node.group.label, vscode.TreeItemCollapsibleState.Collapsed);
+        item.id = `group:${node.run.dir}:${node.group.outcome}`;
+        item.description = node.group.description;
+        item.iconPath = new vscode.ThemeIcon(OUTCOME_ICONS[node.group.outcome] ?? "question");
+        item.contextValue = "outcome";
+        return item;
+      }
+      case "episode": {
+        const item = new vscode.TreeItem(node.episode.label, vscode.TreeItemCollapsibleState.None);
+        item.id = `episode:${node.run.dir}:${node.episode.id}`;
+        item.description = node.episode.description;
+        item.tooltip = node.episode.tooltip;
+        item.contextValue = "episode";
+        item.command = { command: "agentLab.openTrace", title: "Open Trace", arguments: [node] };
+        return item;
+      }
+      case "message":
+        return new vscode.TreeItem(node.text, vscode.TreeItemCollapsibleState.None);
+    }
+  }
+
+  dispose(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.changed.dispose();
+  }
+}
