@@ -22,6 +22,7 @@ const COMMANDS: Record<string, Command> = {
   show: { summary: "how a run's episodes ended, searches, and random failures with model vs harness text", load: () => import("./show") },
   spend: { summary: "what the workspace's runs spent, per run and in total (--today)", load: () => import("./spend") },
   "sft-data": { summary: "rejection sampling: keep the shortest correct searched attempt per train question → runs/NAME/sft.jsonl", load: () => import("./sft-data") },
+  ablate: { summary: "paired comparison of runs on shared questions: bootstrap CIs, McNemar, Holm, MDE, --json/--report", load: () => import("./ablate") },
   "serve-local": { summary: "run the local Tinker-compatible backend (a stand-in with a tiny CPU model)", load: () => import("./serve-local") },
   "train-sft": { summary: "LoRA SFT on sft.jsonl (loss on the model's own tokens); per-epoch checkpoints registered", load: () => import("./train-sft") },
   "train-grpo": { summary: "online GRPO in the agent harness (fresh sampler per step); checkpoints registered; --resume", load: () => import("./train-grpo") },

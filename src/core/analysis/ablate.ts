@@ -251,7 +251,7 @@ function comparabilityWarnings(inputs: readonly AblationInput[], comparisons: re
   const base = inputs[0].name;
   for (const c of comparisons) {
     if (c.unexpected_differences.length === 0) continue;
-    const fields = c.unexpected_differences.map((d) => `${d.field} (${show(d.a)} → ${show(d.b)})`).join(", ");
+    const fields = collapseChildren(c.unexpected_differences).map((d) => `${d.field} (${show(d.a)} → ${show(d.b)})`).join(", ");
     out.push(`${c.name} differs from ${base} in more than the thing under test: ${fields}. If a field is what you meant to change, name it with --expect FIELD.`);
   }
   const differing = new Set(comparisons.flatMap((c) => [...c.expected_differences, ...c.unexpected_differences].map((d) => d.field)));
@@ -261,7 +261,30 @@ function comparabilityWarnings(inputs: readonly AblationInput[], comparisons: re
   return out;
 }
 
+/**
+ * "search.searcher (null → {…})" instead of one line per field of the searcher: when a parent
+ * field is itself listed (an object on one side, null on the other), its sub-fields are dropped.
+ */
+function collapseChildren(diffs: readonly FieldDifference[]): FieldDifference[] {
+  const listed = new Set(diffs.map((d) => d.field));
+  const parentListed = (field: string) => {
+    const parts = field.split(".");
+    for (let i = parts.length - 1; i > 0; i--) if (listed.has(parts.slice(0, i).join("."))) return true;
+    return false;
+  };
+  const hasChildren = (field: string) => diffs.some((d) => d.field.startsWith(`${field}.`));
+  return diffs
+    .filter((d) => !parentListed(d.field))
+    .map((d) =>
+      hasChildren(d.field) ? { field: d.field, a: d.a === undefined ? OBJECT : d.a, b: d.b === undefined ? OBJECT : d.b } : d,
+    );
+}
+
+/** Stands for an object that fingerprintDiff flattened into sub-fields. */
+const OBJECT = Symbol("object");
+
 function show(v: unknown): string {
+  if (v === OBJECT) return "{…}";
   const text = JSON.stringify(v) ?? "(absent)";
   return text.length > 40 ? `${text.slice(0, 37)}…` : text;
 }
