@@ -1,6 +1,7 @@
 // One bundler for every entry point: the CLI (a child process the extension launches) and the
 // extension host glue. Both are CommonJS bundles for Node 20.
 import { build } from "esbuild";
+import { buildWebviews } from "../webview/build.mjs";
 
 const entries = [
   { in: "src/cli/main.ts", out: "dist/cli.js", banner: "#!/usr/bin/env node" },
@@ -26,3 +27,6 @@ await Promise.all(
     }),
   ),
 );
+
+// Webview panels (trace viewer, compare, training dashboard): browser bundles.
+await buildWebviews("dist/webview");

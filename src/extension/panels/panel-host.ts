@@ -1,8 +1,16 @@
 /**
- * Owns every open panel of this extension window: opens or reveals them, restores them after a
- * reload (one WebviewPanelSerializer per view type) and registers the episodes.jsonl code lens.
+ * Owns every open panel of this extension window: opens or reveals them (one trace panel per run,
+ * one compare panel per set of runs, one dashboard per training run), restores them after a reload
+ * (a WebviewPanelSerializer per view type) and provides the "Open trace" code lens on the lines of
+ * an episodes.jsonl.
  */
 import * as vscode from "vscode";
+import { dirname, resolve } from "node:path";
+import { ComparePanel } from "./compare-panel";
+import { DashboardPanel } from "./dashboard-panel";
+import { Panel, webviewOptions } from "./panel-base";
+import type { PanelState } from "./protocol";
+import { TracePanel } from "./trace-panel";
 
 export const PANEL_VIEW_TYPES = {
   trace: "agentLab.trace",
@@ -10,9 +18,25 @@ export const PANEL_VIEW_TYPES = {
   dashboard: "agentLab.dashboard",
 } as const;
 
+/** Command the episodes.jsonl code lens runs: (runDir, episodeId). */
+export const OPEN_TRACE_AT_COMMAND = "agentLab.openTraceAt";
+
 const hosts = new WeakMap<vscode.ExtensionContext, PanelHost>();
 
+/** The id on one line of episodes.jsonl, read without parsing the (possibly huge) line. */
+export function episodeIdOnLine(line: string): string | undefined {
+  const m = /^\s*\{\s*"id"\s*:\s*"((?:[^"\\]|\\.)*)"/.exec(line);
+  if (!m) return undefined;
+  try {
+    return JSON.parse(`"${m[1]}"`) as string;
+  } catch {
+    return undefined;
+  }
+}
+
 export class PanelHost {
+  private readonly open = new Map<string, Panel>();
+
   static for(context: vscode.ExtensionContext): PanelHost {
     let host = hosts.get(context);
     if (!host) {
@@ -24,24 +48,95 @@ export class PanelHost {
 
   private constructor(private readonly context: vscode.ExtensionContext) {}
 
-  async openTrace(runDir: string, episodeId?: string): Promise<void> {
-    this.placeholder(PANEL_VIEW_TYPES.trace, `Trace: ${runDir}${episodeId ? ` · ${episodeId}` : ""}`);
+  /** Panels currently open, by key (tests and screenshots look panels up here). */
+  get panels(): ReadonlyMap<string, Panel> {
+    return this.open;
   }
 
-  async openCompare(runDirs: string[]): Promise<void> {
-    this.placeholder(PANEL_VIEW_TYPES.compare, `Compare ${runDirs.length} runs`);
+  async openTrace(runDir: string, episodeId?: string, column: vscode.ViewColumn = vscode.ViewColumn.Active): Promise<TracePanel> {
+    const key = `trace:${resolve(runDir)}`;
+    const existing = this.open.get(key);
+    if (existing instanceof TracePanel && !existing.isDisposed) {
+      existing.select(episodeId);
+      existing.panel.reveal(column);
+      return existing;
+    }
+    const panel = vscode.window.createWebviewPanel(PANEL_VIEW_TYPES.trace, "Trace", column, webviewOptions(this.context));
+    return this.track(key, new TracePanel(panel, this.context, resolve(runDir), episodeId));
   }
 
-  async openDashboard(runDir: string): Promise<void> {
-    this.placeholder(PANEL_VIEW_TYPES.dashboard, `Training: ${runDir}`);
+  async openCompare(runDirs: string[]): Promise<ComparePanel> {
+    if (runDirs.length < 2) throw new Error("pick at least two runs to compare");
+    const dirs = runDirs.map((d) => resolve(d));
+    const key = `compare:${dirs.join("|")}`;
+    const existing = this.open.get(key);
+    if (existing instanceof ComparePanel && !existing.isDisposed) {
+      existing.reveal();
+      return existing;
+    }
+    const panel = vscode.window.createWebviewPanel(PANEL_VIEW_TYPES.compare, "Compare", vscode.ViewColumn.Active, webviewOptions(this.context));
+    return this.track(key, this.comparePanel(panel, dirs));
   }
 
-  registerSerializers(): void {}
+  async openDashboard(runDir: string): Promise<DashboardPanel> {
+    const key = `dashboard:${resolve(runDir)}`;
+    const existing = this.open.get(key);
+    if (existing instanceof DashboardPanel && !existing.isDisposed) {
+      existing.reveal();
+      return existing;
+    }
+    const panel = vscode.window.createWebviewPanel(PANEL_VIEW_TYPES.dashboard, "Training", vscode.ViewColumn.Active, webviewOptions(this.context));
+    return this.track(key, new DashboardPanel(panel, this.context, resolve(runDir)));
+  }
 
-  registerEpisodeCodeLens(): void {}
+  registerSerializers(): void {
+    const restore = (kind: PanelState["kind"]) => ({
+      deserializeWebviewPanel: async (panel: vscode.WebviewPanel, state: unknown) => {
+        const s = state as PanelState | undefined;
+        if (!s || s.kind !== kind) {
+          panel.dispose();
+          return;
+        }
+        if (s.kind === "trace") this.track(`trace:${s.runDir}`, new TracePanel(panel, this.context, s.runDir, s.episodeId));
+        else if (s.kind === "compare") this.track(`compare:${s.runDirs.join("|")}`, this.comparePanel(panel, s.runDirs));
+        else this.track(`dashboard:${s.runDir}`, new DashboardPanel(panel, this.context, s.runDir));
+      },
+    });
+    for (const kind of ["trace", "compare", "dashboard"] as const) {
+      this.context.subscriptions.push(vscode.window.registerWebviewPanelSerializer(PANEL_VIEW_TYPES[kind], restore(kind)));
+    }
+  }
 
-  private placeholder(viewType: string, title: string): void {
-    const panel = vscode.window.createWebviewPanel(viewType, title, vscode.ViewColumn.Active, { enableScripts: false });
-    panel.webview.html = `<!DOCTYPE html><html><head><meta http-equiv="Content-Security-Policy" content="default-src 'none';"></head><body></body></html>`;
+  registerEpisodeCodeLens(): void {
+    const provider: vscode.CodeLensProvider = {
+      provideCodeLenses: (doc) => {
+        const lenses: vscode.CodeLens[] = [];
+        const runDir = dirname(doc.uri.fsPath);
+        for (let i = 0; i < doc.lineCount; i++) {
+          const id = episodeIdOnLine(doc.lineAt(i).text.slice(0, 4096));
+          if (id === undefined) continue;
+          lenses.push(new vscode.CodeLens(new vscode.Range(i, 0, i, 0), { title: "Open trace", command: OPEN_TRACE_AT_COMMAND, arguments: [runDir, id] }));
+        }
+        return lenses;
+      },
+    };
+    this.context.subscriptions.push(
+      vscode.languages.registerCodeLensProvider({ pattern: "**/episodes.jsonl" }, provider),
+      vscode.commands.registerCommand(OPEN_TRACE_AT_COMMAND, (runDir: string, episodeId?: string) => this.openTrace(runDir, episodeId)),
+    );
+  }
+
+  private comparePanel(panel: vscode.WebviewPanel, dirs: string[]): ComparePanel {
+    return new ComparePanel(panel, this.context, dirs, async (runDir, id, column) => {
+      await this.openTrace(runDir, id, column);
+    });
+  }
+
+  private track<T extends Panel>(key: string, panel: T): T {
+    this.open.set(key, panel);
+    panel.panel.onDidDispose(() => {
+      if (this.open.get(key) === panel) this.open.delete(key);
+    });
+    return panel;
   }
 }

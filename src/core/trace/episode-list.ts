@@ -1,0 +1,69 @@
+/**
+ * The episode list beside a trace: one light row per episode (10,000 rows must stay cheap to post
+ * and to filter), the filters the list offers, and next/previous within the filtered list. Pure
+ * data, used by the extension (to build rows) and by the webview (to filter them).
+ */
+import type { GoldInResults } from "./gold-in-results";
+
+export type Outcome = "right" | "partial" | "wrong" | "unanswered";
+
+export interface EpisodeRow {
+  id: string;
+  question: string;
+  f1: number;
+  em: number;
+  end: string;
+  searches: number;
+  outcome: Outcome;
+  /** Filled in once the run's result text has been decoded; "unknown" until then. */
+  gold: GoldInResults | "unknown";
+}
+
+export function outcomeOf(e: { em: number; f1: number; end: string }): Outcome {
+  if (e.end !== "answer") return "unanswered";
+  if (e.em === 1) return "right";
+  return e.f1 > 0 ? "partial" : "wrong";
+}
+
+export interface EpisodeFilter {
+  outcomes?: Outcome[];
+  /** Exact number of searches, or "3+" style lower bounds. */
+  searches?: { min?: number; max?: number };
+  f1?: { min?: number; max?: number };
+  gold?: (GoldInResults | "unknown")[];
+  /** Ids allowed by the full-text search (undefined: no text query). */
+  ids?: ReadonlySet<string>;
+}
+
+export function matchesFilter(row: EpisodeRow, f: EpisodeFilter): boolean {
+  if (f.outcomes && f.outcomes.length && !f.outcomes.includes(row.outcome)) return false;
+  if (f.searches?.min !== undefined && row.searches < f.searches.min) return false;
+  if (f.searches?.max !== undefined && row.searches > f.searches.max) return false;
+  if (f.f1?.min !== undefined && row.f1 < f.f1.min) return false;
+  if (f.f1?.max !== undefined && row.f1 > f.f1.max) return false;
+  if (f.gold && f.gold.length && !f.gold.includes(row.gold)) return false;
+  if (f.ids && !f.ids.has(row.id)) return false;
+  return true;
+}
+
+/** Indices (into rows) of the rows the filter keeps, in order. */
+export function filterRows(rows: readonly EpisodeRow[], f: EpisodeFilter): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < rows.length; i++) if (matchesFilter(rows[i], f)) out.push(i);
+  return out;
+}
+
+/** The id after (step 1) or before (step -1) `current` in the filtered list; wraps around. */
+export function stepEpisode(visible: readonly string[], current: string | undefined, step: 1 | -1): string | undefined {
+  if (visible.length === 0) return undefined;
+  const at = current === undefined ? -1 : visible.indexOf(current);
+  if (at < 0) return step === 1 ? visible[0] : visible[visible.length - 1];
+  return visible[(at + step + visible.length) % visible.length];
+}
+
+/** The rows of a virtualised list to draw: those in view plus a margin. */
+export function visibleWindow(total: number, scrollTop: number, viewport: number, rowHeight: number, overscan = 10): { first: number; last: number } {
+  const first = Math.max(0, Math.floor(scrollTop / rowHeight) - overscan);
+  const last = Math.min(total, Math.ceil((scrollTop + viewport) / rowHeight) + overscan);
+  return { first, last };
+}

@@ -1,0 +1,48 @@
+/**
+ * Full-text search inside a run: questions, gold answers, predictions, queries and the text the
+ * searches returned. Built once per run in the extension (MiniSearch, prefix and light fuzzy
+ * matching); the webview sends a query and gets episode ids back.
+ */
+import MiniSearch from "minisearch";
+import type { ChatTokenizer } from "../chat/tokenizer";
+import type { EpisodeRecord } from "../runs/run-files";
+import { resultTexts } from "./gold-in-results";
+
+interface SearchDoc {
+  id: string;
+  question: string;
+  answers: string;
+  prediction: string;
+  queries: string;
+  results: string;
+}
+
+export class RunSearch {
+  private readonly index = new MiniSearch<SearchDoc>({
+    fields: ["question", "answers", "prediction", "queries", "results"],
+    storeFields: [],
+    searchOptions: { boost: { question: 2, answers: 2, prediction: 2 }, prefix: true, fuzzy: 0.15, combineWith: "AND" },
+  });
+
+  /** `tok` decodes result text; without it only the other fields are searchable. */
+  static build(episodes: readonly EpisodeRecord[], tok: Pick<ChatTokenizer, "decode"> | undefined): RunSearch {
+    const s = new RunSearch();
+    s.index.addAll(
+      episodes.map((e) => ({
+        id: e.id,
+        question: e.question,
+        answers: e.answers.join(" | "),
+        prediction: e.prediction,
+        queries: e.searches.join(" | "),
+        results: tok ? resultTexts(e, tok).join("\n") : "",
+      })),
+    );
+    return s;
+  }
+
+  /** Ids of matching episodes, best first; [] for a blank query. */
+  search(query: string): string[] {
+    if (!query.trim()) return [];
+    return this.index.search(query).map((r) => String(r.id));
+  }
+}

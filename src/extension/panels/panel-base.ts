@@ -1,0 +1,107 @@
+/**
+ * What every panel shares: the webview's options (scripts on, resources only from dist/webview),
+ * the CSP'd HTML shell, validated messages in both directions, chart export to a file the user
+ * picks, and state kept for the serializer.
+ */
+import * as vscode from "vscode";
+import { writeFile } from "node:fs/promises";
+import { hostMessage, parseWebviewMessage, ProtocolError, type HostMessage, type PanelState, type WebviewMessage } from "./protocol";
+import { makeNonce, panelHtml } from "./webview-html";
+
+type HostBody = Parameters<typeof hostMessage>[0];
+
+export function webviewRoot(context: vscode.ExtensionContext): vscode.Uri {
+  return vscode.Uri.joinPath(context.extensionUri, "dist", "webview");
+}
+
+export function webviewOptions(context: vscode.ExtensionContext): vscode.WebviewPanelOptions & vscode.WebviewOptions {
+  return { enableScripts: true, retainContextWhenHidden: true, localResourceRoots: [webviewRoot(context)] };
+}
+
+export abstract class Panel {
+  private readonly disposables: vscode.Disposable[] = [];
+  private disposed = false;
+
+  constructor(
+    readonly panel: vscode.WebviewPanel,
+    protected readonly context: vscode.ExtensionContext,
+    protected state: PanelState,
+    title: string,
+  ) {
+    panel.webview.options = webviewOptions(context);
+    panel.title = title;
+    const root = webviewRoot(context);
+    panel.webview.html = panelHtml({
+      kind: state.kind,
+      title,
+      cspSource: panel.webview.cspSource,
+      scriptUri: panel.webview.asWebviewUri(vscode.Uri.joinPath(root, `${state.kind}.js`)).toString(),
+      styleUri: panel.webview.asWebviewUri(vscode.Uri.joinPath(root, "panels.css")).toString(),
+      nonce: makeNonce(),
+    });
+    this.disposables.push(
+      panel.webview.onDidReceiveMessage((raw) => void this.receive(raw)),
+      panel.onDidDispose(() => this.dispose()),
+    );
+  }
+
+  /** Called when the panel closes; subclasses stop their watchers here. */
+  protected onDispose(): void {}
+
+  protected abstract onMessage(message: WebviewMessage): Promise<void>;
+
+  get isDisposed(): boolean {
+    return this.disposed;
+  }
+
+  post(body: HostBody): void {
+    if (this.disposed) return;
+    void this.panel.webview.postMessage(hostMessage(body) satisfies HostMessage);
+  }
+
+  protected setState(state: PanelState): void {
+    this.state = state;
+    this.post({ type: "state", state });
+  }
+
+  private async receive(raw: unknown): Promise<void> {
+    let message: WebviewMessage;
+    try {
+      message = parseWebviewMessage(raw);
+    } catch (e) {
+      if (e instanceof ProtocolError) this.post({ type: "error", message: e.message });
+      return;
+    }
+    try {
+      if (message.type === "ready") this.post({ type: "state", state: this.state });
+      if (message.type === "export") await this.exportChart(message.format, message.name, message.data);
+      else await this.onMessage(message);
+    } catch (e) {
+      this.post({ type: "error", message: (e as Error).message });
+    }
+  }
+
+  private async exportChart(format: "svg" | "png", name: string, data: string): Promise<void> {
+    const safe = name.replace(/[^A-Za-z0-9._-]+/g, "-").slice(0, 80) || "chart";
+    const target = await vscode.window.showSaveDialog({
+      defaultUri: vscode.Uri.file(`${safe}.${format}`),
+      filters: format === "svg" ? { "SVG image": ["svg"] } : { "PNG image": ["png"] },
+    });
+    if (!target) return;
+    const bytes = format === "svg" ? Buffer.from(data, "utf8") : Buffer.from(data.replace(/^data:image\/png;base64,/, ""), "base64");
+    await writeFile(target.fsPath, bytes);
+    void vscode.window.showInformationMessage(`Chart saved to ${target.fsPath}`);
+  }
+
+  reveal(): void {
+    this.panel.reveal();
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.onDispose();
+    for (const d of this.disposables) d.dispose();
+    this.panel.dispose();
+  }
+}

@@ -1,0 +1,94 @@
+/**
+ * The typed messages between the extension and its webviews — the only channel between them
+ * (webviews never read files). Both sides import this module (it imports no `vscode` and no Node),
+ * and every message carries the protocol version: a webview bundle from another build is refused
+ * with a visible error instead of misreading fields.
+ */
+import type { AblationReport } from "../../core/analysis/report-types";
+import type { DashboardView, GroupRecord } from "../../core/trace/dashboard-view";
+import type { EpisodeRow } from "../../core/trace/episode-list";
+import type { GoldInResultsCounts } from "../../core/trace/gold-in-results";
+import type { TraceEpisodeView } from "../../core/trace/trace-view";
+
+export const PROTOCOL_VERSION = 1;
+
+export type PanelKind = "trace" | "compare" | "dashboard";
+
+/** What a panel remembers across a reload (webview state, read back by the serializer). */
+export type PanelState =
+  | { kind: "trace"; runDir: string; episodeId?: string }
+  | { kind: "compare"; runDirs: string[] }
+  | { kind: "dashboard"; runDir: string };
+
+export interface TraceRunInfo {
+  runDir: string;
+  name: string;
+  model?: string;
+  split?: string;
+  rows: EpisodeRow[];
+  /** Null until the run's result text has been decoded (posted again when done). */
+  gold: GoldInResultsCounts | null;
+  tokenizerProblem?: string;
+}
+
+export interface GroupEpisodes {
+  step: number;
+  group: GroupRecord;
+  episodes: TraceEpisodeView[];
+}
+
+/** Extension → webview. */
+export type HostMessage =
+  | { v: typeof PROTOCOL_VERSION; type: "state"; state: PanelState }
+  | { v: typeof PROTOCOL_VERSION; type: "trace/run"; run: TraceRunInfo }
+  | { v: typeof PROTOCOL_VERSION; type: "trace/episode"; episode: TraceEpisodeView; buildMs: number }
+  | { v: typeof PROTOCOL_VERSION; type: "trace/searchResult"; query: string; ids: string[] }
+  | { v: typeof PROTOCOL_VERSION; type: "compare/report"; report: AblationReport }
+  | { v: typeof PROTOCOL_VERSION; type: "dashboard/data"; data: DashboardView }
+  | { v: typeof PROTOCOL_VERSION; type: "dashboard/group"; group: GroupEpisodes }
+  | { v: typeof PROTOCOL_VERSION; type: "error"; message: string };
+
+/** Webview → extension. */
+export type WebviewMessage =
+  | { v: typeof PROTOCOL_VERSION; type: "ready" }
+  | { v: typeof PROTOCOL_VERSION; type: "trace/select"; episodeId: string }
+  | { v: typeof PROTOCOL_VERSION; type: "trace/search"; query: string }
+  | { v: typeof PROTOCOL_VERSION; type: "trace/rendered"; episodeId: string; ms: number; spans: number }
+  | { v: typeof PROTOCOL_VERSION; type: "compare/openPair"; questionId: string; runs: [number, number] }
+  | { v: typeof PROTOCOL_VERSION; type: "dashboard/openGroup"; index: number }
+  | { v: typeof PROTOCOL_VERSION; type: "export"; format: "svg" | "png"; name: string; data: string };
+
+type Body<M> = M extends { v: number } ? Omit<M, "v"> : never;
+
+export function hostMessage(body: Body<HostMessage>): HostMessage {
+  return { v: PROTOCOL_VERSION, ...body } as HostMessage;
+}
+
+export function webviewMessage(body: Body<WebviewMessage>): WebviewMessage {
+  return { v: PROTOCOL_VERSION, ...body } as WebviewMessage;
+}
+
+const WEBVIEW_TYPES = new Set<WebviewMessage["type"]>(["ready", "trace/select", "trace/search", "trace/rendered", "compare/openPair", "dashboard/openGroup", "export"]);
+const HOST_TYPES = new Set<HostMessage["type"]>(["state", "trace/run", "trace/episode", "trace/searchResult", "compare/report", "dashboard/data", "dashboard/group", "error"]);
+
+export class ProtocolError extends Error {}
+
+function check<T extends { v: number; type: string }>(raw: unknown, types: Set<string>, from: string): T {
+  if (typeof raw !== "object" || raw === null) throw new ProtocolError(`${from} sent a message that is not an object`);
+  const m = raw as { v?: unknown; type?: unknown };
+  if (m.v !== PROTOCOL_VERSION) {
+    throw new ProtocolError(`${from} speaks protocol version ${String(m.v)}, this side speaks ${PROTOCOL_VERSION}: reload the window after updating Agent Lab`);
+  }
+  if (typeof m.type !== "string" || !types.has(m.type)) throw new ProtocolError(`${from} sent an unknown message type ${JSON.stringify(m.type)}`);
+  return raw as T;
+}
+
+/** Validates a message from a webview (version and type); throws ProtocolError otherwise. */
+export function parseWebviewMessage(raw: unknown): WebviewMessage {
+  return check<WebviewMessage>(raw, WEBVIEW_TYPES, "the webview");
+}
+
+/** Validates a message from the extension; throws ProtocolError otherwise. */
+export function parseHostMessage(raw: unknown): HostMessage {
+  return check<HostMessage>(raw, HOST_TYPES, "the extension");
+}

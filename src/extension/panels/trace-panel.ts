@@ -1,0 +1,104 @@
+/**
+ * The trace viewer: one run's episode list and one episode's token stream. The extension reads
+ * the run through core and decodes tokens with the run's own tokenizer; the webview only renders.
+ * Gold-in-results for the whole run is computed after the first paint, in slices, so a 10,000
+ * episode run opens at once and the counts arrive a moment later.
+ */
+import * as vscode from "vscode";
+import { basename } from "node:path";
+import type { ChatTokenizer } from "../../core/chat/tokenizer";
+import { readRun, type EpisodeRecord, type RunFiles } from "../../core/runs/run-files";
+import { tokenizerForRun } from "../../core/runs/run-tokenizer";
+import { outcomeOf, type EpisodeRow } from "../../core/trace/episode-list";
+import { countGoldInResults, goldInResults } from "../../core/trace/gold-in-results";
+import { RunSearch } from "../../core/trace/run-search";
+import { buildTraceView } from "../../core/trace/trace-view";
+import { Panel } from "./panel-base";
+import type { TraceRunInfo, WebviewMessage } from "./protocol";
+
+export function episodeRows(episodes: readonly EpisodeRecord[]): EpisodeRow[] {
+  return episodes.map((e) => ({ id: e.id, question: e.question, f1: e.f1, em: e.em, end: e.end, searches: e.searches.length, outcome: outcomeOf(e), gold: "unknown" }));
+}
+
+export class TracePanel extends Panel {
+  private run: RunFiles | undefined;
+  private tokenizer: ChatTokenizer | undefined;
+  private tokenizerProblem: string | undefined;
+  private info: TraceRunInfo | undefined;
+  private search: RunSearch | undefined;
+  private goldCancelled = false;
+
+  constructor(panel: vscode.WebviewPanel, context: vscode.ExtensionContext, readonly runDir: string, private episodeId: string | undefined) {
+    super(panel, context, { kind: "trace", runDir, ...(episodeId ? { episodeId } : {}) }, `Trace · ${basename(runDir)}`);
+  }
+
+  /** Shows another episode of the same run (the panel is reused). */
+  select(episodeId: string | undefined): void {
+    if (!episodeId || !this.run) {
+      this.episodeId = episodeId ?? this.episodeId;
+      return;
+    }
+    this.showEpisode(episodeId);
+  }
+
+  protected override onDispose(): void {
+    this.goldCancelled = true;
+  }
+
+  protected async onMessage(m: WebviewMessage): Promise<void> {
+    if (m.type === "ready") await this.load();
+    else if (m.type === "trace/select") this.showEpisode(m.episodeId);
+    else if (m.type === "trace/search") {
+      this.search ??= RunSearch.build(this.run?.episodes ?? [], this.tokenizer);
+      this.post({ type: "trace/searchResult", query: m.query, ids: this.search.search(m.query) });
+    }
+  }
+
+  private async load(): Promise<void> {
+    this.run = readRun(this.runDir);
+    const tok = await tokenizerForRun(this.run.manifest?.tokenizer);
+    this.tokenizer = tok.tokenizer;
+    this.tokenizerProblem = tok.problem;
+    this.info = {
+      runDir: this.runDir,
+      name: basename(this.runDir),
+      model: this.run.manifest?.policy.model,
+      split: this.run.manifest?.split.name,
+      rows: episodeRows(this.run.episodes),
+      gold: null,
+      ...(tok.problem ? { tokenizerProblem: tok.problem } : {}),
+    };
+    this.post({ type: "trace/run", run: this.info });
+    const first = this.episodeId ?? this.run.episodes[0]?.id;
+    if (first) this.showEpisode(first);
+    void this.computeGold();
+  }
+
+  private showEpisode(id: string): void {
+    const record = this.run?.episodes.find((e) => e.id === id);
+    if (!record) {
+      this.post({ type: "error", message: `episode ${JSON.stringify(id)} is not in ${this.runDir}` });
+      return;
+    }
+    this.episodeId = id;
+    const started = performance.now();
+    const episode = buildTraceView(record, this.tokenizer, { drift: true }, this.tokenizerProblem);
+    this.post({ type: "trace/episode", episode, buildMs: performance.now() - started });
+    this.setState({ kind: "trace", runDir: this.runDir, episodeId: id });
+  }
+
+  /** Decodes every episode's results in slices of 50, yielding to the host between slices. */
+  private async computeGold(): Promise<void> {
+    const tok = this.tokenizer;
+    const info = this.info;
+    const episodes = this.run?.episodes;
+    if (!tok || !info || !episodes) return;
+    for (let i = 0; i < episodes.length; i += 50) {
+      if (this.goldCancelled) return;
+      for (let j = i; j < Math.min(i + 50, episodes.length); j++) info.rows[j].gold = goldInResults(episodes[j], tok);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    info.gold = countGoldInResults(info.rows.map((r) => ({ f1: r.f1, gold: r.gold === "unknown" ? "not_applicable" : r.gold })));
+    this.post({ type: "trace/run", run: info });
+  }
+}

@@ -1,0 +1,60 @@
+/**
+ * The webview's end of the protocol: sends typed messages, checks the version of what arrives
+ * (a mismatch shows an error instead of rendering fields it might misread), and keeps the panel
+ * state VS Code hands back to the serializer after a reload.
+ */
+import { parseHostMessage, webviewMessage, type HostMessage, type PanelState, type WebviewMessage } from "../../src/extension/panels/protocol";
+import { h } from "./dom";
+
+interface VsCodeApi {
+  postMessage(message: unknown): void;
+  setState(state: unknown): void;
+  getState(): unknown;
+}
+
+declare function acquireVsCodeApi(): VsCodeApi;
+
+const api: VsCodeApi = acquireVsCodeApi();
+
+type Body = Parameters<typeof webviewMessage>[0];
+
+export function send(body: Body): void {
+  api.postMessage(webviewMessage(body) satisfies WebviewMessage);
+}
+
+export function savedState(): PanelState | undefined {
+  return api.getState() as PanelState | undefined;
+}
+
+/** Shows an error line at the top of the page (text only). */
+export function showError(message: string): void {
+  let bar = document.getElementById("errors");
+  if (!bar) {
+    bar = h("div", { id: "errors", role: "alert", class: "errors" });
+    document.body.prepend(bar);
+  }
+  bar.appendChild(h("div", { class: "error" }, message));
+}
+
+/** Routes validated messages to `handle`; "state" and "error" are handled here. */
+export function listen(handle: (m: HostMessage) => void): void {
+  window.addEventListener("message", (event: MessageEvent) => {
+    let m: HostMessage;
+    try {
+      m = parseHostMessage(event.data);
+    } catch (e) {
+      showError((e as Error).message);
+      return;
+    }
+    if (m.type === "state") api.setState(m.state);
+    else if (m.type === "error") showError(m.message);
+    else {
+      try {
+        handle(m);
+      } catch (e) {
+        showError(`could not show this: ${(e as Error).message}`);
+      }
+    }
+  });
+  send({ type: "ready" });
+}

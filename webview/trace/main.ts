@@ -1,0 +1,267 @@
+/**
+ * Trace viewer webview: the episode list (filters, full-text search, virtualised rows,
+ * next/previous) beside one episode's token stream with its outcome, gold-in-results and drift.
+ */
+import "../shared/elements";
+import type { TraceRunInfo } from "../../src/extension/panels/protocol";
+import { filterRows, stepEpisode, visibleWindow, type EpisodeFilter, type Outcome } from "../../src/core/trace/episode-list";
+import type { TraceEpisodeView } from "../../src/core/trace/trace-view";
+import { append, clear, fmt, h, usd } from "../shared/dom";
+import { listen, send, savedState } from "../shared/host";
+import { renderStream } from "./token-stream";
+
+const ROW_HEIGHT = 26;
+const OUTCOMES: Outcome[] = ["right", "partial", "wrong", "unanswered"];
+
+let run: TraceRunInfo | undefined;
+let episode: TraceEpisodeView | undefined;
+let visible: number[] = [];
+let textIds: Set<string> | undefined;
+let currentId: string | undefined = (() => {
+  const s = savedState();
+  return s?.kind === "trace" ? s.episodeId : undefined;
+})();
+let receivedAt = 0;
+
+const app = document.getElementById("app")!;
+clear(app);
+
+// ---- left pane: filters and the list ----
+const outcomeBoxes = OUTCOMES.map((o) => {
+  const box = h("vscode-checkbox", { label: o, checked: true, "data-outcome": o, class: "outcome-filter" }, o);
+  box.addEventListener("change", applyFilter);
+  return box;
+});
+const numberField = (id: string, placeholder: string) => {
+  const input = h("input", { type: "number", id, placeholder, class: "num", step: id.startsWith("f1") ? "0.1" : "1", min: "0" });
+  input.addEventListener("input", applyFilter);
+  return input;
+};
+const searchesMin = numberField("searches-min", "min");
+const searchesMax = numberField("searches-max", "max");
+const f1Min = numberField("f1-min", "min");
+const f1Max = numberField("f1-max", "max");
+const goldSelect = h(
+  "select",
+  { id: "gold-filter" },
+  h("option", { value: "" }, "any"),
+  h("option", { value: "found" }, "gold in results"),
+  h("option", { value: "missing" }, "gold not in results"),
+  h("option", { value: "no_search" }, "no search"),
+);
+goldSelect.addEventListener("change", applyFilter);
+const textSearch = h("input", { type: "search", id: "text-search", placeholder: "Search questions, queries, results, answers…" });
+let searchTimer: ReturnType<typeof setTimeout> | undefined;
+textSearch.addEventListener("input", () => {
+  clearTimeout(searchTimer);
+  searchTimer = setTimeout(() => {
+    const q = textSearch.value.trim();
+    if (!q) {
+      textIds = undefined;
+      applyFilter();
+    } else send({ type: "trace/search", query: q });
+  }, 200);
+});
+const countLine = h("div", { class: "count", id: "count" });
+const goldLine = h("div", { class: "gold-counts", id: "gold-counts" });
+const prevButton = h("vscode-button", { secondary: true, id: "prev", title: "Previous episode (k)" }, "◀ Prev");
+const nextButton = h("vscode-button", { secondary: true, id: "next", title: "Next episode (j)" }, "Next ▶");
+prevButton.addEventListener("click", () => step(-1));
+nextButton.addEventListener("click", () => step(1));
+const listViewport = h("div", { class: "list-viewport", id: "episode-list", tabindex: 0, role: "listbox" });
+const listSpacer = h("div", { class: "list-spacer" });
+const listRows = h("div", { class: "list-rows" });
+listViewport.append(listSpacer, listRows);
+listViewport.addEventListener("scroll", drawList);
+listRows.addEventListener("click", (e) => {
+  const row = (e.target as HTMLElement).closest<HTMLElement>(".row");
+  if (row?.dataset.id) select(row.dataset.id);
+});
+
+const header = h("div", { class: "run-header", id: "run-header" });
+const left = h(
+  "aside",
+  { class: "episodes" },
+  header,
+  h("div", { class: "filters" }, h("div", { class: "filter-row" }, ...outcomeBoxes), h("label", null, "searches ", searchesMin, " – ", searchesMax), h("label", null, "F1 ", f1Min, " – ", f1Max), h("label", null, "gold ", goldSelect), textSearch),
+  h("div", { class: "nav" }, prevButton, nextButton, countLine),
+  goldLine,
+  listViewport,
+);
+const detail = h("section", { class: "episode", id: "episode" }, h("p", { class: "muted" }, "Pick an episode."));
+const tooltip = h("div", { class: "tooltip", id: "tooltip", role: "tooltip", hidden: true });
+app.append(h("div", { class: "trace-layout" }, left, detail), tooltip);
+
+document.addEventListener("keydown", (e) => {
+  if ((e.target as HTMLElement).tagName === "INPUT") return;
+  if (e.key === "j") step(1);
+  if (e.key === "k") step(-1);
+});
+
+function num(input: HTMLInputElement): number | undefined {
+  return input.value === "" ? undefined : Number(input.value);
+}
+
+function currentFilter(): EpisodeFilter {
+  const outcomes = outcomeBoxes.filter((b) => (b as unknown as { checked: boolean }).checked).map((b) => b.dataset.outcome as Outcome);
+  return {
+    outcomes,
+    searches: { min: num(searchesMin), max: num(searchesMax) },
+    f1: { min: num(f1Min), max: num(f1Max) },
+    ...(goldSelect.value ? { gold: [goldSelect.value as "found"] } : {}),
+    ...(textIds ? { ids: textIds } : {}),
+  };
+}
+
+function applyFilter(): void {
+  if (!run) return;
+  visible = filterRows(run.rows, currentFilter());
+  countLine.textContent = `${visible.length} of ${run.rows.length} episodes`;
+  listSpacer.style.height = `${visible.length * ROW_HEIGHT}px`;
+  drawList();
+}
+
+/** Draws only the rows in view (plus a margin): 10,000 episodes cost what 40 do. */
+function drawList(): void {
+  if (!run) return;
+  const viewport = listViewport.clientHeight || 600;
+  const { first, last } = visibleWindow(visible.length, listViewport.scrollTop, viewport, ROW_HEIGHT);
+  clear(listRows);
+  listRows.style.transform = `translateY(${first * ROW_HEIGHT}px)`;
+  for (let k = first; k < last; k++) {
+    const r = run.rows[visible[k]];
+    const row = h(
+      "div",
+      { class: `row outcome-${r.outcome}${r.id === currentId ? " current" : ""}`, "data-id": r.id, role: "option", title: r.question },
+      h("span", { class: "f1" }, fmt(r.f1, 2)),
+      h("span", { class: "searches", title: "searches" }, `${r.searches}🔍`),
+      h("span", { class: `gold gold-${r.gold}`, title: `gold in results: ${r.gold}` }, r.gold === "found" ? "●" : r.gold === "missing" ? "○" : "·"),
+      h("span", { class: "q" }, r.question),
+    );
+    listRows.appendChild(row);
+  }
+}
+
+function step(direction: 1 | -1): void {
+  if (!run) return;
+  const id = stepEpisode(visible.map((i) => run!.rows[i].id), currentId, direction);
+  if (id) select(id);
+}
+
+function select(id: string): void {
+  currentId = id;
+  send({ type: "trace/select", episodeId: id });
+  drawList();
+}
+
+function renderRunHeader(r: TraceRunInfo): void {
+  clear(header);
+  header.append(h("div", { class: "run-name" }, r.name), h("div", { class: "muted" }, [r.model, r.split].filter(Boolean).join(" · ")));
+  if (r.tokenizerProblem) header.append(h("div", { class: "warning" }, `Token text unavailable: ${r.tokenizerProblem}`));
+  clear(goldLine);
+  if (!r.gold) {
+    goldLine.append(h("span", { class: "muted" }, "Checking whether gold answers were in the search results…"));
+    return;
+  }
+  const g = r.gold;
+  goldLine.append(
+    h("div", { class: "gold-title" }, "Gold answer in search results"),
+    h(
+      "table",
+      { class: "gold-table" },
+      h("tr", null, h("th", null, ""), h("th", null, "right (F1 ≥ .5)"), h("th", null, "wrong")),
+      h("tr", null, h("th", null, "in results"), h("td", { id: "gold-found-right" }, g.foundRight), h("td", { id: "gold-found-wrong", title: "reading failures" }, `${g.foundWrong} reading`)),
+      h("tr", null, h("th", null, "not in results"), h("td", { id: "gold-missing-right" }, g.missingRight), h("td", { id: "gold-missing-wrong", title: "retrieval failures" }, `${g.missingWrong} retrieval`)),
+    ),
+    h("div", { class: "muted" }, `${g.noSearch} without a search · ${g.notApplicable} yes/no`),
+  );
+}
+
+function badge(text: string, cls: string, title?: string): HTMLElement {
+  return h("span", { class: `badge ${cls}`, ...(title ? { title } : {}) }, text);
+}
+
+function renderEpisode(ep: TraceEpisodeView): void {
+  const started = performance.now();
+  episode = ep;
+  currentId = ep.id;
+  clear(detail);
+  const goldText = { found: "gold in results", missing: "gold NOT in results", no_search: "no search", not_applicable: "yes/no question", unknown: "gold check unavailable" }[ep.gold];
+  const drift = ep.drift;
+  const driftBadge = !drift
+    ? badge("drift not checked", "muted")
+    : !drift.checked
+      ? badge("drift check failed", "warn", drift.problem)
+      : drift.textMatches && drift.differingTokens === 0
+        ? badge("no drift", "ok", `template re-render matches all ${ep.prompt.ids.length + ep.tokens.ids.length} tokens`)
+        : badge(drift.textMatches ? `${drift.differingTokens} tokens retokenize differently` : "TEMPLATE DRIFT", "bad", "tokens marked with a wavy underline differ from the chat template's rendering");
+  const shade = h("vscode-checkbox", { id: "shade-logprobs", label: "shade by logprob", checked: true }, "shade by logprob");
+  shade.addEventListener("change", () => detail.classList.toggle("no-shade", !(shade as unknown as { checked: boolean }).checked));
+  append(detail, [
+    h("h2", { class: "question", id: "question" }, ep.question),
+    h(
+      "div",
+      { class: "outcome" },
+      h("div", null, h("span", { class: "label" }, "prediction "), h("span", { id: "prediction", class: "prediction" }, ep.prediction || "(none)")),
+      h("div", null, h("span", { class: "label" }, "gold "), h("span", { id: "gold", class: "gold-answers" }, ep.answers.join(" | "))),
+      h(
+        "div",
+        { class: "badges" },
+        badge(`EM ${ep.em}`, ep.em === 1 ? "ok" : "bad"),
+        badge(`F1 ${fmt(ep.f1, 2)}`, ep.f1 >= 0.5 ? "ok" : "bad"),
+        badge(`end: ${ep.end}`, ep.end === "answer" ? "ok" : "warn"),
+        badge(`${ep.searches.length} searches`, "muted"),
+        badge(goldText, ep.gold === "found" ? "ok" : ep.gold === "missing" ? "bad" : "muted"),
+        driftBadge,
+      ),
+      h("div", { class: "muted", id: "token-counts" }, `${ep.sampledCount} sampled · ${ep.insertedCount} inserted · prefill ${ep.prefill} · generated ${ep.generated} · ${usd(ep.usd)}`),
+    ),
+    drift?.firstTextDifference
+      ? h("div", { class: "drift-detail" }, `First difference at token ${drift.firstTextDifference.tokenIndex}: template `, h("code", null, JSON.stringify(drift.firstTextDifference.expected)), " vs recorded ", h("code", null, JSON.stringify(drift.firstTextDifference.recorded)))
+      : null,
+    ep.decodeProblem ? h("div", { class: "warning" }, `Showing token ids: ${ep.decodeProblem}`) : null,
+    h("div", { class: "legend", id: "legend" }, h("span", { class: "tok s" }, "model-sampled"), " ", h("span", { class: "tok i" }, "harness-inserted"), " ", h("span", { class: "tok s lp4" }, "low logprob"), " ", h("span", { class: "tok s drift" }, "drift"), " ", shade),
+  ]);
+  const { root, spans } = renderStream(ep);
+  detail.append(root);
+  drawList();
+  // Time to interactive: from the message's arrival to the first frame with the stream laid out.
+  requestAnimationFrame(() => {
+    const ms = performance.now() - (receivedAt || started);
+    send({ type: "trace/rendered", episodeId: ep.id, ms, spans });
+  });
+}
+
+// Hover: one listener for every token.
+detail.addEventListener("mouseover", (e) => {
+  const span = (e.target as HTMLElement).closest<HTMLElement>(".tok");
+  const key = span?.dataset.i;
+  if (!span || !key || !episode) {
+    tooltip.hidden = true;
+    return;
+  }
+  const stream = key[0] === "p" ? episode.prompt : episode.tokens;
+  const i = Number(key.slice(1));
+  const lp = stream.logprobs && stream.sampled[i] === 1 ? stream.logprobs[i].toFixed(3) : "–";
+  tooltip.textContent = `id ${stream.ids[i]} · ${JSON.stringify(stream.texts[i])} · ${stream.sampled[i] === 1 ? "sampled" : "inserted"} · logprob ${lp}`;
+  const rect = span.getBoundingClientRect();
+  tooltip.style.left = `${rect.left}px`;
+  tooltip.style.top = `${rect.bottom + 4}px`;
+  tooltip.hidden = false;
+});
+detail.addEventListener("mouseleave", () => (tooltip.hidden = true));
+
+listen((m) => {
+  if (m.type === "trace/run") {
+    run = m.run;
+    renderRunHeader(m.run);
+    applyFilter();
+  } else if (m.type === "trace/episode") {
+    receivedAt = performance.now();
+    renderEpisode(m.episode);
+  } else if (m.type === "trace/searchResult") {
+    if (m.query !== textSearch.value.trim()) return;
+    textIds = new Set(m.ids);
+    applyFilter();
+  }
+});
