@@ -2,7 +2,8 @@
  * On-disk layout of a BM25 index folder and the scoring formula both the builder and the tests use.
  *
  * The folder holds flat little-endian arrays, each loaded with one readFileSync into a Buffer that
- * lives outside the JS heap (the VS Code extension host caps the heap at 4 GB):
+ * lives outside the JS heap (the VS Code extension host caps the heap at 4 GB); texts.bin is not
+ * loaded at all: a search reads its k hits from the open file.
  *   vocab.bin            index terms, UTF-8, concatenated in JS string order (binary-searchable)
  *   vocab-offsets.u32    V+1 byte offsets into vocab.bin
  *   postings-offsets.u32 V+1 posting offsets per term

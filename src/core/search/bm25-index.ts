@@ -6,7 +6,7 @@
  * float32 in query-word order. Pruning only decides which documents get that exact sum computed;
  * ties are broken by document number, so the result equals exhaustive scoring (searchExhaustive).
  */
-import { existsSync, readFileSync } from "node:fs";
+import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync } from "node:fs";
 import { join } from "node:path";
 import { UserError } from "../errors";
 import { FILES, INDEX_FORMAT, INDEX_VERSION, type IndexFile, type IndexMeta } from "./bm25-format";
@@ -37,11 +37,14 @@ export class Bm25Searcher implements Searcher {
   private readonly termMax: Float32Array;
   private readonly docIds: Float64Array;
   private readonly textOffsets: Float64Array;
-  private readonly texts: Buffer;
+  /** texts.bin stays on disk: a search reads only its k hits (keeps load time and memory down). */
+  private textsFd: number | undefined;
   private readonly tokenizer = new TermTokenizer();
   /** Per-document partial sums, reused across queries (reset after each). */
   private readonly acc: Float64Array;
   private readonly touched: Uint32Array;
+  /** Scratch list of surviving candidates (no per-query allocation: garbage collection shows in p99). */
+  private readonly scratch: Uint32Array;
 
   constructor(readonly indexDir: string) {
     const metaFile = join(indexDir, "meta.json");
@@ -71,7 +74,7 @@ export class Bm25Searcher implements Searcher {
       textOffsets: 8 * (2 * N + 1),
       texts: meta.bytes?.texts,
     };
-    const load = (key: IndexFile): Buffer => {
+    const load = (key: Exclude<IndexFile, "texts">): Buffer => {
       const file = join(indexDir, FILES[key]);
       let buf: Buffer;
       try {
@@ -92,12 +95,25 @@ export class Bm25Searcher implements Searcher {
     this.termMax = view(load("termMax"), Float32Array);
     this.docIds = view(load("docIds"), Float64Array);
     this.textOffsets = view(load("textOffsets"), Float64Array);
-    this.texts = load("texts");
-    if (this.postingOffsets[V] !== P || this.vocabOffsets[V] !== this.vocab.length || this.textOffsets[2 * N] !== this.texts.length) {
+    const textsFile = join(indexDir, FILES.texts);
+    let textsBytes: number;
+    try {
+      this.textsFd = openSync(textsFile, "r");
+      textsBytes = fstatSync(this.textsFd).size;
+    } catch (e) {
+      throw new UserError(`search index ${indexDir} is incomplete (${FILES.texts}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): ${REBUILD} again`);
+    }
+    if (textsBytes !== meta.bytes?.texts) {
+      this.close();
+      throw new UserError(`search index ${indexDir} is corrupt (${FILES.texts} has ${textsBytes} bytes, expected ${meta.bytes?.texts}): ${REBUILD} again`);
+    }
+    if (this.postingOffsets[V] !== P || this.vocabOffsets[V] !== this.vocab.length || this.textOffsets[2 * N] !== textsBytes) {
+      this.close();
       throw new UserError(`search index ${indexDir} is corrupt (offsets do not match the data files): ${REBUILD} again`);
     }
     this.acc = new Float64Array(N);
     this.touched = new Uint32Array(N);
+    this.scratch = new Uint32Array(N);
   }
 
   get documents(): number {
@@ -132,12 +148,24 @@ export class Bm25Searcher implements Searcher {
 
   /** The paragraph stored for document number `doc` (0-based row of the corpus). */
   paragraph(doc: number): { id: number; title: string; text: string } {
+    if (this.textsFd === undefined) throw new Error(`search index ${this.indexDir} was closed`);
     const o = this.textOffsets;
-    return {
-      id: this.docIds[doc],
-      title: this.texts.toString("utf8", o[2 * doc], o[2 * doc + 1]),
-      text: this.texts.toString("utf8", o[2 * doc + 1], o[2 * doc + 2]),
-    };
+    const start = o[2 * doc];
+    const bytes = Buffer.allocUnsafe(o[2 * doc + 2] - start);
+    let got = 0;
+    while (got < bytes.length) {
+      const n = readSync(this.textsFd, bytes, got, bytes.length - got, start + got);
+      if (n === 0) throw new UserError(`search index ${this.indexDir} is corrupt (${FILES.texts} ends early): ${REBUILD} again`);
+      got += n;
+    }
+    const split = o[2 * doc + 1] - start;
+    return { id: this.docIds[doc], title: bytes.toString("utf8", 0, split), text: bytes.toString("utf8", split) };
+  }
+
+  /** Releases the open texts file (the arrays go with the object). */
+  close(): void {
+    if (this.textsFd !== undefined) closeSync(this.textsFd);
+    this.textsFd = undefined;
   }
 
   /** Row of a stemmed term in the vocabulary, or -1. */
@@ -217,34 +245,36 @@ export class Bm25Searcher implements Searcher {
       for (; i < terms.length; i++) {
         const t = terms[i];
         // Checking costs a pass over the documents seen so far; it pays when this list is long.
-        if (n >= k && i > 0 && t.end - t.start >= n >> 2) {
+        if (n >= k && i > 0 && t.end - t.start >= n >> 1) {
           floor = Math.max(floor, this.kthFullScore(touched, n, k, terms, i));
           if (floor - slack(floor) > rest[i]) break;
         }
-        for (let p = t.start; p < t.end; p++) {
-          const d = docs[p];
-          if (acc[d] === 0) touched[n++] = d;
-          acc[d] += t.weight * scores[p];
+        n = addList(acc, touched, n, docs, scores, t.start, t.end, t.weight);
+      }
+      // Survivors are compacted in place into the scratch list; the result is copied out small.
+      const cand = this.scratch;
+      cand.set(touched.subarray(0, n));
+      let m = n;
+      if (i < terms.length) {
+        // Probe phase: only seen documents can still make the top k.
+        m = keepReachable(acc, cand, m, Math.max(floor, kthLargest(acc, cand, m, k)), rest[i]);
+        let sorted = false;
+        for (; i < terms.length && m > 0; i++) {
+          const t = terms[i];
+          if (16 * m < t.end - t.start) {
+            // Few candidates, long list: binary-search the list for each candidate (in doc order).
+            if (!sorted) cand.subarray(0, m).sort();
+            sorted = true;
+            probeList(acc, cand, m, docs, scores, t.start, t.end, t.weight);
+          } else {
+            // Many candidates: one pass over the list, adding only where a candidate's sum is live.
+            addToLive(acc, docs, scores, t.start, t.end, t.weight);
+          }
+          m = keepReachable(acc, cand, m, Math.max(floor, kthLargest(acc, cand, m, k)), rest[i + 1]);
         }
       }
-      let cand: Uint32Array = touched.slice(0, n);
-      const bar = () => Math.max(floor, kthLargest(acc, cand, cand.length, k));
-      if (i === terms.length) return prunedBelow(acc, cand, bar(), 0);
-
-      // Probe phase: only seen documents can still make the top k.
-      cand = prunedBelow(acc, cand, bar(), rest[i]);
-      cand.sort();
-      for (; i < terms.length && cand.length > 0; i++) {
-        const t = terms[i];
-        let p = t.start;
-        for (let c = 0; c < cand.length && p < t.end; c++) {
-          const d = cand[c];
-          p = gallop(docs, p, t.end, d);
-          if (p < t.end && docs[p] === d) acc[d] += t.weight * scores[p];
-        }
-        cand = prunedBelow(acc, cand, bar(), rest[i + 1]);
-      }
-      return prunedBelow(acc, cand, bar(), 0);
+      m = keepReachable(acc, cand, m, Math.max(floor, kthLargest(acc, cand, m, k)), 0);
+      return cand.slice(0, m);
     } finally {
       for (let j = 0; j < n; j++) acc[touched[j]] = 0;
     }
@@ -256,7 +286,7 @@ export class Bm25Searcher implements Searcher {
    * switch to probing comes after far fewer long lists.
    */
   private kthFullScore(list: Uint32Array, n: number, k: number, terms: QueryTerm[], from: number): number {
-    const top = topDocs(this.acc, list, n, k + 2);
+    const top = topDocs(this.acc, list, n, k + 8);
     const full = top.map((d) => {
       let s = this.acc[d];
       for (let j = from; j < terms.length; j++) {
@@ -291,11 +321,50 @@ function slack(x: number): number {
   return 1e-5 * Math.abs(x) + 1e-9;
 }
 
-/** Keeps candidates whose partial sum plus what is left could still reach `kth`. */
-function prunedBelow(acc: Float64Array, cand: Uint32Array, kth: number, rest: number): Uint32Array {
+/** OR step: adds a whole posting list, recording first-seen documents; returns the new count. */
+function addList(acc: Float64Array, touched: Uint32Array, n: number, docs: Uint32Array, scores: Float32Array, start: number, end: number, weight: number): number {
+  for (let p = start; p < end; p++) {
+    const d = docs[p];
+    if (acc[d] === 0) touched[n++] = d;
+    acc[d] += weight * scores[p];
+  }
+  return n;
+}
+
+/** Adds a posting list to documents that are still candidates (pruned ones have acc reset to 0). */
+function addToLive(acc: Float64Array, docs: Uint32Array, scores: Float32Array, start: number, end: number, weight: number): void {
+  for (let p = start; p < end; p++) {
+    const d = docs[p];
+    const a = acc[d];
+    if (a !== 0) acc[d] = a + weight * scores[p];
+  }
+}
+
+/** Probe step: adds a posting list's scores for the (ascending) candidates only, by galloping search. */
+function probeList(acc: Float64Array, cand: Uint32Array, m: number, docs: Uint32Array, scores: Float32Array, start: number, end: number, weight: number): void {
+  let p = start;
+  for (let c = 0; c < m && p < end; c++) {
+    const d = cand[c];
+    p = gallop(docs, p, end, d);
+    if (p < end && docs[p] === d) acc[d] += weight * scores[p];
+  }
+}
+
+/**
+ * Keeps (in place, order kept) the first m candidates whose partial sum plus what is left could
+ * still reach `kth`, and zeroes the sums of the others; returns how many remain. Only called once
+ * no new document can enter (after the OR phase), so a zero sum then means "pruned".
+ */
+function keepReachable(acc: Float64Array, cand: Uint32Array, m: number, kth: number, rest: number): number {
   const bar = kth - slack(kth) - rest;
-  if (bar <= 0) return cand;
-  return cand.filter((d) => acc[d] >= bar);
+  if (bar <= 0) return m;
+  let kept = 0;
+  for (let j = 0; j < m; j++) {
+    const d = cand[j];
+    if (acc[d] >= bar) cand[kept++] = d;
+    else acc[d] = 0; // out for good: addToLive skips it
+  }
+  return kept;
 }
 
 /** Up to m documents of the list with the largest acc. */
@@ -318,18 +387,23 @@ function topDocs(acc: Float64Array, list: Uint32Array, n: number, m: number): nu
 /** k-th largest of acc over the listed documents (0 when fewer than k). */
 function kthLargest(acc: Float64Array, list: Uint32Array, n: number, k: number): number {
   if (n < k) return 0;
-  const best = new Float64Array(k); // ascending; best[0] is the k-th largest so far
+  const best = KTH_SCRATCH.length >= k ? KTH_SCRATCH : (KTH_SCRATCH = new Float64Array(2 * k));
+  best.fill(0, 0, k); // ascending; best[0] is the k-th largest so far
   for (let j = 0; j < n; j++) {
     const v = acc[list[j]];
-    if (v <= best[0]) continue;
-    let at = 0;
-    while (at + 1 < k && best[at + 1] < v) {
-      best[at] = best[at + 1];
-      at++;
-    }
-    best[at] = v;
+    if (v > best[0]) insertAscending(best, k, v);
   }
   return best[0];
+}
+let KTH_SCRATCH = new Float64Array(64);
+
+function insertAscending(best: Float64Array, k: number, v: number): void {
+  let at = 0;
+  while (at + 1 < k && best[at + 1] < v) {
+    best[at] = best[at + 1];
+    at++;
+  }
+  best[at] = v;
 }
 
 /** First position in docs[from, end) whose value is ≥ target (exponential then binary search). */

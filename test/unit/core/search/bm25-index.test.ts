@@ -115,6 +115,8 @@ describe("BM25 index", () => {
         () => openIndex(dir),
         (e: unknown) => e instanceof UserError && e.message.includes(dir) && e.message.includes("agent-lab index") && pattern.test(e.message),
       );
+    truncateSync(join(dir, "texts.bin"), 10);
+    expectRefusal(/corrupt.*texts\.bin/);
     truncateSync(join(dir, "postings-docs.u32"), 8);
     expectRefusal(/corrupt.*postings-docs\.u32/);
     rmSync(join(dir, "postings-docs.u32"));
