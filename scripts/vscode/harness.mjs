@@ -158,3 +158,50 @@ export async function launchChromium() {
       "--disable-background-networking", "--disable-component-update", "--disable-sync"],
   });
 }
+
+// Workbench lines that the log hook forwards besides the tests' own output; hidden unless VSCODE_LOG=1.
+const NOISE = /^(Creating a socket|Resolving connection token|Resolved connection token|Ignoring fetching additional builtin|\[Service Worker\]|ChatSessionStore|Updating additional builtin extensions cache|Creation of workbench contribution|\[Extension Host\] \(node:\d+\) \[DEP0)/;
+
+/**
+ * Opens `folder` in the workbench with `devPath` as the extension under development and runs the
+ * extension-tests entry `testsPath` (a module exporting run()) inside the extension host.
+ * Resolves with { exitCode, result } where result is the suite's AGENT_LAB_IT_RESULT summary
+ * (undefined when the suite never reported).
+ */
+export async function runExtensionTests({ cs, browser, folder, devPath, testsPath, timeoutMs }) {
+  const { format } = await import("node:util");
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  if (process.env.VSCODE_DEBUG) page.on("console", (m) => console.log(`[browser:${m.type()}] ${m.text()}`));
+  let result;
+  // The web workbench reports an extension-test run through these two hooks (VS Code's own browser
+  // integration harness uses them): every log line of the run, then the exit code.
+  const exited = new Promise((resolve) => {
+    page.exposeFunction("codeAutomationLog", (_type, logArgs) => {
+      const text = format(...(Array.isArray(logArgs) ? logArgs : [logArgs]));
+      if (text.startsWith("AGENT_LAB_IT_RESULT ")) {
+        result = JSON.parse(text.slice("AGENT_LAB_IT_RESULT ".length));
+        return;
+      }
+      if (!process.env.VSCODE_LOG && NOISE.test(text)) return;
+      console.log(text);
+    });
+    page.exposeFunction("codeAutomationExit", (code) => resolve(code));
+  });
+  await page.goto(cs.url({
+    folder,
+    payload: [
+      ["extensionDevelopmentPath", cs.remoteUri(devPath)],
+      ["extensionTestsPath", cs.remoteUri(testsPath)],
+      ["skipWelcome", "true"],
+      ["skipReleaseNotes", "true"],
+    ],
+  }));
+  let timer;
+  const outcome = await Promise.race([exited, new Promise((r) => { timer = setTimeout(() => r("timeout"), timeoutMs); })]);
+  clearTimeout(timer);
+  if (outcome === "timeout") {
+    console.error(`[vscode] no result after ${timeoutMs} ms. VS Code server log:\n${cs.log}`);
+    return { exitCode: 1, result };
+  }
+  return { exitCode: Number(outcome), result };
+}

@@ -9,8 +9,8 @@
 // Ends with "integration: N passed, N failed" and exits non-zero when anything failed or never ran.
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { format, parseArgs } from "node:util";
-import { root, missingPrerequisite, startCodeServer, launchChromium } from "./harness.mjs";
+import { parseArgs } from "node:util";
+import { root, missingPrerequisite, startCodeServer, launchChromium, runExtensionTests } from "./harness.mjs";
 import { buildSuite } from "./build-suite.mjs";
 import { makeFixtureWorkspace } from "./fixture.mjs";
 
@@ -26,9 +26,6 @@ const missing = missingPrerequisite();
 if (missing) fail(missing);
 if (!existsSync(path.join(root, "dist", "extension.js"))) fail("dist/extension.js is missing: run npm run build first");
 
-// Workbench lines that the log hook forwards too; hidden unless VSCODE_LOG=1.
-const NOISE = /^(Creating a socket|Resolving connection token|Resolved connection token|Ignoring fetching additional builtin|\[Service Worker\]|ChatSessionStore|Updating additional builtin extensions cache|Creation of workbench contribution|\[Extension Host\] \(node:\d+\) \[DEP0)/;
-
 const t0 = Date.now();
 const suiteEntry = await buildSuite();
 const fixture = makeFixtureWorkspace({ log: console.log });
@@ -42,34 +39,7 @@ try {
   });
   console.log(`[integration] VS Code server up on port ${cs.port} after ${cs.startedMs} ms`);
   browser = await launchChromium();
-  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-  if (process.env.VSCODE_DEBUG) page.on("console", (m) => console.log(`[browser:${m.type()}] ${m.text()}`));
-  // The web workbench reports an extension-test run through these two hooks (VS Code's own browser
-  // integration harness uses them): every log line of the run, then the exit code.
-  const exited = new Promise((resolve) => {
-    page.exposeFunction("codeAutomationLog", (_type, logArgs) => {
-      const text = format(...(Array.isArray(logArgs) ? logArgs : [logArgs]));
-      if (text.startsWith("AGENT_LAB_IT_RESULT ")) {
-        result = JSON.parse(text.slice("AGENT_LAB_IT_RESULT ".length));
-        return;
-      }
-      if (!process.env.VSCODE_LOG && NOISE.test(text)) return;
-      console.log(text);
-    });
-    page.exposeFunction("codeAutomationExit", (code) => resolve(code));
-  });
-  await page.goto(cs.url({
-    folder: fixture.dir,
-    payload: [
-      ["extensionDevelopmentPath", cs.remoteUri(root)],
-      ["extensionTestsPath", cs.remoteUri(suiteEntry)],
-      ["skipWelcome", "true"],
-      ["skipReleaseNotes", "true"],
-    ],
-  }));
-  const outcome = await Promise.race([exited, new Promise((r) => setTimeout(() => r("timeout"), timeoutMs))]);
-  if (outcome === "timeout") console.error(`[integration] no result after ${timeoutMs} ms. VS Code server log:\n${cs.log}`);
-  else exitCode = Number(outcome);
+  ({ exitCode, result } = await runExtensionTests({ cs, browser, folder: fixture.dir, devPath: root, testsPath: suiteEntry, timeoutMs }));
 } catch (e) {
   console.error(`[integration] ${e instanceof Error ? e.message : e}`);
 } finally {
