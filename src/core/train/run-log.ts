@@ -5,7 +5,7 @@
  *   manifest.json      provenance: what was trained from what, with which settings
  * plus ledger.jsonl (the cost ledger). The last line of checkpoints.jsonl is what `--resume` continues from.
  */
-import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { FileFormatError, UserError } from "../errors";
 import { readJsonFile, repairTornTail, writeJsonAtomic } from "../runs/run-files";
@@ -76,6 +76,7 @@ export function keepStepsUpTo(file: string, lastStep: number): number {
  * trained still match (a resumed run with another lr or data would not be the run its folder says).
  */
 export function writeOrCheckManifest<T extends object>(runDir: string, manifest: T, resume: boolean, mustMatch: readonly (keyof T & string)[]): void {
+  mkdirSync(runDir, { recursive: true });
   const file = join(runDir, TRAIN_MANIFEST_FILE);
   const old = readJsonFile<T>(file);
   if (resume && old) {
