@@ -114,12 +114,13 @@ export async function runEval(job: EvalJob): Promise<EvalResult> {
         let record: EpisodeRecord;
         try {
           record = await job.runQuestion(question, signal);
-        } finally {
+        } catch (e) {
           reservation?.release();
+          throw e;
         }
         // An episode that finishes after a stop request is still a finished episode: keep it.
         appendEpisode(job.runDir, record);
-        ledger?.record({ kind: "eval", prefill: record.prefill, sampled: record.generated, usd: record.usd, label: record.id });
+        ledger?.record({ kind: "eval", prefill: record.prefill, sampled: record.generated, usd: record.usd, label: record.id, reservation });
         sizes.add(record);
         episodes.push(record);
         ran++;

@@ -41,6 +41,8 @@ export interface LedgerEntry {
   usd: number;
   /** Run total including this line. */
   cumulative_usd: number;
+  /** What the budget check estimated for this batch before it ran (when it reserved one). */
+  estimate_usd?: number;
   /** Free text: "episode <id>", "step 12", … */
   label?: string;
 }
@@ -190,6 +192,7 @@ export class CostLedger {
       tokens,
       usd,
       cumulative_usd: this.spent,
+      ...(input.reservation ? { estimate_usd: input.reservation.usd } : {}),
       ...(input.label !== undefined ? { label: input.label } : {}),
     };
     appendJsonl(this.file, entry);

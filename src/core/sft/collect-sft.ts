@@ -226,8 +226,9 @@ async function collectWithPolicy(
               }),
             ),
           );
-        } finally {
+        } catch (e) {
           reservation.release();
+          throw e;
         }
         const usd = episodes.reduce((s, e) => s + episodeUsd(prices, e.prefill, e.generated), 0);
         ledger.record({
@@ -236,6 +237,7 @@ async function collectWithPolicy(
           sampled: episodes.reduce((s, e) => s + e.generated, 0),
           usd,
           label: `sft-data ${q.id} (${o.tries} tries)`,
+          reservation,
         });
         for (const e of episodes) sizes.add(e);
         const best = chooseAttempt(episodes, rule);

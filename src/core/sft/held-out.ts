@@ -8,7 +8,8 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Question } from "../data/question";
-import { loadSplit } from "../data/splits";
+import { FileFormatError } from "../errors";
+import { readJsonl } from "../util/jsonl";
 import { normalizeAnswer } from "../score";
 
 export type HeldOutSplit = "val" | "test";
@@ -41,11 +42,15 @@ export class HeldOutQuestions {
     }
   }
 
-  /** val.jsonl and test.jsonl of a data dir (a missing file is skipped: `prepare` writes both). */
+  /**
+   * val.jsonl and test.jsonl of a data dir (a missing file is skipped: `prepare` writes both). Only
+   * ids and question texts are read, to exclude them; no answer is looked at.
+   */
   static fromDataDir(dataDir: string): HeldOutQuestions {
     const held = new HeldOutQuestions();
     for (const split of ["val", "test"] as const) {
-      if (existsSync(join(dataDir, `${split}.jsonl`))) held.add(split, loadSplit(dataDir, split));
+      const file = join(dataDir, `${split}.jsonl`);
+      if (existsSync(file)) held.add(split, readIdsAndQuestions(file));
     }
     return held;
   }
@@ -74,4 +79,11 @@ export class HeldOutQuestions {
     }
     return { allowed, excluded };
   }
+}
+
+function readIdsAndQuestions(file: string): Question[] {
+  return readJsonl<Partial<Question>>(file).map((row, i) => {
+    if (typeof row?.id !== "string" || typeof row.question !== "string") throw new FileFormatError(file, i + 1, 'expected "id" and "question" strings');
+    return { id: row.id, question: row.question, answers: [], type: "", level: "" };
+  });
 }

@@ -92,7 +92,8 @@ describe("ledger/cost ledger", () => {
     const a = ledger.reserve(0.4);
     const b = ledger.reserve(0.4);
     assert.throws(() => ledger.reserve(0.4), BudgetExceededError);
-    ledger.record({ kind: "eval", usd: 0.1, reservation: a }); // cheaper than estimated: frees the rest
+    const line = ledger.record({ kind: "eval", usd: 0.1, reservation: a }); // cheaper than estimated: frees the rest
+    assert.equal(line.estimate_usd, 0.4, "the line keeps the estimate it was let through with");
     assert.ok(Math.abs(ledger.remainingUsd - 0.5) < 1e-12);
     ledger.reserve(0.4);
     b.release();
