@@ -62,9 +62,22 @@ function readJson(file: string): Record<string, unknown> | undefined {
 
 const num = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
 
+/**
+ * "12/100 …" or "step 3/30 …" at the start of a log line: the CLI's own progress lines (eval prints
+ * one every tenth of a run; summary.json is only rewritten at the start and the end).
+ */
+export function progressFromLine(line: string | undefined): { done: number; planned: number } | undefined {
+  const m = /^(?:step\s+)?(\d+)\s*\/\s*(\d+)\b/i.exec(line ?? "");
+  if (!m) return undefined;
+  const done = Number(m[1]);
+  const planned = Number(m[2]);
+  return planned > 0 && done <= planned ? { done, planned } : undefined;
+}
+
 /** Progress of a job from its run folder and its log. */
 export function readProgress(runDir: string | undefined, log: string): JobProgress {
   const progress: JobProgress = { lastLine: lastLine(log) };
+  const fromLog = progressFromLine(progress.lastLine);
   if (runDir) {
     const summary = readJson(join(runDir, "summary.json"));
     if (summary) {
@@ -81,6 +94,10 @@ export function readProgress(runDir: string | undefined, log: string): JobProgre
         // torn last line while the job appends: keep the summary's figure
       }
     }
+  }
+  if (fromLog && (progress.done === undefined || fromLog.done > progress.done)) {
+    progress.done = fromLog.done;
+    progress.planned = fromLog.planned;
   }
   return progress;
 }
