@@ -179,7 +179,8 @@ export async function trainGrpo(o: TrainGrpoOptions): Promise<TrainGrpoResult> {
       kind: "grpo" as const,
       base_model: target.baseModel,
       backend: target.backend,
-      lora_rank: o.config.loraRank,
+      // A state brings its own rank; the setting applies only to a fresh LoRA.
+      lora_rank: initState ? null : o.config.loraRank,
       lr: o.lr,
       adam: COOKBOOK_ADAM,
       loss_fn: "importance_sampling",

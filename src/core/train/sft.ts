@@ -133,7 +133,8 @@ export async function trainSft(o: TrainSftOptions): Promise<TrainSftResult> {
     kind: "sft" as const,
     base_model: target.baseModel,
     backend: target.backend,
-    lora_rank: o.config.loraRank,
+    // A state brings its own rank; the setting applies only to a fresh LoRA.
+    lora_rank: initState ? null : o.config.loraRank,
     lr: o.lr,
     lr_schedule: "linear" as const,
     adam: COOKBOOK_ADAM,
@@ -185,13 +186,16 @@ export async function trainSft(o: TrainSftOptions): Promise<TrainSftResult> {
 
   let tc: TrainingClient;
   const spentBefore = ledger.totalUsd;
+  if (o.resume) {
+    // Steps after the last saved state are redone from it: their old lines go.
+    const dropped = keepStepsUpTo(join(runDir, METRICS_FILE), last?.batch ?? 0);
+    if (dropped) log(`(${dropped} metrics lines of the unfinished epoch dropped; that epoch is redone)`);
+  }
   try {
     if (last) {
       log(`resuming ${o.name} from ${last.name} (epoch ${last.epoch}, step ${last.batch}): ${last.state_path}`);
       reRegister(saved);
       tc = await target.service.createTrainingClientFromState(last.state_path, { withOptimizer: true, signal: o.signal });
-      const dropped = keepStepsUpTo(join(runDir, METRICS_FILE), last.batch);
-      if (dropped) log(`(${dropped} metrics lines of the unfinished epoch dropped; that epoch is redone)`);
     } else if (initState) {
       tc = await target.service.createTrainingClientFromState(initState, { withOptimizer: false, signal: o.signal });
     } else {
