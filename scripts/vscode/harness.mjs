@@ -91,7 +91,8 @@ export async function startCodeServer({ settings = {}, env = {}, extensionsDir }
       stdio: ["ignore", "pipe", "pipe"],
       detached: true, // own process group: the extension host and its job children stop with it
       // EXTENSIONS_GALLERY='{}' removes the (unreachable) extension gallery from the product config.
-      env: { ...process.env, XDG_CONFIG_HOME: tmp, XDG_DATA_HOME: tmp, EXTENSIONS_GALLERY: "{}", ...env },
+      // AGENT_LAB_IT_USER_DATA: tests check that secrets never reach the user settings or logs.
+      env: { ...process.env, XDG_CONFIG_HOME: tmp, XDG_DATA_HOME: tmp, EXTENSIONS_GALLERY: "{}", AGENT_LAB_IT_USER_DATA: data, ...env },
     },
   );
   let log = "";

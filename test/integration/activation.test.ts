@@ -19,4 +19,15 @@ describe("extension activation (real VS Code)", () => {
     const missing = contributed.filter((c) => !registered.has(c));
     assert.deepEqual(missing, [], `contributed but not registered: ${missing.join(", ")}`);
   });
+
+  it("activate() itself takes at most 50 ms (the extension's own measurement)", async function () {
+    const api = await activeExports<{ activationMs?: unknown }>();
+    if (typeof api.activationMs !== "number") {
+      // The shell records it (performance.now() around activate) and exports it as activationMs.
+      console.log("      skipped: the extension's exports have no activationMs (number of ms activate() took)");
+      this.skip();
+    }
+    console.log(`      activate() took ${api.activationMs.toFixed(1)} ms`);
+    assert.ok(api.activationMs <= 50, `activate() took ${api.activationMs} ms (limit 50)`);
+  });
 });

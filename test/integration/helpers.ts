@@ -43,3 +43,71 @@ export function contributedCommands(): string[] {
   const pkg = agentLabExtension().packageJSON as { contributes?: { commands?: { command: string }[] } };
   return (pkg.contributes?.commands ?? []).map((c) => c.command);
 }
+
+/** One prompt the extension showed while a UI script was answering. */
+export interface UiCall {
+  kind: "quickPick" | "inputBox" | "warning" | "info" | "error";
+  text: string;
+}
+
+/** How a test answers the extension's prompts; undefined = the user pressed Escape. */
+export interface UiScript {
+  quickPick?: (items: readonly vscode.QuickPickItem[], options: vscode.QuickPickOptions | undefined) => vscode.QuickPickItem | vscode.QuickPickItem[] | undefined;
+  inputBox?: (options: vscode.InputBoxOptions) => string | undefined;
+  /** Warning messages (e.g. the spend confirmation): the button to press. */
+  warning?: (message: string, buttons: string[]) => string | undefined;
+}
+
+type WindowApi = { -readonly [K in keyof typeof vscode.window]: (typeof vscode.window)[K] };
+
+/**
+ * Answers the extension's quick picks, input boxes and warnings from `script`, and records every
+ * prompt and notification, until `restore()`. This works because the suite is loaded from the
+ * extension's own folder, so VS Code hands it the same `vscode` API object as the extension: the
+ * commands run exactly as when a person clicks through them, with a script instead of the person.
+ */
+export function answerUi(script: UiScript): { calls: UiCall[]; messages(kind?: UiCall["kind"]): string[]; restore(): void } {
+  const w = vscode.window as WindowApi;
+  const saved = { showQuickPick: w.showQuickPick, showInputBox: w.showInputBox, showWarningMessage: w.showWarningMessage, showInformationMessage: w.showInformationMessage, showErrorMessage: w.showErrorMessage };
+  const calls: UiCall[] = [];
+  const buttonsOf = (rest: unknown[]) => rest.filter((r): r is string => typeof r === "string");
+  w.showQuickPick = (async (items: readonly vscode.QuickPickItem[] | Thenable<readonly vscode.QuickPickItem[]>, options?: vscode.QuickPickOptions) => {
+    const list = await items;
+    calls.push({ kind: "quickPick", text: `${options?.title ?? ""} | ${list.map((i) => i.label).join(" / ")}` });
+    return script.quickPick?.(list, options);
+  }) as unknown as typeof w.showQuickPick;
+  w.showInputBox = (async (options?: vscode.InputBoxOptions) => {
+    calls.push({ kind: "inputBox", text: `${options?.title ?? ""} | ${options?.prompt ?? ""}` });
+    const answer = script.inputBox?.(options ?? {});
+    const problem = answer !== undefined ? await options?.validateInput?.(answer) : undefined;
+    if (problem) throw new Error(`the input box rejected the scripted answer "${answer}": ${typeof problem === "string" ? problem : problem.message}`);
+    return answer;
+  }) as typeof w.showInputBox;
+  w.showWarningMessage = (async (message: string, ...rest: unknown[]) => {
+    calls.push({ kind: "warning", text: message });
+    return script.warning?.(message, buttonsOf(rest));
+  }) as typeof w.showWarningMessage;
+  w.showInformationMessage = (async (message: string) => {
+    calls.push({ kind: "info", text: message });
+    return undefined;
+  }) as typeof w.showInformationMessage;
+  w.showErrorMessage = (async (message: string) => {
+    calls.push({ kind: "error", text: message });
+    return undefined;
+  }) as typeof w.showErrorMessage;
+  return {
+    calls,
+    messages: (kind) => calls.filter((c) => !kind || c.kind === kind).map((c) => c.text),
+    restore: () => Object.assign(w, saved),
+  };
+}
+
+/** Top-level nodes of a tree data provider with their rendered items. */
+export async function treeRows<T>(provider: vscode.TreeDataProvider<T>, parent?: T): Promise<{ node: T; item: vscode.TreeItem }[]> {
+  const nodes = (await provider.getChildren(parent)) ?? [];
+  return Promise.all(nodes.map(async (node) => ({ node, item: await provider.getTreeItem(node) })));
+}
+
+export function labelOf(item: vscode.TreeItem): string {
+  return typeof item.label === "string" ? item.label : (item.label?.label ?? "");
+}
