@@ -101,7 +101,7 @@ describe("tinker/datums from real episodes (HotpotQA dev, offline tokenizer, BM2
       for (let i = 0; i + 1 < input.length; i++) assert.equal(targets[i], input[i + 1]);
       // Nothing of the prompt is trained on, and every weighted token is one the sampler produced.
       assert.ok(weights.slice(0, ep.prompt.length - 1).every((w) => w === 0));
-      assert.equal(weights.reduce((s, w) => s + w, 0), ep.generated, row.id);
+      assert.equal(weights.reduce<number>((s, w) => s + w, 0), ep.generated, row.id);
     }
   });
 
