@@ -40,6 +40,8 @@ export class Bm25Searcher implements Searcher {
   /** texts.bin stays on disk: a search reads only its k hits (keeps load time and memory down). */
   private textsFd: number | undefined;
   private readonly tokenizer = new TermTokenizer();
+  /** Query terms already looked up (research sessions repeat words). */
+  private readonly rowCache = new Map<string, number>();
   /** Per-document partial sums, reused across queries (reset after each). */
   private readonly acc: Float64Array;
   private readonly touched: Uint32Array;
@@ -168,19 +170,28 @@ export class Bm25Searcher implements Searcher {
     this.textsFd = undefined;
   }
 
-  /** Row of a stemmed term in the vocabulary, or -1. */
+  /** Row of a stemmed term in the vocabulary, or -1 (binary search over the UTF-8 bytes, cached). */
   termRow(term: string): number {
+    const cached = this.rowCache.get(term);
+    if (cached !== undefined) return cached;
+    const target = Buffer.from(term, "utf8");
+    const off = this.vocabOffsets;
     let lo = 0;
     let hi = this.meta.terms - 1;
-    const off = this.vocabOffsets;
+    let row = -1;
     while (lo <= hi) {
       const mid = (lo + hi) >>> 1;
-      const probe = this.vocab.toString("utf8", off[mid], off[mid + 1]);
-      if (probe === term) return mid;
-      if (probe < term) lo = mid + 1;
-      else hi = mid - 1;
+      const c = this.vocab.compare(target, 0, target.length, off[mid], off[mid + 1]);
+      if (c === 0) {
+        row = mid;
+        break;
+      }
+      if (c > 0) hi = mid - 1; // the vocabulary entry sorts after the target
+      else lo = mid + 1;
     }
-    return -1;
+    if (this.rowCache.size >= 200_000) this.rowCache.clear();
+    this.rowCache.set(term, row);
+    return row;
   }
 
   private hits(ranked: { doc: number; score: number }[], k: number): SearchHit[] {

@@ -306,9 +306,11 @@ function finish(c: Collected, dir: string, k1: number, b: number, corpusFile: st
   for (let d = 0; d < N; d++) totalLength += c.docLengths[d];
   const avgDocLength = totalLength / N;
 
-  // Term ids in JS string order, so a query term is found by binary search. (Sorting the strings
-  // natively and mapping back is much faster than sorting ids with a comparator.)
+  // Term ids in UTF-8 byte order, so a query term is found by binary search over vocab.bin. (Sorting
+  // the strings natively and mapping back is much faster than sorting ids with a comparator.)
   const sorted = [...c.terms].sort();
+  // The searcher compares UTF-8 bytes; UTF-16 order differs from that only around astral characters.
+  if (sorted.some((t) => /[\uD800-\uDFFF]/.test(t))) sorted.sort(byCodePoint);
   const order = new Uint32Array(V);
   const rank = new Uint32Array(V);
   sorted.forEach((t, r) => {
@@ -394,6 +396,17 @@ function finish(c: Collected, dir: string, k1: number, b: number, corpusFile: st
   };
   writeFileSync(join(dir, "meta.json"), JSON.stringify(meta, null, 2) + "\n");
   return meta;
+}
+
+/** Code-point order, which is UTF-8 byte order. */
+function byCodePoint(a: string, b: string): number {
+  const x = [...a];
+  const y = [...b];
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    const d = x[i].codePointAt(0)! - y[i].codePointAt(0)!;
+    if (d !== 0) return d;
+  }
+  return x.length - y.length;
 }
 
 /** Swaps the finished folder into place; the old index is removed only after the new one is there. */

@@ -14,6 +14,8 @@ const TOY: Paragraph[] = [
   { id: 2, title: "Sinister (film)", text: "Sinister is a 2012 supernatural horror film directed by Scott Derrickson." },
   { id: 3, title: "Doctor Strange", text: "Doctor Strange is a 2016 American superhero film directed by Scott Derrickson. Films, films, films." },
   { id: 4, title: "Tokyo", text: "東京 is the capital of Japan. Café naïve résumé — 😀 emoji." },
+  // Words whose UTF-16 order and UTF-8 byte order disagree (astral vs. fullwidth letters).
+  { id: 5, title: "Scripts", text: "𠀀𠀁 ｆｕｌｌ 𝒜𝒷 ｗｉｄｅ" },
 ];
 
 let tmp: string;
@@ -71,6 +73,7 @@ describe("BM25 index", () => {
     const [hit] = index.search("東京 café", 1);
     assert.equal(hit.title, "Tokyo");
     assert.equal(hit.text, TOY[4].text);
+    for (const word of ["𠀀𠀁", "ｆｕｌｌ", "𝒜𝒷", "ｗｉｄｅ"]) assert.equal(index.search(word, 1)[0]?.title, "Scripts", word);
   });
 
   it("save/load round trip: a rebuilt index has the same content hash and answers the same", async () => {
@@ -134,8 +137,8 @@ describe("BM25 index", () => {
     await toyIndex();
     const corpus = join(tmp, "corpus.jsonl");
     appendFileSync(corpus, '{"id": 5, "title": "Broken", "text": 12}\n');
-    await assert.rejects(buildIndex(corpus, join(tmp, "bm25"), { workers: 0 }), (e: unknown) => e instanceof FileFormatError && e.message.startsWith(`${corpus}:6:`) && /"text"/.test(e.message));
-    await assert.rejects(buildIndex(corpus, join(tmp, "bm25"), { workers: 2 }), (e: unknown) => e instanceof FileFormatError && e.message.startsWith(`${corpus}:6:`));
+    await assert.rejects(buildIndex(corpus, join(tmp, "bm25"), { workers: 0 }), (e: unknown) => e instanceof FileFormatError && e.message.startsWith(`${corpus}:${TOY.length + 1}:`) && /"text"/.test(e.message));
+    await assert.rejects(buildIndex(corpus, join(tmp, "bm25"), { workers: 2 }), (e: unknown) => e instanceof FileFormatError && e.message.startsWith(`${corpus}:${TOY.length + 1}:`));
     assert.equal(openIndex(join(tmp, "bm25")).search("Derrickson", 1)[0].title, "Scott Derrickson");
     assert.ok(!existsSync(join(dirname(corpus), ".bm25.partial-" + process.pid)));
   });
