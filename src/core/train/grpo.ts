@@ -291,16 +291,22 @@ export async function trainGrpo(o: TrainGrpoOptions): Promise<TrainGrpoResult> {
 
       const groups: Episode[][] = batchQs.map(() => new Array<Episode>(o.group));
       const jobs = batchQs.flatMap((q, g) => Array.from({ length: o.group }, (_, k) => ({ q, g, k })));
-      await runPool(jobs, o.config.concurrency, async ({ q, g, k }, signal) => {
-        groups[g][k] = await runEpisode(policy, searcher, q, {
-          temperature: o.temperature,
-          topK: o.config.topK,
-          maxSearches: o.config.maxSearches,
-          maxTokens: o.config.maxTokens,
-          systemPrompt: prompt.text,
-          signal,
-        });
-      }, o.signal);
+      try {
+        await runPool(jobs, o.config.concurrency, async ({ q, g, k }, signal) => {
+          groups[g][k] = await runEpisode(policy, searcher, q, {
+            temperature: o.temperature,
+            topK: o.config.topK,
+            maxSearches: o.config.maxSearches,
+            maxTokens: o.config.maxTokens,
+            systemPrompt: prompt.text,
+            signal,
+          });
+        }, o.signal);
+      } catch (e) {
+        // The sampler's own refusal (TinkerPolicy with requireLogprobs) is a setup problem, not a crash.
+        if (e instanceof Error && e.message === MISSING_LOGPROBS_MESSAGE) throw new UserError(MISSING_LOGPROBS_MESSAGE);
+        throw e;
+      }
       if (o.signal?.aborted) return await stop("interrupted", `stopped during step ${s} (its episodes are not kept); continue with --resume`);
       const episodes = groups.flat();
       if (episodes.some((e) => !e.hasLogprobs)) throw new UserError(MISSING_LOGPROBS_MESSAGE);

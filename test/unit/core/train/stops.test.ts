@@ -117,4 +117,12 @@ describe("train: budget cap and interruption", function () {
     assert.deepEqual(rowsOf<{ step: number }>(join(done.runDir, "metrics.jsonl")).map((m) => m.step), [1, 2, 3, 4, 5, 6, 7, 8]);
     assert.deepEqual(done.checkpoints.map((c) => c.name), ["sft-stop-e1", "sft-stop-e2"]);
   });
+  it("GRPO stops cleanly when the train questions run out, keeping what it did", async () => {
+    const result = await trainGrpo(grpo({ name: "short", steps: 3, offset: 8, backend: "local" }));
+    assert.equal(result.status, "out_of_questions");
+    assert.equal(result.step, 1);
+    assert.match(result.message!, /no train questions left for step 2 \(index 10 of 10\)/);
+    assert.deepEqual(result.checkpoints.map((c) => c.name), ["short-s1"]);
+    await assert.rejects(trainGrpo(grpo({ name: "past", offset: 10, backend: "local" })), /--offset 10 is past the 10 train questions/);
+  });
 });
