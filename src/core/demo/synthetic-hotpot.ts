@@ -28,6 +28,13 @@ export interface SyntheticOptions {
   train?: number;
   /** Questions in the dev file (prepare splits it into val and test). */
   dev?: number;
+  /**
+   * "syllables" (default): long invented names, several sentence patterns, all question kinds.
+   * "compact": names of two short words (each one Qwen token with its leading space, e.g.
+   * "Kel Mor", "Dar Holt"), one phrasing per fact and no year questions. A small world a tiny
+   * model can learn to read by copying: the offline training pipeline's setting.
+   */
+  style?: "syllables" | "compact";
 }
 
 export interface SyntheticDataset {
@@ -53,6 +60,11 @@ const CODAS = ["", "", "n", "r", "l", "s", "th", "m", "nd", "rk", "x", "sk"];
 const PROFESSIONS = ["chemist", "architect", "novelist", "engineer", "cartographer", "composer", "economist", "botanist", "sculptor", "astronomer"];
 const INDUSTRIES = ["shipbuilding", "textile", "software", "glassware", "railway", "pharmaceutical", "publishing", "brewing", "optics", "mining"];
 const COMPANY_SUFFIXES = ["Works", "Industries", "Systems", "Holdings", "Foundry", "Labs", "Company", "Group"];
+/** Short syllables that Qwen's tokenizer keeps as one token, with and without a leading space. */
+const COMPACT_SYLLABLES = "Bal Bel Ber Bes Bron Brun Dal Dar Del Dem Dur Fal Fel Fin Gal Gar Gen Gil Gran Hal Hel Hol Hor Kal Kar Kel Ken Kir Lex Lin Mal Mar Mel Mer Mir Mor Nor Pel Per Pol Ren Rol Ros Sal Sel Sol Tan Tar Tel Ter Tor Val Var Vel Ven Vin Vol Wel Wil Zen Dor Bor Tal Fen Mos Lor Kes Sor Vor Gor Hen Pen".split(" ");
+/** One-token place names (none of them a syllable above): the heuristic reader reads a town or a country as one word. */
+const COMPACT_PLACES = "Ban Bin Bon Bur Bei Bre Bru Dam Des Dou Dyn Fil Gam Gem Hon Hur Kon Kom Kim Lon Lou Mil Mus Nam Nom Num Pan Pes Pix Por Pos Rem Ron San Sam Sem Sil Sim Som Sus Sur Sym Syn Tam Tem Tim Ton Van Ver Vis Wal Won Wei Wir Wis Bro Bu Gro Hum Ky Ly Lo Lu Mu Nu Pu Ru Su Tu Vu Wy Zend".split(" ");
+const COMPACT_COMPANY_WORDS = ["Works", "Industries", "Systems", "Holdings", "Labs", "Company", "Group"];
 const RIVERS = ["Vell", "Ostra", "Maren", "Quill", "Tessa", "Dorn", "Ilvan", "Sorrow"];
 
 interface Person {
@@ -86,7 +98,10 @@ class World {
   readonly people: Person[] = [];
   readonly companies: Company[] = [];
 
-  constructor(readonly rng: () => number) {}
+  constructor(
+    readonly rng: () => number,
+    readonly compact = false,
+  ) {}
 
   pick<T>(xs: readonly T[]): T {
     return xs[Math.floor(this.rng() * xs.length)];
@@ -107,26 +122,42 @@ class World {
     }
   }
 
+  /** A fresh compact name: a syllable and a word from `second` ("Kel Mor"), or one place word. */
+  compactName(second?: readonly string[]): string {
+    for (;;) {
+      const w = second ? `${this.pick(COMPACT_SYLLABLES)} ${this.pick(second)}` : this.pick(COMPACT_PLACES);
+      if (!this.used.has(w)) {
+        this.used.add(w);
+        return w;
+      }
+    }
+  }
+
   build(nPeople: number): void {
-    for (let i = 0; i < 10; i++) this.countries.push(this.word(2, "ia"));
-    for (let i = 0; i < Math.max(20, Math.ceil(nPeople / 5)); i++) {
-      this.towns.push({ name: this.word(2, this.pick(["holt", "mar", "burg", "vik", "ford", ""])), country: this.pick(this.countries), population: this.int(3, 900) * 1000, river: this.pick(RIVERS) });
+    const c = this.compact;
+    for (let i = 0; i < 10; i++) this.countries.push(c ? this.compactName() : this.word(2, "ia"));
+    // Compact worlds have fewer towns: their names come from a fixed list of one-token words.
+    const nTowns = c ? Math.min(COMPACT_PLACES.length - 10, Math.max(20, Math.ceil(nPeople / 10))) : Math.max(20, Math.ceil(nPeople / 5));
+    for (let i = 0; i < nTowns; i++) {
+      const name = c ? this.compactName() : this.word(2, this.pick(["holt", "mar", "burg", "vik", "ford", ""]));
+      this.towns.push({ name, country: this.pick(this.countries), population: this.int(3, 900) * 1000, river: this.pick(RIVERS) });
     }
     for (let i = 0; i < nPeople; i++) {
       const birthTown = this.pick(this.towns).name;
       let movedTo = this.pick(this.towns).name;
       while (movedTo === birthTown) movedTo = this.pick(this.towns).name;
-      this.people.push({ name: `${this.word(2)} ${this.word(2)}`, birthYear: this.int(1850, 1975), birthTown, movedTo, profession: this.pick(PROFESSIONS), she: this.rng() < 0.5 });
+      const name = c ? this.compactName(COMPACT_SYLLABLES) : `${this.word(2)} ${this.word(2)}`;
+      this.people.push({ name, birthYear: this.int(1850, 1975), birthTown, movedTo, profession: this.pick(PROFESSIONS), she: this.rng() < 0.5 });
     }
     // Every person founds at most one company, so "the founder of X" names one paragraph.
     for (const founder of this.people.slice(0, Math.floor(nPeople * 0.7))) {
       this.companies.push({
-        name: `${this.word(2)} ${this.pick(COMPANY_SUFFIXES)}`,
+        name: c ? this.compactName(COMPACT_COMPANY_WORDS) : `${this.word(2)} ${this.pick(COMPANY_SUFFIXES)}`,
         founder,
         year: founder.birthYear + this.int(22, 50),
         town: this.pick(this.towns).name,
         industry: this.pick(INDUSTRIES),
-        phrasing: this.int(0, 3),
+        phrasing: c ? 0 : this.int(0, 3),
       });
     }
   }
@@ -219,6 +250,8 @@ const sameBirthplace: Maker = (w, id, pool) => {
 };
 
 const MAKERS: Maker[] = [founderBirthplace, founderBirthYear, birthCountry, founderBirthplace, foundedFirst, bornEarlier, sameBirthplace];
+/** Compact worlds leave out the year question (a year is four digit tokens to copy). */
+const COMPACT_MAKERS: Maker[] = [founderBirthplace, birthCountry, founderBirthplace, foundedFirst, bornEarlier, sameBirthplace];
 
 function record(id: string, question: string, answer: string, type: "bridge" | "comparison", supporting: [string, number][], context: [string, string[]][]): HotpotRecord {
   return { _id: id, question, answer, type, level: "medium", supporting_facts: supporting, context };
@@ -226,7 +259,9 @@ function record(id: string, question: string, answer: string, type: "bridge" | "
 
 /** Generates train and dev questions over one invented world; deterministic for a seed. */
 export function generateSyntheticHotpot(options: SyntheticOptions = {}): SyntheticDataset {
-  const world = new World(makeRng(options.seed ?? 20261129));
+  const compact = options.style === "compact";
+  const world = new World(makeRng(options.seed ?? 20261129), compact);
+  const makers = compact ? COMPACT_MAKERS : MAKERS;
   const nTrain = options.train ?? 300;
   const nDev = options.dev ?? 300;
   world.build(Math.max(60, Math.ceil((nTrain + nDev) / 2)));
@@ -235,7 +270,7 @@ export function generateSyntheticHotpot(options: SyntheticOptions = {}): Synthet
   const make = (prefix: string, n: number): HotpotRecord[] => {
     const out: HotpotRecord[] = [];
     for (let attempts = 0; out.length < n && attempts < n * 50; attempts++) {
-      const r = MAKERS[out.length % MAKERS.length](world, `${prefix}${String(out.length).padStart(5, "0")}`, pool);
+      const r = makers[out.length % makers.length](world, `${prefix}${String(out.length).padStart(5, "0")}`, pool);
       if (!r || seenQuestions.has(r.question)) continue;
       seenQuestions.add(r.question);
       out.push(r);

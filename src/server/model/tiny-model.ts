@@ -5,7 +5,8 @@
  *
  * At position t (predicting token t+1 from tokens x_0..x_t):
  *   e(x)     = E0[x] + Ea[x]·Eb                       token embedding: frozen base + low-rank adapter
- *   h        = tanh(c + Σ_j (M0_j + Ma_j·Mb_j) e(x_{t-j}))   j < taps (missing taps count as zero)
+ *   m_t      = [EMA_λ1(E0[x]) ; … ]                      decaying averages of the context so far
+ *   h        = tanh(c + Σ_j (M0_j + Ma_j·Mb_j) e(x_{t-j}) + R·m_t)   j < taps (missing taps count as zero)
  *   p_vocab  = softmax_v((U0[v] + Ua[v]·Ub)·h + ub[v])    over the model's vocabulary
  *   q        = Wq·[h ; E0[x_t]],  key_s = Wk·[E0[x_{s-1}] ; E0[x_s]]   for s = 0..t
  *   α        = softmax_s(q·key_s / √dim)               attention over the context
@@ -14,6 +15,11 @@
  *   p(v)     = (1 − g)·p_vocab(v) + g·p_copy(v)
  * Wq is initialised with an "induction" bias (query ≈ current token, key ≈ previous token) so the
  * copy head starts by continuing spans it has seen, which is what copying a multi-token name needs.
+ *
+ * The memory term m_t (averages of frozen embeddings, one per decay rate, R starting at zero) is
+ * what lets the model tell apart positions whose last few tokens are identical: the opening of a
+ * first reply and of a reply after search results both end in "<|im_start|>assistant\n…", and
+ * only the longer past says whether a question or a paragraph about a company came just before.
  *
  * Vocabulary: the model only knows token ids it has been shown (in any prompt, input or target).
  * An unseen id gets a new row when it first appears; its frozen base rows come from a hash of
@@ -34,6 +40,8 @@ export interface TinyModelConfig {
   rank: number;
   /** How many trailing tokens feed the hidden state. */
   taps: number;
+  /** Decay rates of the context memory m_t (one average of d values per rate; empty = none). */
+  memoryDecays: number[];
   seed: number;
   trainUnembed: boolean;
   trainMlp: boolean;
@@ -44,6 +52,7 @@ export const DEFAULT_MODEL_CONFIG: TinyModelConfig = {
   dim: 32,
   rank: 8,
   taps: 3,
+  memoryDecays: [0.8, 0.97],
   seed: 0,
   trainUnembed: true,
   trainMlp: true,
@@ -63,6 +72,8 @@ export class SequenceState {
   readonly tokens: number[] = [];
   readonly keyIn: Float64Array[] = [];
   readonly keys: Float64Array[] = [];
+  /** Per position, the context memory m_t (see the header). */
+  readonly memory: Float64Array[] = [];
 }
 
 /** Everything the forward pass at one position computed that the backward pass needs. */
@@ -102,6 +113,7 @@ export class TinyModel {
   readonly Ma: Tensor;
   readonly Mb: Tensor;
   readonly c: Tensor;
+  readonly R: Tensor;
   readonly Wq: Tensor;
   readonly Wk: Tensor;
   readonly wg: Tensor;
@@ -129,6 +141,8 @@ export class TinyModel {
     this.Ma = add("Ma", taps * d, r, "mlp");
     this.Mb = add("Mb", taps * r, d, "mlp");
     this.c = add("c", 1, d, "mlp");
+    // Zero at creation, so a model without memory behaves exactly as before it existed.
+    this.R = add("R", d, Math.max(1, cfg.memoryDecays.length * d), "mlp");
     this.Wq = add("Wq", d, 2 * d, "attn");
     this.Wk = add("Wk", d, 2 * d, "attn");
     this.wg = add("wg", 1, d, "attn");
@@ -243,9 +257,17 @@ export class TinyModel {
       for (let l = 0; l < 2 * d; l++) acc += wk[i * 2 * d + l] * kin[l];
       key[i] = acc;
     }
+    const decays = this.config.memoryDecays;
+    const mem = new Float64Array(this.R.cols);
+    const prev = s > 0 ? seq.memory[s - 1] : undefined;
+    const e = E0.subarray(index * d, (index + 1) * d);
+    decays.forEach((lambda, k) => {
+      for (let i = 0; i < d; i++) mem[k * d + i] = (prev ? lambda * prev[k * d + i] : 0) + (1 - lambda) * e[i];
+    });
     seq.tokens.push(index);
     seq.keyIn.push(kin);
     seq.keys.push(key);
+    seq.memory.push(mem);
   }
 
   /** Forward pass at position t of a sequence (needs tokens 0..t). */
@@ -260,6 +282,16 @@ export class TinyModel {
       for (let i = 0; i < d; i++) {
         let acc = 0;
         for (let l = 0; l < d; l++) acc += eff.M[j * d * d + i * d + l] * eff.E[x * d + l];
+        hpre[i] += acc;
+      }
+    }
+    if (this.config.memoryDecays.length > 0) {
+      const R = this.R.values();
+      const mem = seq.memory[t];
+      const cols = this.R.cols;
+      for (let i = 0; i < d; i++) {
+        let acc = 0;
+        for (let l = 0; l < cols; l++) acc += R[i * cols + l] * mem[l];
         hpre[i] += acc;
       }
     }
@@ -423,11 +455,21 @@ export class TinyModel {
       dh[l] += dgpre * wg[l];
     }
     this.bg.grad[0] += dgpre;
-    // Hidden state: h = tanh(c + Σ_j M_j e(x_{t-j})).
+    // Hidden state: h = tanh(c + Σ_j M_j e(x_{t-j}) + R·m_t); m_t is made of frozen embeddings.
     const dhpre = new Float64Array(d);
     for (let i = 0; i < d; i++) {
       dhpre[i] = dh[i] * (1 - h[i] * h[i]);
       this.c.grad[i] += dhpre[i];
+    }
+    if (this.config.memoryDecays.length > 0) {
+      const mem = seq.memory[t];
+      const cols = this.R.cols;
+      const dR = this.R.grad;
+      for (let i = 0; i < d; i++) {
+        const di = dhpre[i];
+        if (di === 0) continue;
+        for (let l = 0; l < cols; l++) dR[i * cols + l] += di * mem[l];
+      }
     }
     for (let j = 0; j < taps && t - j >= 0; j++) {
       const x = seq.tokens[t - j];
