@@ -3,13 +3,17 @@ import { strict as assert } from "node:assert";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DEFAULT_PRICES } from "../../../../src/core/config";
+import { offlineTokenizer } from "../../../../src/core/chat";
+import { DEFAULT_PRICES, mergeConfig } from "../../../../src/core/config";
 import type { Question } from "../../../../src/core/data/question";
 import { episodeUsd } from "../../../../src/core/eval/cost";
+import { evalSplit } from "../../../../src/core/eval/eval-split";
 import { runEval, type EvalJob } from "../../../../src/core/eval/run-eval";
 import { readLedger } from "../../../../src/core/ledger";
 import { readEpisodes } from "../../../../src/core/runs/run-files";
+import { requireSharedData } from "../../../helpers/shared-data";
 import { fakeManifest, fakeRecord } from "../runs/fakes";
+import { PlanPolicy, readRows, writeRealDataDir, type HotpotRow } from "../sft/real-hotpot";
 
 const QWEN = DEFAULT_PRICES["Qwen/Qwen3.5-4B"];
 const QUESTIONS: Question[] = Array.from({ length: 12 }, (_, i) => ({ id: `q${i}`, question: `question ${i}?`, answers: ["x"], type: "bridge", level: "hard" }));
@@ -83,5 +87,52 @@ describe("ledger/eval integration", () => {
     const r = await runEval(job(1e-9, { cost: { prices: null, budgetUsd: 1e-9 }, runQuestion: async (q) => fakeRecord(q.id, { prefill: 2000, generated: 80, usd: 0 }) }));
     assert.equal(r.summary.status, "done");
     assert.ok(readLedger(dir).every((l) => l.usd === 0 && l.tokens.prefill === 2000));
+  });
+});
+
+describe("ledger/evalSplit with a paid source on real HotpotQA records", function () {
+  this.timeout(60_000);
+  let root: string;
+  let rows: HotpotRow[];
+
+  before(async function () {
+    const dev = readRows(requireSharedData(this, "hotpotqa", "hotpotqa_distractor_dev_partial.jsonl"));
+    const train = readRows(requireSharedData(this, "hotpotqa", "hotpotqa_distractor_train_partial.jsonl"));
+    rows = [...train.slice(0, 5), ...dev];
+    root = mkdtempSync(join(tmpdir(), "agent-lab-eval-paid-"));
+    await writeRealDataDir(join(root, "data"), train.slice(0, 5), dev);
+  });
+  after(() => root && rmSync(root, { recursive: true, force: true }));
+
+  it("prices each episode at the table, writes it to the ledger, and stops at config budgetUsd with status 'interrupted'", async () => {
+    const tok = await offlineTokenizer("qwen3");
+    const policy = new PlanPolicy(tok, rows, 9, { kind: "tinker", model: "Qwen/Qwen3.5-4B", logprobs: true });
+    const lines: string[] = [];
+    const result = await evalSplit({
+      workspaceDir: root,
+      config: mergeConfig({ dataDir: "data", runsDir: "runs", concurrency: 2, budgetUsd: 0.003 }),
+      name: "paid",
+      split: "val",
+      closedBook: false,
+      limit: 40,
+      resume: false,
+      temperature: 0,
+      backend: "tinker",
+      policy,
+      command: ["agent-lab", "eval", "(test)"],
+      log: (l) => lines.push(l),
+    });
+    assert.equal(result.summary.status, "interrupted");
+    assert.ok(result.budgetStop);
+    assert.ok(result.summary.n > 0 && result.summary.n < 40, `${result.summary.n} episodes`);
+    const ledger = readLedger(result.runDir);
+    assert.equal(ledger.length, result.summary.n);
+    const episodes = readEpisodes(result.runDir);
+    for (const [i, e] of episodes.entries()) {
+      assert.equal(ledger[i].usd, episodeUsd(QWEN, e.prefill, e.generated));
+      assert.deepEqual(ledger[i].tokens, { prefill: e.prefill, sampled: e.generated, trained: 0 });
+    }
+    assert.ok(Math.abs(ledger.at(-1)!.cumulative_usd - result.summary.usd_total) < 1e-12);
+    assert.ok(lines.some((l) => /stopping: budget cap \$0\.00/.test(l)));
   });
 });
