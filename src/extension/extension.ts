@@ -13,7 +13,7 @@ import { LabWorkspace } from "./lab-workspace";
 import { RunsProvider } from "./runs/runs-provider";
 import { ApiKeyStore } from "./secrets/api-key";
 import { SETTINGS_SECTION } from "./settings/settings-overrides";
-import { spendFromRuns } from "./spend";
+import { spendReport } from "./spend";
 import { watchWorkspace } from "./watchers";
 
 let lab: Lab | undefined;
@@ -29,7 +29,11 @@ export function activate(context: vscode.ExtensionContext): Lab {
   let todayUsd = 0;
   const statusBar = new JobsStatusBar(jobs, () => todayUsd);
   const updateSpend = () => {
-    todayUsd = spendFromRuns(runs.currentRows()).todayUsd;
+    try {
+      todayUsd = spendReport(workspace.runsDir()).todayUsd;
+    } catch {
+      todayUsd = 0; // no folder or unreadable settings: the commands say why
+    }
     statusBar.update();
   };
 

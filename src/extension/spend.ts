@@ -1,28 +1,22 @@
 /**
- * Spend shown in the status bar and by "Show Spend". Until the ledger's `workspaceSpend`
- * (src/core/ledger/) lands, it sums `usd_total` of run summaries: today = runs updated since local
- * midnight (an approximation: a run that began yesterday counts whole). vscode-free.
+ * Spend shown in the status bar and by "Show Spend": the ledger's `workspaceSpend` (every run's
+ * ledger.jsonl, or summary.json usd_total for runs without a ledger), today = since local midnight.
  */
-import type { RunRow } from "./runs/runs-model";
+import { startOfToday, workspaceSpend } from "../core/ledger/workspace-spend";
 
 export interface SpendReport {
   todayUsd: number;
   totalUsd: number;
-  perRun: { name: string; usd: number; today: boolean }[];
+  perRun: { name: string; usd: number; todayUsd: number; source: "ledger" | "summary" }[];
 }
 
-export function startOfToday(now: Date = new Date()): number {
-  return new Date(now.getFullYear(), now.getMonth(), now.getDate()).getTime();
-}
-
-export function spendFromRuns(rows: readonly RunRow[], now: Date = new Date()): SpendReport {
-  const since = startOfToday(now);
-  const perRun = rows
-    .filter((r) => (r.summary?.usd_total ?? 0) > 0)
-    .map((r) => ({ name: r.name, usd: r.summary!.usd_total, today: r.updatedMs >= since }));
+export function spendReport(runsDir: string, now: Date = new Date()): SpendReport {
+  const total = workspaceSpend(runsDir);
+  const today = workspaceSpend(runsDir, { since: startOfToday(now) });
+  const todayByRun = new Map(today.runs.map((r) => [r.name, r.usd]));
   return {
-    todayUsd: perRun.filter((r) => r.today).reduce((s, r) => s + r.usd, 0),
-    totalUsd: perRun.reduce((s, r) => s + r.usd, 0),
-    perRun,
+    todayUsd: today.totalUsd,
+    totalUsd: total.totalUsd,
+    perRun: total.runs.map((r) => ({ name: r.name, usd: r.usd, todayUsd: todayByRun.get(r.name) ?? 0, source: r.source })),
   };
 }

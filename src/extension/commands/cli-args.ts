@@ -64,11 +64,17 @@ export interface SftDataChoice {
   modelPath?: string;
 }
 
+/** The model samples its own data (--backend), or a teacher is distilled (--teacher): never both. */
 export function sftDataArgs(c: SftDataChoice): string[] {
-  const args = ["sft-data", "--name", c.name, "--backend", c.backend, "--questions", String(c.questions), "--tries", String(c.tries)];
-  if (c.teacher) args.push("--teacher", c.teacher);
-  if (c.modelPath) args.push("--model-path", c.modelPath);
+  const source = c.teacher ? ["--teacher", c.teacher] : ["--backend", c.backend];
+  const args = ["sft-data", "--name", c.name, ...source, "--questions", String(c.questions), "--tries", String(c.tries)];
+  if (c.modelPath && !c.teacher) args.push("--model-path", c.modelPath);
   return args;
+}
+
+/** Training runs on Tinker or on the local stand-in; the free sampling-only backends train locally. */
+export function trainingBackend(backend: JobBackend): "tinker" | "local" {
+  return backend === "tinker" ? "tinker" : "local";
 }
 
 export interface TrainSftChoice {
@@ -80,7 +86,7 @@ export interface TrainSftChoice {
 }
 
 export function trainSftArgs(c: TrainSftChoice): string[] {
-  return ["train-sft", "--name", c.name, "--backend", c.backend, "--data", c.data, "--epochs", String(c.epochs)];
+  return ["train-sft", "--name", c.name, "--backend", trainingBackend(c.backend), "--data", c.data, "--epochs", String(c.epochs)];
 }
 
 export interface TrainGrpoChoice {
@@ -93,7 +99,7 @@ export interface TrainGrpoChoice {
 }
 
 export function trainGrpoArgs(c: TrainGrpoChoice): string[] {
-  const args = ["train-grpo", "--name", c.name, "--backend", c.backend, "--init-state", c.initState, "--steps", String(c.steps)];
+  const args = ["train-grpo", "--name", c.name, "--backend", trainingBackend(c.backend), "--init-state", c.initState, "--steps", String(c.steps)];
   if (c.offset !== undefined) args.push("--offset", String(c.offset));
   return args;
 }

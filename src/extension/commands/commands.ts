@@ -42,7 +42,7 @@ import type { RunsNode, RunsProvider } from "../runs/runs-provider";
 import { formatUsd, previousComparableRun, type RunRow } from "../runs/runs-model";
 import type { ApiKeyStore } from "../secrets/api-key";
 import { spendsMoney } from "../settings/settings-overrides";
-import { spendFromRuns } from "../spend";
+import { spendReport } from "../spend";
 import * as args from "./cli-args";
 import * as estimate from "./estimate";
 import * as pick from "./pickers";
@@ -336,12 +336,12 @@ async function stopLocalBackend(lab: Lab): Promise<void> {
 }
 
 async function showSpend(lab: Lab, channel: vscode.OutputChannel): Promise<void> {
-  const report = spendFromRuns(lab.runs.currentRows());
+  const report = spendReport(lab.workspace.runsDir());
   channel.clear();
-  channel.appendLine(`Agent Lab spend (sum of run summaries; upper bounds, no prefix cache)`);
-  for (const r of report.perRun) channel.appendLine(`  ${r.name.padEnd(32)} ${formatUsd(r.usd).padStart(10)}${r.today ? "  (today)" : ""}`);
-  channel.appendLine(`  ${"today".padEnd(32)} ${formatUsd(report.todayUsd).padStart(10)}`);
-  channel.appendLine(`  ${"total".padEnd(32)} ${formatUsd(report.totalUsd).padStart(10)}`);
+  channel.appendLine("Agent Lab spend (from run ledgers, or summaries where a run has no ledger; upper bounds: no prefix cache)");
+  channel.appendLine(`  ${"run".padEnd(32)} ${"total".padStart(10)} ${"today".padStart(10)}  source`);
+  for (const r of report.perRun) channel.appendLine(`  ${r.name.padEnd(32)} ${formatUsd(r.usd).padStart(10)} ${formatUsd(r.todayUsd).padStart(10)}  ${r.source}`);
+  channel.appendLine(`  ${"all runs".padEnd(32)} ${formatUsd(report.totalUsd).padStart(10)} ${formatUsd(report.todayUsd).padStart(10)}`);
   const pickShow = await vscode.window.showInformationMessage(`Agent Lab: ${formatUsd(report.todayUsd)} today, ${formatUsd(report.totalUsd)} in all runs.`, "Show Details");
   if (pickShow) channel.show(true);
 }

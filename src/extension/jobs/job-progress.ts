@@ -27,9 +27,38 @@ export function readFrom(file: string, offset: number, maxBytes = 256 * 1024): {
     if (n <= 0) return { text: "", offset };
     const buf = Buffer.alloc(n);
     readSync(fd, buf, 0, n, offset);
-    // Stop at the last complete UTF-8 line so a multi-byte character is never cut in two.
-    const cut = n === size - offset ? n : buf.lastIndexOf(0x0a) + 1 || n;
+    // Mid-file, stop after the last newline (or, for one very long line, before a partial UTF-8
+    // character) so a multi-byte character is never cut in two.
+    const cut = n === size - offset ? n : buf.lastIndexOf(0x0a) + 1 || utf8Boundary(buf, n);
     return { text: buf.subarray(0, cut).toString("utf8"), offset: offset + cut };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The largest length ≤ n that does not end inside a multi-byte UTF-8 character. */
+function utf8Boundary(buf: Buffer, n: number): number {
+  let i = n;
+  // Step back over continuation bytes (10xxxxxx) to the lead byte, and cut before it.
+  while (i > 0 && (buf[i - 1] & 0xc0) === 0x80) i--;
+  if (i > 0 && buf[i - 1] >= 0xc0) {
+    const lead = buf[i - 1];
+    const length = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2;
+    if (n - (i - 1) < length) return i - 1;
+  }
+  return n;
+}
+
+/** The last non-blank lines of a file (oldest first), reading only its end. */
+export function lastLines(file: string, tailBytes = 8192): string[] {
+  if (!existsSync(file)) return [];
+  const fd = openSync(file, "r");
+  try {
+    const size = fstatSync(fd).size;
+    const start = Math.max(0, size - tailBytes);
+    const buf = Buffer.alloc(size - start);
+    readSync(fd, buf, 0, buf.length, start);
+    return buf.toString("utf8").split(/\r?\n|\r/).map((l) => l.trim()).filter(Boolean);
   } finally {
     closeSync(fd);
   }
@@ -37,18 +66,7 @@ export function readFrom(file: string, offset: number, maxBytes = 256 * 1024): {
 
 /** The last non-blank line of a file, reading only its end. */
 export function lastLine(file: string, tailBytes = 8192): string | undefined {
-  if (!existsSync(file)) return undefined;
-  const fd = openSync(file, "r");
-  try {
-    const size = fstatSync(fd).size;
-    const start = Math.max(0, size - tailBytes);
-    const buf = Buffer.alloc(size - start);
-    readSync(fd, buf, 0, buf.length, start);
-    const lines = buf.toString("utf8").split(/\r?\n|\r/).map((l) => l.trim()).filter(Boolean);
-    return lines.at(-1);
-  } finally {
-    closeSync(fd);
-  }
+  return lastLines(file, tailBytes).at(-1);
 }
 
 function readJson(file: string): Record<string, unknown> | undefined {
@@ -85,13 +103,14 @@ export function readProgress(runDir: string | undefined, log: string): JobProgre
       progress.planned = num(summary.planned);
       progress.usd = num(summary.usd_total);
     }
-    const ledgerTail = lastLine(join(runDir, "ledger.jsonl"));
-    if (ledgerTail) {
+    // The newest complete ledger line: the very last one may be torn while the job appends.
+    for (const line of lastLines(join(runDir, "ledger.jsonl")).reverse()) {
       try {
-        const usd = num((JSON.parse(ledgerTail) as Record<string, unknown>).cumulative_usd);
+        const usd = num((JSON.parse(line) as Record<string, unknown>).cumulative_usd);
         if (usd !== undefined) progress.usd = Math.max(progress.usd ?? 0, usd);
+        break;
       } catch {
-        // torn last line while the job appends: keep the summary's figure
+        continue;
       }
     }
   }

@@ -5,6 +5,7 @@
  * with a visible error instead of misreading fields.
  */
 import type { AblationReport } from "../../core/analysis/report-types";
+import type { DriftReport } from "../../core/trace/drift";
 import type { DashboardView, GroupRecord } from "../../core/trace/dashboard-view";
 import type { EpisodeRow } from "../../core/trace/episode-list";
 import type { GoldInResultsCounts } from "../../core/trace/gold-in-results";
@@ -42,6 +43,8 @@ export type HostMessage =
   | { v: typeof PROTOCOL_VERSION; type: "state"; state: PanelState }
   | { v: typeof PROTOCOL_VERSION; type: "trace/run"; run: TraceRunInfo }
   | { v: typeof PROTOCOL_VERSION; type: "trace/episode"; episode: TraceEpisodeView; buildMs: number }
+  /** The drift check of an episode, sent after the episode itself (it re-encodes the whole chat). */
+  | { v: typeof PROTOCOL_VERSION; type: "trace/drift"; episodeId: string; drift: DriftReport; ms: number }
   | { v: typeof PROTOCOL_VERSION; type: "trace/searchResult"; query: string; ids: string[] }
   | { v: typeof PROTOCOL_VERSION; type: "compare/report"; report: AblationReport }
   | { v: typeof PROTOCOL_VERSION; type: "dashboard/data"; data: DashboardView }
@@ -69,7 +72,7 @@ export function webviewMessage(body: Body<WebviewMessage>): WebviewMessage {
 }
 
 const WEBVIEW_TYPES = new Set<WebviewMessage["type"]>(["ready", "trace/select", "trace/search", "trace/rendered", "compare/openPair", "dashboard/openGroup", "export"]);
-const HOST_TYPES = new Set<HostMessage["type"]>(["state", "trace/run", "trace/episode", "trace/searchResult", "compare/report", "dashboard/data", "dashboard/group", "error"]);
+const HOST_TYPES = new Set<HostMessage["type"]>(["state", "trace/run", "trace/episode", "trace/drift", "trace/searchResult", "compare/report", "dashboard/data", "dashboard/group", "error"]);
 
 export class ProtocolError extends Error {}
 

@@ -7,18 +7,15 @@
 import * as vscode from "vscode";
 import { basename } from "node:path";
 import type { ChatTokenizer } from "../../core/chat/tokenizer";
-import { readRun, type EpisodeRecord, type RunFiles } from "../../core/runs/run-files";
+import { readRun, type RunFiles } from "../../core/runs/run-files";
 import { tokenizerForRun } from "../../core/runs/run-tokenizer";
-import { outcomeOf, type EpisodeRow } from "../../core/trace/episode-list";
+import { checkDrift } from "../../core/trace/drift";
 import { countGoldInResults, goldInResults } from "../../core/trace/gold-in-results";
 import { RunSearch } from "../../core/trace/run-search";
 import { buildTraceView } from "../../core/trace/trace-view";
 import { Panel } from "./panel-base";
 import type { TraceRunInfo, WebviewMessage } from "./protocol";
-
-export function episodeRows(episodes: readonly EpisodeRecord[]): EpisodeRow[] {
-  return episodes.map((e) => ({ id: e.id, question: e.question, f1: e.f1, em: e.em, end: e.end, searches: e.searches.length, outcome: outcomeOf(e), gold: "unknown" }));
-}
+import { episodeRows } from "./trace-panel-rows";
 
 export class TracePanel extends Panel {
   private run: RunFiles | undefined;
@@ -82,9 +79,19 @@ export class TracePanel extends Panel {
     }
     this.episodeId = id;
     const started = performance.now();
-    const episode = buildTraceView(record, this.tokenizer, { drift: true }, this.tokenizerProblem);
+    const episode = buildTraceView(record, this.tokenizer, { drift: false }, this.tokenizerProblem);
     this.post({ type: "trace/episode", episode, buildMs: performance.now() - started });
     this.setState({ kind: "trace", runDir: this.runDir, episodeId: id });
+    // The drift check re-encodes the whole chat (hundreds of ms for long episodes): after the paint.
+    const tok = this.tokenizer;
+    if (tok) {
+      setImmediate(() => {
+        if (this.episodeId !== id || this.isDisposed) return;
+        const t0 = performance.now();
+        const drift = checkDrift(tok, record.prompt, record.tokens);
+        this.post({ type: "trace/drift", episodeId: id, drift, ms: performance.now() - t0 });
+      });
+    }
   }
 
   /** Decodes every episode's results in slices of 50, yielding to the host between slices. */

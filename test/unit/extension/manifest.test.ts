@@ -1,0 +1,81 @@
+/**
+ * The manifest and the code agree: every command the extension registers is contributed (and the
+ * reverse), menus and welcome buttons name real commands, views exist, icons ship; and activation
+ * stays light: nothing the extension loads at start pulls in the tokenizer, the index or a model.
+ */
+import { strict as assert } from "node:assert";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+
+const REPO = resolve(__dirname, "..", "..", "..");
+const pkg = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8"));
+const contributed = new Set<string>(pkg.contributes.commands.map((c: { command: string }) => c.command));
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((n) => {
+    const p = join(dir, n);
+    return statSync(p).isDirectory() ? sourceFiles(p) : p.endsWith(".ts") ? [p] : [];
+  });
+}
+
+describe("extension: package.json contributions and activation cost", () => {
+  it("registered command ids == contributed command ids (panels register their own extras)", () => {
+    const src = readFileSync(join(REPO, "src/extension/commands/commands.ts"), "utf8");
+    const table = src.slice(src.indexOf("const table"));
+    const registered = new Set([...table.matchAll(/^\s+"(agentLab\.[A-Za-z.]+)":/gm)].map((m) => m[1]));
+    assert.ok(registered.size >= 30, `${registered.size} commands`);
+    for (const id of registered) assert.ok(contributed.has(id), `${id} is registered but not contributed`);
+    for (const id of contributed) assert.ok(registered.has(id), `${id} is contributed but nothing registers it`);
+    for (const c of pkg.contributes.commands) {
+      assert.equal(c.category, "Agent Lab", c.command);
+      assert.ok(c.title && !c.title.startsWith("Agent Lab"), `${c.command}: the category supplies "Agent Lab: "`);
+    }
+    // The issue's palette list, by title.
+    const titles = new Set(pkg.contributes.commands.map((c: { title: string }) => c.title));
+    for (const t of ["Prepare Data", "Build Index", "Search Corpus…", "Evaluate…", "Evaluate Closed-Book", "Collect SFT Data…", "Train SFT…", "Train GRPO…", "Compare Runs…", "Open Trace…", "Edit System Prompt", "Rerun Eval With Current Prompt", "Set Tinker API Key", "Clear Tinker API Key", "Start Local Backend", "Stop Local Backend", "Run Offline Pipeline", "Show Spend"]) {
+      assert.ok(titles.has(t), t);
+    }
+  });
+
+  it("menus, welcome buttons and views refer to things that exist; icons ship", () => {
+    for (const [menu, items] of Object.entries(pkg.contributes.menus as Record<string, { command: string }[]>)) {
+      for (const item of items) assert.ok(contributed.has(item.command), `${menu}: ${item.command}`);
+    }
+    for (const w of pkg.contributes.viewsWelcome as { contents: string }[]) {
+      for (const m of w.contents.matchAll(/\(command:([\w.]+)\)/g)) {
+        assert.ok(contributed.has(m[1]) || m[1].startsWith("workbench."), m[1]);
+      }
+    }
+    const views = pkg.contributes.views.agentLab.map((v: { id: string }) => v.id);
+    assert.deepEqual(views, ["agentLab.runs", "agentLab.checkpoints", "agentLab.jobs"]);
+    assert.ok(existsSync(join(REPO, pkg.contributes.viewsContainers.activitybar[0].icon)));
+    assert.deepEqual(pkg.activationEvents.filter((e: string) => e.startsWith("workspaceContains:agent-lab.json")), ["workspaceContains:agent-lab.json"]);
+    assert.equal(pkg.main, "./dist/extension.js");
+  });
+
+  it("the shell's static imports never reach the tokenizer, search index, models, Tinker client or eval runner", () => {
+    // The webview panels (src/extension/panels, another engineer's) are checked by their own tests.
+    const heavy = /src\/core\/(chat|search|policies|tinker|eval|harness|demo|data\/(prepare|hub))|src\/server|@huggingface|onnxruntime/;
+    const seen = new Set<string>();
+    const walk = (file: string, from: string) => {
+      if (seen.has(file) || file.includes(`${join("src", "extension", "panels")}`)) return;
+      seen.add(file);
+      const rel = file.slice(REPO.length + 1);
+      assert.ok(!heavy.test(rel), `${rel} is loaded at activation (via ${from})`);
+      const text = readFileSync(file, "utf8");
+      // Static imports only: `import type` is erased, dynamic import() loads later.
+      for (const m of text.matchAll(/^import (?!type )[^;]*? from "([^"]+)";/gms)) {
+        const spec = m[1];
+        if (heavy.test(spec)) assert.fail(`${rel} imports ${spec}`);
+        if (!spec.startsWith(".")) continue;
+        const base = resolve(dirname(file), spec);
+        const target = [`${base}.ts`, join(base, "index.ts")].find(existsSync);
+        if (target) walk(target, rel);
+      }
+    };
+    for (const f of sourceFiles(join(REPO, "src/extension")).filter((f) => !f.includes("/panels/") && !f.includes("language-client"))) {
+      if (f.endsWith("extension.ts")) walk(f, "activate");
+    }
+    assert.ok(seen.size > 10, `${seen.size} modules checked`);
+  });
+});

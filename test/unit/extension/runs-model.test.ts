@@ -1,0 +1,129 @@
+import { strict as assert } from "node:assert";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { EpisodeRecord } from "../../../src/core/runs/run-files";
+import { summarize } from "../../../src/core/runs/summary";
+import { exactMatch, f1Score } from "../../../src/core/score";
+import { EpisodeGroupCache, groupEpisodes, listRunRows, outcomeOf, previousComparableRun } from "../../../src/extension/runs/runs-model";
+import { spendReport } from "../../../src/extension/spend";
+import { requireSharedData } from "../../helpers/shared-data";
+
+interface HotpotRecord {
+  id: string;
+  question: string;
+  answer: string;
+}
+
+/** Episodes over real HotpotQA questions; predictions chosen to land in every outcome. */
+function episodesFrom(records: HotpotRecord[], usd: number): EpisodeRecord[] {
+  const ends = ["answer", "answer", "answer", "no_action", "budget", "length"];
+  return records.map((r, i) => {
+    const end = ends[i % ends.length];
+    const prediction = end !== "answer" ? "" : i % 2 === 0 ? r.answer : "not the answer";
+    const em = exactMatch(prediction, [r.answer]);
+    const f1 = f1Score(prediction, [r.answer]);
+    return {
+      id: r.id, question: r.question, answers: [r.answer], prediction, em, f1, reward: end === "answer" ? f1 : 0, end,
+      searches: [r.question.split(" ").slice(0, 3).join(" ")], prompt: [1, 2], tokens: [3], sampled: [1], logprobs: null,
+      prefill: 2000, generated: 80, usd,
+    };
+  });
+}
+
+function writeRun(runsDir: string, name: string, episodes: EpisodeRecord[], status: "running" | "done" | "interrupted", split: "val" | "test" = "val"): string {
+  const dir = join(runsDir, name);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "episodes.jsonl"), episodes.map((e) => JSON.stringify(e) + "\n").join(""));
+  writeFileSync(join(dir, "summary.json"), JSON.stringify(summarize(episodes, { planned: 20, seconds: 3, status, split, model: "Qwen/Qwen3.5-4B" })));
+  return dir;
+}
+
+describe("extension: Runs view model (real HotpotQA questions)", () => {
+  let runsDir: string;
+  let records: HotpotRecord[];
+  before(function () {
+    const file = requireSharedData(this, "hotpotqa", "hotpotqa_distractor_dev_partial.jsonl");
+    records = readFileSync(file, "utf8").split("\n").filter(Boolean).slice(0, 12).map((l) => JSON.parse(l) as HotpotRecord);
+  });
+  beforeEach(() => (runsDir = mkdtempSync(join(tmpdir(), "agent-lab-runs-view-"))));
+  afterEach(() => rmSync(runsDir, { recursive: true, force: true }));
+
+  it("one row per run with split, n, F1/EM, $/question and status; newest first; hidden folders skipped", () => {
+    const old = writeRun(runsDir, "base", episodesFrom(records, 0.001), "done");
+    utimesSync(join(old, "summary.json"), new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
+    utimesSync(join(old, "episodes.jsonl"), new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
+    writeRun(runsDir, "sft-e2", episodesFrom(records.slice(0, 10), 0), "interrupted");
+    mkdirSync(join(runsDir, ".jobs"));
+    mkdirSync(join(runsDir, "not-a-run"));
+    const rows = listRunRows(runsDir);
+    assert.deepEqual(rows.map((r) => r.name), ["sft-e2", "base"]);
+    const base = rows[1];
+    const s = base.summary!;
+    assert.equal(base.status, "done");
+    assert.equal(base.kind, "eval");
+    assert.equal(base.description, `val · n=12/20 · F1 ${s.f1.toFixed(3)} · EM ${s.em.toFixed(3)} · $0.0010/q`);
+    assert.match(base.tooltip, /cost \$0\.01 total, \$0\.0010\/question/);
+    assert.match(rows[0].description, /· interrupted$/);
+  });
+
+  it("a summary left 'running' by a killed job shows as stopped unless a live job writes the folder", () => {
+    const dir = writeRun(runsDir, "k9", episodesFrom(records.slice(0, 3), 0), "running");
+    assert.equal(listRunRows(runsDir)[0].status, "stopped");
+    assert.equal(listRunRows(runsDir, new Set([dir]))[0].status, "running");
+  });
+
+  it("an unreadable summary is shown with a warning, not hidden", () => {
+    const dir = join(runsDir, "torn");
+    mkdirSync(dir);
+    writeFileSync(join(dir, "summary.json"), '{"n": 3, ');
+    const [row] = listRunRows(runsDir);
+    assert.equal(row.name, "torn");
+    assert.match(row.description, /unreadable file/);
+    assert.match(row.problem!, /summary\.json/);
+  });
+
+  it("episodes grouped by outcome in reading order, each with question, F1 and prediction", () => {
+    const eps = episodesFrom(records, 0);
+    const groups = groupEpisodes(eps);
+    assert.deepEqual(groups.map((g) => g.outcome), ["correct", "wrong", "no_action", "budget", "length"]);
+    assert.equal(groups.reduce((n, g) => n + g.episodes.length, 0), eps.length);
+    for (const g of groups) for (const row of g.episodes) assert.equal(outcomeOf(eps.find((e) => e.id === row.id)!), g.outcome);
+    const correct = groups[0].episodes[0];
+    const rec = eps.find((e) => e.id === correct.id)!;
+    assert.equal(correct.label, rec.question.length > 80 ? rec.question.slice(0, 79) + "…" : rec.question);
+    assert.match(correct.description, /^F1 1\.00 · 1 search · “/);
+    assert.match(correct.tooltip, new RegExp(`gold: ${rec.answers[0].replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`));
+    assert.match(groups[0].description, /^\d+ \(\d+%\)$/);
+  });
+
+  it("the episode cache rereads only when episodes.jsonl changed", () => {
+    const dir = writeRun(runsDir, "live", episodesFrom(records.slice(0, 4), 0), "running");
+    const cache = new EpisodeGroupCache();
+    const first = cache.groups(dir);
+    assert.equal(cache.groups(dir), first, "same object: not reread");
+    writeFileSync(join(dir, "episodes.jsonl"), episodesFrom(records.slice(0, 6), 0).map((e) => JSON.stringify(e) + "\n").join(""));
+    assert.equal(cache.groups(dir).reduce((n, g) => n + g.episodes.length, 0), 6);
+  });
+
+  it("'compare with previous' picks the newest earlier eval on the same split; spend sums run summaries", () => {
+    const a = writeRun(runsDir, "a", episodesFrom(records.slice(0, 4), 0.002), "done");
+    const t = writeRun(runsDir, "t", episodesFrom(records.slice(0, 4), 0.5), "done", "test");
+    const b = writeRun(runsDir, "b", episodesFrom(records.slice(0, 4), 0.001), "done");
+    const past = new Date(Date.now() - 3 * 86400_000);
+    for (const [dir, ago] of [[a, 120_000], [t, 60_000]] as const) {
+      for (const f of ["summary.json", "episodes.jsonl"]) utimesSync(join(dir, f), new Date(Date.now() - ago), new Date(Date.now() - ago));
+    }
+    const rows = listRunRows(runsDir);
+    assert.equal(previousComparableRun(rows, b)!.name, "a", "the test-split run is not comparable");
+    assert.equal(previousComparableRun(rows, a), undefined);
+    const spend = spendReport(runsDir);
+    assert.ok(Math.abs(spend.totalUsd - (0.008 + 2 + 0.004)) < 1e-9);
+    // A run without a ledger counts today by its summary's update time.
+    const summary = JSON.parse(readFileSync(join(t, "summary.json"), "utf8"));
+    writeFileSync(join(t, "summary.json"), JSON.stringify({ ...summary, updated: past.toISOString() }));
+    const later = spendReport(runsDir);
+    assert.ok(Math.abs(later.todayUsd - 0.012) < 1e-9, `today ${later.todayUsd}`);
+    assert.deepEqual(later.perRun.map((r) => [r.name, r.source]), [["a", "summary"], ["b", "summary"], ["t", "summary"]]);
+  });
+});
