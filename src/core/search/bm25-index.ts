@@ -268,7 +268,7 @@ export class Bm25Searcher implements Searcher {
       let m = n;
       if (i < terms.length) {
         // Probe phase: only seen documents can still make the top k.
-        m = keepReachable(acc, cand, m, Math.max(floor, kthLargest(acc, cand, m, k)), rest[i]);
+        m = keepReachable(acc, cand, m, Math.max(floor, kthLargest(acc, cand, m, k)), rest[i], k);
         let sorted = false;
         for (; i < terms.length && m > 0; i++) {
           const t = terms[i];
@@ -281,10 +281,13 @@ export class Bm25Searcher implements Searcher {
             // Many candidates: one pass over the list, adding only where a candidate's sum is live.
             addToLive(acc, docs, scores, t.start, t.end, t.weight);
           }
-          m = keepReachable(acc, cand, m, Math.max(floor, kthLargest(acc, cand, m, k)), rest[i + 1]);
+          // The k-th best partial sum from before this list is still a valid (slightly lower) bar:
+          // sums only grow. Saves a pass per list; the final prune below uses the exact one.
+          floor = Math.max(floor, KTH.value);
+          m = keepReachable(acc, cand, m, floor, rest[i + 1], k);
         }
       }
-      m = keepReachable(acc, cand, m, Math.max(floor, kthLargest(acc, cand, m, k)), 0);
+      m = keepReachable(acc, cand, m, Math.max(floor, kthLargest(acc, cand, m, k)), 0, k);
       return cand.slice(0, m);
     } finally {
       for (let j = 0; j < n; j++) acc[touched[j]] = 0;
@@ -366,17 +369,33 @@ function probeList(acc: Float64Array, cand: Uint32Array, m: number, docs: Uint32
  * still reach `kth`, and zeroes the sums of the others; returns how many remain. Only called once
  * no new document can enter (after the OR phase), so a zero sum then means "pruned".
  */
-function keepReachable(acc: Float64Array, cand: Uint32Array, m: number, kth: number, rest: number): number {
+function keepReachable(acc: Float64Array, cand: Uint32Array, m: number, kth: number, rest: number, k: number): number {
   const bar = kth - slack(kth) - rest;
-  if (bar <= 0) return m;
+  // Also tracks the k-th largest sum among the kept ones (KTH.value), for the next round's bar.
+  const best = KTH.scratch(k);
   let kept = 0;
   for (let j = 0; j < m; j++) {
     const d = cand[j];
-    if (acc[d] >= bar) cand[kept++] = d;
-    else acc[d] = 0; // out for good: addToLive skips it
+    const v = acc[d];
+    if (v >= bar) {
+      cand[kept++] = d;
+      if (v > best[0]) insertAscending(best, k, v);
+    } else acc[d] = 0; // out for good: addToLive skips it
   }
+  KTH.value = kept >= k ? best[0] : 0;
   return kept;
 }
+
+/** Shared scratch for k-th-largest tracking (searches are synchronous, so one is enough). */
+const KTH = {
+  value: 0,
+  buffer: new Float64Array(64),
+  scratch(k: number): Float64Array {
+    if (this.buffer.length < k) this.buffer = new Float64Array(2 * k);
+    this.buffer.fill(0, 0, k);
+    return this.buffer;
+  },
+};
 
 /** Up to m documents of the list with the largest acc. */
 function topDocs(acc: Float64Array, list: Uint32Array, n: number, m: number): number[] {
@@ -398,15 +417,13 @@ function topDocs(acc: Float64Array, list: Uint32Array, n: number, m: number): nu
 /** k-th largest of acc over the listed documents (0 when fewer than k). */
 function kthLargest(acc: Float64Array, list: Uint32Array, n: number, k: number): number {
   if (n < k) return 0;
-  const best = KTH_SCRATCH.length >= k ? KTH_SCRATCH : (KTH_SCRATCH = new Float64Array(2 * k));
-  best.fill(0, 0, k); // ascending; best[0] is the k-th largest so far
+  const best = KTH.scratch(k); // ascending; best[0] is the k-th largest so far
   for (let j = 0; j < n; j++) {
     const v = acc[list[j]];
     if (v > best[0]) insertAscending(best, k, v);
   }
   return best[0];
 }
-let KTH_SCRATCH = new Float64Array(64);
 
 function insertAscending(best: Float64Array, k: number, v: number): void {
   let at = 0;
