@@ -2,6 +2,7 @@
  * Text forms of an ablation: the terminal tables (the recipe's columns plus the new ones) and the
  * recipe's markdown report template, filled in.
  */
+import { questionsForDelta } from "./power";
 import type { AblationReport, DeltaResult } from "./report-types";
 
 const f3 = (x: number) => x.toFixed(3);
@@ -109,6 +110,10 @@ function notes(report: AblationReport): string[] {
       `MDE F1: the smallest true Δ F1 this many paired questions (${report.shared}) detects with ${s.power * 100}% power at α = ${s.alpha} ` +
         `(two-sided, normal approximation, from the observed SD of the per-question differences).`,
     );
+    const planning = report.comparisons
+      .filter((c) => c.f1.sd > 0)
+      .map((c) => `${c.name} ${questionsForDelta({ sd: c.f1.sd, delta: 0.02 }).toLocaleString("en-US")}`);
+    if (planning.length > 0) lines.push(`Paired questions needed to detect Δ F1 = 0.02 at that SD: ${planning.join(", ")} (a quarter of that for 0.04).`);
   }
   return lines;
 }

@@ -7,7 +7,7 @@ import { strict as assert } from "node:assert";
 import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ablate, holmAdjust, loadAblationInputs, mcnemarExact, renderAblationTable, renderMarkdownReport, type AblationReport } from "../../../../src/core/analysis";
+import { ablate, holmAdjust, questionsForDelta, loadAblationInputs, mcnemarExact, renderAblationTable, renderMarkdownReport, type AblationReport } from "../../../../src/core/analysis";
 import { FileFormatError, UserError } from "../../../../src/core/errors";
 import { appendEpisode, ensureRunDir, writeJsonAtomic } from "../../../../src/core/runs/run-files";
 import { requireSharedData } from "../../../helpers/shared-data";
@@ -32,6 +32,15 @@ describe("analysis: ablate on runs of real HotpotQA questions", function () {
     assert.equal(r.runs[0].f1.mean, 1);
     assert.equal(r.runs[2].f1.mean, 0, "wrong answers share no word with the gold");
     assert.ok(Math.abs(r.runs[0].usd_total - 200 * 0.0007) < 1e-12, "total cost counts every episode of the run");
+  });
+
+  it("describes a single run without comparisons", () => {
+    const r = ablate([input("only", dev.map((_, q) => episode(dev, q, q % 2 ? "right" : "no_answer")))], { resamples: 300 });
+    assert.equal(r.comparisons.length, 0);
+    assert.equal(r.runs[0].answered, 0.5);
+    assert.equal(r.runs[0].searches_per_q, 0.5);
+    assert.ok(r.runs[0].f1.ci.lo < 0.5 && 0.5 < r.runs[0].f1.ci.hi);
+    assert.doesNotMatch(renderAblationTable(r), /paired\):/);
   });
 
   it("refuses runs with no question in common", () => {
@@ -141,6 +150,8 @@ describe("analysis: ablate on runs of real HotpotQA questions", function () {
     assert.match(text, /test-base\s+0\.\d{3}\s+\[0\.\d{3}, 0\.\d{3}\]/);
     assert.match(text, /test-grpo\s+\+0\.\d{3} \[\+0\.\d{3}, \+0\.\d{3}\]\s+\S+\s+\S+\s+better/);
     assert.match(text, /Holm-adjusted over all 2 tests/);
+    const needed = questionsForDelta({ sd: r.comparisons[0].f1.sd, delta: 0.02 }).toLocaleString("en-US");
+    assert.ok(text.includes(`Paired questions needed to detect Δ F1 = 0.02 at that SD: test-grpo ${needed} `), text);
     const md = renderMarkdownReport(r, { labels: ["Base + harness", "+ GRPO (step 30)"] });
     assert.match(md, /^## Results on HotpotQA test \(200 questions, 507k-paragraph corpus, BM25 top-3, budget of 5 searches\)/);
     assert.match(md, /\| Base \+ harness \| 0\.\d{3} \[0\.\d{3}, 0\.\d{3}\] \| 0\.\d{3} \| 1\.00 \| \$0\.0007 \| \(baseline\) \|/);
