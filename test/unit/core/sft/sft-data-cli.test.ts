@@ -79,6 +79,23 @@ describe("cli: sft-data (kill -9, SIGTERM, resume) and spend", function () {
     assert.equal(manifest.output.rows, lines(sftPath(run)));
   });
 
+  it("user mistakes are one-line errors: --backend with --teacher, a negative --budget, --questions 0, a train range past the end", async () => {
+    const base = ["sft-data", "--workspace", ws, "--name", "bad"];
+    const cases: [string[], RegExp][] = [
+      [["--teacher", "scripted", "--backend", "tinker"], /--backend .* or --teacher .*not both/],
+      [["--teacher", "scripted", "--budget=-1"], /"budgetUsd" must be a number ≥ 0/],
+      [["--teacher", "scripted", "--questions", "0"], /--questions must be an integer ≥ 1/],
+      [["--teacher", "scripted", "--offset", "5000"], /no train questions in \[5000, 6500\)/],
+    ];
+    for (const [extra, message] of cases) {
+      const r = await runCli([...base, ...extra]);
+      assert.equal(r.code, 1, `${extra.join(" ")}: ${r.stderr}`);
+      assert.match(r.stderr, message);
+      assert.doesNotMatch(r.stderr, /\n\s+at /, "no stack trace");
+    }
+    assert.ok(!existsSync(join(ws, "runs", "bad")), "nothing written");
+  });
+
   it("agent-lab spend totals the runs' ledgers (and a ledger-less eval run's summary); --today filters by day", async () => {
     const paid = join(ws, "runs", "paid-eval");
     mkdirSync(paid, { recursive: true });
