@@ -18,7 +18,11 @@ import { watchWorkspace } from "./watchers";
 
 let lab: Lab | undefined;
 
-export function activate(context: vscode.ExtensionContext): Lab {
+/** What the extension exports: its parts (for integration tests and other extensions) and how long activate() took. */
+export type AgentLabApi = Lab & { activationMs: number };
+
+export function activate(context: vscode.ExtensionContext): AgentLabApi {
+  const started = performance.now();
   const workspace = new LabWorkspace();
   const keys = new ApiKeyStore(context.secrets);
   const jobs = new JobRunner(context, workspace, keys);
@@ -72,7 +76,7 @@ export function activate(context: vscode.ExtensionContext): Lab {
     updateSpend();
     void updateContextKeys(workspace);
   }, 0);
-  return lab;
+  return { ...lab, activationMs: performance.now() - started };
 }
 
 /** Context keys the welcome views use: is there a data folder with splits, an index? */

@@ -1,0 +1,79 @@
+/**
+ * A small stand-in for the `vscode` module, enough for the job runner's glue to run in plain Node:
+ * event emitters, output channels, progress notifications and messages are recorded for asserts.
+ * Install it (installFakeVscode) before the glue module is first required.
+ */
+import Module from "node:module";
+
+type Listener<T> = (e: T) => void;
+
+export class EventEmitter<T> {
+  private listeners: Listener<T>[] = [];
+  event = (l: Listener<T>) => {
+    this.listeners.push(l);
+    return { dispose: () => (this.listeners = this.listeners.filter((x) => x !== l)) };
+  };
+  fire(e: T): void {
+    for (const l of [...this.listeners]) l(e);
+  }
+  dispose(): void {
+    this.listeners = [];
+  }
+}
+
+export interface Recorded {
+  channels: Map<string, { text: string; shown: boolean }>;
+  messages: { level: "info" | "warning" | "error"; text: string; actions: string[] }[];
+  progress: { title: string; reports: { message?: string; increment?: number }[]; cancel: () => void; done: boolean }[];
+  commands: { id: string; args: unknown[] }[];
+  /** Answer the next message with this action (or undefined = dismissed). */
+  answer?: (text: string, actions: string[]) => string | undefined;
+}
+
+export const recorded: Recorded = { channels: new Map(), messages: [], progress: [], commands: [] };
+
+function message(level: "info" | "warning" | "error") {
+  return async (text: string, ...rest: unknown[]) => {
+    const actions = rest.filter((a): a is string => typeof a === "string");
+    recorded.messages.push({ level, text, actions });
+    return recorded.answer?.(text, actions);
+  };
+}
+
+export const fakeVscode = {
+  EventEmitter,
+  ProgressLocation: { Notification: 15 },
+  window: {
+    createOutputChannel(name: string) {
+      const ch = { text: "", shown: false };
+      recorded.channels.set(name, ch);
+      return { append: (t: string) => (ch.text += t), appendLine: (t: string) => (ch.text += t + "\n"), clear: () => (ch.text = ""), show: () => (ch.shown = true), dispose: () => {} };
+    },
+    showInformationMessage: message("info"),
+    showWarningMessage: message("warning"),
+    showErrorMessage: message("error"),
+    async withProgress(options: { title: string }, task: (p: { report: (r: { message?: string; increment?: number }) => void }, token: { onCancellationRequested: (l: () => void) => void }) => Promise<unknown>) {
+      const entry = { title: options.title, reports: [] as { message?: string; increment?: number }[], cancel: () => {}, done: false };
+      recorded.progress.push(entry);
+      const token = { onCancellationRequested: (l: () => void) => void (entry.cancel = l) };
+      await task({ report: (r) => entry.reports.push(r) }, token);
+      entry.done = true;
+    },
+  },
+  commands: {
+    async executeCommand(id: string, ...args: unknown[]) {
+      recorded.commands.push({ id, args });
+    },
+  },
+};
+
+let installed = false;
+export function installFakeVscode(): void {
+  if (installed) return;
+  installed = true;
+  const loader = Module as unknown as { _load: (request: string, ...rest: unknown[]) => unknown };
+  const original = loader._load;
+  loader._load = function (request: string, ...rest: unknown[]) {
+    return request === "vscode" ? fakeVscode : original.call(this, request, ...rest);
+  };
+}

@@ -1,0 +1,134 @@
+/**
+ * The job runner's VS Code glue in plain Node (a recorded stand-in for `vscode`): a job started by
+ * one runner streams its log into an output channel with the key redacted, reports progress, ends
+ * with a notification; a second runner (a reloaded window) re-attaches to a job still running and
+ * sees it end; cancel from the progress notification stops the job cleanly.
+ */
+import { strict as assert } from "node:assert";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fakeVscode, installFakeVscode, recorded } from "./fake-vscode";
+import { waitFor } from "../cli/cli-process";
+
+installFakeVscode();
+// Required after the stand-in is installed.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { JobRunner } = require("../../../src/extension/jobs/job-runner") as typeof import("../../../src/extension/jobs/job-runner");
+type Runner = InstanceType<typeof JobRunner>;
+
+const KEY = "tml-runner-test-key-abcdef0123";
+
+/** A stand-in CLI: prints progress lines (and, to prove redaction, its key), handles SIGTERM like the real one. */
+const FAKE_CLI = `
+const total = Number(process.argv[3] || 20);
+const delay = Number(process.argv[4] || 30);
+let i = 0, stop = false;
+process.on("SIGTERM", () => { stop = true; });
+console.log("agent-lab fake " + process.argv[2] + " key=" + (process.env.TINKER_API_KEY || "none"));
+const tick = () => {
+  if (stop) { console.error("SIGTERM: stopping; kept " + i); process.exit(1); }
+  i++; console.log(i + "/" + total + "  F1 so far 0.5");
+  if (i >= total) { console.log("finished"); process.exit(process.argv[2] === "fail" ? 3 : 0); }
+  setTimeout(tick, delay);
+};
+tick();
+`;
+
+describe("extension: job runner glue (stand-in vscode)", function () {
+  this.timeout(30_000);
+  let ws: string;
+  let cli: string;
+  const runners: Runner[] = [];
+
+  function makeRunner(): Runner {
+    const context = { asAbsolutePath: () => cli } as unknown as import("vscode").ExtensionContext;
+    const workspace = { requireFolder: () => ws, runsDir: () => join(ws, "runs"), jobEnv: () => ({ AGENT_LAB_SETTINGS: '{"topK":2}' }) };
+    const keys = { require: async () => KEY, get: async () => KEY };
+    const r = new JobRunner(context, workspace as never, keys as never);
+    runners.push(r);
+    return r;
+  }
+
+  beforeEach(() => {
+    ws = mkdtempSync(join(tmpdir(), "agent-lab-runner-"));
+    cli = join(ws, "fake-cli.js");
+    writeFileSync(cli, FAKE_CLI);
+    recorded.channels.clear();
+    recorded.messages.length = 0;
+    recorded.progress.length = 0;
+    recorded.commands.length = 0;
+    recorded.answer = undefined;
+  });
+  afterEach(() => {
+    for (const r of runners.splice(0)) r.dispose();
+    rmSync(ws, { recursive: true, force: true });
+  });
+
+  it("a paid job gets the key in its environment; the output channel shows the log with the key redacted; done → notification with Open", async () => {
+    const runner = makeRunner();
+    recorded.answer = (_t, actions) => (actions.includes("Open") ? "Open" : undefined);
+    const job = (await runner.start({ title: "Evaluate val: base", command: ["eval", "12", "10"], runDir: join(ws, "runs", "base"), spendsMoney: true, estimateUsd: 1.5 }))!;
+    assert.equal(job.status.state, "running");
+    assert.deepEqual(runner.running().map((j) => j.record.id), [job.record.id]);
+    const final = await job.finished;
+    assert.equal(final.state, "done");
+    const channel = recorded.channels.get("Agent Lab: Evaluate val: base")!;
+    await waitFor(() => channel.text.includes("finished"), 5_000, "the whole log in the channel");
+    assert.match(channel.text, /agent-lab fake eval key=\[redacted\]/, "the job saw the key; the channel did not show it");
+    assert.ok(!channel.text.includes(KEY));
+    const progress = recorded.progress.find((p) => p.title === "Agent Lab: Evaluate val: base")!;
+    await waitFor(() => progress.done, 5_000, "the progress notification to close");
+    await waitFor(() => recorded.commands.length > 0, 5_000, "the Open action");
+    const done = recorded.messages.find((m) => m.level === "info" && /finished/.test(m.text))!;
+    assert.deepEqual(done.actions, ["Open", "Compare with previous"]);
+    assert.deepEqual(recorded.commands[0], { id: "agentLab.openRun", args: [join(ws, "runs", "base")] });
+  });
+
+  it("a free job never gets the key", async () => {
+    const runner = makeRunner();
+    const job = (await runner.start({ title: "Build index", command: ["index", "2", "5"] }))!;
+    await job.finished;
+    const channel = recorded.channels.get("Agent Lab: Build index")!;
+    await waitFor(() => channel.text.includes("key="), 5_000, "the log");
+    assert.match(channel.text, /key=none/);
+  });
+
+  it("a failing job ends with an error message offering Show Log", async () => {
+    const runner = makeRunner();
+    const job = (await runner.start({ title: "Broken", command: ["fail", "2", "5"] }))!;
+    const final = await job.finished;
+    assert.equal(final.state, "failed");
+    assert.match(final.reason!, /exit code 3/);
+    await waitFor(() => recorded.messages.some((m) => m.level === "error"), 5_000, "the error message");
+    const err = recorded.messages.find((m) => m.level === "error")!;
+    assert.match(err.text, /Broken failed \(exit code 3\): finished/);
+    assert.deepEqual(err.actions, ["Show Log"]);
+  });
+
+  it("a reloaded window re-attaches to a running job, follows its progress and sees it end", async () => {
+    const first = makeRunner();
+    const job = (await first.start({ title: "Long eval", command: ["eval", "40", "50"], showProgress: false }))!;
+    first.dispose(); // the window goes away; the job does not
+    const second = makeRunner();
+    second.reattach();
+    const again = second.get(job.record.id)!;
+    assert.ok(again, "found from its record");
+    assert.equal(again.status.state, "running");
+    await waitFor(() => (second.get(job.record.id)!.progress.done ?? 0) >= 3, 10_000, "progress from the log");
+    assert.equal(second.get(job.record.id)!.progress.planned, 40);
+    const final = await again.finished;
+    assert.equal(final.state, "done");
+  });
+
+  it("cancel from the progress notification stops the job cleanly (cancelled, not failed)", async () => {
+    const runner = makeRunner();
+    const job = (await runner.start({ title: "To cancel", command: ["eval", "200", "20"] }))!;
+    await waitFor(() => (runner.get(job.record.id)!.progress.done ?? 0) >= 2, 10_000, "some progress");
+    recorded.progress.find((p) => p.title === "Agent Lab: To cancel")!.cancel();
+    const final = await job.finished;
+    assert.equal(final.state, "cancelled");
+    await waitFor(() => recorded.messages.some((m) => /To cancel stopped/.test(m.text)), 5_000, "the stopped message");
+    void fakeVscode;
+  });
+});
