@@ -21,6 +21,31 @@ export class EventEmitter<T> {
   }
 }
 
+class TreeItem {
+  [key: string]: unknown;
+  constructor(
+    public label: string,
+    public collapsibleState = 0,
+  ) {}
+}
+class ThemeIcon {
+  constructor(
+    public id: string,
+    public color?: unknown,
+  ) {}
+}
+class ThemeColor {
+  constructor(public id: string) {}
+}
+class RelativePattern {
+  constructor(
+    public base: unknown,
+    public pattern: string,
+  ) {}
+}
+const disposable = () => ({ dispose: () => {} });
+const uri = (fsPath: string) => ({ scheme: "file", fsPath, path: fsPath, toString: () => `file://${fsPath}` });
+
 export interface Recorded {
   channels: Map<string, { text: string; shown: boolean }>;
   messages: { level: "info" | "warning" | "error"; text: string; actions: string[] }[];
@@ -30,7 +55,13 @@ export interface Recorded {
   answer?: (text: string, actions: string[]) => string | undefined;
 }
 
-export const recorded: Recorded = { channels: new Map(), messages: [], progress: [], commands: [] };
+export const recorded: Recorded & {
+  registeredCommands: Map<string, (...a: unknown[]) => unknown>;
+  treeProviders: Map<string, unknown>;
+  watchers: string[];
+  workspaceFolder?: string;
+  settings: Record<string, unknown>;
+} = { channels: new Map(), messages: [], progress: [], commands: [], registeredCommands: new Map(), treeProviders: new Map(), watchers: [], settings: {} };
 
 function message(level: "info" | "warning" | "error") {
   return async (text: string, ...rest: unknown[]) => {
@@ -42,6 +73,31 @@ function message(level: "info" | "warning" | "error") {
 
 export const fakeVscode = {
   EventEmitter,
+  TreeItem,
+  ThemeIcon,
+  ThemeColor,
+  RelativePattern,
+  TreeItemCollapsibleState: { None: 0, Collapsed: 1, Expanded: 2 },
+  StatusBarAlignment: { Left: 1, Right: 2 },
+  QuickPickItemKind: { Separator: -1, Default: 0 },
+  ConfigurationTarget: { Global: 1, Workspace: 2, WorkspaceFolder: 3 },
+  Uri: { file: uri, joinPath: (base: { fsPath: string }, ...parts: string[]) => uri([base.fsPath, ...parts].join("/")) },
+  workspace: {
+    get workspaceFolders() {
+      return recorded.workspaceFolder ? [{ uri: uri(recorded.workspaceFolder), name: "ws", index: 0 }] : undefined;
+    },
+    getConfiguration: () => ({
+      get: (key: string) => recorded.settings[key],
+      inspect: (key: string) => (key in recorded.settings ? { workspaceValue: recorded.settings[key] } : {}),
+    }),
+    createFileSystemWatcher(pattern: RelativePattern) {
+      recorded.watchers.push(pattern.pattern);
+      return { onDidCreate: disposable, onDidChange: disposable, onDidDelete: disposable, dispose: () => {} };
+    },
+    onDidChangeConfiguration: disposable,
+    fs: { stat: async () => ({}) },
+  },
+  languages: { registerCodeLensProvider: disposable },
   ProgressLocation: { Notification: 15 },
   window: {
     createOutputChannel(name: string) {
@@ -52,6 +108,12 @@ export const fakeVscode = {
     showInformationMessage: message("info"),
     showWarningMessage: message("warning"),
     showErrorMessage: message("error"),
+    createStatusBarItem: () => ({ show: () => {}, hide: () => {}, dispose: () => {} }),
+    registerTreeDataProvider(id: string, provider: unknown) {
+      recorded.treeProviders.set(id, provider);
+      return { dispose: () => {} };
+    },
+    registerWebviewPanelSerializer: disposable,
     async withProgress(options: { title: string }, task: (p: { report: (r: { message?: string; increment?: number }) => void }, token: { onCancellationRequested: (l: () => void) => void }) => Promise<unknown>) {
       const entry = { title: options.title, reports: [] as { message?: string; increment?: number }[], cancel: () => {}, done: false };
       recorded.progress.push(entry);
@@ -61,6 +123,10 @@ export const fakeVscode = {
     },
   },
   commands: {
+    registerCommand(id: string, fn: (...a: unknown[]) => unknown) {
+      recorded.registeredCommands.set(id, fn);
+      return { dispose: () => recorded.registeredCommands.delete(id) };
+    },
     async executeCommand(id: string, ...args: unknown[]) {
       recorded.commands.push({ id, args });
     },
