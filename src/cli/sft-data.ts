@@ -9,7 +9,7 @@ import { resolve } from "node:path";
 import { loadConfig } from "../core/config";
 import { UserError } from "../core/errors";
 import { BACKENDS } from "../core/eval/backends";
-import { collectSftData } from "../core/sft/collect-sft";
+import { collectSftData, sftAdvice } from "../core/sft/collect-sft";
 import { intFlag, numberFlag, parse } from "./args";
 
 const HELP = `usage: agent-lab sft-data [options]
@@ -101,6 +101,8 @@ export async function run(argv: string[]): Promise<void> {
       log: (line) => console.log(line),
     });
     console.log(`\n${result.finalLine}`);
+    const advice = sftAdvice(result.manifest);
+    if (advice) console.log(`note: ${advice}`);
     if (result.manifest.status === "interrupted") {
       const why = result.budgetStop ? result.budgetStop.message : "interrupted.";
       throw new UserError(`${why} Kept ${result.manifest.counts.kept} traces from ${result.manifest.counts.questions} questions in ${result.runDir}; continue with the same command plus --resume`);

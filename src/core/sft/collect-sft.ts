@@ -6,7 +6,7 @@
  * `resume` skips every question already decided. Sampling is charged to the run's ledger, and the
  * budget cap is checked before each question starts.
  */
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { basename, isAbsolute, join } from "node:path";
 import type { AgentLabConfig } from "../config";
 import type { Question } from "../data/question";
@@ -155,6 +155,9 @@ async function collectWithPolicy(
   };
 
   const previous = openRunDir(runDir, o.resume, fingerprint);
+  // An empty sft.jsonl from the start: a run that keeps nothing still has a file (and a hash) to point to.
+  mkdirSync(runDir, { recursive: true });
+  if (!existsSync(sftPath(runDir))) writeFileSync(sftPath(runDir), "");
   const created = previous?.job.created ?? new Date().toISOString();
   const attempts: AttemptRecord[] = previous ? readAttempts(runDir) : [];
   const kept: SftRow[] = previous ? readSftRows(sftPath(runDir)) : [];
@@ -341,6 +344,17 @@ function buildManifest(
     held_out_excluded: excluded,
     job: { command: o.command, created, updated: new Date().toISOString(), offset: o.offset, questions: o.questions },
   };
+}
+
+/**
+ * The recipe's advice after collecting: under 300 kept traces is too little to train on; over 90%
+ * kept means the questions are too easy for the model to learn much. Undefined when neither applies.
+ */
+export function sftAdvice(m: SftDataManifest): string | undefined {
+  if (m.counts.questions === 0) return undefined;
+  if (m.counts.kept < 300) return `only ${m.counts.kept} traces kept: too few to train on yet; raise --tries (e.g. 8) or loosen --min-f1 (e.g. 0.6), or take more --questions`;
+  if (m.counts.kept / m.counts.questions > 0.9) return `kept ${((100 * m.counts.kept) / m.counts.questions).toFixed(0)}% of questions: the set is too easy for this model; take harder questions (HotpotQA's level column)`;
+  return undefined;
 }
 
 /** `kept K/N questions  |  solved@T x%  |  avg searches s  |  $…`, as the recipe prints it. */

@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { offlineTokenizer } from "../../../../src/core/chat";
+import { replyTokens } from "../../../../src/core/chat/turns";
 import type { ChatTokenizer } from "../../../../src/core/chat/tokenizer";
 import { mergeConfig, type AgentLabConfig } from "../../../../src/core/config";
 import { UserError } from "../../../../src/core/errors";
@@ -16,7 +17,9 @@ import {
   fileSha256,
   readAttempts,
   readSftRows,
+  sftAdvice,
   sftPath,
+  type SftDataManifest,
   type SftDataOptions,
 } from "../../../../src/core/sft";
 import { requireSharedData } from "../../../helpers/shared-data";
@@ -183,6 +186,16 @@ describe("sft/collectSftData on real HotpotQA records", function () {
     );
   });
 
+  it("a run that keeps nothing still leaves an empty sft.jsonl whose hash the manifest records", async () => {
+    const clueless = new PlanPolicy(tok, [...train, ...dev], 2);
+    clueless.sample = async () => ({ tokens: replyTokens(tok, "I have no idea."), logprobs: null, stopReason: "stop" });
+    const r = await collectSftData(options(clueless, { name: "none", questions: 3, tries: 2 }));
+    assert.equal(readFileSync(sftPath(r.runDir), "utf8"), "");
+    assert.equal(r.manifest.output.sha256, fileSha256(sftPath(r.runDir)));
+    assert.deepEqual([r.manifest.counts.kept, r.manifest.counts.solved, r.manifest.counts.questions], [0, 0, 3]);
+    assert.equal(r.finalLine, "kept 0/3 questions  |  solved@2 0.0%  |  avg searches 0.00  |  $0.00");
+  });
+
   it("a kept row whose attempts line was lost (killed between the two writes) is not appended twice on resume", async () => {
     const first = await collectSftData(options(new PlanPolicy(tok, [...train, ...dev], 5), { name: "torn", questions: 8 }));
     const rows = readSftRows(sftPath(first.runDir));
@@ -196,5 +209,15 @@ describe("sft/collectSftData on real HotpotQA records", function () {
     assert.equal(readSftRows(sftPath(first.runDir)).length, rows.length);
     assert.equal(readFileSync(sftPath(first.runDir), "utf8").trim().split("\n").length, rows.length, "no duplicate line on disk");
     assert.equal(again.manifest.counts.questions, 8);
+  });
+});
+
+describe("sft/sftAdvice (the recipe's tip after collecting)", () => {
+  const m = (questions: number, kept: number) => ({ counts: { questions, kept, tries: 4, episodes: 4 * questions, solved: kept } }) as unknown as SftDataManifest;
+  it("says when there are too few traces to train on, or the set is too easy, and nothing otherwise", () => {
+    assert.match(sftAdvice(m(1500, 299))!, /only 299 traces kept: too few/);
+    assert.match(sftAdvice(m(1500, 1400))!, /kept 93% of questions: the set is too easy/);
+    assert.equal(sftAdvice(m(1500, 900)), undefined);
+    assert.equal(sftAdvice(m(0, 0)), undefined);
   });
 });
