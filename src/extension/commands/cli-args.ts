@@ -14,6 +14,8 @@ export interface EvalChoice {
   limit?: number;
   /** A sampler checkpoint path (tinker://…) to evaluate instead of the base model. */
   modelPath?: string;
+  /** A base model other than the configured one (a priced model id). */
+  model?: string;
   promptFile?: string;
   resume?: boolean;
 }
@@ -27,6 +29,7 @@ export function evalArgs(c: EvalChoice): string[] {
   if (c.closedBook) args.push("--closed-book");
   if (c.limit !== undefined) args.push("--limit", String(c.limit));
   if (c.modelPath) args.push("--model-path", c.modelPath);
+  if (c.model) args.push("--model", c.model);
   if (c.promptFile) args.push("--prompt", c.promptFile);
   if (c.resume) args.push("--resume");
   return args;

@@ -102,7 +102,7 @@ async function startEval(lab: Lab, choice: Omit<args.EvalChoice, "backend">, tit
   let est: estimate.Estimate | undefined;
   if (paid) {
     const questions = choice.limit ?? countLines(path.join(lab.workspace.dataDir(config), `${choice.split}.jsonl`));
-    est = estimate.estimateEval(config, config.model, questions, lab.runs.currentRows());
+    est = estimate.estimateEval(config, choice.model ?? config.model, questions, lab.runs.currentRows());
     if (!(await confirmSpend(lab, title, est))) return undefined;
   }
   return lab.jobs.start({
@@ -119,14 +119,15 @@ async function evaluate(lab: Lab, closedBook: boolean, preset?: pick.ModelChoice
   const split = await pick.pickSplit(title);
   if (!split) return;
   const config = lab.workspace.config();
-  const model = preset ?? (closedBook ? {} : await pick.pickModel(title, config.model, lab.checkpoints.rows().rows));
+  const models = [config.model, ...Object.keys(config.prices).filter((m) => m !== config.model)];
+  const model = preset ?? (closedBook ? {} : await pick.pickModel(title, models, lab.checkpoints.rows().rows));
   if (!model) return;
   const taken = takenRunNames(lab);
   const name = await pick.inputRunName(title, args.uniqueRunName(args.defaultEvalName(split, closedBook, model.checkpointName), taken), taken);
   if (!name) return;
   const limit = await pick.inputInt(title, "Questions to run (blank = the whole split)", undefined, true);
   if (limit === null) return;
-  await startEval(lab, { name, split, closedBook, limit, modelPath: model.modelPath }, `Evaluate ${split}${closedBook ? " closed-book" : ""}: ${name}`);
+  await startEval(lab, { name, split, closedBook, limit, modelPath: model.modelPath, model: model.model }, `Evaluate ${split}${closedBook ? " closed-book" : ""}: ${name}`);
 }
 
 async function prepareData(lab: Lab): Promise<void> {

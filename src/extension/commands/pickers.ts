@@ -26,15 +26,18 @@ export async function pickSplit(title: string): Promise<Split | undefined> {
 }
 
 export interface ModelChoice {
-  /** Sampler checkpoint path; undefined = the base model. */
+  /** Sampler checkpoint path; undefined = a base model. */
   modelPath?: string;
+  /** A base model other than the configured one. */
+  model?: string;
   /** Checkpoint name, for run names. */
   checkpointName?: string;
 }
 
-export async function pickModel(title: string, baseModel: string, checkpoints: readonly CheckpointRow[]): Promise<ModelChoice | undefined> {
+/** `models`: the configured model first, then the other priced models. */
+export async function pickModel(title: string, models: readonly string[], checkpoints: readonly CheckpointRow[]): Promise<ModelChoice | undefined> {
   const items: (vscode.QuickPickItem & { choice: ModelChoice })[] = [
-    { label: "$(symbol-namespace) Base model", description: baseModel, choice: {} },
+    ...models.map((m, i) => ({ label: "$(symbol-namespace) Base model", description: m, detail: i === 0 ? "the configured model (agentLab.model)" : undefined, choice: i === 0 ? {} : { model: m } })),
     ...checkpoints
       .filter((c) => c.entry.sampler_path)
       .map((c) => ({ label: `$(package) ${c.entry.name}`, description: c.description, detail: c.entry.sampler_path, choice: { modelPath: c.entry.sampler_path, checkpointName: c.entry.name } })),

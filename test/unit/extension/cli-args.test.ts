@@ -23,6 +23,10 @@ describe("extension: CLI arguments from quick-pick choices", () => {
     );
   });
 
+  it("eval of another priced base model passes --model", () => {
+    assert.deepEqual(evalArgs({ name: "b", split: "val", backend: "tinker", model: "Qwen/Qwen3-8B" }).slice(-2), ["--model", "Qwen/Qwen3-8B"]);
+  });
+
   it("every other step", () => {
     assert.deepEqual(prepareArgs(), ["prepare", "--hub"]);
     assert.deepEqual(prepareArgs({ trainFiles: ["a.json", "b.json"], devFiles: ["d.parquet"] }), ["prepare", "--train", "a.json", "--train", "b.json", "--dev", "d.parquet"]);
