@@ -38,6 +38,11 @@ export async function run(argv: string[]): Promise<void> {
   const spend = workspaceSpend(runsDir, { since });
   if (values.json) return void console.log(JSON.stringify(spend, null, 2));
   console.log(renderSpend(spend, values.today ? "today" : since ? `since ${since.toISOString()}` : "all time", config.budgetUsd));
+  if (!since && spend.runs.length > 0) {
+    // The all-time table ends with today's share, the number a daily budget is checked against.
+    const width = Math.max(3, ...spend.runs.map((r) => r.name.length));
+    console.log(`  ${"today".padEnd(width)}  $${workspaceSpend(runsDir, { since: startOfToday() }).totalUsd.toFixed(4).padStart(9)}`);
+  }
 }
 
 /** A table of runs and their spend, then the total (and the per-run cap, when one is set). */

@@ -112,6 +112,7 @@ describe("cli: sft-data (kill -9, SIGTERM, resume) and spend", function () {
     assert.match(all.stdout, /old-eval +\$ +0\.5000 .*\(from summary\.json\)/);
     assert.match(all.stdout, /k9 +\$ +0\.0000 +sample \$0\.0000 +tokens \d+ prefill/);
     assert.match(all.stdout, /total +\$ +1\.7500/);
+    assert.match(all.stdout, /today +\$ +1\.2500/);
 
     const today = await runCli(["spend", "--workspace", ws, "--today", "--json"]);
     const json = JSON.parse(today.stdout);
