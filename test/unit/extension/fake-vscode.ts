@@ -53,6 +53,11 @@ export interface Recorded {
   commands: { id: string; args: unknown[] }[];
   /** Answer the next message with this action (or undefined = dismissed). */
   answer?: (text: string, actions: string[]) => string | undefined;
+  /** Answers quick picks: returns the item (or items) to pick, undefined = dismissed. */
+  pick?: (items: { label: string; description?: string }[], options: { title?: string; placeHolder?: string }) => unknown;
+  /** Answers input boxes: the text typed (validated like VS Code would), undefined = dismissed. */
+  input?: (options: { title?: string; prompt?: string; value?: string }) => string | undefined;
+  inputsShown: { prompt?: string; value?: string; error?: string }[];
 }
 
 export const recorded: Recorded & {
@@ -61,7 +66,7 @@ export const recorded: Recorded & {
   watchers: string[];
   workspaceFolder?: string;
   settings: Record<string, unknown>;
-} = { channels: new Map(), messages: [], progress: [], commands: [], registeredCommands: new Map(), treeProviders: new Map(), watchers: [], settings: {} };
+} = { channels: new Map(), messages: [], progress: [], commands: [], inputsShown: [], registeredCommands: new Map(), treeProviders: new Map(), watchers: [], settings: {} };
 
 function message(level: "info" | "warning" | "error") {
   return async (text: string, ...rest: unknown[]) => {
@@ -108,6 +113,16 @@ export const fakeVscode = {
     showInformationMessage: message("info"),
     showWarningMessage: message("warning"),
     showErrorMessage: message("error"),
+    async showQuickPick(items: { label: string; description?: string }[], options: { title?: string; placeHolder?: string } = {}) {
+      return recorded.pick?.(await items, options);
+    },
+    async showInputBox(options: { title?: string; prompt?: string; value?: string; validateInput?: (v: string) => string | undefined }) {
+      const text = recorded.input?.(options);
+      const error = text === undefined ? undefined : options.validateInput?.(text) ?? undefined;
+      recorded.inputsShown.push({ prompt: options.prompt, value: options.value, error });
+      // VS Code keeps a refused box open; the test's user then gives up (Escape).
+      return error ? undefined : text;
+    },
     createStatusBarItem: () => ({ show: () => {}, hide: () => {}, dispose: () => {} }),
     registerTreeDataProvider(id: string, provider: unknown) {
       recorded.treeProviders.set(id, provider);
