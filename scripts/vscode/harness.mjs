@@ -60,6 +60,7 @@ const QUIET_SETTINGS = {
   "git.enabled": false, // the builtin git extension's scanning would only cost time here
   "chat.commandCenter.enabled": false,
   "workbench.secondarySideBar.defaultVisibility": "hidden",
+  "remote.autoForwardPorts": false, // no "your application on port N is available" toasts for the local backend
 };
 
 /**

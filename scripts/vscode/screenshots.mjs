@@ -1,0 +1,75 @@
+#!/usr/bin/env node
+// Headless screenshots of Agent Lab in a real VS Code (code-server + Chromium), in the dark and the
+// light default themes, saved as docs/screenshots/<case>-<theme>.png for the README.
+// The cases live in screenshot-cases.mjs (add panels and commands there). Each case drives the UI
+// like a person (activity bar, command palette, quick picks, tree rows), waits for what it claims
+// to show, and only then saves its picture; a case that cannot find its content fails the run.
+//
+// Usage: node scripts/vscode/screenshots.mjs [--only NAME[,NAME]] [--theme dark|light] [--out DIR]
+// Env: KEEP_TMP=1, CHROMIUM_PATH.
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { root, missingPrerequisite, startCodeServer, launchChromium } from "./harness.mjs";
+import { makeFixtureWorkspace } from "./fixture.mjs";
+import { CASES } from "./screenshot-cases.mjs";
+import { WorkbenchDriver } from "./workbench-driver.mjs";
+
+const { values: args } = parseArgs({ options: { only: { type: "string" }, theme: { type: "string" }, out: { type: "string" } } });
+const THEMES = { dark: "Default Dark Modern", light: "Default Light Modern" };
+const outDir = path.resolve(args.out ?? path.join(root, "docs", "screenshots"));
+const only = args.only ? new Set(args.only.split(",")) : undefined;
+const themes = args.theme ? [args.theme] : Object.keys(THEMES);
+
+const missing = missingPrerequisite();
+if (missing) {
+  console.error(`[screenshots] ${missing}`);
+  process.exit(1);
+}
+mkdirSync(outDir, { recursive: true });
+const t0 = Date.now();
+const log = (m) => console.log(`[+${((Date.now() - t0) / 1000).toFixed(1)}s] ${m}`);
+const failures = [];
+let saved = 0;
+
+for (const theme of themes) {
+  // A fresh workspace per theme: cases start jobs and write runs.
+  const fixture = makeFixtureWorkspace({ log });
+  const cs = await startCodeServer({ settings: { "workbench.colorTheme": THEMES[theme], "window.commandCenter": false } });
+  const browser = await launchChromium();
+  try {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await page.goto(cs.url({ folder: fixture.dir, payload: [["extensionDevelopmentPath", cs.remoteUri(root)], ["skipWelcome", "true"], ["skipReleaseNotes", "true"]] }));
+    const wb = new WorkbenchDriver(page, { workspace: fixture.dir });
+    await wb.ready();
+    log(`${theme}: workbench ready`);
+    for (const c of CASES) {
+      if (only && !only.has(c.name)) continue;
+      try {
+        await c.run(wb, {
+          shoot: async (suffix = "") => {
+            const file = path.join(outDir, `${c.name}${suffix}-${theme}.png`);
+            await page.waitForTimeout(300); // let animations (quick input, notifications) settle
+            await page.screenshot({ path: file });
+            saved++;
+            log(`saved ${path.relative(root, file)}`);
+          },
+        });
+      } catch (e) {
+        failures.push(`${c.name} (${theme}): ${e instanceof Error ? e.message.split("\n")[0] : e}`);
+        await page.screenshot({ path: path.join(outDir, `FAILED-${c.name}-${theme}.png`) }).catch(() => {});
+        log(`FAILED ${c.name}: ${e instanceof Error ? e.message : e}`);
+      } finally {
+        await wb.reset().catch(() => {});
+      }
+    }
+  } finally {
+    await browser.close().catch(() => {});
+    cs.stop();
+    if (!process.env.KEEP_TMP) fixture.remove();
+  }
+}
+log(`${saved} screenshots in ${path.relative(process.cwd(), outDir) || "."}`);
+for (const f of failures) console.error(`[screenshots] failed: ${f}`);
+console.log(`screenshots: ${saved} passed, ${failures.length} failed`);
+process.exit(failures.length ? 1 : 0);
