@@ -5,7 +5,8 @@
  * entries return false and the shell's own fallback (commands.ts) does the job. Swapping a stub for
  * the real call is a one-line change per function.
  */
-import * as vscode from "vscode";
+import type * as vscode from "vscode";
+import type { Lab } from "./commands/commands";
 import * as panels from "./panels";
 
 /** The trace viewer on one run (an episode, or the run's first). */
@@ -29,12 +30,16 @@ export function registerPanelFeatures(context: vscode.ExtensionContext): void {
   panels.registerEpisodeCodeLens(context);
 }
 
-/** Edit System Prompt; returns false when the prompt loop has not landed (the shell then opens the file itself). */
-export async function editSystemPromptFeature(_context: vscode.ExtensionContext): Promise<boolean> {
+/**
+ * Edit System Prompt; returns false when the prompt loop has not landed (the shell then does it).
+ * `lab` gives the prompt loop the shell's parts: `lab.jobs.start({title, command, runDir})` runs a
+ * CLI job (progress, output channel, notifications), `lab.workspace.config()` the settings.
+ */
+export async function editSystemPromptFeature(_lab: Lab): Promise<boolean> {
   return false;
 }
 
 /** Rerun Eval With Current Prompt; returns false when the prompt loop has not landed. */
-export async function rerunEvalWithPromptFeature(_context: vscode.ExtensionContext, _promptFile?: string): Promise<boolean> {
+export async function rerunEvalWithPromptFeature(_lab: Lab, _promptFile?: string): Promise<boolean> {
   return false;
 }

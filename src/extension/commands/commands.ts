@@ -271,7 +271,7 @@ async function openDashboard(lab: Lab, arg: unknown): Promise<void> {
 
 /** Fallback until the prompt loop lands: copy the shipped prompt into the workspace, record it in agent-lab.json, open it. */
 async function editSystemPrompt(lab: Lab): Promise<void> {
-  if (await bridge.editSystemPromptFeature(lab.context)) return;
+  if (await bridge.editSystemPromptFeature(lab)) return;
   const folder = lab.workspace.requireFolder();
   const config = lab.workspace.config();
   let rel = config.systemPromptFile;
@@ -291,7 +291,7 @@ async function editSystemPrompt(lab: Lab): Promise<void> {
 
 /** Fallback until the prompt loop lands: rerun a val eval's settings with the current prompt, then compare. */
 async function rerunEvalWithPrompt(lab: Lab, arg: unknown): Promise<void> {
-  if (await bridge.rerunEvalWithPromptFeature(lab.context, typeof arg === "string" ? arg : undefined)) return;
+  if (await bridge.rerunEvalWithPromptFeature(lab, typeof arg === "string" ? arg : undefined)) return;
   const config = lab.workspace.config();
   const rows = lab.runs.currentRows().filter((r) => r.kind === "eval" && r.manifest && r.summary?.split !== "test");
   const base = runFromArg(lab, arg) ?? (await pick.pickRun("Agent Lab: Rerun Eval With Current Prompt — which eval?", rows));
