@@ -3,6 +3,7 @@ import * as vscode from "vscode";
 import { describeProgress } from "./job-progress";
 import type { Job, JobRunner } from "./job-runner";
 import { isFinal } from "./job-state";
+import { readExitRecord } from "./job-store";
 
 const ICONS: Record<string, [string, string?]> = {
   starting: ["loading~spin"],
@@ -31,8 +32,10 @@ export class JobsProvider implements vscode.TreeDataProvider<Job>, vscode.Dispos
     const item = new vscode.TreeItem(job.record.title, vscode.TreeItemCollapsibleState.None);
     item.id = `job:${job.record.id}`;
     const s = job.status;
-    const elapsed = Date.now() - Date.parse(job.record.started);
-    item.description = `${s.state}${s.cancelRequested && !isFinal(s.state) ? " (stopping)" : ""} · ${describeProgress(job.progress, isFinal(s.state) ? 0 : elapsed).replace(/ · 0s$/, "")}`;
+    // A finished job shows how long it ran (its exit record says when it ended).
+    const ended = isFinal(s.state) ? Date.parse(readExitRecord(job.runsDir, job.record.id)?.ended ?? "") : Date.now();
+    const elapsed = Number.isFinite(ended) ? ended - Date.parse(job.record.started) : 0;
+    item.description = `${s.state}${s.cancelRequested && !isFinal(s.state) ? " (stopping)" : ""} · ${describeProgress(job.progress, elapsed)}`;
     item.tooltip = [
       job.record.title,
       `agent-lab ${job.record.command.join(" ")}`,
