@@ -1,0 +1,378 @@
+/**
+ * `agent-lab pipeline`: the whole recipe in one command, through the same core functions the
+ * single-step commands call (prepare, index, eval, sft-data, train-sft, train-grpo, ablate).
+ *
+ * Local backend (default): a synthetic multi-hop world, the local Tinker-compatible stand-in with
+ * its tiny model, a scripted teacher for the SFT data — no account, no network, minutes on a
+ * laptop. Tinker: HotpotQA from the hub, Qwen3.5-4B, the recipe's sizes, cost confirmed first.
+ *
+ * Every stage writes into the pipeline folder and is skipped when its outputs are complete, or
+ * resumed when they are partial (each step's own resume), so rerunning the command continues.
+ */
+import { existsSync, mkdirSync, readdirSync, renameSync, writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { ablate, loadAblationInputs, renderAblationTable, renderMarkdownReport, type AblationReport } from "../analysis";
+import { offlineTokenizer } from "../chat";
+import { registryPath, resolveCheckpointPath } from "../checkpoints/registry";
+import { CONFIG_FILE, loadConfig, mergeConfig, validateOverrides, type AgentLabConfig } from "../config";
+import { generateSyntheticHotpot } from "../demo/synthetic-hotpot";
+import { prepareData } from "../data/prepare";
+import { UserError } from "../errors";
+import { evalSplit } from "../eval/eval-split";
+import { readJsonFile, writeJsonAtomic } from "../runs/run-files";
+import { buildIndex } from "../search";
+import { collectSftData } from "../sft";
+import { trainGrpo, trainSft } from "../train";
+import { ABLATION_FILE, planPipeline, renderPlan, REPORT_FILE, RUN_NAMES, STATE_FILE, type PipelinePlan, type StageName } from "./plan";
+import { readStepRewards, rewardTrend, renderTrend, type RewardTrend } from "./reward-trend";
+import { defaultSettings, type PipelineBackend, type PipelineSettings } from "./settings";
+import { TeacherPolicy } from "./teacher";
+
+/** Marks a folder as a pipeline's, so a rerun may continue in it. */
+export const PIPELINE_MARKER = ".agent-lab-pipeline";
+export const OFFLINE_PROMPT = "prompts/offline-system.md";
+export const OFFLINE_CLOSED_BOOK_PROMPT = "prompts/offline-closed-book.md";
+
+/** Said at the start and in the report of every local run. */
+export const LOCAL_STAND_IN_NOTE =
+  "The local backend is a stand-in for Tinker: a tiny CPU model on an invented world. Its numbers show that the " +
+  "pipeline and its statistics work end to end, not how Qwen3.5-4B does on HotpotQA; real results come from " +
+  "`agent-lab pipeline --backend tinker`.";
+
+/** Short prompts for the offline world (written to files: every run's manifest records their hash). */
+const OFFLINE_SYSTEM_TEXT =
+  "Answer the question about an invented world by searching.\nReply with one action: <search>words</search> or <answer>answer</answer>.\n";
+const OFFLINE_CLOSED_BOOK_TEXT = "Answer the question about an invented world from memory; you cannot search.\nReply with <answer>answer</answer>.\n";
+
+export interface PipelineOptions {
+  dir: string;
+  backend: PipelineBackend;
+  /** Sizes; default the backend's (settings.ts). Tests pass a miniature. */
+  settings?: PipelineSettings;
+  /** Print the plan (stages, sizes, cost) and stop. */
+  dryRun?: boolean;
+  /** Skip the spending confirmation (tinker). */
+  yes?: boolean;
+  /** Asks the user; absent = cannot ask (a paid run then needs `yes`). */
+  confirm?: (question: string) => Promise<boolean>;
+  /** Local backend port: reuse a running `agent-lab serve-local`, else 0 = start one in-process. */
+  localPort?: number;
+  /** Bootstrap resamples of the ablation (default ablate's). */
+  resamples?: number;
+  signal?: AbortSignal;
+  log: (line: string) => void;
+}
+
+export interface PipelineResult {
+  plan: PipelinePlan;
+  /** Absent after a dry run. */
+  report?: AblationReport;
+  grpoVsSft?: AblationReport;
+  trend?: RewardTrend;
+  /** The printed ablation table. */
+  table?: string;
+  seconds: number;
+  stageSeconds: Partial<Record<StageName, number>>;
+}
+
+interface PipelineState {
+  format: 1;
+  settings: PipelineSettings;
+  stages: Partial<Record<StageName, { seconds: number; finished: string }>>;
+  load?: number[];
+}
+
+export async function runPipeline(o: PipelineOptions): Promise<PipelineResult> {
+  const started = Date.now();
+  const settings = o.settings ?? defaultSettings(o.backend);
+  if (settings.backend !== o.backend) throw new Error(`settings are for ${settings.backend}, the run for ${o.backend}`);
+  const log = o.log;
+
+  // The plan needs the folder's config; a dry run must not write anything, so read it from memory.
+  const existing = readJsonFile<PipelineState>(join(o.dir, STATE_FILE));
+  if (!o.dryRun) claimFolder(o.dir, settings, existing);
+  const config = o.dryRun && !existsSync(join(o.dir, CONFIG_FILE)) ? loadConfigInMemory(settings) : loadConfig(o.dir);
+  const plan = planPipeline({ dir: o.dir, config, settings });
+
+  if (o.backend === "local") log(LOCAL_STAND_IN_NOTE);
+  log(`pipeline in ${o.dir} (${o.backend} backend):`);
+  log(renderPlan(plan));
+  if (o.dryRun) return { plan, seconds: (Date.now() - started) / 1000, stageSeconds: {} };
+
+  if (o.backend === "tinker") await confirmSpending(plan, o);
+
+  const state: PipelineState = existing ?? { format: 1, settings, stages: {} };
+  const stageSeconds: Partial<Record<StageName, number>> = {};
+  const t0 = Date.now();
+  const at = () => `[${((Date.now() - t0) / 1000).toFixed(1)}s]`;
+  const done = new Set(plan.stages.filter((s) => s.status === "done").map((s) => s.name));
+  const stageList = plan.stages.map((s) => s.name);
+  const stage = async (name: StageName, work: () => Promise<void>) => {
+    const n = stageList.indexOf(name) + 1;
+    if (done.has(name)) {
+      log(`${at()} ${n}/${stageList.length} ${name}: outputs complete, skipped`);
+      return;
+    }
+    o.signal?.throwIfAborted();
+    const partial = plan.stages.find((s) => s.name === name)?.status === "partial";
+    log(`${at()} ${n}/${stageList.length} ${name}${partial ? " (resuming)" : ""}: ${plan.stages[n - 1].what}`);
+    const s0 = Date.now();
+    await work();
+    const seconds = (Date.now() - s0) / 1000;
+    stageSeconds[name] = seconds;
+    state.stages[name] = { seconds, finished: new Date().toISOString() };
+    writeJsonAtomic(join(o.dir, STATE_FILE), state);
+    log(`${at()} ${name} done in ${seconds.toFixed(1)}s`);
+  };
+
+  const runsDir = join(o.dir, config.runsDir);
+  const dataDir = join(o.dir, config.dataDir);
+  const s = settings;
+  const command = (what: string) => ["agent-lab", "pipeline", `(${what})`];
+  const stepLog = (line: string) => log(`    ${line}`);
+
+  let hubFiles: { train: string[]; dev: string[]; description: string } | undefined;
+  await stage("world", async () => {
+    if (s.data.source === "synthetic") {
+      const world = generateSyntheticHotpot({ seed: s.data.seed, train: s.data.train, dev: s.data.dev, style: "compact" });
+      mkdirSync(join(o.dir, "hotpot"), { recursive: true });
+      writeFileAtomic(join(o.dir, "hotpot", "synthetic_train.json"), JSON.stringify(world.train));
+      writeFileAtomic(join(o.dir, "hotpot", "synthetic_dev.json"), JSON.stringify(world.dev));
+      stepLog(`${world.train.length} train and ${world.dev.length} dev questions`);
+    } else {
+      const { downloadHotpotQA } = await import("../data/hub");
+      hubFiles = await downloadHotpotQA({ log: stepLog });
+    }
+  });
+  await stage("prepare", async () => {
+    let input;
+    if (s.data.source === "synthetic") {
+      const raw = join(o.dir, "hotpot");
+      input = { trainFiles: [join(raw, "synthetic_train.json")], devFiles: [join(raw, "synthetic_dev.json")], source: `agent-lab pipeline synthetic world (compact, seed ${s.data.seed})` };
+    } else {
+      hubFiles ??= await (await import("../data/hub")).downloadHotpotQA({ log: stepLog });
+      input = { trainFiles: hubFiles.train, devFiles: hubFiles.dev, source: hubFiles.description };
+    }
+    const r = await prepareData(dataDir, input, stepLog);
+    stepLog(`corpus ${r.counts.corpus} paragraphs | train ${r.counts.train} | val ${r.counts.val} | test ${r.counts.test}`);
+  });
+  await stage("index", async () => {
+    // The offline corpus is small: one thread leaves the other cores to the rest of the machine.
+    const r = await buildIndex(join(dataDir, "corpus.jsonl"), join(dataDir, "bm25"), s.backend === "local" ? { workers: 0 } : {});
+    stepLog(`${r.documents} paragraphs, ${r.terms} terms`);
+  });
+
+  const local =
+    s.backend === "local"
+      ? await (await import("../../server")).connectOrStartLocalBackend({ port: o.localPort ?? 0, dir: join(o.dir, "local-backend"), seed: 0 })
+      : undefined;
+  if (local) log(`${local.started ? "started" : "using"} the local backend at ${local.url}`);
+  try {
+    const backend = s.backend === "local" ? "local" : "tinker";
+    const runDir = (name: string) => join(runsDir, name);
+    const evalRun = (name: string, closedBook: boolean, checkpoint?: string) =>
+      evalSplit({
+        workspaceDir: o.dir,
+        config,
+        name,
+        split: "val",
+        closedBook,
+        limit: s.evalLimit,
+        resume: existsSync(join(runDir(name), "manifest.json")),
+        temperature: 0,
+        promptFile: closedBook && s.offlinePrompts ? OFFLINE_CLOSED_BOOK_PROMPT : undefined,
+        backend,
+        checkpoint,
+        localBackendUrl: local?.url,
+        command: command(`eval ${name}`),
+        signal: o.signal,
+        log: stepLog,
+      }).then((r) => {
+        if (o.signal?.aborted) throw interrupted();
+        stepLog(`F1 ${r.summary.f1.toFixed(3)}  EM ${r.summary.em.toFixed(3)}  searches/q ${r.summary.searches_per_q.toFixed(2)}  ends ${JSON.stringify(r.summary.ends)}`);
+      });
+
+    await stage("eval-closed-book", () => evalRun(RUN_NAMES.closedBook, true));
+    await stage("eval-base", () => evalRun(RUN_NAMES.base, false));
+    await stage("sft-data", async () => {
+      const r = await collectSftData({
+        workspaceDir: o.dir,
+        config,
+        name: RUN_NAMES.sftData,
+        questions: s.sftData.questions,
+        offset: 0,
+        tries: s.sftData.tries,
+        temperature: s.sftData.temperature,
+        minF1: s.sftData.minF1,
+        role: s.sftData.role,
+        backend,
+        policy: s.sftData.role === "teacher" ? new TeacherPolicy(await offlineTokenizer("qwen3")) : undefined,
+        localBackendUrl: local?.url,
+        resume: existsSync(join(runDir(RUN_NAMES.sftData), "manifest.json")),
+        command: command("sft-data"),
+        signal: o.signal,
+        log: stepLog,
+      });
+      if (r.budgetStop) throw new UserError(`sft-data stopped at the budget cap: ${r.budgetStop.message}`);
+      if (o.signal?.aborted) throw interrupted();
+      stepLog(r.finalLine);
+    });
+    await stage("train-sft", async () => {
+      const r = await trainSft({
+        workspaceDir: o.dir,
+        config,
+        name: RUN_NAMES.sft,
+        data: join(runDir(RUN_NAMES.sftData), "sft.jsonl"),
+        epochs: s.sft.epochs,
+        batch: s.sft.batch,
+        lr: s.sft.lr,
+        seed: 0,
+        resume: existsSync(join(runDir(RUN_NAMES.sft), "manifest.json")),
+        backend,
+        baseUrl: local?.url,
+        command: command("train-sft"),
+        signal: o.signal,
+        log: stepLog,
+      });
+      if (r.status !== "done") throw interrupted();
+    });
+    const sftCheckpoint = `${RUN_NAMES.sft}-e${s.sft.epochs}`;
+    await stage("eval-sft", () => evalRun(RUN_NAMES.sftEval, false, resolveCheckpointPath(runsDir, sftCheckpoint, "sampler")));
+    await stage("train-grpo", async () => {
+      const r = await trainGrpo({
+        workspaceDir: o.dir,
+        config,
+        name: RUN_NAMES.grpo,
+        initState: sftCheckpoint,
+        steps: s.grpo.steps,
+        questions: s.grpo.questions,
+        group: s.grpo.group,
+        lr: s.grpo.lr,
+        temperature: s.grpo.temperature,
+        offset: s.sftData.questions,
+        saveEvery: s.grpo.saveEvery,
+        resume: existsSync(join(runDir(RUN_NAMES.grpo), "manifest.json")),
+        backend,
+        baseUrl: local?.url,
+        command: command("train-grpo"),
+        signal: o.signal,
+        log: stepLog,
+      });
+      if (r.status === "interrupted") throw interrupted();
+      if (r.status !== "done") throw new UserError(`train-grpo stopped (${r.status})${r.message ? `: ${r.message}` : ""}`);
+    });
+    await stage("eval-grpo", () => evalRun(RUN_NAMES.grpoEval, false, resolveCheckpointPath(runsDir, `${RUN_NAMES.grpo}-s${s.grpo.steps}`, "sampler")));
+  } finally {
+    await local?.close();
+  }
+
+  // The comparison is cheap and always redone, so the printed table is there on every run.
+  const result: PipelineResult = { plan, seconds: 0, stageSeconds };
+  await stage("ablate", async () => undefined);
+  const labels = ["base", "closed-book", "SFT", "GRPO"];
+  const dirs = [RUN_NAMES.base, RUN_NAMES.closedBook, RUN_NAMES.sftEval, RUN_NAMES.grpoEval].map((n) => join(runsDir, n));
+  // Each comparison differs from base in the thing under test: the checkpoint, or search itself.
+  const expect = ["policy.checkpoint", "search", "system_prompt"];
+  const report = ablate(loadAblationInputs(dirs), { resamples: o.resamples, expect });
+  const grpoVsSft = ablate(loadAblationInputs([dirs[2], dirs[3]]), { resamples: o.resamples, expect });
+  const trend = rewardTrend(readStepRewards(join(runsDir, RUN_NAMES.grpo, "metrics.jsonl")));
+  const table = renderAblationTable(report);
+  writeJsonAtomic(join(o.dir, ABLATION_FILE), report);
+  writeFileAtomic(join(o.dir, REPORT_FILE), renderReport({ o, settings, report, grpoVsSft, trend, labels, state }));
+  log("");
+  log(table);
+  log("");
+  log(grpoLine(grpoVsSft));
+  log(renderTrend(trend));
+  if (o.backend === "local") log(`\n${LOCAL_STAND_IN_NOTE}`);
+  log(`\nreport: ${join(o.dir, REPORT_FILE)}  (full comparison: ${join(o.dir, ABLATION_FILE)})`);
+  result.report = report;
+  result.grpoVsSft = grpoVsSft;
+  result.trend = trend;
+  result.table = table;
+  result.seconds = (Date.now() - started) / 1000;
+  log(`pipeline finished in ${result.seconds.toFixed(1)}s`);
+  return result;
+}
+
+function interrupted(): UserError {
+  return new UserError("pipeline interrupted; rerun the same command to continue where it stopped");
+}
+
+function grpoLine(r: AblationReport): string {
+  const c = r.comparisons[0];
+  if (!c) return "";
+  const f = c.f1;
+  return `GRPO vs SFT on val: Δ F1 ${signed(f.delta)} [95% CI ${signed(f.ci.lo)}, ${signed(f.ci.hi)}], p ${f.p.toPrecision(2)}: ${f.verdict}`;
+}
+
+const signed = (x: number) => (x >= 0 ? "+" : "") + x.toFixed(3);
+
+/** A fresh folder, or one an earlier pipeline run with the same settings made; anything else is refused. */
+function claimFolder(dir: string, settings: PipelineSettings, existing: PipelineState | undefined): void {
+  if (existsSync(dir) && readdirSync(dir).length > 0) {
+    if (!existsSync(join(dir, PIPELINE_MARKER))) {
+      throw new UserError(`${dir} exists and was not made by "agent-lab pipeline"; choose another --dir`);
+    }
+    if (existing && JSON.stringify(existing.settings) !== JSON.stringify(settings)) {
+      throw new UserError(
+        `${dir} holds a pipeline run with other settings (${existing.settings.backend} backend); ` +
+          `rerun it with the same options to continue, or choose another --dir`,
+      );
+    }
+  }
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, PIPELINE_MARKER), "Made by `agent-lab pipeline`; rerunning the same command here continues the run.\n");
+  if (!existsSync(join(dir, STATE_FILE))) writeJsonAtomic(join(dir, STATE_FILE), { format: 1, settings, stages: {} } satisfies PipelineState);
+  if (!existsSync(join(dir, CONFIG_FILE))) writeFileAtomic(join(dir, CONFIG_FILE), JSON.stringify(workspaceConfig(settings), null, 2) + "\n");
+  if (settings.offlinePrompts) {
+    mkdirSync(join(dir, "prompts"), { recursive: true });
+    if (!existsSync(join(dir, OFFLINE_PROMPT))) writeFileAtomic(join(dir, OFFLINE_PROMPT), OFFLINE_SYSTEM_TEXT);
+    if (!existsSync(join(dir, OFFLINE_CLOSED_BOOK_PROMPT))) writeFileAtomic(join(dir, OFFLINE_CLOSED_BOOK_PROMPT), OFFLINE_CLOSED_BOOK_TEXT);
+  }
+}
+
+/** The pipeline folder's agent-lab.json: its harness settings, its prompt. */
+function workspaceConfig(s: PipelineSettings): Record<string, unknown> {
+  return { dataDir: "data", runsDir: "runs", ...s.harness, ...(s.offlinePrompts ? { systemPromptFile: OFFLINE_PROMPT } : {}) };
+}
+
+function loadConfigInMemory(s: PipelineSettings): AgentLabConfig {
+  return mergeConfig(validateOverrides(workspaceConfig(s), "pipeline settings"));
+}
+
+async function confirmSpending(plan: PipelinePlan, o: PipelineOptions): Promise<void> {
+  if (plan.remainingUsd <= 0 || o.yes) return;
+  const question = `This spends up to ≈ $${plan.remainingUsd.toFixed(2)} on Tinker. Continue? [y/N] `;
+  if (!o.confirm) throw new UserError(`this run would spend up to ≈ $${plan.remainingUsd.toFixed(2)} on Tinker; pass --yes to confirm without a prompt`);
+  if (!(await o.confirm(question))) throw new UserError("stopped before spending anything");
+}
+
+function writeFileAtomic(file: string, text: string): void {
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, text);
+  renameSync(tmp, file);
+}
+
+interface ReportParts {
+  o: PipelineOptions;
+  settings: PipelineSettings;
+  report: AblationReport;
+  grpoVsSft: AblationReport;
+  trend: RewardTrend;
+  labels: string[];
+  state: PipelineState;
+}
+
+function renderReport({ o, settings, report, grpoVsSft, trend, labels, state }: ReportParts): string {
+  const out: string[] = [];
+  out.push(`# Agent Lab pipeline report (${settings.backend} backend)`, "");
+  if (settings.backend === "local") out.push(`> ${LOCAL_STAND_IN_NOTE}`, "");
+  out.push(renderMarkdownReport(report, { labels }).trim(), "");
+  out.push("## GRPO", "", `- ${grpoLine(grpoVsSft)}`, `- ${renderTrend(trend).replace("\n  ", "\n- ")}`, "");
+  out.push("## Stage timings (seconds, last run of each stage)", "");
+  for (const [name, t] of Object.entries(state.stages)) out.push(`- ${name}: ${t.seconds.toFixed(1)}`);
+  out.push("", "## Settings", "", "```json", JSON.stringify(settings, null, 2), "```", "");
+  out.push(`Folder: ${relative(process.cwd(), o.dir) || "."}; checkpoints: ${relative(o.dir, registryPath(join(o.dir, "runs")))}`, "");
+  return out.join("\n");
+}

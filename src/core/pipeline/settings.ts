@@ -1,0 +1,54 @@
+/**
+ * The sizes of one pipeline run, for each backend: the offline defaults (a small invented world the
+ * local stand-in model learns in minutes) and the recipe's (HotpotQA on Tinker with Qwen3.5-4B).
+ * Every number a run used is written to pipeline.json, so a result can be traced to its settings.
+ */
+
+export type PipelineBackend = "local" | "tinker";
+
+export interface PipelineSettings {
+  backend: PipelineBackend;
+  /** Where the questions come from: the synthetic world (local) or the Hugging Face hub (tinker). */
+  data: { source: "synthetic"; seed: number; train: number; dev: number } | { source: "hub" };
+  /** Harness settings written to the workspace's agent-lab.json (absent = the recipe's defaults). */
+  harness: { topK?: number; maxSearches?: number; maxTokens?: number; loraRank?: number; concurrency?: number };
+  /** Offline only: short system prompts written next to the world (recorded in every manifest by hash). */
+  offlinePrompts: boolean;
+  /** Questions of val each eval runs (undefined = the whole split). */
+  evalLimit?: number;
+  sftData: { questions: number; tries: number; temperature: number; minF1: number; role: "self" | "teacher" };
+  sft: { epochs: number; batch: number; lr: number };
+  grpo: { steps: number; questions: number; group: number; lr: number; temperature: number; saveEvery: number };
+}
+
+/**
+ * Offline defaults, chosen by measurement (see the README's pipeline section): a compact world with
+ * one-token name words, one paragraph per search, two searches (every question is two hops), short
+ * turns, and a scripted teacher, because the tiny model starts knowing nothing.
+ */
+export const LOCAL_SETTINGS: Readonly<PipelineSettings> = Object.freeze({
+  backend: "local",
+  data: { source: "synthetic", seed: 20261129, train: 500, dev: 700 },
+  harness: { topK: 1, maxSearches: 2, maxTokens: 32, loraRank: 8, concurrency: 8 },
+  offlinePrompts: true,
+  evalLimit: undefined,
+  sftData: { questions: 300, tries: 1, temperature: 0, minF1: 0.8, role: "teacher" },
+  sft: { epochs: 4, batch: 4, lr: 0.01 },
+  grpo: { steps: 12, questions: 8, group: 8, lr: 0.002, temperature: 1, saveEvery: 12 },
+} as PipelineSettings);
+
+/** The recipe's sizes (seed 000): SFT 1,500 questions × 4 tries, 3 epochs; GRPO 30 steps × 32 × 8. */
+export const TINKER_SETTINGS: Readonly<PipelineSettings> = Object.freeze({
+  backend: "tinker",
+  data: { source: "hub" },
+  harness: {},
+  offlinePrompts: false,
+  evalLimit: undefined,
+  sftData: { questions: 1500, tries: 4, temperature: 0.8, minF1: 0.8, role: "self" },
+  sft: { epochs: 3, batch: 32, lr: 2e-4 },
+  grpo: { steps: 30, questions: 32, group: 8, lr: 4e-5, temperature: 1, saveEvery: 10 },
+} as PipelineSettings);
+
+export function defaultSettings(backend: PipelineBackend): PipelineSettings {
+  return structuredClone(backend === "local" ? LOCAL_SETTINGS : TINKER_SETTINGS) as PipelineSettings;
+}
