@@ -21,7 +21,7 @@
  *   agentLab.runOfflinePipeline   job `pipeline --dir agent-lab-offline --backend local` (no account, no network)
  *   agentLab.showSpend            today's and total spend per run (output channel + message)
  *   agentLab.refresh              re-read runs, checkpoints, jobs
- * Tree context actions: agentLab.openRun (summary.json), agentLab.compareWith, agentLab.compareWithPrevious,
+ * Tree context actions: agentLab.openRun (summary.json; a training run's dashboard), agentLab.compareWith, agentLab.compareWithPrevious,
  *   agentLab.rescoreRun (job `score RUN`), agentLab.resumeRun (the run's own command + --resume),
  *   agentLab.revealRun, agentLab.deleteRun (confirmed), agentLab.evaluateCheckpoint,
  *   agentLab.continueGrpo, agentLab.copyCheckpointPath, agentLab.showTrainingRun,
@@ -463,6 +463,7 @@ export function registerCommands(lab: Lab): vscode.Disposable[] {
     "agentLab.openRun": async (a) => {
       const run = runFromArg(lab, a) ?? (await pick.pickRun("Agent Lab: Open Summary", lab.runs.currentRows()));
       if (!run) return;
+      if (run.kind === "training") return bridge.openDashboardPanel(lab.context, run.dir);
       const summary = path.join(run.dir, "summary.json");
       if (existsSync(summary)) await vscode.window.showTextDocument(vscode.Uri.file(summary), { preview: true });
       else await vscode.commands.executeCommand("revealInExplorer", vscode.Uri.file(run.dir));
