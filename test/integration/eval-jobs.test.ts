@@ -67,6 +67,8 @@ describe("eval jobs launched by command (local backend)", function () {
       await vscode.commands.executeCommand("agentLab.evaluate");
       const job = await jobFor(lab, name);
       await waitFor("2 episodes written", () => episodeLines(name).length >= 2, 60_000, 50);
+      // The Runs view follows the job live (file watcher): the run shows up as running.
+      await waitFor("the run shown as running in the Runs view", async () => (await treeRows(lab.runs)).find((r) => labelOf(r.item) === name && /running/.test(String(r.item.description))), 15_000);
       await vscode.commands.executeCommand("agentLab.cancelJob", job);
       const status = await Promise.race([job.finished, new Promise<never>((_, no) => setTimeout(() => no(new Error("cancelled job did not end in 30 s")), 30_000))]);
       assert.equal(status.state, "cancelled");
@@ -76,6 +78,7 @@ describe("eval jobs launched by command (local backend)", function () {
       const summary = JSON.parse(readFileSync(join(workspaceDir(), "runs", name, "summary.json"), "utf8")) as { n: number; status: string };
       assert.equal(summary.n, lines.length, "the summary counts the kept episodes");
       assert.equal(summary.status, "interrupted");
+      await waitFor("the run shown as interrupted in the Runs view", async () => (await treeRows(lab.runs)).find((r) => labelOf(r.item) === name && /interrupted/.test(String(r.item.description))), 15_000);
       await waitFor("the job-stopped notification", () => ui.messages("info").find((m) => m.includes(name) && /stopped/.test(m)), 10_000);
     } finally {
       ui.restore();
