@@ -8,6 +8,7 @@ import { join } from "node:path";
 import type { RunManifest } from "../../core/runs/manifest";
 import type { EpisodeRecord } from "../../core/runs/run-files";
 import { readEpisodes } from "../../core/runs/run-files";
+import { lastLines } from "../jobs/job-progress";
 import type { RunStatus, RunSummary } from "../../core/runs/summary";
 
 /** Files whose presence makes a folder a run. */
@@ -24,6 +25,8 @@ export interface RunRow {
   status: ShownStatus;
   /** Kind of run, for context menus: eval (episodes), training (metrics.jsonl), sft-data, other. */
   kind: "eval" | "training" | "sft-data" | "other";
+  /** Whether the folder has episodes.jsonl (eval runs; GRPO rollouts), shown grouped by outcome. */
+  hasEpisodes: boolean;
   /** Newest change to the folder's files (ms), for sorting and "previous run". */
   updatedMs: number;
   /** A file that could not be read, with why (shown instead of hiding the run). */
@@ -58,18 +61,39 @@ export function formatUsd(usd: number): string {
   return `$${usd.toFixed(2)}`;
 }
 
+/** "training · step 12 · reward 0.412 · $1.20" from the last complete line of metrics.jsonl. */
+function trainingParts(dir: string): string[] {
+  const lines = lastLines(join(dir, "metrics.jsonl"));
+  for (const line of lines.reverse()) {
+    try {
+      const m = JSON.parse(line) as Record<string, unknown>;
+      const parts = ["training"];
+      if (typeof m.step === "number") parts.push(`step ${m.step}`);
+      if (typeof m.reward === "number") parts.push(`reward ${m.reward.toFixed(3)}`);
+      else if (typeof m.loss === "number") parts.push(`loss ${m.loss.toFixed(3)}`);
+      if (typeof m.usd === "number" && m.usd > 0) parts.push(formatUsd(m.usd));
+      return parts;
+    } catch {
+      continue; // torn last line while the job appends
+    }
+  }
+  return ["training"];
+}
+
 /** One run folder → its row. `liveRunDirs`: folders a live job is writing right now. */
 export function readRunRow(dir: string, name: string, liveRunDirs: ReadonlySet<string> = new Set()): RunRow {
   const summary = readJson<RunSummary>(join(dir, "summary.json"));
   const manifest = readJson<RunManifest>(join(dir, "manifest.json"));
   const s = summary.value;
-  const kind: RunRow["kind"] = existsSync(join(dir, "episodes.jsonl")) || s
-    ? "eval"
-    : existsSync(join(dir, "metrics.jsonl"))
-      ? "training"
+  // Training first: GRPO runs also write episodes.jsonl (their rollouts).
+  const kind: RunRow["kind"] = existsSync(join(dir, "metrics.jsonl"))
+    ? "training"
+    : existsSync(join(dir, "episodes.jsonl")) || s
+      ? "eval"
       : existsSync(join(dir, "sft.jsonl"))
         ? "sft-data"
         : "other";
+  const hasEpisodes = existsSync(join(dir, "episodes.jsonl"));
   const live = liveRunDirs.has(dir);
   let status: ShownStatus = s?.status ?? (live ? "running" : "unknown");
   // A summary left at "running" by a killed job would otherwise spin forever.
@@ -82,10 +106,12 @@ export function readRunRow(dir: string, name: string, liveRunDirs: ReadonlySet<s
     parts.push(s.planned && s.planned !== s.n ? `n=${s.n}/${s.planned}` : `n=${s.n}`);
     parts.push(`F1 ${pct(s.f1)}`, `EM ${pct(s.em)}`);
     parts.push(`${formatUsd(s.usd_per_q)}/q`);
+  } else if (kind === "training") {
+    parts.push(...trainingParts(dir));
   } else if (kind !== "eval") {
     parts.push(kind);
   }
-  if (status !== "done") parts.push(status);
+  if (status !== "done" && status !== "unknown") parts.push(status);
   const problem = summary.problem ?? manifest.problem;
   if (problem) parts.push("⚠ unreadable file");
   const tooltip = [
@@ -97,7 +123,7 @@ export function readRunRow(dir: string, name: string, liveRunDirs: ReadonlySet<s
     manifest.value ? `prompt ${manifest.value.system_prompt?.sha256?.slice(0, 12) ?? "?"} · top-k ${manifest.value.search?.top_k} · budget ${manifest.value.search?.max_searches}${manifest.value.search?.closed_book ? " · closed-book" : ""}` : "",
     problem ?? "",
   ].filter(Boolean).join("\n");
-  return { name, dir, summary: s, manifest: manifest.value, status, kind, updatedMs, problem, label: name, description: parts.join(" · "), tooltip };
+  return { name, dir, summary: s, manifest: manifest.value, status, kind, hasEpisodes, updatedMs, problem, label: name, description: parts.join(" · "), tooltip };
 }
 
 /** Every run folder under runsDir (hidden folders such as .jobs skipped), newest first. */

@@ -69,7 +69,7 @@ export class RunsProvider implements vscode.TreeDataProvider<RunsNode>, vscode.D
       return this.rows.map((row) => ({ type: "run", row }));
     }
     if (node.type === "run") {
-      if (node.row.kind !== "eval") return [];
+      if (!node.row.hasEpisodes) return [];
       try {
         const groups = this.episodes.groups(node.row.dir);
         if (groups.length === 0) return [{ type: "message", text: "no finished episodes yet" }];
@@ -86,7 +86,7 @@ export class RunsProvider implements vscode.TreeDataProvider<RunsNode>, vscode.D
     switch (node.type) {
       case "run": {
         const r = node.row;
-        const item = new vscode.TreeItem(r.label, r.kind === "eval" ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+        const item = new vscode.TreeItem(r.label, r.hasEpisodes || r.kind === "eval" ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
         item.id = `run:${r.dir}`;
         item.description = r.description;
         item.tooltip = r.tooltip;

@@ -67,6 +67,24 @@ describe("extension: Runs view model (real HotpotQA questions)", () => {
     assert.match(rows[0].description, /· interrupted$/);
   });
 
+  it("a training run (metrics.jsonl; GRPO also writes episodes) shows its last step and keeps its rollouts browsable", () => {
+    const dir = join(runsDir, "grpo");
+    mkdirSync(dir);
+    writeFileSync(join(dir, "metrics.jsonl"), [{ step: 1, reward: 0.31, usd: 0.5 }, { step: 2, reward: 0.4123, usd: 1.2 }].map((m) => JSON.stringify(m) + "\n").join("") + '{"step": 3, "rew');
+    writeFileSync(join(dir, "episodes.jsonl"), episodesFrom(records.slice(0, 3), 0).map((e) => JSON.stringify(e) + "\n").join(""));
+    const sft = join(runsDir, "sft");
+    mkdirSync(sft);
+    writeFileSync(join(sft, "metrics.jsonl"), JSON.stringify({ step: 47, loss: 0.8123 }) + "\n");
+    const rows = listRunRows(runsDir);
+    const grpo = rows.find((r) => r.name === "grpo")!;
+    assert.equal(grpo.kind, "training");
+    assert.ok(grpo.hasEpisodes);
+    assert.equal(grpo.description, "training · step 2 · reward 0.412 · $1.20");
+    const s = rows.find((r) => r.name === "sft")!;
+    assert.equal(s.description, "training · step 47 · loss 0.812");
+    assert.ok(!s.hasEpisodes);
+  });
+
   it("a summary left 'running' by a killed job shows as stopped unless a live job writes the folder", () => {
     const dir = writeRun(runsDir, "k9", episodesFrom(records.slice(0, 3), 0), "running");
     assert.equal(listRunRows(runsDir)[0].status, "stopped");
