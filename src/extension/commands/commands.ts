@@ -18,7 +18,7 @@
  *   agentLab.rerunEvalWithPrompt  rerun a val eval with the current prompt, then compare with it
  *   agentLab.setApiKey / agentLab.clearApiKey   Tinker key in SecretStorage
  *   agentLab.startLocalBackend / agentLab.stopLocalBackend   job `serve-local` / cancel it
- *   agentLab.runOfflinePipeline   job `pipeline --dir agent-lab-offline --backend local` (no account, no network)
+ *   agentLab.runOfflinePipeline   job `pipeline --dir agent-lab-pipeline --backend local` (no account, no network)
  *   agentLab.showSpend            today's and total spend per run (output channel + message)
  *   agentLab.refresh              re-read runs, checkpoints, jobs
  * Tree context actions: agentLab.openRun (summary.json; a training run's dashboard), agentLab.compareWith, agentLab.compareWithPrevious,
@@ -57,7 +57,7 @@ export interface Lab {
 }
 
 /** Folder the offline pipeline writes, inside the workspace. */
-export const OFFLINE_DIR = "agent-lab-offline";
+export const OFFLINE_DIR = "agent-lab-pipeline"; // the CLI's own default folder
 
 /** Non-blank lines of a file (questions in a split, examples in sft.jsonl); 0 when absent. */
 export function countLines(file: string): number {

@@ -37,7 +37,7 @@ describe("extension: CLI arguments from quick-pick choices", () => {
     assert.deepEqual(trainSftArgs({ name: "s", backend: "scripted", data: "d", epochs: 1 }).slice(3, 5), ["--backend", "local"], "sampling-only backends train on the local stand-in");
     assert.deepEqual(trainSftArgs({ name: "sft", backend: "local", data: "runs/sft-data/sft.jsonl", epochs: 3 }), ["train-sft", "--name", "sft", "--backend", "local", "--data", "runs/sft-data/sft.jsonl", "--epochs", "3"]);
     assert.deepEqual(trainGrpoArgs({ name: "grpo", backend: "tinker", initState: "sft-e2", steps: 30, offset: 2460 }), ["train-grpo", "--name", "grpo", "--backend", "tinker", "--init-state", "sft-e2", "--steps", "30", "--offset", "2460"]);
-    assert.deepEqual(offlinePipelineArgs("agent-lab-offline"), ["pipeline", "--dir", "agent-lab-offline", "--backend", "local"]);
+    assert.deepEqual(offlinePipelineArgs("agent-lab-pipeline"), ["pipeline", "--dir", "agent-lab-pipeline", "--backend", "local"]);
     assert.deepEqual(serveLocalArgs(8765), ["serve-local", "--port", "8765"]);
     assert.deepEqual(rescoreArgs("/w/runs/base"), ["score", "/w/runs/base"]);
   });
