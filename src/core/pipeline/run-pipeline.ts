@@ -129,7 +129,7 @@ export async function runPipeline(o: PipelineOptions): Promise<PipelineResult> {
   const dataDir = join(o.dir, config.dataDir);
   const s = settings;
   const command = (what: string) => ["agent-lab", "pipeline", `(${what})`];
-  const stepLog = (line: string) => log(`    ${line}`);
+  const stepLog = (line: string) => line.split("\n").forEach((l) => log(`    ${l}`));
 
   let hubFiles: { train: string[]; dev: string[]; description: string } | undefined;
   await stage("world", async () => {
@@ -266,19 +266,23 @@ export async function runPipeline(o: PipelineOptions): Promise<PipelineResult> {
     await local?.close();
   }
 
-  // The comparison is cheap and always redone, so the printed table is there on every run.
+  // The comparison is cheap and always redone, so every run prints the table.
   const result: PipelineResult = { plan, seconds: 0, stageSeconds };
-  await stage("ablate", async () => undefined);
   const labels = ["base", "closed-book", "SFT", "GRPO"];
   const dirs = [RUN_NAMES.base, RUN_NAMES.closedBook, RUN_NAMES.sftEval, RUN_NAMES.grpoEval].map((n) => join(runsDir, n));
   // Each comparison differs from base in the thing under test: the checkpoint, or search itself.
   const expect = ["policy.checkpoint", "search", "system_prompt"];
-  const report = ablate(loadAblationInputs(dirs), { resamples: o.resamples, expect });
-  const grpoVsSft = ablate(loadAblationInputs([dirs[2], dirs[3]]), { resamples: o.resamples, expect });
-  const trend = rewardTrend(readStepRewards(join(runsDir, RUN_NAMES.grpo, "metrics.jsonl")));
-  const table = renderAblationTable(report);
-  writeJsonAtomic(join(o.dir, ABLATION_FILE), report);
+  let report!: AblationReport;
+  let grpoVsSft!: AblationReport;
+  let trend!: RewardTrend;
+  await stage("ablate", async () => {
+    report = ablate(loadAblationInputs(dirs), { resamples: o.resamples, expect });
+    grpoVsSft = ablate(loadAblationInputs([dirs[2], dirs[3]]), { resamples: o.resamples, expect });
+    trend = rewardTrend(readStepRewards(join(runsDir, RUN_NAMES.grpo, "metrics.jsonl")));
+    writeJsonAtomic(join(o.dir, ABLATION_FILE), report);
+  });
   writeFileAtomic(join(o.dir, REPORT_FILE), renderReport({ o, settings, report, grpoVsSft, trend, labels, state }));
+  const table = renderAblationTable(report);
   log("");
   log(table);
   log("");

@@ -1,0 +1,143 @@
+/**
+ * The offline pipeline: its plan (stages, sizes, status, cost), a miniature end-to-end run on the
+ * real local backend over HTTP (every stage's outputs, the printed table and report), and a rerun
+ * that skips every finished stage.
+ */
+import { strict as assert } from "node:assert";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadConfig } from "../../../../src/core/config";
+import { UserError } from "../../../../src/core/errors";
+import { planPipeline, renderPlan, RUN_NAMES } from "../../../../src/core/pipeline/plan";
+import { PIPELINE_MARKER, runPipeline } from "../../../../src/core/pipeline/run-pipeline";
+import { defaultSettings, type PipelineSettings } from "../../../../src/core/pipeline/settings";
+
+/** Seconds, not minutes: 20 val questions, 20 teacher traces, one SFT epoch, two GRPO steps. */
+function miniature(): PipelineSettings {
+  const s = defaultSettings("local");
+  s.data = { source: "synthetic", seed: 7, train: 40, dev: 520 };
+  s.sftData.questions = 20;
+  s.sft = { epochs: 1, batch: 8, lr: 0.01 };
+  s.grpo = { steps: 2, questions: 2, group: 2, lr: 0.002, temperature: 1, saveEvery: 1 };
+  return s;
+}
+
+describe("core/pipeline", function () {
+  this.timeout(180_000);
+  const dirs: string[] = [];
+  const tmp = () => {
+    const d = mkdtempSync(join(tmpdir(), "agent-lab-pipeline-"));
+    dirs.push(d);
+    return d;
+  };
+  after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+  it("plans the recipe's sizes and a priced estimate for tinker, $0 for local", () => {
+    const dir = tmp();
+    const tinker = defaultSettings("tinker");
+    const plan = planPipeline({ dir, config: loadConfig(dir), settings: tinker });
+    assert.deepEqual(
+      plan.stages.map((s) => s.name),
+      ["world", "prepare", "index", "eval-closed-book", "eval-base", "sft-data", "train-sft", "eval-sft", "train-grpo", "eval-grpo", "ablate"],
+    );
+    assert.ok(plan.stages.every((s) => s.status === "todo"));
+    const text = renderPlan(plan);
+    assert.match(text, /1500 train questions × 4 tries/);
+    assert.match(text, /3 epochs, batch 32/);
+    assert.match(text, /30 steps × 32 questions × 8 episodes/);
+    // Sampling 6,000 rejection episodes and 30 × 256 RL episodes costs real money; evals are cheap next to it.
+    const usd = Object.fromEntries(plan.stages.map((s) => [s.name, s.usd]));
+    assert.ok(usd["sft-data"] > 1 && usd["train-grpo"] > usd["eval-base"] && usd["eval-base"] > 0, JSON.stringify(usd));
+    assert.ok(Math.abs(plan.totalUsd - Object.values(usd).reduce((a, b) => a + b, 0)) < 1e-9);
+    assert.match(text, /estimated cost: ≈ \$\d+\.\d\d in all/);
+
+    const local = planPipeline({ dir, config: loadConfig(dir), settings: defaultSettings("local") });
+    assert.equal(local.totalUsd, 0);
+    assert.match(renderPlan(local), /cost: \$0/);
+  });
+
+  it("marks stages done, partial or to do from what the folder holds", () => {
+    const dir = tmp();
+    const config = loadConfig(dir);
+    const settings = defaultSettings("local");
+    const status = () => Object.fromEntries(planPipeline({ dir, config, settings }).stages.map((s) => [s.name, s.status]));
+    assert.equal(status().prepare, "todo");
+    const write = (rel: string, text = "{}") => {
+      const file = join(dir, rel);
+      require("node:fs").mkdirSync(join(file, ".."), { recursive: true });
+      writeFileSync(file, text);
+    };
+    write("data/splits.json");
+    write("data/bm25/meta.json");
+    write(`runs/${RUN_NAMES.base}/summary.json`, JSON.stringify({ status: "done", n: 200, planned: 200 }));
+    write(`runs/${RUN_NAMES.closedBook}/summary.json`, JSON.stringify({ status: "running", n: 12, planned: 200 }));
+    write(`runs/${RUN_NAMES.sft}/checkpoints.jsonl`, JSON.stringify({ name: "sft-e1", batch: 10, epoch: 1, state_path: "s", sampler_path: "p" }) + "\n");
+    const s = status();
+    assert.equal(s.prepare, "done");
+    assert.equal(s.index, "done");
+    assert.equal(s["eval-base"], "done");
+    assert.equal(s["eval-closed-book"], "partial");
+    assert.equal(s["train-sft"], "partial", "epoch 1 of 4 saved: resumed, not skipped");
+    assert.equal(s["eval-grpo"], "todo");
+  });
+
+  it("a dry run prints the plan and writes nothing; a folder it did not make is refused", async () => {
+    const dir = join(tmp(), "fresh");
+    const lines: string[] = [];
+    const r = await runPipeline({ dir, backend: "tinker", dryRun: true, log: (l) => lines.push(l) });
+    assert.equal(existsSync(dir), false);
+    assert.equal(r.report, undefined);
+    assert.match(lines.join("\n"), /train-grpo\s+\[to do\]\s+≈ \$/);
+
+    const foreign = tmp();
+    writeFileSync(join(foreign, "notes.txt"), "mine");
+    await assert.rejects(runPipeline({ dir: foreign, backend: "local", log: () => {} }), (e: Error) => e instanceof UserError && /not made by "agent-lab pipeline"/.test(e.message));
+    assert.deepEqual(readdirSync(foreign), ["notes.txt"]);
+  });
+
+  it("a paid run stops before spending unless confirmed", async () => {
+    const dir = tmp();
+    writeFileSync(join(dir, PIPELINE_MARKER), "");
+    await assert.rejects(runPipeline({ dir, backend: "tinker", log: () => {} }), /pass --yes/);
+    await assert.rejects(runPipeline({ dir, backend: "tinker", confirm: async () => false, log: () => {} }), /stopped before spending/);
+    assert.equal(existsSync(join(dir, "data")), false);
+  });
+
+  it("runs a miniature end to end on the local backend, then a rerun skips every finished stage", async () => {
+    const dir = join(tmp(), "pipe");
+    const lines: string[] = [];
+    const r = await runPipeline({ dir, backend: "local", settings: miniature(), resamples: 200, log: (l) => lines.push(l) });
+    const out = lines.join("\n");
+    assert.match(out, /stand-in/);
+    for (const f of ["hotpot/synthetic_train.json", "data/val.jsonl", "data/bm25/meta.json", "runs/sft-data/sft.jsonl", "runs/sft/checkpoints.jsonl", "runs/grpo/metrics.jsonl", "report.md", "ablation.json", "pipeline.json"]) {
+      assert.ok(existsSync(join(dir, f)), `${f} missing`);
+    }
+    for (const run of [RUN_NAMES.closedBook, RUN_NAMES.base, RUN_NAMES.sftEval, RUN_NAMES.grpoEval]) {
+      const summary = JSON.parse(readFileSync(join(dir, "runs", run, "summary.json"), "utf8"));
+      assert.equal(summary.status, "done", run);
+      assert.equal(summary.n, 20, run);
+    }
+    // The table compares the four runs on the same 20 val questions, base first.
+    assert.ok(r.report);
+    assert.deepEqual(r.report.runs.map((x) => x.name), [RUN_NAMES.base, RUN_NAMES.closedBook, RUN_NAMES.sftEval, RUN_NAMES.grpoEval]);
+    assert.equal(r.report.shared, 20);
+    assert.match(out, /vs base \(paired\)/);
+    assert.match(out, /GRPO train reward over 2 steps/);
+    const report = readFileSync(join(dir, "report.md"), "utf8");
+    assert.match(report, /\| SFT \|/);
+    assert.match(report, /## GRPO/);
+    assert.deepEqual(Object.keys(r.stageSeconds).length, 11);
+
+    const again: string[] = [];
+    const r2 = await runPipeline({ dir, backend: "local", settings: miniature(), resamples: 200, log: (l) => again.push(l) });
+    const skipped = again.filter((l) => /outputs complete, skipped/.test(l)).length;
+    assert.equal(skipped, 10, again.join("\n"));
+    assert.deepEqual(r2.report!.runs.map((x) => x.f1.mean), r.report.runs.map((x) => x.f1.mean));
+
+    // Other settings in the same folder are refused, not mixed in.
+    const other = miniature();
+    other.sft.epochs = 2;
+    await assert.rejects(runPipeline({ dir, backend: "local", settings: other, log: () => {} }), /other settings/);
+  });
+});
