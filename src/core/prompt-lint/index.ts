@@ -1,0 +1,16 @@
+/** Diagnostics for system prompt files and agent-lab.json (vscode-free; the language server maps them to LSP). */
+export type { LintIssue, IssueSeverity } from "./issues";
+export { lintPrompt, classifyTagContent, actionPairs, hasConcreteExample, isClosedBookPromptFile, ACTION_TAGS, type PromptLintOptions } from "./prompt-rules";
+export {
+  promptTokenizer,
+  promptText,
+  countPromptTokens,
+  tokenLimitIssue,
+  estimatePromptPrefill,
+  promptHoverMarkdown,
+  TYPICAL_TURNS,
+  DEFAULT_PROMPT_TOKEN_LIMIT,
+  type PromptTokens,
+  type PrefillEstimate,
+} from "./prompt-tokens";
+export { lintConfigText } from "./config-lint";
