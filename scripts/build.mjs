@@ -6,6 +6,8 @@ import { buildWebviews } from "../webview/build.mjs";
 const entries = [
   { in: "src/cli/main.ts", out: "dist/cli.js", banner: "#!/usr/bin/env node" },
   { in: "src/extension/extension.ts", out: "dist/extension.js" },
+  // BM25 index build worker: the bundled CLI tokenizes the corpus on both cores with it.
+  { in: "src/core/search/build-worker.ts", out: "dist/bm25-build-worker.js" },
 ];
 
 // Packages with native code or large model runtimes stay outside the bundle and load from node_modules.
