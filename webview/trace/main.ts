@@ -6,9 +6,10 @@ import "../shared/elements";
 import type { TraceRunInfo } from "../../src/extension/panels/protocol";
 import { filterRows, stepEpisode, visibleWindow, type EpisodeFilter, type Outcome } from "../../src/core/trace/episode-list";
 import type { TraceEpisodeView } from "../../src/core/trace/trace-view";
+import type { DriftReport } from "../../src/core/trace/drift";
 import { append, clear, fmt, h, usd } from "../shared/dom";
 import { listen, send, savedState } from "../shared/host";
-import { renderStream } from "./token-stream";
+import { markDrift, renderStream, splitPiece } from "./token-stream";
 
 const ROW_HEIGHT = 26;
 const OUTCOMES: Outcome[] = ["right", "partial", "wrong", "unanswered"];
@@ -187,14 +188,6 @@ function renderEpisode(ep: TraceEpisodeView): void {
   currentId = ep.id;
   clear(detail);
   const goldText = { found: "gold in results", missing: "gold NOT in results", no_search: "no search", not_applicable: "yes/no question", unknown: "gold check unavailable" }[ep.gold];
-  const drift = ep.drift;
-  const driftBadge = !drift
-    ? badge("drift not checked", "muted")
-    : !drift.checked
-      ? badge("drift check failed", "warn", drift.problem)
-      : drift.textMatches && drift.differingTokens === 0
-        ? badge("no drift", "ok", `template re-render matches all ${ep.prompt.ids.length + ep.tokens.ids.length} tokens`)
-        : badge(drift.textMatches ? `${drift.differingTokens} tokens retokenize differently` : "TEMPLATE DRIFT", "bad", "tokens marked with a wavy underline differ from the chat template's rendering");
   const shade = h("vscode-checkbox", { id: "shade-logprobs", label: "shade by logprob", checked: true }, "shade by logprob");
   shade.addEventListener("change", () => detail.classList.toggle("no-shade", !(shade as unknown as { checked: boolean }).checked));
   append(detail, [
@@ -212,18 +205,17 @@ function renderEpisode(ep: TraceEpisodeView): void {
         badge(`end: ${ep.end}`, ep.end === "answer" ? "ok" : "warn"),
         badge(`${ep.searches.length} searches`, "muted"),
         badge(goldText, ep.gold === "found" ? "ok" : ep.gold === "missing" ? "bad" : "muted"),
-        driftBadge,
+        h("span", { id: "drift-badge" }, badge(ep.drift === null && !ep.decodeProblem ? "checking drift…" : "drift not checked", "muted")),
       ),
       h("div", { class: "muted", id: "token-counts" }, `${ep.sampledCount} sampled · ${ep.insertedCount} inserted · prefill ${ep.prefill} · generated ${ep.generated} · ${usd(ep.usd)}`),
     ),
-    drift?.firstTextDifference
-      ? h("div", { class: "drift-detail" }, `First difference at token ${drift.firstTextDifference.tokenIndex}: template `, h("code", null, JSON.stringify(drift.firstTextDifference.expected)), " vs recorded ", h("code", null, JSON.stringify(drift.firstTextDifference.recorded)))
-      : null,
+    h("div", { class: "drift-detail", id: "drift-detail" }),
     ep.decodeProblem ? h("div", { class: "warning" }, `Showing token ids: ${ep.decodeProblem}`) : null,
     h("div", { class: "legend", id: "legend" }, h("span", { class: "tok s" }, "model-sampled"), " ", h("span", { class: "tok i" }, "harness-inserted"), " ", h("span", { class: "tok s lp4" }, "low logprob"), " ", h("span", { class: "tok s drift" }, "drift"), " ", shade),
   ]);
   const { root, spans } = renderStream(ep);
   detail.append(root);
+  if (ep.drift) showDrift(ep.drift);
   drawList();
   // Time to interactive: from the message's arrival to the first frame with the stream laid out.
   requestAnimationFrame(() => {
@@ -232,11 +224,43 @@ function renderEpisode(ep: TraceEpisodeView): void {
   });
 }
 
+/** The drift check's verdict in the header, and a wavy underline under every differing token. */
+function showDrift(drift: DriftReport): void {
+  if (!episode) return;
+  const total = episode.prompt.ids.length + episode.tokens.ids.length;
+  const holder = document.getElementById("drift-badge");
+  if (holder) {
+    clear(holder);
+    holder.appendChild(
+      !drift.checked
+        ? badge("drift check failed", "warn", drift.problem)
+        : drift.textMatches && drift.differingTokens === 0
+          ? badge("no drift", "ok", `re-rendering with the chat template gives the same ${total} tokens`)
+          : badge(drift.textMatches ? `${drift.differingTokens} tokens differ from the template's tokenization` : "TEMPLATE DRIFT", "bad", "tokens with a wavy underline differ from the chat template's rendering"),
+    );
+  }
+  const detailLine = document.getElementById("drift-detail");
+  if (detailLine && drift.firstTextDifference) {
+    clear(detailLine);
+    const d = drift.firstTextDifference;
+    append(detailLine, [`Text differs from token ${d.tokenIndex}: template `, h("code", null, JSON.stringify(d.expected)), " vs recorded ", h("code", null, JSON.stringify(d.recorded))]);
+  }
+  const stream = document.getElementById("stream");
+  if (stream) markDrift(stream, episode, drift.tokenDifferences);
+}
+
 // Hover: one listener for every token.
 detail.addEventListener("mouseover", (e) => {
-  const span = (e.target as HTMLElement).closest<HTMLElement>(".tok");
+  let span = (e.target as HTMLElement).closest<HTMLElement>(".tok");
+  if (span?.dataset.n && episode) {
+    // A piece of inserted text: lay it out token by token, then find the token under the pointer.
+    const { clientX, clientY } = e;
+    splitPiece(span, episode);
+    const under = document.elementFromPoint(clientX, clientY) as HTMLElement | null;
+    span = under?.closest<HTMLElement>(".tok") ?? null;
+  }
   const key = span?.dataset.i;
-  if (!span || !key || !episode) {
+  if (!span || !key || !episode || span.dataset.n) {
     tooltip.hidden = true;
     return;
   }
@@ -259,6 +283,8 @@ listen((m) => {
   } else if (m.type === "trace/episode") {
     receivedAt = performance.now();
     renderEpisode(m.episode);
+  } else if (m.type === "trace/drift") {
+    if (episode?.id === m.episodeId) showDrift(m.drift);
   } else if (m.type === "trace/searchResult") {
     if (m.query !== textSearch.value.trim()) return;
     textIds = new Set(m.ids);

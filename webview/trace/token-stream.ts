@@ -1,10 +1,16 @@
 /**
- * One episode's token stream as DOM: a span per token (text node only), classed by who wrote it
- * (s = sampled by the model, i = inserted by the harness), by logprob bin, and by drift. Built in a
- * DocumentFragment in one pass; hover is one delegated listener, so 20,000 tokens stay quick.
+ * One episode's token stream as DOM. Model-sampled tokens get a span each (classed s, with a
+ * logprob bin for shading); harness-inserted text — mostly search results, the bulk of a long
+ * episode — is laid out in pieces of up to PIECE tokens (class i, one text node each) that split
+ * into per-token spans the first time the pointer reaches them. That keeps a 20,000-token episode
+ * to a few hundred elements at first paint while every token still gets its hover. All text goes
+ * in as text nodes.
  */
 import type { TokenStream, TraceEpisodeView, TraceSection } from "../../src/core/trace/trace-view";
 import { h } from "../shared/dom";
+
+/** Inserted tokens per piece: small enough to split on hover in well under a frame. */
+export const PIECE = 256;
 
 /** Logprob bins for shading: 0 = confident (≥ -0.1) … 4 = very unsure (< -3). */
 export function logprobBin(lp: number): number {
@@ -22,30 +28,86 @@ export function driftMask(total: number, ranges: [number, number][]): Uint8Array
   return mask;
 }
 
+function tokenSpan(stream: TokenStream, i: number, offset: number, drift: Uint8Array | undefined, where: "p" | "t"): HTMLSpanElement {
+  const span = document.createElement("span");
+  let cls = stream.sampled[i] === 1 ? "tok s" : "tok i";
+  if (stream.sampled[i] === 1 && stream.logprobs) cls += ` lp${logprobBin(stream.logprobs[i])}`;
+  if (drift && drift[offset + i]) cls += " drift";
+  span.className = cls;
+  span.dataset.i = `${where}${i}`;
+  span.textContent = stream.texts[i];
+  return span;
+}
+
 /** Spans for tokens [start, end) of a stream; `offset` maps to prompt+tokens positions. */
 export function tokenSpans(stream: TokenStream, start: number, end: number, offset: number, drift: Uint8Array | undefined, where: "p" | "t"): DocumentFragment {
   const frag = document.createDocumentFragment();
-  for (let i = start; i < end; i++) {
-    const span = document.createElement("span");
-    let cls = stream.sampled[i] === 1 ? "tok s" : "tok i";
-    if (stream.sampled[i] === 1 && stream.logprobs) cls += ` lp${logprobBin(stream.logprobs[i])}`;
-    if (drift && drift[offset + i]) cls += " drift";
-    span.className = cls;
-    span.dataset.i = `${where}${i}`;
-    span.textContent = stream.texts[i];
-    frag.appendChild(span);
+  let i = start;
+  while (i < end) {
+    if (stream.sampled[i] === 1) {
+      frag.appendChild(tokenSpan(stream, i, offset, drift, where));
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < end && j - i < PIECE && stream.sampled[j] !== 1) j++;
+    let marked = false;
+    if (drift) for (let k = i; k < j && !marked; k++) marked = drift[offset + k] === 1;
+    if (marked) {
+      // A piece with drift is laid out token by token at once, so the marks sit on the right tokens.
+      for (let k = i; k < j; k++) frag.appendChild(tokenSpan(stream, k, offset, drift, where));
+    } else {
+      const piece = document.createElement("span");
+      piece.className = "tok i piece";
+      piece.dataset.i = `${where}${i}`;
+      piece.dataset.n = String(j - i);
+      piece.textContent = stream.texts.slice(i, j).join("");
+      frag.appendChild(piece);
+    }
+    i = j;
   }
   return frag;
 }
 
-function sectionTitle(s: TraceSection, ep: TraceEpisodeView): string {
+/** Replaces a piece by its per-token spans (no-op for a single token's span). */
+export function splitPiece(el: HTMLElement, ep: TraceEpisodeView, drift?: Uint8Array): void {
+  const n = Number(el.dataset.n ?? "0");
+  const key = el.dataset.i;
+  if (!n || !key) return;
+  const where = key[0] as "p" | "t";
+  const stream = where === "p" ? ep.prompt : ep.tokens;
+  const offset = where === "p" ? 0 : ep.prompt.ids.length;
+  const start = Number(key.slice(1));
+  const frag = document.createDocumentFragment();
+  for (let k = start; k < start + n; k++) frag.appendChild(tokenSpan(stream, k, offset, drift, where));
+  el.replaceWith(frag);
+}
+
+/** Marks tokens of prompt+tokens in `ranges` as drifted, splitting pieces that hold any. */
+export function markDrift(root: HTMLElement, ep: TraceEpisodeView, ranges: [number, number][]): void {
+  if (ranges.length === 0) return;
+  const total = ep.prompt.ids.length + ep.tokens.ids.length;
+  const mask = driftMask(total, ranges);
+  for (const el of Array.from(root.querySelectorAll<HTMLElement>(".tok"))) {
+    const key = el.dataset.i!;
+    const at = (key[0] === "p" ? 0 : ep.prompt.ids.length) + Number(key.slice(1));
+    const n = Number(el.dataset.n ?? "1");
+    let hit = false;
+    for (let k = at; k < at + n && !hit; k++) hit = mask[k] === 1;
+    if (!hit) continue;
+    if (el.dataset.n) splitPiece(el, ep, mask);
+    else el.classList.add("drift");
+  }
+}
+
+function sectionTitle(s: TraceSection): string {
   if (s.kind === "prompt") return `Prompt — system + question (${s.end - s.start} tokens, inserted)`;
   if (s.kind === "reply") return `Turn ${s.turn} · model reply (${s.end - s.start} tokens${s.action ? `, action ${s.action}` : ""}${s.stopReason ? `, stop ${s.stopReason}` : ""})`;
   if (s.kind === "results") {
     const titles = (s.hits ?? []).map((hit) => hit.title).join(" · ");
-    return `Turn ${s.turn} · search “${s.query ?? ""}” → ${s.hits?.length ?? 0} results${titles ? `: ${titles}` : ""}`;
+    return `Turn ${s.turn} · search “${s.query ?? ""}” → ${s.hits?.length ?? 0} results${titles ? `: ${titles}` : ""} (${s.end - s.start} tokens)`;
   }
-  return `Turn ${s.turn} · harness (${s.end - s.start} tokens)${ep.end === "budget" && s.turn === ep.sections.length ? " budget" : ""}`;
+  return `Turn ${s.turn} · harness (${s.end - s.start} tokens)`;
 }
 
 /** The whole stream, section by section; prompt and search results are collapsible. */
@@ -53,7 +115,6 @@ export function renderStream(ep: TraceEpisodeView): { root: HTMLElement; spans: 
   const root = h("div", { class: "stream", id: "stream" });
   const total = ep.prompt.ids.length + ep.tokens.ids.length;
   const drift = ep.drift?.tokenDifferences.length ? driftMask(total, ep.drift.tokenDifferences) : undefined;
-  let spans = 0;
   let lastTurn = 0;
   for (const s of ep.sections) {
     if (s.turn !== lastTurn && s.kind !== "prompt") {
@@ -65,13 +126,11 @@ export function renderStream(ep: TraceEpisodeView): { root: HTMLElement; spans: 
     const offset = isPrompt ? 0 : ep.prompt.ids.length;
     const body = h("pre", { class: `tokens section-${s.kind}` });
     body.appendChild(tokenSpans(stream, s.start, s.end, offset, drift, isPrompt ? "p" : "t"));
-    spans += s.end - s.start;
     if (s.kind === "reply") {
-      root.appendChild(h("div", { class: "section reply", "data-turn": s.turn }, h("div", { class: "section-title" }, sectionTitle(s, ep)), body));
+      root.appendChild(h("div", { class: "section reply", "data-turn": s.turn }, h("div", { class: "section-title" }, sectionTitle(s)), body));
     } else {
-      const details = h("details", { class: `section ${s.kind}`, "data-turn": s.turn, open: !isPrompt }, h("summary", null, sectionTitle(s, ep)), body);
-      root.appendChild(details);
+      root.appendChild(h("details", { class: `section ${s.kind}`, "data-turn": s.turn, open: !isPrompt }, h("summary", null, sectionTitle(s)), body));
     }
   }
-  return { root, spans };
+  return { root, spans: root.querySelectorAll(".tok").length };
 }
