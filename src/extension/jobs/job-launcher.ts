@@ -9,7 +9,7 @@
  */
 import { spawn } from "node:child_process";
 import { closeSync, mkdirSync, openSync } from "node:fs";
-import { exitPath, jobsDir, logPath, newJobId, writeJobRecord, type JobRecord } from "./job-store";
+import { exitPath, jobProcessAlive, jobsDir, logPath, newJobId, writeJobRecord, type JobRecord } from "./job-store";
 
 /** Runs the CLI, forwards stop signals, records how it ended. Plain JS: it runs as `node -e`. */
 export const WRAPPER_SOURCE = `
@@ -108,6 +108,7 @@ export function launchJob(spec: JobSpec, options: LaunchOptions): LaunchedJob {
 /** Asks a job to stop cleanly (SIGTERM to the wrapper, passed on to the CLI). */
 export function cancelJob(runsDir: string, record: JobRecord, signal: NodeJS.Signals = "SIGTERM"): boolean {
   writeJobRecord(runsDir, { ...record, cancel_requested: true });
+  if (!jobProcessAlive(record.id, record.pid)) return false; // ended, or the pid now belongs to someone else
   try {
     process.kill(record.pid, signal);
     return true;

@@ -110,11 +110,31 @@ export function pidAlive(pid: number): boolean {
   }
 }
 
+/** A process's command line (NUL-separated) from /proc; undefined where there is no /proc. */
+export function procCmdline(pid: number): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether the job's wrapper process still runs. Where /proc exists (Linux, remotes, Codespaces) its
+ * command line must name the job (the exit file path holds the id), so a pid reused by another
+ * process after a reboot is neither mistaken for the job nor sent a signal; elsewhere the pid decides.
+ */
+export function jobProcessAlive(id: string, pid: number, readCmdline: (pid: number) => string | undefined = procCmdline): boolean {
+  if (!pidAlive(pid)) return false;
+  const cmdline = readCmdline(pid);
+  return cmdline === undefined || cmdline.includes(id);
+}
+
 /**
  * A job's state from its files: the exit record decides; without one a live pid is running and a
  * dead one is lost (the wrapper was killed before it could write, e.g. `kill -9` or a reboot).
  */
-export function statusFromDisk(runsDir: string, record: JobRecord, isAlive: (pid: number) => boolean = pidAlive): JobStatus {
+export function statusFromDisk(runsDir: string, record: JobRecord, isAlive: (pid: number) => boolean = (pid) => jobProcessAlive(record.id, pid)): JobStatus {
   let status = transition(initialStatus(), { type: "spawned", pid: record.pid });
   if (record.cancel_requested) status = transition(status, { type: "cancel-requested" });
   const exit = readExitRecord(runsDir, record.id);
@@ -135,7 +155,7 @@ export function deleteJobFiles(runsDir: string, id: string): void {
 }
 
 /** Keeps the newest `keep` finished jobs' files; running jobs are never touched. */
-export function pruneFinishedJobs(runsDir: string, keep: number, isAlive: (pid: number) => boolean = pidAlive): string[] {
+export function pruneFinishedJobs(runsDir: string, keep: number, isAlive?: (pid: number) => boolean): string[] {
   const finished = listJobRecords(runsDir).records.filter((r) => statusFromDisk(runsDir, r, isAlive).state !== "running");
   const drop = finished.slice(0, Math.max(0, finished.length - keep));
   for (const r of drop) deleteJobFiles(runsDir, r.id);

@@ -4,7 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   exitPath,
+  jobProcessAlive,
   jobsDir,
+  procCmdline,
   listJobRecords,
   newJobId,
   pidAlive,
@@ -64,6 +66,16 @@ describe("extension: job records on disk (re-attach after a reload)", () => {
     assert.deepEqual(dropped, ["j0", "j2"]);
     assert.deepEqual(listJobRecords(runsDir).records.map((r) => r.id), ["j1", "j3", "j4"]);
     assert.ok(!readdirSync(jobsDir(runsDir)).includes("j0.exit.json"));
+  });
+
+  it("a live pid that is not the job (reused after a reboot) does not count as the job", () => {
+    const id = "20260101T000000-eval-abcd";
+    assert.equal(jobProcessAlive(id, process.pid, () => `node\0-e\0…\0/w/runs/.jobs/${id}.exit.json\0`), true);
+    assert.equal(jobProcessAlive(id, process.pid, () => "bash\0-l\0"), false);
+    assert.equal(jobProcessAlive(id, process.pid, () => undefined), true, "no /proc: the pid decides");
+    assert.equal(jobProcessAlive(id, 2 ** 22 + 12345, () => id), false);
+    // This very process, as /proc sees it, is not any job.
+    if (procCmdline(process.pid) !== undefined) assert.equal(jobProcessAlive(id, process.pid), false);
   });
 
   it("ids sort by start time and are file-safe; pidAlive knows this process and not a free pid", () => {
