@@ -80,6 +80,12 @@ export class JobRunner implements vscode.Disposable {
 
   /** Starts a job; undefined when the user declined (e.g. no API key). */
   async start(req: JobRequest): Promise<Job | undefined> {
+    // Jobs read the workspace's settings and files and run a process: only in a trusted workspace.
+    if (vscode.workspace.isTrusted === false) {
+      const pick = await vscode.window.showWarningMessage("Agent Lab runs its steps as processes, so it needs a trusted workspace. Views keep working meanwhile.", "Manage Workspace Trust");
+      if (pick) await vscode.commands.executeCommand("workbench.trust.manage");
+      return undefined;
+    }
     const folder = this.workspace.requireFolder();
     const runsDir = this.workspace.runsDir();
     const env: Record<string, string> = { ...this.workspace.jobEnv() };

@@ -66,6 +66,8 @@ export const recorded: Recorded & {
   watchers: string[];
   workspaceFolder?: string;
   settings: Record<string, unknown>;
+  /** workspace.isTrusted (default true). */
+  untrusted?: boolean;
 } = { channels: new Map(), messages: [], progress: [], commands: [], inputsShown: [], registeredCommands: new Map(), treeProviders: new Map(), watchers: [], settings: {} };
 
 function message(level: "info" | "warning" | "error") {
@@ -88,6 +90,9 @@ export const fakeVscode = {
   ConfigurationTarget: { Global: 1, Workspace: 2, WorkspaceFolder: 3 },
   Uri: { file: uri, joinPath: (base: { fsPath: string }, ...parts: string[]) => uri([base.fsPath, ...parts].join("/")) },
   workspace: {
+    get isTrusted() {
+      return !recorded.untrusted;
+    },
     get workspaceFolders() {
       return recorded.workspaceFolder ? [{ uri: uri(recorded.workspaceFolder), name: "ws", index: 0 }] : undefined;
     },

@@ -85,6 +85,20 @@ describe("extension: job runner glue (stand-in vscode)", function () {
     assert.deepEqual(recorded.commands[0], { id: "agentLab.openRun", args: [join(ws, "runs", "base")] });
   });
 
+  it("an untrusted workspace runs no job and says how to trust it", async () => {
+    const runner = makeRunner();
+    recorded.untrusted = true;
+    try {
+      assert.equal(await runner.start({ title: "Build index", command: ["index", "2", "5"] }), undefined);
+    } finally {
+      recorded.untrusted = false;
+    }
+    assert.deepEqual(runner.list(), []);
+    const warning = recorded.messages.find((m) => m.level === "warning")!;
+    assert.match(warning.text, /needs a trusted workspace/);
+    assert.deepEqual(warning.actions, ["Manage Workspace Trust"]);
+  });
+
   it("a free job never gets the key", async () => {
     const runner = makeRunner();
     const job = (await runner.start({ title: "Build index", command: ["index", "2", "5"] }))!;
