@@ -18,7 +18,7 @@ let pickedStep: number | undefined;
 let group: GroupEpisodes | undefined;
 
 /** Metrics the recipe cares about first; anything else the trainer logs follows. */
-const PREFERRED = ["loss", "train_loss", "nll", "reward", "reward_mean", "skipped_groups", "searches", "searches_per_episode", "answered", "budget_hits", "tokens_per_episode", "usd", "spend_usd"];
+const PREFERRED = ["loss", "reward", "skipped_groups", "searches", "answered", "budget_hit", "tokens", "usd", "lr", "loss_tokens", "epoch"];
 
 function seriesOrder(keys: string[]): string[] {
   const rank = (k: string) => (PREFERRED.indexOf(k) < 0 ? PREFERRED.length : PREFERRED.indexOf(k));
@@ -88,7 +88,7 @@ function health(v: DashboardView): HTMLElement | null {
             null,
             ...step.groups.map((gi) => {
               const g = v.groups[gi];
-              const li = h("li", { class: "group", tabindex: 0, "data-index": gi }, `${g.question ?? g.question_id ?? `group ${gi}`} — rewards ${g.rewards.map((r) => fmt(r, 2)).join(", ")}`);
+              const li = h("li", { class: `group${g.skipped ? " skipped" : ""}`, tabindex: 0, "data-index": gi }, `${g.question_id ?? `group ${g.group ?? gi}`} — rewards ${g.rewards.map((r) => fmt(r, 2)).join(", ")}${g.skipped ? " (skipped)" : ""}`);
               li.addEventListener("click", () => send({ type: "dashboard/openGroup", index: gi }));
               return li;
             }),
@@ -104,7 +104,7 @@ function groupEpisodes(): HTMLElement | null {
   return h(
     "div",
     { class: "group-episodes", id: "group-episodes" },
-    h("h3", null, `Step ${group.step} · ${g.question ?? g.question_id ?? ""}`),
+    h("h3", null, `Step ${group.step} · ${g.question_id ?? ""}${group.episodes[0] ? ` · ${group.episodes[0].question}` : ""}`),
     group.episodes.length === 0 ? h("p", { class: "muted" }, "This group's episodes are not in the run's episodes.jsonl.") : null,
     h(
       "div",

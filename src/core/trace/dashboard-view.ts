@@ -9,7 +9,9 @@ import { existsSync, readFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { bootstrapMeans, percentileInterval } from "../analysis/bootstrap";
 import { readRegistry, registryPath } from "../checkpoints/registry";
-import { listRuns, readEpisodes, readJsonFile, MANIFEST_FILE } from "../runs/run-files";
+import { listRuns, readEpisodes, readJsonFile, EPISODES_FILE, MANIFEST_FILE, type EpisodeRecord } from "../runs/run-files";
+import { tokenizerForRun } from "../runs/run-tokenizer";
+import { buildTraceView, type TraceEpisodeView } from "./trace-view";
 import type { RunManifest } from "../runs/manifest";
 import { parseJsonl } from "../util/jsonl";
 
@@ -24,14 +26,20 @@ export interface Series {
 
 export type GroupHealth = "all_correct" | "all_wrong" | "mixed" | "constant";
 
-/** One line of groups.jsonl: the G episodes of one question at one GRPO step. */
+/**
+ * One line of groups.jsonl (src/core/train/grpo.ts writes it): the G episodes of one question at
+ * one GRPO step. `episodes` are 0-based line numbers in the run's episodes.jsonl.
+ */
 export interface GroupRecord {
   step: number;
+  group?: number;
   question_id?: string;
-  question?: string;
   rewards: number[];
-  advantages?: number[];
-  episode_ids?: string[];
+  mean?: number;
+  /** null when the group was skipped (all rewards equal). */
+  advantages?: number[] | null;
+  skipped?: boolean;
+  episodes?: number[];
 }
 
 export interface GroupHealthStep {
@@ -147,4 +155,13 @@ export function readDashboard(runDir: string): DashboardView {
     problems.push((e as Error).message);
   }
   return { run: basename(runDir), series: metricSeries(metrics), groups, health: healthByStep(groups), checkpoints, problems };
+}
+
+/** The G episodes of a group, decoded with the run's tokenizer, in sample order. */
+export async function groupEpisodeViews(runDir: string, group: GroupRecord): Promise<TraceEpisodeView[]> {
+  const lines = readLines<EpisodeRecord>(join(runDir, EPISODES_FILE), []);
+  const records = (group.episodes ?? []).map((i) => lines[i]).filter((e): e is EpisodeRecord => !!e && Array.isArray(e.tokens));
+  const manifest = readJsonFile<{ tokenizer?: unknown }>(join(runDir, MANIFEST_FILE));
+  const tok = await tokenizerForRun(typeof manifest?.tokenizer === "string" ? manifest.tokenizer : undefined);
+  return records.map((e) => buildTraceView(e, tok.tokenizer, { drift: false }, tok.problem));
 }

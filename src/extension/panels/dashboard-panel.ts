@@ -6,10 +6,7 @@
 import * as vscode from "vscode";
 import { existsSync, statSync, watch, type FSWatcher } from "node:fs";
 import { basename, join } from "node:path";
-import { readEpisodes, readJsonFile, MANIFEST_FILE } from "../../core/runs/run-files";
-import { tokenizerForRun } from "../../core/runs/run-tokenizer";
-import { readDashboard, type DashboardView } from "../../core/trace/dashboard-view";
-import { buildTraceView } from "../../core/trace/trace-view";
+import { groupEpisodeViews, readDashboard, type DashboardView } from "../../core/trace/dashboard-view";
 import { Panel } from "./panel-base";
 import type { WebviewMessage } from "./protocol";
 
@@ -79,11 +76,7 @@ export class DashboardPanel extends Panel {
   private async openGroup(index: number): Promise<void> {
     const group = this.view?.groups[index];
     if (!group) throw new Error(`no group ${index} in this run`);
-    const ids = new Set(group.episode_ids ?? []);
-    const episodes = readEpisodes(this.runDir).filter((e) => ids.has(e.id));
-    const manifest = readJsonFile<{ tokenizer?: unknown }>(join(this.runDir, MANIFEST_FILE));
-    const tok = await tokenizerForRun(typeof manifest?.tokenizer === "string" ? manifest.tokenizer : undefined);
-    const views = [...ids].map((id) => episodes.find((e) => e.id === id)).filter((e) => e !== undefined).map((e) => buildTraceView(e, tok.tokenizer, { drift: false }, tok.problem));
+    const views = await groupEpisodeViews(this.runDir, group);
     this.post({ type: "dashboard/group", group: { step: group.step, group, episodes: views } });
   }
 }
