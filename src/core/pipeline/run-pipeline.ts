@@ -25,7 +25,7 @@ import { collectSftData } from "../sft";
 import { trainGrpo, trainSft } from "../train";
 import { ABLATION_FILE, planPipeline, renderPlan, REPORT_FILE, RUN_NAMES, STATE_FILE, type PipelinePlan, type StageName } from "./plan";
 import { readStepRewards, rewardTrend, renderTrend, type RewardTrend } from "./reward-trend";
-import { defaultSettings, type PipelineBackend, type PipelineSettings } from "./settings";
+import { checkSettings, defaultSettings, type PipelineBackend, type PipelineSettings } from "./settings";
 import { TeacherPolicy } from "./teacher";
 
 /** Marks a folder as a pipeline's, so a rerun may continue in it. */
@@ -86,6 +86,7 @@ export async function runPipeline(o: PipelineOptions): Promise<PipelineResult> {
   const started = Date.now();
   const settings = o.settings ?? defaultSettings(o.backend);
   if (settings.backend !== o.backend) throw new Error(`settings are for ${settings.backend}, the run for ${o.backend}`);
+  checkSettings(settings);
   const log = o.log;
 
   // The plan needs the folder's config; a dry run must not write anything, so read it from memory.

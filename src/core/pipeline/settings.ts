@@ -3,6 +3,7 @@
  * local stand-in model learns in minutes) and the recipe's (HotpotQA on Tinker with Qwen3.5-4B).
  * Every number a run used is written to pipeline.json, so a result can be traced to its settings.
  */
+import { UserError } from "../errors";
 
 export type PipelineBackend = "local" | "tinker";
 
@@ -51,4 +52,15 @@ export const TINKER_SETTINGS: Readonly<PipelineSettings> = Object.freeze({
 
 export function defaultSettings(backend: PipelineBackend): PipelineSettings {
   return structuredClone(backend === "local" ? LOCAL_SETTINGS : TINKER_SETTINGS) as PipelineSettings;
+}
+
+/** Refuses sizes that cannot run: GRPO takes its questions after the SFT ones, never reusing one. */
+export function checkSettings(s: PipelineSettings): void {
+  if (s.data.source !== "synthetic") return;
+  const needed = s.sftData.questions + s.grpo.steps * s.grpo.questions;
+  if (s.data.train < needed) {
+    throw new UserError(
+      `the world has ${s.data.train} train questions; SFT data takes ${s.sftData.questions} and GRPO ${s.grpo.steps} × ${s.grpo.questions} more (${needed} in all)`,
+    );
+  }
 }

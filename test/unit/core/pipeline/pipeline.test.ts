@@ -96,6 +96,12 @@ describe("core/pipeline", function () {
     assert.deepEqual(readdirSync(foreign), ["notes.txt"]);
   });
 
+  it("refuses a world too small for the SFT questions plus GRPO's fresh questions", async () => {
+    const s = defaultSettings("local");
+    s.data = { source: "synthetic", seed: 1, train: 100, dev: 520 };
+    await assert.rejects(runPipeline({ dir: join(tmp(), "small"), backend: "local", settings: s, log: () => {} }), (e: Error) => e instanceof UserError && /100 train questions/.test(e.message));
+  });
+
   it("a paid run stops before spending unless confirmed", async () => {
     const dir = tmp();
     writeFileSync(join(dir, PIPELINE_MARKER), "");
