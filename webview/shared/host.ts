@@ -3,7 +3,7 @@
  * (a mismatch shows an error instead of rendering fields it might misread), and keeps the panel
  * state VS Code hands back to the serializer after a reload.
  */
-import { parseHostMessage, webviewMessage, type HostMessage, type PanelState, type WebviewMessage } from "../../src/extension/panels/protocol";
+import { parseHostMessage, webviewMessage, type HostMessage, type PanelState, type ProbeResult, type WebviewMessage } from "../../src/extension/panels/protocol";
 import { h } from "./dom";
 
 interface VsCodeApi {
@@ -36,6 +36,16 @@ export function showError(message: string): void {
   bar.appendChild(h("div", { class: "error" }, message));
 }
 
+function probe(selector: string): ProbeResult {
+  const els = Array.from(document.querySelectorAll<HTMLElement>(selector));
+  return {
+    selector,
+    count: els.length,
+    tokens: els.reduce((n, el) => n + Number(el.dataset?.n ?? "1"), 0),
+    text: els.map((el) => el.textContent ?? "").join("\n").slice(0, 4000),
+  };
+}
+
 /** Routes validated messages to `handle`; "state" and "error" are handled here. */
 export function listen(handle: (m: HostMessage) => void): void {
   window.addEventListener("message", (event: MessageEvent) => {
@@ -47,6 +57,7 @@ export function listen(handle: (m: HostMessage) => void): void {
       return;
     }
     if (m.type === "state") api.setState(m.state);
+    else if (m.type === "probe") send({ type: "probeResult", id: m.id, results: m.selectors.map(probe), pwned: (window as unknown as { __pwned?: unknown }).__pwned !== undefined });
     else if (m.type === "error") showError(m.message);
     else {
       try {

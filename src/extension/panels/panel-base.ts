@@ -5,7 +5,7 @@
  */
 import * as vscode from "vscode";
 import { writeFile } from "node:fs/promises";
-import { hostMessage, parseWebviewMessage, ProtocolError, type HostMessage, type PanelState, type WebviewMessage } from "./protocol";
+import { hostMessage, parseWebviewMessage, ProtocolError, type HostMessage, type PanelState, type ProbeResult, type WebviewMessage } from "./protocol";
 import { makeNonce, panelHtml } from "./webview-html";
 
 type HostBody = Parameters<typeof hostMessage>[0];
@@ -20,6 +20,8 @@ export function webviewOptions(context: vscode.ExtensionContext): vscode.Webview
 
 export abstract class Panel {
   private readonly disposables: vscode.Disposable[] = [];
+  private readonly probes = new Map<number, (r: { results: ProbeResult[]; pwned: boolean }) => void>();
+  private nextProbe = 1;
   private disposed = false;
 
   constructor(
@@ -74,7 +76,10 @@ export abstract class Panel {
     }
     try {
       if (message.type === "ready") this.post({ type: "state", state: this.state });
-      if (message.type === "export") await this.exportChart(message.format, message.name, message.data);
+      if (message.type === "probeResult") {
+        this.probes.get(message.id)?.({ results: message.results, pwned: message.pwned });
+        this.probes.delete(message.id);
+      } else if (message.type === "export") await this.exportChart(message.format, message.name, message.data);
       else await this.onMessage(message);
     } catch (e) {
       this.post({ type: "error", message: (e as Error).message });
@@ -91,6 +96,26 @@ export abstract class Panel {
     const bytes = format === "svg" ? Buffer.from(data, "utf8") : Buffer.from(data.replace(/^data:image\/png;base64,/, ""), "base64");
     await writeFile(target.fsPath, bytes);
     void vscode.window.showInformationMessage(`Chart saved to ${target.fsPath}`);
+  }
+
+  /** What the webview's DOM holds for each selector (integration tests, screenshots). */
+  probe(selectors: string[], timeoutMs = 5000): Promise<{ results: ProbeResult[]; pwned: boolean }> {
+    const id = this.nextProbe++;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.probes.delete(id);
+        reject(new Error(`the ${this.state.kind} webview did not answer a probe within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.probes.set(id, (r) => {
+        clearTimeout(timer);
+        resolve(r);
+      });
+      this.post({ type: "probe", id, selectors });
+    });
+  }
+
+  get kind(): PanelState["kind"] {
+    return this.state.kind;
   }
 
   reveal(): void {

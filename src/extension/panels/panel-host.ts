@@ -18,6 +18,12 @@ export const PANEL_VIEW_TYPES = {
   dashboard: "agentLab.dashboard",
 } as const;
 
+/**
+ * Internal command (not in the palette) that integration tests and the screenshot script use to
+ * read a panel's DOM: (kind, selectors[]) → { results, pwned } from the newest open panel of that kind.
+ */
+export const PROBE_PANEL_COMMAND = "agentLab._probePanel";
+
 /** Command the episodes.jsonl code lens runs: (runDir, episodeId). */
 export const OPEN_TRACE_AT_COMMAND = "agentLab.openTraceAt";
 
@@ -105,6 +111,13 @@ export class PanelHost {
     for (const kind of ["trace", "compare", "dashboard"] as const) {
       this.context.subscriptions.push(vscode.window.registerWebviewPanelSerializer(PANEL_VIEW_TYPES[kind], restore(kind)));
     }
+    this.context.subscriptions.push(
+      vscode.commands.registerCommand(PROBE_PANEL_COMMAND, async (kind: PanelState["kind"], selectors: string[]) => {
+        const panel = [...this.open.values()].filter((p) => p.kind === kind && !p.isDisposed).pop();
+        if (!panel) throw new Error(`no open ${kind} panel`);
+        return panel.probe(selectors);
+      }),
+    );
   }
 
   registerEpisodeCodeLens(): void {

@@ -49,7 +49,19 @@ export type HostMessage =
   | { v: typeof PROTOCOL_VERSION; type: "compare/report"; report: AblationReport }
   | { v: typeof PROTOCOL_VERSION; type: "dashboard/data"; data: DashboardView }
   | { v: typeof PROTOCOL_VERSION; type: "dashboard/group"; group: GroupEpisodes }
-  | { v: typeof PROTOCOL_VERSION; type: "error"; message: string };
+  | { v: typeof PROTOCOL_VERSION; type: "error"; message: string }
+  /** Asks the webview what its DOM holds (integration tests and screenshots read panels this way). */
+  | { v: typeof PROTOCOL_VERSION; type: "probe"; id: number; selectors: string[] };
+
+/** What a probe found for one CSS selector. */
+export interface ProbeResult {
+  selector: string;
+  count: number;
+  /** Tokens the matched elements stand for (inserted-text pieces count their data-n). */
+  tokens: number;
+  /** The matched elements' text, joined with "\n" (first 4,000 characters). */
+  text: string;
+}
 
 /** Webview → extension. */
 export type WebviewMessage =
@@ -59,7 +71,8 @@ export type WebviewMessage =
   | { v: typeof PROTOCOL_VERSION; type: "trace/rendered"; episodeId: string; ms: number; spans: number }
   | { v: typeof PROTOCOL_VERSION; type: "compare/openPair"; questionId: string; runs: [number, number] }
   | { v: typeof PROTOCOL_VERSION; type: "dashboard/openGroup"; index: number }
-  | { v: typeof PROTOCOL_VERSION; type: "export"; format: "svg" | "png"; name: string; data: string };
+  | { v: typeof PROTOCOL_VERSION; type: "export"; format: "svg" | "png"; name: string; data: string }
+  | { v: typeof PROTOCOL_VERSION; type: "probeResult"; id: number; results: ProbeResult[]; pwned: boolean };
 
 type Body<M> = M extends { v: number } ? Omit<M, "v"> : never;
 
@@ -71,8 +84,8 @@ export function webviewMessage(body: Body<WebviewMessage>): WebviewMessage {
   return { v: PROTOCOL_VERSION, ...body } as WebviewMessage;
 }
 
-const WEBVIEW_TYPES = new Set<WebviewMessage["type"]>(["ready", "trace/select", "trace/search", "trace/rendered", "compare/openPair", "dashboard/openGroup", "export"]);
-const HOST_TYPES = new Set<HostMessage["type"]>(["state", "trace/run", "trace/episode", "trace/drift", "trace/searchResult", "compare/report", "dashboard/data", "dashboard/group", "error"]);
+const WEBVIEW_TYPES = new Set<WebviewMessage["type"]>(["ready", "trace/select", "trace/search", "trace/rendered", "compare/openPair", "dashboard/openGroup", "export", "probeResult"]);
+const HOST_TYPES = new Set<HostMessage["type"]>(["state", "trace/run", "trace/episode", "trace/drift", "trace/searchResult", "compare/report", "dashboard/data", "dashboard/group", "error", "probe"]);
 
 export class ProtocolError extends Error {}
 

@@ -1,0 +1,138 @@
+/**
+ * The webview panels in the real VS Code, read through the live extension's probe command (the
+ * webview reports what its DOM holds): a trace opened from the Runs tree shows the episode's
+ * sampled and inserted tokens; compare of the fixture's two runs shows the table and the flips
+ * ablate computes; the training dashboard updates when a line is appended to metrics.jsonl; an
+ * XSS payload in an episode stays text; the episodes.jsonl code lens offers "Open trace".
+ */
+import * as assert from "node:assert/strict";
+import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import * as vscode from "vscode";
+import type { Lab } from "../../src/extension/commands/commands";
+import type { ProbeResult } from "../../src/extension/panels/protocol";
+import { ablate, loadAblationInputs } from "../../src/core/analysis/ablate";
+import { activeExports, answerUi, labelOf, treeRows, waitFor, workspaceDir } from "./helpers";
+
+interface EpisodeLine { id: string; question: string; prompt: number[]; tokens: number[]; sampled: number[]; [k: string]: unknown }
+
+const PAYLOAD = `<img src=x onerror="window.__pwned=1"></textarea><script>window.__pwned=2</script>`;
+
+function episodesOf(run: string): EpisodeLine[] {
+  return readFileSync(join(workspaceDir(), "runs", run, "episodes.jsonl"), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as EpisodeLine);
+}
+
+async function probe(kind: string, selectors: string[]): Promise<{ results: ProbeResult[]; pwned: boolean }> {
+  return vscode.commands.executeCommand("agentLab._probePanel", kind, selectors);
+}
+
+/** Probes until `ok` holds (the webview renders after its data arrives). */
+async function probeUntil(kind: string, selectors: string[], ok: (r: ProbeResult[]) => boolean, what: string): Promise<ProbeResult[]> {
+  let last: ProbeResult[] = [];
+  try {
+    return await waitFor(what, async () => {
+      try {
+        last = (await probe(kind, selectors)).results;
+        return ok(last) ? last : undefined;
+      } catch {
+        return undefined; // panel not open or not ready yet
+      }
+    }, 20_000, 200);
+  } catch (e) {
+    throw new Error(`${(e as Error).message}; last probe: ${JSON.stringify(last).slice(0, 800)}`);
+  }
+}
+
+describe("webview panels (real VS Code)", function () {
+  this.timeout(60_000);
+  let lab: Lab;
+  before(async () => {
+    lab = await activeExports<Lab>();
+  });
+  afterEach(async () => {
+    await vscode.commands.executeCommand("workbench.action.closeAllEditors");
+  });
+
+  it("opens a trace from the Runs tree with the episode's sampled and inserted tokens", async () => {
+    const run = (await treeRows(lab.runs)).find((r) => labelOf(r.item) === "heuristic");
+    assert.ok(run);
+    const group = (await treeRows(lab.runs, run.node))[0];
+    const episode = (await treeRows(lab.runs, group.node))[0];
+    const cmd = episode.item.command!;
+    await vscode.commands.executeCommand(cmd.command, ...(cmd.arguments ?? []));
+    const all = episodesOf("heuristic");
+    const id = (cmd.arguments?.[0] as { episode?: { id: string } } | undefined)?.episode?.id;
+    const e = all.find((x) => x.id === id) ?? all[0];
+    const sampled = e.sampled.filter((s) => s === 1).length;
+    const inserted = e.prompt.length + e.tokens.length - sampled;
+    const r = await probeUntil("trace", ["#stream .tok.s", "#stream .tok.i", "#question", "#count", "#episode-list .row"], (x) => x[0].count > 0 && x[2].text === e.question, "the trace of the clicked episode");
+    assert.equal(r[0].count, sampled, "one span per sampled token");
+    assert.equal(r[1].tokens, inserted, "inserted tokens (in pieces)");
+    assert.equal(r[3].text, `${all.length} of ${all.length} episodes`);
+    assert.ok(r[4].count > 0);
+    console.log(`      trace: ${sampled} sampled + ${inserted} inserted tokens shown`);
+  });
+
+  it("compares the two fixture runs: table and per-question flips as ablate computes them", async () => {
+    const ui = answerUi({
+      quickPick: (items, options) => (options?.canPickMany ? [items.find((i) => i.label === "closed-book")!] : items.find((i) => i.label === "heuristic")),
+    });
+    try {
+      await vscode.commands.executeCommand("agentLab.compareRuns");
+    } finally {
+      ui.restore();
+    }
+    const report = ablate(loadAblationInputs([join(workspaceDir(), "runs", "heuristic"), join(workspaceDir(), "runs", "closed-book")]), { resamples: 200 });
+    const improved = report.questions.filter((q) => q.flips[0].f1 === "improved").length;
+    const regressed = report.questions.filter((q) => q.flips[0].f1 === "regressed").length;
+    const r = await probeUntil("compare", ["#ablation-table tbody tr", "#improved li", "#regressed li", "#forest svg"], (x) => x[0].count === 2, "the compare table");
+    assert.equal(r[1].count, Math.min(improved, 500));
+    assert.equal(r[2].count, Math.min(regressed, 500));
+    assert.equal(r[3].count, 2, "forest plots of Δ F1 and Δ EM");
+    assert.match(r[0].text, /closed-book/);
+    console.log(`      compare: ${improved} improved, ${regressed} regressed`);
+  });
+
+  it("the training dashboard updates when a line is appended to metrics.jsonl", async () => {
+    const dir = join(workspaceDir(), "runs", "it-training");
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+    appendFileSync(join(dir, "metrics.jsonl"), JSON.stringify({ step: 1, reward: 0.25, skipped_groups: 0.5, usd: 0.01 }) + "\n");
+    await vscode.commands.executeCommand("agentLab.refresh");
+    await waitFor("the Runs view to list it-training", () => lab.runs.currentRows().some((r) => r.name === "it-training"));
+    await vscode.commands.executeCommand("agentLab.openDashboard", dir);
+    const sel = ['#metrics .metric[data-key="reward"] .metric-last'];
+    await probeUntil("dashboard", sel, (x) => x[0].text === "step 1: 0.2500", "the first metrics line");
+    const t0 = Date.now();
+    appendFileSync(join(dir, "metrics.jsonl"), JSON.stringify({ step: 2, reward: 0.5, skipped_groups: 0.25, usd: 0.02 }) + "\n");
+    await probeUntil("dashboard", sel, (x) => x[0].text === "step 2: 0.5000", "the appended line");
+    console.log(`      dashboard: appended line shown after ${Date.now() - t0} ms`);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("an XSS payload in an episode stays inert text", async () => {
+    const dir = join(workspaceDir(), "runs", "it-xss");
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+    const base = episodesOf("heuristic")[0];
+    writeFileSync(join(dir, "manifest.json"), readFileSync(join(workspaceDir(), "runs", "heuristic", "manifest.json")));
+    appendFileSync(join(dir, "episodes.jsonl"), JSON.stringify({ ...base, id: "xss-1", question: PAYLOAD, prediction: PAYLOAD, answers: [PAYLOAD] }) + "\n");
+    await vscode.commands.executeCommand("agentLab.openTraceAt", dir, "xss-1");
+    const r = await probeUntil("trace", ["#question", "#prediction", "#app script, #app img, #app iframe, #app textarea", "#stream .tok"], (x) => x[0].text === PAYLOAD, "the payload question");
+    assert.equal(r[1].text, PAYLOAD);
+    assert.equal(r[2].count, 0, "no element made from the payload");
+    assert.ok(r[3].count > 0, "the token stream still renders");
+    assert.equal((await probe("trace", ["#question"])).pwned, false);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("offers an Open trace code lens on each line of episodes.jsonl", async () => {
+    const uri = vscode.Uri.file(join(workspaceDir(), "runs", "heuristic", "episodes.jsonl"));
+    await vscode.workspace.openTextDocument(uri);
+    const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>("vscode.executeCodeLensProvider", uri);
+    const ours = (lenses ?? []).filter((l) => l.command?.command === "agentLab.openTraceAt");
+    const episodes = episodesOf("heuristic");
+    assert.equal(ours.length, episodes.length);
+    assert.deepEqual(ours[0].command!.arguments, [join(workspaceDir(), "runs", "heuristic"), episodes[0].id]);
+  });
+});
