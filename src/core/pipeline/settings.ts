@@ -29,13 +29,13 @@ export interface PipelineSettings {
  */
 export const LOCAL_SETTINGS: Readonly<PipelineSettings> = Object.freeze({
   backend: "local",
-  data: { source: "synthetic", seed: 20261129, train: 500, dev: 700 },
+  data: { source: "synthetic", seed: 20261129, train: 600, dev: 700 },
   harness: { topK: 1, maxSearches: 2, maxTokens: 32, loraRank: 8, concurrency: 8 },
   offlinePrompts: true,
   evalLimit: undefined,
-  sftData: { questions: 300, tries: 1, temperature: 0, minF1: 0.8, role: "teacher" },
-  sft: { epochs: 4, batch: 4, lr: 0.01 },
-  grpo: { steps: 12, questions: 8, group: 8, lr: 0.002, temperature: 1, saveEvery: 12 },
+  sftData: { questions: 400, tries: 1, temperature: 0, minF1: 0.8, role: "teacher" },
+  sft: { epochs: 5, batch: 4, lr: 0.01 },
+  grpo: { steps: 12, questions: 16, group: 4, lr: 5e-4, temperature: 1, saveEvery: 4 },
 } as PipelineSettings);
 
 /** The recipe's sizes (seed 000): SFT 1,500 questions × 4 tries, 3 epochs; GRPO 30 steps × 32 × 8. */
