@@ -6,6 +6,10 @@ import { buildWebviews } from "../webview/build.mjs";
 const entries = [
   { in: "src/cli/main.ts", out: "dist/cli.js", banner: "#!/usr/bin/env node" },
   { in: "src/extension/extension.ts", out: "dist/extension.js" },
+  // The language server for prompt files and agent-lab.json: its own process, started by the extension.
+  { in: "src/language-server/server.ts", out: "dist/language-server.js" },
+  // Its client, loaded by the extension after activation (keeps vscode-languageclient out of extension.js).
+  { in: "src/language-server/client.ts", out: "dist/language-client.js" },
   // BM25 index build worker: the bundled CLI tokenizes the corpus on both cores with it.
   { in: "src/core/search/build-worker.ts", out: "dist/bm25-build-worker.js" },
 ];

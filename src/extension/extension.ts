@@ -70,6 +70,7 @@ export function activate(context: vscode.ExtensionContext): AgentLabApi {
     jobs.onDidChange(() => runs.refreshSoon(1000)),
   );
   registerPanelFeatures(context);
+  setTimeout(() => void import("./language-client").then((m) => m.startPromptLanguageClient(context, workspace), (e: unknown) => console.error("Agent Lab: prompt language client failed to load", e)), 0);
   // The rest waits for the first idle moment so activation itself stays a few milliseconds.
   setTimeout(() => {
     jobs.reattach();

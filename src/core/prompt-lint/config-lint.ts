@@ -5,7 +5,8 @@
  */
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { parseTree, printParseErrorCode, type Node, type ParseError } from "jsonc-parser";
+// The ESM build: esbuild cannot follow the UMD build's run-time requires.
+import { parseTree, printParseErrorCode, type Node, type ParseError } from "jsonc-parser/lib/esm/main";
 import { DEFAULT_CONFIG, validateOverrides } from "../config";
 import { UserError } from "../errors";
 import type { LintIssue } from "./issues";

@@ -1,0 +1,76 @@
+/**
+ * The language client. Bundled on its own as dist/language-client.js and loaded by
+ * src/extension/language-client.ts after activation, so vscode-languageclient (~800 KB) is not in
+ * the extension bundle nor on the activation path. It starts the language server
+ * (dist/language-server.js, its own process: the tokenizer it loads never weighs on the extension
+ * host) and keeps it told about the settings it needs.
+ *
+ * Documents it serves (the server treats agent-lab.json as config, everything else as a prompt):
+ *   **∕agent-lab.json            settings, checked with the CLI's rules
+ *   **∕prompts/*.md              where "Edit System Prompt" puts the workspace prompt (and the shipped data/prompts)
+ *   **∕*.prompt.md               any other prompt file, by naming convention
+ *   the configured systemPromptFile (agent-lab.json or agentLab.systemPromptFile), wherever it is
+ * Files whose name contains "closed-book" are linted as closed-book prompts (no <search> expected).
+ */
+import * as vscode from "vscode";
+import { LanguageClient, TransportKind, type DocumentSelector, type LanguageClientOptions, type ServerOptions } from "vscode-languageclient/node";
+import type { AgentLabConfig } from "../core/config";
+import { SETTINGS_SECTION, settingsOverrides } from "../extension/settings/settings-overrides";
+import { promptDocumentPatterns, SETTINGS_NOTIFICATION, type PromptServerSettings } from "./protocol";
+
+/** What the server needs from VS Code's settings; a setting VS Code cannot parse is left out (the commands report it). */
+export function promptServerSettings(): PromptServerSettings {
+  const section = vscode.workspace.getConfiguration(SETTINGS_SECTION);
+  let overrides: Partial<AgentLabConfig> = {};
+  try {
+    overrides = settingsOverrides((key) => section.inspect(key));
+  } catch {
+    overrides = {};
+  }
+  return { promptTokenLimit: section.get<number>("promptTokenLimit"), overrides };
+}
+
+/**
+ * Starts the client (its disposal, in context.subscriptions, stops the server). Never throws: without the server,
+ * prompt files just get no diagnostics, and a warning says so.
+ */
+export function startPromptLanguageClient(context: vscode.ExtensionContext, workspace: { config(): AgentLabConfig }): void {
+  let systemPromptFile: string | undefined;
+  try {
+    systemPromptFile = workspace.config().systemPromptFile;
+  } catch {
+    systemPromptFile = undefined; // no folder, or a broken agent-lab.json: the server's diagnostics say why
+  }
+  try {
+    context.subscriptions.push(createClient(context, systemPromptFile));
+  } catch (e) {
+    void vscode.window.showWarningMessage(`Agent Lab: the prompt language server did not start (${(e as Error).message}); prompt diagnostics are off.`);
+  }
+}
+
+function createClient(context: vscode.ExtensionContext, systemPromptFile: string | undefined): vscode.Disposable {
+  const module = context.asAbsolutePath("dist/language-server.js");
+  const serverOptions: ServerOptions = {
+    run: { module, transport: TransportKind.ipc },
+    debug: { module, transport: TransportKind.ipc, options: { execArgv: ["--nolazy", "--inspect=6019"] } },
+  };
+  const documentSelector: DocumentSelector = promptDocumentPatterns(systemPromptFile).map((pattern) => ({ scheme: "file", pattern }));
+  const clientOptions: LanguageClientOptions = {
+    documentSelector,
+    initializationOptions: promptServerSettings(),
+    diagnosticCollectionName: "agent-lab",
+  };
+  const client = new LanguageClient("agentLab.prompts", "Agent Lab Prompts", serverOptions, clientOptions);
+  const subscriptions: vscode.Disposable[] = [
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration(SETTINGS_SECTION) && client.isRunning()) void client.sendNotification(SETTINGS_NOTIFICATION, promptServerSettings());
+    }),
+  ];
+  client.start().catch((e: unknown) => {
+    void vscode.window.showWarningMessage(`Agent Lab: the prompt language server did not start (${(e as Error).message}); prompt diagnostics are off.`);
+  });
+  return new vscode.Disposable(() => {
+    subscriptions.forEach((d) => d.dispose());
+    void client.stop().catch(() => undefined);
+  });
+}

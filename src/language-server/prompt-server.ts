@@ -1,0 +1,181 @@
+/**
+ * The language server's behaviour on any LSP connection (stdio in the product, a stream pair in
+ * tests): diagnostics for prompt files and agent-lab.json, a hover with the prompt's token count
+ * and prefill cost, and a code lens that reruns eval with the prompt. All the rules live in
+ * src/core/prompt-lint; this file only maps them onto the protocol.
+ */
+import { fileURLToPath } from "node:url";
+import {
+  DiagnosticSeverity,
+  TextDocuments,
+  TextDocumentSyncKind,
+  type CodeLens,
+  type Connection,
+  type Diagnostic,
+  type Hover,
+  type InitializeResult,
+} from "vscode-languageserver/node";
+import { TextDocument } from "vscode-languageserver-textdocument";
+import { mergeConfig, readWorkspaceConfig, validateOverrides, type AgentLabConfig } from "../core/config";
+import {
+  countPromptTokens,
+  DEFAULT_PROMPT_TOKEN_LIMIT,
+  estimatePromptPrefill,
+  isClosedBookPromptFile,
+  lintConfigText,
+  lintPrompt,
+  promptHoverMarkdown,
+  promptTokenizer,
+  tokenLimitIssue,
+  type LintIssue,
+} from "../core/prompt-lint";
+import { DIAGNOSTIC_SOURCE, isConfigFile, RERUN_COMMAND, RERUN_LENS_TITLE, SETTINGS_NOTIFICATION, type PromptServerSettings } from "./protocol";
+
+/** Typing pauses shorter than this do not re-lint. */
+const DEBOUNCE_MS = 150;
+
+const SEVERITY: Record<LintIssue["severity"], DiagnosticSeverity> = {
+  error: DiagnosticSeverity.Error,
+  warning: DiagnosticSeverity.Warning,
+  information: DiagnosticSeverity.Information,
+};
+
+function filePath(uri: string): string {
+  try {
+    return uri.startsWith("file:") ? fileURLToPath(uri) : uri;
+  } catch {
+    return uri;
+  }
+}
+
+export function startPromptServer(connection: Connection): void {
+  const documents = new TextDocuments(TextDocument);
+  let workspaceDir: string | undefined;
+  let settings: PromptServerSettings = {};
+  const pending = new Map<string, NodeJS.Timeout>();
+
+  const tokenLimit = () => {
+    const l = settings.promptTokenLimit;
+    return Number.isInteger(l) && (l as number) > 0 ? (l as number) : DEFAULT_PROMPT_TOKEN_LIMIT;
+  };
+
+  /** Effective settings as a job would see them (agent-lab.json < VS Code settings), or why not. */
+  const config = (): AgentLabConfig | { error: string } => {
+    try {
+      const file = workspaceDir ? readWorkspaceConfig(workspaceDir) : {};
+      return mergeConfig(file, validateOverrides(settings.overrides ?? {}, "VS Code settings (agentLab.*)"));
+    } catch (e) {
+      return { error: (e as Error).message };
+    }
+  };
+
+  const applySettings = (raw: unknown) => {
+    if (raw && typeof raw === "object") settings = raw as PromptServerSettings;
+  };
+
+  connection.onInitialize((params): InitializeResult => {
+    const folder = params.workspaceFolders?.[0]?.uri ?? params.rootUri ?? undefined;
+    workspaceDir = folder ? filePath(folder) : undefined;
+    applySettings(params.initializationOptions);
+    return {
+      capabilities: {
+        textDocumentSync: TextDocumentSyncKind.Incremental,
+        hoverProvider: true,
+        codeLensProvider: { resolveProvider: false },
+      },
+      serverInfo: { name: "agent-lab-prompts" },
+    };
+  });
+
+  connection.onNotification(SETTINGS_NOTIFICATION, (raw: unknown) => {
+    applySettings(raw);
+    for (const doc of documents.all()) schedule(doc, 0);
+  });
+
+  async function diagnose(doc: TextDocument): Promise<Diagnostic[]> {
+    const text = doc.getText();
+    const path = filePath(doc.uri);
+    let issues: LintIssue[];
+    if (isConfigFile(path)) {
+      issues = lintConfigText(text, { workspaceDir });
+    } else {
+      issues = lintPrompt(text, { closedBook: isClosedBookPromptFile(path) });
+      try {
+        const limit = tokenLimit();
+        const over = tokenLimitIssue(countPromptTokens(await promptTokenizer(), text, limit), limit, text);
+        if (over) issues.push(over);
+      } catch (e) {
+        connection.console.warn(`agent-lab: no token count (${(e as Error).message})`);
+      }
+    }
+    return issues.map((i) => ({
+      range: { start: doc.positionAt(i.start), end: doc.positionAt(i.end) },
+      severity: SEVERITY[i.severity],
+      code: i.code,
+      source: DIAGNOSTIC_SOURCE,
+      message: i.message,
+    }));
+  }
+
+  function schedule(doc: TextDocument, delay = DEBOUNCE_MS): void {
+    clearTimeout(pending.get(doc.uri));
+    pending.set(
+      doc.uri,
+      setTimeout(() => {
+        pending.delete(doc.uri);
+        const version = doc.version;
+        void diagnose(doc).then(
+          (diagnostics) => {
+            // A newer edit re-schedules; publishing an old result would flash stale squiggles.
+            const current = documents.get(doc.uri);
+            if (current && current.version === version) void connection.sendDiagnostics({ uri: doc.uri, version, diagnostics });
+          },
+          (e: unknown) => connection.console.error(`agent-lab: linting ${doc.uri} failed: ${(e as Error).stack ?? e}`),
+        );
+      }, delay),
+    );
+  }
+
+  documents.onDidOpen((e) => schedule(e.document, 0));
+  documents.onDidChangeContent((e) => {
+    schedule(e.document);
+    // Prices, the model and the prompt file name live in agent-lab.json: re-check prompts too.
+    if (isConfigFile(filePath(e.document.uri))) for (const d of documents.all()) if (d !== e.document) schedule(d);
+  });
+  documents.onDidClose((e) => {
+    clearTimeout(pending.get(e.document.uri));
+    pending.delete(e.document.uri);
+    void connection.sendDiagnostics({ uri: e.document.uri, diagnostics: [] });
+  });
+
+  connection.onHover(async (params): Promise<Hover | null> => {
+    const doc = documents.get(params.textDocument.uri);
+    if (!doc || isConfigFile(filePath(doc.uri))) return null;
+    const tokens = countPromptTokens(await promptTokenizer(), doc.getText()).count;
+    const cfg = config();
+    let estimate: ReturnType<typeof estimatePromptPrefill> | { error: string };
+    if ("error" in cfg) estimate = cfg;
+    else {
+      try {
+        estimate = estimatePromptPrefill(tokens, cfg);
+      } catch (e) {
+        estimate = { error: (e as Error).message };
+      }
+    }
+    return { contents: { kind: "markdown", value: promptHoverMarkdown(tokens, estimate, tokenLimit()) } };
+  });
+
+  connection.onCodeLens((params): CodeLens[] => {
+    const path = filePath(params.textDocument.uri);
+    // A closed-book prompt cannot drive the research eval the lens launches.
+    if (isConfigFile(path) || isClosedBookPromptFile(path) || !params.textDocument.uri.startsWith("file:")) return [];
+    return [
+      {
+        range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } },
+        command: { title: RERUN_LENS_TITLE, command: RERUN_COMMAND, arguments: [path] },
+      },
+    ];
+  });
+
+  documents.listen(connection);
+}
