@@ -126,6 +126,20 @@ describe("webview panels (real VS Code)", function () {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it("the trace's episode list grows while a run is being written", async () => {
+    const dir = join(workspaceDir(), "runs", "it-growing");
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+    const [a, b] = episodesOf("heuristic");
+    writeFileSync(join(dir, "manifest.json"), readFileSync(join(workspaceDir(), "runs", "heuristic", "manifest.json")));
+    appendFileSync(join(dir, "episodes.jsonl"), JSON.stringify(a) + "\n");
+    await vscode.commands.executeCommand("agentLab.openTraceAt", dir);
+    await probeUntil("trace", ["#count"], (x) => x[0].text === "1 of 1 episodes", "one episode");
+    appendFileSync(join(dir, "episodes.jsonl"), JSON.stringify(b) + "\n");
+    await probeUntil("trace", ["#count"], (x) => x[0].text === "2 of 2 episodes", "the appended episode");
+    rmSync(dir, { recursive: true, force: true });
+  });
+
   it("offers an Open trace code lens on each line of episodes.jsonl", async () => {
     const uri = vscode.Uri.file(join(workspaceDir(), "runs", "heuristic", "episodes.jsonl"));
     await vscode.workspace.openTextDocument(uri);

@@ -54,11 +54,11 @@ export function containsAnswer(text: string, answer: string): boolean {
   return ` ${normalizeAnswer(text)} `.includes(` ${needle} `);
 }
 
-export function goldInResults(record: EpisodeRecord, tok: Pick<ChatTokenizer, "decode">): GoldInResults {
+/** `texts`: the episode's result texts when the caller has decoded them already. */
+export function goldInResults(record: EpisodeRecord, tok: Pick<ChatTokenizer, "decode">, texts: string[] = resultTexts(record, tok)): GoldInResults {
   const golds = record.answers.filter((a) => !YES_NO.has(normalizeAnswer(a)));
   if (golds.length === 0) return "not_applicable";
   if (record.searches.length === 0) return "no_search";
-  const texts = resultTexts(record, tok);
   if (texts.length === 0) return "no_search";
   const all = texts.join("\n");
   return golds.some((g) => containsAnswer(all, g)) ? "found" : "missing";

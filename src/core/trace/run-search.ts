@@ -24,20 +24,29 @@ export class RunSearch {
     searchOptions: { boost: { question: 2, answers: 2, prediction: 2 }, prefix: true, fuzzy: 0.15, combineWith: "AND" },
   });
 
+  /** Episodes indexed so far (a run's index is built in slices, alongside gold-in-results). */
+  size = 0;
+
   /** `tok` decodes result text; without it only the other fields are searchable. */
   static build(episodes: readonly EpisodeRecord[], tok: Pick<ChatTokenizer, "decode"> | undefined): RunSearch {
     const s = new RunSearch();
-    s.index.addAll(
-      episodes.map((e) => ({
+    s.add(episodes, tok ? episodes.map((e) => resultTexts(e, tok)) : undefined);
+    return s;
+  }
+
+  /** Adds episodes, with their decoded result texts when known. */
+  add(episodes: readonly EpisodeRecord[], results?: readonly string[][]): void {
+    this.index.addAll(
+      episodes.map((e, i) => ({
         id: e.id,
         question: e.question,
         answers: e.answers.join(" | "),
         prediction: e.prediction,
         queries: e.searches.join(" | "),
-        results: tok ? resultTexts(e, tok).join("\n") : "",
+        results: results?.[i]?.join("\n") ?? "",
       })),
     );
-    return s;
+    this.size += episodes.length;
   }
 
   /** Ids of matching episodes, best first; [] for a blank query. */

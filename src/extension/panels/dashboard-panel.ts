@@ -1,23 +1,18 @@
 /**
- * The training dashboard: follows a training run's logs while the job writes them. The folder is
- * watched (fs.watch, with a slow poll as a fallback for file systems that do not report changes)
- * and the whole view is re-read and posted after each change, debounced.
+ * The training dashboard: follows a training run's logs while the job writes them; the whole view
+ * is re-read and posted after each change (see folder-watch.ts).
  */
 import * as vscode from "vscode";
-import { existsSync, statSync, watch, type FSWatcher } from "node:fs";
-import { basename, join } from "node:path";
+import { basename } from "node:path";
 import { groupEpisodeViews, readDashboard, type DashboardView } from "../../core/trace/dashboard-view";
+import { watchRunFiles, type FolderWatch } from "./folder-watch";
 import { Panel } from "./panel-base";
 import type { WebviewMessage } from "./protocol";
 
-const DEBOUNCE_MS = 150;
-const POLL_MS = 2000;
+const WATCHED = ["metrics.jsonl", "groups.jsonl", "checkpoints.jsonl", "episodes.jsonl"];
 
 export class DashboardPanel extends Panel {
-  private watcher: FSWatcher | undefined;
-  private poll: NodeJS.Timeout | undefined;
-  private debounce: NodeJS.Timeout | undefined;
-  private lastSignature = "";
+  private watch: FolderWatch | undefined;
   private view: DashboardView | undefined;
 
   constructor(panel: vscode.WebviewPanel, context: vscode.ExtensionContext, readonly runDir: string) {
@@ -26,58 +21,22 @@ export class DashboardPanel extends Panel {
 
   protected async onMessage(m: WebviewMessage): Promise<void> {
     if (m.type === "ready") {
-      this.refresh(true);
-      this.startWatching();
+      this.refresh();
+      this.watch ??= watchRunFiles(this.runDir, WATCHED, () => this.refresh());
     } else if (m.type === "dashboard/openGroup") {
-      await this.openGroup(m.index);
+      const group = this.view?.groups[m.index];
+      if (!group) throw new Error(`no group ${m.index} in this run`);
+      const episodes = await groupEpisodeViews(this.runDir, group);
+      this.post({ type: "dashboard/group", group: { step: group.step, group, episodes } });
     }
   }
 
-  /** Sizes and mtimes of the files the view is made of: re-read only when one changed. */
-  private signature(): string {
-    return ["metrics.jsonl", "groups.jsonl", "checkpoints.jsonl", "episodes.jsonl"]
-      .map((f) => {
-        const p = join(this.runDir, f);
-        if (!existsSync(p)) return "-";
-        const s = statSync(p);
-        return `${s.size}:${s.mtimeMs}`;
-      })
-      .join("|");
-  }
-
-  refresh(force = false): void {
-    const sig = this.signature();
-    if (!force && sig === this.lastSignature) return;
-    this.lastSignature = sig;
+  private refresh(): void {
     this.view = readDashboard(this.runDir);
     this.post({ type: "dashboard/data", data: this.view });
   }
 
-  private startWatching(): void {
-    if (this.watcher || this.poll) return;
-    const schedule = () => {
-      clearTimeout(this.debounce);
-      this.debounce = setTimeout(() => this.refresh(), DEBOUNCE_MS);
-    };
-    try {
-      this.watcher = watch(this.runDir, schedule);
-    } catch {
-      // Folder not there yet (job just launched): the poll picks it up.
-    }
-    this.poll = setInterval(() => this.refresh(), POLL_MS);
-  }
-
   protected override onDispose(): void {
-    this.watcher?.close();
-    clearInterval(this.poll);
-    clearTimeout(this.debounce);
-  }
-
-  private async openGroup(index: number): Promise<void> {
-    const group = this.view?.groups[index];
-    if (!group) throw new Error(`no group ${index} in this run`);
-    const views = await groupEpisodeViews(this.runDir, group);
-    this.post({ type: "dashboard/group", group: { step: group.step, group, episodes: views } });
+    this.watch?.dispose();
   }
 }
-

@@ -7,12 +7,14 @@
 import * as vscode from "vscode";
 import { basename } from "node:path";
 import type { ChatTokenizer } from "../../core/chat/tokenizer";
-import { readRun, type RunFiles } from "../../core/runs/run-files";
+import { EPISODES_FILE, readRun, type RunFiles } from "../../core/runs/run-files";
+import type { EpisodeRow } from "../../core/trace/episode-list";
 import { tokenizerForRun } from "../../core/runs/run-tokenizer";
 import { checkDrift } from "../../core/trace/drift";
-import { countGoldInResults, goldInResults } from "../../core/trace/gold-in-results";
+import { countGoldInResults, goldInResults, resultTexts } from "../../core/trace/gold-in-results";
 import { RunSearch } from "../../core/trace/run-search";
 import { buildTraceView } from "../../core/trace/trace-view";
+import { watchRunFiles, type FolderWatch } from "./folder-watch";
 import { Panel } from "./panel-base";
 import type { TraceRunInfo, WebviewMessage } from "./protocol";
 import { episodeRows } from "./trace-panel-rows";
@@ -24,6 +26,10 @@ export class TracePanel extends Panel {
   private info: TraceRunInfo | undefined;
   private search: RunSearch | undefined;
   private goldCancelled = false;
+  private watch: FolderWatch | undefined;
+  /** Gold-in-results already computed, by episode id (kept across reloads of a growing run). */
+  private readonly goldById = new Map<string, EpisodeRow["gold"]>();
+  private goldRunning = false;
 
   constructor(panel: vscode.WebviewPanel, context: vscode.ExtensionContext, readonly runDir: string, private episodeId: string | undefined) {
     super(panel, context, { kind: "trace", runDir, ...(episodeId ? { episodeId } : {}) }, `Trace · ${basename(runDir)}`);
@@ -40,13 +46,15 @@ export class TracePanel extends Panel {
 
   protected override onDispose(): void {
     this.goldCancelled = true;
+    this.watch?.dispose();
   }
 
   protected async onMessage(m: WebviewMessage): Promise<void> {
     if (m.type === "ready") await this.load();
     else if (m.type === "trace/select") this.showEpisode(m.episodeId);
     else if (m.type === "trace/search") {
-      this.search ??= RunSearch.build(this.run?.episodes ?? [], this.tokenizer);
+      // Without a tokenizer there is no slice loop filling the index: build it here (no result text).
+      this.search ??= RunSearch.build(this.run?.episodes ?? [], undefined);
       this.post({ type: "trace/searchResult", query: m.query, ids: this.search.search(m.query) });
     }
   }
@@ -56,6 +64,8 @@ export class TracePanel extends Panel {
     const tok = await tokenizerForRun(this.run.manifest?.tokenizer);
     this.tokenizer = tok.tokenizer;
     this.tokenizerProblem = tok.problem;
+    // A run still being written (eval in progress): its list grows as episodes land.
+    this.watch ??= watchRunFiles(this.runDir, [EPISODES_FILE], () => this.reloadEpisodes());
     this.info = {
       runDir: this.runDir,
       name: basename(this.runDir),
@@ -68,6 +78,16 @@ export class TracePanel extends Panel {
     this.post({ type: "trace/run", run: this.info });
     const first = this.episodeId ?? this.run.episodes[0]?.id;
     if (first) this.showEpisode(first);
+    void this.computeGold();
+  }
+
+  private reloadEpisodes(): void {
+    if (!this.info || this.isDisposed) return;
+    this.run = readRun(this.runDir);
+    this.info.rows = episodeRows(this.run.episodes).map((r) => ({ ...r, gold: this.goldById.get(r.id) ?? "unknown" }));
+    this.info.gold = null;
+    this.post({ type: "trace/run", run: this.info });
+    if (!this.episodeId && this.run.episodes[0]) this.showEpisode(this.run.episodes[0].id);
     void this.computeGold();
   }
 
@@ -94,17 +114,37 @@ export class TracePanel extends Panel {
     }
   }
 
-  /** Decodes every episode's results in slices of 50, yielding to the host between slices. */
+  /**
+   * Decodes every episode's results in slices of 50, yielding to the host between slices, for
+   * gold-in-results and for the full-text index (searches meanwhile see the episodes done so far).
+   */
   private async computeGold(): Promise<void> {
     const tok = this.tokenizer;
     const info = this.info;
     const episodes = this.run?.episodes;
-    if (!tok || !info || !episodes) return;
-    for (let i = 0; i < episodes.length; i += 50) {
-      if (this.goldCancelled) return;
-      for (let j = i; j < Math.min(i + 50, episodes.length); j++) info.rows[j].gold = goldInResults(episodes[j], tok);
-      await new Promise((resolve) => setImmediate(resolve));
+    if (!tok || !info || !episodes || this.goldRunning) return;
+    this.goldRunning = true;
+    try {
+      const search = (this.search ??= new RunSearch());
+      // Only episodes not seen before: a growing run costs per new episode, not per reload.
+      const todo = episodes.map((e, i) => ({ e, i })).filter(({ e }) => !this.goldById.has(e.id));
+      for (let s = 0; s < todo.length; s += 50) {
+        if (this.goldCancelled) return;
+        const slice = todo.slice(s, s + 50);
+        const texts = slice.map(({ e }) => resultTexts(e, tok));
+        slice.forEach(({ e, i }, k) => {
+          const gold = goldInResults(e, tok, texts[k]);
+          this.goldById.set(e.id, gold);
+          if (info.rows[i]?.id === e.id) info.rows[i].gold = gold;
+        });
+        search.add(slice.map(({ e }) => e), texts);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    } finally {
+      this.goldRunning = false;
     }
+    if (this.run?.episodes !== episodes) return void this.computeGold(); // reloaded meanwhile
+    for (const r of info.rows) r.gold = this.goldById.get(r.id) ?? r.gold;
     info.gold = countGoldInResults(info.rows.map((r) => ({ f1: r.f1, gold: r.gold === "unknown" ? "not_applicable" : r.gold })));
     this.post({ type: "trace/run", run: info });
   }

@@ -1,0 +1,53 @@
+/**
+ * Calls back when any of a few files in a run folder changes (size or mtime), debounced: fs.watch
+ * for promptness, plus a slow poll for file systems that do not report changes (network mounts,
+ * some remote setups) and for a folder that does not exist yet when a job has just launched.
+ */
+import { existsSync, statSync, watch, type FSWatcher } from "node:fs";
+import { join } from "node:path";
+
+const DEBOUNCE_MS = 150;
+const POLL_MS = 2000;
+
+export interface FolderWatch {
+  dispose(): void;
+}
+
+export function watchRunFiles(dir: string, files: readonly string[], onChange: () => void): FolderWatch {
+  const signature = () =>
+    files
+      .map((f) => {
+        const p = join(dir, f);
+        if (!existsSync(p)) return "-";
+        const s = statSync(p);
+        return `${s.size}:${s.mtimeMs}`;
+      })
+      .join("|");
+  let last = signature();
+  let debounce: NodeJS.Timeout | undefined;
+  const check = () => {
+    const now = signature();
+    if (now === last) return;
+    last = now;
+    onChange();
+  };
+  const schedule = () => {
+    clearTimeout(debounce);
+    debounce = setTimeout(check, DEBOUNCE_MS);
+  };
+  let watcher: FSWatcher | undefined;
+  try {
+    watcher = watch(dir, schedule);
+    watcher.on("error", () => watcher?.close());
+  } catch {
+    // Folder not there yet: the poll notices it.
+  }
+  const poll = setInterval(check, POLL_MS);
+  return {
+    dispose() {
+      watcher?.close();
+      clearInterval(poll);
+      clearTimeout(debounce);
+    },
+  };
+}
