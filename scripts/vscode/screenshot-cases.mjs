@@ -11,7 +11,7 @@ export const CASES = [
       await wb.expand("Runs", "heuristic");
       await wb.row("Runs", "correct").waitFor({ timeout: 20_000 });
       await wb.expand("Runs", "wrong");
-      await wb.expand("Checkpoints", "grpo-demo-s4");
+      await wb.expand("Checkpoints", "sft-it-e2");
       await wb.row("Checkpoints", "lineage").waitFor({ timeout: 20_000 });
       await shoot();
     },
@@ -64,9 +64,11 @@ export const CASES = [
       // Episode rows are the tree's third level; take the first one shown.
       const episode = wb.pane("Runs").locator('.monaco-list-row[aria-level="3"]').first();
       await episode.waitFor({ timeout: 20_000 });
-      const question = (await episode.innerText()).trim().slice(0, 30);
       await episode.click();
-      // The trace shows the episode's question once it has loaded.
+      // The tree may re-render (a finished job adds a run), so read the question off the selected
+      // row after the click; the trace shows that episode's question once it has loaded.
+      const selected = wb.pane("Runs").locator('.monaco-list-row.selected[aria-level="3"]');
+      const question = (await selected.innerText()).trim().slice(0, 30);
       await wb.webview().locator("body", { hasText: question }).waitFor({ timeout: 30_000 });
       await shoot();
     },
@@ -81,6 +83,16 @@ export const CASES = [
       await (await wb.quickPickRow("heuristic")).click();
       await wb.page.keyboard.press("Enter");
       await wb.webview().locator("body").filter({ hasText: /\S/ }).waitFor({ timeout: 30_000 });
+      await shoot();
+    },
+  },
+  {
+    name: "dashboard",
+    async run(wb, { shoot }) {
+      await wb.command("Agent Lab: Open Training Dashboard…");
+      await wb.pick("sft-it");
+      await wb.webview().locator("body", { hasText: "sft-it" }).waitFor({ timeout: 30_000 });
+      await wb.page.waitForTimeout(1000); // charts draw after the data message
       await shoot();
     },
   },

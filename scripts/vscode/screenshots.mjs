@@ -30,6 +30,7 @@ mkdirSync(outDir, { recursive: true });
 const t0 = Date.now();
 const log = (m) => console.log(`[+${((Date.now() - t0) / 1000).toFixed(1)}s] ${m}`);
 const failures = [];
+const warnings = new Set();
 let saved = 0;
 
 for (const theme of themes) {
@@ -43,9 +44,17 @@ for (const theme of themes) {
     const wb = new WorkbenchDriver(page, { workspace: fixture.dir });
     await wb.ready();
     log(`${theme}: workbench ready`);
+    // Error toasts raised while the window and the extension start are findings, not scenery:
+    // report them, then clear them so the pictures show the cases.
+    await page.waitForTimeout(3000);
+    for (const text of await wb.errorToasts()) {
+      warnings.add(text);
+      log(`WARNING error notification at startup: ${text}`);
+    }
     for (const c of CASES) {
       if (only && !only.has(c.name)) continue;
       try {
+        await wb.reset();
         await c.run(wb, {
           shoot: async (suffix = "") => {
             const file = path.join(outDir, `${c.name}${suffix}-${theme}.png`);
@@ -70,6 +79,7 @@ for (const theme of themes) {
   }
 }
 log(`${saved} screenshots in ${path.relative(process.cwd(), outDir) || "."}`);
+for (const w of warnings) console.error(`[screenshots] warning: error notification at startup: ${w}`);
 for (const f of failures) console.error(`[screenshots] failed: ${f}`);
 console.log(`screenshots: ${saved} passed, ${failures.length} failed`);
 process.exit(failures.length ? 1 : 0);

@@ -91,6 +91,12 @@ export class WorkbenchDriver {
     return this.page.locator(".notification-toast", { hasText: text }).first();
   }
 
+  /** Texts of the error notifications on screen (toasts with the error icon). */
+  async errorToasts() {
+    const toasts = this.page.locator(".notification-toast", { has: this.page.locator(".codicon-error") });
+    return (await toasts.locator(".notification-list-item-message").allInnerTexts()).map((t) => t.trim()).filter(Boolean);
+  }
+
   /** The active webview panel's document (webview = two nested iframes). */
   webview() {
     return this.page.frameLocator("iframe.webview.ready").frameLocator("#active-frame");
