@@ -19,10 +19,16 @@ export function makeFixtureWorkspace({ log = () => {} } = {}) {
   const parent = mkdtempSync(path.join(tmpdir(), "agent-lab-it-"));
   const dir = path.join(parent, "workspace");
   const t0 = Date.now();
-  const runCli = (...args) => execFileSync(process.execPath, [cli, ...args], { cwd: dir, stdio: ["ignore", "ignore", "pipe"] });
-  execFileSync(process.execPath, [cli, "demo", "--dir", dir], { stdio: ["ignore", "ignore", "pipe"] });
-  runCli("sft-data", "--teacher", "scripted", "--questions", "16", "--tries", "1", "--name", FIXTURE.sftData);
-  runCli("train-sft", "--data", `runs/${FIXTURE.sftData}`, "--backend", "local", "--epochs", "2", "--batch", "8", "--name", FIXTURE.training);
+  try {
+    const runCli = (...args) => execFileSync(process.execPath, [cli, ...args], { cwd: dir, stdio: ["ignore", "ignore", "pipe"] });
+    execFileSync(process.execPath, [cli, "demo", "--dir", dir], { stdio: ["ignore", "ignore", "pipe"] });
+    runCli("sft-data", "--teacher", "scripted", "--questions", "16", "--tries", "1", "--name", FIXTURE.sftData);
+    runCli("train-sft", "--data", `runs/${FIXTURE.sftData}`, "--backend", "local", "--epochs", "2", "--batch", "8", "--name", FIXTURE.training);
+  } catch (e) {
+    rmSync(parent, { recursive: true, force: true });
+    // execFileSync's error carries the CLI's stderr: show it, it says what went wrong.
+    throw new Error(`making the fixture workspace failed: ${e instanceof Error ? e.message : e}`);
+  }
   log(`[fixture] demo workspace at ${dir} in ${Date.now() - t0} ms`);
   return { dir, remove: () => rmSync(parent, { recursive: true, force: true }) };
 }

@@ -27,8 +27,14 @@ if (missing) fail(missing);
 if (!existsSync(path.join(root, "dist", "extension.js"))) fail("dist/extension.js is missing: run npm run build first");
 
 const t0 = Date.now();
-const suiteEntry = await buildSuite();
-const fixture = makeFixtureWorkspace({ log: console.log });
+let suiteEntry;
+let fixture;
+try {
+  suiteEntry = await buildSuite();
+  fixture = makeFixtureWorkspace({ log: console.log });
+} catch (e) {
+  fail(e instanceof Error ? e.message : String(e));
+}
 let cs;
 let browser;
 let exitCode = 1;
