@@ -7,7 +7,7 @@
 import * as assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import * as vscode from "vscode";
 import type { Lab } from "../../src/extension/commands/commands";
 import { activeExports, answerUi, workspaceDir } from "./helpers";
@@ -42,7 +42,9 @@ describe("Tinker API key in secret storage only", () => {
       assert.ok(ui.calls.some((c) => c.kind === "inputBox"), "the command asked for the key");
       assert.equal(await lab.keys.get(), key, "the key is in secret storage");
       assert.deepEqual(snapshot(settingsFiles()), before, "settings files unchanged by set");
-      const everything = [workspaceDir(), ...(userData ? [userData] : [])];
+      // The workspace (runs, job records and logs) and VS Code's whole temp root: user data with
+      // settings and every log (output channels included), and the server's own logs.
+      const everything = [workspaceDir(), ...(userData ? [dirname(userData)] : [])];
       assert.deepEqual(filesContaining(everything, key), [], "the key's text is in no file");
       assert.ok(!ui.messages().some((m) => m.includes(key)), "no message shows the key");
       const inspected = vscode.workspace.getConfiguration("agentLab");
