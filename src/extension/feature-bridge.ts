@@ -1,13 +1,13 @@
 /**
  * The one place where the shell calls features other engineers are building: the webview panels
  * (`./panels/index.ts`: openTrace, openCompare, openDashboard) and the prompt loop
- * (`./prompt-loop.ts`). The panels have landed; the prompt loop has not: until it does, its two
- * entries return false and the shell's own fallback (commands.ts) does the job. Swapping a stub for
- * the real call is a one-line change per function.
+ * (`./prompt-loop.ts`). Both have landed. The rerun entry returns false unless it is given a prompt
+ * file (the code lens): from the palette or the Runs view the shell's own flow picks the eval to rerun.
  */
 import type * as vscode from "vscode";
 import type { Lab } from "./commands/commands";
 import * as panels from "./panels";
+import * as promptLoop from "./prompt-loop";
 
 /** The trace viewer on one run (an episode, or the run's first). */
 export async function openTracePanel(context: vscode.ExtensionContext, runDir: string, episodeId?: string): Promise<void> {
@@ -35,11 +35,15 @@ export function registerPanelFeatures(context: vscode.ExtensionContext): void {
  * `lab` gives the prompt loop the shell's parts: `lab.jobs.start({title, command, runDir})` runs a
  * CLI job (progress, output channel, notifications), `lab.workspace.config()` the settings.
  */
-export async function editSystemPromptFeature(_lab: Lab): Promise<boolean> {
-  return false;
+export async function editSystemPromptFeature(lab: Lab): Promise<boolean> {
+  await promptLoop.editSystemPrompt(lab);
+  return true;
 }
 
 /** Rerun Eval With Current Prompt; returns false when the prompt loop has not landed. */
-export async function rerunEvalWithPromptFeature(_lab: Lab, _promptFile?: string): Promise<boolean> {
-  return false;
+export async function rerunEvalWithPromptFeature(lab: Lab, promptFile?: string): Promise<boolean> {
+  // Palette, Runs view, or a run name: the shell asks which eval to rerun (commands.ts).
+  if (!promptFile || !promptLoop.isPromptFileArg(lab, promptFile)) return false;
+  await promptLoop.rerunEvalWithPrompt(lab, promptFile);
+  return true;
 }

@@ -14,3 +14,4 @@ export {
   type PrefillEstimate,
 } from "./prompt-tokens";
 export { lintConfigText } from "./config-lint";
+export { seedWorkspacePrompt, setConfigKey, promptRunBaseName, baselineForPrompt, WORKSPACE_PROMPT_FILE, type SeededPrompt, type RunCandidate } from "./prompt-loop-plan";
