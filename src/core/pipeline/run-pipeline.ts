@@ -10,6 +10,7 @@
  * resumed when they are partial (each step's own resume), so rerunning the command continues.
  */
 import { existsSync, mkdirSync, readdirSync, renameSync, writeFileSync } from "node:fs";
+import { cpus, loadavg } from "node:os";
 import { join, relative } from "node:path";
 import { ablate, loadAblationInputs, renderAblationTable, renderMarkdownReport, type AblationReport } from "../analysis";
 import { offlineTokenizer } from "../chat";
@@ -79,6 +80,7 @@ interface PipelineState {
   format: 1;
   settings: PipelineSettings;
   stages: Partial<Record<StageName, { seconds: number; finished: string }>>;
+  /** 1/5/15-minute load averages when the last run started (cores: os.cpus()). */
   load?: number[];
 }
 
@@ -103,6 +105,8 @@ export async function runPipeline(o: PipelineOptions): Promise<PipelineResult> {
   if (o.backend === "tinker") await confirmSpending(plan, o);
 
   const state: PipelineState = existing ?? { format: 1, settings, stages: {} };
+  // Timings mean little without the machine's load: other work on a shared machine slows every stage.
+  state.load = loadavg();
   const stageSeconds: Partial<Record<StageName, number>> = {};
   const t0 = Date.now();
   const at = () => `[${((Date.now() - t0) / 1000).toFixed(1)}s]`;
@@ -373,9 +377,12 @@ function renderReport({ o, settings, report, grpoVsSft, trend, labels, state }: 
   const out: string[] = [];
   out.push(`# Agent Lab pipeline report (${settings.backend} backend)`, "");
   if (settings.backend === "local") out.push(`> ${LOCAL_STAND_IN_NOTE}`, "");
-  out.push(renderMarkdownReport(report, { labels }).trim(), "");
+  let table = renderMarkdownReport(report, { labels }).trim();
+  if (settings.data.source === "synthetic") table = table.replace("## Results on HotpotQA", "## Results on the synthetic world's");
+  out.push(table, "");
   out.push("## GRPO", "", `- ${grpoLine(grpoVsSft)}`, `- ${renderTrend(trend).replace("\n  ", "\n- ")}`, "");
   out.push("## Stage timings (seconds, last run of each stage)", "");
+  if (state.load) out.push(`Load average at the start: ${state.load.map((l) => l.toFixed(2)).join(" / ")} (1/5/15 min) on ${cpus().length} cores.`, "");
   for (const [name, t] of Object.entries(state.stages)) out.push(`- ${name}: ${t.seconds.toFixed(1)}`);
   out.push("", "## Settings", "", "```json", JSON.stringify(settings, null, 2), "```", "");
   out.push(`Folder: ${relative(process.cwd(), o.dir) || "."}; checkpoints: ${relative(o.dir, registryPath(join(o.dir, "runs")))}`, "");
