@@ -66,7 +66,11 @@ for (const theme of themes) {
         });
       } catch (e) {
         failures.push(`${c.name} (${theme}): ${e instanceof Error ? e.message.split("\n")[0] : e}`);
-        await page.screenshot({ path: path.join(outDir, `FAILED-${c.name}-${theme}.png`) }).catch(() => {});
+        // What the window showed when the case gave up: out/ (git-ignored), not the docs folder.
+        const failedShot = path.join(root, "out", "screenshots-failed", `${c.name}-${theme}.png`);
+        mkdirSync(path.dirname(failedShot), { recursive: true });
+        await page.screenshot({ path: failedShot }).catch(() => {});
+        log(`what the window showed: ${path.relative(root, failedShot)}`);
         log(`FAILED ${c.name}: ${e instanceof Error ? e.message : e}`);
       } finally {
         await wb.reset().catch(() => {});
