@@ -25,9 +25,11 @@ import {
   lintConfigText,
   lintPrompt,
   promptHoverMarkdown,
+  promptLensSummary,
   promptTokenizer,
   tokenLimitIssue,
   type LintIssue,
+  type PrefillEstimate,
 } from "../core/prompt-lint";
 import { DIAGNOSTIC_SOURCE, isConfigFile, RERUN_COMMAND, RERUN_LENS_TITLE, SETTINGS_NOTIFICATION, type PromptServerSettings } from "./protocol";
 
@@ -148,33 +150,47 @@ export function startPromptServer(connection: Connection): void {
     void connection.sendDiagnostics({ uri: e.document.uri, diagnostics: [] });
   });
 
-  connection.onHover(async (params): Promise<Hover | null> => {
-    const doc = documents.get(params.textDocument.uri);
-    if (!doc || isConfigFile(filePath(doc.uri))) return null;
+  /** Token count and the prefill estimate (or why there is none) for a prompt's current text. */
+  async function measure(doc: TextDocument): Promise<{ tokens: number; estimate: PrefillEstimate | { error: string } }> {
     const tokens = countPromptTokens(await promptTokenizer(), doc.getText()).count;
     const cfg = config();
-    let estimate: ReturnType<typeof estimatePromptPrefill> | { error: string };
-    if ("error" in cfg) estimate = cfg;
-    else {
-      try {
-        estimate = estimatePromptPrefill(tokens, cfg);
-      } catch (e) {
-        estimate = { error: (e as Error).message };
-      }
+    if ("error" in cfg) return { tokens, estimate: cfg };
+    try {
+      return { tokens, estimate: estimatePromptPrefill(tokens, cfg) };
+    } catch (e) {
+      return { tokens, estimate: { error: (e as Error).message } };
     }
-    return { contents: { kind: "markdown", value: promptHoverMarkdown(tokens, estimate, tokenLimit()) } };
+  }
+
+  // On the first line only: a hover wherever the mouse rests in a prose file would be in the way.
+  connection.onHover(async (params): Promise<Hover | null> => {
+    const doc = documents.get(params.textDocument.uri);
+    if (!doc || isConfigFile(filePath(doc.uri)) || params.position.line !== 0) return null;
+    const { tokens, estimate } = await measure(doc);
+    return {
+      contents: { kind: "markdown", value: promptHoverMarkdown(tokens, estimate, tokenLimit()) },
+      range: { start: { line: 0, character: 0 }, end: doc.positionAt(doc.getText().search(/\r?\n|$/)) },
+    };
   });
 
-  connection.onCodeLens((params): CodeLens[] => {
+  connection.onCodeLens(async (params): Promise<CodeLens[]> => {
+    const doc = documents.get(params.textDocument.uri);
     const path = filePath(params.textDocument.uri);
+    if (!doc || isConfigFile(path)) return [];
+    const top = { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
+    const lenses: CodeLens[] = [];
     // A closed-book prompt cannot drive the research eval the lens launches.
-    if (isConfigFile(path) || isClosedBookPromptFile(path) || !params.textDocument.uri.startsWith("file:")) return [];
-    return [
-      {
-        range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } },
-        command: { title: RERUN_LENS_TITLE, command: RERUN_COMMAND, arguments: [path] },
-      },
-    ];
+    if (!isClosedBookPromptFile(path) && params.textDocument.uri.startsWith("file:")) {
+      lenses.push({ range: top, command: { title: RERUN_LENS_TITLE, command: RERUN_COMMAND, arguments: [path] } });
+    }
+    try {
+      const { tokens, estimate } = await measure(doc);
+      // An empty command id: VS Code shows the title as plain text.
+      lenses.push({ range: top, command: { title: promptLensSummary(tokens, estimate), command: "" } });
+    } catch (e) {
+      connection.console.warn(`agent-lab: no token count (${(e as Error).message})`);
+    }
+    return lenses;
   });
 
   documents.listen(connection);

@@ -8,6 +8,7 @@ export {
   tokenLimitIssue,
   estimatePromptPrefill,
   promptHoverMarkdown,
+  promptLensSummary,
   TYPICAL_TURNS,
   DEFAULT_PROMPT_TOKEN_LIMIT,
   type PromptTokens,

@@ -98,3 +98,9 @@ export function promptHoverMarkdown(tokens: number, estimate: PrefillEstimate | 
   }
   return lines.join("\n");
 }
+
+/** One line for the code lens above a prompt: "206 tokens · ≈ $0.00020 prefill per episode (estimate)". */
+export function promptLensSummary(tokens: number, estimate: PrefillEstimate | { error: string }): string {
+  if ("error" in estimate) return `${tokens} tokens (no cost estimate: hover the first line)`;
+  return `${tokens} tokens · ≈ ${usd(estimate.usdPerEpisode)} prefill per episode on ${estimate.model} (estimate)`;
+}

@@ -121,15 +121,25 @@ describe("language server: over stdio", function () {
     const usd = ((tokens * 3 * 2) / 1e6).toPrecision(2);
     assert.ok(md.includes(`$${usd} per episode`), md);
     assert.match(md, /estimate/i);
+    // Only on the first line: elsewhere in the prose a hover would be in the way.
+    assert.equal(await conn.sendRequest("textDocument/hover", { textDocument: { uri }, position: { line: 3, character: 3 } }), null);
   });
 
-  it("offers the rerun code lens with the prompt's path on the first line", async () => {
+  it("offers the rerun code lens with the prompt's path, and the token count, on the first line", async () => {
     const file = join(workspace, "prompts", "system.md");
-    const lenses = (await conn.sendRequest("textDocument/codeLens", { textDocument: { uri: pathToFileURL(file).href } })) as Array<{ range: { start: { line: number } }; command: { command: string; arguments: unknown[] } }>;
-    assert.equal(lenses.length, 1);
-    assert.equal(lenses[0].range.start.line, 0);
+    type Lens = { range: { start: { line: number } }; command: { title: string; command: string; arguments?: unknown[] } };
+    const lenses = (await conn.sendRequest("textDocument/codeLens", { textDocument: { uri: pathToFileURL(file).href } })) as Lens[];
+    assert.equal(lenses.length, 2);
+    assert.ok(lenses.every((l) => l.range.start.line === 0));
     assert.equal(lenses[0].command.command, RERUN_COMMAND);
     assert.deepEqual(lenses[0].command.arguments, [file]);
+    const tokens = (await promptTokenizer()).encode(readFileSync(defaultSystemPromptFile(), "utf8").trimEnd()).length;
+    assert.match(lenses[1].command.title, new RegExp(`^${tokens} tokens · ≈ \\$[0-9.]+ prefill per episode on Test/Model-1B`));
+    // A closed-book prompt gets the count but no rerun: the lens launches a research eval.
+    const closed = join(workspace, "prompts", "closed-book.md");
+    open(closed, readFileSync(defaultSystemPromptFile(true), "utf8"));
+    const closedLenses = (await conn.sendRequest("textDocument/codeLens", { textDocument: { uri: pathToFileURL(closed).href } })) as Lens[];
+    assert.deepEqual(closedLenses.map((l) => l.command.command), [""]);
   });
 
   it("validates agent-lab.json with the CLI's rules, at the key", async () => {
