@@ -36,6 +36,9 @@ export function showError(message: string): void {
   bar.appendChild(h("div", { class: "error" }, message));
 }
 
+/** Named durations a panel measured (ms), reported with every probe answer. */
+export const timings: Record<string, number> = {};
+
 function probe(selector: string): ProbeResult {
   const els = Array.from(document.querySelectorAll<HTMLElement>(selector));
   return {
@@ -57,7 +60,7 @@ export function listen(handle: (m: HostMessage) => void): void {
       return;
     }
     if (m.type === "state") api.setState(m.state);
-    else if (m.type === "probe") send({ type: "probeResult", id: m.id, results: m.selectors.map(probe), pwned: (window as unknown as { __pwned?: unknown }).__pwned !== undefined });
+    else if (m.type === "probe") send({ type: "probeResult", id: m.id, results: m.selectors.map(probe), pwned: (window as unknown as { __pwned?: unknown }).__pwned !== undefined, timings });
     else if (m.type === "error") showError(m.message);
     else {
       try {

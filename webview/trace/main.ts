@@ -8,7 +8,7 @@ import { filterRows, stepEpisode, visibleWindow, type EpisodeFilter, type Outcom
 import type { TraceEpisodeView } from "../../src/core/trace/trace-view";
 import type { DriftReport } from "../../src/core/trace/drift";
 import { append, clear, fmt, h, usd } from "../shared/dom";
-import { listen, send, savedState } from "../shared/host";
+import { listen, send, savedState, timings } from "../shared/host";
 import { markDrift, renderStream, splitPiece } from "./token-stream";
 
 const ROW_HEIGHT = 26;
@@ -188,7 +188,7 @@ function renderEpisode(ep: TraceEpisodeView): void {
   currentId = ep.id;
   clear(detail);
   const goldText = { found: "gold in results", missing: "gold NOT in results", no_search: "no search", not_applicable: "yes/no question", unknown: "gold check unavailable" }[ep.gold];
-  const shade = h("vscode-checkbox", { id: "shade-logprobs", label: "shade by logprob", checked: true }, "shade by logprob");
+  const shade = h("vscode-checkbox", { id: "shade-logprobs", label: "shade by logprob", checked: !detail.classList.contains("no-shade") }, "shade by logprob");
   shade.addEventListener("change", () => detail.classList.toggle("no-shade", !(shade as unknown as { checked: boolean }).checked));
   append(detail, [
     h("h2", { class: "question", id: "question" }, ep.question),
@@ -220,7 +220,9 @@ function renderEpisode(ep: TraceEpisodeView): void {
   // Time to interactive: from the message's arrival to the first frame with the stream laid out.
   requestAnimationFrame(() => {
     const ms = performance.now() - (receivedAt || started);
-    send({ type: "trace/rendered", episodeId: ep.id, ms, spans });
+    timings.renderMs = ms;
+    timings.spans = spans;
+    send({ type: "trace/rendered", episodeId: ep.id, ms, spans, at: Date.now() });
   });
 }
 
@@ -282,6 +284,7 @@ listen((m) => {
     applyFilter();
   } else if (m.type === "trace/episode") {
     receivedAt = performance.now();
+    timings.buildMs = m.buildMs;
     renderEpisode(m.episode);
   } else if (m.type === "trace/drift") {
     if (episode?.id === m.episodeId) showDrift(m.drift);

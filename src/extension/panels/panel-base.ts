@@ -10,6 +10,15 @@ import { makeNonce, panelHtml } from "./webview-html";
 
 type HostBody = Parameters<typeof hostMessage>[0];
 
+/** A probe's answer: per selector what the DOM holds, whether a payload ran, the webview's timings. */
+export interface ProbeAnswer {
+  results: ProbeResult[];
+  pwned: boolean;
+  timings: Record<string, number>;
+  /** The extension side's timings (e.g. the trace view model's build time). */
+  host?: Record<string, number>;
+}
+
 export function webviewRoot(context: vscode.ExtensionContext): vscode.Uri {
   return vscode.Uri.joinPath(context.extensionUri, "dist", "webview");
 }
@@ -20,8 +29,10 @@ export function webviewOptions(context: vscode.ExtensionContext): vscode.Webview
 
 export abstract class Panel {
   private readonly disposables: vscode.Disposable[] = [];
-  private readonly probes = new Map<number, (r: { results: ProbeResult[]; pwned: boolean }) => void>();
+  private readonly probes = new Map<number, (r: ProbeAnswer) => void>();
   private nextProbe = 1;
+  /** Durations the extension side measured (ms), returned with probe answers as `host`. */
+  readonly hostTimings: Record<string, number> = {};
   private disposed = false;
 
   constructor(
@@ -77,7 +88,7 @@ export abstract class Panel {
     try {
       if (message.type === "ready") this.post({ type: "state", state: this.state });
       if (message.type === "probeResult") {
-        this.probes.get(message.id)?.({ results: message.results, pwned: message.pwned });
+        this.probes.get(message.id)?.({ results: message.results, pwned: message.pwned, timings: message.timings });
         this.probes.delete(message.id);
       } else if (message.type === "export") await this.exportChart(message.format, message.name, message.data);
       else await this.onMessage(message);
@@ -99,7 +110,7 @@ export abstract class Panel {
   }
 
   /** What the webview's DOM holds for each selector (integration tests, screenshots). */
-  probe(selectors: string[], timeoutMs = 5000): Promise<{ results: ProbeResult[]; pwned: boolean }> {
+  probe(selectors: string[], timeoutMs = 5000): Promise<ProbeAnswer> {
     const id = this.nextProbe++;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -108,7 +119,7 @@ export abstract class Panel {
       }, timeoutMs);
       this.probes.set(id, (r) => {
         clearTimeout(timer);
-        resolve(r);
+        resolve({ ...r, host: { ...this.hostTimings } });
       });
       this.post({ type: "probe", id, selectors });
     });

@@ -68,11 +68,11 @@ export type WebviewMessage =
   | { v: typeof PROTOCOL_VERSION; type: "ready" }
   | { v: typeof PROTOCOL_VERSION; type: "trace/select"; episodeId: string }
   | { v: typeof PROTOCOL_VERSION; type: "trace/search"; query: string }
-  | { v: typeof PROTOCOL_VERSION; type: "trace/rendered"; episodeId: string; ms: number; spans: number }
+  | { v: typeof PROTOCOL_VERSION; type: "trace/rendered"; episodeId: string; ms: number; spans: number; /** Date.now() at the first frame (same clock as the host's on one machine). */ at: number }
   | { v: typeof PROTOCOL_VERSION; type: "compare/openPair"; questionId: string; runs: [number, number] }
   | { v: typeof PROTOCOL_VERSION; type: "dashboard/openGroup"; index: number }
   | { v: typeof PROTOCOL_VERSION; type: "export"; format: "svg" | "png"; name: string; data: string }
-  | { v: typeof PROTOCOL_VERSION; type: "probeResult"; id: number; results: ProbeResult[]; pwned: boolean };
+  | { v: typeof PROTOCOL_VERSION; type: "probeResult"; id: number; results: ProbeResult[]; pwned: boolean; timings: Record<string, number> };
 
 type Body<M> = M extends { v: number } ? Omit<M, "v"> : never;
 

@@ -7,7 +7,7 @@
 import * as vscode from "vscode";
 import { basename } from "node:path";
 import type { ChatTokenizer } from "../../core/chat/tokenizer";
-import { EPISODES_FILE, readRun, type RunFiles } from "../../core/runs/run-files";
+import { EPISODES_FILE, readRun, type EpisodeRecord, type RunFiles } from "../../core/runs/run-files";
 import type { EpisodeRow } from "../../core/trace/episode-list";
 import { tokenizerForRun } from "../../core/runs/run-tokenizer";
 import { checkDrift } from "../../core/trace/drift";
@@ -30,6 +30,9 @@ export class TracePanel extends Panel {
   /** Gold-in-results already computed, by episode id (kept across reloads of a growing run). */
   private readonly goldById = new Map<string, EpisodeRow["gold"]>();
   private goldRunning = false;
+  private postedAt = 0;
+  private pendingDrift: EpisodeRecord | undefined;
+  private goldStarted = false;
 
   constructor(panel: vscode.WebviewPanel, context: vscode.ExtensionContext, readonly runDir: string, private episodeId: string | undefined) {
     super(panel, context, { kind: "trace", runDir, ...(episodeId ? { episodeId } : {}) }, `Trace · ${basename(runDir)}`);
@@ -52,6 +55,13 @@ export class TracePanel extends Panel {
   protected async onMessage(m: WebviewMessage): Promise<void> {
     if (m.type === "ready") await this.load();
     else if (m.type === "trace/select") this.showEpisode(m.episodeId);
+    else if (m.type === "trace/rendered" && m.episodeId === this.episodeId) {
+      // Posting the episode → its first frame in the webview (wall clock, shared by both processes):
+      // with the view model's build time, the time to interactive. The reply's own trip is not in it.
+      if (this.postedAt) this.hostTimings.postToFirstFrameMs = m.at - this.postedAt;
+      this.hostTimings.webviewRenderMs = m.ms;
+      this.afterFirstPaint();
+    }
     else if (m.type === "trace/search") {
       // Without a tokenizer there is no slice loop filling the index: build it here (no result text).
       this.search ??= RunSearch.build(this.run?.episodes ?? [], undefined);
@@ -78,12 +88,41 @@ export class TracePanel extends Panel {
     this.post({ type: "trace/run", run: this.info });
     const first = this.episodeId ?? this.run.episodes[0]?.id;
     if (first) this.showEpisode(first);
-    void this.computeGold();
+    else this.afterFirstPaint();
+  }
+
+  /**
+   * Work that would hold up the episode's message if it ran first (the host sends messages from
+   * its event loop): the drift check (re-encodes the whole chat) and the run's gold/search pass.
+   */
+  private afterFirstPaint(): void {
+    const record = this.pendingDrift;
+    this.pendingDrift = undefined;
+    const tok = this.tokenizer;
+    if (record && tok) {
+      setImmediate(() => {
+        if (this.episodeId !== record.id || this.isDisposed) return;
+        const t0 = performance.now();
+        const drift = checkDrift(tok, record.prompt, record.tokens);
+        this.hostTimings.driftMs = performance.now() - t0;
+        this.post({ type: "trace/drift", episodeId: record.id, drift, ms: this.hostTimings.driftMs });
+      });
+    }
+    if (!this.goldStarted) {
+      this.goldStarted = true;
+      setTimeout(() => void this.computeGold(), 50);
+    }
   }
 
   private reloadEpisodes(): void {
     if (!this.info || this.isDisposed) return;
-    this.run = readRun(this.runDir);
+    try {
+      this.run = readRun(this.runDir);
+    } catch (e) {
+      // Folder removed or a line mangled while we watch: say so, keep what is shown.
+      this.post({ type: "error", message: (e as Error).message });
+      return;
+    }
     this.info.rows = episodeRows(this.run.episodes).map((r) => ({ ...r, gold: this.goldById.get(r.id) ?? "unknown" }));
     this.info.gold = null;
     this.post({ type: "trace/run", run: this.info });
@@ -100,18 +139,12 @@ export class TracePanel extends Panel {
     this.episodeId = id;
     const started = performance.now();
     const episode = buildTraceView(record, this.tokenizer, { drift: false }, this.tokenizerProblem);
-    this.post({ type: "trace/episode", episode, buildMs: performance.now() - started });
+    this.hostTimings.buildMs = performance.now() - started;
+    this.hostTimings.tokens = record.prompt.length + record.tokens.length;
+    this.postedAt = Date.now();
+    this.post({ type: "trace/episode", episode, buildMs: this.hostTimings.buildMs });
     this.setState({ kind: "trace", runDir: this.runDir, episodeId: id });
-    // The drift check re-encodes the whole chat (hundreds of ms for long episodes): after the paint.
-    const tok = this.tokenizer;
-    if (tok) {
-      setImmediate(() => {
-        if (this.episodeId !== id || this.isDisposed) return;
-        const t0 = performance.now();
-        const drift = checkDrift(tok, record.prompt, record.tokens);
-        this.post({ type: "trace/drift", episodeId: id, drift, ms: performance.now() - t0 });
-      });
-    }
+    this.pendingDrift = record;
   }
 
   /**
