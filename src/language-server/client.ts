@@ -10,6 +10,7 @@
  *   **∕prompts/*.md              where "Edit System Prompt" puts the workspace prompt (and the shipped data/prompts)
  *   **∕*.prompt.md               any other prompt file, by naming convention
  *   the configured systemPromptFile (agent-lab.json or agentLab.systemPromptFile), wherever it is
+ *     (when it changes, the client restarts with the new selector)
  * Files whose name contains "closed-book" are linted as closed-book prompts (no <search> expected).
  */
 import * as vscode from "vscode";
@@ -35,26 +36,53 @@ export function promptServerSettings(): PromptServerSettings {
  * prompt files just get no diagnostics, and a warning says so.
  */
 export function startPromptLanguageClient(context: vscode.ExtensionContext, workspace: { config(): AgentLabConfig }): void {
-  let systemPromptFile: string | undefined;
-  try {
-    systemPromptFile = workspace.config().systemPromptFile;
-  } catch {
-    systemPromptFile = undefined; // no folder, or a broken agent-lab.json: the server's diagnostics say why
-  }
-  try {
-    context.subscriptions.push(createClient(context, systemPromptFile));
-  } catch (e) {
-    void vscode.window.showWarningMessage(`Agent Lab: the prompt language server did not start (${(e as Error).message}); prompt diagnostics are off.`);
-  }
+  const configuredPrompt = () => {
+    try {
+      return workspace.config().systemPromptFile;
+    } catch {
+      return undefined; // no folder, or a broken agent-lab.json: the server's diagnostics say why
+    }
+  };
+  let patterns = promptDocumentPatterns(configuredPrompt());
+  let client: vscode.Disposable | undefined;
+  const start = () => {
+    try {
+      client = createClient(context, patterns);
+    } catch (e) {
+      client = undefined;
+      void vscode.window.showWarningMessage(`Agent Lab: the prompt language server did not start (${(e as Error).message}); prompt diagnostics are off.`);
+    }
+  };
+  // A document selector is fixed when the client starts: when systemPromptFile moves outside the
+  // fixed patterns, start a client with the new selector.
+  const restartIfPromptMoved = () => {
+    const next = promptDocumentPatterns(configuredPrompt());
+    if (next.join("\n") === patterns.join("\n")) return;
+    patterns = next;
+    client?.dispose();
+    start();
+  };
+  start();
+  const watcher = vscode.workspace.createFileSystemWatcher("**/agent-lab.json");
+  context.subscriptions.push(
+    watcher,
+    watcher.onDidChange(restartIfPromptMoved),
+    watcher.onDidCreate(restartIfPromptMoved),
+    watcher.onDidDelete(restartIfPromptMoved),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration(`${SETTINGS_SECTION}.systemPromptFile`)) restartIfPromptMoved();
+    }),
+    { dispose: () => client?.dispose() },
+  );
 }
 
-function createClient(context: vscode.ExtensionContext, systemPromptFile: string | undefined): vscode.Disposable {
+function createClient(context: vscode.ExtensionContext, patterns: readonly string[]): vscode.Disposable {
   const module = context.asAbsolutePath("dist/language-server.js");
   const serverOptions: ServerOptions = {
     run: { module, transport: TransportKind.ipc },
     debug: { module, transport: TransportKind.ipc, options: { execArgv: ["--nolazy", "--inspect=6019"] } },
   };
-  const documentSelector: DocumentSelector = promptDocumentPatterns(systemPromptFile).map((pattern) => ({ scheme: "file", pattern }));
+  const documentSelector: DocumentSelector = patterns.map((pattern) => ({ scheme: "file", pattern }));
   const clientOptions: LanguageClientOptions = {
     documentSelector,
     initializationOptions: promptServerSettings(),

@@ -6,7 +6,7 @@
  */
 import * as assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as vscode from "vscode";
 import type { Lab } from "../../src/extension/commands/commands";
@@ -72,6 +72,23 @@ describe("prompt loop: language server, Edit System Prompt, rerun from the code 
     assert.match(text, /System prompt: \d+ tokens/);
     assert.match(text, /per episode/);
     assert.deepEqual(ours(system), [], "the shipped default prompt gets no diagnostics");
+  });
+
+  it("follows systemPromptFile to a file outside prompts/: diagnostics there too", async () => {
+    const custom = vscode.Uri.file(join(workspaceDir(), "agent", "research.txt"));
+    mkdirSync(join(workspaceDir(), "agent"), { recursive: true });
+    writeFileSync(custom.fsPath, BAD_PROMPT);
+    const config = JSON.parse(readFileSync(configFile, "utf8")) as Record<string, unknown>;
+    writeFileSync(configFile, JSON.stringify({ ...config, systemPromptFile: "agent/research.txt" }, null, 2) + "\n");
+    try {
+      await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(custom));
+      const diags = await waitFor("agent-lab diagnostics on agent/research.txt", () => (ours(custom).length > 0 ? ours(custom) : undefined), 60_000, 250);
+      assert.ok(diags.some((d) => codeOf(d) === "placeholder-in-tag"));
+    } finally {
+      writeFileSync(configFile, JSON.stringify(config, null, 2) + "\n");
+      await vscode.commands.executeCommand("workbench.action.closeActiveEditor");
+      rmSync(join(workspaceDir(), "agent"), { recursive: true, force: true });
+    }
   });
 
   it("the code lens reruns eval on val with the edited prompt: the run's manifest has the new hash, then Compare opens", async () => {
