@@ -58,7 +58,8 @@ function table(r: AblationReport): HTMLElement {
       h("td", null, usd(run.usd_per_q)),
     );
   });
-  return h("table", { class: "ablation", id: "ablation-table" }, h("thead", null, h("tr", null, ...head.map((x) => h("th", null, x)))), h("tbody", null, ...rows));
+  const t = h("table", { class: "ablation", id: "ablation-table" }, h("thead", null, h("tr", null, ...head.map((x) => h("th", null, x)))), h("tbody", null, ...rows));
+  return h("div", { class: "table-scroll" }, t);
 }
 
 function forest(r: AblationReport): HTMLElement {

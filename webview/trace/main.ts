@@ -29,7 +29,7 @@ clear(app);
 
 // ---- left pane: filters and the list ----
 const outcomeBoxes = OUTCOMES.map((o) => {
-  const box = h("vscode-checkbox", { label: o, checked: true, "data-outcome": o, class: "outcome-filter" }, o);
+  const box = h("vscode-checkbox", { label: o, checked: true, "data-outcome": o, class: "outcome-filter" });
   box.addEventListener("change", applyFilter);
   return box;
 });
@@ -135,7 +135,7 @@ function drawList(): void {
       "div",
       { class: `row outcome-${r.outcome}${r.id === currentId ? " current" : ""}`, "data-id": r.id, role: "option", title: r.question },
       h("span", { class: "f1" }, fmt(r.f1, 2)),
-      h("span", { class: "searches", title: "searches" }, `${r.searches}🔍`),
+      h("span", { class: "searches", title: `${r.searches} searches` }, `s${r.searches}`),
       h("span", { class: `gold gold-${r.gold}`, title: `gold in results: ${r.gold}` }, r.gold === "found" ? "●" : r.gold === "missing" ? "○" : "·"),
       h("span", { class: "q" }, r.question),
     );
@@ -188,7 +188,7 @@ function renderEpisode(ep: TraceEpisodeView): void {
   currentId = ep.id;
   clear(detail);
   const goldText = { found: "gold in results", missing: "gold NOT in results", no_search: "no search", not_applicable: "yes/no question", unknown: "gold check unavailable" }[ep.gold];
-  const shade = h("vscode-checkbox", { id: "shade-logprobs", label: "shade by logprob", checked: !detail.classList.contains("no-shade") }, "shade by logprob");
+  const shade = h("vscode-checkbox", { id: "shade-logprobs", label: "shade by logprob", checked: !detail.classList.contains("no-shade") });
   shade.addEventListener("change", () => detail.classList.toggle("no-shade", !(shade as unknown as { checked: boolean }).checked));
   append(detail, [
     h("h2", { class: "question", id: "question" }, ep.question),
