@@ -7,6 +7,7 @@
 import * as vscode from "vscode";
 import { basename } from "node:path";
 import type { ChatTokenizer } from "../../core/chat/tokenizer";
+import type { RunManifest } from "../../core/runs/manifest";
 import { EPISODES_FILE, readRun, type EpisodeRecord, type RunFiles } from "../../core/runs/run-files";
 import type { EpisodeRow } from "../../core/trace/episode-list";
 import { tokenizerForRun } from "../../core/runs/run-tokenizer";
@@ -71,7 +72,9 @@ export class TracePanel extends Panel {
 
   private async load(): Promise<void> {
     this.run = readRun(this.runDir);
-    const tok = await tokenizerForRun(this.run.manifest?.tokenizer);
+    // Training runs (GRPO episodes.jsonl) have their own manifest shape: read fields defensively.
+    const manifest = this.run.manifest as Partial<RunManifest> | undefined;
+    const tok = await tokenizerForRun(typeof manifest?.tokenizer === "string" ? manifest.tokenizer : undefined);
     this.tokenizer = tok.tokenizer;
     this.tokenizerProblem = tok.problem;
     // A run still being written (eval in progress): its list grows as episodes land.
@@ -79,8 +82,8 @@ export class TracePanel extends Panel {
     this.info = {
       runDir: this.runDir,
       name: basename(this.runDir),
-      model: this.run.manifest?.policy.model,
-      split: this.run.manifest?.split.name,
+      model: manifest?.policy?.model,
+      split: manifest?.split?.name,
       rows: episodeRows(this.run.episodes),
       gold: null,
       ...(tok.problem ? { tokenizerProblem: tok.problem } : {}),
