@@ -218,13 +218,14 @@ export class TinkerHttp {
     const env = this.options.env;
     if (env.CLOUDFLARE_ACCESS_CLIENT_ID) headers["CF-Access-Client-Id"] = env.CLOUDFLARE_ACCESS_CLIENT_ID;
     if (env.CLOUDFLARE_ACCESS_CLIENT_SECRET) headers["CF-Access-Client-Secret"] = env.CLOUDFLARE_ACCESS_CLIENT_SECRET;
-    let body: Uint8Array | string | undefined;
+    let body: Uint8Array<ArrayBuffer> | string | undefined;
     if (req.json !== undefined) {
       headers["Content-Type"] = "application/json";
       body = JSON.stringify(req.json);
     } else if (req.body !== undefined) {
       headers["Content-Type"] = req.contentType ?? "application/octet-stream";
-      body = req.body;
+      // Typed for both Node's and the DOM's fetch types (the webview tests pull in lib.dom).
+      body = req.body as Uint8Array<ArrayBuffer>;
     }
     Object.assign(headers, req.headers);
 

@@ -30,7 +30,7 @@ class Wire {
     const res = await fetch(`${this.url}/api/v1/${path}`, {
       method,
       headers: { "X-API-Key": "tml-test", "Content-Type": isBytes ? "application/x-protobuf" : "application/json", ...headers },
-      body: body === undefined ? undefined : isBytes ? body : JSON.stringify(body),
+      body: body === undefined ? undefined : isBytes ? (body as Uint8Array<ArrayBuffer>) : JSON.stringify(body),
     });
     const contentType = res.headers.get("content-type") ?? "";
     const buf = new Uint8Array(await res.arrayBuffer());
