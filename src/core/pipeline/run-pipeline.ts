@@ -106,7 +106,7 @@ export async function runPipeline(o: PipelineOptions): Promise<PipelineResult> {
 
   const state: PipelineState = existing ?? { format: 1, settings, stages: {} };
   // Timings mean little without the machine's load: other work on a shared machine slows every stage.
-  state.load = loadavg();
+  if (plan.stages.some((st) => st.status !== "done" && st.name !== "ablate")) state.load = loadavg();
   const stageSeconds: Partial<Record<StageName, number>> = {};
   const t0 = Date.now();
   const at = () => `[${((Date.now() - t0) / 1000).toFixed(1)}s]`;
