@@ -5,7 +5,6 @@
  * Step 1.4 of the recipe: run the agent on a split into runs/NAME/ (episodes, summary, manifest).
  * Ctrl-C or SIGTERM stops cleanly (no new episodes, status "interrupted"); `--resume` finishes it.
  */
-import { resolve } from "node:path";
 import { loadConfig } from "../core/config";
 import { UserError } from "../core/errors";
 import type { Split } from "../core/data/question";
@@ -13,6 +12,7 @@ import { BACKENDS } from "../core/eval/backends";
 import { evalSplit, TEST_SPLIT_FLAG } from "../core/eval/eval-split";
 import { finalLine } from "../core/runs/summary";
 import { intFlag, numberFlag, parse } from "./args";
+import { localBackendFor } from "./local-backend";
 
 const HELP = `usage: agent-lab eval --name NAME [options]
 
@@ -90,7 +90,7 @@ export async function run(argv: string[]): Promise<void> {
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
-  const local = values.backend === "local" ? await startOrReuseLocalBackend(workspaceDir, intFlag("local-port", values["local-port"], 0)) : undefined;
+  const local = values.backend === "local" ? await localBackendFor(workspaceDir, intFlag("local-port", values["local-port"], 0)) : undefined;
   try {
     const result = await evalSplit({
       workspaceDir,
@@ -128,12 +128,4 @@ export async function run(argv: string[]): Promise<void> {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
   }
-}
-
-/** `--backend local`: use the local backend already listening on the port, else start one in this process. */
-async function startOrReuseLocalBackend(workspaceDir: string, port = 8765) {
-  const { connectOrStartLocalBackend, STAND_IN_NOTICE } = await import("../server");
-  const handle = await connectOrStartLocalBackend({ port, dir: resolve(workspaceDir, ".cache", "local-backend") });
-  console.log(`${handle.started ? "started" : "using"} the local backend at ${handle.url} (${STAND_IN_NOTICE})`);
-  return handle;
 }

@@ -5,12 +5,12 @@
  * lineage manifest and the cost in the run's ledger. Ctrl-C or SIGTERM stops cleanly (no new
  * questions start, what is written stays); `--resume` continues.
  */
-import { resolve } from "node:path";
 import { loadConfig } from "../core/config";
 import { UserError } from "../core/errors";
 import { BACKENDS } from "../core/eval/backends";
 import { collectSftData, sftAdvice } from "../core/sft/collect-sft";
 import { intFlag, numberFlag, parse } from "./args";
+import { localBackendFor } from "./local-backend";
 
 const HELP = `usage: agent-lab sft-data [options]
 
@@ -75,7 +75,7 @@ export async function run(argv: string[]): Promise<void> {
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
-  const local = backend === "local" ? await startOrReuseLocalBackend(workspaceDir, intFlag("local-port", values["local-port"], 0)) : undefined;
+  const local = backend === "local" ? await localBackendFor(workspaceDir, intFlag("local-port", values["local-port"], 0)) : undefined;
   try {
     const result = await collectSftData({
       workspaceDir,
@@ -113,12 +113,4 @@ export async function run(argv: string[]): Promise<void> {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
   }
-}
-
-/** `--backend local`: use the local backend already listening on the port, else start one in this process. */
-async function startOrReuseLocalBackend(workspaceDir: string, port = 8765) {
-  const { connectOrStartLocalBackend, STAND_IN_NOTICE } = await import("../server");
-  const handle = await connectOrStartLocalBackend({ port, dir: resolve(workspaceDir, ".cache", "local-backend") });
-  console.log(`${handle.started ? "started" : "using"} the local backend at ${handle.url} (${STAND_IN_NOTICE})`);
-  return handle;
 }

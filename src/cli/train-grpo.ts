@@ -8,7 +8,8 @@ import { UserError } from "../core/errors";
 import { trainGrpo } from "../core/train/grpo";
 import { TRAIN_BACKENDS } from "../core/train/backend";
 import { intFlag, numberFlag, parse } from "./args";
-import { interruptible, localBackendFor } from "./train-sft";
+import { localBackendFor } from "./local-backend";
+import { interruptible } from "./train-sft";
 
 const HELP = `usage: agent-lab train-grpo [options]
 

@@ -3,12 +3,12 @@
  *  [--lr 2e-4] [--backend tinker|local] [--resume]` — recipe Step 3.3: LoRA SFT, loss only on the
  * tokens the model wrote; per-epoch checkpoints registered as <name>-e<epoch>.
  */
-import { resolve } from "node:path";
 import { loadConfig } from "../core/config";
 import { UserError } from "../core/errors";
 import { trainSft } from "../core/train/sft";
 import { TRAIN_BACKENDS } from "../core/train/backend";
 import { intFlag, numberFlag, parse } from "./args";
+import { localBackendFor } from "./local-backend";
 
 const HELP = `usage: agent-lab train-sft --data FILE [options]
 
@@ -81,13 +81,6 @@ export async function run(argv: string[]): Promise<void> {
   }
 }
 
-/** `--backend local`: use the local backend already listening on the port, else start one in this process. */
-export async function localBackendFor(workspaceDir: string, port = 8765) {
-  const { connectOrStartLocalBackend, STAND_IN_NOTICE } = await import("../server");
-  const handle = await connectOrStartLocalBackend({ port, dir: resolve(workspaceDir, ".cache", "local-backend") });
-  console.log(`${handle.started ? "started" : "using"} the local backend at ${handle.url} (${STAND_IN_NOTICE})`);
-  return handle;
-}
 
 /** First Ctrl-C / SIGTERM: finish the step, save, stop. Second: leave at once. */
 export async function interruptible(job: (signal: AbortSignal) => Promise<void>): Promise<void> {
