@@ -17,6 +17,8 @@ export interface Sample {
 export interface SampleOptions {
   temperature: number;
   maxTokens: number;
+  /** Fixes the draw where the source supports it (Tinker, the local backend); others ignore it. */
+  seed?: number;
   signal?: AbortSignal;
 }
 

@@ -39,7 +39,7 @@ export class TinkerPolicy implements Policy {
   async sample(promptTokens: readonly number[], options: SampleOptions): Promise<Sample> {
     const result = await this.options.sampler
       .sample(
-        { prompt: promptTokens, numSamples: 1, maxTokens: options.maxTokens, temperature: options.temperature, stop: [this.endToken] },
+        { prompt: promptTokens, numSamples: 1, maxTokens: options.maxTokens, temperature: options.temperature, stop: [this.endToken], seed: options.seed },
         { signal: options.signal },
       )
       .result();

@@ -13,9 +13,14 @@
  * step/group/sample), checkpoints.jsonl, manifest.json, ledger.jsonl. Checkpoints every
  * `saveEvery` steps and at the end go into runs/checkpoints.jsonl as `<name>-s<step>`.
  *
+ * Sampling is seeded: turn t of sample k of question q at step s draws the seed
+ * hash(run seed, s, q's id, k, t), so a rerun with the same seed samples the same episodes (on backends
+ * that honour the sampling seed: Tinker and the local backend) and a resumed step redoes the same draws.
+ *
  * Resume: the last line of checkpoints.jsonl names the step and its state; lines of later steps
  * are dropped and those steps are redone on the same questions, so no question is used twice.
  */
+import { createHash } from "node:crypto";
 import { basename, isAbsolute, join } from "node:path";
 import { loadTokenizer, offlineTokenizer, type ChatTokenizer } from "../chat";
 import type { AgentLabConfig } from "../config";
@@ -69,6 +74,8 @@ export interface TrainGrpoOptions extends TrainBackendOptions {
   group: number;
   lr: number;
   temperature: number;
+  /** Run seed of the sampling draws (default 0); see `episodeSeed`. */
+  seed?: number;
   /** First train question index (skip those used for SFT). */
   offset: number;
   saveEvery: number;
@@ -145,6 +152,23 @@ export function groupAdvantages(rewards: readonly number[]): number[] | null {
   return rewards.map((r) => r - mean);
 }
 
+/** The sampling seed of one turn: a 31-bit hash of (run seed, step, question id, sample, turn). */
+export function episodeSeed(runSeed: number, step: number, questionId: string, sample: number, turn: number): number {
+  const digest = createHash("sha256").update(JSON.stringify([runSeed, step, questionId, sample, turn])).digest();
+  return digest.readUInt32BE(0) >>> 1;
+}
+
+/** The policy with every call seeded by its turn number (one wrapper per episode: turns count from 0). */
+export function seededPolicy(policy: Policy, seedOfTurn: (turn: number) => number): Policy {
+  let turn = 0;
+  return {
+    tokenizer: policy.tokenizer,
+    endToken: policy.endToken,
+    sample: (prompt, options) => policy.sample(prompt, { ...options, seed: seedOfTurn(turn++) }),
+    describe: () => policy.describe(),
+  };
+}
+
 const inWorkspace = (ws: string, p: string) => (isAbsolute(p) ? p : join(ws, p));
 const mean = (xs: readonly number[]) => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : 0);
 
@@ -157,6 +181,8 @@ export async function trainGrpo(o: TrainGrpoOptions): Promise<TrainGrpoResult> {
   if (!(Number.isInteger(o.offset) && o.offset >= 0)) throw new UserError(`--offset must be an integer ≥ 0, got ${o.offset}`);
   if (!(o.lr > 0)) throw new UserError("--lr must be > 0");
   if (!(o.temperature >= 0)) throw new UserError("--temperature must be ≥ 0");
+  const runSeed = o.seed ?? 0;
+  if (!Number.isSafeInteger(runSeed)) throw new UserError(`--seed must be an integer, got ${o.seed}`);
   const runsDir = inWorkspace(o.workspaceDir, o.config.runsDir);
   const runDir = join(runsDir, o.name);
   const runLabel = join(o.config.runsDir, o.name);
@@ -187,6 +213,7 @@ export async function trainGrpo(o: TrainGrpoOptions): Promise<TrainGrpoResult> {
       questions_per_step: o.questions,
       group: o.group,
       temperature: o.temperature,
+      seed: runSeed,
       offset: o.offset,
       save_every: o.saveEvery,
       steps: o.steps,
@@ -202,7 +229,7 @@ export async function trainGrpo(o: TrainGrpoOptions): Promise<TrainGrpoResult> {
       created: new Date().toISOString(),
     };
     writeOrCheckManifest(runDir, manifest, Boolean(o.resume), [
-      "kind", "base_model", "backend", "lora_rank", "lr", "questions_per_step", "group", "temperature", "offset", "init_state", "harness_version", "system_prompt", "search", "sampling",
+      "kind", "base_model", "backend", "lora_rank", "lr", "questions_per_step", "group", "temperature", "seed", "offset", "init_state", "harness_version", "system_prompt", "search", "sampling",
     ]);
     const ledger = CostLedger.open(runDir, { prices: target.prices, budgetUsd: o.config.budgetUsd });
     const spentBefore = ledger.totalUsd;
@@ -293,7 +320,8 @@ export async function trainGrpo(o: TrainGrpoOptions): Promise<TrainGrpoResult> {
       const jobs = batchQs.flatMap((q, g) => Array.from({ length: o.group }, (_, k) => ({ q, g, k })));
       try {
         await runPool(jobs, o.config.concurrency, async ({ q, g, k }, signal) => {
-          groups[g][k] = await runEpisode(policy, searcher, q, {
+          const draws = seededPolicy(policy, (turn) => episodeSeed(runSeed, s, q.id, k, turn));
+          groups[g][k] = await runEpisode(draws, searcher, q, {
             temperature: o.temperature,
             topK: o.config.topK,
             maxSearches: o.config.maxSearches,
