@@ -27,6 +27,8 @@ export interface SftData {
   hash: string;
   /** Set when the sft-data manifest next to the file disagrees with it. */
   lineageWarning?: string;
+  /** The tokenizer the token ids came from, as the sft-data manifest records it (absent without one). */
+  tokenizer?: string;
 }
 
 const isIntArray = (v: unknown): v is number[] => Array.isArray(v) && v.every((x) => Number.isInteger(x));
@@ -75,21 +77,40 @@ export function readSftData(path: string): SftData {
  * manifest records as `output.sha256` when the file is as it left it. `lineageWarning` says when the
  * manifest next to the file disagrees (the data changed after, or sft-data is still running).
  */
-export function sftDataHash(file: string): { hash: string; lineageWarning?: string } {
+export function sftDataHash(file: string): { hash: string; lineageWarning?: string; tokenizer?: string } {
   const hex = sha256File(file);
   const manifestFile = join(dirname(file), "manifest.json");
   if (!existsSync(manifestFile)) return { hash: `sha256:${hex}` };
   let recorded: unknown;
   let status: unknown;
+  let tokenizer: string | undefined;
   try {
-    const m = JSON.parse(readFileSync(manifestFile, "utf8")) as { output?: { sha256?: unknown }; status?: unknown };
+    const m = JSON.parse(readFileSync(manifestFile, "utf8")) as { output?: { sha256?: unknown }; status?: unknown; fingerprint?: { tokenizer?: unknown } };
     recorded = m.output?.sha256;
     status = m.status;
+    if (typeof m.fingerprint?.tokenizer === "string") tokenizer = m.fingerprint.tokenizer;
   } catch {
     return { hash: `sha256:${hex}`, lineageWarning: `${manifestFile} is not valid JSON; the data is named by its own hash` };
   }
   if (typeof recorded === "string" && recorded.replace(/^sha256:/, "") !== hex) {
-    return { hash: `sha256:${hex}`, lineageWarning: `${file} differs from what its manifest recorded (status ${String(status)}); the checkpoints record the data as it is now` };
+    return { hash: `sha256:${hex}`, tokenizer, lineageWarning: `${file} differs from what its manifest recorded (status ${String(status)}); the checkpoints record the data as it is now` };
   }
-  return { hash: `sha256:${hex}` };
+  return { hash: `sha256:${hex}`, tokenizer };
+}
+
+/**
+ * Token ids only mean something to the tokenizer that made them: Tinker trains `baseModel` on ids of
+ * its own tokenizer, so data tokenized by another one (e.g. a scripted teacher on the offline Qwen3
+ * tokenizer, whose ids differ entirely from Qwen3.5's) would train on garbage. The local stand-in
+ * learns whatever ids it sees, so it accepts any.
+ */
+export function checkSftTokenizer(data: Pick<SftData, "file" | "tokenizer">, backend: string, baseModel: string): void {
+  if (backend === "local" || data.tokenizer === undefined) return;
+  const tokenizerModel = data.tokenizer.split("+")[0];
+  if (tokenizerModel !== baseModel) {
+    throw new UserError(
+      `${data.file} was tokenized with "${data.tokenizer}", but ${baseModel} needs its own tokenizer's ids; ` +
+        `collect the data by sampling that model (agent-lab sft-data --backend tinker); scripted-teacher traces are for the local backend`,
+    );
+  }
 }

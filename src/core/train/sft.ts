@@ -22,7 +22,7 @@ import type { Datum } from "../tinker/wire";
 import { modelInputLength } from "../tinker/wire/builders";
 import { openTrainTarget, type TrainBackendOptions } from "./backend";
 import { linearLr } from "./schedule";
-import { readSftData } from "./sft-data";
+import { checkSftTokenizer, readSftData } from "./sft-data";
 import {
   appendRow,
   checkRunName,
@@ -117,6 +117,7 @@ export async function trainSft(o: TrainSftOptions): Promise<TrainSftResult> {
 
   // Prices (and an unpriced model's refusal) before anything is sent or written.
   const target = openTrainTarget(o.config, o);
+  checkSftTokenizer(data, target.backend, target.baseModel);
   const estimateUsd = estimateSftUsd(target.prices, data.tokensPerEpoch, o.epochs);
   if (data.lineageWarning) log(`warning: ${data.lineageWarning}`);
   log(`${data.datums.length} examples, ${data.tokensPerEpoch.toLocaleString("en-US")} tokens/epoch, ≈ $${estimateUsd.toFixed(2)} to train`);
