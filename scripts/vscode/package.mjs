@@ -18,7 +18,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { root } from "./harness.mjs";
 
-/** The stated limit for one platform's .vsix. Measured at 28.5 MiB for linux-x64 (ONNX Runtime 44 MB and libvips 18 MB unpacked are most of it). */
+/** The stated limit for one platform's .vsix. Measured at 28.7 MiB for linux-x64, 29.7 MiB with the README screenshots (ONNX Runtime 44 MB and libvips 18 MB unpacked are most of it). */
 export const SIZE_LIMIT_MIB = 40;
 
 /** Packages the bundle loads from node_modules at run time (see the header). */
@@ -96,6 +96,22 @@ function walk(dir, prefix = "") {
 }
 
 /**
+ * Local images the README shows (e.g. docs/screenshots/*.png). They ship inside the package and
+ * the README keeps its relative links (vsce --no-rewrite-relative-links): VS Code's extension page
+ * reads them from the installed folder, and the project names no public repository to point at.
+ */
+export function readmeImages() {
+  const readme = path.join(root, "README.md");
+  if (!existsSync(readme)) return [];
+  const text = readFileSync(readme, "utf8");
+  const refs = [...text.matchAll(/!\[[^\]]*\]\(\s*<?([^)\s>]+)>?[^)]*\)|<img[^>]*\ssrc=["']([^"']+)["']/g)].map((m) => m[1] ?? m[2]);
+  return [...new Set(refs)]
+    .filter((r) => !/^[a-z]+:/i.test(r) && !r.startsWith("#"))
+    .map((r) => path.posix.normalize(decodeURIComponent(r.replace(/^\.\//, ""))))
+    .filter((r) => !r.startsWith("..") && existsSync(path.join(root, r)));
+}
+
+/**
  * The files that go into the package, relative to the repository: the project files that
  * .vscodeignore lets through ("!" lines; it is kept in vsce's dialect so a plain `vsce ls` agrees),
  * then the runtime packages' files for `target`.
@@ -111,6 +127,7 @@ export function packageFiles(target) {
     const rels = statSync(abs).isDirectory() ? walk(abs, top + "/") : [top];
     files.push(...rels.filter((f) => keep.some((re) => re.test(f))));
   }
+  files.push(...readmeImages().filter((f) => !files.includes(f)));
   for (const { name, rel } of runtimeClosure()) {
     if (name.startsWith("@img/sharp-") && !name.includes(`-${platform}-${arch}`)) continue;
     const drop = [...(PACKAGE_EXCLUDES[name] ?? []), "**/*.map", "**/*.ts", "**/*.mts", "**/*.cts", "**/*.md", "**/.*"].map(globRegExp);
@@ -148,7 +165,9 @@ export function checkVsix(file) {
   }
   const pkg = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
   if (pkg.icon && !has(pkg.icon)) problems.push(`missing icon ${pkg.icon}`);
-  const dev = entries.filter((e) => /^(src|test|scripts|bench|vscode-host|out|docs|webview|\.ci|\.github)\//.test(e) || /\.(ts|map)$/.test(e) || e === "tsconfig.json");
+  const images = readmeImages();
+  for (const f of images) if (!has(f)) problems.push(`missing ${f} (shown in README.md)`);
+  const dev = entries.filter((e) => !images.includes(e) && (/^(src|test|scripts|bench|vscode-host|out|docs|webview|\.ci|\.github)\//.test(e) || /\.(ts|map)$/.test(e) || e === "tsconfig.json"));
   if (dev.length) problems.push(`dev files inside: ${dev.slice(0, 5).join(", ")}${dev.length > 5 ? ` and ${dev.length - 5} more` : ""}`);
   const allowed = new Set(runtimeClosure().map((p) => p.rel));
   const stray = new Set(entries.filter((e) => e.startsWith("node_modules/")).map((e) => {
@@ -194,7 +213,7 @@ if [ "$1" = list ]; then printf '%s\\n' ${dirs.map((d) => `'${d}'`).join(" ")}; 
 exec ${JSON.stringify(realNpm())} "$@"
 `, { mode: 0o755 });
     const vsce = path.join(root, "node_modules", "@vscode", "vsce", "vsce");
-    execFileSync(process.execPath, [vsce, "package", "--target", target, "--out", file,
+    execFileSync(process.execPath, [vsce, "package", "--target", target, "--out", file, "--no-rewrite-relative-links",
       "--allow-missing-repository", "--skip-license", "--allow-star-activation"],
     { cwd: stage, stdio: ["ignore", "inherit", "inherit"], env: { ...process.env, PATH: `${shimDir}${path.delimiter}${process.env.PATH}` } });
   } finally {
@@ -206,7 +225,15 @@ exec ${JSON.stringify(realNpm())} "$@"
 if (import.meta.url === `file://${process.argv[1]}`) {
   const { values } = parseArgs({ options: { target: { type: "string" }, out: { type: "string" }, check: { type: "boolean" } } });
   const t0 = Date.now();
-  const file = packageVsix({ target: values.target, out: values.out });
+  let file;
+  try {
+    file = packageVsix({ target: values.target, out: values.out });
+  } catch (e) {
+    // vsce printed its own reason above; add ours without a stack trace.
+    console.error(`[package] ${e instanceof Error ? e.message.split("\n")[0] : e}`);
+    if (values.check) console.log("package: 0 passed, 1 failed");
+    process.exit(1);
+  }
   const { problems, mib, files } = checkVsix(file);
   console.log(`[package] ${path.relative(process.cwd(), file)}: ${mib.toFixed(1)} MiB, ${files} files, limit ${SIZE_LIMIT_MIB} MiB, ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   for (const p of problems) console.error(`[package] ${p}`);
