@@ -254,6 +254,7 @@ export async function runPipeline(o: PipelineOptions): Promise<PipelineResult> {
         group: s.grpo.group,
         lr: s.grpo.lr,
         temperature: s.grpo.temperature,
+        seed: s.grpo.seed,
         offset: s.sftData.questions,
         saveEvery: s.grpo.saveEvery,
         resume: existsSync(join(runDir(RUN_NAMES.grpo), "manifest.json")),

@@ -19,7 +19,8 @@ export interface PipelineSettings {
   evalLimit?: number;
   sftData: { questions: number; tries: number; temperature: number; minF1: number; role: "self" | "teacher" };
   sft: { epochs: number; batch: number; lr: number };
-  grpo: { steps: number; questions: number; group: number; lr: number; temperature: number; saveEvery: number };
+  /** `seed` fixes GRPO's sampling draws (see trainGrpo), so a rerun of the same settings repeats its metrics. */
+  grpo: { steps: number; questions: number; group: number; lr: number; temperature: number; saveEvery: number; seed: number };
 }
 
 /**
@@ -35,7 +36,7 @@ export const LOCAL_SETTINGS: Readonly<PipelineSettings> = Object.freeze({
   evalLimit: undefined,
   sftData: { questions: 400, tries: 1, temperature: 0, minF1: 0.8, role: "teacher" },
   sft: { epochs: 5, batch: 4, lr: 0.01 },
-  grpo: { steps: 12, questions: 16, group: 4, lr: 5e-4, temperature: 1, saveEvery: 4 },
+  grpo: { steps: 12, questions: 16, group: 4, lr: 5e-4, temperature: 1, saveEvery: 4, seed: 0 },
 } as PipelineSettings);
 
 /** The recipe's sizes (seed 000): SFT 1,500 questions × 4 tries, 3 epochs; GRPO 30 steps × 32 × 8. */
@@ -47,7 +48,7 @@ export const TINKER_SETTINGS: Readonly<PipelineSettings> = Object.freeze({
   evalLimit: undefined,
   sftData: { questions: 1500, tries: 4, temperature: 0.8, minF1: 0.8, role: "self" },
   sft: { epochs: 3, batch: 32, lr: 2e-4 },
-  grpo: { steps: 30, questions: 32, group: 8, lr: 4e-5, temperature: 1, saveEvery: 10 },
+  grpo: { steps: 30, questions: 32, group: 8, lr: 4e-5, temperature: 1, saveEvery: 10, seed: 0 },
 } as PipelineSettings);
 
 export function defaultSettings(backend: PipelineBackend): PipelineSettings {

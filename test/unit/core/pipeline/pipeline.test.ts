@@ -19,7 +19,7 @@ function miniature(): PipelineSettings {
   s.data = { source: "synthetic", seed: 7, train: 40, dev: 520 };
   s.sftData.questions = 20;
   s.sft = { epochs: 1, batch: 8, lr: 0.01 };
-  s.grpo = { steps: 2, questions: 2, group: 2, lr: 0.002, temperature: 1, saveEvery: 1 };
+  s.grpo = { steps: 2, questions: 2, group: 2, lr: 0.002, temperature: 1, saveEvery: 1, seed: 3 };
   return s;
 }
 
@@ -140,6 +140,20 @@ describe("core/pipeline", function () {
     const skipped = again.filter((l) => /outputs complete, skipped/.test(l)).length;
     assert.equal(skipped, 10, again.join("\n"));
     assert.deepEqual(r2.report!.runs.map((x) => x.f1.mean), r.report.runs.map((x) => x.f1.mean));
+
+    // Seeded throughout: the same settings in a fresh folder repeat GRPO's draws and metrics and every F1.
+    const grpoRows = (d: string) =>
+      readFileSync(join(d, "runs", "grpo", "metrics.jsonl"), "utf8").split("\n").filter(Boolean).map((l) => {
+        const m = JSON.parse(l);
+        return [m.step, m.reward, m.datums, m.trained_tokens, m.skipped_count];
+      });
+    const grpoEpisodes = (d: string) => readFileSync(join(d, "runs", "grpo", "episodes.jsonl"), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l).tokens);
+    assert.equal(JSON.parse(readFileSync(join(dir, "runs", "grpo", "manifest.json"), "utf8")).seed, 3);
+    const twin = join(tmp(), "pipe");
+    const r3 = await runPipeline({ dir: twin, backend: "local", settings: miniature(), resamples: 200, log: () => {} });
+    assert.deepEqual(grpoRows(twin), grpoRows(dir));
+    assert.deepEqual(grpoEpisodes(twin), grpoEpisodes(dir));
+    assert.deepEqual(r3.report!.runs.map((x) => x.f1.mean), r.report.runs.map((x) => x.f1.mean));
 
     // Other settings in the same folder are refused, not mixed in.
     const other = miniature();
