@@ -80,6 +80,10 @@ function trainingParts(dir: string): string[] {
   return ["training"];
 }
 
+function isRunStatus(v: unknown): v is RunStatus {
+  return v === "running" || v === "done" || v === "failed" || v === "interrupted";
+}
+
 /** One run folder → its row. `liveRunDirs`: folders a live job is writing right now. */
 export function readRunRow(dir: string, name: string, liveRunDirs: ReadonlySet<string> = new Set()): RunRow {
   const summary = readJson<RunSummary>(join(dir, "summary.json"));
@@ -95,7 +99,10 @@ export function readRunRow(dir: string, name: string, liveRunDirs: ReadonlySet<s
         : "other";
   const hasEpisodes = existsSync(join(dir, "episodes.jsonl"));
   const live = liveRunDirs.has(dir);
-  let status: ShownStatus = s?.status ?? (live ? "running" : "unknown");
+  // Eval runs keep their status in summary.json; sft-data runs in their lineage manifest.
+  const manifestStatus = (manifest.value as { status?: unknown } | undefined)?.status;
+  const recorded = s?.status ?? (isRunStatus(manifestStatus) ? manifestStatus : undefined);
+  let status: ShownStatus = recorded ?? (live ? "running" : "unknown");
   // A summary left at "running" by a killed job would otherwise spin forever.
   if (status === "running" && !live) status = "stopped";
   if (live) status = "running";

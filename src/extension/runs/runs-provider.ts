@@ -21,6 +21,8 @@ const STATUS_ICONS: Record<string, [string, string?]> = {
   unknown: ["circle-outline"],
 };
 
+const KIND_ICONS: Record<string, string> = { training: "graph-line", "sft-data": "database" };
+
 const OUTCOME_ICONS: Record<string, string> = { correct: "check", wrong: "close", no_action: "circle-slash", budget: "search-stop", length: "fold", other: "question" };
 
 export class RunsProvider implements vscode.TreeDataProvider<RunsNode>, vscode.Disposable {
@@ -90,7 +92,8 @@ export class RunsProvider implements vscode.TreeDataProvider<RunsNode>, vscode.D
         item.id = `run:${r.dir}`;
         item.description = r.description;
         item.tooltip = r.tooltip;
-        const [icon, color] = STATUS_ICONS[r.status] ?? STATUS_ICONS.unknown;
+        // A run without a recorded status (training runs) gets its kind's icon, not a blank one.
+        const [icon, color] = r.status === "unknown" && KIND_ICONS[r.kind] ? [KIND_ICONS[r.kind]] : (STATUS_ICONS[r.status] ?? STATUS_ICONS.unknown);
         item.iconPath = new vscode.ThemeIcon(icon, color ? new vscode.ThemeColor(color) : undefined);
         item.contextValue = `run.${r.kind}`;
         item.resourceUri = vscode.Uri.file(r.dir);

@@ -91,6 +91,17 @@ describe("extension: Runs view model (real HotpotQA questions)", () => {
     assert.equal(listRunRows(runsDir, new Set([dir]))[0].status, "running");
   });
 
+  it("an sft-data run takes its status from its lineage manifest", () => {
+    const dir = join(runsDir, "sft-data-status");
+    mkdirSync(dir);
+    writeFileSync(join(dir, "sft.jsonl"), "");
+    writeFileSync(join(dir, "manifest.json"), JSON.stringify({ status: "interrupted" }));
+    const row = listRunRows(runsDir).find((r) => r.name === "sft-data-status")!;
+    assert.equal(row.kind, "sft-data");
+    assert.equal(row.status, "interrupted");
+    rmSync(dir, { recursive: true });
+  });
+
   it("an unreadable summary is shown with a warning, not hidden", () => {
     const dir = join(runsDir, "torn");
     mkdirSync(dir);
