@@ -22,6 +22,7 @@ const HELP = `usage: agent-lab train-grpo [options]
   --temperature T    sampling temperature (default 1.0)
   --offset K         first train question (default 1500: skip those used for SFT)
   --save-every N     checkpoint every N steps and at the end (default 10)
+  --seed S           sampling seed: the same seed redraws the same episodes (default 0)
   --rank R           LoRA rank when starting from the base model (config loraRank)
   --max-tokens T     tokens per model turn (config maxTokens)
   --max-searches B   search budget (config maxSearches)
@@ -46,6 +47,7 @@ export async function run(argv: string[]): Promise<void> {
     temperature: { type: "string" },
     offset: { type: "string" },
     "save-every": { type: "string" },
+    seed: { type: "string" },
     rank: { type: "string" },
     "max-tokens": { type: "string" },
     "max-searches": { type: "string" },
@@ -88,6 +90,7 @@ export async function run(argv: string[]): Promise<void> {
         temperature: numberFlag("temperature", values.temperature) ?? 1.0,
         offset: intFlag("offset", values.offset, 0) ?? 1500,
         saveEvery: intFlag("save-every", values["save-every"], 1) ?? 10,
+        seed: intFlag("seed", values.seed, 0) ?? 0,
         resume: Boolean(values.resume),
         promptFile: values.prompt,
         indexDir: values.index,
