@@ -10,8 +10,8 @@
  *   ("keywords", "query", "final answer", "..."), an ALL-CAPS slot (QUERY, YOUR_QUERY) or a
  *   bracketed slot ({query}, <query>, [answer]) → warning;
  * - described slot: "your query", "your answer" — addressed to the model, so not copied as readily;
- *   not flagged on its own, and never counts as an example (the shipped default prompt uses this
- *   style next to a worked example);
+ *   not flagged on its own, and never counts as an example (the shipped default prompt avoids even
+ *   these: it names the tags empty, as the recipe does, and shows one worked example);
  * - empty (`<answer></answer>`: the recipe's own way to name a tag) or concrete.
  */
 import type { LintIssue } from "./issues";
