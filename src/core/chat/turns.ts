@@ -23,8 +23,24 @@ export function chatPrompt(tok: ChatTokenizer, system: string, question: string)
     ],
     { addGenerationPrompt: true },
   );
-  return tok.encode(text);
+  // Every episode starts with the same system block: encode it once per tokenizer and prompt. The
+  // split is exact because the tokenizer encodes the text between special tokens independently, and
+  // the block ends with the special token <|im_end|> (the template-equivalence test checks the ids).
+  const cut = text.indexOf(END_OF_TURN) + END_OF_TURN.length;
+  if (cut < END_OF_TURN.length || !text.slice(0, cut).includes(system)) return tok.encode(text);
+  const head = text.slice(0, cut);
+  let byHead = systemBlockCache.get(tok);
+  if (!byHead) systemBlockCache.set(tok, (byHead = new Map()));
+  let headIds = byHead.get(head);
+  if (!headIds) {
+    headIds = tok.encode(head);
+    if (byHead.size > 16) byHead.clear(); // a few prompts at a time, not one per edit forever
+    byHead.set(head, headIds);
+  }
+  return [...headIds, ...tok.encode(text.slice(cut))];
 }
+
+const systemBlockCache = new WeakMap<ChatTokenizer, Map<string, number[]>>();
 
 /**
  * Tokens of a reply given as text (a scripted or teacher reply), as a sampler would have emitted
