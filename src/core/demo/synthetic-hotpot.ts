@@ -65,6 +65,10 @@ const COMPACT_SYLLABLES = "Bal Bel Ber Bes Bron Brun Dal Dar Del Dem Dur Fal Fel
 /** One-token place names (none of them a syllable above): the heuristic reader reads a town or a country as one word. */
 const COMPACT_PLACES = "Ban Bin Bon Bur Bei Bre Bru Dam Des Dou Dyn Fil Gam Gem Hon Hur Kon Kom Kim Lon Lou Mil Mus Nam Nom Num Pan Pes Pix Por Pos Rem Ron San Sam Sem Sil Sim Som Sus Sur Sym Syn Tam Tem Tim Ton Van Ver Vis Wal Won Wei Wir Wis Bro Bu Gro Hum Ky Ly Lo Lu Mu Nu Pu Ru Su Tu Vu Wy Zend".split(" ");
 const COMPACT_COMPANY_WORDS = ["Works", "Industries", "Systems", "Holdings", "Labs", "Company", "Group"];
+/** Most companies a compact world holds: 480 of the 504 syllable × word names (drawing the last few would be slow). */
+const COMPACT_COMPANY_CAP = 480;
+/** Most people a compact world holds (of 72 × 72 two-syllable names); more questions reuse them in new pairs. */
+const COMPACT_PEOPLE_CAP = 3000;
 const RIVERS = ["Vell", "Ostra", "Maren", "Quill", "Tessa", "Dorn", "Ilvan", "Sorrow"];
 
 interface Person {
@@ -124,13 +128,15 @@ class World {
 
   /** A fresh compact name: a syllable and a word from `second` ("Kel Mor"), or one place word. */
   compactName(second?: readonly string[]): string {
-    for (;;) {
+    // The compact name space is finite: fail loudly instead of drawing forever once it runs dry.
+    for (let tries = 0; tries < 100_000; tries++) {
       const w = second ? `${this.pick(COMPACT_SYLLABLES)} ${this.pick(second)}` : this.pick(COMPACT_PLACES);
       if (!this.used.has(w)) {
         this.used.add(w);
         return w;
       }
     }
+    throw new Error("the compact world ran out of unused names");
   }
 
   build(nPeople: number): void {
@@ -149,8 +155,10 @@ class World {
       const name = c ? this.compactName(COMPACT_SYLLABLES) : `${this.word(2)} ${this.word(2)}`;
       this.people.push({ name, birthYear: this.int(1850, 1975), birthTown, movedTo, profession: this.pick(PROFESSIONS), she: this.rng() < 0.5 });
     }
-    // Every person founds at most one company, so "the founder of X" names one paragraph.
-    for (const founder of this.people.slice(0, Math.floor(nPeople * 0.7))) {
+    // Every person founds at most one company, so "the founder of X" names one paragraph. Compact
+    // company names are a syllable and one of a few words, so their count is capped below that space.
+    const nCompanies = Math.min(Math.floor(nPeople * 0.7), c ? COMPACT_COMPANY_CAP : Infinity);
+    for (const founder of this.people.slice(0, nCompanies)) {
       this.companies.push({
         name: c ? this.compactName(COMPACT_COMPANY_WORDS) : `${this.word(2)} ${this.pick(COMPANY_SUFFIXES)}`,
         founder,
@@ -257,6 +265,9 @@ function record(id: string, question: string, answer: string, type: "bridge" | "
   return { _id: id, question, answer, type, level: "medium", supporting_facts: supporting, context };
 }
 
+/** Misses in a row after which a question kind counts as used up (far above any chance run of repeats). */
+const MAX_MISSES_IN_A_ROW = 200;
+
 /** Generates train and dev questions over one invented world; deterministic for a seed. */
 export function generateSyntheticHotpot(options: SyntheticOptions = {}): SyntheticDataset {
   const compact = options.style === "compact";
@@ -264,14 +275,28 @@ export function generateSyntheticHotpot(options: SyntheticOptions = {}): Synthet
   const makers = compact ? COMPACT_MAKERS : MAKERS;
   const nTrain = options.train ?? 300;
   const nDev = options.dev ?? 300;
-  world.build(Math.max(60, Math.ceil((nTrain + nDev) / 2)));
+  const nPeople = Math.max(60, Math.ceil((nTrain + nDev) / 2));
+  world.build(compact ? Math.min(nPeople, COMPACT_PEOPLE_CAP) : nPeople);
   const pool = [...world.people.map(personParagraph), ...world.companies.map(companyParagraph), ...world.towns.map(townParagraph)];
   const seenQuestions = new Set<string>();
   const make = (prefix: string, n: number): HotpotRecord[] => {
     const out: HotpotRecord[] = [];
-    for (let attempts = 0; out.length < n && attempts < n * 50; attempts++) {
-      const r = makers[out.length % makers.length](world, `${prefix}${String(out.length).padStart(5, "0")}`, pool);
-      if (!r || seenQuestions.has(r.question)) continue;
+    // Kinds take turns. A kind whose unique questions run out (one bridge question per company)
+    // would otherwise be retried until the attempt budget is spent: after many misses in a row it
+    // is dropped and the others share its turns, so a large world still fills its splits quickly.
+    let active = makers.map((_, i) => i);
+    let misses = 0;
+    for (let attempts = 0; out.length < n && attempts < n * 50 && active.length > 0; attempts++) {
+      const k = active[out.length % active.length];
+      const r = makers[k](world, `${prefix}${String(out.length).padStart(5, "0")}`, pool);
+      if (!r || seenQuestions.has(r.question)) {
+        if (++misses >= MAX_MISSES_IN_A_ROW) {
+          active = active.filter((i) => makers[i] !== makers[k]);
+          misses = 0;
+        }
+        continue;
+      }
+      misses = 0;
       seenQuestions.add(r.question);
       out.push(r);
     }
