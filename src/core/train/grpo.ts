@@ -76,6 +76,8 @@ export interface TrainGrpoOptions extends TrainBackendOptions {
   temperature: number;
   /** Run seed of the sampling draws (default 0); see `episodeSeed`. */
   seed?: number;
+  /** Divide each group's advantages by its reward standard deviation (default false: mean only, the recipe's). */
+  normalizeAdvantages?: boolean;
   /** First train question index (skip those used for SFT). */
   offset: number;
   saveEvery: number;
@@ -142,14 +144,22 @@ export interface TrainGrpoResult {
   message?: string;
 }
 
-/** reward − group mean, or null when the rewards are all equal (the group is skipped). */
-export function groupAdvantages(rewards: readonly number[]): number[] | null {
+/**
+ * reward − group mean, or null when the rewards are all equal (the group is skipped). With
+ * `normalize`, divided by the group's standard deviation as well (GRPO's original form): a group
+ * where one sample of many found the answer then pushes as hard as an evenly split one, which helps
+ * a small model whose rare successes would otherwise carry little weight.
+ */
+export function groupAdvantages(rewards: readonly number[], normalize = false): number[] | null {
   if (rewards.length === 0) return null;
   const max = Math.max(...rewards);
   const min = Math.min(...rewards);
   if (max - min < CONSTANT_GROUP_EPS) return null;
   const mean = rewards.reduce((s, r) => s + r, 0) / rewards.length;
-  return rewards.map((r) => r - mean);
+  const centred = rewards.map((r) => r - mean);
+  if (!normalize) return centred;
+  const std = Math.sqrt(centred.reduce((s, d) => s + d * d, 0) / rewards.length);
+  return centred.map((d) => d / std);
 }
 
 /** The sampling seed of one turn: a 31-bit hash of (run seed, step, question id, sample, turn). */
@@ -208,6 +218,8 @@ export async function trainGrpo(o: TrainGrpoOptions): Promise<TrainGrpoResult> {
       // A state brings its own rank; the setting applies only to a fresh LoRA.
       lora_rank: initState ? null : o.config.loraRank,
       lr: o.lr,
+      // Written only when on, so runs from before the option still resume.
+      ...(o.normalizeAdvantages ? { normalize_advantages: true } : {}),
       adam: COOKBOOK_ADAM,
       loss_fn: "importance_sampling",
       questions_per_step: o.questions,
@@ -229,7 +241,7 @@ export async function trainGrpo(o: TrainGrpoOptions): Promise<TrainGrpoResult> {
       created: new Date().toISOString(),
     };
     writeOrCheckManifest(runDir, manifest, Boolean(o.resume), [
-      "kind", "base_model", "backend", "lora_rank", "lr", "questions_per_step", "group", "temperature", "seed", "offset", "init_state", "harness_version", "system_prompt", "search", "sampling",
+      "kind", "base_model", "backend", "lora_rank", "lr", "normalize_advantages", "questions_per_step", "group", "temperature", "seed", "offset", "init_state", "harness_version", "system_prompt", "search", "sampling",
     ]);
     const ledger = CostLedger.open(runDir, { prices: target.prices, budgetUsd: o.config.budgetUsd });
     const spentBefore = ledger.totalUsd;
@@ -344,7 +356,7 @@ export async function trainGrpo(o: TrainGrpoOptions): Promise<TrainGrpoResult> {
       let skipped = 0;
       groups.forEach((group, g) => {
         const rewards = group.map((e) => e.reward);
-        const adv = groupAdvantages(rewards);
+        const adv = groupAdvantages(rewards, Boolean(o.normalizeAdvantages));
         if (!adv) skipped++;
         else group.forEach((e, k) => data.push(rlDatumFromEpisode(e, adv[k])));
         groupRows.push({

@@ -94,6 +94,14 @@ describe("train: trainGrpo on the local backend", function () {
     assert.equal(groupAdvantages([0, 5e-7]), null, "within 1e-6 counts as equal");
   });
 
+  it("groupAdvantages with normalize: centred and divided by the group's std; equal rewards still → null", () => {
+    const adv = groupAdvantages([1, 0, 0, 0], true)!;
+    const std = Math.sqrt(0.1875); // population std of {1, 0, 0, 0}
+    [0.75 / std, -0.25 / std, -0.25 / std, -0.25 / std].forEach((want, k) => assert.ok(Math.abs(adv[k] - want) < 1e-12, `${adv[k]} vs ${want}`));
+    assert.deepEqual(groupAdvantages([1, 0], true), [1, -1]);
+    assert.equal(groupAdvantages([0.3, 0.3, 0.3], true), null);
+  });
+
   it("centres advantages per group, skips and counts constant groups, uses a fresh sampler each step, registers checkpoints; --resume continues on new questions", async () => {
     const alwaysWrong = new Set([questions[3].id]); // step 1's second question
     const samplers: SamplingClient[] = [];
@@ -210,5 +218,24 @@ describe("train: trainGrpo on the local backend", function () {
     const seeds = [episodeSeed(7, 1, "q", 0, 0), episodeSeed(7, 1, "q", 0, 1), episodeSeed(7, 1, "q", 1, 0), episodeSeed(7, 1, "r", 0, 0), episodeSeed(7, 2, "q", 0, 0), episodeSeed(8, 1, "q", 0, 0)];
     assert.equal(new Set(seeds).size, seeds.length);
     assert.ok(seeds.every((x) => Number.isInteger(x) && x >= 0 && x < 2 ** 31));
+  });
+
+  it("normalizeAdvantages: groups.jsonl records std-normalised advantages and the manifest says so", async () => {
+    const result = await trainGrpo(options({
+      name: "grpo-norm",
+      steps: 1,
+      normalizeAdvantages: true,
+      initState: undefined,
+      policyFor: (sampler, t) => new TeacherOverSampler(t, sampler, questions, new Set()),
+    }));
+    const groups = rowsOf<GroupRecord>(join(result.runDir, "groups.jsonl")).filter((g) => !g.skipped);
+    assert.equal(groups.length, 2);
+    assert.deepEqual(groups[0].advantages, [1, -1, 1, -1], "rewards 1,0,1,0: centred ±0.5, normalised ±1");
+    for (const g of groups) {
+      const want = groupAdvantages(g.rewards, true)!;
+      g.advantages!.forEach((adv, k) => assert.ok(Math.abs(adv - want[k]) < 1e-12));
+      assert.ok(Math.abs(Math.sqrt(g.advantages!.reduce((s, a) => s + a * a, 0) / g.advantages!.length) - 1) < 1e-9, "unit std");
+    }
+    assert.equal(JSON.parse(readFileSync(join(result.runDir, "manifest.json"), "utf8")).normalize_advantages, true);
   });
 });
