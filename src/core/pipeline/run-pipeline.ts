@@ -255,6 +255,7 @@ export async function runPipeline(o: PipelineOptions): Promise<PipelineResult> {
         lr: s.grpo.lr,
         temperature: s.grpo.temperature,
         seed: s.grpo.seed,
+        normalizeAdvantages: s.grpo.normalizeAdvantages,
         offset: s.sftData.questions,
         saveEvery: s.grpo.saveEvery,
         resume: existsSync(join(runDir(RUN_NAMES.grpo), "manifest.json")),

@@ -20,7 +20,11 @@ export interface PipelineSettings {
   sftData: { questions: number; tries: number; temperature: number; minF1: number; role: "self" | "teacher" };
   sft: { epochs: number; batch: number; lr: number };
   /** `seed` fixes GRPO's sampling draws (see trainGrpo), so a rerun of the same settings repeats its metrics. */
-  grpo: { steps: number; questions: number; group: number; lr: number; temperature: number; saveEvery: number; seed: number };
+  grpo: {
+    steps: number; questions: number; group: number; lr: number; temperature: number; saveEvery: number; seed: number;
+    /** Divide advantages by their group's reward std (absent = false, the recipe's mean-only advantages). */
+    normalizeAdvantages?: boolean;
+  };
 }
 
 /**
@@ -30,13 +34,16 @@ export interface PipelineSettings {
  */
 export const LOCAL_SETTINGS: Readonly<PipelineSettings> = Object.freeze({
   backend: "local",
-  data: { source: "synthetic", seed: 20261129, train: 600, dev: 700 },
+  data: { source: "synthetic", seed: 20261129, train: 3000, dev: 700 },
   harness: { topK: 1, maxSearches: 2, maxTokens: 32, loraRank: 8, concurrency: 8 },
   offlinePrompts: true,
   evalLimit: undefined,
   sftData: { questions: 400, tries: 1, temperature: 0, minF1: 0.8, role: "teacher" },
   sft: { epochs: 5, batch: 4, lr: 0.01 },
-  grpo: { steps: 12, questions: 16, group: 4, lr: 5e-4, temperature: 1, saveEvery: 4, seed: 0 },
+  // GRPO needs many steps over fresh questions to show a trend through the per-step noise (which
+  // questions a step draws): 60 × 32 from a 3,000-question world, advantages scaled by group std
+  // so the rare right answer of a hard question carries weight.
+  grpo: { steps: 60, questions: 32, group: 4, lr: 2e-3, temperature: 1, saveEvery: 10, seed: 0, normalizeAdvantages: true },
 } as PipelineSettings);
 
 /** The recipe's sizes (seed 000): SFT 1,500 questions × 4 tries, 3 epochs; GRPO 30 steps × 32 × 8. */

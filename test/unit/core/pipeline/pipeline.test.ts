@@ -11,7 +11,8 @@ import { loadConfig } from "../../../../src/core/config";
 import { UserError } from "../../../../src/core/errors";
 import { planPipeline, renderPlan, RUN_NAMES } from "../../../../src/core/pipeline/plan";
 import { PIPELINE_MARKER, runPipeline } from "../../../../src/core/pipeline/run-pipeline";
-import { defaultSettings, type PipelineSettings } from "../../../../src/core/pipeline/settings";
+import { checkSettings, defaultSettings, type PipelineSettings } from "../../../../src/core/pipeline/settings";
+import { generateSyntheticHotpot } from "../../../../src/core/demo/synthetic-hotpot";
 
 /** Seconds, not minutes: 20 val questions, 20 teacher traces, one SFT epoch, two GRPO steps. */
 function miniature(): PipelineSettings {
@@ -19,7 +20,7 @@ function miniature(): PipelineSettings {
   s.data = { source: "synthetic", seed: 7, train: 40, dev: 520 };
   s.sftData.questions = 20;
   s.sft = { epochs: 1, batch: 8, lr: 0.01 };
-  s.grpo = { steps: 2, questions: 2, group: 2, lr: 0.002, temperature: 1, saveEvery: 1, seed: 3 };
+  s.grpo = { steps: 2, questions: 2, group: 2, lr: 0.002, temperature: 1, saveEvery: 1, seed: 3, normalizeAdvantages: true };
   return s;
 }
 
@@ -96,6 +97,17 @@ describe("core/pipeline", function () {
     assert.deepEqual(readdirSync(foreign), ["notes.txt"]);
   });
 
+  it("the default offline world holds every question SFT and GRPO take, each one fresh", () => {
+    const s = defaultSettings("local");
+    assert.equal(s.data.source, "synthetic");
+    if (s.data.source !== "synthetic") return;
+    checkSettings(s);
+    const world = generateSyntheticHotpot({ seed: s.data.seed, train: s.data.train, dev: s.data.dev, style: "compact" });
+    assert.equal(world.train.length, s.data.train, "the generator delivers the train questions asked for");
+    assert.ok(world.train.length >= s.sftData.questions + s.grpo.steps * s.grpo.questions);
+    assert.equal(new Set(world.train.map((r) => r.question)).size, world.train.length);
+  });
+
   it("refuses a world too small for the SFT questions plus GRPO's fresh questions", async () => {
     const s = defaultSettings("local");
     s.data = { source: "synthetic", seed: 1, train: 100, dev: 520 };
@@ -148,7 +160,9 @@ describe("core/pipeline", function () {
         return [m.step, m.reward, m.datums, m.trained_tokens, m.skipped_count];
       });
     const grpoEpisodes = (d: string) => readFileSync(join(d, "runs", "grpo", "episodes.jsonl"), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l).tokens);
-    assert.equal(JSON.parse(readFileSync(join(dir, "runs", "grpo", "manifest.json"), "utf8")).seed, 3);
+    const grpoManifest = JSON.parse(readFileSync(join(dir, "runs", "grpo", "manifest.json"), "utf8"));
+    assert.equal(grpoManifest.seed, 3);
+    assert.equal(grpoManifest.normalize_advantages, true, "the settings' advantage normalisation reaches trainGrpo");
     const twin = join(tmp(), "pipe");
     const r3 = await runPipeline({ dir: twin, backend: "local", settings: miniature(), resamples: 200, log: () => {} });
     assert.deepEqual(grpoRows(twin), grpoRows(dir));
