@@ -76,20 +76,12 @@ export async function evalSplit(o: EvalSplitOptions): Promise<EvalSplitResult> {
   const all = loadSplit(dataDir, o.split);
   const questions: Question[] = o.limit !== undefined ? all.slice(0, o.limit) : all;
 
-  const policy = o.policy ?? (await makePolicy({
-      backend: o.backend,
-      config: o.config,
-      checkpoint: o.checkpoint,
-      model: o.model,
-      tokenizer: o.tokenizer,
-      localBackendUrl: o.localBackendUrl,
-      scriptedDelayMs: o.scriptedDelayMs,
-    }));
+  const policy = o.policy ?? (await makePolicy(o));
   try {
     return await runWithPolicy(o, policy, questions, dataDir, runDir);
   } finally {
     // Remote policies hold a session (heartbeat timers) that would keep the process alive.
-    (policy as { close?: () => void }).close?.();
+    policy.close?.();
   }
 }
 

@@ -40,4 +40,6 @@ export interface Policy {
   readonly endToken: number;
   sample(promptTokens: readonly number[], options: SampleOptions): Promise<Sample>;
   describe(): PolicyInfo;
+  /** Releases what the source holds (a remote session's heartbeat keeps the process alive). */
+  close?(): void;
 }

@@ -107,19 +107,11 @@ export async function collectSftData(o: SftDataOptions): Promise<SftDataResult> 
     o.log?.(`left out ${excluded.length} train question(s) that ${excluded.length === 1 ? "is" : "are"} also in val/test: ${shown}${excluded.length > 3 ? ", …" : ""}`);
   }
 
-  const policy = o.policy ?? (await makePolicy({
-    backend: o.backend,
-    config: o.config,
-    checkpoint: o.checkpoint,
-    model: o.model,
-    tokenizer: o.tokenizer,
-    localBackendUrl: o.localBackendUrl,
-    scriptedDelayMs: o.scriptedDelayMs,
-  }));
+  const policy = o.policy ?? (await makePolicy(o));
   try {
     return await collectWithPolicy(o, policy, allowed, excluded, dataDir, runDir);
   } finally {
-    (policy as { close?: () => void }).close?.();
+    policy.close?.();
   }
 }
 

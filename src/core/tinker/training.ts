@@ -157,16 +157,9 @@ export class TrainingClient {
   saveWeightsForSampler(name: string, options: SaveOptions = {}): TinkerFuture<{ path: string }> {
     const body = { model_id: this.modelId, path: name, seq_id: this.takeSeqId(), ttl_seconds: options.ttlSeconds, type: "save_weights_for_sampler" };
     return new TinkerFuture(
-      submitAndPoll(this.ctx.http, {
-        path: "/api/v1/save_weights_for_sampler",
-        json: body,
-        requestType: "SaveWeightsForSampler",
-        expectProto: false,
-        signal: options.signal,
-      }).then((r) => {
-        const path = toJson<SaveWeightsForSamplerResponse>(r, "save_weights_for_sampler").path;
-        if (!path) throw new Error("save_weights_for_sampler returned no path");
-        return { path };
+      this.postSaveForSampler(body, options.signal).then((r) => {
+        if (!r.path) throw new Error("save_weights_for_sampler returned no path");
+        return { path: r.path };
       }),
     );
   }
@@ -180,17 +173,17 @@ export class TrainingClient {
       type: "save_weights_for_sampler",
     };
     return new TinkerFuture(
-      submitAndPoll(this.ctx.http, {
-        path: "/api/v1/save_weights_for_sampler",
-        json: body,
-        requestType: "SaveWeightsForSampler",
-        expectProto: false,
-        signal: options.signal,
-      }).then((r) => {
-        const id = toJson<SaveWeightsForSamplerResponse>(r, "save_weights_for_sampler").sampling_session_id;
-        if (!id) throw new Error("save_weights_for_sampler returned no sampling_session_id");
-        return new SamplingClient(this.ctx, id, { baseModel: this.baseModel });
+      this.postSaveForSampler(body, options.signal).then((r) => {
+        if (!r.sampling_session_id) throw new Error("save_weights_for_sampler returned no sampling_session_id");
+        return new SamplingClient(this.ctx, r.sampling_session_id, { baseModel: this.baseModel });
       }),
+    );
+  }
+
+  /** One endpoint serves both: a named sampler checkpoint (path) or an ephemeral sampling session. */
+  private postSaveForSampler(body: Record<string, unknown>, signal?: AbortSignal): Promise<SaveWeightsForSamplerResponse> {
+    return submitAndPoll(this.ctx.http, { path: "/api/v1/save_weights_for_sampler", json: body, requestType: "SaveWeightsForSampler", expectProto: false, signal }).then((r) =>
+      toJson<SaveWeightsForSamplerResponse>(r, "save_weights_for_sampler"),
     );
   }
 
