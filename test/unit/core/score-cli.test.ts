@@ -7,19 +7,9 @@ import { FileFormatError, UserError } from "../../../src/core/errors";
 import { appendEpisode, readEpisodes } from "../../../src/core/runs/run-files";
 import { requireSharedData } from "../../helpers/shared-data";
 import { fakeRecord } from "./runs/fakes";
-import { tempDir } from "./data/helpers";
+import { tempDir, capturedOutput } from "./data/helpers";
 
-async function captured(fn: () => Promise<void>): Promise<string> {
-  const lines: string[] = [];
-  const original = console.log;
-  console.log = (...args: unknown[]) => void lines.push(args.join(" "));
-  try {
-    await fn();
-  } finally {
-    console.log = original;
-  }
-  return lines.join("\n");
-}
+const captured = async (fn: () => Promise<void>): Promise<string> => (await capturedOutput(fn)).out;
 
 describe("score CLI", function () {
   let dir: ReturnType<typeof tempDir>;

@@ -6,18 +6,9 @@ import { run as index } from "../../../../src/cli/index-command";
 import { run as search } from "../../../../src/cli/search";
 import { writeCorpus } from "../../../../bench/search/real-paragraphs";
 import { UserError } from "../../../../src/core/errors";
+import { capturedOutput } from "../data/helpers";
 
-async function capture(fn: () => Promise<void>): Promise<string> {
-  const lines: string[] = [];
-  const original = console.log;
-  console.log = (...args: unknown[]) => void lines.push(args.join(" "));
-  try {
-    await fn();
-  } finally {
-    console.log = original;
-  }
-  return lines.join("\n");
-}
+const capture = async (fn: () => Promise<void>): Promise<string> => (await capturedOutput(fn)).out;
 
 describe("agent-lab index / search", () => {
   let dir: string;
