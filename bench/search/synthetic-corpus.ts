@@ -10,18 +10,11 @@
  * ~45M words and a vocabulary of the size Heaps' law extrapolates from the real sample.
  */
 import { createWriteStream } from "node:fs";
+import { mulberry32 } from "../../src/core/util/mulberry32";
 
-/** mulberry32: small, fast, deterministic. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Seeded uniform [0, 1) generator (mulberry32). */
+export const rng = mulberry32;
+
 
 const COMMON = (
   "the and of in is to was as by on for it with from he an his at film that first american also which has album new " +

@@ -9,6 +9,7 @@
  * was founded first, A or B?"). Each comes with its two supporting paragraphs and eight
  * distractors, as in the distractor setting. The offline training pipeline reuses this generator.
  */
+import { mulberry32 as makeRng } from "../util/mulberry32";
 
 /** One record as in hotpot_dev_distractor_v1.json. */
 export interface HotpotRecord {
@@ -42,17 +43,6 @@ export interface SyntheticDataset {
   dev: HotpotRecord[];
 }
 
-/** Small deterministic PRNG (mulberry32): the dataset must not depend on Math.random. */
-function makeRng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const ONSETS = ["b", "br", "d", "dr", "f", "g", "gr", "h", "k", "kl", "l", "m", "n", "p", "qu", "r", "s", "st", "t", "th", "v", "w", "z", "zh"];
 const VOWELS = ["a", "e", "i", "o", "u", "ae", "ei", "ou", "y"];

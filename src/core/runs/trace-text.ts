@@ -7,6 +7,7 @@
 import type { ChatTokenizer } from "../chat/tokenizer";
 import type { EpisodeRecord, RunFiles } from "./run-files";
 import { finalLine } from "./summary";
+import { mulberry32 as rng } from "../util/mulberry32";
 
 export type TraceStyle = "ansi" | "plain";
 
@@ -54,16 +55,6 @@ export function renderTrace(e: EpisodeRecord, tokenizer: ChatTokenizer, style: T
     .join("");
 }
 
-/** Small seeded PRNG so `--seed` picks the same failures every time. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** N episodes with F1 < 0.5, chosen at random (seeded) but listed in file order. */
 export function pickFailures(episodes: readonly EpisodeRecord[], n: number, seed: number): EpisodeRecord[] {

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { PY_WORD_CLASS, pyLower } from "../../../src/core/data/python-text";
 import { exactMatch, f1Score, normalizeAnswer } from "../../../src/core/score";
+import { mulberry32 as seeded } from "../../../src/core/util/mulberry32";
 
 const PYTHON_SCORE = `
 import json, re, string, sys
@@ -36,18 +37,6 @@ for c in json.load(sys.stdin):
     out.append([normalize(c["p"])] + [normalize(a) for a in c["a"]] + [em(c["p"], c["a"]), f1(c["p"], c["a"])])
 json.dump(out, sys.stdout)
 `;
-
-/** Small seeded PRNG (mulberry32) so a failure reproduces. */
-function seeded(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const PIECES = [
   // ASCII words, articles in every position and case, yes/no

@@ -4,18 +4,11 @@
  */
 import { readFileSync } from "node:fs";
 import { formatResults, LAST_SEARCH } from "../../../../src/core/harness/results";
+import { mulberry32 } from "../../../../src/core/util/mulberry32";
 
-/** mulberry32: small, seeded, good enough to pick test cases reproducibly. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Seeded uniform [0, 1) generator (mulberry32). */
+export const rng = mulberry32;
+
 
 const PHRASES = [
   "Scott Derrickson nationality",
