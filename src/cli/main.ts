@@ -4,6 +4,7 @@
  * done from a terminal or CI.
  */
 import { UserError } from "../core/errors";
+import { TinkerApiError } from "../core/tinker/errors";
 
 interface Command {
   summary: string;
@@ -51,7 +52,8 @@ async function main(argv: string[]): Promise<number> {
     await (await command.load()).run(rest);
     return 0;
   } catch (e) {
-    if (e instanceof UserError) {
+    // The service's own answer (e.g. "no checkpoint at tinker://…") is a message for the user, not a crash.
+    if (e instanceof UserError || e instanceof TinkerApiError) {
       console.error(`agent-lab ${name}: ${e.message}`);
       return 1;
     }

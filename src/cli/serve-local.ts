@@ -7,6 +7,7 @@ import { resolve } from "node:path";
 import { UserError } from "../core/errors";
 import { parseFaultSpec, startLocalBackend, STAND_IN_NOTICE } from "../server";
 import { intFlag, parse } from "./args";
+import { localBackendDir } from "../core/eval/backends";
 
 const HELP = `usage: agent-lab serve-local [--port P] [--dir D] [--seed S] [--faults SPEC]
 
@@ -34,7 +35,7 @@ export async function run(argv: string[]): Promise<void> {
   } catch (e) {
     throw new UserError(`--faults: ${(e as Error).message}`);
   }
-  const dir = resolve(values.dir ?? ".cache/local-backend");
+  const dir = resolve(values.dir ?? localBackendDir("."));
   let backend;
   try {
     backend = await startLocalBackend({

@@ -2,6 +2,7 @@
  * The one place where eval chooses its model source: the offline scripted reader, Tinker, the local
  * Tinker-compatible backend (same client, over HTTP), or a transformers.js model on this machine.
  */
+import { join } from "node:path";
 import { loadTokenizer, offlineTokenizer } from "../chat";
 import { UserError } from "../errors";
 import type { AgentLabConfig } from "../config";
@@ -13,6 +14,14 @@ export type BackendName = (typeof BACKENDS)[number];
 
 /** The name the local stand-in's model goes by in manifests: never a real model's id. */
 export const LOCAL_BACKEND_MODEL = "agent-lab/local-tiny";
+
+/**
+ * Where a workspace's local backend keeps its checkpoints: one folder for `serve-local`, every
+ * `--backend local` command and the offline pipeline, so a tinker:// path one wrote loads in another.
+ */
+export function localBackendDir(workspaceDir: string): string {
+  return join(workspaceDir, ".cache", "local-backend");
+}
 
 /** Any key with Tinker's prefix: the local backend accepts all, and a real key must never be sent to it. */
 const LOCAL_BACKEND_KEY = "tml-local-backend";

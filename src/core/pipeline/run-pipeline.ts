@@ -17,6 +17,7 @@ import { offlineTokenizer } from "../chat";
 import { registryPath, resolveCheckpointPath } from "../checkpoints/registry";
 import { CONFIG_FILE, loadConfig, mergeConfig, validateOverrides, type AgentLabConfig } from "../config";
 import { generateSyntheticHotpot } from "../demo/synthetic-hotpot";
+import { localBackendDir } from "../eval/backends";
 import { prepareData } from "../data/prepare";
 import { UserError } from "../errors";
 import { evalSplit } from "../eval/eval-split";
@@ -169,7 +170,7 @@ export async function runPipeline(o: PipelineOptions): Promise<PipelineResult> {
 
   const local =
     s.backend === "local"
-      ? await (await import("../../server")).connectOrStartLocalBackend({ port: o.localPort ?? 0, dir: join(o.dir, "local-backend"), seed: 0 })
+      ? await (await import("../../server")).connectOrStartLocalBackend({ port: o.localPort ?? 0, dir: localBackendDir(o.dir), seed: 0 })
       : undefined;
   if (local) log(`${local.started ? "started" : "using"} the local backend at ${local.url}`);
   try {
