@@ -1,0 +1,11 @@
+/** `--dry-run` of a step that can spend: the same estimate the extension confirms, printed. */
+import type { AgentLabConfig } from "../core/config";
+import { dryRunText } from "../core/steps/estimate";
+import { estimateStep } from "../core/steps/estimate-context";
+import type { FlagSpecs, FlagValues } from "../core/steps/flags";
+import type { StepSpec } from "../core/steps/spec";
+
+export function printDryRun<F extends FlagSpecs>(spec: StepSpec<F>, values: FlagValues<F>, config: AgentLabConfig, workspaceDir: string): void {
+  const estimate = estimateStep(spec, values, config, workspaceDir);
+  console.log(estimate ? dryRunText(spec.name, estimate, config.budgetUsd) : `agent-lab ${spec.name} with these options spends nothing (no Tinker backend)`);
+}

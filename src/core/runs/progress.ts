@@ -1,0 +1,171 @@
+/**
+ * Progress as data: a running step rewrites `progress.json` in its run folder (atomically, at most
+ * a few times a second), and the Jobs view, the progress notification and the status bar read it.
+ * Nothing parses log lines for progress.
+ *
+ *   {"format":1,"step":"train-grpo","label":"GRPO","unit":"step","done":33,"planned":60,
+ *    "usd":0,"status":"running","started":"…","updated":"…","eta_s":80}
+ *
+ * A pipeline's own progress.json carries `stage` (i/n with its name) and the current stage's
+ * progress under `current`.
+ */
+import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+export const PROGRESS_FILE = "progress.json";
+export const PROGRESS_FORMAT = 1;
+
+export type ProgressUnit = "episode" | "question" | "step" | "epoch" | "stage" | "task";
+export type ProgressStatus = "running" | "done" | "interrupted" | "failed";
+
+export interface UnitProgress {
+  /** Human name of what runs: "eval", "SFT", "GRPO". */
+  label: string;
+  unit: ProgressUnit;
+  done: number;
+  planned: number;
+  /** USD spent so far by this step. */
+  usd: number;
+  /** Seconds left at the pace so far; absent until there is a pace. */
+  eta_s?: number;
+}
+
+export interface Progress extends UnitProgress {
+  format: number;
+  step: string;
+  status: ProgressStatus;
+  started: string;
+  updated: string;
+  /** Pipeline only: which stage runs, and that stage's own progress. */
+  stage?: { index: number; count: number; name: string };
+  current?: UnitProgress;
+}
+
+export function progressPath(runDir: string): string {
+  return join(runDir, PROGRESS_FILE);
+}
+
+/** Seconds left, from the pace since `startedMs` (undefined before the first unit is done). */
+export function etaSeconds(done: number, planned: number, startedMs: number, nowMs: number, doneAtStart = 0): number | undefined {
+  const ran = done - doneAtStart;
+  if (ran <= 0 || done >= planned) return done >= planned ? 0 : undefined;
+  return Math.round((((nowMs - startedMs) / 1000) * (planned - done)) / ran);
+}
+
+export interface ProgressWriterOptions {
+  step: string;
+  label: string;
+  unit: ProgressUnit;
+  planned: number;
+  /** Units already done when this process started (a resume): the ETA uses this process's pace. */
+  done?: number;
+  usd?: number;
+  /** Minimum ms between writes of unchanged status (tests: 0). */
+  minIntervalMs?: number;
+  /** Also told of every update (the pipeline nests a stage's progress in its own). */
+  onUpdate?: (p: Progress) => void;
+  now?: () => number;
+}
+
+/** Keeps one step's progress.json current. */
+export class ProgressWriter {
+  private readonly file: string;
+  private readonly startedMs: number;
+  private readonly doneAtStart: number;
+  private lastWrite = 0;
+  private state: Progress;
+
+  constructor(
+    runDir: string,
+    private readonly options: ProgressWriterOptions,
+  ) {
+    this.file = progressPath(runDir);
+    const now = options.now ?? Date.now;
+    this.startedMs = now();
+    this.doneAtStart = options.done ?? 0;
+    const at = new Date(this.startedMs).toISOString();
+    this.state = {
+      format: PROGRESS_FORMAT,
+      step: options.step,
+      label: options.label,
+      unit: options.unit,
+      done: this.doneAtStart,
+      planned: options.planned,
+      usd: options.usd ?? 0,
+      status: "running",
+      started: at,
+      updated: at,
+    };
+    this.flush();
+  }
+
+  get current(): Progress {
+    return this.state;
+  }
+
+  /** New counts; written when enough time passed since the last write (or `force`). */
+  update(change: Partial<Pick<Progress, "done" | "planned" | "usd" | "stage" | "current" | "label">>, force = false): void {
+    const nowMs = (this.options.now ?? Date.now)();
+    this.state = { ...this.state, ...change, updated: new Date(nowMs).toISOString() };
+    const eta = etaSeconds(this.state.done, this.state.planned, this.startedMs, nowMs, this.doneAtStart);
+    if (eta === undefined) delete this.state.eta_s;
+    else this.state.eta_s = eta;
+    this.options.onUpdate?.(this.state);
+    if (force || nowMs - this.lastWrite >= (this.options.minIntervalMs ?? 250)) this.flush(nowMs);
+  }
+
+  /** The last word: done, interrupted or failed (always written). */
+  finish(status: ProgressStatus, change: Partial<Pick<Progress, "done" | "planned" | "usd">> = {}): void {
+    this.state = { ...this.state, status };
+    this.update(change, true);
+  }
+
+  private flush(nowMs = Date.now()): void {
+    this.lastWrite = nowMs;
+    const tmp = `${this.file}.${process.pid}.tmp`;
+    writeFileSync(tmp, JSON.stringify(this.state) + "\n");
+    renameSync(tmp, this.file);
+  }
+}
+
+/** A run folder's progress, or undefined when it has none (or it is being replaced this instant). */
+export function readProgress(runDir: string): Progress | undefined {
+  const file = progressPath(runDir);
+  if (!existsSync(file)) return undefined;
+  try {
+    const p = JSON.parse(readFileSync(file, "utf8")) as Progress;
+    return typeof p === "object" && p !== null && typeof p.done === "number" && typeof p.planned === "number" ? p : undefined;
+  } catch {
+    return undefined; // renamed over between exists and read: the next poll reads the new one
+  }
+}
+
+export function formatDuration(seconds: number): string {
+  const s = Math.max(0, Math.round(seconds));
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const sec = s % 60;
+  if (h > 0) return `${h}h ${String(m).padStart(2, "0")}m`;
+  if (m > 0) return `${m}m ${String(sec).padStart(2, "0")}s`;
+  return `${sec}s`;
+}
+
+function describeUnit(p: UnitProgress): string {
+  return `${p.unit} ${p.done}/${p.planned}`;
+}
+
+/**
+ * The one line every view shows: "GRPO · step 33/60 · $0.00 · ETA 1m 20s", and for a pipeline
+ * "stage 9/11 GRPO · step 33/60 · $0.00 · ETA 1m 20s".
+ */
+export function describeProgress(p: Progress): string {
+  const inner = p.current ?? p;
+  const head = p.stage ? `stage ${p.stage.index}/${p.stage.count} ${inner.label}` : p.label;
+  const parts = [head];
+  if (!p.stage || p.current) parts.push(describeUnit(inner));
+  parts.push(`$${p.usd.toFixed(2)}`);
+  const eta = inner.eta_s;
+  if (p.status === "running" && eta !== undefined) parts.push(`ETA ${formatDuration(eta)}`);
+  else if (p.status !== "running") parts.push(p.status);
+  return parts.join(" · ");
+}

@@ -1,0 +1,294 @@
+/**
+ * Every step of `agent-lab`, declared once. The CLI (src/cli/main.ts) lists and parses from these;
+ * the extension builds argv, pickers and cost confirmations from them; README's command tables are
+ * generated from them (`npm run docs:steps`; a test fails when the README drifts).
+ */
+import * as f from "./common-flags";
+import { estimateEpisodes, estimateGrpoTraining, estimateSftTraining } from "./estimate";
+import { defineStep, type StepSpec } from "./spec";
+
+/** Bootstrap resamples of every paired comparison (ablate, Compare, the pipeline's report). */
+export const DEFAULT_RESAMPLES = 10_000;
+
+export const CONFIG_STEP = defineStep({
+  name: "config",
+  summary: "print the effective settings (defaults < agent-lab.json < AGENT_LAB_SETTINGS < flags)",
+  flags: { workspace: f.workspace },
+});
+
+export const PREPARE_STEP = defineStep({
+  name: "prepare",
+  summary: "download HotpotQA (or read local files) → train/val/test/corpus.jsonl + the locked test hash",
+  flags: {
+    hub: { type: "boolean", help: "download hotpotqa/hotpot_qa (distractor) parquet files (the default without --train/--dev)" },
+    train: { type: "list", arg: "FILE", help: "train records: official JSON list, JSONL or .parquet (repeat for several files, in order)" },
+    dev: { type: "list", arg: "FILE", help: "dev (validation) records, same formats" },
+    out: { type: "string", arg: "DIR", help: "data folder (default: config dataDir)" },
+    "replace-test-split": { type: "boolean", help: "allow replacing a locked test.jsonl whose content changed (says what changed)" },
+    workspace: f.workspace,
+  },
+});
+
+export const INDEX_STEP = defineStep({
+  name: "index",
+  summary: "build the BM25 search index of <dataDir>/corpus.jsonl into <dataDir>/bm25",
+  flags: {
+    data: { type: "string", arg: "DIR", help: "data folder with corpus.jsonl; the index goes to DIR/bm25 (default: config dataDir)" },
+    workspace: f.workspace,
+  },
+});
+
+export const SEARCH_STEP = defineStep({
+  name: "search",
+  summary: "try the search index: the top paragraphs for a query, like the recipe's search.py",
+  positionals: "QUERY",
+  flags: {
+    k: { type: "int", arg: "N", min: 1, max: 1000, short: "k", config: "topK", help: "paragraphs to show" },
+    data: { type: "string", arg: "DIR", help: "data folder holding the bm25 index (default: config dataDir)" },
+    workspace: f.workspace,
+  },
+});
+
+export const SCORE_STEP = defineStep({
+  name: "score",
+  summary: "mean EM/F1 of a JSONL file with prediction and answers, or rescore a run folder in place",
+  positionals: "FILE|RUN_DIR",
+  flags: { "per-line": { type: "string", arg: "OUT", help: "write one JSON line of scores per input line" } },
+});
+
+export const EVAL_STEP = defineStep({
+  name: "eval",
+  summary: "run the agent on a split into runs/NAME (episodes, summary, manifest); --resume finishes one",
+  writes: "eval",
+  flags: {
+    name: f.requiredRunName,
+    split: { type: "string", arg: "S", choices: f.SPLITS, default: "val", help: `which split (test needs ${f.TEST_SPLIT_FLAG})` },
+    [f.TEST_SPLIT_FLAG_NAME]: { type: "boolean", help: "allow opening the test split (recorded in the manifest)" } as const,
+    "closed-book": { type: "boolean", help: "no search: the floor" },
+    limit: { type: "int", arg: "N", min: 1, help: "first N questions of the split" },
+    "top-k": f.topK,
+    "max-searches": f.maxSearches,
+    "max-tokens": f.maxTokens,
+    concurrency: f.concurrency,
+    temperature: f.temperature(0),
+    prompt: f.prompt,
+    backend: f.samplingBackend("scripted"),
+    "model-path": f.modelPath,
+    model: f.model,
+    tokenizer: f.tokenizer,
+    "local-port": f.localPort,
+    index: f.index,
+    budget: f.budget,
+    resume: f.resume,
+    "dry-run": f.dryRun,
+    workspace: f.workspace,
+    "scripted-delay-ms": f.scriptedDelay,
+  },
+  spends: (v) => v.backend === "tinker",
+  estimate: (v, c) => {
+    const questions = v.limit ?? c.splitQuestions ?? 0;
+    return estimateEpisodes(c.config, v.model ?? c.config.model, questions, `${questions} questions`, c.measuredEpisode);
+  },
+});
+
+export const SFT_DATA_STEP = defineStep({
+  name: "sft-data",
+  summary: "rejection sampling: keep the shortest correct searched attempt per train question → runs/NAME/sft.jsonl",
+  writes: "sft-data",
+  flags: {
+    name: f.runName("sft-data"),
+    questions: { type: "int", arg: "N", min: 1, default: 1500, help: "train questions to try" },
+    offset: { type: "int", arg: "K", min: 0, default: 0, help: "start at train question K" },
+    tries: { type: "int", arg: "T", min: 1, max: 64, default: 4, help: "episodes per question" },
+    temperature: f.temperature(0.8),
+    "min-f1": { type: "number", arg: "F", min: 0, max: 1, default: 0.8, help: "keep the shortest attempt that searched with F1 ≥ F" },
+    backend: f.samplingBackend("tinker"),
+    teacher: { type: "string", arg: "B", choices: ["scripted", ...f.SAMPLING_BACKENDS.filter((b) => b !== "scripted")], help: "distil from another source instead of the model sampling its own data" },
+    "model-path": f.modelPath,
+    model: f.model,
+    tokenizer: f.tokenizer,
+    "local-port": f.localPort,
+    budget: f.budget,
+    concurrency: f.concurrency,
+    prompt: f.prompt,
+    index: f.index,
+    resume: { type: "boolean", help: "continue a stopped run (skips questions already decided)" },
+    "dry-run": f.dryRun,
+    workspace: f.workspace,
+    "scripted-delay-ms": f.scriptedDelay,
+  },
+  spends: (v) => (v.teacher ?? v.backend) === "tinker",
+  estimate: (v, c) => estimateEpisodes(c.config, v.model ?? c.config.model, v.questions * v.tries, `${v.questions} questions × ${v.tries} tries`, c.measuredEpisode),
+});
+
+export const TRAIN_SFT_STEP = defineStep({
+  name: "train-sft",
+  summary: "LoRA SFT on sft.jsonl (loss on the model's own tokens); per-epoch checkpoints registered as NAME-eN",
+  writes: "sft",
+  flags: {
+    data: { type: "string", arg: "FILE", required: true, help: "sft.jsonl from agent-lab sft-data (or its run folder)" },
+    name: f.runName("sft"),
+    epochs: { type: "int", arg: "N", min: 1, max: 1000, default: 3, help: "passes over the data" },
+    batch: { type: "int", arg: "B", min: 1, max: 4096, default: 32, help: "examples per step" },
+    lr: { type: "number", arg: "LR", min: 0, minExclusive: true, max: 1, default: 2e-4, help: "peak learning rate, decays linearly to 0" },
+    seed: { ...f.seed, help: "shuffle seed" },
+    rank: f.rank,
+    "init-state": { type: "string", arg: "S", help: "start from a state (registry name or tinker://…/weights/…) instead of the base model" },
+    tokenizer: { type: "string", arg: "ID", help: "the tokenizer the data was encoded with, when it is not the model's (a rehearsal's stand-in)" },
+    backend: f.trainingBackend,
+    "local-port": f.localPort,
+    budget: f.budget,
+    resume: { type: "boolean", help: "continue a killed run from its last saved epoch (that epoch's steps are redone)" },
+    "dry-run": f.dryRun,
+    workspace: f.workspace,
+  },
+  spends: (v) => v.backend === "tinker",
+  estimate: (v, c) => estimateSftTraining(c.config, c.config.model, c.sftExamples ?? 0, v.epochs),
+});
+
+export const TRAIN_GRPO_STEP = defineStep({
+  name: "train-grpo",
+  summary: "online GRPO in the agent harness (fresh sampler per step); checkpoints registered as NAME-sN; --resume",
+  writes: "grpo",
+  flags: {
+    "init-state": { type: "string", arg: "S", help: "state to start from: registry name (e.g. sft-e2) or tinker://…/weights/…; omit = base model" },
+    name: f.runName("grpo"),
+    steps: { type: "int", arg: "N", min: 1, max: 100_000, default: 30, help: "training steps" },
+    questions: { type: "int", arg: "Q", min: 1, max: 4096, default: 32, help: "new train questions per step" },
+    group: { type: "int", arg: "G", min: 2, max: 256, default: 8, help: "episodes per question" },
+    lr: { type: "number", arg: "LR", min: 0, minExclusive: true, max: 1, default: 4e-5, help: "learning rate" },
+    temperature: f.temperature(1),
+    offset: { type: "int", arg: "K", min: 0, default: 1500, help: "first train question (skip those used for SFT)" },
+    "save-every": { type: "int", arg: "N", min: 1, default: 10, help: "checkpoint every N steps and at the end" },
+    seed: { ...f.seed, help: "sampling seed: the same seed redraws the same episodes" },
+    rank: f.rank,
+    "max-tokens": f.maxTokens,
+    "max-searches": f.maxSearches,
+    "top-k": f.topK,
+    concurrency: f.concurrency,
+    prompt: f.prompt,
+    index: f.index,
+    tokenizer: { type: "string", arg: "ID", help: "tokenizer when it is not the model's (a rehearsal's stand-in)" },
+    backend: f.trainingBackend,
+    "local-port": f.localPort,
+    budget: f.budget,
+    resume: { type: "boolean", help: "continue from the last saved step (later steps are redone on the same questions)" },
+    "dry-run": f.dryRun,
+    workspace: f.workspace,
+  },
+  spends: (v) => v.backend === "tinker",
+  estimate: (v, c) => estimateGrpoTraining(c.config, c.config.model, v.steps, v.questions, v.group, c.measuredEpisode),
+});
+
+export const ABLATE_STEP = defineStep({
+  name: "ablate",
+  summary: "paired comparison of runs on shared questions: bootstrap CIs, McNemar, Holm, MDE, --json/--report",
+  positionals: "RUN...",
+  flags: {
+    resamples: { type: "int", arg: "N", min: 100, max: 1_000_000, default: DEFAULT_RESAMPLES, help: "bootstrap resamples (also the permutation test's draws)" },
+    seed: { ...f.seed, help: "seed of the resampling" },
+    expect: { type: "list", arg: "FIELD", help: "a fingerprint field expected to differ, e.g. policy.checkpoint (a prefix covers its sub-fields)" },
+    json: { type: "string", arg: "OUT", help: "write the full comparison (per-question flips included) as JSON" },
+    report: { type: "string", arg: "OUT.md", help: "write the recipe's markdown report table" },
+    label: { type: "string", arg: "A,B,…", help: "stage names for the report's rows (default: run folder names)" },
+    workspace: f.workspace,
+  },
+  notes:
+    "The first RUN is the baseline; every other run gets a paired Δ against it. Intervals are 95% percentile\n" +
+    "bootstrap; Δ F1 is tested by a paired sign-flip permutation test, Δ EM by McNemar's exact test,\n" +
+    "Holm-adjusted across the table.",
+});
+
+export const SHOW_STEP = defineStep({
+  name: "show",
+  summary: "how a run's episodes ended, searches, and random failures with model vs harness text",
+  positionals: "RUN",
+  flags: {
+    n: { type: "int", arg: "N", min: 0, max: 10_000, default: 3, help: "failures to print" },
+    seed: { ...f.seed, help: "which failures" },
+    workspace: f.workspace,
+  },
+  notes: "Colours when stdout is a terminal or FORCE_COLOR is set (NO_COLOR turns them off); otherwise harness-inserted text is fenced in ⟦…⟧.",
+});
+
+export const CKPT_STEP = defineStep({
+  name: "ckpt",
+  summary: "print a registered checkpoint's sampler (or state) path: agent-lab ckpt sft-e2 [state]",
+  positionals: "NAME [sampler|state]",
+  flags: {
+    list: { type: "boolean", help: "print every name with its kind, step and parent" },
+    workspace: f.workspace,
+  },
+});
+
+export const SPEND_STEP = defineStep({
+  name: "spend",
+  summary: "what the workspace's runs spent, per run and in total (--today)",
+  flags: {
+    today: { type: "boolean", help: "only what was spent since local midnight" },
+    since: { type: "string", arg: "TIME", help: "only what was spent at or after TIME (ISO date or date-time)" },
+    json: { type: "boolean", help: "print the numbers as JSON" },
+    workspace: f.workspace,
+  },
+});
+
+export const SERVE_LOCAL_STEP = defineStep({
+  name: "serve-local",
+  summary: "run the local Tinker-compatible backend (a stand-in with a tiny CPU model)",
+  flags: {
+    port: { type: "int", arg: "P", min: 0, max: 65535, default: f.DEFAULT_LOCAL_PORT, help: "port on 127.0.0.1 (0 picks a free one)" },
+    dir: { type: "string", arg: "DIR", help: "folder for checkpoints and run records (default .cache/local-backend)" },
+    seed: { ...f.seed, help: "model seed" },
+    faults: { type: "string", arg: "SPEC", help: "fault injection, e.g. latency=50,429=0.2,5xx=0.05,drop=0.05,slow=200,seed=3" },
+  },
+});
+
+export const PIPELINE_STEP = defineStep({
+  name: "pipeline",
+  summary: "the whole recipe in one command (offline on the local backend by default) → ablation table; rerun continues",
+  writes: "pipeline",
+  flags: {
+    dir: { type: "string", arg: "DIR", default: "agent-lab-pipeline", help: "the folder it works in, laid out as a workspace (data/, runs/, agent-lab.json); . = here" },
+    backend: { type: "string", arg: "B", choices: ["local", "tinker"], default: "local", help: "local: an invented world on the local stand-in backend, offline and free; tinker: HotpotQA with Qwen/Qwen3.5-4B at the recipe's sizes" },
+    "dry-run": { type: "boolean", help: "print the stages, their sizes, status and estimated cost; run nothing" },
+    yes: { type: "boolean", help: "tinker: do not ask before spending" },
+    "local-port": { type: "int", arg: "P", min: 0, max: 65535, help: "local: reuse a running agent-lab serve-local on this port (default: start one)" },
+    resamples: { type: "int", arg: "N", min: 100, max: 1_000_000, default: DEFAULT_RESAMPLES, help: "bootstrap resamples of the comparison" },
+  },
+  notes: "Every stage is skipped when its outputs are complete and resumed when partial: rerun to continue.",
+  spends: (v) => v.backend === "tinker",
+});
+
+export const DEMO_STEP = defineStep({
+  name: "demo",
+  summary: "the main job offline in a minute: synthetic data → prepare → index → eval (scripted reader) → show",
+  writes: "demo",
+  flags: {
+    dir: { type: "string", arg: "DIR", default: "agent-lab-demo", help: "folder to create; a folder an earlier demo made is replaced" },
+    concurrency: { type: "int", arg: "C", min: 1, max: 1024, default: 8, help: "episodes in flight" },
+  },
+});
+
+/** Every step, in the order `agent-lab` lists them. */
+export const STEPS: readonly StepSpec[] = [
+  CONFIG_STEP,
+  PREPARE_STEP,
+  INDEX_STEP,
+  SEARCH_STEP,
+  SCORE_STEP,
+  PIPELINE_STEP,
+  DEMO_STEP,
+  EVAL_STEP,
+  SHOW_STEP,
+  SPEND_STEP,
+  SFT_DATA_STEP,
+  ABLATE_STEP,
+  SERVE_LOCAL_STEP,
+  TRAIN_SFT_STEP,
+  TRAIN_GRPO_STEP,
+  CKPT_STEP,
+] as unknown as readonly StepSpec[];
+
+export function findStep(name: string): StepSpec | undefined {
+  return STEPS.find((s) => s.name === name);
+}

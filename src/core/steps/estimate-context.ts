@@ -1,0 +1,54 @@
+/**
+ * The facts an estimate needs, read from the workspace the same way for `--dry-run` and for the
+ * extension's confirmation (so both print the same number): how many questions the split holds,
+ * how many examples the SFT data has, and the $/episode earlier paid runs of the model measured.
+ */
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+import type { AgentLabConfig } from "../config";
+import { listRuns, readJsonFile, SUMMARY_FILE } from "../runs/run-files";
+import type { RunSummary } from "../runs/summary";
+import { SFT_FILE } from "../sft/sft-files";
+import { measuredEpisodeUsd, type Estimate } from "./estimate";
+import type { FlagSpecs, FlagValues } from "./flags";
+import type { EstimateContext, StepSpec } from "./spec";
+
+/** Non-blank lines of a file; 0 when it is absent. */
+export function countRecords(file: string): number {
+  if (!existsSync(file) || !statSync(file).isFile()) return 0;
+  let n = 0;
+  for (const line of readFileSync(file, "utf8").split("\n")) if (line.trim()) n++;
+  return n;
+}
+
+/** Every run under the workspace's runsDir with its summary (for the measured $/episode). */
+function runSummaries(workspaceDir: string, config: AgentLabConfig): { name: string; summary?: RunSummary }[] {
+  const runsDir = resolve(workspaceDir, config.runsDir);
+  return listRuns(runsDir).map((name) => {
+    try {
+      return { name, summary: readJsonFile<RunSummary>(join(runsDir, name, SUMMARY_FILE)) };
+    } catch {
+      return { name }; // a torn summary of a run being written: it just does not count
+    }
+  });
+}
+
+export function estimateContext(values: Record<string, unknown>, config: AgentLabConfig, workspaceDir: string): EstimateContext {
+  const dataDir = resolve(workspaceDir, config.dataDir);
+  const split = typeof values.split === "string" ? values.split : "val";
+  const data = typeof values.data === "string" ? resolve(workspaceDir, values.data) : undefined;
+  const sftFile = data && existsSync(data) && statSync(data).isDirectory() ? join(data, SFT_FILE) : data;
+  const model = typeof values.model === "string" ? values.model : config.model;
+  return {
+    config,
+    splitQuestions: countRecords(join(dataDir, `${split}.jsonl`)),
+    ...(sftFile ? { sftExamples: countRecords(sftFile) } : {}),
+    measuredEpisode: measuredEpisodeUsd(runSummaries(workspaceDir, config), model),
+  };
+}
+
+/** The step's estimate for these values, or undefined when they spend nothing. */
+export function estimateStep<F extends FlagSpecs>(spec: StepSpec<F>, values: FlagValues<F>, config: AgentLabConfig, workspaceDir: string): Estimate | undefined {
+  if (!spec.spends?.(values) || !spec.estimate) return undefined;
+  return spec.estimate(values, estimateContext(values as Record<string, unknown>, config, workspaceDir));
+}
