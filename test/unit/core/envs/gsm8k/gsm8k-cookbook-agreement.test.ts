@@ -5,12 +5,15 @@
  * GSM8K-shaped answers in ~150 writing styles (dollars, commas, units, LaTeX, fractions, tuples,
  * signs, leading zeros, underscores, scripts) against integer references, plus fractions, decimals
  * and tuples against non-integer references, plus 40 whole replies for the box extraction.
- * Only the verdicts are stored; no cookbook code is.
+ * cookbook-normalisations.jsonl holds, for 1,200 random LaTeX-laden strings, what pylatexenc's
+ * `latex_to_text` (null: it raised) and the cookbook's `_normalize` and `normalize_answer` return.
+ * Only outputs are stored; no cookbook or pylatexenc code is.
  */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { extractBoxed, gradeAnswer } from "../../../../../src/core/envs/gsm8k";
+import { extractBoxed, gradeAnswer, normalizeExpr, normalizeMathd } from "../../../../../src/core/envs/gsm8k";
+import { LatexTextError, latexToText } from "../../../../../src/core/envs/gsm8k/latex-text";
 
 interface Case {
   given?: string;
@@ -47,5 +50,28 @@ describe("gsm8k grader: agreement with the cookbook's recorded verdicts", () => 
     assert.deepEqual(disagreements, []);
     assert.equal(known, KNOWN_DIFFERENCES.size, "the documented difference is still one");
     assert.ok(cases.length > 5000 && cases.filter((c) => c.cookbook).length > 1000, "the fixture has both verdicts in number");
+  });
+});
+
+describe("gsm8k grader: the same normalisations as the cookbook (and pylatexenc) on random LaTeX", () => {
+  const rows = readFileSync(join(__dirname, "cookbook-normalisations.jsonl"), "utf8").split("\n").filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as { input: string; latex_to_text: string | null; normalize: string; normalize_answer: string });
+
+  it(`LaTeX → text, _normalize and normalize_answer agree on all ${rows.length} strings`, () => {
+    const diffs: string[] = [];
+    for (const r of rows) {
+      let text: string | null;
+      try {
+        text = latexToText(r.input);
+      } catch (e) {
+        if (!(e instanceof LatexTextError)) throw e;
+        text = null;
+      }
+      if (text !== r.latex_to_text) diffs.push(`latex ${JSON.stringify(r.input)}: ${JSON.stringify(text)}, pylatexenc ${JSON.stringify(r.latex_to_text)}`);
+      if (normalizeExpr(r.input) !== r.normalize) diffs.push(`normalize ${JSON.stringify(r.input)}`);
+      if (normalizeMathd(r.input) !== r.normalize_answer) diffs.push(`normalize_answer ${JSON.stringify(r.input)}`);
+    }
+    assert.deepEqual(diffs.slice(0, 10), []);
+    assert.ok(rows.filter((r) => r.latex_to_text === null).length > 0, "some inputs make pylatexenc raise");
   });
 });
