@@ -54,7 +54,8 @@ export function extractBoxed(text: string): string | undefined {
 
 /** Python's `$` anchor: the end, or just before a final newline. */
 const END = "(?=\\n?$)";
-const TEXT_WRAPPED = new RegExp(`^\\\\text\\{(.+?)\\}${END}`, "u");
+// Python's "." is anything but "\n" (JavaScript's also excludes "\r", U+2028, U+2029)
+const TEXT_WRAPPED = new RegExp(`^\\\\text\\{([^\\n]+?)\\}${END}`, "u");
 
 /** A step the cookbook would raise in (an assert, an index error): normalisation keeps the input. */
 class Unnormalisable extends Error {}
@@ -151,7 +152,7 @@ function isNearInt(x: number): boolean {
 const PROPER_COMMA = new RegExp(`(${PY_DIGIT})(,)(${PY_DIGIT}${PY_DIGIT}${PY_DIGIT})($|${PY_NON_DIGIT})`, "gu");
 
 /** Drops thousands separators ("1,000,000") but not tuple commas ("1,2"). */
-export function stripProperCommas(expr: string): string {
+function stripProperCommas(expr: string): string {
   for (;;) {
     const next = expr.replace(PROPER_COMMA, "$1$3$4");
     if (next === expr) return next;
@@ -216,7 +217,7 @@ function splitTuple(input: string): string[] {
   return [expr];
 }
 
-const FRACTION = new RegExp(`^-?[0-9]+.?/0*[1-9][0-9]*.?${END}`, "u");
+const FRACTION = new RegExp(`^-?[0-9]+[^\\n]?/0*[1-9][0-9]*[^\\n]?${END}`, "u");
 
 function isFraction(expr: string): boolean {
   return FRACTION.test(expr);

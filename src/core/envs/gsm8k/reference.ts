@@ -21,7 +21,7 @@ export function referenceAnswer(solution: string): string | undefined {
     if (content.startsWith(":")) content = pyStrip(content.slice(1));
     return pyStrip(content.replace(/,/g, ""));
   }
-  const all = [...solution.matchAll(/####\s*(.+)/g)];
+  const all = [...solution.matchAll(/####\s*([^\n]+)/g)];
   return all.length ? pyStrip(all[all.length - 1][1]) : undefined;
 }
 
