@@ -15,9 +15,11 @@
  * or crashed worker costs a restart. Every escape attempt is reported as the task's rejection reason.
  */
 import { spawn, type ChildProcessByStdio } from "node:child_process";
-import { sep } from "node:path";
+import { readFileSync } from "node:fs";
+import { join, sep } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { UserError } from "../../errors";
+import { sha256Hex } from "../../runs/manifest";
 import { MAX_MESSAGE_BYTES, parseWorkerMessage, type SandboxOutcome, type WorkerMessage } from "./protocol";
 import { workerFiles, type WorkerFiles } from "./worker-files";
 import type { WorkerConfig } from "./worker";
@@ -60,13 +62,22 @@ export function workerEnv(): NodeJS.ProcessEnv {
   return process.versions.electron ? { ELECTRON_RUN_AS_NODE: "1" } : {};
 }
 
+/** What the task filters need from a sandbox (PythonSandbox; tests of the filter logic script one). */
+export interface TaskSandbox {
+  readonly limits: SandboxLimits;
+  readonly codeSha256: string;
+  readonly starts: number;
+  run(code: string): Promise<SandboxOutcome>;
+  close(): void;
+}
+
 interface Pending {
   id: number;
   resolve(outcome: SandboxOutcome): void;
   timer: NodeJS.Timeout;
 }
 
-export class PythonSandbox {
+export class PythonSandbox implements TaskSandbox {
   readonly limits: SandboxLimits;
   private readonly files: WorkerFiles;
   private child: ChildProcessByStdio<Writable, Readable, Readable> | undefined;
@@ -81,6 +92,14 @@ export class PythonSandbox {
   constructor(limits: Partial<SandboxLimits> = {}) {
     this.limits = { ...DEFAULT_SANDBOX_LIMITS, ...limits };
     this.files = workerFiles();
+  }
+
+  private codeHash: string | undefined;
+
+  /** sha256 of the worker script (lockdown, guest setup and Pyodide's loader are bundled in it) and of Pyodide's version. */
+  get codeSha256(): string {
+    this.codeHash ??= sha256Hex(Buffer.concat([readFileSync(this.files.script), readFileSync(join(this.files.pyodideDir, "package.json"))]));
+    return this.codeHash;
   }
 
   /** Runs one solution; calls are queued, one task in the worker at a time. */
