@@ -46,7 +46,6 @@ export async function run(argv: string[]): Promise<void> {
   const timeoutMs = intFlag("timeout-ms", values["timeout-ms"], 100);
   const memoryMib = intFlag("memory-mib", values["memory-mib"], 64);
   if (memoryMib !== undefined && memoryMib > 4096) throw new UserError(`--memory-mib must be at most 4096 (the interpreter is 32-bit), got ${memoryMib}`);
-  if (!values["eval-items"]) console.error("gen-tasks: no --eval-items: candidates are not checked for overlap with an eval set");
 
   let lastPrint = 0;
   const audit = await filterCandidates({
@@ -66,4 +65,5 @@ export async function run(argv: string[]): Promise<void> {
   const reasons = Object.entries(audit.counts).filter(([, n]) => n > 0).map(([r, n]) => `${r} ${n}`);
   console.log(`gen-tasks: ${audit.candidates.count} candidates → ${audit.accepted} tasks (yield ${audit.yield}); rejected ${audit.rejected}${reasons.length ? `: ${reasons.join(", ")}` : ""}`);
   console.log(`gen-tasks: wrote ${values.out}/${TASKS_FILE}, ${REJECTED_FILE}, ${AUDIT_FILE}`);
+  if (!values["eval-items"]) console.log("gen-tasks: note: no --eval-items, so no candidate was checked for overlap with an eval set");
 }

@@ -30,10 +30,14 @@ export function workerFiles(): WorkerFiles {
 function workerScript(): string {
   const built = join(__dirname, WORKER_BUNDLE);
   if (existsSync(built)) return built;
-  const source = join(__dirname, "worker.ts");
-  if (!existsSync(source)) throw new UserError(`the Python sandbox is missing: expected ${built} (rebuild with npm run build)`);
+  if (!existsSync(join(__dirname, "worker.ts"))) throw new UserError(`the Python sandbox is missing: expected ${built} (rebuild with npm run build)`);
+  return bundleWorkerFromSource();
+}
+
+/** The worker bundled from src/ (tests that run a bundled CLI put it next to that bundle). */
+export function bundleWorkerFromSource(): string {
   const inputs = ["worker.ts", "lockdown.ts", "guest.ts", "protocol.ts"].map((f) => join(__dirname, f));
-  return bundleFromSource(source, [...inputs, require.resolve("pyodide/package.json")]);
+  return bundleFromSource(join(__dirname, "worker.ts"), [...inputs, require.resolve("pyodide/package.json")]);
 }
 
 function pyodideDir(): string {
