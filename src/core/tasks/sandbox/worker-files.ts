@@ -1,7 +1,7 @@
 /**
  * Where the sandbox worker and Pyodide's files are at run time. The built CLI and extension carry
- * them in dist/ (scripts/build.mjs writes dist/sandbox-worker.js and copies PYODIDE_FILES into
- * dist/pyodide/); running from source (tests, tsx) bundles the worker once into a temp folder with
+ * them in dist/ (scripts/build.mjs, reading bundle.json, writes dist/sandbox-worker.js and copies
+ * PYODIDE_FILES into dist/pyodide/); running from source (tests, tsx) bundles the worker once into a temp folder with
  * esbuild, a dev dependency, and reads Pyodide from node_modules.
  */
 import { createHash } from "node:crypto";
@@ -9,14 +9,14 @@ import { existsSync, mkdirSync, readFileSync, renameSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { UserError } from "../../errors";
-import pyodideFiles from "./pyodide-files.json";
+import bundle from "./bundle.json";
 
 /** The files of the pyodide package that loading the interpreter reads (no browser builds, no maps). */
-export const PYODIDE_FILES: readonly string[] = pyodideFiles.files;
-export const WORKER_BUNDLE = "sandbox-worker.js";
-export const PYODIDE_DIR = "pyodide";
+export const PYODIDE_FILES: readonly string[] = bundle.pyodideFiles;
+export const WORKER_BUNDLE = bundle.workerBundle;
+export const PYODIDE_DIR = bundle.pyodideDir;
 /** ws loads these native speed-ups when present; the worker has no use for them (and no network). */
-export const WORKER_EXTERNALS = ["bufferutil", "utf-8-validate"];
+export const WORKER_EXTERNALS: string[] = bundle.externals;
 
 export interface WorkerFiles {
   script: string;
