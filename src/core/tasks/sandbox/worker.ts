@@ -45,6 +45,8 @@ const clockInterrupt = Object.defineProperty({}, 0, {
 
 const stdout = process.stdout;
 const send = (m: WorkerMessage) => stdout.write(JSON.stringify(m) + "\n");
+// stdout carries the protocol only: anything Pyodide logs goes to stderr, which the host just tails.
+for (const level of ["log", "info", "debug"] as const) console[level] = console.error;
 
 let violations: { kind: ViolationKind | "filesystem"; what: string }[] = [];
 const record = (kind: ViolationKind | "filesystem", what: string) => {

@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { workerEnv, workerNodeArgs } from "../../../../src/core/tasks/sandbox/sandbox";
 import { bundleFromSource, workerFiles } from "../../../../src/core/tasks/sandbox/worker-files";
-import { countingListener } from "./sandbox.test";
+import { countingListener } from "./fixtures/listener";
 
 interface ProbeResult {
   outcome: string;
