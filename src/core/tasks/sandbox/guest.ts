@@ -108,7 +108,16 @@ def _agent_lab_sandbox():
 
     # The bridge to JavaScript: its modules go (a fresh import then meets the guards) and so does
     # the finder that serves js/pyodide_js.
+    # Their modules stay reachable by walking object.__subclasses__() to a function's __globals__,
+    # so first empty what they hold of JavaScript: the finder's table (js, pyodide_js) and every
+    # JsProxy in a module global. (The worker also strips Pyodide's JS API object.)
     for name in [n for n in sys.modules if n.split(".")[0] in BRIDGE]:
+        namespace = getattr(sys.modules[name], "__dict__", None) or {}
+        for key, value in list(namespace.items()):
+            if isinstance(getattr(value, "jsproxies", None), dict):
+                value.jsproxies.clear()
+            if any(c.__name__ == "JsProxy" for c in type(value).__mro__) and not isinstance(value, type):
+                namespace[key] = None
         del sys.modules[name]
     sys.meta_path[:] = [BridgeBlocker] + [f for f in sys.meta_path if type(f).__module__.split(".")[0] not in BRIDGE]
     sys.path[:] = [p for p in sys.path if p.startswith("/lib/")]

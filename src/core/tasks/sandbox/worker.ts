@@ -93,6 +93,11 @@ async function main(): Promise<void> {
   const run = guest.get(0) as (code: string) => unknown;
   const restore = guest.get(1) as () => void;
   py.setInterruptBuffer(clockInterrupt);
+  // Nothing needs Pyodide's public API object from here on (the runner and the reset are Python
+  // callables), and code that found a way back to it must find it empty: no FS, no _module, no
+  // setStderr to silence the violation reports.
+  for (const key of Reflect.ownKeys(py)) Reflect.deleteProperty(py, key);
+  Object.freeze(py);
   Object.defineProperty(process, "getBuiltinModule", {
     value: () => {
       record("host-bridge", "process.getBuiltinModule");

@@ -93,6 +93,30 @@ describe("tasks: Python sandbox", function () {
     }
   });
 
+  it("leaves nothing of JavaScript where a walk of object.__subclasses__() leads", async () => {
+    // The Python guards do not stop this walk; what it reaches must be empty.
+    const walk = [
+      "seen, stack, found = set(), [object], []",
+      "while stack:",
+      "    for s in type.__subclasses__(stack.pop()):",
+      "        if s not in seen:",
+      "            seen.add(s)",
+      "            stack.append(s)",
+      "for c in seen:",
+      "    for v in list(vars(c).values()):",
+      "        g = getattr(v, '__globals__', None)",
+      "        if isinstance(g, dict):",
+      "            for x in list(g.values()):",
+      "                if any(k.__name__ == 'JsProxy' for k in type(x).__mro__) and not isinstance(x, type):",
+      "                    found.append(x)",
+      "                tables = getattr(x, 'jsproxies', None)",
+      "                if isinstance(tables, dict):",
+      "                    found.extend(tables.values())",
+      "return len(found)",
+    ].join("\n");
+    assert.deepEqual(await sandbox.run(solution(walk)), { ok: true, value: { type: "int", repr: "0" } });
+  });
+
   it("blocks spawning a process", async () => {
     assert.equal(rejected(await sandbox.run(solution("import os\nreturn os.system('echo escaped')"))), "blocked:process");
     assert.equal(rejected(await sandbox.run(solution("import subprocess\nreturn subprocess.run(['echo', 'escaped']).returncode"))), "blocked:process");
