@@ -1,22 +1,23 @@
 /**
  * Where the sandbox worker and Pyodide's files are at run time. The built CLI and extension carry
  * them in dist/ (scripts/build.mjs, reading bundle.json, writes dist/sandbox-worker.js and copies
- * PYODIDE_FILES into dist/pyodide/); running from source (tests, tsx) bundles the worker once into a temp folder with
- * esbuild, a dev dependency, and reads Pyodide from node_modules.
+ * Pyodide's interpreter files into dist/pyodide/); running from source (tests, tsx) bundles the
+ * worker once into the project's git-ignored .cache/ with esbuild, a dev dependency, and reads
+ * Pyodide from node_modules.
  */
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { UserError } from "../../errors";
 import bundle from "./bundle.json";
 
-/** The files of the pyodide package that loading the interpreter reads (no browser builds, no maps). */
-export const PYODIDE_FILES: readonly string[] = bundle.pyodideFiles;
 export const WORKER_BUNDLE = bundle.workerBundle;
 export const PYODIDE_DIR = bundle.pyodideDir;
 /** ws loads these native speed-ups when present; the worker has no use for them (and no network). */
 export const WORKER_EXTERNALS: string[] = bundle.externals;
+
+/** The repository root, from this module's place in src/ (only the from-source path uses it). */
+const PROJECT_ROOT = join(__dirname, "..", "..", "..", "..");
 
 export interface WorkerFiles {
   script: string;
@@ -51,18 +52,18 @@ function pyodideDir(): string {
 }
 
 /**
- * Bundles a TypeScript entry for the worker's locked-down Node (which cannot run tsx) into a temp
- * folder named by the hash of `inputs`, once; concurrent test processes agree on the file.
+ * Bundles a TypeScript entry for the worker's locked-down Node (which cannot run tsx) into
+ * .cache/ in the project (not a shared temp folder, where another user could plant the file first),
+ * named by the hash of `inputs`, once; concurrent test processes agree on the file.
  */
 export function bundleFromSource(source: string, inputs: string[]): string {
   const hash = createHash("sha256");
   for (const f of inputs) hash.update(readFileSync(f));
-  const outDir = join(tmpdir(), `agent-lab-sandbox-${hash.digest("hex").slice(0, 16)}`);
+  const outDir = join(PROJECT_ROOT, ".cache", `sandbox-${hash.digest("hex").slice(0, 16)}`);
   const out = join(outDir, `${basename(source, ".ts")}.js`);
   if (existsSync(out)) return out;
   mkdirSync(outDir, { recursive: true });
   // Loaded only here: the built CLI never reaches this branch and esbuild is not shipped.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const esbuild = require("esbuild") as typeof import("esbuild");
   const tmp = `${out}.${process.pid}.tmp`;
   esbuild.buildSync({ entryPoints: [source], outfile: tmp, bundle: true, platform: "node", target: "node20", format: "cjs", external: WORKER_EXTERNALS, logLevel: "error" });
