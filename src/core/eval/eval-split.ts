@@ -11,6 +11,7 @@ import { loadSystemPrompt, runEpisode, type Episode, type Policy } from "../harn
 import { exactMatch, f1Score, SCORER_VERSION } from "../score";
 import { MANIFEST_FORMAT, sha256File, type RunManifest } from "../runs/manifest";
 import type { EpisodeRecord } from "../runs/run-files";
+import { checkRunName } from "../runs/run-name";
 import { makePolicy } from "./backends";
 import { episodeUsd, pricesForPolicy } from "./cost";
 import { runEval, type EvalResult } from "./run-eval";
@@ -63,7 +64,7 @@ export interface EvalSplitResult extends EvalResult {
 const inWorkspace = (workspaceDir: string, p: string) => (isAbsolute(p) ? p : join(workspaceDir, p));
 
 export async function evalSplit(o: EvalSplitOptions): Promise<EvalSplitResult> {
-  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(o.name)) throw new UserError(`--name "${o.name}" must be letters, digits, ".", "_" or "-" (it names a folder)`);
+  checkRunName(o.name);
   const dataDir = inWorkspace(o.workspaceDir, o.config.dataDir);
   const runDir = join(inWorkspace(o.workspaceDir, o.config.runsDir), o.name);
 

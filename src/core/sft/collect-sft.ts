@@ -20,6 +20,7 @@ import { openSearcher } from "../eval/searcher-for-eval";
 import { loadSystemPrompt, runEpisode, type Episode, type Policy } from "../harness";
 import { BudgetExceededError, CostLedger, EpisodeSizeTracker, estimateEpisodesUsd, TYPICAL_EPISODE } from "../ledger";
 import { readJsonFile, writeJsonAtomic } from "../runs/run-files";
+import { checkRunName } from "../runs/run-name";
 import { sha256File } from "../runs/manifest";
 import { SCORER_VERSION } from "../score";
 import type { Searcher } from "../search/searcher";
@@ -90,7 +91,7 @@ export interface SftDataResult {
 const inWorkspace = (workspaceDir: string, p: string) => (isAbsolute(p) ? p : join(workspaceDir, p));
 
 export async function collectSftData(o: SftDataOptions): Promise<SftDataResult> {
-  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(o.name)) throw new UserError(`--name "${o.name}" must be letters, digits, ".", "_" or "-" (it names a folder)`);
+  checkRunName(o.name);
   if (!Number.isInteger(o.tries) || o.tries < 1) throw new UserError(`--tries must be an integer ≥ 1, got ${o.tries}`);
   if (!(o.minF1 >= 0 && o.minF1 <= 1)) throw new UserError(`--min-f1 must be between 0 and 1, got ${o.minF1}`);
   const dataDir = inWorkspace(o.workspaceDir, o.config.dataDir);

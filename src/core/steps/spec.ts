@@ -6,7 +6,7 @@
  */
 import type { AgentLabConfig } from "../config";
 import type { Estimate } from "./estimate";
-import { describeDefault, describeRange, flagHelpLines, type FlagSpecs, type FlagValues } from "./flags";
+import { describeDefault, describeRange, flagHelpLines, hasRange, type FlagSpecs, type FlagValues } from "./flags";
 
 /** What a step leaves on disk: the kinds of run folder (the manifest's `kind`). */
 export type RunKind = "eval" | "sft-data" | "sft" | "grpo" | "pipeline" | "demo";
@@ -55,7 +55,7 @@ const cell = (s: string) => s.replace(/\|/g, "\\|");
 /** The README's table for one step: flag, what it does, allowed values, default. */
 export function stepMarkdown(spec: StepSpec): string {
   const rows = Object.entries(spec.flags).map(([name, f]) => {
-    const allowed = f.type === "int" || f.type === "number" || f.choices ? describeRange(f) : f.type === "boolean" ? "flag" : f.type === "list" ? "repeatable" : "text";
+    const allowed = hasRange(f) ? describeRange(f) : f.type === "boolean" ? "flag" : f.type === "list" ? "repeatable" : "text";
     const dflt = describeDefault(f).replace(/^\(default:? ?|\)$/g, "");
     return `| \`--${name}\` | ${cell(f.help)} | ${cell(allowed)} | ${cell(dflt)} |`;
   });

@@ -25,11 +25,7 @@ export interface RunCheckpoint {
   final?: boolean;
 }
 
-const RUN_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
-
-export function checkRunName(name: string): void {
-  if (!RUN_NAME.test(name)) throw new UserError(`--name "${name}" must be letters, digits, ".", "_" or "-" (it names a folder and checkpoints)`);
-}
+export { checkRunName } from "../runs/run-name";
 
 /** Rows of a JSONL file with a torn last line skipped; [] when absent. */
 export function readRows<T>(file: string): T[] {
