@@ -12,6 +12,7 @@ import { basename } from "node:path";
 import { FileFormatError, UserError } from "../errors";
 import { fingerprintDiff, type FieldDifference, type RunManifest } from "../runs/manifest";
 import { episodesPath, readRun, type EpisodeRecord } from "../runs/run-files";
+import { ABLATE_FIELDS } from "../runs/episode-record";
 import { bootstrapMeans, mean, percentileInterval, sampleSd, type Interval } from "./bootstrap";
 import { minimumDetectableDelta } from "./power";
 import { holmAdjust, mcnemarExact, signFlipTest } from "./significance";
@@ -56,29 +57,18 @@ export interface AblationOptions {
   now?: Date;
 }
 
-/** Reads run folders, checking that every episode carries the numbers ablate uses. */
+/** Reads run folders, checking (by the one episode check) that every episode carries the numbers ablate uses. */
 export function loadAblationInputs(dirs: readonly string[]): AblationInput[] {
   const names = new Map<string, number>();
   return dirs.map((dir) => {
-    const files = readRun(dir);
+    const files = readRun(dir, ABLATE_FIELDS);
     if (files.episodes.length === 0) throw new FileFormatError(episodesPath(dir), undefined, "no finished episodes to compare");
-    files.episodes.forEach((e, i) => checkEpisode(episodesPath(dir), e, i));
     // Two folders with one name (runs/a/x and runs/b/x) keep distinct labels.
     const base = basename(dir.replace(/[\\/]+$/, "")) || dir;
     const seen = names.get(base) ?? 0;
     names.set(base, seen + 1);
     return { name: seen === 0 ? base : `${base}#${seen + 1}`, dir, manifest: files.manifest, episodes: files.episodes };
   });
-}
-
-function checkEpisode(file: string, e: EpisodeRecord, index: number): void {
-  const where = `episode ${index + 1} (id ${JSON.stringify(e.id)})`;
-  for (const key of ["f1", "em", "usd"] as const) {
-    if (typeof e[key] !== "number" || !Number.isFinite(e[key])) throw new FileFormatError(file, undefined, `${where} has no numeric "${key}"`);
-  }
-  if (e.em !== 0 && e.em !== 1) throw new FileFormatError(file, undefined, `${where} has em ${e.em}; exact match must be 0 or 1`);
-  if (e.f1 < 0 || e.f1 > 1) throw new FileFormatError(file, undefined, `${where} has f1 ${e.f1}, outside [0, 1]`);
-  if (!Array.isArray(e.searches)) throw new FileFormatError(file, undefined, `${where} has no "searches" list`);
 }
 
 /** The comparison itself: pure over loaded runs, deterministic for a seed. */

@@ -208,7 +208,9 @@ export const SHOW_STEP = defineStep({
     seed: { ...f.seed, help: "which failures" },
     workspace: f.workspace,
   },
-  notes: "Colours when stdout is a terminal or FORCE_COLOR is set (NO_COLOR turns them off); otherwise harness-inserted text is fenced in ⟦…⟧.",
+  notes:
+    "RUN is a run folder, or a run name under the config's runsDir.\n" +
+    "Colours when stdout is a terminal or FORCE_COLOR is set (NO_COLOR turns them off); otherwise harness-inserted text is fenced in ⟦…⟧.",
 });
 
 export const CKPT_STEP = defineStep({
@@ -219,6 +221,10 @@ export const CKPT_STEP = defineStep({
     list: { type: "boolean", help: "print every name with its kind, step and parent" },
     workspace: f.workspace,
   },
+  notes:
+    "NAME is a checkpoint name from <runsDir>/checkpoints.jsonl (e.g. sft-e2, grpo-s30); when a name was registered\n" +
+    "twice, the later entry wins. sampler (the default) prints the path for eval --model-path; state prints the\n" +
+    "path for train-grpo --init-state or train-sft --init-state.",
 });
 
 export const SPEND_STEP = defineStep({
@@ -241,6 +247,7 @@ export const SERVE_LOCAL_STEP = defineStep({
     seed: { ...f.seed, help: "model seed" },
     faults: { type: "string", arg: "SPEC", help: "fault injection, e.g. latency=50,429=0.2,5xx=0.05,drop=0.05,slow=200,seed=3" },
   },
+  notes: "--faults: latency and slow in ms; 429 = its rate on asample; 5xx and drop = their rates on every other endpoint.",
 });
 
 export const PIPELINE_STEP = defineStep({
