@@ -15,6 +15,7 @@ import { episodesPath, readRun, type EpisodeRecord } from "../runs/run-files";
 import { ABLATE_FIELDS } from "../runs/episode-record";
 import { bootstrapMeans, mean, percentileInterval, sampleSd, type Interval } from "./bootstrap";
 import { minimumDetectableDelta } from "./power";
+import { DEFAULT_RESAMPLES } from "./resamples";
 import { holmAdjust, mcnemarExact, signFlipTest } from "./significance";
 import {
   ABLATION_FORMAT,
@@ -27,7 +28,7 @@ import {
   type Verdict,
 } from "./report-types";
 
-export const DEFAULT_RESAMPLES = 10_000;
+export { DEFAULT_RESAMPLES };
 export const LEVEL = 0.95;
 export const ALPHA = 0.05;
 export const POWER = 0.8;

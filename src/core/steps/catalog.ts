@@ -3,12 +3,10 @@
  * the extension builds argv, pickers and cost confirmations from them; README's command tables are
  * generated from them (`npm run docs:steps`; a test fails when the README drifts).
  */
+import { DEFAULT_RESAMPLES } from "../analysis/resamples";
 import * as f from "./common-flags";
 import { estimateEpisodes, estimateGrpoTraining, estimateSftTraining } from "./estimate";
 import { defineStep, type StepSpec } from "./spec";
-
-/** Bootstrap resamples of every paired comparison (ablate, Compare, the pipeline's report). */
-export const DEFAULT_RESAMPLES = 10_000;
 
 export const CONFIG_STEP = defineStep({
   name: "config",
@@ -262,7 +260,11 @@ export const PIPELINE_STEP = defineStep({
     "local-port": { type: "int", arg: "P", min: 0, max: 65535, help: "local: reuse a running agent-lab serve-local on this port (default: start one)" },
     resamples: { type: "int", arg: "N", min: 100, max: 1_000_000, default: DEFAULT_RESAMPLES, help: "bootstrap resamples of the comparison" },
   },
-  notes: "Every stage is skipped when its outputs are complete and resumed when partial: rerun to continue.",
+  notes:
+    "Runs the whole recipe and prints the ablation table (closed-book, base, SFT, GRPO on val, paired 95% CIs against\n" +
+    "base) and GRPO's train-reward trend; writes DIR/report.md and DIR/ablation.json. tinker needs TINKER_API_KEY and\n" +
+    "asks before spending (the local backend is a tiny CPU model: real results come from Tinker).\n" +
+    "Every stage is skipped when its outputs are complete and resumed when partial: rerun to continue.",
   spends: (v) => v.backend === "tinker",
 });
 
