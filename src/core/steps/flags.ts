@@ -121,7 +121,7 @@ export interface ParsedFlags<F extends FlagSpecs> {
 }
 
 export interface ParseOptions {
-  /** The command, for messages: "agent-lab eval". */
+  /** The command, for messages: "agent-lab eval" (the caller prefixes its own name to the error). */
   command: string;
   allowPositionals?: boolean;
 }
@@ -141,8 +141,7 @@ export function parseFlags<F extends FlagSpecs>(specs: F, argv: readonly string[
   try {
     parsed = parseArgs({ args: joinDashValues(argv, nodeOptions), options: nodeOptions, allowPositionals: options.allowPositionals ?? false, strict: true });
   } catch (e) {
-    // node's messages name the flag ("Unknown option '--x'", "Option '--n <value>' argument missing"); some span lines.
-    throw new UserError(`${options.command}: ${(e as Error).message.replace(/\s*\n\s*/g, " ")}`);
+    throw new UserError(describeParseError(e as Error & { code?: string }, options.command));
   }
   const raw = parsed.values as Record<string, string | boolean | string[] | undefined>;
   const values: Record<string, unknown> = {};
@@ -165,6 +164,14 @@ export function parseFlags<F extends FlagSpecs>(specs: F, argv: readonly string[
     if (spec.config) overrides[spec.config] = checked as string | number;
   }
   return { values: values as FlagValues<F>, overrides, given: given as Set<keyof F & string>, positionals: parsed.positionals };
+}
+
+/** node's refusal in our words: it names the flag; ours also says where the flags are listed. */
+function describeParseError(e: Error & { code?: string }, command: string): string {
+  const quoted = /'([^']+)'/.exec(e.message)?.[1];
+  if (e.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && quoted) return `unknown flag ${quoted} (${command} --help lists the flags)`;
+  if (e.code === "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL" && quoted) return `unexpected argument ${JSON.stringify(quoted)}: ${command} takes only flags (--help lists them)`;
+  return e.message.replace(/\s*\n\s*/g, " ");
 }
 
 /**
@@ -229,8 +236,9 @@ export function toArgv<F extends FlagSpecs>(step: string, specs: F, values: Part
   return argv;
 }
 
-/** "(default 3)", "(default: config topK)", or "". */
+/** "(default 3)", "(default: config topK)", "(required)", or "". */
 export function describeDefault(spec: FlagSpec): string {
+  if (spec.required) return "(required)";
   if (spec.config) return `(default: config ${spec.config})`;
   if (spec.default === undefined || spec.default === false) return "";
   return `(default ${spec.default})`;
@@ -240,7 +248,7 @@ export function describeDefault(spec: FlagSpec): string {
 export function flagHelpLines(specs: FlagSpecs): string[] {
   const left = Object.entries(specs).map(([name, spec]) => {
     const arg = spec.type === "boolean" ? "" : ` ${spec.arg ?? name.toUpperCase().replace(/-/g, "_")}`;
-    return `--${name}${spec.short ? `, -${spec.short}` : ""}${arg}`;
+    return `--${name}${spec.short ? `, -${spec.short}` : ""}${spec.alias ? `, --${spec.alias}` : ""}${arg}`;
   });
   const width = Math.max(...left.map((l) => l.length)) + 2;
   return Object.values(specs).map((spec, i) => {
