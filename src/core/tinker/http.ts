@@ -262,7 +262,9 @@ function describeFetchError(e: unknown): string {
   if (e instanceof Error) {
     if (e.name === "TimeoutError") return "timed out";
     const cause = (e as { cause?: unknown }).cause;
-    const detail = cause instanceof Error ? `${(cause as { code?: string }).code ?? ""} ${cause.message}`.trim() : "";
+    const code = cause instanceof Error ? ((cause as { code?: string }).code ?? "") : "";
+    // undici's cause usually repeats its code in the message ("connect ECONNREFUSED …"): say it once.
+    const detail = cause instanceof Error ? (code && !cause.message.includes(code) ? `${code} ${cause.message}` : cause.message) : "";
     return detail ? `${e.message}: ${detail}` : e.message;
   }
   return String(e);
