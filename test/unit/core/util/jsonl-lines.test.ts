@@ -41,11 +41,11 @@ describe("JSONL line numbers after blank lines", () => {
       const sub = join(dir, `r${i}`);
       mkdirSync(sub);
       const file = join(sub, name);
-      const good: Record<string, unknown> = {
+      const good: unknown = ({
         "episodes.jsonl": fakeRecord("q1"),
         "checkpoints.jsonl": { name: "a", sampler_path: "s", state_path: "t" },
         "sft.jsonl": { id: "q1", prompt: [1, 2], tokens: [3], sampled: [1], logprobs: null },
-      }[name] ?? question;
+      } as Record<string, unknown>)[name] ?? question;
       // The last line ends with a newline, so readers that skip a torn tail still read it.
       writeFileSync(file, `${JSON.stringify(good)}\n\n{"not": "a row"}\n`);
       assert.throws(() => read(file), (e: unknown) => e instanceof FileFormatError && message.test(e.message), what);
