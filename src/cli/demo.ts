@@ -4,6 +4,7 @@
  * scripted heuristic reader on val with search and closed-book, then shows failures.
  */
 import { resolve } from "node:path";
+import { UserError } from "../core/errors";
 import { runDemo } from "../core/demo/run-demo";
 import { readRun } from "../core/runs/run-files";
 import { finalLine } from "../core/runs/summary";
@@ -28,7 +29,7 @@ export async function run(argv: string[]): Promise<void> {
     ].join("\n"),
   );
   const controller = new AbortController();
-  const onSignal = () => (controller.signal.aborted ? process.exit(130) : controller.abort(new Error("interrupted")));
+  const onSignal = () => (controller.signal.aborted ? process.exit(130) : controller.abort(new UserError("interrupted")));
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
   try {

@@ -12,6 +12,7 @@ import { exactMatch, f1Score, SCORER_VERSION } from "../score";
 import { MANIFEST_FORMAT, sha256File, type RunManifest } from "../runs/manifest";
 import type { EpisodeRecord } from "../runs/run-files";
 import { checkRunName } from "../runs/run-name";
+import { TEST_SPLIT_FLAG } from "../steps/common-flags";
 import { makePolicy } from "./backends";
 import { episodeUsd, pricesForPolicy } from "./cost";
 import { runEval, type EvalResult } from "./run-eval";
@@ -23,8 +24,8 @@ import { openSearcher } from "./searcher-for-eval";
  */
 export const HARNESS_VERSION = "harness-1";
 
-/** The flag that must accompany `--split test`. */
-export const TEST_SPLIT_FLAG = "--i-know-this-is-test";
+/** The flag that must accompany `--split test` (declared once, with the step specs). */
+export { TEST_SPLIT_FLAG };
 
 export interface EvalSplitOptions {
   workspaceDir: string;
