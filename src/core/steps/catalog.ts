@@ -3,13 +3,11 @@
  * the extension builds argv, pickers and cost confirmations from them; README's command tables are
  * generated from them (`npm run docs:steps`; a test fails when the README drifts).
  */
+import { DEFAULT_RESAMPLES } from "../analysis/resamples";
 import { PIPELINE_SIZES } from "../pipeline/settings";
 import * as f from "./common-flags";
 import { estimateEpisodes, estimateGrpoTraining, estimateSftTraining } from "./estimate";
 import { defineStep, type StepSpec } from "./spec";
-
-/** Bootstrap resamples of every paired comparison (ablate, Compare, the pipeline's report). */
-export const DEFAULT_RESAMPLES = 10_000;
 
 export const CONFIG_STEP = defineStep({
   name: "config",
@@ -209,7 +207,9 @@ export const SHOW_STEP = defineStep({
     seed: { ...f.seed, help: "which failures" },
     workspace: f.workspace,
   },
-  notes: "Colours when stdout is a terminal or FORCE_COLOR is set (NO_COLOR turns them off); otherwise harness-inserted text is fenced in ⟦…⟧.",
+  notes:
+    "RUN is a run folder, or a run name under the config's runsDir.\n" +
+    "Colours when stdout is a terminal or FORCE_COLOR is set (NO_COLOR turns them off); otherwise harness-inserted text is fenced in ⟦…⟧.",
 });
 
 export const CKPT_STEP = defineStep({
@@ -220,6 +220,10 @@ export const CKPT_STEP = defineStep({
     list: { type: "boolean", help: "print every name with its kind, step and parent" },
     workspace: f.workspace,
   },
+  notes:
+    "NAME is a checkpoint name from <runsDir>/checkpoints.jsonl (e.g. sft-e2, grpo-s30); when a name was registered\n" +
+    "twice, the later entry wins. sampler (the default) prints the path for eval --model-path; state prints the\n" +
+    "path for train-grpo --init-state or train-sft --init-state.",
 });
 
 export const SPEND_STEP = defineStep({
@@ -242,6 +246,7 @@ export const SERVE_LOCAL_STEP = defineStep({
     seed: { ...f.seed, help: "model seed" },
     faults: { type: "string", arg: "SPEC", help: "fault injection, e.g. latency=50,429=0.2,5xx=0.05,drop=0.05,slow=200,seed=3" },
   },
+  notes: "--faults: latency and slow in ms; 429 = its rate on asample; 5xx and drop = their rates on every other endpoint.",
 });
 
 export const PIPELINE_STEP = defineStep({
@@ -257,7 +262,11 @@ export const PIPELINE_STEP = defineStep({
     "local-port": { type: "int", arg: "P", min: 0, max: 65535, help: "local: reuse a running agent-lab serve-local on this port (default: start one)" },
     resamples: { type: "int", arg: "N", min: 100, max: 1_000_000, default: DEFAULT_RESAMPLES, help: "bootstrap resamples of the comparison" },
   },
-  notes: "Every stage is skipped when its outputs are complete and resumed when partial: rerun to continue.",
+  notes:
+    "Runs the whole recipe and prints the ablation table (closed-book, base, SFT, GRPO on val, paired 95% CIs against\n" +
+    "base) and GRPO's train-reward trend; writes DIR/report.md and DIR/ablation.json. tinker needs TINKER_API_KEY and\n" +
+    "asks before spending (the local backend is a tiny CPU model: real results come from Tinker).\n" +
+    "Every stage is skipped when its outputs are complete and resumed when partial: rerun to continue.",
   spends: (v) => v.backend === "tinker",
 });
 
@@ -268,6 +277,29 @@ export const DEMO_STEP = defineStep({
   flags: {
     dir: { type: "string", arg: "DIR", default: "agent-lab-demo", help: "folder to create; a folder an earlier demo made is replaced" },
     concurrency: { type: "int", arg: "C", min: 1, max: 1024, default: 8, help: "episodes in flight" },
+  },
+});
+
+export const GRADE_STEP = defineStep({
+  name: "grade",
+  summary: "accuracy of model replies in a JSONL file with response and answer: grade --env gsm8k FILE",
+  positionals: "FILE",
+  flags: {
+    env: { type: "string", arg: "ENV", choices: ["gsm8k"], required: true, help: "the environment whose grader to use" },
+    "per-line": { type: "string", arg: "OUT", help: "write one JSON line per record: line, correct, extracted answer, reference" },
+  },
+});
+
+export const GEN_TASKS_STEP = defineStep({
+  name: "gen-tasks",
+  summary: "filter candidate tasks ({problem, solution} JSONL) through the Python sandbox and the counted filters → DIR/tasks.jsonl + audit.json",
+  flags: {
+    candidates: { type: "string", arg: "FILE", required: true, help: "JSONL of {problem, solution} candidates" },
+    out: { type: "string", arg: "DIR", required: true, help: "folder for tasks.jsonl, rejected.jsonl, audit.json" },
+    "solve-rate": { type: "string", arg: "MODE", choices: ["off"], help: "off: skip the base-policy solve-rate filter" },
+    "eval-items": { type: "string", arg: "FILE", help: "JSONL of eval items ({question}) that no task may overlap" },
+    "timeout-ms": { type: "int", arg: "MS", unit: "ms", min: 100, max: 600_000, help: "wall-time limit per solution (default: the sandbox's)" },
+    "memory-mib": { type: "int", arg: "MIB", unit: "MiB", min: 64, max: 4096, help: "memory limit per solution; the interpreter is 32-bit (default: the sandbox's)" },
   },
 });
 
@@ -289,6 +321,8 @@ export const STEPS: readonly StepSpec[] = [
   TRAIN_SFT_STEP,
   TRAIN_GRPO_STEP,
   CKPT_STEP,
+  GRADE_STEP,
+  GEN_TASKS_STEP,
 ] as unknown as readonly StepSpec[];
 
 export function findStep(name: string): StepSpec | undefined {
