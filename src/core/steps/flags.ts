@@ -150,7 +150,7 @@ export function parseFlags<F extends FlagSpecs>(specs: F, argv: readonly string[
   for (const [name, spec] of Object.entries(specs)) {
     const value = raw[name] ?? (spec.alias ? raw[spec.alias] : undefined);
     if (value === undefined) {
-      if (spec.required) throw new UserError(`--${name} is required: ${spec.help}`);
+      if (spec.required) throw new UserError(`--${name} is required: ${spec.help}${spec.choices ? ` (one of ${spec.choices.join(", ")})` : ""}`);
       values[name] = spec.type === "boolean" ? (spec.default ?? false) : spec.type === "list" ? [] : spec.default;
       continue;
     }
