@@ -19,7 +19,7 @@ export type PanelKind = "trace" | "compare" | "dashboard";
 export type PanelState =
   | { kind: "trace"; runDir: string; episodeId?: string }
   | { kind: "compare"; runDirs: string[] }
-  | { kind: "dashboard"; runDir: string };
+  | { kind: "dashboard"; runDir: string; /** Training runs overlaid on the charts. */ overlays?: string[] };
 
 export interface TraceRunInfo {
   runDir: string;
@@ -71,6 +71,11 @@ export type WebviewMessage =
   | { v: typeof PROTOCOL_VERSION; type: "trace/rendered"; episodeId: string; ms: number; spans: number; /** Date.now() at the first frame (same clock as the host's on one machine). */ at: number }
   | { v: typeof PROTOCOL_VERSION; type: "compare/openPair"; questionId: string; runs: [number, number] }
   | { v: typeof PROTOCOL_VERSION; type: "dashboard/openGroup"; index: number }
+  /** Runs the Evaluate on Val command for one of the run's checkpoints (by name). */
+  | { v: typeof PROTOCOL_VERSION; type: "dashboard/evaluate"; checkpoint: string }
+  /** Asks the extension to pick another training run of the workspace to overlay on the charts. */
+  | { v: typeof PROTOCOL_VERSION; type: "dashboard/addOverlay" }
+  | { v: typeof PROTOCOL_VERSION; type: "dashboard/removeOverlay"; run: string }
   | { v: typeof PROTOCOL_VERSION; type: "export"; format: "svg" | "png"; name: string; data: string }
   | { v: typeof PROTOCOL_VERSION; type: "probeResult"; id: number; results: ProbeResult[]; pwned: boolean; timings: Record<string, number> };
 
@@ -84,7 +89,7 @@ export function webviewMessage(body: Body<WebviewMessage>): WebviewMessage {
   return { v: PROTOCOL_VERSION, ...body } as WebviewMessage;
 }
 
-const WEBVIEW_TYPES = new Set<WebviewMessage["type"]>(["ready", "trace/select", "trace/search", "trace/rendered", "compare/openPair", "dashboard/openGroup", "export", "probeResult"]);
+const WEBVIEW_TYPES = new Set<WebviewMessage["type"]>(["ready", "trace/select", "trace/search", "trace/rendered", "compare/openPair", "dashboard/openGroup", "dashboard/evaluate", "dashboard/addOverlay", "dashboard/removeOverlay", "export", "probeResult"]);
 const HOST_TYPES = new Set<HostMessage["type"]>(["state", "trace/run", "trace/episode", "trace/drift", "trace/searchResult", "compare/report", "dashboard/data", "dashboard/group", "error", "probe"]);
 
 export class ProtocolError extends Error {}
