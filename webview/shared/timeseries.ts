@@ -38,7 +38,7 @@ export interface TimeChartOptions {
   log?: boolean;
   band?: ChartBand;
   refLines?: RefLine[];
-  /** Points instead of (or with) lines: sparse series such as checkpoint scores. */
+  /** Points on the line, and half a step of room at the ends: sparse series such as checkpoint scores. */
   points?: boolean;
   /** Stacked bars: series are stacked in order (first at the bottom); no smoothing. */
   stacked?: boolean;
@@ -129,12 +129,13 @@ export function createTimeChart(o: TimeChartOptions): TimeChart {
 
   const readout = h("div", { class: "chart-readout", "aria-live": "polite" });
   const plot = h("div", { class: "chart-plot" });
-  const bandLine = o.band ? h("div", { class: "chart-band-legend", title: o.band.advice }, `▮ healthy: ${o.band.range}`) : null;
+  const bandLine = o.band ? h("div", { class: "chart-band-legend", title: o.band.advice }) : null;
   const el = h("div", { class: "timechart", "data-key": o.name, ...(o.markStep !== undefined ? { "data-mark-step": o.markStep } : {}) }, h("div", { class: "chart-title" }, o.title), readout, plot, bandLine);
 
   const inBand = (v: number | null) => v === null || !o.band || ((o.band.lo === undefined || v >= o.band.lo) && (o.band.hi === undefined || v <= o.band.hi));
 
-  function readoutAt(i: number): string {
+  /** Every series' value at step index i (smoothed, raw in brackets), reference lines after. */
+  function valuesAt(i: number): string {
     if (i < 0 || i >= steps.length) return "";
     const parts = o.series.map((s, k) => {
       const r = raw[k][i];
@@ -145,19 +146,31 @@ export function createTimeChart(o: TimeChartOptions): TimeChart {
       return `${s.label} ${main}${err ? ` [${fmt(err[0])}, ${fmt(err[1])}]` : ""}`;
     });
     for (const r of o.refLines ?? []) parts.push(`${r.label} ${fmt(r.value)}${r.detail ? ` ${r.detail}` : ""}`);
-    let text = `step ${steps[i]} · ${parts.join(" · ")}`;
-    if (o.band) {
-      const outside = raw.some((v) => !inBand(v[i]));
-      text += outside ? ` · outside the healthy range (${o.band.range}): ${o.band.advice}` : ` · healthy: ${o.band.range}`;
-    }
-    return text;
+    return `step ${steps[i]} · ${parts.join(" · ")}`;
+  }
+
+  const outsideAt = (i: number) => !!o.band && i >= 0 && raw.some((v) => !inBand(v[i]));
+
+  /** The band's verdict at step index i: its range, and its advice where a value leaves it. */
+  function bandAt(i: number): string {
+    if (!o.band) return "";
+    return outsideAt(i) ? `outside the healthy range (${o.band.range}): ${o.band.advice}` : `healthy: ${o.band.range}`;
+  }
+
+  function readoutAt(i: number): string {
+    const values = valuesAt(i);
+    return o.band && values ? `${values} · ${bandAt(i)}` : values;
   }
 
   /** The readout at step index i; with no cursor on the chart, at the last step. */
   function showReadout(at: number | null | undefined): void {
     const i = at === null || at === undefined || at < 0 ? steps.length - 1 : at;
-    readout.textContent = readoutAt(i);
-    readout.classList.toggle("outside-band", !!o.band && i >= 0 && raw.some((v) => !inBand(v[i])));
+    readout.textContent = valuesAt(i);
+    readout.title = readout.textContent;
+    if (bandLine && o.band) {
+      bandLine.textContent = `▮ ${outsideAt(i) ? `step ${steps[i]} is ${bandAt(i)}` : bandAt(i)}`;
+      bandLine.classList.toggle("outside-band", outsideAt(i));
+    }
   }
 
   // Data and series as uPlot wants them: x, then per run its faint raw line and its smoothed line.
@@ -242,8 +255,8 @@ export function createTimeChart(o: TimeChartOptions): TimeChart {
       ctx.setLineDash([]);
       ctx.fillStyle = ctx.strokeStyle;
       ctx.font = `${11 * px}px sans-serif`;
-      ctx.textAlign = "right";
-      ctx.fillText(`${r.label} ${fmt(r.value)}`, left + width - 4 * px, y - 4 * px);
+      ctx.textAlign = "left";
+      ctx.fillText(`${r.label} ${fmt(r.value)}`, left + 4 * px, y - 4 * px);
     });
     errorsAt.forEach((m, k) => {
       if (!m) return;
@@ -308,7 +321,7 @@ export function createTimeChart(o: TimeChartOptions): TimeChart {
           time: false,
           // Bars get half a step of room at both ends so the first and last are not cut in half.
           range: (_u, min, max) => {
-            const half = o.stacked ? Math.max(0.5, (max - min) / Math.max(1, steps.length - 1) / 2) : 0;
+            const half = o.stacked ? Math.max(0.5, (max - min) / Math.max(1, steps.length - 1) / 2) : o.points ? Math.max(0.5, (max - min) * 0.05) : 0;
             return min === max ? [min - 1, max + 1] : [min - half, max + half];
           },
         },
@@ -408,7 +421,7 @@ export function createTimeChart(o: TimeChartOptions): TimeChart {
     });
     for (const r of o.refLines ?? []) {
       parts.push(`<line class="ref" x1="${bb.left}" x2="${bb.left + bb.width}" y1="${ys(r.value).toFixed(1)}" y2="${ys(r.value).toFixed(1)}" stroke="${esc(c.muted)}" stroke-dasharray="6 4"/>`);
-      parts.push(`<text x="${bb.left + bb.width - 4}" y="${(ys(r.value) - 4).toFixed(1)}" fill="${esc(c.muted)}" font-size="10" text-anchor="end" font-family="sans-serif">${esc(`${r.label} ${fmt(r.value)}`)}</text>`);
+      parts.push(`<text x="${bb.left + 4}" y="${(ys(r.value) - 4).toFixed(1)}" fill="${esc(c.muted)}" font-size="10" font-family="sans-serif">${esc(`${r.label} ${fmt(r.value)}`)}</text>`);
     }
     parts.push("</g>");
     return `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${hgt}" viewBox="0 0 ${w} ${hgt}">${parts.join("")}</svg>`;
