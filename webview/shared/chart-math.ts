@@ -66,15 +66,30 @@ export interface Aligned {
   values: (number | null)[][];
 }
 
-/** Several series on the union of their steps. A step logged twice keeps its last value. */
+/**
+ * Several series on the union of their steps. A step logged twice keeps its last value. Logs are
+ * written step by step, so the common cases — one run, or runs with the same steps — take no
+ * sorting or lookups (10,000 steps × 12 metrics are aligned on every redraw).
+ */
 export function alignSeries(series: readonly RunSeries[]): Aligned {
-  const all = new Set<number>();
-  for (const s of series) for (const [x] of s.points) all.add(x);
-  const steps = [...all].sort((a, b) => a - b);
+  const ascending = (pts: RunSeries["points"]) => {
+    for (let i = 1; i < pts.length; i++) if (!(pts[i][0] > pts[i - 1][0])) return false;
+    return true;
+  };
+  const clean = (y: number) => (Number.isFinite(y) ? y : null);
+  const first = series[0]?.points ?? [];
+  const same = series.every((s) => s.points.length === first.length && s.points.every((p, i) => p[0] === first[i][0])) && ascending(first);
+  if (same) return { steps: first.map((p) => p[0]), values: series.map((s) => s.points.map((p) => clean(p[1]))) };
+  const all = new Float64Array(series.reduce((n, s) => n + s.points.length, 0));
+  let k = 0;
+  for (const s of series) for (const p of s.points) all[k++] = p[0];
+  all.sort();
+  const steps: number[] = [];
+  for (let i = 0; i < all.length; i++) if (i === 0 || all[i] !== all[i - 1]) steps.push(all[i]);
   const at = new Map(steps.map((x, i) => [x, i]));
   const values = series.map((s) => {
     const out = new Array<number | null>(steps.length).fill(null);
-    for (const [x, y] of s.points) out[at.get(x)!] = Number.isFinite(y) ? y : null;
+    for (const [x, y] of s.points) out[at.get(x)!] = clean(y);
     return out;
   });
   return { steps, values };

@@ -7,7 +7,20 @@ export function themeColor(name: string, fallback: string): string {
   return v || fallback;
 }
 
-export function palette() {
+let cached: { key: string; value: Palette } | undefined;
+
+/**
+ * The chart colours. Reading a CSS variable forces a style recalculation when the DOM changed, so
+ * a dashboard drawing a dozen charts reads them once per theme (VS Code swaps the body's class and
+ * the root's style when the theme changes).
+ */
+export function palette(): Palette {
+  const key = `${document.body.className}|${document.documentElement.getAttribute("style") ?? ""}`;
+  if (cached?.key !== key) cached = { key, value: readPalette() };
+  return cached.value;
+}
+
+function readPalette() {
   return {
     fg: themeColor("--vscode-editor-foreground", "#cccccc"),
     muted: themeColor("--vscode-descriptionForeground", "#999999"),
@@ -27,4 +40,4 @@ export function palette() {
   };
 }
 
-export type Palette = ReturnType<typeof palette>;
+export type Palette = ReturnType<typeof readPalette>;

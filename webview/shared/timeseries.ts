@@ -71,12 +71,17 @@ export interface TimeChart {
 const DEFAULT_HEIGHT = 180;
 const STEP_INCRS = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 2500, 5000, 10_000, 20_000, 50_000, 100_000];
 
+let drawable: boolean | undefined;
+
 function canDraw(): boolean {
-  try {
-    return !!document.createElement("canvas").getContext("2d");
-  } catch {
-    return false; // a DOM without canvas support: show the placeholder
+  if (drawable === undefined) {
+    try {
+      drawable = !!document.createElement("canvas").getContext("2d");
+    } catch {
+      drawable = false; // a DOM without canvas support: show the placeholder
+    }
   }
+  return drawable;
 }
 
 function withAlpha(color: string, alpha: number): string {
@@ -364,14 +369,17 @@ export function createTimeChart(o: TimeChartOptions): TimeChart {
   }
 
   if (canDraw()) {
-    build(o.xRange);
     if (typeof ResizeObserver !== "undefined") {
+      // Drawn once the plot is in the page and has its width (the observer's first call), so a
+      // chart built before it is attached is not drawn twice; later calls follow the width.
       resize = new ResizeObserver(() => {
+        if (!plot.isConnected || plot.clientWidth === 0) return;
         const w = widthNow();
-        if (u && Math.abs(u.width - w) > 1) u.setSize({ width: w, height });
+        if (!u) build(o.xRange);
+        else if (Math.abs(u.width - w) > 1) u.setSize({ width: w, height });
       });
       resize.observe(plot);
-    }
+    } else build(o.xRange);
   } else {
     plot.append(h("div", { class: "chart-placeholder muted" }, `${steps.length} steps (no canvas to draw on)`));
   }
