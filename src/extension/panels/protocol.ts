@@ -5,7 +5,7 @@
  * with a visible error instead of misreading fields.
  */
 import type { AblationReport } from "../../core/analysis/report-types";
-import type { DriftReport } from "../../core/trace/drift";
+import type { DriftReport, RunDriftCounts } from "../../core/trace/drift";
 import type { DashboardView, GroupRecord } from "../../core/trace/dashboard-view";
 import type { EpisodeRow } from "../../core/trace/episode-list";
 import type { GoldInResultsCounts } from "../../core/trace/gold-in-results";
@@ -46,6 +46,8 @@ export type HostMessage =
   /** The drift check of an episode, sent after the episode itself (it re-encodes the whole chat). */
   | { v: typeof PROTOCOL_VERSION; type: "trace/drift"; episodeId: string; drift: DriftReport; ms: number }
   | { v: typeof PROTOCOL_VERSION; type: "trace/searchResult"; query: string; ids: string[] }
+  /** Drift over the run's episodes so far (checked in the background after the gold pass). */
+  | { v: typeof PROTOCOL_VERSION; type: "trace/driftCounts"; counts: RunDriftCounts; total: number }
   | { v: typeof PROTOCOL_VERSION; type: "compare/report"; report: AblationReport }
   | { v: typeof PROTOCOL_VERSION; type: "dashboard/data"; data: DashboardView }
   | { v: typeof PROTOCOL_VERSION; type: "dashboard/group"; group: GroupEpisodes }
@@ -90,7 +92,7 @@ export function webviewMessage(body: Body<WebviewMessage>): WebviewMessage {
 }
 
 const WEBVIEW_TYPES = new Set<WebviewMessage["type"]>(["ready", "trace/select", "trace/search", "trace/rendered", "compare/openPair", "dashboard/openGroup", "dashboard/evaluate", "dashboard/addOverlay", "dashboard/removeOverlay", "export", "probeResult"]);
-const HOST_TYPES = new Set<HostMessage["type"]>(["state", "trace/run", "trace/episode", "trace/drift", "trace/searchResult", "compare/report", "dashboard/data", "dashboard/group", "error", "probe"]);
+const HOST_TYPES = new Set<HostMessage["type"]>(["state", "trace/run", "trace/episode", "trace/drift", "trace/searchResult", "trace/driftCounts", "compare/report", "dashboard/data", "dashboard/group", "error", "probe"]);
 
 export class ProtocolError extends Error {}
 
