@@ -15,6 +15,8 @@ import { readHotpot } from "./real-episodes";
 import { G, writeTrainingRun, type TrainingFixture } from "./training-fixture";
 import { buildEvalWorld, type EvalWorld } from "./checkpoint-evals-fixture";
 import { readEpisodes } from "../../../../src/core/runs/run-files";
+import { overlayCandidates, readOverlay } from "../../../../src/core/trace/overlay-runs";
+import { basename } from "node:path";
 
 describe("trace: training dashboard data", function () {
   let tok: ChatTokenizer;
@@ -124,6 +126,15 @@ describe("trace: dashboard checkpoint scores from real training and eval runs", 
     assert.deepEqual(v.references.map((r) => [r.label, r.evalRun, r.n]), [["base", "val-base", 8], ["start grpo-a-s1", "val-a-s1", 8]]);
     assert.ok(Math.abs(v.references[0].f1.mean - meanF1("val-base")) < 1e-12);
     assert.ok(v.references[0].f1.lo <= v.references[0].f1.mean && v.references[0].f1.mean <= v.references[0].f1.hi);
+  });
+
+  it("offers the other training runs beside it as overlays, with their metric series", () => {
+    const candidates = overlayCandidates(w.grpoB).map((d) => basename(d));
+    assert.deepEqual(candidates, ["grpo-a"], "training runs only (eval runs have no metrics.jsonl), not itself");
+    const o = readOverlay(join(w.runsDir, "grpo-a"));
+    assert.equal(o.problem, undefined);
+    assert.deepEqual(o.series.find((s) => s.key === "reward")!.points.map(([x]) => x), [1]);
+    assert.match(readOverlay(join(w.runsDir, "val-base")).problem!, /metrics\.jsonl does not exist/);
   });
 
   it("lists the questions of the run's real groups", () => {
