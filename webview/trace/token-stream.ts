@@ -109,13 +109,15 @@ export function markTokens(root: HTMLElement, ep: TraceEpisodeView, ranges: [num
   }
 }
 
+const WORD_CHAR = /[\p{L}\p{N}]/u;
+
 /** Words of a search query worth marking (MiniSearch-style terms: letters and digits, 2+ long). */
 export function queryTerms(query: string): string[] {
   return [...new Set(query.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((w) => w.length >= 2))];
 }
 
 /**
- * Marks every token whose text overlaps a word of `query` (class hit; pieces of inserted text are
+ * Marks every token whose text overlaps a word of `query` at a word start (class hit; pieces of inserted text are
  * split so only the matching tokens are marked) and opens collapsed sections holding one. Returns
  * the number of matches. An empty query clears the marks.
  */
@@ -136,6 +138,8 @@ export function highlightHits(root: HTMLElement, ep: TraceEpisodeView, query: st
     const lower = text.toLowerCase();
     for (const term of terms) {
       for (let at = lower.indexOf(term); at >= 0; at = lower.indexOf(term, at + term.length)) {
+        // Words and word prefixes, as the run's full-text search matches them: not "ed" in "need".
+        if (at > 0 && WORD_CHAR.test(lower[at - 1])) continue;
         matches++;
         // Tokens covering [at, at + term.length).
         let i = upperBound(starts, at) - 1;

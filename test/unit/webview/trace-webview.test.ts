@@ -178,7 +178,9 @@ describe("webview: trace viewer", function () {
     assert.ok(hits.length > 0);
     const marked = hits.map((el) => el.textContent).join("");
     assert.ok(marked.toLowerCase().includes(word.toLowerCase().slice(0, 3)), `marked text ${JSON.stringify(marked)}`);
-    const n = view.tokens.texts.join("").toLowerCase().split(word.toLowerCase()).length - 1 + view.prompt.texts.join("").toLowerCase().split(word.toLowerCase()).length - 1;
+    // Matches at word starts only, counted here with a regex over the whole text.
+    const atWordStart = new RegExp(`(?<![\\p{L}\\p{N}])${word.toLowerCase()}`, "gu");
+    const n = [view.prompt, view.tokens].reduce((sum, st) => sum + (st.texts.join("").toLowerCase().match(atWordStart) ?? []).length, 0);
     assert.equal(doc.getElementById("hit-count")!.textContent, `${n} match${n === 1 ? "" : "es"} of “${word}” in this episode`);
     for (const el of hits) {
       const section = el.closest("details");
