@@ -308,11 +308,11 @@ export function createTimeChart(o: TimeChartOptions): TimeChart {
     return Math.max(240, Math.floor(plot.clientWidth || el.clientWidth || 420));
   }
 
-  function build(xRange?: [number, number]): void {
+  function build(xRange?: [number, number], width = widthNow()): void {
     u?.destroy();
     const axisFont = "11px sans-serif";
     const opts: uPlot.Options = {
-      width: widthNow(),
+      width,
       height,
       legend: { show: false },
       padding: [8, 12, 0, 0],
@@ -372,10 +372,13 @@ export function createTimeChart(o: TimeChartOptions): TimeChart {
     if (typeof ResizeObserver !== "undefined") {
       // Drawn once the plot is in the page and has its width (the observer's first call), so a
       // chart built before it is attached is not drawn twice; later calls follow the width.
-      resize = new ResizeObserver(() => {
-        if (!plot.isConnected || plot.clientWidth === 0) return;
-        const w = widthNow();
-        if (!u) build(o.xRange);
+      // The width comes from the observation itself: reading clientWidth here would force a
+      // layout per chart while a dozen are being drawn.
+      resize = new ResizeObserver((entries) => {
+        const seen = Math.floor(entries[entries.length - 1].contentRect.width);
+        if (!plot.isConnected || seen === 0) return;
+        const w = Math.max(240, seen);
+        if (!u) build(o.xRange, w);
         else if (Math.abs(u.width - w) > 1) u.setSize({ width: w, height });
       });
       resize.observe(plot);
