@@ -22,12 +22,13 @@ export class DashboardPanel extends Panel {
   private watch: FolderWatch | undefined;
   private view: DashboardView | undefined;
   private overlays: string[];
+  private readonly viewState: vscode.Disposable;
 
   constructor(panel: vscode.WebviewPanel, context: vscode.ExtensionContext, readonly runDir: string, overlays: string[] = []) {
     super(panel, context, { kind: "dashboard", runDir, overlays }, `Training · ${basename(runDir)}`);
     this.overlays = overlays;
     // An eval started from here writes to another folder: re-read when the panel is shown again.
-    panel.onDidChangeViewState((e) => {
+    this.viewState = panel.onDidChangeViewState((e) => {
       if (e.webviewPanel.visible && this.view) this.refresh();
     });
   }
@@ -89,5 +90,6 @@ export class DashboardPanel extends Panel {
 
   protected override onDispose(): void {
     this.watch?.dispose();
+    this.viewState.dispose();
   }
 }
