@@ -146,25 +146,9 @@ export function listRunRows(runsDir: string, liveRunDirs: ReadonlySet<string> = 
   return rows.sort((a, b) => b.updatedMs - a.updatedMs || a.name.localeCompare(b.name));
 }
 
-/** The outcome groups, in the order a researcher reads failures. */
-export const OUTCOMES = ["correct", "wrong", "no_action", "budget", "length"] as const;
-export type Outcome = (typeof OUTCOMES)[number] | "other";
-
-export const OUTCOME_LABELS: Record<Outcome, string> = {
-  correct: "correct",
-  wrong: "wrong",
-  no_action: "no action",
-  budget: "budget",
-  length: "length",
-  other: "other",
-};
-
-/** Correct = an answer with exact match; wrong = an answer without; the rest by how it ended. */
-export function outcomeOf(e: Pick<EpisodeRecord, "end" | "em">): Outcome {
-  if (e.end === "answer") return e.em >= 1 ? "correct" : "wrong";
-  if (e.end === "no_action" || e.end === "budget" || e.end === "length") return e.end;
-  return "other";
-}
+// The outcome vocabulary lives in core: the trace viewer's filters use the same names.
+import { OUTCOME_LABELS, OUTCOMES, outcomeOf, type Outcome } from "../../core/runs/outcome";
+export { OUTCOME_LABELS, OUTCOMES, outcomeOf, type Outcome };
 
 export interface EpisodeRow {
   id: string;

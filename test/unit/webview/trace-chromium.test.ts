@@ -133,4 +133,23 @@ describe("webview: trace viewer in Chromium (CSP, speed)", function () {
       await p.page.close();
     }
   });
+
+  it("the episode's header (run, question, outcome, drift) stays in view while the tokens scroll", async () => {
+    const filler = tok.encode(rows.flatMap((r) => r.context.map(([title, ss]) => `[${title}] ${ss.join("")}`)).join("\n\n").slice(0, 40_000));
+    const long = longEpisode(base, filler, 6000);
+    const p = await openPanelPage(browser, "trace");
+    await p.postTimed(hostMessage({ type: "trace/run", run: { runDir: "/r", name: "val-run", rows: episodeRows([long]), gold: null } }));
+    await p.postTimed(hostMessage({ type: "trace/episode", episode: buildTraceView(long, tok, { drift: false }), buildMs: 0 }));
+    const at = await p.page.evaluate(() => {
+      const pane = document.getElementById("episode")!;
+      const head = document.getElementById("episode-head")!;
+      pane.scrollTop = 5000;
+      return { scrolled: pane.scrollTop, paneTop: pane.getBoundingClientRect().top, headTop: head.getBoundingClientRect().top, position: getComputedStyle(head).position, text: head.textContent };
+    });
+    assert.ok(at.scrolled > 1000, `the pane scrolled (${at.scrolled} px)`);
+    assert.equal(at.position, "sticky");
+    assert.ok(Math.abs(at.headTop - at.paneTop) < 2, `header at ${at.headTop}, pane at ${at.paneTop}`);
+    assert.match(at.text ?? "", /^val-run/);
+    assert.deepEqual(p.errors, []);
+  });
 });
