@@ -6,10 +6,10 @@
 import * as vscode from "vscode";
 import { CheckpointsProvider } from "./checkpoints/checkpoints-provider";
 import { registerCommands, type Lab } from "./commands/commands";
-import { registerPanelFeatures } from "./feature-bridge";
 import { JobRunner } from "./jobs/job-runner";
 import { JobsProvider, JobsStatusBar } from "./jobs/jobs-provider";
 import { LabWorkspace } from "./lab-workspace";
+import { registerEpisodeCodeLens, registerPanelSerializers } from "./panels";
 import { RunsProvider } from "./runs/runs-provider";
 import { ApiKeyStore } from "./secrets/api-key";
 import { SETTINGS_SECTION } from "./settings/settings-overrides";
@@ -69,7 +69,9 @@ export function activate(context: vscode.ExtensionContext): AgentLabApi {
     // Finished jobs change run status (running → done) even when no file event arrives.
     jobs.onDidChange(() => runs.refreshSoon(1000)),
   );
-  registerPanelFeatures(context);
+  // Panels restore themselves after a reload; episodes.jsonl lines get an "Open trace" code lens.
+  registerPanelSerializers(context);
+  registerEpisodeCodeLens(context);
   setTimeout(() => void import("./language-client").then((m) => m.startPromptLanguageClient(context, workspace), (e: unknown) => console.error("Agent Lab: prompt language client failed to load", e)), 0);
   // The rest waits for the first idle moment so activation itself stays a few milliseconds.
   setTimeout(() => {

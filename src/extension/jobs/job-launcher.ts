@@ -9,7 +9,7 @@
  */
 import { spawn } from "node:child_process";
 import { closeSync, mkdirSync, openSync } from "node:fs";
-import { exitPath, jobProcessAlive, jobsDir, logPath, newJobId, writeJobRecord, type JobRecord } from "./job-store";
+import { exitPath, jobProcessAlive, jobsDir, logPath, newJobId, writeJobRecord, type JobFinishAction, type JobRecord } from "./job-store";
 
 /** Runs the CLI, forwards stop signals, records how it ended. Plain JS: it runs as `node -e`. */
 export const WRAPPER_SOURCE = `
@@ -36,6 +36,7 @@ export interface JobSpec {
   runDir?: string;
   spendsMoney?: boolean;
   estimateUsd?: number;
+  finish?: JobFinishAction;
   /** Extra environment: settings layer, TINKER_API_KEY. Never written anywhere. */
   env?: Record<string, string>;
 }
@@ -95,6 +96,7 @@ export function launchJob(spec: JobSpec, options: LaunchOptions): LaunchedJob {
     ...(spec.runDir ? { run_dir: spec.runDir } : {}),
     ...(spec.spendsMoney ? { spends_money: true } : {}),
     ...(spec.estimateUsd !== undefined ? { estimate_usd: spec.estimateUsd } : {}),
+    ...(spec.finish ? { finish: spec.finish } : {}),
   };
   writeJobRecord(options.runsDir, record);
   const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => {

@@ -9,9 +9,10 @@ import * as vscode from "vscode";
 import type { LabWorkspace } from "../lab-workspace";
 import type { ApiKeyStore } from "../secrets/api-key";
 import { cancelJob, launchJob } from "./job-launcher";
-import { describeProgress, readFrom, readProgress, redact, type JobProgress } from "./job-progress";
+import type { Progress } from "../../core/runs/progress";
+import { describeJob, jobProgress, lastLine, readFrom, redact } from "./job-progress";
 import { isFinal, transition, type JobStatus } from "./job-state";
-import { listJobRecords, pruneFinishedJobs, statusFromDisk, type JobRecord } from "./job-store";
+import { listJobRecords, pruneFinishedJobs, statusFromDisk, type JobFinishAction, type JobRecord } from "./job-store";
 
 export interface JobRequest {
   title: string;
@@ -26,12 +27,17 @@ export interface JobRequest {
   showProgress?: boolean;
   /** Reveal the job's output channel at start (default false). */
   revealOutput?: boolean;
+  /** The action its "finished" notification offers instead of Open / Compare with previous. */
+  finish?: JobFinishAction;
 }
 
 export interface Job {
   record: JobRecord;
   status: JobStatus;
-  progress: JobProgress;
+  /** The run folder's progress.json, once this job wrote one. */
+  progress?: Progress;
+  /** The log's last non-blank line: shown as a detail, never parsed. */
+  lastLine?: string;
   /** The workspace's runs folder when the job started (where its record lives). */
   runsDir: string;
   /** Settles when the job reaches a final state. */
@@ -97,7 +103,7 @@ export class JobRunner implements vscode.Disposable {
       this.secret = key;
     }
     const launched = launchJob(
-      { title: req.title, command: req.command, cwd: folder, runDir: req.runDir, spendsMoney: req.spendsMoney, estimateUsd: req.estimateUsd, env },
+      { title: req.title, command: req.command, cwd: folder, runDir: req.runDir, spendsMoney: req.spendsMoney, estimateUsd: req.estimateUsd, finish: req.finish, env },
       { cliPath: this.context.asAbsolutePath(path.join("dist", "cli.js")), runsDir },
     );
     const job = this.track(launched.record, runsDir, transition({ state: "starting", cancelRequested: false }, { type: "spawned", pid: launched.record.pid }));
@@ -145,11 +151,22 @@ export class JobRunner implements vscode.Disposable {
   private track(record: JobRecord, runsDir: string, status: JobStatus): LiveJob {
     let resolveFinished: (s: JobStatus) => void = () => {};
     const finished = new Promise<JobStatus>((r) => (resolveFinished = r));
-    const job: LiveJob = { record, status, runsDir, progress: readProgress(record.run_dir, record.log), finished, resolveFinished, logOffset: 0 };
+    const job: LiveJob = { record, status, runsDir, finished, resolveFinished, logOffset: 0 };
+    this.readProgress(job);
     this.jobs.set(record.id, job);
     this.schedulePoll();
     this.changed.fire();
     return job;
+  }
+
+  private readProgress(job: Job): void {
+    job.progress = jobProgress(job.record.run_dir, job.record.started);
+    job.lastLine = lastLine(job.record.log);
+  }
+
+  /** The job's one line: its progress (describeProgress), or how long it has run. */
+  describe(job: Job): string {
+    return describeJob(job.progress, Date.now() - Date.parse(job.record.started));
   }
 
   private openChannel(job: LiveJob, reveal: boolean): void {
@@ -176,7 +193,7 @@ export class JobRunner implements vscode.Disposable {
   private poll(): void {
     for (const job of this.jobs.values()) {
       if (isFinal(job.status.state)) continue;
-      job.progress = readProgress(job.record.run_dir, job.record.log);
+      this.readProgress(job);
       this.pumpLog(job);
       // Jobs re-attached after a reload are not our children: their end shows up on disk.
       const onDisk = statusFromDisk(job.runsDir, { ...job.record, cancel_requested: job.status.cancelRequested });
@@ -192,7 +209,7 @@ export class JobRunner implements vscode.Disposable {
   private finish(job: LiveJob, status: JobStatus): void {
     if (isFinal(job.status.state)) return;
     job.status = status;
-    job.progress = readProgress(job.record.run_dir, job.record.log);
+    this.readProgress(job);
     this.pumpLog(job);
     job.resolveFinished(status);
     this.changed.fire();
@@ -207,12 +224,12 @@ export class JobRunner implements vscode.Disposable {
         let lastFraction = 0;
         const sub = this.onDidChange(() => {
           const p = job.progress;
-          const fraction = p.done !== undefined && p.planned ? Math.min(1, p.done / p.planned) : undefined;
+          const fraction = p && p.planned > 0 ? Math.min(1, p.done / p.planned) : undefined;
           const increment = fraction !== undefined ? Math.max(0, (fraction - lastFraction) * 100) : undefined;
           if (fraction !== undefined) lastFraction = Math.max(lastFraction, fraction);
-          const elapsed = Date.now() - Date.parse(job.record.started);
-          const message = [describeProgress(p, elapsed), p.lastLine ? redact(p.lastLine, [this.secret]).slice(0, 120) : ""].filter(Boolean).join(" — ");
-          progress.report({ message, increment });
+          // Steps that write no progress (prepare, index) show their log's last line beside the time.
+          const detail = !job.progress && job.lastLine ? ` — ${redact(job.lastLine, [this.secret]).slice(0, 120)}` : "";
+          progress.report({ message: this.describe(job) + detail, increment });
         });
         return job.finished.finally(() => sub.dispose());
       },
@@ -223,17 +240,19 @@ export class JobRunner implements vscode.Disposable {
     const { state, reason } = job.status;
     const title = job.record.title;
     if (state === "done") {
-      const actions = job.record.run_dir ? ["Open", "Compare with previous"] : ["Show Log"];
-      const pick = await vscode.window.showInformationMessage(`Agent Lab: ${title} finished. ${describeProgress(job.progress, Date.now() - Date.parse(job.record.started))}`, ...actions);
+      const finish = job.record.finish;
+      const actions = finish ? [finish.title] : job.record.run_dir ? ["Open", "Compare with previous"] : ["Show Log"];
+      const pick = await vscode.window.showInformationMessage(`Agent Lab: ${title} finished. ${this.describe(job)}`, ...actions);
+      if (finish && pick === finish.title) await vscode.commands.executeCommand(finish.command, job.record.run_dir);
       if (pick === "Open") await vscode.commands.executeCommand("agentLab.openRun", job.record.run_dir);
       if (pick === "Compare with previous") await vscode.commands.executeCommand("agentLab.compareWithPrevious", job.record.run_dir);
       if (pick === "Show Log") this.showLog(job);
     } else if (state === "cancelled") {
-      const kept = job.progress.done !== undefined ? ` ${job.progress.done} finished episodes are kept; run it again with resume to finish.` : "";
+      const kept = job.progress ? ` ${job.progress.done} ${job.progress.unit}s done are kept; run it again with resume to finish.` : "";
       const pick = await vscode.window.showInformationMessage(`Agent Lab: ${title} stopped.${kept}`, "Show Log");
       if (pick === "Show Log") this.showLog(job);
     } else if (state === "failed") {
-      const last = job.progress.lastLine ? `: ${redact(job.progress.lastLine, [this.secret]).slice(0, 200)}` : "";
+      const last = job.lastLine ? `: ${redact(job.lastLine, [this.secret]).slice(0, 200)}` : "";
       const pick = await vscode.window.showErrorMessage(`Agent Lab: ${title} failed (${reason ?? "error"})${last}`, "Show Log");
       if (pick === "Show Log") this.showLog(job);
     }

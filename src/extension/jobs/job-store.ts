@@ -30,6 +30,15 @@ export interface JobRecord {
   spends_money?: boolean;
   estimate_usd?: number;
   cancel_requested?: boolean;
+  /** The action the "finished" notification offers (a command, given the run folder). */
+  finish?: JobFinishAction;
+}
+
+export interface JobFinishAction {
+  /** The button: "Open Results". */
+  title: string;
+  /** The command it runs, with the run folder as its argument. */
+  command: string;
 }
 
 export interface ExitRecord {

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { installFakeVscode, recorded } from "./fake-vscode";
 import { requireSharedData } from "../../helpers/shared-data";
+import { formatUsd } from "../../../src/core/steps/estimate";
 
 installFakeVscode();
 /* eslint-disable @typescript-eslint/no-require-imports */
@@ -79,7 +80,7 @@ describe("extension: commands → jobs (stand-in vscode)", () => {
     recorded.input = () => inputs.shift();
     await run("agentLab.evaluate");
     assert.equal(started.length, 1);
-    assert.deepEqual(started[0].command, ["eval", "--name", "sft-e2", "--split", "val", "--backend", "local", "--limit", "20", "--model-path", "tinker://r1/sampler_weights/sft-e2"]);
+    assert.deepEqual(started[0].command, ["eval", "--name", "sft-e2", "--split", "val", "--limit", "20", "--model-path", "tinker://r1/sampler_weights/sft-e2", "--backend", "local"]);
     assert.equal(started[0].runDir, join(ws, "runs", "sft-e2"));
     assert.equal(started[0].spendsMoney, false);
     assert.equal(recorded.inputsShown[0].value, "sft-e2", "the recipe's name for a checkpoint eval is suggested");
@@ -98,7 +99,7 @@ describe("extension: commands → jobs (stand-in vscode)", () => {
     const confirm = recorded.messages.filter((m) => m.level === "warning");
     assert.equal(confirm.length, 2);
     const each = (2000 * 0.33 + 80 * 1.005) / 1e6;
-    assert.match(confirm[0].text, new RegExp(`about \\$${(50 * each).toFixed(2).replace(".", "\\.")} \\(upper bound\\)\\. 50 questions ×`));
+    assert.ok(confirm[0].text.includes(`about ${formatUsd(50 * each)} (upper bound). 50 questions ×`), confirm[0].text);
     assert.match(confirm[0].text, /budget cap of \$5\.00/);
     assert.deepEqual(confirm[0].actions, ["Start"]);
     assert.equal(started.length, 1, "declined once, started once");
@@ -144,7 +145,7 @@ describe("extension: commands → jobs (stand-in vscode)", () => {
     recorded.answer = () => undefined;
     await run("agentLab.continueGrpo", node);
     assert.equal(started.length, 1, "not started without confirmation");
-    assert.match(recorded.messages.find((m) => m.level === "warning")!.text, /GRPO training \(grpo-2\) bills your Tinker account: about \$\d+\.\d\d .*30 steps × 32 questions × 8 episodes/);
+    assert.match(recorded.messages.find((m) => m.level === "warning")!.text, /Train GRPO: grpo-2 bills your Tinker account: about \$\d+\.\d\d .*30 steps × 32 questions × 8 episodes/);
   });
 
   it("Search Corpus… runs `search -- QUERY` with its output shown; Rescore runs `score RUN`", async () => {
