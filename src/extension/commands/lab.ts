@@ -39,6 +39,7 @@ export interface StepJob<F extends FlagSpecs> {
   showProgress?: boolean;
   revealOutput?: boolean;
   finish?: JobRequest["finish"];
+  runsRoot?: string;
 }
 
 /**
@@ -63,6 +64,7 @@ export async function startStep<F extends FlagSpecs>(lab: Lab, job: StepJob<F>):
     showProgress: job.showProgress,
     revealOutput: job.revealOutput,
     finish: job.finish,
+    runsRoot: job.runsRoot,
   };
   return lab.jobs.start(request);
 }

@@ -25,6 +25,7 @@ async function runOfflinePipeline(lab: Lab): Promise<void> {
     values: { dir: ".", backend: "local" },
     title: "Offline pipeline (local backend, synthetic data)",
     runDir: folder,
+    runsRoot: lab.workspace.runsDir(),
     revealOutput: true,
     finish: { title: "Open Results", command: OPEN_PIPELINE_RESULTS },
   });

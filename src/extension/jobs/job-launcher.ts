@@ -37,6 +37,7 @@ export interface JobSpec {
   spendsMoney?: boolean;
   estimateUsd?: number;
   finish?: JobFinishAction;
+  runsRoot?: string;
   /** Extra environment: settings layer, TINKER_API_KEY. Never written anywhere. */
   env?: Record<string, string>;
 }
@@ -97,6 +98,7 @@ export function launchJob(spec: JobSpec, options: LaunchOptions): LaunchedJob {
     ...(spec.spendsMoney ? { spends_money: true } : {}),
     ...(spec.estimateUsd !== undefined ? { estimate_usd: spec.estimateUsd } : {}),
     ...(spec.finish ? { finish: spec.finish } : {}),
+    ...(spec.runsRoot ? { runs_root: spec.runsRoot } : {}),
   };
   writeJobRecord(options.runsDir, record);
   const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => {

@@ -4,12 +4,13 @@
  * after a reload, and a notification when a job ends. Other features (prompt loop, panels) start
  * jobs through `JobRunner.start`.
  */
+import { readdirSync } from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
 import type { LabWorkspace } from "../lab-workspace";
 import type { ApiKeyStore } from "../secrets/api-key";
 import { cancelJob, launchJob } from "./job-launcher";
-import type { Progress } from "../../core/runs/progress";
+import { readProgress, type Progress } from "../../core/runs/progress";
 import { describeJob, jobProgress, lastLine, readFrom, redact } from "./job-progress";
 import { isFinal, transition, type JobStatus } from "./job-state";
 import { listJobRecords, pruneFinishedJobs, statusFromDisk, type JobFinishAction, type JobRecord } from "./job-store";
@@ -29,6 +30,8 @@ export interface JobRequest {
   revealOutput?: boolean;
   /** The action its "finished" notification offers instead of Open / Compare with previous. */
   finish?: JobFinishAction;
+  /** A runs folder the job fills with runs of its own (a pipeline's stages). */
+  runsRoot?: string;
 }
 
 export interface Job {
@@ -48,6 +51,16 @@ interface LiveJob extends Job {
   resolveFinished: (s: JobStatus) => void;
   channel?: vscode.OutputChannel;
   logOffset: number;
+}
+
+function runningRunsUnder(runsDir: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(runsDir, { withFileTypes: true }).filter((d) => d.isDirectory() && !d.name.startsWith(".")).map((d) => d.name);
+  } catch {
+    return []; // not created yet
+  }
+  return names.map((n) => path.resolve(runsDir, n)).filter((dir) => readProgress(dir)?.status === "running");
 }
 
 /** How many finished jobs keep their record and log. */
@@ -79,9 +92,17 @@ export class JobRunner implements vscode.Disposable {
     return this.jobs.get(id);
   }
 
-  /** Run folders some live job is writing (the Runs view shows them as running). */
+  /**
+   * Run folders some live job is writing (the Runs view shows them as running): each job's own
+   * folder, and under a pipeline's runs folder the runs whose progress.json says running.
+   */
   liveRunDirs(): Set<string> {
-    return new Set(this.running().flatMap((j) => (j.record.run_dir ? [path.resolve(j.record.run_dir)] : [])));
+    const live = new Set<string>();
+    for (const j of this.running()) {
+      if (j.record.run_dir) live.add(path.resolve(j.record.run_dir));
+      if (j.record.runs_root) for (const dir of runningRunsUnder(j.record.runs_root)) live.add(dir);
+    }
+    return live;
   }
 
   /** Starts a job; undefined when the user declined (e.g. no API key). */
@@ -103,7 +124,7 @@ export class JobRunner implements vscode.Disposable {
       this.secret = key;
     }
     const launched = launchJob(
-      { title: req.title, command: req.command, cwd: folder, runDir: req.runDir, spendsMoney: req.spendsMoney, estimateUsd: req.estimateUsd, finish: req.finish, env },
+      { title: req.title, command: req.command, cwd: folder, runDir: req.runDir, spendsMoney: req.spendsMoney, estimateUsd: req.estimateUsd, finish: req.finish, runsRoot: req.runsRoot, env },
       { cliPath: this.context.asAbsolutePath(path.join("dist", "cli.js")), runsDir },
     );
     const job = this.track(launched.record, runsDir, transition({ state: "starting", cancelRequested: false }, { type: "spawned", pid: launched.record.pid }));

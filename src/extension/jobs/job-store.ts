@@ -30,6 +30,8 @@ export interface JobRecord {
   spends_money?: boolean;
   estimate_usd?: number;
   cancel_requested?: boolean;
+  /** A runs folder the job writes runs into (a pipeline): its runs with running progress are live. */
+  runs_root?: string;
   /** The action the "finished" notification offers (a command, given the run folder). */
   finish?: JobFinishAction;
 }

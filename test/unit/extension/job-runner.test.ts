@@ -164,6 +164,20 @@ describe("extension: job runner glue (stand-in vscode)", function () {
     await job.finished;
   });
 
+  it("a pipeline's runs: those whose progress.json says running are live, finished stages are not", async () => {
+    const root = join(ws, "runs");
+    mkdirSync(join(root, "base"), { recursive: true });
+    new ProgressWriter(join(root, "base"), { step: "eval", label: "eval", unit: "question", planned: 5 }).finish("done", { done: 5 });
+    const runner = makeRunner();
+    const job = (await runner.start({ title: "Pipeline", command: ["pipeline", "30", "40", join(root, "grpo")], runDir: ws, runsRoot: root, showProgress: false }))!;
+    await waitFor(() => runner.liveRunDirs().has(join(root, "grpo")), 5_000, "the running stage to be live");
+    assert.ok(!runner.liveRunDirs().has(join(root, "base")), "a finished stage keeps its own status");
+    assert.ok(runner.liveRunDirs().has(ws), "the pipeline's own folder");
+    runner.cancel(job);
+    await job.finished;
+    assert.ok(!runner.liveRunDirs().has(join(root, "grpo")), "nothing is live once the pipeline ended");
+  });
+
   it("cancel from the progress notification stops the job cleanly (cancelled, not failed)", async () => {
     const runner = makeRunner();
     const runDir = join(ws, "runs", "cancel");
