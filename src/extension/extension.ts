@@ -18,8 +18,8 @@ import { watchWorkspace } from "./watchers";
 
 let lab: Lab | undefined;
 
-/** What the extension exports: its parts (for integration tests and other extensions) and how long activate() took. */
-export type AgentLabApi = Lab & { activationMs: number };
+/** What the extension exports: its parts and views (for integration tests and other extensions) and how long activate() took. */
+export type AgentLabApi = Lab & { jobsView: JobsProvider; statusBar: JobsStatusBar; activationMs: number };
 
 export function activate(context: vscode.ExtensionContext): AgentLabApi {
   const started = performance.now();
@@ -32,6 +32,7 @@ export function activate(context: vscode.ExtensionContext): AgentLabApi {
 
   let todayUsd = 0;
   const statusBar = new JobsStatusBar(jobs, () => todayUsd);
+  const jobsView = new JobsProvider(jobs);
   const updateSpend = () => {
     try {
       todayUsd = spendReport(workspace.runsDir()).todayUsd;
@@ -48,7 +49,8 @@ export function activate(context: vscode.ExtensionContext): AgentLabApi {
     statusBar,
     vscode.window.registerTreeDataProvider("agentLab.runs", runs),
     vscode.window.registerTreeDataProvider("agentLab.checkpoints", checkpoints),
-    vscode.window.registerTreeDataProvider("agentLab.jobs", new JobsProvider(jobs)),
+    jobsView,
+    vscode.window.registerTreeDataProvider("agentLab.jobs", jobsView),
     ...registerCommands(lab),
     ...watchWorkspace(workspace, {
       runs: () => {
@@ -79,7 +81,7 @@ export function activate(context: vscode.ExtensionContext): AgentLabApi {
     updateSpend();
     void updateContextKeys(workspace);
   }, 0);
-  return { ...lab, activationMs: performance.now() - started };
+  return { ...lab, jobsView, statusBar, activationMs: performance.now() - started };
 }
 
 /** Context keys the welcome views use: is there a data folder with splits, an index? */

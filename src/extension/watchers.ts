@@ -1,10 +1,19 @@
 /**
- * File watchers on the workspace: run files (summary, episodes, manifest, metrics), the checkpoint
- * registry, job records and the data folder. Patterns follow the runsDir/dataDir settings.
+ * File watchers on the workspace: run files (summary, episodes, manifest, metrics, progress), the
+ * checkpoint registry, job records and the data folder. Patterns follow the runsDir/dataDir
+ * settings, and work in an empty folder that a job (the pipeline) lays out as it goes. The
+ * registry is also polled (folder-watch.ts): it is the only thing that refreshes the Checkpoints
+ * view, so a file system that drops events must not leave it stale.
  */
 import * as path from "node:path";
 import * as vscode from "vscode";
+import { REGISTRY_FILE } from "../core/checkpoints/registry";
+import { PROGRESS_FILE } from "../core/runs/progress";
+import { EPISODES_FILE, MANIFEST_FILE, SUMMARY_FILE } from "../core/runs/run-files";
+import { SFT_FILE } from "../core/sft/sft-files";
+import { JOBS_DIR } from "./jobs/job-store";
 import type { LabWorkspace } from "./lab-workspace";
+import { watchRunFiles } from "./panels/folder-watch";
 
 export interface WatchHandlers {
   runs: () => void;
@@ -12,6 +21,9 @@ export interface WatchHandlers {
   jobs: () => void;
   data: () => void;
 }
+
+/** Files whose change means a run's row changed (metrics.jsonl: a training run's last step). */
+const RUN_FILES = [SUMMARY_FILE, EPISODES_FILE, MANIFEST_FILE, "metrics.jsonl", SFT_FILE, PROGRESS_FILE];
 
 export function watchWorkspace(workspace: LabWorkspace, on: WatchHandlers): vscode.Disposable[] {
   const folder = vscode.workspace.workspaceFolders?.[0];
@@ -30,11 +42,13 @@ export function watchWorkspace(workspace: LabWorkspace, on: WatchHandlers): vsco
     const w = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(folder, glob));
     return [w, w.onDidCreate(handler), w.onDidChange(handler), w.onDidDelete(handler)];
   };
+  const registryPoll = watchRunFiles(path.resolve(folder.uri.fsPath, runsRel), [REGISTRY_FILE], on.checkpoints);
   return [
-    ...watch(`${rel(runsRel)}/*/{summary.json,episodes.jsonl,manifest.json,metrics.jsonl,sft.jsonl}`, on.runs),
+    ...watch(`${rel(runsRel)}/*/{${RUN_FILES.join(",")}}`, on.runs),
     ...watch(`${rel(runsRel)}/*`, on.runs),
-    ...watch(`${rel(runsRel)}/checkpoints.jsonl`, on.checkpoints),
-    ...watch(`${rel(runsRel)}/.jobs/*.json`, on.jobs),
+    ...watch(`${rel(runsRel)}/${REGISTRY_FILE}`, on.checkpoints),
+    { dispose: () => registryPoll.dispose() },
+    ...watch(`${rel(runsRel)}/${JOBS_DIR}/*.json`, on.jobs),
     ...watch(`${rel(dataRel)}/{val.jsonl,bm25}`, on.data),
   ];
 }
