@@ -7,6 +7,9 @@ import type { AgentLabConfig } from "../config";
 import { checkTestSplit, loadSplit } from "../data/splits";
 import type { Question, Split } from "../data/question";
 import { UserError } from "../errors";
+import { checkRunName } from "../runs/run-folder";
+import { TEST_SPLIT_FLAG } from "../steps/common-flags";
+import type { Progress } from "../runs/progress";
 import { loadSystemPrompt, runEpisode, type Episode, type Policy } from "../harness";
 import { exactMatch, f1Score, SCORER_VERSION } from "../score";
 import { MANIFEST_FORMAT, sha256File, type RunManifest } from "../runs/manifest";
@@ -22,8 +25,8 @@ import { openSearcher } from "./searcher-for-eval";
  */
 export const HARNESS_VERSION = "harness-1";
 
-/** The flag that must accompany `--split test`. */
-export const TEST_SPLIT_FLAG = "--i-know-this-is-test";
+/** The flag that must accompany `--split test` (declared with the step specs). */
+export { TEST_SPLIT_FLAG };
 
 export interface EvalSplitOptions {
   workspaceDir: string;
@@ -54,6 +57,8 @@ export interface EvalSplitOptions {
   command: string[];
   signal?: AbortSignal;
   log?: (line: string) => void;
+  /** Told of every progress.json update (the pipeline nests it in its own). */
+  onProgress?: (p: Progress) => void;
 }
 
 export interface EvalSplitResult extends EvalResult {
@@ -63,7 +68,7 @@ export interface EvalSplitResult extends EvalResult {
 const inWorkspace = (workspaceDir: string, p: string) => (isAbsolute(p) ? p : join(workspaceDir, p));
 
 export async function evalSplit(o: EvalSplitOptions): Promise<EvalSplitResult> {
-  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(o.name)) throw new UserError(`--name "${o.name}" must be letters, digits, ".", "_" or "-" (it names a folder)`);
+  checkRunName(o.name);
   const dataDir = inWorkspace(o.workspaceDir, o.config.dataDir);
   const runDir = join(inWorkspace(o.workspaceDir, o.config.runsDir), o.name);
 
@@ -118,6 +123,7 @@ async function runWithPolicy(o: EvalSplitOptions, policy: Policy, questions: Que
     signal: o.signal,
     log: o.log,
     cost: { prices, budgetUsd: o.config.budgetUsd },
+    progress: { step: "eval", label: "eval", onUpdate: o.onProgress },
     runQuestion: async (q, signal) => {
       const ep = await runEpisode(policy, searcher, q, {
         temperature: o.temperature,

@@ -5,18 +5,16 @@
  * fingerprint changed. An abort (Ctrl-C / SIGTERM) starts nothing new and marks the run
  * "interrupted"; a crash or `kill -9` loses at most the episodes in flight.
  */
-import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { ModelPrices } from "../config";
-import { UserError } from "../errors";
 import { BudgetExceededError, CostLedger, EpisodeSizeTracker, estimateEpisodeUsd } from "../ledger";
 import type { Question, Split } from "../data/question";
-import { describeDifferences, fingerprintDiff, type RunManifest } from "../runs/manifest";
+import type { RunManifest } from "../runs/manifest";
+import { changedFields, openRunForWriting, type RunLock } from "../runs/run-folder";
+import { ProgressWriter, type Progress } from "../runs/progress";
 import {
   appendEpisode,
-  ensureRunDir,
   episodesPath,
-  MANIFEST_FILE,
   readEpisodes,
   readJsonFile,
   repairTornTail,
@@ -51,6 +49,8 @@ export interface EvalJob {
    * its estimate would take the run's total over `budgetUsd` (0 = no cap). prices null = free.
    */
   cost?: { prices: ModelPrices | null; budgetUsd: number };
+  /** progress.json: which step this is ("eval", "sft-data") and what it counts; also told to the caller. */
+  progress?: { step: string; label: string; onUpdate?: (p: Progress) => void };
 }
 
 export interface EvalResult {
@@ -65,7 +65,15 @@ export interface EvalResult {
 
 export async function runEval(job: EvalJob): Promise<EvalResult> {
   const started = Date.now();
-  const { previousSeconds, done } = openRunDir(job);
+  const { previousSeconds, done, lock } = openRunDir(job);
+  try {
+    return await runOpenedEval(job, started, previousSeconds, done);
+  } finally {
+    lock.release();
+  }
+}
+
+async function runOpenedEval(job: EvalJob, started: number, previousSeconds: number, done: EpisodeRecord[]): Promise<EvalResult> {
   const episodes: EpisodeRecord[] = [...done];
   const doneIds = new Set(done.map((e) => e.id));
   const todo = job.questions.filter((q) => !doneIds.has(q.id));
@@ -92,6 +100,16 @@ export async function runEval(job: EvalJob): Promise<EvalResult> {
   for (const e of done) sizes.add(e);
   let budgetStop: BudgetExceededError | undefined;
 
+  const progress = new ProgressWriter(job.runDir, {
+    step: job.progress?.step ?? "eval",
+    label: job.progress?.label ?? "eval",
+    unit: "episode",
+    planned,
+    done: done.length,
+    usd: done.reduce((s, e) => s + e.usd, 0),
+    onUpdate: job.progress?.onUpdate,
+  });
+  const usdSoFar = () => episodes.reduce((s, e) => s + e.usd, 0);
   writeSummary("running");
   let lastWrite = Date.now();
   let ran = 0;
@@ -124,6 +142,7 @@ export async function runEval(job: EvalJob): Promise<EvalResult> {
         sizes.add(record);
         episodes.push(record);
         ran++;
+        progress.update({ done: episodes.length, usd: usdSoFar() });
         if (episodes.length % every === 0 || episodes.length === planned) {
           const f1 = episodes.reduce((s, e) => s + e.f1, 0) / episodes.length;
           job.log?.(`  ${episodes.length}/${planned}  F1 so far ${f1.toFixed(3)}`);
@@ -136,11 +155,14 @@ export async function runEval(job: EvalJob): Promise<EvalResult> {
       job.signal,
     );
   } catch (e) {
-    writeSummary(job.signal?.aborted ? "interrupted" : "failed");
+    const failed = job.signal?.aborted ? "interrupted" : "failed";
+    writeSummary(failed);
+    progress.finish(failed, { done: episodes.length, usd: usdSoFar() });
     throw e;
   }
   const stopped = (job.signal?.aborted || budgetStop !== undefined) && episodes.length < planned;
   const status: RunStatus = stopped ? "interrupted" : "done";
+  progress.finish(status, { done: episodes.length, usd: usdSoFar() });
   return { summary: writeSummary(status), resumed: done.length, ran, ...(budgetStop && stopped ? { budgetStop } : {}) };
 }
 
@@ -158,26 +180,17 @@ function openEvalLedger(runDir: string, cost: NonNullable<EvalJob["cost"]>, done
   return ledger;
 }
 
-/** Creates the folder for a new run, or checks a resumed one; returns what is already there. */
-function openRunDir(job: EvalJob): { previousSeconds: number; done: EpisodeRecord[] } {
-  const manifestFile = join(job.runDir, MANIFEST_FILE);
-  const exists = existsSync(manifestFile) || existsSync(episodesPath(job.runDir));
-  if (!job.resume) {
-    if (exists) throw new UserError(`${job.runDir} already holds a run: pass --resume to finish it, or choose another --name`);
-    ensureRunDir(job.runDir);
-    writeJsonAtomic(manifestFile, job.manifest);
-    return { previousSeconds: 0, done: [] };
-  }
-  const old = readJsonFile<RunManifest>(manifestFile);
-  if (!old) throw new UserError(`nothing to resume: ${manifestFile} does not exist (run without --resume to start)`);
-  const diffs = fingerprintDiff(old, job.manifest);
-  if (diffs.length > 0) {
-    throw new UserError(
-      `cannot resume ${job.runDir}: its fingerprint differs in ${diffs.length} field(s): ${describeDifferences(diffs)}. ` +
-        `Resume with the flags it was started with (${old.job?.command?.join(" ") ?? "see its manifest.json"}), or start a new run with another --name.`,
-    );
-  }
+/** Opens the run folder (new, or a checked resume) under its writer lock; returns what is already there. */
+function openRunDir(job: EvalJob): { previousSeconds: number; done: EpisodeRecord[]; lock: RunLock } {
+  const lock = openRunForWriting({
+    runDir: job.runDir,
+    resume: job.resume,
+    create: job.manifest,
+    what: job.manifest.job.command.join(" "),
+    changes: (stored) => changedFields(stored, job.manifest, ["job"]),
+  });
+  if (!job.resume) return { previousSeconds: 0, done: [], lock };
   repairTornTail(episodesPath(job.runDir));
   const summary = readJsonFile<RunSummary>(join(job.runDir, SUMMARY_FILE));
-  return { previousSeconds: summary?.seconds ?? 0, done: readEpisodes(job.runDir) };
+  return { previousSeconds: summary?.seconds ?? 0, done: readEpisodes(job.runDir), lock };
 }

@@ -6,6 +6,7 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { Split } from "../data/question";
+import { changedFields } from "./run-folder";
 
 export const MANIFEST_FORMAT = 1;
 
@@ -42,7 +43,7 @@ export interface RunManifest {
 }
 
 /** Fields that describe the job, not the experiment; fingerprintDiff skips them. */
-const NOT_FINGERPRINT = new Set(["job"]);
+const NOT_FINGERPRINT = ["job"];
 
 export function sha256Hex(data: string | Buffer): string {
   return createHash("sha256").update(data).digest("hex");
@@ -61,30 +62,10 @@ export interface FieldDifference {
 
 /** Every fingerprint field whose value differs between two manifests (missing counts as different). */
 export function fingerprintDiff(a: RunManifest, b: RunManifest): FieldDifference[] {
-  const fa = flatten(a as unknown as Record<string, unknown>);
-  const fb = flatten(b as unknown as Record<string, unknown>);
-  const fields = [...new Set([...fa.keys(), ...fb.keys()])].sort();
-  const out: FieldDifference[] = [];
-  for (const field of fields) {
-    if (NOT_FINGERPRINT.has(field.split(".")[0])) continue;
-    const va = fa.get(field);
-    const vb = fb.get(field);
-    if (JSON.stringify(va) !== JSON.stringify(vb)) out.push({ field, a: va, b: vb });
-  }
-  return out;
+  return changedFields(a, b, NOT_FINGERPRINT).map((c) => ({ field: c.field, a: c.was, b: c.now }));
 }
 
 /** One line per difference, for warnings and refusals. */
 export function describeDifferences(diffs: FieldDifference[]): string {
   return diffs.map((d) => `${d.field}: ${JSON.stringify(d.a) ?? "(absent)"} → ${JSON.stringify(d.b) ?? "(absent)"}`).join("; ");
-}
-
-/** Nested objects become dotted paths; arrays and primitives are leaves. */
-function flatten(value: Record<string, unknown>, prefix = "", out = new Map<string, unknown>()): Map<string, unknown> {
-  for (const [key, v] of Object.entries(value)) {
-    const path = prefix ? `${prefix}.${key}` : key;
-    if (v !== null && typeof v === "object" && !Array.isArray(v)) flatten(v as Record<string, unknown>, path, out);
-    else if (v !== undefined) out.set(path, v);
-  }
-  return out;
 }

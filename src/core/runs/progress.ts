@@ -96,7 +96,7 @@ export class ProgressWriter {
       started: at,
       updated: at,
     };
-    this.flush();
+    this.flush(this.startedMs);
   }
 
   get current(): Progress {
@@ -120,7 +120,7 @@ export class ProgressWriter {
     this.update(change, true);
   }
 
-  private flush(nowMs = Date.now()): void {
+  private flush(nowMs: number): void {
     this.lastWrite = nowMs;
     const tmp = `${this.file}.${process.pid}.tmp`;
     writeFileSync(tmp, JSON.stringify(this.state) + "\n");

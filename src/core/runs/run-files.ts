@@ -10,11 +10,12 @@ import { FileFormatError } from "../errors";
 import { jsonErrorLine } from "../config";
 import { appendJsonl, readJsonl } from "../util/jsonl";
 import type { RunManifest } from "./manifest";
+import { RUN_FILES, RUN_MARKERS, writeJsonAtomicFile } from "./run-folder";
 import type { RunSummary } from "./summary";
 
-export const EPISODES_FILE = "episodes.jsonl";
-export const SUMMARY_FILE = "summary.json";
-export const MANIFEST_FILE = "manifest.json";
+export const EPISODES_FILE = RUN_FILES.episodes;
+export const SUMMARY_FILE = RUN_FILES.summary;
+export const MANIFEST_FILE = RUN_FILES.manifest;
 
 /** How an episode ended (the harness's vocabulary). */
 export type EndReason = "answer" | "no_action" | "length" | "budget";
@@ -71,11 +72,7 @@ export function episodesPath(runDir: string): string {
 }
 
 /** Writes JSON through a temporary file and a rename, so readers never see half a file. */
-export function writeJsonAtomic(file: string, value: unknown): void {
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, JSON.stringify(value, null, 2) + "\n");
-  renameSync(tmp, file);
-}
+export const writeJsonAtomic = writeJsonAtomicFile;
 
 /** Reads a JSON file, naming file and line when it is not valid JSON; undefined when absent. */
 export function readJsonFile<T>(file: string): T | undefined {
@@ -120,11 +117,11 @@ export function readRun(runDir: string): RunFiles {
   };
 }
 
-/** Run folders under a runs directory (those with a manifest or episodes), sorted by name. */
+/** Run folders under a runs directory (those holding any run file), sorted by name. */
 export function listRuns(runsDir: string): string[] {
   if (!existsSync(runsDir)) return [];
   return readdirSync(runsDir, { withFileTypes: true })
-    .filter((d) => d.isDirectory() && (existsSync(join(runsDir, d.name, MANIFEST_FILE)) || existsSync(join(runsDir, d.name, EPISODES_FILE))))
+    .filter((d) => d.isDirectory() && RUN_MARKERS.some((f) => existsSync(join(runsDir, d.name, f))))
     .map((d) => d.name)
     .sort();
 }

@@ -21,10 +21,12 @@ import { loadSystemPrompt, runEpisode, type Episode, type Policy } from "../harn
 import { BudgetExceededError, CostLedger, EpisodeSizeTracker, estimateEpisodesUsd, TYPICAL_EPISODE } from "../ledger";
 import { readJsonFile, writeJsonAtomic } from "../runs/run-files";
 import { sha256File } from "../runs/manifest";
+import { ProgressWriter, type Progress } from "../runs/progress";
+import { changedFields, checkRunName, openRunForWriting, type RunLock } from "../runs/run-folder";
 import { SCORER_VERSION } from "../score";
 import type { Searcher } from "../search/searcher";
 import { HeldOutQuestions } from "./held-out";
-import { fingerprintChanges, SFT_MANIFEST_FORMAT, type FileHash, type SftDataManifest } from "./lineage";
+import { SFT_MANIFEST_FORMAT, type FileHash, type SftDataManifest } from "./lineage";
 import { chooseAttempt, describeRule, solved, type AcceptanceRule } from "./select";
 import {
   appendAttempt,
@@ -72,6 +74,8 @@ export interface SftDataOptions {
   command: string[];
   signal?: AbortSignal;
   log?: (line: string) => void;
+  /** Told of every progress.json update (the pipeline nests it in its own). */
+  onProgress?: (p: Progress) => void;
 }
 
 export interface SftDataResult {
@@ -90,7 +94,7 @@ export interface SftDataResult {
 const inWorkspace = (workspaceDir: string, p: string) => (isAbsolute(p) ? p : join(workspaceDir, p));
 
 export async function collectSftData(o: SftDataOptions): Promise<SftDataResult> {
-  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(o.name)) throw new UserError(`--name "${o.name}" must be letters, digits, ".", "_" or "-" (it names a folder)`);
+  checkRunName(o.name);
   if (!Number.isInteger(o.tries) || o.tries < 1) throw new UserError(`--tries must be an integer ≥ 1, got ${o.tries}`);
   if (!(o.minF1 >= 0 && o.minF1 <= 1)) throw new UserError(`--min-f1 must be between 0 and 1, got ${o.minF1}`);
   const dataDir = inWorkspace(o.workspaceDir, o.config.dataDir);
@@ -146,148 +150,150 @@ async function collectWithPolicy(
     data: { train: hash("train")!, ...(hash("val") ? { val: hash("val") } : {}), ...(hash("test") ? { test: hash("test") } : {}) },
   };
 
-  const previous = openRunDir(runDir, o.resume, fingerprint);
-  // An empty sft.jsonl from the start: a run that keeps nothing still has a file (and a hash) to point to.
-  mkdirSync(runDir, { recursive: true });
-  if (!existsSync(sftPath(runDir))) writeFileSync(sftPath(runDir), "");
-  const created = previous?.job.created ?? new Date().toISOString();
-  const attempts: AttemptRecord[] = previous ? readAttempts(runDir) : [];
-  const kept: SftRow[] = previous ? readSftRows(sftPath(runDir)) : [];
-  // A question is decided once its attempts line is written; a kept row whose attempts line was
-  // lost to a crash also counts, so the resumed job does not append it twice.
-  const attemptIds = new Set(attempts.map((a) => a.id));
-  for (const row of kept) {
-    if (attemptIds.has(row.id)) continue;
-    // Killed between the two appends: the tries themselves are lost, the kept trace is not.
-    const recovered: AttemptRecord = { id: row.id, tries: [], solved: true, kept: true, usd: 0 };
-    appendAttempt(runDir, recovered);
-    attempts.push(recovered);
-  }
-  const decided = new Set(attempts.map((a) => a.id));
-  const todo = questions.filter((q) => !decided.has(q.id));
-  const resumed = decided.size;
-
-  const ledger = CostLedger.open(runDir, { prices, budgetUsd: o.config.budgetUsd });
-  const sizes = new EpisodeSizeTracker();
-  const planned = resumed + todo.length;
-
-  const estimate = estimateEpisodesUsd(prices, todo.length * o.tries);
-  o.log?.(
-    prices
-      ? `estimate ≈ $${estimate.toFixed(2)} for ${todo.length} questions × ${o.tries} tries (~${TYPICAL_EPISODE.prefill.toLocaleString("en-US")} prefill + ~${TYPICAL_EPISODE.generated} generated tokens per episode, an upper bound)` +
-          (ledger.hasCap ? `; budget cap $${ledger.budgetUsd.toFixed(2)}, $${ledger.totalUsd.toFixed(2)} already spent in this run` : "")
-      : `estimate $0: ${info.kind} runs on this machine (tokens are still recorded in the ledger)`,
-  );
-  if (resumed > 0) o.log?.(`resuming: ${resumed} questions already decided, ${todo.length} to go`);
-
-  const writeManifest = (status: SftDataManifest["status"]) => {
-    const manifest = buildManifest(o, fingerprint, attempts, kept, ledger.totalUsd, runDir, excluded, created, status);
-    writeJsonAtomic(join(runDir, SFT_MANIFEST_FILE), manifest);
-    return manifest;
-  };
-  writeManifest("running");
-
-  const every = planned >= 1000 ? 100 : Math.max(1, Math.ceil(planned / 10));
-  let ran = 0;
-  let budgetStop: BudgetExceededError | undefined;
-  // The recipe keeps ~64 episodes in flight; here `concurrency` episodes, all tries of a question together.
-  const questionsInFlight = Math.max(1, Math.floor(o.config.concurrency / o.tries));
+  const { previous, lock } = openRunDir(runDir, o, fingerprint);
   try {
-    await runPool(
-      todo,
-      questionsInFlight,
-      async (q, signal) => {
-        if (budgetStop) return;
-        let reservation;
-        try {
-          reservation = ledger.reserve(estimateEpisodesUsd(prices, o.tries, sizes.mean), `the next question (${o.tries} tries)`);
-        } catch (e) {
-          if (!(e instanceof BudgetExceededError)) throw e;
-          budgetStop = e;
-          o.log?.(`  stopping: ${e.message}`);
-          return;
-        }
-        let episodes: Episode[];
-        try {
-          episodes = await Promise.all(
-            Array.from({ length: o.tries }, () =>
-              runEpisode(policy, searcher, q, {
-                temperature: o.temperature,
-                topK: o.config.topK,
-                maxSearches: o.config.maxSearches,
-                maxTokens: o.config.maxTokens,
-                systemPrompt: prompt.text,
-                signal,
-              }),
-            ),
-          );
-        } catch (e) {
-          reservation.release();
-          throw e;
-        }
-        const usd = episodes.reduce((s, e) => s + episodeUsd(prices, e.prefill, e.generated), 0);
-        ledger.record({
-          kind: "sample",
-          prefill: episodes.reduce((s, e) => s + e.prefill, 0),
-          sampled: episodes.reduce((s, e) => s + e.generated, 0),
-          usd,
-          label: `sft-data ${q.id} (${o.tries} tries)`,
-          reservation,
-        });
-        for (const e of episodes) sizes.add(e);
-        const best = chooseAttempt(episodes, rule);
-        // The kept row first, then the attempts line that marks the question decided.
-        if (best) {
-          const row = toRow(best, source);
-          appendSftRow(runDir, row);
-          kept.push(row);
-        }
-        const record: AttemptRecord = {
-          id: q.id,
-          tries: episodes.map((e) => ({ length: e.tokens.length, reward: e.reward, searches: e.searches.length, end: e.end })),
-          solved: solved(episodes, rule),
-          kept: best !== undefined,
-          ...(best ? { kept_try: episodes.indexOf(best) } : {}),
-          usd,
-        };
-        appendAttempt(runDir, record);
-        attempts.push(record);
-        ran++;
-        if (attempts.length % every === 0 || attempts.length === planned) {
-          o.log?.(`  ${attempts.length}/${planned}  kept ${kept.length}  $${ledger.totalUsd.toFixed(2)}`);
-        }
-      },
-      o.signal,
+    // An empty sft.jsonl from the start: a run that keeps nothing still has a file (and a hash) to point to.
+    mkdirSync(runDir, { recursive: true });
+    if (!existsSync(sftPath(runDir))) writeFileSync(sftPath(runDir), "");
+    const created = previous?.job.created ?? new Date().toISOString();
+    const attempts: AttemptRecord[] = previous ? readAttempts(runDir) : [];
+    const kept: SftRow[] = previous ? readSftRows(sftPath(runDir)) : [];
+    // A question is decided once its attempts line is written; a kept row whose attempts line was
+    // lost to a crash also counts, so the resumed job does not append it twice.
+    const attemptIds = new Set(attempts.map((a) => a.id));
+    for (const row of kept) {
+      if (attemptIds.has(row.id)) continue;
+      // Killed between the two appends: the tries themselves are lost, the kept trace is not.
+      const recovered: AttemptRecord = { id: row.id, tries: [], solved: true, kept: true, usd: 0 };
+      appendAttempt(runDir, recovered);
+      attempts.push(recovered);
+    }
+    const decided = new Set(attempts.map((a) => a.id));
+    const todo = questions.filter((q) => !decided.has(q.id));
+    const resumed = decided.size;
+
+    const ledger = CostLedger.open(runDir, { prices, budgetUsd: o.config.budgetUsd });
+    const sizes = new EpisodeSizeTracker();
+    const planned = resumed + todo.length;
+
+    const estimate = estimateEpisodesUsd(prices, todo.length * o.tries);
+    o.log?.(
+      prices
+        ? `estimate ≈ $${estimate.toFixed(2)} for ${todo.length} questions × ${o.tries} tries (~${TYPICAL_EPISODE.prefill.toLocaleString("en-US")} prefill + ~${TYPICAL_EPISODE.generated} generated tokens per episode, an upper bound)` +
+            (ledger.hasCap ? `; budget cap $${ledger.budgetUsd.toFixed(2)}, $${ledger.totalUsd.toFixed(2)} already spent in this run` : "")
+        : `estimate $0: ${info.kind} runs on this machine (tokens are still recorded in the ledger)`,
     );
-  } catch (e) {
-    writeManifest(o.signal?.aborted ? "interrupted" : "failed");
-    throw e;
+    if (resumed > 0) o.log?.(`resuming: ${resumed} questions already decided, ${todo.length} to go`);
+
+    const writeManifest = (status: SftDataManifest["status"]) => {
+      const manifest = buildManifest(o, fingerprint, attempts, kept, ledger.totalUsd, runDir, excluded, created, status);
+      writeJsonAtomic(join(runDir, SFT_MANIFEST_FILE), manifest);
+      return manifest;
+    };
+    writeManifest("running");
+    const progress = new ProgressWriter(runDir, { step: "sft-data", label: "SFT data", unit: "question", planned, done: resumed, usd: ledger.totalUsd, onUpdate: o.onProgress });
+
+    const every = planned >= 1000 ? 100 : Math.max(1, Math.ceil(planned / 10));
+    let ran = 0;
+    let budgetStop: BudgetExceededError | undefined;
+    // The recipe keeps ~64 episodes in flight; here `concurrency` episodes, all tries of a question together.
+    const questionsInFlight = Math.max(1, Math.floor(o.config.concurrency / o.tries));
+    try {
+      await runPool(
+        todo,
+        questionsInFlight,
+        async (q, signal) => {
+          if (budgetStop) return;
+          let reservation;
+          try {
+            reservation = ledger.reserve(estimateEpisodesUsd(prices, o.tries, sizes.mean), `the next question (${o.tries} tries)`);
+          } catch (e) {
+            if (!(e instanceof BudgetExceededError)) throw e;
+            budgetStop = e;
+            o.log?.(`  stopping: ${e.message}`);
+            return;
+          }
+          let episodes: Episode[];
+          try {
+            episodes = await Promise.all(
+              Array.from({ length: o.tries }, () =>
+                runEpisode(policy, searcher, q, {
+                  temperature: o.temperature,
+                  topK: o.config.topK,
+                  maxSearches: o.config.maxSearches,
+                  maxTokens: o.config.maxTokens,
+                  systemPrompt: prompt.text,
+                  signal,
+                }),
+              ),
+            );
+          } catch (e) {
+            reservation.release();
+            throw e;
+          }
+          const usd = episodes.reduce((s, e) => s + episodeUsd(prices, e.prefill, e.generated), 0);
+          ledger.record({
+            kind: "sample",
+            prefill: episodes.reduce((s, e) => s + e.prefill, 0),
+            sampled: episodes.reduce((s, e) => s + e.generated, 0),
+            usd,
+            label: `sft-data ${q.id} (${o.tries} tries)`,
+            reservation,
+          });
+          for (const e of episodes) sizes.add(e);
+          const best = chooseAttempt(episodes, rule);
+          // The kept row first, then the attempts line that marks the question decided.
+          if (best) {
+            const row = toRow(best, source);
+            appendSftRow(runDir, row);
+            kept.push(row);
+          }
+          const record: AttemptRecord = {
+            id: q.id,
+            tries: episodes.map((e) => ({ length: e.tokens.length, reward: e.reward, searches: e.searches.length, end: e.end })),
+            solved: solved(episodes, rule),
+            kept: best !== undefined,
+            ...(best ? { kept_try: episodes.indexOf(best) } : {}),
+            usd,
+          };
+          appendAttempt(runDir, record);
+          attempts.push(record);
+          ran++;
+          progress.update({ done: attempts.length, usd: ledger.totalUsd });
+          if (attempts.length % every === 0 || attempts.length === planned) {
+            o.log?.(`  ${attempts.length}/${planned}  kept ${kept.length}  $${ledger.totalUsd.toFixed(2)}`);
+          }
+        },
+        o.signal,
+      );
+    } catch (e) {
+      const failed = o.signal?.aborted ? "interrupted" : "failed";
+      writeManifest(failed);
+      progress.finish(failed, { done: attempts.length, usd: ledger.totalUsd });
+      throw e;
+    }
+    const stopped = (o.signal?.aborted || budgetStop !== undefined) && attempts.length < planned;
+    progress.finish(stopped ? "interrupted" : "done", { done: attempts.length, usd: ledger.totalUsd });
+    const manifest = writeManifest(stopped ? "interrupted" : "done");
+    return { runDir, manifest, resumed, ran, ...(stopped && budgetStop ? { budgetStop } : {}), finalLine: sftFinalLine(manifest) };
+  } finally {
+    lock.release();
   }
-  const stopped = (o.signal?.aborted || budgetStop !== undefined) && attempts.length < planned;
-  const manifest = writeManifest(stopped ? "interrupted" : "done");
-  return { runDir, manifest, resumed, ran, ...(stopped && budgetStop ? { budgetStop } : {}), finalLine: sftFinalLine(manifest) };
 }
 
-/** Checks a resumed run's fingerprint, or creates the folder of a new one; returns the old manifest. */
-function openRunDir(runDir: string, resume: boolean, fingerprint: SftDataManifest["fingerprint"]): SftDataManifest | undefined {
-  const manifestFile = join(runDir, SFT_MANIFEST_FILE);
-  const exists = existsSync(manifestFile) || existsSync(sftPath(runDir)) || existsSync(attemptsPath(runDir));
-  if (!resume) {
-    if (exists) throw new UserError(`${runDir} already holds SFT data: pass --resume to continue it, or choose another --name`);
-    return undefined;
-  }
-  const old = readJsonFile<SftDataManifest>(manifestFile);
-  if (!old) throw new UserError(`nothing to resume: ${manifestFile} does not exist (run without --resume to start)`);
-  if (old.format !== SFT_MANIFEST_FORMAT) throw new UserError(`${manifestFile} is not an sft-data manifest (format ${JSON.stringify(old.format)})`);
-  const changes = fingerprintChanges(old.fingerprint, fingerprint);
-  if (changes.length > 0) {
-    throw new UserError(
-      `cannot resume ${runDir}: ${changes.length} setting(s) differ from the run's: ${changes.join("; ")}. ` +
-        `Resume with the flags it was started with (${old.job.command.join(" ")}), or start a new run with another --name.`,
-    );
-  }
-  repairSftFiles(runDir);
-  return old;
+/** Opens the run folder under its writer lock: new, or a resume whose fingerprint still matches. */
+function openRunDir(runDir: string, o: SftDataOptions, fingerprint: SftDataManifest["fingerprint"]): { previous: SftDataManifest | undefined; lock: RunLock } {
+  const { stored, release } = openRunForWriting<SftDataManifest>({
+    runDir,
+    resume: o.resume,
+    what: ["agent-lab", "sft-data", "--name", o.name].join(" "),
+    changes: (old) => {
+      if (old.format !== SFT_MANIFEST_FORMAT) throw new UserError(`${join(runDir, SFT_MANIFEST_FILE)} is not an sft-data manifest (format ${JSON.stringify(old.format)})`);
+      return changedFields(old.fingerprint, fingerprint);
+    },
+  });
+  if (stored) repairSftFiles(runDir);
+  return { previous: stored, lock: { release } };
 }
 
 function toRow(ep: Episode, source: TraceSource): SftRow {

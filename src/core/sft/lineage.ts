@@ -50,19 +50,3 @@ export interface SftDataManifest {
   job: { command: string[]; created: string; updated: string; offset: number; questions: number };
 }
 
-/** Fingerprint fields that differ between two manifests, as "path: old → new". */
-export function fingerprintChanges(a: SftDataManifest["fingerprint"], b: SftDataManifest["fingerprint"], path = ""): string[] {
-  const out: string[] = [];
-  const keys = new Set([...Object.keys(a ?? {}), ...Object.keys(b ?? {})]);
-  for (const k of keys) {
-    const x = (a as unknown as Record<string, unknown>)?.[k];
-    const y = (b as unknown as Record<string, unknown>)?.[k];
-    const where = path ? `${path}.${k}` : k;
-    if (x && y && typeof x === "object" && typeof y === "object" && !Array.isArray(x)) {
-      out.push(...fingerprintChanges(x as SftDataManifest["fingerprint"], y as SftDataManifest["fingerprint"], where));
-    } else if (JSON.stringify(x) !== JSON.stringify(y)) {
-      out.push(`${where}: ${JSON.stringify(x)} → ${JSON.stringify(y)}`);
-    }
-  }
-  return out;
-}

@@ -34,29 +34,18 @@ import { runPool } from "../eval/pool";
 import { openSearcher } from "../eval/searcher-for-eval";
 import { loadSystemPrompt, runEpisode, type Episode } from "../harness";
 import type { Policy } from "../harness/policy";
-import { BudgetExceededError, CostLedger, EpisodeSizeTracker, estimateRlStepUsd, TYPICAL_EPISODE_SEQUENCE } from "../ledger";
-import { registerOnce, registryPath, resolveCheckpointPath, type CheckpointEntry } from "../checkpoints/registry";
+import { BudgetExceededError, EpisodeSizeTracker, estimateRlStepUsd, TYPICAL_EPISODE_SEQUENCE } from "../ledger";
+import { resolveCheckpointPath } from "../checkpoints/registry";
 import type { Searcher } from "../search/searcher";
 import { MISSING_LOGPROBS_MESSAGE, TinkerPolicy, type SamplingClient, type TrainingClient } from "../tinker";
 import type { Datum } from "../tinker/wire";
 import { modelInputLength, rlDatumFromEpisode } from "../tinker/wire/builders";
+import type { Progress, ProgressStatus } from "../runs/progress";
+import { checkRunName, runFile } from "../runs/run-folder";
 import { openTrainTarget, type TrainBackendOptions } from "./backend";
 import { COOKBOOK_ADAM } from "./sft";
-import {
-  appendRow,
-  checkRunName,
-  keepStepsUpTo,
-  METRICS_FILE,
-  readRows,
-  readRunCheckpoints,
-  refuseExistingRun,
-  RUN_CHECKPOINTS_FILE,
-  writeOrCheckManifest,
-  type RunCheckpoint,
-} from "./run-log";
-
-export const GROUPS_FILE = "groups.jsonl";
-export const GRPO_EPISODES_FILE = "episodes.jsonl";
+import { appendRow, readRows, type RunCheckpoint } from "./run-log";
+import { TrainingRun } from "./training-run";
 
 /** Rewards closer than this count as equal (the recipe's 1e-6). */
 export const CONSTANT_GROUP_EPS = 1e-6;
@@ -87,6 +76,8 @@ export interface TrainGrpoOptions extends TrainBackendOptions {
   command: string[];
   signal?: AbortSignal;
   log?: (line: string) => void;
+  /** Told of every progress.json update (the pipeline nests it in its own). */
+  onProgress?: (p: Progress) => void;
   /** Tests and the offline pipeline: the train questions, searcher, tokenizer or policy to use instead of the defaults. */
   trainQuestions?: readonly Question[];
   searcher?: Searcher | null;
@@ -195,22 +186,18 @@ export async function trainGrpo(o: TrainGrpoOptions): Promise<TrainGrpoResult> {
   if (!Number.isSafeInteger(runSeed)) throw new UserError(`--seed must be an integer, got ${o.seed}`);
   const runsDir = inWorkspace(o.workspaceDir, o.config.runsDir);
   const runDir = join(runsDir, o.name);
-  const runLabel = join(o.config.runsDir, o.name);
   const dataDir = inWorkspace(o.workspaceDir, o.config.dataDir);
 
   const target = openTrainTarget(o.config, o); // refuses an unpriced model before anything is sent
+  let run: TrainingRun<GrpoManifest> | undefined;
+  let status: ProgressStatus = "failed";
   try {
     const items = o.trainQuestions ?? loadSplit(dataDir, "train");
     if (o.offset >= items.length) throw new UserError(`--offset ${o.offset} is past the ${items.length} train questions`);
     const prompt = loadSystemPrompt(o.promptFile || o.config.systemPromptFile || undefined, { workspaceDir: o.workspaceDir, closedBook: false });
     const searcher = o.searcher !== undefined ? o.searcher : await openSearcher(o.indexDir ? inWorkspace(o.workspaceDir, o.indexDir) : join(dataDir, "bm25"));
     const tokenizer = o.tokenizer ?? (target.backend === "local" ? await offlineTokenizer("qwen3") : await loadTokenizer(target.baseModel));
-
-    const saved = o.resume ? readRunCheckpoints(runDir) : [];
-    if (!o.resume) refuseExistingRun(runDir);
-    const last = saved.at(-1);
     const initState = o.initState ? resolveCheckpointPath(runsDir, o.initState, "state") : undefined;
-    const parent0 = o.initState ?? null;
     const manifest = {
       kind: "grpo" as const,
       base_model: target.baseModel,
@@ -229,7 +216,7 @@ export async function trainGrpo(o: TrainGrpoOptions): Promise<TrainGrpoResult> {
       offset: o.offset,
       save_every: o.saveEvery,
       steps: o.steps,
-      parent: parent0,
+      parent: o.initState ?? null,
       init_state: initState ?? null,
       harness_version: HARNESS_VERSION,
       system_prompt: { file: basename(prompt.file), sha256: prompt.sha256 },
@@ -240,192 +227,208 @@ export async function trainGrpo(o: TrainGrpoOptions): Promise<TrainGrpoResult> {
       command: o.command,
       created: new Date().toISOString(),
     };
-    writeOrCheckManifest(runDir, manifest, Boolean(o.resume), [
-      "kind", "base_model", "backend", "lora_rank", "lr", "normalize_advantages", "questions_per_step", "group", "temperature", "seed", "offset", "init_state", "harness_version", "system_prompt", "search", "sampling",
-    ]);
-    const ledger = CostLedger.open(runDir, { prices: target.prices, budgetUsd: o.config.budgetUsd });
-    const spentBefore = ledger.totalUsd;
-    const registry = registryPath(runsDir);
-    const metricsFile = join(runDir, METRICS_FILE);
-    const groupsFile = join(runDir, GROUPS_FILE);
-    const episodesFile = join(runDir, GRPO_EPISODES_FILE);
-
-    const entryFor = (c: RunCheckpoint, parent: string | null): CheckpointEntry => ({
-      name: c.name,
-      sampler_path: c.sampler_path,
-      state_path: c.state_path,
-      base_model: target.baseModel,
-      parent,
-      data_hash: `train[${o.offset}:${o.offset + c.batch * o.questions}]`,
-      step: c.batch,
-      run: runLabel,
-      kind: "grpo",
-      created: new Date().toISOString(),
+    run = TrainingRun.open<GrpoManifest>({
+      workspaceDir: o.workspaceDir,
+      config: o.config,
+      name: o.name,
+      target,
+      resume: Boolean(o.resume),
+      initState: o.initState,
+      manifest,
+      mustMatch: ["kind", "base_model", "backend", "lora_rank", "lr", "normalize_advantages", "questions_per_step", "group", "temperature", "seed", "offset", "init_state", "harness_version", "system_prompt", "search", "sampling"],
+      stepFiles: [runFile(runDir, "metrics"), runFile(runDir, "groups"), runFile(runDir, "episodes")],
+      dataHash: (c) => `train[${o.offset}:${o.offset + c.batch * o.questions}]`,
+      progress: { label: "GRPO", planned: o.steps, onUpdate: o.onProgress },
+      signal: o.signal,
+      log,
     });
-    saved.forEach((c, i) => registerOnce(registry, entryFor(c, i === 0 ? parent0 : saved[i - 1].name)));
-
-    // Drop what the steps after the last saved state wrote: they are redone from that state.
-    const lastSaved = last?.batch ?? 0;
-    if (o.resume) {
-      const dropped = [metricsFile, groupsFile, episodesFile].map((f) => keepStepsUpTo(f, lastSaved));
-      if (dropped[0] || dropped[2]) log(`(dropped ${dropped[0]} step lines and ${dropped[2]} episodes after step ${lastSaved}; those steps are redone on the same questions)`);
-    }
-    if (lastSaved >= o.steps) {
-      log(`${runDir} is already at step ${lastSaved} of ${o.steps}; nothing to do`);
-      return { runDir, status: "done", step: lastSaved, checkpoints: saved, spentUsd: 0 };
-    }
-
-    let tc: TrainingClient;
-    if (last) {
-      log(`resuming ${o.name} from ${last.name} (step ${last.batch}): ${last.state_path}`);
-      tc = await target.service.createTrainingClientFromState(last.state_path, { withOptimizer: true, signal: o.signal });
-    } else if (initState) {
-      log(`starting from ${initState}`);
-      tc = await target.service.createTrainingClientFromState(initState, { withOptimizer: false, signal: o.signal });
-    } else {
-      tc = await target.service.createLoraTrainingClient({ baseModel: target.baseModel, rank: o.config.loraRank, signal: o.signal });
-    }
-
-    const checkpoints = [...saved];
-    let episodeLine = readRows(episodesFile).length;
-    const sizes = new EpisodeSizeTracker();
-    let meanSequence = TYPICAL_EPISODE_SEQUENCE;
-    let step = lastSaved;
-
-    const save = async (): Promise<void> => {
-      const name = `${o.name}-s${step}`;
-      const samplerF = tc.saveWeightsForSampler(name);
-      const stateF = tc.saveState(`${name}-state`);
-      const [sampler, state] = await Promise.all([samplerF.result(), stateF.result()]);
-      const c: RunCheckpoint = { name, batch: step, state_path: state.path, sampler_path: sampler.path, ...(step === o.steps ? { final: true } : {}) };
-      appendRow(join(runDir, RUN_CHECKPOINTS_FILE), c);
-      registerOnce(registry, entryFor(c, checkpoints.at(-1)?.name ?? parent0));
-      checkpoints.push(c);
-      log(`saved ${name}\n  sampler: ${sampler.path}\n  state:   ${state.path}`);
-    };
-    /** Stop between steps without losing the steps done since the last save. */
-    const stop = async (status: TrainGrpoResult["status"], message: string): Promise<TrainGrpoResult> => {
-      log(message);
-      if (step > (checkpoints.at(-1)?.batch ?? 0)) await save();
-      return { runDir, status, step, checkpoints, spentUsd: ledger.totalUsd - spentBefore, message };
-    };
-
-    while (step < o.steps) {
-      const s = step + 1;
-      if (o.signal?.aborted) return await stop("interrupted", `stopped before step ${s}; continue with --resume`);
-      const from = o.offset + (s - 1) * o.questions;
-      const batchQs = items.slice(from, from + o.questions);
-      if (batchQs.length === 0) return await stop("out_of_questions", `no train questions left for step ${s} (index ${from} of ${items.length})`);
-      try {
-        ledger.ensureCanSpend(estimateRlStepUsd(target.prices, batchQs.length * o.group, sizes.mean, meanSequence), `step ${s}`);
-      } catch (e) {
-        if (e instanceof BudgetExceededError) return await stop("budget", e.message);
-        throw e;
-      }
-
-      // A fresh sampler from the weights as they are now: never a stale one.
-      const sampler = await tc.saveWeightsAndGetSamplingClient().result();
-      const policy = o.policyFor?.(sampler, tokenizer, s) ??
-        new TinkerPolicy({ sampler, tokenizer, model: target.baseModel, requireLogprobs: true, kind: target.backend === "local" ? "local-backend" : "tinker" });
-
-      const groups: Episode[][] = batchQs.map(() => new Array<Episode>(o.group));
-      const jobs = batchQs.flatMap((q, g) => Array.from({ length: o.group }, (_, k) => ({ q, g, k })));
-      try {
-        await runPool(jobs, o.config.concurrency, async ({ q, g, k }, signal) => {
-          const draws = seededPolicy(policy, (turn) => episodeSeed(runSeed, s, q.id, k, turn));
-          groups[g][k] = await runEpisode(draws, searcher, q, {
-            temperature: o.temperature,
-            topK: o.config.topK,
-            maxSearches: o.config.maxSearches,
-            maxTokens: o.config.maxTokens,
-            systemPrompt: prompt.text,
-            signal,
-          });
-        }, o.signal);
-      } catch (e) {
-        // The sampler's own refusal (TinkerPolicy with requireLogprobs) is a setup problem, not a crash.
-        if (e instanceof Error && e.message === MISSING_LOGPROBS_MESSAGE) throw new UserError(MISSING_LOGPROBS_MESSAGE);
-        throw e;
-      }
-      if (o.signal?.aborted) return await stop("interrupted", `stopped during step ${s} (its episodes are not kept); continue with --resume`);
-      const episodes = groups.flat();
-      if (episodes.some((e) => !e.hasLogprobs)) throw new UserError(MISSING_LOGPROBS_MESSAGE);
-
-      const data: Datum[] = [];
-      const groupRows: GroupRecord[] = [];
-      let skipped = 0;
-      groups.forEach((group, g) => {
-        const rewards = group.map((e) => e.reward);
-        const adv = groupAdvantages(rewards, Boolean(o.normalizeAdvantages));
-        if (!adv) skipped++;
-        else group.forEach((e, k) => data.push(rlDatumFromEpisode(e, adv[k])));
-        groupRows.push({
-          step: s, group: g, question_id: batchQs[g].id, rewards, mean: mean(rewards), advantages: adv, skipped: !adv,
-          episodes: group.map((_, k) => episodeLine + g * o.group + k),
-        });
-      });
-
-      const trainedTokens = data.reduce((n, d) => n + modelInputLength(d.model_input), 0);
-      if (data.length > 0) {
-        const fwd = tc.forwardBackward(data, "importance_sampling");
-        const opt = tc.optimStep({ learning_rate: o.lr, ...COOKBOOK_ADAM });
-        await fwd.result();
-        await opt.result();
-      } else {
-        log(`step ${s}: all ${groups.length} groups had equal rewards; no optimizer step`);
-      }
-      step = s;
-
-      const prefill = episodes.reduce((n, e) => n + e.prefill, 0);
-      const generated = episodes.reduce((n, e) => n + e.generated, 0);
-      ledger.record({ kind: "sample", prefill, sampled: generated, label: `step ${s}` });
-      if (trainedTokens > 0) ledger.record({ kind: "train", trained: trainedTokens, label: `step ${s}` });
-      for (const e of episodes) sizes.add(e);
-      if (data.length) meanSequence = trainedTokens / data.length;
-
-      groups.forEach((group, g) =>
-        group.forEach((e, k) =>
-          appendRow(episodesFile, {
-            ...toRecord(e, episodeUsd(target.prices, e.prefill, e.generated)),
-            id: `${e.id}/s${s}/${k}`,
-            question_id: e.id,
-            step: s,
-            group: g,
-            sample: k,
-          }),
-        ),
-      );
-      episodeLine += episodes.length;
-      for (const row of groupRows) appendRow(groupsFile, row);
-      const n = episodes.length;
-      const row: GrpoMetrics = {
-        step: s,
-        reward: mean(episodes.map((e) => e.reward)),
-        skipped_groups: skipped / groups.length,
-        searches: mean(episodes.map((e) => e.searches.length)),
-        answered: episodes.filter((e) => e.end === "answer").length / n,
-        budget_hit: episodes.filter((e) => e.end === "budget" || e.end === "length").length / n,
-        tokens: mean(episodes.map((e) => e.tokens.length)),
-        usd: ledger.totalUsd,
-        skipped_count: skipped,
-        groups: groups.length,
-        episodes: n,
-        datums: data.length,
-        trained_tokens: trainedTokens,
-        optim_step: data.length > 0,
-        lr: o.lr,
-        sampler: sampler.samplingSessionId,
-        questions: [from, from + batchQs.length],
-      };
-      appendRow(metricsFile, row);
-      log(
-        `step ${s}  reward ${row.reward.toFixed(3)}  skipped_groups ${row.skipped_groups.toFixed(3)}  searches ${row.searches.toFixed(3)}  ` +
-          `answered ${row.answered.toFixed(3)}  budget_hit ${row.budget_hit.toFixed(3)}  tokens ${row.tokens.toFixed(3)}  usd ${row.usd.toFixed(2)}`,
-      );
-      if (s % o.saveEvery === 0 || s === o.steps) await save();
-    }
-    return { runDir, status: "done", step, checkpoints, spentUsd: ledger.totalUsd - spentBefore };
+    const result = await grpoLoop({ o, run, items, searcher, tokenizer, systemPrompt: prompt.text, runSeed, log });
+    status = result.status === "done" ? "done" : result.status === "interrupted" ? "interrupted" : "failed";
+    return result;
   } finally {
-    target.service.close();
+    if (run) run.close(status);
+    else target.service.close();
   }
 }
+
+type GrpoManifest = { kind: "grpo" } & Record<string, unknown>;
+
+interface GrpoLoop {
+  o: TrainGrpoOptions;
+  run: TrainingRun<GrpoManifest>;
+  items: readonly Question[];
+  searcher: Searcher | null;
+  tokenizer: ChatTokenizer;
+  systemPrompt: string;
+  runSeed: number;
+  log: (line: string) => void;
+}
+
+/** The loop: sample the step's groups, build the RL data, train, log; save every `saveEvery` steps. */
+async function grpoLoop(l: GrpoLoop): Promise<TrainGrpoResult> {
+  const { o, run, log } = l;
+  const { runDir, ledger } = run;
+  if (run.lastStep >= o.steps) {
+    log(`${runDir} is already at step ${run.lastStep} of ${o.steps}; nothing to do`);
+    return { runDir, status: "done", step: run.lastStep, checkpoints: run.checkpoints, spentUsd: 0 };
+  }
+  const tc = await run.createClient();
+  let episodeLine = readRows(runFile(runDir, "episodes")).length;
+  const sizes = new EpisodeSizeTracker();
+  let meanSequence = TYPICAL_EPISODE_SEQUENCE;
+  let step = run.lastStep;
+
+  const save = () => run.save(tc, `${o.name}-s${step}`, step, { final: step === o.steps });
+  /** Stop between steps without losing the steps done since the last save. */
+  const stop = async (status: TrainGrpoResult["status"], message: string): Promise<TrainGrpoResult> => {
+    log(message);
+    if (step > run.lastStep) await save();
+    return { runDir, status, step, checkpoints: run.checkpoints, spentUsd: run.spentUsd, message };
+  };
+
+  while (step < o.steps) {
+    const s = step + 1;
+    if (o.signal?.aborted) return await stop("interrupted", `stopped before step ${s}; continue with --resume`);
+    const from = o.offset + (s - 1) * o.questions;
+    const batchQs = l.items.slice(from, from + o.questions);
+    if (batchQs.length === 0) return await stop("out_of_questions", `no train questions left for step ${s} (index ${from} of ${l.items.length})`);
+    try {
+      ledger.ensureCanSpend(estimateRlStepUsd(run.target.prices, batchQs.length * o.group, sizes.mean, meanSequence), `step ${s}`);
+    } catch (e) {
+      if (e instanceof BudgetExceededError) return await stop("budget", e.message);
+      throw e;
+    }
+
+    const groups = await sampleGroups(l, tc, s, batchQs);
+    if (o.signal?.aborted) return await stop("interrupted", `stopped during step ${s} (its episodes are not kept); continue with --resume`);
+    const episodes = groups.flat();
+    const { data, groupRows, skipped } = buildRlData(groups, batchQs, s, episodeLine, o);
+    const trainedTokens = await trainOnBatch(tc, data, o.lr);
+    if (data.length === 0) log(`step ${s}: all ${groups.length} groups had equal rewards; no optimizer step`);
+    step = s;
+
+    ledger.record({ kind: "sample", prefill: sum(episodes, (e) => e.prefill), sampled: sum(episodes, (e) => e.generated), label: `step ${s}` });
+    if (trainedTokens > 0) ledger.record({ kind: "train", trained: trainedTokens, label: `step ${s}` });
+    for (const e of episodes) sizes.add(e);
+    if (data.length) meanSequence = trainedTokens / data.length;
+    episodeLine += logStep(l, { s, from, groups, groupRows, skipped, data, trainedTokens, samplerId: groups.samplerId });
+    if (s % o.saveEvery === 0 || s === o.steps) await save();
+  }
+  return { runDir, status: "done", step, checkpoints: run.checkpoints, spentUsd: run.spentUsd };
+}
+
+/** G episodes per question from a fresh sampler of the weights as they are now (never a stale one). */
+async function sampleGroups(l: GrpoLoop, tc: TrainingClient, s: number, batchQs: readonly Question[]): Promise<Episode[][] & { samplerId: string }> {
+  const { o } = l;
+  const sampler = await tc.saveWeightsAndGetSamplingClient().result();
+  const policy = o.policyFor?.(sampler, l.tokenizer, s) ??
+    new TinkerPolicy({ sampler, tokenizer: l.tokenizer, model: l.run.target.baseModel, requireLogprobs: true, kind: l.run.target.backend === "local" ? "local-backend" : "tinker" });
+  const groups: Episode[][] = batchQs.map(() => new Array<Episode>(o.group));
+  const jobs = batchQs.flatMap((q, g) => Array.from({ length: o.group }, (_, k) => ({ q, g, k })));
+  try {
+    await runPool(jobs, o.config.concurrency, async ({ q, g, k }, signal) => {
+      const draws = seededPolicy(policy, (turn) => episodeSeed(l.runSeed, s, q.id, k, turn));
+      groups[g][k] = await runEpisode(draws, l.searcher, q, {
+        temperature: o.temperature,
+        topK: o.config.topK,
+        maxSearches: o.config.maxSearches,
+        maxTokens: o.config.maxTokens,
+        systemPrompt: l.systemPrompt,
+        signal,
+      });
+    }, o.signal);
+  } catch (e) {
+    // The sampler's own refusal (TinkerPolicy with requireLogprobs) is a setup problem, not a crash.
+    if (e instanceof Error && e.message === MISSING_LOGPROBS_MESSAGE) throw new UserError(MISSING_LOGPROBS_MESSAGE);
+    throw e;
+  }
+  if (!o.signal?.aborted && groups.flat().some((e) => !e.hasLogprobs)) throw new UserError(MISSING_LOGPROBS_MESSAGE);
+  return Object.assign(groups, { samplerId: sampler.samplingSessionId });
+}
+
+/** Advantages per group (constant groups skipped) → RL datums, and the groups.jsonl rows. */
+function buildRlData(groups: Episode[][], batchQs: readonly Question[], s: number, episodeLine: number, o: TrainGrpoOptions): { data: Datum[]; groupRows: GroupRecord[]; skipped: number } {
+  const data: Datum[] = [];
+  const groupRows: GroupRecord[] = [];
+  let skipped = 0;
+  groups.forEach((group, g) => {
+    const rewards = group.map((e) => e.reward);
+    const adv = groupAdvantages(rewards, Boolean(o.normalizeAdvantages));
+    if (!adv) skipped++;
+    else group.forEach((e, k) => data.push(rlDatumFromEpisode(e, adv[k])));
+    groupRows.push({
+      step: s, group: g, question_id: batchQs[g].id, rewards, mean: mean(rewards), advantages: adv, skipped: !adv,
+      episodes: group.map((_, k) => episodeLine + g * o.group + k),
+    });
+  });
+  return { data, groupRows, skipped };
+}
+
+/** forward_backward and optim_step on the wire back to back; returns the tokens trained on. */
+async function trainOnBatch(tc: TrainingClient, data: Datum[], lr: number): Promise<number> {
+  if (data.length === 0) return 0;
+  const fwd = tc.forwardBackward(data, "importance_sampling");
+  const opt = tc.optimStep({ learning_rate: lr, ...COOKBOOK_ADAM });
+  await fwd.result();
+  await opt.result();
+  return data.reduce((n, d) => n + modelInputLength(d.model_input), 0);
+}
+
+interface StepLog {
+  s: number;
+  from: number;
+  groups: Episode[][];
+  groupRows: GroupRecord[];
+  skipped: number;
+  data: Datum[];
+  trainedTokens: number;
+  samplerId: string;
+}
+
+/** Appends the step's episodes, groups and metrics line, and prints the recipe's step line; returns the episodes written. */
+function logStep(l: GrpoLoop, x: StepLog): number {
+  const { o, run } = l;
+  const episodesFile = runFile(run.runDir, "episodes");
+  x.groups.forEach((group, g) =>
+    group.forEach((e, k) =>
+      appendRow(episodesFile, {
+        ...toRecord(e, episodeUsd(run.target.prices, e.prefill, e.generated)),
+        id: `${e.id}/s${x.s}/${k}`,
+        question_id: e.id,
+        step: x.s,
+        group: g,
+        sample: k,
+      }),
+    ),
+  );
+  for (const row of x.groupRows) appendRow(runFile(run.runDir, "groups"), row);
+  const episodes = x.groups.flat();
+  const n = episodes.length;
+  const row: GrpoMetrics = {
+    step: x.s,
+    reward: mean(episodes.map((e) => e.reward)),
+    skipped_groups: x.skipped / x.groups.length,
+    searches: mean(episodes.map((e) => e.searches.length)),
+    answered: episodes.filter((e) => e.end === "answer").length / n,
+    budget_hit: episodes.filter((e) => e.end === "budget" || e.end === "length").length / n,
+    tokens: mean(episodes.map((e) => e.tokens.length)),
+    usd: run.ledger.totalUsd,
+    skipped_count: x.skipped,
+    groups: x.groups.length,
+    episodes: n,
+    datums: x.data.length,
+    trained_tokens: x.trainedTokens,
+    optim_step: x.data.length > 0,
+    lr: o.lr,
+    sampler: x.samplerId,
+    questions: [x.from, x.from + x.groups.length],
+  };
+  run.appendMetrics(row);
+  l.log(
+    `step ${x.s}  reward ${row.reward.toFixed(3)}  skipped_groups ${row.skipped_groups.toFixed(3)}  searches ${row.searches.toFixed(3)}  ` +
+      `answered ${row.answered.toFixed(3)}  budget_hit ${row.budget_hit.toFixed(3)}  tokens ${row.tokens.toFixed(3)}  usd ${row.usd.toFixed(2)}`,
+  );
+  return n;
+}
+
+const sum = <T>(xs: readonly T[], f: (x: T) => number) => xs.reduce((n, x) => n + f(x), 0);

@@ -5,15 +5,15 @@
  *   manifest.json      provenance: what was trained from what, with which settings
  * plus ledger.jsonl (the cost ledger). The last line of checkpoints.jsonl is what `--resume` continues from.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { FileFormatError, UserError } from "../errors";
-import { readJsonFile, repairTornTail, writeJsonAtomic } from "../runs/run-files";
+import { FileFormatError } from "../errors";
+import { RUN_FILES } from "../runs/run-folder";
+import { repairTornTail } from "../runs/run-files";
 import { appendJsonl, parseJsonl } from "../util/jsonl";
 
-export const METRICS_FILE = "metrics.jsonl";
-export const RUN_CHECKPOINTS_FILE = "checkpoints.jsonl";
-export const TRAIN_MANIFEST_FILE = "manifest.json";
+export const METRICS_FILE = RUN_FILES.metrics;
+export const RUN_CHECKPOINTS_FILE = RUN_FILES.checkpoints;
 
 /** One line of a run's checkpoints.jsonl (cookbook key names; `batch` = optimizer steps done). */
 export interface RunCheckpoint {
@@ -23,12 +23,6 @@ export interface RunCheckpoint {
   state_path: string;
   sampler_path: string;
   final?: boolean;
-}
-
-const RUN_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
-
-export function checkRunName(name: string): void {
-  if (!RUN_NAME.test(name)) throw new UserError(`--name "${name}" must be letters, digits, ".", "_" or "-" (it names a folder and checkpoints)`);
 }
 
 /** Rows of a JSONL file with a torn last line skipped; [] when absent. */
@@ -69,33 +63,4 @@ export function keepStepsUpTo(file: string, lastStep: number): number {
   writeFileSync(tmp, kept.map((r) => JSON.stringify(r) + "\n").join(""));
   renameSync(tmp, file);
   return dropped;
-}
-
-/**
- * The manifest of a new run, or on --resume the check that the settings that decide what is being
- * trained still match (a resumed run with another lr or data would not be the run its folder says).
- */
-export function writeOrCheckManifest<T extends object>(runDir: string, manifest: T, resume: boolean, mustMatch: readonly (keyof T & string)[]): void {
-  mkdirSync(runDir, { recursive: true });
-  const file = join(runDir, TRAIN_MANIFEST_FILE);
-  const old = readJsonFile<T>(file);
-  if (resume && old) {
-    const diffs = mustMatch.filter((k) => JSON.stringify(old[k]) !== JSON.stringify(manifest[k]));
-    if (diffs.length) {
-      throw new UserError(
-        `cannot resume ${runDir}: ${diffs.map((k) => `${k} was ${JSON.stringify(old[k])}, now ${JSON.stringify(manifest[k])}`).join("; ")}. ` +
-          "Resume with the original settings or train under a new --name.",
-      );
-    }
-    writeJsonAtomic(file, { ...old, resumed: [...(((old as Record<string, unknown>).resumed as unknown[]) ?? []), { at: new Date().toISOString(), command: (manifest as Record<string, unknown>).command }] });
-    return;
-  }
-  writeJsonAtomic(file, manifest);
-}
-
-/** A new run must not write into a folder that already holds a training run. */
-export function refuseExistingRun(runDir: string): void {
-  if (existsSync(join(runDir, METRICS_FILE)) || existsSync(join(runDir, RUN_CHECKPOINTS_FILE)) || existsSync(join(runDir, TRAIN_MANIFEST_FILE))) {
-    throw new UserError(`${runDir} already holds a training run: add --resume to continue it, or pick another --name`);
-  }
 }

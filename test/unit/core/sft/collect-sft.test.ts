@@ -179,7 +179,7 @@ describe("sft/collectSftData on real HotpotQA records", function () {
     assert.equal(unpriced.plans.length, 0, "nothing sampled");
 
     await collectSftData(options(new PlanPolicy(tok, [...train, ...dev], 3), { name: "fp", questions: 3 }));
-    await assert.rejects(collectSftData(options(new PlanPolicy(tok, [...train, ...dev], 3), { name: "fp", questions: 3 })), /already holds SFT data: pass --resume/);
+    await assert.rejects(collectSftData(options(new PlanPolicy(tok, [...train, ...dev], 3), { name: "fp", questions: 3 })), /already holds a run: pass --resume/);
     await assert.rejects(
       collectSftData(options(new PlanPolicy(tok, [...train, ...dev], 3), { name: "fp", questions: 3, resume: true, minF1: 0.6 })),
       /cannot resume .*acceptance\.minF1: 0\.8 → 0\.6/,

@@ -107,7 +107,7 @@ describe("train: trainSft on the local backend", function () {
 
   it("refuses a second run into the same folder, an unpriced model, and bad rows with file:line", async () => {
     const base = { workspaceDir: world.root, data: dataFile, epochs: 1, batch: 2, lr: 0.01, baseUrl: world.backend.url, command: ["test"] };
-    await assert.rejects(trainSft({ ...base, config: loadConfig(world.root), name: "sft", backend: "local" }), /already holds a training run: add --resume/);
+    await assert.rejects(trainSft({ ...base, config: loadConfig(world.root), name: "sft", backend: "local" }), /already holds a run: pass --resume/);
     await assert.rejects(
       trainSft({ ...base, config: loadConfig(world.root, { model: "Some/Unpriced-Model" }), name: "paid", backend: "tinker", apiKey: "tml-unused" }),
       /no price for model "Some\/Unpriced-Model"/,

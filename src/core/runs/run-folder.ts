@@ -1,0 +1,272 @@
+/**
+ * The one run-folder API: every file name a run holds, the run-name rule, and opening a run for
+ * writing — a new one (refused when the folder already holds a run) or a resumed one (refused when
+ * there is none, or when the settings that decide its numbers changed, naming the fields) — under
+ * a lock that admits one writer at a time.
+ *
+ * The lock (`.lock`) records the writer's pid, its start time and what it is (an extension job or
+ * a terminal command). A second writer is refused naming the holder; a lock whose process is gone
+ * (crashed, kill -9) is taken over safely: only one taker can rename the stale file away.
+ */
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { UserError } from "../errors";
+
+/** Every file a run folder may hold. Nothing else writes these names as literals. */
+export const RUN_FILES = Object.freeze({
+  manifest: "manifest.json",
+  summary: "summary.json",
+  episodes: "episodes.jsonl",
+  metrics: "metrics.jsonl",
+  checkpoints: "checkpoints.jsonl",
+  groups: "groups.jsonl",
+  ledger: "ledger.jsonl",
+  progress: "progress.json",
+  sft: "sft.jsonl",
+  attempts: "attempts.jsonl",
+  lock: ".lock",
+});
+
+/** Files whose presence makes a folder a run (what the views list and `new` refuses to overwrite). */
+export const RUN_MARKERS: readonly string[] = [RUN_FILES.manifest, RUN_FILES.episodes, RUN_FILES.summary, RUN_FILES.metrics, RUN_FILES.sft, RUN_FILES.attempts, RUN_FILES.checkpoints];
+
+export const MAX_RUN_NAME = 100;
+const RUN_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
+/** A run name names a folder and its checkpoints: a safe alphabet, a sane length. */
+export function checkRunName(name: string, flag = "--name"): void {
+  if (name.length > MAX_RUN_NAME) throw new UserError(`${flag} is ${name.length} characters long; use at most ${MAX_RUN_NAME}`);
+  if (!RUN_NAME.test(name)) throw new UserError(`${flag} "${name}" must start with a letter or digit and hold only letters, digits, ".", "_" or "-" (it names a folder and checkpoints)`);
+}
+
+export function runFile(runDir: string, file: keyof typeof RUN_FILES): string {
+  return join(runDir, RUN_FILES[file]);
+}
+
+export function isRunFolder(dir: string): boolean {
+  return RUN_MARKERS.some((f) => existsSync(join(dir, f)));
+}
+
+// ---------------------------------------------------------------------------------------------
+// One writer per run folder
+
+export interface LockHolder {
+  pid: number;
+  /** When the holding process started (ms since epoch), to tell a live holder from a reused pid. */
+  process_started: number;
+  /** "agent-lab eval --name base" or "extension job 3f2a…". */
+  what: string;
+  since: string;
+}
+
+/** The extension sets this on its jobs, so a refusal can say "held by the extension's job …". */
+export const JOB_ENV = "AGENT_LAB_JOB";
+
+const processStarted = Date.now() - Math.round(process.uptime() * 1000);
+
+function alive(holder: LockHolder): boolean {
+  if (holder.pid === process.pid) return holder.process_started === processStarted;
+  try {
+    process.kill(holder.pid, 0);
+  } catch (e) {
+    // EPERM: the pid exists under another user, so it is alive; ESRCH: gone.
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+  // A pid can be reused after a crash: a process that started after the lock was taken is not its holder.
+  const started = linuxProcessStart(holder.pid);
+  return started === undefined || started <= Date.parse(holder.since) + 1000;
+}
+
+/** Start time (ms since epoch) of a process from /proc on Linux; undefined elsewhere. */
+function linuxProcessStart(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const ticks = Number(fields[19]);
+    const bootLine = readFileSync("/proc/stat", "utf8").split("\n").find((l) => l.startsWith("btime "));
+    if (!bootLine || !Number.isFinite(ticks)) return undefined;
+    return Number(bootLine.slice(6)) * 1000 + (ticks * 1000) / 100; // USER_HZ is 100 on Linux
+  } catch {
+    return undefined; // not Linux, or /proc hidden: fall back to "the pid is alive"
+  }
+}
+
+function readHolder(file: string): LockHolder | undefined {
+  try {
+    return JSON.parse(readFileSync(file, "utf8")) as LockHolder;
+  } catch {
+    return undefined; // vanished, or a writer crashed between create and write: treat as stale
+  }
+}
+
+export function describeHolder(h: LockHolder): string {
+  return `${h.what} (pid ${h.pid}, since ${h.since})`;
+}
+
+export interface RunLock {
+  release(): void;
+}
+
+const held = new Map<string, string>();
+let exitHookInstalled = false;
+
+/**
+ * Takes the run folder's writer lock, or refuses naming who holds it. Released by `release()` or
+ * when this process exits; a crashed holder's lock is taken over.
+ */
+export function lockRunFolder(runDir: string, what: string): RunLock {
+  mkdirSync(runDir, { recursive: true });
+  const file = runFile(runDir, "lock");
+  const me: LockHolder = {
+    pid: process.pid,
+    process_started: processStarted,
+    what: process.env[JOB_ENV] ? `the extension's job ${process.env[JOB_ENV]} (${what})` : what,
+    since: new Date().toISOString(),
+  };
+  for (let attempt = 0; attempt < 5; attempt++) {
+    try {
+      writeFileSync(file, JSON.stringify(me) + "\n", { flag: "wx" });
+      held.set(file, me.since);
+      installExitHook();
+      return { release: () => releaseLock(file, me.since) };
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+    }
+    const holder = readHolder(file);
+    if (holder && alive(holder)) {
+      throw new UserError(`${runDir} is being written by ${describeHolder(holder)}: wait for it to finish or stop it first (one writer per run folder)`);
+    }
+    // Stale: move it aside under a name only this process uses; of several takers one rename wins.
+    const aside = `${file}.stale.${process.pid}`;
+    try {
+      renameSync(file, aside);
+    } catch {
+      continue; // another taker moved it first: try to create again
+    }
+    const moved = readHolder(aside);
+    if (moved && holder && (moved.pid !== holder.pid || moved.since !== holder.since)) {
+      // What we moved was a fresh lock another taker wrote after our read: put it back.
+      try {
+        renameSync(aside, file);
+      } catch {
+        // the folder changed under us; the next attempt sees its state
+      }
+      continue;
+    }
+    rmSync(aside, { force: true });
+  }
+  throw new UserError(`${runDir}: could not take the writer lock (${file}) after several tries; is another job starting on this run?`);
+}
+
+function releaseLock(file: string, since: string): void {
+  if (held.get(file) !== since) return;
+  held.delete(file);
+  const holder = readHolder(file);
+  if (holder && holder.pid === process.pid && holder.since === since) rmSync(file, { force: true });
+}
+
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on("exit", () => {
+    for (const [file, since] of [...held]) releaseLock(file, since);
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Opening a run for writing
+
+export interface FieldChange {
+  field: string;
+  was: unknown;
+  now: unknown;
+}
+
+export interface OpenRunOptions<M> {
+  runDir: string;
+  resume: boolean;
+  /** What is writing, for the lock ("agent-lab eval --name base"). */
+  what: string;
+  /** A new run's manifest, written at once (absent: the step writes its own right after). */
+  create?: M;
+  /** On resume: the settings that decide the run's numbers and differ from the stored manifest's. */
+  changes: (stored: M) => FieldChange[];
+  /** On resume: the manifest to store (e.g. the old one with a "resumed" entry); default: keep it. */
+  onResume?: (stored: M) => M;
+}
+
+export interface OpenRun<M> extends RunLock {
+  /** The manifest as stored before this resume, or undefined for a new run. */
+  stored: M | undefined;
+}
+
+/** Opens a run folder for writing: new (refuses an existing run) or resumed (refuses none or a changed one). */
+export function openRunForWriting<M>(o: OpenRunOptions<M>): OpenRun<M> {
+  const manifestFile = runFile(o.runDir, "manifest");
+  if (!o.resume && isRunFolder(o.runDir)) {
+    throw new UserError(`${o.runDir} already holds a run: pass --resume to continue it, or choose another --name`);
+  }
+  if (o.resume && !existsSync(manifestFile)) {
+    throw new UserError(`nothing to resume: ${o.runDir} holds no run (no ${RUN_FILES.manifest}); run the same command without --resume to start it`);
+  }
+  const lock = lockRunFolder(o.runDir, o.what);
+  try {
+    if (!o.resume) {
+      if (o.create !== undefined) writeJsonAtomicFile(manifestFile, o.create);
+      return { ...lock, stored: undefined };
+    }
+    const stored = readManifestFile<M>(manifestFile);
+    const changes = o.changes(stored);
+    if (changes.length > 0) {
+      const what = changes.map((c) => `${c.field}: ${JSON.stringify(c.was) ?? "(absent)"} → ${JSON.stringify(c.now) ?? "(absent)"}`).join("; ");
+      throw new UserError(`cannot resume ${o.runDir}: its fingerprint differs in ${changes.length} field(s): ${what}. Resume with the settings it was started with, or start a new run with another --name.`);
+    }
+    if (o.onResume) writeJsonAtomicFile(manifestFile, o.onResume(stored));
+    return { ...lock, stored };
+  } catch (e) {
+    lock.release();
+    throw e;
+  }
+}
+
+function readManifestFile<M>(file: string): M {
+  const text = readFileSync(file, "utf8");
+  try {
+    return JSON.parse(text) as M;
+  } catch (e) {
+    throw new UserError(`${file}: not valid JSON (${(e as Error).message}); the run's manifest is damaged — restore it or start a new run with another --name`);
+  }
+}
+
+/**
+ * Every leaf field that differs between two settings objects (nested objects become dotted paths;
+ * arrays and primitives are leaves; missing counts as different), skipping top-level `skip` keys.
+ */
+export function changedFields(was: object, now: object, skip: readonly string[] = []): FieldChange[] {
+  const fa = flatten(was as Record<string, unknown>);
+  const fb = flatten(now as Record<string, unknown>);
+  const out: FieldChange[] = [];
+  for (const field of [...new Set([...fa.keys(), ...fb.keys()])].sort()) {
+    if (skip.includes(field.split(".")[0])) continue;
+    const a = fa.get(field);
+    const b = fb.get(field);
+    if (JSON.stringify(a) !== JSON.stringify(b)) out.push({ field, was: a, now: b });
+  }
+  return out;
+}
+
+function flatten(value: Record<string, unknown>, prefix = "", out = new Map<string, unknown>()): Map<string, unknown> {
+  for (const [key, v] of Object.entries(value ?? {})) {
+    const path = prefix ? `${prefix}.${key}` : key;
+    if (v !== null && typeof v === "object" && !Array.isArray(v)) flatten(v as Record<string, unknown>, path, out);
+    else if (v !== undefined) out.set(path, v);
+  }
+  return out;
+}
+
+/** JSON through a temporary file and a rename, so readers never see half a file. */
+export function writeJsonAtomicFile(file: string, value: unknown): void {
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, JSON.stringify(value, null, 2) + "\n");
+  renameSync(tmp, file);
+}
