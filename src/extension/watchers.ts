@@ -8,9 +8,7 @@
 import * as path from "node:path";
 import * as vscode from "vscode";
 import { REGISTRY_FILE } from "../core/checkpoints/registry";
-import { PROGRESS_FILE } from "../core/runs/progress";
-import { EPISODES_FILE, MANIFEST_FILE, SUMMARY_FILE } from "../core/runs/run-files";
-import { SFT_FILE } from "../core/sft/sft-files";
+import { RUN_FILES } from "../core/runs/run-folder";
 import { JOBS_DIR } from "./jobs/job-store";
 import type { LabWorkspace } from "./lab-workspace";
 import { watchRunFiles } from "./panels/folder-watch";
@@ -23,7 +21,7 @@ export interface WatchHandlers {
 }
 
 /** Files whose change means a run's row changed (metrics.jsonl: a training run's last step). */
-const RUN_FILES = [SUMMARY_FILE, EPISODES_FILE, MANIFEST_FILE, "metrics.jsonl", SFT_FILE, PROGRESS_FILE];
+const WATCHED = [RUN_FILES.summary, RUN_FILES.episodes, RUN_FILES.manifest, RUN_FILES.metrics, RUN_FILES.sft, RUN_FILES.progress];
 
 export function watchWorkspace(workspace: LabWorkspace, on: WatchHandlers): vscode.Disposable[] {
   const folder = vscode.workspace.workspaceFolders?.[0];
@@ -44,7 +42,7 @@ export function watchWorkspace(workspace: LabWorkspace, on: WatchHandlers): vsco
   };
   const registryPoll = watchRunFiles(path.resolve(folder.uri.fsPath, runsRel), [REGISTRY_FILE], on.checkpoints);
   return [
-    ...watch(`${rel(runsRel)}/*/{${RUN_FILES.join(",")}}`, on.runs),
+    ...watch(`${rel(runsRel)}/*/{${WATCHED.join(",")}}`, on.runs),
     ...watch(`${rel(runsRel)}/*`, on.runs),
     ...watch(`${rel(runsRel)}/${REGISTRY_FILE}`, on.checkpoints),
     { dispose: () => registryPoll.dispose() },

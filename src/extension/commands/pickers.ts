@@ -5,6 +5,7 @@ import type { CheckpointRow } from "../checkpoints/checkpoints-model";
 import type { RunRow } from "../runs/runs-model";
 import { groupEpisodes } from "../runs/runs-model";
 import { readEpisodes } from "../../core/runs/run-files";
+import { checkRunName } from "../../core/runs/run-folder";
 import { EVAL_STEP } from "../../core/steps/catalog";
 import { checkFlagValue, describeRange, type FlagSpec } from "../../core/steps/flags";
 
@@ -143,7 +144,11 @@ export async function inputRunName(title: string, suggested: string, taken: Read
     validateInput: (v) => {
       const t = v.trim();
       if (!t) return "Enter a name";
-      if (!/^[A-Za-z0-9._-]+$/.test(t) || t.startsWith(".")) return "Letters, digits, '.', '_' and '-' only";
+      try {
+        checkRunName(t, "The name"); // core's run-name rule, the one every step enforces
+      } catch (e) {
+        return (e as Error).message;
+      }
       if (taken.has(t)) return `${t} exists already (pick another name, or resume it from the Runs view)`;
       return undefined;
     },
