@@ -10,6 +10,7 @@ import { runPipeline } from "../core/pipeline/run-pipeline";
 import type { PipelineBackend } from "../core/pipeline/settings";
 import { interruptible } from "./train-sft";
 import { intFlag, parse } from "./args";
+import { settingsFor } from "../core/pipeline/settings";
 
 const HELP = `usage: agent-lab pipeline [options]
 
@@ -35,6 +36,7 @@ export async function run(argv: string[]): Promise<void> {
     yes: { type: "boolean" },
     "local-port": { type: "string" },
     resamples: { type: "string" },
+    size: { type: "string", default: "full" },
     help: { type: "boolean", short: "h" },
   });
   if (values.help) {
@@ -62,6 +64,7 @@ export async function run(argv: string[]): Promise<void> {
     await runPipeline({
       dir: resolve(values.dir!),
       backend,
+      settings: settingsFor(backend, values.size === "smoke" ? "smoke" : "full"),
       dryRun: Boolean(values["dry-run"]),
       yes: Boolean(values.yes),
       confirm,

@@ -22,6 +22,8 @@ import { prepareData } from "../data/prepare";
 import { UserError } from "../errors";
 import { evalSplit } from "../eval/eval-split";
 import { readJsonFile, writeJsonAtomic } from "../runs/run-files";
+import { lockRunFolder } from "../runs/run-folder";
+import { ProgressWriter, type Progress, type ProgressStatus } from "../runs/progress";
 import { buildIndex } from "../search";
 import { collectSftData } from "../sft";
 import { trainGrpo, trainSft } from "../train";
@@ -104,6 +106,55 @@ export async function runPipeline(o: PipelineOptions): Promise<PipelineResult> {
   if (o.dryRun) return { plan, seconds: (Date.now() - started) / 1000, stageSeconds: {} };
 
   if (o.backend === "tinker") await confirmSpending(plan, o);
+  // One pipeline at a time in a folder (each stage's run is locked by its step as well).
+  const lock = lockRunFolder(o.dir, `agent-lab pipeline --dir ${o.dir}`);
+  const progress = new ProgressWriter(o.dir, {
+    step: "pipeline",
+    label: "pipeline",
+    unit: "stage",
+    planned: plan.stages.length,
+    done: plan.stages.filter((st) => st.status === "done").length,
+  });
+  let status: ProgressStatus = "failed";
+  try {
+    const result = await runStages(o, { started, settings, existing, config, plan, progress });
+    status = "done";
+    return result;
+  } catch (e) {
+    if (o.signal?.aborted) status = "interrupted";
+    throw e;
+  } finally {
+    progress.finish(status);
+    lock.release();
+  }
+}
+
+interface Prepared {
+  started: number;
+  settings: PipelineSettings;
+  existing: PipelineState | undefined;
+  config: AgentLabConfig;
+  plan: PipelinePlan;
+  progress: ProgressWriter;
+}
+
+/** What the progress line calls each stage. */
+const STAGE_LABELS: Record<StageName, string> = {
+  world: "world",
+  prepare: "prepare",
+  index: "index",
+  "eval-closed-book": "eval closed-book",
+  "eval-base": "eval base",
+  "sft-data": "SFT data",
+  "train-sft": "SFT",
+  "eval-sft": "eval SFT",
+  "train-grpo": "GRPO",
+  "eval-grpo": "eval GRPO",
+  ablate: "ablate",
+};
+
+async function runStages(o: PipelineOptions, { started, settings, existing, config, plan, progress }: Prepared): Promise<PipelineResult> {
+  const log = o.log;
 
   const state: PipelineState = existing ?? { format: 1, settings, stages: {} };
   // Timings mean little without the machine's load: other work on a shared machine slows every stage.
@@ -113,6 +164,9 @@ export async function runPipeline(o: PipelineOptions): Promise<PipelineResult> {
   const at = () => `[${((Date.now() - t0) / 1000).toFixed(1)}s]`;
   const done = new Set(plan.stages.filter((s) => s.status === "done").map((s) => s.name));
   const stageList = plan.stages.map((s) => s.name);
+  // A stage's own progress (eval episodes, SFT or GRPO steps) nested in the pipeline's.
+  const onProgress = (p: Progress) => progress.update({ current: { label: p.label, unit: p.unit, done: p.done, planned: p.planned, usd: p.usd, ...(p.eta_s !== undefined ? { eta_s: p.eta_s } : {}) }, usd: spentBefore + p.usd });
+  let spentBefore = 0;
   const stage = async (name: StageName, work: () => Promise<void>) => {
     const n = stageList.indexOf(name) + 1;
     if (done.has(name)) {
@@ -120,6 +174,8 @@ export async function runPipeline(o: PipelineOptions): Promise<PipelineResult> {
       return;
     }
     o.signal?.throwIfAborted();
+    spentBefore = progress.current.usd;
+    progress.update({ label: STAGE_LABELS[name], stage: { index: n, count: stageList.length, name }, current: undefined, done: n - 1 }, true);
     const partial = plan.stages.find((s) => s.name === name)?.status === "partial";
     log(`${at()} ${n}/${stageList.length} ${name}${partial ? " (resuming)" : ""}: ${plan.stages[n - 1].what}`);
     const s0 = Date.now();
@@ -128,6 +184,8 @@ export async function runPipeline(o: PipelineOptions): Promise<PipelineResult> {
     stageSeconds[name] = seconds;
     state.stages[name] = { seconds, finished: new Date().toISOString() };
     writeJsonAtomic(join(o.dir, STATE_FILE), state);
+    done.add(name);
+    progress.update({ done: done.size, current: undefined }, true);
     log(`${at()} ${name} done in ${seconds.toFixed(1)}s`);
   };
 
@@ -193,6 +251,7 @@ export async function runPipeline(o: PipelineOptions): Promise<PipelineResult> {
         command: command(`eval ${name}`),
         signal: o.signal,
         log: stepLog,
+        onProgress,
       }).then((r) => {
         if (o.signal?.aborted) throw interrupted();
         stepLog(`F1 ${r.summary.f1.toFixed(3)}  EM ${r.summary.em.toFixed(3)}  searches/q ${r.summary.searches_per_q.toFixed(2)}  ends ${JSON.stringify(r.summary.ends)}`);
@@ -218,6 +277,7 @@ export async function runPipeline(o: PipelineOptions): Promise<PipelineResult> {
         command: command("sft-data"),
         signal: o.signal,
         log: stepLog,
+        onProgress,
       });
       if (r.budgetStop) throw new UserError(`sft-data stopped at the budget cap: ${r.budgetStop.message}`);
       if (o.signal?.aborted) throw interrupted();
@@ -239,6 +299,7 @@ export async function runPipeline(o: PipelineOptions): Promise<PipelineResult> {
         command: command("train-sft"),
         signal: o.signal,
         log: stepLog,
+        onProgress,
       });
       if (r.status !== "done") throw interrupted();
     });
@@ -265,6 +326,7 @@ export async function runPipeline(o: PipelineOptions): Promise<PipelineResult> {
         command: command("train-grpo"),
         signal: o.signal,
         log: stepLog,
+        onProgress,
       });
       if (r.status === "interrupted") throw interrupted();
       if (r.status !== "done") throw new UserError(`train-grpo stopped (${r.status})${r.message ? `: ${r.message}` : ""}`);
@@ -322,7 +384,8 @@ const signed = (x: number) => (x >= 0 ? "+" : "") + x.toFixed(3);
 
 /** A fresh folder, or one an earlier pipeline run with the same settings made; anything else is refused. */
 function claimFolder(dir: string, settings: PipelineSettings, existing: PipelineState | undefined): void {
-  if (existsSync(dir) && readdirSync(dir).length > 0) {
+  // Hidden entries (.vscode, .git, .cache) do not make a folder "used": an editor's empty workspace has them.
+  if (existsSync(dir) && readdirSync(dir).some((name) => !name.startsWith("."))) {
     if (!existsSync(join(dir, PIPELINE_MARKER))) {
       throw new UserError(`${dir} exists and was not made by "agent-lab pipeline"; choose another --dir`);
     }

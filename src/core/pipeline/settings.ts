@@ -58,6 +58,29 @@ export const TINKER_SETTINGS: Readonly<PipelineSettings> = Object.freeze({
   grpo: { steps: 30, questions: 32, group: 8, lr: 4e-5, temperature: 1, saveEvery: 10, seed: 0 },
 } as PipelineSettings);
 
+/** Pipeline sizes: the backend's own, or a smoke run that passes through every stage in about a minute. */
+export const PIPELINE_SIZES = ["full", "smoke"] as const;
+export type PipelineSize = (typeof PIPELINE_SIZES)[number];
+
+/**
+ * A miniature of the offline recipe: every stage, every file and view, tiny sizes (what the tests
+ * and the extension's integration suite run; its numbers mean nothing).
+ */
+export function smokeSettings(): PipelineSettings {
+  const s = defaultSettings("local");
+  s.data = { source: "synthetic", seed: 7, train: 40, dev: 520 };
+  s.sftData.questions = 20;
+  s.sft = { epochs: 1, batch: 8, lr: 0.01 };
+  s.grpo = { steps: 2, questions: 2, group: 2, lr: 0.002, temperature: 1, saveEvery: 1, seed: 3, normalizeAdvantages: true };
+  return s;
+}
+
+export function settingsFor(backend: PipelineBackend, size: PipelineSize): PipelineSettings {
+  if (size === "full") return defaultSettings(backend);
+  if (backend !== "local") throw new UserError("--size smoke runs offline only (--backend local)");
+  return smokeSettings();
+}
+
 export function defaultSettings(backend: PipelineBackend): PipelineSettings {
   return structuredClone(backend === "local" ? LOCAL_SETTINGS : TINKER_SETTINGS) as PipelineSettings;
 }

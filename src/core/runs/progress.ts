@@ -159,13 +159,11 @@ function describeUnit(p: UnitProgress): string {
  * "stage 9/11 GRPO · step 33/60 · $0.00 · ETA 1m 20s".
  */
 export function describeProgress(p: Progress): string {
-  const inner = p.current ?? p;
-  const head = p.stage ? `stage ${p.stage.index}/${p.stage.count} ${inner.label}` : p.label;
-  const parts = [head];
-  if (!p.stage || p.current) parts.push(describeUnit(inner));
+  const inner = p.stage ? p.current : p;
+  const parts = [p.stage ? `stage ${p.stage.index}/${p.stage.count} ${p.label}` : p.label];
+  if (inner) parts.push(describeUnit(inner));
   parts.push(`$${p.usd.toFixed(2)}`);
-  const eta = inner.eta_s;
-  if (p.status === "running" && eta !== undefined) parts.push(`ETA ${formatDuration(eta)}`);
-  else if (p.status !== "running") parts.push(p.status);
+  if (p.status !== "running") parts.push(p.status);
+  else if (inner?.eta_s !== undefined) parts.push(`ETA ${formatDuration(inner.eta_s)}`);
   return parts.join(" · ");
 }

@@ -3,6 +3,7 @@
  * the extension builds argv, pickers and cost confirmations from them; README's command tables are
  * generated from them (`npm run docs:steps`; a test fails when the README drifts).
  */
+import { PIPELINE_SIZES } from "../pipeline/settings";
 import * as f from "./common-flags";
 import { estimateEpisodes, estimateGrpoTraining, estimateSftTraining } from "./estimate";
 import { defineStep, type StepSpec } from "./spec";
@@ -250,6 +251,7 @@ export const PIPELINE_STEP = defineStep({
   flags: {
     dir: { type: "string", arg: "DIR", default: "agent-lab-pipeline", help: "the folder it works in, laid out as a workspace (data/, runs/, agent-lab.json); . = here" },
     backend: { type: "string", arg: "B", choices: ["local", "tinker"], default: "local", help: "local: an invented world on the local stand-in backend, offline and free; tinker: HotpotQA with Qwen/Qwen3.5-4B at the recipe's sizes" },
+    size: { type: "string", arg: "S", choices: PIPELINE_SIZES, default: "full", help: "full: the backend's sizes; smoke: every stage at tiny sizes in about a minute (offline only)" },
     "dry-run": { type: "boolean", help: "print the stages, their sizes, status and estimated cost; run nothing" },
     yes: { type: "boolean", help: "tinker: do not ask before spending" },
     "local-port": { type: "int", arg: "P", min: 0, max: 65535, help: "local: reuse a running agent-lab serve-local on this port (default: start one)" },

@@ -11,18 +11,12 @@ import { loadConfig } from "../../../../src/core/config";
 import { UserError } from "../../../../src/core/errors";
 import { planPipeline, renderPlan, RUN_NAMES } from "../../../../src/core/pipeline/plan";
 import { PIPELINE_MARKER, runPipeline } from "../../../../src/core/pipeline/run-pipeline";
-import { checkSettings, defaultSettings, type PipelineSettings } from "../../../../src/core/pipeline/settings";
+import { checkSettings, defaultSettings, smokeSettings, type PipelineSettings } from "../../../../src/core/pipeline/settings";
 import { generateSyntheticHotpot } from "../../../../src/core/demo/synthetic-hotpot";
+import { describeProgress, readProgress } from "../../../../src/core/runs/progress";
 
 /** Seconds, not minutes: 20 val questions, 20 teacher traces, one SFT epoch, two GRPO steps. */
-function miniature(): PipelineSettings {
-  const s = defaultSettings("local");
-  s.data = { source: "synthetic", seed: 7, train: 40, dev: 520 };
-  s.sftData.questions = 20;
-  s.sft = { epochs: 1, batch: 8, lr: 0.01 };
-  s.grpo = { steps: 2, questions: 2, group: 2, lr: 0.002, temperature: 1, saveEvery: 1, seed: 3, normalizeAdvantages: true };
-  return s;
-}
+const miniature = (): PipelineSettings => smokeSettings();
 
 describe("core/pipeline", function () {
   this.timeout(180_000);
@@ -125,8 +119,22 @@ describe("core/pipeline", function () {
   it("runs a miniature end to end on the local backend, then a rerun skips every finished stage", async () => {
     const dir = join(tmp(), "pipe");
     const lines: string[] = [];
-    const r = await runPipeline({ dir, backend: "local", settings: miniature(), resamples: 200, log: (l) => lines.push(l) });
+    // What the Jobs view would show while it runs: progress.json, polled like the extension does.
+    const seen = new Set<string>();
+    const poll = setInterval(() => {
+      const p = readProgress(dir);
+      if (p) seen.add(describeProgress(p));
+    }, 20);
+    const r = await runPipeline({ dir, backend: "local", settings: miniature(), resamples: 200, log: (l) => lines.push(l) }).finally(() => clearInterval(poll));
     const out = lines.join("\n");
+    const shown = [...seen].join("\n");
+    assert.match(shown, /^stage 9\/11 GRPO · \$0\.00$/m, shown);
+    assert.match(shown, /^stage 7\/11 SFT · step [1-3]\/3 · \$0\.00 · ETA \d+s$/m, shown);
+    assert.match(shown, /^stage 4\/11 eval closed-book · episode \d+\/20 · \$0\.00/m, shown);
+    assert.equal(readProgress(dir)?.status, "done");
+    for (const run of [RUN_NAMES.base, RUN_NAMES.sftData, RUN_NAMES.sft, RUN_NAMES.grpo]) {
+      assert.equal(readProgress(join(dir, "runs", run))?.status, "done", `${run}/progress.json`);
+    }
     assert.match(out, /stand-in/);
     for (const f of ["hotpot/synthetic_train.json", "data/val.jsonl", "data/bm25/meta.json", "runs/sft-data/sft.jsonl", "runs/sft/checkpoints.jsonl", "runs/grpo/metrics.jsonl", "report.md", "ablation.json", "pipeline.json"]) {
       assert.ok(existsSync(join(dir, f)), `${f} missing`);

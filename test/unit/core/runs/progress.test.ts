@@ -36,7 +36,7 @@ describe("runs/progress: progress as data", () => {
     now = 66_000;
     w.update({ done: 33 });
     assert.equal(describeProgress(w.current), "GRPO · step 33/60 · $0.00 · ETA 54s");
-    const pipeline = { ...w.current, step: "pipeline", label: "pipeline", unit: "stage" as const, done: 8, planned: 11, stage: { index: 9, count: 11, name: "train-grpo" }, current: w.current };
+    const pipeline = { ...w.current, step: "pipeline", label: "GRPO", unit: "stage" as const, done: 8, planned: 11, stage: { index: 9, count: 11, name: "train-grpo" }, current: w.current };
     assert.equal(describeProgress(pipeline), "stage 9/11 GRPO · step 33/60 · $0.00 · ETA 54s");
   });
 });
