@@ -46,7 +46,7 @@ export function watchWorkspace(workspace: LabWorkspace, on: WatchHandlers): vsco
     ...watch(`${rel(runsRel)}/*`, on.runs),
     ...watch(`${rel(runsRel)}/${REGISTRY_FILE}`, on.checkpoints),
     { dispose: () => registryPoll.dispose() },
-    ...watch(`${rel(runsRel)}/${JOBS_DIR}/*.json`, on.jobs),
+    ...watch(`${JOBS_DIR.split(path.sep).join("/")}/*.json`, on.jobs),
     ...watch(`${rel(dataRel)}/{val.jsonl,bm25}`, on.data),
   ];
 }

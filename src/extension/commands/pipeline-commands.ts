@@ -5,7 +5,7 @@
  * (stage i/n and the running stage's own count). When it ends, Open Results compares its eval runs
  * and opens the GRPO dashboard.
  *
- *   agentLab.runOfflinePipeline    job `pipeline --dir . --backend local` (no account, no network)
+ *   agentLab.runOfflinePipeline    pick a size → job `pipeline --dir . --backend local --size S` (no account, no network)
  *   agentLab.openPipelineResults   Compare over the pipeline's evals (base first) + the GRPO dashboard
  */
 import { existsSync } from "node:fs";
@@ -17,12 +17,30 @@ import { startStep, type CommandTable, type Lab } from "./lab";
 
 export const OPEN_PIPELINE_RESULTS = "agentLab.openPipelineResults";
 
+/** What each pipeline size means, beside its name; the sizes themselves are the pipeline spec's choices. */
+const SIZE_NOTES: Record<string, string> = {
+  full: "the offline recipe: a few minutes on a laptop",
+  smoke: "every stage at tiny sizes, about a minute (its numbers mean nothing)",
+};
+
+async function pickSize(): Promise<string | undefined> {
+  const flag = PIPELINE_STEP.flags.size;
+  const sizes = [flag.default, ...flag.choices.filter((c) => c !== flag.default)];
+  const pick = await vscode.window.showQuickPick(
+    sizes.map((size) => ({ label: size, description: SIZE_NOTES[size] })),
+    { title: "Agent Lab: Run Offline Pipeline", placeHolder: "Size (the local stand-in backend, synthetic data: free, offline)" },
+  );
+  return pick?.label;
+}
+
 async function runOfflinePipeline(lab: Lab): Promise<void> {
   const folder = lab.workspace.requireFolder();
+  const size = await pickSize();
+  if (!size) return;
   await startStep(lab, {
     spec: PIPELINE_STEP,
     // "." = the workspace folder (the job's working directory): the pipeline lays it out as a workspace.
-    values: { dir: ".", backend: "local" },
+    values: { dir: ".", backend: "local", size },
     title: "Offline pipeline (local backend, synthetic data)",
     runDir: folder,
     runsRoot: lab.workspace.runsDir(),

@@ -41,8 +41,8 @@ export interface Job {
   progress?: Progress;
   /** The log's last non-blank line: shown as a detail, never parsed. */
   lastLine?: string;
-  /** The workspace's runs folder when the job started (where its record lives). */
-  runsDir: string;
+  /** The workspace folder the job started in (its record lives in JOBS_DIR there). */
+  root: string;
   /** Settles when the job reaches a final state. */
   finished: Promise<JobStatus>;
 }
@@ -114,7 +114,6 @@ export class JobRunner implements vscode.Disposable {
       return undefined;
     }
     const folder = this.workspace.requireFolder();
-    const runsDir = this.workspace.runsDir();
     const env: Record<string, string> = { ...this.workspace.jobEnv() };
     if (req.spendsMoney) {
       // Only jobs that bill Tinker get the key; free steps never see it.
@@ -125,28 +124,24 @@ export class JobRunner implements vscode.Disposable {
     }
     const launched = launchJob(
       { title: req.title, command: req.command, cwd: folder, runDir: req.runDir, spendsMoney: req.spendsMoney, estimateUsd: req.estimateUsd, finish: req.finish, runsRoot: req.runsRoot, env },
-      { cliPath: this.context.asAbsolutePath(path.join("dist", "cli.js")), runsDir },
+      { cliPath: this.context.asAbsolutePath(path.join("dist", "cli.js")), root: folder },
     );
-    const job = this.track(launched.record, runsDir, transition({ state: "starting", cancelRequested: false }, { type: "spawned", pid: launched.record.pid }));
+    const job = this.track(launched.record, folder, transition({ state: "starting", cancelRequested: false }, { type: "spawned", pid: launched.record.pid }));
     void launched.exited.then((exit) => this.finish(job, transition(job.status, { type: "exited", code: exit.code, signal: exit.signal })));
     this.openChannel(job, req.revealOutput ?? false);
     if (req.showProgress ?? true) this.showProgress(job);
-    pruneFinishedJobs(runsDir, KEEP_FINISHED);
+    pruneFinishedJobs(folder, KEEP_FINISHED);
     return job;
   }
 
   /** Finds jobs a previous window started: running ones are followed again, finished ones listed. */
   reattach(): void {
-    let runsDir: string;
-    try {
-      runsDir = this.workspace.runsDir();
-    } catch {
-      return; // no folder, or settings that do not parse: nothing to re-attach to
-    }
-    for (const record of listJobRecords(runsDir).records) {
+    const root = this.workspace.folder;
+    if (!root) return; // no folder: nothing to re-attach to
+    for (const record of listJobRecords(root).records) {
       if (this.jobs.has(record.id)) continue;
-      const status = statusFromDisk(runsDir, record);
-      const job = this.track(record, runsDir, status);
+      const status = statusFromDisk(root, record);
+      const job = this.track(record, root, status);
       if (isFinal(status.state)) job.resolveFinished(status);
     }
     this.schedulePoll();
@@ -159,7 +154,7 @@ export class JobRunner implements vscode.Disposable {
     if (!live || isFinal(live.status.state)) return;
     live.status = transition(live.status, { type: "cancel-requested" });
     live.record = { ...live.record, cancel_requested: true };
-    cancelJob(live.runsDir, job.record);
+    cancelJob(live.root, job.record);
     this.changed.fire();
   }
 
@@ -169,10 +164,10 @@ export class JobRunner implements vscode.Disposable {
     if (live) this.openChannel(live, true);
   }
 
-  private track(record: JobRecord, runsDir: string, status: JobStatus): LiveJob {
+  private track(record: JobRecord, root: string, status: JobStatus): LiveJob {
     let resolveFinished: (s: JobStatus) => void = () => {};
     const finished = new Promise<JobStatus>((r) => (resolveFinished = r));
-    const job: LiveJob = { record, status, runsDir, finished, resolveFinished, logOffset: 0 };
+    const job: LiveJob = { record, status, root, finished, resolveFinished, logOffset: 0 };
     this.readProgress(job);
     this.jobs.set(record.id, job);
     this.schedulePoll();
@@ -217,7 +212,7 @@ export class JobRunner implements vscode.Disposable {
       this.readProgress(job);
       this.pumpLog(job);
       // Jobs re-attached after a reload are not our children: their end shows up on disk.
-      const onDisk = statusFromDisk(job.runsDir, { ...job.record, cancel_requested: job.status.cancelRequested });
+      const onDisk = statusFromDisk(job.root, { ...job.record, cancel_requested: job.status.cancelRequested });
       if (isFinal(onDisk.state)) this.finish(job, onDisk);
     }
     if (this.running().length === 0 && this.timer) {

@@ -33,7 +33,7 @@ export class JobsProvider implements vscode.TreeDataProvider<Job>, vscode.Dispos
     item.id = `job:${job.record.id}`;
     const s = job.status;
     // A finished job shows how long it ran (its exit record says when it ended).
-    const ended = isFinal(s.state) ? Date.parse(readExitRecord(job.runsDir, job.record.id)?.ended ?? "") : Date.now();
+    const ended = isFinal(s.state) ? Date.parse(readExitRecord(job.root, job.record.id)?.ended ?? "") : Date.now();
     const elapsed = Number.isFinite(ended) ? ended - Date.parse(job.record.started) : 0;
     item.description = `${s.state}${s.cancelRequested && !isFinal(s.state) ? " (stopping)" : ""} · ${describeJob(job.progress, elapsed)}`;
     item.tooltip = [

@@ -14,7 +14,7 @@ import { evalValues, prepareValues, stepArgs } from "../../../src/extension/comm
 import { cancelJob, launchJob, type JobSpec } from "../../../src/extension/jobs/job-launcher";
 import { jobProgress } from "../../../src/extension/jobs/job-progress";
 import type { JobState } from "../../../src/extension/jobs/job-state";
-import { listJobRecords, statusFromDisk, type JobRecord } from "../../../src/extension/jobs/job-store";
+import { exitPath, listJobRecords, recordPath, statusFromDisk, type JobRecord } from "../../../src/extension/jobs/job-store";
 import { groupEpisodes, listRunRows } from "../../../src/extension/runs/runs-model";
 import { settingsEnv } from "../../../src/extension/settings/settings-overrides";
 import { requireSharedData } from "../../helpers/shared-data";
@@ -36,11 +36,11 @@ describe("extension: CLI jobs (real CLI, real HotpotQA records)", function () {
   });
   after(() => ws && rmSync(ws, { recursive: true, force: true }));
 
-  const start = (spec: Omit<JobSpec, "cwd">) => launchJob({ ...spec, cwd: ws }, { cliPath: cli, runsDir });
+  const start = (spec: Omit<JobSpec, "cwd">) => launchJob({ ...spec, cwd: ws }, { cliPath: cli, root: ws });
   /** Waits like a reloaded window: from the record and the exit file only. */
   async function finalState(record: JobRecord): Promise<JobState> {
     let state: JobState = "running";
-    await waitFor(() => (state = statusFromDisk(runsDir, record).state) !== "running", 90_000, `${record.title} to end`);
+    await waitFor(() => (state = statusFromDisk(ws, record).state) !== "running", 90_000, `${record.title} to end`);
     return state;
   }
 
@@ -55,7 +55,7 @@ describe("extension: CLI jobs (real CLI, real HotpotQA records)", function () {
     const idx = start({ title: "Index", command: stepArgs(INDEX_STEP, {}) });
     assert.equal(await finalState(idx.record), "done", readFileSync(idx.record.log, "utf8"));
     assert.ok(existsSync(join(ws, "data", "bm25")));
-    const exit = JSON.parse(readFileSync(join(runsDir, ".jobs", `${idx.record.id}.exit.json`), "utf8"));
+    const exit = JSON.parse(readFileSync(exitPath(ws, idx.record.id), "utf8"));
     assert.equal(exit.code, 0);
   });
 
@@ -80,11 +80,11 @@ describe("extension: CLI jobs (real CLI, real HotpotQA records)", function () {
     assert.ok(progress, "the eval writes progress.json");
     assert.equal(progress.planned, 24);
     assert.ok(progress.done >= 1 && progress.done < 24, `progress ${JSON.stringify(progress)}`);
-    assert.ok(cancelJob(runsDir, job.record));
+    assert.ok(cancelJob(ws, job.record));
     assert.equal(await finalState({ ...job.record, cancel_requested: true }), "cancelled");
     // Re-read from disk as a new window would: the record says a cancel was asked.
-    const onDisk = listJobRecords(runsDir).records.find((r) => r.id === job.record.id)!;
-    assert.equal(statusFromDisk(runsDir, onDisk).state, "cancelled");
+    const onDisk = listJobRecords(ws).records.find((r) => r.id === job.record.id)!;
+    assert.equal(statusFromDisk(ws, onDisk).state, "cancelled");
 
     const summary = JSON.parse(readFileSync(join(runDir, "summary.json"), "utf8"));
     assert.equal(summary.status, "interrupted");
@@ -95,7 +95,7 @@ describe("extension: CLI jobs (real CLI, real HotpotQA records)", function () {
     assert.equal(manifest.search.max_searches, 3);
 
     // The key never lands in a file the job system writes, nor on a command line.
-    for (const file of [join(runsDir, ".jobs", `${job.record.id}.json`), job.record.log, join(runsDir, ".jobs", `${job.record.id}.exit.json`)]) {
+    for (const file of [recordPath(ws, job.record.id), job.record.log, exitPath(ws, job.record.id)]) {
       assert.ok(!readFileSync(file, "utf8").includes(FAKE_KEY), file);
     }
     assert.ok(!job.record.command.join(" ").includes(FAKE_KEY));
@@ -114,14 +114,14 @@ describe("extension: CLI jobs (real CLI, real HotpotQA records)", function () {
     row = listRunRows(runsDir).find((r) => r.name === "base")!;
     assert.equal(row.status, "done");
     assert.equal(row.summary!.n, 24);
-    assert.ok(listRunRows(runsDir).every((r) => !r.name.startsWith(".")), "the .jobs folder is not a run");
+    assert.ok(!existsSync(join(runsDir, ".jobs")), "job records are not kept among the runs");
   });
 
   it("a job keeps running when nothing in this process waits for it, and its outcome is still recorded", async () => {
     const script = join(ws, "slow.js");
     writeFileSync(script, "setTimeout(() => { console.log('slow done'); }, 300);");
-    const job = launchJob({ title: "slow", command: [], cwd: ws }, { cliPath: script, runsDir });
-    assert.equal(statusFromDisk(runsDir, job.record).state, "running");
+    const job = launchJob({ title: "slow", command: [], cwd: ws }, { cliPath: script, root: ws });
+    assert.equal(statusFromDisk(ws, job.record).state, "running");
     assert.equal(await finalState(job.record), "done");
     assert.match(readFileSync(job.record.log, "utf8"), /slow done/);
   });

@@ -44,7 +44,7 @@ describe("extension: job runner glue (stand-in vscode)", function () {
 
   function makeRunner(): Runner {
     const context = { asAbsolutePath: () => cli } as unknown as import("vscode").ExtensionContext;
-    const workspace = { requireFolder: () => ws, runsDir: () => join(ws, "runs"), jobEnv: () => ({ AGENT_LAB_SETTINGS: '{"topK":2}' }) };
+    const workspace = { folder: ws, requireFolder: () => ws, runsDir: () => join(ws, "runs"), jobEnv: () => ({ AGENT_LAB_SETTINGS: '{"topK":2}' }) };
     const keys = { require: async () => KEY, get: async () => KEY };
     const r = new JobRunner(context, workspace as never, keys as never);
     runners.push(r);
