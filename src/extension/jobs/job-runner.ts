@@ -11,6 +11,8 @@ import type { LabWorkspace } from "../lab-workspace";
 import type { ApiKeyStore } from "../secrets/api-key";
 import { cancelJob, launchJob } from "./job-launcher";
 import { readProgress, type Progress } from "../../core/runs/progress";
+import { RUN_FILES } from "../../core/runs/run-folder";
+import { watchRunFiles, type FolderWatch } from "../panels/folder-watch";
 import { describeJob, jobProgress, lastLine, readFrom, redact } from "./job-progress";
 import { isFinal, transition, type JobStatus } from "./job-state";
 import { listJobRecords, pruneFinishedJobs, statusFromDisk, type JobFinishAction, type JobRecord } from "./job-store";
@@ -51,6 +53,8 @@ interface LiveJob extends Job {
   resolveFinished: (s: JobStatus) => void;
   channel?: vscode.OutputChannel;
   logOffset: number;
+  /** Follows the run folder's progress.json while the job runs (a stage of a few steps is over in a second). */
+  progressWatch?: FolderWatch;
 }
 
 function runningRunsUnder(runsDir: string): string[] {
@@ -169,6 +173,13 @@ export class JobRunner implements vscode.Disposable {
     const finished = new Promise<JobStatus>((r) => (resolveFinished = r));
     const job: LiveJob = { record, status, root, finished, resolveFinished, logOffset: 0 };
     this.readProgress(job);
+    if (!isFinal(status.state) && record.run_dir) {
+      job.progressWatch = watchRunFiles(record.run_dir, [RUN_FILES.progress], () => {
+        if (isFinal(job.status.state)) return;
+        this.readProgress(job);
+        this.changed.fire();
+      });
+    }
     this.jobs.set(record.id, job);
     this.schedulePoll();
     this.changed.fire();
@@ -225,6 +236,7 @@ export class JobRunner implements vscode.Disposable {
   private finish(job: LiveJob, status: JobStatus): void {
     if (isFinal(job.status.state)) return;
     job.status = status;
+    job.progressWatch?.dispose();
     this.readProgress(job);
     this.pumpLog(job);
     job.resolveFinished(status);
@@ -276,7 +288,10 @@ export class JobRunner implements vscode.Disposable {
 
   dispose(): void {
     if (this.timer) clearInterval(this.timer);
-    for (const job of this.jobs.values()) job.channel?.dispose();
+    for (const job of this.jobs.values()) {
+      job.channel?.dispose();
+      job.progressWatch?.dispose();
+    }
     this.changed.dispose();
     // Jobs keep running: they are detached and will be re-attached by the next window.
   }
