@@ -156,4 +156,37 @@ describe("extension: commands → jobs (stand-in vscode)", () => {
     await run("agentLab.rescoreRun", join(ws, "runs", "nope"));
     assert.equal(started.length, 1, "an unknown run starts nothing");
   });
+
+  it("Run Offline Pipeline: the size from the pipeline spec's choices → `pipeline --dir . --backend local --size S` in the workspace's own layout, Open Results at the end", async () => {
+    let sizes: string[] = [];
+    recorded.pick = (items) => {
+      sizes = items.map((i) => i.label);
+      return items.find((i) => i.label === "smoke");
+    };
+    await run("agentLab.runOfflinePipeline");
+    assert.deepEqual(sizes, ["full", "smoke"], "the spec's default first");
+    assert.equal(started.length, 1);
+    assert.deepEqual(started[0].command, ["pipeline", "--dir", ".", "--backend", "local", "--size", "smoke"]);
+    assert.equal(started[0].runDir, ws, "the pipeline's progress.json is in the folder it lays out");
+    assert.equal(started[0].runsRoot, join(ws, "runs"));
+    assert.deepEqual(started[0].finish, { title: "Open Results", command: "agentLab.openPipelineResults" });
+    assert.equal(started[0].spendsMoney, false);
+    await run("agentLab.openPipelineResults");
+    assert.match(recorded.messages.at(-1)!.text, /no pipeline results in this workspace yet/);
+  });
+
+  it("Resume Run re-parses the run's recorded command with its step's spec and adds --resume", async () => {
+    const dir = join(ws, "runs", "half");
+    mkdirSync(dir, { recursive: true });
+    const manifest = { split: { name: "val" }, search: {}, policy: {}, job: { command: ["agent-lab", "eval", "--name", "half", "--split", "val", "--limit", "5", "--backend", "local"] } };
+    writeFileSync(join(dir, "manifest.json"), JSON.stringify(manifest));
+    await run("agentLab.resumeRun", dir);
+    assert.equal(started.length, 1);
+    assert.equal(started[0].runDir, dir);
+    const argv = started[0].command;
+    assert.deepEqual(argv.slice(0, 1), ["eval"]);
+    for (const pair of [["--name", "half"], ["--limit", "5"], ["--backend", "local"]]) assert.equal(argv[argv.indexOf(pair[0]) + 1], pair[1], pair[0]);
+    assert.ok(argv.includes("--resume"));
+    rmSync(dir, { recursive: true });
+  });
 });
