@@ -33,13 +33,9 @@ function settle(job: Job, ms: number, what: string) {
   return Promise.race([job.finished, new Promise<never>((_, no) => setTimeout(() => no(new Error(`${what} did not finish in ${ms / 1000} s`)), ms))]);
 }
 
-async function probe(kind: string): Promise<boolean> {
-  try {
-    await vscode.commands.executeCommand("agentLab._probePanel", kind, ["body"]);
-    return true;
-  } catch {
-    return false; // not open (yet)
-  }
+/** Titles of the open editor tabs (webview panels included). */
+function tabLabels(): string[] {
+  return vscode.window.tabGroups.all.flatMap((g) => g.tabs.map((t) => t.label));
 }
 
 describe("a first run in an empty folder (real VS Code)", function () {
@@ -92,8 +88,16 @@ describe("a first run in an empty folder (real VS Code)", function () {
       // Finished: Open Results opens the GRPO dashboard and Compare over the pipeline's evals.
       const finished = await waitFor("the finish notification", () => ui.calls.find((c) => c.kind === "info" && /Offline pipeline.*finished/.test(c.text)), 10_000);
       assert.deepEqual(finished.buttons, ["Open Results"]);
-      await waitFor("the GRPO dashboard", () => probe("dashboard"), 20_000, 250);
-      await waitFor("the compare panel", () => probe("compare"), 20_000, 250);
+      const opened = () => {
+        const tabs = tabLabels();
+        return tabs.includes(`Training · ${RUN_NAMES.grpo}`) && tabs.some((t) => t.startsWith(`Compare · ${RUN_NAMES.base} vs `)) ? tabs : undefined;
+      };
+      try {
+        const tabs = await waitFor("the GRPO dashboard and Compare", opened, 20_000, 250);
+        console.log(`      Open Results opened: ${tabs.join(" | ")}`);
+      } catch (e) {
+        throw new Error(`${(e as Error).message}; tabs: ${tabLabels().join(" | ")}; messages: ${ui.calls.map((c) => `${c.kind}: ${c.text}`).join(" | ").slice(-1500)}`);
+      }
     } finally {
       ui.restore();
       runs.dispose();
