@@ -1,7 +1,14 @@
 // One bundler for every entry point: the CLI (a child process the extension launches) and the
 // extension host glue. Both are CommonJS bundles for Node 20.
 import { build } from "esbuild";
+import { copyFileSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
 import { buildWebviews } from "../webview/build.mjs";
+
+// The Python sandbox: its worker is a bundle of its own (it runs in a locked-down child process),
+// and Pyodide's interpreter files are copied beside it, so dist/ works without node_modules/pyodide.
+const sandbox = JSON.parse(readFileSync("src/core/tasks/sandbox/bundle.json", "utf8"));
 
 const entries = [
   { in: "src/cli/main.ts", out: "dist/cli.js", banner: "#!/usr/bin/env node" },
@@ -12,10 +19,15 @@ const entries = [
   { in: "src/language-server/client.ts", out: "dist/language-client.js" },
   // BM25 index build worker: the bundled CLI tokenizes the corpus on both cores with it.
   { in: "src/core/search/build-worker.ts", out: "dist/bm25-build-worker.js" },
+  // Pyodide's loader goes inside the worker bundle; its interpreter files are copied below.
+  { in: "src/core/tasks/sandbox/worker.ts", out: `dist/${sandbox.workerBundle}`, external: sandbox.externals, bundlesPyodide: true },
 ];
 
 // Packages with native code or large model runtimes stay outside the bundle and load from node_modules.
 const external = ["vscode", "@huggingface/transformers", "onnxruntime-node", "sharp"];
+// Reached only when running from source: esbuild bundles the sandbox worker there, and pyodide is
+// looked up in node_modules when dist/pyodide is absent. Neither ships.
+const sourceOnly = ["esbuild", "pyodide"];
 
 await Promise.all(
   entries.map((e) =>
@@ -27,12 +39,18 @@ await Promise.all(
       target: "node20",
       format: "cjs",
       sourcemap: true,
-      external,
+      external: [...external, ...(e.bundlesPyodide ? [] : sourceOnly), ...(e.external ?? [])],
       banner: e.banner ? { js: e.banner } : undefined,
       logLevel: "warning",
     }),
   ),
 );
+
+const pyodideSource = path.dirname(createRequire(import.meta.url).resolve("pyodide/package.json"));
+const pyodideOut = path.join("dist", sandbox.pyodideDir);
+rmSync(pyodideOut, { recursive: true, force: true });
+mkdirSync(pyodideOut, { recursive: true });
+for (const f of sandbox.pyodideFiles) copyFileSync(path.join(pyodideSource, f), path.join(pyodideOut, f));
 
 // Webview panels (trace viewer, compare, training dashboard): browser bundles.
 await buildWebviews("dist/webview");

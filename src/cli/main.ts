@@ -18,6 +18,7 @@ const COMMANDS: Record<string, Command> = {
   index: { summary: "build the BM25 search index of <dataDir>/corpus.jsonl into <dataDir>/bm25", load: () => import("./index-command") },
   search: { summary: "try the search index: the top paragraphs for a query, like the recipe's search.py", load: () => import("./search") },
   score: { summary: "mean EM/F1 of a JSONL file with prediction and answers", load: () => import("./score") },
+  grade: { summary: "accuracy of model replies in a JSONL file with response and answer: grade --env gsm8k FILE", load: () => import("./grade") },
   pipeline: { summary: "the whole recipe in one command (offline on the local backend by default) → ablation table; rerun continues", load: () => import("./pipeline") },
   demo: { summary: "the main job offline: synthetic data → prepare → index → eval (scripted reader) → show", load: () => import("./demo") },
   eval: { summary: "run the agent on a split into runs/NAME (episodes, summary, manifest); --resume finishes one", load: () => import("./eval") },
@@ -28,6 +29,7 @@ const COMMANDS: Record<string, Command> = {
   "serve-local": { summary: "run the local Tinker-compatible backend (a stand-in with a tiny CPU model)", load: () => import("./serve-local") },
   "train-sft": { summary: "LoRA SFT on sft.jsonl (loss on the model's own tokens); per-epoch checkpoints registered", load: () => import("./train-sft") },
   "train-grpo": { summary: "online GRPO in the agent harness (fresh sampler per step); checkpoints registered; --resume", load: () => import("./train-grpo") },
+  "gen-tasks": { summary: "filter candidate tasks ({problem, solution} JSONL) through the Python sandbox and the counted filters → DIR/tasks.jsonl + audit.json", load: () => import("./gen-tasks") },
   ckpt: { summary: "print a registered checkpoint's sampler (or state) path: agent-lab ckpt sft-e2 [state]", load: () => import("./ckpt") },
 };
 

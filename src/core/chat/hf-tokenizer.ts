@@ -66,11 +66,11 @@ class TransformersChatTokenizer implements ChatTokenizer {
     return id;
   }
 
-  renderChat(messages: ChatMessage[], options: { addGenerationPrompt: boolean }): string {
+  renderChat(messages: ChatMessage[], options: { addGenerationPrompt: boolean; thinking?: boolean }): string {
     const text = this.tok.apply_chat_template(messages, {
       tokenize: false,
       add_generation_prompt: options.addGenerationPrompt,
-      enable_thinking: false,
+      enable_thinking: options.thinking ?? false,
       ...(this.chatTemplate !== undefined ? { chat_template: this.chatTemplate } : {}),
     });
     if (typeof text !== "string") throw new Error("chat template rendering did not return text");

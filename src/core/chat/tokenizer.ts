@@ -13,6 +13,9 @@ export interface ChatTokenizer {
   decode(ids: readonly number[], options?: { skipSpecialTokens?: boolean }): string;
   /** Id of a single token such as "<|im_end|>"; throws when the vocabulary lacks it. */
   tokenId(token: string): number;
-  /** The chat template rendered to text (thinking disabled, generation prompt added when asked). */
-  renderChat(messages: ChatMessage[], options: { addGenerationPrompt: boolean }): string;
+  /**
+   * The chat template rendered to text, generation prompt added when asked; thinking disabled
+   * unless `thinking` (the template's `enable_thinking`).
+   */
+  renderChat(messages: ChatMessage[], options: { addGenerationPrompt: boolean; thinking?: boolean }): string;
 }

@@ -227,8 +227,8 @@ async function* readParquetRecords(file: string): AsyncGenerator<LocatedRecord> 
   if (rowStart === 0) throw new FileFormatError(file, undefined, "parquet file has no rows");
 }
 
-/** Random access to a local file for hyparquet, which reads only the byte ranges it needs. */
-async function fileAsyncBuffer(file: string): Promise<{ byteLength: number; slice(start: number, end?: number): Promise<ArrayBuffer> }> {
+/** Random access to a local file for hyparquet, which reads only the byte ranges it needs (GSM8K reads its parquet through it too). */
+export async function fileAsyncBuffer(file: string): Promise<{ byteLength: number; slice(start: number, end?: number): Promise<ArrayBuffer> }> {
   const { size } = await stat(file);
   return {
     byteLength: size,

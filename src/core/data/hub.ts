@@ -86,6 +86,12 @@ async function getJson(url: string, token: string | undefined): Promise<unknown>
  * the hub's parquet conversion listing when the repository holds no parquet files.
  */
 export async function listHubFiles(opts: HubOptions = {}): Promise<HubSplitFiles> {
+  const { train, validation } = await listHubSplitFiles(["train", "validation"], opts);
+  return { train, validation };
+}
+
+/** listHubFiles for any split names (GSM8K has train and test); every split must have a file. */
+export async function listHubSplitFiles<S extends string>(splits: readonly S[], opts: HubOptions = {}): Promise<Record<S, HubFile[]>> {
   const s = settings(opts);
   const rev = encodeURIComponent(s.revision);
   const treeUrl = `${s.endpoint}/api/datasets/${s.repo}/tree/${rev}/${s.config}`;
@@ -104,18 +110,20 @@ export async function listHubFiles(opts: HubOptions = {}): Promise<HubSplitFiles
   }
   const bySplit = (split: string) =>
     files.filter((f) => basename(f.path).startsWith(`${split}-`)).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  let result: HubSplitFiles = { train: bySplit("train"), validation: bySplit("validation") };
-  if (!result.train.length || !result.validation.length) {
+  const complete = (r: Record<S, HubFile[]>) => splits.every((split) => r[split].length > 0);
+  const collect = (of: (split: string) => HubFile[]) => Object.fromEntries(splits.map((split) => [split, of(split)])) as Record<S, HubFile[]>;
+  let result = collect(bySplit);
+  if (!complete(result)) {
     const listing = (await getJson(`${s.endpoint}/api/datasets/${s.repo}/parquet/${s.config}`, s.token)) as Record<string, unknown>;
     const urls = (split: string): HubFile[] =>
       (Array.isArray(listing?.[split]) ? (listing[split] as unknown[]) : [])
         .filter((u): u is string => typeof u === "string")
         .sort()
         .map((url) => ({ path: `${s.config}/${split}/${basename(new URL(url).pathname)}`, url }));
-    result = { train: urls("train"), validation: urls("validation") };
+    result = collect(urls);
   }
-  if (!result.train.length || !result.validation.length) {
-    throw new UserError(`no train/validation parquet files found for ${s.repo} (${s.config}) at ${s.endpoint}`);
+  if (!complete(result)) {
+    throw new UserError(`no ${splits.join("/")} parquet files found for ${s.repo} (${s.config}) at ${s.endpoint}`);
   }
   return result;
 }

@@ -14,9 +14,10 @@ import { join } from "node:path";
 import type { ModelPrices } from "../config";
 import { UserError } from "../errors";
 import { repairTornTail } from "../runs/run-files";
+import { RUN_FILES } from "../runs/run-folder";
 import { appendJsonl, readJsonl } from "../util/jsonl";
 
-export const LEDGER_FILE = "ledger.jsonl";
+export const LEDGER_FILE = RUN_FILES.ledger;
 
 /** What the tokens were spent on: evaluating, sampling training data (SFT data, RL rollouts), training. */
 export type LedgerKind = "eval" | "sample" | "train";

@@ -9,6 +9,7 @@ import { pricesFor } from "../config";
 import { VAL_SIZE } from "../data/prepare";
 import { estimateEpisodesUsd, estimateRlStepUsd, estimateSftUsd, TYPICAL_EPISODE, TYPICAL_EPISODE_SEQUENCE } from "../ledger";
 import { readJsonFile } from "../runs/run-files";
+import { runFile } from "../runs/run-folder";
 import type { PipelineSettings } from "./settings";
 
 export type StageName =
@@ -70,12 +71,12 @@ function runStatus(runDir: string, complete: () => boolean): StageStatus {
 }
 
 function evalComplete(runDir: string): boolean {
-  const s = readJsonFile<{ status?: string; n?: number; planned?: number }>(join(runDir, "summary.json"));
+  const s = readJsonFile<{ status?: string; n?: number; planned?: number }>(runFile(runDir, "summary"));
   return s?.status === "done" && s.n === s.planned;
 }
 
 function trainComplete(runDir: string, finalMarker: (row: Record<string, unknown>) => boolean): boolean {
-  const file = join(runDir, "checkpoints.jsonl");
+  const file = runFile(runDir, "checkpoints");
   if (!existsSync(file)) return false;
   return readFileSync(file, "utf8")
     .split("\n")
@@ -195,7 +196,7 @@ export function planPipeline({ dir, config, settings: s }: PlanContext): Pipelin
 }
 
 function sftDataComplete(runDir: string): boolean {
-  return readJsonFile<{ status?: string }>(join(runDir, "manifest.json"))?.status === "done";
+  return readJsonFile<{ status?: string }>(runFile(runDir, "manifest"))?.status === "done";
 }
 
 /** The plan as the dry run and the start of a run print it. */

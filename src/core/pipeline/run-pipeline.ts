@@ -22,7 +22,7 @@ import { prepareData } from "../data/prepare";
 import { UserError } from "../errors";
 import { evalSplit } from "../eval/eval-split";
 import { readJsonFile, writeJsonAtomic } from "../runs/run-files";
-import { lockRunFolder } from "../runs/run-folder";
+import { lockRunFolder, runFile } from "../runs/run-folder";
 import { ProgressWriter, type Progress, type ProgressStatus } from "../runs/progress";
 import { buildIndex } from "../search";
 import { collectSftData } from "../sft";
@@ -242,7 +242,7 @@ async function runStages(o: PipelineOptions, { started, settings, existing, conf
         split: "val",
         closedBook,
         limit: s.evalLimit,
-        resume: existsSync(join(runDir(name), "manifest.json")),
+        resume: existsSync(runFile(runDir(name), "manifest")),
         temperature: 0,
         promptFile: closedBook && s.offlinePrompts ? OFFLINE_CLOSED_BOOK_PROMPT : undefined,
         backend,
@@ -273,7 +273,7 @@ async function runStages(o: PipelineOptions, { started, settings, existing, conf
         backend,
         policy: s.sftData.role === "teacher" ? new TeacherPolicy(await offlineTokenizer("qwen3")) : undefined,
         localBackendUrl: local?.url,
-        resume: existsSync(join(runDir(RUN_NAMES.sftData), "manifest.json")),
+        resume: existsSync(runFile(runDir(RUN_NAMES.sftData), "manifest")),
         command: command("sft-data"),
         signal: o.signal,
         log: stepLog,
@@ -288,12 +288,12 @@ async function runStages(o: PipelineOptions, { started, settings, existing, conf
         workspaceDir: o.dir,
         config,
         name: RUN_NAMES.sft,
-        data: join(runDir(RUN_NAMES.sftData), "sft.jsonl"),
+        data: runFile(runDir(RUN_NAMES.sftData), "sft"),
         epochs: s.sft.epochs,
         batch: s.sft.batch,
         lr: s.sft.lr,
         seed: 0,
-        resume: existsSync(join(runDir(RUN_NAMES.sft), "manifest.json")),
+        resume: existsSync(runFile(runDir(RUN_NAMES.sft), "manifest")),
         backend,
         baseUrl: local?.url,
         command: command("train-sft"),
@@ -320,7 +320,7 @@ async function runStages(o: PipelineOptions, { started, settings, existing, conf
         normalizeAdvantages: s.grpo.normalizeAdvantages,
         offset: s.sftData.questions,
         saveEvery: s.grpo.saveEvery,
-        resume: existsSync(join(runDir(RUN_NAMES.grpo), "manifest.json")),
+        resume: existsSync(runFile(runDir(RUN_NAMES.grpo), "manifest")),
         backend,
         baseUrl: local?.url,
         command: command("train-grpo"),
@@ -348,7 +348,7 @@ async function runStages(o: PipelineOptions, { started, settings, existing, conf
   await stage("ablate", async () => {
     report = ablate(loadAblationInputs(dirs), { resamples: o.resamples, expect });
     grpoVsSft = ablate(loadAblationInputs([dirs[2], dirs[3]]), { resamples: o.resamples, expect });
-    trend = rewardTrend(readStepRewards(join(runsDir, RUN_NAMES.grpo, "metrics.jsonl")));
+    trend = rewardTrend(readStepRewards(runFile(join(runsDir, RUN_NAMES.grpo), "metrics")));
     writeJsonAtomic(join(o.dir, ABLATION_FILE), report);
   });
   writeFileAtomic(join(o.dir, REPORT_FILE), renderReport({ o, settings, report, grpoVsSft, trend, labels, state }));

@@ -22,7 +22,7 @@ import { BudgetExceededError, CostLedger, EpisodeSizeTracker, estimateEpisodesUs
 import { readJsonFile, writeJsonAtomic } from "../runs/run-files";
 import { sha256File } from "../runs/manifest";
 import { ProgressWriter, type Progress } from "../runs/progress";
-import { changedFields, checkRunName, openRunForWriting, type RunLock } from "../runs/run-folder";
+import { changedFields, checkRunName, openRunForWriting, RUN_FILES, type RunLock } from "../runs/run-folder";
 import { SCORER_VERSION } from "../score";
 import type { Searcher } from "../search/searcher";
 import { HeldOutQuestions } from "./held-out";
@@ -43,7 +43,7 @@ import {
   type TraceSource,
 } from "./sft-files";
 
-export const SFT_MANIFEST_FILE = "manifest.json";
+export const SFT_MANIFEST_FILE = RUN_FILES.manifest;
 
 export interface SftDataOptions {
   workspaceDir: string;

@@ -11,10 +11,11 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { FileFormatError } from "../errors";
 import { repairTornTail } from "../runs/run-files";
+import { RUN_FILES } from "../runs/run-folder";
 import { appendJsonl, readJsonl } from "../util/jsonl";
 
-export const SFT_FILE = "sft.jsonl";
-export const ATTEMPTS_FILE = "attempts.jsonl";
+export const SFT_FILE = RUN_FILES.sft;
+export const ATTEMPTS_FILE = RUN_FILES.attempts;
 
 /** Who wrote a trace: the model itself (rejection sampling) or a teacher to distil from. */
 export interface TraceSource {

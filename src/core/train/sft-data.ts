@@ -7,6 +7,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { FileFormatError, UserError } from "../errors";
 import { sha256File } from "../runs/manifest";
+import { runFile } from "../runs/run-folder";
 import type { Datum } from "../tinker/wire";
 import { modelInputLength, sftDatumFromEpisode } from "../tinker/wire/builders";
 
@@ -36,7 +37,7 @@ const isIntArray = (v: unknown): v is number[] => Array.isArray(v) && v.every((x
 /** `--data` may name the file or the sft-data run folder holding sft.jsonl. */
 export function resolveSftFile(path: string): string {
   if (!existsSync(path)) throw new UserError(`--data ${path}: no such file or folder (make it with agent-lab sft-data)`);
-  return statSync(path).isDirectory() ? join(path, "sft.jsonl") : path;
+  return statSync(path).isDirectory() ? runFile(path, "sft") : path;
 }
 
 export function readSftData(path: string): SftData {
@@ -79,7 +80,7 @@ export function readSftData(path: string): SftData {
  */
 export function sftDataHash(file: string): { hash: string; lineageWarning?: string; tokenizer?: string } {
   const hex = sha256File(file);
-  const manifestFile = join(dirname(file), "manifest.json");
+  const manifestFile = runFile(dirname(file), "manifest");
   if (!existsSync(manifestFile)) return { hash: `sha256:${hex}` };
   let recorded: unknown;
   let status: unknown;

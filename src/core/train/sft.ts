@@ -131,7 +131,7 @@ export async function trainSft(o: TrainSftOptions): Promise<TrainSftResult> {
     epochs: o.epochs,
     seed: o.seed ?? 0,
     loss_fn: "cross_entropy",
-    data: { path: relative(o.workspaceDir, data.file) || data.file, hash: data.hash, lineage_manifest: existsSync(join(dirname(data.file), "manifest.json")) ? relative(o.workspaceDir, join(dirname(data.file), "manifest.json")) : null, examples: data.datums.length, tokens_per_epoch: data.tokensPerEpoch },
+    data: { path: relative(o.workspaceDir, data.file) || data.file, hash: data.hash, lineage_manifest: existsSync(runFile(dirname(data.file), "manifest")) ? relative(o.workspaceDir, runFile(dirname(data.file), "manifest")) : null, examples: data.datums.length, tokens_per_epoch: data.tokensPerEpoch },
     parent: o.initState ?? null,
     init_state: initState ?? null,
     steps_per_epoch: stepsPerEpoch,

@@ -29,7 +29,8 @@ describe("webview: training dashboard", function () {
     // A metric whose name is a payload (names come from the file).
     appendFileSync(join(fx.runDir, "metrics.jsonl"), JSON.stringify({ step: 3, reward: 0.5, [PAYLOADS[1]]: 7 }) + "\n");
   });
-  after(() => rmSync(root, { recursive: true, force: true }));
+  // root is unset when the before hook skipped (no shared data): nothing to remove then.
+  after(() => root && rmSync(root, { recursive: true, force: true }));
   beforeEach(async () => {
     t = await openWebview("dashboard");
   });

@@ -1,0 +1,81 @@
+/**
+ * `agent-lab grade --env gsm8k FILE [--per-line OUT]`: accuracy of model replies. FILE is JSONL
+ * with `response` (the model's full reply) and `answer` (the environment's reference, for GSM8K the
+ * solution with its `#### N` line). --per-line writes one JSON line per record: its input line
+ * number, `correct`, the extracted answer and the reference, plus the record's other fields.
+ */
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { FileFormatError, UserError } from "../core/errors";
+import { gradeReply, referenceAnswer } from "../core/envs/gsm8k";
+import { parse } from "./args";
+
+interface Graded {
+  correct: boolean;
+  extracted: string | undefined;
+  reference: string;
+}
+
+interface EnvGrader {
+  /** Why `answer` cannot be graded against, or undefined when it can. */
+  badAnswer(answer: string): string | undefined;
+  grade(response: string, answer: string): Graded;
+}
+
+const GRADERS: Record<string, EnvGrader> = {
+  gsm8k: {
+    badAnswer: (answer) => (referenceAnswer(answer) === undefined ? '"answer" has no "#### N" final answer line' : undefined),
+    grade: (response, answer) => gradeReply(response, answer),
+  },
+};
+
+export interface GradedFile {
+  n: number;
+  correct: number;
+  rows: Record<string, unknown>[];
+}
+
+/** Grades every non-blank line; a line that is not a record with string `response` and `answer` is a FileFormatError. */
+export function gradeJsonlFile(env: string, file: string): GradedFile {
+  const grader = GRADERS[env];
+  if (!grader) throw new UserError(`--env ${env}: unknown environment (known: ${Object.keys(GRADERS).join(", ")})`);
+  const rows: Record<string, unknown>[] = [];
+  let correct = 0;
+  readFileSync(file, "utf8").split("\n").forEach((text, i) => {
+    const line = i + 1;
+    if (!text.trim()) return;
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch (e) {
+      throw new FileFormatError(file, line, `not valid JSON (${(e as Error).message})`);
+    }
+    if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw new FileFormatError(file, line, 'expected a JSON object with "response" and "answer"');
+    const row = raw as Record<string, unknown>;
+    for (const field of ["response", "answer"]) {
+      if (typeof row[field] !== "string") throw new FileFormatError(file, line, `missing "${field}" string`);
+    }
+    const problem = grader.badAnswer(row.answer as string);
+    if (problem) throw new FileFormatError(file, line, problem);
+    const verdict = grader.grade(row.response as string, row.answer as string);
+    if (verdict.correct) correct++;
+    rows.push({ ...row, line, correct: verdict.correct, extracted: verdict.extracted ?? null, reference: verdict.reference });
+  });
+  return { n: rows.length, correct, rows };
+}
+
+export async function run(argv: string[]): Promise<void> {
+  const { values, positionals } = parse("grade", argv, { env: { type: "string" }, "per-line": { type: "string" }, help: { type: "boolean", short: "h" } }, true);
+  const usage =
+    `usage: agent-lab grade --env ENV FILE [--per-line OUT]\n  ENV: ${Object.keys(GRADERS).join(", ")}\n` +
+    '  FILE: JSONL with "response" (the model\'s full reply) and "answer" (for gsm8k the solution with its "#### N" line)';
+  if (values.help) return void console.log(usage);
+  if (positionals.length !== 1) throw new UserError(usage);
+  if (!values.env) throw new UserError(`--env is required (known: ${Object.keys(GRADERS).join(", ")})`);
+  const file = positionals[0];
+  if (!GRADERS[values.env]) throw new UserError(`--env ${values.env}: unknown environment (known: ${Object.keys(GRADERS).join(", ")})`);
+  if (!existsSync(file)) throw new UserError(`${file}: no such file`);
+  const result = gradeJsonlFile(values.env, file);
+  if (values["per-line"]) writeFileSync(values["per-line"], result.rows.map((r) => JSON.stringify(r) + "\n").join(""));
+  const accuracy = result.n ? result.correct / result.n : 0;
+  console.log(`accuracy ${accuracy.toFixed(3)} (${result.correct}/${result.n})`);
+}

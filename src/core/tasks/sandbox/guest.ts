@@ -1,0 +1,204 @@
+/**
+ * Python that the worker runs once after Pyodide loads (the third layer; see sandbox.ts). It cuts
+ * the Python side of the bridge to JavaScript (the `js`, `pyodide_js`, `pyodide*` and `_pyodide*`
+ * modules and the import hook that serves them), hides the environment, installs an audit hook
+ * (a C-level hook Python code cannot remove) that blocks files outside the read-only standard
+ * library, sockets, processes, ctypes and heap walks, and snapshots the interpreter so each task
+ * starts from the same state. Its last expression is the pair the worker calls per task: the runner,
+ * while the task's deadline can interrupt it, and the state reset, after the deadline is disarmed.
+ *
+ * A blocked event is written to stderr as one marker line before the error is raised, so the
+ * worker (which owns the stderr handler) records it even when the task's code catches the error;
+ * if even that write fails, the interpreter exits and the host rejects the task as a crash.
+ * Each runner result is "ok\0type\0repr" or "err\0reason\0detail".
+ *
+ * The guards keep what they rely on in default arguments, not closure cells or globals: a task
+ * that reaches one guard function (the import blocker sits in sys.meta_path for all to see) cannot
+ * rewrite another's tables through a shared cell, nor change its behaviour by patching builtins.
+ */
+export const VIOLATION_MARK = "\u0001agent-lab-sandbox-violation:";
+
+export const GUEST_SETUP = String.raw`
+def _agent_lab_sandbox():
+    import builtins, gc, os, posix, random, subprocess, sys
+    from collections.abc import MutableMapping
+
+    BRIDGE = ("js", "pyodide_js", "pyodide", "_pyodide", "_pyodide_core", "micropip", "ctypes", "_ctypes", "emscripten")
+    PROCESS_MODULES = ("_posixsubprocess", "pty", "multiprocessing", "_multiprocessing")
+    FS_EVENTS = frozenset({
+        "os.listdir", "os.scandir", "os.remove", "os.rename", "os.rmdir", "os.mkdir", "os.chmod", "os.chown",
+        "os.link", "os.symlink", "os.truncate", "os.utime", "os.chdir", "os.chflags", "os.lchflags", "os.lchmod",
+        "os.listxattr", "os.getxattr", "os.setxattr", "os.removexattr", "os.mkfifo", "os.mknod", "os.fwalk",
+        "os.walk", "glob.glob", "glob.glob/2", "shutil.copyfile", "shutil.copymode", "shutil.copystat",
+        "shutil.copytree", "shutil.move", "shutil.rmtree", "shutil.chown", "shutil.make_archive",
+        "shutil.unpack_archive", "tempfile.mkstemp", "tempfile.mkdtemp", "pathlib.Path.glob", "pathlib.Path.rglob"})
+    PROCESS_EVENTS = frozenset({
+        "os.system", "os.exec", "os.spawn", "os.posix_spawn", "os.fork", "os.forkpty", "os.kill", "os.killpg",
+        "os.startfile", "subprocess.Popen", "pty.spawn", "signal.pthread_kill", "os.popen"})
+    PROCESS_PREFIXES = ("os.exec", "os.spawn", "os.posix_spawn")
+    NETWORK_PREFIXES = ("socket.", "urllib.", "http.client.", "ftplib.", "smtplib.", "poplib.", "imaplib.",
+                        "nntplib.", "telnetlib.", "webbrowser.", "ssl.")
+    HOST_EVENTS = frozenset({
+        "gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys.settrace", "sys.setprofile",
+        "sys._current_frames", "sys.addaudithook", "sys.monitoring.register_callback", "code.__new__",
+        "function.__new__", "sys.remote_exec", "cpython.remove_audit_hook"})
+
+    def blocked(kind, event, _mark=${JSON.stringify(VIOLATION_MARK)}, _write=os.write, _exit=os._exit, _error=PermissionError, _base=BaseException):
+        try:
+            _write(2, (_mark + kind + ":" + event + "\n").encode())
+        except _base:
+            _exit(70)
+        raise _error("sandbox: " + event + " is not allowed")
+
+    def read_only_lib(path, mode, _fsdecode=os.fsdecode, _str=str, _type=type, _base=BaseException):
+        try:
+            p = _fsdecode(path)
+        except _base:
+            return False
+        if _type(p) is not _str or not p.startswith("/lib/") or ".." in p:
+            return False
+        m = _str(mode)
+        return "w" not in m and "a" not in m and "x" not in m and "+" not in m
+
+    def module_rule(name, _bridge=BRIDGE, _process=PROCESS_MODULES, _blocked=blocked, _str=str, _type=type):
+        top = name.split(".")[0] if _type(name) is _str else ""
+        if top in _bridge:
+            _blocked("host-bridge", "import " + name)
+        if top in _process:
+            _blocked("process", "import " + name)
+
+    def hook(event, args, _blocked=blocked, _lib=read_only_lib, _module=module_rule, _fs=FS_EVENTS,
+             _proc=PROCESS_EVENTS, _proc_prefixes=PROCESS_PREFIXES, _net=NETWORK_PREFIXES, _host=HOST_EVENTS):
+        if event == "open":
+            if not _lib(args[0], args[1]):
+                _blocked("filesystem", "open")
+        elif event == "os.listdir" or event == "os.scandir":
+            if not _lib(args[0], "r"):
+                _blocked("filesystem", event)
+        elif event == "import":
+            _module(args[0])
+        elif event in _fs:
+            _blocked("filesystem", event)
+        elif event in _proc or event.startswith(_proc_prefixes):
+            _blocked("process", event)
+        elif event.startswith(_net):
+            _blocked("network", event)
+        elif event == "os.putenv" or event == "os.unsetenv":
+            _blocked("environment", event)
+        elif event in _host or event.startswith("ctypes."):
+            _blocked("host-bridge", event)
+
+    class BridgeBlocker:
+        """First in sys.meta_path: importlib.import_module raises no "import" audit event."""
+        @staticmethod
+        def find_spec(name, path=None, target=None, _module=module_rule):
+            _module(name)
+            return None
+
+    class Environment(MutableMapping):
+        """os.environ for tasks: empty, and any use of it is a recorded attempt."""
+        def _deny(self, *args, _blocked=blocked):
+            _blocked("environment", "os.environ")
+        __getitem__ = __setitem__ = __delitem__ = __iter__ = __len__ = __contains__ = get = copy = __repr__ = _deny
+
+    def process_guard(name, _blocked=blocked):
+        def no_process(*args, **kwargs):
+            _blocked("process", name)
+        return no_process
+
+    # The bridge to JavaScript: its modules go (a fresh import then meets the guards) and so does
+    # the finder that serves js/pyodide_js.
+    # Their modules stay reachable by walking object.__subclasses__() to a function's __globals__,
+    # so first empty what they hold of JavaScript: the finder's table (js, pyodide_js) and every
+    # JsProxy in a module global. (The worker also strips Pyodide's JS API object.)
+    for name in [n for n in sys.modules if n.split(".")[0] in BRIDGE]:
+        namespace = getattr(sys.modules[name], "__dict__", None) or {}
+        for key, value in list(namespace.items()):
+            if isinstance(getattr(value, "jsproxies", None), dict):
+                value.jsproxies.clear()
+            if any(c.__name__ == "JsProxy" for c in type(value).__mro__) and not isinstance(value, type):
+                namespace[key] = None
+        del sys.modules[name]
+    sys.meta_path[:] = [BridgeBlocker] + [f for f in sys.meta_path if type(f).__module__.split(".")[0] not in BRIDGE]
+    sys.path[:] = [p for p in sys.path if p.startswith("/lib/")]
+    posix.environ.clear()
+    os.environ = Environment()
+    os.getenv = os.environ.get
+    if hasattr(os, "environb"):
+        os.environb = os.environ
+    # Processes: emscripten has none, but its stubs fail as plain errors; these make the attempt count.
+    for name in ("Popen", "run", "call", "check_call", "check_output", "getoutput", "getstatusoutput"):
+        setattr(subprocess, name, process_guard("subprocess." + name))
+    for name in ("system", "popen", "fork", "forkpty", "posix_spawn", "posix_spawnp", "kill", "killpg",
+                 "execv", "execve", "execl", "execle", "execlp", "execlpe", "execvp", "execvpe",
+                 "spawnl", "spawnle", "spawnlp", "spawnlpe", "spawnv", "spawnve", "spawnvp", "spawnvpe"):
+        if hasattr(os, name):
+            setattr(os, name, process_guard("os." + name))
+
+    # The state every task starts from.
+    modules = dict(sys.modules)
+    dicts = [(m.__dict__, dict(m.__dict__)) for m in modules.values() if hasattr(m, "__dict__")]
+    lists = [(sys.path, list(sys.path)), (sys.meta_path, list(sys.meta_path)), (sys.path_hooks, list(sys.path_hooks))]
+
+    def restore(_sys=sys, _modules=modules, _dicts=dicts, _lists=lists, _limit=sys.getrecursionlimit(),
+                _gc=gc, _seed=random.seed, _missing=object(), _len=len, _list=list):
+        for name in [n for n in _sys.modules if n not in _modules]:
+            del _sys.modules[name]
+        _sys.modules.update(_modules)
+        for live, saved in _dicts:
+            if _len(live) != _len(saved) or any(live.get(k, _missing) is not v for k, v in saved.items()):
+                live.clear()
+                live.update(saved)
+        for live, saved in _lists:
+            live[:] = saved
+        _sys.path_importer_cache.clear()
+        _sys.setrecursionlimit(_limit)
+        _gc.enable()
+        _seed(0)
+
+    def describe(value, _type=type, _int=int, _float=float, _str=str, _getattr=getattr):
+        t = _type(value)
+        name = _getattr(t, "__qualname__", "?")
+        name = name.replace("\0", "") if _type(name) is _str else "?"
+        if t is _int:
+            try:
+                return "ok\0int\0" + _int.__repr__(value)
+            except ValueError:
+                return "ok\0int\0(too many digits)"
+        if t is _float:
+            return "ok\0float\0" + _float.__repr__(value)
+        if (_getattr(t, "__module__", ""), name) in (("fractions", "Fraction"), ("decimal", "Decimal")):
+            return "ok\0" + name + "\0" + _str(value)
+        return "ok\0" + name + "\0"
+
+    def run(code, _builtins=builtins, _describe=describe, _seed=random.seed, _compile=compile,
+            _exec=exec, _callable=callable, _type=type, _str=str, _base=BaseException, _memory=MemoryError,
+            _overflow=OverflowError):
+        _seed(0)
+        scope = {"__name__": "__solution__", "__builtins__": _builtins}
+        try:
+            _exec(_compile(code, "<solution>", "exec"), scope)
+            solution = scope.get("solution")
+            if not _callable(solution):
+                return "err\0error\0no solution() function defined"
+            return _describe(solution())
+        except _memory:
+            return "err\0memory\0MemoryError"
+        except _overflow as e:
+            # One allocation beyond the 32-bit address space fails before it asks for memory.
+            if "index-sized" in _str(e):
+                return "err\0memory\0OverflowError: allocation larger than the address space"
+            return "err\0error\0OverflowError: " + _str(e)[:400]
+        except _base as e:
+            try:
+                detail = _type(e).__name__ + ": " + _str(e)
+            except _base:
+                detail = "exception"
+            return "err\0error\0" + detail.replace("\0", "")[:500]
+
+    random.seed(0)
+    sys.addaudithook(hook)
+    return run, restore
+
+_agent_lab_sandbox()
+`;
