@@ -14,6 +14,7 @@ import { RunsProvider } from "./runs/runs-provider";
 import { ApiKeyStore } from "./secrets/api-key";
 import { SETTINGS_SECTION } from "./settings/settings-overrides";
 import { spendReport } from "./spend";
+import { updateContextKeys } from "./context-keys";
 import { watchWorkspace } from "./watchers";
 
 let lab: Lab | undefined;
@@ -82,22 +83,6 @@ export function activate(context: vscode.ExtensionContext): AgentLabApi {
     void updateContextKeys(workspace);
   }, 0);
   return { ...lab, jobsView, statusBar, activationMs: performance.now() - started };
-}
-
-/** Context keys the welcome views use: is there a data folder with splits, an index? */
-async function updateContextKeys(workspace: LabWorkspace): Promise<void> {
-  let hasData = false;
-  let hasIndex = false;
-  try {
-    const dataDir = vscode.Uri.file(workspace.dataDir());
-    const stat = async (name: string) => vscode.workspace.fs.stat(vscode.Uri.joinPath(dataDir, name)).then(() => true, () => false);
-    hasData = await stat("val.jsonl");
-    hasIndex = await stat("bm25");
-  } catch {
-    // no folder, or unreadable settings: both stay false
-  }
-  await vscode.commands.executeCommand("setContext", "agentLab.hasData", hasData);
-  await vscode.commands.executeCommand("setContext", "agentLab.hasIndex", hasIndex);
 }
 
 export function deactivate(): void {
