@@ -53,15 +53,6 @@ export function activate(context: vscode.ExtensionContext): AgentLabApi {
     jobsView,
     vscode.window.registerTreeDataProvider("agentLab.jobs", jobsView),
     ...registerCommands(lab),
-    ...watchWorkspace(workspace, {
-      runs: () => {
-        runs.refreshSoon();
-        updateSpend();
-      },
-      checkpoints: () => checkpoints.refresh(),
-      jobs: () => jobs.reattach(),
-      data: () => void updateContextKeys(workspace),
-    }),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration(SETTINGS_SECTION)) {
         runs.refresh();
@@ -78,6 +69,18 @@ export function activate(context: vscode.ExtensionContext): AgentLabApi {
   setTimeout(() => void import("./language-client").then((m) => m.startPromptLanguageClient(context, workspace), (e: unknown) => console.error("Agent Lab: prompt language client failed to load", e)), 0);
   // The rest waits for the first idle moment so activation itself stays a few milliseconds.
   setTimeout(() => {
+    // File watchers read the settings (runsDir, dataDir): after activation too.
+    context.subscriptions.push(
+      ...watchWorkspace(workspace, {
+        runs: () => {
+          runs.refreshSoon();
+          updateSpend();
+        },
+        checkpoints: () => checkpoints.refresh(),
+        jobs: () => jobs.reattach(),
+        data: () => void updateContextKeys(workspace),
+      }),
+    );
     jobs.reattach();
     updateSpend();
     void updateContextKeys(workspace);
