@@ -30,7 +30,8 @@ describe("tasks: Python sandbox", function () {
   before(async () => {
     process.env.TINKER_API_KEY = FAKE_KEY;
     dir = mkdtempSync(join(tmpdir(), "agent-lab-sandbox-"));
-    sandbox = new PythonSandbox({ timeoutMs: 2500, memoryBytes: 256 * 2 ** 20 });
+    // 5 s: the subclass walk needs a few seconds of CPU when the machine is loaded.
+    sandbox = new PythonSandbox({ timeoutMs: 5000, memoryBytes: 256 * 2 ** 20 });
     await sandbox.start();
   });
   after(() => {
