@@ -6,7 +6,7 @@
  */
 import type { Split } from "../../core/data/question";
 import type { EVAL_STEP, PREPARE_STEP, SFT_DATA_STEP } from "../../core/steps/catalog";
-import { MAX_RUN_NAME } from "../../core/runs/run-folder";
+import { RUN_NAME_MAX_LENGTH } from "../../core/runs/run-name";
 import { TEST_SPLIT_FLAG_NAME, TRAINING_BACKENDS } from "../../core/steps/common-flags";
 import { toArgv, type FlagSpecs, type FlagValues } from "../../core/steps/flags";
 import type { StepSpec } from "../../core/steps/spec";
@@ -54,7 +54,7 @@ export function trainingBackend(backend: string): TrainingBackend {
 
 /** Run names become folder names: keep them to core's run-name rule (checkRunName). */
 export function sanitizeRunName(raw: string): string {
-  return raw.trim().replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^[-._]+|-+$/g, "").slice(0, MAX_RUN_NAME);
+  return raw.trim().replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^[-._]+|-+$/g, "").slice(0, RUN_NAME_MAX_LENGTH);
 }
 
 /** A name that is not taken yet: `base`, `base-2`, `base-3`, … */

@@ -145,7 +145,7 @@ export async function inputRunName(title: string, suggested: string, taken: Read
       const t = v.trim();
       if (!t) return "Enter a name";
       try {
-        checkRunName(t, "The name"); // core's run-name rule, the one every step enforces
+        checkRunName(t); // core's run-name rule, the one every step enforces
       } catch (e) {
         return (e as Error).message;
       }
