@@ -20,8 +20,9 @@
  *   meta.json            written last: format, version, counts, settings, byte sizes, a CRC-32 of
  *                        every data file and of meta.json's own fields, and the content hash
  *
- * Integrity: the CRC-32s are checked every time an index is opened (all bytes are read anyway, and
- * zlib's crc32 runs at several GB/s), so a changed byte is refused before any search; contentHash is
+ * Integrity: the CRC-32s are checked every time an index is opened (the arrays are read whole
+ * anyway; texts.bin is read through once on a second thread; zlib's crc32 does ~2 GB/s), so a
+ * changed byte is refused before any search or eval; contentHash is
  * a sha256 over the settings and every file's sha256, computed when the index is built, and is what
  * run manifests record: once the CRCs match, it names the content actually loaded.
  */
