@@ -12,6 +12,8 @@ const entries = [
   { in: "src/language-server/client.ts", out: "dist/language-client.js" },
   // BM25 index build worker: the bundled CLI tokenizes the corpus on both cores with it.
   { in: "src/core/search/build-worker.ts", out: "dist/bm25-build-worker.js" },
+  // The local backend's compute worker: models and their sampling / training run there, off the HTTP thread.
+  { in: "src/server/compute/worker.ts", out: "dist/local-backend-worker.js" },
 ];
 
 // Packages with native code or large model runtimes stay outside the bundle and load from node_modules.

@@ -176,11 +176,10 @@ describe("server/local-backend", function () {
       await wire.optim(model, seq++);
     }
     assert.ok(lossOf(last) < lossOf(first) * 0.7, `${lossOf(first)} → ${lossOf(last)}`);
-    // A user error inside an op comes back as the future's error envelope, category "user".
-    const bad = await wire.post("forward_backward", encodeForwardBackwardRequest({ model_id: model, seq_id: seq, data: [rlDatum(SEQ, SEQ.map(() => 0), SEQ.map(() => 0))], loss_fn: "cross_entropy" }));
-    const err = await wire.result(bad.request_id as string);
-    assert.equal(err.json?.category, "user");
-    assert.match(String(err.json?.error), /weights/);
+    // A request the loss cannot use is refused at the door as a user error, before it is queued.
+    const bad = await wire.send("POST", "forward_backward", encodeForwardBackwardRequest({ model_id: model, seq_id: seq, data: [rlDatum(SEQ, SEQ.map(() => 0), SEQ.map(() => 0))], loss_fn: "cross_entropy" }));
+    assert.equal(bad.status, 400);
+    assert.deepEqual(bad.json, { detail: "forward_backward.data[0]: loss_fn cross_entropy needs loss_fn_inputs.weights", category: "user" });
   });
 
   it("runs training ops strictly in seq_id order and waits for a missing seq_id", async () => {

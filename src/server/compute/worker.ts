@@ -1,0 +1,72 @@
+/**
+ * Worker-thread entry of the local backend's compute (bundled as dist/local-backend-worker.js; under
+ * tsx it runs as .ts). Jobs arrive as messages; each lane (one model or sampler) runs its jobs in
+ * order, and lanes take turns in slices of a few milliseconds, so a long sample on one sampler
+ * does not hold up a short one on another, and new messages are read between slices.
+ */
+import { parentPort } from "node:worker_threads";
+import { ComputeEngine, jobFailure, laneOf, type ComputeJob, type ComputeResult } from "./jobs";
+import type { WorkerReply, WorkerRequest } from "./client";
+
+const SLICE_MS = 10;
+
+interface Task {
+  id: number;
+  job: ComputeJob;
+  steps?: Generator<void, ComputeResult>;
+}
+
+const port = parentPort;
+if (!port) throw new Error("the local backend's compute worker must run in a worker thread");
+const engine = new ComputeEngine();
+const lanes = new Map<string, Task[]>();
+let turn = 0;
+let scheduled = false;
+
+function reply(message: WorkerReply): void {
+  port!.postMessage(message);
+}
+
+function schedule(): void {
+  if (scheduled || lanes.size === 0) return;
+  scheduled = true;
+  setImmediate(tick);
+}
+
+/** Runs the head task of the next lane for one slice. */
+function tick(): void {
+  scheduled = false;
+  const keys = [...lanes.keys()];
+  if (keys.length === 0) return;
+  const lane = keys[turn++ % keys.length];
+  const queue = lanes.get(lane)!;
+  const task = queue[0];
+  const deadline = performance.now() + SLICE_MS;
+  try {
+    task.steps ??= engine.run(task.job);
+    for (;;) {
+      const r = task.steps.next();
+      if (r.done) {
+        reply({ id: task.id, ok: r.value });
+        break;
+      }
+      if (performance.now() >= deadline) {
+        schedule();
+        return;
+      }
+    }
+  } catch (e) {
+    reply({ id: task.id, failed: jobFailure(e) });
+  }
+  queue.shift();
+  if (queue.length === 0) lanes.delete(lane);
+  schedule();
+}
+
+port.on("message", (message: WorkerRequest) => {
+  const lane = laneOf(message.job);
+  const queue = lanes.get(lane);
+  if (queue) queue.push({ id: message.id, job: message.job });
+  else lanes.set(lane, [{ id: message.id, job: message.job }]);
+  schedule();
+});
