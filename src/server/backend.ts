@@ -533,6 +533,7 @@ export class LocalBackend {
         const r = await this.run({
           kind: "sample",
           handle: s.handle,
+          lane: s.id,
           prompt: body.prompt,
           numSamples: body.num_samples,
           options: { maxTokens: body.max_tokens, temperature: body.temperature, topK: body.top_k, topP: body.top_p, seed, stopTokens: body.stop_tokens, stopStrings: [] },

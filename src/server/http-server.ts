@@ -32,7 +32,10 @@ export interface RunningLocalBackend {
   backend: LocalBackend;
   /** The live fault settings: change them to turn faults on or off while the server runs. */
   faults: FaultOptions;
+  /** Stops at once (unfinished futures are dropped). */
   close(): Promise<void>;
+  /** Stops once no request has been in flight for a moment: other jobs using this server finish first. */
+  closeWhenIdle(idleMs?: number): Promise<void>;
 }
 
 interface Reply {
@@ -133,6 +136,9 @@ export function clientConfig(): Record<string, unknown> {
 
 class Router {
   private readonly idempotent = new Map<string, Reply>();
+  /** Requests being answered (long-polls included) and when the last one arrived. */
+  inFlight = 0;
+  lastRequestAt = 0;
 
   constructor(
     private readonly backend: LocalBackend,
@@ -141,6 +147,16 @@ class Router {
   ) {}
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    this.inFlight++;
+    this.lastRequestAt = Date.now();
+    try {
+      await this.answer(req, res);
+    } finally {
+      this.inFlight--;
+    }
+  }
+
+  private async answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const method = req.method ?? "GET";
     let endpoint = "";
     let reply: Reply;
@@ -340,11 +356,19 @@ export async function startLocalBackend(options: LocalBackendOptions): Promise<R
   }
   const port = (server.address() as AddressInfo).port;
   let closing: Promise<void> | undefined;
-  return {
+  const running: RunningLocalBackend = {
     url: `http://127.0.0.1:${port}`,
     port,
     backend,
     faults: faults.options,
+    async closeWhenIdle(idleMs = 1_000) {
+      const asked = Date.now();
+      // Requests after the owner is done come from other jobs; wait until they stop.
+      while (!closing && (router.inFlight > 0 || (router.lastRequestAt > asked && Date.now() - router.lastRequestAt < idleMs))) {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      await running.close();
+    },
     close() {
       closing ??= Promise.all([
         backend.close(),
@@ -356,4 +380,5 @@ export async function startLocalBackend(options: LocalBackendOptions): Promise<R
       return closing;
     },
   };
+  return running;
 }

@@ -28,13 +28,15 @@ export type ComputeJob =
   | { kind: "forward_backward"; handle: string; datums: TrainDatum[]; lossFn: LossName; lossConfig: Record<string, number>; backward: boolean }
   | { kind: "optim_step"; handle: string; params: AdamParams }
   | { kind: "save"; handle: string; dir: string; withOptimizer: boolean }
-  | { kind: "sample"; handle: string; prompt: number[]; numSamples: number; options: Omit<SampleOptions, "decode">; promptLogprobs: boolean; topk: number };
+  /** lane: samples only read weights, so each sampler gets its own lane and one busy sampler cannot hold up another sharing its weights. */
+  | { kind: "sample"; handle: string; lane: string; prompt: number[]; numSamples: number; options: Omit<SampleOptions, "decode">; promptLogprobs: boolean; topk: number };
 
 /** A job's answer: protobuf bytes for sample / forward_backward, a JSON value otherwise. */
 export type ComputeResult = { bytes: Uint8Array } | { json: unknown };
 
 /** The lane a job runs in: jobs of one lane run in order, lanes share the thread. */
 export function laneOf(job: ComputeJob): string {
+  if (job.kind === "sample") return `sample:${job.lane}`;
   return job.kind === "clone" ? job.from : job.handle;
 }
 

@@ -1,8 +1,9 @@
 /**
  * Worker-thread entry of the local backend's compute (bundled as dist/local-backend-worker.js; under
  * tsx it runs as .ts). Jobs arrive as messages; each lane (one model or sampler) runs its jobs in
- * order, and lanes take turns in slices of a few milliseconds, so a long sample on one sampler
- * does not hold up a short one on another, and new messages are read between slices.
+ * order, and lanes share the thread in slices of a few milliseconds, the lane whose current job
+ * has had the least time going first: a short job never waits behind more than one slice of a
+ * long one, and new messages are read between slices.
  */
 import { parentPort } from "node:worker_threads";
 import { ComputeEngine, jobFailure, laneOf, type ComputeJob, type ComputeResult } from "./jobs";
@@ -14,13 +15,14 @@ interface Task {
   id: number;
   job: ComputeJob;
   steps?: Generator<void, ComputeResult>;
+  /** Milliseconds this job has run so far. */
+  spent: number;
 }
 
 const port = parentPort;
 if (!port) throw new Error("the local backend's compute worker must run in a worker thread");
 const engine = new ComputeEngine();
 const lanes = new Map<string, Task[]>();
-let turn = 0;
 let scheduled = false;
 
 function reply(message: WorkerReply): void {
@@ -36,12 +38,13 @@ function schedule(): void {
 /** Runs the head task of the next lane for one slice. */
 function tick(): void {
   scheduled = false;
-  const keys = [...lanes.keys()];
-  if (keys.length === 0) return;
-  const lane = keys[turn++ % keys.length];
+  let lane: string | undefined;
+  for (const [key, q] of lanes) if (lane === undefined || q[0].spent < lanes.get(lane)![0].spent) lane = key;
+  if (lane === undefined) return;
   const queue = lanes.get(lane)!;
   const task = queue[0];
-  const deadline = performance.now() + SLICE_MS;
+  const began = performance.now();
+  const deadline = began + SLICE_MS;
   try {
     task.steps ??= engine.run(task.job);
     for (;;) {
@@ -51,6 +54,7 @@ function tick(): void {
         break;
       }
       if (performance.now() >= deadline) {
+        task.spent += performance.now() - began;
         schedule();
         return;
       }
@@ -66,7 +70,8 @@ function tick(): void {
 port.on("message", (message: WorkerRequest) => {
   const lane = laneOf(message.job);
   const queue = lanes.get(lane);
-  if (queue) queue.push({ id: message.id, job: message.job });
-  else lanes.set(lane, [{ id: message.id, job: message.job }]);
+  const task = { id: message.id, job: message.job, spent: 0 };
+  if (queue) queue.push(task);
+  else lanes.set(lane, [task]);
   schedule();
 });

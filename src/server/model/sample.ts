@@ -63,18 +63,62 @@ function largest(w: Float64Array, limit: number, floor = -Infinity): number[] {
   return top;
 }
 
+/**
+ * Top-p over the whole vocabulary without sorting it: a bisection finds the weight w* of the
+ * nucleus's smallest member (Σ of weights above it < top_p·total ≤ Σ including it); the ids above
+ * w* are in, and the ids at w* (ties: lower id first) are added until the mass is reached. Then an
+ * id is drawn within the nucleus in proportion to its weight.
+ */
+function drawNucleus(w: Float64Array, topP: number, rng: Rng): number {
+  let total = 0;
+  let max = 0;
+  for (let v = 0; v < w.length; v++) {
+    total += w[v];
+    if (w[v] > max) max = w[v];
+  }
+  const target = topP * total;
+  const massAbove = (tau: number) => {
+    let m = 0;
+    for (let v = 0; v < w.length; v++) if (w[v] > tau) m += w[v];
+    return m;
+  };
+  // Invariant: massAbove(hi) < target ≤ massAbove(lo) (or lo = 0).
+  let lo = 0;
+  let hi = max;
+  for (let i = 0; i < 60 && hi - lo > max * 1e-15; i++) {
+    const mid = (lo + hi) / 2;
+    if (massAbove(mid) >= target) lo = mid;
+    else hi = mid;
+  }
+  const keep: number[] = [];
+  const edge: number[] = [];
+  let mass = 0;
+  for (let v = 0; v < w.length; v++) {
+    if (w[v] > hi) {
+      keep.push(v);
+      mass += w[v];
+    } else if (w[v] > lo || (lo === 0 && w[v] > 0)) edge.push(v);
+  }
+  edge.sort((a, b) => w[b] - w[a] || a - b);
+  for (const v of edge) {
+    if (mass >= target && keep.length > 0) break;
+    keep.push(v);
+    mass += w[v];
+  }
+  let u = rng.next() * mass;
+  for (const v of keep) {
+    u -= w[v];
+    if (u <= 0) return v;
+  }
+  return keep[keep.length - 1];
+}
+
 /** Picks a token id from the full distribution p (indexed by id) after temperature / top-k / top-p. */
 function draw(p: Float64Array, o: SampleOptions, rng: Rng): number {
   const w = o.temperature === 1 ? p : p.map((x) => Math.pow(x, 1 / o.temperature));
   let order: number[] | undefined;
   if (o.topK > 0) order = largest(w, o.topK);
-  else if (o.topP < 1) {
-    // Ids below total·ε/V together weigh at most ε of the total, so for top_p ≤ 1 − ε the nucleus
-    // lies among the others and sorting just those gives the exact nucleus.
-    const eps = 1e-6;
-    const total = w.reduce((s, x) => s + x, 0);
-    order = largest(w, Infinity, o.topP <= 1 - eps ? (total * eps) / w.length : -Infinity);
-  }
+  else if (o.topP < 1) return drawNucleus(w, o.topP, rng);
   if (order && o.topP < 1) {
     const total = order.reduce((s, v) => s + w[v], 0);
     let cum = 0;

@@ -237,7 +237,7 @@ describe("server/tiny-model", () => {
     const opts = { maxTokens: 6, temperature: 0, topK: -1, topP: 1, seed: 0, stopTokens: [], stopStrings: [] };
     const before = sample(a, [5, 17, 200001], 1, opts);
     // Reading many other ids (as another request would) changes nothing about the model.
-    scorePrompt(a, Array.from({ length: 3000 }, (_, i) => 100 + i * 37), 0);
+    scorePrompt(a, Array.from({ length: 400 }, (_, i) => 100 + i * 611), 0);
     assert.deepEqual(sample(a, [5, 17, 200001], 1, opts), before);
     assert.deepEqual(sample(b, [5, 17, 200001], 1, opts), before);
     assert.deepEqual(a.frozenEmbedding(200001), b.frozenEmbedding(200001));
