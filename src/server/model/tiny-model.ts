@@ -69,7 +69,7 @@ export const DEFAULT_MODEL_CONFIG: TinyModelConfig = {
   trainMlp: true,
   trainAttn: true,
   vocabSize: VOCAB_SIZE,
-  buckets: 4096,
+  buckets: 1024,
 };
 export const MAX_RANK = 64;
 /**
