@@ -13,7 +13,7 @@ import { request } from "node:http";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startLocalBackend, type RunningLocalBackend } from "../../../src/server";
+import { isLocalBackend, startLocalBackend, type RunningLocalBackend } from "../../../src/server";
 import { decodeSampleResponse, encodeForwardBackwardRequest } from "../../../src/core/tinker/wire/codec";
 import { sftDatum } from "../../../src/core/tinker/wire/builders";
 import { startCli, waitFor } from "../cli/cli-process";
@@ -203,6 +203,8 @@ describe("server/reliability", function () {
       assert.equal(r.status, 200);
     }
     latencies.sort((a, b) => a - b);
+    // The probe a second job uses to decide whether to reuse this backend answers too.
+    assert.equal(await isLocalBackend(url), true);
     const p95 = latencies[Math.floor(latencies.length * 0.95)];
     assert.ok(p95 < 100, `healthz p95 ${p95.toFixed(1)} ms under load (all: ${latencies.map((x) => x.toFixed(0)).join(",")})`);
     // Another session's short sample is served between slices of the long one.
