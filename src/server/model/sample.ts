@@ -64,40 +64,49 @@ function largest(w: Float64Array, limit: number, floor = -Infinity): number[] {
 }
 
 /**
- * Top-p over the whole vocabulary without sorting it: a bisection finds the weight w* of the
- * nucleus's smallest member (Σ of weights above it < top_p·total ≤ Σ including it); the ids above
- * w* are in, and the ids at w* (ties: lower id first) are added until the mass is reached. Then an
- * id is drawn within the nucleus in proportion to its weight.
+ * Top-p over the whole vocabulary without sorting it: weights fall into bins by log2(w / max), in
+ * descending order; whole bins are in while their mass stays below top_p·total, and only the bin
+ * that crosses it is sorted (ties: lower id first) and taken until the mass is reached. That is
+ * exactly the sorted prefix, in two passes over the vocabulary. Then an id is drawn within the
+ * nucleus in proportion to its weight.
  */
 function drawNucleus(w: Float64Array, topP: number, rng: Rng): number {
+  const BINS_PER_OCTAVE = 32;
+  const BINS = 64 * BINS_PER_OCTAVE;
   let total = 0;
   let max = 0;
   for (let v = 0; v < w.length; v++) {
     total += w[v];
     if (w[v] > max) max = w[v];
   }
+  if (max === 0) return 0;
+  const bin = new Int32Array(w.length);
+  const binMass = new Float64Array(BINS);
+  for (let v = 0; v < w.length; v++) {
+    if (w[v] <= 0) {
+      bin[v] = -1;
+      continue;
+    }
+    const b = Math.min(BINS - 1, Math.floor(-Math.log2(w[v] / max) * BINS_PER_OCTAVE));
+    bin[v] = b;
+    binMass[b] += w[v];
+  }
   const target = topP * total;
-  const massAbove = (tau: number) => {
-    let m = 0;
-    for (let v = 0; v < w.length; v++) if (w[v] > tau) m += w[v];
-    return m;
-  };
-  // Invariant: massAbove(hi) < target ≤ massAbove(lo) (or lo = 0).
-  let lo = 0;
-  let hi = max;
-  for (let i = 0; i < 60 && hi - lo > max * 1e-15; i++) {
-    const mid = (lo + hi) / 2;
-    if (massAbove(mid) >= target) lo = mid;
-    else hi = mid;
+  let mass = 0;
+  let boundary = BINS - 1;
+  for (let b = 0; b < BINS; b++) {
+    if (mass + binMass[b] >= target) {
+      boundary = b;
+      break;
+    }
+    mass += binMass[b];
   }
   const keep: number[] = [];
   const edge: number[] = [];
-  let mass = 0;
   for (let v = 0; v < w.length; v++) {
-    if (w[v] > hi) {
-      keep.push(v);
-      mass += w[v];
-    } else if (w[v] > lo || (lo === 0 && w[v] > 0)) edge.push(v);
+    if (bin[v] < 0) continue;
+    if (bin[v] < boundary) keep.push(v);
+    else if (bin[v] === boundary) edge.push(v);
   }
   edge.sort((a, b) => w[b] - w[a] || a - b);
   for (const v of edge) {

@@ -245,6 +245,29 @@ describe("server/tiny-model", () => {
     assert.throws(() => a.checkToken(-1), /outside/);
   });
 
+  it("top-p without top-k draws only from the exact nucleus of the sorted distribution", () => {
+    const m = perturbedModel();
+    const prompt = [7, 13, 11, 7];
+    const seq = new SequenceState();
+    for (const id of prompt) m.appendToken(seq, id);
+    const p = m.fullDistribution(seq, m.position(seq, prompt.length - 1));
+    const order = Array.from(p.keys()).sort((a, b) => p[b] - p[a] || a - b);
+    const nucleus = new Set<number>();
+    let cum = 0;
+    for (const v of order) {
+      if (cum >= 0.6) break;
+      nucleus.add(v);
+      cum += p[v];
+    }
+    const seen = new Set<number>();
+    for (let seed = 0; seed < 200; seed++) {
+      const [s] = sample(m, prompt, 1, { maxTokens: 1, temperature: 1, topK: -1, topP: 0.6, seed, stopTokens: [], stopStrings: [] });
+      assert.ok(nucleus.has(s.tokens[0]), `seed ${seed}: ${s.tokens[0]} is outside the nucleus`);
+      seen.add(s.tokens[0]);
+    }
+    assert.ok(seen.size > 1 || nucleus.size === 1);
+  });
+
   it("greedy and exact temperature-1 draws agree with the full distribution", () => {
     const m = perturbedModel();
     const seq = new SequenceState();
