@@ -25,6 +25,8 @@ export async function run(argv: string[]): Promise<void> {
   try {
     backend = await startLocalBackend({ port: values.port, dir, seed: values.seed, faults, log: (line) => console.log(`[local-backend] ${line}`) });
   } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "EADDRINUSE") throw new UserError(`could not start the local backend: port ${values.port ?? 8765} on 127.0.0.1 is in use (another serve-local, or another program); pass --port with a free port, or --port 0 to pick one`);
     throw new UserError(`could not start the local backend: ${(e as Error).message}`);
   }
   console.log(STAND_IN_NOTICE);
@@ -33,6 +35,8 @@ export async function run(argv: string[]): Promise<void> {
   await new Promise<void>((done) => {
     const stop = (signal: string) => {
       console.log(`${signal}: shutting down`);
+      // Compute runs in a worker the close terminates, so this is quick; the timer is a backstop.
+      setTimeout(() => process.exit(0), 1_500).unref();
       void backend.close().then(done);
     };
     process.once("SIGINT", () => stop("SIGINT"));
