@@ -9,8 +9,8 @@ import type { AgentLabConfig } from "../config";
 import type { Policy } from "../harness/policy";
 import { HeuristicPolicy } from "../demo/heuristic-policy";
 
-export const BACKENDS = ["scripted", "tinker", "local", "transformers"] as const;
-export type BackendName = (typeof BACKENDS)[number];
+import { SAMPLING_BACKENDS } from "../steps/common-flags";
+export type BackendName = (typeof SAMPLING_BACKENDS)[number];
 
 /** The name the local stand-in's model goes by in manifests: never a real model's id. */
 export const LOCAL_BACKEND_MODEL = "agent-lab/local-tiny";
@@ -77,6 +77,6 @@ export async function makePolicy(options: PolicyOptions): Promise<Policy> {
       return createTransformersPolicy({ model: options.model ?? config.localModel });
     }
     default:
-      throw new UserError(`unknown --backend "${options.backend}"; choose one of ${BACKENDS.join(", ")}`);
+      throw new UserError(`unknown --backend "${options.backend}"; choose one of ${SAMPLING_BACKENDS.join(", ")}`);
   }
 }

@@ -27,7 +27,9 @@ import { parseAction } from "./actions";
 import { EMPTY_QUERY, LAST_SEARCH, formatResults, resultBlock } from "./results";
 import { loadSystemPrompt } from "./prompts";
 
-export type EndReason = "answer" | "no_action" | "length" | "budget";
+/** How an episode ended: one vocabulary, declared with the run files that record it. */
+import type { EndReason } from "../runs/run-files";
+export type { EndReason };
 
 /** One model turn and the harness text that followed it (offsets index `Episode.tokens`). */
 export interface EpisodeTurn {
