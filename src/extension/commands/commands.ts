@@ -304,7 +304,7 @@ async function rerunEvalWithPrompt(lab: Lab, arg: unknown): Promise<void> {
     {
       name,
       split: m.split.name as Split,
-      closedBook: m.search.closed_book,
+      closedBook: m.search?.closed_book ?? false,
       limit: m.job.limit,
       modelPath: m.policy.checkpoint,
       promptFile: config.systemPromptFile || undefined,
