@@ -26,6 +26,7 @@ const HELP = `usage: agent-lab sft-data [options]
   --tokenizer ID       tinker: tokenizer when it differs from the model's
   --local-port P       local: reuse the local backend on this port, else start one (default 8765)
   --name NAME          run folder under runsDir (default sft-data)
+  --env ENV            task environment (config env): hotpotqa, gsm8k
   --resume             continue a stopped run (skips questions already decided)
   --budget USD         stop before the run's spend would pass USD (config budgetUsd; 0 = no cap)
   --concurrency C      episodes in flight (config concurrency)
@@ -48,6 +49,7 @@ export async function run(argv: string[]): Promise<void> {
     tokenizer: { type: "string" },
     "local-port": { type: "string" },
     name: { type: "string", default: "sft-data" },
+    env: { type: "string" },
     resume: { type: "boolean" },
     budget: { type: "string" },
     concurrency: { type: "string" },
@@ -78,6 +80,7 @@ export async function run(argv: string[]): Promise<void> {
   const local = backend === "local" ? await localBackendFor(workspaceDir, intFlag("local-port", values["local-port"], 0)) : undefined;
   try {
     const result = await collectSftData({
+      env: values.env,
       workspaceDir,
       config,
       name: values.name!,

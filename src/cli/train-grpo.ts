@@ -15,6 +15,7 @@ const HELP = `usage: agent-lab train-grpo [options]
 
   --init-state S     state to start from: registry name (e.g. sft-e2) or tinker://…/weights/…; omit = base model
   --name NAME        run folder runs/NAME and checkpoint prefix (default grpo → grpo-s10, …)
+  --env ENV          task environment (config env): hotpotqa, gsm8k
   --steps N          training steps (default 30)
   --questions Q      new train questions per step (default 32)
   --group G          episodes per question (default 8)
@@ -40,6 +41,7 @@ export async function run(argv: string[]): Promise<void> {
   const { values } = parse("train-grpo", argv, {
     "init-state": { type: "string" },
     name: { type: "string", default: "grpo" },
+    env: { type: "string" },
     steps: { type: "string" },
     questions: { type: "string" },
     group: { type: "string" },
@@ -79,6 +81,7 @@ export async function run(argv: string[]): Promise<void> {
   try {
     await interruptible(async (signal) => {
       const result = await trainGrpo({
+        env: values.env,
         workspaceDir,
         config,
         name: values.name!,

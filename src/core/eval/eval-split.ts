@@ -67,6 +67,7 @@ export interface EvalSplitOptions {
 
 export interface EvalSplitResult extends EvalResult {
   runDir: string;
+  env: Environment<EnvItem>;
 }
 
 const inWorkspace = (workspaceDir: string, p: string) => (isAbsolute(p) ? p : join(workspaceDir, p));
@@ -148,7 +149,7 @@ async function runWithPolicy(o: EvalSplitOptions, env: Environment<EnvItem>, pol
       return toRecord(ep, episodeUsd(prices, ep.prefill, ep.generated));
     },
   });
-  return { ...result, runDir };
+  return { ...result, runDir, env };
 }
 
 /** The harness's episode as one line of episodes.jsonl: the common fields, then the environment's. */

@@ -19,11 +19,13 @@ export const CONFIG_STEP = defineStep({
 
 export const PREPARE_STEP = defineStep({
   name: "prepare",
-  summary: "download HotpotQA (or read local files) → train/val/test/corpus.jsonl + the locked test hash",
+  summary: "download the environment's data (or read local files) → train/val/test splits + the locked test hash (HotpotQA: + corpus.jsonl)",
   flags: {
-    hub: { type: "boolean", help: "download hotpotqa/hotpot_qa (distractor) parquet files (the default without --train/--dev)" },
-    train: { type: "list", arg: "FILE", help: "train records: official JSON list, JSONL or .parquet (repeat for several files, in order)" },
-    dev: { type: "list", arg: "FILE", help: "dev (validation) records, same formats" },
+    env: f.env,
+    hub: { type: "boolean", help: "download from the Hugging Face hub (the default without local files): hotpotqa/hotpot_qa distractor, openai/gsm8k main" },
+    train: { type: "list", arg: "FILE", help: "train records: HotpotQA's official JSON list, JSONL or .parquet; GSM8K's JSONL {question, answer} or .parquet (repeat for several files, in order)" },
+    dev: { type: "list", arg: "FILE", help: "HotpotQA: dev (validation) records, same formats" },
+    test: { type: "list", arg: "FILE", help: "GSM8K: the official test records, same formats" },
     out: { type: "string", arg: "DIR", help: "data folder (default: config dataDir)" },
     "replace-test-split": { type: "boolean", help: "allow replacing a locked test.jsonl whose content changed (says what changed)" },
     workspace: f.workspace,
@@ -63,6 +65,7 @@ export const EVAL_STEP = defineStep({
   writes: "eval",
   flags: {
     name: f.requiredRunName,
+    env: f.env,
     split: { type: "string", arg: "S", choices: f.SPLITS, default: "val", help: `which split (test needs ${f.TEST_SPLIT_FLAG})` },
     [f.TEST_SPLIT_FLAG_NAME]: { type: "boolean", help: "allow opening the test split (recorded in the manifest)" } as const,
     "closed-book": { type: "boolean", help: "no search: the floor" },
@@ -98,6 +101,7 @@ export const SFT_DATA_STEP = defineStep({
   writes: "sft-data",
   flags: {
     name: f.runName("sft-data"),
+    env: f.env,
     questions: { type: "int", arg: "N", min: 1, default: 1500, help: "train questions to try" },
     offset: { type: "int", arg: "K", min: 0, default: 0, help: "start at train question K" },
     tries: { type: "int", arg: "T", min: 1, max: 64, default: 4, help: "episodes per question" },
@@ -152,6 +156,7 @@ export const TRAIN_GRPO_STEP = defineStep({
   summary: "online GRPO in the agent harness (fresh sampler per step); checkpoints registered as NAME-sN; --resume",
   writes: "grpo",
   flags: {
+    env: f.env,
     "init-state": { type: "string", arg: "S", help: "state to start from: registry name (e.g. sft-e2) or tinker://…/weights/…; omit = base model" },
     name: f.runName("grpo"),
     steps: { type: "int", arg: "N", min: 1, max: 100_000, default: 30, help: "training steps" },
