@@ -4,7 +4,6 @@
  */
 import { isAbsolute, join } from "node:path";
 import type { AgentLabConfig } from "../config";
-import { checkTestSplit } from "../data/splits";
 import type { Split } from "../data/question";
 import { UserError } from "../errors";
 import { environmentField } from "../envs/manifest";
@@ -87,8 +86,8 @@ export async function evalSplit(o: EvalSplitOptions): Promise<EvalSplitResult> {
     if (o.testFlag !== TEST_SPLIT_FLAG) {
       throw new UserError(`the test split is opened once, at the end (Step 5). To open it now, add ${TEST_SPLIT_FLAG}; the run's manifest records that you did.`);
     }
-    checkTestSplit(dataDir);
   }
+  // The environment's loader checks the test split against its locked hash.
   const all = env.data.load(dataDir, o.split);
   const questions: EnvItem[] = o.limit !== undefined ? all.slice(0, o.limit) : all;
 
