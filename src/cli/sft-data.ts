@@ -36,6 +36,7 @@ const HELP = `usage: agent-lab sft-data [options]
   --scripted-delay-ms N scripted source: pause per turn (to watch or test a long run)`;
 
 export async function run(argv: string[]): Promise<void> {
+  if (argv.includes("--from-runs")) return (await import("./sft-from-runs")).run(argv);
   const { values } = parse("sft-data", argv, {
     questions: { type: "string" },
     offset: { type: "string" },

@@ -52,5 +52,7 @@ export interface SftDataManifest {
   /** Train questions in the requested range that were left out because val/test hold them. */
   held_out_excluded: HeldOutHit[];
   job: { command: string[]; created: string; updated: string; offset: number; questions: number };
+  /** `--from-runs`: the runs that were not used, and why (the used ones are in `fingerprint.from_runs`). */
+  skipped_runs?: { name: string; reason: string }[];
 }
 

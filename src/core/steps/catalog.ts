@@ -97,7 +97,8 @@ export const EVAL_STEP = defineStep({
 
 export const SFT_DATA_STEP = defineStep({
   name: "sft-data",
-  summary: "rejection sampling: keep the shortest correct searched attempt per train question → runs/NAME/sft.jsonl",
+  summary: "rejection sampling: keep the shortest correct searched attempt per train question → runs/NAME/sft.jsonl; or --from-runs RUN... (no sampling)",
+  positionals: "[RUN...]",
   writes: "sft-data",
   flags: {
     name: f.runName("sft-data"),
@@ -118,12 +119,19 @@ export const SFT_DATA_STEP = defineStep({
     prompt: f.prompt,
     index: f.index,
     resume: { type: "boolean", help: "continue a stopped run (skips questions already decided)" },
+    "from-runs": { type: "boolean", help: "build the data from the scored episodes of the runs RUN... (eval, GRPO) instead of sampling: no spend" },
+    "min-reward": { type: "number", arg: "R", help: "--from-runs: keep episodes with reward ≥ R (default: --min-f1)" },
+    "best-of": { type: "int", arg: "K", min: 1, max: 64, default: 1, help: "--from-runs: the best K episodes per question by reward (newest first among equals)" },
+    "per-turn": { type: "boolean", help: "--from-runs: one example per assistant turn, earlier turns as context" },
     "dry-run": f.dryRun,
     workspace: f.workspace,
     "scripted-delay-ms": f.scriptedDelay,
   },
-  spends: (v) => (v.teacher ?? v.backend) === "tinker",
-  estimate: (v, c) => estimateEpisodes(c.config, v.model ?? c.config.model, v.questions * v.tries, `${v.questions} questions × ${v.tries} tries`, c.measuredEpisode),
+  spends: (v) => !v["from-runs"] && (v.teacher ?? v.backend) === "tinker",
+  estimate: (v, c) => {
+    const episodes = v["from-runs"] ? 0 : v.questions * v.tries;
+    return estimateEpisodes(c.config, v.model ?? c.config.model, episodes, v["from-runs"] ? "episodes already paid for" : `${v.questions} questions × ${v.tries} tries`, c.measuredEpisode);
+  },
 });
 
 export const TRAIN_SFT_STEP = defineStep({

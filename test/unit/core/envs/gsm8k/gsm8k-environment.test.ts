@@ -26,6 +26,7 @@ import type { SamplingClient } from "../../../../../src/core/tinker";
 import { trainGrpo, type GrpoMetrics } from "../../../../../src/core/train";
 import { sharedDataPath } from "../../../../helpers/shared-data";
 import { runCli } from "../../../cli/cli-process";
+import { fixtureRecords } from "./fixture";
 import { FAST_RETRY, localWorld, qwenTokenizer, type LocalWorld } from "../../train/helpers";
 
 type Behaviour = "right" | "wrong" | "unboxed" | "truncated";
@@ -51,15 +52,6 @@ function replyFor(reference: string, b: Behaviour): ScriptedReply {
 function questionOf(promptText: string): string {
   const users = promptText.split("<|im_start|>user\n");
   return users[users.length - 1].split("<|im_end|>")[0].replace(" Write your answer in \\boxed{} format.", "");
-}
-
-/** The fixture twin: arithmetic word problems in GSM8K's shape (530 train, 40 test). */
-function fixtureRecords(n: number, offset: number): Gsm8kRecord[] {
-  return Array.from({ length: n }, (_, i) => {
-    const a = 3 + ((i * 7 + offset) % 90);
-    const b = 1000 + ((i * 13 + offset) % 5000);
-    return { question: `Rosa has ${a} marbles and wins ${b} more (item ${offset + i}). How many marbles does she have now?`, answer: `She has ${a} + ${b} = <<${a}+${b}=${a + b}>>${a + b} marbles.\n#### ${a + b}` };
-  });
 }
 
 for (const source of ["real", "fixture"] as const) {
