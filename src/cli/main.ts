@@ -29,6 +29,7 @@ const COMMANDS: Record<string, Command> = {
   "serve-local": { summary: "run the local Tinker-compatible backend (a stand-in with a tiny CPU model)", load: () => import("./serve-local") },
   "train-sft": { summary: "LoRA SFT on sft.jsonl (loss on the model's own tokens); per-epoch checkpoints registered", load: () => import("./train-sft") },
   "train-grpo": { summary: "online GRPO in the agent harness (fresh sampler per step); checkpoints registered; --resume", load: () => import("./train-grpo") },
+  "export-chat": { summary: "episodes or SFT data as OpenAI-style chat JSONL for other trainers: export-chat RUN --out FILE", load: () => import("./export-chat") },
   ckpt: { summary: "print a registered checkpoint's sampler (or state) path: agent-lab ckpt sft-e2 [state]", load: () => import("./ckpt") },
 };
 

@@ -213,6 +213,17 @@ export const ABLATE_STEP = defineStep({
     "Holm-adjusted across the table.",
 });
 
+export const EXPORT_CHAT_STEP = defineStep({
+  name: "export-chat",
+  summary: "episodes or SFT data as OpenAI-style chat JSONL (messages with roles, assistant weight 1/0, tools) for other trainers",
+  positionals: "RUN_OR_SFT_DATA",
+  flags: {
+    out: { type: "string", arg: "FILE", required: true, help: "the chat JSONL to write" },
+    workspace: f.workspace,
+  },
+  notes: "Text is decoded from the recorded token ids with the run's tokenizer; Agent Lab itself trains on the ids, not on this text.",
+});
+
 export const SHOW_STEP = defineStep({
   name: "show",
   summary: "how a run's episodes ended, searches, and random failures with model vs harness text",
@@ -297,6 +308,7 @@ export const STEPS: readonly StepSpec[] = [
   SHOW_STEP,
   SPEND_STEP,
   SFT_DATA_STEP,
+  EXPORT_CHAT_STEP,
   ABLATE_STEP,
   SERVE_LOCAL_STEP,
   TRAIN_SFT_STEP,
