@@ -14,7 +14,8 @@ import { loadConfig, mergeConfig } from "../../../../../src/core/config";
 import { ablate } from "../../../../../src/core/analysis/ablate";
 import { GSM8K, boxedSpan, type Gsm8kItem } from "../../../../../src/core/envs/gsm8k/environment";
 import { readGsm8kRecords, type Gsm8kRecord } from "../../../../../src/core/envs/gsm8k";
-import { environmentByName } from "../../../../../src/core/envs/registry";
+import { environmentByName, environmentOfManifest } from "../../../../../src/core/envs/registry";
+import { buildTraceView } from "../../../../../src/core/trace/trace-view";
 import { evalSplit, TEST_SPLIT_FLAG } from "../../../../../src/core/eval/eval-split";
 import type { Policy, Sample } from "../../../../../src/core/harness/policy";
 import { ScriptedPolicy, type ScriptedReply } from "../../../../../src/core/policies/scripted";
@@ -143,6 +144,12 @@ for (const source of ["real", "fixture"] as const) {
       assert.match(shown, /Failures \(accuracy < 0\.5\)/);
       assert.match(shown, /extracted answer: /);
       assert.doesNotMatch(shown, /Searches per episode/);
+
+      // The trace viewer's model carries the environment's annotations: the extracted answer and the boxed span.
+      const boxed = run.episodes.find((e) => (e as unknown as { extracted: unknown }).extracted !== null)!;
+      const view = buildTraceView(boxed, tok, { drift: false, environment: environmentOfManifest(m) });
+      assert.equal(view.annotations!.notes[0].value, (boxed as unknown as { extracted: string }).extracted);
+      assert.equal(view.annotations!.spans[0].label, "boxed answer");
 
       // ablate pairs GSM8K runs, and refuses a HotpotQA run beside one, naming both.
       const again = ablate([{ name: "a", dir: result.runDir, manifest: m, episodes: run.episodes }, { name: "b", dir: result.runDir, manifest: m, episodes: run.episodes }], { resamples: 200 });
