@@ -15,6 +15,7 @@ import { ablate } from "../../../../../src/core/analysis/ablate";
 import { GSM8K, boxedSpan, type Gsm8kItem } from "../../../../../src/core/envs/gsm8k/environment";
 import { readGsm8kRecords, type Gsm8kRecord } from "../../../../../src/core/envs/gsm8k";
 import { environmentByName, environmentOfManifest } from "../../../../../src/core/envs/registry";
+import { estimateContext } from "../../../../../src/core/steps/estimate-context";
 import { buildTraceView } from "../../../../../src/core/trace/trace-view";
 import { evalSplit, TEST_SPLIT_FLAG } from "../../../../../src/core/eval/eval-split";
 import type { Policy, Sample } from "../../../../../src/core/harness/policy";
@@ -112,6 +113,7 @@ for (const source of ["real", "fixture"] as const) {
       const result = await evalSplit({ workspaceDir: ws, config: config(), name: "test-eval", split: "test", testFlag: TEST_SPLIT_FLAG, closedBook: false, resume: false, temperature: 0, backend: "scripted", policy, command: ["test"] });
       const run = readRun(result.runDir);
       assert.equal(run.episodes.length, items.length);
+      assert.equal(estimateContext({ split: "test" }, config(), ws).splitQuestions, items.length, "--dry-run counts the environment's own split");
       const expected = items.filter((i) => ["right", "truncated"].includes(behaviourOf(i.id))).length / items.length;
       assert.ok(Math.abs(run.summary!.f1 - expected) < 1e-12, `accuracy ${run.summary!.f1} vs ${expected}`);
       assert.equal(run.summary!.em, run.summary!.f1);
