@@ -128,7 +128,10 @@ export interface EnvRun<I extends EnvItem = EnvItem> {
 export interface PrepareOptions {
   /** The environment's data folder (written). */
   outDir: string;
-  /** Local train / test files instead of the hub (the environment says which formats it reads). */
+  /**
+   * Local files instead of the hub (the environment says which formats it reads): train records,
+   * and the records val/test come from (HotpotQA: the dev files; GSM8K: the official test files).
+   */
   train?: string[];
   test?: string[];
   log: (line: string) => void;

@@ -81,7 +81,7 @@ class Gsm8kEpisode implements EnvEpisode {
 
 async function prepare(o: PrepareOptions): Promise<string[]> {
   const local = Boolean(o.train?.length || o.test?.length);
-  if (local && !(o.train?.length && o.test?.length)) throw new UserError("--train and --test go together: give both (JSONL {question, answer} or .parquet)");
+  if (local && !(o.train?.length && o.test?.length)) throw new UserError("GSM8K needs both train and test files (JSONL {question, answer} or .parquet)");
   const files = local ? { train: o.train!, test: o.test!, description: `local files: train ${o.train!.join(", ")}; test ${o.test!.join(", ")}` } : await downloadGsm8k({ onProgress: o.onProgress, log: o.log });
   const read = async (list: string[]): Promise<Gsm8kRecord[]> => (await Promise.all(list.map((f) => readGsm8kRecords(f)))).flat();
   const r = await writeGsm8kSplits(o.outDir, await read(files.train), await read(files.test), files.description);

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { downloadHotpotQA } from "../../data/hub";
 import { PUBLISHED_TEST_SHA256_PREFIX, prepareData } from "../../data/prepare";
 import type { Question } from "../../data/question";
-import { loadSplit } from "../../data/splits";
+import { SPLITS_FILE, loadSplit } from "../../data/splits";
 import { UserError } from "../../errors";
 import { defaultSystemPromptFile } from "../../harness/prompts";
 import { SCORER_VERSION } from "../../score";
@@ -61,17 +61,17 @@ export const HOTPOTQA: Environment<Question> = {
     load: (dir, split) => loadSplit(dir, split),
     prepare: async (o) => {
       const local = Boolean(o.train?.length || o.test?.length);
-      if (local && !(o.train?.length && o.test?.length)) throw new UserError("--train and --dev go together: give both");
       const input = local
         ? { trainFiles: o.train!, devFiles: o.test!, source: `local files: train ${o.train!.join(", ")}; dev ${o.test!.join(", ")}` }
         : await downloadHotpotQA({ onProgress: o.onProgress, log: o.log }).then((g) => ({ trainFiles: g.train, devFiles: g.dev, source: g.description }));
       const r = await prepareData(o.outDir, input, o.log);
+      for (const note of r.notes) o.log(`note: ${note}`);
       const n = (x: number) => x.toLocaleString("en-US");
       const short = r.testSha256.slice(0, 16);
+      const verdict = short === PUBLISHED_TEST_SHA256_PREFIX ? "matches the recipe's published hash" : `the recipe's full dataset gives ${PUBLISHED_TEST_SHA256_PREFIX}`;
       return [
-        ...r.notes.map((note) => `note: ${note}`),
         `corpus ${n(r.counts.corpus)} paragraphs | train ${n(r.counts.train)} | val ${n(r.counts.val)} | test ${n(r.counts.test)}`,
-        `test.jsonl sha256 ${short}  (${short === PUBLISHED_TEST_SHA256_PREFIX ? "matches the recipe's published hash" : `the recipe's full dataset gives ${PUBLISHED_TEST_SHA256_PREFIX}`})`,
+        `test.jsonl sha256 ${short}  (${verdict}; recorded in ${join(o.outDir, SPLITS_FILE)})`,
       ];
     },
   },
