@@ -24,6 +24,7 @@ export async function run(argv: string[]): Promise<void> {
         workspaceDir,
         config,
         name: values.name,
+        env: values.env,
         initState: values["init-state"],
         steps: values.steps,
         questions: values.questions,

@@ -17,11 +17,13 @@ export const CONFIG_STEP = defineStep({
 
 export const PREPARE_STEP = defineStep({
   name: "prepare",
-  summary: "download HotpotQA (or read local files) → train/val/test/corpus.jsonl + the locked test hash",
+  summary: "download the environment's data (or read local files) → train/val/test splits + the locked test hash (HotpotQA: + corpus.jsonl)",
   flags: {
-    hub: { type: "boolean", help: "download hotpotqa/hotpot_qa (distractor) parquet files (the default without --train/--dev)" },
-    train: { type: "list", arg: "FILE", help: "train records: official JSON list, JSONL or .parquet (repeat for several files, in order)" },
-    dev: { type: "list", arg: "FILE", help: "dev (validation) records, same formats" },
+    env: f.env,
+    hub: { type: "boolean", help: "download from the Hugging Face hub (the default without local files): hotpotqa/hotpot_qa distractor, openai/gsm8k main" },
+    train: { type: "list", arg: "FILE", help: "train records: HotpotQA's official JSON list, JSONL or .parquet; GSM8K's JSONL {question, answer} or .parquet (repeat for several files, in order)" },
+    dev: { type: "list", arg: "FILE", help: "HotpotQA: dev (validation) records, same formats" },
+    test: { type: "list", arg: "FILE", help: "GSM8K: the official test records, same formats" },
     out: { type: "string", arg: "DIR", help: "data folder (default: config dataDir)" },
     "replace-test-split": { type: "boolean", help: "allow replacing a locked test.jsonl whose content changed (says what changed)" },
     workspace: f.workspace,
@@ -61,6 +63,7 @@ export const EVAL_STEP = defineStep({
   writes: "eval",
   flags: {
     name: f.requiredRunName,
+    env: f.env,
     split: { type: "string", arg: "S", choices: f.SPLITS, default: "val", help: `which split (test needs ${f.TEST_SPLIT_FLAG})` },
     [f.TEST_SPLIT_FLAG_NAME]: { type: "boolean", help: "allow opening the test split (recorded in the manifest)" } as const,
     "closed-book": { type: "boolean", help: "no search: the floor" },
@@ -92,10 +95,12 @@ export const EVAL_STEP = defineStep({
 
 export const SFT_DATA_STEP = defineStep({
   name: "sft-data",
-  summary: "rejection sampling: keep the shortest correct searched attempt per train question → runs/NAME/sft.jsonl",
+  summary: "rejection sampling: keep the shortest correct searched attempt per train question → runs/NAME/sft.jsonl; or --from-runs RUN... (no sampling)",
+  positionals: "[RUN...]",
   writes: "sft-data",
   flags: {
     name: f.runName("sft-data"),
+    env: f.env,
     questions: { type: "int", arg: "N", min: 1, default: 1500, help: "train questions to try" },
     offset: { type: "int", arg: "K", min: 0, default: 0, help: "start at train question K" },
     tries: { type: "int", arg: "T", min: 1, max: 64, default: 4, help: "episodes per question" },
@@ -112,12 +117,19 @@ export const SFT_DATA_STEP = defineStep({
     prompt: f.prompt,
     index: f.index,
     resume: { type: "boolean", help: "continue a stopped run (skips questions already decided)" },
+    "from-runs": { type: "boolean", help: "build the data from the scored episodes of the runs RUN... (eval, GRPO) instead of sampling: no spend" },
+    "min-reward": { type: "number", arg: "R", help: "--from-runs: keep episodes with reward ≥ R (default: --min-f1)" },
+    "best-of": { type: "int", arg: "K", min: 1, max: 64, default: 1, help: "--from-runs: the best K episodes per question by reward (newest first among equals)" },
+    "per-turn": { type: "boolean", help: "--from-runs: one example per assistant turn, earlier turns as context" },
     "dry-run": f.dryRun,
     workspace: f.workspace,
     "scripted-delay-ms": f.scriptedDelay,
   },
-  spends: (v) => (v.teacher ?? v.backend) === "tinker",
-  estimate: (v, c) => estimateEpisodes(c.config, v.model ?? c.config.model, v.questions * v.tries, `${v.questions} questions × ${v.tries} tries`, c.measuredEpisode),
+  spends: (v) => !v["from-runs"] && (v.teacher ?? v.backend) === "tinker",
+  estimate: (v, c) => {
+    const episodes = v["from-runs"] ? 0 : v.questions * v.tries;
+    return estimateEpisodes(c.config, v.model ?? c.config.model, episodes, v["from-runs"] ? "episodes already paid for" : `${v.questions} questions × ${v.tries} tries`, c.measuredEpisode);
+  },
 });
 
 export const TRAIN_SFT_STEP = defineStep({
@@ -150,6 +162,7 @@ export const TRAIN_GRPO_STEP = defineStep({
   summary: "online GRPO in the agent harness (fresh sampler per step); checkpoints registered as NAME-sN; --resume",
   writes: "grpo",
   flags: {
+    env: f.env,
     "init-state": { type: "string", arg: "S", help: "state to start from: registry name (e.g. sft-e2) or tinker://…/weights/…; omit = base model" },
     name: f.runName("grpo"),
     steps: { type: "int", arg: "N", min: 1, max: 100_000, default: 30, help: "training steps" },
@@ -196,6 +209,17 @@ export const ABLATE_STEP = defineStep({
     "The first RUN is the baseline; every other run gets a paired Δ against it. Intervals are 95% percentile\n" +
     "bootstrap; Δ F1 is tested by a paired sign-flip permutation test, Δ EM by McNemar's exact test,\n" +
     "Holm-adjusted across the table.",
+});
+
+export const EXPORT_CHAT_STEP = defineStep({
+  name: "export-chat",
+  summary: "episodes or SFT data as OpenAI-style chat JSONL (messages with roles, assistant weight 1/0, tools) for other trainers",
+  positionals: "RUN_OR_SFT_DATA",
+  flags: {
+    out: { type: "string", arg: "FILE", required: true, help: "the chat JSONL to write" },
+    workspace: f.workspace,
+  },
+  notes: "Text is decoded from the recorded token ids with the run's tokenizer; Agent Lab itself trains on the ids, not on this text.",
 });
 
 export const SHOW_STEP = defineStep({
@@ -316,6 +340,7 @@ export const STEPS: readonly StepSpec[] = [
   SHOW_STEP,
   SPEND_STEP,
   SFT_DATA_STEP,
+  EXPORT_CHAT_STEP,
   ABLATE_STEP,
   SERVE_LOCAL_STEP,
   TRAIN_SFT_STEP,

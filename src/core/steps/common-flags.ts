@@ -33,6 +33,7 @@ export const model = flag({ type: "string", arg: "ID", help: "tinker: base model
 export const tokenizer = flag({ type: "string", arg: "ID", help: "tokenizer hub id or folder when it differs from the model's" });
 export const scriptedDelay = flag({ type: "int", arg: "MS", unit: "ms", min: 0, max: 60_000, help: "scripted backend: pause per turn (to watch or test a long run)" });
 export const dryRun = flag({ type: "boolean", help: "print the estimated cost and what would run; run nothing" });
+export const env = flag({ type: "string", arg: "ENV", config: "env", help: "task environment, e.g. hotpotqa (the search agent) or gsm8k (math); unknown names are refused with the list" });
 export const seed = flag({ type: "int", arg: "S", min: 0, default: 0, help: "seed" });
 
 export const temperature = (dflt: number) => flag({ type: "number", arg: "T", min: 0, max: 2, default: dflt, help: "sampling temperature" });
