@@ -58,6 +58,8 @@ export interface SftDataOptions {
   tries: number;
   temperature: number;
   minF1: number;
+  /** Keep only attempts that searched (default true, the recipe's rule; a rehearsal keeps any). */
+  requireSearch?: boolean;
   /** "self": the model being trained samples its own data; "teacher": another source to distil from. */
   role: "self" | "teacher";
   backend: string;
@@ -133,7 +135,7 @@ async function collectWithPolicy(
   const prices = pricesForPolicy(o.config, info);
   const prompt = loadSystemPrompt(o.promptFile || o.config.systemPromptFile || undefined, { workspaceDir: o.workspaceDir });
   const searcher: Searcher = await openSearcher(o.indexDir ? inWorkspace(o.workspaceDir, o.indexDir) : join(dataDir, "bm25"));
-  const rule: AcceptanceRule = { minF1: o.minF1, requireSearch: true };
+  const rule: AcceptanceRule = { minF1: o.minF1, requireSearch: o.requireSearch ?? true };
   const source: TraceSource = { role: o.role, kind: info.kind, model: info.model, ...(info.checkpoint ? { checkpoint: info.checkpoint } : {}) };
   const hash = (split: string): FileHash | undefined => {
     const file = join(dataDir, `${split}.jsonl`);

@@ -22,7 +22,7 @@
  */
 import { createHash } from "node:crypto";
 import { basename, isAbsolute, join } from "node:path";
-import { loadTokenizer, offlineTokenizer, type ChatTokenizer } from "../chat";
+import { loadTokenizer, loadTokenizerSource, offlineTokenizer, type ChatTokenizer } from "../chat";
 import type { AgentLabConfig } from "../config";
 import { sha256File } from "../runs/manifest";
 import { loadSplit } from "../data/splits";
@@ -82,6 +82,8 @@ export interface TrainGrpoOptions extends TrainBackendOptions {
   trainQuestions?: readonly Question[];
   searcher?: Searcher | null;
   tokenizer?: ChatTokenizer;
+  /** `--tokenizer`: hub id, folder or STAND_IN_TOKENIZER when it is not the model's (a rehearsal's stand-in); recorded in the manifest. */
+  tokenizerSource?: string;
   /** Builds the step's policy over its fresh sampler (default: TinkerPolicy that requires logprobs). */
   policyFor?: (sampler: SamplingClient, tokenizer: ChatTokenizer, step: number) => Policy;
 }
@@ -196,7 +198,9 @@ export async function trainGrpo(o: TrainGrpoOptions): Promise<TrainGrpoResult> {
     if (o.offset >= items.length) throw new UserError(`--offset ${o.offset} is past the ${items.length} train questions`);
     const prompt = loadSystemPrompt(o.promptFile || o.config.systemPromptFile || undefined, { workspaceDir: o.workspaceDir, closedBook: false });
     const searcher = o.searcher !== undefined ? o.searcher : await openSearcher(o.indexDir ? inWorkspace(o.workspaceDir, o.indexDir) : join(dataDir, "bm25"));
-    const tokenizer = o.tokenizer ?? (target.backend === "local" ? await offlineTokenizer("qwen3") : await loadTokenizer(target.baseModel));
+    const tokenizer =
+      o.tokenizer ??
+      (o.tokenizerSource ? await loadTokenizerSource(o.tokenizerSource) : target.backend === "local" ? await offlineTokenizer("qwen3") : await loadTokenizer(target.baseModel));
     const initState = o.initState ? resolveCheckpointPath(runsDir, o.initState, "state") : undefined;
     const manifest = {
       kind: "grpo" as const,
