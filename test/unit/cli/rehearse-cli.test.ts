@@ -161,6 +161,17 @@ describe("cli: agent-lab pipeline --backend tinker --rehearse", function () {
     assert.equal(existsSync(dir), false);
   });
 
+  it("--dry-run needs no key or server: the tiny plan at the recipe's prices, cents in all, nothing written", async () => {
+    const dir = join(root, "dry");
+    const r = await runCli(["pipeline", "--backend", "tinker", "--rehearse", "--dry-run", "--dir", dir], { TINKER_API_KEY: "", TINKER_BASE_URL: "" });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^rehearsal: tokenizer stand-in offline:qwen3 /m);
+    assert.match(r.stdout, /download HotpotQA \(distractor\) from the Hugging Face hub/);
+    const usd = Number(/estimated cost: ≈ \$(\d+\.\d\d) in all/.exec(r.stdout)?.[1]);
+    assert.ok(usd > 0 && usd < 0.1, `≈ $${usd}`);
+    assert.equal(existsSync(dir), false);
+  });
+
   it("refuses --rehearse on the local backend and a missing --dev file, in one line each", async () => {
     const local = await runCli(["pipeline", "--rehearse", "--dir", join(root, "x")], env());
     assert.equal(local.code, 1);
