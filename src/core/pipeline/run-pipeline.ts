@@ -96,7 +96,6 @@ export async function runPipeline(o: PipelineOptions): Promise<PipelineResult> {
   checkSettings(settings);
   const log = o.log;
 
-  // The plan needs the folder's config; a dry run must not write anything, so read it from memory.
   const existing = readJsonFile<PipelineState>(join(o.dir, STATE_FILE));
   // A rehearsal asks its server what it is first, through the client every stage uses: an
   // unreachable TINKER_BASE_URL fails before anything is written, and the local stand-in is free.
@@ -238,14 +237,14 @@ async function runStages(o: PipelineOptions, { started, settings, existing, conf
       input = { trainFiles: hubFiles.train, devFiles: hubFiles.dev, source: hubFiles.description };
     }
     const r = await prepareData(dataDir, input, stepLog, { sizes: s.splits });
-    for (const note of r.notes) stepLog(`note: ${note}`);
+    for (const remark of r.notes) stepLog(`note: ${remark}`);
     stepLog(`corpus ${r.counts.corpus} paragraphs | train ${r.counts.train} | val ${r.counts.val} | test ${r.counts.test}`);
   });
   // Every eval runs on val: an empty one (a small dev set at the recipe's split sizes) is said now, not as an empty table.
-  const valCount = readSplitsRecord(dataDir).counts.val;
-  if (valCount === 0) {
+  const counts = readSplitsRecord(dataDir).counts;
+  if (counts.val === 0) {
     throw new UserError(
-      `${join(dataDir, "val.jsonl")} is empty: the dev records fill only the test split (${readSplitsRecord(dataDir).counts.test} questions); ` +
+      `${join(dataDir, "val.jsonl")} is empty: the dev records fill only the test split (${counts.test} questions); ` +
         `give the whole dev set, or rehearse with --rehearse, whose split sizes fit a few hundred dev questions`,
     );
   }
