@@ -58,6 +58,8 @@ export interface SftDataOptions {
   tries: number;
   temperature: number;
   minF1: number;
+  /** Keep only attempts that searched (default true, the recipe's rule; a rehearsal keeps any). */
+  requireSearch?: boolean;
   /** "self": the model being trained samples its own data; "teacher": another source to distil from. */
   role: "self" | "teacher";
   backend: string;
@@ -135,7 +137,7 @@ async function collectWithPolicy(
   const prices = pricesForPolicy(o.config, info);
   const prompt = environmentPrompt(env, { promptFile: o.promptFile, config: o.config, workspaceDir: o.workspaceDir });
   const envRun = await env.open({ workspaceDir: o.workspaceDir, config: o.config, dataDir, ...(o.indexDir ? { indexDir: inWorkspace(o.workspaceDir, o.indexDir) } : {}) });
-  const rule: AcceptanceRule = { minF1: o.minF1, requireSearch: env.sftRequiresToolUse };
+  const rule: AcceptanceRule = { minF1: o.minF1, requireSearch: o.requireSearch ?? env.sftRequiresToolUse };
   const source: TraceSource = { role: o.role, kind: info.kind, model: info.model, ...(info.checkpoint ? { checkpoint: info.checkpoint } : {}) };
   const hash = (split: string): FileHash | undefined => {
     const file = join(dataDir, `${split}.jsonl`);

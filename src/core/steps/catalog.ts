@@ -4,6 +4,7 @@
  * generated from them (`npm run docs:steps`; a test fails when the README drifts).
  */
 import { DEFAULT_RESAMPLES } from "../analysis/resamples";
+import { STAND_IN_TOKENIZER } from "../chat/tokenizer-source";
 import { PIPELINE_SIZES } from "../pipeline/settings";
 import * as f from "./common-flags";
 import { estimateEpisodes, estimateGrpoTraining, estimateSftTraining } from "./estimate";
@@ -145,7 +146,7 @@ export const TRAIN_SFT_STEP = defineStep({
     seed: { ...f.seed, help: "shuffle seed" },
     rank: f.rank,
     "init-state": { type: "string", arg: "S", help: "start from a state (registry name or tinker://…/weights/…) instead of the base model" },
-    tokenizer: { type: "string", arg: "ID", help: "the tokenizer the data was encoded with, when it is not the model's (a rehearsal's stand-in)" },
+    tokenizer: { ...f.tokenizer, help: `${f.tokenizer.help}; the data must have been collected with this same tokenizer` },
     backend: f.trainingBackend,
     "local-port": f.localPort,
     budget: f.budget,
@@ -180,7 +181,7 @@ export const TRAIN_GRPO_STEP = defineStep({
     concurrency: f.concurrency,
     prompt: f.prompt,
     index: f.index,
-    tokenizer: { type: "string", arg: "ID", help: "tokenizer when it is not the model's (a rehearsal's stand-in)" },
+    tokenizer: f.tokenizer,
     backend: f.trainingBackend,
     "local-port": f.localPort,
     budget: f.budget,
@@ -281,6 +282,12 @@ export const PIPELINE_STEP = defineStep({
     dir: { type: "string", arg: "DIR", default: "agent-lab-pipeline", help: "the folder it works in, laid out as a workspace (data/, runs/, agent-lab.json); . = here" },
     backend: { type: "string", arg: "B", choices: ["local", "tinker"], default: "local", help: "local: an invented world on the local stand-in backend, offline and free; tinker: HotpotQA with Qwen/Qwen3.5-4B at the recipe's sizes" },
     size: { type: "string", arg: "S", choices: PIPELINE_SIZES, default: "full", help: "full: the backend's sizes; smoke: every stage at tiny sizes in about a minute (offline only)" },
+    rehearse: {
+      type: "boolean",
+      help: `tinker: every stage of the paid recipe through the Tinker client at tiny sizes, with the stand-in tokenizer ${STAND_IN_TOKENIZER}, against TINKER_BASE_URL (agent-lab serve-local: free; the real service: cents); its numbers mean nothing`,
+    },
+    train: { ...f.hotpotTrain, help: `tinker: ${f.hotpotTrain.help}, instead of the hub (as agent-lab prepare reads them)` },
+    dev: { ...f.hotpotDev, help: `tinker: ${f.hotpotDev.help}` },
     "dry-run": { type: "boolean", help: "print the stages, their sizes, status and estimated cost; run nothing" },
     yes: { type: "boolean", help: "tinker: do not ask before spending" },
     "local-port": { type: "int", arg: "P", min: 0, max: 65535, help: "local: reuse a running agent-lab serve-local on this port (default: start one)" },
@@ -290,6 +297,8 @@ export const PIPELINE_STEP = defineStep({
     "Runs the whole recipe and prints the ablation table (closed-book, base, SFT, GRPO on val, paired 95% CIs against\n" +
     "base) and GRPO's train-reward trend; writes DIR/report.md and DIR/ablation.json. tinker needs TINKER_API_KEY and\n" +
     "asks before spending (the local backend is a tiny CPU model: real results come from Tinker).\n" +
+    "Rehearse before you pay: TINKER_BASE_URL=<agent-lab serve-local's URL> agent-lab pipeline --backend tinker --rehearse --yes\n" +
+    "runs the paid path end to end for free (a server that says it is the local stand-in is priced at $0).\n" +
     "Every stage is skipped when its outputs are complete and resumed when partial: rerun to continue.",
   spends: (v) => v.backend === "tinker",
 });

@@ -22,7 +22,7 @@
  */
 import { createHash } from "node:crypto";
 import { isAbsolute, join } from "node:path";
-import { loadTokenizer, offlineTokenizer, type ChatTokenizer } from "../chat";
+import { loadTokenizer, loadTokenizerSource, offlineTokenizer, type ChatTokenizer } from "../chat";
 import type { AgentLabConfig } from "../config";
 import { sha256File } from "../runs/manifest";
 import { UserError } from "../errors";
@@ -84,6 +84,8 @@ export interface TrainGrpoOptions extends TrainBackendOptions {
   trainQuestions?: readonly EnvItem[];
   searcher?: Searcher | null;
   tokenizer?: ChatTokenizer;
+  /** `--tokenizer`: hub id, folder or STAND_IN_TOKENIZER when it is not the model's (a rehearsal's stand-in); recorded in the manifest. */
+  tokenizerSource?: string;
   /** Builds the step's policy over its fresh sampler (default: TinkerPolicy that requires logprobs). */
   policyFor?: (sampler: SamplingClient, tokenizer: ChatTokenizer, step: number) => Policy;
 }
@@ -205,7 +207,9 @@ export async function trainGrpo(o: TrainGrpoOptions): Promise<TrainGrpoResult> {
       ...(o.indexDir ? { indexDir: inWorkspace(o.workspaceDir, o.indexDir) } : {}),
       ...(o.searcher !== undefined ? { searcher: o.searcher } : {}),
     });
-    const tokenizer = o.tokenizer ?? (target.backend === "local" ? await offlineTokenizer("qwen3") : await loadTokenizer(target.baseModel));
+    const tokenizer =
+      o.tokenizer ??
+      (o.tokenizerSource ? await loadTokenizerSource(o.tokenizerSource) : target.backend === "local" ? await offlineTokenizer("qwen3") : await loadTokenizer(target.baseModel));
     const initState = o.initState ? resolveCheckpointPath(runsDir, o.initState, "state") : undefined;
     const manifest = {
       kind: "grpo" as const,
