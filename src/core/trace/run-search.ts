@@ -31,7 +31,7 @@ const OPTIONS: Options<SearchDoc> = {
 };
 
 export class RunSearch {
-  private readonly index: MiniSearch<SearchDoc>;
+  private index: MiniSearch<SearchDoc>;
 
   /** Episodes indexed so far (a run's index is built in slices, alongside gold-in-results). */
   size = 0;
@@ -39,6 +39,14 @@ export class RunSearch {
   constructor(saved?: SavedRunSearch) {
     this.index = saved ? MiniSearch.loadJS<SearchDoc>(saved, OPTIONS) : new MiniSearch<SearchDoc>(OPTIONS);
     this.size = this.index.documentCount;
+  }
+
+  /** A saved index, rebuilt in chunks that yield to the event loop (10,000 episodes take a while). */
+  static async restore(saved: SavedRunSearch): Promise<RunSearch> {
+    const s = new RunSearch();
+    s.index = await MiniSearch.loadJSAsync<SearchDoc>(saved, OPTIONS);
+    s.size = s.index.documentCount;
+    return s;
   }
 
   /** The plain-object form to save (JSON.stringify it). */
