@@ -7,7 +7,7 @@
  *   npx tsx bench/panels/run.ts --vscode     also the real VS Code (code-server + Chromium): from the
  *                                            command or click to the first frame with data and to
  *                                            interactive (test/integration/panel-speed.test.ts)
- *   options: --large N (default 10000)  --repeat R (default 5; medians)
+ *   options: --large N (default 10000)  --repeat R (default 5; medians)  --vscode-only (skip the host table)
  *
  * Host side, per run size: what the trace panel does before its first two messages — the run's
  * head, the byte-offset index of episodes.jsonl with the list's rows, one episode's line and its
@@ -19,7 +19,7 @@
  * Work files go to bench/.work/panels (git-ignored).
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -37,7 +37,7 @@ import { PANEL_RESAMPLES } from "../../src/extension/panels/compare-panel-resamp
 import { episodeRows } from "../../src/extension/panels/trace-panel-rows";
 import { panelWorkspace, ROOT, WORK } from "./workspace";
 
-const { values } = parseArgs({ options: { large: { type: "string", default: "10000" }, repeat: { type: "string", default: "5" }, vscode: { type: "boolean", default: false } } });
+const { values } = parseArgs({ options: { large: { type: "string", default: "10000" }, repeat: { type: "string", default: "5" }, vscode: { type: "boolean", default: false }, "vscode-only": { type: "boolean", default: false } } });
 const LARGE = Number(values.large);
 const REPEAT = Number(values.repeat);
 
@@ -59,6 +59,7 @@ type Row = [what: string, episodes: string, ms: string, reference: string, targe
 
 async function main(): Promise<void> {
   const ws = await panelWorkspace(LARGE, (l) => console.log(l));
+  if (values["vscode-only"]) return vscodeTable(ws.dir);
   const rows: Row[] = [];
   const t0 = performance.now();
   const probe = readRunHead(ws.runs[200].search).manifest!.tokenizer;
@@ -146,6 +147,8 @@ async function main(): Promise<void> {
 function vscodeTable(workspace: string): void {
   const out = join(WORK, "vscode-timings.json");
   rmSync(out, { force: true });
+  // The first open in VS Code is measured cold: no text cache from the host-side runs above.
+  for (const d of readdirSync(join(workspace, "runs"), { withFileTypes: true })) if (d.isDirectory()) rmSync(runFile(join(workspace, "runs", d.name), "textIndex"), { force: true });
   try {
     execFileSync(process.execPath, [join(ROOT, "scripts", "vscode", "run-integration.mjs"), "--suite", "fixture", "--workspace", workspace, "--grep", "panel speed"], {
       stdio: "inherit",
@@ -160,8 +163,8 @@ function vscodeTable(workspace: string): void {
   const load = `${cpus().length} cores, load average ${loadavg().map((x) => x.toFixed(1)).join(" / ")}`;
   console.log(`\nPanels in the real VS Code (code-server 1.100 + Chromium; ms from the command or click; ${load})\n`);
   printTable(
-    ["panel", "run", "episodes", "first frame", "interactive", "webview script start", "host: index / tokenizer / episode view", "target (interactive)"],
-    timings.map((t) => [t.panel, t.run, String(t.episodes || ""), String(t.firstFrameMs), String(t.interactiveMs), String(t.scriptMs), t.panel.startsWith("trace") ? [t.host.indexMs, t.host.tokenizerMs, t.host.buildMs].map((x) => (x === undefined ? "–" : ms(x))).join(" / ") : "", target(t)]),
+    ["panel", "run", "episodes", "first frame", "interactive", "webview script start", "interactive − script start", "host: index / tokenizer / episode view", "target (interactive)"],
+    timings.map((t) => [t.panel, t.run, String(t.episodes || ""), String(t.firstFrameMs), String(t.interactiveMs), String(t.scriptMs), String(t.interactiveMs - t.scriptMs), t.panel.startsWith("trace") ? [t.host.indexMs, t.host.tokenizerMs, t.host.buildMs].map((x) => (x === undefined ? "–" : ms(x))).join(" / ") : "", target(t)]),
   );
 }
 
