@@ -26,7 +26,7 @@ describe("trace/run-text-cache", () => {
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  it("saves the index in a hidden run file and reads it back answering the same queries", () => {
+  it("saves the index in a hidden run file and reads it back answering the same queries", async () => {
     const search = new RunSearch();
     search.add(records, results);
     assert.ok(RUN_FILES.textIndex.startsWith("."), "a hidden file: not one of the run's own files");
@@ -38,6 +38,9 @@ describe("trace/run-text-cache", () => {
     assert.equal(loaded.size, 2);
     for (const q of ["Tal Fen", "vinbur", "Kel", "founded", "nothing-like-this"]) assert.deepEqual(loaded.search(q), search.search(q), q);
     assert.deepEqual(loaded.search("Tal Fen"), ["a"], "result text is searchable");
+    const restored = await RunSearch.restore(back.search);
+    assert.deepEqual(restored.search("Dar Holt"), search.search("Dar Holt"), "the panel's chunked restore answers the same");
+    assert.equal(restored.size, 2);
   });
 
   it("is stale once episodes.jsonl changes (an append, or a rewrite of the same size), or for another tokenizer", () => {
