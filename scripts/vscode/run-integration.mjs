@@ -6,7 +6,9 @@
 // Two sessions in one VS Code server: the fixture workspace (test/integration/*.test.ts) and an empty
 // folder (test/integration/empty-workspace/*.test.ts: what a new user sees, e.g. the offline pipeline).
 //
-// Usage: node scripts/vscode/run-integration.mjs [--grep PATTERN] [--suite fixture|empty|all]
+// Usage: node scripts/vscode/run-integration.mjs [--grep PATTERN] [--suite fixture|empty|all] [--workspace DIR]
+// --workspace DIR opens an existing folder as the fixture workspace (kept afterwards) instead of making
+// one: bench/panels/run.ts --vscode runs the panel-speed tests on its 10,000-episode runs this way.
 // Env: AGENT_LAB_IT_TIMEOUT_MS (whole suite, default 300000), VSCODE_LOG=1 (workbench chatter too),
 //      VSCODE_DEBUG=1 (browser console), KEEP_TMP=1 (keep user data, logs and the fixture), CHROMIUM_PATH.
 // Ends with "integration: N passed, N failed" and exits non-zero when anything failed or never ran.
@@ -18,7 +20,7 @@ import { root, missingPrerequisite, startCodeServer, launchChromium, runExtensio
 import { buildSuite } from "./build-suite.mjs";
 import { makeFixtureWorkspace } from "./fixture.mjs";
 
-const { values: args } = parseArgs({ options: { grep: { type: "string" }, suite: { type: "string", default: "all" } } });
+const { values: args } = parseArgs({ options: { grep: { type: "string" }, suite: { type: "string", default: "all" }, workspace: { type: "string" } } });
 if (!["fixture", "empty", "all"].includes(args.suite)) {
   console.error(`[integration] --suite must be fixture, empty or all, got "${args.suite}"`);
   process.exit(2);
@@ -43,7 +45,8 @@ const emptyParent = mkdtempSync(path.join(tmpdir(), "agent-lab-it-empty-"));
 const emptyDir = path.join(emptyParent, "empty-workspace");
 try {
   suiteEntry = await buildSuite();
-  fixture = sessions.includes("fixture") ? makeFixtureWorkspace({ log: console.log }) : undefined;
+  if (args.workspace && !existsSync(args.workspace)) throw new Error(`--workspace ${args.workspace}: no such folder`);
+  fixture = !sessions.includes("fixture") ? undefined : args.workspace ? { dir: path.resolve(args.workspace), remove: () => {} } : makeFixtureWorkspace({ log: console.log });
   mkdirSync(emptyDir);
 } catch (e) {
   rmSync(emptyParent, { recursive: true, force: true });

@@ -7,7 +7,7 @@ import "../shared/elements";
 import type { AblationReport, QuestionRow } from "../../src/core/analysis/report-types";
 import { chartFigure, forestPlot } from "../shared/charts";
 import { append, clear, fmt, h, usd } from "../shared/dom";
-import { listen, send } from "../shared/host";
+import { listen, markFirstFrame, send } from "../shared/host";
 
 const app = document.getElementById("app")!;
 let report: AblationReport | undefined;
@@ -158,5 +158,6 @@ listen((m) => {
   if (m.type === "compare/report") {
     report = m.report;
     render();
+    markFirstFrame("dataFrameAt");
   }
 });

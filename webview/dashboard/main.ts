@@ -15,7 +15,7 @@ import { healthyBand, METRIC_GROUPS, metricGroup, orderMetrics, type MetricGroup
 import { chartFigure, createTimeChart, palette, type TimeChart } from "../shared/charts";
 import { formatNumber, formatUsdValue, isConstant, MAX_SMOOTHING } from "../shared/chart-math";
 import { append, clear, fmt, h } from "../shared/dom";
-import { listen, send } from "../shared/host";
+import { listen, markFirstFrame, send } from "../shared/host";
 import { renderStream } from "../trace/token-stream";
 
 const app = document.getElementById("app")!;
@@ -296,6 +296,7 @@ listen((m) => {
   if (m.type === "dashboard/data") {
     view = m.data;
     render();
+    markFirstFrame("dataFrameAt");
   } else if (m.type === "dashboard/group") {
     group = m.group;
     render();

@@ -36,8 +36,19 @@ export function showError(message: string): void {
   bar.appendChild(h("div", { class: "error" }, message));
 }
 
-/** Named durations a panel measured (ms), reported with every probe answer. */
-export const timings: Record<string, number> = {};
+/**
+ * Named durations a panel measured (ms), reported with every probe answer. Names ending in `At`
+ * are wall-clock times (Date.now(), the clock the extension host shares on one machine), so a test
+ * can measure from its command to a frame: `scriptAt` when the panel's script started.
+ */
+export const timings: Record<string, number> = { scriptAt: Date.now() };
+
+/** Records `name` (a wall-clock time) at the next frame, once: e.g. the first frame with the panel's data. */
+export function markFirstFrame(name: string): void {
+  if (name in timings) return;
+  timings[name] = Number.NaN; // claimed: later calls before the frame do not reschedule
+  requestAnimationFrame(() => (timings[name] = Date.now()));
+}
 
 function probe(selector: string): ProbeResult {
   const els = Array.from(document.querySelectorAll<HTMLElement>(selector));

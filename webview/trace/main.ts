@@ -12,7 +12,7 @@ import { OUTCOME_LABELS, OUTCOME_MEANINGS, OUTCOMES, outcomeOf } from "../../src
 import type { TraceEpisodeView } from "../../src/core/trace/trace-view";
 import { driftVerdict, NON_CANONICAL_EXPLAINED, type DriftReport, type RunDriftCounts } from "../../src/core/trace/drift";
 import { append, clear, fmt, h, usd } from "../shared/dom";
-import { listen, send, savedState, timings } from "../shared/host";
+import { listen, markFirstFrame, send, savedState, timings } from "../shared/host";
 import { highlightHits, markTokens, renderStream, splitPiece } from "./token-stream";
 
 const ROW_HEIGHT = 26;
@@ -27,6 +27,7 @@ let currentId: string | undefined = (() => {
   return s?.kind === "trace" ? s.episodeId : undefined;
 })();
 let receivedAt = 0;
+let searchSentAt = 0;
 
 const app = document.getElementById("app")!;
 clear(app);
@@ -65,7 +66,10 @@ textSearch.addEventListener("input", () => {
       textIds = undefined;
       applyFilter();
       showHits();
-    } else send({ type: "trace/search", query: q });
+    } else {
+      searchSentAt = performance.now();
+      send({ type: "trace/search", query: q });
+    }
   }, 200);
 });
 const countLine = h("div", { class: "count", id: "count" });
@@ -265,7 +269,8 @@ function renderEpisode(ep: TraceEpisodeView): void {
     const ms = performance.now() - (receivedAt || started);
     timings.renderMs = ms;
     timings.spans = spans;
-    send({ type: "trace/rendered", episodeId: ep.id, ms, spans, at: Date.now() });
+    timings.episodeFrameAt = Date.now();
+    send({ type: "trace/rendered", episodeId: ep.id, ms, spans, at: timings.episodeFrameAt });
   });
 }
 
@@ -372,6 +377,7 @@ listen((m) => {
     run = m.run;
     renderRunHeader(m.run);
     applyFilter();
+    markFirstFrame("listFrameAt");
   } else if (m.type === "trace/episode") {
     receivedAt = performance.now();
     timings.buildMs = m.buildMs;
@@ -383,6 +389,11 @@ listen((m) => {
     textIds = new Set(m.ids);
     applyFilter();
     showHits();
+    // Query sent → filtered list drawn (the typing debounce before the send is not in it).
+    if (searchSentAt) {
+      const sent = searchSentAt;
+      requestAnimationFrame(() => (timings.searchMs = performance.now() - sent));
+    }
   } else if (m.type === "trace/driftCounts") {
     showRunDrift(m.counts, m.total);
   }

@@ -110,8 +110,8 @@ function holdsEpisodes(dir: string): boolean {
   return existsSync(join(dir, MANIFEST_FILE)) || existsSync(join(dir, EPISODES_FILE));
 }
 
-/** Manifest, summary and episodes (each holding `fields`) of one run folder. */
-export function readRun(runDir: string, fields: readonly EpisodeField[] = ID_FIELDS): RunFiles {
+/** Manifest and summary of a run folder, refusing a folder that holds no eval-style run (what readRun reads first). */
+export function readRunHead(runDir: string): Omit<RunFiles, "episodes"> {
   if (!existsSync(runDir) || !statSync(runDir).isDirectory()) {
     throw new FileFormatError(runDir, undefined, "not a run folder (no such directory)");
   }
@@ -119,8 +119,12 @@ export function readRun(runDir: string, fields: readonly EpisodeField[] = ID_FIE
   return {
     manifest: readJsonFile<RunManifest>(join(runDir, MANIFEST_FILE)),
     summary: readJsonFile<RunSummary>(join(runDir, SUMMARY_FILE)),
-    episodes: readEpisodes(runDir, fields),
   };
+}
+
+/** Manifest, summary and episodes (each holding `fields`) of one run folder. */
+export function readRun(runDir: string, fields: readonly EpisodeField[] = ID_FIELDS): RunFiles {
+  return { ...readRunHead(runDir), episodes: readEpisodes(runDir, fields) };
 }
 
 /** Run folders under a runs directory (those holding any run file), sorted by name. */

@@ -25,6 +25,8 @@ export const RUN_FILES = Object.freeze({
   sft: "sft.jsonl",
   attempts: "attempts.jsonl",
   lock: ".lock",
+  /** The trace viewer's cache of the run's decoded text: search index, gold-in-results, drift counts (run-text-cache.ts). */
+  textIndex: ".text-index.json",
 });
 
 /** Files whose presence makes a folder a run (what the views list and `new` refuses to overwrite). */
@@ -258,9 +260,9 @@ function flatten(value: Record<string, unknown>, prefix = "", out = new Map<stri
   return out;
 }
 
-/** JSON through a temporary file and a rename, so readers never see half a file. */
-export function writeJsonAtomicFile(file: string, value: unknown): void {
+/** JSON through a temporary file and a rename, so readers never see half a file (`indent` 0: one line, for large caches). */
+export function writeJsonAtomicFile(file: string, value: unknown, indent = 2): void {
   const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, JSON.stringify(value, null, 2) + "\n");
+  writeFileSync(tmp, JSON.stringify(value, null, indent) + "\n");
   renameSync(tmp, file);
 }

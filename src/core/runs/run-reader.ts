@@ -74,7 +74,7 @@ export function readSummary(runDir: string): RunSummary | undefined {
 }
 
 /** Rows of one of a run's JSONL files (metrics, groups, episodes, ledger…); a torn last line is skipped; [] when absent. */
-export function readRunRows<T>(runDir: string, file: Exclude<keyof typeof RUN_FILES, "manifest" | "summary" | "progress" | "lock">): T[] {
+export function readRunRows<T>(runDir: string, file: Exclude<keyof typeof RUN_FILES, "manifest" | "summary" | "progress" | "lock" | "textIndex">): T[] {
   const path = runFile(runDir, file);
   if (!existsSync(path)) return [];
   return parseJsonl<T>(readFileSync(path, "utf8"), path, { tolerateTornTail: true });

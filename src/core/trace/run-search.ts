@@ -1,9 +1,10 @@
 /**
  * Full-text search inside a run: questions, gold answers, predictions, queries and the text the
  * searches returned. Built once per run in the extension (MiniSearch, prefix and light fuzzy
- * matching); the webview sends a query and gets episode ids back.
+ * matching) and saved beside the run (run-text-cache.ts), so reopening a run does not decode its
+ * results again; the webview sends a query and gets episode ids back.
  */
-import MiniSearch from "minisearch";
+import MiniSearch, { type AsPlainObject, type Options } from "minisearch";
 import type { ChatTokenizer } from "../chat/tokenizer";
 import type { EpisodeRecord } from "../runs/run-files";
 import { resultTexts } from "./gold-in-results";
@@ -17,15 +18,41 @@ interface SearchDoc {
   results: string;
 }
 
+/** The fields an episode is indexed by (no token arrays: results come decoded). */
+export type SearchableEpisode = Pick<EpisodeRecord, "id" | "question" | "answers" | "prediction" | "searches">;
+
+/** The index as saved in a file (MiniSearch's own plain-object form). */
+export type SavedRunSearch = AsPlainObject;
+
+const OPTIONS: Options<SearchDoc> = {
+  fields: ["question", "answers", "prediction", "queries", "results"],
+  storeFields: [],
+  searchOptions: { boost: { question: 2, answers: 2, prediction: 2 }, prefix: true, fuzzy: 0.15, combineWith: "AND" },
+};
+
 export class RunSearch {
-  private readonly index = new MiniSearch<SearchDoc>({
-    fields: ["question", "answers", "prediction", "queries", "results"],
-    storeFields: [],
-    searchOptions: { boost: { question: 2, answers: 2, prediction: 2 }, prefix: true, fuzzy: 0.15, combineWith: "AND" },
-  });
+  private index: MiniSearch<SearchDoc>;
 
   /** Episodes indexed so far (a run's index is built in slices, alongside gold-in-results). */
   size = 0;
+
+  constructor(saved?: SavedRunSearch) {
+    this.index = saved ? MiniSearch.loadJS<SearchDoc>(saved, OPTIONS) : new MiniSearch<SearchDoc>(OPTIONS);
+    this.size = this.index.documentCount;
+  }
+
+  /** A saved index, rebuilt in chunks that yield to the event loop (10,000 episodes take a while). */
+  static async restore(saved: SavedRunSearch): Promise<RunSearch> {
+    const s = new RunSearch();
+    s.index = await MiniSearch.loadJSAsync<SearchDoc>(saved, OPTIONS);
+    s.size = s.index.documentCount;
+    return s;
+  }
+
+  /** The plain-object form to save (JSON.stringify it). */
+  toJSON(): SavedRunSearch {
+    return this.index.toJSON();
+  }
 
   /** `tok` decodes result text; without it only the other fields are searchable. */
   static build(episodes: readonly EpisodeRecord[], tok: Pick<ChatTokenizer, "decode"> | undefined): RunSearch {
@@ -35,7 +62,7 @@ export class RunSearch {
   }
 
   /** Adds episodes, with their decoded result texts when known. */
-  add(episodes: readonly EpisodeRecord[], results?: readonly string[][]): void {
+  add(episodes: readonly SearchableEpisode[], results?: readonly string[][]): void {
     this.index.addAll(
       episodes.map((e, i) => ({
         id: e.id,

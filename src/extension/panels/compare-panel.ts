@@ -9,8 +9,9 @@ import { ablate, loadAblationInputs } from "../../core/analysis/ablate";
 import { Panel } from "./panel-base";
 import type { WebviewMessage } from "./protocol";
 
-/** Fewer resamples than the CLI's default keep the panel quick; the CLI gives the archival numbers. */
-export const PANEL_RESAMPLES = 2000;
+import { PANEL_RESAMPLES } from "./compare-panel-resamples";
+
+export { PANEL_RESAMPLES };
 
 export class ComparePanel extends Panel {
   constructor(

@@ -1,0 +1,182 @@
+/**
+ * Panel benchmark: how fast the trace viewer, Compare and the training dashboard open, on runs of
+ * 200 and 10,000 episodes that the project's harness writes (bench/panels/workspace.ts: the
+ * synthetic world, the scripted heuristic reader through evalSplit). Prints one table.
+ *
+ *   npx tsx bench/panels/run.ts              the extension host's side, in this process
+ *   npx tsx bench/panels/run.ts --vscode     also the real VS Code (code-server + Chromium): from the
+ *                                            command or click to the first frame with data and to
+ *                                            interactive (test/integration/panel-speed.test.ts)
+ *   options: --large N (default 10000)  --repeat R (default 5; medians)  --vscode-only (skip the host table)
+ *
+ * Host side, per run size: what the trace panel does before its first two messages — the run's
+ * head, the byte-offset index of episodes.jsonl with the list's rows, one episode's line and its
+ * view model, both messages serialised — against the reference, the same panel reading every line
+ * whole (readRun) as it did before the index; the tokenizer's load (once per extension host);
+ * the full-text index: built from scratch (decoding every episode's results: the first open's
+ * background pass), saved, and read back from the run's text cache (every later open), and query
+ * times p50/p99; Compare's report (ablate, the panel's resamples) and the dashboard's view model.
+ * Work files go to bench/.work/panels (git-ignored).
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { cpus, loadavg } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { ablate, loadAblationInputs } from "../../src/core/analysis/ablate";
+import { indexEpisodes, readIndexedEpisode } from "../../src/core/runs/episode-index";
+import { readRun, readRunHead } from "../../src/core/runs/run-files";
+import { runFile } from "../../src/core/runs/run-folder";
+import { tokenizerForRun } from "../../src/core/runs/run-tokenizer";
+import { readDashboard } from "../../src/core/trace/dashboard-view";
+import { goldInResults, resultTexts } from "../../src/core/trace/gold-in-results";
+import { RunSearch } from "../../src/core/trace/run-search";
+import { readTextCache, TEXT_CACHE_FORMAT, writeTextCache } from "../../src/core/trace/run-text-cache";
+import { buildTraceView } from "../../src/core/trace/trace-view";
+import { PANEL_RESAMPLES } from "../../src/extension/panels/compare-panel-resamples";
+import { episodeRows } from "../../src/extension/panels/trace-panel-rows";
+import { panelWorkspace, ROOT, WORK } from "./workspace";
+
+const { values } = parseArgs({ options: { large: { type: "string", default: "10000" }, repeat: { type: "string", default: "5" }, vscode: { type: "boolean", default: false }, "vscode-only": { type: "boolean", default: false } } });
+const LARGE = Number(values.large);
+const REPEAT = Number(values.repeat);
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
+const ms = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
+
+function timeMedian(repeat: number, f: () => unknown): number {
+  const t: number[] = [];
+  for (let i = 0; i < repeat; i++) {
+    const t0 = performance.now();
+    f();
+    t.push(performance.now() - t0);
+  }
+  return median(t);
+}
+
+type Row = [what: string, episodes: string, ms: string, reference: string, target: string];
+
+async function main(): Promise<void> {
+  const ws = await panelWorkspace(LARGE, (l) => console.log(l));
+  if (values["vscode-only"]) return vscodeTable(ws.dir);
+  const rows: Row[] = [];
+  const t0 = performance.now();
+  const probe = readRunHead(ws.runs[200].search).manifest!.tokenizer;
+  const tok = (await tokenizerForRun(probe)).tokenizer!;
+  rows.push(["tokenizer load (once per extension host)", "", ms(performance.now() - t0), "", ""]);
+
+  for (const size of [200, LARGE]) {
+    const dir = ws.runs[size].search;
+    // The trace panel's path to its two first messages (list, then the first episode).
+    const list = () => {
+      const head = readRunHead(dir);
+      const index = indexEpisodes(dir);
+      const rowsMsg = JSON.stringify({ rows: episodeRows(index.episodes.map((e) => e.head)), manifest: head.manifest?.policy });
+      return { index, bytes: rowsMsg.length };
+    };
+    const firstEpisode = (index: ReturnType<typeof indexEpisodes>) => JSON.stringify(buildTraceView(readIndexedEpisode(index, index.episodes[0]), tok, { drift: false }));
+    const reference = () => {
+      const run = readRun(dir);
+      JSON.stringify({ rows: episodeRows(run.episodes), manifest: run.manifest?.policy });
+      return JSON.stringify(buildTraceView(run.episodes[0], tok, { drift: false }));
+    };
+    const listMs = timeMedian(REPEAT, list);
+    const { index } = list();
+    const bothMs = timeMedian(REPEAT, () => firstEpisode(list().index));
+    const refMs = timeMedian(Math.min(REPEAT, 3), reference);
+    const target = size > 1000 ? "≤ 500 (VS Code)" : "≤ 300 (VS Code)";
+    rows.push([`trace: list rows ready (first message)`, String(index.episodes.length), ms(listMs), "", ""]);
+    rows.push([`trace: list + first episode ready (host part of interactive)`, String(index.episodes.length), ms(bothMs), `${ms(refMs)} (every line parsed)`, target]);
+
+    // The full-text index: the first open's background pass, the cache it leaves, a later open.
+    rmSync(runFile(dir, "textIndex"), { force: true });
+    const passStart = performance.now();
+    const search = new RunSearch();
+    const gold: Record<string, ReturnType<typeof goldInResults>> = {};
+    for (let s = 0; s < index.episodes.length; s += 50) {
+      const slice = index.episodes.slice(s, s + 50).map((e) => readIndexedEpisode(index, e));
+      const texts = slice.map((e) => resultTexts(e, tok));
+      slice.forEach((e, k) => (gold[e.id] = goldInResults(e, tok, texts[k])));
+      search.add(slice, texts);
+    }
+    const passMs = performance.now() - passStart;
+    const w0 = performance.now();
+    const wrote = writeTextCache(dir, { format: TEXT_CACHE_FORMAT, episodes: { size: index.size, mtime_ms: index.mtimeMs }, tokenizer: probe, gold, drift: null, search: search.toJSON() });
+    const writeMs = performance.now() - w0;
+    if (!wrote) throw new Error(`the text cache of ${dir} was not written`);
+    const loadTimes: number[] = [];
+    for (let i = 0; i < REPEAT; i++) {
+      const l0 = performance.now();
+      await RunSearch.restore(readTextCache(dir, probe)!.search);
+      loadTimes.push(performance.now() - l0);
+    }
+    const loadMs = median(loadTimes);
+    const loaded = new RunSearch(readTextCache(dir, probe)!.search);
+    const cacheMb = readFileSync(runFile(dir, "textIndex")).length / 2 ** 20;
+    rows.push([`search: index built (decode every result; first open, in the background)`, String(index.episodes.length), ms(passMs), "", ""]);
+    rows.push([`search: index saved beside the run (${cacheMb.toFixed(1)} MiB)`, String(index.episodes.length), ms(writeMs), "", ""]);
+    rows.push([`search: index read from the cache (later opens, in the background)`, String(index.episodes.length), ms(loadMs), `${ms(passMs)} (rebuilt)`, ""]);
+    // Queries as a researcher types them: a name from a question, two words, a prefix.
+    const queries = index.episodes.slice(0, 60).flatMap((e, i) => {
+      const words = e.head.question.replace(/[?,.]/g, "").split(" ").filter((w) => w.length > 3);
+      return [words.slice(-2).join(" "), words[i % words.length] ?? "born", (words[0] ?? "found").slice(0, 4)];
+    });
+    const qt = queries.map((q) => {
+      const s0 = performance.now();
+      loaded.search(q);
+      return performance.now() - s0;
+    });
+    rows.push([`search: query p50 / p99 (${queries.length} queries)`, String(index.episodes.length), `${ms(median(qt))} / ${ms(pct(qt, 0.99))}`, "", size > 1000 ? "≤ 100" : ""]);
+
+    const pair = [ws.runs[size].search, ws.runs[size].closedBook];
+    const compareMs = timeMedian(Math.min(REPEAT, 3), () => JSON.stringify(ablate(loadAblationInputs(pair), { resamples: PANEL_RESAMPLES })));
+    rows.push([`compare: report ready (ablate, ${PANEL_RESAMPLES} resamples)`, String(index.episodes.length), ms(compareMs), "", size > 1000 ? "" : "≤ 500 (VS Code)"]);
+  }
+  const dashMs = timeMedian(REPEAT, () => JSON.stringify(readDashboard(ws.training)));
+  rows.push(["dashboard: view model ready (readDashboard)", "", ms(dashMs), "", "≤ 500 (VS Code)"]);
+
+  const load = `${cpus().length} cores, load average ${loadavg().map((x) => x.toFixed(1)).join(" / ")}`;
+  console.log(`\nPanels, extension host side (this process; ms, median of ${REPEAT}; ${load})\n`);
+  printTable(["what", "episodes", "ms", "reference ms", "target ms"], rows);
+
+  if (values.vscode) vscodeTable(ws.dir);
+}
+
+/** Runs test/integration/panel-speed.test.ts in the real VS Code on this workspace and prints what it measured. */
+function vscodeTable(workspace: string): void {
+  const out = join(WORK, "vscode-timings.json");
+  rmSync(out, { force: true });
+  // The first open in VS Code is measured cold: no text cache from the host-side runs above.
+  for (const d of readdirSync(join(workspace, "runs"), { withFileTypes: true })) if (d.isDirectory()) rmSync(runFile(join(workspace, "runs", d.name), "textIndex"), { force: true });
+  try {
+    execFileSync(process.execPath, [join(ROOT, "scripts", "vscode", "run-integration.mjs"), "--suite", "fixture", "--workspace", workspace, "--grep", "panel speed"], {
+      stdio: "inherit",
+      env: { ...process.env, AGENT_LAB_IT_PANEL_TIMINGS: out },
+    });
+  } catch (e) {
+    console.error(`the VS Code run failed: ${(e as Error).message.split("\n")[0]}`);
+  }
+  if (!existsSync(out)) return;
+  const timings = JSON.parse(readFileSync(out, "utf8")) as { panel: string; run: string; episodes: number; firstFrameMs: number; interactiveMs: number; scriptMs: number; host: Record<string, number> }[];
+  const target = (t: (typeof timings)[number]) => (t.panel.startsWith("trace") ? (t.episodes > 1000 ? "≤ 500" : "≤ 300") : t.episodes > 1000 ? "" : "≤ 500");
+  const load = `${cpus().length} cores, load average ${loadavg().map((x) => x.toFixed(1)).join(" / ")}`;
+  console.log(`\nPanels in the real VS Code (code-server 1.100 + Chromium; ms from the command or click; ${load})\n`);
+  printTable(
+    ["panel", "run", "episodes", "first frame", "interactive", "webview script start", "interactive − script start", "host: index / tokenizer / episode view", "target (interactive)"],
+    timings.map((t) => [t.panel, t.run, String(t.episodes || ""), String(t.firstFrameMs), String(t.interactiveMs), String(t.scriptMs), String(t.interactiveMs - t.scriptMs), t.panel.startsWith("trace") ? [t.host.indexMs, t.host.tokenizerMs, t.host.buildMs].map((x) => (x === undefined ? "–" : ms(x))).join(" / ") : "", target(t)]),
+  );
+}
+
+function printTable(head: string[], rows: string[][]): void {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (r: string[]) => r.map((c, i) => (i === 0 || i === 1 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
+  console.log(line(head));
+  console.log(widths.map((w) => "-".repeat(w)).join("  "));
+  for (const r of rows) console.log(line(r));
+}
+
+main().catch((e) => {
+  console.error(e instanceof Error ? e.message : e);
+  process.exit(1);
+});
