@@ -80,6 +80,27 @@ describe("cli: demo, eval (kill -9, SIGTERM, resume, test split), show", functio
     assert.equal(summaryOf(run).n, 100);
   });
 
+  it("two resumes of one interrupted run at once: one writes, the other is refused naming it, no line twice", async function () {
+    if (!valIds) this.skip();
+    const run = join(ws, "runs", "twice");
+    const args = ["eval", "--workspace", ws, "--name", "twice", "--limit", "60", "--concurrency", "4"];
+    const first = await startCli([...args, "--scripted-delay-ms", "50"]);
+    await waitFor(() => lines(join(run, "episodes.jsonl")) >= 8, 60_000, "8 finished episodes");
+    first.child.kill("SIGKILL");
+    await first.done;
+    // The killed writer left its lock behind: the first resume takes it over, the second is refused.
+    const a = await startCli([...args, "--resume", "--scripted-delay-ms", "400"]); // slow enough to still run when b starts
+    await waitFor(() => existsSync(join(run, ".lock")) && readFileSync(join(run, ".lock"), "utf8").includes(String(a.child.pid)), 30_000, "the first resume to hold the lock");
+    const b = await runCli([...args, "--resume"]);
+    assert.equal(b.code, 1);
+    assert.match(b.stderr.trim(), new RegExp(`^agent-lab eval: .*twice is being written by agent-lab eval .*\\(pid ${a.child.pid}, since [^)]+\\): wait for it to finish or stop it first \\(one writer per run folder\\)$`));
+    const done = await a.done;
+    assert.equal(done.code, 0, done.stderr);
+    assert.equal(lines(join(run, "episodes.jsonl")), 60, "every question once");
+    assert.equal(new Set(readEpisodes(run).map((e) => e.id)).size, 60);
+    assert.equal(existsSync(join(run, ".lock")), false, "released at exit");
+  });
+
   it("SIGTERM stops cleanly as interrupted; resume refuses a changed fingerprint, naming the field", async function () {
     if (!valIds) this.skip();
     const run = join(ws, "runs", "term");
