@@ -9,10 +9,12 @@ import { randomBytes } from "node:crypto";
 import { CheckpointStore, parseTinkerPath, tinkerPath, validCheckpointName, type RunRecord, type TinkerPath } from "./checkpoint-store";
 import { ComputeClient } from "./compute/client";
 import type { ComputeJob, ComputeResult } from "./compute/jobs";
+import { encodeSampleResponse } from "../core/tinker/wire/codec";
 import { FutureStore, type FutureResult } from "./futures";
 import { HttpError } from "./http-error";
 import { UserInputError } from "./model/errors";
 import { MAX_RANK } from "./model/tiny-model";
+import type { TestSeam } from "./test-seam";
 import type { CreateModelBody, CreateSamplingSessionBody, ForwardBackwardBody, LoadWeightsBody, LoraRequest, OptimStepBody, SampleBody, SaveWeightsBody } from "./validate";
 
 export { HttpError };
@@ -23,6 +25,8 @@ export interface BackendOptions {
   /** Extra time each queued operation takes before it runs (simulates a slow service). */
   opDelayMs: () => number;
   log: (line: string) => void;
+  /** The test seam's result gate and scripted sampler (test-seam.ts); absent in production. */
+  seam?: Pick<TestSeam, "beforeResult" | "sample">;
 }
 
 export interface OpRecord {
@@ -309,6 +313,7 @@ export class LocalBackend {
       kind,
       run: async () => {
         try {
+          await this.options.seam?.beforeResult?.(kind);
           return await run(t);
         } catch (e) {
           return LocalBackend.failure(e);
@@ -529,17 +534,10 @@ export class LocalBackend {
       let result: FutureResult;
       try {
         await delay(this.options.opDelayMs());
-        await this.samplerReady(s);
-        const r = await this.run({
-          kind: "sample",
-          handle: s.handle,
-          lane: s.id,
-          prompt: body.prompt,
-          numSamples: body.num_samples,
-          options: { maxTokens: body.max_tokens, temperature: body.temperature, topK: body.top_k, topP: body.top_p, seed, stopTokens: body.stop_tokens, stopStrings: [] },
-          promptLogprobs: body.prompt_logprobs,
-          topk: body.topk_prompt_logprobs,
-        });
+        const seam = this.options.seam;
+        await seam?.beforeResult?.("sample");
+        const scripted = seam?.sample?.(body);
+        const r = scripted ? { bytes: encodeSampleResponse(scripted) } : await this.sampleWithModel(s, body, seed);
         result = { kind: "proto", bytes: bytesOf(r) };
       } catch (e) {
         result = LocalBackend.failure(e);
@@ -548,6 +546,20 @@ export class LocalBackend {
       this.futures.resolve(id, result);
     })();
     return { request_id: id };
+  }
+
+  private async sampleWithModel(s: SamplerState, body: SampleBody, seed: number): Promise<ComputeResult> {
+    await this.samplerReady(s);
+    return this.run({
+      kind: "sample",
+      handle: s.handle,
+      lane: s.id,
+      prompt: body.prompt,
+      numSamples: body.num_samples,
+      options: { maxTokens: body.max_tokens, temperature: body.temperature, topK: body.top_k, topP: body.top_p, seed, stopTokens: body.stop_tokens, stopStrings: [] },
+      promptLogprobs: body.prompt_logprobs,
+      topk: body.topk_prompt_logprobs,
+    });
   }
 
 // ---------- REST listing ----------

@@ -11,6 +11,7 @@ import { LocalBackend, STAND_IN_NOTICE, SUPPORTED_MODELS } from "./backend";
 import { FaultInjector, type FaultOptions } from "./faults";
 import type { FutureResult } from "./futures";
 import { HttpError } from "./http-error";
+import { observedRequest, type ScriptedReply, type TestSeam } from "./test-seam";
 import * as validate from "./validate";
 import { decodeForwardBackwardRequest } from "../core/tinker/wire/codec";
 
@@ -24,6 +25,8 @@ export interface LocalBackendOptions {
   /** How long retrieve_future holds a pending request before answering try_again (default 20 s, below the SDK's 45 s timeout). */
   longPollMs?: number;
   log?: (line: string) => void;
+  /** Hooks for the client tests (see test-seam.ts); never set by the CLI or the extension. */
+  testSeam?: TestSeam;
 }
 
 export interface RunningLocalBackend {
@@ -113,6 +116,18 @@ function futureReply(result: FutureResult): Reply {
   return { status: 200, body: result.body };
 }
 
+/** A scripted status answer, written as given (test seam only). */
+function writeScripted(res: ServerResponse, reply: Extract<ScriptedReply, { status: number }>): void {
+  const headers: Record<string, string> = { ...reply.headers };
+  let text = reply.body ?? "";
+  if (reply.json !== undefined) {
+    headers["content-type"] ??= "application/json";
+    text = JSON.stringify(reply.json);
+  }
+  res.writeHead(reply.status, { ...headers, "content-length": String(Buffer.byteLength(text)) });
+  res.end(text);
+}
+
 function intParam(url: URL, name: string, dflt: number): number {
   const raw = url.searchParams.get(name);
   if (raw === null) return dflt;
@@ -144,6 +159,7 @@ class Router {
     private readonly backend: LocalBackend,
     private readonly faults: FaultInjector,
     private readonly longPollMs: number,
+    private readonly seam: TestSeam | undefined,
   ) {}
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -166,6 +182,20 @@ class Router {
       const prefix = "/api/v1/";
       endpoint = url.pathname.startsWith(prefix) ? url.pathname.slice(prefix.length) : "";
       const raw = await readBody(req);
+      let scripted: ScriptedReply | undefined;
+      if (this.seam) {
+        const observed = observedRequest(method, url, req.headers, raw);
+        this.seam.observe?.(observed);
+        scripted = this.seam.script?.(observed);
+        if (scripted && "drop" in scripted) {
+          req.socket.destroy();
+          return;
+        }
+        if (scripted && "status" in scripted) {
+          writeScripted(res, scripted);
+          return;
+        }
+      }
       const latency = this.faults.latencyMs();
       if (latency > 0) await new Promise((r) => setTimeout(r, latency));
       const rejected = this.faults.rejectWith(endpoint, method);
@@ -183,7 +213,7 @@ class Router {
           reply = await this.route(method, endpoint, url, req, raw);
           if (cacheKey && reply.status < 500) this.remember(cacheKey, reply);
         }
-        drop = this.faults.dropResponse(endpoint);
+        drop = this.faults.dropResponse(endpoint) || (scripted !== undefined && "dropAfterHandling" in scripted);
       }
     } catch (e) {
       reply = errorReply(e);
@@ -216,7 +246,7 @@ class Router {
     if (method === "POST") {
       switch (endpoint) {
         case "client/config":
-          return ok(clientConfig());
+          return ok({ ...clientConfig(), ...this.seam?.clientConfig?.() });
         case "client/dynamic_config":
           return ok({ refresh_interval_sec: 300 });
         case "telemetry":
@@ -250,6 +280,11 @@ class Router {
           return ok(b.asample(validate.sampleBody(jsonBody(raw, endpoint))));
         case "retrieve_future":
           return this.retrieveFuture(validate.requestId(jsonBody(raw, endpoint)));
+        case "auth/token": {
+          const jwt = this.seam?.authToken?.();
+          if (jwt !== undefined) return ok({ jwt });
+          break;
+        }
       }
     }
     if (method === "GET") {
@@ -335,8 +370,9 @@ export async function startLocalBackend(options: LocalBackendOptions): Promise<R
     seed: options.seed ?? 0,
     opDelayMs: () => faults.options.slowFutureMs ?? 0,
     log,
+    seam: options.testSeam,
   });
-  const router = new Router(backend, faults, options.longPollMs ?? 20_000);
+  const router = new Router(backend, faults, options.longPollMs ?? 20_000, options.testSeam);
   const server: Server = createServer((req, res) => {
     router.handle(req, res).catch((e: unknown) => {
       log(`request failed: ${(e as Error).message}`);

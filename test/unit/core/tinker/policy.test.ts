@@ -1,8 +1,8 @@
-/** TinkerPolicy (the harness's Policy over a Tinker sampler) against the fake server over HTTP. */
+/** TinkerPolicy (the harness's Policy over a Tinker sampler) against the local backend over HTTP, samples scripted through its test seam. */
 import assert from "node:assert/strict";
 import type { ChatTokenizer } from "../../../../src/core/chat/tokenizer";
-import { MISSING_LOGPROBS_MESSAGE, TinkerKeyError, createTinkerPolicy, type TinkerPolicy } from "../../../../src/core/tinker";
-import { FakeTinkerServer } from "./fake-tinker-server";
+import { MISSING_LOGPROBS_MESSAGE, TinkerKeyError, TinkerService, createTinkerPolicy, type TinkerPolicy } from "../../../../src/core/tinker";
+import { ScriptedBackend, continuePrompt } from "./scripted-backend";
 
 const KEY = "tml-policy-test-key";
 const END = 14;
@@ -19,12 +19,14 @@ const tokenizer: ChatTokenizer = {
   renderChat: () => "",
 };
 
-describe("TinkerPolicy", () => {
-  let server: FakeTinkerServer;
+describe("TinkerPolicy", function () {
+  this.timeout(20_000);
+  let server: ScriptedBackend;
   let policy: TinkerPolicy | undefined;
   beforeEach(async () => {
-    server = new FakeTinkerServer();
+    server = new ScriptedBackend();
     await server.start();
+    server.sampleResult = continuePrompt;
   });
   afterEach(async () => {
     policy?.close();
@@ -45,7 +47,10 @@ describe("TinkerPolicy", () => {
   });
 
   it("samples from a tinker:// checkpoint and records it", async () => {
-    const path = "tinker://sess-3:train:0/sampler_weights/final";
+    const setup = new TinkerService({ apiKey: KEY, baseUrl: server.url, env: {} });
+    const trainer = await setup.createLoraTrainingClient({ baseModel: "Qwen/Qwen3.5-4B", rank: 4 });
+    const path = (await trainer.saveWeightsForSampler("final").result()).path;
+    setup.close();
     policy = await createTinkerPolicy({ apiKey: KEY, baseUrl: server.url, model: "Qwen/Qwen3.5-4B", modelPath: path, tokenizer, env: {} });
     assert.equal(server.to("/api/v1/create_sampling_session")[0].json?.model_path, path);
     assert.equal(policy.describe().checkpoint, path);
