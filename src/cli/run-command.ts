@@ -30,6 +30,7 @@ export const LOADERS: Readonly<Record<string, Loader>> = {
   ckpt: () => import("./ckpt"),
   grade: () => import("./grade"),
   "gen-tasks": () => import("./gen-tasks"),
+  "export-chat": () => import("./export-chat"),
 };
 
 export const DEBUG_ENV = "AGENT_LAB_DEBUG";

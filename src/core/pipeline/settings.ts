@@ -4,7 +4,7 @@
  * Every number a run used is written to pipeline.json, so a result can be traced to its settings.
  */
 import { existsSync, statSync } from "node:fs";
-import { STAND_IN_TOKENIZER } from "../chat/tokenizer-source";
+import { STAND_IN_TOKENIZER } from "../steps/common-flags";
 import type { SplitSizes } from "../data/prepare";
 import { UserError } from "../errors";
 

@@ -4,7 +4,6 @@
  * generated from them (`npm run docs:steps`; a test fails when the README drifts).
  */
 import { DEFAULT_RESAMPLES } from "../analysis/resamples";
-import { STAND_IN_TOKENIZER } from "../chat/tokenizer-source";
 import { PIPELINE_SIZES } from "../pipeline/settings";
 import * as f from "./common-flags";
 import { estimateEpisodes, estimateGrpoTraining, estimateSftTraining } from "./estimate";
@@ -284,7 +283,7 @@ export const PIPELINE_STEP = defineStep({
     size: { type: "string", arg: "S", choices: PIPELINE_SIZES, default: "full", help: "full: the backend's sizes; smoke: every stage at tiny sizes in about a minute (offline only)" },
     rehearse: {
       type: "boolean",
-      help: `tinker: every stage of the paid recipe through the Tinker client at tiny sizes, with the stand-in tokenizer ${STAND_IN_TOKENIZER}, against TINKER_BASE_URL (agent-lab serve-local: free; the real service: cents); its numbers mean nothing`,
+      help: `tinker: every stage of the paid recipe through the Tinker client at tiny sizes, with the stand-in tokenizer ${f.STAND_IN_TOKENIZER}, against TINKER_BASE_URL (agent-lab serve-local: free; the real service: cents); its numbers mean nothing`,
     },
     train: { ...f.hotpotTrain, help: `tinker: ${f.hotpotTrain.help}, instead of the hub (as agent-lab prepare reads them)` },
     dev: { ...f.hotpotDev, help: `tinker: ${f.hotpotDev.help}` },

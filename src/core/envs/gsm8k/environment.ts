@@ -24,6 +24,7 @@ import type { EndReason, EnvEpisode, EnvItem, EnvRun, Environment, EpisodeScore,
 import { downloadGsm8k, loadGsm8kSplit, readGsm8kRecords, writeGsm8kSplits, type Gsm8kRecord } from "./data";
 import { gradeReply } from "./index";
 import { gsm8kPrompt } from "./prompt";
+import { environmentDataDir } from "../data-dirs";
 
 export const GSM8K_NAME = "gsm8k";
 export const GSM8K_VERSION = "1";
@@ -100,7 +101,7 @@ export const GSM8K: Environment<Gsm8kItem> = {
   tools: [],
   sftRequiresToolUse: false,
   data: {
-    dir: (dataDir) => join(dataDir, GSM8K_NAME),
+    dir: (dataDir) => environmentDataDir(GSM8K_NAME, dataDir),
     load: (dir: string, split: Split) =>
       loadGsm8kSplit(dir, split).map((r) => ({ id: r.id, question: r.question, answers: [r.reference], solution: r.answer })),
     prepare,

@@ -18,7 +18,8 @@ import type { Searcher } from "../../search/searcher";
 import type { Environment, EnvRun, EnvRunOptions } from "../types";
 import { HotpotEpisode } from "./episode";
 
-export const HOTPOTQA_NAME = "hotpotqa";
+import { environmentDataDir, HOTPOTQA_NAME } from "../data-dirs";
+export { HOTPOTQA_NAME };
 /** Bump when what an episode is changes (with HARNESS_VERSION's rules). */
 export const HOTPOTQA_VERSION = "1";
 
@@ -57,7 +58,7 @@ export const HOTPOTQA: Environment<Question> = {
   ],
   sftRequiresToolUse: true,
   data: {
-    dir: (dataDir) => dataDir,
+    dir: (dataDir) => environmentDataDir(HOTPOTQA_NAME, dataDir),
     load: (dir, split) => loadSplit(dir, split),
     prepare: async (o) => {
       const local = Boolean(o.train?.length || o.test?.length);
