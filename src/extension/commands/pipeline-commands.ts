@@ -64,7 +64,7 @@ async function openPipelineResults(lab: Lab): Promise<void> {
     return;
   }
   if (existsSync(runs.grpo)) await openDashboard(lab.context, runs.grpo);
-  if (evals.length >= 2) await openCompare(lab.context, evals);
+  if (evals.length >= 2) await openCompare(lab.context, evals, "pipeline");
 }
 
 export function pipelineCommands(lab: Lab): CommandTable {

@@ -6,6 +6,7 @@
  */
 import * as vscode from "vscode";
 import { dirname, resolve } from "node:path";
+import type { CompareOrigin } from "../../core/analysis/compare-setup";
 import { ComparePanel } from "./compare-panel";
 import { DashboardPanel } from "./dashboard-panel";
 import { Panel, webviewOptions } from "./panel-base";
@@ -71,7 +72,8 @@ export class PanelHost {
     return this.track(key, new TracePanel(panel, this.context, resolve(runDir), episodeId));
   }
 
-  async openCompare(runDirs: string[]): Promise<ComparePanel> {
+  /** `origin`: how the comparison was opened, which presets the fields expected to differ. */
+  async openCompare(runDirs: string[], origin: CompareOrigin = "runs"): Promise<ComparePanel> {
     if (runDirs.length < 2) throw new Error("pick at least two runs to compare");
     const dirs = runDirs.map((d) => resolve(d));
     const key = `compare:${dirs.join("|")}`;
@@ -81,7 +83,7 @@ export class PanelHost {
       return existing;
     }
     const panel = vscode.window.createWebviewPanel(PANEL_VIEW_TYPES.compare, "Compare", vscode.ViewColumn.Active, webviewOptions(this.context));
-    return this.track(key, this.comparePanel(panel, dirs));
+    return this.track(key, this.comparePanel(panel, dirs, origin, undefined));
   }
 
   async openDashboard(runDir: string): Promise<DashboardPanel> {
@@ -103,8 +105,10 @@ export class PanelHost {
           panel.dispose();
           return;
         }
+        // A restored panel carries the options an older build saved (resource roots may have moved).
+        panel.webview.options = webviewOptions(this.context);
         if (s.kind === "trace") this.track(`trace:${s.runDir}`, new TracePanel(panel, this.context, s.runDir, s.episodeId));
-        else if (s.kind === "compare") this.track(`compare:${s.runDirs.join("|")}`, this.comparePanel(panel, s.runDirs));
+        else if (s.kind === "compare") this.track(`compare:${s.runDirs.join("|")}`, this.comparePanel(panel, s.runDirs, s.origin ?? "runs", s.expect));
         else this.track(`dashboard:${s.runDir}`, new DashboardPanel(panel, this.context, s.runDir, s.overlays ?? []));
       },
     });
@@ -139,9 +143,9 @@ export class PanelHost {
     );
   }
 
-  private comparePanel(panel: vscode.WebviewPanel, dirs: string[]): ComparePanel {
-    return new ComparePanel(panel, this.context, dirs, async (runDir, id, column) => {
-      await this.openTrace(runDir, id, column);
+  private comparePanel(panel: vscode.WebviewPanel, dirs: string[], origin: CompareOrigin, expect: string[] | undefined): ComparePanel {
+    return new ComparePanel(panel, this.context, dirs, origin, expect, async (runDir, id) => {
+      await this.openTrace(runDir, id, vscode.ViewColumn.Beside);
     });
   }
 
