@@ -116,7 +116,7 @@ describe("webview: compare", function () {
 
   it("ticks the fields that differ and asks for the comparison again when one changes", async () => {
     const doc = t.document;
-    const boxes = Array.from(doc.querySelectorAll<HTMLInputElement>("#expected .expect-field")) as unknown as HTMLInputElement[];
+    const boxes = Array.from(doc.querySelectorAll("#expected .expect-field")) as unknown as HTMLInputElement[];
     assert.deepEqual(boxes.map((b) => [b.value, b.checked]), [["policy.checkpoint", false]], "opened by hand: nothing preset");
     assert.match(doc.getElementById("warnings")!.textContent!, /tick it under “Expected to differ”/);
     boxes[0].checked = true;
@@ -132,7 +132,7 @@ describe("webview: compare", function () {
     );
     t.post({ type: "compare/report", report: again.report, setup: again.setup });
     await t.settle();
-    const checked = Array.from(doc.querySelectorAll<HTMLInputElement>("#expected .expect-field")).map((b) => (b as unknown as HTMLInputElement).checked);
+    const checked = Array.from(doc.querySelectorAll("#expected .expect-field")).map((b) => (b as unknown as HTMLInputElement).checked);
     assert.deepEqual(checked, [true]);
     assert.doesNotMatch(doc.getElementById("warnings")!.textContent!, /policy\.checkpoint/);
     assert.match(doc.getElementById("expected")!.textContent!, /Opened to compare checkpoints/);
