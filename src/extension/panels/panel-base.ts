@@ -147,8 +147,8 @@ export abstract class Panel {
     void vscode.window.showInformationMessage(`Chart saved to ${target.fsPath}`);
   }
 
-  /** What the webview's DOM holds for each selector (integration tests, screenshots). */
-  probe(selectors: string[], timeoutMs = 5000): Promise<ProbeAnswer> {
+  /** What the webview's DOM holds for each selector (integration tests, screenshots); `click` is clicked first. */
+  probe(selectors: string[], timeoutMs = 5000, click?: string): Promise<ProbeAnswer> {
     const id = this.nextProbe++;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -159,7 +159,7 @@ export abstract class Panel {
         clearTimeout(timer);
         resolve({ ...r, host: { ...this.hostTimings } });
       });
-      this.post({ type: "probe", id, selectors });
+      this.post({ type: "probe", id, selectors, ...(click ? { click } : {}) });
     });
   }
 

@@ -21,7 +21,8 @@ export const PANEL_VIEW_TYPES = {
 
 /**
  * Internal command (not in the palette) that integration tests and the screenshot script use to
- * read a panel's DOM: (kind, selectors[]) → { results, pwned } from the newest open panel of that kind.
+ * read a panel's DOM: (kind, selectors[], click?) → { results, pwned } from the newest open panel of
+ * that kind (`click`: a selector whose first match is clicked before the DOM is read).
  */
 export const PROBE_PANEL_COMMAND = "agentLab._probePanel";
 
@@ -116,10 +117,10 @@ export class PanelHost {
       this.context.subscriptions.push(vscode.window.registerWebviewPanelSerializer(PANEL_VIEW_TYPES[kind], restore(kind)));
     }
     this.context.subscriptions.push(
-      vscode.commands.registerCommand(PROBE_PANEL_COMMAND, async (kind: PanelState["kind"], selectors: string[]) => {
+      vscode.commands.registerCommand(PROBE_PANEL_COMMAND, async (kind: PanelState["kind"], selectors: string[], click?: string) => {
         const panel = [...this.open.values()].filter((p) => p.kind === kind && !p.isDisposed).pop();
         if (!panel) throw new Error(`no open ${kind} panel`);
-        return panel.probe(selectors);
+        return panel.probe(selectors, 5000, typeof click === "string" ? click : undefined);
       }),
     );
   }

@@ -58,7 +58,7 @@ export type HostMessage =
   | { v: typeof PROTOCOL_VERSION; type: "dashboard/group"; group: GroupEpisodes }
   | { v: typeof PROTOCOL_VERSION; type: "error"; message: string }
   /** Asks the webview what its DOM holds (integration tests and screenshots read panels this way). */
-  | { v: typeof PROTOCOL_VERSION; type: "probe"; id: number; selectors: string[] };
+  | { v: typeof PROTOCOL_VERSION; type: "probe"; id: number; selectors: string[]; /** Clicks the first element matching this selector first (integration tests drive a panel this way). */ click?: string };
 
 export type { CompareSetup };
 
