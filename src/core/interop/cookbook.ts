@@ -23,11 +23,15 @@
 import { existsSync, readdirSync, readFileSync, statSync, type Dirent } from "node:fs";
 import { basename, join } from "node:path";
 import { FileFormatError } from "../errors";
-import { MANIFEST_FILE } from "../runs/run-files";
-import { CHECKPOINTS_FILE, METRICS_FILE, metricSeries, healthByStep, type DashboardView, type GroupRecord } from "../trace/dashboard-view";
+import { RUN_FILES } from "../runs/run-folder";
+import type { GroupRecord } from "../trace/dashboard-view";
 import { parseJsonl, parseJsonlLines, type JsonlRow } from "../util/jsonl";
 
 export const COOKBOOK_CONFIG_FILE = "config.json";
+// The cookbook names these files as Agent Lab does (its ml_log and checkpoint_utils).
+const METRICS_FILE = RUN_FILES.metrics;
+const CHECKPOINTS_FILE = RUN_FILES.checkpoints;
+const MANIFEST_FILE = RUN_FILES.manifest;
 /** iteration_000012 → 12 (the cookbook pads to six digits). */
 export const ITERATION_DIR = /^iteration_(\d+)$/;
 /** train_rollout_summaries.jsonl, eval_<name>_rollout_summaries.jsonl → "train", "eval_<name>". */
@@ -116,7 +120,7 @@ function readConfig(dir: string): Record<string, unknown> | undefined {
   }
 }
 
-function readRows<T>(file: string): T[] {
+export function readRows<T>(file: string): T[] {
   if (!existsSync(file)) return [];
   return parseJsonl<T>(readFileSync(file, "utf8"), file, { tolerateTornTail: true });
 }
@@ -249,40 +253,6 @@ export function cookbookGroups(dir: string): GroupRecord[] {
     }
   }
   return out;
-}
-
-/** The training dashboard's view of a cookbook run: its metrics, group health and checkpoints. */
-export function cookbookDashboard(dir: string): DashboardView {
-  const problems: string[] = [];
-  const attempt = <T>(f: () => T, fallback: T): T => {
-    try {
-      return f();
-    } catch (e) {
-      problems.push((e as Error).message);
-      return fallback;
-    }
-  };
-  const rows = attempt(() => readRows<Record<string, unknown>>(join(dir, METRICS_FILE)), []).filter((r) => r && typeof r === "object");
-  const groups = attempt(() => cookbookGroups(dir), []);
-  const checkpoints = attempt(() => readCookbookCheckpoints(dir), []);
-  return {
-    run: basename(dir),
-    series: metricSeries(rows),
-    groups,
-    health: healthByStep(groups),
-    checkpoints: checkpoints.map((c) => ({
-      name: c.name,
-      step: c.batch ?? 0,
-      ...(c.epoch !== undefined ? { epoch: c.epoch } : {}),
-      otherEvals: [],
-      ...(c.sampler_path ? { samplerPath: c.sampler_path } : {}),
-    })),
-    references: [],
-    evalSettings: null,
-    questions: {},
-    overlays: [],
-    problems,
-  };
 }
 
 export interface TranscriptMessage {

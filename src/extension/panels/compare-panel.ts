@@ -9,7 +9,6 @@ import * as vscode from "vscode";
 import { basename } from "node:path";
 import { loadAblationInputs, type AblationInput } from "../../core/analysis/ablate";
 import { compareView, promptSearchDirs, type CompareOrigin } from "../../core/analysis/compare-setup";
-import { loadPair } from "../../core/trace/load-pair";
 import { Panel } from "./panel-base";
 import type { WebviewMessage } from "./protocol";
 
@@ -46,6 +45,8 @@ export class ComparePanel extends Panel {
     } else if (m.type === "compare/openPair") {
       const [a, b] = m.runs.map((i) => this.runDirs[i]);
       if (!a || !b) throw new Error(`no run at positions ${m.runs.join(", ")}`);
+      // Loaded when first asked: it brings the tokenizer, which activation must not load.
+      const { loadPair } = await import("../../core/trace/load-pair");
       const pair = await loadPair([a, b], m.questionId, [this.names[m.runs[0]] ?? basename(a), this.names[m.runs[1]] ?? basename(b)]);
       this.post({ type: "compare/pair", pair });
     } else if (m.type === "compare/openTrace") {

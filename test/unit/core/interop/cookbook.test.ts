@@ -9,8 +9,8 @@ import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FileFormatError } from "../../../../src/core/errors";
+import { cookbookDashboard } from "../../../../src/core/interop/cookbook-dashboard";
 import {
-  cookbookDashboard,
   cookbookGroups,
   findCookbookRuns,
   isCookbookLogDir,
