@@ -33,10 +33,12 @@ export function webviewOptions(context: vscode.ExtensionContext): vscode.Webview
  * service worker controlled the page fails with ERR_NAME_NOT_RESOLVED on the vscode-cdn.net
  * resource host and stays on "Loading…" for good; a second load is served by the worker.
  */
-export const LOAD_TIMEOUT_MS = 4000;
+export const LOAD_TIMEOUT_MS = 6000;
 export const MAX_LOADS = 3;
 
 export abstract class Panel {
+  /** LOAD_TIMEOUT_MS; a test's subclass shortens it. */
+  protected static loadTimeoutMs = LOAD_TIMEOUT_MS;
   private readonly disposables: vscode.Disposable[] = [];
   private readonly probes = new Map<number, (r: ProbeAnswer) => void>();
   private nextProbe = 1;
@@ -88,7 +90,7 @@ export abstract class Panel {
       this.loadTimer = undefined;
       if (this.ready || this.disposed) return;
       if (this.panel.visible) this.loadPage();
-    }, LOAD_TIMEOUT_MS);
+    }, (this.constructor as typeof Panel).loadTimeoutMs);
   }
 
   /** Called when the panel closes; subclasses stop their watchers here. */
