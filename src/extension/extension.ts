@@ -10,6 +10,7 @@ import { JobRunner } from "./jobs/job-runner";
 import { JobsProvider, JobsStatusBar } from "./jobs/jobs-provider";
 import { LabWorkspace } from "./lab-workspace";
 import { registerEpisodeCodeLens, registerPanelSerializers } from "./panels";
+import { CookbookRuns } from "./runs/cookbook-runs";
 import { RunsProvider } from "./runs/runs-provider";
 import { ApiKeyStore } from "./secrets/api-key";
 import { SETTINGS_SECTION } from "./settings/settings-overrides";
@@ -27,9 +28,10 @@ export function activate(context: vscode.ExtensionContext): AgentLabApi {
   const workspace = new LabWorkspace();
   const keys = new ApiKeyStore(context.secrets);
   const jobs = new JobRunner(context, workspace, keys);
-  const runs = new RunsProvider(workspace, () => jobs.liveRunDirs());
-  const checkpoints = new CheckpointsProvider(workspace);
-  lab = { context, workspace, keys, jobs, runs, checkpoints };
+  const cookbook = new CookbookRuns(workspace, context.workspaceState);
+  const runs = new RunsProvider(workspace, () => jobs.liveRunDirs(), cookbook);
+  const checkpoints = new CheckpointsProvider(workspace, cookbook);
+  lab = { context, workspace, keys, jobs, runs, checkpoints, cookbook };
 
   let todayUsd = 0;
   const statusBar = new JobsStatusBar(jobs, () => todayUsd);

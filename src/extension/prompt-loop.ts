@@ -93,7 +93,7 @@ export async function rerunEvalWithPrompt(lab: Lab, promptFile: string): Promise
   if (!job) return undefined;
   const compared = job.finished.then(async (status) => {
     if (status.state !== "done") return;
-    if (baseline) await openCompare(lab.context, [baseline.dir, runDir]);
+    if (baseline) await openCompare(lab.context, [baseline.dir, runDir], "prompt");
     else void vscode.window.showInformationMessage(`Agent Lab: ${name} finished. No earlier val run with another prompt to compare it with.`);
   });
   return { job, runDir, baselineDir: baseline?.dir, compared };

@@ -11,7 +11,7 @@
 import "../shared/elements";
 import type { GroupEpisodes } from "../../src/extension/panels/protocol";
 import type { CheckpointScore, DashboardView, Series } from "../../src/core/trace/dashboard-view";
-import { healthyBand, METRIC_GROUPS, metricGroup, orderMetrics, type MetricGroup } from "../../src/core/trace/metric-groups";
+import { healthyBand, METRIC_GROUPS, metricGroup, metricLabel, orderMetrics, type MetricGroup } from "../../src/core/trace/metric-groups";
 import { chartFigure, createTimeChart, palette, type TimeChart } from "../shared/charts";
 import { formatNumber, formatUsdValue, isConstant, MAX_SMOOTHING } from "../shared/chart-math";
 import { append, clear, fmt, h } from "../shared/dom";
@@ -78,7 +78,7 @@ function metricFigure(key: string, lines: RunLine[], overlaid: boolean): HTMLEle
   return h(
     "div",
     { class: "metric", "data-key": key, "data-group": metricGroup(key) },
-    h("div", { class: "metric-head" }, h("span", { class: "metric-name" }, key), h("span", { class: "metric-last" }, last ? `step ${last[0]}: ${fmtValue(last[1])}` : "")),
+    h("div", { class: "metric-head" }, h("span", { class: "metric-name", title: key }, metricLabel(key)), h("span", { class: "metric-last" }, last ? `step ${last[0]}: ${fmtValue(last[1])}` : "")),
     chartFigure(key, chart, log),
   );
 }
@@ -88,7 +88,7 @@ function constantsLine(keys: string[], lines: Map<string, RunLine[]>, overlaid: 
   const cells = keys.map((key) => {
     const fmtValue = formatFor(key);
     const values = lines.get(key)!.map((l) => `${overlaid ? `${l.run} ` : ""}${fmtValue(l.series.points[0][1])}`);
-    return h("td", { "data-key": key }, h("span", { class: "metric-name" }, key), " ", values.join(" · "));
+    return h("td", { "data-key": key }, h("span", { class: "metric-name", title: key }, metricLabel(key)), " ", values.join(" · "));
   });
   return h("table", { class: "constants", id: "constants", title: "Metrics with one value at every step: listed, not plotted" }, h("tr", null, h("th", null, "constant"), ...cells));
 }

@@ -71,8 +71,10 @@ export function listen(handle: (m: HostMessage) => void): void {
       return;
     }
     if (m.type === "state") api.setState(m.state);
-    else if (m.type === "probe") send({ type: "probeResult", id: m.id, results: m.selectors.map(probe), pwned: (window as unknown as { __pwned?: unknown }).__pwned !== undefined, timings });
-    else if (m.type === "error") showError(m.message);
+    else if (m.type === "probe") {
+      if (m.click) document.querySelector<HTMLElement>(m.click)?.click();
+      send({ type: "probeResult", id: m.id, results: m.selectors.map(probe), pwned: (window as unknown as { __pwned?: unknown }).__pwned !== undefined, timings });
+    } else if (m.type === "error") showError(m.message);
     else {
       try {
         handle(m);

@@ -55,6 +55,8 @@ export interface AblationOptions {
   seed?: number;
   /** Fingerprint fields (dotted; a prefix covers its sub-fields) expected to differ between runs. */
   expect?: string[];
+  /** How a warning tells the reader to name a field as expected (default: the CLI's --expect flag). */
+  expectAdvice?: string;
   /** Timestamp for the document (tests pin it). */
   now?: Date;
 }
@@ -177,7 +179,7 @@ export function ablate(inputs: readonly AblationInput[], options: AblationOption
     c.em.verdict = verdict(c.em.p_holm, c.em.ci);
   });
 
-  warnings.push(...comparabilityWarnings(inputs, comparisons, expect));
+  warnings.push(...comparabilityWarnings(inputs, comparisons, expect, options.expectAdvice ?? "name it with --expect FIELD"));
 
   const questions: QuestionRow[] = ids.map((id, q) => ({
     id,
@@ -249,14 +251,14 @@ function splitDifferences(base: RunManifest | undefined, run: RunManifest | unde
   return { expected: diffs.filter((d) => isExpected(d.field, expect)), unexpected: diffs.filter((d) => !isExpected(d.field, expect)) };
 }
 
-function comparabilityWarnings(inputs: readonly AblationInput[], comparisons: readonly AblationComparison[], expect: readonly string[]): string[] {
+function comparabilityWarnings(inputs: readonly AblationInput[], comparisons: readonly AblationComparison[], expect: readonly string[], advice: string): string[] {
   const out: string[] = [];
   for (const r of inputs) if (!r.manifest) out.push(`${r.name}: no manifest.json, so nothing shows it ran under the same settings as the others`);
   const base = inputs[0].name;
   for (const c of comparisons) {
     if (c.unexpected_differences.length === 0) continue;
     const fields = collapseChildren(c.unexpected_differences).map((d) => `${d.field} (${show(d.a)} → ${show(d.b)})`).join(", ");
-    out.push(`${c.name} differs from ${base} in more than the thing under test: ${fields}. If a field is what you meant to change, name it with --expect FIELD.`);
+    out.push(`${c.name} differs from ${base} in more than the thing under test: ${fields}. If a field is what you meant to change, ${advice}.`);
   }
   const differing = new Set(comparisons.flatMap((c) => [...c.expected_differences, ...c.unexpected_differences].map((d) => d.field)));
   for (const e of expect) {

@@ -3,19 +3,13 @@
  * recipe's markdown report template, filled in.
  */
 import { questionsForDelta } from "./power";
-import type { AblationReport, DeltaResult } from "./report-types";
+import { deltaCell, f3, formatP, intervalText } from "./format";
+import type { AblationReport } from "./report-types";
 
-const f3 = (x: number) => x.toFixed(3);
-const signed = (x: number) => (x >= 0 ? "+" : "−") + Math.abs(x).toFixed(3);
+export { formatP };
+
 const usd = (x: number) => `$${x.toFixed(4)}`;
 const pct = (x: number) => `${Math.round(x * 100)}%`;
-
-/** p-values: three significant digits, and "<0.0001" rather than a misleading 0. */
-export function formatP(p: number): string {
-  if (p < 1e-4) return "<0.0001";
-  if (p >= 0.1) return p.toFixed(2);
-  return p.toPrecision(2);
-}
 
 function table(header: string[], rows: string[][], leftColumns = 1): string {
   const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c].length)));
@@ -23,8 +17,6 @@ function table(header: string[], rows: string[][], leftColumns = 1): string {
     cells.map((cell, c) => (c < leftColumns ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join("  ").trimEnd();
   return [line(header), ...rows.map(line)].join("\n");
 }
-
-const deltaCell = (d: DeltaResult) => `${signed(d.delta)} [${signed(d.ci.lo)}, ${signed(d.ci.hi)}]`;
 
 /** What `agent-lab ablate` prints. */
 export function renderAblationTable(report: AblationReport): string {
@@ -40,9 +32,9 @@ export function renderAblationTable(report: AblationReport): string {
       report.runs.map((r) => [
         r.name,
         f3(r.f1.mean),
-        `[${f3(r.f1.ci.lo)}, ${f3(r.f1.ci.hi)}]`,
+        intervalText(r.f1.ci),
         f3(r.em.mean),
-        `[${f3(r.em.ci.lo)}, ${f3(r.em.ci.hi)}]`,
+        intervalText(r.em.ci),
         r.searches_per_q.toFixed(2),
         pct(r.answered),
         usd(r.usd_per_q),
@@ -121,7 +113,14 @@ function notes(report: AblationReport): string[] {
 export interface MarkdownOptions {
   /** Stage labels per run (default: the run names). */
   labels?: string[];
+  /** What the questions are, for the heading (default "HotpotQA"). */
+  dataset?: string;
+  /** The environment's limitation line; null for none (default: HotpotQA's corpus). */
+  limitation?: string | null;
 }
+
+/** The HotpotQA environment's caveat: its corpus is the dataset's own paragraphs. */
+export const HOTPOTQA_LIMITATION = "the corpus only contains paragraphs that appear in HotpotQA, so it is easier than full Wikipedia.";
 
 /** The recipe's "Report template", filled in from the ablation and the runs' manifests. */
 export function renderMarkdownReport(report: AblationReport, options: MarkdownOptions = {}): string {
@@ -134,7 +133,7 @@ export function renderMarkdownReport(report: AblationReport, options: MarkdownOp
   if (withSearch?.documents !== undefined) facts.push(`${compactCount(withSearch.documents)}-paragraph corpus`);
   if (withSearch) facts.push(`BM25 top-${withSearch.top_k}`, `budget of ${withSearch.max_searches} searches`);
   const out: string[] = [];
-  out.push(`## Results on HotpotQA ${splitName} (${facts.join(", ")})`);
+  out.push(`## Results on ${options.dataset ?? "HotpotQA"} ${splitName} (${facts.join(", ")})`);
   out.push("");
   const header = ["Stage", "F1 [95% CI]", "EM", "Searches/q", "$/q", `Δ F1 vs ${first.name} [95% CI]`, "p (Holm)", "Verdict"];
   out.push(`| ${header.join(" | ")} |`);
@@ -160,7 +159,8 @@ export function renderMarkdownReport(report: AblationReport, options: MarkdownOp
   const shas = [...new Set(runs.map((r) => r.split?.sha256).filter((x): x is string => Boolean(x)))];
   const shaText = shas.length === 0 ? "(no manifests)" : shas.map((h) => h.slice(0, 16)).join(" / ") + (shas.length > 1 ? " (runs used different files!)" : "");
   out.push(`Total Tinker cost: $${total.toFixed(2)}   ${split?.file ?? "split"} sha256: ${shaText}`);
-  out.push("Limitation: the corpus only contains paragraphs that appear in HotpotQA, so it is easier than full Wikipedia.");
+  const limitation = options.limitation === undefined ? HOTPOTQA_LIMITATION : options.limitation;
+  if (limitation) out.push(`Limitation: ${limitation}`);
   out.push("");
   out.push(...notes(report).map((l) => `${l}  `));
   if (report.warnings.length > 0) {

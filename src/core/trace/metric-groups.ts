@@ -112,3 +112,34 @@ export function healthyBand(key: string, values: readonly number[]): HealthyBand
   }
   return undefined;
 }
+
+/** tinker-cookbook's metric names, in words (the raw name stays in the chart's tooltip). */
+const COOKBOOK_LABELS: Record<string, string> = {
+  "reward/total": "reward (mean total per episode)",
+  "by_group/frac_mixed": "groups mixed (the ones that train)",
+  "by_group/frac_all_good": "groups all good (no signal)",
+  "by_group/frac_all_bad": "groups all bad (no signal)",
+  "optim/kl_sample_train_v1": "KL sampler → learner (v1)",
+  "optim/kl_sample_train_v2": "KL sampler → learner (v2)",
+  "optim/entropy": "entropy",
+  "optim/lr": "learning rate",
+  "progress/done_frac": "progress (fraction done)",
+  "progress/batch": "batch",
+};
+
+/**
+ * A metric's label: cookbook names in words — `env/all/reward/total` → "reward (mean total per
+ * episode)", a per-tag `env/<tag>/…` with the tag in brackets, `time/x` → "time: x (s)" — and
+ * Agent Lab's own names as they are.
+ */
+export function metricLabel(key: string): string {
+  if (COOKBOOK_LABELS[key]) return COOKBOOK_LABELS[key];
+  const env = /^env\/([^/]+)\/(.+)$/.exec(key);
+  if (env) {
+    const inner = COOKBOOK_LABELS[env[2]] ?? env[2].replace(/_/g, " ");
+    return env[1] === "all" ? inner : `${inner} [${env[1]}]`;
+  }
+  if (key.startsWith("time/")) return `time: ${key.slice(5).replace(/_/g, " ")} (s)`;
+  if (key.startsWith("optim/")) return key.slice(6).replace(/_/g, " ");
+  return key;
+}

@@ -7,6 +7,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { registryPath } from "../../core/checkpoints/registry";
+import { readCookbookRun } from "../../core/interop/cookbook";
 
 export interface CheckpointEntry {
   name: string;
@@ -128,4 +129,23 @@ export function checkpointRows(registry: CheckpointRegistry): CheckpointRow[] {
       details,
     };
   });
+}
+
+/**
+ * A tinker-cookbook run's checkpoints.jsonl as registry entries (kind "cookbook", step = the batch
+ * it was saved after), named `<run>-<checkpoint>` so an eval run's default name is a valid one.
+ */
+export function cookbookCheckpointEntries(dir: string): CheckpointEntry[] {
+  const run = readCookbookRun(dir);
+  const label = dir.split(/[\\/]/).filter(Boolean).slice(-2).join("-");
+  return run.checkpoints.map((c) => ({
+    name: `${label}-${c.name}`.replace(/[^A-Za-z0-9._-]+/g, "-"),
+    ...(c.sampler_path ? { sampler_path: c.sampler_path } : {}),
+    ...(c.state_path ? { state_path: c.state_path } : {}),
+    ...(run.model ? { base_model: run.model } : {}),
+    ...(c.batch !== undefined ? { step: c.batch } : {}),
+    ...(c.epoch !== undefined ? { epoch: c.epoch } : {}),
+    kind: c.final ? "cookbook (final)" : "cookbook",
+    run: dir,
+  }));
 }

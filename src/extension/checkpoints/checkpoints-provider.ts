@@ -1,7 +1,8 @@
 /** The Checkpoints tree: registry entries (newest first) with their paths and lineage as children. */
 import * as vscode from "vscode";
 import type { LabWorkspace } from "../lab-workspace";
-import { checkpointRows, readCheckpointRegistry, type CheckpointRow } from "./checkpoints-model";
+import type { CookbookRuns } from "../runs/cookbook-runs";
+import { checkpointRows, cookbookCheckpointEntries, readCheckpointRegistry, type CheckpointRow } from "./checkpoints-model";
 
 export type CheckpointNode =
   | { type: "checkpoint"; row: CheckpointRow }
@@ -12,19 +13,31 @@ export class CheckpointsProvider implements vscode.TreeDataProvider<CheckpointNo
   private readonly changed = new vscode.EventEmitter<CheckpointNode | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
 
-  constructor(private readonly workspace: LabWorkspace) {}
+  constructor(
+    private readonly workspace: LabWorkspace,
+    private readonly cookbook?: CookbookRuns,
+  ) {}
 
   refresh(): void {
     this.changed.fire(undefined);
   }
 
   rows(): { rows: CheckpointRow[]; badLines: number[] } {
+    let own: { rows: CheckpointRow[]; badLines: number[] } = { rows: [], badLines: [] };
     try {
       const registry = readCheckpointRegistry(this.workspace.runsDir());
-      return { rows: checkpointRows(registry), badLines: registry.badLines };
+      own = { rows: checkpointRows(registry), badLines: registry.badLines };
     } catch {
-      return { rows: [], badLines: [] };
+      // no folder or settings yet: the cookbook runs' checkpoints still show
     }
+    const cookbook = (this.cookbook?.dirs() ?? []).flatMap((dir) => {
+      try {
+        return checkpointRows({ entries: cookbookCheckpointEntries(dir), badLines: [] });
+      } catch {
+        return []; // a bad line in that run's checkpoints.jsonl: its dashboard names it
+      }
+    });
+    return { rows: [...own.rows, ...cookbook], badLines: own.badLines };
   }
 
   getChildren(node?: CheckpointNode): CheckpointNode[] {
@@ -44,7 +57,7 @@ export class CheckpointsProvider implements vscode.TreeDataProvider<CheckpointNo
       item.id = `ckpt:${node.row.entry.name}`;
       item.description = node.row.description;
       item.tooltip = node.row.tooltip;
-      item.iconPath = new vscode.ThemeIcon(node.row.entry.kind === "grpo" ? "rocket" : "package");
+      item.iconPath = new vscode.ThemeIcon(node.row.entry.kind === "grpo" ? "rocket" : node.row.entry.kind?.startsWith("cookbook") ? "beaker" : "package");
       item.contextValue = "checkpoint";
       return item;
     }

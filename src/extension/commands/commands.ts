@@ -12,6 +12,7 @@ import type { CommandTable, Lab } from "./lab";
 import { pipelineCommands } from "./pipeline-commands";
 import { trainCommands } from "./train-commands";
 import { viewCommands } from "./view-commands";
+import { cookbookCommands } from "./cookbook-commands";
 
 export type { Lab } from "./lab";
 
@@ -34,6 +35,7 @@ export function registerCommands(lab: Lab): vscode.Disposable[] {
     ...trainCommands(lab),
     ...pipelineCommands(lab),
     ...viewCommands(lab, spendChannel),
+    ...cookbookCommands(lab),
     ...jobCommands(lab),
   };
   return [spendChannel, ...Object.entries(table).map(([id, fn]) => vscode.commands.registerCommand(id, guard(id, fn)))];

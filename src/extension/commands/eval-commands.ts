@@ -82,7 +82,7 @@ async function rerunEvalWithPrompt(lab: Lab, arg: unknown): Promise<void> {
     `Rerun ${base.name} with the current prompt: ${name}`,
   );
   if (!job) return;
-  void job.finished.then((s) => (s.state === "done" ? openCompare(lab.context, [base.dir, path.join(lab.workspace.runsDir(), name)]) : undefined));
+  void job.finished.then((s) => (s.state === "done" ? openCompare(lab.context, [base.dir, path.join(lab.workspace.runsDir(), name)], "prompt") : undefined));
 }
 
 /** Resume with the run's own recorded command, parsed by its step's spec (so a changed flag set says so). */

@@ -11,6 +11,7 @@ import type { StepSpec } from "../../core/steps/spec";
 import type { CheckpointNode, CheckpointsProvider } from "../checkpoints/checkpoints-provider";
 import type { Job, JobRequest, JobRunner } from "../jobs/job-runner";
 import type { LabWorkspace } from "../lab-workspace";
+import type { CookbookRuns } from "../runs/cookbook-runs";
 import type { RunsNode, RunsProvider } from "../runs/runs-provider";
 import type { RunRow } from "../runs/runs-model";
 import type { ApiKeyStore } from "../secrets/api-key";
@@ -23,6 +24,8 @@ export interface Lab {
   jobs: JobRunner;
   runs: RunsProvider;
   checkpoints: CheckpointsProvider;
+  /** tinker-cookbook log folders shown beside Agent Lab's runs. */
+  cookbook: CookbookRuns;
 }
 
 /** A feature's commands: id → handler (registered, with one error guard, by registerCommands). */

@@ -64,7 +64,11 @@ async function openPipelineResults(lab: Lab): Promise<void> {
     return;
   }
   if (existsSync(runs.grpo)) await openDashboard(lab.context, runs.grpo);
-  if (evals.length >= 2) await openCompare(lab.context, evals);
+  if (evals.length >= 2) await openCompare(lab.context, evals, "pipeline");
+  // The report last, so it is the editor in front: rendered, not markdown source.
+  const { REPORT_FILE } = await import("../../core/pipeline/plan");
+  const report = path.join(lab.workspace.requireFolder(), REPORT_FILE);
+  if (existsSync(report)) await vscode.commands.executeCommand("markdown.showPreview", vscode.Uri.file(report));
 }
 
 export function pipelineCommands(lab: Lab): CommandTable {

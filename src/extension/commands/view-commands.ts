@@ -6,6 +6,8 @@
  *   agentLab.openTrace            (episode/run node, or pick run + episode) → trace viewer
  *   agentLab.openDashboard        (training run node, or pick) → training dashboard
  *   agentLab.openRun              summary.json; a training run's dashboard
+ *   agentLab.openResult           what a finished job's "Open" shows: a report preview, a dashboard or a trace
+ *   agentLab.openReport           report.md (the pipeline's, ablate --report's) in the markdown preview
  *   agentLab.compareWith / agentLab.compareWithPrevious
  *   agentLab.revealRun / agentLab.deleteRun (confirmed)
  *   agentLab.copyCheckpointPath / agentLab.showTrainingRun
@@ -15,7 +17,7 @@
 import { existsSync } from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
-import { SUMMARY_FILE } from "../../core/runs/run-files";
+import { EPISODES_FILE, SUMMARY_FILE } from "../../core/runs/run-files";
 import { openCompare, openDashboard, openTrace } from "../panels";
 import type { RunsNode } from "../runs/runs-provider";
 import { formatUsd, previousComparableRun, type RunRow } from "../runs/runs-model";
@@ -54,6 +56,47 @@ async function openRun(lab: Lab, arg: unknown): Promise<void> {
   const summary = path.join(run.dir, SUMMARY_FILE);
   if (existsSync(summary)) await vscode.window.showTextDocument(vscode.Uri.file(summary), { preview: true });
   else await vscode.commands.executeCommand("revealInExplorer", vscode.Uri.file(run.dir));
+}
+
+/** The file name of the pipeline's report (ablate --report names its own); read from core's plan when asked. */
+async function reportFile(): Promise<string> {
+  return (await import("../../core/pipeline/plan")).REPORT_FILE;
+}
+
+/** A report is markdown written for reading: it opens rendered, not as source. */
+async function openReport(lab: Lab, arg: unknown): Promise<void> {
+  let uri: vscode.Uri | undefined;
+  if (arg instanceof vscode.Uri) uri = arg;
+  else if (typeof arg === "string") uri = vscode.Uri.file(arg);
+  else {
+    const active = vscode.window.activeTextEditor?.document.uri;
+    const file = await reportFile();
+    if (active && path.basename(active.fsPath) === file) uri = active;
+    else {
+      const folder = lab.workspace.folder;
+      if (folder && existsSync(path.join(folder, file))) uri = vscode.Uri.file(path.join(folder, file));
+    }
+  }
+  if (!uri) {
+    void vscode.window.showInformationMessage("Agent Lab: no report.md here yet (Run Offline Pipeline, or agent-lab ablate --report FILE, writes one).");
+    return;
+  }
+  await vscode.commands.executeCommand("markdown.showPreview", uri);
+}
+
+/**
+ * What a finished job's "Open" shows, readable rather than raw JSON: a folder's report in the
+ * markdown preview, a training run's dashboard, an eval run's traces; the summary otherwise.
+ */
+async function openResult(lab: Lab, arg: unknown): Promise<void> {
+  const dir = typeof arg === "string" ? path.resolve(arg) : runFromArg(lab, arg)?.dir;
+  if (!dir) return openRun(lab, arg);
+  const report = path.join(dir, await reportFile());
+  if (existsSync(report)) return openReport(lab, report);
+  const run = runFromArg(lab, dir);
+  if (run?.kind === "training") return openDashboard(lab.context, dir);
+  if (existsSync(path.join(dir, EPISODES_FILE))) return openTrace(lab.context, dir);
+  return openRun(lab, arg);
 }
 
 async function compareWithPrevious(lab: Lab, arg: unknown): Promise<void> {
@@ -130,6 +173,8 @@ export function viewCommands(lab: Lab, channel: vscode.OutputChannel): CommandTa
     "agentLab.openTrace": (a) => openTraceCommand(lab, a),
     "agentLab.openDashboard": (a) => openDashboardCommand(lab, a),
     "agentLab.openRun": (a) => openRun(lab, a),
+    "agentLab.openResult": (a) => openResult(lab, a),
+    "agentLab.openReport": (a) => openReport(lab, a),
     "agentLab.compareWith": (a) => compareRuns(lab, runFromArg(lab, a)),
     "agentLab.compareWithPrevious": (a) => compareWithPrevious(lab, a),
     "agentLab.revealRun": (a) => {

@@ -272,7 +272,7 @@ export class JobRunner implements vscode.Disposable {
       const actions = finish ? [finish.title] : job.record.run_dir ? ["Open", "Compare with previous"] : ["Show Log"];
       const pick = await vscode.window.showInformationMessage(`Agent Lab: ${title} finished. ${this.describe(job)}`, ...actions);
       if (finish && pick === finish.title) await vscode.commands.executeCommand(finish.command, job.record.run_dir);
-      if (pick === "Open") await vscode.commands.executeCommand("agentLab.openRun", job.record.run_dir);
+      if (pick === "Open") await vscode.commands.executeCommand("agentLab.openResult", job.record.run_dir);
       if (pick === "Compare with previous") await vscode.commands.executeCommand("agentLab.compareWithPrevious", job.record.run_dir);
       if (pick === "Show Log") this.showLog(job);
     } else if (state === "cancelled") {

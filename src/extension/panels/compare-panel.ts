@@ -1,37 +1,58 @@
 /**
- * The compare panel: `ablate` over the chosen runs (the first is the baseline), rendered as the
- * ablation table, a forest plot of Δ and the per-question flips. Clicking a flip opens the two
- * runs' traces of that question side by side.
+ * The compare panel: `ablate` over the chosen runs (the first is the baseline) with the CLI's
+ * settings — the same resamples and seed, so the panel prints the CLI's digits — rendered as the
+ * ablation table, a forest plot of Δ and the per-question flips. The fields expected to differ
+ * start from how the comparison was opened and change from the panel's control; a flip opens both
+ * episodes aligned turn by turn in this panel.
  */
 import * as vscode from "vscode";
 import { basename } from "node:path";
-import { ablate, loadAblationInputs } from "../../core/analysis/ablate";
+import { loadAblationInputs, type AblationInput } from "../../core/analysis/ablate";
+import { compareView, promptSearchDirs, type CompareOrigin } from "../../core/analysis/compare-setup";
 import { Panel } from "./panel-base";
 import type { WebviewMessage } from "./protocol";
 
-import { PANEL_RESAMPLES } from "./compare-panel-resamples";
-
-export { PANEL_RESAMPLES };
-
 export class ComparePanel extends Panel {
+  private inputs: AblationInput[] | undefined;
+  private names: string[] = [];
+
   constructor(
     panel: vscode.WebviewPanel,
     context: vscode.ExtensionContext,
     readonly runDirs: string[],
-    private readonly openTraceAt: (runDir: string, episodeId: string, column: vscode.ViewColumn) => Promise<void>,
+    private readonly origin: CompareOrigin,
+    private expect: string[] | undefined,
+    private readonly openTraceAt: (runDir: string, episodeId: string) => Promise<void>,
   ) {
-    super(panel, context, { kind: "compare", runDirs }, `Compare · ${runDirs.map((d) => basename(d)).join(" vs ")}`);
+    super(panel, context, { kind: "compare", runDirs, origin, ...(expect ? { expect } : {}) }, `Compare · ${runDirs.map((d) => basename(d)).join(" vs ")}`);
+  }
+
+  private send(): void {
+    this.inputs ??= loadAblationInputs(this.runDirs);
+    const workspace = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    const { report, setup } = compareView(this.inputs, this.origin, this.expect, promptSearchDirs(this.runDirs, workspace));
+    this.names = report.runs.map((r) => r.name);
+    this.post({ type: "compare/report", report, setup });
   }
 
   protected async onMessage(m: WebviewMessage): Promise<void> {
-    if (m.type === "ready") {
-      const report = ablate(loadAblationInputs(this.runDirs), { resamples: PANEL_RESAMPLES });
-      this.post({ type: "compare/report", report });
+    if (m.type === "ready") this.send();
+    else if (m.type === "compare/setExpect") {
+      if (!Array.isArray(m.expect) || !m.expect.every((f) => typeof f === "string")) throw new Error("compare/setExpect needs a list of field names");
+      this.expect = [...m.expect];
+      this.setState({ kind: "compare", runDirs: this.runDirs, origin: this.origin, expect: this.expect });
+      this.send();
     } else if (m.type === "compare/openPair") {
       const [a, b] = m.runs.map((i) => this.runDirs[i]);
       if (!a || !b) throw new Error(`no run at positions ${m.runs.join(", ")}`);
-      await this.openTraceAt(a, m.questionId, vscode.ViewColumn.One);
-      await this.openTraceAt(b, m.questionId, vscode.ViewColumn.Two);
+      // Loaded when first asked: it brings the tokenizer, which activation must not load.
+      const { loadPair } = await import("../../core/trace/load-pair");
+      const pair = await loadPair([a, b], m.questionId, [this.names[m.runs[0]] ?? basename(a), this.names[m.runs[1]] ?? basename(b)]);
+      this.post({ type: "compare/pair", pair });
+    } else if (m.type === "compare/openTrace") {
+      const dir = this.runDirs[m.run];
+      if (!dir) throw new Error(`no run at position ${m.run}`);
+      await this.openTraceAt(dir, m.questionId);
     }
   }
 }

@@ -8,8 +8,10 @@ import * as vscode from "vscode";
 import { basename, dirname, resolve } from "node:path";
 import { registryPath } from "../../core/checkpoints/registry";
 import { groupEpisodeViews, readDashboard, type DashboardView } from "../../core/trace/dashboard-view";
+import { isCookbookLogDir } from "../../core/interop/cookbook";
+import { cookbookDashboard } from "../../core/interop/cookbook-dashboard";
 import { overlayCandidates, readOverlay } from "../../core/trace/overlay-runs";
-import { checkpointRows, readCheckpointRegistry } from "../checkpoints/checkpoints-model";
+import { checkpointRows, cookbookCheckpointEntries, readCheckpointRegistry } from "../checkpoints/checkpoints-model";
 import { watchRunFiles, type FolderWatch } from "./folder-watch";
 import { Panel } from "./panel-base";
 import type { WebviewMessage } from "./protocol";
@@ -52,6 +54,15 @@ export class DashboardPanel extends Panel {
   }
 
   private async evaluate(name: string): Promise<void> {
+    if (this.cookbook) {
+      // The view lists the run's checkpoints.jsonl in file order, as the entries do.
+      const index = this.view?.checkpoints.findIndex((c) => c.name === name) ?? -1;
+      const entry = index >= 0 ? cookbookCheckpointEntries(this.runDir)[index] : undefined;
+      if (!entry) throw new Error(`checkpoint ${name} is not in ${this.runDir}/checkpoints.jsonl any more`);
+      const [row] = checkpointRows({ entries: [entry], badLines: [] });
+      await vscode.commands.executeCommand(EVALUATE_CHECKPOINT_COMMAND, { type: "checkpoint", row });
+      return;
+    }
     // The registry's later line wins for a name; checkpointRows lists newest first.
     const row = checkpointRows(readCheckpointRegistry(dirname(this.runDir))).find((r) => r.entry.name === name);
     if (!row) throw new Error(`checkpoint ${name} is not in ${registryPath(dirname(this.runDir))}: evaluate it from a terminal with agent-lab eval and its sampler path`);
@@ -77,8 +88,13 @@ export class DashboardPanel extends Panel {
     this.refresh();
   }
 
+  /** A tinker-cookbook log folder: read through core's cookbook reader. */
+  private get cookbook(): boolean {
+    return isCookbookLogDir(this.runDir);
+  }
+
   private refresh(): void {
-    const view = readDashboard(this.runDir);
+    const view = this.cookbook ? cookbookDashboard(this.runDir) : readDashboard(this.runDir);
     for (const dir of this.overlays) {
       const o = readOverlay(dir);
       if (o.problem) view.problems.push(`overlay ${o.run}: ${o.problem}`);

@@ -7,6 +7,7 @@
  * messages (protocol.ts) to its webview.
  */
 import type * as vscode from "vscode";
+import type { CompareOrigin } from "../../core/analysis/compare-setup";
 import { PanelHost, PANEL_VIEW_TYPES } from "./panel-host";
 
 export { PANEL_VIEW_TYPES } from "./panel-host";
@@ -16,9 +17,12 @@ export async function openTrace(context: vscode.ExtensionContext, runDir: string
   await PanelHost.for(context).openTrace(runDir, episodeId);
 }
 
-/** Opens the compare panel on two or more runs (the first is the baseline). */
-export async function openCompare(context: vscode.ExtensionContext, runDirs: string[]): Promise<void> {
-  await PanelHost.for(context).openCompare(runDirs);
+/**
+ * Opens the compare panel on two or more runs (the first is the baseline). `origin` says what is
+ * compared on purpose (checkpoints, prompts, search settings…) and presets the expected differences.
+ */
+export async function openCompare(context: vscode.ExtensionContext, runDirs: string[], origin: CompareOrigin = "runs"): Promise<void> {
+  await PanelHost.for(context).openCompare(runDirs, origin);
 }
 
 /** Opens the training dashboard on a training run folder; it follows the run's logs live. */

@@ -27,13 +27,27 @@ export function webviewOptions(context: vscode.ExtensionContext): vscode.Webview
   return { enableScripts: true, retainContextWhenHidden: true, localResourceRoots: [webviewRoot(context)] };
 }
 
+/**
+ * How long a visible panel may take from its HTML to its script's "ready" before the HTML is set
+ * again, and how many times. A webview whose script request went out before VS Code's resource
+ * service worker controlled the page fails with ERR_NAME_NOT_RESOLVED on the vscode-cdn.net
+ * resource host and stays on "Loading…" for good; a second load is served by the worker.
+ */
+export const LOAD_TIMEOUT_MS = 6000;
+export const MAX_LOADS = 3;
+
 export abstract class Panel {
+  /** LOAD_TIMEOUT_MS; a test's subclass shortens it. */
+  protected static loadTimeoutMs = LOAD_TIMEOUT_MS;
   private readonly disposables: vscode.Disposable[] = [];
   private readonly probes = new Map<number, (r: ProbeAnswer) => void>();
   private nextProbe = 1;
   /** Durations the extension side measured (ms), returned with probe answers as `host`. */
   readonly hostTimings: Record<string, number> = {};
   private disposed = false;
+  private ready = false;
+  private loads = 0;
+  private loadTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     readonly panel: vscode.WebviewPanel,
@@ -41,21 +55,42 @@ export abstract class Panel {
     protected state: PanelState,
     title: string,
   ) {
-    panel.webview.options = webviewOptions(context);
+    // Options are set where the panel is made (createWebviewPanel, or the serializer for a restored
+    // one): setting them again here re-sent them to the webview while its first load was under way.
     panel.title = title;
-    const root = webviewRoot(context);
-    panel.webview.html = panelHtml({
-      kind: state.kind,
-      title,
-      cspSource: panel.webview.cspSource,
-      scriptUri: panel.webview.asWebviewUri(vscode.Uri.joinPath(root, `${state.kind}.js`)).toString(),
-      styleUri: panel.webview.asWebviewUri(vscode.Uri.joinPath(root, "panels.css")).toString(),
-      nonce: makeNonce(),
-    });
     this.disposables.push(
       panel.webview.onDidReceiveMessage((raw) => void this.receive(raw)),
       panel.onDidDispose(() => this.dispose()),
+      panel.onDidChangeViewState(() => this.armLoadCheck()),
     );
+    this.loadPage();
+  }
+
+  /** Sets the page (a fresh nonce each time) and arms the check that it came up. */
+  private loadPage(): void {
+    this.loads++;
+    this.hostTimings.loads = this.loads;
+    const root = webviewRoot(this.context);
+    const webview = this.panel.webview;
+    webview.html = panelHtml({
+      kind: this.state.kind,
+      title: this.panel.title,
+      cspSource: webview.cspSource,
+      scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(root, `${this.state.kind}.js`)).toString(),
+      styleUri: webview.asWebviewUri(vscode.Uri.joinPath(root, "panels.css")).toString(),
+      nonce: makeNonce(),
+    });
+    this.armLoadCheck();
+  }
+
+  /** A hidden webview need not load; the check runs while the panel is visible. */
+  private armLoadCheck(): void {
+    if (this.ready || this.disposed || this.loadTimer || this.loads >= MAX_LOADS || !this.panel.visible) return;
+    this.loadTimer = setTimeout(() => {
+      this.loadTimer = undefined;
+      if (this.ready || this.disposed) return;
+      if (this.panel.visible) this.loadPage();
+    }, (this.constructor as typeof Panel).loadTimeoutMs);
   }
 
   /** Called when the panel closes; subclasses stop their watchers here. */
@@ -86,7 +121,12 @@ export abstract class Panel {
       return;
     }
     try {
-      if (message.type === "ready") this.post({ type: "state", state: this.state });
+      if (message.type === "ready") {
+        this.ready = true;
+        if (this.loadTimer) clearTimeout(this.loadTimer);
+        this.loadTimer = undefined;
+        this.post({ type: "state", state: this.state });
+      }
       if (message.type === "probeResult") {
         this.probes.get(message.id)?.({ results: message.results, pwned: message.pwned, timings: message.timings });
         this.probes.delete(message.id);
@@ -109,8 +149,8 @@ export abstract class Panel {
     void vscode.window.showInformationMessage(`Chart saved to ${target.fsPath}`);
   }
 
-  /** What the webview's DOM holds for each selector (integration tests, screenshots). */
-  probe(selectors: string[], timeoutMs = 5000): Promise<ProbeAnswer> {
+  /** What the webview's DOM holds for each selector (integration tests, screenshots); `click` is clicked first. */
+  probe(selectors: string[], timeoutMs = 5000, click?: string): Promise<ProbeAnswer> {
     const id = this.nextProbe++;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -121,7 +161,7 @@ export abstract class Panel {
         clearTimeout(timer);
         resolve({ ...r, host: { ...this.hostTimings } });
       });
-      this.post({ type: "probe", id, selectors });
+      this.post({ type: "probe", id, selectors, ...(click ? { click } : {}) });
     });
   }
 
@@ -136,6 +176,7 @@ export abstract class Panel {
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
+    if (this.loadTimer) clearTimeout(this.loadTimer);
     this.onDispose();
     for (const d of this.disposables) d.dispose();
     this.panel.dispose();

@@ -6,6 +6,7 @@
  */
 import * as vscode from "vscode";
 import { dirname, resolve } from "node:path";
+import type { CompareOrigin } from "../../core/analysis/compare-setup";
 import { ComparePanel } from "./compare-panel";
 import { DashboardPanel } from "./dashboard-panel";
 import { Panel, webviewOptions } from "./panel-base";
@@ -20,7 +21,8 @@ export const PANEL_VIEW_TYPES = {
 
 /**
  * Internal command (not in the palette) that integration tests and the screenshot script use to
- * read a panel's DOM: (kind, selectors[]) → { results, pwned } from the newest open panel of that kind.
+ * read a panel's DOM: (kind, selectors[], click?) → { results, pwned } from the newest open panel of
+ * that kind (`click`: a selector whose first match is clicked before the DOM is read).
  */
 export const PROBE_PANEL_COMMAND = "agentLab._probePanel";
 
@@ -71,7 +73,8 @@ export class PanelHost {
     return this.track(key, new TracePanel(panel, this.context, resolve(runDir), episodeId));
   }
 
-  async openCompare(runDirs: string[]): Promise<ComparePanel> {
+  /** `origin`: how the comparison was opened, which presets the fields expected to differ. */
+  async openCompare(runDirs: string[], origin: CompareOrigin = "runs"): Promise<ComparePanel> {
     if (runDirs.length < 2) throw new Error("pick at least two runs to compare");
     const dirs = runDirs.map((d) => resolve(d));
     const key = `compare:${dirs.join("|")}`;
@@ -81,7 +84,7 @@ export class PanelHost {
       return existing;
     }
     const panel = vscode.window.createWebviewPanel(PANEL_VIEW_TYPES.compare, "Compare", vscode.ViewColumn.Active, webviewOptions(this.context));
-    return this.track(key, this.comparePanel(panel, dirs));
+    return this.track(key, this.comparePanel(panel, dirs, origin, undefined));
   }
 
   async openDashboard(runDir: string): Promise<DashboardPanel> {
@@ -103,8 +106,10 @@ export class PanelHost {
           panel.dispose();
           return;
         }
+        // A restored panel carries the options an older build saved (resource roots may have moved).
+        panel.webview.options = webviewOptions(this.context);
         if (s.kind === "trace") this.track(`trace:${s.runDir}`, new TracePanel(panel, this.context, s.runDir, s.episodeId));
-        else if (s.kind === "compare") this.track(`compare:${s.runDirs.join("|")}`, this.comparePanel(panel, s.runDirs));
+        else if (s.kind === "compare") this.track(`compare:${s.runDirs.join("|")}`, this.comparePanel(panel, s.runDirs, s.origin ?? "runs", s.expect));
         else this.track(`dashboard:${s.runDir}`, new DashboardPanel(panel, this.context, s.runDir, s.overlays ?? []));
       },
     });
@@ -112,10 +117,10 @@ export class PanelHost {
       this.context.subscriptions.push(vscode.window.registerWebviewPanelSerializer(PANEL_VIEW_TYPES[kind], restore(kind)));
     }
     this.context.subscriptions.push(
-      vscode.commands.registerCommand(PROBE_PANEL_COMMAND, async (kind: PanelState["kind"], selectors: string[]) => {
+      vscode.commands.registerCommand(PROBE_PANEL_COMMAND, async (kind: PanelState["kind"], selectors: string[], click?: string) => {
         const panel = [...this.open.values()].filter((p) => p.kind === kind && !p.isDisposed).pop();
         if (!panel) throw new Error(`no open ${kind} panel`);
-        return panel.probe(selectors);
+        return panel.probe(selectors, 5000, typeof click === "string" ? click : undefined);
       }),
     );
   }
@@ -139,9 +144,9 @@ export class PanelHost {
     );
   }
 
-  private comparePanel(panel: vscode.WebviewPanel, dirs: string[]): ComparePanel {
-    return new ComparePanel(panel, this.context, dirs, async (runDir, id, column) => {
-      await this.openTrace(runDir, id, column);
+  private comparePanel(panel: vscode.WebviewPanel, dirs: string[], origin: CompareOrigin, expect: string[] | undefined): ComparePanel {
+    return new ComparePanel(panel, this.context, dirs, origin, expect, async (runDir, id) => {
+      await this.openTrace(runDir, id, vscode.ViewColumn.Beside);
     });
   }
 

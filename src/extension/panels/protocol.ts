@@ -4,7 +4,10 @@
  * and every message carries the protocol version: a webview bundle from another build is refused
  * with a visible error instead of misreading fields.
  */
+import type { CompareOrigin } from "../../core/analysis/compare-origin";
+import type { CompareSetup } from "../../core/analysis/compare-setup";
 import type { AblationReport } from "../../core/analysis/report-types";
+import type { PairView } from "../../core/trace/pair-view";
 import type { DriftReport, RunDriftCounts } from "../../core/trace/drift";
 import type { DashboardView, GroupRecord } from "../../core/trace/dashboard-view";
 import type { EpisodeRow } from "../../core/trace/episode-list";
@@ -18,7 +21,7 @@ export type PanelKind = "trace" | "compare" | "dashboard";
 /** What a panel remembers across a reload (webview state, read back by the serializer). */
 export type PanelState =
   | { kind: "trace"; runDir: string; episodeId?: string }
-  | { kind: "compare"; runDirs: string[] }
+  | { kind: "compare"; runDirs: string[]; /** How it was opened (presets the expected differences). */ origin?: CompareOrigin; /** Fields ticked as expected to differ. */ expect?: string[] }
   | { kind: "dashboard"; runDir: string; /** Training runs overlaid on the charts. */ overlays?: string[] };
 
 export interface TraceRunInfo {
@@ -48,12 +51,16 @@ export type HostMessage =
   | { v: typeof PROTOCOL_VERSION; type: "trace/searchResult"; query: string; ids: string[] }
   /** Drift over the run's episodes so far (checked in the background after the gold pass). */
   | { v: typeof PROTOCOL_VERSION; type: "trace/driftCounts"; counts: RunDriftCounts; total: number }
-  | { v: typeof PROTOCOL_VERSION; type: "compare/report"; report: AblationReport }
+  | { v: typeof PROTOCOL_VERSION; type: "compare/report"; report: AblationReport; setup: CompareSetup }
+  /** A flip's two episodes aligned turn by turn (the answer to compare/openPair). */
+  | { v: typeof PROTOCOL_VERSION; type: "compare/pair"; pair: PairView }
   | { v: typeof PROTOCOL_VERSION; type: "dashboard/data"; data: DashboardView }
   | { v: typeof PROTOCOL_VERSION; type: "dashboard/group"; group: GroupEpisodes }
   | { v: typeof PROTOCOL_VERSION; type: "error"; message: string }
   /** Asks the webview what its DOM holds (integration tests and screenshots read panels this way). */
-  | { v: typeof PROTOCOL_VERSION; type: "probe"; id: number; selectors: string[] };
+  | { v: typeof PROTOCOL_VERSION; type: "probe"; id: number; selectors: string[]; /** Clicks the first element matching this selector first (integration tests drive a panel this way). */ click?: string };
+
+export type { CompareSetup };
 
 /** What a probe found for one CSS selector. */
 export interface ProbeResult {
@@ -72,6 +79,10 @@ export type WebviewMessage =
   | { v: typeof PROTOCOL_VERSION; type: "trace/search"; query: string }
   | { v: typeof PROTOCOL_VERSION; type: "trace/rendered"; episodeId: string; ms: number; spans: number; /** Date.now() at the first frame (same clock as the host's on one machine). */ at: number }
   | { v: typeof PROTOCOL_VERSION; type: "compare/openPair"; questionId: string; runs: [number, number] }
+  /** Recomputes the comparison with these fields expected to differ. */
+  | { v: typeof PROTOCOL_VERSION; type: "compare/setExpect"; expect: string[] }
+  /** Opens one run's full trace viewer on a question (from the pair view). */
+  | { v: typeof PROTOCOL_VERSION; type: "compare/openTrace"; questionId: string; run: number }
   | { v: typeof PROTOCOL_VERSION; type: "dashboard/openGroup"; index: number }
   /** Runs the Evaluate on Val command for one of the run's checkpoints (by name). */
   | { v: typeof PROTOCOL_VERSION; type: "dashboard/evaluate"; checkpoint: string }
@@ -91,8 +102,8 @@ export function webviewMessage(body: Body<WebviewMessage>): WebviewMessage {
   return { v: PROTOCOL_VERSION, ...body } as WebviewMessage;
 }
 
-const WEBVIEW_TYPES = new Set<WebviewMessage["type"]>(["ready", "trace/select", "trace/search", "trace/rendered", "compare/openPair", "dashboard/openGroup", "dashboard/evaluate", "dashboard/addOverlay", "dashboard/removeOverlay", "export", "probeResult"]);
-const HOST_TYPES = new Set<HostMessage["type"]>(["state", "trace/run", "trace/episode", "trace/drift", "trace/searchResult", "trace/driftCounts", "compare/report", "dashboard/data", "dashboard/group", "error", "probe"]);
+const WEBVIEW_TYPES = new Set<WebviewMessage["type"]>(["ready", "trace/select", "trace/search", "trace/rendered", "compare/openPair", "compare/setExpect", "compare/openTrace", "dashboard/openGroup", "dashboard/evaluate", "dashboard/addOverlay", "dashboard/removeOverlay", "export", "probeResult"]);
+const HOST_TYPES = new Set<HostMessage["type"]>(["state", "trace/run", "trace/episode", "trace/drift", "trace/searchResult", "trace/driftCounts", "compare/report", "compare/pair", "dashboard/data", "dashboard/group", "error", "probe"]);
 
 export class ProtocolError extends Error {}
 

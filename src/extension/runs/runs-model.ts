@@ -9,6 +9,7 @@ import type { RunManifest } from "../../core/runs/manifest";
 import type { EpisodeRecord } from "../../core/runs/run-files";
 import { readEpisodes } from "../../core/runs/run-files";
 import { RUN_MARKERS, runFile } from "../../core/runs/run-folder";
+import { readCookbookRun } from "../../core/interop/cookbook";
 import { lastLines } from "../jobs/job-progress";
 import type { RunStatus, RunSummary } from "../../core/runs/summary";
 
@@ -30,6 +31,8 @@ export interface RunRow {
   updatedMs: number;
   /** A file that could not be read, with why (shown instead of hiding the run). */
   problem?: string;
+  /** Where the run comes from: a tinker-cookbook log_path folder (absent: Agent Lab's own). */
+  source?: "cookbook";
   label: string;
   description: string;
   tooltip: string;
@@ -132,14 +135,41 @@ export function readRunRow(dir: string, name: string, liveRunDirs: ReadonlySet<s
   return { name, dir, summary: s, manifest: manifest.value, status, kind, hasEpisodes, updatedMs, problem, label: name, description: parts.join(" · "), tooltip };
 }
 
-/** Every run folder under runsDir (hidden folders such as .jobs skipped), newest first. */
-export function listRunRows(runsDir: string, liveRunDirs: ReadonlySet<string> = new Set()): RunRow[] {
-  if (!existsSync(runsDir)) return [];
-  const rows: RunRow[] = [];
+/** A tinker-cookbook log folder as a training run: "cookbook rl · step 6 · reward 0.417 · 3 checkpoints". */
+export function readCookbookRow(dir: string): RunRow {
+  const name = dir.split(/[\\/]/).filter(Boolean).slice(-2).join("/");
+  const updatedMs = Math.max(mtime(runFile(dir, "metrics")), mtime(runFile(dir, "checkpoints")));
+  try {
+    const r = readCookbookRun(dir);
+    const parts = [`cookbook ${r.kind}`, `step ${r.lastStep ?? r.steps}`];
+    if (r.lastReward !== undefined) parts.push(`reward ${r.lastReward.toFixed(3)}`);
+    if (r.doneFrac !== undefined && r.doneFrac < 1) parts.push(`${Math.round(r.doneFrac * 100)}% done`);
+    if (r.checkpoints.length) parts.push(`${r.checkpoints.length} checkpoint${r.checkpoints.length === 1 ? "" : "s"}`);
+    const tooltip = [
+      `${name} (tinker-cookbook log folder)`,
+      dir,
+      r.model ? `model ${r.model}` : "",
+      `${r.steps} logged steps · ${r.iterations.length} iteration folders`,
+      r.lastReward !== undefined ? `last env/all/reward/total ${r.lastReward.toFixed(4)}` : "",
+    ].filter(Boolean).join("\n");
+    return { name, dir, status: "unknown", kind: "training", hasEpisodes: false, updatedMs, label: name, description: parts.join(" · "), tooltip, source: "cookbook" };
+  } catch (e) {
+    const problem = (e as Error).message;
+    return { name, dir, status: "unknown", kind: "training", hasEpisodes: false, updatedMs, problem, label: name, description: "cookbook · ⚠ unreadable file", tooltip: problem, source: "cookbook" };
+  }
+}
+
+/**
+ * Every run folder under runsDir (hidden folders such as .jobs skipped), and the tinker-cookbook
+ * log folders given, newest first.
+ */
+export function listRunRows(runsDir: string, liveRunDirs: ReadonlySet<string> = new Set(), cookbookDirs: readonly string[] = []): RunRow[] {
+  const rows: RunRow[] = cookbookDirs.map((d) => readCookbookRow(d));
+  if (!existsSync(runsDir)) return rows.sort((a, b) => b.updatedMs - a.updatedMs || a.name.localeCompare(b.name));
   for (const d of readdirSync(runsDir, { withFileTypes: true })) {
     if (!d.isDirectory() || d.name.startsWith(".")) continue;
     const dir = join(runsDir, d.name);
-    if (!RUN_MARKERS.some((f) => existsSync(join(dir, f)))) continue;
+    if (!RUN_MARKERS.some((f) => existsSync(join(dir, f))) || cookbookDirs.includes(dir)) continue;
     rows.push(readRunRow(dir, d.name, liveRunDirs));
   }
   return rows.sort((a, b) => b.updatedMs - a.updatedMs || a.name.localeCompare(b.name));

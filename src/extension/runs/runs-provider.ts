@@ -3,13 +3,17 @@
  * (click opens the trace). Refreshes when a job writes summary.json / episodes.jsonl (debounced).
  */
 import * as vscode from "vscode";
+import { logtreeFiles } from "../../core/interop/cookbook";
 import type { LabWorkspace } from "../lab-workspace";
+import type { CookbookRuns } from "./cookbook-runs";
 import { EpisodeGroupCache, listRunRows, type EpisodeRow, type OutcomeGroup, type RunRow } from "./runs-model";
 
 export type RunsNode =
   | { type: "run"; row: RunRow }
   | { type: "group"; run: RunRow; group: OutcomeGroup }
   | { type: "episode"; run: RunRow; episode: EpisodeRow }
+  /** A logtree file of a cookbook run (its transcripts open as text). */
+  | { type: "transcript"; run: RunRow; iteration: number; base: string; file: string }
   | { type: "message"; text: string };
 
 const STATUS_ICONS: Record<string, [string, string?]> = {
@@ -25,6 +29,9 @@ const KIND_ICONS: Record<string, string> = { training: "graph-line", "sft-data":
 
 const OUTCOME_ICONS: Record<string, string> = { correct: "check", wrong: "close", no_action: "circle-slash", budget: "search-stop", length: "fold", other: "question" };
 
+/** Opens a cookbook logtree file's conversations as text: (file, title). */
+export const OPEN_TRANSCRIPT_COMMAND = "agentLab.openCookbookTranscript";
+
 export class RunsProvider implements vscode.TreeDataProvider<RunsNode>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<RunsNode | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
@@ -35,6 +42,7 @@ export class RunsProvider implements vscode.TreeDataProvider<RunsNode>, vscode.D
   constructor(
     private readonly workspace: LabWorkspace,
     private readonly liveRunDirs: () => Set<string>,
+    private readonly cookbook?: CookbookRuns,
   ) {}
 
   /** The rows as last listed (commands use them for pickers and "previous run"). */
@@ -53,12 +61,19 @@ export class RunsProvider implements vscode.TreeDataProvider<RunsNode>, vscode.D
   }
 
   refresh(): void {
+    this.cookbook?.rescan();
     this.changed.fire(undefined);
   }
 
   private list(): RunRow[] {
+    let cookbook: string[] = [];
     try {
-      return listRunRows(this.workspace.runsDir(), this.liveRunDirs());
+      cookbook = this.cookbook?.dirs() ?? [];
+    } catch {
+      cookbook = []; // an unreadable folder in the scan: Agent Lab's own runs still show
+    }
+    try {
+      return listRunRows(this.workspace.runsDir(), this.liveRunDirs(), cookbook);
     } catch {
       return [];
     }
@@ -71,6 +86,9 @@ export class RunsProvider implements vscode.TreeDataProvider<RunsNode>, vscode.D
       return this.rows.map((row) => ({ type: "run", row }));
     }
     if (node.type === "run") {
+      if (node.row.source === "cookbook") {
+        return logtreeFiles(node.row.dir).map((t) => ({ type: "transcript", run: node.row, ...t }));
+      }
       if (!node.row.hasEpisodes) return [];
       try {
         const groups = this.episodes.groups(node.row.dir);
@@ -88,14 +106,15 @@ export class RunsProvider implements vscode.TreeDataProvider<RunsNode>, vscode.D
     switch (node.type) {
       case "run": {
         const r = node.row;
-        const item = new vscode.TreeItem(r.label, r.hasEpisodes || r.kind === "eval" ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+        const expandable = r.hasEpisodes || r.kind === "eval" || r.source === "cookbook";
+        const item = new vscode.TreeItem(r.label, expandable ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
         item.id = `run:${r.dir}`;
         item.description = r.description;
         item.tooltip = r.tooltip;
         // A run without a recorded status (training runs) gets its kind's icon, not a blank one.
         const [icon, color] = r.status === "unknown" && KIND_ICONS[r.kind] ? [KIND_ICONS[r.kind]] : (STATUS_ICONS[r.status] ?? STATUS_ICONS.unknown);
         item.iconPath = new vscode.ThemeIcon(icon, color ? new vscode.ThemeColor(color) : undefined);
-        item.contextValue = `run.${r.kind}`;
+        item.contextValue = r.source === "cookbook" ? "run.training.cookbook" : `run.${r.kind}`;
         item.resourceUri = vscode.Uri.file(r.dir);
         if (r.kind === "training") item.command = { command: "agentLab.openDashboard", title: "Open Dashboard", arguments: [node] };
         return item;
@@ -115,6 +134,16 @@ export class RunsProvider implements vscode.TreeDataProvider<RunsNode>, vscode.D
         item.tooltip = node.episode.tooltip;
         item.contextValue = "episode";
         item.command = { command: "agentLab.openTrace", title: "Open Trace", arguments: [node] };
+        return item;
+      }
+      case "transcript": {
+        const item = new vscode.TreeItem(`iteration ${node.iteration} · ${node.base}`, vscode.TreeItemCollapsibleState.None);
+        item.id = `transcript:${node.file}`;
+        item.description = "logtree transcripts";
+        item.tooltip = node.file;
+        item.iconPath = new vscode.ThemeIcon("comment-discussion");
+        item.contextValue = "cookbookTranscript";
+        item.command = { command: OPEN_TRANSCRIPT_COMMAND, title: "Open Transcripts", arguments: [node.file, `${node.run.name} · iteration ${node.iteration} · ${node.base}`] };
         return item;
       }
       case "message":

@@ -85,15 +85,16 @@ describe("a first run in an empty folder (real VS Code)", function () {
       assert.ok(training.length > 0, `a training stage with its step count (Jobs view showed: ${[...new Set(jobs.descriptions)].slice(0, 30).join(" | ")})`);
       console.log(`      Jobs view while training: ${[...new Set(training)].join(" | ")}`);
 
-      // Finished: Open Results opens the GRPO dashboard and Compare over the pipeline's evals.
+      // Finished: Open Results opens the GRPO dashboard, Compare over the pipeline's evals and report.md rendered.
       const finished = await waitFor("the finish notification", () => ui.calls.find((c) => c.kind === "info" && /Offline pipeline.*finished/.test(c.text)), 10_000);
       assert.deepEqual(finished.buttons, ["Open Results"]);
       const opened = () => {
         const tabs = tabLabels();
-        return tabs.includes(`Training · ${RUN_NAMES.grpo}`) && tabs.some((t) => t.startsWith(`Compare · ${RUN_NAMES.base} vs `)) ? tabs : undefined;
+        const all = tabs.includes(`Training · ${RUN_NAMES.grpo}`) && tabs.some((t) => t.startsWith(`Compare · ${RUN_NAMES.base} vs `)) && tabs.includes("Preview report.md");
+        return all ? tabs : undefined;
       };
       try {
-        const tabs = await waitFor("the GRPO dashboard and Compare", opened, 20_000, 250);
+        const tabs = await waitFor("the GRPO dashboard, Compare and the report's preview", opened, 20_000, 250);
         console.log(`      Open Results opened: ${tabs.join(" | ")}`);
       } catch (e) {
         throw new Error(`${(e as Error).message}; tabs: ${tabLabels().join(" | ")}; messages: ${ui.calls.map((c) => `${c.kind}: ${c.text}`).join(" | ").slice(-1500)}`);

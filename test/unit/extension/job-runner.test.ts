@@ -90,7 +90,7 @@ describe("extension: job runner glue (stand-in vscode)", function () {
     const done = recorded.messages.find((m) => m.level === "info" && /finished/.test(m.text))!;
     assert.deepEqual(done.actions, ["Open", "Compare with previous"]);
     assert.match(done.text, /finished\. GRPO · step 12\/12 · \$0\.00 · done$/);
-    assert.deepEqual(recorded.commands[0], { id: "agentLab.openRun", args: [join(ws, "runs", "base")] });
+    assert.deepEqual(recorded.commands[0], { id: "agentLab.openResult", args: [join(ws, "runs", "base")] });
   });
 
   it("an untrusted workspace runs no job and says how to trust it", async () => {

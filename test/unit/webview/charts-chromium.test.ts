@@ -34,7 +34,7 @@ describe("webview: charts in Chromium (CSP, PNG/SVG export)", function () {
       { resamples: 300, seed: 3 },
     );
     const p = await openPanelPage(browser, "compare");
-    await p.postTimed(hostMessage({ type: "compare/report", report }));
+    await p.postTimed(hostMessage({ type: "compare/report", report, setup: { origin: "runs", fields: [], expect: [], prompts: [] } }));
     await p.page.click("#forest .export[data-format='png'] >> nth=0");
     await p.page.click("#forest .export[data-format='svg'] >> nth=0");
     let exports: { type: string; format?: string; data?: string }[] = [];

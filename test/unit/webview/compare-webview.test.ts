@@ -5,8 +5,9 @@
  * traces; chart export posts a clean SVG.
  */
 import assert from "node:assert/strict";
-import { ablate } from "../../../src/core/analysis/ablate";
+import { compareView, type CompareSetup } from "../../../src/core/analysis/compare-setup";
 import type { AblationReport } from "../../../src/core/analysis/report-types";
+import type { PairView } from "../../../src/core/trace/pair-view";
 import { exactMatch, f1Score } from "../../../src/core/score";
 import type { EpisodeRecord } from "../../../src/core/runs/run-files";
 import { requireSharedData } from "../../helpers/shared-data";
@@ -16,6 +17,7 @@ import { assertInert, openWebview, PAYLOADS, webviewBundles, type WebviewUnderTe
 
 describe("webview: compare", function () {
   let report: AblationReport;
+  let setup: CompareSetup;
   let t: WebviewUnderTest;
   let improvedIds: string[];
   let regressedIds: string[];
@@ -35,17 +37,19 @@ describe("webview: compare", function () {
     regressedIds = rows.filter((_, i) => i === 0 || i % 10 === 2).map((r) => r.id);
     const mA = fakeManifest();
     const mB = { ...fakeManifest(), policy: { ...fakeManifest().policy, checkpoint: `sft-e2 ${PAYLOADS[2]}` } };
-    report = ablate(
+    ({ report, setup } = compareView(
       [
         { name: `base ${PAYLOADS[3]}`, dir: "/runs/base", manifest: mA, episodes: base },
         { name: `sft ${PAYLOADS[4]}`, dir: "/runs/sft", manifest: mB, episodes: cand },
       ],
-      { resamples: 500, seed: 1 },
-    );
+      "runs",
+      undefined,
+      [],
+    ));
   });
   beforeEach(async () => {
     t = await openWebview("compare");
-    t.post({ type: "compare/report", report });
+    t.post({ type: "compare/report", report, setup });
     await t.settle();
   });
   afterEach(async () => {
@@ -60,7 +64,9 @@ describe("webview: compare", function () {
     const cand = bodyRows[1].textContent!;
     const c = report.comparisons[0];
     assert.ok(cand.startsWith(`sft ${PAYLOADS[4]}`), cand);
-    assert.ok(cand.includes(`${c.f1.delta.toFixed(3)} [${c.f1.ci.lo.toFixed(3)}, ${c.f1.ci.hi.toFixed(3)}]`), "Δ F1 with its paired CI");
+    const sign = (x: number) => (x >= 0 ? "+" : "−") + Math.abs(x).toFixed(3);
+    assert.ok(cand.includes(`${sign(c.f1.delta)} [${sign(c.f1.ci.lo)}, ${sign(c.f1.ci.hi)}]`), "signed Δ F1 with its paired CI");
+    assert.match(bodyRows[1].querySelector(".delta-f1")!.textContent!, /^[+−]\d\.\d{3} \[[+−]/);
     assert.ok(cand.includes(c.f1.verdict));
     assert.ok(cand.includes(c.f1.mde.toFixed(3)), "MDE");
     assert.match(doc.getElementById("warnings")!.textContent!, /policy\.checkpoint/);
@@ -71,13 +77,14 @@ describe("webview: compare", function () {
     assert.match(ci[0].getAttribute("class")!, new RegExp(`verdict-${c.f1.verdict.replace(/\s+/g, "-")}`));
   });
 
-  it("lists improved and regressed questions; a click asks for both traces side by side", () => {
+  it("lists improved and regressed questions with gold answers; a click asks for the pair", () => {
     const doc = t.document;
     const ids = (sel: string) => Array.from(doc.querySelectorAll(`${sel} li`)).map((li) => li.getAttribute("data-id"));
     assert.deepEqual(ids("#improved").sort(), [...improvedIds].sort());
     assert.deepEqual(ids("#regressed").sort(), [...regressedIds].sort());
     const first = doc.querySelector(`#regressed li[data-id="${regressedIds[0]}"]`)!;
     assert.ok(first.textContent!.includes(PAYLOADS[0]), "the payload question is shown as text");
+    assert.ok(first.querySelector(".gold")!.textContent!.includes(`gold: ${report.questions.find((q) => q.id === regressedIds[0])!.answers[0]}`));
     (first as unknown as { click(): void }).click();
     assert.deepEqual(t.sent.at(-1), { v: 1, type: "compare/openPair", questionId: regressedIds[0], runs: [0, 1] });
   });
@@ -105,5 +112,90 @@ describe("webview: compare", function () {
     // No element and no attribute that runs code (payload text inside <title> is escaped text, not markup).
     assert.doesNotMatch(m.data, /<script|<[a-z][^>]*\son\w+=/i);
     assert.ok(m.data.includes("&lt;") || !m.data.includes(PAYLOADS[4]), "payload text in the SVG is escaped");
+  });
+
+  it("ticks the fields that differ and asks for the comparison again when one changes", async () => {
+    const doc = t.document;
+    const boxes = Array.from(doc.querySelectorAll("#expected .expect-field")) as unknown as HTMLInputElement[];
+    assert.deepEqual(boxes.map((b) => [b.value, b.checked]), [["policy.checkpoint", false]], "opened by hand: nothing preset");
+    assert.match(doc.getElementById("warnings")!.textContent!, /tick it under “Expected to differ”/);
+    boxes[0].checked = true;
+    boxes[0].dispatchEvent(new t.window.Event("change") as unknown as Event);
+    assert.deepEqual(t.sent.at(-1), { v: 1, type: "compare/setExpect", expect: ["policy.checkpoint"] });
+
+    // The host answers with the report computed that way: no warning about the checkpoint any more.
+    const again = compareView(
+      report.runs.map((r, i) => ({ name: r.name, dir: r.dir, manifest: i === 0 ? fakeManifest() : { ...fakeManifest(), policy: { ...fakeManifest().policy, checkpoint: `sft-e2 ${PAYLOADS[2]}` } }, episodes: [] })).map((x, i) => ({ ...x, episodes: report.questions.map((q) => fakeRecord(q.id, { f1: q.f1[i], em: q.em[i] })) })),
+      "checkpoint",
+      undefined,
+      [],
+    );
+    t.post({ type: "compare/report", report: again.report, setup: again.setup });
+    await t.settle();
+    const checked = Array.from(doc.querySelectorAll("#expected .expect-field")).map((b) => (b as unknown as HTMLInputElement).checked);
+    assert.deepEqual(checked, [true]);
+    assert.doesNotMatch(doc.getElementById("warnings")!.textContent!, /policy\.checkpoint/);
+    assert.match(doc.getElementById("expected")!.textContent!, /Opened to compare checkpoints/);
+  });
+
+  it("hides the less-used columns until asked, so the table fits", async () => {
+    const doc = t.document;
+    const table = doc.getElementById("ablation-table")!;
+    assert.ok(!table.classList.contains("show-more"));
+    assert.equal(doc.querySelectorAll("#ablation-table thead th.more").length, 7);
+    assert.equal(doc.querySelectorAll("#ablation-table thead th:not(.more)").length, 9);
+    (doc.getElementById("more-columns") as unknown as { click(): void }).click();
+    await t.settle();
+    assert.ok(doc.getElementById("ablation-table")!.classList.contains("show-more"));
+    assert.match(doc.getElementById("method")!.textContent!, /10,000 resamples/);
+  });
+
+  it("shows a flip's two episodes in one view, turn by turn, and opens a full trace on request", async () => {
+    const doc = t.document;
+    const q = report.questions.find((x) => x.id === regressedIds[1])!;
+    (doc.querySelector(`#regressed li[data-id="${q.id}"]`) as unknown as { click(): void }).click();
+    await t.settle();
+    assert.match(doc.getElementById("pair")!.textContent!, /Loading both episodes/);
+    const side = (run: string, prediction: string) => ({ run, prediction, f1: 0, em: 0, end: "answer", searches: 1, generated: 12 });
+    const pair: PairView = {
+      questionId: q.id,
+      question: q.question,
+      answers: q.answers,
+      sides: [side("base", q.prediction[0]), side("sft", PAYLOADS[1])],
+      samePrompt: true,
+      turns: [
+        { turn: 1, a: { action: "search", reply: `<search>${PAYLOADS[2]}</search>`, query: PAYLOADS[2], hits: ["Paris", PAYLOADS[0]], inserted: "<result>…</result>" }, b: { action: "answer", reply: "<answer>x</answer>", hits: [], inserted: "" } },
+        { turn: 2, a: { action: "answer", reply: "<answer>y</answer>", hits: [], inserted: "" } },
+      ],
+    };
+    t.post({ type: "compare/pair", pair });
+    await t.settle();
+    assertInert(t);
+    const grid = doc.getElementById("pair-grid")!;
+    assert.deepEqual(Array.from(grid.querySelectorAll(".turn-label")).map((e) => e.textContent).filter(Boolean), ["turn 1", "turn 2"]);
+    assert.equal(grid.querySelectorAll(".pair-cell.side-a").length, 3, "header + two turns in one column");
+    assert.match(grid.querySelectorAll(".pair-cell.side-b")[2].textContent!, /episode had ended/);
+    assert.ok(grid.textContent!.includes(PAYLOADS[2]) && grid.textContent!.includes(PAYLOADS[0]), "untrusted text as text");
+    assert.match(doc.querySelector("#pair .gold")!.textContent!, new RegExp(`gold: ${q.answers[0].replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`));
+    (doc.querySelectorAll("#pair .open-trace")[1] as unknown as { click(): void }).click();
+    assert.deepEqual(t.sent.at(-1), { v: 1, type: "compare/openTrace", questionId: q.id, run: 1 });
+  });
+
+  it("shows the system prompts' diff, or why it cannot", async () => {
+    const withDiff: CompareSetup = {
+      ...setup,
+      prompts: [
+        { run: "sft", baseline: { file: "system.prompt.md", sha256: "aa".repeat(32), text: "a\nb" }, other: { file: "system.prompt.md", sha256: "bb".repeat(32), text: "a\nc" }, lines: [{ op: "same", text: "a" }, { op: "removed", text: "b" }, { op: "added", text: PAYLOADS[3] }] },
+      ],
+    };
+    t.post({ type: "compare/report", report, setup: withDiff });
+    await t.settle();
+    const doc = t.document;
+    assert.deepEqual(Array.from(doc.querySelectorAll("#prompt-diffs .prompt-diff > div")).map((d) => d.className), ["diff-same", "diff-removed", "diff-added"]);
+    assert.ok(doc.querySelector("#prompt-diffs .diff-added")!.textContent!.includes(PAYLOADS[3]));
+    assertInert(t);
+    t.post({ type: "compare/report", report, setup: { ...setup, prompts: [{ ...withDiff.prompts[0], lines: null, baseline: { ...withDiff.prompts[0].baseline, text: null } }] } });
+    await t.settle();
+    assert.match(doc.getElementById("prompt-diffs")!.textContent!, /not on disk any more/);
   });
 });

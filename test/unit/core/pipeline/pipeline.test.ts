@@ -153,6 +153,10 @@ describe("core/pipeline", function () {
     const report = readFileSync(join(dir, "report.md"), "utf8");
     assert.match(report, /\| SFT \|/);
     assert.match(report, /## GRPO/);
+    // The synthetic world's report carries its own caveat, not HotpotQA's corpus line.
+    assert.match(report, /## Results on the synthetic world's val/);
+    assert.match(report, /Limitation: the questions, titles and paragraphs are an invented offline world/);
+    assert.doesNotMatch(report, /HotpotQA, so it is easier than full Wikipedia/);
     assert.deepEqual(Object.keys(r.stageSeconds).length, 11);
 
     const again: string[] = [];
