@@ -29,7 +29,8 @@ const COMMANDS: Record<string, Command> = {
   "serve-local": { summary: "run the local Tinker-compatible backend (a stand-in with a tiny CPU model)", load: () => import("./serve-local") },
   "train-sft": { summary: "LoRA SFT on sft.jsonl (loss on the model's own tokens); per-epoch checkpoints registered", load: () => import("./train-sft") },
   "train-grpo": { summary: "online GRPO in the agent harness (fresh sampler per step); checkpoints registered; --resume", load: () => import("./train-grpo") },
-  "gen-tasks": { summary: "filter candidate tasks ({problem, solution} JSONL) through the Python sandbox and the counted filters → DIR/tasks.jsonl + audit.json", load: () => import("./gen-tasks") },
+  "gen-tasks": { summary: "generate tasks (a model or the scripted generator) or filter --candidates through the Python sandbox and the counted filters → DIR/tasks.jsonl + audit.json", load: () => import("./gen-tasks") },
+  experiment: { summary: "experiment run SPEC.json: arms trained and evaluated on the same items → a record with the verdict; experiment validate DIR", load: () => import("./experiment") },
   ckpt: { summary: "print a registered checkpoint's sampler (or state) path: agent-lab ckpt sft-e2 [state]", load: () => import("./ckpt") },
 };
 

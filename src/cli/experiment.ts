@@ -1,0 +1,78 @@
+/**
+ * `agent-lab experiment run SPEC.json [--dir DIR] [--dry-run] [--yes]` and
+ * `agent-lab experiment validate DIR [--json]`: thin fronts over src/core/experiments.
+ */
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { loadConfig } from "../core/config";
+import { UserError } from "../core/errors";
+import { EXPERIMENT_FILES } from "../core/experiments/record";
+import { runExperiment } from "../core/experiments/run-experiment";
+import { validateExperiment, type ValidationResult } from "../core/experiments/validate";
+import { EXPERIMENT_RUN_STEP, EXPERIMENT_VALIDATE_STEP } from "../core/steps/catalog";
+import { parseFlags } from "../core/steps/flags";
+import { stepHelp, type StepSpec } from "../core/steps/spec";
+import { interruptible } from "./train-sft";
+
+const USAGE = "usage: agent-lab experiment run SPEC.json [--dir DIR] [--dry-run] [--yes]\n       agent-lab experiment validate DIR [--json]";
+
+export async function run(argv: string[]): Promise<void> {
+  const [sub, ...rest] = argv;
+  if (sub === "run") return runCommand(rest);
+  if (sub === "validate") return validateCommand(rest);
+  if (!sub || sub === "--help" || sub === "-h") {
+    console.log(USAGE);
+    return;
+  }
+  throw new UserError(`unknown subcommand "${sub}"\n${USAGE}`);
+}
+
+async function runCommand(argv: string[]): Promise<void> {
+  if (argv.includes("--help") || argv.includes("-h")) return void console.log(stepHelp(EXPERIMENT_RUN_STEP as unknown as StepSpec));
+  const { values: v, positionals } = parseFlags(EXPERIMENT_RUN_STEP.flags, argv, { command: "agent-lab experiment run", allowPositionals: true });
+  if (positionals.length !== 1) throw new UserError(`give one spec file: ${USAGE.split("\n")[0]}`);
+  await interruptible(async (signal) => {
+    const r = await runExperiment({ specFile: positionals[0], dir: v.dir, dryRun: v["dry-run"], yes: v.yes, localPort: v["local-port"], signal, log: (l) => console.log(l) });
+    if (!r.record) return;
+    const rec = r.record;
+    console.log("");
+    for (const [arm, s] of Object.entries(rec.scores)) console.log(`${arm.padEnd(12)} ${rec.metric} ${s.mean.toFixed(4)} [${s.ci.lo.toFixed(4)}, ${s.ci.hi.toFixed(4)}]  ${s.run}`);
+    for (const [arm, d] of Object.entries(rec.numbers.minus_base)) console.log(`${arm} − base: ${signed(d.point)} [${signed(d.ci.lo)}, ${signed(d.ci.hi)}] (paired)`);
+    const rc = rec.numbers.recovery;
+    console.log(`recovery: ${rc ? `${rc.point.toFixed(3)} [${rc.ci.lo.toFixed(3)}, ${rc.ci.hi.toFixed(3)}]` : "undefined (the reference did not move from base)"}`);
+    console.log(`verdict: ${rec.verdict.verdict.toUpperCase()} — ${[...rec.verdict.supported, ...rec.verdict.refuted].map((c) => c.text).join("; ")}`);
+    if (rec.validation) printValidation(rec.validation);
+    console.log(`record: ${join(r.dir, rec.record_dir, EXPERIMENT_FILES.record)}`);
+  });
+}
+
+async function validateCommand(argv: string[]): Promise<void> {
+  if (argv.includes("--help") || argv.includes("-h")) return void console.log(stepHelp(EXPERIMENT_VALIDATE_STEP as unknown as StepSpec));
+  const { values, positionals } = parseFlags(EXPERIMENT_VALIDATE_STEP.flags, argv, { command: "agent-lab experiment validate", allowPositionals: true });
+  if (positionals.length !== 1) throw new UserError(`give one folder: ${USAGE.split("\n")[1].trim()}`);
+  const result = validateExperiment(recordFolder(positionals[0]));
+  if (values.json) console.log(JSON.stringify(result, null, 2));
+  else printValidation(result);
+  if (result.failed.length) process.exitCode = 1;
+}
+
+/** The record folder itself, or a workspace holding exactly one experiment record under its runs folder. */
+function recordFolder(dir: string): string {
+  if (existsSync(join(dir, EXPERIMENT_FILES.record))) return dir;
+  const specs = existsSync(join(dir, "agent-lab.json")) ? loadConfig(dir) : undefined;
+  if (specs) {
+    const runs = join(dir, specs.runsDir);
+    const found = existsSync(runs) ? readdirSync(runs).filter((n) => existsSync(join(runs, n, EXPERIMENT_FILES.record))) : [];
+    if (found.length === 1) return join(runs, found[0]);
+    if (found.length > 1) throw new UserError(`${dir} holds ${found.length} experiments (${found.join(", ")}): give one record folder, e.g. ${join(runs, found[0])}`);
+  }
+  throw new UserError(`${dir} holds no ${EXPERIMENT_FILES.record}: give the record folder (runs/<name>) of an experiment`);
+}
+
+function printValidation(v: ValidationResult): void {
+  console.log(`validation: ${v.passed.length} passed, ${v.failed.length} failed, ${v.unverifiable.length} unverifiable`);
+  for (const c of v.checks) console.log(`  ${c.status === "passed" ? "✓" : c.status === "failed" ? "✗" : "?"} ${c.check.padEnd(17)} ${c.status}: ${c.reason}`);
+}
+
+const signed = (x: number) => (x >= 0 ? "+" : "") + x.toFixed(4);
+
