@@ -83,18 +83,19 @@ export function harnessPolicySolver(o: HarnessSolverOptions): TaskSolver {
     id: `${describe(o.policy)} hotpotqa-harness T=${o.temperature} max_tokens=${o.maxTokens} top_k=${o.topK} searches=${o.maxSearches} k=${o.tries} seed=${o.seed}`,
     tries: o.tries,
     async solve(task, onUsage, signal) {
-      const tries: boolean[] = [];
-      for (let k = 0; k < o.tries; k++) {
-        const seed = drawSeed(o.seed, k, `solve:${task.id}`);
-        let turn = 0;
-        const seeded: Policy = { tokenizer: o.policy.tokenizer, endToken: o.policy.endToken, describe: () => o.policy.describe(), sample: (p, opts) => o.policy.sample(p, { ...opts, seed: seed + turn++ }) };
-        const e = await runEpisode(seeded, o.searcher, { id: task.id, question: task.problem, answers: [task.answer] }, {
-          temperature: o.temperature, topK: o.topK, maxSearches: o.maxSearches, maxTokens: o.maxTokens, systemPrompt: o.systemPrompt, signal,
-        });
-        onUsage({ prefill: e.prefill, sampled: e.generated });
-        tries.push(e.end === "answer" && exactMatch(e.answer, [task.answer]) === 1);
-      }
-      return tries;
+      // The k tries are independent draws: in flight together, as GRPO samples a group.
+      return Promise.all(
+        Array.from({ length: o.tries }, async (_, k) => {
+          const seed = drawSeed(o.seed, k, `solve:${task.id}`);
+          let turn = 0;
+          const seeded: Policy = { tokenizer: o.policy.tokenizer, endToken: o.policy.endToken, describe: () => o.policy.describe(), sample: (p, opts) => o.policy.sample(p, { ...opts, seed: seed + turn++ }) };
+          const e = await runEpisode(seeded, o.searcher, { id: task.id, question: task.problem, answers: [task.answer] }, {
+            temperature: o.temperature, topK: o.topK, maxSearches: o.maxSearches, maxTokens: o.maxTokens, systemPrompt: o.systemPrompt, signal,
+          });
+          onUsage({ prefill: e.prefill, sampled: e.generated });
+          return e.end === "answer" && exactMatch(e.answer, [task.answer]) === 1;
+        }),
+      );
     },
   };
 }
