@@ -21,6 +21,8 @@ const entries = [
   { in: "src/core/search/build-worker.ts", out: "dist/bm25-build-worker.js" },
   // Pyodide's loader goes inside the worker bundle; its interpreter files are copied below.
   { in: "src/core/tasks/sandbox/worker.ts", out: `dist/${sandbox.workerBundle}`, external: sandbox.externals, bundlesPyodide: true },
+  // The local backend's compute worker: models and their sampling / training run there, off the HTTP thread.
+  { in: "src/server/compute/worker.ts", out: "dist/local-backend-worker.js" },
 ];
 
 // Packages with native code or large model runtimes stay outside the bundle and load from node_modules.

@@ -201,6 +201,8 @@ export async function runExtensionTests({ cs, browser, folder, devPath, testsPat
   let timer;
   const outcome = await Promise.race([exited, new Promise((r) => { timer = setTimeout(() => r("timeout"), timeoutMs); })]);
   clearTimeout(timer);
+  // Closing the window ends its extension host, so a next session starts with a fresh one.
+  await page.close().catch(() => {});
   if (outcome === "timeout") {
     console.error(`[vscode] no result after ${timeoutMs} ms. VS Code server log:\n${cs.log}`);
     return { exitCode: 1, result };

@@ -3,18 +3,27 @@
 // the code-server npm package (VS Code 1.100.3 server, Node extension host) with Debian's Chromium
 // as the workbench, driven by playwright-core. One VS Code start for the whole suite.
 //
-// Usage: node scripts/vscode/run-integration.mjs [--grep PATTERN]
+// Two sessions in one VS Code server: the fixture workspace (test/integration/*.test.ts) and an empty
+// folder (test/integration/empty-workspace/*.test.ts: what a new user sees, e.g. the offline pipeline).
+//
+// Usage: node scripts/vscode/run-integration.mjs [--grep PATTERN] [--suite fixture|empty|all]
 // Env: AGENT_LAB_IT_TIMEOUT_MS (whole suite, default 300000), VSCODE_LOG=1 (workbench chatter too),
 //      VSCODE_DEBUG=1 (browser console), KEEP_TMP=1 (keep user data, logs and the fixture), CHROMIUM_PATH.
 // Ends with "integration: N passed, N failed" and exits non-zero when anything failed or never ran.
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { root, missingPrerequisite, startCodeServer, launchChromium, runExtensionTests } from "./harness.mjs";
 import { buildSuite } from "./build-suite.mjs";
 import { makeFixtureWorkspace } from "./fixture.mjs";
 
-const { values: args } = parseArgs({ options: { grep: { type: "string" } } });
+const { values: args } = parseArgs({ options: { grep: { type: "string" }, suite: { type: "string", default: "all" } } });
+if (!["fixture", "empty", "all"].includes(args.suite)) {
+  console.error(`[integration] --suite must be fixture, empty or all, got "${args.suite}"`);
+  process.exit(2);
+}
+const sessions = args.suite === "all" ? ["fixture", "empty"] : [args.suite];
 const timeoutMs = Number(process.env.AGENT_LAB_IT_TIMEOUT_MS || 300_000);
 const fail = (line) => {
   console.error(`[integration] ${line}`);
@@ -29,37 +38,63 @@ if (!existsSync(path.join(root, "dist", "extension.js"))) fail("dist/extension.j
 const t0 = Date.now();
 let suiteEntry;
 let fixture;
+// An empty folder, for the tests of a first run (the suite entry picks them by this path).
+const emptyParent = mkdtempSync(path.join(tmpdir(), "agent-lab-it-empty-"));
+const emptyDir = path.join(emptyParent, "empty-workspace");
 try {
   suiteEntry = await buildSuite();
-  fixture = makeFixtureWorkspace({ log: console.log });
+  fixture = sessions.includes("fixture") ? makeFixtureWorkspace({ log: console.log }) : undefined;
+  mkdirSync(emptyDir);
 } catch (e) {
+  rmSync(emptyParent, { recursive: true, force: true });
   fail(e instanceof Error ? e.message : String(e));
 }
 let cs;
 let browser;
-let exitCode = 1;
-let result;
+let exitCode = 0;
+const total = { passes: 0, failures: 0, pending: 0 };
+let reported = 0;
 try {
   cs = await startCodeServer({
-    env: { AGENT_LAB_IT_WORKSPACE: fixture.dir, ...(args.grep ? { AGENT_LAB_IT_GREP: args.grep } : {}) },
+    env: {
+      ...(fixture ? { AGENT_LAB_IT_WORKSPACE: fixture.dir } : {}),
+      AGENT_LAB_IT_EMPTY_WORKSPACE: emptyDir,
+      ...(args.grep ? { AGENT_LAB_IT_GREP: args.grep } : {}),
+    },
   });
   console.log(`[integration] VS Code server up on port ${cs.port} after ${cs.startedMs} ms`);
   browser = await launchChromium();
-  ({ exitCode, result } = await runExtensionTests({ cs, browser, folder: fixture.dir, devPath: root, testsPath: suiteEntry, timeoutMs }));
+  for (const session of sessions) {
+    const folder = session === "fixture" ? fixture.dir : emptyDir;
+    console.log(`[integration] ${session} workspace: ${folder}`);
+    const { exitCode: code, result } = await runExtensionTests({ cs, browser, folder, devPath: root, testsPath: suiteEntry, timeoutMs });
+    if (code !== 0) exitCode = code || 1;
+    if (result) {
+      reported++;
+      total.passes += result.passes;
+      total.failures += result.failures;
+      total.pending += result.pending ?? 0;
+    }
+  }
 } catch (e) {
   console.error(`[integration] ${e instanceof Error ? e.message : e}`);
+  exitCode = 1;
 } finally {
   await browser?.close().catch(() => {});
   cs?.stop();
-  if (process.env.KEEP_TMP) console.log(`[integration] kept ${cs?.tmp ?? ""} and ${fixture.dir}`);
-  else fixture.remove();
+  if (process.env.KEEP_TMP) console.log(`[integration] kept ${cs?.tmp ?? ""}, ${fixture?.dir ?? ""} and ${emptyDir}`);
+  else {
+    fixture?.remove();
+    rmSync(emptyParent, { recursive: true, force: true });
+  }
 }
 console.log(`[integration] total ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-if (result) {
-  console.log(`integration: ${result.passes} passed, ${result.failures} failed` + (result.pending ? `, ${result.pending} skipped` : ""));
-  if (result.failures > 0 && exitCode === 0) exitCode = 1;
+if (reported === sessions.length) {
+  console.log(`integration: ${total.passes} passed, ${total.failures} failed` + (total.pending ? `, ${total.pending} skipped` : ""));
+  if (total.failures > 0 && exitCode === 0) exitCode = 1;
 } else {
-  console.log("integration: 0 passed, 1 failed"); // the suite never reported: count that as a failure
+  // A session that never reported counts as a failure.
+  console.log(`integration: ${total.passes} passed, ${total.failures + sessions.length - reported} failed`);
   if (exitCode === 0) exitCode = 1;
 }
 process.exit(exitCode);

@@ -4,29 +4,16 @@
  * `$(agent-lab ckpt sft-e2 state)`. `--list` prints every registered name.
  */
 import { join } from "node:path";
-import { loadConfig } from "../core/config";
 import { UserError } from "../core/errors";
 import { findCheckpoint, knownNames, readRegistry, registryPath, requireCheckpoint } from "../core/checkpoints/registry";
-import { parse } from "./args";
-
-const HELP = `usage: agent-lab ckpt NAME [sampler|state] [--workspace DIR]
-       agent-lab ckpt --list [--workspace DIR]
-
-  NAME          a checkpoint name from <runsDir>/checkpoints.jsonl (e.g. sft-e2, grpo-s30);
-                when a name was registered twice, the later entry wins
-  sampler       print the sampler path, for eval --model-path (default)
-  state         print the state path, for train-grpo --init-state or train-sft --init-state
-  --list        print every name with its kind, step and parent
-  --workspace   folder holding agent-lab.json and runs/ (default .)`;
+import { CKPT_STEP } from "../core/steps/catalog";
+import { parseStepArgs } from "./step-args";
 
 export async function run(argv: string[]): Promise<void> {
-  const { values, positionals } = parse("ckpt", argv, { workspace: { type: "string", default: "." }, list: { type: "boolean" }, help: { type: "boolean", short: "h" } }, true);
-  if (values.help) {
-    console.log(HELP);
-    return;
-  }
-  const config = loadConfig(values.workspace!);
-  const file = registryPath(join(values.workspace!, config.runsDir));
+  const args = parseStepArgs(CKPT_STEP, argv);
+  if (!args) return;
+  const { values, positionals, config, workspaceDir } = args;
+  const file = registryPath(join(workspaceDir, config.runsDir));
   if (values.list) {
     const entries = readRegistry(file);
     for (const name of knownNames(entries)) {
@@ -36,7 +23,7 @@ export async function run(argv: string[]): Promise<void> {
     return;
   }
   const [name, which = "sampler", ...extra] = positionals;
-  if (!name) throw new UserError(`a checkpoint NAME is required\n${HELP}`);
+  if (!name) throw new UserError("a checkpoint NAME is required (agent-lab ckpt --list prints them)");
   if (extra.length) throw new UserError(`unexpected arguments: ${extra.join(" ")}`);
   if (which !== "sampler" && which !== "state") throw new UserError(`the second argument must be "sampler" or "state", got "${which}"`);
   const entry = requireCheckpoint(file, name);

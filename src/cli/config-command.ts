@@ -1,8 +1,9 @@
 /** `agent-lab config [--workspace DIR]`: prints the effective settings as JSON. */
-import { loadConfig } from "../core/config";
-import { parse } from "./args";
+import { CONFIG_STEP } from "../core/steps/catalog";
+import { parseStepArgs } from "./step-args";
 
 export async function run(argv: string[]): Promise<void> {
-  const { values } = parse("config", argv, { workspace: { type: "string", default: "." } });
-  console.log(JSON.stringify(loadConfig(values.workspace!), null, 2));
+  const args = parseStepArgs(CONFIG_STEP, argv);
+  if (!args) return;
+  console.log(JSON.stringify(args.config, null, 2));
 }

@@ -4,26 +4,21 @@
  * scripted heuristic reader on val with search and closed-book, then shows failures.
  */
 import { resolve } from "node:path";
+import { UserError } from "../core/errors";
 import { runDemo } from "../core/demo/run-demo";
 import { readRun } from "../core/runs/run-files";
 import { finalLine } from "../core/runs/summary";
 import { renderShow } from "../core/runs/trace-text";
 import { tokenizerForRun } from "../core/runs/run-tokenizer";
-import { intFlag, parse } from "./args";
+import { DEMO_STEP } from "../core/steps/catalog";
+import { parseStepArgs } from "./step-args";
 import { traceStyle } from "./show";
 
-const HELP = `usage: agent-lab demo [--dir DIR] [--concurrency C]
-
-  --dir DIR        folder to create (default ./agent-lab-demo); a folder an earlier demo made is replaced
-  --concurrency C  episodes in flight (default 8)`;
-
 export async function run(argv: string[]): Promise<void> {
-  const { values } = parse("demo", argv, { dir: { type: "string", default: "agent-lab-demo" }, concurrency: { type: "string" }, help: { type: "boolean", short: "h" } });
-  if (values.help) {
-    console.log(HELP);
-    return;
-  }
-  const dir = resolve(values.dir!);
+  const args = parseStepArgs(DEMO_STEP, argv);
+  if (!args) return;
+  const { values } = args;
+  const dir = resolve(values.dir);
   console.log(
     [
       "Agent Lab demo: the whole eval pipeline offline, in about a minute.",
@@ -34,11 +29,11 @@ export async function run(argv: string[]): Promise<void> {
     ].join("\n"),
   );
   const controller = new AbortController();
-  const onSignal = () => (controller.signal.aborted ? process.exit(130) : controller.abort(new Error("interrupted")));
+  const onSignal = () => (controller.signal.aborted ? process.exit(130) : controller.abort(new UserError("interrupted")));
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
   try {
-    const r = await runDemo({ dir, log: (l) => console.log(l), signal: controller.signal, concurrency: intFlag("concurrency", values.concurrency, 1) ?? 8 });
+    const r = await runDemo({ dir, log: (l) => console.log(l), signal: controller.signal, concurrency: values.concurrency });
     console.log("");
     console.log(finalLine("heuristic", r.withSearch.summary));
     console.log(finalLine("closed-book", r.closedBook.summary));

@@ -26,7 +26,7 @@ export async function run(argv: string[]): Promise<void> {
   const onSignal = (sig: NodeJS.Signals) => {
     if (controller.signal.aborted) process.exit(130);
     console.error(`\n${sig}: stopping; no new episodes start (again to quit at once)`);
-    controller.abort(new Error(`stopped by ${sig}`));
+    controller.abort(new UserError(`stopped by ${sig}`));
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);

@@ -9,7 +9,7 @@ import { UserError } from "../core/errors";
 import { EXPERIMENT_FILES } from "../core/experiments/record";
 import { runExperiment } from "../core/experiments/run-experiment";
 import { validateExperiment, type ValidationResult } from "../core/experiments/validate";
-import { EXPERIMENT_RUN_STEP, EXPERIMENT_VALIDATE_STEP } from "../core/steps/catalog";
+import { EXPERIMENT_STEP, EXPERIMENT_SUBCOMMANDS } from "../core/steps/catalog";
 import { parseFlags } from "../core/steps/flags";
 import { stepHelp, type StepSpec } from "../core/steps/spec";
 import { interruptible } from "./train-sft";
@@ -17,22 +17,22 @@ import { interruptible } from "./train-sft";
 const USAGE = "usage: agent-lab experiment run SPEC.json [--dir DIR] [--dry-run] [--yes]\n       agent-lab experiment validate DIR [--json]";
 
 export async function run(argv: string[]): Promise<void> {
-  const [sub, ...rest] = argv;
-  if (sub === "run") return runCommand(rest);
-  if (sub === "validate") return validateCommand(rest);
-  if (!sub || sub === "--help" || sub === "-h") {
-    console.log(USAGE);
+  if (argv.includes("--help") || argv.includes("-h")) return void console.log(stepHelp(EXPERIMENT_STEP as unknown as StepSpec));
+  // Flags first (a bad value is refused before anything else is read), then the subcommand.
+  const { values: v, positionals } = parseFlags(EXPERIMENT_STEP.flags, argv, { command: "agent-lab experiment", allowPositionals: true });
+  const [sub, ...rest] = positionals;
+  if (!sub) return void console.log(USAGE);
+  if (!(EXPERIMENT_SUBCOMMANDS as readonly string[]).includes(sub)) throw new UserError(`unknown subcommand "${sub}": ${USAGE.replace("\n       ", " | ")}`);
+  if (rest.length !== 1) throw new UserError(sub === "run" ? `give one spec file: ${USAGE.split("\n")[0]}` : `give one folder: ${USAGE.split("\n")[1].trim()}`);
+  if (sub === "validate") {
+    const result = validateExperiment(recordFolder(rest[0]));
+    if (v.json) console.log(JSON.stringify(result, null, 2));
+    else printValidation(result);
+    if (result.failed.length) process.exitCode = 1;
     return;
   }
-  throw new UserError(`unknown subcommand "${sub}"\n${USAGE}`);
-}
-
-async function runCommand(argv: string[]): Promise<void> {
-  if (argv.includes("--help") || argv.includes("-h")) return void console.log(stepHelp(EXPERIMENT_RUN_STEP as unknown as StepSpec));
-  const { values: v, positionals } = parseFlags(EXPERIMENT_RUN_STEP.flags, argv, { command: "agent-lab experiment run", allowPositionals: true });
-  if (positionals.length !== 1) throw new UserError(`give one spec file: ${USAGE.split("\n")[0]}`);
   await interruptible(async (signal) => {
-    const r = await runExperiment({ specFile: positionals[0], dir: v.dir, dryRun: v["dry-run"], yes: v.yes, localPort: v["local-port"], signal, log: (l) => console.log(l) });
+    const r = await runExperiment({ specFile: rest[0], dir: v.dir, dryRun: v["dry-run"], yes: v.yes, localPort: v["local-port"], signal, log: (l) => console.log(l) });
     if (!r.record) return;
     const rec = r.record;
     console.log("");
@@ -44,16 +44,6 @@ async function runCommand(argv: string[]): Promise<void> {
     if (rec.validation) printValidation(rec.validation);
     console.log(`record: ${join(r.dir, rec.record_dir, EXPERIMENT_FILES.record)}`);
   });
-}
-
-async function validateCommand(argv: string[]): Promise<void> {
-  if (argv.includes("--help") || argv.includes("-h")) return void console.log(stepHelp(EXPERIMENT_VALIDATE_STEP as unknown as StepSpec));
-  const { values, positionals } = parseFlags(EXPERIMENT_VALIDATE_STEP.flags, argv, { command: "agent-lab experiment validate", allowPositionals: true });
-  if (positionals.length !== 1) throw new UserError(`give one folder: ${USAGE.split("\n")[1].trim()}`);
-  const result = validateExperiment(recordFolder(positionals[0]));
-  if (values.json) console.log(JSON.stringify(result, null, 2));
-  else printValidation(result);
-  if (result.failed.length) process.exitCode = 1;
 }
 
 /** The record folder itself, or a workspace holding exactly one experiment record under its runs folder. */

@@ -7,7 +7,8 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { FileFormatError, UserError } from "../core/errors";
 import { gradeReply, referenceAnswer } from "../core/envs/gsm8k";
-import { parse } from "./args";
+import { GRADE_STEP } from "../core/steps/catalog";
+import { parseStepArgs } from "./step-args";
 
 interface Graded {
   correct: boolean;
@@ -64,13 +65,10 @@ export function gradeJsonlFile(env: string, file: string): GradedFile {
 }
 
 export async function run(argv: string[]): Promise<void> {
-  const { values, positionals } = parse("grade", argv, { env: { type: "string" }, "per-line": { type: "string" }, help: { type: "boolean", short: "h" } }, true);
-  const usage =
-    `usage: agent-lab grade --env ENV FILE [--per-line OUT]\n  ENV: ${Object.keys(GRADERS).join(", ")}\n` +
-    '  FILE: JSONL with "response" (the model\'s full reply) and "answer" (for gsm8k the solution with its "#### N" line)';
-  if (values.help) return void console.log(usage);
-  if (positionals.length !== 1) throw new UserError(usage);
-  if (!values.env) throw new UserError(`--env is required (known: ${Object.keys(GRADERS).join(", ")})`);
+  const args = parseStepArgs(GRADE_STEP, argv);
+  if (!args) return;
+  const { values, positionals } = args;
+  if (positionals.length !== 1) throw new UserError('give one FILE: JSONL with "response" (the model\'s full reply) and "answer" (for gsm8k the solution with its "#### N" line)');
   const file = positionals[0];
   if (!GRADERS[values.env]) throw new UserError(`--env ${values.env}: unknown environment (known: ${Object.keys(GRADERS).join(", ")})`);
   if (!existsSync(file)) throw new UserError(`${file}: no such file`);

@@ -4,27 +4,16 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { loadConfig } from "../core/config";
 import { UserError } from "../core/errors";
 import { buildIndex } from "../core/search";
-import { parse } from "./args";
-
-const HELP = `usage: agent-lab index [--data DIR] [--workspace DIR]
-
-  --data DIR       data folder with corpus.jsonl; the index goes to DIR/bm25 (default: the config's dataDir)
-  --workspace DIR  folder holding agent-lab.json (default .)`;
+import { INDEX_STEP } from "../core/steps/catalog";
+import { parseStepArgs } from "./step-args";
 
 export async function run(argv: string[]): Promise<void> {
-  const { values } = parse("index", argv, {
-    data: { type: "string" },
-    workspace: { type: "string", default: "." },
-    help: { type: "boolean", short: "h" },
-  });
-  if (values.help) {
-    console.log(HELP);
-    return;
-  }
-  const dataDir = values.data ?? join(values.workspace!, loadConfig(values.workspace!).dataDir);
+  const args = parseStepArgs(INDEX_STEP, argv);
+  if (!args) return;
+  const { values, config, workspaceDir } = args;
+  const dataDir = values.data ?? join(workspaceDir, config.dataDir);
   const corpus = join(dataDir, "corpus.jsonl");
   if (!existsSync(corpus)) throw new UserError(`no corpus at ${corpus}: run "agent-lab prepare" first (or pass --data DIR)`);
   const indexDir = join(dataDir, "bm25");

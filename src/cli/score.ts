@@ -6,7 +6,8 @@
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { FileFormatError, UserError } from "../core/errors";
 import { exactMatch, f1Score } from "../core/score";
-import { parse } from "./args";
+import { SCORE_STEP } from "../core/steps/catalog";
+import { parseStepArgs } from "./step-args";
 
 export interface ScoredFile {
   n: number;
@@ -42,12 +43,10 @@ export function scoreJsonlFile(file: string): ScoredFile {
 }
 
 export async function run(argv: string[]): Promise<void> {
-  const { values, positionals } = parse("score", argv, { "per-line": { type: "string" }, help: { type: "boolean", short: "h" } }, true);
-  if (values.help || positionals.length !== 1) {
-    const usage = "usage: agent-lab score FILE [--per-line OUT] | agent-lab score RUN_DIR\n  FILE: JSONL with \"prediction\" and \"answers\" on every line\n  RUN_DIR: a run folder, rescored in place (episodes.jsonl, summary.json)";
-    if (values.help) return void console.log(usage);
-    throw new UserError(usage);
-  }
+  const args = parseStepArgs(SCORE_STEP, argv);
+  if (!args) return;
+  const { values, positionals } = args;
+  if (positionals.length !== 1) throw new UserError(`give one FILE (JSONL with "prediction" and "answers" on every line) or one RUN_DIR (rescored in place); see agent-lab score --help`);
   const target = positionals[0];
   if (!existsSync(target)) throw new UserError(`${target}: no such file`);
   if (statSync(target).isDirectory()) {

@@ -5,94 +5,48 @@
  * lineage manifest and the cost in the run's ledger. Ctrl-C or SIGTERM stops cleanly (no new
  * questions start, what is written stays); `--resume` continues.
  */
-import { loadConfig } from "../core/config";
 import { UserError } from "../core/errors";
-import { BACKENDS } from "../core/eval/backends";
 import { collectSftData, sftAdvice } from "../core/sft/collect-sft";
-import { intFlag, numberFlag, parse } from "./args";
+import { SFT_DATA_STEP } from "../core/steps/catalog";
+import { printDryRun } from "./dry-run";
 import { localBackendFor } from "./local-backend";
-
-const HELP = `usage: agent-lab sft-data [options]
-
-  --questions N        train questions to try (default 1500)
-  --offset K           start at train question K (default 0)
-  --tries T            episodes per question (default 4)
-  --temperature X      sampling temperature (default 0.8)
-  --min-f1 F           keep the shortest attempt that searched with F1 >= F (default 0.8)
-  --backend B          the model samples its own data: ${BACKENDS.join(" | ")} (default tinker)
-  --teacher B          distil from another source instead: scripted (the heuristic reader) or a backend
-  --model-path PATH    tinker:// sampler checkpoint to sample from (tinker, local)
-  --model ID           tinker: base model (config model); transformers: hub id or folder
-  --tokenizer ID       tinker: tokenizer when it differs from the model's
-  --local-port P       local: reuse the local backend on this port, else start one (default 8765)
-  --name NAME          run folder under runsDir (default sft-data)
-  --resume             continue a stopped run (skips questions already decided)
-  --budget USD         stop before the run's spend would pass USD (config budgetUsd; 0 = no cap)
-  --concurrency C      episodes in flight (config concurrency)
-  --prompt FILE        system prompt file (config systemPromptFile, else the shipped one)
-  --index DIR          BM25 index folder (default <dataDir>/bm25)
-  --workspace DIR      folder holding agent-lab.json, data/ and runs/ (default .)
-  --scripted-delay-ms N scripted source: pause per turn (to watch or test a long run)`;
+import { parseStepArgs } from "./step-args";
 
 export async function run(argv: string[]): Promise<void> {
-  const { values } = parse("sft-data", argv, {
-    questions: { type: "string" },
-    offset: { type: "string" },
-    tries: { type: "string" },
-    temperature: { type: "string" },
-    "min-f1": { type: "string" },
-    backend: { type: "string" },
-    teacher: { type: "string" },
-    "model-path": { type: "string" },
-    model: { type: "string" },
-    tokenizer: { type: "string" },
-    "local-port": { type: "string" },
-    name: { type: "string", default: "sft-data" },
-    resume: { type: "boolean" },
-    budget: { type: "string" },
-    concurrency: { type: "string" },
-    prompt: { type: "string" },
-    index: { type: "string" },
-    workspace: { type: "string", default: "." },
-    "scripted-delay-ms": { type: "string" },
-    help: { type: "boolean", short: "h" },
-  });
-  if (values.help) return void console.log(HELP);
-  if (values.backend && values.teacher) throw new UserError("give --backend (the model samples its own data) or --teacher (distil from another source), not both");
-  const backend = values.teacher ?? values.backend ?? "tinker";
-  const workspaceDir = values.workspace!;
-  const config = loadConfig(workspaceDir, {
-    ...(values.budget !== undefined ? { budgetUsd: numberFlag("budget", values.budget) } : {}),
-    ...(values.concurrency !== undefined ? { concurrency: intFlag("concurrency", values.concurrency, 1) } : {}),
-  });
+  const args = parseStepArgs(SFT_DATA_STEP, argv);
+  if (!args) return;
+  const { values, given, config, workspaceDir } = args;
+  if (given.has("backend") && values.teacher) throw new UserError("give --backend (the model samples its own data) or --teacher (distil from another source), not both");
+  if (values["dry-run"]) return printDryRun(SFT_DATA_STEP, values, config, workspaceDir);
+  const backend = values.teacher ?? values.backend;
 
   // First Ctrl-C / SIGTERM: start no new question and close the run as "interrupted". Second: leave now.
   const controller = new AbortController();
   const onSignal = (sig: NodeJS.Signals) => {
     if (controller.signal.aborted) process.exit(130);
     console.error(`\n${sig}: stopping; no new questions start (again to quit at once)`);
-    controller.abort(new Error(`stopped by ${sig}`));
+    controller.abort(new UserError(`stopped by ${sig}`));
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
-  const local = backend === "local" ? await localBackendFor(workspaceDir, intFlag("local-port", values["local-port"], 0)) : undefined;
+  const local = backend === "local" ? await localBackendFor(workspaceDir, values["local-port"]) : undefined;
   try {
     const result = await collectSftData({
       workspaceDir,
       config,
-      name: values.name!,
-      questions: intFlag("questions", values.questions, 1) ?? 1500,
-      offset: intFlag("offset", values.offset, 0) ?? 0,
-      tries: intFlag("tries", values.tries, 1) ?? 4,
-      temperature: numberFlag("temperature", values.temperature) ?? 0.8,
-      minF1: numberFlag("min-f1", values["min-f1"]) ?? 0.8,
+      name: values.name,
+      questions: values.questions,
+      offset: values.offset,
+      tries: values.tries,
+      temperature: values.temperature,
+      minF1: values["min-f1"],
       role: values.teacher ? "teacher" : "self",
       backend,
       checkpoint: values["model-path"],
       model: values.model,
       tokenizer: values.tokenizer,
       localBackendUrl: local?.url,
-      scriptedDelayMs: intFlag("scripted-delay-ms", values["scripted-delay-ms"], 0),
+      scriptedDelayMs: values["scripted-delay-ms"],
       promptFile: values.prompt,
       indexDir: values.index,
       resume: Boolean(values.resume),

@@ -3,23 +3,15 @@
  * Reads a run folder (a path, or a name under runsDir): how episodes ended, searches per episode,
  * and N random failures with model-written text set apart from harness-inserted text.
  */
-import { existsSync } from "node:fs";
-import { basename, isAbsolute, join } from "node:path";
-import { loadConfig } from "../core/config";
+import { basename } from "node:path";
 import { UserError } from "../core/errors";
+import { SHOW_FIELDS } from "../core/runs/episode-record";
 import { readRun } from "../core/runs/run-files";
 import { renderShow, type TraceStyle } from "../core/runs/trace-text";
 import { tokenizerForRun } from "../core/runs/run-tokenizer";
-import { intFlag, parse } from "./args";
-
-const HELP = `usage: agent-lab show RUN [--n N] [--seed S] [--workspace DIR]
-
-  RUN              a run folder, or a run name under the config's runsDir
-  --n N            failures to print (default 3)
-  --seed S         which failures (default 0)
-  --workspace DIR  folder holding agent-lab.json (default .)
-Colours when stdout is a terminal or FORCE_COLOR is set (NO_COLOR turns them off);
-otherwise harness-inserted text is fenced in ⟦…⟧.`;
+import { SHOW_STEP } from "../core/steps/catalog";
+import { resolveRunDir } from "./run-dir";
+import { parseStepArgs } from "./step-args";
 
 /** ANSI when writing to a terminal or asked to by FORCE_COLOR; NO_COLOR (or FORCE_COLOR=0) wins. */
 export function traceStyle(env: NodeJS.ProcessEnv, isTTY: boolean): TraceStyle {
@@ -29,36 +21,21 @@ export function traceStyle(env: NodeJS.ProcessEnv, isTTY: boolean): TraceStyle {
 }
 
 export async function run(argv: string[]): Promise<void> {
-  const { values, positionals } = parse(
-    "show",
-    argv,
-    { n: { type: "string" }, seed: { type: "string" }, workspace: { type: "string", default: "." }, help: { type: "boolean", short: "h" } },
-    true,
-  );
-  if (values.help) {
-    console.log(HELP);
-    return;
-  }
+  const args = parseStepArgs(SHOW_STEP, argv);
+  if (!args) return;
+  const { values, positionals, config, workspaceDir } = args;
   if (positionals.length !== 1) throw new UserError("give exactly one run (a folder, or a name under runs/)");
-  const runDir = resolveRunDir(positionals[0], values.workspace!);
-  const files = readRun(runDir);
+  const runDir = resolveRunDir(positionals[0], workspaceDir, config);
+  const files = readRun(runDir, SHOW_FIELDS);
   const { tokenizer, problem } = await tokenizerForRun(files.manifest?.tokenizer);
   console.log(
     renderShow(files, {
       name: basename(runDir),
-      n: intFlag("n", values.n, 0) ?? 3,
-      seed: intFlag("seed", values.seed) ?? 0,
+      n: values.n,
+      seed: values.seed,
       style: traceStyle(process.env, Boolean(process.stdout.isTTY)),
       tokenizer,
       tokenizerProblem: problem,
     }),
   );
-}
-
-function resolveRunDir(run: string, workspace: string): string {
-  if (existsSync(run)) return run;
-  const runsDir = loadConfig(workspace).runsDir;
-  const named = join(isAbsolute(runsDir) ? runsDir : join(workspace, runsDir), run);
-  if (existsSync(named)) return named;
-  throw new UserError(`no run folder "${run}" (looked at ${run} and ${named})`);
 }

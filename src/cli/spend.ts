@@ -4,27 +4,15 @@
  * ledger count through summary.json).
  */
 import { isAbsolute, join } from "node:path";
-import { loadConfig } from "../core/config";
 import { UserError } from "../core/errors";
 import { startOfToday, workspaceSpend, type WorkspaceSpend } from "../core/ledger";
-import { parse } from "./args";
-
-const HELP = `usage: agent-lab spend [options]
-
-  --today          only what was spent since local midnight
-  --since TIME     only what was spent at or after TIME (ISO date or date-time)
-  --json           print the numbers as JSON
-  --workspace DIR  folder holding agent-lab.json and runs/ (default .)`;
+import { SPEND_STEP } from "../core/steps/catalog";
+import { parseStepArgs } from "./step-args";
 
 export async function run(argv: string[]): Promise<void> {
-  const { values } = parse("spend", argv, {
-    today: { type: "boolean" },
-    since: { type: "string" },
-    json: { type: "boolean" },
-    workspace: { type: "string", default: "." },
-    help: { type: "boolean", short: "h" },
-  });
-  if (values.help) return void console.log(HELP);
+  const args = parseStepArgs(SPEND_STEP, argv);
+  if (!args) return;
+  const { values, config, workspaceDir } = args;
   if (values.today && values.since) throw new UserError("give --today or --since, not both");
   let since: Date | undefined;
   if (values.today) since = startOfToday();
@@ -32,8 +20,6 @@ export async function run(argv: string[]): Promise<void> {
     since = new Date(values.since);
     if (Number.isNaN(since.getTime())) throw new UserError(`--since must be a date or date-time (e.g. 2026-11-29 or 2026-11-29T09:00), got "${values.since}"`);
   }
-  const workspaceDir = values.workspace!;
-  const config = loadConfig(workspaceDir);
   const runsDir = isAbsolute(config.runsDir) ? config.runsDir : join(workspaceDir, config.runsDir);
   const spend = workspaceSpend(runsDir, { since });
   if (values.json) return void console.log(JSON.stringify(spend, null, 2));

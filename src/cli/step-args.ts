@@ -2,7 +2,7 @@
  * Parsing a command's argv from its step spec: flags validated by the one validator, config-backed
  * flags filled from the workspace's effective config, `--help` rendered from the spec.
  */
-import { loadConfig, type AgentLabConfig } from "../core/config";
+import { loadConfig, mergeConfig, validateOverrides, type AgentLabConfig } from "../core/config";
 import { parseFlags, withConfigDefaults, type FlagSpecs, type FlagValues } from "../core/steps/flags";
 import { stepHelp, type StepSpec } from "../core/steps/spec";
 
@@ -16,14 +16,24 @@ export interface StepArgs<F extends FlagSpecs> {
   workspaceDir: string;
 }
 
+/** Whether argv asks for help (before a `--`, after which words are positionals). */
+function wantsHelp(argv: readonly string[]): boolean {
+  const end = argv.indexOf("--");
+  return (end < 0 ? argv : argv.slice(0, end)).some((a) => a === "--help" || a === "-h");
+}
+
 /** undefined when the user asked for --help (already printed). */
 export function parseStepArgs<F extends FlagSpecs>(spec: StepSpec<F>, argv: readonly string[]): StepArgs<F> | undefined {
-  if (argv.includes("--help") || argv.includes("-h")) {
+  if (wantsHelp(argv)) {
     console.log(stepHelp(spec as unknown as StepSpec));
     return undefined;
   }
   const parsed = parseFlags(spec.flags, argv, { command: `agent-lab ${spec.name}`, allowPositionals: spec.positionals !== undefined });
-  const workspaceDir = typeof (parsed.values as Record<string, unknown>).workspace === "string" ? ((parsed.values as Record<string, unknown>).workspace as string) : ".";
-  const config = loadConfig(workspaceDir, parsed.overrides as Partial<AgentLabConfig>);
+  const raw = parsed.values as Record<string, unknown>;
+  const hasWorkspace = "workspace" in spec.flags;
+  const workspaceDir = hasWorkspace && typeof raw.workspace === "string" ? raw.workspace : ".";
+  // A step without --workspace (score, serve-local, demo, pipeline) does not read the folder's
+  // agent-lab.json: a broken one in the current folder must not stop it.
+  const config = hasWorkspace ? loadConfig(workspaceDir, parsed.overrides as Partial<AgentLabConfig>) : mergeConfig(validateOverrides(parsed.overrides, "command-line options"));
   return { values: withConfigDefaults(spec.flags, parsed.values, config), positionals: parsed.positionals, given: parsed.given, config, workspaceDir };
 }

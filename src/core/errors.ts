@@ -17,3 +17,11 @@ export class FileFormatError extends UserError {
     this.name = "FileFormatError";
   }
 }
+
+/** Longest text quoted back in a message: longer input (a 300-character name) is shown cut, with its length. */
+const MAX_QUOTED = 60;
+
+/** A value as a message quotes it: JSON-quoted, cut when long. */
+export function quoteValue(raw: string): string {
+  return raw.length > MAX_QUOTED ? `${JSON.stringify(raw.slice(0, MAX_QUOTED) + "…")} (${raw.length} characters)` : JSON.stringify(raw);
+}

@@ -6,20 +6,21 @@
 import * as vscode from "vscode";
 import { CheckpointsProvider } from "./checkpoints/checkpoints-provider";
 import { registerCommands, type Lab } from "./commands/commands";
-import { registerPanelFeatures } from "./feature-bridge";
 import { JobRunner } from "./jobs/job-runner";
 import { JobsProvider, JobsStatusBar } from "./jobs/jobs-provider";
 import { LabWorkspace } from "./lab-workspace";
+import { registerEpisodeCodeLens, registerPanelSerializers } from "./panels";
 import { RunsProvider } from "./runs/runs-provider";
 import { ApiKeyStore } from "./secrets/api-key";
 import { SETTINGS_SECTION } from "./settings/settings-overrides";
 import { spendReport } from "./spend";
+import { updateContextKeys } from "./context-keys";
 import { watchWorkspace } from "./watchers";
 
 let lab: Lab | undefined;
 
-/** What the extension exports: its parts (for integration tests and other extensions) and how long activate() took. */
-export type AgentLabApi = Lab & { activationMs: number };
+/** What the extension exports: its parts and views (for integration tests and other extensions) and how long activate() took. */
+export type AgentLabApi = Lab & { jobsView: JobsProvider; statusBar: JobsStatusBar; activationMs: number };
 
 export function activate(context: vscode.ExtensionContext): AgentLabApi {
   const started = performance.now();
@@ -32,6 +33,7 @@ export function activate(context: vscode.ExtensionContext): AgentLabApi {
 
   let todayUsd = 0;
   const statusBar = new JobsStatusBar(jobs, () => todayUsd);
+  const jobsView = new JobsProvider(jobs);
   const updateSpend = () => {
     try {
       todayUsd = spendReport(workspace.runsDir()).todayUsd;
@@ -48,17 +50,9 @@ export function activate(context: vscode.ExtensionContext): AgentLabApi {
     statusBar,
     vscode.window.registerTreeDataProvider("agentLab.runs", runs),
     vscode.window.registerTreeDataProvider("agentLab.checkpoints", checkpoints),
-    vscode.window.registerTreeDataProvider("agentLab.jobs", new JobsProvider(jobs)),
+    jobsView,
+    vscode.window.registerTreeDataProvider("agentLab.jobs", jobsView),
     ...registerCommands(lab),
-    ...watchWorkspace(workspace, {
-      runs: () => {
-        runs.refreshSoon();
-        updateSpend();
-      },
-      checkpoints: () => checkpoints.refresh(),
-      jobs: () => jobs.reattach(),
-      data: () => void updateContextKeys(workspace),
-    }),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration(SETTINGS_SECTION)) {
         runs.refresh();
@@ -69,31 +63,29 @@ export function activate(context: vscode.ExtensionContext): AgentLabApi {
     // Finished jobs change run status (running → done) even when no file event arrives.
     jobs.onDidChange(() => runs.refreshSoon(1000)),
   );
-  registerPanelFeatures(context);
+  // Panels restore themselves after a reload; episodes.jsonl lines get an "Open trace" code lens.
+  registerPanelSerializers(context);
+  registerEpisodeCodeLens(context);
   setTimeout(() => void import("./language-client").then((m) => m.startPromptLanguageClient(context, workspace), (e: unknown) => console.error("Agent Lab: prompt language client failed to load", e)), 0);
   // The rest waits for the first idle moment so activation itself stays a few milliseconds.
   setTimeout(() => {
+    // File watchers read the settings (runsDir, dataDir): after activation too.
+    context.subscriptions.push(
+      ...watchWorkspace(workspace, {
+        runs: () => {
+          runs.refreshSoon();
+          updateSpend();
+        },
+        checkpoints: () => checkpoints.refresh(),
+        jobs: () => jobs.reattach(),
+        data: () => void updateContextKeys(workspace),
+      }),
+    );
     jobs.reattach();
     updateSpend();
     void updateContextKeys(workspace);
   }, 0);
-  return { ...lab, activationMs: performance.now() - started };
-}
-
-/** Context keys the welcome views use: is there a data folder with splits, an index? */
-async function updateContextKeys(workspace: LabWorkspace): Promise<void> {
-  let hasData = false;
-  let hasIndex = false;
-  try {
-    const dataDir = vscode.Uri.file(workspace.dataDir());
-    const stat = async (name: string) => vscode.workspace.fs.stat(vscode.Uri.joinPath(dataDir, name)).then(() => true, () => false);
-    hasData = await stat("val.jsonl");
-    hasIndex = await stat("bm25");
-  } catch {
-    // no folder, or unreadable settings: both stay false
-  }
-  await vscode.commands.executeCommand("setContext", "agentLab.hasData", hasData);
-  await vscode.commands.executeCommand("setContext", "agentLab.hasIndex", hasIndex);
+  return { ...lab, jobsView, statusBar, activationMs: performance.now() - started };
 }
 
 export function deactivate(): void {

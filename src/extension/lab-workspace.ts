@@ -6,6 +6,7 @@
 import * as path from "node:path";
 import * as vscode from "vscode";
 import { loadConfig, type AgentLabConfig } from "../core/config";
+import { DEFAULT_LOCAL_PORT } from "../core/steps/common-flags";
 import { jobBackend, SETTINGS_SECTION, settingsEnv, settingsOverrides, type JobBackend } from "./settings/settings-overrides";
 
 export class LabWorkspace {
@@ -48,7 +49,7 @@ export class LabWorkspace {
 
   localBackendPort(): number {
     const p = this.section().get<number>("localBackendPort");
-    return Number.isInteger(p) && (p as number) > 0 ? (p as number) : 8765;
+    return Number.isInteger(p) && (p as number) > 0 ? (p as number) : DEFAULT_LOCAL_PORT;
   }
 
   runsDir(config: AgentLabConfig = this.config()): string {

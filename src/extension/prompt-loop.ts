@@ -1,23 +1,20 @@
 /**
  * The prompt loop: edit the workspace's system prompt, rerun eval on val with it, compare with the
- * last val run that used a different prompt. The shell's commands call these through
- * feature-bridge.ts (agentLab.editSystemPrompt, agentLab.rerunEvalWithPrompt); the language
- * server's code lens on a prompt file runs the second with the file's path.
+ * last val run that used a different prompt. The eval commands call these
+ * (agentLab.editSystemPrompt, agentLab.rerunEvalWithPrompt); the language server's code lens on a
+ * prompt file runs the second with the file's path.
  */
 import { statSync } from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
-import type { Split } from "../core/data/question";
 // Not the prompt-lint index: that would pull the tokenizer into the extension bundle.
 import { baselineForPrompt, promptRunBaseName, seedWorkspacePrompt } from "../core/prompt-lint/prompt-loop-plan";
 import { lintPrompt } from "../core/prompt-lint/prompt-rules";
-import * as args from "./commands/cli-args";
-import type { Lab } from "./commands/commands";
-import { countLines } from "./commands/commands";
-import * as estimate from "./commands/estimate";
+import { EVAL_STEP } from "../core/steps/catalog";
+import { evalValues, uniqueRunName } from "./commands/cli-args";
+import { startStep, type Lab } from "./commands/lab";
 import type { Job } from "./jobs/job-runner";
 import { openCompare } from "./panels";
-import { spendsMoney } from "./settings/settings-overrides";
 
 /** Copies the shipped prompt into the workspace on first use, records it in agent-lab.json, opens it. */
 export async function editSystemPrompt(lab: Lab): Promise<void> {
@@ -77,31 +74,22 @@ export async function rerunEvalWithPrompt(lab: Lab, promptFile: string): Promise
     if (go !== "Run Anyway") return undefined;
   }
 
-  const config = lab.workspace.config();
   const rows = lab.runs.currentRows();
   const baseline = baselineForPrompt(rows, prompt.sha256);
-  const name = args.uniqueRunName(promptRunBaseName(file, prompt.sha256), new Set(rows.map((r) => r.name)));
+  const name = uniqueRunName(promptRunBaseName(file, prompt.sha256), new Set(rows.map((r) => r.name)));
   const relative = path.relative(folder, file);
-  const choice = {
+  const values = evalValues({
     name,
-    split: "val" as Split,
+    split: "val",
     limit: baseline?.manifest?.job.limit,
-    modelPath: baseline?.manifest?.policy.checkpoint,
+    "model-path": baseline?.manifest?.policy.checkpoint,
     // Workspace-relative when inside it: the run's manifest then names the file the same on every machine.
-    promptFile: relative.startsWith("..") || path.isAbsolute(relative) ? file : relative,
-  };
-  const backend = lab.workspace.backend();
-  const paid = spendsMoney(backend);
+    prompt: relative.startsWith("..") || path.isAbsolute(relative) ? file : relative,
+    backend: lab.workspace.backend(),
+  });
   const title = `Eval on val with prompt ${path.basename(file)} (${prompt.sha256.slice(0, 8)})`;
-  let est: estimate.Estimate | undefined;
-  if (paid) {
-    const questions = choice.limit ?? countLines(path.join(lab.workspace.dataDir(config), "val.jsonl"));
-    est = estimate.estimateEval(config, config.model, questions, rows);
-    const ok = await vscode.window.showWarningMessage(estimate.confirmationText(title, est, config.budgetUsd), { modal: true }, "Start");
-    if (ok !== "Start") return undefined;
-  }
-  const runDir = path.join(lab.workspace.runsDir(config), name);
-  const job = await lab.jobs.start({ title, command: args.evalArgs({ ...choice, backend }), runDir, spendsMoney: paid, estimateUsd: est?.usd });
+  const runDir = path.join(lab.workspace.runsDir(), name);
+  const job = await startStep(lab, { spec: EVAL_STEP, values, title, runDir });
   if (!job) return undefined;
   const compared = job.finished.then(async (status) => {
     if (status.state !== "done") return;

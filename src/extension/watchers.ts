@@ -1,10 +1,17 @@
 /**
- * File watchers on the workspace: run files (summary, episodes, manifest, metrics), the checkpoint
- * registry, job records and the data folder. Patterns follow the runsDir/dataDir settings.
+ * File watchers on the workspace: run files (summary, episodes, manifest, metrics, progress), the
+ * checkpoint registry, job records and the data folder. Patterns follow the runsDir/dataDir
+ * settings, and work in an empty folder that a job (the pipeline) lays out as it goes. The
+ * registry is also polled (folder-watch.ts): it is the only thing that refreshes the Checkpoints
+ * view, so a file system that drops events must not leave it stale.
  */
 import * as path from "node:path";
 import * as vscode from "vscode";
+import { REGISTRY_FILE } from "../core/checkpoints/registry";
+import { RUN_FILES } from "../core/runs/run-folder";
+import { JOBS_DIR } from "./jobs/job-store";
 import type { LabWorkspace } from "./lab-workspace";
+import { watchRunFiles } from "./panels/folder-watch";
 
 export interface WatchHandlers {
   runs: () => void;
@@ -12,6 +19,9 @@ export interface WatchHandlers {
   jobs: () => void;
   data: () => void;
 }
+
+/** Files whose change means a run's row changed (metrics.jsonl: a training run's last step). */
+const WATCHED = [RUN_FILES.summary, RUN_FILES.episodes, RUN_FILES.manifest, RUN_FILES.metrics, RUN_FILES.sft, RUN_FILES.progress];
 
 export function watchWorkspace(workspace: LabWorkspace, on: WatchHandlers): vscode.Disposable[] {
   const folder = vscode.workspace.workspaceFolders?.[0];
@@ -30,11 +40,13 @@ export function watchWorkspace(workspace: LabWorkspace, on: WatchHandlers): vsco
     const w = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(folder, glob));
     return [w, w.onDidCreate(handler), w.onDidChange(handler), w.onDidDelete(handler)];
   };
+  const registryPoll = watchRunFiles(path.resolve(folder.uri.fsPath, runsRel), [REGISTRY_FILE], on.checkpoints);
   return [
-    ...watch(`${rel(runsRel)}/*/{summary.json,episodes.jsonl,manifest.json,metrics.jsonl,sft.jsonl}`, on.runs),
+    ...watch(`${rel(runsRel)}/*/{${WATCHED.join(",")}}`, on.runs),
     ...watch(`${rel(runsRel)}/*`, on.runs),
-    ...watch(`${rel(runsRel)}/checkpoints.jsonl`, on.checkpoints),
-    ...watch(`${rel(runsRel)}/.jobs/*.json`, on.jobs),
+    ...watch(`${rel(runsRel)}/${REGISTRY_FILE}`, on.checkpoints),
+    { dispose: () => registryPoll.dispose() },
+    ...watch(`${JOBS_DIR.split(path.sep).join("/")}/*.json`, on.jobs),
     ...watch(`${rel(dataRel)}/{val.jsonl,bm25}`, on.data),
   ];
 }

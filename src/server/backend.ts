@@ -1,45 +1,27 @@
 /**
  * The local backend's state and operations, independent of HTTP: sessions, training models with
  * their per-model op queues (strict seq_id order, retries answered with the first future), samplers,
- * checkpoints and futures. The HTTP layer (http-server.ts) decodes requests and calls in here.
+ * checkpoints and futures. Requests arrive already validated (validate.ts); the models themselves
+ * live in the compute worker (compute/), so nothing here runs model code on the HTTP event loop.
+ * Every collection is bounded, and a request that is refused changes nothing.
  */
 import { randomBytes } from "node:crypto";
-import { existsSync, readFileSync, writeFileSync, renameSync } from "node:fs";
-import { join } from "node:path";
 import { CheckpointStore, parseTinkerPath, tinkerPath, validCheckpointName, type RunRecord, type TinkerPath } from "./checkpoint-store";
+import { ComputeClient } from "./compute/client";
+import type { ComputeJob, ComputeResult } from "./compute/jobs";
 import { FutureStore, type FutureResult } from "./futures";
+import { HttpError } from "./http-error";
 import { UserInputError } from "./model/errors";
-import { LOSS_NAMES, type LossName } from "./model/losses";
-import { sample, scorePrompt } from "./model/sample";
-import { TinyModel } from "./model/tiny-model";
-import { forwardBackward, optimStep, type AdamParams, type TrainDatum } from "./model/train";
-import { encodeForwardBackwardOutput, encodeSampleResponse } from "../core/tinker/wire/codec";
-import type {
-  Datum,
-  ForwardBackwardRequest,
-  LoraConfig,
-  SampleRequest,
-  SampleResponse,
-  TensorData,
-} from "../core/tinker/wire/types";
+import { MAX_RANK } from "./model/tiny-model";
+import type { CreateModelBody, CreateSamplingSessionBody, ForwardBackwardBody, LoadWeightsBody, LoraRequest, OptimStepBody, SampleBody, SaveWeightsBody } from "./validate";
 
-/** An error with the HTTP status the server should answer (4xx user errors; never 409, spec §7.2). */
-export class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+export { HttpError };
 
 export interface BackendOptions {
   dir: string;
   seed: number;
   /** Extra time each queued operation takes before it runs (simulates a slow service). */
   opDelayMs: () => number;
-  /** Token ids → text, needed only for stop strings. */
-  decode?: (ids: number[]) => string;
   log: (line: string) => void;
 }
 
@@ -61,116 +43,154 @@ interface SessionState {
 
 interface TrainingState {
   run: RunRecord;
-  model: TinyModel;
+  /** The model's handle in the compute worker. */
+  handle: string;
+  rank: number;
   /** The next seq_id to execute; create_model is implicitly 0. */
   nextSeq: number;
-  pending: Map<number, { kind: string; run: () => FutureResult }>;
+  pending: Map<number, { kind: string; run: () => Promise<FutureResult> }>;
   futureBySeq: Map<number, string>;
   running: boolean;
+  lastUsed: number;
 }
 
 interface SamplerState {
   id: string;
   baseModel: string;
   modelPath?: string;
-  model: TinyModel;
+  /** Compute handle: shared per checkpoint path or base seed, own for an ephemeral snapshot. */
+  handle: string;
   futureBySeq: Map<number, string>;
 }
 
 /** Unnamed sampler snapshots kept per session (each holds a copy of the weights). */
 export const MAX_EPHEMERAL_SAMPLERS = 16;
+/** Bounds that keep the server's memory flat however many requests arrive. */
+export const BOUNDS = {
+  sessions: 10_000,
+  /** Training models held in memory; the least recently used idle one is unloaded past this. */
+  trainingModels: 32,
+  /** Checkpoint samplers loaded at once (reloaded from disk on demand). */
+  loadedCheckpoints: 16,
+  /** Training ops queued ahead of the next one to run (a seq_id further ahead is refused). */
+  seqAhead: 4096,
+  /** seq_id → future entries remembered per model or sampler, for retries. */
+  seqMemory: 4096,
+  /** Compute jobs waiting: past this, asample answers 429 (the SDK backs off and resends). */
+  queuedJobs: 2048,
+  forgottenIds: 10_000,
+} as const;
 
 export const SUPPORTED_MODELS = ["Qwen/Qwen3.5-4B", "Qwen/Qwen3.5-9B", "Qwen/Qwen3.5-27B", "Qwen/Qwen3.5-35B-A3B"];
 export const STAND_IN_NOTICE =
   "Agent Lab local backend: a local stand-in for Tinker with a tiny CPU model (whatever base_model you name); its numbers say nothing about the real model.";
 
 const delay = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+const DEFAULT_LORA: LoraRequest = { rank: 32, train_unembed: true, train_mlp: true, train_attn: true };
+
+/** Drops the oldest entries of an insertion-ordered map or set past a size. */
+function trim(m: Map<unknown, unknown> | Set<unknown>, max: number): void {
+  for (const k of m.keys()) {
+    if (m.size <= max) break;
+    m.delete(k);
+  }
+}
+
+function bytesOf(r: ComputeResult): Uint8Array {
+  if (!("bytes" in r)) throw new Error("compute answered JSON where protobuf was expected");
+  return r.bytes;
+}
+
+function jsonOf(r: ComputeResult): unknown {
+  if (!("json" in r)) throw new Error("compute answered protobuf where JSON was expected");
+  return r.json;
+}
 
 export class LocalBackend {
   readonly futures = new FutureStore();
   readonly store: CheckpointStore;
+  private readonly compute = new ComputeClient();
   private readonly sessions = new Map<string, SessionState>();
   private readonly training = new Map<string, TrainingState>();
   private readonly samplers = new Map<string, SamplerState>();
-  /**
-   * One vocabulary for the whole server (see tiny-model.ts): every model is brought up to it
-   * before it computes, so a sampler and its trainer always agree on the softmax's support and
-   * sampled logprobs match the learner's for the same weights.
-   */
-  private readonly vocabIds: number[] = [];
-  private readonly vocabSet = new Set<number>();
-  private readonly vocabSynced = new WeakMap<TinyModel, number>();
-  private vocabDirty = false;
+  /** Checkpoint and base-model handles loaded in the compute worker, least recently used first. */
+  private readonly shared = new Map<string, Promise<void>>();
   private closed = false;
+  private handles = 0;
   /** What ran and for how long (queue wait excluded): for benchmarks and diagnostics. Newest last, bounded. */
   readonly opLog: OpRecord[] = [];
+  /** Samplers and models dropped to bound memory, so a later request can say why they are gone. */
   private readonly evicted = new Set<string>();
+  private readonly unloaded = new Set<string>();
+
+  constructor(readonly options: BackendOptions) {
+    this.store = new CheckpointStore(options.dir);
+  }
 
   private logOp(kind: string, start: number): void {
     this.opLog.push({ kind, start, end: performance.now() });
     if (this.opLog.length > 10_000) this.opLog.splice(0, 1_000);
   }
 
-  constructor(readonly options: BackendOptions) {
-    this.store = new CheckpointStore(options.dir);
-    const vocabFile = join(options.dir, "vocab.json");
-    if (existsSync(vocabFile)) for (const id of JSON.parse(readFileSync(vocabFile, "utf8")) as number[]) this.addVocab(id);
-    this.vocabDirty = false;
+  private run(job: ComputeJob): Promise<ComputeResult> {
+    return this.compute.run(job);
   }
 
-  // ---------- vocabulary ----------
-
-  private addVocab(id: number): void {
-    if (!Number.isInteger(id) || id < 0 || id > 0x7fffffff) throw new UserInputError(`token id ${id} is not a valid id`);
-    if (this.vocabSet.has(id)) return;
-    this.vocabSet.add(id);
-    this.vocabIds.push(id);
-    this.vocabDirty = true;
-  }
-
-  /** Registers ids from a request server-wide and brings a model up to the shared vocabulary. */
-  private syncVocab(model: TinyModel, ids: Iterable<number>): void {
-    for (const id of ids) this.addVocab(id);
-    let from = this.vocabSynced.get(model) ?? 0;
-    for (; from < this.vocabIds.length; from++) model.ensureToken(this.vocabIds[from]);
-    this.vocabSynced.set(model, from);
-  }
-
-  /** Persists the shared vocabulary (called periodically and on close). */
-  flushVocab(): void {
-    if (!this.vocabDirty) return;
-    const file = join(this.options.dir, "vocab.json");
-    writeFileSync(`${file}.tmp`, JSON.stringify(this.vocabIds));
-    renameSync(`${file}.tmp`, file);
-    this.vocabDirty = false;
+  /** Sizes of the bounded collections (for the reliability tests and diagnostics). */
+  stats(): Record<string, number> {
+    return {
+      sessions: this.sessions.size,
+      trainingModels: this.training.size,
+      samplers: this.samplers.size,
+      futures: this.futures.size,
+      computeInFlight: this.compute.inFlight,
+    };
   }
 
   // ---------- sessions ----------
 
   createSession(): { session_id: string; type: "create_session"; info_message: string } {
     const id = `sess-${randomBytes(6).toString("hex")}`;
-    this.sessions.set(id, { id, runIds: [], samplerIds: [], ephemeral: [], lastHeartbeat: Date.now() });
+    this.addSession(id);
     return { session_id: id, type: "create_session", info_message: STAND_IN_NOTICE };
   }
 
-  /** Sessions are lenient: an id from before a restart is adopted rather than refused. */
-  private session(id: unknown): SessionState {
-    if (typeof id !== "string" || id.length === 0) throw new HttpError(400, "session_id is required");
-    let s = this.sessions.get(id);
-    if (!s) {
-      s = { id, runIds: [], samplerIds: [], ephemeral: [], lastHeartbeat: Date.now() };
-      this.sessions.set(id, s);
+  private addSession(id: string): SessionState {
+    const s: SessionState = { id, runIds: [], samplerIds: [], ephemeral: [], lastHeartbeat: Date.now() };
+    this.sessions.set(id, s);
+    if (this.sessions.size > BOUNDS.sessions) {
+      // Forget the longest-idle sessions that own no live model; their samplers stay reachable by id.
+      for (const [key, old] of this.sessions) {
+        if (this.sessions.size <= BOUNDS.sessions) break;
+        if (key !== id && !old.runIds.some((r) => this.training.has(r))) this.sessions.delete(key);
+      }
     }
     return s;
   }
 
-  heartbeat(id: unknown): void {
-    if (typeof id !== "string" || !this.sessions.has(id)) throw new HttpError(404, `unknown session ${String(id)}`);
-    this.sessions.get(id)!.lastHeartbeat = Date.now();
+  /** Sessions are lenient: an id from before a restart is adopted rather than refused (call only once a request is known good). */
+  private session(id: string): SessionState {
+    return this.sessions.get(id) ?? this.addSession(id);
   }
 
-  listSessions(): string[] {
-    return [...this.sessions.keys()];
+  heartbeat(id: string): void {
+    const s = this.sessions.get(id);
+    if (!s) throw new HttpError(404, `unknown session ${id}`);
+    s.lastHeartbeat = Date.now();
+    // Keep live sessions at the young end, so the bound forgets idle ones first.
+    this.sessions.delete(id);
+    this.sessions.set(id, s);
+  }
+
+  listSessions(offset: number, limit: number): string[] {
+    const out: string[] = [];
+    let i = 0;
+    for (const id of this.sessions.keys()) {
+      if (i++ < offset) continue;
+      if (out.length >= limit) break;
+      out.push(id);
+    }
+    return out;
   }
 
   getSession(id: string): { training_run_ids: string[]; sampler_ids: string[] } {
@@ -194,58 +214,76 @@ export class LocalBackend {
 
   // ---------- training models ----------
 
-  createModel(body: Record<string, unknown>): { request_id: string; model_id: string } {
-    const session = this.session(body.session_id);
-    const seq = body.model_seq_id;
-    if (!Number.isInteger(seq) || (seq as number) < 0) throw new HttpError(400, "model_seq_id must be a non-negative integer");
-    if (typeof body.base_model !== "string" || body.base_model.length === 0) throw new HttpError(400, "base_model is required");
-    const lora = parseLora(body.lora_config);
-    const modelId = `${session.id}:train:${seq}`;
+  createModel(body: CreateModelBody): { request_id: string; model_id: string } {
+    const modelId = `${body.session_id}:train:${body.model_seq_id}`;
     const existing = this.training.get(modelId);
-    if (existing) return { request_id: this.immediateFuture({ kind: "json", body: { model_id: modelId, type: "create_model" } }), model_id: modelId };
+    const done = () => ({ request_id: this.immediateFuture({ kind: "json", body: { model_id: modelId, type: "create_model" } }), model_id: modelId });
+    if (existing) return done();
+    this.makeTrainingModel(modelId, body, true);
+    return done();
+  }
+
+  private makeTrainingModel(modelId: string, body: CreateModelBody, init: boolean): TrainingState {
+    const session = this.session(body.session_id);
     const now = new Date().toISOString();
-    const run: RunRecord = {
-      training_run_id: modelId,
-      base_model: body.base_model,
-      lora_config: lora,
-      session_id: session.id,
-      created: now,
-      last_request_time: now,
-    };
-    if (isStringRecord(body.user_metadata)) run.user_metadata = body.user_metadata;
-    const model = this.newModel(lora);
-    this.training.set(modelId, { run, model, nextSeq: 1, pending: new Map(), futureBySeq: new Map(), running: false });
+    const lora = body.lora_config;
+    const run: RunRecord = { training_run_id: modelId, base_model: body.base_model, lora_config: lora, session_id: session.id, created: now, last_request_time: now };
+    if (body.user_metadata) run.user_metadata = body.user_metadata;
+    this.evictIdleModels();
+    const handle = `train#${++this.handles}`;
+    const t: TrainingState = { run, handle, rank: Math.min(lora.rank, MAX_RANK), nextSeq: 1, pending: new Map(), futureBySeq: new Map(), running: false, lastUsed: Date.now() };
+    this.training.set(modelId, t);
+    this.unloaded.delete(modelId);
     session.runIds.push(modelId);
+    if (session.runIds.length > 4 * BOUNDS.trainingModels) session.runIds.splice(0, session.runIds.length - 4 * BOUNDS.trainingModels);
     this.store.saveRun(run);
+    if (init) {
+      void this.run({
+        kind: "create",
+        handle,
+        config: { rank: lora.rank, seed: lora.seed ?? this.options.seed, trainUnembed: lora.train_unembed, trainMlp: lora.train_mlp, trainAttn: lora.train_attn },
+        trainable: true,
+      }).catch((e: unknown) => this.options.log(`creating ${modelId} failed: ${(e as Error).message}`));
+    }
     this.options.log(`created model ${modelId} (base ${run.base_model}, rank ${lora.rank})`);
-    return { request_id: this.immediateFuture({ kind: "json", body: { model_id: modelId, type: "create_model" } }), model_id: modelId };
-  }
-
-  private newModel(lora: LoraConfig): TinyModel {
-    return new TinyModel({
-      rank: lora.rank,
-      seed: lora.seed ?? this.options.seed,
-      trainUnembed: lora.train_unembed,
-      trainMlp: lora.train_mlp,
-      trainAttn: lora.train_attn,
-    });
-  }
-
-  private trainingState(modelId: unknown): TrainingState {
-    if (typeof modelId !== "string") throw new HttpError(400, "model_id is required");
-    const t = this.training.get(modelId);
-    if (!t) throw new HttpError(404, `unknown model ${modelId} (models live in memory; after a restart, load a checkpoint into a new training client)`);
     return t;
   }
 
-  getInfo(modelId: unknown): Record<string, unknown> {
+  /** Unloads the least recently used idle training models past the bound. */
+  private evictIdleModels(): void {
+    if (this.training.size < BOUNDS.trainingModels) return;
+    const idle = [...this.training.values()].filter((t) => !t.running && t.pending.size === 0).sort((a, b) => a.lastUsed - b.lastUsed);
+    for (const t of idle) {
+      if (this.training.size < BOUNDS.trainingModels) break;
+      this.dropModel(t);
+      this.unloaded.add(t.run.training_run_id);
+      trim(this.unloaded, BOUNDS.forgottenIds);
+    }
+  }
+
+  private dropModel(t: TrainingState): void {
+    this.training.delete(t.run.training_run_id);
+    void this.run({ kind: "drop", handle: t.handle }).catch(() => undefined); // only fails when shutting down
+  }
+
+  private trainingState(modelId: string): TrainingState {
+    const t = this.training.get(modelId);
+    if (!t && this.unloaded.has(modelId)) {
+      throw new HttpError(404, `model ${modelId} was unloaded: the local backend keeps the ${BOUNDS.trainingModels} most recently used training models in memory; load a checkpoint into a new training client`);
+    }
+    if (!t) throw new HttpError(404, `unknown model ${modelId} (models live in memory; after a restart, load a checkpoint into a new training client)`);
+    t.lastUsed = Date.now();
+    return t;
+  }
+
+  getInfo(modelId: string): Record<string, unknown> {
     const t = this.trainingState(modelId);
     return {
       type: "get_info",
       model_id: t.run.training_run_id,
       model_data: { arch: "agent-lab-tiny-copy-lm (local stand-in)", model_name: t.run.base_model, tokenizer_id: t.run.base_model },
       is_lora: true,
-      lora_rank: t.model.config.rank,
+      lora_rank: t.rank,
       model_name: t.run.base_model,
     };
   }
@@ -253,26 +291,30 @@ export class LocalBackend {
   /**
    * Queues a training op at its seq_id. A seq_id seen before returns the first request's future, so
    * a retried request is never applied twice; ops run strictly in seq_id order, each only after all
-   * lower ones have arrived.
+   * lower ones have arrived. Every check comes before anything is recorded.
    */
-  private submit(modelId: unknown, seqId: unknown, kind: string, run: (t: TrainingState) => FutureResult): { request_id: string; model_id: string } {
+  private submit(modelId: string, seqId: number | undefined, kind: string, run: (t: TrainingState) => Promise<FutureResult>): { request_id: string; model_id: string } {
     const t = this.trainingState(modelId);
-    let seq: number;
-    if (seqId === undefined || seqId === null) seq = Math.max(t.nextSeq - 1, ...t.pending.keys()) + 1;
-    else if (Number.isInteger(seqId) && (seqId as number) >= 1) seq = seqId as number;
-    else throw new HttpError(400, `seq_id must be a positive integer, got ${String(seqId)}`);
+    const seq = seqId ?? Math.max(t.nextSeq - 1, ...t.pending.keys()) + 1;
     const previous = t.futureBySeq.get(seq);
     if (previous) return { request_id: previous, model_id: t.run.training_run_id };
-    if (seq < t.nextSeq) throw new HttpError(400, `seq_id ${seq} was already executed for ${t.run.training_run_id}`);
+    if (seq < t.nextSeq) throw new HttpError(400, `seq_id ${seq} was already executed for ${t.run.training_run_id} (the next is ${t.nextSeq})`);
+    if (seq - t.nextSeq >= BOUNDS.seqAhead) {
+      throw new HttpError(400, `seq_id ${seq} is ${seq - t.nextSeq} ahead of the next operation of ${t.run.training_run_id} (seq_id ${t.nextSeq}); the local backend queues at most ${BOUNDS.seqAhead} ahead, so send the missing ones first`);
+    }
     const id = this.futures.create();
     t.futureBySeq.set(seq, id);
-    t.pending.set(seq, { kind, run: () => {
-      try {
-        return run(t);
-      } catch (e) {
-        return LocalBackend.failure(e);
-      }
-    } });
+    trim(t.futureBySeq, BOUNDS.seqMemory);
+    t.pending.set(seq, {
+      kind,
+      run: async () => {
+        try {
+          return await run(t);
+        } catch (e) {
+          return LocalBackend.failure(e);
+        }
+      },
+    });
     t.run.last_request_time = new Date().toISOString();
     void this.pump(t);
     return { request_id: id, model_id: t.run.training_run_id };
@@ -287,9 +329,8 @@ export class LocalBackend {
         const op = t.pending.get(seq)!;
         t.pending.delete(seq);
         const start = performance.now();
-        // Yield first so the HTTP response carrying the future goes out before the work blocks.
         await delay(this.options.opDelayMs());
-        const result = op.run();
+        const result = await op.run();
         this.logOp(op.kind, start);
         this.futures.resolve(t.futureBySeq.get(seq)!, result);
         t.nextSeq = seq + 1;
@@ -299,145 +340,163 @@ export class LocalBackend {
     }
   }
 
-  forwardBackward(req: ForwardBackwardRequest): { request_id: string; model_id: string } {
-    return this.submit(req.model_id, req.seq_id || undefined, req.forward_only ? "forward" : "forward_backward", (t) => {
-      if (!LOSS_NAMES.includes(req.loss_fn as LossName)) throw new UserInputError(`unknown loss_fn "${req.loss_fn}"`);
-      const datums = req.data.map((d, i) => toTrainDatum(d, i));
-      this.syncVocab(t.model, datums.flatMap((d) => [...d.input, ...d.targets]));
-      const result = forwardBackward(t.model, datums, req.loss_fn as LossName, req.loss_fn_config ?? {}, !req.forward_only);
-      const outputs = result.logprobs.map((lp, i) => {
-        const shape = datums[i].k > 1 ? [datums[i].input.length, datums[i].k] : [datums[i].input.length];
-        return { logprobs: { data: Array.from(lp), dtype: "float32", shape } as TensorData };
-      });
-      const bytes = encodeForwardBackwardOutput({ loss_fn_output_type: "ArrayRecord", loss_fn_outputs: outputs, metrics: { "loss:sum": result.loss } });
-      return { kind: "proto", bytes };
+  forwardBackward(req: ForwardBackwardBody): { request_id: string; model_id: string } {
+    return this.submit(req.model_id, req.seq_id, req.forward_only ? "forward" : "forward_backward", async (t) => {
+      const r = await this.run({ kind: "forward_backward", handle: t.handle, datums: req.datums, lossFn: req.loss_fn, lossConfig: req.loss_fn_config, backward: !req.forward_only });
+      return { kind: "proto", bytes: bytesOf(r) };
     });
   }
 
-  optimStep(body: Record<string, unknown>): { request_id: string; model_id: string } {
-    return this.submit(body.model_id, body.seq_id, "optim_step", (t) => {
-      const p = body.adam_params as Partial<AdamParams> | undefined;
-      if (!p || typeof p !== "object") throw new UserInputError("adam_params is required");
-      const params: AdamParams = {
-        learning_rate: p.learning_rate ?? 1e-4,
-        beta1: p.beta1 ?? 0.9,
-        beta2: p.beta2 ?? 0.95,
-        eps: p.eps ?? 1e-12,
-        weight_decay: p.weight_decay ?? 0,
-        grad_clip_norm: p.grad_clip_norm ?? 0,
-      };
-      return { kind: "json", body: { metrics: optimStep(t.model, params) } };
-    });
+  optimStep(body: OptimStepBody): { request_id: string; model_id: string } {
+    return this.submit(body.model_id, body.seq_id, "optim_step", async (t) => ({ kind: "json", body: jsonOf(await this.run({ kind: "optim_step", handle: t.handle, params: body.adam_params })) }));
   }
 
-  saveWeights(body: Record<string, unknown>): { request_id: string; model_id: string } {
-    const name = body.path;
-    if (typeof name !== "string" || !validCheckpointName(name)) throw new HttpError(400, "path must be a checkpoint name without '/'");
-    return this.submit(body.model_id, body.seq_id, "save_weights", (t) => {
+  /** Writes a model's checkpoint through the worker; checkpoint.json goes last, marking it complete. */
+  private async saveCheckpoint(t: TrainingState, p: TinkerPath, ttl: number | undefined): Promise<void> {
+    const dir = this.store.prepare(p);
+    this.forgetShared(`path:${tinkerPath(p)}`);
+    const size = jsonOf(await this.run({ kind: "save", handle: t.handle, dir, withOptimizer: p.kind === "weights" })) as number;
+    this.store.commit(p, size, ttl);
+    this.store.saveRun(t.run);
+  }
+
+  saveWeights(body: SaveWeightsBody): { request_id: string; model_id: string } {
+    const name = body.name!;
+    return this.submit(body.model_id, body.seq_id, "save_weights", async (t) => {
       const p: TinkerPath = { runId: t.run.training_run_id, kind: "weights", name };
-      if (this.store.exists(p) && body.overwrite !== true) throw new UserInputError(`checkpoint ${tinkerPath(p)} exists (pass overwrite=true to replace it)`);
-      this.store.save(p, t.model, ttl(body.ttl_seconds));
-      this.store.saveRun(t.run);
+      if (this.store.exists(p) && !body.overwrite) throw new UserInputError(`checkpoint ${tinkerPath(p)} exists (pass overwrite=true to replace it)`);
+      await this.saveCheckpoint(t, p, body.ttl_seconds);
       return { kind: "json", body: { path: tinkerPath(p), type: "save_weights" } };
     });
   }
 
-  saveWeightsForSampler(body: Record<string, unknown>): { request_id: string; model_id: string } {
-    const name = body.path;
-    if (name !== undefined && name !== null && (typeof name !== "string" || !validCheckpointName(name))) throw new HttpError(400, "path must be a checkpoint name without '/'");
-    // The ephemeral sampler id is fixed at submission, so a retry maps to the same sampler.
-    return this.submit(body.model_id, body.seq_id, "save_weights_for_sampler", (t) => {
-      if (typeof name === "string") {
-        const p: TinkerPath = { runId: t.run.training_run_id, kind: "sampler_weights", name };
-        this.store.save(p, t.model, ttl(body.ttl_seconds));
-        this.store.saveRun(t.run);
+  saveWeightsForSampler(body: SaveWeightsBody): { request_id: string; model_id: string } {
+    // The ephemeral sampler id is fixed when the op runs from the request's counter, so a retry maps to the same sampler.
+    return this.submit(body.model_id, body.seq_id, "save_weights_for_sampler", async (t) => {
+      if (body.name !== undefined) {
+        const p: TinkerPath = { runId: t.run.training_run_id, kind: "sampler_weights", name: body.name };
+        await this.saveCheckpoint(t, p, body.ttl_seconds);
         return { kind: "json", body: { path: tinkerPath(p), type: "save_weights_for_sampler" } };
       }
       const session = this.session(t.run.session_id);
-      const n = Number.isInteger(body.sampling_session_seq_id) ? (body.sampling_session_seq_id as number) : session.samplerIds.length;
+      const n = body.sampling_session_seq_id ?? session.samplerIds.length;
       const samplerId = `${session.id}:sample:${n}`;
-      this.addSampler(session, { id: samplerId, baseModel: t.run.base_model, model: t.model.cloneWeights(), futureBySeq: new Map() });
+      const existing = this.samplers.get(samplerId);
+      if (existing && existing.handle !== samplerId) this.samplers.delete(samplerId);
+      await this.run({ kind: "clone", from: t.handle, handle: samplerId });
+      this.addSampler(session, { id: samplerId, baseModel: t.run.base_model, handle: samplerId, futureBySeq: new Map() });
       // An RL loop makes one of these per step; keep memory bounded by forgetting the oldest.
-      session.ephemeral.push(samplerId);
+      if (!session.ephemeral.includes(samplerId)) session.ephemeral.push(samplerId);
       while (session.ephemeral.length > MAX_EPHEMERAL_SAMPLERS) {
         const old = session.ephemeral.shift()!;
         this.samplers.delete(old);
+        session.samplerIds.splice(session.samplerIds.indexOf(old), 1);
+        void this.run({ kind: "drop", handle: old }).catch(() => undefined); // only fails when shutting down
         this.evicted.add(old);
+        trim(this.evicted, BOUNDS.forgottenIds);
       }
       return { kind: "json", body: { sampling_session_id: samplerId, type: "save_weights_for_sampler" } };
     });
   }
 
-  loadWeights(body: Record<string, unknown>): { request_id: string; model_id: string } {
-    const path = body.path;
-    const p = typeof path === "string" ? parseTinkerPath(path) : undefined;
-    if (!p) throw new HttpError(400, `path must be tinker://<run>/<weights|sampler_weights>/<name>, got ${String(path)}`);
-    const withOptimizer = body.optimizer === true;
+  loadWeights(body: LoadWeightsBody): { request_id: string; model_id: string } {
+    const p = parseTinkerPath(body.path);
+    if (!p) throw new HttpError(400, `load_weights.path must be tinker://<run>/<weights|sampler_weights>/<name>, got ${body.path}`);
     let modelId = body.model_id;
     let seqId = body.seq_id;
-    if (modelId === undefined && body.session_id !== undefined) {
+    if (modelId === undefined) {
       // create-via-load addressing: make the model from the checkpoint's run, then load into it.
+      if (!this.store.exists(p)) throw new HttpError(404, `no checkpoint at ${body.path}`);
       const run = this.store.getRun(p.runId);
-      const created = this.createModel({
-        session_id: body.session_id,
-        model_seq_id: body.model_seq_id,
-        base_model: body.base_model ?? run?.base_model ?? SUPPORTED_MODELS[0],
-        lora_config: run?.lora_config ?? { rank: 32, train_unembed: true, train_mlp: true, train_attn: true },
-        user_metadata: body.user_metadata,
-      });
-      modelId = created.model_id;
+      modelId = `${body.session_id!}:train:${body.model_seq_id!}`;
+      if (!this.training.has(modelId)) {
+        this.makeTrainingModel(modelId, { session_id: body.session_id!, model_seq_id: body.model_seq_id!, base_model: body.base_model ?? run?.base_model ?? SUPPORTED_MODELS[0], lora_config: run?.lora_config ?? DEFAULT_LORA, user_metadata: body.user_metadata }, false);
+      }
       seqId = 1;
     }
-    return this.submit(modelId, seqId, "load_weights", (t) => {
-      if (!this.store.exists(p)) throw new UserInputError(`no checkpoint at ${path as string}`);
-      const loaded = this.store.load(p, withOptimizer);
-      // Keep the training client's choice of trainable parts; weights (and rank) come from the file.
+    return this.submit(modelId, seqId, "load_weights", async (t) => {
+      if (!this.store.exists(p)) throw new UserInputError(`no checkpoint at ${body.path}`);
       const lora = t.run.lora_config;
-      const model = new TinyModel({ ...loaded.config, trainUnembed: lora.train_unembed, trainMlp: lora.train_mlp, trainAttn: lora.train_attn }, false);
-      model.adoptState(loaded.vocab, loaded.tensors, loaded.adamStep);
-      t.model = model;
-      return { kind: "json", body: { path, model_id: t.run.training_run_id, type: "load_weights" } };
+      await this.run({ kind: "load", handle: t.handle, dir: this.store.checkpointDir(p), withOptimizer: body.optimizer, forTraining: true, trainFlags: { trainUnembed: lora.train_unembed, trainMlp: lora.train_mlp, trainAttn: lora.train_attn } });
+      t.rank = Math.min(this.store.getRun(p.runId)?.lora_config.rank ?? t.rank, MAX_RANK);
+      return { kind: "json", body: { path: body.path, model_id: t.run.training_run_id, type: "load_weights" } };
     });
   }
 
-  unloadModel(modelId: unknown): { request_id: string; model_id: string } {
+  unloadModel(modelId: string): { request_id: string; model_id: string } {
     const t = this.trainingState(modelId);
-    this.training.delete(t.run.training_run_id);
+    this.dropModel(t);
     return { request_id: this.immediateFuture({ kind: "json", body: { model_id: t.run.training_run_id, type: "unload_model" } }), model_id: t.run.training_run_id };
   }
 
-  weightsInfo(path: unknown): Record<string, unknown> {
-    const p = typeof path === "string" ? parseTinkerPath(path) : undefined;
+  weightsInfo(path: string): Record<string, unknown> {
+    const p = parseTinkerPath(path);
     if (!p) throw new HttpError(400, `tinker_path must be tinker://<run>/<weights|sampler_weights>/<name>`);
-    if (!this.store.exists(p)) throw new HttpError(404, `no checkpoint at ${path as string}`);
+    if (!this.store.exists(p)) throw new HttpError(404, `no checkpoint at ${path}`);
     const run = this.store.getRun(p.runId);
-    const lora = run?.lora_config ?? { rank: 32, train_unembed: true, train_mlp: true, train_attn: true };
+    const lora = run?.lora_config ?? DEFAULT_LORA;
     return { base_model: run?.base_model ?? SUPPORTED_MODELS[0], is_lora: true, lora_rank: lora.rank, train_unembed: lora.train_unembed, train_mlp: lora.train_mlp, train_attn: lora.train_attn };
   }
 
   // ---------- sampling ----------
 
   private addSampler(session: SessionState, s: SamplerState): void {
-    if (!this.samplers.has(s.id)) session.samplerIds.push(s.id);
+    if (!this.samplers.has(s.id) && !session.samplerIds.includes(s.id)) session.samplerIds.push(s.id);
     this.samplers.set(s.id, s);
   }
 
-  createSamplingSession(body: Record<string, unknown>): { sampling_session_id: string; type: "create_sampling_session" } {
-    const session = this.session(body.session_id);
-    const n = Number.isInteger(body.sampling_session_seq_id) ? (body.sampling_session_seq_id as number) : session.samplerIds.length;
-    const id = `${session.id}:sample:${n}`;
-    if (this.samplers.has(id)) return { sampling_session_id: id, type: "create_sampling_session" };
-    if (typeof body.model_path === "string") {
+  /** A checkpoint or base model loaded in the worker, shared by every sampler of it; loaded on first use, least recently used unloaded. */
+  private sharedHandle(handle: string, job: ComputeJob): Promise<void> {
+    let ready = this.shared.get(handle);
+    if (ready) {
+      this.shared.delete(handle);
+      this.shared.set(handle, ready);
+      return ready;
+    }
+    ready = this.run(job).then(() => undefined);
+    ready.catch(() => this.shared.delete(handle));
+    this.shared.set(handle, ready);
+    for (const old of this.shared.keys()) {
+      if (this.shared.size <= BOUNDS.loadedCheckpoints) break;
+      this.forgetShared(old);
+    }
+    return ready;
+  }
+
+  private forgetShared(handle: string): void {
+    if (!this.shared.delete(handle)) return;
+    void this.run({ kind: "drop", handle }).catch(() => undefined); // only fails when shutting down
+  }
+
+  private async samplerReady(s: SamplerState): Promise<void> {
+    if (s.modelPath) {
+      const p = parseTinkerPath(s.modelPath)!;
+      if (!this.store.exists(p)) throw new UserInputError(`no checkpoint at ${s.modelPath} (deleted since the sampler was made)`);
+      await this.sharedHandle(s.handle, { kind: "load", handle: s.handle, dir: this.store.checkpointDir(p), withOptimizer: false, forTraining: false });
+    } else if (s.handle.startsWith("base:")) {
+      await this.sharedHandle(s.handle, { kind: "create", handle: s.handle, config: { seed: this.options.seed }, trainable: false });
+    }
+  }
+
+  createSamplingSession(body: CreateSamplingSessionBody): { sampling_session_id: string; type: "create_sampling_session" } {
+    let sampler: Omit<SamplerState, "id">;
+    if (body.model_path !== undefined) {
       const p = parseTinkerPath(body.model_path);
-      if (!p) throw new HttpError(400, `model_path must be tinker://<run>/<weights|sampler_weights>/<name>`);
+      if (!p) throw new HttpError(400, `create_sampling_session.model_path must be tinker://<run>/<weights|sampler_weights>/<name>`);
       if (!this.store.exists(p)) throw new HttpError(404, `no checkpoint at ${body.model_path}`);
       const run = this.store.getRun(p.runId);
-      this.addSampler(session, { id, baseModel: run?.base_model ?? SUPPORTED_MODELS[0], modelPath: body.model_path, model: this.store.load(p, false, false), futureBySeq: new Map() });
-    } else if (typeof body.base_model === "string") {
-      this.addSampler(session, { id, baseModel: body.base_model, model: new TinyModel({ seed: this.options.seed }, true, false), futureBySeq: new Map() });
+      sampler = { baseModel: run?.base_model ?? SUPPORTED_MODELS[0], modelPath: body.model_path, handle: `path:${body.model_path}`, futureBySeq: new Map() };
     } else {
-      throw new HttpError(400, "create_sampling_session needs base_model or model_path");
+      sampler = { baseModel: body.base_model!, handle: `base:${this.options.seed}`, futureBySeq: new Map() };
     }
+    const session = this.session(body.session_id);
+    const n = body.sampling_session_seq_id ?? session.samplerIds.length;
+    const id = `${session.id}:sample:${n}`;
+    if (this.samplers.has(id)) return { sampling_session_id: id, type: "create_sampling_session" };
+    const s = { id, ...sampler };
+    this.addSampler(session, s);
+    // Start loading now so the first sample does not wait for it; failures surface on that sample.
+    this.samplerReady(s).catch(() => undefined);
     return { sampling_session_id: id, type: "create_sampling_session" };
   }
 
@@ -448,68 +507,50 @@ export class LocalBackend {
   }
 
   /** Queues a sample request; the same (sampler, seq_id) returns the first future. */
-  asample(body: SampleRequest): { request_id: string } {
+  asample(body: SampleBody): { request_id: string } {
     const s = this.samplers.get(body.sampling_session_id);
     if (!s && this.evicted.has(body.sampling_session_id)) {
       throw new HttpError(404, `sampler ${body.sampling_session_id} was dropped: the local backend keeps the newest ${MAX_EPHEMERAL_SAMPLERS} unnamed samplers per session (save named sampler weights to keep one)`);
     }
-    if (!s) throw new HttpError(404, `unknown sampling session ${String(body.sampling_session_id)}`);
-    const seq = Number.isInteger(body.seq_id) ? body.seq_id : undefined;
-    if (seq !== undefined) {
-      const previous = s.futureBySeq.get(seq);
-      if (previous) return { request_id: previous };
+    if (!s) throw new HttpError(404, `unknown sampling session ${body.sampling_session_id}`);
+    if (body.seq_id !== undefined) {
+      const previous = s.futureBySeq.get(body.seq_id);
+      if (previous && this.futures.has(previous)) return { request_id: previous };
     }
+    if (this.compute.inFlight >= BOUNDS.queuedJobs) throw new HttpError(429, `the local backend has ${this.compute.inFlight} operations queued; retry shortly`);
     const id = this.futures.create();
-    if (seq !== undefined) s.futureBySeq.set(seq, id);
+    if (body.seq_id !== undefined) {
+      s.futureBySeq.set(body.seq_id, id);
+      trim(s.futureBySeq, BOUNDS.seqMemory);
+    }
+    const seed = body.seed !== undefined ? Number(BigInt.asUintN(63, BigInt(body.seed))) : Math.floor(Math.random() * 2 ** 31);
     const start = performance.now();
-    void delay(this.options.opDelayMs()).then(() => {
+    void (async () => {
       let result: FutureResult;
       try {
-        result = { kind: "proto", bytes: encodeSampleResponse(this.runSample(s, body)) };
+        await delay(this.options.opDelayMs());
+        await this.samplerReady(s);
+        const r = await this.run({
+          kind: "sample",
+          handle: s.handle,
+          lane: s.id,
+          prompt: body.prompt,
+          numSamples: body.num_samples,
+          options: { maxTokens: body.max_tokens, temperature: body.temperature, topK: body.top_k, topP: body.top_p, seed, stopTokens: body.stop_tokens, stopStrings: [] },
+          promptLogprobs: body.prompt_logprobs,
+          topk: body.topk_prompt_logprobs,
+        });
+        result = { kind: "proto", bytes: bytesOf(r) };
       } catch (e) {
         result = LocalBackend.failure(e);
       }
       this.logOp("sample", start);
       this.futures.resolve(id, result);
-    });
+    })();
     return { request_id: id };
   }
 
-  private runSample(s: SamplerState, body: SampleRequest): SampleResponse {
-    const prompt = promptTokens(body.prompt);
-    this.syncVocab(s.model, prompt);
-    const p = body.sampling_params ?? ({} as SampleRequest["sampling_params"]);
-    const stop = p.stop;
-    const stopTokens = Array.isArray(stop) && stop.every((x) => typeof x === "number") ? (stop as number[]) : [];
-    const stopStrings = typeof stop === "string" ? [stop] : Array.isArray(stop) && stop.every((x) => typeof x === "string") ? (stop as string[]) : [];
-    const numSamples = body.num_samples ?? 1;
-    const seed = p.seed !== undefined && p.seed !== null ? Number(BigInt.asUintN(63, BigInt(Math.trunc(p.seed)))) : Math.floor(Math.random() * 2 ** 31);
-    const sequences = sample(s.model, prompt, numSamples, {
-      maxTokens: p.max_tokens ?? 256,
-      temperature: p.temperature ?? 1,
-      topK: p.top_k ?? -1,
-      topP: p.top_p ?? 1,
-      seed,
-      stopTokens,
-      stopStrings,
-      decode: this.options.decode,
-    });
-    const response: SampleResponse = {
-      sequences: sequences.map((q) => ({ tokens: q.tokens, logprobs: q.logprobs, stop_reason: q.stopReason })),
-      prompt_logprobs: null,
-      topk_prompt_logprobs: null,
-      prompt_cache_hit_tokens: 0,
-    };
-    const topk = body.topk_prompt_logprobs ?? 0;
-    if (body.prompt_logprobs || topk > 0) {
-      const scored = scorePrompt(s.model, prompt, topk);
-      if (body.prompt_logprobs) response.prompt_logprobs = scored.logprobs;
-      if (topk > 0) response.topk_prompt_logprobs = scored.topk;
-    }
-    return response;
-  }
-
-  // ---------- REST listing ----------
+// ---------- REST listing ----------
 
   listTrainingRuns(limit: number, offset: number): { training_runs: unknown[]; cursor: { offset: number; limit: number; total_count: number } } {
     const runs = this.store.listRuns().map((r) => this.training.get(r.training_run_id)?.run ?? r);
@@ -547,75 +588,14 @@ export class LocalBackend {
   }
 
   deleteCheckpoint(runId: string, checkpointId: string): void {
-    if (!this.store.delete(this.checkpointPath(runId, checkpointId))) throw new HttpError(404, `no checkpoint ${checkpointId} in ${runId}`);
+    const p = this.checkpointPath(runId, checkpointId);
+    this.forgetShared(`path:${tinkerPath(p)}`);
+    if (!this.store.delete(p)) throw new HttpError(404, `no checkpoint ${checkpointId} in ${runId}`);
   }
 
-  close(): void {
+  async close(): Promise<void> {
     this.closed = true;
     this.futures.wakeAll();
-    this.flushVocab();
+    await this.compute.close();
   }
-}
-
-// ---------- request decoding helpers ----------
-
-function isStringRecord(v: unknown): v is Record<string, string> {
-  return typeof v === "object" && v !== null && Object.values(v).every((x) => typeof x === "string");
-}
-
-function ttl(v: unknown): number | undefined {
-  return typeof v === "number" && v > 0 ? v : undefined;
-}
-
-function parseLora(v: unknown): LoraConfig {
-  const o = (typeof v === "object" && v !== null ? v : {}) as Partial<LoraConfig>;
-  const rank = o.rank ?? 32;
-  if (!Number.isInteger(rank) || rank < 1) throw new HttpError(400, `lora_config.rank must be a positive integer, got ${String(rank)}`);
-  const lora: LoraConfig = { rank, train_unembed: o.train_unembed ?? true, train_mlp: o.train_mlp ?? true, train_attn: o.train_attn ?? true };
-  if (!lora.train_unembed && !lora.train_mlp && !lora.train_attn) throw new HttpError(400, "lora_config must train at least one of unembed, mlp, attn");
-  if (o.seed !== undefined && o.seed !== null) lora.seed = o.seed;
-  return lora;
-}
-
-function promptTokens(input: unknown): number[] {
-  const chunks = (input as { chunks?: unknown[] } | undefined)?.chunks;
-  if (!Array.isArray(chunks)) throw new UserInputError("prompt.chunks is required");
-  const out: number[] = [];
-  for (const c of chunks as Array<{ type?: string; tokens?: unknown }>) {
-    if (c.type !== undefined && c.type !== "encoded_text") throw new UserInputError(`the local backend reads text only, got a ${c.type} chunk`);
-    if (!Array.isArray(c.tokens) || !c.tokens.every((t) => Number.isInteger(t))) throw new UserInputError("encoded_text chunk needs integer tokens");
-    out.push(...(c.tokens as number[]));
-  }
-  return out;
-}
-
-/** Dense row-major values of a wire tensor (CSR tensors are expanded). */
-function denseValues(t: TensorData, what: string): number[] {
-  if (!t.sparse_crow_indices) return t.data;
-  const shape = t.shape ?? [];
-  if (shape.length !== 2 || !t.sparse_col_indices) throw new UserInputError(`${what}: a sparse tensor needs a 2-D shape and column indices`);
-  const [rows, cols] = shape;
-  const out = new Array<number>(rows * cols).fill(0);
-  for (let r = 0; r < rows; r++) {
-    for (let j = t.sparse_crow_indices[r]; j < t.sparse_crow_indices[r + 1]; j++) out[r * cols + t.sparse_col_indices[j]] = t.data[j];
-  }
-  return out;
-}
-
-function toTrainDatum(d: Datum, i: number): TrainDatum {
-  const input: number[] = [];
-  for (const c of d.model_input.chunks) {
-    if (c.type !== "encoded_text") throw new UserInputError(`datum ${i}: the local backend reads text only, got a ${c.type} chunk`);
-    input.push(...c.tokens);
-  }
-  const targetTensor = d.loss_fn_inputs.target_tokens;
-  if (!targetTensor) throw new UserInputError(`datum ${i}: loss_fn_inputs.target_tokens is required`);
-  const targets = denseValues(targetTensor, `datum ${i} target_tokens`);
-  const shape = targetTensor.shape ?? [targets.length];
-  const k = shape.length === 2 ? shape[1] : 1;
-  const lossInputs: Record<string, number[]> = {};
-  for (const [name, t] of Object.entries(d.loss_fn_inputs)) {
-    if (name !== "target_tokens") lossInputs[name] = denseValues(t, `datum ${i} ${name}`);
-  }
-  return { input, targets, k, lossInputs };
 }

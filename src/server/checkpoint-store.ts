@@ -10,8 +10,6 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { loadModel, saveModel } from "./model/persist";
-import type { TinyModel } from "./model/tiny-model";
 import type { Checkpoint, LoraConfig, TrainingRun } from "../core/tinker/wire/types";
 
 export type CheckpointKind = "weights" | "sampler_weights";
@@ -93,26 +91,27 @@ export class CheckpointStore {
     return c.expires_at !== undefined && Date.parse(c.expires_at) < Date.now();
   }
 
-  save(p: TinkerPath, model: TinyModel, ttlSeconds: number | undefined): Checkpoint {
+  /** Clears a checkpoint's folder before a model is written into it (saveModel in the compute worker). */
+  prepare(p: TinkerPath): string {
     const dir = this.checkpointDir(p);
     if (existsSync(dir)) rmSync(dir, { recursive: true, force: true });
-    const size = saveModel(model, dir, p.kind === "weights");
+    return dir;
+  }
+
+  /** Marks a checkpoint written by prepare + saveModel complete: checkpoint.json goes last. */
+  commit(p: TinkerPath, sizeBytes: number, ttlSeconds: number | undefined): Checkpoint {
     const now = new Date();
     const meta: Checkpoint = {
       checkpoint_id: `${p.kind}/${p.name}`,
       checkpoint_type: p.kind === "weights" ? "training" : "sampler",
       time: now.toISOString(),
       tinker_path: tinkerPath(p),
-      size_bytes: size,
+      size_bytes: sizeBytes,
       public: false,
     };
-    if (ttlSeconds !== undefined && ttlSeconds !== null && ttlSeconds > 0) meta.expires_at = new Date(now.getTime() + ttlSeconds * 1000).toISOString();
-    writeJsonAtomic(join(dir, "checkpoint.json"), meta);
+    if (ttlSeconds !== undefined && ttlSeconds > 0) meta.expires_at = new Date(now.getTime() + ttlSeconds * 1000).toISOString();
+    writeJsonAtomic(join(this.checkpointDir(p), "checkpoint.json"), meta);
     return meta;
-  }
-
-  load(p: TinkerPath, withOptimizer: boolean, forTraining = true): TinyModel {
-    return loadModel(this.checkpointDir(p), withOptimizer, forTraining);
   }
 
   checkpointMeta(p: TinkerPath): Checkpoint | undefined {

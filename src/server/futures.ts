@@ -29,6 +29,10 @@ export class FutureStore {
     return id;
   }
 
+  get size(): number {
+    return this.entries.size;
+  }
+
   has(id: string): boolean {
     return this.entries.has(id);
   }

@@ -7,11 +7,12 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { LocalBackend, HttpError, STAND_IN_NOTICE, SUPPORTED_MODELS } from "./backend";
+import { LocalBackend, STAND_IN_NOTICE, SUPPORTED_MODELS } from "./backend";
 import { FaultInjector, type FaultOptions } from "./faults";
 import type { FutureResult } from "./futures";
+import { HttpError } from "./http-error";
+import * as validate from "./validate";
 import { decodeForwardBackwardRequest } from "../core/tinker/wire/codec";
-import type { ForwardBackwardRequest, SampleRequest } from "../core/tinker/wire/types";
 
 export interface LocalBackendOptions {
   /** 0 (default) picks a free port. */
@@ -22,8 +23,6 @@ export interface LocalBackendOptions {
   faults?: FaultOptions;
   /** How long retrieve_future holds a pending request before answering try_again (default 20 s, below the SDK's 45 s timeout). */
   longPollMs?: number;
-  /** Token ids → text; enables stop strings. */
-  decode?: (ids: number[]) => string;
   log?: (line: string) => void;
 }
 
@@ -33,7 +32,10 @@ export interface RunningLocalBackend {
   backend: LocalBackend;
   /** The live fault settings: change them to turn faults on or off while the server runs. */
   faults: FaultOptions;
+  /** Stops at once (unfinished futures are dropped). */
   close(): Promise<void>;
+  /** Stops once no request has been in flight for a moment: other jobs using this server finish first. */
+  closeWhenIdle(idleMs?: number): Promise<void>;
 }
 
 interface Reply {
@@ -44,19 +46,31 @@ interface Reply {
 }
 
 const PROTO = "application/x-protobuf";
-const MAX_BODY_BYTES = 256 * 1024 * 1024;
-/** Idempotency keys remembered (oldest forgotten first). */
+/** Far above any real request (a forward_backward of LIMITS.batchTokens tokens is a few MB). */
+export const MAX_BODY_BYTES = 32 * 1024 * 1024;
+/** Idempotency keys remembered (oldest forgotten first), and their longest accepted length. */
 const MAX_IDEMPOTENCY_KEYS = 10_000;
+const MAX_IDEMPOTENCY_KEY_CHARS = 256;
+
+const tooLarge = (size: number) => new HttpError(413, `request body of ${size} bytes is larger than the local backend's limit of ${MAX_BODY_BYTES} bytes`);
 
 function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
+    const declared = Number(req.headers["content-length"]);
+    if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) {
+      reject(tooLarge(declared));
+      return;
+    }
     const parts: Buffer[] = [];
     let size = 0;
+    let failed = false;
     req.on("data", (c: Buffer) => {
+      if (failed) return;
       size += c.length;
       if (size > MAX_BODY_BYTES) {
-        reject(new HttpError(413, "request body too large"));
-        req.destroy();
+        failed = true;
+        parts.length = 0;
+        reject(tooLarge(size));
       } else parts.push(c);
     });
     req.on("end", () => resolve(Buffer.concat(parts)));
@@ -64,15 +78,33 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
   });
 }
 
-function jsonBody(raw: Buffer): Record<string, unknown> {
+function jsonBody(raw: Buffer, endpoint: string): Record<string, unknown> {
   if (raw.length === 0) return {};
+  let v: unknown;
   try {
-    const v = JSON.parse(raw.toString("utf8")) as unknown;
-    if (typeof v !== "object" || v === null || Array.isArray(v)) throw new Error("not an object");
-    return v as Record<string, unknown>;
+    v = JSON.parse(raw.toString("utf8"));
   } catch (e) {
-    throw new HttpError(400, `body is not a JSON object: ${(e as Error).message}`);
+    throw new HttpError(400, `${endpoint}: body is not JSON (${(e as Error).message})`);
   }
+  return validate.object(v, `${endpoint} body`);
+}
+
+/** Path segments, URI-decoded; a malformed escape is the caller's mistake. */
+function pathSegments(endpoint: string): string[] {
+  return endpoint.split("/").map((part) => {
+    try {
+      return decodeURIComponent(part);
+    } catch {
+      // decodeURIComponent throws URIError only, and only for a malformed escape.
+      throw new HttpError(400, `malformed URI escape in /api/v1/${endpoint.slice(0, 200)}`);
+    }
+  });
+}
+
+/** 4xx answers carry category "user" (as future errors do), so clients can tell them from server faults. */
+function errorReply(e: unknown): Reply {
+  if (e instanceof HttpError) return { status: e.status, body: { detail: e.message, category: e.status < 500 ? "user" : "server" } };
+  return { status: 500, body: { detail: `local backend error: ${(e as Error).message}`, category: "server" } };
 }
 
 function futureReply(result: FutureResult): Reply {
@@ -85,7 +117,7 @@ function intParam(url: URL, name: string, dflt: number): number {
   const raw = url.searchParams.get(name);
   if (raw === null) return dflt;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0) throw new HttpError(400, `query parameter ${name} must be a non-negative integer`);
+  if (!Number.isInteger(n) || n < 0 || n > 1_000_000) throw new HttpError(400, `query parameter ${name} must be an integer from 0 to 1000000, got ${raw.slice(0, 40)}`);
   return n;
 }
 
@@ -104,6 +136,9 @@ export function clientConfig(): Record<string, unknown> {
 
 class Router {
   private readonly idempotent = new Map<string, Reply>();
+  /** Requests being answered (long-polls included) and when the last one arrived. */
+  inFlight = 0;
+  lastRequestAt = 0;
 
   constructor(
     private readonly backend: LocalBackend,
@@ -112,13 +147,24 @@ class Router {
   ) {}
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? "/", "http://localhost");
+    this.inFlight++;
+    this.lastRequestAt = Date.now();
+    try {
+      await this.answer(req, res);
+    } finally {
+      this.inFlight--;
+    }
+  }
+
+  private async answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const method = req.method ?? "GET";
-    const prefix = "/api/v1/";
-    const endpoint = url.pathname.startsWith(prefix) ? url.pathname.slice(prefix.length) : "";
+    let endpoint = "";
     let reply: Reply;
     let drop = false;
     try {
+      const url = new URL(req.url ?? "/", "http://localhost");
+      const prefix = "/api/v1/";
+      endpoint = url.pathname.startsWith(prefix) ? url.pathname.slice(prefix.length) : "";
       const raw = await readBody(req);
       const latency = this.faults.latencyMs();
       if (latency > 0) await new Promise((r) => setTimeout(r, latency));
@@ -127,6 +173,9 @@ class Router {
       else if (rejected === 503) reply = { status: 503, body: { detail: "local backend: injected server error" } };
       else {
         const key = method !== "GET" && endpoint !== "retrieve_future" ? req.headers["x-idempotency-key"] : undefined;
+        if (typeof key === "string" && key.length > MAX_IDEMPOTENCY_KEY_CHARS) {
+          throw new HttpError(400, `X-Idempotency-Key is ${key.length} characters long; the local backend accepts at most ${MAX_IDEMPOTENCY_KEY_CHARS}`);
+        }
         const cacheKey = typeof key === "string" ? `${method} ${endpoint} ${key}` : undefined;
         const cached = cacheKey ? this.idempotent.get(cacheKey) : undefined;
         if (cached) reply = cached;
@@ -137,13 +186,15 @@ class Router {
         drop = this.faults.dropResponse(endpoint);
       }
     } catch (e) {
-      reply = e instanceof HttpError ? { status: e.status, body: { detail: e.message } } : { status: 500, body: { detail: `local backend error: ${(e as Error).message}` } };
+      reply = errorReply(e);
     }
     if (drop) {
       req.socket.destroy();
       return;
     }
     if (res.destroyed) return;
+    // A body left unread (refused as too large) would otherwise stall the connection.
+    if (!req.complete) res.setHeader("Connection", "close");
     if (reply.proto) {
       res.writeHead(reply.status, { "Content-Type": PROTO, "Content-Length": reply.proto.byteLength, ...reply.headers });
       res.end(reply.proto);
@@ -173,32 +224,32 @@ class Router {
         case "create_session":
           return ok(b.createSession());
         case "session_heartbeat":
-          b.heartbeat(jsonBody(raw).session_id);
+          b.heartbeat(validate.sessionId(jsonBody(raw, endpoint), endpoint));
           return ok({ type: "session_heartbeat" });
         case "create_model":
-          return ok(b.createModel(jsonBody(raw)));
+          return ok(b.createModel(validate.createModelBody(jsonBody(raw, endpoint))));
         case "get_info":
-          return ok(b.getInfo(jsonBody(raw).model_id));
+          return ok(b.getInfo(validate.modelId(jsonBody(raw, endpoint), endpoint)));
         case "unload_model":
-          return ok(b.unloadModel(jsonBody(raw).model_id));
+          return ok(b.unloadModel(validate.modelId(jsonBody(raw, endpoint), endpoint)));
         case "forward_backward":
-          return ok(b.forwardBackward(this.forwardBackwardBody(req, raw)));
+          return ok(b.forwardBackward(validate.forwardBackwardBody(this.forwardBackwardBody(req, raw))));
         case "optim_step":
-          return ok(b.optimStep(jsonBody(raw)));
+          return ok(b.optimStep(validate.optimStepBody(jsonBody(raw, endpoint))));
         case "save_weights":
-          return ok(b.saveWeights(jsonBody(raw)));
+          return ok(b.saveWeights(validate.saveWeightsBody(jsonBody(raw, endpoint), "save_weights")));
         case "save_weights_for_sampler":
-          return ok(b.saveWeightsForSampler(jsonBody(raw)));
+          return ok(b.saveWeightsForSampler(validate.saveWeightsBody(jsonBody(raw, endpoint), "save_weights_for_sampler")));
         case "load_weights":
-          return ok(b.loadWeights(jsonBody(raw)));
+          return ok(b.loadWeights(validate.loadWeightsBody(jsonBody(raw, endpoint))));
         case "weights_info":
-          return ok(b.weightsInfo(jsonBody(raw).tinker_path));
+          return ok(b.weightsInfo(validate.tinkerPathField(jsonBody(raw, endpoint), "tinker_path", endpoint)));
         case "create_sampling_session":
-          return ok(b.createSamplingSession(jsonBody(raw)));
+          return ok(b.createSamplingSession(validate.createSamplingSessionBody(jsonBody(raw, endpoint))));
         case "asample":
-          return ok(b.asample(jsonBody(raw) as unknown as SampleRequest));
+          return ok(b.asample(validate.sampleBody(jsonBody(raw, endpoint))));
         case "retrieve_future":
-          return this.retrieveFuture(jsonBody(raw));
+          return this.retrieveFuture(validate.requestId(jsonBody(raw, endpoint)));
       }
     }
     if (method === "GET") {
@@ -206,16 +257,16 @@ class Router {
         case "healthz":
           return ok({ status: "ok" });
         case "get_server_capabilities":
-          return ok({ supported_models: SUPPORTED_MODELS.map((m) => ({ model_name: m, max_context_length: 32768 })), local_stand_in: true, notice: STAND_IN_NOTICE });
+          return ok({ supported_models: SUPPORTED_MODELS.map((m) => ({ model_name: m, max_context_length: validate.CONTEXT_LENGTH })), local_stand_in: true, notice: STAND_IN_NOTICE });
         case "training_runs":
           return ok(b.listTrainingRuns(intParam(url, "limit", 20), intParam(url, "offset", 0)));
         case "checkpoints":
           return ok(b.listAllCheckpoints(intParam(url, "limit", 100), intParam(url, "offset", 0)));
         case "sessions":
-          return ok({ sessions: b.listSessions().slice(intParam(url, "offset", 0), intParam(url, "offset", 0) + intParam(url, "limit", 20)) });
+          return ok({ sessions: b.listSessions(intParam(url, "offset", 0), Math.min(intParam(url, "limit", 20), 1_000)) });
       }
     }
-    return this.routeWithIds(method, endpoint.split("/").map(decodeURIComponent), raw);
+    return this.routeWithIds(method, pathSegments(endpoint), raw);
   }
 
   /** Endpoints whose path carries ids: samplers/{id}, sessions/{id}, training_runs/{run}/checkpoints/... */
@@ -244,30 +295,29 @@ class Router {
         }
         if (action === "publish" && (method === "POST" || method === "DELETE")) return ok({});
         if (action === "ttl" && method === "PUT") {
-          const ttl = jsonBody(raw).ttl_seconds;
+          const ttl = jsonBody(raw, "ttl").ttl_seconds;
+          if (ttl !== undefined && ttl !== null && (typeof ttl !== "number" || !Number.isFinite(ttl))) throw new HttpError(400, `ttl_seconds must be a number or null, got ${JSON.stringify(ttl).slice(0, 40)}`);
           b.store.setTtl(path, typeof ttl === "number" ? ttl : null);
           return ok({});
         }
       }
     }
-    throw new HttpError(404, `the local backend has no ${method} /api/v1/${parts.join("/")}`);
+    throw new HttpError(404, `the local backend has no ${method} /api/v1/${parts.join("/").slice(0, 200)}`);
   }
 
-  private forwardBackwardBody(req: IncomingMessage, raw: Buffer): ForwardBackwardRequest {
+  private forwardBackwardBody(req: IncomingMessage, raw: Buffer): Record<string, unknown> {
     const encoding = req.headers["content-encoding"];
     if (encoding && encoding !== "identity") throw new HttpError(415, `the local backend does not accept Content-Encoding ${encoding} (its client config sets proto_compress_fwdbwd false)`);
     const type = req.headers["content-type"] ?? "";
-    if (type.includes("json")) return jsonBody(raw) as unknown as ForwardBackwardRequest;
+    if (type.includes("json")) return jsonBody(raw, "forward_backward");
     try {
-      return decodeForwardBackwardRequest(raw);
+      return decodeForwardBackwardRequest(raw) as unknown as Record<string, unknown>;
     } catch (e) {
       throw new HttpError(400, `forward_backward body is not a ForwardBackwardRequest protobuf: ${(e as Error).message}`);
     }
   }
 
-  private async retrieveFuture(body: Record<string, unknown>): Promise<Reply> {
-    const id = body.request_id;
-    if (typeof id !== "string") throw new HttpError(400, "request_id is required");
+  private async retrieveFuture(id: string): Promise<Reply> {
     const result = await this.backend.futures.wait(id, this.longPollMs);
     // 410 "promise expired": the SDK re-submits samples; other ops fail (e.g. after a restart).
     if (result === null) return { status: 410, body: { detail: `unknown or expired request ${id}` } };
@@ -284,7 +334,6 @@ export async function startLocalBackend(options: LocalBackendOptions): Promise<R
     dir: options.dir,
     seed: options.seed ?? 0,
     opDelayMs: () => faults.options.slowFutureMs ?? 0,
-    decode: options.decode,
     log,
   });
   const router = new Router(backend, faults, options.longPollMs ?? 20_000);
@@ -295,27 +344,41 @@ export async function startLocalBackend(options: LocalBackendOptions): Promise<R
     });
   });
   server.keepAliveTimeout = 65_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port ?? 0, "127.0.0.1", () => resolve());
-  });
+  server.headersTimeout = 30_000;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(options.port ?? 0, "127.0.0.1", () => resolve());
+    });
+  } catch (e) {
+    await backend.close();
+    throw e;
+  }
   const port = (server.address() as AddressInfo).port;
-  const vocabTimer = setInterval(() => backend.flushVocab(), 2_000);
-  vocabTimer.unref();
   let closing: Promise<void> | undefined;
-  return {
+  const running: RunningLocalBackend = {
     url: `http://127.0.0.1:${port}`,
     port,
     backend,
     faults: faults.options,
+    async closeWhenIdle(idleMs = 1_000) {
+      const asked = Date.now();
+      // Requests after the owner is done come from other jobs; wait until they stop.
+      while (!closing && (router.inFlight > 0 || (router.lastRequestAt > asked && Date.now() - router.lastRequestAt < idleMs))) {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      await running.close();
+    },
     close() {
-      closing ??= new Promise<void>((resolve) => {
-        clearInterval(vocabTimer);
-        backend.close();
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+      closing ??= Promise.all([
+        backend.close(),
+        new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        }),
+      ]).then(() => undefined);
       return closing;
     },
   };
+  return running;
 }

@@ -48,6 +48,8 @@ export function contributedCommands(): string[] {
 export interface UiCall {
   kind: "quickPick" | "inputBox" | "warning" | "info" | "error";
   text: string;
+  /** The buttons a message offered. */
+  buttons?: string[];
 }
 
 /** How a test answers the extension's prompts; undefined = the user pressed Escape. */
@@ -56,6 +58,8 @@ export interface UiScript {
   inputBox?: (options: vscode.InputBoxOptions) => string | undefined;
   /** Warning messages (e.g. the spend confirmation): the button to press. */
   warning?: (message: string, buttons: string[]) => string | undefined;
+  /** Information messages (e.g. a job's "finished"): the button to press. */
+  info?: (message: string, buttons: string[]) => string | undefined;
 }
 
 type WindowApi = { -readonly [K in keyof typeof vscode.window]: (typeof vscode.window)[K] };
@@ -84,12 +88,12 @@ export function answerUi(script: UiScript): { calls: UiCall[]; messages(kind?: U
     return answer;
   }) as typeof w.showInputBox;
   w.showWarningMessage = (async (message: string, ...rest: unknown[]) => {
-    calls.push({ kind: "warning", text: message });
+    calls.push({ kind: "warning", text: message, buttons: buttonsOf(rest) });
     return script.warning?.(message, buttonsOf(rest));
   }) as typeof w.showWarningMessage;
-  w.showInformationMessage = (async (message: string) => {
-    calls.push({ kind: "info", text: message });
-    return undefined;
+  w.showInformationMessage = (async (message: string, ...rest: unknown[]) => {
+    calls.push({ kind: "info", text: message, buttons: buttonsOf(rest) });
+    return script.info?.(message, buttonsOf(rest));
   }) as typeof w.showInformationMessage;
   w.showErrorMessage = (async (message: string) => {
     calls.push({ kind: "error", text: message });

@@ -1,13 +1,19 @@
 /**
  * Suite entry that VS Code calls inside the extension host (`--extensionTestsPath` →
  * out/integration/index). Same contract as @vscode/test-electron's: export `run()`, resolve when
- * every test passed. Loads every compiled `*.test.js` beside it (subfolders included), one mocha run.
+ * every test passed. Loads every compiled `*.test.js` beside it (subfolders included), one mocha run:
+ * in the empty folder (env AGENT_LAB_IT_EMPTY_WORKSPACE) only those under empty-workspace/, in the
+ * fixture workspace all the others.
  *
  * Filter with env AGENT_LAB_IT_GREP (a mocha --grep pattern), set by the runner's --grep.
  */
 import Mocha from "mocha";
 import { readdirSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { join, sep } from "node:path";
+import * as vscode from "vscode";
+
+/** Tests of a first run in an empty folder live here. */
+const EMPTY_SUITE_DIR = "empty-workspace";
 
 function testFiles(dir: string): string[] {
   return readdirSync(dir)
@@ -22,7 +28,10 @@ function testFiles(dir: string): string[] {
 export function run(): Promise<void> {
   const mocha = new Mocha({ ui: "bdd", color: false, timeout: 30_000, reporter: "spec" });
   if (process.env.AGENT_LAB_IT_GREP) mocha.grep(process.env.AGENT_LAB_IT_GREP);
-  for (const f of testFiles(__dirname)) mocha.addFile(f);
+  const open = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+  const inEmpty = open !== undefined && open === process.env.AGENT_LAB_IT_EMPTY_WORKSPACE;
+  const isEmptySuite = (f: string) => f.includes(`${sep}${EMPTY_SUITE_DIR}${sep}`);
+  for (const f of testFiles(__dirname)) if (isEmptySuite(f) === inEmpty) mocha.addFile(f);
   return new Promise((resolve, reject) => {
     const runner = mocha.run((failures) => {
       const s = runner.stats;

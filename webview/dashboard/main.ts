@@ -1,14 +1,20 @@
 /**
- * Training dashboard webview: a chart per logged metric (SFT loss; GRPO reward, skipped groups,
- * searches, answered, budget hits, tokens, spend — whatever metrics.jsonl holds), val F1 of the
- * saved checkpoints with CIs, and group health per step; clicking a step lists its groups and a
- * group shows its G episodes side by side with reward and advantage. Redrawn on each update.
+ * Training dashboard webview: the run's metrics grouped (reward, health, length, cost, throughput,
+ * optimisation) as step charts with one smoothing slider for all, a log toggle per chart, synced
+ * hover readouts, drag-zoom, the recipe's healthy ranges as bands, other runs overlaid; constant
+ * metrics in one line instead of flat charts; val F1 of the saved checkpoints (only from evals
+ * with the run's eval settings, others listed apart) against base and SFT lines, with Evaluate for
+ * those not evaluated; group health per step — click a step for its groups (mixed first, with
+ * their questions), a group for its G episodes side by side. Redrawn on each update; zoom, log and
+ * smoothing survive the redraw.
  */
 import "../shared/elements";
 import type { GroupEpisodes } from "../../src/extension/panels/protocol";
-import type { DashboardView } from "../../src/core/trace/dashboard-view";
-import { chartFigure, lineChart, palette, stackedBars } from "../shared/charts";
-import { append, clear, fmt, h, usd } from "../shared/dom";
+import type { CheckpointScore, DashboardView, Series } from "../../src/core/trace/dashboard-view";
+import { healthyBand, METRIC_GROUPS, metricGroup, orderMetrics, type MetricGroup } from "../../src/core/trace/metric-groups";
+import { chartFigure, createTimeChart, palette, type TimeChart } from "../shared/charts";
+import { formatNumber, formatUsdValue, isConstant, MAX_SMOOTHING } from "../shared/chart-math";
+import { append, clear, fmt, h } from "../shared/dom";
 import { listen, send } from "../shared/host";
 import { renderStream } from "../trace/token-stream";
 
@@ -16,85 +22,234 @@ const app = document.getElementById("app")!;
 let view: DashboardView | undefined;
 let pickedStep: number | undefined;
 let group: GroupEpisodes | undefined;
+/** TensorBoard's default smoothing. */
+let smoothing = 0.6;
+const logScale = new Set<string>();
+const zoom = new Map<string, [number, number]>();
+let charts: TimeChart[] = [];
 
-/** Metrics the recipe cares about first; anything else the trainer logs follows. */
-const PREFERRED = ["loss", "reward", "skipped_groups", "searches", "answered", "budget_hit", "tokens", "usd", "lr", "loss_tokens", "epoch"];
+const formatFor = (key: string) => (/usd|cost/.test(key) ? formatUsdValue : formatNumber);
 
-function seriesOrder(keys: string[]): string[] {
-  const rank = (k: string) => (PREFERRED.indexOf(k) < 0 ? PREFERRED.length : PREFERRED.indexOf(k));
-  return [...keys].sort((a, b) => rank(a) - rank(b));
+interface RunLine {
+  run: string;
+  colorIndex: number;
+  series: Series;
+}
+
+/** Each metric's lines: this run's first, then the overlays that log the same metric. */
+function linesByMetric(v: DashboardView): Map<string, RunLine[]> {
+  const out = new Map<string, RunLine[]>();
+  const add = (run: string, colorIndex: number, list: Series[]) => {
+    for (const s of list) {
+      if (!out.has(s.key)) out.set(s.key, []);
+      out.get(s.key)!.push({ run, colorIndex, series: s });
+    }
+  };
+  add(v.run, 0, v.series);
+  v.overlays.forEach((o, i) => add(o.run, i + 1, o.series));
+  return out;
+}
+
+function metricFigure(key: string, lines: RunLine[], overlaid: boolean): HTMLElement {
+  const own = lines.find((l) => l.colorIndex === 0);
+  const fmtValue = formatFor(key);
+  const last = own?.series.points.at(-1);
+  const band = own ? healthyBand(key, own.series.points.map(([, y]) => y)) : undefined;
+  const chart = createTimeChart({
+    name: key,
+    title: key,
+    series: lines.map((l) => ({ label: overlaid ? l.run : key, colorIndex: l.colorIndex, points: l.series.points })),
+    smoothing,
+    log: logScale.has(key),
+    band,
+    format: fmtValue,
+    xRange: zoom.get(key),
+    onZoom: (r) => (r ? zoom.set(key, r) : zoom.delete(key)),
+    syncKey: "dashboard-steps",
+  });
+  charts.push(chart);
+  const log = h("vscode-checkbox", { label: "log", class: "log-toggle", checked: logScale.has(key), title: "logarithmic y axis" });
+  log.addEventListener("change", () => {
+    const on = (log as unknown as { checked: boolean }).checked;
+    if (on) logScale.add(key);
+    else logScale.delete(key);
+    chart.setLog(on);
+  });
+  return h(
+    "div",
+    { class: "metric", "data-key": key, "data-group": metricGroup(key) },
+    h("div", { class: "metric-head" }, h("span", { class: "metric-name" }, key), h("span", { class: "metric-last" }, last ? `step ${last[0]}: ${fmtValue(last[1])}` : "")),
+    chartFigure(key, chart, log),
+  );
+}
+
+function constantsLine(keys: string[], lines: Map<string, RunLine[]>, overlaid: boolean): HTMLElement | null {
+  if (keys.length === 0) return null;
+  const cells = keys.map((key) => {
+    const fmtValue = formatFor(key);
+    const values = lines.get(key)!.map((l) => `${overlaid ? `${l.run} ` : ""}${fmtValue(l.series.points[0][1])}`);
+    return h("td", { "data-key": key }, h("span", { class: "metric-name" }, key), " ", values.join(" · "));
+  });
+  return h("table", { class: "constants", id: "constants", title: "Metrics with one value at every step: listed, not plotted" }, h("tr", null, h("th", null, "constant"), ...cells));
 }
 
 function metricCharts(v: DashboardView): HTMLElement {
-  const byKey = new Map(v.series.map((s) => [s.key, s]));
-  const figures = seriesOrder([...byKey.keys()]).map((key, i) => {
-    const s = byKey.get(key)!;
-    const last = s.points[s.points.length - 1];
-    return h(
-      "div",
-      { class: "metric", "data-key": key },
-      h("div", { class: "metric-head" }, h("span", { class: "metric-name" }, key), h("span", { class: "metric-last" }, last ? `step ${last[0]}: ${key.includes("usd") ? usd(last[1]) : fmt(last[1], 4)}` : "")),
-      chartFigure(key, lineChart(key, s.points.map(([x, y]) => ({ x, y })), { colorIndex: i })),
-    );
+  const lines = linesByMetric(v);
+  const overlaid = v.overlays.length > 0;
+  const keys = orderMetrics([...lines.keys()]);
+  const constant = keys.filter((k) => lines.get(k)!.every((l) => isConstant(l.series.points.map(([, y]) => y))) && lines.get(k)!.every((l) => l.series.points.length > 1));
+  const plotted = keys.filter((k) => !constant.includes(k));
+  const slider = h("input", { type: "range", id: "smoothing", min: "0", max: String(MAX_SMOOTHING), step: "0.01", value: String(smoothing), "aria-label": "smoothing" });
+  const sliderValue = h("span", { class: "smoothing-value", id: "smoothing-value" }, smoothing.toFixed(2));
+  slider.addEventListener("input", () => {
+    smoothing = Number(slider.value);
+    sliderValue.textContent = smoothing.toFixed(2);
+    for (const c of charts) c.setSmoothing(smoothing);
   });
-  return h("div", { class: "charts", id: "metrics" }, ...(figures.length ? figures : [h("p", { class: "muted" }, "No metrics yet: waiting for the job to write metrics.jsonl.")]));
+  const addRun = h("vscode-button", { secondary: true, id: "add-overlay", title: "Draw another training run of this workspace on the same axes" }, "Overlay run…");
+  addRun.addEventListener("click", () => send({ type: "dashboard/addOverlay" }));
+  const runChips = [v.run, ...v.overlays.map((o) => o.run)].map((run, i) => {
+    const chip = h("span", { class: `run-chip color-${i}`, "data-run": run }, h("span", { class: "swatch" }, "■"), ` ${run}`);
+    if (i > 0) {
+      const remove = h("button", { class: "remove-overlay", title: `Remove ${run} from the charts`, "aria-label": `remove ${run}` }, "✕");
+      remove.addEventListener("click", () => send({ type: "dashboard/removeOverlay", run }));
+      chip.append(remove);
+    }
+    return chip;
+  });
+  const c = palette();
+  runChips.forEach((chip, i) => chip.querySelector<HTMLElement>(".swatch")!.style.setProperty("color", c.series[i % c.series.length]));
+  const groups = [...METRIC_GROUPS, "other" as MetricGroup]
+    .map((g) => ({ g, keys: plotted.filter((k) => metricGroup(k) === g) }))
+    .filter((x) => x.keys.length)
+    .map(({ g, keys: ks }) => h("section", { class: "metric-group", "data-group": g }, h("h3", null, g), h("div", { class: "charts" }, ...ks.map((k) => metricFigure(k, lines.get(k)!, overlaid)))));
+  return h(
+    "div",
+    { id: "metrics" },
+    h("div", { class: "chart-controls" }, h("label", { class: "smoothing" }, "smoothing ", slider, " ", sliderValue), h("span", { class: "runs" }, ...runChips), addRun),
+    h("p", { class: "muted hint" }, "Hover a chart for every run's value at that step · drag to zoom, double-click to reset · shaded: the recipe's healthy range (hover the chart for its advice)."),
+    constantsLine(constant, lines, overlaid),
+    ...(groups.length || constant.length ? groups : [h("p", { class: "muted" }, "No metrics yet: waiting for the job to write metrics.jsonl.")]),
+  );
+}
+
+function ci(c: { f1: { mean: number; lo: number; hi: number } }): string {
+  return `${fmt(c.f1.mean)} [${fmt(c.f1.lo)}, ${fmt(c.f1.hi)}]`;
+}
+
+function evaluateButton(c: CheckpointScore): HTMLElement {
+  const b = h("vscode-button", { class: "evaluate", "data-checkpoint": c.name, title: `Evaluate ${c.name} on val with this run's settings` }, "Evaluate");
+  b.addEventListener("click", () => send({ type: "dashboard/evaluate", checkpoint: c.name }));
+  return b;
 }
 
 function checkpointChart(v: DashboardView): HTMLElement | null {
   if (v.checkpoints.length === 0) return null;
   const scored = v.checkpoints.filter((c) => c.f1);
+  const chart = scored.length
+    ? createTimeChart({
+        name: "val-f1",
+        title: "val F1 of saved checkpoints (95% bootstrap CI)",
+        series: [{ label: "val F1", points: scored.map((c) => [c.step, c.f1!.mean] as const), errors: scored.map((c) => [c.f1!.lo, c.f1!.hi] as const) }],
+        points: true,
+        refLines: v.references.map((r) => ({ label: r.label, value: r.f1.mean, detail: `[${fmt(r.f1.lo)}, ${fmt(r.f1.hi)}] (${r.evalRun})` })),
+        height: 200,
+      })
+    : null;
+  if (chart) charts.push(chart);
+  const others = v.checkpoints.flatMap((c) => c.otherEvals.map((o) => ({ c, o })));
   return h(
     "div",
     { class: "checkpoints", id: "checkpoints" },
-    h("h3", null, "Val F1 of saved checkpoints (95% bootstrap CI)"),
-    scored.length ? chartFigure("val-f1", lineChart("val F1", scored.map((c) => ({ x: c.step, y: c.f1!.mean, lo: c.f1!.lo, hi: c.f1!.hi })), { errorBars: true })) : null,
+    h("h3", null, "Checkpoints"),
+    v.evalSettings
+      ? h("p", { class: "muted", id: "eval-settings", title: Object.entries(v.evalSettings.fields).map(([k, val]) => `${k}: ${JSON.stringify(val)}`).join("\n") }, `Val F1 only from evals with the eval settings of ${v.evalSettings.source} (prompt, harness, search, max tokens).`)
+      : null,
+    v.references.length ? h("p", { class: "muted", id: "references" }, ...v.references.map((r) => `${r.label}: ${ci(r)} from ${r.evalRun} · `)) : null,
+    chart ? chartFigure("val-f1", chart) : null,
     h(
       "table",
-      null,
+      { class: "checkpoint-table" },
       h("tr", null, h("th", null, "checkpoint"), h("th", null, "step"), h("th", null, "val F1 [95% CI]"), h("th", null, "n"), h("th", null, "eval run")),
-      ...v.checkpoints.map((c) => h("tr", null, h("td", null, c.name), h("td", null, c.step), h("td", null, c.f1 ? `${fmt(c.f1.mean)} [${fmt(c.f1.lo)}, ${fmt(c.f1.hi)}]` : "not evaluated"), h("td", null, c.n ?? "–"), h("td", null, c.evalRun ?? "–"))),
+      ...v.checkpoints.map((c) =>
+        h(
+          "tr",
+          { "data-checkpoint": c.name },
+          h("td", null, c.name),
+          h("td", null, c.step),
+          h("td", null, c.f1 ? ci({ f1: c.f1 }) : h("span", { class: "not-evaluated" }, "not evaluated ", c.samplerPath ? evaluateButton(c) : null)),
+          h("td", null, c.n ?? "–"),
+          h("td", null, c.evalRun ?? "–"),
+        ),
+      ),
     ),
+    others.length
+      ? h(
+          "div",
+          { class: "other-evals", id: "other-evals" },
+          h("h4", null, "Other evals of these checkpoints (other settings: not used above)"),
+          h("ul", null, ...others.map(({ c, o }) => h("li", null, `${c.name}: ${o.evalRun} — F1 ${ci(o)}, n ${o.n} — differs in ${o.differs.join(", ")}`))),
+        )
+      : null,
   );
 }
+
+const HEALTH_KEYS = ["mixed", "all_wrong", "all_correct", "constant"] as const;
 
 function health(v: DashboardView): HTMLElement | null {
   if (v.health.length === 0) return null;
   const c = palette();
-  const colors = { all_correct: c.good, all_wrong: c.bad, mixed: c.series[0], constant: c.muted };
-  const keys = ["all_correct", "all_wrong", "mixed", "constant"] as const;
-  const chart = stackedBars(
-    "groups per step: all-correct / all-wrong / mixed",
-    v.health.map((s) => s.step),
-    v.health.map((s) => keys.map((k) => ({ key: k, value: s[k], color: colors[k] }))),
-    (i) => {
-      pickedStep = v.health[i].step;
+  const colorIndex = { mixed: 0, all_wrong: 5, all_correct: 4, constant: 1 } as const;
+  const chart = createTimeChart({
+    name: "group-health",
+    title: "groups per step: mixed (these train) / all-wrong / all-correct / constant",
+    stacked: true,
+    series: HEALTH_KEYS.map((k) => ({ label: k.replace("_", "-"), colorIndex: colorIndex[k], points: v.health.map((s) => [s.step, s[k]] as const) })),
+    format: (n) => (n === null ? "–" : String(Math.round(n))),
+    markStep: pickedStep,
+    onPick: (step) => {
+      pickedStep = step;
       render();
     },
-  );
+  });
+  charts.push(chart);
   const step = v.health.find((s) => s.step === pickedStep);
   return h(
     "div",
     { class: "health", id: "health" },
     h("h3", null, "Group health"),
-    h("div", { class: "legend" }, ...keys.map((k) => h("span", { class: `key key-${k}` }, `■ ${k.replace("_", "-")} `))),
+    h("div", { class: "legend" }, ...HEALTH_KEYS.map((k) => {
+      const key = h("span", { class: `key key-${k}` }, `■ ${k.replace("_", "-")} `);
+      key.style.setProperty("color", c.series[colorIndex[k]]);
+      return key;
+    })),
     chartFigure("group-health", chart),
     step
       ? h(
           "div",
           { class: "groups", id: "groups" },
-          h("h4", null, `Step ${step.step}: ${step.groups.length} groups`),
+          h("h4", null, `Step ${step.step}: ${step.groups.length} groups (${step.mixed} mixed, ${step.all_wrong} all-wrong, ${step.all_correct} all-correct${step.constant ? `, ${step.constant} constant` : ""})`),
           h(
             "ul",
             null,
             ...step.groups.map((gi) => {
               const g = v.groups[gi];
-              const li = h("li", { class: `group${g.skipped ? " skipped" : ""}`, tabindex: 0, "data-index": gi }, `${g.question_id ?? `group ${g.group ?? gi}`} — rewards ${g.rewards.map((r) => fmt(r, 2)).join(", ")}${g.skipped ? " (skipped)" : ""}`);
+              const question = g.question_id ? v.questions[g.question_id] : undefined;
+              const li = h(
+                "li",
+                { class: `group${g.skipped ? " skipped" : ""}`, tabindex: 0, "data-index": gi, title: g.question_id ?? `group ${g.group ?? gi}` },
+                h("span", { class: "group-q" }, question ?? g.question_id ?? `group ${g.group ?? gi}`),
+                h("span", { class: "group-rewards" }, ` — rewards ${g.rewards.map((r) => fmt(r, 2)).join(", ")}${g.skipped ? " (skipped)" : ""}`),
+              );
               li.addEventListener("click", () => send({ type: "dashboard/openGroup", index: gi }));
+              li.addEventListener("keydown", (e) => {
+                if ((e as KeyboardEvent).key === "Enter") send({ type: "dashboard/openGroup", index: gi });
+              });
               return li;
             }),
           ),
         )
-      : h("p", { class: "muted" }, "Click a bar to list that step's groups."),
+      : h("p", { class: "muted" }, "Click a step in the chart to list its groups."),
   );
 }
 
@@ -124,6 +279,8 @@ function groupEpisodes(): HTMLElement | null {
 
 function render(): void {
   if (!view) return;
+  for (const c of charts) c.destroy();
+  charts = [];
   clear(app);
   append(app, [
     h("h2", null, `Training · ${view.run}`),

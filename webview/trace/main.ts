@@ -1,18 +1,22 @@
 /**
- * Trace viewer webview: the episode list (filters, full-text search, virtualised rows,
- * next/previous) beside one episode's token stream with its outcome, gold-in-results and drift.
+ * Trace viewer webview: the episode list (filters in the Runs tree's outcome names, full-text
+ * search, virtualised rows, next/previous, a legend for every mark) beside one episode's token
+ * stream under a sticky header, with its outcome, gold-in-results and drift — template drift in
+ * red with the diff, non-canonical splits of sampled tokens as information counted per run,
+ * special tokens the model emitted marked as such — and the search's hits highlighted.
  */
 import "../shared/elements";
 import type { TraceRunInfo } from "../../src/extension/panels/protocol";
 import { filterRows, stepEpisode, visibleWindow, type EpisodeFilter, type Outcome } from "../../src/core/trace/episode-list";
+import { OUTCOME_LABELS, OUTCOME_MEANINGS, OUTCOMES, outcomeOf } from "../../src/core/runs/outcome";
 import type { TraceEpisodeView } from "../../src/core/trace/trace-view";
-import type { DriftReport } from "../../src/core/trace/drift";
+import { driftVerdict, NON_CANONICAL_EXPLAINED, type DriftReport, type RunDriftCounts } from "../../src/core/trace/drift";
 import { append, clear, fmt, h, usd } from "../shared/dom";
 import { listen, send, savedState, timings } from "../shared/host";
-import { markDrift, renderStream, splitPiece } from "./token-stream";
+import { highlightHits, markTokens, renderStream, splitPiece } from "./token-stream";
 
 const ROW_HEIGHT = 26;
-const OUTCOMES: Outcome[] = ["right", "partial", "wrong", "unanswered"];
+const OUTCOME_FILTERS: Outcome[] = [...OUTCOMES, "other"];
 
 let run: TraceRunInfo | undefined;
 let episode: TraceEpisodeView | undefined;
@@ -28,8 +32,8 @@ const app = document.getElementById("app")!;
 clear(app);
 
 // ---- left pane: filters and the list ----
-const outcomeBoxes = OUTCOMES.map((o) => {
-  const box = h("vscode-checkbox", { label: o, checked: true, "data-outcome": o, class: "outcome-filter" });
+const outcomeBoxes = OUTCOME_FILTERS.map((o) => {
+  const box = h("vscode-checkbox", { label: OUTCOME_LABELS[o], checked: true, "data-outcome": o, class: `outcome-filter outcome-${o}`, title: OUTCOME_MEANINGS[o] });
   box.addEventListener("change", applyFilter);
   return box;
 });
@@ -60,6 +64,7 @@ textSearch.addEventListener("input", () => {
     if (!q) {
       textIds = undefined;
       applyFilter();
+      showHits();
     } else send({ type: "trace/search", query: q });
   }, 200);
 });
@@ -80,13 +85,29 @@ listRows.addEventListener("click", (e) => {
 });
 
 const header = h("div", { class: "run-header", id: "run-header" });
+const driftLine = h("div", { class: "run-drift", id: "run-drift" });
+/** What each mark in a list row means. */
+const listLegend = h(
+  "details",
+  { class: "list-legend", id: "list-legend" },
+  h("summary", null, "What the marks mean"),
+  h(
+    "ul",
+    null,
+    h("li", null, h("span", { class: "f1" }, "0.67"), " F1 of the prediction, coloured by outcome: ", ...OUTCOME_FILTERS.flatMap((o) => [h("span", { class: `outcome-key outcome-${o}`, title: OUTCOME_MEANINGS[o] }, OUTCOME_LABELS[o]), " "])),
+    h("li", null, h("span", { class: "searches" }, "s2"), " searches the episode made"),
+    h("li", null, h("span", { class: "gold gold-found" }, "●"), " the gold answer is in the search results · ", h("span", { class: "gold gold-missing" }, "○"), " it is not (a retrieval failure) · ", h("span", { class: "gold" }, "·"), " no search, a yes/no question, or not checked yet"),
+  ),
+);
 const left = h(
   "aside",
   { class: "episodes" },
   header,
+  driftLine,
   h("div", { class: "filters" }, h("div", { class: "filter-row" }, ...outcomeBoxes), h("label", null, "searches ", searchesMin, " – ", searchesMax), h("label", null, "F1 ", f1Min, " – ", f1Max), h("label", null, "gold ", goldSelect), textSearch),
   h("div", { class: "nav" }, prevButton, nextButton, countLine),
   goldLine,
+  listLegend,
   listViewport,
 );
 const detail = h("section", { class: "episode", id: "episode" }, h("p", { class: "muted" }, "Pick an episode."));
@@ -157,7 +178,7 @@ function select(id: string): void {
 
 function renderRunHeader(r: TraceRunInfo): void {
   clear(header);
-  header.append(h("div", { class: "run-name" }, r.name), h("div", { class: "muted" }, [r.model, r.split].filter(Boolean).join(" · ")));
+  header.append(h("div", { class: "run-name", title: r.runDir }, r.name), h("div", { class: "muted" }, [r.model, r.split].filter(Boolean).join(" · ")));
   if (r.tokenizerProblem) header.append(h("div", { class: "warning" }, `Token text unavailable: ${r.tokenizerProblem}`));
   clear(goldLine);
   if (!r.gold) {
@@ -190,9 +211,14 @@ function renderEpisode(ep: TraceEpisodeView): void {
   const goldText = { found: "gold in results", missing: "gold NOT in results", no_search: "no search", not_applicable: "yes/no question", unknown: "gold check unavailable" }[ep.gold];
   const shade = h("vscode-checkbox", { id: "shade-logprobs", label: "shade by logprob", checked: !detail.classList.contains("no-shade") });
   shade.addEventListener("change", () => detail.classList.toggle("no-shade", !(shade as unknown as { checked: boolean }).checked));
+  const outcome = outcomeOf(ep);
   append(detail, [
-    h("h2", { class: "question", id: "question" }, ep.question),
     h(
+      "div",
+      { class: "episode-head", id: "episode-head" },
+      h("div", { class: "muted head-run" }, run ? [run.name, run.model, run.split].filter(Boolean).join(" · ") : ""),
+      h("h2", { class: "question", id: "question" }, ep.question),
+      h(
       "div",
       { class: "outcome" },
       h("div", null, h("span", { class: "label" }, "prediction "), h("span", { id: "prediction", class: "prediction" }, ep.prediction || "(none)")),
@@ -200,6 +226,7 @@ function renderEpisode(ep: TraceEpisodeView): void {
       h(
         "div",
         { class: "badges" },
+        badge(OUTCOME_LABELS[outcome], `outcome-badge outcome-${outcome}`, OUTCOME_MEANINGS[outcome]),
         badge(`EM ${ep.em}`, ep.em === 1 ? "ok" : "bad"),
         badge(`F1 ${fmt(ep.f1, 2)}`, ep.f1 >= 0.5 ? "ok" : "bad"),
         badge(`end: ${ep.end}`, ep.end === "answer" ? "ok" : "warn"),
@@ -208,14 +235,30 @@ function renderEpisode(ep: TraceEpisodeView): void {
         h("span", { id: "drift-badge" }, badge(ep.drift === null && !ep.decodeProblem ? "checking drift…" : "drift not checked", "muted")),
       ),
       h("div", { class: "muted", id: "token-counts" }, `${ep.sampledCount} sampled · ${ep.insertedCount} inserted · prefill ${ep.prefill} · generated ${ep.generated} · ${usd(ep.usd)}`),
+      ),
+      h("div", { class: "drift-detail", id: "drift-detail" }),
+      h(
+        "div",
+        { class: "legend", id: "legend" },
+        h("span", { class: "tok s", title: "a token the model sampled (trained on)" }, "model-sampled"),
+        h("span", { class: "tok i", title: "a token the harness inserted: prompt, search results, turn headers (not trained on)" }, "harness-inserted"),
+        h("span", { class: "tok s lp1" }, "logprob ≥ −0.5"),
+        h("span", { class: "tok s lp3" }, "≥ −3"),
+        h("span", { class: "tok s lp4", title: "the sampler's logprob of the token: darker = less sure" }, "< −3"),
+        h("span", { class: "tok i drift", title: "inserted tokens that differ from the chat template: a stitching bug" }, "template drift"),
+        h("span", { class: "tok s noncanon", title: NON_CANONICAL_EXPLAINED }, "non-canonical split"),
+        h("span", { class: "tok s special", title: "a special token the model emitted inside its reply" }, "<|special|>"),
+        h("span", { class: "tok i hit", title: "a word of the text search" }, "search match"),
+        shade,
+      ),
+      h("div", { class: "muted", id: "hit-count" }),
     ),
-    h("div", { class: "drift-detail", id: "drift-detail" }),
     ep.decodeProblem ? h("div", { class: "warning" }, `Showing token ids: ${ep.decodeProblem}`) : null,
-    h("div", { class: "legend", id: "legend" }, h("span", { class: "tok s" }, "model-sampled"), " ", h("span", { class: "tok i" }, "harness-inserted"), " ", h("span", { class: "tok s lp4" }, "low logprob"), " ", h("span", { class: "tok s drift" }, "drift"), " ", shade),
   ]);
   const { root, spans } = renderStream(ep);
   detail.append(root);
   if (ep.drift) showDrift(ep.drift);
+  else showHits();
   drawList();
   // Time to interactive: from the message's arrival to the first frame with the stream laid out.
   requestAnimationFrame(() => {
@@ -226,29 +269,76 @@ function renderEpisode(ep: TraceEpisodeView): void {
   });
 }
 
-/** The drift check's verdict in the header, and a wavy underline under every differing token. */
+/** The drift check's verdict in the header, the diff when it is template drift, and the marks in the stream. */
 function showDrift(drift: DriftReport): void {
   if (!episode) return;
   const total = episode.prompt.ids.length + episode.tokens.ids.length;
+  const verdict = driftVerdict(drift);
   const holder = document.getElementById("drift-badge");
   if (holder) {
     clear(holder);
-    holder.appendChild(
-      !drift.checked
-        ? badge("drift check failed", "warn", drift.problem)
-        : drift.textMatches && drift.differingTokens === 0
-          ? badge("no drift", "ok", `re-rendering with the chat template gives the same ${total} tokens`)
-          : badge(drift.textMatches ? `${drift.differingTokens} tokens differ from the template's tokenization` : "TEMPLATE DRIFT", "bad", "tokens with a wavy underline differ from the chat template's rendering"),
-    );
+    if (verdict === "not-checked") holder.appendChild(badge("drift check failed", "warn", drift.problem));
+    else if (verdict === "clean") holder.appendChild(badge("no drift", "ok", `re-rendering with the chat template gives the same ${total} tokens`));
+    else if (verdict === "template-drift") {
+      const n = drift.templateDriftTokens;
+      holder.appendChild(badge(`TEMPLATE DRIFT${n ? `: ${n} inserted token${n === 1 ? "" : "s"} differ` : ""}`, "bad", "tokens the harness inserted are not what the chat template produces: the model is trained in another context than it is served in"));
+    }
+    if (drift.nonCanonicalTokens > 0 || (drift.firstTextDifference?.writer === "sampled" && verdict !== "template-drift")) {
+      holder.appendChild(badge(`${drift.nonCanonicalTokens} sampled token${drift.nonCanonicalTokens === 1 ? "" : "s"} non-canonical`, "info", NON_CANONICAL_EXPLAINED));
+    }
+    if (drift.emittedSpecial.length) {
+      holder.appendChild(badge(`model emitted ${drift.emittedSpecial.length} special token${drift.emittedSpecial.length === 1 ? "" : "s"}`, "warn", "special tokens the model sampled inside its reply (boxed in the text): content it wrote, not turn structure"));
+    }
   }
   const detailLine = document.getElementById("drift-detail");
-  if (detailLine && drift.firstTextDifference) {
+  if (detailLine) {
     clear(detailLine);
     const d = drift.firstTextDifference;
-    append(detailLine, [`Text differs from token ${d.tokenIndex}: template `, h("code", null, JSON.stringify(d.expected)), " vs recorded ", h("code", null, JSON.stringify(d.recorded))]);
+    if (d && d.writer === "inserted") {
+      detailLine.className = "drift-detail bad";
+      append(detailLine, [`Template drift from token ${d.tokenIndex}: the template gives `, h("code", null, JSON.stringify(d.expected)), ", the harness inserted ", h("code", null, JSON.stringify(d.recorded))]);
+    } else if (verdict === "template-drift") {
+      detailLine.className = "drift-detail bad";
+      const [a, b] = drift.templateDrift[0];
+      const ids = [...episode.prompt.ids, ...episode.tokens.ids].slice(a, b);
+      append(detailLine, [`Template drift at tokens ${a}–${b - 1}: same text, other ids than the template's tokenization (`, h("code", null, ids.join(" ")), ")"]);
+    } else if (d) {
+      detailLine.className = "drift-detail info";
+      append(detailLine, [`The template would render the model's reply otherwise from token ${d.tokenIndex} (`, h("code", null, JSON.stringify(d.expected)), " vs sampled ", h("code", null, JSON.stringify(d.recorded)), "): harmless, training uses what was sampled."]);
+    } else if (drift.nonCanonicalTokens > 0) {
+      detailLine.className = "drift-detail info";
+      detailLine.textContent = NON_CANONICAL_EXPLAINED;
+    }
   }
   const stream = document.getElementById("stream");
-  if (stream) markDrift(stream, episode, drift.tokenDifferences);
+  if (stream) {
+    markTokens(stream, episode, drift.templateDrift, "drift");
+    markTokens(stream, episode, drift.nonCanonical, "noncanon");
+    markTokens(stream, episode, drift.emittedSpecial.map((i) => [i, i + 1] as [number, number]), "special");
+  }
+  showHits();
+}
+
+function showRunDrift(counts: RunDriftCounts, total: number): void {
+  clear(driftLine);
+  const done = counts.checked < total ? ` (${counts.checked} of ${total} checked)` : "";
+  append(driftLine, [
+    h("span", { class: counts.templateDrift ? "bad" : "ok", id: "run-template-drift" }, `template drift in ${counts.templateDrift} episode${counts.templateDrift === 1 ? "" : "s"}`),
+    " · ",
+    h("span", { class: "info", id: "run-noncanonical", title: NON_CANONICAL_EXPLAINED }, `non-canonical sampled tokens in ${counts.nonCanonical} (${counts.nonCanonicalTokens} tokens, harmless)`),
+    counts.emittedSpecial ? ` · special tokens emitted in ${counts.emittedSpecial}` : "",
+    done,
+  ]);
+}
+
+/** Marks the text search's words in the episode's text and opens the sections that hold them. */
+function showHits(): void {
+  const stream = document.getElementById("stream");
+  if (!stream || !episode) return;
+  const q = textSearch.value.trim();
+  const n = highlightHits(stream, episode, q && textIds?.has(episode.id) !== false ? q : "");
+  const line = document.getElementById("hit-count");
+  if (line) line.textContent = q ? `${n} match${n === 1 ? "" : "es"} of “${q}” in this episode` : "";
 }
 
 // Hover: one listener for every token.
@@ -292,5 +382,8 @@ listen((m) => {
     if (m.query !== textSearch.value.trim()) return;
     textIds = new Set(m.ids);
     applyFilter();
+    showHits();
+  } else if (m.type === "trace/driftCounts") {
+    showRunDrift(m.counts, m.total);
   }
 });

@@ -83,21 +83,89 @@ export function splitPiece(el: HTMLElement, ep: TraceEpisodeView, drift?: Uint8A
   el.replaceWith(frag);
 }
 
-/** Marks tokens of prompt+tokens in `ranges` as drifted, splitting pieces that hold any. */
-export function markDrift(root: HTMLElement, ep: TraceEpisodeView, ranges: [number, number][]): void {
+/**
+ * Marks tokens of prompt+tokens in `ranges` with a class (drift, noncanon, special), splitting
+ * pieces that hold any so the mark sits on the right tokens.
+ */
+export function markTokens(root: HTMLElement, ep: TraceEpisodeView, ranges: [number, number][], cls: string): void {
   if (ranges.length === 0) return;
   const total = ep.prompt.ids.length + ep.tokens.ids.length;
   const mask = driftMask(total, ranges);
-  for (const el of Array.from(root.querySelectorAll<HTMLElement>(".tok"))) {
+  const prompt = ep.prompt.ids.length;
+  const marked = (el: HTMLElement) => {
     const key = el.dataset.i!;
-    const at = (key[0] === "p" ? 0 : ep.prompt.ids.length) + Number(key.slice(1));
+    const at = (key[0] === "p" ? 0 : prompt) + Number(key.slice(1));
     const n = Number(el.dataset.n ?? "1");
-    let hit = false;
-    for (let k = at; k < at + n && !hit; k++) hit = mask[k] === 1;
-    if (!hit) continue;
-    if (el.dataset.n) splitPiece(el, ep, mask);
-    else el.classList.add("drift");
+    for (let k = at; k < at + n; k++) if (mask[k] === 1) return true;
+    return false;
+  };
+  for (const el of Array.from(root.querySelectorAll<HTMLElement>(".tok"))) {
+    if (!marked(el)) continue;
+    if (el.dataset.n) {
+      const parent = el.parentElement;
+      splitPiece(el, ep);
+      for (const t of Array.from(parent?.querySelectorAll<HTMLElement>(".tok:not([data-n])") ?? [])) if (marked(t)) t.classList.add(cls);
+    } else el.classList.add(cls);
   }
+}
+
+const WORD_CHAR = /[\p{L}\p{N}]/u;
+
+/** Words of a search query worth marking (MiniSearch-style terms: letters and digits, 2+ long). */
+export function queryTerms(query: string): string[] {
+  return [...new Set(query.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((w) => w.length >= 2))];
+}
+
+/**
+ * Marks every token whose text overlaps a word of `query` at a word start (class hit; pieces of inserted text are
+ * split so only the matching tokens are marked) and opens collapsed sections holding one. Returns
+ * the number of matches. An empty query clears the marks.
+ */
+export function highlightHits(root: HTMLElement, ep: TraceEpisodeView, query: string): number {
+  for (const el of Array.from(root.querySelectorAll<HTMLElement>(".tok.hit"))) el.classList.remove("hit");
+  const terms = queryTerms(query);
+  if (terms.length === 0) return 0;
+  let matches = 0;
+  const prompt = ep.prompt.ids.length;
+  const ranges: [number, number][] = [];
+  for (const [stream, offset] of [[ep.prompt, 0], [ep.tokens, prompt]] as const) {
+    const starts: number[] = [];
+    let text = "";
+    for (const t of stream.texts) {
+      starts.push(text.length);
+      text += t;
+    }
+    const lower = text.toLowerCase();
+    for (const term of terms) {
+      for (let at = lower.indexOf(term); at >= 0; at = lower.indexOf(term, at + term.length)) {
+        // Words and word prefixes, as the run's full-text search matches them: not "ed" in "need".
+        if (at > 0 && WORD_CHAR.test(lower[at - 1])) continue;
+        matches++;
+        // Tokens covering [at, at + term.length).
+        let i = upperBound(starts, at) - 1;
+        const first = i;
+        while (i + 1 < starts.length && starts[i + 1] < at + term.length) i++;
+        ranges.push([offset + first, offset + i + 1]);
+      }
+    }
+  }
+  markTokens(root, ep, ranges, "hit");
+  for (const el of Array.from(root.querySelectorAll<HTMLElement>(".tok.hit"))) {
+    const section = el.closest("details");
+    if (section && !section.hasAttribute("open")) section.setAttribute("open", "");
+  }
+  return matches;
+}
+
+function upperBound(sorted: readonly number[], x: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid] <= x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 function sectionTitle(s: TraceSection): string {
@@ -114,7 +182,8 @@ function sectionTitle(s: TraceSection): string {
 export function renderStream(ep: TraceEpisodeView): { root: HTMLElement; spans: number } {
   const root = h("div", { class: "stream", id: "stream" });
   const total = ep.prompt.ids.length + ep.tokens.ids.length;
-  const drift = ep.drift?.tokenDifferences.length ? driftMask(total, ep.drift.tokenDifferences) : undefined;
+  // Template drift only: non-canonical splits and emitted special tokens are marked by the viewer.
+  const drift = ep.drift?.templateDrift.length ? driftMask(total, ep.drift.templateDrift) : undefined;
   let lastTurn = 0;
   for (const s of ep.sections) {
     if (s.turn !== lastTurn && s.kind !== "prompt") {

@@ -12,8 +12,10 @@ import { basename } from "node:path";
 import { FileFormatError, UserError } from "../errors";
 import { fingerprintDiff, type FieldDifference, type RunManifest } from "../runs/manifest";
 import { episodesPath, readRun, type EpisodeRecord } from "../runs/run-files";
+import { ABLATE_FIELDS } from "../runs/episode-record";
 import { bootstrapMeans, mean, percentileInterval, sampleSd, type Interval } from "./bootstrap";
 import { minimumDetectableDelta } from "./power";
+import { DEFAULT_RESAMPLES } from "./resamples";
 import { holmAdjust, mcnemarExact, signFlipTest } from "./significance";
 import {
   ABLATION_FORMAT,
@@ -26,7 +28,7 @@ import {
   type Verdict,
 } from "./report-types";
 
-export const DEFAULT_RESAMPLES = 10_000;
+export { DEFAULT_RESAMPLES };
 export const LEVEL = 0.95;
 export const ALPHA = 0.05;
 export const POWER = 0.8;
@@ -56,29 +58,18 @@ export interface AblationOptions {
   now?: Date;
 }
 
-/** Reads run folders, checking that every episode carries the numbers ablate uses. */
+/** Reads run folders, checking (by the one episode check) that every episode carries the numbers ablate uses. */
 export function loadAblationInputs(dirs: readonly string[]): AblationInput[] {
   const names = new Map<string, number>();
   return dirs.map((dir) => {
-    const files = readRun(dir);
+    const files = readRun(dir, ABLATE_FIELDS);
     if (files.episodes.length === 0) throw new FileFormatError(episodesPath(dir), undefined, "no finished episodes to compare");
-    files.episodes.forEach((e, i) => checkEpisode(episodesPath(dir), e, i));
     // Two folders with one name (runs/a/x and runs/b/x) keep distinct labels.
     const base = basename(dir.replace(/[\\/]+$/, "")) || dir;
     const seen = names.get(base) ?? 0;
     names.set(base, seen + 1);
     return { name: seen === 0 ? base : `${base}#${seen + 1}`, dir, manifest: files.manifest, episodes: files.episodes };
   });
-}
-
-function checkEpisode(file: string, e: EpisodeRecord, index: number): void {
-  const where = `episode ${index + 1} (id ${JSON.stringify(e.id)})`;
-  for (const key of ["f1", "em", "usd"] as const) {
-    if (typeof e[key] !== "number" || !Number.isFinite(e[key])) throw new FileFormatError(file, undefined, `${where} has no numeric "${key}"`);
-  }
-  if (e.em !== 0 && e.em !== 1) throw new FileFormatError(file, undefined, `${where} has em ${e.em}; exact match must be 0 or 1`);
-  if (e.f1 < 0 || e.f1 > 1) throw new FileFormatError(file, undefined, `${where} has f1 ${e.f1}, outside [0, 1]`);
-  if (!Array.isArray(e.searches)) throw new FileFormatError(file, undefined, `${where} has no "searches" list`);
 }
 
 /** The comparison itself: pure over loaded runs, deterministic for a seed. */

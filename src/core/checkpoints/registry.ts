@@ -10,7 +10,7 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { FileFormatError, UserError } from "../errors";
-import { appendJsonl, readJsonl } from "../util/jsonl";
+import { appendJsonl, readJsonlLines } from "../util/jsonl";
 import { repairTornTail } from "../runs/run-files";
 
 export const REGISTRY_FILE = "checkpoints.jsonl";
@@ -46,13 +46,12 @@ export function registryPath(runsDir: string): string {
 /** Every entry in file order (torn last line skipped); [] when the file does not exist yet. */
 export function readRegistry(file: string): CheckpointEntry[] {
   if (!existsSync(file)) return [];
-  const rows = readJsonl<Partial<CheckpointEntry>>(file, { tolerateTornTail: true });
-  rows.forEach((row, i) => {
+  return readJsonlLines<Partial<CheckpointEntry> | null>(file, { tolerateTornTail: true }).map(({ value: row, line }) => {
     if (typeof row !== "object" || row === null || typeof row.name !== "string" || typeof row.sampler_path !== "string" || typeof row.state_path !== "string") {
-      throw new FileFormatError(file, undefined, `entry ${i + 1} needs string "name", "sampler_path" and "state_path"`);
+      throw new FileFormatError(file, line, 'a checkpoint entry needs string "name", "sampler_path" and "state_path"');
     }
+    return row as CheckpointEntry;
   });
-  return rows as CheckpointEntry[];
 }
 
 /** Appends one entry (one write). A torn line a crash left is cut first so the new one is not glued to it. */

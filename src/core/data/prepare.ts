@@ -12,7 +12,9 @@
  * Files are written under a temporary folder and renamed into place at the end, so a failure leaves
  * an earlier good data folder untouched.
  */
+import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, rename, rm } from "node:fs/promises";
+import { UserError } from "../errors";
 import { join } from "node:path";
 import type { Question } from "./question";
 import { readHotpotRecords, type HotpotRecord } from "./hotpot-records";
@@ -20,7 +22,7 @@ import { LineFileWriter } from "./line-file-writer";
 import { pyJsonDumps } from "./python-json";
 import { PyRandom } from "./python-random";
 import { pyStrip } from "./python-text";
-import { SPLITS_FILE, lineHashes, type SplitsRecord } from "./splits";
+import { describeTestChange, lineHashes, readSplitsRecord, SPLITS_FILE, type SplitsRecord } from "./splits";
 
 export const TEST_SIZE = 500;
 export const VAL_SIZE = 200;
@@ -36,9 +38,16 @@ export interface PrepareInput {
   source: string;
 }
 
+export interface PrepareOptions {
+  /** Allow replacing a locked test.jsonl whose content changes (the result says what changed). */
+  replaceTestSplit?: boolean;
+}
+
 export interface PrepareResult {
   counts: { corpus: number; train: number; val: number; test: number };
   testSha256: string;
+  /** When a locked test split was replaced (with replaceTestSplit): what changed, in one line. */
+  testReplaced?: string;
   /** Human-readable remarks (e.g. a small dev set). */
   notes: string[];
 }
@@ -48,12 +57,35 @@ export function questionRow(r: HotpotRecord): Question {
   return { id: r.id, question: r.question, answers: [r.answer], type: r.type, level: r.level };
 }
 
-export async function prepareData(outDir: string, input: PrepareInput, log: (line: string) => void = () => {}): Promise<PrepareResult> {
+export async function prepareData(outDir: string, input: PrepareInput, log: (line: string) => void = () => {}, options: PrepareOptions = {}): Promise<PrepareResult> {
+  // The lock is read before any work: a damaged record is refused now, not after a long download.
+  let locked: SplitsRecord | undefined;
+  let unreadableLock: string | undefined;
+  if (existsSync(join(outDir, SPLITS_FILE))) {
+    try {
+      locked = readSplitsRecord(outDir);
+    } catch (e) {
+      if (!options.replaceTestSplit) throw e;
+      unreadableLock = (e as Error).message; // replacing on purpose: the damaged record goes too
+    }
+  }
   await mkdir(outDir, { recursive: true });
   await removeAbandonedTempDirs(outDir);
   const tmp = await mkdtemp(join(outDir, `${TEMP_PREFIX}${process.pid}-`));
   try {
     const result = await writeAll(tmp, input, log);
+    if (unreadableLock) result.testReplaced = `the old record could not be read (${unreadableLock}); new sha256 ${result.testSha256.slice(0, 16)}`;
+    if (locked && locked.test_sha256_full !== result.testSha256) {
+      const change = describeTestChange(locked, readSplitsRecord(tmp));
+      if (!options.replaceTestSplit) {
+        // The recipe's first rule: the test hash never changes. Nothing in outDir has been touched.
+        throw new UserError(
+          `${join(outDir, "test.jsonl")} is locked by ${join(outDir, SPLITS_FILE)} and these inputs would change it (${change}); ` +
+            `the data folder was left as it was: prepare from the same files, or add --replace-test-split to replace the test split on purpose`,
+        );
+      }
+      result.testReplaced = change;
+    }
     // splits.json last: if anything stops half-way, the old record no longer matches and
     // checkTestSplit refuses, instead of silently accepting a mixed folder.
     for (const name of ["corpus.jsonl", "train.jsonl", "val.jsonl", "test.jsonl", SPLITS_FILE]) {

@@ -9,7 +9,8 @@ import { createReadStream, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { FileFormatError, UserError } from "../errors";
-import { readJsonl } from "../util/jsonl";
+import { jsonErrorLine } from "../config";
+import { readJsonlLines } from "../util/jsonl";
 import type { Paragraph, Question, Split } from "./question";
 
 export const SPLITS_FILE = "splits.json";
@@ -40,17 +41,64 @@ export function readSplitsRecord(dataDir: string): SplitsRecord {
   if (!existsSync(file)) {
     throw new UserError(`${file} is missing: run "agent-lab prepare" to write the splits and record the test hash`);
   }
+  return parseSplitsRecord(readFileSync(file, "utf8"), file);
+}
+
+const REBUILD = 'rerun "agent-lab prepare" to rewrite it';
+
+/** Checks every field later steps read, so a damaged record is refused here, naming file:line, not printed as "undefined". */
+export function parseSplitsRecord(text: string, file: string): SplitsRecord {
+  if (!text.trim()) throw new FileFormatError(file, 1, `is empty; ${REBUILD}`);
   let parsed: unknown;
   try {
-    parsed = JSON.parse(readFileSync(file, "utf8"));
+    parsed = JSON.parse(text);
   } catch (e) {
-    throw new FileFormatError(file, undefined, `not valid JSON (${(e as Error).message})`);
+    throw new FileFormatError(file, jsonErrorLine(text, e as Error), `not valid JSON (${(e as Error).message}); ${REBUILD}`);
   }
-  const rec = parsed as Partial<SplitsRecord>;
-  if (typeof rec.test_sha256_full !== "string" || !Array.isArray(rec.test_lines) || typeof rec.counts !== "object") {
-    throw new FileFormatError(file, undefined, 'not a splits record (needs "test_sha256_full", "test_lines", "counts")');
+  const lineOf = (key: string): number | undefined => {
+    const at = text.indexOf(`"${key}"`);
+    return at < 0 ? 1 : text.slice(0, at).split("\n").length;
+  };
+  const fail = (key: string, problem: string): never => {
+    throw new FileFormatError(file, lineOf(key), `"${key}" ${problem}; ${REBUILD}`);
+  };
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new FileFormatError(file, 1, `expected a JSON object (a splits record); ${REBUILD}`);
+  const rec = parsed as Record<string, unknown>;
+  const hex = (key: string, length: number) => {
+    const v = rec[key];
+    if (typeof v !== "string" || !new RegExp(`^[0-9a-f]{${length}}$`).test(v)) fail(key, v === undefined ? "is missing" : `must be ${length} hex digits`);
+  };
+  hex("test_sha256_full", 64);
+  hex("test_sha256", 16);
+  const counts = rec.counts as Record<string, unknown> | undefined;
+  if (typeof counts !== "object" || counts === null) fail("counts", "is missing");
+  for (const k of ["corpus", "train", "val", "test"]) {
+    if (!Number.isInteger(counts![k]) || (counts![k] as number) < 0) fail("counts", `needs a whole number "${k}"`);
   }
-  return rec as SplitsRecord;
+  const lines = rec.test_lines;
+  if (!Array.isArray(lines)) fail("test_lines", "is missing (a list of {id, sha256})");
+  (lines as unknown[]).forEach((l, i) => {
+    const row = l as { id?: unknown; sha256?: unknown } | null;
+    if (typeof row?.id !== "string" || typeof row.sha256 !== "string") fail("test_lines", `entry ${i + 1} needs string "id" and "sha256"`);
+  });
+  if ((lines as unknown[]).length !== counts!.test) fail("test_lines", `has ${(lines as unknown[]).length} entries but "counts" says test ${String(counts!.test)}`);
+  return rec as unknown as SplitsRecord;
+}
+
+/** One line on how a new test split differs from the recorded one (for a prepare that replaces it). */
+export function describeTestChange(old: SplitsRecord, next: SplitsRecord): string {
+  const oldIds = new Set(old.test_lines.map((l) => l.id));
+  const nextIds = new Set(next.test_lines.map((l) => l.id));
+  const added = [...nextIds].filter((id) => !oldIds.has(id)).length;
+  const removed = [...oldIds].filter((id) => !nextIds.has(id)).length;
+  const oldById = new Map(old.test_lines.map((l) => [l.id, l.sha256]));
+  const edited = next.test_lines.filter((l) => oldById.has(l.id) && oldById.get(l.id) !== l.sha256).length;
+  const firstDiff = next.test_lines.findIndex((l, i) => old.test_lines[i]?.sha256 !== l.sha256);
+  const where = firstDiff >= 0 ? `; first differing line ${firstDiff + 1} (id ${next.test_lines[firstDiff].id})` : "";
+  return (
+    `sha256 ${old.test_sha256} → ${next.test_sha256}, ${old.test_lines.length} → ${next.test_lines.length} questions ` +
+    `(${added} added, ${removed} removed, ${edited} changed${where})`
+  );
 }
 
 /**
@@ -88,8 +136,15 @@ export function loadSplit(dataDir: string, split: Split): Question[] {
   if (split === "test") checkTestSplit(dataDir);
   const file = join(dataDir, `${split}.jsonl`);
   if (!existsSync(file)) throw new UserError(`${file} is missing: run "agent-lab prepare" first`);
-  const rows = readJsonl<unknown>(file);
-  return rows.map((row, i) => toQuestion(row, file, i + 1));
+  const seen = new Map<string, number>();
+  return readJsonlLines<unknown>(file).map(({ value, line }) => {
+    const q = toQuestion(value, file, line);
+    const first = seen.get(q.id);
+    // A question asked twice would be scored twice (n > planned) and weigh double in every mean.
+    if (first !== undefined) throw new FileFormatError(file, line, `question id ${JSON.stringify(q.id)} is already on line ${first}; ids must be unique (rerun "agent-lab prepare", or remove one of the two lines)`);
+    seen.set(q.id, line);
+    return q;
+  });
 }
 
 function toQuestion(raw: unknown, file: string, line: number): Question {
@@ -99,7 +154,6 @@ function toQuestion(raw: unknown, file: string, line: number): Question {
     typeof row.id === "string" && typeof row.question === "string" &&
     Array.isArray(row.answers) && row.answers.every((a) => typeof a === "string") &&
     typeof row.type === "string" && typeof row.level === "string";
-  // blank lines are skipped by readJsonl, so `line` is the row number; good enough for generated files
   if (!ok) throw new FileFormatError(file, line, 'expected {"id", "question", "answers": [...], "type", "level"}');
   return row as Question;
 }

@@ -7,13 +7,13 @@ import type { AgentLabConfig } from "../config";
 import { checkTestSplit, loadSplit } from "../data/splits";
 import type { Question, Split } from "../data/question";
 import { UserError } from "../errors";
-import { checkRunName } from "../runs/run-folder";
-import { TEST_SPLIT_FLAG } from "../steps/common-flags";
 import type { Progress } from "../runs/progress";
-import { loadSystemPrompt, runEpisode, type Episode, type Policy } from "../harness";
+import { loadSystemPrompt, runEpisode, type Episode, type Policy, type SystemPrompt } from "../harness";
 import { exactMatch, f1Score, SCORER_VERSION } from "../score";
 import { MANIFEST_FORMAT, sha256File, type RunManifest } from "../runs/manifest";
 import type { EpisodeRecord } from "../runs/run-files";
+import { checkRunName } from "../runs/run-name";
+import { TEST_SPLIT_FLAG } from "../steps/common-flags";
 import { makePolicy } from "./backends";
 import { episodeUsd, pricesForPolicy } from "./cost";
 import { runEval, type EvalResult } from "./run-eval";
@@ -25,7 +25,7 @@ import { openSearcher } from "./searcher-for-eval";
  */
 export const HARNESS_VERSION = "harness-1";
 
-/** The flag that must accompany `--split test` (declared with the step specs). */
+/** The flag that must accompany `--split test` (declared once, with the step specs). */
 export { TEST_SPLIT_FLAG };
 
 export interface EvalSplitOptions {
@@ -81,20 +81,21 @@ export async function evalSplit(o: EvalSplitOptions): Promise<EvalSplitResult> {
   const all = loadSplit(dataDir, o.split);
   const questions: Question[] = o.limit !== undefined ? all.slice(0, o.limit) : all;
 
+  // Read before the model is loaded or a service contacted, so a bad --prompt is said at once.
+  const prompt = loadSystemPrompt(o.promptFile || o.config.systemPromptFile || undefined, { workspaceDir: o.workspaceDir, closedBook: o.closedBook });
   const policy = o.policy ?? (await makePolicy(o));
   try {
-    return await runWithPolicy(o, policy, questions, dataDir, runDir);
+    return await runWithPolicy(o, policy, prompt, questions, dataDir, runDir);
   } finally {
     // Remote policies hold a session (heartbeat timers) that would keep the process alive.
     policy.close?.();
   }
 }
 
-async function runWithPolicy(o: EvalSplitOptions, policy: Policy, questions: Question[], dataDir: string, runDir: string): Promise<EvalSplitResult> {
+async function runWithPolicy(o: EvalSplitOptions, policy: Policy, prompt: SystemPrompt, questions: Question[], dataDir: string, runDir: string): Promise<EvalSplitResult> {
   const info = policy.describe();
   // Refuses an unpriced paid model here, before a single token is sampled.
   const prices = pricesForPolicy(o.config, info);
-  const prompt = loadSystemPrompt(o.promptFile || o.config.systemPromptFile || undefined, { workspaceDir: o.workspaceDir, closedBook: o.closedBook });
   const searcher = o.closedBook ? null : await openSearcher(o.indexDir ? inWorkspace(o.workspaceDir, o.indexDir) : join(dataDir, "bm25"));
 
   const manifest: RunManifest = {

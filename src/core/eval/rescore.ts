@@ -3,10 +3,12 @@
  * scorer changed, or on a run copied from elsewhere), rewrites episodes.jsonl atomically and
  * updates summary.json. `agent-lab score DIR` calls this for a run folder.
  */
-import { renameSync, writeFileSync } from "node:fs";
+import { existsSync, renameSync, writeFileSync } from "node:fs";
+import { UserError } from "../errors";
+import { SCORE_FIELDS } from "../runs/episode-record";
 import { join } from "node:path";
 import { exactMatch, f1Score, SCORER_VERSION } from "../score";
-import { MANIFEST_FILE, SUMMARY_FILE, episodesPath, readRun, repairTornTail, writeJsonAtomic } from "../runs/run-files";
+import { EPISODES_FILE, MANIFEST_FILE, SUMMARY_FILE, episodesPath, readRun, repairTornTail, writeJsonAtomic } from "../runs/run-files";
 import { summarize, type RunSummary } from "../runs/summary";
 
 export interface RescoreResult {
@@ -18,8 +20,12 @@ export interface RescoreResult {
 }
 
 export function rescoreRun(runDir: string): RescoreResult {
+  // Checked before anything is written: a folder that is not a run gets no episodes.jsonl or summary.json.
+  if (!existsSync(episodesPath(runDir))) {
+    throw new UserError(`${runDir} is not a run folder with episodes (no ${EPISODES_FILE}): give a folder that agent-lab eval wrote, or a JSONL file of predictions`);
+  }
+  const { manifest, summary, episodes } = readRun(runDir, SCORE_FIELDS);
   repairTornTail(episodesPath(runDir));
-  const { manifest, summary, episodes } = readRun(runDir);
   let changed = 0;
   const rescored = episodes.map((e) => {
     const em = exactMatch(e.prediction, e.answers);

@@ -4,7 +4,7 @@
  * floor). A run's manifest records the sha256 of the exact text the model saw.
  */
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { FileFormatError, UserError } from "../errors";
 import { projectFile } from "../chat/package-files";
@@ -34,6 +34,7 @@ export function promptSha256(text: string): string {
 export function loadSystemPrompt(file?: string, options: { workspaceDir?: string; closedBook?: boolean } = {}): SystemPrompt {
   const path = file ? resolve(options.workspaceDir ?? process.cwd(), file) : defaultSystemPromptFile(options.closedBook);
   if (!existsSync(path)) throw new UserError(`system prompt file not found: ${path}`);
+  if (statSync(path).isDirectory()) throw new UserError(`system prompt ${path} is a folder: give --prompt (or the setting systemPromptFile) a text file`);
   const text = readFileSync(path, "utf8").replace(/^\uFEFF/, "").trimEnd();
   if (!text.trim()) throw new FileFormatError(path, 1, "the system prompt is empty");
   return { text, sha256: promptSha256(text), file: path };

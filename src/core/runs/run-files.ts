@@ -8,7 +8,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync,
 import { join } from "node:path";
 import { FileFormatError } from "../errors";
 import { jsonErrorLine } from "../config";
-import { appendJsonl, readJsonl } from "../util/jsonl";
+import { appendJsonl, readJsonlLines } from "../util/jsonl";
+import { checkEpisodeRecord, ID_FIELDS, type EpisodeField } from "./episode-record";
 import type { RunManifest } from "./manifest";
 import { RUN_FILES, RUN_MARKERS, writeJsonAtomicFile } from "./run-folder";
 import type { RunSummary } from "./summary";
@@ -87,33 +88,38 @@ export function readJsonFile<T>(file: string): T | undefined {
 
 /**
  * The finished episodes of a run, in the order they finished. A torn last line (what `kill -9`
- * mid-write leaves) is skipped; if an id appears twice, the first wins.
+ * mid-write leaves) is skipped; if an id appears twice, the first wins. Each record must hold the
+ * `fields` the caller uses (see episode-record.ts), else the error names file:line and the field.
  */
-export function readEpisodes(runDir: string): EpisodeRecord[] {
+export function readEpisodes(runDir: string, fields: readonly EpisodeField[] = ID_FIELDS): EpisodeRecord[] {
   const file = episodesPath(runDir);
   if (!existsSync(file)) return [];
   const seen = new Set<string>();
   const out: EpisodeRecord[] = [];
-  readJsonl<EpisodeRecord>(file, { tolerateTornTail: true }).forEach((row, i) => {
-    if (typeof row !== "object" || row === null || typeof row.id !== "string") {
-      throw new FileFormatError(file, undefined, `record ${i + 1} has no string "id"`);
-    }
-    if (seen.has(row.id)) return;
+  for (const { value, line } of readJsonlLines<unknown>(file, { tolerateTornTail: true })) {
+    const row = checkEpisodeRecord(value, file, line, fields.includes("id") ? fields : ["id", ...fields]);
+    if (seen.has(row.id)) continue;
     seen.add(row.id);
     out.push(row);
-  });
+  }
   return out;
 }
 
-/** Manifest, summary and episodes of one run folder. */
-export function readRun(runDir: string): RunFiles {
+/** Whether a folder holds an eval-style run (a manifest or episodes): what readRun reads. */
+function holdsEpisodes(dir: string): boolean {
+  return existsSync(join(dir, MANIFEST_FILE)) || existsSync(join(dir, EPISODES_FILE));
+}
+
+/** Manifest, summary and episodes (each holding `fields`) of one run folder. */
+export function readRun(runDir: string, fields: readonly EpisodeField[] = ID_FIELDS): RunFiles {
   if (!existsSync(runDir) || !statSync(runDir).isDirectory()) {
     throw new FileFormatError(runDir, undefined, "not a run folder (no such directory)");
   }
+  if (!holdsEpisodes(runDir)) throw new FileFormatError(runDir, undefined, `not a run folder (no ${MANIFEST_FILE} or ${EPISODES_FILE}); give a folder that agent-lab eval wrote`);
   return {
     manifest: readJsonFile<RunManifest>(join(runDir, MANIFEST_FILE)),
     summary: readJsonFile<RunSummary>(join(runDir, SUMMARY_FILE)),
-    episodes: readEpisodes(runDir),
+    episodes: readEpisodes(runDir, fields),
   };
 }
 

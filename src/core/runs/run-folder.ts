@@ -30,14 +30,8 @@ export const RUN_FILES = Object.freeze({
 /** Files whose presence makes a folder a run (what the views list and `new` refuses to overwrite). */
 export const RUN_MARKERS: readonly string[] = [RUN_FILES.manifest, RUN_FILES.episodes, RUN_FILES.summary, RUN_FILES.metrics, RUN_FILES.sft, RUN_FILES.attempts, RUN_FILES.checkpoints];
 
-export const MAX_RUN_NAME = 100;
-const RUN_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
-
-/** A run name names a folder and its checkpoints: a safe alphabet, a sane length. */
-export function checkRunName(name: string, flag = "--name"): void {
-  if (name.length > MAX_RUN_NAME) throw new UserError(`${flag} is ${name.length} characters long; use at most ${MAX_RUN_NAME}`);
-  if (!RUN_NAME.test(name)) throw new UserError(`${flag} "${name}" must start with a letter or digit and hold only letters, digits, ".", "_" or "-" (it names a folder and checkpoints)`);
-}
+/** The run-name rule lives in run-name.ts (the step specs' --name flags use it too). */
+export { checkRunName, RUN_NAME_MAX_LENGTH } from "./run-name";
 
 export function runFile(runDir: string, file: keyof typeof RUN_FILES): string {
   return join(runDir, RUN_FILES[file]);

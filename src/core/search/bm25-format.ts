@@ -10,15 +10,26 @@
  *   postings-docs.u32    doc numbers, ascending within each term
  *   postings-scores.f32  each posting's BM25 contribution, precomputed (as bm25s does)
  *   term-max.f32         V per-term maxima of those contributions (upper bounds for pruning)
+ *   window-max.u8        block maxima for pruning: documents are cut into windows of 2^WINDOW_SHIFT
+ *                        consecutive numbers; for every term with at least as many postings as there
+ *                        are windows (ascending rows), one byte per window: ceil(255 · the term's
+ *                        largest contribution in that window / its term maximum), 0 = none there
  *   doc-ids.f64          N corpus ids
  *   text-offsets.f64     2N+1 byte offsets into texts.bin: title i at [2i, 2i+1), text at [2i+1, 2i+2)
  *   texts.bin            titles and texts, UTF-8
- *   meta.json            written last: format, version, counts, settings, byte sizes, content hash
+ *   meta.json            written last: format, version, counts, settings, byte sizes, a CRC-32 of
+ *                        every data file and of meta.json's own fields, and the content hash
+ *
+ * Integrity: the CRC-32s are checked every time an index is opened (the arrays are read whole
+ * anyway; texts.bin is read through once on a second thread; zlib's crc32 does ~2 GB/s), so a
+ * changed byte is refused before any search or eval; contentHash is
+ * a sha256 over the settings and every file's sha256, computed when the index is built, and is what
+ * run manifests record: once the CRCs match, it names the content actually loaded.
  */
 
 export const INDEX_FORMAT = "agent-lab-bm25";
 /** Bump when the layout or the scoring changes: older folders are refused with a rebuild hint. */
-export const INDEX_VERSION = 1;
+export const INDEX_VERSION = 2;
 
 /** bm25s's defaults: method "lucene", k1 = 1.5, b = 0.75. */
 export const DEFAULT_K1 = 1.5;
@@ -31,11 +42,24 @@ export const FILES = {
   postingDocs: "postings-docs.u32",
   postingScores: "postings-scores.f32",
   termMax: "term-max.f32",
+  windowMax: "window-max.u8",
   docIds: "doc-ids.f64",
   textOffsets: "text-offsets.f64",
   texts: "texts.bin",
 } as const;
 export type IndexFile = keyof typeof FILES;
+
+/** Windows of 64 consecutive document numbers: tight bounds (a window holds few postings of any one term), ~8 KB per long list at 507k paragraphs. */
+export const WINDOW_SHIFT = 6;
+
+export function windowCount(documents: number): number {
+  return Math.ceil(documents / (1 << WINDOW_SHIFT));
+}
+
+/** Terms with window maxima: those with at least as many postings as there are windows (a row costs no more than the list it bounds). */
+export function hasWindows(postings: number, windows: number): boolean {
+  return postings >= windows;
+}
 
 export interface IndexMeta {
   format: typeof INDEX_FORMAT;
@@ -53,8 +77,22 @@ export interface IndexMeta {
   contentHash: string;
   /** Byte size of each data file, checked at load to catch truncated or mixed-up folders. */
   bytes: Record<IndexFile, number>;
+  /** CRC-32 of each data file (8 hex digits), checked at load. */
+  crc32: Record<IndexFile, string>;
   builtAt: string;
   source: string;
+  /** CRC-32 of metaText(the other fields): meta.json checks itself. Last field. */
+  metaCrc32: string;
+}
+
+/** CRC-32 as 8 lowercase hex digits (zlib's, the one gzip and PNG use). */
+export function crcHex(crc: number): string {
+  return (crc >>> 0).toString(16).padStart(8, "0");
+}
+
+/** The exact text of meta.json for these fields: the self-check compares it byte for byte. */
+export function metaText(meta: Omit<IndexMeta, "metaCrc32"> & { metaCrc32?: string }): string {
+  return JSON.stringify(meta, null, 2) + "\n";
 }
 
 /**

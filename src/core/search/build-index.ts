@@ -9,6 +9,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readSync, renameSync, rmSyn
 import { availableParallelism } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { Worker } from "node:worker_threads";
+import { crc32 } from "node:zlib";
 import { FileFormatError, UserError } from "../errors";
 import {
   DEFAULT_B,
@@ -16,9 +17,14 @@ import {
   FILES,
   INDEX_FORMAT,
   INDEX_VERSION,
+  WINDOW_SHIFT,
+  crcHex,
+  hasWindows,
   idfLucene,
   lengthNorm,
+  metaText,
   termScore,
+  windowCount,
   type IndexFile,
   type IndexMeta,
 } from "./bm25-format";
@@ -85,6 +91,7 @@ interface Collected {
   postings: PostingChunks;
   textOffsets: Float64Array;
   textsHash: string;
+  textsCrc: number;
 }
 
 async function collect(corpusFile: string, tmpDir: string, options: BuildOptions): Promise<Collected> {
@@ -96,6 +103,7 @@ async function collect(corpusFile: string, tmpDir: string, options: BuildOptions
   const textOffsets = new Growable(Float64Array, 1 << 17);
   const textsFd = openSync(join(tmpDir, FILES.texts), "w");
   const textsHash = createHash("sha256");
+  let textsCrc = 0;
   let textBytes = 0;
   const translate: Growable<Uint32Array>[] = [];
 
@@ -125,6 +133,7 @@ async function collect(corpusFile: string, tmpDir: string, options: BuildOptions
     if (r.textBytes.length > 0) {
       writeSync(textsFd, r.textBytes);
       textsHash.update(r.textBytes);
+      textsCrc = crc32(r.textBytes, textsCrc);
     }
     options.onProgress?.(docLengths.length);
   };
@@ -145,6 +154,7 @@ async function collect(corpusFile: string, tmpDir: string, options: BuildOptions
     postings,
     textOffsets: textOffsets.view(),
     textsHash: textsHash.digest("hex"),
+    textsCrc,
   };
 }
 
@@ -349,6 +359,8 @@ function finish(c: Collected, dir: string, k1: number, b: number, corpusFile: st
     }
   });
 
+  const windowMax = windowMaxima(postingOffsets, docs, scores, termMax, N);
+
   const vocabChunks: Buffer[] = [];
   const vocabOffsets = new Uint32Array(V + 1);
   let vocabBytes = 0;
@@ -366,22 +378,26 @@ function finish(c: Collected, dir: string, k1: number, b: number, corpusFile: st
     postingDocs: docs,
     postingScores: scores,
     termMax,
+    windowMax,
     docIds: c.docIds,
     textOffsets: c.textOffsets,
   };
   const settings = { format: INDEX_FORMAT, version: INDEX_VERSION, variant: "lucene", k1, b, tokenizer: TOKENIZER_NAME, stemmer: STEMMER_NAME };
   const hash = createHash("sha256").update(JSON.stringify(settings));
   const bytes = {} as Record<IndexFile, number>;
+  const crcs = {} as Record<IndexFile, string>;
   for (const [key, view] of Object.entries(arrays) as [Exclude<IndexFile, "texts">, ArrayBufferView][]) {
     const buf = Buffer.from(view.buffer, view.byteOffset, view.byteLength);
     writeFileSync(join(dir, FILES[key]), buf);
     hash.update(createHash("sha256").update(buf).digest("hex"));
     bytes[key] = buf.length;
+    crcs[key] = crcHex(crc32(buf));
   }
   hash.update(c.textsHash);
   bytes.texts = statSync(join(dir, FILES.texts)).size;
+  crcs.texts = crcHex(c.textsCrc);
 
-  const meta: IndexMeta = {
+  const fields: Omit<IndexMeta, "metaCrc32"> = {
     ...settings,
     format: INDEX_FORMAT,
     variant: "lucene",
@@ -391,11 +407,41 @@ function finish(c: Collected, dir: string, k1: number, b: number, corpusFile: st
     avgDocLength,
     contentHash: hash.digest("hex"),
     bytes,
+    crc32: crcs,
     builtAt: new Date().toISOString(),
     source: basename(corpusFile),
   };
-  writeFileSync(join(dir, "meta.json"), JSON.stringify(meta, null, 2) + "\n");
+  const meta: IndexMeta = { ...fields, metaCrc32: crcHex(crc32(metaText(fields))) };
+  writeFileSync(join(dir, "meta.json"), metaText(meta));
   return meta;
+}
+
+/**
+ * Block maxima over windows of consecutive document numbers (see bm25-format.ts), quantized
+ * upwards to a byte of the term maximum, for every term with at least as many postings as windows.
+ */
+function windowMaxima(postingOffsets: Uint32Array, docs: Uint32Array, scores: Float32Array, termMax: Float32Array, documents: number): Uint8Array {
+  const W = windowCount(documents);
+  const V = termMax.length;
+  let rows = 0;
+  for (let r = 0; r < V; r++) if (hasWindows(postingOffsets[r + 1] - postingOffsets[r], W)) rows++;
+  const out = new Uint8Array(rows * W);
+  const best = new Float32Array(W);
+  let at = 0;
+  for (let r = 0; r < V; r++) {
+    const start = postingOffsets[r];
+    const end = postingOffsets[r + 1];
+    if (!hasWindows(end - start, W)) continue;
+    best.fill(0);
+    for (let p = start; p < end; p++) {
+      const w = docs[p] >>> WINDOW_SHIFT;
+      if (scores[p] > best[w]) best[w] = scores[p];
+    }
+    const top = termMax[r];
+    for (let w = 0; w < W; w++) if (best[w] > 0) out[at + w] = Math.max(1, Math.min(255, Math.ceil((best[w] / top) * 255)));
+    at += W;
+  }
+  return out;
 }
 
 /** Code-point order, which is UTF-8 byte order. */

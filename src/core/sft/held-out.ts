@@ -9,7 +9,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Question } from "../data/question";
 import { FileFormatError } from "../errors";
-import { readJsonl } from "../util/jsonl";
+import { readJsonlLines } from "../util/jsonl";
 import { normalizeAnswer } from "../score";
 
 export type HeldOutSplit = "val" | "test";
@@ -82,8 +82,8 @@ export class HeldOutQuestions {
 }
 
 function readIdsAndQuestions(file: string): Question[] {
-  return readJsonl<Partial<Question>>(file).map((row, i) => {
-    if (typeof row?.id !== "string" || typeof row.question !== "string") throw new FileFormatError(file, i + 1, 'expected "id" and "question" strings');
+  return readJsonlLines<Partial<Question> | null>(file).map(({ value: row, line }) => {
+    if (typeof row?.id !== "string" || typeof row.question !== "string") throw new FileFormatError(file, line, 'expected "id" and "question" strings');
     return { id: row.id, question: row.question, answers: [], type: "", level: "" };
   });
 }

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { FileFormatError } from "../errors";
 import { repairTornTail } from "../runs/run-files";
 import { RUN_FILES } from "../runs/run-folder";
-import { appendJsonl, readJsonl } from "../util/jsonl";
+import { appendJsonl, readJsonl, readJsonlLines } from "../util/jsonl";
 
 export const SFT_FILE = RUN_FILES.sft;
 export const ATTEMPTS_FILE = RUN_FILES.attempts;
@@ -74,8 +74,8 @@ export function readSftRows(file: string): SftRow[] {
   if (!existsSync(file)) return [];
   const seen = new Set<string>();
   const rows: SftRow[] = [];
-  readJsonl<SftRow>(file, { tolerateTornTail: true }).forEach((row, i) => {
-    checkRow(row, file, i + 1);
+  readJsonlLines<SftRow>(file, { tolerateTornTail: true }).forEach(({ value: row, line }) => {
+    checkRow(row, file, line);
     if (seen.has(row.id)) return;
     seen.add(row.id);
     rows.push(row);

@@ -3,15 +3,13 @@
  * the extension builds argv, pickers and cost confirmations from them; README's command tables are
  * generated from them (`npm run docs:steps`; a test fails when the README drifts).
  */
+import { DEFAULT_RESAMPLES } from "../analysis/resamples";
 import { PIPELINE_SIZES } from "../pipeline/settings";
 import * as f from "./common-flags";
 import { TASK_ENVS } from "../tasks/task-env";
 import { DEFAULT_SOLVE_TRIES } from "../tasks/solve-rate";
 import { estimateEpisodes, estimateGenTasks, estimateGrpoTraining, estimateSftTraining } from "./estimate";
 import { defineStep, type StepSpec } from "./spec";
-
-/** Bootstrap resamples of every paired comparison (ablate, Compare, the pipeline's report). */
-export const DEFAULT_RESAMPLES = 10_000;
 
 export const CONFIG_STEP = defineStep({
   name: "config",
@@ -221,27 +219,24 @@ export const GEN_TASKS_STEP = defineStep({
   estimate: (v, c) => estimateGenTasks(c.config, v.model ?? c.config.model, v.candidates !== undefined ? c.candidateCount ?? 0 : v.count, v.tries, v["max-tokens"], v.candidates === undefined && v.generator !== "scripted", v["solve-rate"] === "policy"),
 });
 
-export const EXPERIMENT_RUN_STEP = defineStep({
-  name: "experiment run",
-  summary: "run an experiment spec: every arm trained and evaluated on the same items → runs/NAME/experiment.json with CIs, recovery, the verdict and provenance",
-  positionals: "SPEC.json",
+export const EXPERIMENT_SUBCOMMANDS = ["run", "validate"] as const;
+
+export const EXPERIMENT_STEP = defineStep({
+  name: "experiment",
+  summary: "experiment run SPEC.json: every arm trained and evaluated on the same items → runs/NAME/experiment.json with CIs, recovery, the verdict and provenance; experiment validate DIR: the reviewer's checks",
+  positionals: "run SPEC.json | validate DIR",
   writes: "experiment",
   flags: {
-    dir: { type: "string", arg: "DIR", help: "the experiment's workspace (agent-lab.json, data/, runs/); default experiments/<spec name>" },
-    "dry-run": { type: "boolean", help: "print the phases and the estimated cost; run nothing" },
-    yes: { type: "boolean", help: "tinker: do not refuse to spend (the estimate is printed first)" },
-    "local-port": { type: "int", arg: "P", min: 0, max: 65535, help: "local: reuse a running agent-lab serve-local on this port (default: start one)" },
+    dir: { type: "string", arg: "DIR", help: "run: the experiment's workspace (agent-lab.json, data/, runs/); default experiments/<spec name>" },
+    "dry-run": { type: "boolean", help: "run: print the phases and the estimated cost; run nothing" },
+    yes: { type: "boolean", help: "run, tinker: spend without refusing (the estimate is printed first)" },
+    "local-port": { type: "int", arg: "P", min: 0, max: 65535, help: "run, local: reuse a running agent-lab serve-local on this port (default: start one)" },
+    json: { type: "boolean", help: "validate: print the checks as JSON" },
   },
-  notes: "A rerun of the same spec in the same folder continues: finished phases are skipped, a stopped one resumes.",
+  notes:
+    "run: a rerun of the same spec in the same folder continues (finished phases are skipped, a stopped one resumes).\n" +
+    "validate: DIR is the record folder (runs/<name>, holding experiment.json) or the experiment's workspace; exit code 1 when a check fails.",
   spends: () => true,
-});
-
-export const EXPERIMENT_VALIDATE_STEP = defineStep({
-  name: "experiment validate",
-  summary: "the reviewer's checks on an experiment record: same evaluator and items, hashes, no training item in eval, budget, criterion recomputed",
-  positionals: "DIR",
-  flags: { json: { type: "boolean", help: "print the checks as JSON" } },
-  notes: "DIR is the record folder (runs/<name>, holding experiment.json) or the experiment's workspace. Exit code 1 when a check fails.",
 });
 
 export const ABLATE_STEP = defineStep({
@@ -272,7 +267,9 @@ export const SHOW_STEP = defineStep({
     seed: { ...f.seed, help: "which failures" },
     workspace: f.workspace,
   },
-  notes: "Colours when stdout is a terminal or FORCE_COLOR is set (NO_COLOR turns them off); otherwise harness-inserted text is fenced in ⟦…⟧.",
+  notes:
+    "RUN is a run folder, or a run name under the config's runsDir.\n" +
+    "Colours when stdout is a terminal or FORCE_COLOR is set (NO_COLOR turns them off); otherwise harness-inserted text is fenced in ⟦…⟧.",
 });
 
 export const CKPT_STEP = defineStep({
@@ -283,6 +280,10 @@ export const CKPT_STEP = defineStep({
     list: { type: "boolean", help: "print every name with its kind, step and parent" },
     workspace: f.workspace,
   },
+  notes:
+    "NAME is a checkpoint name from <runsDir>/checkpoints.jsonl (e.g. sft-e2, grpo-s30); when a name was registered\n" +
+    "twice, the later entry wins. sampler (the default) prints the path for eval --model-path; state prints the\n" +
+    "path for train-grpo --init-state or train-sft --init-state.",
 });
 
 export const SPEND_STEP = defineStep({
@@ -305,6 +306,7 @@ export const SERVE_LOCAL_STEP = defineStep({
     seed: { ...f.seed, help: "model seed" },
     faults: { type: "string", arg: "SPEC", help: "fault injection, e.g. latency=50,429=0.2,5xx=0.05,drop=0.05,slow=200,seed=3" },
   },
+  notes: "--faults: latency and slow in ms; 429 = its rate on asample; 5xx and drop = their rates on every other endpoint.",
 });
 
 export const PIPELINE_STEP = defineStep({
@@ -320,7 +322,11 @@ export const PIPELINE_STEP = defineStep({
     "local-port": { type: "int", arg: "P", min: 0, max: 65535, help: "local: reuse a running agent-lab serve-local on this port (default: start one)" },
     resamples: { type: "int", arg: "N", min: 100, max: 1_000_000, default: DEFAULT_RESAMPLES, help: "bootstrap resamples of the comparison" },
   },
-  notes: "Every stage is skipped when its outputs are complete and resumed when partial: rerun to continue.",
+  notes:
+    "Runs the whole recipe and prints the ablation table (closed-book, base, SFT, GRPO on val, paired 95% CIs against\n" +
+    "base) and GRPO's train-reward trend; writes DIR/report.md and DIR/ablation.json. tinker needs TINKER_API_KEY and\n" +
+    "asks before spending (the local backend is a tiny CPU model: real results come from Tinker).\n" +
+    "Every stage is skipped when its outputs are complete and resumed when partial: rerun to continue.",
   spends: (v) => v.backend === "tinker",
 });
 
@@ -331,6 +337,16 @@ export const DEMO_STEP = defineStep({
   flags: {
     dir: { type: "string", arg: "DIR", default: "agent-lab-demo", help: "folder to create; a folder an earlier demo made is replaced" },
     concurrency: { type: "int", arg: "C", min: 1, max: 1024, default: 8, help: "episodes in flight" },
+  },
+});
+
+export const GRADE_STEP = defineStep({
+  name: "grade",
+  summary: "accuracy of model replies in a JSONL file with response and answer: grade --env gsm8k FILE",
+  positionals: "FILE",
+  flags: {
+    env: { type: "string", arg: "ENV", choices: ["gsm8k"], required: true, help: "the environment whose grader to use" },
+    "per-line": { type: "string", arg: "OUT", help: "write one JSON line per record: line, correct, extracted answer, reference" },
   },
 });
 
@@ -352,9 +368,9 @@ export const STEPS: readonly StepSpec[] = [
   TRAIN_SFT_STEP,
   TRAIN_GRPO_STEP,
   GEN_TASKS_STEP,
-  EXPERIMENT_RUN_STEP,
-  EXPERIMENT_VALIDATE_STEP,
+  EXPERIMENT_STEP,
   CKPT_STEP,
+  GRADE_STEP,
 ] as unknown as readonly StepSpec[];
 
 export function findStep(name: string): StepSpec | undefined {

@@ -2,6 +2,7 @@
  * Flags several steps share, declared once so their meaning, range and default cannot drift
  * between commands (e.g. `--budget` refuses a negative value everywhere alike).
  */
+import { RUN_NAME_MAX_LENGTH, RUN_NAME_PATTERN } from "../runs/run-name";
 import type { FlagSpec } from "./flags";
 
 export const SAMPLING_BACKENDS = ["scripted", "tinker", "local", "transformers"] as const;
@@ -38,5 +39,6 @@ export const temperature = (dflt: number) => flag({ type: "number", arg: "T", mi
 export const samplingBackend = (dflt: (typeof SAMPLING_BACKENDS)[number]) =>
   flag({ type: "string", arg: "B", choices: SAMPLING_BACKENDS, default: dflt, help: "where the model samples (scripted = the offline heuristic reader)" });
 export const trainingBackend = flag({ type: "string", arg: "B", choices: TRAINING_BACKENDS, default: "tinker", help: "where training runs (local = the free stand-in backend)" });
-export const runName = (dflt: string) => flag({ type: "string", arg: "NAME", default: dflt, help: "run folder under runsDir (and checkpoint prefix for training)" });
-export const requiredRunName = flag({ type: "string", arg: "NAME", required: true, help: "run folder under runsDir" });
+const runNameForm = { pattern: RUN_NAME_PATTERN, maxLength: RUN_NAME_MAX_LENGTH } as const;
+export const runName = (dflt: string) => flag({ type: "string", arg: "NAME", ...runNameForm, default: dflt, help: "run folder under runsDir (and checkpoint prefix for training)" });
+export const requiredRunName = flag({ type: "string", arg: "NAME", ...runNameForm, required: true, help: "run folder under runsDir" });

@@ -8,7 +8,7 @@
  */
 import { parseArgs } from "node:util";
 import type { AgentLabConfig } from "../config";
-import { UserError } from "../errors";
+import { quoteValue, UserError } from "../errors";
 
 export type FlagType = "int" | "number" | "string" | "boolean" | "list";
 
@@ -26,6 +26,10 @@ export interface FlagSpec {
   minExclusive?: boolean;
   /** The only values allowed (string flags). */
   choices?: readonly string[];
+  /** String flags: the form a value must have, and how help and errors say it. */
+  pattern?: { regex: RegExp; describe: string };
+  /** String flags: at most this many characters. */
+  maxLength?: number;
   /** Literal default. */
   default?: string | number | boolean;
   /** The config setting this flag overrides, and falls back to when absent. */
@@ -59,6 +63,10 @@ export type FlagValues<F extends FlagSpecs> = {
 /** What a range check allows, in words: "an integer ≥ 1", "a number in [0, 2]". */
 export function describeRange(spec: FlagSpec): string {
   if (spec.choices) return `one of ${spec.choices.join(", ")}`;
+  if (spec.type === "string" || spec.type === "list") {
+    const parts = [spec.pattern?.describe, spec.maxLength !== undefined ? `at most ${spec.maxLength} characters` : undefined].filter(Boolean);
+    return parts.length ? parts.join(", ") : "text";
+  }
   const what = spec.type === "int" ? "an integer" : "a number";
   const unit = spec.unit ? ` (${spec.unit})` : "";
   const lo = spec.min;
@@ -69,10 +77,15 @@ export function describeRange(spec: FlagSpec): string {
   return `${what}${unit}`;
 }
 
+/** Whether a flag's range or form can be stated (and so appears in help and the README). */
+export function hasRange(spec: FlagSpec): boolean {
+  return spec.type === "int" || spec.type === "number" || spec.choices !== undefined || spec.pattern !== undefined || spec.maxLength !== undefined;
+}
+
 /** The one validator: a value for `--name` as typed, or a one-line refusal naming the flag and what it allows. */
 export function checkFlagValue(name: string, spec: FlagSpec, raw: string | number | boolean): string | number | boolean {
   const refuse = (): never => {
-    throw new UserError(`--${name} must be ${describeRange(spec)}, got ${JSON.stringify(String(raw))}`);
+    throw new UserError(`--${name} must be ${describeRange(spec)}, got ${quoteValue(String(raw))}`);
   };
   switch (spec.type) {
     case "int":
@@ -90,6 +103,8 @@ export function checkFlagValue(name: string, spec: FlagSpec, raw: string | numbe
     default: {
       const s = String(raw);
       if (spec.choices && !spec.choices.includes(s)) refuse();
+      if (spec.pattern && !spec.pattern.regex.test(s)) refuse();
+      if (spec.maxLength !== undefined && s.length > spec.maxLength) refuse();
       if (spec.required && s === "") throw new UserError(`--${name} must not be empty`);
       return s;
     }
@@ -106,7 +121,7 @@ export interface ParsedFlags<F extends FlagSpecs> {
 }
 
 export interface ParseOptions {
-  /** The command, for messages: "agent-lab eval". */
+  /** The command, for messages: "agent-lab eval" (the caller prefixes its own name to the error). */
   command: string;
   allowPositionals?: boolean;
 }
@@ -124,10 +139,9 @@ export function parseFlags<F extends FlagSpecs>(specs: F, argv: readonly string[
   }
   let parsed: ReturnType<typeof parseArgs>;
   try {
-    parsed = parseArgs({ args: [...argv], options: nodeOptions, allowPositionals: options.allowPositionals ?? false, strict: true });
+    parsed = parseArgs({ args: joinDashValues(argv, nodeOptions), options: nodeOptions, allowPositionals: options.allowPositionals ?? false, strict: true });
   } catch (e) {
-    // node's own messages are one line and name the flag ("Unknown option '--x'", "Option '--n <value>' argument missing").
-    throw new UserError(`${options.command}: ${(e as Error).message.split("\n")[0]}`);
+    throw new UserError(describeParseError(e as Error & { code?: string }, options.command));
   }
   const raw = parsed.values as Record<string, string | boolean | string[] | undefined>;
   const values: Record<string, unknown> = {};
@@ -136,7 +150,7 @@ export function parseFlags<F extends FlagSpecs>(specs: F, argv: readonly string[
   for (const [name, spec] of Object.entries(specs)) {
     const value = raw[name] ?? (spec.alias ? raw[spec.alias] : undefined);
     if (value === undefined) {
-      if (spec.required) throw new UserError(`--${name} is required: ${spec.help}`);
+      if (spec.required) throw new UserError(`--${name} is required: ${spec.help}${spec.choices ? ` (one of ${spec.choices.join(", ")})` : ""}`);
       values[name] = spec.type === "boolean" ? (spec.default ?? false) : spec.type === "list" ? [] : spec.default;
       continue;
     }
@@ -150,6 +164,44 @@ export function parseFlags<F extends FlagSpecs>(specs: F, argv: readonly string[
     if (spec.config) overrides[spec.config] = checked as string | number;
   }
   return { values: values as FlagValues<F>, overrides, given: given as Set<keyof F & string>, positionals: parsed.positionals };
+}
+
+/** node's refusal in our words: it names the flag; ours also says where the flags are listed. */
+function describeParseError(e: Error & { code?: string }, command: string): string {
+  const quoted = /'([^']+)'/.exec(e.message)?.[1];
+  if (e.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && quoted) return `unknown flag ${quoted} (${command} --help lists the flags)`;
+  if (e.code === "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL" && quoted) return `unexpected argument ${JSON.stringify(quoted)}: ${command} takes only flags (--help lists them)`;
+  return e.message.replace(/\s*\n\s*/g, " ");
+}
+
+/**
+ * `--budget -5` as `--budget=-5`: node refuses a value that starts with a dash as ambiguous, which
+ * would hide the range error the user needs. Only when the next word is not itself a known option.
+ */
+function joinDashValues(argv: readonly string[], options: Record<string, { type: "string" | "boolean"; short?: string }>): string[] {
+  const byShort = new Map(Object.entries(options).filter(([, o]) => o.short).map(([n, o]) => [o.short!, n]));
+  const optionOf = (arg: string): string | undefined => (arg.startsWith("--") ? arg.slice(2) : arg.length === 2 && arg.startsWith("-") ? byShort.get(arg[1]) : undefined);
+  const isKnownOption = (arg: string): boolean => {
+    const name = optionOf(arg.split("=")[0]);
+    return name !== undefined && name in options;
+  };
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === "--") {
+      out.push(...argv.slice(i));
+      break;
+    }
+    const name = optionOf(arg);
+    const next = argv[i + 1];
+    if (name !== undefined && options[name]?.type === "string" && next !== undefined && next.startsWith("-") && next !== "--" && !isKnownOption(next)) {
+      out.push(`--${name}=${next}`);
+      i++;
+    } else {
+      out.push(arg);
+    }
+  }
+  return out;
 }
 
 /** Fills config-backed flags that were not given from the effective config. */
@@ -184,8 +236,9 @@ export function toArgv<F extends FlagSpecs>(step: string, specs: F, values: Part
   return argv;
 }
 
-/** "(default 3)", "(default: config topK)", or "". */
+/** "(default 3)", "(default: config topK)", "(required)", or "". */
 export function describeDefault(spec: FlagSpec): string {
+  if (spec.required) return "(required)";
   if (spec.config) return `(default: config ${spec.config})`;
   if (spec.default === undefined || spec.default === false) return "";
   return `(default ${spec.default})`;
@@ -195,11 +248,11 @@ export function describeDefault(spec: FlagSpec): string {
 export function flagHelpLines(specs: FlagSpecs): string[] {
   const left = Object.entries(specs).map(([name, spec]) => {
     const arg = spec.type === "boolean" ? "" : ` ${spec.arg ?? name.toUpperCase().replace(/-/g, "_")}`;
-    return `--${name}${spec.short ? `, -${spec.short}` : ""}${arg}`;
+    return `--${name}${spec.short ? `, -${spec.short}` : ""}${spec.alias ? `, --${spec.alias}` : ""}${arg}`;
   });
   const width = Math.max(...left.map((l) => l.length)) + 2;
   return Object.values(specs).map((spec, i) => {
-    const range = spec.type === "int" || spec.type === "number" || spec.choices ? `; ${describeRange(spec)}` : "";
+    const range = hasRange(spec) ? `; ${describeRange(spec)}` : "";
     return `  ${left[i].padEnd(width)}${[spec.help + range, describeDefault(spec)].filter(Boolean).join(" ")}`;
   });
 }

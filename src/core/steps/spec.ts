@@ -6,7 +6,7 @@
  */
 import type { AgentLabConfig } from "../config";
 import type { Estimate } from "./estimate";
-import { describeDefault, describeRange, flagHelpLines, type FlagSpecs, type FlagValues } from "./flags";
+import { describeDefault, describeRange, flagHelpLines, hasRange, type FlagSpecs, type FlagValues } from "./flags";
 
 /** What a step leaves on disk: the kinds of run folder (the manifest's `kind`). */
 export type RunKind = "eval" | "sft-data" | "sft" | "grpo" | "pipeline" | "demo" | "gen-tasks" | "experiment";
@@ -52,15 +52,18 @@ export function stepHelp(spec: StepSpec): string {
   return parts.join("\n");
 }
 
-const cell = (s: string) => s.replace(/\|/g, "\\|");
+/** Markdown text: table pipes escaped, and "<dataDir>" kept as text rather than read as an HTML tag. */
+const md = (s: string) => s.replace(/\|/g, "\\|").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
 /** The README's table for one step: flag, what it does, allowed values, default. */
 export function stepMarkdown(spec: StepSpec): string {
   const rows = Object.entries(spec.flags).map(([name, f]) => {
-    const allowed = f.type === "int" || f.type === "number" || f.choices ? describeRange(f) : f.type === "boolean" ? "flag" : f.type === "list" ? "repeatable" : "text";
+    const allowed = hasRange(f) ? describeRange(f) : f.type === "boolean" ? "flag" : f.type === "list" ? "repeatable" : "text";
     const dflt = describeDefault(f).replace(/^\(default:? ?|\)$/g, "");
-    return `| \`--${name}\` | ${cell(f.help)} | ${cell(allowed)} | ${cell(dflt)} |`;
+    const names = [`\`--${name}\``, ...(f.short ? [`\`-${f.short}\``] : []), ...(f.alias ? [`\`--${f.alias}\``] : [])].join(", ");
+    return `| ${names} | ${md(f.help)} | ${md(allowed)} | ${md(dflt)} |`;
   });
-  const head = `#### \`agent-lab ${spec.name}${spec.positionals ? ` ${spec.positionals}` : ""}\`\n\n${spec.summary}${spec.spends ? " Can bill Tinker: `--dry-run` prints the estimate." : ""}\n`;
+  const spends = spec.spends ? " Can bill Tinker: `--dry-run` prints the estimate." : "";
+  const head = `#### \`agent-lab ${spec.name}${spec.positionals ? ` ${spec.positionals}` : ""}\`\n\n${md(spec.summary)}.${spends}\n`;
   return [head, "| flag | what | allowed | default |", "|---|---|---|---|", ...rows].join("\n");
 }

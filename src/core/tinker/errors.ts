@@ -56,13 +56,20 @@ export class TinkerApiError extends Error {
   }
 }
 
-/** The server could not be reached (after retries). */
-export class TinkerConnectionError extends Error {
+/**
+ * The server could not be reached (after retries): the environment's problem (a wrong
+ * TINKER_BASE_URL, no network), so a one-line user error naming the base URL.
+ */
+export class TinkerConnectionError extends UserError {
   constructor(
     readonly endpoint: string,
     cause: string,
+    readonly baseUrl?: string,
   ) {
-    super(`Tinker ${endpoint}: cannot reach the server (${cause})`);
+    super(
+      `cannot reach the Tinker service${baseUrl ? ` at ${baseUrl}` : ""} (${endpoint}: ${cause}); ` +
+        "check TINKER_BASE_URL (unset it for the hosted service) and the network, then rerun",
+    );
     this.name = "TinkerConnectionError";
   }
 }

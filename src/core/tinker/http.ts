@@ -70,6 +70,8 @@ export interface HttpRequest {
   timeoutMs?: number;
   /** false: a single attempt (the SDK's max_retries=0 calls). */
   retry?: boolean;
+  /** Retries when the server cannot be reached at all (default: the policy's maxRetries). */
+  connectRetries?: number;
   /** Statuses returned to the caller as they are, without retry or error. */
   passStatus?: (status: number) => boolean;
   redirect?: "follow" | "manual";
@@ -175,7 +177,7 @@ export class TinkerHttp {
       } catch (e) {
         if (req.signal?.aborted) throw abortError(req.signal);
         const cause = this.redact(describeFetchError(e));
-        if (!canRetry()) throw new TinkerConnectionError(req.path, cause);
+        if (!canRetry() || (req.connectRetries !== undefined && retries >= req.connectRetries)) throw new TinkerConnectionError(req.path, cause, this.redact(this.baseUrl));
         await sleep(backoffMs(policy, retries), req.signal);
         retries++;
         continue;
@@ -260,7 +262,9 @@ function describeFetchError(e: unknown): string {
   if (e instanceof Error) {
     if (e.name === "TimeoutError") return "timed out";
     const cause = (e as { cause?: unknown }).cause;
-    const detail = cause instanceof Error ? `${(cause as { code?: string }).code ?? ""} ${cause.message}`.trim() : "";
+    const code = cause instanceof Error ? ((cause as { code?: string }).code ?? "") : "";
+    // undici's cause usually repeats its code in the message ("connect ECONNREFUSED …"): say it once.
+    const detail = cause instanceof Error ? (code && !cause.message.includes(code) ? `${code} ${cause.message}` : cause.message) : "";
     return detail ? `${e.message}: ${detail}` : e.message;
   }
   return String(e);

@@ -170,7 +170,7 @@ export class SamplingClient {
           (e instanceof TinkerApiError && RETRYABLE(e.status));
         if (!retryable || this.ctx.config.sample_no_retries) throw e;
         if (Date.now() - started >= policy.sampleStuckMs) {
-          throw new TinkerConnectionError("asample", `no progress made in ${Math.round(policy.sampleStuckMs / 1000)} s: ${(e as Error).message}`);
+          throw new TinkerConnectionError("asample", `no progress made in ${Math.round(policy.sampleStuckMs / 1000)} s: ${(e as Error).message}`, this.ctx.http.baseUrl);
         }
         await sleep(backoffMs(policy, Math.min(failures++, 10)), signal);
       }

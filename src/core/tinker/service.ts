@@ -169,6 +169,9 @@ export class TinkerService implements SamplingClientSource {
         method: "POST",
         path: "/api/v1/client/config",
         json: { sdk_version: PROTOCOL_SDK_VERSION },
+        // The first contact: a server that refuses connections now is most likely a wrong
+        // TINKER_BASE_URL, said in seconds rather than after a minute of back-off.
+        connectRetries: 2,
       });
       this.config = { ...CLIENT_CONFIG_DEFAULTS, ...res.json<ClientConfigResponse>() };
       if (!this.billingPauseFromUser) this.retry.billingMaxPauseMs = this.config.billing_exception_max_pause_duration_sec * 1000;

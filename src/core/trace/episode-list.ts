@@ -4,8 +4,9 @@
  * data, used by the extension (to build rows) and by the webview (to filter them).
  */
 import type { GoldInResults } from "./gold-in-results";
+import { outcomeOf, type Outcome } from "../runs/outcome";
 
-export type Outcome = "right" | "partial" | "wrong" | "unanswered";
+export { outcomeOf, type Outcome };
 
 export interface EpisodeRow {
   id: string;
@@ -17,12 +18,6 @@ export interface EpisodeRow {
   outcome: Outcome;
   /** Filled in once the run's result text has been decoded; "unknown" until then. */
   gold: GoldInResults | "unknown";
-}
-
-export function outcomeOf(e: { em: number; f1: number; end: string }): Outcome {
-  if (e.end !== "answer") return "unanswered";
-  if (e.em === 1) return "right";
-  return e.f1 > 0 ? "partial" : "wrong";
 }
 
 export interface EpisodeFilter {

@@ -121,7 +121,7 @@ export function buildTraceView(record: EpisodeRecord, tok: ChatTokenizer | undef
     sampledCount,
     insertedCount: record.tokens.length - sampledCount,
     gold: tok ? goldInResults(record, tok) : "unknown",
-    drift: tok && options.drift !== false ? checkDrift(tok, record.prompt, record.tokens) : null,
+    drift: tok && options.drift !== false ? checkDrift(tok, record.prompt, record.tokens, record.sampled) : null,
     ...(tok ? {} : { decodeProblem: decodeProblem ?? "no tokenizer for this run" }),
   };
 }

@@ -25,6 +25,8 @@ export interface RunCheckpoint {
   final?: boolean;
 }
 
+export { checkRunName } from "../runs/run-name";
+
 /** Rows of a JSONL file with a torn last line skipped; [] when absent. */
 export function readRows<T>(file: string): T[] {
   if (!existsSync(file)) return [];

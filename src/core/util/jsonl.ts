@@ -12,18 +12,33 @@ export interface ReadJsonlOptions {
 
 /** Parses every non-blank line; throws FileFormatError naming file:line on invalid JSON. */
 export function readJsonl<T = unknown>(file: string, options: ReadJsonlOptions = {}): T[] {
+  return readJsonlLines<T>(file, options).map((r) => r.value);
+}
+
+/** Like readJsonl, with each row's line number in the file (blank lines counted), for messages. */
+export function readJsonlLines<T = unknown>(file: string, options: ReadJsonlOptions = {}): JsonlRow<T>[] {
   if (!existsSync(file)) throw new FileFormatError(file, undefined, "file not found");
-  return parseJsonl<T>(readFileSync(file, "utf8"), file, options);
+  return parseJsonlLines<T>(readFileSync(file, "utf8"), file, options);
 }
 
 export function parseJsonl<T = unknown>(text: string, file: string, options: ReadJsonlOptions = {}): T[] {
+  return parseJsonlLines<T>(text, file, options).map((r) => r.value);
+}
+
+/** One parsed row and its 1-based line in the file. */
+export interface JsonlRow<T> {
+  value: T;
+  line: number;
+}
+
+export function parseJsonlLines<T = unknown>(text: string, file: string, options: ReadJsonlOptions = {}): JsonlRow<T>[] {
   const lines = text.split("\n");
-  const rows: T[] = [];
+  const rows: JsonlRow<T>[] = [];
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i].trim();
     if (!line) continue;
     try {
-      rows.push(JSON.parse(line) as T);
+      rows.push({ value: JSON.parse(line) as T, line: i + 1 });
     } catch (e) {
       const isLast = lines.slice(i + 1).every((l) => !l.trim());
       if (options.tolerateTornTail && isLast && !text.endsWith("\n")) break;

@@ -6,9 +6,7 @@
  * vscode-free, tested in plain Node.
  */
 import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
-
-export const CHECKPOINTS_FILE = "checkpoints.jsonl";
+import { registryPath } from "../../core/checkpoints/registry";
 
 export interface CheckpointEntry {
   name: string;
@@ -72,7 +70,7 @@ export function parseCheckpointRegistry(text: string): CheckpointRegistry {
 }
 
 export function readCheckpointRegistry(runsDir: string): CheckpointRegistry {
-  const file = join(runsDir, CHECKPOINTS_FILE);
+  const file = registryPath(runsDir);
   if (!existsSync(file)) return { entries: [], badLines: [] };
   return parseCheckpointRegistry(readFileSync(file, "utf8"));
 }

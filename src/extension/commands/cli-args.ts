@@ -1,38 +1,27 @@
 /**
- * The CLI arguments of every job, built from what the user picked. vscode-free and pure, so the
- * mapping from choices to `agent-lab …` is tested in plain Node. No function here takes or returns a
- * key: the Tinker key travels only in the child's environment (TINKER_API_KEY).
+ * The CLI arguments of every job, built from the step specs in core (src/core/steps/catalog.ts)
+ * with `toArgv`: flag names, ranges and defaults live there only, and a value the CLI would refuse
+ * is refused here with the CLI's own message. vscode-free and pure, tested in plain Node. Nothing
+ * here takes or returns a key: the Tinker key travels only in the child's environment.
  */
 import type { Split } from "../../core/data/question";
-import type { JobBackend } from "../settings/settings-overrides";
+import type { EVAL_STEP, PREPARE_STEP, SFT_DATA_STEP } from "../../core/steps/catalog";
+import { RUN_NAME_MAX_LENGTH } from "../../core/runs/run-name";
+import { TEST_SPLIT_FLAG_NAME, TRAINING_BACKENDS } from "../../core/steps/common-flags";
+import { toArgv, type FlagSpecs, type FlagValues } from "../../core/steps/flags";
+import type { StepSpec } from "../../core/steps/spec";
 
-export interface EvalChoice {
-  name: string;
-  split: Split;
-  backend: JobBackend;
-  closedBook?: boolean;
-  limit?: number;
-  /** A sampler checkpoint path (tinker://…) to evaluate instead of the base model. */
-  modelPath?: string;
-  /** A base model other than the configured one (a priced model id). */
-  model?: string;
-  promptFile?: string;
-  resume?: boolean;
+/** Values of a step's flags as a command sets them: any subset, typed by the spec. */
+export type StepValues<S extends { flags: FlagSpecs }> = Partial<FlagValues<S["flags"]>>;
+
+/** argv for a step (the step's name first), validated by the CLI's validator. */
+export function stepArgs<F extends FlagSpecs>(spec: StepSpec<F>, values: Partial<FlagValues<F>>, positionals: readonly string[] = []): string[] {
+  return toArgv(spec.name, spec.flags, values, positionals);
 }
 
-/** Opening the test split needs the CLI's explicit flag; the command asks the user first. */
-export const TEST_SPLIT_FLAG = "--i-know-this-is-test"; // = core/eval TEST_SPLIT_FLAG (a test keeps them equal; importing it would bundle the eval runner)
-
-export function evalArgs(c: EvalChoice): string[] {
-  const args = ["eval", "--name", c.name, "--split", c.split, "--backend", c.backend];
-  if (c.split === "test") args.push(TEST_SPLIT_FLAG);
-  if (c.closedBook) args.push("--closed-book");
-  if (c.limit !== undefined) args.push("--limit", String(c.limit));
-  if (c.modelPath) args.push("--model-path", c.modelPath);
-  if (c.model) args.push("--model", c.model);
-  if (c.promptFile) args.push("--prompt", c.promptFile);
-  if (c.resume) args.push("--resume");
-  return args;
+/** The test split needs the CLI's explicit flag; the command asks the user before it sets `split: "test"`. */
+export function evalValues(values: StepValues<typeof EVAL_STEP>): StepValues<typeof EVAL_STEP> {
+  return { ...values, [TEST_SPLIT_FLAG_NAME]: values.split === "test" };
 }
 
 export interface PrepareChoice {
@@ -41,92 +30,31 @@ export interface PrepareChoice {
   devFiles?: string[];
 }
 
-export function prepareArgs(c: PrepareChoice = {}): string[] {
+export function prepareValues(c: PrepareChoice = {}): StepValues<typeof PREPARE_STEP> {
   const train = c.trainFiles ?? [];
   const dev = c.devFiles ?? [];
-  if (train.length === 0 && dev.length === 0) return ["prepare", "--hub"];
-  return ["prepare", ...train.flatMap((f) => ["--train", f]), ...dev.flatMap((f) => ["--dev", f])];
-}
-
-export function indexArgs(): string[] {
-  return ["index"];
-}
-
-export function searchArgs(query: string, k?: number): string[] {
-  // "--" ends the options, so a query that starts with "-" is still a query.
-  return ["search", ...(k !== undefined ? ["-k", String(k)] : []), "--", query];
-}
-
-export interface SftDataChoice {
-  name: string;
-  backend: JobBackend;
-  questions: number;
-  tries: number;
-  /** Collect from the scripted teacher instead of the model. */
-  teacher?: "scripted";
-  modelPath?: string;
+  return train.length === 0 && dev.length === 0 ? { hub: true } : { train, dev };
 }
 
 /** The model samples its own data (--backend), or a teacher is distilled (--teacher): never both. */
-export function sftDataArgs(c: SftDataChoice): string[] {
-  const source = c.teacher ? ["--teacher", c.teacher] : ["--backend", c.backend];
-  const args = ["sft-data", "--name", c.name, ...source, "--questions", String(c.questions), "--tries", String(c.tries)];
-  if (c.modelPath && !c.teacher) args.push("--model-path", c.modelPath);
-  return args;
+export function sftDataValues(values: StepValues<typeof SFT_DATA_STEP>): StepValues<typeof SFT_DATA_STEP> {
+  if (!values.teacher) return values;
+  const rest = { ...values };
+  delete rest.backend;
+  delete rest["model-path"];
+  return rest;
 }
 
-/** Training runs on Tinker or on the local stand-in; the free sampling-only backends train locally. */
-export function trainingBackend(backend: JobBackend): "tinker" | "local" {
-  return backend === "tinker" ? "tinker" : "local";
+type TrainingBackend = (typeof TRAINING_BACKENDS)[number];
+
+/** Training runs on Tinker or on the local stand-in; the sampling-only backends train locally. */
+export function trainingBackend(backend: string): TrainingBackend {
+  return (TRAINING_BACKENDS as readonly string[]).includes(backend) ? (backend as TrainingBackend) : "local";
 }
 
-export interface TrainSftChoice {
-  name: string;
-  backend: JobBackend;
-  /** sft.jsonl (or a run folder holding one). */
-  data: string;
-  epochs: number;
-}
-
-export function trainSftArgs(c: TrainSftChoice): string[] {
-  return ["train-sft", "--name", c.name, "--backend", trainingBackend(c.backend), "--data", c.data, "--epochs", String(c.epochs)];
-}
-
-export interface TrainGrpoChoice {
-  name: string;
-  backend: JobBackend;
-  /** State checkpoint (tinker://…) or registry name to start from. */
-  initState: string;
-  steps: number;
-  offset?: number;
-}
-
-export function trainGrpoArgs(c: TrainGrpoChoice): string[] {
-  const args = ["train-grpo", "--name", c.name, "--backend", trainingBackend(c.backend), "--init-state", c.initState, "--steps", String(c.steps)];
-  if (c.offset !== undefined) args.push("--offset", String(c.offset));
-  return args;
-}
-
-export function rescoreArgs(runDir: string): string[] {
-  return ["score", runDir];
-}
-
-export function serveLocalArgs(port: number): string[] {
-  return ["serve-local", "--port", String(port)];
-}
-
-/** The whole recipe offline (local backend, synthetic data) in a folder of its own. */
-export function offlinePipelineArgs(dir: string): string[] {
-  return ["pipeline", "--dir", dir, "--backend", "local"];
-}
-
-export function ablateArgs(runDirs: string[]): string[] {
-  return ["ablate", ...runDirs];
-}
-
-/** Run names become folder names: keep them to a safe alphabet. */
+/** Run names become folder names: keep them to core's run-name rule (checkRunName). */
 export function sanitizeRunName(raw: string): string {
-  return raw.trim().replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^[-.]+|-+$/g, "").slice(0, 80);
+  return raw.trim().replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^[-._]+|-+$/g, "").slice(0, RUN_NAME_MAX_LENGTH);
 }
 
 /** A name that is not taken yet: `base`, `base-2`, `base-3`, … */

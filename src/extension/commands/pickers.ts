@@ -5,13 +5,22 @@ import type { CheckpointRow } from "../checkpoints/checkpoints-model";
 import type { RunRow } from "../runs/runs-model";
 import { groupEpisodes } from "../runs/runs-model";
 import { readEpisodes } from "../../core/runs/run-files";
+import { checkRunName } from "../../core/runs/run-folder";
+import { EVAL_STEP } from "../../core/steps/catalog";
+import { checkFlagValue, describeRange, type FlagSpec } from "../../core/steps/flags";
+
+/** What each split is for, shown beside its name; the splits themselves are the eval spec's choices. */
+const SPLIT_NOTES: Record<string, string> = {
+  val: "validation: pick prompts, epochs and checkpoints here",
+  train: "training questions",
+  test: "held out: open once, at the very end",
+};
 
 export async function pickSplit(title: string): Promise<Split | undefined> {
-  const items: (vscode.QuickPickItem & { split: Split })[] = [
-    { label: "val", description: "validation: pick prompts, epochs and checkpoints here", split: "val" },
-    { label: "train", description: "training questions", split: "train" },
-    { label: "test", description: "held out: open once, at the very end", split: "test" },
-  ];
+  const choices = EVAL_STEP.flags.split.choices;
+  // The spec's default first (val), then the rest in the spec's order.
+  const ordered = [EVAL_STEP.flags.split.default, ...choices.filter((c) => c !== EVAL_STEP.flags.split.default)];
+  const items = ordered.map((s) => ({ label: s, description: SPLIT_NOTES[s], split: s as Split }));
   const pick = await vscode.window.showQuickPick(items, { title, placeHolder: "Split to evaluate" });
   if (!pick) return undefined;
   if (pick.split === "test") {
@@ -102,15 +111,25 @@ export async function pickEpisode(run: RunRow): Promise<string | undefined> {
   return (await vscode.window.showQuickPick(items, { title: `Open trace — ${run.name}`, matchOnDescription: true }))?.id;
 }
 
-/** Positive integer input; blank returns `blank` (e.g. undefined = "all"). */
-export async function inputInt(title: string, prompt: string, value: number | undefined, allowBlank = false): Promise<number | undefined | null> {
+/**
+ * A number for one of a step's flags, checked as you type by the CLI's own validator (so the box
+ * refuses what the job would refuse, with the same words). Starts at the flag's default unless
+ * `value` is given; blank returns undefined when `allowBlank`; null = cancelled.
+ */
+export async function inputFlag(title: string, prompt: string, name: string, spec: FlagSpec, value?: number, allowBlank = false): Promise<number | undefined | null> {
+  const start = value ?? (typeof spec.default === "number" ? spec.default : undefined);
   const text = await vscode.window.showInputBox({
     title,
     prompt,
-    value: value === undefined ? "" : String(value),
+    value: start === undefined ? "" : String(start),
     validateInput: (v) => {
-      if (!v.trim()) return allowBlank ? undefined : "Enter a number";
-      return /^\d+$/.test(v.trim()) && Number(v) >= 1 ? undefined : "Enter a whole number ≥ 1";
+      if (!v.trim()) return allowBlank ? undefined : `Enter ${describeRange(spec)}`;
+      try {
+        checkFlagValue(name, spec, v.trim());
+        return undefined;
+      } catch (e) {
+        return (e as Error).message;
+      }
     },
   });
   if (text === undefined) return null; // cancelled
@@ -125,7 +144,11 @@ export async function inputRunName(title: string, suggested: string, taken: Read
     validateInput: (v) => {
       const t = v.trim();
       if (!t) return "Enter a name";
-      if (!/^[A-Za-z0-9._-]+$/.test(t) || t.startsWith(".")) return "Letters, digits, '.', '_' and '-' only";
+      try {
+        checkRunName(t); // core's run-name rule, the one every step enforces
+      } catch (e) {
+        return (e as Error).message;
+      }
       if (taken.has(t)) return `${t} exists already (pick another name, or resume it from the Runs view)`;
       return undefined;
     },

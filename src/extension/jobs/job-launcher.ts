@@ -9,7 +9,7 @@
  */
 import { spawn } from "node:child_process";
 import { closeSync, mkdirSync, openSync } from "node:fs";
-import { exitPath, jobProcessAlive, jobsDir, logPath, newJobId, writeJobRecord, type JobRecord } from "./job-store";
+import { exitPath, jobProcessAlive, jobsDir, logPath, newJobId, writeJobRecord, type JobFinishAction, type JobRecord } from "./job-store";
 
 /** Runs the CLI, forwards stop signals, records how it ended. Plain JS: it runs as `node -e`. */
 export const WRAPPER_SOURCE = `
@@ -36,6 +36,8 @@ export interface JobSpec {
   runDir?: string;
   spendsMoney?: boolean;
   estimateUsd?: number;
+  finish?: JobFinishAction;
+  runsRoot?: string;
   /** Extra environment: settings layer, TINKER_API_KEY. Never written anywhere. */
   env?: Record<string, string>;
 }
@@ -43,7 +45,8 @@ export interface JobSpec {
 export interface LaunchOptions {
   /** Path of dist/cli.js inside the installed extension. */
   cliPath: string;
-  runsDir: string;
+  /** The workspace folder: job records live in its JOBS_DIR. */
+  root: string;
   /** Node binary; in the desktop extension host this is Electron, run as Node (see env below). */
   nodePath?: string;
   baseEnv?: NodeJS.ProcessEnv;
@@ -57,9 +60,9 @@ export interface LaunchedJob {
 
 /** Writes the record, starts the wrapper detached, returns once it has a pid. */
 export function launchJob(spec: JobSpec, options: LaunchOptions): LaunchedJob {
-  mkdirSync(jobsDir(options.runsDir), { recursive: true });
+  mkdirSync(jobsDir(options.root), { recursive: true });
   const id = newJobId(spec.command[0] ?? "job");
-  const log = logPath(options.runsDir, id);
+  const log = logPath(options.root, id);
   const fd = openSync(log, "a");
   const env: NodeJS.ProcessEnv = {
     ...(options.baseEnv ?? process.env),
@@ -71,7 +74,7 @@ export function launchJob(spec: JobSpec, options: LaunchOptions): LaunchedJob {
   };
   let child;
   try {
-    child = spawn(options.nodePath ?? process.execPath, ["-e", WRAPPER_SOURCE, exitPath(options.runsDir, id), options.cliPath, ...spec.command], {
+    child = spawn(options.nodePath ?? process.execPath, ["-e", WRAPPER_SOURCE, exitPath(options.root, id), options.cliPath, ...spec.command], {
       cwd: spec.cwd,
       env,
       detached: true,
@@ -95,8 +98,10 @@ export function launchJob(spec: JobSpec, options: LaunchOptions): LaunchedJob {
     ...(spec.runDir ? { run_dir: spec.runDir } : {}),
     ...(spec.spendsMoney ? { spends_money: true } : {}),
     ...(spec.estimateUsd !== undefined ? { estimate_usd: spec.estimateUsd } : {}),
+    ...(spec.finish ? { finish: spec.finish } : {}),
+    ...(spec.runsRoot ? { runs_root: spec.runsRoot } : {}),
   };
-  writeJobRecord(options.runsDir, record);
+  writeJobRecord(options.root, record);
   const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => {
     child.on("exit", (code, signal) => resolve({ code, signal }));
     child.on("error", () => resolve({ code: 127, signal: null }));
@@ -106,8 +111,8 @@ export function launchJob(spec: JobSpec, options: LaunchOptions): LaunchedJob {
 }
 
 /** Asks a job to stop cleanly (SIGTERM to the wrapper, passed on to the CLI). */
-export function cancelJob(runsDir: string, record: JobRecord, signal: NodeJS.Signals = "SIGTERM"): boolean {
-  writeJobRecord(runsDir, { ...record, cancel_requested: true });
+export function cancelJob(root: string, record: JobRecord, signal: NodeJS.Signals = "SIGTERM"): boolean {
+  writeJobRecord(root, { ...record, cancel_requested: true });
   if (!jobProcessAlive(record.id, record.pid)) return false; // ended, or the pid now belongs to someone else
   try {
     process.kill(record.pid, signal);

@@ -1,20 +1,10 @@
 /**
  * What a running job has done so far, read from the files it writes (so it works the same for a job
- * this window started and one it re-attached to after a reload): the run folder's summary.json
- * (episodes done / planned, spend), its ledger.jsonl (spend of training jobs), and the log's tail.
+ * this window started and one it re-attached to after a reload): progress from the run folder's
+ * progress.json (src/core/runs/progress.ts), and the log, streamed into the output channel.
  */
-import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync } from "node:fs";
-import { join } from "node:path";
-
-export interface JobProgress {
-  /** Episodes (or steps) done and planned, when the job says. */
-  done?: number;
-  planned?: number;
-  /** USD spent so far, when the run folder says. */
-  usd?: number;
-  /** The log's last non-blank line. */
-  lastLine?: string;
-}
+import { closeSync, existsSync, fstatSync, openSync, readSync } from "node:fs";
+import { describeProgress, formatDuration, readProgress, type Progress } from "../../core/runs/progress";
 
 /** Reads up to `maxBytes` from `offset` of a file; returns the text and the new offset. */
 export function readFrom(file: string, offset: number, maxBytes = 256 * 1024): { text: string; offset: number } {
@@ -69,75 +59,31 @@ export function lastLine(file: string, tailBytes = 8192): string | undefined {
   return lastLines(file, tailBytes).at(-1);
 }
 
-function readJson(file: string): Record<string, unknown> | undefined {
-  try {
-    const v = JSON.parse(readFileSync(file, "utf8")) as unknown;
-    return typeof v === "object" && v !== null ? (v as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined; // absent or being rewritten
-  }
+/**
+ * A job's progress: its run folder's progress.json, as the step itself wrote it (core's one
+ * reader). Undefined for a job with no run folder, or before this job's first write: a file last
+ * written before the job started is an earlier run's (a resume, a rerun) and is not shown.
+ * Nothing here reads progress from the log: its last line is only ever shown, as a detail.
+ */
+export function jobProgress(runDir: string | undefined, jobStarted: string): Progress | undefined {
+  const p = runDir ? readProgress(runDir) : undefined;
+  if (!p) return undefined;
+  const written = Date.parse(p.updated);
+  const started = Date.parse(jobStarted);
+  return Number.isFinite(written) && Number.isFinite(started) && written < started ? undefined : p;
 }
-
-const num = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
 
 /**
- * "12/100 …" or "step 3/30 …" at the start of a log line: the CLI's own progress lines (eval prints
- * one every tenth of a run; summary.json is only rewritten at the start and the end).
+ * The one line a job shows (Jobs view, notification, status bar): core's describeProgress, or how
+ * long it has run when the step writes no progress (prepare, index, search, serve-local).
  */
-export function progressFromLine(line: string | undefined): { done: number; planned: number } | undefined {
-  const m = /^(?:step\s+)?(\d+)\s*\/\s*(\d+)\b/i.exec(line ?? "");
-  if (!m) return undefined;
-  const done = Number(m[1]);
-  const planned = Number(m[2]);
-  return planned > 0 && done <= planned ? { done, planned } : undefined;
+export function describeJob(progress: Progress | undefined, elapsedMs: number): string {
+  return progress ? describeProgress(progress) : formatElapsed(elapsedMs);
 }
 
-/** Progress of a job from its run folder and its log. */
-export function readProgress(runDir: string | undefined, log: string): JobProgress {
-  const progress: JobProgress = { lastLine: lastLine(log) };
-  const fromLog = progressFromLine(progress.lastLine);
-  if (runDir) {
-    const summary = readJson(join(runDir, "summary.json"));
-    if (summary) {
-      progress.done = num(summary.n);
-      progress.planned = num(summary.planned);
-      progress.usd = num(summary.usd_total);
-    }
-    // The newest complete ledger line: the very last one may be torn while the job appends.
-    for (const line of lastLines(join(runDir, "ledger.jsonl")).reverse()) {
-      try {
-        const usd = num((JSON.parse(line) as Record<string, unknown>).cumulative_usd);
-        if (usd !== undefined) progress.usd = Math.max(progress.usd ?? 0, usd);
-        break;
-      } catch {
-        continue;
-      }
-    }
-  }
-  if (fromLog && (progress.done === undefined || fromLog.done > progress.done)) {
-    progress.done = fromLog.done;
-    progress.planned = fromLog.planned;
-  }
-  return progress;
-}
-
-/** "12/100 · $0.04 · 3m 05s" */
-export function describeProgress(p: JobProgress, elapsedMs: number): string {
-  const parts: string[] = [];
-  if (p.done !== undefined) parts.push(p.planned ? `${p.done}/${p.planned}` : `${p.done} done`);
-  if (p.usd !== undefined && p.usd > 0) parts.push(`$${p.usd.toFixed(p.usd < 1 ? 3 : 2)}`);
-  parts.push(formatElapsed(elapsedMs));
-  return parts.join(" · ");
-}
-
+/** "3m 05s": how long a job has run (core's duration format). */
 export function formatElapsed(ms: number): string {
-  const s = Math.max(0, Math.floor(ms / 1000));
-  const h = Math.floor(s / 3600);
-  const m = Math.floor((s % 3600) / 60);
-  const sec = s % 60;
-  if (h > 0) return `${h}h ${String(m).padStart(2, "0")}m`;
-  if (m > 0) return `${m}m ${String(sec).padStart(2, "0")}s`;
-  return `${sec}s`;
+  return formatDuration(Math.floor(ms / 1000));
 }
 
 /** Hides a secret wherever it would be shown (a defence in depth: jobs are not meant to print it). */

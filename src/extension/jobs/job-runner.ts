@@ -4,14 +4,18 @@
  * after a reload, and a notification when a job ends. Other features (prompt loop, panels) start
  * jobs through `JobRunner.start`.
  */
+import { readdirSync } from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
 import type { LabWorkspace } from "../lab-workspace";
 import type { ApiKeyStore } from "../secrets/api-key";
 import { cancelJob, launchJob } from "./job-launcher";
-import { describeProgress, readFrom, readProgress, redact, type JobProgress } from "./job-progress";
+import { readProgress, type Progress } from "../../core/runs/progress";
+import { RUN_FILES } from "../../core/runs/run-folder";
+import { watchRunFiles, type FolderWatch } from "../panels/folder-watch";
+import { describeJob, jobProgress, lastLine, readFrom, redact } from "./job-progress";
 import { isFinal, transition, type JobStatus } from "./job-state";
-import { listJobRecords, pruneFinishedJobs, statusFromDisk, type JobRecord } from "./job-store";
+import { listJobRecords, pruneFinishedJobs, statusFromDisk, type JobFinishAction, type JobRecord } from "./job-store";
 
 export interface JobRequest {
   title: string;
@@ -26,14 +30,21 @@ export interface JobRequest {
   showProgress?: boolean;
   /** Reveal the job's output channel at start (default false). */
   revealOutput?: boolean;
+  /** The action its "finished" notification offers instead of Open / Compare with previous. */
+  finish?: JobFinishAction;
+  /** A runs folder the job fills with runs of its own (a pipeline's stages). */
+  runsRoot?: string;
 }
 
 export interface Job {
   record: JobRecord;
   status: JobStatus;
-  progress: JobProgress;
-  /** The workspace's runs folder when the job started (where its record lives). */
-  runsDir: string;
+  /** The run folder's progress.json, once this job wrote one. */
+  progress?: Progress;
+  /** The log's last non-blank line: shown as a detail, never parsed. */
+  lastLine?: string;
+  /** The workspace folder the job started in (its record lives in JOBS_DIR there). */
+  root: string;
   /** Settles when the job reaches a final state. */
   finished: Promise<JobStatus>;
 }
@@ -42,6 +53,18 @@ interface LiveJob extends Job {
   resolveFinished: (s: JobStatus) => void;
   channel?: vscode.OutputChannel;
   logOffset: number;
+  /** Follows the run folder's progress.json while the job runs (a stage of a few steps is over in a second). */
+  progressWatch?: FolderWatch;
+}
+
+function runningRunsUnder(runsDir: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(runsDir, { withFileTypes: true }).filter((d) => d.isDirectory() && !d.name.startsWith(".")).map((d) => d.name);
+  } catch {
+    return []; // not created yet
+  }
+  return names.map((n) => path.resolve(runsDir, n)).filter((dir) => readProgress(dir)?.status === "running");
 }
 
 /** How many finished jobs keep their record and log. */
@@ -73,9 +96,17 @@ export class JobRunner implements vscode.Disposable {
     return this.jobs.get(id);
   }
 
-  /** Run folders some live job is writing (the Runs view shows them as running). */
+  /**
+   * Run folders some live job is writing (the Runs view shows them as running): each job's own
+   * folder, and under a pipeline's runs folder the runs whose progress.json says running.
+   */
   liveRunDirs(): Set<string> {
-    return new Set(this.running().flatMap((j) => (j.record.run_dir ? [path.resolve(j.record.run_dir)] : [])));
+    const live = new Set<string>();
+    for (const j of this.running()) {
+      if (j.record.run_dir) live.add(path.resolve(j.record.run_dir));
+      if (j.record.runs_root) for (const dir of runningRunsUnder(j.record.runs_root)) live.add(dir);
+    }
+    return live;
   }
 
   /** Starts a job; undefined when the user declined (e.g. no API key). */
@@ -87,7 +118,6 @@ export class JobRunner implements vscode.Disposable {
       return undefined;
     }
     const folder = this.workspace.requireFolder();
-    const runsDir = this.workspace.runsDir();
     const env: Record<string, string> = { ...this.workspace.jobEnv() };
     if (req.spendsMoney) {
       // Only jobs that bill Tinker get the key; free steps never see it.
@@ -97,29 +127,25 @@ export class JobRunner implements vscode.Disposable {
       this.secret = key;
     }
     const launched = launchJob(
-      { title: req.title, command: req.command, cwd: folder, runDir: req.runDir, spendsMoney: req.spendsMoney, estimateUsd: req.estimateUsd, env },
-      { cliPath: this.context.asAbsolutePath(path.join("dist", "cli.js")), runsDir },
+      { title: req.title, command: req.command, cwd: folder, runDir: req.runDir, spendsMoney: req.spendsMoney, estimateUsd: req.estimateUsd, finish: req.finish, runsRoot: req.runsRoot, env },
+      { cliPath: this.context.asAbsolutePath(path.join("dist", "cli.js")), root: folder },
     );
-    const job = this.track(launched.record, runsDir, transition({ state: "starting", cancelRequested: false }, { type: "spawned", pid: launched.record.pid }));
+    const job = this.track(launched.record, folder, transition({ state: "starting", cancelRequested: false }, { type: "spawned", pid: launched.record.pid }));
     void launched.exited.then((exit) => this.finish(job, transition(job.status, { type: "exited", code: exit.code, signal: exit.signal })));
     this.openChannel(job, req.revealOutput ?? false);
     if (req.showProgress ?? true) this.showProgress(job);
-    pruneFinishedJobs(runsDir, KEEP_FINISHED);
+    pruneFinishedJobs(folder, KEEP_FINISHED);
     return job;
   }
 
   /** Finds jobs a previous window started: running ones are followed again, finished ones listed. */
   reattach(): void {
-    let runsDir: string;
-    try {
-      runsDir = this.workspace.runsDir();
-    } catch {
-      return; // no folder, or settings that do not parse: nothing to re-attach to
-    }
-    for (const record of listJobRecords(runsDir).records) {
+    const root = this.workspace.folder;
+    if (!root) return; // no folder: nothing to re-attach to
+    for (const record of listJobRecords(root).records) {
       if (this.jobs.has(record.id)) continue;
-      const status = statusFromDisk(runsDir, record);
-      const job = this.track(record, runsDir, status);
+      const status = statusFromDisk(root, record);
+      const job = this.track(record, root, status);
       if (isFinal(status.state)) job.resolveFinished(status);
     }
     this.schedulePoll();
@@ -132,7 +158,7 @@ export class JobRunner implements vscode.Disposable {
     if (!live || isFinal(live.status.state)) return;
     live.status = transition(live.status, { type: "cancel-requested" });
     live.record = { ...live.record, cancel_requested: true };
-    cancelJob(live.runsDir, job.record);
+    cancelJob(live.root, job.record);
     this.changed.fire();
   }
 
@@ -142,14 +168,32 @@ export class JobRunner implements vscode.Disposable {
     if (live) this.openChannel(live, true);
   }
 
-  private track(record: JobRecord, runsDir: string, status: JobStatus): LiveJob {
+  private track(record: JobRecord, root: string, status: JobStatus): LiveJob {
     let resolveFinished: (s: JobStatus) => void = () => {};
     const finished = new Promise<JobStatus>((r) => (resolveFinished = r));
-    const job: LiveJob = { record, status, runsDir, progress: readProgress(record.run_dir, record.log), finished, resolveFinished, logOffset: 0 };
+    const job: LiveJob = { record, status, root, finished, resolveFinished, logOffset: 0 };
+    this.readProgress(job);
+    if (!isFinal(status.state) && record.run_dir) {
+      job.progressWatch = watchRunFiles(record.run_dir, [RUN_FILES.progress], () => {
+        if (isFinal(job.status.state)) return;
+        this.readProgress(job);
+        this.changed.fire();
+      });
+    }
     this.jobs.set(record.id, job);
     this.schedulePoll();
     this.changed.fire();
     return job;
+  }
+
+  private readProgress(job: Job): void {
+    job.progress = jobProgress(job.record.run_dir, job.record.started);
+    job.lastLine = lastLine(job.record.log);
+  }
+
+  /** The job's one line: its progress (describeProgress), or how long it has run. */
+  describe(job: Job): string {
+    return describeJob(job.progress, Date.now() - Date.parse(job.record.started));
   }
 
   private openChannel(job: LiveJob, reveal: boolean): void {
@@ -176,10 +220,10 @@ export class JobRunner implements vscode.Disposable {
   private poll(): void {
     for (const job of this.jobs.values()) {
       if (isFinal(job.status.state)) continue;
-      job.progress = readProgress(job.record.run_dir, job.record.log);
+      this.readProgress(job);
       this.pumpLog(job);
       // Jobs re-attached after a reload are not our children: their end shows up on disk.
-      const onDisk = statusFromDisk(job.runsDir, { ...job.record, cancel_requested: job.status.cancelRequested });
+      const onDisk = statusFromDisk(job.root, { ...job.record, cancel_requested: job.status.cancelRequested });
       if (isFinal(onDisk.state)) this.finish(job, onDisk);
     }
     if (this.running().length === 0 && this.timer) {
@@ -192,7 +236,8 @@ export class JobRunner implements vscode.Disposable {
   private finish(job: LiveJob, status: JobStatus): void {
     if (isFinal(job.status.state)) return;
     job.status = status;
-    job.progress = readProgress(job.record.run_dir, job.record.log);
+    job.progressWatch?.dispose();
+    this.readProgress(job);
     this.pumpLog(job);
     job.resolveFinished(status);
     this.changed.fire();
@@ -207,12 +252,12 @@ export class JobRunner implements vscode.Disposable {
         let lastFraction = 0;
         const sub = this.onDidChange(() => {
           const p = job.progress;
-          const fraction = p.done !== undefined && p.planned ? Math.min(1, p.done / p.planned) : undefined;
+          const fraction = p && p.planned > 0 ? Math.min(1, p.done / p.planned) : undefined;
           const increment = fraction !== undefined ? Math.max(0, (fraction - lastFraction) * 100) : undefined;
           if (fraction !== undefined) lastFraction = Math.max(lastFraction, fraction);
-          const elapsed = Date.now() - Date.parse(job.record.started);
-          const message = [describeProgress(p, elapsed), p.lastLine ? redact(p.lastLine, [this.secret]).slice(0, 120) : ""].filter(Boolean).join(" — ");
-          progress.report({ message, increment });
+          // Steps that write no progress (prepare, index) show their log's last line beside the time.
+          const detail = !job.progress && job.lastLine ? ` — ${redact(job.lastLine, [this.secret]).slice(0, 120)}` : "";
+          progress.report({ message: this.describe(job) + detail, increment });
         });
         return job.finished.finally(() => sub.dispose());
       },
@@ -223,17 +268,19 @@ export class JobRunner implements vscode.Disposable {
     const { state, reason } = job.status;
     const title = job.record.title;
     if (state === "done") {
-      const actions = job.record.run_dir ? ["Open", "Compare with previous"] : ["Show Log"];
-      const pick = await vscode.window.showInformationMessage(`Agent Lab: ${title} finished. ${describeProgress(job.progress, Date.now() - Date.parse(job.record.started))}`, ...actions);
+      const finish = job.record.finish;
+      const actions = finish ? [finish.title] : job.record.run_dir ? ["Open", "Compare with previous"] : ["Show Log"];
+      const pick = await vscode.window.showInformationMessage(`Agent Lab: ${title} finished. ${this.describe(job)}`, ...actions);
+      if (finish && pick === finish.title) await vscode.commands.executeCommand(finish.command, job.record.run_dir);
       if (pick === "Open") await vscode.commands.executeCommand("agentLab.openRun", job.record.run_dir);
       if (pick === "Compare with previous") await vscode.commands.executeCommand("agentLab.compareWithPrevious", job.record.run_dir);
       if (pick === "Show Log") this.showLog(job);
     } else if (state === "cancelled") {
-      const kept = job.progress.done !== undefined ? ` ${job.progress.done} finished episodes are kept; run it again with resume to finish.` : "";
+      const kept = job.progress ? ` ${job.progress.done} ${job.progress.unit}s done are kept; run it again with resume to finish.` : "";
       const pick = await vscode.window.showInformationMessage(`Agent Lab: ${title} stopped.${kept}`, "Show Log");
       if (pick === "Show Log") this.showLog(job);
     } else if (state === "failed") {
-      const last = job.progress.lastLine ? `: ${redact(job.progress.lastLine, [this.secret]).slice(0, 200)}` : "";
+      const last = job.lastLine ? `: ${redact(job.lastLine, [this.secret]).slice(0, 200)}` : "";
       const pick = await vscode.window.showErrorMessage(`Agent Lab: ${title} failed (${reason ?? "error"})${last}`, "Show Log");
       if (pick === "Show Log") this.showLog(job);
     }
@@ -241,7 +288,10 @@ export class JobRunner implements vscode.Disposable {
 
   dispose(): void {
     if (this.timer) clearInterval(this.timer);
-    for (const job of this.jobs.values()) job.channel?.dispose();
+    for (const job of this.jobs.values()) {
+      job.channel?.dispose();
+      job.progressWatch?.dispose();
+    }
     this.changed.dispose();
     // Jobs keep running: they are detached and will be re-attached by the next window.
   }

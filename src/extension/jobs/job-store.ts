@@ -1,5 +1,7 @@
 /**
- * Jobs on disk, so a job outlives the window that started it. Each job leaves, in `<runsDir>/.jobs/`:
+ * Jobs on disk, so a job outlives the window that started it. Each job leaves, in the workspace's
+ * `.agent-lab/jobs/` (hidden, and outside runs/: job records are not runs, and a pipeline may claim
+ * an otherwise empty folder that the job itself was started in):
  *   <id>.json       the record (pid, command, run folder, log file, started; cancel_requested)
  *   <id>.log        the job's stdout and stderr
  *   <id>.exit.json  written by the job's wrapper process when the CLI exits (code, signal, ended)
@@ -10,7 +12,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, unlinkSyn
 import { join } from "node:path";
 import { initialStatus, transition, type JobStatus } from "./job-state";
 
-export const JOBS_DIR = ".jobs";
+/** Under the workspace folder. */
+export const JOBS_DIR = join(".agent-lab", "jobs");
 export const JOB_RECORD_FORMAT = 1;
 
 export interface JobRecord {
@@ -30,6 +33,17 @@ export interface JobRecord {
   spends_money?: boolean;
   estimate_usd?: number;
   cancel_requested?: boolean;
+  /** A runs folder the job writes runs into (a pipeline): its runs with running progress are live. */
+  runs_root?: string;
+  /** The action the "finished" notification offers (a command, given the run folder). */
+  finish?: JobFinishAction;
+}
+
+export interface JobFinishAction {
+  /** The button: "Open Results". */
+  title: string;
+  /** The command it runs, with the run folder as its argument. */
+  command: string;
 }
 
 export interface ExitRecord {
@@ -38,20 +52,20 @@ export interface ExitRecord {
   ended: string;
 }
 
-export function jobsDir(runsDir: string): string {
-  return join(runsDir, JOBS_DIR);
+export function jobsDir(root: string): string {
+  return join(root, JOBS_DIR);
 }
 
-export function recordPath(runsDir: string, id: string): string {
-  return join(jobsDir(runsDir), `${id}.json`);
+export function recordPath(root: string, id: string): string {
+  return join(jobsDir(root), `${id}.json`);
 }
 
-export function exitPath(runsDir: string, id: string): string {
-  return join(jobsDir(runsDir), `${id}.exit.json`);
+export function exitPath(root: string, id: string): string {
+  return join(jobsDir(root), `${id}.exit.json`);
 }
 
-export function logPath(runsDir: string, id: string): string {
-  return join(jobsDir(runsDir), `${id}.log`);
+export function logPath(root: string, id: string): string {
+  return join(jobsDir(root), `${id}.log`);
 }
 
 /** A sortable, file-safe id: time first so listings come out in start order. */
@@ -67,9 +81,9 @@ function writeJson(file: string, value: unknown): void {
   renameSync(tmp, file);
 }
 
-export function writeJobRecord(runsDir: string, record: JobRecord): void {
-  mkdirSync(jobsDir(runsDir), { recursive: true });
-  writeJson(recordPath(runsDir, record.id), record);
+export function writeJobRecord(root: string, record: JobRecord): void {
+  mkdirSync(jobsDir(root), { recursive: true });
+  writeJson(recordPath(root, record.id), record);
 }
 
 function readJsonOrUndefined<T>(file: string): T | undefined {
@@ -80,13 +94,13 @@ function readJsonOrUndefined<T>(file: string): T | undefined {
   }
 }
 
-export function readExitRecord(runsDir: string, id: string): ExitRecord | undefined {
-  return readJsonOrUndefined<ExitRecord>(exitPath(runsDir, id));
+export function readExitRecord(root: string, id: string): ExitRecord | undefined {
+  return readJsonOrUndefined<ExitRecord>(exitPath(root, id));
 }
 
 /** Every readable job record, oldest first; unreadable ones are skipped (and reported). */
-export function listJobRecords(runsDir: string): { records: JobRecord[]; unreadable: string[] } {
-  const dir = jobsDir(runsDir);
+export function listJobRecords(root: string): { records: JobRecord[]; unreadable: string[] } {
+  const dir = jobsDir(root);
   if (!existsSync(dir)) return { records: [], unreadable: [] };
   const records: JobRecord[] = [];
   const unreadable: string[] = [];
@@ -134,18 +148,18 @@ export function jobProcessAlive(id: string, pid: number, readCmdline: (pid: numb
  * A job's state from its files: the exit record decides; without one a live pid is running and a
  * dead one is lost (the wrapper was killed before it could write, e.g. `kill -9` or a reboot).
  */
-export function statusFromDisk(runsDir: string, record: JobRecord, isAlive: (pid: number) => boolean = (pid) => jobProcessAlive(record.id, pid)): JobStatus {
+export function statusFromDisk(root: string, record: JobRecord, isAlive: (pid: number) => boolean = (pid) => jobProcessAlive(record.id, pid)): JobStatus {
   let status = transition(initialStatus(), { type: "spawned", pid: record.pid });
   if (record.cancel_requested) status = transition(status, { type: "cancel-requested" });
-  const exit = readExitRecord(runsDir, record.id);
+  const exit = readExitRecord(root, record.id);
   if (exit) return transition(status, { type: "exited", code: exit.code, signal: exit.signal });
   if (isAlive(record.pid)) return status;
   return transition(status, { type: "lost" });
 }
 
 /** Removes a finished job's files (record, exit record, log). */
-export function deleteJobFiles(runsDir: string, id: string): void {
-  for (const file of [recordPath(runsDir, id), exitPath(runsDir, id), logPath(runsDir, id)]) {
+export function deleteJobFiles(root: string, id: string): void {
+  for (const file of [recordPath(root, id), exitPath(root, id), logPath(root, id)]) {
     try {
       unlinkSync(file);
     } catch {
@@ -155,9 +169,9 @@ export function deleteJobFiles(runsDir: string, id: string): void {
 }
 
 /** Keeps the newest `keep` finished jobs' files; running jobs are never touched. */
-export function pruneFinishedJobs(runsDir: string, keep: number, isAlive?: (pid: number) => boolean): string[] {
-  const finished = listJobRecords(runsDir).records.filter((r) => statusFromDisk(runsDir, r, isAlive).state !== "running");
+export function pruneFinishedJobs(root: string, keep: number, isAlive?: (pid: number) => boolean): string[] {
+  const finished = listJobRecords(root).records.filter((r) => statusFromDisk(root, r, isAlive).state !== "running");
   const drop = finished.slice(0, Math.max(0, finished.length - keep));
-  for (const r of drop) deleteJobFiles(runsDir, r.id);
+  for (const r of drop) deleteJobFiles(root, r.id);
   return drop.map((r) => r.id);
 }

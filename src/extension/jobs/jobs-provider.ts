@@ -1,6 +1,6 @@
 /** The Jobs tree (running first, then recent) and the status bar item (running jobs, today's spend). */
 import * as vscode from "vscode";
-import { describeProgress } from "./job-progress";
+import { describeJob } from "./job-progress";
 import type { Job, JobRunner } from "./job-runner";
 import { isFinal } from "./job-state";
 import { readExitRecord } from "./job-store";
@@ -33,9 +33,9 @@ export class JobsProvider implements vscode.TreeDataProvider<Job>, vscode.Dispos
     item.id = `job:${job.record.id}`;
     const s = job.status;
     // A finished job shows how long it ran (its exit record says when it ended).
-    const ended = isFinal(s.state) ? Date.parse(readExitRecord(job.runsDir, job.record.id)?.ended ?? "") : Date.now();
+    const ended = isFinal(s.state) ? Date.parse(readExitRecord(job.root, job.record.id)?.ended ?? "") : Date.now();
     const elapsed = Number.isFinite(ended) ? ended - Date.parse(job.record.started) : 0;
-    item.description = `${s.state}${s.cancelRequested && !isFinal(s.state) ? " (stopping)" : ""} · ${describeProgress(job.progress, elapsed)}`;
+    item.description = `${s.state}${s.cancelRequested && !isFinal(s.state) ? " (stopping)" : ""} · ${describeJob(job.progress, elapsed)}`;
     item.tooltip = [
       job.record.title,
       `agent-lab ${job.record.command.join(" ")}`,
@@ -43,7 +43,7 @@ export class JobsProvider implements vscode.TreeDataProvider<Job>, vscode.Dispos
       `started ${job.record.started} · pid ${job.record.pid}`,
       job.record.run_dir ? `run folder ${job.record.run_dir}` : "",
       job.record.estimate_usd !== undefined ? `estimate $${job.record.estimate_usd.toFixed(2)}` : "",
-      job.progress.lastLine ? `last line: ${job.progress.lastLine}` : "",
+      job.lastLine ? `last line: ${job.lastLine}` : "",
     ].filter(Boolean).join("\n");
     const [icon, color] = ICONS[s.state];
     item.iconPath = new vscode.ThemeIcon(icon, color ? new vscode.ThemeColor(color) : undefined);
@@ -74,16 +74,27 @@ export class JobsStatusBar implements vscode.Disposable {
   }
 
   update(): void {
-    const running = this.runner.running().length;
+    const running = this.runner.running();
     const spend = this.todaySpend();
-    if (running === 0 && spend === 0) {
+    if (running.length === 0 && spend === 0) {
       this.item.hide();
       return;
     }
-    const jobs = running > 0 ? `${running} job${running === 1 ? "" : "s"}` : "no jobs";
-    this.item.text = `$(${running > 0 ? "sync~spin" : "beaker"}) Agent Lab: ${jobs} · $${spend.toFixed(2)} today`;
-    this.item.tooltip = "Agent Lab: running jobs and today's Tinker spend (click for the Jobs view)";
+    // The newest running job's progress line, as the Jobs view shows it (when it writes one).
+    const line = running[0]?.progress ? this.runner.describe(running[0]) : undefined;
+    const count = running.length === 0 ? "no jobs" : line && running.length === 1 ? undefined : `${running.length} job${running.length === 1 ? "" : "s"}`;
+    const jobs = [count, line].filter(Boolean).join(" · ");
+    this.item.text = `$(${running.length > 0 ? "sync~spin" : "beaker"}) Agent Lab: ${jobs} · $${spend.toFixed(2)} today`;
+    this.item.tooltip = [
+      ...running.map((j) => `${j.record.title}: ${this.runner.describe(j)}`),
+      "Agent Lab: running jobs and today's Tinker spend (click for the Jobs view)",
+    ].join("\n");
     this.item.show();
+  }
+
+  /** The text shown (for tests). */
+  get text(): string {
+    return this.item.text;
   }
 
   dispose(): void {

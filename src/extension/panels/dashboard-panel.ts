@@ -1,22 +1,36 @@
 /**
  * The training dashboard: follows a training run's logs while the job writes them; the whole view
- * is re-read and posted after each change (see folder-watch.ts).
+ * is re-read and posted after each change (see folder-watch.ts). Other training runs of the
+ * workspace can be overlaid on its charts (picked here, remembered in the panel state), and a
+ * checkpoint's "Evaluate" runs the Checkpoints view's Evaluate on Val command for it.
  */
 import * as vscode from "vscode";
-import { basename } from "node:path";
+import { basename, dirname, resolve } from "node:path";
+import { registryPath } from "../../core/checkpoints/registry";
 import { groupEpisodeViews, readDashboard, type DashboardView } from "../../core/trace/dashboard-view";
+import { overlayCandidates, readOverlay } from "../../core/trace/overlay-runs";
+import { checkpointRows, readCheckpointRegistry } from "../checkpoints/checkpoints-model";
 import { watchRunFiles, type FolderWatch } from "./folder-watch";
 import { Panel } from "./panel-base";
 import type { WebviewMessage } from "./protocol";
 
 const WATCHED = ["metrics.jsonl", "groups.jsonl", "checkpoints.jsonl", "episodes.jsonl"];
+/** The command the Checkpoints view runs for "Evaluate on Val" (package.json). */
+const EVALUATE_CHECKPOINT_COMMAND = "agentLab.evaluateCheckpoint";
 
 export class DashboardPanel extends Panel {
   private watch: FolderWatch | undefined;
   private view: DashboardView | undefined;
+  private overlays: string[];
+  private readonly viewState: vscode.Disposable;
 
-  constructor(panel: vscode.WebviewPanel, context: vscode.ExtensionContext, readonly runDir: string) {
-    super(panel, context, { kind: "dashboard", runDir }, `Training · ${basename(runDir)}`);
+  constructor(panel: vscode.WebviewPanel, context: vscode.ExtensionContext, readonly runDir: string, overlays: string[] = []) {
+    super(panel, context, { kind: "dashboard", runDir, overlays }, `Training · ${basename(runDir)}`);
+    this.overlays = overlays;
+    // An eval started from here writes to another folder: re-read when the panel is shown again.
+    this.viewState = panel.onDidChangeViewState((e) => {
+      if (e.webviewPanel.visible && this.view) this.refresh();
+    });
   }
 
   protected async onMessage(m: WebviewMessage): Promise<void> {
@@ -28,15 +42,54 @@ export class DashboardPanel extends Panel {
       if (!group) throw new Error(`no group ${m.index} in this run`);
       const episodes = await groupEpisodeViews(this.runDir, group);
       this.post({ type: "dashboard/group", group: { step: group.step, group, episodes } });
+    } else if (m.type === "dashboard/evaluate") {
+      await this.evaluate(m.checkpoint);
+    } else if (m.type === "dashboard/addOverlay") {
+      await this.pickOverlay();
+    } else if (m.type === "dashboard/removeOverlay") {
+      this.setOverlays(this.overlays.filter((d) => basename(d) !== m.run));
     }
   }
 
+  private async evaluate(name: string): Promise<void> {
+    // The registry's later line wins for a name; checkpointRows lists newest first.
+    const row = checkpointRows(readCheckpointRegistry(dirname(this.runDir))).find((r) => r.entry.name === name);
+    if (!row) throw new Error(`checkpoint ${name} is not in ${registryPath(dirname(this.runDir))}: evaluate it from a terminal with agent-lab eval and its sampler path`);
+    await vscode.commands.executeCommand(EVALUATE_CHECKPOINT_COMMAND, { type: "checkpoint", row });
+  }
+
+  private async pickOverlay(): Promise<void> {
+    const candidates = overlayCandidates(this.runDir).filter((d) => !this.overlays.includes(d));
+    if (candidates.length === 0) {
+      void vscode.window.showInformationMessage(`Agent Lab: no other training run beside ${basename(this.runDir)} to overlay.`);
+      return;
+    }
+    const picked = await vscode.window.showQuickPick(
+      candidates.map((dir) => ({ label: basename(dir), dir })),
+      { title: `Overlay on ${basename(this.runDir)}'s charts`, canPickMany: true },
+    );
+    if (picked?.length) this.setOverlays([...this.overlays, ...picked.map((p) => p.dir)]);
+  }
+
+  private setOverlays(dirs: string[]): void {
+    this.overlays = dirs.map((d) => resolve(d));
+    this.setState({ kind: "dashboard", runDir: this.runDir, overlays: this.overlays });
+    this.refresh();
+  }
+
   private refresh(): void {
-    this.view = readDashboard(this.runDir);
-    this.post({ type: "dashboard/data", data: this.view });
+    const view = readDashboard(this.runDir);
+    for (const dir of this.overlays) {
+      const o = readOverlay(dir);
+      if (o.problem) view.problems.push(`overlay ${o.run}: ${o.problem}`);
+      view.overlays.push({ run: o.run, series: o.series });
+    }
+    this.view = view;
+    this.post({ type: "dashboard/data", data: view });
   }
 
   protected override onDispose(): void {
     this.watch?.dispose();
+    this.viewState.dispose();
   }
 }

@@ -105,7 +105,7 @@ export class PanelHost {
         }
         if (s.kind === "trace") this.track(`trace:${s.runDir}`, new TracePanel(panel, this.context, s.runDir, s.episodeId));
         else if (s.kind === "compare") this.track(`compare:${s.runDirs.join("|")}`, this.comparePanel(panel, s.runDirs));
-        else this.track(`dashboard:${s.runDir}`, new DashboardPanel(panel, this.context, s.runDir));
+        else this.track(`dashboard:${s.runDir}`, new DashboardPanel(panel, this.context, s.runDir, s.overlays ?? []));
       },
     });
     for (const kind of ["trace", "compare", "dashboard"] as const) {

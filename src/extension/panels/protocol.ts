@@ -5,7 +5,7 @@
  * with a visible error instead of misreading fields.
  */
 import type { AblationReport } from "../../core/analysis/report-types";
-import type { DriftReport } from "../../core/trace/drift";
+import type { DriftReport, RunDriftCounts } from "../../core/trace/drift";
 import type { DashboardView, GroupRecord } from "../../core/trace/dashboard-view";
 import type { EpisodeRow } from "../../core/trace/episode-list";
 import type { GoldInResultsCounts } from "../../core/trace/gold-in-results";
@@ -19,7 +19,7 @@ export type PanelKind = "trace" | "compare" | "dashboard";
 export type PanelState =
   | { kind: "trace"; runDir: string; episodeId?: string }
   | { kind: "compare"; runDirs: string[] }
-  | { kind: "dashboard"; runDir: string };
+  | { kind: "dashboard"; runDir: string; /** Training runs overlaid on the charts. */ overlays?: string[] };
 
 export interface TraceRunInfo {
   runDir: string;
@@ -46,6 +46,8 @@ export type HostMessage =
   /** The drift check of an episode, sent after the episode itself (it re-encodes the whole chat). */
   | { v: typeof PROTOCOL_VERSION; type: "trace/drift"; episodeId: string; drift: DriftReport; ms: number }
   | { v: typeof PROTOCOL_VERSION; type: "trace/searchResult"; query: string; ids: string[] }
+  /** Drift over the run's episodes so far (checked in the background after the gold pass). */
+  | { v: typeof PROTOCOL_VERSION; type: "trace/driftCounts"; counts: RunDriftCounts; total: number }
   | { v: typeof PROTOCOL_VERSION; type: "compare/report"; report: AblationReport }
   | { v: typeof PROTOCOL_VERSION; type: "dashboard/data"; data: DashboardView }
   | { v: typeof PROTOCOL_VERSION; type: "dashboard/group"; group: GroupEpisodes }
@@ -71,6 +73,11 @@ export type WebviewMessage =
   | { v: typeof PROTOCOL_VERSION; type: "trace/rendered"; episodeId: string; ms: number; spans: number; /** Date.now() at the first frame (same clock as the host's on one machine). */ at: number }
   | { v: typeof PROTOCOL_VERSION; type: "compare/openPair"; questionId: string; runs: [number, number] }
   | { v: typeof PROTOCOL_VERSION; type: "dashboard/openGroup"; index: number }
+  /** Runs the Evaluate on Val command for one of the run's checkpoints (by name). */
+  | { v: typeof PROTOCOL_VERSION; type: "dashboard/evaluate"; checkpoint: string }
+  /** Asks the extension to pick another training run of the workspace to overlay on the charts. */
+  | { v: typeof PROTOCOL_VERSION; type: "dashboard/addOverlay" }
+  | { v: typeof PROTOCOL_VERSION; type: "dashboard/removeOverlay"; run: string }
   | { v: typeof PROTOCOL_VERSION; type: "export"; format: "svg" | "png"; name: string; data: string }
   | { v: typeof PROTOCOL_VERSION; type: "probeResult"; id: number; results: ProbeResult[]; pwned: boolean; timings: Record<string, number> };
 
@@ -84,8 +91,8 @@ export function webviewMessage(body: Body<WebviewMessage>): WebviewMessage {
   return { v: PROTOCOL_VERSION, ...body } as WebviewMessage;
 }
 
-const WEBVIEW_TYPES = new Set<WebviewMessage["type"]>(["ready", "trace/select", "trace/search", "trace/rendered", "compare/openPair", "dashboard/openGroup", "export", "probeResult"]);
-const HOST_TYPES = new Set<HostMessage["type"]>(["state", "trace/run", "trace/episode", "trace/drift", "trace/searchResult", "compare/report", "dashboard/data", "dashboard/group", "error", "probe"]);
+const WEBVIEW_TYPES = new Set<WebviewMessage["type"]>(["ready", "trace/select", "trace/search", "trace/rendered", "compare/openPair", "dashboard/openGroup", "dashboard/evaluate", "dashboard/addOverlay", "dashboard/removeOverlay", "export", "probeResult"]);
+const HOST_TYPES = new Set<HostMessage["type"]>(["state", "trace/run", "trace/episode", "trace/drift", "trace/searchResult", "trace/driftCounts", "compare/report", "dashboard/data", "dashboard/group", "error", "probe"]);
 
 export class ProtocolError extends Error {}
 

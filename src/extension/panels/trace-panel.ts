@@ -11,7 +11,7 @@ import type { RunManifest } from "../../core/runs/manifest";
 import { EPISODES_FILE, readRun, type EpisodeRecord, type RunFiles } from "../../core/runs/run-files";
 import type { EpisodeRow } from "../../core/trace/episode-list";
 import { tokenizerForRun } from "../../core/runs/run-tokenizer";
-import { checkDrift } from "../../core/trace/drift";
+import { checkDrift, countDrift, emptyDriftCounts } from "../../core/trace/drift";
 import { countGoldInResults, goldInResults, resultTexts } from "../../core/trace/gold-in-results";
 import { RunSearch } from "../../core/trace/run-search";
 import { buildTraceView } from "../../core/trace/trace-view";
@@ -34,6 +34,10 @@ export class TracePanel extends Panel {
   private postedAt = 0;
   private pendingDrift: EpisodeRecord | undefined;
   private goldStarted = false;
+  /** Episode ids whose drift is in the run's counts. */
+  private readonly driftCounted = new Set<string>();
+  private readonly driftCounts = emptyDriftCounts();
+  private driftRunning = false;
 
   constructor(panel: vscode.WebviewPanel, context: vscode.ExtensionContext, readonly runDir: string, private episodeId: string | undefined) {
     super(panel, context, { kind: "trace", runDir, ...(episodeId ? { episodeId } : {}) }, `Trace · ${basename(runDir)}`);
@@ -106,7 +110,7 @@ export class TracePanel extends Panel {
       setImmediate(() => {
         if (this.episodeId !== record.id || this.isDisposed) return;
         const t0 = performance.now();
-        const drift = checkDrift(tok, record.prompt, record.tokens);
+        const drift = checkDrift(tok, record.prompt, record.tokens, record.sampled);
         this.hostTimings.driftMs = performance.now() - t0;
         this.post({ type: "trace/drift", episodeId: record.id, drift, ms: this.hostTimings.driftMs });
       });
@@ -183,5 +187,31 @@ export class TracePanel extends Panel {
     for (const r of info.rows) r.gold = this.goldById.get(r.id) ?? r.gold;
     info.gold = countGoldInResults(info.rows.map((r) => ({ f1: r.f1, gold: r.gold === "unknown" ? "not_applicable" : r.gold })));
     this.post({ type: "trace/run", run: info });
+    void this.countDrift();
+  }
+
+  /**
+   * The drift check over every episode, in slices that yield to the host, posting the run's
+   * counts after each slice (a non-canonical split is counted per run, not flagged per episode).
+   */
+  private async countDrift(): Promise<void> {
+    const tok = this.tokenizer;
+    const episodes = this.run?.episodes;
+    if (!tok || !episodes || this.driftRunning) return;
+    this.driftRunning = true;
+    try {
+      const todo = episodes.filter((e) => !this.driftCounted.has(e.id));
+      for (let s = 0; s < todo.length; s += 20) {
+        if (this.goldCancelled) return;
+        for (const e of todo.slice(s, s + 20)) {
+          countDrift(this.driftCounts, checkDrift(tok, e.prompt, e.tokens, e.sampled));
+          this.driftCounted.add(e.id);
+        }
+        this.post({ type: "trace/driftCounts", counts: { ...this.driftCounts }, total: episodes.length });
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    } finally {
+      this.driftRunning = false;
+    }
   }
 }

@@ -8,11 +8,10 @@ import { join } from "node:path";
 import type { RunManifest } from "../../core/runs/manifest";
 import type { EpisodeRecord } from "../../core/runs/run-files";
 import { readEpisodes } from "../../core/runs/run-files";
+import { RUN_MARKERS, runFile } from "../../core/runs/run-folder";
 import { lastLines } from "../jobs/job-progress";
 import type { RunStatus, RunSummary } from "../../core/runs/summary";
 
-/** Files whose presence makes a folder a run. */
-const RUN_MARKERS = ["manifest.json", "episodes.jsonl", "summary.json", "metrics.jsonl", "sft.jsonl"];
 
 /** Status as shown: the file's status, except that "running" without a live job is "stopped". */
 export type ShownStatus = RunStatus | "stopped" | "unknown";
@@ -63,7 +62,7 @@ export function formatUsd(usd: number): string {
 
 /** "training · step 12 · reward 0.412 · $1.20" from the last complete line of metrics.jsonl. */
 function trainingParts(dir: string): string[] {
-  const lines = lastLines(join(dir, "metrics.jsonl"));
+  const lines = lastLines(runFile(dir, "metrics"));
   for (const line of lines.reverse()) {
     try {
       const m = JSON.parse(line) as Record<string, unknown>;
@@ -86,18 +85,18 @@ function isRunStatus(v: unknown): v is RunStatus {
 
 /** One run folder → its row. `liveRunDirs`: folders a live job is writing right now. */
 export function readRunRow(dir: string, name: string, liveRunDirs: ReadonlySet<string> = new Set()): RunRow {
-  const summary = readJson<RunSummary>(join(dir, "summary.json"));
-  const manifest = readJson<RunManifest>(join(dir, "manifest.json"));
+  const summary = readJson<RunSummary>(runFile(dir, "summary"));
+  const manifest = readJson<RunManifest>(runFile(dir, "manifest"));
   const s = summary.value;
   // Training first: GRPO runs also write episodes.jsonl (their rollouts).
-  const kind: RunRow["kind"] = existsSync(join(dir, "metrics.jsonl"))
+  const kind: RunRow["kind"] = existsSync(runFile(dir, "metrics"))
     ? "training"
-    : existsSync(join(dir, "episodes.jsonl")) || s
+    : existsSync(runFile(dir, "episodes")) || s
       ? "eval"
-      : existsSync(join(dir, "sft.jsonl"))
+      : existsSync(runFile(dir, "sft"))
         ? "sft-data"
         : "other";
-  const hasEpisodes = existsSync(join(dir, "episodes.jsonl"));
+  const hasEpisodes = existsSync(runFile(dir, "episodes"));
   const live = liveRunDirs.has(dir);
   // Eval runs keep their status in summary.json; sft-data runs in their lineage manifest.
   const manifestStatus = (manifest.value as { status?: unknown } | undefined)?.status;
@@ -146,25 +145,9 @@ export function listRunRows(runsDir: string, liveRunDirs: ReadonlySet<string> = 
   return rows.sort((a, b) => b.updatedMs - a.updatedMs || a.name.localeCompare(b.name));
 }
 
-/** The outcome groups, in the order a researcher reads failures. */
-export const OUTCOMES = ["correct", "wrong", "no_action", "budget", "length"] as const;
-export type Outcome = (typeof OUTCOMES)[number] | "other";
-
-export const OUTCOME_LABELS: Record<Outcome, string> = {
-  correct: "correct",
-  wrong: "wrong",
-  no_action: "no action",
-  budget: "budget",
-  length: "length",
-  other: "other",
-};
-
-/** Correct = an answer with exact match; wrong = an answer without; the rest by how it ended. */
-export function outcomeOf(e: Pick<EpisodeRecord, "end" | "em">): Outcome {
-  if (e.end === "answer") return e.em >= 1 ? "correct" : "wrong";
-  if (e.end === "no_action" || e.end === "budget" || e.end === "length") return e.end;
-  return "other";
-}
+// The outcome vocabulary lives in core: the trace viewer's filters use the same names.
+import { OUTCOME_LABELS, OUTCOMES, outcomeOf, type Outcome } from "../../core/runs/outcome";
+export { OUTCOME_LABELS, OUTCOMES, outcomeOf, type Outcome };
 
 export interface EpisodeRow {
   id: string;
@@ -224,7 +207,7 @@ export class EpisodeGroupCache {
   private readonly cache = new Map<string, { key: string; groups: OutcomeGroup[] }>();
 
   groups(runDir: string): OutcomeGroup[] {
-    const file = join(runDir, "episodes.jsonl");
+    const file = runFile(runDir, "episodes");
     let key = "absent";
     try {
       const st = statSync(file);

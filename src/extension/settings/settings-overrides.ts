@@ -4,6 +4,7 @@
  * vscode-free so it is tested in plain Node; the glue hands in `inspect()` results.
  */
 import { DEFAULT_CONFIG, SETTINGS_ENV, validateOverrides, type AgentLabConfig } from "../../core/config";
+import { SAMPLING_BACKENDS } from "../../core/steps/common-flags";
 
 /** The section under which every setting lives: `agentLab.topK`, … */
 export const SETTINGS_SECTION = "agentLab";
@@ -11,9 +12,8 @@ export const SETTINGS_SECTION = "agentLab";
 /** Settings that mirror AgentLabConfig one to one (same names, same meaning). */
 export const CONFIG_KEYS = Object.keys(DEFAULT_CONFIG) as (keyof AgentLabConfig)[];
 
-/** Backends a job may use; `tinker` spends money. Extension-only setting (`agentLab.backend`). */
-export const JOB_BACKENDS = ["local", "tinker", "transformers", "scripted"] as const;
-export type JobBackend = (typeof JOB_BACKENDS)[number];
+/** Backends a job may use: the sampling steps' backends (training maps them, cli-args.ts). Extension-only setting (`agentLab.backend`). */
+export type JobBackend = (typeof SAMPLING_BACKENDS)[number];
 export const DEFAULT_JOB_BACKEND: JobBackend = "local";
 
 /** What `WorkspaceConfiguration.inspect(key)` returns, reduced to the layers a user sets. */
@@ -48,10 +48,5 @@ export function settingsEnv(overrides: Partial<AgentLabConfig>): Record<string, 
 }
 
 export function jobBackend(raw: unknown): JobBackend {
-  return (JOB_BACKENDS as readonly string[]).includes(raw as string) ? (raw as JobBackend) : DEFAULT_JOB_BACKEND;
-}
-
-/** Backends that bill a Tinker account: commands ask to confirm an estimate before using them. */
-export function spendsMoney(backend: JobBackend): boolean {
-  return backend === "tinker";
+  return (SAMPLING_BACKENDS as readonly string[]).includes(raw as string) ? (raw as JobBackend) : DEFAULT_JOB_BACKEND;
 }

@@ -6,32 +6,46 @@
  */
 import { mkdirSync, readFileSync, renameSync, writeFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
+import { endianness } from "node:os";
+import { UserInputError } from "./errors";
 import { Tensor } from "./tensor";
 import { TinyModel, type TinyModelConfig } from "./tiny-model";
 
-const FORMAT = "agent-lab-tiny-model/1";
+/** /2: fixed hashed vocabulary (no per-id rows grown from requests). */
+const FORMAT = "agent-lab-tiny-model/2";
 
 interface Manifest {
   format: string;
   config: TinyModelConfig;
-  vocab: number[];
   adamStep: number;
   hasOptimizer: boolean;
   tensors: Array<{ name: string; rows: number; cols: number }>;
 }
+
+const LITTLE_ENDIAN = endianness() === "LE";
 
 function writeAtomic(path: string, data: Uint8Array | string): void {
   writeFileSync(`${path}.tmp`, data);
   renameSync(`${path}.tmp`, path);
 }
 
+/** Float64 little-endian, tensors back to back. */
 function pack(model: TinyModel, pick: (t: Tensor) => Float64Array[]): Uint8Array {
-  const parts = model.tensors.flatMap((t) => pick(t).map((a) => a.subarray(0, t.size)));
+  const parts = model.tensors.flatMap((t) => pick(t));
   const total = parts.reduce((s, a) => s + a.length, 0);
   const buf = Buffer.alloc(total * 8);
   let off = 0;
-  for (const a of parts) for (let i = 0; i < a.length; i++, off += 8) buf.writeDoubleLE(a[i], off);
+  for (const a of parts) {
+    if (LITTLE_ENDIAN) buf.set(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), off);
+    else for (let i = 0; i < a.length; i++) buf.writeDoubleLE(a[i], off + i * 8);
+    off += a.byteLength;
+  }
   return buf;
+}
+
+function unpack(from: Buffer, offset: number, into: Float64Array): void {
+  if (LITTLE_ENDIAN) new Uint8Array(into.buffer, into.byteOffset, into.byteLength).set(from.subarray(offset, offset + into.byteLength));
+  else for (let i = 0; i < into.length; i++) into[i] = from.readDoubleLE(offset + i * 8);
 }
 
 export function saveModel(model: TinyModel, dir: string, withOptimizer: boolean): number {
@@ -43,7 +57,6 @@ export function saveModel(model: TinyModel, dir: string, withOptimizer: boolean)
   const manifest: Manifest = {
     format: FORMAT,
     config: model.config,
-    vocab: model.vocab,
     adamStep: model.adamStep,
     hasOptimizer: withOptimizer,
     tensors: model.tensors.map((t) => ({ name: t.name, rows: t.rows, cols: t.cols })),
@@ -58,7 +71,9 @@ export function loadModel(dir: string, withOptimizer: boolean, forTraining = tru
   const manifestPath = join(dir, "model.json");
   if (!existsSync(manifestPath)) throw new Error(`no model checkpoint in ${dir}`);
   const manifest = JSON.parse(readFileSync(manifestPath, "utf8")) as Manifest;
-  if (manifest.format !== FORMAT) throw new Error(`${manifestPath}: unknown format ${manifest.format}`);
+  if (manifest.format !== FORMAT) {
+    throw new UserInputError(`${manifestPath}: checkpoint format ${manifest.format} is not ${FORMAT} (made by an older local backend, whose vocabulary grew with requests); retrain it`);
+  }
   const model = new TinyModel(manifest.config, false, forTraining);
   const weights = readFileSync(join(dir, "weights.bin"));
   const optim = withOptimizer && manifest.hasOptimizer ? readFileSync(join(dir, "optimizer.bin")) : undefined;
@@ -67,16 +82,20 @@ export function loadModel(dir: string, withOptimizer: boolean, forTraining = tru
   const tensors = manifest.tensors.map((spec) => {
     const template = model.tensors.find((t) => t.name === spec.name);
     if (!template) throw new Error(`${manifestPath}: unknown tensor ${spec.name}`);
-    const t = new Tensor(spec.name, spec.rows, spec.cols, template.group, template.perToken, forTraining);
-    const n = spec.rows * spec.cols;
-    for (let i = 0; i < n; i++, wOff += 8) t.data[i] = weights.readDoubleLE(wOff);
+    const t = new Tensor(spec.name, spec.rows, spec.cols, template.group, forTraining);
+    const bytes = spec.rows * spec.cols * 8;
+    if (wOff + bytes > weights.byteLength) throw new Error(`${dir}/weights.bin: shorter than model.json says`);
+    unpack(weights, wOff, t.data);
+    wOff += bytes;
     if (optim && forTraining) {
-      for (let i = 0; i < n; i++, oOff += 8) t.adamM[i] = optim.readDoubleLE(oOff);
-      for (let i = 0; i < n; i++, oOff += 8) t.adamV[i] = optim.readDoubleLE(oOff);
+      if (oOff + 2 * bytes > optim.byteLength) throw new Error(`${dir}/optimizer.bin: shorter than model.json says`);
+      unpack(optim, oOff, t.adamM);
+      unpack(optim, oOff + bytes, t.adamV);
     }
+    if (optim) oOff += 2 * bytes;
     return t;
   });
   if (wOff !== weights.byteLength) throw new Error(`${dir}/weights.bin: size does not match model.json`);
-  model.adoptState(manifest.vocab, tensors, optim ? manifest.adamStep : 0);
+  model.adoptState(tensors, optim ? manifest.adamStep : 0);
   return model;
 }

@@ -3,16 +3,25 @@
  * exact gradients. It stands in for an LLM only so the protocol, the training loops and the offline
  * task can run end to end; its numbers say nothing about Qwen.
  *
+ * Vocabulary: fixed, every token id 0 ≤ id < vocabSize (2^18 by default, more than Qwen's
+ * tokenizers use). Ids are hashed into `buckets` buckets; b(x) is an id's bucket. Nothing about
+ * the vocabulary depends on what requests have shown the model, so the same weights give the same
+ * distribution on a fresh server, a reused one, or after a restart.
+ *
  * At position t (predicting token t+1 from tokens x_0..x_t):
- *   e(x)     = E0[x] + Ea[x]·Eb                       token embedding: frozen base + low-rank adapter
- *   m_t      = [EMA_λ1(E0[x]) ; … ]                      decaying averages of the context so far
+ *   e0(x)    = frozen base embedding, a Gaussian row seeded by (seed, x): distinct for every id
+ *   e(x)     = e0(x) + Ea[b(x)]·Eb                        plus a low-rank adapter per bucket
+ *   m_t      = [EMA_λ1(e0(x)) ; … ]                         decaying averages of the context so far
  *   h        = tanh(c + Σ_j (M0_j + Ma_j·Mb_j) e(x_{t-j}) + R·m_t)   j < taps (missing taps count as zero)
- *   p_vocab  = softmax_v((U0[v] + Ua[v]·Ub)·h + ub[v])    over the model's vocabulary
- *   q        = Wq·[h ; E0[x_t]],  key_s = Wk·[E0[x_{s-1}] ; E0[x_s]]   for s = 0..t
- *   α        = softmax_s(q·key_s / √dim)               attention over the context
- *   p_copy   = Σ_s α_s·[x_s = v]                       copy distribution (copies names from context)
- *   g        = σ(wg·h + bg)                            learned gate
+ *   p_vocab(v) ∝ exp((U0[b(v)] + Ua[b(v)]·Ub)·h + κ·β[v])   a bucket head plus a per-id bias (κ: BETA_SCALE)
+ *   q        = Wq·[h ; e0(x_t)],  key_s = Wk·[e0(x_{s-1}) ; e0(x_s)]   for s = 0..t
+ *   α        = softmax_s(q·key_s / √dim)                  attention over the context
+ *   p_copy   = Σ_s α_s·[x_s = v]                          copy distribution (copies names from context)
+ *   g        = σ(wg·h + bg)                               learned gate
  *   p(v)     = (1 − g)·p_vocab(v) + g·p_copy(v)
+ * The vocabulary head factorises: p_vocab(v) = P(b(v))·exp(β[v]) / S_b(v) with S_b = Σ_{w∈b} exp(β[w])
+ * and P a softmax over buckets, so a position costs O(buckets·dim), not O(vocabSize·dim); ids in one
+ * bucket share the context-dependent part and differ by their learned bias.
  * Wq is initialised with an "induction" bias (query ≈ current token, key ≈ previous token) so the
  * copy head starts by continuing spans it has seen, which is what copying a multi-token name needs.
  *
@@ -21,22 +30,17 @@
  * first reply and of a reply after search results both end in "<|im_start|>assistant\n…", and
  * only the longer past says whether a question or a paragraph about a company came just before.
  *
- * Vocabulary: the model only knows token ids it has been shown (in any prompt, input or target).
- * An unseen id gets a new row when it first appears; its frozen base rows come from a hash of
- * (seed, id) and its adapter rows start at zero, so the model's function depends on which ids it
- * has seen, not on the order. Probability mass is spread over known ids only, so showing a new id
- * slightly changes every other id's probability — a stand-in's honest limitation.
- *
- * Trainable groups follow the LoRA flags: unembed = (Ua, Ub, ub), mlp = (Ea, Eb, Ma, Mb, c),
- * attn = (Wq, Wk, wg, bg). E0, U0 and M0 are the frozen "base model".
+ * Trainable groups follow the LoRA flags: unembed = (Ua, Ub, beta), mlp = (Ea, Eb, Ma, Mb, c, R),
+ * attn = (Wq, Wk, wg, bg). e0, U0 and M0 are the frozen "base model".
  */
-import { Rng, hashSeed } from "./rng";
+import { UserInputError } from "./errors";
+import { Rng, hashSeed, mix32 } from "./rng";
 import { Tensor, type ParamGroup } from "./tensor";
 
 export interface TinyModelConfig {
   /** Hidden size. */
   dim: number;
-  /** Adapter rank (the LoRA rank a client asked for, capped at maxRank). */
+  /** Adapter rank (the LoRA rank a client asked for, capped at MAX_RANK). */
   rank: number;
   /** How many trailing tokens feed the hidden state. */
   taps: number;
@@ -46,7 +50,14 @@ export interface TinyModelConfig {
   trainUnembed: boolean;
   trainMlp: boolean;
   trainAttn: boolean;
+  /** Token ids are 0 ≤ id < vocabSize. */
+  vocabSize: number;
+  /** Hash buckets of the vocabulary head and the input adapter. */
+  buckets: number;
 }
+
+/** Covers every id of the Qwen3 / Qwen3.5 tokenizers. */
+export const VOCAB_SIZE = 1 << 18;
 
 export const DEFAULT_MODEL_CONFIG: TinyModelConfig = {
   dim: 32,
@@ -57,19 +68,65 @@ export const DEFAULT_MODEL_CONFIG: TinyModelConfig = {
   trainUnembed: true,
   trainMlp: true,
   trainAttn: true,
+  vocabSize: VOCAB_SIZE,
+  buckets: 1024,
 };
 export const MAX_RANK = 64;
+/**
+ * β is stored divided by this: an Adam step moves a weight by about the learning rate, and a
+ * token's bias has to climb by log(ids per bucket) ≈ 4 before the head can prefer it within its
+ * bucket, so unscaled it would take hundreds of steps at the learning rates the recipes use.
+ */
+const BETA_SCALE = 8;
 
-/** Per-request view of the effective (base + adapter) matrices, and their gradients. */
-interface Effective {
-  E: Float64Array; // V×d
-  U: Float64Array; // V×d
-  M: Float64Array; // taps×d×d
+/** Which bucket each id falls in, and the ids of each bucket in ascending order (CSR). Shared by all models. */
+interface BucketTable {
+  of: Uint32Array;
+  start: Uint32Array;
+  ids: Uint32Array;
+}
+const bucketTables = new Map<string, BucketTable>();
+
+function bucketTable(vocabSize: number, buckets: number): BucketTable {
+  const key = `${vocabSize}/${buckets}`;
+  let table = bucketTables.get(key);
+  if (table) return table;
+  const of = new Uint32Array(vocabSize);
+  const start = new Uint32Array(buckets + 1);
+  for (let id = 0; id < vocabSize; id++) {
+    of[id] = mix32(id ^ 0x5bd1e995) % buckets;
+    start[of[id] + 1]++;
+  }
+  for (let b = 0; b < buckets; b++) start[b + 1] += start[b];
+  const fill = start.slice(0, buckets);
+  const ids = new Uint32Array(vocabSize);
+  for (let id = 0; id < vocabSize; id++) ids[fill[of[id]]++] = id;
+  table = { of, start, ids };
+  bucketTables.set(key, table);
+  return table;
 }
 
-/** One sequence being read or generated: vocabulary indices plus the copy head's keys. */
+/** Per-weights view of the effective matrices and the vocabulary head's normalisers. */
+interface Effective {
+  /** B×d: U0 + Ua·Ub. */
+  U: Float64Array;
+  /** taps×d×d: M0_j + Ma_j·Mb_j. */
+  M: Float64Array;
+  /** B: log S_b. */
+  logS: Float64Array;
+  /** V: exp(β[v] − max β in v's bucket), and B: their sums per bucket. */
+  expRel: Float64Array;
+  sumRel: Float64Array;
+  /** B: the id with the largest β in each bucket (lowest id on ties), for greedy decoding. */
+  best: Uint32Array;
+}
+
+/** One sequence being read or generated: token ids plus what each position's later use needs. */
 export class SequenceState {
   readonly tokens: number[] = [];
+  /** Frozen and effective embeddings per position. */
+  readonly e0: Float64Array[] = [];
+  readonly emb: Float64Array[] = [];
   readonly keyIn: Float64Array[] = [];
   readonly keys: Float64Array[] = [];
   /** Per position, the context memory m_t (see the header). */
@@ -77,38 +134,41 @@ export class SequenceState {
 }
 
 /** Everything the forward pass at one position computed that the backward pass needs. */
-interface PositionState {
+export interface PositionState {
   t: number;
   h: Float64Array;
   qin: Float64Array;
   q: Float64Array;
-  pv: Float64Array;
+  /** Softmax over buckets. */
+  pB: Float64Array;
   alpha: Float64Array;
   g: number;
 }
 
 export interface PositionGradient {
-  eff: Effective;
+  /** B×d gradients of the effective input embedding and bucket head, taps×d×d of M. */
+  E: Float64Array;
+  U: Float64Array;
+  M: Float64Array;
+  /** B: Σ over positions of S·P(b)/sumRel_b, the dense part of β's gradient (see backwardPosition). */
+  betaByBucket: Float64Array;
   dKeys: Float64Array[];
 }
 
 export class TinyModel {
   readonly config: TinyModelConfig;
-  /** Vocabulary index → token id. */
-  readonly vocab: number[] = [];
-  private readonly indexOf = new Map<number, number>();
   readonly tensors: Tensor[] = [];
   /** Number of optimiser steps taken (Adam's t). */
   adamStep = 0;
   private effCache: Effective | undefined;
+  private readonly table: BucketTable;
 
-  readonly E0: Tensor;
   readonly Ea: Tensor;
   readonly Eb: Tensor;
   readonly U0: Tensor;
   readonly Ua: Tensor;
   readonly Ub: Tensor;
-  readonly ub: Tensor;
+  readonly beta: Tensor;
   readonly M0: Tensor;
   readonly Ma: Tensor;
   readonly Mb: Tensor;
@@ -124,19 +184,19 @@ export class TinyModel {
     const cfg = { ...DEFAULT_MODEL_CONFIG, ...config };
     cfg.rank = Math.max(1, Math.min(MAX_RANK, Math.floor(cfg.rank)));
     this.config = cfg;
-    const { dim: d, rank: r, taps } = cfg;
-    const add = (name: string, rows: number, cols: number, group: ParamGroup, perToken = false) => {
-      const t = new Tensor(name, rows, cols, group, perToken, trainable);
+    this.table = bucketTable(cfg.vocabSize, cfg.buckets);
+    const { dim: d, rank: r, taps, buckets: B, vocabSize: V } = cfg;
+    const add = (name: string, rows: number, cols: number, group: ParamGroup) => {
+      const t = new Tensor(name, rows, cols, group, trainable);
       this.tensors.push(t);
       return t;
     };
-    this.E0 = add("E0", 0, d, "frozen", true);
-    this.Ea = add("Ea", 0, r, "mlp", true);
+    this.Ea = add("Ea", B, r, "mlp");
     this.Eb = add("Eb", r, d, "mlp");
-    this.U0 = add("U0", 0, d, "frozen", true);
-    this.Ua = add("Ua", 0, r, "unembed", true);
+    this.U0 = add("U0", B, d, "frozen");
+    this.Ua = add("Ua", B, r, "unembed");
     this.Ub = add("Ub", r, d, "unembed");
-    this.ub = add("ub", 0, 1, "unembed", true);
+    this.beta = add("beta", V, 1, "unembed");
     this.M0 = add("M0", taps * d, d, "frozen");
     this.Ma = add("Ma", taps * d, r, "mlp");
     this.Mb = add("Mb", taps * r, d, "mlp");
@@ -157,6 +217,7 @@ export class TinyModel {
       const v = t.values();
       for (let i = 0; i < v.length; i++) v[i] = rng.normal() * scale;
     };
+    fill(this.U0, 1 / Math.sqrt(d));
     fill(this.Eb, 1 / Math.sqrt(r));
     fill(this.Ub, 1 / Math.sqrt(r * d));
     fill(this.M0, 1 / Math.sqrt(taps * d));
@@ -174,34 +235,26 @@ export class TinyModel {
   }
 
   get vocabSize(): number {
-    return this.vocab.length;
+    return this.config.vocabSize;
   }
 
-  /** True when the model has seen this token id. */
-  knows(tokenId: number): boolean {
-    return this.indexOf.has(tokenId);
+  bucketOf(tokenId: number): number {
+    return this.table.of[tokenId];
   }
 
-  /** Vocabulary index of a token id, adding the id (and its rows) when new. */
-  ensureToken(tokenId: number): number {
-    const known = this.indexOf.get(tokenId);
-    if (known !== undefined) return known;
-    if (!Number.isInteger(tokenId) || tokenId < 0) throw new RangeError(`token id must be a non-negative integer, got ${tokenId}`);
-    const { seed, dim: d } = this.config;
-    const gaussian = (name: string, scale: number) => (out: Float64Array) => {
-      const rng = new Rng(hashSeed(seed, name, tokenId));
-      for (let i = 0; i < out.length; i++) out[i] = rng.normal() * scale;
-    };
-    this.E0.addRow(gaussian("E0", 1));
-    this.U0.addRow(gaussian("U0", 1 / Math.sqrt(d)));
-    this.Ea.addRow();
-    this.Ua.addRow();
-    this.ub.addRow();
-    const index = this.vocab.length;
-    this.vocab.push(tokenId);
-    this.indexOf.set(tokenId, index);
-    this.effCache = undefined;
-    return index;
+  /** Refuses ids outside the fixed vocabulary (a request error, not a crash). */
+  checkToken(tokenId: number, what = "token id"): void {
+    if (!Number.isInteger(tokenId) || tokenId < 0 || tokenId >= this.config.vocabSize) {
+      throw new UserInputError(`${what} ${tokenId} is outside the local model's vocabulary (0 ≤ id < ${this.config.vocabSize})`);
+    }
+  }
+
+  /** The frozen base embedding of a token id: a Gaussian row seeded by (seed, id). */
+  frozenEmbedding(tokenId: number): Float64Array {
+    const out = new Float64Array(this.config.dim);
+    const rng = new Rng(hashSeed(this.config.seed, "E0", tokenId));
+    for (let i = 0; i < out.length; i++) out[i] = rng.normal();
+    return out;
   }
 
   /** Call after changing weights in place (optimiser step, load). */
@@ -218,38 +271,70 @@ export class TinyModel {
     for (const t of this.tensors) t.zeroGrad();
   }
 
-  /** E = E0 + Ea·Eb, U = U0 + Ua·Ub, M_j = M0_j + Ma_j·Mb_j, cached until weights or vocabulary change. */
+  /** The effective matrices and normalisers, cached until the weights change. */
   effective(): Effective {
     if (this.effCache) return this.effCache;
-    const { dim: d, rank: r, taps } = this.config;
-    const V = this.vocabSize;
-    const lowRank = (base: Float64Array, a: Float64Array, b: Float64Array, rows: number, aOff = 0, bOff = 0, outOff = 0, out?: Float64Array) => {
-      const res = out ?? new Float64Array(rows * d);
+    const { dim: d, rank: r, taps, buckets: B } = this.config;
+    const lowRank = (base: Float64Array, a: Float64Array, b: Float64Array, rows: number, aOff: number, bOff: number, outOff: number, out: Float64Array) => {
       for (let i = 0; i < rows; i++) {
         for (let l = 0; l < d; l++) {
           let s = base[outOff + i * d + l];
           for (let k = 0; k < r; k++) s += a[aOff + i * r + k] * b[bOff + k * d + l];
-          res[outOff + i * d + l] = s;
+          out[outOff + i * d + l] = s;
         }
       }
-      return res;
     };
-    const E = lowRank(this.E0.values(), this.Ea.values(), this.Eb.values(), V);
-    const U = lowRank(this.U0.values(), this.Ua.values(), this.Ub.values(), V);
+    const U = new Float64Array(B * d);
+    lowRank(this.U0.values(), this.Ua.values(), this.Ub.values(), B, 0, 0, 0, U);
     const M = new Float64Array(taps * d * d);
     for (let j = 0; j < taps; j++) lowRank(this.M0.values(), this.Ma.values(), this.Mb.values(), d, j * d * r, j * r * d, j * d * d, M);
-    this.effCache = { E, U, M };
+    const beta = this.beta.values();
+    const { start, ids } = this.table;
+    const expRel = new Float64Array(this.config.vocabSize);
+    const sumRel = new Float64Array(B);
+    const logS = new Float64Array(B);
+    const best = new Uint32Array(B);
+    for (let b = 0; b < B; b++) {
+      let max = -Infinity;
+      let arg = 0;
+      for (let j = start[b]; j < start[b + 1]; j++) {
+        const id = ids[j];
+        if (BETA_SCALE * beta[id] > max) {
+          max = BETA_SCALE * beta[id];
+          arg = id;
+        }
+      }
+      let sum = 0;
+      for (let j = start[b]; j < start[b + 1]; j++) {
+        const e = Math.exp(BETA_SCALE * beta[ids[j]] - max);
+        expRel[ids[j]] = e;
+        sum += e;
+      }
+      sumRel[b] = sum;
+      logS[b] = start[b + 1] > start[b] ? max + Math.log(sum) : -Infinity;
+      best[b] = arg;
+    }
+    this.effCache = { U, M, logS, expRel, sumRel, best };
     return this.effCache;
   }
 
-  /** Appends a (vocabulary-index) token to a sequence, computing its copy key. */
-  appendToken(seq: SequenceState, index: number): void {
-    const d = this.config.dim;
-    const E0 = this.E0.values();
+  /** Appends a token id to a sequence, computing its embeddings, copy key and memory. */
+  appendToken(seq: SequenceState, tokenId: number): void {
+    const { dim: d, rank: r } = this.config;
+    const e0 = this.frozenEmbedding(tokenId);
+    const emb = new Float64Array(e0);
+    const ea = this.Ea.values();
+    const eb = this.Eb.values();
+    const row = this.bucketOf(tokenId) * r;
+    for (let k = 0; k < r; k++) {
+      const a = ea[row + k];
+      if (a === 0) continue;
+      for (let l = 0; l < d; l++) emb[l] += a * eb[k * d + l];
+    }
     const s = seq.tokens.length;
     const kin = new Float64Array(2 * d);
-    if (s > 0) kin.set(E0.subarray(seq.tokens[s - 1] * d, (seq.tokens[s - 1] + 1) * d), 0);
-    kin.set(E0.subarray(index * d, (index + 1) * d), d);
+    if (s > 0) kin.set(seq.e0[s - 1], 0);
+    kin.set(e0, d);
     const wk = this.Wk.values();
     const key = new Float64Array(d);
     for (let i = 0; i < d; i++) {
@@ -260,11 +345,12 @@ export class TinyModel {
     const decays = this.config.memoryDecays;
     const mem = new Float64Array(this.R.cols);
     const prev = s > 0 ? seq.memory[s - 1] : undefined;
-    const e = E0.subarray(index * d, (index + 1) * d);
     decays.forEach((lambda, k) => {
-      for (let i = 0; i < d; i++) mem[k * d + i] = (prev ? lambda * prev[k * d + i] : 0) + (1 - lambda) * e[i];
+      for (let i = 0; i < d; i++) mem[k * d + i] = (prev ? lambda * prev[k * d + i] : 0) + (1 - lambda) * e0[i];
     });
-    seq.tokens.push(index);
+    seq.tokens.push(tokenId);
+    seq.e0.push(e0);
+    seq.emb.push(emb);
     seq.keyIn.push(kin);
     seq.keys.push(key);
     seq.memory.push(mem);
@@ -272,16 +358,15 @@ export class TinyModel {
 
   /** Forward pass at position t of a sequence (needs tokens 0..t). */
   position(seq: SequenceState, t: number): PositionState {
-    const { dim: d, taps } = this.config;
+    const { dim: d, taps, buckets: B } = this.config;
     const eff = this.effective();
-    const V = this.vocabSize;
     const hpre = new Float64Array(d);
     hpre.set(this.c.values());
     for (let j = 0; j < taps && t - j >= 0; j++) {
-      const x = seq.tokens[t - j];
+      const e = seq.emb[t - j];
       for (let i = 0; i < d; i++) {
         let acc = 0;
-        for (let l = 0; l < d; l++) acc += eff.M[j * d * d + i * d + l] * eff.E[x * d + l];
+        for (let l = 0; l < d; l++) acc += eff.M[j * d * d + i * d + l] * e[l];
         hpre[i] += acc;
       }
     }
@@ -296,27 +381,27 @@ export class TinyModel {
       }
     }
     const h = hpre.map(Math.tanh);
-    // Vocabulary head.
-    const ub = this.ub.values();
+    // Bucket head: P(b) = softmax_b(U_b·h + log S_b).
     const U = eff.U;
-    const pv = new Float64Array(V);
+    const logS = eff.logS;
+    const pB = new Float64Array(B);
     let zmax = -Infinity;
-    for (let v = 0, row = 0; v < V; v++, row += d) {
-      let z = ub[v];
+    for (let b = 0, row = 0; b < B; b++, row += d) {
+      let z = logS[b];
       for (let l = 0; l < d; l++) z += U[row + l] * h[l];
-      pv[v] = z;
+      pB[b] = z;
       if (z > zmax) zmax = z;
     }
     let zsum = 0;
-    for (let v = 0; v < V; v++) {
-      pv[v] = Math.exp(pv[v] - zmax);
-      zsum += pv[v];
+    for (let b = 0; b < B; b++) {
+      pB[b] = Math.exp(pB[b] - zmax);
+      zsum += pB[b];
     }
-    for (let v = 0; v < V; v++) pv[v] /= zsum;
+    for (let b = 0; b < B; b++) pB[b] /= zsum;
     // Copy head.
     const qin = new Float64Array(2 * d);
     qin.set(h, 0);
-    qin.set(this.E0.values().subarray(seq.tokens[t] * d, (seq.tokens[t] + 1) * d), d);
+    qin.set(seq.e0[t], d);
     const wq = this.Wq.values();
     const q = new Float64Array(d);
     for (let i = 0; i < d; i++) {
@@ -345,73 +430,144 @@ export class TinyModel {
     let gpre = this.bg.values()[0];
     for (let l = 0; l < d; l++) gpre += wg[l] * h[l];
     const g = 1 / (1 + Math.exp(-gpre));
-    return { t, h, qin, q, pv, alpha, g };
+    return { t, h, qin, q, pB, alpha, g };
   }
 
-  /** Copy probability of vocabulary index y (summed in position order, same as fullDistribution). */
+  /** p_vocab(y) for a token id. */
+  private vocabProb(ps: PositionState, y: number): number {
+    const eff = this.effective();
+    const b = this.table.of[y];
+    return (ps.pB[b] * eff.expRel[y]) / eff.sumRel[b];
+  }
+
+  /** Copy probability of token id y (summed in position order). */
   private copyProb(seq: SequenceState, ps: PositionState, y: number): number {
     let pc = 0;
     for (let s = 0; s <= ps.t; s++) if (seq.tokens[s] === y) pc += ps.alpha[s];
     return pc;
   }
 
-  /** log p(y) at a position, for a vocabulary index y. */
+  /** log p(y) at a position, for a token id y. */
   logProb(seq: SequenceState, ps: PositionState, y: number): number {
-    return Math.log((1 - ps.g) * ps.pv[y] + ps.g * this.copyProb(seq, ps, y));
+    return Math.log((1 - ps.g) * this.vocabProb(ps, y) + ps.g * this.copyProb(seq, ps, y));
   }
 
-  /** The whole next-token distribution at a position (for sampling and top-k prompt logprobs). */
+  /** The whole next-token distribution over every id (for truncated or tempered sampling and top-k prompt logprobs). */
   fullDistribution(seq: SequenceState, ps: PositionState): Float64Array {
-    const pc = new Float64Array(this.vocabSize);
-    for (let s = 0; s <= ps.t; s++) pc[seq.tokens[s]] += ps.alpha[s];
-    const p = new Float64Array(this.vocabSize);
-    for (let v = 0; v < p.length; v++) p[v] = (1 - ps.g) * ps.pv[v] + ps.g * pc[v];
+    const eff = this.effective();
+    const { start, ids } = this.table;
+    const p = new Float64Array(this.config.vocabSize);
+    for (let b = 0; b < this.config.buckets; b++) {
+      const factor = ((1 - ps.g) * ps.pB[b]) / eff.sumRel[b];
+      for (let j = start[b]; j < start[b + 1]; j++) p[ids[j]] = factor * eff.expRel[ids[j]];
+    }
+    for (let s = 0; s <= ps.t; s++) p[seq.tokens[s]] += ps.g * ps.alpha[s];
     return p;
+  }
+
+  /**
+   * The most likely next id (the lowest id on ties), without building the full distribution: the
+   * winner is either the vocabulary head's best id or an id in the context.
+   */
+  greedy(seq: SequenceState, ps: PositionState): number {
+    const eff = this.effective();
+    let bestId = -1;
+    let bestP = -1;
+    const consider = (id: number, p: number) => {
+      if (p > bestP || (p === bestP && id < bestId)) {
+        bestP = p;
+        bestId = id;
+      }
+    };
+    for (let b = 0; b < this.config.buckets; b++) {
+      const id = eff.best[b];
+      consider(id, ((1 - ps.g) * ps.pB[b] * eff.expRel[id]) / eff.sumRel[b]);
+    }
+    const copy = new Map<number, number>();
+    for (let s = 0; s <= ps.t; s++) copy.set(seq.tokens[s], (copy.get(seq.tokens[s]) ?? 0) + ps.alpha[s]);
+    bestP = (1 - ps.g) * this.vocabProb(ps, bestId) + ps.g * (copy.get(bestId) ?? 0);
+    for (const [id, pc] of copy) consider(id, (1 - ps.g) * this.vocabProb(ps, id) + ps.g * pc);
+    return bestId;
+  }
+
+  /** Draws the next id from p at temperature 1 without truncation, exactly, in O(buckets + context). */
+  drawExact(seq: SequenceState, ps: PositionState, rng: Rng): number {
+    if (rng.next() < ps.g) {
+      let u = rng.next();
+      for (let s = 0; s <= ps.t; s++) {
+        u -= ps.alpha[s];
+        if (u <= 0) return seq.tokens[s];
+      }
+      return seq.tokens[ps.t];
+    }
+    let u = rng.next();
+    let b = this.config.buckets - 1;
+    for (let i = 0; i < this.config.buckets; i++) {
+      u -= ps.pB[i];
+      if (u <= 0) {
+        b = i;
+        break;
+      }
+    }
+    const eff = this.effective();
+    const { start, ids } = this.table;
+    let w = rng.next() * eff.sumRel[b];
+    for (let j = start[b]; j < start[b + 1]; j++) {
+      w -= eff.expRel[ids[j]];
+      if (w <= 0) return ids[j];
+    }
+    return ids[start[b + 1] - 1];
   }
 
   /** Fresh gradient buffers for the effective matrices of one forward_backward call. */
   newGradient(): PositionGradient {
-    const { dim: d, taps } = this.config;
-    const V = this.vocabSize;
-    return { eff: { E: new Float64Array(V * d), U: new Float64Array(V * d), M: new Float64Array(taps * d * d) }, dKeys: [] };
+    const { dim: d, taps, buckets: B } = this.config;
+    return { E: new Float64Array(B * d), U: new Float64Array(B * d), M: new Float64Array(taps * d * d), betaByBucket: new Float64Array(B), dKeys: [] };
   }
 
   /**
-   * Back-propagates dL/dlog p(y) for the candidate indices `ys` at one position. Gradients of
-   * directly used tensors go to their .grad; those of effective matrices to `grad.eff` (folded into
-   * the adapters by finishGradient) and those of the copy keys to `grad.dKeys` (by finishSequence).
+   * Back-propagates dL/dlog p(y) for the candidate ids `ys` at one position. Gradients of directly
+   * used tensors go to their .grad; those of effective matrices to `grad` (folded into the adapters
+   * by finishGradient) and those of the copy keys to `grad.dKeys` (by finishSequence).
+   *
+   * With coef_y = dL/dlog p(y)·(1 − g)·p_vocab(y)/p(y) and S = Σ_y coef_y:
+   *   dL/d(U_b·h) = Σ_y coef_y·[b = b(y)] − S·P(b)      dL/dβ[w] = coef_w − S·p_vocab(w)
+   * The dense term of β is the same bucket factor times exp(β[w]) for every w of a bucket, so it is
+   * summed per bucket here and spread over the ids once per call.
    */
   backwardPosition(seq: SequenceState, ps: PositionState, ys: number[], dlps: number[], grad: PositionGradient): void {
-    const { dim: d, taps } = this.config;
+    const { dim: d, taps, buckets: B } = this.config;
     const eff = this.effective();
-    const V = this.vocabSize;
-    const { t, h, pv, alpha, g } = ps;
+    const { t, h, pB, alpha, g } = ps;
     let dg = 0;
     let S = 0;
-    const dz = new Float64Array(V);
+    const dz = new Float64Array(B);
     const dAlphaByToken = new Map<number, number>();
+    const dBeta = this.beta.grad;
     for (let k = 0; k < ys.length; k++) {
       const y = ys[k];
       if (dlps[k] === 0) continue;
       const pc = this.copyProb(seq, ps, y);
-      const P = (1 - g) * pv[y] + g * pc;
+      const pv = this.vocabProb(ps, y);
+      const P = (1 - g) * pv + g * pc;
       const gP = dlps[k] / P;
-      dg += gP * (pc - pv[y]);
-      const coef = gP * (1 - g) * pv[y];
-      dz[y] += coef;
+      dg += gP * (pc - pv);
+      const coef = gP * (1 - g) * pv;
+      dz[this.table.of[y]] += coef;
+      if (this.trainable) dBeta[y] += BETA_SCALE * coef;
       S += coef;
       dAlphaByToken.set(y, (dAlphaByToken.get(y) ?? 0) + gP * g);
     }
-    for (let v = 0; v < V; v++) dz[v] -= pv[v] * S;
+    for (let b = 0; b < B; b++) {
+      dz[b] -= pB[b] * S;
+      grad.betaByBucket[b] += (BETA_SCALE * S * pB[b]) / eff.sumRel[b];
+    }
     const dh = new Float64Array(d);
-    // Vocabulary head: z_v = U[v]·h + ub[v].
-    const dub = this.ub.grad;
     const U = eff.U;
-    const dU = grad.eff.U;
-    for (let v = 0, row = 0; v < V; v++, row += d) {
-      const z = dz[v];
+    const dU = grad.U;
+    for (let b = 0, row = 0; b < B; b++, row += d) {
+      const z = dz[b];
       if (z === 0) continue;
-      dub[v] += z;
       for (let l = 0; l < d; l++) {
         dU[row + l] += z * h[l];
         dh[l] += z * U[row + l];
@@ -472,14 +628,15 @@ export class TinyModel {
       }
     }
     for (let j = 0; j < taps && t - j >= 0; j++) {
-      const x = seq.tokens[t - j];
+      const e = seq.emb[t - j];
+      const eRow = this.table.of[seq.tokens[t - j]] * d;
       for (let i = 0; i < d; i++) {
         const di = dhpre[i];
         if (di === 0) continue;
         const mRow = j * d * d + i * d;
         for (let l = 0; l < d; l++) {
-          grad.eff.M[mRow + l] += di * eff.E[x * d + l];
-          grad.eff.E[x * d + l] += eff.M[mRow + l] * di;
+          grad.M[mRow + l] += di * e[l];
+          grad.E[eRow + l] += eff.M[mRow + l] * di;
         }
       }
     }
@@ -496,27 +653,33 @@ export class TinyModel {
     grad.dKeys = [];
   }
 
-  /** Chains effective-matrix gradients into the low-rank adapters: W = W0 + A·B. */
+  /** Chains effective-matrix gradients into the low-rank adapters (W = W0 + A·B) and spreads β's dense term. */
   finishGradient(grad: PositionGradient): void {
-    const { dim: d, rank: r, taps } = this.config;
-    const V = this.vocabSize;
-    const fold = (dW: Float64Array, A: Tensor, B: Tensor, rows: number, aOff: number, bOff: number, wOff: number) => {
+    const { dim: d, rank: r, taps, buckets: B } = this.config;
+    const fold = (dW: Float64Array, A: Tensor, Bt: Tensor, rows: number, aOff: number, bOff: number, wOff: number) => {
       const a = A.values();
-      const b = B.values();
+      const b = Bt.values();
       for (let i = 0; i < rows; i++) {
         for (let l = 0; l < d; l++) {
           const w = dW[wOff + i * d + l];
           if (w === 0) continue;
           for (let k = 0; k < r; k++) {
             A.grad[aOff + i * r + k] += w * b[bOff + k * d + l];
-            B.grad[bOff + k * d + l] += a[aOff + i * r + k] * w;
+            Bt.grad[bOff + k * d + l] += a[aOff + i * r + k] * w;
           }
         }
       }
     };
-    fold(grad.eff.E, this.Ea, this.Eb, V, 0, 0, 0);
-    fold(grad.eff.U, this.Ua, this.Ub, V, 0, 0, 0);
-    for (let j = 0; j < taps; j++) fold(grad.eff.M, this.Ma, this.Mb, d, j * d * r, j * r * d, j * d * d);
+    fold(grad.E, this.Ea, this.Eb, B, 0, 0, 0);
+    fold(grad.U, this.Ua, this.Ub, B, 0, 0, 0);
+    for (let j = 0; j < taps; j++) fold(grad.M, this.Ma, this.Mb, d, j * d * r, j * r * d, j * d * d);
+    const eff = this.effective();
+    const dBeta = this.beta.grad;
+    const of = this.table.of;
+    for (let v = 0; v < this.config.vocabSize; v++) {
+      const f = grad.betaByBucket[of[v]];
+      if (f !== 0) dBeta[v] -= f * eff.expRel[v];
+    }
   }
 
   /** Sum of squares of the trainable gradients, for clipping and metrics. */
@@ -530,27 +693,21 @@ export class TinyModel {
     return Math.sqrt(s);
   }
 
-  /** A weights-only copy (sampler snapshot): same vocabulary, no gradients or optimiser state. */
+  /** A weights-only copy (sampler snapshot): no gradients or optimiser state. */
   cloneWeights(): TinyModel {
     const m = new TinyModel(this.config, false, false);
-    m.adoptState(this.vocab, this.tensors.map((t) => t.cloneWeights()), this.adamStep);
+    m.adoptState(this.tensors.map((t) => t.cloneWeights()), this.adamStep);
     return m;
   }
 
-  /** Replaces vocabulary and tensors (used by cloning and loading). */
-  adoptState(vocab: readonly number[], tensors: Tensor[], adamStep: number): void {
-    this.vocab.length = 0;
-    this.indexOf.clear();
-    vocab.forEach((id, i) => {
-      this.vocab.push(id);
-      this.indexOf.set(id, i);
-    });
+  /** Replaces the tensors (used by cloning and loading). */
+  adoptState(tensors: Tensor[], adamStep: number): void {
     for (const t of tensors) {
       const mine = this.tensors.findIndex((x) => x.name === t.name);
       if (mine < 0) throw new Error(`unknown tensor ${t.name}`);
       const expected = this.tensors[mine];
-      if (t.cols !== expected.cols || (!expected.perToken && t.rows !== expected.rows) || (expected.perToken && t.rows !== vocab.length)) {
-        throw new Error(`tensor ${t.name} has shape ${t.rows}×${t.cols}, expected ${expected.perToken ? vocab.length : expected.rows}×${expected.cols}`);
+      if (t.cols !== expected.cols || t.rows !== expected.rows) {
+        throw new Error(`tensor ${t.name} has shape ${t.rows}×${t.cols}, expected ${expected.rows}×${expected.cols}`);
       }
       this.tensors[mine] = t;
       (this as unknown as Record<string, Tensor>)[t.name] = t;

@@ -24,11 +24,13 @@ export interface ForwardResult {
   loss: number;
 }
 
-/** Checks shapes and that each loss has its inputs; throws UserInputError naming the datum. */
-export function validateDatums(datums: TrainDatum[], lossFn: LossName): void {
+/** Checks shapes, token ids and that each loss has its inputs; throws UserInputError naming the datum. */
+export function validateDatums(model: TinyModel, datums: TrainDatum[], lossFn: LossName): void {
   datums.forEach((d, i) => {
     const n = d.input.length;
     if (n === 0) throw new UserInputError(`datum ${i}: model_input is empty`);
+    for (const id of d.input) model.checkToken(id, `datum ${i}: model_input token`);
+    for (const id of d.targets) model.checkToken(id, `datum ${i}: target token`);
     if (d.k < 1 || d.targets.length !== n * d.k) {
       throw new UserInputError(`datum ${i}: target_tokens has ${d.targets.length} values, expected ${n}×K for a model_input of ${n} tokens`);
     }
@@ -53,14 +55,32 @@ export function forwardBackward(
   lossConfig: Record<string, number>,
   backward: boolean,
 ): ForwardResult {
-  validateDatums(datums, lossFn);
+  return runToEnd(forwardBackwardSteps(model, datums, lossFn, lossConfig, backward));
+}
+
+/** Runs a step generator (see forwardBackwardSteps) to its result. */
+export function runToEnd<T>(steps: Generator<void, T>): T {
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/** forwardBackward as a generator that yields after every position, so a scheduler can interleave other work. */
+export function* forwardBackwardSteps(
+  model: TinyModel,
+  datums: TrainDatum[],
+  lossFn: LossName,
+  lossConfig: Record<string, number>,
+  backward: boolean,
+): Generator<void, ForwardResult> {
+  validateDatums(model, datums, lossFn);
   const tokenLoss = tokenLossFor(lossFn, lossConfig);
-  // Register every id first: growing the vocabulary mid-batch would change earlier positions' softmax.
-  const encoded = datums.map((d) => ({ input: d.input.map((id) => model.ensureToken(id)), targets: d.targets.map((id) => model.ensureToken(id)) }));
   const grad = backward ? model.newGradient() : undefined;
   let loss = 0;
-  const logprobs = datums.map((d, di) => {
-    const { input, targets } = encoded[di];
+  const logprobs: Float64Array[] = [];
+  for (const d of datums) {
+    const { input, targets } = d;
     const out = new Float64Array(targets.length);
     const seq = new SequenceState();
     for (let t = 0; t < input.length; t++) {
@@ -79,10 +99,11 @@ export function forwardBackward(
       }
       // Prompt positions usually carry no gradient (weight or advantage 0): skip their O(V·d) backward.
       if (grad && dlps.some((g) => g !== 0)) model.backwardPosition(seq, ps, ys, dlps, grad);
+      yield;
     }
     if (grad) model.finishSequence(seq, grad);
-    return out;
-  });
+    logprobs.push(out);
+  }
   if (grad) model.finishGradient(grad);
   return { logprobs, loss };
 }

@@ -88,7 +88,7 @@ describe("cli: agent-lab ablate", function () {
     assert.match(missing.stderr, /no run folder "nope"/);
     const few = await runCli(["ablate", "test-base", "--resamples", "10", "--workspace", ws]);
     assert.equal(few.code, 1);
-    assert.match(few.stderr, /--resamples must be an integer ≥ 100/);
+    assert.match(few.stderr, /--resamples must be an integer in \[100, 1000000\], got "10"/);
     const labels = await runCli(["ablate", "test-base", "test-grpo", "--label", "a", "--workspace", ws]);
     assert.equal(labels.code, 1);
     assert.match(labels.stderr, /--label has 1 names for 2 runs/);

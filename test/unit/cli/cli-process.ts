@@ -16,16 +16,19 @@ export function testCli(): Promise<string> {
     const dir = join(REPO, ".cache", `test-cli-${process.pid}`);
     mkdirSync(dir, { recursive: true });
     const out = join(dir, "cli.js");
-    await build({
-      entryPoints: [join(REPO, "src", "cli", "main.ts")],
-      outfile: out,
-      bundle: true,
-      platform: "node",
-      target: "node20",
-      format: "cjs",
-      external: ["vscode", "@huggingface/transformers", "onnxruntime-node", "sharp"],
-      logLevel: "error",
-    });
+    const bundle = (entry: string, outfile: string) =>
+      build({
+        entryPoints: [join(REPO, entry)],
+        outfile,
+        bundle: true,
+        platform: "node",
+        target: "node20",
+        format: "cjs",
+        external: ["vscode", "@huggingface/transformers", "onnxruntime-node", "sharp"],
+        logLevel: "error",
+      });
+    // The local backend's compute worker sits next to the CLI, as in dist/ (scripts/build.mjs).
+    await Promise.all([bundle("src/cli/main.ts", out), bundle("src/server/compute/worker.ts", join(dir, "local-backend-worker.js"))]);
     process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
     return out;
   })();

@@ -51,9 +51,9 @@ describe("cli: agent-lab grade --env gsm8k", function () {
     assert.equal(r.stderr.trim(), `agent-lab grade: ${file}:1: "answer" has no "#### N" final answer line`);
     r = await runCli(["grade", "--env", "nope", file]);
     assert.equal(r.code, 1);
-    assert.equal(r.stderr.trim(), "agent-lab grade: --env nope: unknown environment (known: gsm8k)");
+    assert.equal(r.stderr.trim(), `agent-lab grade: --env must be one of gsm8k, got "nope"`);
     r = await runCli(["grade", file]);
-    assert.match(r.stderr.trim(), /^agent-lab grade: --env is required \(known: gsm8k\)$/);
+    assert.match(r.stderr.trim(), /^agent-lab grade: --env is required: the environment whose grader to use \(one of gsm8k\)$/);
     r = await runCli(["grade", "--env", "gsm8k", join(dir.path, "missing.jsonl")]);
     assert.match(r.stderr.trim(), /missing\.jsonl: no such file$/);
   });

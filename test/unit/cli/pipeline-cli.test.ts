@@ -41,6 +41,6 @@ describe("cli: agent-lab pipeline", function () {
     assert.match(r.stdout, /cost: \$0/);
     const bad = await runCli(["pipeline", "--backend", "gpu"]);
     assert.equal(bad.code, 1);
-    assert.match(bad.stderr, /agent-lab pipeline: unknown --backend "gpu"; choose local or tinker/);
+    assert.match(bad.stderr, /agent-lab pipeline: --backend must be one of local, tinker, got "gpu"/);
   });
 });

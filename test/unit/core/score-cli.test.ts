@@ -64,6 +64,6 @@ describe("score CLI", function () {
 
   it("says clearly when the file is missing or not given", async () => {
     await assert.rejects(run([join(dir.path, "nope.jsonl")]), (e: unknown) => e instanceof UserError && /no such file/.test(e.message));
-    await assert.rejects(run([]), /usage: agent-lab score FILE/);
+    await assert.rejects(run([]), /give one FILE .* or one RUN_DIR/);
   });
 });

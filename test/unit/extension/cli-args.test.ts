@@ -1,55 +1,63 @@
 import { strict as assert } from "node:assert";
+import { UserError } from "../../../src/core/errors";
+import { EVAL_STEP, PIPELINE_STEP, PREPARE_STEP, SCORE_STEP, SEARCH_STEP, SERVE_LOCAL_STEP, SFT_DATA_STEP, TRAIN_GRPO_STEP, TRAIN_SFT_STEP } from "../../../src/core/steps/catalog";
+import { TEST_SPLIT_FLAG } from "../../../src/core/steps/common-flags";
+import { parseFlags } from "../../../src/core/steps/flags";
 import {
   defaultEvalName,
-  evalArgs,
-  prepareArgs,
-  searchArgs,
-  sftDataArgs,
-  trainGrpoArgs,
-  trainSftArgs,
-  uniqueRunName,
+  evalValues,
+  prepareValues,
   sanitizeRunName,
-  offlinePipelineArgs,
-  serveLocalArgs,
-  rescoreArgs,
+  sftDataValues,
+  stepArgs,
+  trainingBackend,
+  uniqueRunName,
 } from "../../../src/extension/commands/cli-args";
 
-describe("extension: CLI arguments from quick-pick choices", () => {
-  it("eval: split, backend, closed-book, limit, checkpoint, prompt, resume; test split carries the CLI's flag", () => {
-    assert.deepEqual(evalArgs({ name: "base", split: "val", backend: "tinker" }), ["eval", "--name", "base", "--split", "val", "--backend", "tinker"]);
+describe("extension: CLI arguments from the step specs", () => {
+  it("eval: the spec's flag names; the test split carries the CLI's own flag", () => {
+    assert.deepEqual(stepArgs(EVAL_STEP, evalValues({ name: "base", split: "val", backend: "tinker" })), ["eval", "--name", "base", "--split", "val", "--backend", "tinker"]);
     assert.deepEqual(
-      evalArgs({ name: "test-grpo", split: "test", backend: "tinker", limit: 50, modelPath: "tinker://r/sampler_weights/grpo-s30", promptFile: "prompts/system.md", closedBook: true, resume: true }),
-      ["eval", "--name", "test-grpo", "--split", "test", "--backend", "tinker", "--i-know-this-is-test", "--closed-book", "--limit", "50", "--model-path", "tinker://r/sampler_weights/grpo-s30", "--prompt", "prompts/system.md", "--resume"],
+      stepArgs(EVAL_STEP, evalValues({ name: "test-grpo", split: "test", backend: "tinker", limit: 50, "model-path": "tinker://r/sampler_weights/grpo-s30", prompt: "prompts/system.md", "closed-book": true, resume: true })),
+      ["eval", "--name", "test-grpo", "--split", "test", "--backend", "tinker", "--limit", "50", "--model-path", "tinker://r/sampler_weights/grpo-s30", "--prompt", "prompts/system.md", "--closed-book", "--resume", TEST_SPLIT_FLAG],
     );
   });
 
-  it("eval of another priced base model passes --model", () => {
-    assert.deepEqual(evalArgs({ name: "b", split: "val", backend: "tinker", model: "Qwen/Qwen3-8B" }).slice(-2), ["--model", "Qwen/Qwen3-8B"]);
+  it("what the extension builds, the CLI's parser reads back to the same values", () => {
+    const values = evalValues({ name: "b", split: "test", backend: "local", limit: 7, "closed-book": true });
+    const parsed = parseFlags(EVAL_STEP.flags, stepArgs(EVAL_STEP, values).slice(1), { command: "agent-lab eval" });
+    for (const [k, v] of Object.entries(values)) assert.deepEqual(parsed.values[k as keyof typeof parsed.values], v, k);
+  });
+
+  it("a value the CLI would refuse is refused here, with the CLI's message (flag and range)", () => {
+    assert.throws(() => stepArgs(EVAL_STEP, { name: "b", limit: 0 }), (e: Error) => e instanceof UserError && /^--limit must be an integer ≥ 1, got "0"$/.test(e.message));
+    assert.throws(() => stepArgs(TRAIN_SFT_STEP, { data: "d", epochs: Number.NaN }), /--epochs must be an integer in \[1, 1000\]/);
+    assert.throws(() => stepArgs(EVAL_STEP, { name: "b", split: "dev" }), /--split must be one of val, test, train/);
+    assert.throws(() => stepArgs(TRAIN_SFT_STEP, { data: "d", budget: -5 }), /--budget must be a number ≥ 0 \(USD\)/);
   });
 
   it("every other step", () => {
-    assert.deepEqual(prepareArgs(), ["prepare", "--hub"]);
-    assert.deepEqual(prepareArgs({ trainFiles: ["a.json", "b.json"], devFiles: ["d.parquet"] }), ["prepare", "--train", "a.json", "--train", "b.json", "--dev", "d.parquet"]);
-    assert.deepEqual(searchArgs("-weird query"), ["search", "--", "-weird query"], "a query starting with - stays a query");
-    assert.deepEqual(searchArgs("Ed Wood", 5), ["search", "-k", "5", "--", "Ed Wood"]);
-    assert.deepEqual(sftDataArgs({ name: "sft-data", backend: "tinker", questions: 1500, tries: 4 }), ["sft-data", "--name", "sft-data", "--backend", "tinker", "--questions", "1500", "--tries", "4"]);
-    assert.deepEqual(sftDataArgs({ name: "t", backend: "tinker", questions: 10, tries: 1, teacher: "scripted", modelPath: "tinker://x" }), ["sft-data", "--name", "t", "--teacher", "scripted", "--questions", "10", "--tries", "1"], "a teacher replaces --backend (the CLI refuses both)");
-    assert.deepEqual(trainSftArgs({ name: "s", backend: "scripted", data: "d", epochs: 1 }).slice(3, 5), ["--backend", "local"], "sampling-only backends train on the local stand-in");
-    assert.deepEqual(trainSftArgs({ name: "sft", backend: "local", data: "runs/sft-data/sft.jsonl", epochs: 3 }), ["train-sft", "--name", "sft", "--backend", "local", "--data", "runs/sft-data/sft.jsonl", "--epochs", "3"]);
-    assert.deepEqual(trainGrpoArgs({ name: "grpo", backend: "tinker", initState: "sft-e2", steps: 30, offset: 2460 }), ["train-grpo", "--name", "grpo", "--backend", "tinker", "--init-state", "sft-e2", "--steps", "30", "--offset", "2460"]);
-    assert.deepEqual(offlinePipelineArgs("agent-lab-pipeline"), ["pipeline", "--dir", "agent-lab-pipeline", "--backend", "local"]);
-    assert.deepEqual(serveLocalArgs(8765), ["serve-local", "--port", "8765"]);
-    assert.deepEqual(rescoreArgs("/w/runs/base"), ["score", "/w/runs/base"]);
+    assert.deepEqual(stepArgs(PREPARE_STEP, prepareValues()), ["prepare", "--hub"]);
+    assert.deepEqual(stepArgs(PREPARE_STEP, prepareValues({ trainFiles: ["a.json", "b.json"], devFiles: ["d.parquet"] })), ["prepare", "--train", "a.json", "--train", "b.json", "--dev", "d.parquet"]);
+    assert.deepEqual(stepArgs(SEARCH_STEP, {}, ["-weird query"]), ["search", "--", "-weird query"], "a query starting with - stays a query");
+    assert.deepEqual(stepArgs(SEARCH_STEP, { k: 5 }, ["Ed Wood"]), ["search", "--k", "5", "--", "Ed Wood"]);
+    assert.deepEqual(stepArgs(SFT_DATA_STEP, sftDataValues({ name: "sft-data", backend: "tinker", questions: 1500, tries: 4 })), ["sft-data", "--name", "sft-data", "--backend", "tinker", "--questions", "1500", "--tries", "4"]);
+    assert.deepEqual(
+      stepArgs(SFT_DATA_STEP, sftDataValues({ name: "t", backend: "tinker", questions: 10, tries: 1, teacher: "scripted", "model-path": "tinker://x" })),
+      ["sft-data", "--name", "t", "--questions", "10", "--tries", "1", "--teacher", "scripted"],
+      "a teacher replaces --backend (the CLI refuses both)",
+    );
+    assert.equal(trainingBackend("scripted"), "local", "sampling-only backends train on the local stand-in");
+    assert.equal(trainingBackend("tinker"), "tinker");
+    assert.deepEqual(stepArgs(TRAIN_SFT_STEP, { name: "sft", backend: "local", data: "runs/sft-data/sft.jsonl", epochs: 3 }), ["train-sft", "--name", "sft", "--backend", "local", "--data", "runs/sft-data/sft.jsonl", "--epochs", "3"]);
+    assert.deepEqual(stepArgs(TRAIN_GRPO_STEP, { name: "grpo", backend: "tinker", "init-state": "sft-e2", steps: 30, offset: 2460 }), ["train-grpo", "--name", "grpo", "--backend", "tinker", "--init-state", "sft-e2", "--steps", "30", "--offset", "2460"]);
+    assert.deepEqual(stepArgs(PIPELINE_STEP, { dir: ".", backend: "local" }), ["pipeline", "--dir", ".", "--backend", "local"]);
+    assert.deepEqual(stepArgs(SERVE_LOCAL_STEP, { port: 8765 }), ["serve-local", "--port", "8765"]);
+    assert.deepEqual(stepArgs(SCORE_STEP, {}, ["/w/runs/base"]), ["score", "--", "/w/runs/base"]);
   });
 
-  it("no builder can carry a key: none takes one, and a key-shaped value never appears by accident", () => {
-    const all = [
-      evalArgs({ name: "n", split: "val", backend: "tinker" }),
-      sftDataArgs({ name: "n", backend: "tinker", questions: 1, tries: 1 }),
-      trainSftArgs({ name: "n", backend: "tinker", data: "d", epochs: 1 }),
-      trainGrpoArgs({ name: "n", backend: "tinker", initState: "s", steps: 1 }),
-    ].flat();
-    assert.ok(!all.some((a) => /api-key|tml-|TINKER_API_KEY/i.test(a)));
+  it("an unknown flag is a programming error, not a silent drop", () => {
+    assert.throws(() => stepArgs(EVAL_STEP, { nope: 1 } as never), /agent-lab eval has no flag --nope/);
   });
 
   it("run names: the recipe's defaults, a safe alphabet, never an existing folder", () => {

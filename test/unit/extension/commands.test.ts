@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { installFakeVscode, recorded } from "./fake-vscode";
 import { requireSharedData } from "../../helpers/shared-data";
+import { formatUsd } from "../../../src/core/steps/estimate";
 
 installFakeVscode();
 /* eslint-disable @typescript-eslint/no-require-imports */
@@ -79,7 +80,7 @@ describe("extension: commands → jobs (stand-in vscode)", () => {
     recorded.input = () => inputs.shift();
     await run("agentLab.evaluate");
     assert.equal(started.length, 1);
-    assert.deepEqual(started[0].command, ["eval", "--name", "sft-e2", "--split", "val", "--backend", "local", "--limit", "20", "--model-path", "tinker://r1/sampler_weights/sft-e2"]);
+    assert.deepEqual(started[0].command, ["eval", "--name", "sft-e2", "--split", "val", "--limit", "20", "--model-path", "tinker://r1/sampler_weights/sft-e2", "--backend", "local"]);
     assert.equal(started[0].runDir, join(ws, "runs", "sft-e2"));
     assert.equal(started[0].spendsMoney, false);
     assert.equal(recorded.inputsShown[0].value, "sft-e2", "the recipe's name for a checkpoint eval is suggested");
@@ -98,7 +99,7 @@ describe("extension: commands → jobs (stand-in vscode)", () => {
     const confirm = recorded.messages.filter((m) => m.level === "warning");
     assert.equal(confirm.length, 2);
     const each = (2000 * 0.33 + 80 * 1.005) / 1e6;
-    assert.match(confirm[0].text, new RegExp(`about \\$${(50 * each).toFixed(2).replace(".", "\\.")} \\(upper bound\\)\\. 50 questions ×`));
+    assert.ok(confirm[0].text.includes(`about ${formatUsd(50 * each)} (upper bound). 50 questions ×`), confirm[0].text);
     assert.match(confirm[0].text, /budget cap of \$5\.00/);
     assert.deepEqual(confirm[0].actions, ["Start"]);
     assert.equal(started.length, 1, "declined once, started once");
@@ -144,7 +145,7 @@ describe("extension: commands → jobs (stand-in vscode)", () => {
     recorded.answer = () => undefined;
     await run("agentLab.continueGrpo", node);
     assert.equal(started.length, 1, "not started without confirmation");
-    assert.match(recorded.messages.find((m) => m.level === "warning")!.text, /GRPO training \(grpo-2\) bills your Tinker account: about \$\d+\.\d\d .*30 steps × 32 questions × 8 episodes/);
+    assert.match(recorded.messages.find((m) => m.level === "warning")!.text, /Train GRPO: grpo-2 bills your Tinker account: about \$\d+\.\d\d .*30 steps × 32 questions × 8 episodes/);
   });
 
   it("Search Corpus… runs `search -- QUERY` with its output shown; Rescore runs `score RUN`", async () => {
@@ -154,5 +155,38 @@ describe("extension: commands → jobs (stand-in vscode)", () => {
     assert.equal(started[0].revealOutput, true);
     await run("agentLab.rescoreRun", join(ws, "runs", "nope"));
     assert.equal(started.length, 1, "an unknown run starts nothing");
+  });
+
+  it("Run Offline Pipeline: the size from the pipeline spec's choices → `pipeline --dir . --backend local --size S` in the workspace's own layout, Open Results at the end", async () => {
+    let sizes: string[] = [];
+    recorded.pick = (items) => {
+      sizes = items.map((i) => i.label);
+      return items.find((i) => i.label === "smoke");
+    };
+    await run("agentLab.runOfflinePipeline");
+    assert.deepEqual(sizes, ["full", "smoke"], "the spec's default first");
+    assert.equal(started.length, 1);
+    assert.deepEqual(started[0].command, ["pipeline", "--dir", ".", "--backend", "local", "--size", "smoke"]);
+    assert.equal(started[0].runDir, ws, "the pipeline's progress.json is in the folder it lays out");
+    assert.equal(started[0].runsRoot, join(ws, "runs"));
+    assert.deepEqual(started[0].finish, { title: "Open Results", command: "agentLab.openPipelineResults" });
+    assert.equal(started[0].spendsMoney, false);
+    await run("agentLab.openPipelineResults");
+    assert.match(recorded.messages.at(-1)!.text, /no pipeline results in this workspace yet/);
+  });
+
+  it("Resume Run re-parses the run's recorded command with its step's spec and adds --resume", async () => {
+    const dir = join(ws, "runs", "half");
+    mkdirSync(dir, { recursive: true });
+    const manifest = { split: { name: "val" }, search: {}, policy: {}, job: { command: ["agent-lab", "eval", "--name", "half", "--split", "val", "--limit", "5", "--backend", "local"] } };
+    writeFileSync(join(dir, "manifest.json"), JSON.stringify(manifest));
+    await run("agentLab.resumeRun", dir);
+    assert.equal(started.length, 1);
+    assert.equal(started[0].runDir, dir);
+    const argv = started[0].command;
+    assert.deepEqual(argv.slice(0, 1), ["eval"]);
+    for (const pair of [["--name", "half"], ["--limit", "5"], ["--backend", "local"]]) assert.equal(argv[argv.indexOf(pair[0]) + 1], pair[1], pair[0]);
+    assert.ok(argv.includes("--resume"));
+    rmSync(dir, { recursive: true });
   });
 });

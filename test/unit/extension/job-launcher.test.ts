@@ -7,14 +7,14 @@ import { strict as assert } from "node:assert";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { TEST_SPLIT_FLAG as CORE_TEST_SPLIT_FLAG } from "../../../src/core/eval/eval-split";
 import { readEpisodes } from "../../../src/core/runs/run-files";
 import type { RunManifest } from "../../../src/core/runs/manifest";
-import { evalArgs, indexArgs, prepareArgs, TEST_SPLIT_FLAG } from "../../../src/extension/commands/cli-args";
+import { EVAL_STEP, INDEX_STEP, PREPARE_STEP } from "../../../src/core/steps/catalog";
+import { evalValues, prepareValues, stepArgs } from "../../../src/extension/commands/cli-args";
 import { cancelJob, launchJob, type JobSpec } from "../../../src/extension/jobs/job-launcher";
-import { readProgress } from "../../../src/extension/jobs/job-progress";
+import { jobProgress } from "../../../src/extension/jobs/job-progress";
 import type { JobState } from "../../../src/extension/jobs/job-state";
-import { listJobRecords, statusFromDisk, type JobRecord } from "../../../src/extension/jobs/job-store";
+import { exitPath, listJobRecords, recordPath, statusFromDisk, type JobRecord } from "../../../src/extension/jobs/job-store";
 import { groupEpisodes, listRunRows } from "../../../src/extension/runs/runs-model";
 import { settingsEnv } from "../../../src/extension/settings/settings-overrides";
 import { requireSharedData } from "../../helpers/shared-data";
@@ -36,11 +36,11 @@ describe("extension: CLI jobs (real CLI, real HotpotQA records)", function () {
   });
   after(() => ws && rmSync(ws, { recursive: true, force: true }));
 
-  const start = (spec: Omit<JobSpec, "cwd">) => launchJob({ ...spec, cwd: ws }, { cliPath: cli, runsDir });
+  const start = (spec: Omit<JobSpec, "cwd">) => launchJob({ ...spec, cwd: ws }, { cliPath: cli, root: ws });
   /** Waits like a reloaded window: from the record and the exit file only. */
   async function finalState(record: JobRecord): Promise<JobState> {
     let state: JobState = "running";
-    await waitFor(() => (state = statusFromDisk(runsDir, record).state) !== "running", 90_000, `${record.title} to end`);
+    await waitFor(() => (state = statusFromDisk(ws, record).state) !== "running", 90_000, `${record.title} to end`);
     return state;
   }
 
@@ -48,14 +48,14 @@ describe("extension: CLI jobs (real CLI, real HotpotQA records)", function () {
     // The partial dev file all goes to test (val stays empty): the eval below runs on train.
     const train = requireSharedData(this, "hotpotqa", "hotpotqa_distractor_train_partial.jsonl");
     const dev = requireSharedData(this, "hotpotqa", "hotpotqa_distractor_dev_partial.jsonl");
-    const prep = start({ title: "Prepare", command: prepareArgs({ trainFiles: [train], devFiles: [dev] }) });
+    const prep = start({ title: "Prepare", command: stepArgs(PREPARE_STEP, prepareValues({ trainFiles: [train], devFiles: [dev] })) });
     assert.equal(await finalState(prep.record), "done", readFileSync(prep.record.log, "utf8"));
     assert.ok(existsSync(join(ws, "data", "val.jsonl")));
     assert.match(readFileSync(prep.record.log, "utf8"), /corpus [\d,]+ paragraphs \| train/);
-    const idx = start({ title: "Index", command: indexArgs() });
+    const idx = start({ title: "Index", command: stepArgs(INDEX_STEP, {}) });
     assert.equal(await finalState(idx.record), "done", readFileSync(idx.record.log, "utf8"));
     assert.ok(existsSync(join(ws, "data", "bm25")));
-    const exit = JSON.parse(readFileSync(join(runsDir, ".jobs", `${idx.record.id}.exit.json`), "utf8"));
+    const exit = JSON.parse(readFileSync(exitPath(ws, idx.record.id), "utf8"));
     assert.equal(exit.code, 0);
   });
 
@@ -67,7 +67,7 @@ describe("extension: CLI jobs (real CLI, real HotpotQA records)", function () {
 
   it("eval gets the VS Code settings layer and the key by environment only; cancel stops it cleanly and keeps episodes; resume finishes it", async () => {
     const runDir = join(runsDir, "base");
-    const command = [...evalArgs({ name: "base", split: "train", backend: "scripted", limit: 24 }), "--concurrency", "2", "--scripted-delay-ms", "150"];
+    const command = stepArgs(EVAL_STEP, evalValues({ name: "base", split: "train", backend: "scripted", limit: 24, concurrency: 2, "scripted-delay-ms": 150 }));
     const job = start({
       title: "Evaluate val: base",
       command,
@@ -75,14 +75,16 @@ describe("extension: CLI jobs (real CLI, real HotpotQA records)", function () {
       env: { ...settingsEnv({ topK: 2, maxSearches: 3 }), TINKER_API_KEY: FAKE_KEY },
     });
     await waitFor(() => readEpisodes(runDir).length >= 4, 30_000, "4 finished episodes");
-    const progress = readProgress(runDir, job.record.log);
+    // The eval's own progress.json (written by the step, read as the Jobs view reads it).
+    const progress = jobProgress(runDir, job.record.started);
+    assert.ok(progress, "the eval writes progress.json");
     assert.equal(progress.planned, 24);
-    assert.ok(progress.done !== undefined && progress.done >= 1 && progress.done < 24, `progress ${JSON.stringify(progress)}`);
-    assert.ok(cancelJob(runsDir, job.record));
+    assert.ok(progress.done >= 1 && progress.done < 24, `progress ${JSON.stringify(progress)}`);
+    assert.ok(cancelJob(ws, job.record));
     assert.equal(await finalState({ ...job.record, cancel_requested: true }), "cancelled");
     // Re-read from disk as a new window would: the record says a cancel was asked.
-    const onDisk = listJobRecords(runsDir).records.find((r) => r.id === job.record.id)!;
-    assert.equal(statusFromDisk(runsDir, onDisk).state, "cancelled");
+    const onDisk = listJobRecords(ws).records.find((r) => r.id === job.record.id)!;
+    assert.equal(statusFromDisk(ws, onDisk).state, "cancelled");
 
     const summary = JSON.parse(readFileSync(join(runDir, "summary.json"), "utf8"));
     assert.equal(summary.status, "interrupted");
@@ -93,7 +95,7 @@ describe("extension: CLI jobs (real CLI, real HotpotQA records)", function () {
     assert.equal(manifest.search.max_searches, 3);
 
     // The key never lands in a file the job system writes, nor on a command line.
-    for (const file of [join(runsDir, ".jobs", `${job.record.id}.json`), job.record.log, join(runsDir, ".jobs", `${job.record.id}.exit.json`)]) {
+    for (const file of [recordPath(ws, job.record.id), job.record.log, exitPath(ws, job.record.id)]) {
       assert.ok(!readFileSync(file, "utf8").includes(FAKE_KEY), file);
     }
     assert.ok(!job.record.command.join(" ").includes(FAKE_KEY));
@@ -112,19 +114,15 @@ describe("extension: CLI jobs (real CLI, real HotpotQA records)", function () {
     row = listRunRows(runsDir).find((r) => r.name === "base")!;
     assert.equal(row.status, "done");
     assert.equal(row.summary!.n, 24);
-    assert.ok(listRunRows(runsDir).every((r) => !r.name.startsWith(".")), "the .jobs folder is not a run");
+    assert.ok(!existsSync(join(runsDir, ".jobs")), "job records are not kept among the runs");
   });
 
   it("a job keeps running when nothing in this process waits for it, and its outcome is still recorded", async () => {
     const script = join(ws, "slow.js");
     writeFileSync(script, "setTimeout(() => { console.log('slow done'); }, 300);");
-    const job = launchJob({ title: "slow", command: [], cwd: ws }, { cliPath: script, runsDir });
-    assert.equal(statusFromDisk(runsDir, job.record).state, "running");
+    const job = launchJob({ title: "slow", command: [], cwd: ws }, { cliPath: script, root: ws });
+    assert.equal(statusFromDisk(ws, job.record).state, "running");
     assert.equal(await finalState(job.record), "done");
     assert.match(readFileSync(job.record.log, "utf8"), /slow done/);
-  });
-
-  it("the extension's test-split flag is the CLI's", () => {
-    assert.equal(TEST_SPLIT_FLAG, CORE_TEST_SPLIT_FLAG);
   });
 });

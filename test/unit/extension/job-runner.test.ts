@@ -5,35 +5,36 @@
  * sees it end; cancel from the progress notification stops the job cleanly.
  */
 import { strict as assert } from "node:assert";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fakeVscode, installFakeVscode, recorded } from "./fake-vscode";
+import { ProgressWriter } from "../../../src/core/runs/progress";
 import { waitFor } from "../cli/cli-process";
 
 installFakeVscode();
 // Required after the stand-in is installed.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { JobRunner } = require("../../../src/extension/jobs/job-runner") as typeof import("../../../src/extension/jobs/job-runner");
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { JobsProvider, JobsStatusBar } = require("../../../src/extension/jobs/jobs-provider") as typeof import("../../../src/extension/jobs/jobs-provider");
 type Runner = InstanceType<typeof JobRunner>;
 
 const KEY = "tml-runner-test-key-abcdef0123";
 
-/** A stand-in CLI: prints progress lines (and, to prove redaction, its key), handles SIGTERM like the real one. */
-const FAKE_CLI = `
-const total = Number(process.argv[3] || 20);
-const delay = Number(process.argv[4] || 30);
-let i = 0, stop = false;
-process.on("SIGTERM", () => { stop = true; });
-console.log("agent-lab fake " + process.argv[2] + " key=" + (process.env.TINKER_API_KEY || "none"));
-const tick = () => {
-  if (stop) { console.error("SIGTERM: stopping; kept " + i); process.exit(1); }
-  i++; console.log(i + "/" + total + "  F1 so far 0.5");
-  if (i >= total) { console.log("finished"); process.exit(process.argv[2] === "fail" ? 3 : 0); }
-  setTimeout(tick, delay);
-};
-tick();
-`;
+/** The stand-in step (fake-step-cli.ts), bundled once: progress from the real ProgressWriter. */
+let bundled: Promise<string> | undefined;
+function fakeStepCli(): Promise<string> {
+  bundled ??= (async () => {
+    const { build } = await import("esbuild");
+    const dir = mkdtempSync(join(tmpdir(), "agent-lab-fake-step-"));
+    const out = join(dir, "fake-cli.js");
+    await build({ entryPoints: [join(__dirname, "fake-step-cli.ts")], outfile: out, bundle: true, platform: "node", format: "cjs", logLevel: "error" });
+    process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+    return out;
+  })();
+  return bundled;
+}
 
 describe("extension: job runner glue (stand-in vscode)", function () {
   this.timeout(30_000);
@@ -43,17 +44,16 @@ describe("extension: job runner glue (stand-in vscode)", function () {
 
   function makeRunner(): Runner {
     const context = { asAbsolutePath: () => cli } as unknown as import("vscode").ExtensionContext;
-    const workspace = { requireFolder: () => ws, runsDir: () => join(ws, "runs"), jobEnv: () => ({ AGENT_LAB_SETTINGS: '{"topK":2}' }) };
+    const workspace = { folder: ws, requireFolder: () => ws, runsDir: () => join(ws, "runs"), jobEnv: () => ({ AGENT_LAB_SETTINGS: '{"topK":2}' }) };
     const keys = { require: async () => KEY, get: async () => KEY };
     const r = new JobRunner(context, workspace as never, keys as never);
     runners.push(r);
     return r;
   }
 
-  beforeEach(() => {
+  beforeEach(async () => {
     ws = mkdtempSync(join(tmpdir(), "agent-lab-runner-"));
-    cli = join(ws, "fake-cli.js");
-    writeFileSync(cli, FAKE_CLI);
+    cli = await fakeStepCli();
     recorded.channels.clear();
     recorded.messages.length = 0;
     recorded.progress.length = 0;
@@ -68,7 +68,8 @@ describe("extension: job runner glue (stand-in vscode)", function () {
   it("a paid job gets the key in its environment; the output channel shows the log with the key redacted; done → notification with Open", async () => {
     const runner = makeRunner();
     recorded.answer = (_t, actions) => (actions.includes("Open") ? "Open" : undefined);
-    const job = (await runner.start({ title: "Evaluate val: base", command: ["eval", "12", "10"], runDir: join(ws, "runs", "base"), spendsMoney: true, estimateUsd: 1.5 }))!;
+    const runDir = join(ws, "runs", "base");
+    const job = (await runner.start({ title: "Evaluate val: base", command: ["eval", "12", "10", runDir], runDir, spendsMoney: true, estimateUsd: 1.5 }))!;
     assert.equal(job.status.state, "running");
     assert.deepEqual(runner.running().map((j) => j.record.id), [job.record.id]);
     const final = await job.finished;
@@ -79,9 +80,16 @@ describe("extension: job runner glue (stand-in vscode)", function () {
     assert.ok(!channel.text.includes(KEY));
     const progress = recorded.progress.find((p) => p.title === "Agent Lab: Evaluate val: base")!;
     await waitFor(() => progress.done, 5_000, "the progress notification to close");
+    // The notification showed the step's own progress.json line, and its bar ended full.
+    const messages = progress.reports.map((r) => r.message ?? "");
+    assert.ok(messages.some((m) => /^GRPO · step \d+\/12 · \$0\.00/.test(m)), messages.join(" | "));
+    assert.ok(!messages.some((m) => /reward 0\.5/.test(m)), "the log line is not shown while there is progress");
+    const increments = progress.reports.reduce((sum, r) => sum + (r.increment ?? 0), 0);
+    assert.ok(Math.abs(increments - 100) < 1e-9, `increments add up to ${increments}`);
     await waitFor(() => recorded.commands.length > 0, 5_000, "the Open action");
     const done = recorded.messages.find((m) => m.level === "info" && /finished/.test(m.text))!;
     assert.deepEqual(done.actions, ["Open", "Compare with previous"]);
+    assert.match(done.text, /finished\. GRPO · step 12\/12 · \$0\.00 · done$/);
     assert.deepEqual(recorded.commands[0], { id: "agentLab.openRun", args: [join(ws, "runs", "base")] });
   });
 
@@ -120,29 +128,65 @@ describe("extension: job runner glue (stand-in vscode)", function () {
     assert.deepEqual(err.actions, ["Show Log"]);
   });
 
-  it("a reloaded window re-attaches to a running job, follows its progress and sees it end", async () => {
+  it("a reloaded window re-attaches to a running job, follows its progress.json and sees it end", async () => {
     const first = makeRunner();
-    const job = (await first.start({ title: "Long eval", command: ["eval", "40", "50"], showProgress: false }))!;
+    const runDir = join(ws, "runs", "long");
+    const job = (await first.start({ title: "Long GRPO", command: ["train-grpo", "40", "50", runDir], runDir, showProgress: false }))!;
     first.dispose(); // the window goes away; the job does not
     const second = makeRunner();
     second.reattach();
     const again = second.get(job.record.id)!;
     assert.ok(again, "found from its record");
     assert.equal(again.status.state, "running");
-    await waitFor(() => (second.get(job.record.id)!.progress.done ?? 0) >= 3, 10_000, "progress from the log");
-    assert.equal(second.get(job.record.id)!.progress.planned, 40);
+    await waitFor(() => (second.get(job.record.id)!.progress?.done ?? 0) >= 3, 10_000, "progress from progress.json");
+    assert.equal(second.get(job.record.id)!.progress!.planned, 40);
+    // The Jobs view and the status bar show the same line.
+    const provider = new JobsProvider(second);
+    const item = provider.getTreeItem(second.get(job.record.id)!);
+    assert.match(String(item.description), /^running · GRPO · step \d+\/40 · \$0\.00( · ETA \d+s)?$/);
+    const bar = new JobsStatusBar(second, () => 0);
+    assert.match(bar.text, /Agent Lab: GRPO · step \d+\/40 · \$0\.00/);
+    bar.dispose();
+    provider.dispose();
     const final = await again.finished;
     assert.equal(final.state, "done");
   });
 
+  it("a progress.json left by an earlier run of the same folder is not this job's", async () => {
+    const runDir = join(ws, "runs", "again");
+    mkdirSync(runDir, { recursive: true });
+    const old = new ProgressWriter(runDir, { step: "train-grpo", label: "GRPO", unit: "step", planned: 9, now: () => Date.now() - 60_000 });
+    old.finish("done", { done: 9 });
+    const runner = makeRunner();
+    const job = (await runner.start({ title: "Quiet", command: ["index", "3", "200"], runDir, showProgress: false }))!;
+    assert.equal(job.progress, undefined, "the old file (done 9/9) is not shown for the new job");
+    assert.match(runner.describe(job), /^\d+s$/, "a job without progress shows how long it has run");
+    await job.finished;
+  });
+
+  it("a pipeline's runs: those whose progress.json says running are live, finished stages are not", async () => {
+    const root = join(ws, "runs");
+    mkdirSync(join(root, "base"), { recursive: true });
+    new ProgressWriter(join(root, "base"), { step: "eval", label: "eval", unit: "question", planned: 5 }).finish("done", { done: 5 });
+    const runner = makeRunner();
+    const job = (await runner.start({ title: "Pipeline", command: ["pipeline", "30", "40", join(root, "grpo")], runDir: ws, runsRoot: root, showProgress: false }))!;
+    await waitFor(() => runner.liveRunDirs().has(join(root, "grpo")), 5_000, "the running stage to be live");
+    assert.ok(!runner.liveRunDirs().has(join(root, "base")), "a finished stage keeps its own status");
+    assert.ok(runner.liveRunDirs().has(ws), "the pipeline's own folder");
+    runner.cancel(job);
+    await job.finished;
+    assert.ok(!runner.liveRunDirs().has(join(root, "grpo")), "nothing is live once the pipeline ended");
+  });
+
   it("cancel from the progress notification stops the job cleanly (cancelled, not failed)", async () => {
     const runner = makeRunner();
-    const job = (await runner.start({ title: "To cancel", command: ["eval", "200", "20"] }))!;
-    await waitFor(() => (runner.get(job.record.id)!.progress.done ?? 0) >= 2, 10_000, "some progress");
+    const runDir = join(ws, "runs", "cancel");
+    const job = (await runner.start({ title: "To cancel", command: ["train-grpo", "200", "20", runDir], runDir }))!;
+    await waitFor(() => (runner.get(job.record.id)!.progress?.done ?? 0) >= 2, 10_000, "some progress");
     recorded.progress.find((p) => p.title === "Agent Lab: To cancel")!.cancel();
     const final = await job.finished;
     assert.equal(final.state, "cancelled");
-    await waitFor(() => recorded.messages.some((m) => /To cancel stopped/.test(m.text)), 5_000, "the stopped message");
+    await waitFor(() => recorded.messages.some((m) => /To cancel stopped\. \d+ steps done are kept/.test(m.text)), 5_000, "the stopped message");
     void fakeVscode;
   });
 });

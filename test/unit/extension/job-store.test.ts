@@ -16,56 +16,56 @@ import {
   type JobRecord,
 } from "../../../src/extension/jobs/job-store";
 
-function record(runsDir: string, id: string, pid: number, extra: Partial<JobRecord> = {}): JobRecord {
-  const r: JobRecord = { format: 1, id, title: id, command: ["eval", "--name", id], pid, started: new Date().toISOString(), log: join(jobsDir(runsDir), `${id}.log`), ...extra };
-  writeJobRecord(runsDir, r);
+function record(root: string, id: string, pid: number, extra: Partial<JobRecord> = {}): JobRecord {
+  const r: JobRecord = { format: 1, id, title: id, command: ["eval", "--name", id], pid, started: new Date().toISOString(), log: join(jobsDir(root), `${id}.log`), ...extra };
+  writeJobRecord(root, r);
   return r;
 }
 
 describe("extension: job records on disk (re-attach after a reload)", () => {
-  let runsDir: string;
-  beforeEach(() => (runsDir = mkdtempSync(join(tmpdir(), "agent-lab-jobs-"))));
-  afterEach(() => rmSync(runsDir, { recursive: true, force: true }));
+  let root: string;
+  beforeEach(() => (root = mkdtempSync(join(tmpdir(), "agent-lab-jobs-"))));
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
 
   it("derives each state from the exit record, else from whether the pid lives", () => {
     const alive = new Set([101]);
     const isAlive = (pid: number) => alive.has(pid);
-    const running = record(runsDir, "a-running", 101);
-    const done = record(runsDir, "b-done", 102);
-    writeFileSync(exitPath(runsDir, done.id), JSON.stringify({ code: 0, signal: null, ended: "x" }));
-    const failed = record(runsDir, "c-failed", 103);
-    writeFileSync(exitPath(runsDir, failed.id), JSON.stringify({ code: 1, signal: null, ended: "x" }));
-    const cancelled = record(runsDir, "d-cancelled", 104, { cancel_requested: true });
-    writeFileSync(exitPath(runsDir, cancelled.id), JSON.stringify({ code: 1, signal: null, ended: "x" }));
-    const stale = record(runsDir, "e-stale", 105); // dead pid, no exit record: killed -9 or reboot
-    const { records, unreadable } = listJobRecords(runsDir);
+    const running = record(root, "a-running", 101);
+    const done = record(root, "b-done", 102);
+    writeFileSync(exitPath(root, done.id), JSON.stringify({ code: 0, signal: null, ended: "x" }));
+    const failed = record(root, "c-failed", 103);
+    writeFileSync(exitPath(root, failed.id), JSON.stringify({ code: 1, signal: null, ended: "x" }));
+    const cancelled = record(root, "d-cancelled", 104, { cancel_requested: true });
+    writeFileSync(exitPath(root, cancelled.id), JSON.stringify({ code: 1, signal: null, ended: "x" }));
+    const stale = record(root, "e-stale", 105); // dead pid, no exit record: killed -9 or reboot
+    const { records, unreadable } = listJobRecords(root);
     assert.deepEqual(records.map((r) => r.id), ["a-running", "b-done", "c-failed", "d-cancelled", "e-stale"]);
     assert.deepEqual(unreadable, []);
-    const states = Object.fromEntries(records.map((r) => [r.id, statusFromDisk(runsDir, r, isAlive).state]));
+    const states = Object.fromEntries(records.map((r) => [r.id, statusFromDisk(root, r, isAlive).state]));
     assert.deepEqual(states, { "a-running": "running", "b-done": "done", "c-failed": "failed", "d-cancelled": "cancelled", "e-stale": "failed" });
-    assert.match(statusFromDisk(runsDir, stale, isAlive).reason!, /without leaving an exit record/);
+    assert.match(statusFromDisk(root, stale, isAlive).reason!, /without leaving an exit record/);
     void running;
   });
 
   it("skips a torn record instead of failing the whole list; a torn exit record counts as none", () => {
-    record(runsDir, "ok", 1);
-    writeFileSync(join(jobsDir(runsDir), "torn.json"), '{"id": "torn", "pid": ');
-    const { records, unreadable } = listJobRecords(runsDir);
+    record(root, "ok", 1);
+    writeFileSync(join(jobsDir(root), "torn.json"), '{"id": "torn", "pid": ');
+    const { records, unreadable } = listJobRecords(root);
     assert.deepEqual(records.map((r) => r.id), ["ok"]);
     assert.deepEqual(unreadable, ["torn.json"]);
-    writeFileSync(exitPath(runsDir, "ok"), '{"code": 0');
-    assert.equal(statusFromDisk(runsDir, records[0], () => true).state, "running");
+    writeFileSync(exitPath(root, "ok"), '{"code": 0');
+    assert.equal(statusFromDisk(root, records[0], () => true).state, "running");
   });
 
   it("prunes old finished jobs, never running ones", () => {
     for (let i = 0; i < 5; i++) {
-      const r = record(runsDir, `j${i}`, 1000 + i);
-      if (i !== 1) writeFileSync(exitPath(runsDir, r.id), JSON.stringify({ code: 0, signal: null, ended: "x" }));
+      const r = record(root, `j${i}`, 1000 + i);
+      if (i !== 1) writeFileSync(exitPath(root, r.id), JSON.stringify({ code: 0, signal: null, ended: "x" }));
     }
-    const dropped = pruneFinishedJobs(runsDir, 2, (pid) => pid === 1001);
+    const dropped = pruneFinishedJobs(root, 2, (pid) => pid === 1001);
     assert.deepEqual(dropped, ["j0", "j2"]);
-    assert.deepEqual(listJobRecords(runsDir).records.map((r) => r.id), ["j1", "j3", "j4"]);
-    assert.ok(!readdirSync(jobsDir(runsDir)).includes("j0.exit.json"));
+    assert.deepEqual(listJobRecords(root).records.map((r) => r.id), ["j1", "j3", "j4"]);
+    assert.ok(!readdirSync(jobsDir(root)).includes("j0.exit.json"));
   });
 
   it("a live pid that is not the job (reused after a reboot) does not count as the job", () => {

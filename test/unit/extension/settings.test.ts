@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { DEFAULT_CONFIG, loadConfig, readEnvConfig, SETTINGS_ENV } from "../../../src/core/config";
 import { FileFormatError } from "../../../src/core/errors";
-import { explicitValue, jobBackend, settingsEnv, settingsOverrides, spendsMoney, type SettingLayers } from "../../../src/extension/settings/settings-overrides";
+import { SAMPLING_BACKENDS } from "../../../src/core/steps/common-flags";
+import { explicitValue, jobBackend, settingsEnv, settingsOverrides, type SettingLayers } from "../../../src/extension/settings/settings-overrides";
 
 const REPO = resolve(__dirname, "..", "..", "..");
 
@@ -38,11 +39,12 @@ describe("extension: settings → jobs (AGENT_LAB_SETTINGS layer)", () => {
     assert.throws(() => settingsOverrides((k) => (k === "concurrency" ? { workspaceValue: -1 } : undefined)), /VS Code settings \(agentLab\.\*\).*"concurrency"/);
   });
 
-  it("backend setting: unknown values fall back to the free local backend; only tinker spends", () => {
+  it("backend setting: unknown values fall back to the free local backend; the setting offers the steps' backends", () => {
     assert.equal(jobBackend("tinker"), "tinker");
     assert.equal(jobBackend("gpu-farm"), "local");
     assert.equal(jobBackend(undefined), "local");
-    assert.ok(spendsMoney("tinker") && !spendsMoney("local") && !spendsMoney("scripted") && !spendsMoney("transformers"));
+    const pkg = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8"));
+    assert.deepEqual([...pkg.contributes.configuration.properties["agentLab.backend"].enum].sort(), [...SAMPLING_BACKENDS].sort());
   });
 
   it("package.json's agentLab.* settings mirror every config key with the same default, and no key setting exists", () => {

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { loadModel, saveModel } from "../../../src/server/model/persist";
 import { Rng } from "../../../src/server/model/rng";
 import { sample, scorePrompt } from "../../../src/server/model/sample";
-import { TinyModel } from "../../../src/server/model/tiny-model";
+import { SequenceState, TinyModel, VOCAB_SIZE } from "../../../src/server/model/tiny-model";
 import { forwardBackward, optimStep, type TrainDatum } from "../../../src/server/model/train";
 import { tokenLossFor, type LossName } from "../../../src/server/model/losses";
 
@@ -13,8 +13,8 @@ const ADAM = { learning_rate: 0.05, beta1: 0.9, beta2: 0.95, eps: 1e-8, weight_d
 
 /** A small model whose adapters are all non-zero, so every gradient path carries signal. */
 function perturbedModel(seed = 3): TinyModel {
-  const m = new TinyModel({ dim: 5, rank: 2, taps: 2, seed });
-  for (const id of [7, 11, 13, 1000003, 2, 5]) m.ensureToken(id);
+  // A small vocabulary in few buckets, so ids share buckets and finite differences stay fast.
+  const m = new TinyModel({ dim: 5, rank: 2, taps: 2, seed, vocabSize: 4096, buckets: 8 });
   const rng = new Rng(99);
   for (const t of m.tensors) {
     if (!m.isTrainable(t)) continue;
@@ -26,7 +26,7 @@ function perturbedModel(seed = 3): TinyModel {
 }
 
 // Repeats (13 after 7 twice) give the copy head something to attend to.
-const TOKENS = [7, 13, 11, 7, 13, 2, 1000003, 7];
+const TOKENS = [7, 13, 11, 7, 13, 2, 4001, 7];
 
 function rlDatum(): TrainDatum {
   const input = TOKENS.slice(0, -1);
@@ -63,7 +63,8 @@ function checkGradients(loss: LossName, datums: TrainDatum[], config: Record<str
   let checked = 0;
   for (const t of m.tensors) {
     if (!m.isTrainable(t)) continue;
-    const picks = new Set<number>();
+    // β is one entry per id: check the ids the data names as well as random ones.
+    const picks = new Set<number>(t.name === "beta" ? [7, 13, 2, 4001] : []);
     while (picks.size < Math.min(4, t.size)) picks.add(Math.floor(rng.next() * t.size));
     for (const i of picks) {
       const orig = t.data[i];
@@ -85,7 +86,7 @@ function checkGradients(loss: LossName, datums: TrainDatum[], config: Record<str
       checked++;
     }
   }
-  assert.ok(checked >= 40, `checked ${checked} coordinates`);
+  assert.ok(checked >= 45, `checked ${checked} coordinates`);
 }
 
 describe("server/tiny-model", () => {
@@ -216,7 +217,6 @@ describe("server/tiny-model", () => {
       optimStep(m, ADAM);
       saveModel(m, dir, true);
       const loaded = loadModel(dir, true);
-      assert.deepEqual(loaded.vocab, m.vocab);
       assert.equal(loaded.adamStep, 1);
       const a = forwardBackward(m, [d], "importance_sampling", {}, true).logprobs[0];
       const b = forwardBackward(loaded, [d], "importance_sampling", {}, true).logprobs[0];
@@ -231,14 +231,64 @@ describe("server/tiny-model", () => {
     }
   });
 
-  it("learns unseen ids: a new id gets a hash-seeded row independent of arrival order", () => {
+  it("has a fixed vocabulary: an id's embedding does not depend on what else the model has read, and ids outside it are refused", () => {
     const a = new TinyModel({ seed: 9 });
     const b = new TinyModel({ seed: 9 });
-    [5, 900001, 17].forEach((id) => a.ensureToken(id));
-    [17, 5, 900001].forEach((id) => b.ensureToken(id));
-    const rowOf = (m: TinyModel, id: number) => Array.from(m.E0.values().subarray(m.ensureToken(id) * 32, m.ensureToken(id) * 32 + 32));
-    assert.deepEqual(rowOf(a, 900001), rowOf(b, 900001));
-    assert.throws(() => a.ensureToken(-1), /non-negative/);
+    const opts = { maxTokens: 6, temperature: 0, topK: -1, topP: 1, seed: 0, stopTokens: [], stopStrings: [] };
+    const before = sample(a, [5, 17, 200001], 1, opts);
+    // Reading many other ids (as another request would) changes nothing about the model.
+    scorePrompt(a, Array.from({ length: 400 }, (_, i) => 100 + i * 611), 0);
+    assert.deepEqual(sample(a, [5, 17, 200001], 1, opts), before);
+    assert.deepEqual(sample(b, [5, 17, 200001], 1, opts), before);
+    assert.deepEqual(a.frozenEmbedding(200001), b.frozenEmbedding(200001));
+    assert.throws(() => sample(a, [5, VOCAB_SIZE], 1, opts), new RegExp(`prompt token ${VOCAB_SIZE} is outside the local model's vocabulary \\(0 ≤ id < ${VOCAB_SIZE}\\)`));
+    assert.throws(() => a.checkToken(-1), /outside/);
+  });
+
+  it("top-p without top-k draws only from the exact nucleus of the sorted distribution", () => {
+    const m = perturbedModel();
+    const prompt = [7, 13, 11, 7];
+    const seq = new SequenceState();
+    for (const id of prompt) m.appendToken(seq, id);
+    const p = m.fullDistribution(seq, m.position(seq, prompt.length - 1));
+    const order = Array.from(p.keys()).sort((a, b) => p[b] - p[a] || a - b);
+    const nucleus = new Set<number>();
+    let cum = 0;
+    for (const v of order) {
+      if (cum >= 0.6) break;
+      nucleus.add(v);
+      cum += p[v];
+    }
+    const seen = new Set<number>();
+    for (let seed = 0; seed < 200; seed++) {
+      const [s] = sample(m, prompt, 1, { maxTokens: 1, temperature: 1, topK: -1, topP: 0.6, seed, stopTokens: [], stopStrings: [] });
+      assert.ok(nucleus.has(s.tokens[0]), `seed ${seed}: ${s.tokens[0]} is outside the nucleus`);
+      seen.add(s.tokens[0]);
+    }
+    assert.ok(seen.size > 1 || nucleus.size === 1);
+  });
+
+  it("greedy and exact temperature-1 draws agree with the full distribution", () => {
+    const m = perturbedModel();
+    const seq = new SequenceState();
+    for (const id of [7, 13, 11, 7]) m.appendToken(seq, id);
+    const ps = m.position(seq, 3);
+    const p = m.fullDistribution(seq, ps);
+    let best = 0;
+    for (let v = 1; v < p.length; v++) if (p[v] > p[best]) best = v;
+    assert.equal(m.greedy(seq, ps), best);
+    assert.ok(Math.abs(p.reduce((s, x) => s + x, 0) - 1) < 1e-9);
+    // Empirical frequencies of exact draws match p for the likeliest ids.
+    const rng = new Rng(3);
+    const counts = new Map<number, number>();
+    const n = 20_000;
+    for (let i = 0; i < n; i++) {
+      const v = m.drawExact(seq, ps, rng);
+      counts.set(v, (counts.get(v) ?? 0) + 1);
+    }
+    for (const v of [...counts.keys()].sort((x, y) => p[y] - p[x]).slice(0, 3)) {
+      assert.ok(Math.abs((counts.get(v) ?? 0) / n - p[v]) < 0.02, `id ${v}: ${(counts.get(v) ?? 0) / n} vs ${p[v]}`);
+    }
   });
 });
 

@@ -1,7 +1,8 @@
 /// <reference lib="dom" />
 /**
  * Compare and dashboard in real Chromium under their CSP: no violation from our code or from
- * @vscode-elements, and chart export really produces a PNG (SVG → blob: image → canvas) and an SVG.
+ * @vscode-elements or uPlot, and the forest plot's export really produces a PNG (SVG → blob: image →
+ * canvas) and an SVG.
  */
 import assert from "node:assert/strict";
 import type { Browser } from "playwright-core";
@@ -46,7 +47,7 @@ describe("webview: charts in Chromium (CSP, PNG/SVG export)", function () {
     assert.ok(png && svg, `exports: ${JSON.stringify(exports.map((m) => m.format))}`);
     const bytes = Buffer.from(png.data!.replace(/^data:image\/png;base64,/, ""), "base64");
     assert.equal(bytes.subarray(1, 4).toString("latin1"), "PNG");
-    assert.equal(bytes.readUInt32BE(16), 840, "2× the chart's 420 px width");
+    assert.equal(bytes.readUInt32BE(16), 1120, "2× the chart's 560 px width");
     assert.match(svg.data!, /^<svg/);
     assert.deepEqual(p.errors, []);
     assert.deepEqual(await cspViolations(p), []);
@@ -57,9 +58,9 @@ describe("webview: charts in Chromium (CSP, PNG/SVG export)", function () {
     const rows = [1, 2, 3].map((step) => ({ step, reward: step / 4, skipped_groups: 0.5, usd: step / 100 }));
     const groups = [{ step: 1, rewards: [1, 0], episodes: [] }, { step: 2, rewards: [0, 0], episodes: [] }];
     const p = await openPanelPage(browser, "dashboard", "vscode-light");
-    await p.postTimed(hostMessage({ type: "dashboard/data", data: { run: "r", series: metricSeries(rows), groups, health: healthByStep(groups), checkpoints: [{ name: "c", step: 2, n: 10, evalRun: "v", f1: { mean: 0.5, lo: 0.3, hi: 0.7 } }], problems: [] } }));
-    const charts = await p.page.evaluate(() => document.querySelectorAll("svg.chart").length);
-    assert.equal(charts, 3 + 1 + 1, "three metrics, val F1, group health");
+    await p.postTimed(hostMessage({ type: "dashboard/data", data: { run: "r", series: metricSeries(rows), groups, health: healthByStep(groups), checkpoints: [{ name: "c", step: 2, n: 10, evalRun: "v", f1: { mean: 0.5, lo: 0.3, hi: 0.7 }, otherEvals: [] }], references: [], evalSettings: null, questions: {}, overlays: [], problems: [] } }));
+    const charts = await p.page.evaluate(() => document.querySelectorAll(".timechart canvas").length);
+    assert.equal(charts, 2 + 1 + 1, "two metrics (skipped_groups is constant: listed, not drawn), val F1, group health");
     assert.deepEqual(p.errors, []);
     assert.deepEqual(await cspViolations(p), []);
   });

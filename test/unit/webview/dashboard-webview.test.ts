@@ -1,8 +1,9 @@
 /**
  * The training dashboard's real webview bundle in happy-dom, fed a real GRPO run folder read by
- * readDashboard, with payloads in a metric name and a question: a chart per metric, val F1 with
- * error bars, group health bars that list a step's groups, a group's episodes side by side, and a
- * redraw when new data arrives — all inert.
+ * readDashboard, with payloads in a metric name and a question: metrics grouped with constant ones
+ * collapsed into one line, the checkpoint table with an Evaluate action, a group's episodes side by
+ * side, and a redraw when new data arrives — all inert. (happy-dom has no canvas: the charts are
+ * placeholders here; charts-uplot-chromium and dashboard-chromium draw them in Chromium.)
  */
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, appendFileSync } from "node:fs";
@@ -38,35 +39,36 @@ describe("webview: training dashboard", function () {
     await t.close();
   });
 
-  it("draws a chart per metric and the checkpoints' val F1 with error bars", async () => {
+  it("groups the metrics, lists constant ones in one line, and offers Evaluate for a checkpoint not evaluated", async () => {
     const v = readDashboard(fx.runDir);
     t.post({ type: "dashboard/data", data: v });
     await t.settle();
     assertInert(t);
     const doc = t.document;
-    const metrics = Array.from(doc.querySelectorAll("#metrics .metric")).map((m) => m.getAttribute("data-key"));
-    assert.deepEqual(metrics.slice(0, 3), ["reward", "skipped_groups", "searches"], "the recipe's metrics first");
-    assert.ok(metrics.includes(PAYLOADS[1]));
-    assert.equal(doc.querySelectorAll("#metrics svg").length, v.series.length);
-    assert.match(doc.querySelector('#metrics .metric[data-key="reward"] .metric-last')!.textContent!, /^step 3: 0\.5000$/);
-    assert.equal(doc.querySelectorAll("#checkpoints line.errorbar").length, 1, "one scored checkpoint, one CI");
-    assert.match(doc.getElementById("checkpoints")!.textContent!, /grpo-test-s1.*not evaluated/);
+    const metrics = Array.from(doc.querySelectorAll("#metrics .metric")).map((m) => [m.getAttribute("data-group"), m.getAttribute("data-key")]);
+    assert.deepEqual(metrics, [["reward", "reward"], ["health", "skipped_groups"], ["length", "tokens"], ["cost", "usd"], ["other", PAYLOADS[1]]]);
+    assert.equal(doc.querySelectorAll("#metrics .timechart").length, metrics.length);
+    assert.match(doc.getElementById("constants")!.textContent!, /^constant\s*answered 1\s*budget_hit 0\s*searches 1$/);
+    assert.match(doc.querySelector('#metrics .metric[data-key="reward"] .metric-last')!.textContent!, /^step 3: 0\.5$/);
+    assert.match(doc.querySelector('#metrics .metric[data-key="usd"] .metric-last')!.textContent!, /^step 2: \$0\.02$/);
+    const rows = Array.from(doc.querySelectorAll("#checkpoints tr[data-checkpoint]"));
+    assert.equal(rows.length, 2);
+    assert.match(rows[0].textContent!, /grpo-test-s1.*not evaluated/);
+    assert.match(rows[1].textContent!, /grpo-test-s2.*val-grpo-s2/);
+    assert.equal(rows[1].querySelector(".evaluate"), null, "an evaluated checkpoint has no Evaluate");
+    (rows[0].querySelector(".evaluate") as unknown as { click(): void }).click();
+    assert.deepEqual(t.sent.at(-1), { v: 1, type: "dashboard/evaluate", checkpoint: "grpo-test-s1" });
   });
 
-  it("group health: click a step, then a group, to see its episodes side by side", async () => {
+  it("a group's episodes side by side; overlay add and remove post typed messages", async () => {
     const v = readDashboard(fx.runDir);
-    t.post({ type: "dashboard/data", data: v });
+    t.post({ type: "dashboard/data", data: { ...v, overlays: [{ run: "other-run", series: v.series }] } });
     await t.settle();
     const doc = t.document;
-    const bars = doc.querySelectorAll("#health g.bar");
-    assert.equal(bars.length, 2);
-    bars[0].dispatchEvent(new t.window.MouseEvent("click", { bubbles: true }));
-    await t.settle();
-    const groups = doc.querySelectorAll("#groups li.group");
-    assert.equal(groups.length, 2);
-    assert.match(groups[1].textContent!, /rewards 0\.00, 0\.00, 0\.00 \(skipped\)/);
-    (groups[0] as unknown as { click(): void }).click();
-    assert.deepEqual(t.sent.at(-1), { v: 1, type: "dashboard/openGroup", index: 0 });
+    (doc.getElementById("add-overlay") as unknown as { click(): void }).click();
+    assert.deepEqual(t.sent.at(-1), { v: 1, type: "dashboard/addOverlay" });
+    (doc.querySelector('.run-chip[data-run="other-run"] .remove-overlay') as unknown as { click(): void }).click();
+    assert.deepEqual(t.sent.at(-1), { v: 1, type: "dashboard/removeOverlay", run: "other-run" });
     const episodes = await groupEpisodeViews(fx.runDir, v.groups[0]);
     t.post({ type: "dashboard/group", group: { step: 1, group: v.groups[0], episodes } });
     await t.settle();
@@ -84,6 +86,6 @@ describe("webview: training dashboard", function () {
     appendFileSync(join(fx.runDir, "metrics.jsonl"), JSON.stringify({ step: 4, reward: 0.75 }) + "\n");
     t.post({ type: "dashboard/data", data: readDashboard(fx.runDir) });
     await t.settle();
-    assert.match(t.document.querySelector('#metrics .metric[data-key="reward"] .metric-last')!.textContent!, /^step 4: 0\.7500$/);
+    assert.match(t.document.querySelector('#metrics .metric[data-key="reward"] .metric-last')!.textContent!, /^step 4: 0\.75$/);
   });
 });

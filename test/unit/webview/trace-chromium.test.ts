@@ -17,6 +17,7 @@ import { requireSharedData } from "../../helpers/shared-data";
 import { readHotpot, realEpisode, type HotpotRow } from "../core/trace/real-episodes";
 import { cspViolations, launch, openPanelPage } from "./chromium-page";
 import { PAYLOADS } from "./webview-dom";
+import { loadScaledLimit } from "../../helpers/load-scaled";
 
 /** A real episode grown to `total` tokens by real Wikipedia text in its first result block. */
 export function longEpisode(base: EpisodeRecord, filler: number[], total: number): EpisodeRecord {
@@ -65,7 +66,8 @@ describe("webview: trace viewer in Chromium (CSP, speed)", function () {
     // Median of five: the machine is shared, single runs jitter.
     const median = [...times].sort((a, b) => a - b)[2];
     console.log(`      20,000 tokens: view model ${viewMs.toFixed(0)} ms (extension) + render to first frame ${times.map((t) => t.toFixed(0)).join("/")} ms (Chromium) → ${(viewMs + median).toFixed(0)} ms`);
-    assert.ok(viewMs + median < 200, `took ${(viewMs + median).toFixed(0)} ms`);
+    const limit = loadScaledLimit(200);
+    assert.ok(viewMs + median < limit, `took ${(viewMs + median).toFixed(0)} ms (limit ${limit} ms at this load)`);
     // Hovering inside the long results block shows the token under the pointer, with its id.
     const box = await p.page.evaluate(() => {
       const piece = document.querySelectorAll<HTMLElement>("#stream details.results .piece")[10];
@@ -132,5 +134,24 @@ describe("webview: trace viewer in Chromium (CSP, speed)", function () {
       assert.deepEqual(await cspViolations(p), [], theme);
       await p.page.close();
     }
+  });
+
+  it("the episode's header (run, question, outcome, drift) stays in view while the tokens scroll", async () => {
+    const filler = tok.encode(rows.flatMap((r) => r.context.map(([title, ss]) => `[${title}] ${ss.join("")}`)).join("\n\n").slice(0, 40_000));
+    const long = longEpisode(base, filler, 6000);
+    const p = await openPanelPage(browser, "trace");
+    await p.postTimed(hostMessage({ type: "trace/run", run: { runDir: "/r", name: "val-run", rows: episodeRows([long]), gold: null } }));
+    await p.postTimed(hostMessage({ type: "trace/episode", episode: buildTraceView(long, tok, { drift: false }), buildMs: 0 }));
+    const at = await p.page.evaluate(() => {
+      const pane = document.getElementById("episode")!;
+      const head = document.getElementById("episode-head")!;
+      pane.scrollTop = 5000;
+      return { scrolled: pane.scrollTop, paneTop: pane.getBoundingClientRect().top, headTop: head.getBoundingClientRect().top, position: getComputedStyle(head).position, text: head.textContent };
+    });
+    assert.ok(at.scrolled > 1000, `the pane scrolled (${at.scrolled} px)`);
+    assert.equal(at.position, "sticky");
+    assert.ok(Math.abs(at.headTop - at.paneTop) < 2, `header at ${at.headTop}, pane at ${at.paneTop}`);
+    assert.match(at.text ?? "", /^val-run/);
+    assert.deepEqual(p.errors, []);
   });
 });

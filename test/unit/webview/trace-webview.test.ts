@@ -2,7 +2,10 @@
  * The trace viewer's real webview bundle in happy-dom, fed real episodes whose question, queries,
  * returned paragraphs, answers and run name are XSS payloads: everything renders as text, nothing
  * executes, the layout keeps its structure; sampled and inserted tokens are counted in the DOM;
- * filters, search and next/previous post the right messages. (Speed: trace-chromium.test.ts.)
+ * filters (in the Runs tree's outcome names), search and next/previous post the right messages;
+ * every mark has a legend, the episode header is sticky, search matches are marked in the text, and
+ * drift reads as template drift (red, with the diff) or as information (non-canonical splits of
+ * sampled tokens, special tokens the model emitted), counted per run. (Speed: trace-chromium.)
  */
 import assert from "node:assert/strict";
 import { offlineTokenizer } from "../../../src/core/chat/offline-tokenizer";
@@ -10,6 +13,8 @@ import type { ChatTokenizer } from "../../../src/core/chat/tokenizer";
 import type { EpisodeRecord } from "../../../src/core/runs/run-files";
 import { countGoldInResults, goldInResults } from "../../../src/core/trace/gold-in-results";
 import { buildTraceView } from "../../../src/core/trace/trace-view";
+import { checkDrift, countDrift, emptyDriftCounts } from "../../../src/core/trace/drift";
+import { outcomeOf } from "../../../src/core/runs/outcome";
 import { episodeRows } from "../../../src/extension/panels/trace-panel-rows";
 import { requireSharedData } from "../../helpers/shared-data";
 import { readHotpot, realEpisode, type HotpotRow } from "../core/trace/real-episodes";
@@ -19,6 +24,7 @@ describe("webview: trace viewer", function () {
   let tok: ChatTokenizer;
   let evil: HotpotRow;
   let episodes: EpisodeRecord[];
+  let allRows: HotpotRow[];
   let t: WebviewUnderTest;
 
   before(async function () {
@@ -26,6 +32,7 @@ describe("webview: trace viewer", function () {
     tok = await offlineTokenizer("qwen3");
     await webviewBundles();
     const rows = readHotpot(file);
+    allRows = rows;
     // A real record with payloads in the question, a paragraph title and its text.
     const base = rows[1];
     evil = {
@@ -109,13 +116,16 @@ describe("webview: trace viewer", function () {
     assert.equal(doc.querySelectorAll("#episode-list .row").length, episodes.length);
     const counts = countGoldInResults(episodes.map((e) => ({ f1: e.f1, gold: goldInResults(e, tok) })));
     assert.equal(doc.getElementById("gold-found-right")!.textContent, String(counts.foundRight));
-    // Unanswered-only: the evil episode answered (wrongly), so the list shrinks.
+    // The filters speak the Runs tree's names.
+    assert.deepEqual(Array.from(doc.querySelectorAll(".outcome-filter")).map((b) => b.getAttribute("label")), ["correct", "wrong", "no action", "budget", "length", "other"]);
+    assert.deepEqual(Array.from(doc.querySelectorAll("#episode-list .row")).map((r) => r.className.match(/outcome-(\w+)/)![1]), episodes.map((e) => outcomeOf(e)));
+    // Wrong-only: the list shrinks to the answered-but-not-exact episodes.
     for (const box of Array.from(doc.querySelectorAll(".outcome-filter"))) {
       const b = box as unknown as { checked: boolean; dataset: { outcome: string }; dispatchEvent(e: unknown): void };
       b.checked = b.dataset.outcome === "wrong";
       b.dispatchEvent(new t.window.Event("change"));
     }
-    const wrong = episodes.filter((e) => e.end === "answer" && e.f1 === 0).length;
+    const wrong = episodes.filter((e) => e.end === "answer" && e.em === 0).length;
     assert.equal(doc.getElementById("count")!.textContent, `${wrong} of ${episodes.length} episodes`);
     for (const box of Array.from(doc.querySelectorAll(".outcome-filter"))) {
       (box as unknown as { checked: boolean }).checked = true;
@@ -132,6 +142,97 @@ describe("webview: trace viewer", function () {
     assert.deepEqual(t.sent.at(-1), { v: 1, type: "trace/search", query: "Evil" });
     t.post({ type: "trace/searchResult", query: "Evil", ids: [episodes[0].id] });
     assert.equal(doc.getElementById("count")!.textContent, `1 of ${episodes.length} episodes`);
+  });
+
+  it("explains every mark: list glyphs, outcome colours and token marks; the episode header is sticky", async () => {
+    postRun("plain");
+    t.post({ type: "trace/episode", episode: buildTraceView(episodes[1], tok), buildMs: 1 });
+    await t.settle();
+    const doc = t.document;
+    const legend = doc.getElementById("list-legend")!.textContent!;
+    for (const glyph of ["●", "○", "·", "s2", "correct", "no action"]) assert.ok(legend.includes(glyph), `list legend explains ${glyph}`);
+    assert.match(legend, /gold answer is in the search results/);
+    const tokenLegend = Array.from(doc.querySelectorAll("#legend .tok")).map((el) => el.className);
+    for (const cls of ["tok s", "tok i", "tok s lp4", "tok i drift", "tok s noncanon", "tok s special", "tok i hit"]) assert.ok(tokenLegend.includes(cls), `token legend shows ${cls}`);
+    const head = doc.getElementById("episode-head")!;
+    assert.ok(head.querySelector("#question") && head.querySelector("#drift-badge"), "question and badges in the sticky header");
+    assert.match(head.textContent!, /^plain · /, "the run named in the episode's header");
+  });
+
+  it("highlights the text search's words in the token text and opens the results they are in", async () => {
+    postRun("plain");
+    const ep = episodes[1];
+    const view = buildTraceView(ep, tok);
+    t.post({ type: "trace/episode", episode: view, buildMs: 1 });
+    await t.settle();
+    const doc = t.document;
+    const word = (view.tokens.texts.join("").match(/[A-Z][a-z]{4,}/g) ?? [])[0];
+    assert.ok(word, "a capitalised word in the episode's text");
+    const input = doc.getElementById("text-search") as unknown as { value: string; dispatchEvent(e: unknown): void };
+    input.value = word;
+    input.dispatchEvent(new t.window.Event("input"));
+    await t.settle(260);
+    t.post({ type: "trace/searchResult", query: word, ids: [ep.id] });
+    await t.settle();
+    const hits = Array.from(doc.querySelectorAll("#stream .tok.hit"));
+    assert.ok(hits.length > 0);
+    const marked = hits.map((el) => el.textContent).join("");
+    assert.ok(marked.toLowerCase().includes(word.toLowerCase().slice(0, 3)), `marked text ${JSON.stringify(marked)}`);
+    // Matches at word starts only, counted here with a regex over the whole text.
+    const atWordStart = new RegExp(`(?<![\\p{L}\\p{N}])${word.toLowerCase()}`, "gu");
+    const n = [view.prompt, view.tokens].reduce((sum, st) => sum + (st.texts.join("").toLowerCase().match(atWordStart) ?? []).length, 0);
+    assert.equal(doc.getElementById("hit-count")!.textContent, `${n} match${n === 1 ? "" : "es"} of “${word}” in this episode`);
+    for (const el of hits) {
+      const section = el.closest("details");
+      if (section) assert.ok(section.hasAttribute("open"), "a collapsed section with a match is opened");
+    }
+    input.value = "";
+    input.dispatchEvent(new t.window.Event("input"));
+    await t.settle(260);
+    assert.equal(doc.querySelectorAll("#stream .tok.hit").length, 0, "clearing the search clears the marks");
+  });
+
+  it("drift: template drift in red with the diff; a non-canonical sampled split and emitted special tokens as information; counts per run", async () => {
+    postRun("plain");
+    const doc = t.document;
+    // A stitching bug: the newline the harness inserts after <|im_end|> lost.
+    const ep = episodes[1];
+    const turn = ep.turns![0];
+    const broken = { ...ep, tokens: [...ep.tokens.slice(0, turn.reply_end), ...ep.tokens.slice(turn.reply_end + 1)], sampled: [...ep.sampled.slice(0, turn.reply_end), ...ep.sampled.slice(turn.reply_end + 1)], logprobs: [...ep.logprobs!.slice(0, turn.reply_end), ...ep.logprobs!.slice(turn.reply_end + 1)] };
+    t.post({ type: "trace/episode", episode: buildTraceView(broken, tok), buildMs: 1 });
+    await t.settle();
+    assert.match(doc.getElementById("drift-badge")!.textContent!, /^TEMPLATE DRIFT/);
+    assert.ok(doc.querySelector("#drift-badge .badge.bad"));
+    assert.match(doc.getElementById("drift-detail")!.textContent!, /^Template drift from token \d+: the template gives "\\n<\|im_start\|>user/);
+    assert.ok(doc.querySelectorAll("#stream .tok.drift").length > 0, "the drifted tokens marked");
+
+    // The base model opening its reply with a role header, and its answer spelled one character per token.
+    const answer = `<answer>${ep.answers[0]}</answer>`;
+    const base = await realEpisode(tok, allRows[7], [`<|im_start|>assistant\n${answer}`]);
+    const r0 = base.turns![0];
+    const spelled = [...answer].flatMap((ch) => tok.encode(ch));
+    const at = r0.start + 3; // after <|im_start|>, "assistant", "\n"
+    const canonical = tok.encode(answer).length;
+    const odd = { ...base, tokens: [...base.tokens.slice(0, at), ...spelled, ...base.tokens.slice(at + canonical)], sampled: [...base.sampled.slice(0, at), ...spelled.map(() => 1), ...base.sampled.slice(at + canonical)], logprobs: [...base.logprobs!.slice(0, at), ...spelled.map(() => -0.2), ...base.logprobs!.slice(at + canonical)] };
+    t.post({ type: "trace/episode", episode: buildTraceView(odd, tok), buildMs: 1 });
+    await t.settle();
+    const badges = doc.getElementById("drift-badge")!.textContent!;
+    assert.doesNotMatch(badges, /TEMPLATE DRIFT/);
+    assert.match(badges, /\d\d? sampled tokens non-canonical/);
+    assert.match(badges, /model emitted 1 special token/);
+    assert.equal(doc.querySelectorAll("#stream .tok.drift").length, 0, "nothing red");
+    assert.ok(doc.querySelectorAll("#stream .tok.noncanon").length > 0);
+    assert.equal(doc.querySelectorAll("#stream .tok.special").length, 1);
+    assert.equal(doc.querySelector("#stream .tok.special")!.textContent, "<|im_start|>");
+
+    const counts = emptyDriftCounts();
+    for (const e of [broken, odd, ep]) countDrift(counts, checkDrift(tok, e.prompt, e.tokens, e.sampled));
+    t.post({ type: "trace/driftCounts", counts, total: 3 });
+    await t.settle();
+    assert.equal(doc.getElementById("run-template-drift")!.textContent, "template drift in 1 episode");
+    assert.match(doc.getElementById("run-noncanonical")!.textContent!, /^non-canonical sampled tokens in 1 \(\d+ tokens, harmless\)$/);
+    assert.match(doc.getElementById("run-noncanonical")!.getAttribute("title")!, /normal and harmless/);
+    assertInert(t);
   });
 
   it("refuses a message from another protocol version with a visible error", async () => {

@@ -188,7 +188,7 @@ describe("analysis: loading run folders for ablate", function () {
     mkdirSync(dir);
     appendEpisode(dir, episode(dev, 0, "right"));
     appendEpisode(dir, { ...episode(dev, 1, "right"), em: 0.5 });
-    assert.throws(() => loadAblationInputs([dir]), (e: Error) => e instanceof FileFormatError && e.message.includes(join(dir, "episodes.jsonl")) && /episode 2 .* em 0\.5/.test(e.message));
+    assert.throws(() => loadAblationInputs([dir]), (e: Error) => e instanceof FileFormatError && e.message.includes(join(dir, "episodes.jsonl")) && /episodes\.jsonl:2: episode record.s "em" must be 0 or 1, got 0\.5/.test(e.message));
     const empty = join(root, "empty");
     mkdirSync(empty);
     writeFileSync(join(empty, "episodes.jsonl"), "");

@@ -34,6 +34,6 @@ describe("prepare CLI", function () {
   it("refuses half-given local sources and --hub mixed with files", async () => {
     await assert.rejects(run(["--out", dir.path, "--train", train]), (e: unknown) => e instanceof UserError && /--train and --dev go together/.test(e.message));
     await assert.rejects(run(["--out", dir.path, "--hub", "--train", train, "--dev", dev]), /either --hub or --train\/--dev/);
-    await assert.rejects(run(["--bogus"]), /Unknown option '--bogus'/);
+    await assert.rejects(run(["--bogus"]), /^UserError: unknown flag --bogus \(agent-lab prepare --help lists the flags\)$/);
   });
 });

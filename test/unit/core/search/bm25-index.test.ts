@@ -1,11 +1,15 @@
 import { strict as assert } from "node:assert";
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { realParagraphs, writeCorpus, type Paragraph } from "../../../../bench/search/real-paragraphs";
 import { FileFormatError, UserError } from "../../../../src/core/errors";
+import { openSearcher } from "../../../../src/core/eval/searcher-for-eval";
 import { buildIndex, openIndex, type Bm25Searcher } from "../../../../src/core/search";
+import { FILES, WINDOW_SHIFT, hasWindows, windowCount } from "../../../../src/core/search/bm25-format";
+import { corruptFileMessage } from "../../../../src/core/search/bm25-index";
 import { TermTokenizer } from "../../../../src/core/search/tokenizer";
+import { makeQueries, queryParagraphIds, SyntheticCorpus } from "../../../../bench/search/synthetic-corpus";
 import { requireSharedData } from "../../../helpers/shared-data";
 
 const TOY: Paragraph[] = [
@@ -34,9 +38,10 @@ function directScores(rows: Paragraph[], query: string): number[] {
   const tok = new TermTokenizer();
   const docs = rows.map((r) => tok.terms(`${r.title}. ${r.text}`));
   const avgdl = docs.reduce((a, d) => a + d.length, 0) / docs.length;
+  const dfs = new Map(tok.terms(query).map((term) => [term, docs.filter((x) => x.includes(term)).length]));
   return docs.map((d) =>
     tok.terms(query).reduce((sum, term) => {
-      const df = docs.filter((x) => x.includes(term)).length;
+      const df = dfs.get(term)!;
       if (df === 0) return sum;
       const tf = d.filter((t) => t === term).length;
       const idf = Math.log(1 + (docs.length - df + 0.5) / (df + 0.5));
@@ -119,9 +124,9 @@ describe("BM25 index", () => {
         (e: unknown) => e instanceof UserError && e.message.includes(dir) && e.message.includes("agent-lab index") && pattern.test(e.message),
       );
     truncateSync(join(dir, "texts.bin"), 10);
-    expectRefusal(/corrupt.*texts\.bin/);
+    expectRefusal(/texts\.bin is corrupt/);
     truncateSync(join(dir, "postings-docs.u32"), 8);
-    expectRefusal(/corrupt.*postings-docs\.u32/);
+    expectRefusal(/postings-docs\.u32 is corrupt/);
     rmSync(join(dir, "postings-docs.u32"));
     expectRefusal(/incomplete.*postings-docs\.u32/);
     const meta = JSON.parse(readFileSync(join(dir, "meta.json"), "utf8"));
@@ -133,6 +138,91 @@ describe("BM25 index", () => {
     expectRefusal(/no search index/);
   });
 
+  it("a byte changed in any index file (same size) is refused at open, naming the file and how to rebuild", async () => {
+    await toyIndex();
+    const dir = join(tmp, "bm25");
+    const files = readdirSync(dir).sort();
+    assert.deepEqual(files, [...Object.values(FILES), "meta.json"].sort(), "every file of the index is covered");
+    const clean = new Map(files.map((f) => [f, readFileSync(join(dir, f))]));
+    const refusedAs = (file: string) =>
+      assert.throws(
+        () => openIndex(dir),
+        (e: unknown) => e instanceof UserError && e.message === corruptFileMessage(join(dir, file)),
+        file,
+      );
+    for (const file of Object.values(FILES)) {
+      const bytes = clean.get(file)!;
+      for (const at of new Set([0, bytes.length >> 1, bytes.length - 1])) {
+        const bad = Buffer.from(bytes);
+        bad[at] ^= 0xff;
+        writeFileSync(join(dir, file), bad);
+        refusedAs(file);
+      }
+      writeFileSync(join(dir, file), bytes);
+    }
+    // The reported case: postings-docs.u32 overwritten with 0xFF, same size.
+    writeFileSync(join(dir, FILES.postingDocs), Buffer.alloc(clean.get(FILES.postingDocs)!.length, 0xff));
+    refusedAs(FILES.postingDocs);
+    await assert.rejects(openSearcher(dir), (e: unknown) => e instanceof UserError && e.message === corruptFileMessage(join(dir, FILES.postingDocs)));
+    writeFileSync(join(dir, FILES.postingDocs), clean.get(FILES.postingDocs)!);
+    // meta.json: a changed value (here one digit of the recorded hash) and a changed layout byte.
+    const meta = clean.get("meta.json")!.toString("utf8");
+    const hashAt = meta.indexOf('"contentHash": "') + '"contentHash": "'.length;
+    writeFileSync(join(dir, "meta.json"), meta.slice(0, hashAt) + (meta[hashAt] === "0" ? "1" : "0") + meta.slice(hashAt + 1));
+    refusedAs("meta.json");
+    writeFileSync(join(dir, "meta.json"), meta.replace('{\n  "format"', '{\n\t "format"'));
+    refusedAs("meta.json");
+    writeFileSync(join(dir, "meta.json"), meta);
+    // Restored byte for byte: it loads and answers again.
+    assert.equal(openIndex(dir).search("Derrickson", 1)[0].title, "Scott Derrickson");
+    assert.equal((await openSearcher(dir)).search("Derrickson", 1)[0].title, "Scott Derrickson");
+  });
+
+  it("the manifest's index hash is a content hash: it changes with the content and only with it", async () => {
+    const base = (await toyIndex()).describe().indexSha256;
+    assert.equal((await toyIndex()).describe().indexSha256, base, "same corpus, rebuilt");
+    const edited = TOY.map((p) => (p.id === 2 ? { ...p, text: p.text.replace("2012", "2013") } : p));
+    const changed = (await toyIndex(edited)).describe().indexSha256;
+    assert.notEqual(changed, base, "one word of one paragraph changed");
+    const retitled = TOY.map((p) => (p.id === 4 ? { ...p, title: "Tōkyō" } : p));
+    assert.notEqual((await toyIndex(retitled)).describe().indexSha256, base, "a title changed (texts.bin only)");
+    const corpus = join(tmp, "corpus.jsonl");
+    writeCorpus(TOY, corpus);
+    const k1 = await buildIndex(corpus, join(tmp, "k1"), { workers: 0, k1: 1.2 });
+    assert.notEqual(k1.contentHash, base, "same corpus, other BM25 settings");
+  });
+
+  it("window block maxima bound every posting of their window, and are 0 only where the term has none", async () => {
+    const corpus = join(tmp, "corpus.jsonl");
+    const generator = new SyntheticCorpus({ docs: 3000, seed: 5, vocabulary: 250_000 });
+    await generator.write(corpus, queryParagraphIds(3000, 10));
+    await buildIndex(corpus, join(tmp, "bm25"), { workers: 0 });
+    const dir = join(tmp, "bm25");
+    const u32 = (f: string) => new Uint32Array(new Uint8Array(readFileSync(join(dir, f))).buffer);
+    const f32 = (f: string) => new Float32Array(new Uint8Array(readFileSync(join(dir, f))).buffer);
+    const offsets = u32(FILES.postingOffsets);
+    const docs = u32(FILES.postingDocs);
+    const scores = f32(FILES.postingScores);
+    const termMax = f32(FILES.termMax);
+    const windowMax = readFileSync(join(dir, FILES.windowMax));
+    const W = windowCount(3000);
+    let slot = 0;
+    for (let r = 0; r + 1 < offsets.length; r++) {
+      if (!hasWindows(offsets[r + 1] - offsets[r], W)) continue;
+      const seen = new Float64Array(W);
+      for (let p = offsets[r]; p < offsets[r + 1]; p++) seen[docs[p] >>> WINDOW_SHIFT] = Math.max(seen[docs[p] >>> WINDOW_SHIFT], scores[p]);
+      for (let w = 0; w < W; w++) {
+        const q = windowMax[slot * W + w];
+        assert.equal(q === 0, seen[w] === 0, `row ${r} window ${w}`);
+        assert.ok((q / 255) * termMax[r] >= seen[w] * (1 - 1e-12), `row ${r} window ${w}: ${q} vs ${seen[w] / termMax[r]}`);
+        assert.ok(q <= Math.ceil((seen[w] / termMax[r]) * 255 + 1e-9), `row ${r} window ${w} is tight`);
+      }
+      slot++;
+    }
+    assert.ok(slot > 50, `${slot} windowed terms`);
+    assert.equal(windowMax.length, slot * W);
+  });
+
   it("a bad corpus line is a FileFormatError naming file:line, and the previous index survives", async () => {
     await toyIndex();
     const corpus = join(tmp, "corpus.jsonl");
@@ -141,6 +231,62 @@ describe("BM25 index", () => {
     await assert.rejects(buildIndex(corpus, join(tmp, "bm25"), { workers: 2 }), (e: unknown) => e instanceof FileFormatError && e.message.startsWith(`${corpus}:${TOY.length + 1}:`));
     assert.equal(openIndex(join(tmp, "bm25")).search("Derrickson", 1)[0].title, "Scott Derrickson");
     assert.ok(!existsSync(join(dirname(corpus), ".bm25.partial-" + process.pid)));
+  });
+});
+
+describe("BM25 pruning on a synthetic corpus (no shared data needed)", () => {
+  let index: Bm25Searcher;
+  let dir: string;
+  let queries: string[];
+  before(async function () {
+    this.timeout(120_000);
+    dir = mkdtempSync(join(tmpdir(), "agent-lab-bm25-syn-"));
+    const docs = 20_000;
+    const generator = new SyntheticCorpus({ docs, seed: 11, vocabulary: 250_000 });
+    const kept = await generator.write(join(dir, "corpus.jsonl"), queryParagraphIds(docs, 150));
+    const { short, long } = makeQueries(kept, 150, 3);
+    queries = [...short, ...long];
+    await buildIndex(join(dir, "corpus.jsonl"), join(dir, "bm25"), { workers: 0 });
+    index = openIndex(join(dir, "bm25"));
+  });
+  after(() => dir && rmSync(dir, { recursive: true, force: true }));
+
+  it("pruned top-k equals exhaustive scoring on 300 short and question-length queries, k = 1, 3, 10, 50", function () {
+    this.timeout(120_000);
+    let full = 0;
+    for (const [q, query] of queries.entries()) {
+      for (const k of q % 2 ? [1, 10] : [3, 50]) {
+        const fast = index.search(query, k);
+        const slow = index.searchExhaustive(query, k);
+        assert.deepEqual(fast.map((h) => [h.id, h.score]), slow.map((h) => [h.id, h.score]), `${query} (k ${k})`);
+        if (fast.length === k) full++;
+      }
+    }
+    assert.ok(full > 550, `${full} full result lists`);
+  });
+
+  it("the exhaustive reference itself equals the BM25 formula computed directly", () => {
+    const tok = new TermTokenizer();
+    const docs = Array.from({ length: index.documents }, (_, i) => {
+      const p = index.paragraph(i);
+      return tok.terms(`${p.title}. ${p.text}`);
+    });
+    const df = new Map<string, number>();
+    for (const d of docs) for (const t of new Set(d)) df.set(t, (df.get(t) ?? 0) + 1);
+    const avgdl = docs.reduce((a, d) => a + d.length, 0) / docs.length;
+    for (const query of queries.slice(0, 5).concat(queries.slice(-5))) {
+      const hits = index.searchExhaustive(query, 5);
+      assert.ok(hits.length > 0, query);
+      for (const h of hits) {
+        const d = docs[h.id];
+        const expected = tok.terms(query).reduce((sum, term) => {
+          const n = df.get(term) ?? 0;
+          const tf = d.filter((t) => t === term).length;
+          return n === 0 ? sum : sum + (Math.log(1 + (docs.length - n + 0.5) / (n + 0.5)) * tf) / (tf + 1.5 * (1 - 0.75 + (0.75 * d.length) / avgdl));
+        }, 0);
+        assert.ok(Math.abs(h.score - expected) < 1e-5 * expected, `${query}: ${h.score} vs ${expected}`);
+      }
+    }
   });
 });
 

@@ -83,7 +83,7 @@ describe("cli: sft-data (kill -9, SIGTERM, resume) and spend", function () {
     const base = ["sft-data", "--workspace", ws, "--name", "bad"];
     const cases: [string[], RegExp][] = [
       [["--teacher", "scripted", "--backend", "tinker"], /--backend .* or --teacher .*not both/],
-      [["--teacher", "scripted", "--budget=-1"], /"budgetUsd" must be a number ≥ 0/],
+      [["--teacher", "scripted", "--budget=-1"], /--budget must be a number ≥ 0 \(USD\), got "-1"/],
       [["--teacher", "scripted", "--questions", "0"], /--questions must be an integer ≥ 1/],
       [["--teacher", "scripted", "--offset", "5000"], /no train questions in \[5000, 6500\)/],
     ];

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { offlineTokenizer } from "../../../../src/core/chat/offline-tokenizer";
 import type { ChatTokenizer } from "../../../../src/core/chat/tokenizer";
-import { checkDrift, messagesFromText } from "../../../../src/core/trace/drift";
+import { checkDrift, driftVerdict, messagesFromText } from "../../../../src/core/trace/drift";
 import type { EpisodeRecord } from "../../../../src/core/runs/run-files";
 import { requireSharedData, sharedDataPath } from "../../../helpers/shared-data";
 import { readHotpot, realEpisode, type HotpotRow } from "./real-episodes";
@@ -35,8 +35,10 @@ describe("trace: drift check", function () {
   });
 
   it("a correctly stitched episode has no drift (Qwen3 template)", () => {
-    const r = checkDrift(tok, ep.prompt, ep.tokens);
+    const r = checkDrift(tok, ep.prompt, ep.tokens, ep.sampled);
     assert.equal(r.checked, true, r.problem);
+    assert.equal(driftVerdict(r), "clean");
+    assert.deepEqual(r.emittedSpecial, [], "the stop token closing each reply is structure, not an emitted special token");
     assert.equal(r.messages, 7);
     assert.equal(r.textMatches, true, JSON.stringify(r.firstTextDifference));
     assert.deepEqual(r.tokenDifferences, []);
@@ -59,8 +61,11 @@ describe("trace: drift check", function () {
     assert.equal(nl.length, 1);
     assert.equal(ep.tokens[turn.reply_end], nl[0], "the harness's user turn starts with a newline token");
     const broken = [...ep.tokens.slice(0, turn.reply_end), ...ep.tokens.slice(turn.reply_end + 1)];
-    const r = checkDrift(tok, ep.prompt, broken);
+    const sampled = [...ep.sampled.slice(0, turn.reply_end), ...ep.sampled.slice(turn.reply_end + 1)];
+    const r = checkDrift(tok, ep.prompt, broken, sampled);
     assert.equal(r.textMatches, false);
+    assert.equal(driftVerdict(r), "template-drift");
+    assert.equal(r.firstTextDifference!.writer, "inserted");
     assert.equal(r.firstTextDifference!.tokenIndex, ep.prompt.length + turn.reply_end);
     assert.match(r.firstTextDifference!.expected, /^\n<\|im_start\|>user/);
     assert.ok(r.tokenDifferences.length > 0);
@@ -76,19 +81,60 @@ describe("trace: drift check", function () {
     const spelled = [...answer].flatMap((ch) => tok.encode(ch));
     assert.notEqual(spelled.length, canonical.length);
     const tokens = [...ep.tokens.slice(0, last.start), ...spelled, ...ep.tokens.slice(last.start + canonical.length)];
-    const r = checkDrift(tok, ep.prompt, tokens);
+    const sampled = [...ep.sampled.slice(0, last.start), ...spelled.map(() => 1), ...ep.sampled.slice(last.start + canonical.length)];
+    const r = checkDrift(tok, ep.prompt, tokens, sampled);
     assert.equal(r.textMatches, true, JSON.stringify(r.firstTextDifference));
     assert.ok(r.tokenDifferences.length > 0);
     const [a, b] = r.tokenDifferences[0];
     assert.ok(a >= ep.prompt.length + last.start && b <= ep.prompt.length + last.start + spelled.length, `range ${a}-${b}`);
+    // The model wrote these tokens: a non-canonical split (harmless when training uses these ids), not template drift.
+    assert.equal(driftVerdict(r), "non-canonical");
+    assert.equal(r.templateDriftTokens, 0);
+    assert.equal(r.nonCanonicalTokens, r.differingTokens);
+  });
+
+  it("the same re-split in text the harness inserted (a search result) is template drift", () => {
+    const turn = ep.turns![0];
+    const resultText = tok.decode(ep.tokens.slice(turn.reply_end, turn.end));
+    const word = resultText.match(/[A-Z][a-z]{5,}/)![0];
+    const at = turn.reply_end + ep.tokens.slice(turn.reply_end, turn.end).findIndex((_, k, arr) => tok.decode(arr.slice(k, k + 1)).includes(word.slice(0, 3)));
+    // Re-encode that inserted token one character at a time: same text, other ids.
+    const piece = tok.decode([ep.tokens[at]]);
+    const spelled = [...piece].flatMap((ch) => tok.encode(ch));
+    assert.ok(spelled.length > 1, `"${piece}" is split into ${spelled.length}`);
+    const tokens = [...ep.tokens.slice(0, at), ...spelled, ...ep.tokens.slice(at + 1)];
+    const sampled = [...ep.sampled.slice(0, at), ...spelled.map(() => 0), ...ep.sampled.slice(at + 1)];
+    const r = checkDrift(tok, ep.prompt, tokens, sampled);
+    assert.equal(r.textMatches, true);
+    assert.equal(driftVerdict(r), "template-drift");
+    assert.equal(r.nonCanonicalTokens, 0);
+    assert.deepEqual(r.templateDrift, [[ep.prompt.length + at, ep.prompt.length + at + spelled.length]]);
+  });
+
+  it("special tokens the model emits in a reply are reported as such, not as template drift", async () => {
+    // An untrained base opening its reply with a role header of its own.
+    const e = await realEpisode(tok, row, [`<|im_start|>assistant\n<answer>${row.answer}</answer>`]);
+    const start = tok.tokenId("<|im_start|>");
+    const at = e.prompt.length + e.turns![0].start;
+    assert.equal(e.tokens[e.turns![0].start], start, "the model's first token is <|im_start|>");
+    const r = checkDrift(tok, e.prompt, e.tokens, e.sampled);
+    assert.deepEqual(r.emittedSpecial, [at]);
+    assert.equal(driftVerdict(r), "clean", JSON.stringify(r.firstTextDifference));
+    assert.equal(r.textMatches, true);
+    assert.equal(r.templateDriftTokens, 0);
+    // Without the sampled flags every token counts as inserted: the old reading, which called it drift.
+    assert.equal(driftVerdict(checkDrift(tok, e.prompt, e.tokens)), "template-drift");
   });
 
   it("reports the template dropping a reply's leading newline as a text difference", async () => {
     const e = await realEpisode(tok, row, ["\n<answer>" + row.answer + "</answer>"]);
-    const r = checkDrift(tok, e.prompt, e.tokens);
+    const r = checkDrift(tok, e.prompt, e.tokens, e.sampled);
     assert.equal(r.checked, true);
     assert.equal(r.textMatches, false);
     assert.equal(r.firstTextDifference!.tokenIndex, e.prompt.length, "at the reply's first token");
+    assert.equal(r.firstTextDifference!.writer, "sampled", "the model wrote that newline: not a stitching bug");
+    assert.equal(driftVerdict(r), "non-canonical");
+    assert.equal(r.templateDriftTokens, 0, "nothing after the model's own difference is miscounted as drift");
   });
 
   it("reports why when the tokens hold no chat turns", () => {

@@ -22,7 +22,7 @@ export interface TrainingFixture {
   episodes: EpisodeRecord[];
 }
 
-/** Step 1: one mixed group and one all-wrong group; step 2: one all-correct group. */
+/** Step 1: one mixed group and one all-wrong group; step 2: one all-correct group, then a mixed one. */
 export async function writeTrainingRun(root: string, tok: ChatTokenizer, rows: HotpotRow[], question = (r: HotpotRow) => r.question): Promise<TrainingFixture> {
   const runsDir = join(root, "runs");
   const runDir = join(runsDir, "grpo-test");
@@ -33,6 +33,7 @@ export async function writeTrainingRun(root: string, tok: ChatTokenizer, rows: H
     { step: 1, row: rows[0], answers: [rows[0].answer, "nothing", rows[0].answer] },
     { step: 1, row: rows[1], answers: ["nope", "nothing", "no idea"] },
     { step: 2, row: rows[2], answers: [rows[2].answer, rows[2].answer, rows[2].answer] },
+    { step: 2, row: rows[3], answers: ["wrong guess", rows[3].answer, "nothing"] },
   ];
   const groups: unknown[] = [];
   let g = 0;

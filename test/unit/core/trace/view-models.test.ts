@@ -91,14 +91,14 @@ describe("trace: view models", function () {
   });
 
   it("filters by outcome, searches, F1 range, gold and text ids; steps with wrap-around", () => {
-    const mk = (id: string, f1: number, em: number, end: string, searches: number, gold: EpisodeRow["gold"]): EpisodeRow => ({ id, question: id, f1, em, end, searches, outcome: outcomeOf({ f1, em, end }), gold });
+    const mk = (id: string, f1: number, em: number, end: string, searches: number, gold: EpisodeRow["gold"]): EpisodeRow => ({ id, question: id, f1, em, end, searches, outcome: outcomeOf({ em, end }), gold });
     const list = [mk("a", 1, 1, "answer", 1, "found"), mk("b", 0.4, 0, "answer", 2, "found"), mk("c", 0, 0, "answer", 3, "missing"), mk("d", 0, 0, "budget", 5, "missing")];
-    assert.deepEqual(list.map((r) => r.outcome), ["right", "partial", "wrong", "unanswered"]);
+    assert.deepEqual(list.map((r) => r.outcome), ["correct", "wrong", "wrong", "budget"], "the Runs tree's names");
     const ids = (f: Parameters<typeof filterRows>[1]) => filterRows(list, f).map((i) => list[i].id);
-    assert.deepEqual(ids({ outcomes: ["wrong", "unanswered"] }), ["c", "d"]);
+    assert.deepEqual(ids({ outcomes: ["wrong", "budget"] }), ["b", "c", "d"]);
     assert.deepEqual(ids({ searches: { min: 2, max: 3 } }), ["b", "c"]);
     assert.deepEqual(ids({ f1: { min: 0.1, max: 0.9 } }), ["b"]);
-    assert.deepEqual(ids({ gold: ["found"], outcomes: ["partial", "wrong"] }), ["b"]);
+    assert.deepEqual(ids({ gold: ["found"], outcomes: ["wrong"] }), ["b"]);
     assert.deepEqual(ids({ ids: new Set(["d", "a"]) }), ["a", "d"]);
     assert.equal(stepEpisode(["a", "c"], "c", 1), "a");
     assert.equal(stepEpisode(["a", "c"], "a", -1), "c");

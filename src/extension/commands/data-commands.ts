@@ -1,0 +1,77 @@
+/**
+ * Data: prepare HotpotQA, build the BM25 index, try a search, collect SFT data.
+ *
+ *   agentLab.prepareData     "download from the hub" or local train/dev files → job `prepare`
+ *   agentLab.buildIndex      job `index` (BM25 of <dataDir>/corpus.jsonl)
+ *   agentLab.searchCorpus    a query → job `search -- QUERY`, output shown
+ *   agentLab.collectSftData  source (the model or the scripted teacher), questions, tries, name → job `sft-data`
+ */
+import * as vscode from "vscode";
+import { INDEX_STEP, PREPARE_STEP, SEARCH_STEP, SFT_DATA_STEP } from "../../core/steps/catalog";
+import { prepareValues, sftDataValues, uniqueRunName, type PrepareChoice } from "./cli-args";
+import { startStep, takenRunNames, type CommandTable, type Lab } from "./lab";
+import * as pick from "./pickers";
+
+async function prepareData(lab: Lab): Promise<void> {
+  const title = "Agent Lab: Prepare Data";
+  const source = await vscode.window.showQuickPick(
+    [
+      { label: "Download HotpotQA", description: "distractor setting, from the Hugging Face hub", local: false },
+      { label: "Use local files…", description: "official JSON lists, JSONL or parquet", local: true },
+    ],
+    { title },
+  );
+  if (!source) return;
+  let choice: PrepareChoice = {};
+  if (source.local) {
+    const open = (label: string) => vscode.window.showOpenDialog({ title: `${title}: ${label}`, canSelectMany: true, openLabel: label, filters: { HotpotQA: ["json", "jsonl", "parquet"] } });
+    const train = await open("Train files");
+    if (!train) return;
+    const dev = await open("Dev (validation) files");
+    if (!dev) return;
+    choice = { trainFiles: train.map((u) => u.fsPath), devFiles: dev.map((u) => u.fsPath) };
+  }
+  await startStep(lab, { spec: PREPARE_STEP, values: prepareValues(choice), title: "Prepare data" });
+}
+
+async function searchCorpus(lab: Lab): Promise<void> {
+  const query = await vscode.window.showInputBox({ title: "Agent Lab: Search Corpus", prompt: "BM25 query over the corpus (the agent's search tool)", placeHolder: "Ed Wood director" });
+  if (!query?.trim()) return;
+  await startStep(lab, { spec: SEARCH_STEP, values: {}, positionals: [query.trim()], title: `Search: ${query.trim().slice(0, 40)}`, showProgress: false, revealOutput: true });
+}
+
+async function collectSftData(lab: Lab): Promise<void> {
+  const title = "Agent Lab: Collect SFT Data";
+  const backend = lab.workspace.backend();
+  const flags = SFT_DATA_STEP.flags;
+  const source = await vscode.window.showQuickPick(
+    [
+      { label: "Rejection sampling from the model", description: `backend ${backend}: best of N tries per question`, teacher: false },
+      { label: "Scripted teacher", description: "the offline heuristic reader (free)", teacher: true },
+    ],
+    { title },
+  );
+  if (!source) return;
+  const questions = await pick.inputFlag(title, "Train questions to attempt", "questions", flags.questions);
+  if (!questions) return;
+  // The scripted teacher is deterministic: one try per question is all it can give.
+  const tries = await pick.inputFlag(title, "Tries per question", "tries", flags.tries, source.teacher ? 1 : undefined);
+  if (!tries) return;
+  const taken = takenRunNames(lab);
+  const name = await pick.inputRunName(title, uniqueRunName(flags.name.default, taken), taken);
+  if (!name) return;
+  await startStep(lab, {
+    spec: SFT_DATA_STEP,
+    values: sftDataValues({ name, backend, questions, tries, teacher: source.teacher ? "scripted" : undefined }),
+    title: `Collect SFT data: ${name}`,
+  });
+}
+
+export function dataCommands(lab: Lab): CommandTable {
+  return {
+    "agentLab.prepareData": () => prepareData(lab),
+    "agentLab.buildIndex": () => startStep(lab, { spec: INDEX_STEP, values: {}, title: "Build search index" }),
+    "agentLab.searchCorpus": () => searchCorpus(lab),
+    "agentLab.collectSftData": () => collectSftData(lab),
+  };
+}

@@ -1,0 +1,65 @@
+/**
+ * Training: SFT on a data run, GRPO from a state checkpoint (the palette, or "Continue GRPO" on a
+ * checkpoint node). Defaults (epochs, steps) are the step specs'.
+ *
+ *   agentLab.trainSft      pick an SFT data run, epochs, name → job `train-sft`
+ *   agentLab.trainGrpo     pick a state checkpoint, steps, name → job `train-grpo`
+ *   agentLab.continueGrpo  (checkpoint node) train-grpo from its state path
+ */
+import { existsSync } from "node:fs";
+import * as path from "node:path";
+import * as vscode from "vscode";
+import { SFT_FILE } from "../../core/sft/sft-files";
+import { TRAIN_GRPO_STEP, TRAIN_SFT_STEP } from "../../core/steps/catalog";
+import { trainingBackend, uniqueRunName } from "./cli-args";
+import { checkpointFrom, startStep, takenRunNames, type CommandTable, type Lab } from "./lab";
+import * as pick from "./pickers";
+
+async function trainSft(lab: Lab): Promise<void> {
+  const title = "Agent Lab: Train SFT";
+  const flags = TRAIN_SFT_STEP.flags;
+  const run = await pick.pickRun(title, lab.runs.currentRows(), (r) => existsSync(path.join(r.dir, SFT_FILE)));
+  if (!run) return;
+  const epochs = await pick.inputFlag(title, "Epochs", "epochs", flags.epochs);
+  if (!epochs) return;
+  const taken = takenRunNames(lab);
+  const name = await pick.inputRunName(title, uniqueRunName(flags.name.default, taken), taken);
+  if (!name) return;
+  await startStep(lab, {
+    spec: TRAIN_SFT_STEP,
+    values: { name, backend: trainingBackend(lab.workspace.backend()), data: path.join(run.dir, SFT_FILE), epochs },
+    title: `Train SFT: ${name}`,
+  });
+}
+
+async function trainGrpo(lab: Lab, preset?: { initState: string; name?: string }): Promise<void> {
+  const title = "Agent Lab: Train GRPO";
+  const flags = TRAIN_GRPO_STEP.flags;
+  const from = preset ?? (await pick.pickStateCheckpoint(title, lab.checkpoints.rows().rows));
+  if (!from) return;
+  const steps = await pick.inputFlag(title, "GRPO steps", "steps", flags.steps);
+  if (!steps) return;
+  const taken = takenRunNames(lab);
+  const name = await pick.inputRunName(title, uniqueRunName(from.name ? `${flags.name.default}-from-${from.name}` : flags.name.default, taken), taken);
+  if (!name) return;
+  await startStep(lab, {
+    spec: TRAIN_GRPO_STEP,
+    values: { name, backend: trainingBackend(lab.workspace.backend()), "init-state": from.initState, steps },
+    title: `Train GRPO: ${name}`,
+  });
+}
+
+export function trainCommands(lab: Lab): CommandTable {
+  return {
+    "agentLab.trainSft": () => trainSft(lab),
+    "agentLab.trainGrpo": () => trainGrpo(lab),
+    "agentLab.continueGrpo": (a) => {
+      const entry = checkpointFrom(a)?.row.entry;
+      if (!entry?.state_path) {
+        void vscode.window.showWarningMessage("Agent Lab: this checkpoint has no training state to continue from.");
+        return;
+      }
+      return trainGrpo(lab, { initState: entry.state_path, name: entry.name });
+    },
+  };
+}

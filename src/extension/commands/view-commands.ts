@@ -1,0 +1,149 @@
+/**
+ * Looking at results: Compare, traces, dashboards, a run's summary, the Runs and Checkpoints views'
+ * context actions, spend. Nothing here starts a job.
+ *
+ *   agentLab.compareRuns          pick a baseline and runs → compare panel
+ *   agentLab.openTrace            (episode/run node, or pick run + episode) → trace viewer
+ *   agentLab.openDashboard        (training run node, or pick) → training dashboard
+ *   agentLab.openRun              summary.json; a training run's dashboard
+ *   agentLab.compareWith / agentLab.compareWithPrevious
+ *   agentLab.revealRun / agentLab.deleteRun (confirmed)
+ *   agentLab.copyCheckpointPath / agentLab.showTrainingRun
+ *   agentLab.showSpend            today's and total spend per run (output channel + message)
+ *   agentLab.refresh              re-read runs, checkpoints, jobs
+ */
+import { existsSync } from "node:fs";
+import * as path from "node:path";
+import * as vscode from "vscode";
+import { SUMMARY_FILE } from "../../core/runs/run-files";
+import { openCompare, openDashboard, openTrace } from "../panels";
+import type { RunsNode } from "../runs/runs-provider";
+import { formatUsd, previousComparableRun, type RunRow } from "../runs/runs-model";
+import { spendReport } from "../spend";
+import { checkpointFrom, runFromArg, type CommandTable, type Lab } from "./lab";
+import * as pick from "./pickers";
+
+async function compareRuns(lab: Lab, first?: RunRow): Promise<void> {
+  const rows = lab.runs.currentRows().filter((r) => r.kind === "eval");
+  const baseline = first ?? (await pick.pickRun("Agent Lab: Compare Runs — baseline", rows));
+  if (!baseline) return;
+  const others = await pick.pickRuns("Agent Lab: Compare Runs", rows.filter((r) => r.dir !== baseline.dir), `Compare with ${baseline.name}`);
+  if (!others) return;
+  await openCompare(lab.context, [baseline.dir, ...others.map((r) => r.dir)]);
+}
+
+async function openTraceCommand(lab: Lab, arg: unknown): Promise<void> {
+  const node = arg as RunsNode | undefined;
+  if (node?.type === "episode") return openTrace(lab.context, node.run.dir, node.episode.id);
+  const run = runFromArg(lab, arg) ?? (await pick.pickRun("Agent Lab: Open Trace", lab.runs.currentRows(), (r) => r.kind === "eval"));
+  if (!run) return;
+  const id = arg === undefined ? await pick.pickEpisode(run) : undefined;
+  if (arg === undefined && !id) return;
+  await openTrace(lab.context, run.dir, id);
+}
+
+async function openDashboardCommand(lab: Lab, arg: unknown): Promise<void> {
+  const run = runFromArg(lab, arg) ?? (await pick.pickRun("Agent Lab: Open Training Dashboard", lab.runs.currentRows(), (r) => r.kind === "training"));
+  if (run) await openDashboard(lab.context, run.dir);
+}
+
+async function openRun(lab: Lab, arg: unknown): Promise<void> {
+  const run = runFromArg(lab, arg) ?? (await pick.pickRun("Agent Lab: Open Summary", lab.runs.currentRows()));
+  if (!run) return;
+  if (run.kind === "training") return openDashboard(lab.context, run.dir);
+  const summary = path.join(run.dir, SUMMARY_FILE);
+  if (existsSync(summary)) await vscode.window.showTextDocument(vscode.Uri.file(summary), { preview: true });
+  else await vscode.commands.executeCommand("revealInExplorer", vscode.Uri.file(run.dir));
+}
+
+async function compareWithPrevious(lab: Lab, arg: unknown): Promise<void> {
+  const run = runFromArg(lab, arg);
+  if (!run) return;
+  const prev = previousComparableRun(lab.runs.currentRows(), run.dir);
+  if (!prev) {
+    void vscode.window.showInformationMessage(`Agent Lab: no earlier eval run on the same split to compare ${run.name} with.`);
+    return;
+  }
+  await openCompare(lab.context, [prev.dir, run.dir]);
+}
+
+async function deleteRun(lab: Lab, arg: unknown): Promise<void> {
+  const run = runFromArg(lab, arg);
+  if (!run) return;
+  if (lab.jobs.liveRunDirs().has(run.dir)) {
+    void vscode.window.showWarningMessage(`Agent Lab: a job is writing ${run.name}; cancel it first.`);
+    return;
+  }
+  const ok = await vscode.window.showWarningMessage(`Delete the run "${run.name}" and all its files?`, { modal: true, detail: run.dir }, "Delete");
+  if (ok !== "Delete") return;
+  const uri = vscode.Uri.file(run.dir);
+  try {
+    await vscode.workspace.fs.delete(uri, { recursive: true, useTrash: true });
+  } catch {
+    await vscode.workspace.fs.delete(uri, { recursive: true, useTrash: false }); // no trash on this file system (remote, web)
+  }
+  lab.runs.refresh();
+}
+
+async function copyCheckpointPath(arg: unknown): Promise<void> {
+  const node = checkpointFrom(arg);
+  if (!node) return;
+  let value: string | undefined;
+  if (node.type === "detail") value = node.value;
+  else {
+    const choices = [
+      ...(node.row.entry.sampler_path ? [{ label: "Sampler path", description: node.row.entry.sampler_path, value: node.row.entry.sampler_path }] : []),
+      ...(node.row.entry.state_path ? [{ label: "State path", description: node.row.entry.state_path, value: node.row.entry.state_path }] : []),
+    ];
+    value = choices.length === 1 ? choices[0].value : (await vscode.window.showQuickPick(choices, { title: `Copy a path of ${node.row.entry.name}` }))?.value;
+  }
+  if (!value) return;
+  await vscode.env.clipboard.writeText(value);
+  void vscode.window.setStatusBarMessage(`Agent Lab: copied ${value}`, 3000);
+}
+
+async function showTrainingRun(lab: Lab, arg: unknown): Promise<void> {
+  const entry = checkpointFrom(arg)?.row.entry;
+  if (!entry?.run) {
+    void vscode.window.showInformationMessage("Agent Lab: the registry does not name this checkpoint's training run.");
+    return;
+  }
+  const dir = path.isAbsolute(entry.run) ? entry.run : path.join(lab.workspace.runsDir(), path.basename(entry.run));
+  await openDashboard(lab.context, dir);
+}
+
+async function showSpend(lab: Lab, channel: vscode.OutputChannel): Promise<void> {
+  const report = spendReport(lab.workspace.runsDir());
+  channel.clear();
+  channel.appendLine("Agent Lab spend (from run ledgers, or summaries where a run has no ledger; upper bounds: no prefix cache)");
+  channel.appendLine(`  ${"run".padEnd(32)} ${"total".padStart(10)} ${"today".padStart(10)}  source`);
+  for (const r of report.perRun) channel.appendLine(`  ${r.name.padEnd(32)} ${formatUsd(r.usd).padStart(10)} ${formatUsd(r.todayUsd).padStart(10)}  ${r.source}`);
+  channel.appendLine(`  ${"all runs".padEnd(32)} ${formatUsd(report.totalUsd).padStart(10)} ${formatUsd(report.todayUsd).padStart(10)}`);
+  const pickShow = await vscode.window.showInformationMessage(`Agent Lab: ${formatUsd(report.todayUsd)} today, ${formatUsd(report.totalUsd)} in all runs.`, "Show Details");
+  if (pickShow) channel.show(true);
+}
+
+/** `channel`: the spend report's output channel (created once by registerCommands). */
+export function viewCommands(lab: Lab, channel: vscode.OutputChannel): CommandTable {
+  return {
+    "agentLab.compareRuns": () => compareRuns(lab),
+    "agentLab.openTrace": (a) => openTraceCommand(lab, a),
+    "agentLab.openDashboard": (a) => openDashboardCommand(lab, a),
+    "agentLab.openRun": (a) => openRun(lab, a),
+    "agentLab.compareWith": (a) => compareRuns(lab, runFromArg(lab, a)),
+    "agentLab.compareWithPrevious": (a) => compareWithPrevious(lab, a),
+    "agentLab.revealRun": (a) => {
+      const run = runFromArg(lab, a);
+      return run && vscode.commands.executeCommand("revealInExplorer", vscode.Uri.file(run.dir));
+    },
+    "agentLab.deleteRun": (a) => deleteRun(lab, a),
+    "agentLab.copyCheckpointPath": (a) => copyCheckpointPath(a),
+    "agentLab.showTrainingRun": (a) => showTrainingRun(lab, a),
+    "agentLab.showSpend": () => showSpend(lab, channel),
+    "agentLab.refresh": () => {
+      lab.runs.refresh();
+      lab.checkpoints.refresh();
+      lab.jobs.reattach();
+    },
+  };
+}

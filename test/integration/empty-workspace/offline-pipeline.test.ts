@@ -1,0 +1,132 @@
+/**
+ * A new user's first run, in an empty folder: "Agent Lab: Run Offline Pipeline" from the palette
+ * (the smoke size: every stage, tiny sizes). The pipeline lays the folder out as a workspace, so
+ * the Runs and Checkpoints views fill in as its stages finish — seen here through the views' own
+ * change events, as VS Code would re-render them — and the Jobs view shows the stage and the
+ * running stage's step count. Its finish notification offers Open Results (Compare + the GRPO
+ * dashboard). Then Train SFT… on the pipeline's SFT data shows "step n/N" in the Jobs view.
+ */
+import * as assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import * as vscode from "vscode";
+import { RUN_NAMES } from "../../../src/core/pipeline/plan";
+import type { Job } from "../../../src/extension/jobs/job-runner";
+import type { AgentLabApi } from "../../../src/extension/extension";
+import { activeExports, answerUi, labelOf, treeRows, waitFor, workspaceDir } from "../helpers";
+
+/** Every label a tree showed, with when it first showed it, recorded on each change event. */
+function recordTree<T>(provider: vscode.TreeDataProvider<T>): { first: Map<string, number>; descriptions: string[]; dispose(): void } {
+  const first = new Map<string, number>();
+  const descriptions: string[] = [];
+  const sub = provider.onDidChangeTreeData!(async () => {
+    for (const row of await treeRows(provider)) {
+      const label = labelOf(row.item);
+      if (!first.has(label)) first.set(label, Date.now());
+      descriptions.push(String(row.item.description ?? ""));
+    }
+  });
+  return { first, descriptions, dispose: () => sub.dispose() };
+}
+
+function settle(job: Job, ms: number, what: string) {
+  return Promise.race([job.finished, new Promise<never>((_, no) => setTimeout(() => no(new Error(`${what} did not finish in ${ms / 1000} s`)), ms))]);
+}
+
+/** Titles of the open editor tabs (webview panels included). */
+function tabLabels(): string[] {
+  return vscode.window.tabGroups.all.flatMap((g) => g.tabs.map((t) => t.label));
+}
+
+describe("a first run in an empty folder (real VS Code)", function () {
+  this.timeout(300_000);
+  let lab: AgentLabApi;
+  before(async () => {
+    lab = await activeExports<AgentLabApi>();
+  });
+  after(async () => {
+    await vscode.commands.executeCommand("workbench.action.closeAllEditors");
+  });
+
+  it("Run Offline Pipeline: runs and checkpoints appear as stages finish; the Jobs view shows stage and step; Open Results", async () => {
+    assert.deepEqual(await treeRows(lab.runs), [], "an empty folder has no runs");
+    assert.deepEqual(await treeRows(lab.checkpoints), [], "and no checkpoints");
+    const runs = recordTree(lab.runs);
+    const checkpoints = recordTree(lab.checkpoints);
+    const jobs = recordTree(lab.jobsView);
+    const ui = answerUi({
+      quickPick: (items) => items.find((i) => i.label === "smoke"),
+      info: (message, buttons) => (buttons.includes("Open Results") ? "Open Results" : undefined),
+    });
+    try {
+      await vscode.commands.executeCommand("agentLab.runOfflinePipeline");
+      assert.deepEqual(ui.messages("error"), []);
+      const job = await waitFor("the pipeline job", () => lab.jobs.list().find((j) => j.record.command[0] === "pipeline"), 10_000);
+      assert.deepEqual(job.record.command, ["pipeline", "--dir", ".", "--backend", "local", "--size", "smoke"]);
+      const status = await settle(job, 240_000, "the smoke pipeline");
+      const ended = Date.now();
+      assert.equal(status.state, "done", `pipeline ${status.state}: ${status.reason ?? ""} ${job.lastLine ?? ""}`);
+      assert.ok(existsSync(join(workspaceDir(), "runs", RUN_NAMES.grpo)), "the pipeline wrote into the workspace's own runs/");
+
+      // The views listed each run and checkpoint while the pipeline was still running.
+      for (const name of [RUN_NAMES.closedBook, RUN_NAMES.base, RUN_NAMES.sftData, RUN_NAMES.sft]) {
+        const seen = runs.first.get(name);
+        assert.ok(seen !== undefined && seen < ended, `run ${name} in the Runs view before the pipeline ended (saw: ${[...runs.first.keys()].join(", ")})`);
+      }
+      const sftCheckpoint = [...checkpoints.first.entries()].find(([label]) => label.startsWith(`${RUN_NAMES.sft}-e`));
+      assert.ok(sftCheckpoint && sftCheckpoint[1] < ended, `an SFT checkpoint in the Checkpoints view before the pipeline ended (saw: ${[...checkpoints.first.keys()].join(", ")})`);
+      await waitFor("every run in the Runs view", async () => {
+        const labels = new Set((await treeRows(lab.runs)).map((r) => labelOf(r.item)));
+        return Object.values(RUN_NAMES).every((n) => labels.has(n));
+      }, 15_000);
+
+      // The Jobs view showed the stage, and the running stage's own step count, while training ran.
+      const training = jobs.descriptions.filter((d) => /^running · stage \d+\/\d+ (SFT|GRPO) · step \d+\/\d+/.test(d));
+      assert.ok(training.length > 0, `a training stage with its step count (Jobs view showed: ${[...new Set(jobs.descriptions)].slice(0, 30).join(" | ")})`);
+      console.log(`      Jobs view while training: ${[...new Set(training)].join(" | ")}`);
+
+      // Finished: Open Results opens the GRPO dashboard and Compare over the pipeline's evals.
+      const finished = await waitFor("the finish notification", () => ui.calls.find((c) => c.kind === "info" && /Offline pipeline.*finished/.test(c.text)), 10_000);
+      assert.deepEqual(finished.buttons, ["Open Results"]);
+      const opened = () => {
+        const tabs = tabLabels();
+        return tabs.includes(`Training · ${RUN_NAMES.grpo}`) && tabs.some((t) => t.startsWith(`Compare · ${RUN_NAMES.base} vs `)) ? tabs : undefined;
+      };
+      try {
+        const tabs = await waitFor("the GRPO dashboard and Compare", opened, 20_000, 250);
+        console.log(`      Open Results opened: ${tabs.join(" | ")}`);
+      } catch (e) {
+        throw new Error(`${(e as Error).message}; tabs: ${tabLabels().join(" | ")}; messages: ${ui.calls.map((c) => `${c.kind}: ${c.text}`).join(" | ").slice(-1500)}`);
+      }
+    } finally {
+      ui.restore();
+      runs.dispose();
+      checkpoints.dispose();
+      jobs.dispose();
+    }
+  });
+
+  it("Train SFT… from the palette on the pipeline's SFT data shows step n/N in the Jobs view", async () => {
+    const jobs = recordTree(lab.jobsView);
+    const ui = answerUi({
+      quickPick: (items) => items.find((i) => i.label === RUN_NAMES.sftData),
+      inputBox: (o) => (/epochs/i.test(o.prompt ?? "") ? "12" : /run folder name/i.test(o.prompt ?? "") ? "it-sft" : undefined),
+    });
+    try {
+      await vscode.commands.executeCommand("agentLab.trainSft");
+      assert.deepEqual(ui.messages("error"), []);
+      const job = await waitFor("the train-sft job", () => lab.jobs.list().find((j) => j.record.command[0] === "train-sft"), 10_000);
+      const status = await settle(job, 120_000, "train-sft");
+      assert.equal(status.state, "done", `train-sft ${status.state}: ${status.reason ?? ""} ${job.lastLine ?? ""}`);
+      const steps = jobs.descriptions.filter((d) => /^running · SFT · step \d+\/\d+/.test(d));
+      assert.ok(steps.length > 0, `"step n/N" while it ran (Jobs view showed: ${[...new Set(jobs.descriptions)].slice(0, 20).join(" | ")})`);
+      const planned = Number(/step \d+\/(\d+)/.exec(steps[0])![1]);
+      assert.ok(planned >= 12, `12 epochs plan at least 12 steps, the view says ${planned}`);
+      const done = (await treeRows(lab.jobsView)).find((r) => (r.node as Job).record.id === job.record.id)!;
+      assert.match(String(done.item.description), new RegExp(`^done · SFT · step ${planned}/${planned} · \\$0\\.00 · done$`));
+    } finally {
+      ui.restore();
+      jobs.dispose();
+    }
+  });
+});

@@ -1,0 +1,92 @@
+/**
+ * The chart module's arithmetic on its own: debiased EMA smoothing checked against a reference
+ * computed independently here (the closed form of the weighted average, not the recurrence),
+ * number formats, constant detection, alignment of several runs on one step axis, and the
+ * dashboard's metric groups and healthy bands.
+ */
+import assert from "node:assert/strict";
+import { alignSeries, emaSmooth, formatNumber, formatUsdValue, isConstant, nearestIndex } from "../../../webview/shared/chart-math";
+import { healthyBand, metricGroup, orderMetrics } from "../../../src/core/trace/metric-groups";
+
+/** TensorBoard's smoothed value at n: Σ (1−w) w^(n−k) y_k / (1 − w^(n+1)), over the finite points so far. */
+function referenceEma(values: (number | null)[], w: number): (number | null)[] {
+  const finite: number[] = [];
+  return values.map((v) => {
+    if (v === null) return null;
+    finite.push(v);
+    const n = finite.length - 1;
+    let num = 0;
+    for (let k = 0; k <= n; k++) num += (1 - w) * w ** (n - k) * finite[k];
+    return num / (1 - w ** (n + 1));
+  });
+}
+
+describe("webview: chart math", () => {
+  it("EMA smoothing equals the debiased closed form, skips gaps, and is the identity at 0", () => {
+    const ys = [0.1, 0.5, null, 0.2, 0.9, 0.4, 0.45, null, 1.2];
+    for (const w of [0.3, 0.6, 0.9, 0.99]) {
+      const got = emaSmooth(ys, w);
+      const want = referenceEma(ys, w);
+      got.forEach((g, i) => {
+        if (want[i] === null) assert.equal(g, null);
+        else assert.ok(Math.abs(g! - want[i]!) < 1e-12, `w=${w} i=${i}: ${g} vs ${want[i]}`);
+      });
+    }
+    assert.deepEqual(emaSmooth(ys, 0), ys);
+    // Debiased: the first smoothed point is the first value, not pulled toward 0.
+    assert.equal(emaSmooth([5, 5, 5], 0.9)[0], 5);
+    assert.ok(emaSmooth([5, 5, 5], 0.9).every((v) => Math.abs(v! - 5) < 1e-12));
+  });
+
+  it("formats numbers for ticks and readouts", () => {
+    assert.equal(formatNumber(0.002), "2.0e-3");
+    assert.equal(formatNumber(154.4766), "154");
+    assert.equal(formatNumber(0.2494), "0.249");
+    assert.equal(formatNumber(12.345), "12.3");
+    assert.equal(formatNumber(3), "3");
+    assert.equal(formatNumber(0), "0");
+    assert.equal(formatNumber(-0.5), "-0.5");
+    assert.equal(formatNumber(250000), "2.5e5");
+    assert.equal(formatNumber(null), "–");
+    assert.equal(formatNumber(Number.NaN), "–");
+    assert.equal(formatUsdValue(0.0123), "$0.01");
+    assert.equal(formatUsdValue(0.00123), "$0.0012");
+    assert.equal(formatUsdValue(1.5), "$1.50");
+  });
+
+  it("finds constant series (gaps ignored; empty is not constant)", () => {
+    assert.equal(isConstant([32, 32, null, 32]), true);
+    assert.equal(isConstant([0.1 + 0.2, 0.3]), true, "float noise");
+    assert.equal(isConstant([1, 1.001]), false);
+    assert.equal(isConstant([]), false);
+  });
+
+  it("aligns runs on the union of their steps", () => {
+    const a = alignSeries([
+      { label: "a", points: [[1, 0.1], [2, 0.2], [4, 0.4]] },
+      { label: "b", points: [[2, 1], [3, 2]] },
+    ]);
+    assert.deepEqual(a.steps, [1, 2, 3, 4]);
+    assert.deepEqual(a.values, [[0.1, 0.2, null, 0.4], [null, 1, 2, null]]);
+    assert.equal(nearestIndex(a.steps, 2.4), 1);
+    assert.equal(nearestIndex(a.steps, 2.6), 2);
+    assert.equal(nearestIndex(a.steps, 99), 3);
+  });
+
+  it("groups metrics (Agent Lab and cookbook names) and gives the recipe's healthy bands", () => {
+    assert.deepEqual(
+      orderMetrics(["usd", "lr", "tokens", "skipped_groups", "reward", "seconds", "env/all/reward/total", "optim/kl_sample_train_v1", "mystery"]),
+      ["reward", "env/all/reward/total", "skipped_groups", "tokens", "usd", "seconds", "lr", "optim/kl_sample_train_v1", "mystery"],
+    );
+    assert.equal(metricGroup("env/all/by_group/frac_mixed"), "health");
+    assert.equal(metricGroup("time/total"), "throughput");
+    assert.deepEqual({ ...healthyBand("skipped_groups", [0.5]), advice: "" }, { lo: 0.2, hi: 0.6, range: "0.2–0.6", advice: "" });
+    assert.equal(healthyBand("budget_hit", [0])!.hi, 0.05);
+    const tokens = healthyBand("tokens", [100, 110, 120, 500])!;
+    assert.equal(tokens.lo, 55);
+    assert.equal(tokens.hi, 165);
+    assert.equal(healthyBand("searches", [2, 2, 2])!.lo, 1.5);
+    assert.equal(healthyBand("searches", [0, 0])!, undefined, "no start to be stable around");
+    assert.equal(healthyBand("reward", [0.5]), undefined);
+  });
+});
