@@ -89,6 +89,8 @@ export interface ExperimentRecord {
   resamples: number;
   seed: number;
   verdict: VerdictRecord;
+  /** The criterion's treatment and reference arms (recovery is treatment vs reference). */
+  criterion_arms: { treatment: string; reference: string };
   arms: ArmRecord[];
   init: { kind: string; state: string | null; sampler: string | null; runs: string[] };
   phases: Record<string, PhaseRecord>;

@@ -311,6 +311,7 @@ class Context {
         const r = await genTasks({
           outDir: join(this.runsDir, name), env: "hotpotqa", generator: { generator, count: g.count },
           evalItemsFile: join(this.dataDir, `${this.spec.evaluation.split}.jsonl`), solver, prices: null, budgetUsd: this.config.budgetUsd,
+          limits: g.timeout_ms ? { timeoutMs: g.timeout_ms } : undefined,
           command: this.command(`gen-tasks ${arm.name}`), signal: this.o.signal, log: stepLog,
         });
         if (r.status !== "done" || !r.audit) throw new UserError(`gen-tasks for ${arm.name} stopped: ${r.message ?? r.status}`);
@@ -407,6 +408,7 @@ class Context {
       resamples: spec.resamples,
       seed: spec.seed,
       verdict,
+      criterion_arms: { treatment: spec.criterion.treatment, reference: spec.criterion.reference },
       arms: armRecords,
       init: { kind: spec.init.kind, state: init.state ?? null, sampler: init.sampler ?? null, runs: init.runs.map((r) => this.rel(join(this.runsDir, r))) },
       phases: this.phases,

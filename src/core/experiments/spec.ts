@@ -45,6 +45,8 @@ export interface GenerateRecipe {
   prompt?: string;
   temperature?: number;
   max_tokens?: number;
+  /** Sandbox wall time per solution (default the sandbox's). */
+  timeout_ms?: number;
   solve_rate: { mode: "policy" | "scripted" | "off"; tries: number };
 }
 
@@ -274,7 +276,7 @@ function parseArm(r: SpecReader, raw: Json, path: string): ArmSpec {
 
 function parseGenerate(r: SpecReader, raw: Json, path: string): GenerateRecipe {
   const o = r.obj(raw, path);
-  r.known(o, path, ["generator", "count", "seed", "prompt", "temperature", "max_tokens", "solve_rate"]);
+  r.known(o, path, ["generator", "count", "seed", "prompt", "temperature", "max_tokens", "timeout_ms", "solve_rate"]);
   const s = r.obj(o.solve_rate, `${path}.solve_rate`);
   r.known(s, `${path}.solve_rate`, ["mode", "tries"]);
   const g: GenerateRecipe = {
@@ -288,6 +290,8 @@ function parseGenerate(r: SpecReader, raw: Json, path: string): GenerateRecipe {
   if (!Number.isNaN(t)) g.temperature = t;
   const m = r.num(o, "max_tokens", path, { int: true, min: 16, optional: true });
   if (!Number.isNaN(m)) g.max_tokens = m;
+  const ms = r.num(o, "timeout_ms", path, { int: true, min: 100, max: 600_000, optional: true });
+  if (!Number.isNaN(ms)) g.timeout_ms = ms;
   return g;
 }
 

@@ -10,7 +10,9 @@ import { join } from "node:path";
 import { EXPERIMENT_FILES, type ExperimentRecord } from "../../../../src/core/experiments/record";
 import { runExperiment } from "../../../../src/core/experiments/run-experiment";
 import { validateExperiment, type ValidationResult } from "../../../../src/core/experiments/validate";
+import { experimentView } from "../../../../src/core/experiments/view-model";
 import { readProgress } from "../../../../src/core/runs/progress";
+import { readRunRow } from "../../../../src/extension/runs/runs-model";
 import { miniatureSpec, writeSpec } from "./fixtures";
 
 describe("experiments: run and validate (miniature offline experiment)", function () {
@@ -59,6 +61,19 @@ describe("experiments: run and validate (miniature offline experiment)", functio
     assert.deepEqual(Object.keys(record.phases), ["world", "init:sft-data", "init:sft", "tasks:generated", "train:generated", "train:world", "eval:base", "eval:generated", "eval:world"]);
     assert.equal(record.evaluation.evaluator.decoding.temperature, 0);
     assert.match(record.evaluation.evaluator.code_version, /^agent-lab@/);
+  });
+
+  it("the Runs tree lists the record as an experiment, and the panel's view links every number to its run", () => {
+    const row = readRunRow(recordDir(), "mini");
+    assert.equal(row.kind, "experiment");
+    assert.equal(row.description, ["experiment", record.verdict.verdict, record.numbers.recovery ? `recovery ${record.numbers.recovery.point.toFixed(2)}` : "", "7/7 checks"].filter(Boolean).join(" · "));
+    const v = experimentView(recordDir());
+    assert.equal(v.hypothesis, record.hypothesis);
+    assert.deepEqual(v.arms.map((a) => [a.name, a.role, a.rewards.length]), [["generated", "treatment", 2], ["world", "reference", 2]]);
+    assert.deepEqual(v.scores.map((s) => s.runs), ["base", "generated", "world"].map((a) => [join(ws, "runs", `mini-eval-${a}`)]));
+    assert.deepEqual(v.deltas.map((d) => d.label), ["generated − base", "world − base", "generated − world"]);
+    assert.equal(v.checks.length, 7);
+    if (v.recovery) assert.deepEqual(v.recovery.thresholds, [0.5]);
   });
 
   it("a rerun skips every finished phase and gives the same numbers", async () => {
