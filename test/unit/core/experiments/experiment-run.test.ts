@@ -119,7 +119,7 @@ describe("experiments: run and validate (miniature offline experiment)", functio
     assert.equal(reasonOf(v, "same-items").reason, "item IDs or a hashed item manifest are required: items.txt is missing");
   });
 
-  it("a training question added to the eval set is caught by id and by text", () => {
+  it("a training question planted in the eval set is caught by its text, and the item lists disagree", () => {
     const v = tampered((dir) => {
       const trained = JSON.parse(readFileSync(join(dir, "runs", "mini-world", "episodes.jsonl"), "utf8").split("\n")[0]) as { question_id: string; question: string };
       const evalFile = join(dir, "runs", "mini-eval-base", "episodes.jsonl");
