@@ -35,6 +35,7 @@ export async function run(argv: string[]): Promise<void> {
     const result = await evalSplit({
       workspaceDir,
       config,
+      env: values.env,
       name: values.name,
       split: values.split as Split,
       testFlag: values[TEST_SPLIT_FLAG_NAME] ? TEST_SPLIT_FLAG : undefined,
@@ -55,7 +56,7 @@ export async function run(argv: string[]): Promise<void> {
       log: (line) => console.log(line),
     });
     if (result.resumed > 0) console.log(`(resumed: ${result.resumed} episodes were already done, ${result.ran} run now)`);
-    console.log(`\n${finalLine(values.name, result.summary)}`);
+    console.log(`\n${finalLine(values.name, result.summary, result.env)}`);
     if (result.summary.status === "interrupted") {
       // A non-zero exit, so scripts and the extension's job runner see the run is not complete.
       if (result.budgetStop) throw new UserError(`${result.budgetStop.message} Kept ${result.summary.n}/${result.summary.planned} episodes in ${result.runDir}; finish with the same command plus --resume.`);

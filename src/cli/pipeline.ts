@@ -1,12 +1,14 @@
 /**
- * `agent-lab pipeline [--dir DIR] [--backend local|tinker] [--dry-run] [--yes]` — the whole recipe
- * in one command: data → index → eval (closed-book, base) → SFT data → SFT → eval → GRPO → eval →
- * ablation table. Local (default): offline, free, on the local stand-in backend. Rerun to continue.
+ * `agent-lab pipeline [--dir DIR] [--backend local|tinker] [--rehearse] [--train FILE --dev FILE]
+ * [--dry-run] [--yes]` — the whole recipe in one command: data → index → eval (closed-book, base) →
+ * SFT data → SFT → eval → GRPO → eval → ablation table. Local (default): offline, free, on the local
+ * stand-in backend. `--backend tinker --rehearse`: the paid path at tiny sizes. Rerun to continue.
  */
 import { createInterface } from "node:readline/promises";
 import { resolve } from "node:path";
+import { UserError } from "../core/errors";
 import { runPipeline } from "../core/pipeline/run-pipeline";
-import { settingsFor, type PipelineBackend } from "../core/pipeline/settings";
+import { settingsFor, type PipelineBackend, type PipelineFiles } from "../core/pipeline/settings";
 import { PIPELINE_STEP } from "../core/steps/catalog";
 import { parseStepArgs } from "./step-args";
 import { interruptible } from "./train-sft";
@@ -16,6 +18,11 @@ export async function run(argv: string[]): Promise<void> {
   if (!args) return;
   const { values } = args;
   const backend = values.backend as PipelineBackend;
+  const local = values.train.length > 0 || values.dev.length > 0;
+  if (local && !(values.train.length && values.dev.length)) throw new UserError("--train and --dev go together: give both");
+  // Absolute, so a rerun from another folder continues the same pipeline (its settings name the files).
+  const files: PipelineFiles | undefined = local ? { source: "files", train: values.train.map((p) => resolve(p)), dev: values.dev.map((p) => resolve(p)) } : undefined;
+  const settings = settingsFor(backend, { size: values.size === "smoke" ? "smoke" : "full", rehearse: values.rehearse, files });
   if (backend === "tinker" && !values["dry-run"]) {
     // The key is checked before anything is downloaded or written.
     const { resolveApiKey } = await import("../core/tinker/key");
@@ -35,7 +42,7 @@ export async function run(argv: string[]): Promise<void> {
     await runPipeline({
       dir: resolve(values.dir),
       backend,
-      settings: settingsFor(backend, values.size === "smoke" ? "smoke" : "full"),
+      settings,
       dryRun: Boolean(values["dry-run"]),
       yes: Boolean(values.yes),
       confirm,

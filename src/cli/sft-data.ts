@@ -13,6 +13,7 @@ import { localBackendFor } from "./local-backend";
 import { parseStepArgs } from "./step-args";
 
 export async function run(argv: string[]): Promise<void> {
+  if (argv.includes("--from-runs")) return (await import("./sft-from-runs")).run(argv);
   const args = parseStepArgs(SFT_DATA_STEP, argv);
   if (!args) return;
   const { values, given, config, workspaceDir } = args;
@@ -35,6 +36,7 @@ export async function run(argv: string[]): Promise<void> {
       workspaceDir,
       config,
       name: values.name,
+      env: values.env,
       questions: values.questions,
       offset: values.offset,
       tries: values.tries,

@@ -9,14 +9,13 @@ import { trainGrpo } from "../core/train/grpo";
 import { printDryRun } from "./dry-run";
 import { localBackendFor } from "./local-backend";
 import { parseStepArgs } from "./step-args";
-import { interruptible, refuseUnwired } from "./train-sft";
+import { interruptible } from "./train-sft";
 
 export async function run(argv: string[]): Promise<void> {
   const args = parseStepArgs(TRAIN_GRPO_STEP, argv);
   if (!args) return;
-  const { values, given, config, workspaceDir } = args;
+  const { values, config, workspaceDir } = args;
   if (values["dry-run"]) return printDryRun(TRAIN_GRPO_STEP, values, config, workspaceDir);
-  refuseUnwired("train-grpo", given);
   const local = values.backend === "local" ? await localBackendFor(workspaceDir, values["local-port"]) : undefined;
   try {
     await interruptible(async (signal) => {
@@ -24,6 +23,7 @@ export async function run(argv: string[]): Promise<void> {
         workspaceDir,
         config,
         name: values.name,
+        env: values.env,
         initState: values["init-state"],
         steps: values.steps,
         questions: values.questions,
@@ -36,6 +36,7 @@ export async function run(argv: string[]): Promise<void> {
         resume: values.resume,
         promptFile: values.prompt,
         indexDir: values.index,
+        tokenizerSource: values.tokenizer,
         backend: values.backend,
         baseUrl: local?.url,
         command: ["agent-lab", "train-grpo", ...argv],

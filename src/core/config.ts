@@ -40,8 +40,14 @@ export interface AgentLabConfig {
   dataDir: string;
   /** Folder holding one sub-folder per run, relative to the workspace. */
   runsDir: string;
-  /** System prompt file, relative to the workspace; empty = the shipped default. */
+  /** System prompt file, relative to the workspace; empty = the shipped default (HotpotQA's agent). */
   systemPromptFile: string;
+  /** The task environment steps run on when no --env is given (src/core/envs/registry.ts lists them). */
+  env: string;
+  /** Let the model think before answering where the environment's prompt allows it (GSM8K); off = Qwen's empty think block. */
+  thinking: boolean;
+  /** GSM8K: the cookbook's format penalty coefficient (reward += c·(format_ok − 1)); 0 = off. */
+  formatPenalty: number;
 }
 
 /** Tinker prices, read from Tinker's Models & Pricing page on 2026-11-01. */
@@ -62,6 +68,9 @@ export const DEFAULT_CONFIG: Readonly<AgentLabConfig> = Object.freeze({
   dataDir: "data",
   runsDir: "runs",
   systemPromptFile: "",
+  env: "hotpotqa",
+  thinking: false,
+  formatPenalty: 0,
 });
 
 export const CONFIG_FILE = "agent-lab.json";
@@ -69,7 +78,7 @@ export const CONFIG_FILE = "agent-lab.json";
 type Overrides = Partial<AgentLabConfig>;
 
 const POSITIVE_INTS = ["topK", "maxSearches", "maxTokens", "loraRank", "concurrency"] as const;
-const STRINGS = ["model", "localModel", "dataDir", "runsDir", "systemPromptFile"] as const;
+const STRINGS = ["model", "localModel", "dataDir", "runsDir", "systemPromptFile", "env"] as const;
 
 /** Checks one layer of overrides; `where` names its source in error messages. */
 export function validateOverrides(raw: unknown, where: string, lineOf?: (key: string) => number | undefined): Overrides {
@@ -88,8 +97,10 @@ export function validateOverrides(raw: unknown, where: string, lineOf?: (key: st
       if (!Number.isInteger(value) || (value as number) < 1) fail(key, "must be a positive integer");
     } else if ((STRINGS as readonly string[]).includes(key)) {
       if (typeof value !== "string") fail(key, "must be a string");
-    } else if (key === "budgetUsd") {
+    } else if (key === "budgetUsd" || key === "formatPenalty") {
       if (typeof value !== "number" || value < 0) fail(key, "must be a number ≥ 0");
+    } else if (key === "thinking") {
+      if (typeof value !== "boolean") fail(key, "must be true or false");
     } else if (key === "prices") {
       validatePrices(value, (problem) => fail(key, problem));
     }

@@ -14,6 +14,7 @@ import type { ProbeResult } from "../../src/extension/panels/protocol";
 import { ablate, loadAblationInputs } from "../../src/core/analysis/ablate";
 import { activeExports, answerUi, labelOf, treeRows, waitFor, workspaceDir } from "./helpers";
 import { loadScaledLimit } from "../helpers/load-scaled";
+import { formatNumber } from "../../webview/shared/chart-math"; // the dashboard's own number format
 
 interface EpisodeLine { id: string; question: string; prompt: number[]; tokens: number[]; sampled: number[]; [k: string]: unknown }
 
@@ -103,10 +104,10 @@ describe("webview panels (real VS Code)", function () {
     await waitFor("the Runs view to list it-training", () => lab.runs.currentRows().some((r) => r.name === "it-training"));
     await vscode.commands.executeCommand("agentLab.openDashboard", dir);
     const sel = ['#metrics .metric[data-key="reward"] .metric-last'];
-    await probeUntil("dashboard", sel, (x) => x[0].text === "step 1: 0.2500", "the first metrics line");
+    await probeUntil("dashboard", sel, (x) => x[0].text === `step 1: ${formatNumber(0.25)}`, "the first metrics line");
     const t0 = Date.now();
     appendFileSync(join(dir, "metrics.jsonl"), JSON.stringify({ step: 2, reward: 0.5, skipped_groups: 0.25, usd: 0.02 }) + "\n");
-    await probeUntil("dashboard", sel, (x) => x[0].text === "step 2: 0.5000", "the appended line");
+    await probeUntil("dashboard", sel, (x) => x[0].text === `step 2: ${formatNumber(0.5)}`, "the appended line");
     console.log(`      dashboard: appended line shown after ${Date.now() - t0} ms`);
     await vscode.commands.executeCommand("workbench.action.closeAllEditors");
     rmSync(dir, { recursive: true, force: true });

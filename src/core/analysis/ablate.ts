@@ -10,6 +10,7 @@
  */
 import { basename } from "node:path";
 import { FileFormatError, UserError } from "../errors";
+import { describeEnvironment, manifestEnvironment } from "../envs/manifest";
 import { fingerprintDiff, type FieldDifference, type RunManifest } from "../runs/manifest";
 import { episodesPath, readRun, type EpisodeRecord } from "../runs/run-files";
 import { ABLATE_FIELDS } from "../runs/episode-record";
@@ -72,6 +73,17 @@ export function loadAblationInputs(dirs: readonly string[]): AblationInput[] {
   });
 }
 
+/** Runs of different environments answer different questions with different metrics: never paired. */
+export function checkSameEnvironment(inputs: readonly Pick<AblationInput, "name" | "manifest">[]): void {
+  const base = manifestEnvironment(inputs[0]?.manifest);
+  for (const r of inputs.slice(1)) {
+    const other = manifestEnvironment(r.manifest);
+    if (other.name !== base.name || other.version !== base.version) {
+      throw new UserError(`cannot pair ${inputs[0].name} (${describeEnvironment(base)}) with ${r.name} (${describeEnvironment(other)}): runs of different environments are not comparable`);
+    }
+  }
+}
+
 /** The comparison itself: pure over loaded runs, deterministic for a seed. */
 export function ablate(inputs: readonly AblationInput[], options: AblationOptions = {}): AblationReport {
   if (inputs.length === 0) throw new UserError("give at least one run");
@@ -79,6 +91,7 @@ export function ablate(inputs: readonly AblationInput[], options: AblationOption
   const seed = options.seed ?? 0;
   const expect = options.expect ?? [];
   const warnings: string[] = [];
+  checkSameEnvironment(inputs);
 
   const byId = inputs.map((r) => new Map(r.episodes.map((e) => [e.id, e])));
   const ids = [...byId[0].keys()].filter((id) => byId.every((m) => m.has(id))).sort();

@@ -38,9 +38,22 @@ export interface PrepareInput {
   source: string;
 }
 
+export interface SplitSizes {
+  test: number;
+  val: number;
+}
+
+/** The recipe's split sizes. */
+export const RECIPE_SPLIT_SIZES: Readonly<SplitSizes> = Object.freeze({ test: TEST_SIZE, val: VAL_SIZE });
+
 export interface PrepareOptions {
   /** Allow replacing a locked test.jsonl whose content changes (the result says what changed). */
   replaceTestSplit?: boolean;
+  /**
+   * Questions of test and val, taken in that order from the shuffled dev set (default the recipe's
+   * 500 and 200). A rehearsal on a few hundred dev questions sets smaller ones so val is not empty.
+   */
+  sizes?: SplitSizes;
 }
 
 export interface PrepareResult {
@@ -73,7 +86,7 @@ export async function prepareData(outDir: string, input: PrepareInput, log: (lin
   await removeAbandonedTempDirs(outDir);
   const tmp = await mkdtemp(join(outDir, `${TEMP_PREFIX}${process.pid}-`));
   try {
-    const result = await writeAll(tmp, input, log);
+    const result = await writeAll(tmp, input, log, options.sizes ?? RECIPE_SPLIT_SIZES);
     if (unreadableLock) result.testReplaced = `the old record could not be read (${unreadableLock}); new sha256 ${result.testSha256.slice(0, 16)}`;
     if (locked && locked.test_sha256_full !== result.testSha256) {
       const change = describeTestChange(locked, readSplitsRecord(tmp));
@@ -117,7 +130,7 @@ function isAlive(pid: number): boolean {
   }
 }
 
-async function writeAll(dir: string, input: PrepareInput, log: (line: string) => void): Promise<PrepareResult> {
+async function writeAll(dir: string, input: PrepareInput, log: (line: string) => void, sizes: SplitSizes): Promise<PrepareResult> {
   const corpus = await LineFileWriter.create(join(dir, "corpus.jsonl"));
   const seen = new Set<string>();
   const collect = async (files: string[], what: string): Promise<Question[]> => {
@@ -147,17 +160,19 @@ async function writeAll(dir: string, input: PrepareInput, log: (line: string) =>
   const corpusSha = await corpus.close();
 
   const notes: string[] = [];
-  if (devRows.length < TEST_SIZE + VAL_SIZE) {
+  if (devRows.length < sizes.test + sizes.val) {
     notes.push(
       `dev has only ${devRows.length} questions (the full set has 7,405): test gets the first ` +
-        `${Math.min(TEST_SIZE, devRows.length)} after shuffling, val the next ${Math.max(0, Math.min(VAL_SIZE, devRows.length - TEST_SIZE))}; ` +
+        `${Math.min(sizes.test, devRows.length)} after shuffling, val the next ${Math.max(0, Math.min(sizes.val, devRows.length - sizes.test))}; ` +
         `the test hash will not match the published one`,
     );
+  } else if (sizes.test !== TEST_SIZE) {
+    notes.push(`test has ${sizes.test} questions instead of the recipe's ${TEST_SIZE}: the test hash will not match the published one`);
   }
   const rng = new PyRandom(0);
   rng.shuffle(devRows);
-  const test = devRows.slice(0, TEST_SIZE);
-  const val = devRows.slice(TEST_SIZE, TEST_SIZE + VAL_SIZE);
+  const test = devRows.slice(0, sizes.test);
+  const val = devRows.slice(sizes.test, sizes.test + sizes.val);
   rng.shuffle(trainRows);
 
   const write = async (name: string, rows: Question[]) => {

@@ -3,14 +3,14 @@
  * Tinker-compatible backend (same client, over HTTP), or a transformers.js model on this machine.
  */
 import { join } from "node:path";
-import { loadTokenizer, offlineTokenizer } from "../chat";
+import { loadTokenizerSource, offlineTokenizer } from "../chat";
 import { UserError } from "../errors";
 import type { AgentLabConfig } from "../config";
 import type { Policy } from "../harness/policy";
 import { HeuristicPolicy } from "../demo/heuristic-policy";
 
-export const BACKENDS = ["scripted", "tinker", "local", "transformers"] as const;
-export type BackendName = (typeof BACKENDS)[number];
+import { SAMPLING_BACKENDS } from "../steps/common-flags";
+export type BackendName = (typeof SAMPLING_BACKENDS)[number];
 
 /** The name the local stand-in's model goes by in manifests: never a real model's id. */
 export const LOCAL_BACKEND_MODEL = "agent-lab/local-tiny";
@@ -33,7 +33,7 @@ export interface PolicyOptions {
   checkpoint?: string;
   /** Model id or folder: tinker defaults to config.model, transformers to config.localModel. */
   model?: string;
-  /** Tokenizer hub id or folder when it differs from the model's (tinker). */
+  /** Tokenizer hub id, folder or the offline stand-in (STAND_IN_TOKENIZER) when it is not the model's (tinker, local). */
   tokenizer?: string;
   /** local: URL of a running local backend (the CLI starts or reuses one). */
   localBackendUrl?: string;
@@ -55,7 +55,7 @@ export async function makePolicy(options: PolicyOptions): Promise<Policy> {
       // The key comes from TINKER_API_KEY (the extension sets it from SecretStorage), never a flag;
       // checked before the tokenizer download so a missing key fails at once.
       const apiKey = resolveApiKey(undefined);
-      return createTinkerPolicy({ apiKey, model, modelPath: checkpoint, tokenizer: await loadTokenizer(options.tokenizer ?? model) });
+      return createTinkerPolicy({ apiKey, model, modelPath: checkpoint, tokenizer: await loadTokenizerSource(options.tokenizer ?? model) });
     }
     case "local": {
       if (!options.localBackendUrl) {
@@ -67,7 +67,7 @@ export async function makePolicy(options: PolicyOptions): Promise<Policy> {
         baseUrl: options.localBackendUrl,
         model: LOCAL_BACKEND_MODEL,
         modelPath: checkpoint,
-        tokenizer: await offlineTokenizer("qwen3"),
+        tokenizer: options.tokenizer ? await loadTokenizerSource(options.tokenizer) : await offlineTokenizer("qwen3"),
         kind: "local-backend",
       });
     }
@@ -77,6 +77,6 @@ export async function makePolicy(options: PolicyOptions): Promise<Policy> {
       return createTransformersPolicy({ model: options.model ?? config.localModel });
     }
     default:
-      throw new UserError(`unknown --backend "${options.backend}"; choose one of ${BACKENDS.join(", ")}`);
+      throw new UserError(`unknown --backend "${options.backend}"; choose one of ${SAMPLING_BACKENDS.join(", ")}`);
   }
 }

@@ -2,14 +2,16 @@
  * `agent-lab eval` as a core function: a split, a model source, the harness and a searcher, run
  * into `<runsDir>/<name>/` with a fingerprint. The CLI and the extension's job runner call this.
  */
-import { basename, isAbsolute, join } from "node:path";
+import { isAbsolute, join } from "node:path";
 import type { AgentLabConfig } from "../config";
-import { checkTestSplit, loadSplit } from "../data/splits";
-import type { Question, Split } from "../data/question";
+import type { Split } from "../data/question";
 import { UserError } from "../errors";
+import { environmentField } from "../envs/manifest";
+import { environmentPrompt, type EnvironmentPrompt } from "../envs/prompt";
+import { environmentByName } from "../envs/registry";
+import type { EnvItem, Environment } from "../envs/types";
 import type { Progress } from "../runs/progress";
-import { loadSystemPrompt, runEpisode, type Episode, type Policy, type SystemPrompt } from "../harness";
-import { exactMatch, f1Score, SCORER_VERSION } from "../score";
+import { runEnvEpisode, type Episode, type Policy } from "../harness";
 import { MANIFEST_FORMAT, sha256File, type RunManifest } from "../runs/manifest";
 import type { EpisodeRecord } from "../runs/run-files";
 import { checkRunName } from "../runs/run-name";
@@ -17,7 +19,6 @@ import { TEST_SPLIT_FLAG } from "../steps/common-flags";
 import { makePolicy } from "./backends";
 import { episodeUsd, pricesForPolicy } from "./cost";
 import { runEval, type EvalResult } from "./run-eval";
-import { openSearcher } from "./searcher-for-eval";
 
 /**
  * Bumped whenever the harness changes what an episode is (prompt stitching, result format, end
@@ -30,6 +31,8 @@ export { TEST_SPLIT_FLAG };
 
 export interface EvalSplitOptions {
   workspaceDir: string;
+  /** The environment (default: config env; an unknown name is refused listing the known ones). */
+  env?: string | Environment<EnvItem>;
   /** Settings with CLI overrides already merged (topK, maxSearches, maxTokens, concurrency, …). */
   config: AgentLabConfig;
   name: string;
@@ -63,52 +66,66 @@ export interface EvalSplitOptions {
 
 export interface EvalSplitResult extends EvalResult {
   runDir: string;
+  env: Environment<EnvItem>;
 }
 
 const inWorkspace = (workspaceDir: string, p: string) => (isAbsolute(p) ? p : join(workspaceDir, p));
 
+/** The environment a step runs on: given, named, or the config's. */
+export function resolveEnvironment(env: string | Environment<EnvItem> | undefined, config: AgentLabConfig): Environment<EnvItem> {
+  return typeof env === "object" ? env : environmentByName(env ?? config.env);
+}
+
 export async function evalSplit(o: EvalSplitOptions): Promise<EvalSplitResult> {
   checkRunName(o.name);
-  const dataDir = inWorkspace(o.workspaceDir, o.config.dataDir);
+  const env = resolveEnvironment(o.env, o.config);
+  const dataDir = env.data.dir(inWorkspace(o.workspaceDir, o.config.dataDir));
   const runDir = join(inWorkspace(o.workspaceDir, o.config.runsDir), o.name);
 
   if (o.split === "test") {
     if (o.testFlag !== TEST_SPLIT_FLAG) {
       throw new UserError(`the test split is opened once, at the end (Step 5). To open it now, add ${TEST_SPLIT_FLAG}; the run's manifest records that you did.`);
     }
-    checkTestSplit(dataDir);
   }
-  const all = loadSplit(dataDir, o.split);
-  const questions: Question[] = o.limit !== undefined ? all.slice(0, o.limit) : all;
+  // The environment's loader checks the test split against its locked hash.
+  const all = env.data.load(dataDir, o.split);
+  const questions: EnvItem[] = o.limit !== undefined ? all.slice(0, o.limit) : all;
 
   // Read before the model is loaded or a service contacted, so a bad --prompt is said at once.
-  const prompt = loadSystemPrompt(o.promptFile || o.config.systemPromptFile || undefined, { workspaceDir: o.workspaceDir, closedBook: o.closedBook });
+  const prompt = environmentPrompt(env, { promptFile: o.promptFile, config: o.config, workspaceDir: o.workspaceDir, closedBook: o.closedBook });
   const policy = o.policy ?? (await makePolicy(o));
   try {
-    return await runWithPolicy(o, policy, prompt, questions, dataDir, runDir);
+    return await runWithPolicy(o, env, policy, prompt, questions, dataDir, runDir);
   } finally {
     // Remote policies hold a session (heartbeat timers) that would keep the process alive.
     policy.close?.();
   }
 }
 
-async function runWithPolicy(o: EvalSplitOptions, policy: Policy, prompt: SystemPrompt, questions: Question[], dataDir: string, runDir: string): Promise<EvalSplitResult> {
+async function runWithPolicy(o: EvalSplitOptions, env: Environment<EnvItem>, policy: Policy, prompt: EnvironmentPrompt, questions: EnvItem[], dataDir: string, runDir: string): Promise<EvalSplitResult> {
   const info = policy.describe();
   // Refuses an unpriced paid model here, before a single token is sampled.
   const prices = pricesForPolicy(o.config, info);
-  const searcher = o.closedBook ? null : await openSearcher(o.indexDir ? inWorkspace(o.workspaceDir, o.indexDir) : join(dataDir, "bm25"));
+  const envRun = await env.open({
+    workspaceDir: o.workspaceDir,
+    config: o.config,
+    dataDir,
+    closedBook: o.closedBook,
+    ...(o.indexDir ? { indexDir: inWorkspace(o.workspaceDir, o.indexDir) } : {}),
+  });
 
   const manifest: RunManifest = {
     format: MANIFEST_FORMAT,
+    ...environmentField(env),
     split: { name: o.split, file: `${o.split}.jsonl`, sha256: sha256File(join(dataDir, `${o.split}.jsonl`)) },
     test_split: o.split === "test" ? { opened: true, flag: TEST_SPLIT_FLAG } : { opened: false },
-    system_prompt: { file: basename(prompt.file), sha256: prompt.sha256 },
+    system_prompt: prompt.manifest,
     harness_version: HARNESS_VERSION,
-    scorer_version: SCORER_VERSION,
+    scorer_version: env.scorerVersion,
     policy: { kind: info.kind, model: info.model, ...(info.checkpoint ? { checkpoint: info.checkpoint } : {}), logprobs: info.logprobs },
     sampling: { temperature: o.temperature, max_tokens: o.config.maxTokens },
     tokenizer: policy.tokenizer.name,
-    search: { closed_book: o.closedBook, top_k: o.config.topK, max_searches: o.config.maxSearches, searcher: searcher ? searcher.describe() : null },
+    ...envRun.fingerprint,
     job: { command: o.command, created: new Date().toISOString(), ...(o.limit !== undefined ? { limit: o.limit } : {}), concurrency: o.config.concurrency },
   };
 
@@ -125,31 +142,25 @@ async function runWithPolicy(o: EvalSplitOptions, policy: Policy, prompt: System
     log: o.log,
     cost: { prices, budgetUsd: o.config.budgetUsd },
     progress: { step: "eval", label: "eval", onUpdate: o.onProgress },
+    metricLabel: env.metrics.f1,
     runQuestion: async (q, signal) => {
-      const ep = await runEpisode(policy, searcher, q, {
-        temperature: o.temperature,
-        closedBook: o.closedBook,
-        topK: o.config.topK,
-        maxSearches: o.config.maxSearches,
-        maxTokens: o.config.maxTokens,
-        systemPrompt: prompt.text,
-        signal,
-      });
+      const episode = envRun.start(q, { tokenizer: policy.tokenizer, systemPrompt: prompt.text });
+      const ep = await runEnvEpisode(policy, q, episode, { temperature: o.temperature, maxTokens: o.config.maxTokens, signal });
       return toRecord(ep, episodeUsd(prices, ep.prefill, ep.generated));
     },
   });
-  return { ...result, runDir };
+  return { ...result, runDir, env };
 }
 
-/** The harness's episode as one line of episodes.jsonl. */
+/** The harness's episode as one line of episodes.jsonl: the common fields, then the environment's. */
 export function toRecord(ep: Episode, usd: number): EpisodeRecord {
   return {
     id: ep.id,
     question: ep.question,
     answers: ep.answers,
     prediction: ep.answer,
-    em: exactMatch(ep.answer, ep.answers),
-    f1: f1Score(ep.answer, ep.answers),
+    em: ep.em,
+    f1: ep.f1,
     reward: ep.reward,
     end: ep.end,
     searches: ep.searches,
@@ -169,5 +180,6 @@ export function toRecord(ep: Episode, usd: number): EpisodeRecord {
       ...(t.query !== undefined ? { query: t.query } : {}),
       ...(t.hits ? { hits: t.hits } : {}),
     })),
+    ...ep.fields,
   };
 }

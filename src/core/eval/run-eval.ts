@@ -8,7 +8,8 @@
 import { join } from "node:path";
 import type { ModelPrices } from "../config";
 import { BudgetExceededError, CostLedger, EpisodeSizeTracker, estimateEpisodeUsd } from "../ledger";
-import type { Question, Split } from "../data/question";
+import type { Split } from "../data/question";
+import type { EnvItem } from "../envs/types";
 import type { RunManifest } from "../runs/manifest";
 import { changedFields, openRunForWriting, type RunLock } from "../runs/run-folder";
 import { ProgressWriter, type Progress } from "../runs/progress";
@@ -28,12 +29,14 @@ import { runPool } from "./pool";
 export interface EvalJob {
   runDir: string;
   /** Questions this job should cover, in split order (after --limit). */
-  questions: readonly Question[];
+  questions: readonly EnvItem[];
   manifest: RunManifest;
   resume: boolean;
   concurrency: number;
   /** Runs one question to a finished, scored, priced record. */
-  runQuestion: (question: Question, signal: AbortSignal) => Promise<EpisodeRecord>;
+  runQuestion: (question: EnvItem, signal: AbortSignal) => Promise<EpisodeRecord>;
+  /** What the progress line calls the mean of `f1` (the environment's name for it; default "F1"). */
+  metricLabel?: string;
   split: Split;
   model: string;
   checkpoint?: string;
@@ -145,7 +148,7 @@ async function runOpenedEval(job: EvalJob, started: number, previousSeconds: num
         progress.update({ done: episodes.length, usd: usdSoFar() });
         if (episodes.length % every === 0 || episodes.length === planned) {
           const f1 = episodes.reduce((s, e) => s + e.f1, 0) / episodes.length;
-          job.log?.(`  ${episodes.length}/${planned}  F1 so far ${f1.toFixed(3)}`);
+          job.log?.(`  ${episodes.length}/${planned}  ${job.metricLabel ?? "F1"} so far ${f1.toFixed(3)}`);
         }
         if (Date.now() - lastWrite >= interval) {
           writeSummary("running");

@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AgentLabConfig, ModelPrices } from "../config";
 import { pricesFor } from "../config";
-import { VAL_SIZE } from "../data/prepare";
+import { RECIPE_SPLIT_SIZES } from "../data/prepare";
 import { estimateEpisodesUsd, estimateRlStepUsd, estimateSftUsd, TYPICAL_EPISODE, TYPICAL_EPISODE_SEQUENCE } from "../ledger";
 import { readJsonFile } from "../runs/run-files";
 import { runFile } from "../runs/run-folder";
@@ -101,7 +101,9 @@ export function planPipeline({ dir, config, settings: s }: PlanContext): Pipelin
   const prices: ModelPrices | null = s.backend === "tinker" ? pricesFor(config, config.model) : null;
   const runs = (name: string) => join(dir, config.runsDir, name);
   const dataDir = join(dir, config.dataDir);
-  const valN = s.evalLimit ?? VAL_SIZE;
+  const splits = s.splits ?? RECIPE_SPLIT_SIZES;
+  // An upper bound: a dev set smaller than test + val leaves val short (the pipeline refuses an empty one).
+  const valN = Math.min(s.evalLimit ?? splits.val, splits.val);
   const evalUsd = estimateEpisodesUsd(prices, valN, TYPICAL_EPISODE);
   const d = s.data;
   const stages: PlannedStage[] = [
@@ -110,14 +112,16 @@ export function planPipeline({ dir, config, settings: s }: PlanContext): Pipelin
       what:
         d.source === "synthetic"
           ? `write a synthetic multi-hop world (invented entities, seed ${d.seed}): ${d.train} train + ${d.dev} dev questions in HotpotQA's JSON shape`
-          : "download HotpotQA (distractor) from the Hugging Face hub",
-      outputs: d.source === "synthetic" ? ["hotpot/synthetic_train.json", "hotpot/synthetic_dev.json"] : ["(hub cache)"],
+          : d.source === "files"
+            ? `HotpotQA records from local files (--train ${d.train.length} file${d.train.length === 1 ? "" : "s"}, --dev ${d.dev.length})`
+            : "download HotpotQA (distractor) from the Hugging Face hub",
+      outputs: d.source === "synthetic" ? ["hotpot/synthetic_train.json", "hotpot/synthetic_dev.json"] : d.source === "files" ? ["(read in place)"] : ["(hub cache)"],
       usd: 0,
       status: d.source === "synthetic" ? (existsSync(join(dir, "hotpot", "synthetic_dev.json")) ? "done" : "todo") : existsSync(join(dataDir, "splits.json")) ? "done" : "todo",
     },
     {
       name: "prepare",
-      what: "splits (test 500, val 200, train) and the one-paragraph-per-title corpus",
+      what: `splits (test ${splits.test}, val ${splits.val}, train) and the one-paragraph-per-title corpus`,
       outputs: [`${config.dataDir}/{train,val,test,corpus}.jsonl`],
       usd: 0,
       status: existsSync(join(dataDir, "splits.json")) ? "done" : "todo",
@@ -148,7 +152,7 @@ export function planPipeline({ dir, config, settings: s }: PlanContext): Pipelin
       what:
         s.sftData.role === "teacher"
           ? `SFT data from the scripted teacher (the heuristic reader; the tiny model starts from nothing): ${s.sftData.questions} train questions, keep F1 ≥ ${s.sftData.minF1}`
-          : `SFT data by rejection sampling: ${s.sftData.questions} train questions × ${s.sftData.tries} tries at T=${s.sftData.temperature}, keep the shortest trace with F1 ≥ ${s.sftData.minF1} that searched`,
+          : `SFT data by rejection sampling: ${s.sftData.questions} train questions × ${s.sftData.tries} tries at T=${s.sftData.temperature}, keep the shortest trace with F1 ≥ ${s.sftData.minF1}${s.sftData.requireSearch === false ? "" : " that searched"}`,
       outputs: [`${config.runsDir}/${RUN_NAMES.sftData}/sft.jsonl`],
       usd: s.sftData.role === "teacher" ? 0 : estimateEpisodesUsd(prices, s.sftData.questions * s.sftData.tries, TYPICAL_EPISODE),
       status: runStatus(runs(RUN_NAMES.sftData), () => sftDataComplete(runs(RUN_NAMES.sftData))),

@@ -13,12 +13,13 @@ import { existsSync, mkdirSync, readdirSync, renameSync, writeFileSync } from "n
 import { cpus, loadavg } from "node:os";
 import { join, relative } from "node:path";
 import { ablate, loadAblationInputs, renderAblationTable, renderMarkdownReport, type AblationReport } from "../analysis";
-import { offlineTokenizer } from "../chat";
+import { loadTokenizerSource, offlineTokenizer } from "../chat";
 import { registryPath, resolveCheckpointPath } from "../checkpoints/registry";
 import { CONFIG_FILE, loadConfig, mergeConfig, validateOverrides, type AgentLabConfig } from "../config";
 import { generateSyntheticHotpot } from "../demo/synthetic-hotpot";
 import { localBackendDir } from "../eval/backends";
 import { prepareData } from "../data/prepare";
+import { readSplitsRecord } from "../data/splits";
 import { UserError } from "../errors";
 import { evalSplit } from "../eval/eval-split";
 import { readJsonFile, writeJsonAtomic } from "../runs/run-files";
@@ -28,6 +29,7 @@ import { buildIndex } from "../search";
 import { collectSftData } from "../sft";
 import { trainGrpo, trainSft } from "../train";
 import { ABLATION_FILE, planPipeline, renderPlan, REPORT_FILE, RUN_NAMES, STATE_FILE, type PipelinePlan, type StageName } from "./plan";
+import { pricedFor, rehearsalNote, rehearsalTarget, type RehearsalTarget } from "./rehearsal-target";
 import { readStepRewards, rewardTrend, renderTrend, type RewardTrend } from "./reward-trend";
 import { checkSettings, defaultSettings, type PipelineBackend, type PipelineSettings } from "./settings";
 import { TeacherPolicy } from "./teacher";
@@ -94,18 +96,26 @@ export async function runPipeline(o: PipelineOptions): Promise<PipelineResult> {
   checkSettings(settings);
   const log = o.log;
 
-  // The plan needs the folder's config; a dry run must not write anything, so read it from memory.
   const existing = readJsonFile<PipelineState>(join(o.dir, STATE_FILE));
-  if (!o.dryRun) claimFolder(o.dir, settings, existing);
-  const config = o.dryRun && !existsSync(join(o.dir, CONFIG_FILE)) ? loadConfigInMemory(settings) : loadConfig(o.dir);
-  const plan = planPipeline({ dir: o.dir, config, settings });
+  // A rehearsal asks its server what it is first, through the client every stage uses: an
+  // unreachable TINKER_BASE_URL fails before anything is written, and the local stand-in is free.
+  const target = settings.rehearsal && !o.dryRun ? await rehearsalTarget(o.signal) : undefined;
+  if (!o.dryRun) checkFolder(o.dir, settings, existing);
+  // Nothing is written before the plan is printed and the spending confirmed: the config comes from memory until then.
+  const configNow = () => pricedFor(existsSync(join(o.dir, CONFIG_FILE)) ? loadConfig(o.dir) : loadConfigInMemory(settings), target);
+  const plan = planPipeline({ dir: o.dir, config: configNow(), settings });
 
   if (o.backend === "local") log(LOCAL_STAND_IN_NOTE);
-  log(`pipeline in ${o.dir} (${o.backend} backend):`);
+  // The name every manifest will record for the stand-in, said up front.
+  const note = settings.rehearsal ? rehearsalNote(settings.rehearsal.tokenizer, (await loadTokenizerSource(settings.rehearsal.tokenizer)).name, target) : undefined;
+  if (note) log(note);
+  log(`pipeline in ${o.dir} (${o.backend} backend${settings.rehearsal ? ", rehearsal sizes" : ""}):`);
   log(renderPlan(plan));
   if (o.dryRun) return { plan, seconds: (Date.now() - started) / 1000, stageSeconds: {} };
 
-  if (o.backend === "tinker") await confirmSpending(plan, o);
+  if (o.backend === "tinker") await confirmSpending(plan, o, target);
+  claimFolder(o.dir, settings);
+  const config = configNow();
   // One pipeline at a time in a folder (each stage's run is locked by its step as well).
   const lock = lockRunFolder(o.dir, `agent-lab pipeline --dir ${o.dir}`);
   const progress = new ProgressWriter(o.dir, {
@@ -117,7 +127,7 @@ export async function runPipeline(o: PipelineOptions): Promise<PipelineResult> {
   });
   let status: ProgressStatus = "failed";
   try {
-    const result = await runStages(o, { started, settings, existing, config, plan, progress });
+    const result = await runStages(o, { started, settings, existing, config, plan, progress, note });
     status = "done";
     return result;
   } catch (e) {
@@ -136,6 +146,8 @@ interface Prepared {
   config: AgentLabConfig;
   plan: PipelinePlan;
   progress: ProgressWriter;
+  /** A rehearsal's note: its server and stand-in tokenizer (absent otherwise). */
+  note: string | undefined;
 }
 
 /** What the progress line calls each stage. */
@@ -153,7 +165,7 @@ const STAGE_LABELS: Record<StageName, string> = {
   ablate: "ablate",
 };
 
-async function runStages(o: PipelineOptions, { started, settings, existing, config, plan, progress }: Prepared): Promise<PipelineResult> {
+async function runStages(o: PipelineOptions, { started, settings, existing, config, plan, progress, note }: Prepared): Promise<PipelineResult> {
   const log = o.log;
 
   const state: PipelineState = existing ?? { format: 1, settings, stages: {} };
@@ -192,6 +204,8 @@ async function runStages(o: PipelineOptions, { started, settings, existing, conf
   const runsDir = join(o.dir, config.runsDir);
   const dataDir = join(o.dir, config.dataDir);
   const s = settings;
+  // A rehearsal's stand-in: every step loads it, checks the SFT data against it and records it.
+  const tokenizer = s.rehearsal?.tokenizer;
   const command = (what: string) => ["agent-lab", "pipeline", `(${what})`];
   const stepLog = (line: string) => line.split("\n").forEach((l) => log(`    ${l}`));
 
@@ -203,6 +217,8 @@ async function runStages(o: PipelineOptions, { started, settings, existing, conf
       writeFileAtomic(join(o.dir, "hotpot", "synthetic_train.json"), JSON.stringify(world.train));
       writeFileAtomic(join(o.dir, "hotpot", "synthetic_dev.json"), JSON.stringify(world.dev));
       stepLog(`${world.train.length} train and ${world.dev.length} dev questions`);
+    } else if (s.data.source === "files") {
+      stepLog(`HotpotQA records from local files: train ${s.data.train.join(", ")}; dev ${s.data.dev.join(", ")}`);
     } else {
       const { downloadHotpotQA } = await import("../data/hub");
       hubFiles = await downloadHotpotQA({ log: stepLog });
@@ -213,16 +229,28 @@ async function runStages(o: PipelineOptions, { started, settings, existing, conf
     if (s.data.source === "synthetic") {
       const raw = join(o.dir, "hotpot");
       input = { trainFiles: [join(raw, "synthetic_train.json")], devFiles: [join(raw, "synthetic_dev.json")], source: `agent-lab pipeline synthetic world (compact, seed ${s.data.seed})` };
+    } else if (s.data.source === "files") {
+      // The same reader and source line as `agent-lab prepare --train … --dev …`.
+      input = { trainFiles: s.data.train, devFiles: s.data.dev, source: `local files: train ${s.data.train.join(", ")}; dev ${s.data.dev.join(", ")}` };
     } else {
       hubFiles ??= await (await import("../data/hub")).downloadHotpotQA({ log: stepLog });
       input = { trainFiles: hubFiles.train, devFiles: hubFiles.dev, source: hubFiles.description };
     }
-    const r = await prepareData(dataDir, input, stepLog);
+    const r = await prepareData(dataDir, input, stepLog, { sizes: s.splits });
+    for (const remark of r.notes) stepLog(`note: ${remark}`);
     stepLog(`corpus ${r.counts.corpus} paragraphs | train ${r.counts.train} | val ${r.counts.val} | test ${r.counts.test}`);
   });
+  // Every eval runs on val: an empty one (a small dev set at the recipe's split sizes) is said now, not as an empty table.
+  const counts = readSplitsRecord(dataDir).counts;
+  if (counts.val === 0) {
+    throw new UserError(
+      `${join(dataDir, "val.jsonl")} is empty: the dev records fill only the test split (${counts.test} questions); ` +
+        `give the whole dev set, or rehearse with --rehearse, whose split sizes fit a few hundred dev questions`,
+    );
+  }
   await stage("index", async () => {
     // The offline corpus is small: one thread leaves the other cores to the rest of the machine.
-    const r = await buildIndex(join(dataDir, "corpus.jsonl"), join(dataDir, "bm25"), s.backend === "local" ? { workers: 0 } : {});
+    const r = await buildIndex(join(dataDir, "corpus.jsonl"), join(dataDir, "bm25"), s.backend === "local" || s.rehearsal ? { workers: 0 } : {});
     stepLog(`${r.documents} paragraphs, ${r.terms} terms`);
   });
 
@@ -247,6 +275,7 @@ async function runStages(o: PipelineOptions, { started, settings, existing, conf
         promptFile: closedBook && s.offlinePrompts ? OFFLINE_CLOSED_BOOK_PROMPT : undefined,
         backend,
         checkpoint,
+        tokenizer,
         localBackendUrl: local?.url,
         command: command(`eval ${name}`),
         signal: o.signal,
@@ -269,7 +298,9 @@ async function runStages(o: PipelineOptions, { started, settings, existing, conf
         tries: s.sftData.tries,
         temperature: s.sftData.temperature,
         minF1: s.sftData.minF1,
+        requireSearch: s.sftData.requireSearch,
         role: s.sftData.role,
+        tokenizer,
         backend,
         policy: s.sftData.role === "teacher" ? new TeacherPolicy(await offlineTokenizer("qwen3")) : undefined,
         localBackendUrl: local?.url,
@@ -293,6 +324,7 @@ async function runStages(o: PipelineOptions, { started, settings, existing, conf
         batch: s.sft.batch,
         lr: s.sft.lr,
         seed: 0,
+        tokenizer,
         resume: existsSync(runFile(runDir(RUN_NAMES.sft), "manifest")),
         backend,
         baseUrl: local?.url,
@@ -320,6 +352,7 @@ async function runStages(o: PipelineOptions, { started, settings, existing, conf
         normalizeAdvantages: s.grpo.normalizeAdvantages,
         offset: s.sftData.questions,
         saveEvery: s.grpo.saveEvery,
+        tokenizerSource: tokenizer,
         resume: existsSync(runFile(runDir(RUN_NAMES.grpo), "manifest")),
         backend,
         baseUrl: local?.url,
@@ -351,7 +384,7 @@ async function runStages(o: PipelineOptions, { started, settings, existing, conf
     trend = rewardTrend(readStepRewards(runFile(join(runsDir, RUN_NAMES.grpo), "metrics")));
     writeJsonAtomic(join(o.dir, ABLATION_FILE), report);
   });
-  writeFileAtomic(join(o.dir, REPORT_FILE), renderReport({ o, settings, report, grpoVsSft, trend, labels, state }));
+  writeFileAtomic(join(o.dir, REPORT_FILE), renderReport({ o, settings, report, grpoVsSft, trend, labels, state, note }));
   const table = renderAblationTable(report);
   log("");
   log(table);
@@ -359,6 +392,7 @@ async function runStages(o: PipelineOptions, { started, settings, existing, conf
   log(grpoLine(grpoVsSft));
   log(renderTrend(trend));
   if (o.backend === "local") log(`\n${LOCAL_STAND_IN_NOTE}`);
+  if (note) log(`\n${note}`);
   log(`\nreport: ${join(o.dir, REPORT_FILE)}  (full comparison: ${join(o.dir, ABLATION_FILE)})`);
   result.report = report;
   result.grpoVsSft = grpoVsSft;
@@ -382,8 +416,8 @@ function grpoLine(r: AblationReport): string {
 
 const signed = (x: number) => (x >= 0 ? "+" : "") + x.toFixed(3);
 
-/** A fresh folder, or one an earlier pipeline run with the same settings made; anything else is refused. */
-function claimFolder(dir: string, settings: PipelineSettings, existing: PipelineState | undefined): void {
+/** A fresh folder, or one an earlier pipeline run with the same settings made; anything else is refused (nothing written). */
+function checkFolder(dir: string, settings: PipelineSettings, existing: PipelineState | undefined): void {
   // Hidden entries (.vscode, .git, .cache) do not make a folder "used": an editor's empty workspace has them.
   if (existsSync(dir) && readdirSync(dir).some((name) => !name.startsWith("."))) {
     if (!existsSync(join(dir, PIPELINE_MARKER))) {
@@ -396,6 +430,10 @@ function claimFolder(dir: string, settings: PipelineSettings, existing: Pipeline
       );
     }
   }
+}
+
+/** Marks the folder as this pipeline's and writes its settings, config and prompts (those not there yet). */
+function claimFolder(dir: string, settings: PipelineSettings): void {
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, PIPELINE_MARKER), "Made by `agent-lab pipeline`; rerunning the same command here continues the run.\n");
   if (!existsSync(join(dir, STATE_FILE))) writeJsonAtomic(join(dir, STATE_FILE), { format: 1, settings, stages: {} } satisfies PipelineState);
@@ -416,8 +454,16 @@ function loadConfigInMemory(s: PipelineSettings): AgentLabConfig {
   return mergeConfig(validateOverrides(workspaceConfig(s), "pipeline settings"));
 }
 
-async function confirmSpending(plan: PipelinePlan, o: PipelineOptions): Promise<void> {
-  if (plan.remainingUsd <= 0 || o.yes) return;
+async function confirmSpending(plan: PipelinePlan, o: PipelineOptions, target: RehearsalTarget | undefined): Promise<void> {
+  if (o.yes) return;
+  if (target) {
+    // Asked even at $0: the user confirms where every stage's requests go.
+    const what = `this rehearsal sends every stage to ${target.baseUrl} and spends up to ≈ $${plan.remainingUsd.toFixed(2)}`;
+    if (!o.confirm) throw new UserError(`${what}; pass --yes to confirm without a prompt`);
+    if (!(await o.confirm(`${what[0].toUpperCase()}${what.slice(1)}. Continue? [y/N] `))) throw new UserError("stopped before any stage ran");
+    return;
+  }
+  if (plan.remainingUsd <= 0) return;
   const question = `This spends up to ≈ $${plan.remainingUsd.toFixed(2)} on Tinker. Continue? [y/N] `;
   if (!o.confirm) throw new UserError(`this run would spend up to ≈ $${plan.remainingUsd.toFixed(2)} on Tinker; pass --yes to confirm without a prompt`);
   if (!(await o.confirm(question))) throw new UserError("stopped before spending anything");
@@ -437,12 +483,14 @@ interface ReportParts {
   trend: RewardTrend;
   labels: string[];
   state: PipelineState;
+  note: string | undefined;
 }
 
-function renderReport({ o, settings, report, grpoVsSft, trend, labels, state }: ReportParts): string {
+function renderReport({ o, settings, report, grpoVsSft, trend, labels, state, note }: ReportParts): string {
   const out: string[] = [];
-  out.push(`# Agent Lab pipeline report (${settings.backend} backend)`, "");
+  out.push(`# Agent Lab pipeline report (${settings.backend} backend${settings.rehearsal ? ", rehearsal" : ""})`, "");
   if (settings.backend === "local") out.push(`> ${LOCAL_STAND_IN_NOTE}`, "");
+  if (note) out.push(`> ${note}`, "");
   let table = renderMarkdownReport(report, { labels }).trim();
   if (settings.data.source === "synthetic") table = table.replace("## Results on HotpotQA", "## Results on the synthetic world's");
   out.push(table, "");

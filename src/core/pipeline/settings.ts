@@ -3,21 +3,39 @@
  * local stand-in model learns in minutes) and the recipe's (HotpotQA on Tinker with Qwen3.5-4B).
  * Every number a run used is written to pipeline.json, so a result can be traced to its settings.
  */
+import { existsSync, statSync } from "node:fs";
+import { STAND_IN_TOKENIZER } from "../chat/tokenizer-source";
+import type { SplitSizes } from "../data/prepare";
 import { UserError } from "../errors";
 
 export type PipelineBackend = "local" | "tinker";
 
+/** HotpotQA records from local files, read as `agent-lab prepare --train … --dev …` reads them (absolute paths). */
+export interface PipelineFiles {
+  source: "files";
+  train: string[];
+  dev: string[];
+}
+
 export interface PipelineSettings {
   backend: PipelineBackend;
-  /** Where the questions come from: the synthetic world (local) or the Hugging Face hub (tinker). */
-  data: { source: "synthetic"; seed: number; train: number; dev: number } | { source: "hub" };
+  /** Where the questions come from: the synthetic world (local), the Hugging Face hub or HotpotQA files (tinker). */
+  data: { source: "synthetic"; seed: number; train: number; dev: number } | { source: "hub" } | PipelineFiles;
+  /** Questions of test and val that prepare takes from dev (absent = the recipe's 500 and 200). */
+  splits?: SplitSizes;
+  /** Set for a rehearsal of the paid path: every step uses and records this stand-in tokenizer. */
+  rehearsal?: { tokenizer: string };
   /** Harness settings written to the workspace's agent-lab.json (absent = the recipe's defaults). */
   harness: { topK?: number; maxSearches?: number; maxTokens?: number; loraRank?: number; concurrency?: number };
   /** Offline only: short system prompts written next to the world (recorded in every manifest by hash). */
   offlinePrompts: boolean;
   /** Questions of val each eval runs (undefined = the whole split). */
   evalLimit?: number;
-  sftData: { questions: number; tries: number; temperature: number; minF1: number; role: "self" | "teacher" };
+  sftData: {
+    questions: number; tries: number; temperature: number; minF1: number; role: "self" | "teacher";
+    /** Keep only attempts that searched (absent = true, the recipe's rule). */
+    requireSearch?: boolean;
+  };
   sft: { epochs: number; batch: number; lr: number };
   /** `seed` fixes GRPO's sampling draws (see trainGrpo), so a rerun of the same settings repeats its metrics. */
   grpo: {
@@ -75,9 +93,51 @@ export function smokeSettings(): PipelineSettings {
   return s;
 }
 
-export function settingsFor(backend: PipelineBackend, size: PipelineSize): PipelineSettings {
-  if (size === "full") return defaultSettings(backend);
-  if (backend !== "local") throw new UserError("--size smoke runs offline only (--backend local)");
+/**
+ * A rehearsal of the paid path: every stage of the recipe through the Tinker client (whatever server
+ * TINKER_BASE_URL names: the local backend, or the real service for a cents-sized dry run) at tiny
+ * sizes, with a stand-in tokenizer, since the model's own may not be available. Its numbers mean
+ * nothing; what it shows is that every stage runs, end to end, before a paid run spends money.
+ * The SFT data keeps an attempt for every question (F1 ≥ 0, searched or not), so train-sft always
+ * has data to train on whatever the model scores on a handful of questions.
+ */
+export function rehearsalSettings(data: PipelineSettings["data"] = { source: "hub" }): PipelineSettings {
+  const s = defaultSettings("tinker");
+  s.data = data;
+  // 200 dev questions (the shared partial set) fill both; the full set gives the same small splits.
+  s.splits = { test: 100, val: 100 };
+  s.rehearsal = { tokenizer: STAND_IN_TOKENIZER };
+  s.harness = { maxSearches: 2, maxTokens: 48, concurrency: 4 };
+  s.evalLimit = 3;
+  s.sftData = { questions: 4, tries: 2, temperature: 0.8, minF1: 0, role: "self", requireSearch: false };
+  s.sft = { epochs: 1, batch: 2, lr: 2e-4 };
+  s.grpo = { steps: 1, questions: 2, group: 2, lr: 4e-5, temperature: 1, saveEvery: 1, seed: 0 };
+  return s;
+}
+
+export interface SettingsChoice {
+  size?: PipelineSize;
+  /** `--rehearse` (tinker only). */
+  rehearse?: boolean;
+  /** `--train/--dev` (tinker only; the local pipeline runs on its synthetic world). */
+  files?: PipelineFiles;
+}
+
+export function settingsFor(backend: PipelineBackend, choice: SettingsChoice = {}): PipelineSettings {
+  const size = choice.size ?? "full";
+  if (backend === "local" && (choice.rehearse || choice.files)) {
+    throw new UserError(`${choice.rehearse ? "--rehearse" : "--train/--dev"} needs --backend tinker: the local pipeline runs on its own synthetic world`);
+  }
+  if (choice.rehearse) {
+    if (size !== "full") throw new UserError("--rehearse sets its own tiny sizes; leave out --size");
+    return rehearsalSettings(choice.files);
+  }
+  if (size === "full") {
+    const s = defaultSettings(backend);
+    if (choice.files) s.data = choice.files;
+    return s;
+  }
+  if (backend !== "local") throw new UserError("--size smoke runs offline only (--backend local); --rehearse is the tinker path at tiny sizes");
   return smokeSettings();
 }
 
@@ -85,8 +145,16 @@ export function defaultSettings(backend: PipelineBackend): PipelineSettings {
   return structuredClone(backend === "local" ? LOCAL_SETTINGS : TINKER_SETTINGS) as PipelineSettings;
 }
 
-/** Refuses sizes that cannot run: GRPO takes its questions after the SFT ones, never reusing one. */
+/** Refuses input files that are not there, and sizes that cannot run: GRPO takes its questions after the SFT ones, never reusing one. */
 export function checkSettings(s: PipelineSettings): void {
+  if (s.data.source === "files") {
+    for (const [flag, files] of [["--train", s.data.train], ["--dev", s.data.dev]] as const) {
+      if (files.length === 0) throw new UserError(`${flag}: no files given (--train and --dev go together)`);
+      for (const file of files) {
+        if (!existsSync(file) || !statSync(file).isFile()) throw new UserError(`${flag} ${file}: no such file (HotpotQA records: JSON list, JSONL or .parquet)`);
+      }
+    }
+  }
   if (s.data.source !== "synthetic") return;
   const needed = s.sftData.questions + s.grpo.steps * s.grpo.questions;
   if (s.data.train < needed) {

@@ -79,7 +79,7 @@ export interface RunCandidate {
   manifest?: {
     split: { name: string };
     system_prompt: { sha256: string };
-    search: { closed_book: boolean };
+    search?: { closed_book: boolean };
     policy: { checkpoint?: string };
     job: { limit?: number };
   };
@@ -92,6 +92,6 @@ export interface RunCandidate {
 export function baselineForPrompt<R extends RunCandidate>(rows: readonly R[], promptSha256: string): R | undefined {
   return rows
     .filter((r) => r.kind === "eval" && r.status === "done" && r.manifest)
-    .filter((r) => r.manifest!.split.name === "val" && !r.manifest!.search.closed_book && r.manifest!.system_prompt.sha256 !== promptSha256)
+    .filter((r) => r.manifest!.split.name === "val" && !r.manifest!.search?.closed_book && r.manifest!.system_prompt.sha256 !== promptSha256)
     .sort((a, b) => b.updatedMs - a.updatedMs)[0];
 }

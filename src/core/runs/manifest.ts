@@ -12,6 +12,8 @@ export const MANIFEST_FORMAT = 1;
 
 export interface RunManifest {
   format: number;
+  /** The task environment; absent = HotpotQA v1 (see envs/manifest.ts). */
+  environment?: { name: string; version: string };
   split: {
     name: Split;
     /** File name of the split (no machine path: runs are copied between machines). */
@@ -26,13 +28,16 @@ export interface RunManifest {
   policy: { kind: string; model: string; checkpoint?: string; logprobs: boolean };
   sampling: { temperature: number; max_tokens: number };
   tokenizer: string;
-  search: {
+  /** HotpotQA's search settings; absent for environments without search (their own fields follow instead). */
+  search?: {
     closed_book: boolean;
     top_k: number;
     max_searches: number;
     /** The searcher's own describe(): kind, parameters, index hash. null when closed-book. */
     searcher: Record<string, unknown> | null;
   };
+  /** The environment's own fingerprint fields (e.g. GSM8K's `grading`, `prompt`). */
+  [envField: string]: unknown;
   /** How this run was launched: not part of the fingerprint (resuming with other flags is fine). */
   job: {
     command: string[];

@@ -12,7 +12,7 @@ export interface RunSummary {
   em: number;
   f1: number;
   searches_per_q: number;
-  /** Share of episodes that ended with an <answer>. */
+  /** Share of episodes that ended with a final answer (HotpotQA: an <answer>; GSM8K: a \\boxed{}). */
   answered: number;
   /** How episodes ended: answer / no_action / length / budget → count. */
   ends: Record<string, number>;
@@ -61,8 +61,20 @@ export function summarize(episodes: readonly EpisodeRecord[], ctx: SummaryContex
   };
 }
 
-/** The recipe's closing line: `NAME: EM … F1 … searches … answered …% $…/q (total $…, …s)`. */
-export function finalLine(name: string, s: RunSummary): string {
+/** How an environment names its metrics (envs/types.ts), for the closing line. */
+export interface MetricNames {
+  metrics: { em: string; f1: string };
+  tools: readonly unknown[];
+}
+
+/**
+ * The recipe's closing line: `NAME: EM … F1 … searches … answered …% $…/q (total $…, …s)`; for an
+ * environment without tools whose two metrics are one (GSM8K), `NAME: accuracy … answered …% …`.
+ */
+export function finalLine(name: string, s: RunSummary, env?: MetricNames): string {
+  if (env && env.tools.length === 0 && env.metrics.em === env.metrics.f1) {
+    return `${name}: ${env.metrics.f1} ${s.f1.toFixed(3)}  answered ${Math.round(s.answered * 100)}%  $${s.usd_per_q.toFixed(4)}/q  (total $${s.usd_total.toFixed(2)}, ${s.seconds}s)`;
+  }
   return (
     `${name}: EM ${s.em.toFixed(3)}  F1 ${s.f1.toFixed(3)}  searches ${s.searches_per_q.toFixed(2)}  ` +
     `answered ${Math.round(s.answered * 100)}%  $${s.usd_per_q.toFixed(4)}/q  (total $${s.usd_total.toFixed(2)}, ${s.seconds}s)`

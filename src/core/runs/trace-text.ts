@@ -5,6 +5,7 @@
  * text dim; without, inserted text is fenced in ⟦…⟧ so the difference survives a pipe or a log.
  */
 import type { ChatTokenizer } from "../chat/tokenizer";
+import { environmentOfManifest } from "../envs/registry";
 import type { EpisodeRecord, RunFiles } from "./run-files";
 import { finalLine } from "./summary";
 import { mulberry32 as rng } from "../util/mulberry32";
@@ -56,7 +57,7 @@ export function renderTrace(e: EpisodeRecord, tokenizer: ChatTokenizer, style: T
 }
 
 
-/** N episodes with F1 < 0.5, chosen at random (seeded) but listed in file order. */
+/** N episodes with f1 (the primary metric) < 0.5, chosen at random (seeded) but listed in file order. */
 export function pickFailures(episodes: readonly EpisodeRecord[], n: number, seed: number): EpisodeRecord[] {
   const failures = episodes.filter((e) => e.f1 < 0.5);
   const next = rng(seed);
@@ -69,6 +70,13 @@ export function pickFailures(episodes: readonly EpisodeRecord[], n: number, seed
     .slice(0, n)
     .sort((a, b) => a - b)
     .map((i) => failures[i]);
+}
+
+/** A turn's reply text as the environment parsed it (special tokens removed), when the tokenizer is known. */
+function turnReply(e: EpisodeRecord, turn: number, tokenizer: ChatTokenizer | undefined): string | undefined {
+  const t = e.turns?.[turn];
+  if (!t || !tokenizer) return undefined;
+  return tokenizer.decode(e.tokens.slice(t.start, t.reply_end), { skipSpecialTokens: true });
 }
 
 function bar(count: number, total: number, width = 30): string {
@@ -90,11 +98,14 @@ export function renderShow(run: RunFiles, o: ShowOptions): string {
   const f = o.style === "ansi" ? ANSI : PLAIN;
   const eps = run.episodes;
   const out: string[] = [];
-  if (run.summary) out.push(f.heading(finalLine(o.name, { ...run.summary, n: eps.length })) + `  [${run.summary.status}, ${eps.length}/${run.summary.planned}]`);
+  const env = run.manifest ? environmentOfManifest(run.manifest) : undefined;
+  const primary = env?.metrics.f1 ?? "F1";
+  if (run.summary) out.push(f.heading(finalLine(o.name, { ...run.summary, n: eps.length }, env)) + `  [${run.summary.status}, ${eps.length}/${run.summary.planned}]`);
   else out.push(f.heading(`${o.name}: ${eps.length} episodes (no summary.json)`));
   if (run.manifest) {
     const m = run.manifest;
-    out.push(`split ${m.split.name} · ${m.policy.kind} ${m.policy.model}${m.policy.checkpoint ? ` @ ${m.policy.checkpoint}` : ""} · ${m.search.closed_book ? "closed-book" : `top-k ${m.search.top_k}, max ${m.search.max_searches} searches`}`);
+    const setting = m.search ? (m.search.closed_book ? "closed-book" : `top-k ${m.search.top_k}, max ${m.search.max_searches} searches`) : (env?.name ?? m.environment?.name ?? "");
+    out.push(`split ${m.split.name} · ${m.policy.kind} ${m.policy.model}${m.policy.checkpoint ? ` @ ${m.policy.checkpoint}` : ""} · ${setting}`);
   }
   const total = eps.length;
   out.push("", f.heading("How episodes ended"));
@@ -103,19 +114,30 @@ export function renderShow(run: RunFiles, o: ShowOptions): string {
   for (const [end, count] of [...ends].sort((a, b) => b[1] - a[1])) {
     out.push(`  ${end.padEnd(10)} ${String(count).padStart(5)}  ${((count / total) * 100).toFixed(0).padStart(3)}%  ${bar(count, total)}`);
   }
-  out.push("", f.heading("Searches per episode"));
-  const searches = new Map<number, number>();
-  for (const e of eps) searches.set(e.searches.length, (searches.get(e.searches.length) ?? 0) + 1);
-  for (const [k, count] of [...searches].sort((a, b) => a[0] - b[0])) {
-    out.push(`  ${String(k).padStart(2)}  ${String(count).padStart(5)}  ${bar(count, total)}`);
+  const hasTools = env ? env.tools.length > 0 : true;
+  if (hasTools) {
+    out.push("", f.heading("Searches per episode"));
+    const searches = new Map<number, number>();
+    for (const e of eps) searches.set(e.searches.length, (searches.get(e.searches.length) ?? 0) + 1);
+    for (const [k, count] of [...searches].sort((a, b) => a[0] - b[0])) {
+      out.push(`  ${String(k).padStart(2)}  ${String(count).padStart(5)}  ${bar(count, total)}`);
+    }
   }
   const failures = pickFailures(eps, o.n, o.seed);
   const nFail = eps.filter((e) => e.f1 < 0.5).length;
-  out.push("", f.heading(`Failures (F1 < 0.5): ${nFail} of ${total}; showing ${failures.length} (seed ${o.seed})`));
+  out.push("", f.heading(`Failures (${primary} < 0.5): ${nFail} of ${total}; showing ${failures.length} (seed ${o.seed})`));
   if (failures.length > 0) out.push(o.tokenizer ? traceLegend(o.style) : `(no token-level traces: ${o.tokenizerProblem ?? "tokenizer unavailable"})`);
   for (const e of failures) {
-    out.push("", f.heading(`── ${e.id}  end=${e.end}  F1 ${e.f1.toFixed(2)}  searches ${e.searches.length}`));
+    out.push("", f.heading(`── ${e.id}  end=${e.end}  ${primary} ${e.f1.toFixed(2)}${hasTools ? `  searches ${e.searches.length}` : ""}`));
     out.push(`Q: ${e.question}`, `gold: ${e.answers.join(" | ")}    prediction: ${e.prediction || "(none)"}`);
+    const notes = env?.annotate?.(e as unknown as Record<string, unknown>);
+    if (notes) {
+      out.push(notes.notes.map((n) => `${n.label}: ${n.value}`).join("    "));
+      for (const span of notes.spans) {
+        const reply = turnReply(e, span.turn, o.tokenizer);
+        if (reply !== undefined) out.push(`${span.label}: …${reply.slice(Math.max(0, span.start - 20), span.start)}[${reply.slice(span.start, span.end)}]${reply.slice(span.end, span.end + 5)}…`);
+      }
+    }
     if (o.tokenizer) out.push(renderTrace(e, o.tokenizer, o.style));
     else out.push(...e.searches.map((s, i) => `  search ${i + 1}: ${s}`));
   }

@@ -7,25 +7,23 @@
  * budget cap is checked before each question starts.
  */
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
-import { basename, isAbsolute, join } from "node:path";
+import { isAbsolute, join } from "node:path";
 import type { AgentLabConfig } from "../config";
-import type { Question } from "../data/question";
-import { loadSplit } from "../data/splits";
 import { UserError } from "../errors";
+import { environmentField } from "../envs/manifest";
+import { environmentPrompt } from "../envs/prompt";
+import type { EnvItem, Environment } from "../envs/types";
 import { makePolicy } from "../eval/backends";
 import { episodeUsd, pricesForPolicy } from "../eval/cost";
-import { HARNESS_VERSION } from "../eval/eval-split";
+import { HARNESS_VERSION, resolveEnvironment } from "../eval/eval-split";
 import { runPool } from "../eval/pool";
-import { openSearcher } from "../eval/searcher-for-eval";
-import { loadSystemPrompt, runEpisode, type Episode, type Policy } from "../harness";
+import { runEnvEpisode, type Episode, type Policy } from "../harness";
 import { BudgetExceededError, CostLedger, EpisodeSizeTracker, estimateEpisodesUsd, TYPICAL_EPISODE } from "../ledger";
 import { readJsonFile, writeJsonAtomic } from "../runs/run-files";
 import { checkRunName } from "../runs/run-name";
 import { sha256File } from "../runs/manifest";
 import { ProgressWriter, type Progress } from "../runs/progress";
 import { changedFields, openRunForWriting, RUN_FILES, type RunLock } from "../runs/run-folder";
-import { SCORER_VERSION } from "../score";
-import type { Searcher } from "../search/searcher";
 import { HeldOutQuestions } from "./held-out";
 import { SFT_MANIFEST_FORMAT, type FileHash, type SftDataManifest } from "./lineage";
 import { chooseAttempt, describeRule, solved, type AcceptanceRule } from "./select";
@@ -48,6 +46,8 @@ export const SFT_MANIFEST_FILE = RUN_FILES.manifest;
 
 export interface SftDataOptions {
   workspaceDir: string;
+  /** The environment (default: config env). */
+  env?: string | Environment<EnvItem>;
   /** Settings with CLI overrides merged (topK, maxSearches, maxTokens, concurrency, budgetUsd). */
   config: AgentLabConfig;
   /** Run folder name under runsDir. */
@@ -58,6 +58,8 @@ export interface SftDataOptions {
   tries: number;
   temperature: number;
   minF1: number;
+  /** Keep only attempts that searched (default true, the recipe's rule; a rehearsal keeps any). */
+  requireSearch?: boolean;
   /** "self": the model being trained samples its own data; "teacher": another source to distil from. */
   role: "self" | "teacher";
   backend: string;
@@ -98,11 +100,12 @@ export async function collectSftData(o: SftDataOptions): Promise<SftDataResult> 
   checkRunName(o.name);
   if (!Number.isInteger(o.tries) || o.tries < 1) throw new UserError(`--tries must be an integer ≥ 1, got ${o.tries}`);
   if (!(o.minF1 >= 0 && o.minF1 <= 1)) throw new UserError(`--min-f1 must be between 0 and 1, got ${o.minF1}`);
-  const dataDir = inWorkspace(o.workspaceDir, o.config.dataDir);
+  const env = resolveEnvironment(o.env, o.config);
+  const dataDir = env.data.dir(inWorkspace(o.workspaceDir, o.config.dataDir));
   const runDir = join(inWorkspace(o.workspaceDir, o.config.runsDir), o.name);
 
   // Questions come from train only, and never one that val or test holds (by id or by text).
-  const train = loadSplit(dataDir, "train");
+  const train = env.data.load(dataDir, "train");
   const range = train.slice(o.offset, o.offset + o.questions);
   if (range.length === 0) throw new UserError(`no train questions in [${o.offset}, ${o.offset + o.questions}): train.jsonl has ${train.length}`);
   const heldOut = HeldOutQuestions.fromDataDir(dataDir);
@@ -114,7 +117,7 @@ export async function collectSftData(o: SftDataOptions): Promise<SftDataResult> 
 
   const policy = o.policy ?? (await makePolicy(o));
   try {
-    return await collectWithPolicy(o, policy, allowed, excluded, dataDir, runDir);
+    return await collectWithPolicy(o, env, policy, allowed, excluded, dataDir, runDir);
   } finally {
     policy.close?.();
   }
@@ -122,8 +125,9 @@ export async function collectSftData(o: SftDataOptions): Promise<SftDataResult> 
 
 async function collectWithPolicy(
   o: SftDataOptions,
+  env: Environment<EnvItem>,
   policy: Policy,
-  questions: Question[],
+  questions: EnvItem[],
   excluded: SftDataManifest["held_out_excluded"],
   dataDir: string,
   runDir: string,
@@ -131,23 +135,24 @@ async function collectWithPolicy(
   const info = policy.describe();
   // An unpriced paid model is refused here, before a token is sampled.
   const prices = pricesForPolicy(o.config, info);
-  const prompt = loadSystemPrompt(o.promptFile || o.config.systemPromptFile || undefined, { workspaceDir: o.workspaceDir });
-  const searcher: Searcher = await openSearcher(o.indexDir ? inWorkspace(o.workspaceDir, o.indexDir) : join(dataDir, "bm25"));
-  const rule: AcceptanceRule = { minF1: o.minF1, requireSearch: true };
+  const prompt = environmentPrompt(env, { promptFile: o.promptFile, config: o.config, workspaceDir: o.workspaceDir });
+  const envRun = await env.open({ workspaceDir: o.workspaceDir, config: o.config, dataDir, ...(o.indexDir ? { indexDir: inWorkspace(o.workspaceDir, o.indexDir) } : {}) });
+  const rule: AcceptanceRule = { minF1: o.minF1, requireSearch: o.requireSearch ?? env.sftRequiresToolUse };
   const source: TraceSource = { role: o.role, kind: info.kind, model: info.model, ...(info.checkpoint ? { checkpoint: info.checkpoint } : {}) };
   const hash = (split: string): FileHash | undefined => {
     const file = join(dataDir, `${split}.jsonl`);
     return existsSync(file) ? { file: `${split}.jsonl`, sha256: sha256File(file) } : undefined;
   };
   const fingerprint: SftDataManifest["fingerprint"] = {
+    ...environmentField(env),
     source: { ...source, logprobs: info.logprobs },
     acceptance: { ...rule, tries: o.tries, rule: describeRule(rule) },
     sampling: { temperature: o.temperature, max_tokens: o.config.maxTokens },
-    system_prompt: { file: basename(prompt.file), sha256: prompt.sha256 },
+    system_prompt: prompt.manifest,
     harness_version: HARNESS_VERSION,
-    scorer_version: SCORER_VERSION,
+    scorer_version: env.scorerVersion,
     tokenizer: policy.tokenizer.name,
-    search: { top_k: o.config.topK, max_searches: o.config.maxSearches, searcher: searcher.describe() },
+    ...envRun.fingerprint,
     data: { train: hash("train")!, ...(hash("val") ? { val: hash("val") } : {}), ...(hash("test") ? { test: hash("test") } : {}) },
   };
 
@@ -218,12 +223,9 @@ async function collectWithPolicy(
           try {
             episodes = await Promise.all(
               Array.from({ length: o.tries }, () =>
-                runEpisode(policy, searcher, q, {
+                runEnvEpisode(policy, q, envRun.start(q, { tokenizer: policy.tokenizer, systemPrompt: prompt.text }), {
                   temperature: o.temperature,
-                  topK: o.config.topK,
-                  maxSearches: o.config.maxSearches,
                   maxTokens: o.config.maxTokens,
-                  systemPrompt: prompt.text,
                   signal,
                 }),
               ),

@@ -14,6 +14,9 @@ import { normalizeAnswer } from "../score";
 
 export type HeldOutSplit = "val" | "test";
 
+/** What the check reads of an item of any environment. */
+export type QuestionText = Pick<Question, "id" | "question">;
+
 /** Case, punctuation, articles and whitespace removed, as for answers. */
 export function normalizeQuestion(text: string): string {
   return normalizeAnswer(text);
@@ -34,7 +37,7 @@ export class HeldOutQuestions {
   /** Splits that were found and read. */
   readonly splits: HeldOutSplit[] = [];
 
-  add(split: HeldOutSplit, questions: readonly Question[]): void {
+  add(split: HeldOutSplit, questions: readonly QuestionText[]): void {
     if (!this.splits.includes(split)) this.splits.push(split);
     for (const q of questions) {
       this.byId.set(q.id, { split, id: q.id });
@@ -60,7 +63,7 @@ export class HeldOutQuestions {
   }
 
   /** Why `q` is held out, or undefined when it may be trained on. */
-  match(q: Question): HeldOutHit | undefined {
+  match(q: QuestionText): HeldOutHit | undefined {
     const sameId = this.byId.get(q.id);
     if (sameId) return { id: q.id, split: sameId.split, heldOutId: sameId.id, by: "id" };
     const sameText = this.byText.get(normalizeQuestion(q.question));
@@ -69,8 +72,8 @@ export class HeldOutQuestions {
   }
 
   /** Splits candidates into those allowed and those left out (with the reason). */
-  filter(questions: readonly Question[]): { allowed: Question[]; excluded: HeldOutHit[] } {
-    const allowed: Question[] = [];
+  filter<Q extends QuestionText>(questions: readonly Q[]): { allowed: Q[]; excluded: HeldOutHit[] } {
+    const allowed: Q[] = [];
     const excluded: HeldOutHit[] = [];
     for (const q of questions) {
       const hit = this.match(q);
@@ -81,9 +84,9 @@ export class HeldOutQuestions {
   }
 }
 
-function readIdsAndQuestions(file: string): Question[] {
+function readIdsAndQuestions(file: string): QuestionText[] {
   return readJsonlLines<Partial<Question> | null>(file).map(({ value: row, line }) => {
     if (typeof row?.id !== "string" || typeof row.question !== "string") throw new FileFormatError(file, line, 'expected "id" and "question" strings');
-    return { id: row.id, question: row.question, answers: [], type: "", level: "" };
+    return { id: row.id, question: row.question };
   });
 }

@@ -19,6 +19,8 @@ export interface SftDataManifest {
   status: "running" | "done" | "interrupted" | "failed";
   /** The experiment: a resumed run must match these fields exactly. */
   fingerprint: {
+    /** The task environment; absent = HotpotQA v1 (see envs/manifest.ts). */
+    environment?: { name: string; version: string };
     source: TraceSource & { logprobs: boolean };
     acceptance: AcceptanceRule & { tries: number; rule: string };
     sampling: { temperature: number; max_tokens: number };
@@ -26,7 +28,9 @@ export interface SftDataManifest {
     harness_version: string;
     scorer_version: string;
     tokenizer: string;
-    search: { top_k: number; max_searches: number; searcher: Record<string, unknown> | null };
+    /** HotpotQA's search settings; absent for environments without search (their own fields follow instead). */
+    search?: { top_k: number; max_searches: number; searcher: Record<string, unknown> | null };
+    [envField: string]: unknown;
     /** The split questions are drawn from, and the held-out splits they were checked against. */
     data: { train: FileHash; val?: FileHash; test?: FileHash };
   };
@@ -48,5 +52,7 @@ export interface SftDataManifest {
   /** Train questions in the requested range that were left out because val/test hold them. */
   held_out_excluded: HeldOutHit[];
   job: { command: string[]; created: string; updated: string; offset: number; questions: number };
+  /** `--from-runs`: the runs that were not used, and why (the used ones are in `fingerprint.from_runs`). */
+  skipped_runs?: { name: string; reason: string }[];
 }
 

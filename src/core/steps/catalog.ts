@@ -4,6 +4,7 @@
  * generated from them (`npm run docs:steps`; a test fails when the README drifts).
  */
 import { DEFAULT_RESAMPLES } from "../analysis/resamples";
+import { STAND_IN_TOKENIZER } from "../chat/tokenizer-source";
 import { PIPELINE_SIZES } from "../pipeline/settings";
 import * as f from "./common-flags";
 import { TASK_ENVS } from "../tasks/task-env";
@@ -19,11 +20,13 @@ export const CONFIG_STEP = defineStep({
 
 export const PREPARE_STEP = defineStep({
   name: "prepare",
-  summary: "download HotpotQA (or read local files) → train/val/test/corpus.jsonl + the locked test hash",
+  summary: "download the environment's data (or read local files) → train/val/test splits + the locked test hash (HotpotQA: + corpus.jsonl)",
   flags: {
-    hub: { type: "boolean", help: "download hotpotqa/hotpot_qa (distractor) parquet files (the default without --train/--dev)" },
-    train: { type: "list", arg: "FILE", help: "train records: official JSON list, JSONL or .parquet (repeat for several files, in order)" },
-    dev: { type: "list", arg: "FILE", help: "dev (validation) records, same formats" },
+    env: f.env,
+    hub: { type: "boolean", help: "download from the Hugging Face hub (the default without local files): hotpotqa/hotpot_qa distractor, openai/gsm8k main" },
+    train: { type: "list", arg: "FILE", help: "train records: HotpotQA's official JSON list, JSONL or .parquet; GSM8K's JSONL {question, answer} or .parquet (repeat for several files, in order)" },
+    dev: { type: "list", arg: "FILE", help: "HotpotQA: dev (validation) records, same formats" },
+    test: { type: "list", arg: "FILE", help: "GSM8K: the official test records, same formats" },
     out: { type: "string", arg: "DIR", help: "data folder (default: config dataDir)" },
     "replace-test-split": { type: "boolean", help: "allow replacing a locked test.jsonl whose content changed (says what changed)" },
     workspace: f.workspace,
@@ -63,6 +66,7 @@ export const EVAL_STEP = defineStep({
   writes: "eval",
   flags: {
     name: f.requiredRunName,
+    env: f.env,
     split: { type: "string", arg: "S", choices: f.SPLITS, default: "val", help: `which split (test needs ${f.TEST_SPLIT_FLAG})` },
     [f.TEST_SPLIT_FLAG_NAME]: { type: "boolean", help: "allow opening the test split (recorded in the manifest)" } as const,
     "closed-book": { type: "boolean", help: "no search: the floor" },
@@ -94,10 +98,12 @@ export const EVAL_STEP = defineStep({
 
 export const SFT_DATA_STEP = defineStep({
   name: "sft-data",
-  summary: "rejection sampling: keep the shortest correct searched attempt per train question → runs/NAME/sft.jsonl",
+  summary: "rejection sampling: keep the shortest correct searched attempt per train question → runs/NAME/sft.jsonl; or --from-runs RUN... (no sampling)",
+  positionals: "[RUN...]",
   writes: "sft-data",
   flags: {
     name: f.runName("sft-data"),
+    env: f.env,
     questions: { type: "int", arg: "N", min: 1, default: 1500, help: "train questions to try" },
     offset: { type: "int", arg: "K", min: 0, default: 0, help: "start at train question K" },
     tries: { type: "int", arg: "T", min: 1, max: 64, default: 4, help: "episodes per question" },
@@ -114,12 +120,19 @@ export const SFT_DATA_STEP = defineStep({
     prompt: f.prompt,
     index: f.index,
     resume: { type: "boolean", help: "continue a stopped run (skips questions already decided)" },
+    "from-runs": { type: "boolean", help: "build the data from the scored episodes of the runs RUN... (eval, GRPO) instead of sampling: no spend" },
+    "min-reward": { type: "number", arg: "R", help: "--from-runs: keep episodes with reward ≥ R (default: --min-f1)" },
+    "best-of": { type: "int", arg: "K", min: 1, max: 64, default: 1, help: "--from-runs: the best K episodes per question by reward (newest first among equals)" },
+    "per-turn": { type: "boolean", help: "--from-runs: one example per assistant turn, earlier turns as context" },
     "dry-run": f.dryRun,
     workspace: f.workspace,
     "scripted-delay-ms": f.scriptedDelay,
   },
-  spends: (v) => (v.teacher ?? v.backend) === "tinker",
-  estimate: (v, c) => estimateEpisodes(c.config, v.model ?? c.config.model, v.questions * v.tries, `${v.questions} questions × ${v.tries} tries`, c.measuredEpisode),
+  spends: (v) => !v["from-runs"] && (v.teacher ?? v.backend) === "tinker",
+  estimate: (v, c) => {
+    const episodes = v["from-runs"] ? 0 : v.questions * v.tries;
+    return estimateEpisodes(c.config, v.model ?? c.config.model, episodes, v["from-runs"] ? "episodes already paid for" : `${v.questions} questions × ${v.tries} tries`, c.measuredEpisode);
+  },
 });
 
 export const TRAIN_SFT_STEP = defineStep({
@@ -135,7 +148,7 @@ export const TRAIN_SFT_STEP = defineStep({
     seed: { ...f.seed, help: "shuffle seed" },
     rank: f.rank,
     "init-state": { type: "string", arg: "S", help: "start from a state (registry name or tinker://…/weights/…) instead of the base model" },
-    tokenizer: { type: "string", arg: "ID", help: "the tokenizer the data was encoded with, when it is not the model's (a rehearsal's stand-in)" },
+    tokenizer: { ...f.tokenizer, help: `${f.tokenizer.help}; the data must have been collected with this same tokenizer` },
     backend: f.trainingBackend,
     "local-port": f.localPort,
     budget: f.budget,
@@ -152,6 +165,7 @@ export const TRAIN_GRPO_STEP = defineStep({
   summary: "online GRPO in the agent harness (fresh sampler per step); checkpoints registered as NAME-sN; --resume",
   writes: "grpo",
   flags: {
+    env: f.env,
     "init-state": { type: "string", arg: "S", help: "state to start from: registry name (e.g. sft-e2) or tinker://…/weights/…; omit = base model" },
     name: f.runName("grpo"),
     steps: { type: "int", arg: "N", min: 1, max: 100_000, default: 30, help: "training steps" },
@@ -169,7 +183,7 @@ export const TRAIN_GRPO_STEP = defineStep({
     concurrency: f.concurrency,
     prompt: f.prompt,
     index: f.index,
-    tokenizer: { type: "string", arg: "ID", help: "tokenizer when it is not the model's (a rehearsal's stand-in)" },
+    tokenizer: f.tokenizer,
     backend: f.trainingBackend,
     "local-port": f.localPort,
     budget: f.budget,
@@ -258,6 +272,17 @@ export const ABLATE_STEP = defineStep({
     "Holm-adjusted across the table.",
 });
 
+export const EXPORT_CHAT_STEP = defineStep({
+  name: "export-chat",
+  summary: "episodes or SFT data as OpenAI-style chat JSONL (messages with roles, assistant weight 1/0, tools) for other trainers",
+  positionals: "RUN_OR_SFT_DATA",
+  flags: {
+    out: { type: "string", arg: "FILE", required: true, help: "the chat JSONL to write" },
+    workspace: f.workspace,
+  },
+  notes: "Text is decoded from the recorded token ids with the run's tokenizer; Agent Lab itself trains on the ids, not on this text.",
+});
+
 export const SHOW_STEP = defineStep({
   name: "show",
   summary: "how a run's episodes ended, searches, and random failures with model vs harness text",
@@ -317,6 +342,12 @@ export const PIPELINE_STEP = defineStep({
     dir: { type: "string", arg: "DIR", default: "agent-lab-pipeline", help: "the folder it works in, laid out as a workspace (data/, runs/, agent-lab.json); . = here" },
     backend: { type: "string", arg: "B", choices: ["local", "tinker"], default: "local", help: "local: an invented world on the local stand-in backend, offline and free; tinker: HotpotQA with Qwen/Qwen3.5-4B at the recipe's sizes" },
     size: { type: "string", arg: "S", choices: PIPELINE_SIZES, default: "full", help: "full: the backend's sizes; smoke: every stage at tiny sizes in about a minute (offline only)" },
+    rehearse: {
+      type: "boolean",
+      help: `tinker: every stage of the paid recipe through the Tinker client at tiny sizes, with the stand-in tokenizer ${STAND_IN_TOKENIZER}, against TINKER_BASE_URL (agent-lab serve-local: free; the real service: cents); its numbers mean nothing`,
+    },
+    train: { ...f.hotpotTrain, help: `tinker: ${f.hotpotTrain.help}, instead of the hub (as agent-lab prepare reads them)` },
+    dev: { ...f.hotpotDev, help: `tinker: ${f.hotpotDev.help}` },
     "dry-run": { type: "boolean", help: "print the stages, their sizes, status and estimated cost; run nothing" },
     yes: { type: "boolean", help: "tinker: do not ask before spending" },
     "local-port": { type: "int", arg: "P", min: 0, max: 65535, help: "local: reuse a running agent-lab serve-local on this port (default: start one)" },
@@ -326,6 +357,8 @@ export const PIPELINE_STEP = defineStep({
     "Runs the whole recipe and prints the ablation table (closed-book, base, SFT, GRPO on val, paired 95% CIs against\n" +
     "base) and GRPO's train-reward trend; writes DIR/report.md and DIR/ablation.json. tinker needs TINKER_API_KEY and\n" +
     "asks before spending (the local backend is a tiny CPU model: real results come from Tinker).\n" +
+    "Rehearse before you pay: TINKER_BASE_URL=<agent-lab serve-local's URL> agent-lab pipeline --backend tinker --rehearse --yes\n" +
+    "runs the paid path end to end for free (a server that says it is the local stand-in is priced at $0).\n" +
     "Every stage is skipped when its outputs are complete and resumed when partial: rerun to continue.",
   spends: (v) => v.backend === "tinker",
 });
@@ -363,6 +396,7 @@ export const STEPS: readonly StepSpec[] = [
   SHOW_STEP,
   SPEND_STEP,
   SFT_DATA_STEP,
+  EXPORT_CHAT_STEP,
   ABLATE_STEP,
   SERVE_LOCAL_STEP,
   TRAIN_SFT_STEP,

@@ -2,6 +2,7 @@
  * Flags several steps share, declared once so their meaning, range and default cannot drift
  * between commands (e.g. `--budget` refuses a negative value everywhere alike).
  */
+import { STAND_IN_TOKENIZER } from "../chat/tokenizer-source";
 import { RUN_NAME_MAX_LENGTH, RUN_NAME_PATTERN } from "../runs/run-name";
 import type { FlagSpec } from "./flags";
 
@@ -30,9 +31,17 @@ export const index = flag({ type: "string", arg: "DIR", help: "BM25 index folder
 export const resume = flag({ type: "boolean", help: "finish an interrupted run (refuses if its settings changed)" });
 export const modelPath = flag({ type: "string", arg: "PATH", alias: "checkpoint", help: "tinker:// sampler checkpoint to sample from (tinker, local)" });
 export const model = flag({ type: "string", arg: "ID", help: "tinker: base model (config model); transformers: hub id or folder (config localModel)" });
-export const tokenizer = flag({ type: "string", arg: "ID", help: "tokenizer hub id or folder when it differs from the model's" });
+export const tokenizer = flag({
+  type: "string",
+  arg: "ID|FOLDER",
+  help: `tokenizer hub id or folder when it is not the model's (${STAND_IN_TOKENIZER}: the offline Qwen3 stand-in of a rehearsal); recorded in the manifest`,
+});
+/** HotpotQA records from local files (prepare, pipeline): one reader for both. */
+export const hotpotTrain = flag({ type: "list", arg: "FILE", help: "train records: official JSON list, JSONL or .parquet (repeat for several files, in order)" });
+export const hotpotDev = flag({ type: "list", arg: "FILE", help: "dev (validation) records, same formats" });
 export const scriptedDelay = flag({ type: "int", arg: "MS", unit: "ms", min: 0, max: 60_000, help: "scripted backend: pause per turn (to watch or test a long run)" });
 export const dryRun = flag({ type: "boolean", help: "print the estimated cost and what would run; run nothing" });
+export const env = flag({ type: "string", arg: "ENV", config: "env", help: "task environment, e.g. hotpotqa (the search agent) or gsm8k (math); unknown names are refused with the list" });
 export const seed = flag({ type: "int", arg: "S", min: 0, default: 0, help: "seed" });
 
 export const temperature = (dflt: number) => flag({ type: "number", arg: "T", min: 0, max: 2, default: dflt, help: "sampling temperature" });

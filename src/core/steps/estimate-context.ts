@@ -6,6 +6,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { AgentLabConfig } from "../config";
+import { environmentByName } from "../envs/registry";
 import { listRuns, readJsonFile, SUMMARY_FILE } from "../runs/run-files";
 import type { RunSummary } from "../runs/summary";
 import { SFT_FILE } from "../sft/sft-files";
@@ -34,7 +35,8 @@ function runSummaries(workspaceDir: string, config: AgentLabConfig): { name: str
 }
 
 export function estimateContext(values: Record<string, unknown>, config: AgentLabConfig, workspaceDir: string): EstimateContext {
-  const dataDir = resolve(workspaceDir, config.dataDir);
+  // The environment's own data folder (GSM8K: <dataDir>/gsm8k) holds the split being counted.
+  const dataDir = environmentByName(typeof values.env === "string" ? values.env : config.env).data.dir(resolve(workspaceDir, config.dataDir));
   const split = typeof values.split === "string" ? values.split : "val";
   const data = typeof values.data === "string" ? resolve(workspaceDir, values.data) : undefined;
   const sftFile = data && existsSync(data) && statSync(data).isDirectory() ? join(data, SFT_FILE) : data;

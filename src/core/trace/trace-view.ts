@@ -5,6 +5,7 @@
  * the outcome; gold-in-results; and the drift check.
  */
 import type { ChatTokenizer } from "../chat/tokenizer";
+import type { EnvItem, Environment, TraceAnnotations } from "../envs/types";
 import type { EpisodeRecord } from "../runs/run-files";
 import { checkDrift, type DriftReport } from "./drift";
 import { goldInResults, type GoldInResults } from "./gold-in-results";
@@ -59,6 +60,8 @@ export interface TraceEpisodeView {
   drift: DriftReport | null;
   /** Why tokens are shown as ids only (no tokenizer). */
   decodeProblem?: string;
+  /** The environment's notes and marked spans (GSM8K: the extracted answer and the boxed span). */
+  annotations?: TraceAnnotations;
 }
 
 /** Sections from the harness's turn records, or from runs of the sampled flag when a run has none. */
@@ -97,6 +100,8 @@ export function traceSections(record: EpisodeRecord): TraceSection[] {
 export interface TraceViewOptions {
   /** Run the drift check (re-renders with the template; skipped for list previews). */
   drift?: boolean;
+  /** The run's environment (envs/registry.ts `environmentOfManifest`), for its annotations. */
+  environment?: Environment<EnvItem>;
 }
 
 export function buildTraceView(record: EpisodeRecord, tok: ChatTokenizer | undefined, options: TraceViewOptions = {}, decodeProblem?: string): TraceEpisodeView {
@@ -123,5 +128,6 @@ export function buildTraceView(record: EpisodeRecord, tok: ChatTokenizer | undef
     gold: tok ? goldInResults(record, tok) : "unknown",
     drift: tok && options.drift !== false ? checkDrift(tok, record.prompt, record.tokens, record.sampled) : null,
     ...(tok ? {} : { decodeProblem: decodeProblem ?? "no tokenizer for this run" }),
+    ...(options.environment?.annotate ? { annotations: options.environment.annotate(record as unknown as Record<string, unknown>) } : {}),
   };
 }

@@ -8,8 +8,8 @@ import { UserError } from "../errors";
 import { LOCAL_BACKEND_MODEL } from "../eval/backends";
 import { TinkerService, type RetryPolicy } from "../tinker";
 
-export const TRAIN_BACKENDS = ["tinker", "local"] as const;
-export type TrainBackend = (typeof TRAIN_BACKENDS)[number];
+import { TRAINING_BACKENDS } from "../steps/common-flags";
+export type TrainBackend = (typeof TRAINING_BACKENDS)[number];
 
 /** Any tml- key: the local backend accepts all, and a real key must never be sent to it. */
 const LOCAL_BACKEND_KEY = "tml-local-backend";
@@ -36,7 +36,7 @@ export interface TrainTarget {
 }
 
 export function checkBackend(name: string): TrainBackend {
-  if (!(TRAIN_BACKENDS as readonly string[]).includes(name)) throw new UserError(`unknown --backend "${name}"; choose one of ${TRAIN_BACKENDS.join(", ")}`);
+  if (!(TRAINING_BACKENDS as readonly string[]).includes(name)) throw new UserError(`unknown --backend "${name}"; choose one of ${TRAINING_BACKENDS.join(", ")}`);
   return name as TrainBackend;
 }
 

@@ -21,18 +21,18 @@
  * are dropped and those steps are redone on the same questions, so no question is used twice.
  */
 import { createHash } from "node:crypto";
-import { basename, isAbsolute, join } from "node:path";
-import { loadTokenizer, offlineTokenizer, type ChatTokenizer } from "../chat";
+import { isAbsolute, join } from "node:path";
+import { loadTokenizer, loadTokenizerSource, offlineTokenizer, type ChatTokenizer } from "../chat";
 import type { AgentLabConfig } from "../config";
 import { sha256File } from "../runs/manifest";
-import { loadSplit } from "../data/splits";
-import type { Question } from "../data/question";
 import { UserError } from "../errors";
+import { environmentField } from "../envs/manifest";
+import { environmentPrompt } from "../envs/prompt";
+import type { EnvItem, EnvRun, Environment } from "../envs/types";
 import { episodeUsd } from "../eval/cost";
-import { HARNESS_VERSION, toRecord } from "../eval/eval-split";
+import { HARNESS_VERSION, resolveEnvironment, toRecord } from "../eval/eval-split";
 import { runPool } from "../eval/pool";
-import { openSearcher } from "../eval/searcher-for-eval";
-import { loadSystemPrompt, runEpisode, type Episode } from "../harness";
+import { runEnvEpisode, type Episode } from "../harness";
 import type { Policy } from "../harness/policy";
 import { BudgetExceededError, EpisodeSizeTracker, estimateRlStepUsd, TYPICAL_EPISODE_SEQUENCE } from "../ledger";
 import { resolveCheckpointPath } from "../checkpoints/registry";
@@ -52,6 +52,8 @@ export const CONSTANT_GROUP_EPS = 1e-6;
 
 export interface TrainGrpoOptions extends TrainBackendOptions {
   workspaceDir: string;
+  /** The environment (default: config env). */
+  env?: string | Environment<EnvItem>;
   config: AgentLabConfig;
   name: string;
   /** Start from this state (registry name or tinker://…/weights/…); absent = the base model. */
@@ -79,9 +81,11 @@ export interface TrainGrpoOptions extends TrainBackendOptions {
   /** Told of every progress.json update (the pipeline nests it in its own). */
   onProgress?: (p: Progress) => void;
   /** Tests and the offline pipeline: the train questions, searcher, tokenizer or policy to use instead of the defaults. */
-  trainQuestions?: readonly Question[];
+  trainQuestions?: readonly EnvItem[];
   searcher?: Searcher | null;
   tokenizer?: ChatTokenizer;
+  /** `--tokenizer`: hub id, folder or STAND_IN_TOKENIZER when it is not the model's (a rehearsal's stand-in); recorded in the manifest. */
+  tokenizerSource?: string;
   /** Builds the step's policy over its fresh sampler (default: TinkerPolicy that requires logprobs). */
   policyFor?: (sampler: SamplingClient, tokenizer: ChatTokenizer, step: number) => Policy;
 }
@@ -186,20 +190,30 @@ export async function trainGrpo(o: TrainGrpoOptions): Promise<TrainGrpoResult> {
   if (!Number.isSafeInteger(runSeed)) throw new UserError(`--seed must be an integer, got ${o.seed}`);
   const runsDir = inWorkspace(o.workspaceDir, o.config.runsDir);
   const runDir = join(runsDir, o.name);
-  const dataDir = inWorkspace(o.workspaceDir, o.config.dataDir);
+  const env = resolveEnvironment(o.env, o.config);
+  const dataDir = env.data.dir(inWorkspace(o.workspaceDir, o.config.dataDir));
 
   const target = openTrainTarget(o.config, o); // refuses an unpriced model before anything is sent
   let run: TrainingRun<GrpoManifest> | undefined;
   let status: ProgressStatus = "failed";
   try {
-    const items = o.trainQuestions ?? loadSplit(dataDir, "train");
+    const items = o.trainQuestions ?? env.data.load(dataDir, "train");
     if (o.offset >= items.length) throw new UserError(`--offset ${o.offset} is past the ${items.length} train questions`);
-    const prompt = loadSystemPrompt(o.promptFile || o.config.systemPromptFile || undefined, { workspaceDir: o.workspaceDir, closedBook: false });
-    const searcher = o.searcher !== undefined ? o.searcher : await openSearcher(o.indexDir ? inWorkspace(o.workspaceDir, o.indexDir) : join(dataDir, "bm25"));
-    const tokenizer = o.tokenizer ?? (target.backend === "local" ? await offlineTokenizer("qwen3") : await loadTokenizer(target.baseModel));
+    const prompt = environmentPrompt(env, { promptFile: o.promptFile, config: o.config, workspaceDir: o.workspaceDir });
+    const envRun = await env.open({
+      workspaceDir: o.workspaceDir,
+      config: o.config,
+      dataDir,
+      ...(o.indexDir ? { indexDir: inWorkspace(o.workspaceDir, o.indexDir) } : {}),
+      ...(o.searcher !== undefined ? { searcher: o.searcher } : {}),
+    });
+    const tokenizer =
+      o.tokenizer ??
+      (o.tokenizerSource ? await loadTokenizerSource(o.tokenizerSource) : target.backend === "local" ? await offlineTokenizer("qwen3") : await loadTokenizer(target.baseModel));
     const initState = o.initState ? resolveCheckpointPath(runsDir, o.initState, "state") : undefined;
     const manifest = {
       kind: "grpo" as const,
+      ...environmentField(env),
       base_model: target.baseModel,
       backend: target.backend,
       // A state brings its own rank; the setting applies only to a fresh LoRA.
@@ -219,9 +233,9 @@ export async function trainGrpo(o: TrainGrpoOptions): Promise<TrainGrpoResult> {
       parent: o.initState ?? null,
       init_state: initState ?? null,
       harness_version: HARNESS_VERSION,
-      system_prompt: { file: basename(prompt.file), sha256: prompt.sha256 },
+      system_prompt: prompt.manifest,
       train_split: o.trainQuestions ? { file: "(given by the caller)", questions: items.length } : { file: "train.jsonl", sha256: sha256File(join(dataDir, "train.jsonl")), questions: items.length },
-      search: { top_k: o.config.topK, max_searches: o.config.maxSearches, searcher: searcher ? searcher.describe() : null },
+      ...envRun.fingerprint,
       sampling: { max_tokens: o.config.maxTokens },
       tokenizer: tokenizer.name,
       command: o.command,
@@ -235,14 +249,17 @@ export async function trainGrpo(o: TrainGrpoOptions): Promise<TrainGrpoResult> {
       resume: Boolean(o.resume),
       initState: o.initState,
       manifest,
-      mustMatch: ["kind", "base_model", "backend", "lora_rank", "lr", "normalize_advantages", "questions_per_step", "group", "temperature", "seed", "offset", "init_state", "harness_version", "system_prompt", "search", "sampling"],
+      mustMatch: [
+        "kind", "environment", "base_model", "backend", "lora_rank", "lr", "normalize_advantages", "questions_per_step", "group", "temperature", "seed", "offset",
+        "init_state", "harness_version", "system_prompt", ...Object.keys(envRun.fingerprint), "sampling",
+      ],
       stepFiles: [runFile(runDir, "metrics"), runFile(runDir, "groups"), runFile(runDir, "episodes")],
       dataHash: (c) => `train[${o.offset}:${o.offset + c.batch * o.questions}]`,
       progress: { label: "GRPO", planned: o.steps, onUpdate: o.onProgress },
       signal: o.signal,
       log,
     });
-    const result = await grpoLoop({ o, run, items, searcher, tokenizer, systemPrompt: prompt.text, runSeed, log });
+    const result = await grpoLoop({ o, run, items, envRun, tokenizer, systemPrompt: prompt.text, runSeed, log });
     status = result.status === "done" ? "done" : result.status === "interrupted" ? "interrupted" : "failed";
     return result;
   } finally {
@@ -256,10 +273,10 @@ type GrpoManifest = { kind: "grpo" } & Record<string, unknown>;
 interface GrpoLoop {
   o: TrainGrpoOptions;
   run: TrainingRun<GrpoManifest>;
-  items: readonly Question[];
-  searcher: Searcher | null;
+  items: readonly EnvItem[];
+  envRun: EnvRun<EnvItem>;
   tokenizer: ChatTokenizer;
-  systemPrompt: string;
+  systemPrompt: string | undefined;
   runSeed: number;
   log: (line: string) => void;
 }
@@ -318,7 +335,7 @@ async function grpoLoop(l: GrpoLoop): Promise<TrainGrpoResult> {
 }
 
 /** G episodes per question from a fresh sampler of the weights as they are now (never a stale one). */
-async function sampleGroups(l: GrpoLoop, tc: TrainingClient, s: number, batchQs: readonly Question[]): Promise<Episode[][] & { samplerId: string }> {
+async function sampleGroups(l: GrpoLoop, tc: TrainingClient, s: number, batchQs: readonly EnvItem[]): Promise<Episode[][] & { samplerId: string }> {
   const { o } = l;
   const sampler = await tc.saveWeightsAndGetSamplingClient().result();
   const policy = o.policyFor?.(sampler, l.tokenizer, s) ??
@@ -328,14 +345,8 @@ async function sampleGroups(l: GrpoLoop, tc: TrainingClient, s: number, batchQs:
   try {
     await runPool(jobs, o.config.concurrency, async ({ q, g, k }, signal) => {
       const draws = seededPolicy(policy, (turn) => episodeSeed(l.runSeed, s, q.id, k, turn));
-      groups[g][k] = await runEpisode(draws, l.searcher, q, {
-        temperature: o.temperature,
-        topK: o.config.topK,
-        maxSearches: o.config.maxSearches,
-        maxTokens: o.config.maxTokens,
-        systemPrompt: l.systemPrompt,
-        signal,
-      });
+      const episode = l.envRun.start(q, { tokenizer: draws.tokenizer, systemPrompt: l.systemPrompt });
+      groups[g][k] = await runEnvEpisode(draws, q, episode, { temperature: o.temperature, maxTokens: o.config.maxTokens, signal });
     }, o.signal);
   } catch (e) {
     // The sampler's own refusal (TinkerPolicy with requireLogprobs) is a setup problem, not a crash.
@@ -347,7 +358,7 @@ async function sampleGroups(l: GrpoLoop, tc: TrainingClient, s: number, batchQs:
 }
 
 /** Advantages per group (constant groups skipped) → RL datums, and the groups.jsonl rows. */
-function buildRlData(groups: Episode[][], batchQs: readonly Question[], s: number, episodeLine: number, o: TrainGrpoOptions): { data: Datum[]; groupRows: GroupRecord[]; skipped: number } {
+function buildRlData(groups: Episode[][], batchQs: readonly EnvItem[], s: number, episodeLine: number, o: TrainGrpoOptions): { data: Datum[]; groupRows: GroupRecord[]; skipped: number } {
   const data: Datum[] = [];
   const groupRows: GroupRecord[] = [];
   let skipped = 0;

@@ -2,6 +2,6 @@
 export { trainSft, weightedNll, COOKBOOK_ADAM, type TrainSftOptions, type TrainSftResult, type SftMetrics } from "./sft";
 export { readSftData, sftDataHash, type SftData, type SftRow } from "./sft-data";
 export { linearLr } from "./schedule";
-export { openTrainTarget, TRAIN_BACKENDS, type TrainBackend, type TrainBackendOptions } from "./backend";
+export { openTrainTarget, type TrainBackend, type TrainBackendOptions } from "./backend";
 export { readRunCheckpoints, METRICS_FILE, RUN_CHECKPOINTS_FILE, type RunCheckpoint } from "./run-log";
 export { trainGrpo, groupAdvantages, CONSTANT_GROUP_EPS, type TrainGrpoOptions, type TrainGrpoResult, type GrpoMetrics, type GroupRecord } from "./grpo";

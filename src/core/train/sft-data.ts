@@ -104,14 +104,27 @@ export function sftDataHash(file: string): { hash: string; lineageWarning?: stri
  * its own tokenizer, so data tokenized by another one (e.g. a scripted teacher on the offline Qwen3
  * tokenizer, whose ids differ entirely from Qwen3.5's) would train on garbage. The local stand-in
  * learns whatever ids it sees, so it accepts any.
+ *
+ * `given` is the name of the tokenizer the run was told to use (`--tokenizer`, e.g. a rehearsal's
+ * stand-in): then the data must record exactly that tokenizer, on any backend, so a stand-in is
+ * never mixed with the model's own ids.
  */
-export function checkSftTokenizer(data: Pick<SftData, "file" | "tokenizer">, backend: string, baseModel: string): void {
+export function checkSftTokenizer(data: Pick<SftData, "file" | "tokenizer">, backend: string, baseModel: string, given?: string): void {
+  if (given !== undefined) {
+    if (data.tokenizer === given) return;
+    throw new UserError(
+      data.tokenizer === undefined
+        ? `${data.file} has no sft-data manifest recording its tokenizer, so --tokenizer cannot be checked against it; collect it with agent-lab sft-data --tokenizer, or train without --tokenizer`
+        : `${data.file} was tokenized with "${data.tokenizer}", not with the --tokenizer given ("${given}"); give the tokenizer the data was collected with`,
+    );
+  }
   if (backend === "local" || data.tokenizer === undefined) return;
   const tokenizerModel = data.tokenizer.split("+")[0];
   if (tokenizerModel !== baseModel) {
     throw new UserError(
       `${data.file} was tokenized with "${data.tokenizer}", but ${baseModel} needs its own tokenizer's ids; ` +
-        `collect the data by sampling that model (agent-lab sft-data --backend tinker); scripted-teacher traces are for the local backend`,
+        `collect the data by sampling that model (agent-lab sft-data --backend tinker); scripted-teacher traces are for the local backend ` +
+        `(a rehearsal with a stand-in tokenizer passes the same --tokenizer to sft-data and train-sft)`,
     );
   }
 }

@@ -12,6 +12,7 @@
  */
 import { existsSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { loadTokenizerSource } from "../chat";
 import type { AgentLabConfig } from "../config";
 import { UserError } from "../errors";
 import { estimateSftUsd } from "../ledger";
@@ -45,6 +46,11 @@ export interface TrainSftOptions extends TrainBackendOptions {
   seed?: number;
   /** Continue from a state (registry name or tinker://…/weights/…) instead of the base model. */
   initState?: string;
+  /**
+   * The tokenizer the data was encoded with when it is not the model's (hub id, folder or
+   * STAND_IN_TOKENIZER): the data's recorded tokenizer must be exactly this one.
+   */
+  tokenizer?: string;
   resume?: boolean;
   /** argv as typed, for the manifest. */
   command: string[];
@@ -110,7 +116,9 @@ export async function trainSft(o: TrainSftOptions): Promise<TrainSftResult> {
 
   // Prices (and an unpriced model's refusal) before anything is sent or written.
   const target = openTrainTarget(o.config, o);
-  checkSftTokenizer(data, target.backend, target.baseModel);
+  // Loaded only for its name: the data's ids are checked against it, and the manifest records it.
+  const givenTokenizer = o.tokenizer ? (await loadTokenizerSource(o.tokenizer)).name : undefined;
+  checkSftTokenizer(data, target.backend, target.baseModel, givenTokenizer);
   const estimateUsd = estimateSftUsd(target.prices, data.tokensPerEpoch, o.epochs);
   if (data.lineageWarning) log(`warning: ${data.lineageWarning}`);
   log(`${data.datums.length} examples, ${data.tokensPerEpoch.toLocaleString("en-US")} tokens/epoch, ≈ $${estimateUsd.toFixed(2)} to train`);
@@ -131,6 +139,7 @@ export async function trainSft(o: TrainSftOptions): Promise<TrainSftResult> {
     epochs: o.epochs,
     seed: o.seed ?? 0,
     loss_fn: "cross_entropy",
+    tokenizer: givenTokenizer ?? data.tokenizer ?? null,
     data: { path: relative(o.workspaceDir, data.file) || data.file, hash: data.hash, lineage_manifest: existsSync(runFile(dirname(data.file), "manifest")) ? relative(o.workspaceDir, runFile(dirname(data.file), "manifest")) : null, examples: data.datums.length, tokens_per_epoch: data.tokensPerEpoch },
     parent: o.initState ?? null,
     init_state: initState ?? null,

@@ -78,7 +78,7 @@ async function rerunEvalWithPrompt(lab: Lab, arg: unknown): Promise<void> {
   const name = uniqueRunName(`${base.name}-prompt-${stamp}`, takenRunNames(lab));
   const job = await startEval(
     lab,
-    { name, split: m.split.name as Split, "closed-book": m.search.closed_book, limit: m.job.limit, "model-path": m.policy.checkpoint, prompt: config.systemPromptFile || undefined },
+    { name, split: m.split.name as Split, "closed-book": m.search?.closed_book ?? false, limit: m.job.limit, "model-path": m.policy.checkpoint, prompt: config.systemPromptFile || undefined },
     `Rerun ${base.name} with the current prompt: ${name}`,
   );
   if (!job) return;

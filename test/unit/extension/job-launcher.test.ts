@@ -91,8 +91,8 @@ describe("extension: CLI jobs (real CLI, real HotpotQA records)", function () {
     const kept = readEpisodes(runDir).length;
     assert.ok(kept >= 4 && kept < 24, `${kept} episodes kept`);
     const manifest = JSON.parse(readFileSync(join(runDir, "manifest.json"), "utf8")) as RunManifest;
-    assert.equal(manifest.search.top_k, 2, "the settings layer reached the job");
-    assert.equal(manifest.search.max_searches, 3);
+    assert.equal(manifest.search!.top_k, 2, "the settings layer reached the job");
+    assert.equal(manifest.search!.max_searches, 3);
 
     // The key never lands in a file the job system writes, nor on a command line.
     for (const file of [recordPath(ws, job.record.id), job.record.log, exitPath(ws, job.record.id)]) {

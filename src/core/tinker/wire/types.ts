@@ -99,6 +99,8 @@ export interface SupportedModel {
 }
 export interface ServerCapabilitiesResponse {
   supported_models: SupportedModel[];
+  /** Agent Lab's local backend (`agent-lab serve-local`) says it is a stand-in; the real service does not send it. */
+  local_stand_in?: boolean;
 }
 
 export interface CreateSessionRequest {

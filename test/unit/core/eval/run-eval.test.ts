@@ -106,7 +106,7 @@ describe("eval/runEval", () => {
   it("resume refuses when the fingerprint changed, naming the fields", async () => {
     await runEval(job({ questions: QUESTIONS.slice(0, 2) }));
     const changed = fakeManifest();
-    changed.search.top_k = 7;
+    changed.search!.top_k = 7;
     changed.sampling.temperature = 1;
     await assert.rejects(runEval(job({ resume: true, manifest: changed })), /sampling\.temperature: 0 → 1; search\.top_k: 3 → 7/);
     await assert.rejects(runEval(job({ resume: true, runDir: join(dir, "..", "other") })), /nothing to resume/);

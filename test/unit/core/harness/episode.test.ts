@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { offlineTokenizer } from "../../../../src/core/chat/offline-tokenizer";
 import { EMPTY_THINK, chatPrompt, userTurn } from "../../../../src/core/chat/turns";
 import type { ChatTokenizer } from "../../../../src/core/chat/tokenizer";
-import { runEpisode, type EpisodeOptions } from "../../../../src/core/harness/episode";
+import { runEpisode, type EpisodeOptions } from "../../../../src/core/harness";
 import { loadSystemPrompt } from "../../../../src/core/harness/prompts";
 import { ScriptedPolicy, type ScriptedReply } from "../../../../src/core/policies/scripted";
 import type { SearchHit, Searcher } from "../../../../src/core/search/searcher";

@@ -13,8 +13,8 @@ describe("runs/manifest fingerprintDiff", () => {
   it("names every differing field by its dotted path, including nested searcher settings", () => {
     const a = fakeManifest();
     const b = fakeManifest();
-    b.search.top_k = 5;
-    b.search.searcher = { kind: "bm25", index_sha256: "dd" };
+    b.search!.top_k = 5;
+    b.search!.searcher = { kind: "bm25", index_sha256: "dd" };
     b.system_prompt.sha256 = "ee";
     b.policy.checkpoint = "tinker://run/sampler/1";
     const fields = fingerprintDiff(a, b).map((d) => d.field);
@@ -26,8 +26,8 @@ describe("runs/manifest fingerprintDiff", () => {
   it("notices closed-book versus searcher, and a test-split flag", () => {
     const a = fakeManifest();
     const b = fakeManifest();
-    b.search.closed_book = true;
-    b.search.searcher = null;
+    b.search!.closed_book = true;
+    b.search!.searcher = null;
     b.test_split = { opened: true, flag: "--i-know-this-is-test" };
     const fields = fingerprintDiff(a, b).map((d) => d.field);
     assert.ok(fields.includes("search.closed_book"));

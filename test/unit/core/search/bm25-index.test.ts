@@ -4,7 +4,6 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { realParagraphs, writeCorpus, type Paragraph } from "../../../../bench/search/real-paragraphs";
 import { FileFormatError, UserError } from "../../../../src/core/errors";
-import { openSearcher } from "../../../../src/core/eval/searcher-for-eval";
 import { buildIndex, openIndex, type Bm25Searcher } from "../../../../src/core/search";
 import { FILES, WINDOW_SHIFT, hasWindows, windowCount } from "../../../../src/core/search/bm25-format";
 import { corruptFileMessage } from "../../../../src/core/search/bm25-index";
@@ -163,7 +162,7 @@ describe("BM25 index", () => {
     // The reported case: postings-docs.u32 overwritten with 0xFF, same size.
     writeFileSync(join(dir, FILES.postingDocs), Buffer.alloc(clean.get(FILES.postingDocs)!.length, 0xff));
     refusedAs(FILES.postingDocs);
-    await assert.rejects(openSearcher(dir), (e: unknown) => e instanceof UserError && e.message === corruptFileMessage(join(dir, FILES.postingDocs)));
+    assert.throws(() => openIndex(dir), (e: unknown) => e instanceof UserError && e.message === corruptFileMessage(join(dir, FILES.postingDocs)));
     writeFileSync(join(dir, FILES.postingDocs), clean.get(FILES.postingDocs)!);
     // meta.json: a changed value (here one digit of the recorded hash) and a changed layout byte.
     const meta = clean.get("meta.json")!.toString("utf8");
@@ -175,7 +174,7 @@ describe("BM25 index", () => {
     writeFileSync(join(dir, "meta.json"), meta);
     // Restored byte for byte: it loads and answers again.
     assert.equal(openIndex(dir).search("Derrickson", 1)[0].title, "Scott Derrickson");
-    assert.equal((await openSearcher(dir)).search("Derrickson", 1)[0].title, "Scott Derrickson");
+    assert.equal(openIndex(dir).search("Derrickson", 1)[0].title, "Scott Derrickson");
   });
 
   it("the manifest's index hash is a content hash: it changes with the content and only with it", async () => {

@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import type { ChatTokenizer } from "../../../../src/core/chat/tokenizer";
 import { toRecord } from "../../../../src/core/eval/eval-split";
-import { runEpisode } from "../../../../src/core/harness/episode";
+import { runEpisode } from "../../../../src/core/harness";
 import { ScriptedPolicy, type ScriptedReply } from "../../../../src/core/policies/scripted";
 import type { EpisodeRecord } from "../../../../src/core/runs/run-files";
 import type { SearchHit, Searcher } from "../../../../src/core/search/searcher";

@@ -1,0 +1,114 @@
+/**
+ * One episode of the HotpotQA research agent: question → `<search>` turns → `<answer>` → reward.
+ * End reasons:
+ * - "answer":    the reply held an `<answer>`; reward = F1 against the gold answers.
+ * - "no_action": the reply held neither action (or a search in closed-book mode); reward 0.
+ * - "length":    the turn hit maxTokens. Reward 0 even if a complete `<answer>` came before the cut
+ *                (the recipe's rule: running out of tokens is a failure, which RL learns to avoid).
+ * - "budget":    a search was asked for after the last allowed one; reward 0.
+ *
+ * Empty query (`<search></search>`, or only whitespace): the searcher is not called; the model
+ * gets a one-line hint in the result block and the search counts against the budget (recorded as
+ * "" in `searches`), so a model that keeps sending empty queries still ends by "budget".
+ */
+import { DEFAULT_CONFIG } from "../../config";
+import { chatPrompt, type ChatTokenizer } from "../../chat";
+import type { Question } from "../../data/question";
+import { UserError } from "../../errors";
+import { runEnvEpisode, type Episode, type LoopOptions } from "../../harness/episode";
+import type { Policy } from "../../harness/policy";
+import { loadSystemPrompt } from "../../harness/prompts";
+import { exactMatch, f1Score } from "../../score";
+import type { SearchHit, Searcher } from "../../search/searcher";
+import type { EndReason, EnvEpisode, EnvItem, EpisodeScore, EpisodeTurn, TurnOutcome } from "../types";
+import { parseAction } from "./actions";
+import { EMPTY_QUERY, LAST_SEARCH, formatResults, resultBlock } from "./results";
+
+export interface HotpotSettings {
+  closedBook: boolean;
+  topK: number;
+  maxSearches: number;
+}
+
+export class HotpotEpisode implements EnvEpisode {
+  readonly prompt: number[];
+  readonly toolCalls: string[] = [];
+  private answer = "";
+
+  constructor(
+    private readonly item: EnvItem,
+    private readonly searcher: Searcher | null,
+    private readonly settings: HotpotSettings,
+    tokenizer: ChatTokenizer,
+    systemPrompt: string,
+  ) {
+    if (!settings.closedBook && !searcher) throw new UserError("a searcher is needed unless the episode is closed-book");
+    this.prompt = chatPrompt(tokenizer, systemPrompt, item.question);
+  }
+
+  onReply(turn: EpisodeTurn): TurnOutcome {
+    if (turn.stopReason === "length") return { end: "length" };
+    const action = parseAction(turn.reply);
+    turn.action = action.kind;
+    if (action.kind === "answer") {
+      this.answer = action.text;
+      return { end: "answer" };
+    }
+    if (action.kind === "none" || this.settings.closedBook) return { end: "no_action" };
+    turn.query = action.query;
+    if (this.toolCalls.length >= this.settings.maxSearches) return { end: "budget" };
+
+    this.toolCalls.push(action.query);
+    let content: string;
+    if (action.query === "") {
+      content = resultBlock(EMPTY_QUERY);
+      turn.hits = [];
+    } else {
+      const hits: SearchHit[] = this.searcher!.search(action.query, this.settings.topK);
+      turn.hits = hits.map((h) => ({ id: h.id, title: h.title, score: h.score }));
+      content = formatResults(hits);
+    }
+    if (this.toolCalls.length === this.settings.maxSearches) content += `\n${LAST_SEARCH}`;
+    return { observation: content };
+  }
+
+  score(end: EndReason): EpisodeScore {
+    const f1 = f1Score(this.answer, this.item.answers);
+    return { prediction: this.answer, em: exactMatch(this.answer, this.item.answers), f1, reward: end === "answer" ? f1 : 0 };
+  }
+}
+
+export interface EpisodeOptions extends LoopOptions {
+  /** No search: the closed-book floor. A search reply then ends the episode as "no_action". */
+  closedBook?: boolean;
+  /** Paragraphs per search (default from config). */
+  topK?: number;
+  /** Search budget (default from config). */
+  maxSearches?: number;
+  /** System prompt text (default: data/prompts/system.md, or closed-book.md when closedBook). */
+  systemPrompt?: string;
+}
+
+const defaultPrompts = new Map<boolean, string>();
+
+function defaultSystemPrompt(closedBook: boolean): string {
+  let text = defaultPrompts.get(closedBook);
+  if (text === undefined) {
+    text = loadSystemPrompt(undefined, { closedBook }).text;
+    defaultPrompts.set(closedBook, text);
+  }
+  return text;
+}
+
+/** The recipe's episode function: HotpotQA's search agent in the one harness loop. */
+export async function runEpisode(
+  policy: Policy,
+  searcher: Searcher | null,
+  question: Question | Pick<Question, "id" | "question" | "answers">,
+  options: EpisodeOptions = {},
+): Promise<Episode> {
+  const closedBook = options.closedBook ?? false;
+  const settings: HotpotSettings = { closedBook, topK: options.topK ?? DEFAULT_CONFIG.topK, maxSearches: options.maxSearches ?? DEFAULT_CONFIG.maxSearches };
+  const episode = new HotpotEpisode(question, searcher, settings, policy.tokenizer, options.systemPrompt ?? defaultSystemPrompt(closedBook));
+  return runEnvEpisode(policy, question, episode, options);
+}

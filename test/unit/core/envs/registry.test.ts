@@ -1,0 +1,38 @@
+/** The registry, the settings schema and the README agree on the environments; manifests name them. */
+import { strict as assert } from "node:assert";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { DEFAULT_CONFIG } from "../../../../src/core/config";
+import { describeEnvironment, environmentField, manifestEnvironment } from "../../../../src/core/envs/manifest";
+import { DEFAULT_ENVIRONMENT, environmentByName, environmentNames, environmentOfManifest } from "../../../../src/core/envs/registry";
+
+const REPO = join(__dirname, "..", "..", "..", "..");
+
+describe("envs/registry", () => {
+  it("lists hotpotqa (the default) and gsm8k; the schema's enum and the config default match it", () => {
+    assert.deepEqual(environmentNames(), ["hotpotqa", "gsm8k"]);
+    assert.equal(DEFAULT_CONFIG.env, DEFAULT_ENVIRONMENT);
+    const schema = JSON.parse(readFileSync(join(REPO, "data", "schema", "agent-lab.schema.json"), "utf8"));
+    assert.deepEqual(schema.properties.env.enum, environmentNames());
+  });
+
+  it("an unknown name is refused with the list", () => {
+    assert.throws(() => environmentByName("hotpot", "--env"), /--env "hotpot": unknown environment; known: hotpotqa, gsm8k/);
+  });
+
+  it("manifests: HotpotQA v1 writes no field (old runs resume unchanged), others name themselves; absent reads as HotpotQA", () => {
+    assert.deepEqual(environmentField(environmentByName("hotpotqa")), {});
+    assert.deepEqual(environmentField(environmentByName("gsm8k")), { environment: { name: "gsm8k", version: "1" } });
+    assert.deepEqual(manifestEnvironment({ split: {} }), { name: "hotpotqa", version: "1" });
+    assert.deepEqual(manifestEnvironment({ fingerprint: { environment: { name: "gsm8k", version: "1" } } }), { name: "gsm8k", version: "1" });
+    assert.equal(environmentOfManifest({ environment: { name: "gsm8k", version: "1" } })?.name, "gsm8k");
+    assert.equal(environmentOfManifest({ environment: { name: "elsewhere", version: "3" } }), undefined);
+    assert.equal(describeEnvironment({ name: "gsm8k", version: "1" }), "gsm8k v1");
+  });
+
+  it("the README says how to add an environment", () => {
+    const readme = readFileSync(join(REPO, "README.md"), "utf8");
+    assert.match(readme, /## Add your own environment/);
+    for (const name of environmentNames()) assert.ok(readme.includes(`--env ${name}`), `README mentions --env ${name}`);
+  });
+});
