@@ -12,7 +12,7 @@ import { projectFile } from "../core/chat/package-files";
 import { pricesFor } from "../core/config";
 import { UserError } from "../core/errors";
 import { makePolicy } from "../core/eval/backends";
-import { openSearcher } from "../core/eval/searcher-for-eval";
+import { openIndex } from "../core/search";
 import { loadSystemPrompt } from "../core/harness";
 import type { Policy } from "../core/harness/policy";
 import { GEN_PROMPT_TOKENS, SOLVE_PROMPT_TOKENS } from "../core/steps/estimate";
@@ -117,5 +117,5 @@ async function makeSolver(v: Values, args: StepArgs<typeof GEN_TASKS_STEP.flags>
   if (v.env === "gsm8k") return gsm8kPolicySolver({ ...common, maxTokens: v["max-tokens"] });
   const dataDir = resolve(args.workspaceDir, v.world ?? args.config.dataDir);
   const prompt = loadSystemPrompt(args.config.systemPromptFile || undefined, { workspaceDir: args.workspaceDir, closedBook: false });
-  return harnessPolicySolver({ ...common, maxTokens: args.config.maxTokens, searcher: await openSearcher(join(dataDir, "bm25")), systemPrompt: prompt.text, topK: args.config.topK, maxSearches: args.config.maxSearches });
+  return harnessPolicySolver({ ...common, maxTokens: args.config.maxTokens, searcher: openIndex(join(dataDir, "bm25")), systemPrompt: prompt.text, topK: args.config.topK, maxSearches: args.config.maxSearches });
 }

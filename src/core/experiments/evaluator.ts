@@ -14,11 +14,13 @@ export interface EvaluatorIdentity {
   code_version: string;
   harness_version: string;
   grader: { version: string; sha256: string };
+  environment: { name: string; version: string } | null;
   prompt_template_sha256: string;
   tokenizer: string;
   decoding: { temperature: number; max_tokens: number };
-  search: { closed_book: boolean; top_k: number; max_searches: number; index: unknown };
   split: { name: string; sha256: string };
+  /** sha256 of every other field of the eval run's fingerprint (search settings and index, the environment's own fields). */
+  settings_sha256: string;
 }
 
 let version: string | undefined;
@@ -39,17 +41,21 @@ export function canonicalJson(v: unknown): string {
   return JSON.stringify(v);
 }
 
+/** The fields of an eval manifest that do not decide a score: who ran it, with which model, when. */
+const NOT_EVALUATOR = new Set(["job", "policy", "format", "environment", "split", "test_split", "system_prompt", "harness_version", "scorer_version", "sampling", "tokenizer"]);
+
 export function evaluatorFromManifest(m: RunManifest): EvaluatorIdentity {
-  const index = m.search.searcher ? (m.search.searcher as Record<string, unknown>) : null;
+  const rest = Object.fromEntries(Object.entries(m).filter(([k]) => !NOT_EVALUATOR.has(k)));
   return {
     code_version: codeVersion(),
     harness_version: m.harness_version,
-    grader: { version: m.scorer_version, sha256: m.scorer_version === SCORER_VERSION ? graderSha256() : "unknown (another scorer version)" },
+    grader: { version: m.scorer_version, sha256: m.scorer_version === SCORER_VERSION ? graderSha256() : `(scorer ${m.scorer_version}: not hashed here)` },
+    environment: m.environment ?? null,
     prompt_template_sha256: m.system_prompt.sha256,
     tokenizer: m.tokenizer,
     decoding: { temperature: m.sampling.temperature, max_tokens: m.sampling.max_tokens },
-    search: { closed_book: m.search.closed_book, top_k: m.search.top_k, max_searches: m.search.max_searches, index },
     split: { name: m.split.name, sha256: m.split.sha256 },
+    settings_sha256: sha256Hex(canonicalJson(rest)),
   };
 }
 

@@ -26,7 +26,7 @@ import type { Question } from "../data/question";
 import { UserError } from "../errors";
 import { localBackendDir, makePolicy } from "../eval/backends";
 import { evalSplit } from "../eval/eval-split";
-import { openSearcher } from "../eval/searcher-for-eval";
+import { openIndex } from "../search";
 import { loadSystemPrompt } from "../harness";
 import { readLedger } from "../ledger";
 import { OFFLINE_PROMPT } from "../pipeline/run-pipeline";
@@ -86,7 +86,7 @@ export async function runExperiment(o: RunExperimentOptions): Promise<RunExperim
   o.log(`estimated cost: ≈ $${estimate.usd.toFixed(2)} (upper bound)${spec.budget_usd > 0 ? `; budget cap $${spec.budget_usd.toFixed(2)}` : ""}`);
   if (o.dryRun) return { dir, estimate };
   if (spec.evaluation.env === "gsm8k") {
-    throw new UserError(`${o.specFile}: the GSM8K environment is not yet pluggable into train-grpo and eval on this branch (--env gsm8k lands with the environments work); validate and --dry-run work, running waits for it`);
+    throw new UserError(`${o.specFile}: this version runs experiments on the hotpotqa environment only; for GSM8K, --dry-run and the spec checks work, and its phases run as steps today (agent-lab gen-tasks --env gsm8k --model …, train-grpo and eval with --env gsm8k)`);
   }
   if (spec.backend === "tinker" && estimate.usd > 0 && !o.yes) throw new UserError(`this experiment would spend up to ≈ $${estimate.usd.toFixed(2)} on Tinker; pass --yes to confirm`);
   if (spec.budget_usd > 0 && estimate.usd > spec.budget_usd && !o.yes) throw new UserError(`the estimate ($${estimate.usd.toFixed(2)}) is over the spec's budget_usd ($${spec.budget_usd.toFixed(2)}); raise it or shrink the arms`);
@@ -304,7 +304,7 @@ class Context {
         const prompt = loadSystemPrompt(this.config.systemPromptFile || undefined, { workspaceDir: this.dir, closedBook: false });
         solver = harnessPolicySolver({
           policy, tries: g.solve_rate.tries, temperature: g.temperature ?? 1, maxTokens: this.config.maxTokens, seed: g.seed,
-          searcher: await openSearcher(join(this.dataDir, "bm25")), systemPrompt: prompt.text, topK: this.config.topK, maxSearches: this.config.maxSearches,
+          searcher: openIndex(join(this.dataDir, "bm25")), systemPrompt: prompt.text, topK: this.config.topK, maxSearches: this.config.maxSearches,
         });
       }
       try {
@@ -344,7 +344,7 @@ class Context {
     if (arm.sft) throw new UserError(`arm ${arm.name}: a per-arm "sft" phase is not run by this version; use the shared "init": {"kind": "sft"} warm-up`);
     await this.phase(`train:${arm.name}`, [name], async () => {
       const r = await trainGrpo({
-        workspaceDir: this.dir, config: this.config, name, initState, steps: g.steps, questions: g.questions, group: g.group, lr: g.lr, temperature: g.temperature,
+        workspaceDir: this.dir, config: this.config, env: arm.data.env, name, initState, steps: g.steps, questions: g.questions, group: g.group, lr: g.lr, temperature: g.temperature,
         seed: g.seed, normalizeAdvantages: g.normalize_advantages, offset: list.offset, saveEvery: g.save_every ?? g.steps,
         trainQuestions: arm.data.kind === "tasks" ? list.questions : undefined,
         resume: this.resume(name), backend: this.backend(), baseUrl: this.local?.url, command: this.command(`train-grpo ${arm.name}`), signal: this.o.signal, log: stepLog,
@@ -358,7 +358,7 @@ class Context {
     const e = this.spec.evaluation;
     await this.phase(`eval:${arm}`, [name], async () => {
       const r = await evalSplit({
-        workspaceDir: this.dir, config: { ...this.config, maxTokens: e.decoding.max_tokens }, name, split: e.split, testFlag: e.split === "test" ? "--i-know-this-is-test" : undefined,
+        workspaceDir: this.dir, config: { ...this.config, maxTokens: e.decoding.max_tokens }, env: e.env, name, split: e.split, testFlag: e.split === "test" ? "--i-know-this-is-test" : undefined,
         closedBook: false, limit: e.n ?? undefined, resume: this.resume(name), temperature: e.decoding.temperature, backend: this.backend(), checkpoint: sampler,
         localBackendUrl: this.local?.url, command: this.command(`eval ${arm}`), signal: this.o.signal, log: stepLog,
       });

@@ -12,9 +12,8 @@ import { offlineTokenizer } from "../../../../src/core/chat";
 import { prepareData } from "../../../../src/core/data/prepare";
 import { HeuristicPolicy } from "../../../../src/core/demo/heuristic-policy";
 import { generateSyntheticHotpot } from "../../../../src/core/demo/synthetic-hotpot";
-import { openSearcher } from "../../../../src/core/eval/searcher-for-eval";
 import type { Policy } from "../../../../src/core/harness/policy";
-import { buildIndex } from "../../../../src/core/search";
+import { buildIndex, openIndex } from "../../../../src/core/search";
 import { gsm8kPolicySolver, harnessPolicySolver, scriptedSolver } from "../../../../src/core/tasks/solvers";
 import { solveRateVerdict } from "../../../../src/core/tasks/solve-rate";
 
@@ -53,7 +52,7 @@ describe("tasks: solve-rate solvers", function () {
     await prepareData(data, { trainFiles: [join(dir, "train.json")], devFiles: [join(dir, "dev.json")], source: "test world" });
     await buildIndex(join(data, "corpus.jsonl"), join(data, "bm25"), { workers: 0 });
     const policy = new HeuristicPolicy(await offlineTokenizer("qwen3"));
-    const solver = harnessPolicySolver({ policy, tries: 3, temperature: 0, maxTokens: 64, seed: 0, searcher: await openSearcher(join(data, "bm25")), systemPrompt: "Answer by searching.", topK: 1, maxSearches: 2 });
+    const solver = harnessPolicySolver({ policy, tries: 3, temperature: 0, maxTokens: 64, seed: 0, searcher: openIndex(join(data, "bm25")), systemPrompt: "Answer by searching.", topK: 1, maxSearches: 2 });
     let solvedSome = false;
     for (const q of world.train.slice(0, 6)) {
       let episodes = 0;
