@@ -373,6 +373,7 @@ class Context {
     const evalDirs = arms.map((a) => join(this.runsDir, this.runName("eval", a)));
     const episodes = evalDirs.map((d) => new Map(readEpisodes(d).map((e) => [e.id, e])));
     const ids = [...episodes[0].keys()].sort();
+    if (ids.length === 0) throw new UserError(`${evalDirs[0]} scored no items: the ${spec.evaluation.split} split is empty; check the data folder (or the world's dev size)`);
     episodes.forEach((m, k) => {
       if (m.size !== ids.length || ids.some((id) => !m.has(id))) throw new UserError(`${evalDirs[k]} was not evaluated on the same ${ids.length} items as base; rerun its eval`);
     });

@@ -7,6 +7,7 @@
 import { readFileSync, existsSync } from "node:fs";
 import { FileFormatError } from "../errors";
 import { jsonErrorLine } from "../config";
+import { TEST_SIZE, VAL_SIZE } from "../data/prepare";
 import { jsonValueLines, lineOfPath } from "./json-lines";
 
 export const EXPERIMENT_SPEC_FORMAT = "agent-lab.experiment/1";
@@ -181,6 +182,11 @@ function parseExperimentSpec(r: SpecReader, raw: Json): ExperimentSpec {
       const n = r.num(h, k, "harness", { int: true, min: 1, optional: true });
       if (!Number.isNaN(n)) spec.harness[k] = n;
     }
+  }
+  if (spec.world && spec.evaluation.split !== "train") {
+    // prepare keeps the first TEST_SIZE dev questions for test and the rest (up to VAL_SIZE) for val.
+    const held = spec.evaluation.split === "test" ? Math.min(spec.world.dev, TEST_SIZE) : Math.min(Math.max(0, spec.world.dev - TEST_SIZE), VAL_SIZE);
+    if (held < (spec.evaluation.n ?? 1)) r.fail("world.dev", `${spec.world.dev} dev questions leave ${held} in ${spec.evaluation.split} (prepare keeps the first ${TEST_SIZE} for test, then up to ${VAL_SIZE} for val), fewer than evaluation.n = ${spec.evaluation.n ?? 1}`);
   }
   if (backend === "local" && !spec.world) r.fail("world", 'the local backend runs on the synthetic world: add "world": {"kind": "synthetic", "seed": 1, "train": 3000, "dev": 700}');
   if (!Array.isArray(o.arms) || o.arms.length < 2) r.fail("arms", "must list at least two arms (a treatment and a reference)");

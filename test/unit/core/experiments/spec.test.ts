@@ -60,6 +60,7 @@ describe("experiments: spec", () => {
       [{ arms: [(miniatureSpec().arms as unknown[])[0]] }, /arms: must list at least two arms/],
       [{ evaluation: { env: "gsm8k", split: "test", n: 5, decoding: { temperature: 0, max_tokens: 8 } } }, /arms\[0\]\.data\.env: trains on hotpotqa but the evaluation is on gsm8k/],
       [{ surprise: 1 }, /:\d+: surprise: unknown field/],
+      [{ world: { kind: "synthetic", seed: 1, train: 100, dev: 400 } }, /:\d+: world\.dev: 400 dev questions leave 0 in val \(prepare keeps the first 500 for test, then up to 200 for val\), fewer than evaluation\.n = 20$/],
     ];
     for (const [over, message] of cases) assert.throws(() => readExperimentSpec(writeSpec(dir, miniatureSpec(over))), message);
     writeFileSync(file, text.replace('"title"', '"title" "x"'));
