@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { dirname, join } from "node:path";
 
 const here = dirname(fileURLToPath(import.meta.url));
-export const PANEL_KINDS = ["trace", "compare", "dashboard"];
+export const PANEL_KINDS = ["trace", "compare", "dashboard", "experiment"];
 
 export async function buildWebviews(outdir, options = {}) {
   await build({

@@ -1,44 +1,121 @@
 /**
- * `agent-lab gen-tasks --candidates FILE --out DIR [--solve-rate off] [--eval-items FILE]
- *                      [--timeout-ms N] [--memory-mib N]`
- * Filters candidate tasks (JSONL `{problem, solution}`, the solution a Python `solution()` that
- * computes the answer): each solution runs in the sandbox, and errors, timeouts, escapes, non-numeric
- * answers, duplicates and eval-set overlaps are dropped, each counted. Writes DIR/tasks.jsonl,
- * DIR/rejected.jsonl and DIR/audit.json; a rerun continues where the last one stopped.
+ * `agent-lab gen-tasks --out DIR [--env gsm8k|hotpotqa] (--candidates FILE | --generator scripted |
+ *  --model ID | --model-path PATH) [--solve-rate policy|scripted|off] [--tries 8] [--dry-run]`
+ * Candidates from a model (the generation prompt, data/prompts/gen-tasks.md by default), the
+ * scripted generator or a file; each solution runs in the sandbox; errors, timeouts, escapes,
+ * wrong answer types, duplicates, eval overlaps and tasks the base policy solves k/k or 0/k are
+ * dropped, each counted. Flags, defaults and the cost estimate come from GEN_TASKS_STEP.
  */
+import { existsSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { projectFile } from "../core/chat/package-files";
+import { pricesFor } from "../core/config";
 import { UserError } from "../core/errors";
-import { AUDIT_FILE, FILTER_ORDER, filterCandidates, REJECTED_FILE, TASKS_FILE } from "../core/tasks/filter";
-import { DEFAULT_SANDBOX_LIMITS } from "../core/tasks/sandbox/sandbox";
+import { makePolicy } from "../core/eval/backends";
+import { openIndex } from "../core/search";
+import { loadSystemPrompt } from "../core/harness";
+import type { Policy } from "../core/harness/policy";
+import { GEN_PROMPT_TOKENS, SOLVE_PROMPT_TOKENS } from "../core/steps/estimate";
 import { GEN_TASKS_STEP } from "../core/steps/catalog";
-import { parseStepArgs } from "./step-args";
+import type { FlagValues } from "../core/steps/flags";
+import { AUDIT_FILE, REJECTED_FILE, TASKS_FILE } from "../core/tasks/filter";
+import { genTasks, usdFor } from "../core/tasks/gen-tasks";
+import type { TaskGenerator } from "../core/tasks/generators/generator";
+import { ModelGenerator } from "../core/tasks/generators/model";
+import { readWorldFacts, scriptedGsm8kGenerator, scriptedWorldGenerator } from "../core/tasks/generators/scripted";
+import type { TaskEnv } from "../core/tasks/task-env";
+import { gsm8kPolicySolver, harnessPolicySolver, scriptedSolver, type TaskSolver } from "../core/tasks/solvers";
+import { readJsonl } from "../core/util/jsonl";
+import { printDryRun } from "./dry-run";
+import { localBackendFor } from "./local-backend";
+import { parseStepArgs, type StepArgs } from "./step-args";
+import { interruptible } from "./train-sft";
+
+type Values = FlagValues<typeof GEN_TASKS_STEP.flags>;
 
 export async function run(argv: string[]): Promise<void> {
   const args = parseStepArgs(GEN_TASKS_STEP, argv);
   if (!args) return;
-  const { values } = args;
-  if (values["solve-rate"] === undefined) {
-    throw new UserError("the solve-rate filter needs the base policy, which gen-tasks cannot run yet: pass --solve-rate off");
+  const v = args.values;
+  const generatorKind = v.candidates !== undefined ? undefined : (v.generator ?? (v.model !== undefined || v["model-path"] !== undefined ? "model" : undefined));
+  if (v.candidates !== undefined && v.generator !== undefined) throw new UserError("--candidates and --generator exclude each other: filter a file, or generate");
+  if (v.candidates === undefined && generatorKind === undefined) throw new UserError("say where the candidates come from: --candidates FILE, --generator scripted, or --model/--model-path (with --backend)");
+  const needsPolicy = generatorKind === "model" || v["solve-rate"] === "policy";
+  if (v["dry-run"]) {
+    printDryRun(GEN_TASKS_STEP, v, args.config, args.workspaceDir);
+    return;
   }
-  const timeoutMs = values["timeout-ms"];
-  const memoryMib = values["memory-mib"];
+  const local = needsPolicy && v.backend === "local" ? await localBackendFor(args.workspaceDir, v["local-port"]) : undefined;
+  let policy: Policy | undefined;
+  try {
+    if (needsPolicy) {
+      policy = await makePolicy({ backend: v.backend, config: args.config, checkpoint: v["model-path"], model: v.model, localBackendUrl: local?.url });
+    }
+    const generator = generatorKind ? await makeGenerator(generatorKind, v, args, policy) : undefined;
+    const solver = await makeSolver(v, args, policy);
+    const prices = v.backend === "tinker" && needsPolicy ? pricesFor(args.config, v.model ?? args.config.model) : null;
+    await interruptible(async (signal) => {
+      const r = await genTasks({
+        outDir: v.out,
+        env: v.env as TaskEnv,
+        candidatesFile: v.candidates,
+        generator: generator && { generator, count: v.count, promptFile: v.prompt, promptText: generatorKind === "model" ? promptText(v, args) : undefined },
+        evalItemsFile: v["eval-items"],
+        solver,
+        estimateDrawUsd: usdFor(prices, GEN_PROMPT_TOKENS, v["max-tokens"]),
+        estimateTaskUsd: usdFor(prices, v.tries * SOLVE_PROMPT_TOKENS, v.tries * v["max-tokens"]),
+        prices,
+        budgetUsd: args.config.budgetUsd,
+        limits: { ...(v["timeout-ms"] !== undefined ? { timeoutMs: v["timeout-ms"] } : {}), ...(v["memory-mib"] !== undefined ? { memoryBytes: v["memory-mib"] * 2 ** 20 } : {}) },
+        command: ["agent-lab", "gen-tasks", ...argv],
+        signal,
+        log: (l) => console.error(l),
+      });
+      if (r.status !== "done" || !r.audit) throw new UserError(`${r.message ?? r.status}; what was done is kept`);
+      const a = r.audit;
+      const reasons = Object.entries(a.counts).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`);
+      if (a.generation) console.log(`gen-tasks: ${a.generation.drawn} drafts from ${a.generation.generator} → ${a.generation.parsed} candidates (${a.generation.unparsed} unparsed)`);
+      console.log(`gen-tasks: ${a.candidates.count} candidates → ${a.accepted} tasks (yield ${a.yield}); rejected ${a.rejected}${reasons.length ? `: ${reasons.join(", ")}` : ""}`);
+      if (a.solve_rate.mode === "policy") console.log(`gen-tasks: solve rate by ${a.solve_rate.policy}: histogram ${JSON.stringify(a.solve_rate.histogram)}`);
+      console.log(`gen-tasks: wrote ${v.out}/${TASKS_FILE}, ${REJECTED_FILE}, ${AUDIT_FILE}`);
+      if (!v["eval-items"]) console.log("gen-tasks: note: no --eval-items, so no candidate was checked for overlap with an eval set");
+    });
+  } finally {
+    policy?.close?.();
+    await local?.close();
+  }
+}
 
-  let lastPrint = 0;
-  const audit = await filterCandidates({
-    candidatesFile: values.candidates,
-    outDir: values.out,
-    evalItemsFile: values["eval-items"],
-    limits: {
-      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
-      ...(memoryMib !== undefined ? { memoryBytes: memoryMib * 2 ** 20 } : {}),
-    },
-    onProgress: (done, total) => {
-      if (Date.now() - lastPrint < 2000 && done < total) return;
-      lastPrint = Date.now();
-      console.error(`gen-tasks: ${done}/${total} candidates`);
-    },
-  });
-  const reasons = Object.entries(audit.counts).filter(([, n]) => n > 0).map(([r, n]) => `${r} ${n}`);
-  console.log(`gen-tasks: ${audit.candidates.count} candidates → ${audit.accepted} tasks (yield ${audit.yield}); rejected ${audit.rejected}${reasons.length ? `: ${reasons.join(", ")}` : ""}`);
-  console.log(`gen-tasks: wrote ${values.out}/${TASKS_FILE}, ${REJECTED_FILE}, ${AUDIT_FILE}`);
-  if (!values["eval-items"]) console.log("gen-tasks: note: no --eval-items, so no candidate was checked for overlap with an eval set");
+function promptText(v: Values, args: StepArgs<typeof GEN_TASKS_STEP.flags>): string {
+  const file = resolvePrompt(v.prompt, args.workspaceDir);
+  return readFileSync(file, "utf8");
+}
+
+/** The prompt as given (relative to the workspace), else the shipped default next to the bundle. */
+function resolvePrompt(file: string, workspaceDir: string): string {
+  const inWorkspace = resolve(workspaceDir, file);
+  if (existsSync(inWorkspace)) return inWorkspace;
+  const shipped = projectFile(file);
+  if (existsSync(shipped)) return shipped;
+  throw new UserError(`--prompt ${file}: file not found`);
+}
+
+async function makeGenerator(kind: string, v: Values, args: StepArgs<typeof GEN_TASKS_STEP.flags>, policy: Policy | undefined): Promise<TaskGenerator> {
+  if (kind === "model") {
+    return new ModelGenerator({ policy: policy!, promptText: promptText(v, args), seed: v.seed, temperature: v.temperature, maxTokens: v["max-tokens"], paid: v.backend === "tinker" });
+  }
+  if (v.env === "gsm8k") return scriptedGsm8kGenerator({ seed: v.seed });
+  const corpus = join(resolve(args.workspaceDir, v.world ?? args.config.dataDir), "corpus.jsonl");
+  if (!existsSync(corpus)) throw new UserError(`--generator scripted --env hotpotqa writes questions from ${corpus}, which does not exist: run agent-lab prepare (or agent-lab demo) first, or pass --world DIR`);
+  return scriptedWorldGenerator(readWorldFacts(readJsonl<{ title: string; text: string }>(corpus)), { seed: v.seed });
+}
+
+async function makeSolver(v: Values, args: StepArgs<typeof GEN_TASKS_STEP.flags>, policy: Policy | undefined): Promise<TaskSolver | undefined> {
+  if (v["solve-rate"] === "off") return undefined;
+  if (v["solve-rate"] === "scripted") return scriptedSolver(v.seed, v.tries);
+  const common = { policy: policy!, tries: v.tries, temperature: v.temperature, seed: v.seed };
+  if (v.env === "gsm8k") return gsm8kPolicySolver({ ...common, maxTokens: v["max-tokens"] });
+  const dataDir = resolve(args.workspaceDir, v.world ?? args.config.dataDir);
+  const prompt = loadSystemPrompt(args.config.systemPromptFile || undefined, { workspaceDir: args.workspaceDir, closedBook: false });
+  return harnessPolicySolver({ ...common, maxTokens: args.config.maxTokens, searcher: openIndex(join(dataDir, "bm25")), systemPrompt: prompt.text, topK: args.config.topK, maxSearches: args.config.maxSearches });
 }

@@ -31,6 +31,7 @@ export const LOADERS: Readonly<Record<string, Loader>> = {
   grade: () => import("./grade"),
   "gen-tasks": () => import("./gen-tasks"),
   "export-chat": () => import("./export-chat"),
+  experiment: () => import("./experiment"),
 };
 
 export const DEBUG_ENV = "AGENT_LAB_DEBUG";

@@ -6,7 +6,9 @@
 import { DEFAULT_RESAMPLES } from "../analysis/resamples";
 import { PIPELINE_SIZES } from "../pipeline/settings";
 import * as f from "./common-flags";
-import { estimateEpisodes, estimateGrpoTraining, estimateSftTraining } from "./estimate";
+import { TASK_ENVS } from "../tasks/task-env";
+import { DEFAULT_SOLVE_TRIES } from "../tasks/solve-rate";
+import { estimateEpisodes, estimateGenTasks, estimateGrpoTraining, estimateSftTraining } from "./estimate";
 import { defineStep, type StepSpec } from "./spec";
 
 export const CONFIG_STEP = defineStep({
@@ -192,6 +194,64 @@ export const TRAIN_GRPO_STEP = defineStep({
   estimate: (v, c) => estimateGrpoTraining(c.config, c.config.model, v.steps, v.questions, v.group, c.measuredEpisode),
 });
 
+/** Where gen-tasks' drafts come from when no --candidates file is given. */
+export const GEN_TASKS_GENERATORS = ["scripted", "model"] as const;
+export const SOLVE_RATE_MODES = ["policy", "scripted", "off"] as const;
+export const DEFAULT_GEN_PROMPT = "data/prompts/gen-tasks.md";
+
+export const GEN_TASKS_STEP = defineStep({
+  name: "gen-tasks",
+  summary: "generate tasks (a model or the scripted generator) or read --candidates, run each solution in the sandbox, filter → DIR/tasks.jsonl + audit.json",
+  writes: "gen-tasks",
+  flags: {
+    out: { type: "string", arg: "DIR", required: true, help: "the tasks folder: tasks.jsonl, rejected.jsonl, audit.json, manifest, ledger (a rerun resumes)" },
+    env: { type: "string", arg: "ENV", choices: TASK_ENVS, default: "gsm8k", help: "the environment the tasks train: its answer type and its solve-rate grader" },
+    candidates: { type: "string", arg: "FILE", help: "JSONL of {problem, solution} written elsewhere: filter these instead of generating" },
+    generator: { type: "string", arg: "G", choices: GEN_TASKS_GENERATORS, help: "scripted: seeded templates, some broken on purpose (offline); model: sample --model/--model-path with --prompt (default: model when --model or --model-path is given)" },
+    count: { type: "int", arg: "N", min: 1, max: 1_000_000, default: 100, help: "drafts to generate" },
+    prompt: { type: "string", arg: "FILE", default: DEFAULT_GEN_PROMPT, help: "generation prompt (hashed into the manifest and audit)" },
+    world: { type: "string", arg: "DIR", help: "hotpotqa + scripted: the data folder whose corpus.jsonl the questions are written from (default: config dataDir)" },
+    "solve-rate": { type: "string", arg: "MODE", choices: SOLVE_RATE_MODES, default: "policy", help: "policy: the base policy (--backend/--model/--model-path) tries each task k times and k/k, 0/k are dropped; scripted: a seeded stand-in solver; off: skip" },
+    tries: { type: "int", arg: "K", min: 1, max: 64, default: DEFAULT_SOLVE_TRIES, help: "solve-rate tries per task" },
+    temperature: f.temperature(1),
+    "max-tokens": { type: "int", arg: "T", unit: "tokens", min: 16, max: 32768, default: 512, help: "tokens per draft and per solve-rate try (hotpotqa tries: config maxTokens per turn)" },
+    seed: { ...f.seed, help: "seed of the draws and tries" },
+    "eval-items": { type: "string", arg: "FILE", help: "JSONL of the eval set ({\"question\": …}): drop candidates with the same normalised text or a shared 13-word run" },
+    "timeout-ms": { type: "int", arg: "MS", unit: "ms", min: 100, max: 600_000, help: "wall time per solution (default 5000)" },
+    "memory-mib": { type: "int", arg: "MIB", unit: "MiB", min: 64, max: 4096, help: "memory per solution (default 512; the interpreter is 32-bit)" },
+    backend: { type: "string", arg: "B", choices: f.TRAINING_BACKENDS, default: "tinker", help: "where --model/--model-path sample (local = the free stand-in backend)" },
+    model: f.model,
+    "model-path": f.modelPath,
+    "local-port": f.localPort,
+    budget: f.budget,
+    "dry-run": f.dryRun,
+    workspace: f.workspace,
+  },
+  notes: "Filters, in order: eval-overlap, the sandbox's (error, timeout, memory, blocked:*, crash), non-numeric (gsm8k) or non-text (hotpotqa), duplicate, solve-rate:all-solved, solve-rate:none-solved.",
+  spends: (v) => v.backend === "tinker" && ((v.candidates === undefined && v.generator !== "scripted") || v["solve-rate"] === "policy"),
+  estimate: (v, c) => estimateGenTasks(c.config, v.model ?? c.config.model, v.candidates !== undefined ? c.candidateCount ?? 0 : v.count, v.tries, v["max-tokens"], v.candidates === undefined && v.generator !== "scripted", v["solve-rate"] === "policy"),
+});
+
+export const EXPERIMENT_SUBCOMMANDS = ["run", "validate"] as const;
+
+export const EXPERIMENT_STEP = defineStep({
+  name: "experiment",
+  summary: "experiment run SPEC.json: every arm trained and evaluated on the same items → runs/NAME/experiment.json with CIs, recovery, the verdict and provenance; experiment validate DIR: the reviewer's checks",
+  positionals: "run SPEC.json | validate DIR",
+  writes: "experiment",
+  flags: {
+    dir: { type: "string", arg: "DIR", help: "run: the experiment's workspace (agent-lab.json, data/, runs/); default experiments/<spec name>" },
+    "dry-run": { type: "boolean", help: "run: print the phases and the estimated cost; run nothing" },
+    yes: { type: "boolean", help: "run, tinker: spend without refusing (the estimate is printed first)" },
+    "local-port": { type: "int", arg: "P", min: 0, max: 65535, help: "run, local: reuse a running agent-lab serve-local on this port (default: start one)" },
+    json: { type: "boolean", help: "validate: print the checks as JSON" },
+  },
+  notes:
+    "run: a rerun of the same spec in the same folder continues (finished phases are skipped, a stopped one resumes).\n" +
+    "validate: DIR is the record folder (runs/<name>, holding experiment.json) or the experiment's workspace; exit code 1 when a check fails.",
+  spends: () => true,
+});
+
 export const ABLATE_STEP = defineStep({
   name: "ablate",
   summary: "paired comparison of runs on shared questions: bootstrap CIs, McNemar, Holm, MDE, --json/--report",
@@ -322,19 +382,6 @@ export const GRADE_STEP = defineStep({
   },
 });
 
-export const GEN_TASKS_STEP = defineStep({
-  name: "gen-tasks",
-  summary: "filter candidate tasks ({problem, solution} JSONL) through the Python sandbox and the counted filters → DIR/tasks.jsonl + audit.json",
-  flags: {
-    candidates: { type: "string", arg: "FILE", required: true, help: "JSONL of {problem, solution} candidates" },
-    out: { type: "string", arg: "DIR", required: true, help: "folder for tasks.jsonl, rejected.jsonl, audit.json" },
-    "solve-rate": { type: "string", arg: "MODE", choices: ["off"], help: "off: skip the base-policy solve-rate filter" },
-    "eval-items": { type: "string", arg: "FILE", help: "JSONL of eval items ({question}) that no task may overlap" },
-    "timeout-ms": { type: "int", arg: "MS", unit: "ms", min: 100, max: 600_000, help: "wall-time limit per solution (default: the sandbox's)" },
-    "memory-mib": { type: "int", arg: "MIB", unit: "MiB", min: 64, max: 4096, help: "memory limit per solution; the interpreter is 32-bit (default: the sandbox's)" },
-  },
-});
-
 /** Every step, in the order `agent-lab` lists them. */
 export const STEPS: readonly StepSpec[] = [
   CONFIG_STEP,
@@ -353,9 +400,10 @@ export const STEPS: readonly StepSpec[] = [
   SERVE_LOCAL_STEP,
   TRAIN_SFT_STEP,
   TRAIN_GRPO_STEP,
+  GEN_TASKS_STEP,
+  EXPERIMENT_STEP,
   CKPT_STEP,
   GRADE_STEP,
-  GEN_TASKS_STEP,
 ] as unknown as readonly StepSpec[];
 
 export function findStep(name: string): StepSpec | undefined {

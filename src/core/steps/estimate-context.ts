@@ -45,6 +45,7 @@ export function estimateContext(values: Record<string, unknown>, config: AgentLa
     config,
     splitQuestions: countRecords(join(dataDir, `${split}.jsonl`)),
     ...(sftFile ? { sftExamples: countRecords(sftFile) } : {}),
+    ...(typeof values.candidates === "string" ? { candidateCount: countRecords(resolve(workspaceDir, values.candidates)) } : {}),
     measuredEpisode: measuredEpisodeUsd(runSummaries(workspaceDir, config), model),
   };
 }

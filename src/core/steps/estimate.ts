@@ -75,3 +75,23 @@ export function dryRunText(step: string, estimate: Estimate, budgetUsd: number):
   const cap = budgetUsd > 0 ? `budget cap $${budgetUsd.toFixed(2)}` : "no budget cap";
   return `agent-lab ${step} would cost about ${formatUsd(estimate.usd)} (upper bound; ${cap}): ${estimate.basis}`;
 }
+
+/** A generation prompt's size in tokens, for estimates (the shipped prompt is ~250 tokens; margin for edits). */
+export const GEN_PROMPT_TOKENS = 400;
+/** A solve-rate try's prompt (the GSM8K few-shot turn and the problem). */
+export const SOLVE_PROMPT_TOKENS = 300;
+
+/**
+ * gen-tasks: `draws` sampled drafts, then k tries at each — as an upper bound every draft is
+ * assumed to survive the other filters (the seed's real yield was ~50% before the solve rate).
+ */
+export function estimateGenTasks(config: AgentLabConfig, model: string, draws: number, tries: number, maxTokens: number, generate: boolean, solve: boolean): Estimate {
+  const p = pricesFor(config, model);
+  const gen = generate ? costUsd(p, { prefill: draws * GEN_PROMPT_TOKENS, sampled: draws * maxTokens }) : 0;
+  const solveUsd = solve ? costUsd(p, { prefill: draws * tries * SOLVE_PROMPT_TOKENS, sampled: draws * tries * maxTokens }) : 0;
+  const parts = [
+    generate ? `${draws} drafts × (${GEN_PROMPT_TOKENS} prefill + ${maxTokens} sampled tokens)` : "",
+    solve ? `solve rate: up to ${draws} tasks × ${tries} tries × (${SOLVE_PROMPT_TOKENS} + ${maxTokens} tokens)` : "",
+  ].filter(Boolean);
+  return { usd: gen + solveUsd, basis: `${parts.join("; ")} at ${model}'s prices` };
+}

@@ -9,7 +9,7 @@ import type { Estimate } from "./estimate";
 import { describeDefault, describeRange, flagHelpLines, hasRange, type FlagSpecs, type FlagValues } from "./flags";
 
 /** What a step leaves on disk: the kinds of run folder (the manifest's `kind`). */
-export type RunKind = "eval" | "sft-data" | "sft" | "grpo" | "pipeline" | "demo";
+export type RunKind = "eval" | "sft-data" | "sft" | "grpo" | "pipeline" | "demo" | "gen-tasks" | "experiment";
 
 export interface EstimateContext {
   config: AgentLabConfig;
@@ -19,6 +19,8 @@ export interface EstimateContext {
   splitQuestions?: number;
   /** Examples in the SFT data a train-sft would read (the caller counts the file). */
   sftExamples?: number;
+  /** Lines of a gen-tasks --candidates file (the caller counts the file). */
+  candidateCount?: number;
 }
 
 export interface StepSpec<F extends FlagSpecs = FlagSpecs> {

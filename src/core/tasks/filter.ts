@@ -21,7 +21,7 @@ import { UserError } from "../errors";
 import { sha256File, sha256Hex } from "../runs/manifest";
 import { repairTornTail, writeJsonAtomic } from "../runs/run-files";
 import { appendJsonl, parseJsonl } from "../util/jsonl";
-import { numericAnswer } from "./answer";
+import { answerOf, type AnswerFormat } from "./answer";
 import { readCandidates, readEvalItems, type Candidate } from "./candidates";
 import { EvalOverlapIndex, OVERLAP_NGRAM } from "./eval-overlap";
 import { SANDBOX_REASONS, type SandboxOutcome } from "./sandbox/protocol";
@@ -29,7 +29,7 @@ import { DEFAULT_SANDBOX_LIMITS, PythonSandbox, type SandboxLimits, type TaskSan
 import { solveRateVerdict, type SolveRate } from "./solve-rate";
 import { normalizeText } from "./text";
 
-export const FILTER_ORDER = ["eval-overlap", ...SANDBOX_REASONS, "non-numeric", "duplicate", "solve-rate:all-solved", "solve-rate:none-solved"] as const;
+export const FILTER_ORDER = ["eval-overlap", ...SANDBOX_REASONS, "non-numeric", "non-text", "duplicate", "solve-rate:all-solved", "solve-rate:none-solved"] as const;
 export type FilterReason = (typeof FILTER_ORDER)[number];
 
 export const TASKS_FILE = "tasks.jsonl";
@@ -57,6 +57,8 @@ export interface FilterOptions {
   sandbox?: TaskSandbox;
   /** sha256 of the generation prompt, when the candidates came from one. */
   generationPromptSha256?: string | null;
+  /** What a solution must return (default "number": GSM8K-style tasks). */
+  answerFormat?: AnswerFormat;
   onProgress?(done: number, total: number): void;
 }
 
@@ -85,6 +87,7 @@ export interface FilterAudit {
   filter_order: readonly FilterReason[];
   counts: Record<FilterReason, number>;
   eval_overlap: null | { file: string; sha256: string; items: number; ngram: number; count: number; exact: number; ngram_matches: number };
+  answer_format: AnswerFormat;
   solve_rate: { mode: "off" } | { mode: "policy"; policy: string; tries: number; histogram: Record<string, number> };
   hashes: { generation_prompt_sha256: string | null; sandbox_code_sha256: string; tasks_sha256: string; rejected_sha256: string };
   limits: { timeout_ms: number; memory_bytes: number };
@@ -111,6 +114,7 @@ export async function filterCandidates(options: FilterOptions): Promise<FilterAu
   const overlapIndex = evalItems ? new EvalOverlapIndex(evalItems) : undefined;
   const sandbox = options.sandbox ?? new PythonSandbox({ ...DEFAULT_SANDBOX_LIMITS, ...options.limits });
   const limits = sandbox.limits;
+  const answerFormat = options.answerFormat ?? "number";
   const cache = openCache(options.outDir, { sandbox_code_sha256: sandbox.codeSha256, timeout_ms: limits.timeoutMs, memory_bytes: limits.memoryBytes });
 
   const tasks: TaskRecord[] = [];
@@ -153,9 +157,9 @@ export async function filterCandidates(options: FilterOptions): Promise<FilterAu
         reject(outcome.reason, outcome.detail);
         continue;
       }
-      const answer = numericAnswer(outcome.value);
+      const answer = answerOf(outcome.value, answerFormat);
       if (answer === undefined) {
-        reject("non-numeric", `solution() returned ${outcome.value.type}${outcome.value.repr ? ` ${outcome.value.repr}` : ""}`);
+        reject(answerFormat === "number" ? "non-numeric" : "non-text", `solution() returned ${outcome.value.type}${outcome.value.repr ? ` ${outcome.value.repr}` : ""}`);
         continue;
       }
       const text = normalizeText(c.problem);
@@ -207,6 +211,7 @@ export async function filterCandidates(options: FilterOptions): Promise<FilterAu
     eval_overlap: options.evalItemsFile && evalItems
       ? { file: basename(options.evalItemsFile), sha256: sha256File(options.evalItemsFile), items: evalItems.length, ngram: OVERLAP_NGRAM, count: exact + ngram, exact, ngram_matches: ngram }
       : null,
+    answer_format: answerFormat,
     solve_rate: options.solveRate ? { mode: "policy", policy: options.solveRate.id, tries: options.solveRate.tries, histogram } : { mode: "off" },
     hashes: {
       generation_prompt_sha256: options.generationPromptSha256 ?? null,

@@ -5,6 +5,7 @@
  *   agentLab.compareRuns          pick a baseline and runs → compare panel
  *   agentLab.openTrace            (episode/run node, or pick run + episode) → trace viewer
  *   agentLab.openDashboard        (training run node, or pick) → training dashboard
+ *   agentLab.openExperiment       (experiment node, or pick) → experiment panel
  *   agentLab.openRun              summary.json; a training run's dashboard
  *   agentLab.openResult           what a finished job's "Open" shows: a report preview, a dashboard or a trace
  *   agentLab.openReport           report.md (the pipeline's, ablate --report's) in the markdown preview
@@ -18,7 +19,7 @@ import { existsSync } from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
 import { EPISODES_FILE, SUMMARY_FILE } from "../../core/runs/run-files";
-import { openCompare, openDashboard, openTrace } from "../panels";
+import { openCompare, openDashboard, openExperiment, openTrace } from "../panels";
 import type { RunsNode } from "../runs/runs-provider";
 import { formatUsd, previousComparableRun, type RunRow } from "../runs/runs-model";
 import { spendReport } from "../spend";
@@ -49,10 +50,16 @@ async function openDashboardCommand(lab: Lab, arg: unknown): Promise<void> {
   if (run) await openDashboard(lab.context, run.dir);
 }
 
+async function openExperimentCommand(lab: Lab, arg: unknown): Promise<void> {
+  const run = runFromArg(lab, arg) ?? (await pick.pickRun("Agent Lab: Open Experiment", lab.runs.currentRows(), (r) => r.kind === "experiment"));
+  if (run) await openExperiment(lab.context, run.dir);
+}
+
 async function openRun(lab: Lab, arg: unknown): Promise<void> {
   const run = runFromArg(lab, arg) ?? (await pick.pickRun("Agent Lab: Open Summary", lab.runs.currentRows()));
   if (!run) return;
   if (run.kind === "training") return openDashboard(lab.context, run.dir);
+  if (run.kind === "experiment") return openExperiment(lab.context, run.dir);
   const summary = path.join(run.dir, SUMMARY_FILE);
   if (existsSync(summary)) await vscode.window.showTextDocument(vscode.Uri.file(summary), { preview: true });
   else await vscode.commands.executeCommand("revealInExplorer", vscode.Uri.file(run.dir));
@@ -172,6 +179,7 @@ export function viewCommands(lab: Lab, channel: vscode.OutputChannel): CommandTa
     "agentLab.compareRuns": () => compareRuns(lab),
     "agentLab.openTrace": (a) => openTraceCommand(lab, a),
     "agentLab.openDashboard": (a) => openDashboardCommand(lab, a),
+    "agentLab.openExperiment": (a) => openExperimentCommand(lab, a),
     "agentLab.openRun": (a) => openRun(lab, a),
     "agentLab.openResult": (a) => openResult(lab, a),
     "agentLab.openReport": (a) => openReport(lab, a),

@@ -30,6 +30,11 @@ export async function openDashboard(context: vscode.ExtensionContext, runDir: st
   await PanelHost.for(context).openDashboard(runDir);
 }
 
+/** Opens the experiment panel on an experiment's record folder (runs/<name>, holding experiment.json). */
+export async function openExperiment(context: vscode.ExtensionContext, recordDir: string): Promise<void> {
+  await PanelHost.for(context).openExperiment(recordDir);
+}
+
 /** Restores open panels after a window reload. Call once from activate(). */
 export function registerPanelSerializers(context: vscode.ExtensionContext): void {
   PanelHost.for(context).registerSerializers();

@@ -9,6 +9,7 @@ import { dirname, resolve } from "node:path";
 import type { CompareOrigin } from "../../core/analysis/compare-setup";
 import { ComparePanel } from "./compare-panel";
 import { DashboardPanel } from "./dashboard-panel";
+import { ExperimentPanel } from "./experiment-panel";
 import { Panel, webviewOptions } from "./panel-base";
 import type { PanelState } from "./protocol";
 import { TracePanel } from "./trace-panel";
@@ -17,6 +18,7 @@ export const PANEL_VIEW_TYPES = {
   trace: "agentLab.trace",
   compare: "agentLab.compare",
   dashboard: "agentLab.dashboard",
+  experiment: "agentLab.experiment",
 } as const;
 
 /**
@@ -98,6 +100,24 @@ export class PanelHost {
     return this.track(key, new DashboardPanel(panel, this.context, resolve(runDir)));
   }
 
+  async openExperiment(recordDir: string): Promise<ExperimentPanel> {
+    const key = `experiment:${resolve(recordDir)}`;
+    const existing = this.open.get(key);
+    if (existing instanceof ExperimentPanel && !existing.isDisposed) {
+      existing.reveal();
+      return existing;
+    }
+    const panel = vscode.window.createWebviewPanel(PANEL_VIEW_TYPES.experiment, "Experiment", vscode.ViewColumn.Active, webviewOptions(this.context));
+    return this.track(key, this.experimentPanel(panel, resolve(recordDir)));
+  }
+
+  private experimentPanel(panel: vscode.WebviewPanel, recordDir: string): ExperimentPanel {
+    return new ExperimentPanel(panel, this.context, recordDir, async (runDir, kind) => {
+      if (kind === "training") await this.openDashboard(runDir);
+      else await this.openTrace(runDir, undefined, vscode.ViewColumn.Beside);
+    });
+  }
+
   registerSerializers(): void {
     const restore = (kind: PanelState["kind"]) => ({
       deserializeWebviewPanel: async (panel: vscode.WebviewPanel, state: unknown) => {
@@ -110,10 +130,11 @@ export class PanelHost {
         panel.webview.options = webviewOptions(this.context);
         if (s.kind === "trace") this.track(`trace:${s.runDir}`, new TracePanel(panel, this.context, s.runDir, s.episodeId));
         else if (s.kind === "compare") this.track(`compare:${s.runDirs.join("|")}`, this.comparePanel(panel, s.runDirs, s.origin ?? "runs", s.expect));
+        else if (s.kind === "experiment") this.track(`experiment:${s.recordDir}`, this.experimentPanel(panel, s.recordDir));
         else this.track(`dashboard:${s.runDir}`, new DashboardPanel(panel, this.context, s.runDir, s.overlays ?? []));
       },
     });
-    for (const kind of ["trace", "compare", "dashboard"] as const) {
+    for (const kind of ["trace", "compare", "dashboard", "experiment"] as const) {
       this.context.subscriptions.push(vscode.window.registerWebviewPanelSerializer(PANEL_VIEW_TYPES[kind], restore(kind)));
     }
     this.context.subscriptions.push(

@@ -8,6 +8,7 @@ import type { CompareOrigin } from "../../core/analysis/compare-origin";
 import type { CompareSetup } from "../../core/analysis/compare-setup";
 import type { AblationReport } from "../../core/analysis/report-types";
 import type { PairView } from "../../core/trace/pair-view";
+import type { ExperimentView } from "../../core/experiments/view-model";
 import type { DriftReport, RunDriftCounts } from "../../core/trace/drift";
 import type { DashboardView, GroupRecord } from "../../core/trace/dashboard-view";
 import type { EpisodeRow } from "../../core/trace/episode-list";
@@ -16,13 +17,14 @@ import type { TraceEpisodeView } from "../../core/trace/trace-view";
 
 export const PROTOCOL_VERSION = 1;
 
-export type PanelKind = "trace" | "compare" | "dashboard";
+export type PanelKind = "trace" | "compare" | "dashboard" | "experiment";
 
 /** What a panel remembers across a reload (webview state, read back by the serializer). */
 export type PanelState =
   | { kind: "trace"; runDir: string; episodeId?: string }
   | { kind: "compare"; runDirs: string[]; /** How it was opened (presets the expected differences). */ origin?: CompareOrigin; /** Fields ticked as expected to differ. */ expect?: string[] }
-  | { kind: "dashboard"; runDir: string; /** Training runs overlaid on the charts. */ overlays?: string[] };
+  | { kind: "dashboard"; runDir: string; /** Training runs overlaid on the charts. */ overlays?: string[] }
+  | { kind: "experiment"; recordDir: string };
 
 export interface TraceRunInfo {
   runDir: string;
@@ -56,6 +58,7 @@ export type HostMessage =
   | { v: typeof PROTOCOL_VERSION; type: "compare/pair"; pair: PairView }
   | { v: typeof PROTOCOL_VERSION; type: "dashboard/data"; data: DashboardView }
   | { v: typeof PROTOCOL_VERSION; type: "dashboard/group"; group: GroupEpisodes }
+  | { v: typeof PROTOCOL_VERSION; type: "experiment/view"; view: ExperimentView }
   | { v: typeof PROTOCOL_VERSION; type: "error"; message: string }
   /** Asks the webview what its DOM holds (integration tests and screenshots read panels this way). */
   | { v: typeof PROTOCOL_VERSION; type: "probe"; id: number; selectors: string[]; /** Clicks the first element matching this selector first (integration tests drive a panel this way). */ click?: string };
@@ -89,6 +92,8 @@ export type WebviewMessage =
   /** Asks the extension to pick another training run of the workspace to overlay on the charts. */
   | { v: typeof PROTOCOL_VERSION; type: "dashboard/addOverlay" }
   | { v: typeof PROTOCOL_VERSION; type: "dashboard/removeOverlay"; run: string }
+  /** Opens the run a number came from (one of the view's run folders, by index into `runs` of that number). */
+  | { v: typeof PROTOCOL_VERSION; type: "experiment/openRun"; run: string }
   | { v: typeof PROTOCOL_VERSION; type: "export"; format: "svg" | "png"; name: string; data: string }
   | { v: typeof PROTOCOL_VERSION; type: "probeResult"; id: number; results: ProbeResult[]; pwned: boolean; timings: Record<string, number> };
 
@@ -102,8 +107,8 @@ export function webviewMessage(body: Body<WebviewMessage>): WebviewMessage {
   return { v: PROTOCOL_VERSION, ...body } as WebviewMessage;
 }
 
-const WEBVIEW_TYPES = new Set<WebviewMessage["type"]>(["ready", "trace/select", "trace/search", "trace/rendered", "compare/openPair", "compare/setExpect", "compare/openTrace", "dashboard/openGroup", "dashboard/evaluate", "dashboard/addOverlay", "dashboard/removeOverlay", "export", "probeResult"]);
-const HOST_TYPES = new Set<HostMessage["type"]>(["state", "trace/run", "trace/episode", "trace/drift", "trace/searchResult", "trace/driftCounts", "compare/report", "compare/pair", "dashboard/data", "dashboard/group", "error", "probe"]);
+const WEBVIEW_TYPES = new Set<WebviewMessage["type"]>(["ready", "trace/select", "trace/search", "trace/rendered", "compare/openPair", "compare/setExpect", "compare/openTrace", "dashboard/openGroup", "dashboard/evaluate", "dashboard/addOverlay", "dashboard/removeOverlay", "experiment/openRun", "export", "probeResult"]);
+const HOST_TYPES = new Set<HostMessage["type"]>(["state", "trace/run", "trace/episode", "trace/drift", "trace/searchResult", "trace/driftCounts", "compare/report", "compare/pair", "dashboard/data", "dashboard/group", "experiment/view", "error", "probe"]);
 
 export class ProtocolError extends Error {}
 

@@ -5,6 +5,7 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { EXPERIMENT_FILES, type ExperimentRecord } from "../../core/experiments/record";
 import type { RunManifest } from "../../core/runs/manifest";
 import type { EpisodeRecord } from "../../core/runs/run-files";
 import { readEpisodes } from "../../core/runs/run-files";
@@ -23,8 +24,8 @@ export interface RunRow {
   summary?: RunSummary;
   manifest?: RunManifest;
   status: ShownStatus;
-  /** Kind of run, for context menus: eval (episodes), training (metrics.jsonl), sft-data, other. */
-  kind: "eval" | "training" | "sft-data" | "other";
+  /** Kind of run, for context menus: eval (episodes), training (metrics.jsonl), sft-data, experiment (experiment.json), other. */
+  kind: "eval" | "training" | "sft-data" | "experiment" | "other";
   /** Whether the folder has episodes.jsonl (eval runs; GRPO rollouts), shown grouped by outcome. */
   hasEpisodes: boolean;
   /** Newest change to the folder's files (ms), for sorting and "previous run". */
@@ -63,6 +64,15 @@ export function formatUsd(usd: number): string {
   return `$${usd.toFixed(2)}`;
 }
 
+/** "experiment · supported · recovery 0.98 · 7/7 checks" from experiment.json (or "running" before it is written). */
+function experimentParts(dir: string): string[] {
+  const rec = readJson<ExperimentRecord>(join(dir, EXPERIMENT_FILES.record)).value;
+  if (!rec?.verdict) return ["experiment"];
+  const checks = rec.validation ? `${rec.validation.passed.length}/${rec.validation.checks.length} checks` : "not validated";
+  const recovery = rec.numbers?.recovery ? `recovery ${rec.numbers.recovery.point.toFixed(2)}` : "";
+  return ["experiment", rec.verdict.verdict, recovery, checks].filter(Boolean);
+}
+
 /** "training · step 12 · reward 0.412 · $1.20" from the last complete line of metrics.jsonl. */
 function trainingParts(dir: string): string[] {
   const lines = lastLines(runFile(dir, "metrics"));
@@ -92,7 +102,9 @@ export function readRunRow(dir: string, name: string, liveRunDirs: ReadonlySet<s
   const manifest = readJson<RunManifest>(runFile(dir, "manifest"));
   const s = summary.value;
   // Training first: GRPO runs also write episodes.jsonl (their rollouts).
-  const kind: RunRow["kind"] = existsSync(runFile(dir, "metrics"))
+  const kind: RunRow["kind"] = existsSync(join(dir, EXPERIMENT_FILES.record)) || (manifest.value as { kind?: unknown } | undefined)?.kind === "experiment"
+    ? "experiment"
+    : existsSync(runFile(dir, "metrics"))
     ? "training"
     : existsSync(runFile(dir, "episodes")) || s
       ? "eval"
@@ -117,6 +129,8 @@ export function readRunRow(dir: string, name: string, liveRunDirs: ReadonlySet<s
     parts.push(`${formatUsd(s.usd_per_q)}/q`);
   } else if (kind === "training") {
     parts.push(...trainingParts(dir));
+  } else if (kind === "experiment") {
+    parts.push(...experimentParts(dir));
   } else if (kind !== "eval") {
     parts.push(kind);
   }

@@ -25,7 +25,7 @@ const STATUS_ICONS: Record<string, [string, string?]> = {
   unknown: ["circle-outline"],
 };
 
-const KIND_ICONS: Record<string, string> = { training: "graph-line", "sft-data": "database" };
+const KIND_ICONS: Record<string, string> = { training: "graph-line", "sft-data": "database", experiment: "beaker" };
 
 const OUTCOME_ICONS: Record<string, string> = { correct: "check", wrong: "close", no_action: "circle-slash", budget: "search-stop", length: "fold", other: "question" };
 
@@ -117,6 +117,7 @@ export class RunsProvider implements vscode.TreeDataProvider<RunsNode>, vscode.D
         item.contextValue = r.source === "cookbook" ? "run.training.cookbook" : `run.${r.kind}`;
         item.resourceUri = vscode.Uri.file(r.dir);
         if (r.kind === "training") item.command = { command: "agentLab.openDashboard", title: "Open Dashboard", arguments: [node] };
+        if (r.kind === "experiment") item.command = { command: "agentLab.openExperiment", title: "Open Experiment", arguments: [node] };
         return item;
       }
       case "group": {

@@ -52,6 +52,7 @@ describe("cli: agent-lab gen-tasks", function () {
       "blocked:host-bridge": 4,
       crash: 0,
       "non-numeric": 1,
+      "non-text": 0,
       duplicate: 1,
       "solve-rate:all-solved": 0,
       "solve-rate:none-solved": 0,
@@ -88,9 +89,12 @@ describe("cli: agent-lab gen-tasks", function () {
     const r = await runCli(["gen-tasks", "--candidates", bad, "--out", join(dir, "o"), "--solve-rate", "off"]);
     assert.equal(r.code, 1);
     assert.equal(r.stderr.trim(), `agent-lab gen-tasks: ${bad}:2: "solution" must be a non-empty string (each line is {"problem": …, "solution": "def solution(): …"})`);
-    const noRate = await runCli(["gen-tasks", "--candidates", EXAMPLE, "--out", join(dir, "o")]);
-    assert.equal(noRate.code, 1);
-    assert.match(noRate.stderr.trim(), /^agent-lab gen-tasks: the solve-rate filter needs the base policy.*pass --solve-rate off$/);
+    // The default solve-rate filter tries each task with the base policy on Tinker: without a key, one line saying so.
+    const noKey = await runCli(["gen-tasks", "--candidates", EXAMPLE, "--out", join(dir, "o")], { TINKER_API_KEY: "" });
+    assert.equal(noKey.code, 1);
+    assert.match(noKey.stderr.trim().split("\n").pop()!, /^agent-lab gen-tasks: .*TINKER_API_KEY/);
+    const neither = await runCli(["gen-tasks", "--out", join(dir, "o"), "--solve-rate", "off"]);
+    assert.equal(neither.stderr.trim(), "agent-lab gen-tasks: say where the candidates come from: --candidates FILE, --generator scripted, or --model/--model-path (with --backend)");
     const missing = await runCli(["gen-tasks", "--candidates", join(dir, "nope.jsonl"), "--out", join(dir, "o"), "--solve-rate", "off"]);
     assert.equal(missing.stderr.trim().split("\n").pop(), `agent-lab gen-tasks: ${join(dir, "nope.jsonl")}: candidates file not found`);
   });

@@ -37,7 +37,7 @@ export interface WebviewUnderTest {
   close(): Promise<void>;
 }
 
-export async function openWebview(kind: "trace" | "compare" | "dashboard", savedState?: unknown): Promise<WebviewUnderTest> {
+export async function openWebview(kind: "trace" | "compare" | "dashboard" | "experiment", savedState?: unknown): Promise<WebviewUnderTest> {
   const code = (await webviewBundles()).get(kind)!;
   const window = new Window({ url: "https://webview.test/", width: 1200, height: 800, settings: { enableJavaScriptEvaluation: true, suppressInsecureJavaScriptEnvironmentWarning: true } });
   const w = window as unknown as Record<string, unknown> & { HTMLElement: { prototype: Record<string, unknown> } };

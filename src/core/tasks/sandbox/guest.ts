@@ -167,6 +167,9 @@ def _agent_lab_sandbox():
                 return "ok\0int\0(too many digits)"
         if t is _float:
             return "ok\0float\0" + _float.__repr__(value)
+        if t is _str:
+            # repr escapes NUL and newlines, so the protocol's separators cannot appear in it
+            return "ok\0str\0" + _str.__repr__(value)[:400]
         if (_getattr(t, "__module__", ""), name) in (("fractions", "Fraction"), ("decimal", "Decimal")):
             return "ok\0" + name + "\0" + _str(value)
         return "ok\0" + name + "\0"

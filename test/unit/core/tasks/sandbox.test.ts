@@ -158,7 +158,9 @@ describe("tasks: Python sandbox", function () {
   it("reports errors and non-numbers as they are", async () => {
     assert.deepEqual(await sandbox.run(solution("return 1 / 0")), { ok: false, reason: "error", detail: "ZeroDivisionError: division by zero" });
     assert.equal(rejected(await sandbox.run("x = 1\n")), "error");
-    assert.deepEqual(await sandbox.run(solution("return 'twelve'")), { ok: true, value: { type: "str", repr: "" } });
+    // A str comes back as its repr (HotpotQA-style tasks answer with text), NUL and newlines escaped.
+    assert.deepEqual(await sandbox.run(solution("return 'twelve'")), { ok: true, value: { type: "str", repr: "'twelve'" } });
+    assert.deepEqual(await sandbox.run(solution("return 'a\\x00b\\nc'")), { ok: true, value: { type: "str", repr: "'a\\x00b\\nc'" } });
     assert.deepEqual(await sandbox.run(solution("return 2.5")), { ok: true, value: { type: "float", repr: "2.5" } });
   });
 

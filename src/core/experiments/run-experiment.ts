@@ -1,0 +1,459 @@
+/**
+ * `agent-lab experiment run SPEC.json`: every phase of an experiment through the same core
+ * functions the single steps call, in one folder laid out as a workspace (agent-lab.json, data/,
+ * runs/). Each arm is a normal run folder under runs/ (`<name>-<arm>`), every evaluation too
+ * (`<name>-eval-base`, `<name>-eval-<arm>`), and the record goes to runs/<name>/experiment.json.
+ *
+ * Phases: world (offline: the synthetic world, prepared and indexed) → init (the base model, a
+ * state, or a shared SFT warm-up every arm starts from; "base" is scored as this point) → tasks
+ * (gen-tasks for arms trained on generated tasks; the solve rate tried by the init policy) → train
+ * (GRPO per arm, identical hyperparameters where the spec says so) → eval (base and every arm on
+ * the same items, same decoding) → the numbers, the verdict, the provenance, the validation.
+ *
+ * Resumable: a finished phase is recorded in runs/<name>/phases.json and skipped; an unfinished one
+ * resumes through its step's own resume. One writer per experiment (the record folder's lock).
+ */
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { ablate, loadAblationInputs } from "../analysis";
+import { offlineTokenizer } from "../chat";
+import { resolveCheckpointPath } from "../checkpoints/registry";
+import { CONFIG_FILE, loadConfig, type AgentLabConfig } from "../config";
+import { generateSyntheticHotpot } from "../demo/synthetic-hotpot";
+import { prepareData } from "../data/prepare";
+import { loadSplit } from "../data/splits";
+import type { Question } from "../data/question";
+import { UserError } from "../errors";
+import { localBackendDir, makePolicy } from "../eval/backends";
+import { evalSplit } from "../eval/eval-split";
+import { openIndex } from "../search";
+import { loadSystemPrompt } from "../harness";
+import { readLedger } from "../ledger";
+import { OFFLINE_PROMPT } from "../pipeline/run-pipeline";
+import { readStepRewards, rewardTrend } from "../pipeline/reward-trend";
+import { TeacherPolicy } from "../pipeline/teacher";
+import { sha256File, sha256Hex, type RunManifest } from "../runs/manifest";
+import { ProgressWriter, type ProgressStatus } from "../runs/progress";
+import { readJsonFile, readEpisodes, writeJsonAtomic } from "../runs/run-files";
+import { openRunForWriting, runFile } from "../runs/run-folder";
+import { buildIndex } from "../search";
+import { collectSftData } from "../sft";
+import { FILTER_ORDER, TASKS_FILE, AUDIT_FILE, type TaskRecord } from "../tasks/filter";
+import { genTasks, type GenTasksAudit } from "../tasks/gen-tasks";
+import { readWorldFacts, scriptedWorldGenerator } from "../tasks/generators/scripted";
+import { harnessPolicySolver, scriptedSolver } from "../tasks/solvers";
+import { trainGrpo, trainSft } from "../train";
+import { COOKBOOK_ADAM } from "../train/sft";
+import { readJsonl } from "../util/jsonl";
+import { decideVerdict, experimentNumbers } from "./analysis";
+import { estimateExperiment, type ExperimentEstimate } from "./estimate";
+import { evaluatorFromManifest, evaluatorId, itemManifestText } from "./evaluator";
+import { adaptationRecord } from "./adaptation";
+import { EXPERIMENT_FILES, EXPERIMENT_RECORD_FORMAT, type ArmRecord, type ExperimentRecord, type PhaseRecord, type ScoredRun } from "./record";
+import { readExperimentSpec, type ArmSpec, type ExperimentSpec } from "./spec";
+import { validateExperiment } from "./validate";
+
+export interface RunExperimentOptions {
+  specFile: string;
+  /** The experiment's workspace folder (default experiments/<name>). */
+  dir?: string;
+  dryRun?: boolean;
+  yes?: boolean;
+  localPort?: number;
+  signal?: AbortSignal;
+  log: (line: string) => void;
+}
+
+export interface RunExperimentResult {
+  dir: string;
+  estimate: ExperimentEstimate;
+  record?: ExperimentRecord;
+}
+
+const OFFLINE_SYSTEM_TEXT = "Answer the question about an invented world by searching.\nReply with one action: <search>words</search> or <answer>answer</answer>.\n";
+
+export function experimentRecordDir(workspaceDir: string, config: AgentLabConfig, name: string): string {
+  return join(workspaceDir, config.runsDir, name);
+}
+
+export async function runExperiment(o: RunExperimentOptions): Promise<RunExperimentResult> {
+  const { spec, text } = readExperimentSpec(o.specFile);
+  const dir = o.dir ?? join("experiments", spec.name);
+  const estimate = estimateExperiment(spec);
+  o.log(`experiment ${spec.name}: ${spec.title}`);
+  o.log(`hypothesis: ${spec.hypothesis}`);
+  for (const line of estimate.lines) o.log(`  ${line.phase}: ${line.what} — ≈ $${line.usd.toFixed(2)}`);
+  o.log(`estimated cost: ≈ $${estimate.usd.toFixed(2)} (upper bound)${spec.budget_usd > 0 ? `; budget cap $${spec.budget_usd.toFixed(2)}` : ""}`);
+  if (o.dryRun) return { dir, estimate };
+  if (spec.evaluation.env === "gsm8k") {
+    throw new UserError(`${o.specFile}: this version runs experiments on the hotpotqa environment only; for GSM8K, --dry-run and the spec checks work, and its phases run as steps today (agent-lab gen-tasks --env gsm8k --model …, train-grpo and eval with --env gsm8k)`);
+  }
+  if (spec.backend === "tinker" && estimate.usd > 0 && !o.yes) throw new UserError(`this experiment would spend up to ≈ $${estimate.usd.toFixed(2)} on Tinker; pass --yes to confirm`);
+  if (spec.budget_usd > 0 && estimate.usd > spec.budget_usd && !o.yes) throw new UserError(`the estimate ($${estimate.usd.toFixed(2)}) is over the spec's budget_usd ($${spec.budget_usd.toFixed(2)}); raise it or shrink the arms`);
+
+  claimWorkspace(dir, spec);
+  const config = loadConfig(dir, spec.budget_usd > 0 ? { budgetUsd: spec.budget_usd } : {});
+  const recordDir = experimentRecordDir(dir, config, spec.name);
+  const manifest = { kind: "experiment" as const, spec_sha256: sha256Hex(text), name: spec.name, created: new Date().toISOString() };
+  const lock = openRunForWriting<typeof manifest>({
+    runDir: recordDir,
+    resume: existsSync(runFile(recordDir, "manifest")),
+    what: `agent-lab experiment run ${o.specFile}`,
+    create: manifest,
+    changes: (stored) => (stored.spec_sha256 === manifest.spec_sha256 ? [] : [{ field: "spec_sha256", was: stored.spec_sha256, now: manifest.spec_sha256 }]),
+  });
+  writeFileSync(join(recordDir, EXPERIMENT_FILES.spec), text);
+  const phaseNames = planPhases(spec);
+  const phasesFile = join(recordDir, EXPERIMENT_FILES.phases);
+  const phases: Record<string, PhaseRecord> = readJsonFile<Record<string, PhaseRecord>>(phasesFile) ?? {};
+  const progress = new ProgressWriter(recordDir, { step: "experiment", label: "experiment", unit: "stage", planned: phaseNames.length, done: phaseNames.filter((p) => phases[p]).length });
+  let status: ProgressStatus = "failed";
+  try {
+    const ctx = new Context(o, spec, dir, config, recordDir, phases, phasesFile, progress, phaseNames);
+    const record = await ctx.run();
+    status = "done";
+    return { dir, estimate, record };
+  } catch (e) {
+    if (o.signal?.aborted) status = "interrupted";
+    throw e;
+  } finally {
+    progress.finish(status);
+    lock.release();
+  }
+}
+
+function planPhases(spec: ExperimentSpec): string[] {
+  const p: string[] = [];
+  if (spec.world) p.push("world");
+  if (spec.init.kind === "sft") p.push("init:sft-data", "init:sft");
+  for (const a of spec.arms) if (a.data.kind === "tasks" && a.data.generate) p.push(`tasks:${a.name}`);
+  for (const a of spec.arms) {
+    if (a.sft) p.push(`sft:${a.name}`);
+    p.push(`train:${a.name}`);
+  }
+  p.push("eval:base", ...spec.arms.map((a) => `eval:${a.name}`));
+  return p;
+}
+
+/** A fresh folder, or one this experiment made; its agent-lab.json holds the spec's harness settings. */
+function claimWorkspace(dir: string, spec: ExperimentSpec): void {
+  mkdirSync(dir, { recursive: true });
+  const config = join(dir, CONFIG_FILE);
+  if (!existsSync(config)) {
+    const harness = { ...spec.harness, loraRank: spec.lora_rank, model: spec.backend === "tinker" ? spec.base_model : undefined };
+    const offline = spec.backend === "local";
+    writeFileSync(config, JSON.stringify({ dataDir: "data", runsDir: "runs", ...harness, ...(offline ? { systemPromptFile: OFFLINE_PROMPT } : {}) }, null, 2) + "\n");
+    if (offline) {
+      mkdirSync(join(dir, "prompts"), { recursive: true });
+      writeFileSync(join(dir, OFFLINE_PROMPT), OFFLINE_SYSTEM_TEXT);
+    }
+  }
+}
+
+class Context {
+  private readonly runsDir: string;
+  private readonly dataDir: string;
+  private local: { url: string; close(): Promise<void> } | undefined;
+  private readonly t0 = Date.now();
+
+  constructor(
+    private readonly o: RunExperimentOptions,
+    private readonly spec: ExperimentSpec,
+    private readonly dir: string,
+    private readonly config: AgentLabConfig,
+    private readonly recordDir: string,
+    private readonly phases: Record<string, PhaseRecord>,
+    private readonly phasesFile: string,
+    private readonly progress: ProgressWriter,
+    private readonly phaseNames: string[],
+  ) {
+    this.runsDir = join(dir, config.runsDir);
+    this.dataDir = join(dir, config.dataDir);
+  }
+
+  runName(...parts: string[]): string {
+    return [this.spec.name, ...parts].join("-");
+  }
+
+  private rel(p: string): string {
+    return relative(this.dir, p) || ".";
+  }
+
+  private log(line: string): void {
+    this.o.log(`[${((Date.now() - this.t0) / 1000).toFixed(1)}s] ${line}`);
+  }
+
+  /** Runs a phase unless phases.json says it finished; records its seconds and the spend of its runs. */
+  private async phase(name: string, runs: string[], work: () => Promise<void>): Promise<void> {
+    const i = this.phaseNames.indexOf(name) + 1;
+    if (this.phases[name]) {
+      this.log(`${i}/${this.phaseNames.length} ${name}: done earlier, skipped`);
+      return;
+    }
+    this.o.signal?.throwIfAborted();
+    this.progress.update({ label: name, stage: { index: i, count: this.phaseNames.length, name }, done: i - 1 }, true);
+    this.log(`${i}/${this.phaseNames.length} ${name}`);
+    const s = Date.now();
+    await work();
+    const usd = runs.reduce((sum, r) => sum + readLedger(join(this.runsDir, r)).reduce((t, e) => t + (Number(e.usd) || 0), 0), 0);
+    this.phases[name] = { seconds: (Date.now() - s) / 1000, usd, runs: runs.map((r) => this.rel(join(this.runsDir, r))), finished: new Date().toISOString() };
+    writeJsonAtomic(this.phasesFile, this.phases);
+    this.progress.update({ done: i }, true);
+  }
+
+  private resume(name: string): boolean {
+    return existsSync(runFile(join(this.runsDir, name), "manifest"));
+  }
+
+  private command(what: string): string[] {
+    return ["agent-lab", "experiment", "run", this.o.specFile, `(${what})`];
+  }
+
+  async run(): Promise<ExperimentRecord> {
+    const spec = this.spec;
+    const stepLog = (l: string) => l.split("\n").forEach((x) => this.o.log(`    ${x}`));
+    if (spec.world) {
+      const w = spec.world;
+      await this.phase("world", [], async () => {
+        const world = generateSyntheticHotpot({ seed: w.seed, train: w.train, dev: w.dev, style: "compact" });
+        const raw = join(this.dir, "hotpot");
+        mkdirSync(raw, { recursive: true });
+        writeFileSync(join(raw, "synthetic_train.json"), JSON.stringify(world.train));
+        writeFileSync(join(raw, "synthetic_dev.json"), JSON.stringify(world.dev));
+        await prepareData(this.dataDir, { trainFiles: [join(raw, "synthetic_train.json")], devFiles: [join(raw, "synthetic_dev.json")], source: `agent-lab experiment synthetic world (compact, seed ${w.seed})` }, stepLog);
+        await buildIndex(join(this.dataDir, "corpus.jsonl"), join(this.dataDir, "bm25"), { workers: 0 });
+      });
+    }
+    if (spec.backend === "local") {
+      this.local = await (await import("../../server")).connectOrStartLocalBackend({ port: this.o.localPort ?? 0, dir: localBackendDir(this.dir), seed: 0 });
+    }
+    try {
+      const init = await this.init(stepLog);
+      for (const a of spec.arms) if (a.data.kind === "tasks" && a.data.generate) await this.tasks(a, init.sampler, stepLog);
+      for (const a of spec.arms) await this.train(a, init.state, stepLog);
+      await this.evaluate("base", init.sampler, stepLog);
+      for (const a of spec.arms) await this.evaluate(a.name, resolveCheckpointPath(this.runsDir, `${this.runName(a.name)}-s${a.grpo!.steps}`, "sampler"), stepLog);
+      const record = this.record(init);
+      writeJsonAtomic(join(this.recordDir, EXPERIMENT_FILES.record), record);
+      const validation = validateExperiment(this.recordDir);
+      record.validation = validation;
+      writeJsonAtomic(join(this.recordDir, EXPERIMENT_FILES.record), record);
+      return record;
+    } finally {
+      await this.local?.close();
+    }
+  }
+
+  private backend(): "local" | "tinker" {
+    return this.spec.backend;
+  }
+
+  /** The state every arm starts from and the sampler "base" is scored with (undefined: the base model). */
+  private async init(stepLog: (l: string) => void): Promise<{ state: string | undefined; sampler: string | undefined; runs: string[] }> {
+    const init = this.spec.init;
+    if (init.kind === "base") return { state: undefined, sampler: undefined, runs: [] };
+    if (init.kind === "checkpoint") return { state: init.state, sampler: init.sampler, runs: [] };
+    const sft = init.sft;
+    const dataRun = this.runName("init-data");
+    const trainRun = this.runName("init");
+    if (sft.data.kind === "teacher") {
+      const questions = sft.data.questions;
+      await this.phase("init:sft-data", [dataRun], async () => {
+        const r = await collectSftData({
+          workspaceDir: this.dir, config: this.config, name: dataRun, questions, offset: 0, tries: 1, temperature: 0, minF1: 0.8, role: "teacher",
+          backend: this.backend(), policy: new TeacherPolicy(await offlineTokenizer("qwen3")), localBackendUrl: this.local?.url,
+          resume: this.resume(dataRun), command: this.command("init sft-data"), signal: this.o.signal, log: stepLog,
+        });
+        if (r.budgetStop) throw new UserError(`init sft-data stopped at the budget cap: ${r.budgetStop.message}`);
+        stepLog(r.finalLine);
+      });
+    } else {
+      await this.phase("init:sft-data", [], async () => {});
+    }
+    await this.phase("init:sft", [trainRun], async () => {
+      const r = await trainSft({
+        workspaceDir: this.dir, config: this.config, name: trainRun, data: sft.data.kind === "file" ? sft.data.path : runFile(join(this.runsDir, dataRun), "sft"),
+        epochs: sft.epochs, batch: sft.batch, lr: sft.lr, seed: this.spec.seed, resume: this.resume(trainRun), backend: this.backend(), baseUrl: this.local?.url,
+        command: this.command("init train-sft"), signal: this.o.signal, log: stepLog,
+      });
+      if (r.status !== "done") throw new UserError(`init train-sft stopped (${r.status}); rerun to continue`);
+    });
+    const name = `${trainRun}-e${sft.epochs}`;
+    return { state: name, sampler: resolveCheckpointPath(this.runsDir, name, "sampler"), runs: [dataRun, trainRun] };
+  }
+
+  private tasksDir(arm: ArmSpec): string {
+    if (arm.data.kind !== "tasks") throw new Error("not a tasks arm");
+    return arm.data.dir ? join(this.dir, arm.data.dir) : join(this.runsDir, this.runName("tasks", arm.name));
+  }
+
+  private async tasks(arm: ArmSpec, initSampler: string | undefined, stepLog: (l: string) => void): Promise<void> {
+    if (arm.data.kind !== "tasks" || !arm.data.generate) return;
+    const g = arm.data.generate;
+    const name = this.runName("tasks", arm.name);
+    await this.phase(`tasks:${arm.name}`, [name], async () => {
+      if (g.generator !== "scripted") throw new UserError(`arms ${arm.name}: generator "model" runs through agent-lab gen-tasks --model; give its folder as "dir" (offline experiments use "scripted")`);
+      const facts = readWorldFacts(readJsonl<{ title: string; text: string }>(join(this.dataDir, "corpus.jsonl")));
+      const generator = scriptedWorldGenerator(facts, { seed: g.seed });
+      let policyClose: (() => void) | undefined;
+      let solver;
+      if (g.solve_rate.mode === "scripted") solver = scriptedSolver(g.seed, g.solve_rate.tries);
+      else if (g.solve_rate.mode === "policy") {
+        const policy = await makePolicy({ backend: this.backend(), config: this.config, checkpoint: initSampler, localBackendUrl: this.local?.url });
+        policyClose = () => policy.close?.();
+        const prompt = loadSystemPrompt(this.config.systemPromptFile || undefined, { workspaceDir: this.dir, closedBook: false });
+        solver = harnessPolicySolver({
+          policy, tries: g.solve_rate.tries, temperature: g.temperature ?? 1, maxTokens: this.config.maxTokens, seed: g.seed,
+          searcher: openIndex(join(this.dataDir, "bm25")), systemPrompt: prompt.text, topK: this.config.topK, maxSearches: this.config.maxSearches,
+        });
+      }
+      try {
+        const r = await genTasks({
+          outDir: join(this.runsDir, name), env: "hotpotqa", generator: { generator, count: g.count },
+          evalItemsFile: join(this.dataDir, `${this.spec.evaluation.split}.jsonl`), solver, prices: null, budgetUsd: this.config.budgetUsd,
+          limits: g.timeout_ms ? { timeoutMs: g.timeout_ms } : undefined,
+          command: this.command(`gen-tasks ${arm.name}`), signal: this.o.signal, log: stepLog,
+        });
+        if (r.status !== "done" || !r.audit) throw new UserError(`gen-tasks for ${arm.name} stopped: ${r.message ?? r.status}`);
+        const c = r.audit.counts;
+        stepLog(`${r.audit.candidates.count} candidates → ${r.audit.accepted} tasks; ${FILTER_ORDER.filter((k) => c[k] > 0).map((k) => `${k} ${c[k]}`).join(", ")}`);
+      } finally {
+        policyClose?.();
+      }
+    });
+  }
+
+  /** The arm's training list, in order: the env's train split from its offset, or a tasks folder's tasks. */
+  private trainingList(arm: ArmSpec): { questions: Question[]; source: string; sha256: string; offset: number } {
+    if (arm.data.kind === "env-train") {
+      const file = join(this.dataDir, "train.jsonl");
+      return { questions: loadSplit(this.dataDir, "train"), source: this.rel(file), sha256: sha256File(file), offset: arm.data.offset ?? 0 };
+    }
+    const file = join(this.tasksDir(arm), TASKS_FILE);
+    if (!existsSync(file)) throw new UserError(`arm ${arm.name}: ${file} does not exist (run agent-lab gen-tasks into that folder first)`);
+    const tasks = readJsonl<TaskRecord>(file);
+    return { questions: tasks.map((t) => ({ id: t.id, question: t.problem, answers: [t.answer], type: "generated", level: "generated" })), source: this.rel(file), sha256: sha256File(file), offset: 0 };
+  }
+
+  private async train(arm: ArmSpec, initState: string | undefined, stepLog: (l: string) => void): Promise<void> {
+    const g = arm.grpo!;
+    const name = this.runName(arm.name);
+    const list = this.trainingList(arm);
+    const needed = list.offset + g.steps * g.questions;
+    if (list.questions.length < needed) throw new UserError(`arm ${arm.name}: GRPO needs ${needed} training rows (${g.steps} steps × ${g.questions} from row ${list.offset}) and ${list.source} has ${list.questions.length}; generate more tasks or take fewer steps`);
+    if (arm.sft) throw new UserError(`arm ${arm.name}: a per-arm "sft" phase is not run by this version; use the shared "init": {"kind": "sft"} warm-up`);
+    await this.phase(`train:${arm.name}`, [name], async () => {
+      const r = await trainGrpo({
+        workspaceDir: this.dir, config: this.config, env: arm.data.env, name, initState, steps: g.steps, questions: g.questions, group: g.group, lr: g.lr, temperature: g.temperature,
+        seed: g.seed, normalizeAdvantages: g.normalize_advantages, offset: list.offset, saveEvery: g.save_every ?? g.steps,
+        trainQuestions: arm.data.kind === "tasks" ? list.questions : undefined,
+        resume: this.resume(name), backend: this.backend(), baseUrl: this.local?.url, command: this.command(`train-grpo ${arm.name}`), signal: this.o.signal, log: stepLog,
+      });
+      if (r.status !== "done") throw new UserError(`train-grpo ${arm.name} stopped (${r.status})${r.message ? `: ${r.message}` : ""}; rerun to continue`);
+    });
+  }
+
+  private async evaluate(arm: string, sampler: string | undefined, stepLog: (l: string) => void): Promise<void> {
+    const name = this.runName("eval", arm);
+    const e = this.spec.evaluation;
+    await this.phase(`eval:${arm}`, [name], async () => {
+      const r = await evalSplit({
+        workspaceDir: this.dir, config: { ...this.config, maxTokens: e.decoding.max_tokens }, env: e.env, name, split: e.split, testFlag: e.split === "test" ? "--i-know-this-is-test" : undefined,
+        closedBook: false, limit: e.n ?? undefined, resume: this.resume(name), temperature: e.decoding.temperature, backend: this.backend(), checkpoint: sampler,
+        localBackendUrl: this.local?.url, command: this.command(`eval ${arm}`), signal: this.o.signal, log: stepLog,
+      });
+      if (r.budgetStop) throw new UserError(`eval ${arm} stopped at the budget cap: ${r.budgetStop.message}`);
+      stepLog(`${arm}: F1 ${r.summary.f1.toFixed(3)}  EM ${r.summary.em.toFixed(3)}  (${r.summary.n} items)`);
+    });
+  }
+
+  private record(init: { state: string | undefined; sampler: string | undefined; runs: string[] }): ExperimentRecord {
+    const spec = this.spec;
+    const arms = ["base", ...spec.arms.map((a) => a.name)];
+    const evalDirs = arms.map((a) => join(this.runsDir, this.runName("eval", a)));
+    const episodes = evalDirs.map((d) => new Map(readEpisodes(d).map((e) => [e.id, e])));
+    const ids = [...episodes[0].keys()].sort();
+    if (ids.length === 0) throw new UserError(`${evalDirs[0]} scored no items: the ${spec.evaluation.split} split is empty; check the data folder (or the world's dev size)`);
+    episodes.forEach((m, k) => {
+      if (m.size !== ids.length || ids.some((id) => !m.has(id))) throw new UserError(`${evalDirs[k]} was not evaluated on the same ${ids.length} items as base; rerun its eval`);
+    });
+    const metric = spec.metric === "em" ? "em" : "f1";
+    const columns: Record<string, number[]> = {};
+    arms.forEach((a, k) => (columns[a] = ids.map((id) => episodes[k].get(id)![metric])));
+    const itemsText = itemManifestText(ids);
+    writeFileSync(join(this.recordDir, EXPERIMENT_FILES.items), itemsText);
+    const scoresText = JSON.stringify({ metric: spec.metric, items: EXPERIMENT_FILES.items, scores: columns }) + "\n";
+    writeFileSync(join(this.recordDir, EXPERIMENT_FILES.scores), scoresText);
+    const numbers = experimentNumbers(columns, spec.criterion.treatment, spec.criterion.reference, { resamples: spec.resamples, seed: spec.seed });
+    const evaluators = evalDirs.map((d) => evaluatorFromManifest(readJsonFile<RunManifest>(runFile(d, "manifest"))!));
+    const scores: Record<string, ScoredRun> = {};
+    arms.forEach((a, k) => (scores[a] = { run: this.rel(evalDirs[k]), evaluator_id: evaluatorId(evaluators[k]), mean: numbers.scores[a].point, ci: numbers.scores[a].ci }));
+    const armRecords = spec.arms.map((a) => this.armRecord(a, init.state));
+    const treatment = armRecords.find((a) => a.name === spec.criterion.treatment)!;
+    const verdict = decideVerdict(numbers, spec, treatment.train_reward);
+    const totalUsd = Object.values(this.phases).reduce((s, p) => s + p.usd, 0);
+    return {
+      format: EXPERIMENT_RECORD_FORMAT,
+      name: spec.name,
+      title: spec.title,
+      hypothesis: spec.hypothesis,
+      spec_sha256: sha256File(join(this.recordDir, EXPERIMENT_FILES.spec)),
+      record_dir: this.rel(this.recordDir),
+      metric: spec.metric,
+      evaluation: {
+        env: spec.evaluation.env, split: spec.evaluation.split, n: ids.length, evaluator: evaluators[0], evaluator_id: evaluatorId(evaluators[0]),
+        items_file: EXPERIMENT_FILES.items, items_sha256: sha256Hex(itemsText), scores_file: EXPERIMENT_FILES.scores, scores_sha256: sha256Hex(scoresText),
+      },
+      scores,
+      numbers,
+      resamples: spec.resamples,
+      seed: spec.seed,
+      verdict,
+      criterion_arms: { treatment: spec.criterion.treatment, reference: spec.criterion.reference },
+      arms: armRecords,
+      init: { kind: spec.init.kind, state: init.state ?? null, sampler: init.sampler ?? null, runs: init.runs.map((r) => this.rel(join(this.runsDir, r))) },
+      phases: this.phases,
+      spend: { usd: totalUsd, budget_usd: spec.budget_usd },
+      ablation: ablate(loadAblationInputs(evalDirs), { resamples: spec.resamples, seed: spec.seed, expect: ["policy.checkpoint"] }),
+      backend: spec.backend,
+      base_model: spec.base_model,
+      created: new Date().toISOString(),
+    };
+  }
+
+  private armRecord(arm: ArmSpec, initState: string | undefined): ArmRecord {
+    const runDir = join(this.runsDir, this.runName(arm.name));
+    const list = this.trainingList(arm);
+    const m = readJsonFile<Record<string, unknown>>(runFile(runDir, "manifest")) ?? {};
+    let generation: ArmRecord["generation_audit"] = null;
+    if (arm.data.kind === "tasks") {
+      const dir = this.tasksDir(arm);
+      const audit = readJsonFile<GenTasksAudit>(join(dir, AUDIT_FILE));
+      if (audit) {
+        const { accepted, rejected, counts, solve_rate, hashes, eval_overlap } = audit;
+        generation = { run: this.rel(dir), audit_sha256: sha256File(join(dir, AUDIT_FILE)), tasks_sha256: sha256File(join(dir, TASKS_FILE)), accepted, rejected, yield: audit.yield, counts, solve_rate, hashes, generation: audit.generation, eval_overlap };
+      }
+    }
+    return {
+      name: arm.name,
+      run: this.rel(runDir),
+      sft_run: null,
+      data: { kind: arm.data.kind, env: arm.data.env, source: list.source, sha256: list.sha256, rows: list.questions.length },
+      initialisation: {
+        base_model: String(m.base_model ?? this.spec.base_model),
+        init_state: (m.init_state as string | null) ?? initState ?? null,
+        lora_rank: (m.lora_rank as number | null) ?? null,
+        optimiser: { name: "adam", lr: m.lr, ...COOKBOOK_ADAM, loss_fn: m.loss_fn },
+      },
+      adaptation: adaptationRecord(runDir, list.questions, this.rel(runFile(runDir, "groups"))),
+      generation_audit: generation,
+      train_reward: trendOf(runDir),
+    };
+  }
+}
+
+function trendOf(runDir: string) {
+  const rewards = readStepRewards(runFile(runDir, "metrics"));
+  return rewards.length ? rewardTrend(rewards) : null;
+}
+
