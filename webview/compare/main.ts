@@ -305,10 +305,10 @@ listen((m) => {
     report = m.report;
     setup = m.setup;
     render();
+    markFirstFrame("dataFrameAt");
   } else if (m.type === "compare/pair") {
     if (pairRequest?.questionId !== m.pair.questionId) return;
     pair = m.pair;
     render();
-    markFirstFrame("dataFrameAt");
   }
 });
