@@ -198,8 +198,11 @@ async function* jsonListElements(file: string): AsyncGenerator<{ text: string; l
 
 type ParquetModule = typeof import("hyparquet");
 
-/** Parquet rows in file order, one row group at a time (the hub's files hold ~90k rows each). */
-async function* readParquetRecords(file: string): AsyncGenerator<LocatedRecord> {
+/**
+ * A local parquet file opened for reading the named columns (refused in one line when it is not
+ * parquet or lacks one of them); HotpotQA and GSM8K read their files through it.
+ */
+export async function openParquet(file: string, columns: readonly string[]) {
   const hyparquet: ParquetModule = await import("hyparquet");
   const { compressors } = await import("hyparquet-compressors");
   let buffer;
@@ -210,10 +213,15 @@ async function* readParquetRecords(file: string): AsyncGenerator<LocatedRecord> 
   } catch (e) {
     throw new FileFormatError(file, undefined, `not a readable parquet file (${(e as Error).message})`);
   }
-  const columns = ["id", "question", "answer", "type", "level", "context"];
   const present = new Set(metadata.schema.map((s) => s.name));
   const missing = columns.filter((c) => !present.has(c));
   if (missing.length) throw new FileFormatError(file, undefined, `parquet file has no column ${missing.map((c) => `"${c}"`).join(", ")}`);
+  return { hyparquet, compressors, buffer, metadata, columns: [...columns] };
+}
+
+/** Parquet rows in file order, one row group at a time (the hub's files hold ~90k rows each). */
+async function* readParquetRecords(file: string): AsyncGenerator<LocatedRecord> {
+  const { hyparquet, compressors, buffer, metadata, columns } = await openParquet(file, ["id", "question", "answer", "type", "level", "context"]);
   let rowStart = 0;
   for (const group of metadata.row_groups) {
     const rowEnd = rowStart + Number(group.num_rows);

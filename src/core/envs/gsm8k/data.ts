@@ -10,7 +10,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { mkdir, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { FileFormatError, UserError } from "../../errors";
-import { fileAsyncBuffer } from "../../data/hotpot-records";
+import { openParquet } from "../../data/hotpot-records";
 import { downloadHubFile, listHubSplitFiles, type HubOptions } from "../../data/hub";
 import { LineFileWriter } from "../../data/line-file-writer";
 import { pyJsonDumps } from "../../data/python-json";
@@ -75,20 +75,7 @@ export async function readGsm8kRecords(file: string): Promise<Gsm8kRecord[]> {
 }
 
 async function readParquet(file: string): Promise<Gsm8kRecord[]> {
-  const hyparquet = await import("hyparquet");
-  const { compressors } = await import("hyparquet-compressors");
-  let buffer;
-  let metadata;
-  try {
-    buffer = await fileAsyncBuffer(file);
-    metadata = await hyparquet.parquetMetadataAsync(buffer);
-  } catch (e) {
-    throw new FileFormatError(file, undefined, `not a readable parquet file (${(e as Error).message})`);
-  }
-  const columns = ["question", "answer"];
-  const present = new Set(metadata.schema.map((s) => s.name));
-  const missing = columns.filter((c) => !present.has(c));
-  if (missing.length) throw new FileFormatError(file, undefined, `parquet file has no column ${missing.map((c) => `"${c}"`).join(", ")}`);
+  const { hyparquet, compressors, buffer, metadata, columns } = await openParquet(file, ["question", "answer"]);
   const rows = await hyparquet.parquetReadObjects({ file: buffer, metadata, columns, compressors });
   if (!rows.length) throw new FileFormatError(file, undefined, "parquet file has no rows");
   return rows.map((row, i) => toRecord(row, file, undefined, `row ${i + 1}`));
