@@ -107,3 +107,14 @@ export function nearestIndex(steps: readonly number[], x: number): number {
   }
   return Math.abs(steps[hi] - x) < Math.abs(steps[lo] - x) ? hi : lo;
 }
+
+/** About `count` round axis ticks (1, 2 or 5 × 10^k apart) covering [lo, hi]. */
+export function niceTicks(lo: number, hi: number, count: number): number[] {
+  if (!(hi > lo)) return [lo];
+  const raw = (hi - lo) / count;
+  const mag = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 5, 10].map((m) => m * mag).find((s) => s >= raw) ?? raw;
+  const out: number[] = [];
+  for (let v = Math.ceil(lo / step) * step; v <= hi + 1e-12; v += step) out.push(Number(v.toPrecision(12)));
+  return out;
+}

@@ -6,7 +6,7 @@
  */
 import { h, svg } from "./dom";
 import { send } from "./host";
-import { formatNumber } from "./chart-math";
+import { formatNumber, niceTicks } from "./chart-math";
 import { palette } from "./palette";
 import type { TimeChart } from "./timeseries";
 
@@ -19,16 +19,6 @@ export interface ForestRow {
   lo: number;
   hi: number;
   verdict: string;
-}
-
-function niceTicks(lo: number, hi: number, count = 5): number[] {
-  if (!(hi > lo)) return [lo];
-  const raw = (hi - lo) / count;
-  const mag = 10 ** Math.floor(Math.log10(raw));
-  const step = [1, 2, 5, 10].map((m) => m * mag).find((s) => s >= raw) ?? raw;
-  const out: number[] = [];
-  for (let v = Math.ceil(lo / step) * step; v <= hi + 1e-12; v += step) out.push(Number(v.toPrecision(12)));
-  return out;
 }
 
 const signed = (v: number) => (v > 0 ? `+${formatNumber(v)}` : formatNumber(v));
@@ -56,7 +46,7 @@ export function forestPlot(title: string, rows: ForestRow[]): SVGElement {
   lo -= pad;
   hi += pad;
   const sx = (v: number) => f.left + ((v - lo) / (hi - lo)) * (f.width - f.left - f.right);
-  for (const t of niceTicks(lo, hi)) {
+  for (const t of niceTicks(lo, hi, 5)) {
     root.appendChild(svg("line", { x1: sx(t), x2: sx(t), y1: f.top, y2: height - f.bottom, stroke: c.grid, "stroke-width": 0.4 }));
     root.appendChild(svg("text", { x: sx(t), y: height - f.bottom + 14, fill: c.muted, "font-size": 11, "text-anchor": "middle", "font-family": "sans-serif" }, formatNumber(t)));
   }

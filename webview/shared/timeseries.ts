@@ -11,7 +11,7 @@
 import uPlot from "uplot";
 import { h } from "./dom";
 import { palette } from "./palette";
-import { alignSeries, emaSmooth, formatNumber, type RunSeries } from "./chart-math";
+import { alignSeries, emaSmooth, formatNumber, niceTicks, type RunSeries } from "./chart-math";
 
 export interface ChartBand {
   lo?: number;
@@ -101,16 +101,6 @@ function stackValues(values: (number | null)[][]): (number | null)[][] {
     acc = acc.map((a, i) => a + (v[i] ?? 0));
     out.push(acc.slice());
   }
-  return out;
-}
-
-function niceTicks(lo: number, hi: number, count = 4): number[] {
-  if (!(hi > lo)) return [lo];
-  const raw = (hi - lo) / count;
-  const mag = 10 ** Math.floor(Math.log10(raw));
-  const step = [1, 2, 5, 10].map((m) => m * mag).find((s) => s >= raw) ?? raw;
-  const out: number[] = [];
-  for (let v = Math.ceil(lo / step) * step; v <= hi + 1e-12; v += step) out.push(Number(v.toPrecision(12)));
   return out;
 }
 
@@ -404,7 +394,7 @@ export function createTimeChart(o: TimeChartOptions): TimeChart {
       const hi = Math.min(o.band.hi ?? ymax, ymax);
       if (hi > lo) parts.push(`<rect class="band" x="${bb.left}" y="${ys(hi).toFixed(1)}" width="${bb.width}" height="${(ys(lo) - ys(hi)).toFixed(1)}" fill="${esc(c.good)}" fill-opacity="0.13"/>`);
     }
-    const yTicks = log ? niceLogTicks(ymin, ymax) : niceTicks(ymin, ymax);
+    const yTicks = log ? niceLogTicks(ymin, ymax) : niceTicks(ymin, ymax, 4);
     for (const t of yTicks) {
       parts.push(`<line x1="${bb.left}" x2="${bb.left + bb.width}" y1="${ys(t).toFixed(1)}" y2="${ys(t).toFixed(1)}" stroke="${esc(c.grid)}" stroke-width="0.5"/>`);
       parts.push(`<text x="${bb.left - 4}" y="${(ys(t) + 3).toFixed(1)}" fill="${esc(c.muted)}" font-size="10" text-anchor="end" font-family="sans-serif">${esc(fmt(t))}</text>`);
