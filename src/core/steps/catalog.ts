@@ -173,6 +173,7 @@ export const TRAIN_GRPO_STEP = defineStep({
     lr: { type: "number", arg: "LR", min: 0, minExclusive: true, max: 1, default: 4e-5, help: "learning rate" },
     temperature: f.temperature(1),
     offset: { type: "int", arg: "K", min: 0, default: 1500, help: "first train question (skip those used for SFT)" },
+    "train-tasks": { type: "string", arg: "DIR", help: "gsm8k: train on a gen-tasks folder's tasks.jsonl instead of the train split (same prompt and grader; tasks overlapping val/test are refused; recorded with its hash)" },
     "save-every": { type: "int", arg: "N", min: 1, default: 10, help: "checkpoint every N steps and at the end" },
     seed: { ...f.seed, help: "sampling seed: the same seed redraws the same episodes" },
     rank: f.rank,

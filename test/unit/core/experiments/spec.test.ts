@@ -21,7 +21,7 @@ describe("experiments: spec", () => {
   it("reads the shipped offline and GSM8K specs, the seed's arms and criterion in the latter", () => {
     const offline = readExperimentSpec(join(REPO, "examples", "offline-experiment.json")).spec;
     assert.equal(offline.backend, "local");
-    assert.deepEqual(offline.arms.map((a) => a.data.kind), ["tasks", "env-train"]);
+    assert.deepEqual(offline.arms.map((a) => a.data?.kind), ["tasks", "env-train"]);
     const g = readExperimentSpec(join(REPO, "examples", "gsm8k-self-generated.json")).spec;
     assert.equal(g.base_model, "Qwen/Qwen3.5-4B");
     assert.equal(g.lora_rank, 32);
