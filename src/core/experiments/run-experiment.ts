@@ -112,6 +112,7 @@ export async function runExperiment(o: RunExperimentOptions): Promise<RunExperim
   o.log(`hypothesis: ${spec.hypothesis}`);
   for (const line of estimate.lines) o.log(`  ${line.phase}: ${line.what} — ≈ $${line.usd.toFixed(2)}`);
   o.log(`estimated cost: ≈ $${estimate.usd.toFixed(2)} (upper bound)${spec.budget_usd > 0 ? `; budget cap $${spec.budget_usd.toFixed(2)} for the whole experiment` : ""}`);
+  if ((o.trainFiles?.length || o.testFiles?.length) && !preparesData(spec)) throw new UserError(`--train/--test give the records of an environment the experiment prepares itself (gsm8k); ${spec.name} ${spec.world ? "builds its synthetic world" : `evaluates on ${spec.evaluation.env}, prepared with agent-lab prepare`}`);
   if (o.dryRun) return { dir, estimate };
   if (spec.budget_usd > 0 && estimate.usd > spec.budget_usd) throw new UserError(`the estimate ($${estimate.usd.toFixed(2)}) is over the spec's budget_usd ($${spec.budget_usd.toFixed(2)}, the cap for all phases together); raise it or shrink the arms`);
   if (spec.backend === "tinker" && estimate.usd > 0 && !o.yes) throw new UserError(`this experiment would spend up to ≈ $${estimate.usd.toFixed(2)} on Tinker; pass --yes to confirm`);

@@ -245,6 +245,9 @@ export const EXPERIMENT_STEP = defineStep({
     "dry-run": { type: "boolean", help: "run: print the phases and the estimated cost; run nothing" },
     yes: { type: "boolean", help: "run, tinker: spend without refusing (the estimate is printed first)" },
     "local-port": { type: "int", arg: "P", min: 0, max: 65535, help: "run, local: reuse a running agent-lab serve-local on this port (default: start one)" },
+    rehearse: { type: "boolean", help: "run, tinker spec: every phase at tiny sizes through the Tinker client with the stand-in tokenizer offline:qwen3, against TINKER_BASE_URL (agent-lab serve-local: free), as NAME-rehearsal; scripted tasks; its numbers mean nothing" },
+    train: { type: "list", arg: "FILE", help: "run, gsm8k: train records (JSONL {question, answer} or .parquet) instead of the hub" },
+    test: { type: "list", arg: "FILE", help: "run, gsm8k: test records, with --train" },
     json: { type: "boolean", help: "validate: print the checks as JSON" },
   },
   notes:

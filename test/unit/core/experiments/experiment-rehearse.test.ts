@@ -130,6 +130,25 @@ describe("experiments: the seed's GSM8K spec, rehearsed (--rehearse against the 
     checkRecord(ws, record, lines, (await offlineTokenizer("qwen3")).name);
   });
 
+  it("rehearses an SFT-only arm on episodes of runs already paid for (sft-data --from-runs over the GSM8K arm's GRPO run)", async () => {
+    const seed = JSON.parse(readFileSync(SPEC, "utf8")) as { arms: Record<string, unknown>[]; criterion: Record<string, unknown> };
+    const gsm = seed.arms.find((a) => a.name === "gsm8k")!;
+    const sftruns = { name: "sftruns", sft: { epochs: 1, batch: 2, lr: 1e-4, data: { kind: "runs", runs: ["gsm8k-sftruns-rehearsal-gsm8k"], min_reward: 0 } } };
+    const file = writeSpec(root, { ...seed, name: "gsm8k-sftruns", arms: [gsm, sftruns], criterion: { ...seed.criterion, treatment: "sftruns", reference: "gsm8k" } }, "sftruns.json");
+    const ws = join(root, "sftruns");
+    const r = await runExperiment({ specFile: file, dir: ws, rehearse: true, trainFiles: [writeTwin(root).train], testFiles: [join(root, "twin_test.jsonl")], log: () => undefined });
+    const record = r.record!;
+    assert.deepEqual(record.validation?.failed, [], JSON.stringify(record.validation?.checks));
+    const arm = record.arms.find((a) => a.name === "sftruns")!;
+    assert.equal(arm.data.kind, "sft");
+    assert.equal(arm.sft_data?.source, join("runs", "gsm8k-sftruns-rehearsal-sftruns-sft-data", "sft.jsonl"));
+    // One row per train question the GRPO arm sampled (best of 1), none of them an eval item.
+    assert.equal(arm.sft_data?.rows, REHEARSAL_SIZES.grpo.steps * REHEARSAL_SIZES.grpo.questions);
+    const lineage = readFileSync(join(ws, "runs", "gsm8k-sftruns-rehearsal-sftruns-sft-data", "manifest.json"), "utf8");
+    assert.ok(lineage.includes("gsm8k-sftruns-rehearsal-gsm8k"), "the SFT data names the run it came from");
+    assert.match(record.validation!.checks.find((c) => c.check === "no-train-in-eval")!.reason, / 2 SFT rows /);
+  });
+
   it("leaves the real spec as it is: its dry run keeps the seed's sizes, the hub and the full test set", async () => {
     const lines: string[] = [];
     const r = await runExperiment({ specFile: SPEC, dir: join(root, "dry"), dryRun: true, log: (l) => lines.push(l) });
