@@ -6,11 +6,13 @@
  * budget before every phase.
  */
 import { existsSync, readFileSync } from "node:fs";
+import { isAbsolute, join } from "node:path";
 import { DEFAULT_CONFIG, pricesFor } from "../config";
 import { costUsd } from "../ledger";
 import { TYPICAL_EPISODE } from "../ledger/estimates";
-import { estimateGenTasks, estimateSftTraining, SOLVE_PROMPT_TOKENS } from "../steps/estimate";
-import { generateOf, type ExperimentSpec, type SftRecipe } from "./spec";
+import { estimateGenTasks, estimateSftTraining, SOLVE_PROMPT_TOKENS, type Estimate } from "../steps/estimate";
+import { rehearsalSpec } from "./rehearsal";
+import { generateOf, readExperimentSpec, type ExperimentSpec, type SftRecipe } from "./spec";
 
 export interface ExperimentEstimate {
   usd: number;
@@ -56,7 +58,8 @@ export function estimateExperiment(spec: ExperimentSpec, o: EstimateOptions = {}
   for (const a of spec.arms) {
     const g = generateOf(a);
     if (g) {
-      const e = paid ? estimateGenTasks(config, spec.base_model, g.count, g.solve_rate.tries, g.max_tokens ?? ep.generated, g.generator === "model", g.solve_rate.mode === "policy") : { usd: 0, basis: "free" };
+      const calls = g.generator === "model" || g.solve_rate.mode === "policy";
+      const e = !calls ? { usd: 0, basis: "no model calls (scripted)" } : paid ? estimateGenTasks(config, spec.base_model, g.count, g.solve_rate.tries, g.max_tokens ?? ep.generated, g.generator === "model", g.solve_rate.mode === "policy") : { usd: 0, basis: "free" };
       lines.push({ phase: `tasks:${a.name}`, what: `${g.count} ${g.generator} drafts, solve rate ${g.solve_rate.mode} × ${g.solve_rate.tries}: ${e.basis}`, usd: e.usd });
     }
   }
@@ -76,4 +79,32 @@ export function estimateExperiment(spec: ExperimentSpec, o: EstimateOptions = {}
   for (const l of lines) if (l.phase !== "eval") phases[l.phase] = l.usd;
   for (const arm of ["base", ...spec.arms.map((a) => a.name)]) phases[`eval:${arm}`] = evalUsd / evals;
   return { usd: lines.reduce((s, l) => s + l.usd, 0), lines, phases };
+}
+
+/** A spec file's backend without the full check (for `spends`); undefined when it cannot be read (the run then says why). */
+export function experimentBackend(file: string | undefined, workspaceDir?: string): string | undefined {
+  if (!file) return undefined;
+  const path = workspaceDir && !isAbsolute(file) ? join(workspaceDir, file) : file;
+  try {
+    const backend = (JSON.parse(readFileSync(path, "utf8")) as { backend?: unknown }).backend;
+    return typeof backend === "string" ? backend : undefined;
+  } catch (e) {
+    if (e instanceof SyntaxError || (e as NodeJS.ErrnoException).code === "ENOENT") return undefined; // the estimate reads it properly and says file:line
+    throw e;
+  }
+}
+
+/**
+ * `experiment run SPEC.json` as a step's estimate (the extension's confirmation, from the same
+ * numbers `--dry-run` prints): the phases' total, each phase's share in the basis, the budget cap.
+ * A rehearsal is estimated at the recipe's prices (the server is asked only when it starts).
+ */
+export function experimentStepEstimate(file: string, o: { rehearse?: boolean; workspaceDir?: string } = {}): Estimate {
+  const path = o.workspaceDir && !isAbsolute(file) ? join(o.workspaceDir, file) : file;
+  const read = readExperimentSpec(path).spec;
+  const spec = o.rehearse ? rehearsalSpec(read) : read;
+  const e = estimateExperiment(spec);
+  const phases = e.lines.map((l) => `${l.phase} ≈ $${l.usd.toFixed(2)}`).join(", ");
+  const cap = spec.budget_usd > 0 ? `; budget_usd $${spec.budget_usd.toFixed(2)} caps the whole experiment (checked before every phase)` : "";
+  return { usd: e.usd, basis: `experiment ${spec.name}${o.rehearse ? " (rehearsal, tiny sizes)" : ""}: ${phases}${cap}` };
 }

@@ -57,7 +57,7 @@ import { evaluatorFromManifest, evaluatorId, itemManifestText } from "./evaluato
 import { adaptationRecord } from "./adaptation";
 import { EXPERIMENT_FILES, EXPERIMENT_RECORD_FORMAT, type ArmRecord, type ExperimentRecord, type PhaseRecord, type ScoredRun } from "./record";
 import { rehearsalSpec } from "./rehearsal";
-import { armEnv, generateOf, parseExperimentSpecText, readExperimentSpec, type ArmSpec, type ExperimentEnv, type ExperimentSpec, type SftRecipe } from "./spec";
+import { armEnv, EXPERIMENTS_DIR, generateOf, parseExperimentSpecText, readExperimentSpec, type ArmSpec, type ExperimentEnv, type ExperimentSpec, type SftRecipe } from "./spec";
 import { validateExperiment } from "./validate";
 
 export interface RunExperimentOptions {
@@ -102,7 +102,7 @@ function specToRun(o: RunExperimentOptions): { spec: ExperimentSpec; text: strin
 
 export async function runExperiment(o: RunExperimentOptions): Promise<RunExperimentResult> {
   const { spec, text } = specToRun(o);
-  const dir = o.dir ?? join("experiments", spec.name);
+  const dir = o.dir ?? join(EXPERIMENTS_DIR, spec.name);
   // A rehearsal asks its server what it is first (through the client every phase uses): the local stand-in is free.
   const target = o.rehearse && !o.dryRun ? await rehearsalTarget(o.signal) : undefined;
   const estimate = estimateExperiment(spec, { free: target?.standIn, resolve: (p) => (isAbsolute(p) ? p : join(dir, p)) });

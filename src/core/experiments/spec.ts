@@ -7,10 +7,12 @@
 import { readFileSync, existsSync } from "node:fs";
 import { FileFormatError } from "../errors";
 import { jsonErrorLine } from "../config";
-import { TEST_SIZE, VAL_SIZE } from "../data/prepare";
+import { TEST_SIZE, VAL_SIZE } from "../data/split-sizes";
 import { jsonValueLines, lineOfPath } from "./json-lines";
 
 export const EXPERIMENT_SPEC_FORMAT = "agent-lab.experiment/1";
+/** Where `experiment run` lays out an experiment's workspace when no --dir is given (relative to the working directory). */
+export const EXPERIMENTS_DIR = "experiments";
 export const EXPERIMENT_ENVS = ["hotpotqa", "gsm8k"] as const;
 export type ExperimentEnv = (typeof EXPERIMENT_ENVS)[number];
 export const METRICS = ["f1", "em", "accuracy"] as const;

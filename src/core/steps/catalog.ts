@@ -4,6 +4,7 @@
  * generated from them (`npm run docs:steps`; a test fails when the README drifts).
  */
 import { DEFAULT_RESAMPLES } from "../analysis/resamples";
+import { experimentBackend, experimentStepEstimate } from "../experiments/estimate";
 import { PIPELINE_SIZES } from "../pipeline/settings";
 import * as f from "./common-flags";
 import { TASK_ENVS } from "../tasks/task-env";
@@ -253,7 +254,9 @@ export const EXPERIMENT_STEP = defineStep({
   notes:
     "run: a rerun of the same spec in the same folder continues (finished phases are skipped, a stopped one resumes).\n" +
     "validate: DIR is the record folder (runs/<name>, holding experiment.json) or the experiment's workspace; exit code 1 when a check fails.",
-  spends: () => true,
+  // A spec on the local backend, a dry run and validate spend nothing; unknown positionals (help, docs): it can.
+  spends: (v, positionals, workspaceDir) => positionals === undefined || (positionals[0] === "run" && !v["dry-run"] && experimentBackend(positionals[1], workspaceDir) !== "local"),
+  estimate: (v, c) => experimentStepEstimate(c.positionals?.[1] ?? "", { rehearse: v.rehearse, workspaceDir: c.workspaceDir }),
 });
 
 export const ABLATE_STEP = defineStep({
