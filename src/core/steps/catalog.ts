@@ -106,6 +106,7 @@ export const SFT_DATA_STEP = defineStep({
     env: f.env,
     questions: { type: "int", arg: "N", min: 1, default: 1500, help: "train questions to try" },
     offset: { type: "int", arg: "K", min: 0, default: 0, help: "start at train question K" },
+    "train-tasks": { type: "string", arg: "DIR", help: "gsm8k: the questions are a gen-tasks folder's tasks.jsonl instead of the train split (tasks overlapping val/test are refused; its hash is the lineage's data.train)" },
     tries: { type: "int", arg: "T", min: 1, max: 64, default: 4, help: "episodes per question" },
     temperature: f.temperature(0.8),
     "min-f1": { type: "number", arg: "F", min: 0, max: 1, default: 0.8, help: "keep the shortest attempt that searched with F1 ≥ F" },

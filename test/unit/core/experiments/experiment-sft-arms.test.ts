@@ -6,12 +6,13 @@
  * caught by no-train-in-eval with the file:line of the row.
  */
 import { strict as assert } from "node:assert";
-import { appendFileSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { appendFileSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ExperimentRecord } from "../../../../src/core/experiments/record";
 import { runExperiment } from "../../../../src/core/experiments/run-experiment";
 import { validateExperiment } from "../../../../src/core/experiments/validate";
+import { UserError } from "../../../../src/core/errors";
 import { miniatureSpec, writeSpec } from "./fixtures";
 
 describe("experiments: per-arm SFT (teacher then GRPO; SFT-only from a file)", function () {
@@ -19,6 +20,7 @@ describe("experiments: per-arm SFT (teacher then GRPO; SFT-only from a file)", f
   let root: string;
   let ws: string;
   let record: ExperimentRecord;
+  let specFile: string;
   const grpo = { steps: 2, questions: 2, group: 2, lr: 0.002, temperature: 1, seed: 0 };
   const sft = { epochs: 1, batch: 4, lr: 0.01 };
 
@@ -36,8 +38,11 @@ describe("experiments: per-arm SFT (teacher then GRPO; SFT-only from a file)", f
         { name: "fromfile", sft: { ...sft, data: { kind: "file", path: "runs/sfts-teach-sft-data/sft.jsonl" } } },
       ],
       criterion: { ...(miniatureSpec().criterion as Record<string, unknown>), treatment: "fromfile", reference: "world" },
+      // The cap of the whole experiment (the local backend is free, so it only matters in the resume test below).
+      budget_usd: 1,
     });
-    record = (await runExperiment({ specFile: writeSpec(root, spec), dir: ws, log: () => undefined })).record!;
+    specFile = writeSpec(root, spec);
+    record = (await runExperiment({ specFile, dir: ws, log: () => undefined })).record!;
   });
   after(() => rmSync(root, { recursive: true, force: true }));
 
@@ -82,5 +87,25 @@ describe("experiments: per-arm SFT (teacher then GRPO; SFT-only from a file)", f
     assert.equal(c.status, "failed");
     assert.equal(c.reason, `arm teach trained on "${evalRow.question.slice(0, 80)}" (SFT data ${join("runs", "sfts-teach-sft-data", "sft.jsonl")}:${rows.length + 1}), which is eval item ${evalRow.id}`);
     assert.match(v.checks.find((x) => x.check === "hashes")!.reason, /^arm teach's SFT data runs\/sfts-teach-sft-data\/sft\.jsonl hashes to /);
+  });
+
+  it("stops between phases once the spend so far plus the next phase's estimate would pass budget_usd, keeping what is done", async () => {
+    const dir = join(root, "over");
+    cpSync(ws, dir, { recursive: true });
+    const phasesFile = join(dir, "runs", "sfts", "phases.json");
+    const phases = JSON.parse(readFileSync(phasesFile, "utf8")) as Record<string, { usd: number }>;
+    // As if two finished phases had cost $1.25 (over the $1 cap) and the last evaluation had not run yet.
+    phases["sft:teach"].usd = 0.75;
+    phases["train:teach"].usd = 0.5;
+    delete phases["eval:fromfile"];
+    writeFileSync(phasesFile, JSON.stringify(phases));
+    await assert.rejects(
+      runExperiment({ specFile, dir, log: () => undefined }),
+      (e: Error) => e instanceof UserError && e.message === `budget_usd $1.00 (the whole experiment): $1.2500 spent so far and eval:fromfile is estimated at up to $0.0000; stopped before it (finished phases are kept in ${join("runs", "sfts", "phases.json")})`,
+    );
+    const after = JSON.parse(readFileSync(phasesFile, "utf8")) as Record<string, { usd: number }>;
+    assert.equal(after["eval:fromfile"], undefined, "the phase over the cap did not run");
+    assert.deepEqual(Object.keys(after), Object.keys(phases), "the finished phases are kept");
+    assert.ok(!existsSync(join(dir, "runs", "sfts", "experiment.json")) || JSON.parse(readFileSync(join(dir, "runs", "sfts", "experiment.json"), "utf8")).created === record.created, "no new record was written");
   });
 });

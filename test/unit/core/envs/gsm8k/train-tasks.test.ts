@@ -11,6 +11,12 @@ import { GSM8K } from "../../../../../src/core/envs/gsm8k/environment";
 import { gradeReply } from "../../../../../src/core/envs/gsm8k";
 import { FileFormatError, UserError } from "../../../../../src/core/errors";
 import { sha256File } from "../../../../../src/core/runs/manifest";
+import { offlineTokenizer } from "../../../../../src/core/chat";
+import { mergeConfig } from "../../../../../src/core/config";
+import { writeGsm8kSplits } from "../../../../../src/core/envs/gsm8k";
+import { ScriptedPolicy } from "../../../../../src/core/policies/scripted";
+import { collectSftData, readSftRows, sftPath } from "../../../../../src/core/sft";
+import { fixtureRecords } from "./fixture";
 
 describe("gsm8k: generated tasks as the training split (--train-tasks)", () => {
   let root: string;
@@ -43,6 +49,20 @@ describe("gsm8k: generated tasks as the training split (--train-tasks)", () => {
     const copy = evalQuestion.replace("12 loaves", "15 loaves");
     writeFileSync(join(tasksDir, "tasks.jsonl"), [task("t1", "Mia has 3 bags of 4 pears. How many pears?", "12"), task("t2", copy, "100")].join("\n") + "\n");
     assert.throws(() => GSM8K.data.loadTrainTasks!(tasksDir, dataDir), (e: Error) => e instanceof FileFormatError && e.message.startsWith(`${join(tasksDir, "tasks.jsonl")}:2: task t2 overlaps val item on ${join(dataDir, "val.jsonl")}:1 (a shared long n-gram)`));
+  });
+
+  it("sft-data --train-tasks samples the tasks, grades them against their answers, and hashes tasks.jsonl as data.train", async () => {
+    const ws = join(root, "ws");
+    await writeGsm8kSplits(join(ws, "data", "gsm8k"), fixtureRecords(520, 0), fixtureRecords(10, 10_000), "fixture");
+    mkdirSync(join(ws, "tasks"));
+    writeFileSync(join(ws, "tasks", "tasks.jsonl"), [task("t1", "Mia has 3 bags of 4 pears. How many pears?", "12"), task("t2", "Tom reads 5 pages a day for 6 days. Pages?", "30")].join("\n") + "\n");
+    const tok = await offlineTokenizer("qwen3");
+    // Answers 12 to everything: right on t1 only.
+    const policy = new ScriptedPolicy(tok, () => "\\boxed{12}");
+    const config = mergeConfig({ dataDir: "data", runsDir: "runs", env: "gsm8k", concurrency: 2 });
+    const r = await collectSftData({ workspaceDir: ws, config, name: "sft", questions: 2, offset: 0, trainTasksDir: "tasks", tries: 1, temperature: 0, minF1: 1, role: "self", backend: "scripted", policy, resume: false, command: ["test"] });
+    assert.deepEqual(readSftRows(sftPath(r.runDir)).map((row) => row.id), ["t1"]);
+    assert.deepEqual(r.manifest.fingerprint.data.train, { file: join("tasks", "tasks.jsonl"), sha256: sha256File(join(ws, "tasks", "tasks.jsonl")) });
   });
 
   it("names the line of a bad row, and a folder without tasks.jsonl", () => {
