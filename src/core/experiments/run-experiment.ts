@@ -4,11 +4,18 @@
  * runs/). Each arm is a normal run folder under runs/ (`<name>-<arm>`), every evaluation too
  * (`<name>-eval-base`, `<name>-eval-<arm>`), and the record goes to runs/<name>/experiment.json.
  *
- * Phases: world (offline: the synthetic world, prepared and indexed) → init (the base model, a
- * state, or a shared SFT warm-up every arm starts from; "base" is scored as this point) → tasks
- * (gen-tasks for arms trained on generated tasks; the solve rate tried by the init policy) → train
- * (GRPO per arm, identical hyperparameters where the spec says so) → eval (base and every arm on
- * the same items, same decoding) → the numbers, the verdict, the provenance, the validation.
+ * Phases: world (offline: the synthetic world, prepared and indexed) or data (GSM8K: the hub's
+ * records or --train/--test files, test locked by hash) → init (the base model, a state, or a
+ * shared SFT warm-up every arm starts from; "base" is scored as this point) → tasks (gen-tasks for
+ * arms trained on generated tasks; the solve rate tried by the init policy) → per arm its SFT
+ * (data from the teacher, a file or runs already scored) and/or its GRPO (from the SFT checkpoint
+ * when there is one; GSM8K tasks are read as GSM8K items, `--train-tasks`) → eval (base and every
+ * arm on the same items, same decoding) → the numbers, the verdict, the provenance, the validation.
+ *
+ * Money: `budget_usd` caps the whole experiment — refused up front when the estimate is over it,
+ * checked before every phase against the spend so far (the finished phases' ledgers), and each
+ * step gets what is left as its own cap. `--rehearse` (rehearsal.ts) runs a Tinker spec at tiny
+ * sizes against TINKER_BASE_URL with the stand-in tokenizer; without it a spec runs as written.
  *
  * Resumable: a finished phase is recorded in runs/<name>/phases.json and skipped; an unfinished one
  * resumes through its step's own resume. One writer per experiment (the record folder's lock).
@@ -545,10 +552,8 @@ class Context {
     const m = readJsonFile<Record<string, unknown>>(runFile(runDir, "manifest")) ?? {};
     let sftData: ArmRecord["sft_data"] = null;
     if (arm.sft) {
-      const sm = readJsonFile<{ data?: { file?: string } }>(runFile(sftDir!, "manifest"));
       const file = arm.sft.data.kind === "file" ? sftDataFile(arm.sft.data.path, this.dir) : runFile(join(this.runsDir, this.runName(arm.name, "sft-data")), "sft");
       sftData = { source: this.rel(file), sha256: sha256File(file), rows: readJsonl(file).length };
-      void sm;
     }
     let generation: ArmRecord["generation_audit"] = null;
     if (arm.data?.kind === "tasks") {
