@@ -20,22 +20,19 @@
  * Resumable: a finished phase is recorded in runs/<name>/phases.json and skipped; an unfinished one
  * resumes through its step's own resume. One writer per experiment (the record folder's lock).
  */
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { isAbsolute, join, relative } from "node:path";
 import { ablate, loadAblationInputs } from "../analysis";
 import { loadTokenizerSource, offlineTokenizer, STAND_IN_TOKENIZER } from "../chat";
-import { projectFile } from "../chat/package-files";
 import { resolveCheckpointPath } from "../checkpoints/registry";
-import { CONFIG_FILE, loadConfig, pricesFor, type AgentLabConfig } from "../config";
+import { CONFIG_FILE, loadConfig, type AgentLabConfig } from "../config";
 import { environmentByName } from "../envs/registry";
 import type { EnvItem } from "../envs/types";
 import { generateSyntheticHotpot } from "../demo/synthetic-hotpot";
 import { prepareData } from "../data/prepare";
 import { UserError } from "../errors";
-import { localBackendDir, makePolicy } from "../eval/backends";
+import { localBackendDir } from "../eval/backends";
 import { evalSplit } from "../eval/eval-split";
-import { openIndex } from "../search";
-import { loadSystemPrompt } from "../harness";
 import { readLedger } from "../ledger";
 import { OFFLINE_PROMPT } from "../pipeline/run-pipeline";
 import { readStepRewards, rewardTrend } from "../pipeline/reward-trend";
@@ -47,14 +44,8 @@ import { readJsonFile, readEpisodes, writeJsonAtomic } from "../runs/run-files";
 import { openRunForWriting, runFile } from "../runs/run-folder";
 import { buildIndex } from "../search";
 import { collectSftData, sftFromRuns } from "../sft";
-import { GEN_PROMPT_TOKENS, SOLVE_PROMPT_TOKENS } from "../steps/estimate";
-import { DEFAULT_GEN_PROMPT } from "../steps/catalog";
-import type { TaskGenerator } from "../tasks/generators/generator";
-import { ModelGenerator } from "../tasks/generators/model";
-import { FILTER_ORDER, TASKS_FILE, AUDIT_FILE, type TaskRecord } from "../tasks/filter";
-import { genTasks, usdFor, type GenTasksAudit } from "../tasks/gen-tasks";
-import { readWorldFacts, scriptedGsm8kGenerator, scriptedWorldGenerator } from "../tasks/generators/scripted";
-import { gsm8kPolicySolver, harnessPolicySolver, scriptedSolver, type TaskSolver } from "../tasks/solvers";
+import { TASKS_FILE, AUDIT_FILE, type TaskRecord } from "../tasks/filter";
+import type { GenTasksAudit } from "../tasks/gen-tasks";
 import { trainGrpo, trainSft } from "../train";
 import { COOKBOOK_ADAM } from "../train/sft";
 import { readJsonl } from "../util/jsonl";
@@ -62,6 +53,7 @@ import { decideVerdict, experimentNumbers } from "./analysis";
 import { estimateExperiment, type ExperimentEstimate } from "./estimate";
 import { evaluatorFromManifest, evaluatorId, itemManifestText } from "./evaluator";
 import { adaptationRecord } from "./adaptation";
+import { generateArmTasks } from "./arm-tasks";
 import { EXPERIMENT_FILES, EXPERIMENT_RECORD_FORMAT, type ArmRecord, type ExperimentRecord, type PhaseRecord, type ScoredRun } from "./record";
 import { rehearsalSpec } from "./rehearsal";
 import { armEnv, EXPERIMENTS_DIR, generateOf, parseExperimentSpecText, readExperimentSpec, type ArmSpec, type ExperimentEnv, type ExperimentSpec, type SftRecipe } from "./spec";
@@ -384,50 +376,13 @@ class Context {
     if (!g) return;
     const env = armEnv(arm, this.spec);
     const name = this.runName("tasks", arm.name);
-    await this.phase(`tasks:${arm.name}`, [name], async () => {
-      const paid = this.backend() === "tinker";
-      const prices = paid ? pricesFor(this.config, this.config.model) : null;
-      const needsPolicy = g.generator === "model" || g.solve_rate.mode === "policy";
-      const policy = needsPolicy
-        ? await makePolicy({ backend: this.backend(), config: this.config, checkpoint: initSampler, tokenizer: this.tokenizer, localBackendUrl: this.local?.url })
-        : undefined;
-      const maxTokens = g.max_tokens ?? this.spec.evaluation.decoding.max_tokens;
-      const temperature = g.temperature ?? 1;
-      let generator: TaskGenerator;
-      let promptText: string | undefined;
-      if (g.generator === "model") {
-        promptText = readFileSync(generationPrompt(g.prompt ?? DEFAULT_GEN_PROMPT, this.dir), "utf8");
-        generator = new ModelGenerator({ policy: policy!, promptText, seed: g.seed, temperature, maxTokens, paid });
-      } else if (env === "gsm8k") {
-        generator = scriptedGsm8kGenerator({ seed: g.seed });
-      } else {
-        generator = scriptedWorldGenerator(readWorldFacts(readJsonl<{ title: string; text: string }>(join(this.dataDir, "corpus.jsonl"))), { seed: g.seed });
-      }
-      let solver: TaskSolver | undefined;
-      if (g.solve_rate.mode === "scripted") solver = scriptedSolver(g.seed, g.solve_rate.tries);
-      else if (g.solve_rate.mode === "policy" && env === "gsm8k") solver = gsm8kPolicySolver({ policy: policy!, tries: g.solve_rate.tries, temperature, maxTokens, seed: g.seed });
-      else if (g.solve_rate.mode === "policy") {
-        const prompt = loadSystemPrompt(this.config.systemPromptFile || undefined, { workspaceDir: this.dir, closedBook: false });
-        solver = harnessPolicySolver({
-          policy: policy!, tries: g.solve_rate.tries, temperature, maxTokens: this.config.maxTokens, seed: g.seed,
-          searcher: openIndex(join(this.dataDir, "bm25")), systemPrompt: prompt.text, topK: this.config.topK, maxSearches: this.config.maxSearches,
-        });
-      }
-      try {
-        const r = await genTasks({
-          outDir: join(this.runsDir, name), env, generator: { generator, count: g.count, promptFile: g.generator === "model" ? (g.prompt ?? DEFAULT_GEN_PROMPT) : undefined, promptText },
-          evalItemsFile: join(this.envData(env), `${this.spec.evaluation.split}.jsonl`), solver, prices, budgetUsd: this.stepConfig().budgetUsd,
-          estimateDrawUsd: usdFor(prices, GEN_PROMPT_TOKENS, maxTokens), estimateTaskUsd: usdFor(prices, g.solve_rate.tries * SOLVE_PROMPT_TOKENS, g.solve_rate.tries * maxTokens),
-          limits: g.timeout_ms ? { timeoutMs: g.timeout_ms } : undefined,
-          command: this.command(`gen-tasks ${arm.name}`), signal: this.o.signal, log: stepLog,
-        });
-        if (r.status !== "done" || !r.audit) throw new UserError(`gen-tasks for ${arm.name} stopped: ${r.message ?? r.status}`);
-        const c = r.audit.counts;
-        stepLog(`${r.audit.candidates.count} candidates → ${r.audit.accepted} tasks; ${FILTER_ORDER.filter((k) => c[k] > 0).map((k) => `${k} ${c[k]}`).join(", ")}`);
-      } finally {
-        policy?.close?.();
-      }
-    });
+    await this.phase(`tasks:${arm.name}`, [name], () =>
+      generateArmTasks(arm.name, env, g, {
+        outDir: join(this.runsDir, name), workspaceDir: this.dir, dataDir: this.dataDir, evalItemsFile: join(this.envData(env), `${this.spec.evaluation.split}.jsonl`),
+        config: this.config, budgetUsd: this.stepConfig().budgetUsd, backend: this.backend(), initSampler, tokenizer: this.tokenizer, localBackendUrl: this.local?.url,
+        evalMaxTokens: this.spec.evaluation.decoding.max_tokens, command: this.command(`gen-tasks ${arm.name}`), signal: this.o.signal, log: stepLog,
+      }),
+    );
   }
 
   /** The arm's GRPO training list, in order: the env's train split from its offset, or a tasks folder's tasks. */
@@ -588,15 +543,6 @@ class Context {
 function sftDataFile(path: string, workspaceDir: string): string {
   const p = isAbsolute(path) ? path : join(workspaceDir, path);
   return existsSync(p) && statSync(p).isDirectory() ? runFile(p, "sft") : p;
-}
-
-/** The generation prompt as the spec names it: in the workspace, else the shipped file. */
-function generationPrompt(file: string, workspaceDir: string): string {
-  const here = isAbsolute(file) ? file : join(workspaceDir, file);
-  if (existsSync(here)) return here;
-  const shipped = projectFile(file);
-  if (existsSync(shipped)) return shipped;
-  throw new UserError(`generate.prompt ${file}: file not found in ${workspaceDir} or among the shipped prompts`);
 }
 
 function trendOf(runDir: string) {
