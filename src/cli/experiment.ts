@@ -1,5 +1,5 @@
 /**
- * `agent-lab experiment run SPEC.json [--dir DIR] [--dry-run] [--yes]` and
+ * `agent-lab experiment run SPEC.json [--dir DIR] [--dry-run] [--yes] [--rehearse] [--train FILE --test FILE]` and
  * `agent-lab experiment validate DIR [--json]`: thin fronts over src/core/experiments.
  */
 import { existsSync, readdirSync } from "node:fs";
@@ -14,7 +14,7 @@ import { parseFlags } from "../core/steps/flags";
 import { stepHelp, type StepSpec } from "../core/steps/spec";
 import { interruptible } from "./train-sft";
 
-const USAGE = "usage: agent-lab experiment run SPEC.json [--dir DIR] [--dry-run] [--yes]\n       agent-lab experiment validate DIR [--json]";
+const USAGE = "usage: agent-lab experiment run SPEC.json [--dir DIR] [--dry-run] [--yes] [--rehearse] [--train FILE --test FILE]\n       agent-lab experiment validate DIR [--json]";
 
 export async function run(argv: string[]): Promise<void> {
   if (argv.includes("--help") || argv.includes("-h")) return void console.log(stepHelp(EXPERIMENT_STEP as unknown as StepSpec));
@@ -32,7 +32,9 @@ export async function run(argv: string[]): Promise<void> {
     return;
   }
   await interruptible(async (signal) => {
-    const r = await runExperiment({ specFile: rest[0], dir: v.dir, dryRun: v["dry-run"], yes: v.yes, localPort: v["local-port"], signal, log: (l) => console.log(l) });
+    const r = await runExperiment({
+      specFile: rest[0], dir: v.dir, dryRun: v["dry-run"], yes: v.yes, localPort: v["local-port"], rehearse: v.rehearse, trainFiles: v.train, testFiles: v.test, signal, log: (l) => console.log(l),
+    });
     if (!r.record) return;
     const rec = r.record;
     console.log("");

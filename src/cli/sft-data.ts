@@ -39,6 +39,7 @@ export async function run(argv: string[]): Promise<void> {
       env: values.env,
       questions: values.questions,
       offset: values.offset,
+      trainTasksDir: values["train-tasks"],
       tries: values.tries,
       temperature: values.temperature,
       minF1: values["min-f1"],

@@ -31,6 +31,7 @@ export async function run(argv: string[]): Promise<void> {
         lr: values.lr,
         temperature: values.temperature,
         offset: values.offset,
+        trainTasksDir: values["train-tasks"],
         saveEvery: values["save-every"],
         seed: values.seed,
         resume: values.resume,

@@ -23,9 +23,9 @@ import { pyJsonDumps } from "./python-json";
 import { PyRandom } from "./python-random";
 import { pyStrip } from "./python-text";
 import { describeTestChange, lineHashes, readSplitsRecord, SPLITS_FILE, type SplitsRecord } from "./splits";
+import { TEST_SIZE, VAL_SIZE } from "./split-sizes";
 
-export const TEST_SIZE = 500;
-export const VAL_SIZE = 200;
+export { TEST_SIZE, VAL_SIZE };
 /** The recipe's published hash of the full dataset's test.jsonl. */
 export const PUBLISHED_TEST_SHA256_PREFIX = "cb4ad042f2c0ef38";
 

@@ -141,6 +141,14 @@ export interface PrepareOptions {
   replaceTestSplit?: boolean;
 }
 
+/** What a run's manifest records of the gen-tasks folder it trained on (`--train-tasks DIR`). */
+export interface TrainTasksRecord {
+  tasks_dir: string;
+  file: string;
+  sha256: string;
+  questions: number;
+}
+
 export interface EnvData<I extends EnvItem = EnvItem> {
   /** Where the environment's splits live, from the config's dataDir (HotpotQA: dataDir itself). */
   dir(dataDir: string): string;
@@ -148,6 +156,11 @@ export interface EnvData<I extends EnvItem = EnvItem> {
   load(dir: string, split: Split): I[];
   /** Writes the splits (and the locked test hash) from the hub or local files; returns lines to print. */
   prepare(o: PrepareOptions): Promise<string[]>;
+  /**
+   * A gen-tasks folder as the training split, prompted and graded as the real train split, after
+   * checking no task overlaps the val or test items in `dir` (absent: the environment has none).
+   */
+  loadTrainTasks?(tasksDir: string, dir: string): { items: I[]; record: TrainTasksRecord };
 }
 
 /** A note and the marked spans the trace viewer and `show` put beside an episode. */

@@ -47,9 +47,12 @@ export interface AdaptationBatch {
 export interface ArmRecord {
   name: string;
   run: string;
-  /** Runs of the arm's own SFT phase, when it has one. */
+  /** The run of the arm's own SFT phase, when it has one (`run` is then its GRPO run, or this one for an SFT-only arm). */
   sft_run: string | null;
+  /** GRPO's training list (kind env-train | tasks), or for an SFT-only arm its SFT data (kind sft). */
   data: { kind: string; env: string; source: string; sha256: string; rows: number };
+  /** The SFT data the arm's SFT phase trained on (its sft.jsonl), when it has one. */
+  sft_data: { source: string; sha256: string; rows: number } | null;
   initialisation: { base_model: string; init_state: string | null; lora_rank: number | null; optimiser: Record<string, unknown> };
   adaptation: { batches: AdaptationBatch[]; sha256: string; source: string };
   generation_audit: (Pick<GenTasksAudit, "accepted" | "rejected" | "yield" | "counts" | "solve_rate" | "hashes" | "generation" | "eval_overlap"> & { run: string; audit_sha256: string; tasks_sha256: string }) | null;
@@ -94,7 +97,8 @@ export interface ExperimentRecord {
   arms: ArmRecord[];
   init: { kind: string; state: string | null; sampler: string | null; runs: string[] };
   phases: Record<string, PhaseRecord>;
-  spend: { usd: number; budget_usd: number };
+  /** What the experiment spent (the phases' ledgers), its cap over all phases, and the estimate it started with. */
+  spend: { usd: number; budget_usd: number; estimate_usd?: number };
   ablation: AblationReport;
   backend: ExperimentSpec["backend"];
   base_model: string;

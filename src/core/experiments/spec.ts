@@ -7,10 +7,12 @@
 import { readFileSync, existsSync } from "node:fs";
 import { FileFormatError } from "../errors";
 import { jsonErrorLine } from "../config";
-import { TEST_SIZE, VAL_SIZE } from "../data/prepare";
+import { TEST_SIZE, VAL_SIZE } from "../data/split-sizes";
 import { jsonValueLines, lineOfPath } from "./json-lines";
 
 export const EXPERIMENT_SPEC_FORMAT = "agent-lab.experiment/1";
+/** Where `experiment run` lays out an experiment's workspace when no --dir is given (relative to the working directory). */
+export const EXPERIMENTS_DIR = "experiments";
 export const EXPERIMENT_ENVS = ["hotpotqa", "gsm8k"] as const;
 export type ExperimentEnv = (typeof EXPERIMENT_ENVS)[number];
 export const METRICS = ["f1", "em", "accuracy"] as const;
@@ -35,8 +37,13 @@ export interface SftRecipe {
   epochs: number;
   batch: number;
   lr: number;
-  /** Where the SFT data comes from: a scripted teacher over the env's train split (offline), or a file. */
-  data: { kind: "teacher"; questions: number } | { kind: "file"; path: string };
+  /**
+   * Where the SFT data comes from: a scripted teacher over the env's train split (offline world
+   * only), an sft.jsonl file (or sft-data run folder), or runs already scored (sft-data --from-runs:
+   * the best `best_of` episodes per question at reward ≥ `min_reward`). Paths and run names are
+   * relative to the experiment's workspace.
+   */
+  data: { kind: "teacher"; questions: number } | { kind: "file"; path: string } | { kind: "runs"; runs: string[]; min_reward: number; best_of: number };
 }
 
 export interface GenerateRecipe {
@@ -55,11 +62,25 @@ export type DataSource =
   | { kind: "env-train"; env: ExperimentEnv; offset?: number }
   | { kind: "tasks"; env: ExperimentEnv; dir?: string; generate?: GenerateRecipe };
 
+/**
+ * An arm: SFT, GRPO, or SFT then GRPO (from the SFT checkpoint). `data` is GRPO's training list;
+ * an SFT-only arm has none (its SFT data is its training data) and trains on the evaluation's env.
+ */
 export interface ArmSpec {
   name: string;
-  data: DataSource;
+  data?: DataSource;
   grpo?: GrpoRecipe;
   sft?: SftRecipe;
+}
+
+/** The gen-tasks settings an arm's tasks are generated with as a phase, if any. */
+export function generateOf(arm: ArmSpec): GenerateRecipe | undefined {
+  return arm.data?.kind === "tasks" ? arm.data.generate : undefined;
+}
+
+/** The environment an arm trains in. */
+export function armEnv(arm: ArmSpec, spec: Pick<ExperimentSpec, "evaluation">): ExperimentEnv {
+  return arm.data?.env ?? spec.evaluation.env;
 }
 
 export interface Condition {
@@ -132,7 +153,11 @@ class SpecReader {
 
 export function readExperimentSpec(file: string): { spec: ExperimentSpec; text: string } {
   if (!existsSync(file)) throw new FileFormatError(file, undefined, "experiment spec not found");
-  const text = readFileSync(file, "utf8");
+  return parseExperimentSpecText(file, readFileSync(file, "utf8"));
+}
+
+/** A spec's text, checked as `readExperimentSpec` checks a file (`file` names it in errors). */
+export function parseExperimentSpecText(file: string, text: string): { spec: ExperimentSpec; text: string } {
   let raw: Json;
   try {
     raw = JSON.parse(text);
@@ -196,7 +221,7 @@ function parseExperimentSpec(r: SpecReader, raw: Json): ExperimentSpec {
     if (a.name === "base") r.fail(`arms[${i}].name`, '"base" is the untrained floor every arm is compared with; name the arm otherwise');
     if (names.has(a.name)) r.fail(`arms[${i}].name`, `"${a.name}" names two arms`);
     names.add(a.name);
-    if (a.data.env !== spec.evaluation.env) r.fail(`arms[${i}].data.env`, `trains on ${a.data.env} but the evaluation is on ${spec.evaluation.env}; an experiment's arms and evaluation share an environment`);
+    if (a.data && a.data.env !== spec.evaluation.env) r.fail(`arms[${i}].data.env`, `trains on ${a.data.env} but the evaluation is on ${spec.evaluation.env}; an experiment's arms and evaluation share an environment`);
   });
   const c = r.obj(o.criterion, "criterion");
   r.known(c, "criterion", ["treatment", "reference", "supported", "refuted"]);
@@ -206,6 +231,8 @@ function parseExperimentSpec(r: SpecReader, raw: Json): ExperimentSpec {
   if (spec.criterion.treatment === spec.criterion.reference) r.fail("criterion.reference", "must differ from the treatment arm");
   spec.criterion.supported = parseConditions(r, c.supported, "criterion.supported", false);
   spec.criterion.refuted = parseConditions(r, c.refuted, "criterion.refuted", true);
+  const teacher = [spec.init.kind === "sft" ? { sft: spec.init.sft, path: "init.sft.data" } : undefined, ...spec.arms.map((a, i) => (a.sft ? { sft: a.sft, path: `arms[${i}].sft.data` } : undefined))];
+  for (const t of teacher) if (t && t.sft.data.kind === "teacher" && !spec.world) r.fail(t.path, 'the scripted teacher writes the synthetic world\'s answers; on a real environment give {"kind": "file", "path": …} or {"kind": "runs", "runs": [...]}');
   if (spec.evaluation.env === "gsm8k" && spec.metric !== "accuracy") r.fail("metric", 'GSM8K is graded right or wrong: use "accuracy"');
   if (spec.evaluation.env === "hotpotqa" && spec.metric === "accuracy") r.fail("metric", 'HotpotQA is scored by "f1" or "em"');
   return spec;
@@ -230,8 +257,22 @@ function parseSft(r: SpecReader, raw: Json, path: string): SftRecipe {
   const o = r.obj(raw, path);
   r.known(o, path, ["epochs", "batch", "lr", "data"]);
   const d = r.obj(o.data, `${path}.data`);
-  const kind = r.str(d, "kind", `${path}.data`, ["teacher", "file"]);
-  const data: SftRecipe["data"] = kind === "teacher" ? { kind, questions: r.num(d, "questions", `${path}.data`, { int: true, min: 1 }) } : { kind: "file", path: r.str(d, "path", `${path}.data`) };
+  const dp = `${path}.data`;
+  const kind = r.str(d, "kind", dp, ["teacher", "file", "runs"]);
+  let data: SftRecipe["data"];
+  if (kind === "teacher") {
+    r.known(d, dp, ["kind", "questions"]);
+    data = { kind, questions: r.num(d, "questions", dp, { int: true, min: 1 }) };
+  } else if (kind === "file") {
+    r.known(d, dp, ["kind", "path"]);
+    data = { kind, path: r.str(d, "path", dp) };
+  } else {
+    r.known(d, dp, ["kind", "runs", "min_reward", "best_of"]);
+    if (!Array.isArray(d.runs) || d.runs.length === 0 || d.runs.some((x) => typeof x !== "string" || !x.trim())) r.fail(`${dp}.runs`, "must list at least one run folder or run name (scored eval or GRPO runs)");
+    const min = r.num(d, "min_reward", dp, { optional: true });
+    const best = r.num(d, "best_of", dp, { int: true, min: 1, max: 64, optional: true });
+    data = { kind: "runs", runs: d.runs as string[], min_reward: Number.isNaN(min) ? 1 : min, best_of: Number.isNaN(best) ? 1 : best };
+  }
   return { epochs: r.num(o, "epochs", path, { int: true, min: 1, max: 1000 }), batch: r.num(o, "batch", path, { int: true, min: 1, max: 4096 }), lr: r.num(o, "lr", path, { min: 0, exclusiveMin: true, max: 1 }), data };
 }
 
@@ -260,6 +301,15 @@ function parseArm(r: SpecReader, raw: Json, path: string): ArmSpec {
   r.known(o, path, ["name", "data", "grpo", "sft"]);
   const name = r.str(o, "name", path);
   if (!/^[A-Za-z0-9][A-Za-z0-9_-]{0,30}$/.test(name)) r.fail(`${path}.name`, "must be letters, digits, '_' or '-' (it names the arm's run folder), at most 31 characters");
+  const arm: ArmSpec = { name };
+  if (o.sft !== undefined) arm.sft = parseSft(r, o.sft, `${path}.sft`);
+  if (o.grpo !== undefined) arm.grpo = parseGrpo(r, o.grpo, `${path}.grpo`);
+  if (!arm.grpo && !arm.sft) r.fail(path, 'needs a "sft" recipe, a "grpo" recipe, or both (SFT first, then GRPO from its checkpoint)');
+  if (o.data === undefined) {
+    if (arm.grpo) r.fail(`${path}.data`, 'a GRPO arm needs its training list: {"kind": "env-train", "env": …} or {"kind": "tasks", "env": …, "dir" | "generate": …}');
+    return arm;
+  }
+  if (!arm.grpo) r.fail(`${path}.data`, 'is GRPO\'s training list and this arm has no "grpo" recipe: drop "data" (the SFT data is in "sft.data") or add "grpo"');
   const d = r.obj(o.data, `${path}.data`);
   const kind = r.str(d, "kind", `${path}.data`, ["env-train", "tasks"]);
   const env = r.str(d, "env", `${path}.data`, EXPERIMENT_ENVS) as ExperimentEnv;
@@ -273,10 +323,7 @@ function parseArm(r: SpecReader, raw: Json, path: string): ArmSpec {
     if ((d.dir === undefined) === (d.generate === undefined)) r.fail(`${path}.data`, 'a tasks source gives either "dir" (a gen-tasks folder) or "generate" (gen-tasks settings run as a phase of the experiment)');
     data = d.dir !== undefined ? { kind: "tasks", env, dir: r.str(d, "dir", `${path}.data`) } : { kind: "tasks", env, generate: parseGenerate(r, d.generate, `${path}.data.generate`) };
   }
-  const arm: ArmSpec = { name, data };
-  if (o.sft !== undefined) arm.sft = parseSft(r, o.sft, `${path}.sft`);
-  if (o.grpo !== undefined) arm.grpo = parseGrpo(r, o.grpo, `${path}.grpo`);
-  if (!arm.grpo) r.fail(path, 'needs a "grpo" recipe (an arm trains on its data source with GRPO, after an optional "sft")');
+  arm.data = data;
   return arm;
 }
 

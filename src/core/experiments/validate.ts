@@ -6,20 +6,20 @@
  *   same-evaluator   every arm scored by the evaluator the record names (identity from each eval run's manifest)
  *   same-items       the item manifest is there, hashes as recorded, and every eval run holds exactly its items
  *   hashes           spec, per-item scores, data sources, adaptation batches and generation audits rehash as recorded
- *   no-train-in-eval no question any arm trained on (its GRPO episodes) is an eval item (by id or normalised text)
+ *   no-train-in-eval nothing any arm trained on — its GRPO episodes, its SFT data rows, its task items — is an eval item (by id or normalised text)
  *   budget           the runs' ledgers add up to the recorded spend, within the spec's cap
  *   scores           per-item scores and per-arm means recomputed from the eval episodes match the record
  *   criterion        intervals, recovery and the verdict recomputed from those scores match the record
  */
 import { existsSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
+import { environmentByName } from "../envs/registry";
 import { readLedger } from "../ledger";
 import { readStepRewards, rewardTrend } from "../pipeline/reward-trend";
 import { sha256File, sha256Hex, type RunManifest } from "../runs/manifest";
 import { readEpisodes, readJsonFile } from "../runs/run-files";
 import { runFile } from "../runs/run-folder";
 import { normalizeText } from "../tasks/text";
-import { loadSplit } from "../data/splits";
 import { readJsonl } from "../util/jsonl";
 import { decideVerdict, experimentNumbers } from "./analysis";
 import { canonicalJson, evaluatorFromManifest, evaluatorId } from "./evaluator";
@@ -123,7 +123,13 @@ export function validateExperiment(recordDir: string): ValidationResult {
       for (const arm of record.arms) {
         if (!existsSync(at(arm.data.source))) throw new Unverifiable(`${arm.data.source} (arm ${arm.name}'s data) is not here`);
         if (sha256File(at(arm.data.source)) !== arm.data.sha256) throw new Failed(`arm ${arm.name}'s data ${arm.data.source} hashes to ${sha256File(at(arm.data.source)).slice(0, 12)}…, the record says ${arm.data.sha256.slice(0, 12)}…`);
-        const list = arm.data.kind === "tasks" ? readJsonl<TaskRecord>(at(arm.data.source)) : loadSplit(join(at(arm.data.source), ".."), "train");
+        if (arm.sft_data) {
+          if (!existsSync(at(arm.sft_data.source))) throw new Unverifiable(`${arm.sft_data.source} (arm ${arm.name}'s SFT data) is not here`);
+          if (sha256File(at(arm.sft_data.source)) !== arm.sft_data.sha256) throw new Failed(`arm ${arm.name}'s SFT data ${arm.sft_data.source} hashes to ${sha256File(at(arm.sft_data.source)).slice(0, 12)}…, the record says ${arm.sft_data.sha256.slice(0, 12)}…`);
+          n++;
+        }
+        if (arm.data.kind === "sft") continue; // an SFT-only arm: no GRPO batches to rehash
+        const list = arm.data.kind === "tasks" ? readJsonl<TaskRecord>(at(arm.data.source)) : environmentByName(arm.data.env).data.load(dirname(at(arm.data.source)), "train");
         const again = adaptationRecord(at(arm.run), list, arm.adaptation.source);
         const bad = arm.adaptation.batches.findIndex((b, i) => again.batches[i]?.ids_sha256 !== b.ids_sha256 || JSON.stringify(again.batches[i]?.rows) !== JSON.stringify(b.rows));
         if (bad >= 0 || again.batches.length !== arm.adaptation.batches.length || again.sha256 !== arm.adaptation.sha256) {
@@ -146,19 +152,37 @@ export function validateExperiment(recordDir: string): ValidationResult {
       const evalTexts = new Map<string, string>();
       const evalIds = new Set(items());
       for (const e of episodesOf("base")) evalTexts.set(normalizeText(e.question), e.id);
-      let seen = 0;
+      const seen = { episodes: 0, sft: 0, tasks: 0 };
+      const check = (arm: string, id: string | undefined, question: string, where: string) => {
+        const hit = id !== undefined && evalIds.has(id) ? id : evalTexts.get(normalizeText(question));
+        if (hit) throw new Failed(`arm ${arm} trained on "${question.slice(0, 80)}" (${where}), which is eval item ${hit}`);
+      };
       for (const arm of record.arms) {
-        const file = runFile(at(arm.run), "episodes");
-        if (!existsSync(file)) throw new Unverifiable(`${arm.run} has no episodes.jsonl: what arm ${arm.name} trained on cannot be read`);
-        const trained = readJsonl<{ question_id?: string; id: string; question: string; step?: number }>(file, { tolerateTornTail: true });
-        for (const t of trained) {
-          seen++;
-          const qid = t.question_id ?? t.id;
-          const hit = evalIds.has(qid) ? qid : evalTexts.get(normalizeText(t.question));
-          if (hit) throw new Failed(`arm ${arm.name} trained on "${t.question.slice(0, 80)}" (step ${t.step ?? "?"}), which is eval item ${hit}`);
+        if (arm.data.kind !== "sft") {
+          const file = runFile(at(arm.run), "episodes");
+          if (!existsSync(file)) throw new Unverifiable(`${arm.run} has no episodes.jsonl: what arm ${arm.name} trained on cannot be read`);
+          for (const t of readJsonl<{ question_id?: string; id: string; question: string; step?: number }>(file, { tolerateTornTail: true })) {
+            seen.episodes++;
+            check(arm.name, t.question_id ?? t.id, t.question, `GRPO step ${t.step ?? "?"}`);
+          }
+        }
+        if (arm.data.kind === "tasks") {
+          // Generated tasks have ids of their own: only their text can collide with an eval item.
+          if (!existsSync(at(arm.data.source))) throw new Unverifiable(`${arm.data.source} (arm ${arm.name}'s tasks) is not here`);
+          readJsonl<TaskRecord>(at(arm.data.source)).forEach((t, i) => {
+            seen.tasks++;
+            check(arm.name, undefined, t.problem, `${arm.data.source}:${i + 1}`);
+          });
+        }
+        const sft = [arm.sft_data?.source, ...(arm === record.arms[0] ? record.init.runs.map((r) => join(r, "sft.jsonl")) : [])].filter((f): f is string => Boolean(f) && existsSync(at(f!)));
+        for (const f of sft) {
+          readJsonl<{ id: string; question: string }>(at(f)).forEach((row, i) => {
+            seen.sft++;
+            check(f === arm.sft_data?.source ? arm.name : "init", row.id, row.question, `SFT data ${f}:${i + 1}`);
+          });
         }
       }
-      return `${seen} training episodes of ${record.arms.length} arms checked against ${evalTexts.size} eval items (ids and normalised text)`;
+      return `${seen.episodes} GRPO episodes, ${seen.sft} SFT rows and ${seen.tasks} task items of ${record.arms.length} arms checked against ${evalTexts.size} eval items (ids and normalised text)`;
     },
     budget: () => {
       let usd = 0;

@@ -55,6 +55,8 @@ export interface SftDataOptions {
   /** Take train questions [offset, offset + questions). */
   questions: number;
   offset: number;
+  /** `--train-tasks DIR`: a gen-tasks folder's tasks as the train questions (environments that take one); its tasks.jsonl is hashed as data.train. */
+  trainTasksDir?: string;
   tries: number;
   temperature: number;
   minF1: number;
@@ -105,7 +107,9 @@ export async function collectSftData(o: SftDataOptions): Promise<SftDataResult> 
   const runDir = join(inWorkspace(o.workspaceDir, o.config.runsDir), o.name);
 
   // Questions come from train only, and never one that val or test holds (by id or by text).
-  const train = env.data.load(dataDir, "train");
+  if (o.trainTasksDir && !env.data.loadTrainTasks) throw new UserError(`--train-tasks: the ${env.name} environment does not train on gen-tasks folders`);
+  const tasks = o.trainTasksDir ? env.data.loadTrainTasks!(inWorkspace(o.workspaceDir, o.trainTasksDir), dataDir) : undefined;
+  const train = tasks?.items ?? env.data.load(dataDir, "train");
   const range = train.slice(o.offset, o.offset + o.questions);
   if (range.length === 0) throw new UserError(`no train questions in [${o.offset}, ${o.offset + o.questions}): train.jsonl has ${train.length}`);
   const heldOut = HeldOutQuestions.fromDataDir(dataDir);
@@ -117,7 +121,7 @@ export async function collectSftData(o: SftDataOptions): Promise<SftDataResult> 
 
   const policy = o.policy ?? (await makePolicy(o));
   try {
-    return await collectWithPolicy(o, env, policy, allowed, excluded, dataDir, runDir);
+    return await collectWithPolicy(o, env, policy, allowed, excluded, dataDir, runDir, tasks && { file: join(o.trainTasksDir!, tasks.record.file), sha256: tasks.record.sha256 });
   } finally {
     policy.close?.();
   }
@@ -131,6 +135,8 @@ async function collectWithPolicy(
   excluded: SftDataManifest["held_out_excluded"],
   dataDir: string,
   runDir: string,
+  /** The tasks file when the questions came from --train-tasks (else train.jsonl is hashed). */
+  trainHash?: FileHash,
 ): Promise<SftDataResult> {
   const info = policy.describe();
   // An unpriced paid model is refused here, before a token is sampled.
@@ -153,7 +159,7 @@ async function collectWithPolicy(
     scorer_version: env.scorerVersion,
     tokenizer: policy.tokenizer.name,
     ...envRun.fingerprint,
-    data: { train: hash("train")!, ...(hash("val") ? { val: hash("val") } : {}), ...(hash("test") ? { test: hash("test") } : {}) },
+    data: { train: trainHash ?? hash("train")!, ...(hash("val") ? { val: hash("val") } : {}), ...(hash("test") ? { test: hash("test") } : {}) },
   };
 
   const { previous, lock } = openRunDir(runDir, o, fingerprint);

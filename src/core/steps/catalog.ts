@@ -4,6 +4,7 @@
  * generated from them (`npm run docs:steps`; a test fails when the README drifts).
  */
 import { DEFAULT_RESAMPLES } from "../analysis/resamples";
+import { experimentBackend, experimentStepEstimate } from "../experiments/estimate";
 import { PIPELINE_SIZES } from "../pipeline/settings";
 import * as f from "./common-flags";
 import { TASK_ENVS } from "../tasks/task-env";
@@ -105,6 +106,7 @@ export const SFT_DATA_STEP = defineStep({
     env: f.env,
     questions: { type: "int", arg: "N", min: 1, default: 1500, help: "train questions to try" },
     offset: { type: "int", arg: "K", min: 0, default: 0, help: "start at train question K" },
+    "train-tasks": { type: "string", arg: "DIR", help: "gsm8k: the questions are a gen-tasks folder's tasks.jsonl instead of the train split (tasks overlapping val/test are refused; its hash is the lineage's data.train)" },
     tries: { type: "int", arg: "T", min: 1, max: 64, default: 4, help: "episodes per question" },
     temperature: f.temperature(0.8),
     "min-f1": { type: "number", arg: "F", min: 0, max: 1, default: 0.8, help: "keep the shortest attempt that searched with F1 ≥ F" },
@@ -173,6 +175,7 @@ export const TRAIN_GRPO_STEP = defineStep({
     lr: { type: "number", arg: "LR", min: 0, minExclusive: true, max: 1, default: 4e-5, help: "learning rate" },
     temperature: f.temperature(1),
     offset: { type: "int", arg: "K", min: 0, default: 1500, help: "first train question (skip those used for SFT)" },
+    "train-tasks": { type: "string", arg: "DIR", help: "gsm8k: train on a gen-tasks folder's tasks.jsonl instead of the train split (same prompt and grader; tasks overlapping val/test are refused; recorded with its hash)" },
     "save-every": { type: "int", arg: "N", min: 1, default: 10, help: "checkpoint every N steps and at the end" },
     seed: { ...f.seed, help: "sampling seed: the same seed redraws the same episodes" },
     rank: f.rank,
@@ -244,12 +247,17 @@ export const EXPERIMENT_STEP = defineStep({
     "dry-run": { type: "boolean", help: "run: print the phases and the estimated cost; run nothing" },
     yes: { type: "boolean", help: "run, tinker: spend without refusing (the estimate is printed first)" },
     "local-port": { type: "int", arg: "P", min: 0, max: 65535, help: "run, local: reuse a running agent-lab serve-local on this port (default: start one)" },
+    rehearse: { type: "boolean", help: "run, tinker spec: every phase at tiny sizes through the Tinker client with the stand-in tokenizer offline:qwen3, against TINKER_BASE_URL (agent-lab serve-local: free), as NAME-rehearsal; scripted tasks; its numbers mean nothing" },
+    train: { type: "list", arg: "FILE", help: "run, gsm8k: train records (JSONL {question, answer} or .parquet) instead of the hub" },
+    test: { type: "list", arg: "FILE", help: "run, gsm8k: test records, with --train" },
     json: { type: "boolean", help: "validate: print the checks as JSON" },
   },
   notes:
     "run: a rerun of the same spec in the same folder continues (finished phases are skipped, a stopped one resumes).\n" +
     "validate: DIR is the record folder (runs/<name>, holding experiment.json) or the experiment's workspace; exit code 1 when a check fails.",
-  spends: () => true,
+  // A spec on the local backend, a dry run and validate spend nothing; unknown positionals (help, docs): it can.
+  spends: (v, positionals, workspaceDir) => positionals === undefined || (positionals[0] === "run" && !v["dry-run"] && experimentBackend(positionals[1], workspaceDir) !== "local"),
+  estimate: (v, c) => experimentStepEstimate(c.positionals?.[1] ?? "", { rehearse: v.rehearse, workspaceDir: c.workspaceDir }),
 });
 
 export const ABLATE_STEP = defineStep({

@@ -34,7 +34,7 @@ function runSummaries(workspaceDir: string, config: AgentLabConfig): { name: str
   });
 }
 
-export function estimateContext(values: Record<string, unknown>, config: AgentLabConfig, workspaceDir: string): EstimateContext {
+export function estimateContext(values: Record<string, unknown>, config: AgentLabConfig, workspaceDir: string, positionals: readonly string[] = []): EstimateContext {
   // The environment's own data folder (GSM8K: <dataDir>/gsm8k) holds the split being counted.
   const dataDir = environmentDataDir(typeof values.env === "string" ? values.env : config.env, resolve(workspaceDir, config.dataDir));
   const split = typeof values.split === "string" ? values.split : "val";
@@ -47,11 +47,13 @@ export function estimateContext(values: Record<string, unknown>, config: AgentLa
     ...(sftFile ? { sftExamples: countRecords(sftFile) } : {}),
     ...(typeof values.candidates === "string" ? { candidateCount: countRecords(resolve(workspaceDir, values.candidates)) } : {}),
     measuredEpisode: measuredEpisodeUsd(runSummaries(workspaceDir, config), model),
+    positionals,
+    workspaceDir,
   };
 }
 
 /** The step's estimate for these values, or undefined when they spend nothing. */
-export function estimateStep<F extends FlagSpecs>(spec: StepSpec<F>, values: FlagValues<F>, config: AgentLabConfig, workspaceDir: string): Estimate | undefined {
-  if (!spec.spends?.(values) || !spec.estimate) return undefined;
-  return spec.estimate(values, estimateContext(values as Record<string, unknown>, config, workspaceDir));
+export function estimateStep<F extends FlagSpecs>(spec: StepSpec<F>, values: FlagValues<F>, config: AgentLabConfig, workspaceDir: string, positionals: readonly string[] = []): Estimate | undefined {
+  if (!spec.spends?.(values, positionals, workspaceDir) || !spec.estimate) return undefined;
+  return spec.estimate(values, estimateContext(values as Record<string, unknown>, config, workspaceDir, positionals));
 }

@@ -21,6 +21,9 @@ export interface EstimateContext {
   sftExamples?: number;
   /** Lines of a gen-tasks --candidates file (the caller counts the file). */
   candidateCount?: number;
+  /** The step's positional arguments (experiment: "run", SPEC.json) and the folder relative paths resolve in. */
+  positionals?: readonly string[];
+  workspaceDir?: string;
 }
 
 export interface StepSpec<F extends FlagSpecs = FlagSpecs> {
@@ -33,8 +36,11 @@ export interface StepSpec<F extends FlagSpecs = FlagSpecs> {
   /** Extra help after the flag list (formats, colours, statistics). */
   notes?: string;
   writes?: RunKind;
-  /** Whether these values bill Tinker (absent = never). */
-  spends?: (values: FlagValues<F>) => boolean;
+  /**
+   * Whether these values bill Tinker (absent = never). `positionals` is absent where only the flags
+   * are known (help, docs): answer for the worst case then.
+   */
+  spends?: (values: FlagValues<F>, positionals?: readonly string[], workspaceDir?: string) => boolean;
   /** The cost before it starts, in the ledger's terms (an upper bound). */
   estimate?: (values: FlagValues<F>, context: EstimateContext) => Estimate;
 }

@@ -82,6 +82,8 @@ export interface TrainGrpoOptions extends TrainBackendOptions {
   onProgress?: (p: Progress) => void;
   /** Tests and the offline pipeline: the train questions, searcher, tokenizer or policy to use instead of the defaults. */
   trainQuestions?: readonly EnvItem[];
+  /** `--train-tasks DIR`: a gen-tasks folder as the training split (environments that take one); recorded with its tasks.jsonl hash. */
+  trainTasksDir?: string;
   searcher?: Searcher | null;
   tokenizer?: ChatTokenizer;
   /** `--tokenizer`: hub id, folder or STAND_IN_TOKENIZER when it is not the model's (a rehearsal's stand-in); recorded in the manifest. */
@@ -197,7 +199,10 @@ export async function trainGrpo(o: TrainGrpoOptions): Promise<TrainGrpoResult> {
   let run: TrainingRun<GrpoManifest> | undefined;
   let status: ProgressStatus = "failed";
   try {
-    const items = o.trainQuestions ?? env.data.load(dataDir, "train");
+    if (o.trainTasksDir && o.trainQuestions) throw new Error("trainTasksDir and trainQuestions exclude each other");
+    if (o.trainTasksDir && !env.data.loadTrainTasks) throw new UserError(`--train-tasks: the ${env.name} environment does not train on gen-tasks folders`);
+    const tasks = o.trainTasksDir ? env.data.loadTrainTasks!(inWorkspace(o.workspaceDir, o.trainTasksDir), dataDir) : undefined;
+    const items = tasks?.items ?? o.trainQuestions ?? env.data.load(dataDir, "train");
     if (o.offset >= items.length) throw new UserError(`--offset ${o.offset} is past the ${items.length} train questions`);
     const prompt = environmentPrompt(env, { promptFile: o.promptFile, config: o.config, workspaceDir: o.workspaceDir });
     const envRun = await env.open({
@@ -234,7 +239,11 @@ export async function trainGrpo(o: TrainGrpoOptions): Promise<TrainGrpoResult> {
       init_state: initState ?? null,
       harness_version: HARNESS_VERSION,
       system_prompt: prompt.manifest,
-      train_split: o.trainQuestions ? { file: "(given by the caller)", questions: items.length } : { file: "train.jsonl", sha256: sha256File(join(dataDir, "train.jsonl")), questions: items.length },
+      train_split: tasks
+        ? { ...tasks.record, tasks_dir: o.trainTasksDir! }
+        : o.trainQuestions
+          ? { file: "(given by the caller)", questions: items.length }
+          : { file: "train.jsonl", sha256: sha256File(join(dataDir, "train.jsonl")), questions: items.length },
       ...envRun.fingerprint,
       sampling: { max_tokens: o.config.maxTokens },
       tokenizer: tokenizer.name,
@@ -252,6 +261,8 @@ export async function trainGrpo(o: TrainGrpoOptions): Promise<TrainGrpoResult> {
       mustMatch: [
         "kind", "environment", "base_model", "backend", "lora_rank", "lr", "normalize_advantages", "questions_per_step", "group", "temperature", "seed", "offset",
         "init_state", "harness_version", "system_prompt", ...Object.keys(envRun.fingerprint), "sampling",
+        // Another tasks folder (or the same one regenerated) is another training split.
+        ...(tasks ? ["train_split"] : []),
       ],
       stepFiles: [runFile(runDir, "metrics"), runFile(runDir, "groups"), runFile(runDir, "episodes")],
       dataHash: (c) => `train[${o.offset}:${o.offset + c.batch * o.questions}]`,

@@ -7,6 +7,7 @@
 import * as vscode from "vscode";
 import { dataCommands } from "./data-commands";
 import { evalCommands } from "./eval-commands";
+import { experimentCommands } from "./experiment-commands";
 import { jobCommands } from "./job-commands";
 import type { CommandTable, Lab } from "./lab";
 import { pipelineCommands } from "./pipeline-commands";
@@ -34,6 +35,7 @@ export function registerCommands(lab: Lab): vscode.Disposable[] {
     ...evalCommands(lab),
     ...trainCommands(lab),
     ...pipelineCommands(lab),
+    ...experimentCommands(lab),
     ...viewCommands(lab, spendChannel),
     ...cookbookCommands(lab),
     ...jobCommands(lab),

@@ -36,7 +36,7 @@ export function planStep<F extends FlagSpecs>(spec: StepSpec<F>, values: Partial
   // The job's layers: defaults < agent-lab.json < AGENT_LAB_SETTINGS (the VS Code settings) < flags.
   const config = loadConfig(ws.folder, { ...ws.overrides, ...parsed.overrides } as Partial<AgentLabConfig>, {});
   const full = withConfigDefaults(spec.flags, parsed.values, config);
-  const spendsMoney = spec.spends?.(full) ?? false;
-  const estimate = spendsMoney ? estimateStep(spec, full, config, ws.folder) : undefined;
+  const spendsMoney = spec.spends?.(full, positionals, ws.folder) ?? false;
+  const estimate = spendsMoney ? estimateStep(spec, full, config, ws.folder, positionals) : undefined;
   return { argv, values: full, config, spendsMoney, ...(estimate ? { estimate } : {}) };
 }

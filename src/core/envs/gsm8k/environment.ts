@@ -25,6 +25,7 @@ import { downloadGsm8k, loadGsm8kSplit, readGsm8kRecords, writeGsm8kSplits, type
 import { gradeReply } from "./index";
 import { gsm8kPrompt } from "./prompt";
 import { environmentDataDir } from "../data-dirs";
+import { loadGsm8kTrainTasks } from "./train-tasks";
 
 export const GSM8K_NAME = "gsm8k";
 export const GSM8K_VERSION = "1";
@@ -105,6 +106,7 @@ export const GSM8K: Environment<Gsm8kItem> = {
     load: (dir: string, split: Split) =>
       loadGsm8kSplit(dir, split).map((r) => ({ id: r.id, question: r.question, answers: [r.reference], solution: r.answer })),
     prepare,
+    loadTrainTasks: loadGsm8kTrainTasks,
   },
   defaultPromptFile: () => undefined,
   open: async (o): Promise<EnvRun<Gsm8kItem>> => {

@@ -128,7 +128,7 @@ describe("experiments: run and validate (miniature offline experiment)", functio
     });
     const c = reasonOf(v, "no-train-in-eval");
     assert.equal(c.status, "failed");
-    assert.match(c.reason, /^arm generated trained on ".*" \(step \d\), which is eval item planted$|^arm world trained on ".*" \(step 1\), which is eval item planted$/);
+    assert.match(c.reason, /^arm generated trained on ".*" \(GRPO step \d\), which is eval item planted$|^arm world trained on ".*" \(GRPO step 1\), which is eval item planted$/);
     assert.match(reasonOf(v, "same-items").reason, /^runs\/mini-eval-base was evaluated on other items: 1 not in the manifest \(e\.g\. planted\), 0 missing$/);
   });
 

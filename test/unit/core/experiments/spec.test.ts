@@ -21,7 +21,7 @@ describe("experiments: spec", () => {
   it("reads the shipped offline and GSM8K specs, the seed's arms and criterion in the latter", () => {
     const offline = readExperimentSpec(join(REPO, "examples", "offline-experiment.json")).spec;
     assert.equal(offline.backend, "local");
-    assert.deepEqual(offline.arms.map((a) => a.data.kind), ["tasks", "env-train"]);
+    assert.deepEqual(offline.arms.map((a) => a.data?.kind), ["tasks", "env-train"]);
     const g = readExperimentSpec(join(REPO, "examples", "gsm8k-self-generated.json")).spec;
     assert.equal(g.base_model, "Qwen/Qwen3.5-4B");
     assert.equal(g.lora_rank, 32);
@@ -62,7 +62,25 @@ describe("experiments: spec", () => {
       [{ surprise: 1 }, /:\d+: surprise: unknown field/],
       [{ world: { kind: "synthetic", seed: 1, train: 100, dev: 400 } }, /:\d+: world\.dev: 400 dev questions leave 0 in val \(prepare keeps the first 500 for test, then up to 200 for val\), fewer than evaluation\.n = 20$/],
     ];
+    const arms = miniatureSpec().arms as Record<string, unknown>[];
+    const sft = { epochs: 1, batch: 2, lr: 0.01, data: { kind: "file", path: "sft.jsonl" } };
+    cases.push(
+      // Per-arm SFT: an arm is SFT, GRPO or both; GRPO's data belongs to GRPO; the teacher needs the world.
+      [{ arms: [{ name: "neither", data: arms[1].data }, arms[1]] }, /:\d+: arms\[0\]: needs a "sft" recipe, a "grpo" recipe, or both/],
+      [{ arms: [{ name: "sftonly", data: arms[1].data, sft }, arms[1]] }, /:\d+: arms\[0\]\.data: is GRPO's training list and this arm has no "grpo" recipe/],
+      [{ arms: [{ name: "nodata", grpo: arms[1].grpo }, arms[1]] }, /:\d+: arms\[0\]\.data: a GRPO arm needs its training list/],
+      [{ arms: [{ name: "s", sft: { ...sft, data: { kind: "runs", runs: [] } } }, arms[1]] }, /:\d+: arms\[0\]\.sft\.data\.runs: must list at least one run/],
+      [{ arms: [{ name: "s", sft: { ...sft, data: { kind: "file", path: "a", runs: ["b"] } } }, arms[1]] }, /:\d+: arms\[0\]\.sft\.data\.runs: unknown field \(allowed: kind, path\)/],
+    );
     for (const [over, message] of cases) assert.throws(() => readExperimentSpec(writeSpec(dir, miniatureSpec(over))), message);
+    const gsm = JSON.parse(readFileSync(join(REPO, "examples", "gsm8k-self-generated.json"), "utf8")) as { arms: Record<string, unknown>[] };
+    gsm.arms[1] = { ...gsm.arms[1], sft: { ...sft, data: { kind: "teacher", questions: 4 } } };
+    assert.throws(() => readExperimentSpec(writeSpec(dir, gsm)), /:\d+: arms\[1\]\.sft\.data: the scripted teacher writes the synthetic world's answers/);
+    // An SFT-only arm (no data) and an SFT-then-GRPO arm are read as such.
+    const ok = readExperimentSpec(writeSpec(dir, miniatureSpec({ arms: [{ name: "generated", sft: { ...sft, data: { kind: "runs", runs: ["r1"] } } }, { ...arms[1], sft }] }))).spec;
+    assert.equal(ok.arms[0].data, undefined);
+    assert.deepEqual(ok.arms[0].sft?.data, { kind: "runs", runs: ["r1"], min_reward: 1, best_of: 1 });
+    assert.equal(ok.arms[1].sft?.epochs, 1);
     writeFileSync(file, text.replace('"title"', '"title" "x"'));
     assert.throws(() => readExperimentSpec(file), new RegExp(`^FileFormatError: ${file.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}:\\d+: not valid JSON`));
   });
