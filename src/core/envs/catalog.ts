@@ -1,7 +1,7 @@
 /**
  * The registered environments as everything outside their folders names them: their `--env` name,
  * one line for pickers and `--help`, what their metrics are called, whether they have tools, and
- * the one-line caveat a report carries. Pure data with no imports, so the extension can list the
+ * the one-line caveat a report carries, and their version. Pure data with no imports, so the extension can list the
  * environments at activation and the step specs can offer them as choices without loading an
  * environment's code (its tokenizer, index, grader). Each environment's folder takes these fields
  * from here; registry.ts checks at load that both lists name the same environments.
@@ -12,6 +12,8 @@ export const GSM8K_NAME = "gsm8k";
 
 export interface EnvironmentInfo {
   name: string;
+  /** Bump when what an episode is changes (with HARNESS_VERSION's rules); manifests record it. */
+  version: string;
   /** One line, for `--help`, pickers and error messages. */
   summary: string;
   /** What the record's `em` and `f1` mean here, as every view labels them (envs/types.ts). */
@@ -27,6 +29,7 @@ export interface EnvironmentInfo {
 export const ENVIRONMENT_INFO: readonly EnvironmentInfo[] = Object.freeze([
   {
     name: HOTPOTQA_NAME,
+    version: "1",
     summary: "HotpotQA distractor questions; the model searches Wikipedia paragraphs (BM25) and answers; reward = F1",
     metrics: { em: "EM", f1: "F1" },
     hasTools: true,
@@ -35,6 +38,7 @@ export const ENVIRONMENT_INFO: readonly EnvironmentInfo[] = Object.freeze([
   },
   {
     name: GSM8K_NAME,
+    version: "1",
     summary: "GSM8K grade-school math, single turn, no tools; the cookbook's few-shot prompt and \\boxed{} grader; reward = correct",
     metrics: { em: "accuracy", f1: "accuracy" },
     hasTools: false,

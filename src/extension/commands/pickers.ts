@@ -98,7 +98,7 @@ export async function pickRuns(title: string, rows: readonly RunRow[], placeHold
 }
 
 export async function pickEpisode(run: RunRow): Promise<string | undefined> {
-  const groups = groupEpisodes(readEpisodes(run.dir));
+  const groups = groupEpisodes(readEpisodes(run.dir), run.environment);
   const items: (vscode.QuickPickItem & { id?: string })[] = [];
   for (const g of groups) {
     items.push({ label: `${g.label} — ${g.description}`, kind: vscode.QuickPickItemKind.Separator });

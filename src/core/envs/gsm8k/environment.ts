@@ -29,7 +29,7 @@ import { environmentDataDir } from "../data-dirs";
 
 export { GSM8K_NAME };
 const INFO = environmentInfo(GSM8K_NAME)!;
-export const GSM8K_VERSION = "1";
+export const GSM8K_VERSION = INFO.version;
 export const GSM8K_SCORER_VERSION = "gsm8k-cookbook-math-grader-1";
 
 export interface Gsm8kItem extends EnvItem {

@@ -23,6 +23,7 @@ describe("envs/registry", () => {
     for (const info of ENVIRONMENT_INFO) {
       const env = environmentByName(info.name);
       assert.equal(env.summary, info.summary, info.name);
+      assert.equal(env.version, info.version, info.name);
       assert.deepEqual(env.metrics, info.metrics, info.name);
       assert.equal(env.tools.length > 0, info.hasTools, info.name);
     }
