@@ -203,6 +203,17 @@ function renderRunHeader(r: TraceRunInfo): void {
   );
 }
 
+/** The environment's notes on the episode (GSM8K: extracted answer, reference, correct), as text. */
+function annotationNotes(ep: TraceEpisodeView): HTMLElement | null {
+  const notes = ep.annotations?.notes ?? [];
+  if (notes.length === 0) return null;
+  return h(
+    "div",
+    { class: "annotations", id: "annotations" },
+    ...notes.map((n) => h("div", { class: "annotation" }, h("span", { class: "label" }, `${n.label} `), h("span", { class: "annotation-value" }, n.value))),
+  );
+}
+
 function badge(text: string, cls: string, title?: string): HTMLElement {
   return h("span", { class: `badge ${cls}`, ...(title ? { title } : {}) }, text);
 }
@@ -227,6 +238,7 @@ function renderEpisode(ep: TraceEpisodeView): void {
       { class: "outcome" },
       h("div", null, h("span", { class: "label" }, "prediction "), h("span", { id: "prediction", class: "prediction" }, ep.prediction || "(none)")),
       h("div", null, h("span", { class: "label" }, "gold "), h("span", { id: "gold", class: "gold-answers" }, ep.answers.join(" | "))),
+      annotationNotes(ep),
       h(
         "div",
         { class: "badges" },
@@ -253,6 +265,7 @@ function renderEpisode(ep: TraceEpisodeView): void {
         h("span", { class: "tok s noncanon", title: NON_CANONICAL_EXPLAINED }, "non-canonical split"),
         h("span", { class: "tok s special", title: "a special token the model emitted inside its reply" }, "<|special|>"),
         h("span", { class: "tok i hit", title: "a word of the text search" }, "search match"),
+        ...(ep.marks?.length ? [h("span", { class: "tok s annot", title: "what the environment marked in the reply (GSM8K: the graded \\boxed{} answer)" }, ep.marks[0].label)] : []),
         shade,
       ),
       h("div", { class: "muted", id: "hit-count" }),
@@ -261,6 +274,7 @@ function renderEpisode(ep: TraceEpisodeView): void {
   ]);
   const { root, spans } = renderStream(ep);
   detail.append(root);
+  if (ep.marks?.length) markTokens(root, ep, ep.marks.map((m) => m.range), "annot");
   if (ep.drift) showDrift(ep.drift);
   else showHits();
   drawList();
