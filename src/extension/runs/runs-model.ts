@@ -132,7 +132,7 @@ export function readRunRow(dir: string, name: string, liveRunDirs: ReadonlySet<s
   if (live) status = "running";
   const updatedMs = Math.max(...RUN_MARKERS.map((f) => mtime(join(dir, f))), 0);
   const parts: string[] = [];
-  const environment = s || kind === "eval" || kind === "training" ? manifestEnvironment(manifest.value).name : undefined;
+  const environment = s || kind === "eval" || kind === "training" || kind === "sft-data" ? manifestEnvironment(manifest.value).name : undefined;
   const hasTools = environment ? environmentInfo(environment)?.hasTools ?? true : true;
   if (s) {
     parts.push(environment!, s.split);
