@@ -8,7 +8,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { environmentInfo, HOTPOTQA_INFO, HOTPOTQA_NAME } from "../envs/catalog";
+import { environmentInfo, HOTPOTQA_INFO, HOTPOTQA_NAME, metricLabels } from "../envs/catalog";
 import type { EnvironmentId } from "../envs/types";
 
 /** How `prepare` names the pipeline's synthetic world in splits.json's `source` (then its style and seed). */
@@ -54,7 +54,7 @@ export function isSyntheticWorld(dataDir: string, split: { file: string; sha256:
 /** The report lines for runs of `env`; an environment this build does not know gets neutral ones. */
 export function reportEnvironment(env: EnvironmentId, o: ReportEnvironmentOptions = {}): ReportEnvironment {
   const info = environmentInfo(env.name);
-  if (!info) return { name: env.name, dataset: env.name, metrics: { em: "EM", f1: "F1" }, hasTools: true, limitation: "" };
+  if (!info) return { name: env.name, dataset: env.name, metrics: metricLabels(env.name), hasTools: true, limitation: "" };
   const base = { name: info.name, dataset: info.dataset, metrics: info.metrics, hasTools: info.hasTools, limitation: info.limitation };
   if (info.name === HOTPOTQA_NAME && o.dataDir && o.split && isSyntheticWorld(o.dataDir, o.split)) return { ...base, ...SYNTHETIC_REPORT };
   return base;
