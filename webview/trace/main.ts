@@ -203,6 +203,13 @@ function renderRunHeader(r: TraceRunInfo): void {
   );
 }
 
+/** EM and F1 under the environment's names; one badge when they are one metric (GSM8K: accuracy). */
+function metricBadges(ep: TraceEpisodeView): HTMLElement[] {
+  const m = ep.metrics ?? { em: "EM", f1: "F1" };
+  if (m.em === m.f1) return [badge(`${m.f1} ${ep.f1}`, ep.f1 >= 1 ? "ok" : "bad")];
+  return [badge(`${m.em} ${ep.em}`, ep.em === 1 ? "ok" : "bad"), badge(`${m.f1} ${fmt(ep.f1, 2)}`, ep.f1 >= 0.5 ? "ok" : "bad")];
+}
+
 /** The environment's notes on the episode (GSM8K: extracted answer, reference, correct), as text. */
 function annotationNotes(ep: TraceEpisodeView): HTMLElement | null {
   const notes = ep.annotations?.notes ?? [];
@@ -243,11 +250,12 @@ function renderEpisode(ep: TraceEpisodeView): void {
         "div",
         { class: "badges" },
         badge(OUTCOME_LABELS[outcome], `outcome-badge outcome-${outcome}`, OUTCOME_MEANINGS[outcome]),
-        badge(`EM ${ep.em}`, ep.em === 1 ? "ok" : "bad"),
-        badge(`F1 ${fmt(ep.f1, 2)}`, ep.f1 >= 0.5 ? "ok" : "bad"),
+        ...metricBadges(ep),
         badge(`end: ${ep.end}`, ep.end === "answer" ? "ok" : "warn"),
-        badge(`${ep.searches.length} searches`, "muted"),
-        badge(goldText, ep.gold === "found" ? "ok" : ep.gold === "missing" ? "bad" : "muted"),
+        // Searches and gold-in-results mean something only where the model has a search tool.
+        ...(ep.metrics?.hasTools ?? true
+          ? [badge(`${ep.searches.length} searches`, "muted"), badge(goldText, ep.gold === "found" ? "ok" : ep.gold === "missing" ? "bad" : "muted")]
+          : []),
         h("span", { id: "drift-badge" }, badge(ep.drift === null && !ep.decodeProblem ? "checking drift…" : "drift not checked", "muted")),
       ),
       h("div", { class: "muted", id: "token-counts" }, `${ep.sampledCount} sampled · ${ep.insertedCount} inserted · prefill ${ep.prefill} · generated ${ep.generated} · ${usd(ep.usd)}`),

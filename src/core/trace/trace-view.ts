@@ -64,6 +64,8 @@ export interface TraceEpisodeView {
   annotations?: TraceAnnotations;
   /** The annotations' spans as token ranges over prompt+tokens (what the stream marks); needs the tokenizer. */
   marks?: AnnotationMark[];
+  /** How the run's environment names `em`/`f1` and whether it has tools (absent: HotpotQA's, as before environments). */
+  metrics?: { em: string; f1: string; hasTools: boolean };
 }
 
 /** One annotated span of a reply, as the tokens that hold it. */
@@ -172,5 +174,6 @@ export function buildTraceView(record: EpisodeRecord, tok: ChatTokenizer | undef
     ...(tok ? {} : { decodeProblem: decodeProblem ?? "no tokenizer for this run" }),
     ...(annotations ? { annotations } : {}),
     ...(marks ? { marks } : {}),
+    ...(options.environment ? { metrics: { ...options.environment.metrics, hasTools: options.environment.tools.length > 0 } } : {}),
   };
 }

@@ -98,6 +98,9 @@ describe("webview: trace viewer on GSM8K episodes", function () {
     const marked = Array.from(t.document.querySelectorAll("#stream .tok.annot")).map((e) => e.textContent).join("");
     assert.ok(marked.includes(extracted) && marked.length <= extracted.length + 2, marked);
     assert.ok(t.document.querySelector("#legend .tok.annot"), "the mark has a legend entry");
+    const badges = Array.from(t.document.querySelectorAll(".badges .badge")).map((b) => b.textContent);
+    assert.ok(badges.includes("accuracy 1"), badges.join(" | "));
+    assert.ok(!badges.some((b) => /^(EM|F1) |searches|gold/.test(b ?? "")), `no HotpotQA badges: ${badges.join(" | ")}`);
 
     const unboxed = episodes[2];
     t.post({ type: "trace/episode", episode: buildTraceView(unboxed, tok, { drift: false, environment: GSM8K }), buildMs: 1 });
