@@ -3,8 +3,10 @@
  * Paired comparison of runs on the questions they all share; the first run is the baseline.
  */
 import { mkdirSync, renameSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
+import { dirname, resolve } from "node:path";
 import { ablate, loadAblationInputs, renderAblationTable, renderMarkdownReport } from "../core/analysis";
+import { reportEnvironment } from "../core/analysis/report-environment";
+import { environmentDataDir } from "../core/envs/data-dirs";
 import { UserError } from "../core/errors";
 import { writeJsonAtomic } from "../core/runs/run-files";
 import { ABLATE_STEP } from "../core/steps/catalog";
@@ -22,7 +24,9 @@ export async function run(argv: string[]): Promise<void> {
 
   const dirs = positionals.map((p) => resolveRunDir(p, workspaceDir, config));
   const report = ablate(loadAblationInputs(dirs), { resamples: values.resamples, seed: values.seed, expect });
-  console.log(renderAblationTable(report));
+  // The environment's labels and limitation; the workspace's data folder tells the synthetic world apart.
+  const environment = reportEnvironment(report.environment, { dataDir: environmentDataDir(report.environment.name, resolve(workspaceDir, config.dataDir)), split: report.runs[0].split });
+  console.log(renderAblationTable(report, environment));
   if (values.json) {
     ensureParent(values.json);
     writeJsonAtomic(values.json, report);
@@ -31,7 +35,7 @@ export async function run(argv: string[]): Promise<void> {
   if (values.report) {
     ensureParent(values.report);
     const tmp = `${values.report}.${process.pid}.tmp`;
-    writeFileSync(tmp, renderMarkdownReport(report, { labels }));
+    writeFileSync(tmp, renderMarkdownReport(report, { labels, environment }));
     renameSync(tmp, values.report);
     console.log(`${values.json ? "" : "\n"}wrote ${values.report}`);
   }

@@ -7,6 +7,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { FileFormatError, UserError } from "../core/errors";
 import { gradeReply, referenceAnswer } from "../core/envs/gsm8k";
+import { GRADED_ENVIRONMENTS, type GradedEnvironment } from "../core/envs/catalog";
 import { GRADE_STEP } from "../core/steps/catalog";
 import { parseStepArgs } from "./step-args";
 
@@ -22,12 +23,17 @@ interface EnvGrader {
   grade(response: string, answer: string): Graded;
 }
 
-const GRADERS: Record<string, EnvGrader> = {
+// Keyed by the light list GRADE_STEP offers as --env choices: the compiler keeps the two in step.
+const GRADERS: Record<GradedEnvironment, EnvGrader> = {
   gsm8k: {
     badAnswer: (answer) => (referenceAnswer(answer) === undefined ? '"answer" has no "#### N" final answer line' : undefined),
     grade: (response, answer) => gradeReply(response, answer),
   },
 };
+
+function isGraded(env: string): env is GradedEnvironment {
+  return (GRADED_ENVIRONMENTS as readonly string[]).includes(env);
+}
 
 export interface GradedFile {
   n: number;
@@ -37,8 +43,8 @@ export interface GradedFile {
 
 /** Grades every non-blank line; a line that is not a record with string `response` and `answer` is a FileFormatError. */
 export function gradeJsonlFile(env: string, file: string): GradedFile {
+  if (!isGraded(env)) throw new UserError(`--env ${env}: no grader for this environment (known: ${GRADED_ENVIRONMENTS.join(", ")})`);
   const grader = GRADERS[env];
-  if (!grader) throw new UserError(`--env ${env}: unknown environment (known: ${Object.keys(GRADERS).join(", ")})`);
   const rows: Record<string, unknown>[] = [];
   let correct = 0;
   readFileSync(file, "utf8").split("\n").forEach((text, i) => {
@@ -70,7 +76,7 @@ export async function run(argv: string[]): Promise<void> {
   const { values, positionals } = args;
   if (positionals.length !== 1) throw new UserError('give one FILE: JSONL with "response" (the model\'s full reply) and "answer" (for gsm8k the solution with its "#### N" line)');
   const file = positionals[0];
-  if (!GRADERS[values.env]) throw new UserError(`--env ${values.env}: unknown environment (known: ${Object.keys(GRADERS).join(", ")})`);
+  if (!isGraded(values.env)) throw new UserError(`--env ${values.env}: no grader for this environment (known: ${GRADED_ENVIRONMENTS.join(", ")})`);
   if (!existsSync(file)) throw new UserError(`${file}: no such file`);
   const result = gradeJsonlFile(values.env, file);
   if (values["per-line"]) writeFileSync(values["per-line"], result.rows.map((r) => JSON.stringify(r) + "\n").join(""));

@@ -17,10 +17,10 @@ function episodeLines(run: string): string[] {
   return existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean) : [];
 }
 
-/** Answers the Evaluate command's prompts: split val, the base model, run name, question limit. */
+/** Answers the Evaluate command's prompts: the workspace's default environment, split val, the base model, run name, question limit. */
 function evaluateAnswers(name: string, limit: number) {
   return answerUi({
-    quickPick: (items) => items.find((i) => i.label === "val") ?? items.find((i) => i.label.includes("Base model")),
+    quickPick: (items) => items.find((i) => i.label === "val") ?? items.find((i) => i.label.includes("Base model")) ?? items.find((i) => /^default/.test(i.description ?? "")),
     inputBox: (o) => (/run folder name/i.test(o.prompt ?? "") ? name : /questions/i.test(o.prompt ?? "") ? String(limit) : undefined),
   });
 }

@@ -8,6 +8,7 @@
 import "../shared/elements";
 import type { AblationReport, QuestionRow } from "../../src/core/analysis/report-types";
 import { ORIGIN_LABELS } from "../../src/core/analysis/compare-origin";
+import { HOTPOTQA_INFO } from "../../src/core/envs/catalog";
 import type { PromptDiff } from "../../src/core/analysis/compare-setup";
 import { deltaCell, f3, formatP, intervalText } from "../../src/core/analysis/format";
 import type { PairTurnSide, PairView } from "../../src/core/trace/pair-view";
@@ -45,6 +46,13 @@ function expectedControl(s: CompareSetup): HTMLElement {
       : h("span", { class: "muted" }, "The runs' fingerprints are identical: nothing differs but the runs themselves."),
     ...boxes,
   );
+}
+
+/** The runs' environment, always: it is part of every fingerprint, though ablate never pairs two of them. */
+function environmentLine(r: AblationReport): HTMLElement {
+  // Reports written before reports named it are HotpotQA's (manifests without the field are).
+  const env = r.environment ?? HOTPOTQA_INFO;
+  return h("div", { class: "muted", id: "environment" }, "environment ", h("code", null, `${env.name} v${env.version}`), " (the same for every run: runs of different environments are never paired)");
 }
 
 function warnings(r: AblationReport): HTMLElement {
@@ -288,6 +296,7 @@ function render(): void {
   clear(app);
   append(app, [
     h("h2", null, `Compare ${report.runs.length} runs on ${report.shared} shared questions`),
+    environmentLine(report),
     expectedControl(setup),
     warnings(report),
     promptDiffs(setup.prompts, report.runs[0].name),

@@ -203,6 +203,24 @@ function renderRunHeader(r: TraceRunInfo): void {
   );
 }
 
+/** EM and F1 under the environment's names; one badge when they are one metric (GSM8K: accuracy). */
+function metricBadges(ep: TraceEpisodeView): HTMLElement[] {
+  const m = ep.metrics ?? { em: "EM", f1: "F1" };
+  if (m.em === m.f1) return [badge(`${m.f1} ${ep.f1}`, ep.f1 >= 1 ? "ok" : "bad")];
+  return [badge(`${m.em} ${ep.em}`, ep.em === 1 ? "ok" : "bad"), badge(`${m.f1} ${fmt(ep.f1, 2)}`, ep.f1 >= 0.5 ? "ok" : "bad")];
+}
+
+/** The environment's notes on the episode (GSM8K: extracted answer, reference, correct), as text. */
+function annotationNotes(ep: TraceEpisodeView): HTMLElement | null {
+  const notes = ep.annotations?.notes ?? [];
+  if (notes.length === 0) return null;
+  return h(
+    "div",
+    { class: "annotations", id: "annotations" },
+    ...notes.map((n) => h("div", { class: "annotation" }, h("span", { class: "label" }, `${n.label} `), h("span", { class: "annotation-value" }, n.value))),
+  );
+}
+
 function badge(text: string, cls: string, title?: string): HTMLElement {
   return h("span", { class: `badge ${cls}`, ...(title ? { title } : {}) }, text);
 }
@@ -227,15 +245,17 @@ function renderEpisode(ep: TraceEpisodeView): void {
       { class: "outcome" },
       h("div", null, h("span", { class: "label" }, "prediction "), h("span", { id: "prediction", class: "prediction" }, ep.prediction || "(none)")),
       h("div", null, h("span", { class: "label" }, "gold "), h("span", { id: "gold", class: "gold-answers" }, ep.answers.join(" | "))),
+      annotationNotes(ep),
       h(
         "div",
         { class: "badges" },
         badge(OUTCOME_LABELS[outcome], `outcome-badge outcome-${outcome}`, OUTCOME_MEANINGS[outcome]),
-        badge(`EM ${ep.em}`, ep.em === 1 ? "ok" : "bad"),
-        badge(`F1 ${fmt(ep.f1, 2)}`, ep.f1 >= 0.5 ? "ok" : "bad"),
+        ...metricBadges(ep),
         badge(`end: ${ep.end}`, ep.end === "answer" ? "ok" : "warn"),
-        badge(`${ep.searches.length} searches`, "muted"),
-        badge(goldText, ep.gold === "found" ? "ok" : ep.gold === "missing" ? "bad" : "muted"),
+        // Searches and gold-in-results mean something only where the model has a search tool.
+        ...(ep.metrics?.hasTools ?? true
+          ? [badge(`${ep.searches.length} searches`, "muted"), badge(goldText, ep.gold === "found" ? "ok" : ep.gold === "missing" ? "bad" : "muted")]
+          : []),
         h("span", { id: "drift-badge" }, badge(ep.drift === null && !ep.decodeProblem ? "checking drift…" : "drift not checked", "muted")),
       ),
       h("div", { class: "muted", id: "token-counts" }, `${ep.sampledCount} sampled · ${ep.insertedCount} inserted · prefill ${ep.prefill} · generated ${ep.generated} · ${usd(ep.usd)}`),
@@ -253,6 +273,7 @@ function renderEpisode(ep: TraceEpisodeView): void {
         h("span", { class: "tok s noncanon", title: NON_CANONICAL_EXPLAINED }, "non-canonical split"),
         h("span", { class: "tok s special", title: "a special token the model emitted inside its reply" }, "<|special|>"),
         h("span", { class: "tok i hit", title: "a word of the text search" }, "search match"),
+        ...(ep.marks?.length ? [h("span", { class: "tok s annot", title: "what the environment marked in the reply (GSM8K: the graded \\boxed{} answer)" }, ep.marks[0].label)] : []),
         shade,
       ),
       h("div", { class: "muted", id: "hit-count" }),
@@ -261,6 +282,7 @@ function renderEpisode(ep: TraceEpisodeView): void {
   ]);
   const { root, spans } = renderStream(ep);
   detail.append(root);
+  if (ep.marks?.length) markTokens(root, ep, ep.marks.map((m) => m.range), "annot");
   if (ep.drift) showDrift(ep.drift);
   else showHits();
   drawList();

@@ -195,6 +195,7 @@ export function ablate(inputs: readonly AblationInput[], options: AblationOption
     format: ABLATION_FORMAT,
     kind: "agent-lab.ablation",
     created: (options.now ?? new Date()).toISOString(),
+    environment: manifestEnvironment(inputs[0].manifest),
     settings: { resamples, seed, level: LEVEL, alpha: ALPHA, power: POWER, interval: "percentile bootstrap", correction: "holm", expect: [...expect] },
     shared: n,
     runs,

@@ -3,6 +3,7 @@
  * every other file in a run folder, so a notebook reads it as is. Bump ABLATION_FORMAT on any
  * change a reader would notice.
  */
+import type { EnvironmentId } from "../envs/types";
 import type { FieldDifference } from "../runs/manifest";
 import type { Interval } from "./bootstrap";
 
@@ -113,6 +114,8 @@ export interface AblationReport {
   format: typeof ABLATION_FORMAT;
   kind: "agent-lab.ablation";
   created: string;
+  /** The runs' environment (ablate refuses to pair runs of different ones): it decides the metric labels. */
+  environment: EnvironmentId;
   settings: AblationSettings;
   /** Questions every run answered (the paired sample). */
   shared: number;

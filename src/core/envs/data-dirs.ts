@@ -5,8 +5,9 @@
  * without loading an environment.
  */
 import { join } from "node:path";
+import { HOTPOTQA_NAME } from "./catalog";
 
-export const HOTPOTQA_NAME = "hotpotqa";
+export { HOTPOTQA_NAME };
 
 export function environmentDataDir(env: string, dataDir: string): string {
   return env === HOTPOTQA_NAME ? dataDir : join(dataDir, env);

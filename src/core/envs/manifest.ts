@@ -6,10 +6,10 @@
  * of any other environment differs from a HotpotQA run in `environment.name` (named by compare,
  * refused by resume and by ablate).
  */
-import { HOTPOTQA_NAME, HOTPOTQA_VERSION } from "./hotpotqa";
+import { HOTPOTQA_INFO } from "./catalog";
 import type { EnvironmentId } from "./types";
 
-const IMPLIED: EnvironmentId = Object.freeze({ name: HOTPOTQA_NAME, version: HOTPOTQA_VERSION });
+const IMPLIED: EnvironmentId = Object.freeze({ name: HOTPOTQA_INFO.name, version: HOTPOTQA_INFO.version });
 
 /** The manifest field for an environment: `{}` for the implied one, else `{environment}`. */
 export function environmentField(env: EnvironmentId): { environment?: EnvironmentId } {

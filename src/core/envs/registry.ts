@@ -3,12 +3,18 @@
  * (README: "Add your own environment").
  */
 import { UserError } from "../errors";
+import { ENVIRONMENT_NAMES } from "./catalog";
 import { GSM8K } from "./gsm8k/environment";
 import { HOTPOTQA, HOTPOTQA_NAME } from "./hotpotqa";
 import { manifestEnvironment } from "./manifest";
 import type { EnvItem, Environment } from "./types";
 
 export const ENVIRONMENTS: readonly Environment<EnvItem>[] = [HOTPOTQA, GSM8K];
+
+// The light list (catalog.ts) is what the extension and the step specs offer: it must name exactly these.
+if (ENVIRONMENTS.map((e) => e.name).join(",") !== ENVIRONMENT_NAMES.join(",")) {
+  throw new Error(`envs/catalog.ts lists ${ENVIRONMENT_NAMES.join(", ")} but envs/registry.ts registers ${ENVIRONMENTS.map((e) => e.name).join(", ")}`);
+}
 
 /** The environment of a workspace that names none (config `env`'s default). */
 export const DEFAULT_ENVIRONMENT = HOTPOTQA_NAME;

@@ -16,6 +16,8 @@ import { ablate, loadAblationInputs, renderAblationTable, renderMarkdownReport, 
 import { ORIGIN_EXPECT } from "../analysis/compare-origin";
 import { loadTokenizerSource, offlineTokenizer } from "../chat";
 import { registryPath, resolveCheckpointPath } from "../checkpoints/registry";
+import { reportEnvironment, SYNTHETIC_REPORT, SYNTHETIC_WORLD_SOURCE } from "../analysis/report-environment";
+import { HOTPOTQA_INFO } from "../envs/catalog";
 import { CONFIG_FILE, loadConfig, mergeConfig, validateOverrides, type AgentLabConfig } from "../config";
 import { generateSyntheticHotpot } from "../demo/synthetic-hotpot";
 import { localBackendDir } from "../eval/backends";
@@ -229,7 +231,7 @@ async function runStages(o: PipelineOptions, { started, settings, existing, conf
     let input;
     if (s.data.source === "synthetic") {
       const raw = join(o.dir, "hotpot");
-      input = { trainFiles: [join(raw, "synthetic_train.json")], devFiles: [join(raw, "synthetic_dev.json")], source: `agent-lab pipeline synthetic world (compact, seed ${s.data.seed})` };
+      input = { trainFiles: [join(raw, "synthetic_train.json")], devFiles: [join(raw, "synthetic_dev.json")], source: `${SYNTHETIC_WORLD_SOURCE} (compact, seed ${s.data.seed})` };
     } else if (s.data.source === "files") {
       // The same reader and source line as `agent-lab prepare --train … --dev …`.
       input = { trainFiles: s.data.train, devFiles: s.data.dev, source: `local files: train ${s.data.train.join(", ")}; dev ${s.data.dev.join(", ")}` };
@@ -487,18 +489,16 @@ interface ReportParts {
   note: string | undefined;
 }
 
-/** The synthetic world's heading and caveat, in place of HotpotQA's corpus line. */
-export const SYNTHETIC_REPORT = {
-  dataset: "the synthetic world's",
-  limitation: "the questions, titles and paragraphs are an invented offline world, so these numbers show that the recipe runs end to end, not what a model scores on HotpotQA.",
-} as const;
+// The synthetic world's heading and caveat, in place of HotpotQA's corpus line: core's, which ablate uses too.
+export { SYNTHETIC_REPORT };
 
 function renderReport({ o, settings, report, grpoVsSft, trend, labels, state, note }: ReportParts): string {
   const out: string[] = [];
   out.push(`# Agent Lab pipeline report (${settings.backend} backend${settings.rehearsal ? ", rehearsal" : ""})`, "");
   if (settings.backend === "local") out.push(`> ${LOCAL_STAND_IN_NOTE}`, "");
   if (note) out.push(`> ${note}`, "");
-  const table = renderMarkdownReport(report, { labels, ...(settings.data.source === "synthetic" ? SYNTHETIC_REPORT : {}) }).trim();
+  const environment = reportEnvironment(HOTPOTQA_INFO);
+  const table = renderMarkdownReport(report, { labels, environment: settings.data.source === "synthetic" ? { ...environment, ...SYNTHETIC_REPORT } : environment }).trim();
   out.push(table, "");
   out.push("## GRPO", "", `- ${grpoLine(grpoVsSft)}`, `- ${renderTrend(trend).replace("\n  ", "\n- ")}`, "");
   out.push("## Stage timings (seconds, last run of each stage)", "");

@@ -7,6 +7,7 @@ import { DEFAULT_RESAMPLES } from "../analysis/resamples";
 import { experimentBackend, experimentStepEstimate } from "../experiments/estimate";
 import { PIPELINE_SIZES } from "../pipeline/settings";
 import * as f from "./common-flags";
+import { GRADED_ENVIRONMENTS } from "../envs/catalog";
 import { TASK_ENVS } from "../tasks/task-env";
 import { DEFAULT_SOLVE_TRIES } from "../tasks/solve-rate";
 import { estimateEpisodes, estimateGenTasks, estimateGrpoTraining, estimateSftTraining } from "./estimate";
@@ -385,7 +386,7 @@ export const GRADE_STEP = defineStep({
   summary: "accuracy of model replies in a JSONL file with response and answer: grade --env gsm8k FILE",
   positionals: "FILE",
   flags: {
-    env: { type: "string", arg: "ENV", choices: ["gsm8k"], required: true, help: "the environment whose grader to use" },
+    env: { type: "string", arg: "ENV", choices: GRADED_ENVIRONMENTS, required: true, help: "the environment whose grader to use" },
     "per-line": { type: "string", arg: "OUT", help: "write one JSON line per record: line, correct, extracted answer, reference" },
   },
 });

@@ -62,6 +62,47 @@ export interface TraceEpisodeView {
   decodeProblem?: string;
   /** The environment's notes and marked spans (GSM8K: the extracted answer and the boxed span). */
   annotations?: TraceAnnotations;
+  /** The annotations' spans as token ranges over prompt+tokens (what the stream marks); needs the tokenizer. */
+  marks?: AnnotationMark[];
+  /** How the run's environment names `em`/`f1` and whether it has tools (absent: HotpotQA's, as before environments). */
+  metrics?: { em: string; f1: string; hasTools: boolean };
+}
+
+/** One annotated span of a reply, as the tokens that hold it. */
+export interface AnnotationMark {
+  label: string;
+  /** [start, end) over prompt+tokens, like the drift ranges. */
+  range: [number, number];
+}
+
+/**
+ * Where each annotated character span of a reply lies in the token stream. A span indexes the
+ * reply as the environment read it: its tokens decoded with special tokens left out, which is the
+ * concatenation of their per-token texts without the special ones (token-text.ts keeps the
+ * concatenation exact across split characters). A span that falls outside its reply is left out.
+ */
+export function annotationMarks(record: EpisodeRecord, tok: Pick<ChatTokenizer, "decode">, texts: readonly string[], spans: TraceAnnotations["spans"]): AnnotationMark[] {
+  const out: AnnotationMark[] = [];
+  for (const span of spans) {
+    const turn = record.turns?.[span.turn];
+    if (!turn || span.end <= span.start) continue;
+    let at = 0;
+    let first = -1;
+    let last = -1;
+    for (let i = turn.start; i < turn.reply_end && at < span.end; i++) {
+      const text = texts[i] ?? "";
+      const special = text !== "" && tok.decode([record.tokens[i]], { skipSpecialTokens: true }) === "";
+      if (special) continue;
+      const next = at + text.length;
+      if (next > span.start && text !== "") {
+        if (first < 0) first = i;
+        last = i;
+      }
+      at = next;
+    }
+    if (first >= 0 && at >= span.end) out.push({ label: span.label, range: [record.prompt.length + first, record.prompt.length + last + 1] });
+  }
+  return out;
 }
 
 /** Sections from the harness's turn records, or from runs of the sampled flag when a run has none. */
@@ -107,6 +148,9 @@ export interface TraceViewOptions {
 export function buildTraceView(record: EpisodeRecord, tok: ChatTokenizer | undefined, options: TraceViewOptions = {}, decodeProblem?: string): TraceEpisodeView {
   const texts = (ids: number[]) => (tok ? decodePerToken(tok, ids) : ids.map((id) => `⟨${id}⟩`));
   const sampledCount = record.sampled.reduce((s, f) => s + (f === 1 ? 1 : 0), 0);
+  const tokenTexts = texts(record.tokens);
+  const annotations = options.environment?.annotate?.(record as unknown as Record<string, unknown>);
+  const marks = annotations && tok && annotations.spans.length ? annotationMarks(record, tok, tokenTexts, annotations.spans) : undefined;
   return {
     id: record.id,
     question: record.question,
@@ -121,13 +165,15 @@ export function buildTraceView(record: EpisodeRecord, tok: ChatTokenizer | undef
     generated: record.generated,
     usd: record.usd,
     prompt: { ids: record.prompt, texts: texts(record.prompt), sampled: record.prompt.map(() => 0), logprobs: null },
-    tokens: { ids: record.tokens, texts: texts(record.tokens), sampled: record.sampled, logprobs: record.logprobs },
+    tokens: { ids: record.tokens, texts: tokenTexts, sampled: record.sampled, logprobs: record.logprobs },
     sections: traceSections(record),
     sampledCount,
     insertedCount: record.tokens.length - sampledCount,
     gold: tok ? goldInResults(record, tok) : "unknown",
     drift: tok && options.drift !== false ? checkDrift(tok, record.prompt, record.tokens, record.sampled) : null,
     ...(tok ? {} : { decodeProblem: decodeProblem ?? "no tokenizer for this run" }),
-    ...(options.environment?.annotate ? { annotations: options.environment.annotate(record as unknown as Record<string, unknown>) } : {}),
+    ...(annotations ? { annotations } : {}),
+    ...(marks ? { marks } : {}),
+    ...(options.environment ? { metrics: { ...options.environment.metrics, hasTools: options.environment.tools.length > 0 } } : {}),
   };
 }

@@ -45,6 +45,19 @@ export function sftDataValues(values: StepValues<typeof SFT_DATA_STEP>): StepVal
   return rest;
 }
 
+export interface FromRunsChoice {
+  name: string;
+  env: string;
+  /** Blank in the box = the CLI's default (--min-f1). */
+  minReward?: number;
+  bestOf?: number;
+}
+
+/** `sft-data --from-runs`: no sampling, so no backend, model or tries; the runs are the positionals. */
+export function fromRunsValues(c: FromRunsChoice): StepValues<typeof SFT_DATA_STEP> {
+  return { name: c.name, env: c.env, "from-runs": true, "min-reward": c.minReward, "best-of": c.bestOf };
+}
+
 type TrainingBackend = (typeof TRAINING_BACKENDS)[number];
 
 /** Training runs on Tinker or on the local stand-in; the sampling-only backends train locally. */

@@ -4,11 +4,12 @@
  *   agentLab.prepareData     "download from the hub" or local train/dev files → job `prepare`
  *   agentLab.buildIndex      job `index` (BM25 of <dataDir>/corpus.jsonl)
  *   agentLab.searchCorpus    a query → job `search -- QUERY`, output shown
- *   agentLab.collectSftData  source (the model or the scripted teacher), questions, tries, name → job `sft-data`
+ *   agentLab.collectSftData  environment, source (the model, the scripted teacher, or existing eval runs), then
+ *                            questions, tries, name → job `sft-data`; or runs, min reward, best-of → `sft-data --from-runs RUN...`
  */
 import * as vscode from "vscode";
 import { INDEX_STEP, PREPARE_STEP, SEARCH_STEP, SFT_DATA_STEP } from "../../core/steps/catalog";
-import { prepareValues, sftDataValues, uniqueRunName, type PrepareChoice } from "./cli-args";
+import { fromRunsValues, prepareValues, sftDataValues, uniqueRunName, type PrepareChoice } from "./cli-args";
 import { startStep, takenRunNames, type CommandTable, type Lab } from "./lab";
 import * as pick from "./pickers";
 
@@ -44,26 +45,51 @@ async function collectSftData(lab: Lab): Promise<void> {
   const title = "Agent Lab: Collect SFT Data";
   const backend = lab.workspace.backend();
   const flags = SFT_DATA_STEP.flags;
+  const env = await pick.pickEnvironment(title, lab.workspace.config().env);
+  if (!env) return;
   const source = await vscode.window.showQuickPick(
     [
-      { label: "Rejection sampling from the model", description: `backend ${backend}: best of N tries per question`, teacher: false },
-      { label: "Scripted teacher", description: "the offline heuristic reader (free)", teacher: true },
+      { label: "Rejection sampling from the model", description: `backend ${backend}: best of N tries per question`, source: "sample" as const },
+      { label: "Scripted teacher", description: "the offline heuristic reader (free)", source: "teacher" as const },
+      { label: "From existing runs", description: "the scored episodes of eval runs already paid for: no sampling, no spend", source: "runs" as const },
     ],
     { title },
   );
   if (!source) return;
+  if (source.source === "runs") return collectFromRuns(lab, title, env);
+  const teacher = source.source === "teacher";
   const questions = await pick.inputFlag(title, "Train questions to attempt", "questions", flags.questions);
   if (!questions) return;
   // The scripted teacher is deterministic: one try per question is all it can give.
-  const tries = await pick.inputFlag(title, "Tries per question", "tries", flags.tries, source.teacher ? 1 : undefined);
+  const tries = await pick.inputFlag(title, "Tries per question", "tries", flags.tries, teacher ? 1 : undefined);
   if (!tries) return;
   const taken = takenRunNames(lab);
   const name = await pick.inputRunName(title, uniqueRunName(flags.name.default, taken), taken);
   if (!name) return;
   await startStep(lab, {
     spec: SFT_DATA_STEP,
-    values: sftDataValues({ name, backend, questions, tries, teacher: source.teacher ? "scripted" : undefined }),
-    title: `Collect SFT data: ${name}`,
+    values: sftDataValues({ name, env, backend, questions, tries, teacher: teacher ? "scripted" : undefined }),
+    title: `Collect ${env} SFT data: ${name}`,
+  });
+}
+
+/** `sft-data --from-runs RUN...`: eval runs of the environment, a reward threshold, the best K per question. */
+async function collectFromRuns(lab: Lab, title: string, env: string): Promise<void> {
+  const flags = SFT_DATA_STEP.flags;
+  const runs = await pick.pickSourceRuns(title, lab.runs.currentRows(), env);
+  if (!runs) return;
+  const minReward = await pick.inputFlag(title, `Keep episodes with reward ≥ R (blank = --min-f1, ${flags["min-f1"].default})`, "min-reward", flags["min-reward"], undefined, true);
+  if (minReward === null) return;
+  const bestOf = await pick.inputFlag(title, "Best K episodes per question (by reward, newest first among equals)", "best-of", flags["best-of"]);
+  if (!bestOf) return;
+  const taken = takenRunNames(lab);
+  const name = await pick.inputRunName(title, uniqueRunName(`${flags.name.default}-from-runs`, taken), taken);
+  if (!name) return;
+  await startStep(lab, {
+    spec: SFT_DATA_STEP,
+    values: fromRunsValues({ name, env, minReward, bestOf }),
+    positionals: runs.map((r) => r.dir),
+    title: `Collect ${env} SFT data from ${runs.length} run${runs.length === 1 ? "" : "s"}: ${name}`,
   });
 }
 

@@ -3,7 +3,7 @@
  * checkpoint from its node, rerun an eval with the current prompt, edit the prompt, rescore and
  * resume a run. Every job goes through `startStep` (estimate, confirm, start).
  *
- *   agentLab.evaluate             pick split, model/checkpoint, name, limit → job `eval`
+ *   agentLab.evaluate             pick environment, split, model/checkpoint, name, limit → job `eval --env …`
  *   agentLab.evaluateClosedBook   same with --closed-book
  *   agentLab.evaluateCheckpoint   (checkpoint node) → `eval --split val --model-path …`
  *   agentLab.editSystemPrompt     open the workspace prompt (copied from the shipped default on first use)
@@ -20,6 +20,7 @@ import type { Job } from "../jobs/job-runner";
 import { openCompare } from "../panels";
 import * as promptLoop from "../prompt-loop";
 import { defaultEvalName, evalValues, uniqueRunName, type StepValues } from "./cli-args";
+import { environmentRunName, runEnvironment } from "./environment-choices";
 import { checkpointFrom, runFromArg, startStep, takenRunNames, type CommandTable, type Lab } from "./lab";
 import * as pick from "./pickers";
 
@@ -32,21 +33,24 @@ export function startEval(lab: Lab, values: Omit<EvalValues, "backend">, title: 
 
 async function evaluate(lab: Lab, closedBook: boolean): Promise<void> {
   const title = closedBook ? "Agent Lab: Evaluate Closed-Book" : "Agent Lab: Evaluate";
+  const config = lab.workspace.config();
+  // The closed-book floor means "without the tools": only environments that have some.
+  const env = await pick.pickEnvironment(title, config.env, closedBook ? (hasTools) => hasTools : undefined);
+  if (!env) return;
   const split = await pick.pickSplit(title);
   if (!split) return;
-  const config = lab.workspace.config();
   const models = [config.model, ...Object.keys(config.prices).filter((m) => m !== config.model)];
   const model = closedBook ? {} : await pick.pickModel(title, models, lab.checkpoints.rows().rows);
   if (!model) return;
   const taken = takenRunNames(lab);
-  const name = await pick.inputRunName(title, uniqueRunName(defaultEvalName(split, closedBook, model.checkpointName), taken), taken);
+  const name = await pick.inputRunName(title, uniqueRunName(environmentRunName(env, defaultEvalName(split, closedBook, model.checkpointName)), taken), taken);
   if (!name) return;
   const limit = await pick.inputFlag(title, "Questions to run (blank = the whole split)", "limit", EVAL_STEP.flags.limit, undefined, true);
   if (limit === null) return;
   await startEval(
     lab,
-    { name, split, "closed-book": closedBook, limit, "model-path": model.modelPath, model: model.model },
-    `Evaluate ${split}${closedBook ? " closed-book" : ""}: ${name}`,
+    { name, env, split, "closed-book": closedBook, limit, "model-path": model.modelPath, model: model.model },
+    `Evaluate ${env} ${split}${closedBook ? " closed-book" : ""}: ${name}`,
   );
 }
 
@@ -78,7 +82,7 @@ async function rerunEvalWithPrompt(lab: Lab, arg: unknown): Promise<void> {
   const name = uniqueRunName(`${base.name}-prompt-${stamp}`, takenRunNames(lab));
   const job = await startEval(
     lab,
-    { name, split: m.split.name as Split, "closed-book": m.search?.closed_book ?? false, limit: m.job.limit, "model-path": m.policy.checkpoint, prompt: config.systemPromptFile || undefined },
+    { name, env: runEnvironment(base), split: m.split.name as Split, "closed-book": m.search?.closed_book ?? false, limit: m.job.limit, "model-path": m.policy.checkpoint, prompt: config.systemPromptFile || undefined },
     `Rerun ${base.name} with the current prompt: ${name}`,
   );
   if (!job) return;

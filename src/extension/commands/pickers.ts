@@ -8,6 +8,27 @@ import { readEpisodes } from "../../core/runs/run-files";
 import { checkRunName } from "../../core/runs/run-folder";
 import { EVAL_STEP } from "../../core/steps/catalog";
 import { checkFlagValue, describeRange, type FlagSpec } from "../../core/steps/flags";
+import { environmentItems, sourceRunItems } from "./environment-choices";
+
+/**
+ * The environment a step runs on: every registered one, the workspace's default first (config
+ * `env`). `only` narrows the list (closed-book needs tools). Undefined = cancelled.
+ */
+export async function pickEnvironment(title: string, defaultEnv: string, only?: (hasTools: boolean) => boolean): Promise<string | undefined> {
+  const items = environmentItems(defaultEnv, only);
+  return (await vscode.window.showQuickPick(items, { title, placeHolder: "Environment (the task: data, prompt, reward)", matchOnDetail: true }))?.env;
+}
+
+/** Eval runs of `env` to build SFT data from (several); undefined = cancelled or none. */
+export async function pickSourceRuns(title: string, rows: readonly RunRow[], env: string): Promise<RunRow[] | undefined> {
+  const items = sourceRunItems(rows, env);
+  if (items.length === 0) {
+    void vscode.window.showInformationMessage(`Agent Lab: no ${env} eval runs with episodes to build SFT data from.`);
+    return undefined;
+  }
+  const picks = await vscode.window.showQuickPick(items, { title, placeHolder: "Eval runs whose scored episodes become SFT data (no new sampling)", canPickMany: true, matchOnDescription: true });
+  return picks && picks.length > 0 ? picks.map((p) => p.row) : undefined;
+}
 
 /** What each split is for, shown beside its name; the splits themselves are the eval spec's choices. */
 const SPLIT_NOTES: Record<string, string> = {
@@ -98,7 +119,7 @@ export async function pickRuns(title: string, rows: readonly RunRow[], placeHold
 }
 
 export async function pickEpisode(run: RunRow): Promise<string | undefined> {
-  const groups = groupEpisodes(readEpisodes(run.dir));
+  const groups = groupEpisodes(readEpisodes(run.dir), run.environment);
   const items: (vscode.QuickPickItem & { id?: string })[] = [];
   for (const g of groups) {
     items.push({ label: `${g.label} — ${g.description}`, kind: vscode.QuickPickItemKind.Separator });

@@ -2,8 +2,8 @@
  * Training: SFT on a data run, GRPO from a state checkpoint (the palette, or "Continue GRPO" on a
  * checkpoint node). Defaults (epochs, steps) are the step specs'.
  *
- *   agentLab.trainSft      pick an SFT data run, epochs, name → job `train-sft`
- *   agentLab.trainGrpo     pick a state checkpoint, steps, name → job `train-grpo`
+ *   agentLab.trainSft      pick an environment, one of its SFT data runs, epochs, name → job `train-sft`
+ *   agentLab.trainGrpo     pick an environment, a state checkpoint, steps, name → job `train-grpo --env …`
  *   agentLab.continueGrpo  (checkpoint node) train-grpo from its state path
  */
 import { existsSync } from "node:fs";
@@ -12,13 +12,17 @@ import * as vscode from "vscode";
 import { SFT_FILE } from "../../core/sft/sft-files";
 import { TRAIN_GRPO_STEP, TRAIN_SFT_STEP } from "../../core/steps/catalog";
 import { trainingBackend, uniqueRunName } from "./cli-args";
+import { runEnvironment } from "./environment-choices";
 import { checkpointFrom, startStep, takenRunNames, type CommandTable, type Lab } from "./lab";
 import * as pick from "./pickers";
 
 async function trainSft(lab: Lab): Promise<void> {
   const title = "Agent Lab: Train SFT";
   const flags = TRAIN_SFT_STEP.flags;
-  const run = await pick.pickRun(title, lab.runs.currentRows(), (r) => existsSync(path.join(r.dir, SFT_FILE)));
+  // SFT data records its environment: train-sft takes it from there, so the pick narrows the data runs.
+  const env = await pick.pickEnvironment(title, lab.workspace.config().env);
+  if (!env) return;
+  const run = await pick.pickRun(`${title} (${env} data)`, lab.runs.currentRows(), (r) => existsSync(path.join(r.dir, SFT_FILE)) && runEnvironment(r) === env);
   if (!run) return;
   const epochs = await pick.inputFlag(title, "Epochs", "epochs", flags.epochs);
   if (!epochs) return;
@@ -28,13 +32,15 @@ async function trainSft(lab: Lab): Promise<void> {
   await startStep(lab, {
     spec: TRAIN_SFT_STEP,
     values: { name, backend: trainingBackend(lab.workspace.backend()), data: path.join(run.dir, SFT_FILE), epochs },
-    title: `Train SFT: ${name}`,
+    title: `Train SFT on ${env}: ${name}`,
   });
 }
 
 async function trainGrpo(lab: Lab, preset?: { initState: string; name?: string }): Promise<void> {
   const title = "Agent Lab: Train GRPO";
   const flags = TRAIN_GRPO_STEP.flags;
+  const env = await pick.pickEnvironment(title, lab.workspace.config().env);
+  if (!env) return;
   const from = preset ?? (await pick.pickStateCheckpoint(title, lab.checkpoints.rows().rows));
   if (!from) return;
   const steps = await pick.inputFlag(title, "GRPO steps", "steps", flags.steps);
@@ -44,8 +50,8 @@ async function trainGrpo(lab: Lab, preset?: { initState: string; name?: string }
   if (!name) return;
   await startStep(lab, {
     spec: TRAIN_GRPO_STEP,
-    values: { name, backend: trainingBackend(lab.workspace.backend()), "init-state": from.initState, steps },
-    title: `Train GRPO: ${name}`,
+    values: { name, env, backend: trainingBackend(lab.workspace.backend()), "init-state": from.initState, steps },
+    title: `Train GRPO on ${env}: ${name}`,
   });
 }
 

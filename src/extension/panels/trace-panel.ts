@@ -13,6 +13,7 @@
 import * as vscode from "vscode";
 import { basename } from "node:path";
 import type { ChatTokenizer } from "../../core/chat/tokenizer";
+import type { EnvItem, Environment } from "../../core/envs/types";
 import type { RunManifest } from "../../core/runs/manifest";
 import { indexEpisodes, readIndexedEpisode, readIndexedEpisodes, type EpisodeIndex, type IndexedEpisode } from "../../core/runs/episode-index";
 import { EPISODES_FILE, readRunHead, type EpisodeRecord } from "../../core/runs/run-files";
@@ -40,6 +41,7 @@ export class TracePanel extends Panel {
   private tokenizerLoad: Promise<void> = Promise.resolve();
   private tokenizer: ChatTokenizer | undefined;
   private tokenizerProblem: string | undefined;
+  private environment: Environment<EnvItem> | undefined;
   /** The manifest's tokenizer name: what the text cache was decoded with. */
   private tokenizerName = "";
   private info: TraceRunInfo | undefined;
@@ -118,11 +120,17 @@ export class TracePanel extends Panel {
     const manifest = head.manifest as Partial<RunManifest> | undefined;
     this.tokenizerName = typeof manifest?.tokenizer === "string" ? manifest.tokenizer : "";
     const t0 = performance.now();
-    this.tokenizerLoad = tokenizerForRun(this.tokenizerName || undefined).then((tok) => {
+    const tokenizer = tokenizerForRun(this.tokenizerName || undefined).then((tok) => {
       this.tokenizer = tok.tokenizer;
       this.tokenizerProblem = tok.problem;
       this.hostTimings.tokenizerMs = performance.now() - t0;
     });
+    // The run's environment annotates its episodes (GSM8K: the extracted answer, the boxed span).
+    // Loaded here, not at activation: the registry brings every environment's code with it.
+    const environment = import("../../core/envs/registry").then((r) => {
+      this.environment = r.environmentOfManifest(manifest);
+    });
+    this.tokenizerLoad = Promise.all([tokenizer, environment]).then(() => undefined);
     const t1 = performance.now();
     this.setIndex(indexEpisodes(this.runDir));
     this.hostTimings.indexMs = performance.now() - t1;
@@ -242,7 +250,7 @@ export class TracePanel extends Panel {
     if (this.episodeId !== id || this.isDisposed) return; // another episode was picked meanwhile
     this.postTokenizerProblem();
     const started = performance.now();
-    const episode = buildTraceView(record, this.tokenizer, { drift: false }, this.tokenizerProblem);
+    const episode = buildTraceView(record, this.tokenizer, { drift: false, environment: this.environment }, this.tokenizerProblem);
     this.hostTimings.buildMs = performance.now() - started;
     this.hostTimings.tokens = record.prompt.length + record.tokens.length;
     this.postedAt = Date.now();

@@ -1,11 +1,13 @@
 /**
  * What the Runs view shows, built from run folders alone (vscode-free, tested in plain Node):
- * one row per run — name, split, n, F1/EM, $/question, status — and under it the episodes grouped
- * by outcome. Training runs (metrics.jsonl, no episodes) are listed too, for the dashboard.
+ * one row per run — environment, split, n, its metrics as the environment names them (F1/EM for
+ * HotpotQA, accuracy for GSM8K), $/question, status — and under it the episodes grouped by outcome. Training runs (metrics.jsonl, no episodes) are listed too, for the dashboard.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { EXPERIMENT_FILES, type ExperimentRecord } from "../../core/experiments/record";
+import { environmentInfo, hasOneMetric, HOTPOTQA_NAME, metricLabels } from "../../core/envs/catalog";
+import { manifestEnvironment } from "../../core/envs/manifest";
 import type { RunManifest } from "../../core/runs/manifest";
 import type { EpisodeRecord } from "../../core/runs/run-files";
 import { readEpisodes } from "../../core/runs/run-files";
@@ -34,6 +36,8 @@ export interface RunRow {
   problem?: string;
   /** Where the run comes from: a tinker-cookbook log_path folder (absent: Agent Lab's own). */
   source?: "cookbook";
+  /** The run's environment (its manifest's; a run without one is HotpotQA's), for eval runs. */
+  environment?: string;
   label: string;
   description: string;
   tooltip: string;
@@ -57,6 +61,12 @@ function mtime(file: string): number {
 }
 
 const pct = (x: number) => x.toFixed(3);
+
+/** An eval's metrics as its environment names them: "F1 0.612 · EM 0.480", or "accuracy 0.310" when they are one. */
+export function metricParts(env: string, s: Pick<RunSummary, "f1" | "em">): string[] {
+  const m = metricLabels(env);
+  return hasOneMetric(m) ? [`${m.f1} ${pct(s.f1)}`] : [`${m.f1} ${pct(s.f1)}`, `${m.em} ${pct(s.em)}`];
+}
 
 export function formatUsd(usd: number): string {
   if (usd === 0) return "$0";
@@ -122,10 +132,12 @@ export function readRunRow(dir: string, name: string, liveRunDirs: ReadonlySet<s
   if (live) status = "running";
   const updatedMs = Math.max(...RUN_MARKERS.map((f) => mtime(join(dir, f))), 0);
   const parts: string[] = [];
+  const environment = s || kind === "eval" || kind === "training" || kind === "sft-data" ? manifestEnvironment(manifest.value).name : undefined;
+  const hasTools = environment ? environmentInfo(environment)?.hasTools ?? true : true;
   if (s) {
-    parts.push(s.split);
+    parts.push(environment!, s.split);
     parts.push(s.planned && s.planned !== s.n ? `n=${s.n}/${s.planned}` : `n=${s.n}`);
-    parts.push(`F1 ${pct(s.f1)}`, `EM ${pct(s.em)}`);
+    parts.push(...metricParts(environment!, s));
     parts.push(`${formatUsd(s.usd_per_q)}/q`);
   } else if (kind === "training") {
     parts.push(...trainingParts(dir));
@@ -140,13 +152,14 @@ export function readRunRow(dir: string, name: string, liveRunDirs: ReadonlySet<s
   const tooltip = [
     name,
     s ? `split ${s.split} · ${s.n}/${s.planned} episodes · status ${status}` : `status ${status}`,
-    s ? `F1 ${pct(s.f1)} · EM ${pct(s.em)} · searches/q ${s.searches_per_q.toFixed(2)} · answered ${Math.round(s.answered * 100)}%` : "",
+    environment ? `environment ${environment}` : "",
+    s ? [...metricParts(environment!, s), ...(hasTools ? [`searches/q ${s.searches_per_q.toFixed(2)}`] : []), `answered ${Math.round(s.answered * 100)}%`].join(" · ") : "",
     s ? `cost ${formatUsd(s.usd_total)} total, ${formatUsd(s.usd_per_q)}/question · ${s.seconds}s` : "",
     s ? `model ${s.model}${s.checkpoint ? ` · checkpoint ${s.checkpoint}` : ""}` : "",
-    manifest.value ? `prompt ${manifest.value.system_prompt?.sha256?.slice(0, 12) ?? "?"} · top-k ${manifest.value.search?.top_k} · budget ${manifest.value.search?.max_searches}${manifest.value.search?.closed_book ? " · closed-book" : ""}` : "",
+    manifest.value ? `prompt ${manifest.value.system_prompt?.sha256?.slice(0, 12) ?? "?"}${manifest.value.search ? ` · top-k ${manifest.value.search.top_k} · budget ${manifest.value.search.max_searches}${manifest.value.search.closed_book ? " · closed-book" : ""}` : ""}` : "",
     problem ?? "",
   ].filter(Boolean).join("\n");
-  return { name, dir, summary: s, manifest: manifest.value, status, kind, hasEpisodes, updatedMs, problem, label: name, description: parts.join(" · "), tooltip };
+  return { name, dir, summary: s, manifest: manifest.value, status, kind, hasEpisodes, updatedMs, problem, ...(environment ? { environment } : {}), label: name, description: parts.join(" · "), tooltip };
 }
 
 /** A tinker-cookbook log folder as a training run: "cookbook rl · step 6 · reward 0.417 · 3 checkpoints". */
@@ -212,17 +225,22 @@ function oneLine(text: string, max: number): string {
   return t.length > max ? `${t.slice(0, max - 1)}…` : t;
 }
 
-export function episodeRow(e: EpisodeRecord): EpisodeRow {
+/** `env`: the run's environment name (its metric labels; searches only where it has tools). Default HotpotQA. */
+export function episodeRow(e: EpisodeRecord, env?: string): EpisodeRow {
   const searches = e.searches?.length ?? 0;
+  const m = metricLabels(env ?? HOTPOTQA_NAME);
+  const hasTools = environmentInfo(env ?? HOTPOTQA_NAME)?.hasTools ?? true;
+  const one = hasOneMetric(m);
+  const searchPart = hasTools ? ` · ${searches} search${searches === 1 ? "" : "es"}` : "";
   return {
     id: e.id,
     label: oneLine(e.question, 80),
-    description: `F1 ${e.f1.toFixed(2)} · ${searches} search${searches === 1 ? "" : "es"} · “${oneLine(e.prediction || "—", 40)}”`,
+    description: `${m.f1} ${e.f1.toFixed(one ? 0 : 2)}${searchPart} · “${oneLine(e.prediction || "—", 40)}”`,
     tooltip: [
       e.question,
       `prediction: ${e.prediction || "(none)"}`,
       `gold: ${(e.answers ?? []).join(" | ")}`,
-      `EM ${e.em} · F1 ${e.f1.toFixed(3)} · ended: ${e.end}`,
+      `${one ? "" : `${m.em} ${e.em} · `}${m.f1} ${e.f1.toFixed(one ? 0 : 3)} · ended: ${e.end}`,
       ...((e.searches ?? []).map((q, i) => `search ${i + 1}: ${q}`)),
       `id ${e.id}`,
     ].join("\n"),
@@ -230,12 +248,12 @@ export function episodeRow(e: EpisodeRecord): EpisodeRow {
 }
 
 /** Episodes grouped by outcome; empty groups are left out; order inside a group is file order. */
-export function groupEpisodes(episodes: readonly EpisodeRecord[]): OutcomeGroup[] {
+export function groupEpisodes(episodes: readonly EpisodeRecord[], env?: string): OutcomeGroup[] {
   const by = new Map<Outcome, EpisodeRow[]>();
   for (const e of episodes) {
     const o = outcomeOf(e);
     if (!by.has(o)) by.set(o, []);
-    by.get(o)!.push(episodeRow(e));
+    by.get(o)!.push(episodeRow(e, env));
   }
   const total = episodes.length;
   return [...OUTCOMES, "other" as const]
@@ -250,7 +268,7 @@ export function groupEpisodes(episodes: readonly EpisodeRecord[]): OutcomeGroup[
 export class EpisodeGroupCache {
   private readonly cache = new Map<string, { key: string; groups: OutcomeGroup[] }>();
 
-  groups(runDir: string): OutcomeGroup[] {
+  groups(runDir: string, env?: string): OutcomeGroup[] {
     const file = runFile(runDir, "episodes");
     let key = "absent";
     try {
@@ -259,9 +277,10 @@ export class EpisodeGroupCache {
     } catch {
       return [];
     }
+    key += `:${env ?? ""}`;
     const hit = this.cache.get(runDir);
     if (hit && hit.key === key) return hit.groups;
-    const groups = groupEpisodes(readEpisodes(runDir));
+    const groups = groupEpisodes(readEpisodes(runDir), env);
     this.cache.set(runDir, { key, groups });
     return groups;
   }

@@ -91,7 +91,7 @@ export class RunsProvider implements vscode.TreeDataProvider<RunsNode>, vscode.D
       }
       if (!node.row.hasEpisodes) return [];
       try {
-        const groups = this.episodes.groups(node.row.dir);
+        const groups = this.episodes.groups(node.row.dir, node.row.environment);
         if (groups.length === 0) return [{ type: "message", text: "no finished episodes yet" }];
         return groups.map((group) => ({ type: "group", run: node.row, group }));
       } catch (e) {

@@ -53,7 +53,7 @@ describe("extension: activate() (stand-in vscode)", () => {
     assert.equal(rows.length, 1);
     const item = api!.runs.getTreeItem(rows[0]);
     assert.equal(item.label, "base");
-    assert.equal(item.description, "val · n=2 · F1 0.750 · EM 0.500 · $0/q");
+    assert.equal(item.description, "hotpotqa · val · n=2 · F1 0.750 · EM 0.500 · $0/q");
     assert.equal(item.contextValue, "run.eval");
   });
 });

@@ -75,12 +75,12 @@ describe("extension: commands → jobs (stand-in vscode)", () => {
   }
 
   it("Evaluate… on the free local backend: split, checkpoint, name, limit → eval argv; no confirmation", async () => {
-    answerPicks("val", "sft-e2");
+    answerPicks("hotpotqa", "val", "sft-e2");
     const inputs = ["sft-e2", "20"];
     recorded.input = () => inputs.shift();
     await run("agentLab.evaluate");
     assert.equal(started.length, 1);
-    assert.deepEqual(started[0].command, ["eval", "--name", "sft-e2", "--split", "val", "--limit", "20", "--model-path", "tinker://r1/sampler_weights/sft-e2", "--backend", "local"]);
+    assert.deepEqual(started[0].command, ["eval", "--name", "sft-e2", "--env", "hotpotqa", "--split", "val", "--limit", "20", "--model-path", "tinker://r1/sampler_weights/sft-e2", "--backend", "local"]);
     assert.equal(started[0].runDir, join(ws, "runs", "sft-e2"));
     assert.equal(started[0].spendsMoney, false);
     assert.equal(recorded.inputsShown[0].value, "sft-e2", "the recipe's name for a checkpoint eval is suggested");
@@ -90,7 +90,7 @@ describe("extension: commands → jobs (stand-in vscode)", () => {
   it("Evaluate… on Tinker shows the estimate (questions × typical episode) and the budget cap, and starts only on Start", async () => {
     recorded.settings = { backend: "tinker", budgetUsd: 5 };
     for (const answer of [undefined, "Start"]) {
-      answerPicks("val", "Qwen/Qwen3.5-4B");
+      answerPicks("hotpotqa", "val", "Qwen/Qwen3.5-4B");
       const inputs = ["base", ""];
       recorded.input = () => inputs.shift();
       recorded.answer = (text) => (/bills your Tinker account/.test(text) ? answer : undefined);
@@ -103,28 +103,28 @@ describe("extension: commands → jobs (stand-in vscode)", () => {
     assert.match(confirm[0].text, /budget cap of \$5\.00/);
     assert.deepEqual(confirm[0].actions, ["Start"]);
     assert.equal(started.length, 1, "declined once, started once");
-    assert.deepEqual(started[0].command, ["eval", "--name", "base", "--split", "val", "--backend", "tinker"]);
+    assert.deepEqual(started[0].command, ["eval", "--name", "base", "--env", "hotpotqa", "--split", "val", "--backend", "tinker"]);
     assert.equal(started[0].spendsMoney, true);
     assert.ok(Math.abs(started[0].estimateUsd! - 50 * each) < 1e-9);
   });
 
   it("the test split needs an explicit yes, and then carries the CLI's flag", async () => {
-    answerPicks("test", "Qwen/Qwen3.5-4B");
+    answerPicks("hotpotqa", "test", "Qwen/Qwen3.5-4B");
     recorded.answer = () => undefined; // "Open Test Split?" dismissed
     await run("agentLab.evaluate");
     assert.equal(started.length, 0);
-    answerPicks("test", "Qwen/Qwen3.5-4B");
+    answerPicks("hotpotqa", "test", "Qwen/Qwen3.5-4B");
     recorded.answer = (text) => (/Open the test split/.test(text) ? "Open Test Split" : undefined);
     const inputs = ["test-base", ""];
     recorded.input = () => inputs.shift();
     await run("agentLab.evaluate");
-    assert.deepEqual(started[0].command.slice(0, 8), ["eval", "--name", "test-base", "--split", "test", "--backend", "local", "--i-know-this-is-test"]);
+    assert.deepEqual(started[0].command.slice(0, 10), ["eval", "--name", "test-base", "--env", "hotpotqa", "--split", "test", "--backend", "local", "--i-know-this-is-test"]);
   });
 
   it("a run name that exists is refused by the input box", async () => {
     mkdirSync(join(ws, "runs", "closed"), { recursive: true });
     writeFileSync(join(ws, "runs", "closed", "summary.json"), JSON.stringify({ n: 1, planned: 1, em: 0, f1: 0, searches_per_q: 0, answered: 1, ends: {}, usd_per_q: 0, usd_total: 0, seconds: 0, status: "done", split: "val", model: "m", updated: "" }));
-    answerPicks("val");
+    answerPicks("hotpotqa", "val");
     recorded.input = () => "closed";
     await run("agentLab.evaluateClosedBook");
     assert.equal(started.length, 0);
@@ -137,15 +137,17 @@ describe("extension: commands → jobs (stand-in vscode)", () => {
     const node = (new (CheckpointsProvider)(new LabWorkspace()).getChildren())[0];
     const inputs = ["30", "grpo"];
     recorded.input = () => inputs.shift();
+    answerPicks("hotpotqa");
     await run("agentLab.continueGrpo", node);
-    assert.deepEqual(started[0].command, ["train-grpo", "--name", "grpo", "--backend", "local", "--init-state", "tinker://r1/weights/sft-e2", "--steps", "30"]);
+    assert.deepEqual(started[0].command, ["train-grpo", "--name", "grpo", "--env", "hotpotqa", "--backend", "local", "--init-state", "tinker://r1/weights/sft-e2", "--steps", "30"]);
     recorded.settings = { backend: "tinker" };
     const again = ["30", "grpo-2"];
     recorded.input = () => again.shift();
     recorded.answer = () => undefined;
+    answerPicks("hotpotqa");
     await run("agentLab.continueGrpo", node);
     assert.equal(started.length, 1, "not started without confirmation");
-    assert.match(recorded.messages.find((m) => m.level === "warning")!.text, /Train GRPO: grpo-2 bills your Tinker account: about \$\d+\.\d\d .*30 steps × 32 questions × 8 episodes/);
+    assert.match(recorded.messages.find((m) => m.level === "warning")!.text, /Train GRPO on hotpotqa: grpo-2 bills your Tinker account: about \$\d+\.\d\d .*30 steps × 32 questions × 8 episodes/);
   });
 
   it("Search Corpus… runs `search -- QUERY` with its output shown; Rescore runs `score RUN`", async () => {

@@ -103,7 +103,7 @@ describe("extension: CLI jobs (real CLI, real HotpotQA records)", function () {
     // The Runs view sees it as interrupted with its episodes grouped by outcome.
     let row = listRunRows(runsDir).find((r) => r.name === "base")!;
     assert.equal(row.status, "interrupted");
-    assert.match(row.description, new RegExp(`^train · n=${kept}/24 · F1 0\\.\\d{3} · EM 0\\.\\d{3} · \\$0/q · interrupted$`));
+    assert.match(row.description, new RegExp(`^hotpotqa · train · n=${kept}/24 · F1 0\\.\\d{3} · EM 0\\.\\d{3} · \\$0/q · interrupted$`));
     const groups = groupEpisodes(readEpisodes(runDir));
     assert.equal(groups.reduce((s, g) => s + g.episodes.length, 0), kept);
 

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import type { EpisodeRecord } from "../../../src/core/runs/run-files";
 import { summarize } from "../../../src/core/runs/summary";
 import { exactMatch, f1Score } from "../../../src/core/score";
+import { gradeReply, readGsm8kRecords } from "../../../src/core/envs/gsm8k";
 import { EpisodeGroupCache, groupEpisodes, listRunRows, outcomeOf, previousComparableRun } from "../../../src/extension/runs/runs-model";
 import { spendReport } from "../../../src/extension/spend";
 import { requireSharedData } from "../../helpers/shared-data";
@@ -62,7 +63,8 @@ describe("extension: Runs view model (real HotpotQA questions)", () => {
     const s = base.summary!;
     assert.equal(base.status, "done");
     assert.equal(base.kind, "eval");
-    assert.equal(base.description, `val · n=12/20 · F1 ${s.f1.toFixed(3)} · EM ${s.em.toFixed(3)} · $0.0010/q`);
+    assert.equal(base.description, `hotpotqa · val · n=12/20 · F1 ${s.f1.toFixed(3)} · EM ${s.em.toFixed(3)} · $0.0010/q`);
+    assert.equal(base.environment, "hotpotqa", "a run whose manifest names no environment is HotpotQA's");
     assert.match(base.tooltip, /cost \$0\.01 total, \$0\.0010\/question/);
     assert.match(rows[0].description, /· interrupted$/);
   });
@@ -124,6 +126,34 @@ describe("extension: Runs view model (real HotpotQA questions)", () => {
     assert.match(correct.description, /^F1 1\.00 · 1 search · “/);
     assert.match(correct.tooltip, new RegExp(`gold: ${rec.answers[0].replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`));
     assert.match(groups[0].description, /^\d+ \(\d+%\)$/);
+  });
+
+  it("a GSM8K run shows its environment and accuracy (one metric, no searches), its episodes too", async function () {
+    const file = requireSharedData(this, "gsm8k", "test.jsonl");
+    const recs = (await readGsm8kRecords(file)).slice(0, 8);
+    // Replies graded by the environment's own grader: boxed right, boxed wrong, unboxed.
+    const eps: EpisodeRecord[] = recs.map((r, i) => {
+      const reference = r.answer.split("####").at(-1)!.trim().replace(/,/g, "");
+      const reply = i % 3 === 0 ? `So \\boxed{${reference}}` : i % 3 === 1 ? `So \\boxed{${Number(reference) + 1}}` : `It is ${reference}.`;
+      const v = gradeReply(reply, r.answer);
+      const score = v.correct ? 1 : 0;
+      return {
+        id: `gsm8k-test-${i}`, question: r.question, answers: [v.reference], prediction: v.extracted ?? "", em: score, f1: score, reward: score,
+        end: v.extracted === undefined ? "no_action" : "answer", searches: [], prompt: [1], tokens: [2], sampled: [1], logprobs: null, prefill: 100, generated: 20, usd: 0,
+      };
+    });
+    const dir = writeRun(runsDir, "gsm8k-base", eps, "done", "test");
+    writeFileSync(join(dir, "manifest.json"), JSON.stringify({ environment: { name: "gsm8k", version: "1" }, split: { name: "test", file: "test.jsonl", sha256: "x" }, system_prompt: { file: "(none)", sha256: "e3b0c44298fc" } }));
+    const row = listRunRows(runsDir)[0];
+    const acc = eps.filter((e) => e.em === 1).length / eps.length;
+    assert.equal(row.environment, "gsm8k");
+    assert.equal(row.description, `gsm8k · test · n=8/20 · accuracy ${acc.toFixed(3)} · $0/q`);
+    assert.doesNotMatch(row.tooltip, /F1|EM|searches|top-k/);
+    assert.match(row.tooltip, /environment gsm8k/);
+    const groups = new EpisodeGroupCache().groups(dir, row.environment);
+    const right = groups.find((g) => g.outcome === "correct")!.episodes[0];
+    assert.match(right.description, /^accuracy 1 · “\d+”$/);
+    assert.doesNotMatch(right.tooltip, /F1|EM /);
   });
 
   it("the episode cache rereads only when episodes.jsonl changed", () => {

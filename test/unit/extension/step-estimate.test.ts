@@ -12,6 +12,8 @@ import { prepareData } from "../../../src/core/data/prepare";
 import { generateSyntheticHotpot } from "../../../src/core/demo/synthetic-hotpot";
 import { buildIndex } from "../../../src/core/search";
 import { formatUsd } from "../../../src/core/steps/estimate";
+import { GSM8K } from "../../../src/core/envs/gsm8k/environment";
+import { fixtureRecords } from "../core/envs/gsm8k/fixture";
 import { runCli } from "../cli/cli-process";
 import { installFakeVscode, recorded } from "./fake-vscode";
 
@@ -56,6 +58,10 @@ describe("extension: the confirmation's estimate is --dry-run's (real CLI, synth
     writeFileSync(join(ws, "agent-lab.json"), JSON.stringify({ dataDir: "data", runsDir: "runs" }));
     await prepareData(join(ws, "data"), { trainFiles: [join(raw, "train.json")], devFiles: [join(raw, "dev.json")], source: "test" });
     await buildIndex(join(ws, "data", "corpus.jsonl"), join(ws, "data", "bm25"), { workers: 0 });
+    // GSM8K's fixture twin beside it: its val split (500) differs from HotpotQA's (200).
+    writeFileSync(join(raw, "gsm8k-train.jsonl"), fixtureRecords(530, 0).map((r) => JSON.stringify(r)).join("\n") + "\n");
+    writeFileSync(join(raw, "gsm8k-test.jsonl"), fixtureRecords(40, 10_000).map((r) => JSON.stringify(r)).join("\n") + "\n");
+    await GSM8K.data.prepare({ outDir: GSM8K.data.dir(join(ws, "data")), train: [join(raw, "gsm8k-train.jsonl")], test: [join(raw, "gsm8k-test.jsonl")], log: () => undefined });
     const sft = await runCli(["sft-data", "--workspace", ws, "--name", "sft-data", "--teacher", "scripted", "--questions", "12", "--tries", "1"]);
     assert.equal(sft.code, 0, sft.stderr);
   });
@@ -118,33 +124,44 @@ describe("extension: the confirmation's estimate is --dry-run's (real CLI, synth
   }
 
   it("eval (the whole val split, then a limit)", async function () {
-    answer(["val", "Qwen/Qwen3.5-4B"], ["base", ""]);
+    answer(["hotpotqa", "val", "Qwen/Qwen3.5-4B"], ["base", ""]);
     await run("agentLab.evaluate");
     await expectSameAsDryRun("eval", this);
     assert.match(fromConfirmation(recorded.messages.find((m) => m.level === "warning")!.text).basis, /^200 questions × /);
     started.length = 0;
     recorded.messages.length = 0;
-    answer(["val", "Qwen/Qwen3.5-4B"], ["base-20", "20"]);
+    answer(["hotpotqa", "val", "Qwen/Qwen3.5-4B"], ["base-20", "20"]);
     await run("agentLab.evaluate");
     await expectSameAsDryRun("eval", this);
   });
 
+  it("eval on the environment picked (GSM8K): its own val split is counted, and --env reaches the argv", async function () {
+    answer(["gsm8k", "val", "Qwen/Qwen3.5-4B"], ["gsm8k-base", ""]);
+    await run("agentLab.evaluate");
+    await expectSameAsDryRun("eval", this);
+    assert.deepEqual(started[0].command.slice(0, 5), ["eval", "--name", "gsm8k-base", "--env", "gsm8k"]);
+    assert.equal(recorded.inputsShown[0].value, "gsm8k-base", "the suggested name says the environment");
+    const text = recorded.messages.find((m) => m.level === "warning")!.text;
+    assert.match(text, /^Evaluate gsm8k val: gsm8k-base bills/);
+    assert.match(fromConfirmation(text).basis, /^500 questions × /, "GSM8K's val split (500 carved from train), not HotpotQA's 200");
+  });
+
   it("sft-data (questions × tries)", async function () {
-    answer(["Rejection sampling from the model"], ["300", "4", "sft-paid"]);
+    answer(["hotpotqa", "Rejection sampling from the model"], ["300", "4", "sft-paid"]);
     await run("agentLab.collectSftData");
     await expectSameAsDryRun("sft-data", this);
     assert.match(fromConfirmation(recorded.messages.find((m) => m.level === "warning")!.text).basis, /^300 questions × 4 tries × /);
   });
 
   it("train-sft (the data run's examples × epochs)", async function () {
-    answer(["sft-data"], ["2", "sft-paid"]);
+    answer(["hotpotqa", "sft-data"], ["2", "sft-paid"]);
     await run("agentLab.trainSft");
     await expectSameAsDryRun("train-sft", this);
     assert.match(fromConfirmation(recorded.messages.find((m) => m.level === "warning")!.text).basis, /^\d+ examples × ~\d+ tokens × 2 epochs/);
   });
 
   it("train-grpo (steps × questions × group)", async function () {
-    answer(["Enter a state path…"], ["tinker://run-1/weights/sft-e2", "5", "grpo-paid"]);
+    answer(["hotpotqa", "Enter a state path…"], ["tinker://run-1/weights/sft-e2", "5", "grpo-paid"]);
     await run("agentLab.trainGrpo");
     await expectSameAsDryRun("train-grpo", this);
     assert.match(fromConfirmation(recorded.messages.find((m) => m.level === "warning")!.text).basis, /^5 steps × 32 questions × 8 episodes/);

@@ -77,6 +77,11 @@ describe("webview: compare", function () {
     assert.match(ci[0].getAttribute("class")!, new RegExp(`verdict-${c.f1.verdict.replace(/\s+/g, "-")}`));
   });
 
+  it("names the runs' environment even when it is HotpotQA (whose manifests carry no environment field)", () => {
+    assert.equal(report.environment.name, "hotpotqa");
+    assert.match(t.document.getElementById("environment")!.textContent!, /^environment hotpotqa v1 /);
+  });
+
   it("lists improved and regressed questions with gold answers; a click asks for the pair", () => {
     const doc = t.document;
     const ids = (sel: string) => Array.from(doc.querySelectorAll(`${sel} li`)).map((li) => li.getAttribute("data-id"));

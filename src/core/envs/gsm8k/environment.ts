@@ -24,11 +24,13 @@ import type { EndReason, EnvEpisode, EnvItem, EnvRun, Environment, EpisodeScore,
 import { downloadGsm8k, loadGsm8kSplit, readGsm8kRecords, writeGsm8kSplits, type Gsm8kRecord } from "./data";
 import { gradeReply } from "./index";
 import { gsm8kPrompt } from "./prompt";
+import { environmentInfo, GSM8K_NAME } from "../catalog";
 import { environmentDataDir } from "../data-dirs";
 import { loadGsm8kTrainTasks } from "./train-tasks";
 
-export const GSM8K_NAME = "gsm8k";
-export const GSM8K_VERSION = "1";
+export { GSM8K_NAME };
+const INFO = environmentInfo(GSM8K_NAME)!;
+export const GSM8K_VERSION = INFO.version;
 export const GSM8K_SCORER_VERSION = "gsm8k-cookbook-math-grader-1";
 
 export interface Gsm8kItem extends EnvItem {
@@ -96,8 +98,8 @@ async function prepare(o: PrepareOptions): Promise<string[]> {
 export const GSM8K: Environment<Gsm8kItem> = {
   name: GSM8K_NAME,
   version: GSM8K_VERSION,
-  summary: "GSM8K grade-school math, single turn, no tools; the cookbook's few-shot prompt and \\boxed{} grader; reward = correct",
-  metrics: { em: "accuracy", f1: "accuracy" },
+  summary: INFO.summary,
+  metrics: INFO.metrics,
   scorerVersion: GSM8K_SCORER_VERSION,
   tools: [],
   sftRequiresToolUse: false,

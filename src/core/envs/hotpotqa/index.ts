@@ -18,10 +18,11 @@ import type { Searcher } from "../../search/searcher";
 import type { Environment, EnvRun, EnvRunOptions } from "../types";
 import { HotpotEpisode } from "./episode";
 
+import { HOTPOTQA_INFO } from "../catalog";
 import { environmentDataDir, HOTPOTQA_NAME } from "../data-dirs";
 export { HOTPOTQA_NAME };
-/** Bump when what an episode is changes (with HARNESS_VERSION's rules). */
-export const HOTPOTQA_VERSION = "1";
+/** Bump in envs/catalog.ts when what an episode is changes (with HARNESS_VERSION's rules). */
+export const HOTPOTQA_VERSION = HOTPOTQA_INFO.version;
 
 async function open(o: EnvRunOptions): Promise<EnvRun<Question>> {
   const closedBook = o.closedBook ?? false;
@@ -46,8 +47,8 @@ async function open(o: EnvRunOptions): Promise<EnvRun<Question>> {
 export const HOTPOTQA: Environment<Question> = {
   name: HOTPOTQA_NAME,
   version: HOTPOTQA_VERSION,
-  summary: "HotpotQA distractor questions; the model searches Wikipedia paragraphs (BM25) and answers; reward = F1",
-  metrics: { em: "EM", f1: "F1" },
+  summary: HOTPOTQA_INFO.summary,
+  metrics: HOTPOTQA_INFO.metrics,
   scorerVersion: SCORER_VERSION,
   tools: [
     {

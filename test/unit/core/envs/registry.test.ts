@@ -5,6 +5,8 @@ import { join } from "node:path";
 import { DEFAULT_CONFIG } from "../../../../src/core/config";
 import { describeEnvironment, environmentField, manifestEnvironment } from "../../../../src/core/envs/manifest";
 import { DEFAULT_ENVIRONMENT, environmentByName, environmentNames, environmentOfManifest } from "../../../../src/core/envs/registry";
+import { ENVIRONMENT_INFO, ENVIRONMENT_NAMES, GRADED_ENVIRONMENTS, metricLabels } from "../../../../src/core/envs/catalog";
+import { GRADE_STEP } from "../../../../src/core/steps/catalog";
 
 const REPO = join(__dirname, "..", "..", "..", "..");
 
@@ -14,6 +16,24 @@ describe("envs/registry", () => {
     assert.equal(DEFAULT_CONFIG.env, DEFAULT_ENVIRONMENT);
     const schema = JSON.parse(readFileSync(join(REPO, "data", "schema", "agent-lab.schema.json"), "utf8"));
     assert.deepEqual(schema.properties.env.enum, environmentNames());
+  });
+
+  it("the light list (catalog.ts) names the registered environments, and each takes its summary and metric labels from it", () => {
+    assert.deepEqual([...ENVIRONMENT_NAMES], environmentNames());
+    for (const info of ENVIRONMENT_INFO) {
+      const env = environmentByName(info.name);
+      assert.equal(env.summary, info.summary, info.name);
+      assert.equal(env.version, info.version, info.name);
+      assert.deepEqual(env.metrics, info.metrics, info.name);
+      assert.equal(env.tools.length > 0, info.hasTools, info.name);
+    }
+    assert.deepEqual(metricLabels("gsm8k"), { em: "accuracy", f1: "accuracy" });
+    assert.deepEqual(metricLabels("hotpotqa"), { em: "EM", f1: "F1" });
+  });
+
+  it("grade --env offers exactly the environments the light list says have a grader, all registered", () => {
+    assert.deepEqual(GRADE_STEP.flags.env.choices, GRADED_ENVIRONMENTS);
+    for (const name of GRADED_ENVIRONMENTS) assert.ok(environmentNames().includes(name), name);
   });
 
   it("an unknown name is refused with the list", () => {

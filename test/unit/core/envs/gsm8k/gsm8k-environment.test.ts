@@ -19,7 +19,7 @@ import { estimateContext } from "../../../../../src/core/steps/estimate-context"
 import { buildTraceView } from "../../../../../src/core/trace/trace-view";
 import { evalSplit, TEST_SPLIT_FLAG } from "../../../../../src/core/eval/eval-split";
 import type { Policy, Sample } from "../../../../../src/core/harness/policy";
-import { ScriptedPolicy, type ScriptedReply } from "../../../../../src/core/policies/scripted";
+import { ScriptedPolicy } from "../../../../../src/core/policies/scripted";
 import { readRun, type EpisodeRecord } from "../../../../../src/core/runs/run-files";
 import type { RunManifest } from "../../../../../src/core/runs/manifest";
 import { renderShow } from "../../../../../src/core/runs/trace-text";
@@ -28,33 +28,8 @@ import type { SamplingClient } from "../../../../../src/core/tinker";
 import { trainGrpo, type GrpoMetrics } from "../../../../../src/core/train";
 import { sharedDataPath } from "../../../../helpers/shared-data";
 import { runCli } from "../../../cli/cli-process";
-import { fixtureRecords } from "./fixture";
+import { behaviourOf, fixtureRecords, questionOf, replyFor, type Behaviour } from "./fixture";
 import { FAST_RETRY, localWorld, qwenTokenizer, type LocalWorld } from "../../train/helpers";
-
-type Behaviour = "right" | "wrong" | "unboxed" | "truncated";
-const BEHAVIOURS: Behaviour[] = ["right", "wrong", "right", "unboxed", "truncated", "right", "wrong"];
-
-/** A fixed behaviour per item id (a hash), so expected scores are computed apart from the harness. */
-function behaviourOf(id: string): Behaviour {
-  const h = [...id].reduce((a, c) => (a * 33 + c.charCodeAt(0)) >>> 0, 5381);
-  return BEHAVIOURS[h % BEHAVIOURS.length];
-}
-
-/** How a model writes a GSM8K answer: commas, dollars, LaTeX, a final box. */
-function replyFor(reference: string, b: Behaviour): ScriptedReply {
-  const n = Number(reference);
-  const pretty = Number.isInteger(n) && Math.abs(n) >= 1000 ? n.toLocaleString("en-US") : reference;
-  if (b === "right") return `Working it out step by step, the total is ${pretty}. \\boxed{${pretty}}`;
-  if (b === "wrong") return `I think it is ${Number.isFinite(n) ? n + 1 : 0}. \\boxed{${Number.isFinite(n) ? n + 1 : 0}}`;
-  if (b === "unboxed") return `The answer is ${pretty}.`;
-  return { text: `Long working... so the answer is \\boxed{${pretty}} and then I keep`, stopReason: "length" };
-}
-
-/** The last user message of the rendered prompt, minus the environment's suffix: the question. */
-function questionOf(promptText: string): string {
-  const users = promptText.split("<|im_start|>user\n");
-  return users[users.length - 1].split("<|im_end|>")[0].replace(" Write your answer in \\boxed{} format.", "");
-}
 
 for (const source of ["real", "fixture"] as const) {
   describe(`envs/gsm8k end to end (${source} records)`, function () {

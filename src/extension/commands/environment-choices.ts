@@ -1,0 +1,73 @@
+/**
+ * The environment pickers' items and the "from existing runs" multi-pick, vscode-free (tested in
+ * plain Node). Environments come from core's light list (envs/catalog.ts), never restated here,
+ * and never from the registry, which would load every environment's code at activation.
+ */
+import { ENVIRONMENT_INFO, HOTPOTQA_NAME, metricLabels } from "../../core/envs/catalog";
+import { readEpisodes } from "../../core/runs/run-files";
+import type { RunRow } from "../runs/runs-model";
+
+export interface EnvironmentItem {
+  label: string;
+  description: string;
+  detail: string;
+  env: string;
+}
+
+/**
+ * One item per registered environment, the workspace's default (config `env`, from agent-lab.json
+ * or the agentLab.env setting) first and marked so. `only`: keep those that pass (closed-book: tools).
+ */
+export function environmentItems(defaultEnv: string, only: (hasTools: boolean) => boolean = () => true): EnvironmentItem[] {
+  const listed = ENVIRONMENT_INFO.filter((e) => only(e.hasTools));
+  const ordered = [...listed.filter((e) => e.name === defaultEnv), ...listed.filter((e) => e.name !== defaultEnv)];
+  return ordered.map((e) => ({
+    label: e.name,
+    description: e.name === defaultEnv ? "default (agent-lab.json env)" : "",
+    detail: e.summary,
+    env: e.name,
+  }));
+}
+
+/** A run's environment as the Runs tree read it (a run whose manifest names none is HotpotQA's). */
+export function runEnvironment(row: Pick<RunRow, "environment">): string {
+  return row.environment ?? HOTPOTQA_NAME;
+}
+
+/** The default eval run name: the recipe's for HotpotQA (`base`, `test-sft-e2`), prefixed by any other environment's name. */
+export function environmentRunName(env: string, name: string): string {
+  return env === HOTPOTQA_NAME ? name : `${env}-${name}`;
+}
+
+export interface SourceRunItem {
+  label: string;
+  description: string;
+  detail: string;
+  row: RunRow;
+}
+
+/**
+ * The eval runs of `env` that `sft-data --from-runs` can take, newest first, each described by
+ * what decides whether it may train the model: its environment, its system prompt's hash (only
+ * runs whose prompt matches the training prompt are used; the CLI says which it skips), how many
+ * scored episodes it holds, and their mean reward (and the environment's primary metric).
+ */
+export function sourceRunItems(rows: readonly RunRow[], env: string): SourceRunItem[] {
+  const m = metricLabels(env);
+  return rows
+    .filter((r) => r.kind === "eval" && r.hasEpisodes && runEnvironment(r) === env)
+    .map((row) => {
+      const episodes = readEpisodes(row.dir);
+      const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
+      const reward = mean(episodes.map((e) => e.reward));
+      const primary = mean(episodes.map((e) => e.f1));
+      const prompt = row.manifest?.system_prompt?.sha256?.slice(0, 8) ?? "?";
+      const metric = `${m.f1} ${primary.toFixed(3)}`;
+      return {
+        label: row.name,
+        description: `${env} · prompt ${prompt} · ${episodes.length} ep · reward ${reward.toFixed(3)}`,
+        detail: [row.summary?.split, metric, row.summary?.model].filter(Boolean).join(" · "),
+        row,
+      };
+    });
+}

@@ -1,0 +1,85 @@
+/**
+ * A GSM8K run in the real VS Code: the fixture workspace holds a GSM8K eval run made by the eval
+ * step on the GSM8K fixture twin (scripts/vscode/gsm8k-fixture.ts). The Runs tree shows it with its
+ * environment and accuracy; its trace opens from the tree and shows the grader's extracted answer
+ * with the graded box marked; Evaluate… asks for the environment first, listing every registered one.
+ */
+import * as assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import * as vscode from "vscode";
+import type { Lab } from "../../src/extension/commands/commands";
+import type { ProbeResult } from "../../src/extension/panels/protocol";
+import { ENVIRONMENT_NAMES } from "../../src/core/envs/catalog";
+import { activeExports, answerUi, labelOf, treeRows, waitFor, workspaceDir } from "./helpers";
+
+const RUN = "gsm8k-val";
+
+interface Gsm8kLine { id: string; extracted: string | null; correct: boolean }
+
+async function probeUntil(selectors: string[], ok: (r: ProbeResult[]) => boolean, what: string): Promise<ProbeResult[]> {
+  let last: ProbeResult[] = [];
+  try {
+    return await waitFor(what, async () => {
+      try {
+        last = (await vscode.commands.executeCommand<{ results: ProbeResult[] }>("agentLab._probePanel", "trace", selectors)).results;
+        return ok(last) ? last : undefined;
+      } catch {
+        return undefined; // the panel is not open or not ready yet
+      }
+    }, 20_000, 200);
+  } catch (e) {
+    throw new Error(`${(e as Error).message}; last probe: ${JSON.stringify(last).slice(0, 800)}`);
+  }
+}
+
+describe("a GSM8K run (real VS Code)", function () {
+  this.timeout(60_000);
+  let lab: Lab;
+  before(async () => {
+    lab = await activeExports<Lab>();
+  });
+  afterEach(async () => {
+    await vscode.commands.executeCommand("workbench.action.closeAllEditors");
+  });
+
+  it("the Runs tree shows it with its environment and accuracy (no F1/EM)", async () => {
+    const summary = JSON.parse(readFileSync(join(workspaceDir(), "runs", RUN, "summary.json"), "utf8")) as { n: number; f1: number };
+    const row = await waitFor("the GSM8K run in the Runs view", async () => (await treeRows(lab.runs)).find((r) => labelOf(r.item) === RUN), 10_000);
+    assert.equal(String(row.item.description), `gsm8k · val · n=${summary.n} · accuracy ${summary.f1.toFixed(3)} · $0/q`);
+  });
+
+  it("its trace opens from the tree and shows the extracted answer, the box marked", async () => {
+    const run = (await treeRows(lab.runs)).find((r) => labelOf(r.item) === RUN);
+    assert.ok(run);
+    const groups = await treeRows(lab.runs, run.node);
+    const correct = groups.find((g) => /correct/i.test(labelOf(g.item)));
+    assert.ok(correct, `a correct group (have ${groups.map((g) => labelOf(g.item)).join(", ")})`);
+    const episode = (await treeRows(lab.runs, correct.node))[0];
+    const cmd = episode.item.command!;
+    await vscode.commands.executeCommand(cmd.command, ...(cmd.arguments ?? []));
+    const lines = readFileSync(join(workspaceDir(), "runs", RUN, "episodes.jsonl"), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as Gsm8kLine);
+    const id = (cmd.arguments?.[0] as { episode?: { id: string } } | undefined)?.episode?.id;
+    const e = lines.find((x) => x.id === id) ?? lines.find((x) => x.correct)!;
+    assert.ok(e.extracted, "a correct episode has a box");
+    const r = await probeUntil(["#annotations", "#stream .tok.annot"], (x) => x[0].count > 0 && x[1].count > 0, "the extracted answer and the marked box");
+    assert.ok(r[0].text.includes(`extracted answer ${e.extracted}`), r[0].text);
+    assert.match(r[0].text, /correct yes/);
+    console.log(`      trace: extracted ${e.extracted}, ${r[1].count} box token(s) marked`);
+  });
+
+  it("Evaluate… asks for the environment first, every registered one, the workspace's default first", async () => {
+    const ui = answerUi({ quickPick: () => undefined }); // cancel at the first pick
+    try {
+      await vscode.commands.executeCommand("agentLab.evaluate");
+      const first = ui.calls.find((c) => c.kind === "quickPick");
+      assert.ok(first, "a quick pick was shown");
+      const labels = first.text.split(" | ")[1].split(" / ");
+      assert.deepEqual([...labels].sort(), [...ENVIRONMENT_NAMES].sort());
+      assert.equal(labels[0], "hotpotqa", "the fixture's agent-lab.json names no env: the config default");
+      assert.equal(lab.jobs.list().filter((j) => j.record.run_dir?.includes(RUN)).length, 0);
+    } finally {
+      ui.restore();
+    }
+  });
+});

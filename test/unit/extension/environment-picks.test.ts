@@ -1,0 +1,145 @@
+/**
+ * The environment pickers and "Collect SFT Data… → From existing runs", clicked through with the
+ * recorded vscode stand-in on a real workspace: GSM8K prepared from its fixture twin, a GSM8K eval
+ * run made by the real eval (scripted replies, graded by the environment), a HotpotQA run beside it.
+ * The picker lists the registered environments from core's light list with the workspace's default
+ * first; the multi-pick lists only that environment's eval runs with prompt hash, episodes and mean
+ * reward; the argv it starts is run through the real CLI and builds the SFT data.
+ */
+import { strict as assert } from "node:assert";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { offlineTokenizer } from "../../../src/core/chat/offline-tokenizer";
+import { mergeConfig } from "../../../src/core/config";
+import { ENVIRONMENT_NAMES } from "../../../src/core/envs/catalog";
+import { GSM8K } from "../../../src/core/envs/gsm8k/environment";
+import { evalSplit } from "../../../src/core/eval/eval-split";
+import { ScriptedPolicy } from "../../../src/core/policies/scripted";
+import { readRun } from "../../../src/core/runs/run-files";
+import { summarize } from "../../../src/core/runs/summary";
+import { fixtureRecords } from "../core/envs/gsm8k/fixture";
+import { runCli } from "../cli/cli-process";
+import { installFakeVscode, recorded } from "./fake-vscode";
+
+installFakeVscode();
+/* eslint-disable @typescript-eslint/no-require-imports */
+const { registerCommands } = require("../../../src/extension/commands/commands") as typeof import("../../../src/extension/commands/commands");
+const { LabWorkspace } = require("../../../src/extension/lab-workspace") as typeof import("../../../src/extension/lab-workspace");
+const { RunsProvider } = require("../../../src/extension/runs/runs-provider") as typeof import("../../../src/extension/runs/runs-provider");
+const { CheckpointsProvider } = require("../../../src/extension/checkpoints/checkpoints-provider") as typeof import("../../../src/extension/checkpoints/checkpoints-provider");
+const { environmentItems } = require("../../../src/extension/commands/environment-choices") as typeof import("../../../src/extension/commands/environment-choices");
+/* eslint-enable @typescript-eslint/no-require-imports */
+import type { JobRequest } from "../../../src/extension/jobs/job-runner";
+
+type Item = { label: string; description?: string; detail?: string };
+
+describe("extension: environment pickers and SFT data from existing runs (stand-in vscode)", function () {
+  this.timeout(120_000);
+  let ws: string;
+  let started: JobRequest[];
+  let shown: { items: Item[]; options: { title?: string; canPickMany?: boolean } }[];
+  let disposables: { dispose(): void }[];
+  const run = (id: string) => recorded.registeredCommands.get(id)!() as Promise<void>;
+  /** Picks by label in order; a multi-pick takes every item whose label is in the list given as an array. */
+  function answer(picks: (string | string[])[], inputs: string[]): void {
+    recorded.pick = (items, options) => {
+      shown.push({ items: items as Item[], options: options as { title?: string; canPickMany?: boolean } });
+      const w = picks.shift();
+      return Array.isArray(w) ? items.filter((i) => w.includes(i.label)) : items.find((i) => i.label === w);
+    };
+    recorded.input = () => inputs.shift();
+  }
+
+  before(async () => {
+    ws = mkdtempSync(join(tmpdir(), "agent-lab-env-picks-"));
+    writeFileSync(join(ws, "agent-lab.json"), JSON.stringify({ dataDir: "data", runsDir: "runs", env: "gsm8k" }));
+    mkdirSync(join(ws, "raw"));
+    writeFileSync(join(ws, "raw", "train.jsonl"), fixtureRecords(530, 0).map((r) => JSON.stringify(r)).join("\n") + "\n");
+    writeFileSync(join(ws, "raw", "test.jsonl"), fixtureRecords(40, 10_000).map((r) => JSON.stringify(r)).join("\n") + "\n");
+    await GSM8K.data.prepare({ outDir: GSM8K.data.dir(join(ws, "data")), train: [join(ws, "raw", "train.jsonl")], test: [join(ws, "raw", "test.jsonl")], log: () => undefined });
+    const tok = await offlineTokenizer("qwen3");
+    // Right on two of three train questions (boxed), wrong on the third.
+    let n = 0;
+    const policy = new ScriptedPolicy(tok, (ctx) => {
+      const m = /Rosa has (\d+) marbles and wins (\d+) more/.exec(ctx.promptText.split("<|im_start|>user").at(-1)!)!;
+      const sum = Number(m[1]) + Number(m[2]);
+      return `The total is \\boxed{${n++ % 3 === 2 ? sum + 1 : sum}}.`;
+    });
+    const config = mergeConfig({ dataDir: "data", runsDir: "runs", env: "gsm8k", maxTokens: 64, concurrency: 1 });
+    await evalSplit({ workspaceDir: ws, config, name: "gsm8k-train-base", split: "train", limit: 6, closedBook: false, resume: false, temperature: 0, backend: "scripted", policy, command: ["test"] });
+    // A HotpotQA run (no environment in its manifest): not offered for GSM8K data.
+    const hot = join(ws, "runs", "hotpot-base");
+    mkdirSync(hot, { recursive: true });
+    const eps = readRun(join(ws, "runs", "gsm8k-train-base")).episodes;
+    writeFileSync(join(hot, "episodes.jsonl"), eps.map((e) => JSON.stringify(e) + "\n").join(""));
+    writeFileSync(join(hot, "summary.json"), JSON.stringify(summarize(eps, { planned: 6, seconds: 1, status: "done", split: "val", model: "m" })));
+  });
+  after(() => ws && rmSync(ws, { recursive: true, force: true }));
+
+  beforeEach(() => {
+    recorded.workspaceFolder = ws;
+    recorded.settings = {};
+    recorded.messages.length = 0;
+    recorded.inputsShown.length = 0;
+    recorded.registeredCommands.clear();
+    started = [];
+    shown = [];
+    const workspace = new LabWorkspace();
+    const jobs = {
+      start: async (req: JobRequest) => {
+        started.push(req);
+        return { record: { id: "x", run_dir: req.runDir }, finished: new Promise(() => {}) };
+      },
+      list: () => [],
+      running: () => [],
+      liveRunDirs: () => new Set<string>(),
+    };
+    const lab = { context: { asAbsolutePath: (p: string) => p }, workspace, keys: {}, jobs, runs: new RunsProvider(workspace, () => new Set()), checkpoints: new CheckpointsProvider(workspace) };
+    disposables = registerCommands(lab as never);
+  });
+  afterEach(() => {
+    for (const d of disposables) d.dispose();
+    recorded.pick = recorded.input = recorded.answer = undefined;
+    recorded.workspaceFolder = undefined;
+  });
+
+  it("the picker lists every registered environment, the workspace's default (agent-lab.json env) first; closed-book only those with tools", () => {
+    assert.deepEqual(environmentItems("gsm8k").map((i) => i.label), ["gsm8k", ...ENVIRONMENT_NAMES.filter((n) => n !== "gsm8k")]);
+    assert.match(environmentItems("gsm8k")[0].description, /default/);
+    assert.deepEqual(environmentItems("gsm8k", (tools) => tools).map((i) => i.label), ["hotpotqa"]);
+  });
+
+  it("Collect SFT Data… → From existing runs: a multi-pick of the environment's eval runs, then min reward and best-of → sft-data --from-runs, which the CLI runs", async () => {
+    answer(["gsm8k", "From existing runs", ["gsm8k-train-base"]], ["1", "2", "sft-from-runs"]);
+    await run("agentLab.collectSftData");
+    assert.deepEqual(shown[0].items.map((i) => i.label)[0], "gsm8k", "the workspace's default environment first");
+    const multi = shown[2];
+    assert.equal(multi.options.canPickMany, true);
+    assert.deepEqual(multi.items.map((i) => i.label), ["gsm8k-train-base"], "only GSM8K eval runs are offered");
+    const sha = readRun(join(ws, "runs", "gsm8k-train-base")).manifest!.system_prompt.sha256.slice(0, 8);
+    assert.equal(multi.items[0].description, `gsm8k · prompt ${sha} · 6 ep · reward 0.667`);
+    assert.match(multi.items[0].detail!, /^train · accuracy 0\.667/);
+    assert.equal(started.length, 1);
+    const job = started[0];
+    assert.deepEqual(job.command, ["sft-data", "--name", "sft-from-runs", "--env", "gsm8k", "--from-runs", "--min-reward", "1", "--best-of", "2", "--", join(ws, "runs", "gsm8k-train-base")]);
+    assert.equal(job.spendsMoney, false);
+    assert.ok(!recorded.messages.some((m) => m.level === "warning"), "nothing to confirm: no sampling");
+    // The job runs in the workspace folder; here the CLI is told where it is (before the `--` of the runs).
+    const cli = await runCli([job.command[0], "--workspace", ws, ...job.command.slice(1)]);
+    assert.equal(cli.code, 0, cli.stderr);
+    assert.ok(existsSync(join(ws, "runs", "sft-from-runs", "sft.jsonl")), cli.stdout);
+  });
+
+  it("Train SFT… offers only the picked environment's SFT data runs (the one built above is GSM8K's)", async () => {
+    answer(["hotpotqa"], []);
+    await run("agentLab.trainSft");
+    assert.equal(started.length, 0);
+    assert.ok(recorded.messages.some((m) => /no runs to choose from/.test(m.text)), "the GSM8K data run is not offered for HotpotQA");
+    answer(["gsm8k", "sft-from-runs"], ["1", "sft-gsm8k"]);
+    await run("agentLab.trainSft");
+    assert.deepEqual(shown.at(-1)!.items.map((i) => i.label), ["sft-from-runs"]);
+    assert.equal(started[0].command[0], "train-sft");
+    assert.ok(started[0].command.includes(join(ws, "runs", "sft-from-runs", "sft.jsonl")));
+  });
+});
