@@ -24,6 +24,7 @@ import {
 } from "./bm25-format";
 import type { SearchHit, Searcher } from "./searcher";
 import { ENGLISH_STOPWORDS, TermTokenizer } from "./tokenizer";
+import { BLOCK_SIZE, blockCount, blocksMatch } from "./block-crc";
 import { WindowTopK } from "./window-top-k";
 
 const REBUILD = 'run "agent-lab index" to build it';
@@ -52,6 +53,8 @@ export class Bm25Searcher implements Searcher {
   private readonly textOffsets: Float64Array;
   /** texts.bin stays on disk: a search reads only its k hits (keeps load time and memory down). */
   private textsFd: number | undefined;
+  /** CRC-32 of every 4 KiB block of texts.bin, checked on each read. */
+  private readonly textBlocks: Uint32Array;
   private readonly tokenizer = new TermTokenizer();
   /** Query terms already looked up (research sessions repeat words). */
   private readonly rowCache = new Map<string, number>();
@@ -88,11 +91,12 @@ export class Bm25Searcher implements Searcher {
       docIds: 8 * N,
       textOffsets: 8 * (2 * N + 1),
       texts: meta.bytes?.texts,
+      textBlocks: 4 * blockCount(meta.bytes?.texts),
     };
-    // texts.bin (about half the bytes) is read and checked on another thread while this one loads
-    // and checks the arrays: load time is what the slower of the two takes, not their sum.
-    const textsCheck = startCrc(join(indexDir, FILES.texts));
-    const load = (key: Exclude<IndexFile, "texts">, size: number): Buffer => {
+    // postings-scores.f32 (one of the two large arrays) is read and checked on another thread
+    // while this one loads and checks the rest: open takes what the slower of the two takes.
+    const scoresCheck = startCrc(join(indexDir, FILES.postingScores));
+    const load = (key: Exclude<IndexFile, "texts">, size: number, pending?: PendingCrc): Buffer => {
       const file = join(indexDir, FILES[key]);
       let buf: Buffer;
       try {
@@ -103,17 +107,19 @@ export class Bm25Searcher implements Searcher {
       if (buf.length !== size || buf.length !== meta.bytes?.[key]) {
         throw new UserError(`search index file ${file} is corrupt (${buf.length} bytes, expected ${size}): ${REBUILD_AGAIN}`);
       }
-      if (crcHex(crc32(buf)) !== meta.crc32?.[key]) throw new UserError(corruptFileMessage(file));
+      if (crcHex(pending?.result() ?? crc32(buf)) !== meta.crc32?.[key]) throw new UserError(corruptFileMessage(file));
       return buf;
     };
     this.vocab = load("vocab", expected.vocab);
     this.vocabOffsets = view(load("vocabOffsets", expected.vocabOffsets), Uint32Array);
     this.postingOffsets = view(load("postingOffsets", expected.postingOffsets), Uint32Array);
     this.docs = view(load("postingDocs", expected.postingDocs), Uint32Array);
-    this.scores = view(load("postingScores", expected.postingScores), Float32Array);
     this.termMax = view(load("termMax", expected.termMax), Float32Array);
     this.docIds = view(load("docIds", expected.docIds), Float64Array);
     this.textOffsets = view(load("textOffsets", expected.textOffsets), Float64Array);
+    this.textBlocks = view(load("textBlocks", expected.textBlocks), Uint32Array);
+    // Last: by now the other thread is about done with this file's CRC.
+    this.scores = view(load("postingScores", expected.postingScores, scoresCheck), Float32Array);
     if (this.postingOffsets[V] !== P || this.vocabOffsets[V] !== this.vocab.length || this.textOffsets[2 * N] !== meta.bytes?.texts) {
       throw new UserError(`search index ${indexDir} is corrupt (offsets do not match the data files): ${REBUILD_AGAIN}`);
     }
@@ -121,7 +127,7 @@ export class Bm25Searcher implements Searcher {
     const windowed: number[] = [];
     for (let r = 0; r < V; r++) if (hasWindows(this.postingOffsets[r + 1] - this.postingOffsets[r], windows)) windowed.push(r);
     const windowMax = view(load("windowMax", windowed.length * windows), Uint8Array);
-    this.textsFd = this.openTexts(meta.bytes?.texts, meta.crc32?.texts, textsCheck);
+    this.textsFd = this.openTexts(meta.bytes?.texts);
     this.topK = new WindowTopK({
       postingOffsets: this.postingOffsets,
       docs: this.docs,
@@ -133,8 +139,8 @@ export class Bm25Searcher implements Searcher {
     });
   }
 
-  /** Opens texts.bin and checks its size and CRC (read through once, in chunks: it is not kept in memory). */
-  private openTexts(size: number, crc: string, check: PendingCrc): number {
+  /** Opens texts.bin and checks its size (its bytes are checked block by block as they are read: paragraph()). */
+  private openTexts(size: number): number {
     const file = join(this.indexDir, FILES.texts);
     let fd: number;
     try {
@@ -145,8 +151,6 @@ export class Bm25Searcher implements Searcher {
     try {
       const bytes = fstatSync(fd).size;
       if (bytes !== size) throw new UserError(`search index file ${file} is corrupt (${bytes} bytes, expected ${size}): ${REBUILD_AGAIN}`);
-      const value = check.result() ?? crcOfFile(fd, bytes);
-      if (crcHex(value) !== crc) throw new UserError(corruptFileMessage(file));
       return fd;
     } catch (e) {
       closeSync(fd);
@@ -184,20 +188,29 @@ export class Bm25Searcher implements Searcher {
     return this.hits(this.topDocs(query, k, false), k);
   }
 
-  /** The paragraph stored for document number `doc` (0-based row of the corpus). */
+  /**
+   * The paragraph stored for document number `doc` (0-based row of the corpus). Reads the whole
+   * 4 KiB blocks it lies in and checks their CRCs first, on every call: no byte of texts.bin
+   * reaches a caller unchecked, even one changed on disk after open.
+   */
   paragraph(doc: number): { id: number; title: string; text: string } {
     if (this.textsFd === undefined) throw new Error(`search index ${this.indexDir} was closed`);
     const o = this.textOffsets;
     const start = o[2 * doc];
-    const bytes = Buffer.allocUnsafe(o[2 * doc + 2] - start);
+    const end = o[2 * doc + 2];
+    const first = Math.floor(start / BLOCK_SIZE);
+    const from = first * BLOCK_SIZE;
+    const to = Math.min(Math.max(Math.ceil(end / BLOCK_SIZE), first + 1) * BLOCK_SIZE, this.meta.bytes.texts);
+    const bytes = Buffer.allocUnsafe(to - from);
     let got = 0;
     while (got < bytes.length) {
-      const n = readSync(this.textsFd, bytes, got, bytes.length - got, start + got);
+      const n = readSync(this.textsFd, bytes, got, bytes.length - got, from + got);
       if (n === 0) throw new UserError(`search index ${this.indexDir} is corrupt (${FILES.texts} ends early): ${REBUILD} again`);
       got += n;
     }
-    const split = o[2 * doc + 1] - start;
-    return { id: this.docIds[doc], title: bytes.toString("utf8", 0, split), text: bytes.toString("utf8", split) };
+    if (!blocksMatch(bytes, first, this.textBlocks)) throw new UserError(corruptFileMessage(join(this.indexDir, FILES.texts)));
+    const split = o[2 * doc + 1] - from;
+    return { id: this.docIds[doc], title: bytes.toString("utf8", start - from, split), text: bytes.toString("utf8", split, end - from) };
   }
 
   /** Releases the open texts file (the arrays go with the object). */
@@ -274,19 +287,6 @@ export class Bm25Searcher implements Searcher {
     }
     return out;
   }
-}
-
-/** CRC-32 of a whole open file, read in 8 MiB chunks. */
-function crcOfFile(fd: number, bytes: number): number {
-  const chunk = Buffer.allocUnsafe(Math.min(Math.max(bytes, 1), 8 << 20));
-  let value = 0;
-  for (let at = 0; at < bytes; ) {
-    const n = readSync(fd, chunk, 0, Math.min(chunk.length, bytes - at), at);
-    if (n === 0) break; // shorter than its size said: the CRC will not match
-    value = crc32(chunk.subarray(0, n), value);
-    at += n;
-  }
-  return value;
 }
 
 interface PendingCrc {
