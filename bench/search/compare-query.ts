@@ -9,7 +9,8 @@
  *   npx tsx bench/search/compare-query.ts [--docs 50000] [--queries 200] [--reps 3]
  *   git show HEAD~1:src/core/search/bm25-index.ts | sed 's#from "\./#from "../../src/core/search/#; s#from "\.\./errors"#from "../../src/core/errors"#' > bench/.work/old-bm25-index.ts
  *   npx tsx bench/search/compare-query.ts --against bench/.work/old-bm25-index.ts
- *   options: --index DIR --query-file FILE (default: the files run.ts wrote for --docs/--queries)
+ *   options: --index DIR --query-file FILE (default: the files run.ts wrote for --docs/--queries);
+ *   --against-index DIR: the same corpus indexed in the format the --against version reads
  */
 import { existsSync, readFileSync } from "node:fs";
 import { loadavg } from "node:os";
@@ -68,7 +69,8 @@ async function main(): Promise<void> {
   const against = arg(argv, "--against");
   if (against) {
     const mod = (await import(resolve(against))) as { openIndex: (dir: string) => { search: (q: string, k: number) => SearchHit[] } };
-    const other = mod.openIndex(indexDir);
+    // An older version may read only an older index format: --against-index gives its copy of the same corpus.
+    const other = mod.openIndex(resolve(arg(argv, "--against-index") ?? indexDir));
     systems.push([`--against ${against}`, (q) => other.search(q, K)]);
   }
   const load = loadavg()[0];

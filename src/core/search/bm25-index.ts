@@ -8,7 +8,6 @@
  */
 import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync } from "node:fs";
 import { join } from "node:path";
-import { Worker } from "node:worker_threads";
 import { crc32 } from "node:zlib";
 import { UserError } from "../errors";
 import {
@@ -25,6 +24,7 @@ import {
 import type { SearchHit, Searcher } from "./searcher";
 import { ENGLISH_STOPWORDS, TermTokenizer } from "./tokenizer";
 import { BLOCK_SIZE, blockCount, blocksMatch } from "./block-crc";
+import { readOnWorker, type PendingRead } from "./read-on-worker";
 import { WindowTopK } from "./window-top-k";
 
 const REBUILD = 'run "agent-lab index" to build it';
@@ -94,20 +94,21 @@ export class Bm25Searcher implements Searcher {
       textBlocks: 4 * blockCount(meta.bytes?.texts),
     };
     // postings-scores.f32 (one of the two large arrays) is read and checked on another thread
-    // while this one loads and checks the rest: open takes what the slower of the two takes.
-    const scoresCheck = startCrc(join(indexDir, FILES.postingScores));
-    const load = (key: Exclude<IndexFile, "texts">, size: number, pending?: PendingCrc): Buffer => {
+    // while this one reads and checks the rest.
+    const scoresRead = readOnWorker(join(indexDir, FILES.postingScores), expected.postingScores);
+    const load = (key: Exclude<IndexFile, "texts">, size: number, pending?: PendingRead): Buffer => {
       const file = join(indexDir, FILES[key]);
+      const done = pending?.result();
       let buf: Buffer;
       try {
-        buf = readFileSync(file);
+        buf = done?.bytes ?? readFileSync(file);
       } catch (e) {
         throw new UserError(`search index ${indexDir} is incomplete (${FILES[key]}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): ${REBUILD_AGAIN}`);
       }
       if (buf.length !== size || buf.length !== meta.bytes?.[key]) {
         throw new UserError(`search index file ${file} is corrupt (${buf.length} bytes, expected ${size}): ${REBUILD_AGAIN}`);
       }
-      if (crcHex(pending?.result() ?? crc32(buf)) !== meta.crc32?.[key]) throw new UserError(corruptFileMessage(file));
+      if (crcHex(done?.crc ?? crc32(buf)) !== meta.crc32?.[key]) throw new UserError(corruptFileMessage(file));
       return buf;
     };
     this.vocab = load("vocab", expected.vocab);
@@ -119,7 +120,7 @@ export class Bm25Searcher implements Searcher {
     this.textOffsets = view(load("textOffsets", expected.textOffsets), Float64Array);
     this.textBlocks = view(load("textBlocks", expected.textBlocks), Uint32Array);
     // Last: by now the other thread is about done with this file's CRC.
-    this.scores = view(load("postingScores", expected.postingScores, scoresCheck), Float32Array);
+    this.scores = view(load("postingScores", expected.postingScores, scoresRead), Float32Array);
     if (this.postingOffsets[V] !== P || this.vocabOffsets[V] !== this.vocab.length || this.textOffsets[2 * N] !== meta.bytes?.texts) {
       throw new UserError(`search index ${indexDir} is corrupt (offsets do not match the data files): ${REBUILD_AGAIN}`);
     }
@@ -287,61 +288,6 @@ export class Bm25Searcher implements Searcher {
     }
     return out;
   }
-}
-
-interface PendingCrc {
-  /** Blocks until the other thread is done; undefined when it could not do the job (then do it here). */
-  result(): number | undefined;
-}
-
-/** Plain JavaScript (no TypeScript, no imports of ours) so it runs the same from source, tests and the bundle. */
-const CRC_WORKER = `
-const { workerData } = require("node:worker_threads");
-const { openSync, readSync, closeSync } = require("node:fs");
-const { crc32 } = require("node:zlib");
-const state = new Int32Array(workerData.shared);
-try {
-  const fd = openSync(workerData.file, "r");
-  const chunk = Buffer.allocUnsafe(8 << 20);
-  let value = 0;
-  for (;;) {
-    const n = readSync(fd, chunk, 0, chunk.length, null);
-    if (n === 0) break;
-    value = crc32(chunk.subarray(0, n), value);
-  }
-  closeSync(fd);
-  state[1] = value | 0;
-  Atomics.store(state, 0, 1);
-} catch (e) {
-  Atomics.store(state, 0, 2);
-}
-Atomics.notify(state, 0);
-`;
-
-/** Starts computing a file's CRC-32 on a worker thread; result() waits for it (Atomics.wait, so open stays synchronous). */
-function startCrc(file: string): PendingCrc {
-  const shared = new SharedArrayBuffer(8);
-  const state = new Int32Array(shared);
-  let worker: Worker;
-  try {
-    // execArgv: [] keeps loader hooks of the parent (tsx in tests and benchmarks) out of this small worker.
-    worker = new Worker(CRC_WORKER, { eval: true, workerData: { file, shared }, execArgv: [] });
-  } catch (e) {
-    // No worker threads here (e.g. a restricted host): the caller computes the CRC itself.
-    void e;
-    return { result: () => undefined };
-  }
-  worker.unref();
-  worker.on("error", () => {
-    // Reported through state (the worker sets 2, or never finishes and the wait times out).
-  });
-  return {
-    result: () => {
-      // Bounded: a worker that died before starting cannot report it while this thread waits.
-      Atomics.wait(state, 0, 0, 20_000);
-      return Atomics.load(state, 0) === 1 ? state[1] >>> 0 : undefined;
-    },
-  };
 }
 
 function view<T>(buf: Buffer, ctor: { new (buffer: ArrayBuffer, byteOffset: number, length: number): T; BYTES_PER_ELEMENT: number }): T {
