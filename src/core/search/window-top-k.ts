@@ -1,18 +1,24 @@
 /**
- * Top-k BM25 over the index's typed arrays, window at a time: documents are cut into windows of
- * 2^WINDOW_SHIFT consecutive numbers (the windows window-max.u8 bounds). Per query:
+ * Top-k BM25 over the index's typed arrays, window at a time (block-max MaxScore, document at a
+ * time). Documents are cut into windows of 2^WINDOW_SHIFT consecutive numbers (the windows
+ * window-max.u8 bounds). Per query:
  *
  *  1. bound[w] := what the query terms can add to any document of window w at most (the stored
- *     byte maxima for long lists, the exact per-window maxima of a pass over each short list);
- *  2. the few windows with the highest bounds are scored first, so the k-th best score (`kth`) is
- *     high from the start;
- *  3. one sweep over the windows in document order scores a window only if its bound can reach
- *     kth; every term keeps a cursor into its list and gallops over the windows skipped, so the
- *     postings of pruned windows are never read.
+ *     byte maxima for long lists, the exact per-window maxima of one pass over each short list);
+ *  2. the few windows with the highest bounds are scored first, so the k-th best score (`kth`)
+ *     is high from the start;
+ *  3. one sweep over the windows in document order skips every window whose bound cannot reach
+ *     kth. In the others, terms are split MaxScore-style (ascending upper bounds): the longest
+ *     prefix whose upper bounds together stay below kth is non-essential, so only documents with
+ *     a posting of an essential term can win. Essential lists are merged (each has a cursor that
+ *     gallops over skipped windows, so their postings there are never read); a document whose
+ *     partial sum plus the non-essential terms' bounds in its window cannot reach kth is dropped,
+ *     and the non-essential lists are only probed (cursor forward) for the rest.
  *
- * A scored window gets exact float32 sums in query-word order (repeats added again), the way
- * bm25s and searchExhaustive add them, in a 64-slot local array: no dense per-document accumulator
- * to clear, and the result (ids, scores, ties by document number) equals exhaustive scoring.
+ * A document that survives gets its exact float32 sum in query-word order (repeats added again),
+ * the way bm25s and searchExhaustive add them. No dense per-document accumulator to clear or
+ * scan: 64-slot arrays per window. The result (ids, scores, ties by document number) equals
+ * exhaustive scoring.
  */
 import { WINDOW_SHIFT } from "./bm25-format";
 
