@@ -124,6 +124,13 @@ describe("BM25 index", () => {
         () => openIndex(dir),
         (e: unknown) => e instanceof UserError && e.message.includes(dir) && e.message.includes("agent-lab index") && pattern.test(e.message),
       );
+    // Read on the worker thread: a size it was not told is handed back to this thread, which says why.
+    const scores = readFileSync(join(dir, FILES.postingScores));
+    truncateSync(join(dir, FILES.postingScores), 4);
+    expectRefusal(/postings-scores\.f32 is corrupt \(4 bytes/);
+    rmSync(join(dir, FILES.postingScores));
+    expectRefusal(/incomplete.*postings-scores\.f32/);
+    writeFileSync(join(dir, FILES.postingScores), scores);
     truncateSync(join(dir, "texts.bin"), 10);
     expectRefusal(/texts\.bin is corrupt/);
     truncateSync(join(dir, "postings-docs.u32"), 8);
@@ -133,6 +140,9 @@ describe("BM25 index", () => {
     const meta = JSON.parse(readFileSync(join(dir, "meta.json"), "utf8"));
     writeFileSync(join(dir, "meta.json"), JSON.stringify({ ...meta, version: 0 }));
     expectRefusal(/version 0/);
+    // Format 2 (texts.bin checked whole at open, no block CRCs) is refused with the rebuild hint too.
+    writeFileSync(join(dir, "meta.json"), JSON.stringify({ ...meta, version: 2 }));
+    expectRefusal(/has format version 2, this Agent Lab reads version 3/);
     writeFileSync(join(dir, "meta.json"), "{ not json");
     expectRefusal(/unreadable/);
     rmSync(join(dir, "meta.json"));
