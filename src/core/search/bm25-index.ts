@@ -231,7 +231,7 @@ export class Bm25Searcher implements Searcher {
     let row = -1;
     while (lo <= hi) {
       const mid = (lo + hi) >>> 1;
-      const c = this.vocab.compare(target, 0, target.length, off[mid], off[mid + 1]);
+      const c = compareBytes(this.vocab, off[mid], off[mid + 1], target);
       if (c === 0) {
         row = mid;
         break;
@@ -288,6 +288,19 @@ export class Bm25Searcher implements Searcher {
     }
     return out;
   }
+}
+
+/**
+ * Sign of vocab[start, end) − target in byte order. A loop here rather than Buffer.compare: a new
+ * word costs ~20 probes, and each native call's argument checks cost more than the few bytes compared.
+ */
+function compareBytes(vocab: Uint8Array, start: number, end: number, target: Uint8Array): number {
+  const n = Math.min(end - start, target.length);
+  for (let i = 0; i < n; i++) {
+    const d = vocab[start + i] - target[i];
+    if (d !== 0) return d;
+  }
+  return end - start - target.length;
 }
 
 function view<T>(buf: Buffer, ctor: { new (buffer: ArrayBuffer, byteOffset: number, length: number): T; BYTES_PER_ELEMENT: number }): T {

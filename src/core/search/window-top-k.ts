@@ -103,14 +103,14 @@ export class WindowTopK {
 
     let kth = 0;
 
-    // 2. Seed: the windows with the highest bounds, every document scored exactly (out of
-    // document order, so from the lists' starts), then marked -1: done.
+    // 2. Seed: the windows with the highest bounds, every document scored exactly, then marked
+    // -1: done.
     const lo = new Int32Array(T);
-    const hi = new Int32Array(T);
-    for (const w of highestWindows(bound, k + SEED_EXTRA)) {
+    const hi = start.slice(); // in ascending window order each list's search starts where the last ended
+    for (const w of highestWindows(bound, k + SEED_EXTRA).sort((x, y) => x - y)) {
       const first = w << SHIFT;
       for (let i = 0; i < T; i++) {
-        let p = (lo[i] = gallop(docs, start[i], end[i], first));
+        let p = (lo[i] = gallop(docs, hi[i], end[i], first));
         while (p < end[i] && docs[p] < first + SIZE) p++;
         hi[i] = p;
       }
