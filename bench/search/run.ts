@@ -295,7 +295,7 @@ async function main(): Promise<void> {
       b ? `${pct(b.exact)} / ${pct(b.tiesAware)}` : "—",
     ]);
   };
-  addRow("ours (block-max MaxScore)", ours, ours.runs.ours, theirs?.runs.numba);
+  addRow("ours (window block-max MaxScore)", ours, ours.runs.ours, theirs?.runs.numba);
   addRow("ours, exhaustive (reference)", ours, exhaustiveQ.run, theirs?.runs.numba);
   if (theirs) {
     addRow("bm25s numpy", theirs, theirs.runs.numpy);

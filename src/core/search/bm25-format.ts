@@ -17,19 +17,23 @@
  *   doc-ids.f64          N corpus ids
  *   text-offsets.f64     2N+1 byte offsets into texts.bin: title i at [2i, 2i+1), text at [2i+1, 2i+2)
  *   texts.bin            titles and texts, UTF-8
+ *   texts-blocks.crc32   a CRC-32 (u32) of every 4 KiB block of texts.bin (block-crc.ts)
  *   meta.json            written last: format, version, counts, settings, byte sizes, a CRC-32 of
  *                        every data file and of meta.json's own fields, and the content hash
  *
- * Integrity: the CRC-32s are checked every time an index is opened (the arrays are read whole
- * anyway; texts.bin is read through once on a second thread; zlib's crc32 does ~2 GB/s), so a
- * changed byte is refused before any search or eval; contentHash is
- * a sha256 over the settings and every file's sha256, computed when the index is built, and is what
- * run manifests record: once the CRCs match, it names the content actually loaded.
+ * Integrity: every byte is checked against a CRC-32 before a result depends on it. The arrays
+ * (everything a ranking reads) are read whole at open and their CRCs checked there (one of the two
+ * large ones on a second thread), so a changed byte is refused before any search or eval.
+ * texts.bin, half the bytes, is never loaded: each read of a hit covers whole 4 KiB blocks and
+ * checks them against texts-blocks.crc32 (itself checked at open) before the text is returned, on
+ * every read, so a byte changed even after open is refused too. contentHash is a sha256 over the
+ * settings and every file's sha256, computed when the index is built, and is what run manifests
+ * record: with the CRCs, it names the content the results came from.
  */
 
 export const INDEX_FORMAT = "agent-lab-bm25";
 /** Bump when the layout or the scoring changes: older folders are refused with a rebuild hint. */
-export const INDEX_VERSION = 2;
+export const INDEX_VERSION = 3;
 
 /** bm25s's defaults: method "lucene", k1 = 1.5, b = 0.75. */
 export const DEFAULT_K1 = 1.5;
@@ -46,6 +50,7 @@ export const FILES = {
   docIds: "doc-ids.f64",
   textOffsets: "text-offsets.f64",
   texts: "texts.bin",
+  textBlocks: "texts-blocks.crc32",
 } as const;
 export type IndexFile = keyof typeof FILES;
 

@@ -28,6 +28,7 @@ import {
   type IndexFile,
   type IndexMeta,
 } from "./bm25-format";
+import { BlockCrcs } from "./block-crc";
 import { CorpusBatcher, type BatchRequest, type BatchResult } from "./corpus-batch";
 import { Growable } from "./growable";
 import { STEMMER_NAME, TOKENIZER_NAME } from "./tokenizer";
@@ -92,6 +93,7 @@ interface Collected {
   textOffsets: Float64Array;
   textsHash: string;
   textsCrc: number;
+  textBlocks: Uint32Array;
 }
 
 async function collect(corpusFile: string, tmpDir: string, options: BuildOptions): Promise<Collected> {
@@ -104,6 +106,7 @@ async function collect(corpusFile: string, tmpDir: string, options: BuildOptions
   const textsFd = openSync(join(tmpDir, FILES.texts), "w");
   const textsHash = createHash("sha256");
   let textsCrc = 0;
+  const textBlocks = new BlockCrcs();
   let textBytes = 0;
   const translate: Growable<Uint32Array>[] = [];
 
@@ -134,6 +137,7 @@ async function collect(corpusFile: string, tmpDir: string, options: BuildOptions
       writeSync(textsFd, r.textBytes);
       textsHash.update(r.textBytes);
       textsCrc = crc32(r.textBytes, textsCrc);
+      textBlocks.update(r.textBytes);
     }
     options.onProgress?.(docLengths.length);
   };
@@ -155,6 +159,7 @@ async function collect(corpusFile: string, tmpDir: string, options: BuildOptions
     textOffsets: textOffsets.view(),
     textsHash: textsHash.digest("hex"),
     textsCrc,
+    textBlocks: textBlocks.finish(),
   };
 }
 
@@ -381,6 +386,7 @@ function finish(c: Collected, dir: string, k1: number, b: number, corpusFile: st
     windowMax,
     docIds: c.docIds,
     textOffsets: c.textOffsets,
+    textBlocks: c.textBlocks,
   };
   const settings = { format: INDEX_FORMAT, version: INDEX_VERSION, variant: "lucene", k1, b, tokenizer: TOKENIZER_NAME, stemmer: STEMMER_NAME };
   const hash = createHash("sha256").update(JSON.stringify(settings));

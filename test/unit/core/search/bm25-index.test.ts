@@ -1,12 +1,14 @@
 import { strict as assert } from "node:assert";
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { crc32 } from "node:zlib";
 import { dirname, join } from "node:path";
 import { realParagraphs, writeCorpus, type Paragraph } from "../../../../bench/search/real-paragraphs";
 import { FileFormatError, UserError } from "../../../../src/core/errors";
 import { buildIndex, openIndex, type Bm25Searcher } from "../../../../src/core/search";
 import { FILES, WINDOW_SHIFT, hasWindows, windowCount } from "../../../../src/core/search/bm25-format";
 import { corruptFileMessage } from "../../../../src/core/search/bm25-index";
+import { BLOCK_SIZE, BlockCrcs, blocksMatch } from "../../../../src/core/search/block-crc";
 import { TermTokenizer } from "../../../../src/core/search/tokenizer";
 import { makeQueries, queryParagraphIds, SyntheticCorpus } from "../../../../bench/search/synthetic-corpus";
 import { requireSharedData } from "../../../helpers/shared-data";
@@ -122,6 +124,13 @@ describe("BM25 index", () => {
         () => openIndex(dir),
         (e: unknown) => e instanceof UserError && e.message.includes(dir) && e.message.includes("agent-lab index") && pattern.test(e.message),
       );
+    // Read on the worker thread: a size it was not told is handed back to this thread, which says why.
+    const scores = readFileSync(join(dir, FILES.postingScores));
+    truncateSync(join(dir, FILES.postingScores), 4);
+    expectRefusal(/postings-scores\.f32 is corrupt \(4 bytes/);
+    rmSync(join(dir, FILES.postingScores));
+    expectRefusal(/incomplete.*postings-scores\.f32/);
+    writeFileSync(join(dir, FILES.postingScores), scores);
     truncateSync(join(dir, "texts.bin"), 10);
     expectRefusal(/texts\.bin is corrupt/);
     truncateSync(join(dir, "postings-docs.u32"), 8);
@@ -131,13 +140,16 @@ describe("BM25 index", () => {
     const meta = JSON.parse(readFileSync(join(dir, "meta.json"), "utf8"));
     writeFileSync(join(dir, "meta.json"), JSON.stringify({ ...meta, version: 0 }));
     expectRefusal(/version 0/);
+    // Format 2 (texts.bin checked whole at open, no block CRCs) is refused with the rebuild hint too.
+    writeFileSync(join(dir, "meta.json"), JSON.stringify({ ...meta, version: 2 }));
+    expectRefusal(/has format version 2, this Agent Lab reads version 3/);
     writeFileSync(join(dir, "meta.json"), "{ not json");
     expectRefusal(/unreadable/);
     rmSync(join(dir, "meta.json"));
     expectRefusal(/no search index/);
   });
 
-  it("a byte changed in any index file (same size) is refused at open, naming the file and how to rebuild", async () => {
+  it("a byte changed in any index file (same size) is refused at open (texts.bin: at the read of its block), naming the file and how to rebuild", async () => {
     await toyIndex();
     const dir = join(tmp, "bm25");
     const files = readdirSync(dir).sort();
@@ -155,7 +167,14 @@ describe("BM25 index", () => {
         const bad = Buffer.from(bytes);
         bad[at] ^= 0xff;
         writeFileSync(join(dir, file), bad);
-        refusedAs(file);
+        if (file === FILES.texts) {
+          // Never loaded whole: the open succeeds, and the read of the changed block is refused
+          // (the toy texts are one block, so every paragraph and every search that finds one).
+          const index = openIndex(dir);
+          const refused = (e: unknown) => e instanceof UserError && e.message === corruptFileMessage(join(dir, file));
+          assert.throws(() => index.paragraph(at % TOY.length), refused, `${file} byte ${at}`);
+          assert.throws(() => index.search("Derrickson", 1), refused, `${file} byte ${at}`);
+        } else refusedAs(file);
       }
       writeFileSync(join(dir, file), bytes);
     }
@@ -175,6 +194,53 @@ describe("BM25 index", () => {
     // Restored byte for byte: it loads and answers again.
     assert.equal(openIndex(dir).search("Derrickson", 1)[0].title, "Scott Derrickson");
     assert.equal(openIndex(dir).search("Derrickson", 1)[0].title, "Scott Derrickson");
+  });
+
+  it("texts.bin is checked per 4 KiB block on every read: a changed block is refused, even after open; the others read", async () => {
+    const rows = Array.from({ length: 200 }, (_, i) => ({ id: i, title: `Title ${i}`, text: `${TOY[i % 4].text} paragraph ${i} ${"x".repeat(i % 97)}` }));
+    await toyIndex(rows);
+    const dir = join(tmp, "bm25");
+    const texts = readFileSync(join(dir, FILES.texts));
+    assert.ok(texts.length > 4 * BLOCK_SIZE, `${texts.length} bytes`);
+    assert.equal(readFileSync(join(dir, FILES.textBlocks)).length, 4 * Math.ceil(texts.length / BLOCK_SIZE));
+    const index = openIndex(dir);
+    for (const r of rows) assert.deepEqual(index.paragraph(r.id), r);
+    // Changed after open, in block 2: the paragraphs lying in it are refused, all others still read.
+    const at = 2 * BLOCK_SIZE + 100;
+    const bad = Buffer.from(texts);
+    bad[at] ^= 0x01;
+    writeFileSync(join(dir, FILES.texts), bad);
+    const offsets = new Float64Array(new Uint8Array(readFileSync(join(dir, FILES.textOffsets))).buffer);
+    let refused = 0;
+    for (const r of rows) {
+      const from = Math.floor(offsets[2 * r.id] / BLOCK_SIZE);
+      const to = Math.ceil(offsets[2 * r.id + 2] / BLOCK_SIZE);
+      if (from <= 2 && 2 < to) {
+        assert.throws(() => index.paragraph(r.id), (e: unknown) => e instanceof UserError && e.message === corruptFileMessage(join(dir, FILES.texts)));
+        refused++;
+      } else assert.deepEqual(index.paragraph(r.id), r);
+    }
+    assert.ok(refused >= 1);
+    writeFileSync(join(dir, FILES.texts), texts);
+    assert.deepEqual(index.paragraph(rows[199].id), rows[199]);
+  });
+
+  it("block CRCs do not depend on how the bytes were cut into writes", () => {
+    const bytes = Buffer.from(Array.from({ length: 3 * BLOCK_SIZE + 123 }, (_, i) => (i * 31 + (i >> 7)) & 255));
+    const whole = new BlockCrcs();
+    whole.update(bytes);
+    const expected = whole.finish();
+    assert.equal(expected.length, 4);
+    assert.equal(expected[1], crc32(bytes.subarray(BLOCK_SIZE, 2 * BLOCK_SIZE)) >>> 0);
+    assert.equal(expected[3], crc32(bytes.subarray(3 * BLOCK_SIZE)) >>> 0);
+    const pieces = new BlockCrcs();
+    for (let at = 0, n = 1; at < bytes.length; at += n, n = (n * 7) % 5000 + 1) pieces.update(bytes.subarray(at, at + n));
+    assert.deepEqual(pieces.finish(), expected);
+    assert.ok(blocksMatch(bytes.subarray(BLOCK_SIZE), 1, expected));
+    const bad = Buffer.from(bytes);
+    bad[3 * BLOCK_SIZE + 122] ^= 0x80;
+    assert.ok(!blocksMatch(bad.subarray(2 * BLOCK_SIZE), 2, expected));
+    assert.ok(blocksMatch(bad.subarray(BLOCK_SIZE, 3 * BLOCK_SIZE), 1, expected));
   });
 
   it("the manifest's index hash is a content hash: it changes with the content and only with it", async () => {

@@ -1,0 +1,308 @@
+/**
+ * Top-k BM25 over the index's typed arrays, window at a time (block-max MaxScore, document at a
+ * time). Documents are cut into windows of 2^WINDOW_SHIFT consecutive numbers (the windows
+ * window-max.u8 bounds). Per query:
+ *
+ *  1. bound[w] := what the query terms can add to any document of window w at most (the stored
+ *     byte maxima for long lists, the exact per-window maxima of one pass over each short list);
+ *  2. the few windows with the highest bounds are scored first, so the k-th best score (`kth`)
+ *     is high from the start;
+ *  3. one sweep over the windows in document order skips every window whose bound cannot reach
+ *     kth. In the others, terms are split MaxScore-style (ascending upper bounds): the longest
+ *     prefix whose upper bounds together stay below kth is non-essential, so only documents with
+ *     a posting of an essential term can win. Essential lists are merged (each has a cursor that
+ *     gallops over skipped windows, so their postings there are never read); a document whose
+ *     partial sum plus the non-essential terms' bounds in its window cannot reach kth is dropped,
+ *     and the non-essential lists are only probed (cursor forward) for the rest.
+ *
+ * A document that survives gets its exact float32 sum in query-word order (repeats added again),
+ * the way bm25s and searchExhaustive add them. No dense per-document accumulator to clear or
+ * scan: 64-slot arrays per window. The result (ids, scores, ties by document number) equals
+ * exhaustive scoring.
+ */
+import { WINDOW_SHIFT } from "./bm25-format";
+
+/** A module-local copy: an imported binding is a property read per use under tsx/CommonJS, which shows in the hot loops. */
+const SHIFT = WINDOW_SHIFT;
+const SIZE = 1 << SHIFT;
+
+/** The index arrays the search reads (views over the loaded files). */
+export interface PostingArrays {
+  postingOffsets: Uint32Array;
+  docs: Uint32Array;
+  scores: Float32Array;
+  termMax: Float32Array;
+  /** One row of `windows` bytes per windowed term (see bm25-format.ts). */
+  windowMax: Uint8Array;
+  /** Ascending vocabulary rows that have a window row (the i-th has row i of windowMax). */
+  windowedRows: Uint32Array;
+  windows: number;
+}
+
+export interface ScoredDoc {
+  doc: number;
+  score: number;
+}
+
+/** Windows scored before the sweep (the highest bounds), beyond k itself. */
+const SEED_EXTRA = 8;
+
+export class WindowTopK {
+  /** Per-window upper bound of the query's score (reused across queries: no per-query allocation of W floats). */
+  private readonly bound: Float64Array;
+  /** Exact float32 sums of the window being scored, indexed by document number mod window size. */
+  private readonly local = new Float32Array(SIZE);
+  /** Partial float64 sums of the essential terms in the window being swept. */
+  private readonly partial = new Float64Array(SIZE);
+
+  constructor(private readonly a: PostingArrays) {
+    this.bound = new Float64Array(a.windows);
+  }
+
+  /** The best k documents for these vocabulary rows (query order, repeats kept) by (score desc, doc asc). */
+  top(rows: readonly number[], k: number): ScoredDoc[] {
+    const { postingOffsets, docs, scores, termMax, windowMax, windowedRows, windows: W } = this.a;
+    const bound = this.bound;
+
+    // Distinct terms in ascending order of their upper bounds (the MaxScore order), and for
+    // each query word the index of its term.
+    const count = new Map<number, number>();
+    for (const r of rows) count.set(r, (count.get(r) ?? 0) + 1);
+    const terms = [...count].map(([row, weight]) => ({ row, weight, upper: weight * termMax[row] })).sort((x, y) => x.upper - y.upper);
+    const T = terms.length;
+    const indexOf = new Map(terms.map((t, i) => [t.row, i]));
+    const rowTerm = Int32Array.from(rows, (r) => indexOf.get(r)!);
+    const weight = Float64Array.from(terms, (t) => t.weight);
+    const upper = Float64Array.from(terms, (t) => t.upper);
+    const unit = Float64Array.from(terms, (t) => t.upper / 255);
+    const start = Int32Array.from(terms, (t) => postingOffsets[t.row]);
+    const end = Int32Array.from(terms, (t) => postingOffsets[t.row + 1]);
+    const base = Int32Array.from(terms, (t) => {
+      const slot = windowSlot(windowedRows, t.row);
+      return slot < 0 ? -1 : slot * W; // offset of the term's row in windowMax, or -1 (short list)
+    });
+    /** below[i]: the sum of the upper bounds of terms[0, i). */
+    const below = new Float64Array(T + 1);
+    for (let i = 0; i < T; i++) below[i + 1] = below[i] + upper[i];
+    const cursor = start.slice();
+
+    // 1. Window bounds.
+    bound.fill(0);
+    for (let i = 0; i < T; i++) {
+      if (base[i] >= 0) addStoredBounds(bound, windowMax, base[i], W, unit[i]);
+      else addListBounds(bound, docs, scores, start[i], end[i], weight[i]);
+    }
+
+    // A bound is compared with the k-th best score after growing it by the most that float32
+    // rounding of the sum can add (one half-ulp per addition) plus a margin for the bound's own
+    // float64 arithmetic. Equal may still win on document number, so equal is not pruned.
+    const grow = 1 + (rows.length + 4) * 2 ** -23;
+    const best = new TopK(k);
+    const local = this.local;
+    const partial = this.partial;
+
+    let kth = 0;
+
+    // 2. Seed: the windows with the highest bounds, every document scored exactly, then marked
+    // -1: done.
+    const lo = new Int32Array(T);
+    const hi = start.slice(); // in ascending window order each list's search starts where the last ended
+    for (const w of highestWindows(bound, k + SEED_EXTRA).sort((x, y) => x - y)) {
+      const first = w << SHIFT;
+      for (let i = 0; i < T; i++) {
+        let p = (lo[i] = gallop(docs, hi[i], end[i], first));
+        while (p < end[i] && docs[p] < first + SIZE) p++;
+        hi[i] = p;
+      }
+      for (let r = 0; r < rowTerm.length; r++) {
+        const i = rowTerm[r];
+        for (let p = lo[i], e = hi[i]; p < e; p++) local[docs[p] & (SIZE - 1)] += scores[p];
+      }
+      for (let j = 0; j < SIZE; j++) {
+        const s = local[j];
+        if (s !== 0) {
+          local[j] = 0;
+          kth = best.offer(first + j, s);
+        }
+      }
+      bound[w] = -1;
+    }
+
+    // 3. Sweep in document order. terms[0, e) are non-essential: together they cannot reach the
+    // k-th best, so a document needs a posting of an essential term. Essential lists are merged
+    // window by window (a cursor each, galloping over skipped windows); non-essential ones are
+    // only looked up, cursor forward, for the documents the bounds cannot rule out, in document
+    // order (a 64-bit mask of the window's slots, as two 32-bit halves).
+    const contrib = new Float64Array(T);
+    let e = 0;
+    for (let w = 0; w < W; w++) {
+      const b = bound[w];
+      if (b <= 0 || b * grow < kth) continue;
+      while (e < T && below[e + 1] * grow < kth) e++;
+      const first = w << SHIFT;
+      const limit = first + SIZE;
+      let low = 0;
+      let high = 0;
+      for (let i = e; i < T; i++) {
+        let p = cursor[i];
+        const pe = end[i];
+        if (p < pe && docs[p] < first) p = gallop(docs, p, pe, first);
+        const x = weight[i];
+        for (; p < pe; p++) {
+          const d = docs[p];
+          if (d >= limit) break;
+          const j = d & (SIZE - 1);
+          if (j < 32) low |= 1 << j;
+          else high |= 1 << (j - 32);
+          partial[j] += x * scores[p];
+        }
+        cursor[i] = p;
+      }
+      if (low === 0 && high === 0) continue;
+      let rest = 0; // what the non-essential terms can add in this window
+      for (let i = 0; i < e; i++) rest += base[i] >= 0 ? windowMax[base[i] + w] * unit[i] : upper[i];
+      for (let half = 0; half < 2; half++) {
+        for (let m = half === 0 ? low : high; m !== 0; m &= m - 1) {
+          const j = 31 - Math.clz32(m & -m) + 32 * half;
+          let v = partial[j];
+          partial[j] = 0;
+          if ((v + rest) * grow < kth) continue;
+          const d = first + j;
+          let left = rest;
+          let alive = true;
+          for (let i = e - 1; i >= 0; i--) {
+            left -= base[i] >= 0 ? windowMax[base[i] + w] * unit[i] : upper[i];
+            const p = gallop(docs, cursor[i], end[i], d);
+            cursor[i] = p;
+            if (p < end[i] && docs[p] === d) v += weight[i] * scores[p];
+            if ((v + Math.max(left, 0)) * grow < kth) {
+              alive = false;
+              break;
+            }
+          }
+          if (alive) kth = best.offer(d, exactScore(docs, scores, start, end, rowTerm, contrib, d));
+        }
+      }
+    }
+    return best.sorted();
+  }
+}
+
+/** The best k (score desc, doc asc) seen so far; `kth` is the k-th best score once k are held, else 0. */
+class TopK {
+  kth = 0;
+  private readonly docs: number[] = [];
+  private readonly scores: number[] = [];
+
+  constructor(private readonly k: number) {}
+
+  /** Returns the k-th best score afterwards (0 while fewer than k). */
+  offer(doc: number, score: number): number {
+    const { docs, scores, k } = this;
+    const n = docs.length;
+    if (n === k && (score < scores[n - 1] || (score === scores[n - 1] && doc > docs[n - 1]))) return this.kth;
+    let at = n === k ? n - 1 : n;
+    while (at > 0 && (scores[at - 1] < score || (scores[at - 1] === score && docs[at - 1] > doc))) {
+      docs[at] = docs[at - 1];
+      scores[at] = scores[at - 1];
+      at--;
+    }
+    docs[at] = doc;
+    scores[at] = score;
+    if (docs.length === k) this.kth = scores[k - 1];
+    return this.kth;
+  }
+
+  sorted(): ScoredDoc[] {
+    return this.docs.map((doc, i) => ({ doc, score: this.scores[i] }));
+  }
+}
+
+/** Exact float32 sum in query-word order (repeats added again) for document d. */
+function exactScore(docs: Uint32Array, scores: Float32Array, start: Int32Array, end: Int32Array, rowTerm: Int32Array, contrib: Float64Array, d: number): number {
+  for (let i = 0; i < start.length; i++) {
+    const p = gallop(docs, start[i], end[i], d);
+    contrib[i] = p < end[i] && docs[p] === d ? scores[p] : 0;
+  }
+  let s = 0;
+  for (let q = 0; q < rowTerm.length; q++) s = Math.fround(s + contrib[rowTerm[q]]);
+  return s;
+}
+
+/** bound[w] += byte · unit for a term's stored window maxima (no branch: most bytes of a long list are non-zero). */
+function addStoredBounds(bound: Float64Array, windowMax: Uint8Array, base: number, W: number, unit: number): void {
+  for (let w = 0; w < W; w++) bound[w] += windowMax[base + w] * unit;
+}
+
+/** bound[w] += weight · the largest score of a short list in window w (exact, one pass over the list). */
+function addListBounds(bound: Float64Array, docs: Uint32Array, scores: Float32Array, start: number, end: number, weight: number): void {
+  let w = -1;
+  let max = 0;
+  for (let p = start; p < end; p++) {
+    const x = docs[p] >>> SHIFT;
+    if (x !== w) {
+      if (w >= 0) bound[w] += weight * max;
+      w = x;
+      max = 0;
+    }
+    if (scores[p] > max) max = scores[p];
+  }
+  if (w >= 0) bound[w] += weight * max;
+}
+
+/** Up to m windows with the largest positive bounds (one pass, a small sorted list). */
+function highestWindows(bound: Float64Array, m: number): number[] {
+  const ws: number[] = [];
+  const vs: number[] = [];
+  let low = 0; // the m-th largest once there are m
+  for (let w = 0; w < bound.length; w++) {
+    const v = bound[w];
+    if (v <= low) continue;
+    let at = ws.length === m ? m - 1 : ws.length;
+    while (at > 0 && vs[at - 1] < v) {
+      ws[at] = ws[at - 1];
+      vs[at] = vs[at - 1];
+      at--;
+    }
+    ws[at] = w;
+    vs[at] = v;
+    if (ws.length === m) low = vs[m - 1];
+  }
+  return ws;
+}
+
+/** Row of windowMax for a vocabulary row, or -1 (binary search over the few windowed rows). */
+export function windowSlot(rows: Uint32Array, row: number): number {
+  let lo = 0;
+  let hi = rows.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    if (rows[mid] === row) return mid;
+    if (rows[mid] < row) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+/** First position in docs[from, end) whose value is ≥ target (exponential then binary search). */
+export function gallop(docs: Uint32Array, from: number, end: number, target: number): number {
+  if (from >= end || docs[from] >= target) return from;
+  let step = 1;
+  let lo = from;
+  let hi = from + 1;
+  while (hi < end && docs[hi] < target) {
+    lo = hi;
+    step *= 2;
+    hi = from + step;
+  }
+  if (hi > end) hi = end;
+  // docs[lo] < target; the answer is in (lo, hi]
+  let a = lo + 1;
+  let b = hi;
+  while (a < b) {
+    const mid = (a + b) >>> 1;
+    if (docs[mid] < target) a = mid + 1;
+    else b = mid;
+  }
+  return a;
+}
