@@ -164,7 +164,8 @@ function vscodeTable(workspace: string): void {
   console.log(`\nPanels in the real VS Code (code-server 1.100 + Chromium; ms from the command or click; ${load})\n`);
   printTable(
     ["panel", "run", "episodes", "first frame", "interactive", "webview script start", "interactive − script start", "host: index / tokenizer / episode view", "target (interactive)"],
-    timings.map((t) => [t.panel, t.run, String(t.episodes || ""), String(t.firstFrameMs), String(t.interactiveMs), String(t.scriptMs), String(t.interactiveMs - t.scriptMs), t.panel.startsWith("trace") ? [t.host.indexMs, t.host.tokenizerMs, t.host.buildMs].map((x) => (x === undefined ? "–" : ms(x))).join(" / ") : "", target(t)]),
+    // A reused panel's script started before the click: no webview start in its time.
+    timings.map((t) => [t.panel, t.run, String(t.episodes || ""), String(t.firstFrameMs), String(t.interactiveMs), t.scriptMs < 0 ? "before (reused)" : String(t.scriptMs), t.scriptMs < 0 ? String(t.interactiveMs) : String(t.interactiveMs - t.scriptMs), t.panel.startsWith("trace") ? [t.host.indexMs, t.host.tokenizerMs, t.host.buildMs].map((x) => (x === undefined ? "–" : ms(x))).join(" / ") : "", target(t)]),
   );
 }
 

@@ -8,7 +8,7 @@ import { writeFile } from "node:fs/promises";
 import { hostMessage, parseWebviewMessage, ProtocolError, type HostMessage, type PanelState, type ProbeResult, type WebviewMessage } from "./protocol";
 import { makeNonce, panelHtml } from "./webview-html";
 
-type HostBody = Parameters<typeof hostMessage>[0];
+export type HostBody = Parameters<typeof hostMessage>[0];
 
 /** A probe's answer: per selector what the DOM holds, whether a payload ran, the webview's timings. */
 export interface ProbeAnswer {
@@ -48,6 +48,8 @@ export abstract class Panel {
   private ready = false;
   private loads = 0;
   private loadTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The page load the first data was posted to (0: not yet). */
+  private firstPostedFor = 0;
 
   constructor(
     readonly panel: vscode.WebviewPanel,
@@ -100,6 +102,46 @@ export abstract class Panel {
 
   get isDisposed(): boolean {
     return this.disposed;
+  }
+
+  /**
+   * Which page load this is (1, then 2… after a reload): messages posted before a page is ready
+   * are queued by VS Code for that page only, so a reload needs them posted again.
+   */
+  protected get pageLoad(): number {
+    return this.loads;
+  }
+
+  /**
+   * Posts the panel's data (`send`) once per page load: called right after creation, it goes out
+   * before the page's "ready" (VS Code queues it for that page, so the first frame skips a round
+   * trip) and the computing overlaps the webview's start; called again on "ready", it posts only
+   * if the page was loaded again since. `again`: post even if this page has it (other data).
+   */
+  protected postFirst(send: () => void, again = false): void {
+    if (this.disposed || (!again && this.firstPostedFor === this.loads)) return;
+    this.firstPostedFor = this.loads;
+    try {
+      send();
+    } catch (e) {
+      this.post({ type: "error", message: (e as Error).message });
+    }
+  }
+
+  /** postFirst(send) once the HTML has gone out (the caller's constructor has returned). */
+  protected postFirstSoon(send: () => void): void {
+    setImmediate(() => this.postFirst(send));
+  }
+
+  /**
+   * Points this open webview at other data instead of creating another panel (VS Code's webview
+   * start is most of an open): new title and state, and a "retarget" so the page forgets what it
+   * showed. The subclass posts the new data after this.
+   */
+  protected retarget(state: PanelState, title: string): void {
+    this.state = state;
+    this.panel.title = title;
+    this.post({ type: "retarget", state });
   }
 
   post(body: HostBody): void {
