@@ -275,7 +275,7 @@ function renderEpisode(ep: TraceEpisodeView, preview = false): void {
     timings.renderMs = ms;
     timings.spans = spans;
     timings.episodeFrameAt = Date.now();
-    send({ type: "trace/rendered", episodeId: ep.id, ms, spans, at: timings.episodeFrameAt });
+    send({ type: "trace/rendered", episodeId: ep.id, ms, spans, at: timings.episodeFrameAt, scriptAt: timings.scriptAt });
   });
 }
 

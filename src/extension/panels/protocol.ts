@@ -97,7 +97,7 @@ export type WebviewMessage =
   | { v: typeof PROTOCOL_VERSION; type: "ready" }
   | { v: typeof PROTOCOL_VERSION; type: "trace/select"; episodeId: string }
   | { v: typeof PROTOCOL_VERSION; type: "trace/search"; query: string }
-  | { v: typeof PROTOCOL_VERSION; type: "trace/rendered"; episodeId: string; ms: number; spans: number; /** Date.now() at the first frame (same clock as the host's on one machine). */ at: number }
+  | { v: typeof PROTOCOL_VERSION; type: "trace/rendered"; episodeId: string; ms: number; spans: number; /** Date.now() at the first frame (same clock as the host's on one machine). */ at: number; /** Date.now() when the page's script started (an episode posted before it waited for the page). */ scriptAt: number }
   | { v: typeof PROTOCOL_VERSION; type: "compare/openPair"; questionId: string; runs: [number, number] }
   /** Recomputes the comparison with these fields expected to differ. */
   | { v: typeof PROTOCOL_VERSION; type: "compare/setExpect"; expect: string[] }

@@ -132,7 +132,8 @@ export class TraceRun {
     else if (m.type === "trace/rendered" && m.episodeId === this.episodeId) {
       // Posting the episode → its first frame in the webview (wall clock, shared by both processes):
       // with the view model's build time, the time to interactive. The reply's own trip is not in it.
-      if (this.postedAt) this.hostTimings.postToFirstFrameMs = m.at - this.postedAt;
+      // An episode posted before the page was up waited for it: count from the later of the two.
+      if (this.postedAt) this.hostTimings.postToFirstFrameMs = m.at - Math.max(this.postedAt, m.scriptAt);
       this.hostTimings.webviewRenderMs = m.ms;
       this.afterFirstPaint();
     } else if (m.type === "trace/search") {

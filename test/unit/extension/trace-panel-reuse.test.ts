@@ -82,7 +82,7 @@ describe("extension: one trace panel for every run", function () {
     f.fromPage({ type: "ready" });
     await until("run A's episode", () => of(f.state.posted, "trace/episode").find((m) => m.type === "trace/episode" && !m.preview && m.episode.id === a[1].id));
     // Its first frame: run A's background pass (gold, text index, drift) is scheduled, and runs after the switch.
-    f.fromPage({ type: "trace/rendered", episodeId: a[1].id, ms: 1, spans: 1, at: Date.now() });
+    f.fromPage({ type: "trace/rendered", episodeId: a[1].id, ms: 1, spans: 1, at: Date.now(), scriptAt: 0 });
     const mark = f.state.posted.length;
     p.show(runB, b[2].id);
     assert.equal(p.runDir, runB);
@@ -92,7 +92,7 @@ describe("extension: one trace panel for every run", function () {
     assert.equal(after[0].type, "retarget", "the page hears first that it shows another run");
     assert.ok(after[0].type === "retarget" && after[0].state.kind === "trace" && after[0].state.runDir === runB);
     assert.ok(episode.type === "trace/episode" && !episode.preview, "the tokenizer is loaded: decoded at once, no preview");
-    f.fromPage({ type: "trace/rendered", episodeId: b[2].id, ms: 1, spans: 1, at: Date.now() });
+    f.fromPage({ type: "trace/rendered", episodeId: b[2].id, ms: 1, spans: 1, at: Date.now(), scriptAt: 0 });
     // Run B's own pass ends with its gold counts: wait for it, then nothing may be about run A.
     await until("run B's gold counts", () => f.state.posted.slice(mark).find((m) => m.type === "trace/run" && m.run.gold !== null));
     await sleep(200);
