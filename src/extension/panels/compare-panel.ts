@@ -26,8 +26,9 @@ export class ComparePanel extends Panel {
     private expect: string[] | undefined,
     private readonly openTraceAt: (runDir: string, episodeId: string) => Promise<void>,
   ) {
+    // Computed on "ready", not at once (postFirstSoon): ablate holds the host for seconds at 10,000
+    // episodes, and holding it right after creating the webview delayed the webview's start.
     super(panel, context, { kind: "compare", runDirs, origin, ...(expect ? { expect } : {}) }, compareTitle(runDirs));
-    this.postFirstSoon(() => this.send());
   }
 
   /** Compares other runs in this panel (the open webview is reused); the same runs: nothing to do. */

@@ -128,7 +128,11 @@ export abstract class Panel {
     }
   }
 
-  /** postFirst(send) once the HTML has gone out (the caller's constructor has returned). */
+  /**
+   * postFirst(send) once the HTML has gone out (the caller's constructor has returned). Only for
+   * data that is quick to make: seconds of synchronous work here hold the extension host while
+   * VS Code creates the webview, and its start waits (Compare at 10,000 episodes: 9.4 s).
+   */
   protected postFirstSoon(send: () => void): void {
     setImmediate(() => this.postFirst(send));
   }
