@@ -92,7 +92,7 @@ describe("panels are reused on a second open (real VS Code)", function () {
 
   it("compare: other runs are compared in the same webview", async () => {
     await compare("heuristic", "closed-book");
-    const sel = ["h2", "#ablation-table tbody tr", "#app .loading"];
+    const sel = ["h2", "#ablation-table tbody tr", "#app .loading", "#errors"];
     const first = await probeUntil("compare", sel, (r) => r[1].count === 2, "the first comparison");
     assert.match(first.results[1].text, /^\s*heuristic/, "heuristic is the baseline");
     await compare("closed-book", "heuristic");
@@ -108,7 +108,7 @@ describe("panels are reused on a second open (real VS Code)", function () {
     cpSync(runDir("sft-it"), copy, { recursive: true });
     try {
       await vscode.commands.executeCommand("agentLab.openDashboard", runDir("sft-it"));
-      const sel = ["h2", "#metrics .metric", "#app .loading"];
+      const sel = ["h2", "#metrics .metric", "#app .loading", "#errors"]; // #errors: in the failure message
       const first = await probeUntil("dashboard", sel, (r) => r[0].text === "Training · sft-it" && r[1].count > 0, "the first run's charts");
       await vscode.commands.executeCommand("agentLab.openDashboard", copy);
       const second = await probeUntil("dashboard", sel, (r) => r[0].text === "Training · it-reuse-training" && r[1].count > 0, "the second run's charts in the same panel");

@@ -74,6 +74,10 @@ function probe(selector: string): ProbeResult {
   };
 }
 
+/** How long after the page's load event it waits for its first data before asking again. */
+const ASK_AGAIN_MS = 2000;
+let gotData = false;
+
 /** Routes validated messages to `handle`; "state" and "error" are handled here, "retarget" here and there. */
 export function listen(handle: (m: HostMessage) => void): void {
   window.addEventListener("message", (event: MessageEvent) => {
@@ -95,6 +99,7 @@ export function listen(handle: (m: HostMessage) => void): void {
         document.getElementById("errors")?.remove(); // they were about the data shown before
         startOver();
       }
+      gotData = true;
       try {
         handle(m);
       } catch (e) {
@@ -103,4 +108,7 @@ export function listen(handle: (m: HostMessage) => void): void {
     }
   });
   send({ type: "ready" });
+  // Data the extension posted before this page was up is queued for it by VS Code; should none
+  // have arrived a while after the page loaded, ask again rather than stay on "Loading…".
+  window.addEventListener("load", () => setTimeout(() => gotData || send({ type: "ready", again: true }), ASK_AGAIN_MS), { once: true });
 }

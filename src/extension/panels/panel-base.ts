@@ -50,6 +50,8 @@ export abstract class Panel {
   private loadTimer: ReturnType<typeof setTimeout> | undefined;
   /** The page load the first data was posted to (0: not yet). */
   private firstPostedFor = 0;
+  /** Whether that post went out before the page said "ready" (it can be lost: see "ready" again). */
+  private firstPostedEarly = false;
 
   constructor(
     readonly panel: vscode.WebviewPanel,
@@ -104,6 +106,11 @@ export abstract class Panel {
     return this.disposed;
   }
 
+  /** Whether the current page's script said "ready" (a post now reaches it directly). */
+  protected get isReady(): boolean {
+    return this.ready;
+  }
+
   /**
    * Which page load this is (1, then 2… after a reload): messages posted before a page is ready
    * are queued by VS Code for that page only, so a reload needs them posted again.
@@ -121,6 +128,7 @@ export abstract class Panel {
   protected postFirst(send: () => void, again = false): void {
     if (this.disposed || (!again && this.firstPostedFor === this.loads)) return;
     this.firstPostedFor = this.loads;
+    this.firstPostedEarly = !this.ready;
     try {
       send();
     } catch (e) {
@@ -168,6 +176,8 @@ export abstract class Panel {
     }
     try {
       if (message.type === "ready") {
+        // The page has no data: a post before it was up was lost; the subclass's ready posts it again.
+        if (message.again && this.firstPostedEarly) this.firstPostedFor = 0;
         this.ready = true;
         if (this.loadTimer) clearTimeout(this.loadTimer);
         this.loadTimer = undefined;

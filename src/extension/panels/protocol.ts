@@ -94,7 +94,11 @@ export interface ProbeResult {
 
 /** Webview → extension. */
 export type WebviewMessage =
-  | { v: typeof PROTOCOL_VERSION; type: "ready" }
+  /**
+   * `again`: the page has loaded and still has no data (a message posted before it was up did not
+   * reach it): the panel posts its data again.
+   */
+  | { v: typeof PROTOCOL_VERSION; type: "ready"; again?: boolean }
   | { v: typeof PROTOCOL_VERSION; type: "trace/select"; episodeId: string }
   | { v: typeof PROTOCOL_VERSION; type: "trace/search"; query: string }
   | { v: typeof PROTOCOL_VERSION; type: "trace/rendered"; episodeId: string; ms: number; spans: number; /** Date.now() at the first frame (same clock as the host's on one machine). */ at: number; /** Date.now() when the page's script started (an episode posted before it waited for the page). */ scriptAt: number }

@@ -57,6 +57,7 @@ export class TracePanel extends Panel {
   /** The run's first messages, once per page load. */
   private deliver(run: TraceRun): void {
     if (run !== this.run || run.isDisposed || this.isDisposed || run.deliveredForPage === this.pageLoad) return;
+    run.deliveredEarly = !this.isReady;
     run.load(this.pageLoad).catch((e: unknown) => this.post({ type: "error", message: e instanceof Error ? e.message : String(e) }));
   }
 
@@ -65,7 +66,11 @@ export class TracePanel extends Panel {
   }
 
   protected async onMessage(m: WebviewMessage): Promise<void> {
-    if (m.type === "ready") this.deliver(this.run);
+    if (m.type === "ready") {
+      // The page has no data: the run's messages, posted before it was up, were lost.
+      if (m.again && this.run.deliveredEarly) this.run.deliveredForPage = 0;
+      this.deliver(this.run);
+    }
     else await this.run.onMessage(m);
   }
 }

@@ -85,6 +85,8 @@ export class TraceRun {
   private tokenizerLoaded = false;
   /** The page load whose first messages this run has posted (0: none yet). */
   deliveredForPage = 0;
+  /** Whether they went out before the page said "ready". */
+  deliveredEarly = false;
   /** Manifest read, tokenizer load started, episodes indexed: what the first post needs. */
   readonly opening: Promise<void>;
 

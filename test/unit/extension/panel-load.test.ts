@@ -98,4 +98,34 @@ describe("extension: a panel reloads a page whose script never came up", () => {
     assert.equal(sends, 2, "this page has it: not posted again");
     p.dispose();
   });
+
+  it("posts the early data again when the loaded page says it has none; data posted after ready is not", async () => {
+    const f = fakePanel(true);
+    let sends = 0;
+    class EarlyPanel extends Panel {
+      constructor(early: boolean) {
+        super(f.panel as never, fakeContext as never, { kind: "compare", runDirs: ["/a", "/b"] }, "Compare");
+        if (early) this.postFirstSoon(() => sends++);
+      }
+      protected async onMessage(m: { type: string }): Promise<void> {
+        if (m.type === "ready") this.postFirst(() => sends++);
+      }
+    }
+    const p = new EarlyPanel(true);
+    await sleep(5);
+    f.fromPage({ type: "ready" });
+    await sleep(5);
+    assert.equal(sends, 1);
+    f.fromPage({ type: "ready", again: true });
+    await sleep(5);
+    assert.equal(sends, 2, "the early post was lost: posted again");
+    p.dispose();
+    sends = 0;
+    const late = new EarlyPanel(false);
+    f.fromPage({ type: "ready" });
+    f.fromPage({ type: "ready", again: true });
+    await sleep(5);
+    assert.equal(sends, 1, "posted in answer to ready: it is on its way, not posted twice");
+    late.dispose();
+  });
 });
