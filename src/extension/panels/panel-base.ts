@@ -91,9 +91,13 @@ export abstract class Panel {
   private armLoadCheck(): void {
     if (this.ready || this.disposed || this.loadTimer || this.loads >= MAX_LOADS || !this.panel.visible) return;
     this.loadTimer = setTimeout(() => {
-      this.loadTimer = undefined;
-      if (this.ready || this.disposed) return;
-      if (this.panel.visible) this.loadPage();
+      // After the host was busy (a tokenizer load), timers run before the messages that arrived
+      // meanwhile are read: look once those are in, or a "ready" waiting there reloads the page.
+      setImmediate(() => {
+        this.loadTimer = undefined;
+        if (this.ready || this.disposed) return;
+        if (this.panel.visible) this.loadPage();
+      });
     }, (this.constructor as typeof Panel).loadTimeoutMs);
   }
 
