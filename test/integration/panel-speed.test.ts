@@ -4,15 +4,18 @@
  * trace: the episode list and the episode's token stream both drawn), read from the webviews'
  * wall-clock frame times (webview/shared/host.ts `timings`), which the extension host shares.
  *
+ * Each panel is timed twice: opened as a new webview ("new panel"; the trace's first one in the
+ * window also loads the run's tokenizer) and opened on other data while it is open ("reused":
+ * the data is posted into the same webview, no webview start).
+ *
  * Runs on the fixture's 200-episode eval runs; `bench/panels/run.ts --vscode` runs it on its own
  * workspace (200 and 10,000 episodes) and reads the table written to AGENT_LAB_IT_PANEL_TIMINGS.
- * The limits are the idle-machine targets scaled by load (test/helpers/load-scaled.ts), checked on
- * the reopen (the first open in a window may also load the run's tokenizer); the numbers to quote
- * come from the bench.
+ * The limits are 10x the idle-machine targets scaled by load (test/helpers/load-scaled.ts), not
+ * the targets: the numbers to quote come from the bench.
  */
 import * as assert from "node:assert/strict";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import * as vscode from "vscode";
 import type { Lab } from "../../src/extension/commands/commands";
 import { runFile } from "../../src/core/runs/run-folder";
@@ -65,12 +68,19 @@ function episodeCount(dir: string): number {
   return n;
 }
 
+/** The frames of an open at `t0` (frame marks from an earlier open are older than t0). */
+const since = (t0: number) => (t: Record<string, number>, k: string) => {
+  const at = frame(t, k);
+  return at !== undefined && at >= t0 ? at : undefined;
+};
+
 describe("panel speed (real VS Code)", function () {
-  this.timeout(240_000);
+  this.timeout(600_000);
   let lab: Lab;
   const runs = () => lab.runs.currentRows().filter((r) => r.kind === "eval" && /^heuristic(-\d+)?$/.test(r.name)).sort((a, b) => a.name.length - b.name.length);
   before(async () => {
     lab = await activeExports<Lab>();
+    await vscode.commands.executeCommand("workbench.action.closeAllEditors");
   });
   afterEach(async () => {
     await vscode.commands.executeCommand("workbench.action.closeAllEditors");
@@ -80,65 +90,104 @@ describe("panel speed (real VS Code)", function () {
     if (out) writeFileSync(out, JSON.stringify(measured, null, 2));
   });
 
-  it("trace: a click in the Runs tree → list and episode drawn (opened twice: the second open reads the run's text cache)", async () => {
-    assert.ok(runs().length > 0, "no heuristic eval run in the workspace");
-    for (const row of runs()) {
+  /** Regression guard: 10x the target, scaled by load (the first open in a window also loads the tokenizer: not checked). */
+  function guard(t: Timing, target: number): void {
+    assert.ok(t.interactiveMs < loadScaledLimit(REGRESSION_FACTOR * target), `${t.panel} of ${t.run} interactive after ${t.interactiveMs} ms (target ${target} ms)`);
+  }
+
+  it("trace: a click in the Runs tree → list and episode drawn, in a new panel and in the open one", async () => {
+    const rows = runs();
+    assert.ok(rows.length > 0, "no heuristic eval run in the workspace");
+    const small = rows[0];
+    const large = rows[rows.length - 1];
+    const clickEpisode = async (row: (typeof rows)[number], nth: number) => {
       const node = (await treeRows(lab.runs)).find((r) => labelOf(r.item) === row.name);
       assert.ok(node, `${row.name} in the Runs tree`);
       const group = (await treeRows(lab.runs, node.node))[0];
-      const episode = (await treeRows(lab.runs, group.node))[0];
-      const cmd = episode.item.command!;
+      const episodes = await treeRows(lab.runs, group.node);
+      const cmd = episodes[Math.min(nth, episodes.length - 1)].item.command!;
+      const t0 = Date.now();
+      await vscode.commands.executeCommand(cmd.command, ...(cmd.arguments ?? []));
+      return t0;
+    };
+    const open = async (row: (typeof rows)[number], how: string, nth: number, check: boolean) => {
+      const t0 = await clickEpisode(row, nth);
+      const at = since(t0);
+      const a = await frames("trace", (x) => at(x.timings, "listFrameAt") !== undefined && at(x.timings, "episodeFrameAt") !== undefined);
+      const list = a.timings.listFrameAt - t0;
+      const ep = a.timings.episodeFrameAt - t0;
+      const preview = at(a.timings, "previewFrameAt");
       const episodes = episodeCount(row.dir);
-      for (const open of ["first open", "reopen"]) {
-        const t0 = Date.now();
-        await vscode.commands.executeCommand(cmd.command, ...(cmd.arguments ?? []));
-        const a = await frames("trace", (x) => frame(x.timings, "listFrameAt") !== undefined && frame(x.timings, "episodeFrameAt") !== undefined);
-        const list = a.timings.listFrameAt - t0;
-        const ep = a.timings.episodeFrameAt - t0;
-        const t: Timing = { panel: `trace (${open})`, run: row.name, episodes, firstFrameMs: Math.min(list, ep), interactiveMs: Math.max(list, ep), scriptMs: a.timings.scriptAt - t0, host: a.host ?? {} };
-        measured.push(t);
-        console.log(`      trace ${row.name} (${episodes} episodes, ${open}): first frame ${t.firstFrameMs} ms, interactive ${t.interactiveMs} ms (webview script at ${t.scriptMs} ms; host: ${JSON.stringify(Object.fromEntries(Object.entries(t.host).map(([k, v]) => [k, Math.round(v)])))})`);
-        if (open === "first open") {
-          // Let the run-wide pass finish and write the text cache the reopen reads.
-          await waitFor("the run's text cache", () => existsSync(runFile(row.dir, "textIndex")) || undefined, 120_000, 200);
-        }
-        await vscode.commands.executeCommand("workbench.action.closeAllEditors");
-        const target = episodes > 1000 ? TARGETS_MS.trace10k : TARGETS_MS.trace;
-        // The targets are reported by bench/panels; here only a hang or a many-fold regression fails.
-        if (open === "reopen") assert.ok(t.interactiveMs < loadScaledLimit(REGRESSION_FACTOR * target), `trace of ${row.name} interactive after ${t.interactiveMs} ms (target ${target} ms)`);
-      }
+      const t: Timing = { panel: `trace, ${how}`, run: row.name, episodes, firstFrameMs: Math.min(list, ep, preview === undefined ? Infinity : preview - t0), interactiveMs: Math.max(list, ep), scriptMs: a.timings.scriptAt - t0, host: a.host ?? {} };
+      measured.push(t);
+      console.log(`      trace ${row.name} (${episodes} episodes, ${how}): first frame ${t.firstFrameMs} ms, interactive ${t.interactiveMs} ms (webview script at ${t.scriptMs} ms; host: ${JSON.stringify(Object.fromEntries(Object.entries(t.host).map(([k, v]) => [k, Math.round(v)])))})`);
+      if (check) guard(t, episodes > 1000 ? TARGETS_MS.trace10k : TARGETS_MS.trace);
+    };
+    // Let a run's background pass finish and write its text cache (later opens read it).
+    const cached = (row: (typeof rows)[number]) => waitFor(`${row.name}'s text cache`, () => existsSync(runFile(row.dir, "textIndex")) || undefined, 180_000, 200);
+
+    await open(small, "new panel, first in the window (loads the tokenizer)", 0, false);
+    await cached(small);
+    if (large !== small) {
+      await open(large, "reused (another run)", 0, true);
+      await cached(large);
+      await vscode.commands.executeCommand("workbench.action.closeAllEditors");
+      await open(large, "new panel", 1, true);
+    } else {
+      // Reuse needs the panel on another run: the closed-book run of the same questions (not timed).
+      const other = lab.runs.currentRows().find((r) => r.kind === "eval" && r.name === small.name.replace(/^heuristic/, "closed-book"));
+      assert.ok(other, `a closed-book run beside ${small.name}`);
+      await open(other, "reused (another run, not in the table)", 0, false);
+      measured.pop();
     }
+    await open(small, "reused (another run)", 1, true);
+    await vscode.commands.executeCommand("workbench.action.closeAllEditors");
+    await open(small, "new panel", 2, true);
   });
 
-  it("compare: the command → the table drawn", async () => {
+  it("compare: the command → the table drawn, in a new panel and in the open one", async () => {
     for (const row of runs()) {
       const other = row.name.replace(/^heuristic/, "closed-book");
       if (!lab.runs.currentRows().some((r) => r.name === other)) continue;
-      const ui = answerUi({ quickPick: (items, options) => (options?.canPickMany ? [items.find((i) => i.label === other)!] : items.find((i) => i.label === row.name)) });
-      const t0 = Date.now();
-      try {
-        await vscode.commands.executeCommand("agentLab.compareRuns");
-      } finally {
-        ui.restore();
+      for (const [how, baseline, second] of [["new panel", row.name, other], ["reused (other baseline)", other, row.name]]) {
+        const ui = answerUi({ quickPick: (items, options) => (options?.canPickMany ? [items.find((i) => i.label === second)!] : items.find((i) => i.label === baseline)) });
+        const t0 = Date.now();
+        try {
+          await vscode.commands.executeCommand("agentLab.compareRuns");
+        } finally {
+          ui.restore();
+        }
+        const at = since(t0);
+        const a = await frames("compare", (x) => at(x.timings, "dataFrameAt") !== undefined);
+        const t: Timing = { panel: `compare, ${how}`, run: `${baseline} vs ${second}`, episodes: episodeCount(row.dir), firstFrameMs: a.timings.dataFrameAt - t0, interactiveMs: a.timings.dataFrameAt - t0, scriptMs: a.timings.scriptAt - t0, host: a.host ?? {} };
+        measured.push(t);
+        console.log(`      compare ${t.run} (${how}): table drawn ${t.firstFrameMs} ms after the command (webview script at ${t.scriptMs} ms)`);
+        if (t.episodes <= 1000) guard(t, TARGETS_MS.compare);
       }
-      const a = await frames("compare", (x) => frame(x.timings, "dataFrameAt") !== undefined);
-      const t: Timing = { panel: "compare", run: `${row.name} vs ${other}`, episodes: episodeCount(row.dir), firstFrameMs: a.timings.dataFrameAt - t0, interactiveMs: a.timings.dataFrameAt - t0, scriptMs: a.timings.scriptAt - t0, host: a.host ?? {} };
-      measured.push(t);
-      console.log(`      compare ${t.run}: table drawn ${t.firstFrameMs} ms after the command (webview script at ${t.scriptMs} ms)`);
       await vscode.commands.executeCommand("workbench.action.closeAllEditors");
-      if (t.episodes <= 1000) assert.ok(t.firstFrameMs < loadScaledLimit(REGRESSION_FACTOR * TARGETS_MS.compare), `compare drawn after ${t.firstFrameMs} ms (target ${TARGETS_MS.compare} ms)`);
     }
   });
 
-  it("dashboard: the command → the charts drawn", async () => {
+  it("dashboard: the command → the charts drawn, in a new panel and in the open one", async () => {
     const training = lab.runs.currentRows().find((r) => r.kind === "training" && existsSync(join(r.dir, "checkpoints.jsonl")));
     assert.ok(training, "a training run in the workspace");
-    const t0 = Date.now();
-    await vscode.commands.executeCommand("agentLab.openDashboard", training.dir);
-    const a = await frames("dashboard", (x) => frame(x.timings, "dataFrameAt") !== undefined);
-    const t: Timing = { panel: "dashboard", run: training.name, episodes: 0, firstFrameMs: a.timings.dataFrameAt - t0, interactiveMs: a.timings.dataFrameAt - t0, scriptMs: a.timings.scriptAt - t0, host: a.host ?? {} };
-    measured.push(t);
-    console.log(`      dashboard ${training.name}: charts drawn ${t.firstFrameMs} ms after the command (webview script at ${t.scriptMs} ms)`);
-    assert.ok(t.firstFrameMs < loadScaledLimit(REGRESSION_FACTOR * TARGETS_MS.dashboard), `dashboard drawn after ${t.firstFrameMs} ms (target ${TARGETS_MS.dashboard} ms)`);
+    // A second training run to reuse the panel for: a copy of the first.
+    const copy = join(dirname(training.dir), `${training.name}-speed-copy`);
+    rmSync(copy, { recursive: true, force: true });
+    cpSync(training.dir, copy, { recursive: true });
+    try {
+      for (const [how, dir] of [["new panel", training.dir], ["reused (another run)", copy]]) {
+        const t0 = Date.now();
+        await vscode.commands.executeCommand("agentLab.openDashboard", dir);
+        const at = since(t0);
+        const a = await frames("dashboard", (x) => at(x.timings, "dataFrameAt") !== undefined);
+        const t: Timing = { panel: `dashboard, ${how}`, run: basename(dir), episodes: 0, firstFrameMs: a.timings.dataFrameAt - t0, interactiveMs: a.timings.dataFrameAt - t0, scriptMs: a.timings.scriptAt - t0, host: a.host ?? {} };
+        measured.push(t);
+        console.log(`      dashboard ${t.run} (${how}): charts drawn ${t.firstFrameMs} ms after the command (webview script at ${t.scriptMs} ms)`);
+        guard(t, TARGETS_MS.dashboard);
+      }
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
   });
 });

@@ -15,7 +15,7 @@ import type { PairTurnSide, PairView } from "../../src/core/trace/pair-view";
 import type { CompareSetup } from "../../src/extension/panels/protocol";
 import { chartFigure, forestPlot } from "../shared/charts";
 import { append, clear, fmt, h, usd } from "../shared/dom";
-import { listen, markFirstFrame, send } from "../shared/host";
+import { listen, loadingLine, markFirstFrame, send } from "../shared/host";
 
 const app = document.getElementById("app")!;
 let report: AblationReport | undefined;
@@ -315,6 +315,13 @@ listen((m) => {
     setup = m.setup;
     render();
     markFirstFrame("dataFrameAt");
+  } else if (m.type === "retarget") {
+    // Other runs: nothing of these runs' comparison stays on screen until theirs arrives.
+    report = setup = pair = pairRequest = undefined;
+    comparison = 0;
+    pinned.length = 0;
+    clear(app);
+    app.append(loadingLine());
   } else if (m.type === "compare/pair") {
     if (pairRequest?.questionId !== m.pair.questionId) return;
     pair = m.pair;

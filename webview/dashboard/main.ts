@@ -15,7 +15,7 @@ import { healthyBand, METRIC_GROUPS, metricGroup, metricLabel, orderMetrics, typ
 import { chartFigure, createTimeChart, palette, type TimeChart } from "../shared/charts";
 import { formatNumber, formatUsdValue, isConstant, MAX_SMOOTHING } from "../shared/chart-math";
 import { append, clear, fmt, h } from "../shared/dom";
-import { listen, markFirstFrame, send } from "../shared/host";
+import { listen, loadingLine, markFirstFrame, send } from "../shared/host";
 import { renderStream } from "../trace/token-stream";
 
 const app = document.getElementById("app")!;
@@ -297,6 +297,14 @@ listen((m) => {
     view = m.data;
     render();
     markFirstFrame("dataFrameAt");
+  } else if (m.type === "retarget") {
+    // Another run: its charts start unzoomed, and nothing of this run stays until its data arrives.
+    for (const c of charts) c.destroy();
+    charts = [];
+    view = group = pickedStep = undefined;
+    zoom.clear();
+    clear(app);
+    app.append(loadingLine());
   } else if (m.type === "dashboard/group") {
     group = m.group;
     render();

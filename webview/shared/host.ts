@@ -50,6 +50,20 @@ export function markFirstFrame(name: string): void {
   requestAnimationFrame(() => (timings[name] = Date.now()));
 }
 
+/**
+ * A panel reused for other data: frame marks start over (a reopen is timed from its own data's
+ * frames), `retargetAt` records when the page heard of it.
+ */
+function startOver(): void {
+  for (const k of Object.keys(timings)) if (k !== "scriptAt") delete timings[k];
+  timings.retargetAt = Date.now();
+}
+
+/** What a panel shows between a retarget and its new data (the page's own first placeholder). */
+export function loadingLine(): HTMLElement {
+  return h("p", { class: "loading" }, "Loading…");
+}
+
 function probe(selector: string): ProbeResult {
   const els = Array.from(document.querySelectorAll<HTMLElement>(selector));
   return {
@@ -60,7 +74,11 @@ function probe(selector: string): ProbeResult {
   };
 }
 
-/** Routes validated messages to `handle`; "state" and "error" are handled here. */
+/** How long after the page's load event it waits for its first data before asking again. */
+const ASK_AGAIN_MS = 2000;
+let gotData = false;
+
+/** Routes validated messages to `handle`; "state" and "error" are handled here, "retarget" here and there. */
 export function listen(handle: (m: HostMessage) => void): void {
   window.addEventListener("message", (event: MessageEvent) => {
     let m: HostMessage;
@@ -76,6 +94,12 @@ export function listen(handle: (m: HostMessage) => void): void {
       send({ type: "probeResult", id: m.id, results: m.selectors.map(probe), pwned: (window as unknown as { __pwned?: unknown }).__pwned !== undefined, timings });
     } else if (m.type === "error") showError(m.message);
     else {
+      if (m.type === "retarget") {
+        api.setState(m.state);
+        document.getElementById("errors")?.remove(); // they were about the data shown before
+        startOver();
+      }
+      gotData = true;
       try {
         handle(m);
       } catch (e) {
@@ -84,4 +108,7 @@ export function listen(handle: (m: HostMessage) => void): void {
     }
   });
   send({ type: "ready" });
+  // Data the extension posted before this page was up is queued for it by VS Code; should none
+  // have arrived a while after the page loaded, ask again rather than stay on "Loading…".
+  window.addEventListener("load", () => setTimeout(() => gotData || send({ type: "ready", again: true }), ASK_AGAIN_MS), { once: true });
 }

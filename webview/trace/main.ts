@@ -12,7 +12,7 @@ import { OUTCOME_LABELS, OUTCOME_MEANINGS, OUTCOMES, outcomeOf } from "../../src
 import type { TraceEpisodeView } from "../../src/core/trace/trace-view";
 import { driftVerdict, NON_CANONICAL_EXPLAINED, type DriftReport, type RunDriftCounts } from "../../src/core/trace/drift";
 import { append, clear, fmt, h, usd } from "../shared/dom";
-import { listen, markFirstFrame, send, savedState, timings } from "../shared/host";
+import { listen, loadingLine, markFirstFrame, send, savedState, timings } from "../shared/host";
 import { highlightHits, markTokens, renderStream, splitPiece } from "./token-stream";
 
 const ROW_HEIGHT = 26;
@@ -225,7 +225,8 @@ function badge(text: string, cls: string, title?: string): HTMLElement {
   return h("span", { class: `badge ${cls}`, ...(title ? { title } : {}) }, text);
 }
 
-function renderEpisode(ep: TraceEpisodeView): void {
+/** `preview`: the token ids before the tokenizer is in; its frame is not "interactive". */
+function renderEpisode(ep: TraceEpisodeView, preview = false): void {
   const started = performance.now();
   episode = ep;
   currentId = ep.id;
@@ -287,12 +288,16 @@ function renderEpisode(ep: TraceEpisodeView): void {
   else showHits();
   drawList();
   // Time to interactive: from the message's arrival to the first frame with the stream laid out.
+  if (preview) {
+    markFirstFrame("previewFrameAt");
+    return;
+  }
   requestAnimationFrame(() => {
     const ms = performance.now() - (receivedAt || started);
     timings.renderMs = ms;
     timings.spans = spans;
     timings.episodeFrameAt = Date.now();
-    send({ type: "trace/rendered", episodeId: ep.id, ms, spans, at: timings.episodeFrameAt });
+    send({ type: "trace/rendered", episodeId: ep.id, ms, spans, at: timings.episodeFrameAt, scriptAt: timings.scriptAt });
   });
 }
 
@@ -394,8 +399,23 @@ detail.addEventListener("mouseover", (e) => {
 });
 detail.addEventListener("mouseleave", () => (tooltip.hidden = true));
 
+/** Another run in this panel: nothing of the last one stays (the filters do: they are the reader's). */
+function startOver(episodeId: string | undefined): void {
+  run = episode = textIds = undefined;
+  visible = [];
+  currentId = episodeId;
+  receivedAt = searchSentAt = 0;
+  textSearch.value = "";
+  for (const el of [header, driftLine, goldLine, countLine, listRows]) clear(el);
+  listSpacer.style.height = "0px";
+  clear(detail);
+  detail.append(loadingLine());
+}
+
 listen((m) => {
-  if (m.type === "trace/run") {
+  if (m.type === "retarget") {
+    if (m.state.kind === "trace") startOver(m.state.episodeId);
+  } else if (m.type === "trace/run") {
     run = m.run;
     renderRunHeader(m.run);
     applyFilter();
@@ -403,7 +423,7 @@ listen((m) => {
   } else if (m.type === "trace/episode") {
     receivedAt = performance.now();
     timings.buildMs = m.buildMs;
-    renderEpisode(m.episode);
+    renderEpisode(m.episode, m.preview === true);
   } else if (m.type === "trace/drift") {
     if (episode?.id === m.episodeId) showDrift(m.drift);
   } else if (m.type === "trace/searchResult") {

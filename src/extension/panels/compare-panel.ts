@@ -12,6 +12,8 @@ import { compareView, promptSearchDirs, type CompareOrigin } from "../../core/an
 import { Panel } from "./panel-base";
 import type { WebviewMessage } from "./protocol";
 
+const compareTitle = (runDirs: string[]) => `Compare · ${runDirs.map((d) => basename(d)).join(" vs ")}`;
+
 export class ComparePanel extends Panel {
   private inputs: AblationInput[] | undefined;
   private names: string[] = [];
@@ -19,12 +21,26 @@ export class ComparePanel extends Panel {
   constructor(
     panel: vscode.WebviewPanel,
     context: vscode.ExtensionContext,
-    readonly runDirs: string[],
-    private readonly origin: CompareOrigin,
+    private runDirs: string[],
+    private origin: CompareOrigin,
     private expect: string[] | undefined,
     private readonly openTraceAt: (runDir: string, episodeId: string) => Promise<void>,
   ) {
-    super(panel, context, { kind: "compare", runDirs, origin, ...(expect ? { expect } : {}) }, `Compare · ${runDirs.map((d) => basename(d)).join(" vs ")}`);
+    // Computed on "ready", not at once (postFirstSoon): ablate holds the host for seconds at 10,000
+    // episodes, and holding it right after creating the webview delayed the webview's start.
+    super(panel, context, { kind: "compare", runDirs, origin, ...(expect ? { expect } : {}) }, compareTitle(runDirs));
+  }
+
+  /** Compares other runs in this panel (the open webview is reused); the same runs: nothing to do. */
+  show(runDirs: string[], origin: CompareOrigin): void {
+    if (origin === this.origin && runDirs.length === this.runDirs.length && runDirs.every((d, i) => d === this.runDirs[i])) return;
+    this.runDirs = [...runDirs];
+    this.origin = origin;
+    this.expect = undefined;
+    this.inputs = undefined;
+    this.names = [];
+    this.retarget({ kind: "compare", runDirs: this.runDirs, origin }, compareTitle(this.runDirs));
+    this.postFirst(() => this.send(), true);
   }
 
   private send(): void {
@@ -36,7 +52,7 @@ export class ComparePanel extends Panel {
   }
 
   protected async onMessage(m: WebviewMessage): Promise<void> {
-    if (m.type === "ready") this.send();
+    if (m.type === "ready") this.postFirst(() => this.send());
     else if (m.type === "compare/setExpect") {
       if (!Array.isArray(m.expect) || !m.expect.every((f) => typeof f === "string")) throw new Error("compare/setExpect needs a list of field names");
       this.expect = [...m.expect];

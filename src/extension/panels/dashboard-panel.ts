@@ -26,20 +26,37 @@ export class DashboardPanel extends Panel {
   private overlays: string[];
   private readonly viewState: vscode.Disposable;
 
-  constructor(panel: vscode.WebviewPanel, context: vscode.ExtensionContext, readonly runDir: string, overlays: string[] = []) {
+  constructor(panel: vscode.WebviewPanel, context: vscode.ExtensionContext, private runDir: string, overlays: string[] = []) {
     super(panel, context, { kind: "dashboard", runDir, overlays }, `Training · ${basename(runDir)}`);
     this.overlays = overlays;
+    this.postFirstSoon(() => this.follow());
     // An eval started from here writes to another folder: re-read when the panel is shown again.
     this.viewState = panel.onDidChangeViewState((e) => {
       if (e.webviewPanel.visible && this.view) this.refresh();
     });
   }
 
+  /** Follows another training run in this panel (the open webview is reused), without overlays. */
+  show(runDir: string): void {
+    if (runDir === this.runDir) return;
+    this.watch?.dispose();
+    this.watch = undefined;
+    this.view = undefined;
+    this.runDir = runDir;
+    this.overlays = [];
+    this.retarget({ kind: "dashboard", runDir, overlays: [] }, `Training · ${basename(runDir)}`);
+    this.postFirst(() => this.follow(), true);
+  }
+
+  /** Posts the view and re-reads it after each change of the run's logs. */
+  private follow(): void {
+    this.refresh();
+    this.watch ??= watchRunFiles(this.runDir, WATCHED, () => this.refresh());
+  }
+
   protected async onMessage(m: WebviewMessage): Promise<void> {
-    if (m.type === "ready") {
-      this.refresh();
-      this.watch ??= watchRunFiles(this.runDir, WATCHED, () => this.refresh());
-    } else if (m.type === "dashboard/openGroup") {
+    if (m.type === "ready") this.postFirst(() => this.follow());
+    else if (m.type === "dashboard/openGroup") {
       const group = this.view?.groups[m.index];
       if (!group) throw new Error(`no group ${m.index} in this run`);
       const episodes = await groupEpisodeViews(this.runDir, group);

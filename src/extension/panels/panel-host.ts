@@ -1,6 +1,7 @@
 /**
- * Owns every open panel of this extension window: opens or reveals them (one trace panel per run,
- * one compare panel per set of runs, one dashboard per training run), restores them after a reload
+ * Owns every open panel of this extension window: opens or reveals them (one trace panel, one
+ * compare panel and one dashboard, each pointed at the run last opened; one experiment panel per
+ * record), restores them after a reload
  * (a WebviewPanelSerializer per view type) and provides the "Open trace" code lens on the lines of
  * an episodes.jsonl.
  */
@@ -11,15 +12,10 @@ import { ComparePanel } from "./compare-panel";
 import { DashboardPanel } from "./dashboard-panel";
 import { ExperimentPanel } from "./experiment-panel";
 import { Panel, webviewOptions } from "./panel-base";
-import type { PanelState } from "./protocol";
+import { PANEL_VIEW_TYPES, type PanelState } from "./protocol";
 import { TracePanel } from "./trace-panel";
 
-export const PANEL_VIEW_TYPES = {
-  trace: "agentLab.trace",
-  compare: "agentLab.compare",
-  dashboard: "agentLab.dashboard",
-  experiment: "agentLab.experiment",
-} as const;
+export { PANEL_VIEW_TYPES };
 
 /**
  * Internal command (not in the palette) that integration tests and the screenshot script use to
@@ -63,45 +59,54 @@ export class PanelHost {
     return this.open;
   }
 
+  /**
+   * One panel per kind (trace, compare, dashboard): opening another run shows it in the open
+   * panel (revealed, in `column` when given) rather than creating a webview, whose start is most of
+   * the time to a first frame. Side by side is the compare panel's pair view.
+   */
+  private reuse<T extends Panel>(kind: PanelState["kind"], type: abstract new (...args: never[]) => T): T | undefined {
+    const existing = this.open.get(kind);
+    return existing instanceof type && !existing.isDisposed ? existing : undefined;
+  }
+
   async openTrace(runDir: string, episodeId?: string, column: vscode.ViewColumn = vscode.ViewColumn.Active): Promise<TracePanel> {
-    const key = `trace:${resolve(runDir)}`;
-    const existing = this.open.get(key);
-    if (existing instanceof TracePanel && !existing.isDisposed) {
-      existing.select(episodeId);
+    const existing = this.reuse("trace", TracePanel);
+    if (existing) {
+      existing.show(resolve(runDir), episodeId);
       existing.panel.reveal(column);
       return existing;
     }
     const panel = vscode.window.createWebviewPanel(PANEL_VIEW_TYPES.trace, "Trace", column, webviewOptions(this.context));
-    return this.track(key, new TracePanel(panel, this.context, resolve(runDir), episodeId));
+    return this.track("trace", new TracePanel(panel, this.context, resolve(runDir), episodeId));
   }
 
   /** `origin`: how the comparison was opened, which presets the fields expected to differ. */
   async openCompare(runDirs: string[], origin: CompareOrigin = "runs"): Promise<ComparePanel> {
     if (runDirs.length < 2) throw new Error("pick at least two runs to compare");
     const dirs = runDirs.map((d) => resolve(d));
-    const key = `compare:${dirs.join("|")}`;
-    const existing = this.open.get(key);
-    if (existing instanceof ComparePanel && !existing.isDisposed) {
+    const existing = this.reuse("compare", ComparePanel);
+    if (existing) {
+      existing.show(dirs, origin);
       existing.reveal();
       return existing;
     }
     const panel = vscode.window.createWebviewPanel(PANEL_VIEW_TYPES.compare, "Compare", vscode.ViewColumn.Active, webviewOptions(this.context));
-    return this.track(key, this.comparePanel(panel, dirs, origin, undefined));
+    return this.track("compare", this.comparePanel(panel, dirs, origin, undefined));
   }
 
   async openDashboard(runDir: string): Promise<DashboardPanel> {
-    const key = `dashboard:${resolve(runDir)}`;
-    const existing = this.open.get(key);
-    if (existing instanceof DashboardPanel && !existing.isDisposed) {
+    const existing = this.reuse("dashboard", DashboardPanel);
+    if (existing) {
+      existing.show(resolve(runDir));
       existing.reveal();
       return existing;
     }
     const panel = vscode.window.createWebviewPanel(PANEL_VIEW_TYPES.dashboard, "Training", vscode.ViewColumn.Active, webviewOptions(this.context));
-    return this.track(key, new DashboardPanel(panel, this.context, resolve(runDir)));
+    return this.track("dashboard", new DashboardPanel(panel, this.context, resolve(runDir)));
   }
 
   async openExperiment(recordDir: string): Promise<ExperimentPanel> {
-    const key = `experiment:${resolve(recordDir)}`;
+    const key = `experiment:${resolve(recordDir)}`; // one per record: few, and they open runs rather than each other
     const existing = this.open.get(key);
     if (existing instanceof ExperimentPanel && !existing.isDisposed) {
       existing.reveal();
@@ -128,10 +133,11 @@ export class PanelHost {
         }
         // A restored panel carries the options an older build saved (resource roots may have moved).
         panel.webview.options = webviewOptions(this.context);
-        if (s.kind === "trace") this.track(`trace:${s.runDir}`, new TracePanel(panel, this.context, s.runDir, s.episodeId));
-        else if (s.kind === "compare") this.track(`compare:${s.runDirs.join("|")}`, this.comparePanel(panel, s.runDirs, s.origin ?? "runs", s.expect));
+        // Panels restored from a build that kept one per run: the last restored is the one reused.
+        if (s.kind === "trace") this.track("trace", new TracePanel(panel, this.context, s.runDir, s.episodeId));
+        else if (s.kind === "compare") this.track("compare", this.comparePanel(panel, s.runDirs, s.origin ?? "runs", s.expect));
         else if (s.kind === "experiment") this.track(`experiment:${s.recordDir}`, this.experimentPanel(panel, s.recordDir));
-        else this.track(`dashboard:${s.runDir}`, new DashboardPanel(panel, this.context, s.runDir, s.overlays ?? []));
+        else this.track("dashboard", new DashboardPanel(panel, this.context, s.runDir, s.overlays ?? []));
       },
     });
     for (const kind of ["trace", "compare", "dashboard", "experiment"] as const) {

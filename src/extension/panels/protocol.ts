@@ -19,6 +19,14 @@ export const PROTOCOL_VERSION = 1;
 
 export type PanelKind = "trace" | "compare" | "dashboard" | "experiment";
 
+/** Each panel kind's webview view type (package.json's onWebviewPanel activation events name them). */
+export const PANEL_VIEW_TYPES = {
+  trace: "agentLab.trace",
+  compare: "agentLab.compare",
+  dashboard: "agentLab.dashboard",
+  experiment: "agentLab.experiment",
+} as const satisfies Record<PanelKind, string>;
+
 /** What a panel remembers across a reload (webview state, read back by the serializer). */
 export type PanelState =
   | { kind: "trace"; runDir: string; episodeId?: string }
@@ -46,8 +54,17 @@ export interface GroupEpisodes {
 /** Extension → webview. */
 export type HostMessage =
   | { v: typeof PROTOCOL_VERSION; type: "state"; state: PanelState }
+  /**
+   * The panel is reused for another run (or set of runs): the webview forgets what it shows and
+   * its frame marks (a reopen is timed like a first open); the new data follows.
+   */
+  | { v: typeof PROTOCOL_VERSION; type: "retarget"; state: PanelState }
   | { v: typeof PROTOCOL_VERSION; type: "trace/run"; run: TraceRunInfo }
-  | { v: typeof PROTOCOL_VERSION; type: "trace/episode"; episode: TraceEpisodeView; buildMs: number }
+  /**
+   * `preview`: built before the run's tokenizer was loaded (token ids, no text), so the episode is
+   * drawn at once; the decoded episode follows as another trace/episode.
+   */
+  | { v: typeof PROTOCOL_VERSION; type: "trace/episode"; episode: TraceEpisodeView; buildMs: number; preview?: boolean }
   /** The drift check of an episode, sent after the episode itself (it re-encodes the whole chat). */
   | { v: typeof PROTOCOL_VERSION; type: "trace/drift"; episodeId: string; drift: DriftReport; ms: number }
   | { v: typeof PROTOCOL_VERSION; type: "trace/searchResult"; query: string; ids: string[] }
@@ -77,10 +94,14 @@ export interface ProbeResult {
 
 /** Webview → extension. */
 export type WebviewMessage =
-  | { v: typeof PROTOCOL_VERSION; type: "ready" }
+  /**
+   * `again`: the page has loaded and still has no data (a message posted before it was up did not
+   * reach it): the panel posts its data again.
+   */
+  | { v: typeof PROTOCOL_VERSION; type: "ready"; again?: boolean }
   | { v: typeof PROTOCOL_VERSION; type: "trace/select"; episodeId: string }
   | { v: typeof PROTOCOL_VERSION; type: "trace/search"; query: string }
-  | { v: typeof PROTOCOL_VERSION; type: "trace/rendered"; episodeId: string; ms: number; spans: number; /** Date.now() at the first frame (same clock as the host's on one machine). */ at: number }
+  | { v: typeof PROTOCOL_VERSION; type: "trace/rendered"; episodeId: string; ms: number; spans: number; /** Date.now() at the first frame (same clock as the host's on one machine). */ at: number; /** Date.now() when the page's script started (an episode posted before it waited for the page). */ scriptAt: number }
   | { v: typeof PROTOCOL_VERSION; type: "compare/openPair"; questionId: string; runs: [number, number] }
   /** Recomputes the comparison with these fields expected to differ. */
   | { v: typeof PROTOCOL_VERSION; type: "compare/setExpect"; expect: string[] }
@@ -108,7 +129,7 @@ export function webviewMessage(body: Body<WebviewMessage>): WebviewMessage {
 }
 
 const WEBVIEW_TYPES = new Set<WebviewMessage["type"]>(["ready", "trace/select", "trace/search", "trace/rendered", "compare/openPair", "compare/setExpect", "compare/openTrace", "dashboard/openGroup", "dashboard/evaluate", "dashboard/addOverlay", "dashboard/removeOverlay", "experiment/openRun", "export", "probeResult"]);
-const HOST_TYPES = new Set<HostMessage["type"]>(["state", "trace/run", "trace/episode", "trace/drift", "trace/searchResult", "trace/driftCounts", "compare/report", "compare/pair", "dashboard/data", "dashboard/group", "experiment/view", "error", "probe"]);
+const HOST_TYPES = new Set<HostMessage["type"]>(["state", "retarget", "trace/run", "trace/episode", "trace/drift", "trace/searchResult", "trace/driftCounts", "compare/report", "compare/pair", "dashboard/data", "dashboard/group", "experiment/view", "error", "probe"]);
 
 export class ProtocolError extends Error {}
 

@@ -1,349 +1,76 @@
 /**
  * The trace viewer: one run's episode list and one episode's token stream. The extension reads
- * the run through core and decodes tokens with the run's own tokenizer; the webview only renders.
+ * the run through core and decodes tokens with the run's own tokenizer (trace-run.ts); the
+ * webview only renders.
  *
- * Opening is ordered for the first frame: reading starts when the panel is created, while the
- * webview is still booting; episodes.jsonl is indexed by byte offset reading only each line's light
- * fields (the list's rows), and the episode shown reads one line. The list is posted first, the
- * episode as soon as the tokenizer is loaded (once per extension host, cached by core), and only
- * after its first frame does the run-wide work start: gold-in-results, the full-text index and the
- * drift counts, in slices that yield to the host — or read back from the run's text cache
- * (run-text-cache.ts) when episodes.jsonl has not changed since they were last computed.
+ * One panel serves every run: opening another run posts it into the open webview ("retarget",
+ * then the new run's messages) instead of creating a webview, whose start is most of an open.
+ * The first run's messages are posted as soon as they are read, before the page says "ready":
+ * VS Code queues them for the page, so the first frame does not wait for a round trip.
  */
 import * as vscode from "vscode";
 import { basename } from "node:path";
-import type { ChatTokenizer } from "../../core/chat/tokenizer";
-import type { EnvItem, Environment } from "../../core/envs/types";
-import type { RunManifest } from "../../core/runs/manifest";
-import { indexEpisodes, readIndexedEpisode, readIndexedEpisodes, type EpisodeIndex, type IndexedEpisode } from "../../core/runs/episode-index";
-import { EPISODES_FILE, readRunHead, type EpisodeRecord } from "../../core/runs/run-files";
-import type { EpisodeRow } from "../../core/trace/episode-list";
-import { tokenizerForRun } from "../../core/runs/run-tokenizer";
-import { checkDrift, countDrift, emptyDriftCounts, type RunDriftCounts } from "../../core/trace/drift";
-import { countGoldInResults, goldInResults, resultTexts } from "../../core/trace/gold-in-results";
-import { RunSearch } from "../../core/trace/run-search";
-import { readTextCache, TEXT_CACHE_FORMAT, writeTextCache } from "../../core/trace/run-text-cache";
-import { buildTraceView } from "../../core/trace/trace-view";
-import { watchRunFiles, type FolderWatch } from "./folder-watch";
 import { Panel } from "./panel-base";
-import type { TraceRunInfo, WebviewMessage } from "./protocol";
-import { episodeRows } from "./trace-panel-rows";
+import type { WebviewMessage } from "./protocol";
+import { TraceRun, type TraceSink } from "./trace-run";
 
-/** Episodes decoded per slice of the run-wide passes (the host answers messages between slices). */
-const GOLD_SLICE = 50;
-const DRIFT_SLICE = 20;
+const title = (runDir: string) => `Trace · ${basename(runDir)}`;
 
 export class TracePanel extends Panel {
-  private index: EpisodeIndex | undefined;
-  private readonly byId = new Map<string, IndexedEpisode>();
-  /** Manifest read, tokenizer load started, episodes indexed: what the first post needs. */
-  private readonly opening: Promise<void>;
-  private tokenizerLoad: Promise<void> = Promise.resolve();
-  private tokenizer: ChatTokenizer | undefined;
-  private tokenizerProblem: string | undefined;
-  private environment: Environment<EnvItem> | undefined;
-  /** The manifest's tokenizer name: what the text cache was decoded with. */
-  private tokenizerName = "";
-  private info: TraceRunInfo | undefined;
-  private search: RunSearch | undefined;
-  private lastQuery: string | undefined;
-  private goldCancelled = false;
-  private watch: FolderWatch | undefined;
-  /** Gold-in-results already computed, by episode id (kept across reloads of a growing run). */
-  private readonly goldById = new Map<string, EpisodeRow["gold"]>();
-  private goldRunning = false;
-  private postedAt = 0;
-  private pendingDrift: EpisodeRecord | undefined;
-  private goldStarted = false;
-  /** Episode ids whose drift is in the run's counts. */
-  private readonly driftCounted = new Set<string>();
-  private driftCounts: RunDriftCounts = emptyDriftCounts();
-  private driftRunning = false;
+  private run: TraceRun;
 
-  constructor(panel: vscode.WebviewPanel, context: vscode.ExtensionContext, readonly runDir: string, private episodeId: string | undefined) {
-    super(panel, context, { kind: "trace", runDir, ...(episodeId ? { episodeId } : {}) }, `Trace · ${basename(runDir)}`);
-    this.opening = this.open();
-    // A failure is posted when the webview is ready (load awaits it); this keeps it from being unhandled meanwhile.
-    this.opening.catch(() => undefined);
+  constructor(panel: vscode.WebviewPanel, context: vscode.ExtensionContext, runDir: string, episodeId: string | undefined) {
+    super(panel, context, { kind: "trace", runDir, ...(episodeId ? { episodeId } : {}) }, title(runDir));
+    this.run = this.start(runDir, episodeId);
   }
 
-  /** Shows another episode of the same run (the panel is reused). */
-  select(episodeId: string | undefined): void {
-    if (!episodeId || !this.info) {
-      this.episodeId = episodeId ?? this.episodeId;
+  get runDir(): string {
+    return this.run.runDir;
+  }
+
+  /** Shows `episodeId` (or the run's first episode) of `runDir` in this panel, replacing another run. */
+  show(runDir: string, episodeId: string | undefined): void {
+    if (runDir === this.run.runDir) {
+      this.run.select(episodeId);
       return;
     }
-    void this.showEpisode(episodeId);
+    this.run.close();
+    for (const k of Object.keys(this.hostTimings)) if (k !== "loads") delete this.hostTimings[k];
+    this.retarget({ kind: "trace", runDir, ...(episodeId ? { episodeId } : {}) }, title(runDir));
+    this.run = this.start(runDir, episodeId);
+  }
+
+  private start(runDir: string, episodeId: string | undefined): TraceRun {
+    const sink: TraceSink = {
+      post: (body) => this.post(body),
+      setState: (state) => this.setState(state),
+      hostTimings: this.hostTimings,
+    };
+    const run = new TraceRun(sink, runDir, episodeId);
+    // Posted once read: before "ready" (queued for this page by VS Code), or at once on a reused page.
+    const deliver = () => this.deliver(run);
+    void run.opening.then(deliver, deliver); // a failure too: load posts it as the panel's error
+
+    return run;
+  }
+
+  /** The run's first messages, once per page load. */
+  private deliver(run: TraceRun): void {
+    if (run !== this.run || run.isDisposed || this.isDisposed || run.deliveredForPage === this.pageLoad) return;
+    run.deliveredEarly = !this.isReady;
+    run.load(this.pageLoad).catch((e: unknown) => this.post({ type: "error", message: e instanceof Error ? e.message : String(e) }));
   }
 
   protected override onDispose(): void {
-    this.goldCancelled = true;
-    this.watch?.dispose();
+    this.run.close();
   }
 
   protected async onMessage(m: WebviewMessage): Promise<void> {
-    if (m.type === "ready") await this.load();
-    else if (m.type === "trace/select") await this.showEpisode(m.episodeId);
-    else if (m.type === "trace/rendered" && m.episodeId === this.episodeId) {
-      // Posting the episode → its first frame in the webview (wall clock, shared by both processes):
-      // with the view model's build time, the time to interactive. The reply's own trip is not in it.
-      if (this.postedAt) this.hostTimings.postToFirstFrameMs = m.at - this.postedAt;
-      this.hostTimings.webviewRenderMs = m.ms;
-      this.afterFirstPaint();
-    } else if (m.type === "trace/search") {
-      this.lastQuery = m.query;
-      this.postSearch();
+    if (m.type === "ready") {
+      // The page has no data: the run's messages, posted before it was up, were lost.
+      if (m.again && this.run.deliveredEarly) this.run.deliveredForPage = 0;
+      this.deliver(this.run);
     }
-  }
-
-  /** Answers the last query from the index as it stands (searches before the gold pass ends see the episodes done so far). */
-  private postSearch(): void {
-    const query = this.lastQuery;
-    if (query === undefined) return;
-    const t0 = performance.now();
-    // Without a tokenizer no pass fills the index: index the light fields here (no result text).
-    if (!this.search && this.tokenizerProblem && this.index) {
-      this.search = new RunSearch();
-      this.search.add(this.index.episodes.map((e) => e.head));
-    }
-    const ids = this.search ? this.search.search(query) : [];
-    this.hostTimings.searchMs = performance.now() - t0;
-    this.post({ type: "trace/searchResult", query, ids });
-  }
-
-  /** Everything before the first post, started at creation so it overlaps the webview's start. */
-  private async open(): Promise<void> {
-    // Let the panel's HTML go out to the webview first: the reads below hold the host's thread.
-    await new Promise((resolve) => setImmediate(resolve));
-    const head = readRunHead(this.runDir);
-    // Training runs (GRPO episodes.jsonl) have their own manifest shape: read fields defensively.
-    const manifest = head.manifest as Partial<RunManifest> | undefined;
-    this.tokenizerName = typeof manifest?.tokenizer === "string" ? manifest.tokenizer : "";
-    const t0 = performance.now();
-    const tokenizer = tokenizerForRun(this.tokenizerName || undefined).then((tok) => {
-      this.tokenizer = tok.tokenizer;
-      this.tokenizerProblem = tok.problem;
-      this.hostTimings.tokenizerMs = performance.now() - t0;
-    });
-    // The run's environment annotates its episodes (GSM8K: the extracted answer, the boxed span).
-    // Loaded here, not at activation: the registry brings every environment's code with it.
-    const environment = import("../../core/envs/registry").then((r) => {
-      this.environment = r.environmentOfManifest(manifest);
-    });
-    this.tokenizerLoad = Promise.all([tokenizer, environment]).then(() => undefined);
-    const t1 = performance.now();
-    this.setIndex(indexEpisodes(this.runDir));
-    this.hostTimings.indexMs = performance.now() - t1;
-    this.info = {
-      runDir: this.runDir,
-      name: basename(this.runDir),
-      model: manifest?.policy?.model,
-      split: manifest?.split?.name,
-      rows: episodeRows(this.index!.episodes.map((e) => e.head)),
-      gold: null,
-    };
-  }
-
-  private setIndex(index: EpisodeIndex): void {
-    this.index = index;
-    this.byId.clear();
-    for (const e of index.episodes) this.byId.set(e.head.id, e);
-  }
-
-  private async load(): Promise<void> {
-    await this.opening;
-    const info = this.info!;
-    // A run still being written (eval in progress): its list grows as episodes land.
-    this.watch ??= watchRunFiles(this.runDir, [EPISODES_FILE], () => this.reloadEpisodes());
-    this.post({ type: "trace/run", run: info });
-    const first = this.episodeId ?? this.index?.episodes[0]?.head.id;
-    if (first) await this.showEpisode(first);
-    else {
-      await this.tokenizerLoad;
-      this.postTokenizerProblem();
-      this.afterFirstPaint();
-    }
-  }
-
-  /** The tokenizer's problem goes in the run header, which the first post sent before the load ended. */
-  private postTokenizerProblem(): void {
-    if (!this.info || !this.tokenizerProblem || this.info.tokenizerProblem) return;
-    this.info.tokenizerProblem = this.tokenizerProblem;
-    this.post({ type: "trace/run", run: this.info });
-  }
-
-  /**
-   * Work that would hold up the episode's message if it ran first (the host sends messages from
-   * its event loop): the drift check (re-encodes the whole chat) and the run's gold/search pass.
-   */
-  private afterFirstPaint(): void {
-    const record = this.pendingDrift;
-    this.pendingDrift = undefined;
-    const tok = this.tokenizer;
-    if (record && tok) {
-      setImmediate(() => {
-        if (this.episodeId !== record.id || this.isDisposed) return;
-        const t0 = performance.now();
-        const drift = checkDrift(tok, record.prompt, record.tokens, record.sampled);
-        this.hostTimings.driftMs = performance.now() - t0;
-        this.post({ type: "trace/drift", episodeId: record.id, drift, ms: this.hostTimings.driftMs });
-      });
-    }
-    if (!this.goldStarted) {
-      this.goldStarted = true;
-      setTimeout(() => void this.readCache().then(() => this.computeGold()), 50);
-    }
-  }
-
-  /** The run's text cache, when episodes.jsonl is as it was when the cache was made: no pass to run. */
-  private async readCache(): Promise<void> {
-    const index = this.index;
-    if (this.isDisposed || !this.tokenizer || !index || this.search) return;
-    const t0 = performance.now();
-    let cache: ReturnType<typeof readTextCache>;
-    let search: RunSearch;
-    try {
-      cache = readTextCache(this.runDir, this.tokenizerName);
-      if (!cache || cache.episodes.size !== index.size || cache.episodes.mtime_ms !== index.mtimeMs) return;
-      search = await RunSearch.restore(cache.search);
-    } catch {
-      return; // a cache from another MiniSearch version or otherwise unreadable: the pass rebuilds it
-    }
-    if (this.index !== index || this.search || this.goldRunning) return; // reloaded or searched meanwhile
-    this.search = search;
-    for (const [id, gold] of Object.entries(cache.gold)) this.goldById.set(id, gold);
-    if (cache.drift) {
-      this.driftCounts = { ...cache.drift };
-      for (const e of index.episodes) this.driftCounted.add(e.head.id);
-    }
-    this.hostTimings.textCacheMs = performance.now() - t0;
-  }
-
-  private reloadEpisodes(): void {
-    if (!this.info || this.isDisposed) return;
-    try {
-      this.setIndex(indexEpisodes(this.runDir));
-    } catch (e) {
-      // Folder removed or a line mangled while we watch: say so, keep what is shown.
-      this.post({ type: "error", message: (e as Error).message });
-      return;
-    }
-    this.info.rows = episodeRows(this.index!.episodes.map((e) => e.head)).map((r) => ({ ...r, gold: this.goldById.get(r.id) ?? "unknown" }));
-    this.info.gold = null;
-    this.post({ type: "trace/run", run: this.info });
-    const first = this.index!.episodes[0];
-    if (!this.episodeId && first) void this.showEpisode(first.head.id);
-    void this.computeGold();
-  }
-
-  private async showEpisode(id: string): Promise<void> {
-    const entry = this.byId.get(id);
-    if (!entry || !this.index) {
-      this.post({ type: "error", message: `episode ${JSON.stringify(id)} is not in ${this.runDir}` });
-      return;
-    }
-    this.episodeId = id;
-    const t0 = performance.now();
-    const record = readIndexedEpisode(this.index, entry);
-    this.hostTimings.readEpisodeMs = performance.now() - t0;
-    await this.tokenizerLoad;
-    if (this.episodeId !== id || this.isDisposed) return; // another episode was picked meanwhile
-    this.postTokenizerProblem();
-    const started = performance.now();
-    const episode = buildTraceView(record, this.tokenizer, { drift: false, environment: this.environment }, this.tokenizerProblem);
-    this.hostTimings.buildMs = performance.now() - started;
-    this.hostTimings.tokens = record.prompt.length + record.tokens.length;
-    this.postedAt = Date.now();
-    this.post({ type: "trace/episode", episode, buildMs: this.hostTimings.buildMs });
-    this.setState({ kind: "trace", runDir: this.runDir, episodeId: id });
-    this.pendingDrift = record;
-  }
-
-  /**
-   * Decodes every episode's results in slices, reading each slice's lines in one read and yielding
-   * to the host between slices, for gold-in-results and for the full-text index (searches meanwhile
-   * see the episodes done so far). Then saves the run's text cache and starts the drift counts.
-   */
-  private async computeGold(): Promise<void> {
-    const tok = this.tokenizer;
-    const info = this.info;
-    const index = this.index;
-    if (!tok || !info || !index || this.goldRunning) return;
-    this.goldRunning = true;
-    const t0 = performance.now();
-    let decoded = 0;
-    try {
-      const search = (this.search ??= new RunSearch());
-      // Only episodes not seen before: a growing run costs per new episode, not per reload.
-      const todo = index.episodes.filter((e) => !this.goldById.has(e.head.id));
-      for (let s = 0; s < todo.length; s += GOLD_SLICE) {
-        if (this.goldCancelled) return;
-        const slice = readIndexedEpisodes(index, todo.slice(s, s + GOLD_SLICE));
-        const texts = slice.map((e) => resultTexts(e, tok));
-        slice.forEach((e, k) => this.goldById.set(e.id, goldInResults(e, tok, texts[k])));
-        search.add(slice, texts);
-        await new Promise((resolve) => setImmediate(resolve));
-      }
-      decoded = todo.length;
-      if (decoded) this.hostTimings.goldPassMs = performance.now() - t0;
-    } finally {
-      this.goldRunning = false;
-    }
-    if (this.index !== index) return void this.computeGold(); // reloaded meanwhile
-    for (const r of info.rows) r.gold = this.goldById.get(r.id) ?? r.gold;
-    info.gold = countGoldInResults(info.rows.map((r) => ({ f1: r.f1, gold: r.gold === "unknown" ? "not_applicable" : r.gold })));
-    this.post({ type: "trace/run", run: info });
-    if (this.lastQuery !== undefined) this.postSearch(); // the index is whole now
-    if (decoded) this.saveCache(false); // from the cache: nothing new to save
-    void this.countDrift();
-  }
-
-  /** Saves gold, the index and (when every episode is counted) the drift counts beside the run. */
-  private saveCache(withDrift: boolean): void {
-    const index = this.index;
-    if (!index || !this.search || this.goldCancelled) return;
-    const gold: Record<string, NonNullable<ReturnType<typeof goldInResults>>> = {};
-    for (const e of index.episodes) {
-      const g = this.goldById.get(e.head.id);
-      if (!g || g === "unknown") return; // not every episode is done: nothing to save yet
-      if (withDrift && !this.driftCounted.has(e.head.id)) return;
-      gold[e.head.id] = g;
-    }
-    writeTextCache(this.runDir, {
-      format: TEXT_CACHE_FORMAT,
-      episodes: { size: index.size, mtime_ms: index.mtimeMs },
-      tokenizer: this.tokenizerName,
-      gold,
-      drift: withDrift ? this.driftCounts : null,
-      search: this.search.toJSON(),
-    });
-  }
-
-  /**
-   * The drift check over every episode, in slices that yield to the host, posting the run's
-   * counts after each slice (a non-canonical split is counted per run, not flagged per episode).
-   */
-  private async countDrift(): Promise<void> {
-    const tok = this.tokenizer;
-    const index = this.index;
-    if (!tok || !index || this.driftRunning) return;
-    this.driftRunning = true;
-    const total = index.episodes.length;
-    try {
-      const todo = index.episodes.filter((e) => !this.driftCounted.has(e.head.id));
-      if (todo.length === 0) this.post({ type: "trace/driftCounts", counts: { ...this.driftCounts }, total });
-      for (let s = 0; s < todo.length; s += DRIFT_SLICE) {
-        if (this.goldCancelled) return;
-        for (const e of readIndexedEpisodes(index, todo.slice(s, s + DRIFT_SLICE))) {
-          countDrift(this.driftCounts, checkDrift(tok, e.prompt, e.tokens, e.sampled));
-          this.driftCounted.add(e.id);
-        }
-        this.post({ type: "trace/driftCounts", counts: { ...this.driftCounts }, total });
-        await new Promise((resolve) => setImmediate(resolve));
-      }
-      if (todo.length && this.index === index) this.saveCache(true);
-    } finally {
-      this.driftRunning = false;
-    }
+    else await this.run.onMessage(m);
   }
 }

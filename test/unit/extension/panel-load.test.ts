@@ -2,43 +2,14 @@
  * A panel whose page never says "ready" (its script request failed, as with the two
  * ERR_NAME_NOT_RESOLVED errors of a webview whose first load raced VS Code's resource worker) gets
  * its page again with a fresh nonce while visible, a bounded number of times; once ready, never
- * again; a hidden panel waits until it is shown; options are not set again on a created panel.
+ * again; a hidden panel waits until it is shown; options are not set again on a created panel;
+ * a panel's first data goes out before "ready", and again only to a page loaded since.
  */
 import { strict as assert } from "node:assert";
+import { fakeContext, fakePanel } from "./fake-panel";
 import { installFakeVscode } from "./fake-vscode";
 
 installFakeVscode();
-
-type Listener = (e: unknown) => void;
-
-function fakePanel(visible: boolean) {
-  const listeners = { message: [] as Listener[], dispose: [] as Listener[], view: [] as Listener[] };
-  const state = { html: [] as string[], optionsSet: 0, visible };
-  const webview = {
-    cspSource: "https://webview.test",
-    asWebviewUri: (u: { fsPath: string }) => ({ toString: () => `https://webview.test${u.fsPath}` }),
-    postMessage: async () => true,
-    onDidReceiveMessage: (l: Listener) => (listeners.message.push(l), { dispose() {} }),
-    set html(v: string) {
-      state.html.push(v);
-    },
-    set options(_v: unknown) {
-      state.optionsSet++;
-    },
-  };
-  const panel = {
-    webview,
-    title: "",
-    get visible() {
-      return state.visible;
-    },
-    onDidDispose: (l: Listener) => (listeners.dispose.push(l), { dispose() {} }),
-    onDidChangeViewState: (l: Listener) => (listeners.view.push(l), { dispose() {} }),
-    reveal() {},
-    dispose() {},
-  };
-  return { panel, state, listeners };
-}
 
 const nonceOf = (html: string) => /nonce="([^"]+)"/.exec(html)?.[1];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -57,9 +28,8 @@ describe("extension: a panel reloads a page whose script never came up", () => {
       protected static override loadTimeoutMs = timeoutMs;
       protected async onMessage(): Promise<void> {}
     }
-    const context = { extensionUri: { fsPath: "/ext" } };
-    const p = new TestPanel(f.panel as never, context as never, { kind: "compare", runDirs: ["/a", "/b"] }, "Compare");
-    const ready = () => f.listeners.message.forEach((l) => l({ v: 1, type: "ready" }));
+    const p = new TestPanel(f.panel as never, fakeContext as never, { kind: "compare", runDirs: ["/a", "/b"] }, "Compare");
+    const ready = () => f.fromPage({ type: "ready" });
     return { ...f, p, ready };
   }
 
@@ -95,5 +65,67 @@ describe("extension: a panel reloads a page whose script never came up", () => {
     await sleep(400);
     assert.equal(t.state.html.length, 2, "ready: no further load");
     t.p.dispose();
+  });
+
+  it("posts its first data before the page is ready, and again on ready only after a reload", async () => {
+    const f = fakePanel(true);
+    let sends = 0;
+    class EarlyPanel extends Panel {
+      protected static override loadTimeoutMs = 40;
+      constructor() {
+        super(f.panel as never, fakeContext as never, { kind: "compare", runDirs: ["/a", "/b"] }, "Compare");
+        this.postFirstSoon(() => this.send());
+      }
+      private send(): void {
+        sends++;
+        this.post({ type: "error", message: `data ${sends}` });
+      }
+      protected async onMessage(m: { type: string }): Promise<void> {
+        if (m.type === "ready") this.postFirst(() => this.send());
+      }
+    }
+    const p = new EarlyPanel();
+    assert.equal(sends, 0, "not inside the constructor: the HTML goes out first");
+    await sleep(5);
+    assert.equal(sends, 1, "posted before any ready (VS Code queues it for the page)");
+    for (let i = 0; i < 100 && f.state.html.length < 2; i++) await sleep(5);
+    assert.equal(f.state.html.length, 2, "the page never said ready: loaded again");
+    f.fromPage({ type: "ready" });
+    await sleep(5);
+    assert.equal(sends, 2, "the reloaded page lost the queued message: posted again");
+    f.fromPage({ type: "ready" });
+    await sleep(5);
+    assert.equal(sends, 2, "this page has it: not posted again");
+    p.dispose();
+  });
+
+  it("posts the early data again when the loaded page says it has none; data posted after ready is not", async () => {
+    const f = fakePanel(true);
+    let sends = 0;
+    class EarlyPanel extends Panel {
+      constructor(early: boolean) {
+        super(f.panel as never, fakeContext as never, { kind: "compare", runDirs: ["/a", "/b"] }, "Compare");
+        if (early) this.postFirstSoon(() => sends++);
+      }
+      protected async onMessage(m: { type: string }): Promise<void> {
+        if (m.type === "ready") this.postFirst(() => sends++);
+      }
+    }
+    const p = new EarlyPanel(true);
+    await sleep(5);
+    f.fromPage({ type: "ready" });
+    await sleep(5);
+    assert.equal(sends, 1);
+    f.fromPage({ type: "ready", again: true });
+    await sleep(5);
+    assert.equal(sends, 2, "the early post was lost: posted again");
+    p.dispose();
+    sends = 0;
+    const late = new EarlyPanel(false);
+    f.fromPage({ type: "ready" });
+    f.fromPage({ type: "ready", again: true });
+    await sleep(5);
+    assert.equal(sends, 1, "posted in answer to ready: it is on its way, not posted twice");
+    late.dispose();
   });
 });

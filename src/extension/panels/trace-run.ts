@@ -1,0 +1,421 @@
+/**
+ * One run shown in the trace viewer: everything the panel knows about that run and the work it
+ * does for it. The panel (trace-panel.ts) keeps one webview and swaps runs: a run that is no
+ * longer shown is closed, and its background passes stop and post nothing more.
+ *
+ * Opening is ordered for the first frame: reading starts when the run is picked, while the
+ * webview may still be booting; episodes.jsonl is indexed by byte offset reading only each line's
+ * light fields (the list's rows), and the episode shown reads one line. The list is posted first,
+ * then the episode: decoded when the tokenizer is loaded (once per extension host, cached by
+ * core), otherwise at once with its token ids and again decoded when the tokenizer is in. Only
+ * after its first frame does the run-wide work start: gold-in-results, the full-text index and
+ * the drift counts, in slices that yield to the host — or read back from the run's text cache
+ * (run-text-cache.ts) when episodes.jsonl has not changed since they were last computed.
+ */
+import { basename } from "node:path";
+import type { ChatTokenizer } from "../../core/chat/tokenizer";
+import type { EnvItem, Environment } from "../../core/envs/types";
+import type { RunManifest } from "../../core/runs/manifest";
+import { indexEpisodes, readIndexedEpisode, readIndexedEpisodes, type EpisodeIndex, type IndexedEpisode } from "../../core/runs/episode-index";
+import { EPISODES_FILE, readRunHead, type EpisodeRecord } from "../../core/runs/run-files";
+import type { EpisodeRow } from "../../core/trace/episode-list";
+import { tokenizerForRun } from "../../core/runs/run-tokenizer";
+import { checkDrift, countDrift, emptyDriftCounts, type RunDriftCounts } from "../../core/trace/drift";
+import { countGoldInResults, goldInResults, resultTexts } from "../../core/trace/gold-in-results";
+import { RunSearch } from "../../core/trace/run-search";
+import { readTextCache, TEXT_CACHE_FORMAT, writeTextCache } from "../../core/trace/run-text-cache";
+import { buildTraceView } from "../../core/trace/trace-view";
+import { watchRunFiles, type FolderWatch } from "./folder-watch";
+import type { HostBody } from "./panel-base";
+import type { PanelState, TraceRunInfo, WebviewMessage } from "./protocol";
+import { episodeRows } from "./trace-panel-rows";
+
+type LoadedTokenizer = Awaited<ReturnType<typeof tokenizerForRun>>;
+
+/**
+ * Tokenizers this extension host has finished loading, by the manifest's name: a run whose
+ * tokenizer is here is decoded in its first episode message, with no preview before it.
+ */
+const loadedTokenizers = new Map<string, LoadedTokenizer>();
+
+/** The run's tokenizer (core caches the load itself), remembered here once it is in. */
+function runTokenizer(name: string): Promise<LoadedTokenizer> {
+  return tokenizerForRun(name || undefined).then((tok) => {
+    if (tok.tokenizer) loadedTokenizers.set(name, tok); // a problem is tried again on the next open
+    return tok;
+  });
+}
+
+/** Episodes decoded per slice of the run-wide passes (the host answers messages between slices). */
+const GOLD_SLICE = 50;
+const DRIFT_SLICE = 20;
+
+/** Where a run's messages go: the panel's webview, while this run is the one shown. */
+export interface TraceSink {
+  post(body: HostBody): void;
+  setState(state: PanelState): void;
+  /** Durations the extension side measured (ms), returned with probe answers. */
+  readonly hostTimings: Record<string, number>;
+}
+
+export class TraceRun {
+  private index: EpisodeIndex | undefined;
+  private readonly byId = new Map<string, IndexedEpisode>();
+  private tokenizerLoad: Promise<void> = Promise.resolve();
+  private tokenizer: ChatTokenizer | undefined;
+  private tokenizerProblem: string | undefined;
+  private environment: Environment<EnvItem> | undefined;
+  private environmentLoad: Promise<void> = Promise.resolve();
+  /** The manifest's tokenizer name: what the text cache was decoded with. */
+  private tokenizerName = "";
+  private info: TraceRunInfo | undefined;
+  private search: RunSearch | undefined;
+  private lastQuery: string | undefined;
+  private goldCancelled = false;
+  private watch: FolderWatch | undefined;
+  /** Gold-in-results already computed, by episode id (kept across reloads of a growing run). */
+  private readonly goldById = new Map<string, EpisodeRow["gold"]>();
+  private goldRunning = false;
+  private postedAt = 0;
+  private pendingDrift: EpisodeRecord | undefined;
+  private goldStarted = false;
+  /** Episode ids whose drift is in the run's counts. */
+  private readonly driftCounted = new Set<string>();
+  private driftCounts: RunDriftCounts = emptyDriftCounts();
+  private driftRunning = false;
+
+  private closed = false;
+  private tokenizerLoaded = false;
+  /** The page load whose first messages this run has posted (0: none yet). */
+  deliveredForPage = 0;
+  /** Whether they went out before the page said "ready". */
+  deliveredEarly = false;
+  /** Manifest read, tokenizer load started, episodes indexed: what the first post needs. */
+  readonly opening: Promise<void>;
+
+  constructor(private readonly sink: TraceSink, readonly runDir: string, private episodeId: string | undefined) {
+    this.opening = this.open();
+    // A failure is posted when the webview is ready (load awaits it); this keeps it from being unhandled meanwhile.
+    this.opening.catch(() => undefined);
+  }
+
+  get isDisposed(): boolean {
+    return this.closed;
+  }
+
+  private get hostTimings(): Record<string, number> {
+    return this.sink.hostTimings;
+  }
+
+  private post(body: HostBody): void {
+    if (!this.closed) this.sink.post(body);
+  }
+
+  private setState(state: PanelState): void {
+    if (!this.closed) this.sink.setState(state);
+  }
+
+  /** Shows another episode of the same run (the panel is reused). */
+  select(episodeId: string | undefined): void {
+    if (!episodeId || !this.info) {
+      this.episodeId = episodeId ?? this.episodeId;
+      return;
+    }
+    void this.showEpisode(episodeId);
+  }
+
+  /** This run is no longer shown: its passes stop, it posts nothing more. */
+  close(): void {
+    this.closed = true;
+    this.goldCancelled = true;
+    this.watch?.dispose();
+  }
+
+  /** The webview's messages about this run ("ready" is the panel's: it calls load). */
+  async onMessage(m: WebviewMessage): Promise<void> {
+    if (m.type === "trace/select") await this.showEpisode(m.episodeId);
+    else if (m.type === "trace/rendered" && m.episodeId === this.episodeId) {
+      // Posting the episode → its first frame in the webview (wall clock, shared by both processes):
+      // with the view model's build time, the time to interactive. The reply's own trip is not in it.
+      // An episode posted before the page was up waited for it: count from the later of the two.
+      if (this.postedAt) this.hostTimings.postToFirstFrameMs = m.at - Math.max(this.postedAt, m.scriptAt);
+      this.hostTimings.webviewRenderMs = m.ms;
+      this.afterFirstPaint();
+    } else if (m.type === "trace/search") {
+      this.lastQuery = m.query;
+      this.postSearch();
+    }
+  }
+
+  /** Answers the last query from the index as it stands (searches before the gold pass ends see the episodes done so far). */
+  private postSearch(): void {
+    const query = this.lastQuery;
+    if (query === undefined) return;
+    const t0 = performance.now();
+    // Without a tokenizer no pass fills the index: index the light fields here (no result text).
+    if (!this.search && this.tokenizerProblem && this.index) {
+      this.search = new RunSearch();
+      this.search.add(this.index.episodes.map((e) => e.head));
+    }
+    const ids = this.search ? this.search.search(query) : [];
+    this.hostTimings.searchMs = performance.now() - t0;
+    this.post({ type: "trace/searchResult", query, ids });
+  }
+
+  /** Everything before the first post, started at creation so it overlaps the webview's start. */
+  private async open(): Promise<void> {
+    // Let the panel's HTML go out to the webview first: the reads below hold the host's thread.
+    await new Promise((resolve) => setImmediate(resolve));
+    const head = readRunHead(this.runDir);
+    // Training runs (GRPO episodes.jsonl) have their own manifest shape: read fields defensively.
+    const manifest = head.manifest as Partial<RunManifest> | undefined;
+    this.tokenizerName = typeof manifest?.tokenizer === "string" ? manifest.tokenizer : "";
+    const loaded = loadedTokenizers.get(this.tokenizerName);
+    if (loaded) this.useTokenizer(loaded);
+    else {
+      const t0 = performance.now();
+      this.tokenizerLoad = runTokenizer(this.tokenizerName).then((tok) => {
+        this.useTokenizer(tok);
+        this.hostTimings.tokenizerMs = performance.now() - t0;
+      });
+    }
+    // The run's environment annotates its episodes (GSM8K: the extracted answer, the boxed span).
+    // Loaded here, not at activation: the registry brings every environment's code with it.
+    this.environmentLoad = import("../../core/envs/registry").then((r) => {
+      this.environment = r.environmentOfManifest(manifest);
+    });
+    const t1 = performance.now();
+    this.setIndex(indexEpisodes(this.runDir));
+    this.hostTimings.indexMs = performance.now() - t1;
+    this.info = {
+      runDir: this.runDir,
+      name: basename(this.runDir),
+      model: manifest?.policy?.model,
+      split: manifest?.split?.name,
+      rows: episodeRows(this.index!.episodes.map((e) => e.head)),
+      gold: null,
+    };
+  }
+
+  private useTokenizer(tok: LoadedTokenizer): void {
+    this.tokenizer = tok.tokenizer;
+    this.tokenizerProblem = tok.problem;
+    this.tokenizerLoaded = true;
+  }
+
+  private setIndex(index: EpisodeIndex): void {
+    this.index = index;
+    this.byId.clear();
+    for (const e of index.episodes) this.byId.set(e.head.id, e);
+  }
+
+  /** Posts the run's list and its first episode to page load `page` (see Panel.pageLoad). */
+  async load(page: number): Promise<void> {
+    this.deliveredForPage = page;
+    await this.opening;
+    if (this.closed) return;
+    const info = this.info!;
+    // A run still being written (eval in progress): its list grows as episodes land.
+    this.watch ??= watchRunFiles(this.runDir, [EPISODES_FILE], () => this.reloadEpisodes());
+    this.post({ type: "trace/run", run: info });
+    const first = this.episodeId ?? this.index?.episodes[0]?.head.id;
+    if (first) await this.showEpisode(first);
+    else {
+      await this.tokenizerLoad;
+      this.postTokenizerProblem();
+      this.afterFirstPaint();
+    }
+  }
+
+  /** The tokenizer's problem goes in the run header, which the first post sent before the load ended. */
+  private postTokenizerProblem(): void {
+    if (!this.info || !this.tokenizerProblem || this.info.tokenizerProblem) return;
+    this.info.tokenizerProblem = this.tokenizerProblem;
+    this.post({ type: "trace/run", run: this.info });
+  }
+
+  /**
+   * Work that would hold up the episode's message if it ran first (the host sends messages from
+   * its event loop): the drift check (re-encodes the whole chat) and the run's gold/search pass.
+   */
+  private afterFirstPaint(): void {
+    const record = this.pendingDrift;
+    this.pendingDrift = undefined;
+    const tok = this.tokenizer;
+    if (record && tok) {
+      setImmediate(() => {
+        if (this.episodeId !== record.id || this.isDisposed) return;
+        const t0 = performance.now();
+        const drift = checkDrift(tok, record.prompt, record.tokens, record.sampled);
+        this.hostTimings.driftMs = performance.now() - t0;
+        this.post({ type: "trace/drift", episodeId: record.id, drift, ms: this.hostTimings.driftMs });
+      });
+    }
+    if (!this.goldStarted) {
+      this.goldStarted = true;
+      setTimeout(() => void this.readCache().then(() => this.computeGold()), 50);
+    }
+  }
+
+  /** The run's text cache, when episodes.jsonl is as it was when the cache was made: no pass to run. */
+  private async readCache(): Promise<void> {
+    const index = this.index;
+    if (this.isDisposed || !this.tokenizer || !index || this.search) return;
+    const t0 = performance.now();
+    let cache: ReturnType<typeof readTextCache>;
+    let search: RunSearch;
+    try {
+      cache = readTextCache(this.runDir, this.tokenizerName);
+      if (!cache || cache.episodes.size !== index.size || cache.episodes.mtime_ms !== index.mtimeMs) return;
+      search = await RunSearch.restore(cache.search);
+    } catch {
+      return; // a cache from another MiniSearch version or otherwise unreadable: the pass rebuilds it
+    }
+    if (this.index !== index || this.search || this.goldRunning) return; // reloaded or searched meanwhile
+    this.search = search;
+    for (const [id, gold] of Object.entries(cache.gold)) this.goldById.set(id, gold);
+    if (cache.drift) {
+      this.driftCounts = { ...cache.drift };
+      for (const e of index.episodes) this.driftCounted.add(e.head.id);
+    }
+    this.hostTimings.textCacheMs = performance.now() - t0;
+  }
+
+  private reloadEpisodes(): void {
+    if (!this.info || this.isDisposed) return;
+    try {
+      this.setIndex(indexEpisodes(this.runDir));
+    } catch (e) {
+      // Folder removed or a line mangled while we watch: say so, keep what is shown.
+      this.post({ type: "error", message: (e as Error).message });
+      return;
+    }
+    this.info.rows = episodeRows(this.index!.episodes.map((e) => e.head)).map((r) => ({ ...r, gold: this.goldById.get(r.id) ?? "unknown" }));
+    this.info.gold = null;
+    this.post({ type: "trace/run", run: this.info });
+    const first = this.index!.episodes[0];
+    if (!this.episodeId && first) void this.showEpisode(first.head.id);
+    void this.computeGold();
+  }
+
+  private async showEpisode(id: string): Promise<void> {
+    const entry = this.byId.get(id);
+    if (!entry || !this.index) {
+      this.post({ type: "error", message: `episode ${JSON.stringify(id)} is not in ${this.runDir}` });
+      return;
+    }
+    this.episodeId = id;
+    const t0 = performance.now();
+    const record = readIndexedEpisode(this.index, entry);
+    this.hostTimings.readEpisodeMs = performance.now() - t0;
+    if (!this.tokenizerLoaded) {
+      // The first open in a window loads the tokenizer (seconds): draw the episode from its record
+      // now (ids for the token text), the decoded one replaces it when the load ends.
+      const p0 = performance.now();
+      const preview = buildTraceView(record, undefined, { drift: false }, "the run's tokenizer is still loading; the text follows");
+      this.hostTimings.previewMs = performance.now() - p0;
+      this.post({ type: "trace/episode", episode: preview, buildMs: this.hostTimings.previewMs, preview: true });
+      // Let the preview go out before the load's synchronous part holds the host's thread.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await Promise.all([this.tokenizerLoad, this.environmentLoad]);
+    if (this.episodeId !== id || this.isDisposed) return; // another episode was picked meanwhile
+    this.postTokenizerProblem();
+    const started = performance.now();
+    const episode = buildTraceView(record, this.tokenizer, { drift: false, environment: this.environment }, this.tokenizerProblem);
+    this.hostTimings.buildMs = performance.now() - started;
+    this.hostTimings.tokens = record.prompt.length + record.tokens.length;
+    this.postedAt = Date.now();
+    this.post({ type: "trace/episode", episode, buildMs: this.hostTimings.buildMs });
+    this.setState({ kind: "trace", runDir: this.runDir, episodeId: id });
+    this.pendingDrift = record;
+  }
+
+  /**
+   * Decodes every episode's results in slices, reading each slice's lines in one read and yielding
+   * to the host between slices, for gold-in-results and for the full-text index (searches meanwhile
+   * see the episodes done so far). Then saves the run's text cache and starts the drift counts.
+   */
+  private async computeGold(): Promise<void> {
+    const tok = this.tokenizer;
+    const info = this.info;
+    const index = this.index;
+    if (!tok || !info || !index || this.goldRunning) return;
+    this.goldRunning = true;
+    const t0 = performance.now();
+    let decoded = 0;
+    try {
+      const search = (this.search ??= new RunSearch());
+      // Only episodes not seen before: a growing run costs per new episode, not per reload.
+      const todo = index.episodes.filter((e) => !this.goldById.has(e.head.id));
+      for (let s = 0; s < todo.length; s += GOLD_SLICE) {
+        if (this.goldCancelled) return;
+        const slice = readIndexedEpisodes(index, todo.slice(s, s + GOLD_SLICE));
+        const texts = slice.map((e) => resultTexts(e, tok));
+        slice.forEach((e, k) => this.goldById.set(e.id, goldInResults(e, tok, texts[k])));
+        search.add(slice, texts);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      decoded = todo.length;
+      if (decoded) this.hostTimings.goldPassMs = performance.now() - t0;
+    } finally {
+      this.goldRunning = false;
+    }
+    if (this.index !== index) return void this.computeGold(); // reloaded meanwhile
+    for (const r of info.rows) r.gold = this.goldById.get(r.id) ?? r.gold;
+    info.gold = countGoldInResults(info.rows.map((r) => ({ f1: r.f1, gold: r.gold === "unknown" ? "not_applicable" : r.gold })));
+    this.post({ type: "trace/run", run: info });
+    if (this.lastQuery !== undefined) this.postSearch(); // the index is whole now
+    if (decoded) this.saveCache(false); // from the cache: nothing new to save
+    void this.countDrift();
+  }
+
+  /** Saves gold, the index and (when every episode is counted) the drift counts beside the run. */
+  private saveCache(withDrift: boolean): void {
+    const index = this.index;
+    if (!index || !this.search || this.goldCancelled) return;
+    const gold: Record<string, NonNullable<ReturnType<typeof goldInResults>>> = {};
+    for (const e of index.episodes) {
+      const g = this.goldById.get(e.head.id);
+      if (!g || g === "unknown") return; // not every episode is done: nothing to save yet
+      if (withDrift && !this.driftCounted.has(e.head.id)) return;
+      gold[e.head.id] = g;
+    }
+    writeTextCache(this.runDir, {
+      format: TEXT_CACHE_FORMAT,
+      episodes: { size: index.size, mtime_ms: index.mtimeMs },
+      tokenizer: this.tokenizerName,
+      gold,
+      drift: withDrift ? this.driftCounts : null,
+      search: this.search.toJSON(),
+    });
+  }
+
+  /**
+   * The drift check over every episode, in slices that yield to the host, posting the run's
+   * counts after each slice (a non-canonical split is counted per run, not flagged per episode).
+   */
+  private async countDrift(): Promise<void> {
+    const tok = this.tokenizer;
+    const index = this.index;
+    if (!tok || !index || this.driftRunning) return;
+    this.driftRunning = true;
+    const total = index.episodes.length;
+    try {
+      const todo = index.episodes.filter((e) => !this.driftCounted.has(e.head.id));
+      if (todo.length === 0) this.post({ type: "trace/driftCounts", counts: { ...this.driftCounts }, total });
+      for (let s = 0; s < todo.length; s += DRIFT_SLICE) {
+        if (this.goldCancelled) return;
+        for (const e of readIndexedEpisodes(index, todo.slice(s, s + DRIFT_SLICE))) {
+          countDrift(this.driftCounts, checkDrift(tok, e.prompt, e.tokens, e.sampled));
+          this.driftCounted.add(e.id);
+        }
+        this.post({ type: "trace/driftCounts", counts: { ...this.driftCounts }, total });
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      if (todo.length && this.index === index) this.saveCache(true);
+    } finally {
+      this.driftRunning = false;
+    }
+  }
+}
