@@ -2,11 +2,13 @@
  * Compare webview: the "expected to differ" control (preset from how the comparison was opened),
  * fingerprint warnings, the system prompts' diff when they differ, the ablation table (signed Δ
  * with paired CIs in the CLI's own format; less-used columns behind a toggle so it fits 1280 px), a
- * forest plot of Δ F1 and Δ EM, the per-question flips with gold answers, a flip's pair view (both
- * episodes in this panel, aligned turn by turn) and pinned questions across every run.
+ * forest plot per metric, the per-question flips with gold answers, a flip's pair view (both
+ * episodes in this panel, aligned turn by turn) and pinned questions across every run. Every label
+ * is the runs' environment's (compare-metrics.ts): F1 and EM for HotpotQA, accuracy once for GSM8K.
  */
 import "../shared/elements";
 import type { AblationReport, QuestionRow } from "../../src/core/analysis/report-types";
+import { compareMetrics, type CompareMetrics } from "../../src/core/analysis/compare-metrics";
 import { ORIGIN_LABELS } from "../../src/core/analysis/compare-origin";
 import { HOTPOTQA_INFO } from "../../src/core/envs/catalog";
 import type { PromptDiff } from "../../src/core/analysis/compare-setup";
@@ -19,6 +21,8 @@ import { listen, loadingLine, markFirstFrame, send } from "../shared/host";
 
 const app = document.getElementById("app")!;
 let report: AblationReport | undefined;
+/** What the report's environment calls its numbers, set with each report. */
+let metrics: CompareMetrics = compareMetrics(undefined);
 let setup: CompareSetup | undefined;
 let comparison = 0;
 let moreColumns = false;
@@ -94,42 +98,62 @@ function cell(text: string | number, more = false, cls = ""): HTMLElement {
   return h("td", { class: `${more ? "more " : ""}${cls}`.trim() || undefined }, text);
 }
 
-function table(r: AblationReport): HTMLElement {
-  const head: [string, boolean][] = [
-    ["run", false], ["n", false], ["F1 [95% CI]", false], ["EM [95% CI]", false], ["Δ F1 [paired CI]", false], ["p Holm", false], ["verdict F1", false],
-    ["Δ EM [paired CI]", false], ["verdict EM", false], ["p F1", true], ["McNemar b/c", true], ["p EM (Holm)", true], ["MDE F1", true], ["searches/q", true], ["answered", true], ["$/q", true],
+type Column = { head: string; more: boolean; cell: (run: AblationReport["runs"][number], c: AblationReport["comparisons"][number] | undefined) => HTMLElement };
+
+const verdictClass = (v: string | undefined) => (v ? `verdict verdict-${v.replace(/\s+/g, "-")}` : "");
+
+/** The table's columns for `m`: F1 and EM, or the one metric (from the EM statistics, as ablate prints it); searches only with tools. */
+function columns(m: CompareMetrics): Column[] {
+  const col = (head: string, more: boolean, cell: Column["cell"]): Column => ({ head, more, cell });
+  const em = [
+    col(`Δ ${m.em} [paired CI]`, false, (_, c) => cell(c ? deltaCell(c.em) : "–", false, "delta-em")),
+    col(m.one ? "p Holm" : "p EM (Holm)", !m.one, (_, c) => cell(c ? (m.one ? formatP(c.em.p_holm) : `${formatP(c.em.p)} (${formatP(c.em.p_holm)})`) : "–", !m.one)),
+    col(m.one ? "verdict" : "verdict EM", false, (_, c) => cell(c ? c.em.verdict : "–", false, verdictClass(c?.em.verdict))),
   ];
+  const head = [
+    col("n", false, (run) => cell(run.episodes - run.dropped)),
+    ...(m.one ? [] : [col(`${m.f1} [95% CI]`, false, (run) => cell(`${f3(run.f1.mean)} ${intervalText(run.f1.ci)}`))]),
+    col(`${m.em} [95% CI]`, false, (run) => cell(`${f3(run.em.mean)} ${intervalText(run.em.ci)}`)),
+  ];
+  const f1 = m.one
+    ? []
+    : [
+        col(`Δ ${m.f1} [paired CI]`, false, (_, c) => cell(c ? deltaCell(c.f1) : "–", false, "delta-f1")),
+        col("p Holm", false, (_, c) => cell(c ? formatP(c.f1.p_holm) : "–")),
+        col(`verdict ${m.f1}`, false, (_, c) => cell(c ? c.f1.verdict : "–", false, verdictClass(c?.f1.verdict))),
+      ];
+  const rest = [
+    ...(m.one ? [col("p", true, (_, c) => cell(c ? formatP(c.em.p) : "–", true))] : [col(`p ${m.f1}`, true, (_, c) => cell(c ? formatP(c.f1.p) : "–", true))]),
+    col("McNemar b/c", true, (_, c) => cell(c ? `${c.em.baseline_only}/${c.em.run_only}` : "–", true)),
+    // With one 0/1 metric f1 holds the same scores, so its MDE is the metric's.
+    col(`MDE ${m.f1}`, true, (_, c) => cell(c ? f3(c.f1.mde) : "–", true)),
+    ...(m.hasTools ? [col("searches/q", true, (run) => cell(fmt(run.searches_per_q, 2), true))] : []),
+    col("answered", true, (run) => cell(`${Math.round(run.answered * 100)}%`, true)),
+    col("$/q", true, (run) => cell(usd(run.usd_per_q), true)),
+  ];
+  // HotpotQA's order as before: F1's Δ first, EM's after it, the EM p with the less-used columns.
+  return m.one ? [...head, ...em, ...rest] : [...head, ...f1, em[0], em[2], rest[0], rest[1], em[1], ...rest.slice(2)];
+}
+
+function table(r: AblationReport): HTMLElement {
+  const cols = columns(metrics);
   const rows = r.runs.map((run, i) => {
     const c = i === 0 ? undefined : r.comparisons.find((x) => x.run === i);
-    const verdictClass = (v: string | undefined) => (v ? `verdict verdict-${v.replace(/\s+/g, "-")}` : "");
     return h(
       "tr",
       { class: i === 0 ? "baseline" : "" },
       h("th", { scope: "row" }, run.name, i === 0 ? h("span", { class: "muted" }, " (baseline)") : null),
-      cell(run.episodes - run.dropped),
-      cell(`${f3(run.f1.mean)} ${intervalText(run.f1.ci)}`),
-      cell(`${f3(run.em.mean)} ${intervalText(run.em.ci)}`),
-      cell(c ? deltaCell(c.f1) : "–", false, "delta-f1"),
-      cell(c ? formatP(c.f1.p_holm) : "–"),
-      cell(c ? c.f1.verdict : "–", false, verdictClass(c?.f1.verdict)),
-      cell(c ? deltaCell(c.em) : "–", false, "delta-em"),
-      cell(c ? c.em.verdict : "–", false, verdictClass(c?.em.verdict)),
-      cell(c ? formatP(c.f1.p) : "–", true),
-      cell(c ? `${c.em.baseline_only}/${c.em.run_only}` : "–", true),
-      cell(c ? `${formatP(c.em.p)} (${formatP(c.em.p_holm)})` : "–", true),
-      cell(c ? f3(c.f1.mde) : "–", true),
-      cell(fmt(run.searches_per_q, 2), true),
-      cell(`${Math.round(run.answered * 100)}%`, true),
-      cell(usd(run.usd_per_q), true),
+      ...cols.map((col) => col.cell(run, c)),
     );
   });
+  const head: [string, boolean][] = [["run", false], ...cols.map((c): [string, boolean] => [c.head, c.more])];
   const t = h(
     "table",
     { class: `ablation${moreColumns ? " show-more" : ""}`, id: "ablation-table" },
     h("thead", null, h("tr", null, ...head.map(([x, more]) => h("th", { class: more ? "more" : undefined }, x)))),
     h("tbody", null, ...rows),
   );
-  const toggle = h("vscode-button", { secondary: true, id: "more-columns" }, moreColumns ? "Fewer columns" : "More columns (p, b/c, MDE, searches, answered, $/q)");
+  const toggle = h("vscode-button", { secondary: true, id: "more-columns" }, moreColumns ? "Fewer columns" : `More columns (p, b/c, MDE, ${metrics.hasTools ? "searches, " : ""}answered, $/q)`);
   toggle.addEventListener("click", () => {
     moreColumns = !moreColumns;
     render();
@@ -143,11 +167,20 @@ function table(r: AblationReport): HTMLElement {
   return h("div", { class: "table-block" }, h("div", { class: "table-scroll" }, t), h("div", { class: "table-tools" }, toggle), method);
 }
 
+/** An export file name for a metric label ("accuracy" → "delta-accuracy"). */
+const chartName = (label: string) => `delta-${label.toLowerCase().replace(/[^a-z0-9]+/g, "-")}`;
+
 function forest(r: AblationReport): HTMLElement {
-  const f1 = r.comparisons.map((c) => ({ label: c.name, delta: c.f1.delta, lo: c.f1.ci.lo, hi: c.f1.ci.hi, verdict: c.f1.verdict }));
-  const em = r.comparisons.map((c) => ({ label: c.name, delta: c.em.delta, lo: c.em.ci.lo, hi: c.em.ci.hi, verdict: c.em.verdict }));
-  return h("div", { class: "charts", id: "forest" }, chartFigure("delta-f1", forestPlot(`Δ F1 vs ${r.runs[0].name}`, f1)), chartFigure("delta-em", forestPlot(`Δ EM vs ${r.runs[0].name}`, em)));
+  const plot = (which: "f1" | "em") => {
+    const label = metrics[which];
+    const rows = r.comparisons.map((c) => ({ label: c.name, delta: c[which].delta, lo: c[which].ci.lo, hi: c[which].ci.hi, verdict: c[which].verdict }));
+    return chartFigure(chartName(label), forestPlot(`Δ ${label} vs ${r.runs[0].name}`, rows));
+  };
+  return h("div", { class: "charts", id: "forest" }, ...(metrics.one ? [plot("em")] : [plot("f1"), plot("em")]));
 }
+
+/** The metric the flips and per-question scores use: F1 (partial credit), or the one metric. */
+const flipMetric = (): "f1" | "em" => (metrics.one ? "em" : "f1");
 
 function openPair(q: QuestionRow, runIndex: number): void {
   pairRequest = { questionId: q.id, runs: [0, runIndex] };
@@ -158,13 +191,14 @@ function openPair(q: QuestionRow, runIndex: number): void {
 }
 
 function flipItem(q: QuestionRow, runIndex: number): HTMLElement {
-  const delta = q.f1[runIndex] - q.f1[0];
+  const k = flipMetric();
+  const delta = q[k][runIndex] - q[k][0];
   const item = h(
     "li",
     { class: "flip", "data-id": q.id, tabindex: 0, title: "open both episodes, aligned turn by turn" },
     h("span", { class: "q" }, q.question),
     h("span", { class: "gold" }, ` gold: ${q.answers.join(" | ")}`),
-    h("span", { class: "muted" }, ` · F1 ${fmt(q.f1[0], 2)} → ${fmt(q.f1[runIndex], 2)} (${delta >= 0 ? "+" : "−"}${Math.abs(delta).toFixed(2)}) · `),
+    h("span", { class: "muted" }, ` · ${metrics[k]} ${fmt(q[k][0], 2)} → ${fmt(q[k][runIndex], 2)} (${delta >= 0 ? "+" : "−"}${Math.abs(delta).toFixed(2)}) · `),
     h("span", { class: "pred" }, `“${q.prediction[0]}” → “${q.prediction[runIndex]}”`),
   );
   const pin = h("vscode-button", { secondary: true, class: "pin", title: "pin: this question across all runs" }, "Pin");
@@ -185,8 +219,9 @@ function flips(r: AblationReport): HTMLElement {
   const c = r.comparisons[comparison];
   if (!c) return h("div", { class: "muted" }, "One run: nothing to compare.");
   const idx = r.comparisons.indexOf(c);
-  const improved = r.questions.filter((q) => q.flips[idx]?.f1 === "improved");
-  const regressed = r.questions.filter((q) => q.flips[idx]?.f1 === "regressed");
+  const k = flipMetric();
+  const improved = r.questions.filter((q) => q.flips[idx]?.[k] === "improved");
+  const regressed = r.questions.filter((q) => q.flips[idx]?.[k] === "regressed");
   const picker = h("select", { id: "comparison-picker" }, ...r.comparisons.map((x, i) => h("option", { value: i, ...(i === comparison ? { selected: true } : {}) }, `${x.name} vs ${r.runs[0].name}`)));
   picker.addEventListener("change", () => {
     comparison = Number(picker.value);
@@ -195,7 +230,7 @@ function flips(r: AblationReport): HTMLElement {
   return h(
     "div",
     { class: "flips", id: "flips" },
-    h("h3", null, "Per-question flips (F1) ", picker),
+    h("h3", null, `Per-question flips (${metrics[k]}) `, picker),
     h(
       "div",
       { class: "flip-columns" },
@@ -203,6 +238,11 @@ function flips(r: AblationReport): HTMLElement {
       h("div", null, h("h4", null, `Regressed (${regressed.length})`), h("ul", { id: "regressed" }, ...regressed.slice(0, 500).map((q) => flipItem(q, c.run)))),
     ),
   );
+}
+
+/** One episode's scores in the environment's words: "F1 0.67 · EM 0", or "accuracy 1". */
+function scoreText(f1: number, em: number, sep = " · "): string {
+  return metrics.one ? `${metrics.em} ${em}` : `${metrics.f1} ${fmt(f1, 2)}${sep}${metrics.em} ${em}`;
 }
 
 function turnCell(s: PairTurnSide | undefined, cls: string): HTMLElement {
@@ -244,7 +284,7 @@ function pairSection(): HTMLElement | null {
       { class: `pair-cell pair-head side-${k === 0 ? "a" : "b"}` },
       h("strong", null, s.run),
       h("div", null, `“${s.prediction}”`),
-      h("div", { class: "muted" }, `F1 ${fmt(s.f1, 2)} · EM ${s.em} · ${s.end} · ${s.searches} searches · ${s.generated} tokens generated`),
+      h("div", { class: "muted" }, `${scoreText(s.f1, s.em)} · ${s.end} · ${metrics.hasTools ? `${s.searches} searches · ` : ""}${s.generated} tokens generated`),
       s.decodeProblem ? h("div", { class: "muted" }, `Shown as token ids: ${s.decodeProblem}`) : null,
     );
   };
@@ -285,7 +325,7 @@ function pins(r: AblationReport): HTMLElement | null {
         { class: "pin-card" },
         h("div", { class: "q" }, q.question, " ", unpin),
         h("div", { class: "muted" }, `gold: ${q.answers.join(" | ")}`),
-        h("ol", null, ...r.runs.map((run, i) => h("li", null, h("strong", null, run.name), `: “${q.prediction[i]}” F1 ${fmt(q.f1[i], 2)} EM ${q.em[i]}`))),
+        h("ol", null, ...r.runs.map((run, i) => h("li", null, h("strong", null, run.name), `: “${q.prediction[i]}” ${scoreText(q.f1[i], q.em[i], " ")}`))),
       );
     }),
   );
@@ -312,6 +352,7 @@ function render(): void {
 listen((m) => {
   if (m.type === "compare/report") {
     report = m.report;
+    metrics = compareMetrics(m.report.environment);
     setup = m.setup;
     render();
     markFirstFrame("dataFrameAt");

@@ -10,6 +10,13 @@
 export const HOTPOTQA_NAME = "hotpotqa";
 export const GSM8K_NAME = "gsm8k";
 
+/**
+ * Where `sft-data` can take an environment's examples from: the model's own samples (rejection
+ * sampling), the scripted teacher (`--teacher scripted`, the offline heuristic reader, which only
+ * knows the search agent's protocol), or episodes of runs already scored (`--from-runs`).
+ */
+export type SftSource = "sample" | "teacher" | "runs";
+
 export interface EnvironmentInfo {
   name: string;
   /** Bump when what an episode is changes (with HARNESS_VERSION's rules); manifests record it. */
@@ -24,6 +31,8 @@ export interface EnvironmentInfo {
   dataset: string;
   /** The caveat a report on this environment's numbers carries. */
   limitation: string;
+  /** The SFT data sources `sft-data` accepts for it (Collect SFT Data… offers only these). */
+  sftSources: readonly SftSource[];
 }
 
 export const ENVIRONMENT_INFO: readonly EnvironmentInfo[] = Object.freeze([
@@ -35,6 +44,7 @@ export const ENVIRONMENT_INFO: readonly EnvironmentInfo[] = Object.freeze([
     hasTools: true,
     dataset: "HotpotQA",
     limitation: "the corpus only contains paragraphs that appear in HotpotQA, so it is easier than full Wikipedia.",
+    sftSources: ["sample", "teacher", "runs"],
   },
   {
     name: GSM8K_NAME,
@@ -45,6 +55,8 @@ export const ENVIRONMENT_INFO: readonly EnvironmentInfo[] = Object.freeze([
     dataset: "GSM8K",
     limitation:
       "GSM8K's test set has been public since 2021 and may be in the model's pre-training data, and only the last \\boxed{} answer is graded (a right answer written otherwise counts as wrong), so accuracy here is not a clean measure of reasoning.",
+    // The heuristic reader searches and extracts spans: it has nothing to say about arithmetic.
+    sftSources: ["sample", "runs"],
   },
 ]);
 
@@ -65,6 +77,11 @@ export const HOTPOTQA_INFO: EnvironmentInfo = environmentInfo(HOTPOTQA_NAME)!;
 /** An environment's metric labels; an unknown one's are the record fields' own names. */
 export function metricLabels(name: string): { em: string; f1: string } {
   return environmentInfo(name)?.metrics ?? { em: "EM", f1: "F1" };
+}
+
+/** Whether `sft-data` takes `source` for the environment called `name`; an unknown one is given the benefit of the doubt (its own code decides). */
+export function takesSftSource(name: string, source: SftSource): boolean {
+  return environmentInfo(name)?.sftSources.includes(source) ?? true;
 }
 
 /** True when `em` and `f1` are one metric (no partial credit): views show it once. */

@@ -10,6 +10,7 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import type { AgentLabConfig } from "../config";
 import { UserError } from "../errors";
+import { takesSftSource } from "../envs/catalog";
 import { environmentField } from "../envs/manifest";
 import { environmentPrompt } from "../envs/prompt";
 import type { EnvItem, Environment } from "../envs/types";
@@ -103,6 +104,9 @@ export async function collectSftData(o: SftDataOptions): Promise<SftDataResult> 
   if (!Number.isInteger(o.tries) || o.tries < 1) throw new UserError(`--tries must be an integer ≥ 1, got ${o.tries}`);
   if (!(o.minF1 >= 0 && o.minF1 <= 1)) throw new UserError(`--min-f1 must be between 0 and 1, got ${o.minF1}`);
   const env = resolveEnvironment(o.env, o.config);
+  if (o.role === "teacher" && o.backend === "scripted" && !takesSftSource(env.name, "teacher")) {
+    throw new UserError(`--teacher scripted: the scripted teacher only knows the search agent's protocol, not the ${env.name} environment; sample from a model (--backend) or build from scored runs (--from-runs)`);
+  }
   const dataDir = env.data.dir(inWorkspace(o.workspaceDir, o.config.dataDir));
   const runDir = join(inWorkspace(o.workspaceDir, o.config.runsDir), o.name);
 

@@ -4,10 +4,12 @@
  *   agentLab.prepareData     "download from the hub" or local train/dev files → job `prepare`
  *   agentLab.buildIndex      job `index` (BM25 of <dataDir>/corpus.jsonl)
  *   agentLab.searchCorpus    a query → job `search -- QUERY`, output shown
- *   agentLab.collectSftData  environment, source (the model, the scripted teacher, or existing eval runs), then
+ *   agentLab.collectSftData  environment, source (the model, the scripted teacher, or existing eval runs: those the
+ *                            environment's catalog entry lists), then
  *                            questions, tries, name → job `sft-data`; or runs, min reward, best-of → `sft-data --from-runs RUN...`
  */
 import * as vscode from "vscode";
+import { takesSftSource, type SftSource } from "../../core/envs/catalog";
 import { INDEX_STEP, PREPARE_STEP, SEARCH_STEP, SFT_DATA_STEP } from "../../core/steps/catalog";
 import { fromRunsValues, prepareValues, sftDataValues, uniqueRunName, type PrepareChoice } from "./cli-args";
 import { startStep, takenRunNames, type CommandTable, type Lab } from "./lab";
@@ -47,12 +49,14 @@ async function collectSftData(lab: Lab): Promise<void> {
   const flags = SFT_DATA_STEP.flags;
   const env = await pick.pickEnvironment(title, lab.workspace.config().env);
   if (!env) return;
+  const sources: { label: string; description: string; source: SftSource }[] = [
+    { label: "Rejection sampling from the model", description: `backend ${backend}: best of N tries per question`, source: "sample" },
+    { label: "Scripted teacher", description: "the offline heuristic reader (free)", source: "teacher" },
+    { label: "From existing runs", description: "the scored episodes of eval runs already paid for: no sampling, no spend", source: "runs" },
+  ];
+  // Only what sft-data takes for this environment (the catalog says; the CLI refuses the rest).
   const source = await vscode.window.showQuickPick(
-    [
-      { label: "Rejection sampling from the model", description: `backend ${backend}: best of N tries per question`, source: "sample" as const },
-      { label: "Scripted teacher", description: "the offline heuristic reader (free)", source: "teacher" as const },
-      { label: "From existing runs", description: "the scored episodes of eval runs already paid for: no sampling, no spend", source: "runs" as const },
-    ],
+    sources.filter((s) => takesSftSource(env, s.source)),
     { title },
   );
   if (!source) return;

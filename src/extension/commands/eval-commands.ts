@@ -5,7 +5,7 @@
  *
  *   agentLab.evaluate             pick environment, split, model/checkpoint, name, limit → job `eval --env …`
  *   agentLab.evaluateClosedBook   same with --closed-book
- *   agentLab.evaluateCheckpoint   (checkpoint node) → `eval --split val --model-path …`
+ *   agentLab.evaluateCheckpoint   (checkpoint node, or the dashboard's Evaluate) → `eval --env <its training run's> --split val --model-path …`
  *   agentLab.editSystemPrompt     open the workspace prompt (copied from the shipped default on first use)
  *   agentLab.rerunEvalWithPrompt  (prompt file from the code lens) the prompt loop; (run or palette) rerun a val eval's settings with the current prompt, then compare
  *   agentLab.rescoreRun           job `score RUN`
@@ -13,6 +13,7 @@
  */
 import * as path from "node:path";
 import * as vscode from "vscode";
+import { checkpointEnvironment } from "../../core/checkpoints/checkpoint-environment";
 import type { Split } from "../../core/data/question";
 import { EVAL_STEP, findStep, SCORE_STEP } from "../../core/steps/catalog";
 import { parseFlags } from "../../core/steps/flags";
@@ -60,10 +61,12 @@ async function evaluateCheckpoint(lab: Lab, arg: unknown): Promise<void> {
     void vscode.window.showWarningMessage("Agent Lab: this checkpoint has no sampler path to evaluate.");
     return;
   }
+  // The checkpoint answers its own environment's questions: the one its training run names, not the workspace default.
+  const env = checkpointEnvironment(lab.workspace.requireFolder(), lab.workspace.runsDir(), entry)?.name ?? lab.workspace.config().env;
   const taken = takenRunNames(lab);
-  const name = await pick.inputRunName("Agent Lab: Evaluate Checkpoint on val", uniqueRunName(entry.name, taken), taken);
+  const name = await pick.inputRunName("Agent Lab: Evaluate Checkpoint on val", uniqueRunName(environmentRunName(env, entry.name), taken), taken);
   if (!name) return;
-  await startEval(lab, { name, split: "val", "model-path": entry.sampler_path }, `Evaluate val: ${name}`);
+  await startEval(lab, { name, env, split: "val", "model-path": entry.sampler_path }, `Evaluate ${env} val: ${name}`);
 }
 
 /** From the palette or the Runs view: rerun a val eval's settings with the current prompt, then compare. */

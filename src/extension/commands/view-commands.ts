@@ -18,6 +18,7 @@
 import { existsSync } from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
+import { checkpointRunDir } from "../../core/checkpoints/checkpoint-environment";
 import { EPISODES_FILE, SUMMARY_FILE } from "../../core/runs/run-files";
 import { openCompare, openDashboard, openExperiment, openTrace } from "../panels";
 import type { RunsNode } from "../runs/runs-provider";
@@ -158,8 +159,7 @@ async function showTrainingRun(lab: Lab, arg: unknown): Promise<void> {
     void vscode.window.showInformationMessage("Agent Lab: the registry does not name this checkpoint's training run.");
     return;
   }
-  const dir = path.isAbsolute(entry.run) ? entry.run : path.join(lab.workspace.runsDir(), path.basename(entry.run));
-  await openDashboard(lab.context, dir);
+  await openDashboard(lab.context, checkpointRunDir(lab.workspace.runsDir(), entry.run));
 }
 
 async function showSpend(lab: Lab, channel: vscode.OutputChannel): Promise<void> {

@@ -142,4 +142,48 @@ describe("extension: environment pickers and SFT data from existing runs (stand-
     assert.equal(started[0].command[0], "train-sft");
     assert.ok(started[0].command.includes(join(ws, "runs", "sft-from-runs", "sft.jsonl")));
   });
+
+  it("Collect SFT Data… offers the scripted teacher only where sft-data takes it (HotpotQA, not GSM8K), as the catalog says", async () => {
+    const sourcesFor = async (env: string) => {
+      shown = [];
+      answer([env], []);
+      await run("agentLab.collectSftData");
+      return shown[1].items.map((i) => i.label);
+    };
+    assert.deepEqual(await sourcesFor("gsm8k"), ["Rejection sampling from the model", "From existing runs"]);
+    assert.deepEqual(await sourcesFor("hotpotqa"), ["Rejection sampling from the model", "Scripted teacher", "From existing runs"]);
+    assert.equal(started.length, 0, "nothing picked: nothing started");
+    // The CLI refuses what the picker leaves out, in one line naming the flag.
+    const cli = await runCli(["sft-data", "--workspace", ws, "--name", "teacher-gsm8k", "--env", "gsm8k", "--teacher", "scripted", "--questions", "2", "--tries", "1"]);
+    assert.notEqual(cli.code, 0);
+    assert.match(cli.stderr.trim(), /^agent-lab sft-data: --teacher scripted: .*the gsm8k environment; /);
+    assert.doesNotMatch(cli.stderr, /\n\s+at /, "no stack trace");
+  });
+
+  it("Evaluate Checkpoint uses the environment of the training run that made the checkpoint, not the workspace default", async () => {
+    // Two training runs as their manifests record them: a GRPO run on HotpotQA (manifests without an
+    // environment field are HotpotQA's) and an SFT run on the GSM8K data built above (its lineage manifest names GSM8K).
+    const runs = join(ws, "runs");
+    mkdirSync(join(runs, "grpo-hotpot"), { recursive: true });
+    writeFileSync(join(runs, "grpo-hotpot", "manifest.json"), JSON.stringify({ kind: "grpo", base_model: "m" }));
+    mkdirSync(join(runs, "sft-gsm8k-train"), { recursive: true });
+    const lineage = join("runs", "sft-from-runs", "manifest.json");
+    assert.ok(existsSync(join(ws, lineage)), "the SFT data run made by the real CLI above");
+    writeFileSync(join(runs, "sft-gsm8k-train", "manifest.json"), JSON.stringify({ kind: "sft", base_model: "m", data: { path: "runs/sft-from-runs/sft.jsonl", hash: "x", lineage_manifest: lineage } }));
+    const entry = (name: string, run: string, kind: "sft" | "grpo") => ({ name, sampler_path: `tinker://t/sampler_weights/${name}`, state_path: `tinker://t/weights/${name}`, base_model: "m", parent: null, data_hash: "x", step: 1, run, kind, created: "2026-01-01T00:00:00Z" });
+    const rows = [entry("grpo-hotpot-s1", "runs/grpo-hotpot", "grpo"), entry("sft-gsm8k-train-e1", "runs/sft-gsm8k-train", "sft"), entry("gone-e1", "runs/gone", "sft")];
+    const evaluate = async (e: ReturnType<typeof entry>) => {
+      started = [];
+      answer([], []);
+      recorded.input = (o) => o.value; // accept the suggested run name
+      await recorded.registeredCommands.get("agentLab.evaluateCheckpoint")!({ type: "checkpoint", row: { entry: e } });
+      assert.equal(started.length, 1);
+      const argv = started[0].command;
+      return { env: argv[argv.indexOf("--env") + 1], name: argv[argv.indexOf("--name") + 1], path: argv[argv.indexOf("--model-path") + 1] };
+    };
+    assert.deepEqual(await evaluate(rows[0]), { env: "hotpotqa", name: "grpo-hotpot-s1", path: rows[0].sampler_path }, "HotpotQA, though agent-lab.json says gsm8k");
+    assert.deepEqual(await evaluate(rows[1]), { env: "gsm8k", name: "gsm8k-sft-gsm8k-train-e1", path: rows[1].sampler_path });
+    // No manifest to say (the training run folder was deleted): the workspace default, as before.
+    assert.equal((await evaluate(rows[2])).env, "gsm8k");
+  });
 });
