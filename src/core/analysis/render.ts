@@ -158,9 +158,10 @@ export function renderMarkdownReport(report: AblationReport, options: MarkdownOp
   const total = runs.reduce((s, r) => s + r.usd_total, 0);
   const shas = [...new Set(runs.map((r) => r.split?.sha256).filter((x): x is string => Boolean(x)))];
   const shaText = shas.length === 0 ? "(no manifests)" : shas.map((h) => h.slice(0, 16)).join(" / ") + (shas.length > 1 ? " (runs used different files!)" : "");
-  out.push(`Total Tinker cost: $${total.toFixed(2)}   ${split?.file ?? "split"} sha256: ${shaText}`);
+  // Paragraphs of their own: consecutive markdown lines render as one run-on line in a preview.
+  out.push(`Total Tinker cost: $${total.toFixed(2)} · ${split?.file ?? "split"} sha256: ${shaText}`);
   const limitation = options.limitation === undefined ? HOTPOTQA_LIMITATION : options.limitation;
-  if (limitation) out.push(`Limitation: ${limitation}`);
+  if (limitation) out.push("", `Limitation: ${limitation}`);
   out.push("");
   out.push(...notes(report).map((l) => `${l}  `));
   if (report.warnings.length > 0) {
