@@ -1,14 +1,17 @@
 /**
  * The page the chart benchmark runs in Chromium: builds M charts of N steps with the uPlot module
- * (smoothing on, as the dashboard opens) or with the previous SVG renderer, into a fresh container
+ * (smoothing on, as the dashboard opens), with that module as it was before decimation, or with
+ * the previous SVG renderer, into a fresh container
  * of a dashboard's width, and reports the script time (building the DOM and laying it out; the
  * uPlot canvases draw on the next frame, once they have their width) and the time to the second
  * animation frame after the start (what the user waits for: all charts drawn and painted).
  */
 import { createTimeChart, type TimeChart } from "../../webview/shared/timeseries";
 import { lineChart } from "./svg-reference";
+import { createTimeChart as createReferenceChart } from "./uplot-reference";
 
-type Renderer = "uplot" | "svg";
+/** The chart module now, the module before decimation (uplot-reference.ts), the SVG before that. */
+type Renderer = "uplot" | "uplot-reference" | "svg";
 
 function series(n: number, m: number): [number, number][][] {
   let s = 12345;
@@ -38,8 +41,9 @@ async function run(renderer: Renderer, m: number): Promise<{ scriptMs: number; f
   for (let k = 0; k < m; k++) {
     const cell = document.createElement("div");
     root.append(cell);
-    if (renderer === "uplot") {
-      const c = createTimeChart({ name: `m${k}`, title: `metric ${k}`, series: [{ label: `m${k}`, points: data[k] }], smoothing: 0.6 });
+    if (renderer !== "svg") {
+      const create = renderer === "uplot" ? createTimeChart : createReferenceChart;
+      const c = create({ name: `m${k}`, title: `metric ${k}`, series: [{ label: `m${k}`, points: data[k] }], smoothing: 0.6 });
       cell.append(c.el);
       charts.push(c);
     } else {

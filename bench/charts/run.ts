@@ -1,5 +1,6 @@
 /**
- * Chart benchmark: the dashboard's uPlot chart module vs the previous hand-written SVG renderer, in
+ * Chart benchmark: the dashboard's uPlot chart module vs the same module before decimation
+ * (uplot-reference.ts) and the previous hand-written SVG renderer, in
  * the same headless Chromium run (the engine VS Code's webviews use), for M metrics × N steps.
  * Prints one table, medians of R runs: the renderer main thread's CPU time from the start to the
  * second frame after it (Chromium's ThreadTime metric: the number to trust on a busy machine),
@@ -20,6 +21,7 @@ const { values } = parseArgs({ options: { runs: { type: "string", default: "9" }
 const runs = Number(values.runs);
 const metrics = Number(values.metrics);
 const sizes = values.steps!.split(",").map(Number);
+const NAMES = { svg: "SVG (before uPlot)", "uplot-reference": "uPlot, no decimation (before)", uplot: "uPlot module (M4 decimation)" } as const;
 
 async function main(): Promise<void> {
   const bundle = await build({ entryPoints: [join(__dirname, "page.ts")], bundle: true, write: false, format: "iife", platform: "browser", target: "chrome120", minify: true, logLevel: "warning" });
@@ -35,22 +37,27 @@ async function main(): Promise<void> {
     type Bench = { prepare(n: number, m: number): Promise<void>; run(r: string, m: number): Promise<{ scriptMs: number; frameMs: number }> };
     const rows: string[][] = [];
     const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    const renderers = ["svg", "uplot-reference", "uplot"] as const;
     for (const n of sizes) {
-      for (const renderer of ["svg", "uplot"] as const) {
-        const script: number[] = [];
-        const frames: number[] = [];
-        const cpu: number[] = [];
-        for (let i = 0; i <= runs; i++) {
+      type Samples = { script: number[]; frames: number[]; cpu: number[] };
+      const samples = new Map<string, Samples>(renderers.map((r) => [r, { script: [], frames: [], cpu: [] }]));
+      // Renderers take turns within each run, so a change in the machine's load hits all of them.
+      for (let i = 0; i <= runs; i++) {
+        for (const renderer of renderers) {
           await page.evaluate(([nn, mm]) => (window as unknown as { __bench: Bench }).__bench.prepare(nn, mm), [n, metrics] as const);
           const c0 = await threadMs();
           const t = await page.evaluate(([r, mm]) => (window as unknown as { __bench: Bench }).__bench.run(r, mm), [renderer, metrics] as const);
           const c1 = await threadMs();
           if (i === 0) continue; // warm-up
-          script.push(t.scriptMs);
-          frames.push(t.frameMs);
-          cpu.push(c1 - c0);
+          const s = samples.get(renderer)!;
+          s.script.push(t.scriptMs);
+          s.frames.push(t.frameMs);
+          s.cpu.push(c1 - c0);
         }
-        rows.push([renderer === "svg" ? "SVG (previous)" : "uPlot module", `${n.toLocaleString("en")} × ${metrics}`, med(cpu).toFixed(1), med(frames).toFixed(1), Math.min(...frames).toFixed(1), med(script).toFixed(1)]);
+      }
+      for (const renderer of renderers) {
+        const { script, frames, cpu } = samples.get(renderer)!;
+        rows.push([NAMES[renderer], `${n.toLocaleString("en")} × ${metrics}`, med(cpu).toFixed(1), med(frames).toFixed(1), Math.min(...frames).toFixed(1), med(script).toFixed(1)]);
       }
     }
     const head = ["renderer", "steps × metrics", "main-thread CPU ms", "wall ms to 2nd frame", "best wall ms", "script ms before 1st frame"];

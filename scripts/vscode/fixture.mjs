@@ -14,6 +14,13 @@ import { root } from "./harness.mjs";
 /** Names the tests and screenshot cases rely on. */
 export const FIXTURE = { evalRuns: ["heuristic", "closed-book"], sftData: "sft-data", training: "sft-it", checkpoints: ["sft-it-e1", "sft-it-e2"], gsm8kRun: "gsm8k-val" };
 
+/**
+ * What the screenshots add to the workspace (scripts/vscode/screenshot-extras.ts makes them): a
+ * GRPO run, a rerun of the heuristic eval with another prompt, a cookbook log folder, and the
+ * miniature offline experiment's record.
+ */
+export const SHOT_EXTRAS = { grpo: "grpo-it", promptRun: "heuristic-terse", promptFile: "prompts/terse.md", cookbook: "cookbook/math-rl", experiment: "mini" };
+
 /** Creates the workspace under a new temp folder and returns its absolute path. */
 export function makeFixtureWorkspace({ log = () => {} } = {}) {
   const cli = path.join(root, "dist", "cli.js");

@@ -2,6 +2,32 @@
 // Each: { name, run(wb, { shoot }) } — drive the UI with the WorkbenchDriver, wait for the content
 // the picture claims to show, then shoot(suffix?) saves docs/screenshots/<name><suffix>-<theme>.png.
 // Panel authors: add a case for each webview (open it, wait for an element inside wb.webview()).
+import { FIXTURE, SHOT_EXTRAS } from "./fixture.mjs";
+
+/** A quick pick row whose label is exactly `label` (quickPickRow matches any row containing it). */
+async function pickExact(wb, label) {
+  const row = wb.quickInput().locator(".quick-input-list .monaco-list-row", { has: wb.page.locator(".label-name", { hasText: new RegExp(`^\\s*${label.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}\\s*$`) }) }).first();
+  await row.waitFor({ timeout: 20_000 });
+  await row.click();
+}
+
+/** Compare: `baseline` first, then `other` ticked in the second pick. */
+async function openCompare(wb, baseline, other) {
+  await wb.command("Agent Lab: Compare Runs…");
+  await pickExact(wb, baseline);
+  await pickExact(wb, other);
+  await wb.page.keyboard.press("Enter");
+  await wb.webview().locator("#ablation-table tbody tr").first().waitFor({ timeout: 30_000 });
+}
+
+/** Opens the training dashboard of `run` and waits for its charts. */
+async function openDashboard(wb, run) {
+  await wb.command("Agent Lab: Open Training Dashboard…");
+  await pickExact(wb, run);
+  await wb.webview().locator("#metrics canvas").first().waitFor({ timeout: 30_000 });
+  await wb.page.waitForTimeout(800); // the rest of the charts draw in the next frames
+}
+
 export const CASES = [
   {
     name: "views",
@@ -90,9 +116,77 @@ export const CASES = [
     name: "dashboard",
     async run(wb, { shoot }) {
       await wb.command("Agent Lab: Open Training Dashboard…");
-      await wb.pick("sft-it");
+      await pickExact(wb, FIXTURE.training);
       await wb.webview().locator("body", { hasText: "sft-it" }).waitFor({ timeout: 30_000 });
       await wb.page.waitForTimeout(1000); // charts draw after the data message
+      await shoot();
+    },
+  },
+  {
+    name: "pair",
+    async run(wb, { shoot }) {
+      await openCompare(wb, FIXTURE.evalRuns[1], FIXTURE.evalRuns[0]);
+      const flip = wb.webview().locator("#improved li, #regressed li").first();
+      await flip.waitFor({ timeout: 20_000 });
+      await flip.click();
+      await wb.webview().locator("#pair-grid .pair-head").nth(1).waitFor({ timeout: 30_000 });
+      await wb.webview().locator("#pair .gold").first().waitFor({ timeout: 10_000 });
+      await shoot();
+    },
+  },
+  {
+    name: "compare-prompt",
+    async run(wb, { shoot }) {
+      await openCompare(wb, FIXTURE.evalRuns[0], SHOT_EXTRAS.promptRun);
+      const diff = wb.webview().locator("#prompt-diffs");
+      await diff.locator(".diff-added").first().waitFor({ timeout: 20_000 });
+      await diff.scrollIntoViewIfNeeded();
+      await shoot();
+    },
+  },
+  {
+    name: "group-health",
+    async run(wb, { shoot }) {
+      await openDashboard(wb, SHOT_EXTRAS.grpo);
+      const over = wb.webview().locator('.timechart[data-key="group-health"] .u-over');
+      await over.scrollIntoViewIfNeeded();
+      const box = await over.boundingBox();
+      if (!box) throw new Error("the group-health chart has no plot area");
+      // The third of four steps: a click picks the step under it.
+      await over.click({ position: { x: box.width * 0.62, y: box.height / 2 } });
+      const groups = wb.webview().locator("#groups h4");
+      await groups.waitFor({ timeout: 20_000 });
+      // The chart with its marked step above, the step's groups below.
+      await groups.evaluate((el) => el.scrollIntoView({ block: "center" }));
+      await shoot();
+    },
+  },
+  {
+    name: "cookbook-dashboard",
+    async run(wb, { shoot }) {
+      await openDashboard(wb, SHOT_EXTRAS.cookbook);
+      await wb.webview().locator('#metrics .metric[data-key="env/all/reward/total"]').waitFor({ timeout: 20_000 });
+      await wb.webview().locator("#checkpoints tr[data-checkpoint]").first().waitFor({ timeout: 20_000 });
+      await shoot();
+    },
+  },
+  {
+    name: "experiment",
+    async run(wb, { shoot }) {
+      await wb.command("Agent Lab: Open Experiment…");
+      await pickExact(wb, SHOT_EXTRAS.experiment);
+      await wb.webview().locator("#verdict").waitFor({ timeout: 30_000 });
+      await wb.webview().locator("#curves .arm-curve").first().waitFor({ timeout: 20_000 });
+      await wb.page.waitForTimeout(500);
+      await shoot();
+    },
+  },
+  {
+    name: "report",
+    async run(wb, { shoot }) {
+      await wb.command("Agent Lab: Open Report Preview");
+      // The markdown preview is a webview too: wait for the report's rendered table.
+      await wb.webview().locator("table").first().waitFor({ timeout: 30_000 });
       await shoot();
     },
   },

@@ -7,7 +7,9 @@
 //
 // Usage: node scripts/vscode/screenshots.mjs [--only NAME[,NAME]] [--theme dark|light] [--out DIR]
 // Env: KEEP_TMP=1, CHROMIUM_PATH.
-import { mkdirSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { root, missingPrerequisite, startCodeServer, launchChromium } from "./harness.mjs";
@@ -33,9 +35,13 @@ const failures = [];
 const warnings = new Set();
 let saved = 0;
 
+// The miniature experiment the experiment case shows: run once, copied into each theme's workspace.
+const experimentDir = mkdtempSync(path.join(tmpdir(), "agent-lab-shots-exp-"));
 for (const theme of themes) {
   // A fresh workspace per theme: cases start jobs and write runs.
   const fixture = makeFixtureWorkspace({ log });
+  // A GRPO run, a prompt rerun, a report, a cookbook folder and an experiment record (TypeScript: tsx).
+  execFileSync(process.execPath, ["--import", "tsx", path.join(root, "scripts", "vscode", "screenshot-extras.ts"), fixture.dir, experimentDir], { cwd: root, stdio: "inherit" });
   const cs = await startCodeServer({ settings: { "workbench.colorTheme": THEMES[theme], "window.commandCenter": false } });
   const browser = await launchChromium();
   try {
@@ -82,6 +88,7 @@ for (const theme of themes) {
     if (!process.env.KEEP_TMP) fixture.remove();
   }
 }
+rmSync(experimentDir, { recursive: true, force: true });
 log(`${saved} screenshots in ${path.relative(process.cwd(), outDir) || "."}`);
 for (const w of warnings) console.error(`[screenshots] warning: error notification at startup: ${w}`);
 for (const f of failures) console.error(`[screenshots] failed: ${f}`);

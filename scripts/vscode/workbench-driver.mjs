@@ -47,7 +47,9 @@ export class WorkbenchDriver {
   /** Runs a command from the F1 palette by its full title ("Agent Lab: Evaluate…"). */
   async command(title) {
     await this.page.keyboard.press("Escape");
-    await this.page.locator(".monaco-workbench").click({ position: { x: 640, y: 400 } });
+    // Focus the workbench on the window title: a click mid-window lands on whatever a panel shows
+    // there (a dashboard's Evaluate button opened its input box under the palette).
+    await this.page.mouse.click(640, 14);
     await this.page.keyboard.press("F1");
     const input = this.quickInput().locator("input");
     await input.waitFor({ timeout: 10_000 });

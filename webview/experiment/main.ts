@@ -30,9 +30,12 @@ function curves(v: ExperimentView): HTMLElement {
   const all = v.arms.flatMap((a) => a.rewards);
   const lo = all.length ? Math.min(...all) : 0;
   const hi = all.length ? Math.max(...all, lo + 1e-9) : 1;
+  const flat = !all.some((r) => r !== lo);
   const charts = v.arms.map((a) => {
     const n = a.rewards.length;
-    const pts = a.rewards.map((r, i) => `${n > 1 ? (i / (n - 1)) * W : W / 2},${H - ((r - lo) / (hi - lo)) * H}`).join(" ");
+    // Every reward the same (a run that never scored): the line across the middle, not on the floor.
+    const y = (r: number) => (flat ? H / 2 : H - ((r - lo) / (hi - lo)) * H);
+    const pts = a.rewards.map((r, i) => `${n > 1 ? (i / (n - 1)) * W : W / 2},${y(r)}`).join(" ");
     return h(
       "figure",
       { class: "arm-curve", "data-arm": a.name },

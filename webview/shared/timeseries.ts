@@ -4,14 +4,17 @@
  * smoothing with the raw line faint behind, log scale, drag-zoom (double-click resets), a hover
  * readout of every series at the cursor's step, the recipe's healthy range as a band whose advice
  * shows on hover, reference lines, error bars, stacked bars and a marked step. Width follows the
- * container (ResizeObserver). SVG export is written from the data and the chart's own scales; PNG
+ * container (ResizeObserver). A long line is drawn from its per-pixel-column first/last/min/max
+ * points only (M4 decimation, redone for the visible range on zoom and on resize): every spike
+ * stays, a tenth of the points are handed to uPlot; the readout and the exports read the exact
+ * values at the cursor's step. SVG export is written from the data and the chart's own scales; PNG
  * export is the canvas itself. Where a canvas has no 2D context (a DOM without one) the chart is a
  * placeholder with the same readout.
  */
 import uPlot from "uplot";
 import { h } from "./dom";
 import { palette } from "./palette";
-import { alignSeries, emaSmooth, formatNumber, niceTicks, type RunSeries } from "./chart-math";
+import { alignSeries, emaSmooth, formatNumber, m4Indices, nearestIndex, niceTicks, type RunSeries } from "./chart-math";
 
 export interface ChartBand {
   lo?: number;
@@ -69,6 +72,9 @@ export interface TimeChart {
 }
 
 const DEFAULT_HEIGHT = 180;
+/** The y axis' width and the plot's right padding, in CSS px. */
+const Y_AXIS_SIZE = 56;
+const PAD_RIGHT = 12;
 const STEP_INCRS = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 2500, 5000, 10_000, 20_000, 50_000, 100_000];
 
 let drawable: boolean | undefined;
@@ -91,6 +97,64 @@ function withAlpha(color: string, alpha: number): string {
     return `rgba(${n >> 16}, ${(n >> 8) & 255}, ${n & 255}, ${alpha})`;
   }
   return `color-mix(in srgb, ${color} ${Math.round(alpha * 100)}%, transparent)`;
+}
+
+/** Above this many points per canvas pixel column a line is filled as its envelope instead of stroked. */
+const DENSE_PER_COLUMN = 2;
+
+/**
+ * A line that has several points in every pixel column, drawn as what a stroke of it would cover:
+ * per column, its lowest to its highest point, `lineWidth` thicker, filled as one polygon. A
+ * stroked zigzag of 10,000 noisy points (uPlot's own path, round joins at every turn) was half of a
+ * dashboard's raster time; the filled envelope covers the same pixels. Sparser lines (few steps, or
+ * zoomed in) are uPlot's linear path.
+ */
+function envelopePaths(color: string, lineWidth: number): uPlot.Series.PathBuilder {
+  const linear = uPlot.paths.linear!();
+  return (self, sidx, i0, i1) => {
+    if (i1 - i0 < DENSE_PER_COLUMN * self.bbox.width) return linear(self, sidx, i0, i1);
+    const xs = self.data[0];
+    const ys = self.data[sidx];
+    const cx: number[] = [];
+    const top: number[] = [];
+    const bottom: number[] = [];
+    let col = Number.NaN;
+    let prev = Number.NaN;
+    for (let i = i0; i <= i1; i++) {
+      const v = ys[i];
+      if (v === null || v === undefined) continue;
+      const y = self.valToPos(v, "y", true);
+      if (!Number.isFinite(y)) continue;
+      const x = Math.round(self.valToPos(xs[i], "x", true));
+      if (x !== col) {
+        // A column also covers the segment from the previous column's last point, as a stroke would.
+        col = x;
+        cx.push(x);
+        top.push(Number.isNaN(prev) ? y : Math.min(y, prev));
+        bottom.push(Number.isNaN(prev) ? y : Math.max(y, prev));
+      } else {
+        const k = cx.length - 1;
+        if (y < top[k]) top[k] = y;
+        else if (y > bottom[k]) bottom[k] = y;
+      }
+      prev = y;
+    }
+    // Each column one pixel wide, the line's width thicker all round: a spike keeps a stroke's width.
+    const half = (lineWidth * uPlot.pxRatio) / 2;
+    const fill = new Path2D();
+    for (let k = 0; k < cx.length; k++) {
+      fill.lineTo(cx[k] - 0.5, top[k] - half);
+      fill.lineTo(cx[k] + 0.5, top[k] - half);
+    }
+    for (let k = cx.length - 1; k >= 0; k--) {
+      fill.lineTo(cx[k] + 0.5, bottom[k] + half);
+      fill.lineTo(cx[k] - 0.5, bottom[k] + half);
+    }
+    fill.closePath();
+    // `_width` 0: uPlot strokes nothing and fills `fill` with `_fill` (its per-path overrides).
+    const paths: uPlot.Series.Paths & { _width: number } = { stroke: null, fill, clip: null, band: null, flags: 0, _fill: color, _width: 0 };
+    return paths;
+  };
 }
 
 /** Cumulative sums, so that drawing the highest first and the rest over it reads as a stack. */
@@ -176,6 +240,69 @@ export function createTimeChart(o: TimeChartOptions): TimeChart {
     return [steps, ...cols] as uPlot.AlignedData;
   }
 
+  /** Pixel columns of the plot area for a chart `width` CSS px wide (the y axis and padding aside). */
+  const columnsFor = (width: number) => Math.max(1, Math.round((width - Y_AXIS_SIZE - PAD_RIGHT) * (globalThis.devicePixelRatio || 1)));
+  /** Bars and marked points draw every step; a line with fewer than two points per column gains nothing. */
+  const decimates = (width: number) => !o.stacked && !o.points && steps.length > 2 * columnsFor(width);
+  /** The x range the data handed to uPlot was decimated for (null: all of it is handed over). */
+  let drawnRange: [number, number] | null = null;
+
+  /**
+   * uData() cut to what `width` pixels show of [xMin, xMax], plus the whole run at the same
+   * resolution so that a double-click reset (uPlot scales to its data) has the full extent.
+   */
+  function drawnData(width: number, xRange?: [number, number]): uPlot.AlignedData {
+    const full = uData();
+    if (!decimates(width) || steps.length === 0) {
+      drawnRange = null;
+      return full;
+    }
+    const lines = full.slice(1) as (number | null)[][];
+    const shown = lines.filter((_, k) => smoothing > 0 || k % 2 === 1);
+    const cols = columnsFor(width);
+    const first = steps[0];
+    const last = steps[steps.length - 1];
+    const range: [number, number] = xRange ? [Math.max(first, xRange[0]), Math.min(last, xRange[1])] : [first, last];
+    let idx = m4Indices(steps, shown, first, last, cols);
+    if (range[0] > first || range[1] < last) {
+      const zoomed = m4Indices(steps, shown, range[0], range[1], cols);
+      idx = [...new Set([...idx, ...zoomed])].sort((a, b) => a - b);
+    }
+    drawnRange = xRange ? [xRange[0], xRange[1]] : [first, last];
+    return [idx.map((i) => steps[i]), ...lines.map((l) => idx.map((i) => l[i]))] as uPlot.AlignedData;
+  }
+
+  /** Hands uPlot the points for the x range it shows now (after a zoom, a resize or new smoothing). */
+  function redecimate(self: uPlot): void {
+    const min = self.scales.x.min;
+    const max = self.scales.x.max;
+    if (min === undefined || max === undefined) return;
+    const wasDecimated = drawnRange !== null;
+    const data = drawnData(self.width, [min, max]);
+    if (!wasDecimated && drawnRange === null) return;
+    self.setData(data, false);
+    noteDrawn(data, [min, max]);
+    // uPlot keeps the visible index window of the old data until the x scale is set again.
+    self.setScale("x", { min, max });
+  }
+
+  /** How many points uPlot holds, and how many of them in view (the tests see decimation by it). */
+  function noteDrawn(data: uPlot.AlignedData, xRange?: [number, number]): void {
+    const xs = data[0];
+    el.dataset.drawn = String(xs.length);
+    let inView = 0;
+    for (const x of xs) if (!xRange || (x >= xRange[0] && x <= xRange[1])) inView++;
+    el.dataset.drawnInView = String(inView);
+  }
+
+  /** The index into `steps` at the cursor: exact even where uPlot holds a decimated copy. */
+  function cursorIndex(self: uPlot): number | null {
+    const left = self.cursor.left;
+    if (left === undefined || left < 0) return null;
+    if (drawnRange === null) return self.cursor.idx ?? null;
+    return nearestIndex(steps, self.posToVal(left, "x"));
+  }
+
   function uSeries(): uPlot.Series[] {
     const out: uPlot.Series[] = [{ label: "step" }];
     if (o.stacked) {
@@ -188,8 +315,9 @@ export function createTimeChart(o: TimeChartOptions): TimeChart {
     }
     o.series.forEach((s, k) => {
       const color = colorOf(k);
-      out.push({ label: `${s.label} (raw)`, stroke: withAlpha(color, 0.28), width: 1, spanGaps: true, show: smoothing > 0, points: { show: false } });
-      out.push({ label: s.label, stroke: color, width: 1.6, spanGaps: true, points: { show: !!o.points || steps.length === 1, size: o.points ? 7 : 5, fill: color } });
+      const faint = withAlpha(color, 0.28);
+      out.push({ label: `${s.label} (raw)`, stroke: faint, width: 1, paths: envelopePaths(faint, 1), spanGaps: true, show: smoothing > 0, points: { show: false } });
+      out.push({ label: s.label, stroke: color, width: 1.6, paths: envelopePaths(color, 1.6), spanGaps: true, points: { show: !!o.points || steps.length === 1, size: o.points ? 7 : 5, fill: color } });
     });
     return out;
   }
@@ -305,7 +433,7 @@ export function createTimeChart(o: TimeChartOptions): TimeChart {
       width,
       height,
       legend: { show: false },
-      padding: [8, 12, 0, 0],
+      padding: [8, PAD_RIGHT, 0, 0],
       cursor: {
         drag: { x: !o.onPick, y: false, setScale: true },
         points: { size: 6 },
@@ -324,13 +452,13 @@ export function createTimeChart(o: TimeChartOptions): TimeChart {
       },
       axes: [
         { stroke: c.muted, font: axisFont, grid: { stroke: withAlpha(c.grid, 0.35), width: 1 }, ticks: { stroke: c.grid, width: 1, size: 4 }, incrs: STEP_INCRS, values: (_u, splits) => splits.map((v) => (Number.isInteger(v) ? String(v) : "")) },
-        { stroke: c.muted, font: axisFont, size: 56, grid: { stroke: withAlpha(c.grid, 0.35), width: 1 }, ticks: { stroke: c.grid, width: 1, size: 4 }, values: (_u, splits) => splits.map((v) => fmt(v)) },
+        { stroke: c.muted, font: axisFont, size: Y_AXIS_SIZE, grid: { stroke: withAlpha(c.grid, 0.35), width: 1 }, ticks: { stroke: c.grid, width: 1, size: 4 }, values: (_u, splits) => splits.map((v) => fmt(v)) },
       ],
       series: uSeries(),
       hooks: {
         drawAxes: [drawBand],
         draw: [decorate],
-        setCursor: [(self) => showReadout(self.cursor.idx)],
+        setCursor: [(self) => showReadout(cursorIndex(self))],
         setScale: [
           (self, key) => {
             if (key !== "x") return;
@@ -340,11 +468,15 @@ export function createTimeChart(o: TimeChartOptions): TimeChart {
             el.dataset.xMax = String(max);
             const full = steps.length === 0 || (min <= steps[0] && max >= steps[steps.length - 1]);
             o.onZoom?.(full ? null : [min, max]);
+            // A zoom re-decimates for the range it shows (deferred: uPlot is inside its commit here).
+            if (drawnRange && (drawnRange[0] !== min || drawnRange[1] !== max)) queueMicrotask(() => u === self && redecimate(self));
           },
         ],
       },
     };
-    u = new uPlot(opts, uData(), plot);
+    const data = drawnData(width, xRange);
+    noteDrawn(data, xRange);
+    u = new uPlot(opts, data, plot);
     if (xRange) u.setScale("x", { min: xRange[0], max: xRange[1] });
     u.over.addEventListener("mouseleave", () => showReadout(null));
     if (o.onPick) {
@@ -352,8 +484,8 @@ export function createTimeChart(o: TimeChartOptions): TimeChart {
       u.over.addEventListener("mousedown", (e) => (downAt = [e.clientX, e.clientY]));
       u.over.addEventListener("click", (e) => {
         if (downAt && Math.hypot(e.clientX - downAt[0], e.clientY - downAt[1]) > 4) return;
-        const i = u?.cursor.idx;
-        if (i !== null && i !== undefined && i >= 0) pick(steps[i]);
+        const i = u ? cursorIndex(u) : null;
+        if (i !== null && i >= 0) pick(steps[i]);
       });
     }
   }
@@ -369,7 +501,10 @@ export function createTimeChart(o: TimeChartOptions): TimeChart {
         if (!plot.isConnected || seen === 0) return;
         const w = Math.max(240, seen);
         if (!u) build(o.xRange, w);
-        else if (Math.abs(u.width - w) > 1) u.setSize({ width: w, height });
+        else if (Math.abs(u.width - w) > 1) {
+          u.setSize({ width: w, height });
+          if (drawnRange || decimates(w)) redecimate(u);
+        }
       });
       resize.observe(plot);
     } else build(o.xRange);
@@ -456,9 +591,12 @@ export function createTimeChart(o: TimeChartOptions): TimeChart {
       smoothed = smoothedOf();
       if (!u) return;
       if (wasOn !== smoothing > 0) o.series.forEach((_, k) => u!.setSeries(1 + 2 * k, { show: smoothing > 0 }));
-      u.setData(uData(), false);
-      u.redraw();
-      showReadout(u.cursor.idx);
+      if (drawnRange) redecimate(u);
+      else {
+        u.setData(uData(), false);
+        u.redraw();
+      }
+      showReadout(cursorIndex(u));
     },
     setLog(next: boolean) {
       if (next === log) return;

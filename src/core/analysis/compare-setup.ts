@@ -5,8 +5,9 @@
  * already names as the thing under test, and the system prompts' diff when the prompts differ.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fingerprintDiff, sha256Hex, type RunManifest } from "../runs/manifest";
+import { basename, dirname, join } from "node:path";
+import { defaultSystemPromptFile, promptSha256, promptText } from "../harness/prompts";
+import { fingerprintDiff, type RunManifest } from "../runs/manifest";
 import { lineDiff, type DiffLine } from "../util/line-diff";
 import { ablate, isExpected, type AblationInput } from "./ablate";
 import { ORIGIN_EXPECT, PANEL_EXPECT_ADVICE, type CompareOrigin } from "./compare-origin";
@@ -70,8 +71,9 @@ export interface PromptDiff {
 /**
  * Diffs of the system prompt between the baseline and every run whose prompt hash differs. The
  * manifest records the prompt's file name and sha256; the text is read from a file of that name
- * (in `searchDirs` or a `prompts` folder under them) whose content still hashes to it — an edited
- * file no longer does, and the panel says so rather than showing another prompt.
+ * (in `searchDirs` or a `prompts` folder under them, or the shipped prompts) whose text, read as a
+ * run reads it (trailing whitespace dropped), still hashes to it — an edited file no longer does,
+ * and the panel says so rather than showing another prompt.
  */
 export function promptDiffs(inputs: readonly AblationInput[], searchDirs: readonly string[]): PromptDiff[] {
   const base = inputs[0]?.manifest;
@@ -109,10 +111,12 @@ function findPrompt(file: string, sha256: string, searchDirs: readonly string[])
       else if (isDir(sub)) candidates.add(join(sub, file));
     }
   }
+  // A run on the shipped prompt records its file name only: look in the extension's own prompts.
+  for (const shipped of [defaultSystemPromptFile(false), defaultSystemPromptFile(true)]) if (basename(shipped) === file) candidates.add(shipped);
   for (const path of candidates) {
     if (!isFile(path)) continue;
-    const bytes = readFileSync(path);
-    if (sha256Hex(bytes) === sha256) return bytes.toString("utf8");
+    const text = promptText(readFileSync(path, "utf8"));
+    if (promptSha256(text) === sha256) return text;
   }
   return null;
 }

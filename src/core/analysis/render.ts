@@ -230,8 +230,9 @@ function reportFooter(report: AblationReport, env: ReportEnvironment): string[] 
   const total = runs.reduce((s, r) => s + r.usd_total, 0);
   const shas = [...new Set(runs.map((r) => r.split?.sha256).filter((x): x is string => Boolean(x)))];
   const shaText = shas.length === 0 ? "(no manifests)" : shas.map((h) => h.slice(0, 16)).join(" / ") + (shas.length > 1 ? " (runs used different files!)" : "");
-  out.push(`Total Tinker cost: $${total.toFixed(2)}   ${split?.file ?? "split"} sha256: ${shaText}`);
-  if (env.limitation) out.push(`Limitation: ${env.limitation}`);
+  // Paragraphs of their own: consecutive markdown lines render as one run-on line in a preview.
+  out.push(`Total Tinker cost: $${total.toFixed(2)} · ${split?.file ?? "split"} sha256: ${shaText}`);
+  if (env.limitation) out.push("", `Limitation: ${env.limitation}`);
   out.push("");
   out.push(...notes(report, env).map((l) => `${l}  `));
   if (report.warnings.length > 0) {

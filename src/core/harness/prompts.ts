@@ -26,6 +26,11 @@ export function promptSha256(text: string): string {
   return createHash("sha256").update(text, "utf8").digest("hex");
 }
 
+/** What a prompt file's content sends: no byte-order mark, no trailing whitespace (see below). */
+export function promptText(fileContent: string): string {
+  return fileContent.replace(/^\uFEFF/, "").trimEnd();
+}
+
 /**
  * A user's prompt file (relative paths resolve against `workspaceDir`), or the shipped default when
  * `file` is empty or absent. Trailing whitespace is dropped: editors add a final newline that the
@@ -35,7 +40,7 @@ export function loadSystemPrompt(file?: string, options: { workspaceDir?: string
   const path = file ? resolve(options.workspaceDir ?? process.cwd(), file) : defaultSystemPromptFile(options.closedBook);
   if (!existsSync(path)) throw new UserError(`system prompt file not found: ${path}`);
   if (statSync(path).isDirectory()) throw new UserError(`system prompt ${path} is a folder: give --prompt (or the setting systemPromptFile) a text file`);
-  const text = readFileSync(path, "utf8").replace(/^\uFEFF/, "").trimEnd();
+  const text = promptText(readFileSync(path, "utf8"));
   if (!text.trim()) throw new FileFormatError(path, 1, "the system prompt is empty");
   return { text, sha256: promptSha256(text), file: path };
 }

@@ -1,11 +1,11 @@
 /**
  * The chart module's arithmetic on its own: debiased EMA smoothing checked against a reference
  * computed independently here (the closed form of the weighted average, not the recurrence),
- * number formats, constant detection, alignment of several runs on one step axis, and the
- * dashboard's metric groups and healthy bands.
+ * number formats, constant detection, alignment of several runs on one step axis, per-pixel-column
+ * (M4) decimation against a brute-force column scan, and the dashboard's metric groups and healthy bands.
  */
 import assert from "node:assert/strict";
-import { alignSeries, emaSmooth, formatNumber, formatUsdValue, isConstant, nearestIndex } from "../../../webview/shared/chart-math";
+import { alignSeries, emaSmooth, formatNumber, formatUsdValue, isConstant, m4Indices, nearestIndex } from "../../../webview/shared/chart-math";
 import { healthyBand, metricGroup, orderMetrics } from "../../../src/core/trace/metric-groups";
 
 /** TensorBoard's smoothed value at n: Σ (1−w) w^(n−k) y_k / (1 − w^(n+1)), over the finite points so far. */
@@ -21,7 +21,49 @@ function referenceEma(values: (number | null)[], w: number): (number | null)[] {
   });
 }
 
+/** Per pixel column, the lowest and highest value of the indices given (brute force). */
+function columnExtremes(steps: number[], values: (number | null)[], idx: number[], xMin: number, xMax: number, cols: number): Map<number, [number, number]> {
+  const out = new Map<number, [number, number]>();
+  for (const i of idx) {
+    const v = values[i];
+    if (v === null || steps[i] < xMin || steps[i] > xMax) continue;
+    const c = Math.min(cols - 1, Math.floor(((steps[i] - xMin) / (xMax - xMin)) * cols));
+    const [lo, hi] = out.get(c) ?? [v, v];
+    out.set(c, [Math.min(lo, v), Math.max(hi, v)]);
+  }
+  return out;
+}
+
 describe("webview: chart math", () => {
+  it("M4 decimation keeps every pixel column's min and max (a stride sample of the same size does not)", () => {
+    const n = 10_000;
+    const steps = Array.from({ length: n }, (_, i) => i + 1);
+    // Flat noise with one-step spikes up and down at steps no regular stride lines up with.
+    let s = 3;
+    const rnd = () => ((s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const values: (number | null)[] = steps.map((x) => (x % 97 === 0 ? 5 + rnd() : x % 89 === 0 ? -5 - rnd() : rnd() * 0.1));
+    values[5000] = null; // a gap is skipped, not kept as a point
+    const smooth = emaSmooth(values, 0.6);
+    const all = steps.map((_, i) => i);
+    for (const [xMin, xMax, cols] of [[1, n, 400], [4000, 4600, 400], [1, n, 37]] as const) {
+      const kept = m4Indices(steps, [values, smooth], xMin, xMax, cols);
+      assert.ok(kept.length < n / 2 || xMax - xMin < 2 * cols, `${kept.length} of ${n} kept for ${cols} columns`);
+      assert.deepEqual(kept, [...kept].sort((a, b) => a - b));
+      for (const series of [values, smooth]) {
+        assert.deepEqual(columnExtremes(steps, series, kept, xMin, xMax, cols), columnExtremes(steps, series, all, xMin, xMax, cols));
+      }
+      // The steps just outside the range are kept, so lines leave the plot at the right slope.
+      if (xMin > 1) assert.ok(kept.includes(steps.indexOf(xMin) - 1));
+      if (xMax < n) assert.ok(kept.includes(steps.indexOf(xMax) + 1));
+    }
+    // The same check fails for plain stride sampling with as many points: it misses spikes.
+    const kept = m4Indices(steps, [values], 1, n, 400);
+    const stride = Math.ceil(n / kept.length);
+    const strided = all.filter((i) => i % stride === 0);
+    assert.notDeepEqual(columnExtremes(steps, values, strided, 1, n, 400), columnExtremes(steps, values, all, 1, n, 400));
+    assert.deepEqual(m4Indices([], [[]], 0, 1, 10), []);
+  });
+
   it("EMA smoothing equals the debiased closed form, skips gaps, and is the identity at 0", () => {
     const ys = [0.1, 0.5, null, 0.2, 0.9, 0.4, 0.45, null, 1.2];
     for (const w of [0.3, 0.6, 0.9, 0.99]) {

@@ -4,7 +4,8 @@
  * readouts of every run at the cursor's step (smoothed values checked against a reference EMA
  * computed here), the smoothing slider, drag-zoom and double-click reset, an overlaid run,
  * healthy bands with their advice, constant metrics collapsed into one line, log scale, width
- * that follows the panel, and PNG/SVG export.
+ * that follows the panel, PNG/SVG export, and a 10,000-step run drawn decimated (a fraction of its
+ * points handed to uPlot, more again for a zoomed range) with exact values in the readout.
  */
 import assert from "node:assert/strict";
 import type { Browser } from "playwright-core";
@@ -38,10 +39,10 @@ function referenceEma(values: number[], w: number): number[] {
   });
 }
 
-function view(overlay = false): DashboardView {
+function view(overlay = false, rows = log(7)): DashboardView {
   return {
     run: "grpo-a",
-    series: metricSeries(log(7)),
+    series: metricSeries(rows),
     groups: [],
     health: [],
     checkpoints: [],
@@ -66,6 +67,13 @@ async function stepX(p: PanelPage, key: string, step: number): Promise<{ x: numb
     },
     [key, String(step)] as const,
   );
+}
+
+/** A long run: 10,000 steps of noisy reward with one-step spikes. */
+function longLog(): Record<string, number>[] {
+  let s = 5;
+  const rnd = () => ((s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  return Array.from({ length: 10_000 }, (_, i) => ({ step: i + 1, reward: 0.3 + Math.sin(i / 700) * 0.1 + rnd() * 0.05 + (i % 211 === 0 ? 0.5 : 0), tokens: 150 + rnd() * 20 }));
 }
 
 const readout = (p: PanelPage, key: string) => p.page.evaluate((k) => document.querySelector(`.timechart[data-key="${k}"] .chart-readout`)!.textContent ?? "", key);
@@ -205,5 +213,62 @@ describe("webview: uPlot charts in Chromium (hover, smoothing, zoom, overlay, ba
     const after = await sizes();
     assert.notEqual(Math.round(after.figure), Math.round(before.figure));
     assert.ok(Math.abs(after.canvas - after.figure) <= 2, JSON.stringify(after));
+  });
+
+  it("a 10,000-step run is drawn decimated, reads exact values at the cursor's step, and re-decimates on zoom", async () => {
+    const p = await openPanelPage(browser, "dashboard");
+    const rows = longLog();
+    await p.postTimed(hostMessage({ type: "dashboard/data", data: view(false, rows) }));
+    const state = () => p.page.evaluate(() => {
+      const el = document.querySelector<HTMLElement>('.timechart[data-key="reward"]')!;
+      const over = el.querySelector<HTMLElement>(".u-over")!.getBoundingClientRect();
+      return { drawn: Number(el.dataset.drawn), inView: Number(el.dataset.drawnInView), min: Number(el.dataset.xMin), max: Number(el.dataset.xMax), left: over.left, width: over.width };
+    });
+    await new Promise((r) => setTimeout(r, 100));
+    const full = await state();
+    // At most first, last, min and max per pixel column of each line drawn (raw and smoothed).
+    assert.ok(full.drawn > 0 && full.drawn < rows.length && full.drawn <= 8 * full.width + 4, `${full.drawn} of ${rows.length} points handed to uPlot for ${full.width} px`);
+    const reward = rows.map((r) => r.reward);
+    const smooth = referenceEma(reward, 0.6);
+    /** Hovers at a client x; returns the step the readout names, the step under the cursor, and the readout. */
+    const hoverAt = async (x: number, y: number) => {
+      await p.page.mouse.move(x, y);
+      const text = await readout(p, "reward");
+      const s = await state();
+      const under = s.min + ((x - s.left) / s.width) * (s.max - s.min);
+      return { step: Number(/^step (\d+)/.exec(text)?.[1]), under, text };
+    };
+    const exact = (step: number) => `step ${step} · reward ${formatNumber(smooth[step - 1])} (raw ${formatNumber(reward[step - 1])})`;
+    for (const target of [212, 4221, 7000]) {
+      const { x, y } = await stepX(p, "reward", target);
+      const h = await hoverAt(x, y);
+      // The step under the cursor, to the pixel (one CSS pixel is several steps here).
+      const perPx = (full.max - full.min) / full.width;
+      assert.ok(Math.abs(h.step - h.under) <= perPx + 0.5, `readout step ${h.step}, cursor at step ${h.under.toFixed(1)}`);
+      assert.equal(h.text, exact(h.step));
+    }
+
+    // Zoom to 300 steps: every one of them is handed to uPlot (on top of the whole run's decimation).
+    const from = await stepX(p, "reward", 4000);
+    const to = await stepX(p, "reward", 4300);
+    await p.page.mouse.move(from.x, from.y);
+    await p.page.mouse.down();
+    await p.page.mouse.move(to.x, to.y, { steps: 5 });
+    await p.page.mouse.up();
+    await new Promise((r) => setTimeout(r, 100));
+    const zoomed = await state();
+    assert.ok(zoomed.max - zoomed.min < 400, `zoomed to [${zoomed.min}, ${zoomed.max}]`);
+    const stepsInView = rows.filter((r) => r.step >= zoomed.min && r.step <= zoomed.max).length;
+    assert.equal(zoomed.inView, stepsInView, `${zoomed.inView} points in view after the zoom, ${stepsInView} steps`);
+    const spike = 4221; // i % 211 === 0 at i = 4220: a spike, exact in the readout
+    const at = await stepX(p, "reward", spike);
+    const h = await hoverAt(at.x, at.y);
+    assert.equal(h.step, spike);
+    assert.equal(h.text, exact(spike));
+    await p.page.mouse.dblclick(at.x, at.y);
+    await new Promise((r) => setTimeout(r, 100));
+    const reset = await state();
+    assert.deepEqual([reset.min, reset.max, reset.drawn, reset.inView], [1, rows.length, full.drawn, full.drawn]);
+    assert.deepEqual(p.errors, []);
   });
 });

@@ -157,8 +157,8 @@ describe("analysis: ablate on runs of real HotpotQA questions", function () {
     assert.match(md, /\| Base \+ harness \| 0\.\d{3} \[0\.\d{3}, 0\.\d{3}\] \| 0\.\d{3} \| 1\.00 \| \$0\.0007 \| \(baseline\) \|/);
     assert.match(md, /\| \+ GRPO \(step 30\) \| .* \| \+0\.\d{3} \[\+0\.\d{3}, \+0\.\d{3}\] \| \S+ \| better \|/);
     const total = r.runs[0].usd_total + r.runs[1].usd_total;
-    assert.ok(md.includes(`Total Tinker cost: $${total.toFixed(2)}   test.jsonl sha256: cb4ad042f2c0ef38\n`), md);
-    assert.match(md, /Limitation: the corpus only contains paragraphs that appear in HotpotQA/);
+    assert.ok(md.includes(`Total Tinker cost: $${total.toFixed(2)} · test.jsonl sha256: cb4ad042f2c0ef38\n\n`), md);
+    assert.match(md, /\n\nLimitation: the corpus only contains paragraphs that appear in HotpotQA/, "a paragraph of its own in the preview");
   });
 });
 

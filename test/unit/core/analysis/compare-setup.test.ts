@@ -5,10 +5,11 @@
  * hash to what the manifests recorded.
  */
 import { strict as assert } from "node:assert";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { compareView, differingFields, presetExpect, promptDiffs } from "../../../../src/core/analysis/compare-setup";
+import { loadSystemPrompt } from "../../../../src/core/harness/prompts";
 import { sha256Hex } from "../../../../src/core/runs/manifest";
 import { lineDiff } from "../../../../src/core/util/line-diff";
 import { requireSharedData } from "../../../helpers/shared-data";
@@ -90,6 +91,23 @@ describe("core: compare setup (expected differences, prompt diff)", () => {
       assert.equal(gone.baseline.text, null);
       assert.equal(gone.lines, null);
       assert.equal(promptDiffs([input("base", base, a), input("same", base, a)], [ws]).length, 0, "no diff when the hashes match");
+    });
+
+    it("finds a prompt file an editor saved with a final newline, and the shipped prompt, by the hash a run records", () => {
+      const file = join(ws, "prompts", "terse.md");
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, "\uFEFFYou are a research agent.\nKeep every query under six words.\n\n");
+      const base = simulatedRun(dev, [0.4, 0.2, 0.4], 3);
+      const shipped = loadSystemPrompt();
+      const edited = loadSystemPrompt(file);
+      const a = manifest({ prompt: shipped.sha256 });
+      a.system_prompt.file = basename(shipped.file);
+      const b = manifest({ prompt: edited.sha256 });
+      b.system_prompt.file = "terse.md";
+      const [d] = promptDiffs([input("base", base, a), input("terse", base, b)], [ws]);
+      assert.equal(d.other.text, "You are a research agent.\nKeep every query under six words.", "the text a run sends, found despite the newline and BOM");
+      assert.equal(d.baseline.text, shipped.text, "the shipped prompt, from the extension's own data/prompts");
+      assert.ok(d.lines!.some((l) => l.op === "added" && l.text === "Keep every query under six words."));
     });
   });
 
