@@ -8,14 +8,15 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { installFakeVscode, recorded } from "./fake-vscode";
+import type { RecordingLab } from "./recording-lab";
 import { requireSharedData } from "../../helpers/shared-data";
 import { formatUsd } from "../../../src/core/steps/estimate";
 
 installFakeVscode();
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { recordingLab } = require("./recording-lab") as typeof import("./recording-lab");
 /* eslint-disable @typescript-eslint/no-require-imports */
-const { registerCommands } = require("../../../src/extension/commands/commands") as typeof import("../../../src/extension/commands/commands");
 const { LabWorkspace } = require("../../../src/extension/lab-workspace") as typeof import("../../../src/extension/lab-workspace");
-const { RunsProvider } = require("../../../src/extension/runs/runs-provider") as typeof import("../../../src/extension/runs/runs-provider");
 const { CheckpointsProvider } = require("../../../src/extension/checkpoints/checkpoints-provider") as typeof import("../../../src/extension/checkpoints/checkpoints-provider");
 /* eslint-enable @typescript-eslint/no-require-imports */
 import type { JobRequest } from "../../../src/extension/jobs/job-runner";
@@ -23,7 +24,7 @@ import type { JobRequest } from "../../../src/extension/jobs/job-runner";
 describe("extension: commands → jobs (stand-in vscode)", () => {
   let ws: string;
   let started: JobRequest[];
-  let disposables: { dispose(): void }[];
+  let lab: RecordingLab;
   const run = (id: string, ...args: unknown[]) => recorded.registeredCommands.get(id)!(...args) as Promise<void>;
 
   before(function () {
@@ -41,29 +42,11 @@ describe("extension: commands → jobs (stand-in vscode)", () => {
   after(() => ws && rmSync(ws, { recursive: true, force: true }));
 
   beforeEach(() => {
-    recorded.workspaceFolder = ws;
-    recorded.settings = {};
-    recorded.messages.length = 0;
-    recorded.inputsShown.length = 0;
-    recorded.registeredCommands.clear();
-    started = [];
-    const workspace = new LabWorkspace();
-    const jobs = {
-      start: async (req: JobRequest) => {
-        started.push(req);
-        return { record: { id: "x", run_dir: req.runDir }, finished: new Promise(() => {}) };
-      },
-      list: () => [],
-      running: () => [],
-      liveRunDirs: () => new Set<string>(),
-    };
-    const lab = { context: { asAbsolutePath: (p: string) => p }, workspace, keys: {}, jobs, runs: new RunsProvider(workspace, () => new Set()), checkpoints: new CheckpointsProvider(workspace) };
-    disposables = registerCommands(lab as never);
+    lab = recordingLab(ws);
+    started = lab.started;
   });
   afterEach(() => {
-    for (const d of disposables) d.dispose();
-    recorded.pick = recorded.input = recorded.answer = undefined;
-    recorded.workspaceFolder = undefined;
+    lab.dispose();
   });
 
   /** Picks by label (or description) in order of the pickers shown. */

@@ -21,13 +21,12 @@ import { summarize } from "../../../src/core/runs/summary";
 import { fixtureRecords } from "../core/envs/gsm8k/fixture";
 import { runCli } from "../cli/cli-process";
 import { installFakeVscode, recorded } from "./fake-vscode";
+import type { RecordingLab } from "./recording-lab";
 
 installFakeVscode();
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { recordingLab } = require("./recording-lab") as typeof import("./recording-lab");
 /* eslint-disable @typescript-eslint/no-require-imports */
-const { registerCommands } = require("../../../src/extension/commands/commands") as typeof import("../../../src/extension/commands/commands");
-const { LabWorkspace } = require("../../../src/extension/lab-workspace") as typeof import("../../../src/extension/lab-workspace");
-const { RunsProvider } = require("../../../src/extension/runs/runs-provider") as typeof import("../../../src/extension/runs/runs-provider");
-const { CheckpointsProvider } = require("../../../src/extension/checkpoints/checkpoints-provider") as typeof import("../../../src/extension/checkpoints/checkpoints-provider");
 const { environmentItems } = require("../../../src/extension/commands/environment-choices") as typeof import("../../../src/extension/commands/environment-choices");
 /* eslint-enable @typescript-eslint/no-require-imports */
 import type { JobRequest } from "../../../src/extension/jobs/job-runner";
@@ -39,7 +38,7 @@ describe("extension: environment pickers and SFT data from existing runs (stand-
   let ws: string;
   let started: JobRequest[];
   let shown: { items: Item[]; options: { title?: string; canPickMany?: boolean } }[];
-  let disposables: { dispose(): void }[];
+  let lab: RecordingLab;
   const run = (id: string) => recorded.registeredCommands.get(id)!() as Promise<void>;
   /** Picks by label in order; a multi-pick takes every item whose label is in the list given as an array. */
   function answer(picks: (string | string[])[], inputs: string[]): void {
@@ -78,30 +77,12 @@ describe("extension: environment pickers and SFT data from existing runs (stand-
   after(() => ws && rmSync(ws, { recursive: true, force: true }));
 
   beforeEach(() => {
-    recorded.workspaceFolder = ws;
-    recorded.settings = {};
-    recorded.messages.length = 0;
-    recorded.inputsShown.length = 0;
-    recorded.registeredCommands.clear();
-    started = [];
+    lab = recordingLab(ws);
+    started = lab.started;
     shown = [];
-    const workspace = new LabWorkspace();
-    const jobs = {
-      start: async (req: JobRequest) => {
-        started.push(req);
-        return { record: { id: "x", run_dir: req.runDir }, finished: new Promise(() => {}) };
-      },
-      list: () => [],
-      running: () => [],
-      liveRunDirs: () => new Set<string>(),
-    };
-    const lab = { context: { asAbsolutePath: (p: string) => p }, workspace, keys: {}, jobs, runs: new RunsProvider(workspace, () => new Set()), checkpoints: new CheckpointsProvider(workspace) };
-    disposables = registerCommands(lab as never);
   });
   afterEach(() => {
-    for (const d of disposables) d.dispose();
-    recorded.pick = recorded.input = recorded.answer = undefined;
-    recorded.workspaceFolder = undefined;
+    lab.dispose();
   });
 
   it("the picker lists every registered environment, the workspace's default (agent-lab.json env) first; closed-book only those with tools", () => {
@@ -173,7 +154,7 @@ describe("extension: environment pickers and SFT data from existing runs (stand-
     const entry = (name: string, run: string, kind: "sft" | "grpo") => ({ name, sampler_path: `tinker://t/sampler_weights/${name}`, state_path: `tinker://t/weights/${name}`, base_model: "m", parent: null, data_hash: "x", step: 1, run, kind, created: "2026-01-01T00:00:00Z" });
     const rows = [entry("grpo-hotpot-s1", "runs/grpo-hotpot", "grpo"), entry("sft-gsm8k-train-e1", "runs/sft-gsm8k-train", "sft"), entry("gone-e1", "runs/gone", "sft")];
     const evaluate = async (e: ReturnType<typeof entry>) => {
-      started = [];
+      started.length = 0;
       answer([], []);
       recorded.input = (o) => o.value; // accept the suggested run name
       await recorded.registeredCommands.get("agentLab.evaluateCheckpoint")!({ type: "checkpoint", row: { entry: e } });

@@ -12,14 +12,11 @@ import { join, resolve } from "node:path";
 import { runExperiment } from "../../../src/core/experiments/run-experiment";
 import { formatUsd } from "../../../src/core/steps/estimate";
 import { installFakeVscode, recorded } from "./fake-vscode";
+import type { RecordingLab } from "./recording-lab";
 
 installFakeVscode();
-/* eslint-disable @typescript-eslint/no-require-imports */
-const { registerCommands } = require("../../../src/extension/commands/commands") as typeof import("../../../src/extension/commands/commands");
-const { LabWorkspace } = require("../../../src/extension/lab-workspace") as typeof import("../../../src/extension/lab-workspace");
-const { RunsProvider } = require("../../../src/extension/runs/runs-provider") as typeof import("../../../src/extension/runs/runs-provider");
-const { CheckpointsProvider } = require("../../../src/extension/checkpoints/checkpoints-provider") as typeof import("../../../src/extension/checkpoints/checkpoints-provider");
-/* eslint-enable @typescript-eslint/no-require-imports */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { recordingLab } = require("./recording-lab") as typeof import("./recording-lab");
 import type { JobRequest } from "../../../src/extension/jobs/job-runner";
 
 const EXAMPLES = resolve(__dirname, "..", "..", "..", "examples");
@@ -27,7 +24,7 @@ const EXAMPLES = resolve(__dirname, "..", "..", "..", "examples");
 describe("extension: Run Experiment… (stand-in vscode)", () => {
   let ws: string;
   let started: JobRequest[];
-  let disposables: { dispose(): void }[];
+  let lab: RecordingLab;
   let offered: string[];
   const run = () => recorded.registeredCommands.get("agentLab.runExperiment")!() as Promise<void>;
   const gsm = () => join(ws, "specs", "gsm8k-self-generated.json");
@@ -45,29 +42,12 @@ describe("extension: Run Experiment… (stand-in vscode)", () => {
   after(() => ws && rmSync(ws, { recursive: true, force: true }));
 
   beforeEach(() => {
-    recorded.workspaceFolder = ws;
-    recorded.settings = {};
-    recorded.messages.length = 0;
-    recorded.registeredCommands.clear();
-    started = [];
+    lab = recordingLab(ws);
+    started = lab.started;
     offered = [];
-    const workspace = new LabWorkspace();
-    const jobs = {
-      start: async (req: JobRequest) => {
-        started.push(req);
-        return { record: { id: "x", run_dir: req.runDir }, finished: new Promise(() => {}) };
-      },
-      list: () => [],
-      running: () => [],
-      liveRunDirs: () => new Set<string>(),
-    };
-    const lab = { context: { asAbsolutePath: (p: string) => p }, workspace, keys: {}, jobs, runs: new RunsProvider(workspace, () => new Set()), checkpoints: new CheckpointsProvider(workspace) };
-    disposables = registerCommands(lab as never);
   });
   afterEach(() => {
-    for (const d of disposables) d.dispose();
-    recorded.pick = recorded.input = recorded.answer = undefined;
-    recorded.workspaceFolder = undefined;
+    lab.dispose();
   });
 
   function answerPicks(...wanted: string[]): void {

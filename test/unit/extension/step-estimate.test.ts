@@ -16,13 +16,12 @@ import { GSM8K } from "../../../src/core/envs/gsm8k/environment";
 import { fixtureRecords } from "../core/envs/gsm8k/fixture";
 import { runCli } from "../cli/cli-process";
 import { installFakeVscode, recorded } from "./fake-vscode";
+import type { RecordingLab } from "./recording-lab";
 
 installFakeVscode();
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { recordingLab } = require("./recording-lab") as typeof import("./recording-lab");
 /* eslint-disable @typescript-eslint/no-require-imports */
-const { registerCommands } = require("../../../src/extension/commands/commands") as typeof import("../../../src/extension/commands/commands");
-const { LabWorkspace } = require("../../../src/extension/lab-workspace") as typeof import("../../../src/extension/lab-workspace");
-const { RunsProvider } = require("../../../src/extension/runs/runs-provider") as typeof import("../../../src/extension/runs/runs-provider");
-const { CheckpointsProvider } = require("../../../src/extension/checkpoints/checkpoints-provider") as typeof import("../../../src/extension/checkpoints/checkpoints-provider");
 const { settingsEnv } = require("../../../src/extension/settings/settings-overrides") as typeof import("../../../src/extension/settings/settings-overrides");
 /* eslint-enable @typescript-eslint/no-require-imports */
 import type { JobRequest } from "../../../src/extension/jobs/job-runner";
@@ -45,7 +44,7 @@ describe("extension: the confirmation's estimate is --dry-run's (real CLI, synth
   this.timeout(120_000);
   let ws: string;
   let started: JobRequest[];
-  let disposables: { dispose(): void }[];
+  let lab: RecordingLab;
   const run = (id: string, ...args: unknown[]) => recorded.registeredCommands.get(id)!(...args) as Promise<void>;
 
   before(async () => {
@@ -68,30 +67,12 @@ describe("extension: the confirmation's estimate is --dry-run's (real CLI, synth
   after(() => ws && rmSync(ws, { recursive: true, force: true }));
 
   beforeEach(() => {
-    recorded.workspaceFolder = ws;
-    recorded.settings = { backend: "tinker", budgetUsd: BUDGET };
-    recorded.messages.length = 0;
-    recorded.inputsShown.length = 0;
-    recorded.registeredCommands.clear();
-    started = [];
-    const workspace = new LabWorkspace();
-    const jobs = {
-      start: async (req: JobRequest) => {
-        started.push(req);
-        return { record: { id: "x", run_dir: req.runDir }, finished: new Promise(() => {}) };
-      },
-      list: () => [],
-      running: () => [],
-      liveRunDirs: () => new Set<string>(),
-    };
-    const lab = { context: { asAbsolutePath: (p: string) => p }, workspace, keys: {}, jobs, runs: new RunsProvider(workspace, () => new Set()), checkpoints: new CheckpointsProvider(workspace) };
-    disposables = registerCommands(lab as never);
+    lab = recordingLab(ws, { backend: "tinker", budgetUsd: BUDGET });
+    started = lab.started;
     recorded.answer = (text) => (/bills your Tinker account/.test(text) ? "Start" : undefined);
   });
   afterEach(() => {
-    for (const d of disposables) d.dispose();
-    recorded.pick = recorded.input = recorded.answer = undefined;
-    recorded.workspaceFolder = undefined;
+    lab.dispose();
     recorded.settings = {};
   });
 
