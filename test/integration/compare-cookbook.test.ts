@@ -13,30 +13,11 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import * as vscode from "vscode";
 import type { Lab } from "../../src/extension/commands/commands";
-import type { ProbeResult } from "../../src/extension/panels/protocol";
 import { writeCookbookRun } from "../helpers/cookbook-fixture";
-import { activeExports, answerUi, labelOf, treeRows, waitFor, workspaceDir } from "./helpers";
+import { activeExports, answerUi, labelOf, probePanel, probeUntil as probeAnswer, treeRows, waitFor, workspaceDir } from "./helpers";
 
-async function probe(kind: string, selectors: string[], click?: string): Promise<ProbeResult[]> {
-  const r = await vscode.commands.executeCommand<{ results: ProbeResult[] }>("agentLab._probePanel", kind, selectors, click);
-  return r.results;
-}
-
-async function probeUntil(kind: string, selectors: string[], ok: (r: ProbeResult[]) => boolean, what: string, timeoutMs = 20_000): Promise<ProbeResult[]> {
-  let last: ProbeResult[] = [];
-  try {
-    return await waitFor(what, async () => {
-      try {
-        last = await probe(kind, selectors);
-        return ok(last) ? last : undefined;
-      } catch {
-        return undefined; // panel not open or not ready yet
-      }
-    }, timeoutMs, 200);
-  } catch (e) {
-    throw new Error(`${(e as Error).message}; last probe: ${JSON.stringify(last).slice(0, 800)}`);
-  }
-}
+const probe = async (...a: Parameters<typeof probePanel>) => (await probePanel(...a)).results;
+const probeUntil = async (...a: Parameters<typeof probeAnswer>) => (await probeAnswer(...a)).results;
 
 function webviewTabs(viewType: string): vscode.Tab[] {
   return vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.includes(viewType));

@@ -9,29 +9,12 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import * as vscode from "vscode";
 import type { Lab } from "../../src/extension/commands/commands";
-import type { ProbeResult } from "../../src/extension/panels/protocol";
 import { ENVIRONMENT_NAMES } from "../../src/core/envs/catalog";
-import { activeExports, answerUi, labelOf, treeRows, waitFor, workspaceDir } from "./helpers";
+import { activeExports, answerUi, labelOf, probeUntil, treeRows, waitFor, workspaceDir } from "./helpers";
 
 const RUN = "gsm8k-val";
 
 interface Gsm8kLine { id: string; extracted: string | null; correct: boolean }
-
-async function probeUntil(selectors: string[], ok: (r: ProbeResult[]) => boolean, what: string): Promise<ProbeResult[]> {
-  let last: ProbeResult[] = [];
-  try {
-    return await waitFor(what, async () => {
-      try {
-        last = (await vscode.commands.executeCommand<{ results: ProbeResult[] }>("agentLab._probePanel", "trace", selectors)).results;
-        return ok(last) ? last : undefined;
-      } catch {
-        return undefined; // the panel is not open or not ready yet
-      }
-    }, 20_000, 200);
-  } catch (e) {
-    throw new Error(`${(e as Error).message}; last probe: ${JSON.stringify(last).slice(0, 800)}`);
-  }
-}
 
 describe("a GSM8K run (real VS Code)", function () {
   this.timeout(60_000);
@@ -62,7 +45,7 @@ describe("a GSM8K run (real VS Code)", function () {
     const id = (cmd.arguments?.[0] as { episode?: { id: string } } | undefined)?.episode?.id;
     const e = lines.find((x) => x.id === id) ?? lines.find((x) => x.correct)!;
     assert.ok(e.extracted, "a correct episode has a box");
-    const r = await probeUntil(["#annotations", "#stream .tok.annot"], (x) => x[0].count > 0 && x[1].count > 0, "the extracted answer and the marked box");
+    const r = (await probeUntil("trace", ["#annotations", "#stream .tok.annot"], (x) => x[0].count > 0 && x[1].count > 0, "the extracted answer and the marked box")).results;
     assert.ok(r[0].text.includes(`extracted answer ${e.extracted}`), r[0].text);
     assert.match(r[0].text, /correct yes/);
     console.log(`      trace: extracted ${e.extracted}, ${r[1].count} box token(s) marked`);

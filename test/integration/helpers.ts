@@ -4,6 +4,7 @@
  * env AGENT_LAB_IT_WORKSPACE.
  */
 import * as vscode from "vscode";
+import { PROBE_PANEL_COMMAND, type ProbeResult } from "../../src/extension/panels/protocol";
 
 export const EXTENSION_ID = "agent-lab.agent-lab";
 
@@ -114,4 +115,33 @@ export async function treeRows<T>(provider: vscode.TreeDataProvider<T>, parent?:
 
 export function labelOf(item: vscode.TreeItem): string {
   return typeof item.label === "string" ? item.label : (item.label?.label ?? "");
+}
+
+/** What the live extension's probe command answers: what the panel's DOM holds for each selector. */
+export interface PanelProbe {
+  results: ProbeResult[];
+  pwned: boolean;
+  timings: Record<string, number>;
+}
+
+/** Asks the open panel of `kind` (optionally clicking `click` first) what `selectors` hold. */
+export async function probePanel(kind: string, selectors: string[], click?: string): Promise<PanelProbe> {
+  return vscode.commands.executeCommand<PanelProbe>(PROBE_PANEL_COMMAND, kind, selectors, click);
+}
+
+/** Probes until `ok` holds (a webview renders after its data arrives); the last answer goes into the failure. */
+export async function probeUntil(kind: string, selectors: string[], ok: (r: ProbeResult[]) => boolean, what: string, timeoutMs = 30_000): Promise<PanelProbe> {
+  let last: PanelProbe | undefined;
+  try {
+    return await waitFor(what, async () => {
+      try {
+        last = await probePanel(kind, selectors);
+        return ok(last.results) ? last : undefined;
+      } catch {
+        return undefined; // the panel is not open or not ready yet
+      }
+    }, timeoutMs, 100);
+  } catch (e) {
+    throw new Error(`${(e as Error).message}; last probe: ${JSON.stringify(last?.results).slice(0, 800)}`);
+  }
 }

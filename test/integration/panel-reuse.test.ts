@@ -9,36 +9,14 @@ import { cpSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import * as vscode from "vscode";
 import type { Lab } from "../../src/extension/commands/commands";
-import { PANEL_VIEW_TYPES, type ProbeResult } from "../../src/extension/panels/protocol";
-import { activeExports, answerUi, waitFor, workspaceDir } from "./helpers";
-
-interface Answer {
-  results: ProbeResult[];
-  timings: Record<string, number>;
-}
+import { PANEL_VIEW_TYPES } from "../../src/extension/panels/protocol";
+import { activeExports, answerUi, probeUntil, waitFor, workspaceDir } from "./helpers";
 
 const runDir = (name: string) => join(workspaceDir(), "runs", name);
 
 /** The open webview tabs of one panel kind (VS Code prefixes the view type it was registered with). */
 function webviewTabs(viewType: string): vscode.Tab[] {
   return vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith(viewType));
-}
-
-/** Probes the panel until `ok` holds; the last answer goes into the failure message. */
-async function probeUntil(kind: string, selectors: string[], ok: (r: ProbeResult[]) => boolean, what: string): Promise<Answer> {
-  let last: Answer | undefined;
-  try {
-    return await waitFor(what, async () => {
-      try {
-        last = await vscode.commands.executeCommand<Answer>("agentLab._probePanel", kind, selectors);
-        return ok(last.results) ? last : undefined;
-      } catch {
-        return undefined; // not open or not ready yet
-      }
-    }, 30_000, 100);
-  } catch (e) {
-    throw new Error(`${(e as Error).message}; last probe: ${JSON.stringify(last?.results).slice(0, 800)}`);
-  }
 }
 
 function firstLine(run: string, n = 0): { id: string; question: string } {

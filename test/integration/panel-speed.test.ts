@@ -17,6 +17,7 @@ import * as assert from "node:assert/strict";
 import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import * as vscode from "vscode";
+import { PROBE_PANEL_COMMAND } from "../../src/extension/panels/protocol";
 import type { Lab } from "../../src/extension/commands/commands";
 import { runFile } from "../../src/core/runs/run-folder";
 import { activeExports, answerUi, labelOf, treeRows, waitFor } from "./helpers";
@@ -53,7 +54,7 @@ const frame = (t: Record<string, number>, k: string) => (Number.isFinite(t[k]) ?
 async function frames(kind: string, done: (a: Answer) => boolean): Promise<Answer> {
   return waitFor(`the ${kind} panel's first frames`, async () => {
     try {
-      const a = await vscode.commands.executeCommand<Answer>("agentLab._probePanel", kind, ["body"]);
+      const a = await vscode.commands.executeCommand<Answer>(PROBE_PANEL_COMMAND, kind, ["body"]);
       return done(a) ? a : undefined;
     } catch {
       return undefined; // not open or not ready yet

@@ -9,12 +9,14 @@ import * as assert from "node:assert/strict";
 import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as vscode from "vscode";
+import { PROBE_PANEL_COMMAND } from "../../src/extension/panels/protocol";
 import type { Lab } from "../../src/extension/commands/commands";
-import type { ProbeResult } from "../../src/extension/panels/protocol";
 import { ablate, loadAblationInputs } from "../../src/core/analysis/ablate";
-import { activeExports, answerUi, labelOf, treeRows, waitFor, workspaceDir } from "./helpers";
+import { activeExports, answerUi, labelOf, probePanel as probe, probeUntil as probeAnswer, treeRows, waitFor, workspaceDir } from "./helpers";
 import { loadScaledLimit } from "../helpers/load-scaled";
 import { formatNumber } from "../../webview/shared/chart-math"; // the dashboard's own number format
+
+const probeUntil = async (...a: Parameters<typeof probeAnswer>) => (await probeAnswer(...a)).results;
 
 interface EpisodeLine { id: string; question: string; prompt: number[]; tokens: number[]; sampled: number[]; [k: string]: unknown }
 
@@ -22,27 +24,6 @@ const PAYLOAD = `<img src=x onerror="window.__pwned=1"></textarea><script>window
 
 function episodesOf(run: string): EpisodeLine[] {
   return readFileSync(join(workspaceDir(), "runs", run, "episodes.jsonl"), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as EpisodeLine);
-}
-
-async function probe(kind: string, selectors: string[]): Promise<{ results: ProbeResult[]; pwned: boolean }> {
-  return vscode.commands.executeCommand("agentLab._probePanel", kind, selectors);
-}
-
-/** Probes until `ok` holds (the webview renders after its data arrives). */
-async function probeUntil(kind: string, selectors: string[], ok: (r: ProbeResult[]) => boolean, what: string): Promise<ProbeResult[]> {
-  let last: ProbeResult[] = [];
-  try {
-    return await waitFor(what, async () => {
-      try {
-        last = (await probe(kind, selectors)).results;
-        return ok(last) ? last : undefined;
-      } catch {
-        return undefined; // panel not open or not ready yet
-      }
-    }, 20_000, 200);
-  } catch (e) {
-    throw new Error(`${(e as Error).message}; last probe: ${JSON.stringify(last).slice(0, 800)}`);
-  }
 }
 
 describe("webview panels (real VS Code)", function () {
@@ -171,7 +152,7 @@ describe("webview panels (real VS Code)", function () {
     await vscode.commands.executeCommand("agentLab.openTraceAt", dir, "long-1");
     const answer = await waitFor("the long episode's render timing", async () => {
       try {
-        const a = await vscode.commands.executeCommand<{ timings: Record<string, number>; host?: Record<string, number> }>("agentLab._probePanel", "trace", ["#stream"]);
+        const a = await vscode.commands.executeCommand<{ timings: Record<string, number>; host?: Record<string, number> }>(PROBE_PANEL_COMMAND, "trace", ["#stream"]);
         return a.host?.postToFirstFrameMs !== undefined && a.host.tokens === long.prompt.length + 20_000 ? a : undefined;
       } catch {
         return undefined;

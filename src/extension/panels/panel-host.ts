@@ -12,17 +12,11 @@ import { ComparePanel } from "./compare-panel";
 import { DashboardPanel } from "./dashboard-panel";
 import { ExperimentPanel } from "./experiment-panel";
 import { Panel, webviewOptions } from "./panel-base";
-import { PANEL_VIEW_TYPES, type PanelState } from "./protocol";
+import { PANEL_VIEW_TYPES, PROBE_PANEL_COMMAND, type PanelState } from "./protocol";
 import { TracePanel } from "./trace-panel";
 
 export { PANEL_VIEW_TYPES };
 
-/**
- * Internal command (not in the palette) that integration tests and the screenshot script use to
- * read a panel's DOM: (kind, selectors[], click?) → { results, pwned } from the newest open panel of
- * that kind (`click`: a selector whose first match is clicked before the DOM is read).
- */
-export const PROBE_PANEL_COMMAND = "agentLab._probePanel";
 
 /** Command the episodes.jsonl code lens runs: (runDir, episodeId). */
 export const OPEN_TRACE_AT_COMMAND = "agentLab.openTraceAt";

@@ -20,6 +20,13 @@ export const PROTOCOL_VERSION = 1;
 export type PanelKind = "trace" | "compare" | "dashboard" | "experiment";
 
 /** Each panel kind's webview view type (package.json's onWebviewPanel activation events name them). */
+/**
+ * Internal command (not in the palette) that integration tests and the screenshot script use to
+ * read a panel's DOM: (kind, selectors[], click?) → { results, pwned } from the newest open panel of
+ * that kind (`click`: a selector whose first match is clicked before the DOM is read).
+ */
+export const PROBE_PANEL_COMMAND = "agentLab._probePanel";
+
 export const PANEL_VIEW_TYPES = {
   trace: "agentLab.trace",
   compare: "agentLab.compare",
