@@ -204,6 +204,25 @@ function withDistractors(world: World, gold: [string, string[]][], pool: [string
   return ctx;
 }
 
+/**
+ * Every question kind the makers below write, with the exact shape of its questions: what the
+ * pipeline's per-kind report groups episodes by (a question matching none is "other").
+ */
+export const QUESTION_KINDS: readonly (readonly [string, RegExp])[] = [
+  ["founder-birthplace", /^Where was the founder of .+ born\?$/],
+  ["founder-birth-year", /^In what year was the founder of .+ born\?$/],
+  ["birth-country", /^In which country was the [a-z]+ .+ born\?$/],
+  ["founded-first", /^Which company was founded first, .+ or .+\?$/],
+  ["born-earlier", /^Who was born earlier, .+ or .+\?$/],
+  ["same-town", /^Were .+ and .+ born in the same town(?:, yes or no)?\?$/],
+];
+
+/** The kind of a synthetic question (see QUESTION_KINDS), or "other". */
+export function questionKind(question: string): string {
+  const q = question.trim();
+  return QUESTION_KINDS.find(([, shape]) => shape.test(q))?.[0] ?? "other";
+}
+
 type Maker = (world: World, id: string, pool: [string, string[]][]) => HotpotRecord | undefined;
 
 const founderBirthplace: Maker = (w, id, pool) => {
@@ -244,7 +263,10 @@ const sameBirthplace: Maker = (w, id, pool) => {
   const sameTown = w.people.filter((p) => p !== a && p.birthTown === a.birthTown);
   const b = w.rng() < 0.5 && sameTown.length > 0 ? w.pick(sameTown) : w.pick(w.people);
   if (a === b) return undefined;
-  return record(id, `Were ${a.name} and ${b.name} born in the same town?`, a.birthTown === b.birthTown ? "yes" : "no", "comparison", [[a.name, 1], [b.name, 1]], withDistractors(w, [personParagraph(a), personParagraph(b)], pool));
+  // Compact worlds name the answer's two words in the question, as a choice question names its
+  // options: a model that answers by copying from its context can then say "yes" or "no" at all.
+  const question = `Were ${a.name} and ${b.name} born in the same town${w.compact ? ", yes or no" : ""}?`;
+  return record(id, question, a.birthTown === b.birthTown ? "yes" : "no", "comparison", [[a.name, 1], [b.name, 1]], withDistractors(w, [personParagraph(a), personParagraph(b)], pool));
 };
 
 const MAKERS: Maker[] = [founderBirthplace, founderBirthYear, birthCountry, founderBirthplace, foundedFirst, bornEarlier, sameBirthplace];
