@@ -215,6 +215,7 @@ export const QUESTION_KINDS: readonly (readonly [string, RegExp])[] = [
   ["founded-first", /^Which company was founded first, .+ or .+\?$/],
   ["born-earlier", /^Who was born earlier, .+ or .+\?$/],
   ["same-town", /^Were .+ and .+ born in the same town(?:, yes or no)?\?$/],
+  ["moved-to", /^Which town did the [a-z]+ .+ move to\?$/],
 ];
 
 /** The kind of a synthetic question (see QUESTION_KINDS), or "other". */
@@ -239,6 +240,12 @@ const birthCountry: Maker = (w, id, pool) => {
   const p = w.pick(w.people);
   const t = w.town(p.birthTown);
   return record(id, `In which country was the ${p.profession} ${p.name} born?`, t.country, "bridge", [[p.name, 1], [t.name, 0]], withDistractors(w, [personParagraph(p), townParagraph(t)], pool));
+};
+
+/** One hop, but a fact the scripted reader has no rule for: the offline teacher never answers it. */
+const movedTo: Maker = (w, id, pool) => {
+  const p = w.pick(w.people);
+  return record(id, `Which town did the ${p.profession} ${p.name} move to?`, p.movedTo, "bridge", [[p.name, 1]], withDistractors(w, [personParagraph(p)], pool));
 };
 
 const foundedFirst: Maker = (w, id, pool) => {
@@ -270,8 +277,11 @@ const sameBirthplace: Maker = (w, id, pool) => {
 };
 
 const MAKERS: Maker[] = [founderBirthplace, founderBirthYear, birthCountry, founderBirthplace, foundedFirst, bornEarlier, sameBirthplace];
-/** Compact worlds leave out the year question (a year is four digit tokens to copy). */
-const COMPACT_MAKERS: Maker[] = [founderBirthplace, birthCountry, founderBirthplace, foundedFirst, bornEarlier, sameBirthplace];
+/**
+ * Compact worlds leave out the year question (a year is four digit tokens to copy) and add one the
+ * scripted reader cannot answer (moved-to), so the offline recipe has a kind imitation never shows.
+ */
+const COMPACT_MAKERS: Maker[] = [founderBirthplace, birthCountry, founderBirthplace, foundedFirst, bornEarlier, sameBirthplace, movedTo];
 
 function record(id: string, question: string, answer: string, type: "bridge" | "comparison", supporting: [string, number][], context: [string, string[]][]): HotpotRecord {
   return { _id: id, question, answer, type, level: "medium", supporting_facts: supporting, context };

@@ -81,6 +81,25 @@ describe("core/pipeline teacher and compact world", function () {
     assert.ok(action.kind === "answer" && paragraphs.some(([title]) => title === action.text), JSON.stringify(action));
   });
 
+  it("moved-to questions (compact only): the answer is in the one supporting paragraph, and no reader rule answers it", async () => {
+    const world = generateSyntheticHotpot({ seed: 3, train: 70, dev: 0, style: "compact" });
+    const moved = world.train.filter((r) => r.question.startsWith("Which town did the "));
+    assert.ok(moved.length >= 5, `${moved.length} moved-to questions`);
+    assert.ok(!generateSyntheticHotpot({ seed: 3, train: 70, dev: 0 }).train.some((r) => r.question.startsWith("Which town did the ")), "the default style is unchanged");
+    const q = moved[0];
+    const [title, sentences] = q.context.find(([t]) => t === q.supporting_facts[0][0])!;
+    assert.match(sentences.join(""), new RegExp(`moved to ${q.answer}\\.`));
+    const end = tok.tokenId("<|im_end|>");
+    const prompt = [
+      ...chatPrompt(tok, "Reply with <search>words</search> or <answer>answer</answer>.", q.question),
+      ...tok.encode(`<search>${q.question}</search>`), end,
+      ...userTurn(tok, formatResults([{ title, text: sentences.join("") }])),
+    ];
+    assert.equal(heuristicReply(parseTranscript(tok.decode(prompt))), `<answer>${title}</answer>`, "a shape without a rule: the first title");
+    const reply = await new TeacherPolicy(tok).sample(prompt, { temperature: 0, maxTokens: 64 });
+    assert.deepEqual(parseAction(tok.decode(reply.tokens, { skipSpecialTokens: true })), { kind: "answer", text: title });
+  });
+
   it("compact world: one token per name word, no year questions, deterministic; the default style is unchanged", () => {
     const a = generateSyntheticHotpot({ seed: 11, train: 120, dev: 60, style: "compact" });
     assert.deepEqual(a, generateSyntheticHotpot({ seed: 11, train: 120, dev: 60, style: "compact" }));
