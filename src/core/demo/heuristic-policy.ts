@@ -108,7 +108,6 @@ export interface ReplyOptions {
   yesNo?: boolean;
 }
 
-
 /** The next reply for a conversation: one <search> or one <answer>. */
 export function heuristicReply(t: Transcript, options: ReplyOptions = {}): string {
   const q = t.question.trim();
