@@ -1,8 +1,8 @@
 /**
- * How the offline pipeline's GRPO settings were chosen: the whole offline pipeline for each
- * candidate on a dev world (the same generator with another seed; the reported world is never
- * looked at), scored on that world's val, and
- * one table of SFT and GRPO F1, GRPO − SFT with its paired 95% CI, and the kind GRPO gained most on.
+ * How the offline pipeline's settings are chosen: the whole offline pipeline for each candidate on a
+ * dev world (the same generator with another seed; the reported world is never looked at), scored on
+ * that world's val, and one table of SFT and GRPO F1, GRPO − SFT with its paired 95% CI, then each
+ * candidate's per-kind line (what GRPO gained on).
  *
  *   npx tsx bench/grpo-dev/run.ts [--only a,b] [--limit N] [--dir D]
  *
