@@ -47,6 +47,9 @@ const founder = (text: string | undefined) => (text ? new RegExp(`founded (?:in 
 /** What a confused reader answers when it cannot find the founder: the town the company is in. */
 const companyTown = (text: string | undefined) => (text ? new RegExp(`based in ${WORD}`).exec(text)?.[1] : undefined);
 
+/** The one shape whose answer is a word of the reader's own ("yes"/"no"), not a span of a paragraph. */
+const YES_NO_QUESTION = /^Were (.+) and (.+) born in the same town(?:, yes or no)?\?$/;
+
 const RULES: [RegExp, (m: RegExpExecArray) => Rule][] = [
   [
     /^Where was the founder of (.+) born\?$/,
@@ -91,7 +94,7 @@ const RULES: [RegExp, (m: RegExpExecArray) => Rule][] = [
     },
   ],
   [
-    /^Were (.+) and (.+) born in the same town\?$/,
+    YES_NO_QUESTION,
     (m) => (_q, r) => {
       const a = bornIn(r.paragraph(m[1]));
       const b = bornIn(r.paragraph(m[2]));
@@ -100,8 +103,13 @@ const RULES: [RegExp, (m: RegExpExecArray) => Rule][] = [
   ],
 ];
 
+export interface ReplyOptions {
+  /** Read yes/no questions (default true); false: a span reader, which answers them with a title like any shape it has no rule for. */
+  yesNo?: boolean;
+}
+
 /** The next reply for a conversation: one <search> or one <answer>. */
-export function heuristicReply(t: Transcript): string {
+export function heuristicReply(t: Transcript, options: ReplyOptions = {}): string {
   const q = t.question.trim();
   const choice = /, (.+) or (.+)\?$/.exec(q);
   const guess = /^(Were|Was|Is|Are|Did|Do|Does) /.test(q) ? "no" : choice ? choice[1] : "unknown";
@@ -109,6 +117,7 @@ export function heuristicReply(t: Transcript): string {
   if (t.searches.length === 0) return `<search>${q}</search>`;
   const reader = new Reader(t);
   for (const [pattern, make] of RULES) {
+    if (options.yesNo === false && pattern === YES_NO_QUESTION) continue;
     const m = pattern.exec(q);
     if (!m) continue;
     const answer = make(m)(q, reader);

@@ -204,6 +204,26 @@ function withDistractors(world: World, gold: [string, string[]][], pool: [string
   return ctx;
 }
 
+/**
+ * Every question kind the makers below write, with the exact shape of its questions: what the
+ * pipeline's per-kind report groups episodes by (a question matching none is "other").
+ */
+export const QUESTION_KINDS: readonly (readonly [string, RegExp])[] = [
+  ["founder-birthplace", /^Where was the founder of .+ born\?$/],
+  ["founder-birth-year", /^In what year was the founder of .+ born\?$/],
+  ["birth-country", /^In which country was the [a-z]+ .+ born\?$/],
+  ["founded-first", /^Which company was founded first, .+ or .+\?$/],
+  ["born-earlier", /^Who was born earlier, .+ or .+\?$/],
+  ["same-town", /^Were .+ and .+ born in the same town(?:, yes or no)?\?$/],
+  ["moved-to", /^Which town did the [a-z]+ .+ move to\?$/],
+];
+
+/** The kind of a synthetic question (see QUESTION_KINDS), or "other". */
+export function questionKind(question: string): string {
+  const q = question.trim();
+  return QUESTION_KINDS.find(([, shape]) => shape.test(q))?.[0] ?? "other";
+}
+
 type Maker = (world: World, id: string, pool: [string, string[]][]) => HotpotRecord | undefined;
 
 const founderBirthplace: Maker = (w, id, pool) => {
@@ -220,6 +240,12 @@ const birthCountry: Maker = (w, id, pool) => {
   const p = w.pick(w.people);
   const t = w.town(p.birthTown);
   return record(id, `In which country was the ${p.profession} ${p.name} born?`, t.country, "bridge", [[p.name, 1], [t.name, 0]], withDistractors(w, [personParagraph(p), townParagraph(t)], pool));
+};
+
+/** One hop, but a fact the scripted reader has no rule for: the offline teacher never answers it. */
+const movedTo: Maker = (w, id, pool) => {
+  const p = w.pick(w.people);
+  return record(id, `Which town did the ${p.profession} ${p.name} move to?`, p.movedTo, "bridge", [[p.name, 1]], withDistractors(w, [personParagraph(p)], pool));
 };
 
 const foundedFirst: Maker = (w, id, pool) => {
@@ -244,12 +270,18 @@ const sameBirthplace: Maker = (w, id, pool) => {
   const sameTown = w.people.filter((p) => p !== a && p.birthTown === a.birthTown);
   const b = w.rng() < 0.5 && sameTown.length > 0 ? w.pick(sameTown) : w.pick(w.people);
   if (a === b) return undefined;
-  return record(id, `Were ${a.name} and ${b.name} born in the same town?`, a.birthTown === b.birthTown ? "yes" : "no", "comparison", [[a.name, 1], [b.name, 1]], withDistractors(w, [personParagraph(a), personParagraph(b)], pool));
+  // Compact worlds name the answer's two words in the question, as a choice question names its
+  // options: a model that answers by copying from its context can then say "yes" or "no" at all.
+  const question = `Were ${a.name} and ${b.name} born in the same town${w.compact ? ", yes or no" : ""}?`;
+  return record(id, question, a.birthTown === b.birthTown ? "yes" : "no", "comparison", [[a.name, 1], [b.name, 1]], withDistractors(w, [personParagraph(a), personParagraph(b)], pool));
 };
 
 const MAKERS: Maker[] = [founderBirthplace, founderBirthYear, birthCountry, founderBirthplace, foundedFirst, bornEarlier, sameBirthplace];
-/** Compact worlds leave out the year question (a year is four digit tokens to copy). */
-const COMPACT_MAKERS: Maker[] = [founderBirthplace, birthCountry, founderBirthplace, foundedFirst, bornEarlier, sameBirthplace];
+/**
+ * Compact worlds leave out the year question (a year is four digit tokens to copy) and add one the
+ * scripted reader cannot answer (moved-to), so the offline recipe has a kind imitation never shows.
+ */
+const COMPACT_MAKERS: Maker[] = [founderBirthplace, birthCountry, founderBirthplace, foundedFirst, bornEarlier, sameBirthplace, movedTo];
 
 function record(id: string, question: string, answer: string, type: "bridge" | "comparison", supporting: [string, number][], context: [string, string[]][]): HotpotRecord {
   return { _id: id, question, answer, type, level: "medium", supporting_facts: supporting, context };

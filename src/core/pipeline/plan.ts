@@ -151,7 +151,7 @@ export function planPipeline({ dir, config, settings: s }: PlanContext): Pipelin
       name: "sft-data",
       what:
         s.sftData.role === "teacher"
-          ? `SFT data from the scripted teacher (the heuristic reader; the tiny model starts from nothing): ${s.sftData.questions} train questions, keep F1 ≥ ${s.sftData.minF1}`
+          ? `SFT data from the scripted teacher (the heuristic reader, spans only: no yes/no answers; the tiny model starts from nothing): ${s.sftData.questions} train questions, keep F1 ≥ ${s.sftData.minF1}`
           : `SFT data by rejection sampling: ${s.sftData.questions} train questions × ${s.sftData.tries} tries at T=${s.sftData.temperature}, keep the shortest trace with F1 ≥ ${s.sftData.minF1}${s.sftData.requireSearch === false ? "" : " that searched"}`,
       outputs: [`${config.runsDir}/${RUN_NAMES.sftData}/sft.jsonl`],
       usd: s.sftData.role === "teacher" ? 0 : estimateEpisodesUsd(prices, s.sftData.questions * s.sftData.tries, TYPICAL_EPISODE),

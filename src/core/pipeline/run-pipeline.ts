@@ -34,6 +34,7 @@ import { trainGrpo, trainSft } from "../train";
 import { ABLATION_FILE, planPipeline, renderPlan, REPORT_FILE, RUN_NAMES, STATE_FILE, type PipelinePlan, type StageName } from "./plan";
 import { pricedFor, rehearsalNote, rehearsalTarget, type RehearsalTarget } from "./rehearsal-target";
 import { readStepRewards, rewardTrend, renderTrend, type RewardTrend } from "./reward-trend";
+import { kindBreakdown, renderKindBreakdown, type KindRow } from "./by-kind";
 import { checkSettings, defaultSettings, type PipelineBackend, type PipelineSettings } from "./settings";
 import { TeacherPolicy } from "./teacher";
 
@@ -78,6 +79,8 @@ export interface PipelineResult {
   report?: AblationReport;
   grpoVsSft?: AblationReport;
   trend?: RewardTrend;
+  /** Synthetic world only: SFT → GRPO per question kind, from the eval episodes. */
+  byKind?: KindRow[];
   /** The printed ablation table. */
   table?: string;
   seconds: number;
@@ -381,18 +384,21 @@ async function runStages(o: PipelineOptions, { started, settings, existing, conf
   let report!: AblationReport;
   let grpoVsSft!: AblationReport;
   let trend!: RewardTrend;
+  // The question kinds are the synthetic world's templates; HotpotQA's questions have none.
+  const byKind = s.data.source === "synthetic" ? kindBreakdown(dirs[2], dirs[3]) : undefined;
   await stage("ablate", async () => {
     report = ablate(loadAblationInputs(dirs), { resamples: o.resamples, expect });
     grpoVsSft = ablate(loadAblationInputs([dirs[2], dirs[3]]), { resamples: o.resamples, expect });
     trend = rewardTrend(readStepRewards(runFile(join(runsDir, RUN_NAMES.grpo), "metrics")));
     writeJsonAtomic(join(o.dir, ABLATION_FILE), report);
   });
-  writeFileAtomic(join(o.dir, REPORT_FILE), renderReport({ o, settings, report, grpoVsSft, trend, labels, state, note }));
+  writeFileAtomic(join(o.dir, REPORT_FILE), renderReport({ o, settings, report, grpoVsSft, trend, byKind, labels, state, note }));
   const table = renderAblationTable(report);
   log("");
   log(table);
   log("");
   log(grpoLine(grpoVsSft));
+  if (byKind) log(renderKindBreakdown(byKind));
   log(renderTrend(trend));
   if (o.backend === "local") log(`\n${LOCAL_STAND_IN_NOTE}`);
   if (note) log(`\n${note}`);
@@ -400,6 +406,7 @@ async function runStages(o: PipelineOptions, { started, settings, existing, conf
   result.report = report;
   result.grpoVsSft = grpoVsSft;
   result.trend = trend;
+  result.byKind = byKind;
   result.table = table;
   result.seconds = (Date.now() - started) / 1000;
   log(`pipeline finished in ${result.seconds.toFixed(1)}s`);
@@ -484,6 +491,7 @@ interface ReportParts {
   report: AblationReport;
   grpoVsSft: AblationReport;
   trend: RewardTrend;
+  byKind: KindRow[] | undefined;
   labels: string[];
   state: PipelineState;
   note: string | undefined;
@@ -492,7 +500,7 @@ interface ReportParts {
 // The synthetic world's heading and caveat, in place of HotpotQA's corpus line: core's, which ablate uses too.
 export { SYNTHETIC_REPORT };
 
-function renderReport({ o, settings, report, grpoVsSft, trend, labels, state, note }: ReportParts): string {
+function renderReport({ o, settings, report, grpoVsSft, trend, byKind, labels, state, note }: ReportParts): string {
   const out: string[] = [];
   out.push(`# Agent Lab pipeline report (${settings.backend} backend${settings.rehearsal ? ", rehearsal" : ""})`, "");
   if (settings.backend === "local") out.push(`> ${LOCAL_STAND_IN_NOTE}`, "");
@@ -500,7 +508,9 @@ function renderReport({ o, settings, report, grpoVsSft, trend, labels, state, no
   const environment = reportEnvironment(HOTPOTQA_INFO);
   const table = renderMarkdownReport(report, { labels, environment: settings.data.source === "synthetic" ? { ...environment, ...SYNTHETIC_REPORT } : environment }).trim();
   out.push(table, "");
-  out.push("## GRPO", "", `- ${grpoLine(grpoVsSft)}`, `- ${renderTrend(trend).replace("\n  ", "\n- ")}`, "");
+  out.push("## GRPO", "", `- ${grpoLine(grpoVsSft)}`);
+  if (byKind) out.push(`- ${renderKindBreakdown(byKind).replace("\n  ", "\n- ")}`);
+  out.push(`- ${renderTrend(trend).replace("\n  ", "\n- ")}`, "");
   out.push("## Stage timings (seconds, last run of each stage)", "");
   if (state.load) out.push(`Load average at the start: ${state.load.map((l) => l.toFixed(2)).join(" / ")} (1/5/15 min) on ${cpus().length} cores.`, "");
   for (const [name, t] of Object.entries(state.stages)) out.push(`- ${name}: ${t.seconds.toFixed(1)}`);

@@ -10,6 +10,11 @@
  * question verbatim (it opens a user turn, no leading space), names from paragraphs with their
  * leading space. The decoded reply still parses to the same action (contents are trimmed), and the
  * harness records exactly these tokens, so the student learns in the environment it is scored in.
+ *
+ * It reads spans only: it has no rule for yes/no questions and answers them with a paragraph's
+ * title, which the SFT filter drops. So the SFT traces show no yes/no answer at all, and what the
+ * GRPO stage adds on top of imitation can be measured on a kind imitation never saw (the report's
+ * per-kind line).
  */
 import type { ChatTokenizer } from "../chat/tokenizer";
 import type { Policy, PolicyInfo, Sample, SampleOptions } from "../harness/policy";
@@ -34,7 +39,7 @@ export class TeacherPolicy implements Policy {
 
   async sample(promptTokens: readonly number[], options: SampleOptions): Promise<Sample> {
     const transcript = parseTranscript(this.tokenizer.decode(promptTokens));
-    const reply = heuristicReply(transcript);
+    const reply = heuristicReply(transcript, { yesNo: false });
     const tokens = teacherReplyTokens(this.tokenizer, reply, transcript.question, this.endToken);
     if (tokens.length > options.maxTokens) return { tokens: tokens.slice(0, options.maxTokens), logprobs: null, stopReason: "length" };
     return { tokens, logprobs: null, stopReason: "stop" };

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { generateSyntheticHotpot, type HotpotRecord } from "../../../../src/core/demo/synthetic-hotpot";
+import { generateSyntheticHotpot, QUESTION_KINDS, questionKind, type HotpotRecord } from "../../../../src/core/demo/synthetic-hotpot";
 
 const kindOf = (r: HotpotRecord) => (r.question.startsWith("Were ") ? "Were" : r.question.split(" ").slice(0, 2).join(" "));
 
@@ -31,6 +31,21 @@ describe("demo: generateSyntheticHotpot", function () {
       const text = gold.map((g) => `${g![0]} ${g![1].join("")}`).join(" ");
       if (r.answer !== "yes" && r.answer !== "no") assert.ok(text.includes(r.answer), `${r._id}: "${r.answer}" in its paragraphs`);
     }
+  });
+
+  it("questionKind names every generated question's kind, in both styles, and nothing else", () => {
+    const seen = new Set<string>();
+    for (const style of ["compact", "syllables"] as const) {
+      const d = generateSyntheticHotpot({ style, train: 300, dev: 50, seed: 3 });
+      for (const r of [...d.train, ...d.dev]) {
+        const kind = questionKind(r.question);
+        assert.notEqual(kind, "other", r.question);
+        seen.add(kind);
+      }
+    }
+    assert.deepEqual([...seen].sort(), QUESTION_KINDS.map(([k]) => k).sort());
+    assert.equal(questionKind("Who directed Alien?"), "other");
+    assert.equal(questionKind(" Were Kel Mor and Dar Holt born in the same town?\n"), "same-town");
   });
 
   it("same seed, same bytes; the default style and sizes are untouched by the compact caps", () => {

@@ -7,6 +7,7 @@ import { strict as assert } from "node:assert";
 import { offlineTokenizer } from "../../../../src/core/chat";
 import type { ChatTokenizer } from "../../../../src/core/chat/tokenizer";
 import { chatPrompt, userTurn } from "../../../../src/core/chat/turns";
+import { heuristicReply, parseTranscript } from "../../../../src/core/demo/heuristic-policy";
 import { generateSyntheticHotpot } from "../../../../src/core/demo/synthetic-hotpot";
 import { parseAction } from "../../../../src/core/harness/actions";
 import { formatResults } from "../../../../src/core/harness/results";
@@ -56,6 +57,47 @@ describe("core/pipeline teacher and compact world", function () {
     const cut = await teacher.sample(prompt, { temperature: 0, maxTokens: 3 });
     assert.equal(cut.stopReason, "length");
     assert.equal(cut.tokens.length, 3);
+  });
+
+  it("yes/no questions: the compact world's name both answers, copyable; the teacher answers them with a title, the reader with yes/no", async () => {
+    const world = generateSyntheticHotpot({ seed: 3, train: 60, dev: 0, style: "compact" });
+    const yesNo = world.train.filter((r) => r.answer === "yes" || r.answer === "no");
+    assert.ok(yesNo.length >= 5 && yesNo.every((r) => r.question.endsWith(", yes or no?")), yesNo.map((r) => r.question).join(" | "));
+    // The answer's token (with its leading space, as the teacher and a copy head write it) is in the question.
+    for (const word of ["yes", "no"]) assert.ok(tok.encode(yesNo[0].question).includes(tok.encode(` ${word}`)[0]), word);
+
+    const end = tok.tokenId("<|im_end|>");
+    const q = yesNo[0];
+    const paragraphs = q.supporting_facts.map(([title]) => q.context.find(([t]) => t === title)!);
+    let prompt = chatPrompt(tok, "Reply with <search>words</search> or <answer>answer</answer>.", q.question);
+    for (const [title, sentences] of paragraphs) {
+      prompt = [...prompt, ...tok.encode(`<search>${title}</search>`), end, ...userTurn(tok, formatResults([{ title, text: sentences.join("") }]))];
+    }
+    const transcript = parseTranscript(tok.decode(prompt));
+    assert.equal(heuristicReply(transcript), `<answer>${q.answer}</answer>`, "the demo's reader reads yes/no questions");
+    const reply = await new TeacherPolicy(tok).sample(prompt, { temperature: 0, maxTokens: 64 });
+    const action = parseAction(tok.decode(reply.tokens, { skipSpecialTokens: true }));
+    assert.equal(action.kind, "answer");
+    assert.ok(action.kind === "answer" && paragraphs.some(([title]) => title === action.text), JSON.stringify(action));
+  });
+
+  it("moved-to questions (compact only): the answer is in the one supporting paragraph, and no reader rule answers it", async () => {
+    const world = generateSyntheticHotpot({ seed: 3, train: 70, dev: 0, style: "compact" });
+    const moved = world.train.filter((r) => r.question.startsWith("Which town did the "));
+    assert.ok(moved.length >= 5, `${moved.length} moved-to questions`);
+    assert.ok(!generateSyntheticHotpot({ seed: 3, train: 70, dev: 0 }).train.some((r) => r.question.startsWith("Which town did the ")), "the default style is unchanged");
+    const q = moved[0];
+    const [title, sentences] = q.context.find(([t]) => t === q.supporting_facts[0][0])!;
+    assert.match(sentences.join(""), new RegExp(`moved to ${q.answer}\\.`));
+    const end = tok.tokenId("<|im_end|>");
+    const prompt = [
+      ...chatPrompt(tok, "Reply with <search>words</search> or <answer>answer</answer>.", q.question),
+      ...tok.encode(`<search>${q.question}</search>`), end,
+      ...userTurn(tok, formatResults([{ title, text: sentences.join("") }])),
+    ];
+    assert.equal(heuristicReply(parseTranscript(tok.decode(prompt))), `<answer>${title}</answer>`, "a shape without a rule: the first title");
+    const reply = await new TeacherPolicy(tok).sample(prompt, { temperature: 0, maxTokens: 64 });
+    assert.deepEqual(parseAction(tok.decode(reply.tokens, { skipSpecialTokens: true })), { kind: "answer", text: title });
   });
 
   it("compact world: one token per name word, no year questions, deterministic; the default style is unchanged", () => {

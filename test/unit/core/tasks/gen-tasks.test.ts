@@ -76,7 +76,8 @@ describe("tasks: gen-tasks from a generator", function () {
     const { writeFileSync } = await import("node:fs");
     writeFileSync(evalFile, world.dev.map((q) => JSON.stringify({ question: q.question })).join("\n") + "\n");
     const out = join(dir, "hotpot");
-    const r = await genTasks({ ...base(out), env: "hotpotqa", generator: { generator: scriptedWorldGenerator(facts, { seed: 2 }), count: 60 }, evalItemsFile: evalFile });
+    // 100 drafts: at 60, this world's one wrong-type draft asks an eval question and is dropped as eval-overlap first.
+    const r = await genTasks({ ...base(out), env: "hotpotqa", generator: { generator: scriptedWorldGenerator(facts, { seed: 2 }), count: 100 }, evalItemsFile: evalFile });
     const a = r.audit!;
     assert.equal(a.answer_format, "text");
     assert.ok(a.counts["non-text"] > 0, JSON.stringify(a.counts));
