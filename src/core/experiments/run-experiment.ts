@@ -21,7 +21,7 @@
  * resumes through its step's own resume. One writer per experiment (the record folder's lock).
  */
 import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
-import { isAbsolute, join, relative } from "node:path";
+import { isAbsolute, join, relative, resolve } from "node:path";
 import { ablate, loadAblationInputs } from "../analysis";
 import { loadTokenizerSource, offlineTokenizer, STAND_IN_TOKENIZER } from "../chat";
 import { resolveCheckpointPath } from "../checkpoints/registry";
@@ -101,7 +101,8 @@ function specToRun(o: RunExperimentOptions): { spec: ExperimentSpec; text: strin
 
 export async function runExperiment(o: RunExperimentOptions): Promise<RunExperimentResult> {
   const { spec, text } = specToRun(o);
-  const dir = o.dir ?? join(EXPERIMENTS_DIR, spec.name);
+  // Absolute from here on: every step resolves the paths it is given against this workspace folder.
+  const dir = resolve(o.dir ?? join(EXPERIMENTS_DIR, spec.name));
   // A rehearsal asks its server what it is first (through the client every phase uses): the local stand-in is free.
   const target = o.rehearse && !o.dryRun ? await rehearsalTarget(o.signal) : undefined;
   const estimate = estimateExperiment(spec, { free: target?.standIn, resolve: (p) => (isAbsolute(p) ? p : join(dir, p)) });

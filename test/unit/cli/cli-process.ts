@@ -4,8 +4,9 @@
  * git-ignored folder inside the project, where node_modules and data/prompts resolve as usual.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, rmSync } from "node:fs";
+import { copyFileSync, mkdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { bundleWorkerFromSource, WORKER_BUNDLE } from "../../../src/core/tasks/sandbox/worker-files";
 
 export const REPO = resolve(__dirname, "..", "..", "..");
 let bundled: Promise<string> | undefined;
@@ -29,6 +30,8 @@ export function testCli(): Promise<string> {
       });
     // The local backend's compute worker sits next to the CLI, as in dist/ (scripts/build.mjs).
     await Promise.all([bundle("src/cli/main.ts", out), bundle("src/server/compute/worker.ts", join(dir, "local-backend-worker.js"))]);
+    // …and so does the Python sandbox's worker (gen-tasks, experiments).
+    copyFileSync(bundleWorkerFromSource(), join(dir, WORKER_BUNDLE));
     process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
     return out;
   })();
@@ -42,10 +45,10 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Starts the CLI; `done` settles when it exits. */
-export async function startCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcess; done: Promise<CliResult> }> {
+/** Starts the CLI (in the repository, or in `cwd`); `done` settles when it exits. */
+export async function startCli(args: string[], env: NodeJS.ProcessEnv = {}, cwd = REPO): Promise<{ child: ChildProcess; done: Promise<CliResult> }> {
   const cli = await testCli();
-  const child = spawn(process.execPath, [cli, ...args], { cwd: REPO, env: { ...process.env, NO_COLOR: "", FORCE_COLOR: undefined, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [cli, ...args], { cwd, env: { ...process.env, NO_COLOR: "", FORCE_COLOR: undefined, ...env }, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
   child.stdout!.on("data", (d) => (stdout += d));
@@ -54,8 +57,8 @@ export async function startCli(args: string[], env: NodeJS.ProcessEnv = {}): Pro
   return { child, done };
 }
 
-export async function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
-  return (await startCli(args, env)).done;
+export async function runCli(args: string[], env: NodeJS.ProcessEnv = {}, cwd = REPO): Promise<CliResult> {
+  return (await startCli(args, env, cwd)).done;
 }
 
 /** Polls until `check` is true (or fails after `ms`). */

@@ -1,12 +1,17 @@
 /**
  * `agent-lab experiment` and `agent-lab gen-tasks --dry-run` through the real CLI: the seed's GSM8K
  * spec prints its phase-by-phase estimate, a bad spec is one line naming file:line, validate of a
- * folder with no record is one line, and gen-tasks' estimate is printed before anything runs.
+ * folder with no record is one line, and gen-tasks' estimate is printed before anything runs; a spec
+ * run as the README shows it (a relative spec path, the default folder under the current one) reaches
+ * a verdict that validate passes.
  */
 import { strict as assert } from "node:assert";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { EXPERIMENT_FILES } from "../../../src/core/experiments/record";
+import { EXPERIMENTS_DIR } from "../../../src/core/experiments/spec";
+import { miniatureSpec, writeSpec } from "../core/experiments/fixtures";
 import { REPO, runCli } from "./cli-process";
 
 describe("cli: agent-lab experiment and gen-tasks --dry-run", function () {
@@ -42,5 +47,19 @@ describe("cli: agent-lab experiment and gen-tasks --dry-run", function () {
     assert.match(r.stdout, /^agent-lab gen-tasks would cost about \$\d+\.\d+ \(upper bound; no budget cap\): 100 drafts × \(400 prefill \+ 512 sampled tokens\); solve rate: up to 100 tasks × 8 tries/);
     const free = await runCli(["gen-tasks", "--out", join(dir, "t"), "--generator", "scripted", "--solve-rate", "scripted", "--dry-run"]);
     assert.equal(free.stdout.trim(), "agent-lab gen-tasks with these options spends nothing (no Tinker backend)");
+  });
+
+  it("runs a spec given by a relative path into the default folder under the current one, and validates it", async function () {
+    this.timeout(300_000);
+    const cwd = join(dir, "user");
+    mkdirSync(cwd);
+    writeSpec(cwd, miniatureSpec(), "mini.json");
+    const r = await runCli(["experiment", "run", "mini.json"], {}, cwd);
+    assert.equal(r.code, 0, r.stderr);
+    const record = join(EXPERIMENTS_DIR, "mini", "runs", "mini");
+    assert.ok(existsSync(join(cwd, record, EXPERIMENT_FILES.record)), "the record where the README says");
+    const v = await runCli(["experiment", "validate", record], {}, cwd);
+    assert.equal(v.code, 0, v.stderr);
+    assert.match(v.stdout, /7 of 7|passed/);
   });
 });

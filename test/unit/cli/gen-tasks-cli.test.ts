@@ -4,12 +4,11 @@
  * the test writes, a fake TINKER_API_KEY in the CLI's environment, and a rerun that must resume.
  */
 import { strict as assert } from "node:assert";
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { AUDIT_FILE, REJECTED_FILE, TASKS_FILE, type FilterAudit, type RejectedRecord } from "../../../src/core/tasks/filter";
-import { bundleWorkerFromSource, WORKER_BUNDLE } from "../../../src/core/tasks/sandbox/worker-files";
-import { REPO, runCli, testCli } from "./cli-process";
+import { REPO, runCli } from "./cli-process";
 
 const EXAMPLE = join(REPO, "data", "tasks", "candidates-example.jsonl");
 const FAKE_KEY = "sk-agent-lab-cli-test-fedcba9876543210";
@@ -22,8 +21,6 @@ describe("cli: agent-lab gen-tasks", function () {
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), "agent-lab-gen-tasks-"));
-    // The bundled test CLI finds its sandbox worker next to itself, as dist/cli.js does.
-    copyFileSync(bundleWorkerFromSource(), join(dirname(await testCli()), WORKER_BUNDLE));
     rmSync(ESCAPE_FILE, { force: true });
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
