@@ -110,7 +110,8 @@ describe("a first run in an empty folder (real VS Code)", function () {
   it("Train SFT… from the palette on the pipeline's SFT data shows step n/N in the Jobs view", async () => {
     const jobs = recordTree(lab.jobsView);
     const ui = answerUi({
-      quickPick: (items) => items.find((i) => i.label === RUN_NAMES.sftData),
+      // The environment first (the synthetic world is a HotpotQA-shaped world), then the SFT data.
+      quickPick: (items) => items.find((i) => i.label === RUN_NAMES.sftData) ?? items.find((i) => i.label === "hotpotqa"),
       inputBox: (o) => (/epochs/i.test(o.prompt ?? "") ? "12" : /run folder name/i.test(o.prompt ?? "") ? "it-sft" : undefined),
     });
     try {
