@@ -8,14 +8,13 @@
  *   node --import tsx scripts/vscode/gsm8k-fixture.ts WORKSPACE CLI_JS RUN_NAME
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { offlineTokenizer } from "../../src/core/chat";
 import { loadConfig } from "../../src/core/config";
 import { GSM8K } from "../../src/core/envs/gsm8k/environment";
 import { evalSplit } from "../../src/core/eval/eval-split";
 import { ScriptedPolicy } from "../../src/core/policies/scripted";
-import { behaviourOf, fixtureRecords, questionOf, replyFor } from "../../test/unit/core/envs/gsm8k/fixture";
+import { behaviourOf, questionOf, replyFor, writeFixtureTwin } from "../../test/unit/core/envs/gsm8k/fixture";
 
 /** Episodes in the fixture's GSM8K run: enough for every behaviour of the scripted replies. */
 const EPISODES = 14;
@@ -23,11 +22,8 @@ const EPISODES = 14;
 async function main(): Promise<void> {
   const [dir, cli, name] = process.argv.slice(2);
   if (!dir || !cli || !name) throw new Error("usage: gsm8k-fixture.ts WORKSPACE CLI_JS RUN_NAME");
-  const raw = join(dir, "raw-gsm8k");
-  mkdirSync(raw, { recursive: true });
-  writeFileSync(join(raw, "train.jsonl"), fixtureRecords(530, 0).map((r) => JSON.stringify(r)).join("\n") + "\n");
-  writeFileSync(join(raw, "test.jsonl"), fixtureRecords(40, 10_000).map((r) => JSON.stringify(r)).join("\n") + "\n");
-  execFileSync(process.execPath, [cli, "prepare", "--env", "gsm8k", "--train", join(raw, "train.jsonl"), "--test", join(raw, "test.jsonl")], { cwd: dir, stdio: ["ignore", "ignore", "inherit"] });
+  const raw = writeFixtureTwin(join(dir, "raw-gsm8k"));
+  execFileSync(process.execPath, [cli, "prepare", "--env", "gsm8k", "--train", raw.train, "--test", raw.test], { cwd: dir, stdio: ["ignore", "ignore", "inherit"] });
   const config = loadConfig(dir);
   const items = GSM8K.data.load(GSM8K.data.dir(join(dir, config.dataDir)), "val");
   const byQuestion = new Map(items.map((i) => [i.question, i]));

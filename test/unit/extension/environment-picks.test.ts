@@ -18,7 +18,7 @@ import { evalSplit } from "../../../src/core/eval/eval-split";
 import { ScriptedPolicy } from "../../../src/core/policies/scripted";
 import { readRun } from "../../../src/core/runs/run-files";
 import { summarize } from "../../../src/core/runs/summary";
-import { fixtureRecords } from "../core/envs/gsm8k/fixture";
+import { prepareFixtureTwin } from "../core/envs/gsm8k/fixture";
 import { runCli } from "../cli/cli-process";
 import { installFakeVscode, recorded } from "./fake-vscode";
 import type { RecordingLab } from "./recording-lab";
@@ -53,10 +53,7 @@ describe("extension: environment pickers and SFT data from existing runs (stand-
   before(async () => {
     ws = mkdtempSync(join(tmpdir(), "agent-lab-env-picks-"));
     writeFileSync(join(ws, "agent-lab.json"), JSON.stringify({ dataDir: "data", runsDir: "runs", env: "gsm8k" }));
-    mkdirSync(join(ws, "raw"));
-    writeFileSync(join(ws, "raw", "train.jsonl"), fixtureRecords(530, 0).map((r) => JSON.stringify(r)).join("\n") + "\n");
-    writeFileSync(join(ws, "raw", "test.jsonl"), fixtureRecords(40, 10_000).map((r) => JSON.stringify(r)).join("\n") + "\n");
-    await GSM8K.data.prepare({ outDir: GSM8K.data.dir(join(ws, "data")), train: [join(ws, "raw", "train.jsonl")], test: [join(ws, "raw", "test.jsonl")], log: () => undefined });
+    await prepareFixtureTwin(join(ws, "data"), join(ws, "raw"));
     const tok = await offlineTokenizer("qwen3");
     // Right on two of three train questions (boxed), wrong on the third.
     let n = 0;

@@ -13,7 +13,7 @@ import { generateSyntheticHotpot } from "../../../src/core/demo/synthetic-hotpot
 import { buildIndex } from "../../../src/core/search";
 import { formatUsd } from "../../../src/core/steps/estimate";
 import { GSM8K } from "../../../src/core/envs/gsm8k/environment";
-import { fixtureRecords } from "../core/envs/gsm8k/fixture";
+import { prepareFixtureTwin } from "../core/envs/gsm8k/fixture";
 import { runCli } from "../cli/cli-process";
 import { installFakeVscode, recorded } from "./fake-vscode";
 import type { RecordingLab } from "./recording-lab";
@@ -58,9 +58,7 @@ describe("extension: the confirmation's estimate is --dry-run's (real CLI, synth
     await prepareData(join(ws, "data"), { trainFiles: [join(raw, "train.json")], devFiles: [join(raw, "dev.json")], source: "test" });
     await buildIndex(join(ws, "data", "corpus.jsonl"), join(ws, "data", "bm25"), { workers: 0 });
     // GSM8K's fixture twin beside it: its val split (500) differs from HotpotQA's (200).
-    writeFileSync(join(raw, "gsm8k-train.jsonl"), fixtureRecords(530, 0).map((r) => JSON.stringify(r)).join("\n") + "\n");
-    writeFileSync(join(raw, "gsm8k-test.jsonl"), fixtureRecords(40, 10_000).map((r) => JSON.stringify(r)).join("\n") + "\n");
-    await GSM8K.data.prepare({ outDir: GSM8K.data.dir(join(ws, "data")), train: [join(raw, "gsm8k-train.jsonl")], test: [join(raw, "gsm8k-test.jsonl")], log: () => undefined });
+    await prepareFixtureTwin(join(ws, "data"), raw);
     const sft = await runCli(["sft-data", "--workspace", ws, "--name", "sft-data", "--teacher", "scripted", "--questions", "12", "--tries", "1"]);
     assert.equal(sft.code, 0, sft.stderr);
   });

@@ -5,7 +5,7 @@
  * EM or searches column, heading or plot, and the numbers are the ones ablate computed.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { compareView, type CompareSetup } from "../../../src/core/analysis/compare-setup";
@@ -17,7 +17,7 @@ import { GSM8K } from "../../../src/core/envs/gsm8k/environment";
 import { evalSplit } from "../../../src/core/eval/eval-split";
 import { ScriptedPolicy } from "../../../src/core/policies/scripted";
 import { readRun } from "../../../src/core/runs/run-files";
-import { fixtureRecords } from "../core/envs/gsm8k/fixture";
+import { prepareFixtureTwin } from "../core/envs/gsm8k/fixture";
 import { assertInert, openWebview, PAYLOADS, webviewBundles, type WebviewUnderTest } from "./webview-dom";
 
 /** The fixture twin's answer, from its question ("Rosa has A marbles and wins B more"). */
@@ -44,13 +44,8 @@ describe("webview: compare on GSM8K runs", function () {
     root = mkdtempSync(join(tmpdir(), "agent-lab-compare-gsm8k-"));
     const tok = await offlineTokenizer("qwen3");
     await webviewBundles();
-    mkdirSync(join(root, "raw"));
-    const train = join(root, "raw", "train.jsonl");
-    const test = join(root, "raw", "test.jsonl");
-    writeFileSync(train, fixtureRecords(530, 0).map((r) => JSON.stringify(r)).join("\n") + "\n");
-    writeFileSync(test, fixtureRecords(40, 10_000).map((r) => JSON.stringify(r)).join("\n") + "\n");
     const config = mergeConfig({ dataDir: "data", runsDir: "runs", env: "gsm8k", maxTokens: 64, concurrency: 1 });
-    await GSM8K.data.prepare({ outDir: GSM8K.data.dir(join(root, "data")), train: [train], test: [test], log: () => undefined });
+    await prepareFixtureTwin(join(root, "data"), join(root, "raw"));
     const evalRun = async (name: string, right: (sum: number) => boolean) => {
       const policy = new ScriptedPolicy(tok, (ctx) => {
         const sum = sumOf(ctx.promptText.split("<|im_start|>user").at(-1)!);

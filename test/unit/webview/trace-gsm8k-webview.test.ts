@@ -6,7 +6,7 @@
  * inert text. HotpotQA views carry neither.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { offlineTokenizer } from "../../../src/core/chat/offline-tokenizer";
@@ -18,7 +18,7 @@ import { evalSplit } from "../../../src/core/eval/eval-split";
 import { ScriptedPolicy } from "../../../src/core/policies/scripted";
 import { readRun, type EpisodeRecord } from "../../../src/core/runs/run-files";
 import { buildTraceView } from "../../../src/core/trace/trace-view";
-import { fixtureRecords } from "../core/envs/gsm8k/fixture";
+import { prepareFixtureTwin } from "../core/envs/gsm8k/fixture";
 import { assertInert, openWebview, PAYLOADS, webviewBundles, type WebviewUnderTest } from "./webview-dom";
 
 /** The fixture twin's answer, read from its question ("Rosa has A marbles and wins B more"). */
@@ -38,13 +38,8 @@ describe("webview: trace viewer on GSM8K episodes", function () {
     root = mkdtempSync(join(tmpdir(), "agent-lab-trace-gsm8k-"));
     tok = await offlineTokenizer("qwen3");
     await webviewBundles();
-    mkdirSync(join(root, "raw"));
-    const train = join(root, "raw", "train.jsonl");
-    const test = join(root, "raw", "test.jsonl");
-    writeFileSync(train, fixtureRecords(530, 0).map((r) => JSON.stringify(r)).join("\n") + "\n");
-    writeFileSync(test, fixtureRecords(40, 10_000).map((r) => JSON.stringify(r)).join("\n") + "\n");
     const config = mergeConfig({ dataDir: "data", runsDir: "runs", env: "gsm8k", maxTokens: 96 });
-    await GSM8K.data.prepare({ outDir: GSM8K.data.dir(join(root, "data")), train: [train], test: [test], log: () => undefined });
+    await prepareFixtureTwin(join(root, "data"), join(root, "raw"));
     // Right with a thousands comma and a payload before the box; a second, earlier box (the last is graded); no box.
     let n = 0;
     const policy = new ScriptedPolicy(tok, (ctx) => {

@@ -158,7 +158,7 @@ describe("experiments: the seed's GSM8K spec, rehearsed (--rehearse against the 
     assert.ok(lines.some((l) => l.includes("1319 items")));
     const rehearsed: string[] = [];
     const d = await runExperiment({ specFile: SPEC, dryRun: true, rehearse: true, log: (l) => rehearsed.push(l) });
-    assert.equal(d.dir, join("experiments", NAME));
+    assert.equal(d.dir, resolve("experiments", NAME), "the default folder, under the current one");
     assert.ok(rehearsed.some((l) => l.includes(`${REHEARSAL_SIZES.drafts} scripted drafts`)));
   });
 

@@ -3,7 +3,10 @@
  * plumbing, and the scripted replies the tests answer them with (right, wrong, unboxed, cut off).
  * The integration suite's fixture workspace (scripts/vscode/gsm8k-fixture.ts) uses both too.
  */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import type { Gsm8kRecord } from "../../../../../src/core/envs/gsm8k";
+import { GSM8K } from "../../../../../src/core/envs/gsm8k/environment";
 import type { ScriptedReply } from "../../../../../src/core/policies/scripted";
 
 /** The fixture twin: arithmetic word problems in GSM8K's shape (530 train, 40 test). */
@@ -13,6 +16,21 @@ export function fixtureRecords(n: number, offset: number): Gsm8kRecord[] {
     const b = 1000 + ((i * 13 + offset) % 5000);
     return { question: `Rosa has ${a} marbles and wins ${b} more (item ${offset + i}). How many marbles does she have now?`, answer: `She has ${a} + ${b} = <<${a}+${b}=${a + b}>>${a + b} marbles.\n#### ${a + b}` };
   });
+}
+
+/** Writes the twin as raw files in `rawDir` (gsm8k-train.jsonl: 530, gsm8k-test.jsonl: 40). */
+export function writeFixtureTwin(rawDir: string): { train: string; test: string } {
+  mkdirSync(rawDir, { recursive: true });
+  const files = { train: join(rawDir, "gsm8k-train.jsonl"), test: join(rawDir, "gsm8k-test.jsonl") };
+  writeFileSync(files.train, fixtureRecords(530, 0).map((r) => JSON.stringify(r)).join("\n") + "\n");
+  writeFileSync(files.test, fixtureRecords(40, 10_000).map((r) => JSON.stringify(r)).join("\n") + "\n");
+  return files;
+}
+
+/** The twin prepared as GSM8K's splits under `dataDir` (what prepare --env gsm8k --train --test writes). */
+export async function prepareFixtureTwin(dataDir: string, rawDir: string): Promise<void> {
+  const { train, test } = writeFixtureTwin(rawDir);
+  await GSM8K.data.prepare({ outDir: GSM8K.data.dir(dataDir), train: [train], test: [test], log: () => undefined });
 }
 
 export type Behaviour = "right" | "wrong" | "unboxed" | "truncated";
