@@ -184,6 +184,11 @@ export class Bm25Searcher implements Searcher {
     return this.hits(this.topDocs(query, k, true), k);
   }
 
+  /** Documents the last pruned search scored exactly (exhaustive scoring scores every matching one). */
+  get lastScored(): number {
+    return this.topK.scored;
+  }
+
   /** Same ranking without pruning: every posting of every query term is added up (tests, benchmarks). */
   searchExhaustive(query: string, k: number): SearchHit[] {
     return this.hits(this.topDocs(query, k, false), k);

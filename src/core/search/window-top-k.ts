@@ -55,6 +55,9 @@ export class WindowTopK {
   /** Partial float64 sums of the essential terms in the window being swept. */
   private readonly partial = new Float64Array(SIZE);
 
+  /** Documents the last query gave an exact score: what pruning left of the matching ones (tests read it). */
+  scored = 0;
+
   constructor(private readonly a: PostingArrays) {
     this.bound = new Float64Array(a.windows);
   }
@@ -102,6 +105,7 @@ export class WindowTopK {
     const partial = this.partial;
 
     let kth = 0;
+    let scored = 0;
 
     // 2. Seed: the windows with the highest bounds, every document scored exactly, then marked
     // -1: done.
@@ -122,6 +126,7 @@ export class WindowTopK {
         const s = local[j];
         if (s !== 0) {
           local[j] = 0;
+          scored++;
           kth = best.offer(first + j, s);
         }
       }
@@ -180,10 +185,14 @@ export class WindowTopK {
               break;
             }
           }
-          if (alive) kth = best.offer(d, exactScore(docs, scores, start, end, rowTerm, contrib, d));
+          if (alive) {
+            scored++;
+            kth = best.offer(d, exactScore(docs, scores, start, end, rowTerm, contrib, d));
+          }
         }
       }
     }
+    this.scored = scored;
     return best.sorted();
   }
 }

@@ -330,6 +330,20 @@ describe("BM25 pruning on a synthetic corpus (no shared data needed)", () => {
     assert.ok(full > 550, `${full} full result lists`);
   });
 
+  it("pruning scores a small part of the matching documents for question-length queries (k = 3)", function () {
+    this.timeout(120_000);
+    const long = queries.slice(queries.length / 2); // makeQueries: the short ones, then the question-length ones
+    let scored = 0;
+    for (const query of long) {
+      index.search(query, 3);
+      scored += index.lastScored;
+    }
+    // Without pruning every matching document gets its exact score; count those on a sample.
+    const sample = long.slice(0, 5);
+    const matching = sample.reduce((n, query) => n + index.searchExhaustive(query, index.documents).length, 0) / sample.length;
+    assert.ok(scored / long.length < 0.1 * matching, `scored ${scored / long.length} per query of about ${matching} matching documents`);
+  });
+
   it("the exhaustive reference itself equals the BM25 formula computed directly", () => {
     const tok = new TermTokenizer();
     const docs = Array.from({ length: index.documents }, (_, i) => {
