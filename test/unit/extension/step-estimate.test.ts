@@ -5,12 +5,9 @@
  * workspace (the synthetic world prepared and indexed, an SFT data run from the scripted teacher).
  */
 import { strict as assert } from "node:assert";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { prepareData } from "../../../src/core/data/prepare";
-import { generateSyntheticHotpot } from "../../../src/core/demo/synthetic-hotpot";
-import { buildIndex } from "../../../src/core/search";
 import { formatUsd } from "../../../src/core/steps/estimate";
 import { GSM8K } from "../../../src/core/envs/gsm8k/environment";
 import { prepareFixtureTwin } from "../core/envs/gsm8k/fixture";
@@ -25,6 +22,7 @@ const { recordingLab } = require("./recording-lab") as typeof import("./recordin
 const { settingsEnv } = require("../../../src/extension/settings/settings-overrides") as typeof import("../../../src/extension/settings/settings-overrides");
 /* eslint-enable @typescript-eslint/no-require-imports */
 import type { JobRequest } from "../../../src/extension/jobs/job-runner";
+import { prepareSyntheticWorkspace } from "../../helpers/synthetic-workspace";
 
 const BUDGET = 7.5;
 
@@ -49,16 +47,10 @@ describe("extension: the confirmation's estimate is --dry-run's (real CLI, synth
 
   before(async () => {
     ws = mkdtempSync(join(tmpdir(), "agent-lab-estimate-"));
-    const data = generateSyntheticHotpot({ seed: 11, train: 80, dev: 700 });
-    const raw = join(ws, "hotpot");
-    mkdirSync(raw);
-    writeFileSync(join(raw, "train.json"), JSON.stringify(data.train));
-    writeFileSync(join(raw, "dev.json"), JSON.stringify(data.dev));
     writeFileSync(join(ws, "agent-lab.json"), JSON.stringify({ dataDir: "data", runsDir: "runs" }));
-    await prepareData(join(ws, "data"), { trainFiles: [join(raw, "train.json")], devFiles: [join(raw, "dev.json")], source: "test" });
-    await buildIndex(join(ws, "data", "corpus.jsonl"), join(ws, "data", "bm25"), { workers: 0 });
+    await prepareSyntheticWorkspace(ws, { seed: 11, train: 80, dev: 700 }, { rawDir: join(ws, "hotpot") });
     // GSM8K's fixture twin beside it: its val split (500) differs from HotpotQA's (200).
-    await prepareFixtureTwin(join(ws, "data"), raw);
+    await prepareFixtureTwin(join(ws, "data"), join(ws, "hotpot"));
     const sft = await runCli(["sft-data", "--workspace", ws, "--name", "sft-data", "--teacher", "scripted", "--questions", "12", "--tries", "1"]);
     assert.equal(sft.code, 0, sft.stderr);
   });

@@ -1,23 +1,21 @@
 /** export-chat: runs and SFT data as OpenAI-style chat JSONL, decoded from the recorded token ids. */
 import { strict as assert } from "node:assert";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { offlineTokenizer, type ChatTokenizer } from "../../../../src/core/chat";
 import { mergeConfig } from "../../../../src/core/config";
-import { prepareData } from "../../../../src/core/data/prepare";
 import { HeuristicPolicy } from "../../../../src/core/demo/heuristic-policy";
 import { DEMO_SEED } from "../../../../src/core/demo/run-demo";
-import { generateSyntheticHotpot } from "../../../../src/core/demo/synthetic-hotpot";
 import { writeGsm8kSplits } from "../../../../src/core/envs/gsm8k";
 import { evalSplit } from "../../../../src/core/eval/eval-split";
 import { loadSystemPrompt } from "../../../../src/core/harness";
 import { ScriptedPolicy } from "../../../../src/core/policies/scripted";
 import { readEpisodes } from "../../../../src/core/runs/run-files";
-import { buildIndex } from "../../../../src/core/search";
 import { exportChat, parseChatText, sftFromRuns, type ChatLine } from "../../../../src/core/sft";
 import { runCli } from "../../cli/cli-process";
 import { fixtureRecords } from "../envs/gsm8k/fixture";
+import { prepareSyntheticWorkspace } from "../../../helpers/synthetic-workspace";
 
 const readLines = (file: string) => readFileSync(file, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as ChatLine);
 
@@ -38,12 +36,7 @@ describe("sft/exportChat", function () {
 
   it("a HotpotQA run: system, question, then each reply (weight 1) and each search result as the user turn it was; the search tool declared", async () => {
     const ws = join(root, "hotpot");
-    const data = generateSyntheticHotpot({ seed: DEMO_SEED, train: 20, dev: 540 });
-    mkdirSync(join(ws, "raw"), { recursive: true });
-    writeFileSync(join(ws, "raw", "train.json"), JSON.stringify(data.train));
-    writeFileSync(join(ws, "raw", "dev.json"), JSON.stringify(data.dev));
-    await prepareData(join(ws, "data"), { trainFiles: [join(ws, "raw", "train.json")], devFiles: [join(ws, "raw", "dev.json")], source: "test" });
-    await buildIndex(join(ws, "data", "corpus.jsonl"), join(ws, "data", "bm25"), { workers: 0 });
+    await prepareSyntheticWorkspace(ws, { seed: DEMO_SEED, train: 20, dev: 540 });
     const config = mergeConfig({ dataDir: "data", runsDir: "runs", concurrency: 2 });
     const r = await evalSplit({ workspaceDir: ws, config, name: "heur", split: "val", limit: 8, closedBook: false, resume: false, temperature: 0, backend: "scripted", policy: new HeuristicPolicy(tok), command: ["test"] });
     const out = join(ws, "chat.jsonl");

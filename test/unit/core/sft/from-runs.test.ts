@@ -9,20 +9,18 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { offlineTokenizer, type ChatTokenizer } from "../../../../src/core/chat";
 import { mergeConfig, type AgentLabConfig } from "../../../../src/core/config";
-import { prepareData } from "../../../../src/core/data/prepare";
 import { HeuristicPolicy } from "../../../../src/core/demo/heuristic-policy";
 import { DEMO_SEED } from "../../../../src/core/demo/run-demo";
-import { generateSyntheticHotpot } from "../../../../src/core/demo/synthetic-hotpot";
 import { GSM8K } from "../../../../src/core/envs/gsm8k/environment";
 import { writeGsm8kSplits } from "../../../../src/core/envs/gsm8k";
 import { evalSplit, type EvalSplitOptions } from "../../../../src/core/eval/eval-split";
 import { ScriptedPolicy } from "../../../../src/core/policies/scripted";
 import { readEpisodes } from "../../../../src/core/runs/run-files";
-import { buildIndex } from "../../../../src/core/search";
 import { readSftRows, sftFromRuns, sftPath } from "../../../../src/core/sft";
 import { readSftData } from "../../../../src/core/train/sft-data";
 import { runCli } from "../../cli/cli-process";
 import { fixtureRecords } from "../envs/gsm8k/fixture";
+import { prepareSyntheticWorkspace } from "../../../helpers/synthetic-workspace";
 
 describe("sft/sftFromRuns", function () {
   this.timeout(120_000);
@@ -128,12 +126,7 @@ describe("sft/sftFromRuns", function () {
     const config = mergeConfig({ dataDir: "data", runsDir: "runs", concurrency: 1 });
     before(async () => {
       ws = join(root, "hotpot");
-      const data = generateSyntheticHotpot({ seed: DEMO_SEED, train: 30, dev: 560 });
-      mkdirSync(join(ws, "raw"), { recursive: true });
-      writeFileSync(join(ws, "raw", "train.json"), JSON.stringify(data.train));
-      writeFileSync(join(ws, "raw", "dev.json"), JSON.stringify(data.dev));
-      await prepareData(join(ws, "data"), { trainFiles: [join(ws, "raw", "train.json")], devFiles: [join(ws, "raw", "dev.json")], source: "test" });
-      await buildIndex(join(ws, "data", "corpus.jsonl"), join(ws, "data", "bm25"), { workers: 0 });
+      await prepareSyntheticWorkspace(ws, { seed: DEMO_SEED, train: 30, dev: 560 });
       await evalSplit({ workspaceDir: ws, config, name: "heur", split: "train", limit: 20, closedBook: false, resume: false, temperature: 0, backend: "scripted", policy: new HeuristicPolicy(tok), command: ["test"] });
     });
 

@@ -7,11 +7,9 @@ import { strict as assert } from "node:assert";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { prepareData } from "../../../../src/core/data/prepare";
-import { generateSyntheticHotpot } from "../../../../src/core/demo/synthetic-hotpot";
-import { buildIndex } from "../../../../src/core/search";
 import { readAttempts, readSftRows, sftPath } from "../../../../src/core/sft";
 import { runCli, startCli, waitFor } from "../../cli/cli-process";
+import { prepareSyntheticWorkspace } from "../../../helpers/synthetic-workspace";
 
 const lines = (file: string) => (existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean).length : 0);
 
@@ -22,14 +20,8 @@ describe("cli: sft-data (kill -9, SIGTERM, resume) and spend", function () {
   before(async () => {
     // A synthetic workspace (the demo's world): real prepare and index, the heuristic reader as teacher.
     ws = mkdtempSync(join(tmpdir(), "agent-lab-sft-cli-"));
-    const data = generateSyntheticHotpot({ seed: 7, train: 120, dev: 700 });
-    const raw = join(ws, "hotpot");
-    mkdirSync(raw);
-    writeFileSync(join(raw, "train.json"), JSON.stringify(data.train));
-    writeFileSync(join(raw, "dev.json"), JSON.stringify(data.dev));
     writeFileSync(join(ws, "agent-lab.json"), JSON.stringify({ dataDir: "data", runsDir: "runs" }));
-    await prepareData(join(ws, "data"), { trainFiles: [join(raw, "train.json")], devFiles: [join(raw, "dev.json")], source: "test" });
-    await buildIndex(join(ws, "data", "corpus.jsonl"), join(ws, "data", "bm25"), { workers: 0 });
+    await prepareSyntheticWorkspace(ws, { seed: 7, train: 120, dev: 700 }, { rawDir: join(ws, "hotpot") });
   });
   after(() => ws && rmSync(ws, { recursive: true, force: true }));
 

@@ -8,22 +8,20 @@
  */
 import { strict as assert } from "node:assert";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { offlineTokenizer, type ChatTokenizer } from "../../../../../src/core/chat";
 import { mergeConfig } from "../../../../../src/core/config";
-import { prepareData } from "../../../../../src/core/data/prepare";
 import { HeuristicPolicy } from "../../../../../src/core/demo/heuristic-policy";
 import { DEMO_SEED } from "../../../../../src/core/demo/run-demo";
-import { generateSyntheticHotpot } from "../../../../../src/core/demo/synthetic-hotpot";
 import { evalSplit } from "../../../../../src/core/eval/eval-split";
 import type { Policy } from "../../../../../src/core/harness/policy";
 import { ScriptedPolicy, type ScriptContext, type ScriptedReply } from "../../../../../src/core/policies/scripted";
-import { buildIndex } from "../../../../../src/core/search";
 import { collectSftData } from "../../../../../src/core/sft";
 import { sharedDataPath } from "../../../../helpers/shared-data";
 import { PlanPolicy, readRows, writeRealDataDir } from "../../sft/real-hotpot";
+import { prepareSyntheticWorkspace } from "../../../../helpers/synthetic-workspace";
 
 const GOLDEN = join(__dirname, "golden.json");
 const WRITE = process.env.AGENT_LAB_WRITE_GOLDEN === "1";
@@ -101,12 +99,7 @@ describe("envs/hotpotqa: the agent on the environment interface is byte-identica
     let ws: string;
     before(async () => {
       ws = join(root, "synthetic");
-      const data = generateSyntheticHotpot({ seed: DEMO_SEED, train: 40, dev: 560 });
-      mkdirSync(join(ws, "raw"), { recursive: true });
-      writeFileSync(join(ws, "raw", "train.json"), JSON.stringify(data.train));
-      writeFileSync(join(ws, "raw", "dev.json"), JSON.stringify(data.dev));
-      await prepareData(join(ws, "data"), { trainFiles: [join(ws, "raw", "train.json")], devFiles: [join(ws, "raw", "dev.json")], source: "golden test" });
-      await buildIndex(join(ws, "data", "corpus.jsonl"), join(ws, "data", "bm25"), { workers: 0 });
+      await prepareSyntheticWorkspace(ws, { seed: DEMO_SEED, train: 40, dev: 560 }, { source: "golden test" });
     });
 
     it("the heuristic reader with search", async () => {
