@@ -14,6 +14,8 @@
  *                        consecutive numbers; for every term with at least as many postings as there
  *                        are windows (ascending rows), one byte per window: ceil(255 · the term's
  *                        largest contribution in that window / its term maximum), 0 = none there
+ *   window-start.u32     for the same terms, windows + 1 posting positions each: the first posting of
+ *                        the term in window w or later (a search jumps to a window's postings)
  *   doc-ids.f64          N corpus ids
  *   text-offsets.f64     2N+1 byte offsets into texts.bin: title i at [2i, 2i+1), text at [2i+1, 2i+2)
  *   texts.bin            titles and texts, UTF-8
@@ -33,7 +35,7 @@
 
 export const INDEX_FORMAT = "agent-lab-bm25";
 /** Bump when the layout or the scoring changes: older folders are refused with a rebuild hint. */
-export const INDEX_VERSION = 3;
+export const INDEX_VERSION = 4;
 
 /** bm25s's defaults: method "lucene", k1 = 1.5, b = 0.75. */
 export const DEFAULT_K1 = 1.5;
@@ -47,6 +49,7 @@ export const FILES = {
   postingScores: "postings-scores.f32",
   termMax: "term-max.f32",
   windowMax: "window-max.u8",
+  windowStart: "window-start.u32",
   docIds: "doc-ids.f64",
   textOffsets: "text-offsets.f64",
   texts: "texts.bin",

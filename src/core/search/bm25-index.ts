@@ -81,7 +81,7 @@ export class Bm25Searcher implements Searcher {
     const N = meta.documents;
     const V = meta.terms;
     const P = meta.postings;
-    const expected: Record<Exclude<IndexFile, "windowMax">, number> = {
+    const expected: Record<Exclude<IndexFile, "windowMax" | "windowStart">, number> = {
       vocab: meta.bytes?.vocab,
       vocabOffsets: 4 * (V + 1),
       postingOffsets: 4 * (V + 1),
@@ -128,6 +128,7 @@ export class Bm25Searcher implements Searcher {
     const windowed: number[] = [];
     for (let r = 0; r < V; r++) if (hasWindows(this.postingOffsets[r + 1] - this.postingOffsets[r], windows)) windowed.push(r);
     const windowMax = view(load("windowMax", windowed.length * windows), Uint8Array);
+    const windowStart = view(load("windowStart", 4 * windowed.length * (windows + 1)), Uint32Array);
     this.textsFd = this.openTexts(meta.bytes?.texts);
     this.topK = new WindowTopK({
       postingOffsets: this.postingOffsets,
@@ -137,6 +138,7 @@ export class Bm25Searcher implements Searcher {
       windowMax,
       windowedRows: Uint32Array.from(windowed),
       windows,
+      windowStart,
     });
   }
 

@@ -364,7 +364,7 @@ function finish(c: Collected, dir: string, k1: number, b: number, corpusFile: st
     }
   });
 
-  const windowMax = windowMaxima(postingOffsets, docs, scores, termMax, N);
+  const { windowMax, windowStart } = windowMaxima(postingOffsets, docs, scores, termMax, N);
 
   const vocabChunks: Buffer[] = [];
   const vocabOffsets = new Uint32Array(V + 1);
@@ -384,6 +384,7 @@ function finish(c: Collected, dir: string, k1: number, b: number, corpusFile: st
     postingScores: scores,
     termMax,
     windowMax,
+    windowStart,
     docIds: c.docIds,
     textOffsets: c.textOffsets,
     textBlocks: c.textBlocks,
@@ -424,30 +425,37 @@ function finish(c: Collected, dir: string, k1: number, b: number, corpusFile: st
 
 /**
  * Block maxima over windows of consecutive document numbers (see bm25-format.ts), quantized
- * upwards to a byte of the term maximum, for every term with at least as many postings as windows.
+ * upwards to a byte of the term maximum, and the position of each window's first posting, for
+ * every term with at least as many postings as windows.
  */
-function windowMaxima(postingOffsets: Uint32Array, docs: Uint32Array, scores: Float32Array, termMax: Float32Array, documents: number): Uint8Array {
+function windowMaxima(postingOffsets: Uint32Array, docs: Uint32Array, scores: Float32Array, termMax: Float32Array, documents: number): { windowMax: Uint8Array; windowStart: Uint32Array } {
   const W = windowCount(documents);
   const V = termMax.length;
   let rows = 0;
   for (let r = 0; r < V; r++) if (hasWindows(postingOffsets[r + 1] - postingOffsets[r], W)) rows++;
-  const out = new Uint8Array(rows * W);
+  const windowMax = new Uint8Array(rows * W);
+  const windowStart = new Uint32Array(rows * (W + 1));
   const best = new Float32Array(W);
-  let at = 0;
+  let slot = 0;
   for (let r = 0; r < V; r++) {
     const start = postingOffsets[r];
     const end = postingOffsets[r + 1];
     if (!hasWindows(end - start, W)) continue;
     best.fill(0);
+    const starts = slot * (W + 1);
+    let next = 0; // the next window whose first posting is not yet known
     for (let p = start; p < end; p++) {
       const w = docs[p] >>> WINDOW_SHIFT;
+      while (next <= w) windowStart[starts + next++] = p;
       if (scores[p] > best[w]) best[w] = scores[p];
     }
+    while (next <= W) windowStart[starts + next++] = end;
     const top = termMax[r];
-    for (let w = 0; w < W; w++) if (best[w] > 0) out[at + w] = Math.max(1, Math.min(255, Math.ceil((best[w] / top) * 255)));
-    at += W;
+    const at = slot * W;
+    for (let w = 0; w < W; w++) if (best[w] > 0) windowMax[at + w] = Math.max(1, Math.min(255, Math.ceil((best[w] / top) * 255)));
+    slot++;
   }
-  return out;
+  return { windowMax, windowStart };
 }
 
 /** Code-point order, which is UTF-8 byte order. */

@@ -140,9 +140,9 @@ describe("BM25 index", () => {
     const meta = JSON.parse(readFileSync(join(dir, "meta.json"), "utf8"));
     writeFileSync(join(dir, "meta.json"), JSON.stringify({ ...meta, version: 0 }));
     expectRefusal(/version 0/);
-    // Format 2 (texts.bin checked whole at open, no block CRCs) is refused with the rebuild hint too.
-    writeFileSync(join(dir, "meta.json"), JSON.stringify({ ...meta, version: 2 }));
-    expectRefusal(/has format version 2, this Agent Lab reads version 3/);
+    // Format 3 (no window starts) is refused with the rebuild hint too.
+    writeFileSync(join(dir, "meta.json"), JSON.stringify({ ...meta, version: 3 }));
+    expectRefusal(/has format version 3, this Agent Lab reads version 4/);
     writeFileSync(join(dir, "meta.json"), "{ not json");
     expectRefusal(/unreadable/);
     rmSync(join(dir, "meta.json"));
@@ -257,7 +257,7 @@ describe("BM25 index", () => {
     assert.notEqual(k1.contentHash, base, "same corpus, other BM25 settings");
   });
 
-  it("window block maxima bound every posting of their window, and are 0 only where the term has none", async () => {
+  it("window block maxima bound every posting of their window, are 0 only where the term has none, and each window's start is its first posting", async () => {
     const corpus = join(tmp, "corpus.jsonl");
     const generator = new SyntheticCorpus({ docs: 3000, seed: 5, vocabulary: 250_000 });
     await generator.write(corpus, queryParagraphIds(3000, 10));
@@ -270,10 +270,17 @@ describe("BM25 index", () => {
     const scores = f32(FILES.postingScores);
     const termMax = f32(FILES.termMax);
     const windowMax = readFileSync(join(dir, FILES.windowMax));
+    const windowStart = u32(FILES.windowStart);
     const W = windowCount(3000);
     let slot = 0;
     for (let r = 0; r + 1 < offsets.length; r++) {
       if (!hasWindows(offsets[r + 1] - offsets[r], W)) continue;
+      for (let w = 0; w <= W; w++) {
+        const p = windowStart[slot * (W + 1) + w];
+        const first = w << WINDOW_SHIFT;
+        assert.ok(p >= offsets[r] && p <= offsets[r + 1], `row ${r} window ${w}: start ${p} outside the list`);
+        assert.ok((p === offsets[r + 1] || docs[p] >= first) && (p === offsets[r] || docs[p - 1] < first), `row ${r} window ${w}: ${p} is not the first posting at or after document ${first}`);
+      }
       const seen = new Float64Array(W);
       for (let p = offsets[r]; p < offsets[r + 1]; p++) seen[docs[p] >>> WINDOW_SHIFT] = Math.max(seen[docs[p] >>> WINDOW_SHIFT], scores[p]);
       for (let w = 0; w < W; w++) {
@@ -286,6 +293,7 @@ describe("BM25 index", () => {
     }
     assert.ok(slot > 50, `${slot} windowed terms`);
     assert.equal(windowMax.length, slot * W);
+    assert.equal(windowStart.length, slot * (W + 1));
   });
 
   it("a bad corpus line is a FileFormatError naming file:line, and the previous index survives", async () => {
