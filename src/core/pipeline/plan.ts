@@ -11,6 +11,7 @@ import { estimateEpisodesUsd, estimateRlStepUsd, estimateSftUsd, TYPICAL_EPISODE
 import { readJsonFile } from "../runs/run-files";
 import { runFile } from "../runs/run-folder";
 import type { PipelineSettings } from "./settings";
+import { indexIsCurrent } from "../search";
 
 export type StageName =
   | "world"
@@ -131,7 +132,7 @@ export function planPipeline({ dir, config, settings: s }: PlanContext): Pipelin
       what: "BM25 index over the corpus",
       outputs: [`${config.dataDir}/bm25/`],
       usd: 0,
-      status: existsSync(join(dataDir, "bm25", "meta.json")) ? "done" : "todo",
+      status: indexIsCurrent(join(dataDir, "bm25")) ? "done" : "todo", // an older format is rebuilt
     },
     {
       name: "eval-closed-book",

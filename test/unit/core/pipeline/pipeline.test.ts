@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { loadConfig } from "../../../../src/core/config";
 import { UserError } from "../../../../src/core/errors";
 import { planPipeline, renderPlan, RUN_NAMES } from "../../../../src/core/pipeline/plan";
+import { INDEX_FORMAT, INDEX_VERSION } from "../../../../src/core/search/bm25-format";
 import { PIPELINE_MARKER, runPipeline } from "../../../../src/core/pipeline/run-pipeline";
 import { checkSettings, defaultSettings, smokeSettings, type PipelineSettings } from "../../../../src/core/pipeline/settings";
 import { generateSyntheticHotpot } from "../../../../src/core/demo/synthetic-hotpot";
@@ -64,7 +65,9 @@ describe("core/pipeline", function () {
       writeFileSync(file, text);
     };
     write("data/splits.json");
-    write("data/bm25/meta.json");
+    write("data/bm25/meta.json", JSON.stringify({ format: INDEX_FORMAT, version: INDEX_VERSION - 1 }));
+    assert.equal(status().index, "todo", "an index of an older format is rebuilt, not opened and refused");
+    write("data/bm25/meta.json", JSON.stringify({ format: INDEX_FORMAT, version: INDEX_VERSION }));
     write(`runs/${RUN_NAMES.base}/summary.json`, JSON.stringify({ status: "done", n: 200, planned: 200 }));
     write(`runs/${RUN_NAMES.closedBook}/summary.json`, JSON.stringify({ status: "running", n: 12, planned: 200 }));
     write(`runs/${RUN_NAMES.sft}/checkpoints.jsonl`, JSON.stringify({ name: "sft-e1", batch: 10, epoch: 1, state_path: "s", sampler_path: "p" }) + "\n");
