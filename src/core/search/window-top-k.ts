@@ -51,6 +51,9 @@ export interface ScoredDoc {
   score: number;
 }
 
+/** Windows per block of the sweep (at most 32: a block's open windows are one 32-bit mask). */
+const BLOCK = 16;
+
 /** Windows scored before the sweep (the highest bounds), beyond k itself. */
 const SEED_EXTRA = 8;
 
@@ -59,8 +62,10 @@ export class WindowTopK {
   private readonly bound: Float64Array;
   /** Exact float32 sums of the window being scored, indexed by document number mod window size. */
   private readonly local = new Float32Array(SIZE);
-  /** Partial float64 sums of the essential terms in the window being swept. */
-  private readonly partial = new Float64Array(SIZE);
+  /** Partial float64 sums of the essential terms in the block being swept, per document of the block. */
+  private readonly blockSum = new Float64Array(BLOCK * SIZE);
+  /** Which documents of the block have a partial sum: one bit each. */
+  private readonly blockHas = new Int32Array((BLOCK * SIZE) / 32);
 
   /** Documents the last query gave an exact score: what pruning left of the matching ones (tests read it). */
   scored = 0;
@@ -120,7 +125,6 @@ export class WindowTopK {
     const grow = 1 + (rows.length + 4) * 2 ** -23;
     const best = new TopK(k);
     const local = this.local;
-    const partial = this.partial;
 
     let kth = 0;
     let scored = 0;
@@ -156,67 +160,88 @@ export class WindowTopK {
       bound[w] = -1;
     }
 
-    // 3. Sweep in document order. terms[0, e) are non-essential: together they cannot reach the
-    // k-th best, so a document needs a posting of an essential term. Essential lists are merged
-    // window by window (a cursor each, galloping over skipped windows); non-essential ones are
-    // only looked up, cursor forward, for the documents the bounds cannot rule out, in document
-    // order (a 64-bit mask of the window's slots, as two 32-bit halves).
+    // 3. Sweep in document order, a block of BLOCK windows at a time. terms[0, e) are
+    // non-essential: together they cannot reach the k-th best, so a document needs a posting of an
+    // essential term. In each block, every essential list adds its postings in the windows whose
+    // bounds can still reach kth into one partial sum per document (list by list: a list's
+    // postings in a block lie together, so the reads stream instead of switching between lists at
+    // every window); their cursors jump over the rest. Then, window by window, a document whose
+    // partial sum plus the non-essential terms' window bounds cannot reach kth is dropped, and the
+    // non-essential lists are only looked up, cursor forward, for the others. e and the windows
+    // taken are fixed at the block's start: kth only grows, so that is never too few.
     const contrib = new Float64Array(T);
+    const blockSum = this.blockSum;
+    const blockHas = this.blockHas;
     let e = 0;
-    for (let w = 0; w < W; w++) {
-      const b = bound[w];
-      if (b <= 0 || b * grow < kth) continue;
+    for (let w0 = 0; w0 < W; w0 += BLOCK) {
+      const wEnd = Math.min(w0 + BLOCK, W);
+      let open = 0; // bit j: window w0 + j can still hold a winner
+      for (let w = w0; w < wEnd; w++) if (bound[w] > 0 && bound[w] * grow >= kth) open |= 1 << (w - w0);
+      if (open === 0) continue;
       while (e < T && below[e + 1] * grow < kth) e++;
-      const first = w << SHIFT;
-      const limit = first + SIZE;
-      let low = 0;
-      let high = 0;
+      const first = w0 << SHIFT;
+      const limit = wEnd << SHIFT;
       for (let i = e; i < T; i++) {
+        const x = weight[i];
+        if (at[i] >= 0) {
+          // A long list: straight to each open window's postings.
+          for (let m = open; m !== 0; m &= m - 1) {
+            const j = 31 - Math.clz32(m & -m);
+            for (let p = windowStart[at[i] + w0 + j], pe = windowStart[at[i] + w0 + j + 1]; p < pe; p++) {
+              const o = docs[p] - first;
+              blockHas[o >>> 5] |= 1 << (o & 31);
+              blockSum[o] += x * scores[p];
+            }
+          }
+          continue;
+        }
         let p = cursor[i];
         const pe = end[i];
-        if (p < pe && docs[p] < first) {
-          // The next posting is usually in this window already (a hot line); else jump or search.
-          if (p + 1 < pe && docs[p + 1] >= first) p++;
-          else p = at[i] >= 0 ? windowStart[at[i] + w] : gallop(docs, p, pe, first);
-        }
-        const x = weight[i];
+        if (p < pe && docs[p] < first) p = gallop(docs, p, pe, first);
         for (; p < pe; p++) {
           const d = docs[p];
           if (d >= limit) break;
-          const j = d & (SIZE - 1);
-          if (j < 32) low |= 1 << j;
-          else high |= 1 << (j - 32);
-          partial[j] += x * scores[p];
+          const o = d - first;
+          if (((open >>> (o >>> SHIFT)) & 1) === 0) continue;
+          blockHas[o >>> 5] |= 1 << (o & 31);
+          blockSum[o] += x * scores[p];
         }
         cursor[i] = p;
       }
-      if (low === 0 && high === 0) continue;
-      let rest = 0; // what the non-essential terms can add in this window
-      for (let i = 0; i < e; i++) rest += base[i] >= 0 ? windowMax[base[i] + w] * unit[i] : upper[i];
-      for (let half = 0; half < 2; half++) {
-        for (let m = half === 0 ? low : high; m !== 0; m &= m - 1) {
-          const j = 31 - Math.clz32(m & -m) + 32 * half;
-          let v = partial[j];
-          partial[j] = 0;
-          if ((v + rest) * grow < kth) continue;
-          const d = first + j;
-          let left = rest;
-          let alive = true;
-          for (let i = e - 1; i >= 0; i--) {
-            left -= base[i] >= 0 ? windowMax[base[i] + w] * unit[i] : upper[i];
-            let p = cursor[i];
-            if (at[i] >= 0 && p < end[i] && docs[p] < first && !(p + 1 < end[i] && docs[p + 1] >= first)) p = windowStart[at[i] + w];
-            p = gallop(docs, p, end[i], d);
-            cursor[i] = p;
-            if (p < end[i] && docs[p] === d) v += weight[i] * scores[p];
-            if ((v + Math.max(left, 0)) * grow < kth) {
-              alive = false;
-              break;
+      for (let m = open; m !== 0; m &= m - 1) {
+        const j = 31 - Math.clz32(m & -m);
+        const w = w0 + j;
+        if ((blockHas[2 * j] | blockHas[2 * j + 1]) === 0) continue;
+        let rest = 0; // what the non-essential terms can add in this window
+        for (let i = 0; i < e; i++) rest += base[i] >= 0 ? windowMax[base[i] + w] * unit[i] : upper[i];
+        for (let half = 0; half < 2; half++) {
+          const word = 2 * j + half;
+          let bits = blockHas[word];
+          blockHas[word] = 0;
+          for (; bits !== 0; bits &= bits - 1) {
+            const o = 32 * word + 31 - Math.clz32(bits & -bits);
+            let v = blockSum[o];
+            blockSum[o] = 0;
+            if ((v + rest) * grow < kth) continue;
+            const d = first + o;
+            let left = rest;
+            let alive = true;
+            for (let i = e - 1; i >= 0; i--) {
+              left -= base[i] >= 0 ? windowMax[base[i] + w] * unit[i] : upper[i];
+              let p = cursor[i];
+              if (at[i] >= 0 && p < end[i] && docs[p] < (w << SHIFT)) p = windowStart[at[i] + w];
+              p = gallop(docs, p, end[i], d);
+              cursor[i] = p;
+              if (p < end[i] && docs[p] === d) v += weight[i] * scores[p];
+              if ((v + Math.max(left, 0)) * grow < kth) {
+                alive = false;
+                break;
+              }
             }
-          }
-          if (alive) {
-            scored++;
-            kth = best.offer(d, exactScore(this.a, start, end, at, rowTerm, contrib, d));
+            if (alive) {
+              scored++;
+              kth = best.offer(d, exactScore(this.a, start, end, at, rowTerm, contrib, d));
+            }
           }
         }
       }
