@@ -55,6 +55,8 @@ export class Bm25Searcher implements Searcher {
   private textsFd: number | undefined;
   /** CRC-32 of every 4 KiB block of texts.bin, checked on each read. */
   private readonly textBlocks: Uint32Array;
+  /** The blocks of the hit being read (paragraph()). */
+  private scratch = Buffer.allocUnsafe(4 * BLOCK_SIZE);
   private readonly tokenizer = new TermTokenizer();
   /** Query terms already looked up (research sessions repeat words). */
   private readonly rowCache = new Map<string, number>();
@@ -209,7 +211,8 @@ export class Bm25Searcher implements Searcher {
     const first = Math.floor(start / BLOCK_SIZE);
     const from = first * BLOCK_SIZE;
     const to = Math.min(Math.max(Math.ceil(end / BLOCK_SIZE), first + 1) * BLOCK_SIZE, this.meta.bytes.texts);
-    const bytes = Buffer.allocUnsafe(to - from);
+    if (this.scratch.length < to - from) this.scratch = Buffer.allocUnsafe(2 * (to - from));
+    const bytes = this.scratch.subarray(0, to - from); // reused: a fresh 4-8 KiB buffer per hit costs more than its read
     let got = 0;
     while (got < bytes.length) {
       const n = readSync(this.textsFd, bytes, got, bytes.length - got, from + got);
