@@ -46,6 +46,20 @@ function runTokenizer(name: string): Promise<LoadedTokenizer> {
   });
 }
 
+/**
+ * Starts loading the tokenizer `name` (a run manifest's) for the traces to come, so that the first
+ * trace of a window finds it loaded instead of waiting for it after the click. The extension calls
+ * it once the Runs tree has listed a run with episodes; a trace opened meanwhile shares the load.
+ */
+export function warmTokenizer(name: string): Promise<void> {
+  return loadedTokenizers.has(name) ? Promise.resolve() : runTokenizer(name).then(() => undefined);
+}
+
+/** Forgets which tokenizers this host has loaded (tests of the first open in a window, after one that warmed it). */
+export function forgetLoadedTokenizers(): void {
+  loadedTokenizers.clear();
+}
+
 /** Episodes decoded per slice of the run-wide passes (the host answers messages between slices). */
 const GOLD_SLICE = 50;
 const DRIFT_SLICE = 20;
