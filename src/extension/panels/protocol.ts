@@ -27,6 +27,13 @@ export type PanelKind = "trace" | "compare" | "dashboard" | "experiment";
  */
 export const PROBE_PANEL_COMMAND = "agentLab._probePanel";
 
+/**
+ * Internal command (not in the palette) for the panel bench: opens a webview as the panels are
+ * opened but with one inline script and nothing else, and returns when its script started and
+ * its first frame (Date.now() in the page), then closes it: VS Code's own part of a new panel.
+ */
+export const REFERENCE_PANEL_COMMAND = "agentLab._referencePanel";
+
 export const PANEL_VIEW_TYPES = {
   trace: "agentLab.trace",
   compare: "agentLab.compare",
