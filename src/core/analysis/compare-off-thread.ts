@@ -66,6 +66,11 @@ export class CompareWorker {
     });
   }
 
+  /** Whether a request is being computed (or waits for the one before it). */
+  get busy(): boolean {
+    return [...this.pending.values()].some((p) => p.worker === this.worker);
+  }
+
   /** Stops the worker: what it was computing is dropped (never answered). */
   dispose(): void {
     const w = this.worker;

@@ -42,7 +42,8 @@ export class ComparePanel extends Panel {
     this.origin = origin;
     this.expect = undefined;
     this.names = [];
-    if (this.requested) this.worker.dispose(); // stops a report of the runs shown before (the next request starts a worker)
+    // A report of the runs shown before still computing: stop it (the next request starts a worker).
+    if (this.worker.busy) this.worker.dispose();
     this.retarget({ kind: "compare", runDirs: this.runDirs, origin }, compareTitle(this.runDirs));
     this.postFirst(() => this.send(), true);
   }

@@ -48,8 +48,14 @@ describe("analysis: the Compare report in a worker thread", function () {
 
   it("answers bad runs with compareView's one-line error, and a stopped worker is replaced", async () => {
     await assert.rejects(worker.view({ runDirs: [dirs[0], join(root, "missing")], origin: "runs", expect: undefined, searchDirs: [] }), (e: Error) => e.message.includes(join(root, "missing")) && !e.message.includes("\n"));
+    const dropped = worker.view({ runDirs: dirs, origin: "runs", expect: undefined, searchDirs: [root] });
+    assert.equal(worker.busy, true);
     worker.dispose();
+    assert.equal(worker.busy, false);
+    let answered = false;
+    void dropped.then(() => (answered = true));
     const again = await worker.view({ runDirs: dirs, origin: "runs", expect: undefined, searchDirs: [root] });
     assert.equal(again.report.runs.length, 2);
+    assert.equal(answered, false, "the stopped worker's request is never answered");
   });
 });
