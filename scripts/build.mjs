@@ -23,6 +23,8 @@ const entries = [
   { in: "src/core/tasks/sandbox/worker.ts", out: `dist/${sandbox.workerBundle}`, external: sandbox.externals, bundlesPyodide: true },
   // The local backend's compute worker: models and their sampling / training run there, off the HTTP thread.
   { in: "src/server/compute/worker.ts", out: "dist/local-backend-worker.js" },
+  // The Compare panel's report (ablate's resamples), off the extension host's thread.
+  { in: "src/core/analysis/compare-worker.ts", out: "dist/compare-worker.js" },
 ];
 
 // Packages with native code or large model runtimes stay outside the bundle and load from node_modules.

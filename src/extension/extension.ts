@@ -9,7 +9,7 @@ import { registerCommands, type Lab } from "./commands/commands";
 import { JobRunner } from "./jobs/job-runner";
 import { JobsProvider, JobsStatusBar } from "./jobs/jobs-provider";
 import { LabWorkspace } from "./lab-workspace";
-import { registerEpisodeCodeLens, registerPanelSerializers } from "./panels";
+import { registerEpisodeCodeLens, registerPanelSerializers, warmTraceTokenizer } from "./panels";
 import { CookbookRuns } from "./runs/cookbook-runs";
 import { RunsProvider } from "./runs/runs-provider";
 import { ApiKeyStore } from "./secrets/api-key";
@@ -20,6 +20,12 @@ import { watchWorkspace } from "./watchers";
 
 let lab: Lab | undefined;
 
+/**
+ * How long after the Runs tree first lists a run with episodes the trace viewer's tokenizer starts
+ * loading: the tree draws first, and the load (about a second on the host) is done before a click.
+ */
+const TOKENIZER_WARM_DELAY_MS = 300;
+
 /** What the extension exports: its parts and views (for integration tests and other extensions) and how long activate() took. */
 export type AgentLabApi = Lab & { jobsView: JobsProvider; statusBar: JobsStatusBar; activationMs: number };
 
@@ -29,7 +35,10 @@ export function activate(context: vscode.ExtensionContext): AgentLabApi {
   const keys = new ApiKeyStore(context.secrets);
   const jobs = new JobRunner(context, workspace, keys);
   const cookbook = new CookbookRuns(workspace, context.workspaceState);
-  const runs = new RunsProvider(workspace, () => jobs.liveRunDirs(), cookbook);
+  let warmTimer: NodeJS.Timeout | undefined;
+  const runs = new RunsProvider(workspace, () => jobs.liveRunDirs(), cookbook, (tokenizer) => {
+    warmTimer = setTimeout(() => warmTraceTokenizer(tokenizer), TOKENIZER_WARM_DELAY_MS);
+  });
   const checkpoints = new CheckpointsProvider(workspace, cookbook);
   lab = { context, workspace, keys, jobs, runs, checkpoints, cookbook };
 
@@ -46,6 +55,7 @@ export function activate(context: vscode.ExtensionContext): AgentLabApi {
   };
 
   context.subscriptions.push(
+    { dispose: () => clearTimeout(warmTimer) },
     jobs,
     runs,
     checkpoints,

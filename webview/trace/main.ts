@@ -7,7 +7,7 @@
  */
 import "../shared/elements";
 import type { TraceRunInfo } from "../../src/extension/panels/protocol";
-import { filterRows, stepEpisode, visibleWindow, type EpisodeFilter, type Outcome } from "../../src/core/trace/episode-list";
+import { filterRows, fromColumns, stepEpisode, visibleWindow, type EpisodeFilter, type EpisodeRow, type Outcome } from "../../src/core/trace/episode-list";
 import { OUTCOME_LABELS, OUTCOME_MEANINGS, OUTCOMES, outcomeOf } from "../../src/core/runs/outcome";
 import type { TraceEpisodeView } from "../../src/core/trace/trace-view";
 import { driftVerdict, NON_CANONICAL_EXPLAINED, type DriftReport, type RunDriftCounts } from "../../src/core/trace/drift";
@@ -142,7 +142,8 @@ function currentFilter(): EpisodeFilter {
 function applyFilter(): void {
   if (!run) return;
   visible = filterRows(run.rows, currentFilter());
-  countLine.textContent = `${visible.length} of ${run.rows.length} episodes`;
+  // Until the rest of a long list is in, the filters see its first rows only: say so.
+  countLine.textContent = run.rows.length < run.total ? `${visible.length} of the first ${run.rows.length} of ${run.total} episodes (listing the rest…)` : `${visible.length} of ${run.rows.length} episodes`;
   listSpacer.style.height = `${visible.length * ROW_HEIGHT}px`;
   drawList();
 }
@@ -416,10 +417,20 @@ listen((m) => {
   if (m.type === "retarget") {
     if (m.state.kind === "trace") startOver(m.state.episodeId);
   } else if (m.type === "trace/run") {
-    run = m.run;
+    // The same run again (its gold marks, more episodes): keep the rows past the new message's
+    // first ones until its trace/rows replaces them, so the list does not shrink meanwhile.
+    const before: EpisodeRow[] = run?.runDir === m.run.runDir ? run.rows : [];
+    const rows = m.run.rows.length < m.run.total ? m.run.rows.concat(before.slice(m.run.rows.length, m.run.total)) : m.run.rows;
+    run = { ...m.run, rows };
     renderRunHeader(m.run);
     applyFilter();
     markFirstFrame("listFrameAt");
+    if (m.run.rows.length >= m.run.total) markFirstFrame("listWholeFrameAt");
+  } else if (m.type === "trace/rows") {
+    if (!run || m.runDir !== run.runDir || m.from > run.rows.length) return; // another run's, or not after what is here
+    run.rows = run.rows.slice(0, m.from).concat(fromColumns(m.rows));
+    applyFilter();
+    markFirstFrame("listWholeFrameAt");
   } else if (m.type === "trace/episode") {
     receivedAt = performance.now();
     timings.buildMs = m.buildMs;

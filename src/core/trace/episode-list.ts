@@ -62,3 +62,45 @@ export function visibleWindow(total: number, scrollTop: number, viewport: number
   const last = Math.min(total, Math.ceil((scrollTop + viewport) / rowHeight) + overscan);
   return { first, last };
 }
+
+/**
+ * Rows as columns, for the list's long messages: no field names repeated per row (a third fewer
+ * bytes at 10,000 episodes) and a few arrays instead of one object per row, which is what VS Code
+ * copies several times between the extension host and a webview.
+ */
+export interface EpisodeColumns {
+  id: string[];
+  question: string[];
+  f1: number[];
+  em: number[];
+  end: string[];
+  searches: number[];
+  outcome: Outcome[];
+  gold: EpisodeRow["gold"][];
+}
+
+export function toColumns(rows: readonly EpisodeRow[]): EpisodeColumns {
+  const c: EpisodeColumns = { id: [], question: [], f1: [], em: [], end: [], searches: [], outcome: [], gold: [] };
+  for (const r of rows) {
+    c.id.push(r.id);
+    c.question.push(r.question);
+    c.f1.push(r.f1);
+    c.em.push(r.em);
+    c.end.push(r.end);
+    c.searches.push(r.searches);
+    c.outcome.push(r.outcome);
+    c.gold.push(r.gold);
+  }
+  return c;
+}
+
+/** The rows back; columns of unequal length are refused (a message cut or built wrong). */
+export function fromColumns(c: EpisodeColumns): EpisodeRow[] {
+  const n = c.id.length;
+  for (const [name, col] of Object.entries(c) as [string, unknown[]][]) {
+    if (col.length !== n) throw new Error(`the episode list's "${name}" column has ${col.length} rows, "id" has ${n}`);
+  }
+  const rows: EpisodeRow[] = new Array(n);
+  for (let i = 0; i < n; i++) rows[i] = { id: c.id[i], question: c.question[i], f1: c.f1[i], em: c.em[i], end: c.end[i], searches: c.searches[i], outcome: c.outcome[i], gold: c.gold[i] };
+  return rows;
+}

@@ -3,19 +3,23 @@
  * settings — the same resamples and seed, so the panel prints the CLI's digits — rendered as the
  * ablation table, a forest plot of Δ and the per-question flips. The fields expected to differ
  * start from how the comparison was opened and change from the panel's control; a flip opens both
- * episodes aligned turn by turn in this panel.
+ * episodes aligned turn by turn in this panel. The report is computed in a worker thread
+ * (core/analysis/compare-off-thread.ts): at 10,000 episodes ablate's resamples take seconds, which
+ * no longer hold the extension host (nor the webview's start, so a new panel starts computing at once).
  */
 import * as vscode from "vscode";
 import { basename } from "node:path";
-import { loadAblationInputs, type AblationInput } from "../../core/analysis/ablate";
-import { compareView, promptSearchDirs, type CompareOrigin } from "../../core/analysis/compare-setup";
+import { CompareWorker } from "../../core/analysis/compare-off-thread";
+import { promptSearchDirs, type CompareOrigin } from "../../core/analysis/compare-setup";
 import { Panel } from "./panel-base";
 import type { WebviewMessage } from "./protocol";
 
 const compareTitle = (runDirs: string[]) => `Compare · ${runDirs.map((d) => basename(d)).join(" vs ")}`;
 
 export class ComparePanel extends Panel {
-  private inputs: AblationInput[] | undefined;
+  private readonly worker = new CompareWorker();
+  /** Counts requests for a report: one that answers after a newer request is dropped. */
+  private requested = 0;
   private names: string[] = [];
 
   constructor(
@@ -26,9 +30,9 @@ export class ComparePanel extends Panel {
     private expect: string[] | undefined,
     private readonly openTraceAt: (runDir: string, episodeId: string) => Promise<void>,
   ) {
-    // Computed on "ready", not at once (postFirstSoon): ablate holds the host for seconds at 10,000
-    // episodes, and holding it right after creating the webview delayed the webview's start.
     super(panel, context, { kind: "compare", runDirs, origin, ...(expect ? { expect } : {}) }, compareTitle(runDirs));
+    // Off the host's thread, so it can start while VS Code creates the webview (posted when done).
+    this.postFirstSoon(() => this.send());
   }
 
   /** Compares other runs in this panel (the open webview is reused); the same runs: nothing to do. */
@@ -37,18 +41,31 @@ export class ComparePanel extends Panel {
     this.runDirs = [...runDirs];
     this.origin = origin;
     this.expect = undefined;
-    this.inputs = undefined;
     this.names = [];
+    // A report of the runs shown before still computing: stop it (the next request starts a worker).
+    if (this.worker.busy) this.worker.dispose();
     this.retarget({ kind: "compare", runDirs: this.runDirs, origin }, compareTitle(this.runDirs));
     this.postFirst(() => this.send(), true);
   }
 
   private send(): void {
-    this.inputs ??= loadAblationInputs(this.runDirs);
+    const n = ++this.requested;
     const workspace = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-    const { report, setup } = compareView(this.inputs, this.origin, this.expect, promptSearchDirs(this.runDirs, workspace));
-    this.names = report.runs.map((r) => r.name);
-    this.post({ type: "compare/report", report, setup });
+    const request = { runDirs: [...this.runDirs], origin: this.origin, expect: this.expect, searchDirs: promptSearchDirs(this.runDirs, workspace) };
+    this.worker.view(request).then(
+      ({ report, setup }) => {
+        if (n !== this.requested || this.isDisposed) return; // other runs or settings asked for since
+        this.names = report.runs.map((r) => r.name);
+        this.post({ type: "compare/report", report, setup });
+      },
+      (e: Error) => {
+        if (n === this.requested) this.post({ type: "error", message: e.message });
+      },
+    );
+  }
+
+  protected override onDispose(): void {
+    this.worker.dispose();
   }
 
   protected async onMessage(m: WebviewMessage): Promise<void> {

@@ -9,6 +9,7 @@
 import type * as vscode from "vscode";
 import type { CompareOrigin } from "../../core/analysis/compare-setup";
 import { PanelHost, PANEL_VIEW_TYPES } from "./panel-host";
+import { warmTokenizer } from "./trace-run";
 
 export { PANEL_VIEW_TYPES } from "./panel-host";
 
@@ -33,6 +34,14 @@ export async function openDashboard(context: vscode.ExtensionContext, runDir: st
 /** Opens the experiment panel on an experiment's record folder (runs/<name>, holding experiment.json). */
 export async function openExperiment(context: vscode.ExtensionContext, recordDir: string): Promise<void> {
   await PanelHost.for(context).openExperiment(recordDir);
+}
+
+/**
+ * Loads the tokenizer `name` in the background for the trace viewer (the first trace of a window
+ * then skips its load). Not at activation: the load holds the extension host for about a second.
+ */
+export function warmTraceTokenizer(name: string): void {
+  void warmTokenizer(name); // never rejects: a problem is kept and shown by the trace that needs it
 }
 
 /** Restores open panels after a window reload. Call once from activate(). */

@@ -12,7 +12,8 @@ import { ComparePanel } from "./compare-panel";
 import { DashboardPanel } from "./dashboard-panel";
 import { ExperimentPanel } from "./experiment-panel";
 import { Panel, webviewOptions } from "./panel-base";
-import { PANEL_VIEW_TYPES, PROBE_PANEL_COMMAND, type PanelState } from "./protocol";
+import { PANEL_VIEW_TYPES, PROBE_PANEL_COMMAND, REFERENCE_PANEL_COMMAND, type PanelState } from "./protocol";
+import { openReferencePanel } from "./reference-panel";
 import { TracePanel } from "./trace-panel";
 
 export { PANEL_VIEW_TYPES };
@@ -143,6 +144,7 @@ export class PanelHost {
         if (!panel) throw new Error(`no open ${kind} panel`);
         return panel.probe(selectors, 5000, typeof click === "string" ? click : undefined);
       }),
+      vscode.commands.registerCommand(REFERENCE_PANEL_COMMAND, () => openReferencePanel(this.context)),
     );
   }
 

@@ -11,7 +11,7 @@ import type { PairView } from "../../core/trace/pair-view";
 import type { ExperimentView } from "../../core/experiments/view-model";
 import type { DriftReport, RunDriftCounts } from "../../core/trace/drift";
 import type { DashboardView, GroupRecord } from "../../core/trace/dashboard-view";
-import type { EpisodeRow } from "../../core/trace/episode-list";
+import type { EpisodeColumns, EpisodeRow } from "../../core/trace/episode-list";
 import type { GoldInResultsCounts } from "../../core/trace/gold-in-results";
 import type { TraceEpisodeView } from "../../core/trace/trace-view";
 
@@ -27,6 +27,13 @@ export type PanelKind = "trace" | "compare" | "dashboard" | "experiment";
  */
 export const PROBE_PANEL_COMMAND = "agentLab._probePanel";
 
+/**
+ * Internal command (not in the palette) for the panel bench: opens a webview as the panels are
+ * opened but with one inline script and nothing else, and returns when its script started and
+ * its first frame (Date.now() in the page), then closes it: VS Code's own part of a new panel.
+ */
+export const REFERENCE_PANEL_COMMAND = "agentLab._referencePanel";
+
 export const PANEL_VIEW_TYPES = {
   trace: "agentLab.trace",
   compare: "agentLab.compare",
@@ -41,12 +48,25 @@ export type PanelState =
   | { kind: "dashboard"; runDir: string; /** Training runs overlaid on the charts. */ overlays?: string[] }
   | { kind: "experiment"; recordDir: string };
 
+/**
+ * The most rows a trace/run carries: a screenful many times over (the list draws the rows in
+ * view), all of a 200-episode run, a few tens of KB; a longer list's rest follows in trace/rows.
+ */
+export const LIST_HEAD_ROWS = 200;
+
 export interface TraceRunInfo {
   runDir: string;
   name: string;
   model?: string;
   split?: string;
+  /**
+   * The list's first rows (what its first frame shows); all of them when `total` is no more. The
+   * rest follow in one trace/rows once the page has drawn its first frame: a 10,000-row list in
+   * one message is most of a reused panel's open.
+   */
   rows: EpisodeRow[];
+  /** How many rows the run's list has. */
+  total: number;
   /** Null until the run's result text has been decoded (posted again when done). */
   gold: GoldInResultsCounts | null;
   tokenizerProblem?: string;
@@ -67,6 +87,8 @@ export type HostMessage =
    */
   | { v: typeof PROTOCOL_VERSION; type: "retarget"; state: PanelState }
   | { v: typeof PROTOCOL_VERSION; type: "trace/run"; run: TraceRunInfo }
+  /** The rest of the list after the rows of the last trace/run: its rows `from` on, to the end. */
+  | { v: typeof PROTOCOL_VERSION; type: "trace/rows"; runDir: string; from: number; rows: EpisodeColumns }
   /**
    * `preview`: built before the run's tokenizer was loaded (token ids, no text), so the episode is
    * drawn at once; the decoded episode follows as another trace/episode.
@@ -136,7 +158,7 @@ export function webviewMessage(body: Body<WebviewMessage>): WebviewMessage {
 }
 
 const WEBVIEW_TYPES = new Set<WebviewMessage["type"]>(["ready", "trace/select", "trace/search", "trace/rendered", "compare/openPair", "compare/setExpect", "compare/openTrace", "dashboard/openGroup", "dashboard/evaluate", "dashboard/addOverlay", "dashboard/removeOverlay", "experiment/openRun", "export", "probeResult"]);
-const HOST_TYPES = new Set<HostMessage["type"]>(["state", "retarget", "trace/run", "trace/episode", "trace/drift", "trace/searchResult", "trace/driftCounts", "compare/report", "compare/pair", "dashboard/data", "dashboard/group", "experiment/view", "error", "probe"]);
+const HOST_TYPES = new Set<HostMessage["type"]>(["state", "retarget", "trace/run", "trace/rows", "trace/episode", "trace/drift", "trace/searchResult", "trace/driftCounts", "compare/report", "compare/pair", "dashboard/data", "dashboard/group", "experiment/view", "error", "probe"]);
 
 export class ProtocolError extends Error {}
 

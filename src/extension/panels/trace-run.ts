@@ -18,7 +18,7 @@ import type { EnvItem, Environment } from "../../core/envs/types";
 import type { RunManifest } from "../../core/runs/manifest";
 import { indexEpisodes, readIndexedEpisode, readIndexedEpisodes, type EpisodeIndex, type IndexedEpisode } from "../../core/runs/episode-index";
 import { EPISODES_FILE, readRunHead, type EpisodeRecord } from "../../core/runs/run-files";
-import type { EpisodeRow } from "../../core/trace/episode-list";
+import { toColumns, type EpisodeRow } from "../../core/trace/episode-list";
 import { tokenizerForRun } from "../../core/runs/run-tokenizer";
 import { checkDrift, countDrift, emptyDriftCounts, type RunDriftCounts } from "../../core/trace/drift";
 import { countGoldInResults, goldInResults, resultTexts } from "../../core/trace/gold-in-results";
@@ -27,7 +27,7 @@ import { readTextCache, TEXT_CACHE_FORMAT, writeTextCache } from "../../core/tra
 import { buildTraceView } from "../../core/trace/trace-view";
 import { watchRunFiles, type FolderWatch } from "./folder-watch";
 import type { HostBody } from "./panel-base";
-import type { PanelState, TraceRunInfo, WebviewMessage } from "./protocol";
+import { LIST_HEAD_ROWS, type PanelState, type TraceRunInfo, type WebviewMessage } from "./protocol";
 import { episodeRows } from "./trace-panel-rows";
 
 type LoadedTokenizer = Awaited<ReturnType<typeof tokenizerForRun>>;
@@ -44,6 +44,20 @@ function runTokenizer(name: string): Promise<LoadedTokenizer> {
     if (tok.tokenizer) loadedTokenizers.set(name, tok); // a problem is tried again on the next open
     return tok;
   });
+}
+
+/**
+ * Starts loading the tokenizer `name` (a run manifest's) for the traces to come, so that the first
+ * trace of a window finds it loaded instead of waiting for it after the click. The extension calls
+ * it once the Runs tree has listed a run with episodes; a trace opened meanwhile shares the load.
+ */
+export function warmTokenizer(name: string): Promise<void> {
+  return loadedTokenizers.has(name) ? Promise.resolve() : runTokenizer(name).then(() => undefined);
+}
+
+/** Forgets which tokenizers this host has loaded (tests of the first open in a window, after one that warmed it). */
+export function forgetLoadedTokenizers(): void {
+  loadedTokenizers.clear();
 }
 
 /** Episodes decoded per slice of the run-wide passes (the host answers messages between slices). */
@@ -86,6 +100,8 @@ export class TraceRun {
 
   private closed = false;
   private tokenizerLoaded = false;
+  /** This page has drawn its first frame (or is past it): the list goes out whole from now on. */
+  private listRestDue = false;
   /** The page load whose first messages this run has posted (0: none yet). */
   deliveredForPage = 0;
   /** Whether they went out before the page said "ready". */
@@ -193,6 +209,7 @@ export class TraceRun {
       model: manifest?.policy?.model,
       split: manifest?.split?.name,
       rows: episodeRows(this.index!.episodes.map((e) => e.head)),
+      total: this.index!.episodes.length,
       gold: null,
     };
   }
@@ -214,10 +231,10 @@ export class TraceRun {
     this.deliveredForPage = page;
     await this.opening;
     if (this.closed) return;
-    const info = this.info!;
     // A run still being written (eval in progress): its list grows as episodes land.
     this.watch ??= watchRunFiles(this.runDir, [EPISODES_FILE], () => this.reloadEpisodes());
-    this.post({ type: "trace/run", run: info });
+    this.listRestDue = false; // a new page: its first frame comes first
+    this.postRun();
     const first = this.episodeId ?? this.index?.episodes[0]?.head.id;
     if (first) await this.showEpisode(first);
     else {
@@ -227,11 +244,33 @@ export class TraceRun {
     }
   }
 
+  /**
+   * The run's header and its list's first rows; the rest of the list too once the page has drawn
+   * its first frame (before it, the rest would be ahead of the episode on the way to the page).
+   */
+  private postRun(): void {
+    const info = this.info!;
+    this.post({ type: "trace/run", run: { ...info, rows: info.rows.slice(0, LIST_HEAD_ROWS), total: info.rows.length } });
+    if (this.listRestDue) this.postListRest();
+  }
+
+  private postListRest(): void {
+    const rows = this.info!.rows;
+    if (rows.length > LIST_HEAD_ROWS) this.post({ type: "trace/rows", runDir: this.runDir, from: LIST_HEAD_ROWS, rows: toColumns(rows.slice(LIST_HEAD_ROWS)) });
+  }
+
+  /** The page has its first frame, or the host is about to be held (the tokenizer's load): the rest of the list goes now. */
+  private releaseListRest(): void {
+    if (this.listRestDue || !this.info) return;
+    this.listRestDue = true;
+    this.postListRest();
+  }
+
   /** The tokenizer's problem goes in the run header, which the first post sent before the load ended. */
   private postTokenizerProblem(): void {
     if (!this.info || !this.tokenizerProblem || this.info.tokenizerProblem) return;
     this.info.tokenizerProblem = this.tokenizerProblem;
-    this.post({ type: "trace/run", run: this.info });
+    this.postRun();
   }
 
   /**
@@ -239,6 +278,7 @@ export class TraceRun {
    * its event loop): the drift check (re-encodes the whole chat) and the run's gold/search pass.
    */
   private afterFirstPaint(): void {
+    this.releaseListRest();
     const record = this.pendingDrift;
     this.pendingDrift = undefined;
     const tok = this.tokenizer;
@@ -291,8 +331,9 @@ export class TraceRun {
       return;
     }
     this.info.rows = episodeRows(this.index!.episodes.map((e) => e.head)).map((r) => ({ ...r, gold: this.goldById.get(r.id) ?? "unknown" }));
+    this.info.total = this.info.rows.length;
     this.info.gold = null;
-    this.post({ type: "trace/run", run: this.info });
+    this.postRun();
     const first = this.index!.episodes[0];
     if (!this.episodeId && first) void this.showEpisode(first.head.id);
     void this.computeGold();
@@ -315,8 +356,10 @@ export class TraceRun {
       const preview = buildTraceView(record, undefined, { drift: false }, "the run's tokenizer is still loading; the text follows");
       this.hostTimings.previewMs = performance.now() - p0;
       this.post({ type: "trace/episode", episode: preview, buildMs: this.hostTimings.previewMs, preview: true });
-      // Let the preview go out before the load's synchronous part holds the host's thread.
+      // Let the preview go out before the load's synchronous part holds the host's thread, and
+      // the rest of the list after it: the page lays it out while the host is held.
       await new Promise((resolve) => setImmediate(resolve));
+      this.releaseListRest();
     }
     await Promise.all([this.tokenizerLoad, this.environmentLoad]);
     if (this.episodeId !== id || this.isDisposed) return; // another episode was picked meanwhile
@@ -364,7 +407,7 @@ export class TraceRun {
     if (this.index !== index) return void this.computeGold(); // reloaded meanwhile
     for (const r of info.rows) r.gold = this.goldById.get(r.id) ?? r.gold;
     info.gold = countGoldInResults(info.rows.map((r) => ({ f1: r.f1, gold: r.gold === "unknown" ? "not_applicable" : r.gold })));
-    this.post({ type: "trace/run", run: info });
+    this.postRun();
     if (this.lastQuery !== undefined) this.postSearch(); // the index is whole now
     if (decoded) this.saveCache(false); // from the cache: nothing new to save
     void this.countDrift();

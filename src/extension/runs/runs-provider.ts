@@ -38,11 +38,17 @@ export class RunsProvider implements vscode.TreeDataProvider<RunsNode>, vscode.D
   private readonly episodes = new EpisodeGroupCache();
   private rows: RunRow[] = [];
   private timer: NodeJS.Timeout | undefined;
+  private episodesListed = false;
 
+  /**
+   * `onEpisodesListed`: called once, the first time the tree lists a run with episodes, with the
+   * tokenizer its manifest names (the extension loads it then for the traces to come).
+   */
   constructor(
     private readonly workspace: LabWorkspace,
     private readonly liveRunDirs: () => Set<string>,
     private readonly cookbook?: CookbookRuns,
+    private readonly onEpisodesListed?: (tokenizer: string) => void,
   ) {}
 
   /** The rows as last listed (commands use them for pickers and "previous run"). */
@@ -79,9 +85,18 @@ export class RunsProvider implements vscode.TreeDataProvider<RunsNode>, vscode.D
     }
   }
 
+  private noticeEpisodes(rows: RunRow[]): void {
+    if (this.episodesListed || !this.onEpisodesListed) return;
+    const tokenizer = rows.find((r) => r.hasEpisodes && typeof r.manifest?.tokenizer === "string")?.manifest?.tokenizer;
+    if (!tokenizer) return;
+    this.episodesListed = true;
+    this.onEpisodesListed(tokenizer);
+  }
+
   getChildren(node?: RunsNode): RunsNode[] {
     if (!node) {
       this.rows = this.list();
+      this.noticeEpisodes(this.rows);
       // An empty list lets the welcome content (package.json viewsWelcome) show.
       return this.rows.map((row) => ({ type: "run", row }));
     }

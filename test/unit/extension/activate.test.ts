@@ -37,8 +37,8 @@ describe("extension: activate() (stand-in vscode)", () => {
     const pkg = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8"));
     const contributed = new Set((pkg.contributes.commands as { command: string }[]).map((c) => c.command));
     for (const id of contributed) assert.ok(recorded.registeredCommands.has(id), `${id} is contributed but nothing registers it`);
-    // The panels register internal extras: the episodes.jsonl code lens' target and the tests' probe.
-    const extras = new Set(["agentLab.openTraceAt", "agentLab._probePanel"]);
+    // The panels register internal extras: the episodes.jsonl code lens' target, the tests' probe and the bench's reference webview.
+    const extras = new Set(["agentLab.openTraceAt", "agentLab._probePanel", "agentLab._referencePanel"]);
     for (const id of recorded.registeredCommands.keys()) assert.ok(contributed.has(id) || extras.has(id), `${id} is registered but not contributed`);
     assert.ok(contributed.size >= 30, `${contributed.size} commands`);
     assert.deepEqual([...recorded.treeProviders.keys()].sort(), ["agentLab.checkpoints", "agentLab.jobs", "agentLab.runs"]);

@@ -10,8 +10,8 @@ import { offlineTokenizer } from "../../../src/core/chat/offline-tokenizer";
 import type { ChatTokenizer } from "../../../src/core/chat/tokenizer";
 import type { EpisodeRecord } from "../../../src/core/runs/run-files";
 import { buildTraceView } from "../../../src/core/trace/trace-view";
-import type { EpisodeRow } from "../../../src/core/trace/episode-list";
-import { hostMessage } from "../../../src/extension/panels/protocol";
+import { toColumns, type EpisodeRow } from "../../../src/core/trace/episode-list";
+import { hostMessage, LIST_HEAD_ROWS } from "../../../src/extension/panels/protocol";
 import { episodeRows } from "../../../src/extension/panels/trace-panel-rows";
 import { requireSharedData } from "../../helpers/shared-data";
 import { readHotpot, realEpisode, type HotpotRow } from "../core/trace/real-episodes";
@@ -57,7 +57,7 @@ describe("webview: trace viewer in Chromium (CSP, speed)", function () {
     const view = buildTraceView(long, tok, { drift: false });
     const viewMs = performance.now() - t0;
     const p = await openPanelPage(browser, "trace");
-    await p.postTimed(hostMessage({ type: "trace/run", run: { runDir: "/r", name: "long", rows: episodeRows([long]), gold: null } }));
+    await p.postTimed(hostMessage({ type: "trace/run", run: { runDir: "/r", name: "long", rows: episodeRows([long]), total: 1, gold: null } }));
     const times: number[] = [];
     for (let i = 0; i < 5; i++) times.push(await p.postTimed(hostMessage({ type: "trace/episode", episode: view, buildMs: viewMs })));
     // Every token is on the page: sampled ones as spans, inserted ones in pieces that say how many.
@@ -84,13 +84,20 @@ describe("webview: trace viewer in Chromium (CSP, speed)", function () {
     assert.deepEqual(await cspViolations(p), []);
   });
 
-  it("a 10,000-episode list renders and scrolls through a window of rows", async () => {
+  it("a 10,000-episode list: its first rows drawn from a small message, the rest from a columnar one; filters, scroll and updates see all of it", async () => {
     const template = episodeRows([base])[0];
     const many: EpisodeRow[] = Array.from({ length: 10_000 }, (_, i) => ({ ...template, id: `q${i}`, f1: (i % 10) / 10, searches: i % 6 }));
     const p = await openPanelPage(browser, "trace");
-    const ms = await p.postTimed(hostMessage({ type: "trace/run", run: { runDir: "/r", name: "big", rows: many, gold: null } }));
+    const count = () => p.page.evaluate(() => document.getElementById("count")!.textContent);
+    // What the host sends: the head (LIST_HEAD_ROWS rows), then after the first frame the rest.
+    const head = hostMessage({ type: "trace/run", run: { runDir: "/r", name: "big", rows: many.slice(0, LIST_HEAD_ROWS), total: many.length, gold: null } });
+    assert.ok(JSON.stringify(head).length < 64_000, `the first message is ${JSON.stringify(head).length} bytes`);
+    const headMs = await p.postTimed(head);
     const drawn = await p.page.evaluate(() => document.querySelectorAll("#episode-list .row").length);
     assert.ok(drawn > 10 && drawn < 200, `${drawn} rows in the DOM`);
+    assert.equal(await count(), `${LIST_HEAD_ROWS} of the first ${LIST_HEAD_ROWS} of 10000 episodes (listing the rest…)`);
+    const restMs = await p.postTimed(hostMessage({ type: "trace/rows", runDir: "/r", from: LIST_HEAD_ROWS, rows: toColumns(many.slice(LIST_HEAD_ROWS)) }));
+    assert.equal(await count(), "10000 of 10000 episodes");
     const scrollMs = await p.page.evaluate(
       () =>
         new Promise<number>((resolve) => {
@@ -103,8 +110,19 @@ describe("webview: trace viewer in Chromium (CSP, speed)", function () {
     );
     const firstShown = await p.page.evaluate(() => document.querySelector("#episode-list .row")?.getAttribute("data-id"));
     assert.ok(Number(firstShown!.slice(1)) > 5900, `first row drawn ${firstShown}`);
-    console.log(`      10,000 episodes: list ${ms.toFixed(0)} ms, scroll repaint ${scrollMs.toFixed(0)} ms, ${drawn} rows in the DOM`);
-    assert.ok(ms < 500 && scrollMs < 100);
+    // The filters see every row, the rest's too.
+    await p.page.fill("#searches-min", "5");
+    assert.equal(await count(), `${many.filter((r) => r.searches >= 5).length} of 10000 episodes`);
+    await p.page.fill("#searches-min", "");
+    // The same run posted again (its gold marks): the list keeps its length until the new rest is in.
+    await p.postTimed(hostMessage({ type: "trace/run", run: { runDir: "/r", name: "big", rows: many.slice(0, LIST_HEAD_ROWS).map((r) => ({ ...r, gold: "found" })), total: many.length, gold: null } }));
+    assert.equal(await count(), "10000 of 10000 episodes");
+    // Another run's rest, or one that does not follow what is here, is not taken.
+    await p.postTimed(hostMessage({ type: "trace/rows", runDir: "/other", from: LIST_HEAD_ROWS, rows: toColumns(many.slice(0, 5)) }));
+    assert.equal(await count(), "10000 of 10000 episodes");
+    console.log(`      10,000 episodes: first ${LIST_HEAD_ROWS} rows ${headMs.toFixed(0)} ms, the rest ${restMs.toFixed(0)} ms, scroll repaint ${scrollMs.toFixed(0)} ms, ${drawn} rows in the DOM`);
+    assert.ok(headMs < 500 && restMs < 500 && scrollMs < 100);
+    assert.deepEqual(p.errors, []);
   });
 
   it("payloads stay inert with scripts running under the CSP, in light and high-contrast themes too", async () => {
@@ -112,7 +130,7 @@ describe("webview: trace viewer in Chromium (CSP, speed)", function () {
     const ep = await realEpisode(tok, evil, [`<search>T ${PAYLOADS[5]}</search>`, `<answer>${PAYLOADS[1]}</answer>`]);
     for (const theme of ["vscode-dark", "vscode-light", "vscode-high-contrast"]) {
       const p = await openPanelPage(browser, "trace", theme);
-      await p.postTimed(hostMessage({ type: "trace/run", run: { runDir: "/r", name: PAYLOADS[1], model: PAYLOADS[0], rows: episodeRows([ep]), gold: null } }));
+      await p.postTimed(hostMessage({ type: "trace/run", run: { runDir: "/r", name: PAYLOADS[1], model: PAYLOADS[0], rows: episodeRows([ep]), total: 1, gold: null } }));
       await p.postTimed(hostMessage({ type: "trace/episode", episode: buildTraceView(ep, tok), buildMs: 0 }));
       await p.page.hover("#stream .tok.s");
       await p.page.waitForTimeout(50);
@@ -140,7 +158,7 @@ describe("webview: trace viewer in Chromium (CSP, speed)", function () {
     const filler = tok.encode(rows.flatMap((r) => r.context.map(([title, ss]) => `[${title}] ${ss.join("")}`)).join("\n\n").slice(0, 40_000));
     const long = longEpisode(base, filler, 6000);
     const p = await openPanelPage(browser, "trace");
-    await p.postTimed(hostMessage({ type: "trace/run", run: { runDir: "/r", name: "val-run", rows: episodeRows([long]), gold: null } }));
+    await p.postTimed(hostMessage({ type: "trace/run", run: { runDir: "/r", name: "val-run", rows: episodeRows([long]), total: 1, gold: null } }));
     await p.postTimed(hostMessage({ type: "trace/episode", episode: buildTraceView(long, tok, { drift: false }), buildMs: 0 }));
     const at = await p.page.evaluate(() => {
       const pane = document.getElementById("episode")!;

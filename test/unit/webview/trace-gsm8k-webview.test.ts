@@ -83,7 +83,7 @@ describe("webview: trace viewer on GSM8K episodes", function () {
   it("the webview shows the extracted answer and highlights the box, as inert text", async () => {
     const record = episodes[0];
     const extracted = (record as unknown as { extracted: string }).extracted;
-    t.post({ type: "trace/run", run: { runDir: "/runs/gsm8k-val", name: "gsm8k-val", model: "m", split: "val", rows: [], gold: null } });
+    t.post({ type: "trace/run", run: { runDir: "/runs/gsm8k-val", name: "gsm8k-val", model: "m", split: "val", rows: [], total: 0, gold: null } });
     t.post({ type: "trace/episode", episode: buildTraceView(record, tok, { drift: false, environment: GSM8K }), buildMs: 1 });
     await t.settle();
     assertInert(t);

@@ -57,7 +57,7 @@ describe("webview: trace viewer", function () {
     const rows = episodeRows(episodes).map((r, i) => ({ ...r, gold: goldInResults(episodes[i], tok) }));
     t.post({
       type: "trace/run",
-      run: { runDir: "/runs/x", name, model: PAYLOADS[3], split: "val", rows, gold: countGoldInResults(rows) },
+      run: { runDir: "/runs/x", name, model: PAYLOADS[3], split: "val", rows, total: rows.length, gold: countGoldInResults(rows) },
     });
   }
 

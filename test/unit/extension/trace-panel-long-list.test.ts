@@ -1,0 +1,108 @@
+/**
+ * The trace panel on a 10,000-episode run (real episodes of the harness, each line written 3,334
+ * times under its own id): the first message carries the list's first rows only and stays small,
+ * the rest follows in one columnar message after the page's first frame, and head and rest
+ * together are every row of episodes.jsonl in order. And the tokenizer warmed ahead of the first
+ * trace: the Runs tree asks for it once when it first lists a run with episodes, and a trace
+ * opened after it decodes its first episode at once (no preview while a tokenizer loads).
+ */
+import { strict as assert } from "node:assert";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { offlineTokenizer } from "../../../src/core/chat/offline-tokenizer";
+import { fromColumns } from "../../../src/core/trace/episode-list";
+import { LIST_HEAD_ROWS, type HostMessage } from "../../../src/extension/panels/protocol";
+import { requireSharedData } from "../../helpers/shared-data";
+import { readHotpot, realEpisode } from "../core/trace/real-episodes";
+import { fakeContext, fakePanel } from "./fake-panel";
+import { installFakeVscode, recorded } from "./fake-vscode";
+
+installFakeVscode();
+
+const EPISODES = 10_000;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until<T>(what: string, f: () => T | undefined, ms = 30_000): Promise<T> {
+  for (const end = Date.now() + ms; Date.now() < end; await sleep(5)) {
+    const v = f();
+    if (v !== undefined) return v;
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+describe("extension: the trace panel on a 10,000-episode run, and its tokenizer warmed ahead", function () {
+  this.timeout(120_000);
+  let root: string;
+  let runDir: string;
+  let ids: string[];
+  let tokenizerName: string;
+
+  before(async function () {
+    const rows = readHotpot(requireSharedData(this, "hotpotqa", "hotpotqa_distractor_dev_partial.jsonl")).filter((r) => !["yes", "no"].includes(r.answer));
+    const tok = await offlineTokenizer("qwen3");
+    tokenizerName = tok.name;
+    const real = await Promise.all(rows.slice(0, 3).map((r) => realEpisode(tok, r, [`<search>${r.context[0][0]}</search>`, `<answer>${r.answer}</answer>`])));
+    root = mkdtempSync(join(tmpdir(), "agent-lab-trace-long-"));
+    runDir = join(root, "runs", "long");
+    mkdirSync(runDir, { recursive: true });
+    ids = Array.from({ length: EPISODES }, (_, i) => `${real[i % 3].id}-${i}`);
+    writeFileSync(join(runDir, "manifest.json"), JSON.stringify({ tokenizer: tok.name, policy: { model: "scripted" }, split: { name: "train" } }));
+    writeFileSync(join(runDir, "episodes.jsonl"), ids.map((id, i) => JSON.stringify({ ...real[i % 3], id })).join("\n") + "\n");
+  });
+  after(async () => {
+    // Other tests time a window's first trace, tokenizer not loaded.
+    (await import("../../../src/extension/panels/trace-run")).forgetLoadedTokenizers();
+    recorded.workspaceFolder = undefined;
+    recorded.settings = {};
+    if (root) rmSync(root, { recursive: true, force: true });
+  });
+
+  it("the Runs tree asks once for the tokenizer of the first run with episodes it lists", async () => {
+    /* eslint-disable @typescript-eslint/no-require-imports */
+    const { LabWorkspace } = require("../../../src/extension/lab-workspace") as typeof import("../../../src/extension/lab-workspace");
+    const { RunsProvider } = require("../../../src/extension/runs/runs-provider") as typeof import("../../../src/extension/runs/runs-provider");
+    /* eslint-enable @typescript-eslint/no-require-imports */
+    recorded.workspaceFolder = root;
+    recorded.settings = { runsDir: "runs" };
+    const asked: string[] = [];
+    const runs = new RunsProvider(new LabWorkspace(), () => new Set(), undefined, (t) => asked.push(t));
+    assert.deepEqual(asked, [], "not before it lists");
+    assert.equal(runs.getChildren().length, 1);
+    runs.getChildren();
+    assert.deepEqual(asked, [tokenizerName]);
+    runs.dispose();
+  });
+
+  it("first message: the list's first rows, small; the rest after the first frame, in one columnar message; together every row", async () => {
+    const { warmTokenizer } = await import("../../../src/extension/panels/trace-run");
+    const { TracePanel } = await import("../../../src/extension/panels/trace-panel");
+    await warmTokenizer(tokenizerName);
+    const f = fakePanel(true);
+    const p = new TracePanel(f.panel as never, fakeContext as never, runDir, undefined);
+    try {
+      await firstMessages(f);
+    } finally {
+      p.dispose(); // its folder watch would keep the process alive
+    }
+  });
+
+  async function firstMessages(f: ReturnType<typeof fakePanel>): Promise<void> {
+    const episode = await until("the first episode", () => f.state.posted.find((m) => m.type === "trace/episode"));
+    assert.ok(episode.type === "trace/episode" && !episode.preview && episode.episode.decodeProblem === undefined, "the warmed tokenizer decodes the first episode at once");
+    const head = f.state.posted.find((m): m is Extract<HostMessage, { type: "trace/run" }> => m.type === "trace/run")!;
+    assert.equal(head.run.total, EPISODES);
+    assert.equal(head.run.rows.length, LIST_HEAD_ROWS);
+    const bytes = JSON.stringify(head).length;
+    assert.ok(bytes < 64_000, `the first message is ${bytes} bytes`);
+    await sleep(100);
+    assert.equal(f.state.posted.filter((m) => m.type === "trace/rows").length, 0, "the rest waits for the page's first frame");
+    f.fromPage({ type: "trace/rendered", episodeId: ids[0], ms: 1, spans: 1, at: Date.now(), scriptAt: 0 });
+    const rest = await until("the rest of the list", () => f.state.posted.find((m): m is Extract<HostMessage, { type: "trace/rows" }> => m.type === "trace/rows"));
+    assert.equal(rest.runDir, runDir);
+    assert.equal(rest.from, LIST_HEAD_ROWS);
+    const all = [...head.run.rows, ...fromColumns(rest.rows)];
+    assert.deepEqual(all.map((r) => r.id), ids, "every row of episodes.jsonl, in order");
+    assert.ok(JSON.stringify(rest.rows).length < JSON.stringify(all.slice(LIST_HEAD_ROWS)).length * 0.8, "columns are smaller than row objects");
+  }
+});
