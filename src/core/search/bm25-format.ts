@@ -6,6 +6,8 @@
  * loaded at all: a search reads its k hits from the open file.
  *   vocab.bin            index terms, UTF-8, concatenated in JS string order (binary-searchable)
  *   vocab-offsets.u32    V+1 byte offsets into vocab.bin
+ *   vocab-hash.u32       a hash table of the terms: vocabHashSlots(V) slots, each 0 (empty) or row + 1
+ *                        of a term, at termHash(its UTF-8 bytes) or the next free slot after it
  *   postings-offsets.u32 V+1 posting offsets per term
  *   postings-docs.u32    doc numbers, ascending within each term
  *   postings-scores.f32  each posting's BM25 contribution, precomputed (as bm25s does)
@@ -44,6 +46,7 @@ export const DEFAULT_B = 0.75;
 export const FILES = {
   vocab: "vocab.bin",
   vocabOffsets: "vocab-offsets.u32",
+  vocabHash: "vocab-hash.u32",
   postingOffsets: "postings-offsets.u32",
   postingDocs: "postings-docs.u32",
   postingScores: "postings-scores.f32",
@@ -67,6 +70,20 @@ export function windowCount(documents: number): number {
 /** Terms with window maxima: those with at least as many postings as there are windows (a row costs no more than the list it bounds). */
 export function hasWindows(postings: number, windows: number): boolean {
   return postings >= windows;
+}
+
+/** Slots of vocab-hash.u32: a power of two at least twice the terms (probes stay short). */
+export function vocabHashSlots(terms: number): number {
+  let n = 2;
+  while (n < 2 * terms) n *= 2;
+  return n;
+}
+
+/** FNV-1a (32-bit) of bytes[start, end): where a term's search in vocab-hash.u32 begins (mask it to the slots). */
+export function termHash(bytes: Uint8Array, start: number, end: number): number {
+  let h = 0x811c9dc5;
+  for (let i = start; i < end; i++) h = Math.imul(h ^ bytes[i], 0x01000193);
+  return h >>> 0;
 }
 
 export interface IndexMeta {

@@ -17,6 +17,8 @@ import {
   crcHex,
   hasWindows,
   metaText,
+  termHash,
+  vocabHashSlots,
   windowCount,
   type IndexFile,
   type IndexMeta,
@@ -43,6 +45,7 @@ export class Bm25Searcher implements Searcher {
   readonly meta: IndexMeta;
   private readonly vocab: Buffer;
   private readonly vocabOffsets: Uint32Array;
+  private readonly vocabHash: Uint32Array;
   private readonly postingOffsets: Uint32Array;
   private readonly docs: Uint32Array;
   private readonly scores: Float32Array;
@@ -58,6 +61,8 @@ export class Bm25Searcher implements Searcher {
   /** The blocks of the hit being read (paragraph()). */
   private scratch = Buffer.allocUnsafe(4 * BLOCK_SIZE);
   private readonly tokenizer = new TermTokenizer();
+  /** A term's UTF-8 bytes while it is looked up. */
+  private termBytes = new Uint8Array(256);
   /** Query terms already looked up (research sessions repeat words). */
   private readonly rowCache = new Map<string, number>();
   constructor(readonly indexDir: string) {
@@ -86,6 +91,7 @@ export class Bm25Searcher implements Searcher {
     const expected: Record<Exclude<IndexFile, "windowMax" | "windowStart">, number> = {
       vocab: meta.bytes?.vocab,
       vocabOffsets: 4 * (V + 1),
+      vocabHash: 4 * vocabHashSlots(V),
       postingOffsets: 4 * (V + 1),
       postingDocs: 4 * P,
       postingScores: 4 * P,
@@ -115,6 +121,7 @@ export class Bm25Searcher implements Searcher {
     };
     this.vocab = load("vocab", expected.vocab);
     this.vocabOffsets = view(load("vocabOffsets", expected.vocabOffsets), Uint32Array);
+    this.vocabHash = view(load("vocabHash", expected.vocabHash), Uint32Array);
     this.postingOffsets = view(load("postingOffsets", expected.postingOffsets), Uint32Array);
     this.docs = view(load("postingDocs", expected.postingDocs), Uint32Array);
     this.termMax = view(load("termMax", expected.termMax), Float32Array);
@@ -230,24 +237,22 @@ export class Bm25Searcher implements Searcher {
     this.textsFd = undefined;
   }
 
-  /** Row of a stemmed term in the vocabulary, or -1 (binary search over the UTF-8 bytes, cached). */
+  /** Row of a stemmed term in the vocabulary, or -1 (vocab-hash.u32, then its bytes compared; cached). */
   termRow(term: string): number {
     const cached = this.rowCache.get(term);
     if (cached !== undefined) return cached;
-    const target = Buffer.from(term, "utf8");
+    if (this.termBytes.length < 3 * term.length) this.termBytes = new Uint8Array(6 * term.length);
+    const n = textEncoder.encodeInto(term, this.termBytes).written;
+    const table = this.vocabHash;
+    const mask = table.length - 1;
     const off = this.vocabOffsets;
-    let lo = 0;
-    let hi = this.meta.terms - 1;
     let row = -1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      const c = compareBytes(this.vocab, off[mid], off[mid + 1], target);
-      if (c === 0) {
-        row = mid;
+    for (let h = termHash(this.termBytes, 0, n) & mask; table[h] !== 0; h = (h + 1) & mask) {
+      const r = table[h] - 1;
+      if (sameBytes(this.vocab, off[r], off[r + 1], this.termBytes, n)) {
+        row = r;
         break;
       }
-      if (c > 0) hi = mid - 1; // the vocabulary entry sorts after the target
-      else lo = mid + 1;
     }
     if (this.rowCache.size >= 200_000) this.rowCache.clear();
     this.rowCache.set(term, row);
@@ -300,17 +305,13 @@ export class Bm25Searcher implements Searcher {
   }
 }
 
-/**
- * Sign of vocab[start, end) − target in byte order. A loop here rather than Buffer.compare: a new
- * word costs ~20 probes, and each native call's argument checks cost more than the few bytes compared.
- */
-function compareBytes(vocab: Uint8Array, start: number, end: number, target: Uint8Array): number {
-  const n = Math.min(end - start, target.length);
-  for (let i = 0; i < n; i++) {
-    const d = vocab[start + i] - target[i];
-    if (d !== 0) return d;
-  }
-  return end - start - target.length;
+const textEncoder = new TextEncoder();
+
+/** Whether vocab[start, end) equals target[0, n) (a loop: a native call's checks cost more than the few bytes). */
+function sameBytes(vocab: Uint8Array, start: number, end: number, target: Uint8Array, n: number): boolean {
+  if (end - start !== n) return false;
+  for (let i = 0; i < n; i++) if (vocab[start + i] !== target[i]) return false;
+  return true;
 }
 
 function view<T>(buf: Buffer, ctor: { new (buffer: ArrayBuffer, byteOffset: number, length: number): T; BYTES_PER_ELEMENT: number }): T {

@@ -23,7 +23,9 @@ import {
   idfLucene,
   lengthNorm,
   metaText,
+  termHash,
   termScore,
+  vocabHashSlots,
   windowCount,
   type IndexFile,
   type IndexMeta,
@@ -376,9 +378,11 @@ function finish(c: Collected, dir: string, k1: number, b: number, corpusFile: st
     vocabOffsets[r + 1] = vocabBytes;
   }
 
+  const vocab = Buffer.concat(vocabChunks);
   const arrays: Record<Exclude<IndexFile, "texts">, ArrayBufferView> = {
-    vocab: Buffer.concat(vocabChunks),
+    vocab,
     vocabOffsets,
+    vocabHash: vocabHashTable(vocab, vocabOffsets),
     postingOffsets,
     postingDocs: docs,
     postingScores: scores,
@@ -456,6 +460,19 @@ function windowMaxima(postingOffsets: Uint32Array, docs: Uint32Array, scores: Fl
     slot++;
   }
   return { windowMax, windowStart };
+}
+
+/** vocab-hash.u32 (see bm25-format.ts): every term's row + 1 at its hash or the next free slot. */
+function vocabHashTable(vocab: Uint8Array, offsets: Uint32Array): Uint32Array {
+  const V = offsets.length - 1;
+  const table = new Uint32Array(vocabHashSlots(V));
+  const mask = table.length - 1;
+  for (let r = 0; r < V; r++) {
+    let h = termHash(vocab, offsets[r], offsets[r + 1]) & mask;
+    while (table[h] !== 0) h = (h + 1) & mask;
+    table[h] = r + 1;
+  }
+  return table;
 }
 
 /** Code-point order, which is UTF-8 byte order. */

@@ -257,6 +257,28 @@ describe("BM25 index", () => {
     assert.notEqual(k1.contentHash, base, "same corpus, other BM25 settings");
   });
 
+  it("the vocabulary's hash table finds every term at its row, and no other word", async () => {
+    const corpus = join(tmp, "corpus.jsonl");
+    const generator = new SyntheticCorpus({ docs: 3000, seed: 9, vocabulary: 250_000 });
+    await generator.write(corpus, queryParagraphIds(3000, 10));
+    await buildIndex(corpus, join(tmp, "bm25"), { workers: 0 });
+    const dir = join(tmp, "bm25");
+    const vocab = readFileSync(join(dir, FILES.vocab));
+    const offsets = new Uint32Array(new Uint8Array(readFileSync(join(dir, FILES.vocabOffsets))).buffer);
+    const index = openIndex(dir);
+    const V = offsets.length - 1;
+    assert.ok(V > 5000, `${V} terms`);
+    const rows = new Map<string, number>();
+    for (let r = 0; r < V; r++) rows.set(vocab.toString("utf8", offsets[r], offsets[r + 1]), r);
+    for (const [term, r] of rows) {
+      assert.equal(index.termRow(term), r, term);
+      // A word one letter longer or shorter: found only if it is a term itself.
+      for (const other of [term + "q", term.slice(0, -1)]) assert.equal(index.termRow(other), rows.get(other) ?? -1, other);
+    }
+    for (const absent of ["", "zzzzzzzzzz", "ünïcödé", "the"]) assert.equal(index.termRow(absent), rows.get(absent) ?? -1, absent);
+    index.close();
+  });
+
   it("window block maxima bound every posting of their window, are 0 only where the term has none, and each window's start is its first posting", async () => {
     const corpus = join(tmp, "corpus.jsonl");
     const generator = new SyntheticCorpus({ docs: 3000, seed: 5, vocabulary: 250_000 });
