@@ -5,7 +5,8 @@
  * maps them to global ids.
  */
 import { stemEnglish } from "./english-stemmer";
-import { ENGLISH_STOPWORDS, forEachWord } from "./tokenizer";
+import { ENGLISH_STOPWORDS, forEachWordSpan } from "./tokenizer";
+import { MISSING, WordTable } from "./word-table";
 
 export interface BatchRequest {
   seq: number;
@@ -35,18 +36,24 @@ export interface BatchResult {
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
 export class CorpusBatcher {
-  /** Lower-cased word → local term id (-1 for a stopword): one map lookup per word in the hot loop. */
-  private readonly wordIds = new Map<string, number>();
+  /** Lower-cased word → local term id (-1 for a stopword): one table lookup per word in the hot loop. */
+  private readonly wordIds = new WordTable();
   private readonly stemIds = new Map<string, number>();
-  /** Per local term: the last document (in this batcher) that had it, and its count there. */
-  private lastDoc = new Int32Array(1 << 16).fill(-1);
-  private counts = new Uint32Array(1 << 16);
+  /**
+   * Per local term t: at [2t] the last document (in this batcher) that had it, at [2t + 1] its
+   * count there; side by side, so counting a word reads one cache line.
+   */
+  private seen = new Int32Array(2 << 16).fill(-1);
   private docSerial = 0;
 
-  /** Local id of a word's stem (assigning new ids and reporting new stems), or -1 for a stopword. */
-  private wordId(w: string, newTerms: string[]): number {
-    let id = this.wordIds.get(w);
-    if (id !== undefined) return id;
+  /** Local id of the stem of lower[start, end) (assigning new ids and reporting new stems), or -1 for a stopword. */
+  private wordId(lower: string, start: number, end: number, newTerms: string[]): number {
+    const known = this.wordIds.get(lower, start, end);
+    return known !== MISSING ? known : this.newWord(lower.slice(start, end), newTerms);
+  }
+
+  private newWord(w: string, newTerms: string[]): number {
+    let id: number | undefined;
     if (ENGLISH_STOPWORDS.has(w)) id = -1;
     else {
       const stem = stemEnglish(w);
@@ -55,17 +62,14 @@ export class CorpusBatcher {
         id = this.stemIds.size;
         this.stemIds.set(stem, id);
         newTerms.push(stem);
-        if (id >= this.lastDoc.length) {
-          const lastDoc = new Int32Array(2 * this.lastDoc.length).fill(-1);
-          lastDoc.set(this.lastDoc);
-          this.lastDoc = lastDoc;
-          const counts = new Uint32Array(2 * this.counts.length);
-          counts.set(this.counts);
-          this.counts = counts;
+        if (2 * id >= this.seen.length) {
+          const seen = new Int32Array(2 * this.seen.length).fill(-1);
+          seen.set(this.seen);
+          this.seen = seen;
         }
       }
     }
-    this.wordIds.set(w, id);
+    this.wordIds.add(id);
     return id;
   }
 
@@ -108,17 +112,19 @@ export class CorpusBatcher {
       const serial = this.docSerial++;
       const first = termIds.length;
       let length = 0;
-      forEachWord(`${title}. ${body}`, (w) => {
-        const id = this.wordId(w, newTerms);
+      const lower = `${title}. ${body}`.toLowerCase();
+      forEachWordSpan(lower, (start, end) => {
+        const id = this.wordId(lower, start, end, newTerms);
         if (id < 0) return;
         length++;
-        if (this.lastDoc[id] !== serial) {
-          this.lastDoc[id] = serial;
-          this.counts[id] = 1;
+        const seen = this.seen;
+        if (seen[2 * id] !== serial) {
+          seen[2 * id] = serial;
+          seen[2 * id + 1] = 1;
           termIds.push(id);
-        } else this.counts[id]++;
+        } else seen[2 * id + 1]++;
       });
-      for (let p = first; p < termIds.length; p++) tfs.push(Math.min(this.counts[termIds[p]], 0xffff));
+      for (let p = first; p < termIds.length; p++) tfs.push(Math.min(this.seen[2 * termIds[p] + 1], 0xffff));
       docIds.push(id ?? -1);
       docLengths.push(length);
       distinct.push(termIds.length - first);
