@@ -32,6 +32,7 @@ import { BlockCrcs } from "./block-crc";
 import { CorpusBatcher, type BatchRequest, type BatchResult } from "./corpus-batch";
 import { Growable } from "./growable";
 import { STEMMER_NAME, TOKENIZER_NAME } from "./tokenizer";
+import { MISSING, WordTable } from "./word-table";
 
 export interface BuildOptions {
   k1?: number;
@@ -86,7 +87,7 @@ export async function buildIndex(corpusFile: string, indexDir: string, options: 
 /** Everything gathered while streaming the corpus. */
 interface Collected {
   terms: string[];
-  vocab: Map<string, number>;
+  vocab: WordTable;
   docLengths: Uint32Array;
   docIds: Float64Array;
   postings: PostingChunks;
@@ -97,7 +98,7 @@ interface Collected {
 }
 
 async function collect(corpusFile: string, tmpDir: string, options: BuildOptions): Promise<Collected> {
-  const vocab = new Map<string, number>();
+  const vocab = new WordTable();
   const terms: string[] = [];
   const docLengths = new Growable(Uint32Array, 1 << 16);
   const docIds = new Growable(Float64Array, 1 << 16);
@@ -114,25 +115,30 @@ async function collect(corpusFile: string, tmpDir: string, options: BuildOptions
     if (r.error) throw new FileFormatError(corpusFile, r.error.line, r.error.problem);
     const map = (translate[source] ??= new Growable(Uint32Array, 1 << 16));
     for (const t of r.newTerms) {
-      let id = vocab.get(t);
-      if (id === undefined) {
+      let id = vocab.get(t, 0, t.length);
+      if (id === MISSING) {
         id = terms.length;
-        vocab.set(t, id);
+        vocab.add(id);
         terms.push(t);
       }
       map.push(id);
     }
-    const local = map.view();
-    let p = 0;
-    for (let j = 0; j < r.docs; j++) {
-      const doc = docLengths.length;
-      docLengths.push(r.docLengths[j]);
-      docIds.push(r.docIds[j] < 0 ? doc : r.docIds[j]);
-      textOffsets.push(textBytes);
-      textOffsets.push(textBytes + r.textLengths[2 * j]);
-      textBytes += r.textLengths[2 * j] + r.textLengths[2 * j + 1];
-      for (let e = p + r.distinct[j]; p < e; p++) postings.add(doc, local[r.termIds[p]], r.tfs[p]);
+    const firstDoc = docLengths.length;
+    const n = r.docs;
+    docLengths.append(r.docLengths);
+    const ids = docIds.ensure(n);
+    const offsets = textOffsets.ensure(2 * n);
+    const lengths = r.textLengths;
+    for (let j = 0; j < n; j++) {
+      const id = r.docIds[j];
+      ids[firstDoc + j] = id < 0 ? firstDoc + j : id;
+      offsets[2 * (firstDoc + j)] = textBytes;
+      offsets[2 * (firstDoc + j) + 1] = textBytes + lengths[2 * j];
+      textBytes += lengths[2 * j] + lengths[2 * j + 1];
     }
+    docIds.length += n;
+    textOffsets.length += 2 * n;
+    postings.addBatch(firstDoc, r.distinct, r.termIds, r.tfs, map.view());
     if (r.textBytes.length > 0) {
       writeSync(textsFd, r.textBytes);
       textsHash.update(r.textBytes);
@@ -173,18 +179,28 @@ class PostingChunks {
   private fill = PostingChunks.SIZE;
   length = 0;
 
-  add(doc: number, term: number, tf: number): void {
-    if (this.fill === PostingChunks.SIZE) {
-      const n = PostingChunks.SIZE;
-      this.chunks.push({ doc: new Uint32Array(n), term: new Uint32Array(n), tf: new Uint16Array(n) });
-      this.fill = 0;
+  /** One batch's postings: documents firstDoc, firstDoc + 1, … with distinct[j] (term, tf) pairs each, terms as batch-local ids translated by `global`. */
+  addBatch(firstDoc: number, distinct: Uint32Array, termIds: Uint32Array, tfs: Uint16Array, global: Uint32Array): void {
+    let c = this.chunks[this.chunks.length - 1];
+    let fill = this.fill;
+    let p = 0;
+    for (let j = 0; j < distinct.length; j++) {
+      const doc = firstDoc + j;
+      for (const e = p + distinct[j]; p < e; p++) {
+        if (fill === PostingChunks.SIZE) {
+          const n = PostingChunks.SIZE;
+          c = { doc: new Uint32Array(n), term: new Uint32Array(n), tf: new Uint16Array(n) };
+          this.chunks.push(c);
+          fill = 0;
+        }
+        c.doc[fill] = doc;
+        c.term[fill] = global[termIds[p]];
+        c.tf[fill] = tfs[p];
+        fill++;
+      }
     }
-    const c = this.chunks[this.chunks.length - 1];
-    c.doc[this.fill] = doc;
-    c.term[this.fill] = term;
-    c.tf[this.fill] = tf;
-    this.fill++;
-    this.length++;
+    this.fill = fill;
+    this.length += p;
   }
 
   private sizeOf(i: number): number {
@@ -329,7 +345,7 @@ function finish(c: Collected, dir: string, k1: number, b: number, corpusFile: st
   const order = new Uint32Array(V);
   const rank = new Uint32Array(V);
   sorted.forEach((t, r) => {
-    const id = c.vocab.get(t)!;
+    const id = c.vocab.get(t, 0, t.length);
     order[r] = id;
     rank[id] = r;
   });
@@ -345,24 +361,28 @@ function finish(c: Collected, dir: string, k1: number, b: number, corpusFile: st
   const norm = new Float64Array(N);
   for (let d = 0; d < N; d++) norm[d] = lengthNorm(c.docLengths[d], avgDocLength, k1, b);
 
-  // Postings arrive in document order, so a stable scatter keeps each term's list ascending.
-  const cursor = postingOffsets.slice(0, V);
+  // Postings arrive in document order, so a stable scatter keeps each term's list ascending. The
+  // per-term state is indexed by term id, not rank: ids are in order of first appearance, so the
+  // frequent terms' entries sit together and stay in the CPU caches (rank order scatters them).
+  const cursor = new Uint32Array(V);
+  for (let t = 0; t < V; t++) cursor[t] = postingOffsets[rank[t]];
   const docs = new Uint32Array(P);
   const scores = new Float32Array(P);
-  const termMax = new Float32Array(V);
+  const maxById = new Float32Array(V);
   // Each chunk is released once scattered, so the triples and the final arrays barely overlap.
   c.postings.drain((doc, term, tf, n) => {
     for (let p = 0; p < n; p++) {
       const t = term[p];
-      const r = rank[t];
-      const at = cursor[r]++;
+      const at = cursor[t]++;
       const d = doc[p];
       const s = termScore(idf[t], tf[p], norm[d]);
       docs[at] = d;
       scores[at] = s;
-      if (s > termMax[r]) termMax[r] = s;
+      if (s > maxById[t]) maxById[t] = s;
     }
   });
+  const termMax = new Float32Array(V);
+  for (let r = 0; r < V; r++) termMax[r] = maxById[order[r]];
 
   const windowMax = windowMaxima(postingOffsets, docs, scores, termMax, N);
 
