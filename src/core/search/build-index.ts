@@ -29,8 +29,9 @@ import {
   type IndexMeta,
 } from "./bm25-format";
 import { BlockCrcs } from "./block-crc";
-import { CorpusBatcher, type BatchRequest, type BatchResult } from "./corpus-batch";
+import { CorpusBatcher, type BatchRequest, type BatchResult, type TermOrderResult } from "./corpus-batch";
 import { Growable } from "./growable";
+import { mergeTermOrders } from "./term-order";
 import { STEMMER_NAME, TOKENIZER_NAME } from "./tokenizer";
 import { MISSING, WordTable } from "./word-table";
 
@@ -87,7 +88,8 @@ export async function buildIndex(corpusFile: string, indexDir: string, options: 
 /** Everything gathered while streaming the corpus. */
 interface Collected {
   terms: string[];
-  vocab: WordTable;
+  /** Term ids in UTF-8 byte order of the terms. */
+  order: Uint32Array;
   docLengths: Uint32Array;
   docIds: Float64Array;
   postings: PostingChunks;
@@ -148,8 +150,16 @@ async function collect(corpusFile: string, tmpDir: string, options: BuildOptions
     options.onProgress?.(docLengths.length);
   };
 
+  const orders: Uint32Array[] = [];
+  let surrogates = false;
+  const ordered = (o: TermOrderResult, source: number): void => {
+    const map = (translate[source] ??= new Growable(Uint32Array, 1)).view();
+    orders.push(o.order.map((local) => map[local]));
+    surrogates ||= o.surrogates;
+  };
+
   try {
-    await runBatches(corpusFile, options, merge);
+    await runBatches(corpusFile, options, merge, ordered);
   } finally {
     closeSync(textsFd);
   }
@@ -158,7 +168,7 @@ async function collect(corpusFile: string, tmpDir: string, options: BuildOptions
   if (postings.length > 0xffffffff) throw new UserError(`corpus file ${corpusFile} is too large for one index (over 4 billion postings)`);
   return {
     terms,
-    vocab,
+    order: mergeTermOrders(orders, terms, surrogates),
     docLengths: docLengths.view(),
     docIds: docIds.view(),
     postings,
@@ -267,7 +277,13 @@ function startWorker(script: string): Worker {
   return new Worker(`require("tsx/cjs"); require(${JSON.stringify(script)});`, { eval: true });
 }
 
-async function runBatches(corpusFile: string, options: BuildOptions, merge: (r: BatchResult, source: number) => void): Promise<void> {
+/** Tokenizes every batch (merged in corpus order), then has each tokenizer sort its terms. */
+async function runBatches(
+  corpusFile: string,
+  options: BuildOptions,
+  merge: (r: BatchResult, source: number) => void,
+  ordered: (o: TermOrderResult, source: number) => void,
+): Promise<void> {
   const batchBytes = options.batchBytes ?? 4 << 20;
   const script = workerScript();
   const count = script ? (options.workers ?? Math.min(2, availableParallelism())) : 0;
@@ -275,6 +291,7 @@ async function runBatches(corpusFile: string, options: BuildOptions, merge: (r: 
     const batcher = new CorpusBatcher();
     let seq = 0;
     for (const batch of readBatches(corpusFile, batchBytes)) merge(batcher.tokenize({ ...batch, seq: seq++ }), 0);
+    ordered(batcher.termOrder(), 0);
     return;
   }
 
@@ -290,8 +307,17 @@ async function runBatches(corpusFile: string, options: BuildOptions, merge: (r: 
     w?.();
   };
   workers.forEach((w, i) => {
-    w.on("message", (r: BatchResult) => {
+    w.on("message", (r: BatchResult | TermOrderResult) => {
       inFlight[i]--;
+      if ("order" in r) {
+        try {
+          ordered(r, i);
+        } catch (e) {
+          failure ??= e;
+        }
+        signal();
+        return;
+      }
       done.set(r.seq, { r, source: i });
       try {
         for (let next = done.get(nextMerge); next; next = done.get(nextMerge)) {
@@ -322,6 +348,14 @@ async function runBatches(corpusFile: string, options: BuildOptions, merge: (r: 
       workers[target].postMessage({ ...batch, seq: seq++ }, [batch.bytes.buffer as ArrayBuffer]);
     }
     while (failure === undefined && total() > 0) await waitForWorkers();
+    // Both sort at once; the lists are merged in finish().
+    if (failure === undefined) {
+      workers.forEach((w, i) => {
+        inFlight[i]++;
+        w.postMessage({ termOrder: true });
+      });
+    }
+    while (failure === undefined && total() > 0) await waitForWorkers();
     if (failure !== undefined) throw failure;
   } finally {
     await Promise.all(workers.map((w) => w.terminate()));
@@ -337,18 +371,10 @@ function finish(c: Collected, dir: string, k1: number, b: number, corpusFile: st
   for (let d = 0; d < N; d++) totalLength += c.docLengths[d];
   const avgDocLength = totalLength / N;
 
-  // Term ids in UTF-8 byte order, so a query term is found by binary search over vocab.bin. (Sorting
-  // the strings natively and mapping back is much faster than sorting ids with a comparator.)
-  const sorted = [...c.terms].sort();
-  // The searcher compares UTF-8 bytes; UTF-16 order differs from that only around astral characters.
-  if (sorted.some((t) => /[\uD800-\uDFFF]/.test(t))) sorted.sort(byCodePoint);
-  const order = new Uint32Array(V);
+  // Term ids in UTF-8 byte order, so a query term is found by binary search over vocab.bin.
+  const order = c.order;
   const rank = new Uint32Array(V);
-  sorted.forEach((t, r) => {
-    const id = c.vocab.get(t, 0, t.length);
-    order[r] = id;
-    rank[id] = r;
-  });
+  for (let r = 0; r < V; r++) rank[order[r]] = r;
 
   const df = new Uint32Array(V);
   c.postings.forEachChunk((_, term, __, n) => {
@@ -386,18 +412,19 @@ function finish(c: Collected, dir: string, k1: number, b: number, corpusFile: st
 
   const windowMax = windowMaxima(postingOffsets, docs, scores, termMax, N);
 
-  const vocabChunks: Buffer[] = [];
+  // Written straight into one buffer (a UTF-16 unit is at most 3 UTF-8 bytes), not a Buffer per term.
+  let units = 0;
+  for (const t of c.terms) units += t.length;
+  const vocab = Buffer.allocUnsafe(3 * units);
   const vocabOffsets = new Uint32Array(V + 1);
   let vocabBytes = 0;
   for (let r = 0; r < V; r++) {
-    const bytes = Buffer.from(c.terms[order[r]], "utf8");
-    vocabChunks.push(bytes);
-    vocabBytes += bytes.length;
+    vocabBytes += vocab.write(c.terms[order[r]], vocabBytes, "utf8");
     vocabOffsets[r + 1] = vocabBytes;
   }
 
   const arrays: Record<Exclude<IndexFile, "texts">, ArrayBufferView> = {
-    vocab: Buffer.concat(vocabChunks),
+    vocab: vocab.subarray(0, vocabBytes),
     vocabOffsets,
     postingOffsets,
     postingDocs: docs,
@@ -468,17 +495,6 @@ function windowMaxima(postingOffsets: Uint32Array, docs: Uint32Array, scores: Fl
     at += W;
   }
   return out;
-}
-
-/** Code-point order, which is UTF-8 byte order. */
-function byCodePoint(a: string, b: string): number {
-  const x = [...a];
-  const y = [...b];
-  for (let i = 0; i < Math.min(x.length, y.length); i++) {
-    const d = x[i].codePointAt(0)! - y[i].codePointAt(0)!;
-    if (d !== 0) return d;
-  }
-  return x.length - y.length;
 }
 
 /** Swaps the finished folder into place; the old index is removed only after the new one is there. */
