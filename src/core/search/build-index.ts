@@ -23,7 +23,6 @@ import {
   idfLucene,
   lengthNorm,
   metaText,
-  termScore,
   windowCount,
   type IndexFile,
   type IndexMeta,
@@ -31,6 +30,7 @@ import {
 import { BlockCrcs } from "./block-crc";
 import { CorpusBatcher, type BatchRequest, type BatchResult, type TermOrderResult } from "./corpus-batch";
 import { Growable } from "./growable";
+import { scatterPostings, type PostingChunk, type ScatterJob, type ScatterRequest, type ScatterResult } from "./posting-scatter";
 import { mergeTermOrders } from "./term-order";
 import { STEMMER_NAME, TOKENIZER_NAME } from "./tokenizer";
 import { MISSING, WordTable } from "./word-table";
@@ -42,6 +42,8 @@ export interface BuildOptions {
   workers?: number;
   /** Corpus bytes per batch sent to a worker. */
   batchBytes?: number;
+  /** Postings per chunk of the in-memory triples (small ones let a test split a small corpus's scatter). */
+  chunkPostings?: number;
   /** Called after each batch with the number of paragraphs indexed so far. */
   onProgress?: (documents: number) => void;
 }
@@ -67,7 +69,7 @@ export async function buildIndex(corpusFile: string, indexDir: string, options: 
   mkdirSync(tmpDir);
   try {
     const collected = await collect(corpusFile, tmpDir, options);
-    const meta = finish(collected, tmpDir, k1, b, corpusFile);
+    const meta = await finish(collected, tmpDir, k1, b, corpusFile, options);
     replaceDir(tmpDir, indexDir);
     const bytes = Object.values(meta.bytes).reduce((a, n) => a + n, 0);
     return {
@@ -104,7 +106,7 @@ async function collect(corpusFile: string, tmpDir: string, options: BuildOptions
   const terms: string[] = [];
   const docLengths = new Growable(Uint32Array, 1 << 16);
   const docIds = new Growable(Float64Array, 1 << 16);
-  const postings = new PostingChunks();
+  const postings = new PostingChunks(options.chunkPostings);
   const textOffsets = new Growable(Float64Array, 1 << 17);
   const textsFd = openSync(join(tmpDir, FILES.texts), "w");
   const textsHash = createHash("sha256");
@@ -181,25 +183,29 @@ async function collect(corpusFile: string, tmpDir: string, options: BuildOptions
 
 /**
  * (doc, term, tf) triples in fixed-size chunks: no doubling-and-copying while the corpus streams in,
- * and chunks can be freed one by one while the final arrays are filled.
+ * and chunks can be freed one by one while the final arrays are filled. Shared memory, so a worker
+ * can scatter half of them.
  */
 class PostingChunks {
-  private static readonly SIZE = 1 << 20;
   private chunks: { doc: Uint32Array; term: Uint32Array; tf: Uint16Array }[] = [];
-  private fill = PostingChunks.SIZE;
+  private fill: number;
   length = 0;
+
+  constructor(private readonly size = 1 << 20) {
+    this.fill = size;
+  }
 
   /** One batch's postings: documents firstDoc, firstDoc + 1, … with distinct[j] (term, tf) pairs each, terms as batch-local ids translated by `global`. */
   addBatch(firstDoc: number, distinct: Uint32Array, termIds: Uint32Array, tfs: Uint16Array, global: Uint32Array): void {
     let c = this.chunks[this.chunks.length - 1];
     let fill = this.fill;
+    const size = this.size;
     let p = 0;
     for (let j = 0; j < distinct.length; j++) {
       const doc = firstDoc + j;
       for (const e = p + distinct[j]; p < e; p++) {
-        if (fill === PostingChunks.SIZE) {
-          const n = PostingChunks.SIZE;
-          c = { doc: new Uint32Array(n), term: new Uint32Array(n), tf: new Uint16Array(n) };
+        if (fill === size) {
+          c = { doc: shared(Uint32Array, size), term: shared(Uint32Array, size), tf: shared(Uint16Array, size) };
           this.chunks.push(c);
           fill = 0;
         }
@@ -214,23 +220,25 @@ class PostingChunks {
   }
 
   private sizeOf(i: number): number {
-    return i === this.chunks.length - 1 ? this.fill : PostingChunks.SIZE;
+    return i === this.chunks.length - 1 ? this.fill : this.size;
   }
 
-  forEachChunk(visit: (doc: Uint32Array, term: Uint32Array, tf: Uint16Array, n: number) => void): void {
-    this.chunks.forEach((c, i) => visit(c.doc, c.term, c.tf, this.sizeOf(i)));
+  chunkCount(): number {
+    return this.chunks.length;
   }
 
-  /** Visits the chunks in order, dropping each afterwards. */
-  drain(visit: (doc: Uint32Array, term: Uint32Array, tf: Uint16Array, n: number) => void): void {
-    for (let i = 0; i < this.chunks.length; i++) {
-      const c = this.chunks[i];
-      visit(c.doc, c.term, c.tf, this.sizeOf(i));
-      this.chunks[i] = undefined as never;
-    }
+  /** Hands over the chunks in order (this holds none afterwards, so each can be freed once used). */
+  take(): PostingChunk[] {
+    const out = this.chunks.map((c, i) => ({ ...c, n: this.sizeOf(i) }));
     this.chunks = [];
-    this.fill = PostingChunks.SIZE;
+    this.fill = this.size;
+    return out;
   }
+}
+
+/** A typed array in shared memory (zeroed, like a plain one), which a worker sees without a copy. */
+function shared<T>(ctor: { new (buffer: SharedArrayBuffer): T; BYTES_PER_ELEMENT: number }, n: number): T {
+  return new ctor(new SharedArrayBuffer(n * ctor.BYTES_PER_ELEMENT));
 }
 
 /** Newline-aligned slices of the corpus file, read with a fixed buffer (never the whole file). */
@@ -278,6 +286,13 @@ function startWorker(script: string): Worker {
 }
 
 /** Tokenizes every batch (merged in corpus order), then has each tokenizer sort its terms. */
+/** Build worker threads: `count`, or none when options.workers is 0 or no worker script is found. */
+function startWorkers(options: BuildOptions, count: number): Worker[] {
+  const script = workerScript();
+  if (!script || options.workers === 0) return [];
+  return Array.from({ length: count }, () => startWorker(script));
+}
+
 async function runBatches(
   corpusFile: string,
   options: BuildOptions,
@@ -285,8 +300,8 @@ async function runBatches(
   ordered: (o: TermOrderResult, source: number) => void,
 ): Promise<void> {
   const batchBytes = options.batchBytes ?? 4 << 20;
-  const script = workerScript();
-  const count = script ? (options.workers ?? Math.min(2, availableParallelism())) : 0;
+  const workers = startWorkers(options, options.workers ?? Math.min(2, availableParallelism()));
+  const count = workers.length;
   if (count === 0) {
     const batcher = new CorpusBatcher();
     let seq = 0;
@@ -295,7 +310,6 @@ async function runBatches(
     return;
   }
 
-  const workers = Array.from({ length: count }, () => startWorker(script!));
   const inFlight = new Array<number>(count).fill(0);
   const done = new Map<number, { r: BatchResult; source: number }>();
   let nextMerge = 0;
@@ -362,8 +376,35 @@ async function runBatches(
   }
 }
 
-/** Sorts the vocabulary, computes scores, writes the arrays and meta.json (last). */
-function finish(c: Collected, dir: string, k1: number, b: number, corpusFile: string): IndexMeta {
+/** Runs a scatter job on a build worker. */
+function scatterOnWorker(worker: Worker, job: ScatterJob): Promise<ScatterResult> {
+  return new Promise((resolve, reject) => {
+    const done = (r: ScatterResult) => {
+      worker.off("error", fail);
+      resolve(r);
+    };
+    const fail = (e: unknown) => {
+      worker.off("message", done);
+      reject(e);
+    };
+    worker.once("message", done).once("error", fail);
+    const request: ScatterRequest = { scatter: job };
+    worker.postMessage(request);
+  });
+}
+
+/** Orders the vocabulary, computes scores, writes the arrays and meta.json (last). */
+async function finish(c: Collected, dir: string, k1: number, b: number, corpusFile: string, options: BuildOptions): Promise<IndexMeta> {
+  // A fresh worker scatters half the postings: not a tokenizer, those are gone with the memory of their word tables.
+  const [helper] = c.postings.chunkCount() > 1 ? startWorkers(options, 1) : [];
+  try {
+    return await finishWith(c, dir, k1, b, corpusFile, helper);
+  } finally {
+    await helper?.terminate();
+  }
+}
+
+async function finishWith(c: Collected, dir: string, k1: number, b: number, corpusFile: string, helper: Worker | undefined): Promise<IndexMeta> {
   const N = c.docLengths.length;
   const V = c.terms.length;
   const P = c.postings.length;
@@ -376,8 +417,15 @@ function finish(c: Collected, dir: string, k1: number, b: number, corpusFile: st
   const rank = new Uint32Array(V);
   for (let r = 0; r < V; r++) rank[order[r]] = r;
 
+  // Postings arrive in document order, so a stable scatter keeps each term's list ascending. With a
+  // worker, it takes the second half of the chunks; its cursors start after each term's postings in
+  // the first half (dfHead), so the halves fill disjoint places and can run at the same time.
+  const chunks = c.postings.take();
+  const split = helper ? Math.ceil(chunks.length / 2) : chunks.length;
   const df = new Uint32Array(V);
-  c.postings.forEachChunk((_, term, __, n) => {
+  const dfHead = new Uint32Array(split < chunks.length ? V : 0);
+  chunks.forEach(({ term, n }, i) => {
+    if (i === split) dfHead.set(df);
     for (let p = 0; p < n; p++) df[term[p]]++;
   });
   const postingOffsets = new Uint32Array(V + 1);
@@ -387,28 +435,22 @@ function finish(c: Collected, dir: string, k1: number, b: number, corpusFile: st
   const norm = new Float64Array(N);
   for (let d = 0; d < N; d++) norm[d] = lengthNorm(c.docLengths[d], avgDocLength, k1, b);
 
-  // Postings arrive in document order, so a stable scatter keeps each term's list ascending. The
-  // per-term state is indexed by term id, not rank: ids are in order of first appearance, so the
-  // frequent terms' entries sit together and stay in the CPU caches (rank order scatters them).
-  const cursor = new Uint32Array(V);
-  for (let t = 0; t < V; t++) cursor[t] = postingOffsets[rank[t]];
-  const docs = new Uint32Array(P);
-  const scores = new Float32Array(P);
-  const maxById = new Float32Array(V);
-  // Each chunk is released once scattered, so the triples and the final arrays barely overlap.
-  c.postings.drain((doc, term, tf, n) => {
-    for (let p = 0; p < n; p++) {
-      const t = term[p];
-      const at = cursor[t]++;
-      const d = doc[p];
-      const s = termScore(idf[t], tf[p], norm[d]);
-      docs[at] = d;
-      scores[at] = s;
-      if (s > maxById[t]) maxById[t] = s;
-    }
-  });
+  const head = new Uint32Array(V);
+  for (let t = 0; t < V; t++) head[t] = postingOffsets[rank[t]];
+  const docs = shared(Uint32Array, P);
+  const scores = shared(Float32Array, P);
+  let tail: Promise<ScatterResult> | undefined;
+  const headChunks = chunks.splice(0, split);
+  if (chunks.length > 0) {
+    const cursor = new Uint32Array(V);
+    for (let t = 0; t < V; t++) cursor[t] = head[t] + dfHead[t];
+    tail = scatterOnWorker(helper!, { chunks: chunks.splice(0), idf, norm, cursor, docs, scores });
+  }
+  // scatterPostings lets go of each chunk once done, so the triples and the final arrays overlap less.
+  const headMax = scatterPostings({ chunks: headChunks, idf, norm, cursor: head, docs, scores }).maxById;
+  const tailMax = tail ? (await tail).maxById : headMax;
   const termMax = new Float32Array(V);
-  for (let r = 0; r < V; r++) termMax[r] = maxById[order[r]];
+  for (let r = 0; r < V; r++) termMax[r] = Math.max(headMax[order[r]], tailMax[order[r]]);
 
   const windowMax = windowMaxima(postingOffsets, docs, scores, termMax, N);
 

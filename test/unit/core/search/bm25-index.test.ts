@@ -114,6 +114,9 @@ describe("BM25 index", () => {
     const two = await buildIndex(corpus, join(tmp, "two"), { workers: 2, batchBytes: 2048 }); // many small batches
     assert.equal(two.documents, 400);
     assert.equal(two.contentHash, one.contentHash);
+    // Many chunks of postings: a worker scatters the second half of them into the same lists.
+    const split = await buildIndex(corpus, join(tmp, "split"), { workers: 2, batchBytes: 2048, chunkPostings: 97 });
+    assert.equal(split.contentHash, one.contentHash);
   });
 
   it("a corrupt, incomplete, foreign or old-version folder is refused with the folder and what to run", async () => {
