@@ -42,7 +42,7 @@ export interface BuildOptions {
   workers?: number;
   /** Corpus bytes per batch sent to a worker. */
   batchBytes?: number;
-  /** Postings per chunk of the in-memory triples (small ones let a test split a small corpus's scatter). */
+  /** Postings per chunk of the in-memory postings (small ones let a test split a small corpus's scatter). */
   chunkPostings?: number;
   /** Called after each batch with the number of paragraphs indexed so far. */
   onProgress?: (documents: number) => void;
@@ -142,7 +142,7 @@ async function collect(corpusFile: string, tmpDir: string, options: BuildOptions
     }
     docIds.length += n;
     textOffsets.length += 2 * n;
-    postings.addBatch(firstDoc, r.distinct, r.termIds, r.tfs, map.view());
+    postings.addBatch(r.distinct, r.termIds, r.tfs, map.view());
     if (r.textBytes.length > 0) {
       writeSync(textsFd, r.textBytes);
       textsHash.update(r.textBytes);
@@ -182,39 +182,43 @@ async function collect(corpusFile: string, tmpDir: string, options: BuildOptions
 }
 
 /**
- * (doc, term, tf) triples in fixed-size chunks: no doubling-and-copying while the corpus streams in,
+ * (term, tf) pairs in document order, in fixed-size chunks: no doubling-and-copying while the corpus streams in,
  * and chunks can be freed one by one while the final arrays are filled. Shared memory, so a worker
  * can scatter half of them.
  */
 class PostingChunks {
-  private chunks: { doc: Uint32Array; term: Uint32Array; tf: Uint16Array }[] = [];
+  private chunks: { term: Uint32Array; tf: Uint16Array }[] = [];
   private fill: number;
+  /** Per document, the index one past its last posting: the document of a posting is implied, not stored (4 bytes a posting). */
+  private readonly docEnds = new Growable(Float64Array, 1 << 16);
   length = 0;
 
   constructor(private readonly size = 1 << 20) {
     this.fill = size;
   }
 
-  /** One batch's postings: documents firstDoc, firstDoc + 1, … with distinct[j] (term, tf) pairs each, terms as batch-local ids translated by `global`. */
-  addBatch(firstDoc: number, distinct: Uint32Array, termIds: Uint32Array, tfs: Uint16Array, global: Uint32Array): void {
+  /** One batch's postings: the next documents, with distinct[j] (term, tf) pairs each, terms as batch-local ids translated by `global`. */
+  addBatch(distinct: Uint32Array, termIds: Uint32Array, tfs: Uint16Array, global: Uint32Array): void {
     let c = this.chunks[this.chunks.length - 1];
     let fill = this.fill;
     const size = this.size;
+    const ends = this.docEnds.ensure(distinct.length);
+    const at = this.docEnds.length;
     let p = 0;
     for (let j = 0; j < distinct.length; j++) {
-      const doc = firstDoc + j;
       for (const e = p + distinct[j]; p < e; p++) {
         if (fill === size) {
-          c = { doc: shared(Uint32Array, size), term: shared(Uint32Array, size), tf: shared(Uint16Array, size) };
+          c = { term: shared(Uint32Array, size), tf: shared(Uint16Array, size) };
           this.chunks.push(c);
           fill = 0;
         }
-        c.doc[fill] = doc;
         c.term[fill] = global[termIds[p]];
         c.tf[fill] = tfs[p];
         fill++;
       }
+      ends[at + j] = this.length + p;
     }
+    this.docEnds.length += distinct.length;
     this.fill = fill;
     this.length += p;
   }
@@ -227,12 +231,17 @@ class PostingChunks {
     return this.chunks.length;
   }
 
-  /** Hands over the chunks in order (this holds none afterwards, so each can be freed once used). */
-  take(): PostingChunk[] {
-    const out = this.chunks.map((c, i) => ({ ...c, n: this.sizeOf(i) }));
+  /** Postings per chunk (all but the last are full). */
+  chunkSize(): number {
+    return this.size;
+  }
+
+  /** Hands over the chunks in order (this holds none afterwards, so each can be freed once used), and the document ends. */
+  take(): { chunks: PostingChunk[]; docEnds: Float64Array } {
+    const chunks = this.chunks.map((c, i) => ({ ...c, n: this.sizeOf(i) }));
     this.chunks = [];
     this.fill = this.size;
-    return out;
+    return { chunks, docEnds: this.docEnds.view() };
   }
 }
 
@@ -420,7 +429,8 @@ async function finishWith(c: Collected, dir: string, k1: number, b: number, corp
   // Postings arrive in document order, so a stable scatter keeps each term's list ascending. With a
   // worker, it takes the second half of the chunks; its cursors start after each term's postings in
   // the first half (dfHead), so the halves fill disjoint places and can run at the same time.
-  const chunks = c.postings.take();
+  const chunkSize = c.postings.chunkSize();
+  const { chunks, docEnds } = c.postings.take();
   const split = helper ? Math.ceil(chunks.length / 2) : chunks.length;
   const df = new Uint32Array(V);
   const dfHead = new Uint32Array(split < chunks.length ? V : 0);
@@ -444,10 +454,10 @@ async function finishWith(c: Collected, dir: string, k1: number, b: number, corp
   if (chunks.length > 0) {
     const cursor = new Uint32Array(V);
     for (let t = 0; t < V; t++) cursor[t] = head[t] + dfHead[t];
-    tail = scatterOnWorker(helper!, { chunks: chunks.splice(0), idf, norm, cursor, docs, scores });
+    tail = scatterOnWorker(helper!, { chunks: chunks.splice(0), first: split * chunkSize, docEnds, idf, norm, cursor, docs, scores });
   }
-  // scatterPostings lets go of each chunk once done, so the triples and the final arrays overlap less.
-  const headMax = scatterPostings({ chunks: headChunks, idf, norm, cursor: head, docs, scores }).maxById;
+  // scatterPostings lets go of each chunk once done, so the chunks and the final arrays overlap less.
+  const headMax = scatterPostings({ chunks: headChunks, first: 0, docEnds, idf, norm, cursor: head, docs, scores }).maxById;
   const tailMax = tail ? (await tail).maxById : headMax;
   const termMax = new Float32Array(V);
   for (let r = 0; r < V; r++) termMax[r] = Math.max(headMax[order[r]], tailMax[order[r]]);
