@@ -294,7 +294,6 @@ function startWorker(script: string): Worker {
   return new Worker(`require("tsx/cjs"); require(${JSON.stringify(script)});`, { eval: true });
 }
 
-/** Tokenizes every batch (merged in corpus order), then has each tokenizer sort its terms. */
 /** Build worker threads: `count`, or none when options.workers is 0 or no worker script is found. */
 function startWorkers(options: BuildOptions, count: number): Worker[] {
   const script = workerScript();
@@ -302,6 +301,7 @@ function startWorkers(options: BuildOptions, count: number): Worker[] {
   return Array.from({ length: count }, () => startWorker(script));
 }
 
+/** Tokenizes every batch (merged in corpus order), then has each tokenizer sort its terms. */
 async function runBatches(
   corpusFile: string,
   options: BuildOptions,
@@ -371,7 +371,7 @@ async function runBatches(
       workers[target].postMessage({ ...batch, seq: seq++ }, [batch.bytes.buffer as ArrayBuffer]);
     }
     while (failure === undefined && total() > 0) await waitForWorkers();
-    // Both sort at once; the lists are merged in finish().
+    // Both sort at once; collect() merges the lists.
     if (failure === undefined) {
       workers.forEach((w, i) => {
         inFlight[i]++;
