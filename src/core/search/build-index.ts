@@ -24,16 +24,18 @@ import {
   lengthNorm,
   metaText,
   termHash,
-  termScore,
   vocabHashSlots,
   windowCount,
   type IndexFile,
   type IndexMeta,
 } from "./bm25-format";
 import { BlockCrcs } from "./block-crc";
-import { CorpusBatcher, type BatchRequest, type BatchResult } from "./corpus-batch";
+import { CorpusBatcher, type BatchRequest, type BatchResult, type TermOrderResult } from "./corpus-batch";
 import { Growable } from "./growable";
+import { scatterPostings, type PostingChunk, type ScatterJob, type ScatterRequest, type ScatterResult } from "./posting-scatter";
+import { mergeTermOrders } from "./term-order";
 import { STEMMER_NAME, TOKENIZER_NAME } from "./tokenizer";
+import { MISSING, WordTable } from "./word-table";
 
 export interface BuildOptions {
   k1?: number;
@@ -42,6 +44,8 @@ export interface BuildOptions {
   workers?: number;
   /** Corpus bytes per batch sent to a worker. */
   batchBytes?: number;
+  /** Postings per chunk of the in-memory postings (small ones let a test split a small corpus's scatter). */
+  chunkPostings?: number;
   /** Called after each batch with the number of paragraphs indexed so far. */
   onProgress?: (documents: number) => void;
 }
@@ -67,7 +71,7 @@ export async function buildIndex(corpusFile: string, indexDir: string, options: 
   mkdirSync(tmpDir);
   try {
     const collected = await collect(corpusFile, tmpDir, options);
-    const meta = finish(collected, tmpDir, k1, b, corpusFile);
+    const meta = await finish(collected, tmpDir, k1, b, corpusFile, options);
     replaceDir(tmpDir, indexDir);
     const bytes = Object.values(meta.bytes).reduce((a, n) => a + n, 0);
     return {
@@ -88,7 +92,8 @@ export async function buildIndex(corpusFile: string, indexDir: string, options: 
 /** Everything gathered while streaming the corpus. */
 interface Collected {
   terms: string[];
-  vocab: Map<string, number>;
+  /** Term ids in UTF-8 byte order of the terms. */
+  order: Uint32Array;
   docLengths: Uint32Array;
   docIds: Float64Array;
   postings: PostingChunks;
@@ -99,11 +104,11 @@ interface Collected {
 }
 
 async function collect(corpusFile: string, tmpDir: string, options: BuildOptions): Promise<Collected> {
-  const vocab = new Map<string, number>();
+  const vocab = new WordTable();
   const terms: string[] = [];
   const docLengths = new Growable(Uint32Array, 1 << 16);
   const docIds = new Growable(Float64Array, 1 << 16);
-  const postings = new PostingChunks();
+  const postings = new PostingChunks(options.chunkPostings);
   const textOffsets = new Growable(Float64Array, 1 << 17);
   const textsFd = openSync(join(tmpDir, FILES.texts), "w");
   const textsHash = createHash("sha256");
@@ -116,25 +121,30 @@ async function collect(corpusFile: string, tmpDir: string, options: BuildOptions
     if (r.error) throw new FileFormatError(corpusFile, r.error.line, r.error.problem);
     const map = (translate[source] ??= new Growable(Uint32Array, 1 << 16));
     for (const t of r.newTerms) {
-      let id = vocab.get(t);
-      if (id === undefined) {
+      let id = vocab.get(t, 0, t.length);
+      if (id === MISSING) {
         id = terms.length;
-        vocab.set(t, id);
+        vocab.add(id);
         terms.push(t);
       }
       map.push(id);
     }
-    const local = map.view();
-    let p = 0;
-    for (let j = 0; j < r.docs; j++) {
-      const doc = docLengths.length;
-      docLengths.push(r.docLengths[j]);
-      docIds.push(r.docIds[j] < 0 ? doc : r.docIds[j]);
-      textOffsets.push(textBytes);
-      textOffsets.push(textBytes + r.textLengths[2 * j]);
-      textBytes += r.textLengths[2 * j] + r.textLengths[2 * j + 1];
-      for (let e = p + r.distinct[j]; p < e; p++) postings.add(doc, local[r.termIds[p]], r.tfs[p]);
+    const firstDoc = docLengths.length;
+    const n = r.docs;
+    docLengths.append(r.docLengths);
+    const ids = docIds.ensure(n);
+    const offsets = textOffsets.ensure(2 * n);
+    const lengths = r.textLengths;
+    for (let j = 0; j < n; j++) {
+      const id = r.docIds[j];
+      ids[firstDoc + j] = id < 0 ? firstDoc + j : id;
+      offsets[2 * (firstDoc + j)] = textBytes;
+      offsets[2 * (firstDoc + j) + 1] = textBytes + lengths[2 * j];
+      textBytes += lengths[2 * j] + lengths[2 * j + 1];
     }
+    docIds.length += n;
+    textOffsets.length += 2 * n;
+    postings.addBatch(r.distinct, r.termIds, r.tfs, map.view());
     if (r.textBytes.length > 0) {
       writeSync(textsFd, r.textBytes);
       textsHash.update(r.textBytes);
@@ -144,8 +154,16 @@ async function collect(corpusFile: string, tmpDir: string, options: BuildOptions
     options.onProgress?.(docLengths.length);
   };
 
+  const orders: Uint32Array[] = [];
+  let surrogates = false;
+  const ordered = (o: TermOrderResult, source: number): void => {
+    const map = (translate[source] ??= new Growable(Uint32Array, 1)).view();
+    orders.push(o.order.map((local) => map[local]));
+    surrogates ||= o.surrogates;
+  };
+
   try {
-    await runBatches(corpusFile, options, merge);
+    await runBatches(corpusFile, options, merge, ordered);
   } finally {
     closeSync(textsFd);
   }
@@ -154,7 +172,7 @@ async function collect(corpusFile: string, tmpDir: string, options: BuildOptions
   if (postings.length > 0xffffffff) throw new UserError(`corpus file ${corpusFile} is too large for one index (over 4 billion postings)`);
   return {
     terms,
-    vocab,
+    order: mergeTermOrders(orders, terms, surrogates),
     docLengths: docLengths.view(),
     docIds: docIds.view(),
     postings,
@@ -166,47 +184,72 @@ async function collect(corpusFile: string, tmpDir: string, options: BuildOptions
 }
 
 /**
- * (doc, term, tf) triples in fixed-size chunks: no doubling-and-copying while the corpus streams in,
- * and chunks can be freed one by one while the final arrays are filled.
+ * (term, tf) pairs in document order, in fixed-size chunks: no doubling-and-copying while the corpus streams in,
+ * and chunks can be freed one by one while the final arrays are filled. Shared memory, so a worker
+ * can scatter half of them.
  */
 class PostingChunks {
-  private static readonly SIZE = 1 << 20;
-  private chunks: { doc: Uint32Array; term: Uint32Array; tf: Uint16Array }[] = [];
-  private fill = PostingChunks.SIZE;
+  private chunks: { term: Uint32Array; tf: Uint16Array }[] = [];
+  private fill: number;
+  /** Per document, the index one past its last posting: the document of a posting is implied, not stored (4 bytes a posting). */
+  private readonly docEnds = new Growable(Float64Array, 1 << 16);
   length = 0;
 
-  add(doc: number, term: number, tf: number): void {
-    if (this.fill === PostingChunks.SIZE) {
-      const n = PostingChunks.SIZE;
-      this.chunks.push({ doc: new Uint32Array(n), term: new Uint32Array(n), tf: new Uint16Array(n) });
-      this.fill = 0;
+  constructor(private readonly size = 1 << 20) {
+    this.fill = size;
+  }
+
+  /** One batch's postings: the next documents, with distinct[j] (term, tf) pairs each, terms as batch-local ids translated by `global`. */
+  addBatch(distinct: Uint32Array, termIds: Uint32Array, tfs: Uint16Array, global: Uint32Array): void {
+    let c = this.chunks[this.chunks.length - 1];
+    let fill = this.fill;
+    const size = this.size;
+    const ends = this.docEnds.ensure(distinct.length);
+    const at = this.docEnds.length;
+    let p = 0;
+    for (let j = 0; j < distinct.length; j++) {
+      for (const e = p + distinct[j]; p < e; p++) {
+        if (fill === size) {
+          c = { term: shared(Uint32Array, size), tf: shared(Uint16Array, size) };
+          this.chunks.push(c);
+          fill = 0;
+        }
+        c.term[fill] = global[termIds[p]];
+        c.tf[fill] = tfs[p];
+        fill++;
+      }
+      ends[at + j] = this.length + p;
     }
-    const c = this.chunks[this.chunks.length - 1];
-    c.doc[this.fill] = doc;
-    c.term[this.fill] = term;
-    c.tf[this.fill] = tf;
-    this.fill++;
-    this.length++;
+    this.docEnds.length += distinct.length;
+    this.fill = fill;
+    this.length += p;
   }
 
   private sizeOf(i: number): number {
-    return i === this.chunks.length - 1 ? this.fill : PostingChunks.SIZE;
+    return i === this.chunks.length - 1 ? this.fill : this.size;
   }
 
-  forEachChunk(visit: (doc: Uint32Array, term: Uint32Array, tf: Uint16Array, n: number) => void): void {
-    this.chunks.forEach((c, i) => visit(c.doc, c.term, c.tf, this.sizeOf(i)));
+  chunkCount(): number {
+    return this.chunks.length;
   }
 
-  /** Visits the chunks in order, dropping each afterwards. */
-  drain(visit: (doc: Uint32Array, term: Uint32Array, tf: Uint16Array, n: number) => void): void {
-    for (let i = 0; i < this.chunks.length; i++) {
-      const c = this.chunks[i];
-      visit(c.doc, c.term, c.tf, this.sizeOf(i));
-      this.chunks[i] = undefined as never;
-    }
+  /** Postings per chunk (all but the last are full). */
+  chunkSize(): number {
+    return this.size;
+  }
+
+  /** Hands over the chunks in order (this holds none afterwards, so each can be freed once used), and the document ends. */
+  take(): { chunks: PostingChunk[]; docEnds: Float64Array } {
+    const chunks = this.chunks.map((c, i) => ({ ...c, n: this.sizeOf(i) }));
     this.chunks = [];
-    this.fill = PostingChunks.SIZE;
+    this.fill = this.size;
+    return { chunks, docEnds: this.docEnds.view() };
   }
+}
+
+/** A typed array in shared memory (zeroed, like a plain one), which a worker sees without a copy. */
+function shared<T>(ctor: { new (buffer: SharedArrayBuffer): T; BYTES_PER_ELEMENT: number }, n: number): T {
+  return new ctor(new SharedArrayBuffer(n * ctor.BYTES_PER_ELEMENT));
 }
 
 /** Newline-aligned slices of the corpus file, read with a fixed buffer (never the whole file). */
@@ -253,18 +296,31 @@ function startWorker(script: string): Worker {
   return new Worker(`require("tsx/cjs"); require(${JSON.stringify(script)});`, { eval: true });
 }
 
-async function runBatches(corpusFile: string, options: BuildOptions, merge: (r: BatchResult, source: number) => void): Promise<void> {
-  const batchBytes = options.batchBytes ?? 4 << 20;
+/** Build worker threads: `count`, or none when options.workers is 0 or no worker script is found. */
+function startWorkers(options: BuildOptions, count: number): Worker[] {
   const script = workerScript();
-  const count = script ? (options.workers ?? Math.min(2, availableParallelism())) : 0;
+  if (!script || options.workers === 0) return [];
+  return Array.from({ length: count }, () => startWorker(script));
+}
+
+/** Tokenizes every batch (merged in corpus order), then has each tokenizer sort its terms. */
+async function runBatches(
+  corpusFile: string,
+  options: BuildOptions,
+  merge: (r: BatchResult, source: number) => void,
+  ordered: (o: TermOrderResult, source: number) => void,
+): Promise<void> {
+  const batchBytes = options.batchBytes ?? 4 << 20;
+  const workers = startWorkers(options, options.workers ?? Math.min(2, availableParallelism()));
+  const count = workers.length;
   if (count === 0) {
     const batcher = new CorpusBatcher();
     let seq = 0;
     for (const batch of readBatches(corpusFile, batchBytes)) merge(batcher.tokenize({ ...batch, seq: seq++ }), 0);
+    ordered(batcher.termOrder(), 0);
     return;
   }
 
-  const workers = Array.from({ length: count }, () => startWorker(script!));
   const inFlight = new Array<number>(count).fill(0);
   const done = new Map<number, { r: BatchResult; source: number }>();
   let nextMerge = 0;
@@ -276,8 +332,17 @@ async function runBatches(corpusFile: string, options: BuildOptions, merge: (r: 
     w?.();
   };
   workers.forEach((w, i) => {
-    w.on("message", (r: BatchResult) => {
+    w.on("message", (r: BatchResult | TermOrderResult) => {
       inFlight[i]--;
+      if ("order" in r) {
+        try {
+          ordered(r, i);
+        } catch (e) {
+          failure ??= e;
+        }
+        signal();
+        return;
+      }
       done.set(r.seq, { r, source: i });
       try {
         for (let next = done.get(nextMerge); next; next = done.get(nextMerge)) {
@@ -308,14 +373,49 @@ async function runBatches(corpusFile: string, options: BuildOptions, merge: (r: 
       workers[target].postMessage({ ...batch, seq: seq++ }, [batch.bytes.buffer as ArrayBuffer]);
     }
     while (failure === undefined && total() > 0) await waitForWorkers();
+    // Both sort at once; collect() merges the lists.
+    if (failure === undefined) {
+      workers.forEach((w, i) => {
+        inFlight[i]++;
+        w.postMessage({ termOrder: true });
+      });
+    }
+    while (failure === undefined && total() > 0) await waitForWorkers();
     if (failure !== undefined) throw failure;
   } finally {
     await Promise.all(workers.map((w) => w.terminate()));
   }
 }
 
-/** Sorts the vocabulary, computes scores, writes the arrays and meta.json (last). */
-function finish(c: Collected, dir: string, k1: number, b: number, corpusFile: string): IndexMeta {
+/** Runs a scatter job on a build worker. */
+function scatterOnWorker(worker: Worker, job: ScatterJob): Promise<ScatterResult> {
+  return new Promise((resolve, reject) => {
+    const done = (r: ScatterResult) => {
+      worker.off("error", fail);
+      resolve(r);
+    };
+    const fail = (e: unknown) => {
+      worker.off("message", done);
+      reject(e);
+    };
+    worker.once("message", done).once("error", fail);
+    const request: ScatterRequest = { scatter: job };
+    worker.postMessage(request);
+  });
+}
+
+/** Orders the vocabulary, computes scores, writes the arrays and meta.json (last). */
+async function finish(c: Collected, dir: string, k1: number, b: number, corpusFile: string, options: BuildOptions): Promise<IndexMeta> {
+  // A fresh worker scatters half the postings: not a tokenizer, those are gone with the memory of their word tables.
+  const [helper] = c.postings.chunkCount() > 1 ? startWorkers(options, 1) : [];
+  try {
+    return await finishWith(c, dir, k1, b, corpusFile, helper);
+  } finally {
+    await helper?.terminate();
+  }
+}
+
+async function finishWith(c: Collected, dir: string, k1: number, b: number, corpusFile: string, helper: Worker | undefined): Promise<IndexMeta> {
   const N = c.docLengths.length;
   const V = c.terms.length;
   const P = c.postings.length;
@@ -323,21 +423,21 @@ function finish(c: Collected, dir: string, k1: number, b: number, corpusFile: st
   for (let d = 0; d < N; d++) totalLength += c.docLengths[d];
   const avgDocLength = totalLength / N;
 
-  // Term ids in UTF-8 byte order, so a query term is found by binary search over vocab.bin. (Sorting
-  // the strings natively and mapping back is much faster than sorting ids with a comparator.)
-  const sorted = [...c.terms].sort();
-  // The searcher compares UTF-8 bytes; UTF-16 order differs from that only around astral characters.
-  if (sorted.some((t) => /[\uD800-\uDFFF]/.test(t))) sorted.sort(byCodePoint);
-  const order = new Uint32Array(V);
+  // Term ids in UTF-8 byte order (the order of vocab.bin; a query term is found through vocab-hash.u32).
+  const order = c.order;
   const rank = new Uint32Array(V);
-  sorted.forEach((t, r) => {
-    const id = c.vocab.get(t)!;
-    order[r] = id;
-    rank[id] = r;
-  });
+  for (let r = 0; r < V; r++) rank[order[r]] = r;
 
+  // Postings arrive in document order, so a stable scatter keeps each term's list ascending. With a
+  // worker, it takes the second half of the chunks; its cursors start after each term's postings in
+  // the first half (dfHead), so the halves fill disjoint places and can run at the same time.
+  const chunkSize = c.postings.chunkSize();
+  const { chunks, docEnds } = c.postings.take();
+  const split = helper ? Math.ceil(chunks.length / 2) : chunks.length;
   const df = new Uint32Array(V);
-  c.postings.forEachChunk((_, term, __, n) => {
+  const dfHead = new Uint32Array(split < chunks.length ? V : 0);
+  chunks.forEach(({ term, n }, i) => {
+    if (i === split) dfHead.set(df);
     for (let p = 0; p < n; p++) df[term[p]]++;
   });
   const postingOffsets = new Uint32Array(V + 1);
@@ -347,42 +447,41 @@ function finish(c: Collected, dir: string, k1: number, b: number, corpusFile: st
   const norm = new Float64Array(N);
   for (let d = 0; d < N; d++) norm[d] = lengthNorm(c.docLengths[d], avgDocLength, k1, b);
 
-  // Postings arrive in document order, so a stable scatter keeps each term's list ascending.
-  const cursor = postingOffsets.slice(0, V);
-  const docs = new Uint32Array(P);
-  const scores = new Float32Array(P);
+  const head = new Uint32Array(V);
+  for (let t = 0; t < V; t++) head[t] = postingOffsets[rank[t]];
+  const docs = shared(Uint32Array, P);
+  const scores = shared(Float32Array, P);
+  let tail: Promise<ScatterResult> | undefined;
+  const headChunks = chunks.splice(0, split);
+  if (chunks.length > 0) {
+    const cursor = new Uint32Array(V);
+    for (let t = 0; t < V; t++) cursor[t] = head[t] + dfHead[t];
+    tail = scatterOnWorker(helper!, { chunks: chunks.splice(0), first: split * chunkSize, docEnds, idf, norm, cursor, docs, scores });
+  }
+  // scatterPostings lets go of each chunk once done, so the chunks and the final arrays overlap less.
+  const headMax = scatterPostings({ chunks: headChunks, first: 0, docEnds, idf, norm, cursor: head, docs, scores }).maxById;
+  const tailMax = tail ? (await tail).maxById : headMax;
   const termMax = new Float32Array(V);
-  // Each chunk is released once scattered, so the triples and the final arrays barely overlap.
-  c.postings.drain((doc, term, tf, n) => {
-    for (let p = 0; p < n; p++) {
-      const t = term[p];
-      const r = rank[t];
-      const at = cursor[r]++;
-      const d = doc[p];
-      const s = termScore(idf[t], tf[p], norm[d]);
-      docs[at] = d;
-      scores[at] = s;
-      if (s > termMax[r]) termMax[r] = s;
-    }
-  });
+  for (let r = 0; r < V; r++) termMax[r] = Math.max(headMax[order[r]], tailMax[order[r]]);
 
   const { windowMax, windowStart } = windowMaxima(postingOffsets, docs, scores, termMax, N);
 
-  const vocabChunks: Buffer[] = [];
+  // Written straight into one buffer (a UTF-16 unit is at most 3 UTF-8 bytes), not a Buffer per term.
+  let units = 0;
+  for (const t of c.terms) units += t.length;
+  const vocab = Buffer.allocUnsafe(3 * units);
   const vocabOffsets = new Uint32Array(V + 1);
   let vocabBytes = 0;
   for (let r = 0; r < V; r++) {
-    const bytes = Buffer.from(c.terms[order[r]], "utf8");
-    vocabChunks.push(bytes);
-    vocabBytes += bytes.length;
+    vocabBytes += vocab.write(c.terms[order[r]], vocabBytes, "utf8");
     vocabOffsets[r + 1] = vocabBytes;
   }
 
-  const vocab = Buffer.concat(vocabChunks);
+  const vocabFile = vocab.subarray(0, vocabBytes);
   const arrays: Record<Exclude<IndexFile, "texts">, ArrayBufferView> = {
-    vocab,
+    vocab: vocabFile,
     vocabOffsets,
-    vocabHash: vocabHashTable(vocab, vocabOffsets),
+    vocabHash: vocabHashTable(vocabFile, vocabOffsets),
     postingOffsets,
     postingDocs: docs,
     postingScores: scores,
@@ -473,17 +572,6 @@ function vocabHashTable(vocab: Uint8Array, offsets: Uint32Array): Uint32Array {
     table[h] = r + 1;
   }
   return table;
-}
-
-/** Code-point order, which is UTF-8 byte order. */
-function byCodePoint(a: string, b: string): number {
-  const x = [...a];
-  const y = [...b];
-  for (let i = 0; i < Math.min(x.length, y.length); i++) {
-    const d = x[i].codePointAt(0)! - y[i].codePointAt(0)!;
-    if (d !== 0) return d;
-  }
-  return x.length - y.length;
 }
 
 /** Swaps the finished folder into place; the old index is removed only after the new one is there. */

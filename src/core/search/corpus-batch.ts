@@ -5,7 +5,9 @@
  * maps them to global ids.
  */
 import { stemEnglish } from "./english-stemmer";
-import { ENGLISH_STOPWORDS, forEachWord } from "./tokenizer";
+import { sortTerms } from "./term-order";
+import { ENGLISH_STOPWORDS, forEachWordSpan } from "./tokenizer";
+import { MISSING, WordTable } from "./word-table";
 
 export interface BatchRequest {
   seq: number;
@@ -32,41 +34,68 @@ export interface BatchResult {
   error?: { line: number; problem: string };
 }
 
+/** Asks a build worker, after its last batch, for the byte order of the terms it has seen. */
+export interface TermOrderRequest {
+  termOrder: true;
+}
+
+export interface TermOrderResult {
+  /** This tokenizer's local term ids in UTF-8 byte order of their stems. */
+  order: Uint32Array;
+  /** Whether a stem had a surrogate (byte order then differs from JS string order). */
+  surrogates: boolean;
+}
+
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
 export class CorpusBatcher {
-  /** Lower-cased word → local term id (-1 for a stopword): one map lookup per word in the hot loop. */
-  private readonly wordIds = new Map<string, number>();
-  private readonly stemIds = new Map<string, number>();
-  /** Per local term: the last document (in this batcher) that had it, and its count there. */
-  private lastDoc = new Int32Array(1 << 16).fill(-1);
-  private counts = new Uint32Array(1 << 16);
+  /** Lower-cased word → local term id (-1 for a stopword): one table lookup per word in the hot loop. */
+  private readonly wordIds = new WordTable();
+  /** Stem → local term id (a WordTable too: a Map of fresh strings costs a microsecond a lookup at this size). */
+  private readonly stemIds = new WordTable();
+  /** Stems by local id. */
+  private readonly stems: string[] = [];
+  /**
+   * Per local term t: at [2t] the last document (in this batcher) that had it, at [2t + 1] its
+   * count there; side by side, so counting a word reads one cache line.
+   */
+  private seen = new Int32Array(2 << 16).fill(-1);
   private docSerial = 0;
 
-  /** Local id of a word's stem (assigning new ids and reporting new stems), or -1 for a stopword. */
-  private wordId(w: string, newTerms: string[]): number {
-    let id = this.wordIds.get(w);
-    if (id !== undefined) return id;
+  /** Local id of the stem of lower[start, end) (assigning new ids and reporting new stems), or -1 for a stopword. */
+  private wordId(lower: string, start: number, end: number, newTerms: string[]): number {
+    const known = this.wordIds.get(lower, start, end);
+    return known !== MISSING ? known : this.newWord(lower.slice(start, end), newTerms);
+  }
+
+  private newWord(w: string, newTerms: string[]): number {
+    let id: number;
     if (ENGLISH_STOPWORDS.has(w)) id = -1;
     else {
       const stem = stemEnglish(w);
-      id = this.stemIds.get(stem);
-      if (id === undefined) {
+      id = this.stemIds.get(stem, 0, stem.length);
+      if (id === MISSING) {
         id = this.stemIds.size;
-        this.stemIds.set(stem, id);
+        this.stemIds.add(id);
+        this.stems.push(stem);
         newTerms.push(stem);
-        if (id >= this.lastDoc.length) {
-          const lastDoc = new Int32Array(2 * this.lastDoc.length).fill(-1);
-          lastDoc.set(this.lastDoc);
-          this.lastDoc = lastDoc;
-          const counts = new Uint32Array(2 * this.counts.length);
-          counts.set(this.counts);
-          this.counts = counts;
+        if (2 * id >= this.seen.length) {
+          const seen = new Int32Array(2 * this.seen.length).fill(-1);
+          seen.set(this.seen);
+          this.seen = seen;
         }
       }
     }
-    this.wordIds.set(w, id);
+    this.wordIds.add(id);
     return id;
+  }
+
+  /** The byte order of every term this tokenizer has reported (see term-order.ts). */
+  termOrder(): TermOrderResult {
+    const { sorted, surrogates } = sortTerms(this.stems);
+    const order = new Uint32Array(sorted.length);
+    for (let r = 0; r < sorted.length; r++) order[r] = this.stemIds.get(sorted[r], 0, sorted[r].length);
+    return { order, surrogates };
   }
 
   tokenize(req: BatchRequest): BatchResult {
@@ -108,17 +137,19 @@ export class CorpusBatcher {
       const serial = this.docSerial++;
       const first = termIds.length;
       let length = 0;
-      forEachWord(`${title}. ${body}`, (w) => {
-        const id = this.wordId(w, newTerms);
+      const lower = `${title}. ${body}`.toLowerCase();
+      forEachWordSpan(lower, (start, end) => {
+        const id = this.wordId(lower, start, end, newTerms);
         if (id < 0) return;
         length++;
-        if (this.lastDoc[id] !== serial) {
-          this.lastDoc[id] = serial;
-          this.counts[id] = 1;
+        const seen = this.seen;
+        if (seen[2 * id] !== serial) {
+          seen[2 * id] = serial;
+          seen[2 * id + 1] = 1;
           termIds.push(id);
-        } else this.counts[id]++;
+        } else seen[2 * id + 1]++;
       });
-      for (let p = first; p < termIds.length; p++) tfs.push(Math.min(this.counts[termIds[p]], 0xffff));
+      for (let p = first; p < termIds.length; p++) tfs.push(Math.min(this.seen[2 * termIds[p] + 1], 0xffff));
       docIds.push(id ?? -1);
       docLengths.push(length);
       distinct.push(termIds.length - first);

@@ -20,7 +20,39 @@ export const ENGLISH_STOPWORDS: ReadonlySet<string> = new Set([
 export const TOKENIZER_NAME = "bm25s-default: lower, (?u)\\b\\w\\w+\\b, stopwords en (33)";
 export const STEMMER_NAME = "snowball-english (PyStemmer 3.1 / Snowball 3.1)";
 
-const WORD_RUN = /[\p{L}\p{N}_]+/gu;
+/** One word character of bm25s's \w under (?u): a Unicode letter or number, or "_" (one code point). */
+const WORD_CHAR = /^[\p{L}\p{N}_]$/u;
+
+/**
+ * Word-character class of every UTF-16 unit, filled on first sight (the regex is asked once per
+ * distinct unit, not once per character): 0 unknown, 1 word character, 2 not one, 3 high surrogate
+ * (a word character only together with the low surrogate after it, decided per code point).
+ */
+const unitClass = new Uint8Array(0x10000);
+const astralIsWord = new Map<number, boolean>();
+
+function classOf(unit: number): number {
+  const c = unitClass[unit];
+  if (c !== 0) return c;
+  const k = unit >= 0xd800 && unit <= 0xdbff ? 3 : WORD_CHAR.test(String.fromCharCode(unit)) ? 1 : 2;
+  unitClass[unit] = k;
+  return k;
+}
+
+/** UTF-16 units of the word character at text[i]: 1 or 2 (an astral one), 0 when it is not a word character. */
+function wordCharAt(text: string, i: number): number {
+  const k = classOf(text.charCodeAt(i));
+  if (k !== 3) return k === 1 ? 1 : 0;
+  const low = i + 1 < text.length ? text.charCodeAt(i + 1) : 0;
+  if (low < 0xdc00 || low > 0xdfff) return 0; // a lone surrogate is no letter
+  const cp = ((text.charCodeAt(i) - 0xd800) << 10) + (low - 0xdc00) + 0x10000;
+  let word = astralIsWord.get(cp);
+  if (word === undefined) {
+    word = WORD_CHAR.test(String.fromCodePoint(cp));
+    astralIsWord.set(cp, word);
+  }
+  return word ? 2 : 0;
+}
 
 /** Lower-cased words of at least 2 code points, stopwords included (bm25s's split step). */
 export function splitWords(text: string): string[] {
@@ -31,16 +63,31 @@ export function splitWords(text: string): string[] {
 
 /** Calls `visit` with each word splitWords would return, without building the array. */
 export function forEachWord(text: string, visit: (word: string) => void): void {
-  for (const m of text.toLowerCase().matchAll(WORD_RUN)) {
-    const w = m[0];
-    // One astral code point is 2 UTF-16 units but only 1 character for Python.
-    if (w.length >= 3 || (w.length === 2 && !isSurrogatePair(w))) visit(w);
-  }
+  const lower = text.toLowerCase();
+  forEachWordSpan(lower, (start, end) => visit(lower.slice(start, end)));
 }
 
-function isSurrogatePair(w: string): boolean {
-  const c = w.charCodeAt(0);
-  return c >= 0xd800 && c <= 0xdbff;
+/**
+ * The words of an already lower-cased text as [start, end) ranges of UTF-16 units: maximal runs of
+ * word characters at least 2 code points long. The index builder looks words up by range, so the
+ * hot loop creates no substring for a word it has seen before.
+ */
+export function forEachWordSpan(lower: string, visit: (start: number, end: number) => void): void {
+  const n = lower.length;
+  let i = 0;
+  while (i < n) {
+    let step = wordCharAt(lower, i);
+    if (step === 0) {
+      i++;
+      continue;
+    }
+    const start = i;
+    do i += step;
+    while (i < n && (step = wordCharAt(lower, i)) !== 0);
+    const units = i - start;
+    // One astral code point is 2 UTF-16 units but only 1 character for Python.
+    if (units >= 3 || (units === 2 && classOf(lower.charCodeAt(start)) !== 3)) visit(start, i);
+  }
 }
 
 /**
