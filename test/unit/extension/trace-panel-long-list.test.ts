@@ -17,19 +17,13 @@ import { requireSharedData } from "../../helpers/shared-data";
 import { readHotpot, realEpisode } from "../core/trace/real-episodes";
 import { fakeContext, fakePanel } from "./fake-panel";
 import { installFakeVscode, recorded } from "./fake-vscode";
+import { until } from "../../helpers/until";
 
 installFakeVscode();
 
 const EPISODES = 10_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function until<T>(what: string, f: () => T | undefined, ms = 30_000): Promise<T> {
-  for (const end = Date.now() + ms; Date.now() < end; await sleep(5)) {
-    const v = f();
-    if (v !== undefined) return v;
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 describe("extension: the trace panel on a 10,000-episode run, and its tokenizer warmed ahead", function () {
   this.timeout(120_000);

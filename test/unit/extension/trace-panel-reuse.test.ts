@@ -16,18 +16,12 @@ import { requireSharedData } from "../../helpers/shared-data";
 import { readHotpot, realEpisode } from "../core/trace/real-episodes";
 import { fakeContext, fakePanel } from "./fake-panel";
 import { installFakeVscode } from "./fake-vscode";
+import { until } from "../../helpers/until";
 
 installFakeVscode();
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function until<T>(what: string, f: () => T | undefined, ms = 30_000): Promise<T> {
-  for (const end = Date.now() + ms; Date.now() < end; await sleep(10)) {
-    const v = f();
-    if (v !== undefined) return v;
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 describe("extension: one trace panel for every run", function () {
   this.timeout(60_000);
