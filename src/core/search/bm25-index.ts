@@ -101,9 +101,15 @@ export class Bm25Searcher implements Searcher {
       texts: meta.bytes?.texts,
       textBlocks: 4 * blockCount(meta.bytes?.texts),
     };
-    // postings-scores.f32 (one of the two large arrays) is read and checked on another thread
-    // while this one reads and checks the rest.
-    const scoresRead = readOnWorker(join(indexDir, FILES.postingScores), expected.postingScores);
+    // postings-scores.f32 (one of the two large arrays), window-start.u32 and vocab-hash.u32 are
+    // read and checked on another thread while this one reads and checks the rest, and taken
+    // last. window-start.u32's size needs the window rows (found from the offsets), so its read
+    // takes the size meta.json records; load() then checks it against the rows.
+    const [scoresRead, windowStartRead, vocabHashRead] = readOnWorker([
+      { file: join(indexDir, FILES.postingScores), size: expected.postingScores },
+      { file: join(indexDir, FILES.windowStart), size: meta.bytes?.windowStart },
+      { file: join(indexDir, FILES.vocabHash), size: expected.vocabHash },
+    ]);
     const load = (key: Exclude<IndexFile, "texts">, size: number, pending?: PendingRead): Buffer => {
       const file = join(indexDir, FILES[key]);
       const done = pending?.result();
@@ -121,7 +127,6 @@ export class Bm25Searcher implements Searcher {
     };
     this.vocab = load("vocab", expected.vocab);
     this.vocabOffsets = view(load("vocabOffsets", expected.vocabOffsets), Uint32Array);
-    this.vocabHash = view(load("vocabHash", expected.vocabHash), Uint32Array);
     this.postingOffsets = view(load("postingOffsets", expected.postingOffsets), Uint32Array);
     this.docs = view(load("postingDocs", expected.postingDocs), Uint32Array);
     this.termMax = view(load("termMax", expected.termMax), Float32Array);
@@ -130,6 +135,7 @@ export class Bm25Searcher implements Searcher {
     this.textBlocks = view(load("textBlocks", expected.textBlocks), Uint32Array);
     // Last: by now the other thread is about done with this file's CRC.
     this.scores = view(load("postingScores", expected.postingScores, scoresRead), Float32Array);
+    this.vocabHash = view(load("vocabHash", expected.vocabHash, vocabHashRead), Uint32Array);
     if (this.postingOffsets[V] !== P || this.vocabOffsets[V] !== this.vocab.length || this.textOffsets[2 * N] !== meta.bytes?.texts) {
       throw new UserError(`search index ${indexDir} is corrupt (offsets do not match the data files): ${REBUILD_AGAIN}`);
     }
@@ -137,7 +143,7 @@ export class Bm25Searcher implements Searcher {
     const windowed: number[] = [];
     for (let r = 0; r < V; r++) if (hasWindows(this.postingOffsets[r + 1] - this.postingOffsets[r], windows)) windowed.push(r);
     const windowMax = view(load("windowMax", windowed.length * windows), Uint8Array);
-    const windowStart = view(load("windowStart", 4 * windowed.length * (windows + 1)), Uint32Array);
+    const windowStart = view(load("windowStart", 4 * windowed.length * (windows + 1), windowStartRead), Uint32Array);
     this.textsFd = this.openTexts(meta.bytes?.texts);
     this.topK = new WindowTopK({
       postingOffsets: this.postingOffsets,
