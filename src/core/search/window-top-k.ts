@@ -179,10 +179,13 @@ export class WindowTopK {
       for (let i = e; i < T; i++) {
         const x = weight[i];
         if (at[i] >= 0) {
-          // A long list: straight to each open window's postings.
-          for (let m = open; m !== 0; m &= m - 1) {
+          // A long list: straight to the postings of each run of consecutive open windows.
+          for (let m = open; m !== 0; ) {
             const j = 31 - Math.clz32(m & -m);
-            for (let p = windowStart[at[i] + w0 + j], pe = windowStart[at[i] + w0 + j + 1]; p < pe; p++) {
+            const from = m >>> j;
+            const run = 31 - Math.clz32(~from & (from + 1)); // consecutive open windows from j
+            m &= ~(((1 << run) - 1) << j);
+            for (let p = windowStart[at[i] + w0 + j], pe = windowStart[at[i] + w0 + j + run]; p < pe; p++) {
               const o = docs[p] - first;
               blockHas[o >>> 5] |= 1 << (o & 31);
               blockSum[o] += x * scores[p];
