@@ -6,19 +6,20 @@
  *  1. bound[w] := what the query terms can add to any document of window w at most (the stored
  *     byte maxima for long lists, the exact per-window maxima of one pass over each short list);
  *  2. the few windows with the highest bounds are scored first, so the k-th best score (`kth`)
- *     is high from the start;
- *  3. one sweep over the windows in document order skips every window whose bound cannot reach
- *     kth. In the others, terms are split MaxScore-style (ascending upper bounds): the longest
- *     prefix whose upper bounds together stay below kth is non-essential, so only documents with
- *     a posting of an essential term can win. Essential lists are merged (each has a cursor that
- *     jumps over skipped windows to the window's first posting, read from window-start.u32 for
- *     long lists, so their postings there are never read); a document whose
- *     partial sum plus the non-essential terms' bounds in its window cannot reach kth is dropped,
- *     and the non-essential lists are only probed (cursor forward) for the rest.
+ *     is high from the start (the same pass notes each block of BLOCK windows' highest bound);
+ *  3. one sweep in document order, a block at a time, skips every block and window whose bound
+ *     cannot reach kth. In the others, terms are split MaxScore-style (ascending upper bounds):
+ *     the longest prefix whose upper bounds together stay below kth is non-essential, so only
+ *     documents with a posting of an essential term can win. Each essential list adds its
+ *     postings in the block's open windows into per-document partial sums (long lists jump to a
+ *     window's first posting, read from window-start.u32, so their postings in skipped windows
+ *     are never read); a document whose partial sum plus the non-essential terms' bounds in its
+ *     window cannot reach kth is dropped, and the non-essential lists are only probed (cursor
+ *     forward) for the rest.
  *
  * A document that survives gets its exact float32 sum in query-word order (repeats added again),
  * the way bm25s and searchExhaustive add them. No dense per-document accumulator to clear or
- * scan: 64-slot arrays per window. The result (ids, scores, ties by document number) equals
+ * scan: 1,024-slot arrays per block. The result (ids, scores, ties by document number) equals
  * exhaustive scoring.
  */
 import { WINDOW_SHIFT } from "./bm25-format";
