@@ -270,12 +270,16 @@ describe("BM25 index", () => {
     assert.notEqual(k1.contentHash, base, "same corpus, other BM25 settings");
   });
 
-  it("the vocabulary's hash table finds every term at its row, and no other word", async () => {
+  /** A 3,000-paragraph synthetic corpus indexed on this thread; returns the index folder. */
+  async function syntheticIndex(seed: number): Promise<string> {
     const corpus = join(tmp, "corpus.jsonl");
-    const generator = new SyntheticCorpus({ docs: 3000, seed: 9, vocabulary: 250_000 });
-    await generator.write(corpus, queryParagraphIds(3000, 10));
+    await new SyntheticCorpus({ docs: 3000, seed, vocabulary: 250_000 }).write(corpus, queryParagraphIds(3000, 10));
     await buildIndex(corpus, join(tmp, "bm25"), { workers: 0 });
-    const dir = join(tmp, "bm25");
+    return join(tmp, "bm25");
+  }
+
+  it("the vocabulary's hash table finds every term at its row, and no other word", async () => {
+    const dir = await syntheticIndex(9);
     const vocab = readFileSync(join(dir, FILES.vocab));
     const offsets = new Uint32Array(new Uint8Array(readFileSync(join(dir, FILES.vocabOffsets))).buffer);
     const index = openIndex(dir);
@@ -293,11 +297,7 @@ describe("BM25 index", () => {
   });
 
   it("window block maxima bound every posting of their window, are 0 only where the term has none, and each window's start is its first posting", async () => {
-    const corpus = join(tmp, "corpus.jsonl");
-    const generator = new SyntheticCorpus({ docs: 3000, seed: 5, vocabulary: 250_000 });
-    await generator.write(corpus, queryParagraphIds(3000, 10));
-    await buildIndex(corpus, join(tmp, "bm25"), { workers: 0 });
-    const dir = join(tmp, "bm25");
+    const dir = await syntheticIndex(5);
     const u32 = (f: string) => new Uint32Array(new Uint8Array(readFileSync(join(dir, f))).buffer);
     const f32 = (f: string) => new Float32Array(new Uint8Array(readFileSync(join(dir, f))).buffer);
     const offsets = u32(FILES.postingOffsets);
