@@ -55,6 +55,16 @@ function view(overlay = false, rows = log(7)): DashboardView {
 }
 
 /** Client x of a step on a chart's plot area, from its current x scale. */
+/** Drags across a chart from one step to another (uPlot's drag-to-zoom). */
+async function dragZoom(p: PanelPage, key: string, fromStep: number, toStep: number): Promise<void> {
+  const from = await stepX(p, key, fromStep);
+  const to = await stepX(p, key, toStep);
+  await p.page.mouse.move(from.x, from.y);
+  await p.page.mouse.down();
+  await p.page.mouse.move(to.x, to.y, { steps: 5 });
+  await p.page.mouse.up();
+}
+
 async function stepX(p: PanelPage, key: string, step: number): Promise<{ x: number; y: number }> {
   return p.page.evaluate(
     ([k, st]) => {
@@ -141,12 +151,7 @@ describe("webview: uPlot charts in Chromium (hover, smoothing, zoom, overlay, ba
       return [Number(el.dataset.xMin), Number(el.dataset.xMax)];
     });
     assert.deepEqual(await range(), [1, STEPS]);
-    const from = await stepX(p, "reward", 10);
-    const to = await stepX(p, "reward", 20);
-    await p.page.mouse.move(from.x, from.y);
-    await p.page.mouse.down();
-    await p.page.mouse.move(to.x, to.y, { steps: 5 });
-    await p.page.mouse.up();
+    await dragZoom(p, "reward", 10, 20);
     const [lo, hi] = await range();
     assert.ok(Math.abs(lo - 10) < 0.6 && Math.abs(hi - 20) < 0.6, `zoomed to [${lo}, ${hi}]`);
     // New data arrives while zoomed in (the job wrote a line): the zoom stays.
@@ -249,12 +254,7 @@ describe("webview: uPlot charts in Chromium (hover, smoothing, zoom, overlay, ba
     }
 
     // Zoom to 300 steps: every one of them is handed to uPlot (on top of the whole run's decimation).
-    const from = await stepX(p, "reward", 4000);
-    const to = await stepX(p, "reward", 4300);
-    await p.page.mouse.move(from.x, from.y);
-    await p.page.mouse.down();
-    await p.page.mouse.move(to.x, to.y, { steps: 5 });
-    await p.page.mouse.up();
+    await dragZoom(p, "reward", 4000, 4300);
     await new Promise((r) => setTimeout(r, 100));
     const zoomed = await state();
     assert.ok(zoomed.max - zoomed.min < 400, `zoomed to [${zoomed.min}, ${zoomed.max}]`);
