@@ -60,6 +60,9 @@ export const FILES = {
 } as const;
 export type IndexFile = keyof typeof FILES;
 
+/** Written last: an index folder without it is incomplete. */
+export const META_FILE = "meta.json";
+
 /** Windows of 64 consecutive document numbers: tight bounds (a window holds few postings of any one term), ~8 KB per long list at 507k paragraphs. */
 export const WINDOW_SHIFT = 6;
 

@@ -14,6 +14,7 @@ import {
   FILES,
   INDEX_FORMAT,
   INDEX_VERSION,
+  META_FILE,
   crcHex,
   hasWindows,
   metaText,
@@ -66,7 +67,7 @@ export class Bm25Searcher implements Searcher {
   /** Query terms already looked up (research sessions repeat words). */
   private readonly rowCache = new Map<string, number>();
   constructor(readonly indexDir: string) {
-    const metaFile = join(indexDir, "meta.json");
+    const metaFile = join(indexDir, META_FILE);
     if (!existsSync(metaFile)) throw new UserError(`no search index in ${indexDir} (meta.json is missing): ${REBUILD}`);
     let meta: IndexMeta;
     let metaRaw: string;

@@ -17,6 +17,7 @@ import {
   FILES,
   INDEX_FORMAT,
   INDEX_VERSION,
+  META_FILE,
   WINDOW_SHIFT,
   crcHex,
   hasWindows,
@@ -522,7 +523,7 @@ async function finishWith(c: Collected, dir: string, k1: number, b: number, corp
     source: basename(corpusFile),
   };
   const meta: IndexMeta = { ...fields, metaCrc32: crcHex(crc32(metaText(fields))) };
-  writeFileSync(join(dir, "meta.json"), metaText(meta));
+  writeFileSync(join(dir, META_FILE), metaText(meta));
   return meta;
 }
 

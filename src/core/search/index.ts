@@ -2,7 +2,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AgentLabConfig } from "../config";
-import { INDEX_FORMAT, INDEX_VERSION } from "./bm25-format";
+import { INDEX_FORMAT, INDEX_VERSION, META_FILE } from "./bm25-format";
 
 export { buildIndex, type BuildOptions, type BuildSummary } from "./build-index";
 export { openIndex, Bm25Searcher } from "./bm25-index";
@@ -24,7 +24,7 @@ export function defaultCorpusFile(workspaceDir: string, config: Pick<AgentLabCon
  */
 export function indexIsCurrent(indexDir: string): boolean {
   try {
-    const meta = JSON.parse(readFileSync(join(indexDir, "meta.json"), "utf8")) as { format?: unknown; version?: unknown };
+    const meta = JSON.parse(readFileSync(join(indexDir, META_FILE), "utf8")) as { format?: unknown; version?: unknown };
     return meta.format === INDEX_FORMAT && meta.version === INDEX_VERSION;
   } catch {
     return false; // missing or unreadable: not an index to open
