@@ -5,13 +5,17 @@
  *   npx tsx bench/search/run.ts            full: 507,494 synthetic paragraphs, 500+500 queries
  *   npx tsx bench/search/run.ts --quick    50,000 paragraphs, 200+200 queries (development)
  *   options: --docs N  --queries N  --no-bm25s  --hotpot DIR (default ../shared/data/hotpotqa)
+ *            --rounds R (default 3): query passes per system, each in a fresh process
  *
  * Table 1 (synthetic corpus, Wikipedia-like statistics, see synthetic-corpus.ts): build time, peak
  * RSS of the building process, size on disk, load time, query p50/p99 for short (3–8 words) and
  * long (12–20 words, question-like) queries, top-3 agreement with bm25s (exact id sets, and
  * ties-aware: the same three scores), and our own exhaustive scoring (no pruning) as the in-repo
- * reference; then the ratios against bm25s (numba) next to the targets. Also: stemmer parity with PyStemmer over a large vocabulary
- * and tokenizer parity with bm25s on the real paragraphs.
+ * reference (query times of the first round); then the query times of every round and the ratios
+ * against bm25s (numba) next to the targets: each round runs both systems' queries in fresh
+ * processes, the order alternating, and a query target's ratio is the median of the rounds'.
+ * Also: stemmer parity with PyStemmer over a large vocabulary and tokenizer parity with bm25s on
+ * the real paragraphs.
  * Table 2 (real text): recall@3 of the gold supporting paragraphs of the 200 dev questions over the
  * 3,075 real paragraphs, query = the question or each supporting title, ours and bm25s.
  * Work files go to bench/.work (git-ignored); results also to bench/.work/results.json.
@@ -20,10 +24,10 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
-import { openIndex } from "../../src/core/search/bm25-index";
 import { splitWords, TermTokenizer } from "../../src/core/search/tokenizer";
 import { stemEnglish } from "../../src/core/search/english-stemmer";
 import { devQuestions, realParagraphs, writeCorpus, type GoldQuestion } from "./real-paragraphs";
+import { K, type QueryRun } from "./query-child";
 import { makeQueries, queryParagraphIds, SyntheticCorpus } from "./synthetic-corpus";
 
 const ROOT = resolve(__dirname, "..", "..");
@@ -31,13 +35,14 @@ const WORK = join(ROOT, "bench", ".work");
 const PYTHON = join(ROOT, "bench", ".venv", "bin", "python");
 const RUNNER = join(__dirname, "bm25s_runner.py");
 const DEFAULT_HOTPOT = resolve(ROOT, "..", "shared", "data", "hotpotqa");
-const K = 3;
 
 interface Args {
   docs: number;
   queries: number;
   bm25s: boolean;
   hotpot: string;
+  /** Query passes per system, alternating ours and bm25s (each in a fresh process). */
+  rounds: number;
 }
 
 function parseArgs(argv: string[]): Args {
@@ -52,6 +57,7 @@ function parseArgs(argv: string[]): Args {
     queries: val("--queries") ?? (quick ? 200 : 500),
     bm25s: !argv.includes("--no-bm25s"),
     hotpot: resolve(str("--hotpot") ?? DEFAULT_HOTPOT),
+    rounds: val("--rounds") ?? 3,
   };
 }
 
@@ -59,13 +65,6 @@ interface BuildStats {
   seconds: number;
   peak_rss: number;
   bytes: number;
-}
-interface QueryRun {
-  seconds: number[];
-  /** CPU time of the searching process per query: less sensitive to other jobs on the shared cores. */
-  cpu_seconds: number[];
-  ids: number[][];
-  scores: number[][];
 }
 interface SystemRun {
   build: BuildStats;
@@ -86,35 +85,30 @@ function ourBuild(corpus: string, dir: string): BuildStats {
   return JSON.parse(out.trim().split("\n").pop()!) as BuildStats;
 }
 
-function ourQueries(dir: string, queries: string[], exhaustive = false): { load: number; run: QueryRun } {
-  const t0 = performance.now();
-  const index = openIndex(dir); // includes the CRC check of every file
-  const load = (performance.now() - t0) / 1000;
-  const search = (q: string) => (exhaustive ? index.searchExhaustive(q, K) : index.search(q, K));
-  for (const q of queries.slice(0, 20)) search(q); // warm-up (JIT)
-  const run: QueryRun = { seconds: [], cpu_seconds: [], ids: [], scores: [] };
-  for (const q of queries) {
-    const t = performance.now();
-    const c = process.cpuUsage();
-    const hits = search(q);
-    const used = process.cpuUsage(c);
-    run.seconds.push((performance.now() - t) / 1000);
-    run.cpu_seconds.push((used.user + used.system) / 1e6);
-    run.ids.push(hits.map((h) => h.id));
-    run.scores.push(hits.map((h) => h.score));
-  }
-  return { load, run };
+/** One pass of our queries in a fresh process (query-child.ts), as bm25s gets one in its runner. */
+function ourQueries(dir: string, queriesFile: string, exhaustive = false): { load: number; run: QueryRun } {
+  const out = join(WORK, "ours-query.json");
+  sh(process.execPath, [...process.execArgv, join(__dirname, "query-child.ts"), dir, queriesFile, out, ...(exhaustive ? ["exhaustive"] : [])]);
+  return JSON.parse(readFileSync(out, "utf8")) as { load: number; run: QueryRun };
 }
 
-function bm25s(corpus: string, dir: string, queries: string[], tag: string): SystemRun {
+function bm25sBuild(corpus: string, dir: string, tag: string): BuildStats {
   const buildOut = join(WORK, `${tag}-bm25s-build.json`);
   sh(PYTHON, [RUNNER, "build", corpus, dir, buildOut]);
-  const qFile = join(WORK, `${tag}-queries.json`);
-  writeFileSync(qFile, JSON.stringify(queries));
+  return JSON.parse(readFileSync(buildOut, "utf8")) as BuildStats;
+}
+
+/** One pass of bm25s's queries in a fresh Python process, per backend. */
+function bm25sQueries(dir: string, queriesFile: string, tag: string, backends: string[]): { load: number; runs: Record<string, QueryRun> } {
   const queryOut = join(WORK, `${tag}-bm25s-query.json`);
-  sh(PYTHON, [RUNNER, "query", dir, qFile, String(K), queryOut, "numpy,numba"]);
+  sh(PYTHON, [RUNNER, "query", dir, queriesFile, String(K), queryOut, backends.join(",")]);
   const q = JSON.parse(readFileSync(queryOut, "utf8")) as { load_seconds: number; backends: Record<string, QueryRun> };
-  return { build: JSON.parse(readFileSync(buildOut, "utf8")) as BuildStats, load: q.load_seconds, runs: q.backends };
+  return { load: q.load_seconds, runs: q.backends };
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 }
 
 function percentile(xs: number[], p: number): number {
@@ -220,21 +214,41 @@ async function main(): Promise<void> {
   }
   const { short, long } = JSON.parse(readFileSync(queriesFile, "utf8")) as { short: string[]; long: string[] };
   const queries = [...short, ...long];
+  const queryList = join(WORK, `${tag}-queries.json`); // both systems read this one list
+  writeFileSync(queryList, JSON.stringify(queries));
 
   log("ours: build");
   const oursDir = join(WORK, `${tag}-ours`);
   const oursBuild = ourBuild(corpus, oursDir);
-  log(`ours: built in ${oursBuild.seconds.toFixed(1)} s; queries`);
-  const oursQ = ourQueries(oursDir, queries);
-  const ours: SystemRun = { build: oursBuild, load: oursQ.load, runs: { ours: oursQ.run } };
+  log(`ours: built in ${oursBuild.seconds.toFixed(1)} s`);
+  const theirsDir = join(WORK, `${tag}-bm25s`);
+  let theirsBuild: BuildStats | undefined;
+  if (args.bm25s) {
+    log("bm25s: build");
+    theirsBuild = bm25sBuild(corpus, theirsDir, tag);
+  }
+  // Query passes: each system in a fresh process per round, the order alternating, so a slow
+  // spell of the shared machine lands on both; the ratios below are the rounds' medians.
+  const oursRounds: { load: number; run: QueryRun }[] = [];
+  const theirRounds: QueryRun[] = [];
+  for (let r = 0; r < args.rounds; r++) {
+    log(`queries, round ${r + 1} of ${args.rounds}`);
+    const passes = [() => oursRounds.push(ourQueries(oursDir, queryList))];
+    if (theirsBuild) passes.push(() => theirRounds.push(bm25sQueries(theirsDir, queryList, tag, ["numba"]).runs.numba));
+    if (r % 2 === 1) passes.reverse();
+    for (const pass of passes) pass();
+  }
+  const oursQ = oursRounds[0];
+  const ours: SystemRun = { build: oursBuild, load: median(oursRounds.map((r) => r.load)), runs: { ours: oursQ.run } };
   log("ours: exhaustive scoring (the in-repo reference)");
-  const exhaustiveQ = ourQueries(oursDir, queries, true);
+  const exhaustiveQ = ourQueries(oursDir, queryList, true);
   const identical = oursQ.run.ids.filter((ids, i) => JSON.stringify([ids, oursQ.run.scores[i]]) === JSON.stringify([exhaustiveQ.run.ids[i], exhaustiveQ.run.scores[i]])).length;
 
   let theirs: SystemRun | undefined;
-  if (args.bm25s) {
-    log("bm25s: build + queries (numpy, numba)");
-    theirs = bm25s(corpus, join(WORK, `${tag}-bm25s`), queries, tag);
+  if (theirsBuild) {
+    log("bm25s: the numpy backend (table 1 only)");
+    const numpy = bm25sQueries(theirsDir, queryList, tag, ["numpy"]);
+    theirs = { build: theirsBuild, load: numpy.load, runs: { numpy: numpy.runs.numpy, numba: theirRounds[0] } };
   }
 
   // --- real paragraphs (skipped without the shared data: a user's clone has none) ---
@@ -252,16 +266,19 @@ async function main(): Promise<void> {
     const realCorpus = join(WORK, "real-corpus.jsonl");
     writeCorpus(paragraphs, realCorpus);
     const realQueries = [...questions.map((q) => q.question), ...questions.flatMap((q) => q.supporting)];
+    const realQueryList = join(WORK, "real-queries.json");
+    writeFileSync(realQueryList, JSON.stringify(realQueries));
     const realOursDir = join(WORK, "real-ours");
     const realOursBuild = ourBuild(realCorpus, realOursDir);
-    const realOurs = ourQueries(realOursDir, realQueries);
+    const realOurs = ourQueries(realOursDir, realQueryList);
     realNote = `ours built in ${realOursBuild.seconds.toFixed(2)} s, loaded in ${realOurs.load.toFixed(3)} s`;
     const titleOf = (id: number) => paragraphs[id].title;
     rows2.push(["ours", recall(questions, titleOf, realOurs.run).question.toFixed(3), recall(questions, titleOf, realOurs.run).title.toFixed(3), "—"]);
     if (args.bm25s) {
-      const realTheirs = bm25s(realCorpus, join(WORK, "real-bm25s"), realQueries, "real");
-      const r = recall(questions, titleOf, realTheirs.runs.numba);
-      const agree = agreement(realOurs.run, realTheirs.runs.numba, 0, realQueries.length);
+      bm25sBuild(realCorpus, join(WORK, "real-bm25s"), "real");
+      const realTheirs = bm25sQueries(join(WORK, "real-bm25s"), realQueryList, "real", ["numba"]).runs.numba;
+      const r = recall(questions, titleOf, realTheirs);
+      const agree = agreement(realOurs.run, realTheirs, 0, realQueries.length);
       rows2.push(["bm25s (numba)", r.question.toFixed(3), r.title.toFixed(3), `${pct(agree.exact)} / ${pct(agree.tiesAware)}`]);
       log("stemmer and tokenizer parity");
       const vocab = new Set<string>();
@@ -312,31 +329,43 @@ async function main(): Promise<void> {
   );
   console.log(`Top-3 agreement is against bm25s numba: exact id sets / ties-aware (same three scores). Queries: ${S} short (3–8 words), ${L - S} long (12–20 words).`);
   console.log(`Pruned results identical to exhaustive scoring (ids and scores, top ${K}): ${identical}/${L} queries.`);
-  const p = (run: QueryRun, from: number, to: number, q: number) => percentile(run.seconds.slice(from, to), q);
-  const targets: [string, number, number, string, number][] = [];
+  const p = (run: QueryRun, from: number, to: number, q: number) => 1000 * percentile(run.seconds.slice(from, to), q);
   const reference = theirs ? "bm25s numba" : "ours exhaustive";
-  const ref = theirs ? theirs.runs.numba : exhaustiveQ.run;
-  if (theirs) {
-    targets.push(["build time (s)", ours.build.seconds, theirs.build.seconds, "bm25s", 0.3]);
-    targets.push(["peak RSS while building (GiB)", ours.build.peak_rss / 2 ** 30, theirs.build.peak_rss / 2 ** 30, "bm25s", 0.5]);
-  }
-  targets.push(["query p50, short (ms)", 1000 * p(ours.runs.ours, 0, S, 0.5), 1000 * p(ref, 0, S, 0.5), reference, 0.5]);
-  targets.push(["query p50, question-length (ms)", 1000 * p(ours.runs.ours, S, L, 0.5), 1000 * p(ref, S, L, 0.5), reference, 0.6]);
-  targets.push(["query p99, question-length (ms)", 1000 * p(ours.runs.ours, S, L, 0.99), 1000 * p(ref, S, L, 0.99), reference, 1.0]);
+  // Round r of ours against round r of the reference (without bm25s: every round against the one exhaustive pass).
+  const pairs: [QueryRun, QueryRun][] = oursRounds.map((o, r) => [o.run, theirs ? theirRounds[r] : exhaustiveQ.run]);
+  const queryTargets: [string, number, number, number, number][] = [
+    ["query p50, short (ms)", 0, S, 0.5, 0.5],
+    ["query p50, question-length (ms)", S, L, 0.5, 0.6],
+    ["query p99, question-length (ms)", S, L, 0.99, 1.0],
+  ];
+  const roundRows = [["round (fresh processes, order alternating)", ...queryTargets.flatMap(([what]) => [`ours ${what.replace("query ", "").replace(" (ms)", "")}`, "reference", "ratio"])]];
+  pairs.forEach(([a, b], r) => roundRows.push([String(r + 1), ...queryTargets.flatMap(([, from, to, q]) => [p(a, from, to, q).toFixed(2), p(b, from, to, q).toFixed(2), `${(p(a, from, to, q) / p(b, from, to, q)).toFixed(2)}×`])]));
   const ratioRows = [["what", "ours", "reference", "value", "ratio", "target", "met"]];
-  for (const [what, a, b, who, target] of targets) ratioRows.push([what, a.toFixed(2), who, b.toFixed(2), `${(a / b).toFixed(2)}×`, `≤ ${target}×`, a / b <= target ? "yes" : "NO"]);
+  const addTarget = (what: string, a: number, who: string, b: number, ratio: number, target: number, rounds = "") =>
+    ratioRows.push([what, a.toFixed(2), who, b.toFixed(2), `${ratio.toFixed(2)}×${rounds}`, `≤ ${target}×`, ratio <= target ? "yes" : "NO"]);
+  if (theirs) {
+    addTarget("build time (s)", ours.build.seconds, "bm25s", theirs.build.seconds, ours.build.seconds / theirs.build.seconds, 0.3);
+    addTarget("peak RSS while building (GiB)", ours.build.peak_rss / 2 ** 30, "bm25s", theirs.build.peak_rss / 2 ** 30, ours.build.peak_rss / theirs.build.peak_rss, 0.5);
+  }
+  for (const [what, from, to, q, target] of queryTargets) {
+    const ratios = pairs.map(([a, b]) => p(a, from, to, q) / p(b, from, to, q));
+    const each = pairs.length > 1 ? ` (rounds ${ratios.map((x) => x.toFixed(2)).join(" / ")})` : "";
+    addTarget(what, median(pairs.map(([a]) => p(a, from, to, q))), reference, median(pairs.map(([, b]) => p(b, from, to, q))), median(ratios), target, each);
+  }
   ratioRows.push(["index load, CRC check included (s)", ours.load.toFixed(2), "—", "—", "—", "< 0.5 s", ours.load < 0.5 ? "yes" : "NO"]);
   if (theirs) {
     const a = agreement(ours.runs.ours, theirs.runs.numba, 0, L);
     ratioRows.push(["top-3 agreement with bm25s, ties-aware", pct(a.tiesAware), "—", "—", "—", "≥ 99.5%", a.tiesAware >= 0.995 ? "yes" : "NO"]);
   }
-  console.log(`\nRatios against ${reference}, measured in this run (wall-clock):\n`);
+  console.log(`\nQuery times per round (wall-clock ms; ours and ${reference} each in a fresh process, their order alternating):\n`);
+  console.log(table(roundRows));
+  console.log(`\nRatios against ${reference}, measured in this run (wall-clock; query times: medians of the ${pairs.length} rounds, the ratio the median of the rounds' ratios; load: the rounds' median):\n`);
   console.log(table(ratioRows));
   console.log(`\nReal text (${realNote})\n`);
   if (rows2.length > 1) console.log(table(rows2));
   if (stemming) console.log(`\nStemmer parity with PyStemmer: ${stemming.words - stemming.mismatches.length}/${stemming.words} words identical${stemming.mismatches.length ? `; first mismatches: ${stemming.mismatches.slice(0, 10).join(", ")}` : ""}.`);
   if (tokens) console.log(`Tokenizer parity with bm25s.tokenize on the real paragraphs: ${tokens.same}/${tokens.docs} paragraphs give identical token lists.`);
-  writeFileSync(join(WORK, "results.json"), JSON.stringify({ args, ours: { ...ours, runs: undefined }, bm25s: theirs ? { ...theirs, runs: undefined } : undefined, rows, ratioRows, rows2, identical, stemming, tokens, loadBefore, loadAfter }, null, 2));
+  writeFileSync(join(WORK, "results.json"), JSON.stringify({ args, ours: { ...ours, runs: undefined }, bm25s: theirs ? { ...theirs, runs: undefined } : undefined, rows, roundRows, ratioRows, rows2, identical, stemming, tokens, loadBefore, loadAfter }, null, 2));
 }
 
 function pct(x: number): string {
