@@ -331,7 +331,6 @@ export class TraceRun {
       return;
     }
     this.info.rows = episodeRows(this.index!.episodes.map((e) => e.head)).map((r) => ({ ...r, gold: this.goldById.get(r.id) ?? "unknown" }));
-    this.info.total = this.info.rows.length;
     this.info.gold = null;
     this.postRun();
     const first = this.index!.episodes[0];
