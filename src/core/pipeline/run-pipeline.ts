@@ -182,8 +182,13 @@ async function runStages(o: PipelineOptions, { started, settings, existing, conf
   const at = () => `[${((Date.now() - t0) / 1000).toFixed(1)}s]`;
   const done = new Set(plan.stages.filter((s) => s.status === "done").map((s) => s.name));
   const stageList = plan.stages.map((s) => s.name);
-  // A stage's own progress (eval episodes, SFT or GRPO steps) nested in the pipeline's.
-  const onProgress = (p: Progress) => progress.update({ current: { label: p.label, unit: p.unit, done: p.done, planned: p.planned, usd: p.usd, ...(p.eta_s !== undefined ? { eta_s: p.eta_s } : {}) }, usd: spentBefore + p.usd });
+  // A stage's own progress (eval episodes, SFT or GRPO steps) nested in the pipeline's. Its first
+  // state ("step 0/60") is written at once, so the views show what the stage plans as it starts,
+  // even a stage shorter than the writer's interval.
+  const onProgress = (p: Progress) => {
+    const first = progress.current.current === undefined;
+    progress.update({ current: { label: p.label, unit: p.unit, done: p.done, planned: p.planned, usd: p.usd, ...(p.eta_s !== undefined ? { eta_s: p.eta_s } : {}) }, usd: spentBefore + p.usd }, first);
+  };
   let spentBefore = 0;
   const stage = async (name: StageName, work: () => Promise<void>) => {
     const n = stageList.indexOf(name) + 1;

@@ -62,7 +62,7 @@ export interface ProgressWriterOptions {
   usd?: number;
   /** Minimum ms between writes of unchanged status (tests: 0). */
   minIntervalMs?: number;
-  /** Also told of every update (the pipeline nests a stage's progress in its own). */
+  /** Also told of the first state and every update (the pipeline nests a stage's progress in its own). */
   onUpdate?: (p: Progress) => void;
   now?: () => number;
 }
@@ -97,6 +97,7 @@ export class ProgressWriter {
       updated: at,
     };
     this.flush(this.startedMs);
+    options.onUpdate?.(this.state);
   }
 
   get current(): Progress {

@@ -131,7 +131,9 @@ describe("core/pipeline", function () {
     const r = await runPipeline({ dir, backend: "local", settings: miniature(), resamples: 200, log: (l) => lines.push(l) }).finally(() => clearInterval(poll));
     const out = lines.join("\n");
     const shown = [...seen].join("\n");
-    assert.match(shown, /^stage 9\/11 GRPO · \$0\.00$/m, shown);
+    // A stage's first state is written as it starts: what it plans shows before its first step.
+    assert.match(shown, /^stage 7\/11 SFT · step 0\/2 · \$0\.00$/m, shown);
+    assert.match(shown, /^stage 9\/11 GRPO · step 0\/2 · \$0\.00$/m, shown);
     // 15 of the miniature's 20 teacher traces are kept (it answers no yes/no or moved-to question): 2 steps of 8.
     assert.match(shown, /^stage 7\/11 SFT · step [1-2]\/2 · \$0\.00 · ETA \d+s$/m, shown);
     assert.match(shown, /^stage 4\/11 eval closed-book · episode \d+\/20 · \$0\.00/m, shown);

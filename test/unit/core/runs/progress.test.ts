@@ -25,6 +25,14 @@ describe("runs/progress: progress as data", () => {
     assert.deepEqual(readdirSync(dir), ["progress.json"], "no temporary files left");
   });
 
+  it("tells onUpdate of its first state as well, so a pipeline nesting it shows the plan at once", () => {
+    const told: string[] = [];
+    const w = new ProgressWriter(dir, { step: "train-sft", label: "SFT", unit: "step", planned: 8, minIntervalMs: 1000, onUpdate: (p) => told.push(describeProgress(p)) });
+    assert.deepEqual(told, ["SFT · step 0/8 · $0.00"]);
+    w.update({ done: 1 });
+    assert.equal(told.length, 2, "and of every update, written or not");
+  });
+
   it("ETA uses this process's pace (a resume's earlier units do not count)", () => {
     assert.equal(etaSeconds(40, 60, 0, 20_000, 20), 20);
     assert.equal(etaSeconds(20, 60, 0, 5_000, 20), undefined);
