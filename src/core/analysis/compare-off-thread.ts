@@ -3,9 +3,9 @@
  * stays free to answer the webviews while ablate resamples (seconds at 10,000 episodes). One
  * worker per panel, started on its first request, stopped with the panel.
  */
-import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
+import { findWorkerScript, startWorkerThread } from "../util/worker-thread";
 import type { CompareOrigin, CompareSetup } from "./compare-setup";
 import type { AblationReport } from "./report-types";
 
@@ -21,9 +21,9 @@ export type CompareReply = { id: number; ok: { report: AblationReport; setup: Co
 
 /** The bundled worker next to the extension, or the .ts source next to this module (tests, tsx). */
 function workerScript(): string {
-  const candidates = [join(__dirname, "compare-worker.js"), join(__dirname, "compare-worker.ts")];
-  const found = candidates.find((p) => existsSync(p));
-  if (!found) throw new Error(`the Compare panel's worker is missing (looked for ${candidates.join(", ")}); rebuild with npm run build`);
+  const names = ["compare-worker.js", "compare-worker.ts"];
+  const found = findWorkerScript(__dirname, names);
+  if (!found) throw new Error(`the Compare panel's worker is missing (looked for ${names.map((n) => join(__dirname, n)).join(", ")}); rebuild with npm run build`);
   return found;
 }
 
@@ -33,8 +33,7 @@ export class CompareWorker {
   private readonly pending = new Map<number, { worker: Worker; resolve: (r: { report: AblationReport; setup: CompareSetup }) => void; reject: (e: Error) => void }>();
 
   private start(): Worker {
-    const script = workerScript();
-    const worker = script.endsWith(".ts") ? new Worker(`require("tsx/cjs"); require(${JSON.stringify(script)});`, { eval: true }) : new Worker(script);
+    const worker = startWorkerThread(workerScript());
     worker.on("message", (m: CompareReply) => {
       const p = this.pending.get(m.id);
       if (!p) return;

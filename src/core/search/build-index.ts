@@ -8,9 +8,10 @@ import { createHash } from "node:crypto";
 import { closeSync, existsSync, mkdirSync, openSync, readSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { basename, dirname, join } from "node:path";
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 import { crc32 } from "node:zlib";
 import { FileFormatError, UserError } from "../errors";
+import { findWorkerScript, startWorkerThread } from "../util/worker-thread";
 import {
   DEFAULT_B,
   DEFAULT_K1,
@@ -286,22 +287,13 @@ function countNewlines(bytes: Uint8Array): number {
 }
 
 /** The build worker script next to this module (bundled .js, or .ts under tsx), if there is one. */
-function workerScript(): string | undefined {
-  const candidates = [join(__dirname, "bm25-build-worker.js"), join(__dirname, "build-worker.js"), join(__dirname, "build-worker.ts")];
-  return candidates.find((p) => existsSync(p));
-}
-
-/** A bundled .js worker starts directly; the .ts source (tests, benchmarks) goes through tsx's require hook. */
-function startWorker(script: string): Worker {
-  if (!script.endsWith(".ts")) return new Worker(script);
-  return new Worker(`require("tsx/cjs"); require(${JSON.stringify(script)});`, { eval: true });
-}
+const workerScript = () => findWorkerScript(__dirname, ["bm25-build-worker.js", "build-worker.js", "build-worker.ts"]);
 
 /** Build worker threads: `count`, or none when options.workers is 0 or no worker script is found. */
 function startWorkers(options: BuildOptions, count: number): Worker[] {
   const script = workerScript();
   if (!script || options.workers === 0) return [];
-  return Array.from({ length: count }, () => startWorker(script));
+  return Array.from({ length: count }, () => startWorkerThread(script));
 }
 
 /** Tokenizes every batch (merged in corpus order), then has each tokenizer sort its terms. */

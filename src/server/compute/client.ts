@@ -3,9 +3,9 @@
  * worker holds every model, so the event loop that serves HTTP never runs model code and keeps
  * answering (healthz, other sessions, long-polls) while a long sample or training step runs.
  */
-import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
+import { findWorkerScript, startWorkerThread } from "../../core/util/worker-thread";
 import { UserInputError } from "../model/errors";
 import type { ComputeJob, ComputeResult, JobFailure } from "./jobs";
 
@@ -25,15 +25,10 @@ export class ComputeError extends Error {
 
 /** The bundled worker next to the CLI, or the .ts source next to this module (tests, tsx). */
 function workerScript(): string {
-  const candidates = [join(__dirname, "local-backend-worker.js"), join(__dirname, "worker.ts")];
-  const found = candidates.find((p) => existsSync(p));
-  if (!found) throw new Error(`the local backend's compute worker is missing (looked for ${candidates.join(", ")}); rebuild with npm run build`);
+  const names = ["local-backend-worker.js", "worker.ts"];
+  const found = findWorkerScript(__dirname, names);
+  if (!found) throw new Error(`the local backend's compute worker is missing (looked for ${names.map((n) => join(__dirname, n)).join(", ")}); rebuild with npm run build`);
   return found;
-}
-
-function startWorker(script: string): Worker {
-  if (!script.endsWith(".ts")) return new Worker(script);
-  return new Worker(`require("tsx/cjs"); require(${JSON.stringify(script)});`, { eval: true });
 }
 
 export class ComputeClient {
@@ -43,7 +38,7 @@ export class ComputeClient {
   private dead: string | undefined;
 
   constructor() {
-    this.worker = startWorker(workerScript());
+    this.worker = startWorkerThread(workerScript());
     this.worker.on("message", (m: WorkerReply) => {
       const p = this.pending.get(m.id);
       if (!p) return;

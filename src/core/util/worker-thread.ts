@@ -1,0 +1,18 @@
+/**
+ * Worker threads whose entry is either bundled next to the caller (dist/*.js, in the extension and
+ * the CLI) or the TypeScript source beside it (tests, benchmarks, tsx).
+ */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { Worker } from "node:worker_threads";
+
+/** The first of `names` that exists in `dir`, as a path, or undefined. */
+export function findWorkerScript(dir: string, names: readonly string[]): string | undefined {
+  return names.map((n) => join(dir, n)).find((p) => existsSync(p));
+}
+
+/** A bundled .js starts directly; a .ts source goes through tsx's require hook. */
+export function startWorkerThread(script: string): Worker {
+  if (!script.endsWith(".ts")) return new Worker(script);
+  return new Worker(`require("tsx/cjs"); require(${JSON.stringify(script)});`, { eval: true });
+}
