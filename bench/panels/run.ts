@@ -8,7 +8,9 @@
  *                                            command or click to the first frame with data and to
  *                                            interactive (test/integration/panel-speed.test.ts), with
  *                                            VS Code's own floor as the reference row: a webview
- *                                            made the same way whose page is one inline script
+ *                                            made the same way whose page is one inline script;
+ *                                            twice: with later VS Code's webview service-worker URL,
+ *                                            then with VS Code 1.100's as shipped
  *   options: --large N (default 10000)  --repeat R (default 5; medians)  --vscode-only (skip the host table)
  *
  * Host side, per run size: what the trace panel does before its first two messages — the run's
@@ -84,7 +86,7 @@ type Row = [what: string, episodes: string, ms: string, reference: string, targe
 
 async function main(): Promise<void> {
   const ws = await panelWorkspace(LARGE, (l) => console.log(l));
-  if (values["vscode-only"]) return vscodeTable(ws.dir);
+  if (values["vscode-only"]) return vscodeTables(ws.dir);
   const rows: Row[] = [];
   const t0 = performance.now();
   const probe = readRunHead(ws.runs[200].search).manifest!.tokenizer;
@@ -192,17 +194,30 @@ async function main(): Promise<void> {
   console.log(`\nPanels, extension host side (this process; ms, median of ${REPEAT}; ${load})\n`);
   printTable(["what", "episodes", "ms", "reference ms", "target ms"], rows);
 
-  if (values.vscode) vscodeTable(ws.dir);
+  if (values.vscode) vscodeTables(ws.dir);
+}
+
+/**
+ * The webviews' service-worker URL (scripts/vscode/webview-worker.mjs): later VS Code's, then VS
+ * Code 1.100's as shipped, whose every new webview after the first in a window waits for a new worker.
+ */
+const WEBVIEW_WORKERS = [
+  { flag: "fixed", title: "code-server 1.100 with later VS Code's webview service-worker URL" },
+  { flag: "as-shipped", title: "code-server 1.100 as shipped: a new service worker for each new webview" },
+] as const;
+
+function vscodeTables(workspace: string): void {
+  for (const webview of WEBVIEW_WORKERS) vscodeTable(workspace, webview);
 }
 
 /** Runs test/integration/panel-speed.test.ts in the real VS Code on this workspace and prints what it measured. */
-function vscodeTable(workspace: string): void {
+function vscodeTable(workspace: string, webview: (typeof WEBVIEW_WORKERS)[number]): void {
   const out = join(WORK, "vscode-timings.json");
   rmSync(out, { force: true });
   // The first open in VS Code is measured cold: no text cache from the host-side runs above.
   for (const d of readdirSync(join(workspace, "runs"), { withFileTypes: true })) if (d.isDirectory()) rmSync(runFile(join(workspace, "runs", d.name), "textIndex"), { force: true });
   try {
-    execFileSync(process.execPath, [join(ROOT, "scripts", "vscode", "run-integration.mjs"), "--suite", "fixture", "--workspace", workspace, "--grep", "panel speed"], {
+    execFileSync(process.execPath, [join(ROOT, "scripts", "vscode", "run-integration.mjs"), "--suite", "fixture", "--workspace", workspace, "--grep", "panel speed", "--webview-worker", webview.flag], {
       stdio: "inherit",
       env: { ...process.env, AGENT_LAB_IT_PANEL_TIMINGS: out },
     });
@@ -216,7 +231,7 @@ function vscodeTable(workspace: string): void {
   const timings = [...read.filter(isReference), ...read.filter((t) => !isReference(t))];
   const target = (t: (typeof timings)[number]) => (isReference(t) ? "(reference)" : t.panel.startsWith("trace") ? (t.episodes > 1000 ? "≤ 500" : "≤ 300") : t.episodes > 1000 ? "" : "≤ 500");
   const load = `${cpus().length} cores, load average ${loadavg().map((x) => x.toFixed(1)).join(" / ")}`;
-  console.log(`\nPanels in the real VS Code (code-server 1.100 + Chromium; ms from the command or click; ${load})\n`);
+  console.log(`\nPanels in the real VS Code (${webview.title}; Chromium; ms from the command or click; ${load})\n`);
   printTable(
     ["panel", "run", "episodes", "first frame", "interactive", "whole list", "webview script start", "interactive − script start", "host: index / tokenizer / episode view", "target (interactive)"],
     // A reused panel's script started before the click: no webview start in its time.

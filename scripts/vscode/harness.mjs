@@ -9,6 +9,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { useWebviewWorker } from "./webview-worker.mjs";
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const hostDir = path.join(root, "vscode-host");
@@ -67,8 +68,11 @@ const QUIET_SETTINGS = {
  * Starts code-server. `env` is added to the server's environment, which the extension host
  * inherits: the suite reads its fixture paths from there.
  * `extensionsDir` lets the .vsix check install an extension before the server starts.
+ * `webviewWorker`: "fixed" (later VS Code's webview service-worker URL) or "as-shipped"
+ * (VS Code 1.100's); see webview-worker.mjs.
  */
-export async function startCodeServer({ settings = {}, env = {}, extensionsDir } = {}) {
+export async function startCodeServer({ settings = {}, env = {}, extensionsDir, webviewWorker = "fixed" } = {}) {
+  useWebviewWorker(codeServerDir, webviewWorker);
   const tmp = mkdtempSync(path.join(tmpdir(), "agent-lab-vscode-"));
   const data = path.join(tmp, "data");
   const ext = extensionsDir ?? path.join(tmp, "ext");

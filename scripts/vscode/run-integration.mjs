@@ -7,8 +7,12 @@
 // folder (test/integration/empty-workspace/*.test.ts: what a new user sees, e.g. the offline pipeline).
 //
 // Usage: node scripts/vscode/run-integration.mjs [--grep PATTERN] [--suite fixture|empty|all] [--workspace DIR]
+//        [--webview-worker fixed|as-shipped]
 // --workspace DIR opens an existing folder as the fixture workspace (kept afterwards) instead of making
 // one: bench/panels/run.ts --vscode runs the panel-speed tests on its 10,000-episode runs this way.
+// --webview-worker: the webviews' service-worker URL, later VS Code's (fixed, the default) or VS Code
+// 1.100's as shipped, which makes every new webview after the first wait about a second
+// (scripts/vscode/webview-worker.mjs).
 // Env: AGENT_LAB_IT_TIMEOUT_MS (whole suite, default 300000), VSCODE_LOG=1 (workbench chatter too),
 //      VSCODE_DEBUG=1 (browser console), KEEP_TMP=1 (keep user data, logs and the fixture), CHROMIUM_PATH.
 // Ends with "integration: N passed, N failed" and exits non-zero when anything failed or never ran.
@@ -17,12 +21,17 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { root, missingPrerequisite, startCodeServer, launchChromium, runExtensionTests } from "./harness.mjs";
+import { WEBVIEW_WORKER_MODES } from "./webview-worker.mjs";
 import { buildSuite } from "./build-suite.mjs";
 import { makeFixtureWorkspace } from "./fixture.mjs";
 
-const { values: args } = parseArgs({ options: { grep: { type: "string" }, suite: { type: "string", default: "all" }, workspace: { type: "string" } } });
+const { values: args } = parseArgs({ options: { grep: { type: "string" }, suite: { type: "string", default: "all" }, workspace: { type: "string" }, "webview-worker": { type: "string", default: "fixed" } } });
 if (!["fixture", "empty", "all"].includes(args.suite)) {
   console.error(`[integration] --suite must be fixture, empty or all, got "${args.suite}"`);
+  process.exit(2);
+}
+if (!WEBVIEW_WORKER_MODES.includes(args["webview-worker"])) {
+  console.error(`[integration] --webview-worker must be ${WEBVIEW_WORKER_MODES.join(" or ")}, got "${args["webview-worker"]}"`);
   process.exit(2);
 }
 const sessions = args.suite === "all" ? ["fixture", "empty"] : [args.suite];
@@ -59,6 +68,7 @@ const total = { passes: 0, failures: 0, pending: 0 };
 let reported = 0;
 try {
   cs = await startCodeServer({
+    webviewWorker: args["webview-worker"],
     env: {
       ...(fixture ? { AGENT_LAB_IT_WORKSPACE: fixture.dir } : {}),
       AGENT_LAB_IT_EMPTY_WORKSPACE: emptyDir,
