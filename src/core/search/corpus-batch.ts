@@ -6,7 +6,7 @@
  */
 import { stemEnglish } from "./english-stemmer";
 import { sortTerms } from "./term-order";
-import { ENGLISH_STOPWORDS, forEachWordSpan } from "./tokenizer";
+import { ENGLISH_STOPWORDS, forEachWordSpan, ownCopy } from "./tokenizer";
 import { MISSING, WordTable } from "./word-table";
 
 export interface BatchRequest {
@@ -77,7 +77,7 @@ export class CorpusBatcher {
       if (id === MISSING) {
         id = this.stemIds.size;
         this.stemIds.add(id);
-        this.stems.push(stem);
+        this.stems.push(ownCopy(stem));
         newTerms.push(stem);
         if (2 * id >= this.seen.length) {
           const seen = new Int32Array(2 * this.seen.length).fill(-1);
