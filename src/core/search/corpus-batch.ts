@@ -77,8 +77,10 @@ export class CorpusBatcher {
       if (id === MISSING) {
         id = this.stemIds.size;
         this.stemIds.add(id);
-        this.stems.push(ownCopy(stem));
-        newTerms.push(stem);
+        // Kept for the whole build (here, and by the builder when no worker thread runs this).
+        const own = ownCopy(stem);
+        this.stems.push(own);
+        newTerms.push(own);
         if (2 * id >= this.seen.length) {
           const seen = new Int32Array(2 * this.seen.length).fill(-1);
           seen.set(this.seen);
