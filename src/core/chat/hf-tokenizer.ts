@@ -7,6 +7,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { FileFormatError, UserError } from "../errors";
+import { useWordMemo } from "./bpe-word-memo";
 import type { ChatMessage, ChatTokenizer } from "./tokenizer";
 
 /** The slice of transformers.js' PreTrainedTokenizer this module uses (its own types are loose). */
@@ -192,6 +193,7 @@ async function loadVocabulary(source: string, options: LoadTokenizerOptions): Pr
     }
     // An absolute path is never taken for a hub id, and local_files_only forbids any download.
     const tok = (await AutoTokenizer.from_pretrained(folder, { local_files_only: true })) as unknown as HfTokenizer;
+    useWordMemo(tok);
     const files = ["tokenizer.json", "tokenizer_config.json"].map((f) => readFileSync(join(folder, f)));
     const separate = join(folder, TEMPLATE_FILE);
     return {
@@ -207,6 +209,7 @@ async function loadVocabulary(source: string, options: LoadTokenizerOptions): Pr
   } catch (e) {
     throw new UserError(`could not load tokenizer "${source}" from the Hugging Face hub or its cache: ${(e as Error).message}`);
   }
+  useWordMemo(tok);
   // The hub id (revision main) already identifies the repo's own template file.
   const separateTemplate = tok.chat_template ? undefined : { text: await hubChatTemplate(source, env), tagName: false };
   return { tok, name: source, separateTemplate };
