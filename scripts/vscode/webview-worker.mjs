@@ -22,11 +22,16 @@ const WITHOUT_ID = "&remoteAuthority=";
 const INLINE_SCRIPT = /<script async type="module">([\s\S]*?)<\/script>/;
 const SCRIPT_HASH = /script-src 'sha256-[A-Za-z0-9+/=]+'/;
 
+/** The installed webview page, and where its bytes as shipped are kept once it has been changed. */
+export function webviewPage(codeServerDir) {
+  const page = path.join(codeServerDir, ...PAGE);
+  return { page, shipped: `${page}.shipped` };
+}
+
 /** Writes the webview page for `mode` into the code-server install at `codeServerDir`. */
 export function useWebviewWorker(codeServerDir, mode) {
   if (!WEBVIEW_WORKER_MODES.includes(mode)) throw new Error(`webview worker mode "${mode}": use one of ${WEBVIEW_WORKER_MODES.join(", ")}`);
-  const page = path.join(codeServerDir, ...PAGE);
-  const shipped = `${page}.shipped`;
+  const { page, shipped } = webviewPage(codeServerDir);
   if (!existsSync(shipped)) copyFileSync(page, shipped);
   const original = readFileSync(shipped, "utf8");
   writeFileSync(page, mode === "as-shipped" ? original : withoutWebviewId(original, shipped));

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 // @ts-expect-error: a plain .mjs script of the test harness, without types
-import { useWebviewWorker, withoutWebviewId } from "../../../scripts/vscode/webview-worker.mjs";
+import { useWebviewWorker, webviewPage, withoutWebviewId } from "../../../scripts/vscode/webview-worker.mjs";
 
 const sha = (s: string) => createHash("sha256").update(s).digest("base64");
 /** A page shaped like VS Code 1.100's webview host page: its CSP allows its inline script by hash. */
@@ -26,19 +26,21 @@ describe("scripts/vscode/webview-worker: the test host's webview service-worker 
     assert.throws(() => withoutWebviewId(page(SCRIPT, sha("another script")), "x/index.html"), message);
   });
 
-  const installed = join(__dirname, "..", "..", "..", "vscode-host", "node_modules", "code-server");
-  const pre = ["lib", "vscode", "out", "vs", "workbench", "contrib", "webview", "browser", "pre"];
+  const installed = webviewPage(join(__dirname, "..", "..", "..", "vscode-host", "node_modules", "code-server")) as { page: string; shipped: string };
   it("switches an installed code-server's page between fixed and as shipped, the shipped bytes kept", function () {
-    if (!existsSync(join(installed, ...pre, "index.html"))) return this.skip(); // VS Code not installed here (npm run setup:vscode)
+    if (!existsSync(installed.page)) return this.skip(); // VS Code not installed here (npm run setup:vscode)
     const copy = mkdtempSync(join(tmpdir(), "agent-lab-webview-"));
     try {
-      const shipped = readFileSync(join(installed, ...pre, "index.html.shipped"), "utf8");
-      cpSync(join(installed, ...pre, "index.html.shipped"), join(copy, ...pre, "index.html"), { recursive: true });
+      // Until a VS Code run has changed it, the installed page is still as shipped.
+      const shipped = readFileSync(existsSync(installed.shipped) ? installed.shipped : installed.page, "utf8");
+      const page = webviewPage(copy).page as string;
+      mkdirSync(dirname(page), { recursive: true });
+      writeFileSync(page, shipped);
       useWebviewWorker(copy, "fixed");
-      const fixed = readFileSync(join(copy, ...pre, "index.html"), "utf8");
+      const fixed = readFileSync(page, "utf8");
       assert.ok(shipped.includes("&id=${ID}&remoteAuthority=") && !fixed.includes("&id=${ID}"));
       useWebviewWorker(copy, "as-shipped");
-      assert.equal(readFileSync(join(copy, ...pre, "index.html"), "utf8"), shipped);
+      assert.equal(readFileSync(page, "utf8"), shipped);
       assert.throws(() => useWebviewWorker(copy, "patched"), /^Error: webview worker mode "patched": use one of fixed, as-shipped$/);
     } finally {
       rmSync(copy, { recursive: true, force: true });
