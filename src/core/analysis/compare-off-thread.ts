@@ -3,9 +3,8 @@
  * stays free to answer the webviews while ablate resamples (seconds at 10,000 episodes). One
  * worker per panel, started on its first request, stopped with the panel.
  */
-import { join } from "node:path";
 import type { Worker } from "node:worker_threads";
-import { findWorkerScript, startWorkerThread } from "../util/worker-thread";
+import { requireWorkerScript, startWorkerThread } from "../util/worker-thread";
 import type { CompareOrigin, CompareSetup } from "./compare-setup";
 import type { AblationReport } from "./report-types";
 
@@ -20,12 +19,7 @@ export interface CompareRequest {
 export type CompareReply = { id: number; ok: { report: AblationReport; setup: CompareSetup } } | { id: number; failed: string };
 
 /** The bundled worker next to the extension, or the .ts source next to this module (tests, tsx). */
-function workerScript(): string {
-  const names = ["compare-worker.js", "compare-worker.ts"];
-  const found = findWorkerScript(__dirname, names);
-  if (!found) throw new Error(`the Compare panel's worker is missing (looked for ${names.map((n) => join(__dirname, n)).join(", ")}); rebuild with npm run build`);
-  return found;
-}
+const workerScript = () => requireWorkerScript(__dirname, ["compare-worker.js", "compare-worker.ts"], "the Compare panel's worker");
 
 export class CompareWorker {
   private worker: Worker | undefined;

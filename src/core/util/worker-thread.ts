@@ -11,6 +11,13 @@ export function findWorkerScript(dir: string, names: readonly string[]): string 
   return names.map((n) => join(dir, n)).find((p) => existsSync(p));
 }
 
+/** Like findWorkerScript, for a worker the caller cannot do without: a missing one says which files and what to do. */
+export function requireWorkerScript(dir: string, names: readonly string[], what: string): string {
+  const found = findWorkerScript(dir, names);
+  if (!found) throw new Error(`${what} is missing (looked for ${names.map((n) => join(dir, n)).join(", ")}); rebuild with npm run build`);
+  return found;
+}
+
 /** A bundled .js starts directly; a .ts source goes through tsx's require hook. */
 export function startWorkerThread(script: string): Worker {
   if (!script.endsWith(".ts")) return new Worker(script);

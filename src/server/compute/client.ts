@@ -3,9 +3,8 @@
  * worker holds every model, so the event loop that serves HTTP never runs model code and keeps
  * answering (healthz, other sessions, long-polls) while a long sample or training step runs.
  */
-import { join } from "node:path";
 import type { Worker } from "node:worker_threads";
-import { findWorkerScript, startWorkerThread } from "../../core/util/worker-thread";
+import { requireWorkerScript, startWorkerThread } from "../../core/util/worker-thread";
 import { UserInputError } from "../model/errors";
 import type { ComputeJob, ComputeResult, JobFailure } from "./jobs";
 
@@ -24,12 +23,7 @@ export class ComputeError extends Error {
 }
 
 /** The bundled worker next to the CLI, or the .ts source next to this module (tests, tsx). */
-function workerScript(): string {
-  const names = ["local-backend-worker.js", "worker.ts"];
-  const found = findWorkerScript(__dirname, names);
-  if (!found) throw new Error(`the local backend's compute worker is missing (looked for ${names.map((n) => join(__dirname, n)).join(", ")}); rebuild with npm run build`);
-  return found;
-}
+const workerScript = () => requireWorkerScript(__dirname, ["local-backend-worker.js", "worker.ts"], "the local backend's compute worker");
 
 export class ComputeClient {
   private readonly worker: Worker;
