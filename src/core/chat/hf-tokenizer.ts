@@ -7,8 +7,8 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { FileFormatError, UserError } from "../errors";
-import { useWordMemo } from "./bpe-word-memo";
 import type { ChatMessage, ChatTokenizer } from "./tokenizer";
+import { wordIdsEncoder, type Encode } from "./word-ids-encoder";
 
 /** The slice of transformers.js' PreTrainedTokenizer this module uses (its own types are loose). */
 interface HfTokenizer {
@@ -42,14 +42,16 @@ function shortHash(...parts: (string | Buffer)[]): string {
 }
 
 class TransformersChatTokenizer implements ChatTokenizer {
+  private readonly tok: HfTokenizer;
+  readonly encode: Encode;
+
   constructor(
     readonly name: string,
-    private readonly tok: HfTokenizer,
+    vocabulary: LoadedVocabulary,
     private readonly chatTemplate: string | undefined,
-  ) {}
-
-  encode(text: string): number[] {
-    return this.tok.encode(text, { add_special_tokens: false });
+  ) {
+    this.tok = vocabulary.tok;
+    this.encode = vocabulary.encode;
   }
 
   decode(ids: readonly number[], options?: { skipSpecialTokens?: boolean }): string {
@@ -120,6 +122,8 @@ const cache = new Map<string, Promise<ChatTokenizer>>();
 /** A parsed vocabulary, shared by every template paired with it. */
 interface LoadedVocabulary {
   tok: HfTokenizer;
+  /** Text to ids with no special tokens added: the memoizing encoder where the tokenizer allows it. */
+  encode: Encode;
   /** Hub id, or folder name + hash of its tokenizer files. */
   name: string;
   /** The repo's chat_template.jinja, used when tokenizer_config.json has no template. */
@@ -150,15 +154,15 @@ export function loadTokenizer(source: string, options: LoadTokenizerOptions = {}
     if (options.chatTemplate === undefined && isLocalSource(source)) refuseFolderWithoutTemplate(resolve(source));
     const vocab = await memo(vocabularies, JSON.stringify([source, options.cacheDir ?? null]), () => loadVocabulary(source, options));
     if (options.chatTemplate !== undefined) {
-      return new TransformersChatTokenizer(`${vocab.name}+template:${shortHash(options.chatTemplate)}`, vocab.tok, options.chatTemplate);
+      return new TransformersChatTokenizer(`${vocab.name}+template:${shortHash(options.chatTemplate)}`, vocab, options.chatTemplate);
     }
-    if (vocab.tok.chat_template) return new TransformersChatTokenizer(vocab.name, vocab.tok, undefined);
+    if (vocab.tok.chat_template) return new TransformersChatTokenizer(vocab.name, vocab, undefined);
     const separate = vocab.separateTemplate;
     if (!separate) {
       throw new UserError(`tokenizer ${vocab.name} has no chat template (neither in tokenizer_config.json nor ${TEMPLATE_FILE}); give one as a .jinja file`);
     }
     const name = separate.tagName ? `${vocab.name}+template:${shortHash(separate.text)}` : vocab.name;
-    return new TransformersChatTokenizer(name, vocab.tok, separate.text);
+    return new TransformersChatTokenizer(name, vocab, separate.text);
   });
 }
 
@@ -193,11 +197,11 @@ async function loadVocabulary(source: string, options: LoadTokenizerOptions): Pr
     }
     // An absolute path is never taken for a hub id, and local_files_only forbids any download.
     const tok = (await AutoTokenizer.from_pretrained(folder, { local_files_only: true })) as unknown as HfTokenizer;
-    useWordMemo(tok);
     const files = ["tokenizer.json", "tokenizer_config.json"].map((f) => readFileSync(join(folder, f)));
     const separate = join(folder, TEMPLATE_FILE);
     return {
       tok,
+      encode: encoderOf(tok),
       name: `${basename(folder)}@${shortHash(...files)}`,
       separateTemplate: existsSync(separate) ? { text: readFileSync(separate, "utf8"), tagName: true } : undefined,
     };
@@ -209,8 +213,11 @@ async function loadVocabulary(source: string, options: LoadTokenizerOptions): Pr
   } catch (e) {
     throw new UserError(`could not load tokenizer "${source}" from the Hugging Face hub or its cache: ${(e as Error).message}`);
   }
-  useWordMemo(tok);
   // The hub id (revision main) already identifies the repo's own template file.
   const separateTemplate = tok.chat_template ? undefined : { text: await hubChatTemplate(source, env), tagName: false };
-  return { tok, name: source, separateTemplate };
+  return { tok, encode: encoderOf(tok), name: source, separateTemplate };
+}
+
+function encoderOf(tok: HfTokenizer): Encode {
+  return wordIdsEncoder(tok) ?? ((text) => tok.encode(text, { add_special_tokens: false }));
 }
