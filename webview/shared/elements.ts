@@ -1,6 +1,3 @@
 /** The @vscode-elements components the panels use, bundled into each panel script (nothing remote). */
 import "@vscode-elements/elements/dist/vscode-button/index.js";
-import "@vscode-elements/elements/dist/vscode-badge/index.js";
 import "@vscode-elements/elements/dist/vscode-checkbox/index.js";
-import "@vscode-elements/elements/dist/vscode-textfield/index.js";
-import "@vscode-elements/elements/dist/vscode-divider/index.js";
