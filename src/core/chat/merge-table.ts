@@ -25,12 +25,10 @@ export class MergeTable {
     return (Math.imul(left, 0x9e3779b1) ^ Math.imul(right, 0x85ebca6b)) >>> 0 & this.mask;
   }
 
-  /** Adds a merge unless the pair already has one (the first, lowest rank wins, as in the library). */
+  /** Adds a merge; a pair added again takes the later rank, as transformers.js' rank map does. */
   add(left: number, right: number, rank: number, merged: number): void {
     let i = this.slot(left, right);
-    for (; this.lefts[i] !== -1; i = (i + 1) & this.mask) {
-      if (this.lefts[i] === left && this.rights[i] === right) return;
-    }
+    while (this.lefts[i] !== -1 && !(this.lefts[i] === left && this.rights[i] === right)) i = (i + 1) & this.mask;
     this.lefts[i] = left;
     this.rights[i] = right;
     this.ranks[i] = rank;

@@ -8,10 +8,11 @@
  * (real paragraphs have more distinct words: 25,585 in HotpotQA's 3,075 dev paragraphs), then maps
  * each piece to its id, about 11–15 µs a token on real result turns, most of the harness's own time
  * per turn. A BPE model encodes each pre-tokenized word on its own, so a word's ids are a pure
- * function of the word: this memoizes them, keyed by the word before the byte-level mapping, and
- * calls transformers.js' own parts only for a word it has not seen. The ids are the library's by
- * construction (`test/unit/core/chat/word-ids-encoder.test.ts` checks them on real and hostile
- * text); a tokenizer of any other shape keeps the library's encode.
+ * function of the word: this uses the library's own added-token splitter, normalizer and split
+ * regex, memoizes each word's ids (keyed by the word before the byte-level mapping), and merges a
+ * word it has not seen over token ids (the library merges the rare word of more than 64 bytes).
+ * `test/unit/core/chat/word-ids-encoder.test.ts` checks the ids against the library's on real and
+ * hostile text; a tokenizer of any other shape keeps the library's encode.
  */
 
 import { MergeTable } from "./merge-table";
