@@ -225,7 +225,7 @@ function vscodeTable(workspace: string, webview: (typeof WEBVIEW_WORKERS)[number
     console.error(`the VS Code run failed: ${(e as Error).message.split("\n")[0]}`);
   }
   if (!existsSync(out)) return;
-  const read = JSON.parse(readFileSync(out, "utf8")) as { panel: string; run: string; episodes: number; firstFrameMs: number; interactiveMs: number; scriptMs: number; wholeListMs?: number; host: Record<string, number> }[];
+  const read = JSON.parse(readFileSync(out, "utf8")) as { panel: string; run: string; episodes: number; firstFrameMs: number; interactiveMs: number; scriptMs: number; wholeListMs?: number; controlsMs?: number; host: Record<string, number> }[];
   // The reference first: what VS Code spends on any new webview, against which the new-panel rows read.
   const isReference = (t: (typeof read)[number]) => t.panel.startsWith("reference");
   const timings = [...read.filter(isReference), ...read.filter((t) => !isReference(t))];
@@ -233,9 +233,9 @@ function vscodeTable(workspace: string, webview: (typeof WEBVIEW_WORKERS)[number
   const load = `${cpus().length} cores, load average ${loadavg().map((x) => x.toFixed(1)).join(" / ")}`;
   console.log(`\nPanels in the real VS Code (${webview.title}; Chromium; ms from the command or click; ${load})\n`);
   printTable(
-    ["panel", "run", "episodes", "first frame", "interactive", "whole list", "webview script start", "interactive − script start", "host: index / tokenizer / episode view", "target (interactive)"],
+    ["panel", "run", "episodes", "first frame", "interactive", "whole list", "controls defined", "webview script start", "interactive − script start", "host: index / tokenizer / episode view", "target (interactive)"],
     // A reused panel's script started before the click: no webview start in its time.
-    timings.map((t) => [t.panel, t.run, String(t.episodes || ""), String(t.firstFrameMs), String(t.interactiveMs), t.wholeListMs === undefined ? "" : String(t.wholeListMs), t.scriptMs < 0 ? "before (reused)" : String(t.scriptMs), t.scriptMs < 0 ? String(t.interactiveMs) : String(t.interactiveMs - t.scriptMs), t.panel.startsWith("trace") ? [t.host.indexMs, t.host.tokenizerMs, t.host.buildMs].map((x) => (x === undefined ? "–" : ms(x))).join(" / ") : "", target(t)]),
+    timings.map((t) => [t.panel, t.run, String(t.episodes || ""), String(t.firstFrameMs), String(t.interactiveMs), t.wholeListMs === undefined ? "" : String(t.wholeListMs), t.controlsMs === undefined ? "" : t.controlsMs < 0 ? "before (reused)" : String(t.controlsMs), t.scriptMs < 0 ? "before (reused)" : String(t.scriptMs), t.scriptMs < 0 ? String(t.interactiveMs) : String(t.interactiveMs - t.scriptMs), t.panel.startsWith("trace") ? [t.host.indexMs, t.host.tokenizerMs, t.host.buildMs].map((x) => (x === undefined ? "–" : ms(x))).join(" / ") : "", target(t)]),
   );
 }
 

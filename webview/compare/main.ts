@@ -6,7 +6,6 @@
  * episodes in this panel, aligned turn by turn) and pinned questions across every run. Every label
  * is the runs' environment's (compare-metrics.ts): F1 and EM for HotpotQA, accuracy once for GSM8K.
  */
-import "../shared/elements";
 import type { AblationReport, QuestionRow } from "../../src/core/analysis/report-types";
 import { compareMetrics, type CompareMetrics } from "../../src/core/analysis/compare-metrics";
 import { ORIGIN_LABELS } from "../../src/core/analysis/compare-origin";

@@ -8,13 +8,12 @@
  * their questions), a group for its G episodes side by side. Redrawn on each update; zoom, log and
  * smoothing survive the redraw.
  */
-import "../shared/elements";
 import type { GroupEpisodes } from "../../src/extension/panels/protocol";
 import type { CheckpointScore, DashboardView, Series } from "../../src/core/trace/dashboard-view";
 import { healthyBand, METRIC_GROUPS, metricGroup, metricLabel, orderMetrics, type MetricGroup } from "../../src/core/trace/metric-groups";
 import { chartFigure, createTimeChart, palette, type TimeChart } from "../shared/charts";
 import { formatNumber, formatUsdValue, isConstant, MAX_SMOOTHING } from "../shared/chart-math";
-import { append, clear, fmt, h } from "../shared/dom";
+import { append, clear, fmt, h, isChecked } from "../shared/dom";
 import { listen, loadingLine, markFirstFrame, send } from "../shared/host";
 import { renderStream } from "../trace/token-stream";
 
@@ -70,7 +69,7 @@ function metricFigure(key: string, lines: RunLine[], overlaid: boolean): HTMLEle
   charts.push(chart);
   const log = h("vscode-checkbox", { label: "log", class: "log-toggle", checked: logScale.has(key), title: "logarithmic y axis" });
   log.addEventListener("change", () => {
-    const on = (log as unknown as { checked: boolean }).checked;
+    const on = isChecked(log);
     if (on) logScale.add(key);
     else logScale.delete(key);
     chart.setLog(on);

@@ -53,6 +53,16 @@ export function svg(tag: string, attrs: Record<string, string | number | undefin
   return el;
 }
 
+/**
+ * A <vscode-checkbox>'s state, also before the element is defined (host.ts loads the elements
+ * after the first frame): until then its `checked` property does not exist and the attribute it
+ * was made with holds the state.
+ */
+export function isChecked(box: Element): boolean {
+  const checked = (box as { checked?: unknown }).checked;
+  return typeof checked === "boolean" ? checked : box.hasAttribute("checked");
+}
+
 export function clear(el: Element): void {
   while (el.firstChild) el.removeChild(el.firstChild);
 }

@@ -5,13 +5,12 @@
  * red with the diff, non-canonical splits of sampled tokens as information counted per run,
  * special tokens the model emitted marked as such — and the search's hits highlighted.
  */
-import "../shared/elements";
 import type { TraceRunInfo } from "../../src/extension/panels/protocol";
 import { filterRows, fromColumns, stepEpisode, visibleWindow, type EpisodeFilter, type EpisodeRow, type Outcome } from "../../src/core/trace/episode-list";
 import { OUTCOME_LABELS, OUTCOME_MEANINGS, OUTCOMES, outcomeOf } from "../../src/core/runs/outcome";
 import type { TraceEpisodeView } from "../../src/core/trace/trace-view";
 import { driftVerdict, NON_CANONICAL_EXPLAINED, type DriftReport, type RunDriftCounts } from "../../src/core/trace/drift";
-import { append, clear, fmt, h, usd } from "../shared/dom";
+import { append, clear, fmt, h, isChecked, usd } from "../shared/dom";
 import { listen, loadingLine, markFirstFrame, send, savedState, timings } from "../shared/host";
 import { highlightHits, markTokens, renderStream, splitPiece } from "./token-stream";
 
@@ -129,7 +128,7 @@ function num(input: HTMLInputElement): number | undefined {
 }
 
 function currentFilter(): EpisodeFilter {
-  const outcomes = outcomeBoxes.filter((b) => (b as unknown as { checked: boolean }).checked).map((b) => b.dataset.outcome as Outcome);
+  const outcomes = outcomeBoxes.filter(isChecked).map((b) => b.dataset.outcome as Outcome);
   return {
     outcomes,
     searches: { min: num(searchesMin), max: num(searchesMax) },
@@ -234,7 +233,7 @@ function renderEpisode(ep: TraceEpisodeView, preview = false): void {
   clear(detail);
   const goldText = { found: "gold in results", missing: "gold NOT in results", no_search: "no search", not_applicable: "yes/no question", unknown: "gold check unavailable" }[ep.gold];
   const shade = h("vscode-checkbox", { id: "shade-logprobs", label: "shade by logprob", checked: !detail.classList.contains("no-shade") });
-  shade.addEventListener("change", () => detail.classList.toggle("no-shade", !(shade as unknown as { checked: boolean }).checked));
+  shade.addEventListener("change", () => detail.classList.toggle("no-shade", !isChecked(shade)));
   const outcome = outcomeOf(ep);
   append(detail, [
     h(
