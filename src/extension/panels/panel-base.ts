@@ -4,6 +4,7 @@
  * picks, and state kept for the serializer.
  */
 import * as vscode from "vscode";
+import { readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { hostMessage, parseWebviewMessage, ProtocolError, type HostMessage, type PanelState, type ProbeResult, type WebviewMessage } from "./protocol";
 import { makeNonce, panelHtml } from "./webview-html";
@@ -21,6 +22,15 @@ export interface ProbeAnswer {
 
 export function webviewRoot(context: vscode.ExtensionContext): vscode.Uri {
   return vscode.Uri.joinPath(context.extensionUri, "dist", "webview");
+}
+
+let stylesheet: { file: string; text: string } | undefined;
+
+/** dist/webview/panels.css, read once per extension host (every panel's page holds it). */
+function panelStylesheet(root: vscode.Uri): string {
+  const file = vscode.Uri.joinPath(root, "panels.css").fsPath;
+  if (stylesheet?.file !== file) stylesheet = { file, text: readFileSync(file, "utf8") };
+  return stylesheet.text;
 }
 
 export function webviewOptions(context: vscode.ExtensionContext): vscode.WebviewPanelOptions & vscode.WebviewOptions {
@@ -81,7 +91,7 @@ export abstract class Panel {
       title: this.panel.title,
       cspSource: webview.cspSource,
       scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(root, `${this.state.kind}.js`)).toString(),
-      styleUri: webview.asWebviewUri(vscode.Uri.joinPath(root, "panels.css")).toString(),
+      stylesheet: panelStylesheet(root),
       nonce: makeNonce(),
     });
     this.armLoadCheck();

@@ -64,10 +64,9 @@ export async function openPanelPage(browser: Browser, kind: "trace" | "compare" 
   await page.route(`${ORIGIN}/**`, async (route) => {
     const url = new URL(route.request().url());
     if (url.pathname === "/") {
-      const html = panelHtml({ kind, title: kind, cspSource: ORIGIN, scriptUri: `${ORIGIN}/${kind}.js`, styleUri: `${ORIGIN}/panels.css`, nonce: makeNonce() }).replace("<body ", `<body class="${theme}" `);
+      const html = panelHtml({ kind, title: kind, cspSource: ORIGIN, scriptUri: `${ORIGIN}/${kind}.js`, stylesheet: await stylesheet(), nonce: makeNonce() }).replace("<body ", `<body class="${theme}" `);
       return route.fulfill({ contentType: "text/html", body: html });
     }
-    if (url.pathname === "/panels.css") return route.fulfill({ contentType: "text/css", body: await stylesheet() });
     if (url.pathname === `/${kind}.js`) return route.fulfill({ contentType: "text/javascript", body: bundles.get(kind)! });
     return route.fulfill({ status: 404, body: "" });
   });

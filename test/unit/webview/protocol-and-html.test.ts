@@ -26,7 +26,9 @@ describe("webview: protocol and HTML shell", () => {
 
   it("builds HTML with a strict CSP and a nonce on every script and stylesheet", () => {
     const nonce = makeNonce();
-    const html = panelHtml({ kind: "trace", title: `Trace ${PAYLOADS[0]}`, cspSource: "https://file+.vscode-resource.vscode-cdn.net", scriptUri: "https://file+.vscode-resource.vscode-cdn.net/ext/dist/webview/trace.js", styleUri: "https://file+.vscode-resource.vscode-cdn.net/ext/dist/webview/panels.css", nonce });
+    // A stylesheet that tries to close its element: it stays inside it.
+    const stylesheet = "body { color: red } </style><b>out</b>";
+    const html = panelHtml({ kind: "trace", title: `Trace ${PAYLOADS[0]}`, cspSource: "https://file+.vscode-resource.vscode-cdn.net", scriptUri: "https://file+.vscode-resource.vscode-cdn.net/ext/dist/webview/trace.js", stylesheet, nonce });
     const csp = /<meta http-equiv="Content-Security-Policy" content="([^"]*)">/.exec(html)![1].replace(/&#39;/g, "'");
     assert.equal(csp, contentSecurityPolicy("https://file+.vscode-resource.vscode-cdn.net", nonce));
     assert.match(csp, /^default-src 'none'; /);
@@ -35,7 +37,9 @@ describe("webview: protocol and HTML shell", () => {
     const scripts = [...html.matchAll(/<script\b([^>]*)>/g)];
     assert.equal(scripts.length, 1);
     for (const [, attrs] of scripts) assert.match(attrs, new RegExp(`nonce="${nonce}"`));
-    assert.match(html, new RegExp(`<link rel="stylesheet" nonce="${nonce}"`));
+    const styles = [...html.matchAll(/<style\b([^>]*)>/g)];
+    assert.deepEqual(styles.map(([, attrs]) => attrs), [` nonce="${nonce}"`]);
+    assert.equal(html.match(/<\/style/g)!.length, 1, "the stylesheet's own </style is escaped");
     assert.doesNotMatch(html, /\son[a-z]+=/i, "no inline event handlers");
     assert.doesNotMatch(html, /<script>window/, "the title payload is escaped");
     assert.match(html, /<title>Trace &lt;script&gt;window.__pwned = 1&lt;\/script&gt;<\/title>/);
