@@ -25,7 +25,7 @@ export interface PanelPage {
   scriptUri: string;
   /**
    * The text of panels.css, put in the page: a stylesheet link was one more fetch through the
-   * webview's service worker that the script waited for (a new panel drew 30–100 ms sooner without).
+   * webview's service worker that the script waited for (bench/panels/README.md has the A/B).
    */
   stylesheet: string;
   nonce: string;
