@@ -26,11 +26,20 @@ export function webviewRoot(context: vscode.ExtensionContext): vscode.Uri {
 
 let stylesheet: { file: string; text: string } | undefined;
 
-/** dist/webview/panels.css, read once per extension host (every panel's page holds it). */
+/**
+ * dist/webview/panels.css, read once per extension host (every panel's page holds it). Without the
+ * file (an extension folder missing its build) the page comes up unstyled, as with a stylesheet
+ * link that found nothing.
+ */
 function panelStylesheet(root: vscode.Uri): string {
   const file = vscode.Uri.joinPath(root, "panels.css").fsPath;
-  if (stylesheet?.file !== file) stylesheet = { file, text: readFileSync(file, "utf8") };
-  return stylesheet.text;
+  if (stylesheet?.file === file) return stylesheet.text;
+  try {
+    stylesheet = { file, text: readFileSync(file, "utf8") };
+    return stylesheet.text;
+  } catch {
+    return ""; // unstyled rather than no panel at all; read again for the next page
+  }
 }
 
 export function webviewOptions(context: vscode.ExtensionContext): vscode.WebviewPanelOptions & vscode.WebviewOptions {
