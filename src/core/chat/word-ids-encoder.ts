@@ -215,7 +215,6 @@ function hasExpectedShape(parts: Partial<TokenizerInternals>, json: TokenizerJso
     compiled[0].pattern instanceof RegExp &&
     compiled[0].pattern.global &&
     typeof compiled[1].pre_tokenize_text === "function" &&
-    (compiled[1].byte_encoder === undefined || typeof compiled[1].byte_encoder === "object") &&
     typeof parts.model === "function" &&
     parts.model.tokens_to_ids instanceof Map &&
     !parts.model.fuse_unk &&
