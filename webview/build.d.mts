@@ -1,2 +1,4 @@
 export const PANEL_KINDS: string[];
 export function buildWebviews(outdir: string, options?: { minify?: boolean; sourcemap?: boolean }): Promise<void>;
+/** Throws, naming the file and line, when a built bundle cannot go inside the page's <script> element. */
+export function checkInlineSafe(file: string): void;

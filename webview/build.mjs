@@ -4,6 +4,7 @@
 import { build } from "esbuild";
 import { fileURLToPath } from "node:url";
 import { dirname, join } from "node:path";
+import { readFileSync } from "node:fs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const PANEL_KINDS = ["trace", "compare", "dashboard", "experiment"];
@@ -23,4 +24,17 @@ export async function buildWebviews(outdir, options = {}) {
     sourcemap: options.sourcemap ?? false,
     logLevel: "warning",
   });
+  for (const kind of PANEL_KINDS) checkInlineSafe(join(outdir, `${kind}.js`));
+}
+
+/**
+ * Each bundle goes inside the page's <script> element (webview-html.ts), which escapes "</script".
+ * "<!--" with "<script" after it would put the HTML parser in a state where even the real end tag
+ * does not close the element, and no escape of them is safe everywhere in JavaScript (a regular
+ * expression with the u flag rejects "\!"): a bundle that holds one fails the build.
+ */
+export function checkInlineSafe(file) {
+  const text = readFileSync(file, "utf8");
+  const found = /<!--|<script/i.exec(text);
+  if (found) throw new Error(`${file}:${text.slice(0, found.index).split("\n").length}: holds "${found[0]}", which would break the page's inline script; write it another way (e.g. "<" + "!--")`);
 }

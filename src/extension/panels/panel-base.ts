@@ -4,7 +4,7 @@
  * picks, and state kept for the serializer.
  */
 import * as vscode from "vscode";
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { hostMessage, parseWebviewMessage, ProtocolError, type HostMessage, type PanelState, type ProbeResult, type WebviewMessage } from "./protocol";
 import { makeNonce, panelHtml } from "./webview-html";
@@ -24,21 +24,26 @@ export function webviewRoot(context: vscode.ExtensionContext): vscode.Uri {
   return vscode.Uri.joinPath(context.extensionUri, "dist", "webview");
 }
 
-let stylesheet: { file: string; text: string } | undefined;
+/** Files of dist/webview read for a page, by path, with the size and mtime they were read at. */
+const pageFiles = new Map<string, { size: number; mtimeMs: number; text: string }>();
 
 /**
- * dist/webview/panels.css, read once per extension host (every panel's page holds it). Without the
- * file (an extension folder missing its build) the page comes up unstyled, as with a stylesheet
- * link that found nothing.
+ * A file of dist/webview (a panel's bundle, panels.css) as text, read again only when it changed
+ * (a rebuild while the extension runs). Undefined when it is missing: an extension folder
+ * without its build.
  */
-function panelStylesheet(root: vscode.Uri): string {
-  const file = vscode.Uri.joinPath(root, "panels.css").fsPath;
-  if (stylesheet?.file === file) return stylesheet.text;
+function webviewFile(root: vscode.Uri, name: string): string | undefined {
+  const file = vscode.Uri.joinPath(root, name).fsPath;
   try {
-    stylesheet = { file, text: readFileSync(file, "utf8") };
-    return stylesheet.text;
+    const stat = statSync(file);
+    const known = pageFiles.get(file);
+    if (known?.size === stat.size && known.mtimeMs === stat.mtimeMs) return known.text;
+    const text = readFileSync(file, "utf8");
+    pageFiles.set(file, { size: stat.size, mtimeMs: stat.mtimeMs, text });
+    return text;
   } catch {
-    return ""; // unstyled rather than no panel at all; read again for the next page
+    pageFiles.delete(file);
+    return undefined;
   }
 }
 
@@ -48,9 +53,10 @@ export function webviewOptions(context: vscode.ExtensionContext): vscode.Webview
 
 /**
  * How long a visible panel may take from its HTML to its script's "ready" before the HTML is set
- * again, and how many times. A webview whose script request went out before VS Code's resource
- * service worker controlled the page fails with ERR_NAME_NOT_RESOLVED on the vscode-cdn.net
- * resource host and stays on "Loading…" for good; a second load is served by the worker.
+ * again, and how many times. While the bundle was linked, a webview whose script request went
+ * out before VS Code's resource service worker controlled the page failed with
+ * ERR_NAME_NOT_RESOLVED and stayed on "Loading…" for good; the bundle is in the page now, and this
+ * stays for any other page that never comes up.
  */
 export const LOAD_TIMEOUT_MS = 6000;
 export const MAX_LOADS = 3;
@@ -95,12 +101,14 @@ export abstract class Panel {
     this.hostTimings.loads = this.loads;
     const root = webviewRoot(this.context);
     const webview = this.panel.webview;
+    const bundle = `${this.state.kind}.js`;
     webview.html = panelHtml({
       kind: this.state.kind,
       title: this.panel.title,
       cspSource: webview.cspSource,
-      scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(root, `${this.state.kind}.js`)).toString(),
-      stylesheet: panelStylesheet(root),
+      script: webviewFile(root, bundle) ?? { missing: `dist/webview/${bundle}` },
+      // Unstyled rather than no panel at all when the stylesheet is missing.
+      stylesheet: webviewFile(root, "panels.css") ?? "",
       nonce: makeNonce(),
     });
     this.armLoadCheck();

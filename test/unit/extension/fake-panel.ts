@@ -12,7 +12,6 @@ export function fakePanel(visible: boolean) {
   const state = { html: [] as string[], optionsSet: 0, visible, posted: [] as HostMessage[] };
   const webview = {
     cspSource: "https://webview.test",
-    asWebviewUri: (u: { fsPath: string }) => ({ toString: () => `https://webview.test${u.fsPath}` }),
     postMessage: async (m: HostMessage) => (state.posted.push(m), true),
     onDidReceiveMessage: (l: Listener) => (listeners.message.push(l), { dispose() {} }),
     set html(v: string) {

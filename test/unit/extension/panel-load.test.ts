@@ -1,11 +1,14 @@
 /**
- * A panel whose page never says "ready" (its script request failed, as with the two
- * ERR_NAME_NOT_RESOLVED errors of a webview whose first load raced VS Code's resource worker) gets
- * its page again with a fresh nonce while visible, a bounded number of times; once ready, never
- * again; a hidden panel waits until it is shown; options are not set again on a created panel;
- * a panel's first data goes out before "ready", and again only to a page loaded since.
+ * A panel whose page never says "ready" (as a linked script request that raced VS Code's resource
+ * worker once did, with ERR_NAME_NOT_RESOLVED) gets its page again with a fresh nonce while
+ * visible, a bounded number of times; once ready, never again; a hidden panel waits until it is
+ * shown; the page holds the bundle as it is on disk; options are not set again on a created
+ * panel; a panel's first data goes out before "ready", and again only to a page loaded since.
  */
 import { strict as assert } from "node:assert";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import { fakeContext, fakePanel } from "./fake-panel";
 import { installFakeVscode } from "./fake-vscode";
 
@@ -22,27 +25,52 @@ describe("extension: a panel reloads a page whose script never came up", () => {
     ({ Panel, MAX_LOADS } = await import("../../../src/extension/panels/panel-base"));
   });
 
-  function make(visible: boolean, timeoutMs = 40) {
+  // An extension folder with a built compare bundle (the fake one at /ext has none).
+  let extension: string;
+  const bundle = () => join(extension, "dist", "webview", "compare.js");
+  before(() => {
+    extension = mkdtempSync(join(tmpdir(), "agent-lab-ext-"));
+    mkdirSync(dirname(bundle()), { recursive: true });
+  });
+  after(() => rmSync(extension, { recursive: true, force: true }));
+
+  function make(visible: boolean, timeoutMs = 40, context: { extensionUri: { fsPath: string } } = { extensionUri: { fsPath: extension } }) {
     const f = fakePanel(visible);
     class TestPanel extends Panel {
       protected static override loadTimeoutMs = timeoutMs;
       protected async onMessage(): Promise<void> {}
     }
-    const p = new TestPanel(f.panel as never, fakeContext as never, { kind: "compare", runDirs: ["/a", "/b"] }, "Compare");
+    const p = new TestPanel(f.panel as never, context as never, { kind: "compare", runDirs: ["/a", "/b"] }, "Compare");
     const ready = () => f.fromPage({ type: "ready" });
     return { ...f, p, ready };
   }
 
   it("sets the page again with a fresh nonce until ready, at most MAX_LOADS times", async () => {
+    writeFileSync(bundle(), 'document.title = "one";');
     const t = make(true);
     assert.equal(t.state.optionsSet, 0, "options come from createWebviewPanel, not set again");
     assert.equal(t.state.html.length, 1);
     await sleep(300);
     assert.equal(t.state.html.length, MAX_LOADS, "retried, then left alone");
     assert.equal(new Set(t.state.html.map(nonceOf)).size, MAX_LOADS, "a fresh nonce each time");
-    assert.match(t.state.html[0], /<script nonce="[^"]+" src="https:\/\/webview\.test\/ext\/dist\/webview\/compare\.js"><\/script>/);
+    assert.match(t.state.html[0], /<script nonce="[^"]+">document.title = "one";<\/script>/, "the bundle is in the page");
     assert.equal(t.p.hostTimings.loads, MAX_LOADS);
     t.p.dispose();
+  });
+
+  it("puts a rebuilt bundle in the next page, and says which bundle is missing without one", async () => {
+    writeFileSync(bundle(), 'document.title = "one";');
+    const t = make(true, 1000);
+    t.ready();
+    writeFileSync(bundle(), 'document.title = "two, rebuilt";');
+    const again = make(true, 1000);
+    again.ready();
+    assert.match(t.state.html[0], /"one"/);
+    assert.match(again.state.html[0], /"two, rebuilt"/);
+    const none = make(true, 1000, fakeContext);
+    none.ready();
+    assert.match(none.state.html[0], /<p class="error">Agent Lab's dist\/webview\/compare.js is missing: run npm run build in the extension's folder, then reopen the panel.<\/p>/);
+    for (const x of [t, again, none]) x.p.dispose();
   });
 
   it("stops checking once the page is ready", async () => {

@@ -1,6 +1,6 @@
 /**
  * A panel's real HTML (panelHtml: CSP with a nonce) and bundle in headless Chromium, the engine
- * VS Code's webviews run on, through playwright-core. Resources are served from a fake webview
+ * VS Code's webviews run on, through playwright-core. The page is served from a fake webview
  * origin; VS Code's acquireVsCodeApi is stood in for. CSP violations and page errors are recorded.
  * Tests skip (with a reason) when Chromium is not installed.
  */
@@ -64,10 +64,9 @@ export async function openPanelPage(browser: Browser, kind: "trace" | "compare" 
   await page.route(`${ORIGIN}/**`, async (route) => {
     const url = new URL(route.request().url());
     if (url.pathname === "/") {
-      const html = panelHtml({ kind, title: kind, cspSource: ORIGIN, scriptUri: `${ORIGIN}/${kind}.js`, stylesheet: await stylesheet(), nonce: makeNonce() }).replace("<body ", `<body class="${theme}" `);
+      const html = panelHtml({ kind, title: kind, cspSource: ORIGIN, script: bundles.get(kind)!, stylesheet: await stylesheet(), nonce: makeNonce() }).replace("<body ", `<body class="${theme}" `);
       return route.fulfill({ contentType: "text/html", body: html });
     }
-    if (url.pathname === `/${kind}.js`) return route.fulfill({ contentType: "text/javascript", body: bundles.get(kind)! });
     return route.fulfill({ status: 404, body: "" });
   });
   // A string, not a function: tsx would wrap a function's inner arrows in its __name helper.

@@ -4,11 +4,13 @@
  * webview sources for the HTML sinks they must never use.
  */
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { hostMessage, parseHostMessage, parseWebviewMessage, PROTOCOL_VERSION, ProtocolError, webviewMessage } from "../../../src/extension/panels/protocol";
 import { contentSecurityPolicy, escapeHtml, makeNonce, panelHtml } from "../../../src/extension/panels/webview-html";
 import { PAYLOADS } from "./webview-dom";
+import { checkInlineSafe } from "../../../webview/build.mjs";
 
 describe("webview: protocol and HTML shell", () => {
   it("stamps the protocol version and accepts only known types of this version", () => {
@@ -28,7 +30,9 @@ describe("webview: protocol and HTML shell", () => {
     const nonce = makeNonce();
     // A stylesheet that tries to close its element: it stays inside it.
     const stylesheet = "body { color: red } </style><b>out</b>";
-    const html = panelHtml({ kind: "trace", title: `Trace ${PAYLOADS[0]}`, cspSource: "https://file+.vscode-resource.vscode-cdn.net", scriptUri: "https://file+.vscode-resource.vscode-cdn.net/ext/dist/webview/trace.js", stylesheet, nonce });
+    // So does a script that tries to close its own (in any case).
+    const script = 'console.log("</script><b>out</b>", "</SCRIPT >");';
+    const html = panelHtml({ kind: "trace", title: `Trace ${PAYLOADS[0]}`, cspSource: "https://file+.vscode-resource.vscode-cdn.net", script, stylesheet, nonce });
     const csp = /<meta http-equiv="Content-Security-Policy" content="([^"]*)">/.exec(html)![1].replace(/&#39;/g, "'");
     assert.equal(csp, contentSecurityPolicy("https://file+.vscode-resource.vscode-cdn.net", nonce));
     assert.match(csp, /^default-src 'none'; /);
@@ -40,11 +44,32 @@ describe("webview: protocol and HTML shell", () => {
     const styles = [...html.matchAll(/<style\b([^>]*)>/g)];
     assert.deepEqual(styles.map(([, attrs]) => attrs), [` nonce="${nonce}"`]);
     assert.equal(html.match(/<\/style/g)!.length, 1, "the stylesheet's own </style is escaped");
+    assert.equal(html.match(/<\/script/gi)!.length, 1, "the script's own </script is escaped");
+    assert.ok(html.includes(`<script nonce="${nonce}">console.log("<\\/script><b>out</b>", "<\\/SCRIPT >");</script>`), "the script is in the page, escaped only there");
     assert.doesNotMatch(html, /\son[a-z]+=/i, "no inline event handlers");
     assert.doesNotMatch(html, /<script>window/, "the title payload is escaped");
     assert.match(html, /<title>Trace &lt;script&gt;window.__pwned = 1&lt;\/script&gt;<\/title>/);
     assert.notEqual(makeNonce(), makeNonce());
     assert.match(nonce, /^[A-Za-z0-9]{20,}$/);
+  });
+
+  it("says which bundle is missing and what to do, instead of a page that stays on Loading…", () => {
+    const html = panelHtml({ kind: "compare", title: "Compare", cspSource: "https://x", script: { missing: "dist/webview/compare.js" }, stylesheet: "", nonce: makeNonce() });
+    assert.doesNotMatch(html, /<script/);
+    assert.match(html, /<p class="error">Agent Lab's dist\/webview\/compare.js is missing: run npm run build in the extension's folder, then reopen the panel.<\/p>/);
+  });
+
+  it("fails the build of a bundle holding what would keep the page's script element open", () => {
+    const dir = mkdtempSync(join(tmpdir(), "agent-lab-inline-"));
+    try {
+      const file = join(dir, "trace.js");
+      writeFileSync(file, 'const ok = "</script>";\nconst a = "<!--", b = "<SCRIPT>";\n');
+      assert.throws(() => checkInlineSafe(file), { message: `${file}:2: holds "<!--", which would break the page's inline script; write it another way (e.g. "<" + "!--")` });
+      writeFileSync(file, 'const ok = "</script>";\n');
+      checkInlineSafe(file); // the end tag alone is escaped in the page
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("escapes every HTML-significant character", () => {
