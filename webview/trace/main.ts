@@ -138,11 +138,17 @@ function currentFilter(): EpisodeFilter {
   };
 }
 
+/** Whether the list holds every row of the run (not only its first ones, with the rest on the way). */
+function listIsWhole(r: TraceRunInfo): boolean {
+  return r.total !== null && r.rows.length >= r.total;
+}
+
 function applyFilter(): void {
   if (!run) return;
   visible = filterRows(run.rows, currentFilter());
   // Until the rest of a long list is in, the filters see its first rows only: say so.
-  countLine.textContent = run.rows.length < run.total ? `${visible.length} of the first ${run.rows.length} of ${run.total} episodes (listing the rest…)` : `${visible.length} of ${run.rows.length} episodes`;
+  const of = run.total === null ? "" : ` of ${run.total}`;
+  countLine.textContent = listIsWhole(run) ? `${visible.length} of ${run.rows.length} episodes` : `${visible.length} of the first ${run.rows.length}${of} episodes (listing the rest…)`;
   listSpacer.style.height = `${visible.length * ROW_HEIGHT}px`;
   drawList();
 }
@@ -419,12 +425,12 @@ listen((m) => {
     // The same run again (its gold marks, more episodes): keep the rows past the new message's
     // first ones until its trace/rows replaces them, so the list does not shrink meanwhile.
     const before: EpisodeRow[] = run?.runDir === m.run.runDir ? run.rows : [];
-    const rows = m.run.rows.length < m.run.total ? m.run.rows.concat(before.slice(m.run.rows.length, m.run.total)) : m.run.rows;
+    const rows = listIsWhole(m.run) ? m.run.rows : m.run.rows.concat(before.slice(m.run.rows.length, m.run.total ?? undefined));
     run = { ...m.run, rows };
     renderRunHeader(m.run);
     applyFilter();
     markFirstFrame("listFrameAt");
-    if (m.run.rows.length >= m.run.total) markFirstFrame("listWholeFrameAt");
+    if (listIsWhole(m.run)) markFirstFrame("listWholeFrameAt");
   } else if (m.type === "trace/rows") {
     if (!run || m.runDir !== run.runDir || m.from > run.rows.length) return; // another run's, or not after what is here
     run.rows = run.rows.slice(0, m.from).concat(fromColumns(m.rows));

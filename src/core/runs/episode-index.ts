@@ -10,7 +10,7 @@
  * A line written in another key order falls back to parsing the whole line. Rules as readEpisodes:
  * a torn last line is skipped, the first of two lines with one id wins, a bad record names file:line.
  */
-import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from "node:fs";
+import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
 import { FileFormatError } from "../errors";
 import { checkEpisodeRecord, type EpisodeField } from "./episode-record";
 import { episodesPath, type EpisodeRecord } from "./run-files";
@@ -36,32 +36,102 @@ export interface EpisodeIndex {
   size: number;
   mtimeMs: number;
   episodes: IndexedEpisode[];
+  /** False when indexing stopped at `limit` episodes: there may be more. */
+  complete: boolean;
 }
 
 const HEAD_END = Buffer.from(',"prompt":');
+/** Bytes read at a time (more for a longer line): a whole-file read of a 40 MB run cost more than its parsing. */
+const CHUNK_BYTES = 1 << 20;
 
-/** Indexes a run's episodes.jsonl (an empty index when the file does not exist yet). */
-export function indexEpisodes(runDir: string): EpisodeIndex {
-  const file = episodesPath(runDir);
-  if (!existsSync(file)) return { file, size: 0, mtimeMs: 0, episodes: [] };
-  const stat = statSync(file);
-  const buf = readFileSync(file);
-  const episodes: IndexedEpisode[] = [];
-  const seen = new Set<string>();
-  let line = 0;
-  for (let start = 0; start < buf.length; ) {
-    let end = buf.indexOf(0x0a, start);
-    const torn = end < 0;
-    if (torn) end = buf.length;
-    line++;
-    const head = parseHead(buf, start, end, file, line, torn);
-    if (head && !seen.has(head.id)) {
-      seen.add(head.id);
-      episodes.push({ head, offset: start, length: end - start, line });
-    }
-    start = end + 1;
+/**
+ * Indexes episodes.jsonl a chunk at a time, up to its size when the scan began (what an eval
+ * appends meanwhile is for the next index: the stamp says the file changed). Each step opens the
+ * file anew, so a scan left unfinished holds nothing open.
+ */
+export class EpisodeScan {
+  readonly file: string;
+  private readonly index: EpisodeIndex;
+  private readonly seen = new Set<string>();
+  private buf = Buffer.allocUnsafe(0);
+  /** Bytes of buf holding file data (from `at`); the file offset of buf[0]; lines so far. */
+  private held = 0;
+  private at = 0;
+  private line = 0;
+
+  constructor(runDir: string, private readonly limit = Infinity) {
+    this.file = episodesPath(runDir);
+    const stat = existsSync(this.file) ? statSync(this.file) : undefined;
+    this.index = { file: this.file, size: stat?.size ?? 0, mtimeMs: stat?.mtimeMs ?? 0, episodes: [], complete: false };
   }
-  return { file, size: stat.size, mtimeMs: stat.mtimeMs, episodes };
+
+  /** The index so far; whole once step() has returned false. */
+  get result(): EpisodeIndex {
+    return this.index;
+  }
+
+  /** Indexes the next chunk's lines; false once the file or the limit is reached. */
+  step(): boolean {
+    const { index } = this;
+    if (this.done()) return false;
+    if (this.buf.length === 0) this.buf = Buffer.allocUnsafe(CHUNK_BYTES);
+    else if (this.held > this.buf.length / 2) {
+      // A line longer than half the buffer: room for more of it.
+      const grown = Buffer.allocUnsafe(this.buf.length * 2);
+      this.buf.copy(grown, 0, 0, this.held);
+      this.buf = grown;
+    }
+    const want = Math.min(this.buf.length - this.held, index.size - this.at - this.held);
+    const got = want > 0 ? readAt(this.file, this.buf, this.held, want, this.at + this.held) : 0;
+    this.held += got;
+    const last = got < want || this.at + this.held >= index.size;
+    const data = this.buf.subarray(0, this.held);
+    let start = 0;
+    while (start < this.held && index.episodes.length < this.limit) {
+      let end = data.indexOf(0x0a, start);
+      if (end < 0 && !last) break; // the line goes on in the next chunk
+      const torn = end < 0;
+      if (torn) end = this.held;
+      this.line++;
+      const head = parseHead(this.buf, start, end, this.file, this.line, torn);
+      if (head && !this.seen.has(head.id)) {
+        this.seen.add(head.id);
+        index.episodes.push({ head, offset: this.at + start, length: end - start, line: this.line });
+      }
+      start = end + 1;
+    }
+    this.buf.copy(this.buf, 0, Math.min(start, this.held), this.held);
+    this.at += start;
+    this.held = Math.max(0, this.held - start);
+    if (last && this.held === 0) index.complete = true;
+    return !this.done();
+  }
+
+  private done(): boolean {
+    return this.index.complete || this.index.episodes.length >= this.limit;
+  }
+}
+
+function readAt(file: string, buf: Buffer, offset: number, length: number, position: number): number {
+  const fd = openSync(file, "r");
+  try {
+    let got = 0;
+    while (got < length) {
+      const n = readSync(fd, buf, offset + got, length - got, position + got);
+      if (n === 0) break;
+      got += n;
+    }
+    return got;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Indexes a run's episodes.jsonl (an empty index when the file does not exist yet), or its first `limit` episodes. */
+export function indexEpisodes(runDir: string, limit = Infinity): EpisodeIndex {
+  const scan = new EpisodeScan(runDir, limit);
+  while (scan.step());
+  return scan.result;
 }
 
 /** Whether the file changed since the index was made (size or mtime). */

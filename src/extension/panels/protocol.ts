@@ -65,8 +65,11 @@ export interface TraceRunInfo {
    * one message is most of a reused panel's open.
    */
   rows: EpisodeRow[];
-  /** How many rows the run's list has. */
-  total: number;
+  /**
+   * How many rows the run's list has; null while the host has indexed only the first ones (a
+   * long run: the run is posted again with its total, then its rest, after the first frame).
+   */
+  total: number | null;
   /** Null until the run's result text has been decoded (posted again when done). */
   gold: GoldInResultsCounts | null;
   tokenizerProblem?: string;

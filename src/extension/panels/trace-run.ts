@@ -16,7 +16,7 @@ import { basename } from "node:path";
 import type { ChatTokenizer } from "../../core/chat/tokenizer";
 import type { EnvItem, Environment } from "../../core/envs/types";
 import type { RunManifest } from "../../core/runs/manifest";
-import { indexEpisodes, readIndexedEpisode, readIndexedEpisodes, type EpisodeIndex, type IndexedEpisode } from "../../core/runs/episode-index";
+import { EpisodeScan, indexEpisodes, readIndexedEpisode, readIndexedEpisodes, type EpisodeIndex, type IndexedEpisode } from "../../core/runs/episode-index";
 import { EPISODES_FILE, readRunHead, type EpisodeRecord } from "../../core/runs/run-files";
 import { toColumns, type EpisodeRow } from "../../core/trace/episode-list";
 import { tokenizerForRun } from "../../core/runs/run-tokenizer";
@@ -26,6 +26,7 @@ import { RunSearch } from "../../core/trace/run-search";
 import { readTextCache, TEXT_CACHE_FORMAT, writeTextCache } from "../../core/trace/run-text-cache";
 import { buildTraceView } from "../../core/trace/trace-view";
 import { watchRunFiles, type FolderWatch } from "./folder-watch";
+import { afterSent } from "./after-sent";
 import type { HostBody } from "./panel-base";
 import { LIST_HEAD_ROWS, type PanelState, type TraceRunInfo, type WebviewMessage } from "./protocol";
 import { episodeRows } from "./trace-panel-rows";
@@ -73,7 +74,9 @@ export interface TraceSink {
 }
 
 export class TraceRun {
+  /** The list's first rows only (LIST_HEAD_ROWS) until wholeIndex has run, unless the run is no longer. */
   private index: EpisodeIndex | undefined;
+  private wholeIndexScan: Promise<void> | undefined;
   private readonly byId = new Map<string, IndexedEpisode>();
   private tokenizerLoad: Promise<void> = Promise.resolve();
   private tokenizer: ChatTokenizer | undefined;
@@ -167,6 +170,7 @@ export class TraceRun {
   private postSearch(): void {
     const query = this.lastQuery;
     if (query === undefined) return;
+    if (this.index && !this.index.complete) return void this.wholeIndex().then(() => this.postSearch());
     const t0 = performance.now();
     // Without a tokenizer no pass fills the index: index the light fields here (no result text).
     if (!this.search && this.tokenizerProblem && this.index) {
@@ -181,7 +185,7 @@ export class TraceRun {
   /** Everything before the first post, started at creation so it overlaps the webview's start. */
   private async open(): Promise<void> {
     // Let the panel's HTML go out to the webview first: the reads below hold the host's thread.
-    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise<void>((resolve) => afterSent(resolve));
     const head = readRunHead(this.runDir);
     // Training runs (GRPO episodes.jsonl) have their own manifest shape: read fields defensively.
     const manifest = head.manifest as Partial<RunManifest> | undefined;
@@ -200,18 +204,52 @@ export class TraceRun {
     this.environmentLoad = import("../../core/envs/registry").then((r) => {
       this.environment = r.environmentOfManifest(manifest);
     });
+    // The first frame needs the list's first rows: the rest of a long run is indexed after it
+    // (wholeIndex), in slices. An episode asked for by id that is not among them needs it all now.
     const t1 = performance.now();
-    this.setIndex(indexEpisodes(this.runDir));
+    let index = indexEpisodes(this.runDir, LIST_HEAD_ROWS);
+    const wanted = this.episodeId;
+    if (wanted && !index.complete && !index.episodes.some((e) => e.head.id === wanted)) index = indexEpisodes(this.runDir);
+    this.setIndex(index);
     this.hostTimings.indexMs = performance.now() - t1;
     this.info = {
       runDir: this.runDir,
       name: basename(this.runDir),
       model: manifest?.policy?.model,
       split: manifest?.split?.name,
-      rows: episodeRows(this.index!.episodes.map((e) => e.head)),
-      total: this.index!.episodes.length,
+      rows: episodeRows(index.episodes.map((e) => e.head)),
+      total: index.complete ? index.episodes.length : null,
       gold: null,
     };
+  }
+
+  /**
+   * The index of every episode, made after the first frame in slices that yield to the host
+   * (a 10,000-episode run: about 100 ms of parsing). The list's rest and the run-wide passes wait
+   * for it. Dropped when the run was reloaded meanwhile (that index is whole).
+   */
+  private wholeIndex(): Promise<void> {
+    return (this.wholeIndexScan ??= (async () => {
+      const partial = this.index;
+      if (!partial || partial.complete) return;
+      const t0 = performance.now();
+      const scan = new EpisodeScan(this.runDir);
+      try {
+        while (scan.step()) {
+          await new Promise((resolve) => setImmediate(resolve));
+          if (this.closed || this.index !== partial) return;
+        }
+      } catch (e) {
+        this.post({ type: "error", message: (e as Error).message }); // a line of the rest is bad: the first rows stay
+        return;
+      }
+      if (this.closed || this.index !== partial) return;
+      this.hostTimings.wholeIndexMs = performance.now() - t0;
+      this.setIndex(scan.result);
+      this.info!.rows = episodeRows(scan.result.episodes.map((e) => e.head));
+      this.info!.total = scan.result.episodes.length;
+      this.postRun();
+    })());
   }
 
   private useTokenizer(tok: LoadedTokenizer): void {
@@ -250,7 +288,7 @@ export class TraceRun {
    */
   private postRun(): void {
     const info = this.info!;
-    this.post({ type: "trace/run", run: { ...info, rows: info.rows.slice(0, LIST_HEAD_ROWS), total: info.rows.length } });
+    this.post({ type: "trace/run", run: { ...info, rows: info.rows.slice(0, LIST_HEAD_ROWS) } });
     if (this.listRestDue) this.postListRest();
   }
 
@@ -263,7 +301,8 @@ export class TraceRun {
   private releaseListRest(): void {
     if (this.listRestDue || !this.info) return;
     this.listRestDue = true;
-    this.postListRest();
+    if (this.index?.complete) this.postListRest();
+    else void this.wholeIndex(); // posts the run again with its rest when done
   }
 
   /** The tokenizer's problem goes in the run header, which the first post sent before the load ended. */
@@ -293,7 +332,7 @@ export class TraceRun {
     }
     if (!this.goldStarted) {
       this.goldStarted = true;
-      setTimeout(() => void this.readCache().then(() => this.computeGold()), 50);
+      setTimeout(() => void this.wholeIndex().then(() => this.readCache()).then(() => this.computeGold()), 50);
     }
   }
 
@@ -331,6 +370,7 @@ export class TraceRun {
       return;
     }
     this.info.rows = episodeRows(this.index!.episodes.map((e) => e.head)).map((r) => ({ ...r, gold: this.goldById.get(r.id) ?? "unknown" }));
+    this.info.total = this.index!.episodes.length;
     this.info.gold = null;
     this.postRun();
     const first = this.index!.episodes[0];
@@ -339,6 +379,7 @@ export class TraceRun {
   }
 
   private async showEpisode(id: string): Promise<void> {
+    if (!this.byId.has(id) && this.index && !this.index.complete) await this.wholeIndex();
     const entry = this.byId.get(id);
     if (!entry || !this.index) {
       this.post({ type: "error", message: `episode ${JSON.stringify(id)} is not in ${this.runDir}` });
@@ -357,7 +398,7 @@ export class TraceRun {
       this.post({ type: "trace/episode", episode: preview, buildMs: this.hostTimings.previewMs, preview: true });
       // Let the preview go out before the load's synchronous part holds the host's thread, and
       // the rest of the list after it: the page lays it out while the host is held.
-      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise<void>((resolve) => afterSent(resolve));
       this.releaseListRest();
     }
     await Promise.all([this.tokenizerLoad, this.environmentLoad]);

@@ -1,7 +1,8 @@
 /**
  * The trace panel on a 10,000-episode run (real episodes of the harness, each line written 3,334
- * times under its own id): the first message carries the list's first rows only and stays small,
- * the rest follows in one columnar message after the page's first frame, and head and rest
+ * times under its own id): the first message carries the list's first rows only (only they are
+ * indexed before it) and stays small, the rest follows in one columnar message after the page's
+ * first frame, and head and rest
  * together are every row of episodes.jsonl in order. And the tokenizer warmed ahead of the first
  * trace: the Runs tree asks for it once when it first lists a run with episodes, and a trace
  * opened after it decodes its first episode at once (no preview while a tokenizer loads).
@@ -81,18 +82,48 @@ describe("extension: the trace panel on a 10,000-episode run, and its tokenizer 
     }
   });
 
+  it("an episode past the first rows: opened at it, picked or searched for before the rest is indexed", async () => {
+    const { TracePanel } = await import("../../../src/extension/panels/trace-panel");
+    const episodes = (f: ReturnType<typeof fakePanel>) => f.state.posted.filter((m): m is Extract<HostMessage, { type: "trace/episode" }> => m.type === "trace/episode" && !m.preview);
+    const at = fakePanel(true);
+    const opened = new TracePanel(at.panel as never, fakeContext as never, runDir, ids[7000]);
+    const picked = fakePanel(true);
+    const listed = new TracePanel(picked.panel as never, fakeContext as never, runDir, undefined);
+    try {
+      await until("the episode it was opened at", () => episodes(at)[0]);
+      assert.equal(episodes(at)[0].episode.id, ids[7000]);
+      const run = at.state.posted.find((m): m is Extract<HostMessage, { type: "trace/run" }> => m.type === "trace/run")!;
+      assert.equal(run.run.total, EPISODES, "indexed whole at once to find it");
+      await until("the first episode", () => episodes(picked)[0]);
+      picked.fromPage({ type: "trace/select", episodeId: ids[9999] });
+      picked.fromPage({ type: "trace/search", query: ids[9998] });
+      await until("the picked episode", () => episodes(picked).find((m) => m.episode.id === ids[9999]));
+      await until("the search's answer", () => picked.state.posted.find((m) => m.type === "trace/searchResult" && m.query === ids[9998]));
+      assert.equal(picked.state.posted.filter((m) => m.type === "error").length, 0);
+    } finally {
+      opened.dispose();
+      listed.dispose();
+    }
+  });
+
   async function firstMessages(f: ReturnType<typeof fakePanel>): Promise<void> {
     const episode = await until("the first episode", () => f.state.posted.find((m) => m.type === "trace/episode"));
     assert.ok(episode.type === "trace/episode" && !episode.preview && episode.episode.decodeProblem === undefined, "the warmed tokenizer decodes the first episode at once");
-    const head = f.state.posted.find((m): m is Extract<HostMessage, { type: "trace/run" }> => m.type === "trace/run")!;
-    assert.equal(head.run.total, EPISODES);
+    const runs = () => f.state.posted.filter((m): m is Extract<HostMessage, { type: "trace/run" }> => m.type === "trace/run");
+    const head = runs()[0];
+    assert.equal(head.run.total, null, "only the first rows are indexed before the first frame");
     assert.equal(head.run.rows.length, LIST_HEAD_ROWS);
+    assert.ok(head.run.rows.every((r) => r.gold === "unknown"));
     const bytes = JSON.stringify(head).length;
     assert.ok(bytes < 64_000, `the first message is ${bytes} bytes`);
     await sleep(100);
     assert.equal(f.state.posted.filter((m) => m.type === "trace/rows").length, 0, "the rest waits for the page's first frame");
+    assert.equal(runs().length, 1, "so does the rest of the index");
     f.fromPage({ type: "trace/rendered", episodeId: ids[0], ms: 1, spans: 1, at: Date.now(), scriptAt: 0 });
     const rest = await until("the rest of the list", () => f.state.posted.find((m): m is Extract<HostMessage, { type: "trace/rows" }> => m.type === "trace/rows"));
+    const counted = runs()[1];
+    assert.equal(counted.run.total, EPISODES, "the run again with its total, before its rest");
+    assert.ok(f.state.posted.indexOf(counted) < f.state.posted.indexOf(rest));
     assert.equal(rest.runDir, runDir);
     assert.equal(rest.from, LIST_HEAD_ROWS);
     const all = [...head.run.rows, ...fromColumns(rest.rows)];

@@ -1,14 +1,16 @@
 /**
  * episodes.jsonl by byte offset: the index reads each line's light fields only, agrees with
  * readEpisodes (order, first id wins, torn tail skipped, file:line on a bad line), reads a line
- * written in another key order whole, and opening one episode reads back exactly its record.
+ * written in another key order whole, and opening one episode reads back exactly its record. It
+ * reads the file a chunk at a time (lines across chunks, lines longer than a chunk), can stop after
+ * the list's first rows, and indexes the file as it was when the scan began.
  */
 import { strict as assert } from "node:assert";
 import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FileFormatError } from "../../../../src/core/errors";
-import { HEAD_FIELDS, indexEpisodes, indexIsCurrent, readIndexedEpisode, readIndexedEpisodes } from "../../../../src/core/runs/episode-index";
+import { EpisodeScan, HEAD_FIELDS, indexEpisodes, indexIsCurrent, readIndexedEpisode, readIndexedEpisodes } from "../../../../src/core/runs/episode-index";
 import { appendEpisode, episodesPath, readEpisodes } from "../../../../src/core/runs/run-files";
 import { fakeRecord } from "./fakes";
 
@@ -69,5 +71,39 @@ describe("runs/episode-index", () => {
     assert.equal(indexIsCurrent(one), true);
     appendEpisode(dir, fakeRecord("b"));
     assert.equal(indexIsCurrent(one), false);
+  });
+
+  it("reads lines across chunks and lines longer than a chunk (1 MiB) as readEpisodes does", () => {
+    const records = Array.from({ length: 40 }, (_, i) => {
+      const n = i === 7 ? 700_000 : i === 21 ? 1_500_000 : 3_000 + ((i * 7919) % 20_000); // up to about 6 MB a line
+      return fakeRecord(`e${i}`, { question: `«${i}» ${"é".repeat(i)}?`, tokens: Array.from({ length: n }, (_, k) => k % 151_000), sampled: [] });
+    });
+    for (const r of records) appendEpisode(dir, r);
+    appendFileSync(episodesPath(dir), '{"id":"torn","question":"half');
+    const index = indexEpisodes(dir);
+    assert.equal(index.complete, true);
+    assert.deepEqual(index.episodes.map((e) => e.head.id), readEpisodes(dir).map((e) => e.id));
+    assert.deepEqual(index.episodes.map((e) => e.head.id), records.map((r) => r.id), "the torn tail is not an episode");
+    for (const i of [0, 7, 8, 21, 39]) assert.deepEqual(readIndexedEpisode(index, index.episodes[i]), records[i], `episode ${i} read back from its offset`);
+  });
+
+  it("stops after the first `limit` episodes, and says whether there may be more", () => {
+    for (const id of ["a", "b", "c"]) appendEpisode(dir, fakeRecord(id));
+    const two = indexEpisodes(dir, 2);
+    assert.deepEqual([two.episodes.map((e) => e.head.id), two.complete], [["a", "b"], false]);
+    const three = indexEpisodes(dir, 3);
+    assert.deepEqual([three.episodes.length, three.complete], [3, true], "nothing after the third: whole");
+    appendEpisode(dir, fakeRecord("a", { f1: 0 }));
+    assert.deepEqual(indexEpisodes(dir, 3).episodes.map((e) => e.head.id), ["a", "b", "c"], "a repeated id does not count");
+  });
+
+  it("indexes the file as it was when the scan began: what is appended meanwhile makes the index stale", () => {
+    appendEpisode(dir, fakeRecord("a"));
+    const scan = new EpisodeScan(dir);
+    appendEpisode(dir, fakeRecord("b"));
+    while (scan.step());
+    assert.deepEqual(scan.result.episodes.map((e) => e.head.id), ["a"]);
+    assert.equal(indexIsCurrent(scan.result), false);
+    assert.equal(scan.step(), false, "a finished scan stays finished");
   });
 });
