@@ -74,7 +74,7 @@ export interface TraceSink {
 }
 
 export class TraceRun {
-  /** The list's first rows only (LIST_HEAD_ROWS) until wholeIndex has run, unless the run is no longer. */
+  /** Until wholeIndex has run, perhaps only the list's first rows (LIST_HEAD_ROWS): `complete` says. */
   private index: EpisodeIndex | undefined;
   private wholeIndexScan: Promise<void> | undefined;
   private readonly byId = new Map<string, IndexedEpisode>();
@@ -166,11 +166,14 @@ export class TraceRun {
     }
   }
 
-  /** Answers the last query from the index as it stands (searches before the gold pass ends see the episodes done so far). */
-  private postSearch(): void {
+  /**
+   * Answers the last query from the index as it stands (searches before the gold pass ends see the
+   * episodes done so far), once every episode is indexed (`indexed`: that was tried).
+   */
+  private postSearch(indexed = false): void {
     const query = this.lastQuery;
     if (query === undefined) return;
-    if (this.index && !this.index.complete) return void this.wholeIndex().then(() => this.postSearch());
+    if (!indexed && this.index && !this.index.complete) return void this.wholeIndex().then(() => this.postSearch(true));
     const t0 = performance.now();
     // Without a tokenizer no pass fills the index: index the light fields here (no result text).
     if (!this.search && this.tokenizerProblem && this.index) {
@@ -456,7 +459,8 @@ export class TraceRun {
   /** Saves gold, the index and (when every episode is counted) the drift counts beside the run. */
   private saveCache(withDrift: boolean): void {
     const index = this.index;
-    if (!index || !this.search || this.goldCancelled) return;
+    // A partial index (a bad line past the first rows) has the file's stamp: saved, it would pass for the whole run.
+    if (!index?.complete || !this.search || this.goldCancelled) return;
     const gold: Record<string, NonNullable<ReturnType<typeof goldInResults>>> = {};
     for (const e of index.episodes) {
       const g = this.goldById.get(e.head.id);

@@ -8,11 +8,12 @@
  * opened after it decodes its first episode at once (no preview while a tokenizer loads).
  */
 import { strict as assert } from "node:assert";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { offlineTokenizer } from "../../../src/core/chat/offline-tokenizer";
 import { fromColumns } from "../../../src/core/trace/episode-list";
+import { runFile } from "../../../src/core/runs/run-folder";
 import { LIST_HEAD_ROWS, type HostMessage } from "../../../src/extension/panels/protocol";
 import { requireSharedData } from "../../helpers/shared-data";
 import { readHotpot, realEpisode } from "../core/trace/real-episodes";
@@ -103,6 +104,32 @@ describe("extension: the trace panel on a 10,000-episode run, and its tokenizer 
     } finally {
       opened.dispose();
       listed.dispose();
+    }
+  });
+
+  it("a bad line past the first rows: the first rows stay, the error names file:line, a search still gets its answer", async () => {
+    const { TracePanel } = await import("../../../src/extension/panels/trace-panel");
+    const badDir = join(root, "runs", "bad-tail");
+    mkdirSync(badDir, { recursive: true });
+    const lines = readFileSync(join(runDir, "episodes.jsonl"), "utf8").split("\n").slice(0, 300);
+    lines[250] = '{"id":"broken", "question":';
+    writeFileSync(join(badDir, "manifest.json"), readFileSync(join(runDir, "manifest.json")));
+    writeFileSync(join(badDir, "episodes.jsonl"), lines.join("\n") + "\n");
+    const f = fakePanel(true);
+    const p = new TracePanel(f.panel as never, fakeContext as never, badDir, undefined);
+    try {
+      await until("the first episode", () => f.state.posted.find((m) => m.type === "trace/episode" && !m.preview));
+      f.fromPage({ type: "trace/rendered", episodeId: ids[0], ms: 1, spans: 1, at: Date.now(), scriptAt: 0 });
+      f.fromPage({ type: "trace/search", query: "anything" });
+      const error = await until("the error", () => f.state.posted.find((m): m is Extract<HostMessage, { type: "error" }> => m.type === "error"));
+      assert.match(error.message, /bad-tail[\\/]episodes\.jsonl:251: /);
+      await until("the search's answer", () => f.state.posted.find((m) => m.type === "trace/searchResult"));
+      assert.equal(f.state.posted.filter((m) => m.type === "trace/rows").length, 0, "no rest to list");
+      await until("the pass over the first rows", () => f.state.posted.find((m) => m.type === "trace/run" && m.run.gold !== null));
+      await sleep(200);
+      assert.equal(existsSync(runFile(badDir, "textIndex")), false, "no text cache that would pass for the whole run");
+    } finally {
+      p.dispose();
     }
   });
 
