@@ -112,6 +112,7 @@ export class EpisodeScan {
   }
 }
 
+/** Reads `length` bytes at `position` into buf at `offset` (fewer at the end of the file); returns how many. */
 function readAt(file: string, buf: Buffer, offset: number, length: number, position: number): number {
   const fd = openSync(file, "r");
   try {
@@ -171,17 +172,7 @@ export function readIndexedEpisodes(index: EpisodeIndex, entries: readonly Index
   const from = Math.min(...entries.map((e) => e.offset));
   const to = Math.max(...entries.map((e) => e.offset + e.length));
   const buf = Buffer.alloc(to - from);
-  const fd = openSync(index.file, "r");
-  try {
-    let got = 0;
-    while (got < buf.length) {
-      const n = readSync(fd, buf, got, buf.length - got, from + got);
-      if (n === 0) break;
-      got += n;
-    }
-  } finally {
-    closeSync(fd);
-  }
+  readAt(index.file, buf, 0, buf.length, from);
   return entries.map((e) => {
     const text = buf.toString("utf8", e.offset - from, e.offset - from + e.length);
     let value: unknown;

@@ -21,8 +21,11 @@ export interface ProbeAnswer {
   host?: Record<string, number>;
 }
 
+/** Where scripts/build.mjs puts the panels' bundles and stylesheet, in the extension's folder. */
+const WEBVIEW_DIR = "dist/webview";
+
 export function webviewRoot(context: vscode.ExtensionContext): vscode.Uri {
-  return vscode.Uri.joinPath(context.extensionUri, "dist", "webview");
+  return vscode.Uri.joinPath(context.extensionUri, WEBVIEW_DIR);
 }
 
 /** Files of dist/webview read for a page, by path, with the size and mtime they were read at. */
@@ -107,7 +110,7 @@ export abstract class Panel {
       kind: this.state.kind,
       title: this.panel.title,
       cspSource: webview.cspSource,
-      script: webviewFile(root, bundle) ?? { missing: `dist/webview/${bundle}` },
+      script: webviewFile(root, bundle) ?? { missing: `${WEBVIEW_DIR}/${bundle}` },
       // Unstyled rather than no panel at all when the stylesheet is missing.
       stylesheet: webviewFile(root, "panels.css") ?? "",
       nonce: makeNonce(),

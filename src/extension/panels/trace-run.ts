@@ -85,7 +85,10 @@ export class TraceRun {
   private environmentLoad: Promise<void> = Promise.resolve();
   /** The manifest's tokenizer name: what the text cache was decoded with. */
   private tokenizerName = "";
-  private info: TraceRunInfo | undefined;
+  /** The run's header; its list's rows and total come from the index (setIndex, postRun). */
+  private info: Omit<TraceRunInfo, "rows" | "total"> | undefined;
+  /** The list's rows, one per indexed episode, with the gold marks computed so far. */
+  private rows: EpisodeRow[] = [];
   private search: RunSearch | undefined;
   private lastQuery: string | undefined;
   private goldCancelled = false;
@@ -220,8 +223,6 @@ export class TraceRun {
       name: basename(this.runDir),
       model: manifest?.policy?.model,
       split: manifest?.split?.name,
-      rows: episodeRows(index.episodes.map((e) => e.head)),
-      total: index.complete ? index.episodes.length : null,
       gold: null,
     };
   }
@@ -249,8 +250,6 @@ export class TraceRun {
       if (this.closed || this.index !== partial) return;
       this.hostTimings.wholeIndexMs = performance.now() - t0;
       this.setIndex(scan.result);
-      this.info!.rows = episodeRows(scan.result.episodes.map((e) => e.head));
-      this.info!.total = scan.result.episodes.length;
       this.postRun();
     })());
   }
@@ -265,6 +264,8 @@ export class TraceRun {
     this.index = index;
     this.byId.clear();
     for (const e of index.episodes) this.byId.set(e.head.id, e);
+    // Gold already computed is kept across reloads of a growing run.
+    this.rows = episodeRows(index.episodes.map((e) => e.head)).map((r) => ({ ...r, gold: this.goldById.get(r.id) ?? r.gold }));
   }
 
   /** Posts the run's list and its first episode to page load `page` (see Panel.pageLoad). */
@@ -291,12 +292,13 @@ export class TraceRun {
    */
   private postRun(): void {
     const info = this.info!;
-    this.post({ type: "trace/run", run: { ...info, rows: info.rows.slice(0, LIST_HEAD_ROWS) } });
+    const total = this.index!.complete ? this.rows.length : null;
+    this.post({ type: "trace/run", run: { ...info, rows: this.rows.slice(0, LIST_HEAD_ROWS), total } });
     if (this.listRestDue) this.postListRest();
   }
 
   private postListRest(): void {
-    const rows = this.info!.rows;
+    const rows = this.rows;
     if (rows.length > LIST_HEAD_ROWS) this.post({ type: "trace/rows", runDir: this.runDir, from: LIST_HEAD_ROWS, rows: toColumns(rows.slice(LIST_HEAD_ROWS)) });
   }
 
@@ -372,8 +374,6 @@ export class TraceRun {
       this.post({ type: "error", message: (e as Error).message });
       return;
     }
-    this.info.rows = episodeRows(this.index!.episodes.map((e) => e.head)).map((r) => ({ ...r, gold: this.goldById.get(r.id) ?? "unknown" }));
-    this.info.total = this.index!.episodes.length;
     this.info.gold = null;
     this.postRun();
     const first = this.index!.episodes[0];
@@ -448,8 +448,8 @@ export class TraceRun {
       this.goldRunning = false;
     }
     if (this.index !== index) return void this.computeGold(); // reloaded meanwhile
-    for (const r of info.rows) r.gold = this.goldById.get(r.id) ?? r.gold;
-    info.gold = countGoldInResults(info.rows.map((r) => ({ f1: r.f1, gold: r.gold === "unknown" ? "not_applicable" : r.gold })));
+    for (const r of this.rows) r.gold = this.goldById.get(r.id) ?? r.gold;
+    info.gold = countGoldInResults(this.rows.map((r) => ({ f1: r.f1, gold: r.gold === "unknown" ? "not_applicable" : r.gold })));
     this.postRun();
     if (this.lastQuery !== undefined) this.postSearch(); // the index is whole now
     if (decoded) this.saveCache(false); // from the cache: nothing new to save
