@@ -23,12 +23,12 @@
  * Work files go to bench/.work/panels (git-ignored).
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { ablate, loadAblationInputs } from "../../src/core/analysis/ablate";
-import { CompareWorker } from "../../src/core/analysis/compare-off-thread";
+import { CompareWorker, ON_THREAD_MAX_BYTES } from "../../src/core/analysis/compare-off-thread";
 import { compareView } from "../../src/core/analysis/compare-setup";
 import { indexEpisodes, readIndexedEpisode } from "../../src/core/runs/episode-index";
 import { readRun, readRunHead } from "../../src/core/runs/run-files";
@@ -180,8 +180,8 @@ async function main(): Promise<void> {
     const pair = [ws.runs[size].search, ws.runs[size].closedBook];
     const compareMs = timeMedian(Math.min(REPEAT, 3), () => JSON.stringify(ablate(loadAblationInputs(pair), { resamples: DEFAULT_RESAMPLES })));
     rows.push([`compare: report ready (ablate, ${DEFAULT_RESAMPLES} resamples)`, String(index.episodes.length), ms(compareMs), "", size > 1000 ? "" : "≤ 500 (VS Code)"]);
-    // The panel computes it in a worker: how long the host's thread is still held (the reply's copy), against computing it here.
-    const worker = new CompareWorker();
+    // A worker (0: at any size) and how long the host's thread is still held (the reply's copy), against computing it here; the panel uses the worker over ON_THREAD_MAX_BYTES.
+    const worker = new CompareWorker(0);
     const request = { runDirs: pair, origin: "runs" as const, expect: undefined, searchDirs: [] };
     const c0 = performance.now();
     const workerHold = await longestHold(() => worker.view(request));
@@ -190,7 +190,8 @@ async function main(): Promise<void> {
     const h0 = performance.now();
     const hereHold = await longestHold(() => compareView(loadAblationInputs(pair), "runs", undefined, []));
     const hereMs = performance.now() - h0;
-    rows.push([`compare: report from a new worker (runs read there): wall / longest hold of the host's thread`, String(index.episodes.length), `${ms(workerMs)} / ${ms(workerHold)}`, `${ms(hereMs)} / ${ms(hereHold)} (made on the host)`, ""]);
+    const panelUses = pair.reduce((n, d) => n + statSync(runFile(d, "episodes")).size, 0) > ON_THREAD_MAX_BYTES ? "worker" : "host";
+    rows.push([`compare: report from a new worker (runs read there): wall / longest hold of the host's thread (the panel uses the ${panelUses})`, String(index.episodes.length), `${ms(workerMs)} / ${ms(workerHold)}`, `${ms(hereMs)} / ${ms(hereHold)} (made on the host)`, ""]);
   }
   const dashMs = timeMedian(REPEAT, () => JSON.stringify(readDashboard(ws.training)));
   rows.push(["dashboard: view model ready (readDashboard)", "", ms(dashMs), "", "≤ 500 (VS Code)"]);

@@ -3,9 +3,10 @@
  * settings — the same resamples and seed, so the panel prints the CLI's digits — rendered as the
  * ablation table, a forest plot of Δ and the per-question flips. The fields expected to differ
  * start from how the comparison was opened and change from the panel's control; a flip opens both
- * episodes aligned turn by turn in this panel. The report is computed in a worker thread
- * (core/analysis/compare-off-thread.ts): at 10,000 episodes ablate's resamples take seconds, which
- * no longer hold the extension host (nor the webview's start, so a new panel starts computing at once).
+ * episodes aligned turn by turn in this panel. The report of large runs is computed in a worker
+ * thread (core/analysis/compare-off-thread.ts): at 10,000 episodes ablate's resamples take seconds,
+ * which no longer hold the extension host (nor the webview's start, so a new panel starts computing
+ * at once); small runs are compared on the host, quicker than a worker starts.
  */
 import * as vscode from "vscode";
 import { basename } from "node:path";
@@ -31,7 +32,7 @@ export class ComparePanel extends Panel {
     private readonly openTraceAt: (runDir: string, episodeId: string) => Promise<void>,
   ) {
     super(panel, context, { kind: "compare", runDirs, origin, ...(expect ? { expect } : {}) }, compareTitle(runDirs));
-    // Off the host's thread, so it can start while VS Code creates the webview (posted when done).
+    // Quick or off the host's thread, so it can start while VS Code creates the webview (posted when done).
     this.postFirstSoon(() => this.send());
   }
 
