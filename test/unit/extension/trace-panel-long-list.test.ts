@@ -4,7 +4,8 @@
  * indexed before it) and stays small, the rest follows in one columnar message after the page's
  * first frame, and head and rest
  * together are every row of episodes.jsonl in order. And the tokenizer warmed ahead of the first
- * trace: the Runs tree asks for it once when it first lists a run with episodes, and a trace
+ * trace: the Runs tree asks for it once when it first lists a run with episodes, the warm-up also
+ * decodes the default prompt's chat (its code then runs warm, its ids are cached), and a trace
  * opened after it decodes its first episode at once (no preview while a tokenizer loads).
  */
 import { strict as assert } from "node:assert";
@@ -68,6 +69,31 @@ describe("extension: the trace panel on a 10,000-episode run, and its tokenizer 
     runs.getChildren();
     assert.deepEqual(asked, [tokenizerName]);
     runs.dispose();
+  });
+
+  it("warming also renders, encodes and decodes a chat of the default system prompt, whose ids start the recipe's episodes", async () => {
+    const { warmTokenizer, forgetLoadedTokenizers } = await import("../../../src/extension/panels/trace-run");
+    const { loadSystemPrompt } = await import("../../../src/core/harness/prompts");
+    const { decodePerToken } = await import("../../../src/core/trace/token-text");
+    const tok = await offlineTokenizer("qwen3"); // the instance the warm-up gets (core keeps one per tokenizer)
+    forgetLoadedTokenizers();
+    const { encode, decode } = tok;
+    const encoded: string[] = [];
+    let decodes = 0;
+    tok.encode = (text) => (encoded.push(text), encode.call(tok, text));
+    tok.decode = (ids, options) => (decodes++, decode.call(tok, ids, options));
+    try {
+      await warmTokenizer(tokenizerName);
+      const prompt = loadSystemPrompt().text;
+      const chat = encoded.find((t) => t.includes(prompt));
+      assert.ok(chat, "the default prompt's chat was encoded");
+      const after = decodes;
+      decodePerToken(tok, encode.call(tok, chat));
+      assert.equal(decodes, after, "its ids were decoded by the warm-up");
+    } finally {
+      tok.encode = encode;
+      tok.decode = decode;
+    }
   });
 
   it("first message: the list's first rows, small; the rest after the first frame, in one columnar message; together every row", async () => {
