@@ -1,7 +1,7 @@
 import * as assert from "node:assert/strict";
 import * as vscode from "vscode";
 import { agentLabExtension, activeExports, contributedCommands, waitFor, workspaceDir } from "./helpers";
-import { loadScaledLimit } from "../helpers/load-scaled";
+import { speedGuardMs } from "../helpers/load-scaled";
 
 describe("extension activation (real VS Code)", () => {
   it("activates on the fixture workspace without being asked (workspaceContains)", async () => {
@@ -21,7 +21,7 @@ describe("extension activation (real VS Code)", () => {
     assert.deepEqual(missing, [], `contributed but not registered: ${missing.join(", ")}`);
   });
 
-  it("activate() itself takes at most 50 ms (the extension's own measurement)", async function () {
+  it("activate() itself: its time (the extension's own measurement) printed against its 50 ms target, failing at several times it", async function () {
     const api = await activeExports<{ activationMs?: unknown }>();
     if (typeof api.activationMs !== "number") {
       // The shell records it (performance.now() around activate) and exports it as activationMs.
@@ -29,7 +29,7 @@ describe("extension activation (real VS Code)", () => {
       this.skip();
     }
     console.log(`      activate() took ${api.activationMs.toFixed(1)} ms`);
-    const limit = loadScaledLimit(50);
+    const limit = speedGuardMs(50);
     assert.ok(api.activationMs <= limit, `activate() took ${api.activationMs} ms (limit ${limit} ms at this load)`);
   });
 });

@@ -13,7 +13,7 @@ import { PROBE_PANEL_COMMAND } from "../../src/extension/panels/protocol";
 import type { Lab } from "../../src/extension/commands/commands";
 import { ablate, loadAblationInputs } from "../../src/core/analysis/ablate";
 import { activeExports, answerUi, labelOf, probePanel as probe, probeUntil as probeAnswer, treeRows, waitFor, workspaceDir } from "./helpers";
-import { loadScaledLimit } from "../helpers/load-scaled";
+import { speedGuardMs } from "../helpers/load-scaled";
 import { formatNumber } from "../../webview/shared/chart-math"; // the dashboard's own number format
 
 const probeUntil = async (...a: Parameters<typeof probeAnswer>) => (await probeAnswer(...a)).results;
@@ -126,7 +126,7 @@ describe("webview panels (real VS Code)", function () {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it("a 20,000-token episode is interactive within 200 ms in the real webview (measured)", async () => {
+  it("a 20,000-token episode in the real webview: time to interactive printed against its 200 ms target, failing at several times it", async () => {
     const dir = join(workspaceDir(), "runs", "it-long");
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true });
@@ -161,7 +161,7 @@ describe("webview panels (real VS Code)", function () {
     const host = answer.host!;
     const total = host.buildMs + host.postToFirstFrameMs;
     console.log(`      20,000 tokens in VS Code: view model ${host.buildMs.toFixed(0)} ms + message and first frame ${host.postToFirstFrameMs.toFixed(0)} ms (of which webview render ${host.webviewRenderMs.toFixed(0)} ms) = ${total.toFixed(0)} ms`);
-    const limit = loadScaledLimit(200);
+    const limit = speedGuardMs(200);
     assert.ok(total < limit, `time to interactive ${total.toFixed(0)} ms (limit ${limit} ms at this load)`);
     await vscode.commands.executeCommand("workbench.action.closeAllEditors");
     rmSync(dir, { recursive: true, force: true });

@@ -1,12 +1,13 @@
 /**
  * activate() in plain Node with the recorded vscode stand-in: it registers every contributed command
- * and the three views, watches the run files, re-attaches jobs, and takes well under 50 ms.
+ * and the three views, watches the run files, re-attaches jobs, and measures its own time (target 50 ms).
  */
 import { strict as assert } from "node:assert";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { installFakeVscode, recorded } from "./fake-vscode";
+import { speedGuardMs } from "../../helpers/load-scaled";
 
 installFakeVscode();
 
@@ -44,7 +45,7 @@ describe("extension: activate() (stand-in vscode)", () => {
     assert.deepEqual([...recorded.treeProviders.keys()].sort(), ["agentLab.checkpoints", "agentLab.jobs", "agentLab.runs"]);
     await new Promise((r) => setTimeout(r, 10)); // the watchers start at the first idle moment
     assert.ok(recorded.watchers.some((w) => w.startsWith("runs/*/{summary.json,episodes.jsonl")), recorded.watchers.join(" "));
-    assert.ok(api.activationMs < 50, `activate() took ${api.activationMs.toFixed(1)} ms`);
+    assert.ok(api.activationMs < speedGuardMs(50), `activate() took ${api.activationMs.toFixed(1)} ms (target 50 ms)`);
     console.log(`      activate() took ${api.activationMs.toFixed(1)} ms (stand-in vscode)`);
   });
 
