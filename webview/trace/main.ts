@@ -81,7 +81,24 @@ const listViewport = h("div", { class: "list-viewport", id: "episode-list", tabi
 const listSpacer = h("div", { class: "list-spacer" });
 const listRows = h("div", { class: "list-rows" });
 listViewport.append(listSpacer, listRows);
-listViewport.addEventListener("scroll", drawList);
+/**
+ * The list's height and scroll position, kept here rather than read from the element when drawing:
+ * a read forces a layout, and before a new panel's first frame that layout is the page's first
+ * (style and layout of everything, about 30 ms of its first draw in Chromium). Until the list is
+ * laid out its height is taken as the window's, which it cannot exceed.
+ */
+let listHeight = window.innerHeight;
+let listScrollTop = 0;
+new ResizeObserver((entries) => {
+  const height = entries[entries.length - 1].contentRect.height; // the list has no padding
+  const grew = height > listHeight;
+  listHeight = height;
+  if (grew) drawList();
+}).observe(listViewport);
+listViewport.addEventListener("scroll", () => {
+  listScrollTop = listViewport.scrollTop;
+  drawList();
+});
 listRows.addEventListener("click", (e) => {
   const row = (e.target as HTMLElement).closest<HTMLElement>(".row");
   if (row?.dataset.id) select(row.dataset.id);
@@ -156,8 +173,7 @@ function applyFilter(): void {
 /** Draws only the rows in view (plus a margin): 10,000 episodes cost what 40 do. */
 function drawList(): void {
   if (!run) return;
-  const viewport = listViewport.clientHeight || 600;
-  const { first, last } = visibleWindow(visible.length, listViewport.scrollTop, viewport, ROW_HEIGHT);
+  const { first, last } = visibleWindow(visible.length, listScrollTop, listHeight, ROW_HEIGHT);
   clear(listRows);
   listRows.style.transform = `translateY(${first * ROW_HEIGHT}px)`;
   for (let k = first; k < last; k++) {

@@ -55,7 +55,8 @@ export interface PanelPage {
   sent(): Promise<{ type: string; [k: string]: unknown }[]>;
 }
 
-export async function openPanelPage(browser: Browser, kind: "trace" | "compare" | "dashboard", theme = "vscode-dark"): Promise<PanelPage> {
+/** `initScript`: more script (a string) run before the page's own, e.g. to watch what the page calls. */
+export async function openPanelPage(browser: Browser, kind: "trace" | "compare" | "dashboard", theme = "vscode-dark", initScript = ""): Promise<PanelPage> {
   const bundles = await webviewBundles();
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   const errors: string[] = [];
@@ -77,6 +78,7 @@ export async function openPanelPage(browser: Browser, kind: "trace" | "compare" 
     document.addEventListener("securitypolicyviolation", (e) => window.__violations.push(e.violatedDirective + ": " + e.blockedURI));
     let state;
     window.acquireVsCodeApi = () => ({ postMessage: (m) => window.__sent.push(m), setState: (s) => { state = s; }, getState: () => state });
+    ${initScript}
   `);
   await page.goto(`${ORIGIN}/`);
   await page.evaluate((vars) => {

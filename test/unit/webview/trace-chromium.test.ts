@@ -131,6 +131,39 @@ describe("webview: trace viewer in Chromium (CSP, speed)", function () {
     assert.deepEqual(p.errors, []);
   });
 
+  it("draws a new page's list and episode without reading layout before the first frame, and draws more rows when the list grows", async () => {
+    // Each of these reads forces a layout when the DOM changed; before a new page's first frame that
+    // layout is the page's first, which held the first draw about 30 ms (headless Chromium).
+    const watchLayoutReads = `
+      window.__layoutReads = [];
+      const watch = (proto, name) => {
+        const d = Object.getOwnPropertyDescriptor(proto, name);
+        Object.defineProperty(proto, name, { ...d, get() { window.__layoutReads.push(name); return d.get.call(this); } });
+      };
+      for (const name of ["clientHeight", "clientWidth", "scrollTop", "scrollHeight"]) watch(Element.prototype, name);
+      for (const name of ["offsetHeight", "offsetWidth", "offsetTop"]) watch(HTMLElement.prototype, name);
+      const rect = Element.prototype.getBoundingClientRect;
+      Element.prototype.getBoundingClientRect = function () { window.__layoutReads.push("getBoundingClientRect"); return rect.call(this); };
+      const style = window.getComputedStyle;
+      window.getComputedStyle = function (...a) { window.__layoutReads.push("getComputedStyle"); return style.apply(this, a); };
+    `;
+    const p = await openPanelPage(browser, "trace", "vscode-dark", watchLayoutReads);
+    const template = episodeRows([base])[0];
+    const rows: EpisodeRow[] = Array.from({ length: 500 }, (_, i) => ({ ...template, id: `q${i}` }));
+    await p.postTimed(hostMessage({ type: "trace/run", run: { runDir: "/r", name: "r", rows: rows.slice(0, LIST_HEAD_ROWS), total: rows.length, gold: null } }));
+    await p.postTimed(hostMessage({ type: "trace/episode", episode: buildTraceView(base, tok), buildMs: 0 }));
+    const reads = await p.page.evaluate(() => (window as unknown as { __layoutReads: string[] }).__layoutReads);
+    assert.deepEqual(reads, []);
+    const drawn = () => p.page.evaluate(() => document.querySelectorAll("#episode-list .row").length);
+    const before = await drawn();
+    assert.ok(before > 10, `${before} rows drawn`);
+    await p.page.setViewportSize({ width: 1400, height: 2400 });
+    await p.postTimed(hostMessage({ type: "state", state: { kind: "trace" } })); // two frames: the resize observed and drawn
+    const after = await drawn();
+    assert.ok(after > before + 30, `${before} rows at 900 px, ${after} at 2400 px`);
+    assert.deepEqual(p.errors, []);
+  });
+
   it("payloads stay inert with scripts running under the CSP, in light and high-contrast themes too", async () => {
     const evil: HotpotRow = { ...rows[1], question: `${PAYLOADS[0]} ${PAYLOADS[2]}`, context: [[`T ${PAYLOADS[1]}`, [`${PAYLOADS[3]} ${PAYLOADS[4]}`]], ...rows[1].context] };
     const ep = await realEpisode(tok, evil, [`<search>T ${PAYLOADS[5]}</search>`, `<answer>${PAYLOADS[1]}</answer>`]);
