@@ -131,9 +131,10 @@ describe("webview: trace viewer in Chromium (CSP, speed)", function () {
     assert.deepEqual(p.errors, []);
   });
 
-  it("draws a new page's list and episode without reading layout before the first frame, and draws more rows when the list grows", async () => {
+  it("a new page lays out only its loading line until its data, draws the data without reading layout, and draws more rows when the list grows", async () => {
     // Each of these reads forces a layout when the DOM changed; before a new page's first frame that
-    // layout is the page's first, which held the first draw about 30 ms (headless Chromium).
+    // layout is the page's first, which held the first draw about 30 ms (headless Chromium). Panes
+    // laid out empty before the data held back the page's load event, after which VS Code delivers it.
     const watchLayoutReads = `
       window.__layoutReads = [];
       const watch = (proto, name) => {
@@ -148,6 +149,7 @@ describe("webview: trace viewer in Chromium (CSP, speed)", function () {
       window.getComputedStyle = function (...a) { window.__layoutReads.push("getComputedStyle"); return style.apply(this, a); };
     `;
     const p = await openPanelPage(browser, "trace", "vscode-dark", watchLayoutReads);
+    assert.deepEqual(await p.page.evaluate(() => [document.querySelector(".trace-layout"), document.querySelector("#app")!.textContent]), [null, "Loading…"]);
     const template = episodeRows([base])[0];
     const rows: EpisodeRow[] = Array.from({ length: 500 }, (_, i) => ({ ...template, id: `q${i}` }));
     await p.postTimed(hostMessage({ type: "trace/run", run: { runDir: "/r", name: "r", rows: rows.slice(0, LIST_HEAD_ROWS), total: rows.length, gold: null } }));
