@@ -160,7 +160,7 @@ describe("webview: trace viewer in Chromium (CSP, speed)", function () {
     const before = await drawn();
     assert.ok(before > 10, `${before} rows drawn`);
     await p.page.setViewportSize({ width: 1400, height: 2400 });
-    await p.postTimed(hostMessage({ type: "state", state: { kind: "trace" } })); // two frames: the resize observed and drawn
+    await p.postTimed(hostMessage({ type: "state", state: { kind: "trace", runDir: "/r" } })); // two frames: the resize observed and drawn
     const after = await drawn();
     assert.ok(after > before + 30, `${before} rows at 900 px, ${after} at 2400 px`);
     assert.deepEqual(p.errors, []);
