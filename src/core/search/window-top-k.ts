@@ -70,6 +70,7 @@ export class WindowTopK {
   /** Which documents of the block have a partial sum: one bit each. */
   private readonly blockHas = new Int32Array((BLOCK * SIZE) / 32);
 
+  private readonly best = new TopK();
   /** Documents the last query gave an exact score: what pruning left of the matching ones (tests read it). */
   scored = 0;
 
@@ -97,23 +98,14 @@ export class WindowTopK {
       if (base[i] >= 0) stored.push(i);
       else addListBounds(bound, docs, scores, start[i], end[i], weight[i]);
     }
-    // Stored rows four per pass where there are four (a pass costs about the same for one row as for four).
-    let next = 0;
-    for (; next + 4 <= stored.length; next += 4) {
-      const [i0, i1, i2, i3] = stored.slice(next, next + 4);
-      addStoredRows4(bound, windowMax, W, base[i0], unit[i0], base[i1], unit[i1], base[i2], unit[i2], base[i3], unit[i3]);
-    }
-    if (next + 2 <= stored.length) {
-      const [i0, i1] = stored.slice(next, (next += 2));
-      addStoredRows2(bound, windowMax, W, base[i0], unit[i0], base[i1], unit[i1]);
-    }
-    if (next < stored.length) addStoredRow(bound, windowMax, W, base[stored[next]], unit[stored[next]]);
+    addStoredBounds(bound, windowMax, W, stored, base, unit);
 
     // A bound is compared with the k-th best score after growing it by the most that float32
     // rounding of the sum can add (one half-ulp per addition) plus a margin for the bound's own
     // float64 arithmetic. Equal may still win on document number, so equal is not pruned.
     const grow = 1 + (rows.length + 4) * 2 ** -23;
-    const best = new TopK(k);
+    const best = this.best;
+    best.reset(k);
     const local = this.local;
 
     let kth = 0;
@@ -291,34 +283,58 @@ function queryTerms(a: PostingArrays, rows: readonly number[]): QueryTerms {
 
 const ascending = (x: number, y: number): number => x - y;
 
-/** The best k (score desc, doc asc) seen so far; `kth` is the k-th best score once k are held, else 0. */
+/**
+ * The best k (score desc, doc asc) seen so far; `kth` is the k-th best score once k are held, else 0.
+ * One per searcher, reset per query. Every comparison runs on every offer, ties or not: a
+ * comparison that first ran on a tie (rare) after V8 had optimised the search had no type
+ * feedback, and V8 threw the whole optimised `top()` away for it, so the next hundred or so
+ * queries ran unoptimised (measured: `top()` deoptimised twice in the bench's 1,000 queries).
+ */
 class TopK {
   kth = 0;
-  private readonly docs: number[] = [];
-  private readonly scores: number[] = [];
+  private k = 0;
+  private n = 0;
+  private docs = new Int32Array(8);
+  private scores = new Float64Array(8);
 
-  constructor(private readonly k: number) {}
+  reset(k: number): void {
+    if (k > this.docs.length) {
+      this.docs = new Int32Array(k);
+      this.scores = new Float64Array(k);
+    }
+    this.k = k;
+    this.n = 0;
+    this.kth = 0;
+  }
 
   /** Returns the k-th best score afterwards (0 while fewer than k). */
   offer(doc: number, score: number): number {
     const { docs, scores, k } = this;
-    const n = docs.length;
-    if (n === k && (score < scores[n - 1] || (score === scores[n - 1] && doc > docs[n - 1]))) return this.kth;
+    const n = this.n;
+    if (n === k && !before(score, doc, scores[n - 1], docs[n - 1])) return this.kth;
     let at = n === k ? n - 1 : n;
-    while (at > 0 && (scores[at - 1] < score || (scores[at - 1] === score && docs[at - 1] > doc))) {
+    while (at > 0 && before(score, doc, scores[at - 1], docs[at - 1])) {
       docs[at] = docs[at - 1];
       scores[at] = scores[at - 1];
       at--;
     }
     docs[at] = doc;
     scores[at] = score;
-    if (docs.length === k) this.kth = scores[k - 1];
+    if (n < k) this.n = n + 1;
+    if (this.n === k) this.kth = scores[k - 1];
     return this.kth;
   }
 
   sorted(): ScoredDoc[] {
-    return this.docs.map((doc, i) => ({ doc, score: this.scores[i] }));
+    const out: ScoredDoc[] = [];
+    for (let i = 0; i < this.n; i++) out.push({ doc: this.docs[i], score: this.scores[i] });
+    return out;
   }
+}
+
+/** Whether (score, doc) ranks before (s, d): a higher score, or the same score and a lower document number. Both comparisons always run (see TopK). */
+function before(score: number, doc: number, s: number, d: number): boolean {
+  return ((score > s ? 1 : 0) | ((score === s ? 1 : 0) & (doc < d ? 1 : 0))) === 1;
 }
 
 /** Exact float32 sum in query-word order (repeats added again) for document d. */
@@ -332,6 +348,30 @@ function exactScore(a: PostingArrays, start: Int32Array, end: Int32Array, at: In
   let s = 0;
   for (let q = 0; q < rowTerm.length; q++) s = Math.fround(s + contrib[rowTerm[q]]);
   return s;
+}
+
+/**
+ * bound[w] += byte · unit for the stored rows of terms `stored`, four per pass where there are four
+ * (a pass costs about the same for one row as for four). A function of its own: the first query
+ * with four stored rows, after V8 had optimised the search, ran code with no type feedback yet,
+ * and V8 threw away the whole optimised `top()` for it.
+ */
+function addStoredBounds(bound: Float64Array, windowMax: Uint8Array, W: number, stored: readonly number[], base: Int32Array, unit: Float64Array): void {
+  let next = 0;
+  for (; next + 4 <= stored.length; next += 4) {
+    const i0 = stored[next];
+    const i1 = stored[next + 1];
+    const i2 = stored[next + 2];
+    const i3 = stored[next + 3];
+    addStoredRows4(bound, windowMax, W, base[i0], unit[i0], base[i1], unit[i1], base[i2], unit[i2], base[i3], unit[i3]);
+  }
+  if (next + 2 <= stored.length) {
+    const i0 = stored[next];
+    const i1 = stored[next + 1];
+    addStoredRows2(bound, windowMax, W, base[i0], unit[i0], base[i1], unit[i1]);
+    next += 2;
+  }
+  if (next < stored.length) addStoredRow(bound, windowMax, W, base[stored[next]], unit[stored[next]]);
 }
 
 /**
