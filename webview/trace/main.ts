@@ -178,6 +178,8 @@ function applyFilter(): void {
   const of = run.total === null ? "" : ` of ${run.total}`;
   countLine.textContent = listIsWhole(run) ? `${visible.length} of ${run.rows.length} episodes` : `${visible.length} of the first ${run.rows.length}${of} episodes (listing the rest…)`;
   listSpacer.style.height = `${visible.length * ROW_HEIGHT}px`;
+  // A shorter list pulls the scroll position back as the browser will (without reading it).
+  listScrollTop = Math.min(listScrollTop, Math.max(0, visible.length * ROW_HEIGHT - listHeight));
   drawList();
 }
 
@@ -441,6 +443,7 @@ function startOver(episodeId: string | undefined): void {
   textSearch.value = "";
   for (const el of [header, driftLine, goldLine, countLine, listRows]) clear(el);
   listSpacer.style.height = "0px";
+  listViewport.scrollTop = listScrollTop = 0; // another run's list starts at its top
   clear(detail);
   detail.append(loadingLine());
 }

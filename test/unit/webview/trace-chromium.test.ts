@@ -115,7 +115,15 @@ describe("webview: trace viewer in Chromium (CSP, speed)", function () {
     const firstShown = await p.page.evaluate(() => document.querySelector("#episode-list .row")?.getAttribute("data-id"));
     assert.ok(Number(firstShown!.slice(1)) > 5900, `first row drawn ${firstShown}`);
     // The filters see every row, the rest's too.
-    await p.page.fill("#searches-min", "5");
+    // Filtered while scrolled far down: the shorter list is drawn at once from where the browser will
+    // pull the scroll position back to (its last rows), not empty until the next frame's scroll event.
+    const shown = await p.page.evaluate(() => {
+      const input = document.getElementById("searches-min") as HTMLInputElement;
+      input.value = "5";
+      input.dispatchEvent(new Event("input"));
+      return Array.from(document.querySelectorAll<HTMLElement>("#episode-list .row")).map((r) => r.dataset.id!);
+    });
+    assert.ok(shown.length > 10 && shown.includes("q9995"), `${shown.length} rows drawn at once after the filter: ${shown.slice(-3).join(", ")}`);
     assert.equal(await count(), `${many.filter((r) => r.searches >= 5).length} of 10000 episodes`);
     await p.page.fill("#searches-min", "");
     // The same run posted again (its gold marks): the list keeps its length until the new rest is in.
@@ -124,6 +132,19 @@ describe("webview: trace viewer in Chromium (CSP, speed)", function () {
     // Another run's rest, or one that does not follow what is here, is not taken.
     await p.postTimed(hostMessage({ type: "trace/rows", runDir: "/other", from: LIST_HEAD_ROWS, rows: toColumns(many.slice(0, 5)) }));
     assert.equal(await count(), "10000 of 10000 episodes");
+    // The panel reused for another run while scrolled down in this one (both messages before a
+    // frame): the new list is drawn from its top.
+    const top = await p.page.evaluate(
+      (ms) => {
+        for (const m of ms) window.dispatchEvent(new MessageEvent("message", { data: m }));
+        return { first: document.querySelector("#episode-list .row")?.getAttribute("data-id"), scrollTop: document.getElementById("episode-list")!.scrollTop };
+      },
+      [
+        hostMessage({ type: "retarget", state: { kind: "trace", runDir: "/other" } }),
+        hostMessage({ type: "trace/run", run: { runDir: "/other", name: "other", rows: many.slice(0, LIST_HEAD_ROWS).map((r) => ({ ...r, id: `o${r.id}` })), total: LIST_HEAD_ROWS, gold: null } }),
+      ],
+    );
+    assert.deepEqual(top, { first: "oq0", scrollTop: 0 });
     console.log(`      10,000 episodes: first ${LIST_HEAD_ROWS} rows ${headMs.toFixed(0)} ms, the rest ${restMs.toFixed(0)} ms, scroll repaint ${scrollMs.toFixed(0)} ms, ${drawn} rows in the DOM`);
     for (const [what, ms, target] of [["first rows", headMs, 500], ["the rest", restMs, 500], ["scroll repaint", scrollMs, 100]] as const) {
       assert.ok(ms < speedGuardMs(target), `${what} took ${ms.toFixed(0)} ms (target ${target} ms, limit ${speedGuardMs(target)} ms at this load)`);
