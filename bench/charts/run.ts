@@ -15,7 +15,7 @@ import { build } from "esbuild";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { CHROMIUM } from "../../test/unit/webview/chromium-page";
+import { launchHeadless } from "../../test/unit/webview/chromium-page";
 
 const { values } = parseArgs({ options: { runs: { type: "string", default: "9" }, metrics: { type: "string", default: "12" }, steps: { type: "string", default: "1000,10000" } } });
 const runs = Number(values.runs);
@@ -25,8 +25,7 @@ const NAMES = { svg: "SVG (before uPlot)", "uplot-reference": "uPlot, no decimat
 
 async function main(): Promise<void> {
   const bundle = await build({ entryPoints: [join(__dirname, "page.ts")], bundle: true, write: false, format: "iife", platform: "browser", target: "chrome120", minify: true, logLevel: "warning" });
-  const { chromium } = await import("playwright-core");
-  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-gpu", "--no-first-run"] });
+  const browser = await launchHeadless();
   try {
     const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
     await page.setContent(`<!DOCTYPE html><html><head><style>.grid{display:grid;grid-template-columns:repeat(3,1fr);gap:12px}</style></head><body></body></html>`);

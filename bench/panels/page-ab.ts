@@ -23,6 +23,7 @@ import { buildTraceView } from "../../src/core/trace/trace-view";
 import { hostMessage, LIST_HEAD_ROWS } from "../../src/extension/panels/protocol";
 import { episodeRows } from "../../src/extension/panels/trace-panel-rows";
 import { makeNonce, panelHtml } from "../../src/extension/panels/webview-html";
+import { launchHeadless } from "../../test/unit/webview/chromium-page";
 import { panelWorkspace, ROOT } from "./workspace";
 
 const { values } = parseArgs({ options: { against: { type: "string", default: "HEAD" }, pairs: { type: "string", default: "15" } } });
@@ -99,8 +100,7 @@ async function main(): Promise<void> {
   const ws = await panelWorkspace(10_000, (l) => console.log(l));
   const messages = await firstMessages(ws.runs[200].search);
   const builds = { "this tree": await buildAt(undefined), [values.against!]: await buildAt(values.against) };
-  const { chromium } = await import("playwright-core");
-  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || "/usr/bin/chromium", headless: true, args: ["--no-sandbox", "--disable-gpu", "--no-first-run"] });
+  const browser = await launchHeadless();
   const opens: Record<string, Open[]> = Object.fromEntries(Object.keys(builds).map((k) => [k, []]));
   try {
     for (let i = 0; i < PAIRS; i++) {

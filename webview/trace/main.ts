@@ -177,9 +177,10 @@ function applyFilter(): void {
   // Until the rest of a long list is in, the filters see its first rows only: say so.
   const of = run.total === null ? "" : ` of ${run.total}`;
   countLine.textContent = listIsWhole(run) ? `${visible.length} of ${run.rows.length} episodes` : `${visible.length} of the first ${run.rows.length}${of} episodes (listing the rest…)`;
-  listSpacer.style.height = `${visible.length * ROW_HEIGHT}px`;
+  const listLength = visible.length * ROW_HEIGHT;
+  listSpacer.style.height = `${listLength}px`;
   // A shorter list pulls the scroll position back as the browser will (without reading it).
-  listScrollTop = Math.min(listScrollTop, Math.max(0, visible.length * ROW_HEIGHT - listHeight));
+  listScrollTop = Math.min(listScrollTop, Math.max(0, listLength - listHeight));
   drawList();
 }
 

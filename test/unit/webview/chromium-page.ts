@@ -35,6 +35,11 @@ export async function launch(ctx: Mocha.Context): Promise<Browser> {
     console.log(`      skipped: no Chromium at ${CHROMIUM} (set CHROMIUM_PATH)`);
     ctx.skip();
   }
+  return launchHeadless();
+}
+
+/** Headless Chromium as the webview tests and the benches that open panel pages run it. */
+export async function launchHeadless(): Promise<Browser> {
   const { chromium } = await import("playwright-core");
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-gpu", "--no-first-run"] });
 }
