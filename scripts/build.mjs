@@ -8,7 +8,7 @@ import { buildWebviews } from "../webview/build.mjs";
 
 // The Python sandbox: its worker is a bundle of its own (it runs in a locked-down child process),
 // and Pyodide's interpreter files are copied beside it, so dist/ works without node_modules/pyodide.
-const sandbox = JSON.parse(readFileSync("src/core/tasks/sandbox/bundle.json", "utf8"));
+const sandbox = JSON.parse(readFileSync("src/core/steps/tasks/sandbox/bundle.json", "utf8"));
 
 const entries = [
   { in: "src/cli/main.ts", out: "dist/cli.js", banner: "#!/usr/bin/env node" },
@@ -16,15 +16,15 @@ const entries = [
   // The language server for prompt files and agent-lab.json: its own process, started by the extension.
   { in: "src/language-server/server.ts", out: "dist/language-server.js" },
   // Its client, loaded by the extension after activation (keeps vscode-languageclient out of extension.js).
-  { in: "src/language-server/client.ts", out: "dist/language-client.js" },
+  { in: "src/extension/language-client/client.ts", out: "dist/language-client.js" },
   // BM25 index build worker: the bundled CLI tokenizes the corpus on both cores with it.
-  { in: "src/core/search/build-worker.ts", out: "dist/bm25-build-worker.js" },
+  { in: "src/core/base/search/build-worker.ts", out: "dist/bm25-build-worker.js" },
   // Pyodide's loader goes inside the worker bundle; its interpreter files are copied below.
-  { in: "src/core/tasks/sandbox/worker.ts", out: `dist/${sandbox.workerBundle}`, external: sandbox.externals, bundlesPyodide: true },
+  { in: "src/core/steps/tasks/sandbox/worker.ts", out: `dist/${sandbox.workerBundle}`, external: sandbox.externals, bundlesPyodide: true },
   // The local backend's compute worker: models and their sampling / training run there, off the HTTP thread.
   { in: "src/server/compute/worker.ts", out: "dist/local-backend-worker.js" },
   // The Compare panel's report (ablate's resamples), off the extension host's thread.
-  { in: "src/core/analysis/compare-worker.ts", out: "dist/compare-worker.js" },
+  { in: "src/core/steps/ablate/compare-worker.ts", out: "dist/compare-worker.js" },
 ];
 
 // Packages with native code or large model runtimes stay outside the bundle and load from node_modules.

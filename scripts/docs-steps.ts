@@ -4,8 +4,8 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { STEPS } from "../src/core/steps/catalog";
-import { stepsBlock, withStepsBlock } from "../src/core/steps/readme";
+import { STEPS } from "../src/core/steps/catalog/catalog";
+import { stepsBlock, withStepsBlock } from "../src/core/steps/catalog/readme";
 
 const file = join(__dirname, "..", "README.md");
 const before = readFileSync(file, "utf8");

@@ -15,17 +15,18 @@ import { appendFileSync, existsSync, mkdirSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { ablate, loadAblationInputs } from "../../src/core/analysis";
-import { resolveCheckpointPath } from "../../src/core/checkpoints/registry";
-import { loadConfig } from "../../src/core/config";
-import { evalSplit } from "../../src/core/eval/eval-split";
-import { localBackendDir } from "../../src/core/eval/backends";
-import { kindBreakdown, renderKindBreakdown } from "../../src/core/pipeline/by-kind";
-import { RUN_NAMES } from "../../src/core/pipeline/plan";
-import { runPipeline } from "../../src/core/pipeline/run-pipeline";
-import { runFile } from "../../src/core/runs/run-folder";
+import { ablate, loadAblationInputs } from "../../src/core/steps/ablate";
+import { resolveCheckpointPath } from "../../src/core/base/checkpoints/registry";
+import { loadConfig } from "../../src/core/base/config";
+import { evalSplit } from "../../src/core/steps/eval/eval-split";
+import { localBackendDir } from "../../src/core/steps/eval/backends";
+import { kindBreakdown, renderKindBreakdown } from "../../src/core/steps/pipeline/by-kind";
+import { RUN_NAMES } from "../../src/core/steps/pipeline/plan";
+import { runPipeline } from "../../src/core/steps/pipeline/run-pipeline";
+import { runFile } from "../../src/core/base/runs/run-folder";
 import { connectOrStartLocalBackend } from "../../src/server";
-import { defaultSettings, type PipelineSettings } from "../../src/core/pipeline/settings";
+import { defaultSettings, type PipelineSettings } from "../../src/core/steps/pipeline/settings";
+import { startLocalBackend } from "../../test/helpers/local-backend";
 
 type Patch = (s: PipelineSettings) => void;
 
@@ -57,7 +58,7 @@ async function main(): Promise<void> {
     mkdirSync(work, { recursive: true });
     // The pipeline's own lines go to <name>.log next to its folder (tail it to follow a candidate).
     const logFile = join(work, `${name}.log`);
-    const r = await runPipeline({ dir: join(work, name), backend: "local", settings, log: (l) => appendFileSync(logFile, `${l}\n`) });
+    const r = await runPipeline({ startLocalBackend, dir: join(work, name), backend: "local", settings, log: (l) => appendFileSync(logFile, `${l}\n`) });
     const f1 = (label: string) => r.report!.runs.find((x) => x.name === label)?.f1.mean ?? NaN;
     const d = r.grpoVsSft!.comparisons[0].f1;
     const s = (x: number) => (x >= 0 ? "+" : "") + x.toFixed(3);

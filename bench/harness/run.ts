@@ -21,16 +21,16 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node
 import { cpus, loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { ablate, bootstrapMeans, percentileInterval, type AblationInput } from "../../src/core/analysis";
-import { Xoshiro128 } from "../../src/core/analysis/prng";
-import { offlineTokenizer, replyTokens } from "../../src/core/chat";
-import type { ChatTokenizer } from "../../src/core/chat/tokenizer";
-import { generateSyntheticHotpot } from "../../src/core/demo/synthetic-hotpot";
-import { toRecord } from "../../src/core/eval/eval-split";
-import { runEpisode } from "../../src/core/harness";
+import { ablate, bootstrapMeans, percentileInterval, type AblationInput } from "../../src/core/steps/ablate";
+import { Xoshiro128 } from "../../src/core/base/stats/prng";
+import { offlineTokenizer, replyTokens } from "../../src/core/base/chat";
+import type { ChatTokenizer } from "../../src/core/base/chat/tokenizer";
+import { generateSyntheticHotpot } from "../../src/core/envs/hotpotqa/synthetic-world";
+import { toRecord } from "../../src/core/steps/eval/eval-split";
+import { runEpisode } from "../../src/core/envs/hotpotqa/episode";
 import type { Policy, PolicyInfo, Sample } from "../../src/core/harness/policy";
-import { appendEpisode, ensureRunDir, type EpisodeRecord } from "../../src/core/runs/run-files";
-import { buildIndex, openIndex, type SearchHit, type Searcher } from "../../src/core/search";
+import { appendEpisode, ensureRunDir, type EpisodeRecord } from "../../src/core/base/runs/run-files";
+import { buildIndex, openIndex, type SearchHit, type Searcher } from "../../src/core/base/search";
 
 const ROOT = resolve(__dirname, "..", "..");
 const WORK = join(ROOT, "bench", ".work", "harness");

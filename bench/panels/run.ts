@@ -27,23 +27,23 @@ import { existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { ablate, loadAblationInputs } from "../../src/core/analysis/ablate";
-import { CompareWorker, ON_THREAD_MAX_BYTES } from "../../src/core/analysis/compare-off-thread";
-import { compareView } from "../../src/core/analysis/compare-setup";
-import { indexEpisodes, readIndexedEpisode } from "../../src/core/runs/episode-index";
-import { readRun, readRunHead } from "../../src/core/runs/run-files";
-import { runFile } from "../../src/core/runs/run-folder";
-import { tokenizerForRun } from "../../src/core/runs/run-tokenizer";
-import { readDashboard } from "../../src/core/trace/dashboard-view";
-import { goldInResults, resultTexts } from "../../src/core/trace/gold-in-results";
+import { ablate, loadAblationInputs } from "../../src/core/steps/ablate/ablate";
+import { CompareWorker, ON_THREAD_MAX_BYTES } from "../../src/core/steps/ablate/compare-off-thread";
+import { compareView } from "../../src/core/steps/ablate/compare-setup";
+import { indexEpisodes, readIndexedEpisode } from "../../src/core/base/runs/episode-index";
+import { readRun, readRunHead } from "../../src/core/base/runs/run-files";
+import { runFile } from "../../src/core/base/runs/run-folder";
+import { tokenizerForRun } from "../../src/core/base/runs/run-tokenizer";
+import { readDashboard } from "../../src/core/views/trace/dashboard-view";
+import { goldInResults, resultTexts } from "../../src/core/views/trace/gold-in-results";
 import MiniSearch from "minisearch";
-import { RUN_SEARCH_OPTIONS, RunSearch, type SearchDoc } from "../../src/core/trace/run-search";
-import { readTextCache, TEXT_CACHE_FORMAT, writeTextCache } from "../../src/core/trace/run-text-cache";
-import { buildTraceView } from "../../src/core/trace/trace-view";
-import { DEFAULT_RESAMPLES } from "../../src/core/analysis/resamples"; // what Compare computes with, as ablate does
-import { episodeRows } from "../../src/extension/panels/trace-panel-rows";
-import { LIST_HEAD_ROWS } from "../../src/extension/panels/protocol";
-import { toColumns } from "../../src/core/trace/episode-list";
+import { RUN_SEARCH_OPTIONS, RunSearch, type SearchDoc } from "../../src/core/views/trace/run-search";
+import { readTextCache, TEXT_CACHE_FORMAT, writeTextCache } from "../../src/core/views/trace/run-text-cache";
+import { buildTraceView } from "../../src/core/views/trace/trace-view";
+import { DEFAULT_RESAMPLES } from "../../src/core/base/stats/resamples"; // what Compare computes with, as ablate does
+import { episodeRows } from "../../src/extension/trace/trace-panel-rows";
+import { LIST_HEAD_ROWS } from "../../src/extension/webview/protocol";
+import { toColumns } from "../../src/core/views/trace/episode-list";
 import { panelWorkspace, ROOT, WORK } from "./workspace";
 
 const { values } = parseArgs({ options: { large: { type: "string", default: "10000" }, repeat: { type: "string", default: "5" }, vscode: { type: "boolean", default: false }, "vscode-only": { type: "boolean", default: false } } });

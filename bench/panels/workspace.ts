@@ -10,9 +10,9 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { loadConfig } from "../../src/core/config";
-import { runDemo } from "../../src/core/demo/run-demo";
-import { evalSplit } from "../../src/core/eval/eval-split";
+import { loadConfig } from "../../src/core/base/config";
+import { runDemo } from "../../src/core/steps/demo/run-demo";
+import { evalSplit } from "../../src/core/steps/eval/eval-split";
 
 export const ROOT = resolve(__dirname, "..", "..");
 export const WORK = join(ROOT, "bench", ".work", "panels");

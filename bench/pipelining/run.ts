@@ -4,7 +4,7 @@
  *   npx tsx bench/pipelining/run.ts [--latency MS] [--slow MS] [--sample-ms MS] [--steps N] [--samples N] [--in-flight N]
  *
  * Starts the local backend with an added per-request latency (a network round trip) and a fixed
- * time per queued operation (the service's own work), then measures through src/core/tinker:
+ * time per queued operation (the service's own work), then measures through src/core/base/tinker:
  *  1. a training step — forward_backward and optim_step submitted back to back, then awaited —
  *     against the server's own time for the two ops (target ≤ 1.1×: one round trip, not two);
  *     the same step done one op at a time is printed as the baseline pipelining beats;
@@ -20,8 +20,8 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { Worker } from "node:worker_threads";
 import type { OpRecord } from "../../src/server/backend";
-import { TinkerService } from "../../src/core/tinker";
-import { sftDatum } from "../../src/core/tinker/wire/builders";
+import { TinkerService } from "../../src/core/base/tinker";
+import { sftDatum } from "../../src/core/base/tinker/wire/builders";
 
 const { values } = parseArgs({
   options: {

@@ -7,8 +7,8 @@
  *   node --import tsx bench/sandbox/run.ts [--tasks N] [--fresh N]
  */
 import { parseArgs } from "node:util";
-import { PythonSandbox } from "../../src/core/tasks/sandbox/sandbox";
-import { readCandidates } from "../../src/core/tasks/candidates";
+import { PythonSandbox } from "../../src/core/steps/tasks/sandbox/sandbox";
+import { readCandidates } from "../../src/core/base/task-sets/candidates";
 import { join } from "node:path";
 
 const { values } = parseArgs({ options: { tasks: { type: "string", default: "60" }, fresh: { type: "string", default: "3" } } });

@@ -1,5 +1,5 @@
 /** Builds one index in its own process so the benchmark can report that process's peak RSS. */
-import { buildIndex } from "../../src/core/search/build-index";
+import { buildIndex } from "../../src/core/base/search/build-index";
 
 const [corpus, indexDir] = process.argv.slice(2);
 buildIndex(corpus, indexDir).then(

@@ -7,7 +7,7 @@
  *
  *   npx tsx bench/search/run.ts --quick                      # once: builds the corpus, the index, the queries
  *   npx tsx bench/search/compare-query.ts [--docs 50000] [--queries 200] [--reps 3]
- *   git show HEAD~1:src/core/search/bm25-index.ts | sed 's#from "\./#from "../../src/core/search/#; s#from "\.\./errors"#from "../../src/core/errors"#' > bench/.work/old-bm25-index.ts
+ *   git show HEAD~1:src/core/base/search/bm25-index.ts | sed 's#from "\./#from "../../src/core/base/search/#; s#from "\.\./errors"#from "../../src/core/base/errors"#' > bench/.work/old-bm25-index.ts
  *   npx tsx bench/search/compare-query.ts --against bench/.work/old-bm25-index.ts
  *   options: --index DIR --query-file FILE (default: the files run.ts wrote for --docs/--queries);
  *   --against-index DIR: the same corpus indexed in the format the --against version reads
@@ -15,8 +15,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
-import { openIndex } from "../../src/core/search/bm25-index";
-import type { SearchHit } from "../../src/core/search/searcher";
+import { openIndex } from "../../src/core/base/search/bm25-index";
+import type { SearchHit } from "../../src/core/base/search/searcher";
 
 const WORK = resolve(__dirname, "..", ".work");
 const K = 3;

@@ -1,4 +1,4 @@
-"""Regenerates the parity fixtures of test/unit/core/search from the real libraries (bench/.venv):
+"""Regenerates the parity fixtures of test/unit/core/base/search from the real libraries (bench/.venv):
 
   bench/.venv/bin/python bench/search/make-fixtures.py
 

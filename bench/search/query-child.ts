@@ -5,7 +5,7 @@
  *   npx tsx bench/search/query-child.ts INDEX_DIR QUERIES.json OUT.json [exhaustive]
  */
 import { readFileSync, writeFileSync } from "node:fs";
-import { openIndex } from "../../src/core/search/bm25-index";
+import { openIndex } from "../../src/core/base/search/bm25-index";
 
 /** What one system's pass over the queries measured (bm25s_runner.py writes the same fields). */
 export interface QueryRun {

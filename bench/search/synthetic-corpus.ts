@@ -10,7 +10,7 @@
  * ~45M words and a vocabulary of the size Heaps' law extrapolates from the real sample.
  */
 import { createWriteStream } from "node:fs";
-import { mulberry32 } from "../../src/core/util/mulberry32";
+import { mulberry32 } from "../../src/core/base/util/mulberry32";
 
 /** Seeded uniform [0, 1) generator (mulberry32). */
 export const rng = mulberry32;

@@ -9,11 +9,11 @@
  */
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
-import { offlineTokenizer } from "../../src/core/chat";
-import { loadConfig } from "../../src/core/config";
+import { offlineTokenizer } from "../../src/core/base/chat";
+import { loadConfig } from "../../src/core/base/config";
 import { GSM8K } from "../../src/core/envs/gsm8k/environment";
-import { evalSplit } from "../../src/core/eval/eval-split";
-import { ScriptedPolicy } from "../../src/core/policies/scripted";
+import { evalSplit } from "../../src/core/steps/eval/eval-split";
+import { ScriptedPolicy } from "../../src/core/harness/policies/scripted";
 import { behaviourOf, questionOf, replyFor, writeFixtureTwin } from "../../test/unit/core/envs/gsm8k/fixture";
 
 /** Episodes in the fixture's GSM8K run: enough for every behaviour of the scripted replies. */

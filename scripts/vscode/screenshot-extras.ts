@@ -13,11 +13,12 @@
 import { execFileSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { runExperiment } from "../../src/core/experiments/run-experiment";
-import { REPORT_FILE } from "../../src/core/pipeline/plan";
+import { runExperiment } from "../../src/core/steps/experiments/run-experiment";
+import { REPORT_FILE } from "../../src/core/steps/pipeline/plan";
 import { writeCookbookRun } from "../../test/helpers/cookbook-fixture";
-import { miniatureSpec, writeSpec } from "../../test/unit/core/experiments/fixtures";
+import { miniatureSpec, writeSpec } from "../../test/unit/core/steps/experiments/fixtures";
 import { FIXTURE, SHOT_EXTRAS } from "./fixture.mjs";
+import { startLocalBackend } from "../../test/helpers/local-backend";
 
 const EXTRAS = SHOT_EXTRAS;
 
@@ -39,7 +40,7 @@ async function main(ws: string, expDir: string): Promise<void> {
   if (!existsSync(join(expWs, "runs", EXTRAS.experiment))) {
     mkdirSync(expDir, { recursive: true });
     // Port 0: a local backend of its own (another workspace's may hold the default port).
-    await runExperiment({ specFile: writeSpec(expDir, miniatureSpec({ name: EXTRAS.experiment })), dir: expWs, localPort: 0, log: () => {} });
+    await runExperiment({ startLocalBackend, specFile: writeSpec(expDir, miniatureSpec({ name: EXTRAS.experiment })), dir: expWs, localPort: 0, log: () => {} });
   }
   for (const run of readdirSync(join(expWs, "runs"))) {
     if (run === EXTRAS.experiment || run.startsWith(`${EXTRAS.experiment}-`)) cpSync(join(expWs, "runs", run), join(ws, "runs", run), { recursive: true });

@@ -4,12 +4,12 @@
  */
 import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { ablate, loadAblationInputs, renderAblationTable, renderMarkdownReport } from "../core/analysis";
-import { reportEnvironment } from "../core/analysis/report-environment";
+import { ablate, loadAblationInputs, renderAblationTable, renderMarkdownReport } from "../core/steps/ablate";
+import { reportEnvironment } from "../core/steps/ablate/report-environment";
 import { environmentDataDir } from "../core/envs/data-dirs";
-import { UserError } from "../core/errors";
-import { writeJsonAtomic } from "../core/runs/run-files";
-import { ABLATE_STEP } from "../core/steps/catalog";
+import { UserError } from "../core/base/errors";
+import { writeJsonAtomic } from "../core/base/runs/run-files";
+import { ABLATE_STEP } from "../core/steps/catalog/catalog";
 import { resolveRunDir } from "./run-dir";
 import { parseStepArgs } from "./step-args";
 

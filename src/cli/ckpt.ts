@@ -4,9 +4,9 @@
  * `$(agent-lab ckpt sft-e2 state)`. `--list` prints every registered name.
  */
 import { join } from "node:path";
-import { UserError } from "../core/errors";
-import { findCheckpoint, knownNames, readRegistry, registryPath, requireCheckpoint } from "../core/checkpoints/registry";
-import { CKPT_STEP } from "../core/steps/catalog";
+import { UserError } from "../core/base/errors";
+import { findCheckpoint, knownNames, readRegistry, registryPath, requireCheckpoint } from "../core/base/checkpoints/registry";
+import { CKPT_STEP } from "../core/steps/catalog/catalog";
 import { parseStepArgs } from "./step-args";
 
 export async function run(argv: string[]): Promise<void> {

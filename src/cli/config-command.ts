@@ -1,5 +1,5 @@
 /** `agent-lab config [--workspace DIR]`: prints the effective settings as JSON. */
-import { CONFIG_STEP } from "../core/steps/catalog";
+import { CONFIG_STEP } from "../core/steps/catalog/catalog";
 import { parseStepArgs } from "./step-args";
 
 export async function run(argv: string[]): Promise<void> {

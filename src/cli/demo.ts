@@ -4,13 +4,13 @@
  * scripted heuristic reader on val with search and closed-book, then shows failures.
  */
 import { resolve } from "node:path";
-import { UserError } from "../core/errors";
-import { runDemo } from "../core/demo/run-demo";
-import { readRun } from "../core/runs/run-files";
-import { finalLine } from "../core/runs/summary";
-import { renderShow } from "../core/runs/trace-text";
-import { tokenizerForRun } from "../core/runs/run-tokenizer";
-import { DEMO_STEP } from "../core/steps/catalog";
+import { UserError } from "../core/base/errors";
+import { runDemo } from "../core/steps/demo/run-demo";
+import { readRun } from "../core/base/runs/run-files";
+import { finalLine } from "../core/base/runs/summary";
+import { renderShow } from "../core/views/trace/trace-text";
+import { tokenizerForRun } from "../core/base/runs/run-tokenizer";
+import { DEMO_STEP } from "../core/steps/catalog/catalog";
 import { parseStepArgs } from "./step-args";
 import { traceStyle } from "./show";
 

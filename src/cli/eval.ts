@@ -5,12 +5,12 @@
  * Step 1.4 of the recipe: run the agent on a split into runs/NAME/ (episodes, summary, manifest).
  * Ctrl-C or SIGTERM stops cleanly (no new episodes, status "interrupted"); `--resume` finishes it.
  */
-import { UserError } from "../core/errors";
-import type { Split } from "../core/data/question";
-import { evalSplit } from "../core/eval/eval-split";
-import { finalLine } from "../core/runs/summary";
-import { EVAL_STEP } from "../core/steps/catalog";
-import { TEST_SPLIT_FLAG, TEST_SPLIT_FLAG_NAME } from "../core/steps/common-flags";
+import { UserError } from "../core/base/errors";
+import type { Split } from "../core/base/data/question";
+import { evalSplit } from "../core/steps/eval/eval-split";
+import { finalLine } from "../core/base/runs/summary";
+import { EVAL_STEP } from "../core/steps/catalog/catalog";
+import { TEST_SPLIT_FLAG, TEST_SPLIT_FLAG_NAME } from "../core/steps/specs/common-flags";
 import { localBackendFor } from "./local-backend";
 import { parseStepArgs } from "./step-args";
 import { printDryRun } from "./dry-run";

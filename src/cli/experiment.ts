@@ -1,18 +1,19 @@
 /**
  * `agent-lab experiment run SPEC.json [--dir DIR] [--dry-run] [--yes] [--rehearse] [--train FILE --test FILE]` and
- * `agent-lab experiment validate DIR [--json]`: thin fronts over src/core/experiments.
+ * `agent-lab experiment validate DIR [--json]`: thin fronts over src/core/steps/experiments.
  */
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { loadConfig } from "../core/config";
-import { UserError } from "../core/errors";
-import { EXPERIMENT_FILES } from "../core/experiments/record";
-import { runExperiment } from "../core/experiments/run-experiment";
-import { validateExperiment, type ValidationResult } from "../core/experiments/validate";
-import { EXPERIMENT_STEP, EXPERIMENT_SUBCOMMANDS } from "../core/steps/catalog";
-import { parseFlags } from "../core/steps/flags";
-import { stepHelp, type StepSpec } from "../core/steps/spec";
+import { loadConfig } from "../core/base/config";
+import { UserError } from "../core/base/errors";
+import { EXPERIMENT_FILES } from "../core/steps/experiments/record";
+import { runExperiment } from "../core/steps/experiments/run-experiment";
+import { validateExperiment, type ValidationResult } from "../core/steps/experiments/validate";
+import { EXPERIMENT_STEP, EXPERIMENT_SUBCOMMANDS } from "../core/steps/catalog/catalog";
+import { parseFlags } from "../core/steps/specs/flags";
+import { stepHelp, type StepSpec } from "../core/steps/specs/spec";
 import { interruptible } from "./train-sft";
+import { startLocalBackend } from "./local-backend";
 
 const USAGE = "usage: agent-lab experiment run SPEC.json [--dir DIR] [--dry-run] [--yes] [--rehearse] [--train FILE --test FILE]\n       agent-lab experiment validate DIR [--json]";
 
@@ -33,6 +34,7 @@ export async function run(argv: string[]): Promise<void> {
   }
   await interruptible(async (signal) => {
     const r = await runExperiment({
+      startLocalBackend,
       specFile: rest[0], dir: v.dir, dryRun: v["dry-run"], yes: v.yes, localPort: v["local-port"], rehearse: v.rehearse, trainFiles: v.train, testFiles: v.test, signal, log: (l) => console.log(l),
     });
     if (!r.record) return;

@@ -1,12 +1,12 @@
 /**
  * `agent-lab export-chat RUN_OR_SFT_DATA --out FILE`: a run's episodes or an sft-data run's rows as
- * OpenAI-style chat JSONL (see src/core/sft/export-chat.ts for the format).
+ * OpenAI-style chat JSONL (see src/core/steps/sft/export-chat.ts for the format).
  */
 import { existsSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
-import { UserError } from "../core/errors";
-import { exportChat } from "../core/sft/export-chat";
-import { EXPORT_CHAT_STEP } from "../core/steps/catalog";
+import { UserError } from "../core/base/errors";
+import { exportChat } from "../core/steps/sft/export-chat";
+import { EXPORT_CHAT_STEP } from "../core/steps/catalog/catalog";
 import { parseStepArgs } from "./step-args";
 
 export async function run(argv: string[]): Promise<void> {

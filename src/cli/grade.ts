@@ -5,34 +5,18 @@
  * number, `correct`, the extracted answer and the reference, plus the record's other fields.
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { FileFormatError, UserError } from "../core/errors";
-import { gradeReply, referenceAnswer } from "../core/envs/gsm8k";
-import { GRADED_ENVIRONMENTS, type GradedEnvironment } from "../core/envs/catalog";
-import { GRADE_STEP } from "../core/steps/catalog";
+import { FileFormatError, UserError } from "../core/base/errors";
+import { GRADED_ENVIRONMENTS } from "../core/envs/catalog";
+import { ENVIRONMENTS } from "../core/envs/registry";
+import type { ReplyGrader } from "../core/harness/environment";
+import { GRADE_STEP } from "../core/steps/catalog/catalog";
 import { parseStepArgs } from "./step-args";
 
-interface Graded {
-  correct: boolean;
-  extracted: string | undefined;
-  reference: string;
-}
-
-interface EnvGrader {
-  /** Why `answer` cannot be graded against, or undefined when it can. */
-  badAnswer(answer: string): string | undefined;
-  grade(response: string, answer: string): Graded;
-}
-
-// Keyed by the light list GRADE_STEP offers as --env choices: the compiler keeps the two in step.
-const GRADERS: Record<GradedEnvironment, EnvGrader> = {
-  gsm8k: {
-    badAnswer: (answer) => (referenceAnswer(answer) === undefined ? '"answer" has no "#### N" final answer line' : undefined),
-    grade: (response, answer) => gradeReply(response, answer),
-  },
-};
-
-function isGraded(env: string): env is GradedEnvironment {
-  return (GRADED_ENVIRONMENTS as readonly string[]).includes(env);
+/** The reply grader of the environment called `env`, or the one-line refusal naming those that have one. */
+function graderOf(env: string): ReplyGrader {
+  const grader = ENVIRONMENTS.find((e) => e.name === env)?.replyGrader;
+  if (!grader) throw new UserError(`--env ${env}: no grader for this environment (known: ${GRADED_ENVIRONMENTS.join(", ")})`);
+  return grader;
 }
 
 export interface GradedFile {
@@ -43,8 +27,7 @@ export interface GradedFile {
 
 /** Grades every non-blank line; a line that is not a record with string `response` and `answer` is a FileFormatError. */
 export function gradeJsonlFile(env: string, file: string): GradedFile {
-  if (!isGraded(env)) throw new UserError(`--env ${env}: no grader for this environment (known: ${GRADED_ENVIRONMENTS.join(", ")})`);
-  const grader = GRADERS[env];
+  const grader = graderOf(env);
   const rows: Record<string, unknown>[] = [];
   let correct = 0;
   readFileSync(file, "utf8").split("\n").forEach((text, i) => {
@@ -76,7 +59,7 @@ export async function run(argv: string[]): Promise<void> {
   const { values, positionals } = args;
   if (positionals.length !== 1) throw new UserError('give one FILE: JSONL with "response" (the model\'s full reply) and "answer" (for gsm8k the solution with its "#### N" line)');
   const file = positionals[0];
-  if (!isGraded(values.env)) throw new UserError(`--env ${values.env}: no grader for this environment (known: ${GRADED_ENVIRONMENTS.join(", ")})`);
+  graderOf(values.env);
   if (!existsSync(file)) throw new UserError(`${file}: no such file`);
   const result = gradeJsonlFile(values.env, file);
   if (values["per-line"]) writeFileSync(values["per-line"], result.rows.map((r) => JSON.stringify(r) + "\n").join(""));

@@ -4,9 +4,9 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { UserError } from "../core/errors";
-import { buildIndex } from "../core/search";
-import { INDEX_STEP } from "../core/steps/catalog";
+import { UserError } from "../core/base/errors";
+import { buildIndex } from "../core/base/search";
+import { INDEX_STEP } from "../core/steps/catalog/catalog";
 import { parseStepArgs } from "./step-args";
 
 export async function run(argv: string[]): Promise<void> {

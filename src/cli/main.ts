@@ -1,7 +1,7 @@
 /**
  * The `agent-lab` command: one thin front per recipe step, over src/core.
  * The extension runs these same commands as child processes (jobs), so anything the UI does can be
- * done from a terminal or CI. Commands and their flags are the step specs (src/core/steps/catalog.ts).
+ * done from a terminal or CI. Commands and their flags are the step specs (src/core/steps/catalog/catalog.ts).
  */
 import { describeFailure, runCommand } from "./run-command";
 

@@ -6,12 +6,13 @@
  */
 import { createInterface } from "node:readline/promises";
 import { resolve } from "node:path";
-import { UserError } from "../core/errors";
-import { runPipeline } from "../core/pipeline/run-pipeline";
-import { settingsFor, type PipelineBackend, type PipelineFiles } from "../core/pipeline/settings";
-import { PIPELINE_STEP } from "../core/steps/catalog";
+import { UserError } from "../core/base/errors";
+import { runPipeline } from "../core/steps/pipeline/run-pipeline";
+import { settingsFor, type PipelineBackend, type PipelineFiles } from "../core/steps/pipeline/settings";
+import { PIPELINE_STEP } from "../core/steps/catalog/catalog";
 import { parseStepArgs } from "./step-args";
 import { interruptible } from "./train-sft";
+import { startLocalBackend } from "./local-backend";
 
 export async function run(argv: string[]): Promise<void> {
   const args = parseStepArgs(PIPELINE_STEP, argv);
@@ -25,7 +26,7 @@ export async function run(argv: string[]): Promise<void> {
   const settings = settingsFor(backend, { size: values.size === "smoke" ? "smoke" : "full", rehearse: values.rehearse, files });
   if (backend === "tinker" && !values["dry-run"]) {
     // The key is checked before anything is downloaded or written.
-    const { resolveApiKey } = await import("../core/tinker/key");
+    const { resolveApiKey } = await import("../core/base/tinker/key");
     resolveApiKey(undefined);
   }
   const confirm = process.stdin.isTTY
@@ -40,6 +41,7 @@ export async function run(argv: string[]): Promise<void> {
     : undefined;
   await interruptible(async (signal) => {
     await runPipeline({
+      startLocalBackend,
       dir: resolve(values.dir),
       backend,
       settings,

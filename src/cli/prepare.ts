@@ -5,10 +5,10 @@
  * local files it downloads from the Hugging Face hub (HF_ENDPOINT, HF_TOKEN, AGENT_LAB_CACHE honoured).
  */
 import { isAbsolute, join } from "node:path";
-import { UserError } from "../core/errors";
-import type { DownloadProgress } from "../core/data/hub";
+import { UserError } from "../core/base/errors";
+import type { DownloadProgress } from "../core/base/data/hub";
 import { environmentByName } from "../core/envs/registry";
-import { PREPARE_STEP } from "../core/steps/catalog";
+import { PREPARE_STEP } from "../core/steps/catalog/catalog";
 import { parseStepArgs } from "./step-args";
 
 export async function run(argv: string[]): Promise<void> {

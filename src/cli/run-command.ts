@@ -4,9 +4,9 @@
  * what to fix; anything else is a bug of ours, said so in one line (its stack only with
  * AGENT_LAB_DEBUG=1). Kept apart from main.ts so tests can run a command in-process.
  */
-import { UserError } from "../core/errors";
-import { STEPS } from "../core/steps/catalog";
-import { TinkerApiError, TinkerFutureExpiredError, TinkerRequestFailedError } from "../core/tinker/errors";
+import { UserError } from "../core/base/errors";
+import { STEPS } from "../core/steps/catalog/catalog";
+import { TinkerApiError, TinkerFutureExpiredError, TinkerRequestFailedError } from "../core/base/tinker/errors";
 
 type Loader = () => Promise<{ run(argv: string[]): Promise<void> }>;
 

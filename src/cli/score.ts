@@ -4,9 +4,9 @@
  * `agent-lab score RUN_DIR`: rescores a run folder in place (rescoreRun, from the eval module).
  */
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { FileFormatError, UserError } from "../core/errors";
-import { exactMatch, f1Score } from "../core/score";
-import { SCORE_STEP } from "../core/steps/catalog";
+import { FileFormatError, UserError } from "../core/base/errors";
+import { exactMatch, f1Score } from "../core/envs/hotpotqa/score";
+import { SCORE_STEP } from "../core/steps/catalog/catalog";
 import { parseStepArgs } from "./step-args";
 
 export interface ScoredFile {
@@ -52,7 +52,7 @@ export async function run(argv: string[]): Promise<void> {
   if (statSync(target).isDirectory()) {
     // a run folder: the eval module rescores its episodes in place and updates its summary
     if (values["per-line"]) throw new UserError("--per-line is for a JSONL file; a run folder is rescored in place");
-    const { rescoreRun } = await import("../core/eval/rescore");
+    const { rescoreRun } = await import("../core/steps/eval/rescore");
     const r = rescoreRun(target);
     console.log(`EM ${r.em.toFixed(3)}  F1 ${r.f1.toFixed(3)}  n ${r.n}  (${r.changed} episode${r.changed === 1 ? "" : "s"} changed; episodes.jsonl and summary.json rewritten)`);
     return;

@@ -1,8 +1,8 @@
 /** `agent-lab search "query" [-k N] [--data DIR] [--workspace DIR]`: try the BM25 index, printed like the recipe. */
 import { join } from "node:path";
-import { UserError } from "../core/errors";
-import { openIndex } from "../core/search";
-import { SEARCH_STEP } from "../core/steps/catalog";
+import { UserError } from "../core/base/errors";
+import { openIndex } from "../core/base/search";
+import { SEARCH_STEP } from "../core/steps/catalog/catalog";
 import { parseStepArgs } from "./step-args";
 
 export async function run(argv: string[]): Promise<void> {

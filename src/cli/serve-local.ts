@@ -4,11 +4,11 @@
  * (TINKER_BASE_URL=<url>, any TINKER_API_KEY starting with "tml-").
  */
 import { resolve } from "node:path";
-import { UserError } from "../core/errors";
+import { UserError } from "../core/base/errors";
 import { parseFaultSpec, startLocalBackend, STAND_IN_NOTICE } from "../server";
-import { SERVE_LOCAL_STEP } from "../core/steps/catalog";
+import { SERVE_LOCAL_STEP } from "../core/steps/catalog/catalog";
 import { parseStepArgs } from "./step-args";
-import { localBackendDir } from "../core/eval/backends";
+import { localBackendDir } from "../core/steps/eval/backends";
 
 export async function run(argv: string[]): Promise<void> {
   const args = parseStepArgs(SERVE_LOCAL_STEP, argv);

@@ -5,9 +5,9 @@
  * lineage manifest and the cost in the run's ledger. Ctrl-C or SIGTERM stops cleanly (no new
  * questions start, what is written stays); `--resume` continues.
  */
-import { UserError } from "../core/errors";
-import { collectSftData, sftAdvice } from "../core/sft/collect-sft";
-import { SFT_DATA_STEP } from "../core/steps/catalog";
+import { UserError } from "../core/base/errors";
+import { collectSftData, sftAdvice } from "../core/steps/sft/collect-sft";
+import { SFT_DATA_STEP } from "../core/steps/catalog/catalog";
 import { printDryRun } from "./dry-run";
 import { localBackendFor } from "./local-backend";
 import { parseStepArgs } from "./step-args";

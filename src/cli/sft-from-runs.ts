@@ -3,9 +3,9 @@
  *  [--prompt FILE] [--name NAME]`: SFT data from the episodes existing runs already scored (no
  * sampling, no spend). Prints the runs it skipped and why, then the rows it wrote.
  */
-import { UserError } from "../core/errors";
-import { sftFromRuns } from "../core/sft/from-runs";
-import { SFT_DATA_STEP } from "../core/steps/catalog";
+import { UserError } from "../core/base/errors";
+import { sftFromRuns } from "../core/steps/sft/from-runs";
+import { SFT_DATA_STEP } from "../core/steps/catalog/catalog";
 import { parseStepArgs } from "./step-args";
 
 export async function run(argv: string[]): Promise<void> {

@@ -4,12 +4,12 @@
  * and N random failures with model-written text set apart from harness-inserted text.
  */
 import { basename } from "node:path";
-import { UserError } from "../core/errors";
-import { SHOW_FIELDS } from "../core/runs/episode-record";
-import { readRun } from "../core/runs/run-files";
-import { renderShow, type TraceStyle } from "../core/runs/trace-text";
-import { tokenizerForRun } from "../core/runs/run-tokenizer";
-import { SHOW_STEP } from "../core/steps/catalog";
+import { UserError } from "../core/base/errors";
+import { SHOW_FIELDS } from "../core/base/runs/episode-record";
+import { readRun } from "../core/base/runs/run-files";
+import { renderShow, type TraceStyle } from "../core/views/trace/trace-text";
+import { tokenizerForRun } from "../core/base/runs/run-tokenizer";
+import { SHOW_STEP } from "../core/steps/catalog/catalog";
 import { resolveRunDir } from "./run-dir";
 import { parseStepArgs } from "./step-args";
 

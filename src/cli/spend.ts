@@ -4,9 +4,9 @@
  * ledger count through summary.json).
  */
 import { isAbsolute, join } from "node:path";
-import { UserError } from "../core/errors";
-import { startOfToday, workspaceSpend, type WorkspaceSpend } from "../core/ledger";
-import { SPEND_STEP } from "../core/steps/catalog";
+import { UserError } from "../core/base/errors";
+import { startOfToday, workspaceSpend, type WorkspaceSpend } from "../core/base/ledger";
+import { SPEND_STEP } from "../core/steps/catalog/catalog";
 import { parseStepArgs } from "./step-args";
 
 export async function run(argv: string[]): Promise<void> {

@@ -2,9 +2,9 @@
  * Parsing a command's argv from its step spec: flags validated by the one validator, config-backed
  * flags filled from the workspace's effective config, `--help` rendered from the spec.
  */
-import { loadConfig, mergeConfig, validateOverrides, type AgentLabConfig } from "../core/config";
-import { parseFlags, withConfigDefaults, type FlagSpecs, type FlagValues } from "../core/steps/flags";
-import { stepHelp, type StepSpec } from "../core/steps/spec";
+import { loadConfig, mergeConfig, validateOverrides, type AgentLabConfig } from "../core/base/config";
+import { parseFlags, withConfigDefaults, type FlagSpecs, type FlagValues } from "../core/steps/specs/flags";
+import { stepHelp, type StepSpec } from "../core/steps/specs/spec";
 
 export interface StepArgs<F extends FlagSpecs> {
   values: FlagValues<F>;

@@ -3,9 +3,9 @@
  *  [--lr 4e-5] [--temperature 1] [--offset 1500] [--save-every 10] [--name grpo] [--resume]` —
  * recipe Step 4: online GRPO in the agent harness; checkpoints registered as <name>-s<step>.
  */
-import { UserError } from "../core/errors";
-import { TRAIN_GRPO_STEP } from "../core/steps/catalog";
-import { trainGrpo } from "../core/train/grpo";
+import { UserError } from "../core/base/errors";
+import { TRAIN_GRPO_STEP } from "../core/steps/catalog/catalog";
+import { trainGrpo } from "../core/steps/train/grpo";
 import { printDryRun } from "./dry-run";
 import { localBackendFor } from "./local-backend";
 import { parseStepArgs } from "./step-args";

@@ -3,9 +3,9 @@
  *  [--lr 2e-4] [--backend tinker|local] [--resume]` — recipe Step 3.3: LoRA SFT, loss only on the
  * tokens the model wrote; per-epoch checkpoints registered as <name>-e<epoch>.
  */
-import { UserError } from "../core/errors";
-import { TRAIN_SFT_STEP } from "../core/steps/catalog";
-import { trainSft } from "../core/train/sft";
+import { UserError } from "../core/base/errors";
+import { TRAIN_SFT_STEP } from "../core/steps/catalog/catalog";
+import { trainSft } from "../core/steps/train/sft";
 import { printDryRun } from "./dry-run";
 import { localBackendFor } from "./local-backend";
 import { parseStepArgs } from "./step-args";

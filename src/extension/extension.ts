@@ -5,17 +5,17 @@
  */
 import * as vscode from "vscode";
 import { CheckpointsProvider } from "./checkpoints/checkpoints-provider";
-import { registerCommands, type Lab } from "./commands/commands";
+import { registerCommands, type Lab } from "./register-commands";
 import { JobRunner } from "./jobs/job-runner";
 import { JobsProvider, JobsStatusBar } from "./jobs/jobs-provider";
-import { LabWorkspace } from "./lab-workspace";
+import { LabWorkspace } from "./workspace/lab-workspace";
 import { registerEpisodeCodeLens, registerPanelSerializers, warmTraceTokenizer } from "./panels";
 import { CookbookRuns } from "./runs/cookbook-runs";
 import { RunsProvider } from "./runs/runs-provider";
 import { ApiKeyStore } from "./secrets/api-key";
 import { SETTINGS_SECTION } from "./settings/settings-overrides";
-import { spendReport } from "./spend";
-import { updateContextKeys } from "./context-keys";
+import { spendReport } from "./workspace/spend";
+import { updateContextKeys } from "./workspace/context-keys";
 import { watchWorkspace } from "./watchers";
 
 let lab: Lab | undefined;
@@ -78,7 +78,7 @@ export function activate(context: vscode.ExtensionContext): AgentLabApi {
   // Panels restore themselves after a reload; episodes.jsonl lines get an "Open trace" code lens.
   registerPanelSerializers(context);
   registerEpisodeCodeLens(context);
-  setTimeout(() => void import("./language-client").then((m) => m.startPromptLanguageClient(context, workspace), (e: unknown) => console.error("Agent Lab: prompt language client failed to load", e)), 0);
+  setTimeout(() => void import("./language-client/load-client").then((m) => m.startPromptLanguageClient(context, workspace), (e: unknown) => console.error("Agent Lab: prompt language client failed to load", e)), 0);
   // The rest waits for the first idle moment so activation itself stays a few milliseconds.
   setTimeout(() => {
     // File watchers read the settings (runsDir, dataDir): after activation too.

@@ -7,11 +7,11 @@
  */
 import * as path from "node:path";
 import * as vscode from "vscode";
-import { REGISTRY_FILE } from "../core/checkpoints/registry";
-import { RUN_FILES } from "../core/runs/run-folder";
+import { REGISTRY_FILE } from "../core/base/checkpoints/registry";
+import { RUN_FILES } from "../core/base/runs/run-folder";
 import { JOBS_DIR } from "./jobs/job-store";
-import type { LabWorkspace } from "./lab-workspace";
-import { watchRunFiles } from "./panels/folder-watch";
+import type { LabWorkspace } from "./workspace/lab-workspace";
+import { watchRunFiles } from "./webview/folder-watch";
 
 export interface WatchHandlers {
   runs: () => void;

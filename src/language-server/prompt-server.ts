@@ -2,7 +2,7 @@
  * The language server's behaviour on any LSP connection (stdio in the product, a stream pair in
  * tests): diagnostics for prompt files and agent-lab.json, a hover with the prompt's token count
  * and prefill cost, and a code lens that reruns eval with the prompt. All the rules live in
- * src/core/prompt-lint; this file only maps them onto the protocol.
+ * src/core/views/prompt-lint; this file only maps them onto the protocol.
  */
 import { fileURLToPath } from "node:url";
 import {
@@ -16,7 +16,7 @@ import {
   type InitializeResult,
 } from "vscode-languageserver/node";
 import { TextDocument } from "vscode-languageserver-textdocument";
-import { mergeConfig, readWorkspaceConfig, validateOverrides, type AgentLabConfig } from "../core/config";
+import { mergeConfig, readWorkspaceConfig, validateOverrides, type AgentLabConfig } from "../core/base/config";
 import {
   countPromptTokens,
   DEFAULT_PROMPT_TOKEN_LIMIT,
@@ -30,7 +30,7 @@ import {
   tokenLimitIssue,
   type LintIssue,
   type PrefillEstimate,
-} from "../core/prompt-lint";
+} from "../core/views/prompt-lint";
 import { DIAGNOSTIC_SOURCE, isConfigFile, RERUN_COMMAND, RERUN_LENS_TITLE, SETTINGS_NOTIFICATION, type PromptServerSettings } from "./protocol";
 
 /** Typing pauses shorter than this do not re-lint. */

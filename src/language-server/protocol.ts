@@ -2,7 +2,7 @@
  * What the Agent Lab language client and server agree on (no vscode, no LSP library: both sides
  * import it, and the extension bundle stays small).
  */
-import type { AgentLabConfig } from "../core/config";
+import type { AgentLabConfig } from "../core/base/config";
 
 /** Settings the server needs from VS Code: sent as initializationOptions and again on change. */
 export interface PromptServerSettings {

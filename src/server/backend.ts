@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import { CheckpointStore, parseTinkerPath, tinkerPath, validCheckpointName, type RunRecord, type TinkerPath } from "./checkpoint-store";
 import { ComputeClient } from "./compute/client";
 import type { ComputeJob, ComputeResult } from "./compute/jobs";
-import { encodeSampleResponse } from "../core/tinker/wire/codec";
+import { encodeSampleResponse } from "../core/base/tinker/wire/codec";
 import { FutureStore, type FutureResult } from "./futures";
 import { HttpError } from "./http-error";
 import { UserInputError } from "./model/errors";

@@ -10,7 +10,7 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Checkpoint, LoraConfig, TrainingRun } from "../core/tinker/wire/types";
+import type { Checkpoint, LoraConfig, TrainingRun } from "../core/base/tinker/wire/types";
 
 export type CheckpointKind = "weights" | "sampler_weights";
 

@@ -13,7 +13,7 @@ import type { FutureResult } from "./futures";
 import { HttpError } from "./http-error";
 import { observedRequest, type ScriptedReply, type TestSeam } from "./test-seam";
 import * as validate from "./validate";
-import { decodeForwardBackwardRequest } from "../core/tinker/wire/codec";
+import { decodeForwardBackwardRequest } from "../core/base/tinker/wire/codec";
 
 export interface LocalBackendOptions {
   /** 0 (default) picks a free port. */

@@ -10,15 +10,11 @@
  */
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { UserError } from "../core/errors";
+import { UserError } from "../core/base/errors";
+import type { LocalBackendHandle } from "../core/base/tinker/local-backend";
 import { startLocalBackend, type LocalBackendOptions } from "./http-server";
 
-export interface LocalBackendHandle {
-  url: string;
-  /** True when this call started the server (close() stops it once idle); false when it reused one. */
-  started: boolean;
-  close(): Promise<void>;
-}
+export type { LocalBackendHandle };
 
 /** The lock file that serialises starts in one backend folder. */
 export const START_LOCK = "start.lock";

@@ -5,8 +5,8 @@
  * caller passes `testSeam` to startLocalBackend; the CLI never does, and every hook is optional.
  */
 import type { IncomingHttpHeaders } from "node:http";
-import { decodeForwardBackwardRequest } from "../core/tinker/wire/codec";
-import type { ForwardBackwardRequest, SampleResponse } from "../core/tinker/wire/types";
+import { decodeForwardBackwardRequest } from "../core/base/tinker/wire/codec";
+import type { ForwardBackwardRequest, SampleResponse } from "../core/base/tinker/wire/types";
 import type { SampleBody } from "./validate";
 
 /** A request as it arrived, with its body decoded where it can be (JSON, or forward_backward protobuf). */

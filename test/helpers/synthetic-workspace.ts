@@ -4,9 +4,9 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { prepareData } from "../../src/core/data/prepare";
-import { generateSyntheticHotpot } from "../../src/core/demo/synthetic-hotpot";
-import { buildIndex } from "../../src/core/search";
+import { prepareData } from "../../src/core/envs/hotpotqa/prepare";
+import { generateSyntheticHotpot } from "../../src/core/envs/hotpotqa/synthetic-world";
+import { buildIndex } from "../../src/core/base/search";
 
 export async function prepareSyntheticWorkspace(
   ws: string,

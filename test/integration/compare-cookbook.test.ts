@@ -12,7 +12,7 @@ import * as assert from "node:assert/strict";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import * as vscode from "vscode";
-import type { Lab } from "../../src/extension/commands/commands";
+import type { Lab } from "../../src/extension/register-commands";
 import { writeCookbookRun } from "../helpers/cookbook-fixture";
 import { activeExports, answerUi, labelOf, probePanel, probeUntil as probeAnswer, treeRows, waitFor, workspaceDir } from "./helpers";
 

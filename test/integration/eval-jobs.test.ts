@@ -8,7 +8,7 @@ import * as assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import * as vscode from "vscode";
-import type { Lab } from "../../src/extension/commands/commands";
+import type { Lab } from "../../src/extension/register-commands";
 import type { Job } from "../../src/extension/jobs/job-runner";
 import { activeExports, answerUi, labelOf, treeRows, waitFor, workspaceDir } from "./helpers";
 

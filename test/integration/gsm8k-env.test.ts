@@ -8,7 +8,7 @@ import * as assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import * as vscode from "vscode";
-import type { Lab } from "../../src/extension/commands/commands";
+import type { Lab } from "../../src/extension/register-commands";
 import { ENVIRONMENT_NAMES } from "../../src/core/envs/catalog";
 import { activeExports, answerUi, labelOf, probeUntil, treeRows, waitFor, workspaceDir } from "./helpers";
 

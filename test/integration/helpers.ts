@@ -4,7 +4,7 @@
  * env AGENT_LAB_IT_WORKSPACE.
  */
 import * as vscode from "vscode";
-import { PROBE_PANEL_COMMAND, type ProbeResult } from "../../src/extension/panels/protocol";
+import { PROBE_PANEL_COMMAND, type ProbeResult } from "../../src/extension/webview/protocol";
 
 export const EXTENSION_ID = "agent-lab.agent-lab";
 

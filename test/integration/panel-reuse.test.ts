@@ -8,8 +8,8 @@ import * as assert from "node:assert/strict";
 import { cpSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import * as vscode from "vscode";
-import type { Lab } from "../../src/extension/commands/commands";
-import { PANEL_VIEW_TYPES } from "../../src/extension/panels/protocol";
+import type { Lab } from "../../src/extension/register-commands";
+import { PANEL_VIEW_TYPES } from "../../src/extension/webview/protocol";
 import { activeExports, answerUi, probeUntil, waitFor, workspaceDir } from "./helpers";
 
 const runDir = (name: string) => join(workspaceDir(), "runs", name);

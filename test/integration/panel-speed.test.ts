@@ -19,10 +19,10 @@ import * as assert from "node:assert/strict";
 import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import * as vscode from "vscode";
-import { PROBE_PANEL_COMMAND, REFERENCE_PANEL_COMMAND } from "../../src/extension/panels/protocol";
-import type { ReferenceTimes } from "../../src/extension/panels/reference-panel";
-import type { Lab } from "../../src/extension/commands/commands";
-import { runFile } from "../../src/core/runs/run-folder";
+import { PROBE_PANEL_COMMAND, REFERENCE_PANEL_COMMAND } from "../../src/extension/webview/protocol";
+import type { ReferenceTimes } from "../../src/extension/webview/reference-panel";
+import type { Lab } from "../../src/extension/register-commands";
+import { runFile } from "../../src/core/base/runs/run-folder";
 import { activeExports, answerUi, labelOf, treeRows, waitFor } from "./helpers";
 import { speedGuardMs, WEBVIEW_START_FACTOR } from "../helpers/load-scaled";
 

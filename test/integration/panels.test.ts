@@ -9,9 +9,9 @@ import * as assert from "node:assert/strict";
 import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as vscode from "vscode";
-import { PROBE_PANEL_COMMAND } from "../../src/extension/panels/protocol";
-import type { Lab } from "../../src/extension/commands/commands";
-import { ablate, loadAblationInputs } from "../../src/core/analysis/ablate";
+import { PROBE_PANEL_COMMAND } from "../../src/extension/webview/protocol";
+import type { Lab } from "../../src/extension/register-commands";
+import { ablate, loadAblationInputs } from "../../src/core/steps/ablate/ablate";
 import { activeExports, answerUi, labelOf, probePanel as probe, probeUntil as probeAnswer, treeRows, waitFor, workspaceDir } from "./helpers";
 import { speedGuardMs } from "../helpers/load-scaled";
 import { formatNumber } from "../../webview/shared/chart-math"; // the dashboard's own number format

@@ -9,7 +9,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as vscode from "vscode";
-import type { Lab } from "../../src/extension/commands/commands";
+import type { Lab } from "../../src/extension/register-commands";
 import { activeExports, answerUi, waitFor, workspaceDir } from "./helpers";
 
 const BAD_PROMPT = "You are a research agent.\nSearch with <search>keywords</search>.\nAnswer with <answer>final answer</answer>.\n";

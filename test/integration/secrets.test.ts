@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import * as vscode from "vscode";
-import type { Lab } from "../../src/extension/commands/commands";
+import type { Lab } from "../../src/extension/register-commands";
 import { activeExports, answerUi, workspaceDir } from "./helpers";
 
 function filesUnder(dir: string): string[] {

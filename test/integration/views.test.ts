@@ -6,7 +6,7 @@ import * as assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import * as vscode from "vscode";
-import type { Lab } from "../../src/extension/commands/commands";
+import type { Lab } from "../../src/extension/register-commands";
 import { activeExports, labelOf, treeRows, workspaceDir } from "./helpers";
 
 interface EpisodeLine { id: string; end: string; em: number }

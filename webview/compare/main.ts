@@ -6,14 +6,14 @@
  * episodes in this panel, aligned turn by turn) and pinned questions across every run. Every label
  * is the runs' environment's (compare-metrics.ts): F1 and EM for HotpotQA, accuracy once for GSM8K.
  */
-import type { AblationReport, QuestionRow } from "../../src/core/analysis/report-types";
-import { compareMetrics, type CompareMetrics } from "../../src/core/analysis/compare-metrics";
-import { ORIGIN_LABELS } from "../../src/core/analysis/compare-origin";
+import type { AblationReport, QuestionRow } from "../../src/core/steps/ablate/report-types";
+import { compareMetrics, type CompareMetrics } from "../../src/core/steps/ablate/compare-metrics";
+import { ORIGIN_LABELS } from "../../src/core/steps/ablate/compare-origin";
 import { HOTPOTQA_INFO } from "../../src/core/envs/catalog";
-import type { PromptDiff } from "../../src/core/analysis/compare-setup";
-import { deltaCell, f3, formatP, intervalText } from "../../src/core/analysis/format";
-import type { PairTurnSide, PairView } from "../../src/core/trace/pair-view";
-import type { CompareSetup } from "../../src/extension/panels/protocol";
+import type { PromptDiff } from "../../src/core/steps/ablate/compare-setup";
+import { deltaCell, f3, formatP, intervalText } from "../../src/core/steps/ablate/format";
+import type { PairTurnSide, PairView } from "../../src/core/views/trace/pair-view";
+import type { CompareSetup } from "../../src/extension/webview/protocol";
 import { chartFigure, forestPlot } from "../shared/charts";
 import { append, clear, fmt, h, usd } from "../shared/dom";
 import { listen, loadingLine, markFirstFrame, send } from "../shared/host";

@@ -8,9 +8,9 @@
  * their questions), a group for its G episodes side by side. Redrawn on each update; zoom, log and
  * smoothing survive the redraw.
  */
-import type { GroupEpisodes } from "../../src/extension/panels/protocol";
-import type { CheckpointScore, DashboardView, Series } from "../../src/core/trace/dashboard-view";
-import { healthyBand, METRIC_GROUPS, metricGroup, metricLabel, orderMetrics, type MetricGroup } from "../../src/core/trace/metric-groups";
+import type { GroupEpisodes } from "../../src/extension/webview/protocol";
+import type { CheckpointScore, DashboardView, Series } from "../../src/core/views/trace/dashboard-view";
+import { healthyBand, METRIC_GROUPS, metricGroup, metricLabel, orderMetrics, type MetricGroup } from "../../src/core/views/trace/metric-groups";
 import { chartFigure, createTimeChart, palette, type TimeChart } from "../shared/charts";
 import { formatNumber, formatUsdValue, isConstant, MAX_SMOOTHING } from "../shared/chart-math";
 import { append, clear, fmt, h, isChecked } from "../shared/dom";

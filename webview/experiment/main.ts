@@ -4,7 +4,7 @@
  * the recovery interval drawn against the criterion's thresholds, and the validation checklist.
  * Every number is a link to the run it came from (the extension opens it; only runs it named).
  */
-import type { ExperimentView, LinkedNumber } from "../../src/core/experiments/view-model";
+import type { ExperimentView, LinkedNumber } from "../../src/core/views/experiments/view-model";
 import { append, clear, fmt, h, svg } from "../shared/dom";
 import { listen, send } from "../shared/host";
 

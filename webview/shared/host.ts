@@ -3,7 +3,7 @@
  * (a mismatch shows an error instead of rendering fields it might misread), and keeps the panel
  * state VS Code hands back to the serializer after a reload.
  */
-import { parseHostMessage, webviewMessage, type HostMessage, type PanelState, type ProbeResult, type WebviewMessage } from "../../src/extension/panels/protocol";
+import { parseHostMessage, webviewMessage, type HostMessage, type PanelState, type ProbeResult, type WebviewMessage } from "../../src/extension/webview/protocol";
 import { h } from "./dom";
 
 interface VsCodeApi {

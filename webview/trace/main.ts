@@ -5,11 +5,11 @@
  * red with the diff, non-canonical splits of sampled tokens as information counted per run,
  * special tokens the model emitted marked as such — and the search's hits highlighted.
  */
-import type { TraceRunInfo } from "../../src/extension/panels/protocol";
-import { filterRows, fromColumns, stepEpisode, visibleWindow, type EpisodeFilter, type EpisodeRow, type Outcome } from "../../src/core/trace/episode-list";
-import { OUTCOME_LABELS, OUTCOME_MEANINGS, OUTCOMES, outcomeOf } from "../../src/core/runs/outcome";
-import type { TraceEpisodeView } from "../../src/core/trace/trace-view";
-import { driftVerdict, NON_CANONICAL_EXPLAINED, type DriftReport, type RunDriftCounts } from "../../src/core/trace/drift";
+import type { TraceRunInfo } from "../../src/extension/webview/protocol";
+import { filterRows, fromColumns, stepEpisode, visibleWindow, type EpisodeFilter, type EpisodeRow, type Outcome } from "../../src/core/views/trace/episode-list";
+import { OUTCOME_LABELS, OUTCOME_MEANINGS, OUTCOMES, outcomeOf } from "../../src/core/base/runs/outcome";
+import type { TraceEpisodeView } from "../../src/core/views/trace/trace-view";
+import { driftVerdict, NON_CANONICAL_EXPLAINED, type DriftReport, type RunDriftCounts } from "../../src/core/views/trace/drift";
 import { append, clear, fmt, h, isChecked, usd } from "../shared/dom";
 import { listen, loadingLine, markFirstFrame, send, savedState, timings } from "../shared/host";
 import { highlightHits, markTokens, renderStream, splitPiece } from "./token-stream";

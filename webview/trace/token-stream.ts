@@ -6,7 +6,7 @@
  * to a few hundred elements at first paint while every token still gets its hover. All text goes
  * in as text nodes.
  */
-import type { TokenStream, TraceEpisodeView, TraceSection } from "../../src/core/trace/trace-view";
+import type { TokenStream, TraceEpisodeView, TraceSection } from "../../src/core/views/trace/trace-view";
 import { h } from "../shared/dom";
 
 /** Inserted tokens per piece: small enough to split on hover in well under a frame. */

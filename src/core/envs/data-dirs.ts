@@ -1,14 +1,11 @@
-/**
- * Where each environment keeps its data under the config's dataDir: HotpotQA in dataDir itself
- * (workspaces from before environments keep working), every other environment in dataDir/<name>.
- * Pure, so the cost estimate (which the extension loads at activation) can find a split's file
- * without loading an environment.
- */
 import { join } from "node:path";
-import { HOTPOTQA_NAME } from "./catalog";
+import { environmentInfo } from "./catalog";
 
-export { HOTPOTQA_NAME };
-
+/**
+ * Where an environment keeps its data under the config's dataDir: in dataDir itself when its info
+ * says so (the first environment's, so workspaces from before environments keep working), else in
+ * dataDir/<name>. Pure, so the cost estimate can find a split's file without loading an environment.
+ */
 export function environmentDataDir(env: string, dataDir: string): string {
-  return env === HOTPOTQA_NAME ? dataDir : join(dataDir, env);
+  return environmentInfo(env)?.dataInDataDir ? dataDir : join(dataDir, env);
 }

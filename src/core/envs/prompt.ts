@@ -5,9 +5,9 @@
  * `(none)` with the hash of the empty text so a later `--prompt` shows up as a fingerprint change.
  */
 import { basename } from "node:path";
-import type { AgentLabConfig } from "../config";
+import type { AgentLabConfig } from "../base/config";
 import { loadSystemPrompt, promptSha256 } from "../harness/prompts";
-import type { EnvItem, Environment } from "./types";
+import type { EnvItem, Environment } from "../harness/environment";
 
 export const NO_SYSTEM_PROMPT = "(none)";
 

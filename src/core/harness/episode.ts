@@ -18,12 +18,12 @@
  *
  * `runEpisode` (HotpotQA's search agent, the recipe's signature) is this loop with that environment.
  */
-import { DEFAULT_CONFIG } from "../config";
-import { assertQwenStitching, userTurn } from "../chat/turns";
-import type { EndReason, EnvEpisode, EnvItem, EpisodeTurn } from "../envs/types";
+import { DEFAULT_CONFIG } from "../base/config";
+import { assertQwenStitching, userTurn } from "../base/chat/turns";
+import type { EndReason, EnvEpisode, EnvItem, EpisodeTurn } from "./environment";
 import type { Policy } from "./policy";
 
-export type { EndReason, EpisodeTurn } from "../envs/types";
+export type { EndReason, EpisodeTurn } from "./environment";
 
 export interface Episode {
   id: string;

@@ -1,7 +1,4 @@
 /** The agent harness: one episode loop shared by eval, SFT data collection and RL, for every environment. */
 export type { Policy, Sample, SampleOptions, PolicyInfo, StopReason } from "./policy";
 export { runEnvEpisode, type Episode, type EpisodeTurn, type EndReason, type LoopOptions } from "./episode";
-export { runEpisode, type EpisodeOptions } from "../envs/hotpotqa/episode";
-export { parseAction, firstTagged, type Action } from "../envs/hotpotqa/actions";
-export { formatResults, resultBlock, NO_RESULTS, EMPTY_QUERY, LAST_SEARCH } from "../envs/hotpotqa/results";
 export { loadSystemPrompt, defaultSystemPromptFile, promptSha256, type SystemPrompt } from "./prompts";

@@ -2,7 +2,7 @@
  * The one interface every model source implements for the harness: Tinker sampler, the local
  * Tinker-compatible backend, a local transformers.js model, and scripted replies in tests.
  */
-import type { ChatTokenizer } from "../chat/tokenizer";
+import type { ChatTokenizer } from "../base/chat/tokenizer";
 
 export type StopReason = "stop" | "length";
 

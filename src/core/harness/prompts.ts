@@ -6,8 +6,8 @@
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { resolve } from "node:path";
-import { FileFormatError, UserError } from "../errors";
-import { projectFile } from "../chat/package-files";
+import { FileFormatError, UserError } from "../base/errors";
+import { projectFile } from "../base/chat/package-files";
 
 export interface SystemPrompt {
   /** The text sent as the system message (the file with its trailing whitespace removed). */

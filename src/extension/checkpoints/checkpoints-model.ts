@@ -6,8 +6,8 @@
  * vscode-free, tested in plain Node.
  */
 import { existsSync, readFileSync } from "node:fs";
-import { registryPath } from "../../core/checkpoints/registry";
-import { readCookbookRun } from "../../core/interop/cookbook";
+import { registryPath } from "../../core/base/checkpoints/registry";
+import { readCookbookRun } from "../../core/views/interop/cookbook";
 
 export interface CheckpointEntry {
   name: string;

@@ -1,6 +1,6 @@
 /** The Checkpoints tree: registry entries (newest first) with their paths and lineage as children. */
 import * as vscode from "vscode";
-import type { LabWorkspace } from "../lab-workspace";
+import type { LabWorkspace } from "../workspace/lab-workspace";
 import type { CookbookRuns } from "../runs/cookbook-runs";
 import { checkpointRows, cookbookCheckpointEntries, readCheckpointRegistry, type CheckpointRow } from "./checkpoints-model";
 

@@ -1,15 +1,15 @@
 /**
- * The CLI arguments of every job, built from the step specs in core (src/core/steps/catalog.ts)
+ * The CLI arguments of every job, built from the step specs in core (src/core/steps/catalog/catalog.ts)
  * with `toArgv`: flag names, ranges and defaults live there only, and a value the CLI would refuse
  * is refused here with the CLI's own message. vscode-free and pure, tested in plain Node. Nothing
  * here takes or returns a key: the Tinker key travels only in the child's environment.
  */
-import type { Split } from "../../core/data/question";
-import type { EVAL_STEP, PREPARE_STEP, SFT_DATA_STEP } from "../../core/steps/catalog";
-import { RUN_NAME_MAX_LENGTH } from "../../core/runs/run-name";
-import { TEST_SPLIT_FLAG_NAME, TRAINING_BACKENDS } from "../../core/steps/common-flags";
-import { toArgv, type FlagSpecs, type FlagValues } from "../../core/steps/flags";
-import type { StepSpec } from "../../core/steps/spec";
+import type { Split } from "../../core/base/data/question";
+import type { EVAL_STEP, PREPARE_STEP, SFT_DATA_STEP } from "../../core/steps/catalog/catalog";
+import { RUN_NAME_MAX_LENGTH } from "../../core/base/runs/run-name";
+import { TEST_SPLIT_FLAG_NAME, TRAINING_BACKENDS } from "../../core/steps/specs/common-flags";
+import { toArgv, type FlagSpecs, type FlagValues } from "../../core/steps/specs/flags";
+import type { StepSpec } from "../../core/steps/specs/spec";
 
 /** Values of a step's flags as a command sets them: any subset, typed by the spec. */
 export type StepValues<S extends { flags: FlagSpecs }> = Partial<FlagValues<S["flags"]>>;

@@ -7,7 +7,7 @@
  * Folders inside the workspace need neither: they are found by themselves.
  */
 import * as vscode from "vscode";
-import { readLogtreeTranscripts, transcriptsMarkdown } from "../../core/interop/cookbook";
+import { readLogtreeTranscripts, transcriptsMarkdown } from "../../core/views/interop/cookbook";
 import { OPEN_TRANSCRIPT_COMMAND } from "../runs/runs-provider";
 import type { CommandTable, Lab } from "./lab";
 

@@ -10,7 +10,7 @@
  */
 import * as vscode from "vscode";
 import { takesSftSource, type SftSource } from "../../core/envs/catalog";
-import { INDEX_STEP, PREPARE_STEP, SEARCH_STEP, SFT_DATA_STEP } from "../../core/steps/catalog";
+import { INDEX_STEP, PREPARE_STEP, SEARCH_STEP, SFT_DATA_STEP } from "../../core/steps/catalog/catalog";
 import { fromRunsValues, prepareValues, sftDataValues, uniqueRunName, type PrepareChoice } from "./cli-args";
 import { startStep, takenRunNames, type CommandTable, type Lab } from "./lab";
 import * as pick from "./pickers";

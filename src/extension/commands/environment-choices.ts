@@ -4,7 +4,7 @@
  * and never from the registry, which would load every environment's code at activation.
  */
 import { ENVIRONMENT_INFO, HOTPOTQA_NAME, metricLabels } from "../../core/envs/catalog";
-import { readEpisodes } from "../../core/runs/run-files";
+import { readEpisodes } from "../../core/base/runs/run-files";
 import type { RunRow } from "../runs/runs-model";
 
 export interface EnvironmentItem {

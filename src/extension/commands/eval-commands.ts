@@ -13,13 +13,13 @@
  */
 import * as path from "node:path";
 import * as vscode from "vscode";
-import { checkpointEnvironment } from "../../core/checkpoints/checkpoint-environment";
-import type { Split } from "../../core/data/question";
-import { EVAL_STEP, findStep, SCORE_STEP } from "../../core/steps/catalog";
-import { parseFlags } from "../../core/steps/flags";
+import { checkpointEnvironment } from "../../core/base/checkpoints/checkpoint-environment";
+import type { Split } from "../../core/base/data/question";
+import { EVAL_STEP, findStep, SCORE_STEP } from "../../core/steps/catalog/catalog";
+import { parseFlags } from "../../core/steps/specs/flags";
 import type { Job } from "../jobs/job-runner";
 import { openCompare } from "../panels";
-import * as promptLoop from "../prompt-loop";
+import * as promptLoop from "./prompt-loop";
 import { defaultEvalName, evalValues, uniqueRunName, type StepValues } from "./cli-args";
 import { environmentRunName, runEnvironment } from "./environment-choices";
 import { checkpointFrom, runFromArg, startStep, takenRunNames, type CommandTable, type Lab } from "./lab";

@@ -6,7 +6,7 @@
  *                            → job `experiment run SPEC --yes`, its progress (phase i/n) in the Jobs view
  */
 import * as vscode from "vscode";
-import { EXPERIMENT_STEP } from "../../core/steps/catalog";
+import { EXPERIMENT_STEP } from "../../core/steps/catalog/catalog";
 import { experimentJob, findExperimentSpecs } from "./experiment-specs";
 import { startStep, type CommandTable, type Lab } from "./lab";
 

@@ -7,8 +7,8 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import * as path from "node:path";
-import { EXPERIMENT_SPEC_FORMAT, EXPERIMENTS_DIR, readExperimentSpec } from "../../core/experiments/spec";
-import { rehearsalSpec } from "../../core/experiments/rehearsal";
+import { EXPERIMENT_SPEC_FORMAT, EXPERIMENTS_DIR, readExperimentSpec } from "../../core/steps/experiments/spec";
+import { rehearsalSpec } from "../../core/steps/experiments/rehearsal";
 
 export interface SpecFile {
   /** Absolute path. */

@@ -6,7 +6,7 @@
  *   agentLab.setApiKey / agentLab.clearApiKey       Tinker key in SecretStorage
  */
 import * as vscode from "vscode";
-import { SERVE_LOCAL_STEP } from "../../core/steps/catalog";
+import { SERVE_LOCAL_STEP } from "../../core/steps/catalog/catalog";
 import type { Job } from "../jobs/job-runner";
 import { isFinal } from "../jobs/job-state";
 import { isJob, startStep, type CommandTable, type Lab } from "./lab";

@@ -5,12 +5,12 @@
  */
 import * as path from "node:path";
 import * as vscode from "vscode";
-import { confirmationText } from "../../core/steps/estimate";
-import type { FlagSpecs, FlagValues } from "../../core/steps/flags";
-import type { StepSpec } from "../../core/steps/spec";
+import { confirmationText } from "../../core/steps/specs/estimate";
+import type { FlagSpecs, FlagValues } from "../../core/steps/specs/flags";
+import type { StepSpec } from "../../core/steps/specs/spec";
 import type { CheckpointNode, CheckpointsProvider } from "../checkpoints/checkpoints-provider";
 import type { Job, JobRequest, JobRunner } from "../jobs/job-runner";
-import type { LabWorkspace } from "../lab-workspace";
+import type { LabWorkspace } from "../workspace/lab-workspace";
 import type { CookbookRuns } from "../runs/cookbook-runs";
 import type { RunsNode, RunsProvider } from "../runs/runs-provider";
 import type { RunRow } from "../runs/runs-model";

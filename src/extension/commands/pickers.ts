@@ -1,13 +1,13 @@
 /** Quick picks and input boxes shared by the commands (split, model/checkpoint, runs, episodes, numbers). */
 import * as vscode from "vscode";
-import type { Split } from "../../core/data/question";
+import type { Split } from "../../core/base/data/question";
 import type { CheckpointRow } from "../checkpoints/checkpoints-model";
 import type { RunRow } from "../runs/runs-model";
 import { groupEpisodes } from "../runs/runs-model";
-import { readEpisodes } from "../../core/runs/run-files";
-import { checkRunName } from "../../core/runs/run-folder";
-import { EVAL_STEP } from "../../core/steps/catalog";
-import { checkFlagValue, describeRange, type FlagSpec } from "../../core/steps/flags";
+import { readEpisodes } from "../../core/base/runs/run-files";
+import { checkRunName } from "../../core/base/runs/run-folder";
+import { EVAL_STEP } from "../../core/steps/catalog/catalog";
+import { checkFlagValue, describeRange, type FlagSpec } from "../../core/steps/specs/flags";
 import { environmentItems, sourceRunItems } from "./environment-choices";
 
 /**

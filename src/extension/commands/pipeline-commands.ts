@@ -11,7 +11,7 @@
 import { existsSync } from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
-import { PIPELINE_STEP } from "../../core/steps/catalog";
+import { PIPELINE_STEP } from "../../core/steps/catalog/catalog";
 import { openCompare, openDashboard } from "../panels";
 import { startStep, type CommandTable, type Lab } from "./lab";
 
@@ -51,7 +51,7 @@ async function runOfflinePipeline(lab: Lab): Promise<void> {
 
 /** The pipeline's run folders, from core's own names (loaded when asked: the plan module is not needed at activation). */
 async function pipelineRuns(runsDir: string): Promise<{ evals: string[]; grpo: string }> {
-  const { RUN_NAMES } = await import("../../core/pipeline/plan");
+  const { RUN_NAMES } = await import("../../core/steps/pipeline/plan");
   const evals = [RUN_NAMES.base, RUN_NAMES.closedBook, RUN_NAMES.sftEval, RUN_NAMES.grpoEval].map((n) => path.join(runsDir, n));
   return { evals, grpo: path.join(runsDir, RUN_NAMES.grpo) };
 }
@@ -66,7 +66,7 @@ async function openPipelineResults(lab: Lab): Promise<void> {
   if (existsSync(runs.grpo)) await openDashboard(lab.context, runs.grpo);
   if (evals.length >= 2) await openCompare(lab.context, evals, "pipeline");
   // The report last, so it is the editor in front: rendered, not markdown source.
-  const { REPORT_FILE } = await import("../../core/pipeline/plan");
+  const { REPORT_FILE } = await import("../../core/steps/pipeline/plan");
   const report = path.join(lab.workspace.requireFolder(), REPORT_FILE);
   if (existsSync(report)) await vscode.commands.executeCommand("markdown.showPreview", vscode.Uri.file(report));
 }

@@ -4,11 +4,11 @@
  * values are the ones the job will use), and estimated with core's one estimator, the one behind
  * `agent-lab <step> --dry-run`. vscode-free, tested in plain Node against the real CLI.
  */
-import { loadConfig, type AgentLabConfig } from "../../core/config";
-import type { Estimate } from "../../core/steps/estimate";
-import { estimateStep } from "../../core/steps/estimate-context";
-import { parseFlags, withConfigDefaults, type FlagSpecs, type FlagValues } from "../../core/steps/flags";
-import type { StepSpec } from "../../core/steps/spec";
+import { loadConfig, type AgentLabConfig } from "../../core/base/config";
+import type { Estimate } from "../../core/steps/specs/estimate";
+import { estimateStep } from "../../core/steps/specs/estimate-context";
+import { parseFlags, withConfigDefaults, type FlagSpecs, type FlagValues } from "../../core/steps/specs/flags";
+import type { StepSpec } from "../../core/steps/specs/spec";
 import { stepArgs } from "./cli-args";
 
 export interface StepPlan<F extends FlagSpecs> {

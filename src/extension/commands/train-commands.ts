@@ -9,8 +9,8 @@
 import { existsSync } from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
-import { SFT_FILE } from "../../core/sft/sft-files";
-import { TRAIN_GRPO_STEP, TRAIN_SFT_STEP } from "../../core/steps/catalog";
+import { SFT_FILE } from "../../core/steps/sft/sft-files";
+import { TRAIN_GRPO_STEP, TRAIN_SFT_STEP } from "../../core/steps/catalog/catalog";
 import { trainingBackend, uniqueRunName } from "./cli-args";
 import { runEnvironment } from "./environment-choices";
 import { checkpointFrom, startStep, takenRunNames, type CommandTable, type Lab } from "./lab";

@@ -18,12 +18,12 @@
 import { existsSync } from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
-import { checkpointRunDir } from "../../core/checkpoints/checkpoint-environment";
-import { EPISODES_FILE, SUMMARY_FILE } from "../../core/runs/run-files";
+import { checkpointRunDir } from "../../core/base/checkpoints/checkpoint-environment";
+import { EPISODES_FILE, SUMMARY_FILE } from "../../core/base/runs/run-files";
 import { openCompare, openDashboard, openExperiment, openTrace } from "../panels";
 import type { RunsNode } from "../runs/runs-provider";
 import { formatUsd, previousComparableRun, type RunRow } from "../runs/runs-model";
-import { spendReport } from "../spend";
+import { spendReport } from "../workspace/spend";
 import { checkpointFrom, runFromArg, type CommandTable, type Lab } from "./lab";
 import * as pick from "./pickers";
 
@@ -68,7 +68,7 @@ async function openRun(lab: Lab, arg: unknown): Promise<void> {
 
 /** The file name of the pipeline's report (ablate --report names its own); read from core's plan when asked. */
 async function reportFile(): Promise<string> {
-  return (await import("../../core/pipeline/plan")).REPORT_FILE;
+  return (await import("../../core/steps/pipeline/plan")).REPORT_FILE;
 }
 
 /** A report is markdown written for reading: it opens rendered, not as source. */

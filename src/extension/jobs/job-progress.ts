@@ -1,10 +1,10 @@
 /**
  * What a running job has done so far, read from the files it writes (so it works the same for a job
  * this window started and one it re-attached to after a reload): progress from the run folder's
- * progress.json (src/core/runs/progress.ts), and the log, streamed into the output channel.
+ * progress.json (src/core/base/runs/progress.ts), and the log, streamed into the output channel.
  */
 import { closeSync, existsSync, fstatSync, openSync, readSync } from "node:fs";
-import { describeProgress, formatDuration, readProgress, type Progress } from "../../core/runs/progress";
+import { describeProgress, formatDuration, readProgress, type Progress } from "../../core/base/runs/progress";
 
 /** Reads up to `maxBytes` from `offset` of a file; returns the text and the new offset. */
 export function readFrom(file: string, offset: number, maxBytes = 256 * 1024): { text: string; offset: number } {

@@ -7,12 +7,12 @@
 import { readdirSync } from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
-import type { LabWorkspace } from "../lab-workspace";
+import type { LabWorkspace } from "../workspace/lab-workspace";
 import type { ApiKeyStore } from "../secrets/api-key";
 import { cancelJob, launchJob } from "./job-launcher";
-import { readProgress, type Progress } from "../../core/runs/progress";
-import { RUN_FILES } from "../../core/runs/run-folder";
-import { watchRunFiles, type FolderWatch } from "../panels/folder-watch";
+import { readProgress, type Progress } from "../../core/base/runs/progress";
+import { RUN_FILES } from "../../core/base/runs/run-folder";
+import { watchRunFiles, type FolderWatch } from "../webview/folder-watch";
 import { describeJob, jobProgress, lastLine, readFrom, redact } from "./job-progress";
 import { isFinal, transition, type JobStatus } from "./job-state";
 import { listJobRecords, pruneFinishedJobs, statusFromDisk, type JobFinishAction, type JobRecord } from "./job-store";

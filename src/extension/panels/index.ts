@@ -7,9 +7,9 @@
  * messages (protocol.ts) to its webview.
  */
 import type * as vscode from "vscode";
-import type { CompareOrigin } from "../../core/analysis/compare-setup";
+import type { CompareOrigin } from "../../core/steps/ablate/compare-setup";
 import { PanelHost, PANEL_VIEW_TYPES } from "./panel-host";
-import { warmTokenizer } from "./trace-run";
+import { warmTokenizer } from "../trace/trace-run";
 
 export { PANEL_VIEW_TYPES } from "./panel-host";
 

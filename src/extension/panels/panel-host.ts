@@ -7,14 +7,14 @@
  */
 import * as vscode from "vscode";
 import { dirname, resolve } from "node:path";
-import type { CompareOrigin } from "../../core/analysis/compare-setup";
-import { ComparePanel } from "./compare-panel";
-import { DashboardPanel } from "./dashboard-panel";
-import { ExperimentPanel } from "./experiment-panel";
-import { Panel, webviewOptions } from "./panel-base";
-import { PANEL_VIEW_TYPES, PROBE_PANEL_COMMAND, REFERENCE_PANEL_COMMAND, type PanelState } from "./protocol";
-import { openReferencePanel } from "./reference-panel";
-import { TracePanel } from "./trace-panel";
+import type { CompareOrigin } from "../../core/steps/ablate/compare-setup";
+import { ComparePanel } from "../compare/compare-panel";
+import { DashboardPanel } from "../dashboard/dashboard-panel";
+import { ExperimentPanel } from "../experiments/experiment-panel";
+import { Panel, webviewOptions } from "../webview/panel-base";
+import { PANEL_VIEW_TYPES, PROBE_PANEL_COMMAND, REFERENCE_PANEL_COMMAND, type PanelState } from "../webview/protocol";
+import { openReferencePanel } from "../webview/reference-panel";
+import { TracePanel } from "../trace/trace-panel";
 
 export { PANEL_VIEW_TYPES };
 

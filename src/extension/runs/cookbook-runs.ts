@@ -6,8 +6,8 @@
  */
 import * as path from "node:path";
 import type * as vscode from "vscode";
-import { findCookbookRuns, isCookbookLogDir } from "../../core/interop/cookbook";
-import type { LabWorkspace } from "../lab-workspace";
+import { findCookbookRuns, isCookbookLogDir } from "../../core/views/interop/cookbook";
+import type { LabWorkspace } from "../workspace/lab-workspace";
 
 const ADDED_KEY = "agentLab.cookbookRuns";
 

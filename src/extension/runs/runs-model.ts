@@ -5,16 +5,16 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { EXPERIMENT_FILES, type ExperimentRecord } from "../../core/experiments/record";
+import { EXPERIMENT_FILES, type ExperimentRecord } from "../../core/steps/experiments/record";
 import { environmentInfo, hasOneMetric, HOTPOTQA_NAME, metricLabels } from "../../core/envs/catalog";
-import { manifestEnvironment } from "../../core/envs/manifest";
-import type { RunManifest } from "../../core/runs/manifest";
-import type { EpisodeRecord } from "../../core/runs/run-files";
-import { readEpisodes } from "../../core/runs/run-files";
-import { RUN_MARKERS, runFile } from "../../core/runs/run-folder";
-import { readCookbookRun } from "../../core/interop/cookbook";
+import { manifestEnvironment } from "../../core/base/runs/manifest-environment";
+import type { RunManifest } from "../../core/base/runs/manifest";
+import type { EpisodeRecord } from "../../core/base/runs/run-files";
+import { readEpisodes } from "../../core/base/runs/run-files";
+import { RUN_MARKERS, runFile } from "../../core/base/runs/run-folder";
+import { readCookbookRun } from "../../core/views/interop/cookbook";
 import { lastLines } from "../jobs/job-progress";
-import type { RunStatus, RunSummary } from "../../core/runs/summary";
+import type { RunStatus, RunSummary } from "../../core/base/runs/summary";
 
 
 /** Status as shown: the file's status, except that "running" without a live job is "stopped". */
@@ -203,7 +203,7 @@ export function listRunRows(runsDir: string, liveRunDirs: ReadonlySet<string> = 
 }
 
 // The outcome vocabulary lives in core: the trace viewer's filters use the same names.
-import { OUTCOME_LABELS, OUTCOMES, outcomeOf, type Outcome } from "../../core/runs/outcome";
+import { OUTCOME_LABELS, OUTCOMES, outcomeOf, type Outcome } from "../../core/base/runs/outcome";
 export { OUTCOME_LABELS, OUTCOMES, outcomeOf, type Outcome };
 
 export interface EpisodeRow {

@@ -3,8 +3,8 @@
  * (click opens the trace). Refreshes when a job writes summary.json / episodes.jsonl (debounced).
  */
 import * as vscode from "vscode";
-import { logtreeFiles } from "../../core/interop/cookbook";
-import type { LabWorkspace } from "../lab-workspace";
+import { logtreeFiles } from "../../core/views/interop/cookbook";
+import type { LabWorkspace } from "../workspace/lab-workspace";
 import type { CookbookRuns } from "./cookbook-runs";
 import { EpisodeGroupCache, listRunRows, type EpisodeRow, type OutcomeGroup, type RunRow } from "./runs-model";
 

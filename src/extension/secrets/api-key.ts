@@ -6,7 +6,7 @@ import * as vscode from "vscode";
 
 const SECRET_ID = "agentLab.tinkerApiKey";
 
-/** Same shape check as the Tinker client (src/core/tinker/key.ts), without echoing the value. */
+/** Same shape check as the Tinker client (src/core/base/tinker/key.ts), without echoing the value. */
 export function keyProblem(key: string): string | undefined {
   const k = key.trim();
   if (!k) return "The key is empty.";

@@ -1,10 +1,10 @@
 /**
- * VS Code settings → the settings layer a job receives (`AGENT_LAB_SETTINGS`, see src/core/config.ts).
+ * VS Code settings → the settings layer a job receives (`AGENT_LAB_SETTINGS`, see src/core/base/config.ts).
  * Only values the user actually set are passed: a VS Code default must not hide `agent-lab.json`.
  * vscode-free so it is tested in plain Node; the glue hands in `inspect()` results.
  */
-import { DEFAULT_CONFIG, SETTINGS_ENV, validateOverrides, type AgentLabConfig } from "../../core/config";
-import { SAMPLING_BACKENDS } from "../../core/steps/common-flags";
+import { DEFAULT_CONFIG, SETTINGS_ENV, validateOverrides, type AgentLabConfig } from "../../core/base/config";
+import { SAMPLING_BACKENDS } from "../../core/steps/specs/common-flags";
 
 /** The section under which every setting lives: `agentLab.topK`, … */
 export const SETTINGS_SECTION = "agentLab";

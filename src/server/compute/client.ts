@@ -4,7 +4,7 @@
  * answering (healthz, other sessions, long-polls) while a long sample or training step runs.
  */
 import type { Worker } from "node:worker_threads";
-import { requireWorkerScript, startWorkerThread } from "../../core/util/worker-thread";
+import { requireWorkerScript, startWorkerThread } from "../../core/base/util/worker-thread";
 import { UserInputError } from "../model/errors";
 import type { ComputeJob, ComputeResult, JobFailure } from "./jobs";
 

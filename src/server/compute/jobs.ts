@@ -4,8 +4,8 @@
  * Jobs are generators that yield between positions or tokens, so the scheduler in worker.ts can
  * interleave them and keep answering messages; this module knows nothing about threads or HTTP.
  */
-import { encodeForwardBackwardOutput, encodeSampleResponse } from "../../core/tinker/wire/codec";
-import type { SampleResponse, TensorData } from "../../core/tinker/wire/types";
+import { encodeForwardBackwardOutput, encodeSampleResponse } from "../../core/base/tinker/wire/codec";
+import type { SampleResponse, TensorData } from "../../core/base/tinker/wire/types";
 import { UserInputError } from "../model/errors";
 import type { LossName } from "../model/losses";
 import { loadModel, saveModel } from "../model/persist";

@@ -10,7 +10,7 @@ import * as assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import * as vscode from "vscode";
-import { RUN_NAMES } from "../../../src/core/pipeline/plan";
+import { RUN_NAMES } from "../../../src/core/steps/pipeline/plan";
 import type { Job } from "../../../src/extension/jobs/job-runner";
 import type { AgentLabApi } from "../../../src/extension/extension";
 import { activeExports, answerUi, labelOf, treeRows, waitFor, workspaceDir } from "../helpers";

@@ -6,12 +6,12 @@ import { strict as assert } from "node:assert";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { AblationReport } from "../../../src/core/analysis";
-import type { RunManifest } from "../../../src/core/runs/manifest";
-import { appendEpisode, ensureRunDir, writeJsonAtomic, type EpisodeRecord } from "../../../src/core/runs/run-files";
-import { summarize } from "../../../src/core/runs/summary";
+import type { AblationReport } from "../../../src/core/steps/ablate";
+import type { RunManifest } from "../../../src/core/base/runs/manifest";
+import { appendEpisode, ensureRunDir, writeJsonAtomic, type EpisodeRecord } from "../../../src/core/base/runs/run-files";
+import { summarize } from "../../../src/core/base/runs/summary";
 import { requireSharedData } from "../../helpers/shared-data";
-import { episode, manifest, readDev, simulatedRun, type DevRecord } from "../core/analysis/fixtures";
+import { episode, manifest, readDev, simulatedRun, type DevRecord } from "../core/steps/ablate/fixtures";
 import { runCli } from "./cli-process";
 
 function writeRun(dir: string, episodes: EpisodeRecord[], m: RunManifest): void {

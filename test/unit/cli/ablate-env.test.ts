@@ -9,17 +9,17 @@ import { strict as assert } from "node:assert";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { SYNTHETIC_REPORT, SYNTHETIC_WORLD_SOURCE } from "../../../src/core/analysis/report-environment";
+import { SYNTHETIC_REPORT, SYNTHETIC_WORLD_SOURCE } from "../../../src/core/steps/ablate/report-environment";
 import { environmentInfo } from "../../../src/core/envs/catalog";
 import { gradeReply, readGsm8kRecords } from "../../../src/core/envs/gsm8k";
-import { prepareData } from "../../../src/core/data/prepare";
-import { generateSyntheticHotpot } from "../../../src/core/demo/synthetic-hotpot";
-import { HOTPOTQA_LIMITATION } from "../../../src/core/analysis/render";
-import { sha256File, type RunManifest } from "../../../src/core/runs/manifest";
-import { appendEpisode, ensureRunDir, writeJsonAtomic, type EpisodeRecord } from "../../../src/core/runs/run-files";
-import { summarize } from "../../../src/core/runs/summary";
+import { prepareData } from "../../../src/core/envs/hotpotqa/prepare";
+import { generateSyntheticHotpot } from "../../../src/core/envs/hotpotqa/synthetic-world";
+import { HOTPOTQA_LIMITATION } from "../../../src/core/steps/ablate/render";
+import { sha256File, type RunManifest } from "../../../src/core/base/runs/manifest";
+import { appendEpisode, ensureRunDir, writeJsonAtomic, type EpisodeRecord } from "../../../src/core/base/runs/run-files";
+import { summarize } from "../../../src/core/base/runs/summary";
 import { requireSharedData } from "../../helpers/shared-data";
-import { episode, manifest, type DevRecord } from "../core/analysis/fixtures";
+import { episode, manifest, type DevRecord } from "../core/steps/ablate/fixtures";
 import { runCli } from "./cli-process";
 
 function writeRun(dir: string, episodes: EpisodeRecord[], m: RunManifest): void {

@@ -10,12 +10,12 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { describeFailure, BUG_NOTE, DEBUG_ENV } from "../../../src/cli/run-command";
-import { generateSyntheticHotpot } from "../../../src/core/demo/synthetic-hotpot";
-import { prepareData } from "../../../src/core/data/prepare";
-import type { SplitsRecord } from "../../../src/core/data/splits";
-import { UserError } from "../../../src/core/errors";
+import { generateSyntheticHotpot } from "../../../src/core/envs/hotpotqa/synthetic-world";
+import { prepareData } from "../../../src/core/envs/hotpotqa/prepare";
+import type { SplitsRecord } from "../../../src/core/base/data/splits";
+import { UserError } from "../../../src/core/base/errors";
 import { folderSnapshot } from "../../helpers/folder-snapshot";
-import { fakeRecord } from "../core/runs/fakes";
+import { fakeRecord } from "../core/base/runs/fakes";
 import { runCli } from "./cli-process";
 
 interface Case {

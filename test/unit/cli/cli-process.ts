@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { copyFileSync, mkdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { bundleWorkerFromSource, WORKER_BUNDLE } from "../../../src/core/tasks/sandbox/worker-files";
+import { bundleWorkerFromSource, WORKER_BUNDLE } from "../../../src/core/steps/tasks/sandbox/worker-files";
 
 export const REPO = resolve(__dirname, "..", "..", "..");
 let bundled: Promise<string> | undefined;

@@ -7,12 +7,12 @@ import { strict as assert } from "node:assert";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadAblationInputs } from "../../../src/core/analysis/ablate";
-import { compareView } from "../../../src/core/analysis/compare-setup";
-import type { RunManifest } from "../../../src/core/runs/manifest";
-import { appendEpisode, ensureRunDir, writeJsonAtomic, type EpisodeRecord } from "../../../src/core/runs/run-files";
+import { loadAblationInputs } from "../../../src/core/steps/ablate/ablate";
+import { compareView } from "../../../src/core/steps/ablate/compare-setup";
+import type { RunManifest } from "../../../src/core/base/runs/manifest";
+import { appendEpisode, ensureRunDir, writeJsonAtomic, type EpisodeRecord } from "../../../src/core/base/runs/run-files";
 import { requireSharedData } from "../../helpers/shared-data";
-import { episode, manifest, readDev, simulatedRun } from "../core/analysis/fixtures";
+import { episode, manifest, readDev, simulatedRun } from "../core/steps/ablate/fixtures";
 import { openWebview, webviewBundles } from "../webview/webview-dom";
 import { runCli } from "./cli-process";
 

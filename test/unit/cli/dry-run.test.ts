@@ -7,14 +7,14 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runCommand } from "../../../src/cli/run-command";
-import { loadConfig } from "../../../src/core/config";
-import { EVAL_STEP, SFT_DATA_STEP, TRAIN_GRPO_STEP, TRAIN_SFT_STEP } from "../../../src/core/steps/catalog";
-import { dryRunText } from "../../../src/core/steps/estimate";
-import { estimateStep } from "../../../src/core/steps/estimate-context";
-import { parseFlags, withConfigDefaults, type FlagSpecs } from "../../../src/core/steps/flags";
-import type { StepSpec } from "../../../src/core/steps/spec";
+import { loadConfig } from "../../../src/core/base/config";
+import { EVAL_STEP, SFT_DATA_STEP, TRAIN_GRPO_STEP, TRAIN_SFT_STEP } from "../../../src/core/steps/catalog/catalog";
+import { dryRunText } from "../../../src/core/steps/specs/estimate";
+import { estimateStep } from "../../../src/core/steps/specs/estimate-context";
+import { parseFlags, withConfigDefaults, type FlagSpecs } from "../../../src/core/steps/specs/flags";
+import type { StepSpec } from "../../../src/core/steps/specs/spec";
 import { folderSnapshot } from "../../helpers/folder-snapshot";
-import { capturedOutput } from "../core/data/helpers";
+import { capturedOutput } from "../core/base/data/helpers";
 
 describe("--dry-run prints the shared estimate", () => {
   let ws: string;

@@ -6,12 +6,12 @@ import { strict as assert } from "node:assert";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { offlineTokenizer } from "../../../src/core/chat";
-import { loadConfig } from "../../../src/core/config";
+import { offlineTokenizer } from "../../../src/core/base/chat";
+import { loadConfig } from "../../../src/core/base/config";
 import type { Policy } from "../../../src/core/harness/policy";
-import { evalSplit, TEST_SPLIT_FLAG } from "../../../src/core/eval/eval-split";
-import { readEpisodes } from "../../../src/core/runs/run-files";
-import type { RunSummary } from "../../../src/core/runs/summary";
+import { evalSplit, TEST_SPLIT_FLAG } from "../../../src/core/steps/eval/eval-split";
+import { readEpisodes } from "../../../src/core/base/runs/run-files";
+import type { RunSummary } from "../../../src/core/base/runs/summary";
 import { runCli, startCli, waitFor } from "./cli-process";
 
 const lines = (file: string) => (existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean).length : 0);

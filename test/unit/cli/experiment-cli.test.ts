@@ -9,9 +9,9 @@ import { strict as assert } from "node:assert";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { EXPERIMENT_FILES } from "../../../src/core/experiments/record";
-import { EXPERIMENTS_DIR } from "../../../src/core/experiments/spec";
-import { miniatureSpec, writeSpec } from "../core/experiments/fixtures";
+import { EXPERIMENT_FILES } from "../../../src/core/steps/experiments/record";
+import { EXPERIMENTS_DIR } from "../../../src/core/steps/experiments/spec";
+import { miniatureSpec, writeSpec } from "../core/steps/experiments/fixtures";
 import { REPO, runCli } from "./cli-process";
 
 describe("cli: agent-lab experiment and gen-tasks --dry-run", function () {

@@ -7,7 +7,8 @@ import { strict as assert } from "node:assert";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { AUDIT_FILE, REJECTED_FILE, TASKS_FILE, type FilterAudit, type RejectedRecord } from "../../../src/core/tasks/filter";
+import { type FilterAudit, type RejectedRecord } from "../../../src/core/steps/tasks/filter";
+import { AUDIT_FILE, REJECTED_FILE, TASKS_FILE } from "../../../src/core/base/task-sets/files";
 import { REPO, runCli } from "./cli-process";
 
 const EXAMPLE = join(REPO, "data", "tasks", "candidates-example.jsonl");

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { requireSharedData } from "../../helpers/shared-data";
-import { tempDir } from "../core/data/helpers";
+import { tempDir } from "../core/base/data/helpers";
 import { runCli } from "./cli-process";
 
 describe("cli: agent-lab grade --env gsm8k", function () {

@@ -12,10 +12,10 @@ import { createServer, request, type IncomingMessage, type Server } from "node:h
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { offlineTokenizer } from "../../../src/core/chat";
-import { readRegistry, registryPath } from "../../../src/core/checkpoints/registry";
-import { generateSyntheticHotpot } from "../../../src/core/demo/synthetic-hotpot";
-import { RUN_NAMES } from "../../../src/core/pipeline/plan";
+import { offlineTokenizer } from "../../../src/core/base/chat";
+import { readRegistry, registryPath } from "../../../src/core/base/checkpoints/registry";
+import { generateSyntheticHotpot } from "../../../src/core/envs/hotpotqa/synthetic-world";
+import { RUN_NAMES } from "../../../src/core/steps/pipeline/plan";
 import { startLocalBackend, type RunningLocalBackend } from "../../../src/server";
 import { sharedDataPath } from "../../helpers/shared-data";
 import { runCli } from "./cli-process";

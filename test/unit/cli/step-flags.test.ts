@@ -9,10 +9,10 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { LOADERS, runCommand } from "../../../src/cli/run-command";
-import { STEPS } from "../../../src/core/steps/catalog";
-import { describeRange, type FlagSpec } from "../../../src/core/steps/flags";
+import { STEPS } from "../../../src/core/steps/catalog/catalog";
+import { describeRange, type FlagSpec } from "../../../src/core/steps/specs/flags";
 import { folderSnapshot } from "../../helpers/folder-snapshot";
-import { capturedOutput } from "../core/data/helpers";
+import { capturedOutput } from "../core/base/data/helpers";
 import { runCli } from "./cli-process";
 
 /** Values a user can mistype, and whether this flag must refuse each. */

@@ -8,10 +8,10 @@ import { strict as assert } from "node:assert";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { readRegistry, registryPath } from "../../../src/core/checkpoints/registry";
-import { buildIndex } from "../../../src/core/search";
+import { readRegistry, registryPath } from "../../../src/core/base/checkpoints/registry";
+import { buildIndex } from "../../../src/core/base/search";
 import { requireSharedData } from "../../helpers/shared-data";
-import { corpusRows, qwenTokenizer, readRecords, SHORT_PROMPT, teacherRows, TinySearcher, toQuestion, writeJsonlFile } from "../core/train/helpers";
+import { corpusRows, qwenTokenizer, readRecords, SHORT_PROMPT, teacherRows, TinySearcher, toQuestion, writeJsonlFile } from "../core/steps/train/helpers";
 import { runCli, startCli, waitFor } from "./cli-process";
 
 const lineCount = (file: string) => (existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean).length : 0);

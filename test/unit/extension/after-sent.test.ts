@@ -4,7 +4,7 @@
  */
 import { strict as assert } from "node:assert";
 import { readFile } from "node:fs";
-import { afterSent } from "../../../src/extension/panels/after-sent";
+import { afterSent } from "../../../src/extension/webview/after-sent";
 
 function orderFrom(schedule: (then: () => void) => void): Promise<string[]> {
   return new Promise((resolve) => {

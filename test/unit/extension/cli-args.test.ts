@@ -1,8 +1,8 @@
 import { strict as assert } from "node:assert";
-import { UserError } from "../../../src/core/errors";
-import { EVAL_STEP, PIPELINE_STEP, PREPARE_STEP, SCORE_STEP, SEARCH_STEP, SERVE_LOCAL_STEP, SFT_DATA_STEP, TRAIN_GRPO_STEP, TRAIN_SFT_STEP } from "../../../src/core/steps/catalog";
-import { TEST_SPLIT_FLAG } from "../../../src/core/steps/common-flags";
-import { parseFlags } from "../../../src/core/steps/flags";
+import { UserError } from "../../../src/core/base/errors";
+import { EVAL_STEP, PIPELINE_STEP, PREPARE_STEP, SCORE_STEP, SEARCH_STEP, SERVE_LOCAL_STEP, SFT_DATA_STEP, TRAIN_GRPO_STEP, TRAIN_SFT_STEP } from "../../../src/core/steps/catalog/catalog";
+import { TEST_SPLIT_FLAG } from "../../../src/core/steps/specs/common-flags";
+import { parseFlags } from "../../../src/core/steps/specs/flags";
 import {
   defaultEvalName,
   evalValues,

@@ -10,13 +10,13 @@ import { join } from "node:path";
 import { installFakeVscode, recorded } from "./fake-vscode";
 import type { RecordingLab } from "./recording-lab";
 import { requireSharedData } from "../../helpers/shared-data";
-import { formatUsd } from "../../../src/core/steps/estimate";
+import { formatUsd } from "../../../src/core/steps/specs/estimate";
 
 installFakeVscode();
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { recordingLab } = require("./recording-lab") as typeof import("./recording-lab");
 /* eslint-disable @typescript-eslint/no-require-imports */
-const { LabWorkspace } = require("../../../src/extension/lab-workspace") as typeof import("../../../src/extension/lab-workspace");
+const { LabWorkspace } = require("../../../src/extension/workspace/lab-workspace") as typeof import("../../../src/extension/workspace/lab-workspace");
 const { CheckpointsProvider } = require("../../../src/extension/checkpoints/checkpoints-provider") as typeof import("../../../src/extension/checkpoints/checkpoints-provider");
 /* eslint-enable @typescript-eslint/no-require-imports */
 import type { JobRequest } from "../../../src/extension/jobs/job-runner";

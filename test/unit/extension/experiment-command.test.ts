@@ -9,8 +9,8 @@ import { strict as assert } from "node:assert";
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { runExperiment } from "../../../src/core/experiments/run-experiment";
-import { formatUsd } from "../../../src/core/steps/estimate";
+import { runExperiment } from "../../../src/core/steps/experiments/run-experiment";
+import { formatUsd } from "../../../src/core/steps/specs/estimate";
 import { installFakeVscode, recorded } from "./fake-vscode";
 import type { RecordingLab } from "./recording-lab";
 
@@ -18,6 +18,7 @@ installFakeVscode();
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { recordingLab } = require("./recording-lab") as typeof import("./recording-lab");
 import type { JobRequest } from "../../../src/extension/jobs/job-runner";
+import { startLocalBackend } from "../../helpers/local-backend";
 
 const EXAMPLES = resolve(__dirname, "..", "..", "..", "examples");
 
@@ -72,7 +73,7 @@ describe("extension: Run Experiment… (stand-in vscode)", () => {
 
   it("a Tinker spec shows the --dry-run estimate and the experiment's budget in the confirmation, and starts only on Start", async () => {
     const lines: string[] = [];
-    const dry = await runExperiment({ specFile: gsm(), dryRun: true, log: (l) => lines.push(l) });
+    const dry = await runExperiment({ startLocalBackend, specFile: gsm(), dryRun: true, log: (l) => lines.push(l) });
     for (const answer of [undefined, "Start"]) {
       answerPicks("gsm8k-self-generated", "Run on Tinker");
       recorded.answer = (text) => (/bills your Tinker account/.test(text) ? answer : undefined);

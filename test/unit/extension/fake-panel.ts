@@ -3,7 +3,7 @@
  * in plain Node: the HTML set, the messages posted, listeners the test fires (a message from the
  * page, the panel shown or hidden), and whether it is visible.
  */
-import type { HostMessage } from "../../../src/extension/panels/protocol";
+import type { HostMessage } from "../../../src/extension/webview/protocol";
 
 type Listener = (e: unknown) => void;
 

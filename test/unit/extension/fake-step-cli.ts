@@ -6,7 +6,7 @@
  *   node fake-cli.js <mode> <units> <delayMs> [runDir]     mode "fail" exits 3 at the end
  */
 import { mkdirSync } from "node:fs";
-import { ProgressWriter } from "../../../src/core/runs/progress";
+import { ProgressWriter } from "../../../src/core/base/runs/progress";
 
 const [mode, unitsArg, delayArg, runDir] = process.argv.slice(2);
 const total = Number(unitsArg || 20);

@@ -6,7 +6,7 @@ import { strict as assert } from "node:assert";
 import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ProgressWriter } from "../../../src/core/runs/progress";
+import { ProgressWriter } from "../../../src/core/base/runs/progress";
 import { describeJob, formatElapsed, jobProgress, readFrom, redact } from "../../../src/extension/jobs/job-progress";
 
 describe("extension: job progress from progress.json", () => {

@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fakeVscode, installFakeVscode, recorded } from "./fake-vscode";
-import { ProgressWriter } from "../../../src/core/runs/progress";
+import { ProgressWriter } from "../../../src/core/base/runs/progress";
 import { waitFor } from "../cli/cli-process";
 
 installFakeVscode();

@@ -19,10 +19,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe("extension: a panel reloads a page whose script never came up", () => {
   // Loaded after the stand-in vscode is installed.
-  let Panel: typeof import("../../../src/extension/panels/panel-base").Panel;
+  let Panel: typeof import("../../../src/extension/webview/panel-base").Panel;
   let MAX_LOADS: number;
   before(async () => {
-    ({ Panel, MAX_LOADS } = await import("../../../src/extension/panels/panel-base"));
+    ({ Panel, MAX_LOADS } = await import("../../../src/extension/webview/panel-base"));
   });
 
   // An extension folder with a built compare bundle (the fake one at /ext has none).

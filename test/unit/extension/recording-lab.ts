@@ -6,8 +6,8 @@
 import { recorded } from "./fake-vscode";
 import type { JobRequest } from "../../../src/extension/jobs/job-runner";
 /* eslint-disable @typescript-eslint/no-require-imports */
-const { registerCommands } = require("../../../src/extension/commands/commands") as typeof import("../../../src/extension/commands/commands");
-const { LabWorkspace } = require("../../../src/extension/lab-workspace") as typeof import("../../../src/extension/lab-workspace");
+const { registerCommands } = require("../../../src/extension/register-commands") as typeof import("../../../src/extension/register-commands");
+const { LabWorkspace } = require("../../../src/extension/workspace/lab-workspace") as typeof import("../../../src/extension/workspace/lab-workspace");
 const { RunsProvider } = require("../../../src/extension/runs/runs-provider") as typeof import("../../../src/extension/runs/runs-provider");
 const { CheckpointsProvider } = require("../../../src/extension/checkpoints/checkpoints-provider") as typeof import("../../../src/extension/checkpoints/checkpoints-provider");
 /* eslint-enable @typescript-eslint/no-require-imports */

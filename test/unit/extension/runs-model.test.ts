@@ -2,12 +2,12 @@ import { strict as assert } from "node:assert";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { EpisodeRecord } from "../../../src/core/runs/run-files";
-import { summarize } from "../../../src/core/runs/summary";
-import { exactMatch, f1Score } from "../../../src/core/score";
+import type { EpisodeRecord } from "../../../src/core/base/runs/run-files";
+import { summarize } from "../../../src/core/base/runs/summary";
+import { exactMatch, f1Score } from "../../../src/core/envs/hotpotqa/score";
 import { gradeReply, readGsm8kRecords } from "../../../src/core/envs/gsm8k";
 import { EpisodeGroupCache, groupEpisodes, listRunRows, outcomeOf, previousComparableRun } from "../../../src/extension/runs/runs-model";
-import { spendReport } from "../../../src/extension/spend";
+import { spendReport } from "../../../src/extension/workspace/spend";
 import { requireSharedData } from "../../helpers/shared-data";
 
 interface HotpotRecord {

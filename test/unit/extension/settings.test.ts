@@ -2,9 +2,9 @@ import { strict as assert } from "node:assert";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { DEFAULT_CONFIG, loadConfig, readEnvConfig, SETTINGS_ENV } from "../../../src/core/config";
-import { FileFormatError } from "../../../src/core/errors";
-import { SAMPLING_BACKENDS } from "../../../src/core/steps/common-flags";
+import { DEFAULT_CONFIG, loadConfig, readEnvConfig, SETTINGS_ENV } from "../../../src/core/base/config";
+import { FileFormatError } from "../../../src/core/base/errors";
+import { SAMPLING_BACKENDS } from "../../../src/core/steps/specs/common-flags";
 import { explicitValue, jobBackend, settingsEnv, settingsOverrides, type SettingLayers } from "../../../src/extension/settings/settings-overrides";
 
 const REPO = resolve(__dirname, "..", "..", "..");

@@ -8,7 +8,7 @@ import { strict as assert } from "node:assert";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { formatUsd } from "../../../src/core/steps/estimate";
+import { formatUsd } from "../../../src/core/steps/specs/estimate";
 import { GSM8K } from "../../../src/core/envs/gsm8k/environment";
 import { prepareFixtureTwin } from "../core/envs/gsm8k/fixture";
 import { runCli } from "../cli/cli-process";

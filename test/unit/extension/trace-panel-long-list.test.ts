@@ -12,12 +12,12 @@ import { strict as assert } from "node:assert";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { offlineTokenizer } from "../../../src/core/chat/offline-tokenizer";
-import { fromColumns } from "../../../src/core/trace/episode-list";
-import { runFile } from "../../../src/core/runs/run-folder";
-import { LIST_HEAD_ROWS, type HostMessage } from "../../../src/extension/panels/protocol";
+import { offlineTokenizer } from "../../../src/core/base/chat/offline-tokenizer";
+import { fromColumns } from "../../../src/core/views/trace/episode-list";
+import { runFile } from "../../../src/core/base/runs/run-folder";
+import { LIST_HEAD_ROWS, type HostMessage } from "../../../src/extension/webview/protocol";
 import { requireSharedData } from "../../helpers/shared-data";
-import { readHotpot, realEpisode } from "../core/trace/real-episodes";
+import { readHotpot, realEpisode } from "../core/views/trace/real-episodes";
 import { fakeContext, fakePanel } from "./fake-panel";
 import { installFakeVscode, recorded } from "./fake-vscode";
 import { until } from "../../helpers/until";
@@ -49,7 +49,7 @@ describe("extension: the trace panel on a 10,000-episode run, and its tokenizer 
   });
   after(async () => {
     // Other tests time a window's first trace, tokenizer not loaded.
-    (await import("../../../src/extension/panels/trace-run")).forgetLoadedTokenizers();
+    (await import("../../../src/extension/trace/trace-run")).forgetLoadedTokenizers();
     recorded.workspaceFolder = undefined;
     recorded.settings = {};
     if (root) rmSync(root, { recursive: true, force: true });
@@ -57,7 +57,7 @@ describe("extension: the trace panel on a 10,000-episode run, and its tokenizer 
 
   it("the Runs tree asks once for the tokenizer of the first run with episodes it lists", async () => {
     /* eslint-disable @typescript-eslint/no-require-imports */
-    const { LabWorkspace } = require("../../../src/extension/lab-workspace") as typeof import("../../../src/extension/lab-workspace");
+    const { LabWorkspace } = require("../../../src/extension/workspace/lab-workspace") as typeof import("../../../src/extension/workspace/lab-workspace");
     const { RunsProvider } = require("../../../src/extension/runs/runs-provider") as typeof import("../../../src/extension/runs/runs-provider");
     /* eslint-enable @typescript-eslint/no-require-imports */
     recorded.workspaceFolder = root;
@@ -72,9 +72,9 @@ describe("extension: the trace panel on a 10,000-episode run, and its tokenizer 
   });
 
   it("warming also renders, encodes and decodes a chat of the default system prompt, whose ids start the recipe's episodes", async () => {
-    const { warmTokenizer, forgetLoadedTokenizers } = await import("../../../src/extension/panels/trace-run");
+    const { warmTokenizer, forgetLoadedTokenizers } = await import("../../../src/extension/trace/trace-run");
     const { loadSystemPrompt } = await import("../../../src/core/harness/prompts");
-    const { decodePerToken } = await import("../../../src/core/trace/token-text");
+    const { decodePerToken } = await import("../../../src/core/views/trace/token-text");
     const tok = await offlineTokenizer("qwen3"); // the instance the warm-up gets (core keeps one per tokenizer)
     forgetLoadedTokenizers();
     const { encode, decode } = tok;
@@ -97,8 +97,8 @@ describe("extension: the trace panel on a 10,000-episode run, and its tokenizer 
   });
 
   it("first message: the list's first rows, small; the rest after the first frame, in one columnar message; together every row", async () => {
-    const { warmTokenizer } = await import("../../../src/extension/panels/trace-run");
-    const { TracePanel } = await import("../../../src/extension/panels/trace-panel");
+    const { warmTokenizer } = await import("../../../src/extension/trace/trace-run");
+    const { TracePanel } = await import("../../../src/extension/trace/trace-panel");
     await warmTokenizer(tokenizerName);
     const f = fakePanel(true);
     const p = new TracePanel(f.panel as never, fakeContext as never, runDir, undefined);
@@ -110,7 +110,7 @@ describe("extension: the trace panel on a 10,000-episode run, and its tokenizer 
   });
 
   it("an episode past the first rows: opened at it, picked or searched for before the rest is indexed", async () => {
-    const { TracePanel } = await import("../../../src/extension/panels/trace-panel");
+    const { TracePanel } = await import("../../../src/extension/trace/trace-panel");
     const episodes = (f: ReturnType<typeof fakePanel>) => f.state.posted.filter((m): m is Extract<HostMessage, { type: "trace/episode" }> => m.type === "trace/episode" && !m.preview);
     const at = fakePanel(true);
     const opened = new TracePanel(at.panel as never, fakeContext as never, runDir, ids[7000]);
@@ -134,7 +134,7 @@ describe("extension: the trace panel on a 10,000-episode run, and its tokenizer 
   });
 
   it("a bad line past the first rows: the first rows stay, the error names file:line, a search still gets its answer", async () => {
-    const { TracePanel } = await import("../../../src/extension/panels/trace-panel");
+    const { TracePanel } = await import("../../../src/extension/trace/trace-panel");
     const badDir = join(root, "runs", "bad-tail");
     mkdirSync(badDir, { recursive: true });
     const lines = readFileSync(join(runDir, "episodes.jsonl"), "utf8").split("\n").slice(0, 300);

@@ -9,11 +9,11 @@ import { strict as assert } from "node:assert";
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { offlineTokenizer } from "../../../src/core/chat/offline-tokenizer";
-import type { EpisodeRecord } from "../../../src/core/runs/run-files";
-import type { HostMessage } from "../../../src/extension/panels/protocol";
+import { offlineTokenizer } from "../../../src/core/base/chat/offline-tokenizer";
+import type { EpisodeRecord } from "../../../src/core/base/runs/run-files";
+import type { HostMessage } from "../../../src/extension/webview/protocol";
 import { requireSharedData } from "../../helpers/shared-data";
-import { readHotpot, realEpisode } from "../core/trace/real-episodes";
+import { readHotpot, realEpisode } from "../core/views/trace/real-episodes";
 import { fakeContext, fakePanel } from "./fake-panel";
 import { installFakeVscode } from "./fake-vscode";
 import { until } from "../../helpers/until";
@@ -30,11 +30,11 @@ describe("extension: one trace panel for every run", function () {
   let runB: string;
   let a: EpisodeRecord[];
   let b: EpisodeRecord[];
-  let TracePanel: typeof import("../../../src/extension/panels/trace-panel").TracePanel;
+  let TracePanel: typeof import("../../../src/extension/trace/trace-panel").TracePanel;
 
   before(async function () {
     const rows = readHotpot(requireSharedData(this, "hotpotqa", "hotpotqa_distractor_dev_partial.jsonl")).filter((r) => !["yes", "no"].includes(r.answer));
-    ({ TracePanel } = await import("../../../src/extension/panels/trace-panel"));
+    ({ TracePanel } = await import("../../../src/extension/trace/trace-panel"));
     const tok = await offlineTokenizer("qwen3");
     root = mkdtempSync(join(tmpdir(), "agent-lab-trace-reuse-"));
     const write = async (name: string, from: number) => {

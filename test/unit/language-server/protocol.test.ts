@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { DEFAULT_PROMPT_TOKEN_LIMIT } from "../../../src/core/prompt-lint";
+import { DEFAULT_PROMPT_TOKEN_LIMIT } from "../../../src/core/views/prompt-lint";
 import { isConfigFile, promptDocumentPatterns } from "../../../src/language-server/protocol";
 
 describe("language server: document selector", () => {
@@ -35,9 +35,9 @@ describe("language server: contributions", () => {
   it("the build bundles the server and the client as their own files", () => {
     const build = readFileSync(join(REPO, "scripts", "build.mjs"), "utf8");
     assert.match(build, /in: "src\/language-server\/server\.ts", out: "dist\/language-server\.js"/);
-    assert.match(build, /in: "src\/language-server\/client\.ts", out: "dist\/language-client\.js"/);
+    assert.match(build, /in: "src\/extension\/language-client\/client\.ts", out: "dist\/language-client\.js"/);
     // The extension bundle must not pull in vscode-languageclient: it loads the client's bundle at run time.
-    const loader = readFileSync(join(REPO, "src", "extension", "language-client.ts"), "utf8");
-    assert.doesNotMatch(loader, /from "vscode-languageclient|from "\.\.\/language-server\/client"/);
+    const loader = readFileSync(join(REPO, "src", "extension", "language-client", "load-client.ts"), "utf8");
+    assert.doesNotMatch(loader, /from "vscode-languageclient|from "\.\/client"/);
   });
 });

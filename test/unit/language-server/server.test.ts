@@ -17,7 +17,7 @@ import {
   type PublishDiagnosticsParams,
 } from "vscode-languageserver-protocol/node";
 import { defaultSystemPromptFile } from "../../../src/core/harness/prompts";
-import { promptTokenizer } from "../../../src/core/prompt-lint";
+import { promptTokenizer } from "../../../src/core/views/prompt-lint";
 import { RERUN_COMMAND, SETTINGS_NOTIFICATION } from "../../../src/language-server/protocol";
 
 const ROOT = resolve(__dirname, "..", "..", "..");

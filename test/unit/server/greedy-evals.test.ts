@@ -9,12 +9,12 @@ import { strict as assert } from "node:assert";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadConfig } from "../../../src/core/config";
-import { prepareData } from "../../../src/core/data/prepare";
-import { generateSyntheticHotpot } from "../../../src/core/demo/synthetic-hotpot";
-import { localBackendDir } from "../../../src/core/eval/backends";
-import { evalSplit } from "../../../src/core/eval/eval-split";
-import { buildIndex } from "../../../src/core/search";
+import { loadConfig } from "../../../src/core/base/config";
+import { prepareData } from "../../../src/core/envs/hotpotqa/prepare";
+import { generateSyntheticHotpot } from "../../../src/core/envs/hotpotqa/synthetic-world";
+import { localBackendDir } from "../../../src/core/steps/eval/backends";
+import { evalSplit } from "../../../src/core/steps/eval/eval-split";
+import { buildIndex } from "../../../src/core/base/search";
 import { startLocalBackend } from "../../../src/server";
 
 /** The run's episode lines, byte for byte, in question order (concurrent episodes finish in any order). */

@@ -11,9 +11,9 @@ import {
   decodeForwardBackwardOutput,
   decodeSampleResponse,
   encodeForwardBackwardRequest,
-} from "../../../src/core/tinker/wire/codec";
-import { rlDatum, sftDatum } from "../../../src/core/tinker/wire/builders";
-import type { Datum, ForwardBackwardOutput, LossFn, SampleResponse } from "../../../src/core/tinker/wire/types";
+} from "../../../src/core/base/tinker/wire/codec";
+import { rlDatum, sftDatum } from "../../../src/core/base/tinker/wire/builders";
+import type { Datum, ForwardBackwardOutput, LossFn, SampleResponse } from "../../../src/core/base/tinker/wire/types";
 
 interface Reply {
   status: number;

@@ -14,8 +14,8 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isLocalBackend, startLocalBackend, type RunningLocalBackend } from "../../../src/server";
-import { decodeSampleResponse, encodeForwardBackwardRequest } from "../../../src/core/tinker/wire/codec";
-import { sftDatum } from "../../../src/core/tinker/wire/builders";
+import { decodeSampleResponse, encodeForwardBackwardRequest } from "../../../src/core/base/tinker/wire/codec";
+import { sftDatum } from "../../../src/core/base/tinker/wire/builders";
 import { startCli, waitFor } from "../cli/cli-process";
 
 interface Reply {

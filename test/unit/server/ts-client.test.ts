@@ -1,5 +1,5 @@
 /**
- * Our TypeScript Tinker client (src/core/tinker) against the local backend over real HTTP: the two
+ * Our TypeScript Tinker client (src/core/base/tinker) against the local backend over real HTTP: the two
  * halves of the protocol agree, including under injected faults the client must retry through.
  */
 import assert from "node:assert/strict";
@@ -7,8 +7,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startLocalBackend, type RunningLocalBackend } from "../../../src/server";
-import { TinkerService } from "../../../src/core/tinker";
-import { rlDatum, sftDatum } from "../../../src/core/tinker/wire/builders";
+import { TinkerService } from "../../../src/core/base/tinker";
+import { rlDatum, sftDatum } from "../../../src/core/base/tinker/wire/builders";
 
 const PROMPT = [151644, 872, 198, 3838, 374, 279, 6722, 30, 151645, 198, 151644, 77091, 198];
 const COMPLETION = [785, 6722, 13, 151645];

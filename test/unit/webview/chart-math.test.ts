@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { alignSeries, emaSmooth, formatNumber, formatUsdValue, isConstant, m4Indices, nearestIndex } from "../../../webview/shared/chart-math";
-import { healthyBand, metricGroup, orderMetrics } from "../../../src/core/trace/metric-groups";
+import { healthyBand, metricGroup, orderMetrics } from "../../../src/core/views/trace/metric-groups";
 
 /** TensorBoard's smoothed value at n: Σ (1−w) w^(n−k) y_k / (1 − w^(n+1)), over the finite points so far. */
 function referenceEma(values: (number | null)[], w: number): (number | null)[] {

@@ -6,10 +6,10 @@
  */
 import assert from "node:assert/strict";
 import type { Browser } from "playwright-core";
-import { ablate } from "../../../src/core/analysis/ablate";
-import { hostMessage } from "../../../src/extension/panels/protocol";
-import { metricSeries, healthByStep } from "../../../src/core/trace/dashboard-view";
-import { fakeManifest, fakeRecord } from "../core/runs/fakes";
+import { ablate } from "../../../src/core/steps/ablate/ablate";
+import { hostMessage } from "../../../src/extension/webview/protocol";
+import { metricSeries, healthByStep } from "../../../src/core/views/trace/dashboard-view";
+import { fakeManifest, fakeRecord } from "../core/base/runs/fakes";
 import { cspViolations, launch, openPanelPage } from "./chromium-page";
 import { PAYLOADS } from "./webview-dom";
 

@@ -9,8 +9,8 @@
  */
 import assert from "node:assert/strict";
 import type { Browser } from "playwright-core";
-import { metricSeries, type DashboardView } from "../../../src/core/trace/dashboard-view";
-import { hostMessage } from "../../../src/extension/panels/protocol";
+import { metricSeries, type DashboardView } from "../../../src/core/views/trace/dashboard-view";
+import { hostMessage } from "../../../src/extension/webview/protocol";
 import { formatNumber } from "../../../webview/shared/chart-math";
 import { cspViolations, launch, openPanelPage, type PanelPage } from "./chromium-page";
 

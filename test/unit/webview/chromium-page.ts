@@ -6,7 +6,7 @@
  */
 /// <reference lib="dom" />
 import type { Browser, Page } from "playwright-core";
-import { makeNonce, panelHtml } from "../../../src/extension/panels/webview-html";
+import { makeNonce, panelHtml } from "../../../src/extension/webview/webview-html";
 import { webviewBundles } from "./webview-dom";
 import { buildWebviews } from "../../../webview/build.mjs";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";

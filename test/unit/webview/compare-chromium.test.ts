@@ -6,9 +6,9 @@
  */
 import assert from "node:assert/strict";
 import type { Browser } from "playwright-core";
-import { compareView } from "../../../src/core/analysis/compare-setup";
-import { hostMessage } from "../../../src/extension/panels/protocol";
-import { fakeManifest, fakeRecord } from "../core/runs/fakes";
+import { compareView } from "../../../src/core/steps/ablate/compare-setup";
+import { hostMessage } from "../../../src/extension/webview/protocol";
+import { fakeManifest, fakeRecord } from "../core/base/runs/fakes";
 import { cspViolations, launch, openPanelPage } from "./chromium-page";
 
 describe("webview: compare in Chromium at 1280 px", function () {

@@ -5,14 +5,14 @@
  * traces; chart export posts a clean SVG.
  */
 import assert from "node:assert/strict";
-import { compareView, type CompareSetup } from "../../../src/core/analysis/compare-setup";
-import type { AblationReport } from "../../../src/core/analysis/report-types";
-import type { PairView } from "../../../src/core/trace/pair-view";
-import { exactMatch, f1Score } from "../../../src/core/score";
-import type { EpisodeRecord } from "../../../src/core/runs/run-files";
+import { compareView, type CompareSetup } from "../../../src/core/steps/ablate/compare-setup";
+import type { AblationReport } from "../../../src/core/steps/ablate/report-types";
+import type { PairView } from "../../../src/core/views/trace/pair-view";
+import { exactMatch, f1Score } from "../../../src/core/envs/hotpotqa/score";
+import type { EpisodeRecord } from "../../../src/core/base/runs/run-files";
 import { requireSharedData } from "../../helpers/shared-data";
-import { fakeManifest, fakeRecord } from "../core/runs/fakes";
-import { readHotpot } from "../core/trace/real-episodes";
+import { fakeManifest, fakeRecord } from "../core/base/runs/fakes";
+import { readHotpot } from "../core/views/trace/real-episodes";
 import { assertInert, openWebview, PAYLOADS, webviewBundles, type WebviewUnderTest } from "./webview-dom";
 
 describe("webview: compare", function () {

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { cookbookDashboard } from "../../../src/core/interop/cookbook-dashboard";
+import { cookbookDashboard } from "../../../src/core/views/interop/cookbook-dashboard";
 import { writeCookbookRun, type CookbookFixture } from "../../helpers/cookbook-fixture";
 import { assertInert, openWebview, webviewBundles, type WebviewUnderTest } from "./webview-dom";
 

@@ -10,13 +10,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
-import { offlineTokenizer } from "../../../src/core/chat/offline-tokenizer";
-import { readDashboard } from "../../../src/core/trace/dashboard-view";
-import { hostMessage } from "../../../src/extension/panels/protocol";
+import { offlineTokenizer } from "../../../src/core/base/chat/offline-tokenizer";
+import { readDashboard } from "../../../src/core/views/trace/dashboard-view";
+import { hostMessage } from "../../../src/extension/webview/protocol";
 import { requireSharedData } from "../../helpers/shared-data";
-import { buildEvalWorld, type EvalWorld } from "../core/trace/checkpoint-evals-fixture";
-import { readHotpot } from "../core/trace/real-episodes";
-import { writeTrainingRun, type TrainingFixture } from "../core/trace/training-fixture";
+import { buildEvalWorld, type EvalWorld } from "../core/views/trace/checkpoint-evals-fixture";
+import { readHotpot } from "../core/views/trace/real-episodes";
+import { writeTrainingRun, type TrainingFixture } from "../core/views/trace/training-fixture";
 import { cspViolations, launch, openPanelPage, type PanelPage } from "./chromium-page";
 
 async function clickStep(p: PanelPage, key: string, step: number): Promise<void> {

@@ -9,11 +9,11 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, appendFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { offlineTokenizer } from "../../../src/core/chat/offline-tokenizer";
-import { groupEpisodeViews, readDashboard } from "../../../src/core/trace/dashboard-view";
+import { offlineTokenizer } from "../../../src/core/base/chat/offline-tokenizer";
+import { groupEpisodeViews, readDashboard } from "../../../src/core/views/trace/dashboard-view";
 import { requireSharedData } from "../../helpers/shared-data";
-import { readHotpot } from "../core/trace/real-episodes";
-import { G, writeTrainingRun, type TrainingFixture } from "../core/trace/training-fixture";
+import { readHotpot } from "../core/views/trace/real-episodes";
+import { G, writeTrainingRun, type TrainingFixture } from "../core/views/trace/training-fixture";
 import { assertInert, openWebview, PAYLOADS, webviewBundles, type WebviewUnderTest } from "./webview-dom";
 
 describe("webview: training dashboard", function () {

@@ -6,12 +6,12 @@
  */
 import assert from "node:assert/strict";
 import type { Browser } from "playwright-core";
-import { offlineTokenizer } from "../../../src/core/chat/offline-tokenizer";
-import { generateSyntheticHotpot } from "../../../src/core/demo/synthetic-hotpot";
-import type { EpisodeRecord } from "../../../src/core/runs/run-files";
-import { hostMessage } from "../../../src/extension/panels/protocol";
-import { episodeRows } from "../../../src/extension/panels/trace-panel-rows";
-import { realEpisode, type HotpotRow } from "../core/trace/real-episodes";
+import { offlineTokenizer } from "../../../src/core/base/chat/offline-tokenizer";
+import { generateSyntheticHotpot } from "../../../src/core/envs/hotpotqa/synthetic-world";
+import type { EpisodeRecord } from "../../../src/core/base/runs/run-files";
+import { hostMessage } from "../../../src/extension/webview/protocol";
+import { episodeRows } from "../../../src/extension/trace/trace-panel-rows";
+import { realEpisode, type HotpotRow } from "../core/views/trace/real-episodes";
 import { cspViolations, launch, openPanelPage, type PanelPage } from "./chromium-page";
 
 const defined = (p: PanelPage) => p.page.evaluate(() => ["vscode-button", "vscode-checkbox"].map((tag) => customElements.get(tag) !== undefined));

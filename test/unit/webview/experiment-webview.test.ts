@@ -5,7 +5,7 @@
  * a number asks the extension to open the run it came from.
  */
 import assert from "node:assert/strict";
-import type { ExperimentView } from "../../../src/core/experiments/view-model";
+import type { ExperimentView } from "../../../src/core/views/experiments/view-model";
 import { assertInert, openWebview, PAYLOADS, webviewBundles, type WebviewUnderTest } from "./webview-dom";
 
 function view(): ExperimentView {

@@ -7,8 +7,8 @@ import assert from "node:assert/strict";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { hostMessage, parseHostMessage, parseWebviewMessage, PROTOCOL_VERSION, ProtocolError, webviewMessage } from "../../../src/extension/panels/protocol";
-import { contentSecurityPolicy, escapeHtml, makeNonce, panelHtml } from "../../../src/extension/panels/webview-html";
+import { hostMessage, parseHostMessage, parseWebviewMessage, PROTOCOL_VERSION, ProtocolError, webviewMessage } from "../../../src/extension/webview/protocol";
+import { contentSecurityPolicy, escapeHtml, makeNonce, panelHtml } from "../../../src/extension/webview/webview-html";
 import { PAYLOADS } from "./webview-dom";
 import { checkInlineSafe } from "../../../webview/build.mjs";
 

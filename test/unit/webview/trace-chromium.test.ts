@@ -7,15 +7,15 @@
  */
 import assert from "node:assert/strict";
 import type { Browser } from "playwright-core";
-import { offlineTokenizer } from "../../../src/core/chat/offline-tokenizer";
-import type { ChatTokenizer } from "../../../src/core/chat/tokenizer";
-import type { EpisodeRecord } from "../../../src/core/runs/run-files";
-import { buildTraceView } from "../../../src/core/trace/trace-view";
-import { toColumns, type EpisodeRow } from "../../../src/core/trace/episode-list";
-import { hostMessage, LIST_HEAD_ROWS } from "../../../src/extension/panels/protocol";
-import { episodeRows } from "../../../src/extension/panels/trace-panel-rows";
+import { offlineTokenizer } from "../../../src/core/base/chat/offline-tokenizer";
+import type { ChatTokenizer } from "../../../src/core/base/chat/tokenizer";
+import type { EpisodeRecord } from "../../../src/core/base/runs/run-files";
+import { buildTraceView } from "../../../src/core/views/trace/trace-view";
+import { toColumns, type EpisodeRow } from "../../../src/core/views/trace/episode-list";
+import { hostMessage, LIST_HEAD_ROWS } from "../../../src/extension/webview/protocol";
+import { episodeRows } from "../../../src/extension/trace/trace-panel-rows";
 import { requireSharedData } from "../../helpers/shared-data";
-import { readHotpot, realEpisode, type HotpotRow } from "../core/trace/real-episodes";
+import { readHotpot, realEpisode, type HotpotRow } from "../core/views/trace/real-episodes";
 import { cspViolations, launch, openPanelPage } from "./chromium-page";
 import { PAYLOADS } from "./webview-dom";
 import { speedGuardMs } from "../../helpers/load-scaled";

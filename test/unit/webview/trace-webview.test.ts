@@ -8,16 +8,16 @@
  * sampled tokens, special tokens the model emitted), counted per run. (Speed: trace-chromium.)
  */
 import assert from "node:assert/strict";
-import { offlineTokenizer } from "../../../src/core/chat/offline-tokenizer";
-import type { ChatTokenizer } from "../../../src/core/chat/tokenizer";
-import type { EpisodeRecord } from "../../../src/core/runs/run-files";
-import { countGoldInResults, goldInResults } from "../../../src/core/trace/gold-in-results";
-import { buildTraceView } from "../../../src/core/trace/trace-view";
-import { checkDrift, countDrift, emptyDriftCounts } from "../../../src/core/trace/drift";
-import { outcomeOf } from "../../../src/core/runs/outcome";
-import { episodeRows } from "../../../src/extension/panels/trace-panel-rows";
+import { offlineTokenizer } from "../../../src/core/base/chat/offline-tokenizer";
+import type { ChatTokenizer } from "../../../src/core/base/chat/tokenizer";
+import type { EpisodeRecord } from "../../../src/core/base/runs/run-files";
+import { countGoldInResults, goldInResults } from "../../../src/core/views/trace/gold-in-results";
+import { buildTraceView } from "../../../src/core/views/trace/trace-view";
+import { checkDrift, countDrift, emptyDriftCounts } from "../../../src/core/views/trace/drift";
+import { outcomeOf } from "../../../src/core/base/runs/outcome";
+import { episodeRows } from "../../../src/extension/trace/trace-panel-rows";
 import { requireSharedData } from "../../helpers/shared-data";
-import { readHotpot, realEpisode, type HotpotRow } from "../core/trace/real-episodes";
+import { readHotpot, realEpisode, type HotpotRow } from "../core/views/trace/real-episodes";
 import { assertInert, openWebview, PAYLOADS, webviewBundles, type WebviewUnderTest } from "./webview-dom";
 
 describe("webview: trace viewer", function () {

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Window } from "happy-dom";
-import { hostMessage, type HostMessage, type WebviewMessage } from "../../../src/extension/panels/protocol";
+import { hostMessage, type HostMessage, type WebviewMessage } from "../../../src/extension/webview/protocol";
 
 let bundles: Map<string, string> | undefined;
 

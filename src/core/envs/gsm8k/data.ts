@@ -9,13 +9,13 @@
 import { existsSync, readFileSync } from "node:fs";
 import { mkdir, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { FileFormatError, UserError } from "../../errors";
-import { openParquet } from "../../data/hotpot-records";
-import { downloadHubFile, listHubSplitFiles, type HubOptions } from "../../data/hub";
-import { LineFileWriter } from "../../data/line-file-writer";
-import { pyJsonDumps } from "../../data/python-json";
-import { PyRandom } from "../../data/python-random";
-import { SPLITS_FILE, checkTestSplit, lineHashes, type SplitsRecord } from "../../data/splits";
+import { FileFormatError, UserError } from "../../base/errors";
+import { openParquet } from "../../base/data/parquet";
+import { downloadHubFile, listHubSplitFiles, type HubOptions } from "../../base/data/hub";
+import { LineFileWriter } from "../../base/data/line-file-writer";
+import { pyJsonDumps } from "../../base/data/python-json";
+import { PyRandom } from "../../base/data/python-random";
+import { SPLITS_FILE, checkTestSplit, lineHashes, type SplitsRecord } from "../../base/data/splits";
 import { referenceAnswer } from "./reference";
 
 export const GSM8K_REPO = "openai/gsm8k";

@@ -17,19 +17,17 @@
  *   that turn's reply, or null).
  */
 import { join } from "node:path";
-import type { ChatMessage } from "../../chat";
-import type { Split } from "../../data/question";
-import { UserError } from "../../errors";
-import type { EndReason, EnvEpisode, EnvItem, EnvRun, Environment, EpisodeScore, EpisodeTurn, PrepareOptions, TraceAnnotations, TurnOutcome } from "../types";
+import type { ChatMessage } from "../../base/chat";
+import type { Split } from "../../base/data/question";
+import { UserError } from "../../base/errors";
+import type { EndReason, EnvEpisode, EnvItem, EnvRun, Environment, EpisodeScore, EpisodeTurn, PrepareOptions, TraceAnnotations, TurnOutcome } from "../../harness/environment";
 import { downloadGsm8k, loadGsm8kSplit, readGsm8kRecords, writeGsm8kSplits, type Gsm8kRecord } from "./data";
-import { gradeReply } from "./index";
+import { gradeReply, referenceAnswer } from "./index";
 import { gsm8kPrompt } from "./prompt";
-import { environmentInfo, GSM8K_NAME } from "../catalog";
-import { environmentDataDir } from "../data-dirs";
+import { GSM8K_INFO as INFO, GSM8K_NAME } from "./info";
 import { loadGsm8kTrainTasks } from "./train-tasks";
 
 export { GSM8K_NAME };
-const INFO = environmentInfo(GSM8K_NAME)!;
 export const GSM8K_VERSION = INFO.version;
 export const GSM8K_SCORER_VERSION = "gsm8k-cookbook-math-grader-1";
 
@@ -104,13 +102,17 @@ export const GSM8K: Environment<Gsm8kItem> = {
   tools: [],
   sftRequiresToolUse: false,
   data: {
-    dir: (dataDir) => environmentDataDir(GSM8K_NAME, dataDir),
+    dir: (dataDir) => join(dataDir, GSM8K_NAME),
     load: (dir: string, split: Split) =>
       loadGsm8kSplit(dir, split).map((r) => ({ id: r.id, question: r.question, answers: [r.reference], solution: r.answer })),
     prepare,
     loadTrainTasks: loadGsm8kTrainTasks,
   },
   defaultPromptFile: () => undefined,
+  replyGrader: {
+    badAnswer: (answer) => (referenceAnswer(answer) === undefined ? '"answer" has no "#### N" final answer line' : undefined),
+    grade: (response, answer) => gradeReply(response, answer),
+  },
   open: async (o): Promise<EnvRun<Gsm8kItem>> => {
     const thinking = o.config.thinking;
     const formatPenalty = o.config.formatPenalty;

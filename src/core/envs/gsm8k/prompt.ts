@@ -4,7 +4,7 @@
  * turn; then the question followed by QUESTION_SUFFIX. Single turn, no tools. Thinking is off by
  * default (the generation prompt gets Qwen's empty think block); `thinking: true` lets the model think.
  */
-import type { ChatMessage } from "../../chat";
+import type { ChatMessage } from "../../base/chat";
 
 export const QUESTION_SUFFIX = " Write your answer in \\boxed{} format.";
 

@@ -8,13 +8,13 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { FileFormatError, UserError } from "../../errors";
-import { sha256File } from "../../runs/manifest";
-import { readEvalItems } from "../../tasks/candidates";
-import { EvalOverlapIndex } from "../../tasks/eval-overlap";
-import { TASKS_FILE } from "../../tasks/filter";
-import { readJsonlLines } from "../../util/jsonl";
-import type { TrainTasksRecord } from "../types";
+import { FileFormatError, UserError } from "../../base/errors";
+import { sha256File } from "../../base/runs/manifest";
+import { readEvalItems } from "../../base/task-sets/candidates";
+import { EvalOverlapIndex } from "../../base/task-sets/eval-overlap";
+import { TASKS_FILE } from "../../base/task-sets/files";
+import { readJsonlLines } from "../../base/util/jsonl";
+import type { TrainTasksRecord } from "../../harness/environment";
 import type { Gsm8kItem } from "./environment";
 import { referenceAnswer } from "./reference";
 

@@ -11,16 +11,16 @@
  * gets a one-line hint in the result block and the search counts against the budget (recorded as
  * "" in `searches`), so a model that keeps sending empty queries still ends by "budget".
  */
-import { DEFAULT_CONFIG } from "../../config";
-import { chatPrompt, type ChatTokenizer } from "../../chat";
-import type { Question } from "../../data/question";
-import { UserError } from "../../errors";
+import { DEFAULT_CONFIG } from "../../base/config";
+import { chatPrompt, type ChatTokenizer } from "../../base/chat";
+import type { Question } from "../../base/data/question";
+import { UserError } from "../../base/errors";
 import { runEnvEpisode, type Episode, type LoopOptions } from "../../harness/episode";
 import type { Policy } from "../../harness/policy";
 import { loadSystemPrompt } from "../../harness/prompts";
-import { exactMatch, f1Score } from "../../score";
-import type { SearchHit, Searcher } from "../../search/searcher";
-import type { EndReason, EnvEpisode, EnvItem, EpisodeScore, EpisodeTurn, TurnOutcome } from "../types";
+import { exactMatch, f1Score } from "./score";
+import type { SearchHit, Searcher } from "../../base/search/searcher";
+import type { EndReason, EnvEpisode, EnvItem, EpisodeScore, EpisodeTurn, TurnOutcome } from "../../harness/environment";
 import { parseAction } from "./actions";
 import { EMPTY_QUERY, LAST_SEARCH, formatResults, resultBlock } from "./results";
 

@@ -6,22 +6,22 @@
  * envs/manifest.ts), which keeps their runs resumable and their fingerprints as they were.
  */
 import { join } from "node:path";
-import { downloadHotpotQA } from "../../data/hub";
-import { PUBLISHED_TEST_SHA256_PREFIX, prepareData } from "../../data/prepare";
-import type { Question } from "../../data/question";
-import { SPLITS_FILE, loadSplit } from "../../data/splits";
-import { UserError } from "../../errors";
+import { downloadHotpotQA } from "../../base/data/hub";
+import { PUBLISHED_TEST_SHA256_PREFIX, prepareData } from "./prepare";
+import type { Question } from "../../base/data/question";
+import { SPLITS_FILE, loadSplit } from "../../base/data/splits";
+import { UserError } from "../../base/errors";
 import { defaultSystemPromptFile } from "../../harness/prompts";
-import { SCORER_VERSION } from "../../score";
-import { openIndex } from "../../search";
-import type { Searcher } from "../../search/searcher";
-import type { Environment, EnvRun, EnvRunOptions } from "../types";
+import { SCORER_VERSION } from "./score";
+import { openIndex } from "../../base/search";
+import type { Searcher } from "../../base/search/searcher";
+import type { Environment, EnvRun, EnvRunOptions } from "../../harness/environment";
 import { HotpotEpisode } from "./episode";
 
-import { HOTPOTQA_INFO } from "../catalog";
-import { environmentDataDir, HOTPOTQA_NAME } from "../data-dirs";
+import { HOTPOTQA_INFO, HOTPOTQA_NAME } from "./info";
+
 export { HOTPOTQA_NAME };
-/** Bump in envs/catalog.ts when what an episode is changes (with HARNESS_VERSION's rules). */
+/** Bump in info.ts when what an episode is changes (with HARNESS_VERSION's rules). */
 export const HOTPOTQA_VERSION = HOTPOTQA_INFO.version;
 
 async function open(o: EnvRunOptions): Promise<EnvRun<Question>> {
@@ -59,7 +59,7 @@ export const HOTPOTQA: Environment<Question> = {
   ],
   sftRequiresToolUse: true,
   data: {
-    dir: (dataDir) => environmentDataDir(HOTPOTQA_NAME, dataDir),
+    dir: (dataDir) => dataDir,
     load: (dir, split) => loadSplit(dir, split),
     prepare: async (o) => {
       const local = Boolean(o.train?.length || o.test?.length);

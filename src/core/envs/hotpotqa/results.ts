@@ -1,5 +1,5 @@
 /** The text the harness sends back after a search: what the model reads in the next user turn. */
-import type { SearchHit } from "../../search/searcher";
+import type { SearchHit } from "../../base/search/searcher";
 
 export const NO_RESULTS = "No results. Try other keywords.";
 export const EMPTY_QUERY = "Empty query. Put the words to look up inside <search></search>.";

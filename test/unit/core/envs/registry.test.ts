@@ -2,11 +2,11 @@
 import { strict as assert } from "node:assert";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { DEFAULT_CONFIG } from "../../../../src/core/config";
-import { describeEnvironment, environmentField, manifestEnvironment } from "../../../../src/core/envs/manifest";
+import { DEFAULT_CONFIG } from "../../../../src/core/base/config";
+import { describeEnvironment, environmentField, manifestEnvironment } from "../../../../src/core/base/runs/manifest-environment";
 import { DEFAULT_ENVIRONMENT, environmentByName, environmentNames, environmentOfManifest } from "../../../../src/core/envs/registry";
 import { ENVIRONMENT_INFO, ENVIRONMENT_NAMES, GRADED_ENVIRONMENTS, metricLabels } from "../../../../src/core/envs/catalog";
-import { GRADE_STEP } from "../../../../src/core/steps/catalog";
+import { GRADE_STEP } from "../../../../src/core/steps/catalog/catalog";
 
 const REPO = join(__dirname, "..", "..", "..", "..");
 

@@ -5,16 +5,16 @@
  */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { offlineTokenizer } from "../../../../src/core/chat/offline-tokenizer";
-import { EMPTY_THINK, chatPrompt, userTurn } from "../../../../src/core/chat/turns";
-import type { ChatTokenizer } from "../../../../src/core/chat/tokenizer";
-import { runEpisode, type EpisodeOptions } from "../../../../src/core/harness";
+import { offlineTokenizer } from "../../../../src/core/base/chat/offline-tokenizer";
+import { EMPTY_THINK, chatPrompt, userTurn } from "../../../../src/core/base/chat/turns";
+import type { ChatTokenizer } from "../../../../src/core/base/chat/tokenizer";
+import { runEpisode, type EpisodeOptions } from "../../../../src/core/envs/hotpotqa/episode";
 import { loadSystemPrompt } from "../../../../src/core/harness/prompts";
-import { ScriptedPolicy, type ScriptedReply } from "../../../../src/core/policies/scripted";
-import type { SearchHit, Searcher } from "../../../../src/core/search/searcher";
+import { ScriptedPolicy, type ScriptedReply } from "../../../../src/core/harness/policies/scripted";
+import type { SearchHit, Searcher } from "../../../../src/core/base/search/searcher";
 import { requireSharedData, sharedDataPath } from "../../../helpers/shared-data";
-import type { ChatMessage } from "../../../../src/core/chat/tokenizer";
-import { formatResults, LAST_SEARCH } from "../../../../src/core/harness/results";
+import type { ChatMessage } from "../../../../src/core/base/chat/tokenizer";
+import { formatResults, LAST_SEARCH } from "../../../../src/core/envs/hotpotqa/results";
 
 /** Returns the same paragraphs for every query and remembers the queries. */
 class FakeSearcher implements Searcher {

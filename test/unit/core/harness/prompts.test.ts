@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { FileFormatError, UserError } from "../../../../src/core/errors";
+import { FileFormatError, UserError } from "../../../../src/core/base/errors";
 import { defaultSystemPromptFile, loadSystemPrompt, promptSha256 } from "../../../../src/core/harness/prompts";
-import { parseAction } from "../../../../src/core/harness/actions";
+import { parseAction } from "../../../../src/core/envs/hotpotqa/actions";
 
 describe("harness: system prompts", () => {
   it("ships a research-agent default with one concrete worked example", () => {

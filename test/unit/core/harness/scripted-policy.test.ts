@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { offlineTokenizer } from "../../../../src/core/chat/offline-tokenizer";
-import type { ChatTokenizer } from "../../../../src/core/chat/tokenizer";
-import { ScriptedPolicy } from "../../../../src/core/policies/scripted";
+import { offlineTokenizer } from "../../../../src/core/base/chat/offline-tokenizer";
+import type { ChatTokenizer } from "../../../../src/core/base/chat/tokenizer";
+import { ScriptedPolicy } from "../../../../src/core/harness/policies/scripted";
 
 describe("policies: ScriptedPolicy", function () {
   let tok: ChatTokenizer;

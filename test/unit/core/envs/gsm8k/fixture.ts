@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Gsm8kRecord } from "../../../../../src/core/envs/gsm8k";
 import { GSM8K } from "../../../../../src/core/envs/gsm8k/environment";
-import type { ScriptedReply } from "../../../../../src/core/policies/scripted";
+import type { ScriptedReply } from "../../../../../src/core/harness/policies/scripted";
 
 /** The fixture twin: arithmetic word problems in GSM8K's shape (530 train, 40 test). */
 export function fixtureRecords(n: number, offset: number): Gsm8kRecord[] {

@@ -13,7 +13,7 @@ import {
   OFFICIAL_TEST_SHA256_PREFIX, VAL_SIZE, downloadGsm8k, loadGsm8kSplit, readGsm8kRecords, writeGsm8kSplits, type Gsm8kRecord,
 } from "../../../../../src/core/envs/gsm8k";
 import { requireSharedData } from "../../../../helpers/shared-data";
-import { runPython, tempDir } from "../../data/helpers";
+import { runPython, tempDir } from "../../base/data/helpers";
 
 async function writeParquet(file: string, rows: Gsm8kRecord[]): Promise<Buffer> {
   const { parquetWriteBuffer } = await import("hyparquet-writer");

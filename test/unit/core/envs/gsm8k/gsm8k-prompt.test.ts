@@ -1,6 +1,6 @@
 /** The cookbook's GSM8K prompt, rendered through the real Qwen3.5 chat template (../shared/data/qwen3_5). */
 import assert from "node:assert/strict";
-import { offlineTokenizer, type ChatTokenizer } from "../../../../../src/core/chat";
+import { offlineTokenizer, type ChatTokenizer } from "../../../../../src/core/base/chat";
 import { FEWSHOT_PREFIX, QUESTION_SUFFIX, gsm8kPrompt } from "../../../../../src/core/envs/gsm8k";
 import { requireSharedData } from "../../../../helpers/shared-data";
 

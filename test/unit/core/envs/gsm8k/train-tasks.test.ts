@@ -9,13 +9,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { GSM8K } from "../../../../../src/core/envs/gsm8k/environment";
 import { gradeReply } from "../../../../../src/core/envs/gsm8k";
-import { FileFormatError, UserError } from "../../../../../src/core/errors";
-import { sha256File } from "../../../../../src/core/runs/manifest";
-import { offlineTokenizer } from "../../../../../src/core/chat";
-import { mergeConfig } from "../../../../../src/core/config";
+import { FileFormatError, UserError } from "../../../../../src/core/base/errors";
+import { sha256File } from "../../../../../src/core/base/runs/manifest";
+import { offlineTokenizer } from "../../../../../src/core/base/chat";
+import { mergeConfig } from "../../../../../src/core/base/config";
 import { writeGsm8kSplits } from "../../../../../src/core/envs/gsm8k";
-import { ScriptedPolicy } from "../../../../../src/core/policies/scripted";
-import { collectSftData, readSftRows, sftPath } from "../../../../../src/core/sft";
+import { ScriptedPolicy } from "../../../../../src/core/harness/policies/scripted";
+import { collectSftData, readSftRows, sftPath } from "../../../../../src/core/steps/sft";
 import { fixtureRecords } from "./fixture";
 
 describe("gsm8k: generated tasks as the training split (--train-tasks)", () => {

@@ -7,9 +7,9 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { chatPrompt } from "../../../../../src/core/chat";
-import { UserError } from "../../../../../src/core/errors";
-import type { EndReason, EnvItem, Environment, EpisodeTurn, TurnOutcome } from "../../../../../src/core/envs/types";
+import { chatPrompt } from "../../../../../src/core/base/chat";
+import { UserError } from "../../../../../src/core/base/errors";
+import type { EndReason, EnvItem, Environment, EpisodeTurn, TurnOutcome } from "../../../../../src/core/harness/environment";
 
 const SYSTEM = "Add the two numbers. You may call <calc>a+b</calc>; answer with <final>n</final>.";
 const tagged = (text: string, tag: string) => new RegExp(`<${tag}>([^<]*)</${tag}>`).exec(text)?.[1]?.trim();

@@ -6,12 +6,12 @@ import { strict as assert } from "node:assert";
 import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { offlineTokenizer, type ChatTokenizer } from "../../../../../src/core/chat";
-import { mergeConfig } from "../../../../../src/core/config";
-import { evalSplit, TEST_SPLIT_FLAG } from "../../../../../src/core/eval/eval-split";
-import { ScriptedPolicy } from "../../../../../src/core/policies/scripted";
-import { readRun, type EpisodeRecord } from "../../../../../src/core/runs/run-files";
-import { collectSftData, readSftRows, sftPath } from "../../../../../src/core/sft";
+import { offlineTokenizer, type ChatTokenizer } from "../../../../../src/core/base/chat";
+import { mergeConfig } from "../../../../../src/core/base/config";
+import { evalSplit, TEST_SPLIT_FLAG } from "../../../../../src/core/steps/eval/eval-split";
+import { ScriptedPolicy } from "../../../../../src/core/harness/policies/scripted";
+import { readRun, type EpisodeRecord } from "../../../../../src/core/base/runs/run-files";
+import { collectSftData, readSftRows, sftPath } from "../../../../../src/core/steps/sft";
 import { CALCULATOR } from "./calculator-env";
 
 describe("envs: a test environment in one folder (calculator)", function () {

@@ -1,0 +1,18 @@
+/** What GSM8K declares as data (see EnvironmentInfo): listed without loading its code. */
+import type { EnvironmentInfo } from "../../harness/environment";
+
+export const GSM8K_NAME = "gsm8k";
+
+export const GSM8K_INFO: EnvironmentInfo = Object.freeze<EnvironmentInfo>({
+  name: GSM8K_NAME,
+  version: "1",
+  summary: "GSM8K grade-school math, single turn, no tools; the cookbook's few-shot prompt and \\boxed{} grader; reward = correct",
+  metrics: { em: "accuracy", f1: "accuracy" },
+  hasTools: false,
+  dataset: "GSM8K",
+  limitation:
+    "GSM8K's test set has been public since 2021 and may be in the model's pre-training data, and only the last \\boxed{} answer is graded (a right answer written otherwise counts as wrong), so accuracy here is not a clean measure of reasoning.",
+  // The heuristic reader searches and extracts spans: it has nothing to say about arithmetic.
+  sftSources: ["sample", "runs"],
+  gradesReplies: true,
+});

@@ -1,0 +1,235 @@
+/**
+ * An environment is the task, in one folder: its data (how records become train/val/test splits,
+ * the locked test hash), its prompt, how a model reply is read (a final answer, a tool call whose
+ * observation the harness inserts as the next user turn, or nothing), its reward and metrics, the
+ * fields its episode records carry beyond the common ones, and how a trace is annotated.
+ *
+ * The harness (src/core/harness/episode.ts) runs every environment through one loop: it samples,
+ * records every token with its sampled flag and logprob, closes turns, stitches observations, and
+ * handles the token limit; the environment only says what a reply means. Eval, sft-data, GRPO,
+ * ablate and show read nothing environment-specific beyond what is declared here.
+ *
+ * Record fields every environment fills (so the views need no per-environment code):
+ *  - `reward`: what RL optimises;
+ *  - `em`: 1 when the episode is fully right, else 0 (HotpotQA: exact match; GSM8K: the grader's
+ *    verdict) — the binary metric paired tests (McNemar) use;
+ *  - `f1`: credit in [0, 1] (HotpotQA: token F1; GSM8K: the same as `em`, there is no partial credit)
+ *    — the primary metric views sort and colour by. `metrics` names both as the environment says them;
+ *  - `prediction`: the final answer as the environment extracted it; `searches`: the tool calls' arguments.
+ */
+import type { ChatTokenizer } from "../base/chat";
+import type { AgentLabConfig } from "../base/config";
+import type { DownloadProgress } from "../base/data/hub";
+import type { Split } from "../base/data/question";
+import type { StopReason } from "./policy";
+import type { Searcher } from "../base/search/searcher";
+import type { EnvironmentId } from "../base/runs/manifest-environment";
+import type { EndReason } from "../base/runs/run-files";
+
+export type { EnvironmentId };
+
+/** How an episode ended (the record format's vocabulary). Environments without tools use "answer", "no_action" and "length". */
+export type { EndReason };
+
+/** What every environment's items have: an id, the question as the views show it, the gold answers. */
+export interface EnvItem {
+  id: string;
+  question: string;
+  answers: string[];
+}
+
+/** A tool the model may call (OpenAI-style declaration, for chat exports). */
+export interface ToolDeclaration {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
+/** One model turn as the harness recorded it; the environment fills `action` and its own fields. */
+export interface EpisodeTurn {
+  /** Where the model's reply starts in `Episode.tokens`. */
+  start: number;
+  /** After the reply's end-of-turn token (sampled, or inserted when the sampler left it out). */
+  replyEnd: number;
+  /** After the harness's inserted user turn; equals replyEnd on the last turn. */
+  end: number;
+  /** The reply as text, special tokens removed (what was parsed). */
+  reply: string;
+  stopReason: StopReason;
+  /** What the environment read in the reply ("answer", "search", "none", …). */
+  action: string;
+  /** The tool call's argument, when the action was a tool call. */
+  query?: string;
+  /** What the tool returned (HotpotQA: the paragraphs, text left out: it is in the tokens). */
+  hits?: { id: number; title: string; score: number }[];
+}
+
+/** What the harness does after a reply: end the episode, or insert an observation and sample again. */
+export type TurnOutcome = { end: EndReason } | { observation: string };
+
+/** The environment's verdict on a finished episode. */
+export interface EpisodeScore {
+  /** The final answer as extracted ("" when there is none). */
+  prediction: string;
+  em: number;
+  f1: number;
+  reward: number;
+  /** Environment fields appended to the episode record, after the common ones (absent: none). */
+  fields?: Record<string, unknown>;
+}
+
+/** One episode of an environment: its first prompt, then one call per reply, then its score. */
+export interface EnvEpisode {
+  /** Chat-template tokens of the first prompt, generation prompt included. */
+  readonly prompt: number[];
+  /** Tool-call arguments so far, in order (the record's `searches`). */
+  readonly toolCalls: string[];
+  /** Reads one reply (a cut-off one too: `turn.stopReason` is "length"); fills `turn.action` and its fields. */
+  onReply(turn: EpisodeTurn): TurnOutcome;
+  score(end: EndReason): EpisodeScore;
+}
+
+/** Everything an episode may depend on besides the item: settings, the system prompt, the tokenizer. */
+export interface EpisodeSetup {
+  tokenizer: ChatTokenizer;
+  /** The system prompt text; undefined when the environment's prompt has none (GSM8K's default). */
+  systemPrompt: string | undefined;
+}
+
+/** The settings a run of an environment is made with (from the config and flags). */
+export interface EnvRunOptions {
+  workspaceDir: string;
+  config: AgentLabConfig;
+  /** The environment's data folder (see `EnvData.dir`). */
+  dataDir: string;
+  /**
+   * Eval's closed-book floor (no tools); undefined for steps that have no such mode (sft-data,
+   * GRPO), whose manifests then carry no closed-book field. Environments without tools ignore it.
+   */
+  closedBook?: boolean;
+  /** An index folder other than the environment's default (HotpotQA: `--index`). */
+  indexDir?: string;
+  /** A ready searcher instead of opening the environment's index (tests); null = none. */
+  searcher?: Searcher | null;
+}
+
+/** One run's environment: its resources opened, its fingerprint settled. */
+export interface EnvRun<I extends EnvItem = EnvItem> {
+  /**
+   * Manifest fields (beyond split, prompt, policy, sampling, tokenizer) that decide the numbers:
+   * HotpotQA's `search` block; GSM8K's grading options. Compared on resume and by compare/ablate.
+   */
+  readonly fingerprint: Record<string, unknown>;
+  start(item: I, setup: EpisodeSetup): EnvEpisode;
+}
+
+export interface PrepareOptions {
+  /** The environment's data folder (written). */
+  outDir: string;
+  /**
+   * Local files instead of the hub (the environment says which formats it reads): train records,
+   * and the records val/test come from (HotpotQA: the dev files; GSM8K: the official test files).
+   */
+  train?: string[];
+  test?: string[];
+  log: (line: string) => void;
+  /** Download progress, when the records come from the hub. */
+  onProgress?: (p: DownloadProgress) => void;
+  /** Allow replacing a locked test split whose content changed (the refusal names the flag). */
+  replaceTestSplit?: boolean;
+}
+
+/** What a run's manifest records of the gen-tasks folder it trained on (`--train-tasks DIR`). */
+export interface TrainTasksRecord {
+  tasks_dir: string;
+  file: string;
+  sha256: string;
+  questions: number;
+}
+
+export interface EnvData<I extends EnvItem = EnvItem> {
+  /** Where the environment's splits live, from the config's dataDir (HotpotQA: dataDir itself). */
+  dir(dataDir: string): string;
+  /** A split's items in file order; the test split is checked against its locked hash first. */
+  load(dir: string, split: Split): I[];
+  /** Writes the splits (and the locked test hash) from the hub or local files; returns lines to print. */
+  prepare(o: PrepareOptions): Promise<string[]>;
+  /**
+   * A gen-tasks folder as the training split, prompted and graded as the real train split, after
+   * checking no task overlaps the val or test items in `dir` (absent: the environment has none).
+   */
+  loadTrainTasks?(tasksDir: string, dir: string): { items: I[]; record: TrainTasksRecord };
+}
+
+/** A note and the marked spans the trace viewer and `show` put beside an episode. */
+export interface TraceAnnotations {
+  notes: { label: string; value: string }[];
+  /** Character spans in a turn's reply text (`turn` indexes `turns`). */
+  spans: { turn: number; start: number; end: number; label: string }[];
+}
+
+/** Grades a model's whole reply against a reference answer, outside an episode (`agent-lab grade`). */
+export interface ReplyGrader {
+  /** Why `answer` cannot be graded against, or undefined when it can. */
+  badAnswer(answer: string): string | undefined;
+  grade(response: string, answer: string): { correct: boolean; extracted: string | undefined; reference: string };
+}
+
+export interface Environment<I extends EnvItem = EnvItem> extends EnvironmentId {
+  /** One line, for `--help` and error messages. */
+  readonly summary: string;
+  /** What `em` and `f1` mean here, as the views label them. */
+  readonly metrics: { em: string; f1: string };
+  /** The scorer's identity in manifests. */
+  readonly scorerVersion: string;
+  /** Tools the model may call; empty for a single-turn environment. */
+  readonly tools: readonly ToolDeclaration[];
+  /** SFT acceptance: keep only episodes that called a tool (HotpotQA: "that searched"). */
+  readonly sftRequiresToolUse: boolean;
+  readonly data: EnvData<I>;
+  /** The shipped system prompt file, or undefined when the prompt has no system message by default. */
+  defaultPromptFile(o: { closedBook: boolean }): string | undefined;
+  open(o: EnvRunOptions): Promise<EnvRun<I>>;
+  /** Extra annotations for a recorded episode (absent: none). */
+  annotate?(record: Record<string, unknown>): TraceAnnotations;
+  /** Its reply grader, when its info says `gradesReplies`. */
+  readonly replyGrader?: ReplyGrader;
+}
+
+/**
+ * Where `sft-data` can take an environment's examples from: the model's own samples (rejection
+ * sampling), the scripted teacher (`--teacher scripted`, the offline heuristic reader, which only
+ * knows the search agent's protocol), or episodes of runs already scored (`--from-runs`).
+ */
+export type SftSource = "sample" | "teacher" | "runs";
+
+/**
+ * What an environment declares as pure data in its folder's info.ts: the registry (envs/catalog.ts)
+ * lists these without loading an environment's code (its tokenizer, index, grader), so the
+ * extension can list the environments at activation and the step specs can offer them as choices.
+ */
+export interface EnvironmentInfo {
+  name: string;
+  /** Bump when what an episode is changes (with HARNESS_VERSION's rules); manifests record it. */
+  version: string;
+  /** One line, for `--help`, pickers and error messages. */
+  summary: string;
+  /** What the record's `em` and `f1` mean here, as every view labels them (envs/types.ts). */
+  metrics: { em: string; f1: string };
+  /** Whether the model calls tools (searches are worth showing). */
+  hasTools: boolean;
+  /** What the questions are, for report headings ("Results on GSM8K test"). */
+  dataset: string;
+  /** The caveat a report on this environment's numbers carries. */
+  limitation: string;
+  /** The SFT data sources `sft-data` accepts for it (Collect SFT Data… offers only these). */
+  sftSources: readonly SftSource[];
+  /**
+   * Whether its splits live in the config's dataDir itself rather than dataDir/<name> (the first
+   * environment's, so workspaces from before environments keep working).
+   */
+  dataInDataDir?: boolean;
+  /** Whether `agent-lab grade` can grade a reply of it (it exports a reply grader). */
+  gradesReplies?: boolean;
+}
+

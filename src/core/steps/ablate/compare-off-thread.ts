@@ -1,0 +1,105 @@
+/**
+ * The Compare panel's report computed in a worker thread (compare-worker.ts): the extension host
+ * stays free to answer the webviews while ablate resamples (seconds at 10,000 episodes). One
+ * worker per panel, started on its first request for runs too large to compare on the caller's
+ * thread (ON_THREAD_MAX_BYTES), stopped with the panel.
+ */
+import { statSync } from "node:fs";
+import type { Worker } from "node:worker_threads";
+import { requireWorkerScript, startWorkerThread } from "../../base/util/worker-thread";
+import { runFile } from "../../base/runs/run-folder";
+import { loadAblationInputs } from "./ablate";
+import { compareView, type CompareOrigin, type CompareSetup } from "./compare-setup";
+import type { AblationReport } from "./report-types";
+
+export interface CompareRequest {
+  id: number;
+  runDirs: string[];
+  origin: CompareOrigin;
+  expect: string[] | undefined;
+  searchDirs: string[];
+}
+
+export type CompareReply = { id: number; ok: { report: AblationReport; setup: CompareSetup } } | { id: number; failed: string };
+
+/** The bundled worker next to the extension, or the .ts source next to this module (tests, tsx). */
+const workerScript = () => requireWorkerScript(__dirname, ["compare-worker.js", "compare-worker.ts"], "the Compare panel's worker");
+
+/**
+ * Runs whose episodes files add up to at most this many bytes are compared on the caller's
+ * thread. A new worker's start and its modules' first run (136–168 ms for two 200-episode runs,
+ * 0.9 MB, on 2 cores) took longer than the report made there (50–120 ms), and a new Compare panel
+ * waits for it; larger runs hold the caller's thread for longer than that.
+ */
+export const ON_THREAD_MAX_BYTES = 1 << 20;
+
+function episodesBytes(runDirs: string[]): number {
+  let bytes = 0;
+  for (const dir of runDirs) {
+    try {
+      bytes += statSync(runFile(dir, "episodes")).size;
+    } catch {
+      // missing: compareView names it
+    }
+  }
+  return bytes;
+}
+
+export class CompareWorker {
+  private worker: Worker | undefined;
+  private nextId = 1;
+  private readonly pending = new Map<number, { worker: Worker; resolve: (r: { report: AblationReport; setup: CompareSetup }) => void; reject: (e: Error) => void }>();
+
+  /** `onThreadMaxBytes`: ON_THREAD_MAX_BYTES; a test sets 0 to send any runs to the worker. */
+  constructor(private readonly onThreadMaxBytes = ON_THREAD_MAX_BYTES) {}
+
+  private start(): Worker {
+    const worker = startWorkerThread(workerScript());
+    worker.on("message", (m: CompareReply) => {
+      const p = this.pending.get(m.id);
+      if (!p) return;
+      this.pending.delete(m.id);
+      if ("ok" in m) p.resolve(m.ok);
+      else p.reject(new Error(m.failed));
+    });
+    // A crashed worker fails what it had (not a newer worker's requests); the next request starts another.
+    const fail = (reason: string) => {
+      if (this.worker === worker) this.worker = undefined;
+      for (const [id, p] of this.pending) {
+        if (p.worker !== worker) continue;
+        this.pending.delete(id);
+        p.reject(new Error(reason));
+      }
+    };
+    worker.on("error", (e) => fail(`the Compare worker failed: ${e.message}`));
+    worker.on("exit", (code) => fail(`the Compare worker exited (code ${code})`));
+    return worker;
+  }
+
+  /** The report and setup for these runs (the first is the baseline), as compareView makes them: here for small runs, else in the worker. */
+  view(req: Omit<CompareRequest, "id">): Promise<{ report: AblationReport; setup: CompareSetup }> {
+    if (episodesBytes(req.runDirs) <= this.onThreadMaxBytes) {
+      return new Promise((resolve) => resolve(compareView(loadAblationInputs(req.runDirs), req.origin, req.expect, req.searchDirs)));
+    }
+    const worker = (this.worker ??= this.start());
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { worker, resolve, reject });
+      worker.postMessage({ ...req, id } satisfies CompareRequest);
+    });
+  }
+
+  /** Whether a request is being computed (or waits for the one before it). */
+  get busy(): boolean {
+    return [...this.pending.values()].some((p) => p.worker === this.worker);
+  }
+
+  /** Stops the worker: what it was computing is dropped (never answered). */
+  dispose(): void {
+    const w = this.worker;
+    if (!w) return;
+    this.worker = undefined;
+    for (const [id, p] of this.pending) if (p.worker === w) this.pending.delete(id);
+    void w.terminate();
+  }
+}

@@ -1,0 +1,64 @@
+/**
+ * What a report on an environment's runs says about them besides the numbers: the dataset in its
+ * heading, the metric labels, and its limitation line. From the light list of environments
+ * (envs/catalog.ts), except for HotpotQA runs on the pipeline's synthetic world, which carry that
+ * world's own caveat. The world is recognised from the data folder the runs were made on (its
+ * splits.json names the synthetic source and holds the runs' split file hash), so `agent-lab ablate`
+ * run by hand in a pipeline folder writes the same lines as the pipeline's report.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { environmentInfo, HOTPOTQA_INFO, HOTPOTQA_NAME, metricLabels } from "../../envs/catalog";
+import type { EnvironmentId } from "../../harness/environment";
+
+/** How `prepare` names the pipeline's synthetic world in splits.json's `source` (then its style and seed). */
+export const SYNTHETIC_WORLD_SOURCE = "agent-lab pipeline synthetic world";
+
+/** The synthetic world's heading and caveat, in place of HotpotQA's corpus line. */
+export const SYNTHETIC_REPORT = {
+  dataset: "the synthetic world's",
+  limitation: "the questions, titles and paragraphs are an invented offline world, so these numbers show that the recipe runs end to end, not what a model scores on HotpotQA.",
+} as const;
+
+export interface ReportEnvironment {
+  /** The environment's name (the report's `environment.name`). */
+  name: string;
+  /** For the heading: "Results on GSM8K test". */
+  dataset: string;
+  metrics: { em: string; f1: string };
+  hasTools: boolean;
+  limitation: string;
+}
+
+export interface ReportEnvironmentOptions {
+  /** The data folder the runs were made on (the config's dataDir), to recognise the synthetic world. */
+  dataDir?: string;
+  /** The baseline's split as its manifest records it (file name and sha256). */
+  split?: { file: string; sha256: string } | null;
+}
+
+/** Whether `dataDir` holds the synthetic world and the runs' split is its file. */
+export function isSyntheticWorld(dataDir: string, split: { file: string; sha256: string }): boolean {
+  const file = join(dataDir, "splits.json");
+  if (!existsSync(file)) return false;
+  let record: { source?: unknown; files?: Record<string, { sha256?: unknown }> };
+  try {
+    record = JSON.parse(readFileSync(file, "utf8")) as typeof record;
+  } catch {
+    // A damaged splits.json is for `prepare` to report; here it only means "not recognisably synthetic".
+    return false;
+  }
+  return typeof record.source === "string" && record.source.startsWith(SYNTHETIC_WORLD_SOURCE) && record.files?.[split.file]?.sha256 === split.sha256;
+}
+
+/** The report lines for runs of `env`; an environment this build does not know gets neutral ones. */
+export function reportEnvironment(env: EnvironmentId, o: ReportEnvironmentOptions = {}): ReportEnvironment {
+  const info = environmentInfo(env.name);
+  if (!info) return { name: env.name, dataset: env.name, metrics: metricLabels(env.name), hasTools: true, limitation: "" };
+  const base = { name: info.name, dataset: info.dataset, metrics: info.metrics, hasTools: info.hasTools, limitation: info.limitation };
+  if (info.name === HOTPOTQA_NAME && o.dataDir && o.split && isSyntheticWorld(o.dataDir, o.split)) return { ...base, ...SYNTHETIC_REPORT };
+  return base;
+}
+
+/** HotpotQA's, for reports made before reports named their environment. */
+export const HOTPOTQA_REPORT: ReportEnvironment = reportEnvironment(HOTPOTQA_INFO);

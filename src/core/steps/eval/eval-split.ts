@@ -1,0 +1,185 @@
+/**
+ * `agent-lab eval` as a core function: a split, a model source, the harness and a searcher, run
+ * into `<runsDir>/<name>/` with a fingerprint. The CLI and the extension's job runner call this.
+ */
+import { isAbsolute, join } from "node:path";
+import type { AgentLabConfig } from "../../base/config";
+import type { Split } from "../../base/data/question";
+import { UserError } from "../../base/errors";
+import { environmentField } from "../../base/runs/manifest-environment";
+import { environmentPrompt, type EnvironmentPrompt } from "../../envs/prompt";
+import { environmentByName } from "../../envs/registry";
+import type { EnvItem, Environment } from "../../harness/environment";
+import type { Progress } from "../../base/runs/progress";
+import { runEnvEpisode, type Episode, type Policy } from "../../harness";
+import { MANIFEST_FORMAT, sha256File, type RunManifest } from "../../base/runs/manifest";
+import type { EpisodeRecord } from "../../base/runs/run-files";
+import { checkRunName } from "../../base/runs/run-name";
+import { TEST_SPLIT_FLAG } from "../specs/common-flags";
+import { makePolicy } from "./backends";
+import { episodeUsd, pricesForPolicy } from "./cost";
+import { runEval, type EvalResult } from "./run-eval";
+
+/**
+ * Bumped whenever the harness changes what an episode is (prompt stitching, result format, end
+ * rules), so runs from different harnesses are flagged as not comparable.
+ */
+export const HARNESS_VERSION = "harness-1";
+
+/** The flag that must accompany `--split test` (declared once, with the step specs). */
+export { TEST_SPLIT_FLAG };
+
+export interface EvalSplitOptions {
+  workspaceDir: string;
+  /** The environment (default: config env; an unknown name is refused listing the known ones). */
+  env?: string | Environment<EnvItem>;
+  /** Settings with CLI overrides already merged (topK, maxSearches, maxTokens, concurrency, …). */
+  config: AgentLabConfig;
+  name: string;
+  split: Split;
+  /** Set to TEST_SPLIT_FLAG when the user passed it. */
+  testFlag?: string;
+  closedBook: boolean;
+  limit?: number;
+  resume: boolean;
+  temperature: number;
+  /** System prompt file (default: config.systemPromptFile, else the shipped prompt). */
+  promptFile?: string;
+  backend: string;
+  /** A ready policy instead of building one from `backend` (the extension, tests). */
+  policy?: Policy;
+  checkpoint?: string;
+  /** Model id or folder (tinker, transformers), tokenizer override, local backend URL: see PolicyOptions. */
+  model?: string;
+  tokenizer?: string;
+  localBackendUrl?: string;
+  scriptedDelayMs?: number;
+  /** BM25 index folder (default `<dataDir>/bm25`). */
+  indexDir?: string;
+  /** argv as typed, recorded in the manifest. */
+  command: string[];
+  signal?: AbortSignal;
+  log?: (line: string) => void;
+  /** Told of every progress.json update (the pipeline nests it in its own). */
+  onProgress?: (p: Progress) => void;
+}
+
+export interface EvalSplitResult extends EvalResult {
+  runDir: string;
+  env: Environment<EnvItem>;
+}
+
+const inWorkspace = (workspaceDir: string, p: string) => (isAbsolute(p) ? p : join(workspaceDir, p));
+
+/** The environment a step runs on: given, named, or the config's. */
+export function resolveEnvironment(env: string | Environment<EnvItem> | undefined, config: AgentLabConfig): Environment<EnvItem> {
+  return typeof env === "object" ? env : environmentByName(env ?? config.env);
+}
+
+export async function evalSplit(o: EvalSplitOptions): Promise<EvalSplitResult> {
+  checkRunName(o.name);
+  const env = resolveEnvironment(o.env, o.config);
+  const dataDir = env.data.dir(inWorkspace(o.workspaceDir, o.config.dataDir));
+  const runDir = join(inWorkspace(o.workspaceDir, o.config.runsDir), o.name);
+
+  if (o.split === "test") {
+    if (o.testFlag !== TEST_SPLIT_FLAG) {
+      throw new UserError(`the test split is opened once, at the end (Step 5). To open it now, add ${TEST_SPLIT_FLAG}; the run's manifest records that you did.`);
+    }
+  }
+  // The environment's loader checks the test split against its locked hash.
+  const all = env.data.load(dataDir, o.split);
+  const questions: EnvItem[] = o.limit !== undefined ? all.slice(0, o.limit) : all;
+
+  // Read before the model is loaded or a service contacted, so a bad --prompt is said at once.
+  const prompt = environmentPrompt(env, { promptFile: o.promptFile, config: o.config, workspaceDir: o.workspaceDir, closedBook: o.closedBook });
+  const policy = o.policy ?? (await makePolicy(o));
+  try {
+    return await runWithPolicy(o, env, policy, prompt, questions, dataDir, runDir);
+  } finally {
+    // Remote policies hold a session (heartbeat timers) that would keep the process alive.
+    policy.close?.();
+  }
+}
+
+async function runWithPolicy(o: EvalSplitOptions, env: Environment<EnvItem>, policy: Policy, prompt: EnvironmentPrompt, questions: EnvItem[], dataDir: string, runDir: string): Promise<EvalSplitResult> {
+  const info = policy.describe();
+  // Refuses an unpriced paid model here, before a single token is sampled.
+  const prices = pricesForPolicy(o.config, info);
+  const envRun = await env.open({
+    workspaceDir: o.workspaceDir,
+    config: o.config,
+    dataDir,
+    closedBook: o.closedBook,
+    ...(o.indexDir ? { indexDir: inWorkspace(o.workspaceDir, o.indexDir) } : {}),
+  });
+
+  const manifest: RunManifest = {
+    format: MANIFEST_FORMAT,
+    ...environmentField(env),
+    split: { name: o.split, file: `${o.split}.jsonl`, sha256: sha256File(join(dataDir, `${o.split}.jsonl`)) },
+    test_split: o.split === "test" ? { opened: true, flag: TEST_SPLIT_FLAG } : { opened: false },
+    system_prompt: prompt.manifest,
+    harness_version: HARNESS_VERSION,
+    scorer_version: env.scorerVersion,
+    policy: { kind: info.kind, model: info.model, ...(info.checkpoint ? { checkpoint: info.checkpoint } : {}), logprobs: info.logprobs },
+    sampling: { temperature: o.temperature, max_tokens: o.config.maxTokens },
+    tokenizer: policy.tokenizer.name,
+    ...envRun.fingerprint,
+    job: { command: o.command, created: new Date().toISOString(), ...(o.limit !== undefined ? { limit: o.limit } : {}), concurrency: o.config.concurrency },
+  };
+
+  const result = await runEval({
+    runDir,
+    questions,
+    manifest,
+    resume: o.resume,
+    concurrency: o.config.concurrency,
+    split: o.split,
+    model: info.model,
+    checkpoint: info.checkpoint,
+    signal: o.signal,
+    log: o.log,
+    cost: { prices, budgetUsd: o.config.budgetUsd },
+    progress: { step: "eval", label: "eval", onUpdate: o.onProgress },
+    metricLabel: env.metrics.f1,
+    runQuestion: async (q, signal) => {
+      const episode = envRun.start(q, { tokenizer: policy.tokenizer, systemPrompt: prompt.text });
+      const ep = await runEnvEpisode(policy, q, episode, { temperature: o.temperature, maxTokens: o.config.maxTokens, signal });
+      return toRecord(ep, episodeUsd(prices, ep.prefill, ep.generated));
+    },
+  });
+  return { ...result, runDir, env };
+}
+
+/** The harness's episode as one line of episodes.jsonl: the common fields, then the environment's. */
+export function toRecord(ep: Episode, usd: number): EpisodeRecord {
+  return {
+    id: ep.id,
+    question: ep.question,
+    answers: ep.answers,
+    prediction: ep.answer,
+    em: ep.em,
+    f1: ep.f1,
+    reward: ep.reward,
+    end: ep.end,
+    searches: ep.searches,
+    prompt: ep.prompt,
+    tokens: ep.tokens,
+    sampled: ep.sampled,
+    logprobs: ep.hasLogprobs ? ep.logprobs : null,
+    prefill: ep.prefill,
+    generated: ep.generated,
+    usd,
+    turns: ep.turns.map((t) => ({
+      start: t.start,
+      reply_end: t.replyEnd,
+      end: t.end,
+      action: t.action,
+      stop_reason: t.stopReason,
+      ...(t.query !== undefined ? { query: t.query } : {}),
+      ...(t.hits ? { hits: t.hits } : {}),
+    })),
+    ...ep.fields,
+  };
+}

@@ -1,0 +1,69 @@
+/**
+ * Who scored an arm: the evaluator's identity, built from what decides a score — the code (agent-lab's
+ * version, the harness and the grader, hashed), the prompt template, the decoding, the search
+ * settings and the split — and the item list. Recomputed from each eval run's own manifest, so a
+ * reviewer can check every arm was scored by the same evaluator on the same items.
+ */
+import { readFileSync } from "node:fs";
+import { projectFile } from "../../base/chat/package-files";
+import { sha256Hex } from "../../base/runs/manifest";
+import type { RunManifest } from "../../base/runs/manifest";
+import { exactMatch, f1Score, normalizeAnswer, SCORER_VERSION } from "../../envs/hotpotqa/score";
+
+export interface EvaluatorIdentity {
+  code_version: string;
+  harness_version: string;
+  grader: { version: string; sha256: string };
+  environment: { name: string; version: string } | null;
+  prompt_template_sha256: string;
+  tokenizer: string;
+  decoding: { temperature: number; max_tokens: number };
+  split: { name: string; sha256: string };
+  /** sha256 of every other field of the eval run's fingerprint (search settings and index, the environment's own fields). */
+  settings_sha256: string;
+}
+
+let version: string | undefined;
+export function codeVersion(): string {
+  version ??= `agent-lab@${(JSON.parse(readFileSync(projectFile("package.json"), "utf8")) as { version: string }).version}`;
+  return version;
+}
+
+/** sha256 of the grading functions as this build runs them (recomputable by any copy of the same build). */
+export function graderSha256(): string {
+  return sha256Hex([normalizeAnswer, exactMatch, f1Score].map((f) => f.toString()).join("\n"));
+}
+
+/** Canonical JSON: keys sorted at every level, so a hash does not depend on key order. */
+export function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(",")}]`;
+  if (v !== null && typeof v === "object") return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, unknown>)[k])}`).join(",")}}`;
+  return JSON.stringify(v);
+}
+
+/** The fields of an eval manifest that do not decide a score: who ran it, with which model, when. */
+const NOT_EVALUATOR = new Set(["job", "policy", "format", "environment", "split", "test_split", "system_prompt", "harness_version", "scorer_version", "sampling", "tokenizer"]);
+
+export function evaluatorFromManifest(m: RunManifest): EvaluatorIdentity {
+  const rest = Object.fromEntries(Object.entries(m).filter(([k]) => !NOT_EVALUATOR.has(k)));
+  return {
+    code_version: codeVersion(),
+    harness_version: m.harness_version,
+    grader: { version: m.scorer_version, sha256: m.scorer_version === SCORER_VERSION ? graderSha256() : `(scorer ${m.scorer_version}: not hashed here)` },
+    environment: m.environment ?? null,
+    prompt_template_sha256: m.system_prompt.sha256,
+    tokenizer: m.tokenizer,
+    decoding: { temperature: m.sampling.temperature, max_tokens: m.sampling.max_tokens },
+    split: { name: m.split.name, sha256: m.split.sha256 },
+    settings_sha256: sha256Hex(canonicalJson(rest)),
+  };
+}
+
+export function evaluatorId(e: EvaluatorIdentity): string {
+  return sha256Hex(canonicalJson(e));
+}
+
+/** The item manifest: the sorted item ids, one per line; its hash is the evaluation's item identity. */
+export function itemManifestText(ids: readonly string[]): string {
+  return [...ids].sort().map((id) => `${id}\n`).join("");
+}

@@ -1,0 +1,557 @@
+/**
+ * `agent-lab experiment run SPEC.json`: every phase of an experiment through the same core
+ * functions the single steps call, in one folder laid out as a workspace (agent-lab.json, data/,
+ * runs/). Each arm is a normal run folder under runs/ (`<name>-<arm>`), every evaluation too
+ * (`<name>-eval-base`, `<name>-eval-<arm>`), and the record goes to runs/<name>/experiment.json.
+ *
+ * Phases: world (offline: the synthetic world, prepared and indexed) or data (GSM8K: the hub's
+ * records or --train/--test files, test locked by hash) → init (the base model, a state, or a
+ * shared SFT warm-up every arm starts from; "base" is scored as this point) → tasks (gen-tasks for
+ * arms trained on generated tasks; the solve rate tried by the init policy) → per arm its SFT
+ * (data from the teacher, a file or runs already scored) and/or its GRPO (from the SFT checkpoint
+ * when there is one; GSM8K tasks are read as GSM8K items, `--train-tasks`) → eval (base and every
+ * arm on the same items, same decoding) → the numbers, the verdict, the provenance, the validation.
+ *
+ * Money: `budget_usd` caps the whole experiment — refused up front when the estimate is over it,
+ * checked before every phase against the spend so far (the finished phases' ledgers), and each
+ * step gets what is left as its own cap. `--rehearse` (rehearsal.ts) runs a Tinker spec at tiny
+ * sizes against TINKER_BASE_URL with the stand-in tokenizer; without it a spec runs as written.
+ *
+ * Resumable: a finished phase is recorded in runs/<name>/phases.json and skipped; an unfinished one
+ * resumes through its step's own resume. One writer per experiment (the record folder's lock).
+ */
+import { requireLocalBackend, type StartLocalBackend } from "../../base/tinker/local-backend";
+import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
+import { isAbsolute, join, relative, resolve } from "node:path";
+import { ablate, loadAblationInputs } from "../ablate";
+import { loadTokenizerSource, offlineTokenizer, STAND_IN_TOKENIZER } from "../../base/chat";
+import { resolveCheckpointPath } from "../../base/checkpoints/registry";
+import { CONFIG_FILE, loadConfig, type AgentLabConfig } from "../../base/config";
+import { environmentByName } from "../../envs/registry";
+import type { EnvItem } from "../../harness/environment";
+import { generateSyntheticHotpot } from "../../envs/hotpotqa/synthetic-world";
+import { prepareData } from "../../envs/hotpotqa/prepare";
+import { UserError } from "../../base/errors";
+import { localBackendDir } from "../eval/backends";
+import { evalSplit } from "../eval/eval-split";
+import { readLedger } from "../../base/ledger";
+import { OFFLINE_PROMPT } from "../pipeline/run-pipeline";
+import { readStepRewards, rewardTrend } from "../pipeline/reward-trend";
+import { pricedFor, rehearsalNote, rehearsalTarget } from "../pipeline/rehearsal-target";
+import { TeacherPolicy } from "../../envs/hotpotqa/teacher";
+import { sha256File, sha256Hex, type RunManifest } from "../../base/runs/manifest";
+import { ProgressWriter, type ProgressStatus } from "../../base/runs/progress";
+import { readJsonFile, readEpisodes, writeJsonAtomic } from "../../base/runs/run-files";
+import { openRunForWriting, runFile } from "../../base/runs/run-folder";
+import { buildIndex } from "../../base/search";
+import { collectSftData, sftFromRuns } from "../sft";
+import { type TaskRecord } from "../tasks/filter";
+import { TASKS_FILE, AUDIT_FILE } from "../../base/task-sets/files";
+import type { GenTasksAudit } from "../tasks/gen-tasks";
+import { trainGrpo, trainSft } from "../train";
+import { COOKBOOK_ADAM } from "../train/sft";
+import { readJsonl } from "../../base/util/jsonl";
+import { decideVerdict, experimentNumbers } from "./analysis";
+import { estimateExperiment, type ExperimentEstimate } from "./estimate";
+import { evaluatorFromManifest, evaluatorId, itemManifestText } from "./evaluator";
+import { adaptationRecord } from "./adaptation";
+import { generateArmTasks } from "./arm-tasks";
+import { EXPERIMENT_FILES, EXPERIMENT_RECORD_FORMAT, type ArmRecord, type ExperimentRecord, type PhaseRecord, type ScoredRun } from "./record";
+import { rehearsalSpec } from "./rehearsal";
+import { armEnv, EXPERIMENTS_DIR, generateOf, parseExperimentSpecText, readExperimentSpec, type ArmSpec, type ExperimentEnv, type ExperimentSpec, type SftRecipe } from "./spec";
+import { validateExperiment } from "./validate";
+
+export interface RunExperimentOptions {
+  specFile: string;
+  /** The experiment's workspace folder (default experiments/<name>, the rehearsal's name when rehearsing). */
+  dir?: string;
+  dryRun?: boolean;
+  yes?: boolean;
+  localPort?: number;
+  /** Starts or reuses the local backend (`--backend local`); the CLI passes the server's. */
+  startLocalBackend?: StartLocalBackend;
+  /**
+   * A Tinker spec at tiny sizes (rehearsal.ts) through the Tinker client against TINKER_BASE_URL,
+   * with the stand-in tokenizer; priced at $0 when the server is Agent Lab's local stand-in.
+   */
+  rehearse?: boolean;
+  /** Local records instead of the hub for an environment the experiment prepares (GSM8K: {question, answer} JSONL or parquet). */
+  trainFiles?: string[];
+  testFiles?: string[];
+  signal?: AbortSignal;
+  log: (line: string) => void;
+}
+
+export interface RunExperimentResult {
+  dir: string;
+  estimate: ExperimentEstimate;
+  record?: ExperimentRecord;
+}
+
+const OFFLINE_SYSTEM_TEXT = "Answer the question about an invented world by searching.\nReply with one action: <search>words</search> or <answer>answer</answer>.\n";
+
+export function experimentRecordDir(workspaceDir: string, config: AgentLabConfig, name: string): string {
+  return join(workspaceDir, config.runsDir, name);
+}
+
+/** The spec as it will run: the file's, or its rehearsal (checked by the same parser, since it becomes the record's spec.json). */
+function specToRun(o: RunExperimentOptions): { spec: ExperimentSpec; text: string } {
+  const read = readExperimentSpec(o.specFile);
+  if (!o.rehearse) return read;
+  if (read.spec.backend !== "tinker") throw new UserError(`--rehearse rehearses a Tinker spec; ${o.specFile} runs on the local backend already (leave out --rehearse)`);
+  const text = JSON.stringify(rehearsalSpec(read.spec), null, 2) + "\n";
+  return parseExperimentSpecText(`${o.specFile} (--rehearse)`, text);
+}
+
+export async function runExperiment(o: RunExperimentOptions): Promise<RunExperimentResult> {
+  const { spec, text } = specToRun(o);
+  // Absolute from here on: every step resolves the paths it is given against this workspace folder.
+  const dir = resolve(o.dir ?? join(EXPERIMENTS_DIR, spec.name));
+  // A rehearsal asks its server what it is first (through the client every phase uses): the local stand-in is free.
+  const target = o.rehearse && !o.dryRun ? await rehearsalTarget(o.signal) : undefined;
+  const estimate = estimateExperiment(spec, { free: target?.standIn, resolve: (p) => (isAbsolute(p) ? p : join(dir, p)) });
+  const note = o.rehearse ? rehearsalNote(STAND_IN_TOKENIZER, (await loadTokenizerSource(STAND_IN_TOKENIZER)).name, target) : undefined;
+  o.log(`experiment ${spec.name}: ${spec.title}`);
+  if (note) o.log(note);
+  o.log(`hypothesis: ${spec.hypothesis}`);
+  for (const line of estimate.lines) o.log(`  ${line.phase}: ${line.what} — ≈ $${line.usd.toFixed(2)}`);
+  o.log(`estimated cost: ≈ $${estimate.usd.toFixed(2)} (upper bound)${spec.budget_usd > 0 ? `; budget cap $${spec.budget_usd.toFixed(2)} for the whole experiment` : ""}`);
+  if ((o.trainFiles?.length || o.testFiles?.length) && !preparesData(spec)) throw new UserError(`--train/--test give the records of an environment the experiment prepares itself (gsm8k); ${spec.name} ${spec.world ? "builds its synthetic world" : `evaluates on ${spec.evaluation.env}, prepared with agent-lab prepare`}`);
+  if (o.dryRun) return { dir, estimate };
+  if (spec.budget_usd > 0 && estimate.usd > spec.budget_usd) throw new UserError(`the estimate ($${estimate.usd.toFixed(2)}) is over the spec's budget_usd ($${spec.budget_usd.toFixed(2)}, the cap for all phases together); raise it or shrink the arms`);
+  if (spec.backend === "tinker" && estimate.usd > 0 && !o.yes) throw new UserError(`this experiment would spend up to ≈ $${estimate.usd.toFixed(2)} on Tinker; pass --yes to confirm`);
+
+  claimWorkspace(dir, spec);
+  // Each step's own cap is set phase by phase to what is left of the experiment's (Context.stepConfig).
+  const config = pricedFor(loadConfig(dir, spec.budget_usd > 0 ? { budgetUsd: spec.budget_usd } : {}), target);
+  const recordDir = experimentRecordDir(dir, config, spec.name);
+  const manifest = { kind: "experiment" as const, spec_sha256: sha256Hex(text), name: spec.name, created: new Date().toISOString() };
+  const lock = openRunForWriting<typeof manifest>({
+    runDir: recordDir,
+    resume: existsSync(runFile(recordDir, "manifest")),
+    what: `agent-lab experiment run ${o.specFile}${o.rehearse ? " --rehearse" : ""}`,
+    create: manifest,
+    changes: (stored) => (stored.spec_sha256 === manifest.spec_sha256 ? [] : [{ field: "spec_sha256", was: stored.spec_sha256, now: manifest.spec_sha256 }]),
+  });
+  writeFileSync(join(recordDir, EXPERIMENT_FILES.spec), text);
+  const phaseNames = planPhases(spec);
+  const phasesFile = join(recordDir, EXPERIMENT_FILES.phases);
+  const phases: Record<string, PhaseRecord> = readJsonFile<Record<string, PhaseRecord>>(phasesFile) ?? {};
+  const progress = new ProgressWriter(recordDir, { step: "experiment", label: "experiment", unit: "stage", planned: phaseNames.length, done: phaseNames.filter((p) => phases[p]).length });
+  let status: ProgressStatus = "failed";
+  try {
+    const ctx = new Context(o, spec, dir, config, recordDir, phases, phasesFile, progress, phaseNames, estimate, o.rehearse ? STAND_IN_TOKENIZER : undefined);
+    const record = await ctx.run();
+    if (note) o.log(note);
+    status = "done";
+    return { dir, estimate, record };
+  } catch (e) {
+    if (o.signal?.aborted) status = "interrupted";
+    throw e;
+  } finally {
+    progress.finish(status);
+    lock.release();
+  }
+}
+
+/** Whether the experiment writes its environment's splits itself (GSM8K: from the hub or --train/--test files). */
+const preparesData = (spec: ExperimentSpec) => !spec.world && spec.evaluation.env === "gsm8k";
+
+function planPhases(spec: ExperimentSpec): string[] {
+  const p: string[] = [];
+  if (spec.world) p.push("world");
+  if (preparesData(spec)) p.push("data");
+  if (spec.init.kind === "sft") p.push("init:sft-data", "init:sft");
+  for (const a of spec.arms) if (generateOf(a)) p.push(`tasks:${a.name}`);
+  for (const a of spec.arms) {
+    if (a.sft) p.push(`sft-data:${a.name}`, `sft:${a.name}`);
+    if (a.grpo) p.push(`train:${a.name}`);
+  }
+  p.push("eval:base", ...spec.arms.map((a) => `eval:${a.name}`));
+  return p;
+}
+
+/** A fresh folder, or one this experiment made; its agent-lab.json holds the spec's harness settings. */
+function claimWorkspace(dir: string, spec: ExperimentSpec): void {
+  mkdirSync(dir, { recursive: true });
+  const config = join(dir, CONFIG_FILE);
+  if (!existsSync(config)) {
+    const harness = { ...spec.harness, loraRank: spec.lora_rank, model: spec.backend === "tinker" ? spec.base_model : undefined, env: spec.evaluation.env };
+    const offline = spec.backend === "local";
+    writeFileSync(config, JSON.stringify({ dataDir: "data", runsDir: "runs", ...harness, ...(offline ? { systemPromptFile: OFFLINE_PROMPT } : {}) }, null, 2) + "\n");
+    if (offline) {
+      mkdirSync(join(dir, "prompts"), { recursive: true });
+      writeFileSync(join(dir, OFFLINE_PROMPT), OFFLINE_SYSTEM_TEXT);
+    }
+  }
+}
+
+class Context {
+  private readonly runsDir: string;
+  private readonly dataDir: string;
+  private local: { url: string; close(): Promise<void> } | undefined;
+  private readonly t0 = Date.now();
+
+  constructor(
+    private readonly o: RunExperimentOptions,
+    private readonly spec: ExperimentSpec,
+    private readonly dir: string,
+    private readonly config: AgentLabConfig,
+    private readonly recordDir: string,
+    private readonly phases: Record<string, PhaseRecord>,
+    private readonly phasesFile: string,
+    private readonly progress: ProgressWriter,
+    private readonly phaseNames: string[],
+    private readonly estimate: ExperimentEstimate,
+    /** A rehearsal's stand-in tokenizer, used and recorded by every phase. */
+    private readonly tokenizer: string | undefined,
+  ) {
+    this.runsDir = join(dir, config.runsDir);
+    this.dataDir = join(dir, config.dataDir);
+  }
+
+  runName(...parts: string[]): string {
+    return [this.spec.name, ...parts].join("-");
+  }
+
+  private rel(p: string): string {
+    return relative(this.dir, p) || ".";
+  }
+
+  private log(line: string): void {
+    this.o.log(`[${((Date.now() - this.t0) / 1000).toFixed(1)}s] ${line}`);
+  }
+
+  /** What the finished phases spent (their runs' ledgers, as phases.json recorded them). */
+  private spent(): number {
+    return Object.values(this.phases).reduce((s, p) => s + p.usd, 0);
+  }
+
+  /** The settings a phase's steps run with: their own cap is what is left of the experiment's budget. */
+  private stepConfig(): AgentLabConfig {
+    const cap = this.spec.budget_usd;
+    return cap > 0 ? { ...this.config, budgetUsd: Math.max(1e-9, cap - this.spent()) } : this.config;
+  }
+
+  /** An environment's data folder in this workspace. */
+  private envData(env: ExperimentEnv): string {
+    return environmentByName(env).data.dir(this.dataDir);
+  }
+
+  /**
+   * Runs a phase unless phases.json says it finished; records its seconds and the spend of its runs.
+   * Refuses to start one whose estimate, added to what is spent, would pass the experiment's budget.
+   */
+  private async phase(name: string, runs: string[], work: () => Promise<void>): Promise<void> {
+    const i = this.phaseNames.indexOf(name) + 1;
+    if (this.phases[name]) {
+      this.log(`${i}/${this.phaseNames.length} ${name}: done earlier, skipped`);
+      return;
+    }
+    this.o.signal?.throwIfAborted();
+    const cap = this.spec.budget_usd;
+    const next = this.estimate.phases[name] ?? 0;
+    if (cap > 0 && this.spent() + next > cap) {
+      throw new UserError(`budget_usd $${cap.toFixed(2)} (the whole experiment): $${this.spent().toFixed(4)} spent so far and ${name} is estimated at up to $${next.toFixed(4)}; stopped before it (finished phases are kept in ${this.rel(this.phasesFile)})`);
+    }
+    this.progress.update({ label: name, stage: { index: i, count: this.phaseNames.length, name }, done: i - 1 }, true);
+    this.log(`${i}/${this.phaseNames.length} ${name}`);
+    const s = Date.now();
+    await work();
+    const usd = runs.reduce((sum, r) => sum + readLedger(join(this.runsDir, r)).reduce((t, e) => t + (Number(e.usd) || 0), 0), 0);
+    this.phases[name] = { seconds: (Date.now() - s) / 1000, usd, runs: runs.map((r) => this.rel(join(this.runsDir, r))), finished: new Date().toISOString() };
+    writeJsonAtomic(this.phasesFile, this.phases);
+    this.progress.update({ done: i, usd: this.spent() }, true);
+    if (usd > 0) this.log(`${name}: $${usd.toFixed(4)}; experiment total $${this.spent().toFixed(4)}${cap > 0 ? ` of $${cap.toFixed(2)}` : ""}`);
+  }
+
+  private resume(name: string): boolean {
+    return existsSync(runFile(join(this.runsDir, name), "manifest"));
+  }
+
+  private command(what: string): string[] {
+    return ["agent-lab", "experiment", "run", this.o.specFile, ...(this.o.rehearse ? ["--rehearse"] : []), `(${what})`];
+  }
+
+  async run(): Promise<ExperimentRecord> {
+    const spec = this.spec;
+    const stepLog = (l: string) => l.split("\n").forEach((x) => this.o.log(`    ${x}`));
+    if (spec.world) {
+      const w = spec.world;
+      await this.phase("world", [], async () => {
+        const world = generateSyntheticHotpot({ seed: w.seed, train: w.train, dev: w.dev, style: "compact" });
+        const raw = join(this.dir, "hotpot");
+        mkdirSync(raw, { recursive: true });
+        writeFileSync(join(raw, "synthetic_train.json"), JSON.stringify(world.train));
+        writeFileSync(join(raw, "synthetic_dev.json"), JSON.stringify(world.dev));
+        await prepareData(this.dataDir, { trainFiles: [join(raw, "synthetic_train.json")], devFiles: [join(raw, "synthetic_dev.json")], source: `agent-lab experiment synthetic world (compact, seed ${w.seed})` }, stepLog);
+        await buildIndex(join(this.dataDir, "corpus.jsonl"), join(this.dataDir, "bm25"), { workers: 0 });
+      });
+    }
+    if (preparesData(spec)) {
+      const env = environmentByName(spec.evaluation.env);
+      await this.phase("data", [], async () => {
+        const lines = await env.data.prepare({ outDir: this.envData(spec.evaluation.env), train: this.o.trainFiles, test: this.o.testFiles, log: stepLog });
+        lines.forEach(stepLog);
+      });
+    }
+    if (spec.backend === "local") {
+      this.local = await requireLocalBackend(this.o.startLocalBackend, "experiment run")({ port: this.o.localPort ?? 0, dir: localBackendDir(this.dir), seed: 0 });
+    }
+    try {
+      const init = await this.init(stepLog);
+      for (const a of spec.arms) if (generateOf(a)) await this.tasks(a, init.sampler, stepLog);
+      const samplers: string[] = [];
+      for (const a of spec.arms) samplers.push(await this.train(a, init.state, stepLog));
+      await this.evaluate("base", init.sampler, stepLog);
+      for (const [k, a] of spec.arms.entries()) await this.evaluate(a.name, samplers[k], stepLog);
+      const record = this.record(init);
+      writeJsonAtomic(join(this.recordDir, EXPERIMENT_FILES.record), record);
+      const validation = validateExperiment(this.recordDir);
+      record.validation = validation;
+      writeJsonAtomic(join(this.recordDir, EXPERIMENT_FILES.record), record);
+      return record;
+    } finally {
+      await this.local?.close();
+    }
+  }
+
+  private backend(): "local" | "tinker" {
+    return this.spec.backend;
+  }
+
+  /** The state every arm starts from and the sampler "base" is scored with (undefined: the base model). */
+  private async init(stepLog: (l: string) => void): Promise<{ state: string | undefined; sampler: string | undefined; runs: string[] }> {
+    const init = this.spec.init;
+    if (init.kind === "base") return { state: undefined, sampler: undefined, runs: [] };
+    if (init.kind === "checkpoint") return { state: init.state, sampler: init.sampler, runs: [] };
+    const r = await this.sft("init", this.runName("init-data"), this.runName("init"), init.sft, this.spec.evaluation.env, undefined, stepLog);
+    return { state: r.state, sampler: r.sampler, runs: r.runs };
+  }
+
+  /**
+   * An SFT phase pair (`<prefix>:sft-data` for init, `sft-data:<arm>` for an arm, then the training):
+   * its data from the scripted teacher, from runs already scored, or a file; trained from `initState`.
+   */
+  private async sft(
+    who: string, dataRun: string, trainRun: string, sft: SftRecipe, env: ExperimentEnv, initState: string | undefined, stepLog: (l: string) => void,
+  ): Promise<{ state: string; sampler: string; runs: string[] }> {
+    const [dataPhase, trainPhase] = who === "init" ? ["init:sft-data", "init:sft"] : [`sft-data:${who}`, `sft:${who}`];
+    const sftFile = runFile(join(this.runsDir, dataRun), "sft");
+    const produced = sft.data.kind !== "file";
+    await this.phase(dataPhase, produced ? [dataRun] : [], async () => {
+      if (sft.data.kind === "teacher") {
+        const r = await collectSftData({
+          workspaceDir: this.dir, config: this.stepConfig(), env, name: dataRun, questions: sft.data.questions, offset: 0, tries: 1, temperature: 0, minF1: 0.8, role: "teacher",
+          backend: this.backend(), policy: new TeacherPolicy(await offlineTokenizer("qwen3")), localBackendUrl: this.local?.url,
+          resume: this.resume(dataRun), command: this.command(`${who} sft-data`), signal: this.o.signal, log: stepLog,
+        });
+        if (r.budgetStop) throw new UserError(`${who} sft-data stopped at the budget cap: ${r.budgetStop.message}`);
+        stepLog(r.finalLine);
+      } else if (sft.data.kind === "runs") {
+        const r = sftFromRuns({
+          workspaceDir: this.dir, config: this.config, env, name: dataRun, runs: sft.data.runs, minReward: sft.data.min_reward, bestOf: sft.data.best_of, perTurn: false,
+          command: this.command(`${who} sft-data --from-runs`), log: stepLog,
+        });
+        for (const sk of r.skipped) stepLog(`skipped ${sk.name}: ${sk.reason}`);
+        if (r.rows === 0) throw new UserError(`${who}: sft-data --from-runs ${sft.data.runs.join(" ")} kept no episode (min_reward ${sft.data.min_reward}); lower it or give other runs`);
+        stepLog(`${r.rows} SFT rows from ${sft.data.runs.length} runs already paid for`);
+      }
+    });
+    const data = sft.data.kind === "file" ? sftDataFile(sft.data.path, this.dir) : sftFile;
+    await this.phase(trainPhase, [trainRun], async () => {
+      const r = await trainSft({
+        workspaceDir: this.dir, config: this.stepConfig(), name: trainRun, data, epochs: sft.epochs, batch: sft.batch, lr: sft.lr, seed: this.spec.seed, initState,
+        tokenizer: this.tokenizer, resume: this.resume(trainRun), backend: this.backend(), baseUrl: this.local?.url,
+        command: this.command(`${who} train-sft`), signal: this.o.signal, log: stepLog,
+      });
+      if (r.status !== "done") throw new UserError(`${who} train-sft stopped (${r.status}); rerun to continue`);
+    });
+    const name = `${trainRun}-e${sft.epochs}`;
+    return { state: name, sampler: resolveCheckpointPath(this.runsDir, name, "sampler"), runs: [...(produced ? [dataRun] : []), trainRun] };
+  }
+
+  private tasksDir(arm: ArmSpec): string {
+    if (arm.data?.kind !== "tasks") throw new Error("not a tasks arm");
+    return arm.data.dir ? join(this.dir, arm.data.dir) : join(this.runsDir, this.runName("tasks", arm.name));
+  }
+
+  private async tasks(arm: ArmSpec, initSampler: string | undefined, stepLog: (l: string) => void): Promise<void> {
+    const g = generateOf(arm);
+    if (!g) return;
+    const env = armEnv(arm, this.spec);
+    const name = this.runName("tasks", arm.name);
+    await this.phase(`tasks:${arm.name}`, [name], () =>
+      generateArmTasks(arm.name, env, g, {
+        outDir: join(this.runsDir, name), workspaceDir: this.dir, dataDir: this.dataDir, evalItemsFile: join(this.envData(env), `${this.spec.evaluation.split}.jsonl`),
+        config: this.config, budgetUsd: this.stepConfig().budgetUsd, backend: this.backend(), initSampler, tokenizer: this.tokenizer, localBackendUrl: this.local?.url,
+        evalMaxTokens: this.spec.evaluation.decoding.max_tokens, command: this.command(`gen-tasks ${arm.name}`), signal: this.o.signal, log: stepLog,
+      }),
+    );
+  }
+
+  /** The arm's GRPO training list, in order: the env's train split from its offset, or a tasks folder's tasks. */
+  private trainingList(arm: ArmSpec): { questions: EnvItem[]; source: string; sha256: string; offset: number } {
+    const data = arm.data!;
+    const env = environmentByName(data.env);
+    if (data.kind === "env-train") {
+      const file = join(this.envData(data.env), "train.jsonl");
+      return { questions: env.data.load(this.envData(data.env), "train"), source: this.rel(file), sha256: sha256File(file), offset: data.offset ?? 0 };
+    }
+    const file = join(this.tasksDir(arm), TASKS_FILE);
+    if (!existsSync(file)) throw new UserError(`arm ${arm.name}: ${file} does not exist (run agent-lab gen-tasks into that folder first)`);
+    // GSM8K reads a tasks folder itself (--train-tasks: the real split's prompt and grader, the eval-overlap check).
+    const questions = env.data.loadTrainTasks
+      ? env.data.loadTrainTasks(this.tasksDir(arm), this.envData(data.env)).items
+      : readJsonl<TaskRecord>(file).map((t) => ({ id: t.id, question: t.problem, answers: [t.answer], type: "generated", level: "generated" }));
+    return { questions, source: this.rel(file), sha256: sha256File(file), offset: 0 };
+  }
+
+  /** Trains an arm (its SFT, then its GRPO from there); returns the sampler its evaluation scores. */
+  private async train(arm: ArmSpec, initState: string | undefined, stepLog: (l: string) => void): Promise<string> {
+    const env = armEnv(arm, this.spec);
+    let state = initState;
+    let sampler = "";
+    if (arm.sft) {
+      const r = await this.sft(arm.name, this.runName(arm.name, "sft-data"), this.runName(arm.name, "sft"), arm.sft, env, initState, stepLog);
+      state = r.state;
+      sampler = r.sampler;
+    }
+    const g = arm.grpo;
+    if (!g) return sampler;
+    const name = this.runName(arm.name);
+    const list = this.trainingList(arm);
+    const needed = list.offset + g.steps * g.questions;
+    if (list.questions.length < needed) throw new UserError(`arm ${arm.name}: GRPO needs ${needed} training rows (${g.steps} steps × ${g.questions} from row ${list.offset}) and ${list.source} has ${list.questions.length}; generate more tasks or take fewer steps`);
+    const tasksFolder = arm.data?.kind === "tasks" && environmentByName(env).data.loadTrainTasks ? this.rel(this.tasksDir(arm)) : undefined;
+    await this.phase(`train:${arm.name}`, [name], async () => {
+      const r = await trainGrpo({
+        workspaceDir: this.dir, config: this.stepConfig(), env, name, initState: state, steps: g.steps, questions: g.questions, group: g.group, lr: g.lr, temperature: g.temperature,
+        seed: g.seed, normalizeAdvantages: g.normalize_advantages, offset: list.offset, saveEvery: g.save_every ?? g.steps,
+        trainTasksDir: tasksFolder, trainQuestions: arm.data?.kind === "tasks" && !tasksFolder ? list.questions : undefined, tokenizerSource: this.tokenizer,
+        resume: this.resume(name), backend: this.backend(), baseUrl: this.local?.url, command: this.command(`train-grpo ${arm.name}`), signal: this.o.signal, log: stepLog,
+      });
+      if (r.status !== "done") throw new UserError(`train-grpo ${arm.name} stopped (${r.status})${r.message ? `: ${r.message}` : ""}; rerun to continue`);
+    });
+    return resolveCheckpointPath(this.runsDir, `${name}-s${g.steps}`, "sampler");
+  }
+
+  private async evaluate(arm: string, sampler: string | undefined, stepLog: (l: string) => void): Promise<void> {
+    const name = this.runName("eval", arm);
+    const e = this.spec.evaluation;
+    await this.phase(`eval:${arm}`, [name], async () => {
+      const c = this.stepConfig();
+      const r = await evalSplit({
+        workspaceDir: this.dir, config: { ...c, maxTokens: e.decoding.max_tokens }, env: e.env, name, split: e.split, testFlag: e.split === "test" ? "--i-know-this-is-test" : undefined,
+        closedBook: false, limit: e.n ?? undefined, resume: this.resume(name), temperature: e.decoding.temperature, backend: this.backend(), checkpoint: sampler,
+        tokenizer: this.tokenizer, localBackendUrl: this.local?.url, command: this.command(`eval ${arm}`), signal: this.o.signal, log: stepLog,
+      });
+      if (r.budgetStop) throw new UserError(`eval ${arm} stopped at the budget cap: ${r.budgetStop.message}`);
+      stepLog(e.env === "gsm8k" ? `${arm}: accuracy ${r.summary.f1.toFixed(3)}  (${r.summary.n} items)` : `${arm}: F1 ${r.summary.f1.toFixed(3)}  EM ${r.summary.em.toFixed(3)}  (${r.summary.n} items)`);
+    });
+  }
+
+  private record(init: { state: string | undefined; sampler: string | undefined; runs: string[] }): ExperimentRecord {
+    const spec = this.spec;
+    const arms = ["base", ...spec.arms.map((a) => a.name)];
+    const evalDirs = arms.map((a) => join(this.runsDir, this.runName("eval", a)));
+    const episodes = evalDirs.map((d) => new Map(readEpisodes(d).map((e) => [e.id, e])));
+    const ids = [...episodes[0].keys()].sort();
+    if (ids.length === 0) throw new UserError(`${evalDirs[0]} scored no items: the ${spec.evaluation.split} split is empty; check the data folder (or the world's dev size)`);
+    episodes.forEach((m, k) => {
+      if (m.size !== ids.length || ids.some((id) => !m.has(id))) throw new UserError(`${evalDirs[k]} was not evaluated on the same ${ids.length} items as base; rerun its eval`);
+    });
+    const metric = spec.metric === "em" ? "em" : "f1";
+    const columns: Record<string, number[]> = {};
+    arms.forEach((a, k) => (columns[a] = ids.map((id) => episodes[k].get(id)![metric])));
+    const itemsText = itemManifestText(ids);
+    writeFileSync(join(this.recordDir, EXPERIMENT_FILES.items), itemsText);
+    const scoresText = JSON.stringify({ metric: spec.metric, items: EXPERIMENT_FILES.items, scores: columns }) + "\n";
+    writeFileSync(join(this.recordDir, EXPERIMENT_FILES.scores), scoresText);
+    const numbers = experimentNumbers(columns, spec.criterion.treatment, spec.criterion.reference, { resamples: spec.resamples, seed: spec.seed });
+    const evaluators = evalDirs.map((d) => evaluatorFromManifest(readJsonFile<RunManifest>(runFile(d, "manifest"))!));
+    const scores: Record<string, ScoredRun> = {};
+    arms.forEach((a, k) => (scores[a] = { run: this.rel(evalDirs[k]), evaluator_id: evaluatorId(evaluators[k]), mean: numbers.scores[a].point, ci: numbers.scores[a].ci }));
+    const armRecords = spec.arms.map((a) => this.armRecord(a, init.state));
+    const treatment = armRecords.find((a) => a.name === spec.criterion.treatment)!;
+    const verdict = decideVerdict(numbers, spec, treatment.train_reward);
+    const totalUsd = Object.values(this.phases).reduce((s, p) => s + p.usd, 0);
+    return {
+      format: EXPERIMENT_RECORD_FORMAT,
+      name: spec.name,
+      title: spec.title,
+      hypothesis: spec.hypothesis,
+      spec_sha256: sha256File(join(this.recordDir, EXPERIMENT_FILES.spec)),
+      record_dir: this.rel(this.recordDir),
+      metric: spec.metric,
+      evaluation: {
+        env: spec.evaluation.env, split: spec.evaluation.split, n: ids.length, evaluator: evaluators[0], evaluator_id: evaluatorId(evaluators[0]),
+        items_file: EXPERIMENT_FILES.items, items_sha256: sha256Hex(itemsText), scores_file: EXPERIMENT_FILES.scores, scores_sha256: sha256Hex(scoresText),
+      },
+      scores,
+      numbers,
+      resamples: spec.resamples,
+      seed: spec.seed,
+      verdict,
+      criterion_arms: { treatment: spec.criterion.treatment, reference: spec.criterion.reference },
+      arms: armRecords,
+      init: { kind: spec.init.kind, state: init.state ?? null, sampler: init.sampler ?? null, runs: init.runs.map((r) => this.rel(join(this.runsDir, r))) },
+      phases: this.phases,
+      spend: { usd: totalUsd, budget_usd: spec.budget_usd, estimate_usd: this.estimate.usd },
+      ablation: ablate(loadAblationInputs(evalDirs), { resamples: spec.resamples, seed: spec.seed, expect: ["policy.checkpoint"] }),
+      backend: spec.backend,
+      base_model: spec.base_model,
+      created: new Date().toISOString(),
+    };
+  }
+
+  private armRecord(arm: ArmSpec, initState: string | undefined): ArmRecord {
+    const env = armEnv(arm, this.spec);
+    const sftDir = arm.sft ? join(this.runsDir, this.runName(arm.name, "sft")) : undefined;
+    const runDir = arm.grpo ? join(this.runsDir, this.runName(arm.name)) : sftDir!;
+    const m = readJsonFile<Record<string, unknown>>(runFile(runDir, "manifest")) ?? {};
+    let sftData: ArmRecord["sft_data"] = null;
+    if (arm.sft) {
+      const file = arm.sft.data.kind === "file" ? sftDataFile(arm.sft.data.path, this.dir) : runFile(join(this.runsDir, this.runName(arm.name, "sft-data")), "sft");
+      sftData = { source: this.rel(file), sha256: sha256File(file), rows: readJsonl(file).length };
+    }
+    let generation: ArmRecord["generation_audit"] = null;
+    if (arm.data?.kind === "tasks") {
+      const dir = this.tasksDir(arm);
+      const audit = readJsonFile<GenTasksAudit>(join(dir, AUDIT_FILE));
+      if (audit) {
+        const { accepted, rejected, counts, solve_rate, hashes, eval_overlap } = audit;
+        generation = { run: this.rel(dir), audit_sha256: sha256File(join(dir, AUDIT_FILE)), tasks_sha256: sha256File(join(dir, TASKS_FILE)), accepted, rejected, yield: audit.yield, counts, solve_rate, hashes, generation: audit.generation, eval_overlap };
+      }
+    }
+    const list = arm.grpo ? this.trainingList(arm) : undefined;
+    return {
+      name: arm.name,
+      run: this.rel(runDir),
+      sft_run: sftDir ? this.rel(sftDir) : null,
+      data: list ? { kind: arm.data!.kind, env, source: list.source, sha256: list.sha256, rows: list.questions.length } : { kind: "sft", env, ...sftData! },
+      sft_data: sftData,
+      initialisation: {
+        base_model: String(m.base_model ?? this.spec.base_model),
+        init_state: (m.init_state as string | null) ?? initState ?? null,
+        lora_rank: (m.lora_rank as number | null) ?? null,
+        optimiser: { name: "adam", lr: m.lr, ...COOKBOOK_ADAM, loss_fn: m.loss_fn ?? "cross_entropy" },
+      },
+      adaptation: adaptationRecord(runDir, list?.questions ?? [], this.rel(runFile(runDir, "groups"))),
+      generation_audit: generation,
+      train_reward: arm.grpo ? trendOf(runDir) : null,
+    };
+  }
+}
+
+/** An SFT data path as a spec gives it (sft.jsonl or its sft-data run folder), resolved in the workspace. */
+function sftDataFile(path: string, workspaceDir: string): string {
+  const p = isAbsolute(path) ? path : join(workspaceDir, path);
+  return existsSync(p) && statSync(p).isDirectory() ? runFile(p, "sft") : p;
+}
+
+function trendOf(runDir: string) {
+  const rewards = readStepRewards(runFile(runDir, "metrics"));
+  return rewards.length ? rewardTrend(rewards) : null;
+}
+

@@ -1,0 +1,256 @@
+/**
+ * `agent-lab experiment validate DIR`: the reviewer's checks on an experiment record, each passed,
+ * failed or unverifiable with its reason. Every check recomputes from the files (eval episodes,
+ * run manifests, groups.jsonl, tasks and audits, ledgers), never trusts the record's own numbers:
+ *
+ *   same-evaluator   every arm scored by the evaluator the record names (identity from each eval run's manifest)
+ *   same-items       the item manifest is there, hashes as recorded, and every eval run holds exactly its items
+ *   hashes           spec, per-item scores, data sources, adaptation batches and generation audits rehash as recorded
+ *   no-train-in-eval nothing any arm trained on — its GRPO episodes, its SFT data rows, its task items — is an eval item (by id or normalised text)
+ *   budget           the runs' ledgers add up to the recorded spend, within the spec's cap
+ *   scores           per-item scores and per-arm means recomputed from the eval episodes match the record
+ *   criterion        intervals, recovery and the verdict recomputed from those scores match the record
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { environmentByName } from "../../envs/registry";
+import { readLedger } from "../../base/ledger";
+import { readStepRewards, rewardTrend } from "../pipeline/reward-trend";
+import { sha256File, sha256Hex, type RunManifest } from "../../base/runs/manifest";
+import { readEpisodes, readJsonFile } from "../../base/runs/run-files";
+import { runFile } from "../../base/runs/run-folder";
+import { normalizeText } from "../../base/task-sets/text";
+import { readJsonl } from "../../base/util/jsonl";
+import { decideVerdict, experimentNumbers } from "./analysis";
+import { canonicalJson, evaluatorFromManifest, evaluatorId } from "./evaluator";
+import { EXPERIMENT_FILES, type CheckResult, type CheckStatus, type ExperimentRecord } from "./record";
+import { adaptationRecord } from "./adaptation";
+import { readExperimentSpec } from "./spec";
+import { FileFormatError, UserError } from "../../base/errors";
+import { type TaskRecord } from "../tasks/filter";
+import { TASKS_FILE } from "../../base/task-sets/files";
+
+export const CHECKS = ["same-evaluator", "same-items", "hashes", "no-train-in-eval", "budget", "scores", "criterion"] as const;
+
+export interface ValidationResult {
+  passed: string[];
+  failed: string[];
+  unverifiable: string[];
+  checks: CheckResult[];
+}
+
+/** Numbers equal up to float noise (the record is JSON: doubles survive exactly, but be lenient). */
+const same = (a: number, b: number) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
+
+class Unverifiable extends Error {}
+class Failed extends Error {}
+
+export function validateExperiment(recordDir: string): ValidationResult {
+  const file = join(recordDir, EXPERIMENT_FILES.record);
+  if (!existsSync(file)) throw new UserError(`${recordDir} holds no ${EXPERIMENT_FILES.record}: give the experiment's record folder (runs/<name>)`);
+  let record: ExperimentRecord;
+  try {
+    record = JSON.parse(readFileSync(file, "utf8")) as ExperimentRecord;
+  } catch (e) {
+    throw new FileFormatError(file, undefined, `not valid JSON (${(e as Error).message})`);
+  }
+  const ws = resolve(recordDir, ...record.record_dir.split(/[\\/]/).map(() => ".."));
+  const at = (p: string) => join(ws, p);
+  const arms = Object.keys(record.scores);
+  const evalEpisodes = new Map<string, ReturnType<typeof readEpisodes>>();
+  const episodesOf = (arm: string) => {
+    const run = record.scores[arm].run;
+    if (!existsSync(at(run))) throw new Unverifiable(`${run} is not here (copy the experiment with its runs)`);
+    let eps = evalEpisodes.get(arm);
+    if (!eps) evalEpisodes.set(arm, (eps = readEpisodes(at(run))));
+    return eps;
+  };
+  const items = () => {
+    const f = join(recordDir, record.evaluation.items_file);
+    if (!existsSync(f)) throw new Failed(`item IDs or a hashed item manifest are required: ${record.evaluation.items_file} is missing`);
+    return readFileSync(f, "utf8").split("\n").filter(Boolean);
+  };
+  /** Per-item scores recomputed from the eval episodes, in item-manifest order. */
+  const recomputedScores = (): Record<string, number[]> => {
+    const ids = items();
+    const metric = record.metric === "em" ? "em" : "f1";
+    const out: Record<string, number[]> = {};
+    for (const a of arms) {
+      const byId = new Map(episodesOf(a).map((e) => [e.id, e]));
+      out[a] = ids.map((id) => {
+        const e = byId.get(id);
+        if (!e) throw new Failed(`${record.scores[a].run} has no episode for item ${id}`);
+        return e[metric];
+      });
+    }
+    return out;
+  };
+
+  const checks: Record<(typeof CHECKS)[number], () => string> = {
+    "same-evaluator": () => {
+      for (const a of arms) {
+        const run = record.scores[a].run;
+        const m = readJsonFile<RunManifest>(runFile(at(run), "manifest"));
+        if (!existsSync(at(run))) throw new Unverifiable(`${run} is not here`);
+        if (!m) throw new Failed(`${run} has no manifest.json: its evaluator cannot be identified`);
+        const id = evaluatorId(evaluatorFromManifest(m));
+        if (id !== record.evaluation.evaluator_id) throw new Failed(`${a} (${run}) was scored by evaluator ${id.slice(0, 12)}…, not the record's ${record.evaluation.evaluator_id.slice(0, 12)}… (${diffEvaluators(record, m)})`);
+        if (record.scores[a].evaluator_id !== id) throw new Failed(`scores.${a}.evaluator_id says ${record.scores[a].evaluator_id.slice(0, 12)}…, its run's manifest gives ${id.slice(0, 12)}…`);
+      }
+      return `${arms.length} evaluations (${arms.join(", ")}), one evaluator ${record.evaluation.evaluator_id.slice(0, 12)}…`;
+    },
+    "same-items": () => {
+      const ids = items();
+      const sha = sha256Hex(ids.map((i) => `${i}\n`).join(""));
+      if (sha !== record.evaluation.items_sha256) throw new Failed(`${record.evaluation.items_file} hashes to ${sha.slice(0, 12)}…, the record says ${record.evaluation.items_sha256.slice(0, 12)}…`);
+      if (ids.length !== record.evaluation.n) throw new Failed(`${record.evaluation.items_file} lists ${ids.length} items, the record says n = ${record.evaluation.n}`);
+      const want = new Set(ids);
+      for (const a of arms) {
+        const got = new Set(episodesOf(a).map((e) => e.id));
+        const extra = [...got].filter((id) => !want.has(id));
+        const missing = ids.filter((id) => !got.has(id));
+        if (extra.length || missing.length) throw new Failed(`${record.scores[a].run} was evaluated on other items: ${extra.length} not in the manifest${extra.length ? ` (e.g. ${extra[0]})` : ""}, ${missing.length} missing${missing.length ? ` (e.g. ${missing[0]})` : ""}`);
+      }
+      return `${ids.length} items, ${sha.slice(0, 12)}…, the same for all ${arms.length} evaluations`;
+    },
+    hashes: () => {
+      const specFile = join(recordDir, EXPERIMENT_FILES.spec);
+      if (!existsSync(specFile)) throw new Failed(`${EXPERIMENT_FILES.spec} is missing: the spec the record claims cannot be rehashed`);
+      if (sha256File(specFile) !== record.spec_sha256) throw new Failed(`${EXPERIMENT_FILES.spec} hashes to ${sha256File(specFile).slice(0, 12)}…, the record says ${record.spec_sha256.slice(0, 12)}…`);
+      const scoresFile = join(recordDir, record.evaluation.scores_file);
+      if (!existsSync(scoresFile)) throw new Failed(`${record.evaluation.scores_file} is missing`);
+      if (sha256File(scoresFile) !== record.evaluation.scores_sha256) throw new Failed(`${record.evaluation.scores_file} hashes to ${sha256File(scoresFile).slice(0, 12)}…, the record says ${record.evaluation.scores_sha256.slice(0, 12)}…`);
+      let n = 2;
+      for (const arm of record.arms) {
+        if (!existsSync(at(arm.data.source))) throw new Unverifiable(`${arm.data.source} (arm ${arm.name}'s data) is not here`);
+        if (sha256File(at(arm.data.source)) !== arm.data.sha256) throw new Failed(`arm ${arm.name}'s data ${arm.data.source} hashes to ${sha256File(at(arm.data.source)).slice(0, 12)}…, the record says ${arm.data.sha256.slice(0, 12)}…`);
+        if (arm.sft_data) {
+          if (!existsSync(at(arm.sft_data.source))) throw new Unverifiable(`${arm.sft_data.source} (arm ${arm.name}'s SFT data) is not here`);
+          if (sha256File(at(arm.sft_data.source)) !== arm.sft_data.sha256) throw new Failed(`arm ${arm.name}'s SFT data ${arm.sft_data.source} hashes to ${sha256File(at(arm.sft_data.source)).slice(0, 12)}…, the record says ${arm.sft_data.sha256.slice(0, 12)}…`);
+          n++;
+        }
+        if (arm.data.kind === "sft") continue; // an SFT-only arm: no GRPO batches to rehash
+        const list = arm.data.kind === "tasks" ? readJsonl<TaskRecord>(at(arm.data.source)) : environmentByName(arm.data.env).data.load(dirname(at(arm.data.source)), "train");
+        const again = adaptationRecord(at(arm.run), list, arm.adaptation.source);
+        const bad = arm.adaptation.batches.findIndex((b, i) => again.batches[i]?.ids_sha256 !== b.ids_sha256 || JSON.stringify(again.batches[i]?.rows) !== JSON.stringify(b.rows));
+        if (bad >= 0 || again.batches.length !== arm.adaptation.batches.length || again.sha256 !== arm.adaptation.sha256) {
+          throw new Failed(`arm ${arm.name}'s adaptation record does not rehash from ${arm.adaptation.source}${bad >= 0 ? ` (step ${arm.adaptation.batches[bad].step} differs)` : ` (${again.batches.length} batches there, ${arm.adaptation.batches.length} recorded)`}`);
+        }
+        n += 2 + arm.adaptation.batches.length;
+        const g = arm.generation_audit;
+        if (g) {
+          const audit = join(at(g.run), "audit.json");
+          if (!existsSync(audit)) throw new Failed(`arm ${arm.name}'s generation audit ${g.run}/audit.json is missing`);
+          if (sha256File(audit) !== g.audit_sha256) throw new Failed(`arm ${arm.name}'s generation audit hashes to ${sha256File(audit).slice(0, 12)}…, the record says ${g.audit_sha256.slice(0, 12)}…`);
+          const tasks = join(at(g.run), TASKS_FILE);
+          if (sha256File(tasks) !== g.tasks_sha256 || sha256File(tasks) !== g.hashes.tasks_sha256) throw new Failed(`arm ${arm.name}'s ${g.run}/${TASKS_FILE} does not hash to what its audit and the record say`);
+          n += 2;
+        }
+      }
+      return `${n} hashes recomputed from the files`;
+    },
+    "no-train-in-eval": () => {
+      const evalTexts = new Map<string, string>();
+      const evalIds = new Set(items());
+      for (const e of episodesOf("base")) evalTexts.set(normalizeText(e.question), e.id);
+      const seen = { episodes: 0, sft: 0, tasks: 0 };
+      const check = (arm: string, id: string | undefined, question: string, where: string) => {
+        const hit = id !== undefined && evalIds.has(id) ? id : evalTexts.get(normalizeText(question));
+        if (hit) throw new Failed(`arm ${arm} trained on "${question.slice(0, 80)}" (${where}), which is eval item ${hit}`);
+      };
+      for (const arm of record.arms) {
+        if (arm.data.kind !== "sft") {
+          const file = runFile(at(arm.run), "episodes");
+          if (!existsSync(file)) throw new Unverifiable(`${arm.run} has no episodes.jsonl: what arm ${arm.name} trained on cannot be read`);
+          for (const t of readJsonl<{ question_id?: string; id: string; question: string; step?: number }>(file, { tolerateTornTail: true })) {
+            seen.episodes++;
+            check(arm.name, t.question_id ?? t.id, t.question, `GRPO step ${t.step ?? "?"}`);
+          }
+        }
+        if (arm.data.kind === "tasks") {
+          // Generated tasks have ids of their own: only their text can collide with an eval item.
+          if (!existsSync(at(arm.data.source))) throw new Unverifiable(`${arm.data.source} (arm ${arm.name}'s tasks) is not here`);
+          readJsonl<TaskRecord>(at(arm.data.source)).forEach((t, i) => {
+            seen.tasks++;
+            check(arm.name, undefined, t.problem, `${arm.data.source}:${i + 1}`);
+          });
+        }
+        const sft = [arm.sft_data?.source, ...(arm === record.arms[0] ? record.init.runs.map((r) => join(r, "sft.jsonl")) : [])].filter((f): f is string => Boolean(f) && existsSync(at(f!)));
+        for (const f of sft) {
+          readJsonl<{ id: string; question: string }>(at(f)).forEach((row, i) => {
+            seen.sft++;
+            check(f === arm.sft_data?.source ? arm.name : "init", row.id, row.question, `SFT data ${f}:${i + 1}`);
+          });
+        }
+      }
+      return `${seen.episodes} GRPO episodes, ${seen.sft} SFT rows and ${seen.tasks} task items of ${record.arms.length} arms checked against ${evalTexts.size} eval items (ids and normalised text)`;
+    },
+    budget: () => {
+      let usd = 0;
+      for (const p of Object.values(record.phases)) for (const r of p.runs) usd += readLedger(at(r)).reduce((s, e) => s + (Number(e.usd) || 0), 0);
+      if (!same(usd, record.spend.usd)) throw new Failed(`the runs' ledgers add up to $${usd.toFixed(4)}, the record says $${record.spend.usd.toFixed(4)}`);
+      if (record.spend.budget_usd > 0 && usd > record.spend.budget_usd) throw new Failed(`spent $${usd.toFixed(4)}, over the budget of $${record.spend.budget_usd.toFixed(2)}`);
+      return record.spend.budget_usd > 0 ? `spent $${usd.toFixed(4)} of the $${record.spend.budget_usd.toFixed(2)} budget` : `spent $${usd.toFixed(4)}; the spec set no cap`;
+    },
+    scores: () => {
+      const cols = recomputedScores();
+      const recorded = JSON.parse(readFileSync(join(recordDir, record.evaluation.scores_file), "utf8")) as { scores: Record<string, number[]> };
+      for (const a of arms) {
+        const mean = cols[a].reduce((s, x) => s + x, 0) / cols[a].length;
+        if (!same(mean, record.scores[a].mean)) throw new Failed(`scores.${a}.mean is ${record.scores[a].mean} in ${EXPERIMENT_FILES.record}, ${mean} recomputed from ${record.scores[a].run}/episodes.jsonl`);
+        if (!same(mean, record.numbers.scores[a]?.point ?? NaN)) throw new Failed(`numbers.scores.${a}.point is ${record.numbers.scores[a]?.point} in ${EXPERIMENT_FILES.record}, ${mean} recomputed from ${record.scores[a].run}/episodes.jsonl`);
+        const bad = cols[a].findIndex((x, i) => !same(x, recorded.scores[a]?.[i] ?? NaN));
+        if (bad >= 0) throw new Failed(`${record.evaluation.scores_file}: ${a}'s score of item ${bad + 1} is ${recorded.scores[a]?.[bad]}, its episode says ${cols[a][bad]}`);
+      }
+      return `${arms.length} × ${items().length} per-item ${record.metric} scores and their means recomputed from the eval episodes`;
+    },
+    criterion: () => {
+      const specFile = join(recordDir, EXPERIMENT_FILES.spec);
+      if (!existsSync(specFile)) throw new Unverifiable(`${EXPERIMENT_FILES.spec} is missing: the criterion cannot be read`);
+      const { spec } = readExperimentSpec(specFile);
+      const numbers = experimentNumbers(recomputedScores(), spec.criterion.treatment, spec.criterion.reference, { resamples: record.resamples, seed: record.seed });
+      const diff = firstDifference(numbers, record.numbers, "numbers");
+      if (diff) throw new Failed(`${diff} (recomputed from the eval episodes with ${record.resamples} resamples, seed ${record.seed})`);
+      const treatment = record.arms.find((a) => a.name === spec.criterion.treatment);
+      const rewards = treatment ? readStepRewards(runFile(at(treatment.run), "metrics")) : [];
+      const verdict = decideVerdict(numbers, spec, rewards.length ? rewardTrend(rewards) : null);
+      if (verdict.verdict !== record.verdict.verdict) throw new Failed(`the criterion gives "${verdict.verdict}" from the recorded numbers, the record says "${record.verdict.verdict}"`);
+      return `"${verdict.verdict}": ${[...verdict.supported, ...verdict.refuted].map((c) => c.text).join("; ")}`;
+    },
+  };
+
+  const results: CheckResult[] = CHECKS.map((check) => {
+    let status: CheckStatus = "passed";
+    let reason: string;
+    try {
+      reason = checks[check]();
+    } catch (e) {
+      if (e instanceof Failed) status = "failed";
+      else if (e instanceof Unverifiable) status = "unverifiable";
+      else if (e instanceof UserError) status = "unverifiable";
+      else throw e;
+      reason = (e as Error).message;
+    }
+    return { check, status, reason };
+  });
+  const by = (s: CheckStatus) => results.filter((r) => r.status === s).map((r) => r.check);
+  return { passed: by("passed"), failed: by("failed"), unverifiable: by("unverifiable"), checks: results };
+}
+
+function diffEvaluators(record: ExperimentRecord, m: RunManifest): string {
+  const a = record.evaluation.evaluator as unknown as Record<string, unknown>;
+  const b = evaluatorFromManifest(m) as unknown as Record<string, unknown>;
+  const fields = Object.keys({ ...a, ...b }).filter((k) => canonicalJson(a[k]) !== canonicalJson(b[k]));
+  return fields.length ? `differs in ${fields.join(", ")}` : "same fields, other hash";
+}
+
+/** The first leaf where two number trees differ ("numbers.minus_base.generated.ci.lo 0.1 ≠ 0.2"). */
+function firstDifference(a: unknown, b: unknown, path: string): string | undefined {
+  if (typeof a === "number" && typeof b === "number") return same(a, b) ? undefined : `${path} is ${b} in the record, ${a} recomputed`;
+  if (a === null || b === null || typeof a !== "object" || typeof b !== "object") return canonicalJson(a) === canonicalJson(b) ? undefined : `${path} is ${canonicalJson(b)} in the record, ${canonicalJson(a)} recomputed`;
+  for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) {
+    const d = firstDifference((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], `${path}.${k}`);
+    if (d) return d;
+  }
+  return undefined;
+}

@@ -1,0 +1,66 @@
+/**
+ * What GRPO changed, per question kind of the synthetic world: F1 and the share of episodes that end
+ * in an answer, before (the SFT checkpoint's eval) and after (GRPO's), computed from the two eval
+ * runs' recorded episodes, so the report can name what was learned instead of asserting it.
+ */
+import { questionKind } from "../../envs/hotpotqa/synthetic-world";
+import { runFile } from "../../base/runs/run-folder";
+import { readRows } from "../train/run-log";
+
+export interface KindStats {
+  n: number;
+  f1: number;
+  /** Share of episodes that ended with an <answer> (not on the search budget, a cut-off or no action). */
+  answered: number;
+}
+
+export interface KindRow {
+  kind: string;
+  before: KindStats;
+  after: KindStats;
+}
+
+interface EpisodeLine {
+  question: string;
+  f1: number;
+  end: string;
+}
+
+function statsByKind(runDir: string): Map<string, KindStats> {
+  const sums = new Map<string, { n: number; f1: number; answered: number }>();
+  for (const e of readRows<EpisodeLine>(runFile(runDir, "episodes"))) {
+    const kind = questionKind(e.question);
+    const s = sums.get(kind) ?? { n: 0, f1: 0, answered: 0 };
+    s.n++;
+    s.f1 += e.f1;
+    s.answered += e.end === "answer" ? 1 : 0;
+    sums.set(kind, s);
+  }
+  return new Map([...sums].map(([k, s]) => [k, { n: s.n, f1: s.f1 / s.n, answered: s.answered / s.n }]));
+}
+
+const NONE: KindStats = { n: 0, f1: 0, answered: 0 };
+
+/** One row per kind either run holds, the largest F1 gain first (ties: by name). */
+export function kindBreakdown(beforeDir: string, afterDir: string): KindRow[] {
+  const before = statsByKind(beforeDir);
+  const after = statsByKind(afterDir);
+  const kinds = [...new Set([...before.keys(), ...after.keys()])];
+  const rows = kinds.map((kind) => ({ kind, before: before.get(kind) ?? NONE, after: after.get(kind) ?? NONE }));
+  return rows.sort((a, b) => b.after.f1 - b.before.f1 - (a.after.f1 - a.before.f1) || a.kind.localeCompare(b.kind));
+}
+
+const pct = (x: number) => `${Math.round(x * 100)}%`;
+
+/** The report's line: the kind GRPO gained most on, then every kind's F1 and answered share, SFT → GRPO. */
+export function renderKindBreakdown(rows: readonly KindRow[]): string {
+  if (rows.length === 0) return "";
+  const top = rows[0];
+  const gain = top.after.f1 - top.before.f1;
+  const head =
+    gain > 0
+      ? `GRPO learned most on ${top.kind} questions: F1 ${top.before.f1.toFixed(3)} → ${top.after.f1.toFixed(3)}, answered ${pct(top.before.answered)} → ${pct(top.after.answered)}`
+      : "GRPO gained on no question kind";
+  const each = rows.map((r) => `${r.kind} (n ${r.after.n || r.before.n}) F1 ${r.before.f1.toFixed(3)} → ${r.after.f1.toFixed(3)}, answered ${pct(r.before.answered)} → ${pct(r.after.answered)}`);
+  return `${head} (val, SFT → GRPO, from the eval episodes)\n  by kind: ${each.join("; ")}`;
+}

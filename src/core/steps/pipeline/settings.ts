@@ -1,0 +1,164 @@
+/**
+ * The sizes of one pipeline run, for each backend: the offline defaults (a small invented world the
+ * local stand-in model learns in minutes) and the recipe's (HotpotQA on Tinker with Qwen3.5-4B).
+ * Every number a run used is written to pipeline.json, so a result can be traced to its settings.
+ */
+import { existsSync, statSync } from "node:fs";
+import { STAND_IN_TOKENIZER } from "../../base/chat";
+import type { SplitSizes } from "../../envs/hotpotqa/prepare";
+import { UserError } from "../../base/errors";
+import { PIPELINE_SIZES } from "../specs/common-flags";
+
+export type PipelineBackend = "local" | "tinker";
+
+/** HotpotQA records from local files, read as `agent-lab prepare --train … --dev …` reads them (absolute paths). */
+export interface PipelineFiles {
+  source: "files";
+  train: string[];
+  dev: string[];
+}
+
+export interface PipelineSettings {
+  backend: PipelineBackend;
+  /** Where the questions come from: the synthetic world (local), the Hugging Face hub or HotpotQA files (tinker). */
+  data: { source: "synthetic"; seed: number; train: number; dev: number } | { source: "hub" } | PipelineFiles;
+  /** Questions of test and val that prepare takes from dev (absent = the recipe's 500 and 200). */
+  splits?: SplitSizes;
+  /** Set for a rehearsal of the paid path: every step uses and records this stand-in tokenizer. */
+  rehearsal?: { tokenizer: string };
+  /** Harness settings written to the workspace's agent-lab.json (absent = the recipe's defaults). */
+  harness: { topK?: number; maxSearches?: number; maxTokens?: number; loraRank?: number; concurrency?: number };
+  /** Offline only: short system prompts written next to the world (recorded in every manifest by hash). */
+  offlinePrompts: boolean;
+  /** Questions of val each eval runs (undefined = the whole split). */
+  evalLimit?: number;
+  sftData: {
+    questions: number; tries: number; temperature: number; minF1: number; role: "self" | "teacher";
+    /** Keep only attempts that searched (absent = true, the recipe's rule). */
+    requireSearch?: boolean;
+  };
+  sft: { epochs: number; batch: number; lr: number };
+  /** `seed` fixes GRPO's sampling draws (see trainGrpo), so a rerun of the same settings repeats its metrics. */
+  grpo: {
+    steps: number; questions: number; group: number; lr: number; temperature: number; saveEvery: number; seed: number;
+    /** Divide advantages by their group's reward std (absent = false, the recipe's mean-only advantages). */
+    normalizeAdvantages?: boolean;
+  };
+}
+
+/**
+ * Offline defaults, chosen by measurement (see the README's pipeline section): a compact world with
+ * one-token name words, one paragraph per search, two searches (every question is two hops), short
+ * turns, and a scripted teacher, because the tiny model starts knowing nothing.
+ */
+export const LOCAL_SETTINGS: Readonly<PipelineSettings> = Object.freeze({
+  backend: "local",
+  data: { source: "synthetic", seed: 20261129, train: 3000, dev: 700 },
+  harness: { topK: 1, maxSearches: 2, maxTokens: 32, loraRank: 8, concurrency: 8 },
+  offlinePrompts: true,
+  evalLimit: undefined,
+  sftData: { questions: 400, tries: 1, temperature: 0, minF1: 0.8, role: "teacher" },
+  sft: { epochs: 5, batch: 4, lr: 0.01 },
+  // GRPO needs many steps over fresh questions to show a trend through the per-step noise (which
+  // questions a step draws): 60 × 32 from a 3,000-question world, advantages scaled by group std
+  // so the rare right answer of a hard question carries weight.
+  grpo: { steps: 60, questions: 32, group: 4, lr: 2e-3, temperature: 1, saveEvery: 10, seed: 0, normalizeAdvantages: true },
+} as PipelineSettings);
+
+/** The recipe's sizes (seed 000): SFT 1,500 questions × 4 tries, 3 epochs; GRPO 30 steps × 32 × 8. */
+export const TINKER_SETTINGS: Readonly<PipelineSettings> = Object.freeze({
+  backend: "tinker",
+  data: { source: "hub" },
+  harness: {},
+  offlinePrompts: false,
+  evalLimit: undefined,
+  sftData: { questions: 1500, tries: 4, temperature: 0.8, minF1: 0.8, role: "self" },
+  sft: { epochs: 3, batch: 32, lr: 2e-4 },
+  grpo: { steps: 30, questions: 32, group: 8, lr: 4e-5, temperature: 1, saveEvery: 10, seed: 0 },
+} as PipelineSettings);
+
+export type PipelineSize = (typeof PIPELINE_SIZES)[number];
+
+/**
+ * A miniature of the offline recipe: every stage, every file and view, tiny sizes (what the tests
+ * and the extension's integration suite run; its numbers mean nothing).
+ */
+export function smokeSettings(): PipelineSettings {
+  const s = defaultSettings("local");
+  s.data = { source: "synthetic", seed: 7, train: 40, dev: 520 };
+  s.sftData.questions = 20;
+  s.sft = { epochs: 1, batch: 8, lr: 0.01 };
+  s.grpo = { steps: 2, questions: 2, group: 2, lr: 0.002, temperature: 1, saveEvery: 1, seed: 3, normalizeAdvantages: true };
+  return s;
+}
+
+/**
+ * A rehearsal of the paid path: every stage of the recipe through the Tinker client (whatever server
+ * TINKER_BASE_URL names: the local backend, or the real service for a cents-sized dry run) at tiny
+ * sizes, with a stand-in tokenizer, since the model's own may not be available. Its numbers mean
+ * nothing; what it shows is that every stage runs, end to end, before a paid run spends money.
+ * The SFT data keeps an attempt for every question (F1 ≥ 0, searched or not), so train-sft always
+ * has data to train on whatever the model scores on a handful of questions.
+ */
+export function rehearsalSettings(data: PipelineSettings["data"] = { source: "hub" }): PipelineSettings {
+  const s = defaultSettings("tinker");
+  s.data = data;
+  // 200 dev questions (the shared partial set) fill both; the full set gives the same small splits.
+  s.splits = { test: 100, val: 100 };
+  s.rehearsal = { tokenizer: STAND_IN_TOKENIZER };
+  s.harness = { maxSearches: 2, maxTokens: 48, concurrency: 4 };
+  s.evalLimit = 3;
+  s.sftData = { questions: 4, tries: 2, temperature: 0.8, minF1: 0, role: "self", requireSearch: false };
+  s.sft = { epochs: 1, batch: 2, lr: 2e-4 };
+  s.grpo = { steps: 1, questions: 2, group: 2, lr: 4e-5, temperature: 1, saveEvery: 1, seed: 0 };
+  return s;
+}
+
+export interface SettingsChoice {
+  size?: PipelineSize;
+  /** `--rehearse` (tinker only). */
+  rehearse?: boolean;
+  /** `--train/--dev` (tinker only; the local pipeline runs on its synthetic world). */
+  files?: PipelineFiles;
+}
+
+export function settingsFor(backend: PipelineBackend, choice: SettingsChoice = {}): PipelineSettings {
+  const size = choice.size ?? "full";
+  if (backend === "local" && (choice.rehearse || choice.files)) {
+    throw new UserError(`${choice.rehearse ? "--rehearse" : "--train/--dev"} needs --backend tinker: the local pipeline runs on its own synthetic world`);
+  }
+  if (choice.rehearse) {
+    if (size !== "full") throw new UserError("--rehearse sets its own tiny sizes; leave out --size");
+    return rehearsalSettings(choice.files);
+  }
+  if (size === "full") {
+    const s = defaultSettings(backend);
+    if (choice.files) s.data = choice.files;
+    return s;
+  }
+  if (backend !== "local") throw new UserError("--size smoke runs offline only (--backend local); --rehearse is the tinker path at tiny sizes");
+  return smokeSettings();
+}
+
+export function defaultSettings(backend: PipelineBackend): PipelineSettings {
+  return structuredClone(backend === "local" ? LOCAL_SETTINGS : TINKER_SETTINGS) as PipelineSettings;
+}
+
+/** Refuses input files that are not there, and sizes that cannot run: GRPO takes its questions after the SFT ones, never reusing one. */
+export function checkSettings(s: PipelineSettings): void {
+  if (s.data.source === "files") {
+    for (const [flag, files] of [["--train", s.data.train], ["--dev", s.data.dev]] as const) {
+      if (files.length === 0) throw new UserError(`${flag}: no files given (--train and --dev go together)`);
+      for (const file of files) {
+        if (!existsSync(file) || !statSync(file).isFile()) throw new UserError(`${flag} ${file}: no such file (HotpotQA records: JSON list, JSONL or .parquet)`);
+      }
+    }
+  }
+  if (s.data.source !== "synthetic") return;
+  const needed = s.sftData.questions + s.grpo.steps * s.grpo.questions;
+  if (s.data.train < needed) {
+    throw new UserError(
+      `the world has ${s.data.train} train questions; SFT data takes ${s.sftData.questions} and GRPO ${s.grpo.steps} × ${s.grpo.questions} more (${needed} in all)`,
+    );
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * The training dashboard's view of a tinker-cookbook run (apart from the reader: the dashboard's
+ * module loads the tokenizer for group episodes, which the Runs view must not load at activation).
+ */
+import { basename, join } from "node:path";
+import { RUN_FILES } from "../../base/runs/run-folder";
+import { healthByStep, metricSeries, type DashboardView } from "../trace/dashboard-view";
+import { cookbookGroups, readCookbookCheckpoints, readRows } from "./cookbook";
+
+/** The training dashboard's view of a cookbook run: its metrics, group health and checkpoints. */
+export function cookbookDashboard(dir: string): DashboardView {
+  const problems: string[] = [];
+  const attempt = <T>(f: () => T, fallback: T): T => {
+    try {
+      return f();
+    } catch (e) {
+      problems.push((e as Error).message);
+      return fallback;
+    }
+  };
+  const rows = attempt(() => readRows<Record<string, unknown>>(join(dir, RUN_FILES.metrics)), []).filter((r) => r && typeof r === "object");
+  const groups = attempt(() => cookbookGroups(dir), []);
+  const checkpoints = attempt(() => readCookbookCheckpoints(dir), []);
+  return {
+    run: basename(dir),
+    series: metricSeries(rows),
+    groups,
+    health: healthByStep(groups),
+    checkpoints: checkpoints.map((c) => ({
+      name: c.name,
+      step: c.batch ?? 0,
+      ...(c.epoch !== undefined ? { epoch: c.epoch } : {}),
+      otherEvals: [],
+      ...(c.sampler_path ? { samplerPath: c.sampler_path } : {}),
+    })),
+    references: [],
+    evalSettings: null,
+    questions: {},
+    overlays: [],
+    problems,
+  };
+}
+

@@ -1,0 +1,92 @@
+/**
+ * "Was a gold answer in what the search returned?" — tells a retrieval failure (the answer never
+ * reached the model) from a reading failure (it was in the results and the model missed it).
+ *
+ * The returned paragraphs are in the episode's harness-inserted tokens after each search turn, so
+ * they are decoded from there. A gold answer counts as present when its normalised form (the
+ * scorer's normalisation) occurs as whole words in the normalised result text. yes/no answers are
+ * not looked for: they never appear as such in a paragraph.
+ */
+import type { ChatTokenizer } from "../../base/chat/tokenizer";
+import type { EpisodeRecord } from "../../base/runs/run-files";
+import { normalizeAnswer } from "../../envs/hotpotqa/score";
+
+export type GoldInResults =
+  /** A gold answer is in the returned text. */
+  | "found"
+  /** The episode searched, and no gold answer is in what came back. */
+  | "missing"
+  /** The episode never searched (or got no results). */
+  | "no_search"
+  /** The gold answers are yes/no: nothing to look for. */
+  | "not_applicable";
+
+/** An episode counts as right for these tallies when F1 ≥ 0.5 (the line `agent-lab show` uses). */
+export const RIGHT_F1 = 0.5;
+
+const YES_NO = new Set(["yes", "no", "noanswer"]);
+
+/** The decoded harness text that followed each search turn (the result blocks). */
+export function resultTexts(record: EpisodeRecord, tok: Pick<ChatTokenizer, "decode">): string[] {
+  if (record.turns && record.turns.length > 0) {
+    return record.turns
+      .filter((t) => t.action === "search" && t.end > t.reply_end)
+      .map((t) => tok.decode(record.tokens.slice(t.reply_end, t.end), { skipSpecialTokens: true }));
+  }
+  // No turn boundaries: every inserted run of tokens after the first reply.
+  const texts: string[] = [];
+  let run: number[] = [];
+  record.tokens.forEach((id, i) => {
+    if (record.sampled[i] === 0) run.push(id);
+    else if (run.length) {
+      texts.push(tok.decode(run, { skipSpecialTokens: true }));
+      run = [];
+    }
+  });
+  if (run.length) texts.push(tok.decode(run, { skipSpecialTokens: true }));
+  return texts.filter((t) => t.includes("<result>"));
+}
+
+/** Whether `answer` occurs, as whole normalised words, in `text`. */
+export function containsAnswer(text: string, answer: string): boolean {
+  const needle = normalizeAnswer(answer);
+  if (!needle) return false;
+  return ` ${normalizeAnswer(text)} `.includes(` ${needle} `);
+}
+
+/** `texts`: the episode's result texts when the caller has decoded them already. */
+export function goldInResults(record: EpisodeRecord, tok: Pick<ChatTokenizer, "decode">, texts: string[] = resultTexts(record, tok)): GoldInResults {
+  const golds = record.answers.filter((a) => !YES_NO.has(normalizeAnswer(a)));
+  if (golds.length === 0) return "not_applicable";
+  if (record.searches.length === 0) return "no_search";
+  if (texts.length === 0) return "no_search";
+  const all = texts.join("\n");
+  return golds.some((g) => containsAnswer(all, g)) ? "found" : "missing";
+}
+
+/** A run's episodes split by retrieval × reading. */
+export interface GoldInResultsCounts {
+  episodes: number;
+  /** Gold in results and answered right: the pipeline worked. */
+  foundRight: number;
+  /** Gold in results, answer wrong: a reading failure. */
+  foundWrong: number;
+  /** Searched, gold never returned, answer right (guessed or known). */
+  missingRight: number;
+  /** Searched, gold never returned, answer wrong: a retrieval failure. */
+  missingWrong: number;
+  noSearch: number;
+  notApplicable: number;
+}
+
+export function countGoldInResults(rows: readonly { f1: number; gold: GoldInResults }[]): GoldInResultsCounts {
+  const c: GoldInResultsCounts = { episodes: rows.length, foundRight: 0, foundWrong: 0, missingRight: 0, missingWrong: 0, noSearch: 0, notApplicable: 0 };
+  for (const r of rows) {
+    const right = r.f1 >= RIGHT_F1;
+    if (r.gold === "found") right ? c.foundRight++ : c.foundWrong++;
+    else if (r.gold === "missing") right ? c.missingRight++ : c.missingWrong++;
+    else if (r.gold === "no_search") c.noSearch++;
+    else c.notApplicable++;
+  }
+  return c;
+}

@@ -1,0 +1,67 @@
+/**
+ * The trace viewer's work over a whole run, kept beside the run in a hidden file (RUN_FILES.textIndex)
+ * so it is done once: the full-text index (with the decoded search results), gold-in-results per
+ * episode and the run's drift counts. The cache holds episodes.jsonl's size and mtime when the work
+ * began; any change to the file (an eval appending, a rescore rewriting it) makes it stale, and it
+ * is rebuilt. It is a cache: a missing, stale, damaged or foreign file is ignored, never an error.
+ */
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { runFile, writeJsonAtomicFile } from "../../base/runs/run-folder";
+import type { RunDriftCounts } from "./drift";
+import type { GoldInResults } from "./gold-in-results";
+import type { SavedRunSearch } from "./run-search";
+
+export const TEXT_CACHE_FORMAT = "agent-lab/run-text-index-1";
+
+export interface RunTextCache {
+  format: typeof TEXT_CACHE_FORMAT;
+  /** episodes.jsonl as it was when the work began. */
+  episodes: { size: number; mtime_ms: number };
+  /** The tokenizer that decoded the results (another one would decode other text). */
+  tokenizer: string;
+  gold: Record<string, GoldInResults>;
+  /** Null until the drift pass over every episode has finished. */
+  drift: RunDriftCounts | null;
+  search: SavedRunSearch;
+}
+
+/** episodes.jsonl's size and mtime now (zeros when absent). */
+export function episodesStamp(runDir: string): RunTextCache["episodes"] {
+  const file = runFile(runDir, "episodes");
+  if (!existsSync(file)) return { size: 0, mtime_ms: 0 };
+  const s = statSync(file);
+  return { size: s.size, mtime_ms: s.mtimeMs };
+}
+
+/** The cache when it matches episodes.jsonl as it is now and was made with `tokenizer`; else undefined. */
+export function readTextCache(runDir: string, tokenizer: string): RunTextCache | undefined {
+  const file = runFile(runDir, "textIndex");
+  if (!existsSync(file)) return undefined;
+  let cache: Partial<RunTextCache>;
+  try {
+    cache = JSON.parse(readFileSync(file, "utf8")) as Partial<RunTextCache>;
+  } catch {
+    return undefined; // damaged (a crash mid-write cannot leave one: it is renamed into place): rebuild
+  }
+  const now = episodesStamp(runDir);
+  if (cache.format !== TEXT_CACHE_FORMAT || cache.tokenizer !== tokenizer || !cache.episodes || !cache.search || !cache.gold) return undefined;
+  if (cache.episodes.size !== now.size || cache.episodes.mtime_ms !== now.mtime_ms) return undefined;
+  return cache as RunTextCache;
+}
+
+/**
+ * Saves the cache unless episodes.jsonl changed since `cache.episodes` was taken (the work then
+ * covers an older file) or a writer holds the run (an eval still appending: saving after every
+ * episode would cost more than it saves). Returns whether it was written.
+ */
+export function writeTextCache(runDir: string, cache: RunTextCache): boolean {
+  const now = episodesStamp(runDir);
+  if (now.size !== cache.episodes.size || now.mtime_ms !== cache.episodes.mtime_ms) return false;
+  if (existsSync(runFile(runDir, "lock"))) return false;
+  try {
+    writeJsonAtomicFile(runFile(runDir, "textIndex"), cache, 0);
+    return true;
+  } catch {
+    return false; // a read-only run folder (copied from elsewhere): the viewer works without its cache
+  }
+}

@@ -1,0 +1,92 @@
+/**
+ * The compare panel: `ablate` over the chosen runs (the first is the baseline) with the CLI's
+ * settings — the same resamples and seed, so the panel prints the CLI's digits — rendered as the
+ * ablation table, a forest plot of Δ and the per-question flips. The fields expected to differ
+ * start from how the comparison was opened and change from the panel's control; a flip opens both
+ * episodes aligned turn by turn in this panel. The report of large runs is computed in a worker
+ * thread (core/steps/ablate/compare-off-thread.ts): at 10,000 episodes ablate's resamples take seconds,
+ * which no longer hold the extension host (nor the webview's start, so a new panel starts computing
+ * at once); small runs are compared on the host, quicker than a worker starts.
+ */
+import * as vscode from "vscode";
+import { basename } from "node:path";
+import { CompareWorker } from "../../core/steps/ablate/compare-off-thread";
+import { promptSearchDirs, type CompareOrigin } from "../../core/steps/ablate/compare-setup";
+import { Panel } from "../webview/panel-base";
+import type { WebviewMessage } from "../webview/protocol";
+
+const compareTitle = (runDirs: string[]) => `Compare · ${runDirs.map((d) => basename(d)).join(" vs ")}`;
+
+export class ComparePanel extends Panel {
+  private readonly worker = new CompareWorker();
+  /** Counts requests for a report: one that answers after a newer request is dropped. */
+  private requested = 0;
+  private names: string[] = [];
+
+  constructor(
+    panel: vscode.WebviewPanel,
+    context: vscode.ExtensionContext,
+    private runDirs: string[],
+    private origin: CompareOrigin,
+    private expect: string[] | undefined,
+    private readonly openTraceAt: (runDir: string, episodeId: string) => Promise<void>,
+  ) {
+    super(panel, context, { kind: "compare", runDirs, origin, ...(expect ? { expect } : {}) }, compareTitle(runDirs));
+    // Quick or off the host's thread, so it can start while VS Code creates the webview (posted when done).
+    this.postFirstSoon(() => this.send());
+  }
+
+  /** Compares other runs in this panel (the open webview is reused); the same runs: nothing to do. */
+  show(runDirs: string[], origin: CompareOrigin): void {
+    if (origin === this.origin && runDirs.length === this.runDirs.length && runDirs.every((d, i) => d === this.runDirs[i])) return;
+    this.runDirs = [...runDirs];
+    this.origin = origin;
+    this.expect = undefined;
+    this.names = [];
+    // A report of the runs shown before still computing: stop it (the next request starts a worker).
+    if (this.worker.busy) this.worker.dispose();
+    this.retarget({ kind: "compare", runDirs: this.runDirs, origin }, compareTitle(this.runDirs));
+    this.postFirst(() => this.send(), true);
+  }
+
+  private send(): void {
+    const n = ++this.requested;
+    const workspace = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    const request = { runDirs: [...this.runDirs], origin: this.origin, expect: this.expect, searchDirs: promptSearchDirs(this.runDirs, workspace) };
+    this.worker.view(request).then(
+      ({ report, setup }) => {
+        if (n !== this.requested || this.isDisposed) return; // other runs or settings asked for since
+        this.names = report.runs.map((r) => r.name);
+        this.post({ type: "compare/report", report, setup });
+      },
+      (e: Error) => {
+        if (n === this.requested) this.post({ type: "error", message: e.message });
+      },
+    );
+  }
+
+  protected override onDispose(): void {
+    this.worker.dispose();
+  }
+
+  protected async onMessage(m: WebviewMessage): Promise<void> {
+    if (m.type === "ready") this.postFirst(() => this.send());
+    else if (m.type === "compare/setExpect") {
+      if (!Array.isArray(m.expect) || !m.expect.every((f) => typeof f === "string")) throw new Error("compare/setExpect needs a list of field names");
+      this.expect = [...m.expect];
+      this.setState({ kind: "compare", runDirs: this.runDirs, origin: this.origin, expect: this.expect });
+      this.send();
+    } else if (m.type === "compare/openPair") {
+      const [a, b] = m.runs.map((i) => this.runDirs[i]);
+      if (!a || !b) throw new Error(`no run at positions ${m.runs.join(", ")}`);
+      // Loaded when first asked: it brings the tokenizer, which activation must not load.
+      const { loadPair } = await import("../../core/views/trace/load-pair");
+      const pair = await loadPair([a, b], m.questionId, [this.names[m.runs[0]] ?? basename(a), this.names[m.runs[1]] ?? basename(b)]);
+      this.post({ type: "compare/pair", pair });
+    } else if (m.type === "compare/openTrace") {
+      const dir = this.runDirs[m.run];
+      if (!dir) throw new Error(`no run at position ${m.run}`);
+      await this.openTraceAt(dir, m.questionId);
+    }
+  }
+}

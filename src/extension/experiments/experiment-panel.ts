@@ -1,0 +1,51 @@
+/**
+ * The experiment panel: the record of one `agent-lab experiment run` (hypothesis, the arms' reward
+ * curves side by side, scores and paired comparisons, the recovery interval against the criterion's
+ * thresholds, the verdict and the validation checklist). Every number links to its run: clicking it
+ * opens that eval run's traces, or an arm's training dashboard. Follows the record while it changes.
+ */
+import * as vscode from "vscode";
+import { resolve, sep } from "node:path";
+import { experimentView, type ExperimentView } from "../../core/views/experiments/view-model";
+import { EXPERIMENT_FILES } from "../../core/steps/experiments/record";
+import { Panel } from "../webview/panel-base";
+import type { WebviewMessage } from "../webview/protocol";
+
+export class ExperimentPanel extends Panel {
+  private view: ExperimentView | undefined;
+  private readonly watcher: vscode.FileSystemWatcher;
+
+  constructor(
+    panel: vscode.WebviewPanel,
+    context: vscode.ExtensionContext,
+    readonly recordDir: string,
+    private readonly openRun: (runDir: string, kind: "eval" | "training") => Promise<void>,
+  ) {
+    super(panel, context, { kind: "experiment", recordDir }, `Experiment · ${recordDir.split(sep).pop()}`);
+    this.watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(recordDir), EXPERIMENT_FILES.record));
+    const refresh = () => this.send();
+    this.watcher.onDidChange(refresh);
+    this.watcher.onDidCreate(refresh);
+  }
+
+  private send(): void {
+    this.view = experimentView(this.recordDir);
+    this.post({ type: "experiment/view", view: this.view });
+  }
+
+  protected async onMessage(m: WebviewMessage): Promise<void> {
+    if (m.type === "ready") this.send();
+    else if (m.type === "experiment/openRun") {
+      // Only the folders the view named may be opened: the webview's word is not trusted for paths.
+      const v = this.view;
+      const known = v ? new Set([...v.scores, ...v.deltas, ...(v.recovery ? [v.recovery] : [])].flatMap((x) => x.runs).concat(v.arms.map((a) => a.run))) : new Set<string>();
+      const run = resolve(m.run);
+      if (!known.has(run)) throw new Error(`${m.run} is not a run of this experiment`);
+      await this.openRun(run, v!.arms.some((a) => a.run === run) ? "training" : "eval");
+    }
+  }
+
+  protected override onDispose(): void {
+    this.watcher.dispose();
+  }
+}

@@ -1,0 +1,44 @@
+/**
+ * Registers every Agent Lab command, feature by feature (each `*-commands.ts` lists its ids and
+ * what they do). Each step runs as a CLI job through `startStep` (lab.ts): argv from the step's
+ * spec, the estimate and confirmation before anything that bills Tinker; nothing heavy runs in
+ * the extension host.
+ */
+import * as vscode from "vscode";
+import { dataCommands } from "./commands/data-commands";
+import { evalCommands } from "./commands/eval-commands";
+import { experimentCommands } from "./commands/experiment-commands";
+import { jobCommands } from "./commands/job-commands";
+import type { CommandTable, Lab } from "./commands/lab";
+import { pipelineCommands } from "./commands/pipeline-commands";
+import { trainCommands } from "./commands/train-commands";
+import { viewCommands } from "./commands/view-commands";
+import { cookbookCommands } from "./commands/cookbook-commands";
+
+export type { Lab } from "./commands/lab";
+
+/** Registers every command; errors become one clear message instead of a silent failure. */
+export function registerCommands(lab: Lab): vscode.Disposable[] {
+  const spendChannel = vscode.window.createOutputChannel("Agent Lab: Spend");
+  const guard =
+    (id: string, fn: (...a: unknown[]) => unknown) =>
+    async (...a: unknown[]) => {
+      try {
+        await fn(...a);
+      } catch (e) {
+        void vscode.window.showErrorMessage(`Agent Lab: ${(e as Error).message}`);
+        console.error(`agentLab command ${id} failed`, e);
+      }
+    };
+  const table: CommandTable = {
+    ...dataCommands(lab),
+    ...evalCommands(lab),
+    ...trainCommands(lab),
+    ...pipelineCommands(lab),
+    ...experimentCommands(lab),
+    ...viewCommands(lab, spendChannel),
+    ...cookbookCommands(lab),
+    ...jobCommands(lab),
+  };
+  return [spendChannel, ...Object.entries(table).map(([id, fn]) => vscode.commands.registerCommand(id, guard(id, fn)))];
+}

@@ -1,0 +1,50 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describeProgress, etaSeconds, ProgressWriter, readProgress } from "../../../../../src/core/base/runs/progress";
+
+describe("runs/progress: progress as data", () => {
+  let dir: string;
+  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), "agent-lab-progress-"))));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("writes progress.json atomically, throttled, and always on finish", () => {
+    let now = 1_000_000;
+    const w = new ProgressWriter(dir, { step: "train-grpo", label: "GRPO", unit: "step", planned: 60, minIntervalMs: 1000, now: () => now });
+    assert.equal(readProgress(dir)?.done, 0);
+    now += 10_000;
+    w.update({ done: 10 });
+    assert.equal(readProgress(dir)?.done, 10);
+    now += 10;
+    w.update({ done: 11 });
+    assert.equal(readProgress(dir)?.done, 10, "throttled");
+    w.finish("done", { done: 60 });
+    const p = readProgress(dir)!;
+    assert.deepEqual([p.done, p.status, p.eta_s], [60, "done", 0]);
+    assert.deepEqual(readdirSync(dir), ["progress.json"], "no temporary files left");
+  });
+
+  it("tells onUpdate of its first state as well, so a pipeline nesting it shows the plan at once", () => {
+    const told: string[] = [];
+    const w = new ProgressWriter(dir, { step: "train-sft", label: "SFT", unit: "step", planned: 8, minIntervalMs: 1000, onUpdate: (p) => told.push(describeProgress(p)) });
+    assert.deepEqual(told, ["SFT · step 0/8 · $0.00"]);
+    w.update({ done: 1 });
+    assert.equal(told.length, 2, "and of every update, written or not");
+  });
+
+  it("ETA uses this process's pace (a resume's earlier units do not count)", () => {
+    assert.equal(etaSeconds(40, 60, 0, 20_000, 20), 20);
+    assert.equal(etaSeconds(20, 60, 0, 5_000, 20), undefined);
+  });
+
+  it("describes a step and a pipeline stage in the one line every view shows", () => {
+    let now = 0;
+    const w = new ProgressWriter(dir, { step: "train-grpo", label: "GRPO", unit: "step", planned: 60, minIntervalMs: 0, now: () => now });
+    now = 66_000;
+    w.update({ done: 33 });
+    assert.equal(describeProgress(w.current), "GRPO · step 33/60 · $0.00 · ETA 54s");
+    const pipeline = { ...w.current, step: "pipeline", label: "GRPO", unit: "stage" as const, done: 8, planned: 11, stage: { index: 9, count: 11, name: "train-grpo" }, current: w.current };
+    assert.equal(describeProgress(pipeline), "stage 9/11 GRPO · step 33/60 · $0.00 · ETA 54s");
+  });
+});
