@@ -13,7 +13,6 @@ import { deltaCell, f3 } from "../../../src/core/analysis/format";
 import type { AblationReport } from "../../../src/core/analysis/report-types";
 import { offlineTokenizer } from "../../../src/core/chat/offline-tokenizer";
 import { mergeConfig } from "../../../src/core/config";
-import { GSM8K } from "../../../src/core/envs/gsm8k/environment";
 import { evalSplit } from "../../../src/core/eval/eval-split";
 import { ScriptedPolicy } from "../../../src/core/policies/scripted";
 import { readRun } from "../../../src/core/runs/run-files";
