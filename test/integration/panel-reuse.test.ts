@@ -10,7 +10,7 @@ import { join } from "node:path";
 import * as vscode from "vscode";
 import type { Lab } from "../../src/extension/register-commands";
 import { PANEL_VIEW_TYPES } from "../../src/extension/webview/protocol";
-import { activeExports, answerUi, probeUntil, waitFor, workspaceDir } from "./helpers";
+import { activeExports, answerUi, probeUntil, workspaceDir } from "./helpers";
 
 const runDir = (name: string) => join(workspaceDir(), "runs", name);
 

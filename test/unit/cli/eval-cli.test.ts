@@ -194,6 +194,7 @@ describe("cli: demo, eval (kill -9, SIGTERM, resume, test split), show", functio
     const colour = await runCli(["show", join(ws, "runs", "heuristic"), "--n", "1", "--seed", "3"], { FORCE_COLOR: "1" });
     assert.equal(colour.code, 0, colour.stderr);
     assert.ok(colour.stdout.includes("\x1b[2m<result>\x1b[0m"));
+    // eslint-disable-next-line no-control-regex -- matches an ANSI colour escape
     assert.match(colour.stdout, /\x1b\[1;32m<search>/);
     const missing = await runCli(["show", "nope", "--workspace", ws]);
     assert.equal(missing.code, 1);

@@ -13,7 +13,6 @@ import { join } from "node:path";
 import { offlineTokenizer } from "../../../src/core/base/chat/offline-tokenizer";
 import { mergeConfig } from "../../../src/core/base/config";
 import { ENVIRONMENT_NAMES } from "../../../src/core/envs/catalog";
-import { GSM8K } from "../../../src/core/envs/gsm8k/environment";
 import { evalSplit } from "../../../src/core/steps/eval/eval-split";
 import { ScriptedPolicy } from "../../../src/core/harness/policies/scripted";
 import { readRun } from "../../../src/core/base/runs/run-files";

@@ -9,7 +9,6 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { formatUsd } from "../../../src/core/steps/specs/estimate";
-import { GSM8K } from "../../../src/core/envs/gsm8k/environment";
 import { prepareFixtureTwin } from "../core/envs/gsm8k/fixture";
 import { runCli } from "../cli/cli-process";
 import { installFakeVscode, recorded } from "./fake-vscode";

@@ -13,7 +13,6 @@ import { deltaCell, f3 } from "../../../src/core/steps/ablate/format";
 import type { AblationReport } from "../../../src/core/steps/ablate/report-types";
 import { offlineTokenizer } from "../../../src/core/base/chat/offline-tokenizer";
 import { mergeConfig } from "../../../src/core/base/config";
-import { GSM8K } from "../../../src/core/envs/gsm8k/environment";
 import { evalSplit } from "../../../src/core/steps/eval/eval-split";
 import { ScriptedPolicy } from "../../../src/core/harness/policies/scripted";
 import { readRun } from "../../../src/core/base/runs/run-files";

@@ -4,7 +4,7 @@
  * `manifest.json` (the run's fingerprint). Everything the UI, `show`, `ablate` and `compare` know
  * about a run is read from here, so runs copied from another machine work the same.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, truncateSync, writeFileSync, openSync, readSync, closeSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, truncateSync, openSync, readSync, closeSync } from "node:fs";
 import { join } from "node:path";
 import { FileFormatError } from "../errors";
 import { jsonErrorLine } from "../config";

@@ -2,7 +2,7 @@
  * Splitting one forward_backward call into requests the server accepts (spec §3.6) and merging
  * the chunk results back in order, with metrics reduced by their ":suffix".
  */
-import { modelInputLength, type Datum, type ForwardBackwardOutput, type TensorData } from "./wire";
+import type { Datum, ForwardBackwardOutput, TensorData } from "./wire";
 
 /** The SDK's byte estimate of a datum: 4 bytes per text token, image bytes, tensor bytes, 8 per sparse index. */
 export function estimateDatumBytes(d: Datum): number {

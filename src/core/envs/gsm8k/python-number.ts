@@ -32,6 +32,7 @@ function asciiDigit(ch: string): string {
 
 /** Every Unicode decimal digit in `text` as its ASCII digit. */
 export function toAsciiDigits(text: string): string {
+  // eslint-disable-next-line no-control-regex -- the range is all of ASCII, \x00 included on purpose
   return /[^\x00-\x7f]/.test(text) ? Array.from(text, (ch) => (DIGIT.test(ch) ? asciiDigit(ch) : ch)).join("") : text;
 }
 

@@ -5,6 +5,7 @@
 import { pyStrip } from "./python-number";
 
 // Python's str.splitlines() boundaries.
+// eslint-disable-next-line no-control-regex -- \x1c-\x1e are among them
 const PY_LINE_BREAK = /\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/;
 
 /**

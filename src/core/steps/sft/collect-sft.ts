@@ -20,7 +20,7 @@ import { HARNESS_VERSION, resolveEnvironment } from "../eval/eval-split";
 import { runPool } from "../eval/pool";
 import { runEnvEpisode, type Episode, type Policy } from "../../harness";
 import { BudgetExceededError, CostLedger, EpisodeSizeTracker, estimateEpisodesUsd, TYPICAL_EPISODE } from "../../base/ledger";
-import { readJsonFile, writeJsonAtomic } from "../../base/runs/run-files";
+import { writeJsonAtomic } from "../../base/runs/run-files";
 import { checkRunName } from "../../base/runs/run-name";
 import { sha256File } from "../../base/runs/manifest";
 import { ProgressWriter, type Progress } from "../../base/runs/progress";
@@ -31,7 +31,6 @@ import { chooseAttempt, describeRule, solved, type AcceptanceRule } from "./sele
 import {
   appendAttempt,
   appendSftRow,
-  attemptsPath,
   fileSha256,
   readAttempts,
   readSftRows,

@@ -4,7 +4,7 @@
  * sft-data's lineage manifest records as output.sha256).
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname } from "node:path";
 import { FileFormatError, UserError } from "../../base/errors";
 import { sha256File } from "../../base/runs/manifest";
 import { runFile } from "../../base/runs/run-folder";

@@ -19,7 +19,6 @@ import type {
   ForwardBackwardOutput,
   ForwardBackwardRequest,
   LossFn,
-  ModelInput,
   ModelInputChunk,
   SampleResponse,
   SampledSequence,

@@ -82,7 +82,6 @@ export interface ScriptedGeneratorOptions {
 /** Drafts from templates; `templates` decides the environment. */
 class TemplateGenerator implements TaskGenerator {
   readonly paid = false;
-  private readonly firsts: CandidateDraft[] = [];
 
   constructor(
     readonly id: string,

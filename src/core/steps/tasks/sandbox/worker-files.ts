@@ -64,6 +64,7 @@ export function bundleFromSource(source: string, inputs: string[]): string {
   if (existsSync(out)) return out;
   mkdirSync(outDir, { recursive: true });
   // Loaded only here: the built CLI never reaches this branch and esbuild is not shipped.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded lazily on purpose, see above
   const esbuild = require("esbuild") as typeof import("esbuild");
   const tmp = `${out}.${process.pid}.tmp`;
   esbuild.buildSync({ entryPoints: [source], outfile: tmp, bundle: true, platform: "node", target: "node20", format: "cjs", external: WORKER_EXTERNALS, logLevel: "error" });

@@ -13,7 +13,7 @@ import { replyTokens, type ChatTokenizer } from "../../../../../src/core/base/ch
 import { loadConfig, mergeConfig } from "../../../../../src/core/base/config";
 import { ablate } from "../../../../../src/core/steps/ablate/ablate";
 import { GSM8K, boxedSpan, type Gsm8kItem } from "../../../../../src/core/envs/gsm8k/environment";
-import { readGsm8kRecords, type Gsm8kRecord } from "../../../../../src/core/envs/gsm8k";
+import { readGsm8kRecords } from "../../../../../src/core/envs/gsm8k";
 import { environmentByName, environmentOfManifest } from "../../../../../src/core/envs/registry";
 import { estimateContext } from "../../../../../src/core/steps/specs/estimate-context";
 import { buildTraceView } from "../../../../../src/core/views/trace/trace-view";

@@ -4,7 +4,7 @@
  * that skips every finished stage.
  */
 import { strict as assert } from "node:assert";
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../../../../src/core/base/config";
@@ -62,7 +62,7 @@ describe("core/steps/pipeline", function () {
     assert.equal(status().prepare, "todo");
     const write = (rel: string, text = "{}") => {
       const file = join(dir, rel);
-      require("node:fs").mkdirSync(join(file, ".."), { recursive: true });
+      mkdirSync(join(file, ".."), { recursive: true });
       writeFileSync(file, text);
     };
     write("data/splits.json");

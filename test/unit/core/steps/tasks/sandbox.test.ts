@@ -5,7 +5,7 @@
  * Pyodide takes seconds); the timeout test, which costs a restart, runs last.
  */
 import { strict as assert } from "node:assert";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { SandboxOutcome } from "../../../../../src/core/steps/tasks/sandbox/protocol";
