@@ -32,7 +32,7 @@ import { ABLATION_FILE, planPipeline, renderPlan, REPORT_FILE, RUN_NAMES, STATE_
 import { pricedFor, rehearsalNote, rehearsalTarget, type RehearsalTarget } from "./rehearsal-target";
 import { readStepRewards, rewardTrend, renderTrend, type RewardTrend } from "./reward-trend";
 import { kindBreakdown, renderKindBreakdown, type KindRow } from "./by-kind";
-import { checkSettings, defaultSettings, type PipelineBackend, type PipelineSettings } from "./settings";
+import { checkSettings, defaultSettings, PIPELINE_EVAL, type PipelineBackend, type PipelineSettings } from "./settings";
 import { Recipe, type Stage, type StageRecord } from "../recipe/engine";
 import { indexCorpus, openLocalBackend, prepareHotpot, teacherPolicy, worldFiles, writeFileAtomic, writeSyntheticWorld } from "../recipe/stages";
 
@@ -247,11 +247,11 @@ async function runStages(o: PipelineOptions, { started, settings, existing, conf
         workspaceDir: o.dir,
         config,
         name: run,
-        split: "val",
+        split: PIPELINE_EVAL.split,
         closedBook,
         limit: s.evalLimit,
         resume: resume(run),
-        temperature: 0,
+        temperature: PIPELINE_EVAL.temperature,
         promptFile: closedBook && s.offlinePrompts ? OFFLINE_CLOSED_BOOK_PROMPT : undefined,
         backend,
         checkpoint: checkpoint?.(),
