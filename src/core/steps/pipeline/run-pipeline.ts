@@ -201,10 +201,27 @@ async function runStages(o: PipelineOptions, { started, settings, existing, conf
   const resume = (name: string) => existsSync(runFile(runDir(name), "manifest"));
   let local: LocalBackendHandle | undefined;
 
-  /** The plan's stage as the engine runs it: its line, outputs and status from the plan. */
-  const stage = (name: StageName, run: Stage["run"]): Stage => {
+  /** What each stage reads, for the record (what it writes is the plan's). */
+  const data = (f: string) => `${config.dataDir}/${f}`;
+  const run = (name: string) => `${config.runsDir}/${name}/`;
+  const evals = [RUN_NAMES.base, RUN_NAMES.closedBook, RUN_NAMES.sftEval, RUN_NAMES.grpoEval].map(run);
+  const reads: Record<StageName, string[]> = {
+    world: [],
+    prepare: s.data.source === "synthetic" ? [`hotpot/synthetic_train.json`, `hotpot/synthetic_dev.json`] : s.data.source === "files" ? [...s.data.train, ...s.data.dev] : ["(hub cache)"],
+    index: [data("corpus.jsonl")],
+    "eval-closed-book": [data("val.jsonl")],
+    "eval-base": [data("val.jsonl"), data("bm25/")],
+    "sft-data": [data("train.jsonl"), data("bm25/")],
+    "train-sft": [`${run(RUN_NAMES.sftData)}sft.jsonl`],
+    "eval-sft": [data("val.jsonl"), data("bm25/"), `checkpoint ${RUN_NAMES.sft}-e${s.sft.epochs}`],
+    "train-grpo": [data("train.jsonl"), data("bm25/"), `checkpoint ${RUN_NAMES.sft}-e${s.sft.epochs}`],
+    "eval-grpo": [data("val.jsonl"), data("bm25/"), `checkpoint ${RUN_NAMES.grpo}-s${s.grpo.steps}`],
+    ablate: [...evals, `${run(RUN_NAMES.grpo)}metrics.jsonl`],
+  };
+  /** The plan's stage as the engine runs it: its line, inputs, outputs and status from the plan. */
+  const stage = (name: StageName, work: Stage["run"]): Stage => {
     const p = plan.stages.find((st) => st.name === name)!;
-    return { name, label: STAGE_LABELS[name], what: p.what, writes: p.outputs, estimateUsd: p.usd, isDone: () => p.status === "done", isPartial: () => p.status === "partial", run };
+    return { name, label: STAGE_LABELS[name], what: p.what, reads: reads[name], writes: p.outputs, estimateUsd: p.usd, isDone: () => p.status === "done", isPartial: () => p.status === "partial", run: work };
   };
 
   let hubFiles: { train: string[]; dev: string[]; description: string } | undefined;
