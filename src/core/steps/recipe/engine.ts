@@ -126,8 +126,9 @@ export class Recipe {
   }
 
   /**
-   * Runs one stage of the list unless it is done. `rest` (the stages still to come, when known)
-   * feeds the ETA; without it the ETA counts the names left at the pace measured so far.
+   * Runs one stage of the list unless it is done. `known` (the whole list, when the driver has it)
+   * feeds the ETA with the later stages' estimates; without it the ETA counts the names left that
+   * have no record yet, at their recorded or the measured pace.
    */
   async run(st: Stage, known: Stage[] = []): Promise<void> {
     const { names, log, progress } = this.o;
@@ -141,7 +142,9 @@ export class Recipe {
     const b = this.o.budget;
     const estimate = st.estimateUsd ?? 0;
     if (b && overBudget(b.capUsd, this.spent(), estimate)) throw new UserError(budgetRefusal(b, this.spent(), st.name, estimate));
-    const later = known.slice(known.indexOf(st) + 1).filter((x) => !x.isDone());
+    const later: Pick<Stage, "name" | "estimateSeconds">[] = known.length
+      ? known.slice(known.indexOf(st) + 1).filter((x) => !x.isDone())
+      : names.slice(n).filter((name) => !this.o.records[name]).map((name) => ({ name }));
     const stageStart = this.now();
     const etaAfter = () => later.reduce<number | undefined>((t, x) => (t === undefined ? t : add(t, this.secondsOf(x))), 0);
     const eta = (current: number | undefined) => add(current, etaAfter());
@@ -176,7 +179,7 @@ export class Recipe {
   }
 
   /** A stage's expected seconds: its estimate, else its last recorded run, else the mean measured here. */
-  private secondsOf(st: Stage): number | undefined {
+  private secondsOf(st: Pick<Stage, "name" | "estimateSeconds">): number | undefined {
     if (st.estimateSeconds !== undefined) return st.estimateSeconds;
     const before = this.o.records[st.name]?.seconds;
     if (before !== undefined) return before;

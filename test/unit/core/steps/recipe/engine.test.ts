@@ -121,6 +121,11 @@ describe("core/steps/recipe: the engine", () => {
     assert.equal(etaAt("b", (p) => p.current === undefined && p.done === 1), 28);
     // The stage's own progress: its ETA (3 s) plus the rest.
     assert.ok(h.seen.some((p) => p.current?.label === "A" && p.eta_s === undefined), "c unknown before anything is measured");
+    // A driver that runs its stages one call at a time (the experiment): the names left count at the pace measured.
+    const oneByOne = harness(["p", "q", "r"], { clock });
+    await oneByOne.recipe.run(stage(oneByOne, "p", {}, clock, 2));
+    await oneByOne.recipe.run(stage(oneByOne, "q", {}, clock, 2));
+    assert.equal(oneByOne.seen.find((p) => p.stage?.name === "q")?.eta_s, 4, "q and r at p's 2 s each");
     const last = readProgress(h.dir)!;
     assert.equal(last.eta_s, 0, "nothing left after the last stage");
     assert.equal(last.done, 3);
