@@ -104,6 +104,20 @@ export function readLedger(runDir: string): LedgerEntry[] {
   return readJsonl<LedgerEntry>(file, { tolerateTornTail: true });
 }
 
+/**
+ * Whether spending `estimateUsd` more on top of `spentUsd` passes a cap (0 = no cap); a hair of
+ * tolerance so float sums of exactly-the-cap estimates are not refused. Already over the cap is over,
+ * whatever the estimate (a list of stages stops before the next one).
+ */
+export function overBudget(capUsd: number, spentUsd: number, estimateUsd: number): boolean {
+  return capUsd > 0 && spentUsd + Math.max(0, estimateUsd) > capUsd + 1e-12;
+}
+
+/** What is left of a cap for the next job's own cap (never 0, which means "no cap"); Infinity without one. */
+export function budgetLeftUsd(capUsd: number, spentUsd: number): number {
+  return capUsd > 0 ? Math.max(1e-9, capUsd - spentUsd) : Infinity;
+}
+
 export class CostLedger {
   readonly file: string;
   readonly prices: ModelPrices | null;
@@ -159,8 +173,7 @@ export class CostLedger {
   /** Throws BudgetExceededError when spending `estimateUsd` more would take the run over its cap. */
   ensureCanSpend(estimateUsd: number, what?: string): void {
     if (!this.hasCap || estimateUsd <= 0) return;
-    // A hair of tolerance so float sums of exactly-the-cap estimates are not refused.
-    if (this.spent + this.reserved + estimateUsd > this.budgetUsd + 1e-12) {
+    if (overBudget(this.budgetUsd, this.spent + this.reserved, estimateUsd)) {
       throw new BudgetExceededError(this.budgetUsd, this.spent + this.reserved, estimateUsd, what);
     }
   }

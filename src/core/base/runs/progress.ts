@@ -7,7 +7,7 @@
  *    "usd":0,"status":"running","started":"…","updated":"…","eta_s":80}
  *
  * A pipeline's own progress.json carries `stage` (i/n with its name) and the current stage's
- * progress under `current`.
+ * progress under `current`; its `eta_s` is the recipe engine's, for the whole list of stages.
  */
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -73,6 +73,7 @@ export class ProgressWriter {
   private readonly startedMs: number;
   private readonly doneAtStart: number;
   private lastWrite = 0;
+  private etaGiven = false;
   private state: Progress;
 
   constructor(
@@ -105,10 +106,12 @@ export class ProgressWriter {
   }
 
   /** New counts; written when enough time passed since the last write (or `force`). */
-  update(change: Partial<Pick<Progress, "done" | "planned" | "usd" | "stage" | "current" | "label">>, force = false): void {
+  update(change: Partial<Pick<Progress, "done" | "planned" | "usd" | "stage" | "current" | "label" | "eta_s">>, force = false): void {
     const nowMs = (this.options.now ?? Date.now)();
+    // A caller that knows better (the recipe engine: one ETA over its whole list of stages) gives eta_s itself.
+    if ("eta_s" in change) this.etaGiven = true;
     this.state = { ...this.state, ...change, updated: new Date(nowMs).toISOString() };
-    const eta = etaSeconds(this.state.done, this.state.planned, this.startedMs, nowMs, this.doneAtStart);
+    const eta = this.etaGiven && this.state.status === "running" ? this.state.eta_s : etaSeconds(this.state.done, this.state.planned, this.startedMs, nowMs, this.doneAtStart);
     if (eta === undefined) delete this.state.eta_s;
     else this.state.eta_s = eta;
     this.options.onUpdate?.(this.state);

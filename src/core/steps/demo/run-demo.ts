@@ -6,11 +6,9 @@
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadConfig } from "../../base/config";
-import { prepareData } from "../../envs/hotpotqa/prepare";
 import { UserError } from "../../base/errors";
 import { evalSplit, type EvalSplitResult } from "../eval/eval-split";
-import { buildIndex } from "../../base/search";
-import { generateSyntheticHotpot } from "../../envs/hotpotqa/synthetic-world";
+import { indexCorpus, prepareHotpot, writeSyntheticWorld } from "../recipe/stages";
 
 /** Marks a folder as made by `agent-lab demo`, so a rerun may replace what it wrote. */
 export const DEMO_MARKER = ".agent-lab-demo";
@@ -39,26 +37,20 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
   const step = (what: string) => o.log(`[${((Date.now() - started) / 1000).toFixed(1)}s] ${what}`);
 
   step("writing a synthetic multi-hop dataset (invented people, companies, towns) in HotpotQA's JSON shape");
-  const data = generateSyntheticHotpot({ seed: DEMO_SEED, train: o.trainQuestions ?? 300, dev: o.devQuestions ?? 700 });
-  const rawDir = join(o.dir, "hotpot");
-  mkdirSync(rawDir, { recursive: true });
-  const trainFile = join(rawDir, "synthetic_train.json");
-  const devFile = join(rawDir, "synthetic_dev_distractor.json");
-  writeFileSync(trainFile, JSON.stringify(data.train));
-  writeFileSync(devFile, JSON.stringify(data.dev));
+  const { trainFile, devFile } = writeSyntheticWorld(o.dir, { seed: DEMO_SEED, train: o.trainQuestions ?? 300, dev: o.devQuestions ?? 700, devFile: "synthetic_dev_distractor.json" });
 
   step("prepare: splits (test 500, val 200, train) and the paragraph corpus, as for HotpotQA");
   const workspace = o.dir;
   writeFileSync(join(workspace, "agent-lab.json"), JSON.stringify({ dataDir: "data", runsDir: "runs" }, null, 2) + "\n");
   const config = loadConfig(workspace, o.concurrency ? { concurrency: o.concurrency } : {});
   const dataDir = join(workspace, config.dataDir);
-  const prepared = await prepareData(dataDir, { trainFiles: [trainFile], devFiles: [devFile], source: `agent-lab demo synthetic dataset (seed ${DEMO_SEED})` });
+  const prepared = await prepareHotpot(dataDir, { trainFiles: [trainFile], devFiles: [devFile], source: `agent-lab demo synthetic dataset (seed ${DEMO_SEED})` });
   const c = prepared.counts;
   o.log(`  corpus ${c.corpus} paragraphs | train ${c.train} | val ${c.val} | test ${c.test}`);
 
   step("index: BM25 over the corpus");
   // One thread: the corpus is small, and the demo must not compete for a laptop's cores.
-  const index = await buildIndex(join(dataDir, "corpus.jsonl"), join(dataDir, "bm25"), { workers: 0 });
+  const index = await indexCorpus(dataDir, { workers: 0 });
   o.log(`  ${index.documents} paragraphs, ${index.terms} terms`);
 
   const common = {

@@ -20,30 +20,27 @@
  * Resumable: a finished phase is recorded in runs/<name>/phases.json and skipped; an unfinished one
  * resumes through its step's own resume. One writer per experiment (the record folder's lock).
  */
-import { requireLocalBackend, type StartLocalBackend } from "../../base/tinker/local-backend";
+import type { StartLocalBackend } from "../../base/tinker/local-backend";
 import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { ablate, loadAblationInputs } from "../ablate";
-import { loadTokenizerSource, offlineTokenizer, STAND_IN_TOKENIZER } from "../../base/chat";
+import { loadTokenizerSource, STAND_IN_TOKENIZER } from "../../base/chat";
 import { resolveCheckpointPath } from "../../base/checkpoints/registry";
 import { CONFIG_FILE, loadConfig, type AgentLabConfig } from "../../base/config";
 import { environmentByName } from "../../envs/registry";
 import type { EnvItem } from "../../harness/environment";
-import { generateSyntheticHotpot } from "../../envs/hotpotqa/synthetic-world";
-import { prepareData } from "../../envs/hotpotqa/prepare";
 import { UserError } from "../../base/errors";
-import { localBackendDir } from "../eval/backends";
 import { evalSplit } from "../eval/eval-split";
-import { readLedger } from "../../base/ledger";
+import { budgetLeftUsd, readLedger } from "../../base/ledger";
 import { OFFLINE_PROMPT } from "../pipeline/run-pipeline";
 import { readStepRewards, rewardTrend } from "../pipeline/reward-trend";
 import { pricedFor, rehearsalNote, rehearsalTarget } from "../pipeline/rehearsal-target";
-import { TeacherPolicy } from "../../envs/hotpotqa/teacher";
 import { sha256File, sha256Hex, type RunManifest } from "../../base/runs/manifest";
 import { ProgressWriter, type ProgressStatus } from "../../base/runs/progress";
 import { readJsonFile, readEpisodes, writeJsonAtomic } from "../../base/runs/run-files";
 import { openRunForWriting, runFile } from "../../base/runs/run-folder";
-import { buildIndex } from "../../base/search";
+import { Recipe, type StageRecord } from "../recipe/engine";
+import { indexCorpus, openLocalBackend, prepareHotpot, TEACHER_SFT, teacherPolicy, writeSyntheticWorld } from "../recipe/stages";
 import { collectSftData, sftFromRuns } from "../sft";
 import { type TaskRecord } from "../tasks/filter";
 import { TASKS_FILE, AUDIT_FILE } from "../../base/task-sets/files";
@@ -190,7 +187,7 @@ class Context {
   private readonly runsDir: string;
   private readonly dataDir: string;
   private local: { url: string; close(): Promise<void> } | undefined;
-  private readonly t0 = Date.now();
+  private readonly recipe: Recipe;
 
   constructor(
     private readonly o: RunExperimentOptions,
@@ -208,6 +205,26 @@ class Context {
   ) {
     this.runsDir = join(dir, config.runsDir);
     this.dataDir = join(dir, config.dataDir);
+    const cap = spec.budget_usd;
+    // The engine's record is phases.json's: a phase's runs are what it wrote.
+    const records: Record<string, StageRecord> = {};
+    for (const [name, p] of Object.entries(phases)) records[name] = { seconds: p.seconds, finished: p.finished, usd: p.usd, writes: p.runs };
+    this.recipe = new Recipe({
+      names: phaseNames,
+      log: o.log,
+      stepLog: (l) => l.split("\n").forEach((x) => o.log(`    ${x}`)),
+      signal: o.signal,
+      progress,
+      records,
+      save: (all) => {
+        for (const [name, r] of Object.entries(all)) phases[name] = { seconds: r.seconds, usd: r.usd ?? 0, runs: r.writes ?? [], finished: r.finished };
+        writeJsonAtomic(phasesFile, phases);
+      },
+      doneAtStart: phaseNames.filter((p) => phases[p]).length,
+      budget: { capUsd: cap, scope: "the whole experiment", keptIn: this.rel(phasesFile), noun: "phases" },
+      skipped: "done earlier, skipped",
+      finished: (name, _s, usd) => (usd > 0 ? `${name}: $${usd.toFixed(4)}; experiment total $${this.spent().toFixed(4)}${cap > 0 ? ` of $${cap.toFixed(2)}` : ""}` : undefined),
+    });
   }
 
   runName(...parts: string[]): string {
@@ -218,10 +235,6 @@ class Context {
     return relative(this.dir, p) || ".";
   }
 
-  private log(line: string): void {
-    this.o.log(`[${((Date.now() - this.t0) / 1000).toFixed(1)}s] ${line}`);
-  }
-
   /** What the finished phases spent (their runs' ledgers, as phases.json recorded them). */
   private spent(): number {
     return Object.values(this.phases).reduce((s, p) => s + p.usd, 0);
@@ -230,7 +243,7 @@ class Context {
   /** The settings a phase's steps run with: their own cap is what is left of the experiment's budget. */
   private stepConfig(): AgentLabConfig {
     const cap = this.spec.budget_usd;
-    return cap > 0 ? { ...this.config, budgetUsd: Math.max(1e-9, cap - this.spent()) } : this.config;
+    return cap > 0 ? { ...this.config, budgetUsd: budgetLeftUsd(cap, this.spent()) } : this.config;
   }
 
   /** An environment's data folder in this workspace. */
@@ -239,30 +252,12 @@ class Context {
   }
 
   /**
-   * Runs a phase unless phases.json says it finished; records its seconds and the spend of its runs.
-   * Refuses to start one whose estimate, added to what is spent, would pass the experiment's budget.
+   * Runs a phase unless phases.json says it finished (the recipe engine: its line, the budget check
+   * before it, progress, the record); records its seconds and the spend of its runs.
    */
   private async phase(name: string, runs: string[], work: () => Promise<void>): Promise<void> {
-    const i = this.phaseNames.indexOf(name) + 1;
-    if (this.phases[name]) {
-      this.log(`${i}/${this.phaseNames.length} ${name}: done earlier, skipped`);
-      return;
-    }
-    this.o.signal?.throwIfAborted();
-    const cap = this.spec.budget_usd;
-    const next = this.estimate.phases[name] ?? 0;
-    if (cap > 0 && this.spent() + next > cap) {
-      throw new UserError(`budget_usd $${cap.toFixed(2)} (the whole experiment): $${this.spent().toFixed(4)} spent so far and ${name} is estimated at up to $${next.toFixed(4)}; stopped before it (finished phases are kept in ${this.rel(this.phasesFile)})`);
-    }
-    this.progress.update({ label: name, stage: { index: i, count: this.phaseNames.length, name }, done: i - 1 }, true);
-    this.log(`${i}/${this.phaseNames.length} ${name}`);
-    const s = Date.now();
-    await work();
-    const usd = runs.reduce((sum, r) => sum + readLedger(join(this.runsDir, r)).reduce((t, e) => t + (Number(e.usd) || 0), 0), 0);
-    this.phases[name] = { seconds: (Date.now() - s) / 1000, usd, runs: runs.map((r) => this.rel(join(this.runsDir, r))), finished: new Date().toISOString() };
-    writeJsonAtomic(this.phasesFile, this.phases);
-    this.progress.update({ done: i, usd: this.spent() }, true);
-    if (usd > 0) this.log(`${name}: $${usd.toFixed(4)}; experiment total $${this.spent().toFixed(4)}${cap > 0 ? ` of $${cap.toFixed(2)}` : ""}`);
+    const spentUsd = () => runs.reduce((sum, r) => sum + readLedger(join(this.runsDir, r)).reduce((t, e) => t + (Number(e.usd) || 0), 0), 0);
+    await this.recipe.run({ name, writes: runs.map((r) => this.rel(join(this.runsDir, r))), isDone: () => Boolean(this.phases[name]), estimateUsd: this.estimate.phases[name] ?? 0, spentUsd, run: work });
   }
 
   private resume(name: string): boolean {
@@ -279,13 +274,9 @@ class Context {
     if (spec.world) {
       const w = spec.world;
       await this.phase("world", [], async () => {
-        const world = generateSyntheticHotpot({ seed: w.seed, train: w.train, dev: w.dev, style: "compact" });
-        const raw = join(this.dir, "hotpot");
-        mkdirSync(raw, { recursive: true });
-        writeFileSync(join(raw, "synthetic_train.json"), JSON.stringify(world.train));
-        writeFileSync(join(raw, "synthetic_dev.json"), JSON.stringify(world.dev));
-        await prepareData(this.dataDir, { trainFiles: [join(raw, "synthetic_train.json")], devFiles: [join(raw, "synthetic_dev.json")], source: `agent-lab experiment synthetic world (compact, seed ${w.seed})` }, stepLog);
-        await buildIndex(join(this.dataDir, "corpus.jsonl"), join(this.dataDir, "bm25"), { workers: 0 });
+        const world = writeSyntheticWorld(this.dir, { seed: w.seed, train: w.train, dev: w.dev, style: "compact" });
+        await prepareHotpot(this.dataDir, { trainFiles: [world.trainFile], devFiles: [world.devFile], source: `agent-lab experiment synthetic world (compact, seed ${w.seed})` }, stepLog);
+        await indexCorpus(this.dataDir, { workers: 0 });
       });
     }
     if (preparesData(spec)) {
@@ -296,7 +287,7 @@ class Context {
       });
     }
     if (spec.backend === "local") {
-      this.local = await requireLocalBackend(this.o.startLocalBackend, "experiment run")({ port: this.o.localPort ?? 0, dir: localBackendDir(this.dir), seed: 0 });
+      this.local = await openLocalBackend(this.o.startLocalBackend, "experiment run", this.dir, this.o.localPort);
     }
     try {
       const init = await this.init(stepLog);
@@ -342,8 +333,8 @@ class Context {
     await this.phase(dataPhase, produced ? [dataRun] : [], async () => {
       if (sft.data.kind === "teacher") {
         const r = await collectSftData({
-          workspaceDir: this.dir, config: this.stepConfig(), env, name: dataRun, questions: sft.data.questions, offset: 0, tries: 1, temperature: 0, minF1: 0.8, role: "teacher",
-          backend: this.backend(), policy: new TeacherPolicy(await offlineTokenizer("qwen3")), localBackendUrl: this.local?.url,
+          workspaceDir: this.dir, config: this.stepConfig(), env, name: dataRun, questions: sft.data.questions, offset: 0, ...TEACHER_SFT,
+          backend: this.backend(), policy: await teacherPolicy(), localBackendUrl: this.local?.url,
           resume: this.resume(dataRun), command: this.command(`${who} sft-data`), signal: this.o.signal, log: stepLog,
         });
         if (r.budgetStop) throw new UserError(`${who} sft-data stopped at the budget cap: ${r.budgetStop.message}`);

@@ -9,35 +9,32 @@
  * Every stage writes into the pipeline folder and is skipped when its outputs are complete, or
  * resumed when they are partial (each step's own resume), so rerunning the command continues.
  */
-import { requireLocalBackend, type StartLocalBackend } from "../../base/tinker/local-backend";
-import { existsSync, mkdirSync, readdirSync, renameSync, writeFileSync } from "node:fs";
+import type { LocalBackendHandle, StartLocalBackend } from "../../base/tinker/local-backend";
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join, relative } from "node:path";
 import { ablate, loadAblationInputs, renderAblationTable, renderMarkdownReport, type AblationReport } from "../ablate";
 import { ORIGIN_EXPECT } from "../ablate/compare-origin";
-import { loadTokenizerSource, offlineTokenizer } from "../../base/chat";
+import { loadTokenizerSource } from "../../base/chat";
 import { registryPath, resolveCheckpointPath } from "../../base/checkpoints/registry";
 import { reportEnvironment, SYNTHETIC_REPORT, SYNTHETIC_WORLD_SOURCE } from "../ablate/report-environment";
 import { HOTPOTQA_INFO } from "../../envs/catalog";
 import { CONFIG_FILE, loadConfig, mergeConfig, validateOverrides, type AgentLabConfig } from "../../base/config";
-import { generateSyntheticHotpot } from "../../envs/hotpotqa/synthetic-world";
-import { localBackendDir } from "../eval/backends";
-import { prepareData } from "../../envs/hotpotqa/prepare";
 import { readSplitsRecord } from "../../base/data/splits";
 import { UserError } from "../../base/errors";
 import { evalSplit } from "../eval/eval-split";
 import { readJsonFile, writeJsonAtomic } from "../../base/runs/run-files";
 import { lockRunFolder, runFile } from "../../base/runs/run-folder";
-import { ProgressWriter, type Progress, type ProgressStatus } from "../../base/runs/progress";
-import { buildIndex } from "../../base/search";
+import { ProgressWriter, type ProgressStatus } from "../../base/runs/progress";
 import { collectSftData } from "../sft";
 import { trainGrpo, trainSft } from "../train";
 import { ABLATION_FILE, planPipeline, renderPlan, REPORT_FILE, RUN_NAMES, STATE_FILE, type PipelinePlan, type StageName } from "./plan";
 import { pricedFor, rehearsalNote, rehearsalTarget, type RehearsalTarget } from "./rehearsal-target";
 import { readStepRewards, rewardTrend, renderTrend, type RewardTrend } from "./reward-trend";
 import { kindBreakdown, renderKindBreakdown, type KindRow } from "./by-kind";
-import { checkSettings, defaultSettings, type PipelineBackend, type PipelineSettings } from "./settings";
-import { TeacherPolicy } from "../../envs/hotpotqa/teacher";
+import { checkSettings, defaultSettings, PIPELINE_EVAL, type PipelineBackend, type PipelineSettings } from "./settings";
+import { Recipe, type Stage, type StageRecord } from "../recipe/engine";
+import { indexCorpus, openLocalBackend, prepareHotpot, teacherPolicy, worldFiles, writeFileAtomic, writeSyntheticWorld } from "../recipe/stages";
 
 /** Marks a folder as a pipeline's, so a rerun may continue in it. */
 export const PIPELINE_MARKER = ".agent-lab-pipeline";
@@ -93,7 +90,8 @@ export interface PipelineResult {
 interface PipelineState {
   format: 1;
   settings: PipelineSettings;
-  stages: Partial<Record<StageName, { seconds: number; finished: string }>>;
+  /** Per stage: seconds and when it finished (the engine's record adds what it wrote). */
+  stages: Partial<Record<StageName, StageRecord>>;
   /** 1/5/15-minute load averages when the last run started (cores: os.cpus()). */
   load?: number[];
 }
@@ -180,40 +178,17 @@ async function runStages(o: PipelineOptions, { started, settings, existing, conf
   const state: PipelineState = existing ?? { format: 1, settings, stages: {} };
   // Timings mean little without the machine's load: other work on a shared machine slows every stage.
   if (plan.stages.some((st) => st.status !== "done" && st.name !== "ablate")) state.load = loadavg();
-  const stageSeconds: Partial<Record<StageName, number>> = {};
-  const t0 = Date.now();
-  const at = () => `[${((Date.now() - t0) / 1000).toFixed(1)}s]`;
-  const done = new Set(plan.stages.filter((s) => s.status === "done").map((s) => s.name));
-  const stageList = plan.stages.map((s) => s.name);
-  // A stage's own progress (eval episodes, SFT or GRPO steps) nested in the pipeline's. Its first
-  // state ("step 0/60") is written at once, so the views show what the stage plans as it starts,
-  // even a stage shorter than the writer's interval.
-  const onProgress = (p: Progress) => {
-    const first = progress.current.current === undefined;
-    progress.update({ current: { label: p.label, unit: p.unit, done: p.done, planned: p.planned, usd: p.usd, ...(p.eta_s !== undefined ? { eta_s: p.eta_s } : {}) }, usd: spentBefore + p.usd }, first);
-  };
-  let spentBefore = 0;
-  const stage = async (name: StageName, work: () => Promise<void>) => {
-    const n = stageList.indexOf(name) + 1;
-    if (done.has(name)) {
-      log(`${at()} ${n}/${stageList.length} ${name}: outputs complete, skipped`);
-      return;
-    }
-    o.signal?.throwIfAborted();
-    spentBefore = progress.current.usd;
-    progress.update({ label: STAGE_LABELS[name], stage: { index: n, count: stageList.length, name }, current: undefined, done: n - 1 }, true);
-    const partial = plan.stages.find((s) => s.name === name)?.status === "partial";
-    log(`${at()} ${n}/${stageList.length} ${name}${partial ? " (resuming)" : ""}: ${plan.stages[n - 1].what}`);
-    const s0 = Date.now();
-    await work();
-    const seconds = (Date.now() - s0) / 1000;
-    stageSeconds[name] = seconds;
-    state.stages[name] = { seconds, finished: new Date().toISOString() };
-    writeJsonAtomic(join(o.dir, STATE_FILE), state);
-    done.add(name);
-    progress.update({ done: done.size, current: undefined }, true);
-    log(`${at()} ${name} done in ${seconds.toFixed(1)}s`);
-  };
+  const stepLog = (line: string) => line.split("\n").forEach((l) => log(`    ${l}`));
+  const recipe = new Recipe({
+    names: plan.stages.map((st) => st.name),
+    log,
+    stepLog,
+    signal: o.signal,
+    progress,
+    records: state.stages as Record<string, StageRecord>,
+    save: () => writeJsonAtomic(join(o.dir, STATE_FILE), state),
+    doneAtStart: plan.stages.filter((st) => st.status === "done").length,
+  });
 
   const runsDir = join(o.dir, config.runsDir);
   const dataDir = join(o.dir, config.dataDir);
@@ -221,88 +196,98 @@ async function runStages(o: PipelineOptions, { started, settings, existing, conf
   // A rehearsal's stand-in: every step loads it, checks the SFT data against it and records it.
   const tokenizer = s.rehearsal?.tokenizer;
   const command = (what: string) => ["agent-lab", "pipeline", `(${what})`];
-  const stepLog = (line: string) => line.split("\n").forEach((l) => log(`    ${l}`));
+  const backend = s.backend === "local" ? "local" : "tinker";
+  const runDir = (name: string) => join(runsDir, name);
+  const resume = (name: string) => existsSync(runFile(runDir(name), "manifest"));
+  let local: LocalBackendHandle | undefined;
+
+  /** What each stage reads, for the record (what it writes is the plan's). */
+  const data = (f: string) => `${config.dataDir}/${f}`;
+  const run = (name: string) => `${config.runsDir}/${name}/`;
+  const evals = [RUN_NAMES.base, RUN_NAMES.closedBook, RUN_NAMES.sftEval, RUN_NAMES.grpoEval].map(run);
+  const reads: Record<StageName, string[]> = {
+    world: [],
+    prepare: s.data.source === "synthetic" ? [`hotpot/synthetic_train.json`, `hotpot/synthetic_dev.json`] : s.data.source === "files" ? [...s.data.train, ...s.data.dev] : ["(hub cache)"],
+    index: [data("corpus.jsonl")],
+    "eval-closed-book": [data("val.jsonl")],
+    "eval-base": [data("val.jsonl"), data("bm25/")],
+    "sft-data": [data("train.jsonl"), data("bm25/")],
+    "train-sft": [`${run(RUN_NAMES.sftData)}sft.jsonl`],
+    "eval-sft": [data("val.jsonl"), data("bm25/"), `checkpoint ${RUN_NAMES.sft}-e${s.sft.epochs}`],
+    "train-grpo": [data("train.jsonl"), data("bm25/"), `checkpoint ${RUN_NAMES.sft}-e${s.sft.epochs}`],
+    "eval-grpo": [data("val.jsonl"), data("bm25/"), `checkpoint ${RUN_NAMES.grpo}-s${s.grpo.steps}`],
+    ablate: [...evals, `${run(RUN_NAMES.grpo)}metrics.jsonl`],
+  };
+  /** The plan's stage as the engine runs it: its line, inputs, outputs and status from the plan. */
+  const stage = (name: StageName, work: Stage["run"]): Stage => {
+    const p = plan.stages.find((st) => st.name === name)!;
+    return { name, label: STAGE_LABELS[name], what: p.what, reads: reads[name], writes: p.outputs, estimateUsd: p.usd, isDone: () => p.status === "done", isPartial: () => p.status === "partial", run: work };
+  };
 
   let hubFiles: { train: string[]; dev: string[]; description: string } | undefined;
-  await stage("world", async () => {
+  const world = stage("world", async (ctx) => {
     if (s.data.source === "synthetic") {
-      const world = generateSyntheticHotpot({ seed: s.data.seed, train: s.data.train, dev: s.data.dev, style: "compact" });
-      mkdirSync(join(o.dir, "hotpot"), { recursive: true });
-      writeFileAtomic(join(o.dir, "hotpot", "synthetic_train.json"), JSON.stringify(world.train));
-      writeFileAtomic(join(o.dir, "hotpot", "synthetic_dev.json"), JSON.stringify(world.dev));
-      stepLog(`${world.train.length} train and ${world.dev.length} dev questions`);
+      const w = writeSyntheticWorld(o.dir, { seed: s.data.seed, train: s.data.train, dev: s.data.dev, style: "compact" });
+      ctx.log(`${w.train} train and ${w.dev} dev questions`);
     } else if (s.data.source === "files") {
-      stepLog(`HotpotQA records from local files: train ${s.data.train.join(", ")}; dev ${s.data.dev.join(", ")}`);
+      ctx.log(`HotpotQA records from local files: train ${s.data.train.join(", ")}; dev ${s.data.dev.join(", ")}`);
     } else {
       const { downloadHotpotQA } = await import("../../base/data/hub");
-      hubFiles = await downloadHotpotQA({ log: stepLog });
+      hubFiles = await downloadHotpotQA({ log: ctx.log });
     }
   });
-  await stage("prepare", async () => {
+  const prepare = stage("prepare", async (ctx) => {
     let input;
     if (s.data.source === "synthetic") {
-      const raw = join(o.dir, "hotpot");
-      input = { trainFiles: [join(raw, "synthetic_train.json")], devFiles: [join(raw, "synthetic_dev.json")], source: `${SYNTHETIC_WORLD_SOURCE} (compact, seed ${s.data.seed})` };
+      const f = worldFiles(o.dir, {});
+      input = { trainFiles: [f.trainFile], devFiles: [f.devFile], source: `${SYNTHETIC_WORLD_SOURCE} (compact, seed ${s.data.seed})` };
     } else if (s.data.source === "files") {
       // The same reader and source line as `agent-lab prepare --train … --dev …`.
       input = { trainFiles: s.data.train, devFiles: s.data.dev, source: `local files: train ${s.data.train.join(", ")}; dev ${s.data.dev.join(", ")}` };
     } else {
-      hubFiles ??= await (await import("../../base/data/hub")).downloadHotpotQA({ log: stepLog });
+      hubFiles ??= await (await import("../../base/data/hub")).downloadHotpotQA({ log: ctx.log });
       input = { trainFiles: hubFiles.train, devFiles: hubFiles.dev, source: hubFiles.description };
     }
-    const r = await prepareData(dataDir, input, stepLog, { sizes: s.splits });
-    for (const remark of r.notes) stepLog(`note: ${remark}`);
-    stepLog(`corpus ${r.counts.corpus} paragraphs | train ${r.counts.train} | val ${r.counts.val} | test ${r.counts.test}`);
+    const r = await prepareHotpot(dataDir, input, ctx.log, s.splits);
+    for (const remark of r.notes) ctx.log(`note: ${remark}`);
+    ctx.log(`corpus ${r.counts.corpus} paragraphs | train ${r.counts.train} | val ${r.counts.val} | test ${r.counts.test}`);
   });
-  // Every eval runs on val: an empty one (a small dev set at the recipe's split sizes) is said now, not as an empty table.
-  const counts = readSplitsRecord(dataDir).counts;
-  if (counts.val === 0) {
-    throw new UserError(
-      `${join(dataDir, "val.jsonl")} is empty: the dev records fill only the test split (${counts.test} questions); ` +
-        `give the whole dev set, or rehearse with --rehearse, whose split sizes fit a few hundred dev questions`,
-    );
-  }
-  await stage("index", async () => {
+  const index = stage("index", async (ctx) => {
     // The offline corpus is small: one thread leaves the other cores to the rest of the machine.
-    const r = await buildIndex(join(dataDir, "corpus.jsonl"), join(dataDir, "bm25"), s.backend === "local" || s.rehearsal ? { workers: 0 } : {});
-    stepLog(`${r.documents} paragraphs, ${r.terms} terms`);
+    const r = await indexCorpus(dataDir, s.backend === "local" || s.rehearsal ? { workers: 0 } : {});
+    ctx.log(`${r.documents} paragraphs, ${r.terms} terms`);
   });
 
-  const local =
-    s.backend === "local"
-      ? await requireLocalBackend(o.startLocalBackend, "pipeline")({ port: o.localPort ?? 0, dir: localBackendDir(o.dir), seed: 0 })
-      : undefined;
-  if (local) log(`${local.started ? "started" : "using"} the local backend at ${local.url}`);
-  try {
-    const backend = s.backend === "local" ? "local" : "tinker";
-    const runDir = (name: string) => join(runsDir, name);
-    const evalRun = (name: string, closedBook: boolean, checkpoint?: string) =>
+  const evalStage = (name: StageName, run: string, closedBook: boolean, checkpoint?: () => string) =>
+    stage(name, (ctx) =>
       evalSplit({
         workspaceDir: o.dir,
         config,
-        name,
-        split: "val",
+        name: run,
+        split: PIPELINE_EVAL.split,
         closedBook,
         limit: s.evalLimit,
-        resume: existsSync(runFile(runDir(name), "manifest")),
-        temperature: 0,
+        resume: resume(run),
+        temperature: PIPELINE_EVAL.temperature,
         promptFile: closedBook && s.offlinePrompts ? OFFLINE_CLOSED_BOOK_PROMPT : undefined,
         backend,
-        checkpoint,
+        checkpoint: checkpoint?.(),
         tokenizer,
         localBackendUrl: local?.url,
-        command: command(`eval ${name}`),
-        signal: o.signal,
-        log: stepLog,
-        onProgress,
+        command: command(`eval ${run}`),
+        signal: ctx.signal,
+        log: ctx.log,
+        onProgress: ctx.onProgress,
       }).then((r) => {
-        if (o.signal?.aborted) throw interrupted();
-        stepLog(`F1 ${r.summary.f1.toFixed(3)}  EM ${r.summary.em.toFixed(3)}  searches/q ${r.summary.searches_per_q.toFixed(2)}  ends ${JSON.stringify(r.summary.ends)}`);
-      });
-
-    await stage("eval-closed-book", () => evalRun(RUN_NAMES.closedBook, true));
-    await stage("eval-base", () => evalRun(RUN_NAMES.base, false));
-    await stage("sft-data", async () => {
+        if (ctx.signal?.aborted) throw interrupted();
+        ctx.log(`F1 ${r.summary.f1.toFixed(3)}  EM ${r.summary.em.toFixed(3)}  searches/q ${r.summary.searches_per_q.toFixed(2)}  ends ${JSON.stringify(r.summary.ends)}`);
+      }),
+    );
+  const sftCheckpoint = `${RUN_NAMES.sft}-e${s.sft.epochs}`;
+  const training: Stage[] = [
+    evalStage("eval-closed-book", RUN_NAMES.closedBook, true),
+    evalStage("eval-base", RUN_NAMES.base, false),
+    stage("sft-data", async (ctx) => {
       const r = await collectSftData({
         workspaceDir: o.dir,
         config,
@@ -316,19 +301,19 @@ async function runStages(o: PipelineOptions, { started, settings, existing, conf
         role: s.sftData.role,
         tokenizer,
         backend,
-        policy: s.sftData.role === "teacher" ? new TeacherPolicy(await offlineTokenizer("qwen3")) : undefined,
+        policy: s.sftData.role === "teacher" ? await teacherPolicy() : undefined,
         localBackendUrl: local?.url,
-        resume: existsSync(runFile(runDir(RUN_NAMES.sftData), "manifest")),
+        resume: resume(RUN_NAMES.sftData),
         command: command("sft-data"),
-        signal: o.signal,
-        log: stepLog,
-        onProgress,
+        signal: ctx.signal,
+        log: ctx.log,
+        onProgress: ctx.onProgress,
       });
       if (r.budgetStop) throw new UserError(`sft-data stopped at the budget cap: ${r.budgetStop.message}`);
-      if (o.signal?.aborted) throw interrupted();
-      stepLog(r.finalLine);
-    });
-    await stage("train-sft", async () => {
+      if (ctx.signal?.aborted) throw interrupted();
+      ctx.log(r.finalLine);
+    }),
+    stage("train-sft", async (ctx) => {
       const r = await trainSft({
         workspaceDir: o.dir,
         config,
@@ -339,19 +324,18 @@ async function runStages(o: PipelineOptions, { started, settings, existing, conf
         lr: s.sft.lr,
         seed: 0,
         tokenizer,
-        resume: existsSync(runFile(runDir(RUN_NAMES.sft), "manifest")),
+        resume: resume(RUN_NAMES.sft),
         backend,
         baseUrl: local?.url,
         command: command("train-sft"),
-        signal: o.signal,
-        log: stepLog,
-        onProgress,
+        signal: ctx.signal,
+        log: ctx.log,
+        onProgress: ctx.onProgress,
       });
       if (r.status !== "done") throw interrupted();
-    });
-    const sftCheckpoint = `${RUN_NAMES.sft}-e${s.sft.epochs}`;
-    await stage("eval-sft", () => evalRun(RUN_NAMES.sftEval, false, resolveCheckpointPath(runsDir, sftCheckpoint, "sampler")));
-    await stage("train-grpo", async () => {
+    }),
+    evalStage("eval-sft", RUN_NAMES.sftEval, false, () => resolveCheckpointPath(runsDir, sftCheckpoint, "sampler")),
+    stage("train-grpo", async (ctx) => {
       const r = await trainGrpo({
         workspaceDir: o.dir,
         config,
@@ -367,24 +351,21 @@ async function runStages(o: PipelineOptions, { started, settings, existing, conf
         offset: s.sftData.questions,
         saveEvery: s.grpo.saveEvery,
         tokenizerSource: tokenizer,
-        resume: existsSync(runFile(runDir(RUN_NAMES.grpo), "manifest")),
+        resume: resume(RUN_NAMES.grpo),
         backend,
         baseUrl: local?.url,
         command: command("train-grpo"),
-        signal: o.signal,
-        log: stepLog,
-        onProgress,
+        signal: ctx.signal,
+        log: ctx.log,
+        onProgress: ctx.onProgress,
       });
       if (r.status === "interrupted") throw interrupted();
       if (r.status !== "done") throw new UserError(`train-grpo stopped (${r.status})${r.message ? `: ${r.message}` : ""}`);
-    });
-    await stage("eval-grpo", () => evalRun(RUN_NAMES.grpoEval, false, resolveCheckpointPath(runsDir, `${RUN_NAMES.grpo}-s${s.grpo.steps}`, "sampler")));
-  } finally {
-    await local?.close();
-  }
+    }),
+    evalStage("eval-grpo", RUN_NAMES.grpoEval, false, () => resolveCheckpointPath(runsDir, `${RUN_NAMES.grpo}-s${s.grpo.steps}`, "sampler")),
+  ];
 
   // The comparison is cheap and always redone, so every run prints the table.
-  const result: PipelineResult = { plan, seconds: 0, stageSeconds };
   const labels = ["base", "closed-book", "SFT", "GRPO"];
   const dirs = [RUN_NAMES.base, RUN_NAMES.closedBook, RUN_NAMES.sftEval, RUN_NAMES.grpoEval].map((n) => join(runsDir, n));
   // Each comparison differs from base in the thing under test: the checkpoint, or search itself.
@@ -392,14 +373,35 @@ async function runStages(o: PipelineOptions, { started, settings, existing, conf
   let report!: AblationReport;
   let grpoVsSft!: AblationReport;
   let trend!: RewardTrend;
-  // The question kinds are the synthetic world's templates; HotpotQA's questions have none.
-  const byKind = s.data.source === "synthetic" ? kindBreakdown(dirs[2], dirs[3]) : undefined;
-  await stage("ablate", async () => {
+  const ablateStage = stage("ablate", async () => {
     report = ablate(loadAblationInputs(dirs), { resamples: o.resamples, expect });
     grpoVsSft = ablate(loadAblationInputs([dirs[2], dirs[3]]), { resamples: o.resamples, expect });
     trend = rewardTrend(readStepRewards(runFile(join(runsDir, RUN_NAMES.grpo), "metrics")));
     writeJsonAtomic(join(o.dir, ABLATION_FILE), report);
   });
+  const all = [world, prepare, index, ...training, ablateStage];
+
+  await recipe.run(world, all);
+  await recipe.run(prepare, all);
+  // Every eval runs on val: an empty one (a small dev set at the recipe's split sizes) is said now, not as an empty table.
+  const counts = readSplitsRecord(dataDir).counts;
+  if (counts.val === 0) {
+    throw new UserError(
+      `${join(dataDir, "val.jsonl")} is empty: the dev records fill only the test split (${counts.test} questions); ` +
+        `give the whole dev set, or rehearse with --rehearse, whose split sizes fit a few hundred dev questions`,
+    );
+  }
+  await recipe.run(index, all);
+  local = s.backend === "local" ? await openLocalBackend(o.startLocalBackend, "pipeline", o.dir, o.localPort) : undefined;
+  if (local) log(`${local.started ? "started" : "using"} the local backend at ${local.url}`);
+  try {
+    for (const st of training) await recipe.run(st, all);
+  } finally {
+    await local?.close();
+  }
+  // The question kinds are the synthetic world's templates; HotpotQA's questions have none.
+  const byKind = s.data.source === "synthetic" ? kindBreakdown(dirs[2], dirs[3]) : undefined;
+  await recipe.run(ablateStage, all);
   writeFileAtomic(join(o.dir, REPORT_FILE), renderReport({ o, settings, report, grpoVsSft, trend, byKind, labels, state, note }));
   const table = renderAblationTable(report);
   log("");
@@ -411,14 +413,9 @@ async function runStages(o: PipelineOptions, { started, settings, existing, conf
   if (o.backend === "local") log(`\n${LOCAL_STAND_IN_NOTE}`);
   if (note) log(`\n${note}`);
   log(`\nreport: ${join(o.dir, REPORT_FILE)}  (full comparison: ${join(o.dir, ABLATION_FILE)})`);
-  result.report = report;
-  result.grpoVsSft = grpoVsSft;
-  result.trend = trend;
-  result.byKind = byKind;
-  result.table = table;
-  result.seconds = (Date.now() - started) / 1000;
-  log(`pipeline finished in ${result.seconds.toFixed(1)}s`);
-  return result;
+  const seconds = (Date.now() - started) / 1000;
+  log(`pipeline finished in ${seconds.toFixed(1)}s`);
+  return { plan, report, grpoVsSft, trend, byKind, table, seconds, stageSeconds: recipe.secondsHere as Partial<Record<StageName, number>> };
 }
 
 function interrupted(): UserError {
@@ -485,12 +482,6 @@ async function confirmSpending(plan: PipelinePlan, o: PipelineOptions, target: R
   const question = `This spends up to ≈ $${plan.remainingUsd.toFixed(2)} on Tinker. Continue? [y/N] `;
   if (!o.confirm) throw new UserError(`this run would spend up to ≈ $${plan.remainingUsd.toFixed(2)} on Tinker; pass --yes to confirm without a prompt`);
   if (!(await o.confirm(question))) throw new UserError("stopped before spending anything");
-}
-
-function writeFileAtomic(file: string, text: string): void {
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, text);
-  renameSync(tmp, file);
 }
 
 interface ReportParts {

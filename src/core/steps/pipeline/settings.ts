@@ -77,6 +77,43 @@ export const TINKER_SETTINGS: Readonly<PipelineSettings> = Object.freeze({
   grpo: { steps: 30, questions: 32, group: 8, lr: 4e-5, temperature: 1, saveEvery: 10, seed: 0 },
 } as PipelineSettings);
 
+/** How the pipeline evaluates every checkpoint: greedy on val (the eval step's defaults). */
+export const PIPELINE_EVAL = Object.freeze({ split: "val" as const, temperature: 0 });
+
+/**
+ * Which setting is which step's flag (step name, flag name). The recipe's sizes (TINKER_SETTINGS)
+ * are the steps' defaults: a test fails when one differs from its flag's default in the step specs
+ * (catalog.ts), so the pipeline and `agent-lab train-grpo` with no flags run the same recipe.
+ */
+export const SETTING_FLAGS: Readonly<Record<string, readonly [step: string, flag: string]>> = Object.freeze({
+  "sftData.questions": ["sft-data", "questions"],
+  "sftData.tries": ["sft-data", "tries"],
+  "sftData.temperature": ["sft-data", "temperature"],
+  "sftData.minF1": ["sft-data", "min-f1"],
+  "sft.epochs": ["train-sft", "epochs"],
+  "sft.batch": ["train-sft", "batch"],
+  "sft.lr": ["train-sft", "lr"],
+  "grpo.steps": ["train-grpo", "steps"],
+  "grpo.questions": ["train-grpo", "questions"],
+  "grpo.group": ["train-grpo", "group"],
+  "grpo.lr": ["train-grpo", "lr"],
+  "grpo.temperature": ["train-grpo", "temperature"],
+  "grpo.saveEvery": ["train-grpo", "save-every"],
+  "grpo.seed": ["train-grpo", "seed"],
+});
+
+/**
+ * The one place the offline pipeline departs from the steps' defaults on purpose: a tiny CPU model
+ * on a small invented world, taught by a scripted teacher (greedy, one try), trained with larger
+ * learning rates over smaller batches. Every other mapped setting of LOCAL_SETTINGS equals its flag's
+ * default (the same test holds this list exact: an entry that no longer differs is refused too).
+ */
+export const LOCAL_OWN_SIZES: readonly string[] = Object.freeze([
+  "sftData.questions", "sftData.tries", "sftData.temperature",
+  "sft.epochs", "sft.batch", "sft.lr",
+  "grpo.steps", "grpo.group", "grpo.lr",
+]);
+
 export type PipelineSize = (typeof PIPELINE_SIZES)[number];
 
 /**

@@ -1,0 +1,191 @@
+/**
+ * One recipe engine: the pipeline, an experiment and the demo run their stages through it instead
+ * of each keeping its own skip/resume/progress/budget loop.
+ *
+ * A stage declares what it reads and writes (for the record), how it knows it is complete
+ * (`isDone`, through the run-folder API), whether it is half done (`isPartial`: its step resumes),
+ * what it may spend (`estimateUsd`, its step spec's estimate; 0 for free stages) and `run(ctx)`.
+ * The engine, per stage in order: skips a done one; stops on the signal (after the current stage,
+ * throwing the abort); refuses one whose estimate would take the spend past the budget (one line);
+ * runs it with the budget left as its own cap; records inputs, outputs, seconds and when it
+ * finished; and keeps progress.json current: stage i/n, the stage's own step n/N under `current`,
+ * and one ETA (`eta_s`) for the whole list from the stages' estimates and the rates measured so far.
+ */
+import { budgetLeftUsd, overBudget } from "../../base/ledger";
+import type { ProgressWriter, UnitProgress } from "../../base/runs/progress";
+import { UserError } from "../../base/errors";
+
+/** What a running stage is given. */
+export interface StageContext {
+  /** The stage's own lines (the driver's step log: indented under the stage's line). */
+  log: (line: string) => void;
+  signal?: AbortSignal;
+  /** The stage's own progress (eval episodes, SFT or GRPO steps), nested in the list's. */
+  onProgress: (p: UnitProgress) => void;
+  /** USD left under the budget for this stage (its step's own cap); Infinity without a budget. */
+  budgetLeftUsd: number;
+}
+
+export interface Stage {
+  name: string;
+  /** What the progress line calls it (default: the name). */
+  label?: string;
+  /** One line said as it starts: what it does, with its size. */
+  what?: string;
+  /** Paths or run names it reads and writes (for the record). */
+  reads?: string[];
+  writes?: string[];
+  /** Complete: skipped. */
+  isDone(): boolean;
+  /** Started and not finished: its step resumes (said on its line). */
+  isPartial?(): boolean;
+  /** Upper bound of what it may spend (USD); 0 or absent for a free stage. */
+  estimateUsd?: number;
+  /** Expected seconds, for the list's ETA (absent: the last recorded run's, else the pace so far). */
+  estimateSeconds?: number;
+  /** What its runs spent once it finished (their ledgers); absent = nothing counted. */
+  spentUsd?(): number;
+  run(ctx: StageContext): Promise<void>;
+}
+
+/** One finished stage, as the record keeps it. */
+export interface StageRecord {
+  seconds: number;
+  finished: string;
+  usd?: number;
+  reads?: string[];
+  writes?: string[];
+}
+
+export interface BudgetOptions {
+  /** The cap for the whole list (USD); 0 = none. */
+  capUsd: number;
+  /** The refusal's words: whose cap it is and where the finished stages are kept. */
+  scope: string;
+  keptIn: string;
+  /** What the list calls its stages in the refusal (default "stages"). */
+  noun?: string;
+}
+
+export interface RecipeOptions {
+  /** Every stage of the list in order, by name (for i/n; a driver may run them one call at a time). */
+  names: string[];
+  log: (line: string) => void;
+  signal?: AbortSignal;
+  progress: ProgressWriter;
+  /** Stages finished in earlier runs (read from the driver's record file); the engine adds to it. */
+  records: Record<string, StageRecord>;
+  /** Persists the record after each stage (the driver's file shape). */
+  save: (records: Record<string, StageRecord>) => void;
+  /** Stages already complete when the list started (progress `done`). */
+  doneAtStart: number;
+  budget?: BudgetOptions;
+  /** The stage's own lines (default: the list's log). */
+  stepLog?: (line: string) => void;
+  /** What the skip line says after the name (default the pipeline's). */
+  skipped?: string;
+  /** The line after a stage (default the pipeline's "NAME done in Xs"); undefined prints none. */
+  finished?: (name: string, seconds: number, usd: number) => string | undefined;
+  now?: () => number;
+}
+
+export const SKIPPED = "outputs complete, skipped";
+
+/** The one-line refusal before a stage whose estimate would pass the budget. */
+export function budgetRefusal(b: BudgetOptions, spentUsd: number, stage: string, estimateUsd: number): string {
+  return `budget_usd $${b.capUsd.toFixed(2)} (${b.scope}): $${spentUsd.toFixed(4)} spent so far and ${stage} is estimated at up to $${estimateUsd.toFixed(4)}; stopped before it (finished ${b.noun ?? "stages"} are kept in ${b.keptIn})`;
+}
+
+export class Recipe {
+  private readonly t0: number;
+  private readonly now: () => number;
+  private finishedHere = 0;
+  private measured: number[] = [];
+  private spentBeforeStage = 0;
+  /** Seconds of each stage this process ran. */
+  readonly secondsHere: Record<string, number> = {};
+
+  constructor(private readonly o: RecipeOptions) {
+    this.now = o.now ?? Date.now;
+    this.t0 = this.now();
+  }
+
+  /** "[12.3s]": seconds since the list started, the prefix of every line the engine says. */
+  at(): string {
+    return `[${((this.now() - this.t0) / 1000).toFixed(1)}s]`;
+  }
+
+  /** What the finished stages spent (their records). */
+  spent(): number {
+    return Object.values(this.o.records).reduce((s, r) => s + (r.usd ?? 0), 0);
+  }
+
+  /** Runs every stage in order. */
+  async runAll(stages: Stage[]): Promise<void> {
+    for (const st of stages) await this.run(st, stages);
+  }
+
+  /**
+   * Runs one stage of the list unless it is done. `known` (the whole list, when the driver has it)
+   * feeds the ETA with the later stages' estimates; without it the ETA counts the names left that
+   * have no record yet, at their recorded or the measured pace.
+   */
+  async run(st: Stage, known: Stage[] = []): Promise<void> {
+    const { names, log, progress } = this.o;
+    const n = names.indexOf(st.name) + 1;
+    if (n === 0) throw new Error(`stage ${st.name} is not in the list ${names.join(", ")}`);
+    if (st.isDone()) {
+      log(`${this.at()} ${n}/${names.length} ${st.name}: ${this.o.skipped ?? SKIPPED}`);
+      return;
+    }
+    this.o.signal?.throwIfAborted();
+    const b = this.o.budget;
+    const estimate = st.estimateUsd ?? 0;
+    if (b && overBudget(b.capUsd, this.spent(), estimate)) throw new UserError(budgetRefusal(b, this.spent(), st.name, estimate));
+    const later: Pick<Stage, "name" | "estimateSeconds">[] = known.length
+      ? known.slice(known.indexOf(st) + 1).filter((x) => !x.isDone())
+      : names.slice(n).filter((name) => !this.o.records[name]).map((name) => ({ name }));
+    const stageStart = this.now();
+    const etaAfter = () => later.reduce<number | undefined>((t, x) => (t === undefined ? t : add(t, this.secondsOf(x))), 0);
+    const eta = (current: number | undefined) => add(current, etaAfter());
+    this.spentBeforeStage = progress.current.usd;
+    progress.update({ label: st.label ?? st.name, stage: { index: n, count: names.length, name: st.name }, current: undefined, done: n - 1, eta_s: eta(this.secondsOf(st)) }, true);
+    log(`${this.at()} ${n}/${names.length} ${st.name}${st.isPartial?.() ? " (resuming)" : ""}${st.what ? `: ${st.what}` : ""}`);
+    // A stage's first state ("step 0/60") is written at once, so the views show what it plans as it starts.
+    const onProgress = (p: UnitProgress) => {
+      const first = progress.current.current === undefined;
+      const current: UnitProgress = { label: p.label, unit: p.unit, done: p.done, planned: p.planned, usd: p.usd, ...(p.eta_s !== undefined ? { eta_s: p.eta_s } : {}) };
+      const own = p.eta_s ?? remaining(this.secondsOf(st), (this.now() - stageStart) / 1000);
+      progress.update({ current, usd: this.spentBeforeStage + p.usd, eta_s: eta(own) }, first);
+    };
+    const budgetLeft = b ? budgetLeftUsd(b.capUsd, this.spent()) : Infinity;
+    await st.run({ log: this.o.stepLog ?? log, signal: this.o.signal, onProgress, budgetLeftUsd: budgetLeft });
+    const seconds = (this.now() - stageStart) / 1000;
+    const usd = st.spentUsd?.();
+    this.o.records[st.name] = {
+      seconds,
+      finished: new Date(this.now()).toISOString(),
+      ...(usd !== undefined ? { usd } : {}),
+      ...(st.reads ? { reads: st.reads } : {}),
+      ...(st.writes ? { writes: st.writes } : {}),
+    };
+    this.o.save(this.o.records);
+    this.measured.push(seconds);
+    this.secondsHere[st.name] = seconds;
+    this.finishedHere++;
+    progress.update({ done: this.o.doneAtStart + this.finishedHere, current: undefined, ...(usd !== undefined ? { usd: this.spent() } : {}), eta_s: etaAfter() }, true);
+    const line = (this.o.finished ?? ((name, s) => `${name} done in ${s.toFixed(1)}s`))(st.name, seconds, usd ?? 0);
+    if (line !== undefined) log(`${this.at()} ${line}`);
+  }
+
+  /** A stage's expected seconds: its estimate, else its last recorded run, else the mean measured here. */
+  private secondsOf(st: Pick<Stage, "name" | "estimateSeconds">): number | undefined {
+    if (st.estimateSeconds !== undefined) return st.estimateSeconds;
+    const before = this.o.records[st.name]?.seconds;
+    if (before !== undefined) return before;
+    return this.measured.length ? this.measured.reduce((a, x) => a + x, 0) / this.measured.length : undefined;
+  }
+}
+
+const add = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? undefined : Math.round(a + b));
+const remaining = (expected: number | undefined, ran: number) => (expected === undefined ? undefined : Math.max(0, expected - ran));
