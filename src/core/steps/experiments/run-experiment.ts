@@ -196,9 +196,9 @@ class Context {
     private readonly config: AgentLabConfig,
     private readonly recordDir: string,
     private readonly phases: Record<string, PhaseRecord>,
-    private readonly phasesFile: string,
-    private readonly progress: ProgressWriter,
-    private readonly phaseNames: string[],
+    phasesFile: string,
+    progress: ProgressWriter,
+    phaseNames: string[],
     private readonly estimate: ExperimentEstimate,
     /** A rehearsal's stand-in tokenizer, used and recorded by every phase. */
     private readonly tokenizer: string | undefined,
