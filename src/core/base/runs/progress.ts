@@ -9,8 +9,9 @@
  * A pipeline's own progress.json carries `stage` (i/n with its name) and the current stage's
  * progress under `current`.
  */
-import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { writeJsonAtomic } from "../util/atomic-write";
 
 export const PROGRESS_FILE = "progress.json";
 export const PROGRESS_FORMAT = 1;
@@ -123,9 +124,7 @@ export class ProgressWriter {
 
   private flush(nowMs: number): void {
     this.lastWrite = nowMs;
-    const tmp = `${this.file}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify(this.state) + "\n");
-    renameSync(tmp, this.file);
+    writeJsonAtomic(this.file, this.state, 0);
   }
 }
 

@@ -41,7 +41,8 @@ import { pricedFor, rehearsalNote, rehearsalTarget } from "../pipeline/rehearsal
 import { TeacherPolicy } from "../../envs/hotpotqa/teacher";
 import { sha256File, sha256Hex, type RunManifest } from "../../base/runs/manifest";
 import { ProgressWriter, type ProgressStatus } from "../../base/runs/progress";
-import { readJsonFile, readEpisodes, writeJsonAtomic } from "../../base/runs/run-files";
+import { readJsonFile, readEpisodes } from "../../base/runs/run-files";
+import { writeJsonAtomic } from "../../base/util/atomic-write";
 import { openRunForWriting, runFile } from "../../base/runs/run-folder";
 import { buildIndex } from "../../base/search";
 import { collectSftData, sftFromRuns } from "../sft";

@@ -10,7 +10,7 @@
  * resumed when they are partial (each step's own resume), so rerunning the command continues.
  */
 import { requireLocalBackend, type StartLocalBackend } from "../../base/tinker/local-backend";
-import { existsSync, mkdirSync, readdirSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join, relative } from "node:path";
 import { ablate, loadAblationInputs, renderAblationTable, renderMarkdownReport, type AblationReport } from "../ablate";
@@ -26,7 +26,8 @@ import { prepareData } from "../../envs/hotpotqa/prepare";
 import { readSplitsRecord } from "../../base/data/splits";
 import { UserError } from "../../base/errors";
 import { evalSplit } from "../eval/eval-split";
-import { readJsonFile, writeJsonAtomic } from "../../base/runs/run-files";
+import { readJsonFile } from "../../base/runs/run-files";
+import { writeFileAtomic, writeJsonAtomic } from "../../base/util/atomic-write";
 import { lockRunFolder, runFile } from "../../base/runs/run-folder";
 import { ProgressWriter, type Progress, type ProgressStatus } from "../../base/runs/progress";
 import { buildIndex } from "../../base/search";
@@ -487,11 +488,6 @@ async function confirmSpending(plan: PipelinePlan, o: PipelineOptions, target: R
   if (!(await o.confirm(question))) throw new UserError("stopped before spending anything");
 }
 
-function writeFileAtomic(file: string, text: string): void {
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, text);
-  renameSync(tmp, file);
-}
 
 interface ReportParts {
   o: PipelineOptions;
