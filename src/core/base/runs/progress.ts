@@ -12,8 +12,9 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { writeJsonAtomic } from "../util/atomic-write";
+import { RUN_FILES } from "./run-folder";
 
-export const PROGRESS_FILE = "progress.json";
+export const PROGRESS_FILE = RUN_FILES.progress;
 export const PROGRESS_FORMAT = 1;
 
 export type ProgressUnit = "episode" | "question" | "step" | "epoch" | "stage" | "task";

@@ -20,6 +20,8 @@ export const RUN_FILES = Object.freeze({
   episodes: "episodes.jsonl",
   metrics: "metrics.jsonl",
   checkpoints: "checkpoints.jsonl",
+  /** Not in a run folder: `<runsDir>/checkpoints.jsonl`, the registry of every run's checkpoints (base/checkpoints). */
+  registry: "checkpoints.jsonl",
   groups: "groups.jsonl",
   ledger: "ledger.jsonl",
   progress: "progress.json",
