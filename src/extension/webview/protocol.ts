@@ -34,8 +34,8 @@ export const PROBE_PANEL_COMMAND = "agentLab._probePanel";
  */
 export const REFERENCE_PANEL_COMMAND = "agentLab._referencePanel";
 
-/** Each panel kind's webview view type, from the one table (panels.json). */
-export const PANEL_VIEW_TYPES = Object.fromEntries(PANELS.map((p) => [p.kind, p.viewType])) as Record<PanelKind, string>;
+/** Each panel kind's webview view type, from the one table (panels.json); pure, so the webview bundles, which use only the types here, drop it. */
+export const PANEL_VIEW_TYPES = /* @__PURE__ */ Object.fromEntries(PANELS.map((p) => [p.kind, p.viewType])) as Record<PanelKind, string>;
 
 /** What a panel remembers across a reload (webview state, read back by the serializer). */
 export type PanelState =
