@@ -7,12 +7,13 @@ import { dirname, join } from "node:path";
 import { readFileSync } from "node:fs";
 
 const here = dirname(fileURLToPath(import.meta.url));
-export const PANEL_KINDS = ["trace", "compare", "dashboard", "experiment"];
+/** The panels' one table (src/extension/webview/panels.json); each entry's bundle is webview/<bundle>/main.ts. */
+export const PANELS = JSON.parse(readFileSync(join(here, "..", "src", "extension", "webview", "panels.json"), "utf8"));
 
 export async function buildWebviews(outdir, options = {}) {
   await build({
     entryPoints: [
-      ...PANEL_KINDS.map((kind) => ({ in: join(here, kind, "main.ts"), out: kind })),
+      ...PANELS.map(({ bundle }) => ({ in: join(here, bundle, "main.ts"), out: bundle })),
       { in: join(here, "panels.css"), out: "panels" },
     ],
     outdir,
@@ -24,7 +25,7 @@ export async function buildWebviews(outdir, options = {}) {
     sourcemap: options.sourcemap ?? false,
     logLevel: "warning",
   });
-  for (const kind of PANEL_KINDS) checkInlineSafe(join(outdir, `${kind}.js`));
+  for (const { bundle } of PANELS) checkInlineSafe(join(outdir, `${bundle}.js`));
 }
 
 /**

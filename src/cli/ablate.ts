@@ -2,13 +2,13 @@
  * `agent-lab ablate RUN... [--resamples N] [--seed S] [--expect FIELD]... [--json OUT] [--report OUT.md]`
  * Paired comparison of runs on the questions they all share; the first run is the baseline.
  */
-import { mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { ablate, loadAblationInputs, renderAblationTable, renderMarkdownReport } from "../core/steps/ablate";
 import { reportEnvironment } from "../core/steps/ablate/report-environment";
 import { environmentDataDir } from "../core/envs/data-dirs";
 import { UserError } from "../core/base/errors";
-import { writeJsonAtomic } from "../core/base/runs/run-files";
+import { writeFileAtomic, writeJsonAtomic } from "../core/base/util/atomic-write";
 import { ABLATE_STEP } from "../core/steps/catalog/catalog";
 import { resolveRunDir } from "./run-dir";
 import { parseStepArgs } from "./step-args";
@@ -34,9 +34,7 @@ export async function run(argv: string[]): Promise<void> {
   }
   if (values.report) {
     ensureParent(values.report);
-    const tmp = `${values.report}.${process.pid}.tmp`;
-    writeFileSync(tmp, renderMarkdownReport(report, { labels, environment }));
-    renameSync(tmp, values.report);
+    writeFileAtomic(values.report, renderMarkdownReport(report, { labels, environment }));
     console.log(`${values.json ? "" : "\n"}wrote ${values.report}`);
   }
 }

@@ -12,7 +12,7 @@ import { validateExperiment, type ValidationResult } from "../core/steps/experim
 import { EXPERIMENT_STEP, EXPERIMENT_SUBCOMMANDS } from "../core/steps/catalog/catalog";
 import { parseFlags } from "../core/steps/specs/flags";
 import { stepHelp, type StepSpec } from "../core/steps/specs/spec";
-import { interruptible } from "./train-sft";
+import { interruptible } from "./interruptible";
 import { startLocalBackend } from "./local-backend";
 
 const USAGE = "usage: agent-lab experiment run SPEC.json [--dir DIR] [--dry-run] [--yes] [--rehearse] [--train FILE --test FILE]\n       agent-lab experiment validate DIR [--json]";

@@ -29,7 +29,7 @@ import { readJsonl } from "../core/base/util/jsonl";
 import { printDryRun } from "./dry-run";
 import { localBackendFor } from "./local-backend";
 import { parseStepArgs, type StepArgs } from "./step-args";
-import { interruptible } from "./train-sft";
+import { interruptible } from "./interruptible";
 
 type Values = FlagValues<typeof GEN_TASKS_STEP.flags>;
 

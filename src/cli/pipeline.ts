@@ -11,7 +11,7 @@ import { runPipeline } from "../core/steps/pipeline/run-pipeline";
 import { settingsFor, type PipelineBackend, type PipelineFiles } from "../core/steps/pipeline/settings";
 import { PIPELINE_STEP } from "../core/steps/catalog/catalog";
 import { parseStepArgs } from "./step-args";
-import { interruptible } from "./train-sft";
+import { interruptible } from "./interruptible";
 import { startLocalBackend } from "./local-backend";
 
 export async function run(argv: string[]): Promise<void> {

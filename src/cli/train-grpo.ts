@@ -9,7 +9,7 @@ import { trainGrpo } from "../core/steps/train/grpo";
 import { printDryRun } from "./dry-run";
 import { localBackendFor } from "./local-backend";
 import { parseStepArgs } from "./step-args";
-import { interruptible } from "./train-sft";
+import { interruptible } from "./interruptible";
 
 export async function run(argv: string[]): Promise<void> {
   const args = parseStepArgs(TRAIN_GRPO_STEP, argv);

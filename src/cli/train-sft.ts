@@ -7,6 +7,7 @@ import { UserError } from "../core/base/errors";
 import { TRAIN_SFT_STEP } from "../core/steps/catalog/catalog";
 import { trainSft } from "../core/steps/train/sft";
 import { printDryRun } from "./dry-run";
+import { interruptible } from "./interruptible";
 import { localBackendFor } from "./local-backend";
 import { parseStepArgs } from "./step-args";
 
@@ -41,23 +42,5 @@ export async function run(argv: string[]): Promise<void> {
     });
   } finally {
     await local?.close();
-  }
-}
-
-/** First Ctrl-C / SIGTERM: finish the step, save, stop. Second: leave at once. */
-export async function interruptible(job: (signal: AbortSignal) => Promise<void>): Promise<void> {
-  const controller = new AbortController();
-  const onSignal = (sig: NodeJS.Signals) => {
-    if (controller.signal.aborted) process.exit(130);
-    console.error(`\n${sig}: stopping after the current step (again to quit at once)`);
-    controller.abort(new UserError(`stopped by ${sig}`));
-  };
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
-  try {
-    await job(controller.signal);
-  } finally {
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
   }
 }

@@ -8,9 +8,10 @@
  *
  * Run ids and names are URI-encoded on disk (run ids contain ':').
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Checkpoint, LoraConfig, TrainingRun } from "../core/base/tinker/wire/types";
+import { writeFileAtomic } from "../core/base/util/atomic-write";
 
 export type CheckpointKind = "weights" | "sampler_weights";
 
@@ -46,9 +47,9 @@ export function validCheckpointName(name: string): boolean {
   return name.length > 0 && name.length <= 200 && !name.includes("/") && name !== "." && name !== "..";
 }
 
-function writeJsonAtomic(path: string, value: unknown): void {
-  writeFileSync(`${path}.tmp`, JSON.stringify(value, null, 1));
-  renameSync(`${path}.tmp`, path);
+/** One-space JSON without a trailing newline: the bytes this store has always written. */
+function writeJson(path: string, value: unknown): void {
+  writeFileAtomic(path, JSON.stringify(value, null, 1));
 }
 
 export class CheckpointStore {
@@ -66,7 +67,7 @@ export class CheckpointStore {
 
   saveRun(run: RunRecord): void {
     mkdirSync(this.runDir(run.training_run_id), { recursive: true });
-    writeJsonAtomic(join(this.runDir(run.training_run_id), "run.json"), run);
+    writeJson(join(this.runDir(run.training_run_id), "run.json"), run);
   }
 
   getRun(runId: string): RunRecord | undefined {
@@ -110,7 +111,7 @@ export class CheckpointStore {
       public: false,
     };
     if (ttlSeconds !== undefined && ttlSeconds > 0) meta.expires_at = new Date(now.getTime() + ttlSeconds * 1000).toISOString();
-    writeJsonAtomic(join(this.checkpointDir(p), "checkpoint.json"), meta);
+    writeJson(join(this.checkpointDir(p), "checkpoint.json"), meta);
     return meta;
   }
 
@@ -145,7 +146,7 @@ export class CheckpointStore {
     if (!meta) return false;
     if (ttlSeconds === null || ttlSeconds <= 0) delete meta.expires_at;
     else meta.expires_at = new Date(Date.now() + ttlSeconds * 1000).toISOString();
-    writeJsonAtomic(join(this.checkpointDir(p), "checkpoint.json"), meta);
+    writeJson(join(this.checkpointDir(p), "checkpoint.json"), meta);
     return true;
   }
 

@@ -15,8 +15,9 @@ import { checkpointRows, cookbookCheckpointEntries, readCheckpointRegistry } fro
 import { watchRunFiles, type FolderWatch } from "../webview/folder-watch";
 import { Panel } from "../webview/panel-base";
 import type { WebviewMessage } from "../webview/protocol";
+import { RUN_FILES } from "../../core/base/runs/run-folder";
 
-const WATCHED = ["metrics.jsonl", "groups.jsonl", "checkpoints.jsonl", "episodes.jsonl"];
+const WATCHED = [RUN_FILES.metrics, RUN_FILES.groups, RUN_FILES.checkpoints, RUN_FILES.episodes];
 /** The command the Checkpoints view runs for "Evaluate on Val" (package.json). */
 const EVALUATE_CHECKPOINT_COMMAND = "agentLab.evaluateCheckpoint";
 

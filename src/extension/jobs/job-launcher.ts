@@ -11,7 +11,7 @@ import { spawn } from "node:child_process";
 import { closeSync, mkdirSync, openSync } from "node:fs";
 import { exitPath, jobProcessAlive, jobsDir, logPath, newJobId, writeJobRecord, type JobFinishAction, type JobRecord } from "./job-store";
 
-/** Runs the CLI, forwards stop signals, records how it ended. Plain JS: it runs as `node -e`. */
+/** Runs the CLI, forwards stop signals, records how it ended. Plain JS: it runs as `node -e`, so its atomic exit-file write cannot import util/atomic-write. */
 export const WRAPPER_SOURCE = `
 const { spawn } = require("child_process");
 const fs = require("fs");

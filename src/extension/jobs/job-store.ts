@@ -8,9 +8,10 @@
  * A reloaded window lists the records, and derives each state from the exit file or, while there is
  * none, from whether the pid is alive. Nothing here imports `vscode`.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { initialStatus, transition, type JobStatus } from "./job-state";
+import { writeJsonAtomic } from "../../core/base/util/atomic-write";
 
 /** Under the workspace folder. */
 export const JOBS_DIR = join(".agent-lab", "jobs");
@@ -75,15 +76,9 @@ export function newJobId(kind: string, now: Date = new Date()): string {
   return `${stamp}-${slug}-${Math.random().toString(36).slice(2, 6)}`;
 }
 
-function writeJson(file: string, value: unknown): void {
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, JSON.stringify(value, null, 2) + "\n");
-  renameSync(tmp, file);
-}
-
 export function writeJobRecord(root: string, record: JobRecord): void {
   mkdirSync(jobsDir(root), { recursive: true });
-  writeJson(recordPath(root, record.id), record);
+  writeJsonAtomic(recordPath(root, record.id), record);
 }
 
 function readJsonOrUndefined<T>(file: string): T | undefined {

@@ -12,9 +12,11 @@ import { ComparePanel } from "../compare/compare-panel";
 import { DashboardPanel } from "../dashboard/dashboard-panel";
 import { ExperimentPanel } from "../experiments/experiment-panel";
 import { Panel, webviewOptions } from "../webview/panel-base";
+import { PANELS } from "../webview/panels";
 import { PANEL_VIEW_TYPES, PROBE_PANEL_COMMAND, REFERENCE_PANEL_COMMAND, type PanelState } from "../webview/protocol";
 import { openReferencePanel } from "../webview/reference-panel";
 import { TracePanel } from "../trace/trace-panel";
+import { RUN_FILES } from "../../core/base/runs/run-folder";
 
 export { PANEL_VIEW_TYPES };
 
@@ -135,8 +137,8 @@ export class PanelHost {
         else this.track("dashboard", new DashboardPanel(panel, this.context, s.runDir, s.overlays ?? []));
       },
     });
-    for (const kind of ["trace", "compare", "dashboard", "experiment"] as const) {
-      this.context.subscriptions.push(vscode.window.registerWebviewPanelSerializer(PANEL_VIEW_TYPES[kind], restore(kind)));
+    for (const { kind, viewType } of PANELS) {
+      this.context.subscriptions.push(vscode.window.registerWebviewPanelSerializer(viewType, restore(kind)));
     }
     this.context.subscriptions.push(
       vscode.commands.registerCommand(PROBE_PANEL_COMMAND, async (kind: PanelState["kind"], selectors: string[], click?: string) => {
@@ -162,7 +164,7 @@ export class PanelHost {
       },
     };
     this.context.subscriptions.push(
-      vscode.languages.registerCodeLensProvider({ pattern: "**/episodes.jsonl" }, provider),
+      vscode.languages.registerCodeLensProvider({ pattern: `**/${RUN_FILES.episodes}` }, provider),
       vscode.commands.registerCommand(OPEN_TRACE_AT_COMMAND, (runDir: string, episodeId?: string) => this.openTrace(runDir, episodeId)),
     );
   }

@@ -7,6 +7,7 @@ import * as vscode from "vscode";
 import { readFileSync, statSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { hostMessage, parseWebviewMessage, ProtocolError, type HostMessage, type PanelState, type ProbeResult, type WebviewMessage } from "./protocol";
+import { panelOf } from "./panels";
 import { makeNonce, panelHtml } from "./webview-html";
 import { afterSent } from "./after-sent";
 
@@ -105,7 +106,7 @@ export abstract class Panel {
     this.hostTimings.loads = this.loads;
     const root = webviewRoot(this.context);
     const webview = this.panel.webview;
-    const bundle = `${this.state.kind}.js`;
+    const bundle = `${panelOf(this.state.kind).bundle}.js`;
     webview.html = panelHtml({
       kind: this.state.kind,
       title: this.panel.title,

@@ -14,12 +14,12 @@ import type { DashboardView, GroupRecord } from "../../core/views/trace/dashboar
 import type { EpisodeColumns, EpisodeRow } from "../../core/views/trace/episode-list";
 import type { GoldInResultsCounts } from "../../core/views/trace/gold-in-results";
 import type { TraceEpisodeView } from "../../core/views/trace/trace-view";
+import { PANELS, type PanelKind } from "./panels";
 
 export const PROTOCOL_VERSION = 1;
 
-export type PanelKind = "trace" | "compare" | "dashboard" | "experiment";
+export type { PanelKind };
 
-/** Each panel kind's webview view type (package.json's onWebviewPanel activation events name them). */
 /**
  * Internal command (not in the palette) that integration tests and the screenshot script use to
  * read a panel's DOM: (kind, selectors[], click?) → { results, pwned } from the newest open panel of
@@ -34,12 +34,8 @@ export const PROBE_PANEL_COMMAND = "agentLab._probePanel";
  */
 export const REFERENCE_PANEL_COMMAND = "agentLab._referencePanel";
 
-export const PANEL_VIEW_TYPES = {
-  trace: "agentLab.trace",
-  compare: "agentLab.compare",
-  dashboard: "agentLab.dashboard",
-  experiment: "agentLab.experiment",
-} as const satisfies Record<PanelKind, string>;
+/** Each panel kind's webview view type, from the one table (panels.json); pure, so the webview bundles, which use only the types here, drop it. */
+export const PANEL_VIEW_TYPES = /* @__PURE__ */ Object.fromEntries(PANELS.map((p) => [p.kind, p.viewType])) as Record<PanelKind, string>;
 
 /** What a panel remembers across a reload (webview state, read back by the serializer). */
 export type PanelState =

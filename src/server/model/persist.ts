@@ -4,12 +4,13 @@
  * moments, same layout twice) for training-state checkpoints. Files are written to a temporary
  * name and renamed, so a crash never leaves a half-written checkpoint behind.
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync, existsSync } from "node:fs";
+import { mkdirSync, readFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { endianness } from "node:os";
 import { UserInputError } from "./errors";
 import { Tensor } from "./tensor";
 import { TinyModel, type TinyModelConfig } from "./tiny-model";
+import { writeFileAtomic } from "../../core/base/util/atomic-write";
 
 /** /2: fixed hashed vocabulary (no per-id rows grown from requests). */
 const FORMAT = "agent-lab-tiny-model/2";
@@ -23,11 +24,6 @@ interface Manifest {
 }
 
 const LITTLE_ENDIAN = endianness() === "LE";
-
-function writeAtomic(path: string, data: Uint8Array | string): void {
-  writeFileSync(`${path}.tmp`, data);
-  renameSync(`${path}.tmp`, path);
-}
 
 /** Float64 little-endian, tensors back to back. */
 function pack(model: TinyModel, pick: (t: Tensor) => Float64Array[]): Uint8Array {
@@ -52,8 +48,8 @@ export function saveModel(model: TinyModel, dir: string, withOptimizer: boolean)
   mkdirSync(dir, { recursive: true });
   const weights = pack(model, (t) => [t.data]);
   const optimizer = withOptimizer ? pack(model, (t) => [t.adamM, t.adamV]) : undefined;
-  writeAtomic(join(dir, "weights.bin"), weights);
-  if (optimizer) writeAtomic(join(dir, "optimizer.bin"), optimizer);
+  writeFileAtomic(join(dir, "weights.bin"), weights);
+  if (optimizer) writeFileAtomic(join(dir, "optimizer.bin"), optimizer);
   const manifest: Manifest = {
     format: FORMAT,
     config: model.config,
@@ -62,7 +58,7 @@ export function saveModel(model: TinyModel, dir: string, withOptimizer: boolean)
     tensors: model.tensors.map((t) => ({ name: t.name, rows: t.rows, cols: t.cols })),
   };
   // The manifest goes last: its presence marks a complete checkpoint.
-  writeAtomic(join(dir, "model.json"), JSON.stringify(manifest));
+  writeFileAtomic(join(dir, "model.json"), JSON.stringify(manifest));
   return weights.byteLength + (optimizer?.byteLength ?? 0);
 }
 

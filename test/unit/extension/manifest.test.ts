@@ -6,6 +6,7 @@
 import { strict as assert } from "node:assert";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import { activationEvent, PANELS } from "../../../src/extension/webview/panels";
 
 const REPO = resolve(__dirname, "..", "..", "..");
 const pkg = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8"));
@@ -72,5 +73,16 @@ describe("extension: package.json contributions and activation cost", () => {
       if (f.endsWith("extension.ts")) walk(f, "activate");
     }
     assert.ok(seen.size > 10, `${seen.size} modules checked`);
+  });
+
+  it("every panel in panels.json restores after a reload: its onWebviewPanel activation event is listed, and no other", () => {
+    const listed = (pkg.activationEvents as string[]).filter((e) => e.startsWith("onWebviewPanel:"));
+    assert.deepEqual(listed.sort(), PANELS.map(activationEvent).sort());
+  });
+
+  it("panels.json names each kind once, each with a view type and a bundle that exists", () => {
+    assert.deepEqual(PANELS.map((p) => p.kind).sort(), ["compare", "dashboard", "experiment", "trace"]);
+    assert.equal(new Set(PANELS.map((p) => p.viewType)).size, PANELS.length);
+    for (const p of PANELS) assert.ok(existsSync(join(REPO, "webview", p.bundle, "main.ts")), `${p.kind}: webview/${p.bundle}/main.ts`);
   });
 });

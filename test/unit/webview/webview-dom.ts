@@ -16,9 +16,9 @@ export async function webviewBundles(): Promise<Map<string, string>> {
   if (bundles) return bundles;
   const dir = mkdtempSync(join(tmpdir(), "agent-lab-webview-"));
   try {
-    const mod = (await import("../../../webview/build.mjs")) as { buildWebviews: (out: string, o?: { minify?: boolean }) => Promise<void>; PANEL_KINDS: string[] };
+    const mod = (await import("../../../webview/build.mjs")) as { buildWebviews: (out: string, o?: { minify?: boolean }) => Promise<void>; PANELS: { kind: string; bundle: string }[] };
     await mod.buildWebviews(dir, { minify: false });
-    bundles = new Map(mod.PANEL_KINDS.map((k) => [k, readFileSync(join(dir, `${k}.js`), "utf8")]));
+    bundles = new Map(mod.PANELS.map((p) => [p.kind, readFileSync(join(dir, `${p.bundle}.js`), "utf8")]));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -12,8 +12,9 @@ import { dirname, join } from "node:path";
 import { FileFormatError, UserError } from "../errors";
 import { appendJsonl, readJsonlLines } from "../util/jsonl";
 import { repairTornTail } from "../runs/run-files";
+import { RUN_FILES } from "../runs/run-folder";
 
-export const REGISTRY_FILE = "checkpoints.jsonl";
+export const REGISTRY_FILE = RUN_FILES.registry;
 
 export type CheckpointKindName = "sft" | "grpo";
 

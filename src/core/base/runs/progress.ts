@@ -9,10 +9,12 @@
  * A pipeline's own progress.json carries `stage` (i/n with its name) and the current stage's
  * progress under `current`; its `eta_s` is the recipe engine's, for the whole list of stages.
  */
-import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { writeJsonAtomic } from "../util/atomic-write";
+import { RUN_FILES } from "./run-folder";
 
-export const PROGRESS_FILE = "progress.json";
+export const PROGRESS_FILE = RUN_FILES.progress;
 export const PROGRESS_FORMAT = 1;
 
 export type ProgressUnit = "episode" | "question" | "step" | "epoch" | "stage" | "task";
@@ -126,9 +128,7 @@ export class ProgressWriter {
 
   private flush(nowMs: number): void {
     this.lastWrite = nowMs;
-    const tmp = `${this.file}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify(this.state) + "\n");
-    renameSync(tmp, this.file);
+    writeJsonAtomic(this.file, this.state, 0);
   }
 }
 

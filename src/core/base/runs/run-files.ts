@@ -11,7 +11,7 @@ import { jsonErrorLine } from "../config";
 import { appendJsonl, readJsonlLines } from "../util/jsonl";
 import { checkEpisodeRecord, ID_FIELDS, type EpisodeField } from "./episode-record";
 import type { RunManifest } from "./manifest";
-import { RUN_FILES, RUN_MARKERS, writeJsonAtomicFile } from "./run-folder";
+import { RUN_FILES, RUN_MARKERS } from "./run-folder";
 import type { RunSummary } from "./summary";
 
 export const EPISODES_FILE = RUN_FILES.episodes;
@@ -72,8 +72,6 @@ export function episodesPath(runDir: string): string {
   return join(runDir, EPISODES_FILE);
 }
 
-/** Writes JSON through a temporary file and a rename, so readers never see half a file. */
-export const writeJsonAtomic = writeJsonAtomicFile;
 
 /** Reads a JSON file, naming file and line when it is not valid JSON; undefined when absent. */
 export function readJsonFile<T>(file: string): T | undefined {

@@ -11,6 +11,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { UserError } from "../errors";
+import { writeJsonAtomic } from "../util/atomic-write";
 
 /** Every file a run folder may hold. Nothing else writes these names as literals. */
 export const RUN_FILES = Object.freeze({
@@ -19,6 +20,8 @@ export const RUN_FILES = Object.freeze({
   episodes: "episodes.jsonl",
   metrics: "metrics.jsonl",
   checkpoints: "checkpoints.jsonl",
+  /** Not in a run folder: `<runsDir>/checkpoints.jsonl`, the registry of every run's checkpoints (base/checkpoints). */
+  registry: "checkpoints.jsonl",
   groups: "groups.jsonl",
   ledger: "ledger.jsonl",
   progress: "progress.json",
@@ -208,7 +211,7 @@ export function openRunForWriting<M>(o: OpenRunOptions<M>): OpenRun<M> {
   const lock = lockRunFolder(o.runDir, o.what);
   try {
     if (!o.resume) {
-      if (o.create !== undefined) writeJsonAtomicFile(manifestFile, o.create);
+      if (o.create !== undefined) writeJsonAtomic(manifestFile, o.create);
       return { ...lock, stored: undefined };
     }
     const stored = readManifestFile<M>(manifestFile);
@@ -217,7 +220,7 @@ export function openRunForWriting<M>(o: OpenRunOptions<M>): OpenRun<M> {
       const what = changes.map((c) => `${c.field}: ${JSON.stringify(c.was) ?? "(absent)"} → ${JSON.stringify(c.now) ?? "(absent)"}`).join("; ");
       throw new UserError(`cannot resume ${o.runDir}: its fingerprint differs in ${changes.length} field(s): ${what}. Resume with the settings it was started with, or start a new run with another --name.`);
     }
-    if (o.onResume) writeJsonAtomicFile(manifestFile, o.onResume(stored));
+    if (o.onResume) writeJsonAtomic(manifestFile, o.onResume(stored));
     return { ...lock, stored };
   } catch (e) {
     lock.release();
@@ -260,9 +263,3 @@ function flatten(value: Record<string, unknown>, prefix = "", out = new Map<stri
   return out;
 }
 
-/** JSON through a temporary file and a rename, so readers never see half a file (`indent` 0: one line, for large caches). */
-export function writeJsonAtomicFile(file: string, value: unknown, indent = 2): void {
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, JSON.stringify(value, null, indent) + "\n");
-  renameSync(tmp, file);
-}

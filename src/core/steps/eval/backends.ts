@@ -10,6 +10,7 @@ import type { Policy } from "../../harness/policy";
 import { HeuristicPolicy } from "../../envs/hotpotqa/heuristic-policy";
 
 import { SAMPLING_BACKENDS } from "../specs/common-flags";
+import type { PolicyChoice } from "../specs/step-context";
 export type BackendName = (typeof SAMPLING_BACKENDS)[number];
 
 /** The name the local stand-in's model goes by in manifests: never a real model's id. */
@@ -26,19 +27,8 @@ export function localBackendDir(workspaceDir: string): string {
 /** Any key with Tinker's prefix: the local backend accepts all, and a real key must never be sent to it. */
 const LOCAL_BACKEND_KEY = "tml-local-backend";
 
-export interface PolicyOptions {
-  backend: string;
+export interface PolicyOptions extends PolicyChoice {
   config: AgentLabConfig;
-  /** Sampler checkpoint (tinker://…) for backends that load saved weights. */
-  checkpoint?: string;
-  /** Model id or folder: tinker defaults to config.model, transformers to config.localModel. */
-  model?: string;
-  /** Tokenizer hub id, folder or the offline stand-in (STAND_IN_TOKENIZER) when it is not the model's (tinker, local). */
-  tokenizer?: string;
-  /** local: URL of a running local backend (the CLI starts or reuses one). */
-  localBackendUrl?: string;
-  /** scripted only: sleep per turn, to watch a run (or kill one in a test). */
-  scriptedDelayMs?: number;
 }
 
 export async function makePolicy(options: PolicyOptions): Promise<Policy> {

@@ -10,7 +10,6 @@ import { environmentField } from "../../base/runs/manifest-environment";
 import { environmentPrompt, type EnvironmentPrompt } from "../../envs/prompt";
 import { environmentByName } from "../../envs/registry";
 import type { EnvItem, Environment } from "../../harness/environment";
-import type { Progress } from "../../base/runs/progress";
 import { runEnvEpisode, type Episode, type Policy } from "../../harness";
 import { MANIFEST_FORMAT, sha256File, type RunManifest } from "../../base/runs/manifest";
 import type { EpisodeRecord } from "../../base/runs/run-files";
@@ -19,6 +18,7 @@ import { TEST_SPLIT_FLAG } from "../specs/common-flags";
 import { makePolicy } from "./backends";
 import { episodeUsd, pricesForPolicy } from "./cost";
 import { runEval, type EvalResult } from "./run-eval";
+import type { PolicyChoice, StepContext } from "../specs/step-context";
 
 /**
  * Bumped whenever the harness changes what an episode is (prompt stitching, result format, end
@@ -29,7 +29,7 @@ export const HARNESS_VERSION = "harness-1";
 /** The flag that must accompany `--split test` (declared once, with the step specs). */
 export { TEST_SPLIT_FLAG };
 
-export interface EvalSplitOptions {
+export interface EvalSplitOptions extends StepContext, PolicyChoice {
   workspaceDir: string;
   /** The environment (default: config env; an unknown name is refused listing the known ones). */
   env?: string | Environment<EnvItem>;
@@ -45,23 +45,10 @@ export interface EvalSplitOptions {
   temperature: number;
   /** System prompt file (default: config.systemPromptFile, else the shipped prompt). */
   promptFile?: string;
-  backend: string;
   /** A ready policy instead of building one from `backend` (the extension, tests). */
   policy?: Policy;
-  checkpoint?: string;
-  /** Model id or folder (tinker, transformers), tokenizer override, local backend URL: see PolicyOptions. */
-  model?: string;
-  tokenizer?: string;
-  localBackendUrl?: string;
-  scriptedDelayMs?: number;
   /** BM25 index folder (default `<dataDir>/bm25`). */
   indexDir?: string;
-  /** argv as typed, recorded in the manifest. */
-  command: string[];
-  signal?: AbortSignal;
-  log?: (line: string) => void;
-  /** Told of every progress.json update (the pipeline nests it in its own). */
-  onProgress?: (p: Progress) => void;
 }
 
 export interface EvalSplitResult extends EvalResult {

@@ -3,12 +3,13 @@
  * scorer changed, or on a run copied from elsewhere), rewrites episodes.jsonl atomically and
  * updates summary.json. `agent-lab score DIR` calls this for a run folder.
  */
-import { existsSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { UserError } from "../../base/errors";
 import { SCORE_FIELDS } from "../../base/runs/episode-record";
 import { join } from "node:path";
 import { exactMatch, f1Score, SCORER_VERSION } from "../../envs/hotpotqa/score";
-import { EPISODES_FILE, MANIFEST_FILE, SUMMARY_FILE, episodesPath, readRun, repairTornTail, writeJsonAtomic } from "../../base/runs/run-files";
+import { EPISODES_FILE, MANIFEST_FILE, SUMMARY_FILE, episodesPath, readRun, repairTornTail } from "../../base/runs/run-files";
+import { writeFileAtomic, writeJsonAtomic } from "../../base/util/atomic-write";
 import { summarize, type RunSummary } from "../../base/runs/summary";
 
 export interface RescoreResult {
@@ -35,9 +36,7 @@ export function rescoreRun(runDir: string): RescoreResult {
     return { ...e, em, f1, reward };
   });
   const file = episodesPath(runDir);
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, rescored.map((e) => JSON.stringify(e) + "\n").join(""));
-  renameSync(tmp, file);
+  writeFileAtomic(file, rescored.map((e) => JSON.stringify(e) + "\n").join(""));
   const next: RunSummary = {
     ...summarize(rescored, {
       planned: summary?.planned ?? rescored.length,

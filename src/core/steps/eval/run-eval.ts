@@ -20,9 +20,9 @@ import {
   readJsonFile,
   repairTornTail,
   SUMMARY_FILE,
-  writeJsonAtomic,
   type EpisodeRecord,
 } from "../../base/runs/run-files";
+import { writeJsonAtomic } from "../../base/util/atomic-write";
 import { summarize, type RunStatus, type RunSummary } from "../../base/runs/summary";
 import { runPool } from "./pool";
 

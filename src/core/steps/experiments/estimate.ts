@@ -13,6 +13,7 @@ import { TYPICAL_EPISODE } from "../../base/ledger/estimates";
 import { estimateGenTasks, estimateSftTraining, SOLVE_PROMPT_TOKENS, type Estimate } from "../specs/estimate";
 import { rehearsalSpec } from "./rehearsal";
 import { generateOf, readExperimentSpec, type ExperimentSpec, type SftRecipe } from "./spec";
+import { RUN_FILES } from "../../base/runs/run-folder";
 
 export interface ExperimentEstimate {
   usd: number;
@@ -38,7 +39,7 @@ function sftExamples(sft: SftRecipe, o: EstimateOptions): number | undefined {
   if (sft.data.kind === "teacher") return sft.data.questions;
   if (sft.data.kind !== "file") return undefined;
   const file = o.resolve ? o.resolve(sft.data.path) : sft.data.path;
-  const sftFile = existsSync(file) && !file.endsWith(".jsonl") ? `${file}/sft.jsonl` : file;
+  const sftFile = existsSync(file) && !file.endsWith(".jsonl") ? `${file}/${RUN_FILES.sft}` : file;
   return existsSync(sftFile) ? readFileSync(sftFile, "utf8").split("\n").filter((l) => l.trim()).length : undefined;
 }
 

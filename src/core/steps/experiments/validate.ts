@@ -18,7 +18,7 @@ import { readLedger } from "../../base/ledger";
 import { readStepRewards, rewardTrend } from "../pipeline/reward-trend";
 import { sha256File, sha256Hex, type RunManifest } from "../../base/runs/manifest";
 import { readEpisodes, readJsonFile } from "../../base/runs/run-files";
-import { runFile } from "../../base/runs/run-folder";
+import { RUN_FILES, runFile } from "../../base/runs/run-folder";
 import { normalizeText } from "../../base/task-sets/text";
 import { readJsonl } from "../../base/util/jsonl";
 import { decideVerdict, experimentNumbers } from "./analysis";
@@ -175,7 +175,7 @@ export function validateExperiment(recordDir: string): ValidationResult {
             check(arm.name, undefined, t.problem, `${arm.data.source}:${i + 1}`);
           });
         }
-        const sft = [arm.sft_data?.source, ...(arm === record.arms[0] ? record.init.runs.map((r) => join(r, "sft.jsonl")) : [])].filter((f): f is string => Boolean(f) && existsSync(at(f!)));
+        const sft = [arm.sft_data?.source, ...(arm === record.arms[0] ? record.init.runs.map((r) => join(r, RUN_FILES.sft)) : [])].filter((f): f is string => Boolean(f) && existsSync(at(f!)));
         for (const f of sft) {
           readJsonl<{ id: string; question: string }>(at(f)).forEach((row, i) => {
             seen.sft++;
@@ -197,8 +197,8 @@ export function validateExperiment(recordDir: string): ValidationResult {
       const recorded = JSON.parse(readFileSync(join(recordDir, record.evaluation.scores_file), "utf8")) as { scores: Record<string, number[]> };
       for (const a of arms) {
         const mean = cols[a].reduce((s, x) => s + x, 0) / cols[a].length;
-        if (!same(mean, record.scores[a].mean)) throw new Failed(`scores.${a}.mean is ${record.scores[a].mean} in ${EXPERIMENT_FILES.record}, ${mean} recomputed from ${record.scores[a].run}/episodes.jsonl`);
-        if (!same(mean, record.numbers.scores[a]?.point ?? NaN)) throw new Failed(`numbers.scores.${a}.point is ${record.numbers.scores[a]?.point} in ${EXPERIMENT_FILES.record}, ${mean} recomputed from ${record.scores[a].run}/episodes.jsonl`);
+        if (!same(mean, record.scores[a].mean)) throw new Failed(`scores.${a}.mean is ${record.scores[a].mean} in ${EXPERIMENT_FILES.record}, ${mean} recomputed from ${record.scores[a].run}/${RUN_FILES.episodes}`);
+        if (!same(mean, record.numbers.scores[a]?.point ?? NaN)) throw new Failed(`numbers.scores.${a}.point is ${record.numbers.scores[a]?.point} in ${EXPERIMENT_FILES.record}, ${mean} recomputed from ${record.scores[a].run}/${RUN_FILES.episodes}`);
         const bad = cols[a].findIndex((x, i) => !same(x, recorded.scores[a]?.[i] ?? NaN));
         if (bad >= 0) throw new Failed(`${record.evaluation.scores_file}: ${a}'s score of item ${bad + 1} is ${recorded.scores[a]?.[bad]}, its episode says ${cols[a][bad]}`);
       }

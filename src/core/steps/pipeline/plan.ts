@@ -9,7 +9,7 @@ import { pricesFor } from "../../base/config";
 import { RECIPE_SPLIT_SIZES } from "../../envs/hotpotqa/prepare";
 import { estimateEpisodesUsd, estimateRlStepUsd, estimateSftUsd, TYPICAL_EPISODE, TYPICAL_EPISODE_SEQUENCE } from "../../base/ledger";
 import { readJsonFile } from "../../base/runs/run-files";
-import { runFile } from "../../base/runs/run-folder";
+import { RUN_FILES, runFile } from "../../base/runs/run-folder";
 import type { PipelineSettings } from "./settings";
 import { indexIsCurrent } from "../../base/search";
 
@@ -154,7 +154,7 @@ export function planPipeline({ dir, config, settings: s }: PlanContext): Pipelin
         s.sftData.role === "teacher"
           ? `SFT data from the scripted teacher (the heuristic reader, spans only: no yes/no answers; the tiny model starts from nothing): ${s.sftData.questions} train questions, keep F1 ≥ ${s.sftData.minF1}`
           : `SFT data by rejection sampling: ${s.sftData.questions} train questions × ${s.sftData.tries} tries at T=${s.sftData.temperature}, keep the shortest trace with F1 ≥ ${s.sftData.minF1}${s.sftData.requireSearch === false ? "" : " that searched"}`,
-      outputs: [`${config.runsDir}/${RUN_NAMES.sftData}/sft.jsonl`],
+      outputs: [`${config.runsDir}/${RUN_NAMES.sftData}/${RUN_FILES.sft}`],
       usd: s.sftData.role === "teacher" ? 0 : estimateEpisodesUsd(prices, s.sftData.questions * s.sftData.tries, TYPICAL_EPISODE),
       status: runStatus(runs(RUN_NAMES.sftData), () => sftDataComplete(runs(RUN_NAMES.sftData))),
     },

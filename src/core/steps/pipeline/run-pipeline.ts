@@ -23,7 +23,8 @@ import { CONFIG_FILE, loadConfig, mergeConfig, validateOverrides, type AgentLabC
 import { readSplitsRecord } from "../../base/data/splits";
 import { UserError } from "../../base/errors";
 import { evalSplit } from "../eval/eval-split";
-import { readJsonFile, writeJsonAtomic } from "../../base/runs/run-files";
+import { readJsonFile } from "../../base/runs/run-files";
+import { writeFileAtomic, writeJsonAtomic } from "../../base/util/atomic-write";
 import { lockRunFolder, runFile } from "../../base/runs/run-folder";
 import { ProgressWriter, type ProgressStatus } from "../../base/runs/progress";
 import { collectSftData } from "../sft";
@@ -34,7 +35,7 @@ import { readStepRewards, rewardTrend, renderTrend, type RewardTrend } from "./r
 import { kindBreakdown, renderKindBreakdown, type KindRow } from "./by-kind";
 import { checkSettings, defaultSettings, PIPELINE_EVAL, type PipelineBackend, type PipelineSettings } from "./settings";
 import { Recipe, type Stage, type StageRecord } from "../recipe/engine";
-import { indexCorpus, openLocalBackend, prepareHotpot, teacherPolicy, worldFiles, writeFileAtomic, writeSyntheticWorld } from "../recipe/stages";
+import { indexCorpus, openLocalBackend, prepareHotpot, teacherPolicy, worldFiles, writeSyntheticWorld } from "../recipe/stages";
 
 /** Marks a folder as a pipeline's, so a rerun may continue in it. */
 export const PIPELINE_MARKER = ".agent-lab-pipeline";

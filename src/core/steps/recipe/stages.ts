@@ -3,10 +3,11 @@
  * backend's start and the scripted teacher's SFT data. The pipeline, an experiment and the demo
  * call these instead of restating them (each keeps its own lines and its record's names).
  */
-import { mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { offlineTokenizer } from "../../base/chat";
 import { buildIndex } from "../../base/search";
+import { writeFileAtomic } from "../../base/util/atomic-write";
 import { requireLocalBackend, type LocalBackendHandle, type StartLocalBackend } from "../../base/tinker/local-backend";
 import { prepareData, type SplitSizes } from "../../envs/hotpotqa/prepare";
 import { generateSyntheticHotpot } from "../../envs/hotpotqa/synthetic-world";
@@ -72,9 +73,3 @@ export async function teacherPolicy(): Promise<TeacherPolicy> {
 
 /** The scripted teacher's SFT data settings: one greedy try per question, kept at F1 ≥ 0.8. */
 export const TEACHER_SFT = Object.freeze({ role: "teacher" as const, tries: 1, temperature: 0, minF1: 0.8 });
-
-export function writeFileAtomic(file: string, text: string): void {
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, text);
-  renameSync(tmp, file);
-}

@@ -20,10 +20,10 @@ import { HARNESS_VERSION, resolveEnvironment } from "../eval/eval-split";
 import { runPool } from "../eval/pool";
 import { runEnvEpisode, type Episode, type Policy } from "../../harness";
 import { BudgetExceededError, CostLedger, EpisodeSizeTracker, estimateEpisodesUsd, TYPICAL_EPISODE } from "../../base/ledger";
-import { writeJsonAtomic } from "../../base/runs/run-files";
+import { writeJsonAtomic } from "../../base/util/atomic-write";
 import { checkRunName } from "../../base/runs/run-name";
 import { sha256File } from "../../base/runs/manifest";
-import { ProgressWriter, type Progress } from "../../base/runs/progress";
+import { ProgressWriter } from "../../base/runs/progress";
 import { changedFields, openRunForWriting, RUN_FILES, type RunLock } from "../../base/runs/run-folder";
 import { HeldOutQuestions } from "./held-out";
 import { SFT_MANIFEST_FORMAT, type FileHash, type SftDataManifest } from "./lineage";
@@ -41,10 +41,11 @@ import {
   type SftRow,
   type TraceSource,
 } from "./sft-files";
+import type { PolicyChoice, StepContext } from "../specs/step-context";
 
 export const SFT_MANIFEST_FILE = RUN_FILES.manifest;
 
-export interface SftDataOptions {
+export interface SftDataOptions extends StepContext, PolicyChoice {
   workspaceDir: string;
   /** The environment (default: config env). */
   env?: string | Environment<EnvItem>;
@@ -64,23 +65,12 @@ export interface SftDataOptions {
   requireSearch?: boolean;
   /** "self": the model being trained samples its own data; "teacher": another source to distil from. */
   role: "self" | "teacher";
-  backend: string;
   /** A ready policy instead of building one from `backend` (tests, the extension). */
   policy?: Policy;
-  checkpoint?: string;
-  model?: string;
-  tokenizer?: string;
-  localBackendUrl?: string;
-  scriptedDelayMs?: number;
   promptFile?: string;
   /** BM25 index folder (default `<dataDir>/bm25`). */
   indexDir?: string;
   resume: boolean;
-  command: string[];
-  signal?: AbortSignal;
-  log?: (line: string) => void;
-  /** Told of every progress.json update (the pipeline nests it in its own). */
-  onProgress?: (p: Progress) => void;
 }
 
 export interface SftDataResult {

@@ -23,7 +23,8 @@ import { describeEnvironment, environmentField, manifestEnvironment } from "../.
 import { environmentPrompt } from "../../envs/prompt";
 import type { EnvItem, Environment } from "../../harness/environment";
 import { HARNESS_VERSION, resolveEnvironment } from "../eval/eval-split";
-import { readEpisodes, readJsonFile, writeJsonAtomic, type EpisodeRecord } from "../../base/runs/run-files";
+import { readEpisodes, readJsonFile, type EpisodeRecord } from "../../base/runs/run-files";
+import { writeJsonAtomic } from "../../base/util/atomic-write";
 import { sha256File } from "../../base/runs/manifest";
 import { checkRunName, openRunForWriting, RUN_FILES } from "../../base/runs/run-folder";
 import { HeldOutQuestions } from "./held-out";

@@ -15,11 +15,12 @@
  * only executes what is new, and the same input gives the same bytes; only audit.json's `timings`
  * differ between runs.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { UserError } from "../../base/errors";
 import { sha256File, sha256Hex } from "../../base/runs/manifest";
-import { repairTornTail, writeJsonAtomic } from "../../base/runs/run-files";
+import { repairTornTail } from "../../base/runs/run-files";
+import { writeFileAtomic, writeJsonAtomic } from "../../base/util/atomic-write";
 import { appendJsonl, parseJsonl } from "../../base/util/jsonl";
 import { answerOf, type AnswerFormat } from "./answer";
 import { readCandidates, readEvalItems, type Candidate } from "../../base/task-sets/candidates";
@@ -193,8 +194,8 @@ export async function filterCandidates(options: FilterOptions): Promise<FilterAu
 
   const tasksText = tasks.map((t) => JSON.stringify(t) + "\n").join("");
   const rejectedText = rejected.map((r) => JSON.stringify(r) + "\n").join("");
-  writeAtomic(join(options.outDir, TASKS_FILE), tasksText);
-  writeAtomic(join(options.outDir, REJECTED_FILE), rejectedText);
+  writeFileAtomic(join(options.outDir, TASKS_FILE), tasksText);
+  writeFileAtomic(join(options.outDir, REJECTED_FILE), rejectedText);
   const audit: FilterAudit = {
     format: AUDIT_FORMAT,
     candidates: { file: basename(options.candidatesFile), sha256: sha256File(options.candidatesFile), count: candidates.length },
@@ -221,11 +222,6 @@ export async function filterCandidates(options: FilterOptions): Promise<FilterAu
   return audit;
 }
 
-function writeAtomic(file: string, text: string): void {
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, text);
-  renameSync(tmp, file);
-}
 
 /**
  * DIR/results.jsonl: a header line with what the sandbox outcomes depend on, then one result per

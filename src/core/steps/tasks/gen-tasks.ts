@@ -10,14 +10,15 @@
  * where the last stopped, and a rerun with other settings is refused naming the fields.
  * Budget: each draw and each task's tries is checked against the cap before it is sent.
  */
-import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ModelPrices } from "../../base/config";
 import { UserError } from "../../base/errors";
 import { BudgetExceededError, CostLedger, costUsd } from "../../base/ledger";
 import { sha256File, sha256Hex } from "../../base/runs/manifest";
-import { ProgressWriter, type Progress, type ProgressStatus } from "../../base/runs/progress";
-import { repairTornTail, writeJsonAtomic } from "../../base/runs/run-files";
+import { ProgressWriter, type ProgressStatus } from "../../base/runs/progress";
+import { repairTornTail } from "../../base/runs/run-files";
+import { writeFileAtomic, writeJsonAtomic } from "../../base/util/atomic-write";
 import { openRunForWriting, runFile, type FieldChange } from "../../base/runs/run-folder";
 import { appendJsonl, parseJsonl } from "../../base/util/jsonl";
 import { readCandidates, readEvalItems } from "../../base/task-sets/candidates";
@@ -27,6 +28,7 @@ import type { TaskGenerator } from "./generators/generator";
 import type { SandboxLimits, TaskSandbox } from "./sandbox/sandbox";
 import type { TaskSolver } from "./solvers";
 import { TASK_ANSWER_FORMAT, type TaskEnv } from "./task-env";
+import type { StepContext } from "../specs/step-context";
 
 /** Generated drafts, one row per draw (what a resume continues from). */
 export const GENERATION_FILE = "generation.jsonl";
@@ -55,7 +57,7 @@ export interface GenTasksManifest {
   created: string;
 }
 
-export interface GenTasksOptions {
+export interface GenTasksOptions extends StepContext {
   outDir: string;
   env: TaskEnv;
   /** `--candidates FILE`: filter these; else `generator` writes `count` draws first. */
@@ -71,10 +73,6 @@ export interface GenTasksOptions {
   budgetUsd: number;
   limits?: Partial<SandboxLimits>;
   sandbox?: TaskSandbox;
-  command: string[];
-  signal?: AbortSignal;
-  log?: (line: string) => void;
-  onProgress?: (p: Progress) => void;
 }
 
 export interface GenerationRecord {
@@ -221,7 +219,7 @@ async function generate(o: GenTasksOptions, ledger: CostLedger, progress: Progre
   }
   const used = rows.slice(0, count);
   const parsed = used.filter((r) => r.ok);
-  writeText(join(o.outDir, CANDIDATES_FILE), parsed.map((r) => JSON.stringify({ problem: r.problem, solution: r.solution }) + "\n").join(""));
+  writeFileAtomic(join(o.outDir, CANDIDATES_FILE), parsed.map((r) => JSON.stringify({ problem: r.problem, solution: r.solution }) + "\n").join(""));
   const reasons: Record<string, number> = {};
   for (const r of used) if (!r.ok) reasons[r.reason ?? "unparsed"] = (reasons[r.reason ?? "unparsed"] ?? 0) + 1;
   return {
@@ -248,8 +246,3 @@ function countLines(file: string): number {
   return readFileSync(file, "utf8").split("\n").filter((l) => l.trim()).length;
 }
 
-function writeText(file: string, text: string): void {
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, text);
-  renameSync(tmp, file);
-}

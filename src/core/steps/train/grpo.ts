@@ -41,17 +41,18 @@ import type { SamplingClient, TrainingClient } from "../../base/tinker";
 import { MISSING_LOGPROBS_MESSAGE, TinkerPolicy } from "../../harness/policies/tinker";
 import type { Datum } from "../../base/tinker/wire";
 import { modelInputLength, rlDatumFromEpisode } from "../../base/tinker/wire/builders";
-import type { Progress, ProgressStatus } from "../../base/runs/progress";
+import type { ProgressStatus } from "../../base/runs/progress";
 import { checkRunName, runFile } from "../../base/runs/run-folder";
 import { openTrainTarget, type TrainBackendOptions } from "./backend";
 import { COOKBOOK_ADAM } from "./sft";
 import { appendRow, readRows, type RunCheckpoint } from "./run-log";
 import { TrainingRun } from "./training-run";
+import type { StepContext } from "../specs/step-context";
 
 /** Rewards closer than this count as equal (the recipe's 1e-6). */
 export const CONSTANT_GROUP_EPS = 1e-6;
 
-export interface TrainGrpoOptions extends TrainBackendOptions {
+export interface TrainGrpoOptions extends TrainBackendOptions, StepContext {
   workspaceDir: string;
   /** The environment (default: config env). */
   env?: string | Environment<EnvItem>;
@@ -76,11 +77,6 @@ export interface TrainGrpoOptions extends TrainBackendOptions {
   resume?: boolean;
   promptFile?: string;
   indexDir?: string;
-  command: string[];
-  signal?: AbortSignal;
-  log?: (line: string) => void;
-  /** Told of every progress.json update (the pipeline nests it in its own). */
-  onProgress?: (p: Progress) => void;
   /** Tests and the offline pipeline: the train questions, searcher, tokenizer or policy to use instead of the defaults. */
   trainQuestions?: readonly EnvItem[];
   /** `--train-tasks DIR`: a gen-tasks folder as the training split (environments that take one); recorded with its tasks.jsonl hash. */

@@ -5,12 +5,13 @@
  *   manifest.json      provenance: what was trained from what, with which settings
  * plus ledger.jsonl (the cost ledger). The last line of checkpoints.jsonl is what `--resume` continues from.
  */
-import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { FileFormatError } from "../../base/errors";
 import { RUN_FILES } from "../../base/runs/run-folder";
 import { repairTornTail } from "../../base/runs/run-files";
 import { appendJsonl, parseJsonl } from "../../base/util/jsonl";
+import { writeFileAtomic } from "../../base/util/atomic-write";
 
 export const METRICS_FILE = RUN_FILES.metrics;
 export const RUN_CHECKPOINTS_FILE = RUN_FILES.checkpoints;
@@ -61,8 +62,6 @@ export function keepStepsUpTo(file: string, lastStep: number): number {
   const dropped = rows.length - kept.length;
   const tornBytes = readFileSync(file, "utf8").endsWith("\n") || rows.length === 0 ? 0 : 1;
   if (dropped === 0 && tornBytes === 0) return 0;
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, kept.map((r) => JSON.stringify(r) + "\n").join(""));
-  renameSync(tmp, file);
+  writeFileAtomic(file, kept.map((r) => JSON.stringify(r) + "\n").join(""));
   return dropped;
 }

@@ -10,17 +10,14 @@ import { sha256File } from "../../base/runs/manifest";
 import { runFile } from "../../base/runs/run-folder";
 import type { Datum } from "../../base/tinker/wire";
 import { modelInputLength, sftDatumFromEpisode } from "../../base/tinker/wire/builders";
+import type { SftRow } from "../sft/sft-files";
 
-export interface SftRow {
-  id: string;
-  prompt: number[];
-  tokens: number[];
-  sampled: number[];
-}
+/** The part of an sft.jsonl row (`SftRow`, written by sft-data) that training reads. */
+export type SftTrainingRow = Pick<SftRow, "id" | "prompt" | "tokens" | "sampled">;
 
 export interface SftData {
   file: string;
-  rows: SftRow[];
+  rows: SftTrainingRow[];
   datums: Datum[];
   /** Model-input tokens of one epoch (what training is billed on). */
   tokensPerEpoch: number;
@@ -43,7 +40,7 @@ export function resolveSftFile(path: string): string {
 export function readSftData(path: string): SftData {
   const file = resolveSftFile(path);
   if (!existsSync(file)) throw new UserError(`${file} is missing (make it with agent-lab sft-data)`);
-  const rows: SftRow[] = [];
+  const rows: SftTrainingRow[] = [];
   const datums: Datum[] = [];
   let tokensPerEpoch = 0;
   const lines = readFileSync(file, "utf8").split("\n");
@@ -63,7 +60,7 @@ export function readSftData(path: string): SftData {
     const mask = sampled.map((s) => (s ? 1 : 0));
     if (!mask.some((m) => m === 1)) throw new FileFormatError(file, i + 1, "no token is marked sampled: nothing to learn from");
     if (prompt.length + tokens.length < 2) throw new FileFormatError(file, i + 1, "a row needs at least 2 tokens");
-    const row: SftRow = { id: typeof raw.id === "string" ? raw.id : `line ${i + 1}`, prompt, tokens, sampled: mask };
+    const row: SftTrainingRow = { id: typeof raw.id === "string" ? raw.id : `line ${i + 1}`, prompt, tokens, sampled: mask };
     const datum = sftDatumFromEpisode(row);
     rows.push(row);
     datums.push(datum);

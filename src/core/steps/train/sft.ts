@@ -18,7 +18,7 @@ import { UserError } from "../../base/errors";
 import { estimateSftUsd } from "../../base/ledger";
 import { resolveCheckpointPath } from "../../base/checkpoints/registry";
 import { PyRandom } from "../../base/data/python-random";
-import type { Progress, ProgressStatus } from "../../base/runs/progress";
+import type { ProgressStatus } from "../../base/runs/progress";
 import { checkRunName, runFile } from "../../base/runs/run-folder";
 import type { Datum } from "../../base/tinker/wire";
 import { modelInputLength } from "../../base/tinker/wire/builders";
@@ -27,11 +27,12 @@ import { linearLr } from "./schedule";
 import { checkSftTokenizer, readSftData, type SftData } from "./sft-data";
 import { TrainingRun } from "./training-run";
 import type { RunCheckpoint } from "./run-log";
+import type { StepContext } from "../specs/step-context";
 
 /** The cookbook's Adam settings (spec §5.4): β1 0.9, β2 0.95, eps 1e-8. */
 export const COOKBOOK_ADAM = Object.freeze({ beta1: 0.9, beta2: 0.95, eps: 1e-8 });
 
-export interface TrainSftOptions extends TrainBackendOptions {
+export interface TrainSftOptions extends TrainBackendOptions, StepContext {
   workspaceDir: string;
   config: AgentLabConfig;
   /** Run folder and checkpoint prefix (default "sft" in the CLI). */
@@ -52,12 +53,6 @@ export interface TrainSftOptions extends TrainBackendOptions {
    */
   tokenizer?: string;
   resume?: boolean;
-  /** argv as typed, for the manifest. */
-  command: string[];
-  signal?: AbortSignal;
-  log?: (line: string) => void;
-  /** Told of every progress.json update (the pipeline nests it in its own). */
-  onProgress?: (p: Progress) => void;
 }
 
 export interface SftMetrics {

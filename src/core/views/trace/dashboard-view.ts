@@ -17,10 +17,11 @@ import { tokenizerForRun } from "../../base/runs/run-tokenizer";
 import { buildTraceView, type TraceEpisodeView } from "./trace-view";
 import { fingerprintDiff, type RunManifest } from "../../base/runs/manifest";
 import { parseJsonl } from "../../base/util/jsonl";
+import { RUN_FILES } from "../../base/runs/run-folder";
 
-export const METRICS_FILE = "metrics.jsonl";
-export const GROUPS_FILE = "groups.jsonl";
-export const CHECKPOINTS_FILE = "checkpoints.jsonl";
+export const METRICS_FILE = RUN_FILES.metrics;
+export const GROUPS_FILE = RUN_FILES.groups;
+export const CHECKPOINTS_FILE = RUN_FILES.checkpoints;
 
 export interface Series {
   key: string;
@@ -246,7 +247,7 @@ export function checkpointScores(runDir: string, resamples = 2000): CheckpointSc
 
   let settings: EvalSettings | null = null;
   const fromRun = settingsOf(trainManifest);
-  if ("system_prompt.sha256" in fromRun) settings = { source: `${basename(runDir)}/manifest.json`, fields: fromRun };
+  if ("system_prompt.sha256" in fromRun) settings = { source: `${basename(runDir)}/${MANIFEST_FILE}`, fields: fromRun };
   else {
     const first = evalsOf(new Set([...checkpoints.values()].flatMap((c) => [...c.paths])))[0];
     if (first) settings = { source: `${first.name} (the first eval of this run's checkpoints)`, fields: settingsOf(first.manifest) };

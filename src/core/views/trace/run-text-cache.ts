@@ -6,7 +6,8 @@
  * is rebuilt. It is a cache: a missing, stale, damaged or foreign file is ignored, never an error.
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
-import { runFile, writeJsonAtomicFile } from "../../base/runs/run-folder";
+import { runFile } from "../../base/runs/run-folder";
+import { writeJsonAtomic } from "../../base/util/atomic-write";
 import type { RunDriftCounts } from "./drift";
 import type { GoldInResults } from "./gold-in-results";
 import type { SavedRunSearch } from "./run-search";
@@ -59,7 +60,7 @@ export function writeTextCache(runDir: string, cache: RunTextCache): boolean {
   if (now.size !== cache.episodes.size || now.mtime_ms !== cache.episodes.mtime_ms) return false;
   if (existsSync(runFile(runDir, "lock"))) return false;
   try {
-    writeJsonAtomicFile(runFile(runDir, "textIndex"), cache, 0);
+    writeJsonAtomic(runFile(runDir, "textIndex"), cache, 0);
     return true;
   } catch {
     return false; // a read-only run folder (copied from elsewhere): the viewer works without its cache

@@ -9,8 +9,8 @@ import {
   listRuns,
   readRun,
   repairTornTail,
-  writeJsonAtomic,
 } from "../../../../../src/core/base/runs/run-files";
+import { writeJsonAtomic } from "../../../../../src/core/base/util/atomic-write";
 import { summarize, finalLine } from "../../../../../src/core/base/runs/summary";
 import { FileFormatError } from "../../../../../src/core/base/errors";
 import { fakeRecord } from "./fakes";

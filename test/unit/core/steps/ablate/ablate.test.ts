@@ -9,7 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ablate, holmAdjust, questionsForDelta, loadAblationInputs, mcnemarExact, renderAblationTable, renderMarkdownReport, type AblationReport } from "../../../../../src/core/steps/ablate";
 import { FileFormatError, UserError } from "../../../../../src/core/base/errors";
-import { appendEpisode, ensureRunDir, writeJsonAtomic } from "../../../../../src/core/base/runs/run-files";
+import { appendEpisode, ensureRunDir } from "../../../../../src/core/base/runs/run-files";
+import { writeJsonAtomic } from "../../../../../src/core/base/util/atomic-write";
 import { requireSharedData } from "../../../../helpers/shared-data";
 import { episode, input, manifest, readDev, simulatedRun, type DevRecord } from "./fixtures";
 

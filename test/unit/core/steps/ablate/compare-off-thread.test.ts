@@ -12,7 +12,8 @@ import { join } from "node:path";
 import { loadAblationInputs } from "../../../../../src/core/steps/ablate/ablate";
 import { CompareWorker, ON_THREAD_MAX_BYTES } from "../../../../../src/core/steps/ablate/compare-off-thread";
 import { compareView } from "../../../../../src/core/steps/ablate/compare-setup";
-import { appendEpisode, ensureRunDir, writeJsonAtomic } from "../../../../../src/core/base/runs/run-files";
+import { appendEpisode, ensureRunDir } from "../../../../../src/core/base/runs/run-files";
+import { writeJsonAtomic } from "../../../../../src/core/base/util/atomic-write";
 import { requireSharedData } from "../../../../helpers/shared-data";
 import { manifest, readDev, simulatedRun } from "./fixtures";
 
