@@ -28,7 +28,7 @@ export const CALCULATOR: Environment<EnvItem> = {
   name: "calculator",
   version: "1",
   summary: "two-number sums with a calculator tool (a test environment)",
-  metrics: { em: "exact", f1: "exact" },
+  metrics: [{ name: "exact", label: "exact", kind: "binary", primary: true, test: "mcnemar", format: "0.000" }],
   scorerVersion: "calculator-exact-1",
   tools: [{ name: "calc", description: "adds two numbers", parameters: { type: "object", properties: { expression: { type: "string" } } } }],
   sftRequiresToolUse: true,
@@ -77,7 +77,7 @@ export const CALCULATOR: Environment<EnvItem> = {
         },
         score(end: EndReason) {
           const right = end === "answer" && answer === item.answers[0] ? 1 : 0;
-          return { prediction: answer, em: right, f1: right, reward: right - 0.1 * Math.max(0, calls.length - 1), fields: { calls: calls.length } };
+          return { prediction: answer, metrics: { exact: right }, reward: right - 0.1 * Math.max(0, calls.length - 1), fields: { calls: calls.length } };
         },
       };
     },
