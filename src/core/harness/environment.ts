@@ -234,5 +234,13 @@ export interface EnvironmentInfo {
   dataInDataDir?: boolean;
   /** Whether `agent-lab grade` can grade a reply of it (it exports a reply grader). */
   gradesReplies?: boolean;
+  /**
+   * What a generated task's answer is when `gen-tasks --env NAME` makes tasks for it (the filters'
+   * answer check: a number, or any text); absent: gen-tasks does not offer it.
+   */
+  taskAnswerFormat?: TaskAnswerFormat;
 }
+
+/** A generated task's answer kind (steps/tasks/answer.ts reads a Python value as one). */
+export type TaskAnswerFormat = "number" | "text";
 

@@ -16,4 +16,5 @@ export const GSM8K_INFO: EnvironmentInfo = Object.freeze<EnvironmentInfo>({
   // The heuristic reader searches and extracts spans: it has nothing to say about arithmetic.
   sftSources: ["sample", "runs"],
   gradesReplies: true,
+  taskAnswerFormat: "number",
 });

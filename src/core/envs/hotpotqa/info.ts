@@ -17,4 +17,5 @@ export const HOTPOTQA_INFO: EnvironmentInfo = Object.freeze<EnvironmentInfo>({
   limitation: "the corpus only contains paragraphs that appear in HotpotQA, so it is easier than full Wikipedia.",
   sftSources: ["sample", "teacher", "runs"],
   dataInDataDir: true,
+  taskAnswerFormat: "text",
 });

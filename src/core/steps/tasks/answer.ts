@@ -5,6 +5,7 @@
  * Text tasks (HotpotQA-style questions, whose answers are names or yes/no): a short plain str.
  */
 import type { PyValue } from "./sandbox/protocol";
+import type { TaskAnswerFormat } from "../../harness/environment";
 
 /** Decimal places kept for non-integer answers: enough for money and rates, and stable across runs. */
 const DECIMALS = 6;
@@ -33,7 +34,7 @@ function canonical(x: number): string | undefined {
 }
 
 /** What an environment's answers are: numbers (graded numerically) or short texts (graded by EM/F1). */
-export type AnswerFormat = "number" | "text";
+export type AnswerFormat = TaskAnswerFormat;
 
 /** Longest text answer kept: answers are names, places, yes/no — a paragraph is not an answer. */
 export const MAX_TEXT_ANSWER = 80;
