@@ -228,7 +228,7 @@ export class TraceRun {
         this.hostTimings.tokenizerMs = performance.now() - t0;
       });
     }
-    // The run's environment annotates its episodes (GSM8K: the extracted answer, the boxed span).
+    // The run's environment annotates its episodes (e.g. the extracted answer and its span).
     // Loaded here, not at activation: the registry brings every environment's code with it.
     // Its declared metrics come from the light catalog now: the list's first rows need them before the registry loads.
     this.metrics = environmentMetrics(manifestEnvironment(manifest).name);

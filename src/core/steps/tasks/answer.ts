@@ -1,8 +1,8 @@
 /**
- * The task's answer from what `solution()` returned. Numeric tasks (GSM8K): a finite int, float,
+ * The task's answer from what `solution()` returned. Numeric tasks (math word problems): a finite int, float,
  * Fraction or Decimal, as a canonical decimal string ("18", "2.5", "0.75"); anything else (str,
  * bool, None, list, NaN, an int too long to print) is not numeric and the candidate is dropped.
- * Text tasks (HotpotQA-style questions, whose answers are names or yes/no): a short plain str.
+ * Text tasks (multi-hop questions, whose answers are names or yes/no): a short plain str.
  */
 import type { PyValue } from "./sandbox/protocol";
 import type { TaskAnswerFormat } from "../../harness/environment";
