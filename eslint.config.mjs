@@ -22,7 +22,7 @@ import tseslint from "typescript-eslint";
 export default defineConfig(
   { ignores: ["dist/", "out/", "bench/.venv/", "bench/.work/", ".cache/"] },
   {
-    files: ["{src,test,webview,scripts,bench}/**/*.{ts,mts,mjs}"],
+    files: ["{src,test,webview,scripts,bench,examples}/**/*.{ts,mts,mjs}"],
     extends: [js.configs.recommended, tseslint.configs.recommended],
     languageOptions: {
       globals: { ...globals.node },

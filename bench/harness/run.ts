@@ -199,7 +199,7 @@ async function timeHarness(tok: ChatTokenizer, searcher: Searcher, scripts: Scri
     appendEpisode(runDir, record);
     recordMs += performance.now() - r0;
     turns += ep.turns.length;
-    f1 += record.f1;
+    f1 += record.metrics.f1;
   }
   const wallMs = performance.now() - start;
   const cpu = process.cpuUsage(cpu0);
@@ -243,7 +243,7 @@ function syntheticRuns(n: number): AblationInput[] {
   const base: EpisodeRecord[] = [];
   const run: EpisodeRecord[] = [];
   const row = (id: string, f1: number): EpisodeRecord => ({
-    id, question: id, answers: ["x"], prediction: "x", em: f1 === 1 ? 1 : 0, f1, reward: f1, end: "answer",
+    id, question: id, answers: ["x"], prediction: "x", format: 2, metrics: { em: f1 === 1 ? 1 : 0, f1 }, reward: f1, end: "answer",
     searches: ["q"], prompt: [], tokens: [], sampled: [], logprobs: null, prefill: 2000, generated: 80, usd: 0.0007,
   });
   for (let i = 0; i < n; i++) {

@@ -6,11 +6,12 @@
  * exactly these.
  */
 import type { EnvironmentInfo, SftSource } from "../harness/environment";
+import { hasOneMetric as rolesAreOne, metricRoles, UNKNOWN_ENV_METRICS, type MetricDeclaration, type MetricRoles } from "../base/runs/metrics";
 import { GSM8K_INFO, GSM8K_NAME } from "./gsm8k/info";
 import { HOTPOTQA_INFO, HOTPOTQA_NAME } from "./hotpotqa/info";
 
 export { GSM8K_NAME, HOTPOTQA_NAME, HOTPOTQA_INFO };
-export type { EnvironmentInfo, SftSource };
+export type { EnvironmentInfo, MetricDeclaration, MetricRoles, SftSource };
 
 export const ENVIRONMENT_INFO: readonly EnvironmentInfo[] = Object.freeze([HOTPOTQA_INFO, GSM8K_INFO]);
 
@@ -24,9 +25,26 @@ export function environmentInfo(name: string): EnvironmentInfo | undefined {
   return ENVIRONMENT_INFO.find((e) => e.name === name);
 }
 
-/** An environment's metric labels; an unknown one's are the record fields' own names. */
+/** An environment's declared metrics; an unknown one's are the v1 record's two slots. */
+export function environmentMetrics(name: string): readonly MetricDeclaration[] {
+  return environmentInfo(name)?.metrics ?? UNKNOWN_ENV_METRICS;
+}
+
+/** An environment's primary and binary metric declarations. */
+export function environmentRoles(name: string): MetricRoles {
+  return metricRoles(environmentMetrics(name));
+}
+
+/**
+ * The labels of an environment's two roles, as ablate's reports and tables name them: `f1` is the
+ * primary metric's label, `em` the binary one's (the report format's role keys, kept from v1 reports).
+ */
 export function metricLabels(name: string): { em: string; f1: string } {
-  return environmentInfo(name)?.metrics ?? { em: "EM", f1: "F1" };
+  return roleLabels(environmentRoles(name));
+}
+
+export function roleLabels(roles: MetricRoles): { em: string; f1: string } {
+  return { em: roles.binary.label, f1: roles.primary.label };
 }
 
 /** Whether `sft-data` takes `source` for the environment called `name`; an unknown one is given the benefit of the doubt (its own code decides). */
@@ -34,8 +52,11 @@ export function takesSftSource(name: string, source: SftSource): boolean {
   return environmentInfo(name)?.sftSources.includes(source) ?? true;
 }
 
-/** True when `em` and `f1` are one metric (no partial credit): views show it once. */
-export function hasOneMetric(metrics: { em: string; f1: string }): boolean {
-  return metrics.em === metrics.f1;
+/** True when the two roles are one metric (no partial credit): views show it once. Takes roles or role labels. */
+export function hasOneMetric(metrics: MetricRoles | { em: string; f1: string }): boolean {
+  return "primary" in metrics ? rolesAreOne(metrics) : metrics.em === metrics.f1;
 }
+
+// Every declaration list must name its roles (a missing primary would blank every view).
+for (const e of ENVIRONMENT_INFO) metricRoles(e.metrics);
 

@@ -1,7 +1,7 @@
 /**
  * The system prompt a step sends for an environment, and how its manifest records it: `--prompt
  * FILE` always; else the config's systemPromptFile or the environment's shipped file, for
- * environments whose prompt has a system message; else none (GSM8K's cookbook prompt), recorded as
+ * environments whose prompt has a system message; else none (a few-shot prompt that is all user turns), recorded as
  * `(none)` with the hash of the empty text so a later `--prompt` shows up as a fingerprint change.
  */
 import { basename } from "node:path";

@@ -11,10 +11,9 @@
  *
  * Record fields every environment fills (so the views need no per-environment code):
  *  - `reward`: what RL optimises;
- *  - `em`: 1 when the episode is fully right, else 0 (HotpotQA: exact match; GSM8K: the grader's
- *    verdict) — the binary metric paired tests (McNemar) use;
- *  - `f1`: credit in [0, 1] (HotpotQA: token F1; GSM8K: the same as `em`, there is no partial credit)
- *    — the primary metric views sort and colour by. `metrics` names both as the environment says them;
+ *  - `metrics`: one value per metric its info declares (base/runs/metrics.ts): exactly one is
+ *    primary (views sort and colour by it; HotpotQA: token F1), at least one is binary (fully right
+ *    or not, what McNemar pairs; HotpotQA: exact match; GSM8K's one `correct` is both);
  *  - `prediction`: the final answer as the environment extracted it; `searches`: the tool calls' arguments.
  */
 import type { ChatTokenizer } from "../base/chat";
@@ -25,8 +24,9 @@ import type { StopReason } from "./policy";
 import type { Searcher } from "../base/search/searcher";
 import type { EnvironmentId } from "../base/runs/manifest-environment";
 import type { EndReason } from "../base/runs/run-files";
+import type { MetricDeclaration } from "../base/runs/metrics";
 
-export type { EnvironmentId };
+export type { EnvironmentId, MetricDeclaration };
 
 /** How an episode ended (the record format's vocabulary). Environments without tools use "answer", "no_action" and "length". */
 export type { EndReason };
@@ -71,8 +71,8 @@ export type TurnOutcome = { end: EndReason } | { observation: string };
 export interface EpisodeScore {
   /** The final answer as extracted ("" when there is none). */
   prediction: string;
-  em: number;
-  f1: number;
+  /** One value per declared metric (its info's `metrics`), by name. */
+  metrics: Record<string, number>;
   reward: number;
   /** Environment fields appended to the episode record, after the common ones (absent: none). */
   fields?: Record<string, unknown>;
@@ -178,8 +178,8 @@ export interface ReplyGrader {
 export interface Environment<I extends EnvItem = EnvItem> extends EnvironmentId {
   /** One line, for `--help` and error messages. */
   readonly summary: string;
-  /** What `em` and `f1` mean here, as the views label them. */
-  readonly metrics: { em: string; f1: string };
+  /** What its episodes are scored on (its info's declarations). */
+  readonly metrics: readonly MetricDeclaration[];
   /** The scorer's identity in manifests. */
   readonly scorerVersion: string;
   /** Tools the model may call; empty for a single-turn environment. */
@@ -214,8 +214,11 @@ export interface EnvironmentInfo {
   version: string;
   /** One line, for `--help`, pickers and error messages. */
   summary: string;
-  /** What the record's `em` and `f1` mean here, as every view labels them (envs/types.ts). */
-  metrics: { em: string; f1: string };
+  /**
+   * What its episodes are scored on: each record's `metrics` holds one value per declaration;
+   * exactly one is `primary`, at least one is binary (base/runs/metrics.ts).
+   */
+  metrics: readonly MetricDeclaration[];
   /** Whether the model calls tools (searches are worth showing). */
   hasTools: boolean;
   /** What the questions are, for report headings ("Results on GSM8K test"). */
@@ -231,5 +234,13 @@ export interface EnvironmentInfo {
   dataInDataDir?: boolean;
   /** Whether `agent-lab grade` can grade a reply of it (it exports a reply grader). */
   gradesReplies?: boolean;
+  /**
+   * What a generated task's answer is when `gen-tasks --env NAME` makes tasks for it (the filters'
+   * answer check: a number, or any text); absent: gen-tasks does not offer it.
+   */
+  taskAnswerFormat?: TaskAnswerFormat;
 }
+
+/** A generated task's answer kind (steps/tasks/answer.ts reads a Python value as one). */
+export type TaskAnswerFormat = "number" | "text";
 

@@ -50,9 +50,8 @@ export interface Episode {
   generated: number;
   /** What RL optimises (HotpotQA: F1 when end is "answer", else 0). */
   reward: number;
-  /** Fully right (1) or not (0), and credit in [0, 1]: see envs/types.ts. */
-  em: number;
-  f1: number;
+  /** One value per declared metric (the environment's score; see environment.ts). */
+  metrics: Record<string, number>;
   /** The environment's own record fields (absent: none). */
   fields?: Record<string, unknown>;
   turns: EpisodeTurn[];
@@ -88,8 +87,7 @@ export async function runEnvEpisode(policy: Policy, item: EnvItem, env: EnvEpiso
     prefill: 0,
     generated: 0,
     reward: 0,
-    em: 0,
-    f1: 0,
+    metrics: {},
     turns: [],
   };
   const add = (tokens: readonly number[], logprobs: readonly number[] | null, sampled: 0 | 1) => {
@@ -102,8 +100,7 @@ export async function runEnvEpisode(policy: Policy, item: EnvItem, env: EnvEpiso
     ep.end = end;
     ep.answer = score.prediction;
     ep.reward = score.reward;
-    ep.em = score.em;
-    ep.f1 = score.f1;
+    ep.metrics = score.metrics;
     if (score.fields) ep.fields = score.fields;
     return ep;
   };

@@ -25,7 +25,7 @@ export function evalValues(values: StepValues<typeof EVAL_STEP>): StepValues<typ
 }
 
 export interface PrepareChoice {
-  /** Local HotpotQA files; none = download from the Hugging Face hub. */
+  /** Local record files (the environment says which formats it reads); none = download from the Hugging Face hub. */
   trainFiles?: string[];
   devFiles?: string[];
 }

@@ -3,7 +3,8 @@
  * plain Node). Environments come from core's light list (envs/catalog.ts), never restated here,
  * and never from the registry, which would load every environment's code at activation.
  */
-import { ENVIRONMENT_INFO, HOTPOTQA_NAME, metricLabels } from "../../core/envs/catalog";
+import { ENVIRONMENT_INFO, environmentMetrics, HOTPOTQA_NAME, metricLabels } from "../../core/envs/catalog";
+import { roleValues } from "../../core/base/runs/metrics";
 import { readEpisodes } from "../../core/base/runs/run-files";
 import type { RunRow } from "../runs/runs-model";
 
@@ -60,7 +61,7 @@ export function sourceRunItems(rows: readonly RunRow[], env: string): SourceRunI
       const episodes = readEpisodes(row.dir);
       const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
       const reward = mean(episodes.map((e) => e.reward));
-      const primary = mean(episodes.map((e) => e.f1));
+      const primary = mean(episodes.map((e) => roleValues(e, environmentMetrics(env)).f1));
       const prompt = row.manifest?.system_prompt?.sha256?.slice(0, 8) ?? "?";
       const metric = `${m.f1} ${primary.toFixed(3)}`;
       return {

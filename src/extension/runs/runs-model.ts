@@ -6,7 +6,8 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { EXPERIMENT_FILES, type ExperimentRecord } from "../../core/steps/experiments/record";
-import { environmentInfo, hasOneMetric, HOTPOTQA_NAME, metricLabels } from "../../core/envs/catalog";
+import { environmentInfo, environmentMetrics, hasOneMetric, HOTPOTQA_NAME, metricLabels } from "../../core/envs/catalog";
+import { roleValues } from "../../core/base/runs/metrics";
 import { manifestEnvironment } from "../../core/base/runs/manifest-environment";
 import type { RunManifest } from "../../core/base/runs/manifest";
 import type { EpisodeRecord } from "../../core/base/runs/run-files";
@@ -229,18 +230,19 @@ function oneLine(text: string, max: number): string {
 export function episodeRow(e: EpisodeRecord, env?: string): EpisodeRow {
   const searches = e.searches?.length ?? 0;
   const m = metricLabels(env ?? HOTPOTQA_NAME);
+  const v = roleValues(e, environmentMetrics(env ?? HOTPOTQA_NAME));
   const hasTools = environmentInfo(env ?? HOTPOTQA_NAME)?.hasTools ?? true;
   const one = hasOneMetric(m);
   const searchPart = hasTools ? ` · ${searches} search${searches === 1 ? "" : "es"}` : "";
   return {
     id: e.id,
     label: oneLine(e.question, 80),
-    description: `${m.f1} ${e.f1.toFixed(one ? 0 : 2)}${searchPart} · “${oneLine(e.prediction || "—", 40)}”`,
+    description: `${m.f1} ${v.f1.toFixed(one ? 0 : 2)}${searchPart} · “${oneLine(e.prediction || "—", 40)}”`,
     tooltip: [
       e.question,
       `prediction: ${e.prediction || "(none)"}`,
       `gold: ${(e.answers ?? []).join(" | ")}`,
-      `${one ? "" : `${m.em} ${e.em} · `}${m.f1} ${e.f1.toFixed(one ? 0 : 3)} · ended: ${e.end}`,
+      `${one ? "" : `${m.em} ${v.em} · `}${m.f1} ${v.f1.toFixed(one ? 0 : 3)} · ended: ${e.end}`,
       ...((e.searches ?? []).map((q, i) => `search ${i + 1}: ${q}`)),
       `id ${e.id}`,
     ].join("\n"),
@@ -251,7 +253,7 @@ export function episodeRow(e: EpisodeRecord, env?: string): EpisodeRow {
 export function groupEpisodes(episodes: readonly EpisodeRecord[], env?: string): OutcomeGroup[] {
   const by = new Map<Outcome, EpisodeRow[]>();
   for (const e of episodes) {
-    const o = outcomeOf(e);
+    const o = outcomeOf({ end: e.end, em: roleValues(e, environmentMetrics(env ?? HOTPOTQA_NAME)).em });
     if (!by.has(o)) by.set(o, []);
     by.get(o)!.push(episodeRow(e, env));
   }

@@ -16,6 +16,9 @@ import { basename } from "node:path";
 import type { ChatTokenizer } from "../../core/base/chat/tokenizer";
 import type { EnvItem, Environment } from "../../core/harness/environment";
 import type { RunManifest } from "../../core/base/runs/manifest";
+import type { MetricDeclaration } from "../../core/base/runs/metrics";
+import { manifestEnvironment } from "../../core/base/runs/manifest-environment";
+import { environmentMetrics } from "../../core/envs/catalog";
 import { EpisodeScan, indexEpisodes, readIndexedEpisode, readIndexedEpisodes, type EpisodeIndex, type IndexedEpisode } from "../../core/base/runs/episode-index";
 import { EPISODES_FILE, readRunHead, type EpisodeRecord } from "../../core/base/runs/run-files";
 import { toColumns, type EpisodeRow } from "../../core/views/trace/episode-list";
@@ -100,6 +103,8 @@ export class TraceRun {
   private tokenizer: ChatTokenizer | undefined;
   private tokenizerProblem: string | undefined;
   private environment: Environment<EnvItem> | undefined;
+  /** The run's environment's declared metrics (the rows' primary and binary values). */
+  private metrics: readonly MetricDeclaration[] | undefined;
   private environmentLoad: Promise<void> = Promise.resolve();
   /** The manifest's tokenizer name: what the text cache was decoded with. */
   private tokenizerName = "";
@@ -223,8 +228,10 @@ export class TraceRun {
         this.hostTimings.tokenizerMs = performance.now() - t0;
       });
     }
-    // The run's environment annotates its episodes (GSM8K: the extracted answer, the boxed span).
+    // The run's environment annotates its episodes (e.g. the extracted answer and its span).
     // Loaded here, not at activation: the registry brings every environment's code with it.
+    // Its declared metrics come from the light catalog now: the list's first rows need them before the registry loads.
+    this.metrics = environmentMetrics(manifestEnvironment(manifest).name);
     this.environmentLoad = import("../../core/envs/registry").then((r) => {
       this.environment = r.environmentOfManifest(manifest);
     });
@@ -283,7 +290,7 @@ export class TraceRun {
     this.byId.clear();
     for (const e of index.episodes) this.byId.set(e.head.id, e);
     // Gold already computed is kept across reloads of a growing run.
-    this.rows = episodeRows(index.episodes.map((e) => e.head)).map((r) => ({ ...r, gold: this.goldById.get(r.id) ?? r.gold }));
+    this.rows = episodeRows(index.episodes.map((e) => e.head), this.metrics).map((r) => ({ ...r, gold: this.goldById.get(r.id) ?? r.gold }));
   }
 
   /** Posts the run's list and its first episode to page load `page` (see Panel.pageLoad). */

@@ -32,7 +32,7 @@ describe("cli: agent-lab ablate", function () {
     ws = mkdtempSync(join(tmpdir(), "agent-lab-ablate-cli-"));
     writeFileSync(join(ws, "agent-lab.json"), JSON.stringify({ runsDir: "runs" }));
     const base = simulatedRun(dev, [0.35, 0.2, 0.45], 1);
-    const grpo = base.map((e, q) => (e.f1 === 0 && q % 3 === 0 ? episode(dev, q, "right", { usd: 0.0009 }) : e));
+    const grpo = base.map((e, q) => (e.metrics.f1 === 0 && q % 3 === 0 ? episode(dev, q, "right", { usd: 0.0009 }) : e));
     // k1 lost 10 questions to a crash: ablate compares on the 190 all runs share.
     const k1 = base.slice(10).map((e, i) => ((i + 10) % 7 === 0 ? episode(dev, i + 10, "wrong") : e));
     writeRun(join(ws, "runs", "test-base"), base, manifest({ checkpoint: "tinker://r/sft-e2" }));

@@ -48,7 +48,7 @@ describe("cli: agent-lab ablate labels by environment", function () {
         const reference = r.answer.split("####").at(-1)!.trim().replace(/,/g, "");
         const v = gradeReply(right(q) ? `The answer is \\boxed{${reference}}.` : `The answer is \\boxed{${Number(reference) + 1}}.`, r.answer);
         const score = v.correct ? 1 : 0;
-        return { ...episode([{ id: `gsm8k-test-${q}`, question: r.question, answer: v.reference }], 0, "right"), prediction: v.extracted ?? "", em: score, f1: score, reward: score, searches: [] };
+        return { ...episode([{ id: `gsm8k-test-${q}`, question: r.question, answer: v.reference }], 0, "right"), prediction: v.extracted ?? "", metrics: { correct: score }, reward: score, searches: [] };
       });
     const m = (checkpoint: string): RunManifest => {
       const { search: _search, ...rest } = manifest({ checkpoint });

@@ -1,5 +1,7 @@
 import { strict as assert } from "node:assert";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { GSM8K_INFO } from "../../../src/core/envs/gsm8k/info";
+import type { MetricDeclaration } from "../../../src/core/base/runs/metrics";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { EpisodeRecord } from "../../../src/core/base/runs/run-files";
@@ -25,18 +27,18 @@ function episodesFrom(records: HotpotRecord[], usd: number): EpisodeRecord[] {
     const em = exactMatch(prediction, [r.answer]);
     const f1 = f1Score(prediction, [r.answer]);
     return {
-      id: r.id, question: r.question, answers: [r.answer], prediction, em, f1, reward: end === "answer" ? f1 : 0, end,
+      format: 2, id: r.id, question: r.question, answers: [r.answer], prediction, metrics: { em, f1 }, reward: end === "answer" ? f1 : 0, end,
       searches: [r.question.split(" ").slice(0, 3).join(" ")], prompt: [1, 2], tokens: [3], sampled: [1], logprobs: null,
       prefill: 2000, generated: 80, usd,
     };
   });
 }
 
-function writeRun(runsDir: string, name: string, episodes: EpisodeRecord[], status: "running" | "done" | "interrupted", split: "val" | "test" = "val"): string {
+function writeRun(runsDir: string, name: string, episodes: EpisodeRecord[], status: "running" | "done" | "interrupted", split: "val" | "test" = "val", metrics?: readonly MetricDeclaration[]): string {
   const dir = join(runsDir, name);
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, "episodes.jsonl"), episodes.map((e) => JSON.stringify(e) + "\n").join(""));
-  writeFileSync(join(dir, "summary.json"), JSON.stringify(summarize(episodes, { planned: 20, seconds: 3, status, split, model: "Qwen/Qwen3.5-4B" })));
+  writeFileSync(join(dir, "summary.json"), JSON.stringify(summarize(episodes, { planned: 20, seconds: 3, status, split, model: "Qwen/Qwen3.5-4B", metrics })));
   return dir;
 }
 
@@ -119,7 +121,7 @@ describe("extension: Runs view model (real HotpotQA questions)", () => {
     const groups = groupEpisodes(eps);
     assert.deepEqual(groups.map((g) => g.outcome), ["correct", "wrong", "no_action", "budget", "length"]);
     assert.equal(groups.reduce((n, g) => n + g.episodes.length, 0), eps.length);
-    for (const g of groups) for (const row of g.episodes) assert.equal(outcomeOf(eps.find((e) => e.id === row.id)!), g.outcome);
+    for (const g of groups) for (const row of g.episodes) assert.equal(outcomeOf({ end: eps.find((e) => e.id === row.id)!.end, em: eps.find((e) => e.id === row.id)!.metrics.em }), g.outcome);
     const correct = groups[0].episodes[0];
     const rec = eps.find((e) => e.id === correct.id)!;
     assert.equal(correct.label, rec.question.length > 80 ? rec.question.slice(0, 79) + "…" : rec.question);
@@ -138,14 +140,14 @@ describe("extension: Runs view model (real HotpotQA questions)", () => {
       const v = gradeReply(reply, r.answer);
       const score = v.correct ? 1 : 0;
       return {
-        id: `gsm8k-test-${i}`, question: r.question, answers: [v.reference], prediction: v.extracted ?? "", em: score, f1: score, reward: score,
+        id: `gsm8k-test-${i}`, question: r.question, answers: [v.reference], prediction: v.extracted ?? "", format: 2, metrics: { correct: score }, reward: score,
         end: v.extracted === undefined ? "no_action" : "answer", searches: [], prompt: [1], tokens: [2], sampled: [1], logprobs: null, prefill: 100, generated: 20, usd: 0,
       };
     });
-    const dir = writeRun(runsDir, "gsm8k-base", eps, "done", "test");
+    const dir = writeRun(runsDir, "gsm8k-base", eps, "done", "test", GSM8K_INFO.metrics);
     writeFileSync(join(dir, "manifest.json"), JSON.stringify({ environment: { name: "gsm8k", version: "1" }, split: { name: "test", file: "test.jsonl", sha256: "x" }, system_prompt: { file: "(none)", sha256: "e3b0c44298fc" } }));
     const row = listRunRows(runsDir)[0];
-    const acc = eps.filter((e) => e.em === 1).length / eps.length;
+    const acc = eps.filter((e) => e.metrics.correct === 1).length / eps.length;
     assert.equal(row.environment, "gsm8k");
     assert.equal(row.description, `gsm8k · test · n=8/20 · accuracy ${acc.toFixed(3)} · $0/q`);
     assert.doesNotMatch(row.tooltip, /F1|EM|searches|top-k/);

@@ -114,18 +114,18 @@ describe("webview: trace viewer", function () {
     const doc = t.document;
     assert.equal(doc.getElementById("count")!.textContent, `${episodes.length} of ${episodes.length} episodes`);
     assert.equal(doc.querySelectorAll("#episode-list .row").length, episodes.length);
-    const counts = countGoldInResults(episodes.map((e) => ({ f1: e.f1, gold: goldInResults(e, tok) })));
+    const counts = countGoldInResults(episodes.map((e) => ({ f1: e.metrics.f1, gold: goldInResults(e, tok) })));
     assert.equal(doc.getElementById("gold-found-right")!.textContent, String(counts.foundRight));
     // The filters speak the Runs tree's names.
     assert.deepEqual(Array.from(doc.querySelectorAll(".outcome-filter")).map((b) => b.getAttribute("label")), ["correct", "wrong", "no action", "budget", "length", "other"]);
-    assert.deepEqual(Array.from(doc.querySelectorAll("#episode-list .row")).map((r) => r.className.match(/outcome-(\w+)/)![1]), episodes.map((e) => outcomeOf(e)));
+    assert.deepEqual(Array.from(doc.querySelectorAll("#episode-list .row")).map((r) => r.className.match(/outcome-(\w+)/)![1]), episodes.map((e) => outcomeOf({ end: e.end, em: e.metrics.em })));
     // Wrong-only: the list shrinks to the answered-but-not-exact episodes.
     for (const box of Array.from(doc.querySelectorAll(".outcome-filter"))) {
       const b = box as unknown as { checked: boolean; dataset: { outcome: string }; dispatchEvent(e: unknown): void };
       b.checked = b.dataset.outcome === "wrong";
       b.dispatchEvent(new t.window.Event("change"));
     }
-    const wrong = episodes.filter((e) => e.end === "answer" && e.em === 0).length;
+    const wrong = episodes.filter((e) => e.end === "answer" && e.metrics.em === 0).length;
     assert.equal(doc.getElementById("count")!.textContent, `${wrong} of ${episodes.length} episodes`);
     for (const box of Array.from(doc.querySelectorAll(".outcome-filter"))) {
       (box as unknown as { checked: boolean }).checked = true;

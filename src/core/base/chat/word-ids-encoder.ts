@@ -5,7 +5,7 @@
  *
  * transformers.js' generic encode maps every word to its byte-level characters, looks its merges up
  * in an LRU of 10,000 words that re-inserts a word on every hit and evicts words it needs again
- * (real paragraphs have more distinct words: 25,585 in HotpotQA's 3,075 dev paragraphs), then maps
+ * (real paragraphs have more distinct words: 25,585 in the search agent's 3,075 dev paragraphs), then maps
  * each piece to its id, about 11–15 µs a token on real result turns, most of the harness's own time
  * per turn. A BPE model encodes each pre-tokenized word on its own, so a word's ids are a pure
  * function of the word: this uses the library's own added-token splitter, normalizer and split

@@ -13,11 +13,12 @@
 import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
 import { FileFormatError } from "../errors";
 import { checkEpisodeRecord, type EpisodeField } from "./episode-record";
-import { episodesPath, type EpisodeRecord } from "./run-files";
+import { normaliseEpisode } from "./episode-v1";
+import { episodesPath, runEnvironmentName, type EpisodeRecord } from "./run-files";
 
 /** The fields read for every episode when indexing (all before the token arrays on disk). */
-export type EpisodeHead = Pick<EpisodeRecord, "id" | "question" | "answers" | "prediction" | "em" | "f1" | "end" | "searches">;
-export const HEAD_FIELDS: readonly EpisodeField[] = ["id", "question", "answers", "prediction", "em", "f1", "end", "searches"];
+export type EpisodeHead = Pick<EpisodeRecord, "id" | "question" | "answers" | "prediction" | "metrics" | "end" | "searches">;
+export const HEAD_FIELDS: readonly EpisodeField[] = ["id", "question", "answers", "prediction", "metrics", "end", "searches"];
 /** What opening one episode in the trace viewer needs on top. */
 export const TRACE_FIELDS: readonly EpisodeField[] = [...HEAD_FIELDS, "prompt", "tokens", "sampled", "prefill", "generated", "usd"];
 
@@ -32,6 +33,8 @@ export interface IndexedEpisode {
 
 export interface EpisodeIndex {
   file: string;
+  /** The run's environment (its manifest's): what v1 records' metric slots held. */
+  env: string;
   /** episodes.jsonl's size and mtime when indexed (0 and 0 when there is none yet). */
   size: number;
   mtimeMs: number;
@@ -62,7 +65,7 @@ export class EpisodeScan {
   constructor(runDir: string, private readonly limit = Infinity) {
     this.file = episodesPath(runDir);
     const stat = existsSync(this.file) ? statSync(this.file) : undefined;
-    this.index = { file: this.file, size: stat?.size ?? 0, mtimeMs: stat?.mtimeMs ?? 0, episodes: [], complete: false };
+    this.index = { file: this.file, env: runEnvironmentName(runDir), size: stat?.size ?? 0, mtimeMs: stat?.mtimeMs ?? 0, episodes: [], complete: false };
   }
 
   /** The index so far; whole once step() has returned false. */
@@ -93,7 +96,7 @@ export class EpisodeScan {
       const torn = end < 0;
       if (torn) end = this.held;
       this.line++;
-      const head = parseHead(this.buf, start, end, this.file, this.line, torn);
+      const head = parseHead(this.buf, start, end, this.file, this.line, torn, this.index.env);
       if (head && !this.seen.has(head.id)) {
         this.seen.add(head.id);
         index.episodes.push({ head, offset: this.at + start, length: end - start, line: this.line });
@@ -142,12 +145,12 @@ export function indexIsCurrent(index: EpisodeIndex): boolean {
   return s.size === index.size && s.mtimeMs === index.mtimeMs;
 }
 
-function parseHead(buf: Buffer, start: number, end: number, file: string, line: number, torn: boolean): EpisodeHead | undefined {
+function parseHead(buf: Buffer, start: number, end: number, file: string, line: number, torn: boolean, env: string): EpisodeHead | undefined {
   const cut = buf.subarray(start, end).indexOf(HEAD_END);
   if (cut > 0) {
     try {
-      const head = JSON.parse(buf.toString("utf8", start, start + cut) + "}") as Record<string, unknown>;
-      if (HEAD_FIELDS.every((f) => f in head)) return checkEpisodeRecord(head, file, line, HEAD_FIELDS);
+      const head = normaliseEpisode(JSON.parse(buf.toString("utf8", start, start + cut) + "}") as Record<string, unknown>, env);
+      if (HEAD_FIELDS.every((f) => f in head)) return checkEpisodeRecord(head, file, line, HEAD_FIELDS, env);
     } catch (e) {
       if (e instanceof FileFormatError) throw e;
       // Not a JSON object up to the key (another writer's layout): parse the whole line below.
@@ -162,8 +165,8 @@ function parseHead(buf: Buffer, start: number, end: number, file: string, line: 
     if (torn) return undefined; // what a writer killed mid-append leaves
     throw new FileFormatError(file, line, `not valid JSON (${(e as Error).message})`);
   }
-  const r = checkEpisodeRecord(value, file, line, HEAD_FIELDS);
-  return { id: r.id, question: r.question, answers: r.answers, prediction: r.prediction, em: r.em, f1: r.f1, end: r.end, searches: r.searches };
+  const r = checkEpisodeRecord(value, file, line, HEAD_FIELDS, env);
+  return { id: r.id, question: r.question, answers: r.answers, prediction: r.prediction, metrics: r.metrics, end: r.end, searches: r.searches };
 }
 
 /** Whole records of some indexed episodes (in file order), each holding `fields`, in one read per call. */
@@ -181,7 +184,7 @@ export function readIndexedEpisodes(index: EpisodeIndex, entries: readonly Index
     } catch (err) {
       throw new FileFormatError(index.file, e.line, `not valid JSON (${(err as Error).message}); the file changed since it was read: reopen the trace`);
     }
-    return checkEpisodeRecord(value, index.file, e.line, fields);
+    return checkEpisodeRecord(value, index.file, e.line, fields, index.env);
   });
 }
 

@@ -6,19 +6,21 @@
  */
 import { FileFormatError } from "../errors";
 import type { EpisodeRecord } from "./run-files";
+import { normaliseEpisode } from "./episode-v1";
+import { IMPLIED_ENVIRONMENT } from "./manifest-environment";
 
 export type EpisodeField = keyof EpisodeRecord;
 
-type Kind = "string" | "number" | "score01" | "binary" | "strings" | "numbers";
+type Kind = "string" | "number" | "metrics" | "strings" | "numbers";
 
 /** What each field must hold when a reader needs it. */
 const KINDS: Partial<Record<EpisodeField, Kind>> = {
   id: "string",
   question: "string",
   answers: "strings",
+  format: "number",
   prediction: "string",
-  em: "binary",
-  f1: "score01",
+  metrics: "metrics",
   reward: "number",
   end: "string",
   searches: "strings",
@@ -33,8 +35,7 @@ const KINDS: Partial<Record<EpisodeField, Kind>> = {
 const DESCRIBE: Record<Kind, string> = {
   string: "a string",
   number: "a finite number",
-  score01: "a number in [0, 1]",
-  binary: "0 or 1",
+  metrics: "an object of numbers in [0, 1]",
   strings: "a list of strings",
   numbers: "a list of numbers",
 };
@@ -45,14 +46,19 @@ function holds(kind: Kind, v: unknown): boolean {
       return typeof v === "string";
     case "number":
       return typeof v === "number" && Number.isFinite(v);
-    case "score01":
-      return typeof v === "number" && v >= 0 && v <= 1;
-    case "binary":
-      return v === 0 || v === 1;
+    case "metrics":
+      return typeof v === "object" && v !== null && !Array.isArray(v);
     case "strings":
       return Array.isArray(v) && v.every((x) => typeof x === "string");
     case "numbers":
       return Array.isArray(v) && v.every((x) => typeof x === "number");
+  }
+}
+
+/** Every declared metric, binary or continuous, is a score in [0, 1] (base/runs/metrics.ts); the first that is not is named. */
+function checkMetrics(metrics: Record<string, unknown>, file: string, line: number): void {
+  for (const [name, v] of Object.entries(metrics)) {
+    if (typeof v !== "number" || !(v >= 0 && v <= 1)) throw new FileFormatError(file, line, `episode record's "metrics.${name}" must be a number in [0, 1], got ${JSON.stringify(v)?.slice(0, 40)}`);
   }
 }
 
@@ -61,20 +67,25 @@ export const ID_FIELDS: readonly EpisodeField[] = ["id"];
 /** `score RUN` rescoring: the prediction, the gold answers and how it ended (for the reward). */
 export const SCORE_FIELDS: readonly EpisodeField[] = ["id", "prediction", "answers", "end"];
 /** `show`: the tables and the failures' text. */
-export const SHOW_FIELDS: readonly EpisodeField[] = ["id", "question", "answers", "prediction", "f1", "end", "searches"];
+export const SHOW_FIELDS: readonly EpisodeField[] = ["id", "question", "answers", "prediction", "metrics", "end", "searches"];
 /** `ablate` and Compare: the paired numbers. */
-export const ABLATE_FIELDS: readonly EpisodeField[] = ["id", "f1", "em", "usd", "searches"];
+export const ABLATE_FIELDS: readonly EpisodeField[] = ["id", "metrics", "usd", "searches"];
 
-/** Refuses a record (line `line` of `file`) that is not an object or lacks one of `fields`. */
-export function checkEpisodeRecord(raw: unknown, file: string, line: number, fields: readonly EpisodeField[]): EpisodeRecord {
+/**
+ * Refuses a record (line `line` of `file`) that is not an object or lacks one of `fields`; a v1
+ * record is read in the current format first (`env`: the run's environment, which says what its
+ * slots held; see episode-v1.ts).
+ */
+export function checkEpisodeRecord(raw: unknown, file: string, line: number, fields: readonly EpisodeField[], env: string = IMPLIED_ENVIRONMENT.name): EpisodeRecord {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw new FileFormatError(file, line, "an episode record must be a JSON object");
-  const row = raw as Record<string, unknown>;
+  const row = normaliseEpisode(raw as Record<string, unknown>, env);
   for (const field of fields) {
     const kind = KINDS[field] ?? "string";
     if (!(field in row) || row[field] === undefined) throw new FileFormatError(file, line, `episode record has no "${field}" (${DESCRIBE[kind]}); was this file written by agent-lab eval?`);
     if (!holds(kind, row[field])) {
       throw new FileFormatError(file, line, `episode record's "${field}" must be ${DESCRIBE[kind]}, got ${JSON.stringify(row[field])?.slice(0, 40)}`);
     }
+    if (kind === "metrics") checkMetrics(row[field] as Record<string, unknown>, file, line);
   }
-  return raw as EpisodeRecord;
+  return row as unknown as EpisodeRecord;
 }

@@ -11,6 +11,7 @@ import { jsonErrorLine } from "../config";
 import { appendJsonl, readJsonlLines } from "../util/jsonl";
 import { checkEpisodeRecord, ID_FIELDS, type EpisodeField } from "./episode-record";
 import type { RunManifest } from "./manifest";
+import { manifestEnvironment } from "./manifest-environment";
 import { RUN_FILES, RUN_MARKERS } from "./run-folder";
 import type { RunSummary } from "./summary";
 
@@ -23,12 +24,14 @@ export type EndReason = "answer" | "no_action" | "length" | "budget";
 
 /** One line of episodes.jsonl. snake_case on disk so Python notebooks read it without renaming. */
 export interface EpisodeRecord {
+  /** The record format (episode-v1.ts: EPISODE_FORMAT); lines of format 1 have none and are read as the current one. */
+  format: number;
   id: string;
   question: string;
   answers: string[];
   prediction: string;
-  em: number;
-  f1: number;
+  /** One value per metric the environment declares (base/runs/metrics.ts), by name. */
+  metrics: Record<string, number>;
   /** F1 when the episode ended with an answer, else 0 (what RL optimises). */
   reward: number;
   end: EndReason | string;
@@ -94,13 +97,25 @@ export function readEpisodes(runDir: string, fields: readonly EpisodeField[] = I
   if (!existsSync(file)) return [];
   const seen = new Set<string>();
   const out: EpisodeRecord[] = [];
+  const env = runEnvironmentName(runDir);
   for (const { value, line } of readJsonlLines<unknown>(file, { tolerateTornTail: true })) {
-    const row = checkEpisodeRecord(value, file, line, fields.includes("id") ? fields : ["id", ...fields]);
+    const row = checkEpisodeRecord(value, file, line, fields.includes("id") ? fields : ["id", ...fields], env);
     if (seen.has(row.id)) continue;
     seen.add(row.id);
     out.push(row);
   }
   return out;
+}
+
+/** The environment a run's manifest names (what its v1 episode records' slots mean; see episode-v1.ts). */
+export function runEnvironmentName(runDir: string): string {
+  let manifest: unknown;
+  try {
+    manifest = readJsonFile<unknown>(join(runDir, MANIFEST_FILE));
+  } catch {
+    // A damaged manifest is for the reader of the manifest to report; its episodes stay readable as the implied environment's.
+  }
+  return manifestEnvironment(manifest).name;
 }
 
 /** Whether a folder holds an eval-style run (a manifest or episodes): what readRun reads. */

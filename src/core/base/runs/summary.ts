@@ -1,6 +1,7 @@
 /** summary.json: the numbers a run is known by, recomputed from its episodes. */
 import type { Split } from "../data/question";
 import type { EpisodeRecord } from "./run-files";
+import { hasOneMetric, metricRoles, metricValue, UNKNOWN_ENV_METRICS, type MetricDeclaration } from "./metrics";
 
 export type RunStatus = "running" | "done" | "failed" | "interrupted";
 
@@ -9,6 +10,11 @@ export interface RunSummary {
   n: number;
   /** Episodes this job set out to run (split size after --limit). */
   planned: number;
+  /**
+   * Means of the environment's binary and primary metric (base/runs/metrics.ts). The keys are the
+   * summary format's role names, kept from before metrics were declared, so summaries of old and new
+   * runs read alike (for GSM8K both are its `correct`).
+   */
   em: number;
   f1: number;
   searches_per_q: number;
@@ -34,6 +40,8 @@ export interface SummaryContext {
   split: Split;
   model: string;
   checkpoint?: string;
+  /** The run's environment's declared metrics (absent: the v1 slots, em and f1). */
+  metrics?: readonly MetricDeclaration[];
 }
 
 export function summarize(episodes: readonly EpisodeRecord[], ctx: SummaryContext): RunSummary {
@@ -42,11 +50,12 @@ export function summarize(episodes: readonly EpisodeRecord[], ctx: SummaryContex
   const ends: Record<string, number> = {};
   for (const e of episodes) ends[e.end] = (ends[e.end] ?? 0) + 1;
   const usdTotal = episodes.reduce((s, e) => s + e.usd, 0);
+  const roles = metricRoles(ctx.metrics ?? UNKNOWN_ENV_METRICS);
   return {
     n,
     planned: ctx.planned,
-    em: mean((e) => e.em),
-    f1: mean((e) => e.f1),
+    em: mean((e) => metricValue(e, roles.binary)),
+    f1: mean((e) => metricValue(e, roles.primary)),
     searches_per_q: mean((e) => e.searches.length),
     answered: mean((e) => (e.end === "answer" ? 1 : 0)),
     ends,
@@ -61,9 +70,9 @@ export function summarize(episodes: readonly EpisodeRecord[], ctx: SummaryContex
   };
 }
 
-/** How an environment names its metrics (envs/types.ts), for the closing line. */
+/** What the closing line needs of an environment: its declared metrics and whether it has tools. */
 export interface MetricNames {
-  metrics: { em: string; f1: string };
+  metrics: readonly MetricDeclaration[];
   tools: readonly unknown[];
 }
 
@@ -72,8 +81,9 @@ export interface MetricNames {
  * environment without tools whose two metrics are one (GSM8K), `NAME: accuracy … answered …% …`.
  */
 export function finalLine(name: string, s: RunSummary, env?: MetricNames): string {
-  if (env && env.tools.length === 0 && env.metrics.em === env.metrics.f1) {
-    return `${name}: ${env.metrics.f1} ${s.f1.toFixed(3)}  answered ${Math.round(s.answered * 100)}%  $${s.usd_per_q.toFixed(4)}/q  (total $${s.usd_total.toFixed(2)}, ${s.seconds}s)`;
+  const roles = env ? metricRoles(env.metrics) : undefined;
+  if (env && roles && env.tools.length === 0 && hasOneMetric(roles)) {
+    return `${name}: ${roles.primary.label} ${s.f1.toFixed(3)}  answered ${Math.round(s.answered * 100)}%  $${s.usd_per_q.toFixed(4)}/q  (total $${s.usd_total.toFixed(2)}, ${s.seconds}s)`;
   }
   return (
     `${name}: EM ${s.em.toFixed(3)}  F1 ${s.f1.toFixed(3)}  searches ${s.searches_per_q.toFixed(2)}  ` +

@@ -1,7 +1,7 @@
 /**
  * The inputs of the task filters, read with their line numbers so every problem names file:line:
  * candidates (`{problem, solution}` per line, from a generator or anywhere else) and eval items
- * (`{question, answer}` per line, e.g. GSM8K test; `problem` is accepted for `question`).
+ * (`{question, answer}` per line, e.g. a math environment's test file; `problem` is accepted for `question`).
  */
 import { existsSync, readFileSync } from "node:fs";
 import { FileFormatError } from "../errors";

@@ -73,8 +73,7 @@ class Gsm8kEpisode implements EnvEpisode {
     const reward = credit + (this.formatPenalty > 0 ? this.formatPenalty * ((this.formatOk ? 1 : 0) - 1) : 0);
     return {
       prediction: this.verdict?.extracted ?? "",
-      em: credit,
-      f1: credit,
+      metrics: { correct: credit },
       reward,
       fields: { correct, extracted: this.verdict?.extracted ?? null, reference: this.item.answers[0], format_ok: this.formatOk, boxed: this.span },
     };

@@ -7,7 +7,8 @@ export const GSM8K_INFO: EnvironmentInfo = Object.freeze<EnvironmentInfo>({
   name: GSM8K_NAME,
   version: "1",
   summary: "GSM8K grade-school math, single turn, no tools; the cookbook's few-shot prompt and \\boxed{} grader; reward = correct",
-  metrics: { em: "accuracy", f1: "accuracy" },
+  // One 0/1 verdict, no partial credit: it is both the primary and the binary metric.
+  metrics: [{ name: "correct", label: "accuracy", kind: "binary", primary: true, test: "mcnemar", format: "0.000" }],
   hasTools: false,
   dataset: "GSM8K",
   limitation:
@@ -15,4 +16,5 @@ export const GSM8K_INFO: EnvironmentInfo = Object.freeze<EnvironmentInfo>({
   // The heuristic reader searches and extracts spans: it has nothing to say about arithmetic.
   sftSources: ["sample", "runs"],
   gradesReplies: true,
+  taskAnswerFormat: "number",
 });

@@ -74,7 +74,7 @@ export class HotpotEpisode implements EnvEpisode {
 
   score(end: EndReason): EpisodeScore {
     const f1 = f1Score(this.answer, this.item.answers);
-    return { prediction: this.answer, em: exactMatch(this.answer, this.item.answers), f1, reward: end === "answer" ? f1 : 0 };
+    return { prediction: this.answer, metrics: { em: exactMatch(this.answer, this.item.answers), f1 }, reward: end === "answer" ? f1 : 0 };
   }
 }
 

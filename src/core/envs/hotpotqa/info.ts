@@ -7,10 +7,15 @@ export const HOTPOTQA_INFO: EnvironmentInfo = Object.freeze<EnvironmentInfo>({
   name: HOTPOTQA_NAME,
   version: "1",
   summary: "HotpotQA distractor questions; the model searches Wikipedia paragraphs (BM25) and answers; reward = F1",
-  metrics: { em: "EM", f1: "F1" },
+  // Exact match pairs by McNemar; token F1 (the reward) is what views sort by.
+  metrics: [
+    { name: "em", label: "EM", kind: "binary", test: "mcnemar", format: "0.000" },
+    { name: "f1", label: "F1", kind: "continuous", primary: true, test: "paired-bootstrap", format: "0.000" },
+  ],
   hasTools: true,
   dataset: "HotpotQA",
   limitation: "the corpus only contains paragraphs that appear in HotpotQA, so it is easier than full Wikipedia.",
   sftSources: ["sample", "teacher", "runs"],
   dataInDataDir: true,
+  taskAnswerFormat: "text",
 });

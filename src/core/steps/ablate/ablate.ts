@@ -17,6 +17,8 @@ import { ABLATE_FIELDS } from "../../base/runs/episode-record";
 import { bootstrapMeans, mean, percentileInterval, sampleSd, type Interval } from "../../base/stats/bootstrap";
 import { minimumDetectableDelta } from "../../base/stats/power";
 import { DEFAULT_RESAMPLES } from "../../base/stats/resamples";
+import { environmentRoles } from "../../envs/catalog";
+import { metricValue } from "../../base/runs/metrics";
 import { holmAdjust, mcnemarExact, signFlipTest } from "../../base/stats/significance";
 import {
   ABLATION_FORMAT,
@@ -105,8 +107,11 @@ export function ablate(inputs: readonly AblationInput[], options: AblationOption
     if (dropped > 0) warnings.push(`${r.name}: ${dropped} of its ${r.episodes.length} questions are not in every run and were left out`);
   });
 
-  const f1 = rows.map((eps) => Float64Array.from(eps, (e) => e.f1));
-  const em = rows.map((eps) => Float64Array.from(eps, (e) => e.em));
+  // The report's two slots are roles, read from the environment's declarations: `f1` is its primary
+  // metric (bootstrap and sign-flip), `em` its binary one (McNemar); for GSM8K both are `correct`.
+  const roles = environmentRoles(manifestEnvironment(inputs[0].manifest).name);
+  const f1 = rows.map((eps) => Float64Array.from(eps, (e) => metricValue(e, roles.primary)));
+  const em = rows.map((eps) => Float64Array.from(eps, (e) => metricValue(e, roles.binary)));
   // One joint bootstrap: every run's F1 and EM columns share the resampled question indices.
   const dist = bootstrapMeans([...f1, ...em], { resamples, seed, stream: 0 });
   const f1Dist = dist.slice(0, inputs.length);

@@ -25,6 +25,7 @@ export interface ReportEnvironment {
   name: string;
   /** For the heading: "Results on GSM8K test". */
   dataset: string;
+  /** The labels of its binary (`em`) and primary (`f1`) metric: the report's role keys. */
   metrics: { em: string; f1: string };
   hasTools: boolean;
   limitation: string;
@@ -55,7 +56,7 @@ export function isSyntheticWorld(dataDir: string, split: { file: string; sha256:
 export function reportEnvironment(env: EnvironmentId, o: ReportEnvironmentOptions = {}): ReportEnvironment {
   const info = environmentInfo(env.name);
   if (!info) return { name: env.name, dataset: env.name, metrics: metricLabels(env.name), hasTools: true, limitation: "" };
-  const base = { name: info.name, dataset: info.dataset, metrics: info.metrics, hasTools: info.hasTools, limitation: info.limitation };
+  const base = { name: info.name, dataset: info.dataset, metrics: metricLabels(info.name), hasTools: info.hasTools, limitation: info.limitation };
   if (info.name === HOTPOTQA_NAME && o.dataDir && o.split && isSyntheticWorld(o.dataDir, o.split)) return { ...base, ...SYNTHETIC_REPORT };
   return base;
 }

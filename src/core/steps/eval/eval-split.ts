@@ -13,6 +13,8 @@ import type { EnvItem, Environment } from "../../harness/environment";
 import { runEnvEpisode, type Episode, type Policy } from "../../harness";
 import { MANIFEST_FORMAT, sha256File, type RunManifest } from "../../base/runs/manifest";
 import type { EpisodeRecord } from "../../base/runs/run-files";
+import { EPISODE_FORMAT } from "../../base/runs/episode-v1";
+import { metricRoles } from "../../base/runs/metrics";
 import { checkRunName } from "../../base/runs/run-name";
 import { TEST_SPLIT_FLAG } from "../specs/common-flags";
 import { makePolicy } from "./backends";
@@ -129,7 +131,9 @@ async function runWithPolicy(o: EvalSplitOptions, env: Environment<EnvItem>, pol
     log: o.log,
     cost: { prices, budgetUsd: o.config.budgetUsd },
     progress: { step: "eval", label: "eval", onUpdate: o.onProgress },
-    metricLabel: env.metrics.f1,
+    metricLabel: metricRoles(env.metrics).primary.label,
+    metric: metricRoles(env.metrics).primary.name,
+    metrics: env.metrics,
     runQuestion: async (q, signal) => {
       const episode = envRun.start(q, { tokenizer: policy.tokenizer, systemPrompt: prompt.text });
       const ep = await runEnvEpisode(policy, q, episode, { temperature: o.temperature, maxTokens: o.config.maxTokens, signal });
@@ -141,13 +145,14 @@ async function runWithPolicy(o: EvalSplitOptions, env: Environment<EnvItem>, pol
 
 /** The harness's episode as one line of episodes.jsonl: the common fields, then the environment's. */
 export function toRecord(ep: Episode, usd: number): EpisodeRecord {
+  // The light fields first, before "prompt" (the episode index reads a line's head only).
   return {
+    format: EPISODE_FORMAT,
     id: ep.id,
     question: ep.question,
     answers: ep.answers,
     prediction: ep.answer,
-    em: ep.em,
-    f1: ep.f1,
+    metrics: ep.metrics,
     reward: ep.reward,
     end: ep.end,
     searches: ep.searches,

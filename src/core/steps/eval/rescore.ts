@@ -32,8 +32,8 @@ export function rescoreRun(runDir: string): RescoreResult {
     const em = exactMatch(e.prediction, e.answers);
     const f1 = f1Score(e.prediction, e.answers);
     const reward = e.end === "answer" ? f1 : 0;
-    if (em !== e.em || f1 !== e.f1 || reward !== e.reward) changed++;
-    return { ...e, em, f1, reward };
+    if (em !== e.metrics.em || f1 !== e.metrics.f1 || reward !== e.reward) changed++;
+    return { ...e, metrics: { em, f1 }, reward };
   });
   const file = episodesPath(runDir);
   writeFileAtomic(file, rescored.map((e) => JSON.stringify(e) + "\n").join(""));

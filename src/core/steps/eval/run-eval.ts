@@ -6,6 +6,7 @@
  * "interrupted"; a crash or `kill -9` loses at most the episodes in flight.
  */
 import { join } from "node:path";
+import { metricRoles, metricValue, UNKNOWN_ENV_METRICS, type MetricDeclaration } from "../../base/runs/metrics";
 import type { ModelPrices } from "../../base/config";
 import { BudgetExceededError, CostLedger, EpisodeSizeTracker, estimateEpisodeUsd } from "../../base/ledger";
 import type { Split } from "../../base/data/question";
@@ -35,8 +36,11 @@ export interface EvalJob {
   concurrency: number;
   /** Runs one question to a finished, scored, priced record. */
   runQuestion: (question: EnvItem, signal: AbortSignal) => Promise<EpisodeRecord>;
-  /** What the progress line calls the mean of `f1` (the environment's name for it; default "F1"). */
+  /** What the progress line calls the mean of the primary metric (its declared label; default "F1"). */
   metricLabel?: string;
+  /** The primary metric's name (the progress line's number) and every declared metric (the summary's). */
+  metric?: string;
+  metrics?: readonly MetricDeclaration[];
   split: Split;
   model: string;
   checkpoint?: string;
@@ -93,6 +97,7 @@ async function runOpenedEval(job: EvalJob, started: number, previousSeconds: num
       split: job.split,
       model: job.model,
       checkpoint: job.checkpoint,
+      metrics: job.metrics,
     });
     writeJsonAtomic(join(job.runDir, SUMMARY_FILE), summary);
     return summary;
@@ -147,8 +152,9 @@ async function runOpenedEval(job: EvalJob, started: number, previousSeconds: num
         ran++;
         progress.update({ done: episodes.length, usd: usdSoFar() });
         if (episodes.length % every === 0 || episodes.length === planned) {
-          const f1 = episodes.reduce((s, e) => s + e.f1, 0) / episodes.length;
-          job.log?.(`  ${episodes.length}/${planned}  ${job.metricLabel ?? "F1"} so far ${f1.toFixed(3)}`);
+          const primary = metricRoles(job.metrics ?? UNKNOWN_ENV_METRICS).primary;
+          const mean = episodes.reduce((s, e) => s + metricValue(e, job.metric ?? primary.name), 0) / episodes.length;
+          job.log?.(`  ${episodes.length}/${planned}  ${job.metricLabel ?? primary.label} so far ${mean.toFixed(3)}`);
         }
         if (Date.now() - lastWrite >= interval) {
           writeSummary("running");

@@ -455,7 +455,7 @@ class Context {
     });
     const metric = spec.metric === "em" ? "em" : "f1";
     const columns: Record<string, number[]> = {};
-    arms.forEach((a, k) => (columns[a] = ids.map((id) => episodes[k].get(id)![metric])));
+    arms.forEach((a, k) => (columns[a] = ids.map((id) => episodes[k].get(id)!.metrics[metric] ?? 0)));
     const itemsText = itemManifestText(ids);
     writeFileSync(join(this.recordDir, EXPERIMENT_FILES.items), itemsText);
     const scoresText = JSON.stringify({ metric: spec.metric, items: EXPERIMENT_FILES.items, scores: columns }) + "\n";

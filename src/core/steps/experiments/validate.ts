@@ -80,7 +80,7 @@ export function validateExperiment(recordDir: string): ValidationResult {
       out[a] = ids.map((id) => {
         const e = byId.get(id);
         if (!e) throw new Failed(`${record.scores[a].run} has no episode for item ${id}`);
-        return e[metric];
+        return e.metrics[metric] ?? 0;
       });
     }
     return out;

@@ -6,7 +6,7 @@
  * One line per episode/row: `messages` (role + content, in the order the model saw them: the
  * prompt's messages, then each model reply as an assistant message and each harness insertion — a
  * tool's result — as the user message it was), each assistant message with `weight` 1 when the model
- * wrote it (what Agent Lab trains on) and 0 when it came from the prompt (e.g. GSM8K's few-shot
+ * wrote it (what Agent Lab trains on) and 0 when it came from the prompt (e.g. a few-shot
  * example); `tools` (OpenAI function declarations) where the environment has tools; then `id` and
  * `reward`. Text is decoded from the recorded token ids with the run's tokenizer: Agent Lab itself
  * trains on those ids, never on this re-rendered text.

@@ -35,7 +35,7 @@ function runSummaries(workspaceDir: string, config: AgentLabConfig): { name: str
 }
 
 export function estimateContext(values: Record<string, unknown>, config: AgentLabConfig, workspaceDir: string, positionals: readonly string[] = []): EstimateContext {
-  // The environment's own data folder (GSM8K: <dataDir>/gsm8k) holds the split being counted.
+  // The environment's own data folder (<dataDir>/<name> unless its info says dataInDataDir) holds the split being counted.
   const dataDir = environmentDataDir(typeof values.env === "string" ? values.env : config.env, resolve(workspaceDir, config.dataDir));
   const split = typeof values.split === "string" ? values.split : "val";
   const data = typeof values.data === "string" ? resolve(workspaceDir, values.data) : undefined;

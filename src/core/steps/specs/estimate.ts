@@ -78,7 +78,7 @@ export function dryRunText(step: string, estimate: Estimate, budgetUsd: number):
 
 /** A generation prompt's size in tokens, for estimates (the shipped prompt is ~250 tokens; margin for edits). */
 export const GEN_PROMPT_TOKENS = 400;
-/** A solve-rate try's prompt (the GSM8K few-shot turn and the problem). */
+/** A solve-rate try's prompt (the target environment's few-shot turn and the problem). */
 export const SOLVE_PROMPT_TOKENS = 300;
 
 /**

@@ -1,10 +1,11 @@
 /**
- * The task's answer from what `solution()` returned. Numeric tasks (GSM8K): a finite int, float,
+ * The task's answer from what `solution()` returned. Numeric tasks (math word problems): a finite int, float,
  * Fraction or Decimal, as a canonical decimal string ("18", "2.5", "0.75"); anything else (str,
  * bool, None, list, NaN, an int too long to print) is not numeric and the candidate is dropped.
- * Text tasks (HotpotQA-style questions, whose answers are names or yes/no): a short plain str.
+ * Text tasks (multi-hop questions, whose answers are names or yes/no): a short plain str.
  */
 import type { PyValue } from "./sandbox/protocol";
+import type { TaskAnswerFormat } from "../../harness/environment";
 
 /** Decimal places kept for non-integer answers: enough for money and rates, and stable across runs. */
 const DECIMALS = 6;
@@ -33,7 +34,7 @@ function canonical(x: number): string | undefined {
 }
 
 /** What an environment's answers are: numbers (graded numerically) or short texts (graded by EM/F1). */
-export type AnswerFormat = "number" | "text";
+export type AnswerFormat = TaskAnswerFormat;
 
 /** Longest text answer kept: answers are names, places, yes/no — a paragraph is not an answer. */
 export const MAX_TEXT_ANSWER = 80;

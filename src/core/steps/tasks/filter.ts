@@ -53,7 +53,7 @@ export interface FilterOptions {
   sandbox?: TaskSandbox;
   /** sha256 of the generation prompt, when the candidates came from one. */
   generationPromptSha256?: string | null;
-  /** What a solution must return (default "number": GSM8K-style tasks). */
+  /** What a solution must return (default "number": math word problems). */
   answerFormat?: AnswerFormat;
   onProgress?(done: number, total: number): void;
 }

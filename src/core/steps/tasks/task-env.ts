@@ -1,10 +1,19 @@
 /**
- * The environments generated tasks can train: what their answers are (the filters' answer check)
- * and how the base policy's tries are graded. Names match the environments' `--env` names.
+ * The environments generated tasks can train: those whose info.ts declares a `taskAnswerFormat`
+ * (what their answers are, for the filters' answer check), built from the light catalog so a new
+ * environment folder is offered by `gen-tasks --env` without a line here. Names match `--env`.
  */
+import { ENVIRONMENT_INFO } from "../../envs/catalog";
 import type { AnswerFormat } from "./answer";
 
-export const TASK_ENVS = ["gsm8k", "hotpotqa"] as const;
-export type TaskEnv = (typeof TASK_ENVS)[number];
+/** Alphabetical, as the flag's choices were listed before they were built from the catalog. */
+export const TASK_ENVS: readonly string[] = Object.freeze(
+  ENVIRONMENT_INFO.filter((e) => e.taskAnswerFormat)
+    .map((e) => e.name)
+    .sort(),
+);
+export type TaskEnv = string;
 
-export const TASK_ANSWER_FORMAT: Readonly<Record<TaskEnv, AnswerFormat>> = Object.freeze({ gsm8k: "number", hotpotqa: "text" });
+export const TASK_ANSWER_FORMAT: Readonly<Record<TaskEnv, AnswerFormat>> = Object.freeze(
+  Object.fromEntries(ENVIRONMENT_INFO.flatMap((e) => (e.taskAnswerFormat ? [[e.name, e.taskAnswerFormat]] : []))),
+);

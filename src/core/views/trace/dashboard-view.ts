@@ -18,6 +18,10 @@ import { buildTraceView, type TraceEpisodeView } from "./trace-view";
 import { fingerprintDiff, type RunManifest } from "../../base/runs/manifest";
 import { parseJsonl } from "../../base/util/jsonl";
 import { RUN_FILES } from "../../base/runs/run-folder";
+import { roleValues } from "../../base/runs/metrics";
+import { normaliseEpisode } from "../../base/runs/episode-v1";
+import { runEnvironmentName } from "../../base/runs/run-files";
+import { environmentOfManifest } from "../../envs/registry";
 
 export const METRICS_FILE = RUN_FILES.metrics;
 export const GROUPS_FILE = RUN_FILES.groups;
@@ -204,7 +208,9 @@ interface ValEval {
 }
 
 function score(runsDir: string, name: string, resamples: number): { n: number; f1: F1Score } | undefined {
-  const f1 = readEpisodes(join(runsDir, name)).map((e) => e.f1);
+  const dir = join(runsDir, name);
+  const metrics = environmentOfManifest(readJsonFile<unknown>(join(dir, MANIFEST_FILE)))?.metrics;
+  const f1 = readEpisodes(dir).map((e) => roleValues(e, metrics).f1);
   if (f1.length === 0) return undefined;
   const [dist] = bootstrapMeans([f1], { resamples, seed: 0 });
   const ci = percentileInterval(dist);
@@ -351,7 +357,9 @@ export function readDashboard(runDir: string): DashboardView {
 
 /** The G episodes of a group, decoded with the run's tokenizer, in sample order. */
 export async function groupEpisodeViews(runDir: string, group: GroupRecord): Promise<TraceEpisodeView[]> {
-  const lines = readLines<EpisodeRecord>(join(runDir, EPISODES_FILE), []);
+  // Read as the current record format (a v1 run's slots as its environment's metrics; see episode-v1.ts).
+  const env = runEnvironmentName(runDir);
+  const lines = readLines<Record<string, unknown>>(join(runDir, EPISODES_FILE), []).map((l) => (l && typeof l === "object" ? (normaliseEpisode(l, env) as unknown as EpisodeRecord) : undefined));
   const records = (group.episodes ?? []).map((i) => lines[i]).filter((e): e is EpisodeRecord => !!e && Array.isArray(e.tokens));
   const manifest = readJsonFile<{ tokenizer?: unknown }>(join(runDir, MANIFEST_FILE));
   const tok = await tokenizerForRun(typeof manifest?.tokenizer === "string" ? manifest.tokenizer : undefined);

@@ -8,6 +8,7 @@ import type { ChatTokenizer } from "../../base/chat/tokenizer";
 import { environmentOfManifest } from "../../envs/registry";
 import type { EpisodeRecord, RunFiles } from "../../base/runs/run-files";
 import { finalLine } from "../../base/runs/summary";
+import { metricRoles, roleValues, UNKNOWN_ENV_METRICS, type MetricDeclaration } from "../../base/runs/metrics";
 import { mulberry32 as rng } from "../../base/util/mulberry32";
 
 export type TraceStyle = "ansi" | "plain";
@@ -58,8 +59,8 @@ export function renderTrace(e: EpisodeRecord, tokenizer: ChatTokenizer, style: T
 
 
 /** N episodes with f1 (the primary metric) < 0.5, chosen at random (seeded) but listed in file order. */
-export function pickFailures(episodes: readonly EpisodeRecord[], n: number, seed: number): EpisodeRecord[] {
-  const failures = episodes.filter((e) => e.f1 < 0.5);
+export function pickFailures(episodes: readonly EpisodeRecord[], n: number, seed: number, metrics?: readonly MetricDeclaration[]): EpisodeRecord[] {
+  const failures = episodes.filter((e) => roleValues(e, metrics).f1 < 0.5);
   const next = rng(seed);
   const idx = failures.map((_, i) => i);
   for (let i = idx.length - 1; i > 0; i--) {
@@ -99,7 +100,7 @@ export function renderShow(run: RunFiles, o: ShowOptions): string {
   const eps = run.episodes;
   const out: string[] = [];
   const env = run.manifest ? environmentOfManifest(run.manifest) : undefined;
-  const primary = env?.metrics.f1 ?? "F1";
+  const primary = metricRoles(env?.metrics ?? UNKNOWN_ENV_METRICS).primary.label;
   if (run.summary) out.push(f.heading(finalLine(o.name, { ...run.summary, n: eps.length }, env)) + `  [${run.summary.status}, ${eps.length}/${run.summary.planned}]`);
   else out.push(f.heading(`${o.name}: ${eps.length} episodes (no summary.json)`));
   if (run.manifest) {
@@ -123,12 +124,12 @@ export function renderShow(run: RunFiles, o: ShowOptions): string {
       out.push(`  ${String(k).padStart(2)}  ${String(count).padStart(5)}  ${bar(count, total)}`);
     }
   }
-  const failures = pickFailures(eps, o.n, o.seed);
-  const nFail = eps.filter((e) => e.f1 < 0.5).length;
+  const failures = pickFailures(eps, o.n, o.seed, env?.metrics);
+  const nFail = eps.filter((e) => roleValues(e, env?.metrics).f1 < 0.5).length;
   out.push("", f.heading(`Failures (${primary} < 0.5): ${nFail} of ${total}; showing ${failures.length} (seed ${o.seed})`));
   if (failures.length > 0) out.push(o.tokenizer ? traceLegend(o.style) : `(no token-level traces: ${o.tokenizerProblem ?? "tokenizer unavailable"})`);
   for (const e of failures) {
-    out.push("", f.heading(`── ${e.id}  end=${e.end}  ${primary} ${e.f1.toFixed(2)}${hasTools ? `  searches ${e.searches.length}` : ""}`));
+    out.push("", f.heading(`── ${e.id}  end=${e.end}  ${primary} ${roleValues(e, env?.metrics).f1.toFixed(2)}${hasTools ? `  searches ${e.searches.length}` : ""}`));
     out.push(`Q: ${e.question}`, `gold: ${e.answers.join(" | ")}    prediction: ${e.prediction || "(none)"}`);
     const notes = env?.annotate?.(e as unknown as Record<string, unknown>);
     if (notes) {

@@ -7,6 +7,8 @@
 import type { ChatTokenizer } from "../../base/chat/tokenizer";
 import type { EnvItem, Environment, TraceAnnotations } from "../../harness/environment";
 import type { EpisodeRecord } from "../../base/runs/run-files";
+import { metricRoles, roleValues } from "../../base/runs/metrics";
+import { roleLabels } from "../../envs/catalog";
 import { checkDrift, type DriftReport } from "./drift";
 import { goldInResults, type GoldInResults } from "./gold-in-results";
 import { decodePerToken } from "./token-text";
@@ -156,8 +158,7 @@ export function buildTraceView(record: EpisodeRecord, tok: ChatTokenizer | undef
     question: record.question,
     answers: record.answers,
     prediction: record.prediction,
-    em: record.em,
-    f1: record.f1,
+    ...roleValues(record, options.environment?.metrics),
     reward: record.reward,
     end: record.end,
     searches: record.searches,
@@ -174,6 +175,6 @@ export function buildTraceView(record: EpisodeRecord, tok: ChatTokenizer | undef
     ...(tok ? {} : { decodeProblem: decodeProblem ?? "no tokenizer for this run" }),
     ...(annotations ? { annotations } : {}),
     ...(marks ? { marks } : {}),
-    ...(options.environment ? { metrics: { ...options.environment.metrics, hasTools: options.environment.tools.length > 0 } } : {}),
+    ...(options.environment ? { metrics: { ...roleLabels(metricRoles(options.environment.metrics)), hasTools: options.environment.tools.length > 0 } } : {}),
   };
 }

@@ -17,7 +17,7 @@ export type GeneratedCandidate =
   | { ok: false; reason: string; prefill: number; sampled: number };
 
 export interface TaskGenerator {
-  /** Names the generator and its decoding in the manifest and audit ("scripted:gsm8k@seed 0", "tinker:Qwen/…"). */
+  /** Names the generator and its decoding in the manifest and audit ("scripted:<env>@seed 0", "tinker:Qwen/…"). */
   readonly id: string;
   /** Whether its calls bill Tinker (the ledger charges its tokens). */
   readonly paid: boolean;

@@ -40,7 +40,7 @@ describe("runs/episode-index", () => {
     appendEpisode(dir, fakeRecord("b"));
     appendFileSync(episodesPath(dir), '{"id":"c","question":"half a li');
     const index = indexEpisodes(dir);
-    assert.deepEqual(index.episodes.map((e) => [e.head.id, e.head.f1, e.line]), [["a", 0.25, 1], ["b", 1, 4]]);
+    assert.deepEqual(index.episodes.map((e) => [e.head.id, e.head.metrics.f1, e.line]), [["a", 0.25, 1], ["b", 1, 4]]);
     assert.deepEqual(index.episodes.map((e) => e.head.id), readEpisodes(dir).map((e) => e.id));
   });
 
@@ -56,7 +56,7 @@ describe("runs/episode-index", () => {
   it("names file:line and the field for a bad record, and for invalid JSON that is not the tail", () => {
     appendEpisode(dir, fakeRecord("a"));
     appendEpisode(dir, fakeRecord("b", { f1: 7 }));
-    assert.throws(() => indexEpisodes(dir), (e: Error) => e instanceof FileFormatError && /episodes\.jsonl:2/.test(e.message) && /"f1"/.test(e.message));
+    assert.throws(() => indexEpisodes(dir), (e: Error) => e instanceof FileFormatError && /episodes\.jsonl:2/.test(e.message) && /"metrics\.f1"/.test(e.message));
     writeFileSync(episodesPath(dir), "{oops\n" + JSON.stringify(fakeRecord("c")) + "\n");
     assert.throws(() => indexEpisodes(dir), (e: Error) => e instanceof FileFormatError && /episodes\.jsonl:1/.test(e.message));
   });

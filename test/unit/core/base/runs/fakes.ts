@@ -1,15 +1,20 @@
 /** Small hand-made run records shared by the run-folder and eval tests. */
 import type { RunManifest } from "../../../../../src/core/base/runs/manifest";
 import type { EpisodeRecord } from "../../../../../src/core/base/runs/run-files";
+import { EPISODE_FORMAT } from "../../../../../src/core/base/runs/episode-v1";
 
-export function fakeRecord(id: string, over: Partial<EpisodeRecord> = {}): EpisodeRecord {
+/** A record's fields to override; `em`/`f1` set HotpotQA's metrics of those names (the v1 slots' spelling, shorter in tests). */
+export type RecordOverrides = Partial<EpisodeRecord> & { em?: number; f1?: number };
+
+export function fakeRecord(id: string, over: RecordOverrides = {}): EpisodeRecord {
+  const { em = 1, f1 = 1, ...rest } = over;
   return {
+    format: EPISODE_FORMAT,
     id,
     question: `question ${id}?`,
     answers: ["Paris"],
     prediction: "Paris",
-    em: 1,
-    f1: 1,
+    metrics: { em, f1 },
     reward: 1,
     end: "answer",
     searches: ["capital of France"],
@@ -20,7 +25,7 @@ export function fakeRecord(id: string, over: Partial<EpisodeRecord> = {}): Episo
     prefill: 10,
     generated: 3,
     usd: 0.001,
-    ...over,
+    ...rest,
   };
 }
 

@@ -27,7 +27,7 @@ describe("runs/run-files", () => {
     appendEpisode(dir, fakeRecord("b", { f1: 0.5 }));
     const text = readFileSync(episodesPath(dir), "utf8");
     assert.equal(text.split("\n").length, 3, "two lines plus the trailing newline");
-    assert.deepEqual(readEpisodes(dir).map((e) => [e.id, e.f1]), [["a", 1], ["b", 0.5]]);
+    assert.deepEqual(readEpisodes(dir).map((e) => [e.id, e.metrics.f1]), [["a", 1], ["b", 0.5]]);
   });
 
   it("skips a torn last line, and repairTornTail cuts it so the next append is clean", () => {
@@ -50,7 +50,7 @@ describe("runs/run-files", () => {
   it("keeps the first record when an id repeats", () => {
     appendEpisode(dir, fakeRecord("a", { f1: 0.25 }));
     appendEpisode(dir, fakeRecord("a", { f1: 0.75 }));
-    assert.deepEqual(readEpisodes(dir).map((e) => e.f1), [0.25]);
+    assert.deepEqual(readEpisodes(dir).map((e) => e.metrics.f1), [0.25]);
   });
 
   it("readRun returns manifest, summary and episodes, and names a bad summary.json", () => {

@@ -19,6 +19,7 @@ import { evalSplit } from "../../../../../src/core/steps/eval/eval-split";
 import type { Policy } from "../../../../../src/core/harness/policy";
 import { ScriptedPolicy, type ScriptContext, type ScriptedReply } from "../../../../../src/core/harness/policies/scripted";
 import { collectSftData } from "../../../../../src/core/steps/sft";
+import { EPISODE_FORMAT } from "../../../../../src/core/base/runs/episode-v1";
 import { sharedDataPath } from "../../../../helpers/shared-data";
 import { PlanPolicy, readRows, writeRealDataDir } from "../../steps/sft/real-hotpot";
 import { prepareSyntheticWorkspace } from "../../../../helpers/synthetic-workspace";
@@ -33,6 +34,33 @@ interface Recorded {
 
 const sha = (s: string) => createHash("sha256").update(s).digest("hex").slice(0, 16);
 const lineHashes = (file: string) => readFileSync(file, "utf8").split("\n").filter(Boolean).map(sha);
+
+/**
+ * An episodes.jsonl line of the current record format written back in format 1's exact layout: no
+ * `format`, and `metrics: {em, f1}` as the two top-level slots `em`, `f1` where `metrics` stands
+ * (HotpotQA's declared metrics are those two, in that order). The golden hashes are of v1 lines, so
+ * equal hashes prove the move to declared metrics changed no number, no key order, no byte else.
+ */
+function asV1Line(line: string): string {
+  const row = JSON.parse(line) as Record<string, unknown>;
+  if (!("format" in row)) return line;
+  assert.equal(row.format, EPISODE_FORMAT, "episodes are written in the current record format");
+  const v1: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(row)) {
+    if (k === "format") continue;
+    if (k === "metrics") {
+      const m = v as Record<string, number>;
+      assert.deepEqual(Object.keys(m), ["em", "f1"], "HotpotQA records carry exactly its declared metrics");
+      v1.em = m.em;
+      v1.f1 = m.f1;
+    } else v1[k] = v;
+  }
+  const text = JSON.stringify(v1);
+  // The line is exactly its JSON (so re-serialising the rest changed nothing but the two fields).
+  assert.equal(line, JSON.stringify(row), "an episode line is its record's JSON.stringify");
+  return text;
+}
+const episodeHashes = (file: string) => readFileSync(file, "utf8").split("\n").filter(Boolean).map(asV1Line).map(sha);
 
 function scoresOf(runDir: string): Record<string, unknown> {
   const s = JSON.parse(readFileSync(join(runDir, "summary.json"), "utf8")) as Record<string, unknown>;
@@ -68,7 +96,7 @@ describe("envs/hotpotqa: the agent on the environment interface is byte-identica
   });
 
   const check = (key: string, file: string, runDir: string) => {
-    got[key] = { lines: lineHashes(file), scores: scoresOf(runDir) };
+    got[key] = { lines: episodeHashes(file), scores: scoresOf(runDir) };
     if (WRITE) return;
     const want = golden[key];
     assert.ok(want, `golden.json has no "${key}": record it with AGENT_LAB_WRITE_GOLDEN=1 on the code before the change`);

@@ -58,7 +58,7 @@ describe("score CLI", function () {
     appendEpisode(runDir, fakeRecord("q2", { prediction: "Paris", answers: ["Paris"], em: 1, f1: 1, reward: 1 }));
     const out = await captured(() => run([runDir]));
     assert.equal(out, `EM 0.500  F1 ${((0.8 + 1) / 2).toFixed(3)}  n 2  (1 episode changed; episodes.jsonl and summary.json rewritten)`);
-    assert.deepEqual(readEpisodes(runDir).map((e) => e.em), [0, 1]);
+    assert.deepEqual(readEpisodes(runDir).map((e) => e.metrics.em), [0, 1]);
     await assert.rejects(run([runDir, "--per-line", join(dir.path, "x.jsonl")]), /--per-line is for a JSONL file/);
   });
 

@@ -53,9 +53,9 @@ describe("analysis: ablate on runs of real HotpotQA questions", function () {
   it("pairs the Δ, tests it, Holm-adjusts across the table and gives verdicts", () => {
     const base = simulatedRun(dev, [0.35, 0.2, 0.45], 1);
     // Better: fixes a third of base's wrong answers. Same: identical outcomes. Worse: breaks right answers.
-    const better = base.map((e, q) => (e.f1 === 0 && q % 3 === 0 ? episode(dev, q, "right") : e));
+    const better = base.map((e, q) => (e.metrics.f1 === 0 && q % 3 === 0 ? episode(dev, q, "right") : e));
     const same = base.map((e) => ({ ...e }));
-    const worse = base.map((e, q) => (e.em === 1 && q % 2 === 0 ? episode(dev, q, "wrong") : e));
+    const worse = base.map((e, q) => (e.metrics.em === 1 && q % 2 === 0 ? episode(dev, q, "wrong") : e));
     const r = ablate([input("base", base), input("better", better), input("same", same), input("worse", worse)], { resamples: 4000, seed: 7 });
     const [cb, cs, cw] = r.comparisons;
 
@@ -70,8 +70,8 @@ describe("analysis: ablate on runs of real HotpotQA questions", function () {
     assert.equal(cw.em.verdict, "worse");
 
     // McNemar's b/c are the discordant EM pairs; p is the exact test on them.
-    const b = base.filter((e, q) => e.em === 1 && better[q].em === 0).length;
-    const c = base.filter((e, q) => e.em === 0 && better[q].em === 1).length;
+    const b = base.filter((e, q) => e.metrics.em === 1 && better[q].metrics.em === 0).length;
+    const c = base.filter((e, q) => e.metrics.em === 0 && better[q].metrics.em === 1).length;
     assert.deepEqual([cb.em.baseline_only, cb.em.run_only], [b, c]);
     assert.equal(cb.em.p, mcnemarExact(b, c));
     // Holm over all six tests, in table order (F1, EM per comparison).
@@ -141,7 +141,7 @@ describe("analysis: ablate on runs of real HotpotQA questions", function () {
 
   it("renders the terminal table and the recipe's markdown report", () => {
     const base = simulatedRun(dev, [0.35, 0.2, 0.45], 1);
-    const better = base.map((e, q) => (e.f1 === 0 && q % 3 === 0 ? episode(dev, q, "right", { usd: 0.001 }) : e));
+    const better = base.map((e, q) => (e.metrics.f1 === 0 && q % 3 === 0 ? episode(dev, q, "right", { usd: 0.001 }) : e));
     const r: AblationReport = ablate([input("test-base", base), input("test-grpo", better, manifest({ checkpoint: "tinker://x/grpo" }))], {
       resamples: 1000,
       expect: ["policy.checkpoint"],
@@ -188,8 +188,8 @@ describe("analysis: loading run folders for ablate", function () {
     const dir = join(root, "bad");
     mkdirSync(dir);
     appendEpisode(dir, episode(dev, 0, "right"));
-    appendEpisode(dir, { ...episode(dev, 1, "right"), em: 0.5 });
-    assert.throws(() => loadAblationInputs([dir]), (e: Error) => e instanceof FileFormatError && e.message.includes(join(dir, "episodes.jsonl")) && /episodes\.jsonl:2: episode record.s "em" must be 0 or 1, got 0\.5/.test(e.message));
+    appendEpisode(dir, { ...episode(dev, 1, "right"), metrics: { em: 7, f1: 1 } });
+    assert.throws(() => loadAblationInputs([dir]), (e: Error) => e instanceof FileFormatError && e.message.includes(join(dir, "episodes.jsonl")) && /episodes\.jsonl:2: episode record.s "metrics\.em" must be a number in \[0, 1\], got 7/.test(e.message));
     const empty = join(root, "empty");
     mkdirSync(empty);
     writeFileSync(join(empty, "episodes.jsonl"), "");

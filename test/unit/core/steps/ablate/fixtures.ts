@@ -4,6 +4,7 @@
  * by the project's real EM/F1, so scores have HotpotQA's real mix of 0s, 1s and partial credit.
  */
 import { readFileSync } from "node:fs";
+import { EPISODE_FORMAT } from "../../../../../src/core/base/runs/episode-v1";
 import type { AblationInput } from "../../../../../src/core/steps/ablate";
 import { Xoshiro128 } from "../../../../../src/core/base/stats/prng";
 import type { RunManifest } from "../../../../../src/core/base/runs/manifest";
@@ -53,14 +54,15 @@ export function episode(dev: readonly DevRecord[], q: number, outcome: Outcome, 
   const r = dev[q];
   const prediction = predictionFor(dev, q, outcome);
   const answered = outcome !== "no_answer";
+  const em = answered ? exactMatch(prediction, [r.answer]) : 0;
   const f1 = answered ? f1Score(prediction, [r.answer]) : 0;
   return {
     id: r.id,
     question: r.question,
     answers: [r.answer],
+    format: EPISODE_FORMAT,
     prediction,
-    em: answered ? exactMatch(prediction, [r.answer]) : 0,
-    f1,
+    metrics: { em, f1 },
     reward: f1,
     end: answered ? "answer" : "length",
     searches: answered ? [r.question] : [],

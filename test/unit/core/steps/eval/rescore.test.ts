@@ -29,11 +29,11 @@ describe("eval/rescoreRun", () => {
     assert.equal(r.n, 2);
     assert.equal(r.changed, 2);
     const [a, b] = readEpisodes(dir);
-    assert.equal(a.em, 0);
-    assert.ok(Math.abs(a.f1 - 0.8) < 1e-12);
+    assert.equal(a.metrics.em, 0);
+    assert.ok(Math.abs(a.metrics.f1 - 0.8) < 1e-12);
     assert.ok(Math.abs(a.reward - 0.8) < 1e-12);
-    assert.equal(b.em, 1);
-    assert.equal(b.f1, 1);
+    assert.equal(b.metrics.em, 1);
+    assert.equal(b.metrics.f1, 1);
     assert.equal(b.reward, 0, "no reward when the episode did not end with an answer");
     const s = JSON.parse(readFileSync(join(dir, "summary.json"), "utf8"));
     assert.ok(Math.abs(s.f1 - 0.9) < 1e-12);

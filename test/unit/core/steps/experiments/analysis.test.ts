@@ -16,7 +16,7 @@ function column(n: number, p: number, seed: number): number[] {
 }
 
 function run(name: string, values: number[]): AblationInput {
-  const episodes = values.map((v, i) => ({ id: `q${String(i).padStart(4, "0")}`, question: "", answers: [], prediction: "", em: v, f1: v, reward: v, end: "answer", searches: [], prompt: [], tokens: [], sampled: [], logprobs: null, prefill: 0, generated: 0, usd: 0 }) as EpisodeRecord);
+  const episodes = values.map((v, i) => ({ id: `q${String(i).padStart(4, "0")}`, question: "", answers: [], prediction: "", format: 2, metrics: { em: v, f1: v }, reward: v, end: "answer", searches: [], prompt: [], tokens: [], sampled: [], logprobs: null, prefill: 0, generated: 0, usd: 0 }) as EpisodeRecord);
   return { name, dir: name, manifest: undefined, episodes };
 }
 

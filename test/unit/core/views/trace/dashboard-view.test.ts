@@ -103,7 +103,7 @@ describe("trace: dashboard checkpoint scores from real training and eval runs", 
   after(async () => w?.world.close());
 
   const meanF1 = (run: string) => {
-    const f1 = readEpisodes(join(w.runsDir, run)).map((e) => e.f1);
+    const f1 = readEpisodes(join(w.runsDir, run)).map((e) => e.metrics.f1);
     return f1.reduce((s, x) => s + x, 0) / f1.length;
   };
 

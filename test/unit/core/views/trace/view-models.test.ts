@@ -80,7 +80,7 @@ describe("trace: view models", function () {
     const yesNo = rows.find((r) => r.answer === "yes")!;
     const yn = await realEpisode(tok, yesNo, [`<search>${yesNo.context[0][0]}</search>`, `<answer>yes</answer>`]);
     assert.equal(goldInResults(yn, tok), "not_applicable");
-    const counts = countGoldInResults([found, missing, none, yn].map((e) => ({ f1: e.f1, gold: goldInResults(e, tok) })));
+    const counts = countGoldInResults([found, missing, none, yn].map((e) => ({ f1: e.metrics.f1, gold: goldInResults(e, tok) })));
     assert.deepEqual(counts, { episodes: 4, foundRight: 0, foundWrong: 1, missingRight: 0, missingWrong: 1, noSearch: 1, notApplicable: 1 });
   });
 

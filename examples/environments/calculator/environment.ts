@@ -1,5 +1,7 @@
 /**
- * A whole environment in one file, as a user would add one: two-number sums, a calculator tool the
+ * A whole environment in one folder, as a user would add one (copy it to src/core/envs/NAME/ and
+ * register it: README "Add your own environment"; here it stays out of the pickers, and
+ * test/unit/core/envs/toy-env/ runs it through eval and sft-data): two-number sums, a calculator tool the
  * model may call with `<calc>a+b</calc>` (the harness inserts `= n` as the next user turn), and a
  * final `<final>n</final>`. Reward 1 for the right sum, −0.1 per calculator call beyond the first.
  * Data: `prepare` writes seeded train/val/test.jsonl and a splits.json that locks the test hash.
@@ -7,9 +9,10 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { chatPrompt } from "../../../../../src/core/base/chat";
-import { UserError } from "../../../../../src/core/base/errors";
-import type { EndReason, EnvItem, Environment, EpisodeTurn, TurnOutcome } from "../../../../../src/core/harness/environment";
+import { chatPrompt } from "../../../src/core/base/chat";
+import { UserError } from "../../../src/core/base/errors";
+import type { EndReason, EnvItem, Environment, EpisodeTurn, TurnOutcome } from "../../../src/core/harness/environment";
+import { CALCULATOR_INFO } from "./info";
 
 const SYSTEM = "Add the two numbers. You may call <calc>a+b</calc>; answer with <final>n</final>.";
 const tagged = (text: string, tag: string) => new RegExp(`<${tag}>([^<]*)</${tag}>`).exec(text)?.[1]?.trim();
@@ -27,8 +30,8 @@ function lines(n: number, seed: number, prefix: string): string {
 export const CALCULATOR: Environment<EnvItem> = {
   name: "calculator",
   version: "1",
-  summary: "two-number sums with a calculator tool (a test environment)",
-  metrics: { em: "exact", f1: "exact" },
+  summary: CALCULATOR_INFO.summary,
+  metrics: CALCULATOR_INFO.metrics,
   scorerVersion: "calculator-exact-1",
   tools: [{ name: "calc", description: "adds two numbers", parameters: { type: "object", properties: { expression: { type: "string" } } } }],
   sftRequiresToolUse: true,
@@ -77,7 +80,7 @@ export const CALCULATOR: Environment<EnvItem> = {
         },
         score(end: EndReason) {
           const right = end === "answer" && answer === item.answers[0] ? 1 : 0;
-          return { prediction: answer, em: right, f1: right, reward: right - 0.1 * Math.max(0, calls.length - 1), fields: { calls: calls.length } };
+          return { prediction: answer, metrics: { exact: right }, reward: right - 0.1 * Math.max(0, calls.length - 1), fields: { calls: calls.length } };
         },
       };
     },
