@@ -11,8 +11,8 @@
 //   - The repository had no floating promise and no uncommented empty catch under either tool.
 // Twenty to thirty seconds more in `npm test` (whose unit suite alone takes minutes) buys the check that matters most.
 //
-// Line length is the formatter's (120 columns); `npm run format:check` is not part of `npm run lint` until
-// the one commit that applies `npm run format` to the whole tree. max-len stays off: the formatter breaks
+// Line length is the formatter's (120 columns); `npm run lint` ends with `npm run format:check`, so a file
+// Prettier would change fails it (`npm run format` fixes). max-len stays off: the formatter breaks
 // code lines and leaves long strings and comments, where max-len would only disagree with it.
 import js from "@eslint/js";
 import { defineConfig } from "eslint/config";

@@ -20,7 +20,12 @@ const entries = [
   // BM25 index build worker: the bundled CLI tokenizes the corpus on both cores with it.
   { in: "src/core/base/search/build-worker.ts", out: "dist/bm25-build-worker.js" },
   // Pyodide's loader goes inside the worker bundle; its interpreter files are copied below.
-  { in: "src/core/steps/tasks/sandbox/worker.ts", out: `dist/${sandbox.workerBundle}`, external: sandbox.externals, bundlesPyodide: true },
+  {
+    in: "src/core/steps/tasks/sandbox/worker.ts",
+    out: `dist/${sandbox.workerBundle}`,
+    external: sandbox.externals,
+    bundlesPyodide: true,
+  },
   // The local backend's compute worker: models and their sampling / training run there, off the HTTP thread.
   { in: "src/server/compute/worker.ts", out: "dist/local-backend-worker.js" },
   // The Compare panel's report (ablate's resamples), off the extension host's thread.

@@ -37,5 +37,8 @@ export async function buildWebviews(outdir, options = {}) {
 export function checkInlineSafe(file) {
   const text = readFileSync(file, "utf8");
   const found = /<!--|<script/i.exec(text);
-  if (found) throw new Error(`${file}:${text.slice(0, found.index).split("\n").length}: holds "${found[0]}", which would break the page's inline script; write it another way (e.g. "<" + "!--")`);
+  if (found)
+    throw new Error(
+      `${file}:${text.slice(0, found.index).split("\n").length}: holds "${found[0]}", which would break the page's inline script; write it another way (e.g. "<" + "!--")`,
+    );
 }

@@ -15,8 +15,10 @@ type Renderer = "uplot" | "uplot-reference" | "svg";
 
 function series(n: number, m: number): [number, number][][] {
   let s = 12345;
-  const rnd = () => ((s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
-  return Array.from({ length: m }, (_, k) => Array.from({ length: n }, (_, i) => [i + 1, Math.sin(i / (50 + k)) + rnd() * 0.3 + k] as [number, number]));
+  const rnd = () => (s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  return Array.from({ length: m }, (_, k) =>
+    Array.from({ length: n }, (_, i) => [i + 1, Math.sin(i / (50 + k)) + rnd() * 0.3 + k] as [number, number]),
+  );
 }
 
 const frame = () => new Promise<void>((r) => requestAnimationFrame(() => r()));
@@ -43,11 +45,21 @@ async function run(renderer: Renderer, m: number): Promise<{ scriptMs: number; f
     root.append(cell);
     if (renderer !== "svg") {
       const create = renderer === "uplot" ? createTimeChart : createReferenceChart;
-      const c = create({ name: `m${k}`, title: `metric ${k}`, series: [{ label: `m${k}`, points: data[k] }], smoothing: 0.6 });
+      const c = create({
+        name: `m${k}`,
+        title: `metric ${k}`,
+        series: [{ label: `m${k}`, points: data[k] }],
+        smoothing: 0.6,
+      });
       cell.append(c.el);
       charts.push(c);
     } else {
-      cell.append(lineChart(`metric ${k}`, data[k].map(([x, y]) => ({ x, y }))));
+      cell.append(
+        lineChart(
+          `metric ${k}`,
+          data[k].map(([x, y]) => ({ x, y })),
+        ),
+      );
     }
   }
   void document.body.offsetHeight; // layout now, inside the timed span

@@ -64,7 +64,9 @@ export interface TimeChart {
 }
 
 const DEFAULT_HEIGHT = 180;
-const STEP_INCRS = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 2500, 5000, 10_000, 20_000, 50_000, 100_000];
+const STEP_INCRS = [
+  1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 2500, 5000, 10_000, 20_000, 50_000, 100_000,
+];
 
 let drawable: boolean | undefined;
 
@@ -120,9 +122,19 @@ export function createTimeChart(o: TimeChartOptions): TimeChart {
   const readout = h("div", { class: "chart-readout", "aria-live": "polite" });
   const plot = h("div", { class: "chart-plot" });
   const bandLine = o.band ? h("div", { class: "chart-band-legend", title: o.band.advice }) : null;
-  const el = h("div", { class: "timechart", "data-key": o.name, ...(o.markStep !== undefined ? { "data-mark-step": o.markStep } : {}) }, h("div", { class: "chart-title" }, o.title), readout, plot, bandLine);
+  const el = h(
+    "div",
+    { class: "timechart", "data-key": o.name, ...(o.markStep !== undefined ? { "data-mark-step": o.markStep } : {}) },
+    h("div", { class: "chart-title" }, o.title),
+    readout,
+    plot,
+    bandLine,
+  );
 
-  const inBand = (v: number | null) => v === null || !o.band || ((o.band.lo === undefined || v >= o.band.lo) && (o.band.hi === undefined || v <= o.band.hi));
+  const inBand = (v: number | null) =>
+    v === null ||
+    !o.band ||
+    ((o.band.lo === undefined || v >= o.band.lo) && (o.band.hi === undefined || v <= o.band.hi));
 
   /** Every series' value at step index i (smoothed, raw in brackets), reference lines after. */
   function valuesAt(i: number): string {
@@ -177,14 +189,34 @@ export function createTimeChart(o: TimeChartOptions): TimeChart {
       const n = o.series.length;
       for (let k = n - 1; k >= 0; k--) {
         const color = colorOf(k);
-        out.push({ label: o.series[k].label, stroke: color, fill: color, width: 0, paths: uPlot.paths.bars!({ size: [0.8, 40] }), points: { show: false } });
+        out.push({
+          label: o.series[k].label,
+          stroke: color,
+          fill: color,
+          width: 0,
+          paths: uPlot.paths.bars!({ size: [0.8, 40] }),
+          points: { show: false },
+        });
       }
       return out;
     }
     o.series.forEach((s, k) => {
       const color = colorOf(k);
-      out.push({ label: `${s.label} (raw)`, stroke: withAlpha(color, 0.28), width: 1, spanGaps: true, show: smoothing > 0, points: { show: false } });
-      out.push({ label: s.label, stroke: color, width: 1.6, spanGaps: true, points: { show: !!o.points || steps.length === 1, size: o.points ? 7 : 5, fill: color } });
+      out.push({
+        label: `${s.label} (raw)`,
+        stroke: withAlpha(color, 0.28),
+        width: 1,
+        spanGaps: true,
+        show: smoothing > 0,
+        points: { show: false },
+      });
+      out.push({
+        label: s.label,
+        stroke: color,
+        width: 1.6,
+        spanGaps: true,
+        points: { show: !!o.points || steps.length === 1, size: o.points ? 7 : 5, fill: color },
+      });
     });
     return out;
   }
@@ -196,10 +228,11 @@ export function createTimeChart(o: TimeChartOptions): TimeChart {
       lo = Math.min(lo, r.value);
       hi = Math.max(hi, r.value);
     }
-    for (const m of errorsAt) for (const [a, b] of m?.values() ?? []) {
-      lo = Math.min(lo, a);
-      hi = Math.max(hi, b);
-    }
+    for (const m of errorsAt)
+      for (const [a, b] of m?.values() ?? []) {
+        lo = Math.min(lo, a);
+        hi = Math.max(hi, b);
+      }
     if (o.stacked) lo = 0;
     if (log) {
       lo = Math.max(lo, Number.MIN_VALUE);
@@ -311,15 +344,33 @@ export function createTimeChart(o: TimeChartOptions): TimeChart {
           time: false,
           // Bars get half a step of room at both ends so the first and last are not cut in half.
           range: (_u, min, max) => {
-            const half = o.stacked ? Math.max(0.5, (max - min) / Math.max(1, steps.length - 1) / 2) : o.points ? Math.max(0.5, (max - min) * 0.05) : 0;
+            const half = o.stacked
+              ? Math.max(0.5, (max - min) / Math.max(1, steps.length - 1) / 2)
+              : o.points
+                ? Math.max(0.5, (max - min) * 0.05)
+                : 0;
             return min === max ? [min - 1, max + 1] : [min - half, max + half];
           },
         },
         y: log ? { distr: 3, log: 10, range: yRange } : { range: yRange },
       },
       axes: [
-        { stroke: c.muted, font: axisFont, grid: { stroke: withAlpha(c.grid, 0.35), width: 1 }, ticks: { stroke: c.grid, width: 1, size: 4 }, incrs: STEP_INCRS, values: (_u, splits) => splits.map((v) => (Number.isInteger(v) ? String(v) : "")) },
-        { stroke: c.muted, font: axisFont, size: 56, grid: { stroke: withAlpha(c.grid, 0.35), width: 1 }, ticks: { stroke: c.grid, width: 1, size: 4 }, values: (_u, splits) => splits.map((v) => fmt(v)) },
+        {
+          stroke: c.muted,
+          font: axisFont,
+          grid: { stroke: withAlpha(c.grid, 0.35), width: 1 },
+          ticks: { stroke: c.grid, width: 1, size: 4 },
+          incrs: STEP_INCRS,
+          values: (_u, splits) => splits.map((v) => (Number.isInteger(v) ? String(v) : "")),
+        },
+        {
+          stroke: c.muted,
+          font: axisFont,
+          size: 56,
+          grid: { stroke: withAlpha(c.grid, 0.35), width: 1 },
+          ticks: { stroke: c.grid, width: 1, size: 4 },
+          values: (_u, splits) => splits.map((v) => fmt(v)),
+        },
       ],
       series: uSeries(),
       hooks: {
@@ -376,28 +427,50 @@ export function createTimeChart(o: TimeChartOptions): TimeChart {
   function toSvg(): string {
     const w = u ? u.width : 420;
     const hgt = (u ? u.height : height) + 24;
-    const bb = u ? { left: u.bbox.left / uPlot.pxRatio, top: u.bbox.top / uPlot.pxRatio, width: u.bbox.width / uPlot.pxRatio, height: u.bbox.height / uPlot.pxRatio } : { left: 56, top: 8, width: w - 68, height: height - 40 };
-    const xs = (v: number) => (u ? u.valToPos(v, "x") : bb.left + ((v - steps[0]) / Math.max(1, steps[steps.length - 1] - steps[0])) * bb.width);
+    const bb = u
+      ? {
+          left: u.bbox.left / uPlot.pxRatio,
+          top: u.bbox.top / uPlot.pxRatio,
+          width: u.bbox.width / uPlot.pxRatio,
+          height: u.bbox.height / uPlot.pxRatio,
+        }
+      : { left: 56, top: 8, width: w - 68, height: height - 40 };
+    const xs = (v: number) =>
+      u ? u.valToPos(v, "x") : bb.left + ((v - steps[0]) / Math.max(1, steps[steps.length - 1] - steps[0])) * bb.width;
     const ys = (v: number) => (u ? u.valToPos(v, "y") : bb.top);
-    const esc = (t: string) => t.replace(/[&<>"]/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[ch]!);
+    const esc = (t: string) =>
+      t.replace(/[&<>"]/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[ch]!);
     const T = 24;
-    const parts: string[] = [`<rect x="0" y="0" width="${w}" height="${hgt}" fill="${esc(c.bg)}"/>`, `<text x="${bb.left}" y="15" fill="${esc(c.fg)}" font-size="12" font-family="sans-serif">${esc(o.title)}</text>`, `<g transform="translate(0 ${T})">`];
+    const parts: string[] = [
+      `<rect x="0" y="0" width="${w}" height="${hgt}" fill="${esc(c.bg)}"/>`,
+      `<text x="${bb.left}" y="15" fill="${esc(c.fg)}" font-size="12" font-family="sans-serif">${esc(o.title)}</text>`,
+      `<g transform="translate(0 ${T})">`,
+    ];
     const ymin = u?.scales.y.min ?? 0;
     const ymax = u?.scales.y.max ?? 1;
     if (o.band) {
       const lo = Math.max(o.band.lo ?? ymin, ymin);
       const hi = Math.min(o.band.hi ?? ymax, ymax);
-      if (hi > lo) parts.push(`<rect class="band" x="${bb.left}" y="${ys(hi).toFixed(1)}" width="${bb.width}" height="${(ys(lo) - ys(hi)).toFixed(1)}" fill="${esc(c.good)}" fill-opacity="0.13"/>`);
+      if (hi > lo)
+        parts.push(
+          `<rect class="band" x="${bb.left}" y="${ys(hi).toFixed(1)}" width="${bb.width}" height="${(ys(lo) - ys(hi)).toFixed(1)}" fill="${esc(c.good)}" fill-opacity="0.13"/>`,
+        );
     }
     const yTicks = log ? niceLogTicks(ymin, ymax) : niceTicks(ymin, ymax, 4);
     for (const t of yTicks) {
-      parts.push(`<line x1="${bb.left}" x2="${bb.left + bb.width}" y1="${ys(t).toFixed(1)}" y2="${ys(t).toFixed(1)}" stroke="${esc(c.grid)}" stroke-width="0.5"/>`);
-      parts.push(`<text x="${bb.left - 4}" y="${(ys(t) + 3).toFixed(1)}" fill="${esc(c.muted)}" font-size="10" text-anchor="end" font-family="sans-serif">${esc(fmt(t))}</text>`);
+      parts.push(
+        `<line x1="${bb.left}" x2="${bb.left + bb.width}" y1="${ys(t).toFixed(1)}" y2="${ys(t).toFixed(1)}" stroke="${esc(c.grid)}" stroke-width="0.5"/>`,
+      );
+      parts.push(
+        `<text x="${bb.left - 4}" y="${(ys(t) + 3).toFixed(1)}" fill="${esc(c.muted)}" font-size="10" text-anchor="end" font-family="sans-serif">${esc(fmt(t))}</text>`,
+      );
     }
     const xmin = u?.scales.x.min ?? steps[0] ?? 0;
     const xmax = u?.scales.x.max ?? steps[steps.length - 1] ?? 1;
     for (const t of niceTicks(xmin, xmax, 5).filter(Number.isInteger)) {
-      parts.push(`<text x="${xs(t).toFixed(1)}" y="${bb.top + bb.height + 14}" fill="${esc(c.muted)}" font-size="10" text-anchor="middle" font-family="sans-serif">${t}</text>`);
+      parts.push(
+        `<text x="${xs(t).toFixed(1)}" y="${bb.top + bb.height + 14}" fill="${esc(c.muted)}" font-size="10" text-anchor="middle" font-family="sans-serif">${t}</text>`,
+      );
     }
     const inView = (i: number) => steps[i] >= xmin && steps[i] <= xmax;
     const data = o.stacked ? stackValues(raw) : smoothed;
@@ -411,13 +484,21 @@ export function createTimeChart(o: TimeChartOptions): TimeChart {
         raw[k].forEach((v, i) => {
           if (v !== null && inView(i) && (!log || v > 0)) rp.push(`${xs(steps[i]).toFixed(1)},${ys(v).toFixed(1)}`);
         });
-        parts.push(`<polyline class="raw" points="${rp.join(" ")}" fill="none" stroke="${esc(colorOf(k))}" stroke-opacity="0.28" stroke-width="1"/>`);
+        parts.push(
+          `<polyline class="raw" points="${rp.join(" ")}" fill="none" stroke="${esc(colorOf(k))}" stroke-opacity="0.28" stroke-width="1"/>`,
+        );
       }
-      parts.push(`<polyline class="series" points="${pts.join(" ")}" fill="none" stroke="${esc(colorOf(k))}" stroke-width="1.6"><title>${esc(o.series[k].label)}</title></polyline>`);
+      parts.push(
+        `<polyline class="series" points="${pts.join(" ")}" fill="none" stroke="${esc(colorOf(k))}" stroke-width="1.6"><title>${esc(o.series[k].label)}</title></polyline>`,
+      );
     });
     for (const r of o.refLines ?? []) {
-      parts.push(`<line class="ref" x1="${bb.left}" x2="${bb.left + bb.width}" y1="${ys(r.value).toFixed(1)}" y2="${ys(r.value).toFixed(1)}" stroke="${esc(c.muted)}" stroke-dasharray="6 4"/>`);
-      parts.push(`<text x="${bb.left + 4}" y="${(ys(r.value) - 4).toFixed(1)}" fill="${esc(c.muted)}" font-size="10" font-family="sans-serif">${esc(`${r.label} ${fmt(r.value)}`)}</text>`);
+      parts.push(
+        `<line class="ref" x1="${bb.left}" x2="${bb.left + bb.width}" y1="${ys(r.value).toFixed(1)}" y2="${ys(r.value).toFixed(1)}" stroke="${esc(c.muted)}" stroke-dasharray="6 4"/>`,
+      );
+      parts.push(
+        `<text x="${bb.left + 4}" y="${(ys(r.value) - 4).toFixed(1)}" fill="${esc(c.muted)}" font-size="10" font-family="sans-serif">${esc(`${r.label} ${fmt(r.value)}`)}</text>`,
+      );
     }
     parts.push("</g>");
     return `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${hgt}" viewBox="0 0 ${w} ${hgt}">${parts.join("")}</svg>`;
@@ -458,7 +539,10 @@ export function createTimeChart(o: TimeChartOptions): TimeChart {
     setLog(next: boolean) {
       if (next === log) return;
       log = next;
-      if (u) build(u.scales.x.min !== undefined && u.scales.x.max !== undefined ? [u.scales.x.min, u.scales.x.max] : undefined);
+      if (u)
+        build(
+          u.scales.x.min !== undefined && u.scales.x.max !== undefined ? [u.scales.x.min, u.scales.x.max] : undefined,
+        );
     },
     readoutAt,
     toSvg,
@@ -473,7 +557,8 @@ export function createTimeChart(o: TimeChartOptions): TimeChart {
 
 function niceLogTicks(lo: number, hi: number): number[] {
   const out: number[] = [];
-  for (let e = Math.ceil(Math.log10(Math.max(lo, Number.MIN_VALUE))); 10 ** e <= hi * (1 + 1e-9); e++) out.push(10 ** e);
+  for (let e = Math.ceil(Math.log10(Math.max(lo, Number.MIN_VALUE))); 10 ** e <= hi * (1 + 1e-9); e++)
+    out.push(10 ** e);
   return out.length ? out : [lo];
 }
 
@@ -498,7 +583,9 @@ function alignSeries(series: readonly RunSeries[]): Aligned {
   };
   const clean = (y: number) => (Number.isFinite(y) ? y : null);
   const first = series[0]?.points ?? [];
-  const same = series.every((s) => s.points.length === first.length && s.points.every((p, i) => p[0] === first[i][0])) && ascending(first);
+  const same =
+    series.every((s) => s.points.length === first.length && s.points.every((p, i) => p[0] === first[i][0])) &&
+    ascending(first);
   if (same) return { steps: first.map((p) => p[0]), values: series.map((s) => s.points.map((p) => clean(p[1]))) };
   const all = new Float64Array(series.reduce((n, s) => n + s.points.length, 0));
   let k = 0;

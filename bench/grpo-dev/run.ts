@@ -38,9 +38,17 @@ const CANDIDATES: Record<string, Patch> = {
   shipped: () => {},
 };
 
-const { values } = parseArgs({ options: { only: { type: "string" }, checkpoints: { type: "string", default: "20,40" }, limit: { type: "string", default: "200" }, dir: { type: "string", default: "bench/.work/grpo-dev" } } });
+const { values } = parseArgs({
+  options: {
+    only: { type: "string" },
+    checkpoints: { type: "string", default: "20,40" },
+    limit: { type: "string", default: "200" },
+    dir: { type: "string", default: "bench/.work/grpo-dev" },
+  },
+});
 const names = values.only ? values.only.split(",") : Object.keys(CANDIDATES);
-for (const n of names) if (!CANDIDATES[n]) throw new Error(`--only: no candidate "${n}" (have ${Object.keys(CANDIDATES).join(", ")})`);
+for (const n of names)
+  if (!CANDIDATES[n]) throw new Error(`--only: no candidate "${n}" (have ${Object.keys(CANDIDATES).join(", ")})`);
 const limit = Number(values.limit);
 const checkpointSteps = values.checkpoints ? values.checkpoints.split(",").map(Number) : [];
 const work = resolve(values.dir);
@@ -58,15 +66,37 @@ async function main(): Promise<void> {
     mkdirSync(work, { recursive: true });
     // The pipeline's own lines go to <name>.log next to its folder (tail it to follow a candidate).
     const logFile = join(work, `${name}.log`);
-    const r = await runPipeline({ startLocalBackend, dir: join(work, name), backend: "local", settings, log: (l) => appendFileSync(logFile, `${l}\n`) });
+    const r = await runPipeline({
+      startLocalBackend,
+      dir: join(work, name),
+      backend: "local",
+      settings,
+      log: (l) => appendFileSync(logFile, `${l}\n`),
+    });
     const f1 = (label: string) => r.report!.runs.find((x) => x.name === label)?.f1.mean ?? NaN;
     const d = r.grpoVsSft!.comparisons[0].f1;
     const s = (x: number) => (x >= 0 ? "+" : "") + x.toFixed(3);
-    rows.push([name, f1("sft-final").toFixed(3), f1("grpo-final").toFixed(3), `${s(d.delta)} [${s(d.ci.lo)}, ${s(d.ci.hi)}]`, d.p.toPrecision(2), r.seconds.toFixed(0), load.toFixed(1)]);
+    rows.push([
+      name,
+      f1("sft-final").toFixed(3),
+      f1("grpo-final").toFixed(3),
+      `${s(d.delta)} [${s(d.ci.lo)}, ${s(d.ci.hi)}]`,
+      d.p.toPrecision(2),
+      r.seconds.toFixed(0),
+      load.toFixed(1),
+    ]);
     if (r.byKind) notes.push(`${name}: ${renderKindBreakdown(r.byKind)}`);
     for (const step of checkpointSteps.filter((k) => k < settings.grpo.steps && k % settings.grpo.saveEvery === 0)) {
       const row = await scoreCheckpoint(join(work, name), step, limit);
-      rows.push([`${name} @ step ${step}`, f1("sft-final").toFixed(3), row.f1.toFixed(3), `${s(row.d.delta)} [${s(row.d.ci.lo)}, ${s(row.d.ci.hi)}]`, row.d.p.toPrecision(2), row.seconds.toFixed(0), load.toFixed(1)]);
+      rows.push([
+        `${name} @ step ${step}`,
+        f1("sft-final").toFixed(3),
+        row.f1.toFixed(3),
+        `${s(row.d.delta)} [${s(row.d.ci.lo)}, ${s(row.d.ci.hi)}]`,
+        row.d.p.toPrecision(2),
+        row.seconds.toFixed(0),
+        load.toFixed(1),
+      ]);
       notes.push(`${name} @ step ${step}: ${renderKindBreakdown(row.byKind)}`);
     }
     console.error(`${name} done in ${r.seconds.toFixed(0)}s`);
@@ -90,8 +120,17 @@ async function scoreCheckpoint(dir: string, step: number, n: number) {
   const local = await connectOrStartLocalBackend({ port: 0, dir: localBackendDir(dir), seed: 0 });
   try {
     await evalSplit({
-      workspaceDir: dir, config, name: evalName, split: "val", closedBook: false, limit: n, resume: existsSync(runFile(join(runsDir, evalName), "manifest")), temperature: 0,
-      backend: "local", checkpoint: resolveCheckpointPath(runsDir, `${RUN_NAMES.grpo}-s${step}`, "sampler"), localBackendUrl: local.url,
+      workspaceDir: dir,
+      config,
+      name: evalName,
+      split: "val",
+      closedBook: false,
+      limit: n,
+      resume: existsSync(runFile(join(runsDir, evalName), "manifest")),
+      temperature: 0,
+      backend: "local",
+      checkpoint: resolveCheckpointPath(runsDir, `${RUN_NAMES.grpo}-s${step}`, "sampler"),
+      localBackendUrl: local.url,
       command: ["bench/grpo-dev/run.ts", `(eval ${evalName})`],
     });
   } finally {
@@ -100,7 +139,12 @@ async function scoreCheckpoint(dir: string, step: number, n: number) {
   const sftDir = join(runsDir, RUN_NAMES.sftEval);
   const report = ablate(loadAblationInputs([sftDir, join(runsDir, evalName)]));
   const f1 = report.runs[1].f1.mean;
-  return { f1, d: report.comparisons[0].f1, byKind: kindBreakdown(sftDir, join(runsDir, evalName)), seconds: (Date.now() - t0) / 1000 };
+  return {
+    f1,
+    d: report.comparisons[0].f1,
+    byKind: kindBreakdown(sftDir, join(runsDir, evalName)),
+    seconds: (Date.now() - t0) / 1000,
+  };
 }
 
 main().catch((e) => {

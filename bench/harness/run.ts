@@ -63,11 +63,18 @@ function pairs(r: HotpotRow): { context: [string, string][]; supporting: string[
   return { context, supporting: [...new Set(supporting)] };
 }
 
-function readCorpusAndScripts(kind: "real" | "demo"): { paragraphs: { title: string; text: string }[]; scripts: Script[] } {
+function readCorpusAndScripts(kind: "real" | "demo"): {
+  paragraphs: { title: string; text: string }[];
+  scripts: Script[];
+} {
   let records: HotpotRow[];
   if (kind === "real") {
     if (!existsSync(HOTPOT)) throw new Error(`no ${HOTPOT}: run with --corpus demo`);
-    const read = (f: string) => readFileSync(join(HOTPOT, f), "utf8").split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l) as HotpotRow);
+    const read = (f: string) =>
+      readFileSync(join(HOTPOT, f), "utf8")
+        .split("\n")
+        .filter((l) => l.trim())
+        .map((l) => JSON.parse(l) as HotpotRow);
     records = [...read("hotpotqa_distractor_dev_partial.jsonl"), ...read("hotpotqa_distractor_train_partial.jsonl")];
   } else {
     const data = generateSyntheticHotpot({ seed: 20261129, train: 300, dev: 700 });
@@ -176,12 +183,21 @@ interface HarnessResult {
   meanF1: number;
 }
 
-async function timeHarness(tok: ChatTokenizer, searcher: Searcher, scripts: Script[], n: number, delayMs: number, runDir: string): Promise<HarnessResult> {
+async function timeHarness(
+  tok: ChatTokenizer,
+  searcher: Searcher,
+  scripts: Script[],
+  n: number,
+  delayMs: number,
+  runDir: string,
+): Promise<HarnessResult> {
   // Encoding the replies is the model's work, not the harness's: done before the clock starts.
-  const encoded = scripts.slice(0, n).map((s) => s.replies.map((text): Sample => {
-    const tokens = replyTokens(tok, text);
-    return { tokens, logprobs: tokens.map(() => -0.5), stopReason: "stop" };
-  }));
+  const encoded = scripts.slice(0, n).map((s) =>
+    s.replies.map((text): Sample => {
+      const tokens = replyTokens(tok, text);
+      return { tokens, logprobs: tokens.map(() => -0.5), stopReason: "stop" };
+    }),
+  );
   rmSync(runDir, { recursive: true, force: true });
   ensureRunDir(runDir);
   const timed = new TimedSearcher(searcher);
@@ -193,7 +209,11 @@ async function timeHarness(tok: ChatTokenizer, searcher: Searcher, scripts: Scri
   const cpu0 = process.cpuUsage();
   for (let i = 0; i < n; i++) {
     const s = scripts[i];
-    const ep = await runEpisode(new InstantPolicy(timedTok, encoded[i], delayMs), timed, { id: s.id, question: s.question, answers: s.answers });
+    const ep = await runEpisode(new InstantPolicy(timedTok, encoded[i], delayMs), timed, {
+      id: s.id,
+      question: s.question,
+      answers: s.answers,
+    });
     const r0 = performance.now();
     const record: EpisodeRecord = toRecord(ep, 0);
     appendEpisode(runDir, record);
@@ -243,8 +263,22 @@ function syntheticRuns(n: number): AblationInput[] {
   const base: EpisodeRecord[] = [];
   const run: EpisodeRecord[] = [];
   const row = (id: string, f1: number): EpisodeRecord => ({
-    id, question: id, answers: ["x"], prediction: "x", format: 2, metrics: { em: f1 === 1 ? 1 : 0, f1 }, reward: f1, end: "answer",
-    searches: ["q"], prompt: [], tokens: [], sampled: [], logprobs: null, prefill: 2000, generated: 80, usd: 0.0007,
+    id,
+    question: id,
+    answers: ["x"],
+    prediction: "x",
+    format: 2,
+    metrics: { em: f1 === 1 ? 1 : 0, f1 },
+    reward: f1,
+    end: "answer",
+    searches: ["q"],
+    prompt: [],
+    tokens: [],
+    sampled: [],
+    logprobs: null,
+    prefill: 2000,
+    generated: 80,
+    usd: 0.0007,
   });
   for (let i = 0; i < n; i++) {
     const f = score();
@@ -259,7 +293,11 @@ function syntheticRuns(n: number): AblationInput[] {
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { corpus: { type: "string", default: existsSync(HOTPOT) ? "real" : "demo" }, episodes: { type: "string", default: "300" }, "delay-ms": { type: "string" } },
+    options: {
+      corpus: { type: "string", default: existsSync(HOTPOT) ? "real" : "demo" },
+      episodes: { type: "string", default: "300" },
+      "delay-ms": { type: "string" },
+    },
   });
   const kind = values.corpus === "demo" ? "demo" : "real";
   const episodes = Number(values.episodes);
@@ -267,7 +305,10 @@ async function main(): Promise<void> {
 
   const { paragraphs, scripts } = readCorpusAndScripts(kind);
   const corpusFile = join(WORK, `corpus-${kind}.jsonl`);
-  writeFileSync(corpusFile, paragraphs.map((p, id) => JSON.stringify({ id, title: p.title, text: p.text })).join("\n") + "\n");
+  writeFileSync(
+    corpusFile,
+    paragraphs.map((p, id) => JSON.stringify({ id, title: p.title, text: p.text })).join("\n") + "\n",
+  );
   const indexDir = join(WORK, `bm25-${kind}`);
   rmSync(indexDir, { recursive: true, force: true });
   await buildIndex(corpusFile, indexDir, { workers: 0 });
@@ -281,7 +322,11 @@ async function main(): Promise<void> {
   const perTurn = h.wallMs / h.turns;
 
   const rows: [string, string, string][] = [
-    [`harness: ${h.episodes} episodes, ${h.turns} turns (${kind} corpus, ${paragraphs.length} paragraphs, BM25 top-3)`, "", ""],
+    [
+      `harness: ${h.episodes} episodes, ${h.turns} turns (${kind} corpus, ${paragraphs.length} paragraphs, BM25 top-3)`,
+      "",
+      "",
+    ],
     ["  overhead per turn (tokenise, stitch, search, record)", `${perTurn.toFixed(3)} ms`, ""],
     [`  as a share of a ${SAMPLER_MS} ms sampler call`, `${((perTurn / SAMPLER_MS) * 100).toFixed(3)}%`, "≤ 0.5%"],
     ["    of which BM25 search", `${(h.searchMs / h.turns).toFixed(3)} ms`, ""],
@@ -289,9 +334,21 @@ async function main(): Promise<void> {
     ["    of which tokenizer encode (prompt, result turns)", `${(h.encodeMs / h.turns).toFixed(3)} ms`, ""],
     ["    of which chat template (once per episode)", `${(h.templateMs / h.turns).toFixed(3)} ms`, ""],
     ["    of which tokenizer decode (replies)", `${(h.decodeMs / h.turns).toFixed(3)} ms`, ""],
-    ["    of which the rest (parsing, stitching, scoring, awaits)", `${((h.wallMs - h.searchMs - h.recordMs - h.encodeMs - h.decodeMs - h.templateMs) / h.turns).toFixed(3)} ms`, ""],
-    ["  CPU time per turn (the same pass; unaffected by other processes' load)", `${(h.cpuMs / h.turns).toFixed(3)} ms`, ""],
-    [`  CPU time as a share of a ${SAMPLER_MS} ms sampler call`, `${((h.cpuMs / h.turns / SAMPLER_MS) * 100).toFixed(3)}%`, "≤ 0.5%"],
+    [
+      "    of which the rest (parsing, stitching, scoring, awaits)",
+      `${((h.wallMs - h.searchMs - h.recordMs - h.encodeMs - h.decodeMs - h.templateMs) / h.turns).toFixed(3)} ms`,
+      "",
+    ],
+    [
+      "  CPU time per turn (the same pass; unaffected by other processes' load)",
+      `${(h.cpuMs / h.turns).toFixed(3)} ms`,
+      "",
+    ],
+    [
+      `  CPU time as a share of a ${SAMPLER_MS} ms sampler call`,
+      `${((h.cpuMs / h.turns / SAMPLER_MS) * 100).toFixed(3)}%`,
+      "≤ 0.5%",
+    ],
     ["  (sanity: mean F1 of the scripted answers)", h.meanF1.toFixed(3), ""],
   ];
   if (values["delay-ms"] !== undefined) {
@@ -299,7 +356,11 @@ async function main(): Promise<void> {
     const m = Math.min(50, n);
     const d = await timeHarness(tok, searcher, scripts, m, delay, join(WORK, "delayed"));
     const over = (d.wallMs - d.turns * delay) / d.turns;
-    rows.push([`  cross-check: ${m} episodes with a ${delay} ms policy, (wall − turns × delay) / turns`, `${over.toFixed(3)} ms`, "(includes timer overshoot)"]);
+    rows.push([
+      `  cross-check: ${m} episodes with a ${delay} ms policy, (wall − turns × delay) / turns`,
+      `${over.toFixed(3)} ms`,
+      "(includes timer overshoot)",
+    ]);
   }
 
   const rng = new Xoshiro128(7);
@@ -311,17 +372,27 @@ async function main(): Promise<void> {
     percentileInterval(Float64Array.from(db, (v, r) => v - da[r]));
   });
   rows.push(["bootstrap: 500 paired questions × 10,000 resamples + Δ CI", "", ""]);
-  rows.push(["  best / median of 7, wall", `${boot.bestWall.toFixed(1)} / ${boot.medianWall.toFixed(1)} ms`, "< 100 ms"]);
+  rows.push([
+    "  best / median of 7, wall",
+    `${boot.bestWall.toFixed(1)} / ${boot.medianWall.toFixed(1)} ms`,
+    "< 100 ms",
+  ]);
   rows.push(["  best of 7, CPU time", `${boot.bestCpu.toFixed(1)} ms`, "< 100 ms"]);
   const runs = syntheticRuns(500);
   const full = timeIt(5, (t) => ablate(runs, { resamples: 10_000, seed: t }));
-  rows.push(["ablate(): 2 runs × 500 questions, 10,000 resamples (CIs, paired Δ, sign-flip, McNemar, flips)", `${full.bestWall.toFixed(1)} / ${full.medianWall.toFixed(1)} ms`, "best / median of 5"]);
+  rows.push([
+    "ablate(): 2 runs × 500 questions, 10,000 resamples (CIs, paired Δ, sign-flip, McNemar, flips)",
+    `${full.bestWall.toFixed(1)} / ${full.medianWall.toFixed(1)} ms`,
+    "best / median of 5",
+  ]);
 
   const w0 = Math.max(...rows.map((r) => r[0].length));
   const w1 = Math.max(...rows.map((r) => r[1].length));
   console.log(`${"measure".padEnd(w0)}  ${"value".padStart(w1)}  target`);
   for (const [m, v, t] of rows) console.log(`${m.padEnd(w0)}  ${v.padStart(w1)}  ${t}`.trimEnd());
-  console.log(`\nnode ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? "?"}), load average ${loadavg()[0].toFixed(1)} at the end`);
+  console.log(
+    `\nnode ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? "?"}), load average ${loadavg()[0].toFixed(1)} at the end`,
+  );
 }
 
 main().catch((e) => {

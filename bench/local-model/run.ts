@@ -17,7 +17,12 @@ const ADAM = { learning_rate: 0.01, beta1: 0.9, beta2: 0.95, eps: 1e-8, weight_d
 // About the offline world's distinct ids, spread over the Qwen id range.
 const id = (i: number) => (Math.imul(i % 1000, 2654435761) >>> 0) % 150_000;
 const tokens = Array.from({ length: 1000 }, (_, i) => id(i * 31));
-const datum = { input: tokens.slice(0, -1), targets: tokens.slice(1), k: 1, lossInputs: { weights: tokens.slice(1).map((_, i) => (i >= 900 ? 1 : 0)) } };
+const datum = {
+  input: tokens.slice(0, -1),
+  targets: tokens.slice(1),
+  k: 1,
+  lossInputs: { weights: tokens.slice(1).map((_, i) => (i >= 900 ? 1 : 0)) },
+};
 
 function median(f: () => void): number {
   const times: number[] = [];
@@ -40,7 +45,12 @@ for (const buckets of [256, DEFAULT_MODEL_CONFIG.buckets, 4096]) {
   const opts = { maxTokens: 32, topK: -1, topP: 1, seed: 1, stopTokens: [], stopStrings: [] };
   const greedy = median(() => sample(m, tokens, 1, { ...opts, temperature: 0 }));
   const t1 = median(() => sample(m, tokens, 1, { ...opts, temperature: 1 }));
-  rows.push([`${buckets}${buckets === DEFAULT_MODEL_CONFIG.buckets ? " (shipped)" : ""}`, fb.toFixed(0), greedy.toFixed(0), t1.toFixed(0)]);
+  rows.push([
+    `${buckets}${buckets === DEFAULT_MODEL_CONFIG.buckets ? " (shipped)" : ""}`,
+    fb.toFixed(0),
+    greedy.toFixed(0),
+    t1.toFixed(0),
+  ]);
 }
 const header = ["buckets", "fwd+bwd+step 1000 tok (ms)", "greedy 32 tok (ms)", "T=1 32 tok (ms)"];
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));

@@ -26,7 +26,9 @@ import { makeNonce, panelHtml } from "../../src/extension/webview/webview-html";
 import { launchHeadless } from "../../test/unit/webview/chromium-page";
 import { panelWorkspace, ROOT } from "./workspace";
 
-const { values } = parseArgs({ options: { against: { type: "string", default: "HEAD" }, pairs: { type: "string", default: "15" } } });
+const { values } = parseArgs({
+  options: { against: { type: "string", default: "HEAD" }, pairs: { type: "string", default: "15" } },
+});
 const PAIRS = Number(values.pairs);
 const ORIGIN = "https://webview.test";
 
@@ -40,9 +42,14 @@ async function buildAt(rev: string | undefined): Promise<{ script: string; style
     symlinkSync(join(ROOT, "node_modules"), join(tree, "node_modules"));
   }
   try {
-    const { buildWebviews } = (await import(pathToFileURL(join(tree, "webview", "build.mjs")).href)) as { buildWebviews(dir: string): Promise<void> };
+    const { buildWebviews } = (await import(pathToFileURL(join(tree, "webview", "build.mjs")).href)) as {
+      buildWebviews(dir: string): Promise<void>;
+    };
     await buildWebviews(join(out, "dist"));
-    return { script: readFileSync(join(out, "dist", "trace.js"), "utf8"), stylesheet: readFileSync(join(out, "dist", "panels.css"), "utf8") };
+    return {
+      script: readFileSync(join(out, "dist", "trace.js"), "utf8"),
+      stylesheet: readFileSync(join(out, "dist", "panels.css"), "utf8"),
+    };
   } finally {
     if (rev) execFileSync("git", ["-C", ROOT, "worktree", "remove", "--force", tree]);
     rmSync(out, { recursive: true, force: true });
@@ -55,8 +62,15 @@ async function firstMessages(dir: string): Promise<unknown[]> {
   const index = indexEpisodes(dir, LIST_HEAD_ROWS);
   const rows = episodeRows(index.episodes.map((e) => e.head));
   return [
-    hostMessage({ type: "trace/run", run: { runDir: dir, name: "heuristic", rows, total: index.complete ? rows.length : null, gold: null } }),
-    hostMessage({ type: "trace/episode", episode: buildTraceView(readIndexedEpisode(index, index.episodes[0]), tok), buildMs: 0 }),
+    hostMessage({
+      type: "trace/run",
+      run: { runDir: dir, name: "heuristic", rows, total: index.complete ? rows.length : null, gold: null },
+    }),
+    hostMessage({
+      type: "trace/episode",
+      episode: buildTraceView(readIndexedEpisode(index, index.episodes[0]), tok),
+      buildMs: 0,
+    }),
   ];
 }
 
@@ -66,10 +80,21 @@ interface Open {
 }
 
 /** Opens the page once in a new tab; its marks are wall-clock times, taken here from navigation. */
-async function openOnce(browser: Browser, build: { script: string; stylesheet: string }, messages: unknown[]): Promise<Open> {
+async function openOnce(
+  browser: Browser,
+  build: { script: string; stylesheet: string },
+  messages: unknown[],
+): Promise<Open> {
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   try {
-    const html = panelHtml({ kind: "trace", title: "trace", cspSource: ORIGIN, script: build.script, stylesheet: build.stylesheet, nonce: makeNonce() });
+    const html = panelHtml({
+      kind: "trace",
+      title: "trace",
+      cspSource: ORIGIN,
+      script: build.script,
+      stylesheet: build.stylesheet,
+      nonce: makeNonce(),
+    });
     await page.route(`${ORIGIN}/**`, (route) => route.fulfill({ contentType: "text/html", body: html }));
     await page.addInitScript(`
       window.__sent = [];
@@ -78,15 +103,27 @@ async function openOnce(browser: Browser, build: { script: string; stylesheet: s
     `);
     await page.goto(`${ORIGIN}/`);
     for (let i = 0; i < 100; i++) {
-      const answer = await page.evaluate(async (probe) => {
-        window.postMessage(probe, "*");
-        await new Promise((r) => setTimeout(r, 20));
-        const sent = (window as unknown as { __sent: { type: string; timings?: Record<string, number> }[] }).__sent;
-        return { origin: performance.timeOrigin, timings: sent.filter((m) => m.type === "probeResult").pop()?.timings, errors: document.getElementById("errors")?.textContent };
-      }, hostMessage({ type: "probe", id: i, selectors: [] }));
-      if (answer.errors) throw new Error(`the page refused this tree's messages (another protocol version?): ${answer.errors}`);
+      const answer = await page.evaluate(
+        async (probe) => {
+          window.postMessage(probe, "*");
+          await new Promise((r) => setTimeout(r, 20));
+          const sent = (window as unknown as { __sent: { type: string; timings?: Record<string, number> }[] }).__sent;
+          return {
+            origin: performance.timeOrigin,
+            timings: sent.filter((m) => m.type === "probeResult").pop()?.timings,
+            errors: document.getElementById("errors")?.textContent,
+          };
+        },
+        hostMessage({ type: "probe", id: i, selectors: [] }),
+      );
+      if (answer.errors)
+        throw new Error(`the page refused this tree's messages (another protocol version?): ${answer.errors}`);
       const t = answer.timings;
-      if (t?.listFrameAt && t.episodeFrameAt) return { scriptMs: t.scriptAt - answer.origin, frameMs: Math.max(t.listFrameAt, t.episodeFrameAt) - answer.origin };
+      if (t?.listFrameAt && t.episodeFrameAt)
+        return {
+          scriptMs: t.scriptAt - answer.origin,
+          frameMs: Math.max(t.listFrameAt, t.episodeFrameAt) - answer.origin,
+        };
     }
     throw new Error("the page drew no list and episode within 2 s");
   } finally {
@@ -111,12 +148,27 @@ async function main(): Promise<void> {
   } finally {
     await browser.close();
   }
-  const load = `${cpus().length} cores, load average ${loadavg().map((x) => x.toFixed(1)).join(" / ")}`;
-  console.log(`\nA new trace page in headless Chromium, ${PAIRS} interleaved pairs (ms from navigation, medians; ${load})\n`);
+  const load = `${cpus().length} cores, load average ${loadavg()
+    .map((x) => x.toFixed(1))
+    .join(" / ")}`;
+  console.log(
+    `\nA new trace page in headless Chromium, ${PAIRS} interleaved pairs (ms from navigation, medians; ${load})\n`,
+  );
   console.log(["build".padEnd(16), "script start", "first frame with data", "frame − script"].join("  "));
   for (const [name, o] of Object.entries(opens)) {
-    const cells = [median(o.map((x) => x.scriptMs)), median(o.map((x) => x.frameMs)), median(o.map((x) => x.frameMs - x.scriptMs))];
-    console.log([name.padEnd(16), ...cells.map((c, k) => c.toFixed(0).padStart(["script start", "first frame with data", "frame − script"][k].length))].join("  "));
+    const cells = [
+      median(o.map((x) => x.scriptMs)),
+      median(o.map((x) => x.frameMs)),
+      median(o.map((x) => x.frameMs - x.scriptMs)),
+    ];
+    console.log(
+      [
+        name.padEnd(16),
+        ...cells.map((c, k) =>
+          c.toFixed(0).padStart(["script start", "first frame with data", "frame − script"][k].length),
+        ),
+      ].join("  "),
+    );
   }
 }
 

@@ -46,12 +46,20 @@ import { LIST_HEAD_ROWS } from "../../src/extension/webview/protocol";
 import { toColumns } from "../../src/core/views/trace/episode-list";
 import { panelWorkspace, ROOT, WORK } from "./workspace";
 
-const { values } = parseArgs({ options: { large: { type: "string", default: "10000" }, repeat: { type: "string", default: "5" }, vscode: { type: "boolean", default: false }, "vscode-only": { type: "boolean", default: false } } });
+const { values } = parseArgs({
+  options: {
+    large: { type: "string", default: "10000" },
+    repeat: { type: "string", default: "5" },
+    vscode: { type: "boolean", default: false },
+    "vscode-only": { type: "boolean", default: false },
+  },
+});
 const LARGE = Number(values.large);
 const REPEAT = Number(values.repeat);
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
+const pct = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
 const ms = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
 
 function timeMedian(repeat: number, f: () => unknown): number {
@@ -101,13 +109,18 @@ async function main(): Promise<void> {
       const head = readRunHead(dir);
       const index = indexEpisodes(dir, LIST_HEAD_ROWS);
       const rows = episodeRows(index.episodes.map((e) => e.head));
-      const first = JSON.stringify({ rows, total: index.complete ? rows.length : null, manifest: head.manifest?.policy });
+      const first = JSON.stringify({
+        rows,
+        total: index.complete ? rows.length : null,
+        manifest: head.manifest?.policy,
+      });
       return { index, bytes: first.length };
     };
     const wholeIndexMs = timeMedian(REPEAT, () => indexEpisodes(dir));
     const index = indexEpisodes(dir);
     const listRows = episodeRows(index.episodes.map((e) => e.head));
-    const firstEpisode = (index: ReturnType<typeof indexEpisodes>) => JSON.stringify(buildTraceView(readIndexedEpisode(index, index.episodes[0]), tok, { drift: false }));
+    const firstEpisode = (index: ReturnType<typeof indexEpisodes>) =>
+      JSON.stringify(buildTraceView(readIndexedEpisode(index, index.episodes[0]), tok, { drift: false }));
     const reference = () => {
       const run = readRun(dir);
       JSON.stringify({ rows: episodeRows(run.episodes), manifest: run.manifest?.policy });
@@ -118,16 +131,45 @@ async function main(): Promise<void> {
     // After the first frame: the rest in columns, against the whole list as row objects in one message (as before).
     let restBytes = 0;
     let wholeBytes = 0;
-    const restMs = timeMedian(REPEAT, () => (restBytes = JSON.stringify(toColumns(listRows.slice(LIST_HEAD_ROWS))).length));
+    const restMs = timeMedian(
+      REPEAT,
+      () => (restBytes = JSON.stringify(toColumns(listRows.slice(LIST_HEAD_ROWS))).length),
+    );
     const wholeMs = timeMedian(REPEAT, () => (wholeBytes = JSON.stringify(listRows).length));
     const kb = (b: number) => `${(b / 1024).toFixed(0)} KB`;
     const bothMs = timeMedian(REPEAT, () => firstEpisode(list().index));
     const refMs = timeMedian(Math.min(REPEAT, 3), reference);
     const target = size > 1000 ? "≤ 500 (VS Code)" : "≤ 300 (VS Code)";
-    rows.push([`trace: first message ready (the run, the list's first ${LIST_HEAD_ROWS} rows: ${kb(firstBytes)})`, String(index.episodes.length), ms(listMs), "", ""]);
-    if (listRows.length > LIST_HEAD_ROWS) rows.push([`trace: the whole index (after the first frame, in slices)`, String(index.episodes.length), ms(wholeIndexMs), "", ""]);
-    if (listRows.length > LIST_HEAD_ROWS) rows.push([`trace: the rest of the list, columns (${kb(restBytes)}; after the first frame)`, String(index.episodes.length), ms(restMs), `${ms(wholeMs)} (every row in one message, ${kb(wholeBytes)})`, ""]);
-    rows.push([`trace: list + first episode ready (host part of interactive)`, String(index.episodes.length), ms(bothMs), `${ms(refMs)} (every line parsed)`, target]);
+    rows.push([
+      `trace: first message ready (the run, the list's first ${LIST_HEAD_ROWS} rows: ${kb(firstBytes)})`,
+      String(index.episodes.length),
+      ms(listMs),
+      "",
+      "",
+    ]);
+    if (listRows.length > LIST_HEAD_ROWS)
+      rows.push([
+        `trace: the whole index (after the first frame, in slices)`,
+        String(index.episodes.length),
+        ms(wholeIndexMs),
+        "",
+        "",
+      ]);
+    if (listRows.length > LIST_HEAD_ROWS)
+      rows.push([
+        `trace: the rest of the list, columns (${kb(restBytes)}; after the first frame)`,
+        String(index.episodes.length),
+        ms(restMs),
+        `${ms(wholeMs)} (every row in one message, ${kb(wholeBytes)})`,
+        "",
+      ]);
+    rows.push([
+      `trace: list + first episode ready (host part of interactive)`,
+      String(index.episodes.length),
+      ms(bothMs),
+      `${ms(refMs)} (every line parsed)`,
+      target,
+    ]);
 
     // The full-text index: the first open's background pass, the cache it leaves, a later open.
     rmSync(runFile(dir, "textIndex"), { force: true });
@@ -142,7 +184,14 @@ async function main(): Promise<void> {
     }
     const passMs = performance.now() - passStart;
     const w0 = performance.now();
-    const wrote = writeTextCache(dir, { format: TEXT_CACHE_FORMAT, episodes: { size: index.size, mtime_ms: index.mtimeMs }, tokenizer: probe, gold, drift: null, search: search.toJSON() });
+    const wrote = writeTextCache(dir, {
+      format: TEXT_CACHE_FORMAT,
+      episodes: { size: index.size, mtime_ms: index.mtimeMs },
+      tokenizer: probe,
+      gold,
+      drift: null,
+      search: search.toJSON(),
+    });
     const writeMs = performance.now() - w0;
     if (!wrote) throw new Error(`the text cache of ${dir} was not written`);
     const loadTimes: number[] = [];
@@ -154,12 +203,33 @@ async function main(): Promise<void> {
     const loadMs = median(loadTimes);
     const loaded = new RunSearch(readTextCache(dir, probe)!.search);
     const cacheMb = readFileSync(runFile(dir, "textIndex")).length / 2 ** 20;
-    rows.push([`search: index built (decode every result; first open, in the background)`, String(index.episodes.length), ms(passMs), "", ""]);
-    rows.push([`search: index saved beside the run (${cacheMb.toFixed(1)} MiB)`, String(index.episodes.length), ms(writeMs), "", ""]);
-    rows.push([`search: index read from the cache (later opens, in the background)`, String(index.episodes.length), ms(loadMs), `${ms(passMs)} (rebuilt)`, ""]);
+    rows.push([
+      `search: index built (decode every result; first open, in the background)`,
+      String(index.episodes.length),
+      ms(passMs),
+      "",
+      "",
+    ]);
+    rows.push([
+      `search: index saved beside the run (${cacheMb.toFixed(1)} MiB)`,
+      String(index.episodes.length),
+      ms(writeMs),
+      "",
+      "",
+    ]);
+    rows.push([
+      `search: index read from the cache (later opens, in the background)`,
+      String(index.episodes.length),
+      ms(loadMs),
+      `${ms(passMs)} (rebuilt)`,
+      "",
+    ]);
     // Queries as a researcher types them: a name from a question, two words, a prefix.
     const queries = index.episodes.slice(0, 60).flatMap((e, i) => {
-      const words = e.head.question.replace(/[?,.]/g, "").split(" ").filter((w) => w.length > 3);
+      const words = e.head.question
+        .replace(/[?,.]/g, "")
+        .split(" ")
+        .filter((w) => w.length > 3);
       return [words.slice(-2).join(" "), words[i % words.length] ?? "born", (words[0] ?? "found").slice(0, 4)];
     });
     const qt = queries.map((q) => {
@@ -175,11 +245,25 @@ async function main(): Promise<void> {
       return performance.now() - s0;
     });
     const slowest = queries[qt.indexOf(Math.max(...qt))];
-    rows.push([`search: query p50 / p99 (${queries.length} queries; slowest ${JSON.stringify(slowest)})`, String(index.episodes.length), `${ms(median(qt))} / ${ms(pct(qt, 0.99))}`, `${ms(median(rt))} / ${ms(pct(rt, 0.99))} (MiniSearch scored)`, size > 1000 ? "≤ 100" : ""]);
+    rows.push([
+      `search: query p50 / p99 (${queries.length} queries; slowest ${JSON.stringify(slowest)})`,
+      String(index.episodes.length),
+      `${ms(median(qt))} / ${ms(pct(qt, 0.99))}`,
+      `${ms(median(rt))} / ${ms(pct(rt, 0.99))} (MiniSearch scored)`,
+      size > 1000 ? "≤ 100" : "",
+    ]);
 
     const pair = [ws.runs[size].search, ws.runs[size].closedBook];
-    const compareMs = timeMedian(Math.min(REPEAT, 3), () => JSON.stringify(ablate(loadAblationInputs(pair), { resamples: DEFAULT_RESAMPLES })));
-    rows.push([`compare: report ready (ablate, ${DEFAULT_RESAMPLES} resamples)`, String(index.episodes.length), ms(compareMs), "", size > 1000 ? "" : "≤ 500 (VS Code)"]);
+    const compareMs = timeMedian(Math.min(REPEAT, 3), () =>
+      JSON.stringify(ablate(loadAblationInputs(pair), { resamples: DEFAULT_RESAMPLES })),
+    );
+    rows.push([
+      `compare: report ready (ablate, ${DEFAULT_RESAMPLES} resamples)`,
+      String(index.episodes.length),
+      ms(compareMs),
+      "",
+      size > 1000 ? "" : "≤ 500 (VS Code)",
+    ]);
     // A worker (0: at any size) and how long the host's thread is still held (the reply's copy), against computing it here; the panel uses the worker over ON_THREAD_MAX_BYTES.
     const worker = new CompareWorker(0);
     const request = { runDirs: pair, origin: "runs" as const, expect: undefined, searchDirs: [] };
@@ -190,13 +274,22 @@ async function main(): Promise<void> {
     const h0 = performance.now();
     const hereHold = await longestHold(() => compareView(loadAblationInputs(pair), "runs", undefined, []));
     const hereMs = performance.now() - h0;
-    const panelUses = pair.reduce((n, d) => n + statSync(runFile(d, "episodes")).size, 0) > ON_THREAD_MAX_BYTES ? "worker" : "host";
-    rows.push([`compare: report from a new worker (runs read there): wall / longest hold of the host's thread (the panel uses the ${panelUses})`, String(index.episodes.length), `${ms(workerMs)} / ${ms(workerHold)}`, `${ms(hereMs)} / ${ms(hereHold)} (made on the host)`, ""]);
+    const panelUses =
+      pair.reduce((n, d) => n + statSync(runFile(d, "episodes")).size, 0) > ON_THREAD_MAX_BYTES ? "worker" : "host";
+    rows.push([
+      `compare: report from a new worker (runs read there): wall / longest hold of the host's thread (the panel uses the ${panelUses})`,
+      String(index.episodes.length),
+      `${ms(workerMs)} / ${ms(workerHold)}`,
+      `${ms(hereMs)} / ${ms(hereHold)} (made on the host)`,
+      "",
+    ]);
   }
   const dashMs = timeMedian(REPEAT, () => JSON.stringify(readDashboard(ws.training)));
   rows.push(["dashboard: view model ready (readDashboard)", "", ms(dashMs), "", "≤ 500 (VS Code)"]);
 
-  const load = `${cpus().length} cores, load average ${loadavg().map((x) => x.toFixed(1)).join(" / ")}`;
+  const load = `${cpus().length} cores, load average ${loadavg()
+    .map((x) => x.toFixed(1))
+    .join(" / ")}`;
   console.log(`\nPanels, extension host side (this process; ms, median of ${REPEAT}; ${load})\n`);
   printTable(["what", "episodes", "ms", "reference ms", "target ms"], rows);
 
@@ -217,17 +310,46 @@ function vscodeTables(workspace: string): void {
 }
 
 /** A row test/integration/panel-speed.test.ts writes to AGENT_LAB_IT_PANEL_TIMINGS. */
-type VscodeTiming = { panel: string; run: string; episodes: number; firstFrameMs: number; interactiveMs: number; scriptMs: number; wholeListMs?: number; controlsMs?: number; host: Record<string, number> };
+type VscodeTiming = {
+  panel: string;
+  run: string;
+  episodes: number;
+  firstFrameMs: number;
+  interactiveMs: number;
+  scriptMs: number;
+  wholeListMs?: number;
+  controlsMs?: number;
+  host: Record<string, number>;
+};
 
 /** One run of test/integration/panel-speed.test.ts (the tests `grep` picks) in a new VS Code window: what it measured, or [] when it failed. */
-function runPanelSpeed(workspace: string, webview: (typeof WEBVIEW_WORKERS)[number], grep: string, env: Record<string, string> = {}): VscodeTiming[] {
+function runPanelSpeed(
+  workspace: string,
+  webview: (typeof WEBVIEW_WORKERS)[number],
+  grep: string,
+  env: Record<string, string> = {},
+): VscodeTiming[] {
   const out = join(WORK, "vscode-timings.json");
   rmSync(out, { force: true });
   try {
-    execFileSync(process.execPath, [join(ROOT, "scripts", "vscode", "run-integration.mjs"), "--suite", "fixture", "--workspace", workspace, "--grep", grep, "--webview-worker", webview.flag], {
-      stdio: "inherit",
-      env: { ...process.env, ...env, AGENT_LAB_IT_PANEL_TIMINGS: out },
-    });
+    execFileSync(
+      process.execPath,
+      [
+        join(ROOT, "scripts", "vscode", "run-integration.mjs"),
+        "--suite",
+        "fixture",
+        "--workspace",
+        workspace,
+        "--grep",
+        grep,
+        "--webview-worker",
+        webview.flag,
+      ],
+      {
+        stdio: "inherit",
+        env: { ...process.env, ...env, AGENT_LAB_IT_PANEL_TIMINGS: out },
+      },
+    );
   } catch (e) {
     console.error(`the VS Code run failed: ${(e as Error).message.split("\n")[0]}`);
   }
@@ -237,27 +359,68 @@ function runPanelSpeed(workspace: string, webview: (typeof WEBVIEW_WORKERS)[numb
 /** Runs test/integration/panel-speed.test.ts in the real VS Code on this workspace and prints what it measured. */
 function vscodeTable(workspace: string, webview: (typeof WEBVIEW_WORKERS)[number]): void {
   // The first open in VS Code is measured cold: no text cache from the host-side runs above.
-  for (const d of readdirSync(join(workspace, "runs"), { withFileTypes: true })) if (d.isDirectory()) rmSync(runFile(join(workspace, "runs", d.name), "textIndex"), { force: true });
+  for (const d of readdirSync(join(workspace, "runs"), { withFileTypes: true }))
+    if (d.isDirectory()) rmSync(runFile(join(workspace, "runs", d.name), "textIndex"), { force: true });
   const read = runPanelSpeed(workspace, webview, "panel speed");
   if (read.length === 0) return;
   // The floor under the window's first trace: the reference test alone in another new window, whose first open is that window's first webview.
-  const firstWebview = runPanelSpeed(workspace, webview, "panel speed \\(real VS Code\\) reference", { AGENT_LAB_IT_REFERENCE_FIRST: "1" }).filter((t) => t.panel.includes("the window's first webview"));
+  const firstWebview = runPanelSpeed(workspace, webview, "panel speed \\(real VS Code\\) reference", {
+    AGENT_LAB_IT_REFERENCE_FIRST: "1",
+  }).filter((t) => t.panel.includes("the window's first webview"));
   // The references first: what VS Code spends on a new webview, against which the new-panel rows read.
   const isReference = (t: VscodeTiming) => t.panel.startsWith("reference");
   const timings = [...read.filter(isReference), ...firstWebview, ...read.filter((t) => !isReference(t))];
-  const target = (t: VscodeTiming) => (isReference(t) ? "(reference)" : t.panel.startsWith("trace") ? (t.episodes > 1000 ? "≤ 500" : "≤ 300") : t.episodes > 1000 ? "" : "≤ 500");
-  const load = `${cpus().length} cores, load average ${loadavg().map((x) => x.toFixed(1)).join(" / ")}`;
+  const target = (t: VscodeTiming) =>
+    isReference(t)
+      ? "(reference)"
+      : t.panel.startsWith("trace")
+        ? t.episodes > 1000
+          ? "≤ 500"
+          : "≤ 300"
+        : t.episodes > 1000
+          ? ""
+          : "≤ 500";
+  const load = `${cpus().length} cores, load average ${loadavg()
+    .map((x) => x.toFixed(1))
+    .join(" / ")}`;
   console.log(`\nPanels in the real VS Code (${webview.title}; Chromium; ms from the command or click; ${load})\n`);
   printTable(
-    ["panel", "run", "episodes", "first frame", "interactive", "whole list", "controls defined", "webview script start", "interactive − script start", "host: index / tokenizer / episode view", "target (interactive)"],
+    [
+      "panel",
+      "run",
+      "episodes",
+      "first frame",
+      "interactive",
+      "whole list",
+      "controls defined",
+      "webview script start",
+      "interactive − script start",
+      "host: index / tokenizer / episode view",
+      "target (interactive)",
+    ],
     // A reused panel's script started before the click: no webview start in its time.
-    timings.map((t) => [t.panel, t.run, String(t.episodes || ""), String(t.firstFrameMs), String(t.interactiveMs), t.wholeListMs === undefined ? "" : String(t.wholeListMs), t.controlsMs === undefined ? "" : t.controlsMs < 0 ? "before (reused)" : String(t.controlsMs), t.scriptMs < 0 ? "before (reused)" : String(t.scriptMs), t.scriptMs < 0 ? String(t.interactiveMs) : String(t.interactiveMs - t.scriptMs), t.panel.startsWith("trace") ? [t.host.indexMs, t.host.tokenizerMs, t.host.buildMs].map((x) => (x === undefined ? "–" : ms(x))).join(" / ") : "", target(t)]),
+    timings.map((t) => [
+      t.panel,
+      t.run,
+      String(t.episodes || ""),
+      String(t.firstFrameMs),
+      String(t.interactiveMs),
+      t.wholeListMs === undefined ? "" : String(t.wholeListMs),
+      t.controlsMs === undefined ? "" : t.controlsMs < 0 ? "before (reused)" : String(t.controlsMs),
+      t.scriptMs < 0 ? "before (reused)" : String(t.scriptMs),
+      t.scriptMs < 0 ? String(t.interactiveMs) : String(t.interactiveMs - t.scriptMs),
+      t.panel.startsWith("trace")
+        ? [t.host.indexMs, t.host.tokenizerMs, t.host.buildMs].map((x) => (x === undefined ? "–" : ms(x))).join(" / ")
+        : "",
+      target(t),
+    ]),
   );
 }
 
 function printTable(head: string[], rows: string[][]): void {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (r: string[]) => r.map((c, i) => (i === 0 || i === 1 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
+  const line = (r: string[]) =>
+    r.map((c, i) => (i === 0 || i === 1 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
   console.log(line(head));
   console.log(widths.map((w) => "-".repeat(w)).join("  "));
   for (const r of rows) console.log(line(r));

@@ -50,14 +50,39 @@ export async function panelWorkspace(large: number, log: (line: string) => void)
   const config = loadConfig(WORKSPACE, { concurrency: 8 });
   for (const closedBook of [false, true]) {
     const name = `${closedBook ? "closed-book" : "heuristic"}-${large}`;
-    await evalSplit({ workspaceDir: WORKSPACE, config, name, split: "train", limit: large, closedBook, resume: false, temperature: 0, backend: "scripted", command: ["bench/panels", name] });
+    await evalSplit({
+      workspaceDir: WORKSPACE,
+      config,
+      name,
+      split: "train",
+      limit: large,
+      closedBook,
+      resume: false,
+      temperature: 0,
+      backend: "scripted",
+      command: ["bench/panels", name],
+    });
     log(`  ${name}: ${((Date.now() - t0) / 1000).toFixed(0)} s`);
   }
   const cli = join(ROOT, "dist", "cli.js");
-  if (!existsSync(cli)) throw new Error("dist/cli.js is missing: run npm run build first (the training run is made by the CLI)");
-  const runCli = (...args: string[]) => execFileSync(process.execPath, [cli, ...args], { cwd: WORKSPACE, stdio: ["ignore", "ignore", "pipe"] });
+  if (!existsSync(cli))
+    throw new Error("dist/cli.js is missing: run npm run build first (the training run is made by the CLI)");
+  const runCli = (...args: string[]) =>
+    execFileSync(process.execPath, [cli, ...args], { cwd: WORKSPACE, stdio: ["ignore", "ignore", "pipe"] });
   runCli("sft-data", "--teacher", "scripted", "--questions", "16", "--tries", "1", "--name", "sft-bench-data");
-  runCli("train-sft", "--data", "runs/sft-bench-data", "--backend", "local", "--epochs", "2", "--batch", "8", "--name", "sft-bench");
+  runCli(
+    "train-sft",
+    "--data",
+    "runs/sft-bench-data",
+    "--backend",
+    "local",
+    "--epochs",
+    "2",
+    "--batch",
+    "8",
+    "--name",
+    "sft-bench",
+  );
   writeFileSync(MARKER, JSON.stringify(want));
   log(`  workspace made in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
   return layout(large);

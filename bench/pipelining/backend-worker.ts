@@ -8,21 +8,28 @@ import { parentPort } from "node:worker_threads";
 import { startLocalBackend, type RunningLocalBackend, type LocalBackendOptions } from "../../src/server";
 
 let running: RunningLocalBackend | undefined;
-parentPort!.on("message", (msg: { type: string; options?: LocalBackendOptions; from?: number; faults?: Record<string, number> }) => {
-  void (async () => {
-    if (msg.type === "start") {
-      running = await startLocalBackend(msg.options!);
-      parentPort!.postMessage({ type: "started", url: running.url });
-    } else if (msg.type === "opLog") {
-      // Durations only are compared across threads, so the worker's clock origin does not matter.
-      parentPort!.postMessage({ type: "opLog", records: running!.backend.opLog.slice(msg.from ?? 0), count: running!.backend.opLog.length });
-    } else if (msg.type === "faults") {
-      Object.assign(running!.faults, msg.faults);
-      parentPort!.postMessage({ type: "ok" });
-    } else if (msg.type === "close") {
-      await running?.close();
-      parentPort!.postMessage({ type: "ok" });
-      parentPort!.close();
-    }
-  })();
-});
+parentPort!.on(
+  "message",
+  (msg: { type: string; options?: LocalBackendOptions; from?: number; faults?: Record<string, number> }) => {
+    void (async () => {
+      if (msg.type === "start") {
+        running = await startLocalBackend(msg.options!);
+        parentPort!.postMessage({ type: "started", url: running.url });
+      } else if (msg.type === "opLog") {
+        // Durations only are compared across threads, so the worker's clock origin does not matter.
+        parentPort!.postMessage({
+          type: "opLog",
+          records: running!.backend.opLog.slice(msg.from ?? 0),
+          count: running!.backend.opLog.length,
+        });
+      } else if (msg.type === "faults") {
+        Object.assign(running!.faults, msg.faults);
+        parentPort!.postMessage({ type: "ok" });
+      } else if (msg.type === "close") {
+        await running?.close();
+        parentPort!.postMessage({ type: "ok" });
+        parentPort!.close();
+      }
+    })();
+  },
+);

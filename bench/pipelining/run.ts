@@ -57,11 +57,18 @@ async function main(): Promise<number> {
   const service = new TinkerService({ apiKey: "tml-bench", baseUrl: started.url!, log: () => {} });
   const opCount = async () => (await call({ type: "opLog", from: 1e9 })).count!;
   const serverMs = async (from: number, kinds: string[]) =>
-    (await call({ type: "opLog", from })).records!.filter((r) => kinds.includes(r.kind)).reduce((s, r) => s + (r.end - r.start), 0);
+    (await call({ type: "opLog", from }))
+      .records!.filter((r) => kinds.includes(r.kind))
+      .reduce((s, r) => s + (r.end - r.start), 0);
   try {
     const trainer = await service.createLoraTrainingClient({ baseModel: "Qwen/Qwen3.5-4B", rank: 8 });
     const seq = Array.from({ length: 64 }, (_, i) => 1000 + ((i * 7) % 50));
-    const data = Array.from({ length: 8 }, () => sftDatum(seq, seq.map((_, i) => (i >= 32 ? 1 : 0))));
+    const data = Array.from({ length: 8 }, () =>
+      sftDatum(
+        seq,
+        seq.map((_, i) => (i >= 32 ? 1 : 0)),
+      ),
+    );
     // Warm-up (first requests pay for connection set-up and JIT).
     await trainer.forwardBackward(data, "cross_entropy").result();
     await trainer.optimStep({ learning_rate: 1e-3 }).result();
@@ -109,12 +116,20 @@ async function main(): Promise<number> {
     const rows: Array<[string, string, string, boolean]> = [
       ["train step, pipelined: wall / server time", pipelinedRatio.toFixed(3), "≤ 1.10", pipelinedRatio <= 1.1],
       ["train step, one op at a time (baseline)", sequentialRatio.toFixed(3), "—", true],
-      [`sampling, ${inFlight} in flight: concurrency / ideal`, `${achieved.toFixed(1)} / ${ideal.toFixed(1)} = ${((100 * achieved) / ideal).toFixed(1)} %`, "≥ 90 %", achieved / ideal >= 0.9],
+      [
+        `sampling, ${inFlight} in flight: concurrency / ideal`,
+        `${achieved.toFixed(1)} / ${ideal.toFixed(1)} = ${((100 * achieved) / ideal).toFixed(1)} %`,
+        "≥ 90 %",
+        achieved / ideal >= 0.9,
+      ],
     ];
-    console.log(`local backend: +${latencyMs} ms per request; ${slowMs} ms per training op, ${sampleMs} ms per sample; ${steps} steps (median), ${totalSamples} samples`);
+    console.log(
+      `local backend: +${latencyMs} ms per request; ${slowMs} ms per training op, ${sampleMs} ms per sample; ${steps} steps (median), ${totalSamples} samples`,
+    );
     const w = Math.max(...rows.map((r) => r[0].length));
     console.log(`${"measure".padEnd(w)}  ${"value".padStart(22)}  target   ok`);
-    for (const [name, value, target, ok] of rows) console.log(`${name.padEnd(w)}  ${value.padStart(22)}  ${target.padEnd(7)}  ${ok ? "yes" : "NO"}`);
+    for (const [name, value, target, ok] of rows)
+      console.log(`${name.padEnd(w)}  ${value.padStart(22)}  ${target.padEnd(7)}  ${ok ? "yes" : "NO"}`);
     return rows.every((r) => r[3]) ? 0 : 1;
   } finally {
     service.close();

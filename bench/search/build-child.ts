@@ -4,7 +4,16 @@ import { buildIndex } from "../../src/core/base/search/build-index";
 const [corpus, indexDir] = process.argv.slice(2);
 buildIndex(corpus, indexDir).then(
   (s) => {
-    console.log(JSON.stringify({ seconds: s.seconds, bytes: s.bytes, peak_rss: process.resourceUsage().maxRSS * 1024, docs: s.documents, terms: s.terms, postings: s.postings }));
+    console.log(
+      JSON.stringify({
+        seconds: s.seconds,
+        bytes: s.bytes,
+        peak_rss: process.resourceUsage().maxRSS * 1024,
+        docs: s.documents,
+        terms: s.terms,
+        postings: s.postings,
+      }),
+    );
   },
   (e) => {
     console.error(e);

@@ -47,7 +47,15 @@ function percentile(xs: number[], p: number): number {
 
 function table(rows: string[][]): string {
   const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
-  return rows.map((r, i) => "| " + r.map((cell, c) => cell.padEnd(widths[c])).join(" | ") + " |" + (i === 0 ? "\n|" + widths.map((w) => "-".repeat(w + 2)).join("|") + "|" : "")).join("\n");
+  return rows
+    .map(
+      (r, i) =>
+        "| " +
+        r.map((cell, c) => cell.padEnd(widths[c])).join(" | ") +
+        " |" +
+        (i === 0 ? "\n|" + widths.map((w) => "-".repeat(w + 2)).join("|") + "|" : ""),
+    )
+    .join("\n");
 }
 
 async function main(): Promise<void> {
@@ -58,7 +66,9 @@ async function main(): Promise<void> {
   const indexDir = resolve(arg(argv, "--index") ?? join(WORK, `syn${docs}-ours`));
   const queryFile = resolve(arg(argv, "--query-file") ?? join(WORK, `syn${docs}-${queryCount}-queries.json`));
   if (!existsSync(indexDir) || !existsSync(queryFile)) {
-    throw new Error(`no index ${indexDir} or queries ${queryFile}: run "npx tsx bench/search/run.ts --docs ${docs} --queries ${queryCount} --no-bm25s" first, or pass --index and --query-file`);
+    throw new Error(
+      `no index ${indexDir} or queries ${queryFile}: run "npx tsx bench/search/run.ts --docs ${docs} --queries ${queryCount} --no-bm25s" first, or pass --index and --query-file`,
+    );
   }
   const { short, long } = JSON.parse(readFileSync(queryFile, "utf8")) as { short: string[]; long: string[] };
   const index = openIndex(indexDir);
@@ -68,7 +78,9 @@ async function main(): Promise<void> {
   ];
   const against = arg(argv, "--against");
   if (against) {
-    const mod = (await import(resolve(against))) as { openIndex: (dir: string) => { search: (q: string, k: number) => SearchHit[] } };
+    const mod = (await import(resolve(against))) as {
+      openIndex: (dir: string) => { search: (q: string, k: number) => SearchHit[] };
+    };
     // An older version may read only an older index format: --against-index gives its copy of the same corpus.
     const other = mod.openIndex(resolve(arg(argv, "--against-index") ?? indexDir));
     systems.push([`--against ${against}`, (q) => other.search(q, K)]);
@@ -77,14 +89,27 @@ async function main(): Promise<void> {
   for (const q of [...short, ...long].slice(0, 40)) for (const [, s] of systems) s(q); // warm-up (JIT)
   const times = systems.map(() => ({ short: [] as number[], long: [] as number[] }));
   let identical = 0;
-  const all: [string, "short" | "long"][] = [...short.map((q) => [q, "short"] as [string, "short"]), ...long.map((q) => [q, "long"] as [string, "long"])];
+  const all: [string, "short" | "long"][] = [
+    ...short.map((q) => [q, "short"] as [string, "short"]),
+    ...long.map((q) => [q, "long"] as [string, "long"]),
+  ];
   for (const [q, kind] of all) {
     const got = systems.map(([, s]) => cpuMs(s, q, reps));
     got.forEach((g, i) => times[i][kind].push(g.ms));
     const key = (hits: SearchHit[]) => JSON.stringify(hits.map((h) => [h.id, h.score]));
     if (key(got[0].hits) === key(got[1].hits)) identical++;
   }
-  const rows = [["CPU ms per query (min of reps)", "short p50", "short p99", "long p50", "long p99", "long p50 vs this tree", "long p99 vs this tree"]];
+  const rows = [
+    [
+      "CPU ms per query (min of reps)",
+      "short p50",
+      "short p99",
+      "long p50",
+      "long p99",
+      "long p50 vs this tree",
+      "long p99 vs this tree",
+    ],
+  ];
   times.forEach((t, i) => {
     const f = (x: number) => x.toFixed(3);
     rows.push([
@@ -97,7 +122,9 @@ async function main(): Promise<void> {
       `${(percentile(t.long, 0.99) / percentile(times[0].long, 0.99)).toFixed(2)}×`,
     ]);
   });
-  console.log(`\nQuery A/B on ${indexDir} (${short.length} short, ${long.length} long queries, k ${K}, ${reps} reps; load average ${load.toFixed(2)} before, ${loadavg()[0].toFixed(2)} after)\n`);
+  console.log(
+    `\nQuery A/B on ${indexDir} (${short.length} short, ${long.length} long queries, k ${K}, ${reps} reps; load average ${load.toFixed(2)} before, ${loadavg()[0].toFixed(2)} after)\n`,
+  );
   console.log(table(rows));
   console.log(`\nsearch() identical to exhaustive scoring (ids and scores): ${identical}/${all.length} queries.`);
 }

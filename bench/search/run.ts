@@ -88,7 +88,14 @@ function ourBuild(corpus: string, dir: string): BuildStats {
 /** One pass of our queries in a fresh process (query-child.ts), as bm25s gets one in its runner. */
 function ourQueries(dir: string, queriesFile: string, exhaustive = false): { load: number; run: QueryRun } {
   const out = join(WORK, "ours-query.json");
-  sh(process.execPath, [...process.execArgv, join(__dirname, "query-child.ts"), dir, queriesFile, out, ...(exhaustive ? ["exhaustive"] : [])]);
+  sh(process.execPath, [
+    ...process.execArgv,
+    join(__dirname, "query-child.ts"),
+    dir,
+    queriesFile,
+    out,
+    ...(exhaustive ? ["exhaustive"] : []),
+  ]);
   return JSON.parse(readFileSync(out, "utf8")) as { load: number; run: QueryRun };
 }
 
@@ -99,7 +106,12 @@ function bm25sBuild(corpus: string, dir: string, tag: string): BuildStats {
 }
 
 /** One pass of bm25s's queries in a fresh Python process, per backend. */
-function bm25sQueries(dir: string, queriesFile: string, tag: string, backends: string[]): { load: number; runs: Record<string, QueryRun> } {
+function bm25sQueries(
+  dir: string,
+  queriesFile: string,
+  tag: string,
+  backends: string[],
+): { load: number; runs: Record<string, QueryRun> } {
   const queryOut = join(WORK, `${tag}-bm25s-query.json`);
   sh(PYTHON, [RUNNER, "query", dir, queriesFile, String(K), queryOut, backends.join(",")]);
   const q = JSON.parse(readFileSync(queryOut, "utf8")) as { load_seconds: number; backends: Record<string, QueryRun> };
@@ -130,7 +142,8 @@ function agreement(ours: QueryRun, theirs: QueryRun, from: number, to: number): 
     const a = [...ours.ids[i]].sort().join();
     const b = [...theirIds].sort().join();
     const sameScores =
-      ours.scores[i].length === theirScores.length && ours.scores[i].every((s, j) => Math.abs(s - theirScores[j]) <= 1e-5 * Math.max(1, Math.abs(s)));
+      ours.scores[i].length === theirScores.length &&
+      ours.scores[i].every((s, j) => Math.abs(s - theirScores[j]) <= 1e-5 * Math.max(1, Math.abs(s)));
     if (a === b) exact++;
     if (a === b || sameScores) ties++;
   }
@@ -143,7 +156,15 @@ const mb = (b: number) => `${(b / 2 ** 20).toFixed(0)} MiB`;
 
 function table(rows: string[][]): string {
   const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
-  return rows.map((r, i) => "| " + r.map((cell, c) => cell.padEnd(widths[c])).join(" | ") + " |" + (i === 0 ? "\n|" + widths.map((w) => "-".repeat(w + 2)).join("|") + "|" : "")).join("\n");
+  return rows
+    .map(
+      (r, i) =>
+        "| " +
+        r.map((cell, c) => cell.padEnd(widths[c])).join(" | ") +
+        " |" +
+        (i === 0 ? "\n|" + widths.map((w) => "-".repeat(w + 2)).join("|") + "|" : ""),
+    )
+    .join("\n");
 }
 
 /** Stems every distinct word of the real paragraphs and a large synthetic sample with both stemmers. */
@@ -163,7 +184,10 @@ function stemmerParity(words: Set<string>): { words: number; mismatches: string[
 }
 
 /** Token lists of every real paragraph: ours vs bm25s.tokenize. */
-function tokenizerParity(corpus: string, paragraphs: { title: string; text: string }[]): { docs: number; same: number } {
+function tokenizerParity(
+  corpus: string,
+  paragraphs: { title: string; text: string }[],
+): { docs: number; same: number } {
   const out = join(WORK, "real-bm25s-tokens.json");
   sh(PYTHON, [RUNNER, "tokens", corpus, out]);
   const theirs = JSON.parse(readFileSync(out, "utf8")) as string[][];
@@ -175,7 +199,11 @@ function tokenizerParity(corpus: string, paragraphs: { title: string; text: stri
   return { docs: paragraphs.length, same };
 }
 
-function recall(questions: GoldQuestion[], titleOf: (id: number) => string, run: QueryRun): { question: number; title: number } {
+function recall(
+  questions: GoldQuestion[],
+  titleOf: (id: number) => string,
+  run: QueryRun,
+): { question: number; title: number } {
   let q = 0;
   questions.forEach((g, i) => {
     const got = new Set(run.ids[i].map(titleOf));
@@ -197,7 +225,9 @@ async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   mkdirSync(WORK, { recursive: true });
   if (args.bm25s && !existsSync(PYTHON)) {
-    throw new Error("bench/.venv is missing: python3 -m venv bench/.venv && bench/.venv/bin/pip install bm25s PyStemmer numba (or pass --no-bm25s)");
+    throw new Error(
+      "bench/.venv is missing: python3 -m venv bench/.venv && bench/.venv/bin/pip install bm25s PyStemmer numba (or pass --no-bm25s)",
+    );
   }
   const loadBefore = loadavg();
   log(`load average ${loadBefore.map((x) => x.toFixed(2)).join(" ")}`);
@@ -242,7 +272,11 @@ async function main(): Promise<void> {
   const ours: SystemRun = { build: oursBuild, load: median(oursRounds.map((r) => r.load)), runs: { ours: oursQ.run } };
   log("ours: exhaustive scoring (the in-repo reference)");
   const exhaustiveQ = ourQueries(oursDir, queryList, true);
-  const identical = oursQ.run.ids.filter((ids, i) => JSON.stringify([ids, oursQ.run.scores[i]]) === JSON.stringify([exhaustiveQ.run.ids[i], exhaustiveQ.run.scores[i]])).length;
+  const identical = oursQ.run.ids.filter(
+    (ids, i) =>
+      JSON.stringify([ids, oursQ.run.scores[i]]) ===
+      JSON.stringify([exhaustiveQ.run.ids[i], exhaustiveQ.run.scores[i]]),
+  ).length;
 
   let theirs: SystemRun | undefined;
   if (theirsBuild) {
@@ -252,7 +286,14 @@ async function main(): Promise<void> {
   }
 
   // --- real paragraphs (skipped without the shared data: a user's clone has none) ---
-  const rows2: string[][] = [["real paragraphs (3,075), 200 dev questions", "recall@3, query = question", "recall@3, query = supporting title", "top-3 agreement (exact / ties-aware)"]];
+  const rows2: string[][] = [
+    [
+      "real paragraphs (3,075), 200 dev questions",
+      "recall@3, query = question",
+      "recall@3, query = supporting title",
+      "top-3 agreement (exact / ties-aware)",
+    ],
+  ];
   let realNote = "";
   let stemming: { words: number; mismatches: string[] } | undefined;
   let tokens: { docs: number; same: number } | undefined;
@@ -273,17 +314,28 @@ async function main(): Promise<void> {
     const realOurs = ourQueries(realOursDir, realQueryList);
     realNote = `ours built in ${realOursBuild.seconds.toFixed(2)} s, loaded in ${realOurs.load.toFixed(3)} s`;
     const titleOf = (id: number) => paragraphs[id].title;
-    rows2.push(["ours", recall(questions, titleOf, realOurs.run).question.toFixed(3), recall(questions, titleOf, realOurs.run).title.toFixed(3), "—"]);
+    rows2.push([
+      "ours",
+      recall(questions, titleOf, realOurs.run).question.toFixed(3),
+      recall(questions, titleOf, realOurs.run).title.toFixed(3),
+      "—",
+    ]);
     if (args.bm25s) {
       bm25sBuild(realCorpus, join(WORK, "real-bm25s"), "real");
       const realTheirs = bm25sQueries(join(WORK, "real-bm25s"), realQueryList, "real", ["numba"]).runs.numba;
       const r = recall(questions, titleOf, realTheirs);
       const agree = agreement(realOurs.run, realTheirs, 0, realQueries.length);
-      rows2.push(["bm25s (numba)", r.question.toFixed(3), r.title.toFixed(3), `${pct(agree.exact)} / ${pct(agree.tiesAware)}`]);
+      rows2.push([
+        "bm25s (numba)",
+        r.question.toFixed(3),
+        r.title.toFixed(3),
+        `${pct(agree.exact)} / ${pct(agree.tiesAware)}`,
+      ]);
       log("stemmer and tokenizer parity");
       const vocab = new Set<string>();
       for (const p of paragraphs) for (const w of splitWords(`${p.title}. ${p.text}`)) vocab.add(w);
-      for (let i = 0; i < 300_000 && i < generator.words.length; i++) vocab.add(generator.words[Math.floor((i * 7919) % generator.words.length)]);
+      for (let i = 0; i < 300_000 && i < generator.words.length; i++)
+        vocab.add(generator.words[Math.floor((i * 7919) % generator.words.length)]);
       stemming = stemmerParity(vocab);
       tokens = tokenizerParity(realCorpus, paragraphs);
     }
@@ -293,7 +345,19 @@ async function main(): Promise<void> {
   const S = short.length;
   const L = queries.length;
   const rows: string[][] = [
-    [`${args.docs.toLocaleString()} synthetic paragraphs`, "build", "peak RSS", "index size", "load", "short p50", "short p99", "long p50", "long p99", "top-3 agree short", "top-3 agree long"],
+    [
+      `${args.docs.toLocaleString()} synthetic paragraphs`,
+      "build",
+      "peak RSS",
+      "index size",
+      "load",
+      "short p50",
+      "short p99",
+      "long p50",
+      "long p99",
+      "top-3 agree short",
+      "top-3 agree long",
+    ],
   ];
   const addRow = (name: string, sys: SystemRun, run: QueryRun, agreeWith?: QueryRun) => {
     const a = agreeWith ? agreement(run, agreeWith, 0, S) : undefined;
@@ -319,15 +383,22 @@ async function main(): Promise<void> {
     addRow("bm25s numba", theirs, theirs.runs.numba);
   }
   const loadAfter = loadavg();
-  console.log(`\nSearch benchmark (${new Date().toISOString()}; load average before ${loadBefore[0].toFixed(2)}, after ${loadAfter[0].toFixed(2)}; 2 shared cores)\n`);
+  console.log(
+    `\nSearch benchmark (${new Date().toISOString()}; load average before ${loadBefore[0].toFixed(2)}, after ${loadAfter[0].toFixed(2)}; 2 shared cores)\n`,
+  );
   console.log(table(rows));
   const cpuLine = (name: string, run: QueryRun) =>
     `${name} ${ms(percentile(run.cpu_seconds.slice(0, S), 0.5))} / ${ms(percentile(run.cpu_seconds.slice(S, L), 0.5))}`;
   console.log(
     `\nCPU-time p50 per query, short / long (less sensitive to other jobs on the shared cores): ` +
-      [cpuLine("ours", ours.runs.ours), ...(theirs ? [cpuLine("bm25s numpy", theirs.runs.numpy), cpuLine("bm25s numba", theirs.runs.numba)] : [])].join("; "),
+      [
+        cpuLine("ours", ours.runs.ours),
+        ...(theirs ? [cpuLine("bm25s numpy", theirs.runs.numpy), cpuLine("bm25s numba", theirs.runs.numba)] : []),
+      ].join("; "),
   );
-  console.log(`Top-3 agreement is against bm25s numba: exact id sets / ties-aware (same three scores). Queries: ${S} short (3–8 words), ${L - S} long (12–20 words).`);
+  console.log(
+    `Top-3 agreement is against bm25s numba: exact id sets / ties-aware (same three scores). Queries: ${S} short (3–8 words), ${L - S} long (12–20 words).`,
+  );
   console.log(`Pruned results identical to exhaustive scoring (ids and scores, top ${K}): ${identical}/${L} queries.`);
   const p = (run: QueryRun, from: number, to: number, q: number) => 1000 * percentile(run.seconds.slice(from, to), q);
   const reference = theirs ? "bm25s numba" : "ours exhaustive";
@@ -338,35 +409,129 @@ async function main(): Promise<void> {
     ["query p50, question-length (ms)", S, L, 0.5, 0.6],
     ["query p99, question-length (ms)", S, L, 0.99, 1.0],
   ];
-  const roundRows = [["round", ...queryTargets.flatMap(([what]) => [`ours ${what.replace("query ", "").replace(" (ms)", "")}`, "reference", "ratio"])]];
-  pairs.forEach(([a, b], r) => roundRows.push([String(r + 1), ...queryTargets.flatMap(([, from, to, q]) => [p(a, from, to, q).toFixed(2), p(b, from, to, q).toFixed(2), `${(p(a, from, to, q) / p(b, from, to, q)).toFixed(2)}×`])]));
+  const roundRows = [
+    [
+      "round",
+      ...queryTargets.flatMap(([what]) => [
+        `ours ${what.replace("query ", "").replace(" (ms)", "")}`,
+        "reference",
+        "ratio",
+      ]),
+    ],
+  ];
+  pairs.forEach(([a, b], r) =>
+    roundRows.push([
+      String(r + 1),
+      ...queryTargets.flatMap(([, from, to, q]) => [
+        p(a, from, to, q).toFixed(2),
+        p(b, from, to, q).toFixed(2),
+        `${(p(a, from, to, q) / p(b, from, to, q)).toFixed(2)}×`,
+      ]),
+    ]),
+  );
   const ratioRows = [["what", "ours", "reference", "value", "ratio", "target", "met"]];
   const addTarget = (what: string, a: number, who: string, b: number, ratio: number, target: number, rounds = "") =>
-    ratioRows.push([what, a.toFixed(2), who, b.toFixed(2), `${ratio.toFixed(2)}×${rounds}`, `≤ ${target}×`, ratio <= target ? "yes" : "NO"]);
+    ratioRows.push([
+      what,
+      a.toFixed(2),
+      who,
+      b.toFixed(2),
+      `${ratio.toFixed(2)}×${rounds}`,
+      `≤ ${target}×`,
+      ratio <= target ? "yes" : "NO",
+    ]);
   if (theirs) {
-    addTarget("build time (s)", ours.build.seconds, "bm25s", theirs.build.seconds, ours.build.seconds / theirs.build.seconds, 0.3);
-    addTarget("peak RSS while building (GiB)", ours.build.peak_rss / 2 ** 30, "bm25s", theirs.build.peak_rss / 2 ** 30, ours.build.peak_rss / theirs.build.peak_rss, 0.5);
+    addTarget(
+      "build time (s)",
+      ours.build.seconds,
+      "bm25s",
+      theirs.build.seconds,
+      ours.build.seconds / theirs.build.seconds,
+      0.3,
+    );
+    addTarget(
+      "peak RSS while building (GiB)",
+      ours.build.peak_rss / 2 ** 30,
+      "bm25s",
+      theirs.build.peak_rss / 2 ** 30,
+      ours.build.peak_rss / theirs.build.peak_rss,
+      0.5,
+    );
   }
   for (const [what, from, to, q, target] of queryTargets) {
     const ratios = pairs.map(([a, b]) => p(a, from, to, q) / p(b, from, to, q));
     const each = pairs.length > 1 ? ` (rounds ${ratios.map((x) => x.toFixed(2)).join(" / ")})` : "";
-    addTarget(what, median(pairs.map(([a]) => p(a, from, to, q))), reference, median(pairs.map(([, b]) => p(b, from, to, q))), median(ratios), target, each);
+    addTarget(
+      what,
+      median(pairs.map(([a]) => p(a, from, to, q))),
+      reference,
+      median(pairs.map(([, b]) => p(b, from, to, q))),
+      median(ratios),
+      target,
+      each,
+    );
   }
-  ratioRows.push(["index load, CRC check included (s)", ours.load.toFixed(2), "—", "—", "—", "< 0.5 s", ours.load < 0.5 ? "yes" : "NO"]);
+  ratioRows.push([
+    "index load, CRC check included (s)",
+    ours.load.toFixed(2),
+    "—",
+    "—",
+    "—",
+    "< 0.5 s",
+    ours.load < 0.5 ? "yes" : "NO",
+  ]);
   if (theirs) {
     const a = agreement(ours.runs.ours, theirs.runs.numba, 0, L);
-    ratioRows.push(["top-3 agreement with bm25s, ties-aware", pct(a.tiesAware), "—", "—", "—", "≥ 99.5%", a.tiesAware >= 0.995 ? "yes" : "NO"]);
+    ratioRows.push([
+      "top-3 agreement with bm25s, ties-aware",
+      pct(a.tiesAware),
+      "—",
+      "—",
+      "—",
+      "≥ 99.5%",
+      a.tiesAware >= 0.995 ? "yes" : "NO",
+    ]);
   }
-  const how = theirs ? `ours and ${reference} each in a fresh process, their order alternating` : `each round of ours, in a fresh process, against the one pass of ${reference}`;
+  const how = theirs
+    ? `ours and ${reference} each in a fresh process, their order alternating`
+    : `each round of ours, in a fresh process, against the one pass of ${reference}`;
   console.log(`\nQuery times per round (wall-clock ms; ${how}):\n`);
   console.log(table(roundRows));
-  console.log(`\nRatios against ${reference}, measured in this run (wall-clock; query times: medians of the ${pairs.length} rounds, the ratio the median of the rounds' ratios; load: the rounds' median):\n`);
+  console.log(
+    `\nRatios against ${reference}, measured in this run (wall-clock; query times: medians of the ${pairs.length} rounds, the ratio the median of the rounds' ratios; load: the rounds' median):\n`,
+  );
   console.log(table(ratioRows));
   console.log(`\nReal text (${realNote})\n`);
   if (rows2.length > 1) console.log(table(rows2));
-  if (stemming) console.log(`\nStemmer parity with PyStemmer: ${stemming.words - stemming.mismatches.length}/${stemming.words} words identical${stemming.mismatches.length ? `; first mismatches: ${stemming.mismatches.slice(0, 10).join(", ")}` : ""}.`);
-  if (tokens) console.log(`Tokenizer parity with bm25s.tokenize on the real paragraphs: ${tokens.same}/${tokens.docs} paragraphs give identical token lists.`);
-  writeFileSync(join(WORK, "results.json"), JSON.stringify({ args, ours: { ...ours, runs: undefined }, bm25s: theirs ? { ...theirs, runs: undefined } : undefined, rows, roundRows, ratioRows, rows2, identical, stemming, tokens, loadBefore, loadAfter }, null, 2));
+  if (stemming)
+    console.log(
+      `\nStemmer parity with PyStemmer: ${stemming.words - stemming.mismatches.length}/${stemming.words} words identical${stemming.mismatches.length ? `; first mismatches: ${stemming.mismatches.slice(0, 10).join(", ")}` : ""}.`,
+    );
+  if (tokens)
+    console.log(
+      `Tokenizer parity with bm25s.tokenize on the real paragraphs: ${tokens.same}/${tokens.docs} paragraphs give identical token lists.`,
+    );
+  writeFileSync(
+    join(WORK, "results.json"),
+    JSON.stringify(
+      {
+        args,
+        ours: { ...ours, runs: undefined },
+        bm25s: theirs ? { ...theirs, runs: undefined } : undefined,
+        rows,
+        roundRows,
+        ratioRows,
+        rows2,
+        identical,
+        stemming,
+        tokens,
+        loadBefore,
+        loadAfter,
+      },
+      null,
+      2,
+    ),
+  );
 }
 
 function pct(x: number): string {

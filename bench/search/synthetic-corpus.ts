@@ -15,7 +15,6 @@ import { mulberry32 } from "../../src/core/base/util/mulberry32";
 /** Seeded uniform [0, 1) generator (mulberry32). */
 export const rng = mulberry32;
 
-
 const COMMON = (
   "the and of in is to was as by on for it with from he an his at film that first american also which has album new " +
   "series known are or one their its who born united released world were season after states two this band she her " +
@@ -25,7 +24,40 @@ const COMMON = (
   " singer book played under west east high league club located area than more may him them"
 ).split(" ");
 
-const ONSETS = ["b", "c", "d", "f", "g", "h", "j", "k", "l", "m", "n", "p", "r", "s", "t", "v", "w", "z", "br", "ch", "cl", "dr", "fr", "gr", "kr", "pl", "pr", "sh", "st", "th", "tr", "sk"];
+const ONSETS = [
+  "b",
+  "c",
+  "d",
+  "f",
+  "g",
+  "h",
+  "j",
+  "k",
+  "l",
+  "m",
+  "n",
+  "p",
+  "r",
+  "s",
+  "t",
+  "v",
+  "w",
+  "z",
+  "br",
+  "ch",
+  "cl",
+  "dr",
+  "fr",
+  "gr",
+  "kr",
+  "pl",
+  "pr",
+  "sh",
+  "st",
+  "th",
+  "tr",
+  "sk",
+];
 const NUCLEI = ["a", "e", "i", "o", "u", "ai", "ea", "ou", "io", "y", "ee", "oa"];
 const CODAS = ["", "", "", "n", "r", "l", "s", "t", "m", "nd", "rt", "st", "ck", "x", "ng"];
 const SUFFIXES = ["s", "ed", "ing", "ly", "ation", "er", "ness", "ism"];
@@ -170,7 +202,17 @@ function gaussian(r: () => number): number {
   return Math.sqrt(-2 * Math.log(1 - r())) * Math.cos(2 * Math.PI * r());
 }
 
-const QUESTION_STARTS = ["What is the", "Which", "Who was the", "In which year did the", "What year was the", "Where is the", "How many", "Are", "When was the"];
+const QUESTION_STARTS = [
+  "What is the",
+  "Which",
+  "Who was the",
+  "In which year did the",
+  "What year was the",
+  "Where is the",
+  "How many",
+  "Are",
+  "When was the",
+];
 
 /** Paragraph ids the queries are written from (chosen before the corpus is written). */
 export function queryParagraphIds(docs: number, count: number, seed = 99): Set<number> {
@@ -185,7 +227,11 @@ export function queryParagraphIds(docs: number, count: number, seed = 99): Set<n
  * question-like ones (12–20 words mixing function words with content words of two paragraphs,
  * like a multi-hop question).
  */
-export function makeQueries(paragraphs: Map<number, Paragraph>, count: number, seed = 101): { short: string[]; long: string[] } {
+export function makeQueries(
+  paragraphs: Map<number, Paragraph>,
+  count: number,
+  seed = 101,
+): { short: string[]; long: string[] } {
   const r = rng(seed);
   const pool = [...paragraphs.values()].map((p) => ({
     title: p.title.split(/[\s()]+/).filter(Boolean),

@@ -10,11 +10,20 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { root, missingPrerequisite, startCodeServer, launchChromium, codeServerCli, runExtensionTests } from "./harness.mjs";
+import {
+  root,
+  missingPrerequisite,
+  startCodeServer,
+  launchChromium,
+  codeServerCli,
+  runExtensionTests,
+} from "./harness.mjs";
 import { buildSuite, suiteOut } from "./build-suite.mjs";
 
 const pkg = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
-const vsix = path.resolve(process.argv[2] ?? path.join(root, `${pkg.name}-${pkg.version}-${process.platform}-${process.arch}.vsix`));
+const vsix = path.resolve(
+  process.argv[2] ?? path.join(root, `${pkg.name}-${pkg.version}-${process.platform}-${process.arch}.vsix`),
+);
 const done = (ok, line) => {
   if (line) console[ok ? "log" : "error"](`[vsix] ${line}`);
   console.log(`vsix: ${ok ? 1 : 0} passed, ${ok ? 0 : 1} failed`);
@@ -41,7 +50,10 @@ try {
 
   // 1. The packaged CLI on its own (no repository node_modules on its resolution path).
   const workspace = path.join(tmp, "workspace");
-  execFileSync(process.execPath, [path.join(extDir, "dist", "cli.js"), "demo", "--dir", workspace], { cwd: tmp, stdio: ["ignore", "ignore", "inherit"] });
+  execFileSync(process.execPath, [path.join(extDir, "dist", "cli.js"), "demo", "--dir", workspace], {
+    cwd: tmp,
+    stdio: ["ignore", "ignore", "inherit"],
+  });
   const runs = readdirSync(path.join(workspace, "runs"));
   if (runs.length === 0) throw new Error("the packaged CLI's demo wrote no runs");
   console.log(`[vsix] packaged CLI ran the demo: runs ${runs.join(", ")}`);
@@ -50,11 +62,24 @@ try {
   await buildSuite();
   const probeExt = path.join(tmp, "probe-extension");
   mkdirSync(probeExt);
-  writeFileSync(path.join(probeExt, "package.json"), JSON.stringify({ name: "vsix-probe", publisher: "agent-lab-tests", version: "0.0.0", engines: { vscode: "^1.100.0" } }));
+  writeFileSync(
+    path.join(probeExt, "package.json"),
+    JSON.stringify({
+      name: "vsix-probe",
+      publisher: "agent-lab-tests",
+      version: "0.0.0",
+      engines: { vscode: "^1.100.0" },
+    }),
+  );
   cs = await startCodeServer({ extensionsDir, env: { AGENT_LAB_VSIX_EXTENSIONS_DIR: extensionsDir } });
   browser = await launchChromium();
   const { exitCode, result } = await runExtensionTests({
-    cs, browser, folder: workspace, devPath: probeExt, testsPath: path.join(suiteOut, "vsix", "probe"), timeoutMs: 120_000,
+    cs,
+    browser,
+    folder: workspace,
+    devPath: probeExt,
+    testsPath: path.join(suiteOut, "vsix", "probe"),
+    timeoutMs: 120_000,
   });
   ok = exitCode === 0 && result?.failures === 0;
 } catch (e) {

@@ -12,14 +12,26 @@ import path from "node:path";
 import { root } from "./harness.mjs";
 
 /** Names the tests and screenshot cases rely on. */
-export const FIXTURE = { evalRuns: ["heuristic", "closed-book"], sftData: "sft-data", training: "sft-it", checkpoints: ["sft-it-e1", "sft-it-e2"], gsm8kRun: "gsm8k-val" };
+export const FIXTURE = {
+  evalRuns: ["heuristic", "closed-book"],
+  sftData: "sft-data",
+  training: "sft-it",
+  checkpoints: ["sft-it-e1", "sft-it-e2"],
+  gsm8kRun: "gsm8k-val",
+};
 
 /**
  * What the screenshots add to the workspace (scripts/vscode/screenshot-extras.ts makes them): a
  * GRPO run, a rerun of the heuristic eval with another prompt, a cookbook log folder, and the
  * miniature offline experiment's record.
  */
-export const SHOT_EXTRAS = { grpo: "grpo-it", promptRun: "heuristic-terse", promptFile: "prompts/terse.md", cookbook: "cookbook/math-rl", experiment: "mini" };
+export const SHOT_EXTRAS = {
+  grpo: "grpo-it",
+  promptRun: "heuristic-terse",
+  promptFile: "prompts/terse.md",
+  cookbook: "cookbook/math-rl",
+  experiment: "mini",
+};
 
 /** Creates the workspace under a new temp folder and returns its absolute path. */
 export function makeFixtureWorkspace({ log = () => {} } = {}) {
@@ -29,11 +41,28 @@ export function makeFixtureWorkspace({ log = () => {} } = {}) {
   const dir = path.join(parent, "workspace");
   const t0 = Date.now();
   try {
-    const runCli = (...args) => execFileSync(process.execPath, [cli, ...args], { cwd: dir, stdio: ["ignore", "ignore", "pipe"] });
+    const runCli = (...args) =>
+      execFileSync(process.execPath, [cli, ...args], { cwd: dir, stdio: ["ignore", "ignore", "pipe"] });
     execFileSync(process.execPath, [cli, "demo", "--dir", dir], { stdio: ["ignore", "ignore", "pipe"] });
     runCli("sft-data", "--teacher", "scripted", "--questions", "16", "--tries", "1", "--name", FIXTURE.sftData);
-    runCli("train-sft", "--data", `runs/${FIXTURE.sftData}`, "--backend", "local", "--epochs", "2", "--batch", "8", "--name", FIXTURE.training);
-    execFileSync(process.execPath, ["--import", "tsx", path.join(root, "scripts", "vscode", "gsm8k-fixture.ts"), dir, cli, FIXTURE.gsm8kRun], { cwd: root, stdio: ["ignore", "ignore", "pipe"] });
+    runCli(
+      "train-sft",
+      "--data",
+      `runs/${FIXTURE.sftData}`,
+      "--backend",
+      "local",
+      "--epochs",
+      "2",
+      "--batch",
+      "8",
+      "--name",
+      FIXTURE.training,
+    );
+    execFileSync(
+      process.execPath,
+      ["--import", "tsx", path.join(root, "scripts", "vscode", "gsm8k-fixture.ts"), dir, cli, FIXTURE.gsm8kRun],
+      { cwd: root, stdio: ["ignore", "ignore", "pipe"] },
+    );
   } catch (e) {
     rmSync(parent, { recursive: true, force: true });
     // execFileSync's error carries the CLI's stderr: show it, it says what went wrong.

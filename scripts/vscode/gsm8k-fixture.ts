@@ -23,7 +23,10 @@ async function main(): Promise<void> {
   const [dir, cli, name] = process.argv.slice(2);
   if (!dir || !cli || !name) throw new Error("usage: gsm8k-fixture.ts WORKSPACE CLI_JS RUN_NAME");
   const raw = writeFixtureTwin(join(dir, "raw-gsm8k"));
-  execFileSync(process.execPath, [cli, "prepare", "--env", "gsm8k", "--train", raw.train, "--test", raw.test], { cwd: dir, stdio: ["ignore", "ignore", "inherit"] });
+  execFileSync(process.execPath, [cli, "prepare", "--env", "gsm8k", "--train", raw.train, "--test", raw.test], {
+    cwd: dir,
+    stdio: ["ignore", "ignore", "inherit"],
+  });
   const config = loadConfig(dir);
   const items = GSM8K.data.load(GSM8K.data.dir(join(dir, config.dataDir)), "val");
   const byQuestion = new Map(items.map((i) => [i.question, i]));

@@ -87,22 +87,44 @@ export async function startCodeServer({ settings = {}, env = {}, extensionsDir, 
     process.execPath,
     [
       codeServerEntry,
-      "--config", configFile, "--auth", "none", "--bind-addr", `127.0.0.1:${port}`,
-      "--disable-telemetry", "--disable-update-check", "--disable-workspace-trust",
-      "--disable-getting-started-override", "--ignore-last-opened",
-      "--user-data-dir", data, "--extensions-dir", ext,
+      "--config",
+      configFile,
+      "--auth",
+      "none",
+      "--bind-addr",
+      `127.0.0.1:${port}`,
+      "--disable-telemetry",
+      "--disable-update-check",
+      "--disable-workspace-trust",
+      "--disable-getting-started-override",
+      "--ignore-last-opened",
+      "--user-data-dir",
+      data,
+      "--extensions-dir",
+      ext,
     ],
     {
       stdio: ["ignore", "pipe", "pipe"],
       detached: true, // own process group: the extension host and its job children stop with it
       // EXTENSIONS_GALLERY='{}' removes the (unreachable) extension gallery from the product config.
       // AGENT_LAB_IT_USER_DATA: tests check that secrets never reach the user settings or logs.
-      env: { ...process.env, XDG_CONFIG_HOME: tmp, XDG_DATA_HOME: tmp, EXTENSIONS_GALLERY: "{}", AGENT_LAB_IT_USER_DATA: data, ...env },
+      env: {
+        ...process.env,
+        XDG_CONFIG_HOME: tmp,
+        XDG_DATA_HOME: tmp,
+        EXTENSIONS_GALLERY: "{}",
+        AGENT_LAB_IT_USER_DATA: data,
+        ...env,
+      },
     },
   );
   let log = "";
-  proc.stdout.on("data", (d) => { log += d; });
-  proc.stderr.on("data", (d) => { log += d; });
+  proc.stdout.on("data", (d) => {
+    log += d;
+  });
+  proc.stderr.on("data", (d) => {
+    log += d;
+  });
   await new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error("code-server did not start within 60 s:\n" + log)), 60_000);
     const check = () => {
@@ -124,7 +146,9 @@ export async function startCodeServer({ settings = {}, env = {}, extensionsDir, 
     userDataDir: data,
     extensionsDir: ext,
     startedMs: Date.now() - t0,
-    get log() { return log; },
+    get log() {
+      return log;
+    },
     // code-server's remote authority is literally "remote".
     remoteUri: (p) => `vscode-remote://remote${p}`,
     url({ folder, payload }) {
@@ -133,7 +157,11 @@ export async function startCodeServer({ settings = {}, env = {}, extensionsDir, 
       return u;
     },
     stop() {
-      try { process.kill(-proc.pid, "SIGTERM"); } catch { proc.kill("SIGTERM"); }
+      try {
+        process.kill(-proc.pid, "SIGTERM");
+      } catch {
+        proc.kill("SIGTERM");
+      }
       if (!process.env.KEEP_TMP) rmSync(tmp, { recursive: true, force: true });
     },
   };
@@ -142,15 +170,25 @@ export async function startCodeServer({ settings = {}, env = {}, extensionsDir, 
 /** Runs code-server's CLI once (e.g. --install-extension) and resolves with its output. */
 export function codeServerCli(args, { extensionsDir, userDataDir }) {
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [codeServerEntry, "--extensions-dir", extensionsDir, "--user-data-dir", userDataDir, ...args], {
-      stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, EXTENSIONS_GALLERY: "{}" },
-    });
+    const proc = spawn(
+      process.execPath,
+      [codeServerEntry, "--extensions-dir", extensionsDir, "--user-data-dir", userDataDir, ...args],
+      {
+        stdio: ["ignore", "pipe", "pipe"],
+        env: { ...process.env, EXTENSIONS_GALLERY: "{}" },
+      },
+    );
     let out = "";
-    proc.stdout.on("data", (d) => { out += d; });
-    proc.stderr.on("data", (d) => { out += d; });
+    proc.stdout.on("data", (d) => {
+      out += d;
+    });
+    proc.stderr.on("data", (d) => {
+      out += d;
+    });
     proc.once("error", reject);
-    proc.once("exit", (code) => (code === 0 ? resolve(out) : reject(new Error(`code-server ${args.join(" ")} exited ${code}:\n${out}`))));
+    proc.once("exit", (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`code-server ${args.join(" ")} exited ${code}:\n${out}`)),
+    );
   });
 }
 
@@ -160,13 +198,21 @@ export async function launchChromium() {
   return chromium.launch({
     executablePath: chromiumPath,
     headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-      "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
   });
 }
 
 // Workbench lines that the log hook forwards besides the tests' own output; hidden unless VSCODE_LOG=1.
-const NOISE = /^(Creating a socket|Resolving connection token|Resolved connection token|Ignoring fetching additional builtin|\[Service Worker\]|ChatSessionStore|Updating additional builtin extensions cache|Creation of workbench contribution|\[Extension Host\] \(node:\d+\) \[DEP0)/;
+const NOISE =
+  /^(Creating a socket|Resolving connection token|Resolved connection token|Ignoring fetching additional builtin|\[Service Worker\]|ChatSessionStore|Updating additional builtin extensions cache|Creation of workbench contribution|\[Extension Host\] \(node:\d+\) \[DEP0)/;
 
 /**
  * Opens `folder` in the workbench with `devPath` as the extension under development and runs the
@@ -193,17 +239,24 @@ export async function runExtensionTests({ cs, browser, folder, devPath, testsPat
     });
     page.exposeFunction("codeAutomationExit", (code) => resolve(code));
   });
-  await page.goto(cs.url({
-    folder,
-    payload: [
-      ["extensionDevelopmentPath", cs.remoteUri(devPath)],
-      ["extensionTestsPath", cs.remoteUri(testsPath)],
-      ["skipWelcome", "true"],
-      ["skipReleaseNotes", "true"],
-    ],
-  }));
+  await page.goto(
+    cs.url({
+      folder,
+      payload: [
+        ["extensionDevelopmentPath", cs.remoteUri(devPath)],
+        ["extensionTestsPath", cs.remoteUri(testsPath)],
+        ["skipWelcome", "true"],
+        ["skipReleaseNotes", "true"],
+      ],
+    }),
+  );
   let timer;
-  const outcome = await Promise.race([exited, new Promise((r) => { timer = setTimeout(() => r("timeout"), timeoutMs); })]);
+  const outcome = await Promise.race([
+    exited,
+    new Promise((r) => {
+      timer = setTimeout(() => r("timeout"), timeoutMs);
+    }),
+  ]);
   clearTimeout(timer);
   // Closing the window ends its extension host, so a next session starts with a fresh one.
   await page.close().catch(() => {});

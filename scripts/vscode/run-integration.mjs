@@ -25,13 +25,22 @@ import { WEBVIEW_WORKER_MODES } from "./webview-worker.mjs";
 import { buildSuite } from "./build-suite.mjs";
 import { makeFixtureWorkspace } from "./fixture.mjs";
 
-const { values: args } = parseArgs({ options: { grep: { type: "string" }, suite: { type: "string", default: "all" }, workspace: { type: "string" }, "webview-worker": { type: "string", default: "fixed" } } });
+const { values: args } = parseArgs({
+  options: {
+    grep: { type: "string" },
+    suite: { type: "string", default: "all" },
+    workspace: { type: "string" },
+    "webview-worker": { type: "string", default: "fixed" },
+  },
+});
 if (!["fixture", "empty", "all"].includes(args.suite)) {
   console.error(`[integration] --suite must be fixture, empty or all, got "${args.suite}"`);
   process.exit(2);
 }
 if (!WEBVIEW_WORKER_MODES.includes(args["webview-worker"])) {
-  console.error(`[integration] --webview-worker must be ${WEBVIEW_WORKER_MODES.join(" or ")}, got "${args["webview-worker"]}"`);
+  console.error(
+    `[integration] --webview-worker must be ${WEBVIEW_WORKER_MODES.join(" or ")}, got "${args["webview-worker"]}"`,
+  );
   process.exit(2);
 }
 const sessions = args.suite === "all" ? ["fixture", "empty"] : [args.suite];
@@ -55,7 +64,11 @@ const emptyDir = path.join(emptyParent, "empty-workspace");
 try {
   suiteEntry = await buildSuite();
   if (args.workspace && !existsSync(args.workspace)) throw new Error(`--workspace ${args.workspace}: no such folder`);
-  fixture = !sessions.includes("fixture") ? undefined : args.workspace ? { dir: path.resolve(args.workspace), remove: () => {} } : makeFixtureWorkspace({ log: console.log });
+  fixture = !sessions.includes("fixture")
+    ? undefined
+    : args.workspace
+      ? { dir: path.resolve(args.workspace), remove: () => {} }
+      : makeFixtureWorkspace({ log: console.log });
   mkdirSync(emptyDir);
 } catch (e) {
   rmSync(emptyParent, { recursive: true, force: true });
@@ -80,7 +93,14 @@ try {
   for (const session of sessions) {
     const folder = session === "fixture" ? fixture.dir : emptyDir;
     console.log(`[integration] ${session} workspace: ${folder}`);
-    const { exitCode: code, result } = await runExtensionTests({ cs, browser, folder, devPath: root, testsPath: suiteEntry, timeoutMs });
+    const { exitCode: code, result } = await runExtensionTests({
+      cs,
+      browser,
+      folder,
+      devPath: root,
+      testsPath: suiteEntry,
+      timeoutMs,
+    });
     if (code !== 0) exitCode = code || 1;
     if (result) {
       reported++;
@@ -103,7 +123,10 @@ try {
 }
 console.log(`[integration] total ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 if (reported === sessions.length) {
-  console.log(`integration: ${total.passes} passed, ${total.failures} failed` + (total.pending ? `, ${total.pending} skipped` : ""));
+  console.log(
+    `integration: ${total.passes} passed, ${total.failures} failed` +
+      (total.pending ? `, ${total.pending} skipped` : ""),
+  );
   if (total.failures > 0 && exitCode === 0) exitCode = 1;
 } else {
   // A session that never reported counts as a failure.

@@ -6,7 +6,14 @@ import { FIXTURE, SHOT_EXTRAS } from "./fixture.mjs";
 
 /** A quick pick row whose label is exactly `label` (quickPickRow matches any row containing it). */
 async function pickExact(wb, label) {
-  const row = wb.quickInput().locator(".quick-input-list .monaco-list-row", { has: wb.page.locator(".label-name", { hasText: new RegExp(`^\\s*${label.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}\\s*$`) }) }).first();
+  const row = wb
+    .quickInput()
+    .locator(".quick-input-list .monaco-list-row", {
+      has: wb.page.locator(".label-name", {
+        hasText: new RegExp(`^\\s*${label.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}\\s*$`),
+      }),
+    })
+    .first();
   await row.waitFor({ timeout: 20_000 });
   await row.click();
 }

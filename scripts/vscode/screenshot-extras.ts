@@ -26,8 +26,32 @@ const root = join(__dirname, "..", "..");
 
 async function main(ws: string, expDir: string): Promise<void> {
   const t0 = Date.now();
-  const cli = (...args: string[]) => execFileSync(process.execPath, [join(root, "dist", "cli.js"), ...args], { cwd: ws, stdio: ["ignore", "ignore", "pipe"] });
-  cli("train-grpo", "--backend", "local", "--init-state", FIXTURE.checkpoints[1], "--steps", "4", "--questions", "4", "--group", "4", "--save-every", "2", "--offset", "16", "--local-port", "0", "--name", EXTRAS.grpo);
+  const cli = (...args: string[]) =>
+    execFileSync(process.execPath, [join(root, "dist", "cli.js"), ...args], {
+      cwd: ws,
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+  cli(
+    "train-grpo",
+    "--backend",
+    "local",
+    "--init-state",
+    FIXTURE.checkpoints[1],
+    "--steps",
+    "4",
+    "--questions",
+    "4",
+    "--group",
+    "4",
+    "--save-every",
+    "2",
+    "--offset",
+    "16",
+    "--local-port",
+    "0",
+    "--name",
+    EXTRAS.grpo,
+  );
   // The shipped prompt with one more rule: a real variant, so Compare has a diff to show.
   mkdirSync(join(ws, "prompts"), { recursive: true });
   const shipped = readFileSync(join(root, "data", "prompts", "system.md"), "utf8");
@@ -40,16 +64,29 @@ async function main(ws: string, expDir: string): Promise<void> {
   if (!existsSync(join(expWs, "runs", EXTRAS.experiment))) {
     mkdirSync(expDir, { recursive: true });
     // Port 0: a local backend of its own (another workspace's may hold the default port).
-    await runExperiment({ startLocalBackend, specFile: writeSpec(expDir, miniatureSpec({ name: EXTRAS.experiment })), dir: expWs, localPort: 0, log: () => {} });
+    await runExperiment({
+      startLocalBackend,
+      specFile: writeSpec(expDir, miniatureSpec({ name: EXTRAS.experiment })),
+      dir: expWs,
+      localPort: 0,
+      log: () => {},
+    });
   }
   for (const run of readdirSync(join(expWs, "runs"))) {
-    if (run === EXTRAS.experiment || run.startsWith(`${EXTRAS.experiment}-`)) cpSync(join(expWs, "runs", run), join(ws, "runs", run), { recursive: true });
+    if (run === EXTRAS.experiment || run.startsWith(`${EXTRAS.experiment}-`))
+      cpSync(join(expWs, "runs", run), join(ws, "runs", run), { recursive: true });
   }
   // The Runs tree lists the newest first: dated an hour back, these sort below the fixture's runs,
   // so the cases that expand the fixture's rows still find them on screen.
   const hourAgo = new Date(Date.now() - 3_600_000);
   for (const run of readdirSync(join(ws, "runs"))) {
-    if (run === EXTRAS.grpo || run === EXTRAS.promptRun || run === EXTRAS.experiment || run.startsWith(`${EXTRAS.experiment}-`)) backdate(join(ws, "runs", run), hourAgo);
+    if (
+      run === EXTRAS.grpo ||
+      run === EXTRAS.promptRun ||
+      run === EXTRAS.experiment ||
+      run.startsWith(`${EXTRAS.experiment}-`)
+    )
+      backdate(join(ws, "runs", run), hourAgo);
   }
   backdate(join(ws, EXTRAS.cookbook), hourAgo);
   console.log(`[extras] GRPO run, prompt rerun, report, cookbook folder and experiment in ${Date.now() - t0} ms`);

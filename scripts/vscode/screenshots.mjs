@@ -17,7 +17,9 @@ import { makeFixtureWorkspace } from "./fixture.mjs";
 import { CASES } from "./screenshot-cases.mjs";
 import { WorkbenchDriver } from "./workbench-driver.mjs";
 
-const { values: args } = parseArgs({ options: { only: { type: "string" }, theme: { type: "string" }, out: { type: "string" } } });
+const { values: args } = parseArgs({
+  options: { only: { type: "string" }, theme: { type: "string" }, out: { type: "string" } },
+});
 const THEMES = { dark: "Default Dark Modern", light: "Default Light Modern" };
 const outDir = path.resolve(args.out ?? path.join(root, "docs", "screenshots"));
 const only = args.only ? new Set(args.only.split(",")) : undefined;
@@ -41,12 +43,27 @@ for (const theme of themes) {
   // A fresh workspace per theme: cases start jobs and write runs.
   const fixture = makeFixtureWorkspace({ log });
   // A GRPO run, a prompt rerun, a report, a cookbook folder and an experiment record (TypeScript: tsx).
-  execFileSync(process.execPath, ["--import", "tsx", path.join(root, "scripts", "vscode", "screenshot-extras.ts"), fixture.dir, experimentDir], { cwd: root, stdio: "inherit" });
-  const cs = await startCodeServer({ settings: { "workbench.colorTheme": THEMES[theme], "window.commandCenter": false } });
+  execFileSync(
+    process.execPath,
+    ["--import", "tsx", path.join(root, "scripts", "vscode", "screenshot-extras.ts"), fixture.dir, experimentDir],
+    { cwd: root, stdio: "inherit" },
+  );
+  const cs = await startCodeServer({
+    settings: { "workbench.colorTheme": THEMES[theme], "window.commandCenter": false },
+  });
   const browser = await launchChromium();
   try {
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    await page.goto(cs.url({ folder: fixture.dir, payload: [["extensionDevelopmentPath", cs.remoteUri(root)], ["skipWelcome", "true"], ["skipReleaseNotes", "true"]] }));
+    await page.goto(
+      cs.url({
+        folder: fixture.dir,
+        payload: [
+          ["extensionDevelopmentPath", cs.remoteUri(root)],
+          ["skipWelcome", "true"],
+          ["skipReleaseNotes", "true"],
+        ],
+      }),
+    );
     const wb = new WorkbenchDriver(page, { workspace: fixture.dir });
     await wb.ready();
     log(`${theme}: workbench ready`);

@@ -30,7 +30,8 @@ export function webviewPage(codeServerDir) {
 
 /** Writes the webview page for `mode` into the code-server install at `codeServerDir`. */
 export function useWebviewWorker(codeServerDir, mode) {
-  if (!WEBVIEW_WORKER_MODES.includes(mode)) throw new Error(`webview worker mode "${mode}": use one of ${WEBVIEW_WORKER_MODES.join(", ")}`);
+  if (!WEBVIEW_WORKER_MODES.includes(mode))
+    throw new Error(`webview worker mode "${mode}": use one of ${WEBVIEW_WORKER_MODES.join(", ")}`);
   const { page, shipped } = webviewPage(codeServerDir);
   if (!existsSync(shipped)) copyFileSync(page, shipped);
   const original = readFileSync(shipped, "utf8");
@@ -42,7 +43,9 @@ export function withoutWebviewId(html, where = "the webview page") {
   const script = INLINE_SCRIPT.exec(html);
   // The hash found must be the inline script's own: then the one recomputed below is the one VS Code would ship.
   if (html.split(WITH_ID).length !== 2 || !script || SCRIPT_HASH.exec(html)?.[0] !== cspFor(script[1])) {
-    throw new Error(`${where}: not the VS Code 1.100 page this change is for (one "${WITH_ID}" and the inline module script's hash in its CSP); update scripts/vscode/webview-worker.mjs`);
+    throw new Error(
+      `${where}: not the VS Code 1.100 page this change is for (one "${WITH_ID}" and the inline module script's hash in its CSP); update scripts/vscode/webview-worker.mjs`,
+    );
   }
   const fixed = html.replace(WITH_ID, WITHOUT_ID);
   return fixed.replace(SCRIPT_HASH, cspFor(INLINE_SCRIPT.exec(fixed)[1]));

@@ -24,7 +24,9 @@ export class WorkbenchDriver {
 
   /** A view pane of the side bar by its title (Runs, Checkpoints, Jobs). */
   pane(title) {
-    return this.page.locator(".part.sidebar .pane", { has: this.page.locator(".pane-header", { hasText: new RegExp(`^\\s*${title}`, "i") }) });
+    return this.page.locator(".part.sidebar .pane", {
+      has: this.page.locator(".pane-header", { hasText: new RegExp(`^\\s*${title}`, "i") }),
+    });
   }
 
   /** A tree row inside a pane whose text contains `text`. */
@@ -36,7 +38,10 @@ export class WorkbenchDriver {
     const row = this.row(paneTitle, text);
     await row.waitFor({ timeout: 20_000 });
     if ((await row.getAttribute("aria-expanded")) === "false") await row.click();
-    await this.pane(paneTitle).locator('.monaco-list-row[aria-expanded="true"]', { hasText: text }).first().waitFor({ timeout: 10_000 });
+    await this.pane(paneTitle)
+      .locator('.monaco-list-row[aria-expanded="true"]', { hasText: text })
+      .first()
+      .waitFor({ timeout: 10_000 });
     return row;
   }
 
@@ -80,13 +85,19 @@ export class WorkbenchDriver {
 
   /** Waits for an input box whose prompt contains `prompt`; fills `value` (undefined keeps the default) and accepts. */
   async input(prompt, value) {
-    await this.quickInput().locator(".quick-input-message, .quick-input-header", { hasText: prompt }).first().waitFor({ timeout: 20_000 });
+    await this.quickInput()
+      .locator(".quick-input-message, .quick-input-header", { hasText: prompt })
+      .first()
+      .waitFor({ timeout: 20_000 });
     if (value !== undefined) await this.quickInput().locator("input").fill(value);
     await this.page.keyboard.press("Enter");
   }
 
   async waitInput(prompt) {
-    await this.quickInput().locator(".quick-input-message, .quick-input-header", { hasText: prompt }).first().waitFor({ timeout: 20_000 });
+    await this.quickInput()
+      .locator(".quick-input-message, .quick-input-header", { hasText: prompt })
+      .first()
+      .waitFor({ timeout: 20_000 });
   }
 
   notification(text) {
@@ -96,7 +107,9 @@ export class WorkbenchDriver {
   /** Texts of the error notifications on screen (toasts with the error icon). */
   async errorToasts() {
     const toasts = this.page.locator(".notification-toast", { has: this.page.locator(".codicon-error") });
-    return (await toasts.locator(".notification-list-item-message").allInnerTexts()).map((t) => t.trim()).filter(Boolean);
+    return (await toasts.locator(".notification-list-item-message").allInnerTexts())
+      .map((t) => t.trim())
+      .filter(Boolean);
   }
 
   /** The active webview panel's document (webview = two nested iframes). */

@@ -17,15 +17,23 @@ export async function run(argv: string[]): Promise<void> {
   const args = parseStepArgs(ABLATE_STEP, argv);
   if (!args) return;
   const { values, positionals, config, workspaceDir } = args;
-  if (positionals.length === 0) throw new UserError("give the runs to compare: agent-lab ablate BASELINE RUN... (see --help)");
+  if (positionals.length === 0)
+    throw new UserError("give the runs to compare: agent-lab ablate BASELINE RUN... (see --help)");
   const labels = values.label?.split(",").map((l) => l.trim());
-  if (labels && labels.length !== positionals.length) throw new UserError(`--label has ${labels.length} names for ${positionals.length} runs`);
-  const expect = values.expect.flatMap((e) => e.split(",")).map((e) => e.trim()).filter(Boolean);
+  if (labels && labels.length !== positionals.length)
+    throw new UserError(`--label has ${labels.length} names for ${positionals.length} runs`);
+  const expect = values.expect
+    .flatMap((e) => e.split(","))
+    .map((e) => e.trim())
+    .filter(Boolean);
 
   const dirs = positionals.map((p) => resolveRunDir(p, workspaceDir, config));
   const report = ablate(loadAblationInputs(dirs), { resamples: values.resamples, seed: values.seed, expect });
   // The environment's labels and limitation; the workspace's data folder tells the synthetic world apart.
-  const environment = reportEnvironment(report.environment, { dataDir: environmentDataDir(report.environment.name, resolve(workspaceDir, config.dataDir)), split: report.runs[0].split });
+  const environment = reportEnvironment(report.environment, {
+    dataDir: environmentDataDir(report.environment.name, resolve(workspaceDir, config.dataDir)),
+    split: report.runs[0].split,
+  });
   console.log(renderAblationTable(report, environment));
   if (values.json) {
     ensureParent(values.json);

@@ -5,7 +5,13 @@
  */
 import { join } from "node:path";
 import { UserError } from "../core/base/errors";
-import { findCheckpoint, knownNames, readRegistry, registryPath, requireCheckpoint } from "../core/base/checkpoints/registry";
+import {
+  findCheckpoint,
+  knownNames,
+  readRegistry,
+  registryPath,
+  requireCheckpoint,
+} from "../core/base/checkpoints/registry";
 import { CKPT_STEP } from "../core/steps/catalog/catalog";
 import { parseStepArgs } from "./step-args";
 
@@ -18,14 +24,17 @@ export async function run(argv: string[]): Promise<void> {
     const entries = readRegistry(file);
     for (const name of knownNames(entries)) {
       const e = findCheckpoint(entries, name)!;
-      console.log(`${name}\t${e.kind ?? "?"}\tstep ${e.step ?? "?"}\tparent ${e.parent ?? "(base model)"}\t${e.sampler_path}`);
+      console.log(
+        `${name}\t${e.kind ?? "?"}\tstep ${e.step ?? "?"}\tparent ${e.parent ?? "(base model)"}\t${e.sampler_path}`,
+      );
     }
     return;
   }
   const [name, which = "sampler", ...extra] = positionals;
   if (!name) throw new UserError("a checkpoint NAME is required (agent-lab ckpt --list prints them)");
   if (extra.length) throw new UserError(`unexpected arguments: ${extra.join(" ")}`);
-  if (which !== "sampler" && which !== "state") throw new UserError(`the second argument must be "sampler" or "state", got "${which}"`);
+  if (which !== "sampler" && which !== "state")
+    throw new UserError(`the second argument must be "sampler" or "state", got "${which}"`);
   const entry = requireCheckpoint(file, name);
   console.log(which === "state" ? entry.state_path : entry.sampler_path);
 }

@@ -29,18 +29,33 @@ export async function run(argv: string[]): Promise<void> {
     ].join("\n"),
   );
   const controller = new AbortController();
-  const onSignal = () => (controller.signal.aborted ? process.exit(130) : controller.abort(new UserError("interrupted")));
+  const onSignal = () =>
+    controller.signal.aborted ? process.exit(130) : controller.abort(new UserError("interrupted"));
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
   try {
-    const r = await runDemo({ dir, log: (l) => console.log(l), signal: controller.signal, concurrency: values.concurrency });
+    const r = await runDemo({
+      dir,
+      log: (l) => console.log(l),
+      signal: controller.signal,
+      concurrency: values.concurrency,
+    });
     console.log("");
     console.log(finalLine("heuristic", r.withSearch.summary));
     console.log(finalLine("closed-book", r.closedBook.summary));
     console.log(`(demo took ${r.seconds.toFixed(1)}s)\n`);
     const files = readRun(r.withSearch.runDir);
     const { tokenizer, problem } = await tokenizerForRun(files.manifest?.tokenizer);
-    console.log(renderShow(files, { name: "heuristic", n: 2, seed: 0, style: traceStyle(process.env, Boolean(process.stdout.isTTY)), tokenizer, tokenizerProblem: problem }));
+    console.log(
+      renderShow(files, {
+        name: "heuristic",
+        n: 2,
+        seed: 0,
+        style: traceStyle(process.env, Boolean(process.stdout.isTTY)),
+        tokenizer,
+        tokenizerProblem: problem,
+      }),
+    );
     console.log(
       [
         "",

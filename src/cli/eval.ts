@@ -55,12 +55,18 @@ export async function run(argv: string[]): Promise<void> {
       signal: controller.signal,
       log: (line) => console.log(line),
     });
-    if (result.resumed > 0) console.log(`(resumed: ${result.resumed} episodes were already done, ${result.ran} run now)`);
+    if (result.resumed > 0)
+      console.log(`(resumed: ${result.resumed} episodes were already done, ${result.ran} run now)`);
     console.log(`\n${finalLine(values.name, result.summary, result.env)}`);
     if (result.summary.status === "interrupted") {
       // A non-zero exit, so scripts and the extension's job runner see the run is not complete.
-      if (result.budgetStop) throw new UserError(`${result.budgetStop.message} Kept ${result.summary.n}/${result.summary.planned} episodes in ${result.runDir}; finish with the same command plus --resume.`);
-      throw new UserError(`interrupted with ${result.summary.n}/${result.summary.planned} episodes kept in ${result.runDir}; finish it with the same command plus --resume`);
+      if (result.budgetStop)
+        throw new UserError(
+          `${result.budgetStop.message} Kept ${result.summary.n}/${result.summary.planned} episodes in ${result.runDir}; finish with the same command plus --resume.`,
+        );
+      throw new UserError(
+        `interrupted with ${result.summary.n}/${result.summary.planned} episodes kept in ${result.runDir}; finish it with the same command plus --resume`,
+      );
     } else {
       console.log(`run folder: ${result.runDir}`);
     }

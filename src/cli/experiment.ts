@@ -15,16 +15,25 @@ import { stepHelp, type StepSpec } from "../core/steps/specs/spec";
 import { interruptible } from "./interruptible";
 import { startLocalBackend } from "./local-backend";
 
-const USAGE = "usage: agent-lab experiment run SPEC.json [--dir DIR] [--dry-run] [--yes] [--rehearse] [--train FILE --test FILE]\n       agent-lab experiment validate DIR [--json]";
+const USAGE =
+  "usage: agent-lab experiment run SPEC.json [--dir DIR] [--dry-run] [--yes] [--rehearse] [--train FILE --test FILE]\n       agent-lab experiment validate DIR [--json]";
 
 export async function run(argv: string[]): Promise<void> {
-  if (argv.includes("--help") || argv.includes("-h")) return void console.log(stepHelp(EXPERIMENT_STEP as unknown as StepSpec));
+  if (argv.includes("--help") || argv.includes("-h"))
+    return void console.log(stepHelp(EXPERIMENT_STEP as unknown as StepSpec));
   // Flags first (a bad value is refused before anything else is read), then the subcommand.
-  const { values: v, positionals } = parseFlags(EXPERIMENT_STEP.flags, argv, { command: "agent-lab experiment", allowPositionals: true });
+  const { values: v, positionals } = parseFlags(EXPERIMENT_STEP.flags, argv, {
+    command: "agent-lab experiment",
+    allowPositionals: true,
+  });
   const [sub, ...rest] = positionals;
   if (!sub) return void console.log(USAGE);
-  if (!(EXPERIMENT_SUBCOMMANDS as readonly string[]).includes(sub)) throw new UserError(`unknown subcommand "${sub}": ${USAGE.replace("\n       ", " | ")}`);
-  if (rest.length !== 1) throw new UserError(sub === "run" ? `give one spec file: ${USAGE.split("\n")[0]}` : `give one folder: ${USAGE.split("\n")[1].trim()}`);
+  if (!(EXPERIMENT_SUBCOMMANDS as readonly string[]).includes(sub))
+    throw new UserError(`unknown subcommand "${sub}": ${USAGE.replace("\n       ", " | ")}`);
+  if (rest.length !== 1)
+    throw new UserError(
+      sub === "run" ? `give one spec file: ${USAGE.split("\n")[0]}` : `give one folder: ${USAGE.split("\n")[1].trim()}`,
+    );
   if (sub === "validate") {
     const result = validateExperiment(recordFolder(rest[0]));
     if (v.json) console.log(JSON.stringify(result, null, 2));
@@ -35,16 +44,33 @@ export async function run(argv: string[]): Promise<void> {
   await interruptible(async (signal) => {
     const r = await runExperiment({
       startLocalBackend,
-      specFile: rest[0], dir: v.dir, dryRun: v["dry-run"], yes: v.yes, localPort: v["local-port"], rehearse: v.rehearse, trainFiles: v.train, testFiles: v.test, signal, log: (l) => console.log(l),
+      specFile: rest[0],
+      dir: v.dir,
+      dryRun: v["dry-run"],
+      yes: v.yes,
+      localPort: v["local-port"],
+      rehearse: v.rehearse,
+      trainFiles: v.train,
+      testFiles: v.test,
+      signal,
+      log: (l) => console.log(l),
     });
     if (!r.record) return;
     const rec = r.record;
     console.log("");
-    for (const [arm, s] of Object.entries(rec.scores)) console.log(`${arm.padEnd(12)} ${rec.metric} ${s.mean.toFixed(4)} [${s.ci.lo.toFixed(4)}, ${s.ci.hi.toFixed(4)}]  ${s.run}`);
-    for (const [arm, d] of Object.entries(rec.numbers.minus_base)) console.log(`${arm} − base: ${signed(d.point)} [${signed(d.ci.lo)}, ${signed(d.ci.hi)}] (paired)`);
+    for (const [arm, s] of Object.entries(rec.scores))
+      console.log(
+        `${arm.padEnd(12)} ${rec.metric} ${s.mean.toFixed(4)} [${s.ci.lo.toFixed(4)}, ${s.ci.hi.toFixed(4)}]  ${s.run}`,
+      );
+    for (const [arm, d] of Object.entries(rec.numbers.minus_base))
+      console.log(`${arm} − base: ${signed(d.point)} [${signed(d.ci.lo)}, ${signed(d.ci.hi)}] (paired)`);
     const rc = rec.numbers.recovery;
-    console.log(`recovery: ${rc ? `${rc.point.toFixed(3)} [${rc.ci.lo.toFixed(3)}, ${rc.ci.hi.toFixed(3)}]` : "undefined (the reference did not move from base)"}`);
-    console.log(`verdict: ${rec.verdict.verdict.toUpperCase()} — ${[...rec.verdict.supported, ...rec.verdict.refuted].map((c) => c.text).join("; ")}`);
+    console.log(
+      `recovery: ${rc ? `${rc.point.toFixed(3)} [${rc.ci.lo.toFixed(3)}, ${rc.ci.hi.toFixed(3)}]` : "undefined (the reference did not move from base)"}`,
+    );
+    console.log(
+      `verdict: ${rec.verdict.verdict.toUpperCase()} — ${[...rec.verdict.supported, ...rec.verdict.refuted].map((c) => c.text).join("; ")}`,
+    );
     if (rec.validation) printValidation(rec.validation);
     console.log(`record: ${join(r.dir, rec.record_dir, EXPERIMENT_FILES.record)}`);
   });
@@ -56,17 +82,28 @@ function recordFolder(dir: string): string {
   const specs = existsSync(join(dir, "agent-lab.json")) ? loadConfig(dir) : undefined;
   if (specs) {
     const runs = join(dir, specs.runsDir);
-    const found = existsSync(runs) ? readdirSync(runs).filter((n) => existsSync(join(runs, n, EXPERIMENT_FILES.record))) : [];
+    const found = existsSync(runs)
+      ? readdirSync(runs).filter((n) => existsSync(join(runs, n, EXPERIMENT_FILES.record)))
+      : [];
     if (found.length === 1) return join(runs, found[0]);
-    if (found.length > 1) throw new UserError(`${dir} holds ${found.length} experiments (${found.join(", ")}): give one record folder, e.g. ${join(runs, found[0])}`);
+    if (found.length > 1)
+      throw new UserError(
+        `${dir} holds ${found.length} experiments (${found.join(", ")}): give one record folder, e.g. ${join(runs, found[0])}`,
+      );
   }
-  throw new UserError(`${dir} holds no ${EXPERIMENT_FILES.record}: give the record folder (runs/<name>) of an experiment`);
+  throw new UserError(
+    `${dir} holds no ${EXPERIMENT_FILES.record}: give the record folder (runs/<name>) of an experiment`,
+  );
 }
 
 function printValidation(v: ValidationResult): void {
-  console.log(`validation: ${v.passed.length} passed, ${v.failed.length} failed, ${v.unverifiable.length} unverifiable`);
-  for (const c of v.checks) console.log(`  ${c.status === "passed" ? "✓" : c.status === "failed" ? "✗" : "?"} ${c.check.padEnd(17)} ${c.status}: ${c.reason}`);
+  console.log(
+    `validation: ${v.passed.length} passed, ${v.failed.length} failed, ${v.unverifiable.length} unverifiable`,
+  );
+  for (const c of v.checks)
+    console.log(
+      `  ${c.status === "passed" ? "✓" : c.status === "failed" ? "✗" : "?"} ${c.check.padEnd(17)} ${c.status}: ${c.reason}`,
+    );
 }
 
 const signed = (x: number) => (x >= 0 ? "+" : "") + x.toFixed(4);
-

@@ -22,7 +22,11 @@ import { AUDIT_FILE, REJECTED_FILE, TASKS_FILE } from "../core/base/task-sets/fi
 import { genTasks, usdFor } from "../core/steps/tasks/gen-tasks";
 import type { TaskGenerator } from "../core/steps/tasks/generators/generator";
 import { ModelGenerator } from "../core/steps/tasks/generators/model";
-import { readWorldFacts, scriptedGsm8kGenerator, scriptedWorldGenerator } from "../core/steps/tasks/generators/scripted";
+import {
+  readWorldFacts,
+  scriptedGsm8kGenerator,
+  scriptedWorldGenerator,
+} from "../core/steps/tasks/generators/scripted";
 import type { TaskEnv } from "../core/steps/tasks/task-env";
 import { gsm8kPolicySolver, harnessPolicySolver, scriptedSolver, type TaskSolver } from "../core/steps/tasks/solvers";
 import { readJsonl } from "../core/base/util/jsonl";
@@ -37,19 +41,33 @@ export async function run(argv: string[]): Promise<void> {
   const args = parseStepArgs(GEN_TASKS_STEP, argv);
   if (!args) return;
   const v = args.values;
-  const generatorKind = v.candidates !== undefined ? undefined : (v.generator ?? (v.model !== undefined || v["model-path"] !== undefined ? "model" : undefined));
-  if (v.candidates !== undefined && v.generator !== undefined) throw new UserError("--candidates and --generator exclude each other: filter a file, or generate");
-  if (v.candidates === undefined && generatorKind === undefined) throw new UserError("say where the candidates come from: --candidates FILE, --generator scripted, or --model/--model-path (with --backend)");
+  const generatorKind =
+    v.candidates !== undefined
+      ? undefined
+      : (v.generator ?? (v.model !== undefined || v["model-path"] !== undefined ? "model" : undefined));
+  if (v.candidates !== undefined && v.generator !== undefined)
+    throw new UserError("--candidates and --generator exclude each other: filter a file, or generate");
+  if (v.candidates === undefined && generatorKind === undefined)
+    throw new UserError(
+      "say where the candidates come from: --candidates FILE, --generator scripted, or --model/--model-path (with --backend)",
+    );
   const needsPolicy = generatorKind === "model" || v["solve-rate"] === "policy";
   if (v["dry-run"]) {
     printDryRun(GEN_TASKS_STEP, v, args.config, args.workspaceDir);
     return;
   }
-  const local = needsPolicy && v.backend === "local" ? await localBackendFor(args.workspaceDir, v["local-port"]) : undefined;
+  const local =
+    needsPolicy && v.backend === "local" ? await localBackendFor(args.workspaceDir, v["local-port"]) : undefined;
   let policy: Policy | undefined;
   try {
     if (needsPolicy) {
-      policy = await makePolicy({ backend: v.backend, config: args.config, checkpoint: v["model-path"], model: v.model, localBackendUrl: local?.url });
+      policy = await makePolicy({
+        backend: v.backend,
+        config: args.config,
+        checkpoint: v["model-path"],
+        model: v.model,
+        localBackendUrl: local?.url,
+      });
     }
     const generator = generatorKind ? await makeGenerator(generatorKind, v, args, policy) : undefined;
     const solver = await makeSolver(v, args, policy);
@@ -59,26 +77,45 @@ export async function run(argv: string[]): Promise<void> {
         outDir: v.out,
         env: v.env as TaskEnv,
         candidatesFile: v.candidates,
-        generator: generator && { generator, count: v.count, promptFile: v.prompt, promptText: generatorKind === "model" ? promptText(v, args) : undefined },
+        generator: generator && {
+          generator,
+          count: v.count,
+          promptFile: v.prompt,
+          promptText: generatorKind === "model" ? promptText(v, args) : undefined,
+        },
         evalItemsFile: v["eval-items"],
         solver,
         estimateDrawUsd: usdFor(prices, GEN_PROMPT_TOKENS, v["max-tokens"]),
         estimateTaskUsd: usdFor(prices, v.tries * SOLVE_PROMPT_TOKENS, v.tries * v["max-tokens"]),
         prices,
         budgetUsd: args.config.budgetUsd,
-        limits: { ...(v["timeout-ms"] !== undefined ? { timeoutMs: v["timeout-ms"] } : {}), ...(v["memory-mib"] !== undefined ? { memoryBytes: v["memory-mib"] * 2 ** 20 } : {}) },
+        limits: {
+          ...(v["timeout-ms"] !== undefined ? { timeoutMs: v["timeout-ms"] } : {}),
+          ...(v["memory-mib"] !== undefined ? { memoryBytes: v["memory-mib"] * 2 ** 20 } : {}),
+        },
         command: ["agent-lab", "gen-tasks", ...argv],
         signal,
         log: (l) => console.error(l),
       });
       if (r.status !== "done" || !r.audit) throw new UserError(`${r.message ?? r.status}; what was done is kept`);
       const a = r.audit;
-      const reasons = Object.entries(a.counts).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`);
-      if (a.generation) console.log(`gen-tasks: ${a.generation.drawn} drafts from ${a.generation.generator} → ${a.generation.parsed} candidates (${a.generation.unparsed} unparsed)`);
-      console.log(`gen-tasks: ${a.candidates.count} candidates → ${a.accepted} tasks (yield ${a.yield}); rejected ${a.rejected}${reasons.length ? `: ${reasons.join(", ")}` : ""}`);
-      if (a.solve_rate.mode === "policy") console.log(`gen-tasks: solve rate by ${a.solve_rate.policy}: histogram ${JSON.stringify(a.solve_rate.histogram)}`);
+      const reasons = Object.entries(a.counts)
+        .filter(([, n]) => n > 0)
+        .map(([k, n]) => `${k} ${n}`);
+      if (a.generation)
+        console.log(
+          `gen-tasks: ${a.generation.drawn} drafts from ${a.generation.generator} → ${a.generation.parsed} candidates (${a.generation.unparsed} unparsed)`,
+        );
+      console.log(
+        `gen-tasks: ${a.candidates.count} candidates → ${a.accepted} tasks (yield ${a.yield}); rejected ${a.rejected}${reasons.length ? `: ${reasons.join(", ")}` : ""}`,
+      );
+      if (a.solve_rate.mode === "policy")
+        console.log(
+          `gen-tasks: solve rate by ${a.solve_rate.policy}: histogram ${JSON.stringify(a.solve_rate.histogram)}`,
+        );
       console.log(`gen-tasks: wrote ${v.out}/${TASKS_FILE}, ${REJECTED_FILE}, ${AUDIT_FILE}`);
-      if (!v["eval-items"]) console.log("gen-tasks: note: no --eval-items, so no candidate was checked for overlap with an eval set");
+      if (!v["eval-items"])
+        console.log("gen-tasks: note: no --eval-items, so no candidate was checked for overlap with an eval set");
     });
   } finally {
     policy?.close?.();
@@ -100,22 +137,51 @@ function resolvePrompt(file: string, workspaceDir: string): string {
   throw new UserError(`--prompt ${file}: file not found`);
 }
 
-async function makeGenerator(kind: string, v: Values, args: StepArgs<typeof GEN_TASKS_STEP.flags>, policy: Policy | undefined): Promise<TaskGenerator> {
+async function makeGenerator(
+  kind: string,
+  v: Values,
+  args: StepArgs<typeof GEN_TASKS_STEP.flags>,
+  policy: Policy | undefined,
+): Promise<TaskGenerator> {
   if (kind === "model") {
-    return new ModelGenerator({ policy: policy!, promptText: promptText(v, args), seed: v.seed, temperature: v.temperature, maxTokens: v["max-tokens"], paid: v.backend === "tinker" });
+    return new ModelGenerator({
+      policy: policy!,
+      promptText: promptText(v, args),
+      seed: v.seed,
+      temperature: v.temperature,
+      maxTokens: v["max-tokens"],
+      paid: v.backend === "tinker",
+    });
   }
   if (v.env === "gsm8k") return scriptedGsm8kGenerator({ seed: v.seed });
   const corpus = join(resolve(args.workspaceDir, v.world ?? args.config.dataDir), "corpus.jsonl");
-  if (!existsSync(corpus)) throw new UserError(`--generator scripted --env hotpotqa writes questions from ${corpus}, which does not exist: run agent-lab prepare (or agent-lab demo) first, or pass --world DIR`);
+  if (!existsSync(corpus))
+    throw new UserError(
+      `--generator scripted --env hotpotqa writes questions from ${corpus}, which does not exist: run agent-lab prepare (or agent-lab demo) first, or pass --world DIR`,
+    );
   return scriptedWorldGenerator(readWorldFacts(readJsonl<{ title: string; text: string }>(corpus)), { seed: v.seed });
 }
 
-async function makeSolver(v: Values, args: StepArgs<typeof GEN_TASKS_STEP.flags>, policy: Policy | undefined): Promise<TaskSolver | undefined> {
+async function makeSolver(
+  v: Values,
+  args: StepArgs<typeof GEN_TASKS_STEP.flags>,
+  policy: Policy | undefined,
+): Promise<TaskSolver | undefined> {
   if (v["solve-rate"] === "off") return undefined;
   if (v["solve-rate"] === "scripted") return scriptedSolver(v.seed, v.tries);
   const common = { policy: policy!, tries: v.tries, temperature: v.temperature, seed: v.seed };
   if (v.env === "gsm8k") return gsm8kPolicySolver({ ...common, maxTokens: v["max-tokens"] });
   const dataDir = resolve(args.workspaceDir, v.world ?? args.config.dataDir);
-  const prompt = loadSystemPrompt(args.config.systemPromptFile || undefined, { workspaceDir: args.workspaceDir, closedBook: false });
-  return harnessPolicySolver({ ...common, maxTokens: args.config.maxTokens, searcher: openIndex(join(dataDir, "bm25")), systemPrompt: prompt.text, topK: args.config.topK, maxSearches: args.config.maxSearches });
+  const prompt = loadSystemPrompt(args.config.systemPromptFile || undefined, {
+    workspaceDir: args.workspaceDir,
+    closedBook: false,
+  });
+  return harnessPolicySolver({
+    ...common,
+    maxTokens: args.config.maxTokens,
+    searcher: openIndex(join(dataDir, "bm25")),
+    systemPrompt: prompt.text,
+    topK: args.config.topK,
+    maxSearches: args.config.maxSearches,
+  });
 }

@@ -15,7 +15,8 @@ import { parseStepArgs } from "./step-args";
 /** The reply grader of the environment called `env`, or the one-line refusal naming those that have one. */
 function graderOf(env: string): ReplyGrader {
   const grader = ENVIRONMENTS.find((e) => e.name === env)?.replyGrader;
-  if (!grader) throw new UserError(`--env ${env}: no grader for this environment (known: ${GRADED_ENVIRONMENTS.join(", ")})`);
+  if (!grader)
+    throw new UserError(`--env ${env}: no grader for this environment (known: ${GRADED_ENVIRONMENTS.join(", ")})`);
   return grader;
 }
 
@@ -30,26 +31,35 @@ export function gradeJsonlFile(env: string, file: string): GradedFile {
   const grader = graderOf(env);
   const rows: Record<string, unknown>[] = [];
   let correct = 0;
-  readFileSync(file, "utf8").split("\n").forEach((text, i) => {
-    const line = i + 1;
-    if (!text.trim()) return;
-    let raw: unknown;
-    try {
-      raw = JSON.parse(text);
-    } catch (e) {
-      throw new FileFormatError(file, line, `not valid JSON (${(e as Error).message})`);
-    }
-    if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw new FileFormatError(file, line, 'expected a JSON object with "response" and "answer"');
-    const row = raw as Record<string, unknown>;
-    for (const field of ["response", "answer"]) {
-      if (typeof row[field] !== "string") throw new FileFormatError(file, line, `missing "${field}" string`);
-    }
-    const problem = grader.badAnswer(row.answer as string);
-    if (problem) throw new FileFormatError(file, line, problem);
-    const verdict = grader.grade(row.response as string, row.answer as string);
-    if (verdict.correct) correct++;
-    rows.push({ ...row, line, correct: verdict.correct, extracted: verdict.extracted ?? null, reference: verdict.reference });
-  });
+  readFileSync(file, "utf8")
+    .split("\n")
+    .forEach((text, i) => {
+      const line = i + 1;
+      if (!text.trim()) return;
+      let raw: unknown;
+      try {
+        raw = JSON.parse(text);
+      } catch (e) {
+        throw new FileFormatError(file, line, `not valid JSON (${(e as Error).message})`);
+      }
+      if (typeof raw !== "object" || raw === null || Array.isArray(raw))
+        throw new FileFormatError(file, line, 'expected a JSON object with "response" and "answer"');
+      const row = raw as Record<string, unknown>;
+      for (const field of ["response", "answer"]) {
+        if (typeof row[field] !== "string") throw new FileFormatError(file, line, `missing "${field}" string`);
+      }
+      const problem = grader.badAnswer(row.answer as string);
+      if (problem) throw new FileFormatError(file, line, problem);
+      const verdict = grader.grade(row.response as string, row.answer as string);
+      if (verdict.correct) correct++;
+      rows.push({
+        ...row,
+        line,
+        correct: verdict.correct,
+        extracted: verdict.extracted ?? null,
+        reference: verdict.reference,
+      });
+    });
   return { n: rows.length, correct, rows };
 }
 
@@ -57,7 +67,10 @@ export async function run(argv: string[]): Promise<void> {
   const args = parseStepArgs(GRADE_STEP, argv);
   if (!args) return;
   const { values, positionals } = args;
-  if (positionals.length !== 1) throw new UserError('give one FILE: JSONL with "response" (the model\'s full reply) and "answer" (for gsm8k the solution with its "#### N" line)');
+  if (positionals.length !== 1)
+    throw new UserError(
+      'give one FILE: JSONL with "response" (the model\'s full reply) and "answer" (for gsm8k the solution with its "#### N" line)',
+    );
   const file = positionals[0];
   graderOf(values.env);
   if (!existsSync(file)) throw new UserError(`${file}: no such file`);

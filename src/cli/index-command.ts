@@ -15,7 +15,8 @@ export async function run(argv: string[]): Promise<void> {
   const { values, config, workspaceDir } = args;
   const dataDir = values.data ?? join(workspaceDir, config.dataDir);
   const corpus = join(dataDir, "corpus.jsonl");
-  if (!existsSync(corpus)) throw new UserError(`no corpus at ${corpus}: run "agent-lab prepare" first (or pass --data DIR)`);
+  if (!existsSync(corpus))
+    throw new UserError(`no corpus at ${corpus}: run "agent-lab prepare" first (or pass --data DIR)`);
   const indexDir = join(dataDir, "bm25");
   let lastReport = 0;
   const summary = await buildIndex(corpus, indexDir, {

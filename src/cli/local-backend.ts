@@ -11,4 +11,5 @@ export async function localBackendFor(workspaceDir: string, port = 8765) {
 }
 
 /** The server's start-or-reuse, loaded only when a step asks for it (most commands never start one). */
-export const startLocalBackend: StartLocalBackend = async (o) => (await import("../server")).connectOrStartLocalBackend(o);
+export const startLocalBackend: StartLocalBackend = async (o) =>
+  (await import("../server")).connectOrStartLocalBackend(o);

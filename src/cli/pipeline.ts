@@ -20,10 +20,17 @@ export async function run(argv: string[]): Promise<void> {
   const { values } = args;
   const backend = values.backend as PipelineBackend;
   const local = values.train.length > 0 || values.dev.length > 0;
-  if (local && !(values.train.length && values.dev.length)) throw new UserError("--train and --dev go together: give both");
+  if (local && !(values.train.length && values.dev.length))
+    throw new UserError("--train and --dev go together: give both");
   // Absolute, so a rerun from another folder continues the same pipeline (its settings name the files).
-  const files: PipelineFiles | undefined = local ? { source: "files", train: values.train.map((p) => resolve(p)), dev: values.dev.map((p) => resolve(p)) } : undefined;
-  const settings = settingsFor(backend, { size: values.size === "smoke" ? "smoke" : "full", rehearse: values.rehearse, files });
+  const files: PipelineFiles | undefined = local
+    ? { source: "files", train: values.train.map((p) => resolve(p)), dev: values.dev.map((p) => resolve(p)) }
+    : undefined;
+  const settings = settingsFor(backend, {
+    size: values.size === "smoke" ? "smoke" : "full",
+    rehearse: values.rehearse,
+    files,
+  });
   if (backend === "tinker" && !values["dry-run"]) {
     // The key is checked before anything is downloaded or written.
     const { resolveApiKey } = await import("../core/base/tinker/key");

@@ -20,8 +20,10 @@ export async function run(argv: string[]): Promise<void> {
   const held = [...values.dev, ...values.test];
   const local = values.train.length > 0 || held.length > 0;
   if (local && values.hub) throw new UserError("use either --hub or --train/--dev (GSM8K: --train/--test), not both");
-  if (local && !(values.train.length && held.length)) throw new UserError("--train and --dev go together: give both (GSM8K: --train and --test)");
-  const outDir = values.out ?? env.data.dir(isAbsolute(config.dataDir) ? config.dataDir : join(workspaceDir, config.dataDir));
+  if (local && !(values.train.length && held.length))
+    throw new UserError("--train and --dev go together: give both (GSM8K: --train and --test)");
+  const outDir =
+    values.out ?? env.data.dir(isAbsolute(config.dataDir) ? config.dataDir : join(workspaceDir, config.dataDir));
   const lines = await env.data.prepare({
     outDir,
     ...(local ? { train: values.train, test: held } : {}),

@@ -46,21 +46,36 @@ export function usage(): string {
 /** A file-system or network refusal from Node (ENOENT, EACCES, ENOSPC, EADDRINUSE…): the environment's, not ours. */
 function isSystemError(e: unknown): e is NodeJS.ErrnoException {
   const err = e as NodeJS.ErrnoException;
-  return e instanceof Error && typeof err.code === "string" && /^E[A-Z]+$/.test(err.code) && typeof err.syscall === "string";
+  return (
+    e instanceof Error && typeof err.code === "string" && /^E[A-Z]+$/.test(err.code) && typeof err.syscall === "string"
+  );
 }
 
 /** What to print for an error a command threw, and whether it is a bug of ours. */
-export function describeFailure(command: string, e: unknown, env: NodeJS.ProcessEnv = process.env): { text: string; bug: boolean } {
+export function describeFailure(
+  command: string,
+  e: unknown,
+  env: NodeJS.ProcessEnv = process.env,
+): { text: string; bug: boolean } {
   const oneLine = (s: string) => s.replace(/\s*\n\s*/g, " ");
   const who = command ? `agent-lab ${command}` : "agent-lab";
   // The service's own answer (e.g. "no checkpoint at tinker://…") is a message for the user, not a crash.
-  if (e instanceof UserError || e instanceof TinkerApiError || e instanceof TinkerRequestFailedError || e instanceof TinkerFutureExpiredError) {
+  if (
+    e instanceof UserError ||
+    e instanceof TinkerApiError ||
+    e instanceof TinkerRequestFailedError ||
+    e instanceof TinkerFutureExpiredError
+  ) {
     return { text: `${who}: ${oneLine(e.message)}`, bug: false };
   }
-  if (isSystemError(e)) return { text: `${who}: ${oneLine(e.message)} (check the path, its permissions and free disk space)`, bug: false };
+  if (isSystemError(e))
+    return { text: `${who}: ${oneLine(e.message)} (check the path, its permissions and free disk space)`, bug: false };
   const message = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
   const stack = env[DEBUG_ENV] === "1" && e instanceof Error && e.stack ? `\n${e.stack}` : "";
-  return { text: `${who}: internal error: ${oneLine(message)}\n${BUG_NOTE}${stack ? "" : ` (${DEBUG_ENV}=1 shows the stack)`}${stack}`, bug: true };
+  return {
+    text: `${who}: internal error: ${oneLine(message)}\n${BUG_NOTE}${stack ? "" : ` (${DEBUG_ENV}=1 shows the stack)`}${stack}`,
+    bug: true,
+  };
 }
 
 /** Runs one command line; returns the exit code (0 ok, 1 refused or failed, 2 unknown command). */

@@ -28,7 +28,8 @@ export function scoreJsonlFile(file: string): ScoredFile {
     } catch (e) {
       throw new FileFormatError(file, i + 1, `not valid JSON (${(e as Error).message})`);
     }
-    if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw new FileFormatError(file, i + 1, "expected a JSON object");
+    if (typeof raw !== "object" || raw === null || Array.isArray(raw))
+      throw new FileFormatError(file, i + 1, "expected a JSON object");
     const row = raw as Record<string, unknown>;
     if (typeof row.prediction !== "string") throw new FileFormatError(file, i + 1, 'missing "prediction" string');
     const answers = row.answers;
@@ -46,7 +47,10 @@ export async function run(argv: string[]): Promise<void> {
   const args = parseStepArgs(SCORE_STEP, argv);
   if (!args) return;
   const { values, positionals } = args;
-  if (positionals.length !== 1) throw new UserError(`give one FILE (JSONL with "prediction" and "answers" on every line) or one RUN_DIR (rescored in place); see agent-lab score --help`);
+  if (positionals.length !== 1)
+    throw new UserError(
+      `give one FILE (JSONL with "prediction" and "answers" on every line) or one RUN_DIR (rescored in place); see agent-lab score --help`,
+    );
   const target = positionals[0];
   if (!existsSync(target)) throw new UserError(`${target}: no such file`);
   if (statSync(target).isDirectory()) {
@@ -54,7 +58,9 @@ export async function run(argv: string[]): Promise<void> {
     if (values["per-line"]) throw new UserError("--per-line is for a JSONL file; a run folder is rescored in place");
     const { rescoreRun } = await import("../core/steps/eval/rescore");
     const r = rescoreRun(target);
-    console.log(`EM ${r.em.toFixed(3)}  F1 ${r.f1.toFixed(3)}  n ${r.n}  (${r.changed} episode${r.changed === 1 ? "" : "s"} changed; episodes.jsonl and summary.json rewritten)`);
+    console.log(
+      `EM ${r.em.toFixed(3)}  F1 ${r.f1.toFixed(3)}  n ${r.n}  (${r.changed} episode${r.changed === 1 ? "" : "s"} changed; episodes.jsonl and summary.json rewritten)`,
+    );
     return;
   }
   const result = scoreJsonlFile(target);

@@ -23,10 +23,19 @@ export async function run(argv: string[]): Promise<void> {
   const dir = resolve(values.dir ?? localBackendDir("."));
   let backend;
   try {
-    backend = await startLocalBackend({ port: values.port, dir, seed: values.seed, faults, log: (line) => console.log(`[local-backend] ${line}`) });
+    backend = await startLocalBackend({
+      port: values.port,
+      dir,
+      seed: values.seed,
+      faults,
+      log: (line) => console.log(`[local-backend] ${line}`),
+    });
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === "EADDRINUSE") throw new UserError(`could not start the local backend: port ${values.port ?? 8765} on 127.0.0.1 is in use (another serve-local, or another program); pass --port with a free port, or --port 0 to pick one`);
+    if (code === "EADDRINUSE")
+      throw new UserError(
+        `could not start the local backend: port ${values.port ?? 8765} on 127.0.0.1 is in use (another serve-local, or another program); pass --port with a free port, or --port 0 to pick one`,
+      );
     throw new UserError(`could not start the local backend: ${(e as Error).message}`);
   }
   console.log(STAND_IN_NOTICE);

@@ -17,7 +17,10 @@ export async function run(argv: string[]): Promise<void> {
   const args = parseStepArgs(SFT_DATA_STEP, argv);
   if (!args) return;
   const { values, given, config, workspaceDir } = args;
-  if (given.has("backend") && values.teacher) throw new UserError("give --backend (the model samples its own data) or --teacher (distil from another source), not both");
+  if (given.has("backend") && values.teacher)
+    throw new UserError(
+      "give --backend (the model samples its own data) or --teacher (distil from another source), not both",
+    );
   if (values["dry-run"]) return printDryRun(SFT_DATA_STEP, values, config, workspaceDir);
   const backend = values.teacher ?? values.backend;
 
@@ -62,7 +65,9 @@ export async function run(argv: string[]): Promise<void> {
     if (advice) console.log(`note: ${advice}`);
     if (result.manifest.status === "interrupted") {
       const why = result.budgetStop ? result.budgetStop.message : "interrupted.";
-      throw new UserError(`${why} Kept ${result.manifest.counts.kept} traces from ${result.manifest.counts.questions} questions in ${result.runDir}; continue with the same command plus --resume`);
+      throw new UserError(
+        `${why} Kept ${result.manifest.counts.kept} traces from ${result.manifest.counts.questions} questions in ${result.runDir}; continue with the same command plus --resume`,
+      );
     }
     console.log(`run folder: ${result.runDir} (sft.jsonl sha256 ${result.manifest.output.sha256.slice(0, 16)})`);
   } finally {

@@ -12,7 +12,10 @@ export async function run(argv: string[]): Promise<void> {
   const args = parseStepArgs(SFT_DATA_STEP, argv);
   if (!args) return;
   const { values, positionals, config, workspaceDir } = args;
-  if (values.resume) throw new UserError("--from-runs builds its data in one pass; there is nothing to --resume (rerun it under another --name)");
+  if (values.resume)
+    throw new UserError(
+      "--from-runs builds its data in one pass; there is nothing to --resume (rerun it under another --name)",
+    );
   const result = sftFromRuns({
     workspaceDir,
     config,
@@ -27,7 +30,11 @@ export async function run(argv: string[]): Promise<void> {
     log: (line) => console.error(line),
   });
   const m = result.manifest;
-  const sources = (m.fingerprint.from_runs as { name: string; used: number }[]).map((r) => `${r.name} (${r.used} used)`).join(", ");
-  console.log(`kept ${result.rows} examples from ${m.counts.questions} questions  |  from ${sources}  |  ${m.held_out_excluded.length} val/test question(s) left out  |  $0.00`);
+  const sources = (m.fingerprint.from_runs as { name: string; used: number }[])
+    .map((r) => `${r.name} (${r.used} used)`)
+    .join(", ");
+  console.log(
+    `kept ${result.rows} examples from ${m.counts.questions} questions  |  from ${sources}  |  ${m.held_out_excluded.length} val/test question(s) left out  |  $0.00`,
+  );
   console.log(`run folder: ${result.runDir}`);
 }

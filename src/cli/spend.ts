@@ -18,16 +18,23 @@ export async function run(argv: string[]): Promise<void> {
   if (values.today) since = startOfToday();
   if (values.since !== undefined) {
     since = new Date(values.since);
-    if (Number.isNaN(since.getTime())) throw new UserError(`--since must be a date or date-time (e.g. 2026-11-29 or 2026-11-29T09:00), got "${values.since}"`);
+    if (Number.isNaN(since.getTime()))
+      throw new UserError(
+        `--since must be a date or date-time (e.g. 2026-11-29 or 2026-11-29T09:00), got "${values.since}"`,
+      );
   }
   const runsDir = isAbsolute(config.runsDir) ? config.runsDir : join(workspaceDir, config.runsDir);
   const spend = workspaceSpend(runsDir, { since });
   if (values.json) return void console.log(JSON.stringify(spend, null, 2));
-  console.log(renderSpend(spend, values.today ? "today" : since ? `since ${since.toISOString()}` : "all time", config.budgetUsd));
+  console.log(
+    renderSpend(spend, values.today ? "today" : since ? `since ${since.toISOString()}` : "all time", config.budgetUsd),
+  );
   if (!since && spend.runs.length > 0) {
     // The all-time table ends with today's share, the number a daily budget is checked against.
     const width = Math.max(3, ...spend.runs.map((r) => r.name.length));
-    console.log(`  ${"today".padEnd(width)}  $${workspaceSpend(runsDir, { since: startOfToday() }).totalUsd.toFixed(4).padStart(9)}`);
+    console.log(
+      `  ${"today".padEnd(width)}  $${workspaceSpend(runsDir, { since: startOfToday() }).totalUsd.toFixed(4).padStart(9)}`,
+    );
   }
 }
 
@@ -36,8 +43,13 @@ export function renderSpend(spend: WorkspaceSpend, period: string, budgetUsd = 0
   if (spend.runs.length === 0) return `no spend recorded (${period})`;
   const width = Math.max(3, ...spend.runs.map((r) => r.name.length));
   const rows = spend.runs.map((r) => {
-    const kinds = Object.entries(r.byKind).map(([k, usd]) => `${k} $${(usd ?? 0).toFixed(4)}`).join(", ");
-    const tokens = r.source === "ledger" ? `  tokens ${r.tokens.prefill} prefill / ${r.tokens.sampled} sampled / ${r.tokens.trained} trained` : "  (from summary.json)";
+    const kinds = Object.entries(r.byKind)
+      .map(([k, usd]) => `${k} $${(usd ?? 0).toFixed(4)}`)
+      .join(", ");
+    const tokens =
+      r.source === "ledger"
+        ? `  tokens ${r.tokens.prefill} prefill / ${r.tokens.sampled} sampled / ${r.tokens.trained} trained`
+        : "  (from summary.json)";
     return `  ${r.name.padEnd(width)}  $${r.usd.toFixed(4).padStart(9)}  ${kinds}${tokens}`;
   });
   const cap = budgetUsd > 0 ? `  (budget cap per job: $${budgetUsd.toFixed(2)})` : "";

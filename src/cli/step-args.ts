@@ -23,17 +23,31 @@ function wantsHelp(argv: readonly string[]): boolean {
 }
 
 /** undefined when the user asked for --help (already printed). */
-export function parseStepArgs<F extends FlagSpecs>(spec: StepSpec<F>, argv: readonly string[]): StepArgs<F> | undefined {
+export function parseStepArgs<F extends FlagSpecs>(
+  spec: StepSpec<F>,
+  argv: readonly string[],
+): StepArgs<F> | undefined {
   if (wantsHelp(argv)) {
     console.log(stepHelp(spec as unknown as StepSpec));
     return undefined;
   }
-  const parsed = parseFlags(spec.flags, argv, { command: `agent-lab ${spec.name}`, allowPositionals: spec.positionals !== undefined });
+  const parsed = parseFlags(spec.flags, argv, {
+    command: `agent-lab ${spec.name}`,
+    allowPositionals: spec.positionals !== undefined,
+  });
   const raw = parsed.values as Record<string, unknown>;
   const hasWorkspace = "workspace" in spec.flags;
   const workspaceDir = hasWorkspace && typeof raw.workspace === "string" ? raw.workspace : ".";
   // A step without --workspace (score, serve-local, demo, pipeline) does not read the folder's
   // agent-lab.json: a broken one in the current folder must not stop it.
-  const config = hasWorkspace ? loadConfig(workspaceDir, parsed.overrides as Partial<AgentLabConfig>) : mergeConfig(validateOverrides(parsed.overrides, "command-line options"));
-  return { values: withConfigDefaults(spec.flags, parsed.values, config), positionals: parsed.positionals, given: parsed.given, config, workspaceDir };
+  const config = hasWorkspace
+    ? loadConfig(workspaceDir, parsed.overrides as Partial<AgentLabConfig>)
+    : mergeConfig(validateOverrides(parsed.overrides, "command-line options"));
+  return {
+    values: withConfigDefaults(spec.flags, parsed.values, config),
+    positionals: parsed.positionals,
+    given: parsed.given,
+    config,
+    workspaceDir,
+  };
 }

@@ -44,7 +44,10 @@ export async function run(argv: string[]): Promise<void> {
         signal,
         log: (line) => console.log(line),
       });
-      if (result.status !== "done") throw new UserError(`${result.message ?? result.status} (stopped after step ${result.step}; saved steps are kept)`);
+      if (result.status !== "done")
+        throw new UserError(
+          `${result.message ?? result.status} (stopped after step ${result.step}; saved steps are kept)`,
+        );
       console.log(`run folder: ${result.runDir}`);
     });
   } finally {

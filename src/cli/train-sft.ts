@@ -37,7 +37,10 @@ export async function run(argv: string[]): Promise<void> {
         signal,
         log: (line) => console.log(line),
       });
-      if (result.status === "interrupted") throw new UserError(`interrupted at step ${result.steps}/${result.totalSteps}; continue with the same command plus --resume`);
+      if (result.status === "interrupted")
+        throw new UserError(
+          `interrupted at step ${result.steps}/${result.totalSteps}; continue with the same command plus --resume`,
+        );
       console.log(`run folder: ${result.runDir}`);
     });
   } finally {

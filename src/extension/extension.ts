@@ -36,9 +36,14 @@ export function activate(context: vscode.ExtensionContext): AgentLabApi {
   const jobs = new JobRunner(context, workspace, keys);
   const cookbook = new CookbookRuns(workspace, context.workspaceState);
   let warmTimer: NodeJS.Timeout | undefined;
-  const runs = new RunsProvider(workspace, () => jobs.liveRunDirs(), cookbook, (tokenizer) => {
-    warmTimer = setTimeout(() => warmTraceTokenizer(tokenizer), TOKENIZER_WARM_DELAY_MS);
-  });
+  const runs = new RunsProvider(
+    workspace,
+    () => jobs.liveRunDirs(),
+    cookbook,
+    (tokenizer) => {
+      warmTimer = setTimeout(() => warmTraceTokenizer(tokenizer), TOKENIZER_WARM_DELAY_MS);
+    },
+  );
   const checkpoints = new CheckpointsProvider(workspace, cookbook);
   lab = { context, workspace, keys, jobs, runs, checkpoints, cookbook };
 
@@ -78,7 +83,14 @@ export function activate(context: vscode.ExtensionContext): AgentLabApi {
   // Panels restore themselves after a reload; episodes.jsonl lines get an "Open trace" code lens.
   registerPanelSerializers(context);
   registerEpisodeCodeLens(context);
-  setTimeout(() => void import("./language-client/load-client").then((m) => m.startPromptLanguageClient(context, workspace), (e: unknown) => console.error("Agent Lab: prompt language client failed to load", e)), 0);
+  setTimeout(
+    () =>
+      void import("./language-client/load-client").then(
+        (m) => m.startPromptLanguageClient(context, workspace),
+        (e: unknown) => console.error("Agent Lab: prompt language client failed to load", e),
+      ),
+    0,
+  );
   // The rest waits for the first idle moment so activation itself stays a few milliseconds.
   setTimeout(() => {
     // File watchers read the settings (runsDir, dataDir): after activation too.

@@ -21,7 +21,14 @@ export interface WatchHandlers {
 }
 
 /** Files whose change means a run's row changed (metrics.jsonl: a training run's last step). */
-const WATCHED = [RUN_FILES.summary, RUN_FILES.episodes, RUN_FILES.manifest, RUN_FILES.metrics, RUN_FILES.sft, RUN_FILES.progress];
+const WATCHED = [
+  RUN_FILES.summary,
+  RUN_FILES.episodes,
+  RUN_FILES.manifest,
+  RUN_FILES.metrics,
+  RUN_FILES.sft,
+  RUN_FILES.progress,
+];
 
 export function watchWorkspace(workspace: LabWorkspace, on: WatchHandlers): vscode.Disposable[] {
   const folder = vscode.workspace.workspaceFolders?.[0];
@@ -35,7 +42,8 @@ export function watchWorkspace(workspace: LabWorkspace, on: WatchHandlers): vsco
   } catch {
     // bad settings: watch the defaults; the commands report the problem
   }
-  const rel = (p: string) => path.relative(folder.uri.fsPath, path.resolve(folder.uri.fsPath, p)).split(path.sep).join("/") || ".";
+  const rel = (p: string) =>
+    path.relative(folder.uri.fsPath, path.resolve(folder.uri.fsPath, p)).split(path.sep).join("/") || ".";
   const watch = (glob: string, handler: () => void): vscode.Disposable[] => {
     const w = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(folder, glob));
     return [w, w.onDidCreate(handler), w.onDidChange(handler), w.onDidDelete(handler)];

@@ -31,7 +31,14 @@ import {
   type LintIssue,
   type PrefillEstimate,
 } from "../core/views/prompt-lint";
-import { DIAGNOSTIC_SOURCE, isConfigFile, RERUN_COMMAND, RERUN_LENS_TITLE, SETTINGS_NOTIFICATION, type PromptServerSettings } from "./protocol";
+import {
+  DIAGNOSTIC_SOURCE,
+  isConfigFile,
+  RERUN_COMMAND,
+  RERUN_LENS_TITLE,
+  SETTINGS_NOTIFICATION,
+  type PromptServerSettings,
+} from "./protocol";
 
 /** Typing pauses shorter than this do not re-lint. */
 const DEBOUNCE_MS = 150;
@@ -130,7 +137,8 @@ export function startPromptServer(connection: Connection): void {
           (diagnostics) => {
             // A newer edit re-schedules; publishing an old result would flash stale squiggles.
             const current = documents.get(doc.uri);
-            if (current && current.version === version) void connection.sendDiagnostics({ uri: doc.uri, version, diagnostics });
+            if (current && current.version === version)
+              void connection.sendDiagnostics({ uri: doc.uri, version, diagnostics });
           },
           (e: unknown) => connection.console.error(`agent-lab: linting ${doc.uri} failed: ${(e as Error).stack ?? e}`),
         );
@@ -151,7 +159,9 @@ export function startPromptServer(connection: Connection): void {
   });
 
   /** Token count and the prefill estimate (or why there is none) for a prompt's current text. */
-  async function measure(doc: TextDocument): Promise<{ tokens: number; estimate: PrefillEstimate | { error: string } }> {
+  async function measure(
+    doc: TextDocument,
+  ): Promise<{ tokens: number; estimate: PrefillEstimate | { error: string } }> {
     const tokens = countPromptTokens(await promptTokenizer(), doc.getText()).count;
     const cfg = config();
     if ("error" in cfg) return { tokens, estimate: cfg };

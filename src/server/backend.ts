@@ -6,7 +6,14 @@
  * Every collection is bounded, and a request that is refused changes nothing.
  */
 import { randomBytes } from "node:crypto";
-import { CheckpointStore, parseTinkerPath, tinkerPath, validCheckpointName, type RunRecord, type TinkerPath } from "./checkpoint-store";
+import {
+  CheckpointStore,
+  parseTinkerPath,
+  tinkerPath,
+  validCheckpointName,
+  type RunRecord,
+  type TinkerPath,
+} from "./checkpoint-store";
 import { ComputeClient } from "./compute/client";
 import type { ComputeJob, ComputeResult } from "./compute/jobs";
 import { encodeSampleResponse } from "../core/base/tinker/wire/codec";
@@ -15,7 +22,16 @@ import { HttpError } from "./http-error";
 import { UserInputError } from "./model/errors";
 import { MAX_RANK } from "./model/tiny-model";
 import type { TestSeam } from "./test-seam";
-import type { CreateModelBody, CreateSamplingSessionBody, ForwardBackwardBody, LoadWeightsBody, LoraRequest, OptimStepBody, SampleBody, SaveWeightsBody } from "./validate";
+import type {
+  CreateModelBody,
+  CreateSamplingSessionBody,
+  ForwardBackwardBody,
+  LoadWeightsBody,
+  LoraRequest,
+  OptimStepBody,
+  SampleBody,
+  SaveWeightsBody,
+} from "./validate";
 
 export { HttpError };
 
@@ -212,7 +228,8 @@ export class LocalBackend {
   }
 
   private static failure(e: unknown): FutureResult {
-    if (e instanceof UserInputError || e instanceof HttpError) return { kind: "error", message: e.message, category: "user" };
+    if (e instanceof UserInputError || e instanceof HttpError)
+      return { kind: "error", message: e.message, category: "user" };
     return { kind: "error", message: `local backend error: ${(e as Error).message}`, category: "server" };
   }
 
@@ -221,7 +238,10 @@ export class LocalBackend {
   createModel(body: CreateModelBody): { request_id: string; model_id: string } {
     const modelId = `${body.session_id}:train:${body.model_seq_id}`;
     const existing = this.training.get(modelId);
-    const done = () => ({ request_id: this.immediateFuture({ kind: "json", body: { model_id: modelId, type: "create_model" } }), model_id: modelId });
+    const done = () => ({
+      request_id: this.immediateFuture({ kind: "json", body: { model_id: modelId, type: "create_model" } }),
+      model_id: modelId,
+    });
     if (existing) return done();
     this.makeTrainingModel(modelId, body, true);
     return done();
@@ -231,21 +251,44 @@ export class LocalBackend {
     const session = this.session(body.session_id);
     const now = new Date().toISOString();
     const lora = body.lora_config;
-    const run: RunRecord = { training_run_id: modelId, base_model: body.base_model, lora_config: lora, session_id: session.id, created: now, last_request_time: now };
+    const run: RunRecord = {
+      training_run_id: modelId,
+      base_model: body.base_model,
+      lora_config: lora,
+      session_id: session.id,
+      created: now,
+      last_request_time: now,
+    };
     if (body.user_metadata) run.user_metadata = body.user_metadata;
     this.evictIdleModels();
     const handle = `train#${++this.handles}`;
-    const t: TrainingState = { run, handle, rank: Math.min(lora.rank, MAX_RANK), nextSeq: 1, pending: new Map(), futureBySeq: new Map(), running: false, lastUsed: Date.now() };
+    const t: TrainingState = {
+      run,
+      handle,
+      rank: Math.min(lora.rank, MAX_RANK),
+      nextSeq: 1,
+      pending: new Map(),
+      futureBySeq: new Map(),
+      running: false,
+      lastUsed: Date.now(),
+    };
     this.training.set(modelId, t);
     this.unloaded.delete(modelId);
     session.runIds.push(modelId);
-    if (session.runIds.length > 4 * BOUNDS.trainingModels) session.runIds.splice(0, session.runIds.length - 4 * BOUNDS.trainingModels);
+    if (session.runIds.length > 4 * BOUNDS.trainingModels)
+      session.runIds.splice(0, session.runIds.length - 4 * BOUNDS.trainingModels);
     this.store.saveRun(run);
     if (init) {
       void this.run({
         kind: "create",
         handle,
-        config: { rank: lora.rank, seed: lora.seed ?? this.options.seed, trainUnembed: lora.train_unembed, trainMlp: lora.train_mlp, trainAttn: lora.train_attn },
+        config: {
+          rank: lora.rank,
+          seed: lora.seed ?? this.options.seed,
+          trainUnembed: lora.train_unembed,
+          trainMlp: lora.train_mlp,
+          trainAttn: lora.train_attn,
+        },
         trainable: true,
       }).catch((e: unknown) => this.options.log(`creating ${modelId} failed: ${(e as Error).message}`));
     }
@@ -256,7 +299,9 @@ export class LocalBackend {
   /** Unloads the least recently used idle training models past the bound. */
   private evictIdleModels(): void {
     if (this.training.size < BOUNDS.trainingModels) return;
-    const idle = [...this.training.values()].filter((t) => !t.running && t.pending.size === 0).sort((a, b) => a.lastUsed - b.lastUsed);
+    const idle = [...this.training.values()]
+      .filter((t) => !t.running && t.pending.size === 0)
+      .sort((a, b) => a.lastUsed - b.lastUsed);
     for (const t of idle) {
       if (this.training.size < BOUNDS.trainingModels) break;
       this.dropModel(t);
@@ -273,9 +318,16 @@ export class LocalBackend {
   private trainingState(modelId: string): TrainingState {
     const t = this.training.get(modelId);
     if (!t && this.unloaded.has(modelId)) {
-      throw new HttpError(404, `model ${modelId} was unloaded: the local backend keeps the ${BOUNDS.trainingModels} most recently used training models in memory; load a checkpoint into a new training client`);
+      throw new HttpError(
+        404,
+        `model ${modelId} was unloaded: the local backend keeps the ${BOUNDS.trainingModels} most recently used training models in memory; load a checkpoint into a new training client`,
+      );
     }
-    if (!t) throw new HttpError(404, `unknown model ${modelId} (models live in memory; after a restart, load a checkpoint into a new training client)`);
+    if (!t)
+      throw new HttpError(
+        404,
+        `unknown model ${modelId} (models live in memory; after a restart, load a checkpoint into a new training client)`,
+      );
     t.lastUsed = Date.now();
     return t;
   }
@@ -285,7 +337,11 @@ export class LocalBackend {
     return {
       type: "get_info",
       model_id: t.run.training_run_id,
-      model_data: { arch: "agent-lab-tiny-copy-lm (local stand-in)", model_name: t.run.base_model, tokenizer_id: t.run.base_model },
+      model_data: {
+        arch: "agent-lab-tiny-copy-lm (local stand-in)",
+        model_name: t.run.base_model,
+        tokenizer_id: t.run.base_model,
+      },
       is_lora: true,
       lora_rank: t.rank,
       model_name: t.run.base_model,
@@ -297,14 +353,26 @@ export class LocalBackend {
    * a retried request is never applied twice; ops run strictly in seq_id order, each only after all
    * lower ones have arrived. Every check comes before anything is recorded.
    */
-  private submit(modelId: string, seqId: number | undefined, kind: string, run: (t: TrainingState) => Promise<FutureResult>): { request_id: string; model_id: string } {
+  private submit(
+    modelId: string,
+    seqId: number | undefined,
+    kind: string,
+    run: (t: TrainingState) => Promise<FutureResult>,
+  ): { request_id: string; model_id: string } {
     const t = this.trainingState(modelId);
     const seq = seqId ?? Math.max(t.nextSeq - 1, ...t.pending.keys()) + 1;
     const previous = t.futureBySeq.get(seq);
     if (previous) return { request_id: previous, model_id: t.run.training_run_id };
-    if (seq < t.nextSeq) throw new HttpError(400, `seq_id ${seq} was already executed for ${t.run.training_run_id} (the next is ${t.nextSeq})`);
+    if (seq < t.nextSeq)
+      throw new HttpError(
+        400,
+        `seq_id ${seq} was already executed for ${t.run.training_run_id} (the next is ${t.nextSeq})`,
+      );
     if (seq - t.nextSeq >= BOUNDS.seqAhead) {
-      throw new HttpError(400, `seq_id ${seq} is ${seq - t.nextSeq} ahead of the next operation of ${t.run.training_run_id} (seq_id ${t.nextSeq}); the local backend queues at most ${BOUNDS.seqAhead} ahead, so send the missing ones first`);
+      throw new HttpError(
+        400,
+        `seq_id ${seq} is ${seq - t.nextSeq} ahead of the next operation of ${t.run.training_run_id} (seq_id ${t.nextSeq}); the local backend queues at most ${BOUNDS.seqAhead} ahead, so send the missing ones first`,
+      );
     }
     const id = this.futures.create();
     t.futureBySeq.set(seq, id);
@@ -347,20 +415,32 @@ export class LocalBackend {
 
   forwardBackward(req: ForwardBackwardBody): { request_id: string; model_id: string } {
     return this.submit(req.model_id, req.seq_id, req.forward_only ? "forward" : "forward_backward", async (t) => {
-      const r = await this.run({ kind: "forward_backward", handle: t.handle, datums: req.datums, lossFn: req.loss_fn, lossConfig: req.loss_fn_config, backward: !req.forward_only });
+      const r = await this.run({
+        kind: "forward_backward",
+        handle: t.handle,
+        datums: req.datums,
+        lossFn: req.loss_fn,
+        lossConfig: req.loss_fn_config,
+        backward: !req.forward_only,
+      });
       return { kind: "proto", bytes: bytesOf(r) };
     });
   }
 
   optimStep(body: OptimStepBody): { request_id: string; model_id: string } {
-    return this.submit(body.model_id, body.seq_id, "optim_step", async (t) => ({ kind: "json", body: jsonOf(await this.run({ kind: "optim_step", handle: t.handle, params: body.adam_params })) }));
+    return this.submit(body.model_id, body.seq_id, "optim_step", async (t) => ({
+      kind: "json",
+      body: jsonOf(await this.run({ kind: "optim_step", handle: t.handle, params: body.adam_params })),
+    }));
   }
 
   /** Writes a model's checkpoint through the worker; checkpoint.json goes last, marking it complete. */
   private async saveCheckpoint(t: TrainingState, p: TinkerPath, ttl: number | undefined): Promise<void> {
     const dir = this.store.prepare(p);
     this.forgetShared(`path:${tinkerPath(p)}`);
-    const size = jsonOf(await this.run({ kind: "save", handle: t.handle, dir, withOptimizer: p.kind === "weights" })) as number;
+    const size = jsonOf(
+      await this.run({ kind: "save", handle: t.handle, dir, withOptimizer: p.kind === "weights" }),
+    ) as number;
     this.store.commit(p, size, ttl);
     this.store.saveRun(t.run);
   }
@@ -369,7 +449,8 @@ export class LocalBackend {
     const name = body.name!;
     return this.submit(body.model_id, body.seq_id, "save_weights", async (t) => {
       const p: TinkerPath = { runId: t.run.training_run_id, kind: "weights", name };
-      if (this.store.exists(p) && !body.overwrite) throw new UserInputError(`checkpoint ${tinkerPath(p)} exists (pass overwrite=true to replace it)`);
+      if (this.store.exists(p) && !body.overwrite)
+        throw new UserInputError(`checkpoint ${tinkerPath(p)} exists (pass overwrite=true to replace it)`);
       await this.saveCheckpoint(t, p, body.ttl_seconds);
       return { kind: "json", body: { path: tinkerPath(p), type: "save_weights" } };
     });
@@ -389,7 +470,12 @@ export class LocalBackend {
       const existing = this.samplers.get(samplerId);
       if (existing && existing.handle !== samplerId) this.samplers.delete(samplerId);
       await this.run({ kind: "clone", from: t.handle, handle: samplerId });
-      this.addSampler(session, { id: samplerId, baseModel: t.run.base_model, handle: samplerId, futureBySeq: new Map() });
+      this.addSampler(session, {
+        id: samplerId,
+        baseModel: t.run.base_model,
+        handle: samplerId,
+        futureBySeq: new Map(),
+      });
       // An RL loop makes one of these per step; keep memory bounded by forgetting the oldest.
       if (!session.ephemeral.includes(samplerId)) session.ephemeral.push(samplerId);
       while (session.ephemeral.length > MAX_EPHEMERAL_SAMPLERS) {
@@ -406,7 +492,11 @@ export class LocalBackend {
 
   loadWeights(body: LoadWeightsBody): { request_id: string; model_id: string } {
     const p = parseTinkerPath(body.path);
-    if (!p) throw new HttpError(400, `load_weights.path must be tinker://<run>/<weights|sampler_weights>/<name>, got ${body.path}`);
+    if (!p)
+      throw new HttpError(
+        400,
+        `load_weights.path must be tinker://<run>/<weights|sampler_weights>/<name>, got ${body.path}`,
+      );
     let modelId = body.model_id;
     let seqId = body.seq_id;
     if (modelId === undefined) {
@@ -415,14 +505,31 @@ export class LocalBackend {
       const run = this.store.getRun(p.runId);
       modelId = `${body.session_id!}:train:${body.model_seq_id!}`;
       if (!this.training.has(modelId)) {
-        this.makeTrainingModel(modelId, { session_id: body.session_id!, model_seq_id: body.model_seq_id!, base_model: body.base_model ?? run?.base_model ?? SUPPORTED_MODELS[0], lora_config: run?.lora_config ?? DEFAULT_LORA, user_metadata: body.user_metadata }, false);
+        this.makeTrainingModel(
+          modelId,
+          {
+            session_id: body.session_id!,
+            model_seq_id: body.model_seq_id!,
+            base_model: body.base_model ?? run?.base_model ?? SUPPORTED_MODELS[0],
+            lora_config: run?.lora_config ?? DEFAULT_LORA,
+            user_metadata: body.user_metadata,
+          },
+          false,
+        );
       }
       seqId = 1;
     }
     return this.submit(modelId, seqId, "load_weights", async (t) => {
       if (!this.store.exists(p)) throw new UserInputError(`no checkpoint at ${body.path}`);
       const lora = t.run.lora_config;
-      await this.run({ kind: "load", handle: t.handle, dir: this.store.checkpointDir(p), withOptimizer: body.optimizer, forTraining: true, trainFlags: { trainUnembed: lora.train_unembed, trainMlp: lora.train_mlp, trainAttn: lora.train_attn } });
+      await this.run({
+        kind: "load",
+        handle: t.handle,
+        dir: this.store.checkpointDir(p),
+        withOptimizer: body.optimizer,
+        forTraining: true,
+        trainFlags: { trainUnembed: lora.train_unembed, trainMlp: lora.train_mlp, trainAttn: lora.train_attn },
+      });
       t.rank = Math.min(this.store.getRun(p.runId)?.lora_config.rank ?? t.rank, MAX_RANK);
       return { kind: "json", body: { path: body.path, model_id: t.run.training_run_id, type: "load_weights" } };
     });
@@ -431,7 +538,13 @@ export class LocalBackend {
   unloadModel(modelId: string): { request_id: string; model_id: string } {
     const t = this.trainingState(modelId);
     this.dropModel(t);
-    return { request_id: this.immediateFuture({ kind: "json", body: { model_id: t.run.training_run_id, type: "unload_model" } }), model_id: t.run.training_run_id };
+    return {
+      request_id: this.immediateFuture({
+        kind: "json",
+        body: { model_id: t.run.training_run_id, type: "unload_model" },
+      }),
+      model_id: t.run.training_run_id,
+    };
   }
 
   weightsInfo(path: string): Record<string, unknown> {
@@ -440,7 +553,14 @@ export class LocalBackend {
     if (!this.store.exists(p)) throw new HttpError(404, `no checkpoint at ${path}`);
     const run = this.store.getRun(p.runId);
     const lora = run?.lora_config ?? DEFAULT_LORA;
-    return { base_model: run?.base_model ?? SUPPORTED_MODELS[0], is_lora: true, lora_rank: lora.rank, train_unembed: lora.train_unembed, train_mlp: lora.train_mlp, train_attn: lora.train_attn };
+    return {
+      base_model: run?.base_model ?? SUPPORTED_MODELS[0],
+      is_lora: true,
+      lora_rank: lora.rank,
+      train_unembed: lora.train_unembed,
+      train_mlp: lora.train_mlp,
+      train_attn: lora.train_attn,
+    };
   }
 
   // ---------- sampling ----------
@@ -476,21 +596,45 @@ export class LocalBackend {
   private async samplerReady(s: SamplerState): Promise<void> {
     if (s.modelPath) {
       const p = parseTinkerPath(s.modelPath)!;
-      if (!this.store.exists(p)) throw new UserInputError(`no checkpoint at ${s.modelPath} (deleted since the sampler was made)`);
-      await this.sharedHandle(s.handle, { kind: "load", handle: s.handle, dir: this.store.checkpointDir(p), withOptimizer: false, forTraining: false });
+      if (!this.store.exists(p))
+        throw new UserInputError(`no checkpoint at ${s.modelPath} (deleted since the sampler was made)`);
+      await this.sharedHandle(s.handle, {
+        kind: "load",
+        handle: s.handle,
+        dir: this.store.checkpointDir(p),
+        withOptimizer: false,
+        forTraining: false,
+      });
     } else if (s.handle.startsWith("base:")) {
-      await this.sharedHandle(s.handle, { kind: "create", handle: s.handle, config: { seed: this.options.seed }, trainable: false });
+      await this.sharedHandle(s.handle, {
+        kind: "create",
+        handle: s.handle,
+        config: { seed: this.options.seed },
+        trainable: false,
+      });
     }
   }
 
-  createSamplingSession(body: CreateSamplingSessionBody): { sampling_session_id: string; type: "create_sampling_session" } {
+  createSamplingSession(body: CreateSamplingSessionBody): {
+    sampling_session_id: string;
+    type: "create_sampling_session";
+  } {
     let sampler: Omit<SamplerState, "id">;
     if (body.model_path !== undefined) {
       const p = parseTinkerPath(body.model_path);
-      if (!p) throw new HttpError(400, `create_sampling_session.model_path must be tinker://<run>/<weights|sampler_weights>/<name>`);
+      if (!p)
+        throw new HttpError(
+          400,
+          `create_sampling_session.model_path must be tinker://<run>/<weights|sampler_weights>/<name>`,
+        );
       if (!this.store.exists(p)) throw new HttpError(404, `no checkpoint at ${body.model_path}`);
       const run = this.store.getRun(p.runId);
-      sampler = { baseModel: run?.base_model ?? SUPPORTED_MODELS[0], modelPath: body.model_path, handle: `path:${body.model_path}`, futureBySeq: new Map() };
+      sampler = {
+        baseModel: run?.base_model ?? SUPPORTED_MODELS[0],
+        modelPath: body.model_path,
+        handle: `path:${body.model_path}`,
+        futureBySeq: new Map(),
+      };
     } else {
       sampler = { baseModel: body.base_model!, handle: `base:${this.options.seed}`, futureBySeq: new Map() };
     }
@@ -508,27 +652,34 @@ export class LocalBackend {
   samplerInfo(id: string): Record<string, unknown> {
     const s = this.samplers.get(id);
     if (!s) throw new HttpError(404, `unknown sampler ${id}`);
-    return s.modelPath ? { sampler_id: id, base_model: s.baseModel, model_path: s.modelPath } : { sampler_id: id, base_model: s.baseModel };
+    return s.modelPath
+      ? { sampler_id: id, base_model: s.baseModel, model_path: s.modelPath }
+      : { sampler_id: id, base_model: s.baseModel };
   }
 
   /** Queues a sample request; the same (sampler, seq_id) returns the first future. */
   asample(body: SampleBody): { request_id: string } {
     const s = this.samplers.get(body.sampling_session_id);
     if (!s && this.evicted.has(body.sampling_session_id)) {
-      throw new HttpError(404, `sampler ${body.sampling_session_id} was dropped: the local backend keeps the newest ${MAX_EPHEMERAL_SAMPLERS} unnamed samplers per session (save named sampler weights to keep one)`);
+      throw new HttpError(
+        404,
+        `sampler ${body.sampling_session_id} was dropped: the local backend keeps the newest ${MAX_EPHEMERAL_SAMPLERS} unnamed samplers per session (save named sampler weights to keep one)`,
+      );
     }
     if (!s) throw new HttpError(404, `unknown sampling session ${body.sampling_session_id}`);
     if (body.seq_id !== undefined) {
       const previous = s.futureBySeq.get(body.seq_id);
       if (previous && this.futures.has(previous)) return { request_id: previous };
     }
-    if (this.compute.inFlight >= BOUNDS.queuedJobs) throw new HttpError(429, `the local backend has ${this.compute.inFlight} operations queued; retry shortly`);
+    if (this.compute.inFlight >= BOUNDS.queuedJobs)
+      throw new HttpError(429, `the local backend has ${this.compute.inFlight} operations queued; retry shortly`);
     const id = this.futures.create();
     if (body.seq_id !== undefined) {
       s.futureBySeq.set(body.seq_id, id);
       trim(s.futureBySeq, BOUNDS.seqMemory);
     }
-    const seed = body.seed !== undefined ? Number(BigInt.asUintN(63, BigInt(body.seed))) : Math.floor(Math.random() * 2 ** 31);
+    const seed =
+      body.seed !== undefined ? Number(BigInt.asUintN(63, BigInt(body.seed))) : Math.floor(Math.random() * 2 ** 31);
     const start = performance.now();
     void (async () => {
       let result: FutureResult;
@@ -556,15 +707,26 @@ export class LocalBackend {
       lane: s.id,
       prompt: body.prompt,
       numSamples: body.num_samples,
-      options: { maxTokens: body.max_tokens, temperature: body.temperature, topK: body.top_k, topP: body.top_p, seed, stopTokens: body.stop_tokens, stopStrings: [] },
+      options: {
+        maxTokens: body.max_tokens,
+        temperature: body.temperature,
+        topK: body.top_k,
+        topP: body.top_p,
+        seed,
+        stopTokens: body.stop_tokens,
+        stopStrings: [],
+      },
       promptLogprobs: body.prompt_logprobs,
       topk: body.topk_prompt_logprobs,
     });
   }
 
-// ---------- REST listing ----------
+  // ---------- REST listing ----------
 
-  listTrainingRuns(limit: number, offset: number): { training_runs: unknown[]; cursor: { offset: number; limit: number; total_count: number } } {
+  listTrainingRuns(
+    limit: number,
+    offset: number,
+  ): { training_runs: unknown[]; cursor: { offset: number; limit: number; total_count: number } } {
     const runs = this.store.listRuns().map((r) => this.training.get(r.training_run_id)?.run ?? r);
     return {
       training_runs: runs.slice(offset, offset + limit).map((r) => this.store.trainingRun(r)),
@@ -583,7 +745,10 @@ export class LocalBackend {
     return { checkpoints: this.store.listCheckpoints(runId) };
   }
 
-  listAllCheckpoints(limit: number, offset: number): { checkpoints: unknown[]; cursor: { offset: number; limit: number; total_count: number } } {
+  listAllCheckpoints(
+    limit: number,
+    offset: number,
+  ): { checkpoints: unknown[]; cursor: { offset: number; limit: number; total_count: number } } {
     const all = this.store.listRuns().flatMap((r) => this.store.listCheckpoints(r.training_run_id));
     all.sort((a, b) => (a.time < b.time ? 1 : -1));
     return { checkpoints: all.slice(offset, offset + limit), cursor: { offset, limit, total_count: all.length } };

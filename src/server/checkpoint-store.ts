@@ -110,7 +110,8 @@ export class CheckpointStore {
       size_bytes: sizeBytes,
       public: false,
     };
-    if (ttlSeconds !== undefined && ttlSeconds > 0) meta.expires_at = new Date(now.getTime() + ttlSeconds * 1000).toISOString();
+    if (ttlSeconds !== undefined && ttlSeconds > 0)
+      meta.expires_at = new Date(now.getTime() + ttlSeconds * 1000).toISOString();
     writeJson(join(this.checkpointDir(p), "checkpoint.json"), meta);
     return meta;
   }

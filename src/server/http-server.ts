@@ -55,7 +55,11 @@ export const MAX_BODY_BYTES = 32 * 1024 * 1024;
 const MAX_IDEMPOTENCY_KEYS = 10_000;
 const MAX_IDEMPOTENCY_KEY_CHARS = 256;
 
-const tooLarge = (size: number) => new HttpError(413, `request body of ${size} bytes is larger than the local backend's limit of ${MAX_BODY_BYTES} bytes`);
+const tooLarge = (size: number) =>
+  new HttpError(
+    413,
+    `request body of ${size} bytes is larger than the local backend's limit of ${MAX_BODY_BYTES} bytes`,
+  );
 
 function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
@@ -106,7 +110,8 @@ function pathSegments(endpoint: string): string[] {
 
 /** 4xx answers carry category "user" (as future errors do), so clients can tell them from server faults. */
 function errorReply(e: unknown): Reply {
-  if (e instanceof HttpError) return { status: e.status, body: { detail: e.message, category: e.status < 500 ? "user" : "server" } };
+  if (e instanceof HttpError)
+    return { status: e.status, body: { detail: e.message, category: e.status < 500 ? "user" : "server" } };
   return { status: 500, body: { detail: `local backend error: ${(e as Error).message}`, category: "server" } };
 }
 
@@ -132,7 +137,8 @@ function intParam(url: URL, name: string, dflt: number): number {
   const raw = url.searchParams.get(name);
   if (raw === null) return dflt;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0 || n > 1_000_000) throw new HttpError(400, `query parameter ${name} must be an integer from 0 to 1000000, got ${raw.slice(0, 40)}`);
+  if (!Number.isInteger(n) || n < 0 || n > 1_000_000)
+    throw new HttpError(400, `query parameter ${name} must be an integer from 0 to 1000000, got ${raw.slice(0, 40)}`);
   return n;
 }
 
@@ -204,7 +210,10 @@ class Router {
       else {
         const key = method !== "GET" && endpoint !== "retrieve_future" ? req.headers["x-idempotency-key"] : undefined;
         if (typeof key === "string" && key.length > MAX_IDEMPOTENCY_KEY_CHARS) {
-          throw new HttpError(400, `X-Idempotency-Key is ${key.length} characters long; the local backend accepts at most ${MAX_IDEMPOTENCY_KEY_CHARS}`);
+          throw new HttpError(
+            400,
+            `X-Idempotency-Key is ${key.length} characters long; the local backend accepts at most ${MAX_IDEMPOTENCY_KEY_CHARS}`,
+          );
         }
         const cacheKey = typeof key === "string" ? `${method} ${endpoint} ${key}` : undefined;
         const cached = cacheKey ? this.idempotent.get(cacheKey) : undefined;
@@ -226,18 +235,27 @@ class Router {
     // A body left unread (refused as too large) would otherwise stall the connection.
     if (!req.complete) res.setHeader("Connection", "close");
     if (reply.proto) {
-      res.writeHead(reply.status, { "Content-Type": PROTO, "Content-Length": reply.proto.byteLength, ...reply.headers });
+      res.writeHead(reply.status, {
+        "Content-Type": PROTO,
+        "Content-Length": reply.proto.byteLength,
+        ...reply.headers,
+      });
       res.end(reply.proto);
     } else {
       const text = reply.body === undefined ? "" : JSON.stringify(reply.body);
-      res.writeHead(reply.status, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(text), ...reply.headers });
+      res.writeHead(reply.status, {
+        "Content-Type": "application/json",
+        "Content-Length": Buffer.byteLength(text),
+        ...reply.headers,
+      });
       res.end(text);
     }
   }
 
   private remember(key: string, reply: Reply): void {
     this.idempotent.set(key, reply);
-    if (this.idempotent.size > MAX_IDEMPOTENCY_KEYS) this.idempotent.delete(this.idempotent.keys().next().value as string);
+    if (this.idempotent.size > MAX_IDEMPOTENCY_KEYS)
+      this.idempotent.delete(this.idempotent.keys().next().value as string);
   }
 
   private async route(method: string, endpoint: string, url: URL, req: IncomingMessage, raw: Buffer): Promise<Reply> {
@@ -269,7 +287,9 @@ class Router {
         case "save_weights":
           return ok(b.saveWeights(validate.saveWeightsBody(jsonBody(raw, endpoint), "save_weights")));
         case "save_weights_for_sampler":
-          return ok(b.saveWeightsForSampler(validate.saveWeightsBody(jsonBody(raw, endpoint), "save_weights_for_sampler")));
+          return ok(
+            b.saveWeightsForSampler(validate.saveWeightsBody(jsonBody(raw, endpoint), "save_weights_for_sampler")),
+          );
         case "load_weights":
           return ok(b.loadWeights(validate.loadWeightsBody(jsonBody(raw, endpoint))));
         case "weights_info":
@@ -292,13 +312,22 @@ class Router {
         case "healthz":
           return ok({ status: "ok" });
         case "get_server_capabilities":
-          return ok({ supported_models: SUPPORTED_MODELS.map((m) => ({ model_name: m, max_context_length: validate.CONTEXT_LENGTH })), local_stand_in: true, notice: STAND_IN_NOTICE });
+          return ok({
+            supported_models: SUPPORTED_MODELS.map((m) => ({
+              model_name: m,
+              max_context_length: validate.CONTEXT_LENGTH,
+            })),
+            local_stand_in: true,
+            notice: STAND_IN_NOTICE,
+          });
         case "training_runs":
           return ok(b.listTrainingRuns(intParam(url, "limit", 20), intParam(url, "offset", 0)));
         case "checkpoints":
           return ok(b.listAllCheckpoints(intParam(url, "limit", 100), intParam(url, "offset", 0)));
         case "sessions":
-          return ok({ sessions: b.listSessions(intParam(url, "offset", 0), Math.min(intParam(url, "limit", 20), 1_000)) });
+          return ok({
+            sessions: b.listSessions(intParam(url, "offset", 0), Math.min(intParam(url, "limit", 20), 1_000)),
+          });
       }
     }
     return this.routeWithIds(method, pathSegments(endpoint), raw);
@@ -326,12 +355,16 @@ class Router {
         if (!b.store.exists(path)) throw new HttpError(404, `no checkpoint ${checkpointId} in ${id}`);
         if (action === "archive" && method === "GET") {
           // No download service locally: point at the checkpoint folder on this machine.
-          return ok({ url: `file://${b.store.checkpointDir(path)}`, expires: new Date(Date.now() + 15 * 60_000).toISOString() });
+          return ok({
+            url: `file://${b.store.checkpointDir(path)}`,
+            expires: new Date(Date.now() + 15 * 60_000).toISOString(),
+          });
         }
         if (action === "publish" && (method === "POST" || method === "DELETE")) return ok({});
         if (action === "ttl" && method === "PUT") {
           const ttl = jsonBody(raw, "ttl").ttl_seconds;
-          if (ttl !== undefined && ttl !== null && (typeof ttl !== "number" || !Number.isFinite(ttl))) throw new HttpError(400, `ttl_seconds must be a number or null, got ${JSON.stringify(ttl).slice(0, 40)}`);
+          if (ttl !== undefined && ttl !== null && (typeof ttl !== "number" || !Number.isFinite(ttl)))
+            throw new HttpError(400, `ttl_seconds must be a number or null, got ${JSON.stringify(ttl).slice(0, 40)}`);
           b.store.setTtl(path, typeof ttl === "number" ? ttl : null);
           return ok({});
         }
@@ -342,13 +375,20 @@ class Router {
 
   private forwardBackwardBody(req: IncomingMessage, raw: Buffer): Record<string, unknown> {
     const encoding = req.headers["content-encoding"];
-    if (encoding && encoding !== "identity") throw new HttpError(415, `the local backend does not accept Content-Encoding ${encoding} (its client config sets proto_compress_fwdbwd false)`);
+    if (encoding && encoding !== "identity")
+      throw new HttpError(
+        415,
+        `the local backend does not accept Content-Encoding ${encoding} (its client config sets proto_compress_fwdbwd false)`,
+      );
     const type = req.headers["content-type"] ?? "";
     if (type.includes("json")) return jsonBody(raw, "forward_backward");
     try {
       return decodeForwardBackwardRequest(raw) as unknown as Record<string, unknown>;
     } catch (e) {
-      throw new HttpError(400, `forward_backward body is not a ForwardBackwardRequest protobuf: ${(e as Error).message}`);
+      throw new HttpError(
+        400,
+        `forward_backward body is not a ForwardBackwardRequest protobuf: ${(e as Error).message}`,
+      );
     }
   }
 
@@ -356,7 +396,8 @@ class Router {
     const result = await this.backend.futures.wait(id, this.longPollMs);
     // 410 "promise expired": the SDK re-submits samples; other ops fail (e.g. after a restart).
     if (result === null) return { status: 410, body: { detail: `unknown or expired request ${id}` } };
-    if (result === undefined) return { status: 200, body: { type: "try_again", request_id: id, queue_state: "active" } };
+    if (result === undefined)
+      return { status: 200, body: { type: "try_again", request_id: id, queue_state: "active" } };
     return futureReply(result);
   }
 }
@@ -400,7 +441,10 @@ export async function startLocalBackend(options: LocalBackendOptions): Promise<R
     async closeWhenIdle(idleMs = 1_000) {
       const asked = Date.now();
       // Requests after the owner is done come from other jobs; wait until they stop.
-      while (!closing && (router.inFlight > 0 || (router.lastRequestAt > asked && Date.now() - router.lastRequestAt < idleMs))) {
+      while (
+        !closing &&
+        (router.inFlight > 0 || (router.lastRequestAt > asked && Date.now() - router.lastRequestAt < idleMs))
+      ) {
         await new Promise((r) => setTimeout(r, 100));
       }
       await running.close();

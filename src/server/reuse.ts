@@ -71,7 +71,9 @@ function tryLock(file: string): boolean {
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-export async function connectOrStartLocalBackend(options: LocalBackendOptions & { port: number }): Promise<LocalBackendHandle> {
+export async function connectOrStartLocalBackend(
+  options: LocalBackendOptions & { port: number },
+): Promise<LocalBackendHandle> {
   const url = `http://127.0.0.1:${options.port}`;
   const reused: LocalBackendHandle = { url, started: false, close: async () => {} };
   if (options.port === 0) return start(options);
@@ -82,7 +84,10 @@ export async function connectOrStartLocalBackend(options: LocalBackendOptions & 
   while (!tryLock(lock)) {
     // Another job is starting one: wait for it to answer, then use it.
     if (await isLocalBackend(url, 500)) return reused;
-    if (Date.now() > deadline) throw new UserError(`timed out waiting for another job to start the local backend on ${url} (lock ${lock}); remove the lock if no job is running`);
+    if (Date.now() > deadline)
+      throw new UserError(
+        `timed out waiting for another job to start the local backend on ${url} (lock ${lock}); remove the lock if no job is running`,
+      );
     await sleep(100);
   }
   try {
@@ -100,7 +105,9 @@ async function start(options: LocalBackendOptions & { port: number }): Promise<L
     running = await startLocalBackend(options);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === "EADDRINUSE") {
-      throw new UserError(`port ${options.port} on 127.0.0.1 is taken by a program that is not an Agent Lab local backend; stop it or pick another port (--local-port, or the agentLab.localBackendPort setting)`);
+      throw new UserError(
+        `port ${options.port} on 127.0.0.1 is taken by a program that is not an Agent Lab local backend; stop it or pick another port (--local-port, or the agentLab.localBackendPort setting)`,
+      );
     }
     throw e;
   }

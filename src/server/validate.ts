@@ -37,14 +37,16 @@ const show = (v: unknown) => {
 };
 
 export function object(v: unknown, what: string): Obj {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) throw bad(`${what} must be a JSON object, got ${show(v)}`);
+  if (typeof v !== "object" || v === null || Array.isArray(v))
+    throw bad(`${what} must be a JSON object, got ${show(v)}`);
   return v as Obj;
 }
 
 function string(o: Obj, key: string, where: string, max: number = LIMITS.idChars): string {
   const v = o[key];
   if (typeof v !== "string" || v.length === 0) throw bad(`${where}.${key} is required (a string), got ${show(v)}`);
-  if (v.length > max) throw bad(`${where}.${key} is ${v.length} characters long; the local backend accepts at most ${max}`);
+  if (v.length > max)
+    throw bad(`${where}.${key} is ${v.length} characters long; the local backend accepts at most ${max}`);
   return v;
 }
 
@@ -65,7 +67,8 @@ function optionalInteger(o: Obj, key: string, where: string, min: number, max: n
 
 function finite(o: Obj, key: string, where: string, min = -Infinity, max = Infinity): number {
   const v = o[key];
-  if (typeof v !== "number" || !Number.isFinite(v)) throw bad(`${where}.${key} must be a finite number, got ${show(v)}`);
+  if (typeof v !== "number" || !Number.isFinite(v))
+    throw bad(`${where}.${key} must be a finite number, got ${show(v)}`);
   if (v < min || v > max) throw bad(`${where}.${key} must be between ${min} and ${max}, got ${v}`);
   return v;
 }
@@ -86,11 +89,13 @@ function metadata(o: Obj, key: string, where: string): Record<string, string> | 
   if (v === undefined || v === null) return undefined;
   const m = object(v, `${where}.${key}`);
   const entries = Object.entries(m);
-  if (entries.length > LIMITS.metadataEntries) throw bad(`${where}.${key} has ${entries.length} entries; at most ${LIMITS.metadataEntries}`);
+  if (entries.length > LIMITS.metadataEntries)
+    throw bad(`${where}.${key} has ${entries.length} entries; at most ${LIMITS.metadataEntries}`);
   const out: Record<string, string> = {};
   for (const [k, x] of entries) {
     const text = typeof x === "string" ? x : JSON.stringify(x);
-    if (k.length + text.length > LIMITS.metadataChars) throw bad(`${where}.${key}.${k.slice(0, 40)} is longer than ${LIMITS.metadataChars} characters`);
+    if (k.length + text.length > LIMITS.metadataChars)
+      throw bad(`${where}.${key}.${k.slice(0, 40)} is longer than ${LIMITS.metadataChars} characters`);
     out[k] = text;
   }
   return out;
@@ -114,7 +119,8 @@ function modelInput(v: unknown, what: string, max: number): number[] {
   const out: number[] = [];
   chunks.forEach((c, i) => {
     const chunk = object(c, `${what}.chunks[${i}]`);
-    if (chunk.type !== undefined && chunk.type !== "encoded_text") throw bad(`${what}.chunks[${i}]: the local backend reads text only, got a ${show(chunk.type)} chunk`);
+    if (chunk.type !== undefined && chunk.type !== "encoded_text")
+      throw bad(`${what}.chunks[${i}]: the local backend reads text only, got a ${show(chunk.type)} chunk`);
     const tokens = tokenList(chunk.tokens, `${what}.chunks[${i}].tokens`, max - out.length);
     for (const t of tokens) out.push(t);
   });
@@ -149,7 +155,8 @@ function lora(v: unknown, where: string): LoraRequest {
     train_mlp: optionalBool(o, "train_mlp", w) ?? true,
     train_attn: optionalBool(o, "train_attn", w) ?? true,
   };
-  if (!l.train_unembed && !l.train_mlp && !l.train_attn) throw bad(`${w} must train at least one of unembed, mlp, attn`);
+  if (!l.train_unembed && !l.train_mlp && !l.train_attn)
+    throw bad(`${w} must train at least one of unembed, mlp, attn`);
   const seed = optionalInteger(o, "seed", w, 0, Number.MAX_SAFE_INTEGER);
   if (seed !== undefined) l.seed = seed;
   return l;
@@ -195,12 +202,18 @@ function tensor(v: unknown, what: string, expectRows: number): { values: number[
   const t = object(v, what);
   if (!Array.isArray(t.data)) throw bad(`${what}.data must be an array of numbers`);
   const data = t.data as unknown[];
-  for (const x of data) if (typeof x !== "number" || !Number.isFinite(x)) throw bad(`${what}.data: ${show(x)} is not a finite number`);
+  for (const x of data)
+    if (typeof x !== "number" || !Number.isFinite(x)) throw bad(`${what}.data: ${show(x)} is not a finite number`);
   const values = data as number[];
   let shape: number[];
   if (t.shape === undefined || t.shape === null) shape = [values.length];
   else {
-    if (!Array.isArray(t.shape) || t.shape.length < 1 || t.shape.length > 2 || !t.shape.every((n) => typeof n === "number" && Number.isInteger(n) && n >= 0)) {
+    if (
+      !Array.isArray(t.shape) ||
+      t.shape.length < 1 ||
+      t.shape.length > 2 ||
+      !t.shape.every((n) => typeof n === "number" && Number.isInteger(n) && n >= 0)
+    ) {
       throw bad(`${what}.shape must be [N] or [N, K] with non-negative integers, got ${show(t.shape)}`);
     }
     shape = t.shape as number[];
@@ -209,26 +222,36 @@ function tensor(v: unknown, what: string, expectRows: number): { values: number[
   const rows = shape[0];
   const cols = shape.length === 2 ? shape[1] : 1;
   if (rows !== expectRows || cols < 1 || cols > LIMITS.targetsPerPosition) {
-    throw bad(`${what} has shape ${show(shape)}, but model_input has ${expectRows} tokens (expected [${expectRows}] or [${expectRows}, K] with 1 ≤ K ≤ ${LIMITS.targetsPerPosition})`);
+    throw bad(
+      `${what} has shape ${show(shape)}, but model_input has ${expectRows} tokens (expected [${expectRows}] or [${expectRows}, K] with 1 ≤ K ≤ ${LIMITS.targetsPerPosition})`,
+    );
   }
   const crow = t.sparse_crow_indices;
   if (crow === undefined || crow === null) {
-    if (values.length !== rows * cols) throw bad(`${what} has ${values.length} values for shape ${show(shape)} (${rows * cols} expected)`);
+    if (values.length !== rows * cols)
+      throw bad(`${what} has ${values.length} values for shape ${show(shape)} (${rows * cols} expected)`);
     return { values, shape };
   }
   const col = t.sparse_col_indices;
   if (shape.length !== 2) throw bad(`${what}: a sparse tensor needs a 2-D shape`);
-  if (!Array.isArray(crow) || crow.length !== rows + 1) throw bad(`${what}.sparse_crow_indices must have ${rows + 1} entries (rows + 1)`);
-  if (!Array.isArray(col) || col.length !== values.length) throw bad(`${what}.sparse_col_indices must have one entry per value (${values.length})`);
-  if (crow[0] !== 0 || crow[rows] !== values.length) throw bad(`${what}.sparse_crow_indices must start at 0 and end at the number of values`);
+  if (!Array.isArray(crow) || crow.length !== rows + 1)
+    throw bad(`${what}.sparse_crow_indices must have ${rows + 1} entries (rows + 1)`);
+  if (!Array.isArray(col) || col.length !== values.length)
+    throw bad(`${what}.sparse_col_indices must have one entry per value (${values.length})`);
+  if (crow[0] !== 0 || crow[rows] !== values.length)
+    throw bad(`${what}.sparse_crow_indices must start at 0 and end at the number of values`);
   for (let r = 0; r < rows; r++) {
     const a = crow[r] as unknown;
     const b = crow[r + 1] as unknown;
-    if (typeof a !== "number" || typeof b !== "number" || !Number.isInteger(b) || b < a) throw bad(`${what}.sparse_crow_indices must be non-decreasing integers`);
+    if (typeof a !== "number" || typeof b !== "number" || !Number.isInteger(b) || b < a)
+      throw bad(`${what}.sparse_crow_indices must be non-decreasing integers`);
   }
-  for (const c of col) if (typeof c !== "number" || !Number.isInteger(c) || c < 0 || c >= cols) throw bad(`${what}.sparse_col_indices: ${show(c)} is not a column of ${cols}`);
+  for (const c of col)
+    if (typeof c !== "number" || !Number.isInteger(c) || c < 0 || c >= cols)
+      throw bad(`${what}.sparse_col_indices: ${show(c)} is not a column of ${cols}`);
   const dense = new Array<number>(rows * cols).fill(0);
-  for (let r = 0; r < rows; r++) for (let j = crow[r] as number; j < (crow[r + 1] as number); j++) dense[r * cols + (col[j] as number)] = values[j];
+  for (let r = 0; r < rows; r++)
+    for (let j = crow[r] as number; j < (crow[r + 1] as number); j++) dense[r * cols + (col[j] as number)] = values[j];
   return { values: dense, shape };
 }
 
@@ -241,16 +264,21 @@ function datum(v: unknown, i: number, lossFn: LossName, budget: number): TrainDa
   if (inputs.target_tokens === undefined) throw bad(`${what}.loss_fn_inputs.target_tokens is required`);
   const target = tensor(inputs.target_tokens, `${what}.loss_fn_inputs.target_tokens`, input.length);
   for (const t of target.values) {
-    if (!Number.isInteger(t) || t < 0 || t >= VOCAB_SIZE) throw bad(`${what}.loss_fn_inputs.target_tokens: token id ${t} is outside the local model's vocabulary (0 ≤ id < ${VOCAB_SIZE})`);
+    if (!Number.isInteger(t) || t < 0 || t >= VOCAB_SIZE)
+      throw bad(
+        `${what}.loss_fn_inputs.target_tokens: token id ${t} is outside the local model's vocabulary (0 ≤ id < ${VOCAB_SIZE})`,
+      );
   }
   const lossInputs: Record<string, number[]> = {};
   for (const [name, t] of Object.entries(inputs)) {
     if (name === "target_tokens") continue;
     const x = tensor(t, `${what}.loss_fn_inputs.${name}`, input.length);
-    if (x.values.length !== target.values.length) throw bad(`${what}.loss_fn_inputs.${name} has shape ${show(x.shape)}, target_tokens has ${show(target.shape)}`);
+    if (x.values.length !== target.values.length)
+      throw bad(`${what}.loss_fn_inputs.${name} has shape ${show(x.shape)}, target_tokens has ${show(target.shape)}`);
     lossInputs[name] = x.values;
   }
-  for (const key of LOSS_INPUTS[lossFn]) if (!lossInputs[key]) throw bad(`${what}: loss_fn ${lossFn} needs loss_fn_inputs.${key}`);
+  for (const key of LOSS_INPUTS[lossFn])
+    if (!lossInputs[key]) throw bad(`${what}: loss_fn ${lossFn} needs loss_fn_inputs.${key}`);
   return { input, targets: target.values, k: target.shape.length === 2 ? target.shape[1] : 1, lossInputs };
 }
 
@@ -258,14 +286,17 @@ export function forwardBackwardBody(body: Obj): ForwardBackwardBody {
   const w = "forward_backward";
   const model_id = modelId(body, w);
   const lossFn = body.loss_fn;
-  if (typeof lossFn !== "string" || !LOSS_NAMES.includes(lossFn as LossName)) throw bad(`${w}.loss_fn must be one of ${LOSS_NAMES.join(", ")}, got ${show(lossFn)}`);
+  if (typeof lossFn !== "string" || !LOSS_NAMES.includes(lossFn as LossName))
+    throw bad(`${w}.loss_fn must be one of ${LOSS_NAMES.join(", ")}, got ${show(lossFn)}`);
   const config: Record<string, number> = {};
   if (body.loss_fn_config !== undefined && body.loss_fn_config !== null) {
     const c = object(body.loss_fn_config, `${w}.loss_fn_config`);
     for (const key of Object.keys(c)) config[key] = finite(c, key, `${w}.loss_fn_config`);
   }
-  if (!Array.isArray(body.data) || body.data.length === 0) throw bad(`${w}.data is required (a non-empty array of datums), got ${show(body.data)}`);
-  if (body.data.length > LIMITS.datums) throw bad(`${w}.data has ${body.data.length} datums; the local backend takes at most ${LIMITS.datums} per call`);
+  if (!Array.isArray(body.data) || body.data.length === 0)
+    throw bad(`${w}.data is required (a non-empty array of datums), got ${show(body.data)}`);
+  if (body.data.length > LIMITS.datums)
+    throw bad(`${w}.data has ${body.data.length} datums; the local backend takes at most ${LIMITS.datums} per call`);
   let budget: number = LIMITS.batchTokens;
   const datums = body.data.map((d, i) => {
     const out = datum(d, i, lossFn as LossName, budget);
@@ -273,7 +304,14 @@ export function forwardBackwardBody(body: Obj): ForwardBackwardBody {
     if (budget < 0) throw bad(`${w}: the datums hold more than ${LIMITS.batchTokens} tokens together; split the batch`);
     return out;
   });
-  return { model_id, seq_id: trainingSeq(body, w), datums, loss_fn: lossFn as LossName, loss_fn_config: config, forward_only: optionalBool(body, "forward_only", w) ?? false };
+  return {
+    model_id,
+    seq_id: trainingSeq(body, w),
+    datums,
+    loss_fn: lossFn as LossName,
+    loss_fn_config: config,
+    forward_only: optionalBool(body, "forward_only", w) ?? false,
+  };
 }
 
 export interface OptimStepBody {
@@ -311,8 +349,12 @@ export interface SaveWeightsBody {
 
 /** save_weights (a name is required) and save_weights_for_sampler (a name, or an ephemeral sampler). */
 export function saveWeightsBody(body: Obj, where: "save_weights" | "save_weights_for_sampler"): SaveWeightsBody {
-  const name = where === "save_weights" ? string(body, "path", where, LIMITS.pathChars) : optionalString(body, "path", where, LIMITS.pathChars);
-  if (name !== undefined && (name.includes("/") || name === "." || name === "..")) throw bad(`${where}.path must be a checkpoint name without '/', got ${show(name)}`);
+  const name =
+    where === "save_weights"
+      ? string(body, "path", where, LIMITS.pathChars)
+      : optionalString(body, "path", where, LIMITS.pathChars);
+  if (name !== undefined && (name.includes("/") || name === "." || name === ".."))
+    throw bad(`${where}.path must be a checkpoint name without '/', got ${show(name)}`);
   const ttl = optionalFinite(body, "ttl_seconds", where);
   return {
     model_id: modelId(body, where),
@@ -394,18 +436,25 @@ export function sampleBody(body: Obj): SampleBody {
   const sampler = string(body, "sampling_session_id", w);
   const prompt = modelInput(body.prompt, `${w}.prompt`, CONTEXT_LENGTH);
   if (prompt.length === 0) throw bad(`${w}.prompt is empty`);
-  const p = body.sampling_params === undefined || body.sampling_params === null ? {} : object(body.sampling_params, `${w}.sampling_params`);
+  const p =
+    body.sampling_params === undefined || body.sampling_params === null
+      ? {}
+      : object(body.sampling_params, `${w}.sampling_params`);
   const pw = `${w}.sampling_params`;
   const maxTokens = optionalInteger(p, "max_tokens", pw, 0, Number.MAX_SAFE_INTEGER) ?? 256;
   if (prompt.length + maxTokens > CONTEXT_LENGTH) {
-    throw bad(`${pw}.max_tokens ${maxTokens} with a prompt of ${prompt.length} tokens exceeds the local model's context of ${CONTEXT_LENGTH} tokens; ask for at most ${CONTEXT_LENGTH - prompt.length}`);
+    throw bad(
+      `${pw}.max_tokens ${maxTokens} with a prompt of ${prompt.length} tokens exceeds the local model's context of ${CONTEXT_LENGTH} tokens; ask for at most ${CONTEXT_LENGTH - prompt.length}`,
+    );
   }
   let stopTokens: number[] = [];
   const stop = p.stop;
   if (stop !== undefined && stop !== null) {
     const list = Array.isArray(stop) ? stop : [stop];
     if (list.some((s) => typeof s === "string")) {
-      throw bad(`${pw}.stop: stop strings need a tokenizer, and the local backend has none; pass stop token ids instead`);
+      throw bad(
+        `${pw}.stop: stop strings need a tokenizer, and the local backend has none; pass stop token ids instead`,
+      );
     }
     stopTokens = tokenList(list, `${pw}.stop`, 1024);
   }
@@ -432,4 +481,3 @@ export function requestId(body: Obj): string {
 export function tinkerPathField(body: Obj, key: string, where: string): string {
   return string(body, key, where, LIMITS.pathChars);
 }
-

@@ -48,7 +48,21 @@ export function writeCookbookRun(dir: string, o: CookbookFixtureOptions = {}): C
   mkdirSync(dir, { recursive: true });
   writeFileSync(
     join(dir, "config.json"),
-    JSON.stringify({ log_path: dir, model_name: model, learning_rate: 4e-5, groups_per_batch: groups, group_size: size, max_tokens: 1024, lora_rank: 32, eval_every: saveEvery, save_every: saveEvery }, null, 2),
+    JSON.stringify(
+      {
+        log_path: dir,
+        model_name: model,
+        learning_rate: 4e-5,
+        groups_per_batch: groups,
+        group_size: size,
+        max_tokens: 1024,
+        lora_rank: 32,
+        eval_every: saveEvery,
+        save_every: saveEvery,
+      },
+      null,
+      2,
+    ),
   );
   const rewards: number[] = [];
   const groupRewards: number[][][] = [];
@@ -92,14 +106,28 @@ export function writeCookbookRun(dir: string, o: CookbookFixtureOptions = {}): C
           total_reward: r,
           final_reward: r,
           trajectory_metrics: {},
-          steps: [{ step_idx: 0, ob_len: 412, ac_len: 96, reward: r, episode_done: true, stop_reason: "stop", metrics: { format: 1 }, logs: {} }],
+          steps: [
+            {
+              step_idx: 0,
+              ob_len: 412,
+              ac_len: 96,
+              reward: r,
+              episode_done: true,
+              stop_reason: "stop",
+              metrics: { format: 1 },
+              logs: {},
+            },
+          ],
           final_ob_len: 508,
         }),
       ),
     );
     writeFileSync(join(iter, "train_rollout_summaries.jsonl"), summaries.join("\n") + "\n");
     if (o.evalName && s % saveEvery === 0) {
-      writeFileSync(join(iter, `eval_${o.evalName}_rollout_summaries.jsonl`), summaries.slice(0, size).join("\n") + "\n");
+      writeFileSync(
+        join(iter, `eval_${o.evalName}_rollout_summaries.jsonl`),
+        summaries.slice(0, size).join("\n") + "\n",
+      );
     }
     const question = (g: number) => o.questions?.[g % o.questions.length] ?? `Question ${g} of step ${s}?`;
     const conversation = (g: number) => ({
@@ -110,7 +138,13 @@ export function writeCookbookRun(dir: string, o: CookbookFixtureOptions = {}): C
         type: "conversation",
         messages: [
           { role: "user", content: question(g) },
-          { role: "assistant", content: [{ type: "thinking", thinking: "…" }, { type: "text", text: `<answer>guess ${g}</answer>` }] },
+          {
+            role: "assistant",
+            content: [
+              { type: "thinking", thinking: "…" },
+              { type: "text", text: `<answer>guess ${g}</answer>` },
+            ],
+          },
         ],
       },
     });
@@ -123,7 +157,14 @@ export function writeCookbookRun(dir: string, o: CookbookFixtureOptions = {}): C
         attrs: {},
         children: [
           { tag: "h2", attrs: { class: "lt-h2" }, children: [`Step ${s}`] },
-          { tag: "section", attrs: { class: "lt-section" }, children: ["<p>html-only text</p>", ...Array.from({ length: Math.min(groups, 2) }, (_, g) => conversation(g))] },
+          {
+            tag: "section",
+            attrs: { class: "lt-section" },
+            children: [
+              "<p>html-only text</p>",
+              ...Array.from({ length: Math.min(groups, 2) }, (_, g) => conversation(g)),
+            ],
+          },
         ],
       },
     };
@@ -131,11 +172,20 @@ export function writeCookbookRun(dir: string, o: CookbookFixtureOptions = {}): C
     const final = s === steps - 1;
     if ((s + 1) % saveEvery === 0 || final) {
       const name = final ? "final" : pad(s + 1);
-      const c = { name, batch: s + 1, final, state_path: `tinker://run-cb/weights/${name}`, sampler_path: `tinker://run-cb/sampler_weights/${name}` };
+      const c = {
+        name,
+        batch: s + 1,
+        final,
+        state_path: `tinker://run-cb/weights/${name}`,
+        sampler_path: `tinker://run-cb/sampler_weights/${name}`,
+      };
       if (!checkpoints.some((x) => x.name === name)) checkpoints.push(c);
     }
   }
   writeFileSync(join(dir, "metrics.jsonl"), metrics.join("\n") + "\n");
-  writeFileSync(join(dir, "checkpoints.jsonl"), checkpoints.map((c) => JSON.stringify({ ...c, epoch: 0 })).join("\n") + "\n");
+  writeFileSync(
+    join(dir, "checkpoints.jsonl"),
+    checkpoints.map((c) => JSON.stringify({ ...c, epoch: 0 })).join("\n") + "\n",
+  );
   return { dir, rewards, groupRewards, checkpoints };
 }

@@ -9,7 +9,9 @@ import { join, resolve } from "node:path";
  * `AGENT_LAB_SHARED_DATA` points elsewhere (CI points it at an empty folder to run the suite as a
  * user's clone would, where ../shared does not exist).
  */
-export const SHARED_DATA = process.env.AGENT_LAB_SHARED_DATA ? resolve(process.env.AGENT_LAB_SHARED_DATA) : resolve(__dirname, "..", "..", "..", "shared", "data");
+export const SHARED_DATA = process.env.AGENT_LAB_SHARED_DATA
+  ? resolve(process.env.AGENT_LAB_SHARED_DATA)
+  : resolve(__dirname, "..", "..", "..", "shared", "data");
 
 /** Absolute path of a file under ../shared/data, or undefined when it is not there. */
 export function sharedDataPath(...parts: string[]): string | undefined {

@@ -17,6 +17,10 @@ export async function prepareSyntheticWorkspace(
   mkdirSync(rawDir, { recursive: true });
   writeFileSync(join(rawDir, "train.json"), JSON.stringify(data.train));
   writeFileSync(join(rawDir, "dev.json"), JSON.stringify(data.dev));
-  await prepareData(join(ws, "data"), { trainFiles: [join(rawDir, "train.json")], devFiles: [join(rawDir, "dev.json")], source });
+  await prepareData(join(ws, "data"), {
+    trainFiles: [join(rawDir, "train.json")],
+    devFiles: [join(rawDir, "dev.json")],
+    source,
+  });
   await buildIndex(join(ws, "data", "corpus.jsonl"), join(ws, "data", "bm25"), { workers: 0 });
 }

@@ -9,7 +9,9 @@ describe("extension activation (real VS Code)", () => {
     // The workspace has runs/ and agent-lab.json: VS Code activates the extension by itself.
     await waitFor("the extension to activate on its own", () => ext.isActive, 20_000);
     assert.ok(workspaceDir().length > 0);
-    console.log(`      vscode ${vscode.version}, uiKind ${vscode.UIKind[vscode.env.uiKind]}, remote ${vscode.env.remoteName ?? "none"}`);
+    console.log(
+      `      vscode ${vscode.version}, uiKind ${vscode.UIKind[vscode.env.uiKind]}, remote ${vscode.env.remoteName ?? "none"}`,
+    );
   });
 
   it("registers every command its package.json contributes", async () => {

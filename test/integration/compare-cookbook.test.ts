@@ -14,13 +14,24 @@ import { join } from "node:path";
 import * as vscode from "vscode";
 import type { Lab } from "../../src/extension/register-commands";
 import { writeCookbookRun } from "../helpers/cookbook-fixture";
-import { activeExports, answerUi, labelOf, probePanel, probeUntil as probeAnswer, treeRows, waitFor, workspaceDir } from "./helpers";
+import {
+  activeExports,
+  answerUi,
+  labelOf,
+  probePanel,
+  probeUntil as probeAnswer,
+  treeRows,
+  waitFor,
+  workspaceDir,
+} from "./helpers";
 
 const probe = async (...a: Parameters<typeof probePanel>) => (await probePanel(...a)).results;
 const probeUntil = async (...a: Parameters<typeof probeAnswer>) => (await probeAnswer(...a)).results;
 
 function webviewTabs(viewType: string): vscode.Tab[] {
-  return vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.includes(viewType));
+  return vscode.window.tabGroups.all
+    .flatMap((g) => g.tabs)
+    .filter((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.includes(viewType));
 }
 
 describe("Compare pair view, expected differences, tinker-cookbook runs (real VS Code)", function () {
@@ -35,7 +46,10 @@ describe("Compare pair view, expected differences, tinker-cookbook runs (real VS
 
   async function openCompare(): Promise<void> {
     const ui = answerUi({
-      quickPick: (items, options) => (options?.canPickMany ? [items.find((i) => i.label === "closed-book")!] : items.find((i) => i.label === "heuristic")),
+      quickPick: (items, options) =>
+        options?.canPickMany
+          ? [items.find((i) => i.label === "closed-book")!]
+          : items.find((i) => i.label === "heuristic"),
     });
     try {
       await vscode.commands.executeCommand("agentLab.compareRuns");
@@ -54,12 +68,22 @@ describe("Compare pair view, expected differences, tinker-cookbook runs (real VS
       const li = `${list} li:nth-child(${(i % Math.max(1, Math.max(flips[0].count, flips[1].count))) + 1})`;
       await probe("compare", ["#pair"], "#pair-close");
       await probe("compare", ["#pair"], li);
-      const r = await probeUntil("compare", ["#pair-grid .turn-label", "#pair-grid .pair-head", "#pair .gold"], (x) => x[0].count > 1 && x[1].count === 2, `pair view, open ${i + 1}`);
+      const r = await probeUntil(
+        "compare",
+        ["#pair-grid .turn-label", "#pair-grid .pair-head", "#pair .gold"],
+        (x) => x[0].count > 1 && x[1].count === 2,
+        `pair view, open ${i + 1}`,
+      );
       assert.match(r[2].text, /^gold: /);
       // The full trace from the pair view: a fresh panel each time, and it must come up.
       for (const tab of webviewTabs("agentLab.trace")) await vscode.window.tabGroups.close(tab);
       await probe("compare", ["#pair"], `#pair .open-trace[data-run="${i % 2 === 0 ? 1 : 0}"]`);
-      await probeUntil("trace", ["#stream .tok", "#question"], (x) => x[0].count > 0 && x[1].text.length > 0, `the full trace, open ${i + 1}`);
+      await probeUntil(
+        "trace",
+        ["#stream .tok", "#question"],
+        (x) => x[0].count > 0 && x[1].text.length > 0,
+        `the full trace, open ${i + 1}`,
+      );
     }
     for (const tab of webviewTabs("agentLab.trace")) await vscode.window.tabGroups.close(tab);
     console.log("      pair view: 5 of 5 opens loaded, and 5 of 5 full traces");
@@ -73,7 +97,12 @@ describe("Compare pair view, expected differences, tinker-cookbook runs (real VS
     assert.match(warnings.text, /search\.closed_book/);
     assert.match(warnings.text, /tick it under “Expected to differ”/);
     await probe("compare", ["#expected"], '#expected .expect-field[value="search.closed_book"]');
-    await probeUntil("compare", ["#warnings"], (x) => !/search\.closed_book/.test(x[0].text), "the warning about search.closed_book to go");
+    await probeUntil(
+      "compare",
+      ["#warnings"],
+      (x) => !/search\.closed_book/.test(x[0].text),
+      "the warning about search.closed_book to go",
+    );
     const tabs = webviewTabs("agentLab.compare");
     assert.equal(tabs.length, 1, "recomputed in place, no second panel");
   });
@@ -84,7 +113,9 @@ describe("Compare pair view, expected differences, tinker-cookbook runs (real VS
     const run = writeCookbookRun(dir, { steps: 5, saveEvery: 2 });
     try {
       await vscode.commands.executeCommand("agentLab.refresh");
-      const row = await waitFor("the Runs tree to list the cookbook run", async () => (await treeRows(lab.runs)).find((r) => labelOf(r.item) === "it-cookbook/logs"));
+      const row = await waitFor("the Runs tree to list the cookbook run", async () =>
+        (await treeRows(lab.runs)).find((r) => labelOf(r.item) === "it-cookbook/logs"),
+      );
       assert.equal(row.item.description, `cookbook rl · step 4 · reward ${run.rewards[4].toFixed(3)} · 3 checkpoints`);
       assert.equal(row.item.contextValue, "run.training.cookbook");
       const transcripts = await treeRows(lab.runs, row.node);
@@ -96,7 +127,12 @@ describe("Compare pair view, expected differences, tinker-cookbook runs (real VS
       await vscode.commands.executeCommand(cmd.command, ...(cmd.arguments ?? []));
       const r = await probeUntil(
         "dashboard",
-        ['#metrics .metric[data-key="env/all/reward/total"] .metric-name', '#metrics .metric[data-key="env/all/reward/total"]', "#health", "#checkpoints tr[data-checkpoint]"],
+        [
+          '#metrics .metric[data-key="env/all/reward/total"] .metric-name',
+          '#metrics .metric[data-key="env/all/reward/total"]',
+          "#health",
+          "#checkpoints tr[data-checkpoint]",
+        ],
         (x) => x[0].count === 1 && x[2].count === 1,
         "the cookbook run's dashboard",
       );

@@ -20,13 +20,21 @@ function episodeLines(run: string): string[] {
 /** Answers the Evaluate command's prompts: the workspace's default environment, split val, the base model, run name, question limit. */
 function evaluateAnswers(name: string, limit: number) {
   return answerUi({
-    quickPick: (items) => items.find((i) => i.label === "val") ?? items.find((i) => i.label.includes("Base model")) ?? items.find((i) => /^default/.test(i.description ?? "")),
-    inputBox: (o) => (/run folder name/i.test(o.prompt ?? "") ? name : /questions/i.test(o.prompt ?? "") ? String(limit) : undefined),
+    quickPick: (items) =>
+      items.find((i) => i.label === "val") ??
+      items.find((i) => i.label.includes("Base model")) ??
+      items.find((i) => /^default/.test(i.description ?? "")),
+    inputBox: (o) =>
+      /run folder name/i.test(o.prompt ?? "") ? name : /questions/i.test(o.prompt ?? "") ? String(limit) : undefined,
   });
 }
 
 async function jobFor(lab: Lab, run: string): Promise<Job> {
-  return waitFor(`a job writing runs/${run}`, () => lab.jobs.list().find((j) => j.record.run_dir?.endsWith(`/${run}`)), 10_000);
+  return waitFor(
+    `a job writing runs/${run}`,
+    () => lab.jobs.list().find((j) => j.record.run_dir?.endsWith(`/${run}`)),
+    10_000,
+  );
 }
 
 describe("eval jobs launched by command (local backend)", function () {
@@ -44,15 +52,29 @@ describe("eval jobs launched by command (local backend)", function () {
       assert.deepEqual(ui.messages("error"), []);
       const job = await jobFor(lab, name);
       assert.deepEqual(job.record.command.slice(0, 1), ["eval"]);
-      const status = await Promise.race([job.finished, new Promise<never>((_, no) => setTimeout(() => no(new Error("eval job did not finish in 90 s")), 90_000))]);
+      const status = await Promise.race([
+        job.finished,
+        new Promise<never>((_, no) => setTimeout(() => no(new Error("eval job did not finish in 90 s")), 90_000)),
+      ]);
       assert.equal(status.state, "done", `job ended ${status.state}: ${status.reason ?? ""}`);
       assert.equal(episodeLines(name).length, 3, "3 episodes written");
-      const summary = JSON.parse(readFileSync(join(workspaceDir(), "runs", name, "summary.json"), "utf8")) as { n: number; status: string };
+      const summary = JSON.parse(readFileSync(join(workspaceDir(), "runs", name, "summary.json"), "utf8")) as {
+        n: number;
+        status: string;
+      };
       assert.equal(summary.n, 3);
       assert.equal(summary.status, "done");
-      const row = await waitFor("the run in the Runs view", async () => (await treeRows(lab.runs)).find((r) => labelOf(r.item) === name), 10_000);
+      const row = await waitFor(
+        "the run in the Runs view",
+        async () => (await treeRows(lab.runs)).find((r) => labelOf(r.item) === name),
+        10_000,
+      );
       assert.match(String(row.item.description), /n=3\b/);
-      await waitFor("the job-finished notification", () => ui.messages("info").find((m) => m.includes(name) && /finished/.test(m)), 10_000);
+      await waitFor(
+        "the job-finished notification",
+        () => ui.messages("info").find((m) => m.includes(name) && /finished/.test(m)),
+        10_000,
+      );
     } finally {
       ui.restore();
     }
@@ -68,21 +90,47 @@ describe("eval jobs launched by command (local backend)", function () {
       const job = await jobFor(lab, name);
       await waitFor("2 episodes written", () => episodeLines(name).length >= 2, 60_000, 50);
       // The Runs view follows the job live (file watcher): the run shows up as running.
-      await waitFor("the run shown as running in the Runs view", async () => (await treeRows(lab.runs)).find((r) => labelOf(r.item) === name && /running/.test(String(r.item.description))), 15_000);
+      await waitFor(
+        "the run shown as running in the Runs view",
+        async () =>
+          (await treeRows(lab.runs)).find(
+            (r) => labelOf(r.item) === name && /running/.test(String(r.item.description)),
+          ),
+        15_000,
+      );
       await vscode.commands.executeCommand("agentLab.cancelJob", job);
-      const status = await Promise.race([job.finished, new Promise<never>((_, no) => setTimeout(() => no(new Error("cancelled job did not end in 30 s")), 30_000))]);
+      const status = await Promise.race([
+        job.finished,
+        new Promise<never>((_, no) => setTimeout(() => no(new Error("cancelled job did not end in 30 s")), 30_000)),
+      ]);
       assert.equal(status.state, "cancelled");
       const lines = episodeLines(name);
       assert.ok(lines.length >= 2 && lines.length < 150, `kept ${lines.length} episodes`);
       for (const l of lines) JSON.parse(l); // every kept line is whole
-      const summary = JSON.parse(readFileSync(join(workspaceDir(), "runs", name, "summary.json"), "utf8")) as { n: number; status: string };
+      const summary = JSON.parse(readFileSync(join(workspaceDir(), "runs", name, "summary.json"), "utf8")) as {
+        n: number;
+        status: string;
+      };
       assert.equal(summary.n, lines.length, "the summary counts the kept episodes");
       assert.equal(summary.status, "interrupted");
-      await waitFor("the run shown as interrupted in the Runs view", async () => (await treeRows(lab.runs)).find((r) => labelOf(r.item) === name && /interrupted/.test(String(r.item.description))), 15_000);
-      await waitFor("the job-stopped notification", () => ui.messages("info").find((m) => m.includes(name) && /stopped/.test(m)), 10_000);
+      await waitFor(
+        "the run shown as interrupted in the Runs view",
+        async () =>
+          (await treeRows(lab.runs)).find(
+            (r) => labelOf(r.item) === name && /interrupted/.test(String(r.item.description)),
+          ),
+        15_000,
+      );
+      await waitFor(
+        "the job-stopped notification",
+        () => ui.messages("info").find((m) => m.includes(name) && /stopped/.test(m)),
+        10_000,
+      );
     } finally {
       ui.restore();
-      await vscode.workspace.getConfiguration("agentLab").update("concurrency", undefined, vscode.ConfigurationTarget.Workspace);
+      await vscode.workspace
+        .getConfiguration("agentLab")
+        .update("concurrency", undefined, vscode.ConfigurationTarget.Workspace);
     }
   });
 });

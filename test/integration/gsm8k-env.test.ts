@@ -14,7 +14,11 @@ import { activeExports, answerUi, labelOf, probeUntil, treeRows, waitFor, worksp
 
 const RUN = "gsm8k-val";
 
-interface Gsm8kLine { id: string; extracted: string | null; correct: boolean }
+interface Gsm8kLine {
+  id: string;
+  extracted: string | null;
+  correct: boolean;
+}
 
 describe("a GSM8K run (real VS Code)", function () {
   this.timeout(60_000);
@@ -27,9 +31,19 @@ describe("a GSM8K run (real VS Code)", function () {
   });
 
   it("the Runs tree shows it with its environment and accuracy (no F1/EM)", async () => {
-    const summary = JSON.parse(readFileSync(join(workspaceDir(), "runs", RUN, "summary.json"), "utf8")) as { n: number; f1: number };
-    const row = await waitFor("the GSM8K run in the Runs view", async () => (await treeRows(lab.runs)).find((r) => labelOf(r.item) === RUN), 10_000);
-    assert.equal(String(row.item.description), `gsm8k · val · n=${summary.n} · accuracy ${summary.f1.toFixed(3)} · $0/q`);
+    const summary = JSON.parse(readFileSync(join(workspaceDir(), "runs", RUN, "summary.json"), "utf8")) as {
+      n: number;
+      f1: number;
+    };
+    const row = await waitFor(
+      "the GSM8K run in the Runs view",
+      async () => (await treeRows(lab.runs)).find((r) => labelOf(r.item) === RUN),
+      10_000,
+    );
+    assert.equal(
+      String(row.item.description),
+      `gsm8k · val · n=${summary.n} · accuracy ${summary.f1.toFixed(3)} · $0/q`,
+    );
   });
 
   it("its trace opens from the tree and shows the extracted answer, the box marked", async () => {
@@ -41,11 +55,21 @@ describe("a GSM8K run (real VS Code)", function () {
     const episode = (await treeRows(lab.runs, correct.node))[0];
     const cmd = episode.item.command!;
     await vscode.commands.executeCommand(cmd.command, ...(cmd.arguments ?? []));
-    const lines = readFileSync(join(workspaceDir(), "runs", RUN, "episodes.jsonl"), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as Gsm8kLine);
+    const lines = readFileSync(join(workspaceDir(), "runs", RUN, "episodes.jsonl"), "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Gsm8kLine);
     const id = (cmd.arguments?.[0] as { episode?: { id: string } } | undefined)?.episode?.id;
     const e = lines.find((x) => x.id === id) ?? lines.find((x) => x.correct)!;
     assert.ok(e.extracted, "a correct episode has a box");
-    const r = (await probeUntil("trace", ["#annotations", "#stream .tok.annot"], (x) => x[0].count > 0 && x[1].count > 0, "the extracted answer and the marked box")).results;
+    const r = (
+      await probeUntil(
+        "trace",
+        ["#annotations", "#stream .tok.annot"],
+        (x) => x[0].count > 0 && x[1].count > 0,
+        "the extracted answer and the marked box",
+      )
+    ).results;
     assert.ok(r[0].text.includes(`extracted answer ${e.extracted}`), r[0].text);
     assert.match(r[0].text, /correct yes/);
     console.log(`      trace: extracted ${e.extracted}, ${r[1].count} box token(s) marked`);

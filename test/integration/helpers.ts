@@ -29,7 +29,12 @@ export async function activeExports<T = Record<string, unknown>>(): Promise<T> {
 }
 
 /** Polls `probe` until it returns a truthy value or `timeoutMs` passes; returns the value. */
-export async function waitFor<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 20_000, everyMs = 100): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  probe: () => T | undefined | Promise<T | undefined>,
+  timeoutMs = 20_000,
+  everyMs = 100,
+): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -55,7 +60,10 @@ export interface UiCall {
 
 /** How a test answers the extension's prompts; undefined = the user pressed Escape. */
 export interface UiScript {
-  quickPick?: (items: readonly vscode.QuickPickItem[], options: vscode.QuickPickOptions | undefined) => vscode.QuickPickItem | vscode.QuickPickItem[] | undefined;
+  quickPick?: (
+    items: readonly vscode.QuickPickItem[],
+    options: vscode.QuickPickOptions | undefined,
+  ) => vscode.QuickPickItem | vscode.QuickPickItem[] | undefined;
   inputBox?: (options: vscode.InputBoxOptions) => string | undefined;
   /** Warning messages (e.g. the spend confirmation): the button to press. */
   warning?: (message: string, buttons: string[]) => string | undefined;
@@ -71,12 +79,25 @@ type WindowApi = { -readonly [K in keyof typeof vscode.window]: (typeof vscode.w
  * extension's own folder, so VS Code hands it the same `vscode` API object as the extension: the
  * commands run exactly as when a person clicks through them, with a script instead of the person.
  */
-export function answerUi(script: UiScript): { calls: UiCall[]; messages(kind?: UiCall["kind"]): string[]; restore(): void } {
+export function answerUi(script: UiScript): {
+  calls: UiCall[];
+  messages(kind?: UiCall["kind"]): string[];
+  restore(): void;
+} {
   const w = vscode.window as WindowApi;
-  const saved = { showQuickPick: w.showQuickPick, showInputBox: w.showInputBox, showWarningMessage: w.showWarningMessage, showInformationMessage: w.showInformationMessage, showErrorMessage: w.showErrorMessage };
+  const saved = {
+    showQuickPick: w.showQuickPick,
+    showInputBox: w.showInputBox,
+    showWarningMessage: w.showWarningMessage,
+    showInformationMessage: w.showInformationMessage,
+    showErrorMessage: w.showErrorMessage,
+  };
   const calls: UiCall[] = [];
   const buttonsOf = (rest: unknown[]) => rest.filter((r): r is string => typeof r === "string");
-  w.showQuickPick = (async (items: readonly vscode.QuickPickItem[] | Thenable<readonly vscode.QuickPickItem[]>, options?: vscode.QuickPickOptions) => {
+  w.showQuickPick = (async (
+    items: readonly vscode.QuickPickItem[] | Thenable<readonly vscode.QuickPickItem[]>,
+    options?: vscode.QuickPickOptions,
+  ) => {
     const list = await items;
     calls.push({ kind: "quickPick", text: `${options?.title ?? ""} | ${list.map((i) => i.label).join(" / ")}` });
     return script.quickPick?.(list, options);
@@ -85,7 +106,10 @@ export function answerUi(script: UiScript): { calls: UiCall[]; messages(kind?: U
     calls.push({ kind: "inputBox", text: `${options?.title ?? ""} | ${options?.prompt ?? ""}` });
     const answer = script.inputBox?.(options ?? {});
     const problem = answer !== undefined ? await options?.validateInput?.(answer) : undefined;
-    if (problem) throw new Error(`the input box rejected the scripted answer "${answer}": ${typeof problem === "string" ? problem : problem.message}`);
+    if (problem)
+      throw new Error(
+        `the input box rejected the scripted answer "${answer}": ${typeof problem === "string" ? problem : problem.message}`,
+      );
     return answer;
   }) as typeof w.showInputBox;
   w.showWarningMessage = (async (message: string, ...rest: unknown[]) => {
@@ -108,7 +132,10 @@ export function answerUi(script: UiScript): { calls: UiCall[]; messages(kind?: U
 }
 
 /** Top-level nodes of a tree data provider with their rendered items. */
-export async function treeRows<T>(provider: vscode.TreeDataProvider<T>, parent?: T): Promise<{ node: T; item: vscode.TreeItem }[]> {
+export async function treeRows<T>(
+  provider: vscode.TreeDataProvider<T>,
+  parent?: T,
+): Promise<{ node: T; item: vscode.TreeItem }[]> {
   const nodes = (await provider.getChildren(parent)) ?? [];
   return Promise.all(nodes.map(async (node) => ({ node, item: await provider.getTreeItem(node) })));
 }
@@ -130,17 +157,28 @@ export async function probePanel(kind: string, selectors: string[], click?: stri
 }
 
 /** Probes until `ok` holds (a webview renders after its data arrives); the last answer goes into the failure. */
-export async function probeUntil(kind: string, selectors: string[], ok: (r: ProbeResult[]) => boolean, what: string, timeoutMs = 30_000): Promise<PanelProbe> {
+export async function probeUntil(
+  kind: string,
+  selectors: string[],
+  ok: (r: ProbeResult[]) => boolean,
+  what: string,
+  timeoutMs = 30_000,
+): Promise<PanelProbe> {
   let last: PanelProbe | undefined;
   try {
-    return await waitFor(what, async () => {
-      try {
-        last = await probePanel(kind, selectors);
-        return ok(last.results) ? last : undefined;
-      } catch {
-        return undefined; // the panel is not open or not ready yet
-      }
-    }, timeoutMs, 100);
+    return await waitFor(
+      what,
+      async () => {
+        try {
+          last = await probePanel(kind, selectors);
+          return ok(last.results) ? last : undefined;
+        } catch {
+          return undefined; // the panel is not open or not ready yet
+        }
+      },
+      timeoutMs,
+      100,
+    );
   } catch (e) {
     throw new Error(`${(e as Error).message}; last probe: ${JSON.stringify(last?.results).slice(0, 800)}`);
   }

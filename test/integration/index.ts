@@ -37,7 +37,9 @@ export function run(): Promise<void> {
       const s = runner.stats;
       // One machine-readable line for scripts/vscode/run-integration.mjs (it arrives through the
       // workbench's log hook); the runner turns it into the "integration: N passed, N failed" line.
-      console.log(`AGENT_LAB_IT_RESULT ${JSON.stringify({ passes: s?.passes ?? 0, failures, pending: s?.pending ?? 0 })}`);
+      console.log(
+        `AGENT_LAB_IT_RESULT ${JSON.stringify({ passes: s?.passes ?? 0, failures, pending: s?.pending ?? 0 })}`,
+      );
       if (failures > 0) reject(new Error(`${failures} integration tests failed`));
       else resolve();
     });

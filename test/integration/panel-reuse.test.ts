@@ -16,7 +16,9 @@ const runDir = (name: string) => join(workspaceDir(), "runs", name);
 
 /** The open webview tabs of one panel kind (VS Code prefixes the view type it was registered with). */
 function webviewTabs(viewType: string): vscode.Tab[] {
-  return vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith(viewType));
+  return vscode.window.tabGroups.all
+    .flatMap((g) => g.tabs)
+    .filter((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith(viewType));
 }
 
 function firstLine(run: string, n = 0): { id: string; question: string } {
@@ -26,7 +28,10 @@ function firstLine(run: string, n = 0): { id: string; question: string } {
 }
 
 async function compare(baseline: string, other: string): Promise<void> {
-  const ui = answerUi({ quickPick: (items, options) => (options?.canPickMany ? [items.find((i) => i.label === other)!] : items.find((i) => i.label === baseline)) });
+  const ui = answerUi({
+    quickPick: (items, options) =>
+      options?.canPickMany ? [items.find((i) => i.label === other)!] : items.find((i) => i.label === baseline),
+  });
   try {
     await vscode.commands.executeCommand("agentLab.compareRuns");
   } finally {
@@ -48,13 +53,34 @@ describe("panels are reused on a second open (real VS Code)", function () {
     const a = firstLine("heuristic");
     const b = firstLine("closed-book", 3);
     await vscode.commands.executeCommand("agentLab.openTraceAt", runDir("heuristic"), a.id);
-    const first = await probeUntil("trace", ["#question", ".run-name", "#stream .tok"], (r) => r[0].text === a.question && r[1].text === "heuristic" && r[2].count > 0, "the first run's list and episode");
+    const first = await probeUntil(
+      "trace",
+      ["#question", ".run-name", "#stream .tok"],
+      (r) => r[0].text === a.question && r[1].text === "heuristic" && r[2].count > 0,
+      "the first run's list and episode",
+    );
 
     await vscode.commands.executeCommand("agentLab.openTraceAt", runDir("closed-book"), b.id);
-    const sel = ["#question", ".run-name", "#stream .tok", "#app .loading", "#episode-list .row.current", "#text-search"];
-    const second = await probeUntil("trace", sel, (r) => r[0].text === b.question && r[1].text === "closed-book" && r[2].count > 0 && r[4].count === 1, "the second run's episode in the same panel");
+    const sel = [
+      "#question",
+      ".run-name",
+      "#stream .tok",
+      "#app .loading",
+      "#episode-list .row.current",
+      "#text-search",
+    ];
+    const second = await probeUntil(
+      "trace",
+      sel,
+      (r) => r[0].text === b.question && r[1].text === "closed-book" && r[2].count > 0 && r[4].count === 1,
+      "the second run's episode in the same panel",
+    );
     assert.equal(second.results[3].count, 0, "no Loading… left");
-    assert.equal(second.results[4].text.trim().endsWith(b.question), true, "the second run's episode is the current row");
+    assert.equal(
+      second.results[4].text.trim().endsWith(b.question),
+      true,
+      "the second run's episode is the current row",
+    );
     assert.equal(webviewTabs(PANEL_VIEW_TYPES.trace).length, 1, "one trace webview");
     assert.equal(second.timings.scriptAt, first.timings.scriptAt, "the webview's script did not start again");
     assert.ok(Number.isFinite(second.timings.retargetAt), "the page was told it shows another run");
@@ -62,7 +88,12 @@ describe("panels are reused on a second open (real VS Code)", function () {
     // The first run again, another episode: still the same page.
     const c = firstLine("heuristic", 1);
     await vscode.commands.executeCommand("agentLab.openTraceAt", runDir("heuristic"), c.id);
-    const third = await probeUntil("trace", ["#question", ".run-name"], (r) => r[0].text === c.question && r[1].text === "heuristic", "the first run again");
+    const third = await probeUntil(
+      "trace",
+      ["#question", ".run-name"],
+      (r) => r[0].text === c.question && r[1].text === "heuristic",
+      "the first run again",
+    );
     assert.equal(third.timings.scriptAt, first.timings.scriptAt);
     assert.equal(webviewTabs(PANEL_VIEW_TYPES.trace).length, 1);
   });
@@ -73,7 +104,12 @@ describe("panels are reused on a second open (real VS Code)", function () {
     const first = await probeUntil("compare", sel, (r) => r[1].count === 2, "the first comparison");
     assert.match(first.results[1].text, /^\s*heuristic/, "heuristic is the baseline");
     await compare("closed-book", "heuristic");
-    const second = await probeUntil("compare", sel, (r) => r[1].count === 2 && /^\s*closed-book/.test(r[1].text), "the second comparison (other baseline)");
+    const second = await probeUntil(
+      "compare",
+      sel,
+      (r) => r[1].count === 2 && /^\s*closed-book/.test(r[1].text),
+      "the second comparison (other baseline)",
+    );
     assert.equal(second.results[2].count, 0, "no Loading… left");
     assert.equal(webviewTabs(PANEL_VIEW_TYPES.compare).length, 1, "one compare webview");
     assert.equal(second.timings.scriptAt, first.timings.scriptAt, "the webview's script did not start again");
@@ -86,9 +122,19 @@ describe("panels are reused on a second open (real VS Code)", function () {
     try {
       await vscode.commands.executeCommand("agentLab.openDashboard", runDir("sft-it"));
       const sel = ["h2", "#metrics .metric", "#app .loading", "#errors"]; // #errors: in the failure message
-      const first = await probeUntil("dashboard", sel, (r) => r[0].text === "Training · sft-it" && r[1].count > 0, "the first run's charts");
+      const first = await probeUntil(
+        "dashboard",
+        sel,
+        (r) => r[0].text === "Training · sft-it" && r[1].count > 0,
+        "the first run's charts",
+      );
       await vscode.commands.executeCommand("agentLab.openDashboard", copy);
-      const second = await probeUntil("dashboard", sel, (r) => r[0].text === "Training · it-reuse-training" && r[1].count > 0, "the second run's charts in the same panel");
+      const second = await probeUntil(
+        "dashboard",
+        sel,
+        (r) => r[0].text === "Training · it-reuse-training" && r[1].count > 0,
+        "the second run's charts in the same panel",
+      );
       assert.equal(second.results[2].count, 0, "no Loading… left");
       assert.equal(webviewTabs(PANEL_VIEW_TYPES.dashboard).length, 1, "one dashboard webview");
       assert.equal(second.timings.scriptAt, first.timings.scriptAt, "the webview's script did not start again");

@@ -67,14 +67,19 @@ const frame = (t: Record<string, number>, k: string) => (Number.isFinite(t[k]) ?
 
 /** Probes the newest panel of `kind` until `done` says its frames are in. */
 async function frames(kind: string, done: (a: Answer) => boolean): Promise<Answer> {
-  return waitFor(`the ${kind} panel's first frames`, async () => {
-    try {
-      const a = await vscode.commands.executeCommand<Answer>(PROBE_PANEL_COMMAND, kind, ["body"]);
-      return done(a) ? a : undefined;
-    } catch {
-      return undefined; // not open or not ready yet
-    }
-  }, 60_000, 20);
+  return waitFor(
+    `the ${kind} panel's first frames`,
+    async () => {
+      try {
+        const a = await vscode.commands.executeCommand<Answer>(PROBE_PANEL_COMMAND, kind, ["body"]);
+        return done(a) ? a : undefined;
+      } catch {
+        return undefined; // not open or not ready yet
+      }
+    },
+    60_000,
+    20,
+  );
 }
 
 function episodeCount(dir: string): number {
@@ -100,7 +105,11 @@ const since = (t0: number) => (t: Record<string, number>, k: string) => {
 describe("panel speed (real VS Code)", function () {
   this.timeout(600_000);
   let lab: Lab;
-  const runs = () => lab.runs.currentRows().filter((r) => r.kind === "eval" && /^heuristic(-\d+)?$/.test(r.name)).sort((a, b) => a.name.length - b.name.length);
+  const runs = () =>
+    lab.runs
+      .currentRows()
+      .filter((r) => r.kind === "eval" && /^heuristic(-\d+)?$/.test(r.name))
+      .sort((a, b) => a.name.length - b.name.length);
   before(async () => {
     lab = await activeExports<Lab>();
     await vscode.commands.executeCommand("workbench.action.closeAllEditors");
@@ -115,7 +124,10 @@ describe("panel speed (real VS Code)", function () {
 
   /** Regression guard: 10x the target, scaled by load (the first open in a window also loads the tokenizer: not checked). */
   function guard(t: Timing, target: number): void {
-    assert.ok(t.interactiveMs < speedGuardMs(target, WEBVIEW_START_FACTOR), `${t.panel} of ${t.run} interactive after ${t.interactiveMs} ms (target ${target} ms)`);
+    assert.ok(
+      t.interactiveMs < speedGuardMs(target, WEBVIEW_START_FACTOR),
+      `${t.panel} of ${t.run} interactive after ${t.interactiveMs} ms (target ${target} ms)`,
+    );
   }
 
   it("trace: a click in the Runs tree → list and episode drawn, in a new panel and in the open one", async () => {
@@ -136,19 +148,36 @@ describe("panel speed (real VS Code)", function () {
     const open = async (row: (typeof rows)[number], how: string, nth: number, check: boolean) => {
       const t0 = await clickEpisode(row, nth);
       const at = since(t0);
-      const a = await frames("trace", (x) => at(x.timings, "listFrameAt") !== undefined && at(x.timings, "episodeFrameAt") !== undefined);
-      const whole = (await frames("trace", (x) => at(x.timings, "listWholeFrameAt") !== undefined)).timings.listWholeFrameAt - t0;
+      const a = await frames(
+        "trace",
+        (x) => at(x.timings, "listFrameAt") !== undefined && at(x.timings, "episodeFrameAt") !== undefined,
+      );
+      const whole =
+        (await frames("trace", (x) => at(x.timings, "listWholeFrameAt") !== undefined)).timings.listWholeFrameAt - t0;
       const list = a.timings.listFrameAt - t0;
       const ep = a.timings.episodeFrameAt - t0;
       const preview = at(a.timings, "previewFrameAt");
       const episodes = episodeCount(row.dir);
-      const t: Timing = { panel: `trace, ${how}`, run: row.name, episodes, firstFrameMs: Math.min(list, ep, preview === undefined ? Infinity : preview - t0), interactiveMs: Math.max(list, ep), scriptMs: a.timings.scriptAt - t0, wholeListMs: whole, controlsMs: await controlsAfter("trace", t0, a), host: a.host ?? {} };
+      const t: Timing = {
+        panel: `trace, ${how}`,
+        run: row.name,
+        episodes,
+        firstFrameMs: Math.min(list, ep, preview === undefined ? Infinity : preview - t0),
+        interactiveMs: Math.max(list, ep),
+        scriptMs: a.timings.scriptAt - t0,
+        wholeListMs: whole,
+        controlsMs: await controlsAfter("trace", t0, a),
+        host: a.host ?? {},
+      };
       measured.push(t);
-      console.log(`      trace ${row.name} (${episodes} episodes, ${how}): first frame ${t.firstFrameMs} ms, interactive ${t.interactiveMs} ms, whole list ${whole} ms (webview script at ${t.scriptMs} ms; host: ${JSON.stringify(Object.fromEntries(Object.entries(t.host).map(([k, v]) => [k, Math.round(v)])))})`);
+      console.log(
+        `      trace ${row.name} (${episodes} episodes, ${how}): first frame ${t.firstFrameMs} ms, interactive ${t.interactiveMs} ms, whole list ${whole} ms (webview script at ${t.scriptMs} ms; host: ${JSON.stringify(Object.fromEntries(Object.entries(t.host).map(([k, v]) => [k, Math.round(v)])))})`,
+      );
       if (check) guard(t, episodes > 1000 ? TARGETS_MS.trace10k : TARGETS_MS.trace);
     };
     // Let a run's background pass finish and write its text cache (later opens read it).
-    const cached = (row: (typeof rows)[number]) => waitFor(`${row.name}'s text cache`, () => existsSync(runFile(row.dir, "textIndex")) || undefined, 180_000, 200);
+    const cached = (row: (typeof rows)[number]) =>
+      waitFor(`${row.name}'s text cache`, () => existsSync(runFile(row.dir, "textIndex")) || undefined, 180_000, 200);
 
     await treeRows(lab.runs); // the Runs tree lists the runs: the tokenizer's load starts
     await new Promise((r) => setTimeout(r, FIRST_CLICK_AFTER_MS));
@@ -161,7 +190,9 @@ describe("panel speed (real VS Code)", function () {
       await open(large, "new panel", 1, true);
     } else {
       // Reuse needs the panel on another run: the closed-book run of the same questions (not timed).
-      const other = lab.runs.currentRows().find((r) => r.kind === "eval" && r.name === small.name.replace(/^heuristic/, "closed-book"));
+      const other = lab.runs
+        .currentRows()
+        .find((r) => r.kind === "eval" && r.name === small.name.replace(/^heuristic/, "closed-book"));
       assert.ok(other, `a closed-book run beside ${small.name}`);
       await open(other, "reused (another run, not in the table)", 0, false);
       measured.pop();
@@ -175,8 +206,14 @@ describe("panel speed (real VS Code)", function () {
     for (const row of runs()) {
       const other = row.name.replace(/^heuristic/, "closed-book");
       if (!lab.runs.currentRows().some((r) => r.name === other)) continue;
-      for (const [how, baseline, second] of [["new panel", row.name, other], ["reused (other baseline)", other, row.name]]) {
-        const ui = answerUi({ quickPick: (items, options) => (options?.canPickMany ? [items.find((i) => i.label === second)!] : items.find((i) => i.label === baseline)) });
+      for (const [how, baseline, second] of [
+        ["new panel", row.name, other],
+        ["reused (other baseline)", other, row.name],
+      ]) {
+        const ui = answerUi({
+          quickPick: (items, options) =>
+            options?.canPickMany ? [items.find((i) => i.label === second)!] : items.find((i) => i.label === baseline),
+        });
         const t0 = Date.now();
         try {
           await vscode.commands.executeCommand("agentLab.compareRuns");
@@ -185,9 +222,20 @@ describe("panel speed (real VS Code)", function () {
         }
         const at = since(t0);
         const a = await frames("compare", (x) => at(x.timings, "dataFrameAt") !== undefined);
-        const t: Timing = { panel: `compare, ${how}`, run: `${baseline} vs ${second}`, episodes: episodeCount(row.dir), firstFrameMs: a.timings.dataFrameAt - t0, interactiveMs: a.timings.dataFrameAt - t0, scriptMs: a.timings.scriptAt - t0, controlsMs: await controlsAfter("compare", t0, a), host: a.host ?? {} };
+        const t: Timing = {
+          panel: `compare, ${how}`,
+          run: `${baseline} vs ${second}`,
+          episodes: episodeCount(row.dir),
+          firstFrameMs: a.timings.dataFrameAt - t0,
+          interactiveMs: a.timings.dataFrameAt - t0,
+          scriptMs: a.timings.scriptAt - t0,
+          controlsMs: await controlsAfter("compare", t0, a),
+          host: a.host ?? {},
+        };
         measured.push(t);
-        console.log(`      compare ${t.run} (${how}): table drawn ${t.firstFrameMs} ms after the command (webview script at ${t.scriptMs} ms)`);
+        console.log(
+          `      compare ${t.run} (${how}): table drawn ${t.firstFrameMs} ms after the command (webview script at ${t.scriptMs} ms)`,
+        );
         if (t.episodes <= 1000) guard(t, TARGETS_MS.compare);
       }
       await vscode.commands.executeCommand("workbench.action.closeAllEditors");
@@ -200,32 +248,62 @@ describe("panel speed (real VS Code)", function () {
       await vscode.commands.executeCommand("workbench.action.closeAllEditors");
       const t0 = Date.now();
       const r = await vscode.commands.executeCommand<ReferenceTimes>(REFERENCE_PANEL_COMMAND);
-      runs.push({ panel: "reference: VS Code's webview alone (inline script, no bundle)", run: "", episodes: 0, firstFrameMs: r.frameAt - t0, interactiveMs: r.frameAt - t0, scriptMs: r.scriptAt - t0, host: {} });
+      runs.push({
+        panel: "reference: VS Code's webview alone (inline script, no bundle)",
+        run: "",
+        episodes: 0,
+        firstFrameMs: r.frameAt - t0,
+        interactiveMs: r.frameAt - t0,
+        scriptMs: r.scriptAt - t0,
+        host: {},
+      });
     }
     const byFrame = [...runs].sort((a, b) => a.firstFrameMs - b.firstFrameMs);
     const median = byFrame[Math.floor(byFrame.length / 2)];
     measured.push({ ...median, run: `median of ${REFERENCE_OPENS}: ${runs.map((r) => r.firstFrameMs).join(" / ")}` });
-    if (REFERENCE_FIRST_IN_WINDOW) measured.push({ ...runs[0], panel: "reference: the window's first webview (inline script, no bundle)" });
-    console.log(`      reference webview: script start ${runs.map((r) => r.scriptMs).join(" / ")} ms, first frame ${runs.map((r) => r.firstFrameMs).join(" / ")} ms after the command`);
-    assert.ok(median.firstFrameMs < speedGuardMs(TARGETS_MS.dashboard, WEBVIEW_START_FACTOR), `the reference webview drew after ${median.firstFrameMs} ms`);
+    if (REFERENCE_FIRST_IN_WINDOW)
+      measured.push({ ...runs[0], panel: "reference: the window's first webview (inline script, no bundle)" });
+    console.log(
+      `      reference webview: script start ${runs.map((r) => r.scriptMs).join(" / ")} ms, first frame ${runs.map((r) => r.firstFrameMs).join(" / ")} ms after the command`,
+    );
+    assert.ok(
+      median.firstFrameMs < speedGuardMs(TARGETS_MS.dashboard, WEBVIEW_START_FACTOR),
+      `the reference webview drew after ${median.firstFrameMs} ms`,
+    );
   });
 
   it("dashboard: the command → the charts drawn, in a new panel and in the open one", async () => {
-    const training = lab.runs.currentRows().find((r) => r.kind === "training" && existsSync(join(r.dir, "checkpoints.jsonl")));
+    const training = lab.runs
+      .currentRows()
+      .find((r) => r.kind === "training" && existsSync(join(r.dir, "checkpoints.jsonl")));
     assert.ok(training, "a training run in the workspace");
     // A second training run to reuse the panel for: a copy of the first.
     const copy = join(dirname(training.dir), `${training.name}-speed-copy`);
     rmSync(copy, { recursive: true, force: true });
     cpSync(training.dir, copy, { recursive: true });
     try {
-      for (const [how, dir] of [["new panel", training.dir], ["reused (another run)", copy]]) {
+      for (const [how, dir] of [
+        ["new panel", training.dir],
+        ["reused (another run)", copy],
+      ]) {
         const t0 = Date.now();
         await vscode.commands.executeCommand("agentLab.openDashboard", dir);
         const at = since(t0);
         const a = await frames("dashboard", (x) => at(x.timings, "dataFrameAt") !== undefined);
-        const t: Timing = { panel: `dashboard, ${how}`, run: basename(dir), episodes: 0, firstFrameMs: a.timings.dataFrameAt - t0, interactiveMs: a.timings.dataFrameAt - t0, scriptMs: a.timings.scriptAt - t0, controlsMs: await controlsAfter("dashboard", t0, a), host: a.host ?? {} };
+        const t: Timing = {
+          panel: `dashboard, ${how}`,
+          run: basename(dir),
+          episodes: 0,
+          firstFrameMs: a.timings.dataFrameAt - t0,
+          interactiveMs: a.timings.dataFrameAt - t0,
+          scriptMs: a.timings.scriptAt - t0,
+          controlsMs: await controlsAfter("dashboard", t0, a),
+          host: a.host ?? {},
+        };
         measured.push(t);
-        console.log(`      dashboard ${t.run} (${how}): charts drawn ${t.firstFrameMs} ms after the command (webview script at ${t.scriptMs} ms)`);
+        console.log(
+          `      dashboard ${t.run} (${how}): charts drawn ${t.firstFrameMs} ms after the command (webview script at ${t.scriptMs} ms)`,
+        );
         guard(t, TARGETS_MS.dashboard);
       }
     } finally {

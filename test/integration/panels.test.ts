@@ -12,18 +12,37 @@ import * as vscode from "vscode";
 import { PROBE_PANEL_COMMAND } from "../../src/extension/webview/protocol";
 import type { Lab } from "../../src/extension/register-commands";
 import { ablate, loadAblationInputs } from "../../src/core/steps/ablate/ablate";
-import { activeExports, answerUi, labelOf, probePanel as probe, probeUntil as probeAnswer, treeRows, waitFor, workspaceDir } from "./helpers";
+import {
+  activeExports,
+  answerUi,
+  labelOf,
+  probePanel as probe,
+  probeUntil as probeAnswer,
+  treeRows,
+  waitFor,
+  workspaceDir,
+} from "./helpers";
 import { speedGuardMs } from "../helpers/load-scaled";
 import { formatNumber } from "../../webview/shared/chart-math"; // the dashboard's own number format
 
 const probeUntil = async (...a: Parameters<typeof probeAnswer>) => (await probeAnswer(...a)).results;
 
-interface EpisodeLine { id: string; question: string; prompt: number[]; tokens: number[]; sampled: number[]; [k: string]: unknown }
+interface EpisodeLine {
+  id: string;
+  question: string;
+  prompt: number[];
+  tokens: number[];
+  sampled: number[];
+  [k: string]: unknown;
+}
 
 const PAYLOAD = `<img src=x onerror="window.__pwned=1"></textarea><script>window.__pwned=2</script>`;
 
 function episodesOf(run: string): EpisodeLine[] {
-  return readFileSync(join(workspaceDir(), "runs", run, "episodes.jsonl"), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as EpisodeLine);
+  return readFileSync(join(workspaceDir(), "runs", run, "episodes.jsonl"), "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as EpisodeLine);
 }
 
 describe("webview panels (real VS Code)", function () {
@@ -48,7 +67,12 @@ describe("webview panels (real VS Code)", function () {
     const e = all.find((x) => x.id === id) ?? all[0];
     const sampled = e.sampled.filter((s) => s === 1).length;
     const inserted = e.prompt.length + e.tokens.length - sampled;
-    const r = await probeUntil("trace", ["#stream .tok.s", "#stream .tok.i", "#question", "#count", "#episode-list .row"], (x) => x[0].count > 0 && x[2].text === e.question, "the trace of the clicked episode");
+    const r = await probeUntil(
+      "trace",
+      ["#stream .tok.s", "#stream .tok.i", "#question", "#count", "#episode-list .row"],
+      (x) => x[0].count > 0 && x[2].text === e.question,
+      "the trace of the clicked episode",
+    );
     assert.equal(r[0].count, sampled, "one span per sampled token");
     assert.equal(r[1].tokens, inserted, "inserted tokens (in pieces)");
     assert.equal(r[3].text, `${all.length} of ${all.length} episodes`);
@@ -58,17 +82,28 @@ describe("webview panels (real VS Code)", function () {
 
   it("compares the two fixture runs: table and per-question flips as ablate computes them", async () => {
     const ui = answerUi({
-      quickPick: (items, options) => (options?.canPickMany ? [items.find((i) => i.label === "closed-book")!] : items.find((i) => i.label === "heuristic")),
+      quickPick: (items, options) =>
+        options?.canPickMany
+          ? [items.find((i) => i.label === "closed-book")!]
+          : items.find((i) => i.label === "heuristic"),
     });
     try {
       await vscode.commands.executeCommand("agentLab.compareRuns");
     } finally {
       ui.restore();
     }
-    const report = ablate(loadAblationInputs([join(workspaceDir(), "runs", "heuristic"), join(workspaceDir(), "runs", "closed-book")]), { resamples: 200 });
+    const report = ablate(
+      loadAblationInputs([join(workspaceDir(), "runs", "heuristic"), join(workspaceDir(), "runs", "closed-book")]),
+      { resamples: 200 },
+    );
     const improved = report.questions.filter((q) => q.flips[0].f1 === "improved").length;
     const regressed = report.questions.filter((q) => q.flips[0].f1 === "regressed").length;
-    const r = await probeUntil("compare", ["#ablation-table tbody tr", "#improved li", "#regressed li", "#forest svg"], (x) => x[0].count === 2, "the compare table");
+    const r = await probeUntil(
+      "compare",
+      ["#ablation-table tbody tr", "#improved li", "#regressed li", "#forest svg"],
+      (x) => x[0].count === 2,
+      "the compare table",
+    );
     assert.equal(r[1].count, Math.min(improved, 500));
     assert.equal(r[2].count, Math.min(regressed, 500));
     assert.equal(r[3].count, 2, "forest plots of Δ F1 and Δ EM");
@@ -80,14 +115,22 @@ describe("webview panels (real VS Code)", function () {
     const dir = join(workspaceDir(), "runs", "it-training");
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true });
-    appendFileSync(join(dir, "metrics.jsonl"), JSON.stringify({ step: 1, reward: 0.25, skipped_groups: 0.5, usd: 0.01 }) + "\n");
+    appendFileSync(
+      join(dir, "metrics.jsonl"),
+      JSON.stringify({ step: 1, reward: 0.25, skipped_groups: 0.5, usd: 0.01 }) + "\n",
+    );
     await vscode.commands.executeCommand("agentLab.refresh");
-    await waitFor("the Runs view to list it-training", () => lab.runs.currentRows().some((r) => r.name === "it-training"));
+    await waitFor("the Runs view to list it-training", () =>
+      lab.runs.currentRows().some((r) => r.name === "it-training"),
+    );
     await vscode.commands.executeCommand("agentLab.openDashboard", dir);
     const sel = ['#metrics .metric[data-key="reward"] .metric-last'];
     await probeUntil("dashboard", sel, (x) => x[0].text === `step 1: ${formatNumber(0.25)}`, "the first metrics line");
     const t0 = Date.now();
-    appendFileSync(join(dir, "metrics.jsonl"), JSON.stringify({ step: 2, reward: 0.5, skipped_groups: 0.25, usd: 0.02 }) + "\n");
+    appendFileSync(
+      join(dir, "metrics.jsonl"),
+      JSON.stringify({ step: 2, reward: 0.5, skipped_groups: 0.25, usd: 0.02 }) + "\n",
+    );
     await probeUntil("dashboard", sel, (x) => x[0].text === `step 2: ${formatNumber(0.5)}`, "the appended line");
     console.log(`      dashboard: appended line shown after ${Date.now() - t0} ms`);
     await vscode.commands.executeCommand("workbench.action.closeAllEditors");
@@ -100,9 +143,17 @@ describe("webview panels (real VS Code)", function () {
     mkdirSync(dir, { recursive: true });
     const base = episodesOf("heuristic")[0];
     writeFileSync(join(dir, "manifest.json"), readFileSync(join(workspaceDir(), "runs", "heuristic", "manifest.json")));
-    appendFileSync(join(dir, "episodes.jsonl"), JSON.stringify({ ...base, id: "xss-1", question: PAYLOAD, prediction: PAYLOAD, answers: [PAYLOAD] }) + "\n");
+    appendFileSync(
+      join(dir, "episodes.jsonl"),
+      JSON.stringify({ ...base, id: "xss-1", question: PAYLOAD, prediction: PAYLOAD, answers: [PAYLOAD] }) + "\n",
+    );
     await vscode.commands.executeCommand("agentLab.openTraceAt", dir, "xss-1");
-    const r = await probeUntil("trace", ["#question", "#prediction", "#app script, #app img, #app iframe, #app textarea", "#stream .tok"], (x) => x[0].text === PAYLOAD, "the payload question");
+    const r = await probeUntil(
+      "trace",
+      ["#question", "#prediction", "#app script, #app img, #app iframe, #app textarea", "#stream .tok"],
+      (x) => x[0].text === PAYLOAD,
+      "the payload question",
+    );
     assert.equal(r[1].text, PAYLOAD);
     assert.equal(r[2].count, 0, "no element made from the payload");
     assert.ok(r[3].count > 0, "the token stream still renders");
@@ -145,22 +196,38 @@ describe("webview panels (real VS Code)", function () {
       tokens: [...base.tokens.slice(0, at), ...filler.slice(0, need), ...base.tokens.slice(at)],
       sampled: [...base.sampled.slice(0, at), ...new Array(need).fill(0), ...base.sampled.slice(at)],
       logprobs: logprobs ? [...logprobs.slice(0, at), ...new Array(need).fill(0), ...logprobs.slice(at)] : null,
-      turns: turns.map((t, i) => (i === 0 ? { ...t, end: t.end + need } : { ...t, start: t.start + need, reply_end: t.reply_end + need, end: t.end + need })),
+      turns: turns.map((t, i) =>
+        i === 0
+          ? { ...t, end: t.end + need }
+          : { ...t, start: t.start + need, reply_end: t.reply_end + need, end: t.end + need },
+      ),
     };
     writeFileSync(join(dir, "manifest.json"), readFileSync(join(workspaceDir(), "runs", "heuristic", "manifest.json")));
     appendFileSync(join(dir, "episodes.jsonl"), JSON.stringify(long) + "\n");
     await vscode.commands.executeCommand("agentLab.openTraceAt", dir, "long-1");
-    const answer = await waitFor("the long episode's render timing", async () => {
-      try {
-        const a = await vscode.commands.executeCommand<{ timings: Record<string, number>; host?: Record<string, number> }>(PROBE_PANEL_COMMAND, "trace", ["#stream"]);
-        return a.host?.postToFirstFrameMs !== undefined && a.host.tokens === long.prompt.length + 20_000 ? a : undefined;
-      } catch {
-        return undefined;
-      }
-    }, 30_000, 200);
+    const answer = await waitFor(
+      "the long episode's render timing",
+      async () => {
+        try {
+          const a = await vscode.commands.executeCommand<{
+            timings: Record<string, number>;
+            host?: Record<string, number>;
+          }>(PROBE_PANEL_COMMAND, "trace", ["#stream"]);
+          return a.host?.postToFirstFrameMs !== undefined && a.host.tokens === long.prompt.length + 20_000
+            ? a
+            : undefined;
+        } catch {
+          return undefined;
+        }
+      },
+      30_000,
+      200,
+    );
     const host = answer.host!;
     const total = host.buildMs + host.postToFirstFrameMs;
-    console.log(`      20,000 tokens in VS Code: view model ${host.buildMs.toFixed(0)} ms + message and first frame ${host.postToFirstFrameMs.toFixed(0)} ms (of which webview render ${host.webviewRenderMs.toFixed(0)} ms) = ${total.toFixed(0)} ms`);
+    console.log(
+      `      20,000 tokens in VS Code: view model ${host.buildMs.toFixed(0)} ms + message and first frame ${host.postToFirstFrameMs.toFixed(0)} ms (of which webview render ${host.webviewRenderMs.toFixed(0)} ms) = ${total.toFixed(0)} ms`,
+    );
     const limit = speedGuardMs(200);
     assert.ok(total < limit, `time to interactive ${total.toFixed(0)} ms (limit ${limit} ms at this load)`);
     await vscode.commands.executeCommand("workbench.action.closeAllEditors");

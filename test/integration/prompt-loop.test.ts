@@ -12,7 +12,8 @@ import * as vscode from "vscode";
 import type { Lab } from "../../src/extension/register-commands";
 import { activeExports, answerUi, waitFor, workspaceDir } from "./helpers";
 
-const BAD_PROMPT = "You are a research agent.\nSearch with <search>keywords</search>.\nAnswer with <answer>final answer</answer>.\n";
+const BAD_PROMPT =
+  "You are a research agent.\nSearch with <search>keywords</search>.\nAnswer with <answer>final answer</answer>.\n";
 
 function ours(uri: vscode.Uri): vscode.Diagnostic[] {
   return vscode.languages.getDiagnostics(uri).filter((d) => d.source === "agent-lab");
@@ -38,7 +39,9 @@ describe("prompt loop: language server, Edit System Prompt, rerun from the code 
     await vscode.commands.executeCommand("workbench.action.closeAllEditors");
     if (savedConfig !== undefined) writeFileSync(configFile, savedConfig);
     rmSync(join(workspaceDir(), "prompts"), { recursive: true, force: true });
-    await vscode.workspace.getConfiguration("agentLab").update("backend", undefined, vscode.ConfigurationTarget.Workspace);
+    await vscode.workspace
+      .getConfiguration("agentLab")
+      .update("backend", undefined, vscode.ConfigurationTarget.Workspace);
   });
 
   it("Edit System Prompt copies the default to prompts/system.md, records it in agent-lab.json and opens it", async () => {
@@ -50,9 +53,19 @@ describe("prompt loop: language server, Edit System Prompt, rerun from the code 
       ui.restore();
     }
     const file = join(workspaceDir(), "prompts", "system.md");
-    assert.equal(readFileSync(file, "utf8"), readFileSync(lab.context.asAbsolutePath(join("data", "prompts", "system.md")), "utf8"));
-    assert.equal((JSON.parse(readFileSync(configFile, "utf8")) as { systemPromptFile?: string }).systemPromptFile, "prompts/system.md");
-    await waitFor("the prompt open in the editor", () => vscode.window.activeTextEditor?.document.uri.fsPath === file, 10_000);
+    assert.equal(
+      readFileSync(file, "utf8"),
+      readFileSync(lab.context.asAbsolutePath(join("data", "prompts", "system.md")), "utf8"),
+    );
+    assert.equal(
+      (JSON.parse(readFileSync(configFile, "utf8")) as { systemPromptFile?: string }).systemPromptFile,
+      "prompts/system.md",
+    );
+    await waitFor(
+      "the prompt open in the editor",
+      () => vscode.window.activeTextEditor?.document.uri.fsPath === file,
+      10_000,
+    );
   });
 
   it("marks the recipe's traps in a bad prompt, nothing in the default one, and hovers the token count", async () => {
@@ -60,14 +73,26 @@ describe("prompt loop: language server, Edit System Prompt, rerun from the code 
     writeFileSync(bad.fsPath, BAD_PROMPT);
     await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(bad));
     // The first document starts the server and loads the tokenizer: allow it time on a busy machine.
-    const diags = await waitFor("agent-lab diagnostics on prompts/bad.md", () => (ours(bad).length > 0 ? ours(bad) : undefined), 90_000, 250);
+    const diags = await waitFor(
+      "agent-lab diagnostics on prompts/bad.md",
+      () => (ours(bad).length > 0 ? ours(bad) : undefined),
+      90_000,
+      250,
+    );
     const codes = diags.map(codeOf).sort();
     assert.deepEqual(codes, ["no-concrete-example", "placeholder-in-tag", "placeholder-in-tag"]);
     const keywords = diags.find((d) => /"keywords"/.test(d.message))!;
-    assert.deepEqual([keywords.range.start.line, keywords.range.start.character, keywords.range.end.character], [1, 20, 28]);
+    assert.deepEqual(
+      [keywords.range.start.line, keywords.range.start.character, keywords.range.end.character],
+      [1, 20, 28],
+    );
 
     const system = vscode.Uri.file(join(workspaceDir(), "prompts", "system.md"));
-    const hovers = await vscode.commands.executeCommand<vscode.Hover[]>("vscode.executeHoverProvider", system, new vscode.Position(0, 2));
+    const hovers = await vscode.commands.executeCommand<vscode.Hover[]>(
+      "vscode.executeHoverProvider",
+      system,
+      new vscode.Position(0, 2),
+    );
     const text = hovers.flatMap((h) => h.contents.map((c) => (typeof c === "string" ? c : c.value))).join("\n");
     assert.match(text, /System prompt: \d+ tokens/);
     assert.match(text, /per episode/);
@@ -82,7 +107,12 @@ describe("prompt loop: language server, Edit System Prompt, rerun from the code 
     writeFileSync(configFile, JSON.stringify({ ...config, systemPromptFile: "agent/research.txt" }, null, 2) + "\n");
     try {
       await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(custom));
-      const diags = await waitFor("agent-lab diagnostics on agent/research.txt", () => (ours(custom).length > 0 ? ours(custom) : undefined), 60_000, 250);
+      const diags = await waitFor(
+        "agent-lab diagnostics on agent/research.txt",
+        () => (ours(custom).length > 0 ? ours(custom) : undefined),
+        60_000,
+        250,
+      );
       assert.ok(diags.some((d) => codeOf(d) === "placeholder-in-tag"));
     } finally {
       writeFileSync(configFile, JSON.stringify(config, null, 2) + "\n");
@@ -93,18 +123,27 @@ describe("prompt loop: language server, Edit System Prompt, rerun from the code 
 
   it("the code lens reruns eval on val with the edited prompt: the run's manifest has the new hash, then Compare opens", async () => {
     // The scripted heuristic reader: a full val eval in seconds, free and offline.
-    await vscode.workspace.getConfiguration("agentLab").update("backend", "scripted", vscode.ConfigurationTarget.Workspace);
+    await vscode.workspace
+      .getConfiguration("agentLab")
+      .update("backend", "scripted", vscode.ConfigurationTarget.Workspace);
     const uri = vscode.Uri.file(join(workspaceDir(), "prompts", "system.md"));
     const editor = await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri));
     // Edited but not saved: the rerun must save what is on screen before the eval reads the file.
-    await editor.edit((e) => e.insert(new vscode.Position(editor.document.lineCount, 0), "\nKeep every search under six words."));
+    await editor.edit((e) =>
+      e.insert(new vscode.Position(editor.document.lineCount, 0), "\nKeep every search under six words."),
+    );
     assert.ok(editor.document.isDirty);
     const expectedSha = createHash("sha256").update(editor.document.getText().trimEnd(), "utf8").digest("hex");
 
-    const lenses = await waitFor("the rerun code lens", async () => {
-      const l = await vscode.commands.executeCommand<vscode.CodeLens[]>("vscode.executeCodeLensProvider", uri);
-      return l?.find((x) => x.command?.command === "agentLab.rerunEvalWithPrompt");
-    }, 30_000, 250);
+    const lenses = await waitFor(
+      "the rerun code lens",
+      async () => {
+        const l = await vscode.commands.executeCommand<vscode.CodeLens[]>("vscode.executeCodeLensProvider", uri);
+        return l?.find((x) => x.command?.command === "agentLab.rerunEvalWithPrompt");
+      },
+      30_000,
+      250,
+    );
     assert.equal(lenses.range.start.line, 0);
     assert.match(lenses.command!.title, /Rerun eval on val with this prompt/);
 
@@ -113,21 +152,40 @@ describe("prompt loop: language server, Edit System Prompt, rerun from the code 
       await vscode.commands.executeCommand(lenses.command!.command, ...(lenses.command!.arguments ?? []));
       assert.deepEqual(ui.messages("error"), []);
       const run = `prompt-system-${expectedSha.slice(0, 8)}`;
-      const job = await waitFor(`a job writing runs/${run}`, () => lab.jobs.list().find((j) => j.record.run_dir?.endsWith(`/${run}`)), 10_000);
+      const job = await waitFor(
+        `a job writing runs/${run}`,
+        () => lab.jobs.list().find((j) => j.record.run_dir?.endsWith(`/${run}`)),
+        10_000,
+      );
       assert.deepEqual(job.record.command.slice(0, 5), ["eval", "--name", run, "--split", "val"]);
-      assert.ok(job.record.command.join(" ").includes(`--prompt ${join("prompts", "system.md")}`), job.record.command.join(" "));
-      const status = await Promise.race([job.finished, new Promise<never>((_, no) => setTimeout(() => no(new Error("eval job did not finish in 120 s")), 120_000))]);
+      assert.ok(
+        job.record.command.join(" ").includes(`--prompt ${join("prompts", "system.md")}`),
+        job.record.command.join(" "),
+      );
+      const status = await Promise.race([
+        job.finished,
+        new Promise<never>((_, no) => setTimeout(() => no(new Error("eval job did not finish in 120 s")), 120_000)),
+      ]);
       assert.equal(status.state, "done", `job ended ${status.state}: ${status.reason ?? ""}`);
       assert.ok(!editor.document.isDirty, "the prompt was saved before the eval read it");
 
-      const manifest = JSON.parse(readFileSync(join(workspaceDir(), "runs", run, "manifest.json"), "utf8")) as { system_prompt: { sha256: string }; split: { name: string } };
+      const manifest = JSON.parse(readFileSync(join(workspaceDir(), "runs", run, "manifest.json"), "utf8")) as {
+        system_prompt: { sha256: string };
+        split: { name: string };
+      };
       assert.equal(manifest.system_prompt.sha256, expectedSha);
       assert.equal(manifest.split.name, "val");
-      const baseline = JSON.parse(readFileSync(join(workspaceDir(), "runs", "heuristic", "manifest.json"), "utf8")) as { system_prompt: { sha256: string } };
+      const baseline = JSON.parse(readFileSync(join(workspaceDir(), "runs", "heuristic", "manifest.json"), "utf8")) as {
+        system_prompt: { sha256: string };
+      };
       assert.notEqual(baseline.system_prompt.sha256, expectedSha, "the fingerprint shows the prompt changed");
 
-      await waitFor("the compare panel", () =>
-        vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.includes("agentLab.compare")),
+      await waitFor(
+        "the compare panel",
+        () =>
+          vscode.window.tabGroups.all
+            .flatMap((g) => g.tabs)
+            .find((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.includes("agentLab.compare")),
         20_000,
       );
     } finally {

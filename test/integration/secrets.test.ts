@@ -30,7 +30,11 @@ function snapshot(files: string[]): Record<string, string | null> {
 
 describe("Tinker API key in secret storage only", () => {
   const userData = process.env.AGENT_LAB_IT_USER_DATA;
-  const settingsFiles = () => [join(workspaceDir(), ".vscode", "settings.json"), join(workspaceDir(), "agent-lab.json"), ...(userData ? [join(userData, "User", "settings.json")] : [])];
+  const settingsFiles = () => [
+    join(workspaceDir(), ".vscode", "settings.json"),
+    join(workspaceDir(), "agent-lab.json"),
+    ...(userData ? [join(userData, "User", "settings.json")] : []),
+  ];
 
   it("set stores the key without touching settings, files or logs; clear removes it", async () => {
     const lab = await activeExports<Lab>();
@@ -39,7 +43,10 @@ describe("Tinker API key in secret storage only", () => {
     const ui = answerUi({ inputBox: (o) => (o.password ? key : undefined) });
     try {
       await vscode.commands.executeCommand("agentLab.setApiKey");
-      assert.ok(ui.calls.some((c) => c.kind === "inputBox"), "the command asked for the key");
+      assert.ok(
+        ui.calls.some((c) => c.kind === "inputBox"),
+        "the command asked for the key",
+      );
       assert.equal(await lab.keys.get(), key, "the key is in secret storage");
       assert.deepEqual(snapshot(settingsFiles()), before, "settings files unchanged by set");
       // The workspace (runs, job records and logs) and VS Code's whole temp root: user data with

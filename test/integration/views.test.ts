@@ -9,10 +9,17 @@ import * as vscode from "vscode";
 import type { Lab } from "../../src/extension/register-commands";
 import { activeExports, labelOf, treeRows, workspaceDir } from "./helpers";
 
-interface EpisodeLine { id: string; end: string; em: number }
+interface EpisodeLine {
+  id: string;
+  end: string;
+  em: number;
+}
 
 function episodesOf(run: string): EpisodeLine[] {
-  return readFileSync(join(workspaceDir(), "runs", run, "episodes.jsonl"), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as EpisodeLine);
+  return readFileSync(join(workspaceDir(), "runs", run, "episodes.jsonl"), "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as EpisodeLine);
 }
 
 describe("Runs and Checkpoints views (fixture workspace)", () => {
@@ -28,13 +35,20 @@ describe("Runs and Checkpoints views (fixture workspace)", () => {
     for (const run of ["heuristic", "closed-book"]) {
       const row = byLabel.get(run);
       assert.ok(row, `run ${run} in the Runs view (have: ${[...byLabel.keys()].join(", ")})`);
-      const summary = JSON.parse(readFileSync(join(workspaceDir(), "runs", run, "summary.json"), "utf8")) as { n: number; split: string };
+      const summary = JSON.parse(readFileSync(join(workspaceDir(), "runs", run, "summary.json"), "utf8")) as {
+        n: number;
+        split: string;
+      };
       const description = String(row.item.description ?? "");
       assert.match(description, new RegExp(`\\b${summary.split}\\b`));
       assert.match(description, new RegExp(`n=${summary.n}\\b`));
       assert.match(description, /F1 \S+/);
       assert.match(description, /EM \S+/);
-      assert.equal(row.item.collapsibleState, vscode.TreeItemCollapsibleState.Collapsed, "an eval run expands into outcome groups");
+      assert.equal(
+        row.item.collapsibleState,
+        vscode.TreeItemCollapsibleState.Collapsed,
+        "an eval run expands into outcome groups",
+      );
     }
   });
 
@@ -42,14 +56,22 @@ describe("Runs and Checkpoints views (fixture workspace)", () => {
     const run = (await treeRows(lab.runs)).find((r) => labelOf(r.item) === "heuristic");
     assert.ok(run);
     const groups = await treeRows(lab.runs, run.node);
-    assert.ok(groups.length >= 2, `expected several outcome groups, got ${groups.map((g) => labelOf(g.item)).join(", ")}`);
+    assert.ok(
+      groups.length >= 2,
+      `expected several outcome groups, got ${groups.map((g) => labelOf(g.item)).join(", ")}`,
+    );
     const episodes = episodesOf("heuristic");
     let total = 0;
     for (const g of groups) {
       const children = await treeRows(lab.runs, g.node);
       total += children.length;
-      assert.match(String(g.item.description), new RegExp(`^${children.length}\\b`), `group ${labelOf(g.item)} says how many it holds`);
-      for (const c of children) assert.equal(c.item.command?.command, "agentLab.openTrace", "clicking an episode opens its trace");
+      assert.match(
+        String(g.item.description),
+        new RegExp(`^${children.length}\\b`),
+        `group ${labelOf(g.item)} says how many it holds`,
+      );
+      for (const c of children)
+        assert.equal(c.item.command?.command, "agentLab.openTrace", "clicking an episode opens its trace");
     }
     assert.equal(total, episodes.length);
     const correct = groups.find((g) => labelOf(g.item) === "correct");
@@ -58,7 +80,9 @@ describe("Runs and Checkpoints views (fixture workspace)", () => {
   });
 
   it("Checkpoints lists the registry with paths and lineage as children", async () => {
-    const registry = readFileSync(join(workspaceDir(), "runs", "checkpoints.jsonl"), "utf8").split("\n").filter(Boolean)
+    const registry = readFileSync(join(workspaceDir(), "runs", "checkpoints.jsonl"), "utf8")
+      .split("\n")
+      .filter(Boolean)
       .map((l) => JSON.parse(l) as { name: string; sampler_path: string; state_path: string; parent: string | null });
     const rows = await treeRows(lab.checkpoints);
     assert.deepEqual(rows.map((r) => labelOf(r.item)).sort(), registry.map((e) => e.name).sort());
@@ -70,7 +94,8 @@ describe("Runs and Checkpoints views (fixture workspace)", () => {
       assert.equal(value("state"), entry.state_path);
       const lineage = value("lineage");
       assert.ok(lineage.includes(entry.name), `lineage "${lineage}" names the checkpoint`);
-      if (entry.parent) assert.ok(lineage.includes(entry.parent), `lineage "${lineage}" names the parent ${entry.parent}`);
+      if (entry.parent)
+        assert.ok(lineage.includes(entry.parent), `lineage "${lineage}" names the parent ${entry.parent}`);
     }
   });
 });

@@ -46,7 +46,10 @@ function resolveImport(from: string, spec: string): string {
 
 function edges(): Edge[] {
   return sources(SRC).flatMap((file) =>
-    [...readFileSync(file, "utf8").matchAll(IMPORT)].map((m) => ({ file: relative(SRC, file), target: relative(SRC, resolveImport(file, m[1])) })),
+    [...readFileSync(file, "utf8").matchAll(IMPORT)].map((m) => ({
+      file: relative(SRC, file),
+      target: relative(SRC, resolveImport(file, m[1])),
+    })),
   );
 }
 
@@ -69,7 +72,10 @@ export function againstLayers(file: string, target: string): string | undefined 
   if (to.part === from.part) return undefined;
   const allowed = PARTS[from.part];
   if (!allowed) return `src/${from.part} is not a known part of src/`;
-  if (to.part === "core") return to.layer! > CORE_LAYERS.indexOf(allowed.coreUpTo) ? `src/${from.part} imports core above ${allowed.coreUpTo}` : undefined;
+  if (to.part === "core")
+    return to.layer! > CORE_LAYERS.indexOf(allowed.coreUpTo)
+      ? `src/${from.part} imports core above ${allowed.coreUpTo}`
+      : undefined;
   return allowed.parts.includes(to.part) ? undefined : `src/${from.part} imports src/${to.part}`;
 }
 

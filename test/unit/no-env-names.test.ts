@@ -98,7 +98,11 @@ const inEnvFolder = (rel: string) => /^core\/envs\/[^/]+\//.test(rel);
 function hits(file: string): string[] {
   return readFileSync(file, "utf8")
     .split("\n")
-    .flatMap((text, i) => (ENV_NAMES.test(text) || METRIC_SLOTS.test(text) ? [`src/${relative(SRC, file)}:${i + 1}: ${text.trim().slice(0, 100)}`] : []));
+    .flatMap((text, i) =>
+      ENV_NAMES.test(text) || METRIC_SLOTS.test(text)
+        ? [`src/${relative(SRC, file)}:${i + 1}: ${text.trim().slice(0, 100)}`]
+        : [],
+    );
 }
 
 describe("generic code names no environment", () => {
@@ -112,11 +116,18 @@ describe("generic code names no environment", () => {
 
   it("no file outside the environments' folders names one, except the allowed and the not-yet list", () => {
     const fresh = [...offenders.keys()].filter((f) => !NOT_YET.includes(f));
-    assert.deepEqual(fresh.flatMap((f) => offenders.get(f)!), [], "name environments through the registry and metrics through their declarations (base/runs/metrics.ts)");
+    assert.deepEqual(
+      fresh.flatMap((f) => offenders.get(f)!),
+      [],
+      "name environments through the registry and metrics through their declarations (base/runs/metrics.ts)",
+    );
   });
 
   it("the not-yet list only shrinks: a file that no longer names one is taken off it", () => {
-    assert.deepEqual(NOT_YET.filter((f) => !offenders.has(f)), []);
+    assert.deepEqual(
+      NOT_YET.filter((f) => !offenders.has(f)),
+      [],
+    );
   });
 
   it(`${NOT_YET.length} files are not yet clean`, () => {

@@ -33,19 +33,37 @@ const pinned: string[] = [];
 function expectedControl(s: CompareSetup): HTMLElement {
   const checked = new Set(s.expect);
   const boxes = s.fields.map((f) => {
-    const box = h("input", { type: "checkbox", value: f.field, class: "expect-field", id: `expect-${f.field}`, ...(checked.has(f.field) ? { checked: true } : {}) });
+    const box = h("input", {
+      type: "checkbox",
+      value: f.field,
+      class: "expect-field",
+      id: `expect-${f.field}`,
+      ...(checked.has(f.field) ? { checked: true } : {}),
+    });
     box.addEventListener("change", () => {
-      const chosen = Array.from(document.querySelectorAll<HTMLInputElement>("#expected .expect-field")).filter((b) => b.checked).map((b) => b.value);
+      const chosen = Array.from(document.querySelectorAll<HTMLInputElement>("#expected .expect-field"))
+        .filter((b) => b.checked)
+        .map((b) => b.value);
       send({ type: "compare/setExpect", expect: chosen });
     });
-    return h("label", { class: "expect-item", for: `expect-${f.field}` }, box, h("code", null, f.field), h("span", { class: "muted" }, ` (${f.runs.join(", ")})`));
+    return h(
+      "label",
+      { class: "expect-item", for: `expect-${f.field}` },
+      box,
+      h("code", null, f.field),
+      h("span", { class: "muted" }, ` (${f.runs.join(", ")})`),
+    );
   });
   return h(
     "fieldset",
     { id: "expected", class: "expected" },
     h("legend", null, "Expected to differ"),
     s.fields.length
-      ? h("span", { class: "muted" }, `Opened to compare ${ORIGIN_LABELS[s.origin]}: ticked fields are the thing under test and raise no warning. `)
+      ? h(
+          "span",
+          { class: "muted" },
+          `Opened to compare ${ORIGIN_LABELS[s.origin]}: ticked fields are the thing under test and raise no warning. `,
+        )
       : h("span", { class: "muted" }, "The runs' fingerprints are identical: nothing differs but the runs themselves."),
     ...boxes,
   );
@@ -55,7 +73,13 @@ function expectedControl(s: CompareSetup): HTMLElement {
 function environmentLine(r: AblationReport): HTMLElement {
   // Reports written before reports named it are HotpotQA's (manifests without the field are).
   const env = r.environment ?? HOTPOTQA_INFO;
-  return h("div", { class: "muted", id: "environment" }, "environment ", h("code", null, `${env.name} v${env.version}`), " (the same for every run: runs of different environments are never paired)");
+  return h(
+    "div",
+    { class: "muted", id: "environment" },
+    "environment ",
+    h("code", null, `${env.name} v${env.version}`),
+    " (the same for every run: runs of different environments are never paired)",
+  );
 }
 
 function warnings(r: AblationReport): HTMLElement {
@@ -64,7 +88,9 @@ function warnings(r: AblationReport): HTMLElement {
   return h(
     "div",
     { class: items.length ? "warnings" : "warnings none", id: "warnings" },
-    items.length ? h("strong", null, "Comparability warnings") : h("span", { class: "muted" }, "Fingerprints match, apart from the fields expected to differ."),
+    items.length
+      ? h("strong", null, "Comparability warnings")
+      : h("span", { class: "muted" }, "Fingerprints match, apart from the fields expected to differ."),
     items.length ? h("ul", null, ...items.map((w) => h("li", null, w))) : null,
   );
 }
@@ -80,14 +106,32 @@ function promptDiffs(prompts: PromptDiff[], baseline: string): HTMLElement | nul
     { id: "prompt-diffs", class: "prompt-diffs" },
     ...prompts.map((d) => {
       const body = d.lines
-        ? h("pre", { class: "prompt-diff" }, ...d.lines.map((l) => h("div", { class: `diff-${l.op}` }, `${l.op === "added" ? "+ " : l.op === "removed" ? "- " : "  "}${l.text}`)))
+        ? h(
+            "pre",
+            { class: "prompt-diff" },
+            ...d.lines.map((l) =>
+              h(
+                "div",
+                { class: `diff-${l.op}` },
+                `${l.op === "added" ? "+ " : l.op === "removed" ? "- " : "  "}${l.text}`,
+              ),
+            ),
+          )
         : h(
             "p",
             { class: "muted" },
-            `The text of ${[d.baseline, d.other].filter((p) => p.text === null).map(promptText).join(" and ")} is not on disk any more ` +
+            `The text of ${[d.baseline, d.other]
+              .filter((p) => p.text === null)
+              .map(promptText)
+              .join(" and ")} is not on disk any more ` +
               "(no file of that name holds that hash: the file was edited after the run), so only the hashes can be compared.",
           );
-      return h("details", { open: true, class: "prompt-diff-block" }, h("summary", null, `System prompt: ${baseline} ${promptText(d.baseline)} → ${d.run} ${promptText(d.other)}`), body);
+      return h(
+        "details",
+        { open: true, class: "prompt-diff-block" },
+        h("summary", null, `System prompt: ${baseline} ${promptText(d.baseline)} → ${d.run} ${promptText(d.other)}`),
+        body,
+      );
     }),
   );
 }
@@ -97,7 +141,11 @@ function cell(text: string | number, more = false, cls = ""): HTMLElement {
   return h("td", { class: `${more ? "more " : ""}${cls}`.trim() || undefined }, text);
 }
 
-type Column = { head: string; more: boolean; cell: (run: AblationReport["runs"][number], c: AblationReport["comparisons"][number] | undefined) => HTMLElement };
+type Column = {
+  head: string;
+  more: boolean;
+  cell: (run: AblationReport["runs"][number], c: AblationReport["comparisons"][number] | undefined) => HTMLElement;
+};
 
 const verdictClass = (v: string | undefined) => (v ? `verdict verdict-${v.replace(/\s+/g, "-")}` : "");
 
@@ -106,8 +154,12 @@ function columns(m: CompareMetrics): Column[] {
   const col = (head: string, more: boolean, cell: Column["cell"]): Column => ({ head, more, cell });
   const em = [
     col(`Δ ${m.em} [paired CI]`, false, (_, c) => cell(c ? deltaCell(c.em) : "–", false, "delta-em")),
-    col(m.one ? "p Holm" : "p EM (Holm)", !m.one, (_, c) => cell(c ? (m.one ? formatP(c.em.p_holm) : `${formatP(c.em.p)} (${formatP(c.em.p_holm)})`) : "–", !m.one)),
-    col(m.one ? "verdict" : "verdict EM", false, (_, c) => cell(c ? c.em.verdict : "–", false, verdictClass(c?.em.verdict))),
+    col(m.one ? "p Holm" : "p EM (Holm)", !m.one, (_, c) =>
+      cell(c ? (m.one ? formatP(c.em.p_holm) : `${formatP(c.em.p)} (${formatP(c.em.p_holm)})`) : "–", !m.one),
+    ),
+    col(m.one ? "verdict" : "verdict EM", false, (_, c) =>
+      cell(c ? c.em.verdict : "–", false, verdictClass(c?.em.verdict)),
+    ),
   ];
   const head = [
     col("n", false, (run) => cell(run.episodes - run.dropped)),
@@ -122,7 +174,9 @@ function columns(m: CompareMetrics): Column[] {
         col(`verdict ${m.f1}`, false, (_, c) => cell(c ? c.f1.verdict : "–", false, verdictClass(c?.f1.verdict))),
       ];
   const rest = [
-    ...(m.one ? [col("p", true, (_, c) => cell(c ? formatP(c.em.p) : "–", true))] : [col(`p ${m.f1}`, true, (_, c) => cell(c ? formatP(c.f1.p) : "–", true))]),
+    ...(m.one
+      ? [col("p", true, (_, c) => cell(c ? formatP(c.em.p) : "–", true))]
+      : [col(`p ${m.f1}`, true, (_, c) => cell(c ? formatP(c.f1.p) : "–", true))]),
     col("McNemar b/c", true, (_, c) => cell(c ? `${c.em.baseline_only}/${c.em.run_only}` : "–", true)),
     // With one 0/1 metric f1 holds the same scores, so its MDE is the metric's.
     col(`MDE ${m.f1}`, true, (_, c) => cell(c ? f3(c.f1.mde) : "–", true)),
@@ -152,7 +206,11 @@ function table(r: AblationReport): HTMLElement {
     h("thead", null, h("tr", null, ...head.map(([x, more]) => h("th", { class: more ? "more" : undefined }, x)))),
     h("tbody", null, ...rows),
   );
-  const toggle = h("vscode-button", { secondary: true, id: "more-columns" }, moreColumns ? "Fewer columns" : `More columns (p, b/c, MDE, ${metrics.hasTools ? "searches, " : ""}answered, $/q)`);
+  const toggle = h(
+    "vscode-button",
+    { secondary: true, id: "more-columns" },
+    moreColumns ? "Fewer columns" : `More columns (p, b/c, MDE, ${metrics.hasTools ? "searches, " : ""}answered, $/q)`,
+  );
   toggle.addEventListener("click", () => {
     moreColumns = !moreColumns;
     render();
@@ -163,7 +221,13 @@ function table(r: AblationReport): HTMLElement {
     { class: "muted", id: "method" },
     `Intervals: ${s.level * 100}% percentile bootstrap, ${s.resamples.toLocaleString("en-US")} resamples, seed ${s.seed}; Δ paired — the settings and digits of agent-lab ablate.`,
   );
-  return h("div", { class: "table-block" }, h("div", { class: "table-scroll" }, t), h("div", { class: "table-tools" }, toggle), method);
+  return h(
+    "div",
+    { class: "table-block" },
+    h("div", { class: "table-scroll" }, t),
+    h("div", { class: "table-tools" }, toggle),
+    method,
+  );
 }
 
 /** An export file name for a metric label ("accuracy" → "delta-accuracy"). */
@@ -172,7 +236,13 @@ const chartName = (label: string) => `delta-${label.toLowerCase().replace(/[^a-z
 function forest(r: AblationReport): HTMLElement {
   const plot = (which: "f1" | "em") => {
     const label = metrics[which];
-    const rows = r.comparisons.map((c) => ({ label: c.name, delta: c[which].delta, lo: c[which].ci.lo, hi: c[which].ci.hi, verdict: c[which].verdict }));
+    const rows = r.comparisons.map((c) => ({
+      label: c.name,
+      delta: c[which].delta,
+      lo: c[which].ci.lo,
+      hi: c[which].ci.hi,
+      verdict: c[which].verdict,
+    }));
     return chartFigure(chartName(label), forestPlot(`Δ ${label} vs ${r.runs[0].name}`, rows));
   };
   return h("div", { class: "charts", id: "forest" }, ...(metrics.one ? [plot("em")] : [plot("f1"), plot("em")]));
@@ -197,7 +267,11 @@ function flipItem(q: QuestionRow, runIndex: number): HTMLElement {
     { class: "flip", "data-id": q.id, tabindex: 0, title: "open both episodes, aligned turn by turn" },
     h("span", { class: "q" }, q.question),
     h("span", { class: "gold" }, ` gold: ${q.answers.join(" | ")}`),
-    h("span", { class: "muted" }, ` · ${metrics[k]} ${fmt(q[k][0], 2)} → ${fmt(q[k][runIndex], 2)} (${delta >= 0 ? "+" : "−"}${Math.abs(delta).toFixed(2)}) · `),
+    h(
+      "span",
+      { class: "muted" },
+      ` · ${metrics[k]} ${fmt(q[k][0], 2)} → ${fmt(q[k][runIndex], 2)} (${delta >= 0 ? "+" : "−"}${Math.abs(delta).toFixed(2)}) · `,
+    ),
     h("span", { class: "pred" }, `“${q.prediction[0]}” → “${q.prediction[runIndex]}”`),
   );
   const pin = h("vscode-button", { secondary: true, class: "pin", title: "pin: this question across all runs" }, "Pin");
@@ -221,7 +295,13 @@ function flips(r: AblationReport): HTMLElement {
   const k = flipMetric();
   const improved = r.questions.filter((q) => q.flips[idx]?.[k] === "improved");
   const regressed = r.questions.filter((q) => q.flips[idx]?.[k] === "regressed");
-  const picker = h("select", { id: "comparison-picker" }, ...r.comparisons.map((x, i) => h("option", { value: i, ...(i === comparison ? { selected: true } : {}) }, `${x.name} vs ${r.runs[0].name}`)));
+  const picker = h(
+    "select",
+    { id: "comparison-picker" },
+    ...r.comparisons.map((x, i) =>
+      h("option", { value: i, ...(i === comparison ? { selected: true } : {}) }, `${x.name} vs ${r.runs[0].name}`),
+    ),
+  );
   picker.addEventListener("change", () => {
     comparison = Number(picker.value);
     render();
@@ -233,8 +313,18 @@ function flips(r: AblationReport): HTMLElement {
     h(
       "div",
       { class: "flip-columns" },
-      h("div", null, h("h4", null, `Improved (${improved.length})`), h("ul", { id: "improved" }, ...improved.slice(0, 500).map((q) => flipItem(q, c.run)))),
-      h("div", null, h("h4", null, `Regressed (${regressed.length})`), h("ul", { id: "regressed" }, ...regressed.slice(0, 500).map((q) => flipItem(q, c.run)))),
+      h(
+        "div",
+        null,
+        h("h4", null, `Improved (${improved.length})`),
+        h("ul", { id: "improved" }, ...improved.slice(0, 500).map((q) => flipItem(q, c.run))),
+      ),
+      h(
+        "div",
+        null,
+        h("h4", null, `Regressed (${regressed.length})`),
+        h("ul", { id: "regressed" }, ...regressed.slice(0, 500).map((q) => flipItem(q, c.run))),
+      ),
     ),
   );
 }
@@ -253,8 +343,22 @@ function turnCell(s: PairTurnSide | undefined, cls: string): HTMLElement {
     h("pre", { class: "reply", title: "text the model wrote" }, s.reply),
     s.query !== undefined ? h("div", { class: "query" }, "search: ", h("code", null, s.query)) : null,
     s.hits.length ? h("ol", { class: "hits" }, ...s.hits.map((t) => h("li", null, t))) : null,
-    s.inserted && s.query === undefined ? h("details", { class: "inserted" }, h("summary", { class: "muted" }, "inserted by the harness"), h("pre", null, s.inserted)) : null,
-    s.inserted && s.query !== undefined ? h("details", { class: "inserted" }, h("summary", { class: "muted" }, "results as the model saw them"), h("pre", null, s.inserted)) : null,
+    s.inserted && s.query === undefined
+      ? h(
+          "details",
+          { class: "inserted" },
+          h("summary", { class: "muted" }, "inserted by the harness"),
+          h("pre", null, s.inserted),
+        )
+      : null,
+    s.inserted && s.query !== undefined
+      ? h(
+          "details",
+          { class: "inserted" },
+          h("summary", { class: "muted" }, "results as the model saw them"),
+          h("pre", null, s.inserted),
+        )
+      : null,
   );
 }
 
@@ -267,12 +371,21 @@ function pairSection(): HTMLElement | null {
     render();
   });
   if (!pair || pair.questionId !== pairRequest.questionId) {
-    return h("section", { id: "pair", class: "pair loading" }, h("p", { class: "muted" }, "Loading both episodes…"), close);
+    return h(
+      "section",
+      { id: "pair", class: "pair loading" },
+      h("p", { class: "muted" }, "Loading both episodes…"),
+      close,
+    );
   }
   const p = pair;
   const req = pairRequest;
   const openTrace = (k: 0 | 1) => {
-    const b = h("vscode-button", { secondary: true, class: "open-trace", "data-run": req.runs[k] }, `Full trace: ${p.sides[k].run}`);
+    const b = h(
+      "vscode-button",
+      { secondary: true, class: "open-trace", "data-run": req.runs[k] },
+      `Full trace: ${p.sides[k].run}`,
+    );
     b.addEventListener("click", () => send({ type: "compare/openTrace", questionId: p.questionId, run: req.runs[k] }));
     return b;
   };
@@ -283,7 +396,11 @@ function pairSection(): HTMLElement | null {
       { class: `pair-cell pair-head side-${k === 0 ? "a" : "b"}` },
       h("strong", null, s.run),
       h("div", null, `“${s.prediction}”`),
-      h("div", { class: "muted" }, `${scoreText(s.f1, s.em)} · ${s.end} · ${metrics.hasTools ? `${s.searches} searches · ` : ""}${s.generated} tokens generated`),
+      h(
+        "div",
+        { class: "muted" },
+        `${scoreText(s.f1, s.em)} · ${s.end} · ${metrics.hasTools ? `${s.searches} searches · ` : ""}${s.generated} tokens generated`,
+      ),
       s.decodeProblem ? h("div", { class: "muted" }, `Shown as token ids: ${s.decodeProblem}`) : null,
     );
   };
@@ -292,14 +409,20 @@ function pairSection(): HTMLElement | null {
     { id: "pair", class: "pair" },
     h("div", { class: "pair-title" }, h("h3", null, p.question), close),
     h("div", { class: "gold" }, `gold: ${p.answers.join(" | ")}`),
-    p.samePrompt ? null : h("div", { class: "muted" }, "The two episodes started from different prompts (see the prompt diff above)."),
+    p.samePrompt
+      ? null
+      : h("div", { class: "muted" }, "The two episodes started from different prompts (see the prompt diff above)."),
     h(
       "div",
       { class: "pair-grid", id: "pair-grid" },
       h("div", { class: "turn-label" }),
       sideHead(0),
       sideHead(1),
-      ...p.turns.flatMap((t) => [h("div", { class: "turn-label" }, `turn ${t.turn}`), turnCell(t.a, "side-a"), turnCell(t.b, "side-b")]),
+      ...p.turns.flatMap((t) => [
+        h("div", { class: "turn-label" }, `turn ${t.turn}`),
+        turnCell(t.a, "side-a"),
+        turnCell(t.b, "side-b"),
+      ]),
     ),
     h("div", { class: "pair-tools" }, openTrace(0), openTrace(1)),
   );
@@ -324,7 +447,13 @@ function pins(r: AblationReport): HTMLElement | null {
         { class: "pin-card" },
         h("div", { class: "q" }, q.question, " ", unpin),
         h("div", { class: "muted" }, `gold: ${q.answers.join(" | ")}`),
-        h("ol", null, ...r.runs.map((run, i) => h("li", null, h("strong", null, run.name), `: “${q.prediction[i]}” ${scoreText(q.f1[i], q.em[i], " ")}`))),
+        h(
+          "ol",
+          null,
+          ...r.runs.map((run, i) =>
+            h("li", null, h("strong", null, run.name), `: “${q.prediction[i]}” ${scoreText(q.f1[i], q.em[i], " ")}`),
+          ),
+        ),
       );
     }),
   );

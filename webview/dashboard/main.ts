@@ -10,7 +10,14 @@
  */
 import type { GroupEpisodes } from "../../src/extension/webview/protocol";
 import type { CheckpointScore, DashboardView, Series } from "../../src/core/views/trace/dashboard-view";
-import { healthyBand, METRIC_GROUPS, metricGroup, metricLabel, orderMetrics, type MetricGroup } from "../../src/core/views/trace/metric-groups";
+import {
+  healthyBand,
+  METRIC_GROUPS,
+  metricGroup,
+  metricLabel,
+  orderMetrics,
+  type MetricGroup,
+} from "../../src/core/views/trace/metric-groups";
 import { chartFigure, createTimeChart, palette, type TimeChart } from "../shared/charts";
 import { formatNumber, formatUsdValue, isConstant, MAX_SMOOTHING } from "../shared/chart-math";
 import { append, clear, fmt, h, isChecked } from "../shared/dom";
@@ -53,7 +60,12 @@ function metricFigure(key: string, lines: RunLine[], overlaid: boolean): HTMLEle
   const own = lines.find((l) => l.colorIndex === 0);
   const fmtValue = formatFor(key);
   const last = own?.series.points.at(-1);
-  const band = own ? healthyBand(key, own.series.points.map(([, y]) => y)) : undefined;
+  const band = own
+    ? healthyBand(
+        key,
+        own.series.points.map(([, y]) => y),
+      )
+    : undefined;
   const chart = createTimeChart({
     name: key,
     title: key,
@@ -67,7 +79,12 @@ function metricFigure(key: string, lines: RunLine[], overlaid: boolean): HTMLEle
     syncKey: "dashboard-steps",
   });
   charts.push(chart);
-  const log = h("vscode-checkbox", { label: "log", class: "log-toggle", checked: logScale.has(key), title: "logarithmic y axis" });
+  const log = h("vscode-checkbox", {
+    label: "log",
+    class: "log-toggle",
+    checked: logScale.has(key),
+    title: "logarithmic y axis",
+  });
   log.addEventListener("change", () => {
     const on = isChecked(log);
     if (on) logScale.add(key);
@@ -77,7 +94,12 @@ function metricFigure(key: string, lines: RunLine[], overlaid: boolean): HTMLEle
   return h(
     "div",
     { class: "metric", "data-key": key, "data-group": metricGroup(key) },
-    h("div", { class: "metric-head" }, h("span", { class: "metric-name", title: key }, metricLabel(key)), h("span", { class: "metric-last" }, last ? `step ${last[0]}: ${fmtValue(last[1])}` : "")),
+    h(
+      "div",
+      { class: "metric-head" },
+      h("span", { class: "metric-name", title: key }, metricLabel(key)),
+      h("span", { class: "metric-last" }, last ? `step ${last[0]}: ${fmtValue(last[1])}` : ""),
+    ),
     chartFigure(key, chart, log),
   );
 }
@@ -87,48 +109,104 @@ function constantsLine(keys: string[], lines: Map<string, RunLine[]>, overlaid: 
   const cells = keys.map((key) => {
     const fmtValue = formatFor(key);
     const values = lines.get(key)!.map((l) => `${overlaid ? `${l.run} ` : ""}${fmtValue(l.series.points[0][1])}`);
-    return h("td", { "data-key": key }, h("span", { class: "metric-name", title: key }, metricLabel(key)), " ", values.join(" · "));
+    return h(
+      "td",
+      { "data-key": key },
+      h("span", { class: "metric-name", title: key }, metricLabel(key)),
+      " ",
+      values.join(" · "),
+    );
   });
-  return h("table", { class: "constants", id: "constants", title: "Metrics with one value at every step: listed, not plotted" }, h("tr", null, h("th", null, "constant"), ...cells));
+  return h(
+    "table",
+    { class: "constants", id: "constants", title: "Metrics with one value at every step: listed, not plotted" },
+    h("tr", null, h("th", null, "constant"), ...cells),
+  );
 }
 
 function metricCharts(v: DashboardView): HTMLElement {
   const lines = linesByMetric(v);
   const overlaid = v.overlays.length > 0;
   const keys = orderMetrics([...lines.keys()]);
-  const constant = keys.filter((k) => lines.get(k)!.every((l) => isConstant(l.series.points.map(([, y]) => y))) && lines.get(k)!.every((l) => l.series.points.length > 1));
+  const constant = keys.filter(
+    (k) =>
+      lines.get(k)!.every((l) => isConstant(l.series.points.map(([, y]) => y))) &&
+      lines.get(k)!.every((l) => l.series.points.length > 1),
+  );
   const plotted = keys.filter((k) => !constant.includes(k));
-  const slider = h("input", { type: "range", id: "smoothing", min: "0", max: String(MAX_SMOOTHING), step: "0.01", value: String(smoothing), "aria-label": "smoothing" });
+  const slider = h("input", {
+    type: "range",
+    id: "smoothing",
+    min: "0",
+    max: String(MAX_SMOOTHING),
+    step: "0.01",
+    value: String(smoothing),
+    "aria-label": "smoothing",
+  });
   const sliderValue = h("span", { class: "smoothing-value", id: "smoothing-value" }, smoothing.toFixed(2));
   slider.addEventListener("input", () => {
     smoothing = Number(slider.value);
     sliderValue.textContent = smoothing.toFixed(2);
     for (const c of charts) c.setSmoothing(smoothing);
   });
-  const addRun = h("vscode-button", { secondary: true, id: "add-overlay", title: "Draw another training run of this workspace on the same axes" }, "Overlay run…");
+  const addRun = h(
+    "vscode-button",
+    { secondary: true, id: "add-overlay", title: "Draw another training run of this workspace on the same axes" },
+    "Overlay run…",
+  );
   addRun.addEventListener("click", () => send({ type: "dashboard/addOverlay" }));
   const runChips = [v.run, ...v.overlays.map((o) => o.run)].map((run, i) => {
-    const chip = h("span", { class: `run-chip color-${i}`, "data-run": run }, h("span", { class: "swatch" }, "■"), ` ${run}`);
+    const chip = h(
+      "span",
+      { class: `run-chip color-${i}`, "data-run": run },
+      h("span", { class: "swatch" }, "■"),
+      ` ${run}`,
+    );
     if (i > 0) {
-      const remove = h("button", { class: "remove-overlay", title: `Remove ${run} from the charts`, "aria-label": `remove ${run}` }, "✕");
+      const remove = h(
+        "button",
+        { class: "remove-overlay", title: `Remove ${run} from the charts`, "aria-label": `remove ${run}` },
+        "✕",
+      );
       remove.addEventListener("click", () => send({ type: "dashboard/removeOverlay", run }));
       chip.append(remove);
     }
     return chip;
   });
   const c = palette();
-  runChips.forEach((chip, i) => chip.querySelector<HTMLElement>(".swatch")!.style.setProperty("color", c.series[i % c.series.length]));
+  runChips.forEach((chip, i) =>
+    chip.querySelector<HTMLElement>(".swatch")!.style.setProperty("color", c.series[i % c.series.length]),
+  );
   const groups = [...METRIC_GROUPS, "other" as MetricGroup]
     .map((g) => ({ g, keys: plotted.filter((k) => metricGroup(k) === g) }))
     .filter((x) => x.keys.length)
-    .map(({ g, keys: ks }) => h("section", { class: "metric-group", "data-group": g }, h("h3", null, g), h("div", { class: "charts" }, ...ks.map((k) => metricFigure(k, lines.get(k)!, overlaid)))));
+    .map(({ g, keys: ks }) =>
+      h(
+        "section",
+        { class: "metric-group", "data-group": g },
+        h("h3", null, g),
+        h("div", { class: "charts" }, ...ks.map((k) => metricFigure(k, lines.get(k)!, overlaid))),
+      ),
+    );
   return h(
     "div",
     { id: "metrics" },
-    h("div", { class: "chart-controls" }, h("label", { class: "smoothing" }, "smoothing ", slider, " ", sliderValue), h("span", { class: "runs" }, ...runChips), addRun),
-    h("p", { class: "muted hint" }, "Hover a chart for every run's value at that step · drag to zoom, double-click to reset · shaded: the recipe's healthy range (hover the chart for its advice)."),
+    h(
+      "div",
+      { class: "chart-controls" },
+      h("label", { class: "smoothing" }, "smoothing ", slider, " ", sliderValue),
+      h("span", { class: "runs" }, ...runChips),
+      addRun,
+    ),
+    h(
+      "p",
+      { class: "muted hint" },
+      "Hover a chart for every run's value at that step · drag to zoom, double-click to reset · shaded: the recipe's healthy range (hover the chart for its advice).",
+    ),
     constantsLine(constant, lines, overlaid),
-    ...(groups.length || constant.length ? groups : [h("p", { class: "muted" }, "No metrics yet: waiting for the job to write metrics.jsonl.")]),
+    ...(groups.length || constant.length
+      ? groups
+      : [h("p", { class: "muted" }, "No metrics yet: waiting for the job to write metrics.jsonl.")]),
   );
 }
 
@@ -137,7 +215,11 @@ function ci(c: { f1: { mean: number; lo: number; hi: number } }): string {
 }
 
 function evaluateButton(c: CheckpointScore): HTMLElement {
-  const b = h("vscode-button", { class: "evaluate", "data-checkpoint": c.name, title: `Evaluate ${c.name} on val with this run's settings` }, "Evaluate");
+  const b = h(
+    "vscode-button",
+    { class: "evaluate", "data-checkpoint": c.name, title: `Evaluate ${c.name} on val with this run's settings` },
+    "Evaluate",
+  );
   b.addEventListener("click", () => send({ type: "dashboard/evaluate", checkpoint: c.name }));
   return b;
 }
@@ -149,9 +231,19 @@ function checkpointChart(v: DashboardView): HTMLElement | null {
     ? createTimeChart({
         name: "val-f1",
         title: "val F1 of saved checkpoints (95% bootstrap CI)",
-        series: [{ label: "val F1", points: scored.map((c) => [c.step, c.f1!.mean] as const), errors: scored.map((c) => [c.f1!.lo, c.f1!.hi] as const) }],
+        series: [
+          {
+            label: "val F1",
+            points: scored.map((c) => [c.step, c.f1!.mean] as const),
+            errors: scored.map((c) => [c.f1!.lo, c.f1!.hi] as const),
+          },
+        ],
         points: true,
-        refLines: v.references.map((r) => ({ label: r.label, value: r.f1.mean, detail: `[${fmt(r.f1.lo)}, ${fmt(r.f1.hi)}] (${r.evalRun})` })),
+        refLines: v.references.map((r) => ({
+          label: r.label,
+          value: r.f1.mean,
+          detail: `[${fmt(r.f1.lo)}, ${fmt(r.f1.hi)}] (${r.evalRun})`,
+        })),
         height: 200,
       })
     : null;
@@ -162,21 +254,51 @@ function checkpointChart(v: DashboardView): HTMLElement | null {
     { class: "checkpoints", id: "checkpoints" },
     h("h3", null, "Checkpoints"),
     v.evalSettings
-      ? h("p", { class: "muted", id: "eval-settings", title: Object.entries(v.evalSettings.fields).map(([k, val]) => `${k}: ${JSON.stringify(val)}`).join("\n") }, `Val F1 only from evals with the eval settings of ${v.evalSettings.source} (prompt, harness, search, max tokens).`)
+      ? h(
+          "p",
+          {
+            class: "muted",
+            id: "eval-settings",
+            title: Object.entries(v.evalSettings.fields)
+              .map(([k, val]) => `${k}: ${JSON.stringify(val)}`)
+              .join("\n"),
+          },
+          `Val F1 only from evals with the eval settings of ${v.evalSettings.source} (prompt, harness, search, max tokens).`,
+        )
       : null,
-    v.references.length ? h("p", { class: "muted", id: "references" }, ...v.references.map((r) => `${r.label}: ${ci(r)} from ${r.evalRun} · `)) : null,
+    v.references.length
+      ? h(
+          "p",
+          { class: "muted", id: "references" },
+          ...v.references.map((r) => `${r.label}: ${ci(r)} from ${r.evalRun} · `),
+        )
+      : null,
     chart ? chartFigure("val-f1", chart) : null,
     h(
       "table",
       { class: "checkpoint-table" },
-      h("tr", null, h("th", null, "checkpoint"), h("th", null, "step"), h("th", null, "val F1 [95% CI]"), h("th", null, "n"), h("th", null, "eval run")),
+      h(
+        "tr",
+        null,
+        h("th", null, "checkpoint"),
+        h("th", null, "step"),
+        h("th", null, "val F1 [95% CI]"),
+        h("th", null, "n"),
+        h("th", null, "eval run"),
+      ),
       ...v.checkpoints.map((c) =>
         h(
           "tr",
           { "data-checkpoint": c.name },
           h("td", null, c.name),
           h("td", null, c.step),
-          h("td", null, c.f1 ? ci({ f1: c.f1 }) : h("span", { class: "not-evaluated" }, "not evaluated ", c.samplerPath ? evaluateButton(c) : null)),
+          h(
+            "td",
+            null,
+            c.f1
+              ? ci({ f1: c.f1 })
+              : h("span", { class: "not-evaluated" }, "not evaluated ", c.samplerPath ? evaluateButton(c) : null),
+          ),
           h("td", null, c.n ?? "–"),
           h("td", null, c.evalRun ?? "–"),
         ),
@@ -187,7 +309,13 @@ function checkpointChart(v: DashboardView): HTMLElement | null {
           "div",
           { class: "other-evals", id: "other-evals" },
           h("h4", null, "Other evals of these checkpoints (other settings: not used above)"),
-          h("ul", null, ...others.map(({ c, o }) => h("li", null, `${c.name}: ${o.evalRun} — F1 ${ci(o)}, n ${o.n} — differs in ${o.differs.join(", ")}`))),
+          h(
+            "ul",
+            null,
+            ...others.map(({ c, o }) =>
+              h("li", null, `${c.name}: ${o.evalRun} — F1 ${ci(o)}, n ${o.n} — differs in ${o.differs.join(", ")}`),
+            ),
+          ),
         )
       : null,
   );
@@ -203,7 +331,11 @@ function health(v: DashboardView): HTMLElement | null {
     name: "group-health",
     title: "groups per step: mixed (these train) / all-wrong / all-correct / constant",
     stacked: true,
-    series: HEALTH_KEYS.map((k) => ({ label: k.replace("_", "-"), colorIndex: colorIndex[k], points: v.health.map((s) => [s.step, s[k]] as const) })),
+    series: HEALTH_KEYS.map((k) => ({
+      label: k.replace("_", "-"),
+      colorIndex: colorIndex[k],
+      points: v.health.map((s) => [s.step, s[k]] as const),
+    })),
     format: (n) => (n === null ? "–" : String(Math.round(n))),
     markStep: pickedStep,
     onPick: (step) => {
@@ -217,17 +349,25 @@ function health(v: DashboardView): HTMLElement | null {
     "div",
     { class: "health", id: "health" },
     h("h3", null, "Group health"),
-    h("div", { class: "legend" }, ...HEALTH_KEYS.map((k) => {
-      const key = h("span", { class: `key key-${k}` }, `■ ${k.replace("_", "-")} `);
-      key.style.setProperty("color", c.series[colorIndex[k]]);
-      return key;
-    })),
+    h(
+      "div",
+      { class: "legend" },
+      ...HEALTH_KEYS.map((k) => {
+        const key = h("span", { class: `key key-${k}` }, `■ ${k.replace("_", "-")} `);
+        key.style.setProperty("color", c.series[colorIndex[k]]);
+        return key;
+      }),
+    ),
     chartFigure("group-health", chart),
     step
       ? h(
           "div",
           { class: "groups", id: "groups" },
-          h("h4", null, `Step ${step.step}: ${step.groups.length} groups (${step.mixed} mixed, ${step.all_wrong} all-wrong, ${step.all_correct} all-correct${step.constant ? `, ${step.constant} constant` : ""})`),
+          h(
+            "h4",
+            null,
+            `Step ${step.step}: ${step.groups.length} groups (${step.mixed} mixed, ${step.all_wrong} all-wrong, ${step.all_correct} all-correct${step.constant ? `, ${step.constant} constant` : ""})`,
+          ),
           h(
             "ul",
             null,
@@ -236,9 +376,18 @@ function health(v: DashboardView): HTMLElement | null {
               const question = g.question_id ? v.questions[g.question_id] : undefined;
               const li = h(
                 "li",
-                { class: `group${g.skipped ? " skipped" : ""}`, tabindex: 0, "data-index": gi, title: g.question_id ?? `group ${g.group ?? gi}` },
+                {
+                  class: `group${g.skipped ? " skipped" : ""}`,
+                  tabindex: 0,
+                  "data-index": gi,
+                  title: g.question_id ?? `group ${g.group ?? gi}`,
+                },
                 h("span", { class: "group-q" }, question ?? g.question_id ?? `group ${g.group ?? gi}`),
-                h("span", { class: "group-rewards" }, ` — rewards ${g.rewards.map((r) => fmt(r, 2)).join(", ")}${g.skipped ? " (skipped)" : ""}`),
+                h(
+                  "span",
+                  { class: "group-rewards" },
+                  ` — rewards ${g.rewards.map((r) => fmt(r, 2)).join(", ")}${g.skipped ? " (skipped)" : ""}`,
+                ),
               );
               li.addEventListener("click", () => send({ type: "dashboard/openGroup", index: gi }));
               li.addEventListener("keydown", (e) => {
@@ -258,8 +407,14 @@ function groupEpisodes(): HTMLElement | null {
   return h(
     "div",
     { class: "group-episodes", id: "group-episodes" },
-    h("h3", null, `Step ${group.step} · ${g.question_id ?? ""}${group.episodes[0] ? ` · ${group.episodes[0].question}` : ""}`),
-    group.episodes.length === 0 ? h("p", { class: "muted" }, "This group's episodes are not in the run's episodes.jsonl.") : null,
+    h(
+      "h3",
+      null,
+      `Step ${group.step} · ${g.question_id ?? ""}${group.episodes[0] ? ` · ${group.episodes[0].question}` : ""}`,
+    ),
+    group.episodes.length === 0
+      ? h("p", { class: "muted" }, "This group's episodes are not in the run's episodes.jsonl.")
+      : null,
     h(
       "div",
       { class: "side-by-side" },
@@ -267,7 +422,14 @@ function groupEpisodes(): HTMLElement | null {
         h(
           "div",
           { class: "column" },
-          h("div", { class: "badges" }, h("span", { class: "badge" }, `reward ${fmt(g.rewards[i], 2)}`), h("span", { class: "badge" }, `advantage ${fmt(g.advantages?.[i], 2)}`), h("span", { class: "badge" }, `end ${ep.end}`), h("span", { class: "badge" }, `${ep.searches.length} searches`)),
+          h(
+            "div",
+            { class: "badges" },
+            h("span", { class: "badge" }, `reward ${fmt(g.rewards[i], 2)}`),
+            h("span", { class: "badge" }, `advantage ${fmt(g.advantages?.[i], 2)}`),
+            h("span", { class: "badge" }, `end ${ep.end}`),
+            h("span", { class: "badge" }, `${ep.searches.length} searches`),
+          ),
           h("div", { class: "prediction" }, ep.prediction || "(no answer)"),
           renderStream(ep).root,
         ),

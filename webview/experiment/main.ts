@@ -12,7 +12,11 @@ const app = document.getElementById("app")!;
 
 /** A number that opens its run (the first of `runs`; the title names them all). */
 function linked(text: string, runs: string[]): HTMLElement {
-  const a = h("a", { class: "run-link", role: "link", tabindex: 0, title: `from ${runs.join(" and ")}`, "data-run": runs[0] }, text);
+  const a = h(
+    "a",
+    { class: "run-link", role: "link", tabindex: 0, title: `from ${runs.join(" and ")}`, "data-run": runs[0] },
+    text,
+  );
   const open = () => send({ type: "experiment/openRun", run: runs[0] });
   a.addEventListener("click", open);
   a.addEventListener("keydown", (e) => {
@@ -38,15 +42,36 @@ function curves(v: ExperimentView): HTMLElement {
     return h(
       "figure",
       { class: "arm-curve", "data-arm": a.name },
-      svg("svg", { viewBox: `-4 -4 ${W + 8} ${H + 8}`, width: W + 8, height: H + 8, role: "img", "aria-label": `${a.name} train reward per step` }, svg("polyline", { points: pts, fill: "none", stroke: "currentColor", "stroke-width": 1.5 })),
-      h("figcaption", null, linked(`${a.name}${a.role === "arm" ? "" : ` (${a.role})`}`, [a.run]), ` · ${n} steps · reward ${fmt(a.rewards[0])} → ${fmt(a.rewards[n - 1])}`),
+      svg(
+        "svg",
+        {
+          viewBox: `-4 -4 ${W + 8} ${H + 8}`,
+          width: W + 8,
+          height: H + 8,
+          role: "img",
+          "aria-label": `${a.name} train reward per step`,
+        },
+        svg("polyline", { points: pts, fill: "none", stroke: "currentColor", "stroke-width": 1.5 }),
+      ),
+      h(
+        "figcaption",
+        null,
+        linked(`${a.name}${a.role === "arm" ? "" : ` (${a.role})`}`, [a.run]),
+        ` · ${n} steps · reward ${fmt(a.rewards[0])} → ${fmt(a.rewards[n - 1])}`,
+      ),
     );
   });
-  return h("section", { id: "curves" }, h("h2", null, `Train reward per step (shared scale ${fmt(lo)}–${fmt(hi)})`), h("div", { class: "curves" }, ...charts));
+  return h(
+    "section",
+    { id: "curves" },
+    h("h2", null, `Train reward per step (shared scale ${fmt(lo)}–${fmt(hi)})`),
+    h("div", { class: "curves" }, ...charts),
+  );
 }
 
 function numbers(v: ExperimentView): HTMLElement {
-  const row = (x: LinkedNumber) => h("tr", null, h("th", { scope: "row" }, x.label), h("td", null, linked(interval(x, 4), x.runs)));
+  const row = (x: LinkedNumber) =>
+    h("tr", null, h("th", { scope: "row" }, x.label), h("td", null, linked(interval(x, 4), x.runs)));
   return h(
     "section",
     { id: "numbers" },
@@ -57,7 +82,13 @@ function numbers(v: ExperimentView): HTMLElement {
 
 function recovery(v: ExperimentView): HTMLElement {
   const r = v.recovery;
-  if (!r) return h("section", { id: "recovery" }, h("h2", null, "Recovery"), h("p", { class: "muted" }, "undefined: the reference arm did not move from base"));
+  if (!r)
+    return h(
+      "section",
+      { id: "recovery" },
+      h("h2", null, "Recovery"),
+      h("p", { class: "muted" }, "undefined: the reference arm did not move from base"),
+    );
   const W = 420;
   const marks = [0, 1, ...r.thresholds, r.ci.lo, r.ci.hi, r.point];
   const lo = Math.min(...marks) - 0.1;
@@ -65,17 +96,44 @@ function recovery(v: ExperimentView): HTMLElement {
   const x = (t: number) => ((t - lo) / (hi - lo)) * W;
   const plot = svg(
     "svg",
-    { viewBox: `0 0 ${W} 50`, width: W, height: 50, role: "img", "aria-label": "recovery interval against the thresholds" },
-    svg("line", { x1: x(r.ci.lo), x2: x(r.ci.hi), y1: 25, y2: 25, stroke: "currentColor", "stroke-width": 3, class: "ci" }),
+    {
+      viewBox: `0 0 ${W} 50`,
+      width: W,
+      height: 50,
+      role: "img",
+      "aria-label": "recovery interval against the thresholds",
+    },
+    svg("line", {
+      x1: x(r.ci.lo),
+      x2: x(r.ci.hi),
+      y1: 25,
+      y2: 25,
+      stroke: "currentColor",
+      "stroke-width": 3,
+      class: "ci",
+    }),
     svg("circle", { cx: x(r.point), cy: 25, r: 4, fill: "currentColor" }),
-    ...r.thresholds.map((t) => svg("line", { x1: x(t), x2: x(t), y1: 5, y2: 45, class: "threshold", stroke: "currentColor", "stroke-dasharray": "3 2" }, svg("title", {}, `threshold ${t}`))),
-    ...[0, 1].map((t) => svg("text", { x: x(t), y: 48, "font-size": 9, "text-anchor": "middle", fill: "currentColor" }, String(t))),
+    ...r.thresholds.map((t) =>
+      svg(
+        "line",
+        { x1: x(t), x2: x(t), y1: 5, y2: 45, class: "threshold", stroke: "currentColor", "stroke-dasharray": "3 2" },
+        svg("title", {}, `threshold ${t}`),
+      ),
+    ),
+    ...[0, 1].map((t) =>
+      svg("text", { x: x(t), y: 48, "font-size": 9, "text-anchor": "middle", fill: "currentColor" }, String(t)),
+    ),
   );
   return h(
     "section",
     { id: "recovery" },
     h("h2", null, r.label),
-    h("p", null, linked(interval(r), r.runs), ` · thresholds ${r.thresholds.length ? r.thresholds.join(", ") : "none"} · ${r.resamples_used} resamples with a reference gain`),
+    h(
+      "p",
+      null,
+      linked(interval(r), r.runs),
+      ` · thresholds ${r.thresholds.length ? r.thresholds.join(", ") : "none"} · ${r.resamples_used} resamples with a reference gain`,
+    ),
     plot,
   );
 }
@@ -89,7 +147,11 @@ function render(v: ExperimentView): void {
       "section",
       { id: "verdict" },
       h("h2", null, "Verdict: ", h("span", { class: `verdict verdict-${v.verdict}` }, v.verdict)),
-      h("ul", null, ...v.conditions.map((c) => h("li", { class: c.holds ? "holds" : "fails" }, `${c.kind}: ${c.text}`))),
+      h(
+        "ul",
+        null,
+        ...v.conditions.map((c) => h("li", { class: c.holds ? "holds" : "fails" }, `${c.kind}: ${c.text}`)),
+      ),
       h("p", { class: "muted" }, v.rule),
     ),
     curves(v),
@@ -99,7 +161,17 @@ function render(v: ExperimentView): void {
       "section",
       { id: "checks" },
       h("h2", null, `Validation (${v.checks.filter((c) => c.status === "passed").length}/${v.checks.length} passed)`),
-      h("ul", null, ...v.checks.map((c) => h("li", { class: `check check-${c.status}` }, `${c.status === "passed" ? "✓" : c.status === "failed" ? "✗" : "?"} ${c.check}: ${c.reason}`))),
+      h(
+        "ul",
+        null,
+        ...v.checks.map((c) =>
+          h(
+            "li",
+            { class: `check check-${c.status}` },
+            `${c.status === "passed" ? "✓" : c.status === "failed" ? "✗" : "?"} ${c.check}: ${c.reason}`,
+          ),
+        ),
+      ),
       h("p", { class: "muted" }, `evaluator ${v.evaluatorId.slice(0, 12)}… · spent $${v.spendUsd.toFixed(2)}`),
     ),
   ]);

@@ -123,7 +123,13 @@ export function alignSeries(series: readonly RunSeries[]): Aligned {
  * min and max survive, so spikes a stride sampling would skip are drawn. Returns ascending indices
  * into `steps`; the values at them are the exact values (nothing is averaged).
  */
-export function m4Indices(steps: readonly number[], series: readonly (readonly (number | null)[])[], xMin: number, xMax: number, columns: number): number[] {
+export function m4Indices(
+  steps: readonly number[],
+  series: readonly (readonly (number | null)[])[],
+  xMin: number,
+  xMax: number,
+  columns: number,
+): number[] {
   const n = steps.length;
   if (n === 0) return [];
   let lo = lowerBound(steps, xMin);

@@ -34,7 +34,15 @@ export function forestPlot(title: string, rows: ForestRow[]): SVGElement {
   const height = f.top + f.bottom + rowH * Math.max(rows.length, 1);
   const root = svg(
     "svg",
-    { xmlns: "http://www.w3.org/2000/svg", viewBox: `0 0 ${f.width} ${height}`, width: f.width, height, role: "img", "aria-label": title, class: "chart forest" },
+    {
+      xmlns: "http://www.w3.org/2000/svg",
+      viewBox: `0 0 ${f.width} ${height}`,
+      width: f.width,
+      height,
+      role: "img",
+      "aria-label": title,
+      class: "chart forest",
+    },
     svg("rect", { x: 0, y: 0, width: f.width, height, fill: c.bg }),
     svg("text", { x: 8, y: 17, fill: c.fg, "font-size": 13, "font-family": "sans-serif" }, title),
   );
@@ -47,19 +55,76 @@ export function forestPlot(title: string, rows: ForestRow[]): SVGElement {
   hi += pad;
   const sx = (v: number) => f.left + ((v - lo) / (hi - lo)) * (f.width - f.left - f.right);
   for (const t of niceTicks(lo, hi, 5)) {
-    root.appendChild(svg("line", { x1: sx(t), x2: sx(t), y1: f.top, y2: height - f.bottom, stroke: c.grid, "stroke-width": 0.4 }));
-    root.appendChild(svg("text", { x: sx(t), y: height - f.bottom + 14, fill: c.muted, "font-size": 11, "text-anchor": "middle", "font-family": "sans-serif" }, formatNumber(t)));
+    root.appendChild(
+      svg("line", { x1: sx(t), x2: sx(t), y1: f.top, y2: height - f.bottom, stroke: c.grid, "stroke-width": 0.4 }),
+    );
+    root.appendChild(
+      svg(
+        "text",
+        {
+          x: sx(t),
+          y: height - f.bottom + 14,
+          fill: c.muted,
+          "font-size": 11,
+          "text-anchor": "middle",
+          "font-family": "sans-serif",
+        },
+        formatNumber(t),
+      ),
+    );
   }
-  root.appendChild(svg("line", { x1: sx(0), x2: sx(0), y1: f.top, y2: height - f.bottom, stroke: c.muted, "stroke-dasharray": "3 3" }));
+  root.appendChild(
+    svg("line", { x1: sx(0), x2: sx(0), y1: f.top, y2: height - f.bottom, stroke: c.muted, "stroke-dasharray": "3 3" }),
+  );
   rows.forEach((r, i) => {
     const y = f.top + rowH * i + rowH / 2;
     const color = r.verdict === "better" ? c.good : r.verdict === "worse" ? c.bad : c.neutral;
     const label = r.label.length > FOREST_LABEL_CHARS ? r.label.slice(0, FOREST_LABEL_CHARS - 1) + "…" : r.label;
-    root.appendChild(svg("text", { x: f.left - 8, y: y + 4, fill: c.fg, "font-size": 12, "text-anchor": "end", "font-family": "sans-serif", class: "forest-label" }, label, svg("title", {}, r.label)));
-    root.appendChild(svg("line", { x1: sx(r.lo), x2: sx(r.hi), y1: y, y2: y, stroke: color, "stroke-width": 2.5, class: `ci verdict-${r.verdict.replace(/\s+/g, "-")}` }));
+    root.appendChild(
+      svg(
+        "text",
+        {
+          x: f.left - 8,
+          y: y + 4,
+          fill: c.fg,
+          "font-size": 12,
+          "text-anchor": "end",
+          "font-family": "sans-serif",
+          class: "forest-label",
+        },
+        label,
+        svg("title", {}, r.label),
+      ),
+    );
+    root.appendChild(
+      svg("line", {
+        x1: sx(r.lo),
+        x2: sx(r.hi),
+        y1: y,
+        y2: y,
+        stroke: color,
+        "stroke-width": 2.5,
+        class: `ci verdict-${r.verdict.replace(/\s+/g, "-")}`,
+      }),
+    );
     const detail = `Δ ${signed(r.delta)} [${signed(r.lo)}, ${signed(r.hi)}] ${r.verdict}`;
-    root.appendChild(svg("rect", { x: sx(r.delta) - 5, y: y - 5, width: 10, height: 10, fill: color }, svg("title", {}, detail)));
-    root.appendChild(svg("text", { x: f.width - f.right + 8, y: y + 4, fill: color, "font-size": 11, "font-family": "sans-serif", class: "forest-value" }, signed(r.delta)));
+    root.appendChild(
+      svg("rect", { x: sx(r.delta) - 5, y: y - 5, width: 10, height: 10, fill: color }, svg("title", {}, detail)),
+    );
+    root.appendChild(
+      svg(
+        "text",
+        {
+          x: f.width - f.right + 8,
+          y: y + 4,
+          fill: color,
+          "font-size": 11,
+          "font-family": "sans-serif",
+          class: "forest-value",
+        },
+        signed(r.delta),
+      ),
+    );
   });
   return root;
 }
@@ -112,5 +177,10 @@ export function chartFigure(name: string, chart: SVGElement | TimeChart, ...cont
     );
   });
   const body = isTimeChart(chart) ? chart.el : chart;
-  return h("figure", { class: "chart-figure" }, body, h("figcaption", { class: "chart-actions" }, ...controls, svgButton, pngButton));
+  return h(
+    "figure",
+    { class: "chart-figure" },
+    body,
+    h("figcaption", { class: "chart-actions" }, ...controls, svgButton, pngButton),
+  );
 }

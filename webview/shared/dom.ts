@@ -15,7 +15,15 @@ export interface Attrs {
 /** Attribute names that would run code or load something; refused outright. */
 function unsafeAttribute(name: string): boolean {
   const n = name.toLowerCase();
-  return n.startsWith("on") || n === "src" || n === "srcdoc" || n === "href" || n === "style" || n === "action" || n === "formaction";
+  return (
+    n.startsWith("on") ||
+    n === "src" ||
+    n === "srcdoc" ||
+    n === "href" ||
+    n === "style" ||
+    n === "action" ||
+    n === "formaction"
+  );
 }
 
 export function append(parent: Node, children: Child[]): void {
@@ -25,7 +33,11 @@ export function append(parent: Node, children: Child[]): void {
   }
 }
 
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs | null, ...children: Child[]): HTMLElementTagNameMap[K];
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Attrs | null,
+  ...children: Child[]
+): HTMLElementTagNameMap[K];
 export function h(tag: string, attrs: Attrs | null, ...children: Child[]): HTMLElement;
 export function h(tag: string, attrs: Attrs | null, ...children: Child[]): HTMLElement {
   const el = document.createElement(tag);

@@ -3,7 +3,14 @@
  * (a mismatch shows an error instead of rendering fields it might misread), and keeps the panel
  * state VS Code hands back to the serializer after a reload.
  */
-import { parseHostMessage, webviewMessage, type HostMessage, type PanelState, type ProbeResult, type WebviewMessage } from "../../src/extension/webview/protocol";
+import {
+  parseHostMessage,
+  webviewMessage,
+  type HostMessage,
+  type PanelState,
+  type ProbeResult,
+  type WebviewMessage,
+} from "../../src/extension/webview/protocol";
 import { h } from "./dom";
 
 interface VsCodeApi {
@@ -92,7 +99,10 @@ function probe(selector: string): ProbeResult {
     selector,
     count: els.length,
     tokens: els.reduce((n, el) => n + Number(el.dataset?.n ?? "1"), 0),
-    text: els.map((el) => el.textContent ?? "").join("\n").slice(0, 4000),
+    text: els
+      .map((el) => el.textContent ?? "")
+      .join("\n")
+      .slice(0, 4000),
   };
 }
 
@@ -113,7 +123,13 @@ export function listen(handle: (m: HostMessage) => void): void {
     if (m.type === "state") api.setState(m.state);
     else if (m.type === "probe") {
       if (m.click) document.querySelector<HTMLElement>(m.click)?.click();
-      send({ type: "probeResult", id: m.id, results: m.selectors.map(probe), pwned: (window as unknown as { __pwned?: unknown }).__pwned !== undefined, timings });
+      send({
+        type: "probeResult",
+        id: m.id,
+        results: m.selectors.map(probe),
+        pwned: (window as unknown as { __pwned?: unknown }).__pwned !== undefined,
+        timings,
+      });
     } else if (m.type === "error") showError(m.message);
     else {
       if (m.type === "retarget") {
@@ -133,5 +149,9 @@ export function listen(handle: (m: HostMessage) => void): void {
   setTimeout(loadElements, ELEMENTS_AT_THE_LATEST_MS);
   // Data the extension posted before this page was up is queued for it by VS Code; should none
   // have arrived a while after the page loaded, ask again rather than stay on "Loading…".
-  window.addEventListener("load", () => setTimeout(() => gotData || send({ type: "ready", again: true }), ASK_AGAIN_MS), { once: true });
+  window.addEventListener(
+    "load",
+    () => setTimeout(() => gotData || send({ type: "ready", again: true }), ASK_AGAIN_MS),
+    { once: true },
+  );
 }

@@ -6,10 +6,23 @@
  * special tokens the model emitted marked as such — and the search's hits highlighted.
  */
 import type { TraceRunInfo } from "../../src/extension/webview/protocol";
-import { filterRows, fromColumns, stepEpisode, visibleWindow, type EpisodeFilter, type EpisodeRow, type Outcome } from "../../src/core/views/trace/episode-list";
+import {
+  filterRows,
+  fromColumns,
+  stepEpisode,
+  visibleWindow,
+  type EpisodeFilter,
+  type EpisodeRow,
+  type Outcome,
+} from "../../src/core/views/trace/episode-list";
 import { OUTCOME_LABELS, OUTCOME_MEANINGS, OUTCOMES, outcomeOf } from "../../src/core/base/runs/outcome";
 import type { TraceEpisodeView } from "../../src/core/views/trace/trace-view";
-import { driftVerdict, NON_CANONICAL_EXPLAINED, type DriftReport, type RunDriftCounts } from "../../src/core/views/trace/drift";
+import {
+  driftVerdict,
+  NON_CANONICAL_EXPLAINED,
+  type DriftReport,
+  type RunDriftCounts,
+} from "../../src/core/views/trace/drift";
 import { append, clear, fmt, h, isChecked, usd } from "../shared/dom";
 import { listen, loadingLine, markFirstFrame, send, savedState, timings } from "../shared/host";
 import { highlightHits, markTokens, renderStream, splitPiece } from "./token-stream";
@@ -32,12 +45,25 @@ const app = document.getElementById("app")!;
 
 // ---- left pane: filters and the list ----
 const outcomeBoxes = OUTCOME_FILTERS.map((o) => {
-  const box = h("vscode-checkbox", { label: OUTCOME_LABELS[o], checked: true, "data-outcome": o, class: `outcome-filter outcome-${o}`, title: OUTCOME_MEANINGS[o] });
+  const box = h("vscode-checkbox", {
+    label: OUTCOME_LABELS[o],
+    checked: true,
+    "data-outcome": o,
+    class: `outcome-filter outcome-${o}`,
+    title: OUTCOME_MEANINGS[o],
+  });
   box.addEventListener("change", applyFilter);
   return box;
 });
 const numberField = (id: string, placeholder: string) => {
-  const input = h("input", { type: "number", id, placeholder, class: "num", step: id.startsWith("f1") ? "0.1" : "1", min: "0" });
+  const input = h("input", {
+    type: "number",
+    id,
+    placeholder,
+    class: "num",
+    step: id.startsWith("f1") ? "0.1" : "1",
+    min: "0",
+  });
   input.addEventListener("input", applyFilter);
   return input;
 };
@@ -54,7 +80,11 @@ const goldSelect = h(
   h("option", { value: "no_search" }, "no search"),
 );
 goldSelect.addEventListener("change", applyFilter);
-const textSearch = h("input", { type: "search", id: "text-search", placeholder: "Search questions, queries, results, answers…" });
+const textSearch = h("input", {
+  type: "search",
+  id: "text-search",
+  placeholder: "Search questions, queries, results, answers…",
+});
 let searchTimer: ReturnType<typeof setTimeout> | undefined;
 textSearch.addEventListener("input", () => {
   clearTimeout(searchTimer);
@@ -113,9 +143,27 @@ const listLegend = h(
   h(
     "ul",
     null,
-    h("li", null, h("span", { class: "f1" }, "0.67"), " F1 of the prediction, coloured by outcome: ", ...OUTCOME_FILTERS.flatMap((o) => [h("span", { class: `outcome-key outcome-${o}`, title: OUTCOME_MEANINGS[o] }, OUTCOME_LABELS[o]), " "])),
+    h(
+      "li",
+      null,
+      h("span", { class: "f1" }, "0.67"),
+      " F1 of the prediction, coloured by outcome: ",
+      ...OUTCOME_FILTERS.flatMap((o) => [
+        h("span", { class: `outcome-key outcome-${o}`, title: OUTCOME_MEANINGS[o] }, OUTCOME_LABELS[o]),
+        " ",
+      ]),
+    ),
     h("li", null, h("span", { class: "searches" }, "s2"), " searches the episode made"),
-    h("li", null, h("span", { class: "gold gold-found" }, "●"), " the gold answer is in the search results · ", h("span", { class: "gold gold-missing" }, "○"), " it is not (a retrieval failure) · ", h("span", { class: "gold" }, "·"), " no search, a yes/no question, or not checked yet"),
+    h(
+      "li",
+      null,
+      h("span", { class: "gold gold-found" }, "●"),
+      " the gold answer is in the search results · ",
+      h("span", { class: "gold gold-missing" }, "○"),
+      " it is not (a retrieval failure) · ",
+      h("span", { class: "gold" }, "·"),
+      " no search, a yes/no question, or not checked yet",
+    ),
   ),
 );
 const left = h(
@@ -123,7 +171,15 @@ const left = h(
   { class: "episodes" },
   header,
   driftLine,
-  h("div", { class: "filters" }, h("div", { class: "filter-row" }, ...outcomeBoxes), h("label", null, "searches ", searchesMin, " – ", searchesMax), h("label", null, "F1 ", f1Min, " – ", f1Max), h("label", null, "gold ", goldSelect), textSearch),
+  h(
+    "div",
+    { class: "filters" },
+    h("div", { class: "filter-row" }, ...outcomeBoxes),
+    h("label", null, "searches ", searchesMin, " – ", searchesMax),
+    h("label", null, "F1 ", f1Min, " – ", f1Max),
+    h("label", null, "gold ", goldSelect),
+    textSearch,
+  ),
   h("div", { class: "nav" }, prevButton, nextButton, countLine),
   goldLine,
   listLegend,
@@ -176,7 +232,9 @@ function applyFilter(): void {
   visible = filterRows(run.rows, currentFilter());
   // Until the rest of a long list is in, the filters see its first rows only: say so.
   const of = run.total === null ? "" : ` of ${run.total}`;
-  countLine.textContent = listIsWhole(run) ? `${visible.length} of ${run.rows.length} episodes` : `${visible.length} of the first ${run.rows.length}${of} episodes (listing the rest…)`;
+  countLine.textContent = listIsWhole(run)
+    ? `${visible.length} of ${run.rows.length} episodes`
+    : `${visible.length} of the first ${run.rows.length}${of} episodes (listing the rest…)`;
   const listLength = visible.length * ROW_HEIGHT;
   listSpacer.style.height = `${listLength}px`;
   // A shorter list pulls the scroll position back as the browser will (without reading it).
@@ -194,10 +252,19 @@ function drawList(): void {
     const r = run.rows[visible[k]];
     const row = h(
       "div",
-      { class: `row outcome-${r.outcome}${r.id === currentId ? " current" : ""}`, "data-id": r.id, role: "option", title: r.question },
+      {
+        class: `row outcome-${r.outcome}${r.id === currentId ? " current" : ""}`,
+        "data-id": r.id,
+        role: "option",
+        title: r.question,
+      },
       h("span", { class: "f1" }, fmt(r.f1, 2)),
       h("span", { class: "searches", title: `${r.searches} searches` }, `s${r.searches}`),
-      h("span", { class: `gold gold-${r.gold}`, title: `gold in results: ${r.gold}` }, r.gold === "found" ? "●" : r.gold === "missing" ? "○" : "·"),
+      h(
+        "span",
+        { class: `gold gold-${r.gold}`, title: `gold in results: ${r.gold}` },
+        r.gold === "found" ? "●" : r.gold === "missing" ? "○" : "·",
+      ),
       h("span", { class: "q" }, r.question),
     );
     listRows.appendChild(row);
@@ -206,7 +273,11 @@ function drawList(): void {
 
 function step(direction: 1 | -1): void {
   if (!run) return;
-  const id = stepEpisode(visible.map((i) => run!.rows[i].id), currentId, direction);
+  const id = stepEpisode(
+    visible.map((i) => run!.rows[i].id),
+    currentId,
+    direction,
+  );
   if (id) select(id);
 }
 
@@ -218,8 +289,12 @@ function select(id: string): void {
 
 function renderRunHeader(r: TraceRunInfo): void {
   clear(header);
-  header.append(h("div", { class: "run-name", title: r.runDir }, r.name), h("div", { class: "muted" }, [r.model, r.split].filter(Boolean).join(" · ")));
-  if (r.tokenizerProblem) header.append(h("div", { class: "warning" }, `Token text unavailable: ${r.tokenizerProblem}`));
+  header.append(
+    h("div", { class: "run-name", title: r.runDir }, r.name),
+    h("div", { class: "muted" }, [r.model, r.split].filter(Boolean).join(" · ")),
+  );
+  if (r.tokenizerProblem)
+    header.append(h("div", { class: "warning" }, `Token text unavailable: ${r.tokenizerProblem}`));
   clear(goldLine);
   if (!r.gold) {
     goldLine.append(h("span", { class: "muted" }, "Checking whether gold answers were in the search results…"));
@@ -232,8 +307,20 @@ function renderRunHeader(r: TraceRunInfo): void {
       "table",
       { class: "gold-table" },
       h("tr", null, h("th", null, ""), h("th", null, "right (F1 ≥ .5)"), h("th", null, "wrong")),
-      h("tr", null, h("th", null, "in results"), h("td", { id: "gold-found-right" }, g.foundRight), h("td", { id: "gold-found-wrong", title: "reading failures" }, `${g.foundWrong} reading`)),
-      h("tr", null, h("th", null, "not in results"), h("td", { id: "gold-missing-right" }, g.missingRight), h("td", { id: "gold-missing-wrong", title: "retrieval failures" }, `${g.missingWrong} retrieval`)),
+      h(
+        "tr",
+        null,
+        h("th", null, "in results"),
+        h("td", { id: "gold-found-right" }, g.foundRight),
+        h("td", { id: "gold-found-wrong", title: "reading failures" }, `${g.foundWrong} reading`),
+      ),
+      h(
+        "tr",
+        null,
+        h("th", null, "not in results"),
+        h("td", { id: "gold-missing-right" }, g.missingRight),
+        h("td", { id: "gold-missing-wrong", title: "retrieval failures" }, `${g.missingWrong} retrieval`),
+      ),
     ),
     h("div", { class: "muted" }, `${g.noSearch} without a search · ${g.notApplicable} yes/no`),
   );
@@ -243,7 +330,10 @@ function renderRunHeader(r: TraceRunInfo): void {
 function metricBadges(ep: TraceEpisodeView): HTMLElement[] {
   const m = ep.metrics ?? { em: "EM", f1: "F1" };
   if (m.em === m.f1) return [badge(`${m.f1} ${ep.f1}`, ep.f1 >= 1 ? "ok" : "bad")];
-  return [badge(`${m.em} ${ep.em}`, ep.em === 1 ? "ok" : "bad"), badge(`${m.f1} ${fmt(ep.f1, 2)}`, ep.f1 >= 0.5 ? "ok" : "bad")];
+  return [
+    badge(`${m.em} ${ep.em}`, ep.em === 1 ? "ok" : "bad"),
+    badge(`${m.f1} ${fmt(ep.f1, 2)}`, ep.f1 >= 0.5 ? "ok" : "bad"),
+  ];
 }
 
 /** The environment's notes on the episode (GSM8K: extracted answer, reference, correct), as text. */
@@ -253,7 +343,14 @@ function annotationNotes(ep: TraceEpisodeView): HTMLElement | null {
   return h(
     "div",
     { class: "annotations", id: "annotations" },
-    ...notes.map((n) => h("div", { class: "annotation" }, h("span", { class: "label" }, `${n.label} `), h("span", { class: "annotation-value" }, n.value))),
+    ...notes.map((n) =>
+      h(
+        "div",
+        { class: "annotation" },
+        h("span", { class: "label" }, `${n.label} `),
+        h("span", { class: "annotation-value" }, n.value),
+      ),
+    ),
   );
 }
 
@@ -267,8 +364,18 @@ function renderEpisode(ep: TraceEpisodeView, preview = false): void {
   episode = ep;
   currentId = ep.id;
   clear(detail);
-  const goldText = { found: "gold in results", missing: "gold NOT in results", no_search: "no search", not_applicable: "yes/no question", unknown: "gold check unavailable" }[ep.gold];
-  const shade = h("vscode-checkbox", { id: "shade-logprobs", label: "shade by logprob", checked: !detail.classList.contains("no-shade") });
+  const goldText = {
+    found: "gold in results",
+    missing: "gold NOT in results",
+    no_search: "no search",
+    not_applicable: "yes/no question",
+    unknown: "gold check unavailable",
+  }[ep.gold];
+  const shade = h("vscode-checkbox", {
+    id: "shade-logprobs",
+    label: "shade by logprob",
+    checked: !detail.classList.contains("no-shade"),
+  });
   shade.addEventListener("change", () => detail.classList.toggle("no-shade", !isChecked(shade)));
   const outcome = outcomeOf(ep);
   append(detail, [
@@ -278,39 +385,86 @@ function renderEpisode(ep: TraceEpisodeView, preview = false): void {
       h("div", { class: "muted head-run" }, run ? [run.name, run.model, run.split].filter(Boolean).join(" · ") : ""),
       h("h2", { class: "question", id: "question" }, ep.question),
       h(
-      "div",
-      { class: "outcome" },
-      h("div", null, h("span", { class: "label" }, "prediction "), h("span", { id: "prediction", class: "prediction" }, ep.prediction || "(none)")),
-      h("div", null, h("span", { class: "label" }, "gold "), h("span", { id: "gold", class: "gold-answers" }, ep.answers.join(" | "))),
-      annotationNotes(ep),
-      h(
         "div",
-        { class: "badges" },
-        badge(OUTCOME_LABELS[outcome], `outcome-badge outcome-${outcome}`, OUTCOME_MEANINGS[outcome]),
-        ...metricBadges(ep),
-        badge(`end: ${ep.end}`, ep.end === "answer" ? "ok" : "warn"),
-        // Searches and gold-in-results mean something only where the model has a search tool.
-        ...(ep.metrics?.hasTools ?? true
-          ? [badge(`${ep.searches.length} searches`, "muted"), badge(goldText, ep.gold === "found" ? "ok" : ep.gold === "missing" ? "bad" : "muted")]
-          : []),
-        h("span", { id: "drift-badge" }, badge(ep.drift === null && !ep.decodeProblem ? "checking drift…" : "drift not checked", "muted")),
-      ),
-      h("div", { class: "muted", id: "token-counts" }, `${ep.sampledCount} sampled · ${ep.insertedCount} inserted · prefill ${ep.prefill} · generated ${ep.generated} · ${usd(ep.usd)}`),
+        { class: "outcome" },
+        h(
+          "div",
+          null,
+          h("span", { class: "label" }, "prediction "),
+          h("span", { id: "prediction", class: "prediction" }, ep.prediction || "(none)"),
+        ),
+        h(
+          "div",
+          null,
+          h("span", { class: "label" }, "gold "),
+          h("span", { id: "gold", class: "gold-answers" }, ep.answers.join(" | ")),
+        ),
+        annotationNotes(ep),
+        h(
+          "div",
+          { class: "badges" },
+          badge(OUTCOME_LABELS[outcome], `outcome-badge outcome-${outcome}`, OUTCOME_MEANINGS[outcome]),
+          ...metricBadges(ep),
+          badge(`end: ${ep.end}`, ep.end === "answer" ? "ok" : "warn"),
+          // Searches and gold-in-results mean something only where the model has a search tool.
+          ...((ep.metrics?.hasTools ?? true)
+            ? [
+                badge(`${ep.searches.length} searches`, "muted"),
+                badge(goldText, ep.gold === "found" ? "ok" : ep.gold === "missing" ? "bad" : "muted"),
+              ]
+            : []),
+          h(
+            "span",
+            { id: "drift-badge" },
+            badge(ep.drift === null && !ep.decodeProblem ? "checking drift…" : "drift not checked", "muted"),
+          ),
+        ),
+        h(
+          "div",
+          { class: "muted", id: "token-counts" },
+          `${ep.sampledCount} sampled · ${ep.insertedCount} inserted · prefill ${ep.prefill} · generated ${ep.generated} · ${usd(ep.usd)}`,
+        ),
       ),
       h("div", { class: "drift-detail", id: "drift-detail" }),
       h(
         "div",
         { class: "legend", id: "legend" },
         h("span", { class: "tok s", title: "a token the model sampled (trained on)" }, "model-sampled"),
-        h("span", { class: "tok i", title: "a token the harness inserted: prompt, search results, turn headers (not trained on)" }, "harness-inserted"),
+        h(
+          "span",
+          {
+            class: "tok i",
+            title: "a token the harness inserted: prompt, search results, turn headers (not trained on)",
+          },
+          "harness-inserted",
+        ),
         h("span", { class: "tok s lp1" }, "logprob ≥ −0.5"),
         h("span", { class: "tok s lp3" }, "≥ −3"),
         h("span", { class: "tok s lp4", title: "the sampler's logprob of the token: darker = less sure" }, "< −3"),
-        h("span", { class: "tok i drift", title: "inserted tokens that differ from the chat template: a stitching bug" }, "template drift"),
+        h(
+          "span",
+          { class: "tok i drift", title: "inserted tokens that differ from the chat template: a stitching bug" },
+          "template drift",
+        ),
         h("span", { class: "tok s noncanon", title: NON_CANONICAL_EXPLAINED }, "non-canonical split"),
-        h("span", { class: "tok s special", title: "a special token the model emitted inside its reply" }, "<|special|>"),
+        h(
+          "span",
+          { class: "tok s special", title: "a special token the model emitted inside its reply" },
+          "<|special|>",
+        ),
         h("span", { class: "tok i hit", title: "a word of the text search" }, "search match"),
-        ...(ep.marks?.length ? [h("span", { class: "tok s annot", title: "what the environment marked in the reply (GSM8K: the graded \\boxed{} answer)" }, ep.marks[0].label)] : []),
+        ...(ep.marks?.length
+          ? [
+              h(
+                "span",
+                {
+                  class: "tok s annot",
+                  title: "what the environment marked in the reply (GSM8K: the graded \\boxed{} answer)",
+                },
+                ep.marks[0].label,
+              ),
+            ]
+          : []),
         shade,
       ),
       h("div", { class: "muted", id: "hit-count" }),
@@ -319,7 +473,13 @@ function renderEpisode(ep: TraceEpisodeView, preview = false): void {
   ]);
   const { root, spans } = renderStream(ep);
   detail.append(root);
-  if (ep.marks?.length) markTokens(root, ep, ep.marks.map((m) => m.range), "annot");
+  if (ep.marks?.length)
+    markTokens(
+      root,
+      ep,
+      ep.marks.map((m) => m.range),
+      "annot",
+    );
   if (ep.drift) showDrift(ep.drift);
   else showHits();
   drawList();
@@ -333,7 +493,14 @@ function renderEpisode(ep: TraceEpisodeView, preview = false): void {
     timings.renderMs = ms;
     timings.spans = spans;
     timings.episodeFrameAt = Date.now();
-    send({ type: "trace/rendered", episodeId: ep.id, ms, spans, at: timings.episodeFrameAt, scriptAt: timings.scriptAt });
+    send({
+      type: "trace/rendered",
+      episodeId: ep.id,
+      ms,
+      spans,
+      at: timings.episodeFrameAt,
+      scriptAt: timings.scriptAt,
+    });
   });
 }
 
@@ -346,16 +513,38 @@ function showDrift(drift: DriftReport): void {
   if (holder) {
     clear(holder);
     if (verdict === "not-checked") holder.appendChild(badge("drift check failed", "warn", drift.problem));
-    else if (verdict === "clean") holder.appendChild(badge("no drift", "ok", `re-rendering with the chat template gives the same ${total} tokens`));
+    else if (verdict === "clean")
+      holder.appendChild(badge("no drift", "ok", `re-rendering with the chat template gives the same ${total} tokens`));
     else if (verdict === "template-drift") {
       const n = drift.templateDriftTokens;
-      holder.appendChild(badge(`TEMPLATE DRIFT${n ? `: ${n} inserted token${n === 1 ? "" : "s"} differ` : ""}`, "bad", "tokens the harness inserted are not what the chat template produces: the model is trained in another context than it is served in"));
+      holder.appendChild(
+        badge(
+          `TEMPLATE DRIFT${n ? `: ${n} inserted token${n === 1 ? "" : "s"} differ` : ""}`,
+          "bad",
+          "tokens the harness inserted are not what the chat template produces: the model is trained in another context than it is served in",
+        ),
+      );
     }
-    if (drift.nonCanonicalTokens > 0 || (drift.firstTextDifference?.writer === "sampled" && verdict !== "template-drift")) {
-      holder.appendChild(badge(`${drift.nonCanonicalTokens} sampled token${drift.nonCanonicalTokens === 1 ? "" : "s"} non-canonical`, "info", NON_CANONICAL_EXPLAINED));
+    if (
+      drift.nonCanonicalTokens > 0 ||
+      (drift.firstTextDifference?.writer === "sampled" && verdict !== "template-drift")
+    ) {
+      holder.appendChild(
+        badge(
+          `${drift.nonCanonicalTokens} sampled token${drift.nonCanonicalTokens === 1 ? "" : "s"} non-canonical`,
+          "info",
+          NON_CANONICAL_EXPLAINED,
+        ),
+      );
     }
     if (drift.emittedSpecial.length) {
-      holder.appendChild(badge(`model emitted ${drift.emittedSpecial.length} special token${drift.emittedSpecial.length === 1 ? "" : "s"}`, "warn", "special tokens the model sampled inside its reply (boxed in the text): content it wrote, not turn structure"));
+      holder.appendChild(
+        badge(
+          `model emitted ${drift.emittedSpecial.length} special token${drift.emittedSpecial.length === 1 ? "" : "s"}`,
+          "warn",
+          "special tokens the model sampled inside its reply (boxed in the text): content it wrote, not turn structure",
+        ),
+      );
     }
   }
   const detailLine = document.getElementById("drift-detail");
@@ -364,15 +553,30 @@ function showDrift(drift: DriftReport): void {
     const d = drift.firstTextDifference;
     if (d && d.writer === "inserted") {
       detailLine.className = "drift-detail bad";
-      append(detailLine, [`Template drift from token ${d.tokenIndex}: the template gives `, h("code", null, JSON.stringify(d.expected)), ", the harness inserted ", h("code", null, JSON.stringify(d.recorded))]);
+      append(detailLine, [
+        `Template drift from token ${d.tokenIndex}: the template gives `,
+        h("code", null, JSON.stringify(d.expected)),
+        ", the harness inserted ",
+        h("code", null, JSON.stringify(d.recorded)),
+      ]);
     } else if (verdict === "template-drift") {
       detailLine.className = "drift-detail bad";
       const [a, b] = drift.templateDrift[0];
       const ids = [...episode.prompt.ids, ...episode.tokens.ids].slice(a, b);
-      append(detailLine, [`Template drift at tokens ${a}–${b - 1}: same text, other ids than the template's tokenization (`, h("code", null, ids.join(" ")), ")"]);
+      append(detailLine, [
+        `Template drift at tokens ${a}–${b - 1}: same text, other ids than the template's tokenization (`,
+        h("code", null, ids.join(" ")),
+        ")",
+      ]);
     } else if (d) {
       detailLine.className = "drift-detail info";
-      append(detailLine, [`The template would render the model's reply otherwise from token ${d.tokenIndex} (`, h("code", null, JSON.stringify(d.expected)), " vs sampled ", h("code", null, JSON.stringify(d.recorded)), "): harmless, training uses what was sampled."]);
+      append(detailLine, [
+        `The template would render the model's reply otherwise from token ${d.tokenIndex} (`,
+        h("code", null, JSON.stringify(d.expected)),
+        " vs sampled ",
+        h("code", null, JSON.stringify(d.recorded)),
+        "): harmless, training uses what was sampled.",
+      ]);
     } else if (drift.nonCanonicalTokens > 0) {
       detailLine.className = "drift-detail info";
       detailLine.textContent = NON_CANONICAL_EXPLAINED;
@@ -382,7 +586,12 @@ function showDrift(drift: DriftReport): void {
   if (stream) {
     markTokens(stream, episode, drift.templateDrift, "drift");
     markTokens(stream, episode, drift.nonCanonical, "noncanon");
-    markTokens(stream, episode, drift.emittedSpecial.map((i) => [i, i + 1] as [number, number]), "special");
+    markTokens(
+      stream,
+      episode,
+      drift.emittedSpecial.map((i) => [i, i + 1] as [number, number]),
+      "special",
+    );
   }
   showHits();
 }
@@ -391,9 +600,17 @@ function showRunDrift(counts: RunDriftCounts, total: number): void {
   clear(driftLine);
   const done = counts.checked < total ? ` (${counts.checked} of ${total} checked)` : "";
   append(driftLine, [
-    h("span", { class: counts.templateDrift ? "bad" : "ok", id: "run-template-drift" }, `template drift in ${counts.templateDrift} episode${counts.templateDrift === 1 ? "" : "s"}`),
+    h(
+      "span",
+      { class: counts.templateDrift ? "bad" : "ok", id: "run-template-drift" },
+      `template drift in ${counts.templateDrift} episode${counts.templateDrift === 1 ? "" : "s"}`,
+    ),
     " · ",
-    h("span", { class: "info", id: "run-noncanonical", title: NON_CANONICAL_EXPLAINED }, `non-canonical sampled tokens in ${counts.nonCanonical} (${counts.nonCanonicalTokens} tokens, harmless)`),
+    h(
+      "span",
+      { class: "info", id: "run-noncanonical", title: NON_CANONICAL_EXPLAINED },
+      `non-canonical sampled tokens in ${counts.nonCanonical} (${counts.nonCanonicalTokens} tokens, harmless)`,
+    ),
     counts.emittedSpecial ? ` · special tokens emitted in ${counts.emittedSpecial}` : "",
     done,
   ]);
@@ -457,7 +674,9 @@ listen((m) => {
     // The same run again (its gold marks, more episodes): keep the rows past the new message's
     // first ones until its trace/rows replaces them, so the list does not shrink meanwhile.
     const before: EpisodeRow[] = run?.runDir === m.run.runDir ? run.rows : [];
-    const rows = listIsWhole(m.run) ? m.run.rows : m.run.rows.concat(before.slice(m.run.rows.length, m.run.total ?? undefined));
+    const rows = listIsWhole(m.run)
+      ? m.run.rows
+      : m.run.rows.concat(before.slice(m.run.rows.length, m.run.total ?? undefined));
     run = { ...m.run, rows };
     renderRunHeader(m.run);
     applyFilter();

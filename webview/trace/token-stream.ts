@@ -28,7 +28,13 @@ export function driftMask(total: number, ranges: [number, number][]): Uint8Array
   return mask;
 }
 
-function tokenSpan(stream: TokenStream, i: number, offset: number, drift: Uint8Array | undefined, where: "p" | "t"): HTMLSpanElement {
+function tokenSpan(
+  stream: TokenStream,
+  i: number,
+  offset: number,
+  drift: Uint8Array | undefined,
+  where: "p" | "t",
+): HTMLSpanElement {
   const span = document.createElement("span");
   let cls = stream.sampled[i] === 1 ? "tok s" : "tok i";
   if (stream.sampled[i] === 1 && stream.logprobs) cls += ` lp${logprobBin(stream.logprobs[i])}`;
@@ -40,7 +46,14 @@ function tokenSpan(stream: TokenStream, i: number, offset: number, drift: Uint8A
 }
 
 /** Spans for tokens [start, end) of a stream; `offset` maps to prompt+tokens positions. */
-export function tokenSpans(stream: TokenStream, start: number, end: number, offset: number, drift: Uint8Array | undefined, where: "p" | "t"): DocumentFragment {
+export function tokenSpans(
+  stream: TokenStream,
+  start: number,
+  end: number,
+  offset: number,
+  drift: Uint8Array | undefined,
+  where: "p" | "t",
+): DocumentFragment {
   const frag = document.createDocumentFragment();
   let i = start;
   while (i < end) {
@@ -104,7 +117,8 @@ export function markTokens(root: HTMLElement, ep: TraceEpisodeView, ranges: [num
     if (el.dataset.n) {
       const parent = el.parentElement;
       splitPiece(el, ep);
-      for (const t of Array.from(parent?.querySelectorAll<HTMLElement>(".tok:not([data-n])") ?? [])) if (marked(t)) t.classList.add(cls);
+      for (const t of Array.from(parent?.querySelectorAll<HTMLElement>(".tok:not([data-n])") ?? []))
+        if (marked(t)) t.classList.add(cls);
     } else el.classList.add(cls);
   }
 }
@@ -113,7 +127,14 @@ const WORD_CHAR = /[\p{L}\p{N}]/u;
 
 /** Words of a search query worth marking (MiniSearch-style terms: letters and digits, 2+ long). */
 export function queryTerms(query: string): string[] {
-  return [...new Set(query.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((w) => w.length >= 2))];
+  return [
+    ...new Set(
+      query
+        .toLowerCase()
+        .split(/[^\p{L}\p{N}]+/u)
+        .filter((w) => w.length >= 2),
+    ),
+  ];
 }
 
 /**
@@ -128,7 +149,10 @@ export function highlightHits(root: HTMLElement, ep: TraceEpisodeView, query: st
   let matches = 0;
   const prompt = ep.prompt.ids.length;
   const ranges: [number, number][] = [];
-  for (const [stream, offset] of [[ep.prompt, 0], [ep.tokens, prompt]] as const) {
+  for (const [stream, offset] of [
+    [ep.prompt, 0],
+    [ep.tokens, prompt],
+  ] as const) {
     const starts: number[] = [];
     let text = "";
     for (const t of stream.texts) {
@@ -170,7 +194,8 @@ function upperBound(sorted: readonly number[], x: number): number {
 
 function sectionTitle(s: TraceSection): string {
   if (s.kind === "prompt") return `Prompt — system + question (${s.end - s.start} tokens, inserted)`;
-  if (s.kind === "reply") return `Turn ${s.turn} · model reply (${s.end - s.start} tokens${s.action ? `, action ${s.action}` : ""}${s.stopReason ? `, stop ${s.stopReason}` : ""})`;
+  if (s.kind === "reply")
+    return `Turn ${s.turn} · model reply (${s.end - s.start} tokens${s.action ? `, action ${s.action}` : ""}${s.stopReason ? `, stop ${s.stopReason}` : ""})`;
   if (s.kind === "results") {
     const titles = (s.hits ?? []).map((hit) => hit.title).join(" · ");
     return `Turn ${s.turn} · search “${s.query ?? ""}” → ${s.hits?.length ?? 0} results${titles ? `: ${titles}` : ""} (${s.end - s.start} tokens)`;
@@ -196,9 +221,23 @@ export function renderStream(ep: TraceEpisodeView): { root: HTMLElement; spans: 
     const body = h("pre", { class: `tokens section-${s.kind}` });
     body.appendChild(tokenSpans(stream, s.start, s.end, offset, drift, isPrompt ? "p" : "t"));
     if (s.kind === "reply") {
-      root.appendChild(h("div", { class: "section reply", "data-turn": s.turn }, h("div", { class: "section-title" }, sectionTitle(s)), body));
+      root.appendChild(
+        h(
+          "div",
+          { class: "section reply", "data-turn": s.turn },
+          h("div", { class: "section-title" }, sectionTitle(s)),
+          body,
+        ),
+      );
     } else {
-      root.appendChild(h("details", { class: `section ${s.kind}`, "data-turn": s.turn, open: !isPrompt }, h("summary", null, sectionTitle(s)), body));
+      root.appendChild(
+        h(
+          "details",
+          { class: `section ${s.kind}`, "data-turn": s.turn, open: !isPrompt },
+          h("summary", null, sectionTitle(s)),
+          body,
+        ),
+      );
     }
   }
   return { root, spans: root.querySelectorAll(".tok").length };

@@ -33,7 +33,13 @@ export const CALCULATOR: Environment<EnvItem> = {
   summary: CALCULATOR_INFO.summary,
   metrics: CALCULATOR_INFO.metrics,
   scorerVersion: "calculator-exact-1",
-  tools: [{ name: "calc", description: "adds two numbers", parameters: { type: "object", properties: { expression: { type: "string" } } } }],
+  tools: [
+    {
+      name: "calc",
+      description: "adds two numbers",
+      parameters: { type: "object", properties: { expression: { type: "string" } } },
+    },
+  ],
   sftRequiresToolUse: true,
   data: {
     dir: (dataDir) => join(dataDir, "calculator"),
@@ -41,8 +47,12 @@ export const CALCULATOR: Environment<EnvItem> = {
       const file = join(dir, `${split}.jsonl`);
       if (!existsSync(file)) throw new UserError(`${file} is missing: run prepare --env calculator`);
       const text = readFileSync(file, "utf8");
-      if (split === "test" && sha(text) !== JSON.parse(readFileSync(join(dir, "splits.json"), "utf8")).test_sha256_full) throw new UserError(`${file} changed since prepare`);
-      return text.split("\n").filter(Boolean).map((l) => JSON.parse(l) as EnvItem);
+      if (split === "test" && sha(text) !== JSON.parse(readFileSync(join(dir, "splits.json"), "utf8")).test_sha256_full)
+        throw new UserError(`${file} changed since prepare`);
+      return text
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as EnvItem);
     },
     prepare: async (o) => {
       mkdirSync(o.outDir, { recursive: true });
@@ -80,7 +90,12 @@ export const CALCULATOR: Environment<EnvItem> = {
         },
         score(end: EndReason) {
           const right = end === "answer" && answer === item.answers[0] ? 1 : 0;
-          return { prediction: answer, metrics: { exact: right }, reward: right - 0.1 * Math.max(0, calls.length - 1), fields: { calls: calls.length } };
+          return {
+            prediction: answer,
+            metrics: { exact: right },
+            reward: right - 0.1 * Math.max(0, calls.length - 1),
+            fields: { calls: calls.length },
+          };
         },
       };
     },

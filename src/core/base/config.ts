@@ -81,7 +81,11 @@ const POSITIVE_INTS = ["topK", "maxSearches", "maxTokens", "loraRank", "concurre
 const STRINGS = ["model", "localModel", "dataDir", "runsDir", "systemPromptFile", "env"] as const;
 
 /** Checks one layer of overrides; `where` names its source in error messages. */
-export function validateOverrides(raw: unknown, where: string, lineOf?: (key: string) => number | undefined): Overrides {
+export function validateOverrides(
+  raw: unknown,
+  where: string,
+  lineOf?: (key: string) => number | undefined,
+): Overrides {
   const fail = (key: string, problem: string): never => {
     throw new FileFormatError(where, lineOf?.(key), `"${key}" ${problem}`);
   };
@@ -162,8 +166,16 @@ export function readEnvConfig(env: NodeJS.ProcessEnv = process.env): Overrides {
 }
 
 /** Defaults, then the workspace file, then `AGENT_LAB_SETTINGS` (VS Code settings), then CLI flags. */
-export function loadConfig(workspaceDir: string, overrides: Overrides = {}, env: NodeJS.ProcessEnv = process.env): AgentLabConfig {
-  return mergeConfig(readWorkspaceConfig(workspaceDir), readEnvConfig(env), validateOverrides(overrides, "command-line options"));
+export function loadConfig(
+  workspaceDir: string,
+  overrides: Overrides = {},
+  env: NodeJS.ProcessEnv = process.env,
+): AgentLabConfig {
+  return mergeConfig(
+    readWorkspaceConfig(workspaceDir),
+    readEnvConfig(env),
+    validateOverrides(overrides, "command-line options"),
+  );
 }
 
 /** The price row for a model, or a refusal that says how to add one. */

@@ -23,5 +23,7 @@ const MAX_QUOTED = 60;
 
 /** A value as a message quotes it: JSON-quoted, cut when long. */
 export function quoteValue(raw: string): string {
-  return raw.length > MAX_QUOTED ? `${JSON.stringify(raw.slice(0, MAX_QUOTED) + "…")} (${raw.length} characters)` : JSON.stringify(raw);
+  return raw.length > MAX_QUOTED
+    ? `${JSON.stringify(raw.slice(0, MAX_QUOTED) + "…")} (${raw.length} characters)`
+    : JSON.stringify(raw);
 }

@@ -6,7 +6,13 @@
  * exactly these.
  */
 import type { EnvironmentInfo, SftSource } from "../harness/environment";
-import { hasOneMetric as rolesAreOne, metricRoles, UNKNOWN_ENV_METRICS, type MetricDeclaration, type MetricRoles } from "../base/runs/metrics";
+import {
+  hasOneMetric as rolesAreOne,
+  metricRoles,
+  UNKNOWN_ENV_METRICS,
+  type MetricDeclaration,
+  type MetricRoles,
+} from "../base/runs/metrics";
 import { GSM8K_INFO, GSM8K_NAME } from "./gsm8k/info";
 import { HOTPOTQA_INFO, HOTPOTQA_NAME } from "./hotpotqa/info";
 
@@ -18,7 +24,9 @@ export const ENVIRONMENT_INFO: readonly EnvironmentInfo[] = Object.freeze([HOTPO
 export const ENVIRONMENT_NAMES: readonly string[] = Object.freeze(ENVIRONMENT_INFO.map((e) => e.name));
 
 /** Environments `agent-lab grade` has a reply grader for (their info says `gradesReplies`). */
-export const GRADED_ENVIRONMENTS: readonly string[] = Object.freeze(ENVIRONMENT_INFO.filter((e) => e.gradesReplies).map((e) => e.name));
+export const GRADED_ENVIRONMENTS: readonly string[] = Object.freeze(
+  ENVIRONMENT_INFO.filter((e) => e.gradesReplies).map((e) => e.name),
+);
 
 /** The environment called `name`; undefined when this build does not know it. */
 export function environmentInfo(name: string): EnvironmentInfo | undefined {
@@ -59,4 +67,3 @@ export function hasOneMetric(metrics: MetricRoles | { em: string; f1: string }):
 
 // Every declaration list must name its roles (a missing primary would blank every view).
 for (const e of ENVIRONMENT_INFO) metricRoles(e.metrics);
-

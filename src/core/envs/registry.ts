@@ -13,7 +13,9 @@ export const ENVIRONMENTS: readonly Environment<EnvItem>[] = [HOTPOTQA, GSM8K];
 
 // The light list (catalog.ts) is what the extension and the step specs offer: it must name exactly these.
 if (ENVIRONMENTS.map((e) => e.name).join(",") !== ENVIRONMENT_NAMES.join(",")) {
-  throw new Error(`envs/catalog.ts lists ${ENVIRONMENT_NAMES.join(", ")} but envs/registry.ts registers ${ENVIRONMENTS.map((e) => e.name).join(", ")}`);
+  throw new Error(
+    `envs/catalog.ts lists ${ENVIRONMENT_NAMES.join(", ")} but envs/registry.ts registers ${ENVIRONMENTS.map((e) => e.name).join(", ")}`,
+  );
 }
 
 // What `agent-lab grade` offers (the light list) must be the environments that have a reply grader.
@@ -33,7 +35,10 @@ export function environmentNames(): string[] {
 /** The environment called `name`, or a refusal that lists the known ones. */
 export function environmentByName(name: string, flag = "--env"): Environment<EnvItem> {
   const env = ENVIRONMENTS.find((e) => e.name === name);
-  if (!env) throw new UserError(`${flag} ${JSON.stringify(name)}: unknown environment; known: ${environmentNames().join(", ")}`);
+  if (!env)
+    throw new UserError(
+      `${flag} ${JSON.stringify(name)}: unknown environment; known: ${environmentNames().join(", ")}`,
+    );
   return env;
 }
 

@@ -243,4 +243,3 @@ export interface EnvironmentInfo {
 
 /** A generated task's answer kind (steps/tasks/answer.ts reads a Python value as one). */
 export type TaskAnswerFormat = "number" | "text";
-

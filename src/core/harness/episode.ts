@@ -65,7 +65,12 @@ export interface LoopOptions {
   signal?: AbortSignal;
 }
 
-export async function runEnvEpisode(policy: Policy, item: EnvItem, env: EnvEpisode, options: LoopOptions = {}): Promise<Episode> {
+export async function runEnvEpisode(
+  policy: Policy,
+  item: EnvItem,
+  env: EnvEpisode,
+  options: LoopOptions = {},
+): Promise<Episode> {
   const temperature = options.temperature ?? 0;
   const maxTokens = options.maxTokens ?? DEFAULT_CONFIG.maxTokens;
   const signal = options.signal;
@@ -117,11 +122,22 @@ export async function runEnvEpisode(policy: Policy, item: EnvItem, env: EnvEpiso
     ep.prefill += ids.length;
     ep.generated += out.tokens.length;
 
-    const turn: EpisodeTurn = { start: ep.tokens.length, replyEnd: 0, end: 0, reply: "", stopReason: out.stopReason, action: "none" };
+    const turn: EpisodeTurn = {
+      start: ep.tokens.length,
+      replyEnd: 0,
+      end: 0,
+      reply: "",
+      stopReason: out.stopReason,
+      action: "none",
+    };
     ep.turns.push(turn);
     add(out.tokens, out.logprobs, 1);
     turn.reply = tok.decode(out.tokens, { skipSpecialTokens: true });
-    if (out.stopReason !== "length" && (out.tokens.length === 0 || out.tokens[out.tokens.length - 1] !== policy.endToken)) add([policy.endToken], [0], 0);
+    if (
+      out.stopReason !== "length" &&
+      (out.tokens.length === 0 || out.tokens[out.tokens.length - 1] !== policy.endToken)
+    )
+      add([policy.endToken], [0], 0);
     turn.replyEnd = turn.end = ep.tokens.length;
 
     const outcome = env.onReply(turn);

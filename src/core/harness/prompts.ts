@@ -36,10 +36,18 @@ export function promptText(fileContent: string): string {
  * `file` is empty or absent. Trailing whitespace is dropped: editors add a final newline that the
  * researcher never meant to send (and Qwen3.5's template would strip anyway, Qwen3's would not).
  */
-export function loadSystemPrompt(file?: string, options: { workspaceDir?: string; closedBook?: boolean } = {}): SystemPrompt {
-  const path = file ? resolve(options.workspaceDir ?? process.cwd(), file) : defaultSystemPromptFile(options.closedBook);
+export function loadSystemPrompt(
+  file?: string,
+  options: { workspaceDir?: string; closedBook?: boolean } = {},
+): SystemPrompt {
+  const path = file
+    ? resolve(options.workspaceDir ?? process.cwd(), file)
+    : defaultSystemPromptFile(options.closedBook);
   if (!existsSync(path)) throw new UserError(`system prompt file not found: ${path}`);
-  if (statSync(path).isDirectory()) throw new UserError(`system prompt ${path} is a folder: give --prompt (or the setting systemPromptFile) a text file`);
+  if (statSync(path).isDirectory())
+    throw new UserError(
+      `system prompt ${path} is a folder: give --prompt (or the setting systemPromptFile) a text file`,
+    );
   const text = promptText(readFileSync(path, "utf8"));
   if (!text.trim()) throw new FileFormatError(path, 1, "the system prompt is empty");
   return { text, sha256: promptSha256(text), file: path };

@@ -113,7 +113,13 @@ export interface CheckpointRow {
 export function checkpointRows(registry: CheckpointRegistry): CheckpointRow[] {
   return [...registry.entries].reverse().map((e) => {
     const chain = lineage(e, registry.entries);
-    const where = [e.kind, e.step !== undefined ? `step ${e.step}` : undefined, e.epoch !== undefined ? `epoch ${e.epoch}` : undefined].filter(Boolean).join(" · ");
+    const where = [
+      e.kind,
+      e.step !== undefined ? `step ${e.step}` : undefined,
+      e.epoch !== undefined ? `epoch ${e.epoch}` : undefined,
+    ]
+      .filter(Boolean)
+      .join(" · ");
     const details = [
       { label: "sampler", value: e.sampler_path ?? "(none)" },
       { label: "state", value: e.state_path ?? "(none)" },
@@ -125,7 +131,9 @@ export function checkpointRows(registry: CheckpointRegistry): CheckpointRow[] {
       entry: e,
       label: e.name,
       description: where,
-      tooltip: [e.name, where, ...details.map((d) => `${d.label}: ${d.value}`), e.created ? `created ${e.created}` : ""].filter(Boolean).join("\n"),
+      tooltip: [e.name, where, ...details.map((d) => `${d.label}: ${d.value}`), e.created ? `created ${e.created}` : ""]
+        .filter(Boolean)
+        .join("\n"),
       details,
     };
   });

@@ -2,7 +2,12 @@
 import * as vscode from "vscode";
 import type { LabWorkspace } from "../workspace/lab-workspace";
 import type { CookbookRuns } from "../runs/cookbook-runs";
-import { checkpointRows, cookbookCheckpointEntries, readCheckpointRegistry, type CheckpointRow } from "./checkpoints-model";
+import {
+  checkpointRows,
+  cookbookCheckpointEntries,
+  readCheckpointRegistry,
+  type CheckpointRow,
+} from "./checkpoints-model";
 
 export type CheckpointNode =
   | { type: "checkpoint"; row: CheckpointRow }
@@ -44,10 +49,15 @@ export class CheckpointsProvider implements vscode.TreeDataProvider<CheckpointNo
     if (!node) {
       const { rows, badLines } = this.rows();
       const nodes: CheckpointNode[] = rows.map((row) => ({ type: "checkpoint", row }));
-      if (badLines.length > 0 && rows.length > 0) nodes.push({ type: "message", text: `⚠ skipped unreadable registry line(s) ${badLines.slice(0, 5).join(", ")}` });
+      if (badLines.length > 0 && rows.length > 0)
+        nodes.push({
+          type: "message",
+          text: `⚠ skipped unreadable registry line(s) ${badLines.slice(0, 5).join(", ")}`,
+        });
       return nodes;
     }
-    if (node.type === "checkpoint") return node.row.details.map((d) => ({ type: "detail", row: node.row, label: d.label, value: d.value }));
+    if (node.type === "checkpoint")
+      return node.row.details.map((d) => ({ type: "detail", row: node.row, label: d.label, value: d.value }));
     return [];
   }
 
@@ -57,7 +67,9 @@ export class CheckpointsProvider implements vscode.TreeDataProvider<CheckpointNo
       item.id = `ckpt:${node.row.entry.name}`;
       item.description = node.row.description;
       item.tooltip = node.row.tooltip;
-      item.iconPath = new vscode.ThemeIcon(node.row.entry.kind === "grpo" ? "rocket" : node.row.entry.kind?.startsWith("cookbook") ? "beaker" : "package");
+      item.iconPath = new vscode.ThemeIcon(
+        node.row.entry.kind === "grpo" ? "rocket" : node.row.entry.kind?.startsWith("cookbook") ? "beaker" : "package",
+      );
       item.contextValue = "checkpoint";
       return item;
     }

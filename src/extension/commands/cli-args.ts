@@ -15,7 +15,11 @@ import type { StepSpec } from "../../core/steps/specs/spec";
 export type StepValues<S extends { flags: FlagSpecs }> = Partial<FlagValues<S["flags"]>>;
 
 /** argv for a step (the step's name first), validated by the CLI's validator. */
-export function stepArgs<F extends FlagSpecs>(spec: StepSpec<F>, values: Partial<FlagValues<F>>, positionals: readonly string[] = []): string[] {
+export function stepArgs<F extends FlagSpecs>(
+  spec: StepSpec<F>,
+  values: Partial<FlagValues<F>>,
+  positionals: readonly string[] = [],
+): string[] {
   return toArgv(spec.name, spec.flags, values, positionals);
 }
 
@@ -67,7 +71,11 @@ export function trainingBackend(backend: string): TrainingBackend {
 
 /** Run names become folder names: keep them to core's run-name rule (checkRunName). */
 export function sanitizeRunName(raw: string): string {
-  return raw.trim().replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^[-._]+|-+$/g, "").slice(0, RUN_NAME_MAX_LENGTH);
+  return raw
+    .trim()
+    .replace(/[^A-Za-z0-9._-]+/g, "-")
+    .replace(/^[-._]+|-+$/g, "")
+    .slice(0, RUN_NAME_MAX_LENGTH);
 }
 
 /** A name that is not taken yet: `base`, `base-2`, `base-3`, … */
@@ -79,6 +87,6 @@ export function uniqueRunName(base: string, taken: ReadonlySet<string>): string 
 
 /** The default run name for an eval, like the recipe's (`base`, `closed`, `sft-e2`, `test-grpo`). */
 export function defaultEvalName(split: Split, closedBook: boolean, checkpointName?: string): string {
-  const what = closedBook ? "closed" : checkpointName ?? "base";
+  const what = closedBook ? "closed" : (checkpointName ?? "base");
   return split === "val" ? what : `${split}-${what}`;
 }

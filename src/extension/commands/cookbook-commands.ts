@@ -33,7 +33,10 @@ async function addCookbookRun(lab: Lab, arg: unknown): Promise<void> {
 async function openTranscript(file: unknown, title: unknown): Promise<void> {
   if (typeof file !== "string") return;
   const heading = typeof title === "string" ? title : file;
-  const doc = await vscode.workspace.openTextDocument({ language: "markdown", content: transcriptsMarkdown(readLogtreeTranscripts(file), heading) });
+  const doc = await vscode.workspace.openTextDocument({
+    language: "markdown",
+    content: transcriptsMarkdown(readLogtreeTranscripts(file), heading),
+  });
   await vscode.commands.executeCommand("markdown.showPreview", doc.uri);
 }
 

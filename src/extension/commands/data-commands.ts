@@ -27,7 +27,13 @@ async function prepareData(lab: Lab): Promise<void> {
   if (!source) return;
   let choice: PrepareChoice = {};
   if (source.local) {
-    const open = (label: string) => vscode.window.showOpenDialog({ title: `${title}: ${label}`, canSelectMany: true, openLabel: label, filters: { HotpotQA: ["json", "jsonl", "parquet"] } });
+    const open = (label: string) =>
+      vscode.window.showOpenDialog({
+        title: `${title}: ${label}`,
+        canSelectMany: true,
+        openLabel: label,
+        filters: { HotpotQA: ["json", "jsonl", "parquet"] },
+      });
     const train = await open("Train files");
     if (!train) return;
     const dev = await open("Dev (validation) files");
@@ -38,9 +44,20 @@ async function prepareData(lab: Lab): Promise<void> {
 }
 
 async function searchCorpus(lab: Lab): Promise<void> {
-  const query = await vscode.window.showInputBox({ title: "Agent Lab: Search Corpus", prompt: "BM25 query over the corpus (the agent's search tool)", placeHolder: "Ed Wood director" });
+  const query = await vscode.window.showInputBox({
+    title: "Agent Lab: Search Corpus",
+    prompt: "BM25 query over the corpus (the agent's search tool)",
+    placeHolder: "Ed Wood director",
+  });
   if (!query?.trim()) return;
-  await startStep(lab, { spec: SEARCH_STEP, values: {}, positionals: [query.trim()], title: `Search: ${query.trim().slice(0, 40)}`, showProgress: false, revealOutput: true });
+  await startStep(lab, {
+    spec: SEARCH_STEP,
+    values: {},
+    positionals: [query.trim()],
+    title: `Search: ${query.trim().slice(0, 40)}`,
+    showProgress: false,
+    revealOutput: true,
+  });
 }
 
 async function collectSftData(lab: Lab): Promise<void> {
@@ -50,9 +67,17 @@ async function collectSftData(lab: Lab): Promise<void> {
   const env = await pick.pickEnvironment(title, lab.workspace.config().env);
   if (!env) return;
   const sources: { label: string; description: string; source: SftSource }[] = [
-    { label: "Rejection sampling from the model", description: `backend ${backend}: best of N tries per question`, source: "sample" },
+    {
+      label: "Rejection sampling from the model",
+      description: `backend ${backend}: best of N tries per question`,
+      source: "sample",
+    },
     { label: "Scripted teacher", description: "the offline heuristic reader (free)", source: "teacher" },
-    { label: "From existing runs", description: "the scored episodes of eval runs already paid for: no sampling, no spend", source: "runs" },
+    {
+      label: "From existing runs",
+      description: "the scored episodes of eval runs already paid for: no sampling, no spend",
+      source: "runs",
+    },
   ];
   // Only what sft-data takes for this environment (the catalog says; the CLI refuses the rest).
   const source = await vscode.window.showQuickPick(
@@ -82,9 +107,21 @@ async function collectFromRuns(lab: Lab, title: string, env: string): Promise<vo
   const flags = SFT_DATA_STEP.flags;
   const runs = await pick.pickSourceRuns(title, lab.runs.currentRows(), env);
   if (!runs) return;
-  const minReward = await pick.inputFlag(title, `Keep episodes with reward ≥ R (blank = --min-f1, ${flags["min-f1"].default})`, "min-reward", flags["min-reward"], undefined, true);
+  const minReward = await pick.inputFlag(
+    title,
+    `Keep episodes with reward ≥ R (blank = --min-f1, ${flags["min-f1"].default})`,
+    "min-reward",
+    flags["min-reward"],
+    undefined,
+    true,
+  );
   if (minReward === null) return;
-  const bestOf = await pick.inputFlag(title, "Best K episodes per question (by reward, newest first among equals)", "best-of", flags["best-of"]);
+  const bestOf = await pick.inputFlag(
+    title,
+    "Best K episodes per question (by reward, newest first among equals)",
+    "best-of",
+    flags["best-of"],
+  );
   if (!bestOf) return;
   const taken = takenRunNames(lab);
   const name = await pick.inputRunName(title, uniqueRunName(`${flags.name.default}-from-runs`, taken), taken);

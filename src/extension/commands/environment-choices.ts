@@ -19,7 +19,10 @@ export interface EnvironmentItem {
  * One item per registered environment, the workspace's default (config `env`, from agent-lab.json
  * or the agentLab.env setting) first and marked so. `only`: keep those that pass (closed-book: tools).
  */
-export function environmentItems(defaultEnv: string, only: (hasTools: boolean) => boolean = () => true): EnvironmentItem[] {
+export function environmentItems(
+  defaultEnv: string,
+  only: (hasTools: boolean) => boolean = () => true,
+): EnvironmentItem[] {
   const listed = ENVIRONMENT_INFO.filter((e) => only(e.hasTools));
   const ordered = [...listed.filter((e) => e.name === defaultEnv), ...listed.filter((e) => e.name !== defaultEnv)];
   return ordered.map((e) => ({

@@ -29,7 +29,11 @@ export type EvalValues = StepValues<typeof EVAL_STEP>;
 
 /** An eval of the workspace's backend; the title names it in the Jobs view and the confirmation. */
 export function startEval(lab: Lab, values: Omit<EvalValues, "backend">, title: string): Promise<Job | undefined> {
-  return startStep(lab, { spec: EVAL_STEP, values: evalValues({ ...values, backend: lab.workspace.backend() }), title });
+  return startStep(lab, {
+    spec: EVAL_STEP,
+    values: evalValues({ ...values, backend: lab.workspace.backend() }),
+    title,
+  });
 }
 
 async function evaluate(lab: Lab, closedBook: boolean): Promise<void> {
@@ -44,9 +48,20 @@ async function evaluate(lab: Lab, closedBook: boolean): Promise<void> {
   const model = closedBook ? {} : await pick.pickModel(title, models, lab.checkpoints.rows().rows);
   if (!model) return;
   const taken = takenRunNames(lab);
-  const name = await pick.inputRunName(title, uniqueRunName(environmentRunName(env, defaultEvalName(split, closedBook, model.checkpointName)), taken), taken);
+  const name = await pick.inputRunName(
+    title,
+    uniqueRunName(environmentRunName(env, defaultEvalName(split, closedBook, model.checkpointName)), taken),
+    taken,
+  );
   if (!name) return;
-  const limit = await pick.inputFlag(title, "Questions to run (blank = the whole split)", "limit", EVAL_STEP.flags.limit, undefined, true);
+  const limit = await pick.inputFlag(
+    title,
+    "Questions to run (blank = the whole split)",
+    "limit",
+    EVAL_STEP.flags.limit,
+    undefined,
+    true,
+  );
   if (limit === null) return;
   await startEval(
     lab,
@@ -62,9 +77,15 @@ async function evaluateCheckpoint(lab: Lab, arg: unknown): Promise<void> {
     return;
   }
   // The checkpoint answers its own environment's questions: the one its training run names, not the workspace default.
-  const env = checkpointEnvironment(lab.workspace.requireFolder(), lab.workspace.runsDir(), entry)?.name ?? lab.workspace.config().env;
+  const env =
+    checkpointEnvironment(lab.workspace.requireFolder(), lab.workspace.runsDir(), entry)?.name ??
+    lab.workspace.config().env;
   const taken = takenRunNames(lab);
-  const name = await pick.inputRunName("Agent Lab: Evaluate Checkpoint on val", uniqueRunName(environmentRunName(env, entry.name), taken), taken);
+  const name = await pick.inputRunName(
+    "Agent Lab: Evaluate Checkpoint on val",
+    uniqueRunName(environmentRunName(env, entry.name), taken),
+    taken,
+  );
   if (!name) return;
   await startEval(lab, { name, env, split: "val", "model-path": entry.sampler_path }, `Evaluate ${env} val: ${name}`);
 }
@@ -78,18 +99,31 @@ async function rerunEvalWithPrompt(lab: Lab, arg: unknown): Promise<void> {
   }
   const config = lab.workspace.config();
   const rows = lab.runs.currentRows().filter((r) => r.kind === "eval" && r.manifest && r.summary?.split !== "test");
-  const base = runFromArg(lab, arg) ?? (await pick.pickRun("Agent Lab: Rerun Eval With Current Prompt — which eval?", rows));
+  const base =
+    runFromArg(lab, arg) ?? (await pick.pickRun("Agent Lab: Rerun Eval With Current Prompt — which eval?", rows));
   if (!base?.manifest) return;
   const m = base.manifest;
   const stamp = new Date().toISOString().replace(/[-:]/g, "").slice(4, 13);
   const name = uniqueRunName(`${base.name}-prompt-${stamp}`, takenRunNames(lab));
   const job = await startEval(
     lab,
-    { name, env: runEnvironment(base), split: m.split.name as Split, "closed-book": m.search?.closed_book ?? false, limit: m.job.limit, "model-path": m.policy.checkpoint, prompt: config.systemPromptFile || undefined },
+    {
+      name,
+      env: runEnvironment(base),
+      split: m.split.name as Split,
+      "closed-book": m.search?.closed_book ?? false,
+      limit: m.job.limit,
+      "model-path": m.policy.checkpoint,
+      prompt: config.systemPromptFile || undefined,
+    },
     `Rerun ${base.name} with the current prompt: ${name}`,
   );
   if (!job) return;
-  void job.finished.then((s) => (s.state === "done" ? openCompare(lab.context, [base.dir, path.join(lab.workspace.runsDir(), name)], "prompt") : undefined));
+  void job.finished.then((s) =>
+    s.state === "done"
+      ? openCompare(lab.context, [base.dir, path.join(lab.workspace.runsDir(), name)], "prompt")
+      : undefined,
+  );
 }
 
 /** Resume with the run's own recorded command, parsed by its step's spec (so a changed flag set says so). */
@@ -102,7 +136,10 @@ async function resumeRun(lab: Lab, arg: unknown): Promise<void> {
     void vscode.window.showWarningMessage("Agent Lab: this run has no recorded command to resume.");
     return;
   }
-  const { values, positionals } = parseFlags(spec.flags, cliArgs.slice(1), { command: `agent-lab ${spec.name}`, allowPositionals: spec.positionals !== undefined });
+  const { values, positionals } = parseFlags(spec.flags, cliArgs.slice(1), {
+    command: `agent-lab ${spec.name}`,
+    allowPositionals: spec.positionals !== undefined,
+  });
   if (!("resume" in spec.flags)) {
     void vscode.window.showWarningMessage(`Agent Lab: agent-lab ${spec.name} runs cannot be resumed.`);
     return;
@@ -121,7 +158,16 @@ export function evalCommands(lab: Lab): CommandTable {
     "agentLab.rerunEvalWithPrompt": (a) => rerunEvalWithPrompt(lab, a),
     "agentLab.rescoreRun": (a) => {
       const run = runFromArg(lab, a);
-      return run && startStep(lab, { spec: SCORE_STEP, values: {}, positionals: [run.dir], title: `Rescore ${run.name}`, runDir: run.dir });
+      return (
+        run &&
+        startStep(lab, {
+          spec: SCORE_STEP,
+          values: {},
+          positionals: [run.dir],
+          title: `Rescore ${run.name}`,
+          runDir: run.dir,
+        })
+      );
     },
     "agentLab.resumeRun": (a) => resumeRun(lab, a),
   };

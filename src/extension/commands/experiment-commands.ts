@@ -16,7 +16,9 @@ async function runExperiment(lab: Lab): Promise<void> {
   const folder = lab.workspace.requireFolder();
   const specs = findExperimentSpecs(folder);
   if (specs.length === 0) {
-    void vscode.window.showInformationMessage(`Agent Lab: no experiment spec (a JSON file with "format": "agent-lab.experiment/1") in this workspace; examples/ in the Agent Lab repository has two.`);
+    void vscode.window.showInformationMessage(
+      `Agent Lab: no experiment spec (a JSON file with "format": "agent-lab.experiment/1") in this workspace; examples/ in the Agent Lab repository has two.`,
+    );
     return;
   }
   const picked = await vscode.window.showQuickPick(
@@ -29,7 +31,11 @@ async function runExperiment(lab: Lab): Promise<void> {
     const how = await vscode.window.showQuickPick(
       [
         { label: "Run on Tinker", description: "the spec as written (its estimate is shown next)", rehearse: false },
-        { label: "Rehearse", description: "every phase at tiny sizes against TINKER_BASE_URL (serve-local: free), stand-in tokenizer", rehearse: true },
+        {
+          label: "Rehearse",
+          description: "every phase at tiny sizes against TINKER_BASE_URL (serve-local: free), stand-in tokenizer",
+          rehearse: true,
+        },
       ],
       { title: TITLE, placeHolder: picked.spec.name },
     );
@@ -37,7 +43,16 @@ async function runExperiment(lab: Lab): Promise<void> {
     rehearse = how.rehearse;
   }
   const job = experimentJob(picked.spec.file, folder, rehearse);
-  await startStep(lab, { spec: EXPERIMENT_STEP, values: job.values, positionals: job.positionals, title: job.title, runDir: job.runDir, runsRoot: job.runsRoot, showProgress: true, revealOutput: true });
+  await startStep(lab, {
+    spec: EXPERIMENT_STEP,
+    values: job.values,
+    positionals: job.positionals,
+    title: job.title,
+    runDir: job.runDir,
+    runsRoot: job.runsRoot,
+    showProgress: true,
+    revealOutput: true,
+  });
 }
 
 export function experimentCommands(lab: Lab): CommandTable {

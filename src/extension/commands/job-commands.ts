@@ -20,7 +20,12 @@ async function startLocalBackend(lab: Lab): Promise<void> {
     void vscode.window.showInformationMessage("Agent Lab: the local backend is already running (see the Jobs view).");
     return;
   }
-  await startStep(lab, { spec: SERVE_LOCAL_STEP, values: { port: lab.workspace.localBackendPort() }, title: "Local backend (stand-in for Tinker)", showProgress: false });
+  await startStep(lab, {
+    spec: SERVE_LOCAL_STEP,
+    values: { port: lab.workspace.localBackendPort() },
+    title: "Local backend (stand-in for Tinker)",
+    showProgress: false,
+  });
 }
 
 function stopLocalBackend(lab: Lab): void {
@@ -38,7 +43,12 @@ async function pickJob(lab: Lab, running: boolean): Promise<Job | undefined> {
     void vscode.window.showInformationMessage(`Agent Lab: no ${running ? "running " : ""}jobs.`);
     return undefined;
   }
-  return (await vscode.window.showQuickPick(jobs.map((j) => ({ label: j.record.title, description: j.status.state, job: j })), { title: "Agent Lab: Jobs" }))?.job;
+  return (
+    await vscode.window.showQuickPick(
+      jobs.map((j) => ({ label: j.record.title, description: j.status.state, job: j })),
+      { title: "Agent Lab: Jobs" },
+    )
+  )?.job;
 }
 
 export function jobCommands(lab: Lab): CommandTable {

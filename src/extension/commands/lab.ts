@@ -51,13 +51,20 @@ export interface StepJob<F extends FlagSpecs> {
  * Undefined when the user declined.
  */
 export async function startStep<F extends FlagSpecs>(lab: Lab, job: StepJob<F>): Promise<Job | undefined> {
-  const plan = planStep(job.spec, job.values, { folder: lab.workspace.requireFolder(), overrides: lab.workspace.overrides() }, job.positionals);
+  const plan = planStep(
+    job.spec,
+    job.values,
+    { folder: lab.workspace.requireFolder(), overrides: lab.workspace.overrides() },
+    job.positionals,
+  );
   if (plan.estimate) {
     const text = confirmationText(job.title, plan.estimate, plan.config.budgetUsd);
     if ((await vscode.window.showWarningMessage(text, { modal: true }, "Start")) !== "Start") return undefined;
   }
   const name = (plan.values as Record<string, unknown>).name;
-  const runDir = job.runDir ?? (job.spec.writes && typeof name === "string" ? path.join(lab.workspace.runsDir(plan.config), name) : undefined);
+  const runDir =
+    job.runDir ??
+    (job.spec.writes && typeof name === "string" ? path.join(lab.workspace.runsDir(plan.config), name) : undefined);
   const request: JobRequest = {
     title: job.title,
     command: plan.argv,

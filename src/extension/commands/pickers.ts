@@ -14,19 +14,38 @@ import { environmentItems, sourceRunItems } from "./environment-choices";
  * The environment a step runs on: every registered one, the workspace's default first (config
  * `env`). `only` narrows the list (closed-book needs tools). Undefined = cancelled.
  */
-export async function pickEnvironment(title: string, defaultEnv: string, only?: (hasTools: boolean) => boolean): Promise<string | undefined> {
+export async function pickEnvironment(
+  title: string,
+  defaultEnv: string,
+  only?: (hasTools: boolean) => boolean,
+): Promise<string | undefined> {
   const items = environmentItems(defaultEnv, only);
-  return (await vscode.window.showQuickPick(items, { title, placeHolder: "Environment (the task: data, prompt, reward)", matchOnDetail: true }))?.env;
+  return (
+    await vscode.window.showQuickPick(items, {
+      title,
+      placeHolder: "Environment (the task: data, prompt, reward)",
+      matchOnDetail: true,
+    })
+  )?.env;
 }
 
 /** Eval runs of `env` to build SFT data from (several); undefined = cancelled or none. */
-export async function pickSourceRuns(title: string, rows: readonly RunRow[], env: string): Promise<RunRow[] | undefined> {
+export async function pickSourceRuns(
+  title: string,
+  rows: readonly RunRow[],
+  env: string,
+): Promise<RunRow[] | undefined> {
   const items = sourceRunItems(rows, env);
   if (items.length === 0) {
     void vscode.window.showInformationMessage(`Agent Lab: no ${env} eval runs with episodes to build SFT data from.`);
     return undefined;
   }
-  const picks = await vscode.window.showQuickPick(items, { title, placeHolder: "Eval runs whose scored episodes become SFT data (no new sampling)", canPickMany: true, matchOnDescription: true });
+  const picks = await vscode.window.showQuickPick(items, {
+    title,
+    placeHolder: "Eval runs whose scored episodes become SFT data (no new sampling)",
+    canPickMany: true,
+    matchOnDescription: true,
+  });
   return picks && picks.length > 0 ? picks.map((p) => p.row) : undefined;
 }
 
@@ -65,34 +84,77 @@ export interface ModelChoice {
 }
 
 /** `models`: the configured model first, then the other priced models. */
-export async function pickModel(title: string, models: readonly string[], checkpoints: readonly CheckpointRow[]): Promise<ModelChoice | undefined> {
+export async function pickModel(
+  title: string,
+  models: readonly string[],
+  checkpoints: readonly CheckpointRow[],
+): Promise<ModelChoice | undefined> {
   const items: (vscode.QuickPickItem & { choice: ModelChoice })[] = [
-    ...models.map((m, i) => ({ label: "$(symbol-namespace) Base model", description: m, detail: i === 0 ? "the configured model (agentLab.model)" : undefined, choice: i === 0 ? {} : { model: m } })),
+    ...models.map((m, i) => ({
+      label: "$(symbol-namespace) Base model",
+      description: m,
+      detail: i === 0 ? "the configured model (agentLab.model)" : undefined,
+      choice: i === 0 ? {} : { model: m },
+    })),
     ...checkpoints
       .filter((c) => c.entry.sampler_path)
-      .map((c) => ({ label: `$(package) ${c.entry.name}`, description: c.description, detail: c.entry.sampler_path, choice: { modelPath: c.entry.sampler_path, checkpointName: c.entry.name } })),
+      .map((c) => ({
+        label: `$(package) ${c.entry.name}`,
+        description: c.description,
+        detail: c.entry.sampler_path,
+        choice: { modelPath: c.entry.sampler_path, checkpointName: c.entry.name },
+      })),
     { label: "$(edit) Enter a sampler path…", description: "tinker://…", choice: { modelPath: "" } },
   ];
-  const pick = await vscode.window.showQuickPick(items, { title, placeHolder: "Model or checkpoint", matchOnDetail: true });
+  const pick = await vscode.window.showQuickPick(items, {
+    title,
+    placeHolder: "Model or checkpoint",
+    matchOnDetail: true,
+  });
   if (!pick) return undefined;
   if (pick.choice.modelPath === "") {
-    const path = await vscode.window.showInputBox({ title, prompt: "Sampler checkpoint path", placeHolder: "tinker://…/sampler_weights/…", validateInput: (v) => (v.trim() ? undefined : "Enter a path") });
+    const path = await vscode.window.showInputBox({
+      title,
+      prompt: "Sampler checkpoint path",
+      placeHolder: "tinker://…/sampler_weights/…",
+      validateInput: (v) => (v.trim() ? undefined : "Enter a path"),
+    });
     return path ? { modelPath: path.trim() } : undefined;
   }
   return pick.choice;
 }
 
-export async function pickStateCheckpoint(title: string, checkpoints: readonly CheckpointRow[]): Promise<{ initState: string; name?: string } | undefined> {
+export async function pickStateCheckpoint(
+  title: string,
+  checkpoints: readonly CheckpointRow[],
+): Promise<{ initState: string; name?: string } | undefined> {
   const items = [
     ...checkpoints
       .filter((c) => c.entry.state_path)
-      .map((c) => ({ label: `$(package) ${c.entry.name}`, description: c.description, detail: c.entry.state_path!, value: c.entry.state_path!, name: c.entry.name as string | undefined })),
-    { label: "$(edit) Enter a state path…", description: "tinker://…", detail: "", value: "", name: undefined as string | undefined },
+      .map((c) => ({
+        label: `$(package) ${c.entry.name}`,
+        description: c.description,
+        detail: c.entry.state_path!,
+        value: c.entry.state_path!,
+        name: c.entry.name as string | undefined,
+      })),
+    {
+      label: "$(edit) Enter a state path…",
+      description: "tinker://…",
+      detail: "",
+      value: "",
+      name: undefined as string | undefined,
+    },
   ];
   const pick = await vscode.window.showQuickPick(items, { title, placeHolder: "Start GRPO from this training state" });
   if (!pick) return undefined;
   if (pick.value) return { initState: pick.value, name: pick.name };
-  const path = await vscode.window.showInputBox({ title, prompt: "State checkpoint path", placeHolder: "tinker://…/weights/…", validateInput: (v) => (v.trim() ? undefined : "Enter a path") });
+  const path = await vscode.window.showInputBox({
+    title,
+    prompt: "State checkpoint path",
+    placeHolder: "tinker://…/weights/…",
+    validateInput: (v) => (v.trim() ? undefined : "Enter a path"),
+  });
   return path ? { initState: path.trim() } : undefined;
 }
 
@@ -100,7 +162,11 @@ function runItem(r: RunRow): vscode.QuickPickItem & { row: RunRow } {
   return { label: r.name, description: r.description, row: r };
 }
 
-export async function pickRun(title: string, rows: readonly RunRow[], filter: (r: RunRow) => boolean = () => true): Promise<RunRow | undefined> {
+export async function pickRun(
+  title: string,
+  rows: readonly RunRow[],
+  filter: (r: RunRow) => boolean = () => true,
+): Promise<RunRow | undefined> {
   const candidates = rows.filter(filter);
   if (candidates.length === 0) {
     void vscode.window.showInformationMessage(`Agent Lab: no runs to choose from for "${title}".`);
@@ -109,12 +175,21 @@ export async function pickRun(title: string, rows: readonly RunRow[], filter: (r
   return (await vscode.window.showQuickPick(candidates.map(runItem), { title, matchOnDescription: true }))?.row;
 }
 
-export async function pickRuns(title: string, rows: readonly RunRow[], placeHolder: string): Promise<RunRow[] | undefined> {
+export async function pickRuns(
+  title: string,
+  rows: readonly RunRow[],
+  placeHolder: string,
+): Promise<RunRow[] | undefined> {
   if (rows.length === 0) {
     void vscode.window.showInformationMessage(`Agent Lab: no other runs to compare with.`);
     return undefined;
   }
-  const picks = await vscode.window.showQuickPick(rows.map(runItem), { title, placeHolder, canPickMany: true, matchOnDescription: true });
+  const picks = await vscode.window.showQuickPick(rows.map(runItem), {
+    title,
+    placeHolder,
+    canPickMany: true,
+    matchOnDescription: true,
+  });
   return picks && picks.length > 0 ? picks.map((p) => p.row) : undefined;
 }
 
@@ -129,7 +204,8 @@ export async function pickEpisode(run: RunRow): Promise<string | undefined> {
     void vscode.window.showInformationMessage(`Agent Lab: ${run.name} has no finished episodes yet.`);
     return undefined;
   }
-  return (await vscode.window.showQuickPick(items, { title: `Open trace — ${run.name}`, matchOnDescription: true }))?.id;
+  return (await vscode.window.showQuickPick(items, { title: `Open trace — ${run.name}`, matchOnDescription: true }))
+    ?.id;
 }
 
 /**
@@ -137,7 +213,14 @@ export async function pickEpisode(run: RunRow): Promise<string | undefined> {
  * refuses what the job would refuse, with the same words). Starts at the flag's default unless
  * `value` is given; blank returns undefined when `allowBlank`; null = cancelled.
  */
-export async function inputFlag(title: string, prompt: string, name: string, spec: FlagSpec, value?: number, allowBlank = false): Promise<number | undefined | null> {
+export async function inputFlag(
+  title: string,
+  prompt: string,
+  name: string,
+  spec: FlagSpec,
+  value?: number,
+  allowBlank = false,
+): Promise<number | undefined | null> {
   const start = value ?? (typeof spec.default === "number" ? spec.default : undefined);
   const text = await vscode.window.showInputBox({
     title,
@@ -157,7 +240,11 @@ export async function inputFlag(title: string, prompt: string, name: string, spe
   return text.trim() ? Number(text) : undefined;
 }
 
-export async function inputRunName(title: string, suggested: string, taken: ReadonlySet<string>): Promise<string | undefined> {
+export async function inputRunName(
+  title: string,
+  suggested: string,
+  taken: ReadonlySet<string>,
+): Promise<string | undefined> {
   const name = await vscode.window.showInputBox({
     title,
     prompt: "Run folder name (under the runs folder)",

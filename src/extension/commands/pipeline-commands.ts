@@ -28,7 +28,10 @@ async function pickSize(): Promise<string | undefined> {
   const sizes = [flag.default, ...flag.choices.filter((c) => c !== flag.default)];
   const pick = await vscode.window.showQuickPick(
     sizes.map((size) => ({ label: size, description: SIZE_NOTES[size] })),
-    { title: "Agent Lab: Run Offline Pipeline", placeHolder: "Size (the local stand-in backend, synthetic data: free, offline)" },
+    {
+      title: "Agent Lab: Run Offline Pipeline",
+      placeHolder: "Size (the local stand-in backend, synthetic data: free, offline)",
+    },
   );
   return pick?.label;
 }
@@ -52,7 +55,9 @@ async function runOfflinePipeline(lab: Lab): Promise<void> {
 /** The pipeline's run folders, from core's own names (loaded when asked: the plan module is not needed at activation). */
 async function pipelineRuns(runsDir: string): Promise<{ evals: string[]; grpo: string }> {
   const { RUN_NAMES } = await import("../../core/steps/pipeline/plan");
-  const evals = [RUN_NAMES.base, RUN_NAMES.closedBook, RUN_NAMES.sftEval, RUN_NAMES.grpoEval].map((n) => path.join(runsDir, n));
+  const evals = [RUN_NAMES.base, RUN_NAMES.closedBook, RUN_NAMES.sftEval, RUN_NAMES.grpoEval].map((n) =>
+    path.join(runsDir, n),
+  );
   return { evals, grpo: path.join(runsDir, RUN_NAMES.grpo) };
 }
 
@@ -60,7 +65,9 @@ async function openPipelineResults(lab: Lab): Promise<void> {
   const runs = await pipelineRuns(lab.workspace.runsDir());
   const evals = runs.evals.filter((d) => existsSync(d));
   if (evals.length < 2 && !existsSync(runs.grpo)) {
-    void vscode.window.showInformationMessage("Agent Lab: no pipeline results in this workspace yet (Run Offline Pipeline writes them).");
+    void vscode.window.showInformationMessage(
+      "Agent Lab: no pipeline results in this workspace yet (Run Offline Pipeline writes them).",
+    );
     return;
   }
   if (existsSync(runs.grpo)) await openDashboard(lab.context, runs.grpo);

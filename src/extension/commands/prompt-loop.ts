@@ -8,7 +8,11 @@ import { statSync } from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
 // Not the prompt-lint index: that would pull the tokenizer into the extension bundle.
-import { baselineForPrompt, promptRunBaseName, seedWorkspacePrompt } from "../../core/views/prompt-lint/prompt-loop-plan";
+import {
+  baselineForPrompt,
+  promptRunBaseName,
+  seedWorkspacePrompt,
+} from "../../core/views/prompt-lint/prompt-loop-plan";
 import { lintPrompt } from "../../core/views/prompt-lint/prompt-rules";
 import { EVAL_STEP } from "../../core/steps/catalog/catalog";
 import { evalValues, uniqueRunName } from "./cli-args";
@@ -70,7 +74,11 @@ export async function rerunEvalWithPrompt(lab: Lab, promptFile: string): Promise
   const prompt = loadSystemPrompt(file, { workspaceDir: folder });
   const errors = lintPrompt(prompt.text).filter((i) => i.severity === "error");
   if (errors.length > 0) {
-    const go = await vscode.window.showWarningMessage(`This prompt has a problem: ${errors[0].message}`, { modal: true }, "Run Anyway");
+    const go = await vscode.window.showWarningMessage(
+      `This prompt has a problem: ${errors[0].message}`,
+      { modal: true },
+      "Run Anyway",
+    );
     if (go !== "Run Anyway") return undefined;
   }
 
@@ -94,7 +102,10 @@ export async function rerunEvalWithPrompt(lab: Lab, promptFile: string): Promise
   const compared = job.finished.then(async (status) => {
     if (status.state !== "done") return;
     if (baseline) await openCompare(lab.context, [baseline.dir, runDir], "prompt");
-    else void vscode.window.showInformationMessage(`Agent Lab: ${name} finished. No earlier val run with another prompt to compare it with.`);
+    else
+      void vscode.window.showInformationMessage(
+        `Agent Lab: ${name} finished. No earlier val run with another prompt to compare it with.`,
+      );
   });
   return { job, runDir, baselineDir: baseline?.dir, compared };
 }

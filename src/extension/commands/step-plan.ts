@@ -30,9 +30,17 @@ export interface PlanWorkspace {
   overrides: Partial<AgentLabConfig>;
 }
 
-export function planStep<F extends FlagSpecs>(spec: StepSpec<F>, values: Partial<FlagValues<F>>, ws: PlanWorkspace, positionals: readonly string[] = []): StepPlan<F> {
+export function planStep<F extends FlagSpecs>(
+  spec: StepSpec<F>,
+  values: Partial<FlagValues<F>>,
+  ws: PlanWorkspace,
+  positionals: readonly string[] = [],
+): StepPlan<F> {
   const argv = stepArgs(spec, values, positionals);
-  const parsed = parseFlags(spec.flags, argv.slice(1), { command: `agent-lab ${spec.name}`, allowPositionals: spec.positionals !== undefined });
+  const parsed = parseFlags(spec.flags, argv.slice(1), {
+    command: `agent-lab ${spec.name}`,
+    allowPositionals: spec.positionals !== undefined,
+  });
   // The job's layers: defaults < agent-lab.json < AGENT_LAB_SETTINGS (the VS Code settings) < flags.
   const config = loadConfig(ws.folder, { ...ws.overrides, ...parsed.overrides } as Partial<AgentLabConfig>, {});
   const full = withConfigDefaults(spec.flags, parsed.values, config);

@@ -22,7 +22,11 @@ async function trainSft(lab: Lab): Promise<void> {
   // SFT data records its environment: train-sft takes it from there, so the pick narrows the data runs.
   const env = await pick.pickEnvironment(title, lab.workspace.config().env);
   if (!env) return;
-  const run = await pick.pickRun(`${title} (${env} data)`, lab.runs.currentRows(), (r) => existsSync(path.join(r.dir, SFT_FILE)) && runEnvironment(r) === env);
+  const run = await pick.pickRun(
+    `${title} (${env} data)`,
+    lab.runs.currentRows(),
+    (r) => existsSync(path.join(r.dir, SFT_FILE)) && runEnvironment(r) === env,
+  );
   if (!run) return;
   const epochs = await pick.inputFlag(title, "Epochs", "epochs", flags.epochs);
   if (!epochs) return;
@@ -46,7 +50,11 @@ async function trainGrpo(lab: Lab, preset?: { initState: string; name?: string }
   const steps = await pick.inputFlag(title, "GRPO steps", "steps", flags.steps);
   if (!steps) return;
   const taken = takenRunNames(lab);
-  const name = await pick.inputRunName(title, uniqueRunName(from.name ? `${flags.name.default}-from-${from.name}` : flags.name.default, taken), taken);
+  const name = await pick.inputRunName(
+    title,
+    uniqueRunName(from.name ? `${flags.name.default}-from-${from.name}` : flags.name.default, taken),
+    taken,
+  );
   if (!name) return;
   await startStep(lab, {
     spec: TRAIN_GRPO_STEP,

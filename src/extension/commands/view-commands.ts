@@ -31,7 +31,11 @@ async function compareRuns(lab: Lab, first?: RunRow): Promise<void> {
   const rows = lab.runs.currentRows().filter((r) => r.kind === "eval");
   const baseline = first ?? (await pick.pickRun("Agent Lab: Compare Runs — baseline", rows));
   if (!baseline) return;
-  const others = await pick.pickRuns("Agent Lab: Compare Runs", rows.filter((r) => r.dir !== baseline.dir), `Compare with ${baseline.name}`);
+  const others = await pick.pickRuns(
+    "Agent Lab: Compare Runs",
+    rows.filter((r) => r.dir !== baseline.dir),
+    `Compare with ${baseline.name}`,
+  );
   if (!others) return;
   await openCompare(lab.context, [baseline.dir, ...others.map((r) => r.dir)]);
 }
@@ -39,7 +43,9 @@ async function compareRuns(lab: Lab, first?: RunRow): Promise<void> {
 async function openTraceCommand(lab: Lab, arg: unknown): Promise<void> {
   const node = arg as RunsNode | undefined;
   if (node?.type === "episode") return openTrace(lab.context, node.run.dir, node.episode.id);
-  const run = runFromArg(lab, arg) ?? (await pick.pickRun("Agent Lab: Open Trace", lab.runs.currentRows(), (r) => r.kind === "eval"));
+  const run =
+    runFromArg(lab, arg) ??
+    (await pick.pickRun("Agent Lab: Open Trace", lab.runs.currentRows(), (r) => r.kind === "eval"));
   if (!run) return;
   const id = arg === undefined ? await pick.pickEpisode(run) : undefined;
   if (arg === undefined && !id) return;
@@ -47,12 +53,16 @@ async function openTraceCommand(lab: Lab, arg: unknown): Promise<void> {
 }
 
 async function openDashboardCommand(lab: Lab, arg: unknown): Promise<void> {
-  const run = runFromArg(lab, arg) ?? (await pick.pickRun("Agent Lab: Open Training Dashboard", lab.runs.currentRows(), (r) => r.kind === "training"));
+  const run =
+    runFromArg(lab, arg) ??
+    (await pick.pickRun("Agent Lab: Open Training Dashboard", lab.runs.currentRows(), (r) => r.kind === "training"));
   if (run) await openDashboard(lab.context, run.dir);
 }
 
 async function openExperimentCommand(lab: Lab, arg: unknown): Promise<void> {
-  const run = runFromArg(lab, arg) ?? (await pick.pickRun("Agent Lab: Open Experiment", lab.runs.currentRows(), (r) => r.kind === "experiment"));
+  const run =
+    runFromArg(lab, arg) ??
+    (await pick.pickRun("Agent Lab: Open Experiment", lab.runs.currentRows(), (r) => r.kind === "experiment"));
   if (run) await openExperiment(lab.context, run.dir);
 }
 
@@ -86,7 +96,9 @@ async function openReport(lab: Lab, arg: unknown): Promise<void> {
     }
   }
   if (!uri) {
-    void vscode.window.showInformationMessage("Agent Lab: no report.md here yet (Run Offline Pipeline, or agent-lab ablate --report FILE, writes one).");
+    void vscode.window.showInformationMessage(
+      "Agent Lab: no report.md here yet (Run Offline Pipeline, or agent-lab ablate --report FILE, writes one).",
+    );
     return;
   }
   await vscode.commands.executeCommand("markdown.showPreview", uri);
@@ -112,7 +124,9 @@ async function compareWithPrevious(lab: Lab, arg: unknown): Promise<void> {
   if (!run) return;
   const prev = previousComparableRun(lab.runs.currentRows(), run.dir);
   if (!prev) {
-    void vscode.window.showInformationMessage(`Agent Lab: no earlier eval run on the same split to compare ${run.name} with.`);
+    void vscode.window.showInformationMessage(
+      `Agent Lab: no earlier eval run on the same split to compare ${run.name} with.`,
+    );
     return;
   }
   await openCompare(lab.context, [prev.dir, run.dir]);
@@ -125,7 +139,11 @@ async function deleteRun(lab: Lab, arg: unknown): Promise<void> {
     void vscode.window.showWarningMessage(`Agent Lab: a job is writing ${run.name}; cancel it first.`);
     return;
   }
-  const ok = await vscode.window.showWarningMessage(`Delete the run "${run.name}" and all its files?`, { modal: true, detail: run.dir }, "Delete");
+  const ok = await vscode.window.showWarningMessage(
+    `Delete the run "${run.name}" and all its files?`,
+    { modal: true, detail: run.dir },
+    "Delete",
+  );
   if (ok !== "Delete") return;
   const uri = vscode.Uri.file(run.dir);
   try {
@@ -143,10 +161,17 @@ async function copyCheckpointPath(arg: unknown): Promise<void> {
   if (node.type === "detail") value = node.value;
   else {
     const choices = [
-      ...(node.row.entry.sampler_path ? [{ label: "Sampler path", description: node.row.entry.sampler_path, value: node.row.entry.sampler_path }] : []),
-      ...(node.row.entry.state_path ? [{ label: "State path", description: node.row.entry.state_path, value: node.row.entry.state_path }] : []),
+      ...(node.row.entry.sampler_path
+        ? [{ label: "Sampler path", description: node.row.entry.sampler_path, value: node.row.entry.sampler_path }]
+        : []),
+      ...(node.row.entry.state_path
+        ? [{ label: "State path", description: node.row.entry.state_path, value: node.row.entry.state_path }]
+        : []),
     ];
-    value = choices.length === 1 ? choices[0].value : (await vscode.window.showQuickPick(choices, { title: `Copy a path of ${node.row.entry.name}` }))?.value;
+    value =
+      choices.length === 1
+        ? choices[0].value
+        : (await vscode.window.showQuickPick(choices, { title: `Copy a path of ${node.row.entry.name}` }))?.value;
   }
   if (!value) return;
   await vscode.env.clipboard.writeText(value);
@@ -165,11 +190,21 @@ async function showTrainingRun(lab: Lab, arg: unknown): Promise<void> {
 async function showSpend(lab: Lab, channel: vscode.OutputChannel): Promise<void> {
   const report = spendReport(lab.workspace.runsDir());
   channel.clear();
-  channel.appendLine("Agent Lab spend (from run ledgers, or summaries where a run has no ledger; upper bounds: no prefix cache)");
+  channel.appendLine(
+    "Agent Lab spend (from run ledgers, or summaries where a run has no ledger; upper bounds: no prefix cache)",
+  );
   channel.appendLine(`  ${"run".padEnd(32)} ${"total".padStart(10)} ${"today".padStart(10)}  source`);
-  for (const r of report.perRun) channel.appendLine(`  ${r.name.padEnd(32)} ${formatUsd(r.usd).padStart(10)} ${formatUsd(r.todayUsd).padStart(10)}  ${r.source}`);
-  channel.appendLine(`  ${"all runs".padEnd(32)} ${formatUsd(report.totalUsd).padStart(10)} ${formatUsd(report.todayUsd).padStart(10)}`);
-  const pickShow = await vscode.window.showInformationMessage(`Agent Lab: ${formatUsd(report.todayUsd)} today, ${formatUsd(report.totalUsd)} in all runs.`, "Show Details");
+  for (const r of report.perRun)
+    channel.appendLine(
+      `  ${r.name.padEnd(32)} ${formatUsd(r.usd).padStart(10)} ${formatUsd(r.todayUsd).padStart(10)}  ${r.source}`,
+    );
+  channel.appendLine(
+    `  ${"all runs".padEnd(32)} ${formatUsd(report.totalUsd).padStart(10)} ${formatUsd(report.todayUsd).padStart(10)}`,
+  );
+  const pickShow = await vscode.window.showInformationMessage(
+    `Agent Lab: ${formatUsd(report.todayUsd)} today, ${formatUsd(report.totalUsd)} in all runs.`,
+    "Show Details",
+  );
   if (pickShow) channel.show(true);
 }
 

@@ -38,7 +38,12 @@ export class ComparePanel extends Panel {
 
   /** Compares other runs in this panel (the open webview is reused); the same runs: nothing to do. */
   show(runDirs: string[], origin: CompareOrigin): void {
-    if (origin === this.origin && runDirs.length === this.runDirs.length && runDirs.every((d, i) => d === this.runDirs[i])) return;
+    if (
+      origin === this.origin &&
+      runDirs.length === this.runDirs.length &&
+      runDirs.every((d, i) => d === this.runDirs[i])
+    )
+      return;
     this.runDirs = [...runDirs];
     this.origin = origin;
     this.expect = undefined;
@@ -52,7 +57,12 @@ export class ComparePanel extends Panel {
   private send(): void {
     const n = ++this.requested;
     const workspace = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-    const request = { runDirs: [...this.runDirs], origin: this.origin, expect: this.expect, searchDirs: promptSearchDirs(this.runDirs, workspace) };
+    const request = {
+      runDirs: [...this.runDirs],
+      origin: this.origin,
+      expect: this.expect,
+      searchDirs: promptSearchDirs(this.runDirs, workspace),
+    };
     this.worker.view(request).then(
       ({ report, setup }) => {
         if (n !== this.requested || this.isDisposed) return; // other runs or settings asked for since
@@ -72,7 +82,8 @@ export class ComparePanel extends Panel {
   protected async onMessage(m: WebviewMessage): Promise<void> {
     if (m.type === "ready") this.postFirst(() => this.send());
     else if (m.type === "compare/setExpect") {
-      if (!Array.isArray(m.expect) || !m.expect.every((f) => typeof f === "string")) throw new Error("compare/setExpect needs a list of field names");
+      if (!Array.isArray(m.expect) || !m.expect.every((f) => typeof f === "string"))
+        throw new Error("compare/setExpect needs a list of field names");
       this.expect = [...m.expect];
       this.setState({ kind: "compare", runDirs: this.runDirs, origin: this.origin, expect: this.expect });
       this.send();
@@ -81,7 +92,10 @@ export class ComparePanel extends Panel {
       if (!a || !b) throw new Error(`no run at positions ${m.runs.join(", ")}`);
       // Loaded when first asked: it brings the tokenizer, which activation must not load.
       const { loadPair } = await import("../../core/views/trace/load-pair");
-      const pair = await loadPair([a, b], m.questionId, [this.names[m.runs[0]] ?? basename(a), this.names[m.runs[1]] ?? basename(b)]);
+      const pair = await loadPair([a, b], m.questionId, [
+        this.names[m.runs[0]] ?? basename(a),
+        this.names[m.runs[1]] ?? basename(b),
+      ]);
       this.post({ type: "compare/pair", pair });
     } else if (m.type === "compare/openTrace") {
       const dir = this.runDirs[m.run];

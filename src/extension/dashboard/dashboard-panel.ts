@@ -27,7 +27,12 @@ export class DashboardPanel extends Panel {
   private overlays: string[];
   private readonly viewState: vscode.Disposable;
 
-  constructor(panel: vscode.WebviewPanel, context: vscode.ExtensionContext, private runDir: string, overlays: string[] = []) {
+  constructor(
+    panel: vscode.WebviewPanel,
+    context: vscode.ExtensionContext,
+    private runDir: string,
+    overlays: string[] = [],
+  ) {
     super(panel, context, { kind: "dashboard", runDir, overlays }, `Training · ${basename(runDir)}`);
     this.overlays = overlays;
     this.postFirstSoon(() => this.follow());
@@ -83,14 +88,19 @@ export class DashboardPanel extends Panel {
     }
     // The registry's later line wins for a name; checkpointRows lists newest first.
     const row = checkpointRows(readCheckpointRegistry(dirname(this.runDir))).find((r) => r.entry.name === name);
-    if (!row) throw new Error(`checkpoint ${name} is not in ${registryPath(dirname(this.runDir))}: evaluate it from a terminal with agent-lab eval and its sampler path`);
+    if (!row)
+      throw new Error(
+        `checkpoint ${name} is not in ${registryPath(dirname(this.runDir))}: evaluate it from a terminal with agent-lab eval and its sampler path`,
+      );
     await vscode.commands.executeCommand(EVALUATE_CHECKPOINT_COMMAND, { type: "checkpoint", row });
   }
 
   private async pickOverlay(): Promise<void> {
     const candidates = overlayCandidates(this.runDir).filter((d) => !this.overlays.includes(d));
     if (candidates.length === 0) {
-      void vscode.window.showInformationMessage(`Agent Lab: no other training run beside ${basename(this.runDir)} to overlay.`);
+      void vscode.window.showInformationMessage(
+        `Agent Lab: no other training run beside ${basename(this.runDir)} to overlay.`,
+      );
       return;
     }
     const picked = await vscode.window.showQuickPick(

@@ -22,7 +22,9 @@ export class ExperimentPanel extends Panel {
     private readonly openRun: (runDir: string, kind: "eval" | "training") => Promise<void>,
   ) {
     super(panel, context, { kind: "experiment", recordDir }, `Experiment · ${recordDir.split(sep).pop()}`);
-    this.watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(recordDir), EXPERIMENT_FILES.record));
+    this.watcher = vscode.workspace.createFileSystemWatcher(
+      new vscode.RelativePattern(vscode.Uri.file(recordDir), EXPERIMENT_FILES.record),
+    );
     const refresh = () => this.send();
     this.watcher.onDidChange(refresh);
     this.watcher.onDidCreate(refresh);
@@ -38,7 +40,13 @@ export class ExperimentPanel extends Panel {
     else if (m.type === "experiment/openRun") {
       // Only the folders the view named may be opened: the webview's word is not trusted for paths.
       const v = this.view;
-      const known = v ? new Set([...v.scores, ...v.deltas, ...(v.recovery ? [v.recovery] : [])].flatMap((x) => x.runs).concat(v.arms.map((a) => a.run))) : new Set<string>();
+      const known = v
+        ? new Set(
+            [...v.scores, ...v.deltas, ...(v.recovery ? [v.recovery] : [])]
+              .flatMap((x) => x.runs)
+              .concat(v.arms.map((a) => a.run)),
+          )
+        : new Set<string>();
       const run = resolve(m.run);
       if (!known.has(run)) throw new Error(`${m.run} is not a run of this experiment`);
       await this.openRun(run, v!.arms.some((a) => a.run === run) ? "training" : "eval");

@@ -9,7 +9,16 @@
  */
 import { spawn } from "node:child_process";
 import { closeSync, mkdirSync, openSync } from "node:fs";
-import { exitPath, jobProcessAlive, jobsDir, logPath, newJobId, writeJobRecord, type JobFinishAction, type JobRecord } from "./job-store";
+import {
+  exitPath,
+  jobProcessAlive,
+  jobsDir,
+  logPath,
+  newJobId,
+  writeJobRecord,
+  type JobFinishAction,
+  type JobRecord,
+} from "./job-store";
 
 /** Runs the CLI, forwards stop signals, records how it ended. Plain JS: it runs as `node -e`, so its atomic exit-file write cannot import util/atomic-write. */
 export const WRAPPER_SOURCE = `
@@ -74,18 +83,24 @@ export function launchJob(spec: JobSpec, options: LaunchOptions): LaunchedJob {
   };
   let child;
   try {
-    child = spawn(options.nodePath ?? process.execPath, ["-e", WRAPPER_SOURCE, exitPath(options.root, id), options.cliPath, ...spec.command], {
-      cwd: spec.cwd,
-      env,
-      detached: true,
-      stdio: ["ignore", fd, fd],
-      windowsHide: true,
-    });
+    child = spawn(
+      options.nodePath ?? process.execPath,
+      ["-e", WRAPPER_SOURCE, exitPath(options.root, id), options.cliPath, ...spec.command],
+      {
+        cwd: spec.cwd,
+        env,
+        detached: true,
+        stdio: ["ignore", fd, fd],
+        windowsHide: true,
+      },
+    );
   } finally {
     closeSync(fd);
   }
   if (child.pid === undefined) {
-    throw new Error(`could not start ${spec.title}: no process id (is ${options.nodePath ?? process.execPath} runnable?)`);
+    throw new Error(
+      `could not start ${spec.title}: no process id (is ${options.nodePath ?? process.execPath} runnable?)`,
+    );
   }
   const record: JobRecord = {
     format: 1,

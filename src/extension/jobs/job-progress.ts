@@ -48,7 +48,11 @@ export function lastLines(file: string, tailBytes = 8192): string[] {
     const start = Math.max(0, size - tailBytes);
     const buf = Buffer.alloc(size - start);
     readSync(fd, buf, 0, buf.length, start);
-    return buf.toString("utf8").split(/\r?\n|\r/).map((l) => l.trim()).filter(Boolean);
+    return buf
+      .toString("utf8")
+      .split(/\r?\n|\r/)
+      .map((l) => l.trim())
+      .filter(Boolean);
   } finally {
     closeSync(fd);
   }

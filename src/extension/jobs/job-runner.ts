@@ -60,7 +60,9 @@ interface LiveJob extends Job {
 function runningRunsUnder(runsDir: string): string[] {
   let names: string[];
   try {
-    names = readdirSync(runsDir, { withFileTypes: true }).filter((d) => d.isDirectory() && !d.name.startsWith(".")).map((d) => d.name);
+    names = readdirSync(runsDir, { withFileTypes: true })
+      .filter((d) => d.isDirectory() && !d.name.startsWith("."))
+      .map((d) => d.name);
   } catch {
     return []; // not created yet
   }
@@ -113,7 +115,10 @@ export class JobRunner implements vscode.Disposable {
   async start(req: JobRequest): Promise<Job | undefined> {
     // Jobs read the workspace's settings and files and run a process: only in a trusted workspace.
     if (vscode.workspace.isTrusted === false) {
-      const pick = await vscode.window.showWarningMessage("Agent Lab runs its steps as processes, so it needs a trusted workspace. Views keep working meanwhile.", "Manage Workspace Trust");
+      const pick = await vscode.window.showWarningMessage(
+        "Agent Lab runs its steps as processes, so it needs a trusted workspace. Views keep working meanwhile.",
+        "Manage Workspace Trust",
+      );
       if (pick) await vscode.commands.executeCommand("workbench.trust.manage");
       return undefined;
     }
@@ -127,11 +132,27 @@ export class JobRunner implements vscode.Disposable {
       this.secret = key;
     }
     const launched = launchJob(
-      { title: req.title, command: req.command, cwd: folder, runDir: req.runDir, spendsMoney: req.spendsMoney, estimateUsd: req.estimateUsd, finish: req.finish, runsRoot: req.runsRoot, env },
+      {
+        title: req.title,
+        command: req.command,
+        cwd: folder,
+        runDir: req.runDir,
+        spendsMoney: req.spendsMoney,
+        estimateUsd: req.estimateUsd,
+        finish: req.finish,
+        runsRoot: req.runsRoot,
+        env,
+      },
       { cliPath: this.context.asAbsolutePath(path.join("dist", "cli.js")), root: folder },
     );
-    const job = this.track(launched.record, folder, transition({ state: "starting", cancelRequested: false }, { type: "spawned", pid: launched.record.pid }));
-    void launched.exited.then((exit) => this.finish(job, transition(job.status, { type: "exited", code: exit.code, signal: exit.signal })));
+    const job = this.track(
+      launched.record,
+      folder,
+      transition({ state: "starting", cancelRequested: false }, { type: "spawned", pid: launched.record.pid }),
+    );
+    void launched.exited.then((exit) =>
+      this.finish(job, transition(job.status, { type: "exited", code: exit.code, signal: exit.signal })),
+    );
     this.openChannel(job, req.revealOutput ?? false);
     if (req.showProgress ?? true) this.showProgress(job);
     pruneFinishedJobs(folder, KEEP_FINISHED);
@@ -270,18 +291,27 @@ export class JobRunner implements vscode.Disposable {
     if (state === "done") {
       const finish = job.record.finish;
       const actions = finish ? [finish.title] : job.record.run_dir ? ["Open", "Compare with previous"] : ["Show Log"];
-      const pick = await vscode.window.showInformationMessage(`Agent Lab: ${title} finished. ${this.describe(job)}`, ...actions);
+      const pick = await vscode.window.showInformationMessage(
+        `Agent Lab: ${title} finished. ${this.describe(job)}`,
+        ...actions,
+      );
       if (finish && pick === finish.title) await vscode.commands.executeCommand(finish.command, job.record.run_dir);
       if (pick === "Open") await vscode.commands.executeCommand("agentLab.openResult", job.record.run_dir);
-      if (pick === "Compare with previous") await vscode.commands.executeCommand("agentLab.compareWithPrevious", job.record.run_dir);
+      if (pick === "Compare with previous")
+        await vscode.commands.executeCommand("agentLab.compareWithPrevious", job.record.run_dir);
       if (pick === "Show Log") this.showLog(job);
     } else if (state === "cancelled") {
-      const kept = job.progress ? ` ${job.progress.done} ${job.progress.unit}s done are kept; run it again with resume to finish.` : "";
+      const kept = job.progress
+        ? ` ${job.progress.done} ${job.progress.unit}s done are kept; run it again with resume to finish.`
+        : "";
       const pick = await vscode.window.showInformationMessage(`Agent Lab: ${title} stopped.${kept}`, "Show Log");
       if (pick === "Show Log") this.showLog(job);
     } else if (state === "failed") {
       const last = job.lastLine ? `: ${redact(job.lastLine, [this.secret]).slice(0, 200)}` : "";
-      const pick = await vscode.window.showErrorMessage(`Agent Lab: ${title} failed (${reason ?? "error"})${last}`, "Show Log");
+      const pick = await vscode.window.showErrorMessage(
+        `Agent Lab: ${title} failed (${reason ?? "error"})${last}`,
+        "Show Log",
+      );
       if (pick === "Show Log") this.showLog(job);
     }
   }

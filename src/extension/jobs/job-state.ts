@@ -56,6 +56,10 @@ export function transition(status: JobStatus, event: JobEvent): JobStatus {
     case "lost":
       return status.cancelRequested
         ? { ...status, state: "cancelled" }
-        : { ...status, state: "failed", reason: "the process ended without leaving an exit record (killed, or the machine restarted)" };
+        : {
+            ...status,
+            state: "failed",
+            reason: "the process ended without leaving an exit record (killed, or the machine restarted)",
+          };
   }
 }

@@ -72,7 +72,11 @@ export function logPath(root: string, id: string): string {
 /** A sortable, file-safe id: time first so listings come out in start order. */
 export function newJobId(kind: string, now: Date = new Date()): string {
   const stamp = now.toISOString().replace(/[-:]/g, "").replace(/\..*$/, "");
-  const slug = kind.replace(/[^a-z0-9-]+/gi, "-").toLowerCase().slice(0, 24) || "job";
+  const slug =
+    kind
+      .replace(/[^a-z0-9-]+/gi, "-")
+      .toLowerCase()
+      .slice(0, 24) || "job";
   return `${stamp}-${slug}-${Math.random().toString(36).slice(2, 6)}`;
 }
 
@@ -133,7 +137,11 @@ export function procCmdline(pid: number): string | undefined {
  * command line must name the job (the exit file path holds the id), so a pid reused by another
  * process after a reboot is neither mistaken for the job nor sent a signal; elsewhere the pid decides.
  */
-export function jobProcessAlive(id: string, pid: number, readCmdline: (pid: number) => string | undefined = procCmdline): boolean {
+export function jobProcessAlive(
+  id: string,
+  pid: number,
+  readCmdline: (pid: number) => string | undefined = procCmdline,
+): boolean {
   if (!pidAlive(pid)) return false;
   const cmdline = readCmdline(pid);
   return cmdline === undefined || cmdline.includes(id);
@@ -143,7 +151,11 @@ export function jobProcessAlive(id: string, pid: number, readCmdline: (pid: numb
  * A job's state from its files: the exit record decides; without one a live pid is running and a
  * dead one is lost (the wrapper was killed before it could write, e.g. `kill -9` or a reboot).
  */
-export function statusFromDisk(root: string, record: JobRecord, isAlive: (pid: number) => boolean = (pid) => jobProcessAlive(record.id, pid)): JobStatus {
+export function statusFromDisk(
+  root: string,
+  record: JobRecord,
+  isAlive: (pid: number) => boolean = (pid) => jobProcessAlive(record.id, pid),
+): JobStatus {
   let status = transition(initialStatus(), { type: "spawned", pid: record.pid });
   if (record.cancel_requested) status = transition(status, { type: "cancel-requested" });
   const exit = readExitRecord(root, record.id);

@@ -44,7 +44,9 @@ export class JobsProvider implements vscode.TreeDataProvider<Job>, vscode.Dispos
       job.record.run_dir ? `run folder ${job.record.run_dir}` : "",
       job.record.estimate_usd !== undefined ? `estimate $${job.record.estimate_usd.toFixed(2)}` : "",
       job.lastLine ? `last line: ${job.lastLine}` : "",
-    ].filter(Boolean).join("\n");
+    ]
+      .filter(Boolean)
+      .join("\n");
     const [icon, color] = ICONS[s.state];
     item.iconPath = new vscode.ThemeIcon(icon, color ? new vscode.ThemeColor(color) : undefined);
     item.contextValue = isFinal(s.state) ? "job.finished" : "job.running";
@@ -82,7 +84,12 @@ export class JobsStatusBar implements vscode.Disposable {
     }
     // The newest running job's progress line, as the Jobs view shows it (when it writes one).
     const line = running[0]?.progress ? this.runner.describe(running[0]) : undefined;
-    const count = running.length === 0 ? "no jobs" : line && running.length === 1 ? undefined : `${running.length} job${running.length === 1 ? "" : "s"}`;
+    const count =
+      running.length === 0
+        ? "no jobs"
+        : line && running.length === 1
+          ? undefined
+          : `${running.length} job${running.length === 1 ? "" : "s"}`;
     const jobs = [count, line].filter(Boolean).join(" · ");
     this.item.text = `$(${running.length > 0 ? "sync~spin" : "beaker"}) Agent Lab: ${jobs} · $${spend.toFixed(2)} today`;
     this.item.tooltip = [

@@ -14,10 +14,20 @@
  * Files whose name contains "closed-book" are linted as closed-book prompts (no <search> expected).
  */
 import * as vscode from "vscode";
-import { LanguageClient, TransportKind, type DocumentSelector, type LanguageClientOptions, type ServerOptions } from "vscode-languageclient/node";
+import {
+  LanguageClient,
+  TransportKind,
+  type DocumentSelector,
+  type LanguageClientOptions,
+  type ServerOptions,
+} from "vscode-languageclient/node";
 import type { AgentLabConfig } from "../../core/base/config";
 import { SETTINGS_SECTION, settingsOverrides } from "../settings/settings-overrides";
-import { promptDocumentPatterns, SETTINGS_NOTIFICATION, type PromptServerSettings } from "../../language-server/protocol";
+import {
+  promptDocumentPatterns,
+  SETTINGS_NOTIFICATION,
+  type PromptServerSettings,
+} from "../../language-server/protocol";
 
 /** What the server needs from VS Code's settings; a setting VS Code cannot parse is left out (the commands report it). */
 export function promptServerSettings(): PromptServerSettings {
@@ -35,7 +45,10 @@ export function promptServerSettings(): PromptServerSettings {
  * Starts the client (its disposal, in context.subscriptions, stops the server). Never throws: without the server,
  * prompt files just get no diagnostics, and a warning says so.
  */
-export function startPromptLanguageClient(context: vscode.ExtensionContext, workspace: { config(): AgentLabConfig }): void {
+export function startPromptLanguageClient(
+  context: vscode.ExtensionContext,
+  workspace: { config(): AgentLabConfig },
+): void {
   const configuredPrompt = () => {
     try {
       return workspace.config().systemPromptFile;
@@ -50,7 +63,9 @@ export function startPromptLanguageClient(context: vscode.ExtensionContext, work
       client = createClient(context, patterns);
     } catch (e) {
       client = undefined;
-      void vscode.window.showWarningMessage(`Agent Lab: the prompt language server did not start (${(e as Error).message}); prompt diagnostics are off.`);
+      void vscode.window.showWarningMessage(
+        `Agent Lab: the prompt language server did not start (${(e as Error).message}); prompt diagnostics are off.`,
+      );
     }
   };
   // A document selector is fixed when the client starts: when systemPromptFile moves outside the
@@ -91,11 +106,14 @@ function createClient(context: vscode.ExtensionContext, patterns: readonly strin
   const client = new LanguageClient("agentLab.prompts", "Agent Lab Prompts", serverOptions, clientOptions);
   const subscriptions: vscode.Disposable[] = [
     vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration(SETTINGS_SECTION) && client.isRunning()) void client.sendNotification(SETTINGS_NOTIFICATION, promptServerSettings());
+      if (e.affectsConfiguration(SETTINGS_SECTION) && client.isRunning())
+        void client.sendNotification(SETTINGS_NOTIFICATION, promptServerSettings());
     }),
   ];
   client.start().catch((e: unknown) => {
-    void vscode.window.showWarningMessage(`Agent Lab: the prompt language server did not start (${(e as Error).message}); prompt diagnostics are off.`);
+    void vscode.window.showWarningMessage(
+      `Agent Lab: the prompt language server did not start (${(e as Error).message}); prompt diagnostics are off.`,
+    );
   });
   return new vscode.Disposable(() => {
     subscriptions.forEach((d) => d.dispose());

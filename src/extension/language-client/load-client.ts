@@ -10,14 +10,19 @@ import type { AgentLabConfig } from "../../core/base/config";
 
 type ClientModule = typeof import("./client");
 
-export function startPromptLanguageClient(context: vscode.ExtensionContext, workspace: { config(): AgentLabConfig }): void {
+export function startPromptLanguageClient(
+  context: vscode.ExtensionContext,
+  workspace: { config(): AgentLabConfig },
+): void {
   const file = context.asAbsolutePath(path.join("dist", "language-client.js"));
   let client: ClientModule;
   try {
     // A run-time require of the built file (esbuild leaves createRequire calls alone).
     client = createRequire(__filename)(file) as ClientModule;
   } catch (e) {
-    void vscode.window.showWarningMessage(`Agent Lab: prompt diagnostics are off: ${file} did not load (${(e as Error).message}). Run "npm run build".`);
+    void vscode.window.showWarningMessage(
+      `Agent Lab: prompt diagnostics are off: ${file} did not load (${(e as Error).message}). Run "npm run build".`,
+    );
     return;
   }
   client.startPromptLanguageClient(context, workspace);

@@ -22,7 +22,11 @@ export async function openTrace(context: vscode.ExtensionContext, runDir: string
  * Opens the compare panel on two or more runs (the first is the baseline). `origin` says what is
  * compared on purpose (checkpoints, prompts, search settings…) and presets the expected differences.
  */
-export async function openCompare(context: vscode.ExtensionContext, runDirs: string[], origin: CompareOrigin = "runs"): Promise<void> {
+export async function openCompare(
+  context: vscode.ExtensionContext,
+  runDirs: string[],
+  origin: CompareOrigin = "runs",
+): Promise<void> {
   await PanelHost.for(context).openCompare(runDirs, origin);
 }
 

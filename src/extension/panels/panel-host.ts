@@ -20,7 +20,6 @@ import { RUN_FILES } from "../../core/base/runs/run-folder";
 
 export { PANEL_VIEW_TYPES };
 
-
 /** Command the episodes.jsonl code lens runs: (runDir, episodeId). */
 export const OPEN_TRACE_AT_COMMAND = "agentLab.openTraceAt";
 
@@ -66,14 +65,23 @@ export class PanelHost {
     return existing instanceof type && !existing.isDisposed ? existing : undefined;
   }
 
-  async openTrace(runDir: string, episodeId?: string, column: vscode.ViewColumn = vscode.ViewColumn.Active): Promise<TracePanel> {
+  async openTrace(
+    runDir: string,
+    episodeId?: string,
+    column: vscode.ViewColumn = vscode.ViewColumn.Active,
+  ): Promise<TracePanel> {
     const existing = this.reuse("trace", TracePanel);
     if (existing) {
       existing.show(resolve(runDir), episodeId);
       existing.panel.reveal(column);
       return existing;
     }
-    const panel = vscode.window.createWebviewPanel(PANEL_VIEW_TYPES.trace, "Trace", column, webviewOptions(this.context));
+    const panel = vscode.window.createWebviewPanel(
+      PANEL_VIEW_TYPES.trace,
+      "Trace",
+      column,
+      webviewOptions(this.context),
+    );
     return this.track("trace", new TracePanel(panel, this.context, resolve(runDir), episodeId));
   }
 
@@ -87,7 +95,12 @@ export class PanelHost {
       existing.reveal();
       return existing;
     }
-    const panel = vscode.window.createWebviewPanel(PANEL_VIEW_TYPES.compare, "Compare", vscode.ViewColumn.Active, webviewOptions(this.context));
+    const panel = vscode.window.createWebviewPanel(
+      PANEL_VIEW_TYPES.compare,
+      "Compare",
+      vscode.ViewColumn.Active,
+      webviewOptions(this.context),
+    );
     return this.track("compare", this.comparePanel(panel, dirs, origin, undefined));
   }
 
@@ -98,7 +111,12 @@ export class PanelHost {
       existing.reveal();
       return existing;
     }
-    const panel = vscode.window.createWebviewPanel(PANEL_VIEW_TYPES.dashboard, "Training", vscode.ViewColumn.Active, webviewOptions(this.context));
+    const panel = vscode.window.createWebviewPanel(
+      PANEL_VIEW_TYPES.dashboard,
+      "Training",
+      vscode.ViewColumn.Active,
+      webviewOptions(this.context),
+    );
     return this.track("dashboard", new DashboardPanel(panel, this.context, resolve(runDir)));
   }
 
@@ -109,7 +127,12 @@ export class PanelHost {
       existing.reveal();
       return existing;
     }
-    const panel = vscode.window.createWebviewPanel(PANEL_VIEW_TYPES.experiment, "Experiment", vscode.ViewColumn.Active, webviewOptions(this.context));
+    const panel = vscode.window.createWebviewPanel(
+      PANEL_VIEW_TYPES.experiment,
+      "Experiment",
+      vscode.ViewColumn.Active,
+      webviewOptions(this.context),
+    );
     return this.track(key, this.experimentPanel(panel, resolve(recordDir)));
   }
 
@@ -132,8 +155,10 @@ export class PanelHost {
         panel.webview.options = webviewOptions(this.context);
         // Panels restored from a build that kept one per run: the last restored is the one reused.
         if (s.kind === "trace") this.track("trace", new TracePanel(panel, this.context, s.runDir, s.episodeId));
-        else if (s.kind === "compare") this.track("compare", this.comparePanel(panel, s.runDirs, s.origin ?? "runs", s.expect));
-        else if (s.kind === "experiment") this.track(`experiment:${s.recordDir}`, this.experimentPanel(panel, s.recordDir));
+        else if (s.kind === "compare")
+          this.track("compare", this.comparePanel(panel, s.runDirs, s.origin ?? "runs", s.expect));
+        else if (s.kind === "experiment")
+          this.track(`experiment:${s.recordDir}`, this.experimentPanel(panel, s.recordDir));
         else this.track("dashboard", new DashboardPanel(panel, this.context, s.runDir, s.overlays ?? []));
       },
     });
@@ -141,11 +166,14 @@ export class PanelHost {
       this.context.subscriptions.push(vscode.window.registerWebviewPanelSerializer(viewType, restore(kind)));
     }
     this.context.subscriptions.push(
-      vscode.commands.registerCommand(PROBE_PANEL_COMMAND, async (kind: PanelState["kind"], selectors: string[], click?: string) => {
-        const panel = [...this.open.values()].filter((p) => p.kind === kind && !p.isDisposed).pop();
-        if (!panel) throw new Error(`no open ${kind} panel`);
-        return panel.probe(selectors, 5000, typeof click === "string" ? click : undefined);
-      }),
+      vscode.commands.registerCommand(
+        PROBE_PANEL_COMMAND,
+        async (kind: PanelState["kind"], selectors: string[], click?: string) => {
+          const panel = [...this.open.values()].filter((p) => p.kind === kind && !p.isDisposed).pop();
+          if (!panel) throw new Error(`no open ${kind} panel`);
+          return panel.probe(selectors, 5000, typeof click === "string" ? click : undefined);
+        },
+      ),
       vscode.commands.registerCommand(REFERENCE_PANEL_COMMAND, () => openReferencePanel(this.context)),
     );
   }
@@ -158,18 +186,31 @@ export class PanelHost {
         for (let i = 0; i < doc.lineCount; i++) {
           const id = episodeIdOnLine(doc.lineAt(i).text.slice(0, 4096));
           if (id === undefined) continue;
-          lenses.push(new vscode.CodeLens(new vscode.Range(i, 0, i, 0), { title: "Open trace", command: OPEN_TRACE_AT_COMMAND, arguments: [runDir, id] }));
+          lenses.push(
+            new vscode.CodeLens(new vscode.Range(i, 0, i, 0), {
+              title: "Open trace",
+              command: OPEN_TRACE_AT_COMMAND,
+              arguments: [runDir, id],
+            }),
+          );
         }
         return lenses;
       },
     };
     this.context.subscriptions.push(
       vscode.languages.registerCodeLensProvider({ pattern: `**/${RUN_FILES.episodes}` }, provider),
-      vscode.commands.registerCommand(OPEN_TRACE_AT_COMMAND, (runDir: string, episodeId?: string) => this.openTrace(runDir, episodeId)),
+      vscode.commands.registerCommand(OPEN_TRACE_AT_COMMAND, (runDir: string, episodeId?: string) =>
+        this.openTrace(runDir, episodeId),
+      ),
     );
   }
 
-  private comparePanel(panel: vscode.WebviewPanel, dirs: string[], origin: CompareOrigin, expect: string[] | undefined): ComparePanel {
+  private comparePanel(
+    panel: vscode.WebviewPanel,
+    dirs: string[],
+    origin: CompareOrigin,
+    expect: string[] | undefined,
+  ): ComparePanel {
     return new ComparePanel(panel, this.context, dirs, origin, expect, async (runDir, id) => {
       await this.openTrace(runDir, id, vscode.ViewColumn.Beside);
     });

@@ -43,7 +43,9 @@ export class CookbookRuns {
   async add(dir: string): Promise<void> {
     const abs = path.resolve(dir);
     if (!isCookbookLogDir(abs)) {
-      throw new Error(`${abs} is not a tinker-cookbook log folder: pick the log_path folder, the one holding metrics.jsonl and config.json`);
+      throw new Error(
+        `${abs} is not a tinker-cookbook log folder: pick the log_path folder, the one holding metrics.jsonl and config.json`,
+      );
     }
     await this.memento.update(ADDED_KEY, [...new Set([...this.added(), abs])]);
   }

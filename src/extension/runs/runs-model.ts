@@ -6,7 +6,13 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { EXPERIMENT_FILES, type ExperimentRecord } from "../../core/steps/experiments/record";
-import { environmentInfo, environmentMetrics, hasOneMetric, HOTPOTQA_NAME, metricLabels } from "../../core/envs/catalog";
+import {
+  environmentInfo,
+  environmentMetrics,
+  hasOneMetric,
+  HOTPOTQA_NAME,
+  metricLabels,
+} from "../../core/envs/catalog";
 import { roleValues } from "../../core/base/runs/metrics";
 import { manifestEnvironment } from "../../core/base/runs/manifest-environment";
 import type { RunManifest } from "../../core/base/runs/manifest";
@@ -16,7 +22,6 @@ import { RUN_MARKERS, runFile } from "../../core/base/runs/run-folder";
 import { readCookbookRun } from "../../core/views/interop/cookbook";
 import { lastLines } from "../jobs/job-progress";
 import type { RunStatus, RunSummary } from "../../core/base/runs/summary";
-
 
 /** Status as shown: the file's status, except that "running" without a live job is "stopped". */
 export type ShownStatus = RunStatus | "stopped" | "unknown";
@@ -79,7 +84,9 @@ export function formatUsd(usd: number): string {
 function experimentParts(dir: string): string[] {
   const rec = readJson<ExperimentRecord>(join(dir, EXPERIMENT_FILES.record)).value;
   if (!rec?.verdict) return ["experiment"];
-  const checks = rec.validation ? `${rec.validation.passed.length}/${rec.validation.checks.length} checks` : "not validated";
+  const checks = rec.validation
+    ? `${rec.validation.passed.length}/${rec.validation.checks.length} checks`
+    : "not validated";
   const recovery = rec.numbers?.recovery ? `recovery ${rec.numbers.recovery.point.toFixed(2)}` : "";
   return ["experiment", rec.verdict.verdict, recovery, checks].filter(Boolean);
 }
@@ -113,15 +120,17 @@ export function readRunRow(dir: string, name: string, liveRunDirs: ReadonlySet<s
   const manifest = readJson<RunManifest>(runFile(dir, "manifest"));
   const s = summary.value;
   // Training first: GRPO runs also write episodes.jsonl (their rollouts).
-  const kind: RunRow["kind"] = existsSync(join(dir, EXPERIMENT_FILES.record)) || (manifest.value as { kind?: unknown } | undefined)?.kind === "experiment"
-    ? "experiment"
-    : existsSync(runFile(dir, "metrics"))
-    ? "training"
-    : existsSync(runFile(dir, "episodes")) || s
-      ? "eval"
-      : existsSync(runFile(dir, "sft"))
-        ? "sft-data"
-        : "other";
+  const kind: RunRow["kind"] =
+    existsSync(join(dir, EXPERIMENT_FILES.record)) ||
+    (manifest.value as { kind?: unknown } | undefined)?.kind === "experiment"
+      ? "experiment"
+      : existsSync(runFile(dir, "metrics"))
+        ? "training"
+        : existsSync(runFile(dir, "episodes")) || s
+          ? "eval"
+          : existsSync(runFile(dir, "sft"))
+            ? "sft-data"
+            : "other";
   const hasEpisodes = existsSync(runFile(dir, "episodes"));
   const live = liveRunDirs.has(dir);
   // Eval runs keep their status in summary.json; sft-data runs in their lineage manifest.
@@ -133,8 +142,11 @@ export function readRunRow(dir: string, name: string, liveRunDirs: ReadonlySet<s
   if (live) status = "running";
   const updatedMs = Math.max(...RUN_MARKERS.map((f) => mtime(join(dir, f))), 0);
   const parts: string[] = [];
-  const environment = s || kind === "eval" || kind === "training" || kind === "sft-data" ? manifestEnvironment(manifest.value).name : undefined;
-  const hasTools = environment ? environmentInfo(environment)?.hasTools ?? true : true;
+  const environment =
+    s || kind === "eval" || kind === "training" || kind === "sft-data"
+      ? manifestEnvironment(manifest.value).name
+      : undefined;
+  const hasTools = environment ? (environmentInfo(environment)?.hasTools ?? true) : true;
   if (s) {
     parts.push(environment!, s.split);
     parts.push(s.planned && s.planned !== s.n ? `n=${s.n}/${s.planned}` : `n=${s.n}`);
@@ -154,13 +166,37 @@ export function readRunRow(dir: string, name: string, liveRunDirs: ReadonlySet<s
     name,
     s ? `split ${s.split} · ${s.n}/${s.planned} episodes · status ${status}` : `status ${status}`,
     environment ? `environment ${environment}` : "",
-    s ? [...metricParts(environment!, s), ...(hasTools ? [`searches/q ${s.searches_per_q.toFixed(2)}`] : []), `answered ${Math.round(s.answered * 100)}%`].join(" · ") : "",
+    s
+      ? [
+          ...metricParts(environment!, s),
+          ...(hasTools ? [`searches/q ${s.searches_per_q.toFixed(2)}`] : []),
+          `answered ${Math.round(s.answered * 100)}%`,
+        ].join(" · ")
+      : "",
     s ? `cost ${formatUsd(s.usd_total)} total, ${formatUsd(s.usd_per_q)}/question · ${s.seconds}s` : "",
     s ? `model ${s.model}${s.checkpoint ? ` · checkpoint ${s.checkpoint}` : ""}` : "",
-    manifest.value ? `prompt ${manifest.value.system_prompt?.sha256?.slice(0, 12) ?? "?"}${manifest.value.search ? ` · top-k ${manifest.value.search.top_k} · budget ${manifest.value.search.max_searches}${manifest.value.search.closed_book ? " · closed-book" : ""}` : ""}` : "",
+    manifest.value
+      ? `prompt ${manifest.value.system_prompt?.sha256?.slice(0, 12) ?? "?"}${manifest.value.search ? ` · top-k ${manifest.value.search.top_k} · budget ${manifest.value.search.max_searches}${manifest.value.search.closed_book ? " · closed-book" : ""}` : ""}`
+      : "",
     problem ?? "",
-  ].filter(Boolean).join("\n");
-  return { name, dir, summary: s, manifest: manifest.value, status, kind, hasEpisodes, updatedMs, problem, ...(environment ? { environment } : {}), label: name, description: parts.join(" · "), tooltip };
+  ]
+    .filter(Boolean)
+    .join("\n");
+  return {
+    name,
+    dir,
+    summary: s,
+    manifest: manifest.value,
+    status,
+    kind,
+    hasEpisodes,
+    updatedMs,
+    problem,
+    ...(environment ? { environment } : {}),
+    label: name,
+    description: parts.join(" · "),
+    tooltip,
+  };
 }
 
 /** A tinker-cookbook log folder as a training run: "cookbook rl · step 6 · reward 0.417 · 3 checkpoints". */
@@ -179,11 +215,36 @@ export function readCookbookRow(dir: string): RunRow {
       r.model ? `model ${r.model}` : "",
       `${r.steps} logged steps · ${r.iterations.length} iteration folders`,
       r.lastReward !== undefined ? `last env/all/reward/total ${r.lastReward.toFixed(4)}` : "",
-    ].filter(Boolean).join("\n");
-    return { name, dir, status: "unknown", kind: "training", hasEpisodes: false, updatedMs, label: name, description: parts.join(" · "), tooltip, source: "cookbook" };
+    ]
+      .filter(Boolean)
+      .join("\n");
+    return {
+      name,
+      dir,
+      status: "unknown",
+      kind: "training",
+      hasEpisodes: false,
+      updatedMs,
+      label: name,
+      description: parts.join(" · "),
+      tooltip,
+      source: "cookbook",
+    };
   } catch (e) {
     const problem = (e as Error).message;
-    return { name, dir, status: "unknown", kind: "training", hasEpisodes: false, updatedMs, problem, label: name, description: "cookbook · ⚠ unreadable file", tooltip: problem, source: "cookbook" };
+    return {
+      name,
+      dir,
+      status: "unknown",
+      kind: "training",
+      hasEpisodes: false,
+      updatedMs,
+      problem,
+      label: name,
+      description: "cookbook · ⚠ unreadable file",
+      tooltip: problem,
+      source: "cookbook",
+    };
   }
 }
 
@@ -191,7 +252,11 @@ export function readCookbookRow(dir: string): RunRow {
  * Every run folder under runsDir (hidden folders such as .jobs skipped), and the tinker-cookbook
  * log folders given, newest first.
  */
-export function listRunRows(runsDir: string, liveRunDirs: ReadonlySet<string> = new Set(), cookbookDirs: readonly string[] = []): RunRow[] {
+export function listRunRows(
+  runsDir: string,
+  liveRunDirs: ReadonlySet<string> = new Set(),
+  cookbookDirs: readonly string[] = [],
+): RunRow[] {
   const rows: RunRow[] = cookbookDirs.map((d) => readCookbookRow(d));
   if (!existsSync(runsDir)) return rows.sort((a, b) => b.updatedMs - a.updatedMs || a.name.localeCompare(b.name));
   for (const d of readdirSync(runsDir, { withFileTypes: true })) {
@@ -243,7 +308,7 @@ export function episodeRow(e: EpisodeRecord, env?: string): EpisodeRow {
       `prediction: ${e.prediction || "(none)"}`,
       `gold: ${(e.answers ?? []).join(" | ")}`,
       `${one ? "" : `${m.em} ${v.em} · `}${m.f1} ${v.f1.toFixed(one ? 0 : 3)} · ended: ${e.end}`,
-      ...((e.searches ?? []).map((q, i) => `search ${i + 1}: ${q}`)),
+      ...(e.searches ?? []).map((q, i) => `search ${i + 1}: ${q}`),
       `id ${e.id}`,
     ].join("\n"),
   };
@@ -262,7 +327,12 @@ export function groupEpisodes(episodes: readonly EpisodeRecord[], env?: string):
     .filter((o) => by.has(o))
     .map((o) => {
       const rows = by.get(o)!;
-      return { outcome: o, label: OUTCOME_LABELS[o], description: `${rows.length} (${Math.round((100 * rows.length) / total)}%)`, episodes: rows };
+      return {
+        outcome: o,
+        label: OUTCOME_LABELS[o],
+        description: `${rows.length} (${Math.round((100 * rows.length) / total)}%)`,
+        episodes: rows,
+      };
     });
 }
 
@@ -292,7 +362,10 @@ export class EpisodeGroupCache {
 export function previousComparableRun(rows: readonly RunRow[], runDir: string): RunRow | undefined {
   const me = rows.find((r) => r.dir === runDir);
   return rows
-    .filter((r) => r.dir !== runDir && r.kind === "eval" && r.summary && (!me?.summary || r.summary.split === me.summary.split))
+    .filter(
+      (r) =>
+        r.dir !== runDir && r.kind === "eval" && r.summary && (!me?.summary || r.summary.split === me.summary.split),
+    )
     .filter((r) => !me || r.updatedMs <= me.updatedMs)
     .sort((a, b) => b.updatedMs - a.updatedMs)[0];
 }

@@ -27,7 +27,14 @@ const STATUS_ICONS: Record<string, [string, string?]> = {
 
 const KIND_ICONS: Record<string, string> = { training: "graph-line", "sft-data": "database", experiment: "beaker" };
 
-const OUTCOME_ICONS: Record<string, string> = { correct: "check", wrong: "close", no_action: "circle-slash", budget: "search-stop", length: "fold", other: "question" };
+const OUTCOME_ICONS: Record<string, string> = {
+  correct: "check",
+  wrong: "close",
+  no_action: "circle-slash",
+  budget: "search-stop",
+  length: "fold",
+  other: "question",
+};
 
 /** Opens a cookbook logtree file's conversations as text: (file, title). */
 export const OPEN_TRANSCRIPT_COMMAND = "agentLab.openCookbookTranscript";
@@ -113,7 +120,8 @@ export class RunsProvider implements vscode.TreeDataProvider<RunsNode>, vscode.D
         return [{ type: "message", text: `⚠ ${(e as Error).message}` }];
       }
     }
-    if (node.type === "group") return node.group.episodes.map((episode) => ({ type: "episode", run: node.run, episode }));
+    if (node.type === "group")
+      return node.group.episodes.map((episode) => ({ type: "episode", run: node.run, episode }));
     return [];
   }
 
@@ -122,17 +130,25 @@ export class RunsProvider implements vscode.TreeDataProvider<RunsNode>, vscode.D
       case "run": {
         const r = node.row;
         const expandable = r.hasEpisodes || r.kind === "eval" || r.source === "cookbook";
-        const item = new vscode.TreeItem(r.label, expandable ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+        const item = new vscode.TreeItem(
+          r.label,
+          expandable ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
+        );
         item.id = `run:${r.dir}`;
         item.description = r.description;
         item.tooltip = r.tooltip;
         // A run without a recorded status (training runs) gets its kind's icon, not a blank one.
-        const [icon, color] = r.status === "unknown" && KIND_ICONS[r.kind] ? [KIND_ICONS[r.kind]] : (STATUS_ICONS[r.status] ?? STATUS_ICONS.unknown);
+        const [icon, color] =
+          r.status === "unknown" && KIND_ICONS[r.kind]
+            ? [KIND_ICONS[r.kind]]
+            : (STATUS_ICONS[r.status] ?? STATUS_ICONS.unknown);
         item.iconPath = new vscode.ThemeIcon(icon, color ? new vscode.ThemeColor(color) : undefined);
         item.contextValue = r.source === "cookbook" ? "run.training.cookbook" : `run.${r.kind}`;
         item.resourceUri = vscode.Uri.file(r.dir);
-        if (r.kind === "training") item.command = { command: "agentLab.openDashboard", title: "Open Dashboard", arguments: [node] };
-        if (r.kind === "experiment") item.command = { command: "agentLab.openExperiment", title: "Open Experiment", arguments: [node] };
+        if (r.kind === "training")
+          item.command = { command: "agentLab.openDashboard", title: "Open Dashboard", arguments: [node] };
+        if (r.kind === "experiment")
+          item.command = { command: "agentLab.openExperiment", title: "Open Experiment", arguments: [node] };
         return item;
       }
       case "group": {
@@ -153,13 +169,20 @@ export class RunsProvider implements vscode.TreeDataProvider<RunsNode>, vscode.D
         return item;
       }
       case "transcript": {
-        const item = new vscode.TreeItem(`iteration ${node.iteration} · ${node.base}`, vscode.TreeItemCollapsibleState.None);
+        const item = new vscode.TreeItem(
+          `iteration ${node.iteration} · ${node.base}`,
+          vscode.TreeItemCollapsibleState.None,
+        );
         item.id = `transcript:${node.file}`;
         item.description = "logtree transcripts";
         item.tooltip = node.file;
         item.iconPath = new vscode.ThemeIcon("comment-discussion");
         item.contextValue = "cookbookTranscript";
-        item.command = { command: OPEN_TRANSCRIPT_COMMAND, title: "Open Transcripts", arguments: [node.file, `${node.run.name} · iteration ${node.iteration} · ${node.base}`] };
+        item.command = {
+          command: OPEN_TRANSCRIPT_COMMAND,
+          title: "Open Transcripts",
+          arguments: [node.file, `${node.run.name} · iteration ${node.iteration} · ${node.base}`],
+        };
         return item;
       }
       case "message":

@@ -10,7 +10,8 @@ const SECRET_ID = "agentLab.tinkerApiKey";
 export function keyProblem(key: string): string | undefined {
   const k = key.trim();
   if (!k) return "The key is empty.";
-  if (!k.startsWith("tml-") && !k.startsWith("eyJ")) return `A Tinker key starts with "tml-" (this one has ${k.length} characters and does not).`;
+  if (!k.startsWith("tml-") && !k.startsWith("eyJ"))
+    return `A Tinker key starts with "tml-" (this one has ${k.length} characters and does not).`;
   return undefined;
 }
 
@@ -55,7 +56,10 @@ export class ApiKeyStore {
   async require(): Promise<string | undefined> {
     const key = await this.get();
     if (key) return key;
-    const choice = await vscode.window.showWarningMessage("Agent Lab: this step runs on Tinker and needs your API key.", "Set Tinker API Key");
+    const choice = await vscode.window.showWarningMessage(
+      "Agent Lab: this step runs on Tinker and needs your API key.",
+      "Set Tinker API Key",
+    );
     if (choice !== "Set Tinker API Key") return undefined;
     return (await this.promptAndStore()) ? this.get() : undefined;
   }

@@ -10,6 +10,15 @@ import { outcomeOf, type EpisodeRow } from "../../core/views/trace/episode-list"
 export function episodeRows(episodes: readonly EpisodeHead[], metrics?: readonly MetricDeclaration[]): EpisodeRow[] {
   return episodes.map((e) => {
     const v = roleValues(e, metrics);
-    return { id: e.id, question: e.question, f1: v.f1, em: v.em, end: e.end, searches: e.searches.length, outcome: outcomeOf({ end: e.end, em: v.em }), gold: "unknown" };
+    return {
+      id: e.id,
+      question: e.question,
+      f1: v.f1,
+      em: v.em,
+      end: e.end,
+      searches: e.searches.length,
+      outcome: outcomeOf({ end: e.end, em: v.em }),
+      gold: "unknown",
+    };
   });
 }

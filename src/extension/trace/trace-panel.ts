@@ -19,7 +19,12 @@ const title = (runDir: string) => `Trace · ${basename(runDir)}`;
 export class TracePanel extends Panel {
   private run: TraceRun;
 
-  constructor(panel: vscode.WebviewPanel, context: vscode.ExtensionContext, runDir: string, episodeId: string | undefined) {
+  constructor(
+    panel: vscode.WebviewPanel,
+    context: vscode.ExtensionContext,
+    runDir: string,
+    episodeId: string | undefined,
+  ) {
     super(panel, context, { kind: "trace", runDir, ...(episodeId ? { episodeId } : {}) }, title(runDir));
     this.run = this.start(runDir, episodeId);
   }
@@ -58,7 +63,9 @@ export class TracePanel extends Panel {
   private deliver(run: TraceRun): void {
     if (run !== this.run || run.isDisposed || this.isDisposed || run.deliveredForPage === this.pageLoad) return;
     run.deliveredEarly = !this.isReady;
-    run.load(this.pageLoad).catch((e: unknown) => this.post({ type: "error", message: e instanceof Error ? e.message : String(e) }));
+    run
+      .load(this.pageLoad)
+      .catch((e: unknown) => this.post({ type: "error", message: e instanceof Error ? e.message : String(e) }));
   }
 
   protected override onDispose(): void {
@@ -70,7 +77,6 @@ export class TracePanel extends Panel {
       // The page has no data: the run's messages, posted before it was up, were lost.
       if (m.again && this.run.deliveredEarly) this.run.deliveredForPage = 0;
       this.deliver(this.run);
-    }
-    else await this.run.onMessage(m);
+    } else await this.run.onMessage(m);
   }
 }

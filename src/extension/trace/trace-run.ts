@@ -19,7 +19,14 @@ import type { RunManifest } from "../../core/base/runs/manifest";
 import type { MetricDeclaration } from "../../core/base/runs/metrics";
 import { manifestEnvironment } from "../../core/base/runs/manifest-environment";
 import { environmentMetrics } from "../../core/envs/catalog";
-import { EpisodeScan, indexEpisodes, readIndexedEpisode, readIndexedEpisodes, type EpisodeIndex, type IndexedEpisode } from "../../core/base/runs/episode-index";
+import {
+  EpisodeScan,
+  indexEpisodes,
+  readIndexedEpisode,
+  readIndexedEpisodes,
+  type EpisodeIndex,
+  type IndexedEpisode,
+} from "../../core/base/runs/episode-index";
 import { EPISODES_FILE, readRunHead, type EpisodeRecord } from "../../core/base/runs/run-files";
 import { toColumns, type EpisodeRow } from "../../core/views/trace/episode-list";
 import { tokenizerForRun } from "../../core/base/runs/run-tokenizer";
@@ -58,7 +65,9 @@ function runTokenizer(name: string): Promise<LoadedTokenizer> {
  * it once the Runs tree has listed a run with episodes; a trace opened meanwhile shares the load.
  */
 export function warmTokenizer(name: string): Promise<void> {
-  return loadedTokenizers.has(name) ? Promise.resolve() : runTokenizer(name).then((tok) => tok.tokenizer && warmDecoding(tok.tokenizer));
+  return loadedTokenizers.has(name)
+    ? Promise.resolve()
+    : runTokenizer(name).then((tok) => tok.tokenizer && warmDecoding(tok.tokenizer));
 }
 
 /**
@@ -70,7 +79,13 @@ export function warmTokenizer(name: string): Promise<void> {
  */
 function warmDecoding(tok: ChatTokenizer): void {
   try {
-    const chat = tok.renderChat([{ role: "system", content: loadSystemPrompt().text }, { role: "user", content: "Which magazine was started first, Arthur's Magazine or First for Women?" }], { addGenerationPrompt: true });
+    const chat = tok.renderChat(
+      [
+        { role: "system", content: loadSystemPrompt().text },
+        { role: "user", content: "Which magazine was started first, Arthur's Magazine or First for Women?" },
+      ],
+      { addGenerationPrompt: true },
+    );
     decodePerToken(tok, tok.encode(chat));
   } catch {
     // Only a warm-up: the trace that needs the tokenizer decodes with or without it.
@@ -138,7 +153,11 @@ export class TraceRun {
   /** Manifest read, tokenizer load started, episodes indexed: what the first post needs. */
   readonly opening: Promise<void>;
 
-  constructor(private readonly sink: TraceSink, readonly runDir: string, private episodeId: string | undefined) {
+  constructor(
+    private readonly sink: TraceSink,
+    readonly runDir: string,
+    private episodeId: string | undefined,
+  ) {
     this.opening = this.open();
     // A failure is posted when the webview is ready (load awaits it); this keeps it from being unhandled meanwhile.
     this.opening.catch(() => undefined);
@@ -240,7 +259,8 @@ export class TraceRun {
     const t1 = performance.now();
     let index = indexEpisodes(this.runDir, LIST_HEAD_ROWS);
     const wanted = this.episodeId;
-    if (wanted && !index.complete && !index.episodes.some((e) => e.head.id === wanted)) index = indexEpisodes(this.runDir);
+    if (wanted && !index.complete && !index.episodes.some((e) => e.head.id === wanted))
+      index = indexEpisodes(this.runDir);
     this.setIndex(index);
     this.hostTimings.indexMs = performance.now() - t1;
     this.info = {
@@ -290,7 +310,10 @@ export class TraceRun {
     this.byId.clear();
     for (const e of index.episodes) this.byId.set(e.head.id, e);
     // Gold already computed is kept across reloads of a growing run.
-    this.rows = episodeRows(index.episodes.map((e) => e.head), this.metrics).map((r) => ({ ...r, gold: this.goldById.get(r.id) ?? r.gold }));
+    this.rows = episodeRows(
+      index.episodes.map((e) => e.head),
+      this.metrics,
+    ).map((r) => ({ ...r, gold: this.goldById.get(r.id) ?? r.gold }));
   }
 
   /** Posts the run's list and its first episode to page load `page` (see Panel.pageLoad). */
@@ -324,7 +347,13 @@ export class TraceRun {
 
   private postListRest(): void {
     const rows = this.rows;
-    if (rows.length > LIST_HEAD_ROWS) this.post({ type: "trace/rows", runDir: this.runDir, from: LIST_HEAD_ROWS, rows: toColumns(rows.slice(LIST_HEAD_ROWS)) });
+    if (rows.length > LIST_HEAD_ROWS)
+      this.post({
+        type: "trace/rows",
+        runDir: this.runDir,
+        from: LIST_HEAD_ROWS,
+        rows: toColumns(rows.slice(LIST_HEAD_ROWS)),
+      });
   }
 
   /** The page has its first frame, or the host is about to be held (the tokenizer's load): the rest of the list goes now. */
@@ -362,7 +391,13 @@ export class TraceRun {
     }
     if (!this.goldStarted) {
       this.goldStarted = true;
-      setTimeout(() => void this.wholeIndex().then(() => this.readCache()).then(() => this.computeGold()), 50);
+      setTimeout(
+        () =>
+          void this.wholeIndex()
+            .then(() => this.readCache())
+            .then(() => this.computeGold()),
+        50,
+      );
     }
   }
 
@@ -421,7 +456,12 @@ export class TraceRun {
       // The first open in a window loads the tokenizer (seconds): draw the episode from its record
       // now (ids for the token text), the decoded one replaces it when the load ends.
       const p0 = performance.now();
-      const preview = buildTraceView(record, undefined, { drift: false }, "the run's tokenizer is still loading; the text follows");
+      const preview = buildTraceView(
+        record,
+        undefined,
+        { drift: false },
+        "the run's tokenizer is still loading; the text follows",
+      );
       this.hostTimings.previewMs = performance.now() - p0;
       this.post({ type: "trace/episode", episode: preview, buildMs: this.hostTimings.previewMs, preview: true });
       // Let the preview go out before the load's synchronous part holds the host's thread, and
@@ -433,7 +473,12 @@ export class TraceRun {
     if (this.episodeId !== id || this.isDisposed) return; // another episode was picked meanwhile
     this.postTokenizerProblem();
     const started = performance.now();
-    const episode = buildTraceView(record, this.tokenizer, { drift: false, environment: this.environment }, this.tokenizerProblem);
+    const episode = buildTraceView(
+      record,
+      this.tokenizer,
+      { drift: false, environment: this.environment },
+      this.tokenizerProblem,
+    );
     this.hostTimings.buildMs = performance.now() - started;
     this.hostTimings.tokens = record.prompt.length + record.tokens.length;
     this.postedAt = Date.now();
@@ -474,7 +519,9 @@ export class TraceRun {
     }
     if (this.index !== index) return void this.computeGold(); // reloaded meanwhile
     for (const r of this.rows) r.gold = this.goldById.get(r.id) ?? r.gold;
-    info.gold = countGoldInResults(this.rows.map((r) => ({ f1: r.f1, gold: r.gold === "unknown" ? "not_applicable" : r.gold })));
+    info.gold = countGoldInResults(
+      this.rows.map((r) => ({ f1: r.f1, gold: r.gold === "unknown" ? "not_applicable" : r.gold })),
+    );
     this.postRun();
     if (this.lastQuery !== undefined) this.postSearch(); // the index is whole now
     if (decoded) this.saveCache(false); // from the cache: nothing new to save

@@ -6,7 +6,15 @@
 import * as vscode from "vscode";
 import { readFileSync, statSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
-import { hostMessage, parseWebviewMessage, ProtocolError, type HostMessage, type PanelState, type ProbeResult, type WebviewMessage } from "./protocol";
+import {
+  hostMessage,
+  parseWebviewMessage,
+  ProtocolError,
+  type HostMessage,
+  type PanelState,
+  type ProbeResult,
+  type WebviewMessage,
+} from "./protocol";
 import { panelOf } from "./panels";
 import { makeNonce, panelHtml } from "./webview-html";
 import { afterSent } from "./after-sent";
@@ -122,15 +130,18 @@ export abstract class Panel {
   /** A hidden webview need not load; the check runs while the panel is visible. */
   private armLoadCheck(): void {
     if (this.ready || this.disposed || this.loadTimer || this.loads >= MAX_LOADS || !this.panel.visible) return;
-    this.loadTimer = setTimeout(() => {
-      // After the host was busy (a tokenizer load), timers run before the messages that arrived
-      // meanwhile are read: look once those are in, or a "ready" waiting there reloads the page.
-      setImmediate(() => {
-        this.loadTimer = undefined;
-        if (this.ready || this.disposed) return;
-        if (this.panel.visible) this.loadPage();
-      });
-    }, (this.constructor as typeof Panel).loadTimeoutMs);
+    this.loadTimer = setTimeout(
+      () => {
+        // After the host was busy (a tokenizer load), timers run before the messages that arrived
+        // meanwhile are read: look once those are in, or a "ready" waiting there reloads the page.
+        setImmediate(() => {
+          this.loadTimer = undefined;
+          if (this.ready || this.disposed) return;
+          if (this.panel.visible) this.loadPage();
+        });
+      },
+      (this.constructor as typeof Panel).loadTimeoutMs,
+    );
   }
 
   /** Called when the panel closes; subclasses stop their watchers here. */
@@ -236,7 +247,10 @@ export abstract class Panel {
       filters: format === "svg" ? { "SVG image": ["svg"] } : { "PNG image": ["png"] },
     });
     if (!target) return;
-    const bytes = format === "svg" ? Buffer.from(data, "utf8") : Buffer.from(data.replace(/^data:image\/png;base64,/, ""), "base64");
+    const bytes =
+      format === "svg"
+        ? Buffer.from(data, "utf8")
+        : Buffer.from(data.replace(/^data:image\/png;base64,/, ""), "base64");
     await writeFile(target.fsPath, bytes);
     void vscode.window.showInformationMessage(`Chart saved to ${target.fsPath}`);
   }

@@ -35,12 +35,20 @@ export const PROBE_PANEL_COMMAND = "agentLab._probePanel";
 export const REFERENCE_PANEL_COMMAND = "agentLab._referencePanel";
 
 /** Each panel kind's webview view type, from the one table (panels.json); pure, so the webview bundles, which use only the types here, drop it. */
-export const PANEL_VIEW_TYPES = /* @__PURE__ */ Object.fromEntries(PANELS.map((p) => [p.kind, p.viewType])) as Record<PanelKind, string>;
+export const PANEL_VIEW_TYPES = /* @__PURE__ */ Object.fromEntries(PANELS.map((p) => [p.kind, p.viewType])) as Record<
+  PanelKind,
+  string
+>;
 
 /** What a panel remembers across a reload (webview state, read back by the serializer). */
 export type PanelState =
   | { kind: "trace"; runDir: string; episodeId?: string }
-  | { kind: "compare"; runDirs: string[]; /** How it was opened (presets the expected differences). */ origin?: CompareOrigin; /** Fields ticked as expected to differ. */ expect?: string[] }
+  | {
+      kind: "compare";
+      runDirs: string[];
+      /** How it was opened (presets the expected differences). */ origin?: CompareOrigin;
+      /** Fields ticked as expected to differ. */ expect?: string[];
+    }
   | { kind: "dashboard"; runDir: string; /** Training runs overlaid on the charts. */ overlays?: string[] }
   | { kind: "experiment"; recordDir: string };
 
@@ -106,7 +114,13 @@ export type HostMessage =
   | { v: typeof PROTOCOL_VERSION; type: "experiment/view"; view: ExperimentView }
   | { v: typeof PROTOCOL_VERSION; type: "error"; message: string }
   /** Asks the webview what its DOM holds (integration tests and screenshots read panels this way). */
-  | { v: typeof PROTOCOL_VERSION; type: "probe"; id: number; selectors: string[]; /** Clicks the first element matching this selector first (integration tests drive a panel this way). */ click?: string };
+  | {
+      v: typeof PROTOCOL_VERSION;
+      type: "probe";
+      id: number;
+      selectors: string[];
+      /** Clicks the first element matching this selector first (integration tests drive a panel this way). */ click?: string;
+    };
 
 export type { CompareSetup };
 
@@ -129,7 +143,15 @@ export type WebviewMessage =
   | { v: typeof PROTOCOL_VERSION; type: "ready"; again?: boolean }
   | { v: typeof PROTOCOL_VERSION; type: "trace/select"; episodeId: string }
   | { v: typeof PROTOCOL_VERSION; type: "trace/search"; query: string }
-  | { v: typeof PROTOCOL_VERSION; type: "trace/rendered"; episodeId: string; ms: number; spans: number; /** Date.now() at the first frame (same clock as the host's on one machine). */ at: number; /** Date.now() when the page's script started (an episode posted before it waited for the page). */ scriptAt: number }
+  | {
+      v: typeof PROTOCOL_VERSION;
+      type: "trace/rendered";
+      episodeId: string;
+      ms: number;
+      spans: number;
+      /** Date.now() at the first frame (same clock as the host's on one machine). */ at: number;
+      /** Date.now() when the page's script started (an episode posted before it waited for the page). */ scriptAt: number;
+    }
   | { v: typeof PROTOCOL_VERSION; type: "compare/openPair"; questionId: string; runs: [number, number] }
   /** Recomputes the comparison with these fields expected to differ. */
   | { v: typeof PROTOCOL_VERSION; type: "compare/setExpect"; expect: string[] }
@@ -144,7 +166,14 @@ export type WebviewMessage =
   /** Opens the run a number came from (one of the view's run folders, by index into `runs` of that number). */
   | { v: typeof PROTOCOL_VERSION; type: "experiment/openRun"; run: string }
   | { v: typeof PROTOCOL_VERSION; type: "export"; format: "svg" | "png"; name: string; data: string }
-  | { v: typeof PROTOCOL_VERSION; type: "probeResult"; id: number; results: ProbeResult[]; pwned: boolean; timings: Record<string, number> };
+  | {
+      v: typeof PROTOCOL_VERSION;
+      type: "probeResult";
+      id: number;
+      results: ProbeResult[];
+      pwned: boolean;
+      timings: Record<string, number>;
+    };
 
 type Body<M> = M extends { v: number } ? Omit<M, "v"> : never;
 
@@ -156,8 +185,39 @@ export function webviewMessage(body: Body<WebviewMessage>): WebviewMessage {
   return { v: PROTOCOL_VERSION, ...body } as WebviewMessage;
 }
 
-const WEBVIEW_TYPES = new Set<WebviewMessage["type"]>(["ready", "trace/select", "trace/search", "trace/rendered", "compare/openPair", "compare/setExpect", "compare/openTrace", "dashboard/openGroup", "dashboard/evaluate", "dashboard/addOverlay", "dashboard/removeOverlay", "experiment/openRun", "export", "probeResult"]);
-const HOST_TYPES = new Set<HostMessage["type"]>(["state", "retarget", "trace/run", "trace/rows", "trace/episode", "trace/drift", "trace/searchResult", "trace/driftCounts", "compare/report", "compare/pair", "dashboard/data", "dashboard/group", "experiment/view", "error", "probe"]);
+const WEBVIEW_TYPES = new Set<WebviewMessage["type"]>([
+  "ready",
+  "trace/select",
+  "trace/search",
+  "trace/rendered",
+  "compare/openPair",
+  "compare/setExpect",
+  "compare/openTrace",
+  "dashboard/openGroup",
+  "dashboard/evaluate",
+  "dashboard/addOverlay",
+  "dashboard/removeOverlay",
+  "experiment/openRun",
+  "export",
+  "probeResult",
+]);
+const HOST_TYPES = new Set<HostMessage["type"]>([
+  "state",
+  "retarget",
+  "trace/run",
+  "trace/rows",
+  "trace/episode",
+  "trace/drift",
+  "trace/searchResult",
+  "trace/driftCounts",
+  "compare/report",
+  "compare/pair",
+  "dashboard/data",
+  "dashboard/group",
+  "experiment/view",
+  "error",
+  "probe",
+]);
 
 export class ProtocolError extends Error {}
 
@@ -165,9 +225,12 @@ function check<T extends { v: number; type: string }>(raw: unknown, types: Set<s
   if (typeof raw !== "object" || raw === null) throw new ProtocolError(`${from} sent a message that is not an object`);
   const m = raw as { v?: unknown; type?: unknown };
   if (m.v !== PROTOCOL_VERSION) {
-    throw new ProtocolError(`${from} speaks protocol version ${String(m.v)}, this side speaks ${PROTOCOL_VERSION}: reload the window after updating Agent Lab`);
+    throw new ProtocolError(
+      `${from} speaks protocol version ${String(m.v)}, this side speaks ${PROTOCOL_VERSION}: reload the window after updating Agent Lab`,
+    );
   }
-  if (typeof m.type !== "string" || !types.has(m.type)) throw new ProtocolError(`${from} sent an unknown message type ${JSON.stringify(m.type)}`);
+  if (typeof m.type !== "string" || !types.has(m.type))
+    throw new ProtocolError(`${from} sent an unknown message type ${JSON.stringify(m.type)}`);
   return raw as T;
 }
 

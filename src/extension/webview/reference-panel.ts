@@ -32,11 +32,20 @@ requestAnimationFrame(() => api.postMessage({ scriptAt, frameAt: Date.now() }));
 
 /** Opens the reference webview, waits for its first frame, closes it. */
 export function openReferencePanel(context: vscode.ExtensionContext): Promise<ReferenceTimes> {
-  const panel = vscode.window.createWebviewPanel("agentLab.reference", "Reference", vscode.ViewColumn.Active, webviewOptions(context));
+  const panel = vscode.window.createWebviewPanel(
+    "agentLab.reference",
+    "Reference",
+    vscode.ViewColumn.Active,
+    webviewOptions(context),
+  );
   return new Promise<ReferenceTimes>((resolve, reject) => {
-    const timer = setTimeout(() => done(new Error(`the reference webview drew no frame within ${TIMEOUT_MS} ms`)), TIMEOUT_MS);
+    const timer = setTimeout(
+      () => done(new Error(`the reference webview drew no frame within ${TIMEOUT_MS} ms`)),
+      TIMEOUT_MS,
+    );
     const listener = panel.webview.onDidReceiveMessage((m: Partial<ReferenceTimes>) => {
-      if (typeof m.scriptAt === "number" && typeof m.frameAt === "number") done(undefined, { scriptAt: m.scriptAt, frameAt: m.frameAt });
+      if (typeof m.scriptAt === "number" && typeof m.frameAt === "number")
+        done(undefined, { scriptAt: m.scriptAt, frameAt: m.frameAt });
     });
     function done(error: Error | undefined, times?: ReferenceTimes): void {
       clearTimeout(timer);

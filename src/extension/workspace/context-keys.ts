@@ -8,7 +8,11 @@ export async function updateContextKeys(workspace: LabWorkspace): Promise<void> 
   let hasIndex = false;
   try {
     const dataDir = vscode.Uri.file(workspace.dataDir());
-    const stat = async (name: string) => vscode.workspace.fs.stat(vscode.Uri.joinPath(dataDir, name)).then(() => true, () => false);
+    const stat = async (name: string) =>
+      vscode.workspace.fs.stat(vscode.Uri.joinPath(dataDir, name)).then(
+        () => true,
+        () => false,
+      );
     hasData = await stat("val.jsonl");
     hasIndex = await stat("bm25");
   } catch {

@@ -7,7 +7,13 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import { loadConfig, type AgentLabConfig } from "../../core/base/config";
 import { DEFAULT_LOCAL_PORT } from "../../core/steps/specs/common-flags";
-import { jobBackend, SETTINGS_SECTION, settingsEnv, settingsOverrides, type JobBackend } from "../settings/settings-overrides";
+import {
+  jobBackend,
+  SETTINGS_SECTION,
+  settingsEnv,
+  settingsOverrides,
+  type JobBackend,
+} from "../settings/settings-overrides";
 
 export class LabWorkspace {
   /** The first workspace folder's path on the extension host's machine (remote-aware). */

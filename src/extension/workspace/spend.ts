@@ -17,6 +17,11 @@ export function spendReport(runsDir: string, now: Date = new Date()): SpendRepor
   return {
     todayUsd: today.totalUsd,
     totalUsd: total.totalUsd,
-    perRun: total.runs.map((r) => ({ name: r.name, usd: r.usd, todayUsd: todayByRun.get(r.name) ?? 0, source: r.source })),
+    perRun: total.runs.map((r) => ({
+      name: r.name,
+      usd: r.usd,
+      todayUsd: todayByRun.get(r.name) ?? 0,
+      source: r.source,
+    })),
   };
 }

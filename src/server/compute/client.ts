@@ -23,7 +23,8 @@ export class ComputeError extends Error {
 }
 
 /** The bundled worker next to the CLI, or the .ts source next to this module (tests, tsx). */
-const workerScript = () => requireWorkerScript(__dirname, ["local-backend-worker.js", "worker.ts"], "the local backend's compute worker");
+const workerScript = () =>
+  requireWorkerScript(__dirname, ["local-backend-worker.js", "worker.ts"], "the local backend's compute worker");
 
 export class ComputeClient {
   private readonly worker: Worker;

@@ -25,11 +25,27 @@ export type ComputeJob =
   | { kind: "load"; handle: string; dir: string; withOptimizer: boolean; forTraining: boolean; trainFlags?: TrainFlags }
   | { kind: "clone"; from: string; handle: string }
   | { kind: "drop"; handle: string }
-  | { kind: "forward_backward"; handle: string; datums: TrainDatum[]; lossFn: LossName; lossConfig: Record<string, number>; backward: boolean }
+  | {
+      kind: "forward_backward";
+      handle: string;
+      datums: TrainDatum[];
+      lossFn: LossName;
+      lossConfig: Record<string, number>;
+      backward: boolean;
+    }
   | { kind: "optim_step"; handle: string; params: AdamParams }
   | { kind: "save"; handle: string; dir: string; withOptimizer: boolean }
   /** lane: samples only read weights, so each sampler gets its own lane and one busy sampler cannot hold up another sharing its weights. */
-  | { kind: "sample"; handle: string; lane: string; prompt: number[]; numSamples: number; options: Omit<SampleOptions, "decode">; promptLogprobs: boolean; topk: number };
+  | {
+      kind: "sample";
+      handle: string;
+      lane: string;
+      prompt: number[];
+      numSamples: number;
+      options: Omit<SampleOptions, "decode">;
+      promptLogprobs: boolean;
+      topk: number;
+    };
 
 /** A job's answer: protobuf bytes for sample / forward_backward, a JSON value otherwise. */
 export type ComputeResult = { bytes: Uint8Array } | { json: unknown };
@@ -85,7 +101,13 @@ export class ComputeEngine {
           const shape = d.k > 1 ? [d.input.length, d.k] : [d.input.length];
           return { logprobs: { data: Array.from(lp), dtype: "float32", shape } as TensorData };
         });
-        return { bytes: encodeForwardBackwardOutput({ loss_fn_output_type: "ArrayRecord", loss_fn_outputs: outputs, metrics: { "loss:sum": result.loss } }) };
+        return {
+          bytes: encodeForwardBackwardOutput({
+            loss_fn_output_type: "ArrayRecord",
+            loss_fn_outputs: outputs,
+            metrics: { "loss:sum": result.loss },
+          }),
+        };
       }
       case "optim_step":
         return { json: { metrics: optimStep(this.model(job.handle), job.params) } };

@@ -75,7 +75,8 @@ export function tokenLossFor(name: string, config: Record<string, number> = {}):
     }
     case "dro": {
       const beta = config.beta;
-      if (beta === undefined || !Number.isFinite(beta)) throw new UserInputError("loss_fn dro needs loss_fn_config.beta");
+      if (beta === undefined || !Number.isFinite(beta))
+        throw new UserInputError("loss_fn dro needs loss_fn_config.beta");
       return (lp, inp, i) => {
         const A = inp.advantages[i];
         const diff = lp - inp.logprobs[i];

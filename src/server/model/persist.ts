@@ -40,7 +40,8 @@ function pack(model: TinyModel, pick: (t: Tensor) => Float64Array[]): Uint8Array
 }
 
 function unpack(from: Buffer, offset: number, into: Float64Array): void {
-  if (LITTLE_ENDIAN) new Uint8Array(into.buffer, into.byteOffset, into.byteLength).set(from.subarray(offset, offset + into.byteLength));
+  if (LITTLE_ENDIAN)
+    new Uint8Array(into.buffer, into.byteOffset, into.byteLength).set(from.subarray(offset, offset + into.byteLength));
   else for (let i = 0; i < into.length; i++) into[i] = from.readDoubleLE(offset + i * 8);
 }
 
@@ -68,7 +69,9 @@ export function loadModel(dir: string, withOptimizer: boolean, forTraining = tru
   if (!existsSync(manifestPath)) throw new Error(`no model checkpoint in ${dir}`);
   const manifest = JSON.parse(readFileSync(manifestPath, "utf8")) as Manifest;
   if (manifest.format !== FORMAT) {
-    throw new UserInputError(`${manifestPath}: checkpoint format ${manifest.format} is not ${FORMAT} (made by an older local backend, whose vocabulary grew with requests); retrain it`);
+    throw new UserInputError(
+      `${manifestPath}: checkpoint format ${manifest.format} is not ${FORMAT} (made by an older local backend, whose vocabulary grew with requests); retrain it`,
+    );
   }
   const model = new TinyModel(manifest.config, false, forTraining);
   const weights = readFileSync(join(dir, "weights.bin"));

@@ -165,11 +165,20 @@ export function sample(model: TinyModel, prompt: number[], numSamples: number, o
 }
 
 /** sample() as a generator that yields after every token, so a scheduler can interleave other work. */
-export function* sampleSteps(model: TinyModel, prompt: number[], numSamples: number, o: SampleOptions): Generator<void, SampledSequence[]> {
-  if (!Number.isInteger(numSamples) || numSamples < 1) throw new UserInputError("num_samples must be a positive integer");
-  if (!Number.isInteger(o.maxTokens) || o.maxTokens < 0) throw new UserInputError("max_tokens must be a non-negative integer");
+export function* sampleSteps(
+  model: TinyModel,
+  prompt: number[],
+  numSamples: number,
+  o: SampleOptions,
+): Generator<void, SampledSequence[]> {
+  if (!Number.isInteger(numSamples) || numSamples < 1)
+    throw new UserInputError("num_samples must be a positive integer");
+  if (!Number.isInteger(o.maxTokens) || o.maxTokens < 0)
+    throw new UserInputError("max_tokens must be a non-negative integer");
   if (o.stopStrings.length > 0 && !o.decode) {
-    throw new UserInputError("stop strings need a tokenizer, and this local backend was started without one; pass stop token ids instead");
+    throw new UserInputError(
+      "stop strings need a tokenizer, and this local backend was started without one; pass stop token ids instead",
+    );
   }
   readPrompt(model, prompt);
   yield;

@@ -180,7 +180,11 @@ export class TinyModel {
   readonly bg: Tensor;
 
   /** `trainable` false makes an inference-only model (no gradient or optimiser buffers). */
-  constructor(config: Partial<TinyModelConfig> = {}, init = true, readonly trainable = true) {
+  constructor(
+    config: Partial<TinyModelConfig> = {},
+    init = true,
+    readonly trainable = true,
+  ) {
     const cfg = { ...DEFAULT_MODEL_CONFIG, ...config };
     cfg.rank = Math.max(1, Math.min(MAX_RANK, Math.floor(cfg.rank)));
     this.config = cfg;
@@ -245,7 +249,9 @@ export class TinyModel {
   /** Refuses ids outside the fixed vocabulary (a request error, not a crash). */
   checkToken(tokenId: number, what = "token id"): void {
     if (!Number.isInteger(tokenId) || tokenId < 0 || tokenId >= this.config.vocabSize) {
-      throw new UserInputError(`${what} ${tokenId} is outside the local model's vocabulary (0 ≤ id < ${this.config.vocabSize})`);
+      throw new UserInputError(
+        `${what} ${tokenId} is outside the local model's vocabulary (0 ≤ id < ${this.config.vocabSize})`,
+      );
     }
   }
 
@@ -264,7 +270,11 @@ export class TinyModel {
 
   isTrainable(t: Tensor): boolean {
     const c = this.config;
-    return (t.group === "unembed" && c.trainUnembed) || (t.group === "mlp" && c.trainMlp) || (t.group === "attn" && c.trainAttn);
+    return (
+      (t.group === "unembed" && c.trainUnembed) ||
+      (t.group === "mlp" && c.trainMlp) ||
+      (t.group === "attn" && c.trainAttn)
+    );
   }
 
   zeroGrad(): void {
@@ -275,7 +285,16 @@ export class TinyModel {
   effective(): Effective {
     if (this.effCache) return this.effCache;
     const { dim: d, rank: r, taps, buckets: B } = this.config;
-    const lowRank = (base: Float64Array, a: Float64Array, b: Float64Array, rows: number, aOff: number, bOff: number, outOff: number, out: Float64Array) => {
+    const lowRank = (
+      base: Float64Array,
+      a: Float64Array,
+      b: Float64Array,
+      rows: number,
+      aOff: number,
+      bOff: number,
+      outOff: number,
+      out: Float64Array,
+    ) => {
       for (let i = 0; i < rows; i++) {
         for (let l = 0; l < d; l++) {
           let s = base[outOff + i * d + l];
@@ -287,7 +306,8 @@ export class TinyModel {
     const U = new Float64Array(B * d);
     lowRank(this.U0.values(), this.Ua.values(), this.Ub.values(), B, 0, 0, 0, U);
     const M = new Float64Array(taps * d * d);
-    for (let j = 0; j < taps; j++) lowRank(this.M0.values(), this.Ma.values(), this.Mb.values(), d, j * d * r, j * r * d, j * d * d, M);
+    for (let j = 0; j < taps; j++)
+      lowRank(this.M0.values(), this.Ma.values(), this.Mb.values(), d, j * d * r, j * r * d, j * d * d, M);
     const beta = this.beta.values();
     const { start, ids } = this.table;
     const expRel = new Float64Array(this.config.vocabSize);
@@ -522,7 +542,13 @@ export class TinyModel {
   /** Fresh gradient buffers for the effective matrices of one forward_backward call. */
   newGradient(): PositionGradient {
     const { dim: d, taps, buckets: B } = this.config;
-    return { E: new Float64Array(B * d), U: new Float64Array(B * d), M: new Float64Array(taps * d * d), betaByBucket: new Float64Array(B), dKeys: [] };
+    return {
+      E: new Float64Array(B * d),
+      U: new Float64Array(B * d),
+      M: new Float64Array(taps * d * d),
+      betaByBucket: new Float64Array(B),
+      dKeys: [],
+    };
   }
 
   /**
@@ -696,7 +722,10 @@ export class TinyModel {
   /** A weights-only copy (sampler snapshot): no gradients or optimiser state. */
   cloneWeights(): TinyModel {
     const m = new TinyModel(this.config, false, false);
-    m.adoptState(this.tensors.map((t) => t.cloneWeights()), this.adamStep);
+    m.adoptState(
+      this.tensors.map((t) => t.cloneWeights()),
+      this.adamStep,
+    );
     return m;
   }
 

@@ -32,12 +32,15 @@ export function validateDatums(model: TinyModel, datums: TrainDatum[], lossFn: L
     for (const id of d.input) model.checkToken(id, `datum ${i}: model_input token`);
     for (const id of d.targets) model.checkToken(id, `datum ${i}: target token`);
     if (d.k < 1 || d.targets.length !== n * d.k) {
-      throw new UserInputError(`datum ${i}: target_tokens has ${d.targets.length} values, expected ${n}×K for a model_input of ${n} tokens`);
+      throw new UserInputError(
+        `datum ${i}: target_tokens has ${d.targets.length} values, expected ${n}×K for a model_input of ${n} tokens`,
+      );
     }
     for (const key of LOSS_INPUTS[lossFn]) {
       const v = d.lossInputs[key];
       if (!v) throw new UserInputError(`datum ${i}: loss_fn ${lossFn} needs loss_fn_inputs.${key}`);
-      if (v.length !== d.targets.length) throw new UserInputError(`datum ${i}: ${key} has ${v.length} values, target_tokens has ${d.targets.length}`);
+      if (v.length !== d.targets.length)
+        throw new UserInputError(`datum ${i}: ${key} has ${v.length} values, target_tokens has ${d.targets.length}`);
     }
   });
 }
@@ -124,7 +127,8 @@ export interface AdamParams {
  */
 export function optimStep(model: TinyModel, p: AdamParams): Record<string, number> {
   for (const [k, v] of Object.entries(p)) {
-    if (typeof v !== "number" || !Number.isFinite(v)) throw new UserInputError(`adam_params.${k} must be a finite number`);
+    if (typeof v !== "number" || !Number.isFinite(v))
+      throw new UserInputError(`adam_params.${k} must be a finite number`);
   }
   if (p.learning_rate < 0 || p.eps < 0 || p.beta1 < 0 || p.beta1 >= 1 || p.beta2 < 0 || p.beta2 >= 1) {
     throw new UserInputError("adam_params out of range (need learning_rate, eps ≥ 0 and 0 ≤ beta < 1)");

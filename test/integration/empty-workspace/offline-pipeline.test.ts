@@ -16,7 +16,11 @@ import type { AgentLabApi } from "../../../src/extension/extension";
 import { activeExports, answerUi, labelOf, treeRows, waitFor, workspaceDir } from "../helpers";
 
 /** Every label a tree showed, with when it first showed it, recorded on each change event. */
-function recordTree<T>(provider: vscode.TreeDataProvider<T>): { first: Map<string, number>; descriptions: string[]; dispose(): void } {
+function recordTree<T>(provider: vscode.TreeDataProvider<T>): {
+  first: Map<string, number>;
+  descriptions: string[];
+  dispose(): void;
+} {
   const first = new Map<string, number>();
   const descriptions: string[] = [];
   const sub = provider.onDidChangeTreeData!(async () => {
@@ -30,7 +34,10 @@ function recordTree<T>(provider: vscode.TreeDataProvider<T>): { first: Map<strin
 }
 
 function settle(job: Job, ms: number, what: string) {
-  return Promise.race([job.finished, new Promise<never>((_, no) => setTimeout(() => no(new Error(`${what} did not finish in ${ms / 1000} s`)), ms))]);
+  return Promise.race([
+    job.finished,
+    new Promise<never>((_, no) => setTimeout(() => no(new Error(`${what} did not finish in ${ms / 1000} s`)), ms)),
+  ]);
 }
 
 /** Titles of the open editor tabs (webview panels included). */
@@ -61,43 +68,75 @@ describe("a first run in an empty folder (real VS Code)", function () {
     try {
       await vscode.commands.executeCommand("agentLab.runOfflinePipeline");
       assert.deepEqual(ui.messages("error"), []);
-      const job = await waitFor("the pipeline job", () => lab.jobs.list().find((j) => j.record.command[0] === "pipeline"), 10_000);
+      const job = await waitFor(
+        "the pipeline job",
+        () => lab.jobs.list().find((j) => j.record.command[0] === "pipeline"),
+        10_000,
+      );
       assert.deepEqual(job.record.command, ["pipeline", "--dir", ".", "--backend", "local", "--size", "smoke"]);
       const status = await settle(job, 240_000, "the smoke pipeline");
       const ended = Date.now();
       assert.equal(status.state, "done", `pipeline ${status.state}: ${status.reason ?? ""} ${job.lastLine ?? ""}`);
-      assert.ok(existsSync(join(workspaceDir(), "runs", RUN_NAMES.grpo)), "the pipeline wrote into the workspace's own runs/");
+      assert.ok(
+        existsSync(join(workspaceDir(), "runs", RUN_NAMES.grpo)),
+        "the pipeline wrote into the workspace's own runs/",
+      );
 
       // The views listed each run and checkpoint while the pipeline was still running.
       for (const name of [RUN_NAMES.closedBook, RUN_NAMES.base, RUN_NAMES.sftData, RUN_NAMES.sft]) {
         const seen = runs.first.get(name);
-        assert.ok(seen !== undefined && seen < ended, `run ${name} in the Runs view before the pipeline ended (saw: ${[...runs.first.keys()].join(", ")})`);
+        assert.ok(
+          seen !== undefined && seen < ended,
+          `run ${name} in the Runs view before the pipeline ended (saw: ${[...runs.first.keys()].join(", ")})`,
+        );
       }
       const sftCheckpoint = [...checkpoints.first.entries()].find(([label]) => label.startsWith(`${RUN_NAMES.sft}-e`));
-      assert.ok(sftCheckpoint && sftCheckpoint[1] < ended, `an SFT checkpoint in the Checkpoints view before the pipeline ended (saw: ${[...checkpoints.first.keys()].join(", ")})`);
-      await waitFor("every run in the Runs view", async () => {
-        const labels = new Set((await treeRows(lab.runs)).map((r) => labelOf(r.item)));
-        return Object.values(RUN_NAMES).every((n) => labels.has(n));
-      }, 15_000);
+      assert.ok(
+        sftCheckpoint && sftCheckpoint[1] < ended,
+        `an SFT checkpoint in the Checkpoints view before the pipeline ended (saw: ${[...checkpoints.first.keys()].join(", ")})`,
+      );
+      await waitFor(
+        "every run in the Runs view",
+        async () => {
+          const labels = new Set((await treeRows(lab.runs)).map((r) => labelOf(r.item)));
+          return Object.values(RUN_NAMES).every((n) => labels.has(n));
+        },
+        15_000,
+      );
 
       // The Jobs view showed the stage, and the running stage's own step count, while training ran.
       const training = jobs.descriptions.filter((d) => /^running · stage \d+\/\d+ (SFT|GRPO) · step \d+\/\d+/.test(d));
-      assert.ok(training.length > 0, `a training stage with its step count (Jobs view showed: ${[...new Set(jobs.descriptions)].slice(0, 30).join(" | ")})`);
+      assert.ok(
+        training.length > 0,
+        `a training stage with its step count (Jobs view showed: ${[...new Set(jobs.descriptions)].slice(0, 30).join(" | ")})`,
+      );
       console.log(`      Jobs view while training: ${[...new Set(training)].join(" | ")}`);
 
       // Finished: Open Results opens the GRPO dashboard, Compare over the pipeline's evals and report.md rendered.
-      const finished = await waitFor("the finish notification", () => ui.calls.find((c) => c.kind === "info" && /Offline pipeline.*finished/.test(c.text)), 10_000);
+      const finished = await waitFor(
+        "the finish notification",
+        () => ui.calls.find((c) => c.kind === "info" && /Offline pipeline.*finished/.test(c.text)),
+        10_000,
+      );
       assert.deepEqual(finished.buttons, ["Open Results"]);
       const opened = () => {
         const tabs = tabLabels();
-        const all = tabs.includes(`Training · ${RUN_NAMES.grpo}`) && tabs.some((t) => t.startsWith(`Compare · ${RUN_NAMES.base} vs `)) && tabs.includes("Preview report.md");
+        const all =
+          tabs.includes(`Training · ${RUN_NAMES.grpo}`) &&
+          tabs.some((t) => t.startsWith(`Compare · ${RUN_NAMES.base} vs `)) &&
+          tabs.includes("Preview report.md");
         return all ? tabs : undefined;
       };
       try {
         const tabs = await waitFor("the GRPO dashboard, Compare and the report's preview", opened, 20_000, 250);
         console.log(`      Open Results opened: ${tabs.join(" | ")}`);
       } catch (e) {
-        throw new Error(`${(e as Error).message}; tabs: ${tabLabels().join(" | ")}; messages: ${ui.calls.map((c) => `${c.kind}: ${c.text}`).join(" | ").slice(-1500)}`);
+        throw new Error(
+          `${(e as Error).message}; tabs: ${tabLabels().join(" | ")}; messages: ${ui.calls
+            .map((c) => `${c.kind}: ${c.text}`)
+            .join(" | ")
+            .slice(-1500)}`,
+        );
       }
     } finally {
       ui.restore();
@@ -111,21 +150,33 @@ describe("a first run in an empty folder (real VS Code)", function () {
     const jobs = recordTree(lab.jobsView);
     const ui = answerUi({
       // The environment first (the synthetic world is a HotpotQA-shaped world), then the SFT data.
-      quickPick: (items) => items.find((i) => i.label === RUN_NAMES.sftData) ?? items.find((i) => i.label === "hotpotqa"),
-      inputBox: (o) => (/epochs/i.test(o.prompt ?? "") ? "12" : /run folder name/i.test(o.prompt ?? "") ? "it-sft" : undefined),
+      quickPick: (items) =>
+        items.find((i) => i.label === RUN_NAMES.sftData) ?? items.find((i) => i.label === "hotpotqa"),
+      inputBox: (o) =>
+        /epochs/i.test(o.prompt ?? "") ? "12" : /run folder name/i.test(o.prompt ?? "") ? "it-sft" : undefined,
     });
     try {
       await vscode.commands.executeCommand("agentLab.trainSft");
       assert.deepEqual(ui.messages("error"), []);
-      const job = await waitFor("the train-sft job", () => lab.jobs.list().find((j) => j.record.command[0] === "train-sft"), 10_000);
+      const job = await waitFor(
+        "the train-sft job",
+        () => lab.jobs.list().find((j) => j.record.command[0] === "train-sft"),
+        10_000,
+      );
       const status = await settle(job, 120_000, "train-sft");
       assert.equal(status.state, "done", `train-sft ${status.state}: ${status.reason ?? ""} ${job.lastLine ?? ""}`);
       const steps = jobs.descriptions.filter((d) => /^running · SFT · step \d+\/\d+/.test(d));
-      assert.ok(steps.length > 0, `"step n/N" while it ran (Jobs view showed: ${[...new Set(jobs.descriptions)].slice(0, 20).join(" | ")})`);
+      assert.ok(
+        steps.length > 0,
+        `"step n/N" while it ran (Jobs view showed: ${[...new Set(jobs.descriptions)].slice(0, 20).join(" | ")})`,
+      );
       const planned = Number(/step \d+\/(\d+)/.exec(steps[0])![1]);
       assert.ok(planned >= 12, `12 epochs plan at least 12 steps, the view says ${planned}`);
       const done = (await treeRows(lab.jobsView)).find((r) => (r.node as Job).record.id === job.record.id)!;
-      assert.match(String(done.item.description), new RegExp(`^done · SFT · step ${planned}/${planned} · \\$0\\.00 · done$`));
+      assert.match(
+        String(done.item.description),
+        new RegExp(`^done · SFT · step ${planned}/${planned} · \\$0\\.00 · done$`),
+      );
     } finally {
       ui.restore();
       jobs.dispose();

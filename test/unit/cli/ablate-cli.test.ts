@@ -19,7 +19,10 @@ function writeRun(dir: string, episodes: EpisodeRecord[], m: RunManifest): void 
   ensureRunDir(dir);
   for (const e of episodes) appendEpisode(dir, e);
   writeJsonAtomic(join(dir, "manifest.json"), m);
-  writeJsonAtomic(join(dir, "summary.json"), summarize(episodes, { planned: episodes.length, seconds: 1, status: "done", split: "test", model: m.policy.model }));
+  writeJsonAtomic(
+    join(dir, "summary.json"),
+    summarize(episodes, { planned: episodes.length, seconds: 1, status: "done", split: "test", model: m.policy.model }),
+  );
 }
 
 describe("cli: agent-lab ablate", function () {
@@ -32,7 +35,9 @@ describe("cli: agent-lab ablate", function () {
     ws = mkdtempSync(join(tmpdir(), "agent-lab-ablate-cli-"));
     writeFileSync(join(ws, "agent-lab.json"), JSON.stringify({ runsDir: "runs" }));
     const base = simulatedRun(dev, [0.35, 0.2, 0.45], 1);
-    const grpo = base.map((e, q) => (e.metrics.f1 === 0 && q % 3 === 0 ? episode(dev, q, "right", { usd: 0.0009 }) : e));
+    const grpo = base.map((e, q) =>
+      e.metrics.f1 === 0 && q % 3 === 0 ? episode(dev, q, "right", { usd: 0.0009 }) : e,
+    );
     // k1 lost 10 questions to a crash: ablate compares on the 190 all runs share.
     const k1 = base.slice(10).map((e, i) => ((i + 10) % 7 === 0 ? episode(dev, i + 10, "wrong") : e));
     writeRun(join(ws, "runs", "test-base"), base, manifest({ checkpoint: "tinker://r/sft-e2" }));
@@ -45,15 +50,33 @@ describe("cli: agent-lab ablate", function () {
     const json = join(ws, "out", "ablation.json");
     const md = join(ws, "out", "results.md");
     const r = await runCli([
-      "ablate", "test-base", join(ws, "runs", "test-grpo"), "test-grpo-k1",
-      "--workspace", ws, "--resamples", "2000", "--seed", "3", "--expect", "policy.checkpoint", "--json", json, "--report", md,
-      "--label", "Base + harness,+ GRPO (step 30),GRPO top-1",
+      "ablate",
+      "test-base",
+      join(ws, "runs", "test-grpo"),
+      "test-grpo-k1",
+      "--workspace",
+      ws,
+      "--resamples",
+      "2000",
+      "--seed",
+      "3",
+      "--expect",
+      "policy.checkpoint",
+      "--json",
+      json,
+      "--report",
+      md,
+      "--label",
+      "Base + harness,+ GRPO (step 30),GRPO top-1",
     ]);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^190 shared questions \(dropped: test-base 10, test-grpo 10, test-grpo-k1 0\)/);
     assert.match(r.stdout, /test-grpo\s+\+0\.\d{3} \[\+0\.\d{3}, \+0\.\d{3}\].*better/);
     assert.match(r.stdout, /test-grpo-k1\s+−0\.\d{3} \[−0\.\d{3}, −0\.\d{3}\].*worse/);
-    assert.match(r.stdout, /warning: test-grpo-k1 differs from test-base in more than the thing under test: search\.top_k \(3 → 1\)/);
+    assert.match(
+      r.stdout,
+      /warning: test-grpo-k1 differs from test-base in more than the thing under test: search\.top_k \(3 → 1\)/,
+    );
     assert.doesNotMatch(r.stdout, /warning: test-grpo differs/);
 
     const report = JSON.parse(readFileSync(json, "utf8")) as AblationReport;
@@ -62,21 +85,63 @@ describe("cli: agent-lab ablate", function () {
     assert.deepEqual(report.settings.expect, ["policy.checkpoint"]);
     assert.equal(report.settings.resamples, 2000);
     assert.equal(report.questions.length, 190);
-    assert.equal(report.comparisons[0].flips.f1.improved, report.questions.filter((q) => q.flips[0].f1 === "improved").length);
+    assert.equal(
+      report.comparisons[0].flips.f1.improved,
+      report.questions.filter((q) => q.flips[0].f1 === "improved").length,
+    );
 
     const text = readFileSync(md, "utf8");
-    assert.match(text, /^## Results on HotpotQA test \(190 questions, 507k-paragraph corpus, BM25 top-3, budget of 5 searches\)/);
+    assert.match(
+      text,
+      /^## Results on HotpotQA test \(190 questions, 507k-paragraph corpus, BM25 top-3, budget of 5 searches\)/,
+    );
     assert.match(text, /\| Base \+ harness \| .* \| \(baseline\) \|/);
     assert.match(text, /\| GRPO top-1 \| .* \| worse \|/);
     assert.match(text, /test\.jsonl sha256: cb4ad042f2c0ef38/);
 
     // Same seed, same numbers (the table is reproducible); another seed moves the intervals.
-    const again = await runCli(["ablate", "test-base", "test-grpo", "--workspace", ws, "--resamples", "2000", "--seed", "3", "--expect", "policy.checkpoint"]);
-    const other = await runCli(["ablate", "test-base", "test-grpo", "--workspace", ws, "--resamples", "2000", "--seed", "4", "--expect", "policy.checkpoint"]);
+    const again = await runCli([
+      "ablate",
+      "test-base",
+      "test-grpo",
+      "--workspace",
+      ws,
+      "--resamples",
+      "2000",
+      "--seed",
+      "3",
+      "--expect",
+      "policy.checkpoint",
+    ]);
+    const other = await runCli([
+      "ablate",
+      "test-base",
+      "test-grpo",
+      "--workspace",
+      ws,
+      "--resamples",
+      "2000",
+      "--seed",
+      "4",
+      "--expect",
+      "policy.checkpoint",
+    ]);
     const row = (out: string) => /^test-grpo .*$/m.exec(out)?.[0];
     assert.ok(row(again.stdout));
     assert.notEqual(row(again.stdout), row(other.stdout));
-    const rerun = await runCli(["ablate", "test-base", "test-grpo", "--workspace", ws, "--resamples", "2000", "--seed", "3", "--expect", "policy.checkpoint"]);
+    const rerun = await runCli([
+      "ablate",
+      "test-base",
+      "test-grpo",
+      "--workspace",
+      ws,
+      "--resamples",
+      "2000",
+      "--seed",
+      "3",
+      "--expect",
+      "policy.checkpoint",
+    ]);
     assert.equal(row(rerun.stdout), row(again.stdout));
   });
 
@@ -104,9 +169,22 @@ describe("cli: agent-lab ablate", function () {
     assert.match(plain.stdout, /^200 shared questions\n/);
     assert.match(plain.stdout, /heuristic\s+\+0\.\d{3} \[\+0\.\d{3}, \+0\.\d{3}\].*better/);
     // The searcher's settings collapse into one field; the prompt differs too (closed-book has its own).
-    assert.match(plain.stdout, /warning: heuristic differs from closed-book .*search\.closed_book \(true → false\), search\.searcher \(null → \{…\}\), system_prompt\.file/);
+    assert.match(
+      plain.stdout,
+      /warning: heuristic differs from closed-book .*search\.closed_book \(true → false\), search\.searcher \(null → \{…\}\), system_prompt\.file/,
+    );
     assert.doesNotMatch(plain.stdout, /search\.searcher\.k1/);
-    const expected = await runCli(["ablate", "closed-book", "heuristic", "--workspace", demo, "--resamples", "1000", "--expect", "search,system_prompt"]);
+    const expected = await runCli([
+      "ablate",
+      "closed-book",
+      "heuristic",
+      "--workspace",
+      demo,
+      "--resamples",
+      "1000",
+      "--expect",
+      "search,system_prompt",
+    ]);
     assert.equal(expected.code, 0, expected.stderr);
     assert.doesNotMatch(expected.stdout, /warning:/);
   });

@@ -27,7 +27,16 @@ function writeRun(dir: string, episodes: EpisodeRecord[], m: RunManifest): void 
   ensureRunDir(dir);
   for (const e of episodes) appendEpisode(dir, e);
   writeJsonAtomic(join(dir, "manifest.json"), m);
-  writeJsonAtomic(join(dir, "summary.json"), summarize(episodes, { planned: episodes.length, seconds: 1, status: "done", split: m.split.name, model: m.policy.model }));
+  writeJsonAtomic(
+    join(dir, "summary.json"),
+    summarize(episodes, {
+      planned: episodes.length,
+      seconds: 1,
+      status: "done",
+      split: m.split.name,
+      model: m.policy.model,
+    }),
+  );
 }
 
 describe("cli: agent-lab ablate labels by environment", function () {
@@ -46,18 +55,51 @@ describe("cli: agent-lab ablate labels by environment", function () {
     const run = (right: (q: number) => boolean): EpisodeRecord[] =>
       records.map((r, q) => {
         const reference = r.answer.split("####").at(-1)!.trim().replace(/,/g, "");
-        const v = gradeReply(right(q) ? `The answer is \\boxed{${reference}}.` : `The answer is \\boxed{${Number(reference) + 1}}.`, r.answer);
+        const v = gradeReply(
+          right(q) ? `The answer is \\boxed{${reference}}.` : `The answer is \\boxed{${Number(reference) + 1}}.`,
+          r.answer,
+        );
         const score = v.correct ? 1 : 0;
-        return { ...episode([{ id: `gsm8k-test-${q}`, question: r.question, answer: v.reference }], 0, "right"), prediction: v.extracted ?? "", metrics: { correct: score }, reward: score, searches: [] };
+        return {
+          ...episode([{ id: `gsm8k-test-${q}`, question: r.question, answer: v.reference }], 0, "right"),
+          prediction: v.extracted ?? "",
+          metrics: { correct: score },
+          reward: score,
+          searches: [],
+        };
       });
     const m = (checkpoint: string): RunManifest => {
       const { search: _search, ...rest } = manifest({ checkpoint });
-      return { ...rest, environment: { name: "gsm8k", version: "1" }, grading: { grader: "gsm8k-cookbook-math-grader-1", format_penalty: 0 } } as RunManifest;
+      return {
+        ...rest,
+        environment: { name: "gsm8k", version: "1" },
+        grading: { grader: "gsm8k-cookbook-math-grader-1", format_penalty: 0 },
+      } as RunManifest;
     };
-    writeRun(join(ws, "runs", "base"), run((q) => q % 3 === 0), m("tinker://r/base"));
-    writeRun(join(ws, "runs", "grpo"), run((q) => q % 3 !== 2), m("tinker://r/grpo"));
+    writeRun(
+      join(ws, "runs", "base"),
+      run((q) => q % 3 === 0),
+      m("tinker://r/base"),
+    );
+    writeRun(
+      join(ws, "runs", "grpo"),
+      run((q) => q % 3 !== 2),
+      m("tinker://r/grpo"),
+    );
     const md = join(ws, "report.md");
-    const r = await runCli(["ablate", "base", "grpo", "--workspace", ws, "--resamples", "2000", "--expect", "policy.checkpoint", "--report", md]);
+    const r = await runCli([
+      "ablate",
+      "base",
+      "grpo",
+      "--workspace",
+      ws,
+      "--resamples",
+      "2000",
+      "--expect",
+      "policy.checkpoint",
+      "--report",
+      md,
+    ]);
     assert.equal(r.code, 0, r.stderr);
     const header = r.stdout.split("\n").find((l) => l.startsWith("run "))!;
     assert.deepEqual(header.split(/\s{2,}/), ["run", "accuracy", "95% CI", "answered", "$/q"]);
@@ -66,7 +108,10 @@ describe("cli: agent-lab ablate labels by environment", function () {
     assert.doesNotMatch(r.stdout, /\bF1\b|\bEM\b|searches/);
     const text = readFileSync(md, "utf8");
     assert.match(text, /^## Results on GSM8K test \(120 questions\)\n/);
-    assert.match(text, /^\| Stage \| accuracy \[95% CI\] \| \$\/q \| Δ accuracy vs base \[95% CI\] \| p \(Holm\) \| Verdict \|$/m);
+    assert.match(
+      text,
+      /^\| Stage \| accuracy \[95% CI\] \| \$\/q \| Δ accuracy vs base \[95% CI\] \| p \(Holm\) \| Verdict \|$/m,
+    );
     assert.match(text, /^\| grpo \| 0\.667 \[0\.\d{3}, 0\.\d{3}\] \| \$0\.0007 \| \+0\.333 .* \| better \|$/m);
     assert.ok(text.includes(`Limitation: ${environmentInfo("gsm8k")!.limitation}`));
     assert.doesNotMatch(text, /corpus|\bF1\b|\bEM\b|Searches/);
@@ -79,13 +124,36 @@ describe("cli: agent-lab ablate labels by environment", function () {
     const world = generateSyntheticHotpot({ seed: 7, train: 20, dev: 80, style: "compact" });
     writeFileSync(join(ws, "hotpot", "train.json"), JSON.stringify(world.train));
     writeFileSync(join(ws, "hotpot", "dev.json"), JSON.stringify(world.dev));
-    await prepareData(join(ws, "data"), { trainFiles: [join(ws, "hotpot", "train.json")], devFiles: [join(ws, "hotpot", "dev.json")], source: `${SYNTHETIC_WORLD_SOURCE} (compact, seed 7)` }, () => undefined, { sizes: { test: 40, val: 30 } });
-    const val = readFileSync(join(ws, "data", "val.jsonl"), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as { id: string; question: string; answers: string[] });
+    await prepareData(
+      join(ws, "data"),
+      {
+        trainFiles: [join(ws, "hotpot", "train.json")],
+        devFiles: [join(ws, "hotpot", "dev.json")],
+        source: `${SYNTHETIC_WORLD_SOURCE} (compact, seed 7)`,
+      },
+      () => undefined,
+      { sizes: { test: 40, val: 30 } },
+    );
+    const val = readFileSync(join(ws, "data", "val.jsonl"), "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { id: string; question: string; answers: string[] });
     const dev: DevRecord[] = val.map((q) => ({ id: q.id, question: q.question, answer: q.answers[0] }));
-    const on = (sha: string): RunManifest => ({ ...manifest({ splitSha: sha }), split: { name: "val", file: "val.jsonl", sha256: sha } });
+    const on = (sha: string): RunManifest => ({
+      ...manifest({ splitSha: sha }),
+      split: { name: "val", file: "val.jsonl", sha256: sha },
+    });
     const sha = sha256File(join(ws, "data", "val.jsonl"));
-    writeRun(join(ws, "runs", "a"), dev.map((_, q) => episode(dev, q, q % 2 ? "right" : "wrong")), on(sha));
-    writeRun(join(ws, "runs", "b"), dev.map((_, q) => episode(dev, q, q % 3 ? "right" : "wrong")), on(sha));
+    writeRun(
+      join(ws, "runs", "a"),
+      dev.map((_, q) => episode(dev, q, q % 2 ? "right" : "wrong")),
+      on(sha),
+    );
+    writeRun(
+      join(ws, "runs", "b"),
+      dev.map((_, q) => episode(dev, q, q % 3 ? "right" : "wrong")),
+      on(sha),
+    );
     const md = join(ws, "report.md");
     const r = await runCli(["ablate", "a", "b", "--workspace", ws, "--resamples", "1000", "--report", md]);
     assert.equal(r.code, 0, r.stderr);

@@ -32,7 +32,10 @@ interface Case {
 
 const line = (row: unknown) => JSON.stringify(row) + "\n";
 /** The small dev set all goes to test, so the split cases use train.jsonl (rows in prepare's own format). */
-const trainRows = (ws: string) => readFileSync(join(ws, "data", "train.jsonl"), "utf8").split("\n").filter(Boolean);
+const trainRows = (ws: string) =>
+  readFileSync(join(ws, "data", "train.jsonl"), "utf8")
+    .split("\n")
+    .filter(Boolean);
 
 /** A port nothing listens on: bound, read, closed. */
 async function closedPort(): Promise<number> {
@@ -59,9 +62,16 @@ describe("CLI bad input: one line, exit 1, nothing written", function () {
     writeFileSync(join(raw, "train.json"), JSON.stringify(world.train));
     writeFileSync(join(raw, "dev.json"), JSON.stringify(world.dev));
     // Another world's dev set: the same files would give the same test split, this one another.
-    writeFileSync(join(raw, "dev-other.json"), JSON.stringify(generateSyntheticHotpot({ seed: 8, train: 40, dev: 60 }).dev));
+    writeFileSync(
+      join(raw, "dev-other.json"),
+      JSON.stringify(generateSyntheticHotpot({ seed: 8, train: 40, dev: 60 }).dev),
+    );
     base = join(root, "base");
-    await prepareData(join(base, "data"), { trainFiles: [join(raw, "train.json")], devFiles: [join(raw, "dev.json")], source: "bad-input test" });
+    await prepareData(join(base, "data"), {
+      trainFiles: [join(raw, "train.json")],
+      devFiles: [join(raw, "dev.json")],
+      source: "bad-input test",
+    });
     port = await closedPort();
   });
   after(() => rmSync(root, { recursive: true, force: true }));
@@ -73,7 +83,17 @@ describe("CLI bad input: one line, exit 1, nothing written", function () {
     writeFileSync(join(run, "episodes.jsonl"), line(fakeRecord("q1")) + "\n" + line(incomplete));
   };
   const splitsFile = (ws: string) => join(ws, "data", "splits.json");
-  const testEval = (ws: string) => ["eval", "--name", "t", "--split", "test", "--i-know-this-is-test", "--closed-book", "--workspace", ws];
+  const testEval = (ws: string) => [
+    "eval",
+    "--name",
+    "t",
+    "--split",
+    "test",
+    "--i-know-this-is-test",
+    "--closed-book",
+    "--workspace",
+    ws,
+  ];
   const badJson = '{\n  "test_sha256": "0123456789abcdef",\n  oops\n}\n';
   const jsonMessage = (() => {
     try {
@@ -89,16 +109,29 @@ describe("CLI bad input: one line, exit 1, nothing written", function () {
       what: "eval --prompt of a folder (was an EISDIR stack)",
       setup: (ws) => mkdirSync(join(ws, "prompts")),
       argv: (ws) => ["eval", "--name", "p", "--closed-book", "--prompt", "prompts", "--workspace", ws],
-      message: (ws) => `agent-lab eval: system prompt ${join(ws, "prompts")} is a folder: give --prompt (or the setting systemPromptFile) a text file`,
+      message: (ws) =>
+        `agent-lab eval: system prompt ${join(ws, "prompts")} is a folder: give --prompt (or the setting systemPromptFile) a text file`,
     },
     {
       what: "a 300-character --name (was an ENAMETOOLONG stack)",
       argv: (ws) => ["eval", "--name", "n".repeat(300), "--workspace", ws],
-      message: () => `agent-lab eval: --name must be letters, digits, ".", "_" or "-" (starting with a letter or digit), at most 100 characters, got "${"n".repeat(60)}…" (300 characters)`,
+      message: () =>
+        `agent-lab eval: --name must be letters, digits, ".", "_" or "-" (starting with a letter or digit), at most 100 characters, got "${"n".repeat(60)}…" (300 characters)`,
     },
     {
       what: "TINKER_BASE_URL on a closed port names the base URL (was a TinkerConnectionError stack)",
-      argv: (ws) => ["eval", "--name", "t", "--closed-book", "--backend", "tinker", "--tokenizer", tokenizerDir, "--workspace", ws],
+      argv: (ws) => [
+        "eval",
+        "--name",
+        "t",
+        "--closed-book",
+        "--backend",
+        "tinker",
+        "--tokenizer",
+        tokenizerDir,
+        "--workspace",
+        ws,
+      ],
       env: () => ({ TINKER_API_KEY: "tml-bad-input-test-key", TINKER_BASE_URL: `http://127.0.0.1:${port}` }),
       message: () =>
         `agent-lab eval: cannot reach the Tinker service at http://127.0.0.1:${port}/ (/api/v1/client/config: fetch failed: connect ECONNREFUSED 127.0.0.1:${port}); ` +
@@ -108,13 +141,15 @@ describe("CLI bad input: one line, exit 1, nothing written", function () {
       what: "score RUN with an episode line lacking a field names file:line and the field (was a TypeError)",
       setup: episodesWithoutPrediction,
       argv: (ws) => ["score", join(ws, "runs", "r")],
-      message: (ws) => `agent-lab score: ${join(ws, "runs", "r", "episodes.jsonl")}:3: episode record has no "prediction" (a string); was this file written by agent-lab eval?`,
+      message: (ws) =>
+        `agent-lab score: ${join(ws, "runs", "r", "episodes.jsonl")}:3: episode record has no "prediction" (a string); was this file written by agent-lab eval?`,
     },
     {
       what: "show RUN with the same line, by run name",
       setup: episodesWithoutPrediction,
       argv: (ws) => ["show", "r", "--workspace", ws],
-      message: (ws) => `agent-lab show: ${join(ws, "runs", "r", "episodes.jsonl")}:3: episode record has no "prediction" (a string); was this file written by agent-lab eval?`,
+      message: (ws) =>
+        `agent-lab show: ${join(ws, "runs", "r", "episodes.jsonl")}:3: episode record has no "prediction" (a string); was this file written by agent-lab eval?`,
     },
     {
       what: "score of a folder that is not a run creates nothing in it",
@@ -123,13 +158,15 @@ describe("CLI bad input: one line, exit 1, nothing written", function () {
         writeFileSync(join(ws, "notes", "todo.txt"), "not a run\n");
       },
       argv: (ws) => ["score", join(ws, "notes")],
-      message: (ws) => `agent-lab score: ${join(ws, "notes")} is not a run folder with episodes (no episodes.jsonl): give a folder that agent-lab eval wrote, or a JSONL file of predictions`,
+      message: (ws) =>
+        `agent-lab score: ${join(ws, "notes")} is not a run folder with episodes (no episodes.jsonl): give a folder that agent-lab eval wrote, or a JSONL file of predictions`,
     },
     {
       what: "a bad split row after a blank line reports its own line",
       setup: (ws) => writeFileSync(join(ws, "data", "train.jsonl"), `${trainRows(ws)[0]}\n\n{"id": "only-an-id"}\n`),
       argv: (ws) => ["eval", "--name", "b", "--split", "train", "--closed-book", "--workspace", ws],
-      message: (ws) => `agent-lab eval: ${join(ws, "data", "train.jsonl")}:3: expected {"id", "question", "answers": [...], "type", "level"}`,
+      message: (ws) =>
+        `agent-lab eval: ${join(ws, "data", "train.jsonl")}:3: expected {"id", "question", "answers": [...], "type", "level"}`,
     },
     {
       what: "a split with a duplicate question id is refused naming both lines",
@@ -150,7 +187,15 @@ describe("CLI bad input: one line, exit 1, nothing written", function () {
     },
     {
       what: "prepare refuses to replace a locked test.jsonl whose content would change",
-      argv: (ws) => ["prepare", "--train", join(raw, "train.json"), "--dev", join(raw, "dev-other.json"), "--workspace", ws],
+      argv: (ws) => [
+        "prepare",
+        "--train",
+        join(raw, "train.json"),
+        "--dev",
+        join(raw, "dev-other.json"),
+        "--workspace",
+        ws,
+      ],
       allowEarlierLines: true,
       message: (ws) => {
         const old = JSON.parse(readFileSync(splitsFile(ws), "utf8")) as SplitsRecord;
@@ -176,7 +221,8 @@ describe("CLI bad input: one line, exit 1, nothing written", function () {
       what: "a data/splits.json that is not JSON: its line",
       setup: (ws) => writeFileSync(splitsFile(ws), badJson),
       argv: testEval,
-      message: (ws) => `agent-lab eval: ${splitsFile(ws)}:3: not valid JSON (${jsonMessage}); rerun "agent-lab prepare" to rewrite it`,
+      message: (ws) =>
+        `agent-lab eval: ${splitsFile(ws)}:3: not valid JSON (${jsonMessage}); rerun "agent-lab prepare" to rewrite it`,
     },
     {
       what: "an empty data/splits.json (was 'recorded undefined')",
@@ -192,13 +238,18 @@ describe("CLI bad input: one line, exit 1, nothing written", function () {
         writeFileSync(splitsFile(ws), JSON.stringify(rec, null, 2));
       },
       argv: testEval,
-      message: (ws) => `agent-lab eval: ${splitsFile(ws)}:1: "test_sha256" is missing; rerun "agent-lab prepare" to rewrite it`,
+      message: (ws) =>
+        `agent-lab eval: ${splitsFile(ws)}:1: "test_sha256" is missing; rerun "agent-lab prepare" to rewrite it`,
     },
   ];
 
   before(async () => {
     // What prepare would make of the other dev set, for the expected message of the prepare case.
-    await prepareData(join(root, "other"), { trainFiles: [join(raw, "train.json")], devFiles: [join(raw, "dev-other.json")], source: "bad-input test" });
+    await prepareData(join(root, "other"), {
+      trainFiles: [join(raw, "train.json")],
+      devFiles: [join(raw, "dev-other.json")],
+      source: "bad-input test",
+    });
   });
 
   cases.forEach((c, i) => {
@@ -221,23 +272,60 @@ describe("CLI bad input: one line, exit 1, nothing written", function () {
     const ws = join(root, "replace");
     cpSync(base, ws, { recursive: true });
     const old = JSON.parse(readFileSync(splitsFile(ws), "utf8")) as SplitsRecord;
-    const same = await runCli(["prepare", "--train", join(raw, "train.json"), "--dev", join(raw, "dev.json"), "--workspace", ws]);
+    const same = await runCli([
+      "prepare",
+      "--train",
+      join(raw, "train.json"),
+      "--dev",
+      join(raw, "dev.json"),
+      "--workspace",
+      ws,
+    ]);
     assert.equal(same.code, 0, same.stderr);
-    assert.equal((JSON.parse(readFileSync(splitsFile(ws), "utf8")) as SplitsRecord).test_sha256_full, old.test_sha256_full);
-    const replaced = await runCli(["prepare", "--train", join(raw, "train.json"), "--dev", join(raw, "dev-other.json"), "--replace-test-split", "--workspace", ws]);
+    assert.equal(
+      (JSON.parse(readFileSync(splitsFile(ws), "utf8")) as SplitsRecord).test_sha256_full,
+      old.test_sha256_full,
+    );
+    const replaced = await runCli([
+      "prepare",
+      "--train",
+      join(raw, "train.json"),
+      "--dev",
+      join(raw, "dev-other.json"),
+      "--replace-test-split",
+      "--workspace",
+      ws,
+    ]);
     assert.equal(replaced.code, 0, replaced.stderr);
     const next = JSON.parse(readFileSync(splitsFile(ws), "utf8")) as SplitsRecord;
     assert.notEqual(next.test_sha256_full, old.test_sha256_full);
-    assert.match(replaced.stdout, new RegExp(`^replaced the locked test split \\(--replace-test-split\\): sha256 ${old.test_sha256} → ${next.test_sha256}, ${old.test_lines.length} → ${next.test_lines.length} questions \\(\\d+ added, \\d+ removed, \\d+ changed; first differing line 1 `, "m"));
+    assert.match(
+      replaced.stdout,
+      new RegExp(
+        `^replaced the locked test split \\(--replace-test-split\\): sha256 ${old.test_sha256} → ${next.test_sha256}, ${old.test_lines.length} → ${next.test_lines.length} questions \\(\\d+ added, \\d+ removed, \\d+ changed; first differing line 1 `,
+        "m",
+      ),
+    );
   });
 
   it("an internal error is one line plus how to report it; the stack only with AGENT_LAB_DEBUG=1", () => {
     const bug = new TypeError("Cannot read properties of undefined (reading 'x')");
-    assert.equal(describeFailure("eval", bug, {}).text, `agent-lab eval: internal error: TypeError: Cannot read properties of undefined (reading 'x')\n${BUG_NOTE} (${DEBUG_ENV}=1 shows the stack)`);
+    assert.equal(
+      describeFailure("eval", bug, {}).text,
+      `agent-lab eval: internal error: TypeError: Cannot read properties of undefined (reading 'x')\n${BUG_NOTE} (${DEBUG_ENV}=1 shows the stack)`,
+    );
     assert.equal(describeFailure("eval", bug, {}).bug, true);
     const debug = describeFailure("eval", bug, { [DEBUG_ENV]: "1" }).text;
-    assert.ok(debug.startsWith(`agent-lab eval: internal error: TypeError: Cannot read properties of undefined (reading 'x')\n${BUG_NOTE}\nTypeError:`), debug);
+    assert.ok(
+      debug.startsWith(
+        `agent-lab eval: internal error: TypeError: Cannot read properties of undefined (reading 'x')\n${BUG_NOTE}\nTypeError:`,
+      ),
+      debug,
+    );
     assert.match(debug, /\n\s+at /);
-    assert.deepEqual(describeFailure("eval", new UserError("--x must be y"), { [DEBUG_ENV]: "1" }), { text: "agent-lab eval: --x must be y", bug: false });
+    assert.deepEqual(describeFailure("eval", new UserError("--x must be y"), { [DEBUG_ENV]: "1" }), {
+      text: "agent-lab eval: --x must be y",
+      bug: false,
+    });
   });
 });

@@ -29,7 +29,10 @@ export function testCli(): Promise<string> {
         logLevel: "error",
       });
     // The local backend's compute worker sits next to the CLI, as in dist/ (scripts/build.mjs).
-    await Promise.all([bundle("src/cli/main.ts", out), bundle("src/server/compute/worker.ts", join(dir, "local-backend-worker.js"))]);
+    await Promise.all([
+      bundle("src/cli/main.ts", out),
+      bundle("src/server/compute/worker.ts", join(dir, "local-backend-worker.js")),
+    ]);
     // …and so does the Python sandbox's worker (gen-tasks, experiments).
     copyFileSync(bundleWorkerFromSource(), join(dir, WORKER_BUNDLE));
     process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
@@ -46,14 +49,24 @@ export interface CliResult {
 }
 
 /** Starts the CLI (in the repository, or in `cwd`); `done` settles when it exits. */
-export async function startCli(args: string[], env: NodeJS.ProcessEnv = {}, cwd = REPO): Promise<{ child: ChildProcess; done: Promise<CliResult> }> {
+export async function startCli(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  cwd = REPO,
+): Promise<{ child: ChildProcess; done: Promise<CliResult> }> {
   const cli = await testCli();
-  const child = spawn(process.execPath, [cli, ...args], { cwd, env: { ...process.env, NO_COLOR: "", FORCE_COLOR: undefined, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [cli, ...args], {
+    cwd,
+    env: { ...process.env, NO_COLOR: "", FORCE_COLOR: undefined, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stdout = "";
   let stderr = "";
   child.stdout!.on("data", (d) => (stdout += d));
   child.stderr!.on("data", (d) => (stderr += d));
-  const done = new Promise<CliResult>((res) => child.on("close", (code, signal) => res({ code, signal, stdout, stderr })));
+  const done = new Promise<CliResult>((res) =>
+    child.on("close", (code, signal) => res({ code, signal, stdout, stderr })),
+  );
   return { child, done };
 }
 

@@ -33,7 +33,9 @@ describe("compare panel vs agent-lab ablate: the same printed intervals", functi
     ws = mkdtempSync(join(tmpdir(), "agent-lab-compare-parity-"));
     writeFileSync(join(ws, "agent-lab.json"), JSON.stringify({ runsDir: "runs" }));
     const base = simulatedRun(dev, [0.35, 0.2, 0.45], 11);
-    const sft = base.map((e, q) => (q % 5 === 0 ? episode(dev, q, "right") : q % 7 === 0 ? episode(dev, q, "wrong") : e));
+    const sft = base.map((e, q) =>
+      q % 5 === 0 ? episode(dev, q, "right") : q % 7 === 0 ? episode(dev, q, "wrong") : e,
+    );
     const grpo = sft.map((e, q) => (q % 6 === 1 ? episode(dev, q, "partial") : e));
     writeRun(join(ws, "runs", names[0]), base, manifest());
     writeRun(join(ws, "runs", names[1]), sft, manifest({ checkpoint: "tinker://r/sft-e2" }));
@@ -45,7 +47,12 @@ describe("compare panel vs agent-lab ablate: the same printed intervals", functi
   it("prints every Δ and CI of the CLI's table identically", async () => {
     const cli = await runCli(["ablate", ...names, "--workspace", ws, "--expect", "policy.checkpoint"]);
     assert.equal(cli.code, 0, cli.stderr);
-    const { report, setup } = compareView(loadAblationInputs(names.map((n) => join(ws, "runs", n))), "checkpoint", undefined, []);
+    const { report, setup } = compareView(
+      loadAblationInputs(names.map((n) => join(ws, "runs", n))),
+      "checkpoint",
+      undefined,
+      [],
+    );
     assert.deepEqual(setup.expect, ["policy.checkpoint"]);
 
     const t = await openWebview("compare");
@@ -58,7 +65,10 @@ describe("compare panel vs agent-lab ablate: the same printed intervals", functi
       let checked = 0;
       for (const [i, name] of names.entries()) {
         const line = cli.stdout.split("\n").find((l) => l.startsWith(`${name} `))!;
-        const [f1Mean, f1Ci, emMean, emCi] = line.trim().split(/\s{2,}/).slice(1, 5);
+        const [f1Mean, f1Ci, emMean, emCi] = line
+          .trim()
+          .split(/\s{2,}/)
+          .slice(1, 5);
         assert.equal(cells(i)[1], `${f1Mean} ${f1Ci}`, `${name} F1`);
         assert.equal(cells(i)[2], `${emMean} ${emCi}`, `${name} EM`);
         checked += 2;

@@ -22,9 +22,15 @@ describe("--dry-run prints the shared estimate", () => {
     ws = mkdtempSync(join(tmpdir(), "agent-lab-dry-run-"));
     mkdirSync(join(ws, "data"));
     writeFileSync(join(ws, "agent-lab.json"), JSON.stringify({ budgetUsd: 3 }));
-    const q = (i: number) => JSON.stringify({ id: `q${i}`, question: `Who ${i}?`, answers: ["x"], type: "bridge", level: "easy" });
+    const q = (i: number) =>
+      JSON.stringify({ id: `q${i}`, question: `Who ${i}?`, answers: ["x"], type: "bridge", level: "easy" });
     writeFileSync(join(ws, "data", "val.jsonl"), [0, 1, 2, 3, 4].map(q).join("\n") + "\n");
-    writeFileSync(join(ws, "sft.jsonl"), [0, 1, 2].map((i) => JSON.stringify({ id: `q${i}`, prompt: [1], tokens: [2], sampled: [1], logprobs: null })).join("\n") + "\n");
+    writeFileSync(
+      join(ws, "sft.jsonl"),
+      [0, 1, 2]
+        .map((i) => JSON.stringify({ id: `q${i}`, prompt: [1], tokens: [2], sampled: [1], logprobs: null }))
+        .join("\n") + "\n",
+    );
   });
   after(() => rmSync(ws, { recursive: true, force: true }));
 
@@ -38,7 +44,11 @@ describe("--dry-run prints the shared estimate", () => {
     it(`agent-lab ${step.name} --dry-run`, async () => {
       const argv = [...flags, "--dry-run", "--workspace", ws];
       const config = loadConfig(ws);
-      const values = withConfigDefaults(step.flags, parseFlags(step.flags, argv, { command: step.name }).values, config);
+      const values = withConfigDefaults(
+        step.flags,
+        parseFlags(step.flags, argv, { command: step.name }).values,
+        config,
+      );
       const estimate = estimateStep(step, values, config, ws);
       assert.ok(estimate && estimate.usd > 0, "a tinker run has a cost");
       const before = folderSnapshot(ws);
@@ -46,13 +56,18 @@ describe("--dry-run prints the shared estimate", () => {
       const { out, err } = await capturedOutput(async () => void (code = await runCommand([step.name, ...argv], {})));
       assert.equal(code, 0, err);
       assert.equal(out, dryRunText(step.name, estimate, 3));
-      assert.match(out, new RegExp(`^agent-lab ${step.name} would cost about \\$[\\d.]+ \\(upper bound; budget cap \\$3\\.00\\): `));
+      assert.match(
+        out,
+        new RegExp(`^agent-lab ${step.name} would cost about \\$[\\d.]+ \\(upper bound; budget cap \\$3\\.00\\): `),
+      );
       assert.deepEqual(folderSnapshot(ws), before, "a dry run writes nothing");
     });
   }
 
   it("a free backend says it spends nothing", async () => {
-    const { out } = await capturedOutput(async () => void (await runCommand(["eval", "--name", "x", "--dry-run", "--workspace", ws], {})));
+    const { out } = await capturedOutput(
+      async () => void (await runCommand(["eval", "--name", "x", "--dry-run", "--workspace", ws], {})),
+    );
     assert.equal(out, "agent-lab eval with these options spends nothing (no Tinker backend)");
   });
 });

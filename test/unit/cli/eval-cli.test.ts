@@ -37,7 +37,9 @@ describe("cli: demo, eval (kill -9, SIGTERM, resume, test split), show", functio
     assert.ok(Date.now() - started < 60_000, "under a minute");
     assert.match(r.stdout, /stand-in/);
     assert.match(r.stdout, /corpus \d+ paragraphs \| train 300 \| val 200 \| test 500/);
-    const open = /heuristic: EM ([\d.]+) {2}F1 ([\d.]+) {2}searches ([\d.]+) {2}answered 100% {2}\$0\.0000\/q/.exec(r.stdout);
+    const open = /heuristic: EM ([\d.]+) {2}F1 ([\d.]+) {2}searches ([\d.]+) {2}answered 100% {2}\$0\.0000\/q/.exec(
+      r.stdout,
+    );
     const closed = /closed-book: EM [\d.]+ {2}F1 ([\d.]+) {2}searches 0\.00/.exec(r.stdout);
     assert.ok(open && closed, r.stdout);
     assert.ok(Number(open[2]) > Number(closed[1]) + 0.3, "searching beats the closed-book floor by a wide margin");
@@ -47,7 +49,10 @@ describe("cli: demo, eval (kill -9, SIGTERM, resume, test split), show", functio
     const heuristic = join(ws, "runs", "heuristic");
     assert.equal(readEpisodes(heuristic).length, 200);
     assert.equal(summaryOf(heuristic).status, "done");
-    valIds = readFileSync(join(ws, "data", "val.jsonl"), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l).id);
+    valIds = readFileSync(join(ws, "data", "val.jsonl"), "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l).id);
     // Rerunning into the same folder replaces it; a foreign folder is refused.
     writeFileSync(join(root, "keep.txt"), "x");
     const refused = await runCli(["demo", "--dir", root]);
@@ -70,7 +75,10 @@ describe("cli: demo, eval (kill -9, SIGTERM, resume, test split), show", functio
 
     const resumed = await runCli([...args, "--resume"]);
     assert.equal(resumed.code, 0, resumed.stderr);
-    assert.match(resumed.stdout, new RegExp(`resumed: ${before.length} episodes were already done, ${100 - before.length} run now`));
+    assert.match(
+      resumed.stdout,
+      new RegExp(`resumed: ${before.length} episodes were already done, ${100 - before.length} run now`),
+    );
     const ids = readEpisodes(run).map((e) => e.id);
     assert.equal(lines(join(run, "episodes.jsonl")), 100, "no duplicate lines on disk");
     assert.equal(new Set(ids).size, 100);
@@ -90,10 +98,19 @@ describe("cli: demo, eval (kill -9, SIGTERM, resume, test split), show", functio
     await first.done;
     // The killed writer left its lock behind: the first resume takes it over, the second is refused.
     const a = await startCli([...args, "--resume", "--scripted-delay-ms", "400"]); // slow enough to still run when b starts
-    await waitFor(() => existsSync(join(run, ".lock")) && readFileSync(join(run, ".lock"), "utf8").includes(String(a.child.pid)), 30_000, "the first resume to hold the lock");
+    await waitFor(
+      () => existsSync(join(run, ".lock")) && readFileSync(join(run, ".lock"), "utf8").includes(String(a.child.pid)),
+      30_000,
+      "the first resume to hold the lock",
+    );
     const b = await runCli([...args, "--resume"]);
     assert.equal(b.code, 1);
-    assert.match(b.stderr.trim(), new RegExp(`^agent-lab eval: .*twice is being written by agent-lab eval .*\\(pid ${a.child.pid}, since [^)]+\\): wait for it to finish or stop it first \\(one writer per run folder\\)$`));
+    assert.match(
+      b.stderr.trim(),
+      new RegExp(
+        `^agent-lab eval: .*twice is being written by agent-lab eval .*\\(pid ${a.child.pid}, since [^)]+\\): wait for it to finish or stop it first \\(one writer per run folder\\)$`,
+      ),
+    );
     const done = await a.done;
     assert.equal(done.code, 0, done.stderr);
     assert.equal(lines(join(run, "episodes.jsonl")), 60, "every question once");
@@ -130,7 +147,17 @@ describe("cli: demo, eval (kill -9, SIGTERM, resume, test split), show", functio
   it("opening the test split needs the flag, is recorded, and refuses a changed test.jsonl", async function () {
     if (!valIds) this.skip();
     const config = loadConfig(ws, { concurrency: 4 });
-    const base = { workspaceDir: ws, config, split: "test" as const, closedBook: true, limit: 3, resume: false, temperature: 0, backend: "scripted", command: ["test"] };
+    const base = {
+      workspaceDir: ws,
+      config,
+      split: "test" as const,
+      closedBook: true,
+      limit: 3,
+      resume: false,
+      temperature: 0,
+      backend: "scripted",
+      command: ["test"],
+    };
     await assert.rejects(evalSplit({ ...base, name: "t0" }), new RegExp(`add ${TEST_SPLIT_FLAG}`));
     assert.ok(!existsSync(join(ws, "runs", "t0")), "nothing written without the flag");
     const ok = await evalSplit({ ...base, name: "t1", testFlag: TEST_SPLIT_FLAG });
@@ -142,7 +169,10 @@ describe("cli: demo, eval (kill -9, SIGTERM, resume, test split), show", functio
     const original = readFileSync(testFile, "utf8");
     try {
       writeFileSync(testFile, original.replace(/"answers": \["[^"]*"\]/, '"answers": ["tampered"]'));
-      await assert.rejects(evalSplit({ ...base, name: "t2", testFlag: TEST_SPLIT_FLAG }), /changed since "agent-lab prepare"/);
+      await assert.rejects(
+        evalSplit({ ...base, name: "t2", testFlag: TEST_SPLIT_FLAG }),
+        /changed since "agent-lab prepare"/,
+      );
     } finally {
       writeFileSync(testFile, original);
     }
@@ -166,8 +196,20 @@ describe("cli: demo, eval (kill -9, SIGTERM, resume, test split), show", functio
       },
       describe: () => ({ kind: "tinker", model, logprobs: true }),
     });
-    const base = { workspaceDir: ws, split: "val" as const, closedBook: true, limit: 4, resume: false, temperature: 0, backend: "tinker", command: ["test"] };
-    await assert.rejects(evalSplit({ ...base, config: loadConfig(ws), name: "p0", policy: paid("Qwen/Qwen3-8B") }), /no price for model "Qwen\/Qwen3-8B"/);
+    const base = {
+      workspaceDir: ws,
+      split: "val" as const,
+      closedBook: true,
+      limit: 4,
+      resume: false,
+      temperature: 0,
+      backend: "tinker",
+      command: ["test"],
+    };
+    await assert.rejects(
+      evalSplit({ ...base, config: loadConfig(ws), name: "p0", policy: paid("Qwen/Qwen3-8B") }),
+      /no price for model "Qwen\/Qwen3-8B"/,
+    );
     assert.equal(samples, 0, "nothing sampled");
     assert.ok(!existsSync(join(ws, "runs", "p0")));
     const config = loadConfig(ws, { concurrency: 2 });
@@ -180,7 +222,11 @@ describe("cli: demo, eval (kill -9, SIGTERM, resume, test split), show", functio
       assert.ok(Math.abs(e.usd - (e.prefill * price.prefill + e.generated * price.sample) / 1e6) < 1e-15);
     }
     assert.ok(Math.abs(r.summary.usd_total - eps.reduce((s, e) => s + e.usd, 0)) < 1e-15);
-    assert.deepEqual(JSON.parse(readFileSync(join(r.runDir, "manifest.json"), "utf8")).policy, { kind: "tinker", model: "Qwen/Qwen3.5-4B", logprobs: true });
+    assert.deepEqual(JSON.parse(readFileSync(join(r.runDir, "manifest.json"), "utf8")).policy, {
+      kind: "tinker",
+      model: "Qwen/Qwen3.5-4B",
+      logprobs: true,
+    });
   });
 
   it("show prints ends, searches and failures, coloured under FORCE_COLOR", async function () {
@@ -191,7 +237,9 @@ describe("cli: demo, eval (kill -9, SIGTERM, resume, test split), show", functio
     assert.match(plain.stdout, /Searches per episode/);
     assert.match(plain.stdout, /⟦<result>⟧/);
     assert.ok(!plain.stdout.includes("\x1b["));
-    const colour = await runCli(["show", join(ws, "runs", "heuristic"), "--n", "1", "--seed", "3"], { FORCE_COLOR: "1" });
+    const colour = await runCli(["show", join(ws, "runs", "heuristic"), "--n", "1", "--seed", "3"], {
+      FORCE_COLOR: "1",
+    });
     assert.equal(colour.code, 0, colour.stderr);
     assert.ok(colour.stdout.includes("\x1b[2m<result>\x1b[0m"));
     // eslint-disable-next-line no-control-regex -- matches an ANSI colour escape

@@ -21,7 +21,14 @@ describe("cli: agent-lab experiment and gen-tasks --dry-run", function () {
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   it("prints the GSM8K seed spec's cost by phase and runs nothing", async () => {
-    const r = await runCli(["experiment", "run", join(REPO, "examples", "gsm8k-self-generated.json"), "--dry-run", "--dir", join(dir, "x")]);
+    const r = await runCli([
+      "experiment",
+      "run",
+      join(REPO, "examples", "gsm8k-self-generated.json"),
+      "--dry-run",
+      "--dir",
+      join(dir, "x"),
+    ]);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /tasks:selfgen: 12000 model drafts, solve rate policy × 8: .* — ≈ \$\d+\.\d\d/);
     assert.match(r.stdout, /train:gsm8k: GRPO 100 steps × 32 × 8 = 25600 episodes/);
@@ -38,14 +45,38 @@ describe("cli: agent-lab experiment and gen-tasks --dry-run", function () {
     assert.equal(r.stderr.trim(), `agent-lab experiment: ${bad}:2: format: must be "agent-lab.experiment/1"`);
     const v = await runCli(["experiment", "validate", dir]);
     assert.equal(v.code, 1);
-    assert.equal(v.stderr.trim(), `agent-lab experiment: ${dir} holds no experiment.json: give the record folder (runs/<name>) of an experiment`);
+    assert.equal(
+      v.stderr.trim(),
+      `agent-lab experiment: ${dir} holds no experiment.json: give the record folder (runs/<name>) of an experiment`,
+    );
   });
 
   it("gen-tasks --dry-run prices the drafts and the solve-rate tries at the model's prices", async () => {
-    const r = await runCli(["gen-tasks", "--out", join(dir, "t"), "--model", "Qwen/Qwen3.5-4B", "--count", "100", "--dry-run"]);
+    const r = await runCli([
+      "gen-tasks",
+      "--out",
+      join(dir, "t"),
+      "--model",
+      "Qwen/Qwen3.5-4B",
+      "--count",
+      "100",
+      "--dry-run",
+    ]);
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, /^agent-lab gen-tasks would cost about \$\d+\.\d+ \(upper bound; no budget cap\): 100 drafts × \(400 prefill \+ 512 sampled tokens\); solve rate: up to 100 tasks × 8 tries/);
-    const free = await runCli(["gen-tasks", "--out", join(dir, "t"), "--generator", "scripted", "--solve-rate", "scripted", "--dry-run"]);
+    assert.match(
+      r.stdout,
+      /^agent-lab gen-tasks would cost about \$\d+\.\d+ \(upper bound; no budget cap\): 100 drafts × \(400 prefill \+ 512 sampled tokens\); solve rate: up to 100 tasks × 8 tries/,
+    );
+    const free = await runCli([
+      "gen-tasks",
+      "--out",
+      join(dir, "t"),
+      "--generator",
+      "scripted",
+      "--solve-rate",
+      "scripted",
+      "--dry-run",
+    ]);
     assert.equal(free.stdout.trim(), "agent-lab gen-tasks with these options spends nothing (no Tinker backend)");
   });
 

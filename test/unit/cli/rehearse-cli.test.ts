@@ -29,7 +29,9 @@ interface LoggedRequest {
 }
 
 /** Forwards every request to `target` and logs it: what the CLI's Tinker client sent, seen from outside. */
-async function loggingProxy(target: string): Promise<{ url: string; log: LoggedRequest[]; close: () => Promise<void> }> {
+async function loggingProxy(
+  target: string,
+): Promise<{ url: string; log: LoggedRequest[]; close: () => Promise<void> }> {
   const log: LoggedRequest[] = [];
   const upstream = new URL(target);
   const server: Server = createServer((req, res) => {
@@ -37,13 +39,20 @@ async function loggingProxy(target: string): Promise<{ url: string; log: LoggedR
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       const body = Buffer.concat(chunks);
-      const entry: LoggedRequest = { method: req.method ?? "GET", endpoint: (req.url ?? "").split("?")[0].replace(/^\/api\/v1\//, "") };
-      if (String(req.headers["content-type"] ?? "").includes("json") && body.length) entry.json = JSON.parse(body.toString("utf8")) as Record<string, unknown>;
+      const entry: LoggedRequest = {
+        method: req.method ?? "GET",
+        endpoint: (req.url ?? "").split("?")[0].replace(/^\/api\/v1\//, ""),
+      };
+      if (String(req.headers["content-type"] ?? "").includes("json") && body.length)
+        entry.json = JSON.parse(body.toString("utf8")) as Record<string, unknown>;
       log.push(entry);
-      const out = request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers }, (up: IncomingMessage) => {
-        res.writeHead(up.statusCode ?? 502, up.headers);
-        up.pipe(res);
-      });
+      const out = request(
+        { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers },
+        (up: IncomingMessage) => {
+          res.writeHead(up.statusCode ?? 502, up.headers);
+          up.pipe(res);
+        },
+      );
       out.on("error", () => res.writeHead(502).end());
       out.end(body);
     });
@@ -53,7 +62,19 @@ async function loggingProxy(target: string): Promise<{ url: string; log: LoggedR
   return { url, log, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
-const STAGES = ["world", "prepare", "index", "eval-closed-book", "eval-base", "sft-data", "train-sft", "eval-sft", "train-grpo", "eval-grpo", "ablate"];
+const STAGES = [
+  "world",
+  "prepare",
+  "index",
+  "eval-closed-book",
+  "eval-base",
+  "sft-data",
+  "train-sft",
+  "eval-sft",
+  "train-grpo",
+  "eval-grpo",
+  "ablate",
+];
 const EVAL_RUNS = [RUN_NAMES.closedBook, RUN_NAMES.base, RUN_NAMES.sftEval, RUN_NAMES.grpoEval];
 
 describe("cli: agent-lab pipeline --backend tinker --rehearse", function () {
@@ -81,31 +102,65 @@ describe("cli: agent-lab pipeline --backend tinker --rehearse", function () {
   async function rehearse(name: string, train: string, dev: string): Promise<void> {
     const dir = join(root, name);
     const first = proxy.log.length;
-    const r = await runCli(["pipeline", "--backend", "tinker", "--rehearse", "--train", train, "--dev", dev, "--dir", dir, "--yes", "--resamples", "200"], env());
+    const r = await runCli(
+      [
+        "pipeline",
+        "--backend",
+        "tinker",
+        "--rehearse",
+        "--train",
+        train,
+        "--dev",
+        dev,
+        "--dir",
+        dir,
+        "--yes",
+        "--resamples",
+        "200",
+      ],
+      env(),
+    );
     assert.equal(r.code, 0, r.stderr + r.stdout);
     const out = r.stdout;
     const requests = proxy.log.slice(first);
 
     // The estimate comes first, priced free because the server said it is the local stand-in.
-    assert.match(out, /^rehearsal against http:\/\/127\.0\.0\.1:\d+ \(Agent Lab's local stand-in, priced at \$0\): tokenizer stand-in offline:qwen3 .*numbers mean nothing$/m);
+    assert.match(
+      out,
+      /^rehearsal against http:\/\/127\.0\.0\.1:\d+ \(Agent Lab's local stand-in, priced at \$0\): tokenizer stand-in offline:qwen3 .*numbers mean nothing$/m,
+    );
     assert.ok(out.includes(`manifests record it as ${standInName}`), "the note names what the manifests record");
     const estimate = out.indexOf("estimated cost: ≈ $0.00 in all");
     assert.ok(estimate >= 0 && estimate < out.indexOf("1/11 world"), "the estimate is printed before the first stage");
-    for (const [i, stage] of STAGES.entries()) assert.match(out, new RegExp(`\\] ${i + 1}/11 ${stage}: `), `stage ${stage} ran`);
+    for (const [i, stage] of STAGES.entries())
+      assert.match(out, new RegExp(`\\] ${i + 1}/11 ${stage}: `), `stage ${stage} ran`);
     assert.match(out, /splits \(test 100, val 100, train\)/);
 
     // Every manifest records the stand-in tokenizer; evals sampled through the Tinker policy on the recipe's model.
     const runs = join(dir, "runs");
     for (const run of EVAL_RUNS) {
-      const m = JSON.parse(readFileSync(join(runs, run, "manifest.json"), "utf8")) as { tokenizer: string; policy: { kind: string; model: string } };
+      const m = JSON.parse(readFileSync(join(runs, run, "manifest.json"), "utf8")) as {
+        tokenizer: string;
+        policy: { kind: string; model: string };
+      };
       assert.equal(m.tokenizer, standInName, `${run} records the stand-in`);
       assert.deepEqual([m.policy.kind, m.policy.model], ["tinker", "Qwen/Qwen3.5-4B"], run);
     }
-    const sftData = JSON.parse(readFileSync(join(runs, RUN_NAMES.sftData, "manifest.json"), "utf8")) as { fingerprint: { tokenizer: string; source: { role: string; kind: string } } };
+    const sftData = JSON.parse(readFileSync(join(runs, RUN_NAMES.sftData, "manifest.json"), "utf8")) as {
+      fingerprint: { tokenizer: string; source: { role: string; kind: string } };
+    };
     assert.equal(sftData.fingerprint.tokenizer, standInName);
-    assert.deepEqual([sftData.fingerprint.source.role, sftData.fingerprint.source.kind], ["self", "tinker"], "the model sampled its own data");
+    assert.deepEqual(
+      [sftData.fingerprint.source.role, sftData.fingerprint.source.kind],
+      ["self", "tinker"],
+      "the model sampled its own data",
+    );
     for (const run of [RUN_NAMES.sft, RUN_NAMES.grpo]) {
-      const m = JSON.parse(readFileSync(join(runs, run, "manifest.json"), "utf8")) as { tokenizer: string; backend: string; base_model: string };
+      const m = JSON.parse(readFileSync(join(runs, run, "manifest.json"), "utf8")) as {
+        tokenizer: string;
+        backend: string;
+        base_model: string;
+      };
       assert.deepEqual([m.tokenizer, m.backend, m.base_model], [standInName, "tinker", "Qwen/Qwen3.5-4B"], run);
     }
     assert.ok(readdirSync(runs).filter((n) => existsSync(join(runs, n, "manifest.json"))).length >= 7);
@@ -115,21 +170,34 @@ describe("cli: agent-lab pipeline --backend tinker --rehearse", function () {
     const lora = requests.filter((q) => q.endpoint === "create_model");
     assert.equal(lora.length, 2, "one LoRA for SFT, one for GRPO");
     assert.ok(lora.every((q) => q.json?.base_model === "Qwen/Qwen3.5-4B"));
-    assert.ok(count("forward_backward") >= 2 && count("optim_step") >= 2, `SFT's two steps were trained (${count("forward_backward")} forward_backward)`);
+    assert.ok(
+      count("forward_backward") >= 2 && count("optim_step") >= 2,
+      `SFT's two steps were trained (${count("forward_backward")} forward_backward)`,
+    );
     assert.ok(count("asample") > 0 && count("retrieve_future") > 0);
     const registry = readRegistry(registryPath(runs));
     const samplerPath = (n: string) => registry.find((e) => e.name === n)?.sampler_path;
     const sessions = requests.filter((q) => q.endpoint === "create_sampling_session").map((q) => q.json ?? {});
-    assert.ok(sessions.filter((b) => b.base_model === "Qwen/Qwen3.5-4B" && !b.model_path).length >= 3, "closed-book, base and sft-data sampled the base model");
+    assert.ok(
+      sessions.filter((b) => b.base_model === "Qwen/Qwen3.5-4B" && !b.model_path).length >= 3,
+      "closed-book, base and sft-data sampled the base model",
+    );
     for (const ckpt of [`${RUN_NAMES.sft}-e1`, `${RUN_NAMES.grpo}-s1`]) {
       assert.ok(samplerPath(ckpt), `${ckpt} is registered`);
-      assert.ok(sessions.some((b) => b.model_path === samplerPath(ckpt)), `an eval sampled ${ckpt} through the server`);
+      assert.ok(
+        sessions.some((b) => b.model_path === samplerPath(ckpt)),
+        `an eval sampled ${ckpt} through the server`,
+      );
     }
-    assert.ok(count("save_weights_for_sampler") >= 2 && count("save_weights") >= 2, "sampler and state checkpoints saved on the server");
+    assert.ok(
+      count("save_weights_for_sampler") >= 2 && count("save_weights") >= 2,
+      "sampler and state checkpoints saved on the server",
+    );
 
     // The ablation table, and the report that says what the numbers are.
     assert.match(out, /^run\s+F1\s+95% CI\s+EM/m);
-    for (const run of ["base", "closed-book", "sft-final", "grpo-final"]) assert.match(out, new RegExp(`^${run}\\s+\\d\\.\\d{3}\\s+\\[`, "m"));
+    for (const run of ["base", "closed-book", "sft-final", "grpo-final"])
+      assert.match(out, new RegExp(`^${run}\\s+\\d\\.\\d{3}\\s+\\[`, "m"));
     assert.match(readFileSync(join(dir, "report.md"), "utf8"), /^> rehearsal against .*numbers mean nothing$/m);
   }
 
@@ -137,7 +205,9 @@ describe("cli: agent-lab pipeline --backend tinker --rehearse", function () {
     const train = sharedDataPath("hotpotqa", "hotpotqa_distractor_train_partial.jsonl");
     const dev = sharedDataPath("hotpotqa", "hotpotqa_distractor_dev_partial.jsonl");
     if (!train || !dev) {
-      console.log("      skipped: ../shared/data/hotpotqa/*_partial.jsonl is not present (real-data test; the synthetic twin below runs instead)");
+      console.log(
+        "      skipped: ../shared/data/hotpotqa/*_partial.jsonl is not present (real-data test; the synthetic twin below runs instead)",
+      );
       this.skip();
     }
     await rehearse("hotpot", train!, dev!);
@@ -155,15 +225,35 @@ describe("cli: agent-lab pipeline --backend tinker --rehearse", function () {
   it("asks before any stage runs, naming the server, and writes nothing without --yes", async () => {
     const dir = join(root, "unconfirmed");
     const world = join(root, "world");
-    const r = await runCli(["pipeline", "--backend", "tinker", "--rehearse", "--train", join(world, "train.json"), "--dev", join(world, "dev.json"), "--dir", dir], env());
+    const r = await runCli(
+      [
+        "pipeline",
+        "--backend",
+        "tinker",
+        "--rehearse",
+        "--train",
+        join(world, "train.json"),
+        "--dev",
+        join(world, "dev.json"),
+        "--dir",
+        dir,
+      ],
+      env(),
+    );
     assert.equal(r.code, 1);
-    assert.match(r.stderr, /this rehearsal sends every stage to http:\/\/127\.0\.0\.1:\d+ and spends up to ≈ \$0\.00; pass --yes to confirm without a prompt/);
+    assert.match(
+      r.stderr,
+      /this rehearsal sends every stage to http:\/\/127\.0\.0\.1:\d+ and spends up to ≈ \$0\.00; pass --yes to confirm without a prompt/,
+    );
     assert.equal(existsSync(dir), false);
   });
 
   it("--dry-run needs no key or server: the tiny plan at the recipe's prices, cents in all, nothing written", async () => {
     const dir = join(root, "dry");
-    const r = await runCli(["pipeline", "--backend", "tinker", "--rehearse", "--dry-run", "--dir", dir], { TINKER_API_KEY: "", TINKER_BASE_URL: "" });
+    const r = await runCli(["pipeline", "--backend", "tinker", "--rehearse", "--dry-run", "--dir", dir], {
+      TINKER_API_KEY: "",
+      TINKER_BASE_URL: "",
+    });
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^rehearsal: tokenizer stand-in offline:qwen3 /m);
     assert.match(r.stdout, /download HotpotQA \(distractor\) from the Hugging Face hub/);
@@ -176,7 +266,22 @@ describe("cli: agent-lab pipeline --backend tinker --rehearse", function () {
     const local = await runCli(["pipeline", "--rehearse", "--dir", join(root, "x")], env());
     assert.equal(local.code, 1);
     assert.match(local.stderr, /--rehearse needs --backend tinker/);
-    const missing = await runCli(["pipeline", "--backend", "tinker", "--rehearse", "--train", join(root, "world", "train.json"), "--dev", join(root, "nope.json"), "--dir", join(root, "y"), "--yes"], env());
+    const missing = await runCli(
+      [
+        "pipeline",
+        "--backend",
+        "tinker",
+        "--rehearse",
+        "--train",
+        join(root, "world", "train.json"),
+        "--dev",
+        join(root, "nope.json"),
+        "--dir",
+        join(root, "y"),
+        "--yes",
+      ],
+      env(),
+    );
     assert.equal(missing.code, 1);
     assert.match(missing.stderr, /--dev .*nope\.json: no such file/);
     assert.equal(missing.stderr.trim().split("\n").length, 1, missing.stderr);

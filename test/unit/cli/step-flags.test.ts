@@ -34,7 +34,10 @@ describe("CLI flag validation, every step", function () {
     ws = mkdtempSync(join(tmpdir(), "agent-lab-step-flags-"));
     mkdirSync(join(ws, "data"));
     writeFileSync(join(ws, "agent-lab.json"), JSON.stringify({ budgetUsd: 5 }));
-    writeFileSync(join(ws, "data", "val.jsonl"), JSON.stringify({ id: "q1", question: "Who?", answers: ["x"], type: "bridge", level: "easy" }) + "\n");
+    writeFileSync(
+      join(ws, "data", "val.jsonl"),
+      JSON.stringify({ id: "q1", question: "Who?", answers: ["x"], type: "bridge", level: "easy" }) + "\n",
+    );
   });
   after(() => rmSync(ws, { recursive: true, force: true }));
 
@@ -47,8 +50,13 @@ describe("CLI flag validation, every step", function () {
     if (numeric.length === 0) continue;
     it(`agent-lab ${step.name}: ${numeric.map(([n]) => `--${n}`).join(", ")} refuse bad values in one line, writing nothing`, async () => {
       // Where the step would write: the workspace, or the folder its --dir names (inside the workspace).
-      const where = [...("workspace" in step.flags ? ["--workspace", ws] : []), ...("dir" in step.flags ? ["--dir", join(ws, "made-by-step")] : [])];
-      const required = Object.entries(step.flags).filter(([, f]) => f.required).flatMap(([n]) => [`--${n}`, "x"]);
+      const where = [
+        ...("workspace" in step.flags ? ["--workspace", ws] : []),
+        ...("dir" in step.flags ? ["--dir", join(ws, "made-by-step")] : []),
+      ];
+      const required = Object.entries(step.flags)
+        .filter(([, f]) => f.required)
+        .flatMap(([n]) => [`--${n}`, "x"]);
       const before = folderSnapshot(ws);
       for (const [name, f] of numeric) {
         for (const raw of badValues(f)) {
@@ -68,10 +76,22 @@ describe("CLI flag validation, every step", function () {
   it("the real binary: exit 1, the one line on stderr, no stack, for a negative --budget and --temperature", async () => {
     const before = folderSnapshot(ws);
     const cases: [string[], string][] = [
-      [["train-sft", "--data", "x", "--budget", "-5", "--workspace", ws], 'agent-lab train-sft: --budget must be a number ≥ 0 (USD), got "-5"'],
-      [["eval", "--name", "t", "--temperature=-1", "--workspace", ws], 'agent-lab eval: --temperature must be a number in [0, 2], got "-1"'],
-      [["eval", "--name", "t", "--top-k", "1e400", "--workspace", ws], 'agent-lab eval: --top-k must be an integer in [1, 100], got "1e400"'],
-      [["eval", "--name", "t", "--frobnicate", "--workspace", ws], "agent-lab eval: unknown flag --frobnicate (agent-lab eval --help lists the flags)"],
+      [
+        ["train-sft", "--data", "x", "--budget", "-5", "--workspace", ws],
+        'agent-lab train-sft: --budget must be a number ≥ 0 (USD), got "-5"',
+      ],
+      [
+        ["eval", "--name", "t", "--temperature=-1", "--workspace", ws],
+        'agent-lab eval: --temperature must be a number in [0, 2], got "-1"',
+      ],
+      [
+        ["eval", "--name", "t", "--top-k", "1e400", "--workspace", ws],
+        'agent-lab eval: --top-k must be an integer in [1, 100], got "1e400"',
+      ],
+      [
+        ["eval", "--name", "t", "--frobnicate", "--workspace", ws],
+        "agent-lab eval: unknown flag --frobnicate (agent-lab eval --help lists the flags)",
+      ],
     ];
     for (const [argv, line] of cases) {
       const r = await runCli(argv);
@@ -84,7 +104,9 @@ describe("CLI flag validation, every step", function () {
 
   it("a value the old CLI clamped is refused: train-sft --budget -5 no longer disables the cap", async () => {
     // agent-lab.json sets budgetUsd 5; before, -5 became max(0, -5) = 0 = no cap.
-    const { err } = await capturedOutput(async () => void (await runCommand(["train-sft", "--data", "x", "--budget", "-5", "--workspace", ws], {})));
+    const { err } = await capturedOutput(
+      async () => void (await runCommand(["train-sft", "--data", "x", "--budget", "-5", "--workspace", ws], {})),
+    );
     assert.equal(err, 'agent-lab train-sft: --budget must be a number ≥ 0 (USD), got "-5"');
   });
 });

@@ -16,6 +16,9 @@ describe("src/core is headless", () => {
     const offenders = sources(CORE).filter((file) =>
       /(?:from\s+|require\(\s*|import\(\s*|import\s+)["']vscode["']/.test(readFileSync(file, "utf8")),
     );
-    assert.deepEqual(offenders.map((f) => relative(CORE, f)), []);
+    assert.deepEqual(
+      offenders.map((f) => relative(CORE, f)),
+      [],
+    );
   });
 });

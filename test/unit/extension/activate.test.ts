@@ -19,7 +19,25 @@ describe("extension: activate() (stand-in vscode)", () => {
   before(() => {
     ws = mkdtempSync(join(tmpdir(), "agent-lab-activate-"));
     mkdirSync(join(ws, "runs", "base"), { recursive: true });
-    writeFileSync(join(ws, "runs", "base", "summary.json"), JSON.stringify({ n: 2, planned: 2, em: 0.5, f1: 0.75, searches_per_q: 1, answered: 1, ends: { answer: 2 }, usd_per_q: 0, usd_total: 0, seconds: 1, status: "done", split: "val", model: "m", updated: new Date().toISOString() }));
+    writeFileSync(
+      join(ws, "runs", "base", "summary.json"),
+      JSON.stringify({
+        n: 2,
+        planned: 2,
+        em: 0.5,
+        f1: 0.75,
+        searches_per_q: 1,
+        answered: 1,
+        ends: { answer: 2 },
+        usd_per_q: 0,
+        usd_total: 0,
+        seconds: 1,
+        status: "done",
+        split: "val",
+        model: "m",
+        updated: new Date().toISOString(),
+      }),
+    );
     recorded.workspaceFolder = ws;
     recorded.settings = { runsDir: "runs" };
   });
@@ -33,18 +51,32 @@ describe("extension: activate() (stand-in vscode)", () => {
   it("registers every contributed command and the three views, quickly; watches the run files right after", async () => {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const ext = require("../../../src/extension/extension") as typeof import("../../../src/extension/extension");
-    const context = { subscriptions: [] as unknown[], secrets: { get: async () => undefined, onDidChange: () => ({ dispose() {} }) }, asAbsolutePath: (p: string) => join(REPO, p), extensionUri: { fsPath: REPO } };
+    const context = {
+      subscriptions: [] as unknown[],
+      secrets: { get: async () => undefined, onDidChange: () => ({ dispose() {} }) },
+      asAbsolutePath: (p: string) => join(REPO, p),
+      extensionUri: { fsPath: REPO },
+    };
     api = ext.activate(context as never);
     const pkg = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8"));
     const contributed = new Set((pkg.contributes.commands as { command: string }[]).map((c) => c.command));
-    for (const id of contributed) assert.ok(recorded.registeredCommands.has(id), `${id} is contributed but nothing registers it`);
+    for (const id of contributed)
+      assert.ok(recorded.registeredCommands.has(id), `${id} is contributed but nothing registers it`);
     // The panels register internal extras: the episodes.jsonl code lens' target, the tests' probe and the bench's reference webview.
     const extras = new Set(["agentLab.openTraceAt", "agentLab._probePanel", "agentLab._referencePanel"]);
-    for (const id of recorded.registeredCommands.keys()) assert.ok(contributed.has(id) || extras.has(id), `${id} is registered but not contributed`);
+    for (const id of recorded.registeredCommands.keys())
+      assert.ok(contributed.has(id) || extras.has(id), `${id} is registered but not contributed`);
     assert.ok(contributed.size >= 30, `${contributed.size} commands`);
-    assert.deepEqual([...recorded.treeProviders.keys()].sort(), ["agentLab.checkpoints", "agentLab.jobs", "agentLab.runs"]);
+    assert.deepEqual([...recorded.treeProviders.keys()].sort(), [
+      "agentLab.checkpoints",
+      "agentLab.jobs",
+      "agentLab.runs",
+    ]);
     await new Promise((r) => setTimeout(r, 10)); // the watchers start at the first idle moment
-    assert.ok(recorded.watchers.some((w) => w.startsWith("runs/*/{summary.json,episodes.jsonl")), recorded.watchers.join(" "));
+    assert.ok(
+      recorded.watchers.some((w) => w.startsWith("runs/*/{summary.json,episodes.jsonl")),
+      recorded.watchers.join(" "),
+    );
     assert.ok(api.activationMs < speedGuardMs(50), `activate() took ${api.activationMs.toFixed(1)} ms (target 50 ms)`);
     console.log(`      activate() took ${api.activationMs.toFixed(1)} ms (stand-in vscode)`);
   });

@@ -16,8 +16,10 @@ installFakeVscode();
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { recordingLab } = require("./recording-lab") as typeof import("./recording-lab");
 /* eslint-disable @typescript-eslint/no-require-imports */
-const { LabWorkspace } = require("../../../src/extension/workspace/lab-workspace") as typeof import("../../../src/extension/workspace/lab-workspace");
-const { CheckpointsProvider } = require("../../../src/extension/checkpoints/checkpoints-provider") as typeof import("../../../src/extension/checkpoints/checkpoints-provider");
+const { LabWorkspace } =
+  require("../../../src/extension/workspace/lab-workspace") as typeof import("../../../src/extension/workspace/lab-workspace");
+const { CheckpointsProvider } =
+  require("../../../src/extension/checkpoints/checkpoints-provider") as typeof import("../../../src/extension/checkpoints/checkpoints-provider");
 /* eslint-enable @typescript-eslint/no-require-imports */
 import type { JobRequest } from "../../../src/extension/jobs/job-runner";
 
@@ -32,11 +34,22 @@ describe("extension: commands → jobs (stand-in vscode)", () => {
     ws = mkdtempSync(join(tmpdir(), "agent-lab-commands-"));
     mkdirSync(join(ws, "data"));
     // 50 real questions as the val split: the estimate counts them.
-    writeFileSync(join(ws, "data", "val.jsonl"), readFileSync(dev, "utf8").split("\n").filter(Boolean).slice(0, 50).join("\n") + "\n");
+    writeFileSync(
+      join(ws, "data", "val.jsonl"),
+      readFileSync(dev, "utf8").split("\n").filter(Boolean).slice(0, 50).join("\n") + "\n",
+    );
     mkdirSync(join(ws, "runs"));
     writeFileSync(
       join(ws, "runs", "checkpoints.jsonl"),
-      JSON.stringify({ name: "sft-e2", kind: "sft", step: 94, base_model: "Qwen/Qwen3.5-4B", sampler_path: "tinker://r1/sampler_weights/sft-e2", state_path: "tinker://r1/weights/sft-e2", parent: null }) + "\n",
+      JSON.stringify({
+        name: "sft-e2",
+        kind: "sft",
+        step: 94,
+        base_model: "Qwen/Qwen3.5-4B",
+        sampler_path: "tinker://r1/sampler_weights/sft-e2",
+        state_path: "tinker://r1/weights/sft-e2",
+        parent: null,
+      }) + "\n",
     );
   });
   after(() => ws && rmSync(ws, { recursive: true, force: true }));
@@ -63,7 +76,21 @@ describe("extension: commands → jobs (stand-in vscode)", () => {
     recorded.input = () => inputs.shift();
     await run("agentLab.evaluate");
     assert.equal(started.length, 1);
-    assert.deepEqual(started[0].command, ["eval", "--name", "sft-e2", "--env", "hotpotqa", "--split", "val", "--limit", "20", "--model-path", "tinker://r1/sampler_weights/sft-e2", "--backend", "local"]);
+    assert.deepEqual(started[0].command, [
+      "eval",
+      "--name",
+      "sft-e2",
+      "--env",
+      "hotpotqa",
+      "--split",
+      "val",
+      "--limit",
+      "20",
+      "--model-path",
+      "tinker://r1/sampler_weights/sft-e2",
+      "--backend",
+      "local",
+    ]);
     assert.equal(started[0].runDir, join(ws, "runs", "sft-e2"));
     assert.equal(started[0].spendsMoney, false);
     assert.equal(recorded.inputsShown[0].value, "sft-e2", "the recipe's name for a checkpoint eval is suggested");
@@ -86,7 +113,17 @@ describe("extension: commands → jobs (stand-in vscode)", () => {
     assert.match(confirm[0].text, /budget cap of \$5\.00/);
     assert.deepEqual(confirm[0].actions, ["Start"]);
     assert.equal(started.length, 1, "declined once, started once");
-    assert.deepEqual(started[0].command, ["eval", "--name", "base", "--env", "hotpotqa", "--split", "val", "--backend", "tinker"]);
+    assert.deepEqual(started[0].command, [
+      "eval",
+      "--name",
+      "base",
+      "--env",
+      "hotpotqa",
+      "--split",
+      "val",
+      "--backend",
+      "tinker",
+    ]);
     assert.equal(started[0].spendsMoney, true);
     assert.ok(Math.abs(started[0].estimateUsd! - 50 * each) < 1e-9);
   });
@@ -101,12 +138,41 @@ describe("extension: commands → jobs (stand-in vscode)", () => {
     const inputs = ["test-base", ""];
     recorded.input = () => inputs.shift();
     await run("agentLab.evaluate");
-    assert.deepEqual(started[0].command.slice(0, 10), ["eval", "--name", "test-base", "--env", "hotpotqa", "--split", "test", "--backend", "local", "--i-know-this-is-test"]);
+    assert.deepEqual(started[0].command.slice(0, 10), [
+      "eval",
+      "--name",
+      "test-base",
+      "--env",
+      "hotpotqa",
+      "--split",
+      "test",
+      "--backend",
+      "local",
+      "--i-know-this-is-test",
+    ]);
   });
 
   it("a run name that exists is refused by the input box", async () => {
     mkdirSync(join(ws, "runs", "closed"), { recursive: true });
-    writeFileSync(join(ws, "runs", "closed", "summary.json"), JSON.stringify({ n: 1, planned: 1, em: 0, f1: 0, searches_per_q: 0, answered: 1, ends: {}, usd_per_q: 0, usd_total: 0, seconds: 0, status: "done", split: "val", model: "m", updated: "" }));
+    writeFileSync(
+      join(ws, "runs", "closed", "summary.json"),
+      JSON.stringify({
+        n: 1,
+        planned: 1,
+        em: 0,
+        f1: 0,
+        searches_per_q: 0,
+        answered: 1,
+        ends: {},
+        usd_per_q: 0,
+        usd_total: 0,
+        seconds: 0,
+        status: "done",
+        split: "val",
+        model: "m",
+        updated: "",
+      }),
+    );
     answerPicks("hotpotqa", "val");
     recorded.input = () => "closed";
     await run("agentLab.evaluateClosedBook");
@@ -117,12 +183,24 @@ describe("extension: commands → jobs (stand-in vscode)", () => {
   });
 
   it("Continue GRPO from a checkpoint node → train-grpo from its state path; Train GRPO with tinker confirms first", async () => {
-    const node = (new (CheckpointsProvider)(new LabWorkspace()).getChildren())[0];
+    const node = new CheckpointsProvider(new LabWorkspace()).getChildren()[0];
     const inputs = ["30", "grpo"];
     recorded.input = () => inputs.shift();
     answerPicks("hotpotqa");
     await run("agentLab.continueGrpo", node);
-    assert.deepEqual(started[0].command, ["train-grpo", "--name", "grpo", "--env", "hotpotqa", "--backend", "local", "--init-state", "tinker://r1/weights/sft-e2", "--steps", "30"]);
+    assert.deepEqual(started[0].command, [
+      "train-grpo",
+      "--name",
+      "grpo",
+      "--env",
+      "hotpotqa",
+      "--backend",
+      "local",
+      "--init-state",
+      "tinker://r1/weights/sft-e2",
+      "--steps",
+      "30",
+    ]);
     recorded.settings = { backend: "tinker" };
     const again = ["30", "grpo-2"];
     recorded.input = () => again.shift();
@@ -130,7 +208,10 @@ describe("extension: commands → jobs (stand-in vscode)", () => {
     answerPicks("hotpotqa");
     await run("agentLab.continueGrpo", node);
     assert.equal(started.length, 1, "not started without confirmation");
-    assert.match(recorded.messages.find((m) => m.level === "warning")!.text, /Train GRPO on hotpotqa: grpo-2 bills your Tinker account: about \$\d+\.\d\d .*30 steps × 32 questions × 8 episodes/);
+    assert.match(
+      recorded.messages.find((m) => m.level === "warning")!.text,
+      /Train GRPO on hotpotqa: grpo-2 bills your Tinker account: about \$\d+\.\d\d .*30 steps × 32 questions × 8 episodes/,
+    );
   });
 
   it("Search Corpus… runs `search -- QUERY` with its output shown; Rescore runs `score RUN`", async () => {
@@ -163,14 +244,24 @@ describe("extension: commands → jobs (stand-in vscode)", () => {
   it("Resume Run re-parses the run's recorded command with its step's spec and adds --resume", async () => {
     const dir = join(ws, "runs", "half");
     mkdirSync(dir, { recursive: true });
-    const manifest = { split: { name: "val" }, search: {}, policy: {}, job: { command: ["agent-lab", "eval", "--name", "half", "--split", "val", "--limit", "5", "--backend", "local"] } };
+    const manifest = {
+      split: { name: "val" },
+      search: {},
+      policy: {},
+      job: { command: ["agent-lab", "eval", "--name", "half", "--split", "val", "--limit", "5", "--backend", "local"] },
+    };
     writeFileSync(join(dir, "manifest.json"), JSON.stringify(manifest));
     await run("agentLab.resumeRun", dir);
     assert.equal(started.length, 1);
     assert.equal(started[0].runDir, dir);
     const argv = started[0].command;
     assert.deepEqual(argv.slice(0, 1), ["eval"]);
-    for (const pair of [["--name", "half"], ["--limit", "5"], ["--backend", "local"]]) assert.equal(argv[argv.indexOf(pair[0]) + 1], pair[1], pair[0]);
+    for (const pair of [
+      ["--name", "half"],
+      ["--limit", "5"],
+      ["--backend", "local"],
+    ])
+      assert.equal(argv[argv.indexOf(pair[0]) + 1], pair[1], pair[0]);
     assert.ok(argv.includes("--resume"));
     rmSync(dir, { recursive: true });
   });

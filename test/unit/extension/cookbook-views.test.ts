@@ -45,16 +45,22 @@ describe("extension: tinker-cookbook runs in the Runs and Checkpoints views", ()
     assert.equal(row.name, "cookbook/math-rl");
     assert.equal(row.description, `cookbook rl · step 4 · reward ${run.rewards[4].toFixed(3)} · 3 checkpoints`);
     assert.match(row.tooltip, /model Qwen\/Qwen3-8B/);
-    assert.ok(rows.some((r) => r.name === "val-base"), "Agent Lab's own runs stay");
+    assert.ok(
+      rows.some((r) => r.name === "val-base"),
+      "Agent Lab's own runs stay",
+    );
   });
 
   it("gives its checkpoints as entries with sampler and state paths and a valid eval run name", () => {
     const entries = cookbookCheckpointEntries(run.dir);
-    assert.deepEqual(entries.map((e) => [e.name, e.step, e.kind]), [
-      ["cookbook-math-rl-000002", 2, "cookbook"],
-      ["cookbook-math-rl-000004", 4, "cookbook"],
-      ["cookbook-math-rl-final", 5, "cookbook (final)"],
-    ]);
+    assert.deepEqual(
+      entries.map((e) => [e.name, e.step, e.kind]),
+      [
+        ["cookbook-math-rl-000002", 2, "cookbook"],
+        ["cookbook-math-rl-000004", 4, "cookbook"],
+        ["cookbook-math-rl-final", 5, "cookbook (final)"],
+      ],
+    );
     for (const e of entries) assert.doesNotThrow(() => checkRunName(e.name));
     const [row] = checkpointRows({ entries: entries.slice(2), badLines: [] });
     assert.deepEqual(row.details.slice(0, 2), [

@@ -26,7 +26,8 @@ installFakeVscode();
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { recordingLab } = require("./recording-lab") as typeof import("./recording-lab");
 /* eslint-disable @typescript-eslint/no-require-imports */
-const { environmentItems } = require("../../../src/extension/commands/environment-choices") as typeof import("../../../src/extension/commands/environment-choices");
+const { environmentItems } =
+  require("../../../src/extension/commands/environment-choices") as typeof import("../../../src/extension/commands/environment-choices");
 /* eslint-enable @typescript-eslint/no-require-imports */
 import type { JobRequest } from "../../../src/extension/jobs/job-runner";
 
@@ -62,13 +63,28 @@ describe("extension: environment pickers and SFT data from existing runs (stand-
       return `The total is \\boxed{${n++ % 3 === 2 ? sum + 1 : sum}}.`;
     });
     const config = mergeConfig({ dataDir: "data", runsDir: "runs", env: "gsm8k", maxTokens: 64, concurrency: 1 });
-    await evalSplit({ workspaceDir: ws, config, name: "gsm8k-train-base", split: "train", limit: 6, closedBook: false, resume: false, temperature: 0, backend: "scripted", policy, command: ["test"] });
+    await evalSplit({
+      workspaceDir: ws,
+      config,
+      name: "gsm8k-train-base",
+      split: "train",
+      limit: 6,
+      closedBook: false,
+      resume: false,
+      temperature: 0,
+      backend: "scripted",
+      policy,
+      command: ["test"],
+    });
     // A HotpotQA run (no environment in its manifest): not offered for GSM8K data.
     const hot = join(ws, "runs", "hotpot-base");
     mkdirSync(hot, { recursive: true });
     const eps = readRun(join(ws, "runs", "gsm8k-train-base")).episodes;
     writeFileSync(join(hot, "episodes.jsonl"), eps.map((e) => JSON.stringify(e) + "\n").join(""));
-    writeFileSync(join(hot, "summary.json"), JSON.stringify(summarize(eps, { planned: 6, seconds: 1, status: "done", split: "val", model: "m" })));
+    writeFileSync(
+      join(hot, "summary.json"),
+      JSON.stringify(summarize(eps, { planned: 6, seconds: 1, status: "done", split: "val", model: "m" })),
+    );
   });
   after(() => ws && rmSync(ws, { recursive: true, force: true }));
 
@@ -82,9 +98,15 @@ describe("extension: environment pickers and SFT data from existing runs (stand-
   });
 
   it("the picker lists every registered environment, the workspace's default (agent-lab.json env) first; closed-book only those with tools", () => {
-    assert.deepEqual(environmentItems("gsm8k").map((i) => i.label), ["gsm8k", ...ENVIRONMENT_NAMES.filter((n) => n !== "gsm8k")]);
+    assert.deepEqual(
+      environmentItems("gsm8k").map((i) => i.label),
+      ["gsm8k", ...ENVIRONMENT_NAMES.filter((n) => n !== "gsm8k")],
+    );
     assert.match(environmentItems("gsm8k")[0].description, /default/);
-    assert.deepEqual(environmentItems("gsm8k", (tools) => tools).map((i) => i.label), ["hotpotqa"]);
+    assert.deepEqual(
+      environmentItems("gsm8k", (tools) => tools).map((i) => i.label),
+      ["hotpotqa"],
+    );
   });
 
   it("Collect SFT Data… → From existing runs: a multi-pick of the environment's eval runs, then min reward and best-of → sft-data --from-runs, which the CLI runs", async () => {
@@ -93,13 +115,30 @@ describe("extension: environment pickers and SFT data from existing runs (stand-
     assert.deepEqual(shown[0].items.map((i) => i.label)[0], "gsm8k", "the workspace's default environment first");
     const multi = shown[2];
     assert.equal(multi.options.canPickMany, true);
-    assert.deepEqual(multi.items.map((i) => i.label), ["gsm8k-train-base"], "only GSM8K eval runs are offered");
+    assert.deepEqual(
+      multi.items.map((i) => i.label),
+      ["gsm8k-train-base"],
+      "only GSM8K eval runs are offered",
+    );
     const sha = readRun(join(ws, "runs", "gsm8k-train-base")).manifest!.system_prompt.sha256.slice(0, 8);
     assert.equal(multi.items[0].description, `gsm8k · prompt ${sha} · 6 ep · reward 0.667`);
     assert.match(multi.items[0].detail!, /^train · accuracy 0\.667/);
     assert.equal(started.length, 1);
     const job = started[0];
-    assert.deepEqual(job.command, ["sft-data", "--name", "sft-from-runs", "--env", "gsm8k", "--from-runs", "--min-reward", "1", "--best-of", "2", "--", join(ws, "runs", "gsm8k-train-base")]);
+    assert.deepEqual(job.command, [
+      "sft-data",
+      "--name",
+      "sft-from-runs",
+      "--env",
+      "gsm8k",
+      "--from-runs",
+      "--min-reward",
+      "1",
+      "--best-of",
+      "2",
+      "--",
+      join(ws, "runs", "gsm8k-train-base"),
+    ]);
     assert.equal(job.spendsMoney, false);
     assert.ok(!recorded.messages.some((m) => m.level === "warning"), "nothing to confirm: no sampling");
     // The job runs in the workspace folder; here the CLI is told where it is (before the `--` of the runs).
@@ -112,10 +151,16 @@ describe("extension: environment pickers and SFT data from existing runs (stand-
     answer(["hotpotqa"], []);
     await run("agentLab.trainSft");
     assert.equal(started.length, 0);
-    assert.ok(recorded.messages.some((m) => /no runs to choose from/.test(m.text)), "the GSM8K data run is not offered for HotpotQA");
+    assert.ok(
+      recorded.messages.some((m) => /no runs to choose from/.test(m.text)),
+      "the GSM8K data run is not offered for HotpotQA",
+    );
     answer(["gsm8k", "sft-from-runs"], ["1", "sft-gsm8k"]);
     await run("agentLab.trainSft");
-    assert.deepEqual(shown.at(-1)!.items.map((i) => i.label), ["sft-from-runs"]);
+    assert.deepEqual(
+      shown.at(-1)!.items.map((i) => i.label),
+      ["sft-from-runs"],
+    );
     assert.equal(started[0].command[0], "train-sft");
     assert.ok(started[0].command.includes(join(ws, "runs", "sft-from-runs", "sft.jsonl")));
   });
@@ -128,10 +173,28 @@ describe("extension: environment pickers and SFT data from existing runs (stand-
       return shown[1].items.map((i) => i.label);
     };
     assert.deepEqual(await sourcesFor("gsm8k"), ["Rejection sampling from the model", "From existing runs"]);
-    assert.deepEqual(await sourcesFor("hotpotqa"), ["Rejection sampling from the model", "Scripted teacher", "From existing runs"]);
+    assert.deepEqual(await sourcesFor("hotpotqa"), [
+      "Rejection sampling from the model",
+      "Scripted teacher",
+      "From existing runs",
+    ]);
     assert.equal(started.length, 0, "nothing picked: nothing started");
     // The CLI refuses what the picker leaves out, in one line naming the flag.
-    const cli = await runCli(["sft-data", "--workspace", ws, "--name", "teacher-gsm8k", "--env", "gsm8k", "--teacher", "scripted", "--questions", "2", "--tries", "1"]);
+    const cli = await runCli([
+      "sft-data",
+      "--workspace",
+      ws,
+      "--name",
+      "teacher-gsm8k",
+      "--env",
+      "gsm8k",
+      "--teacher",
+      "scripted",
+      "--questions",
+      "2",
+      "--tries",
+      "1",
+    ]);
     assert.notEqual(cli.code, 0);
     assert.match(cli.stderr.trim(), /^agent-lab sft-data: --teacher scripted: .*the gsm8k environment; /);
     assert.doesNotMatch(cli.stderr, /\n\s+at /, "no stack trace");
@@ -146,9 +209,31 @@ describe("extension: environment pickers and SFT data from existing runs (stand-
     mkdirSync(join(runs, "sft-gsm8k-train"), { recursive: true });
     const lineage = join("runs", "sft-from-runs", "manifest.json");
     assert.ok(existsSync(join(ws, lineage)), "the SFT data run made by the real CLI above");
-    writeFileSync(join(runs, "sft-gsm8k-train", "manifest.json"), JSON.stringify({ kind: "sft", base_model: "m", data: { path: "runs/sft-from-runs/sft.jsonl", hash: "x", lineage_manifest: lineage } }));
-    const entry = (name: string, run: string, kind: "sft" | "grpo") => ({ name, sampler_path: `tinker://t/sampler_weights/${name}`, state_path: `tinker://t/weights/${name}`, base_model: "m", parent: null, data_hash: "x", step: 1, run, kind, created: "2026-01-01T00:00:00Z" });
-    const rows = [entry("grpo-hotpot-s1", "runs/grpo-hotpot", "grpo"), entry("sft-gsm8k-train-e1", "runs/sft-gsm8k-train", "sft"), entry("gone-e1", "runs/gone", "sft")];
+    writeFileSync(
+      join(runs, "sft-gsm8k-train", "manifest.json"),
+      JSON.stringify({
+        kind: "sft",
+        base_model: "m",
+        data: { path: "runs/sft-from-runs/sft.jsonl", hash: "x", lineage_manifest: lineage },
+      }),
+    );
+    const entry = (name: string, run: string, kind: "sft" | "grpo") => ({
+      name,
+      sampler_path: `tinker://t/sampler_weights/${name}`,
+      state_path: `tinker://t/weights/${name}`,
+      base_model: "m",
+      parent: null,
+      data_hash: "x",
+      step: 1,
+      run,
+      kind,
+      created: "2026-01-01T00:00:00Z",
+    });
+    const rows = [
+      entry("grpo-hotpot-s1", "runs/grpo-hotpot", "grpo"),
+      entry("sft-gsm8k-train-e1", "runs/sft-gsm8k-train", "sft"),
+      entry("gone-e1", "runs/gone", "sft"),
+    ];
     const evaluate = async (e: ReturnType<typeof entry>) => {
       started.length = 0;
       answer([], []);
@@ -156,10 +241,22 @@ describe("extension: environment pickers and SFT data from existing runs (stand-
       await recorded.registeredCommands.get("agentLab.evaluateCheckpoint")!({ type: "checkpoint", row: { entry: e } });
       assert.equal(started.length, 1);
       const argv = started[0].command;
-      return { env: argv[argv.indexOf("--env") + 1], name: argv[argv.indexOf("--name") + 1], path: argv[argv.indexOf("--model-path") + 1] };
+      return {
+        env: argv[argv.indexOf("--env") + 1],
+        name: argv[argv.indexOf("--name") + 1],
+        path: argv[argv.indexOf("--model-path") + 1],
+      };
     };
-    assert.deepEqual(await evaluate(rows[0]), { env: "hotpotqa", name: "grpo-hotpot-s1", path: rows[0].sampler_path }, "HotpotQA, though agent-lab.json says gsm8k");
-    assert.deepEqual(await evaluate(rows[1]), { env: "gsm8k", name: "gsm8k-sft-gsm8k-train-e1", path: rows[1].sampler_path });
+    assert.deepEqual(
+      await evaluate(rows[0]),
+      { env: "hotpotqa", name: "grpo-hotpot-s1", path: rows[0].sampler_path },
+      "HotpotQA, though agent-lab.json says gsm8k",
+    );
+    assert.deepEqual(await evaluate(rows[1]), {
+      env: "gsm8k",
+      name: "gsm8k-sft-gsm8k-train-e1",
+      path: rows[1].sampler_path,
+    });
     // No manifest to say (the training run folder was deleted): the workspace default, as before.
     assert.equal((await evaluate(rows[2])).env, "gsm8k");
   });

@@ -34,7 +34,8 @@ describe("extension: Run Experiment… (stand-in vscode)", () => {
   before(() => {
     ws = mkdtempSync(join(tmpdir(), "agent-lab-exp-command-"));
     mkdirSync(join(ws, "specs"));
-    for (const f of ["gsm8k-self-generated.json", "offline-experiment.json"]) copyFileSync(join(EXAMPLES, f), join(ws, "specs", f));
+    for (const f of ["gsm8k-self-generated.json", "offline-experiment.json"])
+      copyFileSync(join(EXAMPLES, f), join(ws, "specs", f));
     writeFileSync(join(ws, "specs", "other.json"), JSON.stringify({ format: "something-else" }));
     writeFileSync(join(ws, "tsconfig.json"), "{ // JSONC, not a spec\n}");
     mkdirSync(join(ws, "node_modules", "x"), { recursive: true });
@@ -62,11 +63,17 @@ describe("extension: Run Experiment… (stand-in vscode)", () => {
   it("offers the workspace's experiment specs only, and starts an offline one with no confirmation", async () => {
     answerPicks("offline-generated-vs-world");
     await run();
-    assert.deepEqual(offered, [`gsm8k-self-generated · tinker · ${join("specs", "gsm8k-self-generated.json")}`, `offline-generated-vs-world · local · ${join("specs", "offline-experiment.json")}`]);
+    assert.deepEqual(offered, [
+      `gsm8k-self-generated · tinker · ${join("specs", "gsm8k-self-generated.json")}`,
+      `offline-generated-vs-world · local · ${join("specs", "offline-experiment.json")}`,
+    ]);
     assert.equal(started.length, 1);
     assert.deepEqual(started[0].command, ["experiment", "--yes", "--", "run", offline()]);
     assert.equal(started[0].spendsMoney, false);
-    assert.equal(started[0].runDir, join(ws, "experiments", "offline-generated-vs-world", "runs", "offline-generated-vs-world"));
+    assert.equal(
+      started[0].runDir,
+      join(ws, "experiments", "offline-generated-vs-world", "runs", "offline-generated-vs-world"),
+    );
     assert.equal(started[0].runsRoot, join(ws, "experiments", "offline-generated-vs-world", "runs"));
     assert.ok(!recorded.messages.some((m) => m.level === "warning"), "nothing to confirm");
   });
@@ -82,8 +89,14 @@ describe("extension: Run Experiment… (stand-in vscode)", () => {
     const confirm = recorded.messages.filter((m) => m.level === "warning");
     assert.equal(confirm.length, 2);
     assert.ok(confirm[0].text.includes(`about ${formatUsd(dry.estimate.usd)} (upper bound)`), confirm[0].text);
-    assert.ok(lines.some((l) => l.includes(`≈ $${dry.estimate.usd.toFixed(2)}`)), "the number --dry-run prints");
-    assert.match(confirm[0].text, /tasks:selfgen ≈ \$\d+\.\d\d, train:selfgen ≈ .*; budget_usd \$150\.00 caps the whole experiment/);
+    assert.ok(
+      lines.some((l) => l.includes(`≈ $${dry.estimate.usd.toFixed(2)}`)),
+      "the number --dry-run prints",
+    );
+    assert.match(
+      confirm[0].text,
+      /tasks:selfgen ≈ \$\d+\.\d\d, train:selfgen ≈ .*; budget_usd \$150\.00 caps the whole experiment/,
+    );
     assert.equal(started.length, 1, "declined once, started once");
     assert.deepEqual(started[0].command, ["experiment", "--yes", "--", "run", gsm()]);
     assert.equal(started[0].spendsMoney, true);
@@ -97,12 +110,18 @@ describe("extension: Run Experiment… (stand-in vscode)", () => {
     await run();
     assert.equal(started.length, 1);
     assert.deepEqual(started[0].command, ["experiment", "--yes", "--rehearse", "--", "run", gsm()]);
-    assert.equal(started[0].runDir, join(ws, "experiments", "gsm8k-self-generated-rehearsal", "runs", "gsm8k-self-generated-rehearsal"));
+    assert.equal(
+      started[0].runDir,
+      join(ws, "experiments", "gsm8k-self-generated-rehearsal", "runs", "gsm8k-self-generated-rehearsal"),
+    );
     assert.ok(started[0].estimateUsd! < 1, `tiny sizes cost cents at most, got ${started[0].estimateUsd}`);
   });
 
   it("a bad spec is refused with file:line before any job", async () => {
-    writeFileSync(join(ws, "specs", "bad.json"), JSON.stringify({ format: "agent-lab.experiment/1", name: "bad", backend: "local" }, null, 2));
+    writeFileSync(
+      join(ws, "specs", "bad.json"),
+      JSON.stringify({ format: "agent-lab.experiment/1", name: "bad", backend: "local" }, null, 2),
+    );
     answerPicks("bad");
     await run();
     assert.equal(started.length, 0);

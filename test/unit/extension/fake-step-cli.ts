@@ -16,7 +16,9 @@ let stop = false;
 process.on("SIGTERM", () => (stop = true));
 console.log(`agent-lab fake ${mode} key=${process.env.TINKER_API_KEY || "none"}`);
 if (runDir) mkdirSync(runDir, { recursive: true });
-const progress = runDir ? new ProgressWriter(runDir, { step: "train-grpo", label: "GRPO", unit: "step", planned: total, minIntervalMs: 0 }) : undefined;
+const progress = runDir
+  ? new ProgressWriter(runDir, { step: "train-grpo", label: "GRPO", unit: "step", planned: total, minIntervalMs: 0 })
+  : undefined;
 const tick = () => {
   if (stop) {
     progress?.finish("interrupted");

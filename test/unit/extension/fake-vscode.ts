@@ -54,7 +54,10 @@ export interface Recorded {
   /** Answer the next message with this action (or undefined = dismissed). */
   answer?: (text: string, actions: string[]) => string | undefined;
   /** Answers quick picks: returns the item (or items) to pick, undefined = dismissed. */
-  pick?: (items: { label: string; description?: string }[], options: { title?: string; placeHolder?: string }) => unknown;
+  pick?: (
+    items: { label: string; description?: string }[],
+    options: { title?: string; placeHolder?: string },
+  ) => unknown;
   /** Answers input boxes: the text typed (validated like VS Code would), undefined = dismissed. */
   input?: (options: { title?: string; prompt?: string; value?: string }) => string | undefined;
   inputsShown: { prompt?: string; value?: string; error?: string }[];
@@ -68,7 +71,17 @@ export const recorded: Recorded & {
   settings: Record<string, unknown>;
   /** workspace.isTrusted (default true). */
   untrusted?: boolean;
-} = { channels: new Map(), messages: [], progress: [], commands: [], inputsShown: [], registeredCommands: new Map(), treeProviders: new Map(), watchers: [], settings: {} };
+} = {
+  channels: new Map(),
+  messages: [],
+  progress: [],
+  commands: [],
+  inputsShown: [],
+  registeredCommands: new Map(),
+  treeProviders: new Map(),
+  watchers: [],
+  settings: {},
+};
 
 function message(level: "info" | "warning" | "error") {
   return async (text: string, ...rest: unknown[]) => {
@@ -88,7 +101,10 @@ export const fakeVscode = {
   StatusBarAlignment: { Left: 1, Right: 2 },
   QuickPickItemKind: { Separator: -1, Default: 0 },
   ConfigurationTarget: { Global: 1, Workspace: 2, WorkspaceFolder: 3 },
-  Uri: { file: uri, joinPath: (base: { fsPath: string }, ...parts: string[]) => uri([base.fsPath, ...parts].join("/")) },
+  Uri: {
+    file: uri,
+    joinPath: (base: { fsPath: string }, ...parts: string[]) => uri([base.fsPath, ...parts].join("/")),
+  },
   workspace: {
     get isTrusted() {
       return !recorded.untrusted;
@@ -113,17 +129,31 @@ export const fakeVscode = {
     createOutputChannel(name: string) {
       const ch = { text: "", shown: false };
       recorded.channels.set(name, ch);
-      return { append: (t: string) => (ch.text += t), appendLine: (t: string) => (ch.text += t + "\n"), clear: () => (ch.text = ""), show: () => (ch.shown = true), dispose: () => {} };
+      return {
+        append: (t: string) => (ch.text += t),
+        appendLine: (t: string) => (ch.text += t + "\n"),
+        clear: () => (ch.text = ""),
+        show: () => (ch.shown = true),
+        dispose: () => {},
+      };
     },
     showInformationMessage: message("info"),
     showWarningMessage: message("warning"),
     showErrorMessage: message("error"),
-    async showQuickPick(items: { label: string; description?: string }[], options: { title?: string; placeHolder?: string } = {}) {
+    async showQuickPick(
+      items: { label: string; description?: string }[],
+      options: { title?: string; placeHolder?: string } = {},
+    ) {
       return recorded.pick?.(await items, options);
     },
-    async showInputBox(options: { title?: string; prompt?: string; value?: string; validateInput?: (v: string) => string | undefined }) {
+    async showInputBox(options: {
+      title?: string;
+      prompt?: string;
+      value?: string;
+      validateInput?: (v: string) => string | undefined;
+    }) {
       const text = recorded.input?.(options);
-      const error = text === undefined ? undefined : options.validateInput?.(text) ?? undefined;
+      const error = text === undefined ? undefined : (options.validateInput?.(text) ?? undefined);
       recorded.inputsShown.push({ prompt: options.prompt, value: options.value, error });
       // VS Code keeps a refused box open; the test's user then gives up (Escape).
       return error ? undefined : text;
@@ -134,8 +164,19 @@ export const fakeVscode = {
       return { dispose: () => {} };
     },
     registerWebviewPanelSerializer: disposable,
-    async withProgress(options: { title: string }, task: (p: { report: (r: { message?: string; increment?: number }) => void }, token: { onCancellationRequested: (l: () => void) => void }) => Promise<unknown>) {
-      const entry = { title: options.title, reports: [] as { message?: string; increment?: number }[], cancel: () => {}, done: false };
+    async withProgress(
+      options: { title: string },
+      task: (
+        p: { report: (r: { message?: string; increment?: number }) => void },
+        token: { onCancellationRequested: (l: () => void) => void },
+      ) => Promise<unknown>,
+    ) {
+      const entry = {
+        title: options.title,
+        reports: [] as { message?: string; increment?: number }[],
+        cancel: () => {},
+        done: false,
+      };
       recorded.progress.push(entry);
       const token = { onCancellationRequested: (l: () => void) => void (entry.cancel = l) };
       await task({ report: (r) => entry.reports.push(r) }, token);

@@ -14,7 +14,13 @@ import { evalValues, prepareValues, stepArgs } from "../../../src/extension/comm
 import { cancelJob, launchJob, type JobSpec } from "../../../src/extension/jobs/job-launcher";
 import { jobProgress } from "../../../src/extension/jobs/job-progress";
 import type { JobState } from "../../../src/extension/jobs/job-state";
-import { exitPath, listJobRecords, recordPath, statusFromDisk, type JobRecord } from "../../../src/extension/jobs/job-store";
+import {
+  exitPath,
+  listJobRecords,
+  recordPath,
+  statusFromDisk,
+  type JobRecord,
+} from "../../../src/extension/jobs/job-store";
 import { groupEpisodes, listRunRows } from "../../../src/extension/runs/runs-model";
 import { settingsEnv } from "../../../src/extension/settings/settings-overrides";
 import { requireSharedData } from "../../helpers/shared-data";
@@ -48,7 +54,10 @@ describe("extension: CLI jobs (real CLI, real HotpotQA records)", function () {
     // The partial dev file all goes to test (val stays empty): the eval below runs on train.
     const train = requireSharedData(this, "hotpotqa", "hotpotqa_distractor_train_partial.jsonl");
     const dev = requireSharedData(this, "hotpotqa", "hotpotqa_distractor_dev_partial.jsonl");
-    const prep = start({ title: "Prepare", command: stepArgs(PREPARE_STEP, prepareValues({ trainFiles: [train], devFiles: [dev] })) });
+    const prep = start({
+      title: "Prepare",
+      command: stepArgs(PREPARE_STEP, prepareValues({ trainFiles: [train], devFiles: [dev] })),
+    });
     assert.equal(await finalState(prep.record), "done", readFileSync(prep.record.log, "utf8"));
     assert.ok(existsSync(join(ws, "data", "val.jsonl")));
     assert.match(readFileSync(prep.record.log, "utf8"), /corpus [\d,]+ paragraphs \| train/);
@@ -67,7 +76,17 @@ describe("extension: CLI jobs (real CLI, real HotpotQA records)", function () {
 
   it("eval gets the VS Code settings layer and the key by environment only; cancel stops it cleanly and keeps episodes; resume finishes it", async () => {
     const runDir = join(runsDir, "base");
-    const command = stepArgs(EVAL_STEP, evalValues({ name: "base", split: "train", backend: "scripted", limit: 24, concurrency: 2, "scripted-delay-ms": 150 }));
+    const command = stepArgs(
+      EVAL_STEP,
+      evalValues({
+        name: "base",
+        split: "train",
+        backend: "scripted",
+        limit: 24,
+        concurrency: 2,
+        "scripted-delay-ms": 150,
+      }),
+    );
     const job = start({
       title: "Evaluate val: base",
       command,
@@ -103,13 +122,24 @@ describe("extension: CLI jobs (real CLI, real HotpotQA records)", function () {
     // The Runs view sees it as interrupted with its episodes grouped by outcome.
     let row = listRunRows(runsDir).find((r) => r.name === "base")!;
     assert.equal(row.status, "interrupted");
-    assert.match(row.description, new RegExp(`^hotpotqa · train · n=${kept}/24 · F1 0\\.\\d{3} · EM 0\\.\\d{3} · \\$0/q · interrupted$`));
+    assert.match(
+      row.description,
+      new RegExp(`^hotpotqa · train · n=${kept}/24 · F1 0\\.\\d{3} · EM 0\\.\\d{3} · \\$0/q · interrupted$`),
+    );
     const groups = groupEpisodes(readEpisodes(runDir));
-    assert.equal(groups.reduce((s, g) => s + g.episodes.length, 0), kept);
+    assert.equal(
+      groups.reduce((s, g) => s + g.episodes.length, 0),
+      kept,
+    );
 
     // Resume with the run's own recorded command, as the "Resume Run" action does.
     const recorded = manifest.job.command.slice(1).filter((a) => a !== "--resume");
-    const resumed = start({ title: "Resume base", command: [...recorded, "--resume"], runDir, env: settingsEnv({ topK: 2, maxSearches: 3 }) });
+    const resumed = start({
+      title: "Resume base",
+      command: [...recorded, "--resume"],
+      runDir,
+      env: settingsEnv({ topK: 2, maxSearches: 3 }),
+    });
     assert.equal(await finalState(resumed.record), "done", readFileSync(resumed.record.log, "utf8"));
     row = listRunRows(runsDir).find((r) => r.name === "base")!;
     assert.equal(row.status, "done");

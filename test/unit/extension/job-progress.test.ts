@@ -17,7 +17,14 @@ describe("extension: job progress from progress.json", () => {
   it("a training step: step n/N, spend and ETA as the step wrote them", () => {
     let now = Date.parse("2026-12-01T10:00:00Z");
     const started = new Date(now - 1000).toISOString();
-    const w = new ProgressWriter(dir, { step: "train-grpo", label: "GRPO", unit: "step", planned: 60, minIntervalMs: 0, now: () => now });
+    const w = new ProgressWriter(dir, {
+      step: "train-grpo",
+      label: "GRPO",
+      unit: "step",
+      planned: 60,
+      minIntervalMs: 0,
+      now: () => now,
+    });
     assert.equal(describeJob(jobProgress(dir, started), 0), "GRPO · step 0/60 · $0.00");
     now += 33 * 2000;
     w.update({ done: 33, usd: 0.42 });
@@ -30,9 +37,19 @@ describe("extension: job progress from progress.json", () => {
 
   it("a pipeline: stage i/n and its name, with the running stage's own count", () => {
     const started = new Date(Date.now() - 1000).toISOString();
-    const pipeline = new ProgressWriter(dir, { step: "pipeline", label: "pipeline", unit: "stage", planned: 11, minIntervalMs: 0 });
+    const pipeline = new ProgressWriter(dir, {
+      step: "pipeline",
+      label: "pipeline",
+      unit: "stage",
+      planned: 11,
+      minIntervalMs: 0,
+    });
     pipeline.update({ label: "GRPO", stage: { index: 9, count: 11, name: "train-grpo" }, done: 8 }, true);
-    assert.equal(describeJob(jobProgress(dir, started), 0), "stage 9/11 GRPO · $0.00", "between stages: the stage alone");
+    assert.equal(
+      describeJob(jobProgress(dir, started), 0),
+      "stage 9/11 GRPO · $0.00",
+      "between stages: the stage alone",
+    );
     // The stage's own writer (in its run folder) tells the pipeline's, as run-pipeline nests it.
     const grpo = new ProgressWriter(mkdtempSync(join(dir, "grpo-")), {
       step: "train-grpo",
@@ -40,7 +57,8 @@ describe("extension: job progress from progress.json", () => {
       unit: "step",
       planned: 60,
       minIntervalMs: 0,
-      onUpdate: (p) => pipeline.update({ current: { label: p.label, unit: p.unit, done: p.done, planned: p.planned, usd: p.usd } }),
+      onUpdate: (p) =>
+        pipeline.update({ current: { label: p.label, unit: p.unit, done: p.done, planned: p.planned, usd: p.usd } }),
     });
     grpo.update({ done: 33 });
     assert.equal(describeJob(jobProgress(dir, started), 0), "stage 9/11 GRPO · step 33/60 · $0.00");
@@ -49,7 +67,13 @@ describe("extension: job progress from progress.json", () => {
   it("no progress.json, or one older than the job: the elapsed time instead", () => {
     assert.equal(jobProgress(undefined, new Date().toISOString()), undefined);
     assert.equal(jobProgress(dir, new Date().toISOString()), undefined);
-    const w = new ProgressWriter(dir, { step: "eval", label: "eval", unit: "question", planned: 10, now: () => Date.parse("2026-01-01T00:00:00Z") });
+    const w = new ProgressWriter(dir, {
+      step: "eval",
+      label: "eval",
+      unit: "question",
+      planned: 10,
+      now: () => Date.parse("2026-01-01T00:00:00Z"),
+    });
     w.finish("done", { done: 10 });
     assert.equal(jobProgress(dir, "2026-06-01T00:00:00Z"), undefined, "an earlier run's file");
     assert.ok(jobProgress(dir, "2025-12-31T00:00:00Z"), "this job's file");
@@ -75,6 +99,9 @@ describe("extension: job log helpers", () => {
     r = readFrom(log, small.offset);
     assert.equal(r.text, "é".repeat(7) + "\n");
     assert.equal(readFrom(log, r.offset).text, "");
-    assert.equal(redact("key tml-abcdef123 here tml-abcdef123", ["tml-abcdef123", undefined]), "key [redacted] here [redacted]");
+    assert.equal(
+      redact("key tml-abcdef123 here tml-abcdef123", ["tml-abcdef123", undefined]),
+      "key [redacted] here [redacted]",
+    );
   });
 });

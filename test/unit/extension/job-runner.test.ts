@@ -14,10 +14,12 @@ import { waitFor } from "../cli/cli-process";
 
 installFakeVscode();
 // Required after the stand-in is installed.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { JobRunner } = require("../../../src/extension/jobs/job-runner") as typeof import("../../../src/extension/jobs/job-runner");
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { JobsProvider, JobsStatusBar } = require("../../../src/extension/jobs/jobs-provider") as typeof import("../../../src/extension/jobs/jobs-provider");
+/* eslint-disable @typescript-eslint/no-require-imports */
+const { JobRunner } =
+  require("../../../src/extension/jobs/job-runner") as typeof import("../../../src/extension/jobs/job-runner");
+const { JobsProvider, JobsStatusBar } =
+  require("../../../src/extension/jobs/jobs-provider") as typeof import("../../../src/extension/jobs/jobs-provider");
+/* eslint-enable @typescript-eslint/no-require-imports */
 type Runner = InstanceType<typeof JobRunner>;
 
 const KEY = "tml-runner-test-key-abcdef0123";
@@ -29,7 +31,14 @@ function fakeStepCli(): Promise<string> {
     const { build } = await import("esbuild");
     const dir = mkdtempSync(join(tmpdir(), "agent-lab-fake-step-"));
     const out = join(dir, "fake-cli.js");
-    await build({ entryPoints: [join(__dirname, "fake-step-cli.ts")], outfile: out, bundle: true, platform: "node", format: "cjs", logLevel: "error" });
+    await build({
+      entryPoints: [join(__dirname, "fake-step-cli.ts")],
+      outfile: out,
+      bundle: true,
+      platform: "node",
+      format: "cjs",
+      logLevel: "error",
+    });
     process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
     return out;
   })();
@@ -44,7 +53,12 @@ describe("extension: job runner glue (stand-in vscode)", function () {
 
   function makeRunner(): Runner {
     const context = { asAbsolutePath: () => cli } as unknown as import("vscode").ExtensionContext;
-    const workspace = { folder: ws, requireFolder: () => ws, runsDir: () => join(ws, "runs"), jobEnv: () => ({ AGENT_LAB_SETTINGS: '{"topK":2}' }) };
+    const workspace = {
+      folder: ws,
+      requireFolder: () => ws,
+      runsDir: () => join(ws, "runs"),
+      jobEnv: () => ({ AGENT_LAB_SETTINGS: '{"topK":2}' }),
+    };
     const keys = { require: async () => KEY, get: async () => KEY };
     const r = new JobRunner(context, workspace as never, keys as never);
     runners.push(r);
@@ -69,20 +83,36 @@ describe("extension: job runner glue (stand-in vscode)", function () {
     const runner = makeRunner();
     recorded.answer = (_t, actions) => (actions.includes("Open") ? "Open" : undefined);
     const runDir = join(ws, "runs", "base");
-    const job = (await runner.start({ title: "Evaluate val: base", command: ["eval", "12", "10", runDir], runDir, spendsMoney: true, estimateUsd: 1.5 }))!;
+    const job = (await runner.start({
+      title: "Evaluate val: base",
+      command: ["eval", "12", "10", runDir],
+      runDir,
+      spendsMoney: true,
+      estimateUsd: 1.5,
+    }))!;
     assert.equal(job.status.state, "running");
-    assert.deepEqual(runner.running().map((j) => j.record.id), [job.record.id]);
+    assert.deepEqual(
+      runner.running().map((j) => j.record.id),
+      [job.record.id],
+    );
     const final = await job.finished;
     assert.equal(final.state, "done");
     const channel = recorded.channels.get("Agent Lab: Evaluate val: base")!;
     await waitFor(() => channel.text.includes("finished"), 5_000, "the whole log in the channel");
-    assert.match(channel.text, /agent-lab fake eval key=\[redacted\]/, "the job saw the key; the channel did not show it");
+    assert.match(
+      channel.text,
+      /agent-lab fake eval key=\[redacted\]/,
+      "the job saw the key; the channel did not show it",
+    );
     assert.ok(!channel.text.includes(KEY));
     const progress = recorded.progress.find((p) => p.title === "Agent Lab: Evaluate val: base")!;
     await waitFor(() => progress.done, 5_000, "the progress notification to close");
     // The notification showed the step's own progress.json line, and its bar ended full.
     const messages = progress.reports.map((r) => r.message ?? "");
-    assert.ok(messages.some((m) => /^GRPO · step \d+\/12 · \$0\.00/.test(m)), messages.join(" | "));
+    assert.ok(
+      messages.some((m) => /^GRPO · step \d+\/12 · \$0\.00/.test(m)),
+      messages.join(" | "),
+    );
     assert.ok(!messages.some((m) => /reward 0\.5/.test(m)), "the log line is not shown while there is progress");
     const increments = progress.reports.reduce((sum, r) => sum + (r.increment ?? 0), 0);
     assert.ok(Math.abs(increments - 100) < 1e-9, `increments add up to ${increments}`);
@@ -131,7 +161,12 @@ describe("extension: job runner glue (stand-in vscode)", function () {
   it("a reloaded window re-attaches to a running job, follows its progress.json and sees it end", async () => {
     const first = makeRunner();
     const runDir = join(ws, "runs", "long");
-    const job = (await first.start({ title: "Long GRPO", command: ["train-grpo", "40", "50", runDir], runDir, showProgress: false }))!;
+    const job = (await first.start({
+      title: "Long GRPO",
+      command: ["train-grpo", "40", "50", runDir],
+      runDir,
+      showProgress: false,
+    }))!;
     first.dispose(); // the window goes away; the job does not
     const second = makeRunner();
     second.reattach();
@@ -155,7 +190,13 @@ describe("extension: job runner glue (stand-in vscode)", function () {
   it("a progress.json left by an earlier run of the same folder is not this job's", async () => {
     const runDir = join(ws, "runs", "again");
     mkdirSync(runDir, { recursive: true });
-    const old = new ProgressWriter(runDir, { step: "train-grpo", label: "GRPO", unit: "step", planned: 9, now: () => Date.now() - 60_000 });
+    const old = new ProgressWriter(runDir, {
+      step: "train-grpo",
+      label: "GRPO",
+      unit: "step",
+      planned: 9,
+      now: () => Date.now() - 60_000,
+    });
     old.finish("done", { done: 9 });
     const runner = makeRunner();
     const job = (await runner.start({ title: "Quiet", command: ["index", "3", "200"], runDir, showProgress: false }))!;
@@ -167,9 +208,18 @@ describe("extension: job runner glue (stand-in vscode)", function () {
   it("a pipeline's runs: those whose progress.json says running are live, finished stages are not", async () => {
     const root = join(ws, "runs");
     mkdirSync(join(root, "base"), { recursive: true });
-    new ProgressWriter(join(root, "base"), { step: "eval", label: "eval", unit: "question", planned: 5 }).finish("done", { done: 5 });
+    new ProgressWriter(join(root, "base"), { step: "eval", label: "eval", unit: "question", planned: 5 }).finish(
+      "done",
+      { done: 5 },
+    );
     const runner = makeRunner();
-    const job = (await runner.start({ title: "Pipeline", command: ["pipeline", "30", "40", join(root, "grpo")], runDir: ws, runsRoot: root, showProgress: false }))!;
+    const job = (await runner.start({
+      title: "Pipeline",
+      command: ["pipeline", "30", "40", join(root, "grpo")],
+      runDir: ws,
+      runsRoot: root,
+      showProgress: false,
+    }))!;
     await waitFor(() => runner.liveRunDirs().has(join(root, "grpo")), 5_000, "the running stage to be live");
     assert.ok(!runner.liveRunDirs().has(join(root, "base")), "a finished stage keeps its own status");
     assert.ok(runner.liveRunDirs().has(ws), "the pipeline's own folder");
@@ -186,7 +236,11 @@ describe("extension: job runner glue (stand-in vscode)", function () {
     recorded.progress.find((p) => p.title === "Agent Lab: To cancel")!.cancel();
     const final = await job.finished;
     assert.equal(final.state, "cancelled");
-    await waitFor(() => recorded.messages.some((m) => /To cancel stopped\. \d+ steps done are kept/.test(m.text)), 5_000, "the stopped message");
+    await waitFor(
+      () => recorded.messages.some((m) => /To cancel stopped\. \d+ steps done are kept/.test(m.text)),
+      5_000,
+      "the stopped message",
+    );
     void fakeVscode;
   });
 });

@@ -1,5 +1,11 @@
 import { strict as assert } from "node:assert";
-import { initialStatus, isFinal, transition, type JobEvent, type JobStatus } from "../../../src/extension/jobs/job-state";
+import {
+  initialStatus,
+  isFinal,
+  transition,
+  type JobEvent,
+  type JobStatus,
+} from "../../../src/extension/jobs/job-state";
 
 const run = (...events: JobEvent[]): JobStatus => events.reduce(transition, initialStatus());
 
@@ -17,10 +23,17 @@ describe("extension: job state machine", () => {
     assert.match(failed.reason!, /exit code 1/);
     const killed = run({ type: "spawned", pid: 1 }, { type: "exited", code: null, signal: "SIGKILL" });
     assert.match(killed.reason!, /killed by SIGKILL/);
-    const cancelled = run({ type: "spawned", pid: 1 }, { type: "cancel-requested" }, { type: "exited", code: 1, signal: null });
+    const cancelled = run(
+      { type: "spawned", pid: 1 },
+      { type: "cancel-requested" },
+      { type: "exited", code: 1, signal: null },
+    );
     assert.equal(cancelled.state, "cancelled");
     // A job that finished its work before the cancel arrived is done, not cancelled.
-    assert.equal(run({ type: "spawned", pid: 1 }, { type: "cancel-requested" }, { type: "exited", code: 0, signal: null }).state, "done");
+    assert.equal(
+      run({ type: "spawned", pid: 1 }, { type: "cancel-requested" }, { type: "exited", code: 0, signal: null }).state,
+      "done",
+    );
   });
 
   it("a process that vanished without an exit record is failed (or cancelled when asked to stop)", () => {
@@ -35,9 +48,16 @@ describe("extension: job state machine", () => {
     assert.equal(f.state, "failed");
     assert.match(f.reason!, /could not start: ENOENT/);
     const done = run({ type: "spawned", pid: 1 }, { type: "exited", code: 0, signal: null });
-    for (const e of [{ type: "exited", code: 1, signal: null }, { type: "lost" }, { type: "spawned", pid: 9 }, { type: "cancel-requested" }] as JobEvent[]) {
+    for (const e of [
+      { type: "exited", code: 1, signal: null },
+      { type: "lost" },
+      { type: "spawned", pid: 9 },
+      { type: "cancel-requested" },
+    ] as JobEvent[]) {
       assert.equal(transition(done, e), done);
     }
-    assert.ok(isFinal("done") && isFinal("failed") && isFinal("cancelled") && !isFinal("running") && !isFinal("starting"));
+    assert.ok(
+      isFinal("done") && isFinal("failed") && isFinal("cancelled") && !isFinal("running") && !isFinal("starting"),
+    );
   });
 });

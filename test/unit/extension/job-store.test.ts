@@ -17,7 +17,16 @@ import {
 } from "../../../src/extension/jobs/job-store";
 
 function record(root: string, id: string, pid: number, extra: Partial<JobRecord> = {}): JobRecord {
-  const r: JobRecord = { format: 1, id, title: id, command: ["eval", "--name", id], pid, started: new Date().toISOString(), log: join(jobsDir(root), `${id}.log`), ...extra };
+  const r: JobRecord = {
+    format: 1,
+    id,
+    title: id,
+    command: ["eval", "--name", id],
+    pid,
+    started: new Date().toISOString(),
+    log: join(jobsDir(root), `${id}.log`),
+    ...extra,
+  };
   writeJobRecord(root, r);
   return r;
 }
@@ -39,10 +48,19 @@ describe("extension: job records on disk (re-attach after a reload)", () => {
     writeFileSync(exitPath(root, cancelled.id), JSON.stringify({ code: 1, signal: null, ended: "x" }));
     const stale = record(root, "e-stale", 105); // dead pid, no exit record: killed -9 or reboot
     const { records, unreadable } = listJobRecords(root);
-    assert.deepEqual(records.map((r) => r.id), ["a-running", "b-done", "c-failed", "d-cancelled", "e-stale"]);
+    assert.deepEqual(
+      records.map((r) => r.id),
+      ["a-running", "b-done", "c-failed", "d-cancelled", "e-stale"],
+    );
     assert.deepEqual(unreadable, []);
     const states = Object.fromEntries(records.map((r) => [r.id, statusFromDisk(root, r, isAlive).state]));
-    assert.deepEqual(states, { "a-running": "running", "b-done": "done", "c-failed": "failed", "d-cancelled": "cancelled", "e-stale": "failed" });
+    assert.deepEqual(states, {
+      "a-running": "running",
+      "b-done": "done",
+      "c-failed": "failed",
+      "d-cancelled": "cancelled",
+      "e-stale": "failed",
+    });
     assert.match(statusFromDisk(root, stale, isAlive).reason!, /without leaving an exit record/);
     void running;
   });
@@ -51,7 +69,10 @@ describe("extension: job records on disk (re-attach after a reload)", () => {
     record(root, "ok", 1);
     writeFileSync(join(jobsDir(root), "torn.json"), '{"id": "torn", "pid": ');
     const { records, unreadable } = listJobRecords(root);
-    assert.deepEqual(records.map((r) => r.id), ["ok"]);
+    assert.deepEqual(
+      records.map((r) => r.id),
+      ["ok"],
+    );
     assert.deepEqual(unreadable, ["torn.json"]);
     writeFileSync(exitPath(root, "ok"), '{"code": 0');
     assert.equal(statusFromDisk(root, records[0], () => true).state, "running");
@@ -64,16 +85,32 @@ describe("extension: job records on disk (re-attach after a reload)", () => {
     }
     const dropped = pruneFinishedJobs(root, 2, (pid) => pid === 1001);
     assert.deepEqual(dropped, ["j0", "j2"]);
-    assert.deepEqual(listJobRecords(root).records.map((r) => r.id), ["j1", "j3", "j4"]);
+    assert.deepEqual(
+      listJobRecords(root).records.map((r) => r.id),
+      ["j1", "j3", "j4"],
+    );
     assert.ok(!readdirSync(jobsDir(root)).includes("j0.exit.json"));
   });
 
   it("a live pid that is not the job (reused after a reboot) does not count as the job", () => {
     const id = "20260101T000000-eval-abcd";
-    assert.equal(jobProcessAlive(id, process.pid, () => `node\0-e\0…\0/w/runs/.jobs/${id}.exit.json\0`), true);
-    assert.equal(jobProcessAlive(id, process.pid, () => "bash\0-l\0"), false);
-    assert.equal(jobProcessAlive(id, process.pid, () => undefined), true, "no /proc: the pid decides");
-    assert.equal(jobProcessAlive(id, 2 ** 22 + 12345, () => id), false);
+    assert.equal(
+      jobProcessAlive(id, process.pid, () => `node\0-e\0…\0/w/runs/.jobs/${id}.exit.json\0`),
+      true,
+    );
+    assert.equal(
+      jobProcessAlive(id, process.pid, () => "bash\0-l\0"),
+      false,
+    );
+    assert.equal(
+      jobProcessAlive(id, process.pid, () => undefined),
+      true,
+      "no /proc: the pid decides",
+    );
+    assert.equal(
+      jobProcessAlive(id, 2 ** 22 + 12345, () => id),
+      false,
+    );
     // This very process, as /proc sees it, is not any job.
     if (procCmdline(process.pid) !== undefined) assert.equal(jobProcessAlive(id, process.pid), false);
   });

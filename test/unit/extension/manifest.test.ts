@@ -27,7 +27,26 @@ describe("extension: package.json contributions and activation cost", () => {
     }
     // The issue's palette list, by title.
     const titles = new Set(pkg.contributes.commands.map((c: { title: string }) => c.title));
-    for (const t of ["Prepare Data", "Build Index", "Search Corpus…", "Evaluate…", "Evaluate Closed-Book", "Collect SFT Data…", "Train SFT…", "Train GRPO…", "Compare Runs…", "Open Trace…", "Edit System Prompt", "Rerun Eval With Current Prompt", "Set Tinker API Key", "Clear Tinker API Key", "Start Local Backend", "Stop Local Backend", "Run Offline Pipeline", "Show Spend"]) {
+    for (const t of [
+      "Prepare Data",
+      "Build Index",
+      "Search Corpus…",
+      "Evaluate…",
+      "Evaluate Closed-Book",
+      "Collect SFT Data…",
+      "Train SFT…",
+      "Train GRPO…",
+      "Compare Runs…",
+      "Open Trace…",
+      "Edit System Prompt",
+      "Rerun Eval With Current Prompt",
+      "Set Tinker API Key",
+      "Clear Tinker API Key",
+      "Start Local Backend",
+      "Stop Local Backend",
+      "Run Offline Pipeline",
+      "Show Spend",
+    ]) {
       assert.ok(titles.has(t), t);
     }
   });
@@ -44,14 +63,18 @@ describe("extension: package.json contributions and activation cost", () => {
     const views = pkg.contributes.views.agentLab.map((v: { id: string }) => v.id);
     assert.deepEqual(views, ["agentLab.runs", "agentLab.checkpoints", "agentLab.jobs"]);
     assert.ok(existsSync(join(REPO, pkg.contributes.viewsContainers.activitybar[0].icon)));
-    assert.deepEqual(pkg.activationEvents.filter((e: string) => e.startsWith("workspaceContains:agent-lab.json")), ["workspaceContains:agent-lab.json"]);
+    assert.deepEqual(
+      pkg.activationEvents.filter((e: string) => e.startsWith("workspaceContains:agent-lab.json")),
+      ["workspaceContains:agent-lab.json"],
+    );
     assert.equal(pkg.main, "./dist/extension.js");
   });
 
   it("the shell's static imports never reach the tokenizer, search index, models, Tinker client or eval runner", () => {
     // The webview panels (src/extension/panels, another engineer's) are checked by their own tests.
     // Nor the environments' code (registry, folders beyond their info.ts): the shell names them from envs/catalog.ts.
-    const heavy = /src\/core\/(base\/(chat\/(?!stand-in-tokenizer\b)|search|tinker|data\/hub)|harness|steps\/(eval|demo)|envs\/(registry|(hotpotqa|gsm8k)\/(?!info\b)))|src\/server|@huggingface|onnxruntime/;
+    const heavy =
+      /src\/core\/(base\/(chat\/(?!stand-in-tokenizer\b)|search|tinker|data\/hub)|harness|steps\/(eval|demo)|envs\/(registry|(hotpotqa|gsm8k)\/(?!info\b)))|src\/server|@huggingface|onnxruntime/;
     const seen = new Set<string>();
     const walk = (file: string, from: string) => {
       if (seen.has(file) || file.includes(`${join("src", "extension", "panels")}`)) return;
@@ -69,7 +92,9 @@ describe("extension: package.json contributions and activation cost", () => {
         if (target) walk(target, rel);
       }
     };
-    for (const f of sourceFiles(join(REPO, "src/extension")).filter((f) => !f.includes("/panels/") && !f.includes("language-client"))) {
+    for (const f of sourceFiles(join(REPO, "src/extension")).filter(
+      (f) => !f.includes("/panels/") && !f.includes("language-client"),
+    )) {
       if (f.endsWith("extension.ts")) walk(f, "activate");
     }
     assert.ok(seen.size > 10, `${seen.size} modules checked`);
@@ -83,6 +108,7 @@ describe("extension: package.json contributions and activation cost", () => {
   it("panels.json names each kind once, each with a view type and a bundle that exists", () => {
     assert.deepEqual(PANELS.map((p) => p.kind).sort(), ["compare", "dashboard", "experiment", "trace"]);
     assert.equal(new Set(PANELS.map((p) => p.viewType)).size, PANELS.length);
-    for (const p of PANELS) assert.ok(existsSync(join(REPO, "webview", p.bundle, "main.ts")), `${p.kind}: webview/${p.bundle}/main.ts`);
+    for (const p of PANELS)
+      assert.ok(existsSync(join(REPO, "webview", p.bundle, "main.ts")), `${p.kind}: webview/${p.bundle}/main.ts`);
   });
 });

@@ -34,7 +34,11 @@ describe("extension: a panel reloads a page whose script never came up", () => {
   });
   after(() => rmSync(extension, { recursive: true, force: true }));
 
-  function make(visible: boolean, timeoutMs = 40, context: { extensionUri: { fsPath: string } } = { extensionUri: { fsPath: extension } }) {
+  function make(
+    visible: boolean,
+    timeoutMs = 40,
+    context: { extensionUri: { fsPath: string } } = { extensionUri: { fsPath: extension } },
+  ) {
     const f = fakePanel(visible);
     class TestPanel extends Panel {
       protected static override loadTimeoutMs = timeoutMs;
@@ -53,7 +57,11 @@ describe("extension: a panel reloads a page whose script never came up", () => {
     await sleep(300);
     assert.equal(t.state.html.length, MAX_LOADS, "retried, then left alone");
     assert.equal(new Set(t.state.html.map(nonceOf)).size, MAX_LOADS, "a fresh nonce each time");
-    assert.match(t.state.html[0], /<script nonce="[^"]+">document.title = "one";<\/script>/, "the bundle is in the page");
+    assert.match(
+      t.state.html[0],
+      /<script nonce="[^"]+">document.title = "one";<\/script>/,
+      "the bundle is in the page",
+    );
     assert.equal(t.p.hostTimings.loads, MAX_LOADS);
     t.p.dispose();
   });
@@ -69,7 +77,10 @@ describe("extension: a panel reloads a page whose script never came up", () => {
     assert.match(again.state.html[0], /"two, rebuilt"/);
     const none = make(true, 1000, fakeContext);
     none.ready();
-    assert.match(none.state.html[0], /<p class="error">Agent Lab's dist\/webview\/compare.js is missing: run npm run build in the extension's folder, then reopen the panel.<\/p>/);
+    assert.match(
+      none.state.html[0],
+      /<p class="error">Agent Lab's dist\/webview\/compare.js is missing: run npm run build in the extension's folder, then reopen the panel.<\/p>/,
+    );
     for (const x of [t, again, none]) x.p.dispose();
   });
 

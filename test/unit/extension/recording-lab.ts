@@ -6,10 +6,14 @@
 import { recorded } from "./fake-vscode";
 import type { JobRequest } from "../../../src/extension/jobs/job-runner";
 /* eslint-disable @typescript-eslint/no-require-imports */
-const { registerCommands } = require("../../../src/extension/register-commands") as typeof import("../../../src/extension/register-commands");
-const { LabWorkspace } = require("../../../src/extension/workspace/lab-workspace") as typeof import("../../../src/extension/workspace/lab-workspace");
-const { RunsProvider } = require("../../../src/extension/runs/runs-provider") as typeof import("../../../src/extension/runs/runs-provider");
-const { CheckpointsProvider } = require("../../../src/extension/checkpoints/checkpoints-provider") as typeof import("../../../src/extension/checkpoints/checkpoints-provider");
+const { registerCommands } =
+  require("../../../src/extension/register-commands") as typeof import("../../../src/extension/register-commands");
+const { LabWorkspace } =
+  require("../../../src/extension/workspace/lab-workspace") as typeof import("../../../src/extension/workspace/lab-workspace");
+const { RunsProvider } =
+  require("../../../src/extension/runs/runs-provider") as typeof import("../../../src/extension/runs/runs-provider");
+const { CheckpointsProvider } =
+  require("../../../src/extension/checkpoints/checkpoints-provider") as typeof import("../../../src/extension/checkpoints/checkpoints-provider");
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 export interface RecordingLab {
@@ -37,7 +41,14 @@ export function recordingLab(ws: string, settings: Record<string, unknown> = {})
     running: () => [],
     liveRunDirs: () => new Set<string>(),
   };
-  const lab = { context: { asAbsolutePath: (p: string) => p }, workspace, keys: {}, jobs, runs: new RunsProvider(workspace, () => new Set()), checkpoints: new CheckpointsProvider(workspace) };
+  const lab = {
+    context: { asAbsolutePath: (p: string) => p },
+    workspace,
+    keys: {},
+    jobs,
+    runs: new RunsProvider(workspace, () => new Set()),
+    checkpoints: new CheckpointsProvider(workspace),
+  };
   const disposables = registerCommands(lab as never);
   return {
     started,

@@ -8,7 +8,13 @@ import type { EpisodeRecord } from "../../../src/core/base/runs/run-files";
 import { summarize } from "../../../src/core/base/runs/summary";
 import { exactMatch, f1Score } from "../../../src/core/envs/hotpotqa/score";
 import { gradeReply, readGsm8kRecords } from "../../../src/core/envs/gsm8k";
-import { EpisodeGroupCache, groupEpisodes, listRunRows, outcomeOf, previousComparableRun } from "../../../src/extension/runs/runs-model";
+import {
+  EpisodeGroupCache,
+  groupEpisodes,
+  listRunRows,
+  outcomeOf,
+  previousComparableRun,
+} from "../../../src/extension/runs/runs-model";
 import { spendReport } from "../../../src/extension/workspace/spend";
 import { requireSharedData } from "../../helpers/shared-data";
 
@@ -27,18 +33,41 @@ function episodesFrom(records: HotpotRecord[], usd: number): EpisodeRecord[] {
     const em = exactMatch(prediction, [r.answer]);
     const f1 = f1Score(prediction, [r.answer]);
     return {
-      format: 2, id: r.id, question: r.question, answers: [r.answer], prediction, metrics: { em, f1 }, reward: end === "answer" ? f1 : 0, end,
-      searches: [r.question.split(" ").slice(0, 3).join(" ")], prompt: [1, 2], tokens: [3], sampled: [1], logprobs: null,
-      prefill: 2000, generated: 80, usd,
+      format: 2,
+      id: r.id,
+      question: r.question,
+      answers: [r.answer],
+      prediction,
+      metrics: { em, f1 },
+      reward: end === "answer" ? f1 : 0,
+      end,
+      searches: [r.question.split(" ").slice(0, 3).join(" ")],
+      prompt: [1, 2],
+      tokens: [3],
+      sampled: [1],
+      logprobs: null,
+      prefill: 2000,
+      generated: 80,
+      usd,
     };
   });
 }
 
-function writeRun(runsDir: string, name: string, episodes: EpisodeRecord[], status: "running" | "done" | "interrupted", split: "val" | "test" = "val", metrics?: readonly MetricDeclaration[]): string {
+function writeRun(
+  runsDir: string,
+  name: string,
+  episodes: EpisodeRecord[],
+  status: "running" | "done" | "interrupted",
+  split: "val" | "test" = "val",
+  metrics?: readonly MetricDeclaration[],
+): string {
   const dir = join(runsDir, name);
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, "episodes.jsonl"), episodes.map((e) => JSON.stringify(e) + "\n").join(""));
-  writeFileSync(join(dir, "summary.json"), JSON.stringify(summarize(episodes, { planned: 20, seconds: 3, status, split, model: "Qwen/Qwen3.5-4B", metrics })));
+  writeFileSync(
+    join(dir, "summary.json"),
+    JSON.stringify(summarize(episodes, { planned: 20, seconds: 3, status, split, model: "Qwen/Qwen3.5-4B", metrics })),
+  );
   return dir;
 }
 
@@ -47,7 +76,11 @@ describe("extension: Runs view model (real HotpotQA questions)", () => {
   let records: HotpotRecord[];
   before(function () {
     const file = requireSharedData(this, "hotpotqa", "hotpotqa_distractor_dev_partial.jsonl");
-    records = readFileSync(file, "utf8").split("\n").filter(Boolean).slice(0, 12).map((l) => JSON.parse(l) as HotpotRecord);
+    records = readFileSync(file, "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .slice(0, 12)
+      .map((l) => JSON.parse(l) as HotpotRecord);
   });
   beforeEach(() => (runsDir = mkdtempSync(join(tmpdir(), "agent-lab-runs-view-"))));
   afterEach(() => rmSync(runsDir, { recursive: true, force: true }));
@@ -60,12 +93,18 @@ describe("extension: Runs view model (real HotpotQA questions)", () => {
     mkdirSync(join(runsDir, ".jobs"));
     mkdirSync(join(runsDir, "not-a-run"));
     const rows = listRunRows(runsDir);
-    assert.deepEqual(rows.map((r) => r.name), ["sft-e2", "base"]);
+    assert.deepEqual(
+      rows.map((r) => r.name),
+      ["sft-e2", "base"],
+    );
     const base = rows[1];
     const s = base.summary!;
     assert.equal(base.status, "done");
     assert.equal(base.kind, "eval");
-    assert.equal(base.description, `hotpotqa · val · n=12/20 · F1 ${s.f1.toFixed(3)} · EM ${s.em.toFixed(3)} · $0.0010/q`);
+    assert.equal(
+      base.description,
+      `hotpotqa · val · n=12/20 · F1 ${s.f1.toFixed(3)} · EM ${s.em.toFixed(3)} · $0.0010/q`,
+    );
     assert.equal(base.environment, "hotpotqa", "a run whose manifest names no environment is HotpotQA's");
     assert.match(base.tooltip, /cost \$0\.01 total, \$0\.0010\/question/);
     assert.match(rows[0].description, /· interrupted$/);
@@ -74,8 +113,21 @@ describe("extension: Runs view model (real HotpotQA questions)", () => {
   it("a training run (metrics.jsonl; GRPO also writes episodes) shows its last step and keeps its rollouts browsable", () => {
     const dir = join(runsDir, "grpo");
     mkdirSync(dir);
-    writeFileSync(join(dir, "metrics.jsonl"), [{ step: 1, reward: 0.31, usd: 0.5 }, { step: 2, reward: 0.4123, usd: 1.2 }].map((m) => JSON.stringify(m) + "\n").join("") + '{"step": 3, "rew');
-    writeFileSync(join(dir, "episodes.jsonl"), episodesFrom(records.slice(0, 3), 0).map((e) => JSON.stringify(e) + "\n").join(""));
+    writeFileSync(
+      join(dir, "metrics.jsonl"),
+      [
+        { step: 1, reward: 0.31, usd: 0.5 },
+        { step: 2, reward: 0.4123, usd: 1.2 },
+      ]
+        .map((m) => JSON.stringify(m) + "\n")
+        .join("") + '{"step": 3, "rew',
+    );
+    writeFileSync(
+      join(dir, "episodes.jsonl"),
+      episodesFrom(records.slice(0, 3), 0)
+        .map((e) => JSON.stringify(e) + "\n")
+        .join(""),
+    );
     const sft = join(runsDir, "sft");
     mkdirSync(sft);
     writeFileSync(join(sft, "metrics.jsonl"), JSON.stringify({ step: 47, loss: 0.8123 }) + "\n");
@@ -119,9 +171,20 @@ describe("extension: Runs view model (real HotpotQA questions)", () => {
   it("episodes grouped by outcome in reading order, each with question, F1 and prediction", () => {
     const eps = episodesFrom(records, 0);
     const groups = groupEpisodes(eps);
-    assert.deepEqual(groups.map((g) => g.outcome), ["correct", "wrong", "no_action", "budget", "length"]);
-    assert.equal(groups.reduce((n, g) => n + g.episodes.length, 0), eps.length);
-    for (const g of groups) for (const row of g.episodes) assert.equal(outcomeOf({ end: eps.find((e) => e.id === row.id)!.end, em: eps.find((e) => e.id === row.id)!.metrics.em }), g.outcome);
+    assert.deepEqual(
+      groups.map((g) => g.outcome),
+      ["correct", "wrong", "no_action", "budget", "length"],
+    );
+    assert.equal(
+      groups.reduce((n, g) => n + g.episodes.length, 0),
+      eps.length,
+    );
+    for (const g of groups)
+      for (const row of g.episodes)
+        assert.equal(
+          outcomeOf({ end: eps.find((e) => e.id === row.id)!.end, em: eps.find((e) => e.id === row.id)!.metrics.em }),
+          g.outcome,
+        );
     const correct = groups[0].episodes[0];
     const rec = eps.find((e) => e.id === correct.id)!;
     assert.equal(correct.label, rec.question.length > 80 ? rec.question.slice(0, 79) + "…" : rec.question);
@@ -136,16 +199,42 @@ describe("extension: Runs view model (real HotpotQA questions)", () => {
     // Replies graded by the environment's own grader: boxed right, boxed wrong, unboxed.
     const eps: EpisodeRecord[] = recs.map((r, i) => {
       const reference = r.answer.split("####").at(-1)!.trim().replace(/,/g, "");
-      const reply = i % 3 === 0 ? `So \\boxed{${reference}}` : i % 3 === 1 ? `So \\boxed{${Number(reference) + 1}}` : `It is ${reference}.`;
+      const reply =
+        i % 3 === 0
+          ? `So \\boxed{${reference}}`
+          : i % 3 === 1
+            ? `So \\boxed{${Number(reference) + 1}}`
+            : `It is ${reference}.`;
       const v = gradeReply(reply, r.answer);
       const score = v.correct ? 1 : 0;
       return {
-        id: `gsm8k-test-${i}`, question: r.question, answers: [v.reference], prediction: v.extracted ?? "", format: 2, metrics: { correct: score }, reward: score,
-        end: v.extracted === undefined ? "no_action" : "answer", searches: [], prompt: [1], tokens: [2], sampled: [1], logprobs: null, prefill: 100, generated: 20, usd: 0,
+        id: `gsm8k-test-${i}`,
+        question: r.question,
+        answers: [v.reference],
+        prediction: v.extracted ?? "",
+        format: 2,
+        metrics: { correct: score },
+        reward: score,
+        end: v.extracted === undefined ? "no_action" : "answer",
+        searches: [],
+        prompt: [1],
+        tokens: [2],
+        sampled: [1],
+        logprobs: null,
+        prefill: 100,
+        generated: 20,
+        usd: 0,
       };
     });
     const dir = writeRun(runsDir, "gsm8k-base", eps, "done", "test", GSM8K_INFO.metrics);
-    writeFileSync(join(dir, "manifest.json"), JSON.stringify({ environment: { name: "gsm8k", version: "1" }, split: { name: "test", file: "test.jsonl", sha256: "x" }, system_prompt: { file: "(none)", sha256: "e3b0c44298fc" } }));
+    writeFileSync(
+      join(dir, "manifest.json"),
+      JSON.stringify({
+        environment: { name: "gsm8k", version: "1" },
+        split: { name: "test", file: "test.jsonl", sha256: "x" },
+        system_prompt: { file: "(none)", sha256: "e3b0c44298fc" },
+      }),
+    );
     const row = listRunRows(runsDir)[0];
     const acc = eps.filter((e) => e.metrics.correct === 1).length / eps.length;
     assert.equal(row.environment, "gsm8k");
@@ -163,8 +252,16 @@ describe("extension: Runs view model (real HotpotQA questions)", () => {
     const cache = new EpisodeGroupCache();
     const first = cache.groups(dir);
     assert.equal(cache.groups(dir), first, "same object: not reread");
-    writeFileSync(join(dir, "episodes.jsonl"), episodesFrom(records.slice(0, 6), 0).map((e) => JSON.stringify(e) + "\n").join(""));
-    assert.equal(cache.groups(dir).reduce((n, g) => n + g.episodes.length, 0), 6);
+    writeFileSync(
+      join(dir, "episodes.jsonl"),
+      episodesFrom(records.slice(0, 6), 0)
+        .map((e) => JSON.stringify(e) + "\n")
+        .join(""),
+    );
+    assert.equal(
+      cache.groups(dir).reduce((n, g) => n + g.episodes.length, 0),
+      6,
+    );
   });
 
   it("'compare with previous' picks the newest earlier eval on the same split; spend sums run summaries", () => {
@@ -172,8 +269,12 @@ describe("extension: Runs view model (real HotpotQA questions)", () => {
     const t = writeRun(runsDir, "t", episodesFrom(records.slice(0, 4), 0.5), "done", "test");
     const b = writeRun(runsDir, "b", episodesFrom(records.slice(0, 4), 0.001), "done");
     const past = new Date(Date.now() - 3 * 86400_000);
-    for (const [dir, ago] of [[a, 120_000], [t, 60_000]] as const) {
-      for (const f of ["summary.json", "episodes.jsonl"]) utimesSync(join(dir, f), new Date(Date.now() - ago), new Date(Date.now() - ago));
+    for (const [dir, ago] of [
+      [a, 120_000],
+      [t, 60_000],
+    ] as const) {
+      for (const f of ["summary.json", "episodes.jsonl"])
+        utimesSync(join(dir, f), new Date(Date.now() - ago), new Date(Date.now() - ago));
     }
     const rows = listRunRows(runsDir);
     assert.equal(previousComparableRun(rows, b)!.name, "a", "the test-split run is not comparable");
@@ -185,6 +286,13 @@ describe("extension: Runs view model (real HotpotQA questions)", () => {
     writeFileSync(join(t, "summary.json"), JSON.stringify({ ...summary, updated: past.toISOString() }));
     const later = spendReport(runsDir);
     assert.ok(Math.abs(later.todayUsd - 0.012) < 1e-9, `today ${later.todayUsd}`);
-    assert.deepEqual(later.perRun.map((r) => [r.name, r.source]), [["a", "summary"], ["b", "summary"], ["t", "summary"]]);
+    assert.deepEqual(
+      later.perRun.map((r) => [r.name, r.source]),
+      [
+        ["a", "summary"],
+        ["b", "summary"],
+        ["t", "summary"],
+      ],
+    );
   });
 });

@@ -5,7 +5,13 @@ import { join, resolve } from "node:path";
 import { DEFAULT_CONFIG, loadConfig, readEnvConfig, SETTINGS_ENV } from "../../../src/core/base/config";
 import { FileFormatError } from "../../../src/core/base/errors";
 import { SAMPLING_BACKENDS } from "../../../src/core/steps/specs/common-flags";
-import { explicitValue, jobBackend, settingsEnv, settingsOverrides, type SettingLayers } from "../../../src/extension/settings/settings-overrides";
+import {
+  explicitValue,
+  jobBackend,
+  settingsEnv,
+  settingsOverrides,
+  type SettingLayers,
+} from "../../../src/extension/settings/settings-overrides";
 
 const REPO = resolve(__dirname, "..", "..", "..");
 
@@ -21,8 +27,15 @@ describe("extension: settings → jobs (AGENT_LAB_SETTINGS layer)", () => {
   });
 
   it("a bad AGENT_LAB_SETTINGS is refused like a bad file, naming the variable", () => {
-    assert.throws(() => readEnvConfig({ [SETTINGS_ENV]: "{topK: 3" }), (e: Error) => e instanceof FileFormatError && /environment variable AGENT_LAB_SETTINGS: not valid JSON/.test(e.message));
-    assert.throws(() => readEnvConfig({ [SETTINGS_ENV]: '{"topK": 0}' }), /AGENT_LAB_SETTINGS.*"topK" must be a positive integer/);
+    assert.throws(
+      () => readEnvConfig({ [SETTINGS_ENV]: "{topK: 3" }),
+      (e: Error) =>
+        e instanceof FileFormatError && /environment variable AGENT_LAB_SETTINGS: not valid JSON/.test(e.message),
+    );
+    assert.throws(
+      () => readEnvConfig({ [SETTINGS_ENV]: '{"topK": 0}' }),
+      /AGENT_LAB_SETTINGS.*"topK" must be a positive integer/,
+    );
     assert.throws(() => readEnvConfig({ [SETTINGS_ENV]: '{"apiKey": "tml-x"}' }), /"apiKey" is not a setting/);
   });
 
@@ -31,12 +44,19 @@ describe("extension: settings → jobs (AGENT_LAB_SETTINGS layer)", () => {
     assert.equal(explicitValue({ globalValue: 1, workspaceValue: 2 }), 2);
     assert.equal(explicitValue({ globalValue: 1 }), 1);
     assert.equal(explicitValue({}), undefined);
-    const layers: Record<string, SettingLayers> = { topK: { workspaceValue: 2 }, budgetUsd: { globalValue: 5 }, model: {} };
+    const layers: Record<string, SettingLayers> = {
+      topK: { workspaceValue: 2 },
+      budgetUsd: { globalValue: 5 },
+      model: {},
+    };
     const o = settingsOverrides((k) => layers[k]);
     assert.deepEqual(o, { topK: 2, budgetUsd: 5 });
     assert.deepEqual(JSON.parse(settingsEnv(o)[SETTINGS_ENV]), { topK: 2, budgetUsd: 5 });
     assert.deepEqual(settingsEnv({}), {}, "nothing set: no variable at all");
-    assert.throws(() => settingsOverrides((k) => (k === "concurrency" ? { workspaceValue: -1 } : undefined)), /VS Code settings \(agentLab\.\*\).*"concurrency"/);
+    assert.throws(
+      () => settingsOverrides((k) => (k === "concurrency" ? { workspaceValue: -1 } : undefined)),
+      /VS Code settings \(agentLab\.\*\).*"concurrency"/,
+    );
   });
 
   it("backend setting: unknown values fall back to the free local backend; the setting offers the steps' backends", () => {
@@ -44,7 +64,10 @@ describe("extension: settings → jobs (AGENT_LAB_SETTINGS layer)", () => {
     assert.equal(jobBackend("gpu-farm"), "local");
     assert.equal(jobBackend(undefined), "local");
     const pkg = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8"));
-    assert.deepEqual([...pkg.contributes.configuration.properties["agentLab.backend"].enum].sort(), [...SAMPLING_BACKENDS].sort());
+    assert.deepEqual(
+      [...pkg.contributes.configuration.properties["agentLab.backend"].enum].sort(),
+      [...SAMPLING_BACKENDS].sort(),
+    );
   });
 
   it("package.json's agentLab.* settings mirror every config key with the same default, and no key setting exists", () => {

@@ -18,7 +18,8 @@ installFakeVscode();
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { recordingLab } = require("./recording-lab") as typeof import("./recording-lab");
 /* eslint-disable @typescript-eslint/no-require-imports */
-const { settingsEnv } = require("../../../src/extension/settings/settings-overrides") as typeof import("../../../src/extension/settings/settings-overrides");
+const { settingsEnv } =
+  require("../../../src/extension/settings/settings-overrides") as typeof import("../../../src/extension/settings/settings-overrides");
 /* eslint-enable @typescript-eslint/no-require-imports */
 import type { JobRequest } from "../../../src/extension/jobs/job-runner";
 import { prepareSyntheticWorkspace } from "../../helpers/synthetic-workspace";
@@ -27,7 +28,9 @@ const BUDGET = 7.5;
 
 /** "$0.0370" and the basis, from the confirmation and from --dry-run's line. */
 function fromConfirmation(text: string): { usd: string; basis: string } {
-  const m = /bills your Tinker account: about (\$[\d.]+) \(upper bound\)\. (.+)\. The budget cap of \$7\.50 stops/.exec(text);
+  const m = /bills your Tinker account: about (\$[\d.]+) \(upper bound\)\. (.+)\. The budget cap of \$7\.50 stops/.exec(
+    text,
+  );
   assert.ok(m, `confirmation: ${text}`);
   return { usd: m[1], basis: m[2] };
 }
@@ -50,7 +53,19 @@ describe("extension: the confirmation's estimate is --dry-run's (real CLI, synth
     await prepareSyntheticWorkspace(ws, { seed: 11, train: 80, dev: 700 }, { rawDir: join(ws, "hotpot") });
     // GSM8K's fixture twin beside it: its val split (500) differs from HotpotQA's (200).
     await prepareFixtureTwin(join(ws, "data"), join(ws, "hotpot"));
-    const sft = await runCli(["sft-data", "--workspace", ws, "--name", "sft-data", "--teacher", "scripted", "--questions", "12", "--tries", "1"]);
+    const sft = await runCli([
+      "sft-data",
+      "--workspace",
+      ws,
+      "--name",
+      "sft-data",
+      "--teacher",
+      "scripted",
+      "--questions",
+      "12",
+      "--tries",
+      "1",
+    ]);
     assert.equal(sft.code, 0, sft.stderr);
   });
   after(() => ws && rmSync(ws, { recursive: true, force: true }));
@@ -76,11 +91,17 @@ describe("extension: the confirmation's estimate is --dry-run's (real CLI, synth
 
   /** The started job's argv through the real CLI with --dry-run, as the job would run it. */
   async function expectSameAsDryRun(step: string, context: Mocha.Context): Promise<void> {
-    assert.equal(started.length, 1, `the ${step} job started (messages: ${recorded.messages.map((m) => m.text).join(" | ")})`);
+    assert.equal(
+      started.length,
+      1,
+      `the ${step} job started (messages: ${recorded.messages.map((m) => m.text).join(" | ")})`,
+    );
     const job = started[0];
     assert.equal(job.command[0], step);
     assert.equal(job.spendsMoney, true);
-    const confirmation = recorded.messages.find((m) => m.level === "warning" && /bills your Tinker account/.test(m.text));
+    const confirmation = recorded.messages.find(
+      (m) => m.level === "warning" && /bills your Tinker account/.test(m.text),
+    );
     assert.ok(confirmation, "a confirmation was shown");
     const cli = await runCli([...job.command, "--dry-run", "--workspace", ws], settingsEnv({ budgetUsd: BUDGET }));
     if (cli.code !== 0 && /Unknown option '--dry-run'/.test(cli.stderr)) {
@@ -97,7 +118,10 @@ describe("extension: the confirmation's estimate is --dry-run's (real CLI, synth
     answer(["hotpotqa", "val", "Qwen/Qwen3.5-4B"], ["base", ""]);
     await run("agentLab.evaluate");
     await expectSameAsDryRun("eval", this);
-    assert.match(fromConfirmation(recorded.messages.find((m) => m.level === "warning")!.text).basis, /^200 questions × /);
+    assert.match(
+      fromConfirmation(recorded.messages.find((m) => m.level === "warning")!.text).basis,
+      /^200 questions × /,
+    );
     started.length = 0;
     recorded.messages.length = 0;
     answer(["hotpotqa", "val", "Qwen/Qwen3.5-4B"], ["base-20", "20"]);
@@ -113,27 +137,40 @@ describe("extension: the confirmation's estimate is --dry-run's (real CLI, synth
     assert.equal(recorded.inputsShown[0].value, "gsm8k-base", "the suggested name says the environment");
     const text = recorded.messages.find((m) => m.level === "warning")!.text;
     assert.match(text, /^Evaluate gsm8k val: gsm8k-base bills/);
-    assert.match(fromConfirmation(text).basis, /^500 questions × /, "GSM8K's val split (500 carved from train), not HotpotQA's 200");
+    assert.match(
+      fromConfirmation(text).basis,
+      /^500 questions × /,
+      "GSM8K's val split (500 carved from train), not HotpotQA's 200",
+    );
   });
 
   it("sft-data (questions × tries)", async function () {
     answer(["hotpotqa", "Rejection sampling from the model"], ["300", "4", "sft-paid"]);
     await run("agentLab.collectSftData");
     await expectSameAsDryRun("sft-data", this);
-    assert.match(fromConfirmation(recorded.messages.find((m) => m.level === "warning")!.text).basis, /^300 questions × 4 tries × /);
+    assert.match(
+      fromConfirmation(recorded.messages.find((m) => m.level === "warning")!.text).basis,
+      /^300 questions × 4 tries × /,
+    );
   });
 
   it("train-sft (the data run's examples × epochs)", async function () {
     answer(["hotpotqa", "sft-data"], ["2", "sft-paid"]);
     await run("agentLab.trainSft");
     await expectSameAsDryRun("train-sft", this);
-    assert.match(fromConfirmation(recorded.messages.find((m) => m.level === "warning")!.text).basis, /^\d+ examples × ~\d+ tokens × 2 epochs/);
+    assert.match(
+      fromConfirmation(recorded.messages.find((m) => m.level === "warning")!.text).basis,
+      /^\d+ examples × ~\d+ tokens × 2 epochs/,
+    );
   });
 
   it("train-grpo (steps × questions × group)", async function () {
     answer(["hotpotqa", "Enter a state path…"], ["tinker://run-1/weights/sft-e2", "5", "grpo-paid"]);
     await run("agentLab.trainGrpo");
     await expectSameAsDryRun("train-grpo", this);
-    assert.match(fromConfirmation(recorded.messages.find((m) => m.level === "warning")!.text).basis, /^5 steps × 32 questions × 8 episodes/);
+    assert.match(
+      fromConfirmation(recorded.messages.find((m) => m.level === "warning")!.text).basis,
+      /^5 steps × 32 questions × 8 episodes/,
+    );
   });
 });

@@ -27,7 +27,6 @@ installFakeVscode();
 const EPISODES = 10_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-
 describe("extension: the trace panel on a 10,000-episode run, and its tokenizer warmed ahead", function () {
   this.timeout(120_000);
   let root: string;
@@ -36,16 +35,28 @@ describe("extension: the trace panel on a 10,000-episode run, and its tokenizer 
   let tokenizerName: string;
 
   before(async function () {
-    const rows = readHotpot(requireSharedData(this, "hotpotqa", "hotpotqa_distractor_dev_partial.jsonl")).filter((r) => !["yes", "no"].includes(r.answer));
+    const rows = readHotpot(requireSharedData(this, "hotpotqa", "hotpotqa_distractor_dev_partial.jsonl")).filter(
+      (r) => !["yes", "no"].includes(r.answer),
+    );
     const tok = await offlineTokenizer("qwen3");
     tokenizerName = tok.name;
-    const real = await Promise.all(rows.slice(0, 3).map((r) => realEpisode(tok, r, [`<search>${r.context[0][0]}</search>`, `<answer>${r.answer}</answer>`])));
+    const real = await Promise.all(
+      rows
+        .slice(0, 3)
+        .map((r) => realEpisode(tok, r, [`<search>${r.context[0][0]}</search>`, `<answer>${r.answer}</answer>`])),
+    );
     root = mkdtempSync(join(tmpdir(), "agent-lab-trace-long-"));
     runDir = join(root, "runs", "long");
     mkdirSync(runDir, { recursive: true });
     ids = Array.from({ length: EPISODES }, (_, i) => `${real[i % 3].id}-${i}`);
-    writeFileSync(join(runDir, "manifest.json"), JSON.stringify({ tokenizer: tok.name, policy: { model: "scripted" }, split: { name: "train" } }));
-    writeFileSync(join(runDir, "episodes.jsonl"), ids.map((id, i) => JSON.stringify({ ...real[i % 3], id })).join("\n") + "\n");
+    writeFileSync(
+      join(runDir, "manifest.json"),
+      JSON.stringify({ tokenizer: tok.name, policy: { model: "scripted" }, split: { name: "train" } }),
+    );
+    writeFileSync(
+      join(runDir, "episodes.jsonl"),
+      ids.map((id, i) => JSON.stringify({ ...real[i % 3], id })).join("\n") + "\n",
+    );
   });
   after(async () => {
     // Other tests time a window's first trace, tokenizer not loaded.
@@ -57,13 +68,20 @@ describe("extension: the trace panel on a 10,000-episode run, and its tokenizer 
 
   it("the Runs tree asks once for the tokenizer of the first run with episodes it lists", async () => {
     /* eslint-disable @typescript-eslint/no-require-imports */
-    const { LabWorkspace } = require("../../../src/extension/workspace/lab-workspace") as typeof import("../../../src/extension/workspace/lab-workspace");
-    const { RunsProvider } = require("../../../src/extension/runs/runs-provider") as typeof import("../../../src/extension/runs/runs-provider");
+    const { LabWorkspace } =
+      require("../../../src/extension/workspace/lab-workspace") as typeof import("../../../src/extension/workspace/lab-workspace");
+    const { RunsProvider } =
+      require("../../../src/extension/runs/runs-provider") as typeof import("../../../src/extension/runs/runs-provider");
     /* eslint-enable @typescript-eslint/no-require-imports */
     recorded.workspaceFolder = root;
     recorded.settings = { runsDir: "runs" };
     const asked: string[] = [];
-    const runs = new RunsProvider(new LabWorkspace(), () => new Set(), undefined, (t) => asked.push(t));
+    const runs = new RunsProvider(
+      new LabWorkspace(),
+      () => new Set(),
+      undefined,
+      (t) => asked.push(t),
+    );
     assert.deepEqual(asked, [], "not before it lists");
     assert.equal(runs.getChildren().length, 1);
     runs.getChildren();
@@ -111,7 +129,10 @@ describe("extension: the trace panel on a 10,000-episode run, and its tokenizer 
 
   it("an episode past the first rows: opened at it, picked or searched for before the rest is indexed", async () => {
     const { TracePanel } = await import("../../../src/extension/trace/trace-panel");
-    const episodes = (f: ReturnType<typeof fakePanel>) => f.state.posted.filter((m): m is Extract<HostMessage, { type: "trace/episode" }> => m.type === "trace/episode" && !m.preview);
+    const episodes = (f: ReturnType<typeof fakePanel>) =>
+      f.state.posted.filter(
+        (m): m is Extract<HostMessage, { type: "trace/episode" }> => m.type === "trace/episode" && !m.preview,
+      );
     const at = fakePanel(true);
     const opened = new TracePanel(at.panel as never, fakeContext as never, runDir, ids[7000]);
     const picked = fakePanel(true);
@@ -119,13 +140,17 @@ describe("extension: the trace panel on a 10,000-episode run, and its tokenizer 
     try {
       await until("the episode it was opened at", () => episodes(at)[0]);
       assert.equal(episodes(at)[0].episode.id, ids[7000]);
-      const run = at.state.posted.find((m): m is Extract<HostMessage, { type: "trace/run" }> => m.type === "trace/run")!;
+      const run = at.state.posted.find(
+        (m): m is Extract<HostMessage, { type: "trace/run" }> => m.type === "trace/run",
+      )!;
       assert.equal(run.run.total, EPISODES, "indexed whole at once to find it");
       await until("the first episode", () => episodes(picked)[0]);
       picked.fromPage({ type: "trace/select", episodeId: ids[9999] });
       picked.fromPage({ type: "trace/search", query: ids[9998] });
       await until("the picked episode", () => episodes(picked).find((m) => m.episode.id === ids[9999]));
-      await until("the search's answer", () => picked.state.posted.find((m) => m.type === "trace/searchResult" && m.query === ids[9998]));
+      await until("the search's answer", () =>
+        picked.state.posted.find((m) => m.type === "trace/searchResult" && m.query === ids[9998]),
+      );
       assert.equal(picked.state.posted.filter((m) => m.type === "error").length, 0);
     } finally {
       opened.dispose();
@@ -147,11 +172,15 @@ describe("extension: the trace panel on a 10,000-episode run, and its tokenizer 
       await until("the first episode", () => f.state.posted.find((m) => m.type === "trace/episode" && !m.preview));
       f.fromPage({ type: "trace/rendered", episodeId: ids[0], ms: 1, spans: 1, at: Date.now(), scriptAt: 0 });
       f.fromPage({ type: "trace/search", query: "anything" });
-      const error = await until("the error", () => f.state.posted.find((m): m is Extract<HostMessage, { type: "error" }> => m.type === "error"));
+      const error = await until("the error", () =>
+        f.state.posted.find((m): m is Extract<HostMessage, { type: "error" }> => m.type === "error"),
+      );
       assert.match(error.message, /bad-tail[\\/]episodes\.jsonl:251: /);
       await until("the search's answer", () => f.state.posted.find((m) => m.type === "trace/searchResult"));
       assert.equal(f.state.posted.filter((m) => m.type === "trace/rows").length, 0, "no rest to list");
-      await until("the pass over the first rows", () => f.state.posted.find((m) => m.type === "trace/run" && m.run.gold !== null));
+      await until("the pass over the first rows", () =>
+        f.state.posted.find((m) => m.type === "trace/run" && m.run.gold !== null),
+      );
       await sleep(200);
       assert.equal(existsSync(runFile(badDir, "textIndex")), false, "no text cache that would pass for the whole run");
     } finally {
@@ -161,8 +190,12 @@ describe("extension: the trace panel on a 10,000-episode run, and its tokenizer 
 
   async function firstMessages(f: ReturnType<typeof fakePanel>): Promise<void> {
     const episode = await until("the first episode", () => f.state.posted.find((m) => m.type === "trace/episode"));
-    assert.ok(episode.type === "trace/episode" && !episode.preview && episode.episode.decodeProblem === undefined, "the warmed tokenizer decodes the first episode at once");
-    const runs = () => f.state.posted.filter((m): m is Extract<HostMessage, { type: "trace/run" }> => m.type === "trace/run");
+    assert.ok(
+      episode.type === "trace/episode" && !episode.preview && episode.episode.decodeProblem === undefined,
+      "the warmed tokenizer decodes the first episode at once",
+    );
+    const runs = () =>
+      f.state.posted.filter((m): m is Extract<HostMessage, { type: "trace/run" }> => m.type === "trace/run");
     const head = runs()[0];
     assert.equal(head.run.total, null, "only the first rows are indexed before the first frame");
     assert.equal(head.run.rows.length, LIST_HEAD_ROWS);
@@ -170,17 +203,30 @@ describe("extension: the trace panel on a 10,000-episode run, and its tokenizer 
     const bytes = JSON.stringify(head).length;
     assert.ok(bytes < 64_000, `the first message is ${bytes} bytes`);
     await sleep(100);
-    assert.equal(f.state.posted.filter((m) => m.type === "trace/rows").length, 0, "the rest waits for the page's first frame");
+    assert.equal(
+      f.state.posted.filter((m) => m.type === "trace/rows").length,
+      0,
+      "the rest waits for the page's first frame",
+    );
     assert.equal(runs().length, 1, "so does the rest of the index");
     f.fromPage({ type: "trace/rendered", episodeId: ids[0], ms: 1, spans: 1, at: Date.now(), scriptAt: 0 });
-    const rest = await until("the rest of the list", () => f.state.posted.find((m): m is Extract<HostMessage, { type: "trace/rows" }> => m.type === "trace/rows"));
+    const rest = await until("the rest of the list", () =>
+      f.state.posted.find((m): m is Extract<HostMessage, { type: "trace/rows" }> => m.type === "trace/rows"),
+    );
     const counted = runs()[1];
     assert.equal(counted.run.total, EPISODES, "the run again with its total, before its rest");
     assert.ok(f.state.posted.indexOf(counted) < f.state.posted.indexOf(rest));
     assert.equal(rest.runDir, runDir);
     assert.equal(rest.from, LIST_HEAD_ROWS);
     const all = [...head.run.rows, ...fromColumns(rest.rows)];
-    assert.deepEqual(all.map((r) => r.id), ids, "every row of episodes.jsonl, in order");
-    assert.ok(JSON.stringify(rest.rows).length < JSON.stringify(all.slice(LIST_HEAD_ROWS)).length * 0.8, "columns are smaller than row objects");
+    assert.deepEqual(
+      all.map((r) => r.id),
+      ids,
+      "every row of episodes.jsonl, in order",
+    );
+    assert.ok(
+      JSON.stringify(rest.rows).length < JSON.stringify(all.slice(LIST_HEAD_ROWS)).length * 0.8,
+      "columns are smaller than row objects",
+    );
   }
 });

@@ -22,7 +22,6 @@ installFakeVscode();
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-
 describe("extension: one trace panel for every run", function () {
   this.timeout(60_000);
   let root: string;
@@ -33,15 +32,24 @@ describe("extension: one trace panel for every run", function () {
   let TracePanel: typeof import("../../../src/extension/trace/trace-panel").TracePanel;
 
   before(async function () {
-    const rows = readHotpot(requireSharedData(this, "hotpotqa", "hotpotqa_distractor_dev_partial.jsonl")).filter((r) => !["yes", "no"].includes(r.answer));
+    const rows = readHotpot(requireSharedData(this, "hotpotqa", "hotpotqa_distractor_dev_partial.jsonl")).filter(
+      (r) => !["yes", "no"].includes(r.answer),
+    );
     ({ TracePanel } = await import("../../../src/extension/trace/trace-panel"));
     const tok = await offlineTokenizer("qwen3");
     root = mkdtempSync(join(tmpdir(), "agent-lab-trace-reuse-"));
     const write = async (name: string, from: number) => {
       const dir = join(root, name);
       mkdirSync(dir);
-      const episodes = await Promise.all(rows.slice(from, from + 3).map((r) => realEpisode(tok, r, [`<search>${r.context[0][0]}</search>`, `<answer>${r.answer}</answer>`])));
-      writeFileSync(join(dir, "manifest.json"), JSON.stringify({ tokenizer: tok.name, policy: { model: "scripted" }, split: { name: "val" } }));
+      const episodes = await Promise.all(
+        rows
+          .slice(from, from + 3)
+          .map((r) => realEpisode(tok, r, [`<search>${r.context[0][0]}</search>`, `<answer>${r.answer}</answer>`])),
+      );
+      writeFileSync(
+        join(dir, "manifest.json"),
+        JSON.stringify({ tokenizer: tok.name, policy: { model: "scripted" }, split: { name: "val" } }),
+      );
       writeFileSync(join(dir, "episodes.jsonl"), episodes.map((e) => JSON.stringify(e)).join("\n") + "\n");
       return { dir, episodes };
     };
@@ -56,17 +64,34 @@ describe("extension: one trace panel for every run", function () {
   it("posts the list and the episode before the page is ready; the episode from its ids first while the tokenizer loads", async () => {
     const f = fakePanel(true);
     const p = new TracePanel(f.panel as never, fakeContext as never, runA, undefined);
-    const decoded = await until("the decoded episode", () => of(f.state.posted, "trace/episode").find((m) => m.type === "trace/episode" && !m.preview));
+    const decoded = await until("the decoded episode", () =>
+      of(f.state.posted, "trace/episode").find((m) => m.type === "trace/episode" && !m.preview),
+    );
     const types = f.state.posted.map((m) => (m.type === "trace/episode" && m.preview ? "preview" : m.type));
-    assert.deepEqual(types.slice(0, 3), ["trace/run", "preview", "trace/episode"], "list, the episode from its ids, then decoded — with no ready from the page");
+    assert.deepEqual(
+      types.slice(0, 3),
+      ["trace/run", "preview", "trace/episode"],
+      "list, the episode from its ids, then decoded — with no ready from the page",
+    );
     const preview = of(f.state.posted, "trace/episode")[0];
-    assert.ok(preview.type === "trace/episode" && preview.episode.decodeProblem?.includes("tokenizer is still loading"));
-    assert.ok(decoded.type === "trace/episode" && decoded.episode.id === a[0].id && decoded.episode.decodeProblem === undefined);
-    assert.ok(decoded.type === "trace/episode" && decoded.episode.tokens.texts.join("").includes("<search>"), "decoded token text");
+    assert.ok(
+      preview.type === "trace/episode" && preview.episode.decodeProblem?.includes("tokenizer is still loading"),
+    );
+    assert.ok(
+      decoded.type === "trace/episode" && decoded.episode.id === a[0].id && decoded.episode.decodeProblem === undefined,
+    );
+    assert.ok(
+      decoded.type === "trace/episode" && decoded.episode.tokens.texts.join("").includes("<search>"),
+      "decoded token text",
+    );
     const before = f.state.posted.length;
     f.fromPage({ type: "ready" });
     await sleep(50);
-    assert.deepEqual(f.state.posted.slice(before).map((m) => m.type), ["state"], "ready: this page has the data, nothing posted again");
+    assert.deepEqual(
+      f.state.posted.slice(before).map((m) => m.type),
+      ["state"],
+      "ready: this page has the data, nothing posted again",
+    );
     p.dispose();
   });
 
@@ -74,31 +99,48 @@ describe("extension: one trace panel for every run", function () {
     const f = fakePanel(true);
     const p = new TracePanel(f.panel as never, fakeContext as never, runA, a[1].id);
     f.fromPage({ type: "ready" });
-    await until("run A's episode", () => of(f.state.posted, "trace/episode").find((m) => m.type === "trace/episode" && !m.preview && m.episode.id === a[1].id));
+    await until("run A's episode", () =>
+      of(f.state.posted, "trace/episode").find(
+        (m) => m.type === "trace/episode" && !m.preview && m.episode.id === a[1].id,
+      ),
+    );
     // Its first frame: run A's background pass (gold, text index, drift) is scheduled, and runs after the switch.
     f.fromPage({ type: "trace/rendered", episodeId: a[1].id, ms: 1, spans: 1, at: Date.now(), scriptAt: 0 });
     const mark = f.state.posted.length;
     p.show(runB, b[2].id);
     assert.equal(p.runDir, runB);
     assert.equal(f.panel.title, "Trace · run-b");
-    const episode = await until("run B's episode", () => f.state.posted.slice(mark).find((m) => m.type === "trace/episode" && m.episode.id === b[2].id));
+    const episode = await until("run B's episode", () =>
+      f.state.posted.slice(mark).find((m) => m.type === "trace/episode" && m.episode.id === b[2].id),
+    );
     const after = f.state.posted.slice(mark);
     assert.equal(after[0].type, "retarget", "the page hears first that it shows another run");
     assert.ok(after[0].type === "retarget" && after[0].state.kind === "trace" && after[0].state.runDir === runB);
-    assert.ok(episode.type === "trace/episode" && !episode.preview, "the tokenizer is loaded: decoded at once, no preview");
+    assert.ok(
+      episode.type === "trace/episode" && !episode.preview,
+      "the tokenizer is loaded: decoded at once, no preview",
+    );
     f.fromPage({ type: "trace/rendered", episodeId: b[2].id, ms: 1, spans: 1, at: Date.now(), scriptAt: 0 });
     // Run B's own pass ends with its gold counts: wait for it, then nothing may be about run A.
-    await until("run B's gold counts", () => f.state.posted.slice(mark).find((m) => m.type === "trace/run" && m.run.gold !== null));
+    await until("run B's gold counts", () =>
+      f.state.posted.slice(mark).find((m) => m.type === "trace/run" && m.run.gold !== null),
+    );
     await sleep(200);
     for (const m of f.state.posted.slice(mark)) {
       if (m.type === "trace/run") assert.equal(m.run.runDir, runB, "a list of run A after the retarget");
-      if (m.type === "trace/episode") assert.ok(b.some((e) => e.id === m.episode.id), "an episode of run A after the retarget");
+      if (m.type === "trace/episode")
+        assert.ok(
+          b.some((e) => e.id === m.episode.id),
+          "an episode of run A after the retarget",
+        );
       if (m.type === "state") assert.ok(m.state.kind === "trace" && m.state.runDir === runB);
     }
     // The same run again: only the episode changes, no retarget.
     const mark2 = f.state.posted.length;
     p.show(runB, b[0].id);
-    await until("another episode of run B", () => f.state.posted.slice(mark2).find((m) => m.type === "trace/episode" && m.episode.id === b[0].id));
+    await until("another episode of run B", () =>
+      f.state.posted.slice(mark2).find((m) => m.type === "trace/episode" && m.episode.id === b[0].id),
+    );
     assert.equal(of(f.state.posted.slice(mark2), "retarget").length, 0);
     assert.equal(f.state.html.length, 1, "one page for all of it");
     p.dispose();

@@ -27,9 +27,18 @@ describe("language server: contributions", () => {
   const REPO = resolve(__dirname, "..", "..", "..");
   it("package.json offers agentLab.promptTokenLimit with the server's default, and activates on *.prompt.md", () => {
     const pkg = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8"));
-    assert.equal(pkg.contributes.configuration.properties["agentLab.promptTokenLimit"].default, DEFAULT_PROMPT_TOKEN_LIMIT);
+    assert.equal(
+      pkg.contributes.configuration.properties["agentLab.promptTokenLimit"].default,
+      DEFAULT_PROMPT_TOKEN_LIMIT,
+    );
     assert.ok(pkg.activationEvents.includes("workspaceContains:**/*.prompt.md"));
-    for (const dep of ["vscode-languageclient", "vscode-languageserver", "vscode-languageserver-textdocument", "jsonc-parser"]) assert.ok(pkg.dependencies[dep], dep);
+    for (const dep of [
+      "vscode-languageclient",
+      "vscode-languageserver",
+      "vscode-languageserver-textdocument",
+      "jsonc-parser",
+    ])
+      assert.ok(pkg.dependencies[dep], dep);
   });
 
   it("the build bundles the server and the client as their own files", () => {

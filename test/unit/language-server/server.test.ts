@@ -21,7 +21,8 @@ import { promptTokenizer } from "../../../src/core/views/prompt-lint";
 import { RERUN_COMMAND, SETTINGS_NOTIFICATION } from "../../../src/language-server/protocol";
 
 const ROOT = resolve(__dirname, "..", "..", "..");
-const BAD_PROMPT = "You are a research agent.\nSearch with <search>keywords</search>.\nAnswer with <answer>final answer</answer>.\nOr call <tool>wiki</tool>.\n";
+const BAD_PROMPT =
+  "You are a research agent.\nSearch with <search>keywords</search>.\nAnswer with <answer>final answer</answer>.\nOr call <tool>wiki</tool>.\n";
 
 describe("language server: over stdio", function () {
   this.timeout(60_000);
@@ -32,12 +33,17 @@ describe("language server: over stdio", function () {
   const waiters: Array<() => void> = [];
 
   /** The first publishDiagnostics for `uri` after `since` earlier ones that `wanted` accepts (re-lints may publish in between). */
-  async function diagnosticsFor(uri: string, since: number, wanted: (d: Diagnostic[]) => boolean = () => true): Promise<Diagnostic[]> {
+  async function diagnosticsFor(
+    uri: string,
+    since: number,
+    wanted: (d: Diagnostic[]) => boolean = () => true,
+  ): Promise<Diagnostic[]> {
     const deadline = Date.now() + 30_000;
     for (;;) {
       const found = (published.get(uri) ?? []).slice(since).find((p) => wanted(p.diagnostics));
       if (found) return found.diagnostics;
-      if (Date.now() > deadline) throw new Error(`no matching diagnostics for ${uri}: ${JSON.stringify(published.get(uri))}`);
+      if (Date.now() > deadline)
+        throw new Error(`no matching diagnostics for ${uri}: ${JSON.stringify(published.get(uri))}`);
       await new Promise<void>((r) => {
         waiters.push(r);
         setTimeout(r, 500);
@@ -48,15 +54,23 @@ describe("language server: over stdio", function () {
 
   function open(file: string, text: string): string {
     const uri = pathToFileURL(file).href;
-    void conn.sendNotification("textDocument/didOpen", { textDocument: { uri, languageId: file.endsWith(".json") ? "json" : "markdown", version: 1, text } });
+    void conn.sendNotification("textDocument/didOpen", {
+      textDocument: { uri, languageId: file.endsWith(".json") ? "json" : "markdown", version: 1, text },
+    });
     return uri;
   }
 
   before(async () => {
     workspace = mkdtempSync(join(tmpdir(), "agent-lab-ls-"));
     mkdirSync(join(workspace, "prompts"));
-    writeFileSync(join(workspace, "agent-lab.json"), JSON.stringify({ model: "Test/Model-1B", prices: { "Test/Model-1B": { prefill: 2, sample: 3, train: 4 } } }));
-    child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "src", "language-server", "server.ts"), "--stdio"], { cwd: ROOT, stdio: ["pipe", "pipe", "inherit"] });
+    writeFileSync(
+      join(workspace, "agent-lab.json"),
+      JSON.stringify({ model: "Test/Model-1B", prices: { "Test/Model-1B": { prefill: 2, sample: 3, train: 4 } } }),
+    );
+    child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "src", "language-server", "server.ts"), "--stdio"], {
+      cwd: ROOT,
+      stdio: ["pipe", "pipe", "inherit"],
+    });
     conn = createProtocolConnection(new StreamMessageReader(child.stdout!), new StreamMessageWriter(child.stdin!));
     conn.onNotification("textDocument/publishDiagnostics", (p: PublishDiagnosticsParams) => {
       published.set(p.uri, [...(published.get(p.uri) ?? []), p]);
@@ -88,7 +102,9 @@ describe("language server: over stdio", function () {
   it("publishes the recipe's traps for a bad prompt, at the offending text", async () => {
     const uri = open(join(workspace, "prompts", "bad.md"), BAD_PROMPT);
     const diags = await diagnosticsFor(uri, 0);
-    const byCode = diags.map((d) => `${d.code}@${d.range.start.line}:${d.range.start.character}-${d.range.end.character}`);
+    const byCode = diags.map(
+      (d) => `${d.code}@${d.range.start.line}:${d.range.start.character}-${d.range.end.character}`,
+    );
     assert.deepEqual(byCode, [
       "no-concrete-example@0:0-25",
       "placeholder-in-tag@1:20-28",
@@ -106,7 +122,10 @@ describe("language server: over stdio", function () {
 
     const bad = pathToFileURL(join(workspace, "prompts", "bad.md")).href;
     const before = count(bad);
-    void conn.sendNotification("textDocument/didChange", { textDocument: { uri: bad, version: 2 }, contentChanges: [{ text: good }] });
+    void conn.sendNotification("textDocument/didChange", {
+      textDocument: { uri: bad, version: 2 },
+      contentChanges: [{ text: good }],
+    });
     assert.deepEqual(await diagnosticsFor(bad, before), []);
   });
 
@@ -114,7 +133,10 @@ describe("language server: over stdio", function () {
     const good = readFileSync(defaultSystemPromptFile(), "utf8");
     const tokens = (await promptTokenizer()).encode(good.trimEnd()).length;
     const uri = pathToFileURL(join(workspace, "prompts", "system.md")).href;
-    const hover = (await conn.sendRequest("textDocument/hover", { textDocument: { uri }, position: { line: 0, character: 3 } })) as { contents: { value: string } };
+    const hover = (await conn.sendRequest("textDocument/hover", {
+      textDocument: { uri },
+      position: { line: 0, character: 3 },
+    })) as { contents: { value: string } };
     const md = hover.contents.value;
     assert.match(md, new RegExp(`System prompt: ${tokens} tokens`));
     assert.match(md, /Test\/Model-1B/);
@@ -122,24 +144,40 @@ describe("language server: over stdio", function () {
     assert.ok(md.includes(`$${usd} per episode`), md);
     assert.match(md, /estimate/i);
     // Only on the first line: elsewhere in the prose a hover would be in the way.
-    assert.equal(await conn.sendRequest("textDocument/hover", { textDocument: { uri }, position: { line: 3, character: 3 } }), null);
+    assert.equal(
+      await conn.sendRequest("textDocument/hover", { textDocument: { uri }, position: { line: 3, character: 3 } }),
+      null,
+    );
   });
 
   it("offers the rerun code lens with the prompt's path, and the token count, on the first line", async () => {
     const file = join(workspace, "prompts", "system.md");
-    type Lens = { range: { start: { line: number } }; command: { title: string; command: string; arguments?: unknown[] } };
-    const lenses = (await conn.sendRequest("textDocument/codeLens", { textDocument: { uri: pathToFileURL(file).href } })) as Lens[];
+    type Lens = {
+      range: { start: { line: number } };
+      command: { title: string; command: string; arguments?: unknown[] };
+    };
+    const lenses = (await conn.sendRequest("textDocument/codeLens", {
+      textDocument: { uri: pathToFileURL(file).href },
+    })) as Lens[];
     assert.equal(lenses.length, 2);
     assert.ok(lenses.every((l) => l.range.start.line === 0));
     assert.equal(lenses[0].command.command, RERUN_COMMAND);
     assert.deepEqual(lenses[0].command.arguments, [file]);
     const tokens = (await promptTokenizer()).encode(readFileSync(defaultSystemPromptFile(), "utf8").trimEnd()).length;
-    assert.match(lenses[1].command.title, new RegExp(`^${tokens} tokens · ≈ \\$[0-9.]+ prefill per episode on Test/Model-1B`));
+    assert.match(
+      lenses[1].command.title,
+      new RegExp(`^${tokens} tokens · ≈ \\$[0-9.]+ prefill per episode on Test/Model-1B`),
+    );
     // A closed-book prompt gets the count but no rerun: the lens launches a research eval.
     const closed = join(workspace, "prompts", "closed-book.md");
     open(closed, readFileSync(defaultSystemPromptFile(true), "utf8"));
-    const closedLenses = (await conn.sendRequest("textDocument/codeLens", { textDocument: { uri: pathToFileURL(closed).href } })) as Lens[];
-    assert.deepEqual(closedLenses.map((l) => l.command.command), [""]);
+    const closedLenses = (await conn.sendRequest("textDocument/codeLens", {
+      textDocument: { uri: pathToFileURL(closed).href },
+    })) as Lens[];
+    assert.deepEqual(
+      closedLenses.map((l) => l.command.command),
+      [""],
+    );
   });
 
   it("validates agent-lab.json with the CLI's rules, at the key", async () => {
@@ -156,7 +194,10 @@ describe("language server: over stdio", function () {
     const before = count(uri);
     void conn.sendNotification(SETTINGS_NOTIFICATION, { promptTokenLimit: 40 });
     const diags = await diagnosticsFor(uri, before, (d) => d.length > 0);
-    assert.deepEqual(diags.map((d) => d.code), ["token-limit"]);
+    assert.deepEqual(
+      diags.map((d) => d.code),
+      ["token-limit"],
+    );
     assert.match(diags[0].message, /over the limit of 40/);
   });
 });

@@ -11,7 +11,8 @@ const sha = (s: string) => createHash("sha256").update(s).digest("base64");
 function page(script: string, hash = sha(script)): string {
   return `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'sha256-${hash}' 'self';">\n<script async type="module">${script}</script>\n`;
 }
-const SCRIPT = "const swPath = encodeURI(`service-worker.js?v=4&vscode-resource-base-authority=x&id=${ID}&remoteAuthority=${r}`);";
+const SCRIPT =
+  "const swPath = encodeURI(`service-worker.js?v=4&vscode-resource-base-authority=x&id=${ID}&remoteAuthority=${r}`);";
 
 describe("scripts/vscode/webview-worker: the test host's webview service-worker URL", () => {
   it("takes the webview's id out of the worker's URL and allows the changed script by its new hash", () => {
@@ -21,12 +22,16 @@ describe("scripts/vscode/webview-worker: the test host's webview service-worker 
   });
 
   it("refuses a page it was not written for, naming the file: no id in the URL, or a hash that is not the script's", () => {
-    const message = /^Error: x\/index\.html: not the VS Code 1\.100 page this change is for .*update scripts\/vscode\/webview-worker\.mjs$/;
+    const message =
+      /^Error: x\/index\.html: not the VS Code 1\.100 page this change is for .*update scripts\/vscode\/webview-worker\.mjs$/;
     assert.throws(() => withoutWebviewId(withoutWebviewId(page(SCRIPT)), "x/index.html"), message);
     assert.throws(() => withoutWebviewId(page(SCRIPT, sha("another script")), "x/index.html"), message);
   });
 
-  const installed = webviewPage(join(__dirname, "..", "..", "..", "vscode-host", "node_modules", "code-server")) as { page: string; shipped: string };
+  const installed = webviewPage(join(__dirname, "..", "..", "..", "vscode-host", "node_modules", "code-server")) as {
+    page: string;
+    shipped: string;
+  };
   it("switches an installed code-server's page between fixed and as shipped, the shipped bytes kept", function () {
     if (!existsSync(installed.page)) return this.skip(); // VS Code not installed here (npm run setup:vscode)
     const copy = mkdtempSync(join(tmpdir(), "agent-lab-webview-"));
@@ -41,7 +46,10 @@ describe("scripts/vscode/webview-worker: the test host's webview service-worker 
       assert.ok(shipped.includes("&id=${ID}&remoteAuthority=") && !fixed.includes("&id=${ID}"));
       useWebviewWorker(copy, "as-shipped");
       assert.equal(readFileSync(page, "utf8"), shipped);
-      assert.throws(() => useWebviewWorker(copy, "patched"), /^Error: webview worker mode "patched": use one of fixed, as-shipped$/);
+      assert.throws(
+        () => useWebviewWorker(copy, "patched"),
+        /^Error: webview worker mode "patched": use one of fixed, as-shipped$/,
+      );
     } finally {
       rmSync(copy, { recursive: true, force: true });
     }

@@ -33,12 +33,28 @@ describe("server/local backend: reproducible greedy evals", function () {
       writeFileSync(join(ws, "hotpot", "train.json"), JSON.stringify(world.train));
       writeFileSync(join(ws, "hotpot", "dev.json"), JSON.stringify(world.dev));
       const dataDir = join(ws, "data");
-      await prepareData(dataDir, { trainFiles: [join(ws, "hotpot", "train.json")], devFiles: [join(ws, "hotpot", "dev.json")], source: "test world" });
+      await prepareData(dataDir, {
+        trainFiles: [join(ws, "hotpot", "train.json")],
+        devFiles: [join(ws, "hotpot", "dev.json")],
+        source: "test world",
+      });
       await buildIndex(join(dataDir, "corpus.jsonl"), join(dataDir, "bm25"), { workers: 0 });
       const config = loadConfig(ws, { concurrency: 4, maxTokens: 12, maxSearches: 1, topK: 1 });
       let server = await startLocalBackend({ dir: localBackendDir(ws), seed: 0 });
       const run = (name: string, split: "val" | "train", limit: number) =>
-        evalSplit({ workspaceDir: ws, config, name, split, closedBook: false, limit, resume: false, temperature: 0, backend: "local", localBackendUrl: server.url, command: ["test"] });
+        evalSplit({
+          workspaceDir: ws,
+          config,
+          name,
+          split,
+          closedBook: false,
+          limit,
+          resume: false,
+          temperature: 0,
+          backend: "local",
+          localBackendUrl: server.url,
+          command: ["test"],
+        });
       try {
         const first = await run("greedy-1", "val", 8);
         // Other questions, other paragraphs: many token ids the first eval never showed the model.

@@ -29,7 +29,11 @@ class Wire {
     const isBytes = body instanceof Uint8Array;
     const res = await fetch(`${this.url}/api/v1/${path}`, {
       method,
-      headers: { "X-API-Key": "tml-test", "Content-Type": isBytes ? "application/x-protobuf" : "application/json", ...headers },
+      headers: {
+        "X-API-Key": "tml-test",
+        "Content-Type": isBytes ? "application/x-protobuf" : "application/json",
+        ...headers,
+      },
       body: body === undefined ? undefined : isBytes ? (body as Uint8Array<ArrayBuffer>) : JSON.stringify(body),
     });
     const contentType = res.headers.get("content-type") ?? "";
@@ -54,7 +58,12 @@ class Wire {
   /** Polls a future until it is not try_again; counts the try_agains. */
   async result(requestId: string): Promise<Reply & { tries: number }> {
     for (let tries = 0; ; tries++) {
-      const r = await this.send("POST", "retrieve_future", { request_id: requestId, allow_metadata_only: true }, { Accept: "application/x-protobuf" });
+      const r = await this.send(
+        "POST",
+        "retrieve_future",
+        { request_id: requestId, allow_metadata_only: true },
+        { Accept: "application/x-protobuf" },
+      );
       if (r.json?.type === "try_again") continue;
       return { ...r, tries };
     }
@@ -66,8 +75,20 @@ class Wire {
     return r.json;
   }
 
-  async fb(modelId: string, seq: number, data: Datum[], lossFn: LossFn = "cross_entropy", forwardOnly = false): Promise<ForwardBackwardOutput> {
-    const body = encodeForwardBackwardRequest({ model_id: modelId, seq_id: seq, data, loss_fn: lossFn, forward_only: forwardOnly });
+  async fb(
+    modelId: string,
+    seq: number,
+    data: Datum[],
+    lossFn: LossFn = "cross_entropy",
+    forwardOnly = false,
+  ): Promise<ForwardBackwardOutput> {
+    const body = encodeForwardBackwardRequest({
+      model_id: modelId,
+      seq_id: seq,
+      data,
+      loss_fn: lossFn,
+      forward_only: forwardOnly,
+    });
     const f = await this.post("forward_backward", body);
     const r = await this.result(f.request_id as string);
     assert.ok(r.bytes, `forward_backward result is not protobuf: ${JSON.stringify(r.json)}`);
@@ -97,7 +118,12 @@ class Wire {
   }
 
   async session(): Promise<string> {
-    const s = await this.post("create_session", { tags: [], user_metadata: {}, sdk_version: "0.25.0", type: "create_session" });
+    const s = await this.post("create_session", {
+      tags: [],
+      user_metadata: {},
+      sdk_version: "0.25.0",
+      type: "create_session",
+    });
     return s.session_id as string;
   }
 
@@ -143,14 +169,34 @@ describe("server/local-backend", function () {
     assert.equal(config.use_pyqwest_transport, false);
     assert.equal(config.pjwt_auth_enabled, false);
     assert.equal((await wire.post("client/dynamic_config", { sdk_version: "0.25.0" })).refresh_interval_sec, 300);
-    assert.deepEqual(await wire.post("telemetry", { events: [{ event: "SESSION_START" }], platform: "Linux", sdk_version: "0.25.0", session_id: "x", process_uuid: "y" }), { status: "accepted" });
+    assert.deepEqual(
+      await wire.post("telemetry", {
+        events: [{ event: "SESSION_START" }],
+        platform: "Linux",
+        sdk_version: "0.25.0",
+        session_id: "x",
+        process_uuid: "y",
+      }),
+      { status: "accepted" },
+    );
     const caps = await wire.get("get_server_capabilities");
     assert.ok((caps.supported_models as Array<{ model_name: string }>).some((m) => m.model_name === "Qwen/Qwen3.5-4B"));
     assert.match(String(caps.notice), /stand-in/);
-    const session = await wire.post("create_session", { tags: [], user_metadata: {}, sdk_version: "0.25.0", type: "create_session" });
+    const session = await wire.post("create_session", {
+      tags: [],
+      user_metadata: {},
+      sdk_version: "0.25.0",
+      type: "create_session",
+    });
     assert.match(String(session.info_message), /stand-in/);
-    assert.deepEqual(await wire.post("session_heartbeat", { session_id: session.session_id, type: "session_heartbeat" }), { type: "session_heartbeat" });
-    assert.equal((await wire.send("POST", "session_heartbeat", { session_id: "nope", type: "session_heartbeat" })).status, 404);
+    assert.deepEqual(
+      await wire.post("session_heartbeat", { session_id: session.session_id, type: "session_heartbeat" }),
+      { type: "session_heartbeat" },
+    );
+    assert.equal(
+      (await wire.send("POST", "session_heartbeat", { session_id: "nope", type: "session_heartbeat" })).status,
+      404,
+    );
   });
 
   it("trains over protobuf: forward_backward results come back as ForwardBackwardOutput and loss falls after optim_step", async () => {
@@ -177,9 +223,27 @@ describe("server/local-backend", function () {
     }
     assert.ok(lossOf(last) < lossOf(first) * 0.7, `${lossOf(first)} → ${lossOf(last)}`);
     // A request the loss cannot use is refused at the door as a user error, before it is queued.
-    const bad = await wire.send("POST", "forward_backward", encodeForwardBackwardRequest({ model_id: model, seq_id: seq, data: [rlDatum(SEQ, SEQ.map(() => 0), SEQ.map(() => 0))], loss_fn: "cross_entropy" }));
+    const bad = await wire.send(
+      "POST",
+      "forward_backward",
+      encodeForwardBackwardRequest({
+        model_id: model,
+        seq_id: seq,
+        data: [
+          rlDatum(
+            SEQ,
+            SEQ.map(() => 0),
+            SEQ.map(() => 0),
+          ),
+        ],
+        loss_fn: "cross_entropy",
+      }),
+    );
     assert.equal(bad.status, 400);
-    assert.deepEqual(bad.json, { detail: "forward_backward.data[0]: loss_fn cross_entropy needs loss_fn_inputs.weights", category: "user" });
+    assert.deepEqual(bad.json, {
+      detail: "forward_backward.data[0]: loss_fn cross_entropy needs loss_fn_inputs.weights",
+      category: "user",
+    });
   });
 
   it("runs training ops strictly in seq_id order and waits for a missing seq_id", async () => {
@@ -190,7 +254,15 @@ describe("server/local-backend", function () {
     const early = await wire.send("POST", "retrieve_future", { request_id: opt.request_id, allow_metadata_only: true });
     assert.equal(early.json?.type, "try_again");
     assert.equal(early.json?.queue_state, "active");
-    const fb = await wire.post("forward_backward", encodeForwardBackwardRequest({ model_id: model, seq_id: 1, data: [sftDatum(SEQ, WEIGHTS)], loss_fn: "cross_entropy" }));
+    const fb = await wire.post(
+      "forward_backward",
+      encodeForwardBackwardRequest({
+        model_id: model,
+        seq_id: 1,
+        data: [sftDatum(SEQ, WEIGHTS)],
+        loss_fn: "cross_entropy",
+      }),
+    );
     const metrics = (await wire.json(opt.request_id as string)).metrics as Record<string, number>;
     assert.ok(metrics["grad_norm:mean"] > 0, "optim_step ran before the forward_backward it follows");
     assert.ok((await wire.result(fb.request_id as string)).bytes);
@@ -216,19 +288,45 @@ describe("server/local-backend", function () {
 
   it("long-polls retrieve_future: a result that arrives within the poll window needs no try_again", async () => {
     const session = await wire.session();
-    const s = await wire.post("create_sampling_session", { session_id: session, sampling_session_seq_id: 0, base_model: "Qwen/Qwen3.5-4B", type: "create_sampling_session" });
+    const s = await wire.post("create_sampling_session", {
+      session_id: session,
+      sampling_session_seq_id: 0,
+      base_model: "Qwen/Qwen3.5-4B",
+      type: "create_sampling_session",
+    });
     // The first sample on a sampler also loads its model in the compute worker: keep that out of the timing.
     await wire.sample(s.sampling_session_id as string, 99, [1, 2, 3], 1);
     server.faults.slowFutureMs = 150;
-    const f = await wire.post("asample", { num_samples: 1, prompt: { chunks: [{ tokens: [1, 2, 3], type: "encoded_text" }] }, sampling_params: { max_tokens: 2, seed: 1, temperature: 1, top_k: -1, top_p: 1 }, sampling_session_id: s.sampling_session_id, seq_id: 0, prompt_logprobs: false, topk_prompt_logprobs: 0, type: "sample" });
+    const f = await wire.post("asample", {
+      num_samples: 1,
+      prompt: { chunks: [{ tokens: [1, 2, 3], type: "encoded_text" }] },
+      sampling_params: { max_tokens: 2, seed: 1, temperature: 1, top_k: -1, top_p: 1 },
+      sampling_session_id: s.sampling_session_id,
+      seq_id: 0,
+      prompt_logprobs: false,
+      topk_prompt_logprobs: 0,
+      type: "sample",
+    });
     const start = Date.now();
     const r = await wire.result(f.request_id as string);
     assert.equal(r.tries, 0);
     assert.ok(Date.now() - start >= 100);
     server.faults.slowFutureMs = 700; // longer than the 300 ms poll window
-    const g = await wire.post("asample", { num_samples: 1, prompt: { chunks: [{ tokens: [1, 2, 3], type: "encoded_text" }] }, sampling_params: { max_tokens: 2, seed: 1, temperature: 1, top_k: -1, top_p: 1 }, sampling_session_id: s.sampling_session_id, seq_id: 1, prompt_logprobs: false, topk_prompt_logprobs: 0, type: "sample" });
+    const g = await wire.post("asample", {
+      num_samples: 1,
+      prompt: { chunks: [{ tokens: [1, 2, 3], type: "encoded_text" }] },
+      sampling_params: { max_tokens: 2, seed: 1, temperature: 1, top_k: -1, top_p: 1 },
+      sampling_session_id: s.sampling_session_id,
+      seq_id: 1,
+      prompt_logprobs: false,
+      topk_prompt_logprobs: 0,
+      type: "sample",
+    });
     assert.ok((await wire.result(g.request_id as string)).tries >= 1);
-    assert.equal((await wire.send("POST", "retrieve_future", { request_id: "req-unknown", allow_metadata_only: true })).status, 410);
+    assert.equal(
+      (await wire.send("POST", "retrieve_future", { request_id: "req-unknown", allow_metadata_only: true })).status,
+      410,
+    );
   });
 
   it("samples over JSON → protobuf with logprobs equal to the learner's forward logprobs", async () => {
@@ -236,7 +334,12 @@ describe("server/local-backend", function () {
     const model = await wire.model(session);
     await wire.fb(model, 1, [sftDatum(SEQ, WEIGHTS)]);
     await wire.optim(model, 2);
-    const s = await wire.post("save_weights_for_sampler", { model_id: model, sampling_session_seq_id: 0, seq_id: 3, type: "save_weights_for_sampler" });
+    const s = await wire.post("save_weights_for_sampler", {
+      model_id: model,
+      sampling_session_seq_id: 0,
+      seq_id: 3,
+      type: "save_weights_for_sampler",
+    });
     const samplerId = (await wire.json(s.request_id as string)).sampling_session_id as string;
     assert.equal(samplerId, `${session}:sample:0`);
     assert.equal((await wire.get(`samplers/${samplerId}`)).base_model, "Qwen/Qwen3.5-4B");
@@ -247,13 +350,29 @@ describe("server/local-backend", function () {
     assert.equal(res.prompt_logprobs?.length, prompt.length);
     for (const seq of res.sequences) {
       const full = [...prompt, ...seq.tokens];
-      const fwd = await wire.fb(model, 4 + res.sequences.indexOf(seq), [sftDatum(full, full.map(() => 0))], "cross_entropy", true);
+      const fwd = await wire.fb(
+        model,
+        4 + res.sequences.indexOf(seq),
+        [
+          sftDatum(
+            full,
+            full.map(() => 0),
+          ),
+        ],
+        "cross_entropy",
+        true,
+      );
       const learner = fwd.loss_fn_outputs[0].logprobs.data.slice(prompt.length - 1);
-      seq.logprobs!.forEach((lp, i) => assert.ok(Math.abs(lp - learner[i]) < 1e-4, `token ${i}: ${lp} vs ${learner[i]}`));
+      seq.logprobs!.forEach((lp, i) =>
+        assert.ok(Math.abs(lp - learner[i]) < 1e-4, `token ${i}: ${lp} vs ${learner[i]}`),
+      );
     }
     // The same seed gives the same tokens.
     const again = await wire.sample(samplerId, 7, prompt, 6, 42);
-    assert.deepEqual(again.sequences.map((s2) => s2.tokens), res.sequences.map((s2) => s2.tokens));
+    assert.deepEqual(
+      again.sequences.map((s2) => s2.tokens),
+      res.sequences.map((s2) => s2.tokens),
+    );
   });
 
   it("keeps tinker:// checkpoints across a restart: weights_info, sampling from the path, loading into a new model, listings", async () => {
@@ -262,13 +381,30 @@ describe("server/local-backend", function () {
     const data = [sftDatum(SEQ, WEIGHTS)];
     await wire.fb(model, 1, data);
     await wire.optim(model, 2);
-    const saved = await wire.post("save_weights", { model_id: model, path: "step-1", seq_id: 3, overwrite: false, type: "save_weights" });
+    const saved = await wire.post("save_weights", {
+      model_id: model,
+      path: "step-1",
+      seq_id: 3,
+      overwrite: false,
+      type: "save_weights",
+    });
     const statePath = (await wire.json(saved.request_id as string)).path as string;
     assert.equal(statePath, `tinker://${model}/weights/step-1`);
-    const exported = await wire.post("save_weights_for_sampler", { model_id: model, path: "step-1", seq_id: 4, type: "save_weights_for_sampler" });
+    const exported = await wire.post("save_weights_for_sampler", {
+      model_id: model,
+      path: "step-1",
+      seq_id: 4,
+      type: "save_weights_for_sampler",
+    });
     const samplerPath = (await wire.json(exported.request_id as string)).path as string;
     assert.equal(samplerPath, `tinker://${model}/sampler_weights/step-1`);
-    const dup = await wire.post("save_weights", { model_id: model, path: "step-1", seq_id: 5, overwrite: false, type: "save_weights" });
+    const dup = await wire.post("save_weights", {
+      model_id: model,
+      path: "step-1",
+      seq_id: 5,
+      overwrite: false,
+      type: "save_weights",
+    });
     assert.match(String((await wire.result(dup.request_id as string)).json?.error), /exists/);
     const before = lossOf(await wire.fb(model, 6, data, "cross_entropy", true));
 
@@ -277,12 +413,30 @@ describe("server/local-backend", function () {
     wire = new Wire(server.url);
 
     const info = await wire.post("weights_info", { tinker_path: statePath });
-    assert.deepEqual(info, { base_model: "Qwen/Qwen3.5-4B", is_lora: true, lora_rank: 6, train_unembed: true, train_mlp: true, train_attn: true });
+    assert.deepEqual(info, {
+      base_model: "Qwen/Qwen3.5-4B",
+      is_lora: true,
+      lora_rank: 6,
+      train_unembed: true,
+      train_mlp: true,
+      train_attn: true,
+    });
     const session2 = await wire.session();
-    const fromPath = await wire.post("create_sampling_session", { session_id: session2, sampling_session_seq_id: 0, model_path: samplerPath, type: "create_sampling_session" });
+    const fromPath = await wire.post("create_sampling_session", {
+      session_id: session2,
+      sampling_session_seq_id: 0,
+      model_path: samplerPath,
+      type: "create_sampling_session",
+    });
     assert.equal((await wire.get(`samplers/${fromPath.sampling_session_id as string}`)).model_path, samplerPath);
     const restored = await wire.model(session2, 0, 6);
-    const load = await wire.post("load_weights", { model_id: restored, seq_id: 1, path: statePath, optimizer: true, type: "load_weights" });
+    const load = await wire.post("load_weights", {
+      model_id: restored,
+      seq_id: 1,
+      path: statePath,
+      optimizer: true,
+      type: "load_weights",
+    });
     await wire.json(load.request_id as string);
     const after = lossOf(await wire.fb(restored, 2, data, "cross_entropy", true));
     assert.ok(Math.abs(after - before) < 1e-4, `${before} vs ${after}`);
@@ -294,7 +448,10 @@ describe("server/local-backend", function () {
     const run = await wire.get(`training_runs/${model}`);
     assert.equal((run.last_checkpoint as { tinker_path: string }).tinker_path, statePath);
     const listed = await wire.get(`training_runs/${model}/checkpoints`);
-    assert.deepEqual((listed.checkpoints as Array<{ checkpoint_id: string }>).map((c) => c.checkpoint_id).sort(), ["sampler_weights/step-1", "weights/step-1"]);
+    assert.deepEqual((listed.checkpoints as Array<{ checkpoint_id: string }>).map((c) => c.checkpoint_id).sort(), [
+      "sampler_weights/step-1",
+      "weights/step-1",
+    ]);
     const all = await wire.get("checkpoints?limit=100&offset=0");
     assert.ok((all.checkpoints as Array<{ tinker_path: string }>).some((c) => c.tinker_path === samplerPath));
     assert.equal((await wire.send("DELETE", `training_runs/${model}/checkpoints/sampler_weights/step-1`)).status, 200);
@@ -305,14 +462,42 @@ describe("server/local-backend", function () {
 
   it("injects faults: sampling 429s, 5xx before any work, added latency, and dropped responses that a keyed retry recovers", async () => {
     const session = await wire.session();
-    const s = await wire.post("create_sampling_session", { session_id: session, sampling_session_seq_id: 0, base_model: "Qwen/Qwen3.5-4B", type: "create_sampling_session" });
-    const sampleBody = { num_samples: 1, prompt: { chunks: [{ tokens: [5, 6], type: "encoded_text" }] }, sampling_params: { max_tokens: 1, temperature: 1, top_k: -1, top_p: 1 }, sampling_session_id: s.sampling_session_id, seq_id: 0, prompt_logprobs: false, topk_prompt_logprobs: 0, type: "sample" };
+    const s = await wire.post("create_sampling_session", {
+      session_id: session,
+      sampling_session_seq_id: 0,
+      base_model: "Qwen/Qwen3.5-4B",
+      type: "create_sampling_session",
+    });
+    const sampleBody = {
+      num_samples: 1,
+      prompt: { chunks: [{ tokens: [5, 6], type: "encoded_text" }] },
+      sampling_params: { max_tokens: 1, temperature: 1, top_k: -1, top_p: 1 },
+      sampling_session_id: s.sampling_session_id,
+      seq_id: 0,
+      prompt_logprobs: false,
+      topk_prompt_logprobs: 0,
+      type: "sample",
+    };
     server.faults.sample429Rate = 1;
     assert.equal((await wire.send("POST", "asample", sampleBody)).status, 429);
     server.faults.sample429Rate = 0;
     server.faults.error5xxRate = 1;
-    assert.equal((await wire.send("POST", "create_session", { tags: [], user_metadata: {}, sdk_version: "0.25.0", type: "create_session" })).status, 503);
-    assert.equal((await wire.send("POST", "client/config", { sdk_version: "0.25.0" })).status, 200, "bootstrap is never faulted");
+    assert.equal(
+      (
+        await wire.send("POST", "create_session", {
+          tags: [],
+          user_metadata: {},
+          sdk_version: "0.25.0",
+          type: "create_session",
+        })
+      ).status,
+      503,
+    );
+    assert.equal(
+      (await wire.send("POST", "client/config", { sdk_version: "0.25.0" })).status,
+      200,
+      "bootstrap is never faulted",
+    );
     server.faults.error5xxRate = 0;
     server.faults.latencyMs = 120;
     const t0 = Date.now();
@@ -321,7 +506,12 @@ describe("server/local-backend", function () {
     server.faults.latencyMs = 0;
     // A dropped response: the work was done; the retry with the same key gets the same future.
     const model = await wire.model(session);
-    const body = encodeForwardBackwardRequest({ model_id: model, seq_id: 1, data: [sftDatum(SEQ, WEIGHTS)], loss_fn: "cross_entropy" });
+    const body = encodeForwardBackwardRequest({
+      model_id: model,
+      seq_id: 1,
+      data: [sftDatum(SEQ, WEIGHTS)],
+      loss_fn: "cross_entropy",
+    });
     server.faults.dropRate = 1;
     await assert.rejects(wire.send("POST", "forward_backward", body, { "X-Idempotency-Key": "k-drop" }));
     server.faults.dropRate = 0;
@@ -362,10 +552,25 @@ describe("server/local-backend memory bounds", () => {
       const model = await wire.model(session);
       const ids: string[] = [];
       for (let i = 0; i < 18; i++) {
-        const f = await wire.post("save_weights_for_sampler", { model_id: model, sampling_session_seq_id: i, seq_id: i + 1, type: "save_weights_for_sampler" });
+        const f = await wire.post("save_weights_for_sampler", {
+          model_id: model,
+          sampling_session_seq_id: i,
+          seq_id: i + 1,
+          type: "save_weights_for_sampler",
+        });
         ids.push((await wire.json(f.request_id as string)).sampling_session_id as string);
       }
-      const sampleOn = (id: string) => wire.send("POST", "asample", { num_samples: 1, prompt: { chunks: [{ tokens: [1, 2], type: "encoded_text" }] }, sampling_params: { max_tokens: 1, temperature: 1, top_k: -1, top_p: 1 }, sampling_session_id: id, seq_id: 0, prompt_logprobs: false, topk_prompt_logprobs: 0, type: "sample" });
+      const sampleOn = (id: string) =>
+        wire.send("POST", "asample", {
+          num_samples: 1,
+          prompt: { chunks: [{ tokens: [1, 2], type: "encoded_text" }] },
+          sampling_params: { max_tokens: 1, temperature: 1, top_k: -1, top_p: 1 },
+          sampling_session_id: id,
+          seq_id: 0,
+          prompt_logprobs: false,
+          topk_prompt_logprobs: 0,
+          type: "sample",
+        });
       const gone = await sampleOn(ids[1]);
       assert.equal(gone.status, 404);
       assert.match(String(gone.json?.detail), /newest 16/);

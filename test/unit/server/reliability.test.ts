@@ -24,12 +24,25 @@ interface Reply {
   bytes?: Uint8Array;
 }
 
-async function send(url: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> {
+async function send(
+  url: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Reply> {
   const isBytes = body instanceof Uint8Array;
   const res = await fetch(`${url}/api/v1/${path}`, {
     method,
     headers: { "Content-Type": isBytes ? "application/x-protobuf" : "application/json", ...headers },
-    body: body === undefined ? undefined : isBytes ? (body as Uint8Array<ArrayBuffer>) : typeof body === "string" ? body : JSON.stringify(body),
+    body:
+      body === undefined
+        ? undefined
+        : isBytes
+          ? (body as Uint8Array<ArrayBuffer>)
+          : typeof body === "string"
+            ? body
+            : JSON.stringify(body),
   });
   const buf = new Uint8Array(await res.arrayBuffer());
   if ((res.headers.get("content-type") ?? "").includes("protobuf")) return { status: res.status, bytes: buf };
@@ -61,7 +74,12 @@ const sampleBody = (sampler: string, prompt: number[], params: Record<string, un
   type: "sample",
 });
 
-async function sampleBytes(url: string, sampler: string, prompt: number[], params: Record<string, unknown>): Promise<Uint8Array> {
+async function sampleBytes(
+  url: string,
+  sampler: string,
+  prompt: number[],
+  params: Record<string, unknown>,
+): Promise<Uint8Array> {
   const f = await ok(url, "asample", sampleBody(sampler, prompt, params));
   const r = await result(url, f.request_id as string);
   assert.ok(r.bytes, `sample failed: ${JSON.stringify(r.json)}`);
@@ -69,16 +87,31 @@ async function sampleBytes(url: string, sampler: string, prompt: number[], param
 }
 
 async function newSession(url: string): Promise<string> {
-  return (await ok(url, "create_session", { tags: [], user_metadata: {}, sdk_version: "0.25.0", type: "create_session" })).session_id as string;
+  return (
+    await ok(url, "create_session", { tags: [], user_metadata: {}, sdk_version: "0.25.0", type: "create_session" })
+  ).session_id as string;
 }
 
 async function newModel(url: string, session: string, seq = 0): Promise<string> {
-  const f = await ok(url, "create_model", { session_id: session, model_seq_id: seq, base_model: "Qwen/Qwen3.5-4B", lora_config: { rank: 4 }, type: "create_model" });
+  const f = await ok(url, "create_model", {
+    session_id: session,
+    model_seq_id: seq,
+    base_model: "Qwen/Qwen3.5-4B",
+    lora_config: { rank: 4 },
+    type: "create_model",
+  });
   return f.model_id as string;
 }
 
 async function baseSampler(url: string, session: string, seq = 0): Promise<string> {
-  return (await ok(url, "create_sampling_session", { session_id: session, sampling_session_seq_id: seq, base_model: "Qwen/Qwen3.5-4B", type: "create_sampling_session" })).sampling_session_id as string;
+  return (
+    await ok(url, "create_sampling_session", {
+      session_id: session,
+      sampling_session_seq_id: seq,
+      base_model: "Qwen/Qwen3.5-4B",
+      type: "create_sampling_session",
+    })
+  ).sampling_session_id as string;
 }
 
 function freePort(): Promise<number> {
@@ -124,27 +157,162 @@ describe("server/reliability", function () {
         model_id: model,
         seq_id: 1,
         loss_fn: "cross_entropy",
-        data: [{ model_input: { chunks: [{ type: "encoded_text", tokens: [1, 2, 3] }] }, loss_fn_inputs: { target_tokens: { data: [5], dtype: "int64", shape: [rows, cols], sparse_crow_indices: [0, 1, ...Array(rows - 1).fill(1)], sparse_col_indices: [0] }, weights: { data: [1, 1, 1], dtype: "float32" } } }],
+        data: [
+          {
+            model_input: { chunks: [{ type: "encoded_text", tokens: [1, 2, 3] }] },
+            loss_fn_inputs: {
+              target_tokens: {
+                data: [5],
+                dtype: "int64",
+                shape: [rows, cols],
+                sparse_crow_indices: [0, 1, ...Array(rows - 1).fill(1)],
+                sparse_col_indices: [0],
+              },
+              weights: { data: [1, 1, 1], dtype: "float32" },
+            },
+          },
+        ],
       });
-    const cases: Array<{ what: string; method?: string; path: string; body?: unknown; headers?: Record<string, string>; status?: number; detail: string | RegExp }> = [
-      { what: "malformed URI escape", method: "GET", path: "samplers/%E0%A4%A", detail: "malformed URI escape in /api/v1/samplers/%E0%A4%A" },
-      { what: "JSON forward_backward without data", path: "forward_backward", body: { model_id: model, seq_id: 1, loss_fn: "cross_entropy" }, detail: "forward_backward.data is required (a non-empty array of datums), got undefined" },
-      { what: "sampling seed that is not a number", path: "asample", body: sampleBody(sampler, [1, 2, 3], { max_tokens: 2, seed: "abc" }), detail: 'asample.sampling_params.seed must be an integer, got "abc"' },
-      { what: "max_tokens past the context", path: "asample", body: sampleBody(sampler, [1, 2, 3], { max_tokens: 1_000_000_000 }), detail: "asample.sampling_params.max_tokens 1000000000 with a prompt of 3 tokens exceeds the local model's context of 8192 tokens; ask for at most 8189" },
-      { what: "sparse target_tokens claiming [8000, 8000]", path: "forward_backward", body: sparseTargets(8000, 8000), detail: "forward_backward.data[0].loss_fn_inputs.target_tokens has shape [8000,8000], but model_input has 3 tokens (expected [3] or [3, K] with 1 ≤ K ≤ 64)" },
-      { what: "sparse target_tokens claiming [100000, 100000]", path: "forward_backward", body: sparseTargets(100_000, 100_000), detail: "forward_backward.data[0].loss_fn_inputs.target_tokens has shape [100000,100000], but model_input has 3 tokens (expected [3] or [3, K] with 1 ≤ K ≤ 64)" },
-      { what: "dense tensor whose data does not fill its shape", path: "forward_backward", body: fbJson([{ model_input: { chunks: [{ type: "encoded_text", tokens: [1, 2] }] }, loss_fn_inputs: { target_tokens: { data: [2], dtype: "int64", shape: [2] }, weights: { data: [1, 1], dtype: "float32" } } }]), detail: "forward_backward.data[0].loss_fn_inputs.target_tokens has 1 values for shape [2] (2 expected)" },
-      { what: "token id outside the vocabulary", path: "asample", body: sampleBody(sampler, [1, 262_144], { max_tokens: 1 }), detail: "asample.prompt.chunks[0].tokens: token id 262144 is outside the local model's vocabulary (0 ≤ id < 262144)" },
-      { what: "stop strings without a tokenizer", path: "asample", body: sampleBody(sampler, [1], { max_tokens: 1, stop: ["\n"] }), detail: "asample.sampling_params.stop: stop strings need a tokenizer, and the local backend has none; pass stop token ids instead" },
-      { what: "too many samples", path: "asample", body: { ...sampleBody(sampler, [1], { max_tokens: 1 }), num_samples: 1000 }, detail: "asample.num_samples must be between 1 and 64, got 1000" },
-      { what: "a 1 MB session id", path: "create_model", body: { session_id: "s".repeat(MB), model_seq_id: 0, base_model: "Qwen/Qwen3.5-4B", lora_config: { rank: 4 } }, detail: `create_model.session_id is ${MB} characters long; the local backend accepts at most 256` },
-      { what: "create_model refused after naming a new session", path: "create_model", body: { session_id: "sess-never-registered", model_seq_id: 0, base_model: "Qwen/Qwen3.5-4B", lora_config: { rank: "big" } }, detail: 'create_model.lora_config.rank must be an integer, got "big"' },
-      { what: "a seq_id far ahead (would park forever)", path: "optim_step", body: { model_id: model, seq_id: 1_000_000_000, adam_params: { learning_rate: 0.01 } }, detail: `seq_id 1000000000 is 999999999 ahead of the next operation of ${model} (seq_id 1); the local backend queues at most 4096 ahead, so send the missing ones first` },
-      { what: "a body that is not JSON", path: "create_model", body: "{not json", detail: /^create_model: body is not JSON \(/ },
-      { what: "a JSON array body", path: "optim_step", body: [1, 2], detail: "optim_step body must be a JSON object, got [1,2]" },
-      { what: "an image chunk", path: "asample", body: { ...sampleBody(sampler, [1], { max_tokens: 1 }), prompt: { chunks: [{ type: "image", data: "", format: "png" }] } }, detail: 'asample.prompt.chunks[0]: the local backend reads text only, got a "image" chunk' },
-      { what: "an over-long idempotency key", path: "create_session", body: {}, headers: { "X-Idempotency-Key": "k".repeat(300) }, detail: "X-Idempotency-Key is 300 characters long; the local backend accepts at most 256" },
-      { what: "an unknown endpoint", path: "no_such_thing", body: {}, status: 404, detail: "the local backend has no POST /api/v1/no_such_thing" },
+    const cases: Array<{
+      what: string;
+      method?: string;
+      path: string;
+      body?: unknown;
+      headers?: Record<string, string>;
+      status?: number;
+      detail: string | RegExp;
+    }> = [
+      {
+        what: "malformed URI escape",
+        method: "GET",
+        path: "samplers/%E0%A4%A",
+        detail: "malformed URI escape in /api/v1/samplers/%E0%A4%A",
+      },
+      {
+        what: "JSON forward_backward without data",
+        path: "forward_backward",
+        body: { model_id: model, seq_id: 1, loss_fn: "cross_entropy" },
+        detail: "forward_backward.data is required (a non-empty array of datums), got undefined",
+      },
+      {
+        what: "sampling seed that is not a number",
+        path: "asample",
+        body: sampleBody(sampler, [1, 2, 3], { max_tokens: 2, seed: "abc" }),
+        detail: 'asample.sampling_params.seed must be an integer, got "abc"',
+      },
+      {
+        what: "max_tokens past the context",
+        path: "asample",
+        body: sampleBody(sampler, [1, 2, 3], { max_tokens: 1_000_000_000 }),
+        detail:
+          "asample.sampling_params.max_tokens 1000000000 with a prompt of 3 tokens exceeds the local model's context of 8192 tokens; ask for at most 8189",
+      },
+      {
+        what: "sparse target_tokens claiming [8000, 8000]",
+        path: "forward_backward",
+        body: sparseTargets(8000, 8000),
+        detail:
+          "forward_backward.data[0].loss_fn_inputs.target_tokens has shape [8000,8000], but model_input has 3 tokens (expected [3] or [3, K] with 1 ≤ K ≤ 64)",
+      },
+      {
+        what: "sparse target_tokens claiming [100000, 100000]",
+        path: "forward_backward",
+        body: sparseTargets(100_000, 100_000),
+        detail:
+          "forward_backward.data[0].loss_fn_inputs.target_tokens has shape [100000,100000], but model_input has 3 tokens (expected [3] or [3, K] with 1 ≤ K ≤ 64)",
+      },
+      {
+        what: "dense tensor whose data does not fill its shape",
+        path: "forward_backward",
+        body: fbJson([
+          {
+            model_input: { chunks: [{ type: "encoded_text", tokens: [1, 2] }] },
+            loss_fn_inputs: {
+              target_tokens: { data: [2], dtype: "int64", shape: [2] },
+              weights: { data: [1, 1], dtype: "float32" },
+            },
+          },
+        ]),
+        detail: "forward_backward.data[0].loss_fn_inputs.target_tokens has 1 values for shape [2] (2 expected)",
+      },
+      {
+        what: "token id outside the vocabulary",
+        path: "asample",
+        body: sampleBody(sampler, [1, 262_144], { max_tokens: 1 }),
+        detail:
+          "asample.prompt.chunks[0].tokens: token id 262144 is outside the local model's vocabulary (0 ≤ id < 262144)",
+      },
+      {
+        what: "stop strings without a tokenizer",
+        path: "asample",
+        body: sampleBody(sampler, [1], { max_tokens: 1, stop: ["\n"] }),
+        detail:
+          "asample.sampling_params.stop: stop strings need a tokenizer, and the local backend has none; pass stop token ids instead",
+      },
+      {
+        what: "too many samples",
+        path: "asample",
+        body: { ...sampleBody(sampler, [1], { max_tokens: 1 }), num_samples: 1000 },
+        detail: "asample.num_samples must be between 1 and 64, got 1000",
+      },
+      {
+        what: "a 1 MB session id",
+        path: "create_model",
+        body: { session_id: "s".repeat(MB), model_seq_id: 0, base_model: "Qwen/Qwen3.5-4B", lora_config: { rank: 4 } },
+        detail: `create_model.session_id is ${MB} characters long; the local backend accepts at most 256`,
+      },
+      {
+        what: "create_model refused after naming a new session",
+        path: "create_model",
+        body: {
+          session_id: "sess-never-registered",
+          model_seq_id: 0,
+          base_model: "Qwen/Qwen3.5-4B",
+          lora_config: { rank: "big" },
+        },
+        detail: 'create_model.lora_config.rank must be an integer, got "big"',
+      },
+      {
+        what: "a seq_id far ahead (would park forever)",
+        path: "optim_step",
+        body: { model_id: model, seq_id: 1_000_000_000, adam_params: { learning_rate: 0.01 } },
+        detail: `seq_id 1000000000 is 999999999 ahead of the next operation of ${model} (seq_id 1); the local backend queues at most 4096 ahead, so send the missing ones first`,
+      },
+      {
+        what: "a body that is not JSON",
+        path: "create_model",
+        body: "{not json",
+        detail: /^create_model: body is not JSON \(/,
+      },
+      {
+        what: "a JSON array body",
+        path: "optim_step",
+        body: [1, 2],
+        detail: "optim_step body must be a JSON object, got [1,2]",
+      },
+      {
+        what: "an image chunk",
+        path: "asample",
+        body: {
+          ...sampleBody(sampler, [1], { max_tokens: 1 }),
+          prompt: { chunks: [{ type: "image", data: "", format: "png" }] },
+        },
+        detail: 'asample.prompt.chunks[0]: the local backend reads text only, got a "image" chunk',
+      },
+      {
+        what: "an over-long idempotency key",
+        path: "create_session",
+        body: {},
+        headers: { "X-Idempotency-Key": "k".repeat(300) },
+        detail: "X-Idempotency-Key is 300 characters long; the local backend accepts at most 256",
+      },
+      {
+        what: "an unknown endpoint",
+        path: "no_such_thing",
+        body: {},
+        status: 404,
+        detail: "the local backend has no POST /api/v1/no_such_thing",
+      },
     ];
     const before = server.backend.stats();
     const rss = process.memoryUsage().rss;
@@ -166,16 +334,23 @@ describe("server/reliability", function () {
 
   it("refuses a body over the size limit from its Content-Length, before reading it", async () => {
     const r = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = request(`${url}/api/v1/forward_backward`, { method: "POST", headers: { "Content-Type": "application/json", "Content-Length": String(40 * MB) } }, (res) => {
-        let body = "";
-        res.on("data", (c: Buffer) => (body += c.toString()));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
-      });
+      const req = request(
+        `${url}/api/v1/forward_backward`,
+        { method: "POST", headers: { "Content-Type": "application/json", "Content-Length": String(40 * MB) } },
+        (res) => {
+          let body = "";
+          res.on("data", (c: Buffer) => (body += c.toString()));
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+        },
+      );
       req.on("error", reject);
       req.flushHeaders();
     });
     assert.equal(r.status, 413);
-    assert.deepEqual(JSON.parse(r.body), { detail: `request body of ${40 * MB} bytes is larger than the local backend's limit of ${32 * MB} bytes`, category: "user" });
+    assert.deepEqual(JSON.parse(r.body), {
+      detail: `request body of ${40 * MB} bytes is larger than the local backend's limit of ${32 * MB} bytes`,
+      category: "user",
+    });
   });
 
   it("answers healthz within 100 ms and serves another session while a long sample runs", async () => {
@@ -193,7 +368,11 @@ describe("server/reliability", function () {
   async function longSampleUnderLoad(url: string): Promise<void> {
     const sampler = await baseSampler(url, await newSession(url));
     // The longest sample the context allows, on the slow path (tempered, truncated): seconds of work.
-    const long = await ok(url, "asample", sampleBody(sampler, [1, 2, 3], { max_tokens: 8000, temperature: 0.7, top_p: 0.9, seed: 1 }));
+    const long = await ok(
+      url,
+      "asample",
+      sampleBody(sampler, [1, 2, 3], { max_tokens: 8000, temperature: 0.7, top_p: 0.9, seed: 1 }),
+    );
     await new Promise((r) => setTimeout(r, 200));
     const latencies: number[] = [];
     for (let i = 0; i < 40; i++) {
@@ -206,13 +385,22 @@ describe("server/reliability", function () {
     // The probe a second job uses to decide whether to reuse this backend answers too.
     assert.equal(await isLocalBackend(url), true);
     const p95 = latencies[Math.floor(latencies.length * 0.95)];
-    assert.ok(p95 < 100, `healthz p95 ${p95.toFixed(1)} ms under load (all: ${latencies.map((x) => x.toFixed(0)).join(",")})`);
+    assert.ok(
+      p95 < 100,
+      `healthz p95 ${p95.toFixed(1)} ms under load (all: ${latencies.map((x) => x.toFixed(0)).join(",")})`,
+    );
     // Another session's short sample is served between slices of the long one.
     const other = await baseSampler(url, await newSession(url));
     const t0 = performance.now();
     await sampleBytes(url, other, [4, 5, 6], { max_tokens: 4 });
-    assert.ok(performance.now() - t0 < 3_000, `a short sample waited ${(performance.now() - t0).toFixed(0)} ms behind a long one`);
-    const pending = await send(url, "POST", "retrieve_future", { request_id: long.request_id, allow_metadata_only: true });
+    assert.ok(
+      performance.now() - t0 < 3_000,
+      `a short sample waited ${(performance.now() - t0).toFixed(0)} ms behind a long one`,
+    );
+    const pending = await send(url, "POST", "retrieve_future", {
+      request_id: long.request_id,
+      allow_metadata_only: true,
+    });
     assert.equal(pending.json?.type, "try_again", "the long sample should still be running");
   }
 
@@ -237,7 +425,9 @@ describe("server/reliability", function () {
     await Promise.all(Array.from({ length: 8 }, () => worker(200)));
     const grown = (process.memoryUsage().rss - warm) / MB;
     const stats = server.backend.stats();
-    console.log(`      soak: ${seq} requests (+${seq / 2} polls) in ${((performance.now() - t0) / 1000).toFixed(1)} s, RSS +${grown.toFixed(0)} MB, ${JSON.stringify(stats)}`);
+    console.log(
+      `      soak: ${seq} requests (+${seq / 2} polls) in ${((performance.now() - t0) / 1000).toFixed(1)} s, RSS +${grown.toFixed(0)} MB, ${JSON.stringify(stats)}`,
+    );
     assert.ok(grown < 150, `RSS grew ${grown.toFixed(0)} MB over the soak`);
     assert.ok(stats.futures <= 4_000, `${stats.futures} futures kept`);
     assert.ok(stats.sessions < 10, `${stats.sessions} sessions`);
@@ -255,19 +445,44 @@ describe("server/reliability: reproducible greedy sampling", function () {
       [151644, 77091, 198, 785, 6722, 13, 785],
       [9, 8, 7, 6, 5, 4, 3],
     ];
-    const greedy = async (u: string, s: string) => Promise.all(prompts.map((p) => sampleBytes(u, s, p, { max_tokens: 12 })));
+    const greedy = async (u: string, s: string) =>
+      Promise.all(prompts.map((p) => sampleBytes(u, s, p, { max_tokens: 12 })));
     let server = await startLocalBackend({ dir, seed: 0 });
     try {
       const session = await newSession(server.url);
       const model = await newModel(server.url, session);
       const seq = [151644, 872, 198, 3838, 374, 279, 6722, 30, 151645, 198, 151644, 77091, 198, 785, 6722, 13];
-      const fb = await ok(server.url, "forward_backward", encodeForwardBackwardRequest({ model_id: model, seq_id: 1, data: [sftDatum(seq, seq.map((_, i) => (i >= 12 ? 1 : 0)))], loss_fn: "cross_entropy" }));
+      const fb = await ok(
+        server.url,
+        "forward_backward",
+        encodeForwardBackwardRequest({
+          model_id: model,
+          seq_id: 1,
+          data: [
+            sftDatum(
+              seq,
+              seq.map((_, i) => (i >= 12 ? 1 : 0)),
+            ),
+          ],
+          loss_fn: "cross_entropy",
+        }),
+      );
       await result(server.url, fb.request_id as string);
-      const opt = await ok(server.url, "optim_step", { model_id: model, seq_id: 2, adam_params: { learning_rate: 0.05 } });
+      const opt = await ok(server.url, "optim_step", {
+        model_id: model,
+        seq_id: 2,
+        adam_params: { learning_rate: 0.05 },
+      });
       await result(server.url, opt.request_id as string);
       const saved = await ok(server.url, "save_weights_for_sampler", { model_id: model, path: "trained", seq_id: 3 });
       const path = (await result(server.url, saved.request_id as string)).json!.path as string;
-      const trained = (await ok(server.url, "create_sampling_session", { session_id: session, sampling_session_seq_id: 10, model_path: path })).sampling_session_id as string;
+      const trained = (
+        await ok(server.url, "create_sampling_session", {
+          session_id: session,
+          sampling_session_seq_id: 10,
+          model_path: path,
+        })
+      ).sampling_session_id as string;
       const base = await baseSampler(server.url, session, 11);
       const first = await greedy(server.url, trained);
       const firstBase = await greedy(server.url, base);
@@ -280,11 +495,21 @@ describe("server/reliability: reproducible greedy sampling", function () {
       await server.close();
       server = await startLocalBackend({ dir, seed: 0 });
       const again = await newSession(server.url);
-      const reloaded = (await ok(server.url, "create_sampling_session", { session_id: again, sampling_session_seq_id: 0, model_path: path })).sampling_session_id as string;
+      const reloaded = (
+        await ok(server.url, "create_sampling_session", {
+          session_id: again,
+          sampling_session_seq_id: 0,
+          model_path: path,
+        })
+      ).sampling_session_id as string;
       assert.deepEqual(await greedy(server.url, reloaded), first, "greedy samples changed across a restart");
       const fresh = await startLocalBackend({ dir: freshDir, seed: 0 });
       try {
-        assert.deepEqual(await greedy(fresh.url, await baseSampler(fresh.url, await newSession(fresh.url))), firstBase, "a fresh server's base model differs");
+        assert.deepEqual(
+          await greedy(fresh.url, await baseSampler(fresh.url, await newSession(fresh.url))),
+          firstBase,
+          "a fresh server's base model differs",
+        );
       } finally {
         await fresh.close();
       }
@@ -306,15 +531,19 @@ describe("server/reliability: processes", function () {
     try {
       const port = await freePort();
       const child = join(__dirname, "start-or-reuse-child.ts");
-      const runs = Array.from({ length: 3 }, () =>
-        new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
-          const p = spawn(process.execPath, ["--import", "tsx", child, dir, String(port), "2500"], { stdio: ["ignore", "pipe", "pipe"] });
-          let out = "";
-          let err = "";
-          p.stdout.on("data", (d: Buffer) => (out += d.toString()));
-          p.stderr.on("data", (d: Buffer) => (err += d.toString()));
-          p.on("close", (code) => resolve({ code, out, err }));
-        }),
+      const runs = Array.from(
+        { length: 3 },
+        () =>
+          new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
+            const p = spawn(process.execPath, ["--import", "tsx", child, dir, String(port), "2500"], {
+              stdio: ["ignore", "pipe", "pipe"],
+            });
+            let out = "";
+            let err = "";
+            p.stdout.on("data", (d: Buffer) => (out += d.toString()));
+            p.stderr.on("data", (d: Buffer) => (err += d.toString()));
+            p.on("close", (code) => resolve({ code, out, err }));
+          }),
       );
       const results = await Promise.all(runs);
       for (const r of results) {

@@ -9,8 +9,16 @@ import { join } from "node:path";
 import { clientConfig, startLocalBackend, type RunningLocalBackend } from "../../../src/server";
 import type { ObservedRequest } from "../../../src/server/test-seam";
 
-async function post(url: string, path: string, body: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
-  const res = await fetch(`${url}/api/v1/${path}`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+async function post(
+  url: string,
+  path: string,
+  body: unknown,
+): Promise<{ status: number; json: Record<string, unknown> }> {
+  const res = await fetch(`${url}/api/v1/${path}`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, json: (await res.json()) as Record<string, unknown> };
 }
 
@@ -39,17 +47,32 @@ describe("server/test-seam", function () {
       log: () => undefined,
       testSeam: {
         observe: (r) => seen.push(r),
-        script: (r) => (r.path === "/api/v1/create_session" && seen.length === 1 ? { status: 418, json: { detail: "scripted" } } : undefined),
+        script: (r) =>
+          r.path === "/api/v1/create_session" && seen.length === 1
+            ? { status: 418, json: { detail: "scripted" } }
+            : undefined,
         clientConfig: () => ({ sample_no_retries: true }),
         authToken: () => jwt,
       },
     });
-    assert.deepEqual(await post(running.url, "create_session", { tags: [] }), { status: 418, json: { detail: "scripted" } });
+    assert.deepEqual(await post(running.url, "create_session", { tags: [] }), {
+      status: 418,
+      json: { detail: "scripted" },
+    });
     assert.match(String((await post(running.url, "create_session", { tags: [] })).json.session_id), /^sess-/);
-    assert.deepEqual(seen.map((r) => [r.method, r.path, r.json]), [["POST", "/api/v1/create_session", { tags: [] }], ["POST", "/api/v1/create_session", { tags: [] }]]);
+    assert.deepEqual(
+      seen.map((r) => [r.method, r.path, r.json]),
+      [
+        ["POST", "/api/v1/create_session", { tags: [] }],
+        ["POST", "/api/v1/create_session", { tags: [] }],
+      ],
+    );
     assert.equal((await post(running.url, "auth/token", {})).status, 404);
     jwt = "header.payload.sig";
     assert.deepEqual((await post(running.url, "auth/token", {})).json, { jwt });
-    assert.deepEqual((await post(running.url, "client/config", {})).json, { ...clientConfig(), sample_no_retries: true });
+    assert.deepEqual((await post(running.url, "client/config", {})).json, {
+      ...clientConfig(),
+      sample_no_retries: true,
+    });
   });
 });

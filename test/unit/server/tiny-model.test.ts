@@ -96,14 +96,20 @@ describe("server/tiny-model", () => {
     const { loss, logprobs } = forwardBackward(m, [d], "cross_entropy", {}, false);
     const expected = Array.from(logprobs[0]).reduce((s, lp, i) => s - lp * d.lossInputs.weights[i], 0);
     assert.ok(Math.abs(loss - expected) < 1e-12);
-    checkGradients("cross_entropy", [d, { ...ceDatum(), input: [5, 2, 7], targets: [2, 7, 7, 5, 13, 13], lossInputs: { weights: [1, 1, 0.5, 0, 1, -1] } }]);
+    checkGradients("cross_entropy", [
+      d,
+      { ...ceDatum(), input: [5, 2, 7], targets: [2, 7, 7, 5, 13, 13], lossInputs: { weights: [1, 1, 0.5, 0, 1, -1] } },
+    ]);
   });
 
   it("importance_sampling: loss = Σ −exp(lp − q)·A and gradients match finite differences", () => {
     const d = rlDatum();
     const m = perturbedModel();
     const { loss, logprobs } = forwardBackward(m, [d], "importance_sampling", {}, false);
-    const expected = Array.from(logprobs[0]).reduce((s, lp, i) => s - Math.exp(lp - d.lossInputs.logprobs[i]) * d.lossInputs.advantages[i], 0);
+    const expected = Array.from(logprobs[0]).reduce(
+      (s, lp, i) => s - Math.exp(lp - d.lossInputs.logprobs[i]) * d.lossInputs.advantages[i],
+      0,
+    );
     assert.ok(Math.abs(loss - expected) < 1e-12);
     checkGradients("importance_sampling", [d]);
   });
@@ -127,7 +133,12 @@ describe("server/tiny-model", () => {
       [1, 2, 3, 9, 5, 6],
       [8, 2, 3, 4, 5, 7],
     ];
-    const data: TrainDatum[] = seqs.map((s) => ({ input: s.slice(0, -1), targets: s.slice(1), k: 1, lossInputs: { weights: s.slice(1).map(() => 1) } }));
+    const data: TrainDatum[] = seqs.map((s) => ({
+      input: s.slice(0, -1),
+      targets: s.slice(1),
+      k: 1,
+      lossInputs: { weights: s.slice(1).map(() => 1) },
+    }));
     const first = forwardBackward(m, data, "cross_entropy", {}, true).loss;
     optimStep(m, ADAM);
     let last = first;
@@ -141,7 +152,15 @@ describe("server/tiny-model", () => {
   it("an importance-sampling step with positive advantage raises the sampled tokens' logprobs", () => {
     const m = new TinyModel({ seed: 2 });
     const prompt = [40, 41, 42];
-    const [s] = sample(m, prompt, 1, { maxTokens: 4, temperature: 1, topK: -1, topP: 1, seed: 7, stopTokens: [], stopStrings: [] });
+    const [s] = sample(m, prompt, 1, {
+      maxTokens: 4,
+      temperature: 1,
+      topK: -1,
+      topP: 1,
+      seed: 7,
+      stopTokens: [],
+      stopStrings: [],
+    });
     const full = [...prompt, ...s.tokens];
     const input = full.slice(0, -1);
     const targets = full.slice(1);
@@ -158,18 +177,33 @@ describe("server/tiny-model", () => {
     const before = forwardBackward(m, [datum], "importance_sampling", {}, true).logprobs[0];
     optimStep(m, { ...ADAM, learning_rate: 0.01 });
     const after = forwardBackward(m, [datum], "importance_sampling", {}, false).logprobs[0];
-    for (let i = actionStart; i < targets.length; i++) assert.ok(after[i] > before[i], `token ${i}: ${before[i]} → ${after[i]}`);
+    for (let i = actionStart; i < targets.length; i++)
+      assert.ok(after[i] > before[i], `token ${i}: ${before[i]} → ${after[i]}`);
   });
 
   it("sampling logprobs equal the forward logprobs of the same tokens, and prompt scoring agrees", () => {
     const m = perturbedModel();
     const prompt = [7, 13, 11, 7];
-    const seqs = sample(m, prompt, 3, { maxTokens: 6, temperature: 0.7, topK: 4, topP: 0.95, seed: 11, stopTokens: [], stopStrings: [] });
+    const seqs = sample(m, prompt, 3, {
+      maxTokens: 6,
+      temperature: 0.7,
+      topK: 4,
+      topP: 0.95,
+      seed: 11,
+      stopTokens: [],
+      stopStrings: [],
+    });
     for (const s of seqs) {
       const full = [...prompt, ...s.tokens];
       const input = full.slice(0, -1);
       const targets = full.slice(1);
-      const lps = forwardBackward(m, [{ input, targets, k: 1, lossInputs: { weights: targets.map(() => 0) } }], "cross_entropy", {}, false).logprobs[0];
+      const lps = forwardBackward(
+        m,
+        [{ input, targets, k: 1, lossInputs: { weights: targets.map(() => 0) } }],
+        "cross_entropy",
+        {},
+        false,
+      ).logprobs[0];
       s.logprobs.forEach((lp, i) => assert.ok(Math.abs(lp - lps[prompt.length - 1 + i]) <= 1e-4, `token ${i}`));
       const scored = scorePrompt(m, full, 2);
       assert.equal(scored.logprobs[0], null);
@@ -180,19 +214,56 @@ describe("server/tiny-model", () => {
 
   it("stops on a stop token (kept in the output) and otherwise at max_tokens", () => {
     const m = perturbedModel();
-    const greedy = sample(m, [7, 13], 1, { maxTokens: 5, temperature: 0, topK: -1, topP: 1, seed: 0, stopTokens: [], stopStrings: [] })[0];
+    const greedy = sample(m, [7, 13], 1, {
+      maxTokens: 5,
+      temperature: 0,
+      topK: -1,
+      topP: 1,
+      seed: 0,
+      stopTokens: [],
+      stopStrings: [],
+    })[0];
     assert.equal(greedy.stopReason, "length");
     assert.equal(greedy.tokens.length, 5);
     const stopAt = greedy.tokens[2];
-    const stopped = sample(m, [7, 13], 1, { maxTokens: 5, temperature: 0, topK: -1, topP: 1, seed: 0, stopTokens: [stopAt], stopStrings: [] })[0];
+    const stopped = sample(m, [7, 13], 1, {
+      maxTokens: 5,
+      temperature: 0,
+      topK: -1,
+      topP: 1,
+      seed: 0,
+      stopTokens: [stopAt],
+      stopStrings: [],
+    })[0];
     assert.equal(stopped.stopReason, "stop");
     assert.equal(stopped.tokens[stopped.tokens.length - 1], stopAt);
     assert.ok(stopped.tokens.length <= 3);
-    assert.throws(() => sample(m, [7], 1, { maxTokens: 2, temperature: 1, topK: -1, topP: 1, seed: 0, stopTokens: [], stopStrings: ["\n"] }), /tokenizer/);
+    assert.throws(
+      () =>
+        sample(m, [7], 1, {
+          maxTokens: 2,
+          temperature: 1,
+          topK: -1,
+          topP: 1,
+          seed: 0,
+          stopTokens: [],
+          stopStrings: ["\n"],
+        }),
+      /tokenizer/,
+    );
     // With a decoder, a stop string ends the sample as soon as the decoded text contains it.
     const decode = (ids: number[]) => ids.map((id) => `<${id}>`).join("");
     const text = decode(greedy.tokens.slice(0, 2));
-    const byString = sample(m, [7, 13], 1, { maxTokens: 5, temperature: 0, topK: -1, topP: 1, seed: 0, stopTokens: [], stopStrings: [text], decode })[0];
+    const byString = sample(m, [7, 13], 1, {
+      maxTokens: 5,
+      temperature: 0,
+      topK: -1,
+      topP: 1,
+      seed: 0,
+      stopTokens: [],
+      stopStrings: [text],
+      decode,
+    })[0];
     assert.equal(byString.stopReason, "stop");
     assert.deepEqual(byString.tokens, greedy.tokens.slice(0, 2));
   });
@@ -237,11 +308,18 @@ describe("server/tiny-model", () => {
     const opts = { maxTokens: 6, temperature: 0, topK: -1, topP: 1, seed: 0, stopTokens: [], stopStrings: [] };
     const before = sample(a, [5, 17, 200001], 1, opts);
     // Reading many other ids (as another request would) changes nothing about the model.
-    scorePrompt(a, Array.from({ length: 400 }, (_, i) => 100 + i * 611), 0);
+    scorePrompt(
+      a,
+      Array.from({ length: 400 }, (_, i) => 100 + i * 611),
+      0,
+    );
     assert.deepEqual(sample(a, [5, 17, 200001], 1, opts), before);
     assert.deepEqual(sample(b, [5, 17, 200001], 1, opts), before);
     assert.deepEqual(a.frozenEmbedding(200001), b.frozenEmbedding(200001));
-    assert.throws(() => sample(a, [5, VOCAB_SIZE], 1, opts), new RegExp(`prompt token ${VOCAB_SIZE} is outside the local model's vocabulary \\(0 ≤ id < ${VOCAB_SIZE}\\)`));
+    assert.throws(
+      () => sample(a, [5, VOCAB_SIZE], 1, opts),
+      new RegExp(`prompt token ${VOCAB_SIZE} is outside the local model's vocabulary \\(0 ≤ id < ${VOCAB_SIZE}\\)`),
+    );
     assert.throws(() => a.checkToken(-1), /outside/);
   });
 
@@ -261,7 +339,15 @@ describe("server/tiny-model", () => {
     }
     const seen = new Set<number>();
     for (let seed = 0; seed < 200; seed++) {
-      const [s] = sample(m, prompt, 1, { maxTokens: 1, temperature: 1, topK: -1, topP: 0.6, seed, stopTokens: [], stopStrings: [] });
+      const [s] = sample(m, prompt, 1, {
+        maxTokens: 1,
+        temperature: 1,
+        topK: -1,
+        topP: 0.6,
+        seed,
+        stopTokens: [],
+        stopStrings: [],
+      });
       assert.ok(nucleus.has(s.tokens[0]), `seed ${seed}: ${s.tokens[0]} is outside the nucleus`);
       seen.add(s.tokens[0]);
     }
@@ -295,20 +381,35 @@ describe("server/tiny-model", () => {
 describe("server/tiny-model learns to copy", () => {
   it("after a short SFT, copies a two-token name from its context into the answer, for names it never trained on", () => {
     // A miniature of the offline task: the answer is the name after marker R, among distractor names.
-    const BOS = 1, R = 2, ANS = 3, END = 4;
+    const BOS = 1,
+      R = 2,
+      ANS = 3,
+      END = 4;
     const rng = new Rng(7);
     const id = (lo: number) => lo + Math.floor(rng.next() * 500);
     const example = (pool: number) => {
       const name = [id(pool), id(pool)];
-      const filler = () => Array.from({ length: 3 + Math.floor(rng.next() * 4) }, () => 100 + Math.floor(rng.next() * 50));
-      return { prompt: [BOS, ...filler(), id(pool), id(pool), ...filler(), R, ...name, ...filler(), ANS], answer: [...name, END] };
+      const filler = () =>
+        Array.from({ length: 3 + Math.floor(rng.next() * 4) }, () => 100 + Math.floor(rng.next() * 50));
+      return {
+        prompt: [BOS, ...filler(), id(pool), id(pool), ...filler(), R, ...name, ...filler(), ANS],
+        answer: [...name, END],
+      };
     };
     const train = Array.from({ length: 64 }, () => example(1000));
     const heldOut = Array.from({ length: 20 }, () => example(5000));
     const m = new TinyModel({ seed: 0, rank: 16 });
     const accuracy = () =>
       heldOut.filter((e) => {
-        const [s] = sample(m, e.prompt, 1, { maxTokens: 4, temperature: 0, topK: -1, topP: 1, seed: 0, stopTokens: [END], stopStrings: [] });
+        const [s] = sample(m, e.prompt, 1, {
+          maxTokens: 4,
+          temperature: 0,
+          topK: -1,
+          topP: 1,
+          seed: 0,
+          stopTokens: [END],
+          stopStrings: [],
+        });
         return JSON.stringify(s.tokens) === JSON.stringify(e.answer);
       }).length / heldOut.length;
     assert.equal(accuracy(), 0);
@@ -316,7 +417,12 @@ describe("server/tiny-model learns to copy", () => {
       const batch = Array.from({ length: 16 }, () => {
         const e = train[Math.floor(rng.next() * train.length)];
         const full = [...e.prompt, ...e.answer];
-        return { input: full.slice(0, -1), targets: full.slice(1), k: 1, lossInputs: { weights: full.slice(1).map((_, i) => (i + 1 >= e.prompt.length ? 1 : 0)) } };
+        return {
+          input: full.slice(0, -1),
+          targets: full.slice(1),
+          k: 1,
+          lossInputs: { weights: full.slice(1).map((_, i) => (i + 1 >= e.prompt.length ? 1 : 0)) },
+        };
       });
       forwardBackward(m, batch, "cross_entropy", {}, true);
       optimStep(m, { ...ADAM, learning_rate: 0.02 });

@@ -24,7 +24,12 @@ describe("server/ts-client", function () {
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), "local-backend-client-"));
     server = await startLocalBackend({ dir, seed: 0, longPollMs: 2_000 });
-    service = new TinkerService({ apiKey: "tml-local", baseUrl: server.url, log: () => {}, retry: { baseDelayMs: 10, maxDelayMs: 50, pollBaseDelayMs: 10, pollMaxDelayMs: 50, sampleBackoffSmallMs: 20 } });
+    service = new TinkerService({
+      apiKey: "tml-local",
+      baseUrl: server.url,
+      log: () => {},
+      retry: { baseDelayMs: 10, maxDelayMs: 50, pollBaseDelayMs: 10, pollMaxDelayMs: 50, sampleBackoffSmallMs: 20 },
+    });
   });
   after(async () => {
     service?.close();
@@ -49,12 +54,19 @@ describe("server/ts-client", function () {
     assert.equal(res.sequences.length, 3);
     const rl = res.sequences.map((s) => {
       const full = [...PROMPT, ...s.tokens];
-      return rlDatum(full, full.map((_, i) => (i >= PROMPT.length ? s.logprobs![i - PROMPT.length] : 0)), full.map((_, i) => (i >= PROMPT.length ? 1 : 0)));
+      return rlDatum(
+        full,
+        full.map((_, i) => (i >= PROMPT.length ? s.logprobs![i - PROMPT.length] : 0)),
+        full.map((_, i) => (i >= PROMPT.length ? 1 : 0)),
+      );
     });
     // On-policy: the learner's logprobs equal the sampler's, so every ratio is 1 and loss = −(#action tokens).
     const isOut = await trainer.forwardBackward(rl, "importance_sampling").result();
     const actionTokens = res.sequences.reduce((n, s) => n + s.tokens.length, 0);
-    assert.ok(Math.abs(isOut.metrics["loss:sum"] + actionTokens) < 1e-3, `${isOut.metrics["loss:sum"]} vs −${actionTokens}`);
+    assert.ok(
+      Math.abs(isOut.metrics["loss:sum"] + actionTokens) < 1e-3,
+      `${isOut.metrics["loss:sum"]} vs −${actionTokens}`,
+    );
     res.sequences.forEach((s, i) => {
       const learner = isOut.outputs[i].logprobs.data.slice(PROMPT.length - 1);
       s.logprobs!.forEach((lp, j) => assert.ok(Math.abs(lp - learner[j]) < 1e-4));
@@ -66,7 +78,10 @@ describe("server/ts-client", function () {
     const b = (await resumed.forward(data).result()).outputs[0].logprobs.data;
     a.forEach((x, i) => assert.ok(Math.abs(x - b[i]) < 1e-6));
     const checkpoints = await service.listCheckpoints(trainer.modelId);
-    assert.deepEqual(checkpoints.checkpoints.map((c) => c.tinker_path), [state.path]);
+    assert.deepEqual(
+      checkpoints.checkpoints.map((c) => c.tinker_path),
+      [state.path],
+    );
   });
 
   it("gets through injected 5xx, dropped responses and sampling 429s by retrying, without applying anything twice", async () => {
@@ -81,7 +96,9 @@ describe("server/ts-client", function () {
         step = (await trainer.optimStep({ learning_rate: 0.01 }).result()).metrics["step:max"];
       }
       assert.equal(step, 4, "an optim_step was applied twice or lost");
-      const samples = await Promise.all(Array.from({ length: 6 }, (_, i) => sampler.sample({ prompt: PROMPT, maxTokens: 3, seed: i }).result()));
+      const samples = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => sampler.sample({ prompt: PROMPT, maxTokens: 3, seed: i }).result()),
+      );
       assert.equal(samples.length, 6);
     } finally {
       Object.assign(server.faults, { error5xxRate: 0, dropRate: 0, sample429Rate: 0 });

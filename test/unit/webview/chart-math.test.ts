@@ -5,7 +5,15 @@
  * (M4) decimation against a brute-force column scan, and the dashboard's metric groups and healthy bands.
  */
 import assert from "node:assert/strict";
-import { alignSeries, emaSmooth, formatNumber, formatUsdValue, isConstant, m4Indices, nearestIndex } from "../../../webview/shared/chart-math";
+import {
+  alignSeries,
+  emaSmooth,
+  formatNumber,
+  formatUsdValue,
+  isConstant,
+  m4Indices,
+  nearestIndex,
+} from "../../../webview/shared/chart-math";
 import { healthyBand, metricGroup, orderMetrics } from "../../../src/core/views/trace/metric-groups";
 
 /** TensorBoard's smoothed value at n: Σ (1−w) w^(n−k) y_k / (1 − w^(n+1)), over the finite points so far. */
@@ -22,7 +30,14 @@ function referenceEma(values: (number | null)[], w: number): (number | null)[] {
 }
 
 /** Per pixel column, the lowest and highest value of the indices given (brute force). */
-function columnExtremes(steps: number[], values: (number | null)[], idx: number[], xMin: number, xMax: number, cols: number): Map<number, [number, number]> {
+function columnExtremes(
+  steps: number[],
+  values: (number | null)[],
+  idx: number[],
+  xMin: number,
+  xMax: number,
+  cols: number,
+): Map<number, [number, number]> {
   const out = new Map<number, [number, number]>();
   for (const i of idx) {
     const v = values[i];
@@ -40,17 +55,29 @@ describe("webview: chart math", () => {
     const steps = Array.from({ length: n }, (_, i) => i + 1);
     // Flat noise with one-step spikes up and down at steps no regular stride lines up with.
     let s = 3;
-    const rnd = () => ((s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
-    const values: (number | null)[] = steps.map((x) => (x % 97 === 0 ? 5 + rnd() : x % 89 === 0 ? -5 - rnd() : rnd() * 0.1));
+    const rnd = () => (s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const values: (number | null)[] = steps.map((x) =>
+      x % 97 === 0 ? 5 + rnd() : x % 89 === 0 ? -5 - rnd() : rnd() * 0.1,
+    );
     values[5000] = null; // a gap is skipped, not kept as a point
     const smooth = emaSmooth(values, 0.6);
     const all = steps.map((_, i) => i);
-    for (const [xMin, xMax, cols] of [[1, n, 400], [4000, 4600, 400], [1, n, 37]] as const) {
+    for (const [xMin, xMax, cols] of [
+      [1, n, 400],
+      [4000, 4600, 400],
+      [1, n, 37],
+    ] as const) {
       const kept = m4Indices(steps, [values, smooth], xMin, xMax, cols);
       assert.ok(kept.length < n / 2 || xMax - xMin < 2 * cols, `${kept.length} of ${n} kept for ${cols} columns`);
-      assert.deepEqual(kept, [...kept].sort((a, b) => a - b));
+      assert.deepEqual(
+        kept,
+        [...kept].sort((a, b) => a - b),
+      );
       for (const series of [values, smooth]) {
-        assert.deepEqual(columnExtremes(steps, series, kept, xMin, xMax, cols), columnExtremes(steps, series, all, xMin, xMax, cols));
+        assert.deepEqual(
+          columnExtremes(steps, series, kept, xMin, xMax, cols),
+          columnExtremes(steps, series, all, xMin, xMax, cols),
+        );
       }
       // The steps just outside the range are kept, so lines leave the plot at the right slope.
       if (xMin > 1) assert.ok(kept.includes(steps.indexOf(xMin) - 1));
@@ -60,7 +87,10 @@ describe("webview: chart math", () => {
     const kept = m4Indices(steps, [values], 1, n, 400);
     const stride = Math.ceil(n / kept.length);
     const strided = all.filter((i) => i % stride === 0);
-    assert.notDeepEqual(columnExtremes(steps, values, strided, 1, n, 400), columnExtremes(steps, values, all, 1, n, 400));
+    assert.notDeepEqual(
+      columnExtremes(steps, values, strided, 1, n, 400),
+      columnExtremes(steps, values, all, 1, n, 400),
+    );
     assert.deepEqual(m4Indices([], [[]], 0, 1, 10), []);
   });
 
@@ -105,11 +135,27 @@ describe("webview: chart math", () => {
 
   it("aligns runs on the union of their steps", () => {
     const a = alignSeries([
-      { label: "a", points: [[1, 0.1], [2, 0.2], [4, 0.4]] },
-      { label: "b", points: [[2, 1], [3, 2]] },
+      {
+        label: "a",
+        points: [
+          [1, 0.1],
+          [2, 0.2],
+          [4, 0.4],
+        ],
+      },
+      {
+        label: "b",
+        points: [
+          [2, 1],
+          [3, 2],
+        ],
+      },
     ]);
     assert.deepEqual(a.steps, [1, 2, 3, 4]);
-    assert.deepEqual(a.values, [[0.1, 0.2, null, 0.4], [null, 1, 2, null]]);
+    assert.deepEqual(a.values, [
+      [0.1, 0.2, null, 0.4],
+      [null, 1, 2, null],
+    ]);
     assert.equal(nearestIndex(a.steps, 2.4), 1);
     assert.equal(nearestIndex(a.steps, 2.6), 2);
     assert.equal(nearestIndex(a.steps, 99), 3);
@@ -117,12 +163,35 @@ describe("webview: chart math", () => {
 
   it("groups metrics (Agent Lab and cookbook names) and gives the recipe's healthy bands", () => {
     assert.deepEqual(
-      orderMetrics(["usd", "lr", "tokens", "skipped_groups", "reward", "seconds", "env/all/reward/total", "optim/kl_sample_train_v1", "mystery"]),
-      ["reward", "env/all/reward/total", "skipped_groups", "tokens", "usd", "seconds", "lr", "optim/kl_sample_train_v1", "mystery"],
+      orderMetrics([
+        "usd",
+        "lr",
+        "tokens",
+        "skipped_groups",
+        "reward",
+        "seconds",
+        "env/all/reward/total",
+        "optim/kl_sample_train_v1",
+        "mystery",
+      ]),
+      [
+        "reward",
+        "env/all/reward/total",
+        "skipped_groups",
+        "tokens",
+        "usd",
+        "seconds",
+        "lr",
+        "optim/kl_sample_train_v1",
+        "mystery",
+      ],
     );
     assert.equal(metricGroup("env/all/by_group/frac_mixed"), "health");
     assert.equal(metricGroup("time/total"), "throughput");
-    assert.deepEqual({ ...healthyBand("skipped_groups", [0.5]), advice: "" }, { lo: 0.2, hi: 0.6, range: "0.2–0.6", advice: "" });
+    assert.deepEqual(
+      { ...healthyBand("skipped_groups", [0.5]), advice: "" },
+      { lo: 0.2, hi: 0.6, range: "0.2–0.6", advice: "" },
+    );
     assert.equal(healthyBand("budget_hit", [0])!.hi, 0.05);
     const tokens = healthyBand("tokens", [100, 110, 120, 500])!;
     assert.equal(tokens.lo, 55);

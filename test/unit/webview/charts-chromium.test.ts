@@ -24,8 +24,12 @@ describe("webview: charts in Chromium (CSP, PNG/SVG export)", function () {
   });
 
   it("compare: renders under the CSP and exports the forest plot as PNG and SVG", async () => {
-    const runA = Array.from({ length: 40 }, (_, i) => fakeRecord(`q${i}`, { f1: i % 2, em: i % 2, prediction: i % 2 ? "Paris" : "Lyon" }));
-    const runB = Array.from({ length: 40 }, (_, i) => fakeRecord(`q${i}`, { f1: i % 4 === 0 ? 0 : 1, em: i % 4 === 0 ? 0 : 1, prediction: PAYLOADS[1] }));
+    const runA = Array.from({ length: 40 }, (_, i) =>
+      fakeRecord(`q${i}`, { f1: i % 2, em: i % 2, prediction: i % 2 ? "Paris" : "Lyon" }),
+    );
+    const runB = Array.from({ length: 40 }, (_, i) =>
+      fakeRecord(`q${i}`, { f1: i % 4 === 0 ? 0 : 1, em: i % 4 === 0 ? 0 : 1, prediction: PAYLOADS[1] }),
+    );
     const report = ablate(
       [
         { name: "a", dir: "/a", manifest: fakeManifest(), episodes: runA },
@@ -34,7 +38,9 @@ describe("webview: charts in Chromium (CSP, PNG/SVG export)", function () {
       { resamples: 300, seed: 3 },
     );
     const p = await openPanelPage(browser, "compare");
-    await p.postTimed(hostMessage({ type: "compare/report", report, setup: { origin: "runs", fields: [], expect: [], prompts: [] } }));
+    await p.postTimed(
+      hostMessage({ type: "compare/report", report, setup: { origin: "runs", fields: [], expect: [], prompts: [] } }),
+    );
     await p.page.click("#forest .export[data-format='png'] >> nth=0");
     await p.page.click("#forest .export[data-format='svg'] >> nth=0");
     let exports: { type: string; format?: string; data?: string }[] = [];
@@ -56,11 +62,36 @@ describe("webview: charts in Chromium (CSP, PNG/SVG export)", function () {
 
   it("dashboard: renders charts under the CSP without violations", async () => {
     const rows = [1, 2, 3].map((step) => ({ step, reward: step / 4, skipped_groups: 0.5, usd: step / 100 }));
-    const groups = [{ step: 1, rewards: [1, 0], episodes: [] }, { step: 2, rewards: [0, 0], episodes: [] }];
+    const groups = [
+      { step: 1, rewards: [1, 0], episodes: [] },
+      { step: 2, rewards: [0, 0], episodes: [] },
+    ];
     const p = await openPanelPage(browser, "dashboard", "vscode-light");
-    await p.postTimed(hostMessage({ type: "dashboard/data", data: { run: "r", series: metricSeries(rows), groups, health: healthByStep(groups), checkpoints: [{ name: "c", step: 2, n: 10, evalRun: "v", f1: { mean: 0.5, lo: 0.3, hi: 0.7 }, otherEvals: [] }], references: [], evalSettings: null, questions: {}, overlays: [], problems: [] } }));
+    await p.postTimed(
+      hostMessage({
+        type: "dashboard/data",
+        data: {
+          run: "r",
+          series: metricSeries(rows),
+          groups,
+          health: healthByStep(groups),
+          checkpoints: [
+            { name: "c", step: 2, n: 10, evalRun: "v", f1: { mean: 0.5, lo: 0.3, hi: 0.7 }, otherEvals: [] },
+          ],
+          references: [],
+          evalSettings: null,
+          questions: {},
+          overlays: [],
+          problems: [],
+        },
+      }),
+    );
     const charts = await p.page.evaluate(() => document.querySelectorAll(".timechart canvas").length);
-    assert.equal(charts, 2 + 1 + 1, "two metrics (skipped_groups is constant: listed, not drawn), val F1, group health");
+    assert.equal(
+      charts,
+      2 + 1 + 1,
+      "two metrics (skipped_groups is constant: listed, not drawn), val F1, group health",
+    );
     assert.deepEqual(p.errors, []);
     assert.deepEqual(await cspViolations(p), []);
   });

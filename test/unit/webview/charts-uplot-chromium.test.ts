@@ -18,7 +18,7 @@ const STEPS = 40;
 /** A GRPO-like log: noisy reward, skipped_groups leaving its band late, constant group counts, a decaying lr. */
 function log(seed: number): Record<string, number>[] {
   let s = seed;
-  const rnd = () => ((s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const rnd = () => (s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   return Array.from({ length: STEPS }, (_, i) => ({
     step: i + 1,
     reward: 0.3 + i / 100 + (rnd() - 0.5) * 0.2,
@@ -82,11 +82,16 @@ async function stepX(p: PanelPage, key: string, step: number): Promise<{ x: numb
 /** A long run: 10,000 steps of noisy reward with one-step spikes. */
 function longLog(): Record<string, number>[] {
   let s = 5;
-  const rnd = () => ((s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
-  return Array.from({ length: 10_000 }, (_, i) => ({ step: i + 1, reward: 0.3 + Math.sin(i / 700) * 0.1 + rnd() * 0.05 + (i % 211 === 0 ? 0.5 : 0), tokens: 150 + rnd() * 20 }));
+  const rnd = () => (s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  return Array.from({ length: 10_000 }, (_, i) => ({
+    step: i + 1,
+    reward: 0.3 + Math.sin(i / 700) * 0.1 + rnd() * 0.05 + (i % 211 === 0 ? 0.5 : 0),
+    tokens: 150 + rnd() * 20,
+  }));
 }
 
-const readout = (p: PanelPage, key: string) => p.page.evaluate((k) => document.querySelector(`.timechart[data-key="${k}"] .chart-readout`)!.textContent ?? "", key);
+const readout = (p: PanelPage, key: string) =>
+  p.page.evaluate((k) => document.querySelector(`.timechart[data-key="${k}"] .chart-readout`)!.textContent ?? "", key);
 
 describe("webview: uPlot charts in Chromium (hover, smoothing, zoom, overlay, bands)", function () {
   this.timeout(60_000);
@@ -101,10 +106,24 @@ describe("webview: uPlot charts in Chromium (hover, smoothing, zoom, overlay, ba
   it("draws canvases grouped by kind, collapses constant metrics into one line, no CSP violation", async () => {
     const p = await openPanelPage(browser, "dashboard");
     await p.postTimed(hostMessage({ type: "dashboard/data", data: view() }));
-    const groups = await p.page.evaluate(() => Array.from(document.querySelectorAll(".metric-group")).map((g) => [g.getAttribute("data-group"), Array.from(g.querySelectorAll(".metric")).map((m) => m.getAttribute("data-key"))]));
-    assert.deepEqual(groups, [["reward", ["reward"]], ["health", ["skipped_groups"]], ["length", ["tokens"]], ["cost", ["usd"]], ["optimisation", ["lr"]]]);
+    const groups = await p.page.evaluate(() =>
+      Array.from(document.querySelectorAll(".metric-group")).map((g) => [
+        g.getAttribute("data-group"),
+        Array.from(g.querySelectorAll(".metric")).map((m) => m.getAttribute("data-key")),
+      ]),
+    );
+    assert.deepEqual(groups, [
+      ["reward", ["reward"]],
+      ["health", ["skipped_groups"]],
+      ["length", ["tokens"]],
+      ["cost", ["usd"]],
+      ["optimisation", ["lr"]],
+    ]);
     assert.equal(await p.page.evaluate(() => document.querySelectorAll("#metrics canvas").length), 5);
-    assert.match(await p.page.evaluate(() => document.getElementById("constants")!.textContent!), /constant\s*episodes 256\s*groups 32/);
+    assert.match(
+      await p.page.evaluate(() => document.getElementById("constants")!.textContent!),
+      /constant\s*episodes 256\s*groups 32/,
+    );
     assert.deepEqual(p.errors, []);
     assert.deepEqual(await cspViolations(p), []);
   });
@@ -120,7 +139,10 @@ describe("webview: uPlot charts in Chromium (hover, smoothing, zoom, overlay, ba
     const text = await readout(p, "reward");
     const sa = referenceEma(a, 0.6)[at];
     const sb = referenceEma(b, 0.6)[at];
-    assert.equal(text, `step ${at + 1} · grpo-a ${formatNumber(sa)} (raw ${formatNumber(a[at])}) · grpo-b ${formatNumber(sb)} (raw ${formatNumber(b[at])})`);
+    assert.equal(
+      text,
+      `step ${at + 1} · grpo-a ${formatNumber(sa)} (raw ${formatNumber(a[at])}) · grpo-b ${formatNumber(sb)} (raw ${formatNumber(b[at])})`,
+    );
     // Cursors are synced: the tokens chart reads the same step.
     assert.match(await readout(p, "tokens"), new RegExp(`^step ${at + 1} · grpo-a`));
 
@@ -131,7 +153,10 @@ describe("webview: uPlot charts in Chromium (hover, smoothing, zoom, overlay, ba
     });
     await p.page.mouse.move(x + 1, y);
     await p.page.mouse.move(x, y);
-    assert.match(await readout(p, "reward"), new RegExp(`grpo-a ${formatNumber(referenceEma(a, 0.9)[at]).replace(".", "\\.")} \\(raw`));
+    assert.match(
+      await readout(p, "reward"),
+      new RegExp(`grpo-a ${formatNumber(referenceEma(a, 0.9)[at]).replace(".", "\\.")} \\(raw`),
+    );
     await p.page.evaluate(() => {
       const s = document.getElementById("smoothing") as HTMLInputElement;
       s.value = "0";
@@ -139,17 +164,21 @@ describe("webview: uPlot charts in Chromium (hover, smoothing, zoom, overlay, ba
     });
     await p.page.mouse.move(x + 1, y);
     await p.page.mouse.move(x, y);
-    assert.equal(await readout(p, "reward"), `step ${at + 1} · grpo-a ${formatNumber(a[at])} · grpo-b ${formatNumber(b[at])}`);
+    assert.equal(
+      await readout(p, "reward"),
+      `step ${at + 1} · grpo-a ${formatNumber(a[at])} · grpo-b ${formatNumber(b[at])}`,
+    );
     assert.deepEqual(p.errors, []);
   });
 
   it("drag zooms the step axis, double-click resets it, and the zoom survives a redraw", async () => {
     const p = await openPanelPage(browser, "dashboard");
     await p.postTimed(hostMessage({ type: "dashboard/data", data: view() }));
-    const range = () => p.page.evaluate(() => {
-      const el = document.querySelector<HTMLElement>('.timechart[data-key="reward"]')!;
-      return [Number(el.dataset.xMin), Number(el.dataset.xMax)];
-    });
+    const range = () =>
+      p.page.evaluate(() => {
+        const el = document.querySelector<HTMLElement>('.timechart[data-key="reward"]')!;
+        return [Number(el.dataset.xMin), Number(el.dataset.xMax)];
+      });
     assert.deepEqual(await range(), [1, STEPS]);
     await dragZoom(p, "reward", 10, 20);
     const [lo, hi] = await range();
@@ -166,10 +195,11 @@ describe("webview: uPlot charts in Chromium (hover, smoothing, zoom, overlay, ba
   it("a healthy band gives its advice on hover where the value leaves it", async () => {
     const p = await openPanelPage(browser, "dashboard");
     await p.postTimed(hostMessage({ type: "dashboard/data", data: view() }));
-    const band = () => p.page.evaluate(() => {
-      const el = document.querySelector('.timechart[data-key="skipped_groups"] .chart-band-legend')!;
-      return [el.textContent, el.classList.contains("outside-band")];
-    });
+    const band = () =>
+      p.page.evaluate(() => {
+        const el = document.querySelector('.timechart[data-key="skipped_groups"] .chart-band-legend')!;
+        return [el.textContent, el.classList.contains("outside-band")];
+      });
     const inside = await stepX(p, "skipped_groups", 10);
     await p.page.mouse.move(inside.x, inside.y);
     assert.equal(await readout(p, "skipped_groups"), "step 10 · skipped_groups 0.4 (raw 0.4)");
@@ -196,7 +226,10 @@ describe("webview: uPlot charts in Chromium (hover, smoothing, zoom, overlay, ba
     assert.match(svg, /^<svg/);
     assert.ok(svg.includes(">1.0e-4<") && svg.includes(">1.0e-3<"), "decade ticks on the log axis");
     assert.equal((svg.match(/class="series"/g) ?? []).length, 1);
-    const png = Buffer.from(exports.find((m) => m.format === "png")!.data!.replace(/^data:image\/png;base64,/, ""), "base64");
+    const png = Buffer.from(
+      exports.find((m) => m.format === "png")!.data!.replace(/^data:image\/png;base64,/, ""),
+      "base64",
+    );
     assert.equal(png.subarray(1, 4).toString("latin1"), "PNG");
     assert.ok(png.readUInt32BE(16) >= 240, "as wide as the drawn chart");
     assert.deepEqual(p.errors, []);
@@ -206,10 +239,13 @@ describe("webview: uPlot charts in Chromium (hover, smoothing, zoom, overlay, ba
     const p = await openPanelPage(browser, "dashboard");
     await p.postTimed(hostMessage({ type: "dashboard/data", data: view() }));
     // The plot is the figure less the y axis (56 px) and padding: never a fixed 420 px.
-    const sizes = () => p.page.evaluate(() => ({
-      canvas: document.querySelector<HTMLCanvasElement>('.timechart[data-key="reward"] canvas')!.getBoundingClientRect().width,
-      figure: document.querySelector<HTMLElement>('.metric[data-key="reward"]')!.getBoundingClientRect().width,
-    }));
+    const sizes = () =>
+      p.page.evaluate(() => ({
+        canvas: document
+          .querySelector<HTMLCanvasElement>('.timechart[data-key="reward"] canvas')!
+          .getBoundingClientRect().width,
+        figure: document.querySelector<HTMLElement>('.metric[data-key="reward"]')!.getBoundingClientRect().width,
+      }));
     await new Promise((r) => setTimeout(r, 100));
     const before = await sizes();
     assert.ok(Math.abs(before.canvas - before.figure) <= 2, JSON.stringify(before));
@@ -224,15 +260,26 @@ describe("webview: uPlot charts in Chromium (hover, smoothing, zoom, overlay, ba
     const p = await openPanelPage(browser, "dashboard");
     const rows = longLog();
     await p.postTimed(hostMessage({ type: "dashboard/data", data: view(false, rows) }));
-    const state = () => p.page.evaluate(() => {
-      const el = document.querySelector<HTMLElement>('.timechart[data-key="reward"]')!;
-      const over = el.querySelector<HTMLElement>(".u-over")!.getBoundingClientRect();
-      return { drawn: Number(el.dataset.drawn), inView: Number(el.dataset.drawnInView), min: Number(el.dataset.xMin), max: Number(el.dataset.xMax), left: over.left, width: over.width };
-    });
+    const state = () =>
+      p.page.evaluate(() => {
+        const el = document.querySelector<HTMLElement>('.timechart[data-key="reward"]')!;
+        const over = el.querySelector<HTMLElement>(".u-over")!.getBoundingClientRect();
+        return {
+          drawn: Number(el.dataset.drawn),
+          inView: Number(el.dataset.drawnInView),
+          min: Number(el.dataset.xMin),
+          max: Number(el.dataset.xMax),
+          left: over.left,
+          width: over.width,
+        };
+      });
     await new Promise((r) => setTimeout(r, 100));
     const full = await state();
     // At most first, last, min and max per pixel column of each line drawn (raw and smoothed).
-    assert.ok(full.drawn > 0 && full.drawn < rows.length && full.drawn <= 8 * full.width + 4, `${full.drawn} of ${rows.length} points handed to uPlot for ${full.width} px`);
+    assert.ok(
+      full.drawn > 0 && full.drawn < rows.length && full.drawn <= 8 * full.width + 4,
+      `${full.drawn} of ${rows.length} points handed to uPlot for ${full.width} px`,
+    );
     const reward = rows.map((r) => r.reward);
     const smooth = referenceEma(reward, 0.6);
     /** Hovers at a client x; returns the step the readout names, the step under the cursor, and the readout. */
@@ -243,13 +290,17 @@ describe("webview: uPlot charts in Chromium (hover, smoothing, zoom, overlay, ba
       const under = s.min + ((x - s.left) / s.width) * (s.max - s.min);
       return { step: Number(/^step (\d+)/.exec(text)?.[1]), under, text };
     };
-    const exact = (step: number) => `step ${step} · reward ${formatNumber(smooth[step - 1])} (raw ${formatNumber(reward[step - 1])})`;
+    const exact = (step: number) =>
+      `step ${step} · reward ${formatNumber(smooth[step - 1])} (raw ${formatNumber(reward[step - 1])})`;
     for (const target of [212, 4221, 7000]) {
       const { x, y } = await stepX(p, "reward", target);
       const h = await hoverAt(x, y);
       // The step under the cursor, to the pixel (one CSS pixel is several steps here).
       const perPx = (full.max - full.min) / full.width;
-      assert.ok(Math.abs(h.step - h.under) <= perPx + 0.5, `readout step ${h.step}, cursor at step ${h.under.toFixed(1)}`);
+      assert.ok(
+        Math.abs(h.step - h.under) <= perPx + 0.5,
+        `readout step ${h.step}, cursor at step ${h.under.toFixed(1)}`,
+      );
       assert.equal(h.text, exact(h.step));
     }
 

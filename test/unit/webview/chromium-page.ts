@@ -41,14 +41,49 @@ export async function launch(ctx: Mocha.Context): Promise<Browser> {
 /** Headless Chromium as the webview tests and the benches that open panel pages run it. */
 export async function launchHeadless(): Promise<Browser> {
   const { chromium } = await import("playwright-core");
-  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-gpu", "--no-first-run"] });
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ["--no-sandbox", "--disable-gpu", "--no-first-run"],
+  });
 }
 
 /** A few of the colours VS Code injects into webviews, per theme kind (values from its default themes). */
 const THEME_VARS: Record<string, Record<string, string>> = {
-  "vscode-dark": { "--vscode-editor-background": "#1e1e1e", "--vscode-editor-foreground": "#d4d4d4", "--vscode-foreground": "#cccccc", "--vscode-descriptionForeground": "rgba(204, 204, 204, 0.7)", "--vscode-diffEditor-insertedTextBackground": "rgba(156, 204, 44, 0.2)", "--vscode-charts-red": "#f14c4c", "--vscode-charts-green": "#89d185", "--vscode-charts-blue": "#3794ff", "--vscode-panel-border": "rgba(128, 128, 128, 0.35)" },
-  "vscode-light": { "--vscode-editor-background": "#ffffff", "--vscode-editor-foreground": "#000000", "--vscode-foreground": "#616161", "--vscode-descriptionForeground": "#717171", "--vscode-diffEditor-insertedTextBackground": "rgba(156, 204, 44, 0.25)", "--vscode-charts-red": "#e51400", "--vscode-charts-green": "#388a34", "--vscode-charts-blue": "#1a85ff", "--vscode-panel-border": "rgba(128, 128, 128, 0.35)" },
-  "vscode-high-contrast": { "--vscode-editor-background": "#000000", "--vscode-editor-foreground": "#ffffff", "--vscode-foreground": "#ffffff", "--vscode-descriptionForeground": "rgba(255, 255, 255, 0.7)", "--vscode-contrastBorder": "#6fc3df", "--vscode-contrastActiveBorder": "#f38518", "--vscode-charts-red": "#f14c4c", "--vscode-charts-green": "#89d185", "--vscode-charts-blue": "#3794ff", "--vscode-panel-border": "#6fc3df" },
+  "vscode-dark": {
+    "--vscode-editor-background": "#1e1e1e",
+    "--vscode-editor-foreground": "#d4d4d4",
+    "--vscode-foreground": "#cccccc",
+    "--vscode-descriptionForeground": "rgba(204, 204, 204, 0.7)",
+    "--vscode-diffEditor-insertedTextBackground": "rgba(156, 204, 44, 0.2)",
+    "--vscode-charts-red": "#f14c4c",
+    "--vscode-charts-green": "#89d185",
+    "--vscode-charts-blue": "#3794ff",
+    "--vscode-panel-border": "rgba(128, 128, 128, 0.35)",
+  },
+  "vscode-light": {
+    "--vscode-editor-background": "#ffffff",
+    "--vscode-editor-foreground": "#000000",
+    "--vscode-foreground": "#616161",
+    "--vscode-descriptionForeground": "#717171",
+    "--vscode-diffEditor-insertedTextBackground": "rgba(156, 204, 44, 0.25)",
+    "--vscode-charts-red": "#e51400",
+    "--vscode-charts-green": "#388a34",
+    "--vscode-charts-blue": "#1a85ff",
+    "--vscode-panel-border": "rgba(128, 128, 128, 0.35)",
+  },
+  "vscode-high-contrast": {
+    "--vscode-editor-background": "#000000",
+    "--vscode-editor-foreground": "#ffffff",
+    "--vscode-foreground": "#ffffff",
+    "--vscode-descriptionForeground": "rgba(255, 255, 255, 0.7)",
+    "--vscode-contrastBorder": "#6fc3df",
+    "--vscode-contrastActiveBorder": "#f38518",
+    "--vscode-charts-red": "#f14c4c",
+    "--vscode-charts-green": "#89d185",
+    "--vscode-charts-blue": "#3794ff",
+    "--vscode-panel-border": "#6fc3df",
+  },
 };
 
 export interface PanelPage {
@@ -61,7 +96,12 @@ export interface PanelPage {
 }
 
 /** `initScript`: more script (a string) run before the page's own, e.g. to watch what the page calls. */
-export async function openPanelPage(browser: Browser, kind: "trace" | "compare" | "dashboard", theme = "vscode-dark", initScript = ""): Promise<PanelPage> {
+export async function openPanelPage(
+  browser: Browser,
+  kind: "trace" | "compare" | "dashboard",
+  theme = "vscode-dark",
+  initScript = "",
+): Promise<PanelPage> {
   const bundles = await webviewBundles();
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   const errors: string[] = [];
@@ -70,7 +110,14 @@ export async function openPanelPage(browser: Browser, kind: "trace" | "compare" 
   await page.route(`${ORIGIN}/**`, async (route) => {
     const url = new URL(route.request().url());
     if (url.pathname === "/") {
-      const html = panelHtml({ kind, title: kind, cspSource: ORIGIN, script: bundles.get(kind)!, stylesheet: await stylesheet(), nonce: makeNonce() }).replace("<body ", `<body class="${theme}" `);
+      const html = panelHtml({
+        kind,
+        title: kind,
+        cspSource: ORIGIN,
+        script: bundles.get(kind)!,
+        stylesheet: await stylesheet(),
+        nonce: makeNonce(),
+      }).replace("<body ", `<body class="${theme}" `);
       return route.fulfill({ contentType: "text/html", body: html });
     }
     return route.fulfill({ status: 404, body: "" });
@@ -91,7 +138,9 @@ export async function openPanelPage(browser: Browser, kind: "trace" | "compare" 
   }, THEME_VARS[theme] ?? {});
   // Polled with evaluate (CDP, not subject to the page's CSP; waitForFunction would need eval).
   for (let i = 0; ; i++) {
-    const ready = await page.evaluate(() => ((window as unknown as { __sent?: { type: string }[] }).__sent ?? []).some((m) => m.type === "ready"));
+    const ready = await page.evaluate(() =>
+      ((window as unknown as { __sent?: { type: string }[] }).__sent ?? []).some((m) => m.type === "ready"),
+    );
     if (ready) break;
     if (i > 200) throw new Error(`the ${kind} webview never said ready: ${errors.join("; ")}`);
     await new Promise((r) => setTimeout(r, 50));

@@ -22,12 +22,19 @@ describe("webview: compare in Chromium at 1280 px", function () {
   });
 
   it("fits the ablation table in 1280 px and folds the less-used columns", async () => {
-    const names = ["pipeline-val-base", "pipeline-val-closed-book", "pipeline-val-sft-e2", "pipeline-val-grpo-s60-prompt-1130"];
+    const names = [
+      "pipeline-val-base",
+      "pipeline-val-closed-book",
+      "pipeline-val-sft-e2",
+      "pipeline-val-grpo-s60-prompt-1130",
+    ];
     const inputs = names.map((name, k) => ({
       name,
       dir: `/runs/${name}`,
       manifest: { ...fakeManifest(), policy: { ...fakeManifest().policy, checkpoint: `tinker://run/${name}` } },
-      episodes: Array.from({ length: 120 }, (_, i) => fakeRecord(`q${i}`, { f1: (i * (k + 3)) % 5 === 0 ? 0 : 1, em: (i * (k + 3)) % 5 === 0 ? 0 : 1 })),
+      episodes: Array.from({ length: 120 }, (_, i) =>
+        fakeRecord(`q${i}`, { f1: (i * (k + 3)) % 5 === 0 ? 0 : 1, em: (i * (k + 3)) % 5 === 0 ? 0 : 1 }),
+      ),
     }));
     const { report, setup } = compareView(inputs, "checkpoint", undefined, []);
     const p = await openPanelPage(browser, "compare");
@@ -40,7 +47,10 @@ describe("webview: compare in Chromium at 1280 px", function () {
         view: window.innerWidth,
       }));
     const folded = await widths();
-    assert.ok(folded.table <= folded.view - 16 && folded.page <= folded.view, `table ${folded.table} px, page ${folded.page} px in a ${folded.view} px view`);
+    assert.ok(
+      folded.table <= folded.view - 16 && folded.page <= folded.view,
+      `table ${folded.table} px, page ${folded.page} px in a ${folded.view} px view`,
+    );
     await p.page.click("#more-columns");
     await new Promise((r) => setTimeout(r, 100));
     const shown = await widths();

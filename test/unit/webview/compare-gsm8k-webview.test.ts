@@ -50,7 +50,19 @@ describe("webview: compare on GSM8K runs", function () {
         const sum = sumOf(ctx.promptText.split("<|im_start|>user").at(-1)!);
         return `The total is \\boxed{${(right(sum) ? sum : sum + 1).toLocaleString("en-US")}}.`;
       });
-      await evalSplit({ workspaceDir: root, config, name, split: "val", limit: 24, closedBook: false, resume: false, temperature: 0, backend: "scripted", policy, command: ["test"] });
+      await evalSplit({
+        workspaceDir: root,
+        config,
+        name,
+        split: "val",
+        limit: 24,
+        closedBook: false,
+        resume: false,
+        temperature: 0,
+        backend: "scripted",
+        policy,
+        command: ["test"],
+      });
       return readRun(join(root, "runs", name));
     };
     const base = await evalRun("gsm8k-base", rightBase);
@@ -59,7 +71,12 @@ describe("webview: compare on GSM8K runs", function () {
     ({ report, setup } = compareView(
       [
         { name: "gsm8k-base", dir: join(root, "runs", "gsm8k-base"), manifest: base.manifest, episodes: base.episodes },
-        { name: `gsm8k-cand ${PAYLOADS[4]}`, dir: join(root, "runs", "gsm8k-cand"), manifest: cand.manifest, episodes: cand.episodes },
+        {
+          name: `gsm8k-cand ${PAYLOADS[4]}`,
+          dir: join(root, "runs", "gsm8k-cand"),
+          manifest: cand.manifest,
+          episodes: cand.episodes,
+        },
       ],
       "runs",
       undefined,
@@ -80,13 +97,26 @@ describe("webview: compare on GSM8K runs", function () {
     assertInert(t);
     const doc = t.document;
     const heads = Array.from(doc.querySelectorAll("#ablation-table thead th")).map((th) => th.textContent!);
-    assert.deepEqual(heads, ["run", "n", "accuracy [95% CI]", "Δ accuracy [paired CI]", "p Holm", "verdict", "p", "McNemar b/c", "MDE accuracy", "answered", "$/q"]);
+    assert.deepEqual(heads, [
+      "run",
+      "n",
+      "accuracy [95% CI]",
+      "Δ accuracy [paired CI]",
+      "p Holm",
+      "verdict",
+      "p",
+      "McNemar b/c",
+      "MDE accuracy",
+      "answered",
+      "$/q",
+    ]);
     // The accuracies are what the grader decided, and the cells are ablate's digits.
     const expected = (right: (s: number) => boolean) => [...sums.values()].filter(right).length / sums.size;
     assert.equal(report.runs[0].em.mean, expected(rightBase));
     assert.equal(report.runs[1].em.mean, expected(rightCand));
     const rows = doc.querySelectorAll("#ablation-table tbody tr");
-    for (const [i, run] of report.runs.entries()) assert.ok(rows[i].children[2].textContent!.startsWith(f3(run.em.mean)), rows[i].textContent!);
+    for (const [i, run] of report.runs.entries())
+      assert.ok(rows[i].children[2].textContent!.startsWith(f3(run.em.mean)), rows[i].textContent!);
     const c = report.comparisons[0];
     assert.equal(rows[1].querySelector(".delta-em")!.textContent, deltaCell(c.em));
     assert.equal(rows[1].querySelector(".delta-f1"), null);
@@ -107,8 +137,15 @@ describe("webview: compare on GSM8K runs", function () {
 
   it("lists flips and pins by accuracy, and nothing in the panel says F1, EM or searches", async () => {
     const doc = t.document;
-    const ids = (sel: string) => Array.from(doc.querySelectorAll(`${sel} li`)).map((li) => li.getAttribute("data-id")!).sort();
-    const flipped = (up: boolean) => [...sums].filter(([, s]) => (up ? !rightBase(s) && rightCand(s) : rightBase(s) && !rightCand(s))).map(([id]) => id).sort();
+    const ids = (sel: string) =>
+      Array.from(doc.querySelectorAll(`${sel} li`))
+        .map((li) => li.getAttribute("data-id")!)
+        .sort();
+    const flipped = (up: boolean) =>
+      [...sums]
+        .filter(([, s]) => (up ? !rightBase(s) && rightCand(s) : rightBase(s) && !rightCand(s)))
+        .map(([id]) => id)
+        .sort();
     assert.ok(flipped(true).length > 0 && flipped(false).length > 0, "the fixture's questions flip both ways");
     assert.deepEqual(ids("#improved"), flipped(true));
     assert.deepEqual(ids("#regressed"), flipped(false));
@@ -129,9 +166,27 @@ describe("webview: compare on GSM8K runs", function () {
     const id = doc.querySelector("#regressed li")!.getAttribute("data-id")!;
     (doc.querySelector("#regressed li") as unknown as { click(): void }).click();
     await t.settle();
-    const side = (run: string, em: number) => ({ run, prediction: "x", f1: em, em, end: "answer", searches: 0, generated: 12 });
+    const side = (run: string, em: number) => ({
+      run,
+      prediction: "x",
+      f1: em,
+      em,
+      end: "answer",
+      searches: 0,
+      generated: 12,
+    });
     const q = report.questions.find((x) => x.id === id)!;
-    t.post({ type: "compare/pair", pair: { questionId: id, question: q.question, answers: q.answers, sides: [side("gsm8k-base", 1), side("gsm8k-cand", 0)], samePrompt: true, turns: [] } });
+    t.post({
+      type: "compare/pair",
+      pair: {
+        questionId: id,
+        question: q.question,
+        answers: q.answers,
+        sides: [side("gsm8k-base", 1), side("gsm8k-cand", 0)],
+        samePrompt: true,
+        turns: [],
+      },
+    });
     await t.settle();
     const heads = Array.from(doc.querySelectorAll("#pair-grid .pair-head .muted")).map((e) => e.textContent);
     assert.deepEqual(heads, ["accuracy 1 · answer · 12 tokens generated", "accuracy 0 · answer · 12 tokens generated"]);

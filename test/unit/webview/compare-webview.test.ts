@@ -28,7 +28,14 @@ describe("webview: compare", function () {
     const record = (i: number, prediction: string): EpisodeRecord => {
       const r = rows[i];
       const question = i === 0 ? `${PAYLOADS[0]} ${r.question}` : r.question;
-      return fakeRecord(r.id, { question, answers: [r.answer], prediction, em: exactMatch(prediction, [r.answer]), f1: f1Score(prediction, [r.answer]), reward: f1Score(prediction, [r.answer]) });
+      return fakeRecord(r.id, {
+        question,
+        answers: [r.answer],
+        prediction,
+        em: exactMatch(prediction, [r.answer]),
+        f1: f1Score(prediction, [r.answer]),
+        reward: f1Score(prediction, [r.answer]),
+      });
     };
     // Baseline right on even questions; the candidate right on all but 5 of them, plus question 0's payload answer.
     const base = rows.map((r, i) => record(i, i % 2 === 0 ? r.answer : "unknown"));
@@ -65,12 +72,18 @@ describe("webview: compare", function () {
     const c = report.comparisons[0];
     assert.ok(cand.startsWith(`sft ${PAYLOADS[4]}`), cand);
     const sign = (x: number) => (x >= 0 ? "+" : "−") + Math.abs(x).toFixed(3);
-    assert.ok(cand.includes(`${sign(c.f1.delta)} [${sign(c.f1.ci.lo)}, ${sign(c.f1.ci.hi)}]`), "signed Δ F1 with its paired CI");
+    assert.ok(
+      cand.includes(`${sign(c.f1.delta)} [${sign(c.f1.ci.lo)}, ${sign(c.f1.ci.hi)}]`),
+      "signed Δ F1 with its paired CI",
+    );
     assert.match(bodyRows[1].querySelector(".delta-f1")!.textContent!, /^[+−]\d\.\d{3} \[[+−]/);
     assert.ok(cand.includes(c.f1.verdict));
     assert.ok(cand.includes(c.f1.mde.toFixed(3)), "MDE");
     assert.match(doc.getElementById("warnings")!.textContent!, /policy\.checkpoint/);
-    assert.ok(doc.getElementById("warnings")!.textContent!.includes("</textarea><svg onload="), "the differing value is shown as text");
+    assert.ok(
+      doc.getElementById("warnings")!.textContent!.includes("</textarea><svg onload="),
+      "the differing value is shown as text",
+    );
     // One CI line per comparison in each forest plot, coloured by its verdict.
     const ci = doc.querySelectorAll("#forest line.ci");
     assert.equal(ci.length, 2);
@@ -89,7 +102,11 @@ describe("webview: compare", function () {
     assert.deepEqual(ids("#regressed").sort(), [...regressedIds].sort());
     const first = doc.querySelector(`#regressed li[data-id="${regressedIds[0]}"]`)!;
     assert.ok(first.textContent!.includes(PAYLOADS[0]), "the payload question is shown as text");
-    assert.ok(first.querySelector(".gold")!.textContent!.includes(`gold: ${report.questions.find((q) => q.id === regressedIds[0])!.answers[0]}`));
+    assert.ok(
+      first
+        .querySelector(".gold")!
+        .textContent!.includes(`gold: ${report.questions.find((q) => q.id === regressedIds[0])!.answers[0]}`),
+    );
     (first as unknown as { click(): void }).click();
     assert.deepEqual(t.sent.at(-1), { v: 1, type: "compare/openPair", questionId: regressedIds[0], runs: [0, 1] });
   });
@@ -122,7 +139,11 @@ describe("webview: compare", function () {
   it("ticks the fields that differ and asks for the comparison again when one changes", async () => {
     const doc = t.document;
     const boxes = Array.from(doc.querySelectorAll("#expected .expect-field")) as unknown as HTMLInputElement[];
-    assert.deepEqual(boxes.map((b) => [b.value, b.checked]), [["policy.checkpoint", false]], "opened by hand: nothing preset");
+    assert.deepEqual(
+      boxes.map((b) => [b.value, b.checked]),
+      [["policy.checkpoint", false]],
+      "opened by hand: nothing preset",
+    );
     assert.match(doc.getElementById("warnings")!.textContent!, /tick it under “Expected to differ”/);
     boxes[0].checked = true;
     boxes[0].dispatchEvent(new t.window.Event("change") as unknown as Event);
@@ -130,14 +151,29 @@ describe("webview: compare", function () {
 
     // The host answers with the report computed that way: no warning about the checkpoint any more.
     const again = compareView(
-      report.runs.map((r, i) => ({ name: r.name, dir: r.dir, manifest: i === 0 ? fakeManifest() : { ...fakeManifest(), policy: { ...fakeManifest().policy, checkpoint: `sft-e2 ${PAYLOADS[2]}` } }, episodes: [] })).map((x, i) => ({ ...x, episodes: report.questions.map((q) => fakeRecord(q.id, { f1: q.f1[i], em: q.em[i] })) })),
+      report.runs
+        .map((r, i) => ({
+          name: r.name,
+          dir: r.dir,
+          manifest:
+            i === 0
+              ? fakeManifest()
+              : { ...fakeManifest(), policy: { ...fakeManifest().policy, checkpoint: `sft-e2 ${PAYLOADS[2]}` } },
+          episodes: [],
+        }))
+        .map((x, i) => ({
+          ...x,
+          episodes: report.questions.map((q) => fakeRecord(q.id, { f1: q.f1[i], em: q.em[i] })),
+        })),
       "checkpoint",
       undefined,
       [],
     );
     t.post({ type: "compare/report", report: again.report, setup: again.setup });
     await t.settle();
-    const checked = Array.from(doc.querySelectorAll("#expected .expect-field")).map((b) => (b as unknown as HTMLInputElement).checked);
+    const checked = Array.from(doc.querySelectorAll("#expected .expect-field")).map(
+      (b) => (b as unknown as HTMLInputElement).checked,
+    );
     assert.deepEqual(checked, [true]);
     assert.doesNotMatch(doc.getElementById("warnings")!.textContent!, /policy\.checkpoint/);
     assert.match(doc.getElementById("expected")!.textContent!, /Opened to compare checkpoints/);
@@ -161,7 +197,15 @@ describe("webview: compare", function () {
     (doc.querySelector(`#regressed li[data-id="${q.id}"]`) as unknown as { click(): void }).click();
     await t.settle();
     assert.match(doc.getElementById("pair")!.textContent!, /Loading both episodes/);
-    const side = (run: string, prediction: string) => ({ run, prediction, f1: 0, em: 0, end: "answer", searches: 1, generated: 12 });
+    const side = (run: string, prediction: string) => ({
+      run,
+      prediction,
+      f1: 0,
+      em: 0,
+      end: "answer",
+      searches: 1,
+      generated: 12,
+    });
     const pair: PairView = {
       questionId: q.id,
       question: q.question,
@@ -169,7 +213,17 @@ describe("webview: compare", function () {
       sides: [side("base", q.prediction[0]), side("sft", PAYLOADS[1])],
       samePrompt: true,
       turns: [
-        { turn: 1, a: { action: "search", reply: `<search>${PAYLOADS[2]}</search>`, query: PAYLOADS[2], hits: ["Paris", PAYLOADS[0]], inserted: "<result>…</result>" }, b: { action: "answer", reply: "<answer>x</answer>", hits: [], inserted: "" } },
+        {
+          turn: 1,
+          a: {
+            action: "search",
+            reply: `<search>${PAYLOADS[2]}</search>`,
+            query: PAYLOADS[2],
+            hits: ["Paris", PAYLOADS[0]],
+            inserted: "<result>…</result>",
+          },
+          b: { action: "answer", reply: "<answer>x</answer>", hits: [], inserted: "" },
+        },
         { turn: 2, a: { action: "answer", reply: "<answer>y</answer>", hits: [], inserted: "" } },
       ],
     };
@@ -177,11 +231,22 @@ describe("webview: compare", function () {
     await t.settle();
     assertInert(t);
     const grid = doc.getElementById("pair-grid")!;
-    assert.deepEqual(Array.from(grid.querySelectorAll(".turn-label")).map((e) => e.textContent).filter(Boolean), ["turn 1", "turn 2"]);
+    assert.deepEqual(
+      Array.from(grid.querySelectorAll(".turn-label"))
+        .map((e) => e.textContent)
+        .filter(Boolean),
+      ["turn 1", "turn 2"],
+    );
     assert.equal(grid.querySelectorAll(".pair-cell.side-a").length, 3, "header + two turns in one column");
     assert.match(grid.querySelectorAll(".pair-cell.side-b")[2].textContent!, /episode had ended/);
-    assert.ok(grid.textContent!.includes(PAYLOADS[2]) && grid.textContent!.includes(PAYLOADS[0]), "untrusted text as text");
-    assert.match(doc.querySelector("#pair .gold")!.textContent!, new RegExp(`gold: ${q.answers[0].replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`));
+    assert.ok(
+      grid.textContent!.includes(PAYLOADS[2]) && grid.textContent!.includes(PAYLOADS[0]),
+      "untrusted text as text",
+    );
+    assert.match(
+      doc.querySelector("#pair .gold")!.textContent!,
+      new RegExp(`gold: ${q.answers[0].replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`),
+    );
     (doc.querySelectorAll("#pair .open-trace")[1] as unknown as { click(): void }).click();
     assert.deepEqual(t.sent.at(-1), { v: 1, type: "compare/openTrace", questionId: q.id, run: 1 });
   });
@@ -190,16 +255,35 @@ describe("webview: compare", function () {
     const withDiff: CompareSetup = {
       ...setup,
       prompts: [
-        { run: "sft", baseline: { file: "system.prompt.md", sha256: "aa".repeat(32), text: "a\nb" }, other: { file: "system.prompt.md", sha256: "bb".repeat(32), text: "a\nc" }, lines: [{ op: "same", text: "a" }, { op: "removed", text: "b" }, { op: "added", text: PAYLOADS[3] }] },
+        {
+          run: "sft",
+          baseline: { file: "system.prompt.md", sha256: "aa".repeat(32), text: "a\nb" },
+          other: { file: "system.prompt.md", sha256: "bb".repeat(32), text: "a\nc" },
+          lines: [
+            { op: "same", text: "a" },
+            { op: "removed", text: "b" },
+            { op: "added", text: PAYLOADS[3] },
+          ],
+        },
       ],
     };
     t.post({ type: "compare/report", report, setup: withDiff });
     await t.settle();
     const doc = t.document;
-    assert.deepEqual(Array.from(doc.querySelectorAll("#prompt-diffs .prompt-diff > div")).map((d) => d.className), ["diff-same", "diff-removed", "diff-added"]);
+    assert.deepEqual(
+      Array.from(doc.querySelectorAll("#prompt-diffs .prompt-diff > div")).map((d) => d.className),
+      ["diff-same", "diff-removed", "diff-added"],
+    );
     assert.ok(doc.querySelector("#prompt-diffs .diff-added")!.textContent!.includes(PAYLOADS[3]));
     assertInert(t);
-    t.post({ type: "compare/report", report, setup: { ...setup, prompts: [{ ...withDiff.prompts[0], lines: null, baseline: { ...withDiff.prompts[0].baseline, text: null } }] } });
+    t.post({
+      type: "compare/report",
+      report,
+      setup: {
+        ...setup,
+        prompts: [{ ...withDiff.prompts[0], lines: null, baseline: { ...withDiff.prompts[0].baseline, text: null } }],
+      },
+    });
     await t.settle();
     assert.match(doc.getElementById("prompt-diffs")!.textContent!, /not on disk any more/);
   });

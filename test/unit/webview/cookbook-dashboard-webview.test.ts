@@ -37,7 +37,10 @@ describe("webview: dashboard of a tinker-cookbook run", function () {
     assert.equal(reward.querySelector(".metric-name")!.textContent, "reward (mean total per episode)");
     assert.equal(reward.querySelector(".metric-name")!.getAttribute("title"), "env/all/reward/total");
     assert.equal(metric("env/all/by_group/frac_mixed")!.getAttribute("data-group"), "health");
-    assert.equal(metric("optim/kl_sample_train_v1")!.querySelector(".metric-name")!.textContent, "KL sampler → learner (v1)");
+    assert.equal(
+      metric("optim/kl_sample_train_v1")!.querySelector(".metric-name")!.textContent,
+      "KL sampler → learner (v1)",
+    );
     assert.equal(metric("optim/kl_sample_train_v1")!.getAttribute("data-group"), "optimisation");
     assert.match(reward.querySelector(".metric-last")!.textContent!, new RegExp(`^step 5: `));
     // A constant metric (the learning rate) is folded into the one-line table, labelled too.
@@ -49,7 +52,10 @@ describe("webview: dashboard of a tinker-cookbook run", function () {
     const doc = t.document;
     assert.ok(doc.getElementById("health"), "group health is drawn");
     const rows = Array.from(doc.querySelectorAll("#checkpoints tr[data-checkpoint]"));
-    assert.deepEqual(rows.map((r) => r.getAttribute("data-checkpoint")).sort(), run.checkpoints.map((c) => c.name).sort());
+    assert.deepEqual(
+      rows.map((r) => r.getAttribute("data-checkpoint")).sort(),
+      run.checkpoints.map((c) => c.name).sort(),
+    );
     (rows[0].querySelector(".evaluate") as unknown as { click(): void }).click();
     const sent = t.sent.at(-1) as { type: string; checkpoint: string };
     assert.equal(sent.type, "dashboard/evaluate");

@@ -61,14 +61,36 @@ describe("webview: dashboard in Chromium on real runs", function () {
     const v = readDashboard(fx.runDir);
     const p = await openPanelPage(browser, "dashboard");
     await p.postTimed(hostMessage({ type: "dashboard/data", data: v }));
-    assert.match(await p.page.evaluate(() => document.querySelector('.timechart[data-key="group-health"] .chart-readout')!.textContent!), /^step 2 · mixed 1 · all-wrong 0 · all-correct 1 · constant 0$/);
+    assert.match(
+      await p.page.evaluate(
+        () => document.querySelector('.timechart[data-key="group-health"] .chart-readout')!.textContent!,
+      ),
+      /^step 2 · mixed 1 · all-wrong 0 · all-correct 1 · constant 0$/,
+    );
     await clickStep(p, "group-health", 2);
-    assert.equal(await p.page.evaluate(() => document.querySelector('.timechart[data-key="group-health"]')!.getAttribute("data-mark-step")), "2");
-    const items = await p.page.evaluate(() => Array.from(document.querySelectorAll("#groups li.group")).map((li) => [li.getAttribute("data-index"), li.querySelector(".group-q")!.textContent]));
+    assert.equal(
+      await p.page.evaluate(() =>
+        document.querySelector('.timechart[data-key="group-health"]')!.getAttribute("data-mark-step"),
+      ),
+      "2",
+    );
+    const items = await p.page.evaluate(() =>
+      Array.from(document.querySelectorAll("#groups li.group")).map((li) => [
+        li.getAttribute("data-index"),
+        li.querySelector(".group-q")!.textContent,
+      ]),
+    );
     const step2 = v.health.find((s) => s.step === 2)!;
-    assert.deepEqual(items.map(([i]) => Number(i)), [3, 2], "the mixed group (file line 4) before the all-correct one");
+    assert.deepEqual(
+      items.map(([i]) => Number(i)),
+      [3, 2],
+      "the mixed group (file line 4) before the all-correct one",
+    );
     for (const [i, q] of items) assert.equal(q, v.questions[v.groups[Number(i)].question_id!]);
-    assert.match(await p.page.evaluate(() => document.querySelector("#groups h4")!.textContent!), new RegExp(`^Step 2: ${step2.groups.length} groups \\(1 mixed`));
+    assert.match(
+      await p.page.evaluate(() => document.querySelector("#groups h4")!.textContent!),
+      new RegExp(`^Step 2: ${step2.groups.length} groups \\(1 mixed`),
+    );
     await p.page.click("#groups li.group >> nth=0");
     const sent = (await p.sent()).filter((m) => m.type === "dashboard/openGroup");
     assert.deepEqual(sent.at(-1), { v: 1, type: "dashboard/openGroup", index: 3 });
@@ -80,17 +102,27 @@ describe("webview: dashboard in Chromium on real runs", function () {
     const v = readDashboard(w.grpoB);
     const p = await openPanelPage(browser, "dashboard");
     await p.postTimed(hostMessage({ type: "dashboard/data", data: v }));
-    const readout = await p.page.evaluate(() => document.querySelector('.timechart[data-key="val-f1"] .chart-readout')!.textContent!);
+    const readout = await p.page.evaluate(
+      () => document.querySelector('.timechart[data-key="val-f1"] .chart-readout')!.textContent!,
+    );
     const [base, start] = v.references;
     const f = (x: number) => String(Number(x.toPrecision(3)));
     assert.ok(readout.startsWith(`step 1 · val F1 ${f(v.checkpoints[0].f1!.mean)} [`), readout);
     assert.ok(readout.includes(`· base ${f(base.f1.mean)} [`) && readout.includes("(val-base)"), readout);
     assert.ok(readout.includes(`· start grpo-a-s1 ${f(start.f1.mean)} [`) && readout.includes("(val-a-s1)"), readout);
-    const table = await p.page.evaluate(() => Array.from(document.querySelectorAll("#checkpoints tr[data-checkpoint]")).map((r) => r.textContent));
+    const table = await p.page.evaluate(() =>
+      Array.from(document.querySelectorAll("#checkpoints tr[data-checkpoint]")).map((r) => r.textContent),
+    );
     assert.match(table[0]!, /grpo-b-s1.*val-b-s1$/);
     assert.match(table[1]!, /grpo-b-s2.*not evaluated/);
-    assert.match(await p.page.evaluate(() => document.getElementById("other-evals")!.textContent!), /grpo-b-s1: val-b-s1-prompt2 .* differs in system_prompt\.sha256/);
-    assert.match(await p.page.evaluate(() => document.getElementById("eval-settings")!.textContent!), /eval settings of grpo-b\/manifest\.json/);
+    assert.match(
+      await p.page.evaluate(() => document.getElementById("other-evals")!.textContent!),
+      /grpo-b-s1: val-b-s1-prompt2 .* differs in system_prompt\.sha256/,
+    );
+    assert.match(
+      await p.page.evaluate(() => document.getElementById("eval-settings")!.textContent!),
+      /eval settings of grpo-b\/manifest\.json/,
+    );
     await p.page.click('#checkpoints tr[data-checkpoint="grpo-b-s2"] .evaluate');
     assert.deepEqual((await p.sent()).at(-1), { v: 1, type: "dashboard/evaluate", checkpoint: "grpo-b-s2" });
     assert.deepEqual(p.errors, []);

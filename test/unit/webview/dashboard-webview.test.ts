@@ -22,7 +22,9 @@ describe("webview: training dashboard", function () {
   let t: WebviewUnderTest;
 
   before(async function () {
-    const rows = readHotpot(requireSharedData(this, "hotpotqa", "hotpotqa_distractor_dev_partial.jsonl")).filter((r) => !["yes", "no"].includes(r.answer));
+    const rows = readHotpot(requireSharedData(this, "hotpotqa", "hotpotqa_distractor_dev_partial.jsonl")).filter(
+      (r) => !["yes", "no"].includes(r.answer),
+    );
     const tok = await offlineTokenizer("qwen3");
     await webviewBundles();
     root = mkdtempSync(join(tmpdir(), "agent-lab-dashweb-"));
@@ -45,8 +47,17 @@ describe("webview: training dashboard", function () {
     await t.settle();
     assertInert(t);
     const doc = t.document;
-    const metrics = Array.from(doc.querySelectorAll("#metrics .metric")).map((m) => [m.getAttribute("data-group"), m.getAttribute("data-key")]);
-    assert.deepEqual(metrics, [["reward", "reward"], ["health", "skipped_groups"], ["length", "tokens"], ["cost", "usd"], ["other", PAYLOADS[1]]]);
+    const metrics = Array.from(doc.querySelectorAll("#metrics .metric")).map((m) => [
+      m.getAttribute("data-group"),
+      m.getAttribute("data-key"),
+    ]);
+    assert.deepEqual(metrics, [
+      ["reward", "reward"],
+      ["health", "skipped_groups"],
+      ["length", "tokens"],
+      ["cost", "usd"],
+      ["other", PAYLOADS[1]],
+    ]);
     assert.equal(doc.querySelectorAll("#metrics .timechart").length, metrics.length);
     assert.match(doc.getElementById("constants")!.textContent!, /^constant\s*answered 1\s*budget_hit 0\s*searches 1$/);
     assert.match(doc.querySelector('#metrics .metric[data-key="reward"] .metric-last')!.textContent!, /^step 3: 0\.5$/);
@@ -75,8 +86,14 @@ describe("webview: training dashboard", function () {
     const columns = doc.querySelectorAll("#group-episodes .column");
     assert.equal(columns.length, G);
     const adv = v.groups[0].advantages!;
-    assert.match(columns[0].textContent!, new RegExp(`reward ${v.groups[0].rewards[0].toFixed(2)}advantage ${adv[0].toFixed(2)}`));
-    assert.ok(doc.getElementById("group-episodes")!.textContent!.includes(PAYLOADS[0]), "the payload question, as text");
+    assert.match(
+      columns[0].textContent!,
+      new RegExp(`reward ${v.groups[0].rewards[0].toFixed(2)}advantage ${adv[0].toFixed(2)}`),
+    );
+    assert.ok(
+      doc.getElementById("group-episodes")!.textContent!.includes(PAYLOADS[0]),
+      "the payload question, as text",
+    );
     assertInert(t);
   });
 
@@ -86,6 +103,9 @@ describe("webview: training dashboard", function () {
     appendFileSync(join(fx.runDir, "metrics.jsonl"), JSON.stringify({ step: 4, reward: 0.75 }) + "\n");
     t.post({ type: "dashboard/data", data: readDashboard(fx.runDir) });
     await t.settle();
-    assert.match(t.document.querySelector('#metrics .metric[data-key="reward"] .metric-last')!.textContent!, /^step 4: 0\.75$/);
+    assert.match(
+      t.document.querySelector('#metrics .metric[data-key="reward"] .metric-last')!.textContent!,
+      /^step 4: 0\.75$/,
+    );
   });
 });

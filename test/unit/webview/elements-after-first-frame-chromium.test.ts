@@ -14,7 +14,8 @@ import { episodeRows } from "../../../src/extension/trace/trace-panel-rows";
 import { realEpisode, type HotpotRow } from "../core/views/trace/real-episodes";
 import { cspViolations, launch, openPanelPage, type PanelPage } from "./chromium-page";
 
-const defined = (p: PanelPage) => p.page.evaluate(() => ["vscode-button", "vscode-checkbox"].map((tag) => customElements.get(tag) !== undefined));
+const defined = (p: PanelPage) =>
+  p.page.evaluate(() => ["vscode-button", "vscode-checkbox"].map((tag) => customElements.get(tag) !== undefined));
 
 async function definedWithin(p: PanelPage, ms: number): Promise<boolean> {
   for (const start = Date.now(); Date.now() - start < ms; await new Promise((r) => setTimeout(r, 20))) {
@@ -46,10 +47,19 @@ describe("webview: controls defined after the first frame (Chromium)", function 
   it("draws the list with plain tags, keeps every outcome the filters were made with, then upgrades them in place", async () => {
     const p = await openPanelPage(browser, "trace");
     assert.deepEqual(await defined(p), [false, false], "nothing defined before the first data");
-    await p.postTimed(hostMessage({ type: "trace/run", run: { runDir: "/r", name: "three", rows: episodeRows(episodes), total: 3, gold: null } }));
+    await p.postTimed(
+      hostMessage({
+        type: "trace/run",
+        run: { runDir: "/r", name: "three", rows: episodeRows(episodes), total: 3, gold: null },
+      }),
+    );
     assert.equal(await p.page.evaluate(() => document.getElementById("count")!.textContent), "3 of 3 episodes");
     assert.ok(await definedWithin(p, 2000), "the controls are defined after the frame");
-    const upgraded = await p.page.evaluate(() => Array.from(document.querySelectorAll(".outcome-filter")).map((b) => (b as unknown as { checked: boolean }).checked === true && b.shadowRoot !== null));
+    const upgraded = await p.page.evaluate(() =>
+      Array.from(document.querySelectorAll(".outcome-filter")).map(
+        (b) => (b as unknown as { checked: boolean }).checked === true && b.shadowRoot !== null,
+      ),
+    );
     assert.ok(upgraded.length > 0 && upgraded.every(Boolean), "each filter upgraded, still checked");
     // An upgraded filter works: "wrong" off leaves two.
     await p.page.click(".outcome-filter.outcome-wrong");

@@ -9,7 +9,12 @@ import type { ExperimentView } from "../../../src/core/views/experiments/view-mo
 import { assertInert, openWebview, PAYLOADS, webviewBundles, type WebviewUnderTest } from "./webview-dom";
 
 function view(): ExperimentView {
-  const n = (label: string, point: number, runs: string[]) => ({ label, point, ci: { lo: point - 0.05, hi: point + 0.05 }, runs });
+  const n = (label: string, point: number, runs: string[]) => ({
+    label,
+    point,
+    ci: { lo: point - 0.05, hi: point + 0.05 },
+    runs,
+  });
   return {
     recordDir: "/ws/runs/exp",
     name: "exp",
@@ -19,15 +24,33 @@ function view(): ExperimentView {
     n: 200,
     verdict: "supported",
     rule: "refuted when any refuted condition holds; …",
-    conditions: [{ kind: "supported", text: `arm_minus_base 0.0400 >= 0.02: holds ${PAYLOADS[2]}`, holds: true }, { kind: "refuted", text: "drift: …", holds: false }],
+    conditions: [
+      { kind: "supported", text: `arm_minus_base 0.0400 >= 0.02: holds ${PAYLOADS[2]}`, holds: true },
+      { kind: "refuted", text: "drift: …", holds: false },
+    ],
     arms: [
       { name: `generated ${PAYLOADS[3]}`, run: "/ws/runs/exp-generated", rewards: [0.1, 0.2, 0.3], role: "treatment" },
       { name: "world", run: "/ws/runs/exp-world", rewards: [0.2, 0.25, 0.35], role: "reference" },
     ],
-    scores: [n("base", 0.3, ["/ws/runs/exp-eval-base"]), n("generated", 0.34, ["/ws/runs/exp-eval-generated"]), n("world", 0.36, ["/ws/runs/exp-eval-world"])],
+    scores: [
+      n("base", 0.3, ["/ws/runs/exp-eval-base"]),
+      n("generated", 0.34, ["/ws/runs/exp-eval-generated"]),
+      n("world", 0.36, ["/ws/runs/exp-eval-world"]),
+    ],
     deltas: [n("generated − base", 0.04, ["/ws/runs/exp-eval-generated", "/ws/runs/exp-eval-base"])],
-    recovery: { ...n("recovery (generated vs world)", 0.66, ["/ws/runs/exp-eval-generated", "/ws/runs/exp-eval-world", "/ws/runs/exp-eval-base"]), thresholds: [0.5], resamples_used: 1000 },
-    checks: [{ check: "same-items", status: "passed", reason: `200 items ${PAYLOADS[4]}` }, { check: "budget", status: "failed", reason: PAYLOADS[5] }],
+    recovery: {
+      ...n("recovery (generated vs world)", 0.66, [
+        "/ws/runs/exp-eval-generated",
+        "/ws/runs/exp-eval-world",
+        "/ws/runs/exp-eval-base",
+      ]),
+      thresholds: [0.5],
+      resamples_used: 1000,
+    },
+    checks: [
+      { check: "same-items", status: "passed", reason: `200 items ${PAYLOADS[4]}` },
+      { check: "budget", status: "failed", reason: PAYLOADS[5] },
+    ],
     evaluatorId: "ab".repeat(32),
     spendUsd: 0,
   };
@@ -65,6 +88,9 @@ describe("webview: experiment", function () {
     (recovery as unknown as { click(): void }).click();
     await t.settle();
     const asked = t.sent.filter((m) => m.type === "experiment/openRun");
-    assert.deepEqual(asked.map((m) => (m as { run: string }).run), ["/ws/runs/exp-eval-generated"]);
+    assert.deepEqual(
+      asked.map((m) => (m as { run: string }).run),
+      ["/ws/runs/exp-eval-generated"],
+    );
   });
 });

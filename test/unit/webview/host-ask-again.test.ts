@@ -17,7 +17,8 @@ describe("webview: a page without data asks again", function () {
 
   // Real time: happy-dom's settle() would run the page's pending timers at once.
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-  const readies = (w: WebviewUnderTest) => w.sent.filter((m) => m.type === "ready").map((m) => (m.type === "ready" && m.again ? "again" : "ready"));
+  const readies = (w: WebviewUnderTest) =>
+    w.sent.filter((m) => m.type === "ready").map((m) => (m.type === "ready" && m.again ? "again" : "ready"));
 
   it("asks again once, a while after its load, when nothing came", async () => {
     t = await openWebview("dashboard");

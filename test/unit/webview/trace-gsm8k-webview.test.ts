@@ -45,11 +45,24 @@ describe("webview: trace viewer on GSM8K episodes", function () {
     const policy = new ScriptedPolicy(tok, (ctx) => {
       const answer = answerOf(ctx.promptText);
       const k = n++ % 3;
-      if (k === 0) return `${PAYLOADS[1]} Adding up gives ${answer.toLocaleString("en-US")}. \\boxed{${answer.toLocaleString("en-US")}}`;
+      if (k === 0)
+        return `${PAYLOADS[1]} Adding up gives ${answer.toLocaleString("en-US")}. \\boxed{${answer.toLocaleString("en-US")}}`;
       if (k === 1) return `First \\boxed{${answer - 1}}? No: the total is \\boxed{${answer}} marbles.`;
       return `She has ${answer} marbles ${PAYLOADS[0]}`;
     });
-    await evalSplit({ workspaceDir: root, config, name: "gsm8k-val", split: "val", limit: 3, closedBook: false, resume: false, temperature: 0, backend: "scripted", policy, command: ["test"] });
+    await evalSplit({
+      workspaceDir: root,
+      config,
+      name: "gsm8k-val",
+      split: "val",
+      limit: 3,
+      closedBook: false,
+      resume: false,
+      temperature: 0,
+      backend: "scripted",
+      policy,
+      command: ["test"],
+    });
     episodes = readRun(join(root, "runs", "gsm8k-val")).episodes;
     assert.equal(episodes.length, 3);
   });
@@ -83,22 +96,38 @@ describe("webview: trace viewer on GSM8K episodes", function () {
   it("the webview shows the extracted answer and highlights the box, as inert text", async () => {
     const record = episodes[0];
     const extracted = (record as unknown as { extracted: string }).extracted;
-    t.post({ type: "trace/run", run: { runDir: "/runs/gsm8k-val", name: "gsm8k-val", model: "m", split: "val", rows: [], total: 0, gold: null } });
-    t.post({ type: "trace/episode", episode: buildTraceView(record, tok, { drift: false, environment: GSM8K }), buildMs: 1 });
+    t.post({
+      type: "trace/run",
+      run: { runDir: "/runs/gsm8k-val", name: "gsm8k-val", model: "m", split: "val", rows: [], total: 0, gold: null },
+    });
+    t.post({
+      type: "trace/episode",
+      episode: buildTraceView(record, tok, { drift: false, environment: GSM8K }),
+      buildMs: 1,
+    });
     await t.settle();
     assertInert(t);
     const notes = t.document.getElementById("annotations")!.textContent!;
     assert.ok(notes.includes(`extracted answer ${extracted}`), notes);
     assert.match(notes, /correct yes/);
-    const marked = Array.from(t.document.querySelectorAll("#stream .tok.annot")).map((e) => e.textContent).join("");
+    const marked = Array.from(t.document.querySelectorAll("#stream .tok.annot"))
+      .map((e) => e.textContent)
+      .join("");
     assert.ok(marked.includes(extracted) && marked.length <= extracted.length + 2, marked);
     assert.ok(t.document.querySelector("#legend .tok.annot"), "the mark has a legend entry");
     const badges = Array.from(t.document.querySelectorAll(".badges .badge")).map((b) => b.textContent);
     assert.ok(badges.includes("accuracy 1"), badges.join(" | "));
-    assert.ok(!badges.some((b) => /^(EM|F1) |searches|gold/.test(b ?? "")), `no HotpotQA badges: ${badges.join(" | ")}`);
+    assert.ok(
+      !badges.some((b) => /^(EM|F1) |searches|gold/.test(b ?? "")),
+      `no HotpotQA badges: ${badges.join(" | ")}`,
+    );
 
     const unboxed = episodes[2];
-    t.post({ type: "trace/episode", episode: buildTraceView(unboxed, tok, { drift: false, environment: GSM8K }), buildMs: 1 });
+    t.post({
+      type: "trace/episode",
+      episode: buildTraceView(unboxed, tok, { drift: false, environment: GSM8K }),
+      buildMs: 1,
+    });
     await t.settle();
     assertInert(t);
     assert.match(t.document.getElementById("annotations")!.textContent!, /extracted answer \(no \\boxed\{\} answer\)/);

@@ -42,7 +42,11 @@ describe("webview: trace viewer", function () {
     };
     episodes = [
       await realEpisode(tok, evil, [`<search>Evil ${PAYLOADS[5]}</search>`, `<answer>${PAYLOADS[1]}</answer>`]),
-      ...(await Promise.all(rows.slice(2, 6).map((r) => realEpisode(tok, r, [`<search>${r.context[0][0]}</search>`, `<answer>${r.answer}</answer>`])))),
+      ...(await Promise.all(
+        rows
+          .slice(2, 6)
+          .map((r) => realEpisode(tok, r, [`<search>${r.context[0][0]}</search>`, `<answer>${r.answer}</answer>`])),
+      )),
     ];
   });
 
@@ -57,7 +61,15 @@ describe("webview: trace viewer", function () {
     const rows = episodeRows(episodes).map((r, i) => ({ ...r, gold: goldInResults(episodes[i], tok) }));
     t.post({
       type: "trace/run",
-      run: { runDir: "/runs/x", name, model: PAYLOADS[3], split: "val", rows, total: rows.length, gold: countGoldInResults(rows) },
+      run: {
+        runDir: "/runs/x",
+        name,
+        model: PAYLOADS[3],
+        split: "val",
+        rows,
+        total: rows.length,
+        gold: countGoldInResults(rows),
+      },
     });
   }
 
@@ -88,13 +100,21 @@ describe("webview: trace viewer", function () {
     const doc = t.document;
     assert.equal(doc.querySelectorAll("#stream .tok.s").length, ep.sampled.filter((s) => s === 1).length);
     // Inserted text comes in pieces that say how many tokens they hold.
-    const inserted = Array.from(doc.querySelectorAll("#stream .tok.i")).reduce((n, el) => n + Number(el.getAttribute("data-n") ?? "1"), 0);
+    const inserted = Array.from(doc.querySelectorAll("#stream .tok.i")).reduce(
+      (n, el) => n + Number(el.getAttribute("data-n") ?? "1"),
+      0,
+    );
     assert.equal(inserted, ep.prompt.length + ep.sampled.filter((s) => s === 0).length);
     assert.equal(doc.querySelectorAll("#stream .turn-sep").length, ep.turns!.length);
     assert.equal(doc.querySelectorAll("#stream details.results").length, 1);
     assert.equal(doc.querySelectorAll("#stream details.prompt:not([open])").length, 1, "the prompt starts collapsed");
     assert.ok(doc.querySelector("#legend .tok.s") && doc.querySelector("#legend .tok.i"), "legend");
-    assert.match(doc.getElementById("token-counts")!.textContent!, new RegExp(`${view.sampledCount} sampled · ${view.insertedCount} inserted · prefill ${ep.prefill} · generated ${ep.generated}`));
+    assert.match(
+      doc.getElementById("token-counts")!.textContent!,
+      new RegExp(
+        `${view.sampledCount} sampled · ${view.insertedCount} inserted · prefill ${ep.prefill} · generated ${ep.generated}`,
+      ),
+    );
     assert.match(doc.getElementById("episode")!.textContent!, /no drift/);
     // Logprob shading: the scripted policy gives -0.5 → bin 1.
     assert.equal(doc.querySelectorAll("#stream .tok.s.lp1").length, view.sampledCount);
@@ -104,7 +124,10 @@ describe("webview: trace viewer", function () {
     const tip = doc.getElementById("tooltip") as unknown as { hidden: boolean; textContent: string };
     assert.equal(tip.hidden, false);
     const i = Number((span as unknown as { dataset: { i: string } }).dataset.i.slice(1));
-    assert.equal(tip.textContent, `id ${ep.tokens[i]} · ${JSON.stringify(view.tokens.texts[i])} · sampled · logprob -0.500`);
+    assert.equal(
+      tip.textContent,
+      `id ${ep.tokens[i]} · ${JSON.stringify(view.tokens.texts[i])} · sampled · logprob -0.500`,
+    );
   });
 
   it("lists episodes with gold-in-results counts; filters, steps and searches through messages", async () => {
@@ -117,8 +140,14 @@ describe("webview: trace viewer", function () {
     const counts = countGoldInResults(episodes.map((e) => ({ f1: e.metrics.f1, gold: goldInResults(e, tok) })));
     assert.equal(doc.getElementById("gold-found-right")!.textContent, String(counts.foundRight));
     // The filters speak the Runs tree's names.
-    assert.deepEqual(Array.from(doc.querySelectorAll(".outcome-filter")).map((b) => b.getAttribute("label")), ["correct", "wrong", "no action", "budget", "length", "other"]);
-    assert.deepEqual(Array.from(doc.querySelectorAll("#episode-list .row")).map((r) => r.className.match(/outcome-(\w+)/)![1]), episodes.map((e) => outcomeOf({ end: e.end, em: e.metrics.em })));
+    assert.deepEqual(
+      Array.from(doc.querySelectorAll(".outcome-filter")).map((b) => b.getAttribute("label")),
+      ["correct", "wrong", "no action", "budget", "length", "other"],
+    );
+    assert.deepEqual(
+      Array.from(doc.querySelectorAll("#episode-list .row")).map((r) => r.className.match(/outcome-(\w+)/)![1]),
+      episodes.map((e) => outcomeOf({ end: e.end, em: e.metrics.em })),
+    );
     // Wrong-only: the list shrinks to the answered-but-not-exact episodes.
     for (const box of Array.from(doc.querySelectorAll(".outcome-filter"))) {
       const b = box as unknown as { checked: boolean; dataset: { outcome: string }; dispatchEvent(e: unknown): void };
@@ -150,12 +179,17 @@ describe("webview: trace viewer", function () {
     await t.settle();
     const doc = t.document;
     const legend = doc.getElementById("list-legend")!.textContent!;
-    for (const glyph of ["●", "○", "·", "s2", "correct", "no action"]) assert.ok(legend.includes(glyph), `list legend explains ${glyph}`);
+    for (const glyph of ["●", "○", "·", "s2", "correct", "no action"])
+      assert.ok(legend.includes(glyph), `list legend explains ${glyph}`);
     assert.match(legend, /gold answer is in the search results/);
     const tokenLegend = Array.from(doc.querySelectorAll("#legend .tok")).map((el) => el.className);
-    for (const cls of ["tok s", "tok i", "tok s lp4", "tok i drift", "tok s noncanon", "tok s special", "tok i hit"]) assert.ok(tokenLegend.includes(cls), `token legend shows ${cls}`);
+    for (const cls of ["tok s", "tok i", "tok s lp4", "tok i drift", "tok s noncanon", "tok s special", "tok i hit"])
+      assert.ok(tokenLegend.includes(cls), `token legend shows ${cls}`);
     const head = doc.getElementById("episode-head")!;
-    assert.ok(head.querySelector("#question") && head.querySelector("#drift-badge"), "question and badges in the sticky header");
+    assert.ok(
+      head.querySelector("#question") && head.querySelector("#drift-badge"),
+      "question and badges in the sticky header",
+    );
     assert.match(head.textContent!, /^plain · /, "the run named in the episode's header");
   });
 
@@ -180,8 +214,14 @@ describe("webview: trace viewer", function () {
     assert.ok(marked.toLowerCase().includes(word.toLowerCase().slice(0, 3)), `marked text ${JSON.stringify(marked)}`);
     // Matches at word starts only, counted here with a regex over the whole text.
     const atWordStart = new RegExp(`(?<![\\p{L}\\p{N}])${word.toLowerCase()}`, "gu");
-    const n = [view.prompt, view.tokens].reduce((sum, st) => sum + (st.texts.join("").toLowerCase().match(atWordStart) ?? []).length, 0);
-    assert.equal(doc.getElementById("hit-count")!.textContent, `${n} match${n === 1 ? "" : "es"} of “${word}” in this episode`);
+    const n = [view.prompt, view.tokens].reduce(
+      (sum, st) => sum + (st.texts.join("").toLowerCase().match(atWordStart) ?? []).length,
+      0,
+    );
+    assert.equal(
+      doc.getElementById("hit-count")!.textContent,
+      `${n} match${n === 1 ? "" : "es"} of “${word}” in this episode`,
+    );
     for (const el of hits) {
       const section = el.closest("details");
       if (section) assert.ok(section.hasAttribute("open"), "a collapsed section with a match is opened");
@@ -198,12 +238,20 @@ describe("webview: trace viewer", function () {
     // A stitching bug: the newline the harness inserts after <|im_end|> lost.
     const ep = episodes[1];
     const turn = ep.turns![0];
-    const broken = { ...ep, tokens: [...ep.tokens.slice(0, turn.reply_end), ...ep.tokens.slice(turn.reply_end + 1)], sampled: [...ep.sampled.slice(0, turn.reply_end), ...ep.sampled.slice(turn.reply_end + 1)], logprobs: [...ep.logprobs!.slice(0, turn.reply_end), ...ep.logprobs!.slice(turn.reply_end + 1)] };
+    const broken = {
+      ...ep,
+      tokens: [...ep.tokens.slice(0, turn.reply_end), ...ep.tokens.slice(turn.reply_end + 1)],
+      sampled: [...ep.sampled.slice(0, turn.reply_end), ...ep.sampled.slice(turn.reply_end + 1)],
+      logprobs: [...ep.logprobs!.slice(0, turn.reply_end), ...ep.logprobs!.slice(turn.reply_end + 1)],
+    };
     t.post({ type: "trace/episode", episode: buildTraceView(broken, tok), buildMs: 1 });
     await t.settle();
     assert.match(doc.getElementById("drift-badge")!.textContent!, /^TEMPLATE DRIFT/);
     assert.ok(doc.querySelector("#drift-badge .badge.bad"));
-    assert.match(doc.getElementById("drift-detail")!.textContent!, /^Template drift from token \d+: the template gives "\\n<\|im_start\|>user/);
+    assert.match(
+      doc.getElementById("drift-detail")!.textContent!,
+      /^Template drift from token \d+: the template gives "\\n<\|im_start\|>user/,
+    );
     assert.ok(doc.querySelectorAll("#stream .tok.drift").length > 0, "the drifted tokens marked");
 
     // The base model opening its reply with a role header, and its answer spelled one character per token.
@@ -213,7 +261,12 @@ describe("webview: trace viewer", function () {
     const spelled = [...answer].flatMap((ch) => tok.encode(ch));
     const at = r0.start + 3; // after <|im_start|>, "assistant", "\n"
     const canonical = tok.encode(answer).length;
-    const odd = { ...base, tokens: [...base.tokens.slice(0, at), ...spelled, ...base.tokens.slice(at + canonical)], sampled: [...base.sampled.slice(0, at), ...spelled.map(() => 1), ...base.sampled.slice(at + canonical)], logprobs: [...base.logprobs!.slice(0, at), ...spelled.map(() => -0.2), ...base.logprobs!.slice(at + canonical)] };
+    const odd = {
+      ...base,
+      tokens: [...base.tokens.slice(0, at), ...spelled, ...base.tokens.slice(at + canonical)],
+      sampled: [...base.sampled.slice(0, at), ...spelled.map(() => 1), ...base.sampled.slice(at + canonical)],
+      logprobs: [...base.logprobs!.slice(0, at), ...spelled.map(() => -0.2), ...base.logprobs!.slice(at + canonical)],
+    };
     t.post({ type: "trace/episode", episode: buildTraceView(odd, tok), buildMs: 1 });
     await t.settle();
     const badges = doc.getElementById("drift-badge")!.textContent!;
@@ -230,7 +283,10 @@ describe("webview: trace viewer", function () {
     t.post({ type: "trace/driftCounts", counts, total: 3 });
     await t.settle();
     assert.equal(doc.getElementById("run-template-drift")!.textContent, "template drift in 1 episode");
-    assert.match(doc.getElementById("run-noncanonical")!.textContent!, /^non-canonical sampled tokens in 1 \(\d+ tokens, harmless\)$/);
+    assert.match(
+      doc.getElementById("run-noncanonical")!.textContent!,
+      /^non-canonical sampled tokens in 1 \(\d+ tokens, harmless\)$/,
+    );
     assert.match(doc.getElementById("run-noncanonical")!.getAttribute("title")!, /normal and harmless/);
     assertInert(t);
   });

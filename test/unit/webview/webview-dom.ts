@@ -16,7 +16,10 @@ export async function webviewBundles(): Promise<Map<string, string>> {
   if (bundles) return bundles;
   const dir = mkdtempSync(join(tmpdir(), "agent-lab-webview-"));
   try {
-    const mod = (await import("../../../webview/build.mjs")) as { buildWebviews: (out: string, o?: { minify?: boolean }) => Promise<void>; PANELS: { kind: string; bundle: string }[] };
+    const mod = (await import("../../../webview/build.mjs")) as {
+      buildWebviews: (out: string, o?: { minify?: boolean }) => Promise<void>;
+      PANELS: { kind: string; bundle: string }[];
+    };
     await mod.buildWebviews(dir, { minify: false });
     bundles = new Map(mod.PANELS.map((p) => [p.kind, readFileSync(join(dir, `${p.bundle}.js`), "utf8")]));
   } finally {
@@ -37,13 +40,29 @@ export interface WebviewUnderTest {
   close(): Promise<void>;
 }
 
-export async function openWebview(kind: "trace" | "compare" | "dashboard" | "experiment", savedState?: unknown): Promise<WebviewUnderTest> {
+export async function openWebview(
+  kind: "trace" | "compare" | "dashboard" | "experiment",
+  savedState?: unknown,
+): Promise<WebviewUnderTest> {
   const code = (await webviewBundles()).get(kind)!;
-  const window = new Window({ url: "https://webview.test/", width: 1200, height: 800, settings: { enableJavaScriptEvaluation: true, suppressInsecureJavaScriptEnvironmentWarning: true } });
+  const window = new Window({
+    url: "https://webview.test/",
+    width: 1200,
+    height: 800,
+    settings: { enableJavaScriptEvaluation: true, suppressInsecureJavaScriptEnvironmentWarning: true },
+  });
   const w = window as unknown as Record<string, unknown> & { HTMLElement: { prototype: Record<string, unknown> } };
   // happy-dom has no ElementInternals; the form-associated vscode-elements need only these.
   w.HTMLElement.prototype.attachInternals = function () {
-    return { setFormValue() {}, setValidity() {}, form: null, validity: {}, checkValidity: () => true, reportValidity: () => true, states: new Set() };
+    return {
+      setFormValue() {},
+      setValidity() {},
+      form: null,
+      validity: {},
+      checkValidity: () => true,
+      reportValidity: () => true,
+      states: new Set(),
+    };
   };
   const sent: WebviewMessage[] = [];
   const t: WebviewUnderTest = {
@@ -67,7 +86,9 @@ export async function openWebview(kind: "trace" | "compare" | "dashboard" | "exp
     setState: (s: unknown) => (t.state = s),
     getState: () => t.state,
   });
-  window.document.write(`<!DOCTYPE html><html><head></head><body class="vscode-dark"><div id="app"></div></body></html>`);
+  window.document.write(
+    `<!DOCTYPE html><html><head></head><body class="vscode-dark"><div id="app"></div></body></html>`,
+  );
   window.eval(code);
   return t;
 }
@@ -93,7 +114,8 @@ export function assertInert(t: WebviewUnderTest): void {
   for (const el of Array.from(doc.querySelectorAll("*"))) {
     for (const attr of Array.from(el.attributes)) {
       const name = attr.name.toLowerCase();
-      if (name.startsWith("on") || name === "srcdoc" || name === "src" || name === "href") throw new Error(`<${el.tagName.toLowerCase()}> has attribute ${name}="${attr.value}"`);
+      if (name.startsWith("on") || name === "srcdoc" || name === "src" || name === "href")
+        throw new Error(`<${el.tagName.toLowerCase()}> has attribute ${name}="${attr.value}"`);
     }
   }
   if ((t.window as unknown as { __pwned?: unknown }).__pwned !== undefined) throw new Error("a payload ran");

@@ -101,7 +101,10 @@ async function hubChatTemplate(source: string, env: HubEnv): Promise<string> {
   if (cached && existsSync(cached)) return readFileSync(cached, "utf8");
   const missing = `tokenizer ${source} has no chat template in tokenizer_config.json and no ${TEMPLATE_FILE}`;
   if (!env.allowRemoteModels) throw new UserError(`${missing} in the cache (downloads are disabled)`);
-  const url = env.remoteHost.replace(/\/?$/, "/") + env.remotePathTemplate.replaceAll("{model}", source).replaceAll("{revision}", "main") + TEMPLATE_FILE;
+  const url =
+    env.remoteHost.replace(/\/?$/, "/") +
+    env.remotePathTemplate.replaceAll("{model}", source).replaceAll("{revision}", "main") +
+    TEMPLATE_FILE;
   let response;
   try {
     response = await env.fetch(url);
@@ -152,14 +155,22 @@ export function loadTokenizer(source: string, options: LoadTokenizerOptions = {}
   const key = JSON.stringify([source, options.chatTemplate ?? null, options.cacheDir ?? null]);
   return memo(cache, key, async () => {
     if (options.chatTemplate === undefined && isLocalSource(source)) refuseFolderWithoutTemplate(resolve(source));
-    const vocab = await memo(vocabularies, JSON.stringify([source, options.cacheDir ?? null]), () => loadVocabulary(source, options));
+    const vocab = await memo(vocabularies, JSON.stringify([source, options.cacheDir ?? null]), () =>
+      loadVocabulary(source, options),
+    );
     if (options.chatTemplate !== undefined) {
-      return new TransformersChatTokenizer(`${vocab.name}+template:${shortHash(options.chatTemplate)}`, vocab, options.chatTemplate);
+      return new TransformersChatTokenizer(
+        `${vocab.name}+template:${shortHash(options.chatTemplate)}`,
+        vocab,
+        options.chatTemplate,
+      );
     }
     if (vocab.tok.chat_template) return new TransformersChatTokenizer(vocab.name, vocab, undefined);
     const separate = vocab.separateTemplate;
     if (!separate) {
-      throw new UserError(`tokenizer ${vocab.name} has no chat template (neither in tokenizer_config.json nor ${TEMPLATE_FILE}); give one as a .jinja file`);
+      throw new UserError(
+        `tokenizer ${vocab.name} has no chat template (neither in tokenizer_config.json nor ${TEMPLATE_FILE}); give one as a .jinja file`,
+      );
     }
     const name = separate.tagName ? `${vocab.name}+template:${shortHash(separate.text)}` : vocab.name;
     return new TransformersChatTokenizer(name, vocab, separate.text);
@@ -177,7 +188,9 @@ function refuseFolderWithoutTemplate(folder: string): void {
     throw new FileFormatError(config, undefined, `not valid JSON: ${(e as Error).message}`);
   }
   if (!parsed.chat_template) {
-    throw new UserError(`tokenizer folder ${folder} has no chat template (neither in tokenizer_config.json nor ${TEMPLATE_FILE}); give one as a .jinja file`);
+    throw new UserError(
+      `tokenizer folder ${folder} has no chat template (neither in tokenizer_config.json nor ${TEMPLATE_FILE}); give one as a .jinja file`,
+    );
   }
 }
 
@@ -191,9 +204,11 @@ async function loadVocabulary(source: string, options: LoadTokenizerOptions): Pr
   const { AutoTokenizer, env } = await import("@huggingface/transformers");
   if (isLocalSource(source)) {
     const folder = resolve(source);
-    if (!existsSync(folder) || !statSync(folder).isDirectory()) throw new UserError(`tokenizer folder not found: ${folder}`);
+    if (!existsSync(folder) || !statSync(folder).isDirectory())
+      throw new UserError(`tokenizer folder not found: ${folder}`);
     for (const file of ["tokenizer.json", "tokenizer_config.json"]) {
-      if (!existsSync(join(folder, file))) throw new UserError(`${folder}: no ${file}; a tokenizer folder needs tokenizer.json and tokenizer_config.json`);
+      if (!existsSync(join(folder, file)))
+        throw new UserError(`${folder}: no ${file}; a tokenizer folder needs tokenizer.json and tokenizer_config.json`);
     }
     // An absolute path is never taken for a hub id, and local_files_only forbids any download.
     const tok = (await AutoTokenizer.from_pretrained(folder, { local_files_only: true })) as unknown as HfTokenizer;
@@ -211,7 +226,9 @@ async function loadVocabulary(source: string, options: LoadTokenizerOptions): Pr
   try {
     tok = (await AutoTokenizer.from_pretrained(source)) as unknown as HfTokenizer;
   } catch (e) {
-    throw new UserError(`could not load tokenizer "${source}" from the Hugging Face hub or its cache: ${(e as Error).message}`);
+    throw new UserError(
+      `could not load tokenizer "${source}" from the Hugging Face hub or its cache: ${(e as Error).message}`,
+    );
   }
   // The hub id (revision main) already identifies the repo's own template file.
   const separateTemplate = tok.chat_template ? undefined : { text: await hubChatTemplate(source, env), tagName: false };

@@ -22,7 +22,7 @@ export class MergeTable {
   }
 
   private slot(left: number, right: number): number {
-    return (Math.imul(left, 0x9e3779b1) ^ Math.imul(right, 0x85ebca6b)) >>> 0 & this.mask;
+    return ((Math.imul(left, 0x9e3779b1) ^ Math.imul(right, 0x85ebca6b)) >>> 0) & this.mask;
   }
 
   /** Adds a merge; a pair added again takes the later rank, as transformers.js' rank map does. */

@@ -29,11 +29,16 @@ export function sharedQwen35TemplatePath(): string {
   return join(projectRoot(), "..", "shared", "data", "qwen3_5", "qwen3_5_chat_template.jinja");
 }
 
-export async function offlineTokenizer(template: OfflineTemplate = "qwen3", options: { templateFile?: string } = {}): Promise<ChatTokenizer> {
+export async function offlineTokenizer(
+  template: OfflineTemplate = "qwen3",
+  options: { templateFile?: string } = {},
+): Promise<ChatTokenizer> {
   if (template === "qwen3") return loadTokenizer(qwen3TokenizerFolder());
   const file = options.templateFile ?? sharedQwen35TemplatePath();
   if (!existsSync(file)) {
-    throw new UserError(`the Qwen3.5 chat template is not at ${file}; pass its .jinja file, or use the "qwen3" template (same text for plain multi-turn chats)`);
+    throw new UserError(
+      `the Qwen3.5 chat template is not at ${file}; pass its .jinja file, or use the "qwen3" template (same text for plain multi-turn chats)`,
+    );
   }
   return loadTokenizer(qwen3TokenizerFolder(), { chatTemplate: readFileSync(file, "utf8") });
 }

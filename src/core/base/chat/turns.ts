@@ -78,7 +78,11 @@ export function assertQwenStitching(tok: ChatTokenizer): void {
   const system = "S";
   const reply = "<search>q</search>";
   const content = "<result>\nR\n</result>";
-  const stitched = tok.decode([...chatPrompt(tok, system, "Q"), ...tok.encode(reply + END_OF_TURN), ...userTurn(tok, content)]);
+  const stitched = tok.decode([
+    ...chatPrompt(tok, system, "Q"),
+    ...tok.encode(reply + END_OF_TURN),
+    ...userTurn(tok, content),
+  ]);
   const rendered = tok.renderChat(
     [
       { role: "system", content: system },

@@ -30,8 +30,15 @@ interface TokenizerInternals {
   added_tokens: { lstrip: boolean; rstrip: boolean; normalized: boolean }[];
   added_tokens_map: Map<string, { id: number }>;
   normalizer: Callable<string, string> | null;
-  pre_tokenizer: { tokenizers?: { pattern?: unknown; pre_tokenize_text?: (text: string) => string[]; byte_encoder?: Record<number, string> }[] } | null;
-  model: Callable<string[], string[]> & BpeModel & { tokens_to_ids: Map<string, number>; unk_token_id?: number; fuse_unk?: boolean };
+  pre_tokenizer: {
+    tokenizers?: {
+      pattern?: unknown;
+      pre_tokenize_text?: (text: string) => string[];
+      byte_encoder?: Record<number, string>;
+    }[];
+  } | null;
+  model: Callable<string[], string[]> &
+    BpeModel & { tokens_to_ids: Map<string, number>; unk_token_id?: number; fuse_unk?: boolean };
   remove_space?: boolean;
   do_lowercase_and_remove_accent?: boolean;
 }
@@ -46,7 +53,16 @@ interface BpeModel {
 }
 
 interface TokenizerJson {
-  pre_tokenizer?: { type?: string; pretokenizers?: { type?: string; behavior?: string; invert?: boolean; add_prefix_space?: boolean; use_regex?: boolean }[] } | null;
+  pre_tokenizer?: {
+    type?: string;
+    pretokenizers?: {
+      type?: string;
+      behavior?: string;
+      invert?: boolean;
+      add_prefix_space?: boolean;
+      use_regex?: boolean;
+    }[];
+  } | null;
   post_processor?: { type?: string } | null;
   model?: { type?: string; dropout?: number | null };
 }
@@ -64,7 +80,10 @@ export function wordIdsEncoder(tokenizer: unknown): Encode | undefined {
   const json = tok._tokenizerJSON;
   if (!parts || !json || !hasExpectedShape(parts, json)) return undefined;
   const { splitter_unnormalized: splitter, added_tokens_map: added, normalizer, model } = parts as TokenizerInternals;
-  const [split, byteLevel] = (parts as TokenizerInternals).pre_tokenizer!.tokenizers! as [{ pattern: RegExp }, { pre_tokenize_text(text: string): string[]; byte_encoder?: Record<number, string> }];
+  const [split, byteLevel] = (parts as TokenizerInternals).pre_tokenizer!.tokenizers! as [
+    { pattern: RegExp },
+    { pre_tokenize_text(text: string): string[]; byte_encoder?: Record<number, string> },
+  ];
   const pattern = split.pattern;
   const vocabulary = model.tokens_to_ids;
   const unknown = model.unk_token_id as number; // undefined for Qwen, as in the library's own encode
@@ -76,7 +95,9 @@ export function wordIdsEncoder(tokenizer: unknown): Encode | undefined {
     let ids = memo.get(word);
     if (ids !== undefined) return ids;
     if (merge === null) merge = byteLevelMerger(model, byteLevel.byte_encoder);
-    ids = merge?.(word) ?? model(byteLevel.pre_tokenize_text(word)).map((token) => added.get(token)?.id ?? vocabulary.get(token) ?? unknown);
+    ids =
+      merge?.(word) ??
+      model(byteLevel.pre_tokenize_text(word)).map((token) => added.get(token)?.id ?? vocabulary.get(token) ?? unknown);
     if (word.length <= MAX_MEMO_WORD_LENGTH) {
       if (memo.size >= MAX_WORDS) memo.clear();
       memo.set(word, ids);
@@ -128,8 +149,19 @@ type Merger = (word: string) => number[] | undefined;
  * library then gives the unknown token, which only it reproduces); the merger itself answers
  * undefined for a long word.
  */
-function byteLevelMerger(model: BpeModel & { tokens_to_ids: Map<string, number> }, byteEncoder: Record<number, string> | undefined): Merger | undefined {
-  if (!byteEncoder || !Array.isArray(model.merges) || model.byte_fallback || model.ignore_merges || model.end_of_word_suffix || model.continuing_subword_suffix) return undefined;
+function byteLevelMerger(
+  model: BpeModel & { tokens_to_ids: Map<string, number> },
+  byteEncoder: Record<number, string> | undefined,
+): Merger | undefined {
+  if (
+    !byteEncoder ||
+    !Array.isArray(model.merges) ||
+    model.byte_fallback ||
+    model.ignore_merges ||
+    model.end_of_word_suffix ||
+    model.continuing_subword_suffix
+  )
+    return undefined;
   const vocabulary = model.tokens_to_ids;
   const byteIds = new Int32Array(256);
   for (let byte = 0; byte < 256; byte++) {

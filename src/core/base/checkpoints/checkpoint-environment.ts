@@ -29,7 +29,11 @@ function readJson(file: string): Record<string, unknown> | undefined {
  * The environment of the run that made `entry`; undefined when no manifest says (the registry names no
  * training run, its folder is gone, or SFT data with no lineage manifest), and the caller falls back to its default.
  */
-export function checkpointEnvironment(workspaceDir: string, runsDir: string, entry: Partial<Pick<CheckpointEntry, "run">>): EnvironmentId | undefined {
+export function checkpointEnvironment(
+  workspaceDir: string,
+  runsDir: string,
+  entry: Partial<Pick<CheckpointEntry, "run">>,
+): EnvironmentId | undefined {
   if (!entry.run) return undefined;
   const manifest = readJson(join(checkpointRunDir(runsDir, entry.run), RUN_FILES.manifest));
   if (!manifest) return undefined;

@@ -47,12 +47,24 @@ export function registryPath(runsDir: string): string {
 /** Every entry in file order (torn last line skipped); [] when the file does not exist yet. */
 export function readRegistry(file: string): CheckpointEntry[] {
   if (!existsSync(file)) return [];
-  return readJsonlLines<Partial<CheckpointEntry> | null>(file, { tolerateTornTail: true }).map(({ value: row, line }) => {
-    if (typeof row !== "object" || row === null || typeof row.name !== "string" || typeof row.sampler_path !== "string" || typeof row.state_path !== "string") {
-      throw new FileFormatError(file, line, 'a checkpoint entry needs string "name", "sampler_path" and "state_path"');
-    }
-    return row as CheckpointEntry;
-  });
+  return readJsonlLines<Partial<CheckpointEntry> | null>(file, { tolerateTornTail: true }).map(
+    ({ value: row, line }) => {
+      if (
+        typeof row !== "object" ||
+        row === null ||
+        typeof row.name !== "string" ||
+        typeof row.sampler_path !== "string" ||
+        typeof row.state_path !== "string"
+      ) {
+        throw new FileFormatError(
+          file,
+          line,
+          'a checkpoint entry needs string "name", "sampler_path" and "state_path"',
+        );
+      }
+      return row as CheckpointEntry;
+    },
+  );
 }
 
 /** Appends one entry (one write). A torn line a crash left is cut first so the new one is not glued to it. */
@@ -80,7 +92,10 @@ export function requireCheckpoint(file: string, name: string): CheckpointEntry {
   if (!found) {
     const names = knownNames(entries);
     throw new UserError(
-      `no checkpoint named "${name}" in ${file}; ` + (names.length ? `known names: ${names.join(", ")}` : "it has no checkpoints yet (train-sft or train-grpo add them)"),
+      `no checkpoint named "${name}" in ${file}; ` +
+        (names.length
+          ? `known names: ${names.join(", ")}`
+          : "it has no checkpoints yet (train-sft or train-grpo add them)"),
     );
   }
   return found;

@@ -75,9 +75,14 @@ async function getJson(url: string, token: string | undefined): Promise<unknown>
   try {
     res = await fetch(url, { headers: { ...authHeaders(token), accept: "application/json" } });
   } catch (e) {
-    throw new UserError(`cannot reach ${url} (${(e as Error).message}); offline? use --train FILE --dev FILE with local files`);
+    throw new UserError(
+      `cannot reach ${url} (${(e as Error).message}); offline? use --train FILE --dev FILE with local files`,
+    );
   }
-  if (!res.ok) throw new UserError(`${url}: HTTP ${res.status}${res.status === 401 || res.status === 403 ? " (set HF_TOKEN?)" : ""}`);
+  if (!res.ok)
+    throw new UserError(
+      `${url}: HTTP ${res.status}${res.status === 401 || res.status === 403 ? " (set HF_TOKEN?)" : ""}`,
+    );
   return res.json();
 }
 
@@ -91,14 +96,22 @@ export async function listHubFiles(opts: HubOptions = {}): Promise<HubSplitFiles
 }
 
 /** listHubFiles for any split names (GSM8K has train and test); every split must have a file. */
-export async function listHubSplitFiles<S extends string>(splits: readonly S[], opts: HubOptions = {}): Promise<Record<S, HubFile[]>> {
+export async function listHubSplitFiles<S extends string>(
+  splits: readonly S[],
+  opts: HubOptions = {},
+): Promise<Record<S, HubFile[]>> {
   const s = settings(opts);
   const rev = encodeURIComponent(s.revision);
   const treeUrl = `${s.endpoint}/api/datasets/${s.repo}/tree/${rev}/${s.config}`;
   const tree = await getJson(treeUrl, s.token);
   const files: HubFile[] = [];
   if (Array.isArray(tree)) {
-    for (const entry of tree as { type?: string; path?: string; size?: number; lfs?: { oid?: string; size?: number } }[]) {
+    for (const entry of tree as {
+      type?: string;
+      path?: string;
+      size?: number;
+      lfs?: { oid?: string; size?: number };
+    }[]) {
       if (entry.type !== "file" || typeof entry.path !== "string" || !entry.path.endsWith(".parquet")) continue;
       files.push({
         path: entry.path,
@@ -109,12 +122,18 @@ export async function listHubSplitFiles<S extends string>(splits: readonly S[], 
     }
   }
   const bySplit = (split: string) =>
-    files.filter((f) => basename(f.path).startsWith(`${split}-`)).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    files
+      .filter((f) => basename(f.path).startsWith(`${split}-`))
+      .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const complete = (r: Record<S, HubFile[]>) => splits.every((split) => r[split].length > 0);
-  const collect = (of: (split: string) => HubFile[]) => Object.fromEntries(splits.map((split) => [split, of(split)])) as Record<S, HubFile[]>;
+  const collect = (of: (split: string) => HubFile[]) =>
+    Object.fromEntries(splits.map((split) => [split, of(split)])) as Record<S, HubFile[]>;
   let result = collect(bySplit);
   if (!complete(result)) {
-    const listing = (await getJson(`${s.endpoint}/api/datasets/${s.repo}/parquet/${s.config}`, s.token)) as Record<string, unknown>;
+    const listing = (await getJson(`${s.endpoint}/api/datasets/${s.repo}/parquet/${s.config}`, s.token)) as Record<
+      string,
+      unknown
+    >;
     const urls = (split: string): HubFile[] =>
       (Array.isArray(listing?.[split]) ? (listing[split] as unknown[]) : [])
         .filter((u): u is string => typeof u === "string")
@@ -148,7 +167,9 @@ export async function downloadHubFile(file: HubFile, opts: HubOptions = {}): Pro
     } catch (e) {
       if (e instanceof UserError) throw e;
       lastError = (e as Error).message;
-      opts.log?.(`download of ${file.path} interrupted (${lastError}); resuming (attempt ${attempt + 1} of ${s.attempts})`);
+      opts.log?.(
+        `download of ${file.path} interrupted (${lastError}); resuming (attempt ${attempt + 1} of ${s.attempts})`,
+      );
       await new Promise((r) => setTimeout(r, Math.min(200 * attempt, 2000)));
       continue;
     }
@@ -156,18 +177,28 @@ export async function downloadHubFile(file: HubFile, opts: HubOptions = {}): Pro
   }
   const got = existsSync(part) ? (await stat(part)).size : 0;
   if (file.size !== undefined && got !== file.size) {
-    throw new UserError(`download of ${file.url} stopped at ${got} of ${file.size} bytes after ${s.attempts} attempts (${lastError}); run again to resume`);
+    throw new UserError(
+      `download of ${file.url} stopped at ${got} of ${file.size} bytes after ${s.attempts} attempts (${lastError}); run again to resume`,
+    );
   }
   if (file.sha256 && (await sha256File(part)) !== file.sha256) {
     await rm(part, { force: true });
-    throw new UserError(`${file.path}: downloaded content does not match the hub's sha256 ${file.sha256}; deleted, run again`);
+    throw new UserError(
+      `${file.path}: downloaded content does not match the hub's sha256 ${file.sha256}; deleted, run again`,
+    );
   }
   await rename(part, target);
   return target;
 }
 
 /** One HTTP request appending to `part` from byte `have`. Network errors throw plain Errors (retried). */
-async function fetchInto(file: HubFile, part: string, have: number, token: string | undefined, onProgress?: HubOptions["onProgress"]): Promise<void> {
+async function fetchInto(
+  file: HubFile,
+  part: string,
+  have: number,
+  token: string | undefined,
+  onProgress?: HubOptions["onProgress"],
+): Promise<void> {
   const headers: Record<string, string> = { ...authHeaders(token) };
   if (have > 0) headers.range = `bytes=${have}-`;
   const res = await fetch(file.url, { headers });
@@ -216,7 +247,9 @@ function sha256File(path: string): Promise<string> {
 }
 
 /** Lists and downloads the train and validation files; returns their local paths in order. */
-export async function downloadHotpotQA(opts: HubOptions = {}): Promise<{ train: string[]; dev: string[]; description: string }> {
+export async function downloadHotpotQA(
+  opts: HubOptions = {},
+): Promise<{ train: string[]; dev: string[]; description: string }> {
   const s = settings(opts);
   const files = await listHubFiles(opts);
   const train: string[] = [];

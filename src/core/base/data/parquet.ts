@@ -21,12 +21,15 @@ export async function openParquet(file: string, columns: readonly string[]) {
   }
   const present = new Set(metadata.schema.map((s) => s.name));
   const missing = columns.filter((c) => !present.has(c));
-  if (missing.length) throw new FileFormatError(file, undefined, `parquet file has no column ${missing.map((c) => `"${c}"`).join(", ")}`);
+  if (missing.length)
+    throw new FileFormatError(file, undefined, `parquet file has no column ${missing.map((c) => `"${c}"`).join(", ")}`);
   return { hyparquet, compressors, buffer, metadata, columns: [...columns] };
 }
 
 /** Random access to a local file for hyparquet, which reads only the byte ranges it needs (GSM8K reads its parquet through it too). */
-export async function fileAsyncBuffer(file: string): Promise<{ byteLength: number; slice(start: number, end?: number): Promise<ArrayBuffer> }> {
+export async function fileAsyncBuffer(
+  file: string,
+): Promise<{ byteLength: number; slice(start: number, end?: number): Promise<ArrayBuffer> }> {
   const { size } = await stat(file);
   return {
     byteLength: size,

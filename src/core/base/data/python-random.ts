@@ -20,7 +20,8 @@ export class PyRandom {
 
   /** `random.seed(int)`: init_by_array over the 32-bit words of |seed|, least significant first. */
   seed(seed: number | bigint): void {
-    if (typeof seed === "number" && !Number.isSafeInteger(seed)) throw new RangeError(`seed must be an integer, got ${seed}`);
+    if (typeof seed === "number" && !Number.isSafeInteger(seed))
+      throw new RangeError(`seed must be an integer, got ${seed}`);
     let n = BigInt(seed);
     if (n < 0n) n = -n;
     const key: number[] = [];

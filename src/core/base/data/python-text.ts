@@ -11,7 +11,8 @@
  */
 
 /** Python's `str.isspace()` set (bidi class WS/B/S or category Zs). */
-export const PY_WHITESPACE_CHARS = "\t\n\v\f\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000";
+export const PY_WHITESPACE_CHARS =
+  "\t\n\v\f\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000";
 
 const WHITESPACE_RUN = new RegExp(`[${PY_WHITESPACE_CHARS}]+`, "u");
 const WHITESPACE_SET = new Set(PY_WHITESPACE_CHARS);

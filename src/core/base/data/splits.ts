@@ -53,7 +53,11 @@ export function parseSplitsRecord(text: string, file: string): SplitsRecord {
   try {
     parsed = JSON.parse(text);
   } catch (e) {
-    throw new FileFormatError(file, jsonErrorLine(text, e as Error), `not valid JSON (${(e as Error).message}); ${REBUILD}`);
+    throw new FileFormatError(
+      file,
+      jsonErrorLine(text, e as Error),
+      `not valid JSON (${(e as Error).message}); ${REBUILD}`,
+    );
   }
   const lineOf = (key: string): number | undefined => {
     const at = text.indexOf(`"${key}"`);
@@ -62,11 +66,13 @@ export function parseSplitsRecord(text: string, file: string): SplitsRecord {
   const fail = (key: string, problem: string): never => {
     throw new FileFormatError(file, lineOf(key), `"${key}" ${problem}; ${REBUILD}`);
   };
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new FileFormatError(file, 1, `expected a JSON object (a splits record); ${REBUILD}`);
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
+    throw new FileFormatError(file, 1, `expected a JSON object (a splits record); ${REBUILD}`);
   const rec = parsed as Record<string, unknown>;
   const hex = (key: string, length: number) => {
     const v = rec[key];
-    if (typeof v !== "string" || !new RegExp(`^[0-9a-f]{${length}}$`).test(v)) fail(key, v === undefined ? "is missing" : `must be ${length} hex digits`);
+    if (typeof v !== "string" || !new RegExp(`^[0-9a-f]{${length}}$`).test(v))
+      fail(key, v === undefined ? "is missing" : `must be ${length} hex digits`);
   };
   hex("test_sha256_full", 64);
   hex("test_sha256", 16);
@@ -79,9 +85,11 @@ export function parseSplitsRecord(text: string, file: string): SplitsRecord {
   if (!Array.isArray(lines)) fail("test_lines", "is missing (a list of {id, sha256})");
   (lines as unknown[]).forEach((l, i) => {
     const row = l as { id?: unknown; sha256?: unknown } | null;
-    if (typeof row?.id !== "string" || typeof row.sha256 !== "string") fail("test_lines", `entry ${i + 1} needs string "id" and "sha256"`);
+    if (typeof row?.id !== "string" || typeof row.sha256 !== "string")
+      fail("test_lines", `entry ${i + 1} needs string "id" and "sha256"`);
   });
-  if ((lines as unknown[]).length !== counts!.test) fail("test_lines", `has ${(lines as unknown[]).length} entries but "counts" says test ${String(counts!.test)}`);
+  if ((lines as unknown[]).length !== counts!.test)
+    fail("test_lines", `has ${(lines as unknown[]).length} entries but "counts" says test ${String(counts!.test)}`);
   return rec as unknown as SplitsRecord;
 }
 
@@ -108,7 +116,8 @@ export function describeTestChange(old: SplitsRecord, next: SplitsRecord): strin
 export function checkTestSplit(dataDir: string): SplitsRecord {
   const record = readSplitsRecord(dataDir);
   const file = join(dataDir, "test.jsonl");
-  if (!existsSync(file)) throw new UserError(`${file}: file missing (recorded test split ${record.test_sha256}); rerun "agent-lab prepare"`);
+  if (!existsSync(file))
+    throw new UserError(`${file}: file missing (recorded test split ${record.test_sha256}); rerun "agent-lab prepare"`);
   const bytes = readFileSync(file);
   if (sha256Hex(bytes) === record.test_sha256_full) return record;
   const text = bytes.toString("utf8");
@@ -124,7 +133,8 @@ export function checkTestSplit(dataDir: string): SplitsRecord {
   } else {
     what = "its bytes differ from the recorded split (line endings or final newline)";
   }
-  if (lines.length !== expected.length && !what.startsWith("it has")) what += `; it has ${lines.length} lines, recorded ${expected.length}`;
+  if (lines.length !== expected.length && !what.startsWith("it has"))
+    what += `; it has ${lines.length} lines, recorded ${expected.length}`;
   throw new UserError(
     `${file} changed since "agent-lab prepare" (sha256 ${sha256Hex(bytes).slice(0, 16)}, recorded ${record.test_sha256}): ${what}. ` +
       `The test split must never change; rerun "agent-lab prepare" to rebuild it.`,
@@ -141,7 +151,12 @@ export function loadSplit(dataDir: string, split: Split): Question[] {
     const q = toQuestion(value, file, line);
     const first = seen.get(q.id);
     // A question asked twice would be scored twice (n > planned) and weigh double in every mean.
-    if (first !== undefined) throw new FileFormatError(file, line, `question id ${JSON.stringify(q.id)} is already on line ${first}; ids must be unique (rerun "agent-lab prepare", or remove one of the two lines)`);
+    if (first !== undefined)
+      throw new FileFormatError(
+        file,
+        line,
+        `question id ${JSON.stringify(q.id)} is already on line ${first}; ids must be unique (rerun "agent-lab prepare", or remove one of the two lines)`,
+      );
     seen.set(q.id, line);
     return q;
   });
@@ -150,10 +165,14 @@ export function loadSplit(dataDir: string, split: Split): Question[] {
 function toQuestion(raw: unknown, file: string, line: number): Question {
   const row = raw as Partial<Question> | null;
   const ok =
-    typeof row === "object" && row !== null &&
-    typeof row.id === "string" && typeof row.question === "string" &&
-    Array.isArray(row.answers) && row.answers.every((a) => typeof a === "string") &&
-    typeof row.type === "string" && typeof row.level === "string";
+    typeof row === "object" &&
+    row !== null &&
+    typeof row.id === "string" &&
+    typeof row.question === "string" &&
+    Array.isArray(row.answers) &&
+    row.answers.every((a) => typeof a === "string") &&
+    typeof row.type === "string" &&
+    typeof row.level === "string";
   if (!ok) throw new FileFormatError(file, line, 'expected {"id", "question", "answers": [...], "type", "level"}');
   return row as Question;
 }

@@ -27,7 +27,11 @@ export function estimateEpisodeUsd(prices: ModelPrices | null, size: EpisodeSize
 }
 
 /** Eval of N questions (one episode each), or N × tries for rejection sampling. */
-export function estimateEpisodesUsd(prices: ModelPrices | null, episodes: number, size: EpisodeSize = TYPICAL_EPISODE): number {
+export function estimateEpisodesUsd(
+  prices: ModelPrices | null,
+  episodes: number,
+  size: EpisodeSize = TYPICAL_EPISODE,
+): number {
   return episodes * estimateEpisodeUsd(prices, size);
 }
 

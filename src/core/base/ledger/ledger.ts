@@ -90,7 +90,12 @@ export interface CostLedgerOptions {
 /** USD for token counts at a price row (USD per 1M tokens); 0 when free. */
 export function costUsd(prices: ModelPrices | null, tokens: TokenCounts): number {
   if (!prices) return 0;
-  return ((tokens.prefill ?? 0) * prices.prefill + (tokens.sampled ?? 0) * prices.sample + (tokens.trained ?? 0) * prices.train) / 1e6;
+  return (
+    ((tokens.prefill ?? 0) * prices.prefill +
+      (tokens.sampled ?? 0) * prices.sample +
+      (tokens.trained ?? 0) * prices.train) /
+    1e6
+  );
 }
 
 export function ledgerPath(runDir: string): string {

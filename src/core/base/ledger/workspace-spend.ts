@@ -44,12 +44,16 @@ export function workspaceSpend(runsDir: string, options: SpendOptions = {}): Wor
   const since = options.since?.getTime();
   const runs: RunSpend[] = [];
   const names = existsSync(runsDir)
-    ? readdirSync(runsDir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort()
+    ? readdirSync(runsDir, { withFileTypes: true })
+        .filter((d) => d.isDirectory())
+        .map((d) => d.name)
+        .sort()
     : [];
   for (const name of names) {
     const dir = join(runsDir, name);
     const spend = existsSync(join(dir, LEDGER_FILE)) ? fromLedger(name, dir, since) : fromSummary(name, dir, since);
-    if (spend && (spend.usd > 0 || spend.tokens.prefill + spend.tokens.sampled + spend.tokens.trained > 0)) runs.push(spend);
+    if (spend && (spend.usd > 0 || spend.tokens.prefill + spend.tokens.sampled + spend.tokens.trained > 0))
+      runs.push(spend);
   }
   return {
     runs,
@@ -59,7 +63,13 @@ export function workspaceSpend(runsDir: string, options: SpendOptions = {}): Wor
 }
 
 function fromLedger(name: string, dir: string, since: number | undefined): RunSpend {
-  const spend: RunSpend = { name, usd: 0, byKind: {}, tokens: { prefill: 0, sampled: 0, trained: 0 }, source: "ledger" };
+  const spend: RunSpend = {
+    name,
+    usd: 0,
+    byKind: {},
+    tokens: { prefill: 0, sampled: 0, trained: 0 },
+    source: "ledger",
+  };
   for (const e of readLedger(dir)) {
     if (since !== undefined && !(Date.parse(e.time) >= since)) continue;
     const usd = Number(e.usd) || 0;

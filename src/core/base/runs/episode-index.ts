@@ -17,10 +17,29 @@ import { normaliseEpisode } from "./episode-v1";
 import { episodesPath, runEnvironmentName, type EpisodeRecord } from "./run-files";
 
 /** The fields read for every episode when indexing (all before the token arrays on disk). */
-export type EpisodeHead = Pick<EpisodeRecord, "id" | "question" | "answers" | "prediction" | "metrics" | "end" | "searches">;
-export const HEAD_FIELDS: readonly EpisodeField[] = ["id", "question", "answers", "prediction", "metrics", "end", "searches"];
+export type EpisodeHead = Pick<
+  EpisodeRecord,
+  "id" | "question" | "answers" | "prediction" | "metrics" | "end" | "searches"
+>;
+export const HEAD_FIELDS: readonly EpisodeField[] = [
+  "id",
+  "question",
+  "answers",
+  "prediction",
+  "metrics",
+  "end",
+  "searches",
+];
 /** What opening one episode in the trace viewer needs on top. */
-export const TRACE_FIELDS: readonly EpisodeField[] = [...HEAD_FIELDS, "prompt", "tokens", "sampled", "prefill", "generated", "usd"];
+export const TRACE_FIELDS: readonly EpisodeField[] = [
+  ...HEAD_FIELDS,
+  "prompt",
+  "tokens",
+  "sampled",
+  "prefill",
+  "generated",
+  "usd",
+];
 
 export interface IndexedEpisode {
   head: EpisodeHead;
@@ -62,10 +81,20 @@ export class EpisodeScan {
   private at = 0;
   private line = 0;
 
-  constructor(runDir: string, private readonly limit = Infinity) {
+  constructor(
+    runDir: string,
+    private readonly limit = Infinity,
+  ) {
     this.file = episodesPath(runDir);
     const stat = existsSync(this.file) ? statSync(this.file) : undefined;
-    this.index = { file: this.file, env: runEnvironmentName(runDir), size: stat?.size ?? 0, mtimeMs: stat?.mtimeMs ?? 0, episodes: [], complete: false };
+    this.index = {
+      file: this.file,
+      env: runEnvironmentName(runDir),
+      size: stat?.size ?? 0,
+      mtimeMs: stat?.mtimeMs ?? 0,
+      episodes: [],
+      complete: false,
+    };
   }
 
   /** The index so far; whole once step() has returned false. */
@@ -145,11 +174,22 @@ export function indexIsCurrent(index: EpisodeIndex): boolean {
   return s.size === index.size && s.mtimeMs === index.mtimeMs;
 }
 
-function parseHead(buf: Buffer, start: number, end: number, file: string, line: number, torn: boolean, env: string): EpisodeHead | undefined {
+function parseHead(
+  buf: Buffer,
+  start: number,
+  end: number,
+  file: string,
+  line: number,
+  torn: boolean,
+  env: string,
+): EpisodeHead | undefined {
   const cut = buf.subarray(start, end).indexOf(HEAD_END);
   if (cut > 0) {
     try {
-      const head = normaliseEpisode(JSON.parse(buf.toString("utf8", start, start + cut) + "}") as Record<string, unknown>, env);
+      const head = normaliseEpisode(
+        JSON.parse(buf.toString("utf8", start, start + cut) + "}") as Record<string, unknown>,
+        env,
+      );
       if (HEAD_FIELDS.every((f) => f in head)) return checkEpisodeRecord(head, file, line, HEAD_FIELDS, env);
     } catch (e) {
       if (e instanceof FileFormatError) throw e;
@@ -166,11 +206,23 @@ function parseHead(buf: Buffer, start: number, end: number, file: string, line: 
     throw new FileFormatError(file, line, `not valid JSON (${(e as Error).message})`);
   }
   const r = checkEpisodeRecord(value, file, line, HEAD_FIELDS, env);
-  return { id: r.id, question: r.question, answers: r.answers, prediction: r.prediction, metrics: r.metrics, end: r.end, searches: r.searches };
+  return {
+    id: r.id,
+    question: r.question,
+    answers: r.answers,
+    prediction: r.prediction,
+    metrics: r.metrics,
+    end: r.end,
+    searches: r.searches,
+  };
 }
 
 /** Whole records of some indexed episodes (in file order), each holding `fields`, in one read per call. */
-export function readIndexedEpisodes(index: EpisodeIndex, entries: readonly IndexedEpisode[], fields: readonly EpisodeField[] = TRACE_FIELDS): EpisodeRecord[] {
+export function readIndexedEpisodes(
+  index: EpisodeIndex,
+  entries: readonly IndexedEpisode[],
+  fields: readonly EpisodeField[] = TRACE_FIELDS,
+): EpisodeRecord[] {
   if (entries.length === 0) return [];
   const from = Math.min(...entries.map((e) => e.offset));
   const to = Math.max(...entries.map((e) => e.offset + e.length));
@@ -182,13 +234,21 @@ export function readIndexedEpisodes(index: EpisodeIndex, entries: readonly Index
     try {
       value = JSON.parse(text);
     } catch (err) {
-      throw new FileFormatError(index.file, e.line, `not valid JSON (${(err as Error).message}); the file changed since it was read: reopen the trace`);
+      throw new FileFormatError(
+        index.file,
+        e.line,
+        `not valid JSON (${(err as Error).message}); the file changed since it was read: reopen the trace`,
+      );
     }
     return checkEpisodeRecord(value, index.file, e.line, fields, index.env);
   });
 }
 
 /** One episode's whole record: reads its line only. */
-export function readIndexedEpisode(index: EpisodeIndex, entry: IndexedEpisode, fields: readonly EpisodeField[] = TRACE_FIELDS): EpisodeRecord {
+export function readIndexedEpisode(
+  index: EpisodeIndex,
+  entry: IndexedEpisode,
+  fields: readonly EpisodeField[] = TRACE_FIELDS,
+): EpisodeRecord {
   return readIndexedEpisodes(index, [entry], fields)[0];
 }

@@ -58,7 +58,12 @@ function holds(kind: Kind, v: unknown): boolean {
 /** Every declared metric, binary or continuous, is a score in [0, 1] (base/runs/metrics.ts); the first that is not is named. */
 function checkMetrics(metrics: Record<string, unknown>, file: string, line: number): void {
   for (const [name, v] of Object.entries(metrics)) {
-    if (typeof v !== "number" || !(v >= 0 && v <= 1)) throw new FileFormatError(file, line, `episode record's "metrics.${name}" must be a number in [0, 1], got ${JSON.stringify(v)?.slice(0, 40)}`);
+    if (typeof v !== "number" || !(v >= 0 && v <= 1))
+      throw new FileFormatError(
+        file,
+        line,
+        `episode record's "metrics.${name}" must be a number in [0, 1], got ${JSON.stringify(v)?.slice(0, 40)}`,
+      );
   }
 }
 
@@ -67,7 +72,15 @@ export const ID_FIELDS: readonly EpisodeField[] = ["id"];
 /** `score RUN` rescoring: the prediction, the gold answers and how it ended (for the reward). */
 export const SCORE_FIELDS: readonly EpisodeField[] = ["id", "prediction", "answers", "end"];
 /** `show`: the tables and the failures' text. */
-export const SHOW_FIELDS: readonly EpisodeField[] = ["id", "question", "answers", "prediction", "metrics", "end", "searches"];
+export const SHOW_FIELDS: readonly EpisodeField[] = [
+  "id",
+  "question",
+  "answers",
+  "prediction",
+  "metrics",
+  "end",
+  "searches",
+];
 /** `ablate` and Compare: the paired numbers. */
 export const ABLATE_FIELDS: readonly EpisodeField[] = ["id", "metrics", "usd", "searches"];
 
@@ -76,14 +89,30 @@ export const ABLATE_FIELDS: readonly EpisodeField[] = ["id", "metrics", "usd", "
  * record is read in the current format first (`env`: the run's environment, which says what its
  * slots held; see episode-v1.ts).
  */
-export function checkEpisodeRecord(raw: unknown, file: string, line: number, fields: readonly EpisodeField[], env: string = IMPLIED_ENVIRONMENT.name): EpisodeRecord {
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw new FileFormatError(file, line, "an episode record must be a JSON object");
+export function checkEpisodeRecord(
+  raw: unknown,
+  file: string,
+  line: number,
+  fields: readonly EpisodeField[],
+  env: string = IMPLIED_ENVIRONMENT.name,
+): EpisodeRecord {
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw))
+    throw new FileFormatError(file, line, "an episode record must be a JSON object");
   const row = normaliseEpisode(raw as Record<string, unknown>, env);
   for (const field of fields) {
     const kind = KINDS[field] ?? "string";
-    if (!(field in row) || row[field] === undefined) throw new FileFormatError(file, line, `episode record has no "${field}" (${DESCRIBE[kind]}); was this file written by agent-lab eval?`);
+    if (!(field in row) || row[field] === undefined)
+      throw new FileFormatError(
+        file,
+        line,
+        `episode record has no "${field}" (${DESCRIBE[kind]}); was this file written by agent-lab eval?`,
+      );
     if (!holds(kind, row[field])) {
-      throw new FileFormatError(file, line, `episode record's "${field}" must be ${DESCRIBE[kind]}, got ${JSON.stringify(row[field])?.slice(0, 40)}`);
+      throw new FileFormatError(
+        file,
+        line,
+        `episode record's "${field}" must be ${DESCRIBE[kind]}, got ${JSON.stringify(row[field])?.slice(0, 40)}`,
+      );
     }
     if (kind === "metrics") checkMetrics(row[field] as Record<string, unknown>, file, line);
   }

@@ -32,7 +32,12 @@ export function manifestEnvironment(manifest: unknown): EnvironmentId {
   if (typeof manifest !== "object" || manifest === null) return IMPLIED;
   const m = manifest as { environment?: unknown; fingerprint?: { environment?: unknown } };
   const e = m.environment ?? m.fingerprint?.environment;
-  if (typeof e === "object" && e !== null && typeof (e as EnvironmentId).name === "string" && typeof (e as EnvironmentId).version === "string") {
+  if (
+    typeof e === "object" &&
+    e !== null &&
+    typeof (e as EnvironmentId).name === "string" &&
+    typeof (e as EnvironmentId).version === "string"
+  ) {
     return { name: (e as EnvironmentId).name, version: (e as EnvironmentId).version };
   }
   return IMPLIED;

@@ -72,5 +72,7 @@ export function fingerprintDiff(a: RunManifest, b: RunManifest): FieldDifference
 
 /** One line per difference, for warnings and refusals. */
 export function describeDifferences(diffs: FieldDifference[]): string {
-  return diffs.map((d) => `${d.field}: ${JSON.stringify(d.a) ?? "(absent)"} → ${JSON.stringify(d.b) ?? "(absent)"}`).join("; ");
+  return diffs
+    .map((d) => `${d.field}: ${JSON.stringify(d.a) ?? "(absent)"} → ${JSON.stringify(d.b) ?? "(absent)"}`)
+    .join("; ");
 }

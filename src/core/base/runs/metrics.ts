@@ -42,7 +42,9 @@ export function metricRoles(metrics: readonly MetricDeclaration[]): MetricRoles 
   const primary = metrics.find((m) => m.primary);
   const binary = metrics.find((m) => m.kind === "binary");
   if (!primary || !binary || metrics.filter((m) => m.primary).length !== 1) {
-    throw new Error(`metric declarations need exactly one primary and at least one binary metric: ${metrics.map((m) => m.name).join(", ")}`);
+    throw new Error(
+      `metric declarations need exactly one primary and at least one binary metric: ${metrics.map((m) => m.name).join(", ")}`,
+    );
   }
   return { primary, binary };
 }
@@ -53,7 +55,10 @@ export function hasOneMetric(roles: MetricRoles): boolean {
 }
 
 /** A record's (or summary's) value of `metric`; 0 when it lacks it (a reader that needs it checks first). */
-export function metricValue(holder: { metrics: Readonly<Record<string, number>> }, metric: MetricDeclaration | string): number {
+export function metricValue(
+  holder: { metrics: Readonly<Record<string, number>> },
+  metric: MetricDeclaration | string,
+): number {
   return holder.metrics[typeof metric === "string" ? metric : metric.name] ?? 0;
 }
 
@@ -62,7 +67,10 @@ export function metricValue(holder: { metrics: Readonly<Record<string, number>> 
  * v1 (`em`: binary, `f1`: primary); `metrics` are the run's environment's declarations (absent: the
  * v1 slots'). For GSM8K both are its `correct`.
  */
-export function roleValues(holder: { metrics: Readonly<Record<string, number>> }, metrics: readonly MetricDeclaration[] = UNKNOWN_ENV_METRICS): { em: number; f1: number } {
+export function roleValues(
+  holder: { metrics: Readonly<Record<string, number>> },
+  metrics: readonly MetricDeclaration[] = UNKNOWN_ENV_METRICS,
+): { em: number; f1: number } {
   const roles = metricRoles(metrics);
   return { em: metricValue(holder, roles.binary), f1: metricValue(holder, roles.primary) };
 }

@@ -48,7 +48,13 @@ export function progressPath(runDir: string): string {
 }
 
 /** Seconds left, from the pace since `startedMs` (undefined before the first unit is done). */
-export function etaSeconds(done: number, planned: number, startedMs: number, nowMs: number, doneAtStart = 0): number | undefined {
+export function etaSeconds(
+  done: number,
+  planned: number,
+  startedMs: number,
+  nowMs: number,
+  doneAtStart = 0,
+): number | undefined {
   const ran = done - doneAtStart;
   if (ran <= 0 || done >= planned) return done >= planned ? 0 : undefined;
   return Math.round((((nowMs - startedMs) / 1000) * (planned - done)) / ran);
@@ -108,12 +114,18 @@ export class ProgressWriter {
   }
 
   /** New counts; written when enough time passed since the last write (or `force`). */
-  update(change: Partial<Pick<Progress, "done" | "planned" | "usd" | "stage" | "current" | "label" | "eta_s">>, force = false): void {
+  update(
+    change: Partial<Pick<Progress, "done" | "planned" | "usd" | "stage" | "current" | "label" | "eta_s">>,
+    force = false,
+  ): void {
     const nowMs = (this.options.now ?? Date.now)();
     // A caller that knows better (the recipe engine: one ETA over its whole list of stages) gives eta_s itself.
     if ("eta_s" in change) this.etaGiven = true;
     this.state = { ...this.state, ...change, updated: new Date(nowMs).toISOString() };
-    const eta = this.etaGiven && this.state.status === "running" ? this.state.eta_s : etaSeconds(this.state.done, this.state.planned, this.startedMs, nowMs, this.doneAtStart);
+    const eta =
+      this.etaGiven && this.state.status === "running"
+        ? this.state.eta_s
+        : etaSeconds(this.state.done, this.state.planned, this.startedMs, nowMs, this.doneAtStart);
     if (eta === undefined) delete this.state.eta_s;
     else this.state.eta_s = eta;
     this.options.onUpdate?.(this.state);
@@ -138,7 +150,9 @@ export function readProgress(runDir: string): Progress | undefined {
   if (!existsSync(file)) return undefined;
   try {
     const p = JSON.parse(readFileSync(file, "utf8")) as Progress;
-    return typeof p === "object" && p !== null && typeof p.done === "number" && typeof p.planned === "number" ? p : undefined;
+    return typeof p === "object" && p !== null && typeof p.done === "number" && typeof p.planned === "number"
+      ? p
+      : undefined;
   } catch {
     return undefined; // renamed over between exists and read: the next poll reads the new one
   }

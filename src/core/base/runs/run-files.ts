@@ -4,7 +4,17 @@
  * `manifest.json` (the run's fingerprint). Everything the UI, `show`, `ablate` and `compare` know
  * about a run is read from here, so runs copied from another machine work the same.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, truncateSync, openSync, readSync, closeSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  truncateSync,
+  openSync,
+  readSync,
+  closeSync,
+} from "node:fs";
 import { join } from "node:path";
 import { FileFormatError } from "../errors";
 import { jsonErrorLine } from "../config";
@@ -75,7 +85,6 @@ export function episodesPath(runDir: string): string {
   return join(runDir, EPISODES_FILE);
 }
 
-
 /** Reads a JSON file, naming file and line when it is not valid JSON; undefined when absent. */
 export function readJsonFile<T>(file: string): T | undefined {
   if (!existsSync(file)) return undefined;
@@ -128,7 +137,12 @@ export function readRunHead(runDir: string): Omit<RunFiles, "episodes"> {
   if (!existsSync(runDir) || !statSync(runDir).isDirectory()) {
     throw new FileFormatError(runDir, undefined, "not a run folder (no such directory)");
   }
-  if (!holdsEpisodes(runDir)) throw new FileFormatError(runDir, undefined, `not a run folder (no ${MANIFEST_FILE} or ${EPISODES_FILE}); give a folder that agent-lab eval wrote`);
+  if (!holdsEpisodes(runDir))
+    throw new FileFormatError(
+      runDir,
+      undefined,
+      `not a run folder (no ${MANIFEST_FILE} or ${EPISODES_FILE}); give a folder that agent-lab eval wrote`,
+    );
   return {
     manifest: readJsonFile<RunManifest>(join(runDir, MANIFEST_FILE)),
     summary: readJsonFile<RunSummary>(join(runDir, SUMMARY_FILE)),

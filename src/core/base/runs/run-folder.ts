@@ -33,7 +33,15 @@ export const RUN_FILES = Object.freeze({
 });
 
 /** Files whose presence makes a folder a run (what the views list and `new` refuses to overwrite). */
-export const RUN_MARKERS: readonly string[] = [RUN_FILES.manifest, RUN_FILES.episodes, RUN_FILES.summary, RUN_FILES.metrics, RUN_FILES.sft, RUN_FILES.attempts, RUN_FILES.checkpoints];
+export const RUN_MARKERS: readonly string[] = [
+  RUN_FILES.manifest,
+  RUN_FILES.episodes,
+  RUN_FILES.summary,
+  RUN_FILES.metrics,
+  RUN_FILES.sft,
+  RUN_FILES.attempts,
+  RUN_FILES.checkpoints,
+];
 
 /** The run-name rule lives in run-name.ts (the step specs' --name flags use it too). */
 export { checkRunName, RUN_NAME_MAX_LENGTH } from "./run-name";
@@ -82,7 +90,9 @@ function linuxProcessStart(pid: number): number | undefined {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     const ticks = Number(fields[19]);
-    const bootLine = readFileSync("/proc/stat", "utf8").split("\n").find((l) => l.startsWith("btime "));
+    const bootLine = readFileSync("/proc/stat", "utf8")
+      .split("\n")
+      .find((l) => l.startsWith("btime "));
     if (!bootLine || !Number.isFinite(ticks)) return undefined;
     return Number(bootLine.slice(6)) * 1000 + (ticks * 1000) / 100; // USER_HZ is 100 on Linux
   } catch {
@@ -133,7 +143,9 @@ export function lockRunFolder(runDir: string, what: string): RunLock {
     }
     const holder = readHolder(file);
     if (holder && alive(holder)) {
-      throw new UserError(`${runDir} is being written by ${describeHolder(holder)}: wait for it to finish or stop it first (one writer per run folder)`);
+      throw new UserError(
+        `${runDir} is being written by ${describeHolder(holder)}: wait for it to finish or stop it first (one writer per run folder)`,
+      );
     }
     // Stale: move it aside under a name only this process uses; of several takers one rename wins.
     const aside = `${file}.stale.${process.pid}`;
@@ -154,7 +166,9 @@ export function lockRunFolder(runDir: string, what: string): RunLock {
     }
     rmSync(aside, { force: true });
   }
-  throw new UserError(`${runDir}: could not take the writer lock (${file}) after several tries; is another job starting on this run?`);
+  throw new UserError(
+    `${runDir}: could not take the writer lock (${file}) after several tries; is another job starting on this run?`,
+  );
 }
 
 function releaseLock(file: string, since: string): void {
@@ -206,7 +220,9 @@ export function openRunForWriting<M>(o: OpenRunOptions<M>): OpenRun<M> {
     throw new UserError(`${o.runDir} already holds a run: pass --resume to continue it, or choose another --name`);
   }
   if (o.resume && !existsSync(manifestFile)) {
-    throw new UserError(`nothing to resume: ${o.runDir} holds no run (no ${RUN_FILES.manifest}); run the same command without --resume to start it`);
+    throw new UserError(
+      `nothing to resume: ${o.runDir} holds no run (no ${RUN_FILES.manifest}); run the same command without --resume to start it`,
+    );
   }
   const lock = lockRunFolder(o.runDir, o.what);
   try {
@@ -217,8 +233,12 @@ export function openRunForWriting<M>(o: OpenRunOptions<M>): OpenRun<M> {
     const stored = readManifestFile<M>(manifestFile);
     const changes = o.changes(stored);
     if (changes.length > 0) {
-      const what = changes.map((c) => `${c.field}: ${JSON.stringify(c.was) ?? "(absent)"} → ${JSON.stringify(c.now) ?? "(absent)"}`).join("; ");
-      throw new UserError(`cannot resume ${o.runDir}: its fingerprint differs in ${changes.length} field(s): ${what}. Resume with the settings it was started with, or start a new run with another --name.`);
+      const what = changes
+        .map((c) => `${c.field}: ${JSON.stringify(c.was) ?? "(absent)"} → ${JSON.stringify(c.now) ?? "(absent)"}`)
+        .join("; ");
+      throw new UserError(
+        `cannot resume ${o.runDir}: its fingerprint differs in ${changes.length} field(s): ${what}. Resume with the settings it was started with, or start a new run with another --name.`,
+      );
     }
     if (o.onResume) writeJsonAtomic(manifestFile, o.onResume(stored));
     return { ...lock, stored };
@@ -233,7 +253,9 @@ function readManifestFile<M>(file: string): M {
   try {
     return JSON.parse(text) as M;
   } catch (e) {
-    throw new UserError(`${file}: not valid JSON (${(e as Error).message}); the run's manifest is damaged — restore it or start a new run with another --name`);
+    throw new UserError(
+      `${file}: not valid JSON (${(e as Error).message}); the run's manifest is damaged — restore it or start a new run with another --name`,
+    );
   }
 }
 
@@ -262,4 +284,3 @@ function flatten(value: Record<string, unknown>, prefix = "", out = new Map<stri
   }
   return out;
 }
-

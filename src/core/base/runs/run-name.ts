@@ -16,6 +16,8 @@ export const RUN_NAME_PATTERN = {
 /** Refuses a name that is not a plain, short folder name (the message `--name`'s flag check prints). */
 export function checkRunName(name: string): void {
   if (!RUN_NAME_PATTERN.regex.test(name) || name.length > RUN_NAME_MAX_LENGTH) {
-    throw new UserError(`--name must be ${RUN_NAME_PATTERN.describe}, at most ${RUN_NAME_MAX_LENGTH} characters, got ${quoteValue(name)}`);
+    throw new UserError(
+      `--name must be ${RUN_NAME_PATTERN.describe}, at most ${RUN_NAME_MAX_LENGTH} characters, got ${quoteValue(name)}`,
+    );
   }
 }

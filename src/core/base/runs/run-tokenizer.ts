@@ -6,7 +6,9 @@
 import { loadTokenizer, offlineTokenizer } from "../chat";
 import type { ChatTokenizer } from "../chat/tokenizer";
 
-export async function tokenizerForRun(name: string | undefined): Promise<{ tokenizer?: ChatTokenizer; problem?: string }> {
+export async function tokenizerForRun(
+  name: string | undefined,
+): Promise<{ tokenizer?: ChatTokenizer; problem?: string }> {
   if (!name) return { problem: "the run has no manifest naming its tokenizer" };
   try {
     const offline = await offlineTokenizer("qwen3");

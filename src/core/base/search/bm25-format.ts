@@ -133,7 +133,7 @@ export function idfLucene(df: number, documents: number): number {
 
 /** k1·(1 − b + b·|d|/avgdl), the document-length part of the denominator, in bm25s's operation order. */
 export function lengthNorm(docLength: number, avgDocLength: number, k1: number, b: number): number {
-  return k1 * ((1 - b) + (b * docLength) / avgDocLength);
+  return k1 * (1 - b + (b * docLength) / avgDocLength);
 }
 
 /** One term's contribution to a document's score, stored as float32 like bm25s: idf · tf / (tf + norm). */

@@ -79,12 +79,15 @@ export class Bm25Searcher implements Searcher {
     }
     if (meta?.format !== INDEX_FORMAT) throw new UserError(`${indexDir} is not an Agent Lab search index: ${REBUILD}`);
     if (meta.version !== INDEX_VERSION) {
-      throw new UserError(`search index ${indexDir} has format version ${meta.version}, this Agent Lab reads version ${INDEX_VERSION}: ${REBUILD_AGAIN}`);
+      throw new UserError(
+        `search index ${indexDir} has format version ${meta.version}, this Agent Lab reads version ${INDEX_VERSION}: ${REBUILD_AGAIN}`,
+      );
     }
     // meta.json checks itself: its text must be exactly what the builder wrote for these fields
     // (catches changed layout bytes) and its fields must match their CRC (catches changed values).
     const { metaCrc32, ...fields } = meta;
-    if (metaText(meta) !== metaRaw || crcHex(crc32(metaText(fields))) !== metaCrc32) throw new UserError(corruptFileMessage(metaFile));
+    if (metaText(meta) !== metaRaw || crcHex(crc32(metaText(fields))) !== metaCrc32)
+      throw new UserError(corruptFileMessage(metaFile));
     this.meta = meta;
     const N = meta.documents;
     const V = meta.terms;
@@ -118,10 +121,14 @@ export class Bm25Searcher implements Searcher {
       try {
         buf = done?.bytes ?? readFileSync(file);
       } catch (e) {
-        throw new UserError(`search index ${indexDir} is incomplete (${FILES[key]}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): ${REBUILD_AGAIN}`);
+        throw new UserError(
+          `search index ${indexDir} is incomplete (${FILES[key]}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): ${REBUILD_AGAIN}`,
+        );
       }
       if (buf.length !== size || buf.length !== meta.bytes?.[key]) {
-        throw new UserError(`search index file ${file} is corrupt (${buf.length} bytes, expected ${size}): ${REBUILD_AGAIN}`);
+        throw new UserError(
+          `search index file ${file} is corrupt (${buf.length} bytes, expected ${size}): ${REBUILD_AGAIN}`,
+        );
       }
       if (crcHex(done?.crc ?? crc32(buf)) !== meta.crc32?.[key]) throw new UserError(corruptFileMessage(file));
       return buf;
@@ -137,12 +144,19 @@ export class Bm25Searcher implements Searcher {
     // Last: by now the other thread is about done with this file's CRC.
     this.scores = view(load("postingScores", expected.postingScores, scoresRead), Float32Array);
     this.vocabHash = view(load("vocabHash", expected.vocabHash, vocabHashRead), Uint32Array);
-    if (this.postingOffsets[V] !== P || this.vocabOffsets[V] !== this.vocab.length || this.textOffsets[2 * N] !== meta.bytes?.texts) {
-      throw new UserError(`search index ${indexDir} is corrupt (offsets do not match the data files): ${REBUILD_AGAIN}`);
+    if (
+      this.postingOffsets[V] !== P ||
+      this.vocabOffsets[V] !== this.vocab.length ||
+      this.textOffsets[2 * N] !== meta.bytes?.texts
+    ) {
+      throw new UserError(
+        `search index ${indexDir} is corrupt (offsets do not match the data files): ${REBUILD_AGAIN}`,
+      );
     }
     const windows = windowCount(N);
     const windowed: number[] = [];
-    for (let r = 0; r < V; r++) if (hasWindows(this.postingOffsets[r + 1] - this.postingOffsets[r], windows)) windowed.push(r);
+    for (let r = 0; r < V; r++)
+      if (hasWindows(this.postingOffsets[r + 1] - this.postingOffsets[r], windows)) windowed.push(r);
     const windowMax = view(load("windowMax", windowed.length * windows), Uint8Array);
     const windowStart = view(load("windowStart", 4 * windowed.length * (windows + 1), windowStartRead), Uint32Array);
     this.textsFd = this.openTexts(meta.bytes?.texts);
@@ -165,11 +179,16 @@ export class Bm25Searcher implements Searcher {
     try {
       fd = openSync(file, "r");
     } catch (e) {
-      throw new UserError(`search index ${this.indexDir} is incomplete (${FILES.texts}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): ${REBUILD_AGAIN}`);
+      throw new UserError(
+        `search index ${this.indexDir} is incomplete (${FILES.texts}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): ${REBUILD_AGAIN}`,
+      );
     }
     try {
       const bytes = fstatSync(fd).size;
-      if (bytes !== size) throw new UserError(`search index file ${file} is corrupt (${bytes} bytes, expected ${size}): ${REBUILD_AGAIN}`);
+      if (bytes !== size)
+        throw new UserError(
+          `search index file ${file} is corrupt (${bytes} bytes, expected ${size}): ${REBUILD_AGAIN}`,
+        );
       return fd;
     } catch (e) {
       closeSync(fd);
@@ -230,12 +249,18 @@ export class Bm25Searcher implements Searcher {
     let got = 0;
     while (got < bytes.length) {
       const n = readSync(this.textsFd, bytes, got, bytes.length - got, from + got);
-      if (n === 0) throw new UserError(`search index ${this.indexDir} is corrupt (${FILES.texts} ends early): ${REBUILD} again`);
+      if (n === 0)
+        throw new UserError(`search index ${this.indexDir} is corrupt (${FILES.texts} ends early): ${REBUILD} again`);
       got += n;
     }
-    if (!blocksMatch(bytes, first, this.textBlocks)) throw new UserError(corruptFileMessage(join(this.indexDir, FILES.texts)));
+    if (!blocksMatch(bytes, first, this.textBlocks))
+      throw new UserError(corruptFileMessage(join(this.indexDir, FILES.texts)));
     const split = o[2 * doc + 1] - from;
-    return { id: this.docIds[doc], title: bytes.toString("utf8", start - from, split), text: bytes.toString("utf8", split, end - from) };
+    return {
+      id: this.docIds[doc],
+      title: bytes.toString("utf8", start - from, split),
+      text: bytes.toString("utf8", split, end - from),
+    };
   }
 
   /** Releases the open texts file (the arrays go with the object). */
@@ -295,7 +320,8 @@ export class Bm25Searcher implements Searcher {
   private exhaustiveTop(rows: number[], k: number): { doc: number; score: number }[] {
     const sums = new Float32Array(this.meta.documents);
     for (const r of rows) {
-      for (let p = this.postingOffsets[r], e = this.postingOffsets[r + 1]; p < e; p++) sums[this.docs[p]] += this.scores[p];
+      for (let p = this.postingOffsets[r], e = this.postingOffsets[r + 1]; p < e; p++)
+        sums[this.docs[p]] += this.scores[p];
     }
     const out: { doc: number; score: number }[] = [];
     for (let d = 0; d < sums.length; d++) {
@@ -321,7 +347,10 @@ function sameBytes(vocab: Uint8Array, start: number, end: number, target: Uint8A
   return true;
 }
 
-function view<T>(buf: Buffer, ctor: { new (buffer: ArrayBuffer, byteOffset: number, length: number): T; BYTES_PER_ELEMENT: number }): T {
+function view<T>(
+  buf: Buffer,
+  ctor: { new (buffer: ArrayBuffer, byteOffset: number, length: number): T; BYTES_PER_ELEMENT: number },
+): T {
   const width = ctor.BYTES_PER_ELEMENT;
   if (buf.byteOffset % width !== 0) {
     // readFileSync may hand back a pooled, unaligned slice for small files: copy it once.

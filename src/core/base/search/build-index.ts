@@ -5,7 +5,18 @@
  * so a crash or cancel leaves any previous index untouched.
  */
 import { createHash } from "node:crypto";
-import { closeSync, existsSync, mkdirSync, openSync, readSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import { availableParallelism } from "node:os";
 import { basename, dirname, join } from "node:path";
 import type { Worker } from "node:worker_threads";
@@ -34,7 +45,13 @@ import {
 import { BlockCrcs } from "./block-crc";
 import { CorpusBatcher, type BatchRequest, type BatchResult, type TermOrderResult } from "./corpus-batch";
 import { Growable } from "./growable";
-import { scatterPostings, type PostingChunk, type ScatterJob, type ScatterRequest, type ScatterResult } from "./posting-scatter";
+import {
+  scatterPostings,
+  type PostingChunk,
+  type ScatterJob,
+  type ScatterRequest,
+  type ScatterResult,
+} from "./posting-scatter";
 import { mergeTermOrders } from "./term-order";
 import { STEMMER_NAME, TOKENIZER_NAME } from "./tokenizer";
 import { MISSING, WordTable } from "./word-table";
@@ -62,7 +79,11 @@ export interface BuildSummary {
   contentHash: string;
 }
 
-export async function buildIndex(corpusFile: string, indexDir: string, options: BuildOptions = {}): Promise<BuildSummary> {
+export async function buildIndex(
+  corpusFile: string,
+  indexDir: string,
+  options: BuildOptions = {},
+): Promise<BuildSummary> {
   const started = performance.now();
   if (!existsSync(corpusFile)) throw new UserError(`corpus file ${corpusFile} does not exist`);
   const k1 = options.k1 ?? DEFAULT_K1;
@@ -171,7 +192,8 @@ async function collect(corpusFile: string, tmpDir: string, options: BuildOptions
   }
   textOffsets.push(textBytes);
   if (docLengths.length === 0) throw new UserError(`corpus file ${corpusFile} has no paragraphs`);
-  if (postings.length > 0xffffffff) throw new UserError(`corpus file ${corpusFile} is too large for one index (over 4 billion postings)`);
+  if (postings.length > 0xffffffff)
+    throw new UserError(`corpus file ${corpusFile} is too large for one index (over 4 billion postings)`);
   return {
     terms,
     order: mergeTermOrders(orders, terms, surrogates),
@@ -398,7 +420,14 @@ function scatterOnWorker(worker: Worker, job: ScatterJob): Promise<ScatterResult
 }
 
 /** Orders the vocabulary, computes scores, writes the arrays and meta.json (last). */
-async function finish(c: Collected, dir: string, k1: number, b: number, corpusFile: string, options: BuildOptions): Promise<IndexMeta> {
+async function finish(
+  c: Collected,
+  dir: string,
+  k1: number,
+  b: number,
+  corpusFile: string,
+  options: BuildOptions,
+): Promise<IndexMeta> {
   // A fresh worker scatters half the postings: not a tokenizer, those are gone with the memory of their word tables.
   const [helper] = c.postings.chunkCount() > 1 ? startWorkers(options, 1) : [];
   try {
@@ -408,7 +437,14 @@ async function finish(c: Collected, dir: string, k1: number, b: number, corpusFi
   }
 }
 
-async function finishWith(c: Collected, dir: string, k1: number, b: number, corpusFile: string, helper: Worker | undefined): Promise<IndexMeta> {
+async function finishWith(
+  c: Collected,
+  dir: string,
+  k1: number,
+  b: number,
+  corpusFile: string,
+  helper: Worker | undefined,
+): Promise<IndexMeta> {
   const N = c.docLengths.length;
   const V = c.terms.length;
   const P = c.postings.length;
@@ -449,10 +485,28 @@ async function finishWith(c: Collected, dir: string, k1: number, b: number, corp
   if (chunks.length > 0) {
     const cursor = new Uint32Array(V);
     for (let t = 0; t < V; t++) cursor[t] = head[t] + dfHead[t];
-    tail = scatterOnWorker(helper!, { chunks: chunks.splice(0), first: split * chunkSize, docEnds, idf, norm, cursor, docs, scores });
+    tail = scatterOnWorker(helper!, {
+      chunks: chunks.splice(0),
+      first: split * chunkSize,
+      docEnds,
+      idf,
+      norm,
+      cursor,
+      docs,
+      scores,
+    });
   }
   // scatterPostings lets go of each chunk once done, so the chunks and the final arrays overlap less.
-  const headMax = scatterPostings({ chunks: headChunks, first: 0, docEnds, idf, norm, cursor: head, docs, scores }).maxById;
+  const headMax = scatterPostings({
+    chunks: headChunks,
+    first: 0,
+    docEnds,
+    idf,
+    norm,
+    cursor: head,
+    docs,
+    scores,
+  }).maxById;
   const tailMax = tail ? (await tail).maxById : headMax;
   const termMax = new Float32Array(V);
   for (let r = 0; r < V; r++) termMax[r] = Math.max(headMax[order[r]], tailMax[order[r]]);
@@ -485,7 +539,15 @@ async function finishWith(c: Collected, dir: string, k1: number, b: number, corp
     textOffsets: c.textOffsets,
     textBlocks: c.textBlocks,
   };
-  const settings = { format: INDEX_FORMAT, version: INDEX_VERSION, variant: "lucene", k1, b, tokenizer: TOKENIZER_NAME, stemmer: STEMMER_NAME };
+  const settings = {
+    format: INDEX_FORMAT,
+    version: INDEX_VERSION,
+    variant: "lucene",
+    k1,
+    b,
+    tokenizer: TOKENIZER_NAME,
+    stemmer: STEMMER_NAME,
+  };
   const hash = createHash("sha256").update(JSON.stringify(settings));
   const bytes = {} as Record<IndexFile, number>;
   const crcs = {} as Record<IndexFile, string>;
@@ -524,7 +586,13 @@ async function finishWith(c: Collected, dir: string, k1: number, b: number, corp
  * upwards to a byte of the term maximum, and the position of each window's first posting, for
  * every term with at least as many postings as windows.
  */
-function windowMaxima(postingOffsets: Uint32Array, docs: Uint32Array, scores: Float32Array, termMax: Float32Array, documents: number): { windowMax: Uint8Array; windowStart: Uint32Array } {
+function windowMaxima(
+  postingOffsets: Uint32Array,
+  docs: Uint32Array,
+  scores: Float32Array,
+  termMax: Float32Array,
+  documents: number,
+): { windowMax: Uint8Array; windowStart: Uint32Array } {
   const W = windowCount(documents);
   const V = termMax.length;
   let rows = 0;
@@ -548,7 +616,8 @@ function windowMaxima(postingOffsets: Uint32Array, docs: Uint32Array, scores: Fl
     while (next <= W) windowStart[starts + next++] = end;
     const top = termMax[r];
     const at = slot * W;
-    for (let w = 0; w < W; w++) if (best[w] > 0) windowMax[at + w] = Math.max(1, Math.min(255, Math.ceil((best[w] / top) * 255)));
+    for (let w = 0; w < W; w++)
+      if (best[w] > 0) windowMax[at + w] = Math.max(1, Math.min(255, Math.ceil((best[w] / top) * 255)));
     slot++;
   }
   return { windowMax, windowStart };

@@ -21,5 +21,13 @@ parentPort?.on("message", (req: BatchRequest | TermOrderRequest | ScatterRequest
     return;
   }
   const r = batcher.tokenize(req);
-  parentPort!.postMessage(r, [r.docIds.buffer, r.docLengths.buffer, r.distinct.buffer, r.termIds.buffer, r.tfs.buffer, r.textLengths.buffer, r.textBytes.buffer] as ArrayBuffer[]);
+  parentPort!.postMessage(r, [
+    r.docIds.buffer,
+    r.docLengths.buffer,
+    r.distinct.buffer,
+    r.termIds.buffer,
+    r.tfs.buffer,
+    r.textLengths.buffer,
+    r.textBytes.buffer,
+  ] as ArrayBuffer[]);
 });

@@ -128,7 +128,8 @@ export class CorpusBatcher {
       } catch (e) {
         return failed(req.seq, lineNo, `not valid JSON (${(e as Error).message})`);
       }
-      if (typeof row !== "object" || row === null || Array.isArray(row)) return failed(req.seq, lineNo, "expected an object {id, title, text}");
+      if (typeof row !== "object" || row === null || Array.isArray(row))
+        return failed(req.seq, lineNo, "expected an object {id, title, text}");
       const { id, title, text: body } = row as Record<string, unknown>;
       if (typeof title !== "string") return failed(req.seq, lineNo, '"title" must be a string');
       if (typeof body !== "string") return failed(req.seq, lineNo, '"text" must be a string');

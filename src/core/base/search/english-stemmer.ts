@@ -8,7 +8,8 @@
  * The word is expected lower-cased. Only ASCII a/e/i/o/u/y count as vowels, as in Snowball.
  */
 
-const isVowel = (c: string | undefined): boolean => c === "a" || c === "e" || c === "i" || c === "o" || c === "u" || c === "y";
+const isVowel = (c: string | undefined): boolean =>
+  c === "a" || c === "e" || c === "i" || c === "o" || c === "u" || c === "y";
 /** Non-vowels that also block a "short syllable" ending (w, x and the marked consonant-y). */
 const isWXY = (c: string): boolean => c === "w" || c === "x" || c === "Y";
 const VALID_LI = "cdeghkmnrt";
@@ -17,23 +18,25 @@ const VALID_LI = "cdeghkmnrt";
  * Whole words with a fixed stem (Snowball's exception1). A Map: looking a query's fresh string up
  * as an object key first interns it, which was a fifth of the stemmer's time.
  */
-const EXCEPTIONS = new Map<string, string>(Object.entries({
-  skis: "ski",
-  skies: "sky",
-  idly: "idl",
-  gently: "gentl",
-  ugly: "ugli",
-  early: "earli",
-  only: "onli",
-  singly: "singl",
-  sky: "sky",
-  news: "news",
-  howe: "howe",
-  atlas: "atlas",
-  cosmos: "cosmos",
-  bias: "bias",
-  andes: "andes",
-}));
+const EXCEPTIONS = new Map<string, string>(
+  Object.entries({
+    skis: "ski",
+    skies: "sky",
+    idly: "idl",
+    gently: "gentl",
+    ugly: "ugli",
+    early: "earli",
+    only: "onli",
+    singly: "singl",
+    sky: "sky",
+    news: "news",
+    howe: "howe",
+    atlas: "atlas",
+    cosmos: "cosmos",
+    bias: "bias",
+    andes: "andes",
+  }),
+);
 
 /** Prefixes whose end is taken as R1's start, so e.g. "general" and "generous" stay apart. */
 const R1_PREFIXES = ["univers", "commun", "gener", "arsen", "later", "emerg", "organ", "inter", "past"];
@@ -105,7 +108,26 @@ const STEP3: Record<string, string> = {
   ative: "", // only in R2
 };
 const STEP3_KEYS = new SuffixTable(Object.keys(STEP3));
-const STEP4 = new SuffixTable(["al", "ance", "ence", "er", "ic", "able", "ible", "ant", "ement", "ment", "ent", "ism", "ate", "iti", "ous", "ive", "ize", "ion"]);
+const STEP4 = new SuffixTable([
+  "al",
+  "ance",
+  "ence",
+  "er",
+  "ic",
+  "able",
+  "ible",
+  "ant",
+  "ement",
+  "ment",
+  "ent",
+  "ism",
+  "ate",
+  "iti",
+  "ous",
+  "ive",
+  "ize",
+  "ion",
+]);
 const DOUBLES = ["bb", "dd", "ff", "gg", "mm", "nn", "pp", "rr", "tt"];
 
 /** Stems one lower-cased word. */
@@ -174,7 +196,8 @@ function afterVowelThenNonVowel(w: string, from: number): number {
 /** Snowball's shortv at position `end` (the text before `end`). */
 function endsShort(w: string, end: number): boolean {
   // Read right to left, as Snowball's backward mode does: the *last* letter may not be w, x or Y.
-  if (end >= 3 && !isVowel(w[end - 1]) && !isWXY(w[end - 1]) && isVowel(w[end - 2]) && !isVowel(w[end - 3])) return true;
+  if (end >= 3 && !isVowel(w[end - 1]) && !isWXY(w[end - 1]) && isVowel(w[end - 2]) && !isVowel(w[end - 3]))
+    return true;
   if (end === 2 && !isVowel(w[1]) && isVowel(w[0])) return true;
   return end >= 4 && w.startsWith("past", end - 4);
 }

@@ -56,7 +56,10 @@ workerData.files.forEach(({ file, bytes }, i) => {
 export function readOnWorker(files: readonly { file: string; size: number }[]): PendingRead[] {
   const none: PendingRead = { result: () => undefined };
   const state = new Int32Array(new SharedArrayBuffer(8 * files.length));
-  const jobs = files.map(({ file, size }) => ({ file, bytes: Number.isSafeInteger(size) && size >= 0 && size < 2 ** 32 ? new SharedArrayBuffer(size) : undefined }));
+  const jobs = files.map(({ file, size }) => ({
+    file,
+    bytes: Number.isSafeInteger(size) && size >= 0 && size < 2 ** 32 ? new SharedArrayBuffer(size) : undefined,
+  }));
   const taken = jobs.filter((j) => j.bytes !== undefined);
   let worker: Worker;
   try {
@@ -78,7 +81,9 @@ export function readOnWorker(files: readonly { file: string; size: number }[]): 
       result: () => {
         // Bounded: a worker that died before starting cannot report it while this thread waits.
         Atomics.wait(state, 2 * i, 0, 20_000);
-        return Atomics.load(state, 2 * i) === 1 ? { bytes: Buffer.from(job.bytes!), crc: state[2 * i + 1] >>> 0 } : undefined;
+        return Atomics.load(state, 2 * i) === 1
+          ? { bytes: Buffer.from(job.bytes!), crc: state[2 * i + 1] >>> 0 }
+          : undefined;
       },
     };
   });

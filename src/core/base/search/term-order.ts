@@ -33,7 +33,11 @@ export function sortTerms(terms: readonly string[]): { sorted: string[]; surroga
  * One byte-ordered list of term ids from several, each in byte order of terms[id] and together
  * covering the vocabulary (a term may be in several lists; it is taken once).
  */
-export function mergeTermOrders(lists: readonly Uint32Array[], terms: readonly string[], surrogates: boolean): Uint32Array {
+export function mergeTermOrders(
+  lists: readonly Uint32Array[],
+  terms: readonly string[],
+  surrogates: boolean,
+): Uint32Array {
   let merged: Uint32Array = lists[0] ?? new Uint32Array(0);
   for (let k = 1; k < lists.length; k++) merged = mergeTwo(merged, lists[k], terms, surrogates);
   if (merged.length !== terms.length) throw new Error(`term lists cover ${merged.length} of ${terms.length} terms`);

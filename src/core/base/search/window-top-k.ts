@@ -173,7 +173,7 @@ export class WindowTopK {
         const x = weight[i];
         if (at[i] >= 0) {
           // A long list: straight to the postings of each run of consecutive open windows.
-          for (let m = open; m !== 0; ) {
+          for (let m = open; m !== 0;) {
             const j = 31 - Math.clz32(m & -m);
             const from = m >>> j;
             const run = 31 - Math.clz32(~from & (from + 1)); // consecutive open windows from j
@@ -220,7 +220,7 @@ export class WindowTopK {
             for (let i = e - 1; i >= 0; i--) {
               left -= base[i] >= 0 ? windowMax[base[i] + w] * unit[i] : upper[i];
               let p = cursor[i];
-              if (at[i] >= 0 && p < end[i] && docs[p] < (w << SHIFT)) p = windowStart[at[i] + w];
+              if (at[i] >= 0 && p < end[i] && docs[p] < w << SHIFT) p = windowStart[at[i] + w];
               p = gallop(docs, p, end[i], d);
               cursor[i] = p;
               if (p < end[i] && docs[p] === d) v += weight[i] * scores[p];
@@ -265,7 +265,9 @@ function queryTerms(a: PostingArrays, rows: readonly number[]): QueryTerms {
   const { postingOffsets, termMax, windowedRows, windows: W } = a;
   const count = new Map<number, number>();
   for (const r of rows) count.set(r, (count.get(r) ?? 0) + 1);
-  const terms = [...count].map(([row, weight]) => ({ row, weight, upper: weight * termMax[row] })).sort((x, y) => x.upper - y.upper);
+  const terms = [...count]
+    .map(([row, weight]) => ({ row, weight, upper: weight * termMax[row] }))
+    .sort((x, y) => x.upper - y.upper);
   const indexOf = new Map(terms.map((t, i) => [t.row, i]));
   const slots = terms.map((t) => windowSlot(windowedRows, t.row));
   return {
@@ -338,11 +340,22 @@ function before(score: number, doc: number, s: number, d: number): boolean {
 }
 
 /** Exact float32 sum in query-word order (repeats added again) for document d. */
-function exactScore(a: PostingArrays, start: Int32Array, end: Int32Array, at: Int32Array, rowTerm: Int32Array, contrib: Float64Array, d: number): number {
+function exactScore(
+  a: PostingArrays,
+  start: Int32Array,
+  end: Int32Array,
+  at: Int32Array,
+  rowTerm: Int32Array,
+  contrib: Float64Array,
+  d: number,
+): number {
   const { docs, scores, windowStart } = a;
   const w = d >>> SHIFT;
   for (let i = 0; i < start.length; i++) {
-    const p = at[i] >= 0 ? gallop(docs, windowStart[at[i] + w], windowStart[at[i] + w + 1], d) : gallop(docs, start[i], end[i], d);
+    const p =
+      at[i] >= 0
+        ? gallop(docs, windowStart[at[i] + w], windowStart[at[i] + w + 1], d)
+        : gallop(docs, start[i], end[i], d);
     contrib[i] = p < end[i] && docs[p] === d ? scores[p] : 0;
   }
   let s = 0;
@@ -356,7 +369,14 @@ function exactScore(a: PostingArrays, start: Int32Array, end: Int32Array, at: In
  * with four stored rows, after V8 had optimised the search, ran code with no type feedback yet,
  * and V8 threw away the whole optimised `top()` for it.
  */
-function addStoredBounds(bound: Float64Array, windowMax: Uint8Array, W: number, stored: readonly number[], base: Int32Array, unit: Float64Array): void {
+function addStoredBounds(
+  bound: Float64Array,
+  windowMax: Uint8Array,
+  W: number,
+  stored: readonly number[],
+  base: Int32Array,
+  unit: Float64Array,
+): void {
   let next = 0;
   for (; next + 4 <= stored.length; next += 4) {
     const i0 = stored[next];
@@ -379,11 +399,32 @@ function addStoredBounds(bound: Float64Array, windowMax: Uint8Array, W: number, 
  * over every window costs about as much for four rows as for one (the loop, not the arithmetic).
  * No branch: most bytes of a long list are non-zero.
  */
-function addStoredRows4(bound: Float64Array, windowMax: Uint8Array, W: number, b0: number, u0: number, b1: number, u1: number, b2: number, u2: number, b3: number, u3: number): void {
-  for (let w = 0; w < W; w++) bound[w] += windowMax[b0 + w] * u0 + windowMax[b1 + w] * u1 + windowMax[b2 + w] * u2 + windowMax[b3 + w] * u3;
+function addStoredRows4(
+  bound: Float64Array,
+  windowMax: Uint8Array,
+  W: number,
+  b0: number,
+  u0: number,
+  b1: number,
+  u1: number,
+  b2: number,
+  u2: number,
+  b3: number,
+  u3: number,
+): void {
+  for (let w = 0; w < W; w++)
+    bound[w] += windowMax[b0 + w] * u0 + windowMax[b1 + w] * u1 + windowMax[b2 + w] * u2 + windowMax[b3 + w] * u3;
 }
 
-function addStoredRows2(bound: Float64Array, windowMax: Uint8Array, W: number, b0: number, u0: number, b1: number, u1: number): void {
+function addStoredRows2(
+  bound: Float64Array,
+  windowMax: Uint8Array,
+  W: number,
+  b0: number,
+  u0: number,
+  b1: number,
+  u1: number,
+): void {
   for (let w = 0; w < W; w++) bound[w] += windowMax[b0 + w] * u0 + windowMax[b1 + w] * u1;
 }
 
@@ -392,7 +433,14 @@ function addStoredRow(bound: Float64Array, windowMax: Uint8Array, W: number, b0:
 }
 
 /** bound[w] += weight · the largest score of a short list in window w (exact, one pass over the list). */
-function addListBounds(bound: Float64Array, docs: Uint32Array, scores: Float32Array, start: number, end: number, weight: number): void {
+function addListBounds(
+  bound: Float64Array,
+  docs: Uint32Array,
+  scores: Float32Array,
+  start: number,
+  end: number,
+  weight: number,
+): void {
   let w = -1;
   let max = 0;
   for (let p = start; p < end; p++) {
@@ -474,4 +522,3 @@ export function gallop(docs: Uint32Array, from: number, end: number, target: num
   }
   return a;
 }
-

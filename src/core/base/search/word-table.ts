@@ -92,7 +92,8 @@ export class WordTable {
     front[f] = h;
     front[f + 1] = end - start;
     front[f + 2] = value;
-    for (let i = start, at = f + 3; i < end; i += 2, at++) front[at] = text.charCodeAt(i) | (i + 1 < end ? text.charCodeAt(i + 1) << 16 : 0);
+    for (let i = start, at = f + 3; i < end; i += 2, at++)
+      front[at] = text.charCodeAt(i) | (i + 1 < end ? text.charCodeAt(i + 1) << 16 : 0);
   }
 
   private sameChars(from: number, text: string, start: number, end: number): boolean {

@@ -21,7 +21,9 @@ export class Xoshiro128 {
 
   /** `stream` picks an independent sequence for the same seed (e.g. bootstrap vs permutation test). */
   constructor(seed: number, stream = 0) {
-    const st = { s: (Math.imul(seed | 0, 0x2545f491) ^ Math.imul(stream | 0, 0x6c8e9cf5) ^ Math.floor(seed / 4294967296)) | 0 };
+    const st = {
+      s: (Math.imul(seed | 0, 0x2545f491) ^ Math.imul(stream | 0, 0x6c8e9cf5) ^ Math.floor(seed / 4294967296)) | 0,
+    };
     this.a = splitmix32(st);
     this.b = splitmix32(st);
     this.c = splitmix32(st);

@@ -10,7 +10,8 @@ import { Xoshiro128 } from "./prng";
  * p = min(1, 2 · P(X ≤ min(b, c))) with X ~ Binomial(b + c, 1/2). b = c = 0 gives p = 1.
  */
 export function mcnemarExact(b: number, c: number): number {
-  if (!Number.isInteger(b) || !Number.isInteger(c) || b < 0 || c < 0) throw new RangeError("discordant counts must be non-negative integers");
+  if (!Number.isInteger(b) || !Number.isInteger(c) || b < 0 || c < 0)
+    throw new RangeError("discordant counts must be non-negative integers");
   const n = b + c;
   const k = Math.min(b, c);
   if (n === 0 || 2 * k === n) return 1;

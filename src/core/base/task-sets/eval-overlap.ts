@@ -19,7 +19,10 @@ export class EvalOverlapIndex {
   private readonly exact = new Map<string, number>();
   private readonly grams = new Map<string, number>();
 
-  constructor(items: EvalItem[], readonly n = OVERLAP_NGRAM) {
+  constructor(
+    items: EvalItem[],
+    readonly n = OVERLAP_NGRAM,
+  ) {
     for (const item of items) {
       const text = normalizeText(item.question);
       if (!this.exact.has(text)) this.exact.set(text, item.line);

@@ -39,7 +39,9 @@ export function chunkData(data: readonly Datum[], maxDatums: number, maxBytes: n
 }
 
 /** Merges chunk results: outputs concatenated in chunk order, metrics reduced per suffix. */
-export function mergeForwardBackwardOutputs(parts: ReadonlyArray<{ output: ForwardBackwardOutput; datums: number }>): ForwardBackwardOutput {
+export function mergeForwardBackwardOutputs(
+  parts: ReadonlyArray<{ output: ForwardBackwardOutput; datums: number }>,
+): ForwardBackwardOutput {
   const outputs = parts.flatMap((p) => p.output.loss_fn_outputs);
   const keys = [...new Set(parts.flatMap((p) => Object.keys(p.output.metrics)))];
   const metrics: Record<string, number> = {};

@@ -5,7 +5,11 @@ import type { ClientConfigResponse, RequestType, UntypedAPIFuture } from "./wire
 
 export interface SamplingClientSource {
   /** A sampler for a base model or a tinker:// sampler checkpoint (create_sampling_session). */
-  createSamplingClient(options: { baseModel?: string; modelPath?: string; signal?: AbortSignal }): Promise<import("./sampling").SamplingClient>;
+  createSamplingClient(options: {
+    baseModel?: string;
+    modelPath?: string;
+    signal?: AbortSignal;
+  }): Promise<import("./sampling").SamplingClient>;
 }
 
 export interface TinkerContext {
@@ -46,7 +50,9 @@ export async function submitAndPoll(
   });
   const future = res.json<UntypedAPIFuture>();
   if (!future || typeof future.request_id !== "string") {
-    throw new Error(`Tinker ${request.path}: expected a future ({"request_id"}), got ${http.redact(res.text()).slice(0, 200)}`);
+    throw new Error(
+      `Tinker ${request.path}: expected a future ({"request_id"}), got ${http.redact(res.text()).slice(0, 200)}`,
+    );
   }
   return pollFuture(http, future.request_id, {
     requestType: request.requestType,

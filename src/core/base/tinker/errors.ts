@@ -10,7 +10,9 @@ const KEY_HELP = 'set TINKER_API_KEY in the environment or run "Agent Lab: Set T
 export function redact(text: string, secrets: ReadonlyArray<string | undefined>): string {
   let out = text;
   for (const s of secrets) if (s && s.length >= 4) out = out.split(s).join("[redacted]");
-  return out.replace(/\btml-[A-Za-z0-9_\-.]+/g, "tml-[redacted]").replace(/\beyJ[A-Za-z0-9_\-.]{8,}/g, "[redacted-jwt]");
+  return out
+    .replace(/\btml-[A-Za-z0-9_\-.]+/g, "tml-[redacted]")
+    .replace(/\beyJ[A-Za-z0-9_\-.]{8,}/g, "[redacted-jwt]");
 }
 
 /** No usable key, or a malformed one: a user mistake, reported before any request is made. */

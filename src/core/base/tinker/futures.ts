@@ -122,7 +122,11 @@ export async function pollFuture(http: TinkerHttp, requestId: string, opts: Poll
           continue;
         }
         if ("error" in value) {
-          throw new TinkerRequestFailedError(value.category ?? "unknown", opts.requestType, http.redact(String(value.error)));
+          throw new TinkerRequestFailedError(
+            value.category ?? "unknown",
+            opts.requestType,
+            http.redact(String(value.error)),
+          );
         }
       }
       return { kind: "json", value };
@@ -156,7 +160,8 @@ export async function pollFuture(http: TinkerHttp, requestId: string, opts: Poll
 export function toForwardBackwardOutput(r: FutureResult): ForwardBackwardOutput {
   if (r.kind === "proto") return decodeForwardBackwardOutput(r.bytes);
   const v = r.value as Partial<ForwardBackwardOutput> | null;
-  if (!v || !Array.isArray(v.loss_fn_outputs)) throw new Error("forward_backward result is neither protobuf nor the JSON shape");
+  if (!v || !Array.isArray(v.loss_fn_outputs))
+    throw new Error("forward_backward result is neither protobuf nor the JSON shape");
   return {
     loss_fn_output_type: v.loss_fn_output_type ?? "",
     loss_fn_outputs: v.loss_fn_outputs as Array<Record<string, TensorData>>,

@@ -177,7 +177,8 @@ export class TinkerHttp {
       } catch (e) {
         if (req.signal?.aborted) throw abortError(req.signal);
         const cause = this.redact(describeFetchError(e));
-        if (!canRetry() || (req.connectRetries !== undefined && retries >= req.connectRetries)) throw new TinkerConnectionError(req.path, cause, this.redact(this.baseUrl));
+        if (!canRetry() || (req.connectRetries !== undefined && retries >= req.connectRetries))
+          throw new TinkerConnectionError(req.path, cause, this.redact(this.baseUrl));
         await sleep(backoffMs(policy, retries), req.signal);
         retries++;
         continue;
@@ -197,7 +198,11 @@ export class TinkerHttp {
       const shouldRetryHeader = res.headers.get("x-should-retry");
       const emptyBadRequest = status === 400 && res.body.length === 0; // proxy glitch (spec §1.7)
       const retryable =
-        shouldRetryHeader === "true" ? true : shouldRetryHeader === "false" ? false : RETRYABLE_STATUS(status) || emptyBadRequest;
+        shouldRetryHeader === "true"
+          ? true
+          : shouldRetryHeader === "false"
+            ? false
+            : RETRYABLE_STATUS(status) || emptyBadRequest;
       if (retryable && canRetry()) {
         await sleep(retryAfterMs(res.headers) ?? backoffMs(policy, retries), req.signal);
         retries++;
@@ -251,7 +256,11 @@ export class TinkerHttp {
           return JSON.parse(buf.toString("utf8")) as T;
         } catch {
           // JSON.parse quotes the text in its message; quote it ourselves, redacted.
-          throw new TinkerApiError(res.status, req.path, `response is not JSON: ${this.redact(buf.toString("utf8").slice(0, 200))}`);
+          throw new TinkerApiError(
+            res.status,
+            req.path,
+            `response is not JSON: ${this.redact(buf.toString("utf8").slice(0, 200))}`,
+          );
         }
       },
     };
@@ -264,7 +273,12 @@ function describeFetchError(e: unknown): string {
     const cause = (e as { cause?: unknown }).cause;
     const code = cause instanceof Error ? ((cause as { code?: string }).code ?? "") : "";
     // undici's cause usually repeats its code in the message ("connect ECONNREFUSED …"): say it once.
-    const detail = cause instanceof Error ? (code && !cause.message.includes(code) ? `${code} ${cause.message}` : cause.message) : "";
+    const detail =
+      cause instanceof Error
+        ? code && !cause.message.includes(code)
+          ? `${code} ${cause.message}`
+          : cause.message
+        : "";
     return detail ? `${e.message}: ${detail}` : e.message;
   }
   return String(e);

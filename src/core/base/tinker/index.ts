@@ -11,7 +11,13 @@
  */
 export { TinkerService, DEFAULT_TINKER_BASE_URL, type TinkerServiceOptions, type CreateLoraOptions } from "./service";
 export { TrainingClient, type ForwardBackwardResult, type SaveOptions } from "./training";
-export { SamplingClient, type SampleInput, type SampleResult, type SampledSequenceResult, type CallOptions } from "./sampling";
+export {
+  SamplingClient,
+  type SampleInput,
+  type SampleResult,
+  type SampledSequenceResult,
+  type CallOptions,
+} from "./sampling";
 export { TinkerFuture } from "./futures";
 export { DEFAULT_RETRY, type RetryPolicy } from "./http";
 export { resolveApiKey } from "./key";

@@ -20,7 +20,11 @@ export function jwtPayload(jwt: string): { exp?: number; sub?: string; email?: s
   const part = jwt.split(".")[1];
   if (!part) return {};
   try {
-    return JSON.parse(Buffer.from(part, "base64url").toString("utf8")) as { exp?: number; sub?: string; email?: string };
+    return JSON.parse(Buffer.from(part, "base64url").toString("utf8")) as {
+      exp?: number;
+      sub?: string;
+      email?: string;
+    };
   } catch {
     return {};
   }

@@ -17,6 +17,9 @@ export type StartLocalBackend = (o: { port: number; dir: string; seed: number })
 
 /** The starter a step was given, or the one-line refusal for a caller that forgot it. */
 export function requireLocalBackend(start: StartLocalBackend | undefined, step: string): StartLocalBackend {
-  if (!start) throw new Error(`${step} with --backend local needs a StartLocalBackend from its caller (the CLI passes the server's)`);
+  if (!start)
+    throw new Error(
+      `${step} with --backend local needs a StartLocalBackend from its caller (the CLI passes the server's)`,
+    );
   return start;
 }

@@ -13,7 +13,9 @@ export interface TinkerPath {
 
 export function parseTinkerPath(path: string): TinkerPath {
   const problem = (why: string): UserError =>
-    new UserError(`"${path}" is not a Tinker checkpoint path (${why}); expected tinker://<run id>/weights|sampler_weights/<name>`);
+    new UserError(
+      `"${path}" is not a Tinker checkpoint path (${why}); expected tinker://<run id>/weights|sampler_weights/<name>`,
+    );
   if (!path.startsWith("tinker://")) throw problem("it must start with tinker://");
   const parts = path.slice("tinker://".length).split("/");
   if (parts.length !== 3 || parts.some((p) => p.length === 0)) throw problem("it needs exactly three parts");

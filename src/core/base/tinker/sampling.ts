@@ -5,12 +5,7 @@
  * retried attempt gets a fresh seq_id, as the SDK's sampling retry handler does (spec §1.7 c).
  */
 import { submitAndPoll, type TinkerContext } from "./context";
-import {
-  TinkerApiError,
-  TinkerConnectionError,
-  TinkerFutureExpiredError,
-  abortError,
-} from "./errors";
+import { TinkerApiError, TinkerConnectionError, TinkerFutureExpiredError, abortError } from "./errors";
 import { TinkerFuture, toSampleResponse } from "./futures";
 import { backoffMs, sleep } from "./http";
 import {
@@ -107,7 +102,10 @@ export class SamplingClient {
   }
 
   /** Logprob of each prompt token given the ones before it (the first is null). */
-  computeLogprobs(prompt: readonly number[] | ModelInput, options: CallOptions = {}): TinkerFuture<Array<number | null>> {
+  computeLogprobs(
+    prompt: readonly number[] | ModelInput,
+    options: CallOptions = {},
+  ): TinkerFuture<Array<number | null>> {
     return this.sample({ prompt, numSamples: 1, maxTokens: 1, includePromptLogprobs: true }, options).map((r) => {
       if (!r.promptLogprobs) throw new Error("the sampler returned no prompt logprobs");
       return r.promptLogprobs;
@@ -170,7 +168,11 @@ export class SamplingClient {
           (e instanceof TinkerApiError && RETRYABLE(e.status));
         if (!retryable || this.ctx.config.sample_no_retries) throw e;
         if (Date.now() - started >= policy.sampleStuckMs) {
-          throw new TinkerConnectionError("asample", `no progress made in ${Math.round(policy.sampleStuckMs / 1000)} s: ${(e as Error).message}`, this.ctx.http.baseUrl);
+          throw new TinkerConnectionError(
+            "asample",
+            `no progress made in ${Math.round(policy.sampleStuckMs / 1000)} s: ${(e as Error).message}`,
+            this.ctx.http.baseUrl,
+          );
         }
         await sleep(backoffMs(policy, Math.min(failures++, 10)), signal);
       }

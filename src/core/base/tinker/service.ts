@@ -102,7 +102,8 @@ export class TinkerService implements SamplingClientSource {
       baseUrl: this.baseUrl,
       credential: () => this.credential(),
       secrets: () => [this.apiKey, this.jwt],
-      userAgent: options.userAgent ?? `AgentLab/0.1.0 (Tinker protocol ${PROTOCOL_SDK_VERSION}; Node ${process.version})`,
+      userAgent:
+        options.userAgent ?? `AgentLab/0.1.0 (Tinker protocol ${PROTOCOL_SDK_VERSION}; Node ${process.version})`,
       retry: this.retry,
       env: this.env,
       fetch: options.fetch,
@@ -174,7 +175,8 @@ export class TinkerService implements SamplingClientSource {
         connectRetries: 2,
       });
       this.config = { ...CLIENT_CONFIG_DEFAULTS, ...res.json<ClientConfigResponse>() };
-      if (!this.billingPauseFromUser) this.retry.billingMaxPauseMs = this.config.billing_exception_max_pause_duration_sec * 1000;
+      if (!this.billingPauseFromUser)
+        this.retry.billingMaxPauseMs = this.config.billing_exception_max_pause_duration_sec * 1000;
       if (this.config.pjwt_auth_enabled) await this.refreshJwt();
       this.refreshIntervalSec = await this.fetchDynamicConfig();
     })();
@@ -204,7 +206,12 @@ export class TinkerService implements SamplingClientSource {
     if (this.closed) return Promise.reject(new Error("the Tinker service client is closed"));
     this.sessionStarted ??= (async () => {
       await this.bootstrap();
-      const tags = this.options.tags ?? (this.env.TINKER_TAGS ?? "").split(",").map((t) => t.trim()).filter(Boolean);
+      const tags =
+        this.options.tags ??
+        (this.env.TINKER_TAGS ?? "")
+          .split(",")
+          .map((t) => t.trim())
+          .filter(Boolean);
       const res = await this.http.request({
         method: "POST",
         path: "/api/v1/create_session",
@@ -316,7 +323,8 @@ export class TinkerService implements SamplingClientSource {
     options: { withOptimizer?: boolean; signal?: AbortSignal } = {},
   ): Promise<TrainingClient> {
     const parsed = parseTinkerPath(path);
-    if (parsed.kind !== "weights") throw new UserError(`"${path}" is a sampler checkpoint; resuming training needs a state (…/weights/<name>)`);
+    if (parsed.kind !== "weights")
+      throw new UserError(`"${path}" is a sampler checkpoint; resuming training needs a state (…/weights/<name>)`);
     const info = await this.weightsInfo(path, options);
     const optimizer = options.withOptimizer ?? false;
     // weightsInfo bootstrapped, so the server's config is known here.
@@ -330,7 +338,8 @@ export class TinkerService implements SamplingClientSource {
         expectProto: false,
         signal: options.signal,
       });
-      const modelId = toJson<LoadWeightsResponse>(result, "load_weights").model_id ?? `${sessionId}:train:${modelSeqId}`;
+      const modelId =
+        toJson<LoadWeightsResponse>(result, "load_weights").model_id ?? `${sessionId}:train:${modelSeqId}`;
       return new TrainingClient(this.context(sessionId), modelId, info.base_model);
     }
     const client = await this.createLoraTrainingClient({
@@ -346,8 +355,13 @@ export class TinkerService implements SamplingClientSource {
   }
 
   /** A sampler for a base model, or for a tinker://…/sampler_weights/<name> checkpoint. */
-  async createSamplingClient(options: { baseModel?: string; modelPath?: string; signal?: AbortSignal }): Promise<SamplingClient> {
-    if (!options.baseModel && !options.modelPath) throw new UserError("a sampling client needs a base model or a tinker:// model path");
+  async createSamplingClient(options: {
+    baseModel?: string;
+    modelPath?: string;
+    signal?: AbortSignal;
+  }): Promise<SamplingClient> {
+    if (!options.baseModel && !options.modelPath)
+      throw new UserError("a sampling client needs a base model or a tinker:// model path");
     if (options.modelPath !== undefined && !options.modelPath.startsWith("tinker://")) {
       throw new UserError(`model path "${options.modelPath}" must start with tinker://`);
     }
@@ -365,12 +379,19 @@ export class TinkerService implements SamplingClientSource {
       signal: options.signal,
     });
     const id = res.json<CreateSamplingSessionResponse>().sampling_session_id;
-    return new SamplingClient(this.context(sessionId), id, { baseModel: options.baseModel, modelPath: options.modelPath });
+    return new SamplingClient(this.context(sessionId), id, {
+      baseModel: options.baseModel,
+      modelPath: options.modelPath,
+    });
   }
 
   // ---------- REST calls a UI needs ----------
 
-  private async get<T>(path: string, query?: Record<string, string | number | undefined>, signal?: AbortSignal): Promise<T> {
+  private async get<T>(
+    path: string,
+    query?: Record<string, string | number | undefined>,
+    signal?: AbortSignal,
+  ): Promise<T> {
     await this.bootstrap();
     return (await this.http.request({ method: "GET", path, query, signal })).json<T>();
   }
@@ -386,16 +407,30 @@ export class TinkerService implements SamplingClientSource {
   }
 
   listTrainingRuns(
-    options: { limit?: number; offset?: number; accessScope?: "owned" | "accessible"; projectId?: string; signal?: AbortSignal } = {},
+    options: {
+      limit?: number;
+      offset?: number;
+      accessScope?: "owned" | "accessible";
+      projectId?: string;
+      signal?: AbortSignal;
+    } = {},
   ): Promise<TrainingRunsResponse> {
     return this.get(
       "/api/v1/training_runs",
-      { limit: options.limit ?? 20, offset: options.offset ?? 0, access_scope: options.accessScope ?? "owned", project_id: options.projectId },
+      {
+        limit: options.limit ?? 20,
+        offset: options.offset ?? 0,
+        access_scope: options.accessScope ?? "owned",
+        project_id: options.projectId,
+      },
       options.signal,
     );
   }
 
-  getTrainingRun(runId: string, options: { accessScope?: "owned" | "accessible"; signal?: AbortSignal } = {}): Promise<TrainingRun> {
+  getTrainingRun(
+    runId: string,
+    options: { accessScope?: "owned" | "accessible"; signal?: AbortSignal } = {},
+  ): Promise<TrainingRun> {
     return this.get(`/api/v1/training_runs/${runId}`, { access_scope: options.accessScope ?? "owned" }, options.signal);
   }
 
@@ -404,8 +439,14 @@ export class TinkerService implements SamplingClientSource {
   }
 
   /** Every checkpoint of the user, across runs. */
-  listUserCheckpoints(options: { limit?: number; offset?: number; signal?: AbortSignal } = {}): Promise<CheckpointsListResponse> {
-    return this.get("/api/v1/checkpoints", { limit: options.limit ?? 100, offset: options.offset ?? 0 }, options.signal);
+  listUserCheckpoints(
+    options: { limit?: number; offset?: number; signal?: AbortSignal } = {},
+  ): Promise<CheckpointsListResponse> {
+    return this.get(
+      "/api/v1/checkpoints",
+      { limit: options.limit ?? 100, offset: options.offset ?? 0 },
+      options.signal,
+    );
   }
 
   getSampler(samplerId: string, options: { signal?: AbortSignal } = {}): Promise<SamplerInfoResponse> {
@@ -415,7 +456,12 @@ export class TinkerService implements SamplingClientSource {
   async weightsInfo(tinkerPath: string, options: { signal?: AbortSignal } = {}): Promise<WeightsInfoResponse> {
     parseTinkerPath(tinkerPath);
     await this.bootstrap();
-    const res = await this.http.request({ method: "POST", path: "/api/v1/weights_info", json: { tinker_path: tinkerPath }, signal: options.signal });
+    const res = await this.http.request({
+      method: "POST",
+      path: "/api/v1/weights_info",
+      json: { tinker_path: tinkerPath },
+      signal: options.signal,
+    });
     return res.json<WeightsInfoResponse>();
   }
 
@@ -430,7 +476,10 @@ export class TinkerService implements SamplingClientSource {
   }
 
   /** A download URL for a checkpoint archive; waits while the server is still building it (503). */
-  async checkpointArchiveUrl(tinkerPath: string, options: { signal?: AbortSignal } = {}): Promise<CheckpointArchiveUrlResponse> {
+  async checkpointArchiveUrl(
+    tinkerPath: string,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<CheckpointArchiveUrlResponse> {
     const p = parseTinkerPath(tinkerPath);
     await this.bootstrap();
     for (let attempt = 1; ; attempt++) {
@@ -442,7 +491,8 @@ export class TinkerService implements SamplingClientSource {
         signal: options.signal,
       });
       if (res.status === 503) {
-        if (attempt >= 6) throw new TinkerApiError(503, "checkpoint archive", "the archive is still being built; try again later");
+        if (attempt >= 6)
+          throw new TinkerApiError(503, "checkpoint archive", "the archive is still being built; try again later");
         await sleep(this.retry.archiveRetryMs, options.signal);
         continue;
       }
@@ -450,7 +500,8 @@ export class TinkerService implements SamplingClientSource {
         const url = res.headers.get("location");
         if (!url) throw new TinkerApiError(res.status, "checkpoint archive", "redirect without a Location");
         const expires = res.headers.get("expires");
-        const when = expires && !Number.isNaN(Date.parse(expires)) ? new Date(expires) : new Date(Date.now() + 15 * 60_000);
+        const when =
+          expires && !Number.isNaN(Date.parse(expires)) ? new Date(expires) : new Date(Date.now() + 15 * 60_000);
         return { url, expires: when.toISOString() };
       }
       return res.json<CheckpointArchiveUrlResponse>();

@@ -55,7 +55,12 @@ export class TrainingClient {
 
   getInfo(options: CallOptions = {}): Promise<GetInfoResponse> {
     return this.ctx.http
-      .request({ method: "POST", path: "/api/v1/get_info", json: { model_id: this.modelId, type: "get_info" }, signal: options.signal })
+      .request({
+        method: "POST",
+        path: "/api/v1/get_info",
+        json: { model_id: this.modelId, type: "get_info" },
+        signal: options.signal,
+      })
       .then((r) => r.json<GetInfoResponse>());
   }
 
@@ -85,7 +90,8 @@ export class TrainingClient {
     forwardOnly: boolean,
     options: CallOptions,
   ): TinkerFuture<ForwardBackwardResult> {
-    if (!LOSS_FNS.includes(lossFn)) throw new Error(`unknown loss function "${lossFn}" (known: ${LOSS_FNS.join(", ")})`);
+    if (!LOSS_FNS.includes(lossFn))
+      throw new Error(`unknown loss function "${lossFn}" (known: ${LOSS_FNS.join(", ")})`);
     if (data.length === 0) throw new Error("forward_backward needs at least one datum");
     const config = this.ctx.config;
     const chunks = chunkData(data, config.fwdbwd_max_chunk_len, config.fwdbwd_max_chunk_bytes_count);
@@ -123,17 +129,34 @@ export class TrainingClient {
         throw new Error(`forward_backward returned ${merged.loss_fn_outputs.length} outputs for ${data.length} datums`);
       }
       const type = merged.loss_fn_output_type;
-      return { lossFnOutputType: type.slice(type.lastIndexOf(":") + 1), outputs: merged.loss_fn_outputs, metrics: merged.metrics };
+      return {
+        lossFnOutputType: type.slice(type.lastIndexOf(":") + 1),
+        outputs: merged.loss_fn_outputs,
+        metrics: merged.metrics,
+      };
     };
     return new TinkerFuture(work());
   }
 
   /** One Adam step over the gradients accumulated since the last step; unset params take the SDK defaults. */
-  optimStep(adam: Partial<AdamParams> = {}, options: CallOptions = {}): TinkerFuture<{ metrics: Record<string, number> }> {
-    const body = { adam_params: { ...ADAM_DEFAULTS, ...adam }, model_id: this.modelId, seq_id: this.takeSeqId(), type: "optim_step" };
+  optimStep(
+    adam: Partial<AdamParams> = {},
+    options: CallOptions = {},
+  ): TinkerFuture<{ metrics: Record<string, number> }> {
+    const body = {
+      adam_params: { ...ADAM_DEFAULTS, ...adam },
+      model_id: this.modelId,
+      seq_id: this.takeSeqId(),
+      type: "optim_step",
+    };
     return new TinkerFuture(
-      submitAndPoll(this.ctx.http, { path: "/api/v1/optim_step", json: body, requestType: "OptimStep", expectProto: false, signal: options.signal })
-        .then((r) => ({ metrics: toJson<OptimStepResponse>(r, "optim_step").metrics ?? {} })),
+      submitAndPoll(this.ctx.http, {
+        path: "/api/v1/optim_step",
+        json: body,
+        requestType: "OptimStep",
+        expectProto: false,
+        signal: options.signal,
+      }).then((r) => ({ metrics: toJson<OptimStepResponse>(r, "optim_step").metrics ?? {} })),
     );
   }
 
@@ -148,14 +171,25 @@ export class TrainingClient {
       type: "save_weights",
     };
     return new TinkerFuture(
-      submitAndPoll(this.ctx.http, { path: "/api/v1/save_weights", json: body, requestType: "SaveWeights", expectProto: false, signal: options.signal })
-        .then((r) => ({ path: toJson<SaveWeightsResponse>(r, "save_weights").path })),
+      submitAndPoll(this.ctx.http, {
+        path: "/api/v1/save_weights",
+        json: body,
+        requestType: "SaveWeights",
+        expectProto: false,
+        signal: options.signal,
+      }).then((r) => ({ path: toJson<SaveWeightsResponse>(r, "save_weights").path })),
     );
   }
 
   /** A persistent sampler checkpoint → tinker://…/sampler_weights/<name>. */
   saveWeightsForSampler(name: string, options: SaveOptions = {}): TinkerFuture<{ path: string }> {
-    const body = { model_id: this.modelId, path: name, seq_id: this.takeSeqId(), ttl_seconds: options.ttlSeconds, type: "save_weights_for_sampler" };
+    const body = {
+      model_id: this.modelId,
+      path: name,
+      seq_id: this.takeSeqId(),
+      ttl_seconds: options.ttlSeconds,
+      type: "save_weights_for_sampler",
+    };
     return new TinkerFuture(
       this.postSaveForSampler(body, options.signal).then((r) => {
         if (!r.path) throw new Error("save_weights_for_sampler returned no path");
@@ -181,18 +215,36 @@ export class TrainingClient {
   }
 
   /** One endpoint serves both: a named sampler checkpoint (path) or an ephemeral sampling session. */
-  private postSaveForSampler(body: Record<string, unknown>, signal?: AbortSignal): Promise<SaveWeightsForSamplerResponse> {
-    return submitAndPoll(this.ctx.http, { path: "/api/v1/save_weights_for_sampler", json: body, requestType: "SaveWeightsForSampler", expectProto: false, signal }).then((r) =>
-      toJson<SaveWeightsForSamplerResponse>(r, "save_weights_for_sampler"),
-    );
+  private postSaveForSampler(
+    body: Record<string, unknown>,
+    signal?: AbortSignal,
+  ): Promise<SaveWeightsForSamplerResponse> {
+    return submitAndPoll(this.ctx.http, {
+      path: "/api/v1/save_weights_for_sampler",
+      json: body,
+      requestType: "SaveWeightsForSampler",
+      expectProto: false,
+      signal,
+    }).then((r) => toJson<SaveWeightsForSamplerResponse>(r, "save_weights_for_sampler"));
   }
 
   /** Loads weights (and, with `optimizer`, Adam state) from a tinker://…/weights/<name> path. */
   loadState(path: string, options: CallOptions & { optimizer?: boolean } = {}): TinkerFuture<LoadWeightsResponse> {
-    const body = { model_id: this.modelId, seq_id: this.takeSeqId(), path, optimizer: options.optimizer ?? false, type: "load_weights" };
+    const body = {
+      model_id: this.modelId,
+      seq_id: this.takeSeqId(),
+      path,
+      optimizer: options.optimizer ?? false,
+      type: "load_weights",
+    };
     return new TinkerFuture(
-      submitAndPoll(this.ctx.http, { path: "/api/v1/load_weights", json: body, requestType: "LoadWeights", expectProto: false, signal: options.signal })
-        .then((r) => toJson<LoadWeightsResponse>(r, "load_weights")),
+      submitAndPoll(this.ctx.http, {
+        path: "/api/v1/load_weights",
+        json: body,
+        requestType: "LoadWeights",
+        expectProto: false,
+        signal: options.signal,
+      }).then((r) => toJson<LoadWeightsResponse>(r, "load_weights")),
     );
   }
 

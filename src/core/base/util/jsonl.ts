@@ -31,7 +31,11 @@ export interface JsonlRow<T> {
   line: number;
 }
 
-export function parseJsonlLines<T = unknown>(text: string, file: string, options: ReadJsonlOptions = {}): JsonlRow<T>[] {
+export function parseJsonlLines<T = unknown>(
+  text: string,
+  file: string,
+  options: ReadJsonlOptions = {},
+): JsonlRow<T>[] {
   const lines = text.split("\n");
   const rows: JsonlRow<T>[] = [];
   for (let i = 0; i < lines.length; i++) {

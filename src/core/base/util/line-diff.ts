@@ -13,7 +13,10 @@ export function lineDiff(a: string, b: string): DiffLine[] {
   const x = a.split(/\r?\n/);
   const y = b.split(/\r?\n/);
   if (x.length * y.length > MAX_CELLS) {
-    return [...x.map((text): DiffLine => ({ op: "removed", text })), ...y.map((text): DiffLine => ({ op: "added", text }))];
+    return [
+      ...x.map((text): DiffLine => ({ op: "removed", text })),
+      ...y.map((text): DiffLine => ({ op: "added", text })),
+    ];
   }
   const n = x.length;
   const m = y.length;
@@ -21,7 +24,10 @@ export function lineDiff(a: string, b: string): DiffLine[] {
   const lcs = new Uint32Array((n + 1) * (m + 1));
   for (let i = n - 1; i >= 0; i--) {
     for (let j = m - 1; j >= 0; j--) {
-      lcs[i * (m + 1) + j] = x[i] === y[j] ? lcs[(i + 1) * (m + 1) + j + 1] + 1 : Math.max(lcs[(i + 1) * (m + 1) + j], lcs[i * (m + 1) + j + 1]);
+      lcs[i * (m + 1) + j] =
+        x[i] === y[j]
+          ? lcs[(i + 1) * (m + 1) + j + 1] + 1
+          : Math.max(lcs[(i + 1) * (m + 1) + j], lcs[i * (m + 1) + j + 1]);
     }
   }
   const out: DiffLine[] = [];

@@ -14,7 +14,10 @@ export function findWorkerScript(dir: string, names: readonly string[]): string 
 /** Like findWorkerScript, for a worker the caller cannot do without: a missing one says which files and what to do. */
 export function requireWorkerScript(dir: string, names: readonly string[], what: string): string {
   const found = findWorkerScript(dir, names);
-  if (!found) throw new Error(`${what} is missing (looked for ${names.map((n) => join(dir, n)).join(", ")}); rebuild with npm run build`);
+  if (!found)
+    throw new Error(
+      `${what} is missing (looked for ${names.map((n) => join(dir, n)).join(", ")}); rebuild with npm run build`,
+    );
   return found;
 }
 

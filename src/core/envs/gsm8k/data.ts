@@ -45,7 +45,8 @@ function toRecord(raw: unknown, file: string, line: number | undefined, label = 
   const fail = (problem: string): never => {
     throw new FileFormatError(file, line, label ? `${label}: ${problem}` : problem);
   };
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) fail('expected a JSON object {"question", "answer"}');
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw))
+    fail('expected a JSON object {"question", "answer"}');
   const row = raw as Record<string, unknown>;
   if (typeof row.question !== "string") fail('missing "question" string');
   if (typeof row.answer !== "string") fail('missing "answer" string');
@@ -82,7 +83,9 @@ async function readParquet(file: string): Promise<Gsm8kRecord[]> {
 }
 
 /** Downloads (or finds in the cache) the hub's train and test parquet files; their local paths. */
-export async function downloadGsm8k(opts: HubOptions = {}): Promise<{ train: string[]; test: string[]; description: string }> {
+export async function downloadGsm8k(
+  opts: HubOptions = {},
+): Promise<{ train: string[]; test: string[]; description: string }> {
   const hub = { ...opts, repo: opts.repo ?? GSM8K_REPO, config: opts.config ?? GSM8K_CONFIG };
   const files = await listHubSplitFiles(["train", "test"], hub);
   const train: string[] = [];
@@ -93,9 +96,19 @@ export async function downloadGsm8k(opts: HubOptions = {}): Promise<{ train: str
 }
 
 /** The three splits from the official train and test records (see the module note). */
-export function makeGsm8kSplits(train: Gsm8kRecord[], test: Gsm8kRecord[], valSize = VAL_SIZE): Record<Gsm8kSplit, Gsm8kRow[]> {
-  if (train.length <= valSize) throw new UserError(`GSM8K train has ${train.length} records; carving a val split of ${valSize} needs more`);
-  const row = (r: Gsm8kRecord, id: string): Gsm8kRow => ({ id, question: r.question, answer: r.answer, reference: referenceAnswer(r.answer)! });
+export function makeGsm8kSplits(
+  train: Gsm8kRecord[],
+  test: Gsm8kRecord[],
+  valSize = VAL_SIZE,
+): Record<Gsm8kSplit, Gsm8kRow[]> {
+  if (train.length <= valSize)
+    throw new UserError(`GSM8K train has ${train.length} records; carving a val split of ${valSize} needs more`);
+  const row = (r: Gsm8kRecord, id: string): Gsm8kRow => ({
+    id,
+    question: r.question,
+    answer: r.answer,
+    reference: referenceAnswer(r.answer)!,
+  });
   const trainRows = train.map((r, i) => row(r, `train-${String(i).padStart(5, "0")}`));
   new PyRandom(SHUFFLE_SEED).shuffle(trainRows);
   return {
@@ -116,7 +129,12 @@ export interface WriteSplitsResult {
  * Writes train/val/test.jsonl and splits.json (the test hash last, so a half-written folder fails
  * checkTestSplit instead of passing) into `outDir`, then checks the test split as every reader will.
  */
-export async function writeGsm8kSplits(outDir: string, train: Gsm8kRecord[], test: Gsm8kRecord[], source: string): Promise<WriteSplitsResult> {
+export async function writeGsm8kSplits(
+  outDir: string,
+  train: Gsm8kRecord[],
+  test: Gsm8kRecord[],
+  source: string,
+): Promise<WriteSplitsResult> {
   const splits = makeGsm8kSplits(train, test);
   await mkdir(outDir, { recursive: true });
   const tmp = join(outDir, `.gsm8k-splits-${process.pid}`);
@@ -136,13 +154,19 @@ export async function writeGsm8kSplits(outDir: string, train: Gsm8kRecord[], tes
       counts: { corpus: 0, ...counts },
       source,
       created: new Date().toISOString(),
-      files: Object.fromEntries((["test", "val", "train"] as const).map((s) => [`${s}.jsonl`, { sha256: sha[s]!, lines: counts[s] }])),
-      test_lines: lineHashes(splits.test.map((r) => pyJsonDumps(r))).map((h, i) => ({ id: splits.test[i].id, sha256: h })),
+      files: Object.fromEntries(
+        (["test", "val", "train"] as const).map((s) => [`${s}.jsonl`, { sha256: sha[s]!, lines: counts[s] }]),
+      ),
+      test_lines: lineHashes(splits.test.map((r) => pyJsonDumps(r))).map((h, i) => ({
+        id: splits.test[i].id,
+        sha256: h,
+      })),
     };
     const w = await LineFileWriter.create(join(tmp, SPLITS_FILE));
     await w.write(JSON.stringify(record, null, 2));
     await w.close();
-    for (const name of ["train.jsonl", "val.jsonl", "test.jsonl", SPLITS_FILE]) await rename(join(tmp, name), join(outDir, name));
+    for (const name of ["train.jsonl", "val.jsonl", "test.jsonl", SPLITS_FILE])
+      await rename(join(tmp, name), join(outDir, name));
     checkTestSplit(outDir);
     return { counts, testSha256: sha.test!, officialTest: sha.test!.startsWith(OFFICIAL_TEST_SHA256_PREFIX) };
   } finally {
@@ -155,15 +179,18 @@ export function loadGsm8kSplit(dataDir: string, split: Gsm8kSplit): Gsm8kRow[] {
   if (split === "test") checkTestSplit(dataDir);
   const file = join(dataDir, `${split}.jsonl`);
   if (!existsSync(file)) throw new UserError(`${file} is missing: write the GSM8K splits first`);
-  return readFileSync(file, "utf8").split("\n").flatMap((line, i) => {
-    if (!line.trim()) return [];
-    let row: Partial<Gsm8kRow>;
-    try {
-      row = JSON.parse(line) as Partial<Gsm8kRow>;
-    } catch (e) {
-      throw new FileFormatError(file, i + 1, `not valid JSON (${(e as Error).message})`);
-    }
-    if (typeof row.id !== "string" || typeof row.reference !== "string") throw new FileFormatError(file, i + 1, 'expected {"id", "question", "answer", "reference"}');
-    return [{ ...toRecord(row, file, i + 1), id: row.id, reference: row.reference }];
-  });
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .flatMap((line, i) => {
+      if (!line.trim()) return [];
+      let row: Partial<Gsm8kRow>;
+      try {
+        row = JSON.parse(line) as Partial<Gsm8kRow>;
+      } catch (e) {
+        throw new FileFormatError(file, i + 1, `not valid JSON (${(e as Error).message})`);
+      }
+      if (typeof row.id !== "string" || typeof row.reference !== "string")
+        throw new FileFormatError(file, i + 1, 'expected {"id", "question", "answer", "reference"}');
+      return [{ ...toRecord(row, file, i + 1), id: row.id, reference: row.reference }];
+    });
 }

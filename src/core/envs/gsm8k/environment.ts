@@ -20,7 +20,18 @@ import { join } from "node:path";
 import type { ChatMessage } from "../../base/chat";
 import type { Split } from "../../base/data/question";
 import { UserError } from "../../base/errors";
-import type { EndReason, EnvEpisode, EnvItem, EnvRun, Environment, EpisodeScore, EpisodeTurn, PrepareOptions, TraceAnnotations, TurnOutcome } from "../../harness/environment";
+import type {
+  EndReason,
+  EnvEpisode,
+  EnvItem,
+  EnvRun,
+  Environment,
+  EpisodeScore,
+  EpisodeTurn,
+  PrepareOptions,
+  TraceAnnotations,
+  TurnOutcome,
+} from "../../harness/environment";
 import { downloadGsm8k, loadGsm8kSplit, readGsm8kRecords, writeGsm8kSplits, type Gsm8kRecord } from "./data";
 import { gradeReply, referenceAnswer } from "./index";
 import { gsm8kPrompt } from "./prompt";
@@ -75,16 +86,30 @@ class Gsm8kEpisode implements EnvEpisode {
       prediction: this.verdict?.extracted ?? "",
       metrics: { correct: credit },
       reward,
-      fields: { correct, extracted: this.verdict?.extracted ?? null, reference: this.item.answers[0], format_ok: this.formatOk, boxed: this.span },
+      fields: {
+        correct,
+        extracted: this.verdict?.extracted ?? null,
+        reference: this.item.answers[0],
+        format_ok: this.formatOk,
+        boxed: this.span,
+      },
     };
   }
 }
 
 async function prepare(o: PrepareOptions): Promise<string[]> {
   const local = Boolean(o.train?.length || o.test?.length);
-  if (local && !(o.train?.length && o.test?.length)) throw new UserError("GSM8K needs both train and test files (JSONL {question, answer} or .parquet)");
-  const files = local ? { train: o.train!, test: o.test!, description: `local files: train ${o.train!.join(", ")}; test ${o.test!.join(", ")}` } : await downloadGsm8k({ onProgress: o.onProgress, log: o.log });
-  const read = async (list: string[]): Promise<Gsm8kRecord[]> => (await Promise.all(list.map((f) => readGsm8kRecords(f)))).flat();
+  if (local && !(o.train?.length && o.test?.length))
+    throw new UserError("GSM8K needs both train and test files (JSONL {question, answer} or .parquet)");
+  const files = local
+    ? {
+        train: o.train!,
+        test: o.test!,
+        description: `local files: train ${o.train!.join(", ")}; test ${o.test!.join(", ")}`,
+      }
+    : await downloadGsm8k({ onProgress: o.onProgress, log: o.log });
+  const read = async (list: string[]): Promise<Gsm8kRecord[]> =>
+    (await Promise.all(list.map((f) => readGsm8kRecords(f)))).flat();
   const r = await writeGsm8kSplits(o.outDir, await read(files.train), await read(files.test), files.description);
   return [
     `train ${r.counts.train} | val ${r.counts.val} | test ${r.counts.test}`,
@@ -103,24 +128,38 @@ export const GSM8K: Environment<Gsm8kItem> = {
   data: {
     dir: (dataDir) => join(dataDir, GSM8K_NAME),
     load: (dir: string, split: Split) =>
-      loadGsm8kSplit(dir, split).map((r) => ({ id: r.id, question: r.question, answers: [r.reference], solution: r.answer })),
+      loadGsm8kSplit(dir, split).map((r) => ({
+        id: r.id,
+        question: r.question,
+        answers: [r.reference],
+        solution: r.answer,
+      })),
     prepare,
     loadTrainTasks: loadGsm8kTrainTasks,
   },
   defaultPromptFile: () => undefined,
   replyGrader: {
-    badAnswer: (answer) => (referenceAnswer(answer) === undefined ? '"answer" has no "#### N" final answer line' : undefined),
+    badAnswer: (answer) =>
+      referenceAnswer(answer) === undefined ? '"answer" has no "#### N" final answer line' : undefined,
     grade: (response, answer) => gradeReply(response, answer),
   },
   open: async (o): Promise<EnvRun<Gsm8kItem>> => {
     const thinking = o.config.thinking;
     const formatPenalty = o.config.formatPenalty;
     return {
-      fingerprint: { grading: { grader: GSM8K_SCORER_VERSION, format_penalty: formatPenalty }, prompt: { few_shot: "strawberry", thinking } },
+      fingerprint: {
+        grading: { grader: GSM8K_SCORER_VERSION, format_penalty: formatPenalty },
+        prompt: { few_shot: "strawberry", thinking },
+      },
       start: (item, setup) => {
         const p = gsm8kPrompt(item.question, { thinking });
-        const messages: ChatMessage[] = setup.systemPrompt !== undefined ? [{ role: "system", content: setup.systemPrompt }, ...p.messages] : p.messages;
-        const prompt = setup.tokenizer.encode(setup.tokenizer.renderChat(messages, { addGenerationPrompt: true, thinking: p.thinking }));
+        const messages: ChatMessage[] =
+          setup.systemPrompt !== undefined
+            ? [{ role: "system", content: setup.systemPrompt }, ...p.messages]
+            : p.messages;
+        const prompt = setup.tokenizer.encode(
+          setup.tokenizer.renderChat(messages, { addGenerationPrompt: true, thinking: p.thinking }),
+        );
         return new Gsm8kEpisode(prompt, item, formatPenalty);
       },
     };

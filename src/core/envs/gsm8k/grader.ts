@@ -74,8 +74,15 @@ export function normalizeMathd(answer: string): string {
 
 function stripString(input: string): string {
   let s = input.replace(/\n/g, "").replace(/\\!/g, "").replace(/\\\\/g, "\\");
-  s = s.replace(/tfrac/g, "frac").replace(/dfrac/g, "frac").replace(/\\left/g, "").replace(/\\right/g, "");
-  s = s.replace(/\^\{\\circ\}/g, "").replace(/\^\\circ/g, "").replace(/\\\$/g, "");
+  s = s
+    .replace(/tfrac/g, "frac")
+    .replace(/dfrac/g, "frac")
+    .replace(/\\left/g, "")
+    .replace(/\\right/g, "");
+  s = s
+    .replace(/\^\{\\circ\}/g, "")
+    .replace(/\^\\circ/g, "")
+    .replace(/\\\$/g, "");
   s = removeRightUnits(s).replace(/\\%/g, "");
   s = s.replace(/ \./g, " 0.").replace(/\{\./g, "{0.");
   if (s.length === 0) return s;
@@ -98,7 +105,16 @@ function removeRightUnits(s: string): string {
 function fixSqrt(s: string): string {
   if (!s.includes("\\sqrt")) return s;
   const [head, ...rest] = s.split("\\sqrt");
-  return head + rest.map((part) => (part.startsWith("{") ? `\\sqrt${part}` : `\\sqrt{${Array.from(part)[0] ?? ""}}${Array.from(part).slice(1).join("")}`)).join("");
+  return (
+    head +
+    rest
+      .map((part) =>
+        part.startsWith("{")
+          ? `\\sqrt${part}`
+          : `\\sqrt{${Array.from(part)[0] ?? ""}}${Array.from(part).slice(1).join("")}`,
+      )
+      .join("")
+  );
 }
 
 function fixFracs(s: string): string {
@@ -142,7 +158,24 @@ function fixSlash(s: string): string {
 // ---------------------------------------------------------------------------------------------
 // step 2: the grader's own normalisation
 
-const UNITS = ["degree", "cm", "centimeter", "meter", "mile", "second", "minute", "hour", "day", "week", "month", "year", "foot", "feet", "inch", "yard"];
+const UNITS = [
+  "degree",
+  "cm",
+  "centimeter",
+  "meter",
+  "mile",
+  "second",
+  "minute",
+  "hour",
+  "day",
+  "week",
+  "month",
+  "year",
+  "foot",
+  "feet",
+  "inch",
+  "yard",
+];
 const UNIT_RES = UNITS.map((unit) => new RegExp(`${unit}(es)?(s)? *(\\^[0-9]+)?`, "gu"));
 
 function isNearInt(x: number): boolean {
@@ -170,14 +203,23 @@ function strToInt(s: string): string {
 }
 
 function parseLatex(expr: string): string {
-  let s = expr.replace(/\\tfrac/g, "\\frac").replace(/\\dfrac/g, "\\frac").replace(/\\frac/g, " \\frac");
+  let s = expr
+    .replace(/\\tfrac/g, "\\frac")
+    .replace(/\\dfrac/g, "\\frac")
+    .replace(/\\frac/g, " \\frac");
   try {
     s = latexToText(s);
   } catch (e) {
     if (e instanceof LatexTextError) return expr; // the cookbook suppresses the parser's exception
     throw e;
   }
-  s = s.replace(/√/g, "sqrt").replace(/π/g, "pi").replace(/∞/g, "inf").replace(/∪/g, "U").replace(/·/g, "*").replace(/×/g, "*");
+  s = s
+    .replace(/√/g, "sqrt")
+    .replace(/π/g, "pi")
+    .replace(/∞/g, "inf")
+    .replace(/∪/g, "U")
+    .replace(/·/g, "*")
+    .replace(/×/g, "*");
   return pyStrip(s);
 }
 
@@ -187,7 +229,10 @@ export function normalizeExpr(input: string): string {
   if (m) expr = m[1];
   expr = expr.replace(/\\%/g, "%").replace(/\\\$/g, "$").replace(/\$/g, "").replace(/%/g, "");
   expr = expr.replace(/ or /g, " , ").replace(/ and /g, " , ");
-  expr = expr.replace(/million/g, "*10^6").replace(/billion/g, "*10^9").replace(/trillion/g, "*10^12");
+  expr = expr
+    .replace(/million/g, "*10^6")
+    .replace(/billion/g, "*10^9")
+    .replace(/trillion/g, "*10^12");
   for (const unit of UNIT_RES) expr = expr.replace(unit, "");
   expr = expr.replace(/\^ *\\circ/g, "");
   if (expr.length > 0 && expr[0] === "{" && expr[expr.length - 1] === "}") expr = expr.slice(1, -1);
@@ -211,7 +256,12 @@ function splitTuple(input: string): string[] {
   const expr = stripProperCommas(input);
   if (expr.length === 0) return [];
   const inner = expr.slice(1, -1);
-  if (expr.length > 2 && TUPLE_CHARS.includes(expr[0]) && TUPLE_CHARS.includes(expr[expr.length - 1]) && ![...TUPLE_CHARS].some((c) => inner.includes(c))) {
+  if (
+    expr.length > 2 &&
+    TUPLE_CHARS.includes(expr[0]) &&
+    TUPLE_CHARS.includes(expr[expr.length - 1]) &&
+    ![...TUPLE_CHARS].some((c) => inner.includes(c))
+  ) {
     return inner.split(",").map((e) => pyStrip(e));
   }
   return [expr];
@@ -365,7 +415,11 @@ export function gradeAnswer(given: string | undefined, truth: string): boolean {
   if (givenNorm.length === 0) return false;
   const truthElems = splitTuple(truthNorm);
   const givenElems = splitTuple(givenNorm);
-  if (truthElems.length > 1 && (truthNorm[0] !== givenNorm[0] || truthNorm[truthNorm.length - 1] !== givenNorm[givenNorm.length - 1])) return false;
+  if (
+    truthElems.length > 1 &&
+    (truthNorm[0] !== givenNorm[0] || truthNorm[truthNorm.length - 1] !== givenNorm[givenNorm.length - 1])
+  )
+    return false;
   if (truthElems.length !== givenElems.length) return false;
   return truthElems.every((t, k) => {
     const g = givenElems[k];

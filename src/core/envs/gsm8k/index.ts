@@ -9,8 +9,19 @@ export { extractBoxed, gradeAnswer, normalizeExpr, normalizeMathd } from "./grad
 export { gradedReplyText, referenceAnswer } from "./reference";
 export { FEWSHOT_PREFIX, QUESTION_SUFFIX, gsm8kPrompt, type Gsm8kPrompt } from "./prompt";
 export {
-  GSM8K_CONFIG, GSM8K_REPO, OFFICIAL_TEST_SHA256_PREFIX, VAL_SIZE, downloadGsm8k, loadGsm8kSplit, makeGsm8kSplits,
-  readGsm8kRecords, writeGsm8kSplits, type Gsm8kRecord, type Gsm8kRow, type Gsm8kSplit, type WriteSplitsResult,
+  GSM8K_CONFIG,
+  GSM8K_REPO,
+  OFFICIAL_TEST_SHA256_PREFIX,
+  VAL_SIZE,
+  downloadGsm8k,
+  loadGsm8kSplit,
+  makeGsm8kSplits,
+  readGsm8kRecords,
+  writeGsm8kSplits,
+  type Gsm8kRecord,
+  type Gsm8kRow,
+  type Gsm8kSplit,
+  type WriteSplitsResult,
 } from "./data";
 
 export interface Gsm8kVerdict {

@@ -6,7 +6,8 @@ export const GSM8K_NAME = "gsm8k";
 export const GSM8K_INFO: EnvironmentInfo = Object.freeze<EnvironmentInfo>({
   name: GSM8K_NAME,
   version: "1",
-  summary: "GSM8K grade-school math, single turn, no tools; the cookbook's few-shot prompt and \\boxed{} grader; reward = correct",
+  summary:
+    "GSM8K grade-school math, single turn, no tools; the cookbook's few-shot prompt and \\boxed{} grader; reward = correct",
   // One 0/1 verdict, no partial credit: it is both the primary and the binary metric.
   metrics: [{ name: "correct", label: "accuracy", kind: "binary", primary: true, test: "mcnemar", format: "0.000" }],
   hasTools: false,

@@ -27,5 +27,8 @@ export interface Gsm8kPrompt {
 
 export function gsm8kPrompt(question: string, options: { thinking?: boolean; fewShot?: boolean } = {}): Gsm8kPrompt {
   const prefix = options.fewShot === false ? [] : FEWSHOT_PREFIX.map((m) => ({ ...m }));
-  return { messages: [...prefix, { role: "user", content: question + QUESTION_SUFFIX }], thinking: options.thinking ?? false };
+  return {
+    messages: [...prefix, { role: "user", content: question + QUESTION_SUFFIX }],
+    thinking: options.thinking ?? false,
+  };
 }

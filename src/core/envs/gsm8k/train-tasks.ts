@@ -21,14 +21,26 @@ import { referenceAnswer } from "./reference";
 /** The tasks of `dir`/tasks.jsonl as GSM8K items, in file order, after the eval-overlap check against `dataDir`'s val and test. */
 export function loadGsm8kTrainTasks(dir: string, dataDir: string): { items: Gsm8kItem[]; record: TrainTasksRecord } {
   const file = join(dir, TASKS_FILE);
-  if (!existsSync(file)) throw new UserError(`--train-tasks ${dir}: ${TASKS_FILE} is missing (give a folder agent-lab gen-tasks wrote)`);
+  if (!existsSync(file))
+    throw new UserError(`--train-tasks ${dir}: ${TASKS_FILE} is missing (give a folder agent-lab gen-tasks wrote)`);
   const items = readJsonlLines<unknown>(file).map(({ value, line }) => {
     const t = value as Record<string, unknown> | null;
-    if (typeof t !== "object" || t === null || typeof t.id !== "string" || typeof t.problem !== "string" || typeof t.answer !== "string") {
-      throw new FileFormatError(file, line, 'expected a gen-tasks task {"id", "problem", "answer", "solution_sha256", "solve_rate"}');
+    if (
+      typeof t !== "object" ||
+      t === null ||
+      typeof t.id !== "string" ||
+      typeof t.problem !== "string" ||
+      typeof t.answer !== "string"
+    ) {
+      throw new FileFormatError(
+        file,
+        line,
+        'expected a gen-tasks task {"id", "problem", "answer", "solution_sha256", "solve_rate"}',
+      );
     }
     const solution = `#### ${t.answer}`;
-    if (referenceAnswer(solution) === undefined) throw new FileFormatError(file, line, `answer ${JSON.stringify(t.answer)} is not a GSM8K final answer`);
+    if (referenceAnswer(solution) === undefined)
+      throw new FileFormatError(file, line, `answer ${JSON.stringify(t.answer)} is not a GSM8K final answer`);
     return { id: t.id, question: t.problem, answers: [referenceAnswer(solution)!], solution, line };
   });
   if (!items.length) throw new UserError(`--train-tasks ${dir}: ${TASKS_FILE} holds no tasks`);
@@ -38,8 +50,16 @@ export function loadGsm8kTrainTasks(dir: string, dataDir: string): { items: Gsm8
     const index = new EvalOverlapIndex(readEvalItems(evalFile));
     for (const it of items) {
       const hit = index.find(it.question);
-      if (hit) throw new FileFormatError(file, it.line, `task ${it.id} overlaps ${split} item on ${evalFile}:${hit.evalLine} (${hit.kind === "exact" ? "same text" : "a shared long n-gram"}); training on it would leak the eval set — drop it (gen-tasks --eval-items ${evalFile} filters these)`);
+      if (hit)
+        throw new FileFormatError(
+          file,
+          it.line,
+          `task ${it.id} overlaps ${split} item on ${evalFile}:${hit.evalLine} (${hit.kind === "exact" ? "same text" : "a shared long n-gram"}); training on it would leak the eval set — drop it (gen-tasks --eval-items ${evalFile} filters these)`,
+        );
     }
   }
-  return { items: items.map(({ line: _line, ...item }) => item), record: { tasks_dir: dir, file: TASKS_FILE, sha256: sha256File(file), questions: items.length } };
+  return {
+    items: items.map(({ line: _line, ...item }) => item),
+    record: { tasks_dir: dir, file: TASKS_FILE, sha256: sha256File(file), questions: items.length },
+  };
 }

@@ -42,7 +42,8 @@ export class HotpotEpisode implements EnvEpisode {
     tokenizer: ChatTokenizer,
     systemPrompt: string,
   ) {
-    if (!settings.closedBook && !searcher) throw new UserError("a searcher is needed unless the episode is closed-book");
+    if (!settings.closedBook && !searcher)
+      throw new UserError("a searcher is needed unless the episode is closed-book");
     this.prompt = chatPrompt(tokenizer, systemPrompt, item.question);
   }
 
@@ -74,7 +75,11 @@ export class HotpotEpisode implements EnvEpisode {
 
   score(end: EndReason): EpisodeScore {
     const f1 = f1Score(this.answer, this.item.answers);
-    return { prediction: this.answer, metrics: { em: exactMatch(this.answer, this.item.answers), f1 }, reward: end === "answer" ? f1 : 0 };
+    return {
+      prediction: this.answer,
+      metrics: { em: exactMatch(this.answer, this.item.answers), f1 },
+      reward: end === "answer" ? f1 : 0,
+    };
   }
 }
 
@@ -108,7 +113,17 @@ export async function runEpisode(
   options: EpisodeOptions = {},
 ): Promise<Episode> {
   const closedBook = options.closedBook ?? false;
-  const settings: HotpotSettings = { closedBook, topK: options.topK ?? DEFAULT_CONFIG.topK, maxSearches: options.maxSearches ?? DEFAULT_CONFIG.maxSearches };
-  const episode = new HotpotEpisode(question, searcher, settings, policy.tokenizer, options.systemPrompt ?? defaultSystemPrompt(closedBook));
+  const settings: HotpotSettings = {
+    closedBook,
+    topK: options.topK ?? DEFAULT_CONFIG.topK,
+    maxSearches: options.maxSearches ?? DEFAULT_CONFIG.maxSearches,
+  };
+  const episode = new HotpotEpisode(
+    question,
+    searcher,
+    settings,
+    policy.tokenizer,
+    options.systemPrompt ?? defaultSystemPrompt(closedBook),
+  );
   return runEnvEpisode(policy, question, episode, options);
 }

@@ -43,7 +43,8 @@ const year = (text: string | undefined) => (text ? /\b(\d{4})\b/.exec(text)?.[1]
 const bornIn = (text: string | undefined) => (text ? new RegExp(`born in ${WORD}`).exec(text)?.[1] : undefined);
 const bornYear = (text: string | undefined) => (text ? /\(born (\d{4})\)/.exec(text)?.[1] : undefined);
 /** "founded … by [the chemist] Name": the phrasings the reader understands. */
-const founder = (text: string | undefined) => (text ? new RegExp(`founded (?:in \\d{4} )?by (?:the [a-z]+ )?${NAME}`).exec(text)?.[1] : undefined);
+const founder = (text: string | undefined) =>
+  text ? new RegExp(`founded (?:in \\d{4} )?by (?:the [a-z]+ )?${NAME}`).exec(text)?.[1] : undefined;
 /** What a confused reader answers when it cannot find the founder: the town the company is in. */
 const companyTown = (text: string | undefined) => (text ? new RegExp(`based in ${WORD}`).exec(text)?.[1] : undefined);
 
@@ -132,12 +133,15 @@ export function heuristicReply(t: Transcript, options: ReplyOptions = {}): strin
 
 /** Splits the decoded chat into its messages and the facts the reader uses. */
 export function parseTranscript(text: string): Transcript {
-  const messages = [...text.matchAll(/<\|im_start\|>(system|user|assistant)\n([\s\S]*?)(?=<\|im_end\|>|$)/g)].map((m) => ({ role: m[1], content: m[2] }));
+  const messages = [...text.matchAll(/<\|im_start\|>(system|user|assistant)\n([\s\S]*?)(?=<\|im_end\|>|$)/g)].map(
+    (m) => ({ role: m[1], content: m[2] }),
+  );
   const system = messages.find((m) => m.role === "system")?.content ?? "";
   const users = messages.filter((m) => m.role === "user");
   const paragraphs = new Map<string, string>();
   for (const u of users.slice(1)) {
-    for (const p of u.content.matchAll(/^\[([^\]\n]+)\] (.*)$/gm)) if (!paragraphs.has(p[1])) paragraphs.set(p[1], p[2]);
+    for (const p of u.content.matchAll(/^\[([^\]\n]+)\] (.*)$/gm))
+      if (!paragraphs.has(p[1])) paragraphs.set(p[1], p[2]);
   }
   const searches = messages
     .filter((m) => m.role === "assistant")
@@ -160,7 +164,8 @@ export class HeuristicPolicy implements Policy {
     if (this.options.delayMs) await sleep(this.options.delayMs, options.signal);
     const reply = heuristicReply(parseTranscript(this.tokenizer.decode(promptTokens)));
     const tokens = [...this.tokenizer.encode(reply), this.endToken];
-    if (tokens.length > options.maxTokens) return { tokens: tokens.slice(0, options.maxTokens), logprobs: null, stopReason: "length" };
+    if (tokens.length > options.maxTokens)
+      return { tokens: tokens.slice(0, options.maxTokens), logprobs: null, stopReason: "length" };
     return { tokens, logprobs: null, stopReason: "stop" };
   }
 

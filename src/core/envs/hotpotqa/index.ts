@@ -26,7 +26,8 @@ export const HOTPOTQA_VERSION = HOTPOTQA_INFO.version;
 
 async function open(o: EnvRunOptions): Promise<EnvRun<Question>> {
   const closedBook = o.closedBook ?? false;
-  const searcher: Searcher | null = o.searcher !== undefined ? o.searcher : closedBook ? null : await openIndex(o.indexDir ?? join(o.dataDir, "bm25"));
+  const searcher: Searcher | null =
+    o.searcher !== undefined ? o.searcher : closedBook ? null : await openIndex(o.indexDir ?? join(o.dataDir, "bm25"));
   const settings = { closedBook, topK: o.config.topK, maxSearches: o.config.maxSearches };
   // Training steps have no closed-book mode and have never recorded the field.
   const search = {
@@ -53,7 +54,8 @@ export const HOTPOTQA: Environment<Question> = {
   tools: [
     {
       name: "search",
-      description: "BM25 search over the Wikipedia paragraphs; the harness returns the top paragraphs in a <result> block",
+      description:
+        "BM25 search over the Wikipedia paragraphs; the harness returns the top paragraphs in a <result> block",
       parameters: { type: "object", properties: { query: { type: "string" } }, required: ["query"] },
     },
   ],
@@ -64,13 +66,24 @@ export const HOTPOTQA: Environment<Question> = {
     prepare: async (o) => {
       const local = Boolean(o.train?.length || o.test?.length);
       const input = local
-        ? { trainFiles: o.train!, devFiles: o.test!, source: `local files: train ${o.train!.join(", ")}; dev ${o.test!.join(", ")}` }
-        : await downloadHotpotQA({ onProgress: o.onProgress, log: o.log }).then((g) => ({ trainFiles: g.train, devFiles: g.dev, source: g.description }));
+        ? {
+            trainFiles: o.train!,
+            devFiles: o.test!,
+            source: `local files: train ${o.train!.join(", ")}; dev ${o.test!.join(", ")}`,
+          }
+        : await downloadHotpotQA({ onProgress: o.onProgress, log: o.log }).then((g) => ({
+            trainFiles: g.train,
+            devFiles: g.dev,
+            source: g.description,
+          }));
       const r = await prepareData(o.outDir, input, o.log, { replaceTestSplit: o.replaceTestSplit });
       for (const note of r.notes) o.log(`note: ${note}`);
       const n = (x: number) => x.toLocaleString("en-US");
       const short = r.testSha256.slice(0, 16);
-      const verdict = short === PUBLISHED_TEST_SHA256_PREFIX ? "matches the recipe's published hash" : `the recipe's full dataset gives ${PUBLISHED_TEST_SHA256_PREFIX}`;
+      const verdict =
+        short === PUBLISHED_TEST_SHA256_PREFIX
+          ? "matches the recipe's published hash"
+          : `the recipe's full dataset gives ${PUBLISHED_TEST_SHA256_PREFIX}`;
       return [
         ...(r.testReplaced ? [`replaced the locked test split (--replace-test-split): ${r.testReplaced}`] : []),
         `corpus ${n(r.counts.corpus)} paragraphs | train ${n(r.counts.train)} | val ${n(r.counts.val)} | test ${n(r.counts.test)}`,

@@ -22,7 +22,13 @@ import { LineFileWriter } from "../../base/data/line-file-writer";
 import { pyJsonDumps } from "../../base/data/python-json";
 import { PyRandom } from "../../base/data/python-random";
 import { pyStrip } from "../../base/data/python-text";
-import { describeTestChange, lineHashes, readSplitsRecord, SPLITS_FILE, type SplitsRecord } from "../../base/data/splits";
+import {
+  describeTestChange,
+  lineHashes,
+  readSplitsRecord,
+  SPLITS_FILE,
+  type SplitsRecord,
+} from "../../base/data/splits";
 import { TEST_SIZE, VAL_SIZE } from "../../base/data/split-sizes";
 
 export { TEST_SIZE, VAL_SIZE };
@@ -70,7 +76,12 @@ export function questionRow(r: HotpotRecord): Question {
   return { id: r.id, question: r.question, answers: [r.answer], type: r.type, level: r.level };
 }
 
-export async function prepareData(outDir: string, input: PrepareInput, log: (line: string) => void = () => {}, options: PrepareOptions = {}): Promise<PrepareResult> {
+export async function prepareData(
+  outDir: string,
+  input: PrepareInput,
+  log: (line: string) => void = () => {},
+  options: PrepareOptions = {},
+): Promise<PrepareResult> {
   // The lock is read before any work: a damaged record is refused now, not after a long download.
   let locked: SplitsRecord | undefined;
   let unreadableLock: string | undefined;
@@ -87,7 +98,8 @@ export async function prepareData(outDir: string, input: PrepareInput, log: (lin
   const tmp = await mkdtemp(join(outDir, `${TEMP_PREFIX}${process.pid}-`));
   try {
     const result = await writeAll(tmp, input, log, options.sizes ?? RECIPE_SPLIT_SIZES);
-    if (unreadableLock) result.testReplaced = `the old record could not be read (${unreadableLock}); new sha256 ${result.testSha256.slice(0, 16)}`;
+    if (unreadableLock)
+      result.testReplaced = `the old record could not be read (${unreadableLock}); new sha256 ${result.testSha256.slice(0, 16)}`;
     if (locked && locked.test_sha256_full !== result.testSha256) {
       const change = describeTestChange(locked, readSplitsRecord(tmp));
       if (!options.replaceTestSplit) {
@@ -130,7 +142,12 @@ function isAlive(pid: number): boolean {
   }
 }
 
-async function writeAll(dir: string, input: PrepareInput, log: (line: string) => void, sizes: SplitSizes): Promise<PrepareResult> {
+async function writeAll(
+  dir: string,
+  input: PrepareInput,
+  log: (line: string) => void,
+  sizes: SplitSizes,
+): Promise<PrepareResult> {
   const corpus = await LineFileWriter.create(join(dir, "corpus.jsonl"));
   const seen = new Set<string>();
   const collect = async (files: string[], what: string): Promise<Question[]> => {
@@ -167,7 +184,9 @@ async function writeAll(dir: string, input: PrepareInput, log: (line: string) =>
         `the test hash will not match the published one`,
     );
   } else if (sizes.test !== TEST_SIZE) {
-    notes.push(`test has ${sizes.test} questions instead of the recipe's ${TEST_SIZE}: the test hash will not match the published one`);
+    notes.push(
+      `test has ${sizes.test} questions instead of the recipe's ${TEST_SIZE}: the test hash will not match the published one`,
+    );
   }
   const rng = new PyRandom(0);
   rng.shuffle(devRows);

@@ -65,7 +65,8 @@ export function toHotpotRecord(raw: unknown, file: string, line: number | undefi
   const fail = (problem: string): never => {
     throw new FileFormatError(file, line, rowLabel ? `${rowLabel}: ${problem}` : problem);
   };
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) fail("expected a JSON object (one HotpotQA question)");
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw))
+    fail("expected a JSON object (one HotpotQA question)");
   const row = raw as Record<string, unknown>;
   const id = row.id ?? row._id;
   if (typeof id !== "string" || !id) fail('missing "id" (or "_id") string');
@@ -98,7 +99,12 @@ function toContext(raw: unknown, fail: (problem: string) => never): HotpotParagr
   if (typeof raw === "object" && raw !== null) {
     // hub shape: {title: [...], sentences: [[...], ...]}
     const { title, sentences } = raw as { title?: unknown; sentences?: unknown };
-    if (!isStrings(title) || !Array.isArray(sentences) || sentences.length !== title.length || !sentences.every(isStrings)) {
+    if (
+      !isStrings(title) ||
+      !Array.isArray(sentences) ||
+      sentences.length !== title.length ||
+      !sentences.every(isStrings)
+    ) {
       fail('"context" must have "title" strings and as many "sentences" lists of strings');
     }
     return (title as string[]).map((t, i) => ({ title: t, sentences: (sentences as string[][])[i] }));
@@ -183,7 +189,8 @@ async function* jsonListElements(file: string): AsyncGenerator<{ text: string; l
       if (ch === '"') inString = true;
       else if (ch === "{" || ch === "[") depth++;
       else if (ch === "}" || ch === "]") {
-        if (depth === 0) ends = closed = true; // the list's own ]
+        if (depth === 0)
+          ends = closed = true; // the list's own ]
         else depth--;
       } else if (ch === "," && depth === 0) ends = true;
       if (ends) {
@@ -193,13 +200,21 @@ async function* jsonListElements(file: string): AsyncGenerator<{ text: string; l
     }
     if (start >= 0) current += text.slice(from);
   }
-  if (start >= 0) yield { text: current + decoder.end(), line: start }; // JSON.parse reports it
+  if (start >= 0)
+    yield { text: current + decoder.end(), line: start }; // JSON.parse reports it
   else if (!closed) throw new FileFormatError(file, line, "the JSON list is not closed with ]");
 }
 
 /** Parquet rows in file order, one row group at a time (the hub's files hold ~90k rows each). */
 async function* readParquetRecords(file: string): AsyncGenerator<LocatedRecord> {
-  const { hyparquet, compressors, buffer, metadata, columns } = await openParquet(file, ["id", "question", "answer", "type", "level", "context"]);
+  const { hyparquet, compressors, buffer, metadata, columns } = await openParquet(file, [
+    "id",
+    "question",
+    "answer",
+    "type",
+    "level",
+    "context",
+  ]);
   let rowStart = 0;
   for (const group of metadata.row_groups) {
     const rowEnd = rowStart + Number(group.num_rows);

@@ -43,17 +43,69 @@ export interface SyntheticDataset {
   dev: HotpotRecord[];
 }
 
-
-const ONSETS = ["b", "br", "d", "dr", "f", "g", "gr", "h", "k", "kl", "l", "m", "n", "p", "qu", "r", "s", "st", "t", "th", "v", "w", "z", "zh"];
+const ONSETS = [
+  "b",
+  "br",
+  "d",
+  "dr",
+  "f",
+  "g",
+  "gr",
+  "h",
+  "k",
+  "kl",
+  "l",
+  "m",
+  "n",
+  "p",
+  "qu",
+  "r",
+  "s",
+  "st",
+  "t",
+  "th",
+  "v",
+  "w",
+  "z",
+  "zh",
+];
 const VOWELS = ["a", "e", "i", "o", "u", "ae", "ei", "ou", "y"];
 const CODAS = ["", "", "n", "r", "l", "s", "th", "m", "nd", "rk", "x", "sk"];
-const PROFESSIONS = ["chemist", "architect", "novelist", "engineer", "cartographer", "composer", "economist", "botanist", "sculptor", "astronomer"];
-const INDUSTRIES = ["shipbuilding", "textile", "software", "glassware", "railway", "pharmaceutical", "publishing", "brewing", "optics", "mining"];
+const PROFESSIONS = [
+  "chemist",
+  "architect",
+  "novelist",
+  "engineer",
+  "cartographer",
+  "composer",
+  "economist",
+  "botanist",
+  "sculptor",
+  "astronomer",
+];
+const INDUSTRIES = [
+  "shipbuilding",
+  "textile",
+  "software",
+  "glassware",
+  "railway",
+  "pharmaceutical",
+  "publishing",
+  "brewing",
+  "optics",
+  "mining",
+];
 const COMPANY_SUFFIXES = ["Works", "Industries", "Systems", "Holdings", "Foundry", "Labs", "Company", "Group"];
 /** Short syllables that Qwen's tokenizer keeps as one token, with and without a leading space. */
-const COMPACT_SYLLABLES = "Bal Bel Ber Bes Bron Brun Dal Dar Del Dem Dur Fal Fel Fin Gal Gar Gen Gil Gran Hal Hel Hol Hor Kal Kar Kel Ken Kir Lex Lin Mal Mar Mel Mer Mir Mor Nor Pel Per Pol Ren Rol Ros Sal Sel Sol Tan Tar Tel Ter Tor Val Var Vel Ven Vin Vol Wel Wil Zen Dor Bor Tal Fen Mos Lor Kes Sor Vor Gor Hen Pen".split(" ");
+const COMPACT_SYLLABLES =
+  "Bal Bel Ber Bes Bron Brun Dal Dar Del Dem Dur Fal Fel Fin Gal Gar Gen Gil Gran Hal Hel Hol Hor Kal Kar Kel Ken Kir Lex Lin Mal Mar Mel Mer Mir Mor Nor Pel Per Pol Ren Rol Ros Sal Sel Sol Tan Tar Tel Ter Tor Val Var Vel Ven Vin Vol Wel Wil Zen Dor Bor Tal Fen Mos Lor Kes Sor Vor Gor Hen Pen".split(
+    " ",
+  );
 /** One-token place names (none of them a syllable above): the heuristic reader reads a town or a country as one word. */
-const COMPACT_PLACES = "Ban Bin Bon Bur Bei Bre Bru Dam Des Dou Dyn Fil Gam Gem Hon Hur Kon Kom Kim Lon Lou Mil Mus Nam Nom Num Pan Pes Pix Por Pos Rem Ron San Sam Sem Sil Sim Som Sus Sur Sym Syn Tam Tem Tim Ton Van Ver Vis Wal Won Wei Wir Wis Bro Bu Gro Hum Ky Ly Lo Lu Mu Nu Pu Ru Su Tu Vu Wy Zend".split(" ");
+const COMPACT_PLACES =
+  "Ban Bin Bon Bur Bei Bre Bru Dam Des Dou Dyn Fil Gam Gem Hon Hur Kon Kom Kim Lon Lou Mil Mus Nam Nom Num Pan Pes Pix Por Pos Rem Ron San Sam Sem Sil Sim Som Sus Sur Sym Syn Tam Tem Tim Ton Van Ver Vis Wal Won Wei Wir Wis Bro Bu Gro Hum Ky Ly Lo Lu Mu Nu Pu Ru Su Tu Vu Wy Zend".split(
+    " ",
+  );
 const COMPACT_COMPANY_WORDS = ["Works", "Industries", "Systems", "Holdings", "Labs", "Company", "Group"];
 /** Most companies a compact world holds: 480 of the 504 syllable × word names (drawing the last few would be slow). */
 const COMPACT_COMPANY_CAP = 480;
@@ -107,7 +159,8 @@ class World {
   word(syllables: number, suffix = ""): string {
     for (;;) {
       let w = "";
-      for (let i = 0; i < syllables; i++) w += this.pick(ONSETS) + this.pick(VOWELS) + (i === syllables - 1 ? this.pick(CODAS) : "");
+      for (let i = 0; i < syllables; i++)
+        w += this.pick(ONSETS) + this.pick(VOWELS) + (i === syllables - 1 ? this.pick(CODAS) : "");
       w = w[0].toUpperCase() + w.slice(1) + suffix;
       if (!this.used.has(w)) {
         this.used.add(w);
@@ -133,17 +186,31 @@ class World {
     const c = this.compact;
     for (let i = 0; i < 10; i++) this.countries.push(c ? this.compactName() : this.word(2, "ia"));
     // Compact worlds have fewer towns: their names come from a fixed list of one-token words.
-    const nTowns = c ? Math.min(COMPACT_PLACES.length - 10, Math.max(20, Math.ceil(nPeople / 10))) : Math.max(20, Math.ceil(nPeople / 5));
+    const nTowns = c
+      ? Math.min(COMPACT_PLACES.length - 10, Math.max(20, Math.ceil(nPeople / 10)))
+      : Math.max(20, Math.ceil(nPeople / 5));
     for (let i = 0; i < nTowns; i++) {
       const name = c ? this.compactName() : this.word(2, this.pick(["holt", "mar", "burg", "vik", "ford", ""]));
-      this.towns.push({ name, country: this.pick(this.countries), population: this.int(3, 900) * 1000, river: this.pick(RIVERS) });
+      this.towns.push({
+        name,
+        country: this.pick(this.countries),
+        population: this.int(3, 900) * 1000,
+        river: this.pick(RIVERS),
+      });
     }
     for (let i = 0; i < nPeople; i++) {
       const birthTown = this.pick(this.towns).name;
       let movedTo = this.pick(this.towns).name;
       while (movedTo === birthTown) movedTo = this.pick(this.towns).name;
       const name = c ? this.compactName(COMPACT_SYLLABLES) : `${this.word(2)} ${this.word(2)}`;
-      this.people.push({ name, birthYear: this.int(1850, 1975), birthTown, movedTo, profession: this.pick(PROFESSIONS), she: this.rng() < 0.5 });
+      this.people.push({
+        name,
+        birthYear: this.int(1850, 1975),
+        birthTown,
+        movedTo,
+        profession: this.pick(PROFESSIONS),
+        she: this.rng() < 0.5,
+      });
     }
     // Every person founds at most one company, so "the founder of X" names one paragraph. Compact
     // company names are a syllable and one of a few words, so their count is capped below that space.
@@ -167,7 +234,14 @@ class World {
 
 function personParagraph(p: Person): [string, string[]] {
   const pron = p.she ? "She" : "He";
-  return [p.name, [`${p.name} (born ${p.birthYear}) is a ${p.profession}.`, ` ${pron} was born in ${p.birthTown} and later moved to ${p.movedTo}.`, ` ${pron} is best known for work published in the ${Math.floor((p.birthYear + 40) / 10) * 10}s.`]];
+  return [
+    p.name,
+    [
+      `${p.name} (born ${p.birthYear}) is a ${p.profession}.`,
+      ` ${pron} was born in ${p.birthTown} and later moved to ${p.movedTo}.`,
+      ` ${pron} is best known for work published in the ${Math.floor((p.birthYear + 40) / 10) * 10}s.`,
+    ],
+  ];
 }
 
 function companyParagraph(c: Company): [string, string[]] {
@@ -183,7 +257,13 @@ function companyParagraph(c: Company): [string, string[]] {
 }
 
 function townParagraph(t: Town): [string, string[]] {
-  return [t.name, [`${t.name} is a town in ${t.country}.`, ` It lies on the ${t.river} river and has about ${t.population.toLocaleString("en-US")} inhabitants.`]];
+  return [
+    t.name,
+    [
+      `${t.name} is a town in ${t.country}.`,
+      ` It lies on the ${t.river} river and has about ${t.population.toLocaleString("en-US")} inhabitants.`,
+    ],
+  ];
 }
 
 /** Writes one question with its supporting paragraphs and eight distractors, shuffled. */
@@ -228,24 +308,61 @@ type Maker = (world: World, id: string, pool: [string, string[]][]) => HotpotRec
 
 const founderBirthplace: Maker = (w, id, pool) => {
   const c = w.pick(w.companies);
-  return record(id, `Where was the founder of ${c.name} born?`, c.founder.birthTown, "bridge", [[c.name, 1], [c.founder.name, 1]], withDistractors(w, [companyParagraph(c), personParagraph(c.founder)], pool));
+  return record(
+    id,
+    `Where was the founder of ${c.name} born?`,
+    c.founder.birthTown,
+    "bridge",
+    [
+      [c.name, 1],
+      [c.founder.name, 1],
+    ],
+    withDistractors(w, [companyParagraph(c), personParagraph(c.founder)], pool),
+  );
 };
 
 const founderBirthYear: Maker = (w, id, pool) => {
   const c = w.pick(w.companies);
-  return record(id, `In what year was the founder of ${c.name} born?`, String(c.founder.birthYear), "bridge", [[c.name, 1], [c.founder.name, 0]], withDistractors(w, [companyParagraph(c), personParagraph(c.founder)], pool));
+  return record(
+    id,
+    `In what year was the founder of ${c.name} born?`,
+    String(c.founder.birthYear),
+    "bridge",
+    [
+      [c.name, 1],
+      [c.founder.name, 0],
+    ],
+    withDistractors(w, [companyParagraph(c), personParagraph(c.founder)], pool),
+  );
 };
 
 const birthCountry: Maker = (w, id, pool) => {
   const p = w.pick(w.people);
   const t = w.town(p.birthTown);
-  return record(id, `In which country was the ${p.profession} ${p.name} born?`, t.country, "bridge", [[p.name, 1], [t.name, 0]], withDistractors(w, [personParagraph(p), townParagraph(t)], pool));
+  return record(
+    id,
+    `In which country was the ${p.profession} ${p.name} born?`,
+    t.country,
+    "bridge",
+    [
+      [p.name, 1],
+      [t.name, 0],
+    ],
+    withDistractors(w, [personParagraph(p), townParagraph(t)], pool),
+  );
 };
 
 /** One hop, but a fact the scripted reader has no rule for: the offline teacher never answers it. */
 const movedTo: Maker = (w, id, pool) => {
   const p = w.pick(w.people);
-  return record(id, `Which town did the ${p.profession} ${p.name} move to?`, p.movedTo, "bridge", [[p.name, 1]], withDistractors(w, [personParagraph(p)], pool));
+  return record(
+    id,
+    `Which town did the ${p.profession} ${p.name} move to?`,
+    p.movedTo,
+    "bridge",
+    [[p.name, 1]],
+    withDistractors(w, [personParagraph(p)], pool),
+  );
 };
 
 const foundedFirst: Maker = (w, id, pool) => {
@@ -253,7 +370,17 @@ const foundedFirst: Maker = (w, id, pool) => {
   const b = w.pick(w.companies);
   if (a === b || a.year === b.year) return undefined;
   const answer = a.year < b.year ? a.name : b.name;
-  return record(id, `Which company was founded first, ${a.name} or ${b.name}?`, answer, "comparison", [[a.name, 1], [b.name, 1]], withDistractors(w, [companyParagraph(a), companyParagraph(b)], pool));
+  return record(
+    id,
+    `Which company was founded first, ${a.name} or ${b.name}?`,
+    answer,
+    "comparison",
+    [
+      [a.name, 1],
+      [b.name, 1],
+    ],
+    withDistractors(w, [companyParagraph(a), companyParagraph(b)], pool),
+  );
 };
 
 const bornEarlier: Maker = (w, id, pool) => {
@@ -261,7 +388,17 @@ const bornEarlier: Maker = (w, id, pool) => {
   const b = w.pick(w.people);
   if (a === b || a.birthYear === b.birthYear) return undefined;
   const answer = a.birthYear < b.birthYear ? a.name : b.name;
-  return record(id, `Who was born earlier, ${a.name} or ${b.name}?`, answer, "comparison", [[a.name, 0], [b.name, 0]], withDistractors(w, [personParagraph(a), personParagraph(b)], pool));
+  return record(
+    id,
+    `Who was born earlier, ${a.name} or ${b.name}?`,
+    answer,
+    "comparison",
+    [
+      [a.name, 0],
+      [b.name, 0],
+    ],
+    withDistractors(w, [personParagraph(a), personParagraph(b)], pool),
+  );
 };
 
 const sameBirthplace: Maker = (w, id, pool) => {
@@ -273,17 +410,50 @@ const sameBirthplace: Maker = (w, id, pool) => {
   // Compact worlds name the answer's two words in the question, as a choice question names its
   // options: a model that answers by copying from its context can then say "yes" or "no" at all.
   const question = `Were ${a.name} and ${b.name} born in the same town${w.compact ? ", yes or no" : ""}?`;
-  return record(id, question, a.birthTown === b.birthTown ? "yes" : "no", "comparison", [[a.name, 1], [b.name, 1]], withDistractors(w, [personParagraph(a), personParagraph(b)], pool));
+  return record(
+    id,
+    question,
+    a.birthTown === b.birthTown ? "yes" : "no",
+    "comparison",
+    [
+      [a.name, 1],
+      [b.name, 1],
+    ],
+    withDistractors(w, [personParagraph(a), personParagraph(b)], pool),
+  );
 };
 
-const MAKERS: Maker[] = [founderBirthplace, founderBirthYear, birthCountry, founderBirthplace, foundedFirst, bornEarlier, sameBirthplace];
+const MAKERS: Maker[] = [
+  founderBirthplace,
+  founderBirthYear,
+  birthCountry,
+  founderBirthplace,
+  foundedFirst,
+  bornEarlier,
+  sameBirthplace,
+];
 /**
  * Compact worlds leave out the year question (a year is four digit tokens to copy) and add one the
  * scripted reader cannot answer (moved-to), so the offline recipe has a kind imitation never shows.
  */
-const COMPACT_MAKERS: Maker[] = [founderBirthplace, birthCountry, founderBirthplace, foundedFirst, bornEarlier, sameBirthplace, movedTo];
+const COMPACT_MAKERS: Maker[] = [
+  founderBirthplace,
+  birthCountry,
+  founderBirthplace,
+  foundedFirst,
+  bornEarlier,
+  sameBirthplace,
+  movedTo,
+];
 
-function record(id: string, question: string, answer: string, type: "bridge" | "comparison", supporting: [string, number][], context: [string, string[]][]): HotpotRecord {
+function record(
+  id: string,
+  question: string,
+  answer: string,
+  type: "bridge" | "comparison",
+  supporting: [string, number][],
+  context: [string, string[]][],
+): HotpotRecord {
   return { _id: id, question, answer, type, level: "medium", supporting_facts: supporting, context };
 }
 
@@ -299,7 +469,11 @@ export function generateSyntheticHotpot(options: SyntheticOptions = {}): Synthet
   const nDev = options.dev ?? 300;
   const nPeople = Math.max(60, Math.ceil((nTrain + nDev) / 2));
   world.build(compact ? Math.min(nPeople, COMPACT_PEOPLE_CAP) : nPeople);
-  const pool = [...world.people.map(personParagraph), ...world.companies.map(companyParagraph), ...world.towns.map(townParagraph)];
+  const pool = [
+    ...world.people.map(personParagraph),
+    ...world.companies.map(companyParagraph),
+    ...world.towns.map(townParagraph),
+  ];
   const seenQuestions = new Set<string>();
   const make = (prefix: string, n: number): HotpotRecord[] => {
     const out: HotpotRecord[] = [];

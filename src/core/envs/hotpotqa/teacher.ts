@@ -41,7 +41,8 @@ export class TeacherPolicy implements Policy {
     const transcript = parseTranscript(this.tokenizer.decode(promptTokens));
     const reply = heuristicReply(transcript, { yesNo: false });
     const tokens = teacherReplyTokens(this.tokenizer, reply, transcript.question, this.endToken);
-    if (tokens.length > options.maxTokens) return { tokens: tokens.slice(0, options.maxTokens), logprobs: null, stopReason: "length" };
+    if (tokens.length > options.maxTokens)
+      return { tokens: tokens.slice(0, options.maxTokens), logprobs: null, stopReason: "length" };
     return { tokens, logprobs: null, stopReason: "stop" };
   }
 

@@ -16,7 +16,8 @@ export interface ScriptContext {
 }
 
 /** A reply as text, or full control over the sample (e.g. to simulate a length stop). */
-export type ScriptedReply = string | { text: string; stopReason?: "stop" | "length"; omitEndToken?: boolean; noLogprobs?: boolean };
+export type ScriptedReply =
+  string | { text: string; stopReason?: "stop" | "length"; omitEndToken?: boolean; noLogprobs?: boolean };
 
 export interface ScriptedPolicyOptions {
   /** Logprob given to every token (default -0.5). */
@@ -47,7 +48,8 @@ export class ScriptedPolicy implements Policy {
     if (typeof this.replies === "function") {
       reply = this.replies({ turn, promptTokens, promptText: this.tokenizer.decode(promptTokens) });
     } else {
-      if (turn >= this.replies.length) throw new Error(`scripted policy has ${this.replies.length} replies; turn ${turn + 1} was asked for`);
+      if (turn >= this.replies.length)
+        throw new Error(`scripted policy has ${this.replies.length} replies; turn ${turn + 1} was asked for`);
       reply = this.replies[turn];
     }
     const r = typeof reply === "string" ? { text: reply } : reply;

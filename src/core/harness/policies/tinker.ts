@@ -39,7 +39,14 @@ export class TinkerPolicy implements Policy {
   async sample(promptTokens: readonly number[], options: SampleOptions): Promise<Sample> {
     const result = await this.options.sampler
       .sample(
-        { prompt: promptTokens, numSamples: 1, maxTokens: options.maxTokens, temperature: options.temperature, stop: [this.endToken], seed: options.seed },
+        {
+          prompt: promptTokens,
+          numSamples: 1,
+          maxTokens: options.maxTokens,
+          temperature: options.temperature,
+          stop: [this.endToken],
+          seed: options.seed,
+        },
         { signal: options.signal },
       )
       .result();
@@ -78,10 +85,17 @@ export interface CreateTinkerPolicyOptions {
 
 /** For `agent-lab eval --backend tinker [--model-path tinker://…]`: a ready policy (call close() when done). */
 export async function createTinkerPolicy(options: CreateTinkerPolicyOptions): Promise<TinkerPolicy> {
-  const service = new TinkerService({ apiKey: options.apiKey, baseUrl: options.baseUrl, env: options.env, retry: options.retry });
+  const service = new TinkerService({
+    apiKey: options.apiKey,
+    baseUrl: options.baseUrl,
+    env: options.env,
+    retry: options.retry,
+  });
   try {
     const sampler = await service.createSamplingClient(
-      options.modelPath ? { modelPath: options.modelPath, signal: options.signal } : { baseModel: options.model, signal: options.signal },
+      options.modelPath
+        ? { modelPath: options.modelPath, signal: options.signal }
+        : { baseModel: options.model, signal: options.signal },
     );
     return new TinkerPolicy({
       sampler,

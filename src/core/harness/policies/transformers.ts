@@ -95,7 +95,8 @@ export class TransformersPolicy implements Policy {
   private async sampleNow(promptTokens: readonly number[], options: SampleOptions): Promise<Sample> {
     const { temperature, maxTokens, signal } = options;
     if (!(temperature >= 0)) throw new UserError(`temperature must be >= 0, got ${temperature}`);
-    if (!Number.isInteger(maxTokens) || maxTokens < 0) throw new UserError(`maxTokens must be a whole number >= 0, got ${maxTokens}`);
+    if (!Number.isInteger(maxTokens) || maxTokens < 0)
+      throw new UserError(`maxTokens must be a whole number >= 0, got ${maxTokens}`);
     if (promptTokens.length === 0) throw new UserError("cannot sample from an empty prompt");
     signal?.throwIfAborted();
     if (maxTokens === 0) return { tokens: [], logprobs: [], stopReason: "length" };
@@ -113,7 +114,11 @@ export class TransformersPolicy implements Policy {
     };
     const { processors, criteria } = this.makeHooks(hook, () => signal?.aborted ?? false);
     const { Tensor } = await import("@huggingface/transformers");
-    const ids = new Tensor("int64", BigInt64Array.from(promptTokens, (t) => BigInt(t)), [1, promptTokens.length]);
+    const ids = new Tensor(
+      "int64",
+      BigInt64Array.from(promptTokens, (t) => BigInt(t)),
+      [1, promptTokens.length],
+    );
     const mask = new Tensor("int64", new BigInt64Array(promptTokens.length).fill(1n), [1, promptTokens.length]);
     const sequences = (await this.lm.generate({
       inputs: ids,
@@ -188,7 +193,8 @@ export async function createTransformersPolicy(options: TransformersPolicyOption
         "transformers.js needs an ONNX export (onnx/model.onnx or a quantized variant) next to config.json and the tokenizer files.",
     );
   }
-  const tokenizer = options.tokenizer ?? (await loadTokenizer(source, options.cacheDir ? { cacheDir: options.cacheDir } : {}));
+  const tokenizer =
+    options.tokenizer ?? (await loadTokenizer(source, options.cacheDir ? { cacheDir: options.cacheDir } : {}));
 
   // Subclasses of the library's hook classes, defined here because the library is loaded lazily.
   class ChooseToken extends lib.LogitsProcessor {

@@ -68,7 +68,8 @@ export function loadAblationInputs(dirs: readonly string[]): AblationInput[] {
   const names = new Map<string, number>();
   return dirs.map((dir) => {
     const files = readRun(dir, ABLATE_FIELDS);
-    if (files.episodes.length === 0) throw new FileFormatError(episodesPath(dir), undefined, "no finished episodes to compare");
+    if (files.episodes.length === 0)
+      throw new FileFormatError(episodesPath(dir), undefined, "no finished episodes to compare");
     // Two folders with one name (runs/a/x and runs/b/x) keep distinct labels.
     const base = basename(dir.replace(/[\\/]+$/, "")) || dir;
     const seen = names.get(base) ?? 0;
@@ -83,7 +84,9 @@ export function checkSameEnvironment(inputs: readonly Pick<AblationInput, "name"
   for (const r of inputs.slice(1)) {
     const other = manifestEnvironment(r.manifest);
     if (other.name !== base.name || other.version !== base.version) {
-      throw new UserError(`cannot pair ${inputs[0].name} (${describeEnvironment(base)}) with ${r.name} (${describeEnvironment(other)}): runs of different environments are not comparable`);
+      throw new UserError(
+        `cannot pair ${inputs[0].name} (${describeEnvironment(base)}) with ${r.name} (${describeEnvironment(other)}): runs of different environments are not comparable`,
+      );
     }
   }
 }
@@ -100,11 +103,17 @@ export function ablate(inputs: readonly AblationInput[], options: AblationOption
   const byId = inputs.map((r) => new Map(r.episodes.map((e) => [e.id, e])));
   const ids = [...byId[0].keys()].filter((id) => byId.every((m) => m.has(id))).sort();
   const n = ids.length;
-  if (n === 0) throw new UserError(`the runs share no question ids (${inputs.map((r) => r.name).join(", ")}): were they run on the same split?`);
+  if (n === 0)
+    throw new UserError(
+      `the runs share no question ids (${inputs.map((r) => r.name).join(", ")}): were they run on the same split?`,
+    );
   const rows = byId.map((m) => ids.map((id) => m.get(id)!));
   inputs.forEach((r) => {
     const dropped = r.episodes.length - n;
-    if (dropped > 0) warnings.push(`${r.name}: ${dropped} of its ${r.episodes.length} questions are not in every run and were left out`);
+    if (dropped > 0)
+      warnings.push(
+        `${r.name}: ${dropped} of its ${r.episodes.length} questions are not in every run and were left out`,
+      );
   });
 
   // The report's two slots are roles, read from the environment's declarations: `f1` is its primary
@@ -128,7 +137,9 @@ export function ablate(inputs: readonly AblationInput[], options: AblationOption
     answered: mean(rows[k].map((e) => (e.end === "answer" ? 1 : 0))),
     usd_per_q: mean(rows[k].map((e) => e.usd)),
     usd_total: r.episodes.reduce((s, e) => s + e.usd, 0),
-    split: r.manifest?.split ? { name: r.manifest.split.name, file: r.manifest.split.file, sha256: r.manifest.split.sha256 } : null,
+    split: r.manifest?.split
+      ? { name: r.manifest.split.name, file: r.manifest.split.file, sha256: r.manifest.split.sha256 }
+      : null,
     search: searchSettings(r.manifest),
   }));
 
@@ -184,7 +195,9 @@ export function ablate(inputs: readonly AblationInput[], options: AblationOption
     c.em.verdict = verdict(c.em.p_holm, c.em.ci);
   });
 
-  warnings.push(...comparabilityWarnings(inputs, comparisons, expect, options.expectAdvice ?? "name it with --expect FIELD"));
+  warnings.push(
+    ...comparabilityWarnings(inputs, comparisons, expect, options.expectAdvice ?? "name it with --expect FIELD"),
+  );
 
   const questions: QuestionRow[] = ids.map((id, q) => ({
     id,
@@ -201,7 +214,16 @@ export function ablate(inputs: readonly AblationInput[], options: AblationOption
     kind: "agent-lab.ablation",
     created: (options.now ?? new Date()).toISOString(),
     environment: manifestEnvironment(inputs[0].manifest),
-    settings: { resamples, seed, level: LEVEL, alpha: ALPHA, power: POWER, interval: "percentile bootstrap", correction: "holm", expect: [...expect] },
+    settings: {
+      resamples,
+      seed,
+      level: LEVEL,
+      alpha: ALPHA,
+      power: POWER,
+      interval: "percentile bootstrap",
+      correction: "holm",
+      expect: [...expect],
+    },
     shared: n,
     runs,
     comparisons: comparisons.map(({ p: _p, ...c }) => c),
@@ -254,21 +276,38 @@ export function isExpected(field: string, expect: readonly string[]): boolean {
 
 function splitDifferences(base: RunManifest | undefined, run: RunManifest | undefined, expect: readonly string[]) {
   const diffs: FieldDifference[] = base && run ? fingerprintDiff(base, run) : [];
-  return { expected: diffs.filter((d) => isExpected(d.field, expect)), unexpected: diffs.filter((d) => !isExpected(d.field, expect)) };
+  return {
+    expected: diffs.filter((d) => isExpected(d.field, expect)),
+    unexpected: diffs.filter((d) => !isExpected(d.field, expect)),
+  };
 }
 
-function comparabilityWarnings(inputs: readonly AblationInput[], comparisons: readonly AblationComparison[], expect: readonly string[], advice: string): string[] {
+function comparabilityWarnings(
+  inputs: readonly AblationInput[],
+  comparisons: readonly AblationComparison[],
+  expect: readonly string[],
+  advice: string,
+): string[] {
   const out: string[] = [];
-  for (const r of inputs) if (!r.manifest) out.push(`${r.name}: no manifest.json, so nothing shows it ran under the same settings as the others`);
+  for (const r of inputs)
+    if (!r.manifest)
+      out.push(`${r.name}: no manifest.json, so nothing shows it ran under the same settings as the others`);
   const base = inputs[0].name;
   for (const c of comparisons) {
     if (c.unexpected_differences.length === 0) continue;
-    const fields = collapseChildren(c.unexpected_differences).map((d) => `${d.field} (${show(d.a)} → ${show(d.b)})`).join(", ");
-    out.push(`${c.name} differs from ${base} in more than the thing under test: ${fields}. If a field is what you meant to change, ${advice}.`);
+    const fields = collapseChildren(c.unexpected_differences)
+      .map((d) => `${d.field} (${show(d.a)} → ${show(d.b)})`)
+      .join(", ");
+    out.push(
+      `${c.name} differs from ${base} in more than the thing under test: ${fields}. If a field is what you meant to change, ${advice}.`,
+    );
   }
-  const differing = new Set(comparisons.flatMap((c) => [...c.expected_differences, ...c.unexpected_differences].map((d) => d.field)));
+  const differing = new Set(
+    comparisons.flatMap((c) => [...c.expected_differences, ...c.unexpected_differences].map((d) => d.field)),
+  );
   for (const e of expect) {
-    if (inputs.every((r) => r.manifest) && ![...differing].some((f) => isExpected(f, [e]))) out.push(`--expect ${e}: no run differs from ${base} in that field`);
+    if (inputs.every((r) => r.manifest) && ![...differing].some((f) => isExpected(f, [e])))
+      out.push(`--expect ${e}: no run differs from ${base} in that field`);
   }
   return out;
 }
@@ -288,7 +327,9 @@ function collapseChildren(diffs: readonly FieldDifference[]): FieldDifference[] 
   return diffs
     .filter((d) => !parentListed(d.field))
     .map((d) =>
-      hasChildren(d.field) ? { field: d.field, a: d.a === undefined ? OBJECT : d.a, b: d.b === undefined ? OBJECT : d.b } : d,
+      hasChildren(d.field)
+        ? { field: d.field, a: d.a === undefined ? OBJECT : d.a, b: d.b === undefined ? OBJECT : d.b }
+        : d,
     );
 }
 

@@ -20,10 +20,12 @@ export interface CompareRequest {
   searchDirs: string[];
 }
 
-export type CompareReply = { id: number; ok: { report: AblationReport; setup: CompareSetup } } | { id: number; failed: string };
+export type CompareReply =
+  { id: number; ok: { report: AblationReport; setup: CompareSetup } } | { id: number; failed: string };
 
 /** The bundled worker next to the extension, or the .ts source next to this module (tests, tsx). */
-const workerScript = () => requireWorkerScript(__dirname, ["compare-worker.js", "compare-worker.ts"], "the Compare panel's worker");
+const workerScript = () =>
+  requireWorkerScript(__dirname, ["compare-worker.js", "compare-worker.ts"], "the Compare panel's worker");
 
 /**
  * Runs whose episodes files add up to at most this many bytes are compared on the caller's
@@ -48,7 +50,14 @@ function episodesBytes(runDirs: string[]): number {
 export class CompareWorker {
   private worker: Worker | undefined;
   private nextId = 1;
-  private readonly pending = new Map<number, { worker: Worker; resolve: (r: { report: AblationReport; setup: CompareSetup }) => void; reject: (e: Error) => void }>();
+  private readonly pending = new Map<
+    number,
+    {
+      worker: Worker;
+      resolve: (r: { report: AblationReport; setup: CompareSetup }) => void;
+      reject: (e: Error) => void;
+    }
+  >();
 
   /** `onThreadMaxBytes`: ON_THREAD_MAX_BYTES; a test sets 0 to send any runs to the worker. */
   constructor(private readonly onThreadMaxBytes = ON_THREAD_MAX_BYTES) {}
@@ -79,7 +88,9 @@ export class CompareWorker {
   /** The report and setup for these runs (the first is the baseline), as compareView makes them: here for small runs, else in the worker. */
   view(req: Omit<CompareRequest, "id">): Promise<{ report: AblationReport; setup: CompareSetup }> {
     if (episodesBytes(req.runDirs) <= this.onThreadMaxBytes) {
-      return new Promise((resolve) => resolve(compareView(loadAblationInputs(req.runDirs), req.origin, req.expect, req.searchDirs)));
+      return new Promise((resolve) =>
+        resolve(compareView(loadAblationInputs(req.runDirs), req.origin, req.expect, req.searchDirs)),
+      );
     }
     const worker = (this.worker ??= this.start());
     const id = this.nextId++;

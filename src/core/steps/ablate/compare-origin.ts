@@ -26,4 +26,3 @@ export const ORIGIN_LABELS: Readonly<Record<CompareOrigin, string>> = {
 
 /** Advice in the panel's warnings where the CLI says "--expect FIELD". */
 export const PANEL_EXPECT_ADVICE = "tick it under “Expected to differ” above";
-

@@ -85,7 +85,12 @@ export function promptDiffs(inputs: readonly AblationInput[], searchDirs: readon
     if (!m || m.system_prompt.sha256 === base.system_prompt.sha256) continue;
     const a = find(base.system_prompt);
     const b = find(m.system_prompt);
-    out.push({ baseline: a, other: b, run: r.name, lines: a.text !== null && b.text !== null ? lineDiff(a.text, b.text) : null });
+    out.push({
+      baseline: a,
+      other: b,
+      run: r.name,
+      lines: a.text !== null && b.text !== null ? lineDiff(a.text, b.text) : null,
+    });
   }
   return out;
 }
@@ -112,7 +117,8 @@ function findPrompt(file: string, sha256: string, searchDirs: readonly string[])
     }
   }
   // A run on the shipped prompt records its file name only: look in the extension's own prompts.
-  for (const shipped of [defaultSystemPromptFile(false), defaultSystemPromptFile(true)]) if (basename(shipped) === file) candidates.add(shipped);
+  for (const shipped of [defaultSystemPromptFile(false), defaultSystemPromptFile(true)])
+    if (basename(shipped) === file) candidates.add(shipped);
   for (const path of candidates) {
     if (!isFile(path)) continue;
     const text = promptText(readFileSync(path, "utf8"));
@@ -162,7 +168,12 @@ export interface CompareSetup {
  * The Compare panel's report: `ablate` with the CLI's defaults (resamples, seed), the chosen
  * fields expected to differ (the origin's preset until the user changes them), and its setup.
  */
-export function compareView(inputs: readonly AblationInput[], origin: CompareOrigin, expect: readonly string[] | undefined, searchDirs: readonly string[]): { report: AblationReport; setup: CompareSetup } {
+export function compareView(
+  inputs: readonly AblationInput[],
+  origin: CompareOrigin,
+  expect: readonly string[] | undefined,
+  searchDirs: readonly string[],
+): { report: AblationReport; setup: CompareSetup } {
   const fields = differingFields(inputs);
   const chosen = expect ? [...expect] : presetExpect(origin, fields);
   const report = ablate(inputs, { expect: chosen, expectAdvice: PANEL_EXPECT_ADVICE });

@@ -14,7 +14,8 @@ export const signed = (x: number): string => (x >= 0 ? "+" : "−") + Math.abs(x
 export const intervalText = (ci: Interval): string => `[${f3(ci.lo)}, ${f3(ci.hi)}]`;
 
 /** "+0.041 [+0.012, +0.070]" */
-export const deltaCell = (d: Pick<DeltaResult, "delta" | "ci">): string => `${signed(d.delta)} [${signed(d.ci.lo)}, ${signed(d.ci.hi)}]`;
+export const deltaCell = (d: Pick<DeltaResult, "delta" | "ci">): string =>
+  `${signed(d.delta)} [${signed(d.ci.lo)}, ${signed(d.ci.hi)}]`;
 
 /** p-values: three significant digits, and "<0.0001" rather than a misleading 0. */
 export function formatP(p: number): string {

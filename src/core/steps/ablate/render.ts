@@ -16,7 +16,10 @@ const pct = (x: number) => `${Math.round(x * 100)}%`;
 function table(header: string[], rows: string[][], leftColumns = 1): string {
   const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c].length)));
   const line = (cells: string[]) =>
-    cells.map((cell, c) => (c < leftColumns ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join("  ").trimEnd();
+    cells
+      .map((cell, c) => (c < leftColumns ? cell.padEnd(widths[c]) : cell.padStart(widths[c])))
+      .join("  ")
+      .trimEnd();
   return [line(header), ...rows.map(line)].join("\n");
 }
 
@@ -59,7 +62,19 @@ export function renderAblationTable(report: AblationReport, environment?: Report
     out.push(`vs ${report.runs[0].name} (paired):`);
     out.push(
       table(
-        ["run", "Δ F1 [95% CI]", "p", "p Holm", "Δ F1 verdict", "MDE F1", "Δ EM [95% CI]", "b/c", "p", "p Holm", "Δ EM verdict"],
+        [
+          "run",
+          "Δ F1 [95% CI]",
+          "p",
+          "p Holm",
+          "Δ F1 verdict",
+          "MDE F1",
+          "Δ EM [95% CI]",
+          "b/c",
+          "p",
+          "p Holm",
+          "Δ EM verdict",
+        ],
         report.comparisons.map((c) => [
           c.name,
           deltaCell(c.f1),
@@ -104,12 +119,21 @@ export function renderAblationTable(report: AblationReport, environment?: Report
 function renderOneMetricTable(report: AblationReport, env: ReportEnvironment): string {
   const m = env.metrics.em;
   const out: string[] = [];
-  const droppedNote = report.runs.some((r) => r.dropped > 0) ? ` (dropped: ${report.runs.map((r) => `${r.name} ${r.dropped}`).join(", ")})` : "";
+  const droppedNote = report.runs.some((r) => r.dropped > 0)
+    ? ` (dropped: ${report.runs.map((r) => `${r.name} ${r.dropped}`).join(", ")})`
+    : "";
   out.push(`${report.shared} shared questions${droppedNote}`, "");
   out.push(
     table(
       ["run", m, "95% CI", ...(env.hasTools ? ["searches"] : []), "answered", "$/q"],
-      report.runs.map((r) => [r.name, f3(r.em.mean), intervalText(r.em.ci), ...(env.hasTools ? [r.searches_per_q.toFixed(2)] : []), pct(r.answered), usd(r.usd_per_q)]),
+      report.runs.map((r) => [
+        r.name,
+        f3(r.em.mean),
+        intervalText(r.em.ci),
+        ...(env.hasTools ? [r.searches_per_q.toFixed(2)] : []),
+        pct(r.answered),
+        usd(r.usd_per_q),
+      ]),
     ),
   );
   if (report.comparisons.length > 0) {
@@ -153,8 +177,13 @@ function notes(report: AblationReport, env?: ReportEnvironment): string[] {
       `MDE ${m}: the smallest true Δ this many paired questions (${report.shared}) detects with ${s.power * 100}% power at α = ${s.alpha} ` +
         `(two-sided, normal approximation, from the observed SD of the per-question differences).`,
     );
-    const planning = report.comparisons.filter((c) => c.f1.sd > 0).map((c) => `${c.name} ${questionsForDelta({ sd: c.f1.sd, delta: 0.02 }).toLocaleString("en-US")}`);
-    if (planning.length > 0) lines.push(`Paired questions needed to detect Δ ${m} = 0.02 at that SD: ${planning.join(", ")} (a quarter of that for 0.04).`);
+    const planning = report.comparisons
+      .filter((c) => c.f1.sd > 0)
+      .map((c) => `${c.name} ${questionsForDelta({ sd: c.f1.sd, delta: 0.02 }).toLocaleString("en-US")}`);
+    if (planning.length > 0)
+      lines.push(
+        `Paired questions needed to detect Δ ${m} = 0.02 at that SD: ${planning.join(", ")} (a quarter of that for 0.04).`,
+      );
     return lines;
   }
   if (report.comparisons.length > 0) {
@@ -169,7 +198,10 @@ function notes(report: AblationReport, env?: ReportEnvironment): string[] {
     const planning = report.comparisons
       .filter((c) => c.f1.sd > 0)
       .map((c) => `${c.name} ${questionsForDelta({ sd: c.f1.sd, delta: 0.02 }).toLocaleString("en-US")}`);
-    if (planning.length > 0) lines.push(`Paired questions needed to detect Δ F1 = 0.02 at that SD: ${planning.join(", ")} (a quarter of that for 0.04).`);
+    if (planning.length > 0)
+      lines.push(
+        `Paired questions needed to detect Δ F1 = 0.02 at that SD: ${planning.join(", ")} (a quarter of that for 0.04).`,
+      );
   }
   return lines;
 }
@@ -199,7 +231,16 @@ export function renderMarkdownReport(report: AblationReport, options: MarkdownOp
   const out: string[] = [];
   out.push(`## Results on ${env.dataset} ${splitName} (${facts.join(", ")})`);
   out.push("");
-  const header = ["Stage", "F1 [95% CI]", "EM", "Searches/q", "$/q", `Δ F1 vs ${first.name} [95% CI]`, "p (Holm)", "Verdict"];
+  const header = [
+    "Stage",
+    "F1 [95% CI]",
+    "EM",
+    "Searches/q",
+    "$/q",
+    `Δ F1 vs ${first.name} [95% CI]`,
+    "p (Holm)",
+    "Verdict",
+  ];
   out.push(`| ${header.join(" | ")} |`);
   out.push(`|${header.map((h) => "-".repeat(h.length + 2)).join("|")}|`);
   runs.forEach((r, k) => {
@@ -229,7 +270,10 @@ function reportFooter(report: AblationReport, env: ReportEnvironment): string[] 
   const split = runs[0].split;
   const total = runs.reduce((s, r) => s + r.usd_total, 0);
   const shas = [...new Set(runs.map((r) => r.split?.sha256).filter((x): x is string => Boolean(x)))];
-  const shaText = shas.length === 0 ? "(no manifests)" : shas.map((h) => h.slice(0, 16)).join(" / ") + (shas.length > 1 ? " (runs used different files!)" : "");
+  const shaText =
+    shas.length === 0
+      ? "(no manifests)"
+      : shas.map((h) => h.slice(0, 16)).join(" / ") + (shas.length > 1 ? " (runs used different files!)" : "");
   // Paragraphs of their own: consecutive markdown lines render as one run-on line in a preview.
   out.push(`Total Tinker cost: $${total.toFixed(2)} · ${split?.file ?? "split"} sha256: ${shaText}`);
   if (env.limitation) out.push("", `Limitation: ${env.limitation}`);
@@ -248,8 +292,19 @@ function renderOneMetricMarkdown(report: AblationReport, env: ReportEnvironment,
   const first = runs[0];
   const m = env.metrics.em;
   const out: string[] = [];
-  out.push(`## Results on ${env.dataset} ${first.split?.name ?? "the shared questions"} (${report.shared} questions)`, "");
-  const header = ["Stage", `${m} [95% CI]`, ...(env.hasTools ? ["Searches/q"] : []), "$/q", `Δ ${m} vs ${first.name} [95% CI]`, "p (Holm)", "Verdict"];
+  out.push(
+    `## Results on ${env.dataset} ${first.split?.name ?? "the shared questions"} (${report.shared} questions)`,
+    "",
+  );
+  const header = [
+    "Stage",
+    `${m} [95% CI]`,
+    ...(env.hasTools ? ["Searches/q"] : []),
+    "$/q",
+    `Δ ${m} vs ${first.name} [95% CI]`,
+    "p (Holm)",
+    "Verdict",
+  ];
   out.push(`| ${header.join(" | ")} |`);
   out.push(`|${header.map((h) => "-".repeat(h.length + 2)).join("|")}|`);
   runs.forEach((r, k) => {

@@ -17,7 +17,8 @@ export const SYNTHETIC_WORLD_SOURCE = "agent-lab pipeline synthetic world";
 /** The synthetic world's heading and caveat, in place of HotpotQA's corpus line. */
 export const SYNTHETIC_REPORT = {
   dataset: "the synthetic world's",
-  limitation: "the questions, titles and paragraphs are an invented offline world, so these numbers show that the recipe runs end to end, not what a model scores on HotpotQA.",
+  limitation:
+    "the questions, titles and paragraphs are an invented offline world, so these numbers show that the recipe runs end to end, not what a model scores on HotpotQA.",
 } as const;
 
 export interface ReportEnvironment {
@@ -49,15 +50,27 @@ export function isSyntheticWorld(dataDir: string, split: { file: string; sha256:
     // A damaged splits.json is for `prepare` to report; here it only means "not recognisably synthetic".
     return false;
   }
-  return typeof record.source === "string" && record.source.startsWith(SYNTHETIC_WORLD_SOURCE) && record.files?.[split.file]?.sha256 === split.sha256;
+  return (
+    typeof record.source === "string" &&
+    record.source.startsWith(SYNTHETIC_WORLD_SOURCE) &&
+    record.files?.[split.file]?.sha256 === split.sha256
+  );
 }
 
 /** The report lines for runs of `env`; an environment this build does not know gets neutral ones. */
 export function reportEnvironment(env: EnvironmentId, o: ReportEnvironmentOptions = {}): ReportEnvironment {
   const info = environmentInfo(env.name);
-  if (!info) return { name: env.name, dataset: env.name, metrics: metricLabels(env.name), hasTools: true, limitation: "" };
-  const base = { name: info.name, dataset: info.dataset, metrics: metricLabels(info.name), hasTools: info.hasTools, limitation: info.limitation };
-  if (info.name === HOTPOTQA_NAME && o.dataDir && o.split && isSyntheticWorld(o.dataDir, o.split)) return { ...base, ...SYNTHETIC_REPORT };
+  if (!info)
+    return { name: env.name, dataset: env.name, metrics: metricLabels(env.name), hasTools: true, limitation: "" };
+  const base = {
+    name: info.name,
+    dataset: info.dataset,
+    metrics: metricLabels(info.name),
+    hasTools: info.hasTools,
+    limitation: info.limitation,
+  };
+  if (info.name === HOTPOTQA_NAME && o.dataDir && o.split && isSyntheticWorld(o.dataDir, o.split))
+    return { ...base, ...SYNTHETIC_REPORT };
   return base;
 }
 

@@ -22,15 +22,26 @@ export const CONFIG_STEP = defineStep({
 
 export const PREPARE_STEP = defineStep({
   name: "prepare",
-  summary: "download the environment's data (or read local files) → train/val/test splits + the locked test hash (HotpotQA: + corpus.jsonl)",
+  summary:
+    "download the environment's data (or read local files) → train/val/test splits + the locked test hash (HotpotQA: + corpus.jsonl)",
   flags: {
     env: f.env,
-    hub: { type: "boolean", help: "download from the Hugging Face hub (the default without local files): hotpotqa/hotpot_qa distractor, openai/gsm8k main" },
-    train: { type: "list", arg: "FILE", help: "train records: HotpotQA's official JSON list, JSONL or .parquet; GSM8K's JSONL {question, answer} or .parquet (repeat for several files, in order)" },
+    hub: {
+      type: "boolean",
+      help: "download from the Hugging Face hub (the default without local files): hotpotqa/hotpot_qa distractor, openai/gsm8k main",
+    },
+    train: {
+      type: "list",
+      arg: "FILE",
+      help: "train records: HotpotQA's official JSON list, JSONL or .parquet; GSM8K's JSONL {question, answer} or .parquet (repeat for several files, in order)",
+    },
     dev: { type: "list", arg: "FILE", help: "HotpotQA: dev (validation) records, same formats" },
     test: { type: "list", arg: "FILE", help: "GSM8K: the official test records, same formats" },
     out: { type: "string", arg: "DIR", help: "data folder (default: config dataDir)" },
-    "replace-test-split": { type: "boolean", help: "allow replacing a locked test.jsonl whose content changed (says what changed)" },
+    "replace-test-split": {
+      type: "boolean",
+      help: "allow replacing a locked test.jsonl whose content changed (says what changed)",
+    },
     workspace: f.workspace,
   },
 });
@@ -39,7 +50,11 @@ export const INDEX_STEP = defineStep({
   name: "index",
   summary: "build the BM25 search index of <dataDir>/corpus.jsonl into <dataDir>/bm25",
   flags: {
-    data: { type: "string", arg: "DIR", help: "data folder with corpus.jsonl; the index goes to DIR/bm25 (default: config dataDir)" },
+    data: {
+      type: "string",
+      arg: "DIR",
+      help: "data folder with corpus.jsonl; the index goes to DIR/bm25 (default: config dataDir)",
+    },
     workspace: f.workspace,
   },
 });
@@ -69,8 +84,17 @@ export const EVAL_STEP = defineStep({
   flags: {
     name: f.requiredRunName,
     env: f.env,
-    split: { type: "string", arg: "S", choices: f.SPLITS, default: "val", help: `which split (test needs ${f.TEST_SPLIT_FLAG})` },
-    [f.TEST_SPLIT_FLAG_NAME]: { type: "boolean", help: "allow opening the test split (recorded in the manifest)" } as const,
+    split: {
+      type: "string",
+      arg: "S",
+      choices: f.SPLITS,
+      default: "val",
+      help: `which split (test needs ${f.TEST_SPLIT_FLAG})`,
+    },
+    [f.TEST_SPLIT_FLAG_NAME]: {
+      type: "boolean",
+      help: "allow opening the test split (recorded in the manifest)",
+    } as const,
     "closed-book": { type: "boolean", help: "no search: the floor" },
     limit: { type: "int", arg: "N", min: 1, help: "first N questions of the split" },
     "top-k": f.topK,
@@ -94,13 +118,20 @@ export const EVAL_STEP = defineStep({
   spends: (v) => v.backend === "tinker",
   estimate: (v, c) => {
     const questions = v.limit ?? c.splitQuestions ?? 0;
-    return estimateEpisodes(c.config, v.model ?? c.config.model, questions, `${questions} questions`, c.measuredEpisode);
+    return estimateEpisodes(
+      c.config,
+      v.model ?? c.config.model,
+      questions,
+      `${questions} questions`,
+      c.measuredEpisode,
+    );
   },
 });
 
 export const SFT_DATA_STEP = defineStep({
   name: "sft-data",
-  summary: "rejection sampling: keep the shortest correct searched attempt per train question → runs/NAME/sft.jsonl; or --from-runs RUN... (no sampling)",
+  summary:
+    "rejection sampling: keep the shortest correct searched attempt per train question → runs/NAME/sft.jsonl; or --from-runs RUN... (no sampling)",
   positionals: "[RUN...]",
   writes: "sft-data",
   flags: {
@@ -108,12 +139,28 @@ export const SFT_DATA_STEP = defineStep({
     env: f.env,
     questions: { type: "int", arg: "N", min: 1, default: 1500, help: "train questions to try" },
     offset: { type: "int", arg: "K", min: 0, default: 0, help: "start at train question K" },
-    "train-tasks": { type: "string", arg: "DIR", help: "gsm8k: the questions are a gen-tasks folder's tasks.jsonl instead of the train split (tasks overlapping val/test are refused; its hash is the lineage's data.train)" },
+    "train-tasks": {
+      type: "string",
+      arg: "DIR",
+      help: "gsm8k: the questions are a gen-tasks folder's tasks.jsonl instead of the train split (tasks overlapping val/test are refused; its hash is the lineage's data.train)",
+    },
     tries: { type: "int", arg: "T", min: 1, max: 64, default: 4, help: "episodes per question" },
     temperature: f.temperature(0.8),
-    "min-f1": { type: "number", arg: "F", min: 0, max: 1, default: 0.8, help: "keep the shortest attempt that searched with F1 ≥ F" },
+    "min-f1": {
+      type: "number",
+      arg: "F",
+      min: 0,
+      max: 1,
+      default: 0.8,
+      help: "keep the shortest attempt that searched with F1 ≥ F",
+    },
     backend: f.samplingBackend("tinker"),
-    teacher: { type: "string", arg: "B", choices: ["scripted", ...f.SAMPLING_BACKENDS.filter((b) => b !== "scripted")], help: "distil from another source instead of the model sampling its own data" },
+    teacher: {
+      type: "string",
+      arg: "B",
+      choices: ["scripted", ...f.SAMPLING_BACKENDS.filter((b) => b !== "scripted")],
+      help: "distil from another source instead of the model sampling its own data",
+    },
     "model-path": f.modelPath,
     model: f.model,
     tokenizer: f.tokenizer,
@@ -123,9 +170,19 @@ export const SFT_DATA_STEP = defineStep({
     prompt: f.prompt,
     index: f.index,
     resume: { type: "boolean", help: "continue a stopped run (skips questions already decided)" },
-    "from-runs": { type: "boolean", help: "build the data from the scored episodes of the runs RUN... (eval, GRPO) instead of sampling: no spend" },
+    "from-runs": {
+      type: "boolean",
+      help: "build the data from the scored episodes of the runs RUN... (eval, GRPO) instead of sampling: no spend",
+    },
     "min-reward": { type: "number", arg: "R", help: "--from-runs: keep episodes with reward ≥ R (default: --min-f1)" },
-    "best-of": { type: "int", arg: "K", min: 1, max: 64, default: 1, help: "--from-runs: the best K episodes per question by reward (newest first among equals)" },
+    "best-of": {
+      type: "int",
+      arg: "K",
+      min: 1,
+      max: 64,
+      default: 1,
+      help: "--from-runs: the best K episodes per question by reward (newest first among equals)",
+    },
     "per-turn": { type: "boolean", help: "--from-runs: one example per assistant turn, earlier turns as context" },
     "dry-run": f.dryRun,
     workspace: f.workspace,
@@ -134,7 +191,13 @@ export const SFT_DATA_STEP = defineStep({
   spends: (v) => !v["from-runs"] && (v.teacher ?? v.backend) === "tinker",
   estimate: (v, c) => {
     const episodes = v["from-runs"] ? 0 : v.questions * v.tries;
-    return estimateEpisodes(c.config, v.model ?? c.config.model, episodes, v["from-runs"] ? "episodes already paid for" : `${v.questions} questions × ${v.tries} tries`, c.measuredEpisode);
+    return estimateEpisodes(
+      c.config,
+      v.model ?? c.config.model,
+      episodes,
+      v["from-runs"] ? "episodes already paid for" : `${v.questions} questions × ${v.tries} tries`,
+      c.measuredEpisode,
+    );
   },
 });
 
@@ -143,19 +206,42 @@ export const TRAIN_SFT_STEP = defineStep({
   summary: "LoRA SFT on sft.jsonl (loss on the model's own tokens); per-epoch checkpoints registered as NAME-eN",
   writes: "sft",
   flags: {
-    data: { type: "string", arg: "FILE", required: true, help: "sft.jsonl from agent-lab sft-data (or its run folder)" },
+    data: {
+      type: "string",
+      arg: "FILE",
+      required: true,
+      help: "sft.jsonl from agent-lab sft-data (or its run folder)",
+    },
     name: f.runName("sft"),
     epochs: { type: "int", arg: "N", min: 1, max: 1000, default: 3, help: "passes over the data" },
     batch: { type: "int", arg: "B", min: 1, max: 4096, default: 32, help: "examples per step" },
-    lr: { type: "number", arg: "LR", min: 0, minExclusive: true, max: 1, default: 2e-4, help: "peak learning rate, decays linearly to 0" },
+    lr: {
+      type: "number",
+      arg: "LR",
+      min: 0,
+      minExclusive: true,
+      max: 1,
+      default: 2e-4,
+      help: "peak learning rate, decays linearly to 0",
+    },
     seed: { ...f.seed, help: "shuffle seed" },
     rank: f.rank,
-    "init-state": { type: "string", arg: "S", help: "start from a state (registry name or tinker://…/weights/…) instead of the base model" },
-    tokenizer: { ...f.tokenizer, help: `${f.tokenizer.help}; the data must have been collected with this same tokenizer` },
+    "init-state": {
+      type: "string",
+      arg: "S",
+      help: "start from a state (registry name or tinker://…/weights/…) instead of the base model",
+    },
+    tokenizer: {
+      ...f.tokenizer,
+      help: `${f.tokenizer.help}; the data must have been collected with this same tokenizer`,
+    },
     backend: f.trainingBackend,
     "local-port": f.localPort,
     budget: f.budget,
-    resume: { type: "boolean", help: "continue a killed run from its last saved epoch (that epoch's steps are redone)" },
+    resume: {
+      type: "boolean",
+      help: "continue a killed run from its last saved epoch (that epoch's steps are redone)",
+    },
     "dry-run": f.dryRun,
     workspace: f.workspace,
   },
@@ -169,7 +255,11 @@ export const TRAIN_GRPO_STEP = defineStep({
   writes: "grpo",
   flags: {
     env: f.env,
-    "init-state": { type: "string", arg: "S", help: "state to start from: registry name (e.g. sft-e2) or tinker://…/weights/…; omit = base model" },
+    "init-state": {
+      type: "string",
+      arg: "S",
+      help: "state to start from: registry name (e.g. sft-e2) or tinker://…/weights/…; omit = base model",
+    },
     name: f.runName("grpo"),
     steps: { type: "int", arg: "N", min: 1, max: 100_000, default: 30, help: "training steps" },
     questions: { type: "int", arg: "Q", min: 1, max: 4096, default: 32, help: "new train questions per step" },
@@ -177,7 +267,11 @@ export const TRAIN_GRPO_STEP = defineStep({
     lr: { type: "number", arg: "LR", min: 0, minExclusive: true, max: 1, default: 4e-5, help: "learning rate" },
     temperature: f.temperature(1),
     offset: { type: "int", arg: "K", min: 0, default: 1500, help: "first train question (skip those used for SFT)" },
-    "train-tasks": { type: "string", arg: "DIR", help: "gsm8k: train on a gen-tasks folder's tasks.jsonl instead of the train split (same prompt and grader; tasks overlapping val/test are refused; recorded with its hash)" },
+    "train-tasks": {
+      type: "string",
+      arg: "DIR",
+      help: "gsm8k: train on a gen-tasks folder's tasks.jsonl instead of the train split (same prompt and grader; tasks overlapping val/test are refused; recorded with its hash)",
+    },
     "save-every": { type: "int", arg: "N", min: 1, default: 10, help: "checkpoint every N steps and at the end" },
     seed: { ...f.seed, help: "sampling seed: the same seed redraws the same episodes" },
     rank: f.rank,
@@ -191,7 +285,10 @@ export const TRAIN_GRPO_STEP = defineStep({
     backend: f.trainingBackend,
     "local-port": f.localPort,
     budget: f.budget,
-    resume: { type: "boolean", help: "continue from the last saved step (later steps are redone on the same questions)" },
+    resume: {
+      type: "boolean",
+      help: "continue from the last saved step (later steps are redone on the same questions)",
+    },
     "dry-run": f.dryRun,
     workspace: f.workspace,
   },
@@ -205,25 +302,93 @@ export const SOLVE_RATE_MODES = ["policy", "scripted", "off"] as const;
 
 export const GEN_TASKS_STEP = defineStep({
   name: "gen-tasks",
-  summary: "generate tasks (a model or the scripted generator) or read --candidates, run each solution in the sandbox, filter → DIR/tasks.jsonl + audit.json",
+  summary:
+    "generate tasks (a model or the scripted generator) or read --candidates, run each solution in the sandbox, filter → DIR/tasks.jsonl + audit.json",
   writes: "gen-tasks",
   flags: {
-    out: { type: "string", arg: "DIR", required: true, help: "the tasks folder: tasks.jsonl, rejected.jsonl, audit.json, manifest, ledger (a rerun resumes)" },
-    env: { type: "string", arg: "ENV", choices: TASK_ENVS, default: "gsm8k", help: "the environment the tasks train: its answer type and its solve-rate grader" },
-    candidates: { type: "string", arg: "FILE", help: "JSONL of {problem, solution} written elsewhere: filter these instead of generating" },
-    generator: { type: "string", arg: "G", choices: GEN_TASKS_GENERATORS, help: "scripted: seeded templates, some broken on purpose (offline); model: sample --model/--model-path with --prompt (default: model when --model or --model-path is given)" },
+    out: {
+      type: "string",
+      arg: "DIR",
+      required: true,
+      help: "the tasks folder: tasks.jsonl, rejected.jsonl, audit.json, manifest, ledger (a rerun resumes)",
+    },
+    env: {
+      type: "string",
+      arg: "ENV",
+      choices: TASK_ENVS,
+      default: "gsm8k",
+      help: "the environment the tasks train: its answer type and its solve-rate grader",
+    },
+    candidates: {
+      type: "string",
+      arg: "FILE",
+      help: "JSONL of {problem, solution} written elsewhere: filter these instead of generating",
+    },
+    generator: {
+      type: "string",
+      arg: "G",
+      choices: GEN_TASKS_GENERATORS,
+      help: "scripted: seeded templates, some broken on purpose (offline); model: sample --model/--model-path with --prompt (default: model when --model or --model-path is given)",
+    },
     count: { type: "int", arg: "N", min: 1, max: 1_000_000, default: 100, help: "drafts to generate" },
-    prompt: { type: "string", arg: "FILE", default: DEFAULT_GEN_PROMPT, help: "generation prompt (hashed into the manifest and audit)" },
-    world: { type: "string", arg: "DIR", help: "hotpotqa + scripted: the data folder whose corpus.jsonl the questions are written from (default: config dataDir)" },
-    "solve-rate": { type: "string", arg: "MODE", choices: SOLVE_RATE_MODES, default: "policy", help: "policy: the base policy (--backend/--model/--model-path) tries each task k times and k/k, 0/k are dropped; scripted: a seeded stand-in solver; off: skip" },
+    prompt: {
+      type: "string",
+      arg: "FILE",
+      default: DEFAULT_GEN_PROMPT,
+      help: "generation prompt (hashed into the manifest and audit)",
+    },
+    world: {
+      type: "string",
+      arg: "DIR",
+      help: "hotpotqa + scripted: the data folder whose corpus.jsonl the questions are written from (default: config dataDir)",
+    },
+    "solve-rate": {
+      type: "string",
+      arg: "MODE",
+      choices: SOLVE_RATE_MODES,
+      default: "policy",
+      help: "policy: the base policy (--backend/--model/--model-path) tries each task k times and k/k, 0/k are dropped; scripted: a seeded stand-in solver; off: skip",
+    },
     tries: { type: "int", arg: "K", min: 1, max: 64, default: DEFAULT_SOLVE_TRIES, help: "solve-rate tries per task" },
     temperature: f.temperature(1),
-    "max-tokens": { type: "int", arg: "T", unit: "tokens", min: 16, max: 32768, default: 512, help: "tokens per draft and per solve-rate try (hotpotqa tries: config maxTokens per turn)" },
+    "max-tokens": {
+      type: "int",
+      arg: "T",
+      unit: "tokens",
+      min: 16,
+      max: 32768,
+      default: 512,
+      help: "tokens per draft and per solve-rate try (hotpotqa tries: config maxTokens per turn)",
+    },
     seed: { ...f.seed, help: "seed of the draws and tries" },
-    "eval-items": { type: "string", arg: "FILE", help: "JSONL of the eval set ({\"question\": …}): drop candidates with the same normalised text or a shared 13-word run" },
-    "timeout-ms": { type: "int", arg: "MS", unit: "ms", min: 100, max: 600_000, help: "wall time per solution (default 5000)" },
-    "memory-mib": { type: "int", arg: "MIB", unit: "MiB", min: 64, max: 4096, help: "memory per solution (default 512; the interpreter is 32-bit)" },
-    backend: { type: "string", arg: "B", choices: f.TRAINING_BACKENDS, default: "tinker", help: "where --model/--model-path sample (local = the free stand-in backend)" },
+    "eval-items": {
+      type: "string",
+      arg: "FILE",
+      help: 'JSONL of the eval set ({"question": …}): drop candidates with the same normalised text or a shared 13-word run',
+    },
+    "timeout-ms": {
+      type: "int",
+      arg: "MS",
+      unit: "ms",
+      min: 100,
+      max: 600_000,
+      help: "wall time per solution (default 5000)",
+    },
+    "memory-mib": {
+      type: "int",
+      arg: "MIB",
+      unit: "MiB",
+      min: 64,
+      max: 4096,
+      help: "memory per solution (default 512; the interpreter is 32-bit)",
+    },
+    backend: {
+      type: "string",
+      arg: "B",
+      choices: f.TRAINING_BACKENDS,
+      default: "tinker",
+      help: "where --model/--model-path sample (local = the free stand-in backend)",
+    },
     model: f.model,
     "model-path": f.modelPath,
     "local-port": f.localPort,
@@ -231,25 +396,55 @@ export const GEN_TASKS_STEP = defineStep({
     "dry-run": f.dryRun,
     workspace: f.workspace,
   },
-  notes: "Filters, in order: eval-overlap, the sandbox's (error, timeout, memory, blocked:*, crash), non-numeric (gsm8k) or non-text (hotpotqa), duplicate, solve-rate:all-solved, solve-rate:none-solved.",
-  spends: (v) => v.backend === "tinker" && ((v.candidates === undefined && v.generator !== "scripted") || v["solve-rate"] === "policy"),
-  estimate: (v, c) => estimateGenTasks(c.config, v.model ?? c.config.model, v.candidates !== undefined ? c.candidateCount ?? 0 : v.count, v.tries, v["max-tokens"], v.candidates === undefined && v.generator !== "scripted", v["solve-rate"] === "policy"),
+  notes:
+    "Filters, in order: eval-overlap, the sandbox's (error, timeout, memory, blocked:*, crash), non-numeric (gsm8k) or non-text (hotpotqa), duplicate, solve-rate:all-solved, solve-rate:none-solved.",
+  spends: (v) =>
+    v.backend === "tinker" &&
+    ((v.candidates === undefined && v.generator !== "scripted") || v["solve-rate"] === "policy"),
+  estimate: (v, c) =>
+    estimateGenTasks(
+      c.config,
+      v.model ?? c.config.model,
+      v.candidates !== undefined ? (c.candidateCount ?? 0) : v.count,
+      v.tries,
+      v["max-tokens"],
+      v.candidates === undefined && v.generator !== "scripted",
+      v["solve-rate"] === "policy",
+    ),
 });
 
 export const EXPERIMENT_SUBCOMMANDS = ["run", "validate"] as const;
 
 export const EXPERIMENT_STEP = defineStep({
   name: "experiment",
-  summary: "experiment run SPEC.json: every arm trained and evaluated on the same items → runs/NAME/experiment.json with CIs, recovery, the verdict and provenance; experiment validate DIR: the reviewer's checks",
+  summary:
+    "experiment run SPEC.json: every arm trained and evaluated on the same items → runs/NAME/experiment.json with CIs, recovery, the verdict and provenance; experiment validate DIR: the reviewer's checks",
   positionals: "run SPEC.json | validate DIR",
   writes: "experiment",
   flags: {
-    dir: { type: "string", arg: "DIR", help: "run: the experiment's workspace (agent-lab.json, data/, runs/); default experiments/<spec name>" },
+    dir: {
+      type: "string",
+      arg: "DIR",
+      help: "run: the experiment's workspace (agent-lab.json, data/, runs/); default experiments/<spec name>",
+    },
     "dry-run": { type: "boolean", help: "run: print the phases and the estimated cost; run nothing" },
     yes: { type: "boolean", help: "run, tinker: spend without refusing (the estimate is printed first)" },
-    "local-port": { type: "int", arg: "P", min: 0, max: 65535, help: "run, local: reuse a running agent-lab serve-local on this port (default: start one)" },
-    rehearse: { type: "boolean", help: "run, tinker spec: every phase at tiny sizes through the Tinker client with the stand-in tokenizer offline:qwen3, against TINKER_BASE_URL (agent-lab serve-local: free), as NAME-rehearsal; scripted tasks; its numbers mean nothing" },
-    train: { type: "list", arg: "FILE", help: "run, gsm8k: train records (JSONL {question, answer} or .parquet) instead of the hub" },
+    "local-port": {
+      type: "int",
+      arg: "P",
+      min: 0,
+      max: 65535,
+      help: "run, local: reuse a running agent-lab serve-local on this port (default: start one)",
+    },
+    rehearse: {
+      type: "boolean",
+      help: "run, tinker spec: every phase at tiny sizes through the Tinker client with the stand-in tokenizer offline:qwen3, against TINKER_BASE_URL (agent-lab serve-local: free), as NAME-rehearsal; scripted tasks; its numbers mean nothing",
+    },
+    train: {
+      type: "list",
+      arg: "FILE",
+      help: "run, gsm8k: train records (JSONL {question, answer} or .parquet) instead of the hub",
+    },
     test: { type: "list", arg: "FILE", help: "run, gsm8k: test records, with --train" },
     json: { type: "boolean", help: "validate: print the checks as JSON" },
   },
@@ -257,8 +452,11 @@ export const EXPERIMENT_STEP = defineStep({
     "run: a rerun of the same spec in the same folder continues (finished phases are skipped, a stopped one resumes).\n" +
     "validate: DIR is the record folder (runs/<name>, holding experiment.json) or the experiment's workspace; exit code 1 when a check fails.",
   // A spec on the local backend, a dry run and validate spend nothing; unknown positionals (help, docs): it can.
-  spends: (v, positionals, workspaceDir) => positionals === undefined || (positionals[0] === "run" && !v["dry-run"] && experimentBackend(positionals[1], workspaceDir) !== "local"),
-  estimate: (v, c) => experimentStepEstimate(c.positionals?.[1] ?? "", { rehearse: v.rehearse, workspaceDir: c.workspaceDir }),
+  spends: (v, positionals, workspaceDir) =>
+    positionals === undefined ||
+    (positionals[0] === "run" && !v["dry-run"] && experimentBackend(positionals[1], workspaceDir) !== "local"),
+  estimate: (v, c) =>
+    experimentStepEstimate(c.positionals?.[1] ?? "", { rehearse: v.rehearse, workspaceDir: c.workspaceDir }),
 });
 
 export const ABLATE_STEP = defineStep({
@@ -266,9 +464,20 @@ export const ABLATE_STEP = defineStep({
   summary: "paired comparison of runs on shared questions: bootstrap CIs, McNemar, Holm, MDE, --json/--report",
   positionals: "RUN...",
   flags: {
-    resamples: { type: "int", arg: "N", min: 100, max: 1_000_000, default: DEFAULT_RESAMPLES, help: "bootstrap resamples (also the permutation test's draws)" },
+    resamples: {
+      type: "int",
+      arg: "N",
+      min: 100,
+      max: 1_000_000,
+      default: DEFAULT_RESAMPLES,
+      help: "bootstrap resamples (also the permutation test's draws)",
+    },
     seed: { ...f.seed, help: "seed of the resampling" },
-    expect: { type: "list", arg: "FIELD", help: "a fingerprint field expected to differ, e.g. policy.checkpoint (a prefix covers its sub-fields)" },
+    expect: {
+      type: "list",
+      arg: "FIELD",
+      help: "a fingerprint field expected to differ, e.g. policy.checkpoint (a prefix covers its sub-fields)",
+    },
     json: { type: "string", arg: "OUT", help: "write the full comparison (per-question flips included) as JSON" },
     report: { type: "string", arg: "OUT.md", help: "write the recipe's markdown report table" },
     label: { type: "string", arg: "A,B,…", help: "stage names for the report's rows (default: run folder names)" },
@@ -282,13 +491,15 @@ export const ABLATE_STEP = defineStep({
 
 export const EXPORT_CHAT_STEP = defineStep({
   name: "export-chat",
-  summary: "episodes or SFT data as OpenAI-style chat JSONL (messages with roles, assistant weight 1/0, tools) for other trainers",
+  summary:
+    "episodes or SFT data as OpenAI-style chat JSONL (messages with roles, assistant weight 1/0, tools) for other trainers",
   positionals: "RUN_OR_SFT_DATA",
   flags: {
     out: { type: "string", arg: "FILE", required: true, help: "the chat JSONL to write" },
     workspace: f.workspace,
   },
-  notes: "Text is decoded from the recorded token ids with the run's tokenizer; Agent Lab itself trains on the ids, not on this text.",
+  notes:
+    "Text is decoded from the recorded token ids with the run's tokenizer; Agent Lab itself trains on the ids, not on this text.",
 });
 
 export const SHOW_STEP = defineStep({
@@ -334,32 +545,78 @@ export const SERVE_LOCAL_STEP = defineStep({
   name: "serve-local",
   summary: "run the local Tinker-compatible backend (a stand-in with a tiny CPU model)",
   flags: {
-    port: { type: "int", arg: "P", min: 0, max: 65535, default: f.DEFAULT_LOCAL_PORT, help: "port on 127.0.0.1 (0 picks a free one)" },
+    port: {
+      type: "int",
+      arg: "P",
+      min: 0,
+      max: 65535,
+      default: f.DEFAULT_LOCAL_PORT,
+      help: "port on 127.0.0.1 (0 picks a free one)",
+    },
     dir: { type: "string", arg: "DIR", help: "folder for checkpoints and run records (default .cache/local-backend)" },
     seed: { ...f.seed, help: "model seed" },
-    faults: { type: "string", arg: "SPEC", help: "fault injection, e.g. latency=50,429=0.2,5xx=0.05,drop=0.05,slow=200,seed=3" },
+    faults: {
+      type: "string",
+      arg: "SPEC",
+      help: "fault injection, e.g. latency=50,429=0.2,5xx=0.05,drop=0.05,slow=200,seed=3",
+    },
   },
-  notes: "--faults: latency and slow in ms; 429 = its rate on asample; 5xx and drop = their rates on every other endpoint.",
+  notes:
+    "--faults: latency and slow in ms; 429 = its rate on asample; 5xx and drop = their rates on every other endpoint.",
 });
 
 export const PIPELINE_STEP = defineStep({
   name: "pipeline",
-  summary: "the whole recipe in one command (offline on the local backend by default) → ablation table; rerun continues",
+  summary:
+    "the whole recipe in one command (offline on the local backend by default) → ablation table; rerun continues",
   writes: "pipeline",
   flags: {
-    dir: { type: "string", arg: "DIR", default: "agent-lab-pipeline", help: "the folder it works in, laid out as a workspace (data/, runs/, agent-lab.json); . = here" },
-    backend: { type: "string", arg: "B", choices: ["local", "tinker"], default: "local", help: "local: an invented world on the local stand-in backend, offline and free; tinker: HotpotQA with Qwen/Qwen3.5-4B at the recipe's sizes" },
-    size: { type: "string", arg: "S", choices: PIPELINE_SIZES, default: "full", help: "full: the backend's sizes; smoke: every stage at tiny sizes in about a minute (offline only)" },
+    dir: {
+      type: "string",
+      arg: "DIR",
+      default: "agent-lab-pipeline",
+      help: "the folder it works in, laid out as a workspace (data/, runs/, agent-lab.json); . = here",
+    },
+    backend: {
+      type: "string",
+      arg: "B",
+      choices: ["local", "tinker"],
+      default: "local",
+      help: "local: an invented world on the local stand-in backend, offline and free; tinker: HotpotQA with Qwen/Qwen3.5-4B at the recipe's sizes",
+    },
+    size: {
+      type: "string",
+      arg: "S",
+      choices: PIPELINE_SIZES,
+      default: "full",
+      help: "full: the backend's sizes; smoke: every stage at tiny sizes in about a minute (offline only)",
+    },
     rehearse: {
       type: "boolean",
       help: `tinker: every stage of the paid recipe through the Tinker client at tiny sizes, with the stand-in tokenizer ${STAND_IN_TOKENIZER}, against TINKER_BASE_URL (agent-lab serve-local: free; the real service: cents); its numbers mean nothing`,
     },
-    train: { ...f.hotpotTrain, help: `tinker: ${f.hotpotTrain.help}, instead of the hub (as agent-lab prepare reads them)` },
+    train: {
+      ...f.hotpotTrain,
+      help: `tinker: ${f.hotpotTrain.help}, instead of the hub (as agent-lab prepare reads them)`,
+    },
     dev: { ...f.hotpotDev, help: `tinker: ${f.hotpotDev.help}` },
     "dry-run": { type: "boolean", help: "print the stages, their sizes, status and estimated cost; run nothing" },
     yes: { type: "boolean", help: "tinker: do not ask before spending" },
-    "local-port": { type: "int", arg: "P", min: 0, max: 65535, help: "local: reuse a running agent-lab serve-local on this port (default: start one)" },
-    resamples: { type: "int", arg: "N", min: 100, max: 1_000_000, default: DEFAULT_RESAMPLES, help: "bootstrap resamples of the comparison" },
+    "local-port": {
+      type: "int",
+      arg: "P",
+      min: 0,
+      max: 65535,
+      help: "local: reuse a running agent-lab serve-local on this port (default: start one)",
+    },
+    resamples: {
+      type: "int",
+      arg: "N",
+      min: 100,
+      max: 1_000_000,
+      default: DEFAULT_RESAMPLES,
+      help: "bootstrap resamples of the comparison",
+    },
   },
   notes:
     "Runs the whole recipe and prints the ablation table (closed-book, base, SFT, GRPO on val, paired 95% CIs against\n" +
@@ -376,7 +633,12 @@ export const DEMO_STEP = defineStep({
   summary: "the main job offline in a minute: synthetic data → prepare → index → eval (scripted reader) → show",
   writes: "demo",
   flags: {
-    dir: { type: "string", arg: "DIR", default: "agent-lab-demo", help: "folder to create; a folder an earlier demo made is replaced" },
+    dir: {
+      type: "string",
+      arg: "DIR",
+      default: "agent-lab-demo",
+      help: "folder to create; a folder an earlier demo made is replaced",
+    },
     concurrency: { type: "int", arg: "C", min: 1, max: 1024, default: 8, help: "episodes in flight" },
   },
 });
@@ -386,8 +648,18 @@ export const GRADE_STEP = defineStep({
   summary: "accuracy of model replies in a JSONL file with response and answer: grade --env gsm8k FILE",
   positionals: "FILE",
   flags: {
-    env: { type: "string", arg: "ENV", choices: GRADED_ENVIRONMENTS, required: true, help: "the environment whose grader to use" },
-    "per-line": { type: "string", arg: "OUT", help: "write one JSON line per record: line, correct, extracted answer, reference" },
+    env: {
+      type: "string",
+      arg: "ENV",
+      choices: GRADED_ENVIRONMENTS,
+      required: true,
+      help: "the environment whose grader to use",
+    },
+    "per-line": {
+      type: "string",
+      arg: "OUT",
+      help: "write one JSON line per record: line, correct, extracted answer, reference",
+    },
   },
 });
 

@@ -9,7 +9,8 @@ export const STEPS_END = "<!-- steps:end -->";
 
 /** Every step's table, in the order given, with the markers. */
 export function stepsBlock(steps: readonly StepSpec[]): string {
-  const note = "<!-- generated from src/core/steps/catalog/catalog.ts by `npm run docs:steps`; edit the specs, not this block -->";
+  const note =
+    "<!-- generated from src/core/steps/catalog/catalog.ts by `npm run docs:steps`; edit the specs, not this block -->";
   return [STEPS_BEGIN, note, "", ...steps.map((s) => stepMarkdown(s) + "\n"), STEPS_END].join("\n");
 }
 

@@ -37,14 +37,26 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
   const step = (what: string) => o.log(`[${((Date.now() - started) / 1000).toFixed(1)}s] ${what}`);
 
   step("writing a synthetic multi-hop dataset (invented people, companies, towns) in HotpotQA's JSON shape");
-  const { trainFile, devFile } = writeSyntheticWorld(o.dir, { seed: DEMO_SEED, train: o.trainQuestions ?? 300, dev: o.devQuestions ?? 700, devFile: "synthetic_dev_distractor.json" });
+  const { trainFile, devFile } = writeSyntheticWorld(o.dir, {
+    seed: DEMO_SEED,
+    train: o.trainQuestions ?? 300,
+    dev: o.devQuestions ?? 700,
+    devFile: "synthetic_dev_distractor.json",
+  });
 
   step("prepare: splits (test 500, val 200, train) and the paragraph corpus, as for HotpotQA");
   const workspace = o.dir;
-  writeFileSync(join(workspace, "agent-lab.json"), JSON.stringify({ dataDir: "data", runsDir: "runs" }, null, 2) + "\n");
+  writeFileSync(
+    join(workspace, "agent-lab.json"),
+    JSON.stringify({ dataDir: "data", runsDir: "runs" }, null, 2) + "\n",
+  );
   const config = loadConfig(workspace, o.concurrency ? { concurrency: o.concurrency } : {});
   const dataDir = join(workspace, config.dataDir);
-  const prepared = await prepareHotpot(dataDir, { trainFiles: [trainFile], devFiles: [devFile], source: `agent-lab demo synthetic dataset (seed ${DEMO_SEED})` });
+  const prepared = await prepareHotpot(dataDir, {
+    trainFiles: [trainFile],
+    devFiles: [devFile],
+    source: `agent-lab demo synthetic dataset (seed ${DEMO_SEED})`,
+  });
   const c = prepared.counts;
   o.log(`  corpus ${c.corpus} paragraphs | train ${c.train} | val ${c.val} | test ${c.test}`);
 
@@ -64,10 +76,20 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
     log: o.log,
   };
   step("eval on val: the scripted heuristic reader, with search (runs/heuristic)");
-  const withSearch = await evalSplit({ ...common, name: "heuristic", closedBook: false, command: ["agent-lab", "demo", "(eval heuristic)"] });
+  const withSearch = await evalSplit({
+    ...common,
+    name: "heuristic",
+    closedBook: false,
+    command: ["agent-lab", "demo", "(eval heuristic)"],
+  });
   if (o.signal?.aborted) throw new UserError("demo interrupted; rerun it to start over");
   step("eval on val: the same reader closed-book, the floor (runs/closed-book)");
-  const closedBook = await evalSplit({ ...common, name: "closed-book", closedBook: true, command: ["agent-lab", "demo", "(eval closed-book)"] });
+  const closedBook = await evalSplit({
+    ...common,
+    name: "closed-book",
+    closedBook: true,
+    command: ["agent-lab", "demo", "(eval closed-book)"],
+  });
   if (o.signal?.aborted) throw new UserError("demo interrupted; rerun it to start over");
   return { withSearch, closedBook, seconds: (Date.now() - started) / 1000 };
 }
@@ -76,10 +98,16 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
 function prepareFolder(dir: string): void {
   if (existsSync(dir) && readdirSync(dir).length > 0) {
     if (!existsSync(join(dir, DEMO_MARKER))) {
-      throw new UserError(`${dir} exists and was not made by "agent-lab demo"; choose another --dir (the demo writes a fresh folder)`);
+      throw new UserError(
+        `${dir} exists and was not made by "agent-lab demo"; choose another --dir (the demo writes a fresh folder)`,
+      );
     }
-    for (const name of ["hotpot", "data", "runs", "agent-lab.json"]) rmSync(join(dir, name), { recursive: true, force: true });
+    for (const name of ["hotpot", "data", "runs", "agent-lab.json"])
+      rmSync(join(dir, name), { recursive: true, force: true });
   }
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, DEMO_MARKER), "Made by `agent-lab demo`; rerunning the demo replaces hotpot/, data/ and runs/ here.\n");
+  writeFileSync(
+    join(dir, DEMO_MARKER),
+    "Made by `agent-lab demo`; rerunning the demo replaces hotpot/, data/ and runs/ here.\n",
+  );
 }

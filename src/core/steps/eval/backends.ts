@@ -35,7 +35,8 @@ export async function makePolicy(options: PolicyOptions): Promise<Policy> {
   const { config, checkpoint } = options;
   switch (options.backend) {
     case "scripted":
-      if (checkpoint) throw new UserError("--model-path needs a backend that loads weights; the scripted reader has none");
+      if (checkpoint)
+        throw new UserError("--model-path needs a backend that loads weights; the scripted reader has none");
       // The honest heuristic reader: free, offline, no logprobs; a stand-in for a model.
       return new HeuristicPolicy(await offlineTokenizer("qwen3"), { delayMs: options.scriptedDelayMs });
     case "tinker": {
@@ -45,11 +46,18 @@ export async function makePolicy(options: PolicyOptions): Promise<Policy> {
       // The key comes from TINKER_API_KEY (the extension sets it from SecretStorage), never a flag;
       // checked before the tokenizer download so a missing key fails at once.
       const apiKey = resolveApiKey(undefined);
-      return createTinkerPolicy({ apiKey, model, modelPath: checkpoint, tokenizer: await loadTokenizerSource(options.tokenizer ?? model) });
+      return createTinkerPolicy({
+        apiKey,
+        model,
+        modelPath: checkpoint,
+        tokenizer: await loadTokenizerSource(options.tokenizer ?? model),
+      });
     }
     case "local": {
       if (!options.localBackendUrl) {
-        throw new UserError("--backend local needs a running local backend: run `agent-lab serve-local` or use `agent-lab eval`, which starts one");
+        throw new UserError(
+          "--backend local needs a running local backend: run `agent-lab serve-local` or use `agent-lab eval`, which starts one",
+        );
       }
       const { createTinkerPolicy } = await import("../../harness/policies/tinker");
       return createTinkerPolicy({
@@ -62,7 +70,8 @@ export async function makePolicy(options: PolicyOptions): Promise<Policy> {
       });
     }
     case "transformers": {
-      if (checkpoint) throw new UserError("--model-path is for Tinker checkpoints; give a local model folder with --model");
+      if (checkpoint)
+        throw new UserError("--model-path is for Tinker checkpoints; give a local model folder with --model");
       const { createTransformersPolicy } = await import("../../harness/policies/transformers");
       return createTransformersPolicy({ model: options.model ?? config.localModel });
     }

@@ -7,7 +7,12 @@ import { pricesFor, type AgentLabConfig, type ModelPrices } from "../../base/con
 import type { PolicyInfo } from "../../harness/policy";
 
 /** Policy kinds that run locally and cost nothing. */
-export const FREE_POLICY_KINDS: ReadonlySet<string> = new Set(["scripted", "heuristic", "local-backend", "transformers"]);
+export const FREE_POLICY_KINDS: ReadonlySet<string> = new Set([
+  "scripted",
+  "heuristic",
+  "local-backend",
+  "transformers",
+]);
 
 /** The price row to charge a policy with, null when it is free; throws UserError for an unpriced model. */
 export function pricesForPolicy(config: AgentLabConfig, info: PolicyInfo): ModelPrices | null {

@@ -61,7 +61,10 @@ export interface EvalSplitResult extends EvalResult {
 const inWorkspace = (workspaceDir: string, p: string) => (isAbsolute(p) ? p : join(workspaceDir, p));
 
 /** The environment a step runs on: given, named, or the config's. */
-export function resolveEnvironment(env: string | Environment<EnvItem> | undefined, config: AgentLabConfig): Environment<EnvItem> {
+export function resolveEnvironment(
+  env: string | Environment<EnvItem> | undefined,
+  config: AgentLabConfig,
+): Environment<EnvItem> {
   return typeof env === "object" ? env : environmentByName(env ?? config.env);
 }
 
@@ -73,7 +76,9 @@ export async function evalSplit(o: EvalSplitOptions): Promise<EvalSplitResult> {
 
   if (o.split === "test") {
     if (o.testFlag !== TEST_SPLIT_FLAG) {
-      throw new UserError(`the test split is opened once, at the end (Step 5). To open it now, add ${TEST_SPLIT_FLAG}; the run's manifest records that you did.`);
+      throw new UserError(
+        `the test split is opened once, at the end (Step 5). To open it now, add ${TEST_SPLIT_FLAG}; the run's manifest records that you did.`,
+      );
     }
   }
   // The environment's loader checks the test split against its locked hash.
@@ -81,7 +86,12 @@ export async function evalSplit(o: EvalSplitOptions): Promise<EvalSplitResult> {
   const questions: EnvItem[] = o.limit !== undefined ? all.slice(0, o.limit) : all;
 
   // Read before the model is loaded or a service contacted, so a bad --prompt is said at once.
-  const prompt = environmentPrompt(env, { promptFile: o.promptFile, config: o.config, workspaceDir: o.workspaceDir, closedBook: o.closedBook });
+  const prompt = environmentPrompt(env, {
+    promptFile: o.promptFile,
+    config: o.config,
+    workspaceDir: o.workspaceDir,
+    closedBook: o.closedBook,
+  });
   const policy = o.policy ?? (await makePolicy(o));
   try {
     return await runWithPolicy(o, env, policy, prompt, questions, dataDir, runDir);
@@ -91,7 +101,15 @@ export async function evalSplit(o: EvalSplitOptions): Promise<EvalSplitResult> {
   }
 }
 
-async function runWithPolicy(o: EvalSplitOptions, env: Environment<EnvItem>, policy: Policy, prompt: EnvironmentPrompt, questions: EnvItem[], dataDir: string, runDir: string): Promise<EvalSplitResult> {
+async function runWithPolicy(
+  o: EvalSplitOptions,
+  env: Environment<EnvItem>,
+  policy: Policy,
+  prompt: EnvironmentPrompt,
+  questions: EnvItem[],
+  dataDir: string,
+  runDir: string,
+): Promise<EvalSplitResult> {
   const info = policy.describe();
   // Refuses an unpriced paid model here, before a single token is sampled.
   const prices = pricesForPolicy(o.config, info);
@@ -111,11 +129,21 @@ async function runWithPolicy(o: EvalSplitOptions, env: Environment<EnvItem>, pol
     system_prompt: prompt.manifest,
     harness_version: HARNESS_VERSION,
     scorer_version: env.scorerVersion,
-    policy: { kind: info.kind, model: info.model, ...(info.checkpoint ? { checkpoint: info.checkpoint } : {}), logprobs: info.logprobs },
+    policy: {
+      kind: info.kind,
+      model: info.model,
+      ...(info.checkpoint ? { checkpoint: info.checkpoint } : {}),
+      logprobs: info.logprobs,
+    },
     sampling: { temperature: o.temperature, max_tokens: o.config.maxTokens },
     tokenizer: policy.tokenizer.name,
     ...envRun.fingerprint,
-    job: { command: o.command, created: new Date().toISOString(), ...(o.limit !== undefined ? { limit: o.limit } : {}), concurrency: o.config.concurrency },
+    job: {
+      command: o.command,
+      created: new Date().toISOString(),
+      ...(o.limit !== undefined ? { limit: o.limit } : {}),
+      concurrency: o.config.concurrency,
+    },
   };
 
   const result = await runEval({
@@ -136,7 +164,11 @@ async function runWithPolicy(o: EvalSplitOptions, env: Environment<EnvItem>, pol
     metrics: env.metrics,
     runQuestion: async (q, signal) => {
       const episode = envRun.start(q, { tokenizer: policy.tokenizer, systemPrompt: prompt.text });
-      const ep = await runEnvEpisode(policy, q, episode, { temperature: o.temperature, maxTokens: o.config.maxTokens, signal });
+      const ep = await runEnvEpisode(policy, q, episode, {
+        temperature: o.temperature,
+        maxTokens: o.config.maxTokens,
+        signal,
+      });
       return toRecord(ep, episodeUsd(prices, ep.prefill, ep.generated));
     },
   });

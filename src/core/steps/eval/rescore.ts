@@ -8,7 +8,14 @@ import { UserError } from "../../base/errors";
 import { SCORE_FIELDS } from "../../base/runs/episode-record";
 import { join } from "node:path";
 import { exactMatch, f1Score, SCORER_VERSION } from "../../envs/hotpotqa/score";
-import { EPISODES_FILE, MANIFEST_FILE, SUMMARY_FILE, episodesPath, readRun, repairTornTail } from "../../base/runs/run-files";
+import {
+  EPISODES_FILE,
+  MANIFEST_FILE,
+  SUMMARY_FILE,
+  episodesPath,
+  readRun,
+  repairTornTail,
+} from "../../base/runs/run-files";
 import { writeFileAtomic, writeJsonAtomic } from "../../base/util/atomic-write";
 import { summarize, type RunSummary } from "../../base/runs/summary";
 
@@ -23,7 +30,9 @@ export interface RescoreResult {
 export function rescoreRun(runDir: string): RescoreResult {
   // Checked before anything is written: a folder that is not a run gets no episodes.jsonl or summary.json.
   if (!existsSync(episodesPath(runDir))) {
-    throw new UserError(`${runDir} is not a run folder with episodes (no ${EPISODES_FILE}): give a folder that agent-lab eval wrote, or a JSONL file of predictions`);
+    throw new UserError(
+      `${runDir} is not a run folder with episodes (no ${EPISODES_FILE}): give a folder that agent-lab eval wrote, or a JSONL file of predictions`,
+    );
   }
   const { manifest, summary, episodes } = readRun(runDir, SCORE_FIELDS);
   repairTornTail(episodesPath(runDir));

@@ -80,7 +80,12 @@ export async function runEval(job: EvalJob): Promise<EvalResult> {
   }
 }
 
-async function runOpenedEval(job: EvalJob, started: number, previousSeconds: number, done: EpisodeRecord[]): Promise<EvalResult> {
+async function runOpenedEval(
+  job: EvalJob,
+  started: number,
+  previousSeconds: number,
+  done: EpisodeRecord[],
+): Promise<EvalResult> {
   const episodes: EpisodeRecord[] = [...done];
   const doneIds = new Set(done.map((e) => e.id));
   const todo = job.questions.filter((q) => !doneIds.has(q.id));
@@ -146,7 +151,14 @@ async function runOpenedEval(job: EvalJob, started: number, previousSeconds: num
         }
         // An episode that finishes after a stop request is still a finished episode: keep it.
         appendEpisode(job.runDir, record);
-        ledger?.record({ kind: "eval", prefill: record.prefill, sampled: record.generated, usd: record.usd, label: record.id, reservation });
+        ledger?.record({
+          kind: "eval",
+          prefill: record.prefill,
+          sampled: record.generated,
+          usd: record.usd,
+          label: record.id,
+          reservation,
+        });
         sizes.add(record);
         episodes.push(record);
         ran++;
@@ -176,14 +188,24 @@ async function runOpenedEval(job: EvalJob, started: number, previousSeconds: num
 }
 
 /** The run's ledger; episodes finished before the run kept one are carried over as one line, so the cap sees them. */
-function openEvalLedger(runDir: string, cost: NonNullable<EvalJob["cost"]>, done: readonly EpisodeRecord[]): CostLedger {
+function openEvalLedger(
+  runDir: string,
+  cost: NonNullable<EvalJob["cost"]>,
+  done: readonly EpisodeRecord[],
+): CostLedger {
   const ledger = CostLedger.open(runDir, cost);
   if (done.length > 0 && ledger.totalUsd === 0) {
     const usd = done.reduce((s, e) => s + e.usd, 0);
     if (usd > 0) {
       const prefill = done.reduce((s, e) => s + e.prefill, 0);
       const sampled = done.reduce((s, e) => s + e.generated, 0);
-      ledger.record({ kind: "eval", prefill, sampled, usd, label: `${done.length} episodes run before this run kept a ledger` });
+      ledger.record({
+        kind: "eval",
+        prefill,
+        sampled,
+        usd,
+        label: `${done.length} episodes run before this run kept a ledger`,
+      });
     }
   }
   return ledger;

@@ -10,19 +10,28 @@ import { readJsonl } from "../../base/util/jsonl";
 import type { AdaptationBatch, ArmRecord } from "./record";
 
 /** Which rows each GRPO step consumed, in order, hashed per batch (from the run's groups.jsonl). */
-export function adaptationRecord(runDir: string, list: readonly Pick<Question, "id">[], source: string): ArmRecord["adaptation"] {
+export function adaptationRecord(
+  runDir: string,
+  list: readonly Pick<Question, "id">[],
+  source: string,
+): ArmRecord["adaptation"] {
   const rowOf = new Map(list.map((q, i) => [q.id, i]));
-  const groups = existsSync(runFile(runDir, "groups")) ? readJsonl<{ step: number; group: number; question_id: string }>(runFile(runDir, "groups"), { tolerateTornTail: true }) : [];
+  const groups = existsSync(runFile(runDir, "groups"))
+    ? readJsonl<{ step: number; group: number; question_id: string }>(runFile(runDir, "groups"), {
+        tolerateTornTail: true,
+      })
+    : [];
   const bySteps = new Map<number, { group: number; id: string }[]>();
   for (const g of groups) {
     const rows = bySteps.get(g.step) ?? [];
     rows.push({ group: g.group, id: g.question_id });
     bySteps.set(g.step, rows);
   }
-  const batches: AdaptationBatch[] = [...bySteps.entries()].sort((a, b) => a[0] - b[0]).map(([step, rows]) => {
-    const ids = rows.sort((a, b) => a.group - b.group).map((r) => r.id);
-    return { step, rows: ids.map((id) => rowOf.get(id) ?? -1), ids_sha256: sha256Hex(ids.join("\n")) };
-  });
+  const batches: AdaptationBatch[] = [...bySteps.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .map(([step, rows]) => {
+      const ids = rows.sort((a, b) => a.group - b.group).map((r) => r.id);
+      return { step, rows: ids.map((id) => rowOf.get(id) ?? -1), ids_sha256: sha256Hex(ids.join("\n")) };
+    });
   return { batches, sha256: sha256Hex(batches.map((b) => b.ids_sha256).join("\n")), source };
 }
-

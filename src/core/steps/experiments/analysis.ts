@@ -52,7 +52,12 @@ export const VERDICT_RULE =
 const NO_GAIN = 1e-12;
 
 /** `columns[name]` are per-item scores in one shared item order; `base` must be among them. */
-export function experimentNumbers(columns: Record<string, ArrayLike<number>>, treatment: string, reference: string, o: { resamples: number; seed: number }): ExperimentNumbers {
+export function experimentNumbers(
+  columns: Record<string, ArrayLike<number>>,
+  treatment: string,
+  reference: string,
+  o: { resamples: number; seed: number },
+): ExperimentNumbers {
   const names = Object.keys(columns);
   if (!names.includes("base")) throw new Error("experimentNumbers needs a base column");
   const cols = names.map((k) => Float64Array.from(columns[k] as ArrayLike<number>));
@@ -81,9 +86,18 @@ export function experimentNumbers(columns: Record<string, ArrayLike<number>>, tr
       // A resample where the reference gained nothing has no ratio; it is left out and counted.
       if (Math.abs(den) > NO_GAIN) ratios.push((dist[t][r] - dist[b][r]) / den);
     }
-    recovery = { ...estimate((means[t] - means[b]) / refGain, Float64Array.from(ratios)), resamples_used: ratios.length };
+    recovery = {
+      ...estimate((means[t] - means[b]) / refGain, Float64Array.from(ratios)),
+      resamples_used: ratios.length,
+    };
   }
-  return { n: cols[0].length, scores, minus_base, arm_minus_reference: estimate(means[t] - means[ref], diff(t, ref)), recovery };
+  return {
+    n: cols[0].length,
+    scores,
+    minus_base,
+    arm_minus_reference: estimate(means[t] - means[ref], diff(t, ref)),
+    recovery,
+  };
 }
 
 function statEstimate(numbers: ExperimentNumbers, stat: Stat, spec: ExperimentSpec): Estimate | null {
@@ -100,7 +114,12 @@ function statEstimate(numbers: ExperimentNumbers, stat: Stat, spec: ExperimentSp
   }
 }
 
-function check(c: Condition, numbers: ExperimentNumbers, spec: ExperimentSpec, trend: RewardTrend | null): ConditionResult {
+function check(
+  c: Condition,
+  numbers: ExperimentNumbers,
+  spec: ExperimentSpec,
+  trend: RewardTrend | null,
+): ConditionResult {
   if (c.stat === "drift") {
     const falls = numbers.minus_base[spec.criterion.treatment].point < 0;
     const rises = trend?.slopeCi ? trend.slopeCi[0] > 0 : false;
@@ -115,14 +134,29 @@ function check(c: Condition, numbers: ExperimentNumbers, spec: ExperimentSpec, t
   const bound = c.bound ?? "point";
   const observed = e ? (bound === "point" ? e.point : bound === "ci_lo" ? e.ci.lo : e.ci.hi) : null;
   const v = c.value!;
-  const holds = observed !== null && (c.op === ">=" ? observed >= v : c.op === ">" ? observed > v : c.op === "<=" ? observed <= v : observed < v);
+  const holds =
+    observed !== null &&
+    (c.op === ">=" ? observed >= v : c.op === ">" ? observed > v : c.op === "<=" ? observed <= v : observed < v);
   const label = bound === "point" ? c.stat : `${c.stat} (${bound})`;
-  return { condition: c, observed, holds, text: `${label} ${observed === null ? "undefined" : observed.toFixed(4)} ${c.op} ${v}: ${holds ? "holds" : "does not hold"}` };
+  return {
+    condition: c,
+    observed,
+    holds,
+    text: `${label} ${observed === null ? "undefined" : observed.toFixed(4)} ${c.op} ${v}: ${holds ? "holds" : "does not hold"}`,
+  };
 }
 
-export function decideVerdict(numbers: ExperimentNumbers, spec: ExperimentSpec, trend: RewardTrend | null): VerdictRecord {
+export function decideVerdict(
+  numbers: ExperimentNumbers,
+  spec: ExperimentSpec,
+  trend: RewardTrend | null,
+): VerdictRecord {
   const supported = spec.criterion.supported.map((c) => check(c, numbers, spec, trend));
   const refuted = spec.criterion.refuted.map((c) => check(c, numbers, spec, trend));
-  const verdict: Verdict = refuted.some((r) => r.holds) ? "refuted" : supported.every((r) => r.holds) ? "supported" : "inconclusive";
+  const verdict: Verdict = refuted.some((r) => r.holds)
+    ? "refuted"
+    : supported.every((r) => r.holds)
+      ? "supported"
+      : "inconclusive";
   return { verdict, rule: VERDICT_RULE, supported, refuted };
 }

@@ -47,11 +47,24 @@ export interface ArmTasksOptions {
   log: (line: string) => void;
 }
 
-export async function generateArmTasks(arm: string, env: ExperimentEnv, g: GenerateRecipe, o: ArmTasksOptions): Promise<void> {
+export async function generateArmTasks(
+  arm: string,
+  env: ExperimentEnv,
+  g: GenerateRecipe,
+  o: ArmTasksOptions,
+): Promise<void> {
   const paid = o.backend === "tinker";
   const prices = paid ? pricesFor(o.config, o.config.model) : null;
   const needsPolicy = g.generator === "model" || g.solve_rate.mode === "policy";
-  const policy = needsPolicy ? await makePolicy({ backend: o.backend, config: o.config, checkpoint: o.initSampler, tokenizer: o.tokenizer, localBackendUrl: o.localBackendUrl }) : undefined;
+  const policy = needsPolicy
+    ? await makePolicy({
+        backend: o.backend,
+        config: o.config,
+        checkpoint: o.initSampler,
+        tokenizer: o.tokenizer,
+        localBackendUrl: o.localBackendUrl,
+      })
+    : undefined;
   try {
     const maxTokens = g.max_tokens ?? o.evalMaxTokens;
     const temperature = g.temperature ?? 1;
@@ -63,28 +76,59 @@ export async function generateArmTasks(arm: string, env: ExperimentEnv, g: Gener
     } else if (env === "gsm8k") {
       generator = scriptedGsm8kGenerator({ seed: g.seed });
     } else {
-      generator = scriptedWorldGenerator(readWorldFacts(readJsonl<{ title: string; text: string }>(join(o.dataDir, "corpus.jsonl"))), { seed: g.seed });
+      generator = scriptedWorldGenerator(
+        readWorldFacts(readJsonl<{ title: string; text: string }>(join(o.dataDir, "corpus.jsonl"))),
+        { seed: g.seed },
+      );
     }
     let solver: TaskSolver | undefined;
     if (g.solve_rate.mode === "scripted") solver = scriptedSolver(g.seed, g.solve_rate.tries);
-    else if (g.solve_rate.mode === "policy" && env === "gsm8k") solver = gsm8kPolicySolver({ policy: policy!, tries: g.solve_rate.tries, temperature, maxTokens, seed: g.seed });
+    else if (g.solve_rate.mode === "policy" && env === "gsm8k")
+      solver = gsm8kPolicySolver({ policy: policy!, tries: g.solve_rate.tries, temperature, maxTokens, seed: g.seed });
     else if (g.solve_rate.mode === "policy") {
-      const prompt = loadSystemPrompt(o.config.systemPromptFile || undefined, { workspaceDir: o.workspaceDir, closedBook: false });
+      const prompt = loadSystemPrompt(o.config.systemPromptFile || undefined, {
+        workspaceDir: o.workspaceDir,
+        closedBook: false,
+      });
       solver = harnessPolicySolver({
-        policy: policy!, tries: g.solve_rate.tries, temperature, maxTokens: o.config.maxTokens, seed: g.seed,
-        searcher: openIndex(join(o.dataDir, "bm25")), systemPrompt: prompt.text, topK: o.config.topK, maxSearches: o.config.maxSearches,
+        policy: policy!,
+        tries: g.solve_rate.tries,
+        temperature,
+        maxTokens: o.config.maxTokens,
+        seed: g.seed,
+        searcher: openIndex(join(o.dataDir, "bm25")),
+        systemPrompt: prompt.text,
+        topK: o.config.topK,
+        maxSearches: o.config.maxSearches,
       });
     }
     const r = await genTasks({
-      outDir: o.outDir, env, generator: { generator, count: g.count, promptFile: g.generator === "model" ? (g.prompt ?? DEFAULT_GEN_PROMPT) : undefined, promptText },
-      evalItemsFile: o.evalItemsFile, solver, prices, budgetUsd: o.budgetUsd,
-      estimateDrawUsd: usdFor(prices, GEN_PROMPT_TOKENS, maxTokens), estimateTaskUsd: usdFor(prices, g.solve_rate.tries * SOLVE_PROMPT_TOKENS, g.solve_rate.tries * maxTokens),
+      outDir: o.outDir,
+      env,
+      generator: {
+        generator,
+        count: g.count,
+        promptFile: g.generator === "model" ? (g.prompt ?? DEFAULT_GEN_PROMPT) : undefined,
+        promptText,
+      },
+      evalItemsFile: o.evalItemsFile,
+      solver,
+      prices,
+      budgetUsd: o.budgetUsd,
+      estimateDrawUsd: usdFor(prices, GEN_PROMPT_TOKENS, maxTokens),
+      estimateTaskUsd: usdFor(prices, g.solve_rate.tries * SOLVE_PROMPT_TOKENS, g.solve_rate.tries * maxTokens),
       limits: g.timeout_ms ? { timeoutMs: g.timeout_ms } : undefined,
-      command: o.command, signal: o.signal, log: o.log,
+      command: o.command,
+      signal: o.signal,
+      log: o.log,
     });
     if (r.status !== "done" || !r.audit) throw new UserError(`gen-tasks for ${arm} stopped: ${r.message ?? r.status}`);
     const c = r.audit.counts;
-    o.log(`${r.audit.candidates.count} candidates → ${r.audit.accepted} tasks; ${FILTER_ORDER.filter((k) => c[k] > 0).map((k) => `${k} ${c[k]}`).join(", ")}`);
+    o.log(
+      `${r.audit.candidates.count} candidates → ${r.audit.accepted} tasks; ${FILTER_ORDER.filter((k) => c[k] > 0)
+        .map((k) => `${k} ${c[k]}`)
+        .join(", ")}`,
+    );
   } finally {
     policy?.close?.();
   }

@@ -31,7 +31,9 @@ export interface EstimateOptions {
 
 /** One episode's tokens in the evaluated environment: the recipe's search episode, or one GSM8K reply. */
 function episodeSize(spec: ExperimentSpec): { prefill: number; generated: number } {
-  return spec.evaluation.env === "gsm8k" ? { prefill: SOLVE_PROMPT_TOKENS, generated: spec.evaluation.decoding.max_tokens } : TYPICAL_EPISODE;
+  return spec.evaluation.env === "gsm8k"
+    ? { prefill: SOLVE_PROMPT_TOKENS, generated: spec.evaluation.decoding.max_tokens }
+    : TYPICAL_EPISODE;
 }
 
 /** SFT examples a recipe trains on, when knowable before the run (a teacher's questions, a file's lines). */
@@ -40,7 +42,11 @@ function sftExamples(sft: SftRecipe, o: EstimateOptions): number | undefined {
   if (sft.data.kind !== "file") return undefined;
   const file = o.resolve ? o.resolve(sft.data.path) : sft.data.path;
   const sftFile = existsSync(file) && !file.endsWith(".jsonl") ? `${file}/${RUN_FILES.sft}` : file;
-  return existsSync(sftFile) ? readFileSync(sftFile, "utf8").split("\n").filter((l) => l.trim()).length : undefined;
+  return existsSync(sftFile)
+    ? readFileSync(sftFile, "utf8")
+        .split("\n")
+        .filter((l) => l.trim()).length
+    : undefined;
 }
 
 export function estimateExperiment(spec: ExperimentSpec, o: EstimateOptions = {}): ExperimentEstimate {
@@ -53,15 +59,35 @@ export function estimateExperiment(spec: ExperimentSpec, o: EstimateOptions = {}
   const sftLine = (phase: string, sft: SftRecipe) => {
     const n = sftExamples(sft, o);
     const e = paid ? estimateSftTraining(config, spec.base_model, n ?? 0, sft.epochs) : { usd: 0, basis: "free" };
-    lines.push({ phase, what: `SFT ${sft.epochs} epochs on ${n === undefined ? `${sft.data.kind === "runs" ? "episodes of runs already paid for" : "data"} (rows known at run time; not in this estimate)` : `${n} examples`}: ${e.basis}`, usd: e.usd });
+    lines.push({
+      phase,
+      what: `SFT ${sft.epochs} epochs on ${n === undefined ? `${sft.data.kind === "runs" ? "episodes of runs already paid for" : "data"} (rows known at run time; not in this estimate)` : `${n} examples`}: ${e.basis}`,
+      usd: e.usd,
+    });
   };
   if (spec.init.kind === "sft") sftLine("init:sft", spec.init.sft);
   for (const a of spec.arms) {
     const g = generateOf(a);
     if (g) {
       const calls = g.generator === "model" || g.solve_rate.mode === "policy";
-      const e = !calls ? { usd: 0, basis: "no model calls (scripted)" } : paid ? estimateGenTasks(config, spec.base_model, g.count, g.solve_rate.tries, g.max_tokens ?? ep.generated, g.generator === "model", g.solve_rate.mode === "policy") : { usd: 0, basis: "free" };
-      lines.push({ phase: `tasks:${a.name}`, what: `${g.count} ${g.generator} drafts, solve rate ${g.solve_rate.mode} × ${g.solve_rate.tries}: ${e.basis}`, usd: e.usd });
+      const e = !calls
+        ? { usd: 0, basis: "no model calls (scripted)" }
+        : paid
+          ? estimateGenTasks(
+              config,
+              spec.base_model,
+              g.count,
+              g.solve_rate.tries,
+              g.max_tokens ?? ep.generated,
+              g.generator === "model",
+              g.solve_rate.mode === "policy",
+            )
+          : { usd: 0, basis: "free" };
+      lines.push({
+        phase: `tasks:${a.name}`,
+        what: `${g.count} ${g.generator} drafts, solve rate ${g.solve_rate.mode} × ${g.solve_rate.tries}: ${e.basis}`,
+        usd: e.usd,
+      });
     }
   }
   for (const a of spec.arms) {
@@ -70,12 +96,20 @@ export function estimateExperiment(spec: ExperimentSpec, o: EstimateOptions = {}
     if (!g) continue;
     const episodes = g.steps * g.questions * g.group;
     const usd = episodes * episodeUsd + costUsd(prices, { trained: episodes * (ep.prefill + ep.generated) });
-    lines.push({ phase: `train:${a.name}`, what: `GRPO ${g.steps} steps × ${g.questions} × ${g.group} = ${episodes} episodes (~${ep.prefill} + ${ep.generated} tokens each, all trained)`, usd });
+    lines.push({
+      phase: `train:${a.name}`,
+      what: `GRPO ${g.steps} steps × ${g.questions} × ${g.group} = ${episodes} episodes (~${ep.prefill} + ${ep.generated} tokens each, all trained)`,
+      usd,
+    });
   }
   const n = spec.evaluation.n ?? (spec.evaluation.env === "gsm8k" ? 1319 : 7405);
   const evals = spec.arms.length + 1;
   const evalUsd = evals * n * episodeUsd;
-  lines.push({ phase: "eval", what: `base + ${spec.arms.length} arms × ${n} items × ~${ep.prefill} + ${ep.generated} tokens${spec.evaluation.n === null ? " (the whole split)" : ""}`, usd: evalUsd });
+  lines.push({
+    phase: "eval",
+    what: `base + ${spec.arms.length} arms × ${n} items × ~${ep.prefill} + ${ep.generated} tokens${spec.evaluation.n === null ? " (the whole split)" : ""}`,
+    usd: evalUsd,
+  });
   const phases: Record<string, number> = {};
   for (const l of lines) if (l.phase !== "eval") phases[l.phase] = l.usd;
   for (const arm of ["base", ...spec.arms.map((a) => a.name)]) phases[`eval:${arm}`] = evalUsd / evals;
@@ -106,6 +140,12 @@ export function experimentStepEstimate(file: string, o: { rehearse?: boolean; wo
   const spec = o.rehearse ? rehearsalSpec(read) : read;
   const e = estimateExperiment(spec);
   const phases = e.lines.map((l) => `${l.phase} ≈ $${l.usd.toFixed(2)}`).join(", ");
-  const cap = spec.budget_usd > 0 ? `; budget_usd $${spec.budget_usd.toFixed(2)} caps the whole experiment (checked before every phase)` : "";
-  return { usd: e.usd, basis: `experiment ${spec.name}${o.rehearse ? " (rehearsal, tiny sizes)" : ""}: ${phases}${cap}` };
+  const cap =
+    spec.budget_usd > 0
+      ? `; budget_usd $${spec.budget_usd.toFixed(2)} caps the whole experiment (checked before every phase)`
+      : "";
+  return {
+    usd: e.usd,
+    basis: `experiment ${spec.name}${o.rehearse ? " (rehearsal, tiny sizes)" : ""}: ${phases}${cap}`,
+  };
 }

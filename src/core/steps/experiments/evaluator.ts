@@ -37,19 +37,38 @@ export function graderSha256(): string {
 /** Canonical JSON: keys sorted at every level, so a hash does not depend on key order. */
 export function canonicalJson(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonicalJson).join(",")}]`;
-  if (v !== null && typeof v === "object") return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, unknown>)[k])}`).join(",")}}`;
+  if (v !== null && typeof v === "object")
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, unknown>)[k])}`)
+      .join(",")}}`;
   return JSON.stringify(v);
 }
 
 /** The fields of an eval manifest that do not decide a score: who ran it, with which model, when. */
-const NOT_EVALUATOR = new Set(["job", "policy", "format", "environment", "split", "test_split", "system_prompt", "harness_version", "scorer_version", "sampling", "tokenizer"]);
+const NOT_EVALUATOR = new Set([
+  "job",
+  "policy",
+  "format",
+  "environment",
+  "split",
+  "test_split",
+  "system_prompt",
+  "harness_version",
+  "scorer_version",
+  "sampling",
+  "tokenizer",
+]);
 
 export function evaluatorFromManifest(m: RunManifest): EvaluatorIdentity {
   const rest = Object.fromEntries(Object.entries(m).filter(([k]) => !NOT_EVALUATOR.has(k)));
   return {
     code_version: codeVersion(),
     harness_version: m.harness_version,
-    grader: { version: m.scorer_version, sha256: m.scorer_version === SCORER_VERSION ? graderSha256() : `(scorer ${m.scorer_version}: not hashed here)` },
+    grader: {
+      version: m.scorer_version,
+      sha256: m.scorer_version === SCORER_VERSION ? graderSha256() : `(scorer ${m.scorer_version}: not hashed here)`,
+    },
     environment: m.environment ?? null,
     prompt_template_sha256: m.system_prompt.sha256,
     tokenizer: m.tokenizer,
@@ -65,5 +84,8 @@ export function evaluatorId(e: EvaluatorIdentity): string {
 
 /** The item manifest: the sorted item ids, one per line; its hash is the evaluation's item identity. */
 export function itemManifestText(ids: readonly string[]): string {
-  return [...ids].sort().map((id) => `${id}\n`).join("");
+  return [...ids]
+    .sort()
+    .map((id) => `${id}\n`)
+    .join("");
 }

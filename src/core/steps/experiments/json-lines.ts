@@ -66,7 +66,7 @@ export function jsonValueLines(text: string): Map<string, number> {
 
 /** The line of `path`, else of its nearest parent that has one. */
 export function lineOfPath(lines: Map<string, number>, path: string): number | undefined {
-  for (let p = path; ; ) {
+  for (let p = path; ;) {
     const l = lines.get(p);
     if (l !== undefined) return l;
     if (!p) return undefined;

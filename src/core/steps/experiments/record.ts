@@ -53,9 +53,19 @@ export interface ArmRecord {
   data: { kind: string; env: string; source: string; sha256: string; rows: number };
   /** The SFT data the arm's SFT phase trained on (its sft.jsonl), when it has one. */
   sft_data: { source: string; sha256: string; rows: number } | null;
-  initialisation: { base_model: string; init_state: string | null; lora_rank: number | null; optimiser: Record<string, unknown> };
+  initialisation: {
+    base_model: string;
+    init_state: string | null;
+    lora_rank: number | null;
+    optimiser: Record<string, unknown>;
+  };
   adaptation: { batches: AdaptationBatch[]; sha256: string; source: string };
-  generation_audit: (Pick<GenTasksAudit, "accepted" | "rejected" | "yield" | "counts" | "solve_rate" | "hashes" | "generation" | "eval_overlap"> & { run: string; audit_sha256: string; tasks_sha256: string }) | null;
+  generation_audit:
+    | (Pick<
+        GenTasksAudit,
+        "accepted" | "rejected" | "yield" | "counts" | "solve_rate" | "hashes" | "generation" | "eval_overlap"
+      > & { run: string; audit_sha256: string; tasks_sha256: string })
+    | null;
   train_reward: RewardTrend | null;
 }
 

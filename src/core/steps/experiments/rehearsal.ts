@@ -22,7 +22,11 @@ export const REHEARSAL_SIZES = Object.freeze({
   resamples: 1000,
 });
 
-const shrinkSft = (s: SftRecipe): SftRecipe => ({ ...s, epochs: REHEARSAL_SIZES.sftEpochs, batch: Math.min(s.batch, REHEARSAL_SIZES.sftBatch) });
+const shrinkSft = (s: SftRecipe): SftRecipe => ({
+  ...s,
+  epochs: REHEARSAL_SIZES.sftEpochs,
+  batch: Math.min(s.batch, REHEARSAL_SIZES.sftBatch),
+});
 
 function shrinkArm(a: ArmSpec): ArmSpec {
   const out: ArmSpec = { ...a };
@@ -30,7 +34,15 @@ function shrinkArm(a: ArmSpec): ArmSpec {
   if (a.grpo) out.grpo = { ...a.grpo, ...REHEARSAL_SIZES.grpo, save_every: 1 };
   if (a.data?.kind === "tasks" && a.data.generate) {
     const { prompt: _prompt, temperature: _t, max_tokens: _m, ...rest } = a.data.generate;
-    out.data = { ...a.data, generate: { ...rest, generator: "scripted", count: REHEARSAL_SIZES.drafts, solve_rate: { mode: "scripted", tries: REHEARSAL_SIZES.solveTries } } };
+    out.data = {
+      ...a.data,
+      generate: {
+        ...rest,
+        generator: "scripted",
+        count: REHEARSAL_SIZES.drafts,
+        solve_rate: { mode: "scripted", tries: REHEARSAL_SIZES.solveTries },
+      },
+    };
   }
   return out;
 }
@@ -44,7 +56,11 @@ export function rehearsalSpec(spec: ExperimentSpec): ExperimentSpec {
     harness: { ...spec.harness, maxTokens: REHEARSAL_SIZES.maxTokens },
     init: spec.init.kind === "sft" ? { kind: "sft", sft: shrinkSft(spec.init.sft) } : spec.init,
     arms: spec.arms.map(shrinkArm),
-    evaluation: { ...spec.evaluation, n: REHEARSAL_SIZES.evalItems, decoding: { ...spec.evaluation.decoding, max_tokens: REHEARSAL_SIZES.maxTokens } },
+    evaluation: {
+      ...spec.evaluation,
+      n: REHEARSAL_SIZES.evalItems,
+      decoding: { ...spec.evaluation.decoding, max_tokens: REHEARSAL_SIZES.maxTokens },
+    },
     resamples: REHEARSAL_SIZES.resamples,
   };
 }

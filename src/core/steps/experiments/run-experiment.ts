@@ -41,7 +41,14 @@ import { readJsonFile, readEpisodes } from "../../base/runs/run-files";
 import { writeJsonAtomic } from "../../base/util/atomic-write";
 import { openRunForWriting, runFile } from "../../base/runs/run-folder";
 import { Recipe, type StageRecord } from "../recipe/engine";
-import { indexCorpus, openLocalBackend, prepareHotpot, TEACHER_SFT, teacherPolicy, writeSyntheticWorld } from "../recipe/stages";
+import {
+  indexCorpus,
+  openLocalBackend,
+  prepareHotpot,
+  TEACHER_SFT,
+  teacherPolicy,
+  writeSyntheticWorld,
+} from "../recipe/stages";
 import { collectSftData, sftFromRuns } from "../sft";
 import { type TaskRecord } from "../tasks/filter";
 import { TASKS_FILE, AUDIT_FILE } from "../../base/task-sets/files";
@@ -54,9 +61,26 @@ import { estimateExperiment, type ExperimentEstimate } from "./estimate";
 import { evaluatorFromManifest, evaluatorId, itemManifestText } from "./evaluator";
 import { adaptationRecord } from "./adaptation";
 import { generateArmTasks } from "./arm-tasks";
-import { EXPERIMENT_FILES, EXPERIMENT_RECORD_FORMAT, type ArmRecord, type ExperimentRecord, type PhaseRecord, type ScoredRun } from "./record";
+import {
+  EXPERIMENT_FILES,
+  EXPERIMENT_RECORD_FORMAT,
+  type ArmRecord,
+  type ExperimentRecord,
+  type PhaseRecord,
+  type ScoredRun,
+} from "./record";
 import { rehearsalSpec } from "./rehearsal";
-import { armEnv, EXPERIMENTS_DIR, generateOf, parseExperimentSpecText, readExperimentSpec, type ArmSpec, type ExperimentEnv, type ExperimentSpec, type SftRecipe } from "./spec";
+import {
+  armEnv,
+  EXPERIMENTS_DIR,
+  generateOf,
+  parseExperimentSpecText,
+  readExperimentSpec,
+  type ArmSpec,
+  type ExperimentEnv,
+  type ExperimentSpec,
+  type SftRecipe,
+} from "./spec";
 import { validateExperiment } from "./validate";
 
 export interface RunExperimentOptions {
@@ -86,7 +110,8 @@ export interface RunExperimentResult {
   record?: ExperimentRecord;
 }
 
-const OFFLINE_SYSTEM_TEXT = "Answer the question about an invented world by searching.\nReply with one action: <search>words</search> or <answer>answer</answer>.\n";
+const OFFLINE_SYSTEM_TEXT =
+  "Answer the question about an invented world by searching.\nReply with one action: <search>words</search> or <answer>answer</answer>.\n";
 
 export function experimentRecordDir(workspaceDir: string, config: AgentLabConfig, name: string): string {
   return join(workspaceDir, config.runsDir, name);
@@ -96,7 +121,10 @@ export function experimentRecordDir(workspaceDir: string, config: AgentLabConfig
 function specToRun(o: RunExperimentOptions): { spec: ExperimentSpec; text: string } {
   const read = readExperimentSpec(o.specFile);
   if (!o.rehearse) return read;
-  if (read.spec.backend !== "tinker") throw new UserError(`--rehearse rehearses a Tinker spec; ${o.specFile} runs on the local backend already (leave out --rehearse)`);
+  if (read.spec.backend !== "tinker")
+    throw new UserError(
+      `--rehearse rehearses a Tinker spec; ${o.specFile} runs on the local backend already (leave out --rehearse)`,
+    );
   const text = JSON.stringify(rehearsalSpec(read.spec), null, 2) + "\n";
   return parseExperimentSpecText(`${o.specFile} (--rehearse)`, text);
 }
@@ -107,38 +135,80 @@ export async function runExperiment(o: RunExperimentOptions): Promise<RunExperim
   const dir = resolve(o.dir ?? join(EXPERIMENTS_DIR, spec.name));
   // A rehearsal asks its server what it is first (through the client every phase uses): the local stand-in is free.
   const target = o.rehearse && !o.dryRun ? await rehearsalTarget(o.signal) : undefined;
-  const estimate = estimateExperiment(spec, { free: target?.standIn, resolve: (p) => (isAbsolute(p) ? p : join(dir, p)) });
-  const note = o.rehearse ? rehearsalNote(STAND_IN_TOKENIZER, (await loadTokenizerSource(STAND_IN_TOKENIZER)).name, target) : undefined;
+  const estimate = estimateExperiment(spec, {
+    free: target?.standIn,
+    resolve: (p) => (isAbsolute(p) ? p : join(dir, p)),
+  });
+  const note = o.rehearse
+    ? rehearsalNote(STAND_IN_TOKENIZER, (await loadTokenizerSource(STAND_IN_TOKENIZER)).name, target)
+    : undefined;
   o.log(`experiment ${spec.name}: ${spec.title}`);
   if (note) o.log(note);
   o.log(`hypothesis: ${spec.hypothesis}`);
   for (const line of estimate.lines) o.log(`  ${line.phase}: ${line.what} — ≈ $${line.usd.toFixed(2)}`);
-  o.log(`estimated cost: ≈ $${estimate.usd.toFixed(2)} (upper bound)${spec.budget_usd > 0 ? `; budget cap $${spec.budget_usd.toFixed(2)} for the whole experiment` : ""}`);
-  if ((o.trainFiles?.length || o.testFiles?.length) && !preparesData(spec)) throw new UserError(`--train/--test give the records of an environment the experiment prepares itself (gsm8k); ${spec.name} ${spec.world ? "builds its synthetic world" : `evaluates on ${spec.evaluation.env}, prepared with agent-lab prepare`}`);
+  o.log(
+    `estimated cost: ≈ $${estimate.usd.toFixed(2)} (upper bound)${spec.budget_usd > 0 ? `; budget cap $${spec.budget_usd.toFixed(2)} for the whole experiment` : ""}`,
+  );
+  if ((o.trainFiles?.length || o.testFiles?.length) && !preparesData(spec))
+    throw new UserError(
+      `--train/--test give the records of an environment the experiment prepares itself (gsm8k); ${spec.name} ${spec.world ? "builds its synthetic world" : `evaluates on ${spec.evaluation.env}, prepared with agent-lab prepare`}`,
+    );
   if (o.dryRun) return { dir, estimate };
-  if (spec.budget_usd > 0 && estimate.usd > spec.budget_usd) throw new UserError(`the estimate ($${estimate.usd.toFixed(2)}) is over the spec's budget_usd ($${spec.budget_usd.toFixed(2)}, the cap for all phases together); raise it or shrink the arms`);
-  if (spec.backend === "tinker" && estimate.usd > 0 && !o.yes) throw new UserError(`this experiment would spend up to ≈ $${estimate.usd.toFixed(2)} on Tinker; pass --yes to confirm`);
+  if (spec.budget_usd > 0 && estimate.usd > spec.budget_usd)
+    throw new UserError(
+      `the estimate ($${estimate.usd.toFixed(2)}) is over the spec's budget_usd ($${spec.budget_usd.toFixed(2)}, the cap for all phases together); raise it or shrink the arms`,
+    );
+  if (spec.backend === "tinker" && estimate.usd > 0 && !o.yes)
+    throw new UserError(
+      `this experiment would spend up to ≈ $${estimate.usd.toFixed(2)} on Tinker; pass --yes to confirm`,
+    );
 
   claimWorkspace(dir, spec);
   // Each step's own cap is set phase by phase to what is left of the experiment's (Context.stepConfig).
   const config = pricedFor(loadConfig(dir, spec.budget_usd > 0 ? { budgetUsd: spec.budget_usd } : {}), target);
   const recordDir = experimentRecordDir(dir, config, spec.name);
-  const manifest = { kind: "experiment" as const, spec_sha256: sha256Hex(text), name: spec.name, created: new Date().toISOString() };
+  const manifest = {
+    kind: "experiment" as const,
+    spec_sha256: sha256Hex(text),
+    name: spec.name,
+    created: new Date().toISOString(),
+  };
   const lock = openRunForWriting<typeof manifest>({
     runDir: recordDir,
     resume: existsSync(runFile(recordDir, "manifest")),
     what: `agent-lab experiment run ${o.specFile}${o.rehearse ? " --rehearse" : ""}`,
     create: manifest,
-    changes: (stored) => (stored.spec_sha256 === manifest.spec_sha256 ? [] : [{ field: "spec_sha256", was: stored.spec_sha256, now: manifest.spec_sha256 }]),
+    changes: (stored) =>
+      stored.spec_sha256 === manifest.spec_sha256
+        ? []
+        : [{ field: "spec_sha256", was: stored.spec_sha256, now: manifest.spec_sha256 }],
   });
   writeFileSync(join(recordDir, EXPERIMENT_FILES.spec), text);
   const phaseNames = planPhases(spec);
   const phasesFile = join(recordDir, EXPERIMENT_FILES.phases);
   const phases: Record<string, PhaseRecord> = readJsonFile<Record<string, PhaseRecord>>(phasesFile) ?? {};
-  const progress = new ProgressWriter(recordDir, { step: "experiment", label: "experiment", unit: "stage", planned: phaseNames.length, done: phaseNames.filter((p) => phases[p]).length });
+  const progress = new ProgressWriter(recordDir, {
+    step: "experiment",
+    label: "experiment",
+    unit: "stage",
+    planned: phaseNames.length,
+    done: phaseNames.filter((p) => phases[p]).length,
+  });
   let status: ProgressStatus = "failed";
   try {
-    const ctx = new Context(o, spec, dir, config, recordDir, phases, phasesFile, progress, phaseNames, estimate, o.rehearse ? STAND_IN_TOKENIZER : undefined);
+    const ctx = new Context(
+      o,
+      spec,
+      dir,
+      config,
+      recordDir,
+      phases,
+      phasesFile,
+      progress,
+      phaseNames,
+      estimate,
+      o.rehearse ? STAND_IN_TOKENIZER : undefined,
+    );
     const record = await ctx.run();
     if (note) o.log(note);
     status = "done";
@@ -174,9 +244,21 @@ function claimWorkspace(dir: string, spec: ExperimentSpec): void {
   mkdirSync(dir, { recursive: true });
   const config = join(dir, CONFIG_FILE);
   if (!existsSync(config)) {
-    const harness = { ...spec.harness, loraRank: spec.lora_rank, model: spec.backend === "tinker" ? spec.base_model : undefined, env: spec.evaluation.env };
+    const harness = {
+      ...spec.harness,
+      loraRank: spec.lora_rank,
+      model: spec.backend === "tinker" ? spec.base_model : undefined,
+      env: spec.evaluation.env,
+    };
     const offline = spec.backend === "local";
-    writeFileSync(config, JSON.stringify({ dataDir: "data", runsDir: "runs", ...harness, ...(offline ? { systemPromptFile: OFFLINE_PROMPT } : {}) }, null, 2) + "\n");
+    writeFileSync(
+      config,
+      JSON.stringify(
+        { dataDir: "data", runsDir: "runs", ...harness, ...(offline ? { systemPromptFile: OFFLINE_PROMPT } : {}) },
+        null,
+        2,
+      ) + "\n",
+    );
     if (offline) {
       mkdirSync(join(dir, "prompts"), { recursive: true });
       writeFileSync(join(dir, OFFLINE_PROMPT), OFFLINE_SYSTEM_TEXT);
@@ -209,7 +291,8 @@ class Context {
     const cap = spec.budget_usd;
     // The engine's record is phases.json's: a phase's runs are what it wrote.
     const records: Record<string, StageRecord> = {};
-    for (const [name, p] of Object.entries(phases)) records[name] = { seconds: p.seconds, finished: p.finished, usd: p.usd, writes: p.runs };
+    for (const [name, p] of Object.entries(phases))
+      records[name] = { seconds: p.seconds, finished: p.finished, usd: p.usd, writes: p.runs };
     this.recipe = new Recipe({
       names: phaseNames,
       log: o.log,
@@ -218,13 +301,17 @@ class Context {
       progress,
       records,
       save: (all) => {
-        for (const [name, r] of Object.entries(all)) phases[name] = { seconds: r.seconds, usd: r.usd ?? 0, runs: r.writes ?? [], finished: r.finished };
+        for (const [name, r] of Object.entries(all))
+          phases[name] = { seconds: r.seconds, usd: r.usd ?? 0, runs: r.writes ?? [], finished: r.finished };
         writeJsonAtomic(phasesFile, phases);
       },
       doneAtStart: phaseNames.filter((p) => phases[p]).length,
       budget: { capUsd: cap, scope: "the whole experiment", keptIn: this.rel(phasesFile), noun: "phases" },
       skipped: "done earlier, skipped",
-      finished: (name, _s, usd) => (usd > 0 ? `${name}: $${usd.toFixed(4)}; experiment total $${this.spent().toFixed(4)}${cap > 0 ? ` of $${cap.toFixed(2)}` : ""}` : undefined),
+      finished: (name, _s, usd) =>
+        usd > 0
+          ? `${name}: $${usd.toFixed(4)}; experiment total $${this.spent().toFixed(4)}${cap > 0 ? ` of $${cap.toFixed(2)}` : ""}`
+          : undefined,
     });
   }
 
@@ -257,8 +344,16 @@ class Context {
    * before it, progress, the record); records its seconds and the spend of its runs.
    */
   private async phase(name: string, runs: string[], work: () => Promise<void>): Promise<void> {
-    const spentUsd = () => runs.reduce((sum, r) => sum + readLedger(join(this.runsDir, r)).reduce((t, e) => t + (Number(e.usd) || 0), 0), 0);
-    await this.recipe.run({ name, writes: runs.map((r) => this.rel(join(this.runsDir, r))), isDone: () => Boolean(this.phases[name]), estimateUsd: this.estimate.phases[name] ?? 0, spentUsd, run: work });
+    const spentUsd = () =>
+      runs.reduce((sum, r) => sum + readLedger(join(this.runsDir, r)).reduce((t, e) => t + (Number(e.usd) || 0), 0), 0);
+    await this.recipe.run({
+      name,
+      writes: runs.map((r) => this.rel(join(this.runsDir, r))),
+      isDone: () => Boolean(this.phases[name]),
+      estimateUsd: this.estimate.phases[name] ?? 0,
+      spentUsd,
+      run: work,
+    });
   }
 
   private resume(name: string): boolean {
@@ -276,14 +371,27 @@ class Context {
       const w = spec.world;
       await this.phase("world", [], async () => {
         const world = writeSyntheticWorld(this.dir, { seed: w.seed, train: w.train, dev: w.dev, style: "compact" });
-        await prepareHotpot(this.dataDir, { trainFiles: [world.trainFile], devFiles: [world.devFile], source: `agent-lab experiment synthetic world (compact, seed ${w.seed})` }, stepLog);
+        await prepareHotpot(
+          this.dataDir,
+          {
+            trainFiles: [world.trainFile],
+            devFiles: [world.devFile],
+            source: `agent-lab experiment synthetic world (compact, seed ${w.seed})`,
+          },
+          stepLog,
+        );
         await indexCorpus(this.dataDir, { workers: 0 });
       });
     }
     if (preparesData(spec)) {
       const env = environmentByName(spec.evaluation.env);
       await this.phase("data", [], async () => {
-        const lines = await env.data.prepare({ outDir: this.envData(spec.evaluation.env), train: this.o.trainFiles, test: this.o.testFiles, log: stepLog });
+        const lines = await env.data.prepare({
+          outDir: this.envData(spec.evaluation.env),
+          train: this.o.trainFiles,
+          test: this.o.testFiles,
+          log: stepLog,
+        });
         lines.forEach(stepLog);
       });
     }
@@ -313,11 +421,21 @@ class Context {
   }
 
   /** The state every arm starts from and the sampler "base" is scored with (undefined: the base model). */
-  private async init(stepLog: (l: string) => void): Promise<{ state: string | undefined; sampler: string | undefined; runs: string[] }> {
+  private async init(
+    stepLog: (l: string) => void,
+  ): Promise<{ state: string | undefined; sampler: string | undefined; runs: string[] }> {
     const init = this.spec.init;
     if (init.kind === "base") return { state: undefined, sampler: undefined, runs: [] };
     if (init.kind === "checkpoint") return { state: init.state, sampler: init.sampler, runs: [] };
-    const r = await this.sft("init", this.runName("init-data"), this.runName("init"), init.sft, this.spec.evaluation.env, undefined, stepLog);
+    const r = await this.sft(
+      "init",
+      this.runName("init-data"),
+      this.runName("init"),
+      init.sft,
+      this.spec.evaluation.env,
+      undefined,
+      stepLog,
+    );
     return { state: r.state, sampler: r.sampler, runs: r.runs };
   }
 
@@ -326,7 +444,13 @@ class Context {
    * its data from the scripted teacher, from runs already scored, or a file; trained from `initState`.
    */
   private async sft(
-    who: string, dataRun: string, trainRun: string, sft: SftRecipe, env: ExperimentEnv, initState: string | undefined, stepLog: (l: string) => void,
+    who: string,
+    dataRun: string,
+    trainRun: string,
+    sft: SftRecipe,
+    env: ExperimentEnv,
+    initState: string | undefined,
+    stepLog: (l: string) => void,
   ): Promise<{ state: string; sampler: string; runs: string[] }> {
     const [dataPhase, trainPhase] = who === "init" ? ["init:sft-data", "init:sft"] : [`sft-data:${who}`, `sft:${who}`];
     const sftFile = runFile(join(this.runsDir, dataRun), "sft");
@@ -334,33 +458,72 @@ class Context {
     await this.phase(dataPhase, produced ? [dataRun] : [], async () => {
       if (sft.data.kind === "teacher") {
         const r = await collectSftData({
-          workspaceDir: this.dir, config: this.stepConfig(), env, name: dataRun, questions: sft.data.questions, offset: 0, ...TEACHER_SFT,
-          backend: this.backend(), policy: await teacherPolicy(), localBackendUrl: this.local?.url,
-          resume: this.resume(dataRun), command: this.command(`${who} sft-data`), signal: this.o.signal, log: stepLog,
+          workspaceDir: this.dir,
+          config: this.stepConfig(),
+          env,
+          name: dataRun,
+          questions: sft.data.questions,
+          offset: 0,
+          ...TEACHER_SFT,
+          backend: this.backend(),
+          policy: await teacherPolicy(),
+          localBackendUrl: this.local?.url,
+          resume: this.resume(dataRun),
+          command: this.command(`${who} sft-data`),
+          signal: this.o.signal,
+          log: stepLog,
         });
         if (r.budgetStop) throw new UserError(`${who} sft-data stopped at the budget cap: ${r.budgetStop.message}`);
         stepLog(r.finalLine);
       } else if (sft.data.kind === "runs") {
         const r = sftFromRuns({
-          workspaceDir: this.dir, config: this.config, env, name: dataRun, runs: sft.data.runs, minReward: sft.data.min_reward, bestOf: sft.data.best_of, perTurn: false,
-          command: this.command(`${who} sft-data --from-runs`), log: stepLog,
+          workspaceDir: this.dir,
+          config: this.config,
+          env,
+          name: dataRun,
+          runs: sft.data.runs,
+          minReward: sft.data.min_reward,
+          bestOf: sft.data.best_of,
+          perTurn: false,
+          command: this.command(`${who} sft-data --from-runs`),
+          log: stepLog,
         });
         for (const sk of r.skipped) stepLog(`skipped ${sk.name}: ${sk.reason}`);
-        if (r.rows === 0) throw new UserError(`${who}: sft-data --from-runs ${sft.data.runs.join(" ")} kept no episode (min_reward ${sft.data.min_reward}); lower it or give other runs`);
+        if (r.rows === 0)
+          throw new UserError(
+            `${who}: sft-data --from-runs ${sft.data.runs.join(" ")} kept no episode (min_reward ${sft.data.min_reward}); lower it or give other runs`,
+          );
         stepLog(`${r.rows} SFT rows from ${sft.data.runs.length} runs already paid for`);
       }
     });
     const data = sft.data.kind === "file" ? sftDataFile(sft.data.path, this.dir) : sftFile;
     await this.phase(trainPhase, [trainRun], async () => {
       const r = await trainSft({
-        workspaceDir: this.dir, config: this.stepConfig(), name: trainRun, data, epochs: sft.epochs, batch: sft.batch, lr: sft.lr, seed: this.spec.seed, initState,
-        tokenizer: this.tokenizer, resume: this.resume(trainRun), backend: this.backend(), baseUrl: this.local?.url,
-        command: this.command(`${who} train-sft`), signal: this.o.signal, log: stepLog,
+        workspaceDir: this.dir,
+        config: this.stepConfig(),
+        name: trainRun,
+        data,
+        epochs: sft.epochs,
+        batch: sft.batch,
+        lr: sft.lr,
+        seed: this.spec.seed,
+        initState,
+        tokenizer: this.tokenizer,
+        resume: this.resume(trainRun),
+        backend: this.backend(),
+        baseUrl: this.local?.url,
+        command: this.command(`${who} train-sft`),
+        signal: this.o.signal,
+        log: stepLog,
       });
       if (r.status !== "done") throw new UserError(`${who} train-sft stopped (${r.status}); rerun to continue`);
     });
     const name = `${trainRun}-e${sft.epochs}`;
-    return { state: name, sampler: resolveCheckpointPath(this.runsDir, name, "sampler"), runs: [...(produced ? [dataRun] : []), trainRun] };
+    return {
+      state: name,
+      sampler: resolveCheckpointPath(this.runsDir, name, "sampler"),
+      runs: [...(produced ? [dataRun] : []), trainRun],
+    };
   }
 
   private tasksDir(arm: ArmSpec): string {
@@ -375,9 +538,20 @@ class Context {
     const name = this.runName("tasks", arm.name);
     await this.phase(`tasks:${arm.name}`, [name], () =>
       generateArmTasks(arm.name, env, g, {
-        outDir: join(this.runsDir, name), workspaceDir: this.dir, dataDir: this.dataDir, evalItemsFile: join(this.envData(env), `${this.spec.evaluation.split}.jsonl`),
-        config: this.config, budgetUsd: this.stepConfig().budgetUsd, backend: this.backend(), initSampler, tokenizer: this.tokenizer, localBackendUrl: this.local?.url,
-        evalMaxTokens: this.spec.evaluation.decoding.max_tokens, command: this.command(`gen-tasks ${arm.name}`), signal: this.o.signal, log: stepLog,
+        outDir: join(this.runsDir, name),
+        workspaceDir: this.dir,
+        dataDir: this.dataDir,
+        evalItemsFile: join(this.envData(env), `${this.spec.evaluation.split}.jsonl`),
+        config: this.config,
+        budgetUsd: this.stepConfig().budgetUsd,
+        backend: this.backend(),
+        initSampler,
+        tokenizer: this.tokenizer,
+        localBackendUrl: this.local?.url,
+        evalMaxTokens: this.spec.evaluation.decoding.max_tokens,
+        command: this.command(`gen-tasks ${arm.name}`),
+        signal: this.o.signal,
+        log: stepLog,
       }),
     );
   }
@@ -388,14 +562,26 @@ class Context {
     const env = environmentByName(data.env);
     if (data.kind === "env-train") {
       const file = join(this.envData(data.env), "train.jsonl");
-      return { questions: env.data.load(this.envData(data.env), "train"), source: this.rel(file), sha256: sha256File(file), offset: data.offset ?? 0 };
+      return {
+        questions: env.data.load(this.envData(data.env), "train"),
+        source: this.rel(file),
+        sha256: sha256File(file),
+        offset: data.offset ?? 0,
+      };
     }
     const file = join(this.tasksDir(arm), TASKS_FILE);
-    if (!existsSync(file)) throw new UserError(`arm ${arm.name}: ${file} does not exist (run agent-lab gen-tasks into that folder first)`);
+    if (!existsSync(file))
+      throw new UserError(`arm ${arm.name}: ${file} does not exist (run agent-lab gen-tasks into that folder first)`);
     // GSM8K reads a tasks folder itself (--train-tasks: the real split's prompt and grader, the eval-overlap check).
     const questions = env.data.loadTrainTasks
       ? env.data.loadTrainTasks(this.tasksDir(arm), this.envData(data.env)).items
-      : readJsonl<TaskRecord>(file).map((t) => ({ id: t.id, question: t.problem, answers: [t.answer], type: "generated", level: "generated" }));
+      : readJsonl<TaskRecord>(file).map((t) => ({
+          id: t.id,
+          question: t.problem,
+          answers: [t.answer],
+          type: "generated",
+          level: "generated",
+        }));
     return { questions, source: this.rel(file), sha256: sha256File(file), offset: 0 };
   }
 
@@ -405,7 +591,15 @@ class Context {
     let state = initState;
     let sampler = "";
     if (arm.sft) {
-      const r = await this.sft(arm.name, this.runName(arm.name, "sft-data"), this.runName(arm.name, "sft"), arm.sft, env, initState, stepLog);
+      const r = await this.sft(
+        arm.name,
+        this.runName(arm.name, "sft-data"),
+        this.runName(arm.name, "sft"),
+        arm.sft,
+        env,
+        initState,
+        stepLog,
+      );
       state = r.state;
       sampler = r.sampler;
     }
@@ -414,16 +608,44 @@ class Context {
     const name = this.runName(arm.name);
     const list = this.trainingList(arm);
     const needed = list.offset + g.steps * g.questions;
-    if (list.questions.length < needed) throw new UserError(`arm ${arm.name}: GRPO needs ${needed} training rows (${g.steps} steps × ${g.questions} from row ${list.offset}) and ${list.source} has ${list.questions.length}; generate more tasks or take fewer steps`);
-    const tasksFolder = arm.data?.kind === "tasks" && environmentByName(env).data.loadTrainTasks ? this.rel(this.tasksDir(arm)) : undefined;
+    if (list.questions.length < needed)
+      throw new UserError(
+        `arm ${arm.name}: GRPO needs ${needed} training rows (${g.steps} steps × ${g.questions} from row ${list.offset}) and ${list.source} has ${list.questions.length}; generate more tasks or take fewer steps`,
+      );
+    const tasksFolder =
+      arm.data?.kind === "tasks" && environmentByName(env).data.loadTrainTasks
+        ? this.rel(this.tasksDir(arm))
+        : undefined;
     await this.phase(`train:${arm.name}`, [name], async () => {
       const r = await trainGrpo({
-        workspaceDir: this.dir, config: this.stepConfig(), env, name, initState: state, steps: g.steps, questions: g.questions, group: g.group, lr: g.lr, temperature: g.temperature,
-        seed: g.seed, normalizeAdvantages: g.normalize_advantages, offset: list.offset, saveEvery: g.save_every ?? g.steps,
-        trainTasksDir: tasksFolder, trainQuestions: arm.data?.kind === "tasks" && !tasksFolder ? list.questions : undefined, tokenizerSource: this.tokenizer,
-        resume: this.resume(name), backend: this.backend(), baseUrl: this.local?.url, command: this.command(`train-grpo ${arm.name}`), signal: this.o.signal, log: stepLog,
+        workspaceDir: this.dir,
+        config: this.stepConfig(),
+        env,
+        name,
+        initState: state,
+        steps: g.steps,
+        questions: g.questions,
+        group: g.group,
+        lr: g.lr,
+        temperature: g.temperature,
+        seed: g.seed,
+        normalizeAdvantages: g.normalize_advantages,
+        offset: list.offset,
+        saveEvery: g.save_every ?? g.steps,
+        trainTasksDir: tasksFolder,
+        trainQuestions: arm.data?.kind === "tasks" && !tasksFolder ? list.questions : undefined,
+        tokenizerSource: this.tokenizer,
+        resume: this.resume(name),
+        backend: this.backend(),
+        baseUrl: this.local?.url,
+        command: this.command(`train-grpo ${arm.name}`),
+        signal: this.o.signal,
+        log: stepLog,
       });
-      if (r.status !== "done") throw new UserError(`train-grpo ${arm.name} stopped (${r.status})${r.message ? `: ${r.message}` : ""}; rerun to continue`);
+      if (r.status !== "done")
+        throw new UserError(
+          `train-grpo ${arm.name} stopped (${r.status})${r.message ? `: ${r.message}` : ""}; rerun to continue`,
+        );
     });
     return resolveCheckpointPath(this.runsDir, `${name}-s${g.steps}`, "sampler");
   }
@@ -434,12 +656,30 @@ class Context {
     await this.phase(`eval:${arm}`, [name], async () => {
       const c = this.stepConfig();
       const r = await evalSplit({
-        workspaceDir: this.dir, config: { ...c, maxTokens: e.decoding.max_tokens }, env: e.env, name, split: e.split, testFlag: e.split === "test" ? "--i-know-this-is-test" : undefined,
-        closedBook: false, limit: e.n ?? undefined, resume: this.resume(name), temperature: e.decoding.temperature, backend: this.backend(), checkpoint: sampler,
-        tokenizer: this.tokenizer, localBackendUrl: this.local?.url, command: this.command(`eval ${arm}`), signal: this.o.signal, log: stepLog,
+        workspaceDir: this.dir,
+        config: { ...c, maxTokens: e.decoding.max_tokens },
+        env: e.env,
+        name,
+        split: e.split,
+        testFlag: e.split === "test" ? "--i-know-this-is-test" : undefined,
+        closedBook: false,
+        limit: e.n ?? undefined,
+        resume: this.resume(name),
+        temperature: e.decoding.temperature,
+        backend: this.backend(),
+        checkpoint: sampler,
+        tokenizer: this.tokenizer,
+        localBackendUrl: this.local?.url,
+        command: this.command(`eval ${arm}`),
+        signal: this.o.signal,
+        log: stepLog,
       });
       if (r.budgetStop) throw new UserError(`eval ${arm} stopped at the budget cap: ${r.budgetStop.message}`);
-      stepLog(e.env === "gsm8k" ? `${arm}: accuracy ${r.summary.f1.toFixed(3)}  (${r.summary.n} items)` : `${arm}: F1 ${r.summary.f1.toFixed(3)}  EM ${r.summary.em.toFixed(3)}  (${r.summary.n} items)`);
+      stepLog(
+        e.env === "gsm8k"
+          ? `${arm}: accuracy ${r.summary.f1.toFixed(3)}  (${r.summary.n} items)`
+          : `${arm}: F1 ${r.summary.f1.toFixed(3)}  EM ${r.summary.em.toFixed(3)}  (${r.summary.n} items)`,
+      );
     });
   }
 
@@ -449,9 +689,13 @@ class Context {
     const evalDirs = arms.map((a) => join(this.runsDir, this.runName("eval", a)));
     const episodes = evalDirs.map((d) => new Map(readEpisodes(d).map((e) => [e.id, e])));
     const ids = [...episodes[0].keys()].sort();
-    if (ids.length === 0) throw new UserError(`${evalDirs[0]} scored no items: the ${spec.evaluation.split} split is empty; check the data folder (or the world's dev size)`);
+    if (ids.length === 0)
+      throw new UserError(
+        `${evalDirs[0]} scored no items: the ${spec.evaluation.split} split is empty; check the data folder (or the world's dev size)`,
+      );
     episodes.forEach((m, k) => {
-      if (m.size !== ids.length || ids.some((id) => !m.has(id))) throw new UserError(`${evalDirs[k]} was not evaluated on the same ${ids.length} items as base; rerun its eval`);
+      if (m.size !== ids.length || ids.some((id) => !m.has(id)))
+        throw new UserError(`${evalDirs[k]} was not evaluated on the same ${ids.length} items as base; rerun its eval`);
     });
     const metric = spec.metric === "em" ? "em" : "f1";
     const columns: Record<string, number[]> = {};
@@ -460,10 +704,21 @@ class Context {
     writeFileSync(join(this.recordDir, EXPERIMENT_FILES.items), itemsText);
     const scoresText = JSON.stringify({ metric: spec.metric, items: EXPERIMENT_FILES.items, scores: columns }) + "\n";
     writeFileSync(join(this.recordDir, EXPERIMENT_FILES.scores), scoresText);
-    const numbers = experimentNumbers(columns, spec.criterion.treatment, spec.criterion.reference, { resamples: spec.resamples, seed: spec.seed });
+    const numbers = experimentNumbers(columns, spec.criterion.treatment, spec.criterion.reference, {
+      resamples: spec.resamples,
+      seed: spec.seed,
+    });
     const evaluators = evalDirs.map((d) => evaluatorFromManifest(readJsonFile<RunManifest>(runFile(d, "manifest"))!));
     const scores: Record<string, ScoredRun> = {};
-    arms.forEach((a, k) => (scores[a] = { run: this.rel(evalDirs[k]), evaluator_id: evaluatorId(evaluators[k]), mean: numbers.scores[a].point, ci: numbers.scores[a].ci }));
+    arms.forEach(
+      (a, k) =>
+        (scores[a] = {
+          run: this.rel(evalDirs[k]),
+          evaluator_id: evaluatorId(evaluators[k]),
+          mean: numbers.scores[a].point,
+          ci: numbers.scores[a].ci,
+        }),
+    );
     const armRecords = spec.arms.map((a) => this.armRecord(a, init.state));
     const treatment = armRecords.find((a) => a.name === spec.criterion.treatment)!;
     const verdict = decideVerdict(numbers, spec, treatment.train_reward);
@@ -477,8 +732,15 @@ class Context {
       record_dir: this.rel(this.recordDir),
       metric: spec.metric,
       evaluation: {
-        env: spec.evaluation.env, split: spec.evaluation.split, n: ids.length, evaluator: evaluators[0], evaluator_id: evaluatorId(evaluators[0]),
-        items_file: EXPERIMENT_FILES.items, items_sha256: sha256Hex(itemsText), scores_file: EXPERIMENT_FILES.scores, scores_sha256: sha256Hex(scoresText),
+        env: spec.evaluation.env,
+        split: spec.evaluation.split,
+        n: ids.length,
+        evaluator: evaluators[0],
+        evaluator_id: evaluatorId(evaluators[0]),
+        items_file: EXPERIMENT_FILES.items,
+        items_sha256: sha256Hex(itemsText),
+        scores_file: EXPERIMENT_FILES.scores,
+        scores_sha256: sha256Hex(scoresText),
       },
       scores,
       numbers,
@@ -487,10 +749,19 @@ class Context {
       verdict,
       criterion_arms: { treatment: spec.criterion.treatment, reference: spec.criterion.reference },
       arms: armRecords,
-      init: { kind: spec.init.kind, state: init.state ?? null, sampler: init.sampler ?? null, runs: init.runs.map((r) => this.rel(join(this.runsDir, r))) },
+      init: {
+        kind: spec.init.kind,
+        state: init.state ?? null,
+        sampler: init.sampler ?? null,
+        runs: init.runs.map((r) => this.rel(join(this.runsDir, r))),
+      },
       phases: this.phases,
       spend: { usd: totalUsd, budget_usd: spec.budget_usd, estimate_usd: this.estimate.usd },
-      ablation: ablate(loadAblationInputs(evalDirs), { resamples: spec.resamples, seed: spec.seed, expect: ["policy.checkpoint"] }),
+      ablation: ablate(loadAblationInputs(evalDirs), {
+        resamples: spec.resamples,
+        seed: spec.seed,
+        expect: ["policy.checkpoint"],
+      }),
       backend: spec.backend,
       base_model: spec.base_model,
       created: new Date().toISOString(),
@@ -504,7 +775,10 @@ class Context {
     const m = readJsonFile<Record<string, unknown>>(runFile(runDir, "manifest")) ?? {};
     let sftData: ArmRecord["sft_data"] = null;
     if (arm.sft) {
-      const file = arm.sft.data.kind === "file" ? sftDataFile(arm.sft.data.path, this.dir) : runFile(join(this.runsDir, this.runName(arm.name, "sft-data")), "sft");
+      const file =
+        arm.sft.data.kind === "file"
+          ? sftDataFile(arm.sft.data.path, this.dir)
+          : runFile(join(this.runsDir, this.runName(arm.name, "sft-data")), "sft");
       sftData = { source: this.rel(file), sha256: sha256File(file), rows: readJsonl(file).length };
     }
     let generation: ArmRecord["generation_audit"] = null;
@@ -513,7 +787,19 @@ class Context {
       const audit = readJsonFile<GenTasksAudit>(join(dir, AUDIT_FILE));
       if (audit) {
         const { accepted, rejected, counts, solve_rate, hashes, eval_overlap } = audit;
-        generation = { run: this.rel(dir), audit_sha256: sha256File(join(dir, AUDIT_FILE)), tasks_sha256: sha256File(join(dir, TASKS_FILE)), accepted, rejected, yield: audit.yield, counts, solve_rate, hashes, generation: audit.generation, eval_overlap };
+        generation = {
+          run: this.rel(dir),
+          audit_sha256: sha256File(join(dir, AUDIT_FILE)),
+          tasks_sha256: sha256File(join(dir, TASKS_FILE)),
+          accepted,
+          rejected,
+          yield: audit.yield,
+          counts,
+          solve_rate,
+          hashes,
+          generation: audit.generation,
+          eval_overlap,
+        };
       }
     }
     const list = arm.grpo ? this.trainingList(arm) : undefined;
@@ -521,7 +807,9 @@ class Context {
       name: arm.name,
       run: this.rel(runDir),
       sft_run: sftDir ? this.rel(sftDir) : null,
-      data: list ? { kind: arm.data!.kind, env, source: list.source, sha256: list.sha256, rows: list.questions.length } : { kind: "sft", env, ...sftData! },
+      data: list
+        ? { kind: arm.data!.kind, env, source: list.source, sha256: list.sha256, rows: list.questions.length }
+        : { kind: "sft", env, ...sftData! },
       sft_data: sftData,
       initialisation: {
         base_model: String(m.base_model ?? this.spec.base_model),
@@ -546,4 +834,3 @@ function trendOf(runDir: string) {
   const rewards = readStepRewards(runFile(runDir, "metrics"));
   return rewards.length ? rewardTrend(rewards) : null;
 }
-

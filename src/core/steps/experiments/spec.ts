@@ -43,7 +43,10 @@ export interface SftRecipe {
    * the best `best_of` episodes per question at reward ≥ `min_reward`). Paths and run names are
    * relative to the experiment's workspace.
    */
-  data: { kind: "teacher"; questions: number } | { kind: "file"; path: string } | { kind: "runs"; runs: string[]; min_reward: number; best_of: number };
+  data:
+    | { kind: "teacher"; questions: number }
+    | { kind: "file"; path: string }
+    | { kind: "runs"; runs: string[]; min_reward: number; best_of: number };
 }
 
 export interface GenerateRecipe {
@@ -105,7 +108,12 @@ export interface ExperimentSpec {
   /** What every arm starts from (and what "base" is scored as): the base model, a state, or a shared SFT warm-up. */
   init: { kind: "base" } | { kind: "checkpoint"; state: string; sampler: string } | { kind: "sft"; sft: SftRecipe };
   arms: ArmSpec[];
-  evaluation: { env: ExperimentEnv; split: "val" | "test" | "train"; n: number | null; decoding: { temperature: number; max_tokens: number } };
+  evaluation: {
+    env: ExperimentEnv;
+    split: "val" | "test" | "train";
+    n: number | null;
+    decoding: { temperature: number; max_tokens: number };
+  };
   metric: Metric;
   criterion: { treatment: string; reference: string; supported: Condition[]; refuted: Condition[] };
   budget_usd: number;
@@ -133,21 +141,31 @@ class SpecReader {
   str(o: Record<string, Json>, key: string, path: string, choices?: readonly string[]): string {
     const v = o[key];
     const p = path ? `${path}.${key}` : key;
-    if (typeof v !== "string" || !v.trim()) this.fail(p, choices ? `must be one of ${choices.join(", ")}` : "must be a non-empty string");
+    if (typeof v !== "string" || !v.trim())
+      this.fail(p, choices ? `must be one of ${choices.join(", ")}` : "must be a non-empty string");
     if (choices && !choices.includes(v)) this.fail(p, `must be one of ${choices.join(", ")}, got ${JSON.stringify(v)}`);
     return v;
   }
-  num(o: Record<string, Json>, key: string, path: string, r: { min?: number; max?: number; int?: boolean; optional?: boolean; exclusiveMin?: boolean } = {}): number {
+  num(
+    o: Record<string, Json>,
+    key: string,
+    path: string,
+    r: { min?: number; max?: number; int?: boolean; optional?: boolean; exclusiveMin?: boolean } = {},
+  ): number {
     const v = o[key];
     const p = path ? `${path}.${key}` : key;
     if (v === undefined && r.optional) return NaN;
     const what = `${r.int ? "an integer" : "a number"}${r.min !== undefined ? ` ${r.exclusiveMin ? ">" : "≥"} ${r.min}` : ""}${r.max !== undefined ? ` ≤ ${r.max}` : ""}`;
-    if (typeof v !== "number" || !Number.isFinite(v) || (r.int && !Number.isInteger(v))) this.fail(p, `must be ${what}, got ${JSON.stringify(v)}`);
-    if ((r.min !== undefined && (r.exclusiveMin ? v <= r.min : v < r.min)) || (r.max !== undefined && v > r.max)) this.fail(p, `must be ${what}, got ${v}`);
+    if (typeof v !== "number" || !Number.isFinite(v) || (r.int && !Number.isInteger(v)))
+      this.fail(p, `must be ${what}, got ${JSON.stringify(v)}`);
+    if ((r.min !== undefined && (r.exclusiveMin ? v <= r.min : v < r.min)) || (r.max !== undefined && v > r.max))
+      this.fail(p, `must be ${what}, got ${v}`);
     return v;
   }
   known(o: Record<string, Json>, path: string, keys: readonly string[]): void {
-    for (const k of Object.keys(o)) if (!keys.includes(k) && k !== "$schema" && k !== "comment") this.fail(path ? `${path}.${k}` : k, `unknown field (allowed: ${keys.join(", ")})`);
+    for (const k of Object.keys(o))
+      if (!keys.includes(k) && k !== "$schema" && k !== "comment")
+        this.fail(path ? `${path}.${k}` : k, `unknown field (allowed: ${keys.join(", ")})`);
   }
 }
 
@@ -167,14 +185,36 @@ export function parseExperimentSpecText(file: string, text: string): { spec: Exp
   return { spec: parseExperimentSpec(new SpecReader(file, text), raw), text };
 }
 
-const TOP = ["format", "name", "title", "hypothesis", "backend", "base_model", "lora_rank", "world", "harness", "init", "arms", "evaluation", "metric", "criterion", "budget_usd", "resamples", "seed"] as const;
+const TOP = [
+  "format",
+  "name",
+  "title",
+  "hypothesis",
+  "backend",
+  "base_model",
+  "lora_rank",
+  "world",
+  "harness",
+  "init",
+  "arms",
+  "evaluation",
+  "metric",
+  "criterion",
+  "budget_usd",
+  "resamples",
+  "seed",
+] as const;
 
 function parseExperimentSpec(r: SpecReader, raw: Json): ExperimentSpec {
   const o = r.obj(raw, "");
   r.known(o, "", TOP);
   if (o.format !== EXPERIMENT_SPEC_FORMAT) r.fail("format", `must be "${EXPERIMENT_SPEC_FORMAT}"`);
   const name = r.str(o, "name", "");
-  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,60}$/.test(name)) r.fail("name", "must start with a letter or digit and hold only letters, digits, '.', '_' or '-' (it prefixes the arms' run folders), at most 61 characters");
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,60}$/.test(name))
+    r.fail(
+      "name",
+      "must start with a letter or digit and hold only letters, digits, '.', '_' or '-' (it prefixes the arms' run folders), at most 61 characters",
+    );
   const backend = r.str(o, "backend", "", ["local", "tinker"]) as ExperimentSpec["backend"];
   const spec: ExperimentSpec = {
     format: EXPERIMENT_SPEC_FORMAT,
@@ -197,7 +237,12 @@ function parseExperimentSpec(r: SpecReader, raw: Json): ExperimentSpec {
     const w = r.obj(o.world, "world");
     r.known(w, "world", ["kind", "seed", "train", "dev"]);
     r.str(w, "kind", "world", ["synthetic"]);
-    spec.world = { kind: "synthetic", seed: r.num(w, "seed", "world", { int: true, min: 0 }), train: r.num(w, "train", "world", { int: true, min: 10 }), dev: r.num(w, "dev", "world", { int: true, min: 10 }) };
+    spec.world = {
+      kind: "synthetic",
+      seed: r.num(w, "seed", "world", { int: true, min: 0 }),
+      train: r.num(w, "train", "world", { int: true, min: 10 }),
+      dev: r.num(w, "dev", "world", { int: true, min: 10 }),
+    };
   }
   if (o.harness !== undefined) {
     const h = r.obj(o.harness, "harness");
@@ -210,31 +255,61 @@ function parseExperimentSpec(r: SpecReader, raw: Json): ExperimentSpec {
   }
   if (spec.world && spec.evaluation.split !== "train") {
     // prepare keeps the first TEST_SIZE dev questions for test and the rest (up to VAL_SIZE) for val.
-    const held = spec.evaluation.split === "test" ? Math.min(spec.world.dev, TEST_SIZE) : Math.min(Math.max(0, spec.world.dev - TEST_SIZE), VAL_SIZE);
-    if (held < (spec.evaluation.n ?? 1)) r.fail("world.dev", `${spec.world.dev} dev questions leave ${held} in ${spec.evaluation.split} (prepare keeps the first ${TEST_SIZE} for test, then up to ${VAL_SIZE} for val), fewer than evaluation.n = ${spec.evaluation.n ?? 1}`);
+    const held =
+      spec.evaluation.split === "test"
+        ? Math.min(spec.world.dev, TEST_SIZE)
+        : Math.min(Math.max(0, spec.world.dev - TEST_SIZE), VAL_SIZE);
+    if (held < (spec.evaluation.n ?? 1))
+      r.fail(
+        "world.dev",
+        `${spec.world.dev} dev questions leave ${held} in ${spec.evaluation.split} (prepare keeps the first ${TEST_SIZE} for test, then up to ${VAL_SIZE} for val), fewer than evaluation.n = ${spec.evaluation.n ?? 1}`,
+      );
   }
-  if (backend === "local" && !spec.world) r.fail("world", 'the local backend runs on the synthetic world: add "world": {"kind": "synthetic", "seed": 1, "train": 3000, "dev": 700}');
-  if (!Array.isArray(o.arms) || o.arms.length < 2) r.fail("arms", "must list at least two arms (a treatment and a reference)");
+  if (backend === "local" && !spec.world)
+    r.fail(
+      "world",
+      'the local backend runs on the synthetic world: add "world": {"kind": "synthetic", "seed": 1, "train": 3000, "dev": 700}',
+    );
+  if (!Array.isArray(o.arms) || o.arms.length < 2)
+    r.fail("arms", "must list at least two arms (a treatment and a reference)");
   spec.arms = (o.arms as Json[]).map((a, i) => parseArm(r, a, `arms[${i}]`));
   const names = new Set<string>();
   spec.arms.forEach((a, i) => {
-    if (a.name === "base") r.fail(`arms[${i}].name`, '"base" is the untrained floor every arm is compared with; name the arm otherwise');
+    if (a.name === "base")
+      r.fail(`arms[${i}].name`, '"base" is the untrained floor every arm is compared with; name the arm otherwise');
     if (names.has(a.name)) r.fail(`arms[${i}].name`, `"${a.name}" names two arms`);
     names.add(a.name);
-    if (a.data && a.data.env !== spec.evaluation.env) r.fail(`arms[${i}].data.env`, `trains on ${a.data.env} but the evaluation is on ${spec.evaluation.env}; an experiment's arms and evaluation share an environment`);
+    if (a.data && a.data.env !== spec.evaluation.env)
+      r.fail(
+        `arms[${i}].data.env`,
+        `trains on ${a.data.env} but the evaluation is on ${spec.evaluation.env}; an experiment's arms and evaluation share an environment`,
+      );
   });
   const c = r.obj(o.criterion, "criterion");
   r.known(c, "criterion", ["treatment", "reference", "supported", "refuted"]);
   spec.criterion.treatment = r.str(c, "treatment", "criterion");
   spec.criterion.reference = r.str(c, "reference", "criterion");
-  for (const k of ["treatment", "reference"] as const) if (!names.has(spec.criterion[k])) r.fail(`criterion.${k}`, `"${spec.criterion[k]}" is not an arm (arms: ${[...names].join(", ")})`);
-  if (spec.criterion.treatment === spec.criterion.reference) r.fail("criterion.reference", "must differ from the treatment arm");
+  for (const k of ["treatment", "reference"] as const)
+    if (!names.has(spec.criterion[k]))
+      r.fail(`criterion.${k}`, `"${spec.criterion[k]}" is not an arm (arms: ${[...names].join(", ")})`);
+  if (spec.criterion.treatment === spec.criterion.reference)
+    r.fail("criterion.reference", "must differ from the treatment arm");
   spec.criterion.supported = parseConditions(r, c.supported, "criterion.supported", false);
   spec.criterion.refuted = parseConditions(r, c.refuted, "criterion.refuted", true);
-  const teacher = [spec.init.kind === "sft" ? { sft: spec.init.sft, path: "init.sft.data" } : undefined, ...spec.arms.map((a, i) => (a.sft ? { sft: a.sft, path: `arms[${i}].sft.data` } : undefined))];
-  for (const t of teacher) if (t && t.sft.data.kind === "teacher" && !spec.world) r.fail(t.path, 'the scripted teacher writes the synthetic world\'s answers; on a real environment give {"kind": "file", "path": …} or {"kind": "runs", "runs": [...]}');
-  if (spec.evaluation.env === "gsm8k" && spec.metric !== "accuracy") r.fail("metric", 'GSM8K is graded right or wrong: use "accuracy"');
-  if (spec.evaluation.env === "hotpotqa" && spec.metric === "accuracy") r.fail("metric", 'HotpotQA is scored by "f1" or "em"');
+  const teacher = [
+    spec.init.kind === "sft" ? { sft: spec.init.sft, path: "init.sft.data" } : undefined,
+    ...spec.arms.map((a, i) => (a.sft ? { sft: a.sft, path: `arms[${i}].sft.data` } : undefined)),
+  ];
+  for (const t of teacher)
+    if (t && t.sft.data.kind === "teacher" && !spec.world)
+      r.fail(
+        t.path,
+        'the scripted teacher writes the synthetic world\'s answers; on a real environment give {"kind": "file", "path": …} or {"kind": "runs", "runs": [...]}',
+      );
+  if (spec.evaluation.env === "gsm8k" && spec.metric !== "accuracy")
+    r.fail("metric", 'GSM8K is graded right or wrong: use "accuracy"');
+  if (spec.evaluation.env === "hotpotqa" && spec.metric === "accuracy")
+    r.fail("metric", 'HotpotQA is scored by "f1" or "em"');
   return spec;
 }
 
@@ -268,12 +343,23 @@ function parseSft(r: SpecReader, raw: Json, path: string): SftRecipe {
     data = { kind, path: r.str(d, "path", dp) };
   } else {
     r.known(d, dp, ["kind", "runs", "min_reward", "best_of"]);
-    if (!Array.isArray(d.runs) || d.runs.length === 0 || d.runs.some((x) => typeof x !== "string" || !x.trim())) r.fail(`${dp}.runs`, "must list at least one run folder or run name (scored eval or GRPO runs)");
+    if (!Array.isArray(d.runs) || d.runs.length === 0 || d.runs.some((x) => typeof x !== "string" || !x.trim()))
+      r.fail(`${dp}.runs`, "must list at least one run folder or run name (scored eval or GRPO runs)");
     const min = r.num(d, "min_reward", dp, { optional: true });
     const best = r.num(d, "best_of", dp, { int: true, min: 1, max: 64, optional: true });
-    data = { kind: "runs", runs: d.runs as string[], min_reward: Number.isNaN(min) ? 1 : min, best_of: Number.isNaN(best) ? 1 : best };
+    data = {
+      kind: "runs",
+      runs: d.runs as string[],
+      min_reward: Number.isNaN(min) ? 1 : min,
+      best_of: Number.isNaN(best) ? 1 : best,
+    };
   }
-  return { epochs: r.num(o, "epochs", path, { int: true, min: 1, max: 1000 }), batch: r.num(o, "batch", path, { int: true, min: 1, max: 4096 }), lr: r.num(o, "lr", path, { min: 0, exclusiveMin: true, max: 1 }), data };
+  return {
+    epochs: r.num(o, "epochs", path, { int: true, min: 1, max: 1000 }),
+    batch: r.num(o, "batch", path, { int: true, min: 1, max: 4096 }),
+    lr: r.num(o, "lr", path, { min: 0, exclusiveMin: true, max: 1 }),
+    data,
+  };
 }
 
 function parseGrpo(r: SpecReader, raw: Json, path: string): GrpoRecipe {
@@ -300,16 +386,29 @@ function parseArm(r: SpecReader, raw: Json, path: string): ArmSpec {
   const o = r.obj(raw, path);
   r.known(o, path, ["name", "data", "grpo", "sft"]);
   const name = r.str(o, "name", path);
-  if (!/^[A-Za-z0-9][A-Za-z0-9_-]{0,30}$/.test(name)) r.fail(`${path}.name`, "must be letters, digits, '_' or '-' (it names the arm's run folder), at most 31 characters");
+  if (!/^[A-Za-z0-9][A-Za-z0-9_-]{0,30}$/.test(name))
+    r.fail(
+      `${path}.name`,
+      "must be letters, digits, '_' or '-' (it names the arm's run folder), at most 31 characters",
+    );
   const arm: ArmSpec = { name };
   if (o.sft !== undefined) arm.sft = parseSft(r, o.sft, `${path}.sft`);
   if (o.grpo !== undefined) arm.grpo = parseGrpo(r, o.grpo, `${path}.grpo`);
-  if (!arm.grpo && !arm.sft) r.fail(path, 'needs a "sft" recipe, a "grpo" recipe, or both (SFT first, then GRPO from its checkpoint)');
+  if (!arm.grpo && !arm.sft)
+    r.fail(path, 'needs a "sft" recipe, a "grpo" recipe, or both (SFT first, then GRPO from its checkpoint)');
   if (o.data === undefined) {
-    if (arm.grpo) r.fail(`${path}.data`, 'a GRPO arm needs its training list: {"kind": "env-train", "env": …} or {"kind": "tasks", "env": …, "dir" | "generate": …}');
+    if (arm.grpo)
+      r.fail(
+        `${path}.data`,
+        'a GRPO arm needs its training list: {"kind": "env-train", "env": …} or {"kind": "tasks", "env": …, "dir" | "generate": …}',
+      );
     return arm;
   }
-  if (!arm.grpo) r.fail(`${path}.data`, 'is GRPO\'s training list and this arm has no "grpo" recipe: drop "data" (the SFT data is in "sft.data") or add "grpo"');
+  if (!arm.grpo)
+    r.fail(
+      `${path}.data`,
+      'is GRPO\'s training list and this arm has no "grpo" recipe: drop "data" (the SFT data is in "sft.data") or add "grpo"',
+    );
   const d = r.obj(o.data, `${path}.data`);
   const kind = r.str(d, "kind", `${path}.data`, ["env-train", "tasks"]);
   const env = r.str(d, "env", `${path}.data`, EXPERIMENT_ENVS) as ExperimentEnv;
@@ -320,8 +419,15 @@ function parseArm(r: SpecReader, raw: Json, path: string): ArmSpec {
     data = { kind, env, ...(Number.isNaN(offset) ? {} : { offset }) };
   } else {
     r.known(d, `${path}.data`, ["kind", "env", "dir", "generate"]);
-    if ((d.dir === undefined) === (d.generate === undefined)) r.fail(`${path}.data`, 'a tasks source gives either "dir" (a gen-tasks folder) or "generate" (gen-tasks settings run as a phase of the experiment)');
-    data = d.dir !== undefined ? { kind: "tasks", env, dir: r.str(d, "dir", `${path}.data`) } : { kind: "tasks", env, generate: parseGenerate(r, d.generate, `${path}.data.generate`) };
+    if ((d.dir === undefined) === (d.generate === undefined))
+      r.fail(
+        `${path}.data`,
+        'a tasks source gives either "dir" (a gen-tasks folder) or "generate" (gen-tasks settings run as a phase of the experiment)',
+      );
+    data =
+      d.dir !== undefined
+        ? { kind: "tasks", env, dir: r.str(d, "dir", `${path}.data`) }
+        : { kind: "tasks", env, generate: parseGenerate(r, d.generate, `${path}.data.generate`) };
   }
   arm.data = data;
   return arm;
@@ -336,7 +442,14 @@ function parseGenerate(r: SpecReader, raw: Json, path: string): GenerateRecipe {
     generator: r.str(o, "generator", path, ["scripted", "model"]) as GenerateRecipe["generator"],
     count: r.num(o, "count", path, { int: true, min: 1 }),
     seed: r.num(o, "seed", path, { int: true, min: 0 }),
-    solve_rate: { mode: r.str(s, "mode", `${path}.solve_rate`, ["policy", "scripted", "off"]) as GenerateRecipe["solve_rate"]["mode"], tries: r.num(s, "tries", `${path}.solve_rate`, { int: true, min: 1, max: 64 }) },
+    solve_rate: {
+      mode: r.str(s, "mode", `${path}.solve_rate`, [
+        "policy",
+        "scripted",
+        "off",
+      ]) as GenerateRecipe["solve_rate"]["mode"],
+      tries: r.num(s, "tries", `${path}.solve_rate`, { int: true, min: 1, max: 64 }),
+    },
   };
   if (o.prompt !== undefined) g.prompt = r.str(o, "prompt", path);
   const t = r.num(o, "temperature", path, { min: 0, max: 2, optional: true });
@@ -358,12 +471,16 @@ function parseEvaluation(r: SpecReader, raw: Json): ExperimentSpec["evaluation"]
     env: r.str(o, "env", "evaluation", EXPERIMENT_ENVS) as ExperimentEnv,
     split: r.str(o, "split", "evaluation", ["val", "test", "train"]) as "val" | "test",
     n,
-    decoding: { temperature: r.num(d, "temperature", "evaluation.decoding", { min: 0, max: 2 }), max_tokens: r.num(d, "max_tokens", "evaluation.decoding", { int: true, min: 1 }) },
+    decoding: {
+      temperature: r.num(d, "temperature", "evaluation.decoding", { min: 0, max: 2 }),
+      max_tokens: r.num(d, "max_tokens", "evaluation.decoding", { int: true, min: 1 }),
+    },
   };
 }
 
 function parseConditions(r: SpecReader, raw: Json, path: string, allowDrift: boolean): Condition[] {
-  if (!Array.isArray(raw) || raw.length === 0) r.fail(path, 'must list at least one condition, e.g. {"stat": "arm_minus_base", "op": ">=", "value": 0.02}');
+  if (!Array.isArray(raw) || raw.length === 0)
+    r.fail(path, 'must list at least one condition, e.g. {"stat": "arm_minus_base", "op": ">=", "value": 0.02}');
   return (raw as Json[]).map((c, i) => {
     const p = `${path}[${i}]`;
     const o = r.obj(c, p);

@@ -30,7 +30,15 @@ import { FileFormatError, UserError } from "../../base/errors";
 import { type TaskRecord } from "../tasks/filter";
 import { TASKS_FILE } from "../../base/task-sets/files";
 
-export const CHECKS = ["same-evaluator", "same-items", "hashes", "no-train-in-eval", "budget", "scores", "criterion"] as const;
+export const CHECKS = [
+  "same-evaluator",
+  "same-items",
+  "hashes",
+  "no-train-in-eval",
+  "budget",
+  "scores",
+  "criterion",
+] as const;
 
 export interface ValidationResult {
   passed: string[];
@@ -47,7 +55,10 @@ class Failed extends Error {}
 
 export function validateExperiment(recordDir: string): ValidationResult {
   const file = join(recordDir, EXPERIMENT_FILES.record);
-  if (!existsSync(file)) throw new UserError(`${recordDir} holds no ${EXPERIMENT_FILES.record}: give the experiment's record folder (runs/<name>)`);
+  if (!existsSync(file))
+    throw new UserError(
+      `${recordDir} holds no ${EXPERIMENT_FILES.record}: give the experiment's record folder (runs/<name>)`,
+    );
   let record: ExperimentRecord;
   try {
     record = JSON.parse(readFileSync(file, "utf8")) as ExperimentRecord;
@@ -67,7 +78,8 @@ export function validateExperiment(recordDir: string): ValidationResult {
   };
   const items = () => {
     const f = join(recordDir, record.evaluation.items_file);
-    if (!existsSync(f)) throw new Failed(`item IDs or a hashed item manifest are required: ${record.evaluation.items_file} is missing`);
+    if (!existsSync(f))
+      throw new Failed(`item IDs or a hashed item manifest are required: ${record.evaluation.items_file} is missing`);
     return readFileSync(f, "utf8").split("\n").filter(Boolean);
   };
   /** Per-item scores recomputed from the eval episodes, in item-manifest order. */
@@ -94,56 +106,105 @@ export function validateExperiment(recordDir: string): ValidationResult {
         if (!existsSync(at(run))) throw new Unverifiable(`${run} is not here`);
         if (!m) throw new Failed(`${run} has no manifest.json: its evaluator cannot be identified`);
         const id = evaluatorId(evaluatorFromManifest(m));
-        if (id !== record.evaluation.evaluator_id) throw new Failed(`${a} (${run}) was scored by evaluator ${id.slice(0, 12)}…, not the record's ${record.evaluation.evaluator_id.slice(0, 12)}… (${diffEvaluators(record, m)})`);
-        if (record.scores[a].evaluator_id !== id) throw new Failed(`scores.${a}.evaluator_id says ${record.scores[a].evaluator_id.slice(0, 12)}…, its run's manifest gives ${id.slice(0, 12)}…`);
+        if (id !== record.evaluation.evaluator_id)
+          throw new Failed(
+            `${a} (${run}) was scored by evaluator ${id.slice(0, 12)}…, not the record's ${record.evaluation.evaluator_id.slice(0, 12)}… (${diffEvaluators(record, m)})`,
+          );
+        if (record.scores[a].evaluator_id !== id)
+          throw new Failed(
+            `scores.${a}.evaluator_id says ${record.scores[a].evaluator_id.slice(0, 12)}…, its run's manifest gives ${id.slice(0, 12)}…`,
+          );
       }
       return `${arms.length} evaluations (${arms.join(", ")}), one evaluator ${record.evaluation.evaluator_id.slice(0, 12)}…`;
     },
     "same-items": () => {
       const ids = items();
       const sha = sha256Hex(ids.map((i) => `${i}\n`).join(""));
-      if (sha !== record.evaluation.items_sha256) throw new Failed(`${record.evaluation.items_file} hashes to ${sha.slice(0, 12)}…, the record says ${record.evaluation.items_sha256.slice(0, 12)}…`);
-      if (ids.length !== record.evaluation.n) throw new Failed(`${record.evaluation.items_file} lists ${ids.length} items, the record says n = ${record.evaluation.n}`);
+      if (sha !== record.evaluation.items_sha256)
+        throw new Failed(
+          `${record.evaluation.items_file} hashes to ${sha.slice(0, 12)}…, the record says ${record.evaluation.items_sha256.slice(0, 12)}…`,
+        );
+      if (ids.length !== record.evaluation.n)
+        throw new Failed(
+          `${record.evaluation.items_file} lists ${ids.length} items, the record says n = ${record.evaluation.n}`,
+        );
       const want = new Set(ids);
       for (const a of arms) {
         const got = new Set(episodesOf(a).map((e) => e.id));
         const extra = [...got].filter((id) => !want.has(id));
         const missing = ids.filter((id) => !got.has(id));
-        if (extra.length || missing.length) throw new Failed(`${record.scores[a].run} was evaluated on other items: ${extra.length} not in the manifest${extra.length ? ` (e.g. ${extra[0]})` : ""}, ${missing.length} missing${missing.length ? ` (e.g. ${missing[0]})` : ""}`);
+        if (extra.length || missing.length)
+          throw new Failed(
+            `${record.scores[a].run} was evaluated on other items: ${extra.length} not in the manifest${extra.length ? ` (e.g. ${extra[0]})` : ""}, ${missing.length} missing${missing.length ? ` (e.g. ${missing[0]})` : ""}`,
+          );
       }
       return `${ids.length} items, ${sha.slice(0, 12)}…, the same for all ${arms.length} evaluations`;
     },
     hashes: () => {
       const specFile = join(recordDir, EXPERIMENT_FILES.spec);
-      if (!existsSync(specFile)) throw new Failed(`${EXPERIMENT_FILES.spec} is missing: the spec the record claims cannot be rehashed`);
-      if (sha256File(specFile) !== record.spec_sha256) throw new Failed(`${EXPERIMENT_FILES.spec} hashes to ${sha256File(specFile).slice(0, 12)}…, the record says ${record.spec_sha256.slice(0, 12)}…`);
+      if (!existsSync(specFile))
+        throw new Failed(`${EXPERIMENT_FILES.spec} is missing: the spec the record claims cannot be rehashed`);
+      if (sha256File(specFile) !== record.spec_sha256)
+        throw new Failed(
+          `${EXPERIMENT_FILES.spec} hashes to ${sha256File(specFile).slice(0, 12)}…, the record says ${record.spec_sha256.slice(0, 12)}…`,
+        );
       const scoresFile = join(recordDir, record.evaluation.scores_file);
       if (!existsSync(scoresFile)) throw new Failed(`${record.evaluation.scores_file} is missing`);
-      if (sha256File(scoresFile) !== record.evaluation.scores_sha256) throw new Failed(`${record.evaluation.scores_file} hashes to ${sha256File(scoresFile).slice(0, 12)}…, the record says ${record.evaluation.scores_sha256.slice(0, 12)}…`);
+      if (sha256File(scoresFile) !== record.evaluation.scores_sha256)
+        throw new Failed(
+          `${record.evaluation.scores_file} hashes to ${sha256File(scoresFile).slice(0, 12)}…, the record says ${record.evaluation.scores_sha256.slice(0, 12)}…`,
+        );
       let n = 2;
       for (const arm of record.arms) {
-        if (!existsSync(at(arm.data.source))) throw new Unverifiable(`${arm.data.source} (arm ${arm.name}'s data) is not here`);
-        if (sha256File(at(arm.data.source)) !== arm.data.sha256) throw new Failed(`arm ${arm.name}'s data ${arm.data.source} hashes to ${sha256File(at(arm.data.source)).slice(0, 12)}…, the record says ${arm.data.sha256.slice(0, 12)}…`);
+        if (!existsSync(at(arm.data.source)))
+          throw new Unverifiable(`${arm.data.source} (arm ${arm.name}'s data) is not here`);
+        if (sha256File(at(arm.data.source)) !== arm.data.sha256)
+          throw new Failed(
+            `arm ${arm.name}'s data ${arm.data.source} hashes to ${sha256File(at(arm.data.source)).slice(0, 12)}…, the record says ${arm.data.sha256.slice(0, 12)}…`,
+          );
         if (arm.sft_data) {
-          if (!existsSync(at(arm.sft_data.source))) throw new Unverifiable(`${arm.sft_data.source} (arm ${arm.name}'s SFT data) is not here`);
-          if (sha256File(at(arm.sft_data.source)) !== arm.sft_data.sha256) throw new Failed(`arm ${arm.name}'s SFT data ${arm.sft_data.source} hashes to ${sha256File(at(arm.sft_data.source)).slice(0, 12)}…, the record says ${arm.sft_data.sha256.slice(0, 12)}…`);
+          if (!existsSync(at(arm.sft_data.source)))
+            throw new Unverifiable(`${arm.sft_data.source} (arm ${arm.name}'s SFT data) is not here`);
+          if (sha256File(at(arm.sft_data.source)) !== arm.sft_data.sha256)
+            throw new Failed(
+              `arm ${arm.name}'s SFT data ${arm.sft_data.source} hashes to ${sha256File(at(arm.sft_data.source)).slice(0, 12)}…, the record says ${arm.sft_data.sha256.slice(0, 12)}…`,
+            );
           n++;
         }
         if (arm.data.kind === "sft") continue; // an SFT-only arm: no GRPO batches to rehash
-        const list = arm.data.kind === "tasks" ? readJsonl<TaskRecord>(at(arm.data.source)) : environmentByName(arm.data.env).data.load(dirname(at(arm.data.source)), "train");
+        const list =
+          arm.data.kind === "tasks"
+            ? readJsonl<TaskRecord>(at(arm.data.source))
+            : environmentByName(arm.data.env).data.load(dirname(at(arm.data.source)), "train");
         const again = adaptationRecord(at(arm.run), list, arm.adaptation.source);
-        const bad = arm.adaptation.batches.findIndex((b, i) => again.batches[i]?.ids_sha256 !== b.ids_sha256 || JSON.stringify(again.batches[i]?.rows) !== JSON.stringify(b.rows));
-        if (bad >= 0 || again.batches.length !== arm.adaptation.batches.length || again.sha256 !== arm.adaptation.sha256) {
-          throw new Failed(`arm ${arm.name}'s adaptation record does not rehash from ${arm.adaptation.source}${bad >= 0 ? ` (step ${arm.adaptation.batches[bad].step} differs)` : ` (${again.batches.length} batches there, ${arm.adaptation.batches.length} recorded)`}`);
+        const bad = arm.adaptation.batches.findIndex(
+          (b, i) =>
+            again.batches[i]?.ids_sha256 !== b.ids_sha256 ||
+            JSON.stringify(again.batches[i]?.rows) !== JSON.stringify(b.rows),
+        );
+        if (
+          bad >= 0 ||
+          again.batches.length !== arm.adaptation.batches.length ||
+          again.sha256 !== arm.adaptation.sha256
+        ) {
+          throw new Failed(
+            `arm ${arm.name}'s adaptation record does not rehash from ${arm.adaptation.source}${bad >= 0 ? ` (step ${arm.adaptation.batches[bad].step} differs)` : ` (${again.batches.length} batches there, ${arm.adaptation.batches.length} recorded)`}`,
+          );
         }
         n += 2 + arm.adaptation.batches.length;
         const g = arm.generation_audit;
         if (g) {
           const audit = join(at(g.run), "audit.json");
           if (!existsSync(audit)) throw new Failed(`arm ${arm.name}'s generation audit ${g.run}/audit.json is missing`);
-          if (sha256File(audit) !== g.audit_sha256) throw new Failed(`arm ${arm.name}'s generation audit hashes to ${sha256File(audit).slice(0, 12)}…, the record says ${g.audit_sha256.slice(0, 12)}…`);
+          if (sha256File(audit) !== g.audit_sha256)
+            throw new Failed(
+              `arm ${arm.name}'s generation audit hashes to ${sha256File(audit).slice(0, 12)}…, the record says ${g.audit_sha256.slice(0, 12)}…`,
+            );
           const tasks = join(at(g.run), TASKS_FILE);
-          if (sha256File(tasks) !== g.tasks_sha256 || sha256File(tasks) !== g.hashes.tasks_sha256) throw new Failed(`arm ${arm.name}'s ${g.run}/${TASKS_FILE} does not hash to what its audit and the record say`);
+          if (sha256File(tasks) !== g.tasks_sha256 || sha256File(tasks) !== g.hashes.tasks_sha256)
+            throw new Failed(
+              `arm ${arm.name}'s ${g.run}/${TASKS_FILE} does not hash to what its audit and the record say`,
+            );
           n += 2;
         }
       }
@@ -156,26 +217,34 @@ export function validateExperiment(recordDir: string): ValidationResult {
       const seen = { episodes: 0, sft: 0, tasks: 0 };
       const check = (arm: string, id: string | undefined, question: string, where: string) => {
         const hit = id !== undefined && evalIds.has(id) ? id : evalTexts.get(normalizeText(question));
-        if (hit) throw new Failed(`arm ${arm} trained on "${question.slice(0, 80)}" (${where}), which is eval item ${hit}`);
+        if (hit)
+          throw new Failed(`arm ${arm} trained on "${question.slice(0, 80)}" (${where}), which is eval item ${hit}`);
       };
       for (const arm of record.arms) {
         if (arm.data.kind !== "sft") {
           const file = runFile(at(arm.run), "episodes");
-          if (!existsSync(file)) throw new Unverifiable(`${arm.run} has no episodes.jsonl: what arm ${arm.name} trained on cannot be read`);
-          for (const t of readJsonl<{ question_id?: string; id: string; question: string; step?: number }>(file, { tolerateTornTail: true })) {
+          if (!existsSync(file))
+            throw new Unverifiable(`${arm.run} has no episodes.jsonl: what arm ${arm.name} trained on cannot be read`);
+          for (const t of readJsonl<{ question_id?: string; id: string; question: string; step?: number }>(file, {
+            tolerateTornTail: true,
+          })) {
             seen.episodes++;
             check(arm.name, t.question_id ?? t.id, t.question, `GRPO step ${t.step ?? "?"}`);
           }
         }
         if (arm.data.kind === "tasks") {
           // Generated tasks have ids of their own: only their text can collide with an eval item.
-          if (!existsSync(at(arm.data.source))) throw new Unverifiable(`${arm.data.source} (arm ${arm.name}'s tasks) is not here`);
+          if (!existsSync(at(arm.data.source)))
+            throw new Unverifiable(`${arm.data.source} (arm ${arm.name}'s tasks) is not here`);
           readJsonl<TaskRecord>(at(arm.data.source)).forEach((t, i) => {
             seen.tasks++;
             check(arm.name, undefined, t.problem, `${arm.data.source}:${i + 1}`);
           });
         }
-        const sft = [arm.sft_data?.source, ...(arm === record.arms[0] ? record.init.runs.map((r) => join(r, RUN_FILES.sft)) : [])].filter((f): f is string => Boolean(f) && existsSync(at(f!)));
+        const sft = [
+          arm.sft_data?.source,
+          ...(arm === record.arms[0] ? record.init.runs.map((r) => join(r, RUN_FILES.sft)) : []),
+        ].filter((f): f is string => Boolean(f) && existsSync(at(f!)));
         for (const f of sft) {
           readJsonl<{ id: string; question: string }>(at(f)).forEach((row, i) => {
             seen.sft++;
@@ -187,34 +256,62 @@ export function validateExperiment(recordDir: string): ValidationResult {
     },
     budget: () => {
       let usd = 0;
-      for (const p of Object.values(record.phases)) for (const r of p.runs) usd += readLedger(at(r)).reduce((s, e) => s + (Number(e.usd) || 0), 0);
-      if (!same(usd, record.spend.usd)) throw new Failed(`the runs' ledgers add up to $${usd.toFixed(4)}, the record says $${record.spend.usd.toFixed(4)}`);
-      if (record.spend.budget_usd > 0 && usd > record.spend.budget_usd) throw new Failed(`spent $${usd.toFixed(4)}, over the budget of $${record.spend.budget_usd.toFixed(2)}`);
-      return record.spend.budget_usd > 0 ? `spent $${usd.toFixed(4)} of the $${record.spend.budget_usd.toFixed(2)} budget` : `spent $${usd.toFixed(4)}; the spec set no cap`;
+      for (const p of Object.values(record.phases))
+        for (const r of p.runs) usd += readLedger(at(r)).reduce((s, e) => s + (Number(e.usd) || 0), 0);
+      if (!same(usd, record.spend.usd))
+        throw new Failed(
+          `the runs' ledgers add up to $${usd.toFixed(4)}, the record says $${record.spend.usd.toFixed(4)}`,
+        );
+      if (record.spend.budget_usd > 0 && usd > record.spend.budget_usd)
+        throw new Failed(`spent $${usd.toFixed(4)}, over the budget of $${record.spend.budget_usd.toFixed(2)}`);
+      return record.spend.budget_usd > 0
+        ? `spent $${usd.toFixed(4)} of the $${record.spend.budget_usd.toFixed(2)} budget`
+        : `spent $${usd.toFixed(4)}; the spec set no cap`;
     },
     scores: () => {
       const cols = recomputedScores();
-      const recorded = JSON.parse(readFileSync(join(recordDir, record.evaluation.scores_file), "utf8")) as { scores: Record<string, number[]> };
+      const recorded = JSON.parse(readFileSync(join(recordDir, record.evaluation.scores_file), "utf8")) as {
+        scores: Record<string, number[]>;
+      };
       for (const a of arms) {
         const mean = cols[a].reduce((s, x) => s + x, 0) / cols[a].length;
-        if (!same(mean, record.scores[a].mean)) throw new Failed(`scores.${a}.mean is ${record.scores[a].mean} in ${EXPERIMENT_FILES.record}, ${mean} recomputed from ${record.scores[a].run}/${RUN_FILES.episodes}`);
-        if (!same(mean, record.numbers.scores[a]?.point ?? NaN)) throw new Failed(`numbers.scores.${a}.point is ${record.numbers.scores[a]?.point} in ${EXPERIMENT_FILES.record}, ${mean} recomputed from ${record.scores[a].run}/${RUN_FILES.episodes}`);
+        if (!same(mean, record.scores[a].mean))
+          throw new Failed(
+            `scores.${a}.mean is ${record.scores[a].mean} in ${EXPERIMENT_FILES.record}, ${mean} recomputed from ${record.scores[a].run}/${RUN_FILES.episodes}`,
+          );
+        if (!same(mean, record.numbers.scores[a]?.point ?? NaN))
+          throw new Failed(
+            `numbers.scores.${a}.point is ${record.numbers.scores[a]?.point} in ${EXPERIMENT_FILES.record}, ${mean} recomputed from ${record.scores[a].run}/${RUN_FILES.episodes}`,
+          );
         const bad = cols[a].findIndex((x, i) => !same(x, recorded.scores[a]?.[i] ?? NaN));
-        if (bad >= 0) throw new Failed(`${record.evaluation.scores_file}: ${a}'s score of item ${bad + 1} is ${recorded.scores[a]?.[bad]}, its episode says ${cols[a][bad]}`);
+        if (bad >= 0)
+          throw new Failed(
+            `${record.evaluation.scores_file}: ${a}'s score of item ${bad + 1} is ${recorded.scores[a]?.[bad]}, its episode says ${cols[a][bad]}`,
+          );
       }
       return `${arms.length} × ${items().length} per-item ${record.metric} scores and their means recomputed from the eval episodes`;
     },
     criterion: () => {
       const specFile = join(recordDir, EXPERIMENT_FILES.spec);
-      if (!existsSync(specFile)) throw new Unverifiable(`${EXPERIMENT_FILES.spec} is missing: the criterion cannot be read`);
+      if (!existsSync(specFile))
+        throw new Unverifiable(`${EXPERIMENT_FILES.spec} is missing: the criterion cannot be read`);
       const { spec } = readExperimentSpec(specFile);
-      const numbers = experimentNumbers(recomputedScores(), spec.criterion.treatment, spec.criterion.reference, { resamples: record.resamples, seed: record.seed });
+      const numbers = experimentNumbers(recomputedScores(), spec.criterion.treatment, spec.criterion.reference, {
+        resamples: record.resamples,
+        seed: record.seed,
+      });
       const diff = firstDifference(numbers, record.numbers, "numbers");
-      if (diff) throw new Failed(`${diff} (recomputed from the eval episodes with ${record.resamples} resamples, seed ${record.seed})`);
+      if (diff)
+        throw new Failed(
+          `${diff} (recomputed from the eval episodes with ${record.resamples} resamples, seed ${record.seed})`,
+        );
       const treatment = record.arms.find((a) => a.name === spec.criterion.treatment);
       const rewards = treatment ? readStepRewards(runFile(at(treatment.run), "metrics")) : [];
       const verdict = decideVerdict(numbers, spec, rewards.length ? rewardTrend(rewards) : null);
-      if (verdict.verdict !== record.verdict.verdict) throw new Failed(`the criterion gives "${verdict.verdict}" from the recorded numbers, the record says "${record.verdict.verdict}"`);
+      if (verdict.verdict !== record.verdict.verdict)
+        throw new Failed(
+          `the criterion gives "${verdict.verdict}" from the recorded numbers, the record says "${record.verdict.verdict}"`,
+        );
       return `"${verdict.verdict}": ${[...verdict.supported, ...verdict.refuted].map((c) => c.text).join("; ")}`;
     },
   };
@@ -246,8 +343,12 @@ function diffEvaluators(record: ExperimentRecord, m: RunManifest): string {
 
 /** The first leaf where two number trees differ ("numbers.minus_base.generated.ci.lo 0.1 ≠ 0.2"). */
 function firstDifference(a: unknown, b: unknown, path: string): string | undefined {
-  if (typeof a === "number" && typeof b === "number") return same(a, b) ? undefined : `${path} is ${b} in the record, ${a} recomputed`;
-  if (a === null || b === null || typeof a !== "object" || typeof b !== "object") return canonicalJson(a) === canonicalJson(b) ? undefined : `${path} is ${canonicalJson(b)} in the record, ${canonicalJson(a)} recomputed`;
+  if (typeof a === "number" && typeof b === "number")
+    return same(a, b) ? undefined : `${path} is ${b} in the record, ${a} recomputed`;
+  if (a === null || b === null || typeof a !== "object" || typeof b !== "object")
+    return canonicalJson(a) === canonicalJson(b)
+      ? undefined
+      : `${path} is ${canonicalJson(b)} in the record, ${canonicalJson(a)} recomputed`;
   for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) {
     const d = firstDifference((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], `${path}.${k}`);
     if (d) return d;

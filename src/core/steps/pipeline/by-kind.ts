@@ -61,6 +61,9 @@ export function renderKindBreakdown(rows: readonly KindRow[]): string {
     gain > 0
       ? `GRPO learned most on ${top.kind} questions: F1 ${top.before.f1.toFixed(3)} → ${top.after.f1.toFixed(3)}, answered ${pct(top.before.answered)} → ${pct(top.after.answered)}`
       : "GRPO gained on no question kind";
-  const each = rows.map((r) => `${r.kind} (n ${r.after.n || r.before.n}) F1 ${r.before.f1.toFixed(3)} → ${r.after.f1.toFixed(3)}, answered ${pct(r.before.answered)} → ${pct(r.after.answered)}`);
+  const each = rows.map(
+    (r) =>
+      `${r.kind} (n ${r.after.n || r.before.n}) F1 ${r.before.f1.toFixed(3)} → ${r.after.f1.toFixed(3)}, answered ${pct(r.before.answered)} → ${pct(r.after.answered)}`,
+  );
   return `${head} (val, SFT → GRPO, from the eval episodes)\n  by kind: ${each.join("; ")}`;
 }

@@ -7,7 +7,13 @@ import { join } from "node:path";
 import type { AgentLabConfig, ModelPrices } from "../../base/config";
 import { pricesFor } from "../../base/config";
 import { RECIPE_SPLIT_SIZES } from "../../envs/hotpotqa/prepare";
-import { estimateEpisodesUsd, estimateRlStepUsd, estimateSftUsd, TYPICAL_EPISODE, TYPICAL_EPISODE_SEQUENCE } from "../../base/ledger";
+import {
+  estimateEpisodesUsd,
+  estimateRlStepUsd,
+  estimateSftUsd,
+  TYPICAL_EPISODE,
+  TYPICAL_EPISODE_SEQUENCE,
+} from "../../base/ledger";
 import { readJsonFile } from "../../base/runs/run-files";
 import { RUN_FILES, runFile } from "../../base/runs/run-folder";
 import type { PipelineSettings } from "./settings";
@@ -116,9 +122,21 @@ export function planPipeline({ dir, config, settings: s }: PlanContext): Pipelin
           : d.source === "files"
             ? `HotpotQA records from local files (--train ${d.train.length} file${d.train.length === 1 ? "" : "s"}, --dev ${d.dev.length})`
             : "download HotpotQA (distractor) from the Hugging Face hub",
-      outputs: d.source === "synthetic" ? ["hotpot/synthetic_train.json", "hotpot/synthetic_dev.json"] : d.source === "files" ? ["(read in place)"] : ["(hub cache)"],
+      outputs:
+        d.source === "synthetic"
+          ? ["hotpot/synthetic_train.json", "hotpot/synthetic_dev.json"]
+          : d.source === "files"
+            ? ["(read in place)"]
+            : ["(hub cache)"],
       usd: 0,
-      status: d.source === "synthetic" ? (existsSync(join(dir, "hotpot", "synthetic_dev.json")) ? "done" : "todo") : existsSync(join(dataDir, "splits.json")) ? "done" : "todo",
+      status:
+        d.source === "synthetic"
+          ? existsSync(join(dir, "hotpot", "synthetic_dev.json"))
+            ? "done"
+            : "todo"
+          : existsSync(join(dataDir, "splits.json"))
+            ? "done"
+            : "todo",
     },
     {
       name: "prepare",
@@ -155,7 +173,10 @@ export function planPipeline({ dir, config, settings: s }: PlanContext): Pipelin
           ? `SFT data from the scripted teacher (the heuristic reader, spans only: no yes/no answers; the tiny model starts from nothing): ${s.sftData.questions} train questions, keep F1 ≥ ${s.sftData.minF1}`
           : `SFT data by rejection sampling: ${s.sftData.questions} train questions × ${s.sftData.tries} tries at T=${s.sftData.temperature}, keep the shortest trace with F1 ≥ ${s.sftData.minF1}${s.sftData.requireSearch === false ? "" : " that searched"}`,
       outputs: [`${config.runsDir}/${RUN_NAMES.sftData}/${RUN_FILES.sft}`],
-      usd: s.sftData.role === "teacher" ? 0 : estimateEpisodesUsd(prices, s.sftData.questions * s.sftData.tries, TYPICAL_EPISODE),
+      usd:
+        s.sftData.role === "teacher"
+          ? 0
+          : estimateEpisodesUsd(prices, s.sftData.questions * s.sftData.tries, TYPICAL_EPISODE),
       status: runStatus(runs(RUN_NAMES.sftData), () => sftDataComplete(runs(RUN_NAMES.sftData))),
     },
     {
@@ -178,7 +199,9 @@ export function planPipeline({ dir, config, settings: s }: PlanContext): Pipelin
       what: `GRPO from the SFT state: ${s.grpo.steps} steps × ${s.grpo.questions} questions × ${s.grpo.group} episodes, lr ${s.grpo.lr}, T=${s.grpo.temperature}, train questions from ${s.sftData.questions}`,
       outputs: [`${config.runsDir}/${RUN_NAMES.grpo}/`, `checkpoint ${RUN_NAMES.grpo}-s${s.grpo.steps}`],
       usd: s.grpo.steps * estimateRlStepUsd(prices, s.grpo.questions * s.grpo.group),
-      status: runStatus(runs(RUN_NAMES.grpo), () => trainComplete(runs(RUN_NAMES.grpo), (r) => r.batch === s.grpo.steps)),
+      status: runStatus(runs(RUN_NAMES.grpo), () =>
+        trainComplete(runs(RUN_NAMES.grpo), (r) => r.batch === s.grpo.steps),
+      ),
     },
     {
       name: "eval-grpo",

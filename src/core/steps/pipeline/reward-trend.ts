@@ -18,7 +18,10 @@ export interface RewardTrend {
 }
 
 /** Two-sided 97.5% quantiles of Student's t for 1…30 degrees of freedom. */
-const T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.16, 2.145, 2.131, 2.12, 2.11, 2.101, 2.093, 2.086, 2.08, 2.074, 2.069, 2.064, 2.06, 2.056, 2.052, 2.048, 2.045, 2.042];
+const T975 = [
+  12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.16, 2.145, 2.131, 2.12, 2.11,
+  2.101, 2.093, 2.086, 2.08, 2.074, 2.069, 2.064, 2.06, 2.056, 2.052, 2.048, 2.045, 2.042,
+];
 
 export function tQuantile975(df: number): number {
   if (df < 1) return Number.NaN;
@@ -47,7 +50,14 @@ export function rewardTrend(rewards: readonly number[]): RewardTrend {
     slopeCi = [slope - t * se, slope + t * se];
   }
   const third = Math.max(1, Math.floor(n / 3));
-  return { steps: n, rewards: [...rewards], slope, slopeCi, firstThird: mean(rewards.slice(0, third)), lastThird: mean(rewards.slice(n - third)) };
+  return {
+    steps: n,
+    rewards: [...rewards],
+    slope,
+    slopeCi,
+    firstThird: mean(rewards.slice(0, third)),
+    lastThird: mean(rewards.slice(n - third)),
+  };
 }
 
 /** Rewards per step from a GRPO run's metrics.jsonl (a torn last line is ignored); the last line of a step wins. */

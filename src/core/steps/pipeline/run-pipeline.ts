@@ -29,13 +29,29 @@ import { lockRunFolder, runFile } from "../../base/runs/run-folder";
 import { ProgressWriter, type ProgressStatus } from "../../base/runs/progress";
 import { collectSftData } from "../sft";
 import { trainGrpo, trainSft } from "../train";
-import { ABLATION_FILE, planPipeline, renderPlan, REPORT_FILE, RUN_NAMES, STATE_FILE, type PipelinePlan, type StageName } from "./plan";
+import {
+  ABLATION_FILE,
+  planPipeline,
+  renderPlan,
+  REPORT_FILE,
+  RUN_NAMES,
+  STATE_FILE,
+  type PipelinePlan,
+  type StageName,
+} from "./plan";
 import { pricedFor, rehearsalNote, rehearsalTarget, type RehearsalTarget } from "./rehearsal-target";
 import { readStepRewards, rewardTrend, renderTrend, type RewardTrend } from "./reward-trend";
 import { kindBreakdown, renderKindBreakdown, type KindRow } from "./by-kind";
 import { checkSettings, defaultSettings, PIPELINE_EVAL, type PipelineBackend, type PipelineSettings } from "./settings";
 import { Recipe, type Stage, type StageRecord } from "../recipe/engine";
-import { indexCorpus, openLocalBackend, prepareHotpot, teacherPolicy, worldFiles, writeSyntheticWorld } from "../recipe/stages";
+import {
+  indexCorpus,
+  openLocalBackend,
+  prepareHotpot,
+  teacherPolicy,
+  worldFiles,
+  writeSyntheticWorld,
+} from "../recipe/stages";
 
 /** Marks a folder as a pipeline's, so a rerun may continue in it. */
 export const PIPELINE_MARKER = ".agent-lab-pipeline";
@@ -51,7 +67,8 @@ export const LOCAL_STAND_IN_NOTE =
 /** Short prompts for the offline world (written to files: every run's manifest records their hash). */
 const OFFLINE_SYSTEM_TEXT =
   "Answer the question about an invented world by searching.\nReply with one action: <search>words</search> or <answer>answer</answer>.\n";
-const OFFLINE_CLOSED_BOOK_TEXT = "Answer the question about an invented world from memory; you cannot search.\nReply with <answer>answer</answer>.\n";
+const OFFLINE_CLOSED_BOOK_TEXT =
+  "Answer the question about an invented world from memory; you cannot search.\nReply with <answer>answer</answer>.\n";
 
 export interface PipelineOptions {
   dir: string;
@@ -110,12 +127,19 @@ export async function runPipeline(o: PipelineOptions): Promise<PipelineResult> {
   const target = settings.rehearsal && !o.dryRun ? await rehearsalTarget(o.signal) : undefined;
   if (!o.dryRun) checkFolder(o.dir, settings, existing);
   // Nothing is written before the plan is printed and the spending confirmed: the config comes from memory until then.
-  const configNow = () => pricedFor(existsSync(join(o.dir, CONFIG_FILE)) ? loadConfig(o.dir) : loadConfigInMemory(settings), target);
+  const configNow = () =>
+    pricedFor(existsSync(join(o.dir, CONFIG_FILE)) ? loadConfig(o.dir) : loadConfigInMemory(settings), target);
   const plan = planPipeline({ dir: o.dir, config: configNow(), settings });
 
   if (o.backend === "local") log(LOCAL_STAND_IN_NOTE);
   // The name every manifest will record for the stand-in, said up front.
-  const note = settings.rehearsal ? rehearsalNote(settings.rehearsal.tokenizer, (await loadTokenizerSource(settings.rehearsal.tokenizer)).name, target) : undefined;
+  const note = settings.rehearsal
+    ? rehearsalNote(
+        settings.rehearsal.tokenizer,
+        (await loadTokenizerSource(settings.rehearsal.tokenizer)).name,
+        target,
+      )
+    : undefined;
   if (note) log(note);
   log(`pipeline in ${o.dir} (${o.backend} backend${settings.rehearsal ? ", rehearsal sizes" : ""}):`);
   log(renderPlan(plan));
@@ -173,7 +197,10 @@ const STAGE_LABELS: Record<StageName, string> = {
   ablate: "ablate",
 };
 
-async function runStages(o: PipelineOptions, { started, settings, existing, config, plan, progress, note }: Prepared): Promise<PipelineResult> {
+async function runStages(
+  o: PipelineOptions,
+  { started, settings, existing, config, plan, progress, note }: Prepared,
+): Promise<PipelineResult> {
   const log = o.log;
 
   const state: PipelineState = existing ?? { format: 1, settings, stages: {} };
@@ -208,7 +235,12 @@ async function runStages(o: PipelineOptions, { started, settings, existing, conf
   const evals = [RUN_NAMES.base, RUN_NAMES.closedBook, RUN_NAMES.sftEval, RUN_NAMES.grpoEval].map(run);
   const reads: Record<StageName, string[]> = {
     world: [],
-    prepare: s.data.source === "synthetic" ? [`hotpot/synthetic_train.json`, `hotpot/synthetic_dev.json`] : s.data.source === "files" ? [...s.data.train, ...s.data.dev] : ["(hub cache)"],
+    prepare:
+      s.data.source === "synthetic"
+        ? [`hotpot/synthetic_train.json`, `hotpot/synthetic_dev.json`]
+        : s.data.source === "files"
+          ? [...s.data.train, ...s.data.dev]
+          : ["(hub cache)"],
     index: [data("corpus.jsonl")],
     "eval-closed-book": [data("val.jsonl")],
     "eval-base": [data("val.jsonl"), data("bm25/")],
@@ -222,13 +254,28 @@ async function runStages(o: PipelineOptions, { started, settings, existing, conf
   /** The plan's stage as the engine runs it: its line, inputs, outputs and status from the plan. */
   const stage = (name: StageName, work: Stage["run"]): Stage => {
     const p = plan.stages.find((st) => st.name === name)!;
-    return { name, label: STAGE_LABELS[name], what: p.what, reads: reads[name], writes: p.outputs, estimateUsd: p.usd, isDone: () => p.status === "done", isPartial: () => p.status === "partial", run: work };
+    return {
+      name,
+      label: STAGE_LABELS[name],
+      what: p.what,
+      reads: reads[name],
+      writes: p.outputs,
+      estimateUsd: p.usd,
+      isDone: () => p.status === "done",
+      isPartial: () => p.status === "partial",
+      run: work,
+    };
   };
 
   let hubFiles: { train: string[]; dev: string[]; description: string } | undefined;
   const world = stage("world", async (ctx) => {
     if (s.data.source === "synthetic") {
-      const w = writeSyntheticWorld(o.dir, { seed: s.data.seed, train: s.data.train, dev: s.data.dev, style: "compact" });
+      const w = writeSyntheticWorld(o.dir, {
+        seed: s.data.seed,
+        train: s.data.train,
+        dev: s.data.dev,
+        style: "compact",
+      });
       ctx.log(`${w.train} train and ${w.dev} dev questions`);
     } else if (s.data.source === "files") {
       ctx.log(`HotpotQA records from local files: train ${s.data.train.join(", ")}; dev ${s.data.dev.join(", ")}`);
@@ -241,17 +288,27 @@ async function runStages(o: PipelineOptions, { started, settings, existing, conf
     let input;
     if (s.data.source === "synthetic") {
       const f = worldFiles(o.dir, {});
-      input = { trainFiles: [f.trainFile], devFiles: [f.devFile], source: `${SYNTHETIC_WORLD_SOURCE} (compact, seed ${s.data.seed})` };
+      input = {
+        trainFiles: [f.trainFile],
+        devFiles: [f.devFile],
+        source: `${SYNTHETIC_WORLD_SOURCE} (compact, seed ${s.data.seed})`,
+      };
     } else if (s.data.source === "files") {
       // The same reader and source line as `agent-lab prepare --train … --dev …`.
-      input = { trainFiles: s.data.train, devFiles: s.data.dev, source: `local files: train ${s.data.train.join(", ")}; dev ${s.data.dev.join(", ")}` };
+      input = {
+        trainFiles: s.data.train,
+        devFiles: s.data.dev,
+        source: `local files: train ${s.data.train.join(", ")}; dev ${s.data.dev.join(", ")}`,
+      };
     } else {
       hubFiles ??= await (await import("../../base/data/hub")).downloadHotpotQA({ log: ctx.log });
       input = { trainFiles: hubFiles.train, devFiles: hubFiles.dev, source: hubFiles.description };
     }
     const r = await prepareHotpot(dataDir, input, ctx.log, s.splits);
     for (const remark of r.notes) ctx.log(`note: ${remark}`);
-    ctx.log(`corpus ${r.counts.corpus} paragraphs | train ${r.counts.train} | val ${r.counts.val} | test ${r.counts.test}`);
+    ctx.log(
+      `corpus ${r.counts.corpus} paragraphs | train ${r.counts.train} | val ${r.counts.val} | test ${r.counts.test}`,
+    );
   });
   const index = stage("index", async (ctx) => {
     // The offline corpus is small: one thread leaves the other cores to the rest of the machine.
@@ -281,7 +338,9 @@ async function runStages(o: PipelineOptions, { started, settings, existing, conf
         onProgress: ctx.onProgress,
       }).then((r) => {
         if (ctx.signal?.aborted) throw interrupted();
-        ctx.log(`F1 ${r.summary.f1.toFixed(3)}  EM ${r.summary.em.toFixed(3)}  searches/q ${r.summary.searches_per_q.toFixed(2)}  ends ${JSON.stringify(r.summary.ends)}`);
+        ctx.log(
+          `F1 ${r.summary.f1.toFixed(3)}  EM ${r.summary.em.toFixed(3)}  searches/q ${r.summary.searches_per_q.toFixed(2)}  ends ${JSON.stringify(r.summary.ends)}`,
+        );
       }),
     );
   const sftCheckpoint = `${RUN_NAMES.sft}-e${s.sft.epochs}`;
@@ -361,14 +420,19 @@ async function runStages(o: PipelineOptions, { started, settings, existing, conf
         onProgress: ctx.onProgress,
       });
       if (r.status === "interrupted") throw interrupted();
-      if (r.status !== "done") throw new UserError(`train-grpo stopped (${r.status})${r.message ? `: ${r.message}` : ""}`);
+      if (r.status !== "done")
+        throw new UserError(`train-grpo stopped (${r.status})${r.message ? `: ${r.message}` : ""}`);
     }),
-    evalStage("eval-grpo", RUN_NAMES.grpoEval, false, () => resolveCheckpointPath(runsDir, `${RUN_NAMES.grpo}-s${s.grpo.steps}`, "sampler")),
+    evalStage("eval-grpo", RUN_NAMES.grpoEval, false, () =>
+      resolveCheckpointPath(runsDir, `${RUN_NAMES.grpo}-s${s.grpo.steps}`, "sampler"),
+    ),
   ];
 
   // The comparison is cheap and always redone, so every run prints the table.
   const labels = ["base", "closed-book", "SFT", "GRPO"];
-  const dirs = [RUN_NAMES.base, RUN_NAMES.closedBook, RUN_NAMES.sftEval, RUN_NAMES.grpoEval].map((n) => join(runsDir, n));
+  const dirs = [RUN_NAMES.base, RUN_NAMES.closedBook, RUN_NAMES.sftEval, RUN_NAMES.grpoEval].map((n) =>
+    join(runsDir, n),
+  );
   // Each comparison differs from base in the thing under test: the checkpoint, or search itself.
   const expect = [...ORIGIN_EXPECT.pipeline];
   let report!: AblationReport;
@@ -393,7 +457,8 @@ async function runStages(o: PipelineOptions, { started, settings, existing, conf
     );
   }
   await recipe.run(index, all);
-  local = s.backend === "local" ? await openLocalBackend(o.startLocalBackend, "pipeline", o.dir, o.localPort) : undefined;
+  local =
+    s.backend === "local" ? await openLocalBackend(o.startLocalBackend, "pipeline", o.dir, o.localPort) : undefined;
   if (local) log(`${local.started ? "started" : "using"} the local backend at ${local.url}`);
   try {
     for (const st of training) await recipe.run(st, all);
@@ -403,7 +468,10 @@ async function runStages(o: PipelineOptions, { started, settings, existing, conf
   // The question kinds are the synthetic world's templates; HotpotQA's questions have none.
   const byKind = s.data.source === "synthetic" ? kindBreakdown(dirs[2], dirs[3]) : undefined;
   await recipe.run(ablateStage, all);
-  writeFileAtomic(join(o.dir, REPORT_FILE), renderReport({ o, settings, report, grpoVsSft, trend, byKind, labels, state, note }));
+  writeFileAtomic(
+    join(o.dir, REPORT_FILE),
+    renderReport({ o, settings, report, grpoVsSft, trend, byKind, labels, state, note }),
+  );
   const table = renderAblationTable(report);
   log("");
   log(table);
@@ -416,7 +484,16 @@ async function runStages(o: PipelineOptions, { started, settings, existing, conf
   log(`\nreport: ${join(o.dir, REPORT_FILE)}  (full comparison: ${join(o.dir, ABLATION_FILE)})`);
   const seconds = (Date.now() - started) / 1000;
   log(`pipeline finished in ${seconds.toFixed(1)}s`);
-  return { plan, report, grpoVsSft, trend, byKind, table, seconds, stageSeconds: recipe.secondsHere as Partial<Record<StageName, number>> };
+  return {
+    plan,
+    report,
+    grpoVsSft,
+    trend,
+    byKind,
+    table,
+    seconds,
+    stageSeconds: recipe.secondsHere as Partial<Record<StageName, number>>,
+  };
 }
 
 function interrupted(): UserError {
@@ -451,37 +528,56 @@ function checkFolder(dir: string, settings: PipelineSettings, existing: Pipeline
 /** Marks the folder as this pipeline's and writes its settings, config and prompts (those not there yet). */
 function claimFolder(dir: string, settings: PipelineSettings): void {
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, PIPELINE_MARKER), "Made by `agent-lab pipeline`; rerunning the same command here continues the run.\n");
-  if (!existsSync(join(dir, STATE_FILE))) writeJsonAtomic(join(dir, STATE_FILE), { format: 1, settings, stages: {} } satisfies PipelineState);
-  if (!existsSync(join(dir, CONFIG_FILE))) writeFileAtomic(join(dir, CONFIG_FILE), JSON.stringify(workspaceConfig(settings), null, 2) + "\n");
+  writeFileSync(
+    join(dir, PIPELINE_MARKER),
+    "Made by `agent-lab pipeline`; rerunning the same command here continues the run.\n",
+  );
+  if (!existsSync(join(dir, STATE_FILE)))
+    writeJsonAtomic(join(dir, STATE_FILE), { format: 1, settings, stages: {} } satisfies PipelineState);
+  if (!existsSync(join(dir, CONFIG_FILE)))
+    writeFileAtomic(join(dir, CONFIG_FILE), JSON.stringify(workspaceConfig(settings), null, 2) + "\n");
   if (settings.offlinePrompts) {
     mkdirSync(join(dir, "prompts"), { recursive: true });
     if (!existsSync(join(dir, OFFLINE_PROMPT))) writeFileAtomic(join(dir, OFFLINE_PROMPT), OFFLINE_SYSTEM_TEXT);
-    if (!existsSync(join(dir, OFFLINE_CLOSED_BOOK_PROMPT))) writeFileAtomic(join(dir, OFFLINE_CLOSED_BOOK_PROMPT), OFFLINE_CLOSED_BOOK_TEXT);
+    if (!existsSync(join(dir, OFFLINE_CLOSED_BOOK_PROMPT)))
+      writeFileAtomic(join(dir, OFFLINE_CLOSED_BOOK_PROMPT), OFFLINE_CLOSED_BOOK_TEXT);
   }
 }
 
 /** The pipeline folder's agent-lab.json: its harness settings, its prompt. */
 function workspaceConfig(s: PipelineSettings): Record<string, unknown> {
-  return { dataDir: "data", runsDir: "runs", ...s.harness, ...(s.offlinePrompts ? { systemPromptFile: OFFLINE_PROMPT } : {}) };
+  return {
+    dataDir: "data",
+    runsDir: "runs",
+    ...s.harness,
+    ...(s.offlinePrompts ? { systemPromptFile: OFFLINE_PROMPT } : {}),
+  };
 }
 
 function loadConfigInMemory(s: PipelineSettings): AgentLabConfig {
   return mergeConfig(validateOverrides(workspaceConfig(s), "pipeline settings"));
 }
 
-async function confirmSpending(plan: PipelinePlan, o: PipelineOptions, target: RehearsalTarget | undefined): Promise<void> {
+async function confirmSpending(
+  plan: PipelinePlan,
+  o: PipelineOptions,
+  target: RehearsalTarget | undefined,
+): Promise<void> {
   if (o.yes) return;
   if (target) {
     // Asked even at $0: the user confirms where every stage's requests go.
     const what = `this rehearsal sends every stage to ${target.baseUrl} and spends up to ≈ $${plan.remainingUsd.toFixed(2)}`;
     if (!o.confirm) throw new UserError(`${what}; pass --yes to confirm without a prompt`);
-    if (!(await o.confirm(`${what[0].toUpperCase()}${what.slice(1)}. Continue? [y/N] `))) throw new UserError("stopped before any stage ran");
+    if (!(await o.confirm(`${what[0].toUpperCase()}${what.slice(1)}. Continue? [y/N] `)))
+      throw new UserError("stopped before any stage ran");
     return;
   }
   if (plan.remainingUsd <= 0) return;
   const question = `This spends up to ≈ $${plan.remainingUsd.toFixed(2)} on Tinker. Continue? [y/N] `;
-  if (!o.confirm) throw new UserError(`this run would spend up to ≈ $${plan.remainingUsd.toFixed(2)} on Tinker; pass --yes to confirm without a prompt`);
+  if (!o.confirm)
+    throw new UserError(
+      `this run would spend up to ≈ $${plan.remainingUsd.toFixed(2)} on Tinker; pass --yes to confirm without a prompt`,
+    );
   if (!(await o.confirm(question))) throw new UserError("stopped before spending anything");
 }
 
@@ -506,15 +602,25 @@ function renderReport({ o, settings, report, grpoVsSft, trend, byKind, labels, s
   if (settings.backend === "local") out.push(`> ${LOCAL_STAND_IN_NOTE}`, "");
   if (note) out.push(`> ${note}`, "");
   const environment = reportEnvironment(HOTPOTQA_INFO);
-  const table = renderMarkdownReport(report, { labels, environment: settings.data.source === "synthetic" ? { ...environment, ...SYNTHETIC_REPORT } : environment }).trim();
+  const table = renderMarkdownReport(report, {
+    labels,
+    environment: settings.data.source === "synthetic" ? { ...environment, ...SYNTHETIC_REPORT } : environment,
+  }).trim();
   out.push(table, "");
   out.push("## GRPO", "", `- ${grpoLine(grpoVsSft)}`);
   if (byKind) out.push(`- ${renderKindBreakdown(byKind).replace("\n  ", "\n- ")}`);
   out.push(`- ${renderTrend(trend).replace("\n  ", "\n- ")}`, "");
   out.push("## Stage timings (seconds, last run of each stage)", "");
-  if (state.load) out.push(`Load average at the start: ${state.load.map((l) => l.toFixed(2)).join(" / ")} (1/5/15 min) on ${cpus().length} cores.`, "");
+  if (state.load)
+    out.push(
+      `Load average at the start: ${state.load.map((l) => l.toFixed(2)).join(" / ")} (1/5/15 min) on ${cpus().length} cores.`,
+      "",
+    );
   for (const [name, t] of Object.entries(state.stages)) out.push(`- ${name}: ${t.seconds.toFixed(1)}`);
   out.push("", "## Settings", "", "```json", JSON.stringify(settings, null, 2), "```", "");
-  out.push(`Folder: ${relative(process.cwd(), o.dir) || "."}; checkpoints: ${relative(o.dir, registryPath(join(o.dir, "runs")))}`, "");
+  out.push(
+    `Folder: ${relative(process.cwd(), o.dir) || "."}; checkpoints: ${relative(o.dir, registryPath(join(o.dir, "runs")))}`,
+    "",
+  );
   return out.join("\n");
 }

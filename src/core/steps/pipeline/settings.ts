@@ -33,14 +33,24 @@ export interface PipelineSettings {
   /** Questions of val each eval runs (undefined = the whole split). */
   evalLimit?: number;
   sftData: {
-    questions: number; tries: number; temperature: number; minF1: number; role: "self" | "teacher";
+    questions: number;
+    tries: number;
+    temperature: number;
+    minF1: number;
+    role: "self" | "teacher";
     /** Keep only attempts that searched (absent = true, the recipe's rule). */
     requireSearch?: boolean;
   };
   sft: { epochs: number; batch: number; lr: number };
   /** `seed` fixes GRPO's sampling draws (see trainGrpo), so a rerun of the same settings repeats its metrics. */
   grpo: {
-    steps: number; questions: number; group: number; lr: number; temperature: number; saveEvery: number; seed: number;
+    steps: number;
+    questions: number;
+    group: number;
+    lr: number;
+    temperature: number;
+    saveEvery: number;
+    seed: number;
     /** Divide advantages by their group's reward std (absent = false, the recipe's mean-only advantages). */
     normalizeAdvantages?: boolean;
   };
@@ -62,7 +72,16 @@ export const LOCAL_SETTINGS: Readonly<PipelineSettings> = Object.freeze({
   // GRPO needs many steps over fresh questions to show a trend through the per-step noise (which
   // questions a step draws): 60 × 32 from a 3,000-question world, advantages scaled by group std
   // so the rare right answer of a hard question carries weight.
-  grpo: { steps: 60, questions: 32, group: 4, lr: 2e-3, temperature: 1, saveEvery: 10, seed: 0, normalizeAdvantages: true },
+  grpo: {
+    steps: 60,
+    questions: 32,
+    group: 4,
+    lr: 2e-3,
+    temperature: 1,
+    saveEvery: 10,
+    seed: 0,
+    normalizeAdvantages: true,
+  },
 } as PipelineSettings);
 
 /** The recipe's sizes (seed 000): SFT 1,500 questions × 4 tries, 3 epochs; GRPO 30 steps × 32 × 8. */
@@ -109,9 +128,15 @@ export const SETTING_FLAGS: Readonly<Record<string, readonly [step: string, flag
  * default (the same test holds this list exact: an entry that no longer differs is refused too).
  */
 export const LOCAL_OWN_SIZES: readonly string[] = Object.freeze([
-  "sftData.questions", "sftData.tries", "sftData.temperature",
-  "sft.epochs", "sft.batch", "sft.lr",
-  "grpo.steps", "grpo.group", "grpo.lr",
+  "sftData.questions",
+  "sftData.tries",
+  "sftData.temperature",
+  "sft.epochs",
+  "sft.batch",
+  "sft.lr",
+  "grpo.steps",
+  "grpo.group",
+  "grpo.lr",
 ]);
 
 export type PipelineSize = (typeof PIPELINE_SIZES)[number];
@@ -125,7 +150,16 @@ export function smokeSettings(): PipelineSettings {
   s.data = { source: "synthetic", seed: 7, train: 40, dev: 520 };
   s.sftData.questions = 20;
   s.sft = { epochs: 1, batch: 8, lr: 0.01 };
-  s.grpo = { steps: 2, questions: 2, group: 2, lr: 0.002, temperature: 1, saveEvery: 1, seed: 3, normalizeAdvantages: true };
+  s.grpo = {
+    steps: 2,
+    questions: 2,
+    group: 2,
+    lr: 0.002,
+    temperature: 1,
+    saveEvery: 1,
+    seed: 3,
+    normalizeAdvantages: true,
+  };
   return s;
 }
 
@@ -162,7 +196,9 @@ export interface SettingsChoice {
 export function settingsFor(backend: PipelineBackend, choice: SettingsChoice = {}): PipelineSettings {
   const size = choice.size ?? "full";
   if (backend === "local" && (choice.rehearse || choice.files)) {
-    throw new UserError(`${choice.rehearse ? "--rehearse" : "--train/--dev"} needs --backend tinker: the local pipeline runs on its own synthetic world`);
+    throw new UserError(
+      `${choice.rehearse ? "--rehearse" : "--train/--dev"} needs --backend tinker: the local pipeline runs on its own synthetic world`,
+    );
   }
   if (choice.rehearse) {
     if (size !== "full") throw new UserError("--rehearse sets its own tiny sizes; leave out --size");
@@ -173,7 +209,10 @@ export function settingsFor(backend: PipelineBackend, choice: SettingsChoice = {
     if (choice.files) s.data = choice.files;
     return s;
   }
-  if (backend !== "local") throw new UserError("--size smoke runs offline only (--backend local); --rehearse is the tinker path at tiny sizes");
+  if (backend !== "local")
+    throw new UserError(
+      "--size smoke runs offline only (--backend local); --rehearse is the tinker path at tiny sizes",
+    );
   return smokeSettings();
 }
 
@@ -184,10 +223,14 @@ export function defaultSettings(backend: PipelineBackend): PipelineSettings {
 /** Refuses input files that are not there, and sizes that cannot run: GRPO takes its questions after the SFT ones, never reusing one. */
 export function checkSettings(s: PipelineSettings): void {
   if (s.data.source === "files") {
-    for (const [flag, files] of [["--train", s.data.train], ["--dev", s.data.dev]] as const) {
+    for (const [flag, files] of [
+      ["--train", s.data.train],
+      ["--dev", s.data.dev],
+    ] as const) {
       if (files.length === 0) throw new UserError(`${flag}: no files given (--train and --dev go together)`);
       for (const file of files) {
-        if (!existsSync(file) || !statSync(file).isFile()) throw new UserError(`${flag} ${file}: no such file (HotpotQA records: JSON list, JSONL or .parquet)`);
+        if (!existsSync(file) || !statSync(file).isFile())
+          throw new UserError(`${flag} ${file}: no such file (HotpotQA records: JSON list, JSONL or .parquet)`);
       }
     }
   }

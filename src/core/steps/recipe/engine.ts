@@ -141,20 +141,43 @@ export class Recipe {
     this.o.signal?.throwIfAborted();
     const b = this.o.budget;
     const estimate = st.estimateUsd ?? 0;
-    if (b && overBudget(b.capUsd, this.spent(), estimate)) throw new UserError(budgetRefusal(b, this.spent(), st.name, estimate));
+    if (b && overBudget(b.capUsd, this.spent(), estimate))
+      throw new UserError(budgetRefusal(b, this.spent(), st.name, estimate));
     const later: Pick<Stage, "name" | "estimateSeconds">[] = known.length
       ? known.slice(known.indexOf(st) + 1).filter((x) => !x.isDone())
-      : names.slice(n).filter((name) => !this.o.records[name]).map((name) => ({ name }));
+      : names
+          .slice(n)
+          .filter((name) => !this.o.records[name])
+          .map((name) => ({ name }));
     const stageStart = this.now();
-    const etaAfter = () => later.reduce<number | undefined>((t, x) => (t === undefined ? t : add(t, this.secondsOf(x))), 0);
+    const etaAfter = () =>
+      later.reduce<number | undefined>((t, x) => (t === undefined ? t : add(t, this.secondsOf(x))), 0);
     const eta = (current: number | undefined) => add(current, etaAfter());
     this.spentBeforeStage = progress.current.usd;
-    progress.update({ label: st.label ?? st.name, stage: { index: n, count: names.length, name: st.name }, current: undefined, done: n - 1, eta_s: eta(this.secondsOf(st)) }, true);
-    log(`${this.at()} ${n}/${names.length} ${st.name}${st.isPartial?.() ? " (resuming)" : ""}${st.what ? `: ${st.what}` : ""}`);
+    progress.update(
+      {
+        label: st.label ?? st.name,
+        stage: { index: n, count: names.length, name: st.name },
+        current: undefined,
+        done: n - 1,
+        eta_s: eta(this.secondsOf(st)),
+      },
+      true,
+    );
+    log(
+      `${this.at()} ${n}/${names.length} ${st.name}${st.isPartial?.() ? " (resuming)" : ""}${st.what ? `: ${st.what}` : ""}`,
+    );
     // A stage's first state ("step 0/60") is written at once, so the views show what it plans as it starts.
     const onProgress = (p: UnitProgress) => {
       const first = progress.current.current === undefined;
-      const current: UnitProgress = { label: p.label, unit: p.unit, done: p.done, planned: p.planned, usd: p.usd, ...(p.eta_s !== undefined ? { eta_s: p.eta_s } : {}) };
+      const current: UnitProgress = {
+        label: p.label,
+        unit: p.unit,
+        done: p.done,
+        planned: p.planned,
+        usd: p.usd,
+        ...(p.eta_s !== undefined ? { eta_s: p.eta_s } : {}),
+      };
       const own = p.eta_s ?? remaining(this.secondsOf(st), (this.now() - stageStart) / 1000);
       progress.update({ current, usd: this.spentBeforeStage + p.usd, eta_s: eta(own) }, first);
     };
@@ -173,7 +196,15 @@ export class Recipe {
     this.measured.push(seconds);
     this.secondsHere[st.name] = seconds;
     this.finishedHere++;
-    progress.update({ done: this.o.doneAtStart + this.finishedHere, current: undefined, ...(usd !== undefined ? { usd: this.spent() } : {}), eta_s: etaAfter() }, true);
+    progress.update(
+      {
+        done: this.o.doneAtStart + this.finishedHere,
+        current: undefined,
+        ...(usd !== undefined ? { usd: this.spent() } : {}),
+        eta_s: etaAfter(),
+      },
+      true,
+    );
     const line = (this.o.finished ?? ((name, s) => `${name} done in ${s.toFixed(1)}s`))(st.name, seconds, usd ?? 0);
     if (line !== undefined) log(`${this.at()} ${line}`);
   }
@@ -187,5 +218,7 @@ export class Recipe {
   }
 }
 
-const add = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? undefined : Math.round(a + b));
-const remaining = (expected: number | undefined, ran: number) => (expected === undefined ? undefined : Math.max(0, expected - ran));
+const add = (a: number | undefined, b: number | undefined) =>
+  a === undefined || b === undefined ? undefined : Math.round(a + b);
+const remaining = (expected: number | undefined, ran: number) =>
+  expected === undefined ? undefined : Math.max(0, expected - ran);

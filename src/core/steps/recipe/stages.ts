@@ -38,12 +38,20 @@ export interface WorldFiles {
 
 /** The world's files in a workspace (where `writeSyntheticWorld` writes them). */
 export function worldFiles(dir: string, w: Pick<WorldSpec, "devFile">): { trainFile: string; devFile: string } {
-  return { trainFile: join(dir, WORLD_DIR, WORLD_TRAIN_FILE), devFile: join(dir, WORLD_DIR, w.devFile ?? WORLD_DEV_FILE) };
+  return {
+    trainFile: join(dir, WORLD_DIR, WORLD_TRAIN_FILE),
+    devFile: join(dir, WORLD_DIR, w.devFile ?? WORLD_DEV_FILE),
+  };
 }
 
 /** Writes the synthetic multi-hop world (invented entities) under `dir`/hotpot/. */
 export function writeSyntheticWorld(dir: string, w: WorldSpec): WorldFiles {
-  const world = generateSyntheticHotpot({ seed: w.seed, train: w.train, dev: w.dev, ...(w.style ? { style: w.style } : {}) });
+  const world = generateSyntheticHotpot({
+    seed: w.seed,
+    train: w.train,
+    dev: w.dev,
+    ...(w.style ? { style: w.style } : {}),
+  });
   mkdirSync(join(dir, WORLD_DIR), { recursive: true });
   const files = worldFiles(dir, w);
   writeFileAtomic(files.trainFile, JSON.stringify(world.train));
@@ -52,7 +60,12 @@ export function writeSyntheticWorld(dir: string, w: WorldSpec): WorldFiles {
 }
 
 /** Splits and the corpus from HotpotQA-shaped files (the world's, local files or the hub's), as `agent-lab prepare` writes them. */
-export function prepareHotpot(dataDir: string, input: { trainFiles: string[]; devFiles: string[]; source: string }, log?: (line: string) => void, sizes?: SplitSizes) {
+export function prepareHotpot(
+  dataDir: string,
+  input: { trainFiles: string[]; devFiles: string[]; source: string },
+  log?: (line: string) => void,
+  sizes?: SplitSizes,
+) {
   return prepareData(dataDir, input, log, sizes ? { sizes } : undefined);
 }
 
@@ -62,7 +75,12 @@ export function indexCorpus(dataDir: string, options: { workers?: number } = {})
 }
 
 /** Starts the local backend for a workspace (or reuses one on `port`), through the starter the caller was given. */
-export function openLocalBackend(start: StartLocalBackend | undefined, step: string, workspaceDir: string, port?: number): Promise<LocalBackendHandle> {
+export function openLocalBackend(
+  start: StartLocalBackend | undefined,
+  step: string,
+  workspaceDir: string,
+  port?: number,
+): Promise<LocalBackendHandle> {
   return requireLocalBackend(start, step)({ port: port ?? 0, dir: localBackendDir(workspaceDir), seed: 0 });
 }
 

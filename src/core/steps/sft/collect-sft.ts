@@ -19,7 +19,13 @@ import { episodeUsd, pricesForPolicy } from "../eval/cost";
 import { HARNESS_VERSION, resolveEnvironment } from "../eval/eval-split";
 import { runPool } from "../eval/pool";
 import { runEnvEpisode, type Episode, type Policy } from "../../harness";
-import { BudgetExceededError, CostLedger, EpisodeSizeTracker, estimateEpisodesUsd, TYPICAL_EPISODE } from "../../base/ledger";
+import {
+  BudgetExceededError,
+  CostLedger,
+  EpisodeSizeTracker,
+  estimateEpisodesUsd,
+  TYPICAL_EPISODE,
+} from "../../base/ledger";
 import { writeJsonAtomic } from "../../base/util/atomic-write";
 import { checkRunName } from "../../base/runs/run-name";
 import { sha256File } from "../../base/runs/manifest";
@@ -94,27 +100,49 @@ export async function collectSftData(o: SftDataOptions): Promise<SftDataResult> 
   if (!(o.minF1 >= 0 && o.minF1 <= 1)) throw new UserError(`--min-f1 must be between 0 and 1, got ${o.minF1}`);
   const env = resolveEnvironment(o.env, o.config);
   if (o.role === "teacher" && o.backend === "scripted" && !takesSftSource(env.name, "teacher")) {
-    throw new UserError(`--teacher scripted: the scripted teacher only knows the search agent's protocol, not the ${env.name} environment; sample from a model (--backend) or build from scored runs (--from-runs)`);
+    throw new UserError(
+      `--teacher scripted: the scripted teacher only knows the search agent's protocol, not the ${env.name} environment; sample from a model (--backend) or build from scored runs (--from-runs)`,
+    );
   }
   const dataDir = env.data.dir(inWorkspace(o.workspaceDir, o.config.dataDir));
   const runDir = join(inWorkspace(o.workspaceDir, o.config.runsDir), o.name);
 
   // Questions come from train only, and never one that val or test holds (by id or by text).
-  if (o.trainTasksDir && !env.data.loadTrainTasks) throw new UserError(`--train-tasks: the ${env.name} environment does not train on gen-tasks folders`);
-  const tasks = o.trainTasksDir ? env.data.loadTrainTasks!(inWorkspace(o.workspaceDir, o.trainTasksDir), dataDir) : undefined;
+  if (o.trainTasksDir && !env.data.loadTrainTasks)
+    throw new UserError(`--train-tasks: the ${env.name} environment does not train on gen-tasks folders`);
+  const tasks = o.trainTasksDir
+    ? env.data.loadTrainTasks!(inWorkspace(o.workspaceDir, o.trainTasksDir), dataDir)
+    : undefined;
   const train = tasks?.items ?? env.data.load(dataDir, "train");
   const range = train.slice(o.offset, o.offset + o.questions);
-  if (range.length === 0) throw new UserError(`no train questions in [${o.offset}, ${o.offset + o.questions}): train.jsonl has ${train.length}`);
+  if (range.length === 0)
+    throw new UserError(
+      `no train questions in [${o.offset}, ${o.offset + o.questions}): train.jsonl has ${train.length}`,
+    );
   const heldOut = HeldOutQuestions.fromDataDir(dataDir);
   const { allowed, excluded } = heldOut.filter(range);
   if (excluded.length > 0) {
-    const shown = excluded.slice(0, 3).map((h) => `${h.id} (= ${h.split} ${h.heldOutId}, by ${h.by})`).join(", ");
-    o.log?.(`left out ${excluded.length} train question(s) that ${excluded.length === 1 ? "is" : "are"} also in val/test: ${shown}${excluded.length > 3 ? ", …" : ""}`);
+    const shown = excluded
+      .slice(0, 3)
+      .map((h) => `${h.id} (= ${h.split} ${h.heldOutId}, by ${h.by})`)
+      .join(", ");
+    o.log?.(
+      `left out ${excluded.length} train question(s) that ${excluded.length === 1 ? "is" : "are"} also in val/test: ${shown}${excluded.length > 3 ? ", …" : ""}`,
+    );
   }
 
   const policy = o.policy ?? (await makePolicy(o));
   try {
-    return await collectWithPolicy(o, env, policy, allowed, excluded, dataDir, runDir, tasks && { file: join(o.trainTasksDir!, tasks.record.file), sha256: tasks.record.sha256 });
+    return await collectWithPolicy(
+      o,
+      env,
+      policy,
+      allowed,
+      excluded,
+      dataDir,
+      runDir,
+      tasks && { file: join(o.trainTasksDir!, tasks.record.file), sha256: tasks.record.sha256 },
+    );
   } finally {
     policy.close?.();
   }
@@ -135,9 +163,19 @@ async function collectWithPolicy(
   // An unpriced paid model is refused here, before a token is sampled.
   const prices = pricesForPolicy(o.config, info);
   const prompt = environmentPrompt(env, { promptFile: o.promptFile, config: o.config, workspaceDir: o.workspaceDir });
-  const envRun = await env.open({ workspaceDir: o.workspaceDir, config: o.config, dataDir, ...(o.indexDir ? { indexDir: inWorkspace(o.workspaceDir, o.indexDir) } : {}) });
+  const envRun = await env.open({
+    workspaceDir: o.workspaceDir,
+    config: o.config,
+    dataDir,
+    ...(o.indexDir ? { indexDir: inWorkspace(o.workspaceDir, o.indexDir) } : {}),
+  });
   const rule: AcceptanceRule = { minF1: o.minF1, requireSearch: o.requireSearch ?? env.sftRequiresToolUse };
-  const source: TraceSource = { role: o.role, kind: info.kind, model: info.model, ...(info.checkpoint ? { checkpoint: info.checkpoint } : {}) };
+  const source: TraceSource = {
+    role: o.role,
+    kind: info.kind,
+    model: info.model,
+    ...(info.checkpoint ? { checkpoint: info.checkpoint } : {}),
+  };
   const hash = (split: string): FileHash | undefined => {
     const file = join(dataDir, `${split}.jsonl`);
     return existsSync(file) ? { file: `${split}.jsonl`, sha256: sha256File(file) } : undefined;
@@ -152,7 +190,11 @@ async function collectWithPolicy(
     scorer_version: env.scorerVersion,
     tokenizer: policy.tokenizer.name,
     ...envRun.fingerprint,
-    data: { train: trainHash ?? hash("train")!, ...(hash("val") ? { val: hash("val") } : {}), ...(hash("test") ? { test: hash("test") } : {}) },
+    data: {
+      train: trainHash ?? hash("train")!,
+      ...(hash("val") ? { val: hash("val") } : {}),
+      ...(hash("test") ? { test: hash("test") } : {}),
+    },
   };
 
   const { previous, lock } = openRunDir(runDir, o, fingerprint);
@@ -185,18 +227,38 @@ async function collectWithPolicy(
     o.log?.(
       prices
         ? `estimate ≈ $${estimate.toFixed(2)} for ${todo.length} questions × ${o.tries} tries (~${TYPICAL_EPISODE.prefill.toLocaleString("en-US")} prefill + ~${TYPICAL_EPISODE.generated} generated tokens per episode, an upper bound)` +
-            (ledger.hasCap ? `; budget cap $${ledger.budgetUsd.toFixed(2)}, $${ledger.totalUsd.toFixed(2)} already spent in this run` : "")
+            (ledger.hasCap
+              ? `; budget cap $${ledger.budgetUsd.toFixed(2)}, $${ledger.totalUsd.toFixed(2)} already spent in this run`
+              : "")
         : `estimate $0: ${info.kind} runs on this machine (tokens are still recorded in the ledger)`,
     );
     if (resumed > 0) o.log?.(`resuming: ${resumed} questions already decided, ${todo.length} to go`);
 
     const writeManifest = (status: SftDataManifest["status"]) => {
-      const manifest = buildManifest(o, fingerprint, attempts, kept, ledger.totalUsd, runDir, excluded, created, status);
+      const manifest = buildManifest(
+        o,
+        fingerprint,
+        attempts,
+        kept,
+        ledger.totalUsd,
+        runDir,
+        excluded,
+        created,
+        status,
+      );
       writeJsonAtomic(join(runDir, SFT_MANIFEST_FILE), manifest);
       return manifest;
     };
     writeManifest("running");
-    const progress = new ProgressWriter(runDir, { step: "sft-data", label: "SFT data", unit: "question", planned, done: resumed, usd: ledger.totalUsd, onUpdate: o.onProgress });
+    const progress = new ProgressWriter(runDir, {
+      step: "sft-data",
+      label: "SFT data",
+      unit: "question",
+      planned,
+      done: resumed,
+      usd: ledger.totalUsd,
+      onUpdate: o.onProgress,
+    });
 
     const every = planned >= 1000 ? 100 : Math.max(1, Math.ceil(planned / 10));
     let ran = 0;
@@ -211,7 +273,10 @@ async function collectWithPolicy(
           if (budgetStop) return;
           let reservation;
           try {
-            reservation = ledger.reserve(estimateEpisodesUsd(prices, o.tries, sizes.mean), `the next question (${o.tries} tries)`);
+            reservation = ledger.reserve(
+              estimateEpisodesUsd(prices, o.tries, sizes.mean),
+              `the next question (${o.tries} tries)`,
+            );
           } catch (e) {
             if (!(e instanceof BudgetExceededError)) throw e;
             budgetStop = e;
@@ -252,7 +317,12 @@ async function collectWithPolicy(
           }
           const record: AttemptRecord = {
             id: q.id,
-            tries: episodes.map((e) => ({ length: e.tokens.length, reward: e.reward, searches: e.searches.length, end: e.end })),
+            tries: episodes.map((e) => ({
+              length: e.tokens.length,
+              reward: e.reward,
+              searches: e.searches.length,
+              end: e.end,
+            })),
             solved: solved(episodes, rule),
             kept: best !== undefined,
             ...(best ? { kept_try: episodes.indexOf(best) } : {}),
@@ -277,20 +347,34 @@ async function collectWithPolicy(
     const stopped = (o.signal?.aborted || budgetStop !== undefined) && attempts.length < planned;
     progress.finish(stopped ? "interrupted" : "done", { done: attempts.length, usd: ledger.totalUsd });
     const manifest = writeManifest(stopped ? "interrupted" : "done");
-    return { runDir, manifest, resumed, ran, ...(stopped && budgetStop ? { budgetStop } : {}), finalLine: sftFinalLine(manifest) };
+    return {
+      runDir,
+      manifest,
+      resumed,
+      ran,
+      ...(stopped && budgetStop ? { budgetStop } : {}),
+      finalLine: sftFinalLine(manifest),
+    };
   } finally {
     lock.release();
   }
 }
 
 /** Opens the run folder under its writer lock: new, or a resume whose fingerprint still matches. */
-function openRunDir(runDir: string, o: SftDataOptions, fingerprint: SftDataManifest["fingerprint"]): { previous: SftDataManifest | undefined; lock: RunLock } {
+function openRunDir(
+  runDir: string,
+  o: SftDataOptions,
+  fingerprint: SftDataManifest["fingerprint"],
+): { previous: SftDataManifest | undefined; lock: RunLock } {
   const { stored, release } = openRunForWriting<SftDataManifest>({
     runDir,
     resume: o.resume,
     what: ["agent-lab", "sft-data", "--name", o.name].join(" "),
     changes: (old) => {
-      if (old.format !== SFT_MANIFEST_FORMAT) throw new UserError(`${join(runDir, SFT_MANIFEST_FILE)} is not an sft-data manifest (format ${JSON.stringify(old.format)})`);
+      if (old.format !== SFT_MANIFEST_FORMAT)
+        throw new UserError(
+          `${join(runDir, SFT_MANIFEST_FILE)} is not an sft-data manifest (format ${JSON.stringify(old.format)})`,
+        );
       return changedFields(old.fingerprint, fingerprint);
     },
   });
@@ -352,8 +436,10 @@ function buildManifest(
  */
 export function sftAdvice(m: SftDataManifest): string | undefined {
   if (m.counts.questions === 0) return undefined;
-  if (m.counts.kept < 300) return `only ${m.counts.kept} traces kept: too few to train on yet; raise --tries (e.g. 8) or loosen --min-f1 (e.g. 0.6), or take more --questions`;
-  if (m.counts.kept / m.counts.questions > 0.9) return `kept ${((100 * m.counts.kept) / m.counts.questions).toFixed(0)}% of questions: the set is too easy for this model; take harder questions (HotpotQA's level column)`;
+  if (m.counts.kept < 300)
+    return `only ${m.counts.kept} traces kept: too few to train on yet; raise --tries (e.g. 8) or loosen --min-f1 (e.g. 0.6), or take more --questions`;
+  if (m.counts.kept / m.counts.questions > 0.9)
+    return `kept ${((100 * m.counts.kept) / m.counts.questions).toFixed(0)}% of questions: the set is too easy for this model; take harder questions (HotpotQA's level column)`;
   return undefined;
 }
 

@@ -36,7 +36,9 @@ export interface ChatLine {
   reward: number;
 }
 
-type Recorded = Pick<EpisodeRecord, "id" | "prompt" | "tokens" | "sampled" | "reward"> & { turns?: EpisodeRecord["turns"] };
+type Recorded = Pick<EpisodeRecord, "id" | "prompt" | "tokens" | "sampled" | "reward"> & {
+  turns?: EpisodeRecord["turns"];
+};
 
 const TURN = /<\|im_start\|>(system|user|assistant)\n([\s\S]*?)(?:<\|im_end\|>|$)/g;
 
@@ -57,7 +59,10 @@ export function parseChatText(text: string): ChatMessageOut[] {
 /** Spans of `tokens` the model wrote and the harness inserted: from turn records, else from the sampled flags. */
 function spans(r: Recorded): { sampled: boolean; from: number; to: number }[] {
   if (r.turns?.length) {
-    return r.turns.flatMap((t) => [{ sampled: true, from: t.start, to: t.reply_end }, ...(t.end > t.reply_end ? [{ sampled: false, from: t.reply_end, to: t.end }] : [])]);
+    return r.turns.flatMap((t) => [
+      { sampled: true, from: t.start, to: t.reply_end },
+      ...(t.end > t.reply_end ? [{ sampled: false, from: t.reply_end, to: t.end }] : []),
+    ]);
   }
   // An end-of-turn token the harness added (sampled 0) parses as nothing, so plain runs of flags suffice.
   const out: { sampled: boolean; from: number; to: number }[] = [];
@@ -73,7 +78,8 @@ export function toChatLine(r: Recorded, tok: ChatTokenizer, tools: ChatLine["too
   const messages = parseChatText(tok.decode(r.prompt));
   for (const span of spans(r)) {
     const ids = r.tokens.slice(span.from, span.to);
-    if (span.sampled) messages.push({ role: "assistant", content: tok.decode(ids, { skipSpecialTokens: true }), weight: 1 });
+    if (span.sampled)
+      messages.push({ role: "assistant", content: tok.decode(ids, { skipSpecialTokens: true }), weight: 1 });
     else messages.push(...parseChatText(tok.decode(ids)));
   }
   return { messages, ...(tools?.length ? { tools } : {}), id: r.id, reward: r.reward };
@@ -90,7 +96,10 @@ export async function exportChat(input: string, out: string): Promise<{ lines: n
   const { tokenizer, problem } = await tokenizerForRun(tokenizerName);
   if (!tokenizer) throw new UserError(`${input}: cannot decode its token ids (${problem})`);
   const env = manifest ? environmentOfManifest(manifest) : undefined;
-  const tools = env?.tools.map((t) => ({ type: "function" as const, function: { name: t.name, description: t.description, parameters: t.parameters } }));
+  const tools = env?.tools.map((t) => ({
+    type: "function" as const,
+    function: { name: t.name, description: t.description, parameters: t.parameters },
+  }));
 
   const sftFile = isDir ? join(dir, RUN_FILES.sft) : input;
   let records: Recorded[];
@@ -102,7 +111,11 @@ export async function exportChat(input: string, out: string): Promise<{ lines: n
     records = readSftRows(sftFile);
     source = RUN_FILES.sft;
   } else {
-    throw new FileFormatError(input, undefined, `neither ${RUN_FILES.episodes} nor ${RUN_FILES.sft}: give a run folder or an sft.jsonl`);
+    throw new FileFormatError(
+      input,
+      undefined,
+      `neither ${RUN_FILES.episodes} nor ${RUN_FILES.sft}: give a run folder or an sft.jsonl`,
+    );
   }
   const lines = records.map((r) => JSON.stringify(toChatLine(r, tokenizer, tools)) + "\n");
   writeFileSync(out, lines.join(""));

@@ -102,7 +102,8 @@ function loadRun(path: string, o: FromRunsOptions): LoadedRun | SkippedRun {
   const manifest = readJsonFile<Record<string, unknown>>(join(dir, RUN_FILES.manifest));
   if (!manifest) return { name, reason: "no manifest.json, so nothing says how its episodes were made" };
   const episodes = readEpisodes(dir);
-  if (episodes.length === 0) return { name, reason: "no episodes.jsonl (only eval and GRPO runs hold scored episodes)" };
+  if (episodes.length === 0)
+    return { name, reason: "no episodes.jsonl (only eval and GRPO runs hold scored episodes)" };
   const kind = typeof manifest.kind === "string" ? manifest.kind : "eval";
   const job = manifest.job as { created?: string } | undefined;
   const created = String(job?.created ?? manifest.created ?? "");
@@ -112,7 +113,8 @@ function loadRun(path: string, o: FromRunsOptions): LoadedRun | SkippedRun {
 export function sftFromRuns(o: FromRunsOptions): FromRunsResult {
   checkRunName(o.name);
   if (o.runs.length === 0) throw new UserError("--from-runs needs at least one run (a folder, or a name under runs/)");
-  if (!Number.isInteger(o.bestOf) || o.bestOf < 1) throw new UserError(`--best-of must be an integer ≥ 1, got ${o.bestOf}`);
+  if (!Number.isInteger(o.bestOf) || o.bestOf < 1)
+    throw new UserError(`--best-of must be an integer ≥ 1, got ${o.bestOf}`);
   if (!Number.isFinite(o.minReward)) throw new UserError(`--min-reward must be a number, got ${o.minReward}`);
   const env = resolveEnvironment(o.env, o.config);
   const dataDir = env.data.dir(inWorkspace(o.workspaceDir, o.config.dataDir));
@@ -132,16 +134,28 @@ export function sftFromRuns(o: FromRunsOptions): FromRunsResult {
     const runEnv = manifestEnvironment(r.manifest);
     const sp = r.manifest.system_prompt as { sha256?: string } | undefined;
     const tok = typeof r.manifest.tokenizer === "string" ? r.manifest.tokenizer : undefined;
-    if (runEnv.name !== env.name || runEnv.version !== env.version) skipped.push({ name: r.name, reason: `environment ${describeEnvironment(runEnv)}, not ${describeEnvironment(env)}` });
-    else if (sp?.sha256 !== prompt.manifest.sha256) skipped.push({ name: r.name, reason: `system prompt ${String(sp?.sha256).slice(0, 12)} differs from the one training will use (${prompt.manifest.file}, ${prompt.manifest.sha256.slice(0, 12)})` });
-    else if (tokenizer !== undefined && tok !== tokenizer) skipped.push({ name: r.name, reason: `tokenizer ${tok}, not ${tokenizer} like the runs before it` });
+    if (runEnv.name !== env.name || runEnv.version !== env.version)
+      skipped.push({
+        name: r.name,
+        reason: `environment ${describeEnvironment(runEnv)}, not ${describeEnvironment(env)}`,
+      });
+    else if (sp?.sha256 !== prompt.manifest.sha256)
+      skipped.push({
+        name: r.name,
+        reason: `system prompt ${String(sp?.sha256).slice(0, 12)} differs from the one training will use (${prompt.manifest.file}, ${prompt.manifest.sha256.slice(0, 12)})`,
+      });
+    else if (tokenizer !== undefined && tok !== tokenizer)
+      skipped.push({ name: r.name, reason: `tokenizer ${tok}, not ${tokenizer} like the runs before it` });
     else {
       tokenizer = tok;
       runs.push(r);
     }
   }
   for (const s of skipped) o.log?.(`skipped ${s.name}: ${s.reason}`);
-  if (runs.length === 0) throw new UserError(`no usable run among ${o.runs.join(", ")}: ${skipped.map((s) => `${s.name} (${s.reason})`).join("; ")}`);
+  if (runs.length === 0)
+    throw new UserError(
+      `no usable run among ${o.runs.join(", ")}: ${skipped.map((s) => `${s.name} (${s.reason})`).join("; ")}`,
+    );
 
   // Older runs first, so "newest wins ties" compares (run order, line).
   const order = runs.map((_, i) => i).sort((a, b) => runs[a].created.localeCompare(runs[b].created) || a - b);
@@ -149,7 +163,10 @@ export function sftFromRuns(o: FromRunsOptions): FromRunsResult {
   const excluded = new Map<string, NonNullable<ReturnType<HeldOutQuestions["match"]>>>();
   order.forEach((runIndex, rank) => {
     runs[runIndex].episodes.forEach((record, line) => {
-      const questionId = typeof (record as { question_id?: unknown }).question_id === "string" ? (record as unknown as { question_id: string }).question_id : record.id;
+      const questionId =
+        typeof (record as { question_id?: unknown }).question_id === "string"
+          ? (record as unknown as { question_id: string }).question_id
+          : record.id;
       const hit = heldOut.match({ id: questionId, question: record.question });
       if (hit) return void excluded.set(questionId, hit);
       if (record.reward < o.minReward || (env.sftRequiresToolUse && record.searches.length === 0)) return;
@@ -171,7 +188,12 @@ export function sftFromRuns(o: FromRunsOptions): FromRunsResult {
     });
   }
 
-  const lock = openRunForWriting<SftDataManifest>({ runDir, resume: false, what: ["agent-lab", "sft-data", "--from-runs", "--name", o.name].join(" "), changes: () => [] });
+  const lock = openRunForWriting<SftDataManifest>({
+    runDir,
+    resume: false,
+    what: ["agent-lab", "sft-data", "--from-runs", "--name", o.name].join(" "),
+    changes: () => [],
+  });
   try {
     mkdirSync(runDir, { recursive: true });
     writeFileSync(sftPath(runDir), rows.map((r) => JSON.stringify(r) + "\n").join(""));
@@ -188,14 +210,23 @@ export function sftFromRuns(o: FromRunsOptions): FromRunsResult {
       status: "done",
       fingerprint: {
         ...environmentField(env),
-        source: { role: "self", kind: "from-runs", model: String(policy.model ?? first.base_model ?? "?"), logprobs: rows.every((r) => r.logprobs !== null) },
+        source: {
+          role: "self",
+          kind: "from-runs",
+          model: String(policy.model ?? first.base_model ?? "?"),
+          logprobs: rows.every((r) => r.logprobs !== null),
+        },
         acceptance: { minF1: o.minReward, requireSearch: env.sftRequiresToolUse, tries: 0, rule },
         sampling: (first.sampling as SftDataManifest["fingerprint"]["sampling"]) ?? { temperature: 0, max_tokens: 0 },
         system_prompt: prompt.manifest,
         harness_version: HARNESS_VERSION,
         scorer_version: env.scorerVersion,
         tokenizer: tokenizer ?? "?",
-        data: { ...(hash("train") ? { train: hash("train")! } : { train: { file: "(none)", sha256: "" } }), ...(hash("val") ? { val: hash("val") } : {}), ...(hash("test") ? { test: hash("test") } : {}) },
+        data: {
+          ...(hash("train") ? { train: hash("train")! } : { train: { file: "(none)", sha256: "" } }),
+          ...(hash("val") ? { val: hash("val") } : {}),
+          ...(hash("test") ? { test: hash("test") } : {}),
+        },
         from_runs: runs.map((r, i): SourceRun => ({
           name: r.name,
           kind: r.kind,
@@ -207,7 +238,13 @@ export function sftFromRuns(o: FromRunsOptions): FromRunsResult {
         per_turn: o.perTurn,
         best_of: o.bestOf,
       },
-      counts: { questions: byQuestion.size, tries: 0, episodes: runs.reduce((n, r) => n + r.episodes.length, 0), kept: rows.length, solved: byQuestion.size },
+      counts: {
+        questions: byQuestion.size,
+        tries: 0,
+        episodes: runs.reduce((n, r) => n + r.episodes.length, 0),
+        kept: rows.length,
+        solved: byQuestion.size,
+      },
       solved_at_n: 0,
       avg_searches: rows.length ? rows.reduce((s, r) => s + r.searches.length, 0) / rows.length : 0,
       usd: 0,
@@ -225,11 +262,27 @@ export function sftFromRuns(o: FromRunsOptions): FromRunsResult {
 
 function sourceOf(r: LoadedRun): TraceSource {
   const p = (r.manifest.policy ?? {}) as { kind?: string; model?: string; checkpoint?: string };
-  return { role: "self", kind: `${r.kind}-run:${r.name}`, model: String(p.model ?? r.manifest.base_model ?? "?"), ...(p.checkpoint ? { checkpoint: p.checkpoint } : {}) };
+  return {
+    role: "self",
+    kind: `${r.kind}-run:${r.name}`,
+    model: String(p.model ?? r.manifest.base_model ?? "?"),
+    ...(p.checkpoint ? { checkpoint: p.checkpoint } : {}),
+  };
 }
 
 function wholeRow(e: EpisodeRecord, id: string, source: TraceSource): SftRow {
-  return { id, question: e.question, answers: e.answers, prompt: e.prompt, tokens: e.tokens, sampled: e.sampled, logprobs: e.logprobs, searches: e.searches, reward: e.reward, source };
+  return {
+    id,
+    question: e.question,
+    answers: e.answers,
+    prompt: e.prompt,
+    tokens: e.tokens,
+    sampled: e.sampled,
+    logprobs: e.logprobs,
+    searches: e.searches,
+    reward: e.reward,
+    source,
+  };
 }
 
 /** One example per assistant turn: the prompt plus everything before the turn is context (weight 0). */
@@ -238,17 +291,19 @@ function perTurnRows(e: EpisodeRecord, id: string, source: TraceSource): SftRow[
   return turns.flatMap((t, i) => {
     const sampled = e.sampled.slice(t.start, t.reply_end);
     if (!sampled.some((s) => s === 1)) return [];
-    return [{
-      id: `${id}/t${i}`,
-      question: e.question,
-      answers: e.answers,
-      prompt: [...e.prompt, ...e.tokens.slice(0, t.start)],
-      tokens: e.tokens.slice(t.start, t.reply_end),
-      sampled,
-      logprobs: e.logprobs ? e.logprobs.slice(t.start, t.reply_end) : null,
-      searches: e.searches,
-      reward: e.reward,
-      source,
-    }];
+    return [
+      {
+        id: `${id}/t${i}`,
+        question: e.question,
+        answers: e.answers,
+        prompt: [...e.prompt, ...e.tokens.slice(0, t.start)],
+        tokens: e.tokens.slice(t.start, t.reply_end),
+        sampled,
+        logprobs: e.logprobs ? e.logprobs.slice(t.start, t.reply_end) : null,
+        searches: e.searches,
+        reward: e.reward,
+        source,
+      },
+    ];
   });
 }

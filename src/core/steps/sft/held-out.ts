@@ -86,7 +86,8 @@ export class HeldOutQuestions {
 
 function readIdsAndQuestions(file: string): QuestionText[] {
   return readJsonlLines<Partial<Question> | null>(file).map(({ value: row, line }) => {
-    if (typeof row?.id !== "string" || typeof row.question !== "string") throw new FileFormatError(file, line, 'expected "id" and "question" strings');
+    if (typeof row?.id !== "string" || typeof row.question !== "string")
+      throw new FileFormatError(file, line, 'expected "id" and "question" strings');
     return { id: row.id, question: row.question };
   });
 }

@@ -55,4 +55,3 @@ export interface SftDataManifest {
   /** `--from-runs`: the runs that were not used, and why (the used ones are in `fingerprint.from_runs`). */
   skipped_runs?: { name: string; reason: string }[];
 }
-

@@ -24,7 +24,10 @@ export function accepted(ep: Pick<Episode, "reward" | "searches">, rule: Accepta
 }
 
 /** The attempt to keep, or undefined; ties go to the earlier attempt. */
-export function chooseAttempt<E extends Pick<Episode, "reward" | "searches" | "tokens">>(attempts: readonly E[], rule: AcceptanceRule): E | undefined {
+export function chooseAttempt<E extends Pick<Episode, "reward" | "searches" | "tokens">>(
+  attempts: readonly E[],
+  rule: AcceptanceRule,
+): E | undefined {
   let best: E | undefined;
   for (const ep of attempts) {
     if (accepted(ep, rule) && (!best || ep.tokens.length < best.tokens.length)) best = ep;

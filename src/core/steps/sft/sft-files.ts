@@ -91,10 +91,16 @@ function checkRow(row: SftRow, file: string, n: number): void {
   if (typeof row !== "object" || row === null) fail("expected a JSON object");
   if (typeof row.id !== "string") fail('missing string "id"');
   for (const key of ["prompt", "tokens", "sampled"] as const) {
-    if (!Array.isArray(row[key]) || !row[key].every((t) => Number.isInteger(t))) fail(`"${key}" must be a list of integers`);
+    if (!Array.isArray(row[key]) || !row[key].every((t) => Number.isInteger(t)))
+      fail(`"${key}" must be a list of integers`);
   }
-  if (row.sampled.length !== row.tokens.length) fail(`"sampled" has ${row.sampled.length} flags for ${row.tokens.length} tokens`);
-  if (row.logprobs !== null && row.logprobs !== undefined && (!Array.isArray(row.logprobs) || row.logprobs.length !== row.tokens.length)) {
+  if (row.sampled.length !== row.tokens.length)
+    fail(`"sampled" has ${row.sampled.length} flags for ${row.tokens.length} tokens`);
+  if (
+    row.logprobs !== null &&
+    row.logprobs !== undefined &&
+    (!Array.isArray(row.logprobs) || row.logprobs.length !== row.tokens.length)
+  ) {
     fail(`"logprobs" must be null or one number per token`);
   }
 }

@@ -22,39 +22,134 @@ export const DEFAULT_GEN_PROMPT = "data/prompts/gen-tasks.md";
 /** Pipeline sizes: the backend's own, or a smoke run that passes through every stage in about a minute. */
 export const PIPELINE_SIZES = ["full", "smoke"] as const;
 
-
 const flag = <S extends FlagSpec>(s: S): S => s;
 
-export const workspace = flag({ type: "string", arg: "DIR", default: ".", help: "folder holding agent-lab.json, data/ and runs/" });
-export const budget = flag({ type: "number", arg: "USD", unit: "USD", min: 0, config: "budgetUsd", help: "stop cleanly before this run's spend would pass USD (0 = no cap)" });
-export const localPort = flag({ type: "int", arg: "P", min: 0, max: 65535, default: DEFAULT_LOCAL_PORT, help: "local: reuse the workspace's local backend on this port, else start one" });
+export const workspace = flag({
+  type: "string",
+  arg: "DIR",
+  default: ".",
+  help: "folder holding agent-lab.json, data/ and runs/",
+});
+export const budget = flag({
+  type: "number",
+  arg: "USD",
+  unit: "USD",
+  min: 0,
+  config: "budgetUsd",
+  help: "stop cleanly before this run's spend would pass USD (0 = no cap)",
+});
+export const localPort = flag({
+  type: "int",
+  arg: "P",
+  min: 0,
+  max: 65535,
+  default: DEFAULT_LOCAL_PORT,
+  help: "local: reuse the workspace's local backend on this port, else start one",
+});
 export const topK = flag({ type: "int", arg: "K", min: 1, max: 100, config: "topK", help: "paragraphs per search" });
-export const maxSearches = flag({ type: "int", arg: "B", min: 1, max: 100, config: "maxSearches", help: "search budget per question" });
-export const maxTokens = flag({ type: "int", arg: "T", unit: "tokens", min: 1, max: 32768, config: "maxTokens", help: "tokens per model turn" });
-export const concurrency = flag({ type: "int", arg: "C", min: 1, max: 1024, config: "concurrency", help: "episodes in flight" });
+export const maxSearches = flag({
+  type: "int",
+  arg: "B",
+  min: 1,
+  max: 100,
+  config: "maxSearches",
+  help: "search budget per question",
+});
+export const maxTokens = flag({
+  type: "int",
+  arg: "T",
+  unit: "tokens",
+  min: 1,
+  max: 32768,
+  config: "maxTokens",
+  help: "tokens per model turn",
+});
+export const concurrency = flag({
+  type: "int",
+  arg: "C",
+  min: 1,
+  max: 1024,
+  config: "concurrency",
+  help: "episodes in flight",
+});
 export const rank = flag({ type: "int", arg: "R", min: 1, max: 512, config: "loraRank", help: "LoRA rank" });
-export const prompt = flag({ type: "string", arg: "FILE", help: "system prompt file (config systemPromptFile, else the shipped one)" });
+export const prompt = flag({
+  type: "string",
+  arg: "FILE",
+  help: "system prompt file (config systemPromptFile, else the shipped one)",
+});
 export const index = flag({ type: "string", arg: "DIR", help: "BM25 index folder (default <dataDir>/bm25)" });
 export const resume = flag({ type: "boolean", help: "finish an interrupted run (refuses if its settings changed)" });
-export const modelPath = flag({ type: "string", arg: "PATH", alias: "checkpoint", help: "tinker:// sampler checkpoint to sample from (tinker, local)" });
-export const model = flag({ type: "string", arg: "ID", help: "tinker: base model (config model); transformers: hub id or folder (config localModel)" });
+export const modelPath = flag({
+  type: "string",
+  arg: "PATH",
+  alias: "checkpoint",
+  help: "tinker:// sampler checkpoint to sample from (tinker, local)",
+});
+export const model = flag({
+  type: "string",
+  arg: "ID",
+  help: "tinker: base model (config model); transformers: hub id or folder (config localModel)",
+});
 export const tokenizer = flag({
   type: "string",
   arg: "ID|FOLDER",
   help: `tokenizer hub id or folder when it is not the model's (${STAND_IN_TOKENIZER}: the offline Qwen3 stand-in of a rehearsal); recorded in the manifest`,
 });
 /** HotpotQA records from local files (prepare, pipeline): one reader for both. */
-export const hotpotTrain = flag({ type: "list", arg: "FILE", help: "train records: official JSON list, JSONL or .parquet (repeat for several files, in order)" });
+export const hotpotTrain = flag({
+  type: "list",
+  arg: "FILE",
+  help: "train records: official JSON list, JSONL or .parquet (repeat for several files, in order)",
+});
 export const hotpotDev = flag({ type: "list", arg: "FILE", help: "dev (validation) records, same formats" });
-export const scriptedDelay = flag({ type: "int", arg: "MS", unit: "ms", min: 0, max: 60_000, help: "scripted backend: pause per turn (to watch or test a long run)" });
+export const scriptedDelay = flag({
+  type: "int",
+  arg: "MS",
+  unit: "ms",
+  min: 0,
+  max: 60_000,
+  help: "scripted backend: pause per turn (to watch or test a long run)",
+});
 export const dryRun = flag({ type: "boolean", help: "print the estimated cost and what would run; run nothing" });
-export const env = flag({ type: "string", arg: "ENV", config: "env", help: "task environment, e.g. hotpotqa (the search agent) or gsm8k (math); unknown names are refused with the list" });
+export const env = flag({
+  type: "string",
+  arg: "ENV",
+  config: "env",
+  help: "task environment, e.g. hotpotqa (the search agent) or gsm8k (math); unknown names are refused with the list",
+});
 export const seed = flag({ type: "int", arg: "S", min: 0, default: 0, help: "seed" });
 
-export const temperature = (dflt: number) => flag({ type: "number", arg: "T", min: 0, max: 2, default: dflt, help: "sampling temperature" });
+export const temperature = (dflt: number) =>
+  flag({ type: "number", arg: "T", min: 0, max: 2, default: dflt, help: "sampling temperature" });
 export const samplingBackend = (dflt: (typeof SAMPLING_BACKENDS)[number]) =>
-  flag({ type: "string", arg: "B", choices: SAMPLING_BACKENDS, default: dflt, help: "where the model samples (scripted = the offline heuristic reader)" });
-export const trainingBackend = flag({ type: "string", arg: "B", choices: TRAINING_BACKENDS, default: "tinker", help: "where training runs (local = the free stand-in backend)" });
+  flag({
+    type: "string",
+    arg: "B",
+    choices: SAMPLING_BACKENDS,
+    default: dflt,
+    help: "where the model samples (scripted = the offline heuristic reader)",
+  });
+export const trainingBackend = flag({
+  type: "string",
+  arg: "B",
+  choices: TRAINING_BACKENDS,
+  default: "tinker",
+  help: "where training runs (local = the free stand-in backend)",
+});
 const runNameForm = { pattern: RUN_NAME_PATTERN, maxLength: RUN_NAME_MAX_LENGTH } as const;
-export const runName = (dflt: string) => flag({ type: "string", arg: "NAME", ...runNameForm, default: dflt, help: "run folder under runsDir (and checkpoint prefix for training)" });
-export const requiredRunName = flag({ type: "string", arg: "NAME", ...runNameForm, required: true, help: "run folder under runsDir" });
+export const runName = (dflt: string) =>
+  flag({
+    type: "string",
+    arg: "NAME",
+    ...runNameForm,
+    default: dflt,
+    help: "run folder under runsDir (and checkpoint prefix for training)",
+  });
+export const requiredRunName = flag({
+  type: "string",
+  arg: "NAME",
+  ...runNameForm,
+  required: true,
+  help: "run folder under runsDir",
+});

@@ -34,9 +34,17 @@ function runSummaries(workspaceDir: string, config: AgentLabConfig): { name: str
   });
 }
 
-export function estimateContext(values: Record<string, unknown>, config: AgentLabConfig, workspaceDir: string, positionals: readonly string[] = []): EstimateContext {
+export function estimateContext(
+  values: Record<string, unknown>,
+  config: AgentLabConfig,
+  workspaceDir: string,
+  positionals: readonly string[] = [],
+): EstimateContext {
   // The environment's own data folder (<dataDir>/<name> unless its info says dataInDataDir) holds the split being counted.
-  const dataDir = environmentDataDir(typeof values.env === "string" ? values.env : config.env, resolve(workspaceDir, config.dataDir));
+  const dataDir = environmentDataDir(
+    typeof values.env === "string" ? values.env : config.env,
+    resolve(workspaceDir, config.dataDir),
+  );
   const split = typeof values.split === "string" ? values.split : "val";
   const data = typeof values.data === "string" ? resolve(workspaceDir, values.data) : undefined;
   const sftFile = data && existsSync(data) && statSync(data).isDirectory() ? join(data, RUN_FILES.sft) : data;
@@ -45,7 +53,9 @@ export function estimateContext(values: Record<string, unknown>, config: AgentLa
     config,
     splitQuestions: countRecords(join(dataDir, `${split}.jsonl`)),
     ...(sftFile ? { sftExamples: countRecords(sftFile) } : {}),
-    ...(typeof values.candidates === "string" ? { candidateCount: countRecords(resolve(workspaceDir, values.candidates)) } : {}),
+    ...(typeof values.candidates === "string"
+      ? { candidateCount: countRecords(resolve(workspaceDir, values.candidates)) }
+      : {}),
     measuredEpisode: measuredEpisodeUsd(runSummaries(workspaceDir, config), model),
     positionals,
     workspaceDir,
@@ -53,7 +63,13 @@ export function estimateContext(values: Record<string, unknown>, config: AgentLa
 }
 
 /** The step's estimate for these values, or undefined when they spend nothing. */
-export function estimateStep<F extends FlagSpecs>(spec: StepSpec<F>, values: FlagValues<F>, config: AgentLabConfig, workspaceDir: string, positionals: readonly string[] = []): Estimate | undefined {
+export function estimateStep<F extends FlagSpecs>(
+  spec: StepSpec<F>,
+  values: FlagValues<F>,
+  config: AgentLabConfig,
+  workspaceDir: string,
+  positionals: readonly string[] = [],
+): Estimate | undefined {
   if (!spec.spends?.(values, positionals, workspaceDir) || !spec.estimate) return undefined;
   return spec.estimate(values, estimateContext(values as Record<string, unknown>, config, workspaceDir, positionals));
 }

@@ -21,7 +21,10 @@ export interface MeasuredEpisode {
 }
 
 /** $/episode measured on earlier paid runs of this model (the run with most episodes wins), if any. */
-export function measuredEpisodeUsd(runs: readonly { name: string; summary?: RunSummary }[], model: string): MeasuredEpisode | undefined {
+export function measuredEpisodeUsd(
+  runs: readonly { name: string; summary?: RunSummary }[],
+  model: string,
+): MeasuredEpisode | undefined {
   let best: { name: string; summary: RunSummary } | undefined;
   for (const r of runs) {
     const s = r.summary;
@@ -31,13 +34,29 @@ export function measuredEpisodeUsd(runs: readonly { name: string; summary?: RunS
   return best && { usd: best.summary.usd_per_q, from: `${best.name} (${best.summary.n} episodes)` };
 }
 
-function perEpisode(config: AgentLabConfig, model: string, measured: MeasuredEpisode | undefined): { usd: number; basis: string } {
+function perEpisode(
+  config: AgentLabConfig,
+  model: string,
+  measured: MeasuredEpisode | undefined,
+): { usd: number; basis: string } {
   if (measured) return { usd: measured.usd, basis: `$${measured.usd.toFixed(4)}/episode measured on ${measured.from}` };
-  const usd = costUsd(pricesFor(config, model), { prefill: TYPICAL_EPISODE.prefill, sampled: TYPICAL_EPISODE.generated });
-  return { usd, basis: `$${usd.toFixed(4)}/episode for the recipe's typical episode (${TYPICAL_EPISODE.prefill} prefill + ${TYPICAL_EPISODE.generated} sampled tokens)` };
+  const usd = costUsd(pricesFor(config, model), {
+    prefill: TYPICAL_EPISODE.prefill,
+    sampled: TYPICAL_EPISODE.generated,
+  });
+  return {
+    usd,
+    basis: `$${usd.toFixed(4)}/episode for the recipe's typical episode (${TYPICAL_EPISODE.prefill} prefill + ${TYPICAL_EPISODE.generated} sampled tokens)`,
+  };
 }
 
-export function estimateEpisodes(config: AgentLabConfig, model: string, episodes: number, what: string, measured?: MeasuredEpisode): Estimate {
+export function estimateEpisodes(
+  config: AgentLabConfig,
+  model: string,
+  episodes: number,
+  what: string,
+  measured?: MeasuredEpisode,
+): Estimate {
   const e = perEpisode(config, model, measured);
   return { usd: episodes * e.usd, basis: `${what} × ${e.basis}` };
 }
@@ -45,10 +64,20 @@ export function estimateEpisodes(config: AgentLabConfig, model: string, episodes
 export function estimateSftTraining(config: AgentLabConfig, model: string, examples: number, epochs: number): Estimate {
   const p = pricesFor(config, model);
   const tokens = examples * TYPICAL_EPISODE_SEQUENCE * epochs;
-  return { usd: costUsd(p, { trained: tokens }), basis: `${examples} examples × ~${TYPICAL_EPISODE_SEQUENCE} tokens × ${epochs} epochs at $${p.train}/1M train tokens` };
+  return {
+    usd: costUsd(p, { trained: tokens }),
+    basis: `${examples} examples × ~${TYPICAL_EPISODE_SEQUENCE} tokens × ${epochs} epochs at $${p.train}/1M train tokens`,
+  };
 }
 
-export function estimateGrpoTraining(config: AgentLabConfig, model: string, steps: number, questions: number, group: number, measured?: MeasuredEpisode): Estimate {
+export function estimateGrpoTraining(
+  config: AgentLabConfig,
+  model: string,
+  steps: number,
+  questions: number,
+  group: number,
+  measured?: MeasuredEpisode,
+): Estimate {
   const p = pricesFor(config, model);
   const e = perEpisode(config, model, measured);
   const episodes = steps * questions * group;
@@ -66,7 +95,10 @@ export function formatUsd(usd: number): string {
 
 /** The confirmation text: estimate, basis, and the budget cap that the job will honour. */
 export function confirmationText(what: string, estimate: Estimate, budgetUsd: number): string {
-  const cap = budgetUsd > 0 ? `The budget cap of $${budgetUsd.toFixed(2)} stops the job cleanly before it would go over.` : "No budget cap is set (setting agentLab.budgetUsd).";
+  const cap =
+    budgetUsd > 0
+      ? `The budget cap of $${budgetUsd.toFixed(2)} stops the job cleanly before it would go over.`
+      : "No budget cap is set (setting agentLab.budgetUsd).";
   return `${what} bills your Tinker account: about ${formatUsd(estimate.usd)} (upper bound). ${estimate.basis}. ${cap}`;
 }
 
@@ -85,10 +117,20 @@ export const SOLVE_PROMPT_TOKENS = 300;
  * gen-tasks: `draws` sampled drafts, then k tries at each — as an upper bound every draft is
  * assumed to survive the other filters (the seed's real yield was ~50% before the solve rate).
  */
-export function estimateGenTasks(config: AgentLabConfig, model: string, draws: number, tries: number, maxTokens: number, generate: boolean, solve: boolean): Estimate {
+export function estimateGenTasks(
+  config: AgentLabConfig,
+  model: string,
+  draws: number,
+  tries: number,
+  maxTokens: number,
+  generate: boolean,
+  solve: boolean,
+): Estimate {
   const p = pricesFor(config, model);
   const gen = generate ? costUsd(p, { prefill: draws * GEN_PROMPT_TOKENS, sampled: draws * maxTokens }) : 0;
-  const solveUsd = solve ? costUsd(p, { prefill: draws * tries * SOLVE_PROMPT_TOKENS, sampled: draws * tries * maxTokens }) : 0;
+  const solveUsd = solve
+    ? costUsd(p, { prefill: draws * tries * SOLVE_PROMPT_TOKENS, sampled: draws * tries * maxTokens })
+    : 0;
   const parts = [
     generate ? `${draws} drafts × (${GEN_PROMPT_TOKENS} prefill + ${maxTokens} sampled tokens)` : "",
     solve ? `solve rate: up to ${draws} tasks × ${tries} tries × (${SOLVE_PROMPT_TOKENS} + ${maxTokens} tokens)` : "",

@@ -41,7 +41,9 @@ export interface FlagSpec {
 }
 
 /** Settings a flag may stand for: the scalar ones. */
-export type ConfigKey = { [K in keyof AgentLabConfig]: AgentLabConfig[K] extends string | number ? K : never }[keyof AgentLabConfig];
+export type ConfigKey = {
+  [K in keyof AgentLabConfig]: AgentLabConfig[K] extends string | number ? K : never;
+}[keyof AgentLabConfig];
 
 export type FlagSpecs = Readonly<Record<string, FlagSpec>>;
 
@@ -54,7 +56,10 @@ type BaseValue<S extends FlagSpec> = S["type"] extends "int" | "number"
       : string;
 
 /** Flags with a default (literal or config) are always set; booleans and lists always are too. */
-type Always<S extends FlagSpec> = S extends { default: unknown } | { config: string } | { required: true } | { type: "boolean" | "list" } ? true : false;
+type Always<S extends FlagSpec> = S extends
+  { default: unknown } | { config: string } | { required: true } | { type: "boolean" | "list" }
+  ? true
+  : false;
 
 export type FlagValues<F extends FlagSpecs> = {
   -readonly [K in keyof F]: Always<F[K]> extends true ? BaseValue<F[K]> : BaseValue<F[K]> | undefined;
@@ -64,7 +69,10 @@ export type FlagValues<F extends FlagSpecs> = {
 export function describeRange(spec: FlagSpec): string {
   if (spec.choices) return `one of ${spec.choices.join(", ")}`;
   if (spec.type === "string" || spec.type === "list") {
-    const parts = [spec.pattern?.describe, spec.maxLength !== undefined ? `at most ${spec.maxLength} characters` : undefined].filter(Boolean);
+    const parts = [
+      spec.pattern?.describe,
+      spec.maxLength !== undefined ? `at most ${spec.maxLength} characters` : undefined,
+    ].filter(Boolean);
     return parts.length ? parts.join(", ") : "text";
   }
   const what = spec.type === "int" ? "an integer" : "a number";
@@ -79,11 +87,21 @@ export function describeRange(spec: FlagSpec): string {
 
 /** Whether a flag's range or form can be stated (and so appears in help and the README). */
 export function hasRange(spec: FlagSpec): boolean {
-  return spec.type === "int" || spec.type === "number" || spec.choices !== undefined || spec.pattern !== undefined || spec.maxLength !== undefined;
+  return (
+    spec.type === "int" ||
+    spec.type === "number" ||
+    spec.choices !== undefined ||
+    spec.pattern !== undefined ||
+    spec.maxLength !== undefined
+  );
 }
 
 /** The one validator: a value for `--name` as typed, or a one-line refusal naming the flag and what it allows. */
-export function checkFlagValue(name: string, spec: FlagSpec, raw: string | number | boolean): string | number | boolean {
+export function checkFlagValue(
+  name: string,
+  spec: FlagSpec,
+  raw: string | number | boolean,
+): string | number | boolean {
   const refuse = (): never => {
     throw new UserError(`--${name} must be ${describeRange(spec)}, got ${quoteValue(String(raw))}`);
   };
@@ -130,16 +148,29 @@ export interface ParseOptions {
  * Parses argv against the specs. Config-backed flags stay unset here unless given (their default
  * needs the workspace's config): `withConfigDefaults` fills them once the config is loaded.
  */
-export function parseFlags<F extends FlagSpecs>(specs: F, argv: readonly string[], options: ParseOptions): ParsedFlags<F> {
+export function parseFlags<F extends FlagSpecs>(
+  specs: F,
+  argv: readonly string[],
+  options: ParseOptions,
+): ParsedFlags<F> {
   const nodeOptions: Record<string, { type: "string" | "boolean"; multiple?: boolean; short?: string }> = {};
   for (const [name, spec] of Object.entries(specs)) {
     const type = spec.type === "boolean" ? "boolean" : "string";
-    nodeOptions[name] = { type, ...(spec.type === "list" ? { multiple: true } : {}), ...(spec.short ? { short: spec.short } : {}) };
+    nodeOptions[name] = {
+      type,
+      ...(spec.type === "list" ? { multiple: true } : {}),
+      ...(spec.short ? { short: spec.short } : {}),
+    };
     if (spec.alias) nodeOptions[spec.alias] = { type, ...(spec.type === "list" ? { multiple: true } : {}) };
   }
   let parsed: ReturnType<typeof parseArgs>;
   try {
-    parsed = parseArgs({ args: joinDashValues(argv, nodeOptions), options: nodeOptions, allowPositionals: options.allowPositionals ?? false, strict: true });
+    parsed = parseArgs({
+      args: joinDashValues(argv, nodeOptions),
+      options: nodeOptions,
+      allowPositionals: options.allowPositionals ?? false,
+      strict: true,
+    });
   } catch (e) {
     throw new UserError(describeParseError(e as Error & { code?: string }, options.command));
   }
@@ -150,7 +181,10 @@ export function parseFlags<F extends FlagSpecs>(specs: F, argv: readonly string[
   for (const [name, spec] of Object.entries(specs)) {
     const value = raw[name] ?? (spec.alias ? raw[spec.alias] : undefined);
     if (value === undefined) {
-      if (spec.required) throw new UserError(`--${name} is required: ${spec.help}${spec.choices ? ` (one of ${spec.choices.join(", ")})` : ""}`);
+      if (spec.required)
+        throw new UserError(
+          `--${name} is required: ${spec.help}${spec.choices ? ` (one of ${spec.choices.join(", ")})` : ""}`,
+        );
       values[name] = spec.type === "boolean" ? (spec.default ?? false) : spec.type === "list" ? [] : spec.default;
       continue;
     }
@@ -163,14 +197,21 @@ export function parseFlags<F extends FlagSpecs>(specs: F, argv: readonly string[
     values[name] = checked;
     if (spec.config) overrides[spec.config] = checked as string | number;
   }
-  return { values: values as FlagValues<F>, overrides, given: given as Set<keyof F & string>, positionals: parsed.positionals };
+  return {
+    values: values as FlagValues<F>,
+    overrides,
+    given: given as Set<keyof F & string>,
+    positionals: parsed.positionals,
+  };
 }
 
 /** node's refusal in our words: it names the flag; ours also says where the flags are listed. */
 function describeParseError(e: Error & { code?: string }, command: string): string {
   const quoted = /'([^']+)'/.exec(e.message)?.[1];
-  if (e.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && quoted) return `unknown flag ${quoted} (${command} --help lists the flags)`;
-  if (e.code === "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL" && quoted) return `unexpected argument ${JSON.stringify(quoted)}: ${command} takes only flags (--help lists them)`;
+  if (e.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && quoted)
+    return `unknown flag ${quoted} (${command} --help lists the flags)`;
+  if (e.code === "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL" && quoted)
+    return `unexpected argument ${JSON.stringify(quoted)}: ${command} takes only flags (--help lists them)`;
   return e.message.replace(/\s*\n\s*/g, " ");
 }
 
@@ -178,9 +219,17 @@ function describeParseError(e: Error & { code?: string }, command: string): stri
  * `--budget -5` as `--budget=-5`: node refuses a value that starts with a dash as ambiguous, which
  * would hide the range error the user needs. Only when the next word is not itself a known option.
  */
-function joinDashValues(argv: readonly string[], options: Record<string, { type: "string" | "boolean"; short?: string }>): string[] {
-  const byShort = new Map(Object.entries(options).filter(([, o]) => o.short).map(([n, o]) => [o.short!, n]));
-  const optionOf = (arg: string): string | undefined => (arg.startsWith("--") ? arg.slice(2) : arg.length === 2 && arg.startsWith("-") ? byShort.get(arg[1]) : undefined);
+function joinDashValues(
+  argv: readonly string[],
+  options: Record<string, { type: "string" | "boolean"; short?: string }>,
+): string[] {
+  const byShort = new Map(
+    Object.entries(options)
+      .filter(([, o]) => o.short)
+      .map(([n, o]) => [o.short!, n]),
+  );
+  const optionOf = (arg: string): string | undefined =>
+    arg.startsWith("--") ? arg.slice(2) : arg.length === 2 && arg.startsWith("-") ? byShort.get(arg[1]) : undefined;
   const isKnownOption = (arg: string): boolean => {
     const name = optionOf(arg.split("=")[0]);
     return name !== undefined && name in options;
@@ -194,7 +243,14 @@ function joinDashValues(argv: readonly string[], options: Record<string, { type:
     }
     const name = optionOf(arg);
     const next = argv[i + 1];
-    if (name !== undefined && options[name]?.type === "string" && next !== undefined && next.startsWith("-") && next !== "--" && !isKnownOption(next)) {
+    if (
+      name !== undefined &&
+      options[name]?.type === "string" &&
+      next !== undefined &&
+      next.startsWith("-") &&
+      next !== "--" &&
+      !isKnownOption(next)
+    ) {
       out.push(`--${name}=${next}`);
       i++;
     } else {
@@ -205,7 +261,11 @@ function joinDashValues(argv: readonly string[], options: Record<string, { type:
 }
 
 /** Fills config-backed flags that were not given from the effective config. */
-export function withConfigDefaults<F extends FlagSpecs>(specs: F, values: FlagValues<F>, config: AgentLabConfig): FlagValues<F> {
+export function withConfigDefaults<F extends FlagSpecs>(
+  specs: F,
+  values: FlagValues<F>,
+  config: AgentLabConfig,
+): FlagValues<F> {
   const out: Record<string, unknown> = { ...values };
   for (const [name, spec] of Object.entries(specs)) {
     if (spec.config && out[name] === undefined) out[name] = config[spec.config];
@@ -218,7 +278,12 @@ export function withConfigDefaults<F extends FlagSpecs>(specs: F, values: FlagVa
  * Every value goes through the CLI's validator first, so a bad value fails here, in the extension,
  * with the message the CLI would print.
  */
-export function toArgv<F extends FlagSpecs>(step: string, specs: F, values: Partial<FlagValues<F>>, positionals: readonly string[] = []): string[] {
+export function toArgv<F extends FlagSpecs>(
+  step: string,
+  specs: F,
+  values: Partial<FlagValues<F>>,
+  positionals: readonly string[] = [],
+): string[] {
   const argv = [step];
   for (const [name, value] of Object.entries(values as Record<string, unknown>)) {
     const spec = specs[name];

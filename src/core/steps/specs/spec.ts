@@ -64,9 +64,19 @@ const md = (s: string) => s.replace(/\|/g, "\\|").replace(/</g, "&lt;").replace(
 /** The README's table for one step: flag, what it does, allowed values, default. */
 export function stepMarkdown(spec: StepSpec): string {
   const rows = Object.entries(spec.flags).map(([name, f]) => {
-    const allowed = hasRange(f) ? describeRange(f) : f.type === "boolean" ? "flag" : f.type === "list" ? "repeatable" : "text";
+    const allowed = hasRange(f)
+      ? describeRange(f)
+      : f.type === "boolean"
+        ? "flag"
+        : f.type === "list"
+          ? "repeatable"
+          : "text";
     const dflt = describeDefault(f).replace(/^\(default:? ?|\)$/g, "");
-    const names = [`\`--${name}\``, ...(f.short ? [`\`-${f.short}\``] : []), ...(f.alias ? [`\`--${f.alias}\``] : [])].join(", ");
+    const names = [
+      `\`--${name}\``,
+      ...(f.short ? [`\`-${f.short}\``] : []),
+      ...(f.alias ? [`\`--${f.alias}\``] : []),
+    ].join(", ");
     return `| ${names} | ${md(f.help)} | ${md(allowed)} | ${md(dflt)} |`;
   });
   const spends = spec.spends ? " Can bill Tinker: `--dry-run` prints the estimate." : "";

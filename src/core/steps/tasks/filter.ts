@@ -31,9 +31,16 @@ import { solveRateVerdict, type SolveRate } from "./solve-rate";
 import { normalizeText } from "../../base/task-sets/text";
 import { TASKS_FILE, REJECTED_FILE, AUDIT_FILE, RESULTS_FILE, AUDIT_FORMAT } from "../../base/task-sets/files";
 
-export const FILTER_ORDER = ["eval-overlap", ...SANDBOX_REASONS, "non-numeric", "non-text", "duplicate", "solve-rate:all-solved", "solve-rate:none-solved"] as const;
+export const FILTER_ORDER = [
+  "eval-overlap",
+  ...SANDBOX_REASONS,
+  "non-numeric",
+  "non-text",
+  "duplicate",
+  "solve-rate:all-solved",
+  "solve-rate:none-solved",
+] as const;
 export type FilterReason = (typeof FILTER_ORDER)[number];
-
 
 export interface SolveRateFilter {
   /** Names the policy and decoding (e.g. model and checkpoint): cached tries are reused only for the same id. */
@@ -82,13 +89,33 @@ export interface FilterAudit {
   yield: number;
   filter_order: readonly FilterReason[];
   counts: Record<FilterReason, number>;
-  eval_overlap: null | { file: string; sha256: string; items: number; ngram: number; count: number; exact: number; ngram_matches: number };
+  eval_overlap: null | {
+    file: string;
+    sha256: string;
+    items: number;
+    ngram: number;
+    count: number;
+    exact: number;
+    ngram_matches: number;
+  };
   answer_format: AnswerFormat;
   solve_rate: { mode: "off" } | { mode: "policy"; policy: string; tries: number; histogram: Record<string, number> };
-  hashes: { generation_prompt_sha256: string | null; sandbox_code_sha256: string; tasks_sha256: string; rejected_sha256: string };
+  hashes: {
+    generation_prompt_sha256: string | null;
+    sandbox_code_sha256: string;
+    tasks_sha256: string;
+    rejected_sha256: string;
+  };
   limits: { timeout_ms: number; memory_bytes: number };
   /** The only field that differs between two runs on the same input. */
-  timings: { total_ms: number; sandbox_ms: number; solve_rate_ms: number; executed: number; reused: number; worker_starts: number };
+  timings: {
+    total_ms: number;
+    sandbox_ms: number;
+    solve_rate_ms: number;
+    executed: number;
+    reused: number;
+    worker_starts: number;
+  };
 }
 
 type CachedResult = { key: string; sandbox: SandboxOutcome } | { key: string; policy: string; tries: boolean[] };
@@ -111,7 +138,11 @@ export async function filterCandidates(options: FilterOptions): Promise<FilterAu
   const sandbox = options.sandbox ?? new PythonSandbox({ ...DEFAULT_SANDBOX_LIMITS, ...options.limits });
   const limits = sandbox.limits;
   const answerFormat = options.answerFormat ?? "number";
-  const cache = openCache(options.outDir, { sandbox_code_sha256: sandbox.codeSha256, timeout_ms: limits.timeoutMs, memory_bytes: limits.memoryBytes });
+  const cache = openCache(options.outDir, {
+    sandbox_code_sha256: sandbox.codeSha256,
+    timeout_ms: limits.timeoutMs,
+    memory_bytes: limits.memoryBytes,
+  });
 
   const tasks: TaskRecord[] = [];
   const rejected: RejectedRecord[] = [];
@@ -136,7 +167,12 @@ export async function filterCandidates(options: FilterOptions): Promise<FilterAu
       if (overlap) {
         if (overlap.kind === "exact") exact++;
         else ngram++;
-        reject("eval-overlap", overlap.kind === "exact" ? `same text as eval item at line ${overlap.evalLine}` : `shares a ${OVERLAP_NGRAM}-word run with eval item at line ${overlap.evalLine}`);
+        reject(
+          "eval-overlap",
+          overlap.kind === "exact"
+            ? `same text as eval item at line ${overlap.evalLine}`
+            : `shares a ${OVERLAP_NGRAM}-word run with eval item at line ${overlap.evalLine}`,
+        );
         continue;
       }
 
@@ -155,7 +191,10 @@ export async function filterCandidates(options: FilterOptions): Promise<FilterAu
       }
       const answer = answerOf(outcome.value, answerFormat);
       if (answer === undefined) {
-        reject(answerFormat === "number" ? "non-numeric" : "non-text", `solution() returned ${outcome.value.type}${outcome.value.repr ? ` ${outcome.value.repr}` : ""}`);
+        reject(
+          answerFormat === "number" ? "non-numeric" : "non-text",
+          `solution() returned ${outcome.value.type}${outcome.value.repr ? ` ${outcome.value.repr}` : ""}`,
+        );
         continue;
       }
       const text = normalizeText(c.problem);
@@ -174,7 +213,8 @@ export async function filterCandidates(options: FilterOptions): Promise<FilterAu
           const s = Date.now();
           tries = await f.solve({ id, problem: c.problem, answer });
           timings.solve_rate_ms += Date.now() - s;
-          if (tries.length !== f.tries) throw new Error(`the solve-rate policy returned ${tries.length} tries for ${id}, expected ${f.tries}`);
+          if (tries.length !== f.tries)
+            throw new Error(`the solve-rate policy returned ${tries.length} tries for ${id}, expected ${f.tries}`);
           cache.add({ key: id, policy: f.id, tries });
         }
         const verdict = solveRateVerdict(tries);
@@ -198,17 +238,32 @@ export async function filterCandidates(options: FilterOptions): Promise<FilterAu
   writeFileAtomic(join(options.outDir, REJECTED_FILE), rejectedText);
   const audit: FilterAudit = {
     format: AUDIT_FORMAT,
-    candidates: { file: basename(options.candidatesFile), sha256: sha256File(options.candidatesFile), count: candidates.length },
+    candidates: {
+      file: basename(options.candidatesFile),
+      sha256: sha256File(options.candidatesFile),
+      count: candidates.length,
+    },
     accepted: tasks.length,
     rejected: rejected.length,
     yield: candidates.length ? Number((tasks.length / candidates.length).toFixed(4)) : 0,
     filter_order: FILTER_ORDER,
     counts,
-    eval_overlap: options.evalItemsFile && evalItems
-      ? { file: basename(options.evalItemsFile), sha256: sha256File(options.evalItemsFile), items: evalItems.length, ngram: OVERLAP_NGRAM, count: exact + ngram, exact, ngram_matches: ngram }
-      : null,
+    eval_overlap:
+      options.evalItemsFile && evalItems
+        ? {
+            file: basename(options.evalItemsFile),
+            sha256: sha256File(options.evalItemsFile),
+            items: evalItems.length,
+            ngram: OVERLAP_NGRAM,
+            count: exact + ngram,
+            exact,
+            ngram_matches: ngram,
+          }
+        : null,
     answer_format: answerFormat,
-    solve_rate: options.solveRate ? { mode: "policy", policy: options.solveRate.id, tries: options.solveRate.tries, histogram } : { mode: "off" },
+    solve_rate: options.solveRate
+      ? { mode: "policy", policy: options.solveRate.id, tries: options.solveRate.tries, histogram }
+      : { mode: "off" },
     hashes: {
       generation_prompt_sha256: options.generationPromptSha256 ?? null,
       sandbox_code_sha256: sandbox.codeSha256,
@@ -222,7 +277,6 @@ export async function filterCandidates(options: FilterOptions): Promise<FilterAu
   return audit;
 }
 
-
 /**
  * DIR/results.jsonl: a header line with what the sandbox outcomes depend on, then one result per
  * line. Results from another sandbox build or other limits would mix two experiments: refused.
@@ -234,12 +288,16 @@ function openCache(outDir: string, header: CacheHeader) {
   const tries = new Map<string, boolean[]>();
   if (existsSync(file)) {
     repairTornTail(file);
-    const [first, ...rows] = parseJsonl<CacheHeader | CachedResult>(readFileSync(file, "utf8"), file, { tolerateTornTail: true });
+    const [first, ...rows] = parseJsonl<CacheHeader | CachedResult>(readFileSync(file, "utf8"), file, {
+      tolerateTornTail: true,
+    });
     const old = first as CacheHeader | undefined;
     if (old) {
       const differs = (Object.keys(header) as (keyof CacheHeader)[]).filter((k) => old[k] !== header[k]);
       if (differs.length) {
-        throw new UserError(`${file}: its results come from a different ${differs.join(", ")}; filter into a new --out folder (or delete this one)`);
+        throw new UserError(
+          `${file}: its results come from a different ${differs.join(", ")}; filter into a new --out folder (or delete this one)`,
+        );
       }
     }
     for (const r of rows as CachedResult[]) {

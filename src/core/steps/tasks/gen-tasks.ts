@@ -50,7 +50,9 @@ export interface GenTasksManifest {
   kind: "gen-tasks";
   format: string;
   env: TaskEnv;
-  source: { kind: "candidates"; file: string; sha256: string } | { kind: "generator"; generator: string; count: number; prompt_file: string | null; prompt_sha256: string | null };
+  source:
+    | { kind: "candidates"; file: string; sha256: string }
+    | { kind: "generator"; generator: string; count: number; prompt_file: string | null; prompt_sha256: string | null };
   solve_rate: { solver: string; tries: number } | null;
   eval_items: { file: string; sha256: string } | null;
   command: string[];
@@ -108,7 +110,8 @@ function changes(stored: GenTasksManifest, now: GenTasksManifest): FieldChange[]
 }
 
 export async function genTasks(o: GenTasksOptions): Promise<GenTasksResult> {
-  if (!o.candidatesFile === !o.generator) throw new UserError("give either --candidates FILE or a generator (--generator scripted, --model or --model-path)");
+  if (!o.candidatesFile === !o.generator)
+    throw new UserError("give either --candidates FILE or a generator (--generator scripted, --model or --model-path)");
   const log = o.log ?? (() => {});
   // A bad or missing file is refused before the folder becomes a run.
   if (o.candidatesFile) readCandidates(o.candidatesFile);
@@ -120,7 +123,13 @@ export async function genTasks(o: GenTasksOptions): Promise<GenTasksResult> {
     env: o.env,
     source: o.candidatesFile
       ? { kind: "candidates", file: o.candidatesFile, sha256: sha256File(o.candidatesFile) }
-      : { kind: "generator", generator: o.generator!.generator.id, count: o.generator!.count, prompt_file: o.generator!.promptFile ?? null, prompt_sha256: promptSha },
+      : {
+          kind: "generator",
+          generator: o.generator!.generator.id,
+          count: o.generator!.count,
+          prompt_file: o.generator!.promptFile ?? null,
+          prompt_sha256: promptSha,
+        },
     solve_rate: o.solver ? { solver: o.solver.id, tries: o.solver.tries } : null,
     eval_items: o.evalItemsFile ? { file: o.evalItemsFile, sha256: sha256File(o.evalItemsFile) } : null,
     command: o.command,
@@ -135,7 +144,14 @@ export async function genTasks(o: GenTasksOptions): Promise<GenTasksResult> {
     changes: (stored) => changes(stored, manifest),
   });
   const ledger = CostLedger.open(o.outDir, { prices: o.prices, budgetUsd: o.budgetUsd });
-  const progress = new ProgressWriter(o.outDir, { step: "gen-tasks", label: o.generator ? "generate" : "filter", unit: "task", planned: o.generator?.count ?? 0, usd: ledger.totalUsd, onUpdate: o.onProgress });
+  const progress = new ProgressWriter(o.outDir, {
+    step: "gen-tasks",
+    label: o.generator ? "generate" : "filter",
+    unit: "task",
+    planned: o.generator?.count ?? 0,
+    usd: ledger.totalUsd,
+    onUpdate: o.onProgress,
+  });
   let status: ProgressStatus = "failed";
   try {
     let generation: GenerationRecord | null = null;
@@ -165,7 +181,12 @@ export async function genTasks(o: GenTasksOptions): Promise<GenTasksResult> {
         solve: async (task) => {
           o.signal?.throwIfAborted();
           ledger.ensureCanSpend(o.estimateTaskUsd ?? 0, `the ${solver.tries} tries at ${task.id}`);
-          return solver.solve(task, (u) => ledger.record({ kind: "sample", prefill: u.prefill, sampled: u.sampled, label: `solve-rate ${task.id}` }), o.signal);
+          return solver.solve(
+            task,
+            (u) =>
+              ledger.record({ kind: "sample", prefill: u.prefill, sampled: u.sampled, label: `solve-rate ${task.id}` }),
+            o.signal,
+          );
         },
       },
       onProgress: (done, total) => progress.update({ done, planned: total, usd: ledger.totalUsd }),
@@ -193,15 +214,25 @@ export async function genTasks(o: GenTasksOptions): Promise<GenTasksResult> {
 }
 
 /** Draws up to `count` drafts (continuing after the rows already written), then writes candidates.jsonl. */
-async function generate(o: GenTasksOptions, ledger: CostLedger, progress: ProgressWriter, log: (l: string) => void): Promise<{ record: GenerationRecord; stopped?: undefined } | { stopped: { status: "budget" | "interrupted"; message: string } }> {
+async function generate(
+  o: GenTasksOptions,
+  ledger: CostLedger,
+  progress: ProgressWriter,
+  log: (l: string) => void,
+): Promise<
+  { record: GenerationRecord; stopped?: undefined } | { stopped: { status: "budget" | "interrupted"; message: string } }
+> {
   const { generator, count, promptFile } = o.generator!;
   const file = join(o.outDir, GENERATION_FILE);
   repairTornTail(file);
-  const rows = existsSync(file) ? parseJsonl<GenerationRow>(readFileSync(file, "utf8"), file, { tolerateTornTail: true }) : [];
+  const rows = existsSync(file)
+    ? parseJsonl<GenerationRow>(readFileSync(file, "utf8"), file, { tolerateTornTail: true })
+    : [];
   if (rows.length) log(`gen-tasks: ${rows.length} of ${count} drafts already drawn; continuing`);
   progress.update({ done: Math.min(rows.length, count) }, true);
   for (let i = rows.length; i < count; i++) {
-    if (o.signal?.aborted) return { stopped: { status: "interrupted", message: `stopped after ${i} drafts; rerun to continue` } };
+    if (o.signal?.aborted)
+      return { stopped: { status: "interrupted", message: `stopped after ${i} drafts; rerun to continue` } };
     try {
       ledger.ensureCanSpend(generator.paid ? (o.estimateDrawUsd ?? 0) : 0, `draft ${i}`);
     } catch (e) {
@@ -210,7 +241,14 @@ async function generate(o: GenTasksOptions, ledger: CostLedger, progress: Progre
     }
     const g = await generator.generate(i, o.signal);
     const row: GenerationRow = g.ok
-      ? { index: i, ok: true, problem: g.draft.problem, solution: g.draft.solution, prefill: g.prefill, sampled: g.sampled }
+      ? {
+          index: i,
+          ok: true,
+          problem: g.draft.problem,
+          solution: g.draft.solution,
+          prefill: g.prefill,
+          sampled: g.sampled,
+        }
       : { index: i, ok: false, reason: g.reason, prefill: g.prefill, sampled: g.sampled };
     appendJsonl(file, row);
     if (generator.paid) ledger.record({ kind: "sample", prefill: g.prefill, sampled: g.sampled, label: `draft ${i}` });
@@ -219,7 +257,10 @@ async function generate(o: GenTasksOptions, ledger: CostLedger, progress: Progre
   }
   const used = rows.slice(0, count);
   const parsed = used.filter((r) => r.ok);
-  writeFileAtomic(join(o.outDir, CANDIDATES_FILE), parsed.map((r) => JSON.stringify({ problem: r.problem, solution: r.solution }) + "\n").join(""));
+  writeFileAtomic(
+    join(o.outDir, CANDIDATES_FILE),
+    parsed.map((r) => JSON.stringify({ problem: r.problem, solution: r.solution }) + "\n").join(""),
+  );
   const reasons: Record<string, number> = {};
   for (const r of used) if (!r.ok) reasons[r.reason ?? "unparsed"] = (reasons[r.reason ?? "unparsed"] ?? 0) + 1;
   return {
@@ -243,6 +284,7 @@ export function usdFor(prices: ModelPrices | null, prefill: number, sampled: num
 }
 
 function countLines(file: string): number {
-  return readFileSync(file, "utf8").split("\n").filter((l) => l.trim()).length;
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .filter((l) => l.trim()).length;
 }
-

@@ -14,7 +14,9 @@ export interface SolvableTask {
 /** k tries of the base policy at one task: whether each try's answer was correct. */
 export type SolveRate = (task: SolvableTask) => Promise<boolean[]>;
 
-export type SolveRateVerdict = { keep: true; rate: number; solved: number; tries: number } | { keep: false; reason: "solve-rate:all-solved" | "solve-rate:none-solved"; solved: number; tries: number };
+export type SolveRateVerdict =
+  | { keep: true; rate: number; solved: number; tries: number }
+  | { keep: false; reason: "solve-rate:all-solved" | "solve-rate:none-solved"; solved: number; tries: number };
 
 export function solveRateVerdict(tries: boolean[]): SolveRateVerdict {
   if (tries.length === 0) throw new Error("a solve-rate check needs at least one try");

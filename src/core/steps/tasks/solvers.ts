@@ -26,7 +26,8 @@ export interface TaskSolver {
   solve(task: SolvableTask, onUsage: (u: SolverUsage) => void, signal?: AbortSignal): Promise<boolean[]>;
 }
 
-const unit = (parts: unknown[]) => createHash("sha256").update(JSON.stringify(parts)).digest().readUInt32BE(0) / 2 ** 32;
+const unit = (parts: unknown[]) =>
+  createHash("sha256").update(JSON.stringify(parts)).digest().readUInt32BE(0) / 2 ** 32;
 
 export function scriptedSolver(seed: number, tries: number): TaskSolver {
   return {
@@ -59,7 +60,12 @@ export function gsm8kPolicySolver(o: PolicySolverOptions): TaskSolver {
       const prompt = tok.encode(tok.renderChat(p.messages, { addGenerationPrompt: true, thinking: p.thinking }));
       const out = await Promise.all(
         Array.from({ length: o.tries }, async (_, k) => {
-          const s = await o.policy.sample(prompt, { temperature: o.temperature, maxTokens: o.maxTokens, seed: drawSeed(o.seed, k, `solve:${task.id}`), signal });
+          const s = await o.policy.sample(prompt, {
+            temperature: o.temperature,
+            maxTokens: o.maxTokens,
+            seed: drawSeed(o.seed, k, `solve:${task.id}`),
+            signal,
+          });
           onUsage({ prefill: prompt.length, sampled: s.tokens.length });
           const reply = tok.decode(s.tokens, { skipSpecialTokens: true });
           return gradeAnswer(extractBoxed(gradedReplyText(reply, { stopped: s.stopReason === "stop" })), task.answer);
@@ -88,10 +94,25 @@ export function harnessPolicySolver(o: HarnessSolverOptions): TaskSolver {
         Array.from({ length: o.tries }, async (_, k) => {
           const seed = drawSeed(o.seed, k, `solve:${task.id}`);
           let turn = 0;
-          const seeded: Policy = { tokenizer: o.policy.tokenizer, endToken: o.policy.endToken, describe: () => o.policy.describe(), sample: (p, opts) => o.policy.sample(p, { ...opts, seed: seed + turn++ }) };
-          const e = await runEpisode(seeded, o.searcher, { id: task.id, question: task.problem, answers: [task.answer] }, {
-            temperature: o.temperature, topK: o.topK, maxSearches: o.maxSearches, maxTokens: o.maxTokens, systemPrompt: o.systemPrompt, signal,
-          });
+          const seeded: Policy = {
+            tokenizer: o.policy.tokenizer,
+            endToken: o.policy.endToken,
+            describe: () => o.policy.describe(),
+            sample: (p, opts) => o.policy.sample(p, { ...opts, seed: seed + turn++ }),
+          };
+          const e = await runEpisode(
+            seeded,
+            o.searcher,
+            { id: task.id, question: task.problem, answers: [task.answer] },
+            {
+              temperature: o.temperature,
+              topK: o.topK,
+              maxSearches: o.maxSearches,
+              maxTokens: o.maxTokens,
+              systemPrompt: o.systemPrompt,
+              signal,
+            },
+          );
           onUsage({ prefill: e.prefill, sampled: e.generated });
           return e.end === "answer" && exactMatch(e.answer, [task.answer]) === 1;
         }),

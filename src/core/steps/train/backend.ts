@@ -36,7 +36,8 @@ export interface TrainTarget {
 }
 
 export function checkBackend(name: string): TrainBackend {
-  if (!(TRAINING_BACKENDS as readonly string[]).includes(name)) throw new UserError(`unknown --backend "${name}"; choose one of ${TRAINING_BACKENDS.join(", ")}`);
+  if (!(TRAINING_BACKENDS as readonly string[]).includes(name))
+    throw new UserError(`unknown --backend "${name}"; choose one of ${TRAINING_BACKENDS.join(", ")}`);
   return name as TrainBackend;
 }
 
@@ -44,11 +45,27 @@ export function checkBackend(name: string): TrainBackend {
 export function openTrainTarget(config: AgentLabConfig, o: TrainBackendOptions): TrainTarget {
   const backend = checkBackend(o.backend);
   if (backend === "local") {
-    if (!o.baseUrl) throw new UserError("--backend local needs a running local backend (the CLI starts one, or run `agent-lab serve-local`)");
-    const service = new TinkerService({ apiKey: LOCAL_BACKEND_KEY, baseUrl: o.baseUrl, env: {}, retry: o.retry, fetch: o.fetch, log: o.log });
+    if (!o.baseUrl)
+      throw new UserError(
+        "--backend local needs a running local backend (the CLI starts one, or run `agent-lab serve-local`)",
+      );
+    const service = new TinkerService({
+      apiKey: LOCAL_BACKEND_KEY,
+      baseUrl: o.baseUrl,
+      env: {},
+      retry: o.retry,
+      fetch: o.fetch,
+      log: o.log,
+    });
     return { backend, baseModel: LOCAL_BACKEND_MODEL, prices: null, service };
   }
   const prices = pricesFor(config, config.model);
-  const service = new TinkerService({ apiKey: o.apiKey, baseUrl: o.baseUrl, retry: o.retry, fetch: o.fetch, log: o.log });
+  const service = new TinkerService({
+    apiKey: o.apiKey,
+    baseUrl: o.baseUrl,
+    retry: o.retry,
+    fetch: o.fetch,
+    log: o.log,
+  });
   return { backend, baseModel: config.model, prices, service };
 }

@@ -34,7 +34,12 @@ import { HARNESS_VERSION, resolveEnvironment, toRecord } from "../eval/eval-spli
 import { runPool } from "../eval/pool";
 import { runEnvEpisode, type Episode } from "../../harness";
 import type { Policy } from "../../harness/policy";
-import { BudgetExceededError, EpisodeSizeTracker, estimateRlStepUsd, TYPICAL_EPISODE_SEQUENCE } from "../../base/ledger";
+import {
+  BudgetExceededError,
+  EpisodeSizeTracker,
+  estimateRlStepUsd,
+  TYPICAL_EPISODE_SEQUENCE,
+} from "../../base/ledger";
 import { resolveCheckpointPath } from "../../base/checkpoints/registry";
 import type { Searcher } from "../../base/search/searcher";
 import type { SamplingClient, TrainingClient } from "../../base/tinker";
@@ -158,7 +163,9 @@ export function groupAdvantages(rewards: readonly number[], normalize = false): 
 
 /** The sampling seed of one turn: a 31-bit hash of (run seed, step, question id, sample, turn). */
 export function episodeSeed(runSeed: number, step: number, questionId: string, sample: number, turn: number): number {
-  const digest = createHash("sha256").update(JSON.stringify([runSeed, step, questionId, sample, turn])).digest();
+  const digest = createHash("sha256")
+    .update(JSON.stringify([runSeed, step, questionId, sample, turn]))
+    .digest();
   return digest.readUInt32BE(0) >>> 1;
 }
 
@@ -179,10 +186,16 @@ const mean = (xs: readonly number[]) => (xs.length ? xs.reduce((s, x) => s + x, 
 export async function trainGrpo(o: TrainGrpoOptions): Promise<TrainGrpoResult> {
   const log = o.log ?? (() => {});
   checkRunName(o.name);
-  for (const [flag, v] of [["steps", o.steps], ["questions", o.questions], ["group", o.group], ["save-every", o.saveEvery]] as const) {
+  for (const [flag, v] of [
+    ["steps", o.steps],
+    ["questions", o.questions],
+    ["group", o.group],
+    ["save-every", o.saveEvery],
+  ] as const) {
     if (!(Number.isInteger(v) && v >= 1)) throw new UserError(`--${flag} must be an integer ≥ 1, got ${v}`);
   }
-  if (!(Number.isInteger(o.offset) && o.offset >= 0)) throw new UserError(`--offset must be an integer ≥ 0, got ${o.offset}`);
+  if (!(Number.isInteger(o.offset) && o.offset >= 0))
+    throw new UserError(`--offset must be an integer ≥ 0, got ${o.offset}`);
   if (!(o.lr > 0)) throw new UserError("--lr must be > 0");
   if (!(o.temperature >= 0)) throw new UserError("--temperature must be ≥ 0");
   const runSeed = o.seed ?? 0;
@@ -197,10 +210,14 @@ export async function trainGrpo(o: TrainGrpoOptions): Promise<TrainGrpoResult> {
   let status: ProgressStatus = "failed";
   try {
     if (o.trainTasksDir && o.trainQuestions) throw new Error("trainTasksDir and trainQuestions exclude each other");
-    if (o.trainTasksDir && !env.data.loadTrainTasks) throw new UserError(`--train-tasks: the ${env.name} environment does not train on gen-tasks folders`);
-    const tasks = o.trainTasksDir ? env.data.loadTrainTasks!(inWorkspace(o.workspaceDir, o.trainTasksDir), dataDir) : undefined;
+    if (o.trainTasksDir && !env.data.loadTrainTasks)
+      throw new UserError(`--train-tasks: the ${env.name} environment does not train on gen-tasks folders`);
+    const tasks = o.trainTasksDir
+      ? env.data.loadTrainTasks!(inWorkspace(o.workspaceDir, o.trainTasksDir), dataDir)
+      : undefined;
     const items = tasks?.items ?? o.trainQuestions ?? env.data.load(dataDir, "train");
-    if (o.offset >= items.length) throw new UserError(`--offset ${o.offset} is past the ${items.length} train questions`);
+    if (o.offset >= items.length)
+      throw new UserError(`--offset ${o.offset} is past the ${items.length} train questions`);
     const prompt = environmentPrompt(env, { promptFile: o.promptFile, config: o.config, workspaceDir: o.workspaceDir });
     const envRun = await env.open({
       workspaceDir: o.workspaceDir,
@@ -211,7 +228,11 @@ export async function trainGrpo(o: TrainGrpoOptions): Promise<TrainGrpoResult> {
     });
     const tokenizer =
       o.tokenizer ??
-      (o.tokenizerSource ? await loadTokenizerSource(o.tokenizerSource) : target.backend === "local" ? await offlineTokenizer("qwen3") : await loadTokenizer(target.baseModel));
+      (o.tokenizerSource
+        ? await loadTokenizerSource(o.tokenizerSource)
+        : target.backend === "local"
+          ? await offlineTokenizer("qwen3")
+          : await loadTokenizer(target.baseModel));
     const initState = o.initState ? resolveCheckpointPath(runsDir, o.initState, "state") : undefined;
     const manifest = {
       kind: "grpo" as const,
@@ -256,8 +277,23 @@ export async function trainGrpo(o: TrainGrpoOptions): Promise<TrainGrpoResult> {
       initState: o.initState,
       manifest,
       mustMatch: [
-        "kind", "environment", "base_model", "backend", "lora_rank", "lr", "normalize_advantages", "questions_per_step", "group", "temperature", "seed", "offset",
-        "init_state", "harness_version", "system_prompt", ...Object.keys(envRun.fingerprint), "sampling",
+        "kind",
+        "environment",
+        "base_model",
+        "backend",
+        "lora_rank",
+        "lr",
+        "normalize_advantages",
+        "questions_per_step",
+        "group",
+        "temperature",
+        "seed",
+        "offset",
+        "init_state",
+        "harness_version",
+        "system_prompt",
+        ...Object.keys(envRun.fingerprint),
+        "sampling",
         // Another tasks folder (or the same one regenerated) is another training split.
         ...(tasks ? ["train_split"] : []),
       ],
@@ -316,46 +352,89 @@ async function grpoLoop(l: GrpoLoop): Promise<TrainGrpoResult> {
     if (o.signal?.aborted) return await stop("interrupted", `stopped before step ${s}; continue with --resume`);
     const from = o.offset + (s - 1) * o.questions;
     const batchQs = l.items.slice(from, from + o.questions);
-    if (batchQs.length === 0) return await stop("out_of_questions", `no train questions left for step ${s} (index ${from} of ${l.items.length})`);
+    if (batchQs.length === 0)
+      return await stop(
+        "out_of_questions",
+        `no train questions left for step ${s} (index ${from} of ${l.items.length})`,
+      );
     try {
-      ledger.ensureCanSpend(estimateRlStepUsd(run.target.prices, batchQs.length * o.group, sizes.mean, meanSequence), `step ${s}`);
+      ledger.ensureCanSpend(
+        estimateRlStepUsd(run.target.prices, batchQs.length * o.group, sizes.mean, meanSequence),
+        `step ${s}`,
+      );
     } catch (e) {
       if (e instanceof BudgetExceededError) return await stop("budget", e.message);
       throw e;
     }
 
     const groups = await sampleGroups(l, tc, s, batchQs);
-    if (o.signal?.aborted) return await stop("interrupted", `stopped during step ${s} (its episodes are not kept); continue with --resume`);
+    if (o.signal?.aborted)
+      return await stop("interrupted", `stopped during step ${s} (its episodes are not kept); continue with --resume`);
     const episodes = groups.flat();
     const { data, groupRows, skipped } = buildRlData(groups, batchQs, s, episodeLine, o);
     const trainedTokens = await trainOnBatch(tc, data, o.lr);
     if (data.length === 0) log(`step ${s}: all ${groups.length} groups had equal rewards; no optimizer step`);
     step = s;
 
-    ledger.record({ kind: "sample", prefill: sum(episodes, (e) => e.prefill), sampled: sum(episodes, (e) => e.generated), label: `step ${s}` });
+    ledger.record({
+      kind: "sample",
+      prefill: sum(episodes, (e) => e.prefill),
+      sampled: sum(episodes, (e) => e.generated),
+      label: `step ${s}`,
+    });
     if (trainedTokens > 0) ledger.record({ kind: "train", trained: trainedTokens, label: `step ${s}` });
     for (const e of episodes) sizes.add(e);
     if (data.length) meanSequence = trainedTokens / data.length;
-    episodeLine += logStep(l, { s, from, groups, groupRows, skipped, data, trainedTokens, samplerId: groups.samplerId });
+    episodeLine += logStep(l, {
+      s,
+      from,
+      groups,
+      groupRows,
+      skipped,
+      data,
+      trainedTokens,
+      samplerId: groups.samplerId,
+    });
     if (s % o.saveEvery === 0 || s === o.steps) await save();
   }
   return { runDir, status: "done", step, checkpoints: run.checkpoints, spentUsd: run.spentUsd };
 }
 
 /** G episodes per question from a fresh sampler of the weights as they are now (never a stale one). */
-async function sampleGroups(l: GrpoLoop, tc: TrainingClient, s: number, batchQs: readonly EnvItem[]): Promise<Episode[][] & { samplerId: string }> {
+async function sampleGroups(
+  l: GrpoLoop,
+  tc: TrainingClient,
+  s: number,
+  batchQs: readonly EnvItem[],
+): Promise<Episode[][] & { samplerId: string }> {
   const { o } = l;
   const sampler = await tc.saveWeightsAndGetSamplingClient().result();
-  const policy = o.policyFor?.(sampler, l.tokenizer, s) ??
-    new TinkerPolicy({ sampler, tokenizer: l.tokenizer, model: l.run.target.baseModel, requireLogprobs: true, kind: l.run.target.backend === "local" ? "local-backend" : "tinker" });
+  const policy =
+    o.policyFor?.(sampler, l.tokenizer, s) ??
+    new TinkerPolicy({
+      sampler,
+      tokenizer: l.tokenizer,
+      model: l.run.target.baseModel,
+      requireLogprobs: true,
+      kind: l.run.target.backend === "local" ? "local-backend" : "tinker",
+    });
   const groups: Episode[][] = batchQs.map(() => new Array<Episode>(o.group));
   const jobs = batchQs.flatMap((q, g) => Array.from({ length: o.group }, (_, k) => ({ q, g, k })));
   try {
-    await runPool(jobs, o.config.concurrency, async ({ q, g, k }, signal) => {
-      const draws = seededPolicy(policy, (turn) => episodeSeed(l.runSeed, s, q.id, k, turn));
-      const episode = l.envRun.start(q, { tokenizer: draws.tokenizer, systemPrompt: l.systemPrompt });
-      groups[g][k] = await runEnvEpisode(draws, q, episode, { temperature: o.temperature, maxTokens: o.config.maxTokens, signal });
-    }, o.signal);
+    await runPool(
+      jobs,
+      o.config.concurrency,
+      async ({ q, g, k }, signal) => {
+        const draws = seededPolicy(policy, (turn) => episodeSeed(l.runSeed, s, q.id, k, turn));
+        const episode = l.envRun.start(q, { tokenizer: draws.tokenizer, systemPrompt: l.systemPrompt });
+        groups[g][k] = await runEnvEpisode(draws, q, episode, {
+          temperature: o.temperature,
+          maxTokens: o.config.maxTokens,
+          signal,
+        });
+      },
+      o.signal,
+    );
   } catch (e) {
     // The sampler's own refusal (TinkerPolicy with requireLogprobs) is a setup problem, not a crash.
     if (e instanceof Error && e.message === MISSING_LOGPROBS_MESSAGE) throw new UserError(MISSING_LOGPROBS_MESSAGE);
@@ -366,7 +445,13 @@ async function sampleGroups(l: GrpoLoop, tc: TrainingClient, s: number, batchQs:
 }
 
 /** Advantages per group (constant groups skipped) → RL datums, and the groups.jsonl rows. */
-function buildRlData(groups: Episode[][], batchQs: readonly EnvItem[], s: number, episodeLine: number, o: TrainGrpoOptions): { data: Datum[]; groupRows: GroupRecord[]; skipped: number } {
+function buildRlData(
+  groups: Episode[][],
+  batchQs: readonly EnvItem[],
+  s: number,
+  episodeLine: number,
+  o: TrainGrpoOptions,
+): { data: Datum[]; groupRows: GroupRecord[]; skipped: number } {
   const data: Datum[] = [];
   const groupRows: GroupRecord[] = [];
   let skipped = 0;
@@ -376,7 +461,13 @@ function buildRlData(groups: Episode[][], batchQs: readonly EnvItem[], s: number
     if (!adv) skipped++;
     else group.forEach((e, k) => data.push(rlDatumFromEpisode(e, adv[k])));
     groupRows.push({
-      step: s, group: g, question_id: batchQs[g].id, rewards, mean: mean(rewards), advantages: adv, skipped: !adv,
+      step: s,
+      group: g,
+      question_id: batchQs[g].id,
+      rewards,
+      mean: mean(rewards),
+      advantages: adv,
+      skipped: !adv,
       episodes: group.map((_, k) => episodeLine + g * o.group + k),
     });
   });

@@ -39,7 +39,11 @@ export function readRunCheckpoints(runDir: string): RunCheckpoint[] {
   const rows = readRows<Partial<RunCheckpoint>>(file);
   rows.forEach((r, i) => {
     if (typeof r?.state_path !== "string" || typeof r.sampler_path !== "string" || typeof r.batch !== "number") {
-      throw new FileFormatError(file, undefined, `checkpoint ${i + 1} needs "state_path", "sampler_path" and a numeric "batch"`);
+      throw new FileFormatError(
+        file,
+        undefined,
+        `checkpoint ${i + 1} needs "state_path", "sampler_path" and a numeric "batch"`,
+      );
     }
   });
   return rows as RunCheckpoint[];

@@ -33,7 +33,8 @@ const isIntArray = (v: unknown): v is number[] => Array.isArray(v) && v.every((x
 
 /** `--data` may name the file or the sft-data run folder holding sft.jsonl. */
 export function resolveSftFile(path: string): string {
-  if (!existsSync(path)) throw new UserError(`--data ${path}: no such file or folder (make it with agent-lab sft-data)`);
+  if (!existsSync(path))
+    throw new UserError(`--data ${path}: no such file or folder (make it with agent-lab sft-data)`);
   return statSync(path).isDirectory() ? runFile(path, "sft") : path;
 }
 
@@ -56,11 +57,18 @@ export function readSftData(path: string): SftData {
     if (!isIntArray(prompt) || !isIntArray(tokens) || !Array.isArray(sampled)) {
       throw new FileFormatError(file, i + 1, 'expected integer arrays "prompt", "tokens" and an array "sampled"');
     }
-    if (sampled.length !== tokens.length) throw new FileFormatError(file, i + 1, `"sampled" has ${sampled.length} flags for ${tokens.length} tokens`);
+    if (sampled.length !== tokens.length)
+      throw new FileFormatError(file, i + 1, `"sampled" has ${sampled.length} flags for ${tokens.length} tokens`);
     const mask = sampled.map((s) => (s ? 1 : 0));
-    if (!mask.some((m) => m === 1)) throw new FileFormatError(file, i + 1, "no token is marked sampled: nothing to learn from");
+    if (!mask.some((m) => m === 1))
+      throw new FileFormatError(file, i + 1, "no token is marked sampled: nothing to learn from");
     if (prompt.length + tokens.length < 2) throw new FileFormatError(file, i + 1, "a row needs at least 2 tokens");
-    const row: SftTrainingRow = { id: typeof raw.id === "string" ? raw.id : `line ${i + 1}`, prompt, tokens, sampled: mask };
+    const row: SftTrainingRow = {
+      id: typeof raw.id === "string" ? raw.id : `line ${i + 1}`,
+      prompt,
+      tokens,
+      sampled: mask,
+    };
     const datum = sftDatumFromEpisode(row);
     rows.push(row);
     datums.push(datum);
@@ -83,15 +91,26 @@ export function sftDataHash(file: string): { hash: string; lineageWarning?: stri
   let status: unknown;
   let tokenizer: string | undefined;
   try {
-    const m = JSON.parse(readFileSync(manifestFile, "utf8")) as { output?: { sha256?: unknown }; status?: unknown; fingerprint?: { tokenizer?: unknown } };
+    const m = JSON.parse(readFileSync(manifestFile, "utf8")) as {
+      output?: { sha256?: unknown };
+      status?: unknown;
+      fingerprint?: { tokenizer?: unknown };
+    };
     recorded = m.output?.sha256;
     status = m.status;
     if (typeof m.fingerprint?.tokenizer === "string") tokenizer = m.fingerprint.tokenizer;
   } catch {
-    return { hash: `sha256:${hex}`, lineageWarning: `${manifestFile} is not valid JSON; the data is named by its own hash` };
+    return {
+      hash: `sha256:${hex}`,
+      lineageWarning: `${manifestFile} is not valid JSON; the data is named by its own hash`,
+    };
   }
   if (typeof recorded === "string" && recorded.replace(/^sha256:/, "") !== hex) {
-    return { hash: `sha256:${hex}`, tokenizer, lineageWarning: `${file} differs from what its manifest recorded (status ${String(status)}); the checkpoints record the data as it is now` };
+    return {
+      hash: `sha256:${hex}`,
+      tokenizer,
+      lineageWarning: `${file} differs from what its manifest recorded (status ${String(status)}); the checkpoints record the data as it is now`,
+    };
   }
   return { hash: `sha256:${hex}`, tokenizer };
 }
@@ -106,7 +125,12 @@ export function sftDataHash(file: string): { hash: string; lineageWarning?: stri
  * stand-in): then the data must record exactly that tokenizer, on any backend, so a stand-in is
  * never mixed with the model's own ids.
  */
-export function checkSftTokenizer(data: Pick<SftData, "file" | "tokenizer">, backend: string, baseModel: string, given?: string): void {
+export function checkSftTokenizer(
+  data: Pick<SftData, "file" | "tokenizer">,
+  backend: string,
+  baseModel: string,
+  given?: string,
+): void {
   if (given !== undefined) {
     if (data.tokenizer === given) return;
     throw new UserError(

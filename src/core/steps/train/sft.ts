@@ -79,13 +79,17 @@ export interface TrainSftResult {
 }
 
 /** −Σ w·logprob / Σ w over the batch, from forward_backward's per-datum logprobs. */
-export function weightedNll(batch: readonly Datum[], outputs: ReadonlyArray<Record<string, { data: number[] }>>): { loss: number; weight: number } {
+export function weightedNll(
+  batch: readonly Datum[],
+  outputs: ReadonlyArray<Record<string, { data: number[] }>>,
+): { loss: number; weight: number } {
   let num = 0;
   let den = 0;
   batch.forEach((d, i) => {
     const w = d.loss_fn_inputs.weights.data;
     const lp = outputs[i]?.logprobs?.data;
-    if (!lp || lp.length !== w.length) throw new Error(`forward_backward returned ${lp?.length ?? "no"} logprobs for ${w.length} targets`);
+    if (!lp || lp.length !== w.length)
+      throw new Error(`forward_backward returned ${lp?.length ?? "no"} logprobs for ${w.length} targets`);
     for (let t = 0; t < w.length; t++) {
       num += w[t] * lp[t];
       den += w[t];
@@ -106,7 +110,9 @@ export async function trainSft(o: TrainSftOptions): Promise<TrainSftResult> {
   const runDir = join(runsDir, o.name);
   const data = readSftData(inWorkspace(o.workspaceDir, o.data));
   if (resolve(data.file, "..") === resolve(runDir)) {
-    throw new UserError(`--name ${o.name} is the folder of the SFT data itself; give the training run another --name (e.g. ${o.name}-train)`);
+    throw new UserError(
+      `--name ${o.name} is the folder of the SFT data itself; give the training run another --name (e.g. ${o.name}-train)`,
+    );
   }
 
   // Prices (and an unpriced model's refusal) before anything is sent or written.
@@ -116,7 +122,9 @@ export async function trainSft(o: TrainSftOptions): Promise<TrainSftResult> {
   checkSftTokenizer(data, target.backend, target.baseModel, givenTokenizer);
   const estimateUsd = estimateSftUsd(target.prices, data.tokensPerEpoch, o.epochs);
   if (data.lineageWarning) log(`warning: ${data.lineageWarning}`);
-  log(`${data.datums.length} examples, ${data.tokensPerEpoch.toLocaleString("en-US")} tokens/epoch, ≈ $${estimateUsd.toFixed(2)} to train`);
+  log(
+    `${data.datums.length} examples, ${data.tokensPerEpoch.toLocaleString("en-US")} tokens/epoch, ≈ $${estimateUsd.toFixed(2)} to train`,
+  );
 
   const initState = o.initState ? resolveCheckpointPath(runsDir, o.initState, "state") : undefined;
   const stepsPerEpoch = Math.ceil(data.datums.length / o.batch);
@@ -135,7 +143,15 @@ export async function trainSft(o: TrainSftOptions): Promise<TrainSftResult> {
     seed: o.seed ?? 0,
     loss_fn: "cross_entropy",
     tokenizer: givenTokenizer ?? data.tokenizer ?? null,
-    data: { path: relative(o.workspaceDir, data.file) || data.file, hash: data.hash, lineage_manifest: existsSync(runFile(dirname(data.file), "manifest")) ? relative(o.workspaceDir, runFile(dirname(data.file), "manifest")) : null, examples: data.datums.length, tokens_per_epoch: data.tokensPerEpoch },
+    data: {
+      path: relative(o.workspaceDir, data.file) || data.file,
+      hash: data.hash,
+      lineage_manifest: existsSync(runFile(dirname(data.file), "manifest"))
+        ? relative(o.workspaceDir, runFile(dirname(data.file), "manifest"))
+        : null,
+      examples: data.datums.length,
+      tokens_per_epoch: data.tokensPerEpoch,
+    },
     parent: o.initState ?? null,
     init_state: initState ?? null,
     steps_per_epoch: stepsPerEpoch,
@@ -169,7 +185,14 @@ export async function trainSft(o: TrainSftOptions): Promise<TrainSftResult> {
   }
 }
 
-async function trainLoop<M extends { kind: "sft" }>(o: TrainSftOptions, run: TrainingRun<M>, data: SftData, totalSteps: number, estimateUsd: number, log: (line: string) => void): Promise<TrainSftResult> {
+async function trainLoop<M extends { kind: "sft" }>(
+  o: TrainSftOptions,
+  run: TrainingRun<M>,
+  data: SftData,
+  totalSteps: number,
+  estimateUsd: number,
+  log: (line: string) => void,
+): Promise<TrainSftResult> {
   const { runDir, ledger } = run;
   const saved = [...run.checkpoints];
   const last = run.last;
@@ -192,7 +215,15 @@ async function trainLoop<M extends { kind: "sft" }>(o: TrainSftOptions, run: Tra
     for (let i = 0; i < order.length; i += o.batch) {
       if (o.signal?.aborted) {
         log(`stopped before step ${step + 1}; resume from ${run.last?.name ?? "the start"} with --resume`);
-        return { runDir, status: "interrupted", steps: step, totalSteps, checkpoints: run.checkpoints, estimateUsd, spentUsd: run.spentUsd };
+        return {
+          runDir,
+          status: "interrupted",
+          steps: step,
+          totalSteps,
+          checkpoints: run.checkpoints,
+          estimateUsd,
+          spentUsd: run.spentUsd,
+        };
       }
       const batch = order.slice(i, i + o.batch).map((k) => data.datums[k]);
       const tokens = batch.reduce((s, d) => s + modelInputLength(d.model_input), 0);
@@ -215,5 +246,13 @@ async function trainLoop<M extends { kind: "sft" }>(o: TrainSftOptions, run: Tra
     await run.save(tc, `${o.name}-e${epoch}`, step, { epoch, final: epoch === o.epochs });
   }
   log(`spent $${run.spentUsd.toFixed(2)} (estimate was $${estimateUsd.toFixed(2)})`);
-  return { runDir, status: "done", steps: step, totalSteps, checkpoints: run.checkpoints, estimateUsd, spentUsd: run.spentUsd };
+  return {
+    runDir,
+    status: "done",
+    steps: step,
+    totalSteps,
+    checkpoints: run.checkpoints,
+    estimateUsd,
+    spentUsd: run.spentUsd,
+  };
 }

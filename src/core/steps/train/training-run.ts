@@ -7,7 +7,12 @@
  * the cost ledger and progress.json.
  */
 import { isAbsolute, join } from "node:path";
-import { registerOnce, registryPath, resolveCheckpointPath, type CheckpointEntry } from "../../base/checkpoints/registry";
+import {
+  registerOnce,
+  registryPath,
+  resolveCheckpointPath,
+  type CheckpointEntry,
+} from "../../base/checkpoints/registry";
 import type { AgentLabConfig } from "../../base/config";
 import { CostLedger } from "../../base/ledger";
 import { ProgressWriter, type Progress, type ProgressStatus } from "../../base/runs/progress";
@@ -62,10 +67,15 @@ export class TrainingRun<M extends { kind: "sft" | "grpo" }> {
     this.ledger = CostLedger.open(this.runDir, { prices: o.target.prices, budgetUsd: o.config.budgetUsd });
     this.spentBefore = this.ledger.totalUsd;
     // A crash between the run's checkpoint line and the registry's leaves the registry short.
-    this.checkpoints.forEach((c, i) => registerOnce(this.registry, this.entryFor(c, i === 0 ? this.parent0 : this.checkpoints[i - 1].name)));
+    this.checkpoints.forEach((c, i) =>
+      registerOnce(this.registry, this.entryFor(c, i === 0 ? this.parent0 : this.checkpoints[i - 1].name)),
+    );
     if (o.resume) {
       const dropped = o.stepFiles.map((f) => keepStepsUpTo(f, this.lastStep));
-      if (dropped.some((n) => n > 0)) o.log(`(dropped ${dropped.reduce((a, b) => a + b, 0)} lines after step ${this.lastStep}; those steps are redone)`);
+      if (dropped.some((n) => n > 0))
+        o.log(
+          `(dropped ${dropped.reduce((a, b) => a + b, 0)} lines after step ${this.lastStep}; those steps are redone)`,
+        );
     }
     this.progress = new ProgressWriter(this.runDir, {
       step: o.manifest.kind === "sft" ? "train-sft" : "train-grpo",
@@ -86,8 +96,17 @@ export class TrainingRun<M extends { kind: "sft" | "grpo" }> {
       resume: o.resume,
       what: ["agent-lab", o.manifest.kind === "sft" ? "train-sft" : "train-grpo", "--name", o.name].join(" "),
       create: o.manifest,
-      changes: (stored) => o.mustMatch.filter((k) => JSON.stringify(stored[k]) !== JSON.stringify(o.manifest[k])).map((k): FieldChange => ({ field: k, was: stored[k], now: o.manifest[k] })),
-      onResume: (stored) => ({ ...stored, resumed: [...(stored.resumed ?? []), { at: new Date().toISOString(), command: (o.manifest as Record<string, unknown>).command }] }),
+      changes: (stored) =>
+        o.mustMatch
+          .filter((k) => JSON.stringify(stored[k]) !== JSON.stringify(o.manifest[k]))
+          .map((k): FieldChange => ({ field: k, was: stored[k], now: o.manifest[k] })),
+      onResume: (stored) => ({
+        ...stored,
+        resumed: [
+          ...(stored.resumed ?? []),
+          { at: new Date().toISOString(), command: (o.manifest as Record<string, unknown>).command },
+        ],
+      }),
     });
     try {
       return new TrainingRun(o, { release });
@@ -115,22 +134,40 @@ export class TrainingRun<M extends { kind: "sft" | "grpo" }> {
     const { service } = this.o.target;
     const last = this.last;
     if (last) {
-      this.o.log(`resuming ${this.o.name} from ${last.name} (${last.epoch !== undefined ? `epoch ${last.epoch}, ` : ""}step ${last.batch}): ${last.state_path}`);
+      this.o.log(
+        `resuming ${this.o.name} from ${last.name} (${last.epoch !== undefined ? `epoch ${last.epoch}, ` : ""}step ${last.batch}): ${last.state_path}`,
+      );
       return service.createTrainingClientFromState(last.state_path, { withOptimizer: true, signal: this.o.signal });
     }
     if (this.initStatePath) {
       this.o.log(`starting from ${this.initStatePath}`);
       return service.createTrainingClientFromState(this.initStatePath, { withOptimizer: false, signal: this.o.signal });
     }
-    return service.createLoraTrainingClient({ baseModel: this.o.target.baseModel, rank: this.o.config.loraRank, signal: this.o.signal });
+    return service.createLoraTrainingClient({
+      baseModel: this.o.target.baseModel,
+      rank: this.o.config.loraRank,
+      signal: this.o.signal,
+    });
   }
 
   /** Saves sampler weights and state together, appends the run's line and registers the checkpoint. */
-  async save(tc: TrainingClient, name: string, step: number, extra: { epoch?: number; final?: boolean } = {}): Promise<RunCheckpoint> {
+  async save(
+    tc: TrainingClient,
+    name: string,
+    step: number,
+    extra: { epoch?: number; final?: boolean } = {},
+  ): Promise<RunCheckpoint> {
     const samplerF = tc.saveWeightsForSampler(name);
     const stateF = tc.saveState(`${name}-state`);
     const [sampler, state] = await Promise.all([samplerF.result(), stateF.result()]);
-    const c: RunCheckpoint = { name, batch: step, ...(extra.epoch !== undefined ? { epoch: extra.epoch } : {}), state_path: state.path, sampler_path: sampler.path, ...(extra.final ? { final: true } : {}) };
+    const c: RunCheckpoint = {
+      name,
+      batch: step,
+      ...(extra.epoch !== undefined ? { epoch: extra.epoch } : {}),
+      state_path: state.path,
+      sampler_path: sampler.path,
+      ...(extra.final ? { final: true } : {}),
+    };
     appendRow(runFile(this.runDir, "checkpoints"), c);
     registerOnce(this.registry, this.entryFor(c, this.last?.name ?? this.parent0));
     this.checkpoints.push(c);

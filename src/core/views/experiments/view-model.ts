@@ -42,7 +42,10 @@ export interface ExperimentView {
 export function experimentView(recordDir: string): ExperimentView {
   const file = join(recordDir, EXPERIMENT_FILES.record);
   const rec = readJsonFile<ExperimentRecord>(file);
-  if (!rec) throw new Error(`${file}: no experiment record here yet (the experiment is still running, or failed before writing it)`);
+  if (!rec)
+    throw new Error(
+      `${file}: no experiment record here yet (the experiment is still running, or failed before writing it)`,
+    );
   const ws = resolve(recordDir, ...rec.record_dir.split(/[\\/]/).map(() => ".."));
   const abs = (p: string) => join(ws, p);
   const { treatment, reference } = rec.criterion_arms;
@@ -51,7 +54,10 @@ export function experimentView(recordDir: string): ExperimentView {
     ...rec.verdict.supported.map((c) => ({ kind: "supported" as const, text: c.text, holds: c.holds })),
     ...rec.verdict.refuted.map((c) => ({ kind: "refuted" as const, text: c.text, holds: c.holds })),
   ];
-  const recoveryThresholds = [...rec.verdict.supported, ...rec.verdict.refuted].map((c) => c.condition).filter((c: Condition) => c.stat === "recovery" && typeof c.value === "number").map((c) => c.value!);
+  const recoveryThresholds = [...rec.verdict.supported, ...rec.verdict.refuted]
+    .map((c) => c.condition)
+    .filter((c: Condition) => c.stat === "recovery" && typeof c.value === "number")
+    .map((c) => c.value!);
   return {
     recordDir,
     name: rec.name,
@@ -62,14 +68,36 @@ export function experimentView(recordDir: string): ExperimentView {
     verdict: rec.verdict.verdict,
     rule: rec.verdict.rule,
     conditions,
-    arms: rec.arms.map((a) => ({ name: a.name, run: abs(a.run), rewards: readStepRewards(runFile(abs(a.run), "metrics")), role: a.name === treatment ? "treatment" : a.name === reference ? "reference" : "arm" })),
+    arms: rec.arms.map((a) => ({
+      name: a.name,
+      run: abs(a.run),
+      rewards: readStepRewards(runFile(abs(a.run), "metrics")),
+      role: a.name === treatment ? "treatment" : a.name === reference ? "reference" : "arm",
+    })),
     scores: Object.entries(rec.scores).map(([arm, s]) => ({ label: arm, point: s.mean, ci: s.ci, runs: [abs(s.run)] })),
     deltas: [
-      ...Object.entries(rec.numbers.minus_base).map(([arm, d]) => ({ label: `${arm} − base`, point: d.point, ci: d.ci, runs: [abs(rec.scores[arm].run), base] })),
-      { label: `${treatment} − ${reference}`, point: rec.numbers.arm_minus_reference.point, ci: rec.numbers.arm_minus_reference.ci, runs: [abs(rec.scores[treatment].run), abs(rec.scores[reference].run)] },
+      ...Object.entries(rec.numbers.minus_base).map(([arm, d]) => ({
+        label: `${arm} − base`,
+        point: d.point,
+        ci: d.ci,
+        runs: [abs(rec.scores[arm].run), base],
+      })),
+      {
+        label: `${treatment} − ${reference}`,
+        point: rec.numbers.arm_minus_reference.point,
+        ci: rec.numbers.arm_minus_reference.ci,
+        runs: [abs(rec.scores[treatment].run), abs(rec.scores[reference].run)],
+      },
     ],
     recovery: rec.numbers.recovery
-      ? { label: `recovery (${treatment} vs ${reference})`, point: rec.numbers.recovery.point, ci: rec.numbers.recovery.ci, resamples_used: rec.numbers.recovery.resamples_used, thresholds: recoveryThresholds, runs: [abs(rec.scores[treatment].run), abs(rec.scores[reference].run), base] }
+      ? {
+          label: `recovery (${treatment} vs ${reference})`,
+          point: rec.numbers.recovery.point,
+          ci: rec.numbers.recovery.ci,
+          resamples_used: rec.numbers.recovery.resamples_used,
+          thresholds: recoveryThresholds,
+          runs: [abs(rec.scores[treatment].run), abs(rec.scores[reference].run), base],
+        }
       : null,
     checks: rec.validation?.checks ?? [],
     evaluatorId: rec.evaluation.evaluator_id,

@@ -18,7 +18,9 @@ export function cookbookDashboard(dir: string): DashboardView {
       return fallback;
     }
   };
-  const rows = attempt(() => readRows<Record<string, unknown>>(join(dir, RUN_FILES.metrics)), []).filter((r) => r && typeof r === "object");
+  const rows = attempt(() => readRows<Record<string, unknown>>(join(dir, RUN_FILES.metrics)), []).filter(
+    (r) => r && typeof r === "object",
+  );
   const groups = attempt(() => cookbookGroups(dir), []);
   const checkpoints = attempt(() => readCookbookCheckpoints(dir), []);
   return {
@@ -40,4 +42,3 @@ export function cookbookDashboard(dir: string): DashboardView {
     problems,
   };
 }
-

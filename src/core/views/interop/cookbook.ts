@@ -184,10 +184,18 @@ export function readCookbookRun(dir: string): CookbookRun {
   const rows = readRows<Record<string, unknown>>(join(dir, METRICS_FILE)).filter((r) => r && typeof r === "object");
   const config = readConfig(dir) ?? {};
   const last = rows[rows.length - 1];
-  const lastReward = [...rows].reverse().map((r) => num(r[REWARD_KEY])).find((v) => v !== undefined);
+  const lastReward = [...rows]
+    .reverse()
+    .map((r) => num(r[REWARD_KEY]))
+    .find((v) => v !== undefined);
   const keys = new Set(rows.flatMap((r) => Object.keys(r)));
   const iterations = iterationDirs(dir).map((d) => d.iteration);
-  const kind: CookbookRun["kind"] = [...keys].some((k) => k.startsWith("env/")) || iterations.length > 0 ? "rl" : [...keys].some((k) => /nll|loss/.test(k)) ? "sft" : "training";
+  const kind: CookbookRun["kind"] =
+    [...keys].some((k) => k.startsWith("env/")) || iterations.length > 0
+      ? "rl"
+      : [...keys].some((k) => /nll|loss/.test(k))
+        ? "sft"
+        : "training";
   return {
     name: basename(dir),
     dir,
@@ -277,7 +285,13 @@ function contentText(content: unknown): string {
   if (typeof content === "string") return content;
   if (Array.isArray(content)) {
     return content
-      .map((p) => (typeof p === "string" ? p : typeof p === "object" && p !== null && typeof (p as { text?: unknown }).text === "string" ? (p as { text: string }).text : ""))
+      .map((p) =>
+        typeof p === "string"
+          ? p
+          : typeof p === "object" && p !== null && typeof (p as { text?: unknown }).text === "string"
+            ? (p as { text: string }).text
+            : "",
+      )
       .filter(Boolean)
       .join("\n");
   }
@@ -325,7 +339,8 @@ export function transcriptsMarkdown(transcripts: readonly Transcript[], heading:
     return `${ticks}text\n${t}\n${ticks}`;
   };
   const out = [`# ${heading.replace(/[\r\n]+/g, " ")}`, ""];
-  if (transcripts.length === 0) out.push("This logtree file holds no conversation with text (its nodes are HTML only).");
+  if (transcripts.length === 0)
+    out.push("This logtree file holds no conversation with text (its nodes are HTML only).");
   for (const t of transcripts) {
     out.push(`## ${t.title.replace(/[\r\n]+/g, " ")}`, "");
     for (const m of t.messages) out.push(`**${m.role.replace(/[^\w-]/g, "")}**`, "", fence(m.text), "");

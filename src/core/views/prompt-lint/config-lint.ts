@@ -31,7 +31,13 @@ export function lintConfigText(text: string, options: { workspaceDir?: string } 
     try {
       validateOverrides(JSON.parse(text), "agent-lab.json");
     } catch (e) {
-      issues.push({ code: "invalid-setting", severity: "error", message: problem(e), start: root.offset, end: root.offset + root.length });
+      issues.push({
+        code: "invalid-setting",
+        severity: "error",
+        message: problem(e),
+        start: root.offset,
+        end: root.offset + root.length,
+      });
     }
     return issues;
   }
@@ -62,7 +68,14 @@ export function lintConfigText(text: string, options: { workspaceDir?: string } 
     if (key === "systemPromptFile" && typeof value === "string" && value && options.workspaceDir) {
       const file = resolve(options.workspaceDir, value);
       if (!existsSync(file)) {
-        issues.push(at(valueNode, "missing-prompt-file", "warning", `No file at ${value} (relative to the workspace folder): eval will refuse to start. Run "Agent Lab: Edit System Prompt" to create it from the default.`));
+        issues.push(
+          at(
+            valueNode,
+            "missing-prompt-file",
+            "warning",
+            `No file at ${value} (relative to the workspace folder): eval will refuse to start. Run "Agent Lab: Edit System Prompt" to create it from the default.`,
+          ),
+        );
       }
     }
   }

@@ -1,6 +1,14 @@
 /** Diagnostics for system prompt files and agent-lab.json (vscode-free; the language server maps them to LSP). */
 export type { LintIssue, IssueSeverity } from "./issues";
-export { lintPrompt, classifyTagContent, actionPairs, hasConcreteExample, isClosedBookPromptFile, ACTION_TAGS, type PromptLintOptions } from "./prompt-rules";
+export {
+  lintPrompt,
+  classifyTagContent,
+  actionPairs,
+  hasConcreteExample,
+  isClosedBookPromptFile,
+  ACTION_TAGS,
+  type PromptLintOptions,
+} from "./prompt-rules";
 export {
   promptTokenizer,
   promptText,
@@ -15,4 +23,12 @@ export {
   type PrefillEstimate,
 } from "./prompt-tokens";
 export { lintConfigText } from "./config-lint";
-export { seedWorkspacePrompt, setConfigKey, promptRunBaseName, baselineForPrompt, WORKSPACE_PROMPT_FILE, type SeededPrompt, type RunCandidate } from "./prompt-loop-plan";
+export {
+  seedWorkspacePrompt,
+  setConfigKey,
+  promptRunBaseName,
+  baselineForPrompt,
+  WORKSPACE_PROMPT_FILE,
+  type SeededPrompt,
+  type RunCandidate,
+} from "./prompt-loop-plan";

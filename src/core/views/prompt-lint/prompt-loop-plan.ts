@@ -28,7 +28,11 @@ export interface SeededPrompt {
  * recorded in agent-lab.json, keeping the rest of the file as written). An existing file is never
  * overwritten; a broken agent-lab.json is refused, not rewritten.
  */
-export function seedWorkspacePrompt(options: { workspaceDir: string; configuredFile: string; defaultFile: string }): SeededPrompt {
+export function seedWorkspacePrompt(options: {
+  workspaceDir: string;
+  configuredFile: string;
+  defaultFile: string;
+}): SeededPrompt {
   const relative = options.configuredFile.trim() || WORKSPACE_PROMPT_FILE;
   const file = resolve(options.workspaceDir, relative);
   let configUpdated = false;
@@ -92,6 +96,11 @@ export interface RunCandidate {
 export function baselineForPrompt<R extends RunCandidate>(rows: readonly R[], promptSha256: string): R | undefined {
   return rows
     .filter((r) => r.kind === "eval" && r.status === "done" && r.manifest)
-    .filter((r) => r.manifest!.split.name === "val" && !r.manifest!.search?.closed_book && r.manifest!.system_prompt.sha256 !== promptSha256)
+    .filter(
+      (r) =>
+        r.manifest!.split.name === "val" &&
+        !r.manifest!.search?.closed_book &&
+        r.manifest!.system_prompt.sha256 !== promptSha256,
+    )
     .sort((a, b) => b.updatedMs - a.updatedMs)[0];
 }

@@ -30,10 +30,41 @@ export type TagContentKind = "empty" | "placeholder" | "slot" | "concrete";
 
 /** Generic words small models copy verbatim (compared lower-case, articles dropped). */
 const PLACEHOLDER_WORDS = new Set([
-  "keyword", "keywords", "query", "queries", "search query", "search terms", "search term", "terms", "term",
-  "search", "text", "question", "answer", "final answer", "short answer", "answer here", "query here",
-  "your query here", "your answer here", "response", "result", "value", "string", "entity", "name",
-  "x", "xxx", "foo", "bar", "tbd", "todo", "placeholder", "something", "insert query", "insert answer",
+  "keyword",
+  "keywords",
+  "query",
+  "queries",
+  "search query",
+  "search terms",
+  "search term",
+  "terms",
+  "term",
+  "search",
+  "text",
+  "question",
+  "answer",
+  "final answer",
+  "short answer",
+  "answer here",
+  "query here",
+  "your query here",
+  "your answer here",
+  "response",
+  "result",
+  "value",
+  "string",
+  "entity",
+  "name",
+  "x",
+  "xxx",
+  "foo",
+  "bar",
+  "tbd",
+  "todo",
+  "placeholder",
+  "something",
+  "insert query",
+  "insert answer",
 ]);
 /** Words that make an ALL-CAPS run a slot rather than an acronym such as USA or NASA. */
 const SLOT_WORDS = /QUERY|QUERIES|ANSWER|KEYWORD|TERM|TEXT|QUESTION|HERE|YOUR|PLACEHOLDER|INSERT|XXX/;
@@ -43,8 +74,12 @@ export function classifyTagContent(raw: string): TagContentKind {
   if (!text) return "empty";
   if (/^(\.{2,}|…+)$/.test(text)) return "placeholder";
   if (/^\{+[^{}]+\}+$|^<[^<>]+>$|^\[[^[\]]+\]$|^\$\{[^}]+\}$/.test(text)) return "placeholder";
-  if (/[A-Z]/.test(text) && text === text.toUpperCase() && (text.includes("_") || SLOT_WORDS.test(text))) return "placeholder";
-  const words = text.toLowerCase().replace(/\s+/g, " ").replace(/^(the|a|an|some|your own) /, "");
+  if (/[A-Z]/.test(text) && text === text.toUpperCase() && (text.includes("_") || SLOT_WORDS.test(text)))
+    return "placeholder";
+  const words = text
+    .toLowerCase()
+    .replace(/\s+/g, " ")
+    .replace(/^(the|a|an|some|your own) /, "");
   if (PLACEHOLDER_WORDS.has(words)) return "placeholder";
   if (/^(your|my|the model's) /i.test(text)) return "slot";
   return "concrete";
@@ -120,7 +155,8 @@ export function lintPrompt(text: string, options: PromptLintOptions = {}): LintI
   }
 
   // Tags the harness never parses: a model that uses them writes a reply with no action.
-  const insidePairs = (offset: number) => pairs.some((p) => offset >= p.contentStart && offset < p.end - p.tag.length - 3);
+  const insidePairs = (offset: number) =>
+    pairs.some((p) => offset >= p.contentStart && offset < p.end - p.tag.length - 3);
   const known = new Set<string>([...ACTION_TAGS, ...HARNESS_TAGS]);
   const tagRe = /<(\/?)([A-Za-z][\w-]*)\s*\/?>/g;
   const reported = new Set<string>();
@@ -136,7 +172,9 @@ export function lintPrompt(text: string, options: PromptLintOptions = {}): LintI
       message:
         `<${name}> is not a tag the harness parses: it reads only <search>…</search> and <answer>…</answer> from a reply, ` +
         `so a model that writes <${name}> gets no action. ` +
-        (ACTION_TAGS.some((t) => t.toLowerCase() === name.toLowerCase()) ? "Tags are case-sensitive." : `Use <search> or <answer> instead.`),
+        (ACTION_TAGS.some((t) => t.toLowerCase() === name.toLowerCase())
+          ? "Tags are case-sensitive."
+          : `Use <search> or <answer> instead.`),
       start: m.index,
       end: m.index + m[0].length,
     });
@@ -149,7 +187,9 @@ export function lintPrompt(text: string, options: PromptLintOptions = {}): LintI
 export function hasConcreteExample(pairs: readonly TagPair[]): boolean {
   const firstSearch = pairs.find((p) => p.tag === "search" && classifyTagContent(p.content) === "concrete");
   if (!firstSearch) return false;
-  return pairs.some((p) => p.tag === "answer" && p.start > firstSearch.end && classifyTagContent(p.content) === "concrete");
+  return pairs.some(
+    (p) => p.tag === "answer" && p.start > firstSearch.end && classifyTagContent(p.content) === "concrete",
+  );
 }
 
 /** Closed-book prompts are recognised by file name (the shipped one is data/prompts/closed-book.md). */

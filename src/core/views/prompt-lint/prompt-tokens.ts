@@ -71,7 +71,12 @@ export interface PrefillEstimate {
 /** The system prompt's prefill cost per episode: tokens × ~3 turns × the model's prefill price. Throws UserError for an unpriced model. */
 export function estimatePromptPrefill(tokens: number, config: AgentLabConfig, turns = TYPICAL_TURNS): PrefillEstimate {
   const prices = pricesFor(config, config.model);
-  return { model: config.model, prefillPrice: prices.prefill, turns, usdPerEpisode: (tokens * turns * prices.prefill) / 1e6 };
+  return {
+    model: config.model,
+    prefillPrice: prices.prefill,
+    turns,
+    usdPerEpisode: (tokens * turns * prices.prefill) / 1e6,
+  };
 }
 
 function usd(x: number): string {
@@ -80,7 +85,11 @@ function usd(x: number): string {
 }
 
 /** Markdown for the hover: count, then the cost estimate or why there is none. */
-export function promptHoverMarkdown(tokens: number, estimate: PrefillEstimate | { error: string }, limit: number): string {
+export function promptHoverMarkdown(
+  tokens: number,
+  estimate: PrefillEstimate | { error: string },
+  limit: number,
+): string {
   const lines = [
     `**System prompt: ${tokens} tokens** (offline Qwen3 tokenizer; Qwen3.5's vocabulary differs slightly; limit ${limit})`,
     "",

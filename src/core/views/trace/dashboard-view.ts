@@ -12,7 +12,14 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { bootstrapMeans, percentileInterval } from "../../base/stats/bootstrap";
 import { readRegistry, registryPath } from "../../base/checkpoints/registry";
-import { listRuns, readEpisodes, readJsonFile, EPISODES_FILE, MANIFEST_FILE, type EpisodeRecord } from "../../base/runs/run-files";
+import {
+  listRuns,
+  readEpisodes,
+  readJsonFile,
+  EPISODES_FILE,
+  MANIFEST_FILE,
+  type EpisodeRecord,
+} from "../../base/runs/run-files";
 import { tokenizerForRun } from "../../base/runs/run-tokenizer";
 import { buildTraceView, type TraceEpisodeView } from "./trace-view";
 import { fingerprintDiff, type RunManifest } from "../../base/runs/manifest";
@@ -175,11 +182,19 @@ export function healthByStep(groups: readonly GroupRecord[]): GroupHealthStep[] 
 const HEALTH_ORDER: GroupHealth[] = ["mixed", "all_wrong", "all_correct", "constant"];
 
 /** The fields of an eval's fingerprint that decide its score besides the model: what a training run's eval settings pin. */
-const SETTING_FIELDS = ["system_prompt.sha256", "harness_version", "search.top_k", "search.max_searches", "search.searcher", "sampling.max_tokens"] as const;
+const SETTING_FIELDS = [
+  "system_prompt.sha256",
+  "harness_version",
+  "search.top_k",
+  "search.max_searches",
+  "search.searcher",
+  "sampling.max_tokens",
+] as const;
 
 function field(obj: unknown, path: string): unknown {
   let cur = obj;
-  for (const k of path.split(".")) cur = cur && typeof cur === "object" ? (cur as Record<string, unknown>)[k] : undefined;
+  for (const k of path.split("."))
+    cur = cur && typeof cur === "object" ? (cur as Record<string, unknown>)[k] : undefined;
   return cur;
 }
 
@@ -232,13 +247,32 @@ export interface CheckpointScores {
 export function checkpointScores(runDir: string, resamples = 2000): CheckpointScores {
   const runsDir = dirname(runDir);
   const trainManifest = readJsonFile<Record<string, unknown>>(join(runDir, MANIFEST_FILE));
-  const own = readLines<{ name: string; batch?: number; step?: number; epoch?: number; sampler_path?: string }>(join(runDir, CHECKPOINTS_FILE), []);
+  const own = readLines<{ name: string; batch?: number; step?: number; epoch?: number; sampler_path?: string }>(
+    join(runDir, CHECKPOINTS_FILE),
+    [],
+  );
   const allRegistry = existsSync(registryPath(runsDir)) ? readRegistry(registryPath(runsDir)) : [];
   const registry = allRegistry.filter((e) => basename(e.run) === basename(runDir));
-  const checkpoints = new Map<string, { name: string; step: number; epoch?: number; sampler?: string; paths: Set<string> }>();
-  for (const c of own) checkpoints.set(c.name, { name: c.name, step: c.batch ?? c.step ?? 0, epoch: c.epoch, sampler: c.sampler_path, paths: new Set([c.name, c.sampler_path ?? ""]) });
+  const checkpoints = new Map<
+    string,
+    { name: string; step: number; epoch?: number; sampler?: string; paths: Set<string> }
+  >();
+  for (const c of own)
+    checkpoints.set(c.name, {
+      name: c.name,
+      step: c.batch ?? c.step ?? 0,
+      epoch: c.epoch,
+      sampler: c.sampler_path,
+      paths: new Set([c.name, c.sampler_path ?? ""]),
+    });
   for (const e of registry) {
-    const c = checkpoints.get(e.name) ?? { name: e.name, step: e.step, epoch: e.epoch, sampler: e.sampler_path, paths: new Set<string>() };
+    const c = checkpoints.get(e.name) ?? {
+      name: e.name,
+      step: e.step,
+      epoch: e.epoch,
+      sampler: e.sampler_path,
+      paths: new Set<string>(),
+    };
     c.paths.add(e.name).add(e.sampler_path);
     c.sampler ??= e.sampler_path;
     checkpoints.set(e.name, c);
@@ -246,17 +280,25 @@ export function checkpointScores(runDir: string, resamples = 2000): CheckpointSc
   const evals: ValEval[] = listRuns(runsDir)
     .filter((name) => name !== basename(runDir))
     .map((name) => ({ name, manifest: readJsonFile<RunManifest>(join(runsDir, name, MANIFEST_FILE)) }))
-    .filter((r): r is { name: string; manifest: RunManifest } => r.manifest?.split?.name === "val" && typeof r.manifest.policy === "object")
+    .filter(
+      (r): r is { name: string; manifest: RunManifest } =>
+        r.manifest?.split?.name === "val" && typeof r.manifest.policy === "object",
+    )
     .map((r) => ({ ...r, created: r.manifest.job?.created ?? "" }))
     .sort((a, b) => a.created.localeCompare(b.created) || a.name.localeCompare(b.name));
-  const evalsOf = (paths: Set<string>) => evals.filter((r) => r.manifest.policy.checkpoint !== undefined && paths.has(r.manifest.policy.checkpoint));
+  const evalsOf = (paths: Set<string>) =>
+    evals.filter((r) => r.manifest.policy.checkpoint !== undefined && paths.has(r.manifest.policy.checkpoint));
 
   let settings: EvalSettings | null = null;
   const fromRun = settingsOf(trainManifest);
   if ("system_prompt.sha256" in fromRun) settings = { source: `${basename(runDir)}/${MANIFEST_FILE}`, fields: fromRun };
   else {
     const first = evalsOf(new Set([...checkpoints.values()].flatMap((c) => [...c.paths])))[0];
-    if (first) settings = { source: `${first.name} (the first eval of this run's checkpoints)`, fields: settingsOf(first.manifest) };
+    if (first)
+      settings = {
+        source: `${first.name} (the first eval of this run's checkpoints)`,
+        fields: settingsOf(first.manifest),
+      };
   }
   const matches = (r: ValEval) => !settings || settingDifferences(settings.fields, r.manifest).length === 0;
 
@@ -265,13 +307,29 @@ export function checkpointScores(runDir: string, resamples = 2000): CheckpointSc
     .map((c) => {
       const mine = evalsOf(c.paths);
       const chosen = mine.filter(matches).pop();
-      const out: CheckpointScore = { name: c.name, step: c.step, ...(c.epoch !== undefined ? { epoch: c.epoch } : {}), ...(c.sampler ? { samplerPath: c.sampler } : {}), otherEvals: [] };
+      const out: CheckpointScore = {
+        name: c.name,
+        step: c.step,
+        ...(c.epoch !== undefined ? { epoch: c.epoch } : {}),
+        ...(c.sampler ? { samplerPath: c.sampler } : {}),
+        otherEvals: [],
+      };
       for (const r of mine) {
         if (r === chosen) continue;
         const s = score(runsDir, r.name, resamples);
         if (!s) continue;
-        const differs = settings ? settingDifferences(settings.fields, r.manifest) : chosen ? fingerprintDiff(chosen.manifest, r.manifest).map((d) => d.field).filter((f) => !f.startsWith("policy.")) : [];
-        out.otherEvals.push({ evalRun: r.name, ...s, differs: differs.length ? differs : ["(same settings, older eval)"] });
+        const differs = settings
+          ? settingDifferences(settings.fields, r.manifest)
+          : chosen
+            ? fingerprintDiff(chosen.manifest, r.manifest)
+                .map((d) => d.field)
+                .filter((f) => !f.startsWith("policy."))
+            : [];
+        out.otherEvals.push({
+          evalRun: r.name,
+          ...s,
+          differs: differs.length ? differs : ["(same settings, older eval)"],
+        });
       }
       const s = chosen ? score(runsDir, chosen.name, resamples) : undefined;
       return s ? { ...out, evalRun: chosen!.name, n: s.n, f1: s.f1 } : out;
@@ -279,7 +337,15 @@ export function checkpointScores(runDir: string, resamples = 2000): CheckpointSc
 
   const references: ReferenceScore[] = [];
   const baseModel = typeof trainManifest?.base_model === "string" ? trainManifest.base_model : undefined;
-  const base = evals.filter((r) => r.manifest.policy.checkpoint === undefined && (!baseModel || r.manifest.policy.model === baseModel) && !r.manifest.search?.closed_book && matches(r)).pop();
+  const base = evals
+    .filter(
+      (r) =>
+        r.manifest.policy.checkpoint === undefined &&
+        (!baseModel || r.manifest.policy.model === baseModel) &&
+        !r.manifest.search?.closed_book &&
+        matches(r),
+    )
+    .pop();
   const baseScore = base && score(runsDir, base.name, resamples);
   if (baseScore) references.push({ label: "base", evalRun: base!.name, ...baseScore });
   // Where a GRPO run started (usually an SFT checkpoint): its parent, a registry name or a state path.
@@ -287,9 +353,16 @@ export function checkpointScores(runDir: string, resamples = 2000): CheckpointSc
   if (typeof parent === "string") {
     const entry = [...allRegistry].reverse().find((e) => e.name === parent || e.state_path === parent);
     if (entry) {
-      const sft = evalsOf(new Set([entry.name, entry.sampler_path])).filter(matches).pop();
+      const sft = evalsOf(new Set([entry.name, entry.sampler_path]))
+        .filter(matches)
+        .pop();
       const sftScore = sft && score(runsDir, sft.name, resamples);
-      if (sftScore) references.push({ label: entry.kind === "sft" ? "SFT" : `start ${entry.name}`, evalRun: sft!.name, ...sftScore });
+      if (sftScore)
+        references.push({
+          label: entry.kind === "sft" ? "SFT" : `start ${entry.name}`,
+          evalRun: sft!.name,
+          ...sftScore,
+        });
     }
   }
   return { checkpoints: scores, references, evalSettings: settings };
@@ -338,8 +411,12 @@ export function groupQuestions(runDir: string): Record<string, string> {
 
 export function readDashboard(runDir: string): DashboardView {
   const problems: string[] = [];
-  const metrics = readLines<Record<string, unknown>>(join(runDir, METRICS_FILE), problems).filter((r) => r && typeof r === "object");
-  const groups = readLines<GroupRecord>(join(runDir, GROUPS_FILE), problems).filter((g) => g && typeof g.step === "number" && Array.isArray(g.rewards));
+  const metrics = readLines<Record<string, unknown>>(join(runDir, METRICS_FILE), problems).filter(
+    (r) => r && typeof r === "object",
+  );
+  const groups = readLines<GroupRecord>(join(runDir, GROUPS_FILE), problems).filter(
+    (g) => g && typeof g.step === "number" && Array.isArray(g.rewards),
+  );
   let scores: CheckpointScores = { checkpoints: [], references: [], evalSettings: null };
   try {
     scores = checkpointScores(runDir);
@@ -352,15 +429,28 @@ export function readDashboard(runDir: string): DashboardView {
   } catch (e) {
     problems.push((e as Error).message);
   }
-  return { run: basename(runDir), series: metricSeries(metrics), groups, health: healthByStep(groups), ...scores, questions, overlays: [], problems };
+  return {
+    run: basename(runDir),
+    series: metricSeries(metrics),
+    groups,
+    health: healthByStep(groups),
+    ...scores,
+    questions,
+    overlays: [],
+    problems,
+  };
 }
 
 /** The G episodes of a group, decoded with the run's tokenizer, in sample order. */
 export async function groupEpisodeViews(runDir: string, group: GroupRecord): Promise<TraceEpisodeView[]> {
   // Read as the current record format (a v1 run's slots as its environment's metrics; see episode-v1.ts).
   const env = runEnvironmentName(runDir);
-  const lines = readLines<Record<string, unknown>>(join(runDir, EPISODES_FILE), []).map((l) => (l && typeof l === "object" ? (normaliseEpisode(l, env) as unknown as EpisodeRecord) : undefined));
-  const records = (group.episodes ?? []).map((i) => lines[i]).filter((e): e is EpisodeRecord => !!e && Array.isArray(e.tokens));
+  const lines = readLines<Record<string, unknown>>(join(runDir, EPISODES_FILE), []).map((l) =>
+    l && typeof l === "object" ? (normaliseEpisode(l, env) as unknown as EpisodeRecord) : undefined,
+  );
+  const records = (group.episodes ?? [])
+    .map((i) => lines[i])
+    .filter((e): e is EpisodeRecord => !!e && Array.isArray(e.tokens));
   const manifest = readJsonFile<{ tokenizer?: unknown }>(join(runDir, MANIFEST_FILE));
   const tok = await tokenizerForRun(typeof manifest?.tokenizer === "string" ? manifest.tokenizer : undefined);
   return records.map((e) => buildTraceView(e, tok.tokenizer, { drift: false }, tok.problem));

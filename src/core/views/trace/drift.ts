@@ -64,7 +64,8 @@ export type DriftVerdict = "not-checked" | "template-drift" | "non-canonical" | 
 
 export function driftVerdict(r: DriftReport): DriftVerdict {
   if (!r.checked) return "not-checked";
-  if (r.templateDriftTokens > 0 || (r.firstTextDifference && r.firstTextDifference.writer === "inserted")) return "template-drift";
+  if (r.templateDriftTokens > 0 || (r.firstTextDifference && r.firstTextDifference.writer === "inserted"))
+    return "template-drift";
   if (r.nonCanonicalTokens > 0 || r.firstTextDifference) return "non-canonical";
   return "clean";
 }
@@ -140,7 +141,12 @@ const MASK_REST = "\uE001";
  * Special tokens the model sampled inside a reply: an atomic `<|…|>` token that is not the end of
  * turn closing the reply (the stop token the sampler hands back, which is structure).
  */
-function emittedSpecialTokens(tok: ChatTokenizer, ids: readonly number[], texts: readonly string[], sampled: readonly number[]): number[] {
+function emittedSpecialTokens(
+  tok: ChatTokenizer,
+  ids: readonly number[],
+  texts: readonly string[],
+  sampled: readonly number[],
+): number[] {
   const out: number[] = [];
   for (let i = 0; i < ids.length; i++) {
     if (sampled[i] !== 1 || !SPECIAL.test(texts[i])) continue;
@@ -169,7 +175,10 @@ function unmask(text: string, originals: readonly string[]): string {
 }
 
 /** Splits [start, end) ranges by who wrote each token. */
-function splitByWriter(ranges: readonly [number, number][], sampled: readonly number[]): { inserted: [number, number][]; sampled: [number, number][] } {
+function splitByWriter(
+  ranges: readonly [number, number][],
+  sampled: readonly number[],
+): { inserted: [number, number][]; sampled: [number, number][] } {
   const out = { inserted: [] as [number, number][], sampled: [] as [number, number][] };
   for (const [a, b] of ranges) {
     let start = a;
@@ -189,10 +198,26 @@ const covered = (ranges: readonly [number, number][]) => ranges.reduce((s, [a, b
  * `sampledFlags`: the episode's per-token sampled flags (1 = the model wrote it); the prompt is
  * inserted. Without them every token counts as inserted.
  */
-export function checkDrift(tok: ChatTokenizer, prompt: readonly number[], tokens: readonly number[], sampledFlags?: readonly number[]): DriftReport {
+export function checkDrift(
+  tok: ChatTokenizer,
+  prompt: readonly number[],
+  tokens: readonly number[],
+  sampledFlags?: readonly number[],
+): DriftReport {
   const ids = [...prompt, ...tokens];
   const sampled = [...prompt.map(() => 0), ...(sampledFlags ?? tokens.map(() => 0))];
-  const base: DriftReport = { checked: false, messages: 0, textMatches: false, tokenDifferences: [], differingTokens: 0, templateDrift: [], templateDriftTokens: 0, nonCanonical: [], nonCanonicalTokens: 0, emittedSpecial: [] };
+  const base: DriftReport = {
+    checked: false,
+    messages: 0,
+    textMatches: false,
+    tokenDifferences: [],
+    differingTokens: 0,
+    templateDrift: [],
+    templateDriftTokens: 0,
+    nonCanonical: [],
+    nonCanonicalTokens: 0,
+    emittedSpecial: [],
+  };
   if (ids.length === 0) return { ...base, problem: "the episode has no tokens" };
   let recordedTexts: string[];
   let expected: string;
@@ -204,8 +229,12 @@ export function checkDrift(tok: ChatTokenizer, prompt: readonly number[], tokens
     // Rendered with the placeholders still in, so an emitted "<|im_start|>assistant\n" is not taken
     // for a turn header (which would get a think block); the special tokens go back in afterwards.
     chat = messagesFromText(mask(recordedTexts, emitted).join(""));
-    if (chat.messages.length === 0) return { ...base, problem: "no chat turns found in the tokens (not a chat-template episode)" };
-    expected = unmask(expectedText(tok, chat), emitted.map((i) => recordedTexts[i]));
+    if (chat.messages.length === 0)
+      return { ...base, problem: "no chat turns found in the tokens (not a chat-template episode)" };
+    expected = unmask(
+      expectedText(tok, chat),
+      emitted.map((i) => recordedTexts[i]),
+    );
   } catch (e) {
     return { ...base, problem: `the chat template could not render this episode: ${(e as Error).message}` };
   }
@@ -218,7 +247,13 @@ export function checkDrift(tok: ChatTokenizer, prompt: readonly number[], tokens
   const tail = expected.slice(recorded.length);
   if (expected.startsWith(recorded) && /^(<\|im_end\|>)?\s*$/.test(tail)) compared = recorded;
 
-  const report: DriftReport = { ...base, checked: true, messages: chat.messages.length, textMatches: compared === recorded, emittedSpecial: emitted };
+  const report: DriftReport = {
+    ...base,
+    checked: true,
+    messages: chat.messages.length,
+    textMatches: compared === recorded,
+    emittedSpecial: emitted,
+  };
   let alignedUpTo = ids.length;
   if (!report.textMatches) {
     let at = 0;

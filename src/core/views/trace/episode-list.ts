@@ -57,7 +57,13 @@ export function stepEpisode(visible: readonly string[], current: string | undefi
 }
 
 /** The rows of a virtualised list to draw: those in view plus a margin. */
-export function visibleWindow(total: number, scrollTop: number, viewport: number, rowHeight: number, overscan = 10): { first: number; last: number } {
+export function visibleWindow(
+  total: number,
+  scrollTop: number,
+  viewport: number,
+  rowHeight: number,
+  overscan = 10,
+): { first: number; last: number } {
   const first = Math.max(0, Math.floor(scrollTop / rowHeight) - overscan);
   const last = Math.min(total, Math.ceil((scrollTop + viewport) / rowHeight) + overscan);
   return { first, last };
@@ -101,6 +107,16 @@ export function fromColumns(c: EpisodeColumns): EpisodeRow[] {
     if (col.length !== n) throw new Error(`the episode list's "${name}" column has ${col.length} rows, "id" has ${n}`);
   }
   const rows: EpisodeRow[] = new Array(n);
-  for (let i = 0; i < n; i++) rows[i] = { id: c.id[i], question: c.question[i], f1: c.f1[i], em: c.em[i], end: c.end[i], searches: c.searches[i], outcome: c.outcome[i], gold: c.gold[i] };
+  for (let i = 0; i < n; i++)
+    rows[i] = {
+      id: c.id[i],
+      question: c.question[i],
+      f1: c.f1[i],
+      em: c.em[i],
+      end: c.end[i],
+      searches: c.searches[i],
+      outcome: c.outcome[i],
+      gold: c.gold[i],
+    };
   return rows;
 }

@@ -55,7 +55,11 @@ export function containsAnswer(text: string, answer: string): boolean {
 }
 
 /** `texts`: the episode's result texts when the caller has decoded them already. */
-export function goldInResults(record: EpisodeRecord, tok: Pick<ChatTokenizer, "decode">, texts: string[] = resultTexts(record, tok)): GoldInResults {
+export function goldInResults(
+  record: EpisodeRecord,
+  tok: Pick<ChatTokenizer, "decode">,
+  texts: string[] = resultTexts(record, tok),
+): GoldInResults {
   const golds = record.answers.filter((a) => !YES_NO.has(normalizeAnswer(a)));
   if (golds.length === 0) return "not_applicable";
   if (record.searches.length === 0) return "no_search";
@@ -80,7 +84,15 @@ export interface GoldInResultsCounts {
 }
 
 export function countGoldInResults(rows: readonly { f1: number; gold: GoldInResults }[]): GoldInResultsCounts {
-  const c: GoldInResultsCounts = { episodes: rows.length, foundRight: 0, foundWrong: 0, missingRight: 0, missingWrong: 0, noSearch: 0, notApplicable: 0 };
+  const c: GoldInResultsCounts = {
+    episodes: rows.length,
+    foundRight: 0,
+    foundWrong: 0,
+    missingRight: 0,
+    missingWrong: 0,
+    noSearch: 0,
+    notApplicable: 0,
+  };
   for (const r of rows) {
     const right = r.f1 >= RIGHT_F1;
     if (r.gold === "found") right ? c.foundRight++ : c.foundWrong++;

@@ -5,12 +5,21 @@ import { tokenizerForRun } from "../../base/runs/run-tokenizer";
 import { pairView, type PairView } from "./pair-view";
 import { buildTraceView } from "./trace-view";
 
-export async function loadPair(dirs: readonly [string, string], questionId: string, names: [string, string]): Promise<PairView> {
+export async function loadPair(
+  dirs: readonly [string, string],
+  questionId: string,
+  names: [string, string],
+): Promise<PairView> {
   const views = await Promise.all(
     dirs.map(async (dir) => {
       const files = readRun(dir);
       const record = files.episodes.find((e) => e.id === questionId);
-      if (!record) throw new FileFormatError(episodesPath(dir), undefined, `no episode for question ${JSON.stringify(questionId)}`);
+      if (!record)
+        throw new FileFormatError(
+          episodesPath(dir),
+          undefined,
+          `no episode for question ${JSON.stringify(questionId)}`,
+        );
       const { tokenizer, problem } = await tokenizerForRun(files.manifest?.tokenizer);
       return buildTraceView(record, tokenizer, { drift: false }, problem);
     }),

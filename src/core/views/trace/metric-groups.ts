@@ -68,7 +68,10 @@ export function orderMetrics(keys: readonly string[]): string[] {
   };
   return keys
     .map((k, i) => ({ k, i }))
-    .sort((a, b) => groups.indexOf(metricGroup(a.k)) - groups.indexOf(metricGroup(b.k)) || rank(a.k) - rank(b.k) || a.i - b.i)
+    .sort(
+      (a, b) =>
+        groups.indexOf(metricGroup(a.k)) - groups.indexOf(metricGroup(b.k)) || rank(a.k) - rank(b.k) || a.i - b.i,
+    )
     .map((x) => x.k);
 }
 
@@ -97,18 +100,39 @@ function baseline(values: readonly number[]): number | undefined {
  */
 export function healthyBand(key: string, values: readonly number[]): HealthyBand | undefined {
   if (key === "skipped_groups") {
-    return { lo: 0.2, hi: 0.6, range: "0.2–0.6", advice: "Near 1.0 nearly every question's group is all right or all wrong and teaches nothing: move to harder or easier questions." };
+    return {
+      lo: 0.2,
+      hi: 0.6,
+      range: "0.2–0.6",
+      advice:
+        "Near 1.0 nearly every question's group is all right or all wrong and teaches nothing: move to harder or easier questions.",
+    };
   }
   if (key === "budget_hit") {
-    return { lo: 0, hi: 0.05, range: "under 5%", advice: "Climbing: the model searches in circles until the budget stops it. Lower the search budget or add a penalty." };
+    return {
+      lo: 0,
+      hi: 0.05,
+      range: "under 5%",
+      advice:
+        "Climbing: the model searches in circles until the budget stops it. Lower the search budget or add a penalty.",
+    };
   }
   const start = baseline(values);
   if (start === undefined || start <= 0) return undefined;
   if (key === "searches") {
-    return { lo: start * 0.75, range: `stable or rising slightly (started at ${start.toFixed(2)})`, advice: "Dropping toward 1: the model is learning to guess instead of research. Read its traces." };
+    return {
+      lo: start * 0.75,
+      range: `stable or rising slightly (started at ${start.toFixed(2)})`,
+      advice: "Dropping toward 1: the model is learning to guess instead of research. Read its traces.",
+    };
   }
   if (key === "tokens") {
-    return { lo: start * 0.5, hi: start * 1.5, range: `stable (started at ${Math.round(start)})`, advice: "Growing fast: the model is rambling to stall. Read the traces now." };
+    return {
+      lo: start * 0.5,
+      hi: start * 1.5,
+      range: `stable (started at ${Math.round(start)})`,
+      advice: "Growing fast: the model is rambling to stall. Read the traces now.",
+    };
   }
   return undefined;
 }

@@ -21,7 +21,9 @@ export function readOverlay(runDir: string): OverlayRun & { problem?: string } {
   const file = join(runDir, METRICS_FILE);
   if (!existsSync(file)) return { run: basename(runDir), series: [], problem: `${file} does not exist` };
   try {
-    const rows = parseJsonl<Record<string, unknown>>(readFileSync(file, "utf8"), file, { tolerateTornTail: true }).filter((r) => r && typeof r === "object");
+    const rows = parseJsonl<Record<string, unknown>>(readFileSync(file, "utf8"), file, {
+      tolerateTornTail: true,
+    }).filter((r) => r && typeof r === "object");
     return { run: basename(runDir), series: metricSeries(rows) };
   } catch (e) {
     return { run: basename(runDir), series: [], problem: (e as Error).message };

@@ -24,7 +24,13 @@ export type SearchableEpisode = Pick<EpisodeRecord, "id" | "question" | "answers
 /** The index as saved in a file (MiniSearch's own plain-object form). */
 export type SavedRunSearch = AsPlainObject;
 
-const SEARCH = { boost: { question: 2, answers: 2, prediction: 2 }, prefix: true, fuzzy: 0.15, maxFuzzy: 6, combineWith: "AND" } as const satisfies SearchOptions;
+const SEARCH = {
+  boost: { question: 2, answers: 2, prediction: 2 },
+  prefix: true,
+  fuzzy: 0.15,
+  maxFuzzy: 6,
+  combineWith: "AND",
+} as const satisfies SearchOptions;
 
 /** The index's options; `search` matches what MiniSearch's own search with them matches. */
 export const RUN_SEARCH_OPTIONS: Options<SearchDoc> = {
@@ -51,11 +57,17 @@ interface MiniSearchIndex {
 
 function indexOf(ms: MiniSearch<SearchDoc>): MiniSearchIndex | undefined {
   const i = ms as unknown as Partial<MiniSearchIndex>;
-  return typeof i._index?.atPrefix === "function" && typeof i._index.fuzzyGet === "function" && i._documentIds instanceof Map ? (i as MiniSearchIndex) : undefined;
+  return typeof i._index?.atPrefix === "function" &&
+    typeof i._index.fuzzyGet === "function" &&
+    i._documentIds instanceof Map
+    ? (i as MiniSearchIndex)
+    : undefined;
 }
 
 const tokenize = MiniSearch.getDefault("tokenize") as (text: string) => string[];
-const processTerm = MiniSearch.getDefault("processTerm") as (term: string) => string | string[] | null | undefined | false;
+const processTerm = MiniSearch.getDefault("processTerm") as (
+  term: string,
+) => string | string[] | null | undefined | false;
 
 export class RunSearch {
   private index: MiniSearch<SearchDoc>;
@@ -64,7 +76,9 @@ export class RunSearch {
   size = 0;
 
   constructor(saved?: SavedRunSearch) {
-    this.index = saved ? MiniSearch.loadJS<SearchDoc>(saved, RUN_SEARCH_OPTIONS) : new MiniSearch<SearchDoc>(RUN_SEARCH_OPTIONS);
+    this.index = saved
+      ? MiniSearch.loadJS<SearchDoc>(saved, RUN_SEARCH_OPTIONS)
+      : new MiniSearch<SearchDoc>(RUN_SEARCH_OPTIONS);
     this.size = this.index.documentCount;
   }
 

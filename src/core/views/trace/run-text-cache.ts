@@ -45,7 +45,14 @@ export function readTextCache(runDir: string, tokenizer: string): RunTextCache |
     return undefined; // damaged (a crash mid-write cannot leave one: it is renamed into place): rebuild
   }
   const now = episodesStamp(runDir);
-  if (cache.format !== TEXT_CACHE_FORMAT || cache.tokenizer !== tokenizer || !cache.episodes || !cache.search || !cache.gold) return undefined;
+  if (
+    cache.format !== TEXT_CACHE_FORMAT ||
+    cache.tokenizer !== tokenizer ||
+    !cache.episodes ||
+    !cache.search ||
+    !cache.gold
+  )
+    return undefined;
   if (cache.episodes.size !== now.size || cache.episodes.mtime_ms !== now.mtime_ms) return undefined;
   return cache as RunTextCache;
 }

@@ -31,7 +31,10 @@ export function traceLegend(style: TraceStyle): string {
 }
 
 /** Consecutive tokens with the same sampled flag, in order. */
-export function sampledRuns(tokens: readonly number[], sampled: readonly number[]): { sampled: boolean; tokens: number[] }[] {
+export function sampledRuns(
+  tokens: readonly number[],
+  sampled: readonly number[],
+): { sampled: boolean; tokens: number[] }[] {
   const runs: { sampled: boolean; tokens: number[] }[] = [];
   tokens.forEach((t, i) => {
     const s = sampled[i] === 1;
@@ -57,9 +60,13 @@ export function renderTrace(e: EpisodeRecord, tokenizer: ChatTokenizer, style: T
     .join("");
 }
 
-
 /** N episodes with f1 (the primary metric) < 0.5, chosen at random (seeded) but listed in file order. */
-export function pickFailures(episodes: readonly EpisodeRecord[], n: number, seed: number, metrics?: readonly MetricDeclaration[]): EpisodeRecord[] {
+export function pickFailures(
+  episodes: readonly EpisodeRecord[],
+  n: number,
+  seed: number,
+  metrics?: readonly MetricDeclaration[],
+): EpisodeRecord[] {
   const failures = episodes.filter((e) => roleValues(e, metrics).f1 < 0.5);
   const next = rng(seed);
   const idx = failures.map((_, i) => i);
@@ -101,19 +108,31 @@ export function renderShow(run: RunFiles, o: ShowOptions): string {
   const out: string[] = [];
   const env = run.manifest ? environmentOfManifest(run.manifest) : undefined;
   const primary = metricRoles(env?.metrics ?? UNKNOWN_ENV_METRICS).primary.label;
-  if (run.summary) out.push(f.heading(finalLine(o.name, { ...run.summary, n: eps.length }, env)) + `  [${run.summary.status}, ${eps.length}/${run.summary.planned}]`);
+  if (run.summary)
+    out.push(
+      f.heading(finalLine(o.name, { ...run.summary, n: eps.length }, env)) +
+        `  [${run.summary.status}, ${eps.length}/${run.summary.planned}]`,
+    );
   else out.push(f.heading(`${o.name}: ${eps.length} episodes (no summary.json)`));
   if (run.manifest) {
     const m = run.manifest;
-    const setting = m.search ? (m.search.closed_book ? "closed-book" : `top-k ${m.search.top_k}, max ${m.search.max_searches} searches`) : (env?.name ?? m.environment?.name ?? "");
-    out.push(`split ${m.split.name} · ${m.policy.kind} ${m.policy.model}${m.policy.checkpoint ? ` @ ${m.policy.checkpoint}` : ""} · ${setting}`);
+    const setting = m.search
+      ? m.search.closed_book
+        ? "closed-book"
+        : `top-k ${m.search.top_k}, max ${m.search.max_searches} searches`
+      : (env?.name ?? m.environment?.name ?? "");
+    out.push(
+      `split ${m.split.name} · ${m.policy.kind} ${m.policy.model}${m.policy.checkpoint ? ` @ ${m.policy.checkpoint}` : ""} · ${setting}`,
+    );
   }
   const total = eps.length;
   out.push("", f.heading("How episodes ended"));
   const ends = new Map<string, number>();
   for (const e of eps) ends.set(e.end, (ends.get(e.end) ?? 0) + 1);
   for (const [end, count] of [...ends].sort((a, b) => b[1] - a[1])) {
-    out.push(`  ${end.padEnd(10)} ${String(count).padStart(5)}  ${((count / total) * 100).toFixed(0).padStart(3)}%  ${bar(count, total)}`);
+    out.push(
+      `  ${end.padEnd(10)} ${String(count).padStart(5)}  ${((count / total) * 100).toFixed(0).padStart(3)}%  ${bar(count, total)}`,
+    );
   }
   const hasTools = env ? env.tools.length > 0 : true;
   if (hasTools) {
@@ -126,17 +145,31 @@ export function renderShow(run: RunFiles, o: ShowOptions): string {
   }
   const failures = pickFailures(eps, o.n, o.seed, env?.metrics);
   const nFail = eps.filter((e) => roleValues(e, env?.metrics).f1 < 0.5).length;
-  out.push("", f.heading(`Failures (${primary} < 0.5): ${nFail} of ${total}; showing ${failures.length} (seed ${o.seed})`));
-  if (failures.length > 0) out.push(o.tokenizer ? traceLegend(o.style) : `(no token-level traces: ${o.tokenizerProblem ?? "tokenizer unavailable"})`);
+  out.push(
+    "",
+    f.heading(`Failures (${primary} < 0.5): ${nFail} of ${total}; showing ${failures.length} (seed ${o.seed})`),
+  );
+  if (failures.length > 0)
+    out.push(
+      o.tokenizer ? traceLegend(o.style) : `(no token-level traces: ${o.tokenizerProblem ?? "tokenizer unavailable"})`,
+    );
   for (const e of failures) {
-    out.push("", f.heading(`── ${e.id}  end=${e.end}  ${primary} ${roleValues(e, env?.metrics).f1.toFixed(2)}${hasTools ? `  searches ${e.searches.length}` : ""}`));
+    out.push(
+      "",
+      f.heading(
+        `── ${e.id}  end=${e.end}  ${primary} ${roleValues(e, env?.metrics).f1.toFixed(2)}${hasTools ? `  searches ${e.searches.length}` : ""}`,
+      ),
+    );
     out.push(`Q: ${e.question}`, `gold: ${e.answers.join(" | ")}    prediction: ${e.prediction || "(none)"}`);
     const notes = env?.annotate?.(e as unknown as Record<string, unknown>);
     if (notes) {
       out.push(notes.notes.map((n) => `${n.label}: ${n.value}`).join("    "));
       for (const span of notes.spans) {
         const reply = turnReply(e, span.turn, o.tokenizer);
-        if (reply !== undefined) out.push(`${span.label}: …${reply.slice(Math.max(0, span.start - 20), span.start)}[${reply.slice(span.start, span.end)}]${reply.slice(span.end, span.end + 5)}…`);
+        if (reply !== undefined)
+          out.push(
+            `${span.label}: …${reply.slice(Math.max(0, span.start - 20), span.start)}[${reply.slice(span.start, span.end)}]${reply.slice(span.end, span.end + 5)}…`,
+          );
       }
     }
     if (o.tokenizer) out.push(renderTrace(e, o.tokenizer, o.style));

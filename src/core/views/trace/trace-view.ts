@@ -83,7 +83,12 @@ export interface AnnotationMark {
  * concatenation of their per-token texts without the special ones (token-text.ts keeps the
  * concatenation exact across split characters). A span that falls outside its reply is left out.
  */
-export function annotationMarks(record: EpisodeRecord, tok: Pick<ChatTokenizer, "decode">, texts: readonly string[], spans: TraceAnnotations["spans"]): AnnotationMark[] {
+export function annotationMarks(
+  record: EpisodeRecord,
+  tok: Pick<ChatTokenizer, "decode">,
+  texts: readonly string[],
+  spans: TraceAnnotations["spans"],
+): AnnotationMark[] {
   const out: AnnotationMark[] = [];
   for (const span of spans) {
     const turn = record.turns?.[span.turn];
@@ -102,7 +107,8 @@ export function annotationMarks(record: EpisodeRecord, tok: Pick<ChatTokenizer, 
       }
       at = next;
     }
-    if (first >= 0 && at >= span.end) out.push({ label: span.label, range: [record.prompt.length + first, record.prompt.length + last + 1] });
+    if (first >= 0 && at >= span.end)
+      out.push({ label: span.label, range: [record.prompt.length + first, record.prompt.length + last + 1] });
   }
   return out;
 }
@@ -113,7 +119,14 @@ export function traceSections(record: EpisodeRecord): TraceSection[] {
   if (record.prompt.length) sections.push({ kind: "prompt", turn: 0, start: 0, end: record.prompt.length });
   if (record.turns && record.turns.length > 0) {
     record.turns.forEach((t, i) => {
-      sections.push({ kind: "reply", turn: i + 1, start: t.start, end: t.reply_end, action: t.action, stopReason: t.stop_reason });
+      sections.push({
+        kind: "reply",
+        turn: i + 1,
+        start: t.start,
+        end: t.reply_end,
+        action: t.action,
+        stopReason: t.stop_reason,
+      });
       if (t.end > t.reply_end) {
         sections.push({
           kind: t.action === "search" ? "results" : "harness",
@@ -147,12 +160,20 @@ export interface TraceViewOptions {
   environment?: Environment<EnvItem>;
 }
 
-export function buildTraceView(record: EpisodeRecord, tok: ChatTokenizer | undefined, options: TraceViewOptions = {}, decodeProblem?: string): TraceEpisodeView {
+export function buildTraceView(
+  record: EpisodeRecord,
+  tok: ChatTokenizer | undefined,
+  options: TraceViewOptions = {},
+  decodeProblem?: string,
+): TraceEpisodeView {
   const texts = (ids: number[]) => (tok ? decodePerToken(tok, ids) : ids.map((id) => `⟨${id}⟩`));
   const sampledCount = record.sampled.reduce((s, f) => s + (f === 1 ? 1 : 0), 0);
   const tokenTexts = texts(record.tokens);
   const annotations = options.environment?.annotate?.(record as unknown as Record<string, unknown>);
-  const marks = annotations && tok && annotations.spans.length ? annotationMarks(record, tok, tokenTexts, annotations.spans) : undefined;
+  const marks =
+    annotations && tok && annotations.spans.length
+      ? annotationMarks(record, tok, tokenTexts, annotations.spans)
+      : undefined;
   return {
     id: record.id,
     question: record.question,
@@ -175,6 +196,13 @@ export function buildTraceView(record: EpisodeRecord, tok: ChatTokenizer | undef
     ...(tok ? {} : { decodeProblem: decodeProblem ?? "no tokenizer for this run" }),
     ...(annotations ? { annotations } : {}),
     ...(marks ? { marks } : {}),
-    ...(options.environment ? { metrics: { ...roleLabels(metricRoles(options.environment.metrics)), hasTools: options.environment.tools.length > 0 } } : {}),
+    ...(options.environment
+      ? {
+          metrics: {
+            ...roleLabels(metricRoles(options.environment.metrics)),
+            hasTools: options.environment.tools.length > 0,
+          },
+        }
+      : {}),
   };
 }

@@ -36,21 +36,32 @@ describe("config", () => {
   });
 
   it("refuses a model without a price, saying how to add one", () => {
-    assert.throws(() => pricesFor(loadConfig(workspace()), "meta/unknown"), (e: Error) =>
-      e instanceof UserError && /no price for model "meta\/unknown"/.test(e.message) && /agent-lab\.json/.test(e.message));
+    assert.throws(
+      () => pricesFor(loadConfig(workspace()), "meta/unknown"),
+      (e: Error) =>
+        e instanceof UserError &&
+        /no price for model "meta\/unknown"/.test(e.message) &&
+        /agent-lab\.json/.test(e.message),
+    );
   });
 
   it("names file and line for invalid JSON and bad values", () => {
-    assert.throws(() => loadConfig(workspace('{\n  "topK": 3,\n  oops\n}')), (e: Error) =>
-      e instanceof FileFormatError && e.line === 3 && e.message.includes("agent-lab.json:3"));
-    assert.throws(() => loadConfig(workspace('{\n  "topK": 0\n}')), (e: Error) =>
-      e instanceof FileFormatError && e.line === 2 && /positive integer/.test(e.message));
+    assert.throws(
+      () => loadConfig(workspace('{\n  "topK": 3,\n  oops\n}')),
+      (e: Error) => e instanceof FileFormatError && e.line === 3 && e.message.includes("agent-lab.json:3"),
+    );
+    assert.throws(
+      () => loadConfig(workspace('{\n  "topK": 0\n}')),
+      (e: Error) => e instanceof FileFormatError && e.line === 2 && /positive integer/.test(e.message),
+    );
     assert.throws(() => loadConfig(workspace('{"topk": 3}')), /not a setting/);
   });
 
   it("ships a JSON schema that matches the defaults", () => {
     const schema = JSON.parse(readFileSync(join(REPO, "data/schema/agent-lab.schema.json"), "utf8"));
-    const props = Object.keys(schema.properties).filter((k) => k !== "$schema").sort();
+    const props = Object.keys(schema.properties)
+      .filter((k) => k !== "$schema")
+      .sort();
     assert.deepEqual(props, Object.keys(DEFAULT_CONFIG).sort());
     for (const key of props) assert.deepEqual(schema.properties[key].default, (DEFAULT_CONFIG as any)[key], key);
   });

@@ -3,9 +3,23 @@ import { strict as assert } from "node:assert";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { DEFAULT_CONFIG } from "../../../../src/core/base/config";
-import { describeEnvironment, environmentField, manifestEnvironment } from "../../../../src/core/base/runs/manifest-environment";
-import { DEFAULT_ENVIRONMENT, environmentByName, environmentNames, environmentOfManifest } from "../../../../src/core/envs/registry";
-import { ENVIRONMENT_INFO, ENVIRONMENT_NAMES, GRADED_ENVIRONMENTS, metricLabels } from "../../../../src/core/envs/catalog";
+import {
+  describeEnvironment,
+  environmentField,
+  manifestEnvironment,
+} from "../../../../src/core/base/runs/manifest-environment";
+import {
+  DEFAULT_ENVIRONMENT,
+  environmentByName,
+  environmentNames,
+  environmentOfManifest,
+} from "../../../../src/core/envs/registry";
+import {
+  ENVIRONMENT_INFO,
+  ENVIRONMENT_NAMES,
+  GRADED_ENVIRONMENTS,
+  metricLabels,
+} from "../../../../src/core/envs/catalog";
 import { GRADE_STEP } from "../../../../src/core/steps/catalog/catalog";
 
 const REPO = join(__dirname, "..", "..", "..", "..");
@@ -37,14 +51,20 @@ describe("envs/registry", () => {
   });
 
   it("an unknown name is refused with the list", () => {
-    assert.throws(() => environmentByName("hotpot", "--env"), /--env "hotpot": unknown environment; known: hotpotqa, gsm8k/);
+    assert.throws(
+      () => environmentByName("hotpot", "--env"),
+      /--env "hotpot": unknown environment; known: hotpotqa, gsm8k/,
+    );
   });
 
   it("manifests: HotpotQA v1 writes no field (old runs resume unchanged), others name themselves; absent reads as HotpotQA", () => {
     assert.deepEqual(environmentField(environmentByName("hotpotqa")), {});
     assert.deepEqual(environmentField(environmentByName("gsm8k")), { environment: { name: "gsm8k", version: "1" } });
     assert.deepEqual(manifestEnvironment({ split: {} }), { name: "hotpotqa", version: "1" });
-    assert.deepEqual(manifestEnvironment({ fingerprint: { environment: { name: "gsm8k", version: "1" } } }), { name: "gsm8k", version: "1" });
+    assert.deepEqual(manifestEnvironment({ fingerprint: { environment: { name: "gsm8k", version: "1" } } }), {
+      name: "gsm8k",
+      version: "1",
+    });
     assert.equal(environmentOfManifest({ environment: { name: "gsm8k", version: "1" } })?.name, "gsm8k");
     assert.equal(environmentOfManifest({ environment: { name: "elsewhere", version: "3" } }), undefined);
     assert.equal(describeEnvironment({ name: "gsm8k", version: "1" }), "gsm8k v1");

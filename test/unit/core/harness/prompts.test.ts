@@ -14,10 +14,16 @@ describe("harness: system prompts", () => {
     assert.equal(p.sha256, promptSha256(p.text));
     assert.match(p.sha256, /^[0-9a-f]{64}$/);
     // Each example reply is exactly one action the harness parses...
-    const replies = p.text.split("\n").filter((l) => /^Reply \d+: /.test(l)).map((l) => l.replace(/^Reply \d+: /, ""));
+    const replies = p.text
+      .split("\n")
+      .filter((l) => /^Reply \d+: /.test(l))
+      .map((l) => l.replace(/^Reply \d+: /, ""));
     assert.ok(replies.length >= 3);
     const actions = replies.map(parseAction);
-    assert.deepEqual(actions.map((a) => a.kind), [...Array(replies.length - 1).fill("search"), "answer"]);
+    assert.deepEqual(
+      actions.map((a) => a.kind),
+      [...Array(replies.length - 1).fill("search"), "answer"],
+    );
     // ...with concrete words: small models copy placeholders like "keywords" verbatim.
     for (const a of actions) {
       const inside = a.kind === "search" ? a.query : a.kind === "answer" ? a.text : "";
@@ -43,8 +49,14 @@ describe("harness: system prompts", () => {
 
   it("names the file when it is missing or empty", () => {
     const dir = mkdtempSync(join(tmpdir(), "agent-lab-prompt-"));
-    assert.throws(() => loadSystemPrompt("nope.md", { workspaceDir: dir }), (e: Error) => e instanceof UserError && e.message.includes(join(dir, "nope.md")));
+    assert.throws(
+      () => loadSystemPrompt("nope.md", { workspaceDir: dir }),
+      (e: Error) => e instanceof UserError && e.message.includes(join(dir, "nope.md")),
+    );
     writeFileSync(join(dir, "empty.md"), " \n\n");
-    assert.throws(() => loadSystemPrompt("empty.md", { workspaceDir: dir }), (e: Error) => e instanceof FileFormatError && e.message.includes("empty.md:1"));
+    assert.throws(
+      () => loadSystemPrompt("empty.md", { workspaceDir: dir }),
+      (e: Error) => e instanceof FileFormatError && e.message.includes("empty.md:1"),
+    );
   });
 });

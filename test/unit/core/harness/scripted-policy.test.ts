@@ -14,7 +14,10 @@ describe("policies: ScriptedPolicy", function () {
     const p = new ScriptedPolicy(tok, ["<search>a</search>", "<answer>b</answer>"], { logprob: -0.25, model: "demo" });
     const first = await p.sample([1, 2, 3], opts);
     assert.deepEqual(first.tokens, [...tok.encode("<search>a</search>"), p.endToken]);
-    assert.deepEqual(first.logprobs, first.tokens.map(() => -0.25));
+    assert.deepEqual(
+      first.logprobs,
+      first.tokens.map(() => -0.25),
+    );
     assert.equal(first.stopReason, "stop");
     assert.equal(tok.decode((await p.sample([], opts)).tokens), "<answer>b</answer><|im_end|>");
     await assert.rejects(p.sample([], opts), /has 2 replies; turn 3 was asked for/);
@@ -38,7 +41,10 @@ describe("policies: ScriptedPolicy", function () {
       { text: "<answer>x</answer>", noLogprobs: true },
     ]);
     const cut = await p.sample([], { temperature: 0, maxTokens: 3 });
-    assert.deepEqual([cut.tokens, cut.stopReason], [tok.encode("<answer>Arthur's Magazine</answer>").slice(0, 3), "length"]);
+    assert.deepEqual(
+      [cut.tokens, cut.stopReason],
+      [tok.encode("<answer>Arthur's Magazine</answer>").slice(0, 3), "length"],
+    );
     assert.ok(!(await p.sample([], opts)).tokens.includes(p.endToken));
     assert.equal((await p.sample([], opts)).logprobs, null);
   });

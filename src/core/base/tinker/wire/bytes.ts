@@ -59,7 +59,7 @@ export function readBfloat16(bytes: Uint8Array): number[] {
   const scratch = new DataView(new ArrayBuffer(4));
   const out = new Array<number>(bytes.byteLength / 2);
   for (let i = 0; i < out.length; i++) {
-    scratch.setUint32(0, view.getUint16(i * 2, true) << 16 >>> 0);
+    scratch.setUint32(0, (view.getUint16(i * 2, true) << 16) >>> 0);
     out[i] = scratch.getFloat32(0);
   }
   return out;

@@ -4,15 +4,7 @@
  * client). Both directions exist for each so the client and the local backend share one codec.
  * Proto3 default values (0, "", false) are left out, as the Python SDK does.
  */
-import {
-  float32Bytes,
-  int32Bytes,
-  int64Bytes,
-  readBfloat16,
-  readFloat32,
-  readInt32,
-  readInt64,
-} from "./bytes";
+import { float32Bytes, int32Bytes, int64Bytes, readBfloat16, readFloat32, readInt32, readInt64 } from "./bytes";
 import { DTYPE, STOP_REASON, protoType } from "./schema";
 import type {
   Datum,

@@ -27,5 +27,10 @@ export interface TaskGenerator {
 
 /** A 31-bit seed for draw `index` of a run seeded `seed`. */
 export function drawSeed(seed: number, index: number, what = "gen"): number {
-  return createHash("sha256").update(JSON.stringify([what, seed, index])).digest().readUInt32BE(0) >>> 1;
+  return (
+    createHash("sha256")
+      .update(JSON.stringify([what, seed, index]))
+      .digest()
+      .readUInt32BE(0) >>> 1
+  );
 }

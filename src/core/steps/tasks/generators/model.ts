@@ -31,11 +31,21 @@ export class ModelGenerator implements TaskGenerator {
   }
 
   async generate(index: number, signal?: AbortSignal): Promise<GeneratedCandidate> {
-    const s = await this.o.policy.sample(this.prompt, { temperature: this.o.temperature, maxTokens: this.o.maxTokens, seed: drawSeed(this.o.seed, index), signal });
+    const s = await this.o.policy.sample(this.prompt, {
+      temperature: this.o.temperature,
+      maxTokens: this.o.maxTokens,
+      seed: drawSeed(this.o.seed, index),
+      signal,
+    });
     const used = { prefill: this.prompt.length, sampled: s.tokens.length };
     const reply = this.o.policy.tokenizer.decode(s.tokens, { skipSpecialTokens: true });
     const parsed = parseGeneratorReply(reply);
-    if ("error" in parsed) return { ok: false, reason: s.stopReason === "length" ? `cut at ${this.o.maxTokens} tokens (${parsed.error})` : parsed.error, ...used };
+    if ("error" in parsed)
+      return {
+        ok: false,
+        reason: s.stopReason === "length" ? `cut at ${this.o.maxTokens} tokens (${parsed.error})` : parsed.error,
+        ...used,
+      };
     return { ok: true, draft: parsed, ...used };
   }
 

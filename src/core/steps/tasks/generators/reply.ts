@@ -15,7 +15,11 @@ export function parseGeneratorReply(reply: string): CandidateDraft | { error: st
   if (!/^\s*def solution\(\s*\)\s*(->[^:]*)?:/m.test(solution)) return { error: "the code defines no solution()" };
   const before = text.slice(0, code.index);
   const m = /problem\s*:\s*([\s\S]+)/i.exec(before);
-  const problem = (m ? m[1] : before).replace(/\*\*/g, "").replace(/\s+/g, " ").replace(/\s*(solution|code)\s*:?\s*$/i, "").trim();
+  const problem = (m ? m[1] : before)
+    .replace(/\*\*/g, "")
+    .replace(/\s+/g, " ")
+    .replace(/\s*(solution|code)\s*:?\s*$/i, "")
+    .trim();
   if (problem.length < 20) return { error: "no problem text before the code" };
   return { problem, solution };
 }

@@ -19,7 +19,24 @@ const int = (rng: Rng, lo: number, hi: number) => lo + Math.floor(rng() * (hi - 
 /** Text as a Python string literal (JSON's escapes are valid Python for these strings). */
 const py = (s: string) => JSON.stringify(s);
 
-const NAMES = ["Ava", "Ben", "Chloe", "Dev", "Elena", "Farid", "Grace", "Hiro", "Ines", "Jonah", "Kemi", "Luca", "Maya", "Noor", "Omar", "Priya"];
+const NAMES = [
+  "Ava",
+  "Ben",
+  "Chloe",
+  "Dev",
+  "Elena",
+  "Farid",
+  "Grace",
+  "Hiro",
+  "Ines",
+  "Jonah",
+  "Kemi",
+  "Luca",
+  "Maya",
+  "Noor",
+  "Omar",
+  "Priya",
+];
 const ITEMS = ["apples", "stickers", "marbles", "pencils", "cookies", "stamps", "shells", "cards"];
 
 type Template = (rng: Rng) => CandidateDraft;
@@ -28,48 +45,83 @@ const GSM8K_TEMPLATES: Template[] = [
   (r) => {
     const [n, item, a, b] = [pick(r, NAMES), pick(r, ITEMS), int(r, 12, 90), int(r, 3, 40)];
     const c = int(r, 1, a + b - 1);
-    return { problem: `${n} has ${a} ${item}. ${n} buys ${b} more and then gives ${c} to a friend. How many ${item} does ${n} have now?`, solution: `def solution():\n    have = ${a}\n    have += ${b}\n    have -= ${c}\n    return have` };
+    return {
+      problem: `${n} has ${a} ${item}. ${n} buys ${b} more and then gives ${c} to a friend. How many ${item} does ${n} have now?`,
+      solution: `def solution():\n    have = ${a}\n    have += ${b}\n    have -= ${c}\n    return have`,
+    };
   },
   (r) => {
     const [n, price, count] = [pick(r, NAMES), int(r, 2, 15), int(r, 2, 9)];
     const bill = [50, 100][int(r, 0, 1)];
-    return { problem: `${n} buys ${count} notebooks that cost $${price} each and pays with a $${bill} bill. How many dollars of change does ${n} get?`, solution: `def solution():\n    cost = ${count} * ${price}\n    return ${bill} - cost` };
+    return {
+      problem: `${n} buys ${count} notebooks that cost $${price} each and pays with a $${bill} bill. How many dollars of change does ${n} get?`,
+      solution: `def solution():\n    cost = ${count} * ${price}\n    return ${bill} - cost`,
+    };
   },
   (r) => {
     const [n, perDay, pages] = [pick(r, NAMES), int(r, 8, 40), int(r, 120, 600)];
-    return { problem: `${n} reads ${perDay} pages every day. The book has ${pages} pages. How many days does ${n} need to finish the book?`, solution: `import math\n\ndef solution():\n    return math.ceil(${pages} / ${perDay})` };
+    return {
+      problem: `${n} reads ${perDay} pages every day. The book has ${pages} pages. How many days does ${n} need to finish the book?`,
+      solution: `import math\n\ndef solution():\n    return math.ceil(${pages} / ${perDay})`,
+    };
   },
   (r) => {
     const [rows, per, cut] = [int(r, 4, 20), int(r, 5, 25), int(r, 1, 30)];
-    return { problem: `An orchard has ${rows} rows with ${per} trees in each row. A storm knocks down ${cut} trees. How many trees are still standing?`, solution: `def solution():\n    return ${rows} * ${per} - ${cut}` };
+    return {
+      problem: `An orchard has ${rows} rows with ${per} trees in each row. A storm knocks down ${cut} trees. How many trees are still standing?`,
+      solution: `def solution():\n    return ${rows} * ${per} - ${cut}`,
+    };
   },
   (r) => {
     const [n, wage, hours, days] = [pick(r, NAMES), int(r, 9, 30), int(r, 2, 8), int(r, 2, 6)];
-    return { problem: `${n} earns $${wage} an hour and works ${hours} hours a day for ${days} days. How many dollars does ${n} earn in total?`, solution: `def solution():\n    per_day = ${wage} * ${hours}\n    return per_day * ${days}` };
+    return {
+      problem: `${n} earns $${wage} an hour and works ${hours} hours a day for ${days} days. How many dollars does ${n} earn in total?`,
+      solution: `def solution():\n    per_day = ${wage} * ${hours}\n    return per_day * ${days}`,
+    };
   },
   (r) => {
     const [speed, t] = [int(r, 30, 110), int(r, 2, 9) / 2];
-    return { problem: `A train travels at ${speed} kilometres per hour for ${t} hours. How many kilometres does it travel?`, solution: `def solution():\n    return ${speed} * ${t}` };
+    return {
+      problem: `A train travels at ${speed} kilometres per hour for ${t} hours. How many kilometres does it travel?`,
+      solution: `def solution():\n    return ${speed} * ${t}`,
+    };
   },
   (r) => {
     const [n, item, total, share] = [pick(r, NAMES), pick(r, ITEMS), int(r, 4, 30) * 6, [2, 3, 6][int(r, 0, 2)]];
-    return { problem: `${n} has ${total} ${item} and shares them equally among ${share} friends, keeping none. How many ${item} does each friend get?`, solution: `def solution():\n    return ${total} // ${share}` };
+    return {
+      problem: `${n} has ${total} ${item} and shares them equally among ${share} friends, keeping none. How many ${item} does each friend get?`,
+      solution: `def solution():\n    return ${total} // ${share}`,
+    };
   },
 ];
 
 /** Breaks a good draft on purpose, the way `kind` names. */
-function broken(kind: (typeof BREAKAGES)[number], good: CandidateDraft, earlier: CandidateDraft | undefined, textAnswers: boolean): CandidateDraft {
+function broken(
+  kind: (typeof BREAKAGES)[number],
+  good: CandidateDraft,
+  earlier: CandidateDraft | undefined,
+  textAnswers: boolean,
+): CandidateDraft {
   switch (kind) {
     case "error":
       return { problem: good.problem, solution: good.solution.replace(/return (.+)$/m, "return ($1) / 0") };
     case "timeout":
-      return { problem: good.problem, solution: "def solution():\n    n = 0\n    while True:\n        n += 1\n    return n" };
+      return {
+        problem: good.problem,
+        solution: "def solution():\n    n = 0\n    while True:\n        n += 1\n    return n",
+      };
     case "wrong-type":
-      return { problem: good.problem, solution: textAnswers ? "def solution():\n    return 1907" : 'def solution():\n    return "about " + str(7)' };
+      return {
+        problem: good.problem,
+        solution: textAnswers ? "def solution():\n    return 1907" : 'def solution():\n    return "about " + str(7)',
+      };
     case "duplicate":
       return earlier ?? good;
     case "escape":
-      return { problem: good.problem, solution: "import os\n\ndef solution():\n    return len(os.environ.get('TINKER_API_KEY', ''))" };
+      return {
+        problem: good.problem,
+        solution: "import os\n\ndef solution():\n    return len(os.environ.get('TINKER_API_KEY', ''))",
+      };
   }
 }
 
@@ -95,7 +147,10 @@ class TemplateGenerator implements TaskGenerator {
   async generate(index: number): Promise<GeneratedCandidate> {
     const rng = mulberry32(drawSeed(this.o.seed, index, this.id));
     const good = pick(rng, this.templates)(rng);
-    const draft = rng() < (this.o.brokenShare ?? BROKEN_SHARE) ? broken(pick(rng, BREAKAGES), good, this.earlier(index, rng), this.textAnswers) : good;
+    const draft =
+      rng() < (this.o.brokenShare ?? BROKEN_SHARE)
+        ? broken(pick(rng, BREAKAGES), good, this.earlier(index, rng), this.textAnswers)
+        : good;
     return { ok: true, draft, prefill: 0, sampled: 0 };
   }
 

@@ -49,7 +49,8 @@ export function lockDownNode(options: LockdownOptions): void {
     for (const name of names) if (name in target) seal(target, name, poison(kind, `${prefix}.${name}`));
   };
   // `import * as` namespaces are read-only views; the CommonJS export objects are what callers share.
-  const cjs = <T extends object>(ns: T): Record<string, unknown> => ((ns as { default?: object }).default ?? ns) as Record<string, unknown>;
+  const cjs = <T extends object>(ns: T): Record<string, unknown> =>
+    ((ns as { default?: object }).default ?? ns) as Record<string, unknown>;
 
   // Network: each way to open, accept or resolve a connection.
   const netM = cjs(net);
@@ -58,11 +59,31 @@ export function lockDownNode(options: LockdownOptions): void {
   poisonAll("network", "net.Server", (netM.Server as { prototype: object }).prototype, ["listen"]);
   poisonAll("network", "tls", cjs(tls), ["connect", "createServer", "createSecureContext"]);
   const dnsM = cjs(dns);
-  const dnsCalls = ["lookup", "lookupService", "resolve", "resolve4", "resolve6", "resolveAny", "resolveCname", "resolveMx", "resolveNs", "resolvePtr", "resolveSrv", "resolveTxt", "resolveNaptr", "resolveSoa", "resolveCaa", "reverse"];
+  const dnsCalls = [
+    "lookup",
+    "lookupService",
+    "resolve",
+    "resolve4",
+    "resolve6",
+    "resolveAny",
+    "resolveCname",
+    "resolveMx",
+    "resolveNs",
+    "resolvePtr",
+    "resolveSrv",
+    "resolveTxt",
+    "resolveNaptr",
+    "resolveSoa",
+    "resolveCaa",
+    "reverse",
+  ];
   poisonAll("network", "dns", dnsM, dnsCalls);
   poisonAll("network", "dns.promises", dnsM.promises as object, dnsCalls);
   poisonAll("network", "dns.Resolver", (dnsM.Resolver as { prototype: object }).prototype, dnsCalls);
-  for (const [name, m] of [["http", http], ["https", https]] as const) {
+  for (const [name, m] of [
+    ["http", http],
+    ["https", https],
+  ] as const) {
     const mod = cjs(m);
     poisonAll("network", name, mod, ["request", "get", "createServer"]);
     poisonAll("network", `${name}.Agent`, (mod.Agent as { prototype: object }).prototype, ["createConnection"]);
@@ -74,11 +95,30 @@ export function lockDownNode(options: LockdownOptions): void {
   }
 
   // Processes, threads and the debugger (the permission model denies most of these too).
-  poisonAll("process", "child_process", cjs(childProcess), ["spawn", "spawnSync", "exec", "execSync", "execFile", "execFileSync", "fork"]);
+  poisonAll("process", "child_process", cjs(childProcess), [
+    "spawn",
+    "spawnSync",
+    "exec",
+    "execSync",
+    "execFile",
+    "execFileSync",
+    "fork",
+  ]);
   poisonAll("process", "worker_threads", cjs(workerThreads), ["Worker"]);
   poisonAll("process", "cluster", cjs(cluster), ["fork", "setupPrimary", "setupMaster"]);
   poisonAll("host-bridge", "inspector", cjs(inspector), ["open", "Session", "url", "waitForDebugger"]);
-  poisonAll("process", "process", process, ["kill", "dlopen", "_linkedBinding", "_debugProcess", "setuid", "setgid", "seteuid", "setegid", "setgroups", "initgroups"]);
+  poisonAll("process", "process", process, [
+    "kill",
+    "dlopen",
+    "_linkedBinding",
+    "_debugProcess",
+    "setuid",
+    "setgid",
+    "seteuid",
+    "setegid",
+    "setgroups",
+    "initgroups",
+  ]);
   // Pyodide's file-system layer asks the deprecated process.binding for open() flags, which the
   // permission model refuses; answer that one question and no other.
   const fsConstants = fs.constants;
@@ -90,7 +130,14 @@ export function lockDownNode(options: LockdownOptions): void {
 
   // Host facts: the parent already passes an empty environment; freeze it so nothing can be put back.
   seal(process, "env", Object.freeze(Object.create(null)));
-  poisonAll("environment", "os", cjs(os), ["userInfo", "hostname", "networkInterfaces", "homedir", "setPriority", "getPriority"]);
+  poisonAll("environment", "os", cjs(os), [
+    "userInfo",
+    "hostname",
+    "networkInterfaces",
+    "homedir",
+    "setPriority",
+    "getPriority",
+  ]);
 
   syncBuiltinESMExports();
   capWasmMemory(options);

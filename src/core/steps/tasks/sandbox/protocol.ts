@@ -34,9 +34,7 @@ export interface PyValue {
   repr: string;
 }
 
-export type SandboxOutcome =
-  | { ok: true; value: PyValue }
-  | { ok: false; reason: SandboxReason; detail: string };
+export type SandboxOutcome = { ok: true; value: PyValue } | { ok: false; reason: SandboxReason; detail: string };
 
 /** Host → worker. */
 export interface TaskRequest {
@@ -65,12 +63,18 @@ export function parseWorkerMessage(line: string): WorkerMessage | undefined {
   if (typeof raw !== "object" || raw === null) return undefined;
   const m = raw as Record<string, unknown>;
   if (m.type === "ready") return { type: "ready" };
-  if (m.type !== "done" || typeof m.id !== "number" || typeof m.outcome !== "object" || m.outcome === null) return undefined;
+  if (m.type !== "done" || typeof m.id !== "number" || typeof m.outcome !== "object" || m.outcome === null)
+    return undefined;
   const o = m.outcome as Record<string, unknown>;
   if (o.ok === true) {
     const v = o.value as Record<string, unknown> | null;
-    if (typeof v !== "object" || v === null || typeof v.type !== "string" || typeof v.repr !== "string") return undefined;
-    return { type: "done", id: m.id, outcome: { ok: true, value: { type: v.type.slice(0, 64), repr: v.repr.slice(0, REPR_LIMIT) } } };
+    if (typeof v !== "object" || v === null || typeof v.type !== "string" || typeof v.repr !== "string")
+      return undefined;
+    return {
+      type: "done",
+      id: m.id,
+      outcome: { ok: true, value: { type: v.type.slice(0, 64), repr: v.repr.slice(0, REPR_LIMIT) } },
+    };
   }
   if (o.ok === false && typeof o.reason === "string" && (SANDBOX_REASONS as readonly string[]).includes(o.reason)) {
     const detail = typeof o.detail === "string" ? o.detail.slice(0, DETAIL_LIMIT) : "";

@@ -45,7 +45,10 @@ const WORKER_HEAP_MIB = 256;
 export function workerNodeArgs(files: WorkerFiles): string[] {
   const [major, minor] = process.versions.node.split(".").map(Number);
   // Node 22.13 and 23.5 made the permission model stable under a new flag name.
-  const permission = major > 23 || (major === 23 && minor >= 5) || (major === 22 && minor >= 13) ? "--permission" : "--experimental-permission";
+  const permission =
+    major > 23 || (major === 23 && minor >= 5) || (major === 22 && minor >= 13)
+      ? "--permission"
+      : "--experimental-permission";
   return [
     permission,
     `--allow-fs-read=${files.pyodideDir}${sep}*`,
@@ -98,7 +101,9 @@ export class PythonSandbox implements TaskSandbox {
 
   /** sha256 of the worker script (lockdown, guest setup and Pyodide's loader are bundled in it) and of Pyodide's version. */
   get codeSha256(): string {
-    this.codeHash ??= sha256Hex(Buffer.concat([readFileSync(this.files.script), readFileSync(join(this.files.pyodideDir, "package.json"))]));
+    this.codeHash ??= sha256Hex(
+      Buffer.concat([readFileSync(this.files.script), readFileSync(join(this.files.pyodideDir, "package.json"))]),
+    );
     return this.codeHash;
   }
 
@@ -131,7 +136,11 @@ export class PythonSandbox implements TaskSandbox {
     const id = this.nextId++;
     return new Promise<SandboxOutcome>((resolve) => {
       const timer = setTimeout(() => {
-        this.settle(id, { ok: false, reason: "timeout", detail: `no answer within ${this.limits.timeoutMs} ms; worker killed` });
+        this.settle(id, {
+          ok: false,
+          reason: "timeout",
+          detail: `no answer within ${this.limits.timeoutMs} ms; worker killed`,
+        });
         this.kill();
       }, this.limits.timeoutMs + KILL_GRACE_MS);
       this.pending = { id, resolve, timer };
@@ -160,7 +169,11 @@ export class PythonSandbox implements TaskSandbox {
   }
 
   private spawnWorker(): Promise<void> {
-    const config: WorkerConfig = { indexDir: this.files.pyodideDir, wasmMemoryBytes: this.limits.memoryBytes, timeoutMs: this.limits.timeoutMs };
+    const config: WorkerConfig = {
+      indexDir: this.files.pyodideDir,
+      wasmMemoryBytes: this.limits.memoryBytes,
+      timeoutMs: this.limits.timeoutMs,
+    };
     const child = spawn(process.execPath, [...workerNodeArgs(this.files), this.files.script, JSON.stringify(config)], {
       cwd: this.files.pyodideDir,
       env: workerEnv(),
@@ -202,10 +215,19 @@ export class PythonSandbox implements TaskSandbox {
           this.ready = undefined;
         }
         if (!started) {
-          reject(new UserError(`the Python sandbox failed to start (exit ${code ?? signal}): ${stderrTail.trim().split("\n").slice(-1)[0] ?? ""}`));
+          reject(
+            new UserError(
+              `the Python sandbox failed to start (exit ${code ?? signal}): ${stderrTail.trim().split("\n").slice(-1)[0] ?? ""}`,
+            ),
+          );
           return;
         }
-        if (this.pending) this.settle(this.pending.id, { ok: false, reason: "crash", detail: `the sandbox worker exited (${code ?? signal})` });
+        if (this.pending)
+          this.settle(this.pending.id, {
+            ok: false,
+            reason: "crash",
+            detail: `the sandbox worker exited (${code ?? signal})`,
+          });
       });
       child.on("error", (e) => {
         clearTimeout(startTimer);
@@ -217,7 +239,12 @@ export class PythonSandbox implements TaskSandbox {
   /** A line that is not a well-formed answer to the current task: the worker is no longer trusted. */
   private protocolViolation(child: ChildProcessByStdio<Writable, Readable, Readable>): void {
     if (this.child !== child) return;
-    if (this.pending) this.settle(this.pending.id, { ok: false, reason: "crash", detail: "the sandbox worker sent a malformed message" });
+    if (this.pending)
+      this.settle(this.pending.id, {
+        ok: false,
+        reason: "crash",
+        detail: "the sandbox worker sent a malformed message",
+      });
     this.kill();
   }
 }

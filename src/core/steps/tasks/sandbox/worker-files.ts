@@ -31,7 +31,8 @@ export function workerFiles(): WorkerFiles {
 function workerScript(): string {
   const built = join(__dirname, WORKER_BUNDLE);
   if (existsSync(built)) return built;
-  if (!existsSync(join(__dirname, "worker.ts"))) throw new UserError(`the Python sandbox is missing: expected ${built} (rebuild with npm run build)`);
+  if (!existsSync(join(__dirname, "worker.ts")))
+    throw new UserError(`the Python sandbox is missing: expected ${built} (rebuild with npm run build)`);
   return bundleWorkerFromSource();
 }
 
@@ -47,7 +48,9 @@ function pyodideDir(): string {
   try {
     return dirname(require.resolve("pyodide/package.json"));
   } catch (e) {
-    throw new UserError(`the Python sandbox is missing Pyodide: expected ${shipped} (rebuild with npm run build) (${(e as Error).message.split("\n")[0]})`);
+    throw new UserError(
+      `the Python sandbox is missing Pyodide: expected ${shipped} (rebuild with npm run build) (${(e as Error).message.split("\n")[0]})`,
+    );
   }
 }
 
@@ -67,7 +70,16 @@ export function bundleFromSource(source: string, inputs: string[]): string {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded lazily on purpose, see above
   const esbuild = require("esbuild") as typeof import("esbuild");
   const tmp = `${out}.${process.pid}.tmp`;
-  esbuild.buildSync({ entryPoints: [source], outfile: tmp, bundle: true, platform: "node", target: "node20", format: "cjs", external: WORKER_EXTERNALS, logLevel: "error" });
+  esbuild.buildSync({
+    entryPoints: [source],
+    outfile: tmp,
+    bundle: true,
+    platform: "node",
+    target: "node20",
+    format: "cjs",
+    external: WORKER_EXTERNALS,
+    logLevel: "error",
+  });
   renameSync(tmp, out);
   return out;
 }

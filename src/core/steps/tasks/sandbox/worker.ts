@@ -9,7 +9,14 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { GUEST_SETUP, VIOLATION_MARK } from "./guest";
 import { lockDownNode, type ViolationKind } from "./lockdown";
-import { DETAIL_LIMIT, REPR_LIMIT, type SandboxOutcome, type SandboxReason, type TaskRequest, type WorkerMessage } from "./protocol";
+import {
+  DETAIL_LIMIT,
+  REPR_LIMIT,
+  type SandboxOutcome,
+  type SandboxReason,
+  type TaskRequest,
+  type WorkerMessage,
+} from "./protocol";
 
 export interface WorkerConfig {
   indexDir: string;
@@ -124,7 +131,11 @@ async function main(): Promise<void> {
       restore();
     } catch (e) {
       // The runner catches every Python exception; reaching here means the interpreter itself failed.
-      send({ type: "done", id: task.id, outcome: { ok: false, reason: "crash", detail: String(e).slice(0, DETAIL_LIMIT) } });
+      send({
+        type: "done",
+        id: task.id,
+        outcome: { ok: false, reason: "crash", detail: String(e).slice(0, DETAIL_LIMIT) },
+      });
       process.exit(3);
     }
     send({ type: "done", id: task.id, outcome: outcomeOf(result, timedOut) });

@@ -14,7 +14,8 @@ import { qwen3TokenizerFolder } from "../../../../../src/core/base/chat/offline-
 import { UserError } from "../../../../../src/core/base/errors";
 
 const REPO = "agent-lab-test/tiny-qwen";
-const TEMPLATE = "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}";
+const TEMPLATE =
+  "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}";
 
 describe("chat: tokenizer from a hub id", function () {
   let server: Server;
@@ -52,9 +53,15 @@ describe("chat: tokenizer from a hub id", function () {
     const cacheDir = mkdtempSync(join(tmpdir(), "agent-lab-hf-cache-"));
     const tok = await loadTokenizer(REPO, { cacheDir });
     assert.equal(tok.name, REPO);
-    assert.ok(requests.some((r) => r.endsWith("/chat_template.jinja")), requests.join(", "));
+    assert.ok(
+      requests.some((r) => r.endsWith("/chat_template.jinja")),
+      requests.join(", "),
+    );
     assert.ok(existsSync(join(cacheDir, REPO, "chat_template.jinja")));
-    assert.equal(tok.renderChat([{ role: "user", content: "Hi" }], { addGenerationPrompt: true }), "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n");
+    assert.equal(
+      tok.renderChat([{ role: "user", content: "Hi" }], { addGenerationPrompt: true }),
+      "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n",
+    );
     assert.equal(tok.tokenId("<|im_end|>"), 151645);
 
     // Offline now: a fresh load must come from the cache alone.
@@ -65,7 +72,10 @@ describe("chat: tokenizer from a hub id", function () {
       const again = await loadTokenizer(REPO, { cacheDir });
       assert.deepEqual(requests, []);
       assert.deepEqual(again.encode("Hi <|im_end|>"), tok.encode("Hi <|im_end|>"));
-      assert.equal(again.renderChat([{ role: "user", content: "Hi" }], { addGenerationPrompt: false }), "<|im_start|>user\nHi<|im_end|>\n");
+      assert.equal(
+        again.renderChat([{ role: "user", content: "Hi" }], { addGenerationPrompt: false }),
+        "<|im_start|>user\nHi<|im_end|>\n",
+      );
     } finally {
       env.allowRemoteModels = true;
     }
@@ -73,6 +83,9 @@ describe("chat: tokenizer from a hub id", function () {
 
   it("names the hub id when it cannot be loaded", async () => {
     const cacheDir = mkdtempSync(join(tmpdir(), "agent-lab-hf-cache-"));
-    await assert.rejects(loadTokenizer("agent-lab-test/missing", { cacheDir }), (e: Error) => e instanceof UserError && /agent-lab-test\/missing/.test(e.message));
+    await assert.rejects(
+      loadTokenizer("agent-lab-test/missing", { cacheDir }),
+      (e: Error) => e instanceof UserError && /agent-lab-test\/missing/.test(e.message),
+    );
   });
 });

@@ -9,7 +9,6 @@ import { mulberry32 } from "../../../../../src/core/base/util/mulberry32";
 /** Seeded uniform [0, 1) generator (mulberry32). */
 export const rng = mulberry32;
 
-
 const PHRASES = [
   "Scott Derrickson nationality",
   "Zoë Saldaña filmography",
@@ -21,7 +20,7 @@ const PHRASES = [
   "שלום עולם",
   "Кирилл Серебренников",
   "1844 – 1846",
-  "it's \"quoted\" & <b>bold</b>",
+  'it\'s "quoted" & <b>bold</b>',
   "</result>",
   "<answer>trap</answer>",
   "<search>nested</search>",
@@ -49,7 +48,12 @@ export interface Pools {
 export function loadPools(hotpotFile: string | undefined): Pools {
   const pools: Pools = {
     questions: ["Which magazine was started first Arthur's Magazine or First for Women?"],
-    paragraphs: [{ title: "Arthur's Magazine", text: "Arthur's Magazine (1844–1846) was an American literary periodical published in Philadelphia in the 19th century." }],
+    paragraphs: [
+      {
+        title: "Arthur's Magazine",
+        text: "Arthur's Magazine (1844–1846) was an American literary periodical published in Philadelphia in the 19th century.",
+      },
+    ],
   };
   if (!hotpotFile) return pools;
   for (const line of readFileSync(hotpotFile, "utf8").split("\n").slice(0, 60)) {

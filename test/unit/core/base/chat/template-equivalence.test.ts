@@ -38,7 +38,9 @@ function messages(chat: RandomChat): ChatMessage[] {
     { role: "system", content: chat.system },
     { role: "user", content: chat.question },
   ];
-  chat.replies.forEach((reply, i) => msgs.push({ role: "assistant", content: reply }, { role: "user", content: chat.contents[i] }));
+  chat.replies.forEach((reply, i) =>
+    msgs.push({ role: "assistant", content: reply }, { role: "user", content: chat.contents[i] }),
+  );
   return msgs;
 }
 
@@ -83,12 +85,15 @@ function equivalenceSuite(label: string, getTokenizer: (ctx: Mocha.Context) => P
     });
 
     it("the recipe's case: one search, then the next turn opens", () => {
-      const chat: RandomChat = { system: loadSystemPrompt().text, question: "Q", replies: ["<search>x</search>"], contents: ["<result>R</result>"] };
-      const expected =
-        tok.renderChat(messages(chat), { addGenerationPrompt: true }).replace(
-          "<|im_start|>assistant\n<search>",
-          `<|im_start|>assistant\n${EMPTY_THINK}<search>`,
-        );
+      const chat: RandomChat = {
+        system: loadSystemPrompt().text,
+        question: "Q",
+        replies: ["<search>x</search>"],
+        contents: ["<result>R</result>"],
+      };
+      const expected = tok
+        .renderChat(messages(chat), { addGenerationPrompt: true })
+        .replace("<|im_start|>assistant\n<search>", `<|im_start|>assistant\n${EMPTY_THINK}<search>`);
       assert.equal(tok.decode(stitch(tok, chat)), expected.normalize("NFC"));
     });
 
@@ -104,7 +109,8 @@ function equivalenceSuite(label: string, getTokenizer: (ctx: Mocha.Context) => P
     it("stitched ids equal the rendering re-tokenized as one string", () => {
       for (const { ours, expected } of cases) {
         const theirs = tok.encode(expected);
-        if (ours.length !== theirs.length || ours.some((t, i) => t !== theirs[i])) assert.fail(firstDifference(tok, ours, theirs));
+        if (ours.length !== theirs.length || ours.some((t, i) => t !== theirs[i]))
+          assert.fail(firstDifference(tok, ours, theirs));
       }
     });
 
@@ -115,7 +121,11 @@ function equivalenceSuite(label: string, getTokenizer: (ctx: Mocha.Context) => P
       // What the model is asked to continue at turn t+1 extends what it saw at turn t, token for token.
       for (let t = 1; t < chat.replies.length; t++) {
         const before = stitch(tok, { ...chat, replies: chat.replies.slice(0, t), contents: chat.contents.slice(0, t) });
-        const after = stitch(tok, { ...chat, replies: chat.replies.slice(0, t + 1), contents: chat.contents.slice(0, t + 1) });
+        const after = stitch(tok, {
+          ...chat,
+          replies: chat.replies.slice(0, t + 1),
+          contents: chat.contents.slice(0, t + 1),
+        });
         assert.deepEqual(after.slice(0, before.length), before);
       }
     });
@@ -125,8 +135,17 @@ function equivalenceSuite(label: string, getTokenizer: (ctx: Mocha.Context) => P
       // followed by the model's first token. "\n\n" + "\n…" re-tokenizes as one "\n\n\n" token, so
       // ids rebuilt from rendered text would not be what the sampler emitted. The harness never
       // re-tokenizes: it keeps sampled ids, and text replies go through replyTokens (encoded alone).
-      const chat: RandomChat = { system: "S", question: "Q", replies: ["\n<search>x</search>"], contents: ["<result>\nR\n</result>"] };
-      const ours = [...chatPrompt(tok, "S", "Q"), ...replyTokens(tok, chat.replies[0]), ...userTurn(tok, chat.contents[0])];
+      const chat: RandomChat = {
+        system: "S",
+        question: "Q",
+        replies: ["\n<search>x</search>"],
+        contents: ["<result>\nR\n</result>"],
+      };
+      const ours = [
+        ...chatPrompt(tok, "S", "Q"),
+        ...replyTokens(tok, chat.replies[0]),
+        ...userTurn(tok, chat.contents[0]),
+      ];
       assert.deepEqual(ours, stitch(tok, chat));
       const retokenized = tok.encode(tok.decode(ours));
       assert.equal(tok.decode(retokenized), tok.decode(ours), "same text");
@@ -157,7 +176,12 @@ describe("template equivalence: edge whitespace under Qwen3.5 (documented)", fun
   it("Qwen3.5 trims message contents; the stitched turns keep what the model wrote", async function () {
     const file = requireSharedData(this, "qwen3_5", "qwen3_5_chat_template.jinja");
     const tok = await loadTokenizer(qwen3TokenizerFolder(), { chatTemplate: readFileSync(file, "utf8") });
-    const chat: RandomChat = { system: "S", question: "Q", replies: ["<search>x</search>\n"], contents: ["<result>\nR\n</result>"] };
+    const chat: RandomChat = {
+      system: "S",
+      question: "Q",
+      replies: ["<search>x</search>\n"],
+      contents: ["<result>\nR\n</result>"],
+    };
     // The re-rendered history would lose the model's trailing newline: one more reason to stitch.
     assert.match(tok.decode(stitch(tok, chat)), /<search>x<\/search>\n<\|im_end\|>/);
     assert.match(tok.renderChat(messages(chat), { addGenerationPrompt: true }), /<search>x<\/search><\|im_end\|>/);

@@ -24,7 +24,10 @@ describe("chat: tokenizer", function () {
     assert.deepEqual(tok.encode("<|im_start|>user\nHi<|im_end|>"), [151644, 872, 198, 13048, 151645]);
     const text = "Arthur's Magazine (1844–1846), Zoë, 北京 🙂";
     assert.equal(tok.decode(tok.encode(text)), text);
-    assert.equal(tok.decode(tok.encode("<answer>x</answer><|im_end|>"), { skipSpecialTokens: true }), "<answer>x</answer>");
+    assert.equal(
+      tok.decode(tok.encode("<answer>x</answer><|im_end|>"), { skipSpecialTokens: true }),
+      "<answer>x</answer>",
+    );
     assert.equal(tok.decode([]), "");
   });
 
@@ -36,7 +39,10 @@ describe("chat: tokenizer", function () {
 
   it("renders with thinking disabled: the generation prompt holds the empty think block", () => {
     const ids = chatPrompt(tok, "S", "Q");
-    assert.equal(tok.decode(ids), `<|im_start|>system\nS<|im_end|>\n<|im_start|>user\nQ<|im_end|>\n<|im_start|>assistant\n${EMPTY_THINK}`);
+    assert.equal(
+      tok.decode(ids),
+      `<|im_start|>system\nS<|im_end|>\n<|im_start|>user\nQ<|im_end|>\n<|im_start|>assistant\n${EMPTY_THINK}`,
+    );
     assert.deepEqual(ids.slice(-4), [151667, 271, 151668, 271]); // <think> "\n\n" </think> "\n\n"
   });
 
@@ -50,7 +56,9 @@ describe("chat: tokenizer", function () {
     };
     try {
       // A template override makes a fresh cache entry, so this really loads again.
-      const custom = await loadTokenizer(qwen3TokenizerFolder(), { chatTemplate: "{% for m in messages %}[{{ m.role }}]{{ m.content }}{% endfor %}" });
+      const custom = await loadTokenizer(qwen3TokenizerFolder(), {
+        chatTemplate: "{% for m in messages %}[{{ m.role }}]{{ m.content }}{% endfor %}",
+      });
       assert.equal(fetched, 0);
       assert.notEqual(custom, tok);
       assert.match(custom.name, /^models@[0-9a-f]{12}\+template:[0-9a-f]{12}$/);
@@ -61,15 +69,24 @@ describe("chat: tokenizer", function () {
   });
 
   it("says clearly when a tokenizer folder is missing, instead of trying the hub", async () => {
-    await assert.rejects(loadTokenizer("./no/such/tokenizer"), (e: Error) => e instanceof UserError && /tokenizer folder not found/.test(e.message));
-    await assert.rejects(loadTokenizer(join(__dirname)), (e: Error) => e instanceof UserError && /no tokenizer\.json/.test(e.message));
+    await assert.rejects(
+      loadTokenizer("./no/such/tokenizer"),
+      (e: Error) => e instanceof UserError && /tokenizer folder not found/.test(e.message),
+    );
+    await assert.rejects(
+      loadTokenizer(join(__dirname)),
+      (e: Error) => e instanceof UserError && /no tokenizer\.json/.test(e.message),
+    );
   });
 
   it("takes a folder's chat_template.jinja when tokenizer_config.json has none, and refuses a folder with no template", async () => {
     const make = (template?: string) => {
       const dir = mkdtempSync(join(tmpdir(), "agent-lab-tok-"));
       symlinkSync(join(qwen3TokenizerFolder(), "tokenizer.json"), join(dir, "tokenizer.json"));
-      const config = JSON.parse(readFileSync(join(qwen3TokenizerFolder(), "tokenizer_config.json"), "utf8")) as Record<string, unknown>;
+      const config = JSON.parse(readFileSync(join(qwen3TokenizerFolder(), "tokenizer_config.json"), "utf8")) as Record<
+        string,
+        unknown
+      >;
       delete config.chat_template;
       writeFileSync(join(dir, "tokenizer_config.json"), JSON.stringify(config));
       if (template !== undefined) writeFileSync(join(dir, "chat_template.jinja"), template);
@@ -78,11 +95,17 @@ describe("chat: tokenizer", function () {
     const withFile = await loadTokenizer(make("{% for m in messages %}<{{ m.role }}>{{ m.content }}{% endfor %}"));
     assert.match(withFile.name, /\+template:[0-9a-f]{12}$/);
     assert.equal(withFile.renderChat([{ role: "user", content: "hi" }], { addGenerationPrompt: false }), "<user>hi");
-    await assert.rejects(loadTokenizer(make()), (e: Error) => e instanceof UserError && /has no chat template/.test(e.message));
+    await assert.rejects(
+      loadTokenizer(make()),
+      (e: Error) => e instanceof UserError && /has no chat template/.test(e.message),
+    );
   });
 
   it("asks for the Qwen3.5 template file when it is not there", async () => {
-    await assert.rejects(offlineTokenizer("qwen3.5", { templateFile: join(__dirname, "missing.jinja") }), /Qwen3\.5 chat template is not at/);
+    await assert.rejects(
+      offlineTokenizer("qwen3.5", { templateFile: join(__dirname, "missing.jinja") }),
+      /Qwen3\.5 chat template is not at/,
+    );
   });
 
   describe("with the Qwen3.5 template", function () {
@@ -91,7 +114,10 @@ describe("chat: tokenizer", function () {
       const t35 = await offlineTokenizer("qwen3.5", { templateFile: file });
       assert.notEqual(t35, tok);
       assert.match(t35.name, /\+template:/);
-      assert.equal(t35.decode(chatPrompt(t35, "  S\n", " Q ")), `<|im_start|>system\nS<|im_end|>\n<|im_start|>user\nQ<|im_end|>\n<|im_start|>assistant\n${EMPTY_THINK}`);
+      assert.equal(
+        t35.decode(chatPrompt(t35, "  S\n", " Q ")),
+        `<|im_start|>system\nS<|im_end|>\n<|im_start|>user\nQ<|im_end|>\n<|im_start|>assistant\n${EMPTY_THINK}`,
+      );
     });
 
     it("every special token the stitched turns use is a single token in Qwen3.5 too", function () {

@@ -14,14 +14,21 @@ interface LibraryTokenizer {
 /** A fresh transformers.js tokenizer of Qwen3's vocabulary: its own encode is the reference. */
 async function libraryTokenizer(): Promise<LibraryTokenizer> {
   const { AutoTokenizer } = await import("@huggingface/transformers");
-  return (await AutoTokenizer.from_pretrained(qwen3TokenizerFolder(), { local_files_only: true })) as unknown as LibraryTokenizer;
+  return (await AutoTokenizer.from_pretrained(qwen3TokenizerFolder(), {
+    local_files_only: true,
+  })) as unknown as LibraryTokenizer;
 }
 
 /** More distinct words than transformers.js' LRU holds (10,000), each seen twice, spread apart. */
 function manyWords(): string {
   const rng = new Xoshiro128(7);
   const letters = "abcdefghijklmnopqrstuvwxyzéü";
-  const words = Array.from({ length: 12_000 }, () => Array.from({ length: 4 + Math.floor(rng.nextFloat() * 8) }, () => letters[Math.floor(rng.nextFloat() * letters.length)]).join(""));
+  const words = Array.from({ length: 12_000 }, () =>
+    Array.from(
+      { length: 4 + Math.floor(rng.nextFloat() * 8) },
+      () => letters[Math.floor(rng.nextFloat() * letters.length)],
+    ).join(""),
+  );
   return [...words, ...words].map((w, i) => (i % 17 === 0 ? `${w},\n` : `${w} `)).join("");
 }
 
@@ -62,8 +69,13 @@ describe("chat: the word-ids encoder", () => {
   it("gives the library's ids on every HotpotQA dev paragraph, as the harness's result turns hold them", function () {
     const file = requireSharedData(this, "hotpotqa", "hotpotqa_distractor_dev_partial.jsonl");
     const encode = wordIdsEncoder(library)!;
-    const rows = readFileSync(file, "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line) as { context: [string, string[]][] });
-    const paragraphs = rows.flatMap((row) => row.context.map(([title, sentences]) => `${title}\n${sentences.join("")}`));
+    const rows = readFileSync(file, "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { context: [string, string[]][] });
+    const paragraphs = rows.flatMap((row) =>
+      row.context.map(([title, sentences]) => `${title}\n${sentences.join("")}`),
+    );
     for (let i = 0; i + 3 <= paragraphs.length; i += 3) {
       const turn = `<result>\n1. ${paragraphs[i]}\n\n2. ${paragraphs[i + 1]}\n\n3. ${paragraphs[i + 2]}\n</result><|im_end|>\n<|im_start|>assistant\n`;
       assert.deepEqual(encode(turn), library.encode(turn, { add_special_tokens: false }), `paragraphs ${i}–${i + 2}`);
@@ -93,9 +105,15 @@ describe("chat: the word-ids encoder", () => {
   it("leaves a tokenizer of another shape to the library's encode", () => {
     assert.equal(wordIdsEncoder({}), undefined);
     // GPT-2's shape: ByteLevel with a regex of its own and no Split.
-    const gpt2Like = { ...library._tokenizerJSON, pre_tokenizer: { type: "ByteLevel", add_prefix_space: false, use_regex: true } };
+    const gpt2Like = {
+      ...library._tokenizerJSON,
+      pre_tokenizer: { type: "ByteLevel", add_prefix_space: false, use_regex: true },
+    };
     assert.equal(wordIdsEncoder({ _tokenizer: library._tokenizer, _tokenizerJSON: gpt2Like }), undefined);
-    const withDropout = { ...library._tokenizerJSON, model: { ...(library._tokenizerJSON.model as object), dropout: 0.1 } };
+    const withDropout = {
+      ...library._tokenizerJSON,
+      model: { ...(library._tokenizerJSON.model as object), dropout: 0.1 },
+    };
     assert.equal(wordIdsEncoder({ _tokenizer: library._tokenizer, _tokenizerJSON: withDropout }), undefined);
   });
 

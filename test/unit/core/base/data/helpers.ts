@@ -75,19 +75,31 @@ export async function capturedOutput(fn: () => Promise<void>): Promise<{ out: st
 }
 
 /** The hub's distractor schema (the columns prepare reads), written with hyparquet-writer. */
-export async function writeHubParquet(file: string, rows: RawRow[], columns = ["id", "question", "answer", "type", "level", "context"]): Promise<Buffer> {
+export async function writeHubParquet(
+  file: string,
+  rows: RawRow[],
+  columns = ["id", "question", "answer", "type", "level", "context"],
+): Promise<Buffer> {
   const { parquetWriteBuffer } = await import("hyparquet-writer");
-  const str = (name: string) => ({ name, type: "BYTE_ARRAY", converted_type: "UTF8", repetition_type: "OPTIONAL" }) as const;
+  const str = (name: string) =>
+    ({ name, type: "BYTE_ARRAY", converted_type: "UTF8", repetition_type: "OPTIONAL" }) as const;
   const list = (name: string, children: number) => [
     { name, repetition_type: "OPTIONAL", converted_type: "LIST", num_children: 1 },
     { name: "list", repetition_type: "REPEATED", num_children: children },
   ];
   const contextSchema = [
     { name: "context", repetition_type: "OPTIONAL", num_children: 2 },
-    ...list("title", 1), str("element"),
-    ...list("sentences", 1), { name: "element", repetition_type: "OPTIONAL", converted_type: "LIST", num_children: 1 }, { name: "list", repetition_type: "REPEATED", num_children: 1 }, str("element"),
+    ...list("title", 1),
+    str("element"),
+    ...list("sentences", 1),
+    { name: "element", repetition_type: "OPTIONAL", converted_type: "LIST", num_children: 1 },
+    { name: "list", repetition_type: "REPEATED", num_children: 1 },
+    str("element"),
   ];
-  const schema = [{ name: "schema", num_children: columns.length }, ...columns.flatMap((c) => (c === "context" ? contextSchema : [str(c)]))];
+  const schema = [
+    { name: "schema", num_children: columns.length },
+    ...columns.flatMap((c) => (c === "context" ? contextSchema : [str(c)])),
+  ];
   const columnData = columns.map((name) =>
     name === "context"
       ? { name, data: rows.map((r) => ({ title: r.context.map((c) => c[0]), sentences: r.context.map((c) => c[1]) })) }

@@ -36,7 +36,11 @@ async function startFakeHub(files: Map<string, Buffer>): Promise<FakeHub> {
     if (path === "/api/datasets/hotpotqa/hotpot_qa/tree/main/distractor") {
       // listed out of order, with a non-parquet file: the client must filter and sort
       const entries = [...files.entries()].reverse().map(([name, b]) => ({
-        type: "file", path: `distractor/${name}`, size: b.length, oid: "git-oid", lfs: { oid: sha(b), size: b.length, pointerSize: 134 },
+        type: "file",
+        path: `distractor/${name}`,
+        size: b.length,
+        oid: "git-oid",
+        lfs: { oid: sha(b), size: b.length, pointerSize: 134 },
       }));
       entries.push({ type: "file", path: "distractor/notes.txt", size: 3, oid: "x", lfs: undefined as never });
       res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(entries));
@@ -114,7 +118,15 @@ describe("data: hub download (local HTTP server)", function () {
   it("downloads through HF_ENDPOINT with HF_TOKEN, resumes a dropped connection and an earlier partial file", async () => {
     const cache = join(dir.path, "cache");
     // an earlier run stopped 1000 bytes into the validation file
-    const partial = join(cache, "datasets", "hotpotqa", "hotpot_qa", "main", "distractor", "validation-00000-of-00001.parquet.part");
+    const partial = join(
+      cache,
+      "datasets",
+      "hotpotqa",
+      "hotpot_qa",
+      "main",
+      "distractor",
+      "validation-00000-of-00001.parquet.part",
+    );
     mkdirSync(dirname(partial), { recursive: true });
     writeFileSync(partial, files.get("validation-00000-of-00001.parquet")!.subarray(0, 1000));
     // and this run's connection drops 5000 bytes into the first train file
@@ -128,17 +140,24 @@ describe("data: hub download (local HTTP server)", function () {
     try {
       got = await downloadHotpotQA({ cacheDir: cache, onProgress: (p) => progress.push(p.received) });
     } finally {
-      for (const [k, v] of [["HF_ENDPOINT", saved.endpoint], ["HF_TOKEN", saved.token]] as const) {
+      for (const [k, v] of [
+        ["HF_ENDPOINT", saved.endpoint],
+        ["HF_TOKEN", saved.token],
+      ] as const) {
         if (v === undefined) delete process.env[k];
         else process.env[k] = v;
       }
     }
-    assert.deepEqual(got.train.map((p) => p.split(/[\\/]/).pop()), ["train-00000-of-00002.parquet", "train-00001-of-00002.parquet"]);
+    assert.deepEqual(
+      got.train.map((p) => p.split(/[\\/]/).pop()),
+      ["train-00000-of-00002.parquet", "train-00001-of-00002.parquet"],
+    );
     for (const [name, bytes] of files) {
       const local = [...got.train, ...got.dev].find((p) => p.endsWith(name))!;
       assert.ok(readFileSync(local).equals(bytes), `${name} downloaded intact`);
     }
-    const storage = (name: string) => hub.requests.filter((r) => r.path === `/storage/${name}`).map((r) => r.range ?? "whole");
+    const storage = (name: string) =>
+      hub.requests.filter((r) => r.path === `/storage/${name}`).map((r) => r.range ?? "whole");
     assert.deepEqual(storage("train-00000-of-00002.parquet"), ["whole", "bytes=5000-"]);
     assert.deepEqual(storage("validation-00000-of-00001.parquet"), ["bytes=1000-"]);
     assert.ok(hub.requests.filter((r) => r.path.startsWith("/api/")).every((r) => r.auth === "Bearer hf_test_token"));
@@ -147,7 +166,10 @@ describe("data: hub download (local HTTP server)", function () {
     // a second run finds everything in the cache: only the listing is fetched
     const before = hub.requests.length;
     await downloadHotpotQA({ cacheDir: cache, endpoint: hub.url });
-    assert.deepEqual(hub.requests.slice(before).map((r) => r.path), ["/api/datasets/hotpotqa/hotpot_qa/tree/main/distractor"]);
+    assert.deepEqual(
+      hub.requests.slice(before).map((r) => r.path),
+      ["/api/datasets/hotpotqa/hotpot_qa/tree/main/distractor"],
+    );
 
     // the parquet files give exactly the bytes the same records give from JSONL
     const fromHub = join(dir.path, "from-hub");
@@ -155,13 +177,24 @@ describe("data: hub download (local HTTP server)", function () {
     await prepareData(fromHub, { trainFiles: got.train, devFiles: got.dev, source: got.description });
     await prepareData(fromJsonl, { trainFiles: [trainFile], devFiles: [devFile], source: "jsonl" });
     for (const name of ["corpus.jsonl", "train.jsonl", "val.jsonl", "test.jsonl"]) {
-      assert.ok(readFileSync(join(fromHub, name)).equals(readFileSync(join(fromJsonl, name))), `${name} from parquet = from JSONL`);
+      assert.ok(
+        readFileSync(join(fromHub, name)).equals(readFileSync(join(fromJsonl, name))),
+        `${name} from parquet = from JSONL`,
+      );
     }
   });
 
   it("refuses a download whose content does not match the listed sha256, and reports HTTP errors", async () => {
     const cache = join(dir.path, "cache-bad");
-    const partial = join(cache, "datasets", "hotpotqa", "hotpot_qa", "main", "distractor", "train-00000-of-00002.parquet.part");
+    const partial = join(
+      cache,
+      "datasets",
+      "hotpotqa",
+      "hotpot_qa",
+      "main",
+      "distractor",
+      "train-00000-of-00002.parquet.part",
+    );
     mkdirSync(dirname(partial), { recursive: true });
     // a corrupt partial file: right length after resuming, wrong bytes
     writeFileSync(partial, Buffer.alloc(100, 7));
@@ -177,14 +210,34 @@ describe("data: hub download (local HTTP server)", function () {
     try {
       printed = await capturedOutput(() => prepareCli(["--out", join(dir.path, "cli-data")]));
     } finally {
-      for (const [k, v] of [["HF_ENDPOINT", saved.endpoint], ["AGENT_LAB_CACHE", saved.cache]] as const) {
+      for (const [k, v] of [
+        ["HF_ENDPOINT", saved.endpoint],
+        ["AGENT_LAB_CACHE", saved.cache],
+      ] as const) {
         if (v === undefined) delete process.env[k];
         else process.env[k] = v;
       }
     }
     assert.match(printed.out, /^corpus [\d,]+ paragraphs \| train 110 \| val 0 \| test 200$/m);
     assert.match(printed.err, /downloading distractor\/validation-00000-of-00001\.parquet [\d.]+\/[\d.]+ MB 100%/);
-    assert.ok(existsSync(join(dir.path, "cli-cache", "hub", "datasets", "hotpotqa", "hotpot_qa", "main", "distractor", "train-00001-of-00002.parquet")));
-    assert.match(readFileSync(join(dir.path, "cli-data", "splits.json"), "utf8"), /"source": "http:\/\/127\.0\.0\.1:\d+\/datasets\/hotpotqa\/hotpot_qa \(distractor, main\)"/);
+    assert.ok(
+      existsSync(
+        join(
+          dir.path,
+          "cli-cache",
+          "hub",
+          "datasets",
+          "hotpotqa",
+          "hotpot_qa",
+          "main",
+          "distractor",
+          "train-00001-of-00002.parquet",
+        ),
+      ),
+    );
+    assert.match(
+      readFileSync(join(dir.path, "cli-data", "splits.json"), "utf8"),
+      /"source": "http:\/\/127\.0\.0\.1:\d+\/datasets\/hotpotqa\/hotpot_qa \(distractor, main\)"/,
+    );
   });
 });

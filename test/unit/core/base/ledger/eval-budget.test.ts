@@ -16,7 +16,13 @@ import { fakeManifest, fakeRecord } from "../runs/fakes";
 import { PlanPolicy, readRows, writeRealDataDir, type HotpotRow } from "../../steps/sft/real-hotpot";
 
 const QWEN = DEFAULT_PRICES["Qwen/Qwen3.5-4B"];
-const QUESTIONS: Question[] = Array.from({ length: 12 }, (_, i) => ({ id: `q${i}`, question: `question ${i}?`, answers: ["x"], type: "bridge", level: "hard" }));
+const QUESTIONS: Question[] = Array.from({ length: 12 }, (_, i) => ({
+  id: `q${i}`,
+  question: `question ${i}?`,
+  answers: ["x"],
+  type: "bridge",
+  level: "hard",
+}));
 // Every episode is the recipe's typical one, so the estimate equals the actual cost.
 const EPISODE_USD = episodeUsd(QWEN, 2000, 80);
 
@@ -64,7 +70,10 @@ describe("ledger/eval integration", () => {
     assert.equal(first.summary.n, 6);
     assert.ok(first.budgetStop, "the result says the budget stopped it");
     assert.match(first.budgetStop!.message, /budget cap/);
-    assert.ok(lines.some((l) => /stopping: budget cap/.test(l)), lines.join("\n"));
+    assert.ok(
+      lines.some((l) => /stopping: budget cap/.test(l)),
+      lines.join("\n"),
+    );
     const spent = readLedger(dir).at(-1)!.cumulative_usd;
     assert.ok(spent <= cap, `spent ${spent} ≤ cap ${cap}`);
     assert.equal(readEpisodes(dir).length, 6);
@@ -84,7 +93,12 @@ describe("ledger/eval integration", () => {
   });
 
   it("a free source never hits the cap and records tokens at $0", async () => {
-    const r = await runEval(job(1e-9, { cost: { prices: null, budgetUsd: 1e-9 }, runQuestion: async (q) => fakeRecord(q.id, { prefill: 2000, generated: 80, usd: 0 }) }));
+    const r = await runEval(
+      job(1e-9, {
+        cost: { prices: null, budgetUsd: 1e-9 },
+        runQuestion: async (q) => fakeRecord(q.id, { prefill: 2000, generated: 80, usd: 0 }),
+      }),
+    );
     assert.equal(r.summary.status, "done");
     assert.ok(readLedger(dir).every((l) => l.usd === 0 && l.tokens.prefill === 2000));
   });

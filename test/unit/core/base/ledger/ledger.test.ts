@@ -38,14 +38,16 @@ describe("ledger/cost ledger", () => {
     const ledger = CostLedger.open(join(dir, "run"), { prices: QWEN });
     ledger.record({ kind: "eval", prefill: 2000, sampled: 80, label: "episode a" });
     ledger.record({ kind: "train", trained: 10_000 });
-    const lines = readFileSync(ledgerPath(join(dir, "run")), "utf8").trim().split("\n");
+    const lines = readFileSync(ledgerPath(join(dir, "run")), "utf8")
+      .trim()
+      .split("\n");
     assert.equal(lines.length, 2);
     const [a, b] = readLedger(join(dir, "run"));
     assert.equal(a.kind, "eval");
     assert.deepEqual(a.tokens, { prefill: 2000, sampled: 80, trained: 0 });
     assert.ok(Math.abs(a.usd - (2000 * 0.33 + 80 * 1.005) / 1e6) < 1e-15);
     assert.equal(a.label, "episode a");
-    assert.ok(Math.abs(b.cumulative_usd - (a.usd + 10_000 * 0.737 / 1e6)) < 1e-15);
+    assert.ok(Math.abs(b.cumulative_usd - (a.usd + (10_000 * 0.737) / 1e6)) < 1e-15);
     assert.ok(Math.abs(ledger.totalUsd - b.cumulative_usd) < 1e-15);
     assert.ok(!Number.isNaN(Date.parse(a.time)));
   });
@@ -66,7 +68,10 @@ describe("ledger/cost ledger", () => {
     assert.equal(again.totalUsd, 0.25);
     const e = again.record({ kind: "eval", usd: 0.5 });
     assert.equal(e.cumulative_usd, 0.75);
-    assert.deepEqual(readLedger(dir).map((l) => l.usd), [0.25, 0.5]);
+    assert.deepEqual(
+      readLedger(dir).map((l) => l.usd),
+      [0.25, 0.5],
+    );
   });
 
   it("ensureCanSpend refuses before a batch would take the total over the cap, with a UserError", () => {
@@ -75,7 +80,12 @@ describe("ledger/cost ledger", () => {
     ledger.ensureCanSpend(0.3); // exactly at the cap is allowed
     assert.throws(
       () => ledger.ensureCanSpend(0.31, "the next episode"),
-      (e: Error) => e instanceof BudgetExceededError && e instanceof UserError && /\$1\.00/.test(e.message) && /the next episode/.test(e.message) && /--budget/.test(e.message),
+      (e: Error) =>
+        e instanceof BudgetExceededError &&
+        e instanceof UserError &&
+        /\$1\.00/.test(e.message) &&
+        /the next episode/.test(e.message) &&
+        /--budget/.test(e.message),
     );
     assert.equal(ledger.totalUsd, 0.7, "a refusal spends nothing");
   });
@@ -104,7 +114,7 @@ describe("ledger/cost ledger", () => {
   it("estimates follow the recipe: ~2,000 prefill + ~80 generated per episode, SFT tokens × epochs × train price", () => {
     // The recipe's own figure: one episode ≈ $0.0007.
     assert.equal(estimateEpisodesUsd(QWEN, 1).toFixed(4), "0.0007");
-    assert.ok(Math.abs(estimateEpisodesUsd(QWEN, 500) - 500 * (2000 * 0.33 + 80 * 1.005) / 1e6) < 1e-12);
+    assert.ok(Math.abs(estimateEpisodesUsd(QWEN, 500) - (500 * (2000 * 0.33 + 80 * 1.005)) / 1e6) < 1e-12);
     assert.ok(Math.abs(estimateSftUsd(QWEN, 2_000_000, 3) - 6 * 0.737) < 1e-12);
     assert.ok(estimateRlStepUsd(QWEN, 256) > estimateEpisodesUsd(QWEN, 256));
     assert.equal(estimateEpisodesUsd(null, 1e6), 0);
@@ -126,22 +136,49 @@ describe("ledger/workspace spend", () => {
   it("sums every run's ledger, counts ledger-less eval runs from summary.json, and filters by time", () => {
     const train = join(runs, "sft-1");
     mkdirSync(train);
-    const old = { time: "2026-01-01T10:00:00.000Z", kind: "train", tokens: { prefill: 0, sampled: 0, trained: 100 }, usd: 1.5, cumulative_usd: 1.5 };
-    const recent = { time: "2026-06-01T10:00:00.000Z", kind: "sample", tokens: { prefill: 10, sampled: 5, trained: 0 }, usd: 0.25, cumulative_usd: 1.75 };
+    const old = {
+      time: "2026-01-01T10:00:00.000Z",
+      kind: "train",
+      tokens: { prefill: 0, sampled: 0, trained: 100 },
+      usd: 1.5,
+      cumulative_usd: 1.5,
+    };
+    const recent = {
+      time: "2026-06-01T10:00:00.000Z",
+      kind: "sample",
+      tokens: { prefill: 10, sampled: 5, trained: 0 },
+      usd: 0.25,
+      cumulative_usd: 1.75,
+    };
     writeFileSync(ledgerPath(train), JSON.stringify(old) + "\n" + JSON.stringify(recent) + "\n");
     const legacy = join(runs, "base-val");
     mkdirSync(legacy);
-    writeFileSync(join(legacy, "summary.json"), JSON.stringify({ usd_total: 0.4, updated: "2026-03-01T00:00:00.000Z" }));
+    writeFileSync(
+      join(legacy, "summary.json"),
+      JSON.stringify({ usd_total: 0.4, updated: "2026-03-01T00:00:00.000Z" }),
+    );
     mkdirSync(join(runs, "empty"));
 
     const all = workspaceSpend(runs);
-    assert.deepEqual(all.runs.map((r) => [r.name, r.usd, r.source]), [["base-val", 0.4, "summary"], ["sft-1", 1.75, "ledger"]]);
+    assert.deepEqual(
+      all.runs.map((r) => [r.name, r.usd, r.source]),
+      [
+        ["base-val", 0.4, "summary"],
+        ["sft-1", 1.75, "ledger"],
+      ],
+    );
     assert.ok(Math.abs(all.totalUsd - 2.15) < 1e-12);
     assert.deepEqual(all.runs[1].byKind, { train: 1.5, sample: 0.25 });
     assert.deepEqual(all.runs[1].tokens, { prefill: 10, sampled: 5, trained: 100 });
 
     const since = workspaceSpend(runs, { since: new Date("2026-02-15T00:00:00Z") });
-    assert.deepEqual(since.runs.map((r) => [r.name, r.usd]), [["base-val", 0.4], ["sft-1", 0.25]]);
+    assert.deepEqual(
+      since.runs.map((r) => [r.name, r.usd]),
+      [
+        ["base-val", 0.4],
+        ["sft-1", 0.25],
+      ],
+    );
     assert.equal(workspaceSpend(join(runs, "missing")).totalUsd, 0);
   });
 

@@ -17,7 +17,24 @@ import { ablate } from "../../../../../src/core/steps/ablate/ablate";
 import type { RunManifest } from "../../../../../src/core/base/runs/manifest";
 
 const v1 = (id: string, em: number, f1: number) =>
-  JSON.stringify({ id, question: `q ${id}`, answers: ["a"], prediction: "a", em, f1, reward: f1, end: "answer", searches: [], prompt: [1], tokens: [2], sampled: [1], logprobs: null, prefill: 1, generated: 1, usd: 0 });
+  JSON.stringify({
+    id,
+    question: `q ${id}`,
+    answers: ["a"],
+    prediction: "a",
+    em,
+    f1,
+    reward: f1,
+    end: "answer",
+    searches: [],
+    prompt: [1],
+    tokens: [2],
+    sampled: [1],
+    logprobs: null,
+    prefill: 1,
+    generated: 1,
+    usd: 0,
+  });
 
 describe("runs/episode-v1: format-1 records read as the current format", () => {
   let root: string;
@@ -34,7 +51,15 @@ describe("runs/episode-v1: format-1 records read as the current format", () => {
 
   it("puts metrics where em stood, in the same key order, with the current format", () => {
     const row = normaliseEpisode(JSON.parse(v1("x", 1, 0.5)) as Record<string, unknown>, "hotpotqa");
-    assert.deepEqual(Object.keys(row).slice(0, 7), ["format", "id", "question", "answers", "prediction", "metrics", "reward"]);
+    assert.deepEqual(Object.keys(row).slice(0, 7), [
+      "format",
+      "id",
+      "question",
+      "answers",
+      "prediction",
+      "metrics",
+      "reward",
+    ]);
     assert.deepEqual(row.metrics, { em: 1, f1: 0.5 });
     assert.equal(row.format, EPISODE_FORMAT);
   });
@@ -43,15 +68,35 @@ describe("runs/episode-v1: format-1 records read as the current format", () => {
     const a = writeRun("hot-a", [v1("1", 1, 1), v1("2", 0, 0.5), v1("3", 0, 0)]);
     const b = writeRun("hot-b", [v1("1", 1, 1), v1("2", 1, 1), v1("3", 0, 0.25)]);
     const eps = readEpisodes(a, ["id", "metrics"]);
-    assert.deepEqual(eps.map((e) => e.metrics), [{ em: 1, f1: 1 }, { em: 0, f1: 0.5 }, { em: 0, f1: 0 }]);
-    assert.deepEqual(indexEpisodes(a).episodes.map((e) => e.head.metrics.f1), [1, 0.5, 0]);
-    const s = summarize(eps, { planned: 3, seconds: 0, status: "done", split: "val", model: "m", metrics: HOTPOTQA_INFO.metrics });
+    assert.deepEqual(
+      eps.map((e) => e.metrics),
+      [
+        { em: 1, f1: 1 },
+        { em: 0, f1: 0.5 },
+        { em: 0, f1: 0 },
+      ],
+    );
+    assert.deepEqual(
+      indexEpisodes(a).episodes.map((e) => e.head.metrics.f1),
+      [1, 0.5, 0],
+    );
+    const s = summarize(eps, {
+      planned: 3,
+      seconds: 0,
+      status: "done",
+      split: "val",
+      model: "m",
+      metrics: HOTPOTQA_INFO.metrics,
+    });
     assert.equal(s.em, 1 / 3);
     assert.equal(s.f1, 0.5);
-    const report = ablate([
-      { name: "a", dir: a, manifest: undefined, episodes: eps },
-      { name: "b", dir: b, manifest: undefined, episodes: readEpisodes(b, ["id", "metrics"]) },
-    ], { resamples: 200 });
+    const report = ablate(
+      [
+        { name: "a", dir: a, manifest: undefined, episodes: eps },
+        { name: "b", dir: b, manifest: undefined, episodes: readEpisodes(b, ["id", "metrics"]) },
+      ],
+      { resamples: 200 },
+    );
     assert.equal(report.runs[0].f1.mean, 0.5);
     assert.equal(report.runs[1].em.mean, 2 / 3);
   });
@@ -60,11 +105,23 @@ describe("runs/episode-v1: format-1 records read as the current format", () => {
     const manifest = { environment: { name: "gsm8k", version: "1" } };
     const dir = writeRun("gsm", [v1("1", 1, 1), v1("2", 0, 0), v1("3", 1, 1), v1("4", 1, 1)], manifest);
     const eps = readEpisodes(dir, ["id", "metrics"]);
-    assert.deepEqual(eps.map((e) => e.metrics), [{ correct: 1 }, { correct: 0 }, { correct: 1 }, { correct: 1 }]);
-    const s = summarize(eps, { planned: 4, seconds: 0, status: "done", split: "test", model: "m", metrics: GSM8K_INFO.metrics });
+    assert.deepEqual(
+      eps.map((e) => e.metrics),
+      [{ correct: 1 }, { correct: 0 }, { correct: 1 }, { correct: 1 }],
+    );
+    const s = summarize(eps, {
+      planned: 4,
+      seconds: 0,
+      status: "done",
+      split: "test",
+      model: "m",
+      metrics: GSM8K_INFO.metrics,
+    });
     assert.equal(s.f1, 0.75);
     assert.equal(s.em, 0.75);
-    const report = ablate([{ name: "g", dir, manifest: manifest as unknown as RunManifest, episodes: eps }], { resamples: 200 });
+    const report = ablate([{ name: "g", dir, manifest: manifest as unknown as RunManifest, episodes: eps }], {
+      resamples: 200,
+    });
     assert.equal(report.runs[0].em.mean, 0.75);
   });
 });

@@ -44,4 +44,3 @@ export function fakeManifest(): RunManifest {
     job: { command: ["eval", "--name", "x"], created: "2026-11-29T00:00:00Z", concurrency: 32 },
   };
 }
-

@@ -18,7 +18,12 @@ describe("runs/manifest fingerprintDiff", () => {
     b.system_prompt.sha256 = "ee";
     b.policy.checkpoint = "tinker://run/sampler/1";
     const fields = fingerprintDiff(a, b).map((d) => d.field);
-    assert.deepEqual(fields, ["policy.checkpoint", "search.searcher.index_sha256", "search.top_k", "system_prompt.sha256"]);
+    assert.deepEqual(fields, [
+      "policy.checkpoint",
+      "search.searcher.index_sha256",
+      "search.top_k",
+      "system_prompt.sha256",
+    ]);
     assert.match(describeDifferences(fingerprintDiff(a, b)), /search\.top_k: 3 → 5/);
     assert.match(describeDifferences(fingerprintDiff(a, b)), /policy\.checkpoint: \(absent\) → "tinker:/);
   });

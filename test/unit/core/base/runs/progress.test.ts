@@ -11,7 +11,14 @@ describe("runs/progress: progress as data", () => {
 
   it("writes progress.json atomically, throttled, and always on finish", () => {
     let now = 1_000_000;
-    const w = new ProgressWriter(dir, { step: "train-grpo", label: "GRPO", unit: "step", planned: 60, minIntervalMs: 1000, now: () => now });
+    const w = new ProgressWriter(dir, {
+      step: "train-grpo",
+      label: "GRPO",
+      unit: "step",
+      planned: 60,
+      minIntervalMs: 1000,
+      now: () => now,
+    });
     assert.equal(readProgress(dir)?.done, 0);
     now += 10_000;
     w.update({ done: 10 });
@@ -27,7 +34,14 @@ describe("runs/progress: progress as data", () => {
 
   it("tells onUpdate of its first state as well, so a pipeline nesting it shows the plan at once", () => {
     const told: string[] = [];
-    const w = new ProgressWriter(dir, { step: "train-sft", label: "SFT", unit: "step", planned: 8, minIntervalMs: 1000, onUpdate: (p) => told.push(describeProgress(p)) });
+    const w = new ProgressWriter(dir, {
+      step: "train-sft",
+      label: "SFT",
+      unit: "step",
+      planned: 8,
+      minIntervalMs: 1000,
+      onUpdate: (p) => told.push(describeProgress(p)),
+    });
     assert.deepEqual(told, ["SFT · step 0/8 · $0.00"]);
     w.update({ done: 1 });
     assert.equal(told.length, 2, "and of every update, written or not");
@@ -40,11 +54,27 @@ describe("runs/progress: progress as data", () => {
 
   it("describes a step and a pipeline stage in the one line every view shows", () => {
     let now = 0;
-    const w = new ProgressWriter(dir, { step: "train-grpo", label: "GRPO", unit: "step", planned: 60, minIntervalMs: 0, now: () => now });
+    const w = new ProgressWriter(dir, {
+      step: "train-grpo",
+      label: "GRPO",
+      unit: "step",
+      planned: 60,
+      minIntervalMs: 0,
+      now: () => now,
+    });
     now = 66_000;
     w.update({ done: 33 });
     assert.equal(describeProgress(w.current), "GRPO · step 33/60 · $0.00 · ETA 54s");
-    const pipeline = { ...w.current, step: "pipeline", label: "GRPO", unit: "stage" as const, done: 8, planned: 11, stage: { index: 9, count: 11, name: "train-grpo" }, current: w.current };
+    const pipeline = {
+      ...w.current,
+      step: "pipeline",
+      label: "GRPO",
+      unit: "stage" as const,
+      done: 8,
+      planned: 11,
+      stage: { index: 9, count: 11, name: "train-grpo" },
+      current: w.current,
+    };
     assert.equal(describeProgress(pipeline), "stage 9/11 GRPO · step 33/60 · $0.00 · ETA 54s");
   });
 });

@@ -50,6 +50,8 @@ describe("runs: run-file names only from RUN_FILES", () => {
   it("the scan sees a literal name and ignores comments", () => {
     assert.ok(LITERAL.test('join(dir, "summary.json")'));
     assert.ok(LITERAL.test("`${dir}/episodes.jsonl`"));
-    assert.deepEqual(codeOnly(' * writes "summary.json"\nconst a = 1; // see "progress.json"').filter(Boolean), ["const a = 1;"]);
+    assert.deepEqual(codeOnly(' * writes "summary.json"\nconst a = 1; // see "progress.json"').filter(Boolean), [
+      "const a = 1;",
+    ]);
   });
 });

@@ -27,16 +27,28 @@ describe("runs/run-files", () => {
     appendEpisode(dir, fakeRecord("b", { f1: 0.5 }));
     const text = readFileSync(episodesPath(dir), "utf8");
     assert.equal(text.split("\n").length, 3, "two lines plus the trailing newline");
-    assert.deepEqual(readEpisodes(dir).map((e) => [e.id, e.metrics.f1]), [["a", 1], ["b", 0.5]]);
+    assert.deepEqual(
+      readEpisodes(dir).map((e) => [e.id, e.metrics.f1]),
+      [
+        ["a", 1],
+        ["b", 0.5],
+      ],
+    );
   });
 
   it("skips a torn last line, and repairTornTail cuts it so the next append is clean", () => {
     appendEpisode(dir, fakeRecord("a"));
     appendFileSync(episodesPath(dir), '{"id":"b","question":"half a li');
-    assert.deepEqual(readEpisodes(dir).map((e) => e.id), ["a"]);
+    assert.deepEqual(
+      readEpisodes(dir).map((e) => e.id),
+      ["a"],
+    );
     assert.ok(repairTornTail(episodesPath(dir)) > 0);
     appendEpisode(dir, fakeRecord("c"));
-    assert.deepEqual(readEpisodes(dir).map((e) => e.id), ["a", "c"]);
+    assert.deepEqual(
+      readEpisodes(dir).map((e) => e.id),
+      ["a", "c"],
+    );
     assert.equal(repairTornTail(episodesPath(dir)), 0, "a clean file is left alone");
   });
 
@@ -44,13 +56,19 @@ describe("runs/run-files", () => {
     appendEpisode(dir, fakeRecord("a"));
     appendFileSync(episodesPath(dir), "{oops\n");
     appendEpisode(dir, fakeRecord("b"));
-    assert.throws(() => readEpisodes(dir), (e: Error) => e instanceof FileFormatError && /episodes\.jsonl:2/.test(e.message));
+    assert.throws(
+      () => readEpisodes(dir),
+      (e: Error) => e instanceof FileFormatError && /episodes\.jsonl:2/.test(e.message),
+    );
   });
 
   it("keeps the first record when an id repeats", () => {
     appendEpisode(dir, fakeRecord("a", { f1: 0.25 }));
     appendEpisode(dir, fakeRecord("a", { f1: 0.75 }));
-    assert.deepEqual(readEpisodes(dir).map((e) => e.metrics.f1), [0.25]);
+    assert.deepEqual(
+      readEpisodes(dir).map((e) => e.metrics.f1),
+      [0.25],
+    );
   });
 
   it("readRun returns manifest, summary and episodes, and names a bad summary.json", () => {
@@ -91,6 +109,9 @@ describe("runs/run-files", () => {
     assert.ok(Math.abs(s.usd_total - 0.006) < 1e-12);
     assert.ok(Math.abs(s.usd_per_q - 0.003) < 1e-12);
     assert.equal(s.seconds, 12);
-    assert.equal(finalLine("base", s), "base: EM 0.500  F1 0.750  searches 1.00  answered 50%  $0.0030/q  (total $0.01, 12s)");
+    assert.equal(
+      finalLine("base", s),
+      "base: EM 0.500  F1 0.750  searches 1.00  answered 50%  $0.0030/q  (total $0.01, 12s)",
+    );
   });
 });

@@ -1,5 +1,14 @@
 import { strict as assert } from "node:assert";
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, truncateSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  truncateSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { crc32 } from "node:zlib";
 import { dirname, join } from "node:path";
@@ -15,9 +24,21 @@ import { requireSharedData } from "../../../../helpers/shared-data";
 
 const TOY: Paragraph[] = [
   { id: 0, title: "Ed Wood", text: "Edward Davis Wood Jr. was an American filmmaker, actor and author." },
-  { id: 1, title: "Scott Derrickson", text: "Scott Derrickson is an American director, screenwriter and producer. He directed Sinister." },
-  { id: 2, title: "Sinister (film)", text: "Sinister is a 2012 supernatural horror film directed by Scott Derrickson." },
-  { id: 3, title: "Doctor Strange", text: "Doctor Strange is a 2016 American superhero film directed by Scott Derrickson. Films, films, films." },
+  {
+    id: 1,
+    title: "Scott Derrickson",
+    text: "Scott Derrickson is an American director, screenwriter and producer. He directed Sinister.",
+  },
+  {
+    id: 2,
+    title: "Sinister (film)",
+    text: "Sinister is a 2012 supernatural horror film directed by Scott Derrickson.",
+  },
+  {
+    id: 3,
+    title: "Doctor Strange",
+    text: "Doctor Strange is a 2016 American superhero film directed by Scott Derrickson. Films, films, films.",
+  },
   { id: 4, title: "Tokyo", text: "東京 is the capital of Japan. Café naïve résumé — 😀 emoji." },
   // Words whose UTF-16 order and UTF-8 byte order disagree (astral vs. fullwidth letters).
   { id: 5, title: "Scripts", text: "𠀀𠀁 ｆｕｌｌ 𝒜𝒷 ｗｉｄｅ" },
@@ -58,9 +79,16 @@ describe("BM25 index", () => {
       const expected = directScores(TOY, q);
       const hits = index.search(q, TOY.length);
       assert.ok(hits.length > 0, q);
-      for (const h of hits) assert.ok(Math.abs(h.score - expected[h.id]) < 1e-5 * expected[h.id], `${q} doc ${h.id}: ${h.score} vs ${expected[h.id]}`);
+      for (const h of hits)
+        assert.ok(
+          Math.abs(h.score - expected[h.id]) < 1e-5 * expected[h.id],
+          `${q} doc ${h.id}: ${h.score} vs ${expected[h.id]}`,
+        );
       // Best first, and every document with a positive score is returned when k allows.
-      assert.deepEqual(hits.map((h) => h.score), [...hits.map((h) => h.score)].sort((a, b) => b - a));
+      assert.deepEqual(
+        hits.map((h) => h.score),
+        [...hits.map((h) => h.score)].sort((a, b) => b - a),
+      );
       assert.equal(hits.length, expected.filter((s) => s > 0).length);
     }
   });
@@ -79,7 +107,8 @@ describe("BM25 index", () => {
     const [hit] = index.search("東京 café", 1);
     assert.equal(hit.title, "Tokyo");
     assert.equal(hit.text, TOY[4].text);
-    for (const word of ["𠀀𠀁", "ｆｕｌｌ", "𝒜𝒷", "ｗｉｄｅ"]) assert.equal(index.search(word, 1)[0]?.title, "Scripts", word);
+    for (const word of ["𠀀𠀁", "ｆｕｌｌ", "𝒜𝒷", "ｗｉｄｅ"])
+      assert.equal(index.search(word, 1)[0]?.title, "Scripts", word);
   });
 
   it("save/load round trip: a rebuilt index has the same content hash and answers the same", async () => {
@@ -99,7 +128,13 @@ describe("BM25 index", () => {
 
   it("uses corpus ids when rows have them, row numbers otherwise", async () => {
     const corpus = join(tmp, "corpus.jsonl");
-    writeFileSync(corpus, JSON.stringify({ id: 907, title: "A", text: "alpha beta" }) + "\n\n" + JSON.stringify({ title: "B", text: "beta gamma" }) + "\n");
+    writeFileSync(
+      corpus,
+      JSON.stringify({ id: 907, title: "A", text: "alpha beta" }) +
+        "\n\n" +
+        JSON.stringify({ title: "B", text: "beta gamma" }) +
+        "\n",
+    );
     await buildIndex(corpus, join(tmp, "bm25"), { workers: 0 });
     const index = openIndex(join(tmp, "bm25"));
     assert.deepEqual(index.search("gamma", 1)[0].id, 1);
@@ -108,7 +143,11 @@ describe("BM25 index", () => {
 
   it("builds the same index with worker threads as on one thread", async function () {
     const corpus = join(tmp, "corpus.jsonl");
-    const rows = Array.from({ length: 400 }, (_, i) => ({ ...TOY[i % TOY.length], id: i, text: `${TOY[i % TOY.length].text} row${i} w${i % 17}` }));
+    const rows = Array.from({ length: 400 }, (_, i) => ({
+      ...TOY[i % TOY.length],
+      id: i,
+      text: `${TOY[i % TOY.length].text} row${i} w${i % 17}`,
+    }));
     writeCorpus(rows, corpus);
     const one = await buildIndex(corpus, join(tmp, "one"), { workers: 0 });
     const two = await buildIndex(corpus, join(tmp, "two"), { workers: 2, batchBytes: 2048 }); // many small batches
@@ -116,7 +155,9 @@ describe("BM25 index", () => {
     assert.equal(two.contentHash, one.contentHash);
     // Many chunks of postings: a worker scatters the second half of them into the same lists. Some
     // paragraphs have no terms at all (stopwords only), so document numbers are not posting counts.
-    const mixed = rows.map((r, i) => (i % 7 === 3 ? { ...r, title: "A", text: "the of and" } : { ...r, title: `first${i} ${r.title}` }));
+    const mixed = rows.map((r, i) =>
+      i % 7 === 3 ? { ...r, title: "A", text: "the of and" } : { ...r, title: `first${i} ${r.title}` },
+    );
     writeCorpus(mixed, corpus);
     const oneMixed = await buildIndex(corpus, join(tmp, "one-mixed"), { workers: 0, chunkPostings: 97 });
     const split = await buildIndex(corpus, join(tmp, "split"), { workers: 2, batchBytes: 2048, chunkPostings: 97 });
@@ -124,8 +165,14 @@ describe("BM25 index", () => {
     const index = openIndex(join(tmp, "split"));
     // A paragraph's first term right after a term-less one, and its last term, name that paragraph.
     for (const i of [4, 11, 200, 396, 398]) {
-      assert.deepEqual(index.search(`first${i}`, 2).map((h) => h.id), [i]);
-      assert.deepEqual(index.search(`row${i}`, 2).map((h) => h.id), [i]);
+      assert.deepEqual(
+        index.search(`first${i}`, 2).map((h) => h.id),
+        [i],
+      );
+      assert.deepEqual(
+        index.search(`row${i}`, 2).map((h) => h.id),
+        [i],
+      );
     }
   });
 
@@ -135,7 +182,11 @@ describe("BM25 index", () => {
     const expectRefusal = (pattern: RegExp) =>
       assert.throws(
         () => openIndex(dir),
-        (e: unknown) => e instanceof UserError && e.message.includes(dir) && e.message.includes("agent-lab index") && pattern.test(e.message),
+        (e: unknown) =>
+          e instanceof UserError &&
+          e.message.includes(dir) &&
+          e.message.includes("agent-lab index") &&
+          pattern.test(e.message),
       );
     // Read on the worker thread: a size it was not told is handed back to this thread, which says why.
     const scores = readFileSync(join(dir, FILES.postingScores));
@@ -194,12 +245,18 @@ describe("BM25 index", () => {
     // The reported case: postings-docs.u32 overwritten with 0xFF, same size.
     writeFileSync(join(dir, FILES.postingDocs), Buffer.alloc(clean.get(FILES.postingDocs)!.length, 0xff));
     refusedAs(FILES.postingDocs);
-    assert.throws(() => openIndex(dir), (e: unknown) => e instanceof UserError && e.message === corruptFileMessage(join(dir, FILES.postingDocs)));
+    assert.throws(
+      () => openIndex(dir),
+      (e: unknown) => e instanceof UserError && e.message === corruptFileMessage(join(dir, FILES.postingDocs)),
+    );
     writeFileSync(join(dir, FILES.postingDocs), clean.get(FILES.postingDocs)!);
     // meta.json: a changed value (here one digit of the recorded hash) and a changed layout byte.
     const meta = clean.get("meta.json")!.toString("utf8");
     const hashAt = meta.indexOf('"contentHash": "') + '"contentHash": "'.length;
-    writeFileSync(join(dir, "meta.json"), meta.slice(0, hashAt) + (meta[hashAt] === "0" ? "1" : "0") + meta.slice(hashAt + 1));
+    writeFileSync(
+      join(dir, "meta.json"),
+      meta.slice(0, hashAt) + (meta[hashAt] === "0" ? "1" : "0") + meta.slice(hashAt + 1),
+    );
     refusedAs("meta.json");
     writeFileSync(join(dir, "meta.json"), meta.replace('{\n  "format"', '{\n\t "format"'));
     refusedAs("meta.json");
@@ -210,7 +267,11 @@ describe("BM25 index", () => {
   });
 
   it("texts.bin is checked per 4 KiB block on every read: a changed block is refused, even after open; the others read", async () => {
-    const rows = Array.from({ length: 200 }, (_, i) => ({ id: i, title: `Title ${i}`, text: `${TOY[i % 4].text} paragraph ${i} ${"x".repeat(i % 97)}` }));
+    const rows = Array.from({ length: 200 }, (_, i) => ({
+      id: i,
+      title: `Title ${i}`,
+      text: `${TOY[i % 4].text} paragraph ${i} ${"x".repeat(i % 97)}`,
+    }));
     await toyIndex(rows);
     const dir = join(tmp, "bm25");
     const texts = readFileSync(join(dir, FILES.texts));
@@ -229,7 +290,10 @@ describe("BM25 index", () => {
       const from = Math.floor(offsets[2 * r.id] / BLOCK_SIZE);
       const to = Math.ceil(offsets[2 * r.id + 2] / BLOCK_SIZE);
       if (from <= 2 && 2 < to) {
-        assert.throws(() => index.paragraph(r.id), (e: unknown) => e instanceof UserError && e.message === corruptFileMessage(join(dir, FILES.texts)));
+        assert.throws(
+          () => index.paragraph(r.id),
+          (e: unknown) => e instanceof UserError && e.message === corruptFileMessage(join(dir, FILES.texts)),
+        );
         refused++;
       } else assert.deepEqual(index.paragraph(r.id), r);
     }
@@ -247,7 +311,8 @@ describe("BM25 index", () => {
     assert.equal(expected[1], crc32(bytes.subarray(BLOCK_SIZE, 2 * BLOCK_SIZE)) >>> 0);
     assert.equal(expected[3], crc32(bytes.subarray(3 * BLOCK_SIZE)) >>> 0);
     const pieces = new BlockCrcs();
-    for (let at = 0, n = 1; at < bytes.length; at += n, n = (n * 7) % 5000 + 1) pieces.update(bytes.subarray(at, at + n));
+    for (let at = 0, n = 1; at < bytes.length; at += n, n = ((n * 7) % 5000) + 1)
+      pieces.update(bytes.subarray(at, at + n));
     assert.deepEqual(pieces.finish(), expected);
     assert.ok(blocksMatch(bytes.subarray(BLOCK_SIZE), 1, expected));
     const bad = Buffer.from(bytes);
@@ -290,9 +355,11 @@ describe("BM25 index", () => {
     for (const [term, r] of rows) {
       assert.equal(index.termRow(term), r, term);
       // A word one letter longer or shorter: found only if it is a term itself.
-      for (const other of [term + "q", term.slice(0, -1)]) assert.equal(index.termRow(other), rows.get(other) ?? -1, other);
+      for (const other of [term + "q", term.slice(0, -1)])
+        assert.equal(index.termRow(other), rows.get(other) ?? -1, other);
     }
-    for (const absent of ["", "zzzzzzzzzz", "ünïcödé", "the"]) assert.equal(index.termRow(absent), rows.get(absent) ?? -1, absent);
+    for (const absent of ["", "zzzzzzzzzz", "ünïcödé", "the"])
+      assert.equal(index.termRow(absent), rows.get(absent) ?? -1, absent);
     index.close();
   });
 
@@ -314,14 +381,21 @@ describe("BM25 index", () => {
         const p = windowStart[slot * (W + 1) + w];
         const first = w << WINDOW_SHIFT;
         assert.ok(p >= offsets[r] && p <= offsets[r + 1], `row ${r} window ${w}: start ${p} outside the list`);
-        assert.ok((p === offsets[r + 1] || docs[p] >= first) && (p === offsets[r] || docs[p - 1] < first), `row ${r} window ${w}: ${p} is not the first posting at or after document ${first}`);
+        assert.ok(
+          (p === offsets[r + 1] || docs[p] >= first) && (p === offsets[r] || docs[p - 1] < first),
+          `row ${r} window ${w}: ${p} is not the first posting at or after document ${first}`,
+        );
       }
       const seen = new Float64Array(W);
-      for (let p = offsets[r]; p < offsets[r + 1]; p++) seen[docs[p] >>> WINDOW_SHIFT] = Math.max(seen[docs[p] >>> WINDOW_SHIFT], scores[p]);
+      for (let p = offsets[r]; p < offsets[r + 1]; p++)
+        seen[docs[p] >>> WINDOW_SHIFT] = Math.max(seen[docs[p] >>> WINDOW_SHIFT], scores[p]);
       for (let w = 0; w < W; w++) {
         const q = windowMax[slot * W + w];
         assert.equal(q === 0, seen[w] === 0, `row ${r} window ${w}`);
-        assert.ok((q / 255) * termMax[r] >= seen[w] * (1 - 1e-12), `row ${r} window ${w}: ${q} vs ${seen[w] / termMax[r]}`);
+        assert.ok(
+          (q / 255) * termMax[r] >= seen[w] * (1 - 1e-12),
+          `row ${r} window ${w}: ${q} vs ${seen[w] / termMax[r]}`,
+        );
         assert.ok(q <= Math.ceil((seen[w] / termMax[r]) * 255 + 1e-9), `row ${r} window ${w} is tight`);
       }
       slot++;
@@ -335,8 +409,17 @@ describe("BM25 index", () => {
     await toyIndex();
     const corpus = join(tmp, "corpus.jsonl");
     appendFileSync(corpus, '{"id": 5, "title": "Broken", "text": 12}\n');
-    await assert.rejects(buildIndex(corpus, join(tmp, "bm25"), { workers: 0 }), (e: unknown) => e instanceof FileFormatError && e.message.startsWith(`${corpus}:${TOY.length + 1}:`) && /"text"/.test(e.message));
-    await assert.rejects(buildIndex(corpus, join(tmp, "bm25"), { workers: 2 }), (e: unknown) => e instanceof FileFormatError && e.message.startsWith(`${corpus}:${TOY.length + 1}:`));
+    await assert.rejects(
+      buildIndex(corpus, join(tmp, "bm25"), { workers: 0 }),
+      (e: unknown) =>
+        e instanceof FileFormatError &&
+        e.message.startsWith(`${corpus}:${TOY.length + 1}:`) &&
+        /"text"/.test(e.message),
+    );
+    await assert.rejects(
+      buildIndex(corpus, join(tmp, "bm25"), { workers: 2 }),
+      (e: unknown) => e instanceof FileFormatError && e.message.startsWith(`${corpus}:${TOY.length + 1}:`),
+    );
     assert.equal(openIndex(join(tmp, "bm25")).search("Derrickson", 1)[0].title, "Scott Derrickson");
     assert.ok(!existsSync(join(dirname(corpus), ".bm25.partial-" + process.pid)));
   });
@@ -366,7 +449,11 @@ describe("BM25 pruning on a synthetic corpus (no shared data needed)", () => {
       for (const k of q % 2 ? [1, 10] : [3, 50]) {
         const fast = index.search(query, k);
         const slow = index.searchExhaustive(query, k);
-        assert.deepEqual(fast.map((h) => [h.id, h.score]), slow.map((h) => [h.id, h.score]), `${query} (k ${k})`);
+        assert.deepEqual(
+          fast.map((h) => [h.id, h.score]),
+          slow.map((h) => [h.id, h.score]),
+          `${query} (k ${k})`,
+        );
         if (fast.length === k) full++;
       }
     }
@@ -383,8 +470,12 @@ describe("BM25 pruning on a synthetic corpus (no shared data needed)", () => {
     }
     // Without pruning every matching document gets its exact score; count those on a sample.
     const sample = long.slice(0, 5);
-    const matching = sample.reduce((n, query) => n + index.searchExhaustive(query, index.documents).length, 0) / sample.length;
-    assert.ok(scored / long.length < 0.1 * matching, `scored ${scored / long.length} per query of about ${matching} matching documents`);
+    const matching =
+      sample.reduce((n, query) => n + index.searchExhaustive(query, index.documents).length, 0) / sample.length;
+    assert.ok(
+      scored / long.length < 0.1 * matching,
+      `scored ${scored / long.length} per query of about ${matching} matching documents`,
+    );
   });
 
   it("the exhaustive reference itself equals the BM25 formula computed directly", () => {
@@ -404,7 +495,11 @@ describe("BM25 pruning on a synthetic corpus (no shared data needed)", () => {
         const expected = tok.terms(query).reduce((sum, term) => {
           const n = df.get(term) ?? 0;
           const tf = d.filter((t) => t === term).length;
-          return n === 0 ? sum : sum + (Math.log(1 + (docs.length - n + 0.5) / (n + 0.5)) * tf) / (tf + 1.5 * (1 - 0.75 + (0.75 * d.length) / avgdl));
+          return n === 0
+            ? sum
+            : sum +
+                (Math.log(1 + (docs.length - n + 0.5) / (n + 0.5)) * tf) /
+                  (tf + 1.5 * (1 - 0.75 + (0.75 * d.length) / avgdl));
         }, 0);
         assert.ok(Math.abs(h.score - expected) < 1e-5 * expected, `${query}: ${h.score} vs ${expected}`);
       }
@@ -428,7 +523,7 @@ describe("BM25 index on the real HotpotQA paragraphs", () => {
 
   it("pruned top-k equals exhaustive top-k on 400 random queries of 1–24 words", () => {
     let seed = 12345;
-    const rand = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    const rand = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
     let pruned = 0;
     for (let q = 0; q < 400; q++) {
       const words: string[] = [];
@@ -442,7 +537,11 @@ describe("BM25 index on the real HotpotQA paragraphs", () => {
       const k = [1, 3, 10][q % 3];
       const fast = index.search(query, k);
       const slow = index.searchExhaustive(query, k);
-      assert.deepEqual(fast.map((h) => [h.id, h.score]), slow.map((h) => [h.id, h.score]), query);
+      assert.deepEqual(
+        fast.map((h) => [h.id, h.score]),
+        slow.map((h) => [h.id, h.score]),
+        query,
+      );
       if (fast.length === k) pruned++;
     }
     assert.ok(pruned > 300);

@@ -17,8 +17,18 @@ describe("agent-lab index / search", () => {
     mkdirSync(join(dir, "data"));
     writeCorpus(
       [
-        { id: 0, title: "Scott Derrickson", text: "Scott Derrickson (born July 16, 1966) is an American director, screenwriter and producer. " + "He lives in Los Angeles. ".repeat(10) },
-        { id: 1, title: "Ed Wood", text: "Edward Davis Wood Jr. was an American filmmaker, actor, writer, producer, and director." },
+        {
+          id: 0,
+          title: "Scott Derrickson",
+          text:
+            "Scott Derrickson (born July 16, 1966) is an American director, screenwriter and producer. " +
+            "He lives in Los Angeles. ".repeat(10),
+        },
+        {
+          id: 1,
+          title: "Ed Wood",
+          text: "Edward Davis Wood Jr. was an American filmmaker, actor, writer, producer, and director.",
+        },
       ],
       join(dir, "data", "corpus.jsonl"),
     );
@@ -28,7 +38,9 @@ describe("agent-lab index / search", () => {
   it("index builds <data>/bm25 and says how many paragraphs; search prints [title] text[:200]", async () => {
     const built = await capture(() => index(["--data", join(dir, "data")]));
     assert.match(built, /^indexed 2 paragraphs into .*bm25 in [\d.]+ s/);
-    const out = await capture(() => search(["Scott", "Derrickson", "nationality", "-k", "1", "--data", join(dir, "data")]));
+    const out = await capture(() =>
+      search(["Scott", "Derrickson", "nationality", "-k", "1", "--data", join(dir, "data")]),
+    );
     assert.ok(out.startsWith("[Scott Derrickson] Scott Derrickson (born July 16, 1966)"), out);
     assert.equal(out.split("\n")[0].length, "[Scott Derrickson] ".length + 200);
     assert.ok(!out.includes("Ed Wood"));
@@ -42,9 +54,18 @@ describe("agent-lab index / search", () => {
   it("explains what to run when the corpus or the index is missing, and refuses a bad -k", async () => {
     const empty = mkdtempSync(join(tmpdir(), "agent-lab-search-cli-empty-"));
     try {
-      await assert.rejects(index(["--data", empty]), (e: unknown) => e instanceof UserError && /agent-lab prepare/.test(e.message));
-      await assert.rejects(search(["anything", "--data", empty]), (e: unknown) => e instanceof UserError && /agent-lab index/.test(e.message));
-      await assert.rejects(search(["Ed", "-k", "0", "--data", join(dir, "data")]), (e: unknown) => e instanceof UserError && /-k/.test(e.message));
+      await assert.rejects(
+        index(["--data", empty]),
+        (e: unknown) => e instanceof UserError && /agent-lab prepare/.test(e.message),
+      );
+      await assert.rejects(
+        search(["anything", "--data", empty]),
+        (e: unknown) => e instanceof UserError && /agent-lab index/.test(e.message),
+      );
+      await assert.rejects(
+        search(["Ed", "-k", "0", "--data", join(dir, "data")]),
+        (e: unknown) => e instanceof UserError && /-k/.test(e.message),
+      );
       await assert.rejects(search(["--data", join(dir, "data")]), UserError);
     } finally {
       rmSync(empty, { recursive: true, force: true });

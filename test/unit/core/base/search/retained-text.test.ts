@@ -32,7 +32,10 @@ describe("search: what the tokenizers keep does not keep its text alive", () => 
       batcher.tokenize({ seq: i, firstLine: i + 1, bytes: new TextEncoder().encode(line) });
     }
     const kept = heapAfterGc() - before;
-    assert.ok(kept < 5 * 2 ** 20, `the batcher kept ${(kept / 2 ** 20).toFixed(1)} MiB after 200 paragraphs of 100,000 characters`);
+    assert.ok(
+      kept < 5 * 2 ** 20,
+      `the batcher kept ${(kept / 2 ** 20).toFixed(1)} MiB after 200 paragraphs of 100,000 characters`,
+    );
   });
 
   it("the query tokenizer's word → stem cache keeps the words, not the queries", () => {
@@ -40,6 +43,9 @@ describe("search: what the tokenizers keep does not keep its text alive", () => 
     const before = heapAfterGc();
     for (let i = 0; i < PARAGRAPHS; i++) tokenizer.terms(bigParagraph(i));
     const kept = heapAfterGc() - before;
-    assert.ok(kept < 5 * 2 ** 20, `the cache kept ${(kept / 2 ** 20).toFixed(1)} MiB after 200 texts of 100,000 characters`);
+    assert.ok(
+      kept < 5 * 2 ** 20,
+      `the cache kept ${(kept / 2 ** 20).toFixed(1)} MiB after 200 texts of 100,000 characters`,
+    );
   });
 });

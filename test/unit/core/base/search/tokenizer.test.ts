@@ -2,7 +2,12 @@ import { strict as assert } from "node:assert";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { stemEnglish } from "../../../../../src/core/base/search/english-stemmer";
-import { ENGLISH_STOPWORDS, forEachWordSpan, splitWords, TermTokenizer } from "../../../../../src/core/base/search/tokenizer";
+import {
+  ENGLISH_STOPWORDS,
+  forEachWordSpan,
+  splitWords,
+  TermTokenizer,
+} from "../../../../../src/core/base/search/tokenizer";
 
 // Fixtures come from the real libraries (bench/search/make-fixtures.py): PyStemmer 3.1 and bm25s 0.3.
 const FIXTURES = join(__dirname, "fixtures");
@@ -30,7 +35,10 @@ describe("search tokenizer: parity with bm25s + PyStemmer", () => {
   });
 
   it("tokenizes tricky text exactly like bm25s.tokenize (case, unicode, combining marks, stopwords)", () => {
-    const cases = JSON.parse(readFileSync(join(FIXTURES, "bm25s-tokens.json"), "utf8")) as { text: string; tokens: string[] }[];
+    const cases = JSON.parse(readFileSync(join(FIXTURES, "bm25s-tokens.json"), "utf8")) as {
+      text: string;
+      tokens: string[];
+    }[];
     const tok = new TermTokenizer();
     for (const c of cases) assert.deepEqual(tok.terms(c.text), c.tokens, c.text);
   });
@@ -50,7 +58,9 @@ describe("search tokenizer: parity with bm25s + PyStemmer", () => {
 
   it("finds the same word ranges as the (?u)\\w\\w+ definition, on the fixtures and on surrogates, marks and digits", () => {
     const definition = (lower: string): [number, number][] =>
-      [...lower.matchAll(/[\p{L}\p{N}_]+/gu)].filter((m) => [...m[0]].length >= 2).map((m) => [m.index, m.index + m[0].length]);
+      [...lower.matchAll(/[\p{L}\p{N}_]+/gu)]
+        .filter((m) => [...m[0]].length >= 2)
+        .map((m) => [m.index, m.index + m[0].length]);
     const spans = (lower: string): [number, number][] => {
       const out: [number, number][] = [];
       forEachWordSpan(lower, (start, end) => out.push([start, end]));

@@ -77,7 +77,10 @@ describe("analysis: bootstrap intervals", () => {
     const [ua] = bootstrapMeans([base], { resamples: 4000, seed: 5, stream: 1 });
     const [ub] = bootstrapMeans([run], { resamples: 4000, seed: 5, stream: 2 });
     const unpaired = percentileInterval(Float64Array.from(ub, (v, r) => v - ua[r]));
-    assert.ok(width(paired) < 0.5 * width(unpaired), `paired ${width(paired).toFixed(4)} vs unpaired ${width(unpaired).toFixed(4)}`);
+    assert.ok(
+      width(paired) < 0.5 * width(unpaired),
+      `paired ${width(paired).toFixed(4)} vs unpaired ${width(unpaired).toFixed(4)}`,
+    );
     assert.ok(paired.lo > 0, "the paired interval sees the improvement");
     assert.ok(unpaired.lo < 0, "the unpaired one cannot");
   });
@@ -189,7 +192,9 @@ describe("analysis: paired sign-flip test", () => {
 describe("analysis: Holm correction", () => {
   it("matches the textbook example (R: p.adjust(c(.01,.04,.03,.005), 'holm'))", () => {
     const adjusted = holmAdjust([0.01, 0.04, 0.03, 0.005]);
-    [0.03, 0.06, 0.06, 0.02].forEach((want, i) => assert.ok(Math.abs(adjusted[i] - want) < 1e-12, `${i}: ${adjusted[i]}`));
+    [0.03, 0.06, 0.06, 0.02].forEach((want, i) =>
+      assert.ok(Math.abs(adjusted[i] - want) < 1e-12, `${i}: ${adjusted[i]}`),
+    );
   });
 
   it("keeps adjusted p monotone in the raw order, caps at 1, and leaves one test alone", () => {
@@ -216,6 +221,10 @@ describe("analysis: normal distribution and minimum detectable Δ", () => {
     assert.ok(Math.abs(mde250 / mde500 - Math.SQRT2) < 1e-12);
     assert.ok(minimumDetectableDelta({ sd: 0.4, n: 500, power: 0.9 }) > mde500, "more power needs a bigger Δ");
     assert.equal(questionsForDelta({ sd: 0.4, delta: mde500 * (1 + 1e-9) }), 500);
-    assert.equal(questionsForDelta({ sd: 0.4, delta: (mde500 * (1 + 1e-9)) / 2 }), 2000, "half the Δ, four times the questions");
+    assert.equal(
+      questionsForDelta({ sd: 0.4, delta: (mde500 * (1 + 1e-9)) / 2 }),
+      2000,
+      "half the Δ, four times the questions",
+    );
   });
 });

@@ -40,7 +40,11 @@ const sessionOf = (modelId: string): string => modelId.split(":")[0];
 
 /** Σ −logprob·weight over datums: what cross_entropy's loss:sum must be for these outputs. */
 function crossEntropy(data: Datum[], outputs: Array<Record<string, TensorData>>): number {
-  return data.reduce((sum, d, k) => sum - outputs[k].logprobs.data.reduce((a, lp, i) => a + lp * (d.loss_fn_inputs.weights?.data[i] ?? 0), 0), 0);
+  return data.reduce(
+    (sum, d, k) =>
+      sum - outputs[k].logprobs.data.reduce((a, lp, i) => a + lp * (d.loss_fn_inputs.weights?.data[i] ?? 0), 0),
+    0,
+  );
 }
 
 describe("tinker client over HTTP", function () {
@@ -68,11 +72,16 @@ describe("tinker client over HTTP", function () {
   }
 
   /** Makes a real checkpoint through a service of its own, then forgets its requests. */
-  async function checkpoint(kind: "weights" | "sampler_weights", name: string, lora: { rank?: number; trainUnembed?: boolean } = {}): Promise<string> {
+  async function checkpoint(
+    kind: "weights" | "sampler_weights",
+    name: string,
+    lora: { rank?: number; trainUnembed?: boolean } = {},
+  ): Promise<string> {
     const setup = new TinkerService({ apiKey: KEY, baseUrl: server.url, env: {}, retry: FAST });
     try {
       const tc = await setup.createLoraTrainingClient({ baseModel: "Qwen/Qwen3.5-4B", ...lora });
-      const saved = kind === "weights" ? await tc.saveState(name).result() : await tc.saveWeightsForSampler(name).result();
+      const saved =
+        kind === "weights" ? await tc.saveState(name).result() : await tc.saveWeightsForSampler(name).result();
       server.clear();
       return saved.path;
     } finally {
@@ -93,7 +102,12 @@ describe("tinker client over HTTP", function () {
         "/api/v1/retrieve_future",
       ]);
       assert.deepEqual(server.to("/api/v1/client/config")[0].json, { sdk_version: "0.25.0" });
-      assert.deepEqual(server.to("/api/v1/create_session")[0].json, { tags: [], user_metadata: {}, sdk_version: "0.25.0", type: "create_session" });
+      assert.deepEqual(server.to("/api/v1/create_session")[0].json, {
+        tags: [],
+        user_metadata: {},
+        sdk_version: "0.25.0",
+        type: "create_session",
+      });
       const session = sessionOf(tc.modelId);
       assert.match(session, /^sess-/);
       assert.deepEqual(server.to("/api/v1/create_model")[0].json, {
@@ -118,14 +132,21 @@ describe("tinker client over HTTP", function () {
     it("REST calls bootstrap without a session; capabilities list the models", async () => {
       const s = connect();
       assert.deepEqual(await s.supportedModels(), SUPPORTED_MODELS);
-      assert.deepEqual(server.paths(), ["/api/v1/client/config", "/api/v1/client/dynamic_config", "/api/v1/get_server_capabilities"]);
+      assert.deepEqual(server.paths(), [
+        "/api/v1/client/config",
+        "/api/v1/client/dynamic_config",
+        "/api/v1/get_server_capabilities",
+      ]);
       const get = server.to("/api/v1/get_server_capabilities")[0];
       assert.equal(get.method, "GET");
       assert.equal(get.headers["x-idempotency-key"], undefined);
     });
 
     it("takes TINKER_BASE_URL and TINKER_API_KEY from the environment", async () => {
-      service = new TinkerService({ env: { TINKER_API_KEY: KEY, TINKER_BASE_URL: server.url, TINKER_TAGS: "a,b,a" }, retry: FAST });
+      service = new TinkerService({
+        env: { TINKER_API_KEY: KEY, TINKER_BASE_URL: server.url, TINKER_TAGS: "a,b,a" },
+        retry: FAST,
+      });
       await service.createSamplingClient({ baseModel: "Qwen/Qwen3.5-4B" });
       assert.equal(server.requests[0].headers["x-api-key"], KEY);
       assert.deepEqual(server.to("/api/v1/create_session")[0].json?.tags, ["a", "b"]);
@@ -135,7 +156,8 @@ describe("tinker client over HTTP", function () {
       assert.throws(() => new TinkerService({ baseUrl: server.url, env: {} }), TinkerKeyError);
       assert.throws(
         () => new TinkerService({ apiKey: "sk-not-a-tinker-key", baseUrl: server.url, env: {} }),
-        (e: Error) => e instanceof TinkerKeyError && !e.message.includes("sk-not-a-tinker-key") && /TINKER_API_KEY/.test(e.message),
+        (e: Error) =>
+          e instanceof TinkerKeyError && !e.message.includes("sk-not-a-tinker-key") && /TINKER_API_KEY/.test(e.message),
       );
       assert.equal(server.requests.length, 0);
     });
@@ -158,7 +180,13 @@ describe("tinker client over HTTP", function () {
       let issued = 0;
       server.clientConfig = { pjwt_auth_enabled: true };
       // The first JWT expires in 30 s (inside the 60 s refresh window), later ones in an hour.
-      server.jwt = () => jwtWith({ sub: "user:1", email: "a@b.c", exp: Math.floor(Date.now() / 1000) + (issued++ === 0 ? 30 : 3600), n: issued });
+      server.jwt = () =>
+        jwtWith({
+          sub: "user:1",
+          email: "a@b.c",
+          exp: Math.floor(Date.now() / 1000) + (issued++ === 0 ? 30 : 3600),
+          n: issued,
+        });
       const s = connect();
       await s.createSamplingClient({ baseModel: "Qwen/Qwen3.5-4B" });
       const paths = server.paths();
@@ -169,7 +197,10 @@ describe("tinker client over HTTP", function () {
       assert.equal(token.length, 2, "the near-expiry JWT was refreshed on demand");
       const session = server.to("/api/v1/create_session")[0];
       assert.match(String(session.headers["x-api-key"]), /^eyJ/);
-      assert.equal(JSON.parse(Buffer.from(String(session.headers["x-api-key"]).split(".")[1], "base64url").toString()).n, 2);
+      assert.equal(
+        JSON.parse(Buffer.from(String(session.headers["x-api-key"]).split(".")[1], "base64url").toString()).n,
+        2,
+      );
       assert.deepEqual(s.whoami(), { userUrn: "user:1", email: "a@b.c" });
     });
 
@@ -196,7 +227,10 @@ describe("tinker client over HTTP", function () {
         return true;
       });
       server.inject("/api/v1/get_server_capabilities", { status: 400, json: { detail: `echo ${KEY}` } });
-      await assert.rejects(s.supportedModels(), (e: Error) => e instanceof TinkerApiError && !e.message.includes(KEY) && /HTTP 400/.test(e.message));
+      await assert.rejects(
+        s.supportedModels(),
+        (e: Error) => e instanceof TinkerApiError && !e.message.includes(KEY) && /HTTP 400/.test(e.message),
+      );
     });
 
     it("402 pauses and retries, then fails with a billing message when it lasts", async () => {
@@ -205,7 +239,10 @@ describe("tinker client over HTTP", function () {
       assert.equal((await s.supportedModels()).length, SUPPORTED_MODELS.length);
       assert.equal(server.to("/api/v1/get_server_capabilities").length, 3);
       server.inject("/api/v1/get_server_capabilities", { status: 402, json: { detail: "payment required" } }, 1000);
-      await assert.rejects(s.supportedModels(), (e: Error) => e instanceof TinkerBillingError && /billing/.test(e.message) && /credit/.test(e.message));
+      await assert.rejects(
+        s.supportedModels(),
+        (e: Error) => e instanceof TinkerBillingError && /billing/.test(e.message) && /credit/.test(e.message),
+      );
     });
 
     it("the billing pause defaults to the server's billing_exception_max_pause_duration_sec", async () => {
@@ -262,16 +299,37 @@ describe("tinker client over HTTP", function () {
         type: "optim_step",
       });
       assert.deepEqual(server.to("/api/v1/save_weights")[0].json, {
-        model_id: tc.modelId, path: "ckpt-001", seq_id: 8, ttl_seconds: 3600, overwrite: false, type: "save_weights",
+        model_id: tc.modelId,
+        path: "ckpt-001",
+        seq_id: 8,
+        ttl_seconds: 3600,
+        overwrite: false,
+        type: "save_weights",
       });
       const sws = server.to("/api/v1/save_weights_for_sampler");
-      assert.deepEqual(sws[0].json, { model_id: tc.modelId, path: "ckpt-001", seq_id: 9, type: "save_weights_for_sampler" });
-      assert.deepEqual(sws[1].json, { model_id: tc.modelId, sampling_session_seq_id: 0, seq_id: 10, type: "save_weights_for_sampler" });
+      assert.deepEqual(sws[0].json, {
+        model_id: tc.modelId,
+        path: "ckpt-001",
+        seq_id: 9,
+        type: "save_weights_for_sampler",
+      });
+      assert.deepEqual(sws[1].json, {
+        model_id: tc.modelId,
+        sampling_session_seq_id: 0,
+        seq_id: 10,
+        type: "save_weights_for_sampler",
+      });
 
       // Results decoded from protobuf: one logprobs tensor per datum, metrics by key.
-      assert.deepEqual(fb.outputs.map((o) => o.logprobs.data.length), [3, 2]);
+      assert.deepEqual(
+        fb.outputs.map((o) => o.logprobs.data.length),
+        [3, 2],
+      );
       const loss = crossEntropy(data(), fb.outputs);
-      assert.ok(loss > 0 && Math.abs(fb.metrics["loss:sum"] - loss) < 1e-4 * loss, `${fb.metrics["loss:sum"]} vs ${loss}`);
+      assert.ok(
+        loss > 0 && Math.abs(fb.metrics["loss:sum"] - loss) < 1e-4 * loss,
+        `${fb.metrics["loss:sum"]} vs ${loss}`,
+      );
       assert.equal(fwd.lossFnOutputType, "ArrayRecord");
       assert.equal(step.metrics["learning_rate:mean"], 4e-5);
       assert.equal(state.path, `tinker://${tc.modelId}/weights/ckpt-001`);
@@ -298,7 +356,12 @@ describe("tinker client over HTTP", function () {
       assert.deepEqual(server.to("/api/v1/weights_info")[0].json, { tinker_path: path });
       const creates = server.to("/api/v1/create_model");
       // The checkpoint's rank and flags (weights_info says train_unembed false, rank 16) are reused.
-      assert.deepEqual(creates[0].json?.lora_config, { rank: 16, train_unembed: false, train_mlp: true, train_attn: true });
+      assert.deepEqual(creates[0].json?.lora_config, {
+        rank: 16,
+        train_unembed: false,
+        train_mlp: true,
+        train_attn: true,
+      });
       const loads = server.to("/api/v1/load_weights");
       assert.deepEqual(loads[0].json, { model_id: a.modelId, seq_id: 1, path, optimizer: false, type: "load_weights" });
       assert.deepEqual(loads[1].json, { model_id: b.modelId, seq_id: 1, path, optimizer: true, type: "load_weights" });
@@ -316,7 +379,11 @@ describe("tinker client over HTTP", function () {
       assert.equal(server.to("/api/v1/create_model").length, 0);
       const session = sessionOf(tc.modelId);
       assert.deepEqual(server.to("/api/v1/load_weights")[0].json, {
-        session_id: session, model_seq_id: 0, path, optimizer: true, type: "load_weights",
+        session_id: session,
+        model_seq_id: 0,
+        path,
+        optimizer: true,
+        type: "load_weights",
       });
       assert.equal(tc.modelId, `${session}:train:0`);
     });
@@ -324,7 +391,12 @@ describe("tinker client over HTTP", function () {
     it("chunks large forward_backward calls by datum count and bytes, merging results in order", async () => {
       server.clientConfig = { fwdbwd_max_chunk_len: 2 };
       const tc = await trainer();
-      const batch = [2, 3, 4, 5, 6].map((n) => sftDatum(Array.from({ length: n }, (_, i) => i + 1), Array(n).fill(1)));
+      const batch = [2, 3, 4, 5, 6].map((n) =>
+        sftDatum(
+          Array.from({ length: n }, (_, i) => i + 1),
+          Array(n).fill(1),
+        ),
+      );
       const out = await tc.forwardBackward(batch, "cross_entropy").result();
       const fbs = server.to("/api/v1/forward_backward");
       assert.equal(fbs.length, 3);
@@ -333,10 +405,16 @@ describe("tinker client over HTTP", function () {
       assert.deepEqual([bySeq.get(1), bySeq.get(2), bySeq.get(3)], [2, 2, 1]);
       // The first chunk is sent last (the server holds later chunks until it arrives).
       assert.equal(fbs[fbs.length - 1].proto?.seq_id, 1);
-      assert.deepEqual(out.outputs.map((o) => o.logprobs.data.length), [1, 2, 3, 4, 5]);
+      assert.deepEqual(
+        out.outputs.map((o) => o.logprobs.data.length),
+        [1, 2, 3, 4, 5],
+      );
       // The chunks' loss:sum values add up to the whole batch's (":mean" weighting: chunking.test.ts).
       const expectedLoss = crossEntropy(batch, out.outputs);
-      assert.ok(Math.abs(out.metrics["loss:sum"] - expectedLoss) < 1e-4 * expectedLoss, `${out.metrics["loss:sum"]} vs ${expectedLoss}`);
+      assert.ok(
+        Math.abs(out.metrics["loss:sum"] - expectedLoss) < 1e-4 * expectedLoss,
+        `${out.metrics["loss:sum"]} vs ${expectedLoss}`,
+      );
       // The next call continues after the chunks' seq_ids.
       await tc.optimStep().result();
       assert.equal(server.to("/api/v1/optim_step")[0].json?.seq_id, 4);
@@ -376,7 +454,10 @@ describe("tinker client over HTTP", function () {
       const sends = server.to("/api/v1/optim_step");
       assert.equal(sends.length, 2);
       assert.equal(sends[0].headers["x-idempotency-key"], sends[1].headers["x-idempotency-key"]);
-      assert.deepEqual([sends[0].headers["x-stainless-retry-count"], sends[1].headers["x-stainless-retry-count"]], ["0", "1"]);
+      assert.deepEqual(
+        [sends[0].headers["x-stainless-retry-count"], sends[1].headers["x-stainless-retry-count"]],
+        ["0", "1"],
+      );
       assert.equal(sends[0].json?.seq_id, sends[1].json?.seq_id);
       assert.equal(server.ran("optim_step"), 1, "the replay ran nothing");
     });
@@ -420,21 +501,28 @@ describe("tinker client over HTTP", function () {
       await server.stop();
       server = new ScriptedBackend();
       await server.start({ longPollMs: 40 });
-      server.resultGate = (kind) => (kind === "optim_step" ? new Promise((r) => setTimeout(r, 250)) : Promise.resolve());
+      server.resultGate = (kind) =>
+        kind === "optim_step" ? new Promise((r) => setTimeout(r, 250)) : Promise.resolve();
       const tc = await trainer();
       server.inject("/api/v1/retrieve_future", { drop: true });
       server.inject("/api/v1/retrieve_future", { status: 502 });
       await tc.optimStep().result();
-      const polls = server.to("/api/v1/retrieve_future").filter((p) => p.headers["x-tinker-request-type"] === "OptimStep");
+      const polls = server
+        .to("/api/v1/retrieve_future")
+        .filter((p) => p.headers["x-tinker-request-type"] === "OptimStep");
       assert.ok(polls.length >= 4, `${polls.length} polls`);
-      assert.deepEqual(polls.slice(0, 3).map((p) => p.headers["x-tinker-request-iteration"]), ["0", "1", "2"]);
+      assert.deepEqual(
+        polls.slice(0, 3).map((p) => p.headers["x-tinker-request-iteration"]),
+        ["0", "1", "2"],
+      );
       assert.ok(polls[0].headers["x-tinker-create-promise-roundtrip-time"] !== undefined);
       assert.equal(polls[1].headers["x-tinker-create-promise-roundtrip-time"], undefined);
 
       server.resultGate = () => Promise.reject(new UserInputError("datum 0 has no target_tokens"));
       await assert.rejects(
         tc.forwardBackward([sftDatum([1, 2], [0, 1])], "cross_entropy").result(),
-        (e: Error) => e instanceof TinkerRequestFailedError && e.category === "user" && /no target_tokens/.test(e.message),
+        (e: Error) =>
+          e instanceof TinkerRequestFailedError && e.category === "user" && /no target_tokens/.test(e.message),
       );
     });
 
@@ -442,14 +530,21 @@ describe("tinker client over HTTP", function () {
       const tc = await trainer();
       // A first step warms the compute worker, so the second's result is ready within one long-poll.
       await tc.optimStep().result();
-      server.inject("/api/v1/retrieve_future", { status: 200, json: { status: "complete_metadata", response_payload_size: 10 } });
+      server.inject("/api/v1/retrieve_future", {
+        status: 200,
+        json: { status: "complete_metadata", response_payload_size: 10 },
+      });
       await tc.optimStep().result();
       const polls = server.to("/api/v1/retrieve_future").slice(-2);
-      assert.deepEqual(polls.map((p) => p.json?.allow_metadata_only), [true, false]);
+      assert.deepEqual(
+        polls.map((p) => p.json?.allow_metadata_only),
+        [true, false],
+      );
     });
 
     it("aborts a pending call promptly, and refuses an already-aborted signal", async () => {
-      server.resultGate = (kind) => (kind === "optim_step" ? new Promise((r) => setTimeout(r, 5000).unref()) : Promise.resolve());
+      server.resultGate = (kind) =>
+        kind === "optim_step" ? new Promise((r) => setTimeout(r, 5000).unref()) : Promise.resolve();
       const tc = await trainer();
       const controller = new AbortController();
       const pending = tc.optimStep({}, { signal: controller.signal });
@@ -458,7 +553,9 @@ describe("tinker client over HTTP", function () {
       await assert.rejects(pending.result(), (e: Error) => e.name === "AbortError");
       assert.ok(Date.now() - t0 < 1000);
       await assert.rejects(
-        tc.forwardBackward([sftDatum([1, 2], [0, 1])], "cross_entropy", undefined, { signal: AbortSignal.abort() }).result(),
+        tc
+          .forwardBackward([sftDatum([1, 2], [0, 1])], "cross_entropy", undefined, { signal: AbortSignal.abort() })
+          .result(),
         (e: Error) => e.name === "AbortError",
       );
     });
@@ -472,7 +569,10 @@ describe("tinker client over HTTP", function () {
       const session = server.to("/api/v1/create_sampling_session")[0].json?.session_id;
       assert.match(String(session), /^sess-/);
       assert.deepEqual(server.to("/api/v1/create_sampling_session")[0].json, {
-        session_id: session, sampling_session_seq_id: 0, base_model: "Qwen/Qwen3.5-4B", type: "create_sampling_session",
+        session_id: session,
+        sampling_session_seq_id: 0,
+        base_model: "Qwen/Qwen3.5-4B",
+        type: "create_sampling_session",
       });
       const r = await sc.sample({ prompt: [10, 11, 12], numSamples: 2, maxTokens: 4, seed: 3, stop: [14] }).result();
       const req = server.to("/api/v1/asample")[0];
@@ -496,12 +596,21 @@ describe("tinker client over HTTP", function () {
       );
       const second = server.to("/api/v1/asample")[1].json;
       assert.equal(second?.seq_id, 1);
-      assert.deepEqual(second?.sampling_params, { max_tokens: 3, temperature: 0.7, top_k: 20, top_p: 0.9, stop: ["</answer>"] });
+      assert.deepEqual(second?.sampling_params, {
+        max_tokens: 3,
+        temperature: 0.7,
+        top_k: 20,
+        top_p: 0.9,
+        stop: ["</answer>"],
+      });
       assert.equal(server.to("/api/v1/asample").length, 2);
       const long = await sc.sample({ prompt: [1], maxTokens: 3, stop: [99] }).result();
       assert.equal(long.sequences[0].stopReason, "length");
       const lps = await sc.computeLogprobs([5, 6, 7]).result();
-      assert.deepEqual(lps.map((x) => (x === null ? null : Math.round(x * 10) / 10)), [null, -1.1, -1.2]);
+      assert.deepEqual(
+        lps.map((x) => (x === null ? null : Math.round(x * 10) / 10)),
+        [null, -1.1, -1.2],
+      );
       assert.equal(server.to("/api/v1/asample").at(-1)?.json?.prompt_logprobs, true);
     });
 
@@ -510,7 +619,10 @@ describe("tinker client over HTTP", function () {
       const s = connect();
       await s.createSamplingClient({ modelPath: path });
       assert.equal(server.to("/api/v1/create_sampling_session")[0].json?.model_path, path);
-      await assert.rejects(s.createSamplingClient({ modelPath: "sess-1/sampler_weights/x" }), /must start with tinker:\/\//);
+      await assert.rejects(
+        s.createSamplingClient({ modelPath: "sess-1/sampler_weights/x" }),
+        /must start with tinker:\/\//,
+      );
     });
 
     it("treats 429 on asample as back-pressure: waits, then re-sends with a new seq_id", async () => {
@@ -522,7 +634,10 @@ describe("tinker client over HTTP", function () {
       const r = await sc.sample({ prompt: [1, 2], maxTokens: 2 }).result();
       assert.ok(Date.now() - t0 >= 55, "two back-offs of 30 ms");
       assert.equal(r.sequences[0].tokens.length, 2);
-      assert.deepEqual(server.to("/api/v1/asample").map((x) => x.json?.seq_id), [0, 1, 2, 3]);
+      assert.deepEqual(
+        server.to("/api/v1/asample").map((x) => x.json?.seq_id),
+        [0, 1, 2, 3],
+      );
     });
 
     it("keeps at most sample_max_concurrent_requests samples in flight per sampler", async () => {
@@ -544,14 +659,20 @@ describe("tinker client over HTTP", function () {
       const s = connect();
       await s.supportedModels();
       server.inject("/api/v1/get_server_capabilities", { status: 200, body: `<html>proxy saw ${KEY}</html>` });
-      await assert.rejects(s.supportedModels(), (e: Error) => /not JSON/.test(e.message) && /proxy saw/.test(e.message) && !e.message.includes(KEY));
+      await assert.rejects(
+        s.supportedModels(),
+        (e: Error) => /not JSON/.test(e.message) && /proxy saw/.test(e.message) && !e.message.includes(KEY),
+      );
     });
 
     it("sample_no_retries: a failed sample is not retried", async () => {
       server.clientConfig = { sample_no_retries: true };
       const sc = await connect().createSamplingClient({ baseModel: "Qwen/Qwen3.5-4B" });
       server.inject("/api/v1/asample", { status: 500 });
-      await assert.rejects(sc.sample({ prompt: [1], maxTokens: 1 }).result(), (e: Error) => e instanceof TinkerApiError && e.status === 500);
+      await assert.rejects(
+        sc.sample({ prompt: [1], maxTokens: 1 }).result(),
+        (e: Error) => e instanceof TinkerApiError && e.status === 500,
+      );
       assert.equal(server.to("/api/v1/asample").length, 1);
     });
 
@@ -560,7 +681,11 @@ describe("tinker client over HTTP", function () {
       const sc = await s.createSamplingClient({ baseModel: "Qwen/Qwen3.5-4B" });
       server.inject("/api/v1/retrieve_future", {
         status: 200,
-        json: { sequences: [{ stop_reason: "length", tokens: [4, 5], logprobs: [-1, -2] }], prompt_logprobs: null, type: "sample" },
+        json: {
+          sequences: [{ stop_reason: "length", tokens: [4, 5], logprobs: [-1, -2] }],
+          prompt_logprobs: null,
+          type: "sample",
+        },
       });
       const r = await sc.sample({ prompt: [1], maxTokens: 2 }).result();
       assert.deepEqual(r.sequences[0], { tokens: [4, 5], logprobs: [-1, -2], stopReason: "length" });
@@ -580,7 +705,10 @@ describe("tinker client over HTTP", function () {
       const run = await s.getTrainingRun(runId);
       assert.equal(run.training_run_id, runId);
       const cps = await s.listCheckpoints(runId);
-      assert.deepEqual(cps.checkpoints.map((c) => c.checkpoint_id), ["weights/ckpt-001"]);
+      assert.deepEqual(
+        cps.checkpoints.map((c) => c.checkpoint_id),
+        ["weights/ckpt-001"],
+      );
       await s.listUserCheckpoints();
       assert.equal(server.to("/api/v1/checkpoints")[0].query.toString(), "limit=100&offset=0");
       const info = await s.weightsInfo(state.path);
@@ -589,7 +717,10 @@ describe("tinker client over HTTP", function () {
       // The local backend answers the archive with JSON (a file:// URL); Tinker redirects, with Expires.
       assert.match((await s.checkpointArchiveUrl(state.path)).url, /^file:\/\//);
       const archivePath = `/api/v1/training_runs/${runId}/checkpoints/weights/ckpt-001/archive`;
-      const redirect = { status: 302, headers: { location: "https://example.invalid/archive/ckpt-001.tar", expires: "Sun, 29 Nov 2026 15:00:00 GMT" } };
+      const redirect = {
+        status: 302,
+        headers: { location: "https://example.invalid/archive/ckpt-001.tar", expires: "Sun, 29 Nov 2026 15:00:00 GMT" },
+      };
       server.inject(archivePath, redirect);
       const archive = await s.checkpointArchiveUrl(state.path);
       assert.equal(archive.url, "https://example.invalid/archive/ckpt-001.tar");

@@ -14,7 +14,11 @@ import { runEpisode } from "../../../../../src/core/envs/hotpotqa/episode";
 import { ScriptedPolicy, type ScriptedReply } from "../../../../../src/core/harness/policies/scripted";
 import { openIndex } from "../../../../../src/core/base/search";
 import type { Searcher } from "../../../../../src/core/base/search/searcher";
-import { modelInputTokens, rlDatumFromEpisode, sftDatumFromEpisode } from "../../../../../src/core/base/tinker/wire/builders";
+import {
+  modelInputTokens,
+  rlDatumFromEpisode,
+  sftDatumFromEpisode,
+} from "../../../../../src/core/base/tinker/wire/builders";
 import type { Datum } from "../../../../../src/core/base/tinker/wire/types";
 import { requireSharedData } from "../../../../helpers/shared-data";
 import { readRows, writeRealDataDir, type HotpotRow } from "../../steps/sft/real-hotpot";
@@ -64,10 +68,17 @@ describe("tinker/datums from real episodes (HotpotQA dev, offline tokenizer, BM2
         [`<search>${row.question}</search>`, `<answer>${row.answer}</answer>`],
         [`<answer>${row.answer}</answer>`],
         [{ text: `<search>${gold[0]}</search>`, omitEndToken: true }, `<answer>${row.answer}</answer>`],
-        [`Let me find out who or what "${gold[0]}" is first. <search>${gold[0]}</search>`, `<answer>${row.answer}</answer>`],
+        [
+          `Let me find out who or what "${gold[0]}" is first. <search>${gold[0]}</search>`,
+          `<answer>${row.answer}</answer>`,
+        ],
       ];
       const replies = plans[i % plans.length];
-      const ep = await runEpisode(new ScriptedPolicy(tok, replies, { logprob: -0.25 }), searcher, { id: row.id, question: row.question, answers: [row.answer] });
+      const ep = await runEpisode(new ScriptedPolicy(tok, replies, { logprob: -0.25 }), searcher, {
+        id: row.id,
+        question: row.question,
+        answers: [row.answer],
+      });
       const written = replies.map((r) => (typeof r === "string" ? `${r}<|im_end|>` : r.text));
       played.push({ row, ep, written });
     }
@@ -102,7 +113,11 @@ describe("tinker/datums from real episodes (HotpotQA dev, offline tokenizer, BM2
       for (let i = 0; i + 1 < input.length; i++) assert.equal(targets[i], input[i + 1]);
       // Nothing of the prompt is trained on, and every weighted token is one the sampler produced.
       assert.ok(weights.slice(0, ep.prompt.length - 1).every((w) => w === 0));
-      assert.equal(weights.reduce<number>((s, w) => s + w, 0), ep.generated, row.id);
+      assert.equal(
+        weights.reduce<number>((s, w) => s + w, 0),
+        ep.generated,
+        row.id,
+      );
     }
   });
 
@@ -155,7 +170,9 @@ describe("tinker/datums from real episodes (HotpotQA dev, offline tokenizer, BM2
 
   it("a trace read back from sft.jsonl gives the same datum as the episode it came from", () => {
     const { ep } = played[0];
-    const row = JSON.parse(JSON.stringify({ prompt: ep.prompt, tokens: ep.tokens, sampled: ep.sampled, logprobs: ep.logprobs }));
+    const row = JSON.parse(
+      JSON.stringify({ prompt: ep.prompt, tokens: ep.tokens, sampled: ep.sampled, logprobs: ep.logprobs }),
+    );
     assert.deepEqual(sftDatumFromEpisode(row), sftDatumFromEpisode(ep));
     assert.deepEqual(rlDatumFromEpisode(row, 1), rlDatumFromEpisode(ep, 1));
   });

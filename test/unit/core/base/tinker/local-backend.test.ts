@@ -25,7 +25,12 @@ function batch(): Datum[] {
     [101, 102, 107, 108, 109],
     [110, 111, 112, 113, 114, 115, 116],
   ];
-  return seqs.map((s) => sftDatum(s, s.map((_, i) => (i < 2 ? 0 : 1))));
+  return seqs.map((s) =>
+    sftDatum(
+      s,
+      s.map((_, i) => (i < 2 ? 0 : 1)),
+    ),
+  );
 }
 
 async function trainSteps(tc: TrainingClient, steps: number): Promise<number[]> {
@@ -99,7 +104,13 @@ describe("tinker client against the local backend", function () {
     const clean = await service.createLoraTrainingClient({ baseModel: "Qwen/Qwen3.5-4B", rank: 8 });
     const expected = await trainSteps(clean, 4);
 
-    Object.assign(backend.faults, { sample429Rate: 0.4, error5xxRate: 0.2, dropRate: 0.2, slowFutureMs: 10, latencyMs: 2 });
+    Object.assign(backend.faults, {
+      sample429Rate: 0.4,
+      error5xxRate: 0.2,
+      dropRate: 0.2,
+      slowFutureMs: 10,
+      latencyMs: 2,
+    });
     // Count what the faults did to this client's requests, so the test knows they happened.
     const seen = { 429: 0, 503: 0, dropped: 0 };
     const counting: typeof fetch = async (input, init) => {
@@ -112,7 +123,13 @@ describe("tinker client against the local backend", function () {
         throw e;
       }
     };
-    const faultyService = new TinkerService({ apiKey: "tml-local-test", baseUrl: backend.url, env: {}, retry: FAST, fetch: counting });
+    const faultyService = new TinkerService({
+      apiKey: "tml-local-test",
+      baseUrl: backend.url,
+      env: {},
+      retry: FAST,
+      fetch: counting,
+    });
     try {
       await trainUnderFaults(faultyService, expected);
     } finally {
@@ -126,7 +143,9 @@ describe("tinker client against the local backend", function () {
 async function trainUnderFaults(service: TinkerService, expected: number[]): Promise<void> {
   const faulty = await service.createLoraTrainingClient({ baseModel: "Qwen/Qwen3.5-4B", rank: 8 });
   const got = await trainSteps(faulty, 4);
-  got.forEach((l, i) => assert.ok(Math.abs(l - expected[i]) < 1e-6, `step ${i}: ${l} vs ${expected[i]} (a retried step applied twice?)`));
+  got.forEach((l, i) =>
+    assert.ok(Math.abs(l - expected[i]) < 1e-6, `step ${i}: ${l} vs ${expected[i]} (a retried step applied twice?)`),
+  );
 
   const sc = await faulty.saveWeightsAndGetSamplingClient().result();
   const samples = await Promise.all(

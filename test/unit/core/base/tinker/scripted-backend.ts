@@ -93,7 +93,8 @@ export class ScriptedBackend {
   seqIds(modelId: string): number[] {
     return this.requests.flatMap((r) => {
       if (r.proto?.model_id === modelId) return [r.proto.seq_id];
-      if (r.json?.model_id === modelId && typeof r.json.seq_id === "number" && r.path !== "/api/v1/get_info") return [r.json.seq_id];
+      if (r.json?.model_id === modelId && typeof r.json.seq_id === "number" && r.path !== "/api/v1/get_info")
+        return [r.json.seq_id];
       return [];
     });
   }

@@ -146,14 +146,28 @@ describe("tinker wire: protobuf codec", () => {
           { tokens: [], logprobs: [], stop_reason: "stop" },
         ],
         prompt_logprobs: [null, -1.5, -0.25],
-        topk_prompt_logprobs: [null, [[4, -0.5], [8, -1]], [[2, -0.125]]],
+        topk_prompt_logprobs: [
+          null,
+          [
+            [4, -0.5],
+            [8, -1],
+          ],
+          [[2, -0.125]],
+        ],
         prompt_cache_hit_tokens: 12,
       }),
     );
     assert.deepEqual(res.sequences[0], { tokens: [9], logprobs: null, stop_reason: "length" });
     assert.deepEqual(res.sequences[1], { tokens: [], logprobs: [], stop_reason: "stop" });
     assert.deepEqual(res.prompt_logprobs, [null, -1.5, -0.25]);
-    assert.deepEqual(res.topk_prompt_logprobs, [null, [[4, -0.5], [8, -1]], [[2, -0.125]]]);
+    assert.deepEqual(res.topk_prompt_logprobs, [
+      null,
+      [
+        [4, -0.5],
+        [8, -1],
+      ],
+      [[2, -0.125]],
+    ]);
     assert.equal(res.prompt_cache_hit_tokens, 12);
   });
 });

@@ -77,7 +77,10 @@ describe("util/atomic-write", () => {
     );
     assert.equal(temps.length, 2);
     assert.notEqual(temps[0], temps[1]);
-    assert.ok(temps.every((t) => t.includes(String(process.pid))), "the pid keeps processes apart");
+    assert.ok(
+      temps.every((t) => t.includes(String(process.pid))),
+      "the pid keeps processes apart",
+    );
     assert.notEqual(atomicTempPath(target), atomicTempPath(target));
     assert.equal(readFileSync(target, "utf8"), "2");
   });

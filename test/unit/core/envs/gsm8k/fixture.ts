@@ -14,7 +14,10 @@ export function fixtureRecords(n: number, offset: number): Gsm8kRecord[] {
   return Array.from({ length: n }, (_, i) => {
     const a = 3 + ((i * 7 + offset) % 90);
     const b = 1000 + ((i * 13 + offset) % 5000);
-    return { question: `Rosa has ${a} marbles and wins ${b} more (item ${offset + i}). How many marbles does she have now?`, answer: `She has ${a} + ${b} = <<${a}+${b}=${a + b}>>${a + b} marbles.\n#### ${a + b}` };
+    return {
+      question: `Rosa has ${a} marbles and wins ${b} more (item ${offset + i}). How many marbles does she have now?`,
+      answer: `She has ${a} + ${b} = <<${a}+${b}=${a + b}>>${a + b} marbles.\n#### ${a + b}`,
+    };
   });
 }
 
@@ -22,8 +25,18 @@ export function fixtureRecords(n: number, offset: number): Gsm8kRecord[] {
 export function writeFixtureTwin(rawDir: string): { train: string; test: string } {
   mkdirSync(rawDir, { recursive: true });
   const files = { train: join(rawDir, "gsm8k-train.jsonl"), test: join(rawDir, "gsm8k-test.jsonl") };
-  writeFileSync(files.train, fixtureRecords(530, 0).map((r) => JSON.stringify(r)).join("\n") + "\n");
-  writeFileSync(files.test, fixtureRecords(40, 10_000).map((r) => JSON.stringify(r)).join("\n") + "\n");
+  writeFileSync(
+    files.train,
+    fixtureRecords(530, 0)
+      .map((r) => JSON.stringify(r))
+      .join("\n") + "\n",
+  );
+  writeFileSync(
+    files.test,
+    fixtureRecords(40, 10_000)
+      .map((r) => JSON.stringify(r))
+      .join("\n") + "\n",
+  );
   return files;
 }
 
@@ -47,7 +60,8 @@ export function replyFor(reference: string, b: Behaviour): ScriptedReply {
   const n = Number(reference);
   const pretty = Number.isInteger(n) && Math.abs(n) >= 1000 ? n.toLocaleString("en-US") : reference;
   if (b === "right") return `Working it out step by step, the total is ${pretty}. \\boxed{${pretty}}`;
-  if (b === "wrong") return `I think it is ${Number.isFinite(n) ? n + 1 : 0}. \\boxed{${Number.isFinite(n) ? n + 1 : 0}}`;
+  if (b === "wrong")
+    return `I think it is ${Number.isFinite(n) ? n + 1 : 0}. \\boxed{${Number.isFinite(n) ? n + 1 : 0}}`;
   if (b === "unboxed") return `The answer is ${pretty}.`;
   return { text: `Long working... so the answer is \\boxed{${pretty}} and then I keep`, stopReason: "length" };
 }

@@ -30,7 +30,10 @@ interface Case {
 const KNOWN_DIFFERENCES = new Set([JSON.stringify(["0.6666666666666666", "2/3"])]);
 
 describe("gsm8k grader: agreement with the cookbook's recorded verdicts", () => {
-  const cases = readFileSync(join(__dirname, "cookbook-verdicts.jsonl"), "utf8").split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l) as Case);
+  const cases = readFileSync(join(__dirname, "cookbook-verdicts.jsonl"), "utf8")
+    .split("\n")
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as Case);
 
   it(`agrees on all ${cases.length} cases but the documented one`, () => {
     const disagreements: string[] = [];
@@ -38,24 +41,37 @@ describe("gsm8k grader: agreement with the cookbook's recorded verdicts", () => 
     for (const c of cases) {
       if (c.response !== undefined) {
         const extracted = extractBoxed(c.response) ?? null;
-        if (extracted !== c.extracted) disagreements.push(`extract ${JSON.stringify(c.response)}: ${JSON.stringify(extracted)}, cookbook ${JSON.stringify(c.extracted)}`);
-        else if (gradeAnswer(extracted ?? undefined, c.truth) !== c.cookbook) disagreements.push(`reply ${JSON.stringify(c.response)}`);
+        if (extracted !== c.extracted)
+          disagreements.push(
+            `extract ${JSON.stringify(c.response)}: ${JSON.stringify(extracted)}, cookbook ${JSON.stringify(c.extracted)}`,
+          );
+        else if (gradeAnswer(extracted ?? undefined, c.truth) !== c.cookbook)
+          disagreements.push(`reply ${JSON.stringify(c.response)}`);
         continue;
       }
       const ours = gradeAnswer(c.given!, c.truth);
       if (ours === c.cookbook) continue;
       if (KNOWN_DIFFERENCES.has(JSON.stringify([c.given, c.truth]))) known++;
-      else disagreements.push(`${JSON.stringify(c.given)} vs ${JSON.stringify(c.truth)}: ${ours}, cookbook ${c.cookbook}`);
+      else
+        disagreements.push(`${JSON.stringify(c.given)} vs ${JSON.stringify(c.truth)}: ${ours}, cookbook ${c.cookbook}`);
     }
     assert.deepEqual(disagreements, []);
     assert.equal(known, KNOWN_DIFFERENCES.size, "the documented difference is still one");
-    assert.ok(cases.length > 5000 && cases.filter((c) => c.cookbook).length > 1000, "the fixture has both verdicts in number");
+    assert.ok(
+      cases.length > 5000 && cases.filter((c) => c.cookbook).length > 1000,
+      "the fixture has both verdicts in number",
+    );
   });
 });
 
 describe("gsm8k grader: the same normalisations as the cookbook (and pylatexenc) on random LaTeX", () => {
-  const rows = readFileSync(join(__dirname, "cookbook-normalisations.jsonl"), "utf8").split("\n").filter((l) => l.trim())
-    .map((l) => JSON.parse(l) as { input: string; latex_to_text: string | null; normalize: string; normalize_answer: string });
+  const rows = readFileSync(join(__dirname, "cookbook-normalisations.jsonl"), "utf8")
+    .split("\n")
+    .filter((l) => l.trim())
+    .map(
+      (l) =>
+        JSON.parse(l) as { input: string; latex_to_text: string | null; normalize: string; normalize_answer: string },
+    );
 
   it(`LaTeX → text, _normalize and normalize_answer agree on all ${rows.length} strings`, () => {
     const diffs: string[] = [];
@@ -67,7 +83,10 @@ describe("gsm8k grader: the same normalisations as the cookbook (and pylatexenc)
         if (!(e instanceof LatexTextError)) throw e;
         text = null;
       }
-      if (text !== r.latex_to_text) diffs.push(`latex ${JSON.stringify(r.input)}: ${JSON.stringify(text)}, pylatexenc ${JSON.stringify(r.latex_to_text)}`);
+      if (text !== r.latex_to_text)
+        diffs.push(
+          `latex ${JSON.stringify(r.input)}: ${JSON.stringify(text)}, pylatexenc ${JSON.stringify(r.latex_to_text)}`,
+        );
       if (normalizeExpr(r.input) !== r.normalize) diffs.push(`normalize ${JSON.stringify(r.input)}`);
       if (normalizeMathd(r.input) !== r.normalize_answer) diffs.push(`normalize_answer ${JSON.stringify(r.input)}`);
     }

@@ -10,17 +10,28 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import {
-  OFFICIAL_TEST_SHA256_PREFIX, VAL_SIZE, downloadGsm8k, loadGsm8kSplit, readGsm8kRecords, writeGsm8kSplits, type Gsm8kRecord,
+  OFFICIAL_TEST_SHA256_PREFIX,
+  VAL_SIZE,
+  downloadGsm8k,
+  loadGsm8kSplit,
+  readGsm8kRecords,
+  writeGsm8kSplits,
+  type Gsm8kRecord,
 } from "../../../../../src/core/envs/gsm8k";
 import { requireSharedData } from "../../../../helpers/shared-data";
 import { runPython, tempDir } from "../../base/data/helpers";
 
 async function writeParquet(file: string, rows: Gsm8kRecord[]): Promise<Buffer> {
   const { parquetWriteBuffer } = await import("hyparquet-writer");
-  const bytes = Buffer.from(parquetWriteBuffer({
-    columnData: [{ name: "question", data: rows.map((r) => r.question) }, { name: "answer", data: rows.map((r) => r.answer) }],
-    rowGroupSize: 500,
-  }));
+  const bytes = Buffer.from(
+    parquetWriteBuffer({
+      columnData: [
+        { name: "question", data: rows.map((r) => r.question) },
+        { name: "answer", data: rows.map((r) => r.answer) },
+      ],
+      rowGroupSize: 500,
+    }),
+  );
   writeFileSync(file, bytes);
   return bytes;
 }
@@ -57,10 +68,15 @@ describe("gsm8k data: records and splits (real shared records)", function () {
     assert.equal(tests[7].id, "test-0007");
     assert.equal(tests[7].question, test[7].question);
     assert.equal(new Set([...val, ...rest].map((q) => q.id)).size, 7473, "val and train are disjoint and cover train");
-    const py = runPython("import random; l=list(range(7473)); random.Random(0).shuffle(l); print(' '.join(map(str, l)))");
+    const py = runPython(
+      "import random; l=list(range(7473)); random.Random(0).shuffle(l); print(' '.join(map(str, l)))",
+    );
     if (py !== undefined) {
       const order = py.trim().split(" ").map(Number);
-      assert.deepEqual([...val, ...rest].map((q) => Number(q.id.slice(6))), order);
+      assert.deepEqual(
+        [...val, ...rest].map((q) => Number(q.id.slice(6))),
+        order,
+      );
     }
     assert.equal(rest[0].reference, rest[0].answer.split("#### ").pop()!.replace(/,/g, ""));
 
@@ -89,7 +105,12 @@ describe("gsm8k data: records and splits (real shared records)", function () {
       const path = decodeURIComponent(new URL(req.url!, "http://x").pathname);
       paths.push(path);
       if (path === "/api/datasets/openai/gsm8k/tree/main/main") {
-        const entries = [...served].map(([name, b]) => ({ type: "file", path: `main/${name}`, size: b.length, lfs: { oid: sha(b), size: b.length } }));
+        const entries = [...served].map(([name, b]) => ({
+          type: "file",
+          path: `main/${name}`,
+          size: b.length,
+          lfs: { oid: sha(b), size: b.length },
+        }));
         res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(entries));
         return;
       }

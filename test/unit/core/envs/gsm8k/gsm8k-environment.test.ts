@@ -49,15 +49,27 @@ for (const source of ["real", "fixture"] as const) {
         trainFile = sharedDataPath("gsm8k", "train.jsonl");
         testFile = sharedDataPath("gsm8k", "test.jsonl");
         if (!trainFile || !testFile) {
-          console.log("      skipped: ../shared/data/gsm8k is not present (real-data test; the fixture twin still runs)");
+          console.log(
+            "      skipped: ../shared/data/gsm8k is not present (real-data test; the fixture twin still runs)",
+          );
           return this.skip();
         }
       } else {
         mkdirSync(join(root, "raw"));
         trainFile = join(root, "raw", "train.jsonl");
         testFile = join(root, "raw", "test.jsonl");
-        writeFileSync(trainFile, fixtureRecords(530, 0).map((r) => JSON.stringify(r)).join("\n") + "\n");
-        writeFileSync(testFile, fixtureRecords(40, 10_000).map((r) => JSON.stringify(r)).join("\n") + "\n");
+        writeFileSync(
+          trainFile,
+          fixtureRecords(530, 0)
+            .map((r) => JSON.stringify(r))
+            .join("\n") + "\n",
+        );
+        writeFileSync(
+          testFile,
+          fixtureRecords(40, 10_000)
+            .map((r) => JSON.stringify(r))
+            .join("\n") + "\n",
+        );
       }
       ws = join(root, "ws");
       mkdirSync(ws);
@@ -69,7 +81,9 @@ for (const source of ["real", "fixture"] as const) {
       if (source === "real") assert.match(r.stdout, /the official GSM8K test set/);
       tok = await qwenTokenizer();
       references = new Map();
-      for (const split of ["train", "val", "test"] as const) for (const item of GSM8K.data.load(join(ws, "data", "gsm8k"), split)) references.set(item.question, item.answers[0]);
+      for (const split of ["train", "val", "test"] as const)
+        for (const item of GSM8K.data.load(join(ws, "data", "gsm8k"), split))
+          references.set(item.question, item.answers[0]);
     });
     after(async () => {
       await world?.close();
@@ -85,15 +99,40 @@ for (const source of ["real", "fixture"] as const) {
         assert.ok(item, "the prompt ends with a test question");
         return replyFor(item.answers[0], behaviourOf(item.id));
       });
-      const result = await evalSplit({ workspaceDir: ws, config: config(), name: "test-eval", split: "test", testFlag: TEST_SPLIT_FLAG, closedBook: false, resume: false, temperature: 0, backend: "scripted", policy, command: ["test"] });
+      const result = await evalSplit({
+        workspaceDir: ws,
+        config: config(),
+        name: "test-eval",
+        split: "test",
+        testFlag: TEST_SPLIT_FLAG,
+        closedBook: false,
+        resume: false,
+        temperature: 0,
+        backend: "scripted",
+        policy,
+        command: ["test"],
+      });
       const run = readRun(result.runDir);
       assert.equal(run.episodes.length, items.length);
-      assert.equal(estimateContext({ split: "test" }, config(), ws).splitQuestions, items.length, "--dry-run counts the environment's own split");
+      assert.equal(
+        estimateContext({ split: "test" }, config(), ws).splitQuestions,
+        items.length,
+        "--dry-run counts the environment's own split",
+      );
       const expected = items.filter((i) => ["right", "truncated"].includes(behaviourOf(i.id))).length / items.length;
       assert.ok(Math.abs(run.summary!.f1 - expected) < 1e-12, `accuracy ${run.summary!.f1} vs ${expected}`);
       assert.equal(run.summary!.em, run.summary!.f1);
       const byEnd = (b: Behaviour) => items.filter((i) => behaviourOf(i.id) === b).length;
-      assert.deepEqual(run.summary!.ends, Object.fromEntries(Object.entries({ answer: byEnd("right") + byEnd("wrong"), no_action: byEnd("unboxed"), length: byEnd("truncated") }).filter(([, v]) => v > 0)));
+      assert.deepEqual(
+        run.summary!.ends,
+        Object.fromEntries(
+          Object.entries({
+            answer: byEnd("right") + byEnd("wrong"),
+            no_action: byEnd("unboxed"),
+            length: byEnd("truncated"),
+          }).filter(([, v]) => v > 0),
+        ),
+      );
 
       for (const e of run.episodes as (EpisodeRecord & Record<string, unknown>)[]) {
         const b = behaviourOf(e.id);
@@ -104,7 +143,9 @@ for (const source of ["real", "fixture"] as const) {
         if (b === "unboxed") assert.equal(e.extracted, null);
         else {
           const box = e.boxed as { turn: number; start: number; end: number };
-          const reply = tok.decode(e.tokens.slice(e.turns![0].start, e.turns![0].reply_end), { skipSpecialTokens: true });
+          const reply = tok.decode(e.tokens.slice(e.turns![0].start, e.turns![0].reply_end), {
+            skipSpecialTokens: true,
+          });
           assert.equal(reply.slice(box.start, box.end), e.extracted, "the boxed span holds the extracted answer");
         }
       }
@@ -129,11 +170,21 @@ for (const source of ["real", "fixture"] as const) {
       assert.equal(view.annotations!.spans[0].label, "boxed answer");
 
       // ablate pairs GSM8K runs, and refuses a HotpotQA run beside one, naming both.
-      const again = ablate([{ name: "a", dir: result.runDir, manifest: m, episodes: run.episodes }, { name: "b", dir: result.runDir, manifest: m, episodes: run.episodes }], { resamples: 200 });
+      const again = ablate(
+        [
+          { name: "a", dir: result.runDir, manifest: m, episodes: run.episodes },
+          { name: "b", dir: result.runDir, manifest: m, episodes: run.episodes },
+        ],
+        { resamples: 200 },
+      );
       assert.equal(again.runs.length, 2);
       const hotpot = { ...m, environment: undefined } as RunManifest;
       assert.throws(
-        () => ablate([{ name: "gsm", dir: "x", manifest: m, episodes: run.episodes }, { name: "hotpot", dir: "y", manifest: hotpot, episodes: run.episodes }]),
+        () =>
+          ablate([
+            { name: "gsm", dir: "x", manifest: m, episodes: run.episodes },
+            { name: "hotpot", dir: "y", manifest: hotpot, episodes: run.episodes },
+          ]),
         /cannot pair gsm \(gsm8k v1\) with hotpot \(hotpotqa v1\)/,
       );
     });
@@ -145,9 +196,22 @@ for (const source of ["real", "fixture"] as const) {
         const item = byQuestion.get(questionOf(ctx.promptText))!;
         return replyFor(item.answers[0], behaviourOf(item.id));
       });
-      const result = await evalSplit({ workspaceDir: ws, config: mergeConfig({ ...config(), formatPenalty: 0.1 }), name: "penalty", split: "val", limit: 28, closedBook: false, resume: false, temperature: 0, backend: "scripted", policy, command: ["test"] });
+      const result = await evalSplit({
+        workspaceDir: ws,
+        config: mergeConfig({ ...config(), formatPenalty: 0.1 }),
+        name: "penalty",
+        split: "val",
+        limit: 28,
+        closedBook: false,
+        resume: false,
+        temperature: 0,
+        backend: "scripted",
+        policy,
+        command: ["test"],
+      });
       const want: Record<Behaviour, number> = { right: 1, wrong: 0, unboxed: -0.1, truncated: 0.9 };
-      for (const e of readRun(result.runDir).episodes) assert.ok(Math.abs(e.reward - want[behaviourOf(e.id)]) < 1e-12, `${e.id}: ${e.reward}`);
+      for (const e of readRun(result.runDir).episodes)
+        assert.ok(Math.abs(e.reward - want[behaviourOf(e.id)]) < 1e-12, `${e.id}: ${e.reward}`);
     });
 
     it("sft-data --env gsm8k keeps a correct attempt per train question (no search needed), never a val/test one", async () => {
@@ -160,12 +224,31 @@ for (const source of ["real", "fixture"] as const) {
         tries.set(q, k + 1);
         return k % 2 === 0 ? replyFor(references.get(q)!, "wrong") : replyFor(references.get(q)!, "right");
       });
-      const r = await collectSftData({ workspaceDir: ws, config: mergeConfig({ ...config(), concurrency: 2 }), name: "sft", questions: 12, offset: 0, tries: 2, temperature: 0.8, minF1: 1, role: "self", backend: "scripted", policy, resume: false, command: ["test"] });
+      const r = await collectSftData({
+        workspaceDir: ws,
+        config: mergeConfig({ ...config(), concurrency: 2 }),
+        name: "sft",
+        questions: 12,
+        offset: 0,
+        tries: 2,
+        temperature: 0.8,
+        minF1: 1,
+        role: "self",
+        backend: "scripted",
+        policy,
+        resume: false,
+        command: ["test"],
+      });
       assert.equal(r.manifest.counts.kept, 12);
       assert.equal(r.manifest.fingerprint.acceptance.requireSearch, false);
       assert.deepEqual(r.manifest.fingerprint.environment, { name: "gsm8k", version: GSM8K.version });
       const rows = readSftRows(sftPath(r.runDir));
-      const train = new Set(GSM8K.data.load(join(ws, "data", "gsm8k"), "train").slice(0, 12).map((i) => i.id));
+      const train = new Set(
+        GSM8K.data
+          .load(join(ws, "data", "gsm8k"), "train")
+          .slice(0, 12)
+          .map((i) => i.id),
+      );
       for (const row of rows) {
         assert.ok(train.has(row.id), `${row.id} is a train question`);
         assert.equal(row.reward, 1);
@@ -182,7 +265,10 @@ for (const source of ["real", "fixture"] as const) {
       class MathTeacher implements Policy {
         readonly endToken: number;
         private readonly count = new Map<string, number>();
-        constructor(readonly tokenizer: ChatTokenizer, private readonly sampler: SamplingClient) {
+        constructor(
+          readonly tokenizer: ChatTokenizer,
+          private readonly sampler: SamplingClient,
+        ) {
           this.endToken = tokenizer.tokenId("<|im_end|>");
         }
         async sample(prompt: readonly number[]): Promise<Sample> {
@@ -219,13 +305,22 @@ for (const source of ["real", "fixture"] as const) {
         policyFor: (sampler, t) => new MathTeacher(t, sampler),
       });
       assert.equal(result.status, "done");
-      const metrics = readFileSync(join(result.runDir, "metrics.jsonl"), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as GrpoMetrics);
-      assert.deepEqual(metrics.map((m) => m.step), [1, 2]);
+      const metrics = readFileSync(join(result.runDir, "metrics.jsonl"), "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as GrpoMetrics);
+      assert.deepEqual(
+        metrics.map((m) => m.step),
+        [1, 2],
+      );
       assert.equal(metrics[0].skipped_count, 1, "the always-wrong question's group is skipped");
       assert.equal(metrics[0].datums, 4);
       assert.equal(metrics[1].skipped_count, 0);
       assert.ok(metrics.every((m) => m.optim_step && m.searches === 0));
-      const manifest = JSON.parse(readFileSync(join(result.runDir, "manifest.json"), "utf8")) as Record<string, unknown>;
+      const manifest = JSON.parse(readFileSync(join(result.runDir, "manifest.json"), "utf8")) as Record<
+        string,
+        unknown
+      >;
       assert.deepEqual(manifest.environment, { name: "gsm8k", version: GSM8K.version });
       assert.equal(manifest.search, undefined);
       assert.ok(manifest.grading);

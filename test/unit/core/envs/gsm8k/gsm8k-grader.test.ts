@@ -90,7 +90,7 @@ const ANSWERS: [string, string, boolean, string][] = [
   ["", "18", false, "an empty answer is wrong"],
   ["\\text{}", "18", false, "empty after unwrapping"],
   ["\\boxed{18}", "18", true, "a box inside the box: LaTeX→text drops the unknown macro, leaving 18"],
-  ["١٨", "18", true, 'Python float() reads Arabic-Indic digits: 18.0'],
+  ["١٨", "18", true, "Python float() reads Arabic-Indic digits: 18.0"],
 ];
 
 describe("gsm8k grader: the cookbook's grade_answer on GSM8K-shaped answers", () => {
@@ -119,8 +119,16 @@ const REPLIES: [string, string | undefined, string][] = [
   ["\\fbox{18}", undefined, "only \\boxed counts"],
   ["$\\boxed{18}$", "18", "math delimiters around the box do not matter"],
   ["<think>maybe \\boxed{5}</think>\n\n\\boxed{18}", "18", "think blocks are not graded"],
-  ["let me think \\boxed{5}</think>\n\nSo \\boxed{18}", "18", "Qwen3.5 prefills <think>: a lone </think> closes a think block"],
-  ["<think>I think \\boxed{18}</think>\n\nThe answer is 18.", undefined, "a box only inside the think block is no answer"],
+  [
+    "let me think \\boxed{5}</think>\n\nSo \\boxed{18}",
+    "18",
+    "Qwen3.5 prefills <think>: a lone </think> closes a think block",
+  ],
+  [
+    "<think>I think \\boxed{18}</think>\n\nThe answer is 18.",
+    undefined,
+    "a box only inside the think block is no answer",
+  ],
 ];
 
 describe("gsm8k grader: \\boxed{} extraction from whole replies", () => {
@@ -150,15 +158,22 @@ describe("gsm8k reference answer: the text after the last #### line", () => {
     ["no final line", undefined],
   ];
   for (const [solution, expected] of cases) {
-    it(`${JSON.stringify(solution)} → ${JSON.stringify(expected)}`, () => assert.equal(referenceAnswer(solution), expected));
+    it(`${JSON.stringify(solution)} → ${JSON.stringify(expected)}`, () =>
+      assert.equal(referenceAnswer(solution), expected));
   }
 });
 
 describe("gsm8k grader over the real records (../shared/data/gsm8k)", function () {
-  for (const [split, count] of [["train", 7473], ["test", 1319]] as const) {
+  for (const [split, count] of [
+    ["train", 7473],
+    ["test", 1319],
+  ] as const) {
     it(`${split}: every reference answer, boxed, grades correct; off by one or times ten grades wrong (${count})`, function () {
       const file = requireSharedData(this, "gsm8k", `${split}.jsonl`);
-      const rows = readFileSync(file, "utf8").split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l) as { answer: string });
+      const rows = readFileSync(file, "utf8")
+        .split("\n")
+        .filter((l) => l.trim())
+        .map((l) => JSON.parse(l) as { answer: string });
       assert.equal(rows.length, count);
       const failures: string[] = [];
       for (const { answer } of rows) {
@@ -169,7 +184,8 @@ describe("gsm8k grader over the real records (../shared/data/gsm8k)", function (
         if (!gradeReply(`so \\boxed{\\$${withCommas}}`, answer).correct) failures.push(`${ref} as \\$${withCommas}`);
         if (!gradeReply(`\\boxed{${ref}.00}`, answer).correct) failures.push(`${ref}.00`);
         if (gradeReply(`\\boxed{${n + 1n}}`, answer).correct) failures.push(`${n + 1n} accepted for ${ref}`);
-        if (gradeReply(`\\boxed{${n * 10n}}`, answer).correct && n !== 0n) failures.push(`${n * 10n} accepted for ${ref}`);
+        if (gradeReply(`\\boxed{${n * 10n}}`, answer).correct && n !== 0n)
+          failures.push(`${n * 10n} accepted for ${ref}`);
         if (gradeReply(`The answer is ${ref}.`, answer).correct) failures.push(`unboxed ${ref} accepted`);
       }
       assert.deepEqual(failures.slice(0, 10), []);

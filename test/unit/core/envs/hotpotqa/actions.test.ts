@@ -4,7 +4,10 @@ import { EMPTY_QUERY, formatResults, LAST_SEARCH, NO_RESULTS } from "../../../..
 
 describe("harness: actions and results", () => {
   it("reads one search or one answer, trimmed", () => {
-    assert.deepEqual(parseAction("<search> Scott Derrickson nationality </search>"), { kind: "search", query: "Scott Derrickson nationality" });
+    assert.deepEqual(parseAction("<search> Scott Derrickson nationality </search>"), {
+      kind: "search",
+      query: "Scott Derrickson nationality",
+    });
     assert.deepEqual(parseAction("Sure.\n<answer>\nyes\n</answer>"), { kind: "answer", text: "yes" });
     assert.deepEqual(parseAction("<answer></answer>"), { kind: "answer", text: "" });
     assert.deepEqual(parseAction("<search></search>"), { kind: "search", query: "" });
@@ -33,7 +36,10 @@ describe("harness: actions and results", () => {
   });
 
   it("keeps unicode and multi-line content", () => {
-    assert.deepEqual(parseAction("<answer>Zoë Saldaña\n北京 🙂</answer>"), { kind: "answer", text: "Zoë Saldaña\n北京 🙂" });
+    assert.deepEqual(parseAction("<answer>Zoë Saldaña\n北京 🙂</answer>"), {
+      kind: "answer",
+      text: "Zoë Saldaña\n北京 🙂",
+    });
   });
 
   it("formats results the recipe's way", () => {

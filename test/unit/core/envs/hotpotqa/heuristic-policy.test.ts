@@ -2,7 +2,11 @@ import { strict as assert } from "node:assert";
 import { offlineTokenizer } from "../../../../../src/core/base/chat";
 import type { ChatTokenizer } from "../../../../../src/core/base/chat/tokenizer";
 import { generateSyntheticHotpot, type HotpotRecord } from "../../../../../src/core/envs/hotpotqa/synthetic-world";
-import { HeuristicPolicy, heuristicReply, parseTranscript } from "../../../../../src/core/envs/hotpotqa/heuristic-policy";
+import {
+  HeuristicPolicy,
+  heuristicReply,
+  parseTranscript,
+} from "../../../../../src/core/envs/hotpotqa/heuristic-policy";
 import { runEpisode } from "../../../../../src/core/envs/hotpotqa/episode";
 import type { SearchHit, Searcher } from "../../../../../src/core/base/search/searcher";
 
@@ -46,7 +50,11 @@ describe("demo/synthetic-hotpot and the heuristic reader", () => {
     assert.deepEqual(a, b);
     assert.notDeepEqual(generateSyntheticHotpot({ seed: 8, train: 40, dev: 30 }).dev[0], a.dev[0]);
     const all = [...a.train, ...a.dev];
-    assert.equal(new Set(all.map((r) => r.question)).size, all.length, "no question twice, so train never leaks into val/test");
+    assert.equal(
+      new Set(all.map((r) => r.question)).size,
+      all.length,
+      "no question twice, so train never leaks into val/test",
+    );
     assert.deepEqual(new Set(all.map((r) => r.type)), new Set(["bridge", "comparison"]));
     for (const r of all) {
       assert.equal(r.context.length, 10);
@@ -55,7 +63,10 @@ describe("demo/synthetic-hotpot and the heuristic reader", () => {
         assert.ok(para && para[1][sent] !== undefined, `${r._id}: supporting fact ${title}#${sent} is in the context`);
       }
       if (!["yes", "no"].includes(r.answer)) {
-        assert.ok(r.context.some((c) => (c[0] + c[1].join("")).includes(r.answer)), `${r._id}: answer appears in a paragraph`);
+        assert.ok(
+          r.context.some((c) => (c[0] + c[1].join("")).includes(r.answer)),
+          `${r._id}: answer appears in a paragraph`,
+        );
       }
     }
   });
@@ -63,16 +74,46 @@ describe("demo/synthetic-hotpot and the heuristic reader", () => {
   it("the reader searches the question, then a name it found, and never answers from the gold", () => {
     const system = "Use <search>q</search> or <answer>a</answer>.";
     const question = "Where was the founder of Modis Systems born?";
-    assert.equal(heuristicReply({ system, question, paragraphs: new Map(), searches: [] }), `<search>${question}</search>`);
-    const company = new Map([["Modis Systems", "Modis Systems is a shipbuilding company based in Styzus. It was founded in 1938 by Nuzynd Quoudil."]]);
-    assert.equal(heuristicReply({ system, question, paragraphs: company, searches: [question] }), "<search>Nuzynd Quoudil</search>");
-    company.set("Nuzynd Quoudil", "Nuzynd Quoudil (born 1890) is a chemist. He was born in Hybyrk and later moved to Gridrou.");
-    assert.equal(heuristicReply({ system, question, paragraphs: company, searches: [question, "Nuzynd Quoudil"] }), "<answer>Hybyrk</answer>");
+    assert.equal(
+      heuristicReply({ system, question, paragraphs: new Map(), searches: [] }),
+      `<search>${question}</search>`,
+    );
+    const company = new Map([
+      [
+        "Modis Systems",
+        "Modis Systems is a shipbuilding company based in Styzus. It was founded in 1938 by Nuzynd Quoudil.",
+      ],
+    ]);
+    assert.equal(
+      heuristicReply({ system, question, paragraphs: company, searches: [question] }),
+      "<search>Nuzynd Quoudil</search>",
+    );
+    company.set(
+      "Nuzynd Quoudil",
+      "Nuzynd Quoudil (born 1890) is a chemist. He was born in Hybyrk and later moved to Gridrou.",
+    );
+    assert.equal(
+      heuristicReply({ system, question, paragraphs: company, searches: [question, "Nuzynd Quoudil"] }),
+      "<answer>Hybyrk</answer>",
+    );
     // A phrasing the rule does not read: it answers wrong (the company's town), like a weak model.
-    const odd = new Map([["Modis Systems", "Modis Systems is a shipbuilding company based in Styzus. Nuzynd Quoudil set it up in 1938."]]);
-    assert.equal(heuristicReply({ system, question, paragraphs: odd, searches: [question] }), "<answer>Styzus</answer>");
+    const odd = new Map([
+      ["Modis Systems", "Modis Systems is a shipbuilding company based in Styzus. Nuzynd Quoudil set it up in 1938."],
+    ]);
+    assert.equal(
+      heuristicReply({ system, question, paragraphs: odd, searches: [question] }),
+      "<answer>Styzus</answer>",
+    );
     // Closed-book: no search action in the system prompt, so it can only guess.
-    assert.equal(heuristicReply({ system: "Answer from memory.", question: "Which company was founded first, A Co or B Co?", paragraphs: new Map(), searches: [] }), "<answer>A Co</answer>");
+    assert.equal(
+      heuristicReply({
+        system: "Answer from memory.",
+        question: "Which company was founded first, A Co or B Co?",
+        paragraphs: new Map(),
+        searches: [],
+      }),
+      "<answer>A Co</answer>",
+    );
   });
 
   it("parses the decoded chat: question, result paragraphs and its own searches", () => {
@@ -82,7 +123,13 @@ describe("demo/synthetic-hotpot and the heuristic reader", () => {
     const t = parseTranscript(text);
     assert.equal(t.question, "Who?");
     assert.deepEqual(t.searches, ["who"]);
-    assert.deepEqual([...t.paragraphs], [["A b", "text a"], ["C", "text c"]]);
+    assert.deepEqual(
+      [...t.paragraphs],
+      [
+        ["A b", "text a"],
+        ["C", "text c"],
+      ],
+    );
   });
 
   it("in the real harness it scores well with search and near zero closed-book", async () => {

@@ -17,7 +17,11 @@ import { HeuristicPolicy } from "../../../../../src/core/envs/hotpotqa/heuristic
 import { DEMO_SEED } from "../../../../../src/core/steps/demo/run-demo";
 import { evalSplit } from "../../../../../src/core/steps/eval/eval-split";
 import type { Policy } from "../../../../../src/core/harness/policy";
-import { ScriptedPolicy, type ScriptContext, type ScriptedReply } from "../../../../../src/core/harness/policies/scripted";
+import {
+  ScriptedPolicy,
+  type ScriptContext,
+  type ScriptedReply,
+} from "../../../../../src/core/harness/policies/scripted";
 import { collectSftData } from "../../../../../src/core/steps/sft";
 import { EPISODE_FORMAT } from "../../../../../src/core/base/runs/episode-v1";
 import { sharedDataPath } from "../../../../helpers/shared-data";
@@ -74,7 +78,8 @@ function edgeReplies(ctx: ScriptContext): ScriptedReply {
   if (n === 0) return ctx.turn < 9 ? `<search>${ctx.turn === 1 ? "" : "town"}</search>` : "<answer>x</answer>";
   if (n === 1) return { text: "I will think for a very long time about this and then", stopReason: "length" };
   if (n === 2) return "I do not know.";
-  if (n === 3) return ctx.turn === 0 ? { text: "<search>company founded</search>", omitEndToken: true } : "<answer>Kel</answer>";
+  if (n === 3)
+    return ctx.turn === 0 ? { text: "<search>company founded</search>", omitEndToken: true } : "<answer>Kel</answer>";
   if (n === 4) return { text: "<answer>a<answer>b</answer>", noLogprobs: true };
   return ctx.turn === 0 ? "<search>born</search> <answer>early</answer> trailing" : "<answer>never</answer>";
 }
@@ -99,14 +104,22 @@ describe("envs/hotpotqa: the agent on the environment interface is byte-identica
     got[key] = { lines: episodeHashes(file), scores: scoresOf(runDir) };
     if (WRITE) return;
     const want = golden[key];
-    assert.ok(want, `golden.json has no "${key}": record it with AGENT_LAB_WRITE_GOLDEN=1 on the code before the change`);
+    assert.ok(
+      want,
+      `golden.json has no "${key}": record it with AGENT_LAB_WRITE_GOLDEN=1 on the code before the change`,
+    );
     const firstDiff = want.lines.findIndex((h, i) => got[key].lines[i] !== h);
     assert.equal(firstDiff, -1, `${key}: line ${firstDiff + 1} differs from the recorded bytes`);
     assert.equal(got[key].lines.length, want.lines.length, `${key}: line count`);
     assert.deepEqual(got[key].scores, want.scores, `${key}: scores`);
   };
 
-  const evalInto = async (ws: string, name: string, policy: Policy, over: { closedBook?: boolean; limit?: number; split?: "val" | "train" } = {}) => {
+  const evalInto = async (
+    ws: string,
+    name: string,
+    policy: Policy,
+    over: { closedBook?: boolean; limit?: number; split?: "val" | "train" } = {},
+  ) => {
     const r = await evalSplit({
       workspaceDir: ws,
       config: mergeConfig({ dataDir: "data", runsDir: "runs", concurrency: 1, maxSearches: 3 }),

@@ -24,7 +24,10 @@ describe("prepare CLI", function () {
     const data = join(dir.path, "my-data");
     const splits = JSON.parse(readFileSync(join(data, "splits.json"), "utf8"));
     const [first, second] = out.split("\n");
-    assert.equal(first, `corpus ${splits.counts.corpus.toLocaleString("en-US")} paragraphs | train 110 | val 0 | test 200`);
+    assert.equal(
+      first,
+      `corpus ${splits.counts.corpus.toLocaleString("en-US")} paragraphs | train 110 | val 0 | test 200`,
+    );
     assert.ok(second.startsWith(`test.jsonl sha256 ${splits.test_sha256} `), second);
     assert.match(second, /cb4ad042f2c0ef38/); // says which hash the full dataset gives
     assert.match(err, /note: dev has only 200 questions/);
@@ -32,8 +35,17 @@ describe("prepare CLI", function () {
   });
 
   it("refuses half-given local sources and --hub mixed with files", async () => {
-    await assert.rejects(run(["--out", dir.path, "--train", train]), (e: unknown) => e instanceof UserError && /--train and --dev go together/.test(e.message));
-    await assert.rejects(run(["--out", dir.path, "--hub", "--train", train, "--dev", dev]), /either --hub or --train\/--dev/);
-    await assert.rejects(run(["--bogus"]), /^UserError: unknown flag --bogus \(agent-lab prepare --help lists the flags\)$/);
+    await assert.rejects(
+      run(["--out", dir.path, "--train", train]),
+      (e: unknown) => e instanceof UserError && /--train and --dev go together/.test(e.message),
+    );
+    await assert.rejects(
+      run(["--out", dir.path, "--hub", "--train", train, "--dev", dev]),
+      /either --hub or --train\/--dev/,
+    );
+    await assert.rejects(
+      run(["--bogus"]),
+      /^UserError: unknown flag --bogus \(agent-lab prepare --help lists the flags\)$/,
+    );
   });
 });

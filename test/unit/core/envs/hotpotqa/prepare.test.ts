@@ -12,7 +12,16 @@ import { FileFormatError } from "../../../../../src/core/base/errors";
 import { prepareData } from "../../../../../src/core/envs/hotpotqa/prepare";
 import { checkTestSplit, loadCorpus, loadSplit } from "../../../../../src/core/base/data/splits";
 import { requireSharedData } from "../../../../helpers/shared-data";
-import { nastyRow, readRows, runPython, skipWithoutPython, tempDir, writeHubParquet, writeJsonl, type RawRow } from "../../base/data/helpers";
+import {
+  nastyRow,
+  readRows,
+  runPython,
+  skipWithoutPython,
+  tempDir,
+  writeHubParquet,
+  writeJsonl,
+  type RawRow,
+} from "../../base/data/helpers";
 
 const PYTHON_PREP = `
 import json, random, sys
@@ -62,7 +71,9 @@ function assertSameFiles(mine: string, reference: string): void {
       const la = a.toString("utf8").split("\n");
       const lb = b.toString("utf8").split("\n");
       const i = la.findIndex((l, k) => l !== lb[k]);
-      assert.fail(`${name} differs from Python at line ${i + 1}:\n  ts: ${la[i]?.slice(0, 200)}\n  py: ${lb[i]?.slice(0, 200)}`);
+      assert.fail(
+        `${name} differs from Python at line ${i + 1}:\n  ts: ${la[i]?.slice(0, 200)}\n  py: ${lb[i]?.slice(0, 200)}`,
+      );
     }
   }
 }
@@ -71,7 +82,8 @@ function assertSameFiles(mine: string, reference: string): void {
 function bigDev(devRows: RawRow[]): RawRow[] {
   const out: RawRow[] = [];
   for (let copy = 0; copy < 4; copy++) {
-    for (const r of devRows) out.push({ ...r, id: `${r.id}-${copy}`, question: copy ? `${r.question} (${copy})` : r.question });
+    for (const r of devRows)
+      out.push({ ...r, id: `${r.id}-${copy}`, question: copy ? `${r.question} (${copy})` : r.question });
   }
   out.splice(123, 0, nastyRow("nasty-dev"));
   return out;
@@ -134,14 +146,28 @@ describe("data: prepare", function () {
     // escapes, controls and U+2028 inside strings must not confuse the streaming list reader
     const train = [...trainRows.slice(0, 50), nastyRow("nasty-1"), ...trainRows.slice(50)];
     const base = join(dir.path, "fmt-jsonl");
-    await prepareData(base, { trainFiles: [writeJsonl(join(dir.path, "train-nasty.jsonl"), train)], devFiles: [devFile], source: "test" });
+    await prepareData(base, {
+      trainFiles: [writeJsonl(join(dir.path, "train-nasty.jsonl"), train)],
+      devFiles: [devFile],
+      source: "test",
+    });
     // official: a (pretty-printed) JSON list with "_id" and [title, sentences] pairs
     const official = join(dir.path, "train-official.json");
-    writeFileSync(official, JSON.stringify(train.map(({ id, ...rest }) => ({ _id: id, ...rest })), null, 1));
+    writeFileSync(
+      official,
+      JSON.stringify(
+        train.map(({ id, ...rest }) => ({ _id: id, ...rest })),
+        null,
+        1,
+      ),
+    );
     // hub shape: context {title: [...], sentences: [[...]]}
     const hub = writeJsonl(
       join(dir.path, "dev-hub.jsonl"),
-      devRows.map((r) => ({ ...r, context: { title: r.context.map((c) => c[0]), sentences: r.context.map((c) => c[1]) } })),
+      devRows.map((r) => ({
+        ...r,
+        context: { title: r.context.map((c) => c[0]), sentences: r.context.map((c) => c[1]) },
+      })),
     );
     const other = join(dir.path, "fmt-other");
     await prepareData(other, { trainFiles: [official], devFiles: [hub], source: "test" });
@@ -150,12 +176,32 @@ describe("data: prepare", function () {
 
   it("reports bad input as FileFormatError naming file:line", async function () {
     const cases: [string, string, RegExp][] = [
-      ["malformed.jsonl", `${JSON.stringify(devRows[0])}\n\n{"id": "x", "question": \n`, /malformed\.jsonl:3: not valid JSON/],
-      ["no-answer.jsonl", `${JSON.stringify(devRows[0])}\n${JSON.stringify({ ...devRows[1], answer: undefined })}\n`, /no-answer\.jsonl:2: missing "answer" string/],
-      ["no-id.jsonl", `${JSON.stringify({ ...devRows[0], id: undefined })}\n`, /no-id\.jsonl:1: missing "id" \(or "_id"\) string/],
-      ["bad-context.jsonl", `${JSON.stringify({ ...devRows[0], context: [["title only"]] })}\n`, /bad-context\.jsonl:1: "context"\[0\] is not a \[title, \[sentences\]\] pair/],
+      [
+        "malformed.jsonl",
+        `${JSON.stringify(devRows[0])}\n\n{"id": "x", "question": \n`,
+        /malformed\.jsonl:3: not valid JSON/,
+      ],
+      [
+        "no-answer.jsonl",
+        `${JSON.stringify(devRows[0])}\n${JSON.stringify({ ...devRows[1], answer: undefined })}\n`,
+        /no-answer\.jsonl:2: missing "answer" string/,
+      ],
+      [
+        "no-id.jsonl",
+        `${JSON.stringify({ ...devRows[0], id: undefined })}\n`,
+        /no-id\.jsonl:1: missing "id" \(or "_id"\) string/,
+      ],
+      [
+        "bad-context.jsonl",
+        `${JSON.stringify({ ...devRows[0], context: [["title only"]] })}\n`,
+        /bad-context\.jsonl:1: "context"\[0\] is not a \[title, \[sentences\]\] pair/,
+      ],
       ["empty.jsonl", "", /empty\.jsonl:1: no HotpotQA records/],
-      ["list.json", `[\n${JSON.stringify(devRows[0])},\n${JSON.stringify({ ...devRows[1], question: 7 })}\n]`, /list\.json:3: missing "question" string/],
+      [
+        "list.json",
+        `[\n${JSON.stringify(devRows[0])},\n${JSON.stringify({ ...devRows[1], question: 7 })}\n]`,
+        /list\.json:3: missing "question" string/,
+      ],
       ["unclosed.json", `[\n${JSON.stringify(devRows[0])},\n`, /unclosed\.json:3: the JSON list is not closed/],
     ];
     for (const [name, content, pattern] of cases) {
@@ -168,7 +214,11 @@ describe("data: prepare", function () {
       );
     }
     await assert.rejects(
-      prepareData(join(dir.path, "out-missing"), { trainFiles: [join(dir.path, "nope.jsonl")], devFiles: [devFile], source: "test" }),
+      prepareData(join(dir.path, "out-missing"), {
+        trainFiles: [join(dir.path, "nope.jsonl")],
+        devFiles: [devFile],
+        source: "test",
+      }),
       /nope\.jsonl: file not found/,
     );
   });
@@ -176,14 +226,37 @@ describe("data: prepare", function () {
   it("reports a bad parquet file: a row without a field, a missing column, not parquet at all", async function () {
     const rows = devRows.slice(0, 5).map((r, i) => (i === 2 ? { ...r, answer: undefined } : r)) as RawRow[];
     const cases: [string, () => Promise<unknown>, RegExp][] = [
-      ["null-answer.parquet", () => writeHubParquet(join(dir.path, "null-answer.parquet"), rows), /null-answer\.parquet: row 3: missing "answer" string/],
-      ["no-context.parquet", () => writeHubParquet(join(dir.path, "no-context.parquet"), devRows.slice(0, 5), ["id", "question", "answer", "type", "level"]), /no-context\.parquet: parquet file has no column "context"/],
-      ["text.parquet", async () => writeFileSync(join(dir.path, "text.parquet"), "id,question\n1,x\n"), /text\.parquet: not a readable parquet file/],
+      [
+        "null-answer.parquet",
+        () => writeHubParquet(join(dir.path, "null-answer.parquet"), rows),
+        /null-answer\.parquet: row 3: missing "answer" string/,
+      ],
+      [
+        "no-context.parquet",
+        () =>
+          writeHubParquet(join(dir.path, "no-context.parquet"), devRows.slice(0, 5), [
+            "id",
+            "question",
+            "answer",
+            "type",
+            "level",
+          ]),
+        /no-context\.parquet: parquet file has no column "context"/,
+      ],
+      [
+        "text.parquet",
+        async () => writeFileSync(join(dir.path, "text.parquet"), "id,question\n1,x\n"),
+        /text\.parquet: not a readable parquet file/,
+      ],
     ];
     for (const [name, make, pattern] of cases) {
       await make();
       await assert.rejects(
-        prepareData(join(dir.path, `out-${name}`), { trainFiles: [trainFile], devFiles: [join(dir.path, name)], source: "test" }),
+        prepareData(join(dir.path, `out-${name}`), {
+          trainFiles: [trainFile],
+          devFiles: [join(dir.path, name)],
+          source: "test",
+        }),
         (e: unknown) => e instanceof FileFormatError && pattern.test(e.message),
         name,
       );
@@ -197,9 +270,13 @@ describe("data: prepare", function () {
     const bad = join(dir.path, "late-error.jsonl");
     // the error is on the last line, after the corpus has been half written
     writeFileSync(bad, readFileSync(devFile, "utf8") + "{not json}\n");
-    await assert.rejects(prepareData(out, { trainFiles: [trainFile], devFiles: [bad], source: "test" }), /late-error\.jsonl:201: not valid JSON/);
+    await assert.rejects(
+      prepareData(out, { trainFiles: [trainFile], devFiles: [bad], source: "test" }),
+      /late-error\.jsonl:201: not valid JSON/,
+    );
     assert.deepEqual(readdirSync(out).sort(), Object.keys(before).sort(), "no temporary folder left behind");
-    for (const [name, bytes] of Object.entries(before)) assert.ok(readFileSync(join(out, name)).equals(bytes), `${name} changed`);
+    for (const [name, bytes] of Object.entries(before))
+      assert.ok(readFileSync(join(out, name)).equals(bytes), `${name} changed`);
     assert.ok(existsSync(join(out, "splits.json")));
     checkTestSplit(out);
   });

@@ -33,7 +33,8 @@ print(json.dumps([dev, train, rng.getrandbits(32), rng.random()]))
 
   it("seeds like random.Random(n) for small, negative and multi-word seeds", function () {
     const seeds = [1, 42, -7, 2 ** 32 - 1, 2 ** 32, 2 ** 40 + 3, Number.MAX_SAFE_INTEGER];
-    const py = runPython(`
+    const py = runPython(
+      `
 import json, random, sys
 out = []
 for s in json.loads(sys.argv[1]):
@@ -41,7 +42,9 @@ for s in json.loads(sys.argv[1]):
     x = list(range(50)); r.shuffle(x)
     out.append([x, [r.getrandbits(k) for k in (1, 5, 17, 31, 32)], r.random()])
 print(json.dumps(out))
-`, [JSON.stringify(seeds)])!;
+`,
+      [JSON.stringify(seeds)],
+    )!;
     const expected = JSON.parse(py) as unknown[];
     seeds.forEach((s, i) => {
       const r = new PyRandom(s);
@@ -53,19 +56,52 @@ print(json.dumps(out))
   it("writes json.dumps(row, ensure_ascii=False) bytes for nasty strings and numbers", function () {
     // lone surrogates are out of scope: Python cannot write them to a UTF-8 file either
     const strings = [
-      "", "plain", 'quote " and \\ backslash', "/slash", "\x00\x01\x02\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x1b\x1f",
-      "\x7f DEL", "\x80\x85\x9f C1", "\u2028\u2029 separators", "😀 emoji 𝐀", "é ß ΟΔΥΣΣΕΥΣ İ 中文 \ufeff\u200b",
-      "tab\tnew\nline\r", "</script>", "\u00a0\u3000",
+      "",
+      "plain",
+      'quote " and \\ backslash',
+      "/slash",
+      "\x00\x01\x02\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x1b\x1f",
+      "\x7f DEL",
+      "\x80\x85\x9f C1",
+      "\u2028\u2029 separators",
+      "😀 emoji 𝐀",
+      "é ß ΟΔΥΣΣΕΥΣ İ 中文 \ufeff\u200b",
+      "tab\tnew\nline\r",
+      "</script>",
+      "\u00a0\u3000",
     ];
-    const rows = strings.map((s, i) => ({ id: i, s, list: [s, i, true, null], nested: { [s]: [] as unknown[], k: {} } }));
-    const numbers = [0, -1, 3, 2 ** 53 - 1, 0.5, -2.25, 1e-4, 1.5e-5, 123456789.125, 1e16, 1.7976931348623157e308, 5e-324, 0.1 + 0.2];
-    const py = runPython(`
+    const rows = strings.map((s, i) => ({
+      id: i,
+      s,
+      list: [s, i, true, null],
+      nested: { [s]: [] as unknown[], k: {} },
+    }));
+    const numbers = [
+      0,
+      -1,
+      3,
+      2 ** 53 - 1,
+      0.5,
+      -2.25,
+      1e-4,
+      1.5e-5,
+      123456789.125,
+      1e16,
+      1.7976931348623157e308,
+      5e-324,
+      0.1 + 0.2,
+    ];
+    const py = runPython(
+      `
 import json, sys
 data = json.load(sys.stdin)
 for row in data["rows"]:
     print(json.dumps(row, ensure_ascii=False))
 print(json.dumps([float(x) if isinstance(x, float) or abs(x) >= 2**53 else x for x in data["numbers"]], ensure_ascii=False))
-`, [], JSON.stringify({ rows, numbers }))!;
+`,
+      [],
+      JSON.stringify({ rows, numbers }),
+    )!;
     const lines = py.split("\n");
     rows.forEach((row, i) => assert.equal(pyJsonDumps(row), lines[i], `row ${i}`));
     assert.equal(pyJsonDumps(numbers), lines[rows.length]);

@@ -40,25 +40,135 @@ json.dump(out, sys.stdout)
 
 const PIECES = [
   // ASCII words, articles in every position and case, yes/no
-  "the", "The", "THE", "a", "A", "an", "An", "and", "then", "theme", "yes", "Yes", "no", "NO", "noanswer",
-  "paris", "new", "york", "city", "1844", "1,844", "3.5", "don't", "u.s.", "arthur's", "x_y", "_the_",
+  "the",
+  "The",
+  "THE",
+  "a",
+  "A",
+  "an",
+  "An",
+  "and",
+  "then",
+  "theme",
+  "yes",
+  "Yes",
+  "no",
+  "NO",
+  "noanswer",
+  "paris",
+  "new",
+  "york",
+  "city",
+  "1844",
+  "1,844",
+  "3.5",
+  "don't",
+  "u.s.",
+  "arthur's",
+  "x_y",
+  "_the_",
   // punctuation and spaces
-  ".", ",", "'", '"', "-", "(", ")", "!", "?", "_", "\\", "@", "#", "~", "`", " ", "  ", "\t", "\n",
+  ".",
+  ",",
+  "'",
+  '"',
+  "-",
+  "(",
+  ")",
+  "!",
+  "?",
+  "_",
+  "\\",
+  "@",
+  "#",
+  "~",
+  "`",
+  " ",
+  "  ",
+  "\t",
+  "\n",
   // Latin-1 and letter-like numbers
-  "é", "É", "café", "naïve", "ß", "ÿ", "Ÿ", "µ", "ª", "º", "²", "½", "¿", "«", "»", "×", "\xa0", "\xad",
+  "é",
+  "É",
+  "café",
+  "naïve",
+  "ß",
+  "ÿ",
+  "Ÿ",
+  "µ",
+  "ª",
+  "º",
+  "²",
+  "½",
+  "¿",
+  "«",
+  "»",
+  "×",
+  "\xa0",
+  "\xad",
   // Greek, final sigma contexts
-  "Σ", "σ", "ς", "ΟΔΥΣΣΕΥΣ", "ΣΑ", "ΑΣ", "Α.Σ", "ά", "Ω", "ΐ",
+  "Σ",
+  "σ",
+  "ς",
+  "ΟΔΥΣΣΕΥΣ",
+  "ΣΑ",
+  "ΑΣ",
+  "Α.Σ",
+  "ά",
+  "Ω",
+  "ΐ",
   // Turkish
-  "İ", "ı", "İstanbul", "ŞĞÜ", "I",
+  "İ",
+  "ı",
+  "İstanbul",
+  "ŞĞÜ",
+  "I",
   // combining marks (Mn, Mc) — not word characters in Python
-  "\u0301", "\u0307", "\u0903", "e\u0301", "the\u0301", "\u0301the",
+  "\u0301",
+  "\u0307",
+  "\u0903",
+  "e\u0301",
+  "the\u0301",
+  "\u0301the",
   // CJK, fullwidth, numerals
-  "中", "中文", "一", "東京", "Ａ", "ＴＨＥ", "Ⅻ", "٣", "〇",
+  "中",
+  "中文",
+  "一",
+  "東京",
+  "Ａ",
+  "ＴＨＥ",
+  "Ⅻ",
+  "٣",
+  "〇",
   // Unicode spaces and look-alikes
-  "\x1c", "\x1d", "\x1e", "\x1f", "\x85", "\u1680", "\u2000", "\u2009", "\u200a", "\u2028", "\u2029",
-  "\u202f", "\u205f", "\u3000", "\ufeff", "\u200b", "\u180e", "\v", "\f", "\r",
+  "\x1c",
+  "\x1d",
+  "\x1e",
+  "\x1f",
+  "\x85",
+  "\u1680",
+  "\u2000",
+  "\u2009",
+  "\u200a",
+  "\u2028",
+  "\u2029",
+  "\u202f",
+  "\u205f",
+  "\u3000",
+  "\ufeff",
+  "\u200b",
+  "\u180e",
+  "\v",
+  "\f",
+  "\r",
   // others: emoji (astral), ligatures with special lower-casing
-  "😀", "𝐀", "ﬁ", "Ǆ", "ǅ", "K", "Å",
+  "😀",
+  "𝐀",
+  "ﬁ",
+  "Ǆ",
+  "ǅ",
+  "K",
+  "Å",
 ];
 
 function generateCases(count: number): { p: string; a: string[] }[] {
@@ -77,7 +187,9 @@ function generateCases(count: number): { p: string; a: string[] }[] {
     for (let k = 0; k < nAnswers; k++) {
       // half the answers share words with the prediction so F1 is often between 0 and 1
       const words = p.split(" ").filter((w) => w && rand() < 0.6);
-      answers.push(rand() < 0.5 ? words.join(" ") + phrase(Math.floor(rand() * 3)) : phrase(1 + Math.floor(rand() * 4)));
+      answers.push(
+        rand() < 0.5 ? words.join(" ") + phrase(Math.floor(rand() * 3)) : phrase(1 + Math.floor(rand() * 4)),
+      );
     }
     cases.push({ p, a: answers });
   }
@@ -87,7 +199,11 @@ function generateCases(count: number): { p: string; a: string[] }[] {
 describe("score parity with python3", function () {
   it("normalize, EM and F1 are identical to Python's on 4,000 generated cases", function () {
     const cases = generateCases(4000);
-    const py = spawnSync("python3", ["-c", PYTHON_SCORE], { input: JSON.stringify(cases), encoding: "utf8", maxBuffer: 64 << 20 });
+    const py = spawnSync("python3", ["-c", PYTHON_SCORE], {
+      input: JSON.stringify(cases),
+      encoding: "utf8",
+      maxBuffer: 64 << 20,
+    });
     if (py.error) {
       console.log(`      skipped: python3 is not available (${py.error.message})`);
       this.skip();
@@ -111,7 +227,9 @@ describe("score parity with python3", function () {
     // newer, and Python itself changes on them from version to version.
     const py = spawnSync(
       "python3",
-      ["-c", `
+      [
+        "-c",
+        `
 import json, re, sys, unicodedata
 word = re.compile(r"\\w")
 flags, lower = [], {}
@@ -124,7 +242,8 @@ for c in range(0x110000):
     if ch.lower() != ch:
         lower[c] = ch.lower()
 json.dump({"version": unicodedata.unidata_version, "flags": "".join(flags), "lower": lower}, sys.stdout)
-`],
+`,
+      ],
       { encoding: "utf8", maxBuffer: 64 << 20 },
     );
     if (py.error) {

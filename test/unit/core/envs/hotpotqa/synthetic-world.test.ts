@@ -1,7 +1,13 @@
 import assert from "node:assert/strict";
-import { generateSyntheticHotpot, QUESTION_KINDS, questionKind, type HotpotRecord } from "../../../../../src/core/envs/hotpotqa/synthetic-world";
+import {
+  generateSyntheticHotpot,
+  QUESTION_KINDS,
+  questionKind,
+  type HotpotRecord,
+} from "../../../../../src/core/envs/hotpotqa/synthetic-world";
 
-const kindOf = (r: HotpotRecord) => (r.question.startsWith("Were ") ? "Were" : r.question.split(" ").slice(0, 2).join(" "));
+const kindOf = (r: HotpotRecord) =>
+  r.question.startsWith("Were ") ? "Were" : r.question.split(" ").slice(0, 2).join(" ");
 
 describe("demo: generateSyntheticHotpot", function () {
   this.timeout(20_000);
@@ -19,7 +25,8 @@ describe("demo: generateSyntheticHotpot", function () {
     const kinds = new Map<string, number>();
     for (const r of d.train) kinds.set(kindOf(r), (kinds.get(kindOf(r)) ?? 0) + 1);
     assert.ok((kinds.get("Where was") ?? 0) <= 480, JSON.stringify([...kinds]));
-    for (const k of ["In which", "Which company", "Who was", "Were"]) assert.ok((kinds.get(k) ?? 0) > 400, `${k}: ${JSON.stringify([...kinds])}`);
+    for (const k of ["In which", "Which company", "Who was", "Were"])
+      assert.ok((kinds.get(k) ?? 0) > 400, `${k}: ${JSON.stringify([...kinds])}`);
   });
 
   it("every question's answer comes from its supporting paragraphs (or is yes/no), with ten paragraphs of context", () => {
@@ -29,7 +36,8 @@ describe("demo: generateSyntheticHotpot", function () {
       const gold = r.supporting_facts.map(([t]) => r.context.find(([title]) => title === t));
       assert.ok(gold.every(Boolean), `${r._id}: supporting paragraphs in the context`);
       const text = gold.map((g) => `${g![0]} ${g![1].join("")}`).join(" ");
-      if (r.answer !== "yes" && r.answer !== "no") assert.ok(text.includes(r.answer), `${r._id}: "${r.answer}" in its paragraphs`);
+      if (r.answer !== "yes" && r.answer !== "no")
+        assert.ok(text.includes(r.answer), `${r._id}: "${r.answer}" in its paragraphs`);
     }
   });
 

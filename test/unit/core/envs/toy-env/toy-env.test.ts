@@ -31,7 +31,10 @@ describe("envs: a test environment in one folder (calculator)", function () {
   before(async () => {
     ws = mkdtempSync(join(tmpdir(), "agent-lab-toy-env-"));
     tok = await offlineTokenizer("qwen3");
-    assert.deepEqual(await CALCULATOR.data.prepare({ outDir: CALCULATOR.data.dir(join(ws, "data")), log: () => undefined }), ["train 40 | val 10 | test 10"]);
+    assert.deepEqual(
+      await CALCULATOR.data.prepare({ outDir: CALCULATOR.data.dir(join(ws, "data")), log: () => undefined }),
+      ["train 40 | val 10 | test 10"],
+    );
   });
   after(() => ws && rmSync(ws, { recursive: true, force: true }));
 
@@ -44,7 +47,20 @@ describe("envs: a test environment in one folder (calculator)", function () {
   });
 
   it("eval runs it through the one harness: tool calls, inserted observations, its reward and fields, its manifest", async () => {
-    const r = await evalSplit({ workspaceDir: ws, config: config(), env: CALCULATOR, name: "calc", split: "test", testFlag: TEST_SPLIT_FLAG, closedBook: false, resume: false, temperature: 0, backend: "scripted", policy: solver(), command: ["test"] });
+    const r = await evalSplit({
+      workspaceDir: ws,
+      config: config(),
+      env: CALCULATOR,
+      name: "calc",
+      split: "test",
+      testFlag: TEST_SPLIT_FLAG,
+      closedBook: false,
+      resume: false,
+      temperature: 0,
+      backend: "scripted",
+      policy: solver(),
+      command: ["test"],
+    });
     const run = readRun(r.runDir);
     assert.equal(run.episodes.length, 10);
     assert.equal(run.summary!.f1, 1);
@@ -52,7 +68,10 @@ describe("envs: a test environment in one folder (calculator)", function () {
       assert.equal(e.reward, 1);
       assert.equal(e.calls, 1);
       assert.equal(e.searches.length, 1, "the tool call's argument is recorded");
-      assert.deepEqual(e.turns!.map((t) => t.action), ["calc", "answer"]);
+      assert.deepEqual(
+        e.turns!.map((t) => t.action),
+        ["calc", "answer"],
+      );
       const inserted = tok.decode(e.tokens.slice(e.turns![0].reply_end, e.turns![0].end));
       assert.match(inserted, /= \d+/, "the observation is an inserted user turn");
       assert.ok(e.sampled.slice(e.turns![0].reply_end, e.turns![0].end).every((s) => s === 0));
@@ -63,15 +82,46 @@ describe("envs: a test environment in one folder (calculator)", function () {
   });
 
   it("its locked test split is enforced through the interface", async () => {
-    appendFileSync(join(ws, "data", "calculator", "test.jsonl"), JSON.stringify({ id: "x", question: "What is 1 + 1?", answers: ["2"] }) + "\n");
+    appendFileSync(
+      join(ws, "data", "calculator", "test.jsonl"),
+      JSON.stringify({ id: "x", question: "What is 1 + 1?", answers: ["2"] }) + "\n",
+    );
     await assert.rejects(
-      evalSplit({ workspaceDir: ws, config: config(), env: CALCULATOR, name: "calc2", split: "test", testFlag: TEST_SPLIT_FLAG, closedBook: false, resume: false, temperature: 0, backend: "scripted", policy: solver(), command: ["test"] }),
+      evalSplit({
+        workspaceDir: ws,
+        config: config(),
+        env: CALCULATOR,
+        name: "calc2",
+        split: "test",
+        testFlag: TEST_SPLIT_FLAG,
+        closedBook: false,
+        resume: false,
+        temperature: 0,
+        backend: "scripted",
+        policy: solver(),
+        command: ["test"],
+      }),
       /changed since prepare/,
     );
   });
 
   it("sft-data keeps its tool-using episodes", async () => {
-    const r = await collectSftData({ workspaceDir: ws, config: config(), env: CALCULATOR, name: "sft", questions: 8, offset: 0, tries: 2, temperature: 0.8, minF1: 1, role: "self", backend: "scripted", policy: solver(), resume: false, command: ["test"] });
+    const r = await collectSftData({
+      workspaceDir: ws,
+      config: config(),
+      env: CALCULATOR,
+      name: "sft",
+      questions: 8,
+      offset: 0,
+      tries: 2,
+      temperature: 0.8,
+      minF1: 1,
+      role: "self",
+      backend: "scripted",
+      policy: solver(),
+      resume: false,
+      command: ["test"],
+    });
     assert.equal(r.manifest.counts.kept, 8);
     assert.equal(r.manifest.fingerprint.acceptance.requireSearch, true);
     assert.ok(readSftRows(sftPath(r.runDir)).every((row) => row.searches.length === 1));

@@ -2,7 +2,11 @@
 import assert from "node:assert/strict";
 import type { ChatTokenizer } from "../../../../../src/core/base/chat/tokenizer";
 import { TinkerKeyError, TinkerService } from "../../../../../src/core/base/tinker";
-import { MISSING_LOGPROBS_MESSAGE, createTinkerPolicy, type TinkerPolicy } from "../../../../../src/core/harness/policies/tinker";
+import {
+  MISSING_LOGPROBS_MESSAGE,
+  createTinkerPolicy,
+  type TinkerPolicy,
+} from "../../../../../src/core/harness/policies/tinker";
 import { ScriptedBackend, continuePrompt } from "../../base/tinker/scripted-backend";
 
 const KEY = "tml-policy-test-key";
@@ -36,7 +40,13 @@ describe("TinkerPolicy", function () {
   });
 
   it("samples one completion that stops at <|im_end|>, with logprobs", async () => {
-    policy = await createTinkerPolicy({ apiKey: KEY, baseUrl: server.url, model: "Qwen/Qwen3.5-4B", tokenizer, env: {} });
+    policy = await createTinkerPolicy({
+      apiKey: KEY,
+      baseUrl: server.url,
+      model: "Qwen/Qwen3.5-4B",
+      tokenizer,
+      env: {},
+    });
     assert.equal(policy.endToken, END);
     const s = await policy.sample([10, 11, 12], { temperature: 0.5, maxTokens: 8 });
     assert.deepEqual(s, { tokens: [13, 14], logprobs: [-0.5, -0.5], stopReason: "stop" });
@@ -52,7 +62,14 @@ describe("TinkerPolicy", function () {
     const trainer = await setup.createLoraTrainingClient({ baseModel: "Qwen/Qwen3.5-4B", rank: 4 });
     const path = (await trainer.saveWeightsForSampler("final").result()).path;
     setup.close();
-    policy = await createTinkerPolicy({ apiKey: KEY, baseUrl: server.url, model: "Qwen/Qwen3.5-4B", modelPath: path, tokenizer, env: {} });
+    policy = await createTinkerPolicy({
+      apiKey: KEY,
+      baseUrl: server.url,
+      model: "Qwen/Qwen3.5-4B",
+      modelPath: path,
+      tokenizer,
+      env: {},
+    });
     assert.equal(server.to("/api/v1/create_sampling_session")[0].json?.model_path, path);
     assert.equal(policy.describe().checkpoint, path);
   });
@@ -64,7 +81,14 @@ describe("TinkerPolicy", function () {
       topk_prompt_logprobs: null,
       prompt_cache_hit_tokens: 0,
     });
-    policy = await createTinkerPolicy({ apiKey: KEY, baseUrl: server.url, model: "m", tokenizer, env: {}, requireLogprobs: true });
+    policy = await createTinkerPolicy({
+      apiKey: KEY,
+      baseUrl: server.url,
+      model: "m",
+      tokenizer,
+      env: {},
+      requireLogprobs: true,
+    });
     await assert.rejects(policy.sample([1], { temperature: 1, maxTokens: 4 }), new RegExp(MISSING_LOGPROBS_MESSAGE));
     policy.close();
     policy = await createTinkerPolicy({ apiKey: KEY, baseUrl: server.url, model: "m", tokenizer, env: {} });
@@ -72,11 +96,15 @@ describe("TinkerPolicy", function () {
   });
 
   it("passes the abort signal through", async () => {
-    server.resultGate = (kind) => (kind === "sample" ? new Promise((r) => setTimeout(r, 3000).unref()) : Promise.resolve());
+    server.resultGate = (kind) =>
+      kind === "sample" ? new Promise((r) => setTimeout(r, 3000).unref()) : Promise.resolve();
     policy = await createTinkerPolicy({ apiKey: KEY, baseUrl: server.url, model: "m", tokenizer, env: {} });
     const c = new AbortController();
     setTimeout(() => c.abort(), 30);
-    await assert.rejects(policy.sample([1], { temperature: 1, maxTokens: 4, signal: c.signal }), (e: Error) => e.name === "AbortError");
+    await assert.rejects(
+      policy.sample([1], { temperature: 1, maxTokens: 4, signal: c.signal }),
+      (e: Error) => e.name === "AbortError",
+    );
   });
 
   it("a missing key fails before any request", async () => {

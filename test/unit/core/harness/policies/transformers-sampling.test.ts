@@ -49,7 +49,10 @@ describe("policies: transformers sampling helpers", function () {
         const expected = (w / total) * n;
         // 5 standard deviations of a binomial count: fails only on a real bias.
         const sd = Math.sqrt(n * (w / total) * (1 - w / total));
-        assert.ok(Math.abs(counts[i] - expected) <= 5 * sd + 1e-9, `T=${temperature} token ${i}: ${counts[i]} vs ${expected}`);
+        assert.ok(
+          Math.abs(counts[i] - expected) <= 5 * sd + 1e-9,
+          `T=${temperature} token ${i}: ${counts[i]} vs ${expected}`,
+        );
       });
       assert.equal(counts[4], 0);
     }

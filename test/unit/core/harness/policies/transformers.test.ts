@@ -7,7 +7,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { UserError } from "../../../../../src/core/base/errors";
-import { createTransformersPolicy, type TransformersPolicy } from "../../../../../src/core/harness/policies/transformers";
+import {
+  createTransformersPolicy,
+  type TransformersPolicy,
+} from "../../../../../src/core/harness/policies/transformers";
 import { REPO } from "../../../../helpers/repo";
 
 interface ReferenceCase {
@@ -108,7 +111,9 @@ describe("policies: transformers.js on a tiny local ONNX model", function () {
       assert.deepEqual(s.tokens, c.tokens, `${c.name} (reference by ${reference.generator})`);
       assert.equal(s.stopReason, c.stop_reason, c.name);
       assert.ok(s.logprobs && s.logprobs.length === c.logprobs.length, c.name);
-      s.logprobs.forEach((lp, i) => assert.ok(Math.abs(lp - c.logprobs[i]) < 1e-4, `${c.name} token ${i}: ${lp} vs ${c.logprobs[i]}`));
+      s.logprobs.forEach((lp, i) =>
+        assert.ok(Math.abs(lp - c.logprobs[i]) < 1e-4, `${c.name} token ${i}: ${lp} vs ${c.logprobs[i]}`),
+      );
     }
   });
 
@@ -148,10 +153,16 @@ describe("policies: transformers.js on a tiny local ONNX model", function () {
       await fresh.dispose();
       assert.deepEqual(await run(again), first);
       const different = await run(other);
-      assert.notDeepEqual(different.map((s) => s.tokens), first.map((s) => s.tokens));
+      assert.notDeepEqual(
+        different.map((s) => s.tokens),
+        first.map((s) => s.tokens),
+      );
       // Sampling really departs from greedy on this model.
       const greedyTokens = reference.cases.map((c) => c.tokens.slice(0, 16));
-      assert.notDeepEqual(first.map((s) => s.tokens.slice(0, 16)), greedyTokens);
+      assert.notDeepEqual(
+        first.map((s) => s.tokens.slice(0, 16)),
+        greedyTokens,
+      );
       for (const s of first) assert.ok(s.logprobs!.every((lp) => lp <= 0 && Number.isFinite(lp)));
     } finally {
       await again.dispose();
@@ -167,7 +178,9 @@ describe("policies: transformers.js on a tiny local ONNX model", function () {
 
   it("concurrent calls are served one at a time with the same results", async function () {
     const [a, b] = await Promise.all(
-      reference.cases.slice(0, 2).map((c) => policy.sample(c.prompt_ids, { temperature: 0, maxTokens: c.max_new_tokens })),
+      reference.cases
+        .slice(0, 2)
+        .map((c) => policy.sample(c.prompt_ids, { temperature: 0, maxTokens: c.max_new_tokens })),
     );
     assert.deepEqual(a.tokens, reference.cases[0].tokens);
     assert.deepEqual(b.tokens, reference.cases[1].tokens);
@@ -177,10 +190,15 @@ describe("policies: transformers.js on a tiny local ONNX model", function () {
     const longCase = reference.cases.find((c) => c.stop_reason === "length")!;
     const before = new AbortController();
     before.abort();
-    await assert.rejects(policy.sample(longCase.prompt_ids, { temperature: 0, maxTokens: 24, signal: before.signal }), { name: "AbortError" });
+    await assert.rejects(policy.sample(longCase.prompt_ids, { temperature: 0, maxTokens: 24, signal: before.signal }), {
+      name: "AbortError",
+    });
     const during = new AbortController();
     setTimeout(() => during.abort(), 1);
-    await assert.rejects(policy.sample(longCase.prompt_ids, { temperature: 0, maxTokens: 10_000, signal: during.signal }), { name: "AbortError" });
+    await assert.rejects(
+      policy.sample(longCase.prompt_ids, { temperature: 0, maxTokens: 10_000, signal: during.signal }),
+      { name: "AbortError" },
+    );
     // The policy still works afterwards.
     const s = await policy.sample(longCase.prompt_ids, { temperature: 0, maxTokens: longCase.max_new_tokens });
     assert.deepEqual(s.tokens, longCase.tokens);

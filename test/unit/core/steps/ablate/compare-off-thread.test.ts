@@ -44,12 +44,18 @@ describe("analysis: the Compare report in a worker thread", function () {
       const off = await worker.view({ runDirs: dirs, origin: "runs", expect, searchDirs: [root] });
       const here = compareView(loadAblationInputs(dirs), "runs", expect, [root]);
       // The report's creation time is the only field that may differ.
-      assert.deepEqual({ ...off, report: { ...off.report, created: "" } }, { ...here, report: { ...here.report, created: "" } });
+      assert.deepEqual(
+        { ...off, report: { ...off.report, created: "" } },
+        { ...here, report: { ...here.report, created: "" } },
+      );
     }
   });
 
   it("answers bad runs with compareView's one-line error, and a stopped worker is replaced", async () => {
-    await assert.rejects(worker.view({ runDirs: [dirs[0], join(root, "missing")], origin: "runs", expect: undefined, searchDirs: [] }), (e: Error) => e.message.includes(join(root, "missing")) && !e.message.includes("\n"));
+    await assert.rejects(
+      worker.view({ runDirs: [dirs[0], join(root, "missing")], origin: "runs", expect: undefined, searchDirs: [] }),
+      (e: Error) => e.message.includes(join(root, "missing")) && !e.message.includes("\n"),
+    );
     const dropped = worker.view({ runDirs: dirs, origin: "runs", expect: undefined, searchDirs: [root] });
     assert.equal(worker.busy, true);
     worker.dispose();
@@ -70,9 +76,24 @@ describe("analysis: the Compare report in a worker thread", function () {
       assert.equal(here.busy, false, "no worker holds the request");
       const off = await worker.view({ runDirs: dirs, origin: "runs", expect: undefined, searchDirs: [root] });
       const mine = await pending;
-      assert.deepEqual({ ...mine, report: { ...mine.report, created: "" } }, { ...off, report: { ...off.report, created: "" } });
-      const bad = { runDirs: [dirs[0], join(root, "missing")], origin: "runs" as const, expect: undefined, searchDirs: [] };
-      const messages = await Promise.all([here, worker].map((w) => w.view(bad).then(() => "answered", (e: Error) => e.message)));
+      assert.deepEqual(
+        { ...mine, report: { ...mine.report, created: "" } },
+        { ...off, report: { ...off.report, created: "" } },
+      );
+      const bad = {
+        runDirs: [dirs[0], join(root, "missing")],
+        origin: "runs" as const,
+        expect: undefined,
+        searchDirs: [],
+      };
+      const messages = await Promise.all(
+        [here, worker].map((w) =>
+          w.view(bad).then(
+            () => "answered",
+            (e: Error) => e.message,
+          ),
+        ),
+      );
       assert.equal(messages[0], messages[1]);
       assert.ok(messages[0].includes(join(root, "missing")) && !messages[0].includes("\n"), messages[0]);
     } finally {

@@ -8,7 +8,12 @@ import { strict as assert } from "node:assert";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
-import { compareView, differingFields, presetExpect, promptDiffs } from "../../../../../src/core/steps/ablate/compare-setup";
+import {
+  compareView,
+  differingFields,
+  presetExpect,
+  promptDiffs,
+} from "../../../../../src/core/steps/ablate/compare-setup";
 import { loadSystemPrompt } from "../../../../../src/core/harness/prompts";
 import { sha256Hex } from "../../../../../src/core/base/runs/manifest";
 import { lineDiff } from "../../../../../src/core/base/util/line-diff";
@@ -24,7 +29,11 @@ describe("core: compare setup (expected differences, prompt diff)", () => {
   it("lists the differing fields and presets the ones the origin compares", () => {
     const base = simulatedRun(dev, [0.4, 0.2, 0.4], 1);
     const sft = base.map((e, q) => (q % 4 === 0 ? episode(dev, q, "right") : e));
-    const runs = [input("base", base, manifest()), input("sft", sft, manifest({ checkpoint: "tinker://r/sft-e2" })), input("k1", sft, manifest({ checkpoint: "tinker://r/sft-e2", topK: 1 }))];
+    const runs = [
+      input("base", base, manifest()),
+      input("sft", sft, manifest({ checkpoint: "tinker://r/sft-e2" })),
+      input("k1", sft, manifest({ checkpoint: "tinker://r/sft-e2", topK: 1 })),
+    ];
     const fields = differingFields(runs);
     assert.deepEqual(fields, [
       { field: "policy.checkpoint", runs: ["sft", "k1"] },
@@ -44,8 +53,15 @@ describe("core: compare setup (expected differences, prompt diff)", () => {
 
     // Unticking everything brings the checkpoint warning back; the statistics do not change.
     const none = compareView(runs, "checkpoint", [], []);
-    assert.ok(none.report.warnings.some((w) => /sft differs from base in more than the thing under test: policy\.checkpoint/.test(w)));
-    assert.deepEqual(none.report.comparisons.map((c) => c.f1.ci), opened.report.comparisons.map((c) => c.f1.ci));
+    assert.ok(
+      none.report.warnings.some((w) =>
+        /sft differs from base in more than the thing under test: policy\.checkpoint/.test(w),
+      ),
+    );
+    assert.deepEqual(
+      none.report.comparisons.map((c) => c.f1.ci),
+      opened.report.comparisons.map((c) => c.f1.ci),
+    );
     assert.equal(opened.report.settings.resamples, 10_000, "the CLI's default resamples");
   });
 
@@ -55,7 +71,10 @@ describe("core: compare setup (expected differences, prompt diff)", () => {
     closed.search = { closed_book: true, top_k: 3, max_searches: 5, searcher: null };
     const fields = differingFields([input("base", base), input("closed", base, closed)]).map((f) => f.field);
     assert.deepEqual(fields, ["search.closed_book", "search.searcher"]);
-    assert.deepEqual(presetExpect("pipeline", differingFields([input("base", base), input("closed", base, closed)])), fields);
+    assert.deepEqual(
+      presetExpect("pipeline", differingFields([input("base", base), input("closed", base, closed)])),
+      fields,
+    );
   });
 
   describe("prompt diff", () => {
@@ -67,7 +86,8 @@ describe("core: compare setup (expected differences, prompt diff)", () => {
 
     it("diffs the two prompts when files with their hashes are on disk, and says so when one was edited", () => {
       const old = "You are a research agent.\nSearch with <search>query</search>.\nAnswer with <answer>x</answer>.";
-      const now = "You are a research agent.\nSearch at most twice with <search>query</search>.\nAnswer with <answer>x</answer>.";
+      const now =
+        "You are a research agent.\nSearch at most twice with <search>query</search>.\nAnswer with <answer>x</answer>.";
       writeFileSync(join(ws, "system.prompt.md"), now);
       writeFileSync(join(ws, "old.prompt.md"), old);
       const base = simulatedRun(dev, [0.4, 0.2, 0.4], 3);
@@ -90,7 +110,11 @@ describe("core: compare setup (expected differences, prompt diff)", () => {
       const [gone] = promptDiffs([input("base", base, a), input("rerun", base, b)], [ws]);
       assert.equal(gone.baseline.text, null);
       assert.equal(gone.lines, null);
-      assert.equal(promptDiffs([input("base", base, a), input("same", base, a)], [ws]).length, 0, "no diff when the hashes match");
+      assert.equal(
+        promptDiffs([input("base", base, a), input("same", base, a)], [ws]).length,
+        0,
+        "no diff when the hashes match",
+      );
     });
 
     it("finds a prompt file an editor saved with a final newline, and the shipped prompt, by the hash a run records", () => {
@@ -105,7 +129,11 @@ describe("core: compare setup (expected differences, prompt diff)", () => {
       const b = manifest({ prompt: edited.sha256 });
       b.system_prompt.file = "terse.md";
       const [d] = promptDiffs([input("base", base, a), input("terse", base, b)], [ws]);
-      assert.equal(d.other.text, "You are a research agent.\nKeep every query under six words.", "the text a run sends, found despite the newline and BOM");
+      assert.equal(
+        d.other.text,
+        "You are a research agent.\nKeep every query under six words.",
+        "the text a run sends, found despite the newline and BOM",
+      );
       assert.equal(d.baseline.text, shipped.text, "the shipped prompt, from the extension's own data/prompts");
       assert.ok(d.lines!.some((l) => l.op === "added" && l.text === "Keep every query under six words."));
     });

@@ -50,7 +50,12 @@ export function predictionFor(dev: readonly DevRecord[], q: number, outcome: Out
   }
 }
 
-export function episode(dev: readonly DevRecord[], q: number, outcome: Outcome, over: Partial<EpisodeRecord> = {}): EpisodeRecord {
+export function episode(
+  dev: readonly DevRecord[],
+  q: number,
+  outcome: Outcome,
+  over: Partial<EpisodeRecord> = {},
+): EpisodeRecord {
   const r = dev[q];
   const prediction = predictionFor(dev, q, outcome);
   const answered = outcome !== "no_answer";
@@ -82,7 +87,11 @@ export function episode(dev: readonly DevRecord[], q: number, outcome: Outcome, 
  * PRNG; `shared` makes two runs' draws correlated (same uniform per question, like two checkpoints
  * that find the same questions hard).
  */
-export function simulatedRun(dev: readonly DevRecord[], probs: [number, number, number], seed: number): EpisodeRecord[] {
+export function simulatedRun(
+  dev: readonly DevRecord[],
+  probs: [number, number, number],
+  seed: number,
+): EpisodeRecord[] {
   const rng = new Xoshiro128(seed, 99);
   return dev.map((_, q) => {
     const u = rng.nextFloat();
@@ -91,18 +100,34 @@ export function simulatedRun(dev: readonly DevRecord[], probs: [number, number, 
   });
 }
 
-export function manifest(over: { checkpoint?: string; topK?: number; splitSha?: string; prompt?: string } = {}): RunManifest {
+export function manifest(
+  over: { checkpoint?: string; topK?: number; splitSha?: string; prompt?: string } = {},
+): RunManifest {
   return {
     format: 1,
-    split: { name: "test", file: "test.jsonl", sha256: over.splitSha ?? "cb4ad042f2c0ef38aa11bb22cc33dd44ee55ff6600112233445566778899aabb" },
+    split: {
+      name: "test",
+      file: "test.jsonl",
+      sha256: over.splitSha ?? "cb4ad042f2c0ef38aa11bb22cc33dd44ee55ff6600112233445566778899aabb",
+    },
     test_split: { opened: true, flag: "--i-know-this-is-test" },
     system_prompt: { file: "system.md", sha256: over.prompt ?? "5e" },
     harness_version: "harness-1",
     scorer_version: "1",
-    policy: { kind: "tinker", model: "Qwen/Qwen3.5-4B", ...(over.checkpoint ? { checkpoint: over.checkpoint } : {}), logprobs: true },
+    policy: {
+      kind: "tinker",
+      model: "Qwen/Qwen3.5-4B",
+      ...(over.checkpoint ? { checkpoint: over.checkpoint } : {}),
+      logprobs: true,
+    },
     sampling: { temperature: 0, max_tokens: 512 },
     tokenizer: "qwen3",
-    search: { closed_book: false, top_k: over.topK ?? 3, max_searches: 5, searcher: { kind: "bm25", documents: 507000 } },
+    search: {
+      closed_book: false,
+      top_k: over.topK ?? 3,
+      max_searches: 5,
+      searcher: { kind: "bm25", documents: 507000 },
+    },
     job: { command: ["eval"], created: "2026-11-29T00:00:00Z", concurrency: 32 },
   };
 }

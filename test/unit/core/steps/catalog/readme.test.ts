@@ -3,7 +3,13 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { STEPS } from "../../../../../src/core/steps/catalog/catalog";
-import { currentStepsBlock, stepsBlock, withStepsBlock, STEPS_BEGIN, STEPS_END } from "../../../../../src/core/steps/catalog/readme";
+import {
+  currentStepsBlock,
+  stepsBlock,
+  withStepsBlock,
+  STEPS_BEGIN,
+  STEPS_END,
+} from "../../../../../src/core/steps/catalog/readme";
 import { REPO } from "../../../../helpers/repo";
 
 const README = join(REPO, "README.md");
@@ -18,7 +24,9 @@ describe("README command tables", () => {
       const a = block.split("\n");
       const b = expected.split("\n");
       const i = b.findIndex((line, k) => a[k] !== line);
-      assert.fail(`README.md's command tables differ from the step specs at block line ${i + 1} (README: ${JSON.stringify(a[i])}, specs: ${JSON.stringify(b[i])}): run \`npm run docs:steps\``);
+      assert.fail(
+        `README.md's command tables differ from the step specs at block line ${i + 1} (README: ${JSON.stringify(a[i])}, specs: ${JSON.stringify(b[i])}): run \`npm run docs:steps\``,
+      );
     }
   });
 

@@ -4,7 +4,15 @@
  */
 import assert from "node:assert/strict";
 import { STEPS } from "../../../../../src/core/steps/catalog/catalog";
-import { checkFlagValue, describeRange, parseFlags, toArgv, type FlagSpec, type FlagSpecs, type FlagValues } from "../../../../../src/core/steps/specs/flags";
+import {
+  checkFlagValue,
+  describeRange,
+  parseFlags,
+  toArgv,
+  type FlagSpec,
+  type FlagSpecs,
+  type FlagValues,
+} from "../../../../../src/core/steps/specs/flags";
 import { stepHelp, stepMarkdown, type StepSpec } from "../../../../../src/core/steps/specs/spec";
 import { UserError } from "../../../../../src/core/base/errors";
 
@@ -19,7 +27,10 @@ function sampleValue(name: string, f: FlagSpec): string | number | boolean | str
     case "number": {
       const lo = f.min ?? 0;
       const hi = f.max ?? lo + 1000;
-      const mid = f.type === "int" ? Math.floor((lo + hi) / 2) + (f.minExclusive && Math.floor((lo + hi) / 2) === lo ? 1 : 0) : (lo + hi) / 2;
+      const mid =
+        f.type === "int"
+          ? Math.floor((lo + hi) / 2) + (f.minExclusive && Math.floor((lo + hi) / 2) === lo ? 1 : 0)
+          : (lo + hi) / 2;
       return mid;
     }
     default:
@@ -29,10 +40,13 @@ function sampleValue(name: string, f: FlagSpec): string | number | boolean | str
 
 /** Required flags, given so that a case is about the flag under test. */
 function requiredArgv(flags: FlagSpecs): string[] {
-  return Object.entries(flags).filter(([, f]) => f.required).flatMap(([n, f]) => [`--${n}`, String(sampleValue(n, f))]);
+  return Object.entries(flags)
+    .filter(([, f]) => f.required)
+    .flatMap(([n, f]) => [`--${n}`, String(sampleValue(n, f))]);
 }
 
-const numericFlags = (step: StepSpec) => Object.entries(step.flags).filter(([, f]) => f.type === "int" || f.type === "number");
+const numericFlags = (step: StepSpec) =>
+  Object.entries(step.flags).filter(([, f]) => f.type === "int" || f.type === "number");
 
 describe("step specs", () => {
   it("every step has a unique name, a summary and at least one flag", () => {
@@ -45,11 +59,16 @@ describe("step specs", () => {
     describe(`agent-lab ${step.name}`, () => {
       it("toArgv round-trips every flag through parseFlags", () => {
         // A generic step's values are not typed per flag; the spec's own types are checked where steps are used.
-        const values = Object.fromEntries(Object.entries(step.flags).map(([name, f]) => [name, sampleValue(name, f)])) as unknown as Partial<FlagValues<FlagSpecs>>;
+        const values = Object.fromEntries(
+          Object.entries(step.flags).map(([name, f]) => [name, sampleValue(name, f)]),
+        ) as unknown as Partial<FlagValues<FlagSpecs>>;
         const positionals = step.positionals ? ["p1", "--looks-like-a-flag"] : [];
         const argv = toArgv(step.name, step.flags, values, positionals);
         assert.equal(argv[0], step.name);
-        const parsed = parseFlags(step.flags, argv.slice(1), { command: `agent-lab ${step.name}`, allowPositionals: step.positionals !== undefined });
+        const parsed = parseFlags(step.flags, argv.slice(1), {
+          command: `agent-lab ${step.name}`,
+          allowPositionals: step.positionals !== undefined,
+        });
         assert.deepEqual(parsed.values, values);
         assert.deepEqual(parsed.positionals, positionals);
         assert.deepEqual([...parsed.given].sort(), Object.keys(step.flags).sort());
@@ -62,14 +81,21 @@ describe("step specs", () => {
         for (const [name, f] of Object.entries(step.flags)) {
           assert.match(help, new RegExp(`^  --${name}\\b`, "m"), `help lacks --${name}`);
           assert.ok(table.includes(`| \`--${name}\``), `README table lacks --${name}`);
-          if (f.type === "int" || f.type === "number") assert.ok(help.includes(describeRange(f)), `help lacks the range of --${name}`);
+          if (f.type === "int" || f.type === "number")
+            assert.ok(help.includes(describeRange(f)), `help lacks the range of --${name}`);
         }
       });
 
       it("refuses an unknown flag, naming it", () => {
         assert.throws(
-          () => parseFlags(step.flags, ["--no-such-flag", "1"], { command: `agent-lab ${step.name}`, allowPositionals: step.positionals !== undefined }),
-          (e: unknown) => e instanceof UserError && e.message === `unknown flag --no-such-flag (agent-lab ${step.name} --help lists the flags)`,
+          () =>
+            parseFlags(step.flags, ["--no-such-flag", "1"], {
+              command: `agent-lab ${step.name}`,
+              allowPositionals: step.positionals !== undefined,
+            }),
+          (e: unknown) =>
+            e instanceof UserError &&
+            e.message === `unknown flag --no-such-flag (agent-lab ${step.name} --help lists the flags)`,
         );
       });
 
@@ -80,7 +106,10 @@ describe("step specs", () => {
           if (f.max !== undefined) edges.push(f.max);
           if (f.min === undefined && f.max === undefined) edges.push(0);
           for (const edge of edges) {
-            const parsed = parseFlags(step.flags, [...requiredArgv(step.flags), `--${name}=${edge}`], { command: step.name, allowPositionals: true });
+            const parsed = parseFlags(step.flags, [...requiredArgv(step.flags), `--${name}=${edge}`], {
+              command: step.name,
+              allowPositionals: true,
+            });
             assert.equal((parsed.values as Record<string, unknown>)[name], edge, `--${name}=${edge}`);
           }
         });
@@ -90,13 +119,21 @@ describe("step specs", () => {
 
   it("the range words are the ones the recipe's flags need", () => {
     // Literal expectations, so the table-driven tests cannot pass on a wrong describeRange.
-    const flags = Object.fromEntries(STEPS.flatMap((s) => Object.entries(s.flags).map(([n, f]) => [`${s.name} --${n}`, f])));
+    const flags = Object.fromEntries(
+      STEPS.flatMap((s) => Object.entries(s.flags).map(([n, f]) => [`${s.name} --${n}`, f])),
+    );
     assert.equal(describeRange(flags["eval --temperature"]), "a number in [0, 2]");
     assert.equal(describeRange(flags["train-sft --budget"]), "a number ≥ 0 (USD)");
     assert.equal(describeRange(flags["train-sft --lr"]), "a number in (0, 1]");
     assert.equal(describeRange(flags["eval --limit"]), "an integer ≥ 1");
     assert.equal(describeRange(flags["ablate --resamples"]), "an integer in [100, 1000000]");
-    assert.throws(() => checkFlagValue("lr", flags["train-sft --lr"], "0"), /^UserError: --lr must be a number in \(0, 1\], got "0"$/);
-    assert.throws(() => checkFlagValue("epochs", flags["train-sft --epochs"], "1.5"), /^UserError: --epochs must be an integer in \[1, 1000\], got "1\.5"$/);
+    assert.throws(
+      () => checkFlagValue("lr", flags["train-sft --lr"], "0"),
+      /^UserError: --lr must be a number in \(0, 1\], got "0"$/,
+    );
+    assert.throws(
+      () => checkFlagValue("epochs", flags["train-sft --epochs"], "1.5"),
+      /^UserError: --epochs must be an integer in \[1, 1000\], got "1\.5"$/,
+    );
   });
 });

@@ -11,7 +11,10 @@ describe("eval/makePolicy", () => {
     const p = await makePolicy({ backend: "scripted", config: DEFAULT_CONFIG });
     assert.deepEqual(p.describe(), { kind: "scripted", model: "heuristic-reader", logprobs: false });
     assert.equal(p.endToken, p.tokenizer.tokenId("<|im_end|>"));
-    await assert.rejects(makePolicy({ backend: "scripted", config: DEFAULT_CONFIG, checkpoint: "tinker://x" }), /--model-path needs a backend that loads weights/);
+    await assert.rejects(
+      makePolicy({ backend: "scripted", config: DEFAULT_CONFIG, checkpoint: "tinker://x" }),
+      /--model-path needs a backend that loads weights/,
+    );
   });
 
   it("local samples through the Tinker client from a real local backend, free and with logprobs", async () => {
@@ -43,7 +46,13 @@ describe("eval/makePolicy", () => {
     } finally {
       if (saved !== undefined) process.env.TINKER_API_KEY = saved;
     }
-    await assert.rejects(makePolicy({ backend: "transformers", config: DEFAULT_CONFIG, checkpoint: "tinker://x" }), /local model folder with --model/);
-    await assert.rejects(makePolicy({ backend: "gpt", config: DEFAULT_CONFIG }), /unknown --backend "gpt"; choose one of scripted, tinker, local, transformers/);
+    await assert.rejects(
+      makePolicy({ backend: "transformers", config: DEFAULT_CONFIG, checkpoint: "tinker://x" }),
+      /local model folder with --model/,
+    );
+    await assert.rejects(
+      makePolicy({ backend: "gpt", config: DEFAULT_CONFIG }),
+      /unknown --backend "gpt"; choose one of scripted, tinker, local, transformers/,
+    );
   });
 });

@@ -18,11 +18,27 @@ describe("eval/rescoreRun", () => {
 
   it("recomputes EM/F1/reward from prediction and answers, rewrites episodes and summary, drops a torn tail", () => {
     // Stale scores on disk (as if written by an older scorer).
-    appendEpisode(dir, fakeRecord("a", { prediction: "President Richard Nixon", answers: ["Richard Nixon"], em: 1, f1: 1, reward: 1 }));
-    appendEpisode(dir, fakeRecord("b", { prediction: "the Eiffel Tower", answers: ["Eiffel Tower"], em: 0, f1: 0, reward: 0, end: "budget" }));
+    appendEpisode(
+      dir,
+      fakeRecord("a", { prediction: "President Richard Nixon", answers: ["Richard Nixon"], em: 1, f1: 1, reward: 1 }),
+    );
+    appendEpisode(
+      dir,
+      fakeRecord("b", {
+        prediction: "the Eiffel Tower",
+        answers: ["Eiffel Tower"],
+        em: 0,
+        f1: 0,
+        reward: 0,
+        end: "budget",
+      }),
+    );
     appendFileSync(episodesPath(dir), '{"id":"c","torn');
     const eps = readEpisodes(dir);
-    writeJsonAtomic(join(dir, "summary.json"), summarize(eps, { planned: 3, seconds: 9, status: "interrupted", split: "val", model: "m" }));
+    writeJsonAtomic(
+      join(dir, "summary.json"),
+      summarize(eps, { planned: 3, seconds: 9, status: "interrupted", split: "val", model: "m" }),
+    );
     writeJsonAtomic(join(dir, "manifest.json"), { ...fakeManifest(), scorer_version: "old" });
 
     const r = rescoreRun(dir);

@@ -96,7 +96,12 @@ describe("eval/runEval", () => {
       }),
     );
     assert.equal(second.resumed, partial.length);
-    assert.deepEqual(asked.sort(), QUESTIONS.map((q) => q.id).filter((id) => !partial.includes(id)).sort());
+    assert.deepEqual(
+      asked.sort(),
+      QUESTIONS.map((q) => q.id)
+        .filter((id) => !partial.includes(id))
+        .sort(),
+    );
     const ids = readEpisodes(dir).map((e) => e.id);
     assert.equal(new Set(ids).size, ids.length);
     assert.equal(ids.length, 12);
@@ -108,7 +113,10 @@ describe("eval/runEval", () => {
     const changed = fakeManifest();
     changed.search!.top_k = 7;
     changed.sampling.temperature = 1;
-    await assert.rejects(runEval(job({ resume: true, manifest: changed })), /sampling\.temperature: 0 → 1; search\.top_k: 3 → 7/);
+    await assert.rejects(
+      runEval(job({ resume: true, manifest: changed })),
+      /sampling\.temperature: 0 → 1; search\.top_k: 3 → 7/,
+    );
     await assert.rejects(runEval(job({ resume: true, runDir: join(dir, "..", "other") })), /nothing to resume/);
   });
 
@@ -127,7 +135,10 @@ describe("eval/runEval", () => {
     );
     const s = JSON.parse(readFileSync(join(dir, "summary.json"), "utf8")) as RunSummary;
     assert.equal(s.status, "failed");
-    assert.deepEqual(readEpisodes(dir).map((e) => e.id), ["q0", "q1", "q2"]);
+    assert.deepEqual(
+      readEpisodes(dir).map((e) => e.id),
+      ["q0", "q1", "q2"],
+    );
   });
 });
 
@@ -143,7 +154,10 @@ describe("eval/cost", () => {
   });
 
   it("refuses a paid model with no price before anything is spent, and uses a workspace price when given", () => {
-    assert.throws(() => pricesForPolicy(DEFAULT_CONFIG, { kind: "tinker", model: "Qwen/Qwen3-8B", logprobs: true }), /no price for model "Qwen\/Qwen3-8B"/);
+    assert.throws(
+      () => pricesForPolicy(DEFAULT_CONFIG, { kind: "tinker", model: "Qwen/Qwen3-8B", logprobs: true }),
+      /no price for model "Qwen\/Qwen3-8B"/,
+    );
     const config = mergeConfig({ prices: { "Qwen/Qwen3-8B": { prefill: 1, sample: 2, train: 3 } } });
     const p = pricesForPolicy(config, { kind: "tinker", model: "Qwen/Qwen3-8B", logprobs: true });
     assert.equal(episodeUsd(p, 1e6, 1e6), 3);

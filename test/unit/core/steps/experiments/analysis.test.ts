@@ -16,7 +16,27 @@ function column(n: number, p: number, seed: number): number[] {
 }
 
 function run(name: string, values: number[]): AblationInput {
-  const episodes = values.map((v, i) => ({ id: `q${String(i).padStart(4, "0")}`, question: "", answers: [], prediction: "", format: 2, metrics: { em: v, f1: v }, reward: v, end: "answer", searches: [], prompt: [], tokens: [], sampled: [], logprobs: null, prefill: 0, generated: 0, usd: 0 }) as EpisodeRecord);
+  const episodes = values.map(
+    (v, i) =>
+      ({
+        id: `q${String(i).padStart(4, "0")}`,
+        question: "",
+        answers: [],
+        prediction: "",
+        format: 2,
+        metrics: { em: v, f1: v },
+        reward: v,
+        end: "answer",
+        searches: [],
+        prompt: [],
+        tokens: [],
+        sampled: [],
+        logprobs: null,
+        prefill: 0,
+        generated: 0,
+        usd: 0,
+      }) as EpisodeRecord,
+  );
   return { name, dir: name, manifest: undefined, episodes };
 }
 
@@ -32,7 +52,10 @@ describe("experiments: numbers and verdict", () => {
   it("gives ablate's paired deltas and intervals for the same items, seed and resamples", () => {
     const nums = experimentNumbers({ base, t, r }, "t", "r", { resamples: 2000, seed: 5 });
     const report = ablate([run("base", base), run("t", t), run("r", r)], { resamples: 2000, seed: 5 });
-    for (const [k, c] of [["t", report.comparisons[0]], ["r", report.comparisons[1]]] as const) {
+    for (const [k, c] of [
+      ["t", report.comparisons[0]],
+      ["r", report.comparisons[1]],
+    ] as const) {
       assert.equal(nums.minus_base[k].point, c.f1.delta);
       assert.deepEqual(nums.minus_base[k].ci, c.f1.ci);
     }
@@ -51,17 +74,74 @@ describe("experiments: numbers and verdict", () => {
   it("supported when every supported condition holds, refuted when any refuted one does, else inconclusive", () => {
     const nums = experimentNumbers({ base, t, r }, "t", "r", { resamples: 1000, seed: 0 });
     const gain = nums.minus_base.t.point;
-    assert.equal(decideVerdict(nums, spec([{ stat: "arm_minus_base", op: ">=", value: gain - 0.01 }, { stat: "recovery", op: ">=", value: 0.5 }], [{ stat: "arm_minus_base", op: "<", value: 0.01 }]), null).verdict, "supported");
-    assert.equal(decideVerdict(nums, spec([{ stat: "arm_minus_base", op: ">=", value: gain + 0.01 }], [{ stat: "arm_minus_base", op: "<", value: 0.01 }]), null).verdict, "inconclusive");
-    assert.equal(decideVerdict(nums, spec([{ stat: "arm_minus_base", op: ">=", value: 0 }], [{ stat: "arm_minus_base", op: "<", value: gain + 0.01 }]), null).verdict, "refuted");
+    assert.equal(
+      decideVerdict(
+        nums,
+        spec(
+          [
+            { stat: "arm_minus_base", op: ">=", value: gain - 0.01 },
+            { stat: "recovery", op: ">=", value: 0.5 },
+          ],
+          [{ stat: "arm_minus_base", op: "<", value: 0.01 }],
+        ),
+        null,
+      ).verdict,
+      "supported",
+    );
+    assert.equal(
+      decideVerdict(
+        nums,
+        spec(
+          [{ stat: "arm_minus_base", op: ">=", value: gain + 0.01 }],
+          [{ stat: "arm_minus_base", op: "<", value: 0.01 }],
+        ),
+        null,
+      ).verdict,
+      "inconclusive",
+    );
+    assert.equal(
+      decideVerdict(
+        nums,
+        spec(
+          [{ stat: "arm_minus_base", op: ">=", value: 0 }],
+          [{ stat: "arm_minus_base", op: "<", value: gain + 0.01 }],
+        ),
+        null,
+      ).verdict,
+      "refuted",
+    );
     // The CI bound is the judge when the criterion asks for it.
-    const lo = decideVerdict(nums, spec([{ stat: "arm_minus_base", op: ">=", value: gain, bound: "ci_lo" }], [{ stat: "arm_minus_base", op: "<", value: -1 }]), null);
+    const lo = decideVerdict(
+      nums,
+      spec(
+        [{ stat: "arm_minus_base", op: ">=", value: gain, bound: "ci_lo" }],
+        [{ stat: "arm_minus_base", op: "<", value: -1 }],
+      ),
+      null,
+    );
     assert.equal(lo.verdict, "inconclusive");
     assert.equal(lo.supported[0].observed, nums.minus_base.t.ci.lo);
     // Drift: scores fall below base while the train reward rises.
     const worse = experimentNumbers({ base, t: base.map(() => 0), r }, "t", "r", { resamples: 500, seed: 0 });
-    const rising = { steps: 10, rewards: [], slope: 0.05, slopeCi: [0.02, 0.08] as [number, number], firstThird: 0.1, lastThird: 0.5 };
-    assert.equal(decideVerdict(worse, spec([{ stat: "arm_minus_base", op: ">=", value: -1 }], [{ stat: "drift" }]), rising).verdict, "refuted");
-    assert.equal(decideVerdict(worse, spec([{ stat: "arm_minus_base", op: ">=", value: -1 }], [{ stat: "drift" }]), { ...rising, slopeCi: [-0.01, 0.08] }).verdict, "supported");
+    const rising = {
+      steps: 10,
+      rewards: [],
+      slope: 0.05,
+      slopeCi: [0.02, 0.08] as [number, number],
+      firstThird: 0.1,
+      lastThird: 0.5,
+    };
+    assert.equal(
+      decideVerdict(worse, spec([{ stat: "arm_minus_base", op: ">=", value: -1 }], [{ stat: "drift" }]), rising)
+        .verdict,
+      "refuted",
+    );
+    assert.equal(
+      decideVerdict(worse, spec([{ stat: "arm_minus_base", op: ">=", value: -1 }], [{ stat: "drift" }]), {
+        ...rising,
+        slopeCi: [-0.01, 0.08],
+      }).verdict,
+      "supported",
+    );
   });
 });

@@ -37,7 +37,10 @@ function writeTwin(dir: string): { train: string; test: string } {
     const b = 2 + ((i * 7) % 37);
     const who = people[i % people.length];
     const what = things[i % things.length];
-    return JSON.stringify({ question: `${who} has ${a} ${what} in box ${i} and gets ${b} more. How many ${what} are in box ${i} now?`, answer: `${a} + ${b} = ${a + b}\n#### ${a + b}` });
+    return JSON.stringify({
+      question: `${who} has ${a} ${what} in box ${i} and gets ${b} more. How many ${what} are in box ${i} now?`,
+      answer: `${a} + ${b} = ${a + b}\n#### ${a + b}`,
+    });
   };
   const train = join(dir, "twin_train.jsonl");
   const test = join(dir, "twin_test.jsonl");
@@ -59,7 +62,10 @@ describe("experiments: the seed's GSM8K spec, rehearsed (--rehearse against the 
     process.env.TINKER_API_KEY = "tml-rehearsal-fake-key";
   });
   after(async () => {
-    for (const [k, v] of [["TINKER_BASE_URL", saved.url], ["TINKER_API_KEY", saved.key]] as const) {
+    for (const [k, v] of [
+      ["TINKER_BASE_URL", saved.url],
+      ["TINKER_API_KEY", saved.key],
+    ] as const) {
       if (v === undefined) delete process.env[k];
       else process.env[k] = v;
     }
@@ -67,9 +73,20 @@ describe("experiments: the seed's GSM8K spec, rehearsed (--rehearse against the 
     if (root) rmSync(root, { recursive: true, force: true });
   });
 
-  async function rehearse(files: { train: string; test: string }, ws: string): Promise<{ record: ExperimentRecord; lines: string[] }> {
+  async function rehearse(
+    files: { train: string; test: string },
+    ws: string,
+  ): Promise<{ record: ExperimentRecord; lines: string[] }> {
     const lines: string[] = [];
-    const r = await runExperiment({ startLocalBackend: startOrReuseLocalBackend, specFile: SPEC, dir: ws, rehearse: true, trainFiles: [files.train], testFiles: [files.test], log: (l) => lines.push(l) });
+    const r = await runExperiment({
+      startLocalBackend: startOrReuseLocalBackend,
+      specFile: SPEC,
+      dir: ws,
+      rehearse: true,
+      trainFiles: [files.train],
+      testFiles: [files.test],
+      log: (l) => lines.push(l),
+    });
     return { record: r.record!, lines };
   }
 
@@ -78,7 +95,15 @@ describe("experiments: the seed's GSM8K spec, rehearsed (--rehearse against the 
     assert.equal(record.backend, "tinker");
     assert.equal(record.base_model, "Qwen/Qwen3.5-4B");
     assert.deepEqual(record.validation?.failed, [], JSON.stringify(record.validation?.checks));
-    assert.deepEqual(record.validation?.passed, ["same-evaluator", "same-items", "hashes", "no-train-in-eval", "budget", "scores", "criterion"]);
+    assert.deepEqual(record.validation?.passed, [
+      "same-evaluator",
+      "same-items",
+      "hashes",
+      "no-train-in-eval",
+      "budget",
+      "scores",
+      "criterion",
+    ]);
     assert.deepEqual(validateExperiment(join(ws, "runs", NAME)).failed, []);
     assert.deepEqual(Object.keys(record.scores), ["base", "selfgen", "gsm8k"]);
     assert.equal(record.evaluation.env, "gsm8k");
@@ -91,23 +116,38 @@ describe("experiments: the seed's GSM8K spec, rehearsed (--rehearse against the 
     // The selfgen arm trained on the generated tasks as GSM8K items, recorded with their folder and hash.
     const selfgen = record.arms.find((a) => a.name === "selfgen")!;
     assert.equal(selfgen.data.kind, "tasks");
-    assert.ok(selfgen.generation_audit && selfgen.generation_audit.accepted >= 2, "the scripted generator's tasks passed the filters");
-    const m = JSON.parse(readFileSync(join(ws, "runs", `${NAME}-selfgen`, "manifest.json"), "utf8")) as Record<string, any>;
+    assert.ok(
+      selfgen.generation_audit && selfgen.generation_audit.accepted >= 2,
+      "the scripted generator's tasks passed the filters",
+    );
+    const m = JSON.parse(readFileSync(join(ws, "runs", `${NAME}-selfgen`, "manifest.json"), "utf8")) as Record<
+      string,
+      any
+    >;
     assert.equal(m.environment.name, "gsm8k");
     assert.equal(m.backend, "tinker");
     assert.equal(m.tokenizer, standIn);
     assert.equal(m.train_split.tasks_dir, join("runs", `${NAME}-tasks-selfgen`));
     assert.equal(m.train_split.sha256, sha256File(join(ws, "runs", `${NAME}-tasks-selfgen`, "tasks.jsonl")));
-    assert.deepEqual(selfgen.adaptation.batches.map((b) => b.rows), [[0, 1]]);
+    assert.deepEqual(
+      selfgen.adaptation.batches.map((b) => b.rows),
+      [[0, 1]],
+    );
     const gsm = record.arms.find((a) => a.name === "gsm8k")!;
     assert.equal(gsm.data.source, join("data", "gsm8k", "train.jsonl"));
     // Every evaluation went through the Tinker client with the stand-in tokenizer, greedy.
     for (const arm of ["base", "selfgen", "gsm8k"]) {
-      const em = JSON.parse(readFileSync(join(ws, record.scores[arm].run, "manifest.json"), "utf8")) as Record<string, any>;
+      const em = JSON.parse(readFileSync(join(ws, record.scores[arm].run, "manifest.json"), "utf8")) as Record<
+        string,
+        any
+      >;
       assert.equal(em.tokenizer, standIn, arm);
       assert.equal(em.environment.name, "gsm8k", arm);
     }
-    assert.ok(lines.some((l) => l.includes("rehearsal against") && l.includes("stand-in")), "the rehearsal says what it is");
+    assert.ok(
+      lines.some((l) => l.includes("rehearsal against") && l.includes("stand-in")),
+      "the rehearsal says what it is",
+    );
   }
 
   it("runs every phase on a GSM8K-shaped twin to a record experiment validate passes", async () => {
@@ -116,7 +156,10 @@ describe("experiments: the seed's GSM8K spec, rehearsed (--rehearse against the 
     checkRecord(ws, record, lines, (await offlineTokenizer("qwen3")).name);
     // The rehearsal's own spec is the record's spec.json: the real arms, evaluation and criterion at tiny sizes.
     const spec = readExperimentSpec(join(ws, "runs", NAME, "spec.json")).spec;
-    assert.deepEqual(spec.arms.map((a) => a.grpo?.steps), [1, 1]);
+    assert.deepEqual(
+      spec.arms.map((a) => a.grpo?.steps),
+      [1, 1],
+    );
     assert.deepEqual(spec.criterion, readExperimentSpec(SPEC).spec.criterion);
   });
 
@@ -133,12 +176,40 @@ describe("experiments: the seed's GSM8K spec, rehearsed (--rehearse against the 
   });
 
   it("rehearses an SFT-only arm on episodes of runs already paid for (sft-data --from-runs over the GSM8K arm's GRPO run)", async () => {
-    const seed = JSON.parse(readFileSync(SPEC, "utf8")) as { arms: Record<string, unknown>[]; criterion: Record<string, unknown> };
+    const seed = JSON.parse(readFileSync(SPEC, "utf8")) as {
+      arms: Record<string, unknown>[];
+      criterion: Record<string, unknown>;
+    };
     const gsm = seed.arms.find((a) => a.name === "gsm8k")!;
-    const sftruns = { name: "sftruns", sft: { epochs: 1, batch: 2, lr: 1e-4, data: { kind: "runs", runs: ["gsm8k-sftruns-rehearsal-gsm8k"], min_reward: 0 } } };
-    const file = writeSpec(root, { ...seed, name: "gsm8k-sftruns", arms: [gsm, sftruns], criterion: { ...seed.criterion, treatment: "sftruns", reference: "gsm8k" } }, "sftruns.json");
+    const sftruns = {
+      name: "sftruns",
+      sft: {
+        epochs: 1,
+        batch: 2,
+        lr: 1e-4,
+        data: { kind: "runs", runs: ["gsm8k-sftruns-rehearsal-gsm8k"], min_reward: 0 },
+      },
+    };
+    const file = writeSpec(
+      root,
+      {
+        ...seed,
+        name: "gsm8k-sftruns",
+        arms: [gsm, sftruns],
+        criterion: { ...seed.criterion, treatment: "sftruns", reference: "gsm8k" },
+      },
+      "sftruns.json",
+    );
     const ws = join(root, "sftruns");
-    const r = await runExperiment({ startLocalBackend: startOrReuseLocalBackend, specFile: file, dir: ws, rehearse: true, trainFiles: [writeTwin(root).train], testFiles: [join(root, "twin_test.jsonl")], log: () => undefined });
+    const r = await runExperiment({
+      startLocalBackend: startOrReuseLocalBackend,
+      specFile: file,
+      dir: ws,
+      rehearse: true,
+      trainFiles: [writeTwin(root).train],
+      testFiles: [join(root, "twin_test.jsonl")],
+      log: () => undefined,
+    });
     const record = r.record!;
     assert.deepEqual(record.validation?.failed, [], JSON.stringify(record.validation?.checks));
     const arm = record.arms.find((a) => a.name === "sftruns")!;
@@ -153,13 +224,25 @@ describe("experiments: the seed's GSM8K spec, rehearsed (--rehearse against the 
 
   it("leaves the real spec as it is: its dry run keeps the seed's sizes, the hub and the full test set", async () => {
     const lines: string[] = [];
-    const r = await runExperiment({ startLocalBackend: startOrReuseLocalBackend, specFile: SPEC, dir: join(root, "dry"), dryRun: true, log: (l) => lines.push(l) });
+    const r = await runExperiment({
+      startLocalBackend: startOrReuseLocalBackend,
+      specFile: SPEC,
+      dir: join(root, "dry"),
+      dryRun: true,
+      log: (l) => lines.push(l),
+    });
     assert.equal(r.dir, join(root, "dry"));
     assert.ok(r.estimate.usd > 100 && r.estimate.usd < 150, `≈ $131, got ${r.estimate.usd}`);
     assert.ok(lines.some((l) => l.includes("12000 model drafts")));
     assert.ok(lines.some((l) => l.includes("1319 items")));
     const rehearsed: string[] = [];
-    const d = await runExperiment({ startLocalBackend: startOrReuseLocalBackend, specFile: SPEC, dryRun: true, rehearse: true, log: (l) => rehearsed.push(l) });
+    const d = await runExperiment({
+      startLocalBackend: startOrReuseLocalBackend,
+      specFile: SPEC,
+      dryRun: true,
+      rehearse: true,
+      log: (l) => rehearsed.push(l),
+    });
     assert.equal(d.dir, resolve("experiments", NAME), "the default folder, under the current one");
     assert.ok(rehearsed.some((l) => l.includes(`${REHEARSAL_SIZES.drafts} scripted drafts`)));
   });
@@ -167,8 +250,28 @@ describe("experiments: the seed's GSM8K spec, rehearsed (--rehearse against the 
   it("refuses to start when the estimate is over the experiment's budget, and --rehearse on a local spec", async () => {
     const spec = JSON.parse(readFileSync(SPEC, "utf8")) as Record<string, unknown>;
     const file = writeSpec(root, { ...spec, budget_usd: 10 }, "over-budget.json");
-    await assert.rejects(runExperiment({ startLocalBackend: startOrReuseLocalBackend, specFile: file, dir: join(root, "over"), yes: true, log: () => undefined }), (e: Error) => e instanceof UserError && /over the spec's budget_usd \(\$10\.00, the cap for all phases together\)/.test(e.message));
+    await assert.rejects(
+      runExperiment({
+        startLocalBackend: startOrReuseLocalBackend,
+        specFile: file,
+        dir: join(root, "over"),
+        yes: true,
+        log: () => undefined,
+      }),
+      (e: Error) =>
+        e instanceof UserError &&
+        /over the spec's budget_usd \(\$10\.00, the cap for all phases together\)/.test(e.message),
+    );
     const offline = resolve(REPO, "examples", "offline-experiment.json");
-    await assert.rejects(runExperiment({ startLocalBackend: startOrReuseLocalBackend, specFile: offline, rehearse: true, dryRun: true, log: () => undefined }), /--rehearse rehearses a Tinker spec/);
+    await assert.rejects(
+      runExperiment({
+        startLocalBackend: startOrReuseLocalBackend,
+        specFile: offline,
+        rehearse: true,
+        dryRun: true,
+        log: () => undefined,
+      }),
+      /--rehearse rehearses a Tinker spec/,
+    );
   });
 });

@@ -27,13 +27,26 @@ describe("experiments: run and validate (miniature offline experiment)", functio
     root = mkdtempSync(join(tmpdir(), "agent-lab-experiment-"));
     ws = join(root, "ws");
     const lines: string[] = [];
-    const r = await runExperiment({ startLocalBackend, specFile: writeSpec(root, miniatureSpec()), dir: ws, log: (l) => lines.push(l) });
+    const r = await runExperiment({
+      startLocalBackend,
+      specFile: writeSpec(root, miniatureSpec()),
+      dir: ws,
+      log: (l) => lines.push(l),
+    });
     record = r.record!;
   });
   after(() => rmSync(root, { recursive: true, force: true }));
 
   it("runs every arm as a normal run folder, evaluates base and arms on the same items, and reaches a verdict", () => {
-    for (const run of ["mini-generated", "mini-world", "mini-eval-base", "mini-eval-generated", "mini-eval-world", "mini-tasks-generated", "mini-init"]) {
+    for (const run of [
+      "mini-generated",
+      "mini-world",
+      "mini-eval-base",
+      "mini-eval-generated",
+      "mini-eval-world",
+      "mini-tasks-generated",
+      "mini-init",
+    ]) {
       assert.ok(existsSync(join(ws, "runs", run, "manifest.json")), run);
     }
     assert.ok(["supported", "refuted", "inconclusive"].includes(record.verdict.verdict));
@@ -41,15 +54,35 @@ describe("experiments: run and validate (miniature offline experiment)", functio
     assert.equal(record.evaluation.n, 20);
     assert.equal(readFileSync(join(recordDir(), EXPERIMENT_FILES.items), "utf8").trim().split("\n").length, 20);
     assert.deepEqual(record.validation?.failed, []);
-    assert.deepEqual(record.validation?.passed, ["same-evaluator", "same-items", "hashes", "no-train-in-eval", "budget", "scores", "criterion"]);
+    assert.deepEqual(record.validation?.passed, [
+      "same-evaluator",
+      "same-items",
+      "hashes",
+      "no-train-in-eval",
+      "budget",
+      "scores",
+      "criterion",
+    ]);
     assert.equal(readProgress(recordDir())?.status, "done");
   });
 
   it("records provenance: adaptation batches with rows, the initialisation, the generation audit, phases", () => {
     const gen = record.arms.find((a) => a.name === "generated")!;
     const world = record.arms.find((a) => a.name === "world")!;
-    assert.deepEqual(gen.adaptation.batches.map((b) => b.rows), [[0, 1], [2, 3]]);
-    assert.deepEqual(world.adaptation.batches.map((b) => b.rows), [[16, 17], [18, 19]]);
+    assert.deepEqual(
+      gen.adaptation.batches.map((b) => b.rows),
+      [
+        [0, 1],
+        [2, 3],
+      ],
+    );
+    assert.deepEqual(
+      world.adaptation.batches.map((b) => b.rows),
+      [
+        [16, 17],
+        [18, 19],
+      ],
+    );
     assert.equal(world.data.source, join("data", "train.jsonl"));
     for (const a of [gen, world]) {
       assert.match(a.initialisation.init_state ?? "", /^tinker:\/\/.*\/weights\/mini-init-e1-state$/);
@@ -59,7 +92,17 @@ describe("experiments: run and validate (miniature offline experiment)", functio
     assert.ok(gen.generation_audit && gen.generation_audit.accepted >= 4);
     assert.equal(gen.generation_audit!.solve_rate.mode, "policy");
     assert.equal(world.generation_audit, null);
-    assert.deepEqual(Object.keys(record.phases), ["world", "init:sft-data", "init:sft", "tasks:generated", "train:generated", "train:world", "eval:base", "eval:generated", "eval:world"]);
+    assert.deepEqual(Object.keys(record.phases), [
+      "world",
+      "init:sft-data",
+      "init:sft",
+      "tasks:generated",
+      "train:generated",
+      "train:world",
+      "eval:base",
+      "eval:generated",
+      "eval:world",
+    ]);
     assert.equal(record.evaluation.evaluator.decoding.temperature, 0);
     assert.match(record.evaluation.evaluator.code_version, /^agent-lab@/);
   });
@@ -67,19 +110,46 @@ describe("experiments: run and validate (miniature offline experiment)", functio
   it("the Runs tree lists the record as an experiment, and the panel's view links every number to its run", () => {
     const row = readRunRow(recordDir(), "mini");
     assert.equal(row.kind, "experiment");
-    assert.equal(row.description, ["experiment", record.verdict.verdict, record.numbers.recovery ? `recovery ${record.numbers.recovery.point.toFixed(2)}` : "", "7/7 checks"].filter(Boolean).join(" · "));
+    assert.equal(
+      row.description,
+      [
+        "experiment",
+        record.verdict.verdict,
+        record.numbers.recovery ? `recovery ${record.numbers.recovery.point.toFixed(2)}` : "",
+        "7/7 checks",
+      ]
+        .filter(Boolean)
+        .join(" · "),
+    );
     const v = experimentView(recordDir());
     assert.equal(v.hypothesis, record.hypothesis);
-    assert.deepEqual(v.arms.map((a) => [a.name, a.role, a.rewards.length]), [["generated", "treatment", 2], ["world", "reference", 2]]);
-    assert.deepEqual(v.scores.map((s) => s.runs), ["base", "generated", "world"].map((a) => [join(ws, "runs", `mini-eval-${a}`)]));
-    assert.deepEqual(v.deltas.map((d) => d.label), ["generated − base", "world − base", "generated − world"]);
+    assert.deepEqual(
+      v.arms.map((a) => [a.name, a.role, a.rewards.length]),
+      [
+        ["generated", "treatment", 2],
+        ["world", "reference", 2],
+      ],
+    );
+    assert.deepEqual(
+      v.scores.map((s) => s.runs),
+      ["base", "generated", "world"].map((a) => [join(ws, "runs", `mini-eval-${a}`)]),
+    );
+    assert.deepEqual(
+      v.deltas.map((d) => d.label),
+      ["generated − base", "world − base", "generated − world"],
+    );
     assert.equal(v.checks.length, 7);
     if (v.recovery) assert.deepEqual(v.recovery.thresholds, [0.5]);
   });
 
   it("a rerun skips every finished phase and gives the same numbers", async () => {
     const lines: string[] = [];
-    const again = await runExperiment({ startLocalBackend, specFile: join(recordDir(), EXPERIMENT_FILES.spec), dir: ws, log: (l) => lines.push(l) });
+    const again = await runExperiment({
+      startLocalBackend,
+      specFile: join(recordDir(), EXPERIMENT_FILES.spec),
+      dir: ws,
+      log: (l) => lines.push(l),
+    });
     assert.equal(lines.filter((l) => /done earlier, skipped/.test(l)).length, 9);
     assert.deepEqual(again.record!.numbers, record.numbers);
     assert.equal(again.record!.verdict.verdict, record.verdict.verdict);
@@ -102,35 +172,55 @@ describe("experiments: run and validate (miniature offline experiment)", functio
     const v = tampered((_, rec) => (rec.scores.generated.mean += 0.25));
     const c = reasonOf(v, "scores");
     assert.equal(c.status, "failed");
-    assert.equal(c.reason, `scores.generated.mean is ${record.scores.generated.mean + 0.25} in experiment.json, ${record.scores.generated.mean} recomputed from runs/mini-eval-generated/episodes.jsonl`);
+    assert.equal(
+      c.reason,
+      `scores.generated.mean is ${record.scores.generated.mean + 0.25} in experiment.json, ${record.scores.generated.mean} recomputed from runs/mini-eval-generated/episodes.jsonl`,
+    );
     assert.deepEqual(v.failed, ["scores"]);
   });
 
   it("catches an edited recovery or verdict: the criterion recomputed from the recorded numbers disagrees", () => {
     const v = tampered((_, rec) => (rec.numbers.arm_minus_reference.ci.hi = 9));
-    assert.equal(reasonOf(v, "criterion").reason, `numbers.arm_minus_reference.ci.hi is 9 in the record, ${record.numbers.arm_minus_reference.ci.hi} recomputed (recomputed from the eval episodes with 1000 resamples, seed 0)`);
+    assert.equal(
+      reasonOf(v, "criterion").reason,
+      `numbers.arm_minus_reference.ci.hi is 9 in the record, ${record.numbers.arm_minus_reference.ci.hi} recomputed (recomputed from the eval episodes with 1000 resamples, seed 0)`,
+    );
     const other = record.verdict.verdict === "supported" ? "refuted" : "supported";
     const w = tampered((_, rec) => (rec.verdict.verdict = other));
-    assert.equal(reasonOf(w, "criterion").reason, `the criterion gives "${record.verdict.verdict}" from the recorded numbers, the record says "${other}"`);
+    assert.equal(
+      reasonOf(w, "criterion").reason,
+      `the criterion gives "${record.verdict.verdict}" from the recorded numbers, the record says "${other}"`,
+    );
   });
 
   it("a removed item manifest fails: item IDs or a hashed manifest are required", () => {
     const v = tampered((dir) => rmSync(join(dir, "runs", "mini", EXPERIMENT_FILES.items)));
     assert.equal(reasonOf(v, "same-items").status, "failed");
-    assert.equal(reasonOf(v, "same-items").reason, "item IDs or a hashed item manifest are required: items.txt is missing");
+    assert.equal(
+      reasonOf(v, "same-items").reason,
+      "item IDs or a hashed item manifest are required: items.txt is missing",
+    );
   });
 
   it("a training question planted in the eval set is caught by its text, and the item lists disagree", () => {
     const v = tampered((dir) => {
-      const trained = JSON.parse(readFileSync(join(dir, "runs", "mini-world", "episodes.jsonl"), "utf8").split("\n")[0]) as { question_id: string; question: string };
+      const trained = JSON.parse(
+        readFileSync(join(dir, "runs", "mini-world", "episodes.jsonl"), "utf8").split("\n")[0],
+      ) as { question_id: string; question: string };
       const evalFile = join(dir, "runs", "mini-eval-base", "episodes.jsonl");
       const first = JSON.parse(readFileSync(evalFile, "utf8").split("\n")[0]) as Record<string, unknown>;
       appendFileSync(evalFile, JSON.stringify({ ...first, id: "planted", question: trained.question }) + "\n");
     });
     const c = reasonOf(v, "no-train-in-eval");
     assert.equal(c.status, "failed");
-    assert.match(c.reason, /^arm generated trained on ".*" \(GRPO step \d\), which is eval item planted$|^arm world trained on ".*" \(GRPO step 1\), which is eval item planted$/);
-    assert.match(reasonOf(v, "same-items").reason, /^runs\/mini-eval-base was evaluated on other items: 1 not in the manifest \(e\.g\. planted\), 0 missing$/);
+    assert.match(
+      c.reason,
+      /^arm generated trained on ".*" \(GRPO step \d\), which is eval item planted$|^arm world trained on ".*" \(GRPO step 1\), which is eval item planted$/,
+    );
+    assert.match(
+      reasonOf(v, "same-items").reason,
+      /^runs\/mini-eval-base was evaluated on other items: 1 not in the manifest \(e\.g\. planted\), 0 missing$/,
+    );
   });
 
   it("an arm scored with other decoding is another evaluator", () => {
@@ -140,24 +230,47 @@ describe("experiments: run and validate (miniature offline experiment)", functio
       m.sampling.temperature = 0.7;
       writeFileSync(f, JSON.stringify(m));
     });
-    assert.match(reasonOf(v, "same-evaluator").reason, /^world \(runs\/mini-eval-world\) was scored by evaluator [0-9a-f]{12}…, not the record's [0-9a-f]{12}… \(differs in decoding\)$/);
+    assert.match(
+      reasonOf(v, "same-evaluator").reason,
+      /^world \(runs\/mini-eval-world\) was scored by evaluator [0-9a-f]{12}…, not the record's [0-9a-f]{12}… \(differs in decoding\)$/,
+    );
   });
 
   it("a rewritten training order no longer rehashes; a hidden spend breaks the budget check", () => {
     const v = tampered((dir) => {
       const f = join(dir, "runs", "mini-world", "groups.jsonl");
-      const rows = readFileSync(f, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { question_id: string });
+      const rows = readFileSync(f, "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as { question_id: string });
       [rows[0].question_id, rows[1].question_id] = [rows[1].question_id, rows[0].question_id];
       writeFileSync(f, rows.map((r) => JSON.stringify(r)).join("\n") + "\n");
     });
-    assert.equal(reasonOf(v, "hashes").reason, "arm world's adaptation record does not rehash from runs/mini-world/groups.jsonl (step 1 differs)");
-    const b = tampered((dir) => appendFileSync(join(dir, "runs", "mini-world", "ledger.jsonl"), JSON.stringify({ time: "x", kind: "sample", tokens: { prefill: 0, sampled: 0, trained: 0 }, usd: 1.5, cumulative_usd: 1.5 }) + "\n"));
+    assert.equal(
+      reasonOf(v, "hashes").reason,
+      "arm world's adaptation record does not rehash from runs/mini-world/groups.jsonl (step 1 differs)",
+    );
+    const b = tampered((dir) =>
+      appendFileSync(
+        join(dir, "runs", "mini-world", "ledger.jsonl"),
+        JSON.stringify({
+          time: "x",
+          kind: "sample",
+          tokens: { prefill: 0, sampled: 0, trained: 0 },
+          usd: 1.5,
+          cumulative_usd: 1.5,
+        }) + "\n",
+      ),
+    );
     assert.equal(reasonOf(b, "budget").reason, "the runs' ledgers add up to $1.5000, the record says $0.0000");
   });
 
   it("a copy without its runs is unverifiable, not passed", () => {
     const v = tampered((dir) => rmSync(join(dir, "runs", "mini-eval-world"), { recursive: true }));
     assert.equal(reasonOf(v, "same-items").status, "unverifiable");
-    assert.equal(reasonOf(v, "same-items").reason, "runs/mini-eval-world is not here (copy the experiment with its runs)");
+    assert.equal(
+      reasonOf(v, "same-items").reason,
+      "runs/mini-eval-world is not here (copy the experiment with its runs)",
+    );
   });
 });

@@ -19,7 +19,15 @@ export function miniatureSpec(over: SpecObject = {}): SpecObject {
     harness: { topK: 1, maxSearches: 2, maxTokens: 32, concurrency: 8 },
     init: { kind: "sft", sft: { epochs: 1, batch: 8, lr: 0.01, data: { kind: "teacher", questions: 16 } } },
     arms: [
-      { name: "generated", data: { kind: "tasks", env: "hotpotqa", generate: { generator: "scripted", count: 30, seed: 1, solve_rate: { mode: "scripted", tries: 4 } } }, grpo },
+      {
+        name: "generated",
+        data: {
+          kind: "tasks",
+          env: "hotpotqa",
+          generate: { generator: "scripted", count: 30, seed: 1, solve_rate: { mode: "scripted", tries: 4 } },
+        },
+        grpo,
+      },
       { name: "world", data: { kind: "env-train", env: "hotpotqa", offset: 16 }, grpo },
     ],
     evaluation: { env: "hotpotqa", split: "val", n: 20, decoding: { temperature: 0, max_tokens: 32 } },
@@ -27,7 +35,10 @@ export function miniatureSpec(over: SpecObject = {}): SpecObject {
     criterion: {
       treatment: "generated",
       reference: "world",
-      supported: [{ stat: "arm_minus_base", op: ">=", value: 0.02 }, { stat: "recovery", op: ">=", value: 0.5 }],
+      supported: [
+        { stat: "arm_minus_base", op: ">=", value: 0.02 },
+        { stat: "recovery", op: ">=", value: 0.5 },
+      ],
       refuted: [{ stat: "arm_minus_base", op: "<", value: 0.01 }, { stat: "drift" }],
     },
     budget_usd: 0,

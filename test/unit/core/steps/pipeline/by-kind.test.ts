@@ -34,11 +34,18 @@ describe("core/steps/pipeline by-kind", () => {
       { question: "Who directed Alien?", f1: 1, end: "answer" },
     ]);
     const rows = kindBreakdown(before, after);
-    assert.deepEqual(rows.map((r) => r.kind), ["other", "same-town", "born-earlier"]);
+    assert.deepEqual(
+      rows.map((r) => r.kind),
+      ["other", "same-town", "born-earlier"],
+    );
     const same = rows[1];
     assert.deepEqual(same.before, { n: 2, f1: 0, answered: 0.5 });
     assert.deepEqual(same.after, { n: 2, f1: 0.5, answered: 1 });
-    assert.deepEqual(rows[0].before, { n: 0, f1: 0, answered: 0 }, "a kind only one run holds counts as empty in the other");
+    assert.deepEqual(
+      rows[0].before,
+      { n: 0, f1: 0, answered: 0 },
+      "a kind only one run holds counts as empty in the other",
+    );
     const text = renderKindBreakdown(rows);
     assert.match(text, /^GRPO learned most on other questions: F1 0\.000 → 1\.000/);
     assert.match(text, /same-town \(n 2\) F1 0\.000 → 0\.500, answered 50% → 100%/);

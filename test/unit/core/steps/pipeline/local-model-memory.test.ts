@@ -12,7 +12,12 @@ const ADAM = { learning_rate: 0.05, beta1: 0.9, beta2: 0.95, eps: 1e-8, weight_d
 
 function datum(first: number, target: number): TrainDatum {
   const input = [first, 50, 51, 50, 51, 60, 61, 62];
-  return { input, targets: [...input.slice(1), target], k: 1, lossInputs: { weights: input.map((_, i) => (i === input.length - 1 ? 1 : 0)) } };
+  return {
+    input,
+    targets: [...input.slice(1), target],
+    k: 1,
+    lossInputs: { weights: input.map((_, i) => (i === input.length - 1 ? 1 : 0)) },
+  };
 }
 
 function trainedProbability(memoryDecays: number[]): number {

@@ -12,7 +12,12 @@ import { UserError } from "../../../../../src/core/base/errors";
 import { planPipeline, renderPlan, RUN_NAMES } from "../../../../../src/core/steps/pipeline/plan";
 import { INDEX_FORMAT, INDEX_VERSION } from "../../../../../src/core/base/search/bm25-format";
 import { PIPELINE_MARKER, runPipeline } from "../../../../../src/core/steps/pipeline/run-pipeline";
-import { checkSettings, defaultSettings, smokeSettings, type PipelineSettings } from "../../../../../src/core/steps/pipeline/settings";
+import {
+  checkSettings,
+  defaultSettings,
+  smokeSettings,
+  type PipelineSettings,
+} from "../../../../../src/core/steps/pipeline/settings";
 import { generateSyntheticHotpot } from "../../../../../src/core/envs/hotpotqa/synthetic-world";
 import { describeProgress, readProgress } from "../../../../../src/core/base/runs/progress";
 import { startLocalBackend } from "../../../../helpers/local-backend";
@@ -36,7 +41,19 @@ describe("core/steps/pipeline", function () {
     const plan = planPipeline({ dir, config: loadConfig(dir), settings: tinker });
     assert.deepEqual(
       plan.stages.map((s) => s.name),
-      ["world", "prepare", "index", "eval-closed-book", "eval-base", "sft-data", "train-sft", "eval-sft", "train-grpo", "eval-grpo", "ablate"],
+      [
+        "world",
+        "prepare",
+        "index",
+        "eval-closed-book",
+        "eval-base",
+        "sft-data",
+        "train-sft",
+        "eval-sft",
+        "train-grpo",
+        "eval-grpo",
+        "ablate",
+      ],
     );
     assert.ok(plan.stages.every((s) => s.status === "todo"));
     const text = renderPlan(plan);
@@ -58,7 +75,8 @@ describe("core/steps/pipeline", function () {
     const dir = tmp();
     const config = loadConfig(dir);
     const settings = defaultSettings("local");
-    const status = () => Object.fromEntries(planPipeline({ dir, config, settings }).stages.map((s) => [s.name, s.status]));
+    const status = () =>
+      Object.fromEntries(planPipeline({ dir, config, settings }).stages.map((s) => [s.name, s.status]));
     assert.equal(status().prepare, "todo");
     const write = (rel: string, text = "{}") => {
       const file = join(dir, rel);
@@ -71,7 +89,10 @@ describe("core/steps/pipeline", function () {
     write("data/bm25/meta.json", JSON.stringify({ format: INDEX_FORMAT, version: INDEX_VERSION }));
     write(`runs/${RUN_NAMES.base}/summary.json`, JSON.stringify({ status: "done", n: 200, planned: 200 }));
     write(`runs/${RUN_NAMES.closedBook}/summary.json`, JSON.stringify({ status: "running", n: 12, planned: 200 }));
-    write(`runs/${RUN_NAMES.sft}/checkpoints.jsonl`, JSON.stringify({ name: "sft-e1", batch: 10, epoch: 1, state_path: "s", sampler_path: "p" }) + "\n");
+    write(
+      `runs/${RUN_NAMES.sft}/checkpoints.jsonl`,
+      JSON.stringify({ name: "sft-e1", batch: 10, epoch: 1, state_path: "s", sampler_path: "p" }) + "\n",
+    );
     const s = status();
     assert.equal(s.prepare, "done");
     assert.equal(s.index, "done");
@@ -91,7 +112,10 @@ describe("core/steps/pipeline", function () {
 
     const foreign = tmp();
     writeFileSync(join(foreign, "notes.txt"), "mine");
-    await assert.rejects(runPipeline({ startLocalBackend, dir: foreign, backend: "local", log: () => {} }), (e: Error) => e instanceof UserError && /not made by "agent-lab pipeline"/.test(e.message));
+    await assert.rejects(
+      runPipeline({ startLocalBackend, dir: foreign, backend: "local", log: () => {} }),
+      (e: Error) => e instanceof UserError && /not made by "agent-lab pipeline"/.test(e.message),
+    );
     assert.deepEqual(readdirSync(foreign), ["notes.txt"]);
   });
 
@@ -100,7 +124,12 @@ describe("core/steps/pipeline", function () {
     assert.equal(s.data.source, "synthetic");
     if (s.data.source !== "synthetic") return;
     checkSettings(s);
-    const world = generateSyntheticHotpot({ seed: s.data.seed, train: s.data.train, dev: s.data.dev, style: "compact" });
+    const world = generateSyntheticHotpot({
+      seed: s.data.seed,
+      train: s.data.train,
+      dev: s.data.dev,
+      style: "compact",
+    });
     assert.equal(world.train.length, s.data.train, "the generator delivers the train questions asked for");
     assert.ok(world.train.length >= s.sftData.questions + s.grpo.steps * s.grpo.questions);
     assert.equal(new Set(world.train.map((r) => r.question)).size, world.train.length);
@@ -109,14 +138,20 @@ describe("core/steps/pipeline", function () {
   it("refuses a world too small for the SFT questions plus GRPO's fresh questions", async () => {
     const s = defaultSettings("local");
     s.data = { source: "synthetic", seed: 1, train: 100, dev: 520 };
-    await assert.rejects(runPipeline({ startLocalBackend, dir: join(tmp(), "small"), backend: "local", settings: s, log: () => {} }), (e: Error) => e instanceof UserError && /100 train questions/.test(e.message));
+    await assert.rejects(
+      runPipeline({ startLocalBackend, dir: join(tmp(), "small"), backend: "local", settings: s, log: () => {} }),
+      (e: Error) => e instanceof UserError && /100 train questions/.test(e.message),
+    );
   });
 
   it("a paid run stops before spending unless confirmed", async () => {
     const dir = tmp();
     writeFileSync(join(dir, PIPELINE_MARKER), "");
     await assert.rejects(runPipeline({ startLocalBackend, dir, backend: "tinker", log: () => {} }), /pass --yes/);
-    await assert.rejects(runPipeline({ startLocalBackend, dir, backend: "tinker", confirm: async () => false, log: () => {} }), /stopped before spending/);
+    await assert.rejects(
+      runPipeline({ startLocalBackend, dir, backend: "tinker", confirm: async () => false, log: () => {} }),
+      /stopped before spending/,
+    );
     assert.equal(existsSync(join(dir, "data")), false);
   });
 
@@ -129,7 +164,14 @@ describe("core/steps/pipeline", function () {
       const p = readProgress(dir);
       if (p) seen.add(describeProgress(p));
     }, 20);
-    const r = await runPipeline({ startLocalBackend, dir, backend: "local", settings: miniature(), resamples: 200, log: (l) => lines.push(l) }).finally(() => clearInterval(poll));
+    const r = await runPipeline({
+      startLocalBackend,
+      dir,
+      backend: "local",
+      settings: miniature(),
+      resamples: 200,
+      log: (l) => lines.push(l),
+    }).finally(() => clearInterval(poll));
     const out = lines.join("\n");
     const shown = [...seen].join("\n");
     // A stage's first state is written as it starts: what it plans shows before its first step.
@@ -143,7 +185,17 @@ describe("core/steps/pipeline", function () {
       assert.equal(readProgress(join(dir, "runs", run))?.status, "done", `${run}/progress.json`);
     }
     assert.match(out, /stand-in/);
-    for (const f of ["hotpot/synthetic_train.json", "data/val.jsonl", "data/bm25/meta.json", "runs/sft-data/sft.jsonl", "runs/sft/checkpoints.jsonl", "runs/grpo/metrics.jsonl", "report.md", "ablation.json", "pipeline.json"]) {
+    for (const f of [
+      "hotpot/synthetic_train.json",
+      "data/val.jsonl",
+      "data/bm25/meta.json",
+      "runs/sft-data/sft.jsonl",
+      "runs/sft/checkpoints.jsonl",
+      "runs/grpo/metrics.jsonl",
+      "report.md",
+      "ablation.json",
+      "pipeline.json",
+    ]) {
       assert.ok(existsSync(join(dir, f)), `${f} missing`);
     }
     for (const run of [RUN_NAMES.closedBook, RUN_NAMES.base, RUN_NAMES.sftEval, RUN_NAMES.grpoEval]) {
@@ -153,7 +205,10 @@ describe("core/steps/pipeline", function () {
     }
     // The table compares the four runs on the same 20 val questions, base first.
     assert.ok(r.report);
-    assert.deepEqual(r.report.runs.map((x) => x.name), [RUN_NAMES.base, RUN_NAMES.closedBook, RUN_NAMES.sftEval, RUN_NAMES.grpoEval]);
+    assert.deepEqual(
+      r.report.runs.map((x) => x.name),
+      [RUN_NAMES.base, RUN_NAMES.closedBook, RUN_NAMES.sftEval, RUN_NAMES.grpoEval],
+    );
     assert.equal(r.report.shared, 20);
     assert.match(out, /vs base \(paired\)/);
     assert.match(out, /GRPO train reward over 2 steps/);
@@ -167,30 +222,60 @@ describe("core/steps/pipeline", function () {
     assert.deepEqual(Object.keys(r.stageSeconds).length, 11);
 
     const again: string[] = [];
-    const r2 = await runPipeline({ startLocalBackend, dir, backend: "local", settings: miniature(), resamples: 200, log: (l) => again.push(l) });
+    const r2 = await runPipeline({
+      startLocalBackend,
+      dir,
+      backend: "local",
+      settings: miniature(),
+      resamples: 200,
+      log: (l) => again.push(l),
+    });
     const skipped = again.filter((l) => /outputs complete, skipped/.test(l)).length;
     assert.equal(skipped, 10, again.join("\n"));
-    assert.deepEqual(r2.report!.runs.map((x) => x.f1.mean), r.report.runs.map((x) => x.f1.mean));
+    assert.deepEqual(
+      r2.report!.runs.map((x) => x.f1.mean),
+      r.report.runs.map((x) => x.f1.mean),
+    );
 
     // Seeded throughout: the same settings in a fresh folder repeat GRPO's draws and metrics and every F1.
     const grpoRows = (d: string) =>
-      readFileSync(join(d, "runs", "grpo", "metrics.jsonl"), "utf8").split("\n").filter(Boolean).map((l) => {
-        const m = JSON.parse(l);
-        return [m.step, m.reward, m.datums, m.trained_tokens, m.skipped_count];
-      });
-    const grpoEpisodes = (d: string) => readFileSync(join(d, "runs", "grpo", "episodes.jsonl"), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l).tokens);
+      readFileSync(join(d, "runs", "grpo", "metrics.jsonl"), "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => {
+          const m = JSON.parse(l);
+          return [m.step, m.reward, m.datums, m.trained_tokens, m.skipped_count];
+        });
+    const grpoEpisodes = (d: string) =>
+      readFileSync(join(d, "runs", "grpo", "episodes.jsonl"), "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l).tokens);
     const grpoManifest = JSON.parse(readFileSync(join(dir, "runs", "grpo", "manifest.json"), "utf8"));
     assert.equal(grpoManifest.seed, 3);
     assert.equal(grpoManifest.normalize_advantages, true, "the settings' advantage normalisation reaches trainGrpo");
     const twin = join(tmp(), "pipe");
-    const r3 = await runPipeline({ startLocalBackend, dir: twin, backend: "local", settings: miniature(), resamples: 200, log: () => {} });
+    const r3 = await runPipeline({
+      startLocalBackend,
+      dir: twin,
+      backend: "local",
+      settings: miniature(),
+      resamples: 200,
+      log: () => {},
+    });
     assert.deepEqual(grpoRows(twin), grpoRows(dir));
     assert.deepEqual(grpoEpisodes(twin), grpoEpisodes(dir));
-    assert.deepEqual(r3.report!.runs.map((x) => x.f1.mean), r.report.runs.map((x) => x.f1.mean));
+    assert.deepEqual(
+      r3.report!.runs.map((x) => x.f1.mean),
+      r.report.runs.map((x) => x.f1.mean),
+    );
 
     // Other settings in the same folder are refused, not mixed in.
     const other = miniature();
     other.sft.epochs = 2;
-    await assert.rejects(runPipeline({ startLocalBackend, dir, backend: "local", settings: other, log: () => {} }), /other settings/);
+    await assert.rejects(
+      runPipeline({ startLocalBackend, dir, backend: "local", settings: other, log: () => {} }),
+      /other settings/,
+    );
   });
 });

@@ -42,24 +42,48 @@ describe("core/steps/pipeline: rehearsal settings", function () {
     assert.match(text, /splits \(test 100, val 100, train\)/);
     assert.match(text, /eval the base model with search on val \(3 questions\)/);
     assert.match(text, /4 train questions × 2 tries at T=0\.8, keep the shortest trace with F1 ≥ 0\n/);
-    const free = planPipeline({ dir: join(root, "plan"), config: pricedFor(config, { baseUrl: "http://127.0.0.1:1", standIn: true }), settings: s });
+    const free = planPipeline({
+      dir: join(root, "plan"),
+      config: pricedFor(config, { baseUrl: "http://127.0.0.1:1", standIn: true }),
+      settings: s,
+    });
     assert.equal(free.totalUsd, 0);
-    assert.equal(pricedFor(config, { baseUrl: "https://example.invalid", standIn: false }), config, "any other server keeps the real prices");
-    assert.ok(config.prices[config.model].prefill > 0, "pricing the stand-in free never touches the config it came from");
+    assert.equal(
+      pricedFor(config, { baseUrl: "https://example.invalid", standIn: false }),
+      config,
+      "any other server keeps the real prices",
+    );
+    assert.ok(
+      config.prices[config.model].prefill > 0,
+      "pricing the stand-in free never touches the config it came from",
+    );
   });
 
   it("the rehearsal's split sizes fill val from 200 dev questions; the recipe's leave it empty", async () => {
-    const small = await prepareData(join(root, "small"), { trainFiles: files.train, devFiles: files.dev, source: "test" }, () => {}, { sizes: { test: 100, val: 100 } });
+    const small = await prepareData(
+      join(root, "small"),
+      { trainFiles: files.train, devFiles: files.dev, source: "test" },
+      () => {},
+      { sizes: { test: 100, val: 100 } },
+    );
     assert.deepEqual([small.counts.test, small.counts.val], [100, 100]);
-    const recipe = await prepareData(join(root, "recipe"), { trainFiles: files.train, devFiles: files.dev, source: "test" });
+    const recipe = await prepareData(join(root, "recipe"), {
+      trainFiles: files.train,
+      devFiles: files.dev,
+      source: "test",
+    });
     assert.deepEqual([recipe.counts.test, recipe.counts.val], [200, 0]);
   });
 
   it("a full-size run on 200 dev questions stops after prepare with a one-line reason, before any eval", async () => {
     const dir = join(root, "full");
     const s = settingsFor("tinker", { files });
-    await assert.rejects(runPipeline({ startLocalBackend, dir, backend: "tinker", settings: s, yes: true, log: () => {} }), (e: Error) =>
-      e instanceof UserError && /val\.jsonl is empty: the dev records fill only the test split \(200 questions\); .*--rehearse/.test(e.message));
+    await assert.rejects(
+      runPipeline({ startLocalBackend, dir, backend: "tinker", settings: s, yes: true, log: () => {} }),
+      (e: Error) =>
+        e instanceof UserError &&
+        /val\.jsonl is empty: the dev records fill only the test split \(200 questions\); .*--rehearse/.test(e.message),
+    );
     assert.equal(existsSync(join(dir, "runs")), false);
   });
 
@@ -68,7 +92,10 @@ describe("core/steps/pipeline: rehearsal settings", function () {
     assert.throws(() => settingsFor("local", { files }), /--train\/--dev needs --backend tinker/);
     assert.throws(() => settingsFor("tinker", { rehearse: true, size: "smoke" }), /--rehearse sets its own tiny sizes/);
     const missing = settingsFor("tinker", { rehearse: true, files: { ...files, dev: [join(root, "missing.json")] } });
-    await assert.rejects(runPipeline({ startLocalBackend, dir: join(root, "x"), backend: "tinker", settings: missing, log: () => {} }), (e: Error) => e instanceof UserError && /^--dev .*missing\.json: no such file/.test(e.message));
+    await assert.rejects(
+      runPipeline({ startLocalBackend, dir: join(root, "x"), backend: "tinker", settings: missing, log: () => {} }),
+      (e: Error) => e instanceof UserError && /^--dev .*missing\.json: no such file/.test(e.message),
+    );
     assert.equal(existsSync(join(root, "x")), false);
   });
 });

@@ -6,7 +6,13 @@
  */
 import { strict as assert } from "node:assert";
 import { STEPS } from "../../../../../src/core/steps/catalog/catalog";
-import { LOCAL_OWN_SIZES, LOCAL_SETTINGS, PIPELINE_EVAL, SETTING_FLAGS, TINKER_SETTINGS } from "../../../../../src/core/steps/pipeline/settings";
+import {
+  LOCAL_OWN_SIZES,
+  LOCAL_SETTINGS,
+  PIPELINE_EVAL,
+  SETTING_FLAGS,
+  TINKER_SETTINGS,
+} from "../../../../../src/core/steps/pipeline/settings";
 import { TEACHER_SFT } from "../../../../../src/core/steps/recipe/stages";
 
 function flagDefault(step: string, flag: string): unknown {
@@ -34,8 +40,18 @@ describe("core/steps/recipe: stage defaults equal their step specs", () => {
     for (const path of LOCAL_OWN_SIZES) assert.ok(path in SETTING_FLAGS, `${path} is not a mapped setting`);
     for (const [path, [step, flag]] of Object.entries(SETTING_FLAGS)) {
       const own = LOCAL_OWN_SIZES.includes(path);
-      if (own) assert.notEqual(setting(LOCAL_SETTINGS, path), flagDefault(step, flag), `${path} is declared the offline pipeline's own but equals ${step} --${flag}`);
-      else assert.equal(setting(LOCAL_SETTINGS, path), flagDefault(step, flag), `${path} vs ${step} --${flag} (declare it in LOCAL_OWN_SIZES if the offline size is meant to differ)`);
+      if (own)
+        assert.notEqual(
+          setting(LOCAL_SETTINGS, path),
+          flagDefault(step, flag),
+          `${path} is declared the offline pipeline's own but equals ${step} --${flag}`,
+        );
+      else
+        assert.equal(
+          setting(LOCAL_SETTINGS, path),
+          flagDefault(step, flag),
+          `${path} vs ${step} --${flag} (declare it in LOCAL_OWN_SIZES if the offline size is meant to differ)`,
+        );
     }
   });
 

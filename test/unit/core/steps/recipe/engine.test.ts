@@ -26,11 +26,29 @@ function harness(names: string[], o: Partial<RecipeOptions> & { clock?: { t: num
   const clock = o.clock ?? { t: 1_000_000 };
   const now = () => clock.t;
   const seen: Progress[] = [];
-  const progress = new ProgressWriter(dir, { step: "test", label: "test", unit: "stage", planned: names.length, done: o.doneAtStart ?? 0, minIntervalMs: 0, now, onUpdate: (p) => seen.push(structuredClone(p)) });
+  const progress = new ProgressWriter(dir, {
+    step: "test",
+    label: "test",
+    unit: "stage",
+    planned: names.length,
+    done: o.doneAtStart ?? 0,
+    minIntervalMs: 0,
+    now,
+    onUpdate: (p) => seen.push(structuredClone(p)),
+  });
   const records = o.records ?? {};
   const saved: Record<string, StageRecord>[] = [];
   const lines: string[] = [];
-  const recipe = new Recipe({ names, log: (l) => lines.push(l), progress, records, save: (r) => saved.push(structuredClone(r)), doneAtStart: 0, now, ...o });
+  const recipe = new Recipe({
+    names,
+    log: (l) => lines.push(l),
+    progress,
+    records,
+    save: (r) => saved.push(structuredClone(r)),
+    doneAtStart: 0,
+    now,
+    ...o,
+  });
   return { recipe, lines, ran: [], records, saved, seen, dir };
 }
 
@@ -49,7 +67,11 @@ function stage(h: Harness, name: string, extra: Partial<Stage> = {}, clock?: { t
 describe("core/steps/recipe: the engine", () => {
   it("skips a done stage with the pipeline's line, says a partial one resumes, and logs each start and end", async () => {
     const h = harness(["a", "b", "c"]);
-    await h.recipe.runAll([stage(h, "a", { isDone: () => true }), stage(h, "b", { isPartial: () => true, what: "the middle one" }), stage(h, "c")]);
+    await h.recipe.runAll([
+      stage(h, "a", { isDone: () => true }),
+      stage(h, "b", { isPartial: () => true, what: "the middle one" }),
+      stage(h, "c"),
+    ]);
     assert.deepEqual(h.ran, ["b", "c"]);
     assert.deepEqual(h.lines, [
       "[0.0s] 1/3 a: outputs complete, skipped",
@@ -79,19 +101,34 @@ describe("core/steps/recipe: the engine", () => {
     const budget = { capUsd: 1, scope: "the whole experiment", keptIn: "runs/x/phases.json", noun: "phases" };
     const h = harness(["a", "b"], { budget, records: {} });
     let left = 0;
-    const a = stage(h, "a", { estimateUsd: 0.5, spentUsd: () => 0.75, run: async (ctx) => void (left = ctx.budgetLeftUsd) });
+    const a = stage(h, "a", {
+      estimateUsd: 0.5,
+      spentUsd: () => 0.75,
+      run: async (ctx) => void (left = ctx.budgetLeftUsd),
+    });
     const b = stage(h, "b", { estimateUsd: 0.3 });
-    await assert.rejects(h.recipe.runAll([a, b]), (e: Error) => e instanceof UserError && e.message === "budget_usd $1.00 (the whole experiment): $0.7500 spent so far and b is estimated at up to $0.3000; stopped before it (finished phases are kept in runs/x/phases.json)");
+    await assert.rejects(
+      h.recipe.runAll([a, b]),
+      (e: Error) =>
+        e instanceof UserError &&
+        e.message ===
+          "budget_usd $1.00 (the whole experiment): $0.7500 spent so far and b is estimated at up to $0.3000; stopped before it (finished phases are kept in runs/x/phases.json)",
+    );
     assert.equal(left, 1);
     assert.deepEqual(h.ran, []);
     assert.equal(h.records.a.usd, 0.75);
     // Already over the cap: even a free stage is refused.
     const over = harness(["c"], { budget, records: { z: { seconds: 1, finished: "", usd: 1.25 } } });
-    await assert.rejects(over.recipe.run(stage(over, "c")), /\$1\.2500 spent so far and c is estimated at up to \$0\.0000/);
+    await assert.rejects(
+      over.recipe.run(stage(over, "c")),
+      /\$1\.2500 spent so far and c is estimated at up to \$0\.0000/,
+    );
     // Without a cap nothing is refused and the stage's own cap is unlimited.
     const free = harness(["d"]);
     let freeLeft = 0;
-    await free.recipe.run(stage(free, "d", { estimateUsd: 1e6, run: async (ctx) => void (freeLeft = ctx.budgetLeftUsd) }));
+    await free.recipe.run(
+      stage(free, "d", { estimateUsd: 1e6, run: async (ctx) => void (freeLeft = ctx.budgetLeftUsd) }),
+    );
     assert.equal(freeLeft, Infinity);
   });
 
@@ -109,18 +146,28 @@ describe("core/steps/recipe: the engine", () => {
     const b = stage(h, "b", { estimateSeconds: 20 });
     const c = stage(h, "c", {}, clock, 5);
     await h.recipe.runAll([a, b, c]);
-    const etaAt = (name: string, pred: (p: Progress) => boolean) => h.seen.find((p) => p.stage?.name === name && pred(p))?.eta_s;
+    const etaAt = (name: string, pred: (p: Progress) => boolean) =>
+      h.seen.find((p) => p.stage?.name === name && pred(p))?.eta_s;
     // a starts: its 10 s + b's 20 s; c has no estimate and nothing is measured yet, so no ETA.
-    assert.equal(etaAt("a", (p) => p.current === undefined), undefined);
+    assert.equal(
+      etaAt("a", (p) => p.current === undefined),
+      undefined,
+    );
     // Every stage estimated: the list's ETA is their sum from the start, and shrinks stage by stage.
     const known = harness(["x", "y"], { clock });
     await known.recipe.runAll([stage(known, "x", { estimateSeconds: 10 }), stage(known, "y", { estimateSeconds: 20 })]);
     assert.equal(known.seen.find((p) => p.stage?.name === "x")?.eta_s, 30);
     assert.equal(known.seen.find((p) => p.stage?.name === "y")?.eta_s, 20);
     // Once a has run 8 s, c counts at that pace: b starts with 20 + 8 left.
-    assert.equal(etaAt("b", (p) => p.current === undefined && p.done === 1), 28);
+    assert.equal(
+      etaAt("b", (p) => p.current === undefined && p.done === 1),
+      28,
+    );
     // The stage's own progress: its ETA (3 s) plus the rest.
-    assert.ok(h.seen.some((p) => p.current?.label === "A" && p.eta_s === undefined), "c unknown before anything is measured");
+    assert.ok(
+      h.seen.some((p) => p.current?.label === "A" && p.eta_s === undefined),
+      "c unknown before anything is measured",
+    );
     // A driver that runs its stages one call at a time (the experiment): the names left count at the pace measured.
     const oneByOne = harness(["p", "q", "r"], { clock });
     await oneByOne.recipe.run(stage(oneByOne, "p", {}, clock, 2));
@@ -134,15 +181,27 @@ describe("core/steps/recipe: the engine", () => {
   it("records per stage what it read and wrote, its seconds and when it finished, saved after each stage", async () => {
     const clock = { t: Date.parse("2026-12-03T10:00:00Z") };
     const h = harness(["a", "b"], { clock, records: { old: { seconds: 9, finished: "2026-12-01T00:00:00.000Z" } } });
-    await h.recipe.runAll([stage(h, "a", { reads: ["data/corpus.jsonl"], writes: ["data/bm25/"] }, clock, 3), stage(h, "b", { writes: ["runs/b/"] }, clock, 1.5)]);
+    await h.recipe.runAll([
+      stage(h, "a", { reads: ["data/corpus.jsonl"], writes: ["data/bm25/"] }, clock, 3),
+      stage(h, "b", { writes: ["runs/b/"] }, clock, 1.5),
+    ]);
     assert.deepEqual(h.records, {
       old: { seconds: 9, finished: "2026-12-01T00:00:00.000Z" },
       a: { seconds: 3, finished: "2026-12-03T10:00:03.000Z", reads: ["data/corpus.jsonl"], writes: ["data/bm25/"] },
       b: { seconds: 1.5, finished: "2026-12-03T10:00:04.500Z", writes: ["runs/b/"] },
     });
-    assert.deepEqual(h.saved.map((r) => Object.keys(r)), [["old", "a"], ["old", "a", "b"]]);
+    assert.deepEqual(
+      h.saved.map((r) => Object.keys(r)),
+      [
+        ["old", "a"],
+        ["old", "a", "b"],
+      ],
+    );
     assert.deepEqual(h.recipe.secondsHere, { a: 3, b: 1.5 });
-    assert.deepEqual(h.lines.filter((l) => /done in/.test(l)), ["[3.0s] a done in 3.0s", "[4.5s] b done in 1.5s"]);
+    assert.deepEqual(
+      h.lines.filter((l) => /done in/.test(l)),
+      ["[3.0s] a done in 3.0s", "[4.5s] b done in 1.5s"],
+    );
     const p = JSON.parse(readFileSync(join(h.dir, "progress.json"), "utf8")) as Progress;
     assert.deepEqual(p.stage, { index: 2, count: 2, name: "b" });
   });

@@ -32,8 +32,27 @@ describe("sft/sftFromRuns", function () {
   });
   after(() => root && rmSync(root, { recursive: true, force: true }));
 
-  const evalRun = (ws: string, config: AgentLabConfig, name: string, reply: (q: string) => string, over: Partial<EvalSplitOptions> = {}) =>
-    evalSplit({ workspaceDir: ws, config, name, split: "train", limit: 12, closedBook: false, resume: false, temperature: 0, backend: "scripted", command: ["test"], policy: new ScriptedPolicy(tok, (c) => reply(c.promptText)), ...over });
+  const evalRun = (
+    ws: string,
+    config: AgentLabConfig,
+    name: string,
+    reply: (q: string) => string,
+    over: Partial<EvalSplitOptions> = {},
+  ) =>
+    evalSplit({
+      workspaceDir: ws,
+      config,
+      name,
+      split: "train",
+      limit: 12,
+      closedBook: false,
+      resume: false,
+      temperature: 0,
+      backend: "scripted",
+      command: ["test"],
+      policy: new ScriptedPolicy(tok, (c) => reply(c.promptText)),
+      ...over,
+    });
 
   describe("on GSM8K (single turn)", () => {
     let ws: string;
@@ -47,9 +66,19 @@ describe("sft/sftFromRuns", function () {
       // A test question slipped into train under another wording's case: held out by text.
       const train = [...fixtureRecords(530, 0), { ...test[0], question: test[0].question.toUpperCase() }];
       await writeGsm8kSplits(join(ws, "data", "gsm8k"), train, test, "test fixture");
-      const items = [...GSM8K.data.load(join(ws, "data", "gsm8k"), "train"), ...GSM8K.data.load(join(ws, "data", "gsm8k"), "val")];
+      const items = [
+        ...GSM8K.data.load(join(ws, "data", "gsm8k"), "train"),
+        ...GSM8K.data.load(join(ws, "data", "gsm8k"), "val"),
+      ];
       const byQuestion = new Map(items.map((i) => [i.question, i.answers[0]]));
-      refOf = (p) => byQuestion.get(p.split("<|im_start|>user\n").at(-1)!.split("<|im_end|>")[0].replace(" Write your answer in \\boxed{} format.", ""))!;
+      refOf = (p) =>
+        byQuestion.get(
+          p
+            .split("<|im_start|>user\n")
+            .at(-1)!
+            .split("<|im_end|>")[0]
+            .replace(" Write your answer in \\boxed{} format.", ""),
+        )!;
       // Run a: right on about half the questions (by the prompt's length), wrong on the rest; run b (later): right everywhere, wordier.
       await evalRun(ws, config, "a", (p) => `\\boxed{${p.length % 2 === 0 ? refOf(p) : "0"}}`);
       await evalRun(ws, config, "b", (p) => `Adding up carefully gives \\boxed{${refOf(p)}}`);
@@ -60,7 +89,17 @@ describe("sft/sftFromRuns", function () {
 
     it("keeps the best per question, newest first among equal rewards; skips other prompts, says why; never val/test", () => {
       const log: string[] = [];
-      const r = sftFromRuns({ workspaceDir: ws, config, name: "from", runs: ["a", "b", "val", "prompted"], minReward: 1, bestOf: 1, perTurn: false, command: ["test"], log: (l) => log.push(l) });
+      const r = sftFromRuns({
+        workspaceDir: ws,
+        config,
+        name: "from",
+        runs: ["a", "b", "val", "prompted"],
+        minReward: 1,
+        bestOf: 1,
+        perTurn: false,
+        command: ["test"],
+        log: (l) => log.push(l),
+      });
       const rows = readSftRows(sftPath(r.runDir));
       const trainIds = new Set(readEpisodes(join(ws, "runs", "a")).map((e) => e.id));
       assert.equal(rows.length, trainIds.size, "every train question was solved by some run");
@@ -69,15 +108,29 @@ describe("sft/sftFromRuns", function () {
         assert.equal(row.source.kind, "eval-run:b", "b is newer: it wins the ties with a");
         assert.match(tok.decode(row.tokens), /Adding up carefully/);
       }
-      assert.deepEqual(r.skipped.map((s) => s.name), ["prompted"]);
+      assert.deepEqual(
+        r.skipped.map((s) => s.name),
+        ["prompted"],
+      );
       assert.match(r.skipped[0].reason, /system prompt .* differs from the one training will use/);
       assert.ok(log.some((l) => /^skipped prompted: /.test(l)));
       const m = r.manifest;
       assert.deepEqual(m.fingerprint.environment, { name: "gsm8k", version: "1" });
       const sources = m.fingerprint.from_runs as { name: string; fingerprint_sha256: string; used: number }[];
-      assert.deepEqual(sources.map((s) => [s.name, s.used]), [["a", 0], ["b", 12], ["val", 0]]);
+      assert.deepEqual(
+        sources.map((s) => [s.name, s.used]),
+        [
+          ["a", 0],
+          ["b", 12],
+          ["val", 0],
+        ],
+      );
       assert.ok(sources.every((s) => /^[0-9a-f]{64}$/.test(s.fingerprint_sha256)));
-      assert.equal(m.held_out_excluded.filter((h) => h.split === "val").length, 12, "the val run's questions are all left out");
+      assert.equal(
+        m.held_out_excluded.filter((h) => h.split === "val").length,
+        12,
+        "the val run's questions are all left out",
+      );
       assert.equal(m.usd, 0);
       // train-sft reads it like any sft-data output, naming it by the hash the manifest recorded.
       const data = readSftData(r.runDir);
@@ -86,20 +139,53 @@ describe("sft/sftFromRuns", function () {
     });
 
     it("--best-of 2 keeps both runs' correct episodes, best first; --min-reward filters", () => {
-      const r = sftFromRuns({ workspaceDir: ws, config, name: "best2", runs: ["a", "b"], minReward: 1, bestOf: 2, perTurn: false, command: ["test"] });
+      const r = sftFromRuns({
+        workspaceDir: ws,
+        config,
+        name: "best2",
+        runs: ["a", "b"],
+        minReward: 1,
+        bestOf: 2,
+        perTurn: false,
+        command: ["test"],
+      });
       const rows = readSftRows(sftPath(r.runDir));
       const evens = readEpisodes(join(ws, "runs", "a")).filter((e) => e.reward === 1).length;
       assert.equal(rows.length, 12 + evens);
       assert.ok(evens > 0 && evens < 12, `${evens} of a's episodes are right`);
       assert.equal(rows.filter((row) => row.id.endsWith("#2")).length, evens);
-      assert.ok(rows.filter((row) => row.id.endsWith("#1")).every((row) => row.source.kind === "eval-run:b"), "equal rewards: the newer run first");
-      const none = sftFromRuns({ workspaceDir: ws, config, name: "none", runs: ["a"], minReward: 2, bestOf: 1, perTurn: false, command: ["test"] });
+      assert.ok(
+        rows.filter((row) => row.id.endsWith("#1")).every((row) => row.source.kind === "eval-run:b"),
+        "equal rewards: the newer run first",
+      );
+      const none = sftFromRuns({
+        workspaceDir: ws,
+        config,
+        name: "none",
+        runs: ["a"],
+        minReward: 2,
+        bestOf: 1,
+        perTurn: false,
+        command: ["test"],
+      });
       assert.equal(none.rows, 0);
     });
 
     it("agent-lab sft-data --from-runs through the CLI: one line of what it kept, the skipped runs on stderr", async () => {
       writeFileSync(join(ws, "agent-lab.json"), JSON.stringify({ env: "gsm8k" }));
-      const r = await runCli(["sft-data", "--from-runs", "a", "b", "prompted", "--min-reward", "1", "--name", "cli", "--workspace", ws]);
+      const r = await runCli([
+        "sft-data",
+        "--from-runs",
+        "a",
+        "b",
+        "prompted",
+        "--min-reward",
+        "1",
+        "--name",
+        "cli",
+        "--workspace",
+        ws,
+      ]);
       assert.equal(r.code, 0, r.stderr);
       assert.match(r.stdout, /kept 12 examples from 12 questions {2}\| {2}from a \(0 used\), b \(12 used\)/);
       assert.match(r.stderr, /skipped prompted: system prompt/);
@@ -113,9 +199,22 @@ describe("sft/sftFromRuns", function () {
       delete hotpotManifest.environment;
       mkdirSync(join(ws, "runs", "hotpot"));
       writeFileSync(join(ws, "runs", "hotpot", "manifest.json"), JSON.stringify(hotpotManifest));
-      writeFileSync(join(ws, "runs", "hotpot", "episodes.jsonl"), readFileSync(join(ws, "runs", "a", "episodes.jsonl")));
+      writeFileSync(
+        join(ws, "runs", "hotpot", "episodes.jsonl"),
+        readFileSync(join(ws, "runs", "a", "episodes.jsonl")),
+      );
       assert.throws(
-        () => sftFromRuns({ workspaceDir: ws, config, name: "refused", runs: ["hotpot", "prompted"], minReward: 1, bestOf: 1, perTurn: false, command: ["test"] }),
+        () =>
+          sftFromRuns({
+            workspaceDir: ws,
+            config,
+            name: "refused",
+            runs: ["hotpot", "prompted"],
+            minReward: 1,
+            bestOf: 1,
+            perTurn: false,
+            command: ["test"],
+          }),
         /no usable run among hotpot, prompted: hotpot \(environment hotpotqa v1, not gsm8k v1\); prompted \(system prompt/,
       );
     });
@@ -127,16 +226,40 @@ describe("sft/sftFromRuns", function () {
     before(async () => {
       ws = join(root, "hotpot");
       await prepareSyntheticWorkspace(ws, { seed: DEMO_SEED, train: 30, dev: 560 });
-      await evalSplit({ workspaceDir: ws, config, name: "heur", split: "train", limit: 20, closedBook: false, resume: false, temperature: 0, backend: "scripted", policy: new HeuristicPolicy(tok), command: ["test"] });
+      await evalSplit({
+        workspaceDir: ws,
+        config,
+        name: "heur",
+        split: "train",
+        limit: 20,
+        closedBook: false,
+        resume: false,
+        temperature: 0,
+        backend: "scripted",
+        policy: new HeuristicPolicy(tok),
+        command: ["test"],
+      });
     });
 
     it("--per-turn: one example per assistant turn, earlier turns as context; only episodes that searched", () => {
       const episodes = readEpisodes(join(ws, "runs", "heur"));
       const kept = episodes.filter((e) => e.reward >= 0.8 && e.searches.length > 0);
       assert.ok(kept.length > 0);
-      const r = sftFromRuns({ workspaceDir: ws, config, name: "turns", runs: ["heur"], minReward: 0.8, bestOf: 1, perTurn: true, command: ["test"] });
+      const r = sftFromRuns({
+        workspaceDir: ws,
+        config,
+        name: "turns",
+        runs: ["heur"],
+        minReward: 0.8,
+        bestOf: 1,
+        perTurn: true,
+        command: ["test"],
+      });
       const rows = readSftRows(sftPath(r.runDir));
-      assert.equal(rows.length, kept.reduce((n, e) => n + e.turns!.length, 0));
+      assert.equal(
+        rows.length,
+        kept.reduce((n, e) => n + e.turns!.length, 0),
+      );
       for (const e of kept) {
         e.turns!.forEach((t, i) => {
           const row = rows.find((x) => x.id === `${e.id}/t${i}`)!;
@@ -145,7 +268,16 @@ describe("sft/sftFromRuns", function () {
           assert.deepEqual(row.sampled, e.sampled.slice(t.start, t.reply_end));
         });
       }
-      const whole = sftFromRuns({ workspaceDir: ws, config, name: "whole", runs: ["heur"], minReward: 0.8, bestOf: 1, perTurn: false, command: ["test"] });
+      const whole = sftFromRuns({
+        workspaceDir: ws,
+        config,
+        name: "whole",
+        runs: ["heur"],
+        minReward: 0.8,
+        bestOf: 1,
+        perTurn: false,
+        command: ["test"],
+      });
       assert.equal(whole.rows, kept.length, "one example per episode without --per-turn");
       assert.equal(whole.manifest.fingerprint.acceptance.requireSearch, true);
     });

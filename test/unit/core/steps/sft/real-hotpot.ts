@@ -23,15 +23,29 @@ export interface HotpotRow {
 }
 
 export function readRows(file: string): HotpotRow[] {
-  return readFileSync(file, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as HotpotRow);
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as HotpotRow);
 }
 
-export const toQuestion = (r: HotpotRow): Question => ({ id: r.id, question: r.question, answers: [r.answer], type: r.type, level: r.level });
+export const toQuestion = (r: HotpotRow): Question => ({
+  id: r.id,
+  question: r.question,
+  answers: [r.answer],
+  type: r.type,
+  level: r.level,
+});
 
 const jsonl = (rows: unknown[]) => rows.map((r) => JSON.stringify(r)).join("\n") + "\n";
 
 /** Writes train/val/test/corpus.jsonl and the BM25 index into `dataDir`; `extraTrain` rows are appended to train. */
-export async function writeRealDataDir(dataDir: string, train: HotpotRow[], dev: HotpotRow[], extraTrain: Question[] = []): Promise<void> {
+export async function writeRealDataDir(
+  dataDir: string,
+  train: HotpotRow[],
+  dev: HotpotRow[],
+  extraTrain: Question[] = [],
+): Promise<void> {
   mkdirSync(dataDir, { recursive: true });
   writeFileSync(join(dataDir, "train.jsonl"), jsonl([...train.map(toQuestion), ...extraTrain]));
   writeFileSync(join(dataDir, "val.jsonl"), jsonl(dev.slice(0, 100).map(toQuestion)));

@@ -25,7 +25,21 @@ describe("cli: sft-data (kill -9, SIGTERM, resume) and spend", function () {
   });
   after(() => ws && rmSync(ws, { recursive: true, force: true }));
 
-  const args = (name: string) => ["sft-data", "--workspace", ws, "--name", name, "--teacher", "scripted", "--questions", "60", "--tries", "2", "--concurrency", "4"];
+  const args = (name: string) => [
+    "sft-data",
+    "--workspace",
+    ws,
+    "--name",
+    name,
+    "--teacher",
+    "scripted",
+    "--questions",
+    "60",
+    "--tries",
+    "2",
+    "--concurrency",
+    "4",
+  ];
 
   it("kill -9 mid-run loses at most the questions in flight; --resume decides each remaining question once", async () => {
     const run = join(ws, "runs", "k9");
@@ -39,17 +53,30 @@ describe("cli: sft-data (kill -9, SIGTERM, resume) and spend", function () {
 
     const resumed = await runCli([...args("k9"), "--resume"]);
     assert.equal(resumed.code, 0, resumed.stderr);
-    assert.match(resumed.stdout, new RegExp(`resuming: ${before.length} questions already decided, ${60 - before.length} to go`));
-    const final = /kept (\d+)\/60 questions {2}\| {2}solved@2 ([\d.]+)% {2}\| {2}avg searches ([\d.]+) {2}\| {2}\$0\.00/.exec(resumed.stdout);
+    assert.match(
+      resumed.stdout,
+      new RegExp(`resuming: ${before.length} questions already decided, ${60 - before.length} to go`),
+    );
+    const final =
+      /kept (\d+)\/60 questions {2}\| {2}solved@2 ([\d.]+)% {2}\| {2}avg searches ([\d.]+) {2}\| {2}\$0\.00/.exec(
+        resumed.stdout,
+      );
     assert.ok(final, resumed.stdout);
     const attempts = readAttempts(run);
     assert.equal(attempts.length, 60);
     assert.equal(new Set(attempts.map((a) => a.id)).size, 60, "no question decided twice");
-    assert.deepEqual(attempts.slice(0, before.length).map((a) => a.id), before, "decided questions were kept, not redone");
+    assert.deepEqual(
+      attempts.slice(0, before.length).map((a) => a.id),
+      before,
+      "decided questions were kept, not redone",
+    );
     const rows = readSftRows(sftPath(run));
     assert.equal(lines(sftPath(run)), rows.length, "no duplicate or torn line left in sft.jsonl");
     assert.equal(rows.length, Number(final[1]));
-    assert.deepEqual(rows.slice(0, keptBefore.length).map((r) => r.id), keptBefore);
+    assert.deepEqual(
+      rows.slice(0, keptBefore.length).map((r) => r.id),
+      keptBefore,
+    );
     const manifest = JSON.parse(readFileSync(join(run, "manifest.json"), "utf8"));
     assert.equal(manifest.status, "done");
     assert.equal(manifest.fingerprint.source.role, "teacher");
@@ -92,7 +119,16 @@ describe("cli: sft-data (kill -9, SIGTERM, resume) and spend", function () {
     const paid = join(ws, "runs", "paid-eval");
     mkdirSync(paid, { recursive: true });
     const now = new Date().toISOString();
-    writeFileSync(join(paid, "ledger.jsonl"), JSON.stringify({ time: now, kind: "eval", tokens: { prefill: 2000, sampled: 80, trained: 0 }, usd: 1.25, cumulative_usd: 1.25 }) + "\n");
+    writeFileSync(
+      join(paid, "ledger.jsonl"),
+      JSON.stringify({
+        time: now,
+        kind: "eval",
+        tokens: { prefill: 2000, sampled: 80, trained: 0 },
+        usd: 1.25,
+        cumulative_usd: 1.25,
+      }) + "\n",
+    );
     const old = join(ws, "runs", "old-eval");
     mkdirSync(old, { recursive: true });
     writeFileSync(join(old, "summary.json"), JSON.stringify({ usd_total: 0.5, updated: "2020-01-01T00:00:00.000Z" }));

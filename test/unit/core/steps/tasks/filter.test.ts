@@ -9,7 +9,13 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FileFormatError, UserError } from "../../../../../src/core/base/errors";
-import { candidateId, filterCandidates, type FilterAudit, type RejectedRecord, type TaskRecord } from "../../../../../src/core/steps/tasks/filter";
+import {
+  candidateId,
+  filterCandidates,
+  type FilterAudit,
+  type RejectedRecord,
+  type TaskRecord,
+} from "../../../../../src/core/steps/tasks/filter";
 import { AUDIT_FILE, REJECTED_FILE, TASKS_FILE } from "../../../../../src/core/base/task-sets/files";
 import type { SandboxOutcome } from "../../../../../src/core/steps/tasks/sandbox/protocol";
 import { DEFAULT_SANDBOX_LIMITS, type TaskSandbox } from "../../../../../src/core/steps/tasks/sandbox/sandbox";
@@ -47,7 +53,12 @@ describe("tasks: gen-tasks filters (scripted sandbox and policy)", () => {
     writeFileSync(file, lines.join("\n") + "\n");
     return file;
   }
-  const read = <T>(out: string, name: string): T[] => readFileSync(join(out, name), "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l) as T);
+  const read = <T>(out: string, name: string): T[] =>
+    readFileSync(join(out, name), "utf8")
+      .trim()
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as T);
 
   const candidates = () =>
     write("candidates.jsonl", [
@@ -58,9 +69,18 @@ describe("tasks: gen-tasks filters (scripted sandbox and policy)", () => {
       line("Divide by zero.", "boom"), // 5: error
       line("Escape.", "escape"), // 6: blocked
       line("Say a word.", "words"), // 7: non-numeric
-      line("Copy of an eval item: a farmer has 12 cows and sells 5 of them at the market on a sunny day. How many remain?", "return 7"), // 8: overlap
+      line(
+        "Copy of an eval item: a farmer has 12 cows and sells 5 of them at the market on a sunny day. How many remain?",
+        "return 7",
+      ), // 8: overlap
     ]);
-  const evalItems = () => write("eval.jsonl", [JSON.stringify({ question: "Yesterday a farmer has 12 cows and sells 5 of them at the market on a sunny day, and then?", answer: "#### 7" })]);
+  const evalItems = () =>
+    write("eval.jsonl", [
+      JSON.stringify({
+        question: "Yesterday a farmer has 12 cows and sells 5 of them at the market on a sunny day, and then?",
+        answer: "#### 7",
+      }),
+    ]);
 
   /** Correct on try i when i < solvedTries(problem). */
   function policy(calls: SolvableTask[]) {
@@ -75,29 +95,73 @@ describe("tasks: gen-tasks filters (scripted sandbox and policy)", () => {
     const sandbox = new ScriptedSandbox();
     const calls: SolvableTask[] = [];
     const out = join(dir, "out");
-    const audit = await filterCandidates({ candidatesFile: candidates(), outDir: out, evalItemsFile: evalItems(), sandbox, solveRate: { id: "scripted", tries: 8, solve: policy(calls) } });
-    assert.deepEqual(
-      Object.fromEntries(Object.entries(audit.counts).filter(([, n]) => n > 0)),
-      { "eval-overlap": 1, error: 1, "blocked:filesystem": 1, "non-numeric": 1, duplicate: 1, "solve-rate:all-solved": 1, "solve-rate:none-solved": 1 },
-    );
+    const audit = await filterCandidates({
+      candidatesFile: candidates(),
+      outDir: out,
+      evalItemsFile: evalItems(),
+      sandbox,
+      solveRate: { id: "scripted", tries: 8, solve: policy(calls) },
+    });
+    assert.deepEqual(Object.fromEntries(Object.entries(audit.counts).filter(([, n]) => n > 0)), {
+      "eval-overlap": 1,
+      error: 1,
+      "blocked:filesystem": 1,
+      "non-numeric": 1,
+      duplicate: 1,
+      "solve-rate:all-solved": 1,
+      "solve-rate:none-solved": 1,
+    });
     assert.equal(audit.accepted, 1);
     assert.equal(audit.yield, 0.125);
-    assert.deepEqual(audit.solve_rate, { mode: "policy", policy: "scripted", tries: 8, histogram: { "0": 1, "1": 0, "2": 0, "3": 0, "4": 1, "5": 0, "6": 0, "7": 0, "8": 1 } });
-    assert.deepEqual(audit.eval_overlap && { count: audit.eval_overlap.count, exact: audit.eval_overlap.exact, ngram: audit.eval_overlap.ngram_matches }, { count: 1, exact: 0, ngram: 1 });
+    assert.deepEqual(audit.solve_rate, {
+      mode: "policy",
+      policy: "scripted",
+      tries: 8,
+      histogram: { "0": 1, "1": 0, "2": 0, "3": 0, "4": 1, "5": 0, "6": 0, "7": 0, "8": 1 },
+    });
+    assert.deepEqual(
+      audit.eval_overlap && {
+        count: audit.eval_overlap.count,
+        exact: audit.eval_overlap.exact,
+        ngram: audit.eval_overlap.ngram_matches,
+      },
+      { count: 1, exact: 0, ngram: 1 },
+    );
     // Only candidates that passed every other filter met the (paid) policy; the overlap one never ran.
-    assert.deepEqual(calls.map((c) => c.answer), ["7", "120", "3.5"]);
+    assert.deepEqual(
+      calls.map((c) => c.answer),
+      ["7", "120", "3.5"],
+    );
     assert.equal(sandbox.runs.length, 7);
     const tasks = read<TaskRecord>(out, TASKS_FILE);
-    assert.deepEqual(tasks.map((t) => [t.answer, t.solve_rate]), [["7", 0.5]]);
+    assert.deepEqual(
+      tasks.map((t) => [t.answer, t.solve_rate]),
+      [["7", 0.5]],
+    );
     assert.match(tasks[0].solution_sha256, /^[0-9a-f]{64}$/);
     const rejected = read<RejectedRecord>(out, REJECTED_FILE);
-    assert.deepEqual(rejected.map((r) => [r.line, r.reason]), [[2, "solve-rate:all-solved"], [3, "solve-rate:none-solved"], [4, "duplicate"], [5, "error"], [6, "blocked:filesystem"], [7, "non-numeric"], [8, "eval-overlap"]]);
+    assert.deepEqual(
+      rejected.map((r) => [r.line, r.reason]),
+      [
+        [2, "solve-rate:all-solved"],
+        [3, "solve-rate:none-solved"],
+        [4, "duplicate"],
+        [5, "error"],
+        [6, "blocked:filesystem"],
+        [7, "non-numeric"],
+        [8, "eval-overlap"],
+      ],
+    );
     assert.equal(rejected[2].detail, "same problem as line 1");
     assert.equal(rejected[6].detail, "shares a 13-word run with eval item at line 1");
   });
 
   it("with the solve rate off, keeps every runnable task with a null rate", async () => {
-    const audit = await filterCandidates({ candidatesFile: candidates(), outDir: join(dir, "out"), sandbox: new ScriptedSandbox() });
+    const audit = await filterCandidates({
+      candidatesFile: candidates(),
+      outDir: join(dir, "out"),
+      sandbox: new ScriptedSandbox(),
+    });
     assert.equal(audit.accepted, 4);
     assert.deepEqual(audit.solve_rate, { mode: "off" });
     assert.equal(audit.eval_overlap, null);
@@ -109,7 +173,12 @@ describe("tasks: gen-tasks filters (scripted sandbox and policy)", () => {
     const out = join(dir, "out");
     const first = new ScriptedSandbox();
     const calls: SolvableTask[] = [];
-    const options = { candidatesFile: file, outDir: out, evalItemsFile: evalItems(), solveRate: { id: "scripted", tries: 8, solve: policy(calls) } };
+    const options = {
+      candidatesFile: file,
+      outDir: out,
+      evalItemsFile: evalItems(),
+      solveRate: { id: "scripted", tries: 8, solve: policy(calls) },
+    };
     await filterCandidates({ ...options, sandbox: first });
     const before = readFileSync(join(out, TASKS_FILE));
     const second = new ScriptedSandbox();
@@ -119,7 +188,10 @@ describe("tasks: gen-tasks filters (scripted sandbox and policy)", () => {
     assert.deepEqual([audit.timings.executed, audit.timings.reused], [0, 7]);
     assert.deepEqual(readFileSync(join(out, TASKS_FILE)), before);
 
-    writeFileSync(file, readFileSync(file, "utf8") + line("Bo has 10 pens and loses 6. How many pens are left?", "return 4") + "\n");
+    writeFileSync(
+      file,
+      readFileSync(file, "utf8") + line("Bo has 10 pens and loses 6. How many pens are left?", "return 4") + "\n",
+    );
     const third = new ScriptedSandbox();
     const more = await filterCandidates({ ...options, sandbox: third });
     assert.deepEqual(third.runs, ["return 4"]);
@@ -129,10 +201,18 @@ describe("tasks: gen-tasks filters (scripted sandbox and policy)", () => {
   it("gives the same bytes for the same input (only the timings differ)", async () => {
     const file = candidates();
     const evals = evalItems();
-    const run = (out: string) => filterCandidates({ candidatesFile: file, outDir: join(dir, out), evalItemsFile: evals, sandbox: new ScriptedSandbox(), solveRate: { id: "s", tries: 8, solve: policy([]) } });
+    const run = (out: string) =>
+      filterCandidates({
+        candidatesFile: file,
+        outDir: join(dir, out),
+        evalItemsFile: evals,
+        sandbox: new ScriptedSandbox(),
+        solveRate: { id: "s", tries: 8, solve: policy([]) },
+      });
     await run("a");
     await run("b");
-    for (const f of [TASKS_FILE, REJECTED_FILE]) assert.deepEqual(readFileSync(join(dir, "a", f)), readFileSync(join(dir, "b", f)), f);
+    for (const f of [TASKS_FILE, REJECTED_FILE])
+      assert.deepEqual(readFileSync(join(dir, "a", f)), readFileSync(join(dir, "b", f)), f);
     const strip = (out: string) => {
       const audit = JSON.parse(readFileSync(join(dir, out, AUDIT_FILE), "utf8")) as Partial<FilterAudit>;
       delete audit.timings;
@@ -143,20 +223,43 @@ describe("tasks: gen-tasks filters (scripted sandbox and policy)", () => {
 
   it("names file:line for bad candidates and eval items, and refuses a folder filtered with other limits", async () => {
     const bad = write("bad.jsonl", [line("ok", "return 1"), "{not json", line("x", "return 2")]);
-    await assert.rejects(filterCandidates({ candidatesFile: bad, outDir: join(dir, "o"), sandbox: new ScriptedSandbox() }), (e: Error) => e instanceof FileFormatError && e.message.startsWith(`${bad}:2: not valid JSON`));
+    await assert.rejects(
+      filterCandidates({ candidatesFile: bad, outDir: join(dir, "o"), sandbox: new ScriptedSandbox() }),
+      (e: Error) => e instanceof FileFormatError && e.message.startsWith(`${bad}:2: not valid JSON`),
+    );
     const missing = write("missing.jsonl", [line("ok", "return 1"), JSON.stringify({ problem: "no solution" })]);
-    await assert.rejects(filterCandidates({ candidatesFile: missing, outDir: join(dir, "o"), sandbox: new ScriptedSandbox() }), (e: Error) => e.message.startsWith(`${missing}:2: "solution" must be a non-empty string`));
+    await assert.rejects(
+      filterCandidates({ candidatesFile: missing, outDir: join(dir, "o"), sandbox: new ScriptedSandbox() }),
+      (e: Error) => e.message.startsWith(`${missing}:2: "solution" must be a non-empty string`),
+    );
     const evals = write("evals.jsonl", [JSON.stringify({ answer: "3" })]);
-    await assert.rejects(filterCandidates({ candidatesFile: candidates(), outDir: join(dir, "o"), evalItemsFile: evals, sandbox: new ScriptedSandbox() }), (e: Error) => e.message === `${evals}:1: expected a "question" (or "problem") string`);
+    await assert.rejects(
+      filterCandidates({
+        candidatesFile: candidates(),
+        outDir: join(dir, "o"),
+        evalItemsFile: evals,
+        sandbox: new ScriptedSandbox(),
+      }),
+      (e: Error) => e.message === `${evals}:1: expected a "question" (or "problem") string`,
+    );
 
     const out = join(dir, "out");
     await filterCandidates({ candidatesFile: candidates(), outDir: out, sandbox: new ScriptedSandbox() });
     const other = Object.assign(new ScriptedSandbox(), { limits: { ...DEFAULT_SANDBOX_LIMITS, timeoutMs: 1 } });
-    await assert.rejects(filterCandidates({ candidatesFile: candidates(), outDir: out, sandbox: other }), (e: Error) => e instanceof UserError && /different timeout_ms; filter into a new --out folder/.test(e.message));
+    await assert.rejects(
+      filterCandidates({ candidatesFile: candidates(), outDir: out, sandbox: other }),
+      (e: Error) => e instanceof UserError && /different timeout_ms; filter into a new --out folder/.test(e.message),
+    );
   });
 
   it("ids are content hashes, so a moved line keeps its id", () => {
-    assert.equal(candidateId({ line: 1, problem: "p", solution: "s" }), candidateId({ line: 9, problem: "p", solution: "s" }));
-    assert.notEqual(candidateId({ line: 1, problem: "p", solution: "s" }), candidateId({ line: 1, problem: "p", solution: "t" }));
+    assert.equal(
+      candidateId({ line: 1, problem: "p", solution: "s" }),
+      candidateId({ line: 9, problem: "p", solution: "s" }),
+    );
+    assert.notEqual(
+      candidateId({ line: 1, problem: "p", solution: "s" }),
+      candidateId({ line: 1, problem: "p", solution: "t" }),
+    );
   });
 });

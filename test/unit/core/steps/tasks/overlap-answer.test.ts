@@ -25,14 +25,22 @@ describe("tasks: text, overlap and answers", () => {
 
   it("flags real GSM8K test questions, copied or with the numbers changed at the end", function () {
     const file = requireSharedData(this, "gsm8k", "test.jsonl");
-    const items = readFileSync(file, "utf8").trim().split("\n").map((l, i) => ({ line: i + 1, question: (JSON.parse(l) as { question: string }).question }));
+    const items = readFileSync(file, "utf8")
+      .trim()
+      .split("\n")
+      .map((l, i) => ({ line: i + 1, question: (JSON.parse(l) as { question: string }).question }));
     const index = new EvalOverlapIndex(items);
     assert.equal(items.filter((it) => index.find(it.question) === undefined).length, 0);
     // The first question with its last sentence's number changed still shares a long run.
     const edited = items[0].question.replace(/\$2\b/, "$3");
     assert.notEqual(edited, items[0].question);
     assert.deepEqual(index.find(edited), { kind: "ngram", evalLine: 1 });
-    assert.equal(index.find("A baker bakes 24 muffins in the morning and 18 in the afternoon. She sells 35 of them. How many muffins are left?"), undefined);
+    assert.equal(
+      index.find(
+        "A baker bakes 24 muffins in the morning and 18 in the afternoon. She sells 35 of them. How many muffins are left?",
+      ),
+      undefined,
+    );
   });
 
   it("turns ints, floats, Fractions and Decimals into canonical numbers and refuses the rest", () => {
@@ -44,7 +52,14 @@ describe("tasks: text, overlap and answers", () => {
     assert.equal(numericAnswer({ type: "Fraction", repr: "9/2" }), "4.5");
     assert.equal(numericAnswer({ type: "Fraction", repr: "4" }), "4");
     assert.equal(numericAnswer({ type: "Decimal", repr: "12.50" }), "12.5");
-    for (const v of [{ type: "float", repr: "nan" }, { type: "float", repr: "inf" }, { type: "str", repr: "" }, { type: "bool", repr: "" }, { type: "NoneType", repr: "" }, { type: "int", repr: "(too many digits)" }]) {
+    for (const v of [
+      { type: "float", repr: "nan" },
+      { type: "float", repr: "inf" },
+      { type: "str", repr: "" },
+      { type: "bool", repr: "" },
+      { type: "NoneType", repr: "" },
+      { type: "int", repr: "(too many digits)" },
+    ]) {
       assert.equal(numericAnswer(v), undefined, JSON.stringify(v));
     }
   });

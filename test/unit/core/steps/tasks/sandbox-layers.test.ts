@@ -34,14 +34,22 @@ describe("tasks: sandbox worker layers (JavaScript probe)", function () {
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   function run(attack: string, arg: string, lockdown: boolean): Promise<ProbeResult> {
-    const args = [...workerNodeArgs({ script: probe, pyodideDir: workerFiles().pyodideDir }), probe, attack, arg, ...(lockdown ? ["--lockdown"] : [])];
+    const args = [
+      ...workerNodeArgs({ script: probe, pyodideDir: workerFiles().pyodideDir }),
+      probe,
+      attack,
+      arg,
+      ...(lockdown ? ["--lockdown"] : []),
+    ];
     return new Promise((resolve, reject) => {
       execFile(process.execPath, args, { env: workerEnv(), timeout: 10_000 }, (error, stdout) => {
         const line = stdout.trim().split("\n").pop() ?? "";
         try {
           resolve(JSON.parse(line) as ProbeResult);
         } catch (e) {
-          reject(new Error(`probe ${attack} printed ${JSON.stringify(stdout)} (${error?.message ?? (e as Error).message})`));
+          reject(
+            new Error(`probe ${attack} printed ${JSON.stringify(stdout)} (${error?.message ?? (e as Error).message})`),
+          );
         }
       });
     });
@@ -68,7 +76,10 @@ describe("tasks: sandbox worker layers (JavaScript probe)", function () {
       const env = await run("env", "", false);
       assert.equal(env.outcome, "done");
       assert.ok(!env.detail.includes("sk-agent-lab-test-layer"));
-      assert.deepEqual(Object.keys(JSON.parse(env.detail) as object).filter((k) => k !== "ELECTRON_RUN_AS_NODE"), []);
+      assert.deepEqual(
+        Object.keys(JSON.parse(env.detail) as object).filter((k) => k !== "ELECTRON_RUN_AS_NODE"),
+        [],
+      );
     } finally {
       if (saved === undefined) delete process.env.TINKER_API_KEY;
       else process.env.TINKER_API_KEY = saved;
@@ -80,7 +91,11 @@ describe("tasks: sandbox worker layers (JavaScript probe)", function () {
     try {
       assert.equal((await run("net", String(listener.port), false)).outcome, "done");
       await new Promise((resolve) => setTimeout(resolve, 100));
-      assert.equal(listener.connections(), 1, "without lockdown the probe connects: the permission model does not cover sockets");
+      assert.equal(
+        listener.connections(),
+        1,
+        "without lockdown the probe connects: the permission model does not cover sockets",
+      );
       const blocked = await run("net", String(listener.port), true);
       assert.equal(blocked.outcome, "denied");
       assert.deepEqual(blocked.violations, ["network:net.connect"]);
@@ -95,7 +110,11 @@ describe("tasks: sandbox worker layers (JavaScript probe)", function () {
   });
 
   it("lockdown stops signals to other processes and WebAssembly memory over the cap", async () => {
-    assert.equal((await run("signal", String(process.pid), false)).outcome, "done", "the permission model lets a probe signal its parent");
+    assert.equal(
+      (await run("signal", String(process.pid), false)).outcome,
+      "done",
+      "the permission model lets a probe signal its parent",
+    );
     const signal = await run("signal", String(process.pid), true);
     assert.equal(signal.outcome, "denied");
     assert.deepEqual(signal.violations, ["process:process.kill"]);

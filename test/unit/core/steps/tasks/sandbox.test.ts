@@ -17,7 +17,11 @@ const LIMIT_MS = 5000;
 
 const FAKE_KEY = "sk-agent-lab-test-0123456789abcdef";
 
-const solution = (body: string) => `def solution():\n${body.split("\n").map((l) => `    ${l}`).join("\n")}\n`;
+const solution = (body: string) =>
+  `def solution():\n${body
+    .split("\n")
+    .map((l) => `    ${l}`)
+    .join("\n")}\n`;
 
 function rejected(outcome: SandboxOutcome): string {
   assert.equal(outcome.ok, false, `expected a rejection, got ${JSON.stringify(outcome)}`);
@@ -44,8 +48,15 @@ describe("tasks: Python sandbox", function () {
   });
 
   it("returns a normal solution's number, with the standard library at hand", async () => {
-    assert.deepEqual(await sandbox.run(solution("eggs = 16 - 3 - 4\nreturn eggs * 2")), { ok: true, value: { type: "int", repr: "18" } });
-    const r = await sandbox.run(solution("import math, fractions, statistics, itertools, decimal, datetime, collections, re, dataclasses, enum\nreturn fractions.Fraction(3, 4) + math.floor(statistics.mean([1, 2, 3]))"));
+    assert.deepEqual(await sandbox.run(solution("eggs = 16 - 3 - 4\nreturn eggs * 2")), {
+      ok: true,
+      value: { type: "int", repr: "18" },
+    });
+    const r = await sandbox.run(
+      solution(
+        "import math, fractions, statistics, itertools, decimal, datetime, collections, re, dataclasses, enum\nreturn fractions.Fraction(3, 4) + math.floor(statistics.mean([1, 2, 3]))",
+      ),
+    );
     assert.deepEqual(r, { ok: true, value: { type: "Fraction", repr: "11/4" } });
   });
 
@@ -54,26 +65,39 @@ describe("tasks: Python sandbox", function () {
     writeFileSync(secret, "host secret 42");
     const direct = await sandbox.run(solution(`return int(open(${JSON.stringify(secret)}).read().split()[-1])`));
     assert.equal(rejected(direct), "blocked:filesystem");
-    const caught = await sandbox.run(solution(`try:\n    return int(open(${JSON.stringify(secret)}).read().split()[-1])\nexcept Exception:\n    return 1`));
+    const caught = await sandbox.run(
+      solution(
+        `try:\n    return int(open(${JSON.stringify(secret)}).read().split()[-1])\nexcept Exception:\n    return 1`,
+      ),
+    );
     assert.equal(rejected(caught), "blocked:filesystem");
     assert.equal(rejected(await sandbox.run(solution("import os\nreturn len(os.listdir('/'))"))), "blocked:filesystem");
   });
 
   it("blocks writing a host file (the file does not appear)", async () => {
     const target = join(dir, "written.txt");
-    const r = await sandbox.run(solution(`with open(${JSON.stringify(target)}, "w") as f:\n    f.write("escaped")\nreturn 1`));
+    const r = await sandbox.run(
+      solution(`with open(${JSON.stringify(target)}, "w") as f:\n    f.write("escaped")\nreturn 1`),
+    );
     assert.equal(rejected(r), "blocked:filesystem");
     assert.equal(existsSync(target), false);
     // The interpreter's own in-memory files are not a way around it either.
-    assert.equal(rejected(await sandbox.run(solution("open('/tmp/x', 'w').write('x')\nreturn 1"))), "blocked:filesystem");
+    assert.equal(
+      rejected(await sandbox.run(solution("open('/tmp/x', 'w').write('x')\nreturn 1"))),
+      "blocked:filesystem",
+    );
   });
 
   it("blocks a socket to a loopback listener (the listener sees no connection)", async () => {
     const listener = await countingListener();
     try {
-      const r = await sandbox.run(solution(`import socket\ns = socket.create_connection(("127.0.0.1", ${listener.port}), timeout=1)\nreturn 1`));
+      const r = await sandbox.run(
+        solution(`import socket\ns = socket.create_connection(("127.0.0.1", ${listener.port}), timeout=1)\nreturn 1`),
+      );
       assert.equal(rejected(r), "blocked:network");
-      const raw = await sandbox.run(solution(`import _socket\ns = _socket.socket()\ns.connect(("127.0.0.1", ${listener.port}))\nreturn 1`));
+      const raw = await sandbox.run(
+        solution(`import _socket\ns = _socket.socket()\ns.connect(("127.0.0.1", ${listener.port}))\nreturn 1`),
+      );
       assert.equal(rejected(raw), "blocked:network");
       await new Promise((resolve) => setTimeout(resolve, 200));
       assert.equal(listener.connections(), 0);
@@ -121,13 +145,26 @@ describe("tasks: Python sandbox", function () {
   });
 
   it("blocks spawning a process", async () => {
-    assert.equal(rejected(await sandbox.run(solution("import os\nreturn os.system('echo escaped')"))), "blocked:process");
-    assert.equal(rejected(await sandbox.run(solution("import subprocess\nreturn subprocess.run(['echo', 'escaped']).returncode"))), "blocked:process");
-    assert.equal(rejected(await sandbox.run(solution("import os\nreturn os.popen('echo escaped').read()"))), "blocked:process");
+    assert.equal(
+      rejected(await sandbox.run(solution("import os\nreturn os.system('echo escaped')"))),
+      "blocked:process",
+    );
+    assert.equal(
+      rejected(await sandbox.run(solution("import subprocess\nreturn subprocess.run(['echo', 'escaped']).returncode"))),
+      "blocked:process",
+    );
+    assert.equal(
+      rejected(await sandbox.run(solution("import os\nreturn os.popen('echo escaped').read()"))),
+      "blocked:process",
+    );
   });
 
   it("hides the parent's environment (a TINKER_API_KEY set in the parent)", async () => {
-    for (const body of ["import os\nreturn len(os.environ['TINKER_API_KEY'])", "import os\nreturn len(os.getenv('TINKER_API_KEY') or '')", "import os\nreturn len(dict(os.environ))"]) {
+    for (const body of [
+      "import os\nreturn len(os.environ['TINKER_API_KEY'])",
+      "import os\nreturn len(os.getenv('TINKER_API_KEY') or '')",
+      "import os\nreturn len(dict(os.environ))",
+    ]) {
       const r = await sandbox.run(solution(body));
       assert.equal(rejected(r), "blocked:environment", body);
       assert.ok(!JSON.stringify(r).includes(FAKE_KEY));
@@ -150,17 +187,29 @@ describe("tasks: Python sandbox", function () {
     );
     assert.deepEqual(first, { ok: true, value: { type: "int", repr: "0" } });
     const second = await sandbox.run(
-      solution("import builtins, math, sys\nseen = ('LEAK' in globals()) + hasattr(builtins, 'LEAK') * 2 + (math.pi == 3) * 4 + ('leak' in sys.modules) * 8 + (sys.getrecursionlimit() == 50) * 16\nreturn seen"),
+      solution(
+        "import builtins, math, sys\nseen = ('LEAK' in globals()) + hasattr(builtins, 'LEAK') * 2 + (math.pi == 3) * 4 + ('leak' in sys.modules) * 8 + (sys.getrecursionlimit() == 50) * 16\nreturn seen",
+      ),
     );
     assert.deepEqual(second, { ok: true, value: { type: "int", repr: "0" } });
   });
 
   it("reports errors and non-numbers as they are", async () => {
-    assert.deepEqual(await sandbox.run(solution("return 1 / 0")), { ok: false, reason: "error", detail: "ZeroDivisionError: division by zero" });
+    assert.deepEqual(await sandbox.run(solution("return 1 / 0")), {
+      ok: false,
+      reason: "error",
+      detail: "ZeroDivisionError: division by zero",
+    });
     assert.equal(rejected(await sandbox.run("x = 1\n")), "error");
     // A str comes back as its repr (HotpotQA-style tasks answer with text), NUL and newlines escaped.
-    assert.deepEqual(await sandbox.run(solution("return 'twelve'")), { ok: true, value: { type: "str", repr: "'twelve'" } });
-    assert.deepEqual(await sandbox.run(solution("return 'a\\x00b\\nc'")), { ok: true, value: { type: "str", repr: "'a\\x00b\\nc'" } });
+    assert.deepEqual(await sandbox.run(solution("return 'twelve'")), {
+      ok: true,
+      value: { type: "str", repr: "'twelve'" },
+    });
+    assert.deepEqual(await sandbox.run(solution("return 'a\\x00b\\nc'")), {
+      ok: true,
+      value: { type: "str", repr: "'a\\x00b\\nc'" },
+    });
     assert.deepEqual(await sandbox.run(solution("return 2.5")), { ok: true, value: { type: "float", repr: "2.5" } });
   });
 
@@ -177,7 +226,9 @@ describe("tasks: Python sandbox", function () {
   it("kills a loop that swallows the interrupt", async () => {
     const pid = sandbox.workerPid;
     assert.ok(pid);
-    const r = await sandbox.run(solution("while True:\n    try:\n        while True:\n            pass\n    except BaseException:\n        pass"));
+    const r = await sandbox.run(
+      solution("while True:\n    try:\n        while True:\n            pass\n    except BaseException:\n        pass"),
+    );
     assert.equal(rejected(r), "timeout");
     // Gone once reaped (a killed child is a zombie until its parent collects it, which load can delay).
     const gone = () => {

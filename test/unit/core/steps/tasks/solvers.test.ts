@@ -37,7 +37,10 @@ describe("tasks: solve-rate solvers", function () {
     };
     const used: number[] = [];
     const solver = gsm8kPolicySolver({ policy, tries: 4, temperature: 1, maxTokens: 64, seed: 0 });
-    const tries = await solver.solve({ id: "t", problem: "Ann has 3 apples and buys 4 more. How many?", answer: "7" }, (u) => used.push(u.prefill, u.sampled));
+    const tries = await solver.solve(
+      { id: "t", problem: "Ann has 3 apples and buys 4 more. How many?", answer: "7" },
+      (u) => used.push(u.prefill, u.sampled),
+    );
     assert.deepEqual([...tries].sort(), [false, false, true, true]);
     assert.equal(used.length, 8);
     assert.ok(used[0] > 20 && used[1] > 3);
@@ -49,10 +52,24 @@ describe("tasks: solve-rate solvers", function () {
     writeFileSync(join(dir, "train.json"), JSON.stringify(world.train));
     writeFileSync(join(dir, "dev.json"), JSON.stringify(world.dev));
     const data = join(dir, "data");
-    await prepareData(data, { trainFiles: [join(dir, "train.json")], devFiles: [join(dir, "dev.json")], source: "test world" });
+    await prepareData(data, {
+      trainFiles: [join(dir, "train.json")],
+      devFiles: [join(dir, "dev.json")],
+      source: "test world",
+    });
     await buildIndex(join(data, "corpus.jsonl"), join(data, "bm25"), { workers: 0 });
     const policy = new HeuristicPolicy(await offlineTokenizer("qwen3"));
-    const solver = harnessPolicySolver({ policy, tries: 3, temperature: 0, maxTokens: 64, seed: 0, searcher: openIndex(join(data, "bm25")), systemPrompt: "Answer by searching.", topK: 1, maxSearches: 2 });
+    const solver = harnessPolicySolver({
+      policy,
+      tries: 3,
+      temperature: 0,
+      maxTokens: 64,
+      seed: 0,
+      searcher: openIndex(join(data, "bm25")),
+      systemPrompt: "Answer by searching.",
+      topK: 1,
+      maxSearches: 2,
+    });
     let solvedSome = false;
     for (const q of world.train.slice(0, 6)) {
       let episodes = 0;

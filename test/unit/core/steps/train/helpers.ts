@@ -10,10 +10,18 @@ import type { SearchHit, Searcher } from "../../../../../src/core/base/search/se
 import { startLocalBackend, type RunningLocalBackend } from "../../../../../src/server";
 import type { RetryPolicy } from "../../../../../src/core/base/tinker";
 
-export const FAST_RETRY: Partial<RetryPolicy> = { baseDelayMs: 5, maxDelayMs: 20, pollBaseDelayMs: 5, pollMaxDelayMs: 20, sampleBackoffSmallMs: 10, sampleBackoffLargeMs: 10 };
+export const FAST_RETRY: Partial<RetryPolicy> = {
+  baseDelayMs: 5,
+  maxDelayMs: 20,
+  pollBaseDelayMs: 5,
+  pollMaxDelayMs: 20,
+  sampleBackoffSmallMs: 10,
+  sampleBackoffLargeMs: 10,
+};
 
 /** A short system prompt keeps the tiny model's sequences short (tests must take seconds). */
-export const SHORT_PROMPT = "Answer the question. Search with <search>query</search>; answer with <answer>text</answer>.";
+export const SHORT_PROMPT =
+  "Answer the question. Search with <search>query</search>; answer with <answer>text</answer>.";
 
 export interface HotpotRecordLite {
   id: string;
@@ -25,7 +33,11 @@ export interface HotpotRecordLite {
 }
 
 export function readRecords(file: string, n: number): HotpotRecordLite[] {
-  return readFileSync(file, "utf8").split("\n").filter(Boolean).slice(0, n).map((l) => JSON.parse(l) as HotpotRecordLite);
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .slice(0, n)
+    .map((l) => JSON.parse(l) as HotpotRecordLite);
 }
 
 export function toQuestion(r: HotpotRecordLite): Question {
@@ -36,13 +48,26 @@ export function toQuestion(r: HotpotRecordLite): Question {
 export class TinySearcher implements Searcher {
   private readonly paragraphs: { id: number; title: string; text: string }[] = [];
   constructor(records: readonly HotpotRecordLite[]) {
-    for (const r of records) for (const [title, sents] of r.context) this.paragraphs.push({ id: this.paragraphs.length, title, text: sents.join("") });
+    for (const r of records)
+      for (const [title, sents] of r.context)
+        this.paragraphs.push({ id: this.paragraphs.length, title, text: sents.join("") });
   }
   search(query: string, k: number): SearchHit[] {
-    const words = new Set(query.toLowerCase().split(/\W+/).filter((w) => w.length > 2));
+    const words = new Set(
+      query
+        .toLowerCase()
+        .split(/\W+/)
+        .filter((w) => w.length > 2),
+    );
     if (words.size === 0) return [];
     return this.paragraphs
-      .map((p) => ({ ...p, score: p.text.toLowerCase().split(/\W+/).filter((w) => words.has(w)).length }))
+      .map((p) => ({
+        ...p,
+        score: p.text
+          .toLowerCase()
+          .split(/\W+/)
+          .filter((w) => words.has(w)).length,
+      }))
       .filter((p) => p.score > 0)
       .sort((a, b) => b.score - a.score || a.id - b.id)
       .slice(0, k);
@@ -55,7 +80,8 @@ export class TinySearcher implements Searcher {
 /** The corpus.jsonl rows (id, title, text) of the records, for a real BM25 index. */
 export function corpusRows(records: readonly HotpotRecordLite[]): { id: number; title: string; text: string }[] {
   const rows: { id: number; title: string; text: string }[] = [];
-  for (const r of records) for (const [title, sents] of r.context) rows.push({ id: rows.length, title, text: sents.join("") });
+  for (const r of records)
+    for (const [title, sents] of r.context) rows.push({ id: rows.length, title, text: sents.join("") });
   return rows;
 }
 
@@ -67,8 +93,23 @@ export async function teacherRows(tok: ChatTokenizer, records: readonly HotpotRe
   const rows = [];
   for (const r of records) {
     const policy = new ScriptedPolicy(tok, [`<search>${r.context[0][0]}</search>`, `<answer>${r.answer}</answer>`]);
-    const ep = await runEpisode(policy, searcher, toQuestion(r), { systemPrompt: SHORT_PROMPT, topK: 1, maxSearches: 2, maxTokens: 64 });
-    rows.push({ id: ep.id, question: ep.question, answers: ep.answers, prompt: ep.prompt, tokens: ep.tokens, sampled: ep.sampled, logprobs: ep.logprobs, searches: ep.searches, reward: ep.reward });
+    const ep = await runEpisode(policy, searcher, toQuestion(r), {
+      systemPrompt: SHORT_PROMPT,
+      topK: 1,
+      maxSearches: 2,
+      maxTokens: 64,
+    });
+    rows.push({
+      id: ep.id,
+      question: ep.question,
+      answers: ep.answers,
+      prompt: ep.prompt,
+      tokens: ep.tokens,
+      sampled: ep.sampled,
+      logprobs: ep.logprobs,
+      searches: ep.searches,
+      reward: ep.reward,
+    });
   }
   return rows;
 }
@@ -91,7 +132,12 @@ export interface LocalWorld {
 
 export async function localWorld(prefix: string): Promise<LocalWorld> {
   const root = mkdtempSync(join(tmpdir(), `agent-lab-${prefix}-`));
-  const backend = await startLocalBackend({ dir: join(root, "backend"), seed: 3, longPollMs: 500, log: () => undefined });
+  const backend = await startLocalBackend({
+    dir: join(root, "backend"),
+    seed: 3,
+    longPollMs: 500,
+    log: () => undefined,
+  });
   return {
     root,
     backend,

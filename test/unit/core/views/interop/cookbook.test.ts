@@ -28,7 +28,13 @@ describe("core: tinker-cookbook log folders", () => {
   let run: CookbookFixture;
   before(() => {
     ws = mkdtempSync(join(tmpdir(), "agent-lab-cookbook-"));
-    run = writeCookbookRun(join(ws, "experiments", "hotpot-rl", "logs"), { steps: 7, groups: 4, groupSize: 4, saveEvery: 3, evalName: "val" });
+    run = writeCookbookRun(join(ws, "experiments", "hotpot-rl", "logs"), {
+      steps: 7,
+      groups: 4,
+      groupSize: 4,
+      saveEvery: 3,
+      evalName: "val",
+    });
     // Agent Lab's own GRPO run: metrics.jsonl and manifest.json, flat names.
     mkdirSync(join(ws, "runs", "grpo"), { recursive: true });
     writeFileSync(join(ws, "runs", "grpo", "metrics.jsonl"), JSON.stringify({ step: 0, reward: 0.4 }) + "\n");
@@ -57,11 +63,14 @@ describe("core: tinker-cookbook log folders", () => {
     assert.equal(r.model, "Qwen/Qwen3-8B");
     assert.equal(r.doneFrac, 1);
     assert.deepEqual(r.iterations, [0, 1, 2, 3, 4, 5, 6]);
-    assert.deepEqual(r.checkpoints.map((c) => [c.name, c.batch, c.final, c.sampler_path]), [
-      ["000003", 3, false, "tinker://run-cb/sampler_weights/000003"],
-      ["000006", 6, false, "tinker://run-cb/sampler_weights/000006"],
-      ["final", 7, true, "tinker://run-cb/sampler_weights/final"],
-    ]);
+    assert.deepEqual(
+      r.checkpoints.map((c) => [c.name, c.batch, c.final, c.sampler_path]),
+      [
+        ["000003", 3, false, "tinker://run-cb/sampler_weights/000003"],
+        ["000006", 6, false, "tinker://run-cb/sampler_weights/000006"],
+        ["final", 7, true, "tinker://run-cb/sampler_weights/final"],
+      ],
+    );
     assert.equal(r.checkpoints[2].state_path, "tinker://run-cb/weights/final");
   });
 
@@ -69,15 +78,24 @@ describe("core: tinker-cookbook log folders", () => {
     const view = cookbookDashboard(run.dir);
     assert.deepEqual(view.problems, []);
     const reward = view.series.find((s) => s.key === "env/all/reward/total")!;
-    assert.deepEqual(reward.points.map(([, y]) => y), run.rewards);
+    assert.deepEqual(
+      reward.points.map(([, y]) => y),
+      run.rewards,
+    );
     assert.equal(view.groups.length, 7 * 4);
-    assert.deepEqual(view.groups.filter((g) => g.step === 2).map((g) => g.rewards), run.groupRewards[2]);
+    assert.deepEqual(
+      view.groups.filter((g) => g.step === 2).map((g) => g.rewards),
+      run.groupRewards[2],
+    );
     const step2 = view.health.find((h) => h.step === 2)!;
     const expected = run.groupRewards[2];
     assert.equal(step2.all_correct, expected.filter((g) => g.every((r) => r === 1)).length);
     assert.equal(step2.all_wrong, expected.filter((g) => g.every((r) => r === 0)).length);
     assert.equal(step2.mixed, expected.filter((g) => new Set(g).size > 1).length);
-    assert.deepEqual(view.checkpoints.map((c) => [c.name, c.step, c.samplerPath]), run.checkpoints.map((c) => [c.name, c.batch, c.sampler_path]));
+    assert.deepEqual(
+      view.checkpoints.map((c) => [c.name, c.step, c.samplerPath]),
+      run.checkpoints.map((c) => [c.name, c.batch, c.sampler_path]),
+    );
     assert.equal(cookbookGroups(run.dir).length, 28);
     assert.equal(readRolloutSummaries(run.dir, 3, "eval_val").length, 4, "an eval split's rollouts");
   });
@@ -90,7 +108,13 @@ describe("core: tinker-cookbook log folders", () => {
     assert.equal(metricLabel("time/sampling"), "time: sampling (s)");
     assert.equal(metricLabel("reward"), "reward", "Agent Lab's names unchanged");
     assert.deepEqual(
-      ["env/all/reward/total", "env/all/by_group/frac_mixed", "optim/kl_sample_train_v1", "progress/done_frac", "time/total"].map(metricGroup),
+      [
+        "env/all/reward/total",
+        "env/all/by_group/frac_mixed",
+        "optim/kl_sample_train_v1",
+        "progress/done_frac",
+        "time/total",
+      ].map(metricGroup),
       ["reward", "health", "optimisation", "throughput", "throughput"],
     );
   });
@@ -98,7 +122,11 @@ describe("core: tinker-cookbook log folders", () => {
   it("reads logtree conversations as text, and renders them inert as markdown", () => {
     const files = logtreeFiles(run.dir);
     assert.equal(files.length, 7);
-    assert.deepEqual(files[0], { iteration: 0, base: "train", file: join(run.dir, "iteration_000000", "train_logtree.json") });
+    assert.deepEqual(files[0], {
+      iteration: 0,
+      base: "train",
+      file: join(run.dir, "iteration_000000", "train_logtree.json"),
+    });
     const t = readLogtreeTranscripts(files[1].file);
     assert.equal(t.length, 2);
     assert.deepEqual(t[0].messages, [
@@ -116,9 +144,20 @@ describe("core: tinker-cookbook log folders", () => {
     const bad = join(ws, "bad");
     writeCookbookRun(bad, { steps: 1 });
     writeFileSync(join(bad, "checkpoints.jsonl"), '\n{"batch": 3}\n');
-    assert.throws(() => readCookbookRun(bad), (e: unknown) => e instanceof FileFormatError && /checkpoints\.jsonl:2/.test(e.message) && /"name"/.test(e.message));
+    assert.throws(
+      () => readCookbookRun(bad),
+      (e: unknown) =>
+        e instanceof FileFormatError && /checkpoints\.jsonl:2/.test(e.message) && /"name"/.test(e.message),
+    );
     writeFileSync(join(bad, "iteration_000000", "train_rollout_summaries.jsonl"), '{"group_idx": 0}\n');
-    assert.throws(() => readRolloutSummaries(bad, 0), /train_rollout_summaries\.jsonl:1.*group_idx, traj_idx and total_reward/);
-    assert.match(cookbookDashboard(bad).problems.join("\n"), /checkpoints\.jsonl:2/, "the dashboard shows the problem instead of failing");
+    assert.throws(
+      () => readRolloutSummaries(bad, 0),
+      /train_rollout_summaries\.jsonl:1.*group_idx, traj_idx and total_reward/,
+    );
+    assert.match(
+      cookbookDashboard(bad).problems.join("\n"),
+      /checkpoints\.jsonl:2/,
+      "the dashboard shows the problem instead of failing",
+    );
   });
 });

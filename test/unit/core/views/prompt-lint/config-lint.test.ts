@@ -8,7 +8,17 @@ import { lintConfigText } from "../../../../../src/core/views/prompt-lint";
 
 describe("prompt-lint: agent-lab.json", () => {
   it("accepts a valid file (and $schema)", () => {
-    const text = JSON.stringify({ $schema: "x", model: "Qwen/Qwen3.5-4B", topK: 5, budgetUsd: 2.5, prices: { "A/B": { prefill: 1, sample: 2, train: 3 } } }, null, 2);
+    const text = JSON.stringify(
+      {
+        $schema: "x",
+        model: "Qwen/Qwen3.5-4B",
+        topK: 5,
+        budgetUsd: 2.5,
+        prices: { "A/B": { prefill: 1, sample: 2, train: 3 } },
+      },
+      null,
+      2,
+    );
     assert.deepEqual(lintConfigText(text), []);
   });
 
@@ -16,12 +26,18 @@ describe("prompt-lint: agent-lab.json", () => {
     const text = '{\n  "topk": 3,\n  "maxSearches": 0,\n  "model": 4,\n  "prices": {"A/B": {"prefill": -1}}\n}\n';
     const issues = lintConfigText(text);
     const covered = issues.map((i) => text.slice(i.start, i.end));
-    assert.deepEqual(issues.map((i) => i.code), ["unknown-setting", "invalid-setting", "invalid-setting", "invalid-setting"]);
+    assert.deepEqual(
+      issues.map((i) => i.code),
+      ["unknown-setting", "invalid-setting", "invalid-setting", "invalid-setting"],
+    );
     assert.deepEqual(covered, ['"topk"', "0", "4", '{"A/B": {"prefill": -1}}']);
     // Same rule and message as the CLI, which stops at the first one.
     const dir = mkdtempSync(join(tmpdir(), "lint-cfg-"));
     writeFileSync(join(dir, "agent-lab.json"), text);
-    assert.throws(() => readWorkspaceConfig(dir), (e: FileFormatError) => e.message.endsWith(issues[0].message));
+    assert.throws(
+      () => readWorkspaceConfig(dir),
+      (e: FileFormatError) => e.message.endsWith(issues[0].message),
+    );
     assert.match(issues[1].message, /"maxSearches" must be a positive integer/);
     assert.match(issues[3].message, /prefill/);
   });

@@ -5,7 +5,12 @@ import { join } from "node:path";
 import { readWorkspaceConfig } from "../../../../../src/core/base/config";
 import { FileFormatError } from "../../../../../src/core/base/errors";
 import { defaultSystemPromptFile, loadSystemPrompt } from "../../../../../src/core/harness/prompts";
-import { baselineForPrompt, promptRunBaseName, seedWorkspacePrompt, type RunCandidate } from "../../../../../src/core/views/prompt-lint";
+import {
+  baselineForPrompt,
+  promptRunBaseName,
+  seedWorkspacePrompt,
+  type RunCandidate,
+} from "../../../../../src/core/views/prompt-lint";
 
 const DEFAULT = defaultSystemPromptFile();
 const ws = () => mkdtempSync(join(tmpdir(), "prompt-loop-"));
@@ -14,7 +19,12 @@ describe("prompt-lint: prompt loop plan", () => {
   it("seeds prompts/system.md from the default once, records it in agent-lab.json, never overwrites an edit", () => {
     const dir = ws();
     const first = seedWorkspacePrompt({ workspaceDir: dir, configuredFile: "", defaultFile: DEFAULT });
-    assert.deepEqual(first, { file: join(dir, "prompts", "system.md"), relative: "prompts/system.md", created: true, configUpdated: true });
+    assert.deepEqual(first, {
+      file: join(dir, "prompts", "system.md"),
+      relative: "prompts/system.md",
+      created: true,
+      configUpdated: true,
+    });
     assert.equal(readFileSync(first.file, "utf8"), readFileSync(DEFAULT, "utf8"));
     assert.equal(readWorkspaceConfig(dir).systemPromptFile, "prompts/system.md");
 
@@ -32,13 +42,20 @@ describe("prompt-lint: prompt loop plan", () => {
     seedWorkspacePrompt({ workspaceDir: dir, configuredFile: "", defaultFile: DEFAULT });
     const after = readFileSync(join(dir, "agent-lab.json"), "utf8");
     assert.ok(after.startsWith('{\n    "topK": 5,\n    "model": "Qwen/Qwen3.5-4B"'), after);
-    assert.deepEqual(readWorkspaceConfig(dir), { topK: 5, model: "Qwen/Qwen3.5-4B", systemPromptFile: "prompts/system.md" });
+    assert.deepEqual(readWorkspaceConfig(dir), {
+      topK: 5,
+      model: "Qwen/Qwen3.5-4B",
+      systemPromptFile: "prompts/system.md",
+    });
   });
 
   it("refuses a broken agent-lab.json and writes nothing", () => {
     const dir = ws();
     writeFileSync(join(dir, "agent-lab.json"), '{\n  "topK": 5,\n');
-    assert.throws(() => seedWorkspacePrompt({ workspaceDir: dir, configuredFile: "", defaultFile: DEFAULT }), (e: FileFormatError) => e instanceof FileFormatError && /agent-lab\.json:3/.test(e.message));
+    assert.throws(
+      () => seedWorkspacePrompt({ workspaceDir: dir, configuredFile: "", defaultFile: DEFAULT }),
+      (e: FileFormatError) => e instanceof FileFormatError && /agent-lab\.json:3/.test(e.message),
+    );
     assert.equal(readFileSync(join(dir, "agent-lab.json"), "utf8"), '{\n  "topK": 5,\n');
     assert.ok(!existsSync(join(dir, "prompts")));
   });
@@ -59,13 +76,23 @@ describe("prompt-lint: prompt loop plan", () => {
   });
 
   it("compares with the newest finished research eval on val that used another prompt", () => {
-    const run = (name: string, updatedMs: number, o: { sha?: string; split?: string; closed?: boolean; status?: string; kind?: string } = {}): RunCandidate => ({
+    const run = (
+      name: string,
+      updatedMs: number,
+      o: { sha?: string; split?: string; closed?: boolean; status?: string; kind?: string } = {},
+    ): RunCandidate => ({
       name,
       dir: `/runs/${name}`,
       kind: o.kind ?? "eval",
       status: o.status ?? "done",
       updatedMs,
-      manifest: { split: { name: o.split ?? "val" }, system_prompt: { sha256: o.sha ?? "old" }, search: { closed_book: o.closed ?? false }, policy: {}, job: {} },
+      manifest: {
+        split: { name: o.split ?? "val" },
+        system_prompt: { sha256: o.sha ?? "old" },
+        search: { closed_book: o.closed ?? false },
+        policy: {},
+        job: {},
+      },
     });
     const rows = [
       run("base", 1),

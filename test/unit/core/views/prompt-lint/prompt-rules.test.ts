@@ -1,7 +1,12 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { defaultSystemPromptFile } from "../../../../../src/core/harness/prompts";
-import { classifyTagContent, isClosedBookPromptFile, lintPrompt, type LintIssue } from "../../../../../src/core/views/prompt-lint";
+import {
+  classifyTagContent,
+  isClosedBookPromptFile,
+  lintPrompt,
+  type LintIssue,
+} from "../../../../../src/core/views/prompt-lint";
 
 const codes = (issues: LintIssue[]) => issues.map((i) => i.code);
 const covered = (text: string, i: LintIssue) => text.slice(i.start, i.end);
@@ -24,12 +29,32 @@ describe("prompt-lint: prompt rules", () => {
   it("flags the recipe's trap: placeholders inside the action tags, and no worked example", () => {
     const issues = lintPrompt(RECIPE_TRAP);
     assert.deepEqual(codes(issues), ["no-concrete-example", "placeholder-in-tag", "placeholder-in-tag"]);
-    assert.deepEqual(issues.slice(1).map((i) => covered(RECIPE_TRAP, i)), ["keywords", "final answer"]);
+    assert.deepEqual(
+      issues.slice(1).map((i) => covered(RECIPE_TRAP, i)),
+      ["keywords", "final answer"],
+    );
     assert.match(issues[1].message, /copy it verbatim/);
   });
 
   it("recognises every placeholder style and leaves real queries and acronyms alone", () => {
-    for (const p of ["keywords", "query", " search query ", "final answer", "the answer", "...", "…", "QUERY", "YOUR_QUERY", "ANSWER HERE", "{query}", "{{answer}}", "<query>", "[answer]", "${q}", "your query here"]) {
+    for (const p of [
+      "keywords",
+      "query",
+      " search query ",
+      "final answer",
+      "the answer",
+      "...",
+      "…",
+      "QUERY",
+      "YOUR_QUERY",
+      "ANSWER HERE",
+      "{query}",
+      "{{answer}}",
+      "<query>",
+      "[answer]",
+      "${q}",
+      "your query here",
+    ]) {
       assert.equal(classifyTagContent(p), "placeholder", p);
     }
     for (const c of ["Salzburg river", "USA", "Robert Zemeckis", "1933", "yes", "Cast Away 2000 film director"]) {
@@ -40,10 +65,14 @@ describe("prompt-lint: prompt rules", () => {
   });
 
   it("puts each placeholder's range on the text inside the tag", () => {
-    const text = "Reply with <search>{query}</search> or <answer>...</answer>.\nExample: <search>Tom Hanks FedEx film</search> then <answer>Cast Away</answer>";
+    const text =
+      "Reply with <search>{query}</search> or <answer>...</answer>.\nExample: <search>Tom Hanks FedEx film</search> then <answer>Cast Away</answer>";
     const issues = lintPrompt(text);
     assert.deepEqual(codes(issues), ["placeholder-in-tag", "placeholder-in-tag"]);
-    assert.deepEqual(issues.map((i) => covered(text, i)), ["{query}", "..."]);
+    assert.deepEqual(
+      issues.map((i) => covered(text, i)),
+      ["{query}", "..."],
+    );
   });
 
   it("wants a concrete search followed by a concrete answer as the example", () => {
@@ -63,7 +92,9 @@ describe("prompt-lint: prompt rules", () => {
     assert.equal(missing.severity, "error");
     assert.match(missing.message, /<answer>/);
     const noSearch = lintPrompt("Answer with <answer>Paris</answer>.");
-    assert.ok(noSearch.some((i) => i.code === "missing-action-tag" && i.severity === "warning" && /<search>/.test(i.message)));
+    assert.ok(
+      noSearch.some((i) => i.code === "missing-action-tag" && i.severity === "warning" && /<search>/.test(i.message)),
+    );
     // A closed-book prompt needs no search tag.
     assert.deepEqual(lintPrompt("Answer with <answer></answer>.", { closedBook: true }), []);
   });
@@ -73,7 +104,10 @@ describe("prompt-lint: prompt rules", () => {
       "Use <tool>search</tool> or <query>Ed Wood</query>; results arrive in <result></result>.\n" +
       "<search>Ed Wood director</search> then <answer>Tim Burton</answer> and <Answer>x</Answer>";
     const issues = lintPrompt(text).filter((i) => i.code === "unknown-tag");
-    assert.deepEqual(issues.map((i) => covered(text, i)), ["<tool>", "<query>", "<Answer>"]);
+    assert.deepEqual(
+      issues.map((i) => covered(text, i)),
+      ["<tool>", "<query>", "<Answer>"],
+    );
     assert.match(issues[2].message, /case-sensitive/);
   });
 

@@ -54,7 +54,10 @@ describe("prompt-lint: token count and prefill estimate", function () {
     assert.match(md, /estimate/i);
     assert.throws(() => estimatePromptPrefill(200, mergeConfig({ model: "Unpriced/Model" })), UserError);
     assert.match(promptHoverMarkdown(200, { error: "no price" }, 1000), /No cost estimate: no price/);
-    assert.equal(promptLensSummary(200, e), "200 tokens · ≈ $0.00020 prefill per episode on Qwen/Qwen3.5-4B (estimate)");
+    assert.equal(
+      promptLensSummary(200, e),
+      "200 tokens · ≈ $0.00020 prefill per episode on Qwen/Qwen3.5-4B (estimate)",
+    );
     assert.match(promptLensSummary(200, { error: "no price" }), /^200 tokens \(no cost estimate/);
   });
 });

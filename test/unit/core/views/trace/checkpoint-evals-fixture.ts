@@ -71,7 +71,12 @@ export async function buildEvalWorld(devFile: string, trainFile: string): Promis
       resume: false,
       temperature: 0,
       backend: "scripted",
-      policy: new PlanPolicy(tok, rows, 3, { kind: "scripted", model: LOCAL_BACKEND_MODEL, logprobs: true, ...(checkpoint ? { checkpoint } : {}) }),
+      policy: new PlanPolicy(tok, rows, 3, {
+        kind: "scripted",
+        model: LOCAL_BACKEND_MODEL,
+        logprobs: true,
+        ...(checkpoint ? { checkpoint } : {}),
+      }),
       promptFile,
       command: ["agent-lab", "eval", "(test)"],
     });

@@ -24,7 +24,9 @@ describe("trace: training dashboard data", function () {
   let fx: TrainingFixture;
 
   before(async function () {
-    const rows = readHotpot(requireSharedData(this, "hotpotqa", "hotpotqa_distractor_dev_partial.jsonl")).filter((r) => !["yes", "no"].includes(r.answer));
+    const rows = readHotpot(requireSharedData(this, "hotpotqa", "hotpotqa_distractor_dev_partial.jsonl")).filter(
+      (r) => !["yes", "no"].includes(r.answer),
+    );
     tok = await offlineTokenizer("qwen3");
     root = mkdtempSync(join(tmpdir(), "agent-lab-dash-"));
     fx = await writeTrainingRun(root, tok, rows);
@@ -47,7 +49,10 @@ describe("trace: training dashboard data", function () {
       ["reward", "skipped_groups", "searches", "answered", "budget_hit", "tokens", "usd"],
       "numeric fields only (booleans, strings and arrays are not series)",
     );
-    assert.deepEqual(v.series[0].points, [[1, 0.333], [2, 1]]);
+    assert.deepEqual(v.series[0].points, [
+      [1, 0.333],
+      [2, 1],
+    ]);
     assert.deepEqual(
       v.health.map((s) => [s.step, s.all_correct, s.all_wrong, s.mixed, s.constant]),
       [
@@ -55,10 +60,23 @@ describe("trace: training dashboard data", function () {
         [2, 1, 0, 1, 0],
       ],
     );
-    assert.deepEqual(v.health.map((s) => s.groups), [[0, 1], [3, 2]], "a step lists its mixed groups first");
-    const ninth = fx.episodes[9] as typeof fx.episodes[number] & { question_id: string };
+    assert.deepEqual(
+      v.health.map((s) => s.groups),
+      [
+        [0, 1],
+        [3, 2],
+      ],
+      "a step lists its mixed groups first",
+    );
+    const ninth = fx.episodes[9] as (typeof fx.episodes)[number] & { question_id: string };
     assert.equal(v.questions[ninth.question_id], ninth.question, "question text by id, from the run's episodes");
-    assert.deepEqual(v.checkpoints.map((c) => [c.name, c.step, c.evalRun]), [["grpo-test-s1", 1, undefined], ["grpo-test-s2", 2, "val-grpo-s2"]]);
+    assert.deepEqual(
+      v.checkpoints.map((c) => [c.name, c.step, c.evalRun]),
+      [
+        ["grpo-test-s1", 1, undefined],
+        ["grpo-test-s2", 2, "val-grpo-s2"],
+      ],
+    );
     const f1 = v.checkpoints[1].f1!;
     assert.equal(v.checkpoints[1].n, 6);
     assert.ok(Math.abs(f1.mean - 3.5 / 6) < 1e-12);
@@ -69,8 +87,14 @@ describe("trace: training dashboard data", function () {
     const v = readDashboard(fx.runDir);
     const views = await groupEpisodeViews(fx.runDir, v.groups[0]);
     assert.equal(views.length, G);
-    assert.deepEqual(views.map((e) => e.id), fx.episodes.slice(0, G).map((e) => e.id));
-    assert.deepEqual(views.map((e) => e.reward), v.groups[0].rewards);
+    assert.deepEqual(
+      views.map((e) => e.id),
+      fx.episodes.slice(0, G).map((e) => e.id),
+    );
+    assert.deepEqual(
+      views.map((e) => e.reward),
+      v.groups[0].rewards,
+    );
     assert.ok(views[0].tokens.texts.join("").includes("<answer>"));
   });
 
@@ -115,7 +139,10 @@ describe("trace: dashboard checkpoint scores from real training and eval runs", 
     assert.equal(s1.name, "grpo-b-s1");
     assert.equal(s1.evalRun, "val-b-s1", "the newer val-b-s1-prompt2 used another system prompt");
     assert.ok(Math.abs(s1.f1!.mean - meanF1("val-b-s1")) < 1e-12);
-    assert.deepEqual(s1.otherEvals.map((o) => [o.evalRun, o.differs]), [["val-b-s1-prompt2", ["system_prompt.sha256"]]]);
+    assert.deepEqual(
+      s1.otherEvals.map((o) => [o.evalRun, o.differs]),
+      [["val-b-s1-prompt2", ["system_prompt.sha256"]]],
+    );
     assert.ok(Math.abs(s1.otherEvals[0].f1.mean - meanF1("val-b-s1-prompt2")) < 1e-12);
     assert.equal(s2.name, "grpo-b-s2");
     assert.equal(s2.f1, undefined, "not evaluated");
@@ -124,7 +151,13 @@ describe("trace: dashboard checkpoint scores from real training and eval runs", 
 
   it("gives the base model's and the starting checkpoint's val F1 as reference lines", () => {
     const v = readDashboard(w.grpoB);
-    assert.deepEqual(v.references.map((r) => [r.label, r.evalRun, r.n]), [["base", "val-base", 8], ["start grpo-a-s1", "val-a-s1", 8]]);
+    assert.deepEqual(
+      v.references.map((r) => [r.label, r.evalRun, r.n]),
+      [
+        ["base", "val-base", 8],
+        ["start grpo-a-s1", "val-a-s1", 8],
+      ],
+    );
     assert.ok(Math.abs(v.references[0].f1.mean - meanF1("val-base")) < 1e-12);
     assert.ok(v.references[0].f1.lo <= v.references[0].f1.mean && v.references[0].f1.mean <= v.references[0].f1.hi);
   });
@@ -134,14 +167,24 @@ describe("trace: dashboard checkpoint scores from real training and eval runs", 
     assert.deepEqual(candidates, ["grpo-a"], "training runs only (eval runs have no metrics.jsonl), not itself");
     const o = readOverlay(join(w.runsDir, "grpo-a"));
     assert.equal(o.problem, undefined);
-    assert.deepEqual(o.series.find((s) => s.key === "reward")!.points.map(([x]) => x), [1]);
+    assert.deepEqual(
+      o.series.find((s) => s.key === "reward")!.points.map(([x]) => x),
+      [1],
+    );
     assert.match(readOverlay(join(w.runsDir, "val-base")).problem!, /metrics\.jsonl does not exist/);
   });
 
   it("lists the questions of the run's real groups", () => {
     const v = readDashboard(w.grpoB);
     assert.equal(v.groups.length, 4);
-    const train = new Map(readFileSync(join(w.world.root, "data", "train.jsonl"), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as { id: string; question: string }).map((q) => [q.id, q.question]));
-    for (const g of v.groups) assert.equal(v.questions[g.question_id!], train.get(g.question_id!), `question text for ${g.question_id}`);
+    const train = new Map(
+      readFileSync(join(w.world.root, "data", "train.jsonl"), "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { id: string; question: string })
+        .map((q) => [q.id, q.question]),
+    );
+    for (const g of v.groups)
+      assert.equal(v.questions[g.question_id!], train.get(g.question_id!), `question text for ${g.question_id}`);
   });
 });

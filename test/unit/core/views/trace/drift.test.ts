@@ -21,7 +21,11 @@ describe("trace: drift check", function () {
     const file = requireSharedData(this, "hotpotqa", "hotpotqa_distractor_dev_partial.jsonl");
     tok = await offlineTokenizer("qwen3");
     row = readHotpot(file).find((r) => r.answer !== "yes" && r.answer !== "no")!;
-    ep = await realEpisode(tok, row, [`<search>${row.context[0][0]}</search>`, `<search>${row.context[1][0]}</search>`, `<answer>${row.answer}</answer>`]);
+    ep = await realEpisode(tok, row, [
+      `<search>${row.context[0][0]}</search>`,
+      `<search>${row.context[1][0]}</search>`,
+      `<answer>${row.answer}</answer>`,
+    ]);
   });
 
   it("reads the messages back out of the tokens", () => {
@@ -38,7 +42,11 @@ describe("trace: drift check", function () {
     const r = checkDrift(tok, ep.prompt, ep.tokens, ep.sampled);
     assert.equal(r.checked, true, r.problem);
     assert.equal(driftVerdict(r), "clean");
-    assert.deepEqual(r.emittedSpecial, [], "the stop token closing each reply is structure, not an emitted special token");
+    assert.deepEqual(
+      r.emittedSpecial,
+      [],
+      "the stop token closing each reply is structure, not an emitted special token",
+    );
     assert.equal(r.messages, 7);
     assert.equal(r.textMatches, true, JSON.stringify(r.firstTextDifference));
     assert.deepEqual(r.tokenDifferences, []);
@@ -48,7 +56,10 @@ describe("trace: drift check", function () {
     const template = sharedDataPath("qwen3_5", "qwen3_5_chat_template.jinja");
     if (!template) this.skip();
     const tok35 = await offlineTokenizer("qwen3.5", { templateFile: template });
-    const ep35 = await realEpisode(tok35, row, [`<search>${row.context[0][0]}</search>`, `<answer>${row.answer}</answer>`]);
+    const ep35 = await realEpisode(tok35, row, [
+      `<search>${row.context[0][0]}</search>`,
+      `<answer>${row.answer}</answer>`,
+    ]);
     const r = checkDrift(tok35, ep35.prompt, ep35.tokens);
     assert.equal(r.textMatches, true, JSON.stringify(r.firstTextDifference));
     assert.equal(r.differingTokens, 0);
@@ -81,12 +92,19 @@ describe("trace: drift check", function () {
     const spelled = [...answer].flatMap((ch) => tok.encode(ch));
     assert.notEqual(spelled.length, canonical.length);
     const tokens = [...ep.tokens.slice(0, last.start), ...spelled, ...ep.tokens.slice(last.start + canonical.length)];
-    const sampled = [...ep.sampled.slice(0, last.start), ...spelled.map(() => 1), ...ep.sampled.slice(last.start + canonical.length)];
+    const sampled = [
+      ...ep.sampled.slice(0, last.start),
+      ...spelled.map(() => 1),
+      ...ep.sampled.slice(last.start + canonical.length),
+    ];
     const r = checkDrift(tok, ep.prompt, tokens, sampled);
     assert.equal(r.textMatches, true, JSON.stringify(r.firstTextDifference));
     assert.ok(r.tokenDifferences.length > 0);
     const [a, b] = r.tokenDifferences[0];
-    assert.ok(a >= ep.prompt.length + last.start && b <= ep.prompt.length + last.start + spelled.length, `range ${a}-${b}`);
+    assert.ok(
+      a >= ep.prompt.length + last.start && b <= ep.prompt.length + last.start + spelled.length,
+      `range ${a}-${b}`,
+    );
     // The model wrote these tokens: a non-canonical split (harmless when training uses these ids), not template drift.
     assert.equal(driftVerdict(r), "non-canonical");
     assert.equal(r.templateDriftTokens, 0);
@@ -97,7 +115,11 @@ describe("trace: drift check", function () {
     const turn = ep.turns![0];
     const resultText = tok.decode(ep.tokens.slice(turn.reply_end, turn.end));
     const word = resultText.match(/[A-Z][a-z]{5,}/)![0];
-    const at = turn.reply_end + ep.tokens.slice(turn.reply_end, turn.end).findIndex((_, k, arr) => tok.decode(arr.slice(k, k + 1)).includes(word.slice(0, 3)));
+    const at =
+      turn.reply_end +
+      ep.tokens
+        .slice(turn.reply_end, turn.end)
+        .findIndex((_, k, arr) => tok.decode(arr.slice(k, k + 1)).includes(word.slice(0, 3)));
     // Re-encode that inserted token one character at a time: same text, other ids.
     const piece = tok.decode([ep.tokens[at]]);
     const spelled = [...piece].flatMap((ch) => tok.encode(ch));

@@ -16,15 +16,36 @@ describe("core: trace pair view", function () {
   it("aligns two episodes turn by turn with their text, queries and hits", async function () {
     const row = readHotpot(requireSharedData(this, "hotpotqa", "hotpotqa_distractor_dev_partial.jsonl"))[0];
     const tok = await offlineTokenizer("qwen3");
-    const searched = await realEpisode(tok, row, [`<search>${row.context[0][0]}</search>`, `<search>${row.context[1][0]}</search>`, `<answer>${row.answer}</answer>`]);
+    const searched = await realEpisode(tok, row, [
+      `<search>${row.context[0][0]}</search>`,
+      `<search>${row.context[1][0]}</search>`,
+      `<answer>${row.answer}</answer>`,
+    ]);
     const guessed = await realEpisode(tok, row, ["<answer>no idea</answer>"]);
-    const view = pairView(buildTraceView(guessed, tok, { drift: false }), buildTraceView(searched, tok, { drift: false }), ["base", "sft"]);
+    const view = pairView(
+      buildTraceView(guessed, tok, { drift: false }),
+      buildTraceView(searched, tok, { drift: false }),
+      ["base", "sft"],
+    );
 
     assert.equal(view.question, row.question);
     assert.deepEqual(view.answers, [row.answer]);
     assert.equal(view.samePrompt, true);
-    assert.deepEqual(view.sides.map((s) => [s.run, s.prediction, s.searches]), [["base", "no idea", 0], ["sft", row.answer, 2]]);
-    assert.deepEqual(view.turns.map((t) => [t.turn, Boolean(t.a), Boolean(t.b)]), [[1, true, true], [2, false, true], [3, false, true]]);
+    assert.deepEqual(
+      view.sides.map((s) => [s.run, s.prediction, s.searches]),
+      [
+        ["base", "no idea", 0],
+        ["sft", row.answer, 2],
+      ],
+    );
+    assert.deepEqual(
+      view.turns.map((t) => [t.turn, Boolean(t.a), Boolean(t.b)]),
+      [
+        [1, true, true],
+        [2, false, true],
+        [3, false, true],
+      ],
+    );
     const [t1, t2, t3] = view.turns;
     assert.match(t1.a!.reply, /<answer>no idea<\/answer>/);
     assert.equal(t1.a!.action, "answer");

@@ -31,8 +31,17 @@ export class ParagraphSearcher implements Searcher {
     this.paragraphs = row.context.map(([title, sentences], id) => ({ id, title, text: sentences.join("") }));
   }
   search(query: string, k: number): SearchHit[] {
-    const words = new Set(query.toLowerCase().split(/\W+/).filter((w) => w.length > 2));
-    const score = (p: { title: string; text: string }) => `${p.title} ${p.title} ${p.text}`.toLowerCase().split(/\W+/).filter((w) => words.has(w)).length;
+    const words = new Set(
+      query
+        .toLowerCase()
+        .split(/\W+/)
+        .filter((w) => w.length > 2),
+    );
+    const score = (p: { title: string; text: string }) =>
+      `${p.title} ${p.title} ${p.text}`
+        .toLowerCase()
+        .split(/\W+/)
+        .filter((w) => words.has(w)).length;
     return this.paragraphs
       .map((p) => ({ ...p, score: score(p) }))
       .filter((p) => p.score > 0)
@@ -44,7 +53,17 @@ export class ParagraphSearcher implements Searcher {
   }
 }
 
-export async function realEpisode(tok: ChatTokenizer, row: HotpotRow, replies: ScriptedReply[], options: { topK?: number } = {}): Promise<EpisodeRecord> {
-  const ep = await runEpisode(new ScriptedPolicy(tok, replies), new ParagraphSearcher(row), { id: row.id, question: row.question, answers: [row.answer] }, { topK: options.topK ?? 2 });
+export async function realEpisode(
+  tok: ChatTokenizer,
+  row: HotpotRow,
+  replies: ScriptedReply[],
+  options: { topK?: number } = {},
+): Promise<EpisodeRecord> {
+  const ep = await runEpisode(
+    new ScriptedPolicy(tok, replies),
+    new ParagraphSearcher(row),
+    { id: row.id, question: row.question, answers: [row.answer] },
+    { topK: options.topK ?? 2 },
+  );
   return toRecord(ep, 0.0001);
 }

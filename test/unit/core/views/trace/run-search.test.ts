@@ -23,14 +23,30 @@ describe("core: text search inside a run", function () {
   before(async function () {
     const rows = readHotpot(requireSharedData(this, "hotpotqa", "hotpotqa_distractor_dev_partial.jsonl")).slice(0, 40);
     const tok = await offlineTokenizer("qwen3");
-    episodes = await Promise.all(rows.map((r) => realEpisode(tok, r, [`<search>${r.context[0][0]}</search>`, `<answer>${r.answer}</answer>`], { topK: 2 })));
+    episodes = await Promise.all(
+      rows.map((r) =>
+        realEpisode(tok, r, [`<search>${r.context[0][0]}</search>`, `<answer>${r.answer}</answer>`], { topK: 2 }),
+      ),
+    );
     search = RunSearch.build(episodes, tok);
   });
 
   function queries(): string[] {
-    const out = new Set<string>(["   ", "?!", "the", "of the", "born", "nothing-like-this-anywhere", "who was", "American"]);
+    const out = new Set<string>([
+      "   ",
+      "?!",
+      "the",
+      "of the",
+      "born",
+      "nothing-like-this-anywhere",
+      "who was",
+      "American",
+    ]);
     for (const e of episodes) {
-      const words = e.question.replace(/[?,.]/g, "").split(/\s+/).filter((w) => w.length > 3);
+      const words = e.question
+        .replace(/[?,.]/g, "")
+        .split(/\s+/)
+        .filter((w) => w.length > 3);
       out.add(e.question);
       out.add(words.slice(-2).join(" "));
       for (const w of words.slice(0, 3)) {
@@ -48,7 +64,10 @@ describe("core: text search inside a run", function () {
     let withPrefix = 0;
     let withFuzzy = 0;
     for (const q of queries()) {
-      const expected = reference.search(q).map((r) => String(r.id)).sort();
+      const expected = reference
+        .search(q)
+        .map((r) => String(r.id))
+        .sort();
       const got = search.search(q);
       assert.equal(new Set(got).size, got.length, `no id twice for ${JSON.stringify(q)}`);
       assert.deepEqual([...got].sort(), expected, JSON.stringify(q));
@@ -58,14 +77,20 @@ describe("core: text search inside a run", function () {
       if (prefixOnly > exact) withPrefix++;
       if (expected.length > prefixOnly) withFuzzy++;
     }
-    assert.ok(withPrefix > 0 && withFuzzy > 0, `queries where a prefix (${withPrefix}) and a typo (${withFuzzy}) widen the match`);
+    assert.ok(
+      withPrefix > 0 && withFuzzy > 0,
+      `queries where a prefix (${withPrefix}) and a typo (${withFuzzy}) widen the match`,
+    );
   });
 
   it("lists matches in the run's order and sees episodes added later", () => {
     const order = new Map(episodes.map((e, i) => [e.id, i]));
     const got = search.search("the").map((id) => order.get(id)!);
     assert.ok(got.length > 1);
-    assert.deepEqual(got, [...got].sort((a, b) => a - b));
+    assert.deepEqual(
+      got,
+      [...got].sort((a, b) => a - b),
+    );
     const grown = new RunSearch();
     grown.add(episodes.slice(0, 1));
     const word = episodes[1].question.split(/\W+/).filter((w) => w.length > 6 && !episodes[0].question.includes(w))[0];

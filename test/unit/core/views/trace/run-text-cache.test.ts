@@ -11,14 +11,33 @@ import { join } from "node:path";
 import { appendEpisode } from "../../../../../src/core/base/runs/run-files";
 import { RUN_FILES, runFile } from "../../../../../src/core/base/runs/run-folder";
 import { RunSearch } from "../../../../../src/core/views/trace/run-search";
-import { episodesStamp, readTextCache, TEXT_CACHE_FORMAT, writeTextCache, type RunTextCache } from "../../../../../src/core/views/trace/run-text-cache";
+import {
+  episodesStamp,
+  readTextCache,
+  TEXT_CACHE_FORMAT,
+  writeTextCache,
+  type RunTextCache,
+} from "../../../../../src/core/views/trace/run-text-cache";
 import { fakeRecord } from "../../base/runs/fakes";
 
 describe("trace/run-text-cache", () => {
   let dir: string;
-  const records = [fakeRecord("a", { question: "Who founded Kel Mor Works?" }), fakeRecord("b", { question: "Where was Dar Holt born?", answers: ["Vinbur"] })];
-  const results = [["<result>Kel Mor Works was founded by Tal Fen.</result>"], ["<result>Dar Holt was born in Vinbur.</result>"]];
-  const cacheFor = (search: RunSearch): RunTextCache => ({ format: TEXT_CACHE_FORMAT, episodes: episodesStamp(dir), tokenizer: "qwen3@x", gold: { a: "found", b: "missing" }, drift: null, search: search.toJSON() });
+  const records = [
+    fakeRecord("a", { question: "Who founded Kel Mor Works?" }),
+    fakeRecord("b", { question: "Where was Dar Holt born?", answers: ["Vinbur"] }),
+  ];
+  const results = [
+    ["<result>Kel Mor Works was founded by Tal Fen.</result>"],
+    ["<result>Dar Holt was born in Vinbur.</result>"],
+  ];
+  const cacheFor = (search: RunSearch): RunTextCache => ({
+    format: TEXT_CACHE_FORMAT,
+    episodes: episodesStamp(dir),
+    tokenizer: "qwen3@x",
+    gold: { a: "found", b: "missing" },
+    drift: null,
+    search: search.toJSON(),
+  });
 
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), "agent-lab-textcache-"));
@@ -36,10 +55,15 @@ describe("trace/run-text-cache", () => {
     assert.deepEqual(back.gold, { a: "found", b: "missing" });
     const loaded = new RunSearch(back.search);
     assert.equal(loaded.size, 2);
-    for (const q of ["Tal Fen", "vinbur", "Kel", "founded", "nothing-like-this"]) assert.deepEqual(loaded.search(q), search.search(q), q);
+    for (const q of ["Tal Fen", "vinbur", "Kel", "founded", "nothing-like-this"])
+      assert.deepEqual(loaded.search(q), search.search(q), q);
     assert.deepEqual(loaded.search("Tal Fen"), ["a"], "result text is searchable");
     const restored = await RunSearch.restore(back.search);
-    assert.deepEqual(restored.search("Dar Holt"), search.search("Dar Holt"), "the panel's chunked restore answers the same");
+    assert.deepEqual(
+      restored.search("Dar Holt"),
+      search.search("Dar Holt"),
+      "the panel's chunked restore answers the same",
+    );
     assert.equal(restored.size, 2);
   });
 

@@ -13,11 +13,22 @@ describe("runs/trace-text (agent-lab show)", () => {
   /** A two-turn episode: the model searches, the harness inserts results, the model answers. */
   function episode(id: string, f1: number) {
     const model1 = [...tok.encode("<search>Modis Systems founder</search>"), tok.tokenId("<|im_end|>")];
-    const harness = tok.encode("\n<|im_start|>user\n<result>\n[Modis Systems] founded by Nuzynd Quoudil.\n</result><|im_end|>\n<|im_start|>assistant\n");
+    const harness = tok.encode(
+      "\n<|im_start|>user\n<result>\n[Modis Systems] founded by Nuzynd Quoudil.\n</result><|im_end|>\n<|im_start|>assistant\n",
+    );
     const model2 = [...tok.encode("<answer>Styzus</answer>"), tok.tokenId("<|im_end|>")];
     const tokens = [...model1, ...harness, ...model2];
     const sampled = [...model1.map(() => 1), ...harness.map(() => 0), ...model2.map(() => 1)];
-    return fakeRecord(id, { f1, em: 0, prediction: "Styzus", answers: ["Hybyrk"], tokens, sampled, logprobs: null, searches: ["Modis Systems founder"] });
+    return fakeRecord(id, {
+      f1,
+      em: 0,
+      prediction: "Styzus",
+      answers: ["Hybyrk"],
+      tokens,
+      sampled,
+      logprobs: null,
+      searches: ["Modis Systems founder"],
+    });
   }
 
   it("groups tokens into model-written and harness-inserted runs", () => {
@@ -46,16 +57,28 @@ describe("runs/trace-text (agent-lab show)", () => {
   it("picks failures (F1 < 0.5) reproducibly by seed", () => {
     const eps = Array.from({ length: 20 }, (_, i) => episode(`e${i}`, i % 2 ? 1 : 0.2));
     const a = pickFailures(eps, 3, 1).map((e) => e.id);
-    assert.deepEqual(pickFailures(eps, 3, 1).map((e) => e.id), a);
+    assert.deepEqual(
+      pickFailures(eps, 3, 1).map((e) => e.id),
+      a,
+    );
     assert.equal(a.length, 3);
     for (const id of a) assert.equal(Number(id.slice(1)) % 2, 0, "only failures");
-    const seeds = new Set([1, 2, 3, 4, 5].map((s) => pickFailures(eps, 3, s).map((e) => e.id).join()));
+    const seeds = new Set(
+      [1, 2, 3, 4, 5].map((s) =>
+        pickFailures(eps, 3, s)
+          .map((e) => e.id)
+          .join(),
+      ),
+    );
     assert.ok(seeds.size > 1, "the seed changes the pick");
   });
 
   it("renders the whole show: ends, searches histogram, failures with traces", () => {
     const eps = [episode("ok", 1), { ...episode("bad", 0), end: "budget" }];
-    const text = renderShow({ manifest: fakeManifest(), summary: undefined, episodes: eps }, { name: "r", n: 5, seed: 0, style: "plain", tokenizer: tok });
+    const text = renderShow(
+      { manifest: fakeManifest(), summary: undefined, episodes: eps },
+      { name: "r", n: 5, seed: 0, style: "plain", tokenizer: tok },
+    );
     assert.match(text, /How episodes ended\n {2}answer {5} +1 +50%/);
     assert.match(text, /budget/);
     assert.match(text, /Searches per episode\n {3}1 +2/);

@@ -7,7 +7,13 @@ import assert from "node:assert/strict";
 import { offlineTokenizer } from "../../../../../src/core/base/chat/offline-tokenizer";
 import type { ChatTokenizer } from "../../../../../src/core/base/chat/tokenizer";
 import type { EpisodeRecord } from "../../../../../src/core/base/runs/run-files";
-import { filterRows, outcomeOf, stepEpisode, visibleWindow, type EpisodeRow } from "../../../../../src/core/views/trace/episode-list";
+import {
+  filterRows,
+  outcomeOf,
+  stepEpisode,
+  visibleWindow,
+  type EpisodeRow,
+} from "../../../../../src/core/views/trace/episode-list";
 import { containsAnswer, countGoldInResults, goldInResults } from "../../../../../src/core/views/trace/gold-in-results";
 import { RunSearch } from "../../../../../src/core/views/trace/run-search";
 import { decodePerToken } from "../../../../../src/core/views/trace/token-text";
@@ -27,7 +33,12 @@ describe("trace: view models", function () {
     tok = await offlineTokenizer("qwen3");
     rows = readHotpot(file);
     // A question whose answer is spelled out in one paragraph and absent from another.
-    row = rows.find((r) => r.answer.split(" ").length >= 2 && !["yes", "no"].includes(r.answer) && r.context.some(([, s]) => s.join("").includes(r.answer)))!;
+    row = rows.find(
+      (r) =>
+        r.answer.split(" ").length >= 2 &&
+        !["yes", "no"].includes(r.answer) &&
+        r.context.some(([, s]) => s.join("").includes(r.answer)),
+    )!;
     goldPara = row.context.find(([, s]) => s.join("").includes(row.answer))![0];
     distractor = row.context.find(([t, s]) => !s.join("").includes(row.answer) && !t.includes(row.answer))![0];
   });
@@ -71,17 +82,35 @@ describe("trace: view models", function () {
   });
 
   it("gold in results: found when the gold paragraph came back, missing when only a distractor did", async () => {
-    const found = await realEpisode(tok, row, [`<search>${goldPara}</search>`, `<answer>wrong guess</answer>`], { topK: 1 });
-    const missing = await realEpisode(tok, row, [`<search>${distractor}</search>`, `<answer>wrong guess</answer>`], { topK: 1 });
+    const found = await realEpisode(tok, row, [`<search>${goldPara}</search>`, `<answer>wrong guess</answer>`], {
+      topK: 1,
+    });
+    const missing = await realEpisode(tok, row, [`<search>${distractor}</search>`, `<answer>wrong guess</answer>`], {
+      topK: 1,
+    });
     const none = await realEpisode(tok, row, [`<answer>${row.answer}</answer>`]);
     assert.equal(goldInResults(found, tok), "found");
-    assert.equal(goldInResults(missing, tok), "missing", `query ${distractor} should not return the answer ${row.answer}`);
+    assert.equal(
+      goldInResults(missing, tok),
+      "missing",
+      `query ${distractor} should not return the answer ${row.answer}`,
+    );
     assert.equal(goldInResults(none, tok), "no_search");
     const yesNo = rows.find((r) => r.answer === "yes")!;
     const yn = await realEpisode(tok, yesNo, [`<search>${yesNo.context[0][0]}</search>`, `<answer>yes</answer>`]);
     assert.equal(goldInResults(yn, tok), "not_applicable");
-    const counts = countGoldInResults([found, missing, none, yn].map((e) => ({ f1: e.metrics.f1, gold: goldInResults(e, tok) })));
-    assert.deepEqual(counts, { episodes: 4, foundRight: 0, foundWrong: 1, missingRight: 0, missingWrong: 1, noSearch: 1, notApplicable: 1 });
+    const counts = countGoldInResults(
+      [found, missing, none, yn].map((e) => ({ f1: e.metrics.f1, gold: goldInResults(e, tok) })),
+    );
+    assert.deepEqual(counts, {
+      episodes: 4,
+      foundRight: 0,
+      foundWrong: 1,
+      missingRight: 0,
+      missingWrong: 1,
+      noSearch: 1,
+      notApplicable: 1,
+    });
   });
 
   it("matches answers as whole normalised words", () => {
@@ -91,9 +120,25 @@ describe("trace: view models", function () {
   });
 
   it("filters by outcome, searches, F1 range, gold and text ids; steps with wrap-around", () => {
-    const mk = (id: string, f1: number, em: number, end: string, searches: number, gold: EpisodeRow["gold"]): EpisodeRow => ({ id, question: id, f1, em, end, searches, outcome: outcomeOf({ em, end }), gold });
-    const list = [mk("a", 1, 1, "answer", 1, "found"), mk("b", 0.4, 0, "answer", 2, "found"), mk("c", 0, 0, "answer", 3, "missing"), mk("d", 0, 0, "budget", 5, "missing")];
-    assert.deepEqual(list.map((r) => r.outcome), ["correct", "wrong", "wrong", "budget"], "the Runs tree's names");
+    const mk = (
+      id: string,
+      f1: number,
+      em: number,
+      end: string,
+      searches: number,
+      gold: EpisodeRow["gold"],
+    ): EpisodeRow => ({ id, question: id, f1, em, end, searches, outcome: outcomeOf({ em, end }), gold });
+    const list = [
+      mk("a", 1, 1, "answer", 1, "found"),
+      mk("b", 0.4, 0, "answer", 2, "found"),
+      mk("c", 0, 0, "answer", 3, "missing"),
+      mk("d", 0, 0, "budget", 5, "missing"),
+    ];
+    assert.deepEqual(
+      list.map((r) => r.outcome),
+      ["correct", "wrong", "wrong", "budget"],
+      "the Runs tree's names",
+    );
     const ids = (f: Parameters<typeof filterRows>[1]) => filterRows(list, f).map((i) => list[i].id);
     assert.deepEqual(ids({ outcomes: ["wrong", "budget"] }), ["b", "c", "d"]);
     assert.deepEqual(ids({ searches: { min: 2, max: 3 } }), ["b", "c"]);
@@ -114,13 +159,19 @@ describe("trace: view models", function () {
 
   it("searches questions, queries, predictions and returned text", async () => {
     const eps: EpisodeRecord[] = [];
-    for (const r of rows.slice(0, 6)) eps.push(await realEpisode(tok, r, [`<search>${r.context[0][0]}</search>`, `<answer>${r.answer}</answer>`], { topK: 1 }));
+    for (const r of rows.slice(0, 6))
+      eps.push(
+        await realEpisode(tok, r, [`<search>${r.context[0][0]}</search>`, `<answer>${r.answer}</answer>`], { topK: 1 }),
+      );
     const search = RunSearch.build(eps, tok);
     const target = eps[3];
     const qWord = target.question.split(/\W+/).filter((w) => w.length > 6)[0];
     assert.ok(search.search(qWord).includes(target.id), `question word ${qWord}`);
     // A word that only occurs in the returned paragraph text.
-    const resultWord = rows[4].context[0][1].join("").split(/\W+/).find((w) => w.length > 7 && !eps.some((e) => e.question.includes(w) || e.searches.join(" ").includes(w)));
+    const resultWord = rows[4].context[0][1]
+      .join("")
+      .split(/\W+/)
+      .find((w) => w.length > 7 && !eps.some((e) => e.question.includes(w) || e.searches.join(" ").includes(w)));
     if (resultWord) assert.ok(search.search(resultWord).includes(eps[4].id), `result word ${resultWord}`);
     assert.deepEqual(search.search("   "), []);
   });
