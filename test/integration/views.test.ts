@@ -9,10 +9,11 @@ import * as vscode from "vscode";
 import type { Lab } from "../../src/extension/register-commands";
 import { activeExports, labelOf, treeRows, workspaceDir } from "./helpers";
 
+/** An episodes.jsonl line as this build writes it (format 2: metrics by name). */
 interface EpisodeLine {
   id: string;
   end: string;
-  em: number;
+  metrics: { em: number };
 }
 
 function episodesOf(run: string): EpisodeLine[] {
@@ -75,7 +76,7 @@ describe("Runs and Checkpoints views (fixture workspace)", () => {
     }
     assert.equal(total, episodes.length);
     const correct = groups.find((g) => labelOf(g.item) === "correct");
-    const expectedCorrect = episodes.filter((e) => e.end === "answer" && e.em >= 1).length;
+    const expectedCorrect = episodes.filter((e) => e.end === "answer" && e.metrics.em >= 1).length;
     assert.equal(correct ? (await treeRows(lab.runs, correct.node)).length : 0, expectedCorrect);
   });
 

@@ -25,9 +25,12 @@ export const OPEN_TRACE_AT_COMMAND = "agentLab.openTraceAt";
 
 const hosts = new WeakMap<vscode.ExtensionContext, PanelHost>();
 
-/** The id on one line of episodes.jsonl, read without parsing the (possibly huge) line. */
+/**
+ * The id on one line of episodes.jsonl, read without parsing the (possibly huge) line: the first
+ * key, or the second after format 2's leading `"format": N`.
+ */
 export function episodeIdOnLine(line: string): string | undefined {
-  const m = /^\s*\{\s*"id"\s*:\s*"((?:[^"\\]|\\.)*)"/.exec(line);
+  const m = /^\s*\{\s*(?:"format"\s*:\s*\d+\s*,\s*)?"id"\s*:\s*"((?:[^"\\]|\\.)*)"/.exec(line);
   if (!m) return undefined;
   try {
     return JSON.parse(`"${m[1]}"`) as string;
