@@ -155,8 +155,9 @@ export function lockRunFolder(runDir: string, what: string): RunLock {
       continue; // another taker moved it first: try to create again
     }
     const moved = readHolder(aside);
-    if (moved && holder && (moved.pid !== holder.pid || moved.since !== holder.since)) {
-      // What we moved was a fresh lock another taker wrote after our read: put it back.
+    // What we moved was a fresh lock another taker wrote after our read, or was still writing when
+    // we read it (created empty, its line not yet in: we read nothing): put it back.
+    if (moved && (!holder || moved.pid !== holder.pid || moved.since !== holder.since)) {
       try {
         renameSync(aside, file);
       } catch {

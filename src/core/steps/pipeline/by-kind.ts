@@ -4,8 +4,7 @@
  * runs' recorded episodes, so the report can name what was learned instead of asserting it.
  */
 import { questionKind } from "../../envs/hotpotqa/synthetic-world";
-import { runFile } from "../../base/runs/run-folder";
-import { readRows } from "../train/run-log";
+import { readEpisodes } from "../../base/runs/run-files";
 
 export interface KindStats {
   n: number;
@@ -20,19 +19,14 @@ export interface KindRow {
   after: KindStats;
 }
 
-interface EpisodeLine {
-  question: string;
-  f1: number;
-  end: string;
-}
-
 function statsByKind(runDir: string): Map<string, KindStats> {
   const sums = new Map<string, { n: number; f1: number; answered: number }>();
-  for (const e of readRows<EpisodeLine>(runFile(runDir, "episodes"))) {
+  // Through the one record reader: format 1 lines come back as format 2, metrics by name.
+  for (const e of readEpisodes(runDir, ["question", "end", "metrics"])) {
     const kind = questionKind(e.question);
     const s = sums.get(kind) ?? { n: 0, f1: 0, answered: 0 };
     s.n++;
-    s.f1 += e.f1;
+    s.f1 += e.metrics.f1;
     s.answered += e.end === "answer" ? 1 : 0;
     sums.set(kind, s);
   }

@@ -13,9 +13,19 @@ describe("core/steps/pipeline by-kind", () => {
   beforeEach(() => (dir = mkdtempSync(join(tmpdir(), "agent-lab-by-kind-"))));
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  const run = (name: string, episodes: { question: string; f1: number; end: string }[]) => {
+  // Records as eval writes them (format 2: metrics by name), or in format 1 (em/f1 fields) with `v1`.
+  const run = (name: string, episodes: { question: string; f1: number; end: string }[], v1 = false) => {
     mkdirSync(join(dir, name));
-    writeFileSync(join(dir, name, "episodes.jsonl"), episodes.map((e) => JSON.stringify(e)).join("\n") + "\n");
+    const line = (e: { question: string; f1: number; end: string }, i: number) => {
+      const em = e.f1 === 1 ? 1 : 0;
+      return v1
+        ? { id: `q${i}`, question: e.question, em, f1: e.f1, end: e.end }
+        : { format: 2, id: `q${i}`, question: e.question, metrics: { em, f1: e.f1 }, end: e.end };
+    };
+    writeFileSync(
+      join(dir, name, "episodes.jsonl"),
+      episodes.map((e, i) => JSON.stringify(line(e, i))).join("\n") + "\n",
+    );
     return join(dir, name);
   };
 
@@ -56,5 +66,16 @@ describe("core/steps/pipeline by-kind", () => {
     const before = run("sft", [{ question: SAME, f1: 1, end: "answer" }]);
     const after = run("grpo", [{ question: SAME, f1: 0, end: "answer" }]);
     assert.match(renderKindBreakdown(kindBreakdown(before, after)), /^GRPO gained on no question kind/);
+  });
+
+  it("reads runs written in format 1 to the same numbers", () => {
+    const episodes = [
+      { question: SAME, f1: 0, end: "budget" },
+      { question: EARLIER, f1: 0.5, end: "answer" },
+    ];
+    const v2 = kindBreakdown(run("sft", episodes), run("grpo", episodes));
+    const v1 = kindBreakdown(run("sft1", episodes, true), run("grpo1", episodes, true));
+    assert.deepEqual(v1, v2);
+    assert.equal(v2.find((r) => r.kind === "born-earlier")?.after.f1, 0.5);
   });
 });

@@ -173,6 +173,8 @@ describe("core/steps/pipeline", function () {
       log: (l) => lines.push(l),
     }).finally(() => clearInterval(poll));
     const out = lines.join("\n");
+    // Every number the run prints was computed from what its stages wrote (the by-kind line read F1 from format 2 records as NaN).
+    assert.doesNotMatch(out, /NaN/);
     const shown = [...seen].join("\n");
     // A stage's first state is written as it starts: what it plans shows before its first step.
     assert.match(shown, /^stage 7\/11 SFT · step 0\/2 · \$0\.00$/m, shown);
