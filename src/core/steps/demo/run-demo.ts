@@ -5,10 +5,10 @@
  */
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { loadConfig } from "../../base/config";
+import { CONFIG_FILE, loadConfig } from "../../base/config";
 import { UserError } from "../../base/errors";
 import { evalSplit, type EvalSplitResult } from "../eval/eval-split";
-import { indexCorpus, prepareHotpot, writeSyntheticWorld } from "../recipe/stages";
+import { indexCorpus, prepareHotpot, WORLD_DIR, writeSyntheticWorld } from "../recipe/stages";
 
 /** Marks a folder as made by `agent-lab demo`, so a rerun may replace what it wrote. */
 export const DEMO_MARKER = ".agent-lab-demo";
@@ -102,7 +102,7 @@ function prepareFolder(dir: string): void {
         `${dir} exists and was not made by "agent-lab demo"; choose another --dir (the demo writes a fresh folder)`,
       );
     }
-    for (const name of ["hotpot", "data", "runs", "agent-lab.json"])
+    for (const name of [WORLD_DIR, "data", "runs", CONFIG_FILE])
       rmSync(join(dir, name), { recursive: true, force: true });
   }
   mkdirSync(dir, { recursive: true });

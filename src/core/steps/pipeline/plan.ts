@@ -2,6 +2,8 @@
  * The pipeline's stages, in order, with what each writes, its size, its estimated cost and whether
  * its outputs already exist (a rerun skips or resumes those). `--dry-run` prints exactly this plan.
  */
+import { SPLITS_FILE } from "../../base/data/splits";
+import { worldFiles } from "../recipe/stages";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AgentLabConfig, ModelPrices } from "../../base/config";
@@ -131,10 +133,10 @@ export function planPipeline({ dir, config, settings: s }: PlanContext): Pipelin
       usd: 0,
       status:
         d.source === "synthetic"
-          ? existsSync(join(dir, "hotpot", "synthetic_dev.json"))
+          ? existsSync(worldFiles(dir, {}).devFile)
             ? "done"
             : "todo"
-          : existsSync(join(dataDir, "splits.json"))
+          : existsSync(join(dataDir, SPLITS_FILE))
             ? "done"
             : "todo",
     },
@@ -143,7 +145,7 @@ export function planPipeline({ dir, config, settings: s }: PlanContext): Pipelin
       what: `splits (test ${splits.test}, val ${splits.val}, train) and the one-paragraph-per-title corpus`,
       outputs: [`${config.dataDir}/{train,val,test,corpus}.jsonl`],
       usd: 0,
-      status: existsSync(join(dataDir, "splits.json")) ? "done" : "todo",
+      status: existsSync(join(dataDir, SPLITS_FILE)) ? "done" : "todo",
     },
     {
       name: "index",
