@@ -29,6 +29,8 @@ import { roleValues } from "../../base/runs/metrics";
 import { normaliseEpisode } from "../../base/runs/episode-v1";
 import { runEnvironmentName } from "../../base/runs/run-files";
 import { environmentOfManifest } from "../../envs/registry";
+import { checkpointEnvironment } from "../../base/checkpoints/checkpoint-environment";
+import { runViewSpec } from "./run-view";
 
 export const METRICS_FILE = RUN_FILES.metrics;
 export const GROUPS_FILE = RUN_FILES.groups;
@@ -130,6 +132,11 @@ export interface DashboardView {
   questions: Record<string, string>;
   /** Other runs overlaid on the metric charts (the panel adds them; readDashboard gives none). */
   overlays: OverlayRun[];
+  /**
+   * What the checkpoints' val scores are: the label of the run's environment's primary metric
+   * ("accuracy"), from the run (its manifest, or a cookbook run's config.json), never assumed.
+   */
+  valMetric: string;
   /** Lines skipped because they were torn or not objects. */
   problems: string[];
 }
@@ -409,6 +416,15 @@ export function groupQuestions(runDir: string): Record<string, string> {
   return cache.byId;
 }
 
+/**
+ * The environment a training run trained on: its manifest's, or (SFT) its data's lineage manifest's
+ * (as Evaluate reads it, base/checkpoints/checkpoint-environment.ts); else the record format's implied one.
+ */
+function trainingEnvironment(runDir: string): string {
+  const runsDir = dirname(runDir);
+  return checkpointEnvironment(dirname(runsDir), runsDir, { run: runDir })?.name ?? runEnvironmentName(runDir);
+}
+
 export function readDashboard(runDir: string): DashboardView {
   const problems: string[] = [];
   const metrics = readLines<Record<string, unknown>>(join(runDir, METRICS_FILE), problems).filter(
@@ -438,6 +454,7 @@ export function readDashboard(runDir: string): DashboardView {
     questions,
     overlays: [],
     problems,
+    valMetric: runViewSpec(trainingEnvironment(runDir)).primary.label,
   };
 }
 
@@ -453,5 +470,6 @@ export async function groupEpisodeViews(runDir: string, group: GroupRecord): Pro
     .filter((e): e is EpisodeRecord => !!e && Array.isArray(e.tokens));
   const manifest = readJsonFile<{ tokenizer?: unknown }>(join(runDir, MANIFEST_FILE));
   const tok = await tokenizerForRun(typeof manifest?.tokenizer === "string" ? manifest.tokenizer : undefined);
-  return records.map((e) => buildTraceView(e, tok.tokenizer, { drift: false }, tok.problem));
+  const view = runViewSpec(env);
+  return records.map((e) => buildTraceView(e, tok.tokenizer, { drift: false, view }, tok.problem));
 }
