@@ -114,7 +114,7 @@ describe("extension: the trace panel shows its run's environment's controls and 
     }
     await t.settle();
     const d = t.document;
-    const hidden = (id: string) => (d.getElementById(id) as HTMLElement).hidden;
+    const hidden = (id: string) => (d.getElementById(id) as unknown as { hidden: boolean }).hidden;
     return { t, d, hidden };
   }
 
