@@ -18,7 +18,7 @@ export interface CookbookFixtureOptions {
   questions?: string[];
   /** An eval split's rollouts beside the train ones (eval_<name>_rollout_summaries.jsonl). */
   evalName?: string;
-  /** config.json as written (default: a few top-level fields only, no dataset builder); `log_path` is set to the folder. */
+  /** config.json as written (default: a few top-level fields, no dataset builder); its `log_path` set to the folder. */
   config?: Record<string, unknown>;
   /** The rollouts' tags (default ["hotpotqa"]). */
   tags?: string[];

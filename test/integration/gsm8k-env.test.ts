@@ -2,7 +2,8 @@
  * A GSM8K run in the real VS Code: the fixture workspace holds a GSM8K eval run made by the eval
  * step on the GSM8K fixture twin (scripts/vscode/gsm8k-fixture.ts). The Runs tree shows it with its
  * environment and accuracy; its trace opens from the tree and shows the grader's extracted answer
- * with the graded box marked, and no search or gold-in-results controls; Evaluate… asks for the environment first, listing every registered one.
+ * with the graded box marked, and no search or gold-in-results controls; Evaluate… asks for the
+ * environment first, listing every registered one.
  */
 import * as assert from "node:assert/strict";
 import { readFileSync } from "node:fs";

@@ -2,11 +2,11 @@
  * Training dashboard webview: the run's metrics grouped (reward, health, length, cost, throughput,
  * optimisation) as step charts with one smoothing slider for all, a log toggle per chart, synced
  * hover readouts, drag-zoom, the recipe's healthy ranges as bands, other runs overlaid; constant
- * metrics in one line instead of flat charts; the val score (the run's metric) of the saved checkpoints (only from evals
- * with the run's eval settings, others listed apart) against base and SFT lines, with Evaluate for
- * those not evaluated; group health per step — click a step for its groups (mixed first, with
- * their questions), a group for its G episodes side by side. Redrawn on each update; zoom, log and
- * smoothing survive the redraw.
+ * metrics in one line instead of flat charts; the val score (the run's own metric, `valMetric`) of
+ * the saved checkpoints (only from evals with the run's eval settings, others listed apart)
+ * against base and SFT lines, with Evaluate for those not evaluated; group health per step —
+ * click a step for its groups (mixed first, with their questions), a group for its G episodes side
+ * by side. Redrawn on each update; zoom, log and smoothing survive the redraw.
  */
 import type { GroupEpisodes } from "../../src/extension/webview/protocol";
 import type { CheckpointScore, DashboardView, Series } from "../../src/core/views/trace/dashboard-view";

@@ -6,7 +6,7 @@
  *   agentLab.evaluate             pick environment, split, model/checkpoint, name, limit → job `eval --env …`
  *   agentLab.evaluateClosedBook   same with --closed-book
  *   agentLab.evaluateCheckpoint   (checkpoint node, or the dashboard's Evaluate) → `eval --env <its training run's> --split val --model-path …`
- *                                 (a tinker-cookbook checkpoint: the environment its config.json names, or the one picked)
+ *                                 (a tinker-cookbook checkpoint: its config.json's environment, else picked)
  *   agentLab.editSystemPrompt     open the workspace prompt (copied from the shipped default on first use)
  *   agentLab.rerunEvalWithPrompt  (prompt file from the code lens) the prompt loop; (run or palette) rerun a val eval's settings with the current prompt, then compare
  *   agentLab.rescoreRun           job `score RUN`

@@ -2,8 +2,9 @@
  * The training dashboard's data, read from a training run folder: one series per numeric field of
  * metrics.jsonl (SFT loss, GRPO reward, skipped groups, searches, answered, budget hits, tokens,
  * spend — whatever the trainer logs, so a new field shows up without a UI change), group health per
- * step from groups.jsonl (with each group's question text), and the val F1 (with a bootstrap CI)
- * of each saved checkpoint that an eval run has scored — only from evals run with the training
+ * step from groups.jsonl (with each group's question text), and the val score (the run's
+ * environment's primary metric, with a bootstrap CI; `valMetric` names it) of each saved
+ * checkpoint that an eval run has scored — only from evals run with the training
  * run's own eval settings (system prompt, harness, search, max tokens), so an eval with another
  * prompt never stands in for the checkpoint's score; those are listed apart with what differs.
  * Base-model and SFT evals with the same settings give the reference lines.
@@ -98,7 +99,7 @@ export interface CheckpointScore {
   samplerPath?: string;
 }
 
-/** A horizontal line on the checkpoint chart: the base model's or the starting checkpoint's val F1. */
+/** A horizontal line on the checkpoint chart: the base model's or the starting checkpoint's val score. */
 export interface ReferenceScore {
   /** "base", "SFT" (an SFT checkpoint the run started from), or "start <name>" for another start. */
   label: string;

@@ -67,7 +67,7 @@ export interface TraceEpisodeView {
   annotations?: TraceAnnotations;
   /** The annotations' spans as token ranges over prompt+tokens (what the stream marks); needs the tokenizer. */
   marks?: AnnotationMark[];
-  /** The run's environment's metric labels and trace controls (run-view.ts); absent: not known (every control shown). */
+  /** The run's environment's metric labels and trace controls (run-view.ts); absent: not known (all shown). */
   view?: RunViewSpec;
 }
 
