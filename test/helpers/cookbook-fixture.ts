@@ -18,6 +18,55 @@ export interface CookbookFixtureOptions {
   questions?: string[];
   /** An eval split's rollouts beside the train ones (eval_<name>_rollout_summaries.jsonl). */
   evalName?: string;
+  /** config.json as written (default: a few top-level fields, no dataset builder); its `log_path` set to the folder. */
+  config?: Record<string, unknown>;
+  /** The rollouts' tags (default ["hotpotqa"]). */
+  tags?: string[];
+}
+
+/**
+ * config.json as the cookbook's ml_log writes it for its math_rl recipe (`python -m
+ * tinker_cookbook.recipes.math_rl.train env=<env>`): its RL train Config dumped field by field, the
+ * dataset builder as its own fields (chz writes no class name), the run named "<env>-<model>-…"
+ * in wandb_name and log_path, recipe_name "recipe_math_rl". Written from the cookbook's documented
+ * config fields, not copied from a run.
+ */
+export function cookbookMathConfig(env: string, model = "meta-llama/Llama-3.1-8B-Instruct"): Record<string, unknown> {
+  const runName = `${env}-${model.replace("/", "-")}-32rank-1e-05lr-4group-100batch-importance_sampling-seed0-2026-12-01-10-00`;
+  return {
+    learning_rate: 1e-5,
+    dataset_builder: {
+      batch_size: 100,
+      model_name_for_tokenizer: model,
+      renderer_name: "llama3",
+      group_size: 4,
+      convo_prefix: "standard",
+      seed: 0,
+    },
+    model_name: model,
+    recipe_name: "recipe_math_rl",
+    renderer_name: "llama3",
+    lora_rank: 32,
+    max_tokens: 256,
+    temperature: 1.0,
+    wandb_project: null,
+    wandb_name: runName,
+    // writeCookbookRun sets log_path to the folder it writes (the cookbook records where it logged).
+    log_path: runName,
+    base_url: null,
+    load_checkpoint_path: null,
+    compute_post_kl: false,
+    kl_penalty_coef: 0.0,
+    num_substeps: 1,
+    eval_every: 20,
+    save_every: 20,
+    num_groups_to_log: 4,
+    async_config: null,
+    stream_minibatch_config: null,
+    loss_fn: "importance_sampling",
+    loss_fn_config: null,
+    max_steps: null,
+  };
 }
 
 export interface CookbookFixture {
@@ -49,17 +98,19 @@ export function writeCookbookRun(dir: string, o: CookbookFixtureOptions = {}): C
   writeFileSync(
     join(dir, "config.json"),
     JSON.stringify(
-      {
-        log_path: dir,
-        model_name: model,
-        learning_rate: 4e-5,
-        groups_per_batch: groups,
-        group_size: size,
-        max_tokens: 1024,
-        lora_rank: 32,
-        eval_every: saveEvery,
-        save_every: saveEvery,
-      },
+      o.config
+        ? { ...o.config, log_path: dir }
+        : {
+            log_path: dir,
+            model_name: model,
+            learning_rate: 4e-5,
+            groups_per_batch: groups,
+            group_size: size,
+            max_tokens: 1024,
+            lora_rank: 32,
+            eval_every: saveEvery,
+            save_every: saveEvery,
+          },
       null,
       2,
     ),
@@ -101,7 +152,7 @@ export function writeCookbookRun(dir: string, o: CookbookFixtureOptions = {}): C
           iteration: s,
           group_idx: gi,
           traj_idx: ti,
-          tags: ["hotpotqa"],
+          tags: o.tags ?? ["hotpotqa"],
           sampling_client_step: s,
           total_reward: r,
           final_reward: r,

@@ -6,14 +6,17 @@
  * - the "expected to differ" control: ticking a differing field recomputes the comparison and its
  *   warning goes away; the panel prints ablate's resample count;
  * - a tinker-cookbook log folder written in the workspace shows in the Runs tree as a training run
- *   and in the dashboard with its metrics labelled, and its checkpoints in the Checkpoints view.
+ *   and in the dashboard with its metrics labelled, and its checkpoints in the Checkpoints view;
+ * - a cookbook math folder (config.json as the cookbook's math_rl writes it) keeps its environment:
+ *   Evaluate on its checkpoint starts the GSM8K eval (`--env gsm8k`), without asking, in a workspace
+ *   whose default is HotpotQA, and its dashboard names the val metric "accuracy".
  */
 import * as assert from "node:assert/strict";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import * as vscode from "vscode";
 import type { Lab } from "../../src/extension/register-commands";
-import { writeCookbookRun } from "../helpers/cookbook-fixture";
+import { cookbookMathConfig, writeCookbookRun } from "../helpers/cookbook-fixture";
 import {
   activeExports,
   answerUi,
@@ -140,6 +143,47 @@ describe("Compare pair view, expected differences, tinker-cookbook runs (real VS
       assert.equal(r[3].count, 3);
       console.log(`      cookbook: Runs "${row.item.description}", dashboard with ${r[3].count} checkpoints`);
     } finally {
+      await vscode.commands.executeCommand("workbench.action.closeAllEditors");
+      rmSync(join(workspaceDir(), "experiments"), { recursive: true, force: true });
+      await vscode.commands.executeCommand("agentLab.refresh");
+    }
+  });
+
+  it("a cookbook math folder's checkpoint evaluates on GSM8K, and its dashboard names accuracy", async () => {
+    const dir = join(workspaceDir(), "experiments", "it-cookbook-math", "logs");
+    rmSync(join(workspaceDir(), "experiments"), { recursive: true, force: true });
+    writeCookbookRun(dir, { steps: 3, saveEvery: 3, config: cookbookMathConfig("gsm8k"), tags: ["math"] });
+    const ui = answerUi({ quickPick: () => undefined, inputBox: (o) => o.value });
+    try {
+      await vscode.commands.executeCommand("agentLab.refresh");
+      const ckpt = await waitFor("the math folder's checkpoint in the Checkpoints view", async () =>
+        (await treeRows(lab.checkpoints)).find((c) => labelOf(c.item) === "it-cookbook-math-logs-final"),
+      );
+      await vscode.commands.executeCommand("agentLab.evaluateCheckpoint", ckpt.node);
+      assert.deepEqual(ui.messages("quickPick"), [], "no environment picker: the folder names GSM8K");
+      assert.deepEqual(ui.messages("error"), []);
+      const job = await waitFor("the eval job", () =>
+        lab.jobs.list().find((j) => j.record.command.includes("tinker://run-cb/sampler_weights/final")),
+      );
+      const argv = job.record.command;
+      assert.equal(argv[0], "eval");
+      assert.equal(argv[argv.indexOf("--env") + 1], "gsm8k", argv.join(" "));
+      assert.equal(argv[argv.indexOf("--split") + 1], "val");
+      assert.match(job.record.title ?? "", /^Evaluate gsm8k val/);
+      await vscode.commands.executeCommand("agentLab.cancelJob", job);
+      await Promise.race([job.finished, new Promise((resolve) => setTimeout(resolve, 20_000))]);
+
+      // Its dashboard: the val metric is the run's environment's, not "F1".
+      const row = await waitFor("the math folder in the Runs tree", async () =>
+        (await treeRows(lab.runs)).find((r) => labelOf(r.item) === "it-cookbook-math/logs"),
+      );
+      const cmd = row.item.command!;
+      await vscode.commands.executeCommand(cmd.command, ...(cmd.arguments ?? []));
+      const r = await probeUntil("dashboard", ["#val-metric-head"], (x) => x[0].count === 1, "the checkpoint table");
+      assert.equal(r[0].text, "val accuracy [95% CI]");
+      console.log(`      cookbook math: Evaluate started "${argv.join(" ")}"`);
+    } finally {
+      ui.restore();
       await vscode.commands.executeCommand("workbench.action.closeAllEditors");
       rmSync(join(workspaceDir(), "experiments"), { recursive: true, force: true });
       await vscode.commands.executeCommand("agentLab.refresh");

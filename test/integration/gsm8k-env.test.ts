@@ -2,7 +2,8 @@
  * A GSM8K run in the real VS Code: the fixture workspace holds a GSM8K eval run made by the eval
  * step on the GSM8K fixture twin (scripts/vscode/gsm8k-fixture.ts). The Runs tree shows it with its
  * environment and accuracy; its trace opens from the tree and shows the grader's extracted answer
- * with the graded box marked; Evaluate… asks for the environment first, listing every registered one.
+ * with the graded box marked, and no search or gold-in-results controls; Evaluate… asks for the
+ * environment first, listing every registered one.
  */
 import * as assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -72,6 +73,31 @@ describe("a GSM8K run (real VS Code)", function () {
     ).results;
     assert.ok(r[0].text.includes(`extracted answer ${e.extracted}`), r[0].text);
     assert.match(r[0].text, /correct yes/);
+    // GSM8K has no search tool: no searches or gold-in-results controls, its metric named accuracy.
+    const c = (
+      await probeUntil(
+        "trace",
+        [
+          "#searches-filter[hidden]",
+          "#gold-filter-label[hidden]",
+          "#gold-counts[hidden]",
+          "#episode-list .row",
+          "#episode-list .row .searches, #episode-list .row .gold",
+          "#primary-filter-name",
+          ".badges .badge",
+        ],
+        (x) => x[3].count > 0,
+        "the episode list",
+      )
+    ).results;
+    assert.deepEqual(
+      c.slice(0, 3).map((x) => x.count),
+      [1, 1, 1],
+      "the searches and gold filters and the gold table are hidden",
+    );
+    assert.equal(c[4].count, 0, "no search or gold marks in the list's rows");
+    assert.equal(c[5].text.trim(), "accuracy");
+    assert.doesNotMatch(c[6].text, /searches|gold|^F1 |^EM /m);
     console.log(`      trace: extracted ${e.extracted}, ${r[1].count} box token(s) marked`);
   });
 

@@ -2,11 +2,11 @@
  * Training dashboard webview: the run's metrics grouped (reward, health, length, cost, throughput,
  * optimisation) as step charts with one smoothing slider for all, a log toggle per chart, synced
  * hover readouts, drag-zoom, the recipe's healthy ranges as bands, other runs overlaid; constant
- * metrics in one line instead of flat charts; val F1 of the saved checkpoints (only from evals
- * with the run's eval settings, others listed apart) against base and SFT lines, with Evaluate for
- * those not evaluated; group health per step — click a step for its groups (mixed first, with
- * their questions), a group for its G episodes side by side. Redrawn on each update; zoom, log and
- * smoothing survive the redraw.
+ * metrics in one line instead of flat charts; the val score (the run's own metric, `valMetric`) of
+ * the saved checkpoints (only from evals with the run's eval settings, others listed apart)
+ * against base and SFT lines, with Evaluate for those not evaluated; group health per step —
+ * click a step for its groups (mixed first, with their questions), a group for its G episodes side
+ * by side. Redrawn on each update; zoom, log and smoothing survive the redraw.
  */
 import type { GroupEpisodes } from "../../src/extension/webview/protocol";
 import type { CheckpointScore, DashboardView, Series } from "../../src/core/views/trace/dashboard-view";
@@ -227,13 +227,15 @@ function evaluateButton(c: CheckpointScore): HTMLElement {
 function checkpointChart(v: DashboardView): HTMLElement | null {
   if (v.checkpoints.length === 0) return null;
   const scored = v.checkpoints.filter((c) => c.f1);
+  // The run's own metric (its environment's primary one), never a fixed name.
+  const metric = v.valMetric;
   const chart = scored.length
     ? createTimeChart({
         name: "val-f1",
-        title: "val F1 of saved checkpoints (95% bootstrap CI)",
+        title: `val ${metric} of saved checkpoints (95% bootstrap CI)`,
         series: [
           {
-            label: "val F1",
+            label: `val ${metric}`,
             points: scored.map((c) => [c.step, c.f1!.mean] as const),
             errors: scored.map((c) => [c.f1!.lo, c.f1!.hi] as const),
           },
@@ -263,7 +265,7 @@ function checkpointChart(v: DashboardView): HTMLElement | null {
               .map(([k, val]) => `${k}: ${JSON.stringify(val)}`)
               .join("\n"),
           },
-          `Val F1 only from evals with the eval settings of ${v.evalSettings.source} (prompt, harness, search, max tokens).`,
+          `Val ${metric} only from evals with the eval settings of ${v.evalSettings.source} (prompt, harness, search, max tokens).`,
         )
       : null,
     v.references.length
@@ -282,7 +284,7 @@ function checkpointChart(v: DashboardView): HTMLElement | null {
         null,
         h("th", null, "checkpoint"),
         h("th", null, "step"),
-        h("th", null, "val F1 [95% CI]"),
+        h("th", { id: "val-metric-head" }, `val ${metric} [95% CI]`),
         h("th", null, "n"),
         h("th", null, "eval run"),
       ),
@@ -313,7 +315,11 @@ function checkpointChart(v: DashboardView): HTMLElement | null {
             "ul",
             null,
             ...others.map(({ c, o }) =>
-              h("li", null, `${c.name}: ${o.evalRun} — F1 ${ci(o)}, n ${o.n} — differs in ${o.differs.join(", ")}`),
+              h(
+                "li",
+                null,
+                `${c.name}: ${o.evalRun} — ${metric} ${ci(o)}, n ${o.n} — differs in ${o.differs.join(", ")}`,
+              ),
             ),
           ),
         )
@@ -428,7 +434,7 @@ function groupEpisodes(): HTMLElement | null {
             h("span", { class: "badge" }, `reward ${fmt(g.rewards[i], 2)}`),
             h("span", { class: "badge" }, `advantage ${fmt(g.advantages?.[i], 2)}`),
             h("span", { class: "badge" }, `end ${ep.end}`),
-            h("span", { class: "badge" }, `${ep.searches.length} searches`),
+            (ep.view?.searches ?? true) ? h("span", { class: "badge" }, `${ep.searches.length} searches`) : null,
           ),
           h("div", { class: "prediction" }, ep.prediction || "(no answer)"),
           renderStream(ep).root,

@@ -17,6 +17,7 @@ import {
 } from "../../src/core/views/trace/episode-list";
 import { OUTCOME_LABELS, OUTCOME_MEANINGS, OUTCOMES, outcomeOf } from "../../src/core/base/runs/outcome";
 import type { TraceEpisodeView } from "../../src/core/views/trace/trace-view";
+import { UNKNOWN_ENV_VIEW as UNKNOWN_VIEW, type RunViewSpec } from "../../src/core/views/trace/run-view";
 import {
   driftVerdict,
   NON_CANONICAL_EXPLAINED,
@@ -134,6 +135,12 @@ listRows.addEventListener("click", (e) => {
 });
 
 const header = h("div", { class: "run-header", id: "run-header" });
+// The run's environment decides what the list offers (run-view.ts): searches and gold-in-results
+// only where the model searches, and the primary metric under its own name.
+const searchesFilter = h("label", { id: "searches-filter" }, "searches ", searchesMin, " – ", searchesMax);
+const goldFilter = h("label", { id: "gold-filter-label" }, "gold ", goldSelect);
+const primaryFilterName = h("span", { id: "primary-filter-name" }, "F1 ");
+const legendPrimary = h("span", { id: "legend-primary" }, " F1 of the prediction, coloured by outcome: ");
 const driftLine = h("div", { class: "run-drift", id: "run-drift" });
 /** What each mark in a list row means. */
 const listLegend = h(
@@ -147,16 +154,16 @@ const listLegend = h(
       "li",
       null,
       h("span", { class: "f1" }, "0.67"),
-      " F1 of the prediction, coloured by outcome: ",
+      legendPrimary,
       ...OUTCOME_FILTERS.flatMap((o) => [
         h("span", { class: `outcome-key outcome-${o}`, title: OUTCOME_MEANINGS[o] }, OUTCOME_LABELS[o]),
         " ",
       ]),
     ),
-    h("li", null, h("span", { class: "searches" }, "s2"), " searches the episode made"),
+    h("li", { id: "legend-searches" }, h("span", { class: "searches" }, "s2"), " searches the episode made"),
     h(
       "li",
-      null,
+      { id: "legend-gold" },
       h("span", { class: "gold gold-found" }, "●"),
       " the gold answer is in the search results · ",
       h("span", { class: "gold gold-missing" }, "○"),
@@ -175,9 +182,9 @@ const left = h(
     "div",
     { class: "filters" },
     h("div", { class: "filter-row" }, ...outcomeBoxes),
-    h("label", null, "searches ", searchesMin, " – ", searchesMax),
-    h("label", null, "F1 ", f1Min, " – ", f1Max),
-    h("label", null, "gold ", goldSelect),
+    searchesFilter,
+    h("label", null, primaryFilterName, f1Min, " – ", f1Max),
+    goldFilter,
     textSearch,
   ),
   h("div", { class: "nav" }, prevButton, nextButton, countLine),
@@ -246,6 +253,7 @@ function applyFilter(): void {
 function drawList(): void {
   if (!run) return;
   const { first, last } = visibleWindow(visible.length, listScrollTop, listHeight, ROW_HEIGHT);
+  const view = runView(run);
   clear(listRows);
   listRows.style.transform = `translateY(${first * ROW_HEIGHT}px)`;
   for (let k = first; k < last; k++) {
@@ -258,13 +266,15 @@ function drawList(): void {
         role: "option",
         title: r.question,
       },
-      h("span", { class: "f1" }, fmt(r.f1, 2)),
-      h("span", { class: "searches", title: `${r.searches} searches` }, `s${r.searches}`),
-      h(
-        "span",
-        { class: `gold gold-${r.gold}`, title: `gold in results: ${r.gold}` },
-        r.gold === "found" ? "●" : r.gold === "missing" ? "○" : "·",
-      ),
+      h("span", { class: "f1", title: `${view.primary.label} ${fmt(r.f1, 3)}` }, fmt(r.f1, 2)),
+      view.searches ? h("span", { class: "searches", title: `${r.searches} searches` }, `s${r.searches}`) : null,
+      view.goldInResults
+        ? h(
+            "span",
+            { class: `gold gold-${r.gold}`, title: `gold in results: ${r.gold}` },
+            r.gold === "found" ? "●" : r.gold === "missing" ? "○" : "·",
+          )
+        : null,
       h("span", { class: "q" }, r.question),
     );
     listRows.appendChild(row);
@@ -287,7 +297,27 @@ function select(id: string): void {
   drawList();
 }
 
+/** The run's view; a run posted without one (an older host) shows every control, as before environments. */
+function runView(r: TraceRunInfo | undefined): RunViewSpec {
+  return r?.view ?? UNKNOWN_VIEW;
+}
+
+/** Shows the list's controls the run's environment offers, under its metric's name. */
+function applyRunView(view: RunViewSpec): void {
+  searchesFilter.hidden = !view.searches;
+  goldFilter.hidden = !view.goldInResults;
+  goldLine.hidden = !view.goldInResults;
+  document.getElementById("legend-searches")!.hidden = !view.searches;
+  document.getElementById("legend-gold")!.hidden = !view.goldInResults;
+  primaryFilterName.textContent = `${view.primary.label} `;
+  legendPrimary.textContent = ` ${view.primary.label} of the prediction, coloured by outcome: `;
+  // A hidden filter must not keep filtering.
+  if (!view.searches) searchesMin.value = searchesMax.value = "";
+  if (!view.goldInResults) goldSelect.value = "";
+}
+
 function renderRunHeader(r: TraceRunInfo): void {
+  applyRunView(runView(r));
   clear(header);
   header.append(
     h("div", { class: "run-name", title: r.runDir }, r.name),
@@ -296,6 +326,7 @@ function renderRunHeader(r: TraceRunInfo): void {
   if (r.tokenizerProblem)
     header.append(h("div", { class: "warning" }, `Token text unavailable: ${r.tokenizerProblem}`));
   clear(goldLine);
+  if (!runView(r).goldInResults) return;
   if (!r.gold) {
     goldLine.append(h("span", { class: "muted" }, "Checking whether gold answers were in the search results…"));
     return;
@@ -326,13 +357,13 @@ function renderRunHeader(r: TraceRunInfo): void {
   );
 }
 
-/** EM and F1 under the environment's names; one badge when they are one metric (GSM8K: accuracy). */
+/** The binary and primary metric under the environment's names; one badge when they are one metric (no partial credit). */
 function metricBadges(ep: TraceEpisodeView): HTMLElement[] {
-  const m = ep.metrics ?? { em: "EM", f1: "F1" };
-  if (m.em === m.f1) return [badge(`${m.f1} ${ep.f1}`, ep.f1 >= 1 ? "ok" : "bad")];
+  const v = ep.view ?? runView(run);
+  if (v.oneMetric) return [badge(`${v.primary.label} ${ep.f1}`, ep.f1 >= 1 ? "ok" : "bad")];
   return [
-    badge(`${m.em} ${ep.em}`, ep.em === 1 ? "ok" : "bad"),
-    badge(`${m.f1} ${fmt(ep.f1, 2)}`, ep.f1 >= 0.5 ? "ok" : "bad"),
+    badge(`${v.binary.label} ${ep.em}`, ep.em === 1 ? "ok" : "bad"),
+    badge(`${v.primary.label} ${fmt(ep.f1, 2)}`, ep.f1 >= 0.5 ? "ok" : "bad"),
   ];
 }
 
@@ -407,11 +438,9 @@ function renderEpisode(ep: TraceEpisodeView, preview = false): void {
           ...metricBadges(ep),
           badge(`end: ${ep.end}`, ep.end === "answer" ? "ok" : "warn"),
           // Searches and gold-in-results mean something only where the model has a search tool.
-          ...((ep.metrics?.hasTools ?? true)
-            ? [
-                badge(`${ep.searches.length} searches`, "muted"),
-                badge(goldText, ep.gold === "found" ? "ok" : ep.gold === "missing" ? "bad" : "muted"),
-              ]
+          ...((ep.view ?? runView(run)).searches ? [badge(`${ep.searches.length} searches`, "muted")] : []),
+          ...((ep.view ?? runView(run)).goldInResults
+            ? [badge(goldText, ep.gold === "found" ? "ok" : ep.gold === "missing" ? "bad" : "muted")]
             : []),
           h(
             "span",

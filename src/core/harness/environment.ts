@@ -239,7 +239,23 @@ export interface EnvironmentInfo {
    * answer check: a number, or any text); absent: gen-tasks does not offer it.
    */
   taskAnswerFormat?: TaskAnswerFormat;
+  /**
+   * What the trace viewer, `show` and the episode list offer for its episodes beyond the metrics
+   * and annotations: "searches" (counts, the searches filter) and "gold-in-results" (whether a gold
+   * answer came back in the search results). Absent: none (a single-turn environment).
+   */
+  traceControls?: readonly TraceControl[];
+  /**
+   * How a tinker-cookbook run's config.json names this task (views/interop/cookbook-environment.ts):
+   * `datasets` are the dataset or env names and dataset-builder classes (without "DatasetBuilder",
+   * any case) that mean it; `recipes` the cookbook recipes (recipe_name without "recipe_") whose
+   * runs are it when nothing names a dataset. Absent: cookbook runs are never taken for it.
+   */
+  cookbookNames?: { datasets: readonly string[]; recipes?: readonly string[] };
 }
+
+/** A trace control an environment offers (EnvironmentInfo.traceControls). */
+export type TraceControl = "searches" | "gold-in-results";
 
 /** A generated task's answer kind (steps/tasks/answer.ts reads a Python value as one). */
 export type TaskAnswerFormat = "number" | "text";

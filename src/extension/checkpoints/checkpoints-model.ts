@@ -23,6 +23,12 @@ export interface CheckpointEntry {
   /** The training run folder (name under runsDir, or a path). */
   run?: string;
   created?: string;
+  /**
+   * A tinker-cookbook run's checkpoint: the environment its folder names (core's
+   * cookbook-environment.ts) and what said so; `environment` undefined: the folder does not say,
+   * and Evaluate asks (it never takes the workspace's default for it).
+   */
+  cookbook?: { environment?: string; from?: string };
 }
 
 export interface CheckpointRegistry {
@@ -110,6 +116,9 @@ export interface CheckpointRow {
   details: { label: string; value: string }[];
 }
 
+/** A cookbook checkpoint's environment detail when its folder names none. */
+export const COOKBOOK_ENVIRONMENT_UNKNOWN = "not named in config.json (Evaluate asks which)";
+
 export function checkpointRows(registry: CheckpointRegistry): CheckpointRow[] {
   return [...registry.entries].reverse().map((e) => {
     const chain = lineage(e, registry.entries);
@@ -126,6 +135,16 @@ export function checkpointRows(registry: CheckpointRegistry): CheckpointRow[] {
       { label: "lineage", value: chain.join(" → ") },
       { label: "data", value: e.data_hash ?? "(unknown)" },
       ...(e.run ? [{ label: "run", value: e.run }] : []),
+      ...(e.cookbook
+        ? [
+            {
+              label: "environment",
+              value: e.cookbook.environment
+                ? `${e.cookbook.environment} (${e.cookbook.from})`
+                : COOKBOOK_ENVIRONMENT_UNKNOWN,
+            },
+          ]
+        : []),
     ];
     return {
       entry: e,
@@ -155,5 +174,6 @@ export function cookbookCheckpointEntries(dir: string): CheckpointEntry[] {
     ...(c.epoch !== undefined ? { epoch: c.epoch } : {}),
     kind: c.final ? "cookbook (final)" : "cookbook",
     run: dir,
+    cookbook: run.environment ? { environment: run.environment.name, from: run.environment.from } : {},
   }));
 }

@@ -6,6 +6,7 @@
  *   agentLab.evaluate             pick environment, split, model/checkpoint, name, limit → job `eval --env …`
  *   agentLab.evaluateClosedBook   same with --closed-book
  *   agentLab.evaluateCheckpoint   (checkpoint node, or the dashboard's Evaluate) → `eval --env <its training run's> --split val --model-path …`
+ *                                 (a tinker-cookbook checkpoint: its config.json's environment, else picked)
  *   agentLab.editSystemPrompt     open the workspace prompt (copied from the shipped default on first use)
  *   agentLab.rerunEvalWithPrompt  (prompt file from the code lens) the prompt loop; (run or palette) rerun a val eval's settings with the current prompt, then compare
  *   agentLab.rescoreRun           job `score RUN`
@@ -77,9 +78,16 @@ async function evaluateCheckpoint(lab: Lab, arg: unknown): Promise<void> {
     return;
   }
   // The checkpoint answers its own environment's questions: the one its training run names, not the workspace default.
-  const env =
-    checkpointEnvironment(lab.workspace.requireFolder(), lab.workspace.runsDir(), entry)?.name ??
-    lab.workspace.config().env;
+  // A tinker-cookbook checkpoint's is the one its folder's config.json names; when it names none, the user picks.
+  const env = entry.cookbook
+    ? (entry.cookbook.environment ??
+      (await pick.pickEnvironment(
+        `Agent Lab: Evaluate ${entry.name} — its config.json names no environment we know: which is it?`,
+        lab.workspace.config().env,
+      )))
+    : (checkpointEnvironment(lab.workspace.requireFolder(), lab.workspace.runsDir(), entry)?.name ??
+      lab.workspace.config().env);
+  if (!env) return;
   const taken = takenRunNames(lab);
   const name = await pick.inputRunName(
     "Agent Lab: Evaluate Checkpoint on val",

@@ -215,6 +215,9 @@ export function readCookbookRow(dir: string): RunRow {
       r.model ? `model ${r.model}` : "",
       `${r.steps} logged steps · ${r.iterations.length} iteration folders`,
       r.lastReward !== undefined ? `last env/all/reward/total ${r.lastReward.toFixed(4)}` : "",
+      r.environment
+        ? `environment ${r.environment.name} (${r.environment.from})`
+        : "environment not named in config.json",
     ]
       .filter(Boolean)
       .join("\n");
@@ -229,6 +232,7 @@ export function readCookbookRow(dir: string): RunRow {
       description: parts.join(" · "),
       tooltip,
       source: "cookbook",
+      ...(r.environment ? { environment: r.environment.name } : {}),
     };
   } catch (e) {
     const problem = (e as Error).message;

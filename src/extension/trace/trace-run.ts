@@ -35,6 +35,7 @@ import { countGoldInResults, goldInResults, resultTexts } from "../../core/views
 import { RunSearch } from "../../core/views/trace/run-search";
 import { readTextCache, TEXT_CACHE_FORMAT, writeTextCache } from "../../core/views/trace/run-text-cache";
 import { buildTraceView } from "../../core/views/trace/trace-view";
+import { runViewSpec, type RunViewSpec } from "../../core/views/trace/run-view";
 import { decodePerToken } from "../../core/views/trace/token-text";
 import { loadSystemPrompt } from "../../core/harness/prompts";
 import { watchRunFiles, type FolderWatch } from "../webview/folder-watch";
@@ -120,6 +121,8 @@ export class TraceRun {
   private environment: Environment<EnvItem> | undefined;
   /** The run's environment's declared metrics (the rows' primary and binary values). */
   private metrics: readonly MetricDeclaration[] | undefined;
+  /** What the run's environment shows (its metric labels; searches and gold-in-results only where it searches). */
+  private view: RunViewSpec = runViewSpec(undefined);
   private environmentLoad: Promise<void> = Promise.resolve();
   /** The manifest's tokenizer name: what the text cache was decoded with. */
   private tokenizerName = "";
@@ -250,7 +253,9 @@ export class TraceRun {
     // The run's environment annotates its episodes (e.g. the extracted answer and its span).
     // Loaded here, not at activation: the registry brings every environment's code with it.
     // Its declared metrics come from the light catalog now: the list's first rows need them before the registry loads.
-    this.metrics = environmentMetrics(manifestEnvironment(manifest).name);
+    const envName = manifestEnvironment(manifest).name;
+    this.metrics = environmentMetrics(envName);
+    this.view = runViewSpec(envName);
     this.environmentLoad = import("../../core/envs/registry").then((r) => {
       this.environment = r.environmentOfManifest(manifest);
     });
@@ -269,6 +274,7 @@ export class TraceRun {
       model: manifest?.policy?.model,
       split: manifest?.split?.name,
       gold: null,
+      view: this.view,
     };
   }
 
@@ -459,7 +465,7 @@ export class TraceRun {
       const preview = buildTraceView(
         record,
         undefined,
-        { drift: false },
+        { drift: false, view: this.view },
         "the run's tokenizer is still loading; the text follows",
       );
       this.hostTimings.previewMs = performance.now() - p0;
@@ -476,7 +482,7 @@ export class TraceRun {
     const episode = buildTraceView(
       record,
       this.tokenizer,
-      { drift: false, environment: this.environment },
+      { drift: false, environment: this.environment, view: this.view },
       this.tokenizerProblem,
     );
     this.hostTimings.buildMs = performance.now() - started;
@@ -508,7 +514,9 @@ export class TraceRun {
         if (this.goldCancelled) return;
         const slice = readIndexedEpisodes(index, todo.slice(s, s + GOLD_SLICE));
         const texts = slice.map((e) => resultTexts(e, tok));
-        slice.forEach((e, k) => this.goldById.set(e.id, goldInResults(e, tok, texts[k])));
+        // Where the environment has no search results, there is no gold to look for in them.
+        const gold = this.view.goldInResults;
+        slice.forEach((e, k) => this.goldById.set(e.id, gold ? goldInResults(e, tok, texts[k]) : "not_applicable"));
         search.add(slice, texts);
         await new Promise((resolve) => setImmediate(resolve));
       }
@@ -519,9 +527,10 @@ export class TraceRun {
     }
     if (this.index !== index) return void this.computeGold(); // reloaded meanwhile
     for (const r of this.rows) r.gold = this.goldById.get(r.id) ?? r.gold;
-    info.gold = countGoldInResults(
-      this.rows.map((r) => ({ f1: r.f1, gold: r.gold === "unknown" ? "not_applicable" : r.gold })),
-    );
+    if (this.view.goldInResults)
+      info.gold = countGoldInResults(
+        this.rows.map((r) => ({ f1: r.f1, gold: r.gold === "unknown" ? "not_applicable" : r.gold })),
+      );
     this.postRun();
     if (this.lastQuery !== undefined) this.postSearch(); // the index is whole now
     if (decoded) this.saveCache(false); // from the cache: nothing new to save

@@ -14,6 +14,7 @@ import type { DashboardView, GroupRecord } from "../../core/views/trace/dashboar
 import type { EpisodeColumns, EpisodeRow } from "../../core/views/trace/episode-list";
 import type { GoldInResultsCounts } from "../../core/views/trace/gold-in-results";
 import type { TraceEpisodeView } from "../../core/views/trace/trace-view";
+import type { RunViewSpec } from "../../core/views/trace/run-view";
 import { PANELS, type PanelKind } from "./panels";
 
 export const PROTOCOL_VERSION = 1;
@@ -77,6 +78,8 @@ export interface TraceRunInfo {
   /** Null until the run's result text has been decoded (posted again when done). */
   gold: GoldInResultsCounts | null;
   tokenizerProblem?: string;
+  /** The run's environment's metric labels and controls (core/views/trace/run-view.ts); absent: every control. */
+  view?: RunViewSpec;
 }
 
 export interface GroupEpisodes {

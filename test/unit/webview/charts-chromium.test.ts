@@ -83,6 +83,7 @@ describe("webview: charts in Chromium (CSP, PNG/SVG export)", function () {
           questions: {},
           overlays: [],
           problems: [],
+          valMetric: "F1",
         },
       }),
     );

@@ -51,6 +51,7 @@ function view(overlay = false, rows = log(7)): DashboardView {
     questions: {},
     overlays: overlay ? [{ run: "grpo-b", series: metricSeries(log(99)) }] : [],
     problems: [],
+    valMetric: "F1",
   };
 }
 

@@ -18,4 +18,6 @@ export const HOTPOTQA_INFO: EnvironmentInfo = Object.freeze<EnvironmentInfo>({
   sftSources: ["sample", "teacher", "runs"],
   dataInDataDir: true,
   taskAnswerFormat: "text",
+  traceControls: ["searches", "gold-in-results"],
+  cookbookNames: { datasets: ["hotpotqa"] },
 });

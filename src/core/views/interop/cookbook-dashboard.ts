@@ -5,7 +5,12 @@
 import { basename, join } from "node:path";
 import { RUN_FILES } from "../../base/runs/run-folder";
 import { healthByStep, metricSeries, type DashboardView } from "../trace/dashboard-view";
-import { cookbookGroups, readCookbookCheckpoints, readRows } from "./cookbook";
+import { cookbookGroups, cookbookTags, readCookbookCheckpoints, readCookbookConfig, readRows } from "./cookbook";
+import { cookbookEnvironment } from "./cookbook-environment";
+import { runViewSpec } from "../trace/run-view";
+
+/** What a cookbook run's val scores are called when the folder does not say which environment it is. */
+export const UNKNOWN_COOKBOOK_METRIC = "score";
 
 /** The training dashboard's view of a cookbook run: its metrics, group health and checkpoints. */
 export function cookbookDashboard(dir: string): DashboardView {
@@ -23,6 +28,8 @@ export function cookbookDashboard(dir: string): DashboardView {
   );
   const groups = attempt(() => cookbookGroups(dir), []);
   const checkpoints = attempt(() => readCookbookCheckpoints(dir), []);
+  const keys = new Set(rows.flatMap((r) => Object.keys(r)));
+  const env = cookbookEnvironment(readCookbookConfig(dir) ?? {}, cookbookTags(dir, keys));
   return {
     run: basename(dir),
     series: metricSeries(rows),
@@ -40,5 +47,7 @@ export function cookbookDashboard(dir: string): DashboardView {
     questions: {},
     overlays: [],
     problems,
+    // The run's own environment's metric; a folder that names none gets no borrowed name.
+    valMetric: env ? runViewSpec(env.name).primary.label : UNKNOWN_COOKBOOK_METRIC,
   };
 }

@@ -26,6 +26,7 @@ import { FileFormatError } from "../../base/errors";
 import { RUN_FILES } from "../../base/runs/run-folder";
 import type { GroupRecord } from "../trace/dashboard-view";
 import { parseJsonl, parseJsonlLines, type JsonlRow } from "../../base/util/jsonl";
+import { cookbookEnvironment, type CookbookEnvironment } from "./cookbook-environment";
 
 export const COOKBOOK_CONFIG_FILE = "config.json";
 // The cookbook names these files as Agent Lab does (its ml_log and checkpoint_utils).
@@ -80,7 +81,7 @@ function firstLine(file: string): string {
 export function isCookbookLogDir(dir: string): boolean {
   const metrics = join(dir, METRICS_FILE);
   if (!existsSync(metrics) || existsSync(join(dir, MANIFEST_FILE))) return false;
-  const config = readConfig(dir);
+  const config = readCookbookConfig(dir);
   if (config && "log_path" in config) return true;
   if (iterationDirs(dir).length > 0) return true;
   try {
@@ -109,7 +110,8 @@ export function findCookbookRuns(root: string, maxDepth = 4): string[] {
   return out.sort();
 }
 
-function readConfig(dir: string): Record<string, unknown> | undefined {
+/** config.json as an object; undefined when absent or unreadable (being rewritten). */
+export function readCookbookConfig(dir: string): Record<string, unknown> | undefined {
   const file = join(dir, COOKBOOK_CONFIG_FILE);
   if (!existsSync(file)) return undefined;
   try {
@@ -177,12 +179,38 @@ export interface CookbookRun {
   checkpoints: CookbookCheckpoint[];
   iterations: number[];
   config: Record<string, unknown>;
+  /**
+   * Which of our environments it trained on (cookbook-environment.ts: its config.json, its tags);
+   * undefined when the folder does not say, and whoever needs one asks.
+   */
+  environment?: CookbookEnvironment;
+}
+
+/** The dataset tags a run logs under: `env/<tag>/…` metric names and its first rollouts' `tags`. */
+export function cookbookTags(dir: string, metricKeys: Iterable<string>): string[] {
+  const tags = new Set<string>();
+  for (const k of metricKeys) {
+    const m = /^env\/([^/]+)\//.exec(k);
+    if (m) tags.add(m[1]);
+  }
+  const first = iterationDirs(dir)[0];
+  const file = first && join(first.dir, "train_rollout_summaries.jsonl");
+  if (file && existsSync(file)) {
+    try {
+      const row = JSON.parse(firstLine(file)) as { tags?: unknown };
+      if (Array.isArray(row.tags)) for (const t of row.tags) if (typeof t === "string") tags.add(t);
+    } catch {
+      // a torn first line: the metric tags still tell
+    }
+  }
+  tags.delete("all");
+  return [...tags];
 }
 
 /** The run as the Runs tree and the Checkpoints view show it. */
 export function readCookbookRun(dir: string): CookbookRun {
   const rows = readRows<Record<string, unknown>>(join(dir, METRICS_FILE)).filter((r) => r && typeof r === "object");
-  const config = readConfig(dir) ?? {};
+  const config = readCookbookConfig(dir) ?? {};
   const last = rows[rows.length - 1];
   const lastReward = [...rows]
     .reverse()
@@ -196,6 +224,7 @@ export function readCookbookRun(dir: string): CookbookRun {
       : [...keys].some((k) => /nll|loss/.test(k))
         ? "sft"
         : "training";
+  const environment = cookbookEnvironment(config, cookbookTags(dir, keys));
   return {
     name: basename(dir),
     dir,
@@ -208,6 +237,7 @@ export function readCookbookRun(dir: string): CookbookRun {
     checkpoints: readCookbookCheckpoints(dir),
     iterations,
     config,
+    ...(environment ? { environment } : {}),
   };
 }
 

@@ -2,8 +2,9 @@
  * The training dashboard's data, read from a training run folder: one series per numeric field of
  * metrics.jsonl (SFT loss, GRPO reward, skipped groups, searches, answered, budget hits, tokens,
  * spend — whatever the trainer logs, so a new field shows up without a UI change), group health per
- * step from groups.jsonl (with each group's question text), and the val F1 (with a bootstrap CI)
- * of each saved checkpoint that an eval run has scored — only from evals run with the training
+ * step from groups.jsonl (with each group's question text), and the val score (the run's
+ * environment's primary metric, with a bootstrap CI; `valMetric` names it) of each saved
+ * checkpoint that an eval run has scored — only from evals run with the training
  * run's own eval settings (system prompt, harness, search, max tokens), so an eval with another
  * prompt never stands in for the checkpoint's score; those are listed apart with what differs.
  * Base-model and SFT evals with the same settings give the reference lines.
@@ -29,6 +30,8 @@ import { roleValues } from "../../base/runs/metrics";
 import { normaliseEpisode } from "../../base/runs/episode-v1";
 import { runEnvironmentName } from "../../base/runs/run-files";
 import { environmentOfManifest } from "../../envs/registry";
+import { checkpointEnvironment } from "../../base/checkpoints/checkpoint-environment";
+import { runViewSpec } from "./run-view";
 
 export const METRICS_FILE = RUN_FILES.metrics;
 export const GROUPS_FILE = RUN_FILES.groups;
@@ -96,7 +99,7 @@ export interface CheckpointScore {
   samplerPath?: string;
 }
 
-/** A horizontal line on the checkpoint chart: the base model's or the starting checkpoint's val F1. */
+/** A horizontal line on the checkpoint chart: the base model's or the starting checkpoint's val score. */
 export interface ReferenceScore {
   /** "base", "SFT" (an SFT checkpoint the run started from), or "start <name>" for another start. */
   label: string;
@@ -130,6 +133,11 @@ export interface DashboardView {
   questions: Record<string, string>;
   /** Other runs overlaid on the metric charts (the panel adds them; readDashboard gives none). */
   overlays: OverlayRun[];
+  /**
+   * What the checkpoints' val scores are: the label of the run's environment's primary metric
+   * ("accuracy"), from the run (its manifest, or a cookbook run's config.json), never assumed.
+   */
+  valMetric: string;
   /** Lines skipped because they were torn or not objects. */
   problems: string[];
 }
@@ -409,6 +417,15 @@ export function groupQuestions(runDir: string): Record<string, string> {
   return cache.byId;
 }
 
+/**
+ * The environment a training run trained on: its manifest's, or (SFT) its data's lineage manifest's
+ * (as Evaluate reads it, base/checkpoints/checkpoint-environment.ts); else the record format's implied one.
+ */
+function trainingEnvironment(runDir: string): string {
+  const runsDir = dirname(runDir);
+  return checkpointEnvironment(dirname(runsDir), runsDir, { run: runDir })?.name ?? runEnvironmentName(runDir);
+}
+
 export function readDashboard(runDir: string): DashboardView {
   const problems: string[] = [];
   const metrics = readLines<Record<string, unknown>>(join(runDir, METRICS_FILE), problems).filter(
@@ -438,6 +455,7 @@ export function readDashboard(runDir: string): DashboardView {
     questions,
     overlays: [],
     problems,
+    valMetric: runViewSpec(trainingEnvironment(runDir)).primary.label,
   };
 }
 
@@ -453,5 +471,6 @@ export async function groupEpisodeViews(runDir: string, group: GroupRecord): Pro
     .filter((e): e is EpisodeRecord => !!e && Array.isArray(e.tokens));
   const manifest = readJsonFile<{ tokenizer?: unknown }>(join(runDir, MANIFEST_FILE));
   const tok = await tokenizerForRun(typeof manifest?.tokenizer === "string" ? manifest.tokenizer : undefined);
-  return records.map((e) => buildTraceView(e, tok.tokenizer, { drift: false }, tok.problem));
+  const view = runViewSpec(env);
+  return records.map((e) => buildTraceView(e, tok.tokenizer, { drift: false, view }, tok.problem));
 }

@@ -1,9 +1,10 @@
 /** Reads one question's episode from two runs and aligns them turn by turn (the Compare panel's pair view). */
 import { FileFormatError } from "../../base/errors";
-import { episodesPath, readRun } from "../../base/runs/run-files";
+import { episodesPath, readRun, runEnvironmentName } from "../../base/runs/run-files";
 import { tokenizerForRun } from "../../base/runs/run-tokenizer";
 import { pairView, type PairView } from "./pair-view";
 import { buildTraceView } from "./trace-view";
+import { runViewSpec } from "./run-view";
 
 export async function loadPair(
   dirs: readonly [string, string],
@@ -21,7 +22,8 @@ export async function loadPair(
           `no episode for question ${JSON.stringify(questionId)}`,
         );
       const { tokenizer, problem } = await tokenizerForRun(files.manifest?.tokenizer);
-      return buildTraceView(record, tokenizer, { drift: false }, problem);
+      // The run's environment's metrics (another environment's record has no v1 slots) and controls.
+      return buildTraceView(record, tokenizer, { drift: false, view: runViewSpec(runEnvironmentName(dir)) }, problem);
     }),
   );
   return pairView(views[0], views[1], names);

@@ -5,6 +5,7 @@
  * the trace view of each episode, so its text is the same decoding the trace viewer shows.
  */
 import type { TraceEpisodeView, TraceSection } from "./trace-view";
+import type { RunViewSpec } from "./run-view";
 
 export interface PairSide {
   /** The run's name (folder). */
@@ -45,6 +46,8 @@ export interface PairView {
   /** Whether both episodes began from the same prompt tokens. */
   samePrompt: boolean;
   turns: PairTurn[];
+  /** The runs' environment's metric labels and controls (the first run's; a comparison is of one environment). */
+  view?: RunViewSpec;
 }
 
 function text(ep: TraceEpisodeView, s: TraceSection): string {
@@ -99,5 +102,6 @@ export function pairView(a: TraceEpisodeView, b: TraceEpisodeView, runs: [string
     sides: [side(a, runs[0]), side(b, runs[1])],
     samePrompt: a.prompt.ids.length === b.prompt.ids.length && a.prompt.ids.every((id, i) => id === b.prompt.ids[i]),
     turns,
+    ...(a.view ? { view: a.view } : {}),
   };
 }

@@ -10,6 +10,7 @@ import type { EpisodeRecord, RunFiles } from "../../base/runs/run-files";
 import { finalLine } from "../../base/runs/summary";
 import { metricRoles, roleValues, UNKNOWN_ENV_METRICS, type MetricDeclaration } from "../../base/runs/metrics";
 import { mulberry32 as rng } from "../../base/util/mulberry32";
+import { runViewSpec } from "./run-view";
 
 export type TraceStyle = "ansi" | "plain";
 
@@ -134,7 +135,8 @@ export function renderShow(run: RunFiles, o: ShowOptions): string {
       `  ${end.padEnd(10)} ${String(count).padStart(5)}  ${((count / total) * 100).toFixed(0).padStart(3)}%  ${bar(count, total)}`,
     );
   }
-  const hasTools = env ? env.tools.length > 0 : true;
+  // Searches only where the environment declares them (run-view.ts); a run of an unknown environment shows them.
+  const hasTools = runViewSpec(env?.name).searches;
   if (hasTools) {
     out.push("", f.heading("Searches per episode"));
     const searches = new Map<number, number>();

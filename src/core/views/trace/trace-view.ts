@@ -7,8 +7,9 @@
 import type { ChatTokenizer } from "../../base/chat/tokenizer";
 import type { EnvItem, Environment, TraceAnnotations } from "../../harness/environment";
 import type { EpisodeRecord } from "../../base/runs/run-files";
-import { metricRoles, roleValues } from "../../base/runs/metrics";
-import { roleLabels } from "../../envs/catalog";
+import { roleValues } from "../../base/runs/metrics";
+import { environmentMetrics } from "../../envs/catalog";
+import { runViewSpec, type RunViewSpec } from "./run-view";
 import { checkDrift, type DriftReport } from "./drift";
 import { goldInResults, type GoldInResults } from "./gold-in-results";
 import { decodePerToken } from "./token-text";
@@ -66,8 +67,8 @@ export interface TraceEpisodeView {
   annotations?: TraceAnnotations;
   /** The annotations' spans as token ranges over prompt+tokens (what the stream marks); needs the tokenizer. */
   marks?: AnnotationMark[];
-  /** How the run's environment names `em`/`f1` and whether it has tools (absent: HotpotQA's, as before environments). */
-  metrics?: { em: string; f1: string; hasTools: boolean };
+  /** The run's environment's metric labels and trace controls (run-view.ts); absent: not known (all shown). */
+  view?: RunViewSpec;
 }
 
 /** One annotated span of a reply, as the tokens that hold it. */
@@ -158,6 +159,11 @@ export interface TraceViewOptions {
   drift?: boolean;
   /** The run's environment (envs/registry.ts `environmentOfManifest`), for its annotations. */
   environment?: Environment<EnvItem>;
+  /**
+   * The run's view (run-view.ts), known from the light catalog before the environment's code is
+   * loaded (a preview has it too); absent: the environment's, when given.
+   */
+  view?: RunViewSpec;
 }
 
 export function buildTraceView(
@@ -169,6 +175,7 @@ export function buildTraceView(
   const texts = (ids: number[]) => (tok ? decodePerToken(tok, ids) : ids.map((id) => `⟨${id}⟩`));
   const sampledCount = record.sampled.reduce((s, f) => s + (f === 1 ? 1 : 0), 0);
   const tokenTexts = texts(record.tokens);
+  const view = options.view ?? (options.environment ? runViewSpec(options.environment.name) : undefined);
   const annotations = options.environment?.annotate?.(record as unknown as Record<string, unknown>);
   const marks =
     annotations && tok && annotations.spans.length
@@ -179,7 +186,10 @@ export function buildTraceView(
     question: record.question,
     answers: record.answers,
     prediction: record.prediction,
-    ...roleValues(record, options.environment?.metrics),
+    ...roleValues(
+      record,
+      options.environment?.metrics ?? (view?.environment ? environmentMetrics(view.environment) : undefined),
+    ),
     reward: record.reward,
     end: record.end,
     searches: record.searches,
@@ -191,18 +201,12 @@ export function buildTraceView(
     sections: traceSections(record),
     sampledCount,
     insertedCount: record.tokens.length - sampledCount,
-    gold: tok ? goldInResults(record, tok) : "unknown",
+    // Gold-in-results only where the environment searches: elsewhere there are no results to look in.
+    gold: view && !view.goldInResults ? "not_applicable" : tok ? goldInResults(record, tok) : "unknown",
     drift: tok && options.drift !== false ? checkDrift(tok, record.prompt, record.tokens, record.sampled) : null,
     ...(tok ? {} : { decodeProblem: decodeProblem ?? "no tokenizer for this run" }),
     ...(annotations ? { annotations } : {}),
     ...(marks ? { marks } : {}),
-    ...(options.environment
-      ? {
-          metrics: {
-            ...roleLabels(metricRoles(options.environment.metrics)),
-            hasTools: options.environment.tools.length > 0,
-          },
-        }
-      : {}),
+    ...(view ? { view } : {}),
   };
 }
