@@ -18,4 +18,15 @@ export const GSM8K_INFO: EnvironmentInfo = Object.freeze<EnvironmentInfo>({
   sftSources: ["sample", "runs"],
   gradesReplies: true,
   taskAnswerFormat: "number",
+  prepareSources: {
+    hub: { repo: "openai/gsm8k", config: "main" },
+    local: {
+      roles: [
+        { flag: "train", label: "Train files" },
+        { flag: "test", label: "Test files" },
+      ],
+      extensions: ["jsonl", "parquet"],
+      formats: "the main config's {question, answer} records as JSONL or parquet",
+    },
+  },
 });

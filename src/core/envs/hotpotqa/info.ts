@@ -18,4 +18,15 @@ export const HOTPOTQA_INFO: EnvironmentInfo = Object.freeze<EnvironmentInfo>({
   sftSources: ["sample", "teacher", "runs"],
   dataInDataDir: true,
   taskAnswerFormat: "text",
+  prepareSources: {
+    hub: { repo: "hotpotqa/hotpot_qa", config: "distractor" },
+    local: {
+      roles: [
+        { flag: "train", label: "Train files" },
+        { flag: "dev", label: "Dev (validation) files" },
+      ],
+      extensions: ["json", "jsonl", "parquet"],
+      formats: "official JSON lists, JSONL or parquet",
+    },
+  },
 });
