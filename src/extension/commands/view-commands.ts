@@ -25,6 +25,7 @@ import { openCompare, openDashboard, openExperiment, openTrace } from "../panels
 import type { RunsNode } from "../runs/runs-provider";
 import { formatUsd, previousComparableRun, type RunRow } from "../runs/runs-model";
 import { spendReport } from "../workspace/spend";
+import { UserError } from "../../core/base/errors";
 import { checkSameEnvironment } from "../../core/steps/ablate/ablate";
 import { comparableRuns, runEnvironment } from "./environment-choices";
 import { checkpointFrom, runFromArg, type CommandTable, type Lab } from "./lab";
@@ -47,10 +48,16 @@ async function compareRuns(lab: Lab, first?: RunRow): Promise<void> {
 
 /**
  * The compare panel on runs of one environment; runs of several (the Runs view's multi-selection)
- * are refused here in ablate's own words, one message through the command guard, before any panel opens.
+ * are refused here in ablate's own words, one message, before any panel opens.
  */
 async function openComparison(lab: Lab, rows: readonly RunRow[]): Promise<void> {
-  checkSameEnvironment(rows.map((r) => ({ name: r.name, manifest: r.manifest })));
+  try {
+    checkSameEnvironment(rows.map((r) => ({ name: r.name, manifest: r.manifest })));
+  } catch (e) {
+    if (!(e instanceof UserError)) throw e;
+    void vscode.window.showErrorMessage(`Agent Lab: ${e.message}`);
+    return;
+  }
   await openCompare(
     lab.context,
     rows.map((r) => r.dir),
