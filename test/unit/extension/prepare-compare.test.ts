@@ -200,7 +200,7 @@ describe("extension: Prepare Data for any environment, the data check, Compare w
       recorded.messages.map((m) => m.text),
       ["Agent Lab: no corpus to index: data/corpus.jsonl is missing. Build Index reads it: prepare it first."],
     );
-    assert.deepEqual(started, [], "nothing started");
+    assert.equal(started.length, 0, "nothing started");
 
     // "Prepare Data" on the message goes straight to that environment's sources, then on to the job.
     recorded.messages.length = 0;
