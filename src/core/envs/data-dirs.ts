@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
-import { isAbsolute, join, relative } from "node:path";
+import { basename, dirname, isAbsolute, join, relative } from "node:path";
 import type { AgentLabConfig } from "../base/config";
 import { SPLITS_FILE } from "../base/data/splits";
-import { defaultCorpusFile } from "../base/search";
+import { defaultCorpusFile, defaultIndexDir, indexIsCurrent } from "../base/search";
 import { environmentInfo } from "./catalog";
 
 /**
@@ -35,17 +35,21 @@ export interface EnvironmentData {
 export function environmentData(env: string, dataDir: string): EnvironmentData {
   const dir = environmentDataDir(env, dataDir);
   const names = [...PREPARED_SPLIT_FILES];
-  const record = join(dir, SPLITS_FILE);
-  if (existsSync(record)) {
-    try {
-      const files = (JSON.parse(readFileSync(record, "utf8")) as { files?: unknown }).files;
-      if (files && typeof files === "object") for (const f of Object.keys(files)) if (!names.includes(f)) names.push(f);
-    } catch {
-      // torn or foreign: the step that reads it says what is wrong with it, in its own words
-    }
-  }
+  for (const f of recordedFiles(dir)) if (!names.includes(f)) names.push(f);
   names.push(SPLITS_FILE);
   return { env, dir, missing: names.filter((f) => !existsSync(join(dir, f))) };
+}
+
+/** The files a data folder's splits.json records; none when it is missing or cannot be read. */
+function recordedFiles(dir: string): string[] {
+  const record = join(dir, SPLITS_FILE);
+  if (!existsSync(record)) return [];
+  try {
+    const files = (JSON.parse(readFileSync(record, "utf8")) as { files?: unknown }).files;
+    return files && typeof files === "object" ? Object.keys(files) : [];
+  } catch {
+    return []; // torn or foreign: the step that reads it says what is wrong with it, in its own words
+  }
 }
 
 /** The workspace's dataDir, absolute. */
@@ -69,6 +73,27 @@ export function missingDataLine(
   return all
     ? `${env} has no prepared data (nothing in ${shown})`
     : `${env}'s data is not all prepared: ${shown} lacks ${data.missing.join(", ")}`;
+}
+
+/**
+ * One line when `env` searches (it has tools) the index `agent-lab index` builds of the corpus its
+ * prepared data holds, and that index is not built (or is of an older format); else undefined.
+ * Environments whose data holds no such corpus bring their own tools: nothing to say for them.
+ */
+export function missingIndexLine(
+  workspaceDir: string,
+  config: Pick<AgentLabConfig, "dataDir">,
+  env: string,
+): string | undefined {
+  if (!environmentInfo(env)?.hasTools) return undefined;
+  const dataDir = workspaceDataDir(workspaceDir, config);
+  const corpus = defaultCorpusFile("", { dataDir });
+  const dir = environmentDataDir(env, dataDir);
+  if (dirname(corpus) !== dir || !recordedFiles(dir).includes(basename(corpus))) return undefined;
+  const index = defaultIndexDir("", { dataDir });
+  return indexIsCurrent(index)
+    ? undefined
+    : `${env} searches the index in ${relative(workspaceDir, index)}, which is not built yet`;
 }
 
 /** One line when the search index has no corpus to build from (`agent-lab index` reads dataDir's), else undefined. */

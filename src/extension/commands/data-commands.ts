@@ -12,7 +12,7 @@ import * as vscode from "vscode";
 import { takesSftSource, type SftSource } from "../../core/envs/catalog";
 import { INDEX_STEP, SEARCH_STEP, SFT_DATA_STEP } from "../../core/steps/catalog/catalog";
 import { fromRunsValues, sftDataValues, uniqueRunName } from "./cli-args";
-import { ensureEnvironmentData, ensureIndexCorpus, prepareData } from "./prepare-flow";
+import { BUILD_INDEX_TITLE, ensureEnvironmentData, ensureIndexCorpus, prepareData } from "./prepare-flow";
 import { startStep, takenRunNames, type CommandTable, type Lab } from "./lab";
 import * as pick from "./pickers";
 
@@ -113,7 +113,7 @@ export function dataCommands(lab: Lab): CommandTable {
   return {
     "agentLab.prepareData": () => prepareData(lab),
     "agentLab.buildIndex": async () =>
-      (await ensureIndexCorpus(lab)) && startStep(lab, { spec: INDEX_STEP, values: {}, title: "Build search index" }),
+      (await ensureIndexCorpus(lab)) && startStep(lab, { spec: INDEX_STEP, values: {}, title: BUILD_INDEX_TITLE }),
     "agentLab.searchCorpus": () => searchCorpus(lab),
     "agentLab.collectSftData": () => collectSftData(lab),
   };

@@ -45,7 +45,7 @@ async function evaluate(lab: Lab, closedBook: boolean): Promise<void> {
   // The closed-book floor means "without the tools": only environments that have some.
   const env = await pick.pickEnvironment(title, config.env, closedBook ? (hasTools) => hasTools : undefined);
   if (!env) return;
-  if (!(await ensureEnvironmentData(lab, env, closedBook ? "Evaluate Closed-Book" : "Evaluate"))) return;
+  if (!(await ensureEnvironmentData(lab, env, closedBook ? "Evaluate Closed-Book" : "Evaluate", !closedBook))) return;
   const split = await pick.pickSplit(title);
   if (!split) return;
   const models = [config.model, ...Object.keys(config.prices).filter((m) => m !== config.model)];
@@ -107,7 +107,15 @@ async function rerunEvalWithPrompt(lab: Lab, arg: unknown): Promise<void> {
   const base =
     runFromArg(lab, arg) ?? (await pick.pickRun("Agent Lab: Rerun Eval With Current Prompt — which eval?", rows));
   if (!base?.manifest) return;
-  if (!(await ensureEnvironmentData(lab, runEnvironment(base), "Rerun Eval"))) return;
+  if (
+    !(await ensureEnvironmentData(
+      lab,
+      runEnvironment(base),
+      "Rerun Eval",
+      !(base.manifest.search?.closed_book ?? false),
+    ))
+  )
+    return;
   const m = base.manifest;
   const stamp = new Date().toISOString().replace(/[-:]/g, "").slice(4, 13);
   const name = uniqueRunName(`${base.name}-prompt-${stamp}`, takenRunNames(lab));

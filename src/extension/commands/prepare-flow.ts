@@ -1,6 +1,7 @@
 /**
  * Prepare Data for any environment, and the "data ready?" check every command that reads an
- * environment's data makes before its first question about the step itself (so nobody is walked
+ * environment's data makes before its first question about the step itself (and, for one that
+ * searches the workspace's index, that the index is built) (so nobody is walked
  * through five prompts to then read "val.jsonl is missing"). What a prepared folder holds is core's
  * (envs/data-dirs.ts); which sources an environment takes is its info's (`prepareSources`).
  *
@@ -8,8 +9,8 @@
  *                           (one open dialog per role the environment declares) → job `prepare --env ENV …`
  */
 import * as vscode from "vscode";
-import { missingCorpusLine, missingDataLine } from "../../core/envs/data-dirs";
-import { PREPARE_STEP } from "../../core/steps/catalog/catalog";
+import { missingCorpusLine, missingDataLine, missingIndexLine } from "../../core/envs/data-dirs";
+import { INDEX_STEP, PREPARE_STEP } from "../../core/steps/catalog/catalog";
 import type { Job } from "../jobs/job-runner";
 import { prepareValues, type PrepareFiles } from "./cli-args";
 import { prepareSourceItems } from "./environment-choices";
@@ -19,6 +20,9 @@ import * as pick from "./pickers";
 export const PREPARE_TITLE = "Agent Lab: Prepare Data";
 /** The button of the data check's message. */
 export const PREPARE_BUTTON = "Prepare Data";
+/** The button of the index check's message, and the job it starts (Build Index's own). */
+export const INDEX_BUTTON = "Build Index";
+export const BUILD_INDEX_TITLE = "Build search index";
 
 /**
  * Prepare Data: `env` given (the data check's button) skips the environment pick; `only` narrows it
@@ -64,10 +68,22 @@ async function offerPrepare(lab: Lab, line: string, what: string, env?: string, 
  * (for that environment) and false: the command stops before asking anything more. `what`: the
  * command's name in the message ("Evaluate").
  */
-export async function ensureEnvironmentData(lab: Lab, env: string, what: string): Promise<boolean> {
-  const line = missingDataLine(lab.workspace.requireFolder(), lab.workspace.config(), env);
-  if (!line) return true;
-  await offerPrepare(lab, line, what, env);
+export async function ensureEnvironmentData(lab: Lab, env: string, what: string, searches = true): Promise<boolean> {
+  const folder = lab.workspace.requireFolder();
+  const config = lab.workspace.config();
+  const line = missingDataLine(folder, config, env);
+  if (line) {
+    await offerPrepare(lab, line, what, env);
+    return false;
+  }
+  // Its episodes search the workspace's index (closed-book ones do not): built before asking more.
+  const index = searches ? missingIndexLine(folder, config, env) : undefined;
+  if (!index) return true;
+  const answer = await vscode.window.showWarningMessage(
+    `Agent Lab: ${index}. ${what} needs it: build it first.`,
+    INDEX_BUTTON,
+  );
+  if (answer === INDEX_BUTTON) await startStep(lab, { spec: INDEX_STEP, values: {}, title: BUILD_INDEX_TITLE });
   return false;
 }
 

@@ -14,6 +14,7 @@ import { readRun } from "../../../src/core/base/runs/run-files";
 import { summarize } from "../../../src/core/base/runs/summary";
 import { environmentData } from "../../../src/core/envs/data-dirs";
 import { evalSplit } from "../../../src/core/steps/eval/eval-split";
+import { prepareHotpot, writeSyntheticWorld } from "../../../src/core/steps/recipe/stages";
 import { ScriptedPolicy } from "../../../src/core/harness/policies/scripted";
 import { prepareFixtureTwin, writeFixtureTwin } from "../core/envs/gsm8k/fixture";
 import { runCli } from "../cli/cli-process";
@@ -235,6 +236,49 @@ describe("extension: Prepare Data for any environment, the data check, Compare w
       shown[1].items.map((i) => i.label),
       ["val", "test", "train"],
     );
+  });
+
+  it("an environment that searches: prepared but not indexed, Evaluate… offers Build Index first; closed-book needs none", async () => {
+    const world = writeSyntheticWorld(join(ws, "world"), { seed: 1, train: 40, dev: 30 });
+    await prepareHotpot(
+      join(ws, "data"),
+      { trainFiles: [world.trainFile], devFiles: [world.devFile], source: "synthetic" },
+      () => undefined,
+      { test: 10, val: 10 },
+    );
+    recorded.answer = (_text, actions) => actions[0];
+    answer(["hotpotqa"]);
+    await run("agentLab.evaluate");
+    assert.deepEqual(
+      recorded.messages.map((m) => [m.text, m.actions]),
+      [
+        [
+          "Agent Lab: hotpotqa searches the index in data/bm25, which is not built yet. Evaluate needs it: build it first.",
+          ["Build Index"],
+        ],
+      ],
+    );
+    assert.equal(shown.length, 1, "no split pick");
+    assert.deepEqual(
+      started.map((j) => j.command),
+      [["index"]],
+      "the button builds it",
+    );
+    const cli = await runInWorkspace(ws, started[0].command);
+    assert.equal(cli.code, 0, cli.stderr);
+    recorded.answer = undefined;
+    recorded.messages.length = 0;
+    shown = [];
+    answer(["hotpotqa", undefined]);
+    await run("agentLab.evaluate");
+    assert.deepEqual(recorded.messages, [], "indexed: on to the split");
+    assert.equal(shown[1].items[0].label, "val");
+    rmSync(join(ws, "data", "bm25"), { recursive: true });
+    shown = [];
+    answer(["hotpotqa", undefined]);
+    await run("agentLab.evaluateClosedBook");
+    assert.deepEqual(recorded.messages, [], "closed-book searches nothing");
+    assert.equal(shown[1].items[0].label, "val");
   });
 
   describe("Compare within one environment", () => {

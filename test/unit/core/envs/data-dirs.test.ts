@@ -9,10 +9,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { HOTPOT_CONFIG, HOTPOT_REPO } from "../../../../src/core/base/data/hub";
 import { ENVIRONMENT_INFO } from "../../../../src/core/envs/catalog";
-import { environmentData, missingCorpusLine, missingDataLine } from "../../../../src/core/envs/data-dirs";
+import {
+  environmentData,
+  missingCorpusLine,
+  missingDataLine,
+  missingIndexLine,
+} from "../../../../src/core/envs/data-dirs";
 import { GSM8K_CONFIG, GSM8K_REPO } from "../../../../src/core/envs/gsm8k/data";
 import { PREPARE_STEP } from "../../../../src/core/steps/catalog/catalog";
-import { prepareHotpot, writeSyntheticWorld } from "../../../../src/core/steps/recipe/stages";
+import { indexCorpus, prepareHotpot, writeSyntheticWorld } from "../../../../src/core/steps/recipe/stages";
 import { prepareFixtureTwin } from "./gsm8k/fixture";
 
 describe("envs/data-dirs: an environment's prepared data, and its declared prepare sources", function () {
@@ -67,6 +72,14 @@ describe("envs/data-dirs: an environment's prepared data, and its declared prepa
     );
     assert.deepEqual(environmentData("hotpotqa", join(ws, "data")).missing, []);
     assert.equal(missingCorpusLine(ws, { dataDir: "data" }), undefined);
+    // It searches an index of that corpus: not built yet, then built by the index step's own function.
+    assert.equal(
+      missingIndexLine(ws, { dataDir: "data" }, "hotpotqa"),
+      "hotpotqa searches the index in data/bm25, which is not built yet",
+    );
+    await indexCorpus(join(ws, "data"), { workers: 0 });
+    assert.equal(missingIndexLine(ws, { dataDir: "data" }, "hotpotqa"), undefined);
+    assert.equal(missingIndexLine(ws, { dataDir: "data" }, "gsm8k"), undefined, "no tools, no index");
     unlinkSync(join(ws, "data", "corpus.jsonl"));
     assert.deepEqual(environmentData("hotpotqa", join(ws, "data")).missing, ["corpus.jsonl"]);
     writeFileSync(join(ws, "data", "splits.json"), '{"files": {"corpus.js');
