@@ -78,7 +78,6 @@ const NOT_YET: readonly string[] = [
   "core/views/trace/pair-view.ts",
   "core/views/trace/trace-text.ts",
   "core/views/trace/trace-view.ts",
-  "extension/commands/data-commands.ts",
   "extension/commands/environment-choices.ts",
   "extension/runs/runs-model.ts",
   "extension/trace/trace-panel-rows.ts",

@@ -33,8 +33,9 @@ export function savedState(): PanelState | undefined {
   return api.getState() as PanelState | undefined;
 }
 
-/** Shows an error line at the top of the page (text only). */
+/** Shows an error line at the top of the page (text only), in place of a "Loading…" the data it was about will not replace. */
 export function showError(message: string): void {
+  document.querySelector("#app > .loading")?.remove();
   let bar = document.getElementById("errors");
   if (!bar) {
     bar = h("div", { id: "errors", role: "alert", class: "errors" });
@@ -130,8 +131,11 @@ export function listen(handle: (m: HostMessage) => void): void {
         pwned: (window as unknown as { __pwned?: unknown }).__pwned !== undefined,
         timings,
       });
-    } else if (m.type === "error") showError(m.message);
-    else {
+    } else if (m.type === "error") {
+      // An answer too: asking again would only have the same error posted twice.
+      gotData = true;
+      showError(m.message);
+    } else {
       if (m.type === "retarget") {
         api.setState(m.state);
         document.getElementById("errors")?.remove(); // they were about the data shown before

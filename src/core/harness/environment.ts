@@ -203,6 +203,25 @@ export interface Environment<I extends EnvItem = EnvItem> extends EnvironmentId 
  */
 export type SftSource = "sample" | "teacher" | "runs";
 
+/** The `agent-lab prepare` flags that take local record files (PREPARE_STEP's list flags). */
+export type PrepareFileFlag = "train" | "dev" | "test";
+
+/**
+ * Where `agent-lab prepare --env NAME` can take an environment's records from (Prepare Data offers
+ * these): the Hugging Face dataset `--hub` downloads, and local files, one set per role in order
+ * (each role's files go to its flag; the extension opens one file dialog per role).
+ */
+export interface PrepareSources {
+  hub: { repo: string; config: string };
+  local: {
+    roles: readonly { flag: PrepareFileFlag; label: string }[];
+    /** File name extensions prepare reads (no dot). */
+    extensions: readonly string[];
+    /** What the files are, in a few words ("the main config's records as JSONL or parquet"). */
+    formats: string;
+  };
+}
+
 /**
  * What an environment declares as pure data in its folder's info.ts: the registry (envs/catalog.ts)
  * lists these without loading an environment's code (its tokenizer, index, grader), so the
@@ -252,6 +271,8 @@ export interface EnvironmentInfo {
    * runs are it when nothing names a dataset. Absent: cookbook runs are never taken for it.
    */
   cookbookNames?: { datasets: readonly string[]; recipes?: readonly string[] };
+  /** Where `prepare` takes its records from (absent: Prepare Data offers the hub download only). */
+  prepareSources?: PrepareSources;
 }
 
 /** A trace control an environment offers (EnvironmentInfo.traceControls). */

@@ -5,6 +5,7 @@
  * here takes or returns a key: the Tinker key travels only in the child's environment.
  */
 import type { Split } from "../../core/base/data/question";
+import type { PrepareFileFlag } from "../../core/harness/environment";
 import type { EVAL_STEP, PREPARE_STEP, SFT_DATA_STEP } from "../../core/steps/catalog/catalog";
 import { RUN_NAME_MAX_LENGTH } from "../../core/base/runs/run-name";
 import { TEST_SPLIT_FLAG_NAME, TRAINING_BACKENDS } from "../../core/steps/specs/common-flags";
@@ -28,16 +29,13 @@ export function evalValues(values: StepValues<typeof EVAL_STEP>): StepValues<typ
   return { ...values, [TEST_SPLIT_FLAG_NAME]: values.split === "test" };
 }
 
-export interface PrepareChoice {
-  /** Local record files (the environment says which formats it reads); none = download from the Hugging Face hub. */
-  trainFiles?: string[];
-  devFiles?: string[];
-}
+/** Local record files by the prepare flag that takes them (the environment's info names its roles); none = the hub. */
+export type PrepareFiles = Partial<Record<PrepareFileFlag, string[]>>;
 
-export function prepareValues(c: PrepareChoice = {}): StepValues<typeof PREPARE_STEP> {
-  const train = c.trainFiles ?? [];
-  const dev = c.devFiles ?? [];
-  return train.length === 0 && dev.length === 0 ? { hub: true } : { train, dev };
+/** `prepare --env ENV`: `--hub`, or each role's files under its flag (in the order the roles were asked). */
+export function prepareValues(env: string, files: PrepareFiles = {}): StepValues<typeof PREPARE_STEP> {
+  const given = Object.entries(files).filter(([, list]) => list && list.length > 0);
+  return given.length === 0 ? { env, hub: true } : { env, ...Object.fromEntries(given) };
 }
 
 /** The model samples its own data (--backend), or a teacher is distilled (--teacher): never both. */

@@ -1,8 +1,8 @@
 /**
- * Data: prepare HotpotQA, build the BM25 index, try a search, collect SFT data.
+ * Data: prepare any environment's data, build the BM25 index, try a search, collect SFT data.
  *
- *   agentLab.prepareData     "download from the hub" or local train/dev files → job `prepare`
- *   agentLab.buildIndex      job `index` (BM25 of <dataDir>/corpus.jsonl)
+ *   agentLab.prepareData     environment, then its sources (the hub, or local files per role) → job `prepare --env …` (prepare-flow.ts)
+ *   agentLab.buildIndex      (the corpus there, else an offer to prepare it) job `index` (BM25 of <dataDir>/corpus.jsonl)
  *   agentLab.searchCorpus    a query → job `search -- QUERY`, output shown
  *   agentLab.collectSftData  environment, source (the model, the scripted teacher, or existing eval runs: those the
  *                            environment's catalog entry lists), then
@@ -10,38 +10,11 @@
  */
 import * as vscode from "vscode";
 import { takesSftSource, type SftSource } from "../../core/envs/catalog";
-import { INDEX_STEP, PREPARE_STEP, SEARCH_STEP, SFT_DATA_STEP } from "../../core/steps/catalog/catalog";
-import { fromRunsValues, prepareValues, sftDataValues, uniqueRunName, type PrepareChoice } from "./cli-args";
+import { INDEX_STEP, SEARCH_STEP, SFT_DATA_STEP } from "../../core/steps/catalog/catalog";
+import { fromRunsValues, sftDataValues, uniqueRunName } from "./cli-args";
+import { BUILD_INDEX_TITLE, ensureEnvironmentData, ensureIndexCorpus, prepareData } from "./prepare-flow";
 import { startStep, takenRunNames, type CommandTable, type Lab } from "./lab";
 import * as pick from "./pickers";
-
-async function prepareData(lab: Lab): Promise<void> {
-  const title = "Agent Lab: Prepare Data";
-  const source = await vscode.window.showQuickPick(
-    [
-      { label: "Download HotpotQA", description: "distractor setting, from the Hugging Face hub", local: false },
-      { label: "Use local files…", description: "official JSON lists, JSONL or parquet", local: true },
-    ],
-    { title },
-  );
-  if (!source) return;
-  let choice: PrepareChoice = {};
-  if (source.local) {
-    const open = (label: string) =>
-      vscode.window.showOpenDialog({
-        title: `${title}: ${label}`,
-        canSelectMany: true,
-        openLabel: label,
-        filters: { HotpotQA: ["json", "jsonl", "parquet"] },
-      });
-    const train = await open("Train files");
-    if (!train) return;
-    const dev = await open("Dev (validation) files");
-    if (!dev) return;
-    choice = { trainFiles: train.map((u) => u.fsPath), devFiles: dev.map((u) => u.fsPath) };
-  }
-  await startStep(lab, { spec: PREPARE_STEP, values: prepareValues(choice), title: "Prepare data" });
-}
 
 async function searchCorpus(lab: Lab): Promise<void> {
   const query = await vscode.window.showInputBox({
@@ -86,6 +59,8 @@ async function collectSftData(lab: Lab): Promise<void> {
   );
   if (!source) return;
   if (source.source === "runs") return collectFromRuns(lab, title, env);
+  // Sampling and the teacher read the train split (and val/test, to leave them out): there before asking more.
+  if (!(await ensureEnvironmentData(lab, env, "Collect SFT Data"))) return;
   const teacher = source.source === "teacher";
   const questions = await pick.inputFlag(title, "Train questions to attempt", "questions", flags.questions);
   if (!questions) return;
@@ -137,7 +112,8 @@ async function collectFromRuns(lab: Lab, title: string, env: string): Promise<vo
 export function dataCommands(lab: Lab): CommandTable {
   return {
     "agentLab.prepareData": () => prepareData(lab),
-    "agentLab.buildIndex": () => startStep(lab, { spec: INDEX_STEP, values: {}, title: "Build search index" }),
+    "agentLab.buildIndex": async () =>
+      (await ensureIndexCorpus(lab)) && startStep(lab, { spec: INDEX_STEP, values: {}, title: BUILD_INDEX_TITLE }),
     "agentLab.searchCorpus": () => searchCorpus(lab),
     "agentLab.collectSftData": () => collectSftData(lab),
   };

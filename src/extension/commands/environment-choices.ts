@@ -3,7 +3,15 @@
  * plain Node). Environments come from core's light list (envs/catalog.ts), never restated here,
  * and never from the registry, which would load every environment's code at activation.
  */
-import { ENVIRONMENT_INFO, environmentMetrics, HOTPOTQA_NAME, metricLabels } from "../../core/envs/catalog";
+import {
+  ENVIRONMENT_INFO,
+  environmentInfo,
+  environmentMetrics,
+  HOTPOTQA_NAME,
+  metricLabels,
+} from "../../core/envs/catalog";
+import type { PrepareFileFlag } from "../../core/harness/environment";
+import { describeEnvironment, manifestEnvironment } from "../../core/base/runs/manifest-environment";
 import { roleValues } from "../../core/base/runs/metrics";
 import { readEpisodes } from "../../core/base/runs/run-files";
 import type { RunRow } from "../runs/runs-model";
@@ -74,4 +82,49 @@ export function sourceRunItems(rows: readonly RunRow[], env: string): SourceRunI
         row,
       };
     });
+}
+
+/** One way to prepare an environment's data: the hub download, or local files (one open dialog per role). */
+export interface PrepareSourceItem {
+  label: string;
+  description: string;
+  /** Undefined = `prepare --hub`. */
+  local?: {
+    roles: readonly { flag: PrepareFileFlag; label: string }[];
+    /** The open dialog's filter: the environment's dataset name → the extensions prepare reads. */
+    filters: Record<string, string[]>;
+  };
+}
+
+/** The sources `prepare --env ENV` takes, as the environment's info declares them (the hub only when it declares none). */
+export function prepareSourceItems(env: string): PrepareSourceItem[] {
+  const info = environmentInfo(env);
+  const sources = info?.prepareSources;
+  const hub: PrepareSourceItem = {
+    label: `Download ${info?.dataset ?? env}`,
+    description: sources
+      ? `${sources.hub.repo} (${sources.hub.config}), from the Hugging Face hub`
+      : "from the Hugging Face hub",
+  };
+  if (!sources) return [hub];
+  const { roles, extensions, formats } = sources.local;
+  return [
+    hub,
+    {
+      label: "Use local files…",
+      description: `${roles.map((r) => r.label.toLowerCase()).join(" + ")}: ${formats}`,
+      local: { roles, filters: { [info!.dataset]: [...extensions] } },
+    },
+  ];
+}
+
+/** The environment (name and version) a run's manifest records; ablate pairs runs only within one. */
+function environmentKey(row: Pick<RunRow, "manifest">): string {
+  return describeEnvironment(manifestEnvironment(row.manifest));
+}
+
+/** The eval runs Compare may pair with `first`: the other eval runs of its environment (name and version). */
+export function comparableRuns(rows: readonly RunRow[], first: RunRow): RunRow[] {
+  const key = environmentKey(first);
+  return rows.filter((r) => r.kind === "eval" && r.dir !== first.dir && environmentKey(r) === key);
 }

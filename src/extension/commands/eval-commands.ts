@@ -3,6 +3,8 @@
  * checkpoint from its node, rerun an eval with the current prompt, edit the prompt, rescore and
  * resume a run. Every job goes through `startStep` (estimate, confirm, start).
  *
+ * Each first checks the environment's data is prepared (prepare-flow.ts: else one message offering Prepare Data).
+ *
  *   agentLab.evaluate             pick environment, split, model/checkpoint, name, limit → job `eval --env …`
  *   agentLab.evaluateClosedBook   same with --closed-book
  *   agentLab.evaluateCheckpoint   (checkpoint node, or the dashboard's Evaluate) → `eval --env <its training run's> --split val --model-path …`
@@ -25,6 +27,7 @@ import { defaultEvalName, evalValues, uniqueRunName, type StepValues } from "./c
 import { environmentRunName, runEnvironment } from "./environment-choices";
 import { checkpointFrom, runFromArg, startStep, takenRunNames, type CommandTable, type Lab } from "./lab";
 import * as pick from "./pickers";
+import { ensureEnvironmentData } from "./prepare-flow";
 
 export type EvalValues = StepValues<typeof EVAL_STEP>;
 
@@ -43,6 +46,7 @@ async function evaluate(lab: Lab, closedBook: boolean): Promise<void> {
   // The closed-book floor means "without the tools": only environments that have some.
   const env = await pick.pickEnvironment(title, config.env, closedBook ? (hasTools) => hasTools : undefined);
   if (!env) return;
+  if (!(await ensureEnvironmentData(lab, env, closedBook ? "Evaluate Closed-Book" : "Evaluate", !closedBook))) return;
   const split = await pick.pickSplit(title);
   if (!split) return;
   const models = [config.model, ...Object.keys(config.prices).filter((m) => m !== config.model)];
@@ -88,6 +92,7 @@ async function evaluateCheckpoint(lab: Lab, arg: unknown): Promise<void> {
     : (checkpointEnvironment(lab.workspace.requireFolder(), lab.workspace.runsDir(), entry)?.name ??
       lab.workspace.config().env);
   if (!env) return;
+  if (!(await ensureEnvironmentData(lab, env, "Evaluate Checkpoint"))) return;
   const taken = takenRunNames(lab);
   const name = await pick.inputRunName(
     "Agent Lab: Evaluate Checkpoint on val",
@@ -110,6 +115,15 @@ async function rerunEvalWithPrompt(lab: Lab, arg: unknown): Promise<void> {
   const base =
     runFromArg(lab, arg) ?? (await pick.pickRun("Agent Lab: Rerun Eval With Current Prompt — which eval?", rows));
   if (!base?.manifest) return;
+  if (
+    !(await ensureEnvironmentData(
+      lab,
+      runEnvironment(base),
+      "Rerun Eval",
+      !(base.manifest.search?.closed_book ?? false),
+    ))
+  )
+    return;
   const m = base.manifest;
   const stamp = new Date().toISOString().replace(/[-:]/g, "").slice(4, 13);
   const name = uniqueRunName(`${base.name}-prompt-${stamp}`, takenRunNames(lab));

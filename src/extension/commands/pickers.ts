@@ -175,13 +175,15 @@ export async function pickRun(
   return (await vscode.window.showQuickPick(candidates.map(runItem), { title, matchOnDescription: true }))?.row;
 }
 
+/** Several of `rows`; `none`: what the message says when there are none to pick. */
 export async function pickRuns(
   title: string,
   rows: readonly RunRow[],
   placeHolder: string,
+  none = "no other runs to compare with",
 ): Promise<RunRow[] | undefined> {
   if (rows.length === 0) {
-    void vscode.window.showInformationMessage(`Agent Lab: no other runs to compare with.`);
+    void vscode.window.showInformationMessage(`Agent Lab: ${none}.`);
     return undefined;
   }
   const picks = await vscode.window.showQuickPick(rows.map(runItem), {

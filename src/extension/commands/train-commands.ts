@@ -15,6 +15,7 @@ import { trainingBackend, uniqueRunName } from "./cli-args";
 import { runEnvironment } from "./environment-choices";
 import { checkpointFrom, startStep, takenRunNames, type CommandTable, type Lab } from "./lab";
 import * as pick from "./pickers";
+import { ensureEnvironmentData } from "./prepare-flow";
 
 async function trainSft(lab: Lab): Promise<void> {
   const title = "Agent Lab: Train SFT";
@@ -45,6 +46,8 @@ async function trainGrpo(lab: Lab, preset?: { initState: string; name?: string }
   const flags = TRAIN_GRPO_STEP.flags;
   const env = await pick.pickEnvironment(title, lab.workspace.config().env);
   if (!env) return;
+  // GRPO samples the environment's train split: there before asking more.
+  if (!(await ensureEnvironmentData(lab, env, "Train GRPO"))) return;
   const from = preset ?? (await pick.pickStateCheckpoint(title, lab.checkpoints.rows().rows));
   if (!from) return;
   const steps = await pick.inputFlag(title, "GRPO steps", "steps", flags.steps);

@@ -2,14 +2,15 @@
  * Looking at results: Compare, traces, dashboards, a run's summary, the Runs and Checkpoints views'
  * context actions, spend. Nothing here starts a job.
  *
- *   agentLab.compareRuns          pick a baseline and runs → compare panel
+ *   agentLab.compareRuns          pick a baseline, then runs of its environment → compare panel (runs of two environments: one error, no panel)
  *   agentLab.openTrace            (episode/run node, or pick run + episode) → trace viewer
  *   agentLab.openDashboard        (training run node, or pick) → training dashboard
  *   agentLab.openExperiment       (experiment node, or pick) → experiment panel
  *   agentLab.openRun              summary.json; a training run's dashboard
  *   agentLab.openResult           what a finished job's "Open" shows: a report preview, a dashboard or a trace
  *   agentLab.openReport           report.md (the pipeline's, ablate --report's) in the markdown preview
- *   agentLab.compareWith / agentLab.compareWithPrevious
+ *   agentLab.compareWith          (run node) Compare with the run as baseline; (several selected) those runs
+ *   agentLab.compareWithPrevious
  *   agentLab.revealRun / agentLab.deleteRun (confirmed)
  *   agentLab.copyCheckpointPath / agentLab.showTrainingRun
  *   agentLab.showSpend            today's and total spend per run (output channel + message)
@@ -24,20 +25,52 @@ import { openCompare, openDashboard, openExperiment, openTrace } from "../panels
 import type { RunsNode } from "../runs/runs-provider";
 import { formatUsd, previousComparableRun, type RunRow } from "../runs/runs-model";
 import { spendReport } from "../workspace/spend";
+import { UserError } from "../../core/base/errors";
+import { checkSameEnvironment } from "../../core/steps/ablate/ablate";
+import { comparableRuns, runEnvironment } from "./environment-choices";
 import { checkpointFrom, runFromArg, type CommandTable, type Lab } from "./lab";
 import * as pick from "./pickers";
 
+/** Compare: a baseline, then runs of its environment only (ablate pairs no others). */
 async function compareRuns(lab: Lab, first?: RunRow): Promise<void> {
   const rows = lab.runs.currentRows().filter((r) => r.kind === "eval");
   const baseline = first ?? (await pick.pickRun("Agent Lab: Compare Runs — baseline", rows));
   if (!baseline) return;
   const others = await pick.pickRuns(
     "Agent Lab: Compare Runs",
-    rows.filter((r) => r.dir !== baseline.dir),
+    comparableRuns(rows, baseline),
     `Compare with ${baseline.name}`,
+    `no other ${runEnvironment(baseline)} eval runs to compare ${baseline.name} with`,
   );
   if (!others) return;
-  await openCompare(lab.context, [baseline.dir, ...others.map((r) => r.dir)]);
+  await openComparison(lab, [baseline, ...others]);
+}
+
+/**
+ * The compare panel on runs of one environment; runs of several (the Runs view's multi-selection)
+ * are refused here in ablate's own words, one message, before any panel opens.
+ */
+async function openComparison(lab: Lab, rows: readonly RunRow[]): Promise<void> {
+  try {
+    checkSameEnvironment(rows.map((r) => ({ name: r.name, manifest: r.manifest })));
+  } catch (e) {
+    if (!(e instanceof UserError)) throw e;
+    void vscode.window.showErrorMessage(`Agent Lab: ${e.message}`);
+    return;
+  }
+  await openCompare(
+    lab.context,
+    rows.map((r) => r.dir),
+  );
+}
+
+/** Compare With…: with several runs selected in the Runs view, those; else the clicked run as the baseline. */
+async function compareWith(lab: Lab, arg: unknown, selected: unknown): Promise<void> {
+  const picked = Array.isArray(selected)
+    ? selected.map((s) => runFromArg(lab, s)).filter((r): r is RunRow => r !== undefined)
+    : [];
+  if (picked.length >= 2) return openComparison(lab, picked);
+  return compareRuns(lab, runFromArg(lab, arg));
 }
 
 async function openTraceCommand(lab: Lab, arg: unknown): Promise<void> {
@@ -218,7 +251,7 @@ export function viewCommands(lab: Lab, channel: vscode.OutputChannel): CommandTa
     "agentLab.openRun": (a) => openRun(lab, a),
     "agentLab.openResult": (a) => openResult(lab, a),
     "agentLab.openReport": (a) => openReport(lab, a),
-    "agentLab.compareWith": (a) => compareRuns(lab, runFromArg(lab, a)),
+    "agentLab.compareWith": (a, selected) => compareWith(lab, a, selected),
     "agentLab.compareWithPrevious": (a) => compareWithPrevious(lab, a),
     "agentLab.revealRun": (a) => {
       const run = runFromArg(lab, a);

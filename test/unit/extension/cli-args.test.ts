@@ -90,10 +90,14 @@ describe("extension: CLI arguments from the step specs", () => {
   });
 
   it("every other step", () => {
-    assert.deepEqual(stepArgs(PREPARE_STEP, prepareValues()), ["prepare", "--hub"]);
+    assert.deepEqual(stepArgs(PREPARE_STEP, prepareValues("hotpotqa")), ["prepare", "--env", "hotpotqa", "--hub"]);
     assert.deepEqual(
-      stepArgs(PREPARE_STEP, prepareValues({ trainFiles: ["a.json", "b.json"], devFiles: ["d.parquet"] })),
-      ["prepare", "--train", "a.json", "--train", "b.json", "--dev", "d.parquet"],
+      stepArgs(PREPARE_STEP, prepareValues("hotpotqa", { train: ["a.json", "b.json"], dev: ["d.parquet"] })),
+      ["prepare", "--env", "hotpotqa", "--train", "a.json", "--train", "b.json", "--dev", "d.parquet"],
+    );
+    assert.deepEqual(
+      stepArgs(PREPARE_STEP, prepareValues("gsm8k", { train: ["t.jsonl"], test: ["s.parquet"], dev: [] })),
+      ["prepare", "--env", "gsm8k", "--train", "t.jsonl", "--test", "s.parquet"],
     );
     assert.deepEqual(
       stepArgs(SEARCH_STEP, {}, ["-weird query"]),

@@ -38,6 +38,9 @@ describe("extension: commands → jobs (stand-in vscode)", () => {
       join(ws, "data", "val.jsonl"),
       readFileSync(dev, "utf8").split("\n").filter(Boolean).slice(0, 50).join("\n") + "\n",
     );
+    // The rest of what prepare writes, present so the commands' data check lets them ask on (they count val only).
+    for (const f of ["train.jsonl", "test.jsonl", "corpus.jsonl", "splits.json"])
+      writeFileSync(join(ws, "data", f), "");
     mkdirSync(join(ws, "runs"));
     writeFileSync(
       join(ws, "runs", "checkpoints.jsonl"),

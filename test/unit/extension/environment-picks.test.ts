@@ -247,11 +247,35 @@ describe("extension: environment pickers and SFT data from existing runs (stand-
         path: argv[argv.indexOf("--model-path") + 1],
       };
     };
+    // HotpotQA's, though agent-lab.json says gsm8k: this workspace has no HotpotQA data, so the data check says so first.
+    recorded.messages.length = 0;
+    answer([], []);
+    await recorded.registeredCommands.get("agentLab.evaluateCheckpoint")!({
+      type: "checkpoint",
+      row: { entry: rows[0] },
+    });
+    assert.equal(started.length, 0, "no eval of an environment with no data");
     assert.deepEqual(
-      await evaluate(rows[0]),
-      { env: "hotpotqa", name: "grpo-hotpot-s1", path: rows[0].sampler_path },
-      "HotpotQA, though agent-lab.json says gsm8k",
+      recorded.messages.map((m) => [m.text, m.actions]),
+      [
+        [
+          "Agent Lab: hotpotqa has no prepared data (nothing in data). Evaluate Checkpoint reads it: prepare it first.",
+          ["Prepare Data"],
+        ],
+      ],
     );
+    assert.deepEqual(recorded.inputsShown, [], "asked nothing before the check");
+    writeFileSync(join(ws, "data", "splits.json"), "{}");
+    for (const f of ["train", "val", "test"]) writeFileSync(join(ws, "data", `${f}.jsonl`), "");
+    try {
+      assert.deepEqual(
+        await evaluate(rows[0]),
+        { env: "hotpotqa", name: "grpo-hotpot-s1", path: rows[0].sampler_path },
+        "HotpotQA, though agent-lab.json says gsm8k",
+      );
+    } finally {
+      for (const f of ["splits.json", "train.jsonl", "val.jsonl", "test.jsonl"]) rmSync(join(ws, "data", f));
+    }
     assert.deepEqual(await evaluate(rows[1]), {
       env: "gsm8k",
       name: "gsm8k-sft-gsm8k-train-e1",

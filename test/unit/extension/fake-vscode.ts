@@ -61,6 +61,12 @@ export interface Recorded {
   /** Answers input boxes: the text typed (validated like VS Code would), undefined = dismissed. */
   input?: (options: { title?: string; prompt?: string; value?: string }) => string | undefined;
   inputsShown: { prompt?: string; value?: string; error?: string }[];
+  /** Answers open dialogs: the paths chosen, undefined = cancelled. */
+  open?: (options: {
+    title?: string;
+    filters?: Record<string, string[]>;
+    canSelectMany?: boolean;
+  }) => string[] | undefined;
 }
 
 export const recorded: Recorded & {
@@ -140,6 +146,9 @@ export const fakeVscode = {
     showInformationMessage: message("info"),
     showWarningMessage: message("warning"),
     showErrorMessage: message("error"),
+    async showOpenDialog(options: { title?: string; filters?: Record<string, string[]>; canSelectMany?: boolean }) {
+      return recorded.open?.(options)?.map(uri);
+    },
     async showQuickPick(
       items: { label: string; description?: string }[],
       options: { title?: string; placeHolder?: string } = {},

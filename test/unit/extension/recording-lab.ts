@@ -54,7 +54,7 @@ export function recordingLab(ws: string, settings: Record<string, unknown> = {})
     started,
     dispose() {
       for (const d of disposables) d.dispose();
-      recorded.pick = recorded.input = recorded.answer = undefined;
+      recorded.pick = recorded.input = recorded.answer = recorded.open = undefined;
       recorded.workspaceFolder = undefined;
     },
   };

@@ -20,4 +20,15 @@ export const GSM8K_INFO: EnvironmentInfo = Object.freeze<EnvironmentInfo>({
   taskAnswerFormat: "number",
   // The cookbook's math_rl recipe (its gsm8k and math datasets) is the task this environment twins.
   cookbookNames: { datasets: ["gsm8k", "math"], recipes: ["math_rl"] },
+  prepareSources: {
+    hub: { repo: "openai/gsm8k", config: "main" },
+    local: {
+      roles: [
+        { flag: "train", label: "Train files" },
+        { flag: "test", label: "Test files" },
+      ],
+      extensions: ["jsonl", "parquet"],
+      formats: "the main config's {question, answer} records as JSONL or parquet",
+    },
+  },
 });

@@ -20,4 +20,15 @@ export const HOTPOTQA_INFO: EnvironmentInfo = Object.freeze<EnvironmentInfo>({
   taskAnswerFormat: "text",
   traceControls: ["searches", "gold-in-results"],
   cookbookNames: { datasets: ["hotpotqa"] },
+  prepareSources: {
+    hub: { repo: "hotpotqa/hotpot_qa", config: "distractor" },
+    local: {
+      roles: [
+        { flag: "train", label: "Train files" },
+        { flag: "dev", label: "Dev (validation) files" },
+      ],
+      extensions: ["json", "jsonl", "parquet"],
+      formats: "official JSON lists, JSONL or parquet",
+    },
+  },
 });
