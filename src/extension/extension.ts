@@ -65,7 +65,8 @@ export function activate(context: vscode.ExtensionContext): AgentLabApi {
     runs,
     checkpoints,
     statusBar,
-    vscode.window.registerTreeDataProvider("agentLab.runs", runs),
+    // Several runs selected: Compare With… compares those (view-commands.ts).
+    vscode.window.createTreeView("agentLab.runs", { treeDataProvider: runs, canSelectMany: true }),
     vscode.window.registerTreeDataProvider("agentLab.checkpoints", checkpoints),
     jobsView,
     vscode.window.registerTreeDataProvider("agentLab.jobs", jobsView),

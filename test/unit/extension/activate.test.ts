@@ -72,6 +72,8 @@ describe("extension: activate() (stand-in vscode)", () => {
       "agentLab.jobs",
       "agentLab.runs",
     ]);
+    // Compare With… takes the Runs view's selection of several runs.
+    assert.deepEqual([...recorded.multiSelectViews], ["agentLab.runs"]);
     await new Promise((r) => setTimeout(r, 10)); // the watchers start at the first idle moment
     assert.ok(
       recorded.watchers.some((w) => w.startsWith("runs/*/{summary.json,episodes.jsonl")),

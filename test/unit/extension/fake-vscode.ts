@@ -72,6 +72,8 @@ export interface Recorded {
 export const recorded: Recorded & {
   registeredCommands: Map<string, (...a: unknown[]) => unknown>;
   treeProviders: Map<string, unknown>;
+  /** Views registered with canSelectMany. */
+  multiSelectViews: Set<string>;
   watchers: string[];
   workspaceFolder?: string;
   settings: Record<string, unknown>;
@@ -85,6 +87,7 @@ export const recorded: Recorded & {
   inputsShown: [],
   registeredCommands: new Map(),
   treeProviders: new Map(),
+  multiSelectViews: new Set(),
   watchers: [],
   settings: {},
 };
@@ -170,6 +173,11 @@ export const fakeVscode = {
     createStatusBarItem: () => ({ show: () => {}, hide: () => {}, dispose: () => {} }),
     registerTreeDataProvider(id: string, provider: unknown) {
       recorded.treeProviders.set(id, provider);
+      return { dispose: () => {} };
+    },
+    createTreeView(id: string, options: { treeDataProvider: unknown; canSelectMany?: boolean }) {
+      recorded.treeProviders.set(id, options.treeDataProvider);
+      if (options.canSelectMany) recorded.multiSelectViews.add(id);
       return { dispose: () => {} };
     },
     registerWebviewPanelSerializer: disposable,
