@@ -21,6 +21,11 @@
  * rule), so a few-shot answer gets none, while every sampled turn keeps the one its generation
  * prompt had (see src/core/base/chat/turns.ts).
  *
+ * What it cannot see: the content of an inserted turn is read back from the record, so a wrong word
+ * in a search result reads back as that word; the check holds the text the template writes around
+ * and between contents (headers, ends of turn, think blocks, newlines), what the template does to
+ * content (Qwen3.5 trims it), and the token ids everything is split into.
+ *
  * Who wrote a differing token decides what it means. An *inserted* token (the prompt, the harness's
  * turns) that differs from the template is **template drift**: the model was trained in a context
  * other than the one it is served with — a real bug, shown in red with the diff. A *sampled* token
