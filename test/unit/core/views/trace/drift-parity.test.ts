@@ -209,6 +209,32 @@ describe("trace: the drift check renders with the template, on every environment
         });
       }
 
+      it("HotpotQA, every end rule: cut off, end token left out, no action, empty query, replies with outer whitespace", async () => {
+        const replies = (ctx: { turn: number; promptText: string }): ScriptedReply => {
+          const users = ctx.promptText.split("<|im_start|>user\n");
+          const n = [...users[1]].reduce((h, c) => (h * 31 + c.charCodeAt(0)) >>> 0, 7) % 6;
+          if (n === 0) return ctx.turn < 3 ? `<search>${ctx.turn === 1 ? "" : "town"}</search>` : "<answer>x</answer>";
+          if (n === 1) return { text: "I will think for a very long time about this and then", stopReason: "length" };
+          if (n === 2) return "I do not know.";
+          if (n === 3)
+            return ctx.turn === 0
+              ? { text: "<search>company founded</search>", omitEndToken: true }
+              : "<answer>Kel</answer>";
+          if (n === 4) return ctx.turn === 0 ? "\n<search>born</search>  " : " <answer>early</answer>\n";
+          return ctx.turn === 0 ? "<search>born</search> <answer>early</answer> trailing" : "<answer>never</answer>";
+        };
+        const run = await evalRun(hotpotWs, {
+          env: "hotpotqa",
+          name: `hotpot-edges-${template.label.replace(/\W+/g, "")}`,
+          policy: new ScriptedPolicy(tok, replies),
+          thinking: false,
+          limit: 40,
+          split: "train",
+        });
+        const counts = assertNoDrift(tok, run);
+        assert.equal(counts.checked, 40);
+      });
+
       it("GSM8K: a corrupted inserted token, and the old check's think block before the few-shot answer, are drift", async () => {
         const ws = gsmWorkspaces[0].ws;
         const items = new Map(
