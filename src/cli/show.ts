@@ -1,7 +1,8 @@
 /**
  * `agent-lab show RUN [--n N] [--seed S] [--workspace DIR]`
  * Reads a run folder (a path, or a name under runsDir): how episodes ended, searches per episode,
- * and N random failures with model-written text set apart from harness-inserted text.
+ * the drift check's counts (the trace viewer's numbers: core/views/trace/run-drift.ts), and N random
+ * failures with model-written text set apart from harness-inserted text.
  */
 import { basename } from "node:path";
 import { UserError } from "../core/base/errors";
@@ -9,6 +10,8 @@ import { SHOW_FIELDS } from "../core/base/runs/episode-record";
 import { readRun } from "../core/base/runs/run-files";
 import { renderShow, type TraceStyle } from "../core/views/trace/trace-text";
 import { tokenizerForRun } from "../core/base/runs/run-tokenizer";
+import { driftCountsLine } from "../core/views/trace/drift";
+import { runDrift } from "../core/views/trace/run-drift";
 import { SHOW_STEP } from "../core/steps/catalog/catalog";
 import { resolveRunDir } from "./run-dir";
 import { parseStepArgs } from "./step-args";
@@ -28,6 +31,13 @@ export async function run(argv: string[]): Promise<void> {
   const runDir = resolveRunDir(positionals[0], workspaceDir, config);
   const files = readRun(runDir, SHOW_FIELDS);
   const { tokenizer, problem } = await tokenizerForRun(files.manifest?.tokenizer);
+  const drift = tokenizer
+    ? "drift check: " +
+      driftCountsLine(
+        runDrift(runDir, files.manifest, tokenizer, files.manifest?.tokenizer ?? "").counts,
+        files.episodes.length,
+      )
+    : undefined;
   console.log(
     renderShow(files, {
       name: basename(runDir),
@@ -36,6 +46,7 @@ export async function run(argv: string[]): Promise<void> {
       style: traceStyle(process.env, Boolean(process.stdout.isTTY)),
       tokenizer,
       tokenizerProblem: problem,
+      drift,
     }),
   );
 }

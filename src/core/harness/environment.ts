@@ -120,6 +120,12 @@ export interface EnvRun<I extends EnvItem = EnvItem> {
    * HotpotQA's `search` block; GSM8K's grading options. Compared on resume and by compare/ablate.
    */
   readonly fingerprint: Record<string, unknown>;
+  /**
+   * The chat template's `enable_thinking` this run's prompts are rendered with, recorded in every
+   * manifest as `thinking` (base/runs/manifest-thinking.ts) and used by the drift check. Absent:
+   * off, the only setting the harness's stitched turns have (chat/turns.ts).
+   */
+  readonly thinking?: boolean;
   start(item: I, setup: EpisodeSetup): EnvEpisode;
 }
 

@@ -30,7 +30,14 @@ import {
 import { EPISODES_FILE, readRunHead, type EpisodeRecord } from "../../core/base/runs/run-files";
 import { toColumns, type EpisodeRow } from "../../core/views/trace/episode-list";
 import { tokenizerForRun } from "../../core/base/runs/run-tokenizer";
-import { checkDrift, countDrift, emptyDriftCounts, type RunDriftCounts } from "../../core/views/trace/drift";
+import {
+  checkEpisodeDrift,
+  countEpisodeDrift,
+  driftSettings,
+  emptyDriftCounts,
+  type DriftSettings,
+  type RunDriftCounts,
+} from "../../core/views/trace/drift";
 import { countGoldInResults, goldInResults, resultTexts } from "../../core/views/trace/gold-in-results";
 import { RunSearch } from "../../core/views/trace/run-search";
 import { readTextCache, TEXT_CACHE_FORMAT, writeTextCache } from "../../core/views/trace/run-text-cache";
@@ -143,6 +150,8 @@ export class TraceRun {
   /** Episode ids whose drift is in the run's counts. */
   private readonly driftCounted = new Set<string>();
   private driftCounts: RunDriftCounts = emptyDriftCounts();
+  /** The run's settings the drift check renders with (its manifest's thinking). */
+  private driftSettings: DriftSettings = driftSettings(undefined);
   private driftRunning = false;
 
   private closed = false;
@@ -241,6 +250,7 @@ export class TraceRun {
     // Training runs (GRPO episodes.jsonl) have their own manifest shape: read fields defensively.
     const manifest = head.manifest as Partial<RunManifest> | undefined;
     this.tokenizerName = typeof manifest?.tokenizer === "string" ? manifest.tokenizer : "";
+    this.driftSettings = driftSettings(manifest);
     const loaded = loadedTokenizers.get(this.tokenizerName);
     if (loaded) this.useTokenizer(loaded);
     else {
@@ -390,7 +400,7 @@ export class TraceRun {
       setImmediate(() => {
         if (this.episodeId !== record.id || this.isDisposed) return;
         const t0 = performance.now();
-        const drift = checkDrift(tok, record.prompt, record.tokens, record.sampled);
+        const drift = checkEpisodeDrift(tok, record, this.driftSettings);
         this.hostTimings.driftMs = performance.now() - t0;
         this.post({ type: "trace/drift", episodeId: record.id, drift, ms: this.hostTimings.driftMs });
       });
@@ -575,7 +585,7 @@ export class TraceRun {
       for (let s = 0; s < todo.length; s += DRIFT_SLICE) {
         if (this.goldCancelled) return;
         for (const e of readIndexedEpisodes(index, todo.slice(s, s + DRIFT_SLICE))) {
-          countDrift(this.driftCounts, checkDrift(tok, e.prompt, e.tokens, e.sampled));
+          countEpisodeDrift(this.driftCounts, tok, e, this.driftSettings);
           this.driftCounted.add(e.id);
         }
         this.post({ type: "trace/driftCounts", counts: { ...this.driftCounts }, total });

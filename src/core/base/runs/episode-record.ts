@@ -81,6 +81,8 @@ export const SHOW_FIELDS: readonly EpisodeField[] = [
   "end",
   "searches",
 ];
+/** The drift check (`show`'s count, the trace viewer's): the token stream and who wrote each token. */
+export const DRIFT_FIELDS: readonly EpisodeField[] = ["id", "prompt", "tokens", "sampled"];
 /** `ablate` and Compare: the paired numbers. */
 export const ABLATE_FIELDS: readonly EpisodeField[] = ["id", "metrics", "usd", "searches"];
 

@@ -6,6 +6,7 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { Split } from "../data/question";
+import { withThinking } from "./manifest-thinking";
 import { changedFields } from "./run-folder";
 
 export const MANIFEST_FORMAT = 1;
@@ -28,6 +29,11 @@ export interface RunManifest {
   policy: { kind: string; model: string; checkpoint?: string; logprobs: boolean };
   sampling: { temperature: number; max_tokens: number };
   tokenizer: string;
+  /**
+   * The chat template's enable_thinking the prompts were rendered with (manifest-thinking.ts);
+   * absent in runs from before the field (read as off).
+   */
+  thinking?: boolean;
   /** HotpotQA's search settings; absent for environments without search (their own fields follow instead). */
   search?: {
     closed_book: boolean;
@@ -67,7 +73,12 @@ export interface FieldDifference {
 
 /** Every fingerprint field whose value differs between two manifests (missing counts as different). */
 export function fingerprintDiff(a: RunManifest, b: RunManifest): FieldDifference[] {
-  return changedFields(a, b, NOT_FINGERPRINT).map((c) => ({ field: c.field, a: c.was, b: c.now }));
+  // A run from before the thinking field is compared as the setting it is read as, not as "absent".
+  return changedFields(withThinking(a), withThinking(b), NOT_FINGERPRINT).map((c) => ({
+    field: c.field,
+    a: c.was,
+    b: c.now,
+  }));
 }
 
 /** One line per difference, for warnings and refusals. */

@@ -151,6 +151,7 @@ export const GSM8K: Environment<Gsm8kItem> = {
         grading: { grader: GSM8K_SCORER_VERSION, format_penalty: formatPenalty },
         prompt: { few_shot: "strawberry", thinking },
       },
+      thinking,
       start: (item, setup) => {
         const p = gsm8kPrompt(item.question, { thinking });
         const messages: ChatMessage[] =

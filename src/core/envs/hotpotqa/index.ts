@@ -38,6 +38,8 @@ async function open(o: EnvRunOptions): Promise<EnvRun<Question>> {
   };
   return {
     fingerprint: { search },
+    // Its turns are stitched with the empty think block (chat/turns.ts): the config's thinking does not apply.
+    thinking: false,
     start: (item, setup) => {
       if (setup.systemPrompt === undefined) throw new UserError("the HotpotQA agent needs a system prompt");
       return new HotpotEpisode(item, searcher, settings, setup.tokenizer, setup.systemPrompt);

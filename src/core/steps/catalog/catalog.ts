@@ -504,7 +504,8 @@ export const EXPORT_CHAT_STEP = defineStep({
 
 export const SHOW_STEP = defineStep({
   name: "show",
-  summary: "how a run's episodes ended, searches, and random failures with model vs harness text",
+  summary:
+    "how a run's episodes ended, searches, the drift check's counts (the trace viewer's), and random failures with model vs harness text",
   positionals: "RUN",
   flags: {
     n: { type: "int", arg: "N", min: 0, max: 10_000, default: 3, help: "failures to print" },

@@ -12,6 +12,7 @@ import { environmentByName } from "../../envs/registry";
 import type { EnvItem, Environment } from "../../harness/environment";
 import { runEnvEpisode, type Episode, type Policy } from "../../harness";
 import { MANIFEST_FORMAT, sha256File, type RunManifest } from "../../base/runs/manifest";
+import { ASSUMED_THINKING, THINKING_FIELD } from "../../base/runs/manifest-thinking";
 import type { EpisodeRecord } from "../../base/runs/run-files";
 import { EPISODE_FORMAT } from "../../base/runs/episode-v1";
 import { metricRoles } from "../../base/runs/metrics";
@@ -137,6 +138,7 @@ async function runWithPolicy(
     },
     sampling: { temperature: o.temperature, max_tokens: o.config.maxTokens },
     tokenizer: policy.tokenizer.name,
+    [THINKING_FIELD]: envRun.thinking ?? ASSUMED_THINKING,
     ...envRun.fingerprint,
     job: {
       command: o.command,

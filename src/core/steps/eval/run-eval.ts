@@ -12,6 +12,7 @@ import { BudgetExceededError, CostLedger, EpisodeSizeTracker, estimateEpisodeUsd
 import type { Split } from "../../base/data/question";
 import type { EnvItem } from "../../harness/environment";
 import type { RunManifest } from "../../base/runs/manifest";
+import { withThinking } from "../../base/runs/manifest-thinking";
 import { changedFields, openRunForWriting, type RunLock } from "../../base/runs/run-folder";
 import { ProgressWriter, type Progress } from "../../base/runs/progress";
 import {
@@ -218,7 +219,8 @@ function openRunDir(job: EvalJob): { previousSeconds: number; done: EpisodeRecor
     resume: job.resume,
     create: job.manifest,
     what: job.manifest.job.command.join(" "),
-    changes: (stored) => changedFields(stored, job.manifest, ["job"]),
+    // A run from before the thinking field resumes under the setting it is read as.
+    changes: (stored) => changedFields(withThinking(stored), withThinking(job.manifest), ["job"]),
   });
   if (!job.resume) return { previousSeconds: 0, done: [], lock };
   repairTornTail(episodesPath(job.runDir));

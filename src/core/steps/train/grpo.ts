@@ -21,6 +21,7 @@
  * are dropped and those steps are redone on the same questions, so no question is used twice.
  */
 import { createHash } from "node:crypto";
+import { ASSUMED_THINKING, THINKING_FIELD } from "../../base/runs/manifest-thinking";
 import { isAbsolute, join } from "node:path";
 import { loadTokenizer, loadTokenizerSource, offlineTokenizer, type ChatTokenizer } from "../../base/chat";
 import type { AgentLabConfig } from "../../base/config";
@@ -265,6 +266,8 @@ export async function trainGrpo(o: TrainGrpoOptions): Promise<TrainGrpoResult> {
       ...envRun.fingerprint,
       sampling: { max_tokens: o.config.maxTokens },
       tokenizer: tokenizer.name,
+      // Not among mustMatch: a run from before the field still resumes (read as off, manifest-thinking.ts).
+      [THINKING_FIELD]: envRun.thinking ?? ASSUMED_THINKING,
       command: o.command,
       created: new Date().toISOString(),
     };

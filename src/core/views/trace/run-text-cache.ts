@@ -8,7 +8,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { runFile } from "../../base/runs/run-folder";
 import { writeJsonAtomic } from "../../base/util/atomic-write";
-import type { RunDriftCounts } from "./drift";
+import { DRIFT_CHECK_VERSION, type RunDriftCounts } from "./drift";
 import type { GoldInResults } from "./gold-in-results";
 import type { SavedRunSearch } from "./run-search";
 
@@ -21,8 +21,10 @@ export interface RunTextCache {
   /** The tokenizer that decoded the results (another one would decode other text). */
   tokenizer: string;
   gold: Record<string, GoldInResults>;
-  /** Null until the drift pass over every episode has finished. */
+  /** Null until the drift pass over every episode has finished (and when an older check counted it). */
   drift: RunDriftCounts | null;
+  /** The check that counted `drift` (DRIFT_CHECK_VERSION; written by writeTextCache). */
+  drift_check?: string;
   search: SavedRunSearch;
 }
 
@@ -54,6 +56,8 @@ export function readTextCache(runDir: string, tokenizer: string): RunTextCache |
   )
     return undefined;
   if (cache.episodes.size !== now.size || cache.episodes.mtime_ms !== now.mtime_ms) return undefined;
+  // Counts an older drift check made are not these numbers: the pass counts again.
+  if (cache.drift_check !== DRIFT_CHECK_VERSION) cache.drift = null;
   return cache as RunTextCache;
 }
 
@@ -67,7 +71,7 @@ export function writeTextCache(runDir: string, cache: RunTextCache): boolean {
   if (now.size !== cache.episodes.size || now.mtime_ms !== cache.episodes.mtime_ms) return false;
   if (existsSync(runFile(runDir, "lock"))) return false;
   try {
-    writeJsonAtomic(runFile(runDir, "textIndex"), cache, 0);
+    writeJsonAtomic(runFile(runDir, "textIndex"), { ...cache, drift_check: DRIFT_CHECK_VERSION }, 0);
     return true;
   } catch {
     return false; // a read-only run folder (copied from elsewhere): the viewer works without its cache

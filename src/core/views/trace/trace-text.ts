@@ -101,6 +101,8 @@ export interface ShowOptions {
   tokenizer?: ChatTokenizer;
   /** Why there is no tokenizer (printed instead of traces). */
   tokenizerProblem?: string;
+  /** The run's drift line (drift.ts driftCountsLine: the trace viewer's numbers), printed under the header. */
+  drift?: string;
 }
 
 export function renderShow(run: RunFiles, o: ShowOptions): string {
@@ -126,6 +128,7 @@ export function renderShow(run: RunFiles, o: ShowOptions): string {
       `split ${m.split.name} · ${m.policy.kind} ${m.policy.model}${m.policy.checkpoint ? ` @ ${m.policy.checkpoint}` : ""} · ${setting}`,
     );
   }
+  if (o.drift) out.push(o.drift);
   const total = eps.length;
   out.push("", f.heading("How episodes ended"));
   const ends = new Map<string, number>();

@@ -7,7 +7,15 @@
 import assert from "node:assert/strict";
 import { offlineTokenizer } from "../../../../../src/core/base/chat/offline-tokenizer";
 import type { ChatTokenizer } from "../../../../../src/core/base/chat/tokenizer";
-import { checkDrift, driftVerdict, messagesFromText } from "../../../../../src/core/views/trace/drift";
+import {
+  checkDrift,
+  countDrift,
+  countEpisodeDrift,
+  driftSettings,
+  driftVerdict,
+  emptyDriftCounts,
+  messagesFromText,
+} from "../../../../../src/core/views/trace/drift";
 import type { EpisodeRecord } from "../../../../../src/core/base/runs/run-files";
 import { requireSharedData, sharedDataPath } from "../../../../helpers/shared-data";
 import { readHotpot, realEpisode, type HotpotRow } from "./real-episodes";
@@ -60,9 +68,14 @@ describe("trace: drift check", function () {
       `<search>${row.context[0][0]}</search>`,
       `<answer>${row.answer}</answer>`,
     ]);
-    const r = checkDrift(tok35, ep35.prompt, ep35.tokens);
+    const r = checkDrift(tok35, ep35.prompt, ep35.tokens, ep35.sampled);
     assert.equal(r.textMatches, true, JSON.stringify(r.firstTextDifference));
     assert.equal(r.differingTokens, 0);
+    // Without the flags every turn counts as inserted, and the template renders the earlier reply
+    // (before the search result, the last user query) without the think block the sampler saw.
+    const unflagged = checkDrift(tok35, ep35.prompt, ep35.tokens);
+    assert.equal(driftVerdict(unflagged), "template-drift");
+    assert.match(unflagged.firstTextDifference!.recorded, /^<?think>/);
   });
 
   it("finds a stitching bug (the newline after <|im_end|> lost) at the token where it happens", () => {
@@ -157,6 +170,13 @@ describe("trace: drift check", function () {
     assert.equal(r.firstTextDifference!.writer, "sampled", "the model wrote that newline: not a stitching bug");
     assert.equal(driftVerdict(r), "non-canonical");
     assert.equal(r.templateDriftTokens, 0, "nothing after the model's own difference is miscounted as drift");
+    // A run's counts leave the reply renderings out, and count it the same.
+    const full = emptyDriftCounts();
+    countDrift(full, r);
+    const light = emptyDriftCounts();
+    countEpisodeDrift(light, tok, e, driftSettings(undefined));
+    assert.deepEqual(light, full);
+    assert.equal(checkDrift(tok, e.prompt, e.tokens, e.sampled, undefined, { replies: false }).textMatches, true);
   });
 
   it("reports why when the tokens hold no chat turns", () => {

@@ -5,11 +5,12 @@
  * during the work; a damaged file is ignored.
  */
 import { strict as assert } from "node:assert";
-import { mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { appendEpisode } from "../../../../../src/core/base/runs/run-files";
 import { RUN_FILES, runFile } from "../../../../../src/core/base/runs/run-folder";
+import { DRIFT_CHECK_VERSION } from "../../../../../src/core/views/trace/drift";
 import { RunSearch } from "../../../../../src/core/views/trace/run-search";
 import {
   episodesStamp,
@@ -44,6 +45,30 @@ describe("trace/run-text-cache", () => {
     for (const r of records) appendEpisode(dir, r);
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("drops drift counts an older drift check saved (the gold and the index stay)", () => {
+    const search = new RunSearch();
+    search.add(records, results);
+    const counts = {
+      checked: 2,
+      failed: 0,
+      templateDrift: 2,
+      nonCanonical: 0,
+      nonCanonicalTokens: 0,
+      emittedSpecial: 0,
+    };
+    assert.equal(writeTextCache(dir, { ...cacheFor(search), drift: counts }), true);
+    assert.deepEqual(readTextCache(dir, "qwen3@x")!.drift, counts, "this check's counts are read back");
+    const file = runFile(dir, "textIndex");
+    const saved = JSON.parse(readFileSync(file, "utf8")) as RunTextCache;
+    assert.equal(saved.drift_check, DRIFT_CHECK_VERSION);
+    const { drift_check: _older, ...old } = saved;
+    writeFileSync(file, JSON.stringify(old));
+    const back = readTextCache(dir, "qwen3@x");
+    assert.ok(back, "the rest of an older cache is still used");
+    assert.equal(back.drift, null, "counted again by this check");
+    assert.deepEqual(back.gold, { a: "found", b: "missing" });
+  });
 
   it("saves the index in a hidden run file and reads it back answering the same queries", async () => {
     const search = new RunSearch();
