@@ -27,6 +27,7 @@ export async function run(argv: string[]): Promise<void> {
     ? { source: "files", train: values.train.map((p) => resolve(p)), dev: values.dev.map((p) => resolve(p)) }
     : undefined;
   const settings = settingsFor(backend, {
+    env: values.env,
     size: values.size === "smoke" ? "smoke" : "full",
     rehearse: values.rehearse,
     files,

@@ -239,6 +239,12 @@ export interface EnvironmentInfo {
    * answer check: a number, or any text); absent: gen-tasks does not offer it.
    */
   taskAnswerFormat?: TaskAnswerFormat;
+  /**
+   * Set on an offline world: the environment whose code, prompt, grader and metrics it reuses on
+   * invented data. Its runs carry the world's own name, so views, compare and ablate keep them apart
+   * from runs on the real dataset; `--env` choices stay the real environments.
+   */
+  worldOf?: string;
 }
 
 /** A generated task's answer kind (steps/tasks/answer.ts reads a Python value as one). */

@@ -8,7 +8,7 @@ import { experimentBackend, experimentStepEstimate } from "../experiments/estima
 import * as f from "../specs/common-flags";
 import { DEFAULT_GEN_PROMPT, PIPELINE_SIZES } from "../specs/common-flags";
 import { STAND_IN_TOKENIZER } from "../../base/chat/stand-in-tokenizer";
-import { GRADED_ENVIRONMENTS } from "../../envs/catalog";
+import { GRADED_ENVIRONMENTS, PIPELINE_ENVIRONMENTS } from "../../envs/catalog";
 import { TASK_ENVS } from "../tasks/task-env";
 import { DEFAULT_SOLVE_TRIES } from "../tasks/solve-rate";
 import { estimateEpisodes, estimateGenTasks, estimateGrpoTraining, estimateSftTraining } from "../specs/estimate";
@@ -576,6 +576,11 @@ export const PIPELINE_STEP = defineStep({
       arg: "DIR",
       default: "agent-lab-pipeline",
       help: "the folder it works in, laid out as a workspace (data/, runs/, agent-lab.json); . = here",
+    },
+    env: {
+      ...f.env,
+      choices: PIPELINE_ENVIRONMENTS,
+      help: `the environment: local runs on its invented offline world, recorded under the world's own name (${PIPELINE_ENVIRONMENTS.join(", ")}); tinker runs the first (the recipe)`,
     },
     backend: {
       type: "string",

@@ -7,6 +7,8 @@ import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:
 import { join } from "node:path";
 import { CONFIG_FILE, loadConfig } from "../../base/config";
 import { UserError } from "../../base/errors";
+import { HOTPOTQA_INFO } from "../../envs/catalog";
+import { worldEnvironment } from "../../envs/registry";
 import { evalSplit, type EvalSplitResult } from "../eval/eval-split";
 import { indexCorpus, prepareHotpot, WORLD_DIR, writeSyntheticWorld } from "../recipe/stages";
 
@@ -67,6 +69,8 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
 
   const common = {
     workspaceDir: workspace,
+    // The synthetic world's runs are recorded under the world's own environment name, not HotpotQA's.
+    env: worldEnvironment(HOTPOTQA_INFO.name),
     config,
     split: "val" as const,
     resume: false,
