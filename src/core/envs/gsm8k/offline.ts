@@ -72,11 +72,11 @@ export const GSM8K_OFFLINE: OfflineWorld = Object.freeze<OfflineWorld>({
   trainQuestions: (w: WorldSize) => w.train - VAL_SIZE,
   teacher: async () => new ArithmeticTeacher(await offlineTokenizer("qwen3")),
   teacherWhat:
-    "the scripted teacher (reads the count and price rules; it has no rule for stall questions, so the traces hold none)",
+    "the scripted teacher (boxes the variable a question names; it has no rule for the price asked in words, so the traces hold none)",
   kindOf: (question: string) => worldKind(question),
   sizes: {
     world: { seed: 20261204, train: 1700, dev: 300 },
-    harness: { maxTokens: 12, loraRank: 8, concurrency: 8 },
+    harness: { maxTokens: 16, loraRank: 8, concurrency: 8 },
     evalLimit: undefined,
     sftData: { questions: 300, minF1: 0.8 },
     sft: { epochs: 3, batch: 4, lr: 0.01 },
@@ -84,7 +84,7 @@ export const GSM8K_OFFLINE: OfflineWorld = Object.freeze<OfflineWorld>({
       steps: 30,
       questions: 16,
       group: 4,
-      lr: 2e-3,
+      lr: 1e-3,
       temperature: 1,
       saveEvery: 10,
       seed: 0,
@@ -93,7 +93,7 @@ export const GSM8K_OFFLINE: OfflineWorld = Object.freeze<OfflineWorld>({
   },
   smoke: {
     world: { seed: 7, train: VAL_SIZE + 60, dev: 20 },
-    harness: { maxTokens: 12, loraRank: 8, concurrency: 8 },
+    harness: { maxTokens: 16, loraRank: 8, concurrency: 8 },
     evalLimit: 20,
     sftData: { questions: 20, minF1: 0.8 },
     sft: { epochs: 1, batch: 8, lr: 0.01 },

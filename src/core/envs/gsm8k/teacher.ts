@@ -7,8 +7,9 @@
  * leading space, its mark, one token per digit), so a copy head can reproduce it: the variable after
  * the question's "What is", then what follows that variable in the problem.
  *
- * It knows the count and price rules only: a stall question ("What is n?") gets the count (wrong,
- * so the SFT filter drops it), and the SFT traces hold no stall answer.
+ * It has no rule for the price asked in words ("How many dollars did the pens cost?", naming no
+ * variable): it boxes the count there (wrong, so the SFT filter drops it), and the SFT traces hold
+ * no such question.
  */
 import type { ChatTokenizer } from "../../base/chat/tokenizer";
 import type { Policy, PolicyInfo, Sample, SampleOptions } from "../../harness/policy";
@@ -22,12 +23,13 @@ export function lastQuestion(promptText: string): string {
   return last.endsWith(QUESTION_SUFFIX) ? last.slice(0, -QUESTION_SUFFIX.length) : last;
 }
 
-/** The teacher's reply for one problem (see the header: stall questions get the count). */
+/** The teacher's reply for one problem (see the header: the price asked in words gets the count). */
 export function teacherAnswer(question: string): string {
   const numbers = worldNumbers(question);
   const kind = worldKind(question);
   if (!numbers || !kind) return "\\boxed{0}";
-  const known = kind === "price" ? "price" : "count";
+  // No rule for the price asked in words: it boxes the count.
+  const known = kind === "dollars" ? "count" : kind;
   return `\\boxed{ ${writtenNumber(known, numbers[known])}}`;
 }
 

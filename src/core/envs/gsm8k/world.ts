@@ -5,22 +5,26 @@
  * own grader scores the `\boxed{}` replies.
  *
  * Every problem names three numbers by one-letter variables — a count ("c=14 pens"), a price in
- * dollars ("p=\$52") and a stall number ("n=\!37") — and asks for one: "What is p?". The tiny
- * local model cannot compute, but it can learn to copy: the variable after "What is", then what
- * follows that variable in the problem, down to its last digit. Each variable's digits follow a
- * mark of their own ("=", "$", "!"), so the copy is never ambiguous, and GSM8K's grader reads a
- * boxed "p=\$52" as 52. The three numbers are distinct two-digit numbers; names, items and the
- * order of the last two sentences vary.
+ * dollars ("p=\$52") and a stall number ("n=\!37") — and asks for one: "What is p?", or the price
+ * in words, "How many dollars did the pens cost?". The tiny local model cannot compute, but it can
+ * learn to copy: the variable after "What is", then what follows that variable in the problem,
+ * down to its last digit. Each variable's digits follow a mark of their own ("=", "$", "!"), so the
+ * copy is never ambiguous, and GSM8K's grader reads a boxed "p=\$52" as 52. The three numbers are
+ * distinct two-digit numbers; names, items and the order of the last two sentences vary.
  *
- * Kinds (`worldKind` reads one back from a question): count, price, stall. The scripted teacher
- * (teacher.ts) has no rule for stall questions, so the SFT data shows none of them: what GRPO adds
- * on a kind imitation never saw is the pipeline's per-kind line.
+ * Kinds (`worldKind` reads one back from a question): count, price, stall and dollars. The scripted
+ * teacher (teacher.ts) has no rule for dollars questions, which name no variable, so the SFT data
+ * shows none of them: what GRPO adds on a kind imitation never saw is the pipeline's per-kind line.
  */
 import { mulberry32 } from "../../base/util/mulberry32";
 import type { Gsm8kRecord } from "./data";
 
-export type WorldKind = "count" | "price" | "stall";
-export const WORLD_KINDS: readonly WorldKind[] = Object.freeze(["count", "price", "stall"]);
+/** The number a question asks for; "dollars" asks for the price in words ("How many dollars …?"), naming no variable. */
+export type WorldKind = "count" | "price" | "stall" | "dollars";
+export const WORLD_KINDS: readonly WorldKind[] = Object.freeze(["count", "price", "stall", "dollars"]);
+
+/** The kinds whose number has a variable of its own. */
+type Named = Exclude<WorldKind, "dollars">;
 
 export interface ArithmeticWorldOptions {
   seed: number;
@@ -45,31 +49,33 @@ const ITEMS = ["pens", "apples", "books", "cups", "plates", "candles", "shirts",
  * both marks, and the Qwen tokenizers write "=\" as one token in both). None of the letters occurs
  * in GSM8K's few-shot example.
  */
-export const WORLD_VARIABLES: Readonly<Record<WorldKind, string>> = Object.freeze({
+export const WORLD_VARIABLES: Readonly<Record<Named, string>> = Object.freeze({
   count: "c",
   price: "p",
   stall: "n",
 });
 
-const written: Record<WorldKind, (n: number) => string> = {
+const written: Record<Named, (n: number) => string> = {
   count: (n) => `c=${n}`,
   price: (n) => `p=\\$${n}`,
   stall: (n) => `n=\\!${n}`,
 };
 
 /** How the problem's own text writes a kind's number ("p=\$52"): the teacher boxes exactly this. */
-export function writtenNumber(kind: WorldKind, n: number): string {
+export function writtenNumber(kind: Named, n: number): string {
   return written[kind](n);
 }
 
-/** The question sentence: "What is <variable>?" */
-const ask = (kind: WorldKind) => `What is ${WORLD_VARIABLES[kind]}?`;
+/** The question sentence: "What is <variable>?", or the price in words. */
+const ask = (kind: WorldKind, item: string) =>
+  kind === "dollars" ? `How many dollars did the ${item} cost?` : `What is ${WORLD_VARIABLES[kind]}?`;
 
-/** The kind a question asks for (its variable), or undefined when it is not one of the world's. */
+/** The kind a question asks for, or undefined when it is not one of the world's. */
 export function worldKind(question: string): WorldKind | undefined {
+  if (/ How many dollars did the \w+ cost\?$/.test(question)) return "dollars";
   const m = / What is ([cpn])\?$/.exec(question);
   if (!m) return undefined;
-  return WORLD_KINDS.find((k) => WORLD_VARIABLES[k] === m[1]);
+  return (["count", "price", "stall"] as const).find((k) => WORLD_VARIABLES[k] === m[1]);
 }
 
 /** The numbers a problem names, by kind, as the world wrote them. */
@@ -106,9 +112,10 @@ function problem(rand: () => number): Gsm8kRecord {
   ];
   // The count's sentence comes first (it names the person); the other two in either order.
   const body = rand() < 0.5 ? facts : [facts[0], facts[2], facts[1]];
-  const question = `${body.join(" ")} ${ask(kind)}`;
-  const value = { count, price, stall }[kind];
-  return { question, answer: `${WORLD_VARIABLES[kind]} is ${value}.\n#### ${value}` };
+  const question = `${body.join(" ")} ${ask(kind, item)}`;
+  const named: Named = kind === "dollars" ? "price" : kind;
+  const value = { count, price, stall }[named];
+  return { question, answer: `${WORLD_VARIABLES[named]} is ${value}.\n#### ${value}` };
 }
 
 /** The world's train and test problems; every question text is distinct within and across the files. */

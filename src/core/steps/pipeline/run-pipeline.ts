@@ -25,6 +25,7 @@ import { readSplitsRecord } from "../../base/data/splits";
 import { UserError } from "../../base/errors";
 import { evalSplit } from "../eval/eval-split";
 import { readJsonFile } from "../../base/runs/run-files";
+import { manifestEnvironment } from "../../base/runs/manifest-environment";
 import { writeFileAtomic, writeJsonAtomic } from "../../base/util/atomic-write";
 import { lockRunFolder, runFile } from "../../base/runs/run-folder";
 import { ProgressWriter, type ProgressStatus } from "../../base/runs/progress";
@@ -236,7 +237,17 @@ async function runStages(
   const s = settings;
   // A declared world runs every stage from its declaration; the environment every run records is the world's own.
   const world = settingsWorld(s);
-  const env = world ? world.env : s.data.source === "synthetic" ? worldEnvironment(HOTPOTQA_INFO.name) : undefined;
+  // A folder whose runs an earlier build made on the multi-hop world under HotpotQA's name keeps that name, so its
+  // remaining stages' runs compare with its finished ones.
+  const earlier = Object.values(RUN_NAMES)
+    .map((n) => readJsonFile<unknown>(runFile(join(runsDir, n), "manifest")))
+    .find((m) => m !== undefined);
+  const labelled = earlier === undefined || manifestEnvironment(earlier).name !== HOTPOTQA_INFO.name;
+  const env = world
+    ? world.env
+    : s.data.source === "synthetic" && labelled
+      ? worldEnvironment(HOTPOTQA_INFO.name)
+      : undefined;
   const envData = env ? env.data.dir(dataDir) : dataDir;
   const primary = env ? environmentRoles(env.name).primary : undefined;
   // A rehearsal's stand-in: every step loads it, checks the SFT data against it and records it.

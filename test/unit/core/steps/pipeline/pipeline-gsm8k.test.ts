@@ -16,6 +16,7 @@ import { PIPELINE_STEP } from "../../../../../src/core/steps/catalog/catalog";
 import { planPipeline, RUN_NAMES } from "../../../../../src/core/steps/pipeline/plan";
 import { runPipeline } from "../../../../../src/core/steps/pipeline/run-pipeline";
 import { settingsFor } from "../../../../../src/core/steps/pipeline/settings";
+import { worldKind } from "../../../../../src/core/envs/gsm8k/world";
 import { startLocalBackend } from "../../../../helpers/local-backend";
 
 const miniature = () => settingsFor("local", { env: "gsm8k", size: "smoke" });
@@ -101,11 +102,16 @@ describe("core/steps/pipeline --env gsm8k", function () {
       if (run === RUN_NAMES.sft) continue; // train-sft records the SFT data it read, not an environment
       assert.equal(manifestEnvironment(manifest(run)).name, "gsm8k-world", `${run}/manifest.json`);
     }
-    // The teacher knows no stall rule: some traces are dropped, and none kept answers a stall question.
+    // The teacher has no rule for the price asked in words: those traces are dropped, the rest kept.
     const kept = readFileSync(join(dir, "runs", RUN_NAMES.sftData, "sft.jsonl"), "utf8")
       .split("\n")
-      .filter(Boolean);
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { question: string });
     assert.ok(kept.length > 0 && kept.length < 20, `kept ${kept.length} of 20`);
+    assert.deepEqual(
+      kept.filter((k) => worldKind(k.question) === "dollars"),
+      [],
+    );
 
     assert.ok(r.report);
     assert.deepEqual(
@@ -116,7 +122,7 @@ describe("core/steps/pipeline --env gsm8k", function () {
     assert.ok(r.report.runs.every((x) => Number.isFinite(x.f1.mean)));
     assert.match(r.table!, /accuracy/);
     assert.match(out, /GRPO vs SFT on val: Δ accuracy/);
-    assert.match(out, /by kind: .*(count|price|stall) \(n \d+\) accuracy/);
+    assert.match(out, /by kind: .*(count|price|stall|dollars) \(n \d+\) accuracy/);
     const report = readFileSync(join(dir, "report.md"), "utf8");
     assert.match(report, /## Results on the arithmetic world's val/);
     assert.match(report, /Limitation: the problems are an invented offline world/);
