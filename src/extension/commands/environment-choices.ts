@@ -3,7 +3,7 @@
  * plain Node). Environments come from core's light list (envs/catalog.ts), never restated here,
  * and never from the registry, which would load every environment's code at activation.
  */
-import { ENVIRONMENT_INFO, environmentMetrics, HOTPOTQA_NAME, metricLabels } from "../../core/envs/catalog";
+import { ENVIRONMENT_INFO, environmentMetrics, HOTPOTQA_NAME, metricLabels, WORLD_INFO } from "../../core/envs/catalog";
 import { roleValues } from "../../core/base/runs/metrics";
 import { readEpisodes } from "../../core/base/runs/run-files";
 import type { RunRow } from "../runs/runs-model";
@@ -23,7 +23,9 @@ export function environmentItems(
   defaultEnv: string,
   only: (hasTools: boolean) => boolean = () => true,
 ): EnvironmentItem[] {
-  const listed = ENVIRONMENT_INFO.filter((e) => only(e.hasTools));
+  // An offline world is listed when it is the workspace's default (the folders `pipeline` and `demo` make name theirs).
+  const world = WORLD_INFO.filter((e) => e.name === defaultEnv);
+  const listed = [...ENVIRONMENT_INFO, ...world].filter((e) => only(e.hasTools));
   const ordered = [...listed.filter((e) => e.name === defaultEnv), ...listed.filter((e) => e.name !== defaultEnv)];
   return ordered.map((e) => ({
     label: e.name,

@@ -12,7 +12,7 @@
 import { existsSync } from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
-import { PIPELINE_ENVIRONMENTS } from "../../core/envs/catalog";
+import { environmentInfo, PIPELINE_ENVIRONMENTS } from "../../core/envs/catalog";
 import { PIPELINE_STEP } from "../../core/steps/catalog/catalog";
 import { environmentItems, type EnvironmentItem } from "./environment-choices";
 import { openCompare, openDashboard } from "../panels";
@@ -43,7 +43,9 @@ const PIPELINE_TITLE = "Agent Lab: Run Offline Pipeline";
 
 /** The environments the pipeline runs offline (the catalog's, as the flag's choices), the workspace's default first. */
 export function pipelineEnvironmentItems(defaultEnv: string): EnvironmentItem[] {
-  return environmentItems(defaultEnv).filter((item) => PIPELINE_ENVIRONMENTS.includes(item.env));
+  // A folder a pipeline made names its world: the world's environment is the default then.
+  const real = environmentInfo(defaultEnv)?.worldOf ?? defaultEnv;
+  return environmentItems(real).filter((item) => PIPELINE_ENVIRONMENTS.includes(item.env));
 }
 
 async function pickPipelineEnvironment(defaultEnv: string): Promise<string | undefined> {

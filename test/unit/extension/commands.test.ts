@@ -261,6 +261,8 @@ describe("extension: commands → jobs (stand-in vscode)", () => {
       ["gsm8k", ...PIPELINE_ENVIRONMENTS.filter((e) => e !== "gsm8k")],
     );
     assert.match(pipelineEnvironmentItems("gsm8k")[0].description, /default/);
+    // A folder the pipeline made names its world: that world's environment is the default.
+    assert.equal(pipelineEnvironmentItems("gsm8k-world")[0].env, "gsm8k");
   });
 
   it("Resume Run re-parses the run's recorded command with its step's spec and adds --resume", async () => {

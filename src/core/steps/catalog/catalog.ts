@@ -577,9 +577,13 @@ export const PIPELINE_STEP = defineStep({
       default: "agent-lab-pipeline",
       help: "the folder it works in, laid out as a workspace (data/, runs/, agent-lab.json); . = here",
     },
+    // Not the workspace config's env: the folders the pipeline makes name their world there, and its
+    // own environment is the choice; the first (the recipe's) by default.
     env: {
-      ...f.env,
+      type: "string",
+      arg: "ENV",
       choices: PIPELINE_ENVIRONMENTS,
+      default: PIPELINE_ENVIRONMENTS[0],
       help: `the environment: local runs on its invented offline world, recorded under the world's own name (${PIPELINE_ENVIRONMENTS.join(", ")}); tinker runs the first (the recipe)`,
     },
     backend: {

@@ -50,7 +50,9 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
   const workspace = o.dir;
   writeFileSync(
     join(workspace, "agent-lab.json"),
-    JSON.stringify({ dataDir: "data", runsDir: "runs" }, null, 2) + "\n",
+    // The world's environment, so `agent-lab eval` run in the folder afterwards records the same one.
+    JSON.stringify({ dataDir: "data", runsDir: "runs", env: worldEnvironment(HOTPOTQA_INFO.name)?.name }, null, 2) +
+      "\n",
   );
   const config = loadConfig(workspace, o.concurrency ? { concurrency: o.concurrency } : {});
   const dataDir = join(workspace, config.dataDir);

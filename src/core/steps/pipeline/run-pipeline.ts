@@ -602,11 +602,18 @@ function claimFolder(dir: string, settings: PipelineSettings): void {
   }
 }
 
-/** The pipeline folder's agent-lab.json: its harness settings, its prompt. */
+/**
+ * The pipeline folder's agent-lab.json: its harness settings, its prompt, and its runs' environment (an
+ * offline world's), so a step run by hand in the folder (`agent-lab eval --workspace DIR`) records the
+ * same environment and reads the same data as the pipeline's own runs.
+ */
 function workspaceConfig(s: PipelineSettings): Record<string, unknown> {
+  const world =
+    s.data.source === "synthetic" ? (settingsWorld(s)?.env ?? worldEnvironment(HOTPOTQA_INFO.name)) : undefined;
   return {
     dataDir: "data",
     runsDir: "runs",
+    ...(world ? { env: world.name } : {}),
     ...s.harness,
     ...(s.offlinePrompts ? { systemPromptFile: OFFLINE_PROMPT } : {}),
   };
