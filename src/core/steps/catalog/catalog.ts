@@ -629,8 +629,10 @@ export const PIPELINE_STEP = defineStep({
   },
   notes:
     "Runs the whole recipe and prints the ablation table (closed-book, base, SFT, GRPO on val, paired 95% CIs against\n" +
-    "base) and GRPO's train-reward trend; writes DIR/report.md and DIR/ablation.json. tinker needs TINKER_API_KEY and\n" +
-    "asks before spending (the local backend is a tiny CPU model: real results come from Tinker).\n" +
+    "base) and GRPO's train-reward trend; writes DIR/report.md and DIR/ablation.json. --env gsm8k: the same recipe\n" +
+    "offline on GSM8K's invented arithmetic world (base, SFT, GRPO; GSM8K's grader), its runs named gsm8k-world.\n" +
+    "tinker needs TINKER_API_KEY and asks before spending (the local backend is a tiny CPU model: real results come\n" +
+    "from Tinker).\n" +
     "Rehearse before you pay: TINKER_BASE_URL=<agent-lab serve-local's URL> agent-lab pipeline --backend tinker --rehearse --yes\n" +
     "runs the paid path end to end for free (a server that says it is the local stand-in is priced at $0).\n" +
     "Every stage is skipped when its outputs are complete and resumed when partial: rerun to continue.",
