@@ -20,6 +20,7 @@ import { registryPath, resolveCheckpointPath } from "../../base/checkpoints/regi
 import { reportEnvironment, SYNTHETIC_REPORT, SYNTHETIC_WORLD_SOURCE } from "../ablate/report-environment";
 import { environmentInfo, environmentRoles, HOTPOTQA_INFO } from "../../envs/catalog";
 import { worldEnvironment } from "../../envs/registry";
+import type { EnvItem, Environment } from "../../harness/environment";
 import { CONFIG_FILE, loadConfig, mergeConfig, validateOverrides, type AgentLabConfig } from "../../base/config";
 import { readSplitsRecord } from "../../base/data/splits";
 import { UserError } from "../../base/errors";
@@ -237,17 +238,7 @@ async function runStages(
   const s = settings;
   // A declared world runs every stage from its declaration; the environment every run records is the world's own.
   const world = settingsWorld(s);
-  // A folder whose runs an earlier build made on the multi-hop world under HotpotQA's name keeps that name, so its
-  // remaining stages' runs compare with its finished ones.
-  const earlier = Object.values(RUN_NAMES)
-    .map((n) => readJsonFile<unknown>(runFile(join(runsDir, n), "manifest")))
-    .find((m) => m !== undefined);
-  const labelled = earlier === undefined || manifestEnvironment(earlier).name !== HOTPOTQA_INFO.name;
-  const env = world
-    ? world.env
-    : s.data.source === "synthetic" && labelled
-      ? worldEnvironment(HOTPOTQA_INFO.name)
-      : undefined;
+  const env = pipelineEnvironment(s, runsDir);
   const envData = env ? env.data.dir(dataDir) : dataDir;
   const primary = env ? environmentRoles(env.name).primary : undefined;
   // A rehearsal's stand-in: every step loads it, checks the SFT data against it and records it.
@@ -552,6 +543,23 @@ async function runStages(
     seconds,
     stageSeconds: recipe.secondsHere as Partial<Record<StageName, number>>,
   };
+}
+
+/**
+ * The environment every run of the pipeline records: a declared world's; the multi-hop world's
+ * (hotpotqa-world) on the pipeline's own world, except in a folder whose runs an earlier build made
+ * there under HotpotQA's name, which keeps that name so its remaining stages' runs compare with its
+ * finished ones; undefined (the config's, HotpotQA) for HotpotQA's own data.
+ */
+export function pipelineEnvironment(s: PipelineSettings, runsDir: string): Environment<EnvItem> | undefined {
+  const world = settingsWorld(s);
+  if (world) return world.env;
+  if (s.data.source !== "synthetic") return undefined;
+  const earlier = Object.values(RUN_NAMES)
+    .map((n) => readJsonFile<unknown>(runFile(join(runsDir, n), "manifest")))
+    .find((m) => m !== undefined);
+  if (earlier !== undefined && manifestEnvironment(earlier).name === HOTPOTQA_INFO.name) return undefined;
+  return worldEnvironment(HOTPOTQA_INFO.name);
 }
 
 function interrupted(): UserError {

@@ -5,7 +5,7 @@
  * no NaN, every run's manifest names the world's own environment, a rerun skips every stage.
  */
 import { strict as assert } from "node:assert";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../../../../src/core/base/config";
@@ -14,8 +14,8 @@ import { manifestEnvironment } from "../../../../../src/core/base/runs/manifest-
 import { environmentInfo, PIPELINE_ENVIRONMENTS, worldOf } from "../../../../../src/core/envs/catalog";
 import { PIPELINE_STEP } from "../../../../../src/core/steps/catalog/catalog";
 import { planPipeline, RUN_NAMES } from "../../../../../src/core/steps/pipeline/plan";
-import { runPipeline } from "../../../../../src/core/steps/pipeline/run-pipeline";
-import { settingsFor } from "../../../../../src/core/steps/pipeline/settings";
+import { pipelineEnvironment, runPipeline } from "../../../../../src/core/steps/pipeline/run-pipeline";
+import { defaultSettings, settingsFor } from "../../../../../src/core/steps/pipeline/settings";
 import { worldKind } from "../../../../../src/core/envs/gsm8k/world";
 import { startLocalBackend } from "../../../../helpers/local-backend";
 
@@ -41,6 +41,22 @@ describe("core/steps/pipeline --env gsm8k", function () {
     // The first environment's pipeline keeps its settings as every earlier pipeline.json recorded them.
     assert.deepEqual(settingsFor("local", { env: "hotpotqa" }), settingsFor("local"));
     assert.equal("env" in settingsFor("local", { env: "hotpotqa" }), false);
+  });
+
+  it("the environment the runs record: the world's; a multi-hop folder an earlier build made under HotpotQA's name keeps it", () => {
+    const runs = join(tmp(), "runs");
+    assert.equal(pipelineEnvironment(miniature(), runs)?.name, "gsm8k-world");
+    assert.equal(pipelineEnvironment(defaultSettings("local"), runs)?.name, "hotpotqa-world");
+    assert.equal(pipelineEnvironment(defaultSettings("tinker"), runs), undefined, "HotpotQA itself: the config's");
+    mkdirSync(join(runs, RUN_NAMES.base), { recursive: true });
+    // What a base eval on the world recorded before the world had its own name: no environment field.
+    writeFileSync(join(runs, RUN_NAMES.base, "manifest.json"), JSON.stringify({ format: 1, split: { name: "val" } }));
+    assert.equal(pipelineEnvironment(defaultSettings("local"), runs), undefined);
+    writeFileSync(
+      join(runs, RUN_NAMES.base, "manifest.json"),
+      JSON.stringify({ format: 1, environment: { name: "hotpotqa-world", version: "1" } }),
+    );
+    assert.equal(pipelineEnvironment(defaultSettings("local"), runs)?.name, "hotpotqa-world");
   });
 
   it("plans world, prepare, the evals, SFT and GRPO, with no index and no closed-book stage", () => {
