@@ -1,8 +1,9 @@
 /**
- * `agent-lab pipeline [--dir DIR] [--backend local|tinker] [--rehearse] [--train FILE --dev FILE]
+ * `agent-lab pipeline [--dir DIR] [--env ENV] [--backend local|tinker] [--rehearse] [--train FILE --dev FILE]
  * [--dry-run] [--yes]` — the whole recipe in one command: data → index → eval (closed-book, base) →
  * SFT data → SFT → eval → GRPO → eval → ablation table. Local (default): offline, free, on the local
- * stand-in backend. `--backend tinker --rehearse`: the paid path at tiny sizes. Rerun to continue.
+ * stand-in backend, on the environment's invented world (`--env`: the catalog's environments that
+ * declare one). `--backend tinker --rehearse`: the paid path at tiny sizes. Rerun to continue.
  */
 import { createInterface } from "node:readline/promises";
 import { resolve } from "node:path";
@@ -27,6 +28,7 @@ export async function run(argv: string[]): Promise<void> {
     ? { source: "files", train: values.train.map((p) => resolve(p)), dev: values.dev.map((p) => resolve(p)) }
     : undefined;
   const settings = settingsFor(backend, {
+    env: values.env,
     size: values.size === "smoke" ? "smoke" : "full",
     rehearse: values.rehearse,
     files,

@@ -15,6 +15,8 @@ import {
 } from "../base/runs/metrics";
 import { GSM8K_INFO, GSM8K_NAME } from "./gsm8k/info";
 import { HOTPOTQA_INFO, HOTPOTQA_NAME } from "./hotpotqa/info";
+import { GSM8K_WORLD_INFO } from "./gsm8k/world-info";
+import { HOTPOTQA_WORLD_INFO } from "./hotpotqa/world-info";
 
 export { GSM8K_NAME, HOTPOTQA_NAME, HOTPOTQA_INFO };
 export type { EnvironmentInfo, MetricDeclaration, MetricRoles, SftSource };
@@ -23,6 +25,27 @@ export const ENVIRONMENT_INFO: readonly EnvironmentInfo[] = Object.freeze([HOTPO
 
 export const ENVIRONMENT_NAMES: readonly string[] = Object.freeze(ENVIRONMENT_INFO.map((e) => e.name));
 
+/**
+ * The offline worlds, each its own environment name over a real environment's code (its info's
+ * `worldOf`): their runs are read, labelled and compared as runs of the world, never of the real
+ * dataset. Not `--env` choices of the single steps; `agent-lab pipeline --env` offers the real
+ * environments that have one (PIPELINE_ENVIRONMENTS).
+ */
+export const WORLD_INFO: readonly EnvironmentInfo[] = Object.freeze([HOTPOTQA_WORLD_INFO, GSM8K_WORLD_INFO]);
+
+/** The world names, in WORLD_INFO's order. */
+export const WORLD_NAMES: readonly string[] = Object.freeze(WORLD_INFO.map((e) => e.name));
+
+/** The environments `agent-lab pipeline --env` runs offline: those an offline world is declared for, in ENVIRONMENT_INFO's order. */
+export const PIPELINE_ENVIRONMENTS: readonly string[] = Object.freeze(
+  ENVIRONMENT_NAMES.filter((name) => WORLD_INFO.some((w) => w.worldOf === name)),
+);
+
+/** The offline world's name for a real environment (undefined: it has none). */
+export function worldOf(name: string): string | undefined {
+  return WORLD_INFO.find((w) => w.worldOf === name)?.name;
+}
+
 /** Environments `agent-lab grade` has a reply grader for (their info says `gradesReplies`). */
 export const GRADED_ENVIRONMENTS: readonly string[] = Object.freeze(
   ENVIRONMENT_INFO.filter((e) => e.gradesReplies).map((e) => e.name),
@@ -30,7 +53,7 @@ export const GRADED_ENVIRONMENTS: readonly string[] = Object.freeze(
 
 /** The environment called `name`; undefined when this build does not know it. */
 export function environmentInfo(name: string): EnvironmentInfo | undefined {
-  return ENVIRONMENT_INFO.find((e) => e.name === name);
+  return ENVIRONMENT_INFO.find((e) => e.name === name) ?? WORLD_INFO.find((e) => e.name === name);
 }
 
 /** An environment's declared metrics; an unknown one's are the v1 record's two slots. */
@@ -66,4 +89,10 @@ export function hasOneMetric(metrics: MetricRoles | { em: string; f1: string }):
 }
 
 // Every declaration list must name its roles (a missing primary would blank every view).
-for (const e of ENVIRONMENT_INFO) metricRoles(e.metrics);
+for (const e of [...ENVIRONMENT_INFO, ...WORLD_INFO]) metricRoles(e.metrics);
+// A world reuses a real environment's code: it must name one, and take its metrics unchanged.
+for (const w of WORLD_INFO) {
+  const real = ENVIRONMENT_INFO.find((e) => e.name === w.worldOf);
+  if (!real || JSON.stringify(real.metrics) !== JSON.stringify(w.metrics))
+    throw new Error(`envs/catalog.ts: the world ${w.name} must name a registered environment and keep its metrics`);
+}

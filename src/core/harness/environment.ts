@@ -279,6 +279,12 @@ export interface EnvironmentInfo {
   cookbookNames?: { datasets: readonly string[]; recipes?: readonly string[] };
   /** Where `prepare` takes its records from (absent: Prepare Data offers the hub download only). */
   prepareSources?: PrepareSources;
+  /**
+   * Set on an offline world: the environment whose code, prompt, grader and metrics it reuses on
+   * invented data. Its runs carry the world's own name, so views, compare and ablate keep them apart
+   * from runs on the real dataset; `--env` choices stay the real environments.
+   */
+  worldOf?: string;
 }
 
 /** A trace control an environment offers (EnvironmentInfo.traceControls). */

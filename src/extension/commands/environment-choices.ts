@@ -9,6 +9,7 @@ import {
   environmentMetrics,
   HOTPOTQA_NAME,
   metricLabels,
+  WORLD_INFO,
 } from "../../core/envs/catalog";
 import type { PrepareFileFlag } from "../../core/harness/environment";
 import { describeEnvironment, manifestEnvironment } from "../../core/base/runs/manifest-environment";
@@ -31,7 +32,9 @@ export function environmentItems(
   defaultEnv: string,
   only: (hasTools: boolean) => boolean = () => true,
 ): EnvironmentItem[] {
-  const listed = ENVIRONMENT_INFO.filter((e) => only(e.hasTools));
+  // An offline world is listed when it is the workspace's default (the folders `pipeline` and `demo` make name theirs).
+  const world = WORLD_INFO.filter((e) => e.name === defaultEnv);
+  const listed = [...ENVIRONMENT_INFO, ...world].filter((e) => only(e.hasTools));
   const ordered = [...listed.filter((e) => e.name === defaultEnv), ...listed.filter((e) => e.name !== defaultEnv)];
   return ordered.map((e) => ({
     label: e.name,

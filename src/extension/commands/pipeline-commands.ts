@@ -5,13 +5,16 @@
  * (stage i/n and the running stage's own count). When it ends, Open Results compares its eval runs
  * and opens the GRPO dashboard.
  *
- *   agentLab.runOfflinePipeline    pick a size → job `pipeline --dir . --backend local --size S` (no account, no network)
+ *   agentLab.runOfflinePipeline    pick an environment and a size → job `pipeline --dir . --env E --backend local --size S`
+ *                                  (its invented offline world: no account, no network)
  *   agentLab.openPipelineResults   Compare over the pipeline's evals (base first) + the GRPO dashboard
  */
 import { existsSync } from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
+import { environmentInfo, PIPELINE_ENVIRONMENTS } from "../../core/envs/catalog";
 import { PIPELINE_STEP } from "../../core/steps/catalog/catalog";
+import { environmentItems, type EnvironmentItem } from "./environment-choices";
 import { openCompare, openDashboard } from "../panels";
 import { startStep, type CommandTable, type Lab } from "./lab";
 
@@ -29,21 +32,43 @@ async function pickSize(): Promise<string | undefined> {
   const pick = await vscode.window.showQuickPick(
     sizes.map((size) => ({ label: size, description: SIZE_NOTES[size] })),
     {
-      title: "Agent Lab: Run Offline Pipeline",
+      title: PIPELINE_TITLE,
       placeHolder: "Size (the local stand-in backend, synthetic data: free, offline)",
     },
   );
   return pick?.label;
 }
 
+const PIPELINE_TITLE = "Agent Lab: Run Offline Pipeline";
+
+/** The environments the pipeline runs offline (the catalog's, as the flag's choices), the workspace's default first. */
+export function pipelineEnvironmentItems(defaultEnv: string): EnvironmentItem[] {
+  // A folder a pipeline made names its world: the world's environment is the default then.
+  const real = environmentInfo(defaultEnv)?.worldOf ?? defaultEnv;
+  return environmentItems(real).filter((item) => PIPELINE_ENVIRONMENTS.includes(item.env));
+}
+
+async function pickPipelineEnvironment(defaultEnv: string): Promise<string | undefined> {
+  const items = pipelineEnvironmentItems(defaultEnv);
+  if (items.length === 1) return items[0].env;
+  const pick = await vscode.window.showQuickPick(items, {
+    title: PIPELINE_TITLE,
+    placeHolder: "Environment (the pipeline runs on its invented offline world)",
+    matchOnDetail: true,
+  });
+  return pick?.env;
+}
+
 async function runOfflinePipeline(lab: Lab): Promise<void> {
   const folder = lab.workspace.requireFolder();
+  const env = await pickPipelineEnvironment(lab.workspace.config().env);
+  if (!env) return;
   const size = await pickSize();
   if (!size) return;
   await startStep(lab, {
     spec: PIPELINE_STEP,
     // "." = the workspace folder (the job's working directory): the pipeline lays it out as a workspace.
-    values: { dir: ".", backend: "local", size },
+    values: { dir: ".", env, backend: "local", size },
     title: "Offline pipeline (local backend, synthetic data)",
     runDir: folder,
     runsRoot: lab.workspace.runsDir(),

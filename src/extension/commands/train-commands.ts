@@ -9,6 +9,7 @@
 import { existsSync } from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
+import { worldOf } from "../../core/envs/catalog";
 import { SFT_FILE } from "../../core/steps/sft/sft-files";
 import { TRAIN_GRPO_STEP, TRAIN_SFT_STEP } from "../../core/steps/catalog/catalog";
 import { trainingBackend, uniqueRunName } from "./cli-args";
@@ -26,7 +27,8 @@ async function trainSft(lab: Lab): Promise<void> {
   const run = await pick.pickRun(
     `${title} (${env} data)`,
     lab.runs.currentRows(),
-    (r) => existsSync(path.join(r.dir, SFT_FILE)) && runEnvironment(r) === env,
+    // An offline world's data trains the same model as its environment's (train-sft reads the environment from the data).
+    (r) => existsSync(path.join(r.dir, SFT_FILE)) && [env, worldOf(env)].includes(runEnvironment(r)),
   );
   if (!run) return;
   const epochs = await pick.inputFlag(title, "Epochs", "epochs", flags.epochs);

@@ -62,7 +62,8 @@ describe("a first run in an empty folder (real VS Code)", function () {
     const checkpoints = recordTree(lab.checkpoints);
     const jobs = recordTree(lab.jobsView);
     const ui = answerUi({
-      quickPick: (items) => items.find((i) => i.label === "smoke"),
+      // The environment first (the workspace's default, listed first), then the size.
+      quickPick: (items) => items.find((i) => i.label === "smoke") ?? items[0],
       info: (message, buttons) => (buttons.includes("Open Results") ? "Open Results" : undefined),
     });
     try {
@@ -73,7 +74,17 @@ describe("a first run in an empty folder (real VS Code)", function () {
         () => lab.jobs.list().find((j) => j.record.command[0] === "pipeline"),
         10_000,
       );
-      assert.deepEqual(job.record.command, ["pipeline", "--dir", ".", "--backend", "local", "--size", "smoke"]);
+      assert.deepEqual(job.record.command, [
+        "pipeline",
+        "--dir",
+        ".",
+        "--env",
+        "hotpotqa",
+        "--backend",
+        "local",
+        "--size",
+        "smoke",
+      ]);
       const status = await settle(job, 240_000, "the smoke pipeline");
       const ended = Date.now();
       assert.equal(status.state, "done", `pipeline ${status.state}: ${status.reason ?? ""} ${job.lastLine ?? ""}`);
@@ -149,7 +160,7 @@ describe("a first run in an empty folder (real VS Code)", function () {
   it("Train SFT… from the palette on the pipeline's SFT data shows step n/N in the Jobs view", async () => {
     const jobs = recordTree(lab.jobsView);
     const ui = answerUi({
-      // The environment first (the synthetic world is a HotpotQA-shaped world), then the SFT data.
+      // The environment first (the pipeline's runs are its offline world's, hotpotqa-world: listed under hotpotqa), then the SFT data.
       quickPick: (items) =>
         items.find((i) => i.label === RUN_NAMES.sftData) ?? items.find((i) => i.label === "hotpotqa"),
       inputBox: (o) =>

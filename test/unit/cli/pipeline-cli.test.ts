@@ -43,4 +43,21 @@ describe("cli: agent-lab pipeline", function () {
     assert.equal(bad.code, 1);
     assert.match(bad.stderr, /agent-lab pipeline: --backend must be one of local, tinker, got "gpu"/);
   });
+
+  it("--env gsm8k plans the arithmetic world's stages; a world runs offline only; an unknown env is refused with the choices", async () => {
+    const dir = join(ws, "gsm8k-plan");
+    const r = await runCli(["pipeline", "--env", "gsm8k", "--dry-run", "--dir", dir]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /write the arithmetic world/);
+    assert.match(r.stdout, /data\/gsm8k-world\//);
+    assert.doesNotMatch(r.stdout, /eval-closed-book|BM25/);
+    assert.match(r.stdout, /not how Qwen3\.5-4B does on GSM8K/);
+    assert.equal(existsSync(dir), false);
+    const paid = await runCli(["pipeline", "--env", "gsm8k", "--backend", "tinker", "--dry-run", "--dir", dir]);
+    assert.equal(paid.code, 1);
+    assert.match(paid.stderr, /--env gsm8k runs offline only/);
+    const unknown = await runCli(["pipeline", "--env", "chess", "--dry-run", "--dir", dir]);
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /--env must be one of hotpotqa, gsm8k, got "chess"/);
+  });
 });

@@ -20,7 +20,10 @@ const { LabWorkspace } =
   require("../../../src/extension/workspace/lab-workspace") as typeof import("../../../src/extension/workspace/lab-workspace");
 const { CheckpointsProvider } =
   require("../../../src/extension/checkpoints/checkpoints-provider") as typeof import("../../../src/extension/checkpoints/checkpoints-provider");
+const { pipelineEnvironmentItems } =
+  require("../../../src/extension/commands/pipeline-commands") as typeof import("../../../src/extension/commands/pipeline-commands");
 /* eslint-enable @typescript-eslint/no-require-imports */
+import { PIPELINE_ENVIRONMENTS } from "../../../src/core/envs/catalog";
 import type { JobRequest } from "../../../src/extension/jobs/job-runner";
 
 describe("extension: commands → jobs (stand-in vscode)", () => {
@@ -226,22 +229,43 @@ describe("extension: commands → jobs (stand-in vscode)", () => {
     assert.equal(started.length, 1, "an unknown run starts nothing");
   });
 
-  it("Run Offline Pipeline: the size from the pipeline spec's choices → `pipeline --dir . --backend local --size S` in the workspace's own layout, Open Results at the end", async () => {
-    let sizes: string[] = [];
+  it("Run Offline Pipeline: the environment (the catalog's, the workspace default first), then the size from the pipeline spec's choices → `pipeline --dir . --env E --backend local --size S` in the workspace's own layout, Open Results at the end", async () => {
+    const picks: string[][] = [];
     recorded.pick = (items) => {
-      sizes = items.map((i) => i.label);
-      return items.find((i) => i.label === "smoke");
+      picks.push(items.map((i) => i.label));
+      return items.find((i) => i.label === "gsm8k") ?? items.find((i) => i.label === "smoke");
     };
     await run("agentLab.runOfflinePipeline");
-    assert.deepEqual(sizes, ["full", "smoke"], "the spec's default first");
+    assert.deepEqual(picks[0], [...PIPELINE_ENVIRONMENTS], "the catalog's, the default (hotpotqa) first");
+    assert.deepEqual(picks[1], ["full", "smoke"], "the spec's default first");
     assert.equal(started.length, 1);
-    assert.deepEqual(started[0].command, ["pipeline", "--dir", ".", "--backend", "local", "--size", "smoke"]);
+    assert.deepEqual(started[0].command, [
+      "pipeline",
+      "--dir",
+      ".",
+      "--env",
+      "gsm8k",
+      "--backend",
+      "local",
+      "--size",
+      "smoke",
+    ]);
     assert.equal(started[0].runDir, ws, "the pipeline's progress.json is in the folder it lays out");
     assert.equal(started[0].runsRoot, join(ws, "runs"));
     assert.deepEqual(started[0].finish, { title: "Open Results", command: "agentLab.openPipelineResults" });
     assert.equal(started[0].spendsMoney, false);
     await run("agentLab.openPipelineResults");
     assert.match(recorded.messages.at(-1)!.text, /no pipeline results in this workspace yet/);
+  });
+
+  it("Run Offline Pipeline's environment pick puts the workspace's default first", () => {
+    assert.deepEqual(
+      pipelineEnvironmentItems("gsm8k").map((i) => i.env),
+      ["gsm8k", ...PIPELINE_ENVIRONMENTS.filter((e) => e !== "gsm8k")],
+    );
+    assert.match(pipelineEnvironmentItems("gsm8k")[0].description, /default/);
+    // A folder the pipeline made names its world: that world's environment is the default.
+    assert.equal(pipelineEnvironmentItems("gsm8k-world")[0].env, "gsm8k");
   });
 
   it("Resume Run re-parses the run's recorded command with its step's spec and adds --resume", async () => {

@@ -8,18 +8,22 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { environmentInfo, HOTPOTQA_INFO, HOTPOTQA_NAME, metricLabels } from "../../envs/catalog";
+import { environmentInfo, HOTPOTQA_INFO, HOTPOTQA_NAME, metricLabels, worldOf } from "../../envs/catalog";
 import type { EnvironmentId } from "../../harness/environment";
 
 /** How `prepare` names the pipeline's synthetic world in splits.json's `source` (then its style and seed). */
 export const SYNTHETIC_WORLD_SOURCE = "agent-lab pipeline synthetic world";
 
-/** The synthetic world's heading and caveat, in place of HotpotQA's corpus line. */
-export const SYNTHETIC_REPORT = {
-  dataset: "the synthetic world's",
-  limitation:
-    "the questions, titles and paragraphs are an invented offline world, so these numbers show that the recipe runs end to end, not what a model scores on HotpotQA.",
-} as const;
+/**
+ * The synthetic world's heading and caveat, in place of HotpotQA's corpus line: its world
+ * environment's (envs/hotpotqa/world-info.ts), for HotpotQA runs made on the world before it had
+ * its own name (recognised from the data folder).
+ */
+export const SYNTHETIC_REPORT: { readonly dataset: string; readonly limitation: string } = (() => {
+  const world = environmentInfo(worldOf(HOTPOTQA_NAME) ?? "");
+  if (!world) throw new Error("envs/catalog.ts: HotpotQA's offline world is not declared");
+  return Object.freeze({ dataset: world.dataset, limitation: world.limitation });
+})();
 
 export interface ReportEnvironment {
   /** The environment's name (the report's `environment.name`). */

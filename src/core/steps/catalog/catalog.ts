@@ -8,7 +8,7 @@ import { experimentBackend, experimentStepEstimate } from "../experiments/estima
 import * as f from "../specs/common-flags";
 import { DEFAULT_GEN_PROMPT, PIPELINE_SIZES } from "../specs/common-flags";
 import { STAND_IN_TOKENIZER } from "../../base/chat/stand-in-tokenizer";
-import { GRADED_ENVIRONMENTS } from "../../envs/catalog";
+import { GRADED_ENVIRONMENTS, PIPELINE_ENVIRONMENTS } from "../../envs/catalog";
 import { TASK_ENVS } from "../tasks/task-env";
 import { DEFAULT_SOLVE_TRIES } from "../tasks/solve-rate";
 import { estimateEpisodes, estimateGenTasks, estimateGrpoTraining, estimateSftTraining } from "../specs/estimate";
@@ -578,6 +578,15 @@ export const PIPELINE_STEP = defineStep({
       default: "agent-lab-pipeline",
       help: "the folder it works in, laid out as a workspace (data/, runs/, agent-lab.json); . = here",
     },
+    // Not the workspace config's env: the folders the pipeline makes name their world there, and its
+    // own environment is the choice; the first (the recipe's) by default.
+    env: {
+      type: "string",
+      arg: "ENV",
+      choices: PIPELINE_ENVIRONMENTS,
+      default: PIPELINE_ENVIRONMENTS[0],
+      help: `the environment: local runs on its invented offline world, recorded under the world's own name (${PIPELINE_ENVIRONMENTS.join(", ")}); tinker runs the first (the recipe)`,
+    },
     backend: {
       type: "string",
       arg: "B",
@@ -621,8 +630,10 @@ export const PIPELINE_STEP = defineStep({
   },
   notes:
     "Runs the whole recipe and prints the ablation table (closed-book, base, SFT, GRPO on val, paired 95% CIs against\n" +
-    "base) and GRPO's train-reward trend; writes DIR/report.md and DIR/ablation.json. tinker needs TINKER_API_KEY and\n" +
-    "asks before spending (the local backend is a tiny CPU model: real results come from Tinker).\n" +
+    "base) and GRPO's train-reward trend; writes DIR/report.md and DIR/ablation.json. --env gsm8k: the same recipe\n" +
+    "offline on GSM8K's invented arithmetic world (base, SFT, GRPO; GSM8K's grader), its runs named gsm8k-world.\n" +
+    "tinker needs TINKER_API_KEY and asks before spending (the local backend is a tiny CPU model: real results come\n" +
+    "from Tinker).\n" +
     "Rehearse before you pay: TINKER_BASE_URL=<agent-lab serve-local's URL> agent-lab pipeline --backend tinker --rehearse --yes\n" +
     "runs the paid path end to end for free (a server that says it is the local stand-in is priced at $0).\n" +
     "Every stage is skipped when its outputs are complete and resumed when partial: rerun to continue.",

@@ -7,6 +7,8 @@ import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:
 import { join } from "node:path";
 import { CONFIG_FILE, loadConfig } from "../../base/config";
 import { UserError } from "../../base/errors";
+import { HOTPOTQA_INFO } from "../../envs/catalog";
+import { worldEnvironment } from "../../envs/registry";
 import { evalSplit, type EvalSplitResult } from "../eval/eval-split";
 import { indexCorpus, prepareHotpot, WORLD_DIR, writeSyntheticWorld } from "../recipe/stages";
 
@@ -48,7 +50,9 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
   const workspace = o.dir;
   writeFileSync(
     join(workspace, "agent-lab.json"),
-    JSON.stringify({ dataDir: "data", runsDir: "runs" }, null, 2) + "\n",
+    // The world's environment, so `agent-lab eval` run in the folder afterwards records the same one.
+    JSON.stringify({ dataDir: "data", runsDir: "runs", env: worldEnvironment(HOTPOTQA_INFO.name)?.name }, null, 2) +
+      "\n",
   );
   const config = loadConfig(workspace, o.concurrency ? { concurrency: o.concurrency } : {});
   const dataDir = join(workspace, config.dataDir);
@@ -67,6 +71,8 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
 
   const common = {
     workspaceDir: workspace,
+    // The synthetic world's runs are recorded under the world's own environment name, not HotpotQA's.
+    env: worldEnvironment(HOTPOTQA_INFO.name),
     config,
     split: "val" as const,
     resume: false,

@@ -19,14 +19,24 @@ export interface KindRow {
   after: KindStats;
 }
 
-function statsByKind(runDir: string): Map<string, KindStats> {
+/** How a world's questions are sorted into kinds and scored (default: the multi-hop world's kinds and token F1). */
+export interface KindOptions {
+  kindOf: (question: string) => string;
+  /** The metric averaged per kind (the environment's primary), and its label in the line. */
+  metric: string;
+  label: string;
+}
+
+const MULTI_HOP: KindOptions = { kindOf: questionKind, metric: "f1", label: "F1" };
+
+function statsByKind(runDir: string, k: KindOptions): Map<string, KindStats> {
   const sums = new Map<string, { n: number; f1: number; answered: number }>();
   // Through the one record reader: format 1 lines come back as format 2, metrics by name.
   for (const e of readEpisodes(runDir, ["question", "end", "metrics"])) {
-    const kind = questionKind(e.question);
+    const kind = k.kindOf(e.question);
     const s = sums.get(kind) ?? { n: 0, f1: 0, answered: 0 };
     s.n++;
-    s.f1 += e.metrics.f1;
+    s.f1 += e.metrics[k.metric] ?? 0;
     s.answered += e.end === "answer" ? 1 : 0;
     sums.set(kind, s);
   }
@@ -36,9 +46,9 @@ function statsByKind(runDir: string): Map<string, KindStats> {
 const NONE: KindStats = { n: 0, f1: 0, answered: 0 };
 
 /** One row per kind either run holds, the largest F1 gain first (ties: by name). */
-export function kindBreakdown(beforeDir: string, afterDir: string): KindRow[] {
-  const before = statsByKind(beforeDir);
-  const after = statsByKind(afterDir);
+export function kindBreakdown(beforeDir: string, afterDir: string, k: KindOptions = MULTI_HOP): KindRow[] {
+  const before = statsByKind(beforeDir, k);
+  const after = statsByKind(afterDir, k);
   const kinds = [...new Set([...before.keys(), ...after.keys()])];
   const rows = kinds.map((kind) => ({ kind, before: before.get(kind) ?? NONE, after: after.get(kind) ?? NONE }));
   return rows.sort((a, b) => b.after.f1 - b.before.f1 - (a.after.f1 - a.before.f1) || a.kind.localeCompare(b.kind));
@@ -47,17 +57,17 @@ export function kindBreakdown(beforeDir: string, afterDir: string): KindRow[] {
 const pct = (x: number) => `${Math.round(x * 100)}%`;
 
 /** The report's line: the kind GRPO gained most on, then every kind's F1 and answered share, SFT → GRPO. */
-export function renderKindBreakdown(rows: readonly KindRow[]): string {
+export function renderKindBreakdown(rows: readonly KindRow[], label = MULTI_HOP.label): string {
   if (rows.length === 0) return "";
   const top = rows[0];
   const gain = top.after.f1 - top.before.f1;
   const head =
     gain > 0
-      ? `GRPO learned most on ${top.kind} questions: F1 ${top.before.f1.toFixed(3)} → ${top.after.f1.toFixed(3)}, answered ${pct(top.before.answered)} → ${pct(top.after.answered)}`
+      ? `GRPO learned most on ${top.kind} questions: ${label} ${top.before.f1.toFixed(3)} → ${top.after.f1.toFixed(3)}, answered ${pct(top.before.answered)} → ${pct(top.after.answered)}`
       : "GRPO gained on no question kind";
   const each = rows.map(
     (r) =>
-      `${r.kind} (n ${r.after.n || r.before.n}) F1 ${r.before.f1.toFixed(3)} → ${r.after.f1.toFixed(3)}, answered ${pct(r.before.answered)} → ${pct(r.after.answered)}`,
+      `${r.kind} (n ${r.after.n || r.before.n}) ${label} ${r.before.f1.toFixed(3)} → ${r.after.f1.toFixed(3)}, answered ${pct(r.before.answered)} → ${pct(r.after.answered)}`,
   );
   return `${head} (val, SFT → GRPO, from the eval episodes)\n  by kind: ${each.join("; ")}`;
 }

@@ -20,6 +20,16 @@ import { readJsonFile } from "../../base/runs/run-files";
 import { RUN_FILES, runFile } from "../../base/runs/run-folder";
 import type { PipelineSettings } from "./settings";
 import { indexIsCurrent } from "../../base/search";
+import { offlineWorld } from "../../envs/registry";
+import type { OfflineWorld } from "../../harness/offline-world";
+
+/** The offline world a run's settings name (undefined: the pipeline's own multi-hop world, or the recipe on tinker). */
+export function settingsWorld(s: PipelineSettings): OfflineWorld | undefined {
+  return s.env !== undefined ? offlineWorld(s.env) : undefined;
+}
+
+/** Stages a declared world skips: it has no corpus to index, and its environment no tools to take away. */
+const NOT_ON_A_WORLD: readonly StageName[] = ["index", "eval-closed-book"];
 
 export type StageName =
   | "world"
@@ -220,10 +230,33 @@ export function planPipeline({ dir, config, settings: s }: PlanContext): Pipelin
       status: "todo",
     },
   ];
+  const world = settingsWorld(s);
+  if (world && d.source === "synthetic") {
+    const envData = world.env.data.dir(dataDir);
+    const own: Partial<Record<StageName, Partial<PlannedStage>>> = {
+      world: { what: world.describe(d), outputs: [...world.files], status: world.written(dir) ? "done" : "todo" },
+      prepare: {
+        what: world.prepareWhat,
+        outputs: [`${config.dataDir}/${relativeTo(dataDir, envData)}/{train,val,test}.jsonl`],
+        status: existsSync(join(envData, SPLITS_FILE)) ? "done" : "todo",
+      },
+      "eval-base": { what: `eval the base model on val (${valN} questions)` },
+      "sft-data": {
+        what: `SFT data from ${world.teacherWhat}: ${s.sftData.questions} train questions, keep those it gets right`,
+      },
+      ablate: {
+        what: "paired comparison on val (base, SFT, GRPO; Δ against base with 95% CIs, the environment's tests) and the GRPO reward trend (always redone: cheap, and it prints the table)",
+      },
+    };
+    const kept = stages.filter((st) => !NOT_ON_A_WORLD.includes(st.name)).map((st) => ({ ...st, ...own[st.name] }));
+    stages.splice(0, stages.length, ...kept);
+  }
   const totalUsd = stages.reduce((t, st) => t + st.usd, 0);
   const remainingUsd = stages.filter((st) => st.status !== "done").reduce((t, st) => t + st.usd, 0);
   return { settings: s, stages, totalUsd, remainingUsd };
 }
+
+const relativeTo = (from: string, to: string) => (to.startsWith(from + "/") ? to.slice(from.length + 1) : to);
 
 function sftDataComplete(runDir: string): boolean {
   return readJsonFile<{ status?: string }>(runFile(runDir, "manifest"))?.status === "done";

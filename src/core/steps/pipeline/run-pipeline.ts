@@ -18,12 +18,15 @@ import { ORIGIN_EXPECT } from "../ablate/compare-origin";
 import { loadTokenizerSource } from "../../base/chat";
 import { registryPath, resolveCheckpointPath } from "../../base/checkpoints/registry";
 import { reportEnvironment, SYNTHETIC_REPORT, SYNTHETIC_WORLD_SOURCE } from "../ablate/report-environment";
-import { HOTPOTQA_INFO } from "../../envs/catalog";
+import { environmentInfo, environmentRoles, HOTPOTQA_INFO } from "../../envs/catalog";
+import { worldEnvironment } from "../../envs/registry";
+import type { EnvItem, Environment } from "../../harness/environment";
 import { CONFIG_FILE, loadConfig, mergeConfig, validateOverrides, type AgentLabConfig } from "../../base/config";
 import { readSplitsRecord } from "../../base/data/splits";
 import { UserError } from "../../base/errors";
 import { evalSplit } from "../eval/eval-split";
 import { readJsonFile } from "../../base/runs/run-files";
+import { manifestEnvironment } from "../../base/runs/manifest-environment";
 import { writeFileAtomic, writeJsonAtomic } from "../../base/util/atomic-write";
 import { lockRunFolder, runFile } from "../../base/runs/run-folder";
 import { ProgressWriter, type ProgressStatus } from "../../base/runs/progress";
@@ -35,6 +38,7 @@ import {
   renderPlan,
   REPORT_FILE,
   RUN_NAMES,
+  settingsWorld,
   STATE_FILE,
   type PipelinePlan,
   type StageName,
@@ -58,11 +62,22 @@ export const PIPELINE_MARKER = ".agent-lab-pipeline";
 export const OFFLINE_PROMPT = "prompts/offline-system.md";
 export const OFFLINE_CLOSED_BOOK_PROMPT = "prompts/offline-closed-book.md";
 
-/** Said at the start and in the report of every local run. */
-export const LOCAL_STAND_IN_NOTE =
-  "The local backend is a stand-in for Tinker: a tiny CPU model on an invented world. Its numbers show that the " +
-  "pipeline and its statistics work end to end, not how Qwen3.5-4B does on HotpotQA; real results come from " +
-  "`agent-lab pipeline --backend tinker`.";
+/** Said at the start and in the report of every local run (`dataset`: the real environment's, e.g. its info's). */
+export function localStandInNote(dataset: string): string {
+  return (
+    "The local backend is a stand-in for Tinker: a tiny CPU model on an invented world. Its numbers show that the " +
+    `pipeline and its statistics work end to end, not how Qwen3.5-4B does on ${dataset}; real results come from ` +
+    "`agent-lab pipeline --backend tinker`."
+  );
+}
+
+/** The note of the pipeline's own world. */
+export const LOCAL_STAND_IN_NOTE = localStandInNote(HOTPOTQA_INFO.dataset);
+
+/** The real environment a run's settings are about (the pipeline's own world: the first environment's). */
+function realInfo(s: PipelineSettings) {
+  return (s.env !== undefined ? environmentInfo(s.env) : undefined) ?? HOTPOTQA_INFO;
+}
 
 /** Short prompts for the offline world (written to files: every run's manifest records their hash). */
 const OFFLINE_SYSTEM_TEXT =
@@ -131,7 +146,7 @@ export async function runPipeline(o: PipelineOptions): Promise<PipelineResult> {
     pricedFor(existsSync(join(o.dir, CONFIG_FILE)) ? loadConfig(o.dir) : loadConfigInMemory(settings), target);
   const plan = planPipeline({ dir: o.dir, config: configNow(), settings });
 
-  if (o.backend === "local") log(LOCAL_STAND_IN_NOTE);
+  if (o.backend === "local") log(localStandInNote(realInfo(settings).dataset));
   // The name every manifest will record for the stand-in, said up front.
   const note = settings.rehearsal
     ? rehearsalNote(
@@ -221,6 +236,11 @@ async function runStages(
   const runsDir = join(o.dir, config.runsDir);
   const dataDir = join(o.dir, config.dataDir);
   const s = settings;
+  // A declared world runs every stage from its declaration; the environment every run records is the world's own.
+  const world = settingsWorld(s);
+  const env = pipelineEnvironment(s, runsDir);
+  const envData = env ? env.data.dir(dataDir) : dataDir;
+  const primary = env ? environmentRoles(env.name).primary : undefined;
   // A rehearsal's stand-in: every step loads it, checks the SFT data against it and records it.
   const tokenizer = s.rehearsal?.tokenizer;
   const command = (what: string) => ["agent-lab", "pipeline", `(${what})`];
@@ -230,13 +250,14 @@ async function runStages(
   let local: LocalBackendHandle | undefined;
 
   /** What each stage reads, for the record (what it writes is the plan's). */
-  const data = (f: string) => `${config.dataDir}/${f}`;
+  const data = (f: string) => `${config.dataDir}/${envData === dataDir ? "" : `${relative(dataDir, envData)}/`}${f}`;
   const run = (name: string) => `${config.runsDir}/${name}/`;
   const evals = [RUN_NAMES.base, RUN_NAMES.closedBook, RUN_NAMES.sftEval, RUN_NAMES.grpoEval].map(run);
   const reads: Record<StageName, string[]> = {
     world: [],
-    prepare:
-      s.data.source === "synthetic"
+    prepare: world
+      ? [...world.files]
+      : s.data.source === "synthetic"
         ? [`hotpot/synthetic_train.json`, `hotpot/synthetic_dev.json`]
         : s.data.source === "files"
           ? [...s.data.train, ...s.data.dev]
@@ -253,7 +274,8 @@ async function runStages(
   };
   /** The plan's stage as the engine runs it: its line, inputs, outputs and status from the plan. */
   const stage = (name: StageName, work: Stage["run"]): Stage => {
-    const p = plan.stages.find((st) => st.name === name)!;
+    // A stage the plan leaves out (a declared world has no index) is built but never run.
+    const p = plan.stages.find((st) => st.name === name) ?? { what: "", outputs: [], usd: 0, status: "todo" };
     return {
       name,
       label: STAGE_LABELS[name],
@@ -268,8 +290,11 @@ async function runStages(
   };
 
   let hubFiles: { train: string[]; dev: string[]; description: string } | undefined;
-  const world = stage("world", async (ctx) => {
-    if (s.data.source === "synthetic") {
+  const worldStage = stage("world", async (ctx) => {
+    if (world && s.data.source === "synthetic") {
+      const w = world.write(o.dir, s.data);
+      ctx.log(`${w.train} train and ${w.dev} test problems`);
+    } else if (s.data.source === "synthetic") {
       const w = writeSyntheticWorld(o.dir, {
         seed: s.data.seed,
         train: s.data.train,
@@ -285,6 +310,10 @@ async function runStages(
     }
   });
   const prepare = stage("prepare", async (ctx) => {
+    if (world && s.data.source === "synthetic") {
+      for (const line of await world.prepare(o.dir, dataDir, s.data, ctx.log)) ctx.log(line);
+      return;
+    }
     let input;
     if (s.data.source === "synthetic") {
       const f = worldFiles(o.dir, {});
@@ -320,6 +349,7 @@ async function runStages(
     stage(name, (ctx) =>
       evalSplit({
         workspaceDir: o.dir,
+        env,
         config,
         name: run,
         split: PIPELINE_EVAL.split,
@@ -338,6 +368,8 @@ async function runStages(
         onProgress: ctx.onProgress,
       }).then((r) => {
         if (ctx.signal?.aborted) throw interrupted();
+        if (world && primary)
+          return ctx.log(`${primary.label} ${r.summary.f1.toFixed(3)}  ends ${JSON.stringify(r.summary.ends)}`);
         ctx.log(
           `F1 ${r.summary.f1.toFixed(3)}  EM ${r.summary.em.toFixed(3)}  searches/q ${r.summary.searches_per_q.toFixed(2)}  ends ${JSON.stringify(r.summary.ends)}`,
         );
@@ -345,11 +377,12 @@ async function runStages(
     );
   const sftCheckpoint = `${RUN_NAMES.sft}-e${s.sft.epochs}`;
   const training: Stage[] = [
-    evalStage("eval-closed-book", RUN_NAMES.closedBook, true),
+    ...(world ? [] : [evalStage("eval-closed-book", RUN_NAMES.closedBook, true)]),
     evalStage("eval-base", RUN_NAMES.base, false),
     stage("sft-data", async (ctx) => {
       const r = await collectSftData({
         workspaceDir: o.dir,
+        env,
         config,
         name: RUN_NAMES.sftData,
         questions: s.sftData.questions,
@@ -361,7 +394,7 @@ async function runStages(
         role: s.sftData.role,
         tokenizer,
         backend,
-        policy: s.sftData.role === "teacher" ? await teacherPolicy() : undefined,
+        policy: s.sftData.role === "teacher" ? await (world ? world.teacher() : teacherPolicy()) : undefined,
         localBackendUrl: local?.url,
         resume: resume(RUN_NAMES.sftData),
         command: command("sft-data"),
@@ -398,6 +431,7 @@ async function runStages(
     stage("train-grpo", async (ctx) => {
       const r = await trainGrpo({
         workspaceDir: o.dir,
+        env,
         config,
         name: RUN_NAMES.grpo,
         initState: sftCheckpoint,
@@ -429,34 +463,41 @@ async function runStages(
   ];
 
   // The comparison is cheap and always redone, so every run prints the table.
-  const labels = ["base", "closed-book", "SFT", "GRPO"];
-  const dirs = [RUN_NAMES.base, RUN_NAMES.closedBook, RUN_NAMES.sftEval, RUN_NAMES.grpoEval].map((n) =>
-    join(runsDir, n),
-  );
+  const labels = world ? ["base", "SFT", "GRPO"] : ["base", "closed-book", "SFT", "GRPO"];
+  const dirs = (
+    world
+      ? [RUN_NAMES.base, RUN_NAMES.sftEval, RUN_NAMES.grpoEval]
+      : [RUN_NAMES.base, RUN_NAMES.closedBook, RUN_NAMES.sftEval, RUN_NAMES.grpoEval]
+  ).map((n) => join(runsDir, n));
+  const [sftDir, grpoDir] = dirs.slice(-2);
   // Each comparison differs from base in the thing under test: the checkpoint, or search itself.
-  const expect = [...ORIGIN_EXPECT.pipeline];
+  // A declared world's runs differ from base in the checkpoint only (no closed-book run, no search).
+  const expect = [...(world ? ORIGIN_EXPECT.checkpoint : ORIGIN_EXPECT.pipeline)];
   let report!: AblationReport;
   let grpoVsSft!: AblationReport;
   let trend!: RewardTrend;
   const ablateStage = stage("ablate", async () => {
     report = ablate(loadAblationInputs(dirs), { resamples: o.resamples, expect });
-    grpoVsSft = ablate(loadAblationInputs([dirs[2], dirs[3]]), { resamples: o.resamples, expect });
+    grpoVsSft = ablate(loadAblationInputs([sftDir, grpoDir]), { resamples: o.resamples, expect });
     trend = rewardTrend(readStepRewards(runFile(join(runsDir, RUN_NAMES.grpo), "metrics")));
     writeJsonAtomic(join(o.dir, ABLATION_FILE), report);
   });
-  const all = [world, prepare, index, ...training, ablateStage];
+  const all = [worldStage, ...(world ? [] : [index]), prepare, ...training, ablateStage].filter((st) =>
+    plan.stages.some((p) => p.name === st.name),
+  );
+  all.sort((a, b) => plan.stages.findIndex((p) => p.name === a.name) - plan.stages.findIndex((p) => p.name === b.name));
 
-  await recipe.run(world, all);
+  await recipe.run(worldStage, all);
   await recipe.run(prepare, all);
   // Every eval runs on val: an empty one (a small dev set at the recipe's split sizes) is said now, not as an empty table.
-  const counts = readSplitsRecord(dataDir).counts;
+  const counts = readSplitsRecord(envData).counts;
   if (counts.val === 0) {
     throw new UserError(
-      `${join(dataDir, "val.jsonl")} is empty: the dev records fill only the test split (${counts.test} questions); ` +
+      `${join(envData, "val.jsonl")} is empty: the dev records fill only the test split (${counts.test} questions); ` +
         `give the whole dev set, or rehearse with --rehearse, whose split sizes fit a few hundred dev questions`,
     );
   }
-  await recipe.run(index, all);
+  if (!world) await recipe.run(index, all);
   local =
     s.backend === "local" ? await openLocalBackend(o.startLocalBackend, "pipeline", o.dir, o.localPort) : undefined;
   if (local) log(`${local.started ? "started" : "using"} the local backend at ${local.url}`);
@@ -466,7 +507,15 @@ async function runStages(
     await local?.close();
   }
   // The question kinds are the synthetic world's templates; HotpotQA's questions have none.
-  const byKind = s.data.source === "synthetic" ? kindBreakdown(dirs[2], dirs[3]) : undefined;
+  const byKind = world
+    ? kindBreakdown(sftDir, grpoDir, {
+        kindOf: (q) => world.kindOf(q) ?? "other",
+        metric: primary!.name,
+        label: primary!.label,
+      })
+    : s.data.source === "synthetic"
+      ? kindBreakdown(sftDir, grpoDir)
+      : undefined;
   await recipe.run(ablateStage, all);
   writeFileAtomic(
     join(o.dir, REPORT_FILE),
@@ -476,10 +525,10 @@ async function runStages(
   log("");
   log(table);
   log("");
-  log(grpoLine(grpoVsSft));
-  if (byKind) log(renderKindBreakdown(byKind));
+  log(grpoLine(grpoVsSft, primary?.label));
+  if (byKind) log(renderKindBreakdown(byKind, primary?.label));
   log(renderTrend(trend));
-  if (o.backend === "local") log(`\n${LOCAL_STAND_IN_NOTE}`);
+  if (o.backend === "local") log(`\n${localStandInNote(realInfo(s).dataset)}`);
   if (note) log(`\n${note}`);
   log(`\nreport: ${join(o.dir, REPORT_FILE)}  (full comparison: ${join(o.dir, ABLATION_FILE)})`);
   const seconds = (Date.now() - started) / 1000;
@@ -496,15 +545,32 @@ async function runStages(
   };
 }
 
+/**
+ * The environment every run of the pipeline records: a declared world's; the multi-hop world's
+ * (hotpotqa-world) on the pipeline's own world, except in a folder whose runs an earlier build made
+ * there under HotpotQA's name, which keeps that name so its remaining stages' runs compare with its
+ * finished ones; undefined (the config's, HotpotQA) for HotpotQA's own data.
+ */
+export function pipelineEnvironment(s: PipelineSettings, runsDir: string): Environment<EnvItem> | undefined {
+  const world = settingsWorld(s);
+  if (world) return world.env;
+  if (s.data.source !== "synthetic") return undefined;
+  const earlier = Object.values(RUN_NAMES)
+    .map((n) => readJsonFile<unknown>(runFile(join(runsDir, n), "manifest")))
+    .find((m) => m !== undefined);
+  if (earlier !== undefined && manifestEnvironment(earlier).name === HOTPOTQA_INFO.name) return undefined;
+  return worldEnvironment(HOTPOTQA_INFO.name);
+}
+
 function interrupted(): UserError {
   return new UserError("pipeline interrupted; rerun the same command to continue where it stopped");
 }
 
-function grpoLine(r: AblationReport): string {
+function grpoLine(r: AblationReport, label = "F1"): string {
   const c = r.comparisons[0];
   if (!c) return "";
   const f = c.f1;
-  return `GRPO vs SFT on val: Δ F1 ${signed(f.delta)} [95% CI ${signed(f.ci.lo)}, ${signed(f.ci.hi)}], p ${f.p.toPrecision(2)}: ${f.verdict}`;
+  return `GRPO vs SFT on val: Δ ${label} ${signed(f.delta)} [95% CI ${signed(f.ci.lo)}, ${signed(f.ci.hi)}], p ${f.p.toPrecision(2)}: ${f.verdict}`;
 }
 
 const signed = (x: number) => (x >= 0 ? "+" : "") + x.toFixed(3);
@@ -544,11 +610,18 @@ function claimFolder(dir: string, settings: PipelineSettings): void {
   }
 }
 
-/** The pipeline folder's agent-lab.json: its harness settings, its prompt. */
+/**
+ * The pipeline folder's agent-lab.json: its harness settings, its prompt, and its runs' environment (an
+ * offline world's), so a step run by hand in the folder (`agent-lab eval --workspace DIR`) records the
+ * same environment and reads the same data as the pipeline's own runs.
+ */
 function workspaceConfig(s: PipelineSettings): Record<string, unknown> {
+  const world =
+    s.data.source === "synthetic" ? (settingsWorld(s)?.env ?? worldEnvironment(HOTPOTQA_INFO.name)) : undefined;
   return {
     dataDir: "data",
     runsDir: "runs",
+    ...(world ? { env: world.name } : {}),
     ...s.harness,
     ...(s.offlinePrompts ? { systemPromptFile: OFFLINE_PROMPT } : {}),
   };
@@ -599,16 +672,24 @@ export { SYNTHETIC_REPORT };
 function renderReport({ o, settings, report, grpoVsSft, trend, byKind, labels, state, note }: ReportParts): string {
   const out: string[] = [];
   out.push(`# Agent Lab pipeline report (${settings.backend} backend${settings.rehearsal ? ", rehearsal" : ""})`, "");
-  if (settings.backend === "local") out.push(`> ${LOCAL_STAND_IN_NOTE}`, "");
+  if (settings.backend === "local") out.push(`> ${localStandInNote(realInfo(settings).dataset)}`, "");
   if (note) out.push(`> ${note}`, "");
-  const environment = reportEnvironment(HOTPOTQA_INFO);
+  const world = settingsWorld(settings);
+  const environment = reportEnvironment(world ? world.env : HOTPOTQA_INFO);
   const table = renderMarkdownReport(report, {
     labels,
-    environment: settings.data.source === "synthetic" ? { ...environment, ...SYNTHETIC_REPORT } : environment,
+    environment: settings.data.source === "synthetic" && !world ? { ...environment, ...SYNTHETIC_REPORT } : environment,
   }).trim();
   out.push(table, "");
-  out.push("## GRPO", "", `- ${grpoLine(grpoVsSft)}`);
-  if (byKind) out.push(`- ${renderKindBreakdown(byKind).replace("\n  ", "\n- ")}`);
+  out.push(
+    "## GRPO",
+    "",
+    `- ${grpoLine(grpoVsSft, world ? environmentRoles(world.env.name).primary.label : undefined)}`,
+  );
+  if (byKind)
+    out.push(
+      `- ${renderKindBreakdown(byKind, world ? environmentRoles(world.env.name).primary.label : undefined).replace("\n  ", "\n- ")}`,
+    );
   out.push(`- ${renderTrend(trend).replace("\n  ", "\n- ")}`, "");
   out.push("## Stage timings (seconds, last run of each stage)", "");
   if (state.load)

@@ -8,6 +8,8 @@ import { STAND_IN_TOKENIZER } from "../../base/chat";
 import type { SplitSizes } from "../../envs/hotpotqa/prepare";
 import { UserError } from "../../base/errors";
 import { PIPELINE_SIZES } from "../specs/common-flags";
+import { offlineWorld } from "../../envs/registry";
+import type { OfflineSizes } from "../../harness/offline-world";
 
 export type PipelineBackend = "local" | "tinker";
 
@@ -20,6 +22,12 @@ export interface PipelineFiles {
 
 export interface PipelineSettings {
   backend: PipelineBackend;
+  /**
+   * The environment whose offline world the run is on, when it declares its own (envs/registry.ts
+   * offlineWorld); absent: the pipeline's own multi-hop world (and the recipe on tinker), as every
+   * pipeline.json before the flag recorded it.
+   */
+  env?: string;
   /** Where the questions come from: the synthetic world (local), the Hugging Face hub or HotpotQA files (tinker). */
   data: { source: "synthetic"; seed: number; train: number; dev: number } | { source: "hub" } | PipelineFiles;
   /** Questions of test and val that prepare takes from dev (absent = the recipe's 500 and 200). */
@@ -185,7 +193,30 @@ export function rehearsalSettings(data: PipelineSettings["data"] = { source: "hu
   return s;
 }
 
+/** A declared offline world's sizes as the pipeline's settings (local backend, its teacher's one greedy try). */
+export function worldSettings(env: string, sizes: OfflineSizes): PipelineSettings {
+  return {
+    backend: "local",
+    env,
+    data: { source: "synthetic", ...sizes.world },
+    harness: { ...sizes.harness },
+    offlinePrompts: false,
+    evalLimit: sizes.evalLimit,
+    sftData: {
+      questions: sizes.sftData.questions,
+      tries: 1,
+      temperature: 0,
+      minF1: sizes.sftData.minF1,
+      role: "teacher",
+    },
+    sft: { ...sizes.sft },
+    grpo: { ...sizes.grpo },
+  };
+}
+
 export interface SettingsChoice {
+  /** `--env`: an environment with a declared offline world runs on it (local only); the first environment's is the pipeline's own. */
+  env?: string;
   size?: PipelineSize;
   /** `--rehearse` (tinker only). */
   rehearse?: boolean;
@@ -195,6 +226,14 @@ export interface SettingsChoice {
 
 export function settingsFor(backend: PipelineBackend, choice: SettingsChoice = {}): PipelineSettings {
   const size = choice.size ?? "full";
+  const world = choice.env !== undefined ? offlineWorld(choice.env) : undefined;
+  if (world) {
+    if (backend !== "local" || choice.rehearse || choice.files)
+      throw new UserError(
+        `--env ${choice.env} runs offline only, on its invented world (--backend local, no --rehearse or --train/--dev)`,
+      );
+    return worldSettings(choice.env!, size === "smoke" ? world.smoke : world.sizes);
+  }
   if (backend === "local" && (choice.rehearse || choice.files)) {
     throw new UserError(
       `${choice.rehearse ? "--rehearse" : "--train/--dev"} needs --backend tinker: the local pipeline runs on its own synthetic world`,
@@ -235,10 +274,12 @@ export function checkSettings(s: PipelineSettings): void {
     }
   }
   if (s.data.source !== "synthetic") return;
+  const world = s.env !== undefined ? offlineWorld(s.env) : undefined;
+  const train = world ? world.trainQuestions(s.data) : s.data.train;
   const needed = s.sftData.questions + s.grpo.steps * s.grpo.questions;
-  if (s.data.train < needed) {
+  if (train < needed) {
     throw new UserError(
-      `the world has ${s.data.train} train questions; SFT data takes ${s.sftData.questions} and GRPO ${s.grpo.steps} × ${s.grpo.questions} more (${needed} in all)`,
+      `the world has ${train} train questions; SFT data takes ${s.sftData.questions} and GRPO ${s.grpo.steps} × ${s.grpo.questions} more (${needed} in all)`,
     );
   }
 }

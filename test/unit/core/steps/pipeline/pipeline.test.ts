@@ -20,6 +20,7 @@ import {
 } from "../../../../../src/core/steps/pipeline/settings";
 import { generateSyntheticHotpot } from "../../../../../src/core/envs/hotpotqa/synthetic-world";
 import { describeProgress, readProgress } from "../../../../../src/core/base/runs/progress";
+import { manifestEnvironment } from "../../../../../src/core/base/runs/manifest-environment";
 import { startLocalBackend } from "../../../../helpers/local-backend";
 
 /** Seconds, not minutes: 20 val questions, 20 teacher traces, one SFT epoch, two GRPO steps. */
@@ -204,6 +205,11 @@ describe("core/steps/pipeline", function () {
       const summary = JSON.parse(readFileSync(join(dir, "runs", run, "summary.json"), "utf8"));
       assert.equal(summary.status, "done", run);
       assert.equal(summary.n, 20, run);
+    }
+    // Runs on the synthetic world are recorded under the world's own environment, not HotpotQA's.
+    for (const run of [RUN_NAMES.closedBook, RUN_NAMES.base, RUN_NAMES.sftData, RUN_NAMES.grpo, RUN_NAMES.grpoEval]) {
+      const manifest = JSON.parse(readFileSync(join(dir, "runs", run, "manifest.json"), "utf8"));
+      assert.equal(manifestEnvironment(manifest).name, "hotpotqa-world", run);
     }
     // The table compares the four runs on the same 20 val questions, base first.
     assert.ok(r.report);
