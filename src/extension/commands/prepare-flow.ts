@@ -9,6 +9,7 @@
  *                           (one open dialog per role the environment declares) → job `prepare --env ENV …`
  */
 import * as vscode from "vscode";
+import { environmentInfo } from "../../core/envs/catalog";
 import { missingCorpusLine, missingDataLine, missingIndexLine } from "../../core/envs/data-dirs";
 import { INDEX_STEP, PREPARE_STEP } from "../../core/steps/catalog/catalog";
 import type { Job } from "../jobs/job-runner";
@@ -35,6 +36,14 @@ export async function prepareData(
 ): Promise<Job | undefined> {
   const picked = env ?? (await pick.pickEnvironment(PREPARE_TITLE, lab.workspace.config().env, only));
   if (!picked) return undefined;
+  // An offline world has no records to fetch: its seeded generator writes them (the pipeline's, or the demo's, first stage).
+  const world = environmentInfo(picked)?.worldOf;
+  if (world) {
+    void vscode.window.showInformationMessage(
+      `Agent Lab: ${picked} is an offline world: Run Offline Pipeline (${world}) writes its data; Prepare Data fetches real ${world} records.`,
+    );
+    return undefined;
+  }
   const source = await vscode.window.showQuickPick(prepareSourceItems(picked), {
     title: `${PREPARE_TITLE} (${picked})`,
     placeHolder: "Where its records come from",

@@ -152,6 +152,20 @@ describe("extension: Prepare Data for any environment, the data check, Compare w
     assert.deepEqual(environmentData("gsm8k", join(ws, "data")).missing.length, 4);
   });
 
+  it("Prepare Data in a folder whose default is an offline world: one message naming the pipeline, no source offered, nothing started", async () => {
+    writeFileSync(join(ws, "agent-lab.json"), JSON.stringify({ dataDir: "data", runsDir: "runs", env: "gsm8k-world" }));
+    answer(["gsm8k-world"]);
+    await run("agentLab.prepareData");
+    assert.equal(shown.length, 1, "only the environment pick");
+    assert.deepEqual(
+      recorded.messages.map((m) => m.text),
+      [
+        "Agent Lab: gsm8k-world is an offline world: Run Offline Pipeline (gsm8k) writes its data; Prepare Data fetches real gsm8k records.",
+      ],
+    );
+    assert.deepEqual(started, []);
+  });
+
   it("Prepare Data with a torn or missing local file: the job's CLI fails in one line naming the file, and leaves no data", async () => {
     const torn = join(ws, "raw", "torn.jsonl");
     writeFileSync(torn, '{"question": "Rosa has 3 marbles", "answer": "#### 3"}\n{"question": "Ros');

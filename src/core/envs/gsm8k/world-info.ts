@@ -16,5 +16,8 @@ export const GSM8K_WORLD_INFO: EnvironmentInfo = Object.freeze<EnvironmentInfo>(
   // A world is not what gen-tasks makes tasks for, nor what `agent-lab grade` is asked about.
   gradesReplies: false,
   taskAnswerFormat: undefined,
+  // Its data is written by its generator, not fetched or read from files; no cookbook run is on it.
+  prepareSources: undefined,
+  cookbookNames: undefined,
   worldOf: GSM8K_NAME,
 });

@@ -14,5 +14,8 @@ export const HOTPOTQA_WORLD_INFO: EnvironmentInfo = Object.freeze<EnvironmentInf
   limitation:
     "the questions, titles and paragraphs are an invented offline world, so these numbers show that the recipe runs end to end, not what a model scores on HotpotQA.",
   taskAnswerFormat: undefined,
+  // Its data is written by its generator, not fetched or read from files; no cookbook run is on it.
+  prepareSources: undefined,
+  cookbookNames: undefined,
   worldOf: HOTPOTQA_NAME,
 });
