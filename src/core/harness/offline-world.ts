@@ -22,17 +22,29 @@ export interface OfflineSizes {
   /** Questions of val each eval runs (undefined = the whole split). */
   evalLimit?: number;
   sftData: { questions: number; minF1: number };
-  sft: { epochs: number; batch: number; lr: number };
-  grpo: {
-    steps: number;
-    questions: number;
-    group: number;
-    lr: number;
-    temperature: number;
-    saveEvery: number;
-    seed: number;
-    normalizeAdvantages?: boolean;
-  };
+  sft: SftSizes;
+  grpo: GrpoSizes;
+}
+
+/** SFT's epochs, batch and learning rate (the pipeline's settings use this very type). */
+export interface SftSizes {
+  epochs: number;
+  batch: number;
+  lr: number;
+}
+
+/** GRPO's sizes (the pipeline's settings use this very type). */
+export interface GrpoSizes {
+  steps: number;
+  questions: number;
+  group: number;
+  lr: number;
+  temperature: number;
+  saveEvery: number;
+  /** Fixes GRPO's sampling draws (see trainGrpo), so a rerun of the same settings repeats its metrics. */
+  seed: number;
+  /** Divide advantages by their group's reward std (absent = false, the recipe's mean-only advantages). */
+  normalizeAdvantages?: boolean;
 }
 
 export interface OfflineWorld {

@@ -9,7 +9,7 @@ import type { SplitSizes } from "../../envs/hotpotqa/prepare";
 import { UserError } from "../../base/errors";
 import { PIPELINE_SIZES } from "../specs/common-flags";
 import { offlineWorld } from "../../envs/registry";
-import type { OfflineSizes } from "../../harness/offline-world";
+import type { GrpoSizes, OfflineSizes, SftSizes } from "../../harness/offline-world";
 
 export type PipelineBackend = "local" | "tinker";
 
@@ -49,19 +49,8 @@ export interface PipelineSettings {
     /** Keep only attempts that searched (absent = true, the recipe's rule). */
     requireSearch?: boolean;
   };
-  sft: { epochs: number; batch: number; lr: number };
-  /** `seed` fixes GRPO's sampling draws (see trainGrpo), so a rerun of the same settings repeats its metrics. */
-  grpo: {
-    steps: number;
-    questions: number;
-    group: number;
-    lr: number;
-    temperature: number;
-    saveEvery: number;
-    seed: number;
-    /** Divide advantages by their group's reward std (absent = false, the recipe's mean-only advantages). */
-    normalizeAdvantages?: boolean;
-  };
+  sft: SftSizes;
+  grpo: GrpoSizes;
 }
 
 /**
