@@ -3,10 +3,11 @@
 // the code-server npm package (VS Code 1.100.3 server, Node extension host) with Debian's Chromium
 // as the workbench, driven by playwright-core. One VS Code start for the whole suite.
 //
-// Two sessions in one VS Code server: the fixture workspace (test/integration/*.test.ts) and an empty
-// folder (test/integration/empty-workspace/*.test.ts: what a new user sees, e.g. the offline pipeline).
+// Sessions in one VS Code server: the fixture workspace (test/integration/*.test.ts), an empty folder
+// (test/integration/empty-workspace/*.test.ts: what a new user sees, e.g. the offline pipeline), and an
+// empty folder for the second environment's first run (test/integration/empty-gsm8k/*.test.ts).
 //
-// Usage: node scripts/vscode/run-integration.mjs [--grep PATTERN] [--suite fixture|empty|all] [--workspace DIR]
+// Usage: node scripts/vscode/run-integration.mjs [--grep PATTERN] [--suite fixture|empty|empty-gsm8k|all] [--workspace DIR]
 //        [--webview-worker fixed|as-shipped]
 // --workspace DIR opens an existing folder as the fixture workspace (kept afterwards) instead of making
 // one: bench/panels/run.ts --vscode runs the panel-speed tests on its 10,000-episode runs this way.
@@ -33,8 +34,10 @@ const { values: args } = parseArgs({
     "webview-worker": { type: "string", default: "fixed" },
   },
 });
-if (!["fixture", "empty", "all"].includes(args.suite)) {
-  console.error(`[integration] --suite must be fixture, empty or all, got "${args.suite}"`);
+// Sessions: the fixture workspace, then empty folders, one per first run (a folder's name is its tests' folder).
+const SESSIONS = ["fixture", "empty", "empty-gsm8k"];
+if (![...SESSIONS, "all"].includes(args.suite)) {
+  console.error(`[integration] --suite must be ${SESSIONS.join(", ")} or all, got "${args.suite}"`);
   process.exit(2);
 }
 if (!WEBVIEW_WORKER_MODES.includes(args["webview-worker"])) {
@@ -43,7 +46,7 @@ if (!WEBVIEW_WORKER_MODES.includes(args["webview-worker"])) {
   );
   process.exit(2);
 }
-const sessions = args.suite === "all" ? ["fixture", "empty"] : [args.suite];
+const sessions = args.suite === "all" ? SESSIONS : [args.suite];
 const timeoutMs = Number(process.env.AGENT_LAB_IT_TIMEOUT_MS || 300_000);
 const fail = (line) => {
   console.error(`[integration] ${line}`);
@@ -58,9 +61,11 @@ if (!existsSync(path.join(root, "dist", "extension.js"))) fail("dist/extension.j
 const t0 = Date.now();
 let suiteEntry;
 let fixture;
-// An empty folder, for the tests of a first run (the suite entry picks them by this path).
+// Empty folders, for the tests of a first run: test/integration/<folder name>/ runs in each (the suite
+// entry picks them by the folder's name, beside AGENT_LAB_IT_EMPTY_WORKSPACE).
 const emptyParent = mkdtempSync(path.join(tmpdir(), "agent-lab-it-empty-"));
 const emptyDir = path.join(emptyParent, "empty-workspace");
+const emptyFolder = (session) => (session === "empty" ? emptyDir : path.join(emptyParent, session));
 try {
   suiteEntry = await buildSuite();
   if (args.workspace && !existsSync(args.workspace)) throw new Error(`--workspace ${args.workspace}: no such folder`);
@@ -69,7 +74,7 @@ try {
     : args.workspace
       ? { dir: path.resolve(args.workspace), remove: () => {} }
       : makeFixtureWorkspace({ log: console.log });
-  mkdirSync(emptyDir);
+  for (const session of sessions) if (session !== "fixture") mkdirSync(emptyFolder(session));
 } catch (e) {
   rmSync(emptyParent, { recursive: true, force: true });
   fail(e instanceof Error ? e.message : String(e));
@@ -91,7 +96,7 @@ try {
   console.log(`[integration] VS Code server up on port ${cs.port} after ${cs.startedMs} ms`);
   browser = await launchChromium();
   for (const session of sessions) {
-    const folder = session === "fixture" ? fixture.dir : emptyDir;
+    const folder = session === "fixture" ? fixture.dir : emptyFolder(session);
     console.log(`[integration] ${session} workspace: ${folder}`);
     const { exitCode: code, result } = await runExtensionTests({
       cs,

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative } from "node:path";
 import type { AgentLabConfig } from "../base/config";
 import { SPLITS_FILE } from "../base/data/splits";
-import { defaultCorpusFile, defaultIndexDir, indexIsCurrent } from "../base/search";
+import { defaultCorpusFile, defaultIndexDir, indexIsCurrent } from "../base/search/index-location";
 import { environmentInfo } from "./catalog";
 
 /**

@@ -14,6 +14,7 @@ import { cookbookMathConfig, writeCookbookRun } from "../../helpers/cookbook-fix
 import { installFakeVscode, recorded } from "./fake-vscode";
 import type { RecordingLab } from "./recording-lab";
 import type { JobRequest } from "../../../src/extension/jobs/job-runner";
+import { prepareFixtureTwin } from "../core/envs/gsm8k/fixture";
 
 installFakeVscode();
 /* eslint-disable @typescript-eslint/no-require-imports */
@@ -29,9 +30,11 @@ describe("extension: Evaluate on a tinker-cookbook checkpoint (stand-in vscode)"
   let started: JobRequest[];
   let picks: { labels: string[]; title?: string }[];
 
-  before(() => {
+  before(async () => {
     ws = mkdtempSync(join(tmpdir(), "agent-lab-cookbook-eval-"));
     writeFileSync(join(ws, "agent-lab.json"), JSON.stringify({ dataDir: "data", runsDir: "runs", env: "hotpotqa" }));
+    // GSM8K's data prepared (Evaluate checks it before its prompts), from the fixture twin.
+    await prepareFixtureTwin(join(ws, "data"), join(ws, "raw"));
     writeCookbookRun(join(ws, "cookbook", "math"), {
       steps: 2,
       saveEvery: 1,

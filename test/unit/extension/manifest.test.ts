@@ -74,7 +74,7 @@ describe("extension: package.json contributions and activation cost", () => {
     // The webview panels (src/extension/panels, another engineer's) are checked by their own tests.
     // Nor the environments' code (registry, folders beyond their info.ts): the shell names them from envs/catalog.ts.
     const heavy =
-      /src\/core\/(base\/(chat\/(?!stand-in-tokenizer\b)|search|tinker|data\/hub)|harness|steps\/(eval|demo)|envs\/(registry|(hotpotqa|gsm8k)\/(?!info\b)))|src\/server|@huggingface|onnxruntime/;
+      /src\/core\/(base\/(chat\/(?!stand-in-tokenizer\b)|search(?!\/(index-location|bm25-format)\b)|tinker|data\/hub)|harness|steps\/(eval|demo)|envs\/(registry|(hotpotqa|gsm8k)\/(?!(world-)?info\b)))|src\/server|@huggingface|onnxruntime/;
     const seen = new Set<string>();
     const walk = (file: string, from: string) => {
       if (seen.has(file) || file.includes(`${join("src", "extension", "panels")}`)) return;
