@@ -76,7 +76,7 @@ describe("Compare within one environment (real VS Code)", function () {
         [
           [
             "error",
-            "Agent Lab: cannot pair heuristic (hotpotqa v1) with gsm8k-val (gsm8k v1): runs of different environments are not comparable",
+            "Agent Lab: cannot pair heuristic (hotpotqa-world v1) with gsm8k-val (gsm8k v1): runs of different environments are not comparable",
           ],
         ],
       );

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import * as vscode from "vscode";
 import type { Lab } from "../../src/extension/register-commands";
 import { ENVIRONMENT_NAMES } from "../../src/core/envs/catalog";
+import { HOTPOTQA_WORLD_NAME } from "../../src/core/envs/hotpotqa/world-info";
 import { activeExports, answerUi, labelOf, probeUntil, treeRows, waitFor, workspaceDir } from "./helpers";
 
 const RUN = "gsm8k-val";
@@ -108,8 +109,11 @@ describe("a GSM8K run (real VS Code)", function () {
       const first = ui.calls.find((c) => c.kind === "quickPick");
       assert.ok(first, "a quick pick was shown");
       const labels = first.text.split(" | ")[1].split(" / ");
-      assert.deepEqual([...labels].sort(), [...ENVIRONMENT_NAMES].sort());
-      assert.equal(labels[0], "hotpotqa", "the fixture's agent-lab.json names no env: the config default");
+      // The fixture is the demo's folder: its agent-lab.json names the demo's offline world, listed first beside every registered environment.
+      const config = JSON.parse(readFileSync(join(workspaceDir(), "agent-lab.json"), "utf8")) as { env?: string };
+      assert.equal(config.env, HOTPOTQA_WORLD_NAME);
+      assert.deepEqual([...labels].sort(), [...ENVIRONMENT_NAMES, HOTPOTQA_WORLD_NAME].sort());
+      assert.equal(labels[0], HOTPOTQA_WORLD_NAME, "the workspace's default first");
       assert.equal(lab.jobs.list().filter((j) => j.record.run_dir?.includes(RUN)).length, 0);
     } finally {
       ui.restore();
