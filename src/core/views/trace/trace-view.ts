@@ -10,7 +10,7 @@ import type { EpisodeRecord } from "../../base/runs/run-files";
 import { roleValues } from "../../base/runs/metrics";
 import { environmentMetrics } from "../../envs/catalog";
 import { runViewSpec, type RunViewSpec } from "./run-view";
-import { checkDrift, type DriftReport } from "./drift";
+import { checkDrift, type DriftReport, type DriftSettings } from "./drift";
 import { goldInResults, type GoldInResults } from "./gold-in-results";
 import { decodePerToken } from "./token-text";
 
@@ -157,6 +157,8 @@ export function traceSections(record: EpisodeRecord): TraceSection[] {
 export interface TraceViewOptions {
   /** Run the drift check (re-renders with the template; skipped for list previews). */
   drift?: boolean;
+  /** The run's settings the check renders with (drift.ts `driftSettings(manifest)`); absent: a run's default. */
+  driftSettings?: DriftSettings;
   /** The run's environment (envs/registry.ts `environmentOfManifest`), for its annotations. */
   environment?: Environment<EnvItem>;
   /**
@@ -203,7 +205,10 @@ export function buildTraceView(
     insertedCount: record.tokens.length - sampledCount,
     // Gold-in-results only where the environment searches: elsewhere there are no results to look in.
     gold: view && !view.goldInResults ? "not_applicable" : tok ? goldInResults(record, tok) : "unknown",
-    drift: tok && options.drift !== false ? checkDrift(tok, record.prompt, record.tokens, record.sampled) : null,
+    drift:
+      tok && options.drift !== false
+        ? checkDrift(tok, record.prompt, record.tokens, record.sampled, options.driftSettings)
+        : null,
     ...(tok ? {} : { decodeProblem: decodeProblem ?? "no tokenizer for this run" }),
     ...(annotations ? { annotations } : {}),
     ...(marks ? { marks } : {}),

@@ -70,6 +70,9 @@ describe("trace: view models", function () {
     const sampledText = view.tokens.texts.filter((_, i) => view.tokens.sampled[i] === 1).join("");
     assert.equal(sampledText, `<search>${goldPara}</search><|im_end|><answer>${row.answer}</answer><|im_end|>`);
     assert.equal(view.drift?.textMatches, true);
+    // Checked with the setting a thinking-on run records, the same (thinking-off) stream is drift.
+    const asThinking = buildTraceView(ep, tok, { driftSettings: { thinking: true } });
+    assert.equal(asThinking.drift?.textMatches, false);
     assert.equal(view.gold, "found");
   });
 
