@@ -10,6 +10,7 @@ import { DEFAULT_GEN_PROMPT, PIPELINE_SIZES } from "../specs/common-flags";
 import { STAND_IN_TOKENIZER } from "../../base/chat/stand-in-tokenizer";
 import { GRADED_ENVIRONMENTS, PIPELINE_ENVIRONMENTS } from "../../envs/catalog";
 import { TASK_ENVS } from "../tasks/task-env";
+import { CHAT_EXPORT_FORMATS, DEFAULT_CHAT_EXPORT_FORMAT } from "../sft/chat-formats";
 import { DEFAULT_SOLVE_TRIES } from "../tasks/solve-rate";
 import { estimateEpisodes, estimateGenTasks, estimateGrpoTraining, estimateSftTraining } from "../specs/estimate";
 import { defineStep, type StepSpec } from "../specs/spec";
@@ -492,14 +493,22 @@ export const ABLATE_STEP = defineStep({
 export const EXPORT_CHAT_STEP = defineStep({
   name: "export-chat",
   summary:
-    "episodes or SFT data as OpenAI-style chat JSONL (messages with roles, assistant weight 1/0, tools) for other trainers",
+    "episodes or SFT data as chat JSONL for other trainers: OpenAI-style (assistant weight 1/0, tools) or tinker-cookbook's (trainable)",
   positionals: "RUN_OR_SFT_DATA",
   flags: {
     out: { type: "string", arg: "FILE", required: true, help: "the chat JSONL to write" },
+    format: {
+      type: "string",
+      arg: "F",
+      choices: CHAT_EXPORT_FORMATS,
+      default: DEFAULT_CHAT_EXPORT_FORMAT,
+      help: "openai: assistant weight 1/0 (OpenAI fine-tuning, TRL); cookbook: trainable true/false on every message (tinker-cookbook)",
+    },
     workspace: f.workspace,
   },
   notes:
-    "Text is decoded from the recorded token ids with the run's tokenizer; Agent Lab itself trains on the ids, not on this text.",
+    "Text is decoded from the recorded token ids with the run's tokenizer; Agent Lab itself trains on the ids, not on this text.\n" +
+    "--format cookbook writes tinker-cookbook's conversation files (FromConversationFileBuilder; train with train_on_what=customized).",
 });
 
 export const SHOW_STEP = defineStep({

@@ -1,7 +1,7 @@
 /**
  * `agent-lab export-chat RUN_OR_SFT_DATA --out FILE`: episodes (an eval or GRPO run) or SFT rows (an
- * sft-data run, or its sft.jsonl) as OpenAI-style chat JSONL, so the data trains elsewhere too
- * (e.g. tinker-cookbook's supervised loop, or any trainer that reads `{"messages": [...]}`).
+ * sft-data run, or its sft.jsonl) as chat JSONL, so the data trains elsewhere too: OpenAI-style by
+ * default (OpenAI fine-tuning, TRL), or tinker-cookbook's conversation files with `--format cookbook`.
  *
  * One line per episode/row: `messages` (role + content, in the order the model saw them: the
  * prompt's messages, then each model reply as an assistant message and each harness insertion — a
@@ -10,6 +10,11 @@
  * example); `tools` (OpenAI function declarations) where the environment has tools; then `id` and
  * `reward`. Text is decoded from the recorded token ids with the run's tokenizer: Agent Lab itself
  * trains on those ids, never on this re-rendered text.
+ *
+ * `--format cookbook` writes tinker-cookbook's conversation files instead: every message carries
+ * `trainable` (true exactly where the openai format has weight 1), no `weight`; no `tools` (the
+ * system prompt the model saw already declares them, and the cookbook's file loader reads only
+ * `messages`); then `id` and `reward`.
  */
 import { existsSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -21,6 +26,7 @@ import { readEpisodes, readJsonFile, type EpisodeRecord } from "../../base/runs/
 import { RUN_FILES } from "../../base/runs/run-folder";
 import { tokenizerForRun } from "../../base/runs/run-tokenizer";
 import { readSftRows } from "./sft-files";
+import { DEFAULT_CHAT_EXPORT_FORMAT, type ChatExportFormat } from "./chat-formats";
 
 export interface ChatMessageOut {
   role: "system" | "user" | "assistant";
@@ -34,6 +40,28 @@ export interface ChatLine {
   tools?: { type: "function"; function: { name: string; description: string; parameters: Record<string, unknown> } }[];
   id: string;
   reward: number;
+}
+
+/** One message of tinker-cookbook's conversation files (a subset of its `Message`: no tool calls are parsed out). */
+export interface CookbookMessage {
+  role: "system" | "user" | "assistant";
+  content: string;
+  trainable: boolean;
+}
+
+export interface CookbookLine {
+  messages: CookbookMessage[];
+  id: string;
+  reward: number;
+}
+
+/** The openai line as a cookbook line: `trainable` on every message (weight 1 → true), `tools` dropped. */
+export function toCookbookLine(line: ChatLine): CookbookLine {
+  return {
+    messages: line.messages.map((m) => ({ role: m.role, content: m.content, trainable: m.weight === 1 })),
+    id: line.id,
+    reward: line.reward,
+  };
 }
 
 type Recorded = Pick<EpisodeRecord, "id" | "prompt" | "tokens" | "sampled" | "reward"> & {
@@ -86,7 +114,11 @@ export function toChatLine(r: Recorded, tok: ChatTokenizer, tools: ChatLine["too
 }
 
 /** Reads a run folder (episodes, or sft.jsonl) or an sft.jsonl file and writes chat JSONL; returns the lines written. */
-export async function exportChat(input: string, out: string): Promise<{ lines: number; source: string }> {
+export async function exportChat(
+  input: string,
+  out: string,
+  format: ChatExportFormat = DEFAULT_CHAT_EXPORT_FORMAT,
+): Promise<{ lines: number; source: string }> {
   if (!existsSync(input)) throw new UserError(`${input}: no such run folder or file`);
   const isDir = statSync(input).isDirectory();
   const dir = isDir ? input : join(input, "..");
@@ -117,7 +149,10 @@ export async function exportChat(input: string, out: string): Promise<{ lines: n
       `neither ${RUN_FILES.episodes} nor ${RUN_FILES.sft}: give a run folder or an sft.jsonl`,
     );
   }
-  const lines = records.map((r) => JSON.stringify(toChatLine(r, tokenizer, tools)) + "\n");
+  const lines = records.map((r) => {
+    const line = toChatLine(r, tokenizer, tools);
+    return JSON.stringify(format === "cookbook" ? toCookbookLine(line) : line) + "\n";
+  });
   writeFileSync(out, lines.join(""));
   return { lines: lines.length, source };
 }
