@@ -10,7 +10,7 @@ import { join } from "node:path";
 import * as vscode from "vscode";
 import type { Lab } from "../../src/extension/register-commands";
 import type { Job } from "../../src/extension/jobs/job-runner";
-import { activeExports, answerUi, labelOf, treeRows, waitFor, workspaceDir } from "./helpers";
+import { activeExports, answerUi, labelOf, treeRows, waitFor, workspaceDir, type UiScript } from "./helpers";
 
 function episodeLines(run: string): string[] {
   const file = join(workspaceDir(), "runs", run, "episodes.jsonl");
@@ -18,8 +18,9 @@ function episodeLines(run: string): string[] {
 }
 
 /** Answers the Evaluate command's prompts: the workspace's default environment, split val, the base model, run name, question limit. */
-function evaluateAnswers(name: string, limit: number) {
+function evaluateAnswers(name: string, limit: number, info?: UiScript["info"]) {
   return answerUi({
+    info,
     quickPick: (items) =>
       items.find((i) => i.label === "val") ??
       items.find((i) => i.label.includes("Base model")) ??
@@ -75,16 +76,21 @@ describe("eval jobs launched by command (local backend)", function () {
         () => ui.messages("info").find((m) => m.includes(name) && /finished/.test(m)),
         10_000,
       );
+      assert.deepEqual(ui.shownChannels, [], "a job that succeeds does not pop the Output panel up");
     } finally {
       ui.restore();
     }
   });
 
-  it("cancelling an eval mid-way stops it and keeps every episode already written", async () => {
+  it("cancelling an eval mid-way stops it and keeps every episode already written; Resume finishes it", async function () {
+    this.timeout(240_000);
     const name = "it-cancel";
     // One episode at a time so the job is surely mid-way when cancelled.
     await vscode.workspace.getConfiguration("agentLab").update("concurrency", 1, vscode.ConfigurationTarget.Workspace);
-    const ui = evaluateAnswers(name, 150);
+    // The stopped notification's Resume is pressed once the test has checked what was kept.
+    let pressResume: (button: string | undefined) => void = () => {};
+    const resumePressed = new Promise<string | undefined>((r) => (pressResume = r));
+    const ui = evaluateAnswers(name, 150, (m) => (m.includes(name) && /stopped/.test(m) ? resumePressed : undefined));
     try {
       await vscode.commands.executeCommand("agentLab.evaluate");
       const job = await jobFor(lab, name);
@@ -126,7 +132,33 @@ describe("eval jobs launched by command (local backend)", function () {
         () => ui.messages("info").find((m) => m.includes(name) && /stopped/.test(m)),
         10_000,
       );
+      const stopped = ui.calls.find((c) => c.kind === "info" && c.text.includes(name) && /stopped/.test(c.text))!;
+      assert.deepEqual(stopped.buttons, ["Resume", "Show Log"]);
+      // Resume: the same eval with --resume (every other argument kept) runs the rest to the end.
+      await vscode.workspace
+        .getConfiguration("agentLab")
+        .update("concurrency", undefined, vscode.ConfigurationTarget.Workspace);
+      pressResume("Resume");
+      const resumed = await waitFor(
+        "the resumed job",
+        () => lab.jobs.list().find((j) => j.record.id !== job.record.id && j.record.run_dir === job.record.run_dir),
+        10_000,
+      );
+      assert.deepEqual(resumed.record.command, [...job.record.command, "--resume"]);
+      const again = await Promise.race([
+        resumed.finished,
+        new Promise<never>((_, no) => setTimeout(() => no(new Error("resumed job did not finish in 180 s")), 180_000)),
+      ]);
+      assert.equal(again.state, "done", `resumed job ended ${again.state}: ${again.reason ?? ""}`);
+      const done = JSON.parse(readFileSync(join(workspaceDir(), "runs", name, "summary.json"), "utf8")) as {
+        n: number;
+        status: string;
+      };
+      assert.equal(done.n, 150, "the resumed run has every question");
+      assert.equal(done.status, "done");
+      assert.deepEqual(ui.shownChannels, [], "neither job popped the Output panel up");
     } finally {
+      pressResume(undefined);
       ui.restore();
       await vscode.workspace
         .getConfiguration("agentLab")

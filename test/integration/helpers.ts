@@ -67,8 +67,8 @@ export interface UiScript {
   inputBox?: (options: vscode.InputBoxOptions) => string | undefined;
   /** Warning messages (e.g. the spend confirmation): the button to press. */
   warning?: (message: string, buttons: string[]) => string | undefined;
-  /** Information messages (e.g. a job's "finished"): the button to press. */
-  info?: (message: string, buttons: string[]) => string | undefined;
+  /** Information messages (e.g. a job's "finished"): the button to press (or a promise of it: pressed later). */
+  info?: (message: string, buttons: string[]) => string | undefined | Promise<string | undefined>;
 }
 
 type WindowApi = { -readonly [K in keyof typeof vscode.window]: (typeof vscode.window)[K] };
@@ -82,6 +82,8 @@ type WindowApi = { -readonly [K in keyof typeof vscode.window]: (typeof vscode.w
 export function answerUi(script: UiScript): {
   calls: UiCall[];
   messages(kind?: UiCall["kind"]): string[];
+  /** The output channels the extension revealed (`show`), by name. */
+  shownChannels: string[];
   restore(): void;
 } {
   const w = vscode.window as WindowApi;
@@ -91,7 +93,18 @@ export function answerUi(script: UiScript): {
     showWarningMessage: w.showWarningMessage,
     showInformationMessage: w.showInformationMessage,
     showErrorMessage: w.showErrorMessage,
+    createOutputChannel: w.createOutputChannel,
   };
+  const shownChannels: string[] = [];
+  w.createOutputChannel = ((name: string, ...rest: unknown[]) => {
+    const channel = (saved.createOutputChannel as (...a: unknown[]) => vscode.OutputChannel)(name, ...rest);
+    const show = channel.show.bind(channel) as (...a: unknown[]) => void;
+    channel.show = ((...a: unknown[]) => {
+      shownChannels.push(name);
+      show(...a);
+    }) as typeof channel.show;
+    return channel;
+  }) as typeof w.createOutputChannel;
   const calls: UiCall[] = [];
   const buttonsOf = (rest: unknown[]) => rest.filter((r): r is string => typeof r === "string");
   w.showQuickPick = (async (
@@ -127,6 +140,7 @@ export function answerUi(script: UiScript): {
   return {
     calls,
     messages: (kind) => calls.filter((c) => !kind || c.kind === kind).map((c) => c.text),
+    shownChannels,
     restore: () => Object.assign(w, saved),
   };
 }

@@ -51,7 +51,6 @@ async function runExperiment(lab: Lab): Promise<void> {
     runDir: job.runDir,
     runsRoot: job.runsRoot,
     showProgress: true,
-    revealOutput: true,
   });
 }
 

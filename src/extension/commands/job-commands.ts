@@ -9,6 +9,7 @@ import * as vscode from "vscode";
 import { SERVE_LOCAL_STEP } from "../../core/steps/catalog/catalog";
 import type { Job } from "../jobs/job-runner";
 import { isFinal } from "../jobs/job-state";
+import { OPEN_JOB_LOG } from "../jobs/jobs-provider";
 import { isJob, startStep, type CommandTable, type Lab } from "./lab";
 
 function localBackendJob(lab: Lab): Job | undefined {
@@ -57,7 +58,7 @@ export function jobCommands(lab: Lab): CommandTable {
       const job = isJob(a) ? a : await pickJob(lab, true);
       if (job && !isFinal(job.status.state)) lab.jobs.cancel(job);
     },
-    "agentLab.openJobLog": async (a) => {
+    [OPEN_JOB_LOG]: async (a) => {
       const job = isJob(a) ? a : await pickJob(lab, false);
       if (job) lab.jobs.showLog(job);
     },

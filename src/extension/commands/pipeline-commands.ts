@@ -72,7 +72,6 @@ async function runOfflinePipeline(lab: Lab): Promise<void> {
     title: "Offline pipeline (local backend, synthetic data)",
     runDir: folder,
     runsRoot: lab.workspace.runsDir(),
-    revealOutput: true,
     finish: { title: "Open Results", command: OPEN_PIPELINE_RESULTS },
   });
 }

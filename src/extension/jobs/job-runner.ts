@@ -10,6 +10,7 @@ import * as vscode from "vscode";
 import type { LabWorkspace } from "../workspace/lab-workspace";
 import type { ApiKeyStore } from "../secrets/api-key";
 import { cancelJob, launchJob } from "./job-launcher";
+import { resumeCommand } from "./job-resume";
 import { readProgress, type Progress } from "../../core/base/runs/progress";
 import { RUN_FILES } from "../../core/base/runs/run-folder";
 import { watchRunFiles, type FolderWatch } from "../webview/folder-watch";
@@ -28,7 +29,7 @@ export interface JobRequest {
   estimateUsd?: number;
   /** Show a cancellable progress notification (default true). */
   showProgress?: boolean;
-  /** Reveal the job's output channel at start (default false). */
+  /** Reveal the job's output channel at start (default false: it opens by itself only when a job fails). */
   revealOutput?: boolean;
   /** The action its "finished" notification offers instead of Open / Compare with previous. */
   finish?: JobFinishAction;
@@ -69,6 +70,9 @@ function runningRunsUnder(runsDir: string): string[] {
   return names.map((n) => path.resolve(runsDir, n)).filter((dir) => readProgress(dir)?.status === "running");
 }
 
+/** The stopped-job notification's button that reruns the job resumed. */
+export const RESUME_ACTION = "Resume";
+
 /** How many finished jobs keep their record and log. */
 const KEEP_FINISHED = 30;
 const POLL_MS = 1500;
@@ -79,6 +83,7 @@ export class JobRunner implements vscode.Disposable {
   readonly onDidChange = this.changed.event;
   private timer: NodeJS.Timeout | undefined;
   private secret: string | undefined;
+  private readonly notified = new Set<string>();
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -183,6 +188,30 @@ export class JobRunner implements vscode.Disposable {
     this.changed.fire();
   }
 
+  /**
+   * Reruns a stopped job: its command with the step's resume flag where the step has one (every
+   * other argument kept), the same run folder and finish action. A paid job asks first.
+   */
+  async resume(job: Job): Promise<Job | undefined> {
+    const r = job.record;
+    if (r.spends_money) {
+      const estimate =
+        r.estimate_usd !== undefined ? ` (the whole run was estimated at $${r.estimate_usd.toFixed(2)})` : "";
+      const text = `Agent Lab: resuming ${r.title} bills your Tinker account for the rest of the run${estimate}.`;
+      if ((await vscode.window.showWarningMessage(text, { modal: true }, RESUME_ACTION)) !== RESUME_ACTION)
+        return undefined;
+    }
+    return this.start({
+      title: r.title,
+      command: resumeCommand(r.command),
+      runDir: r.run_dir,
+      spendsMoney: r.spends_money,
+      estimateUsd: r.estimate_usd,
+      finish: r.finish,
+      runsRoot: r.runs_root,
+    });
+  }
+
   /** The job's output channel, filled from its log file (the key redacted, should it ever appear). */
   showLog(job: Job): void {
     const live = this.jobs.get(job.record.id);
@@ -265,7 +294,16 @@ export class JobRunner implements vscode.Disposable {
     void this.announce(job);
   }
 
+  /**
+   * Whether this window shows the job's progress in a notification (which VS Code moves into the
+   * status bar while hidden): the Jobs status bar item does not repeat that job's line.
+   */
+  hasProgressNotification(job: Job): boolean {
+    return this.notified.has(job.record.id);
+  }
+
   private showProgress(job: LiveJob): void {
+    this.notified.add(job.record.id);
     void vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `Agent Lab: ${job.record.title}`, cancellable: true },
       (progress, token) => {
@@ -280,7 +318,10 @@ export class JobRunner implements vscode.Disposable {
           const detail = !job.progress && job.lastLine ? ` — ${redact(job.lastLine, [this.secret]).slice(0, 120)}` : "";
           progress.report({ message: this.describe(job) + detail, increment });
         });
-        return job.finished.finally(() => sub.dispose());
+        return job.finished.finally(() => {
+          sub.dispose();
+          this.notified.delete(job.record.id);
+        });
       },
     );
   }
@@ -301,12 +342,17 @@ export class JobRunner implements vscode.Disposable {
         await vscode.commands.executeCommand("agentLab.compareWithPrevious", job.record.run_dir);
       if (pick === "Show Log") this.showLog(job);
     } else if (state === "cancelled") {
+      // A job that wrote progress kept its work: Resume finishes it (the same command, resumed).
       const kept = job.progress
-        ? ` ${job.progress.done} ${job.progress.unit}s done are kept; run it again with resume to finish.`
+        ? ` ${job.progress.done} ${job.progress.unit}s done are kept; ${RESUME_ACTION} finishes the run.`
         : "";
-      const pick = await vscode.window.showInformationMessage(`Agent Lab: ${title} stopped.${kept}`, "Show Log");
+      const actions = job.progress ? [RESUME_ACTION, "Show Log"] : ["Show Log"];
+      const pick = await vscode.window.showInformationMessage(`Agent Lab: ${title} stopped.${kept}`, ...actions);
+      if (pick === RESUME_ACTION) await this.resume(job);
       if (pick === "Show Log") this.showLog(job);
     } else if (state === "failed") {
+      // The only time the output panel opens by itself: the log says why.
+      this.openChannel(job, true);
       const last = job.lastLine ? `: ${redact(job.lastLine, [this.secret]).slice(0, 200)}` : "";
       const pick = await vscode.window.showErrorMessage(
         `Agent Lab: ${title} failed (${reason ?? "error"})${last}`,

@@ -5,6 +5,10 @@ import type { Job, JobRunner } from "./job-runner";
 import { isFinal } from "./job-state";
 import { readExitRecord } from "./job-store";
 
+/** Clicking a job (its tree item, or the status bar while it is the one running). */
+export const OPEN_JOB_LOG = "agentLab.openJobLog";
+const JOBS_VIEW_FOCUS = "agentLab.jobs.focus";
+
 const ICONS: Record<string, [string, string?]> = {
   starting: ["loading~spin"],
   running: ["sync~spin"],
@@ -50,7 +54,7 @@ export class JobsProvider implements vscode.TreeDataProvider<Job>, vscode.Dispos
     const [icon, color] = ICONS[s.state];
     item.iconPath = new vscode.ThemeIcon(icon, color ? new vscode.ThemeColor(color) : undefined);
     item.contextValue = isFinal(s.state) ? "job.finished" : "job.running";
-    item.command = { command: "agentLab.openJobLog", title: "Open Log", arguments: [job] };
+    item.command = { command: OPEN_JOB_LOG, title: "Open Log", arguments: [job] };
     return item;
   }
 
@@ -60,7 +64,11 @@ export class JobsProvider implements vscode.TreeDataProvider<Job>, vscode.Dispos
   }
 }
 
-/** "$(beaker) 1 job · $0.42 today"; click focuses the Jobs view. */
+/**
+ * "$(sync~spin) Agent Lab: 1 job · $0.42 today": one item. A job whose progress notification is
+ * open (VS Code shows it in the status bar while hidden) is counted, not repeated; a job without
+ * one (re-attached, quiet) shows its line here. Click: the one running job's log, else the Jobs view.
+ */
 export class JobsStatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem("agentLab.jobs", vscode.StatusBarAlignment.Left, 50);
   private readonly sub: vscode.Disposable;
@@ -70,7 +78,7 @@ export class JobsStatusBar implements vscode.Disposable {
     private readonly todaySpend: () => number,
   ) {
     this.item.name = "Agent Lab Jobs";
-    this.item.command = "agentLab.jobs.focus";
+    this.item.command = JOBS_VIEW_FOCUS;
     this.sub = runner.onDidChange(() => this.update());
     this.update();
   }
@@ -82,21 +90,29 @@ export class JobsStatusBar implements vscode.Disposable {
       this.item.hide();
       return;
     }
-    // The newest running job's progress line, as the Jobs view shows it (when it writes one).
-    const line = running[0]?.progress ? this.runner.describe(running[0]) : undefined;
+    // The newest running job's progress line, as the Jobs view shows it, unless its notification shows it.
+    const quiet = running.filter((j) => j.progress && !this.runner.hasProgressNotification(j));
+    const line = quiet.length === 1 && running.length === 1 ? this.runner.describe(quiet[0]) : undefined;
     const count =
-      running.length === 0
-        ? "no jobs"
-        : line && running.length === 1
-          ? undefined
-          : `${running.length} job${running.length === 1 ? "" : "s"}`;
+      running.length === 0 ? "no jobs" : line ? undefined : `${running.length} job${running.length === 1 ? "" : "s"}`;
     const jobs = [count, line].filter(Boolean).join(" · ");
     this.item.text = `$(${running.length > 0 ? "sync~spin" : "beaker"}) Agent Lab: ${jobs} · $${spend.toFixed(2)} today`;
+    const one = running.length === 1 ? running[0] : undefined;
+    this.item.command = one
+      ? { command: OPEN_JOB_LOG, title: "Open Log", arguments: [one] }
+      : { command: JOBS_VIEW_FOCUS, title: "Jobs" };
     this.item.tooltip = [
       ...running.map((j) => `${j.record.title}: ${this.runner.describe(j)}`),
-      "Agent Lab: running jobs and today's Tinker spend (click for the Jobs view)",
+      one
+        ? "Agent Lab: click for this job's log"
+        : "Agent Lab: running jobs and today's Tinker spend (click for the Jobs view)",
     ].join("\n");
     this.item.show();
+  }
+
+  /** The command a click runs (for tests). */
+  get command(): vscode.Command | undefined {
+    return typeof this.item.command === "string" ? { command: this.item.command, title: "" } : this.item.command;
   }
 
   /** The text shown (for tests). */

@@ -254,6 +254,7 @@ describe("extension: commands → jobs (stand-in vscode)", () => {
     assert.equal(started[0].runsRoot, join(ws, "runs"));
     assert.deepEqual(started[0].finish, { title: "Open Results", command: "agentLab.openPipelineResults" });
     assert.equal(started[0].spendsMoney, false);
+    assert.equal(started[0].revealOutput, undefined, "the Output panel opens only when the job fails");
     await run("agentLab.openPipelineResults");
     assert.match(recorded.messages.at(-1)!.text, /no pipeline results in this workspace yet/);
   });

@@ -121,6 +121,7 @@ describe("extension: job runner glue (stand-in vscode)", function () {
     assert.deepEqual(done.actions, ["Open", "Compare with previous"]);
     assert.match(done.text, /finished\. GRPO · step 12\/12 · \$0\.00 · done$/);
     assert.deepEqual(recorded.commands[0], { id: "agentLab.openResult", args: [join(ws, "runs", "base")] });
+    assert.equal(channel.shown, false, "a job that succeeds never pops the Output panel up");
   });
 
   it("an untrusted workspace runs no job and says how to trust it", async () => {
@@ -156,6 +157,7 @@ describe("extension: job runner glue (stand-in vscode)", function () {
     const err = recorded.messages.find((m) => m.level === "error")!;
     assert.match(err.text, /Broken failed \(exit code 3\): finished/);
     assert.deepEqual(err.actions, ["Show Log"]);
+    assert.equal(recorded.channels.get("Agent Lab: Broken")!.shown, true, "a failure shows its log");
   });
 
   it("a reloaded window re-attaches to a running job, follows its progress.json and sees it end", async () => {
@@ -242,5 +244,45 @@ describe("extension: job runner glue (stand-in vscode)", function () {
       "the stopped message",
     );
     void fakeVscode;
+  });
+
+  it("a stopped job's notification offers Resume: the same command with the step's --resume, same run folder, run to the end", async () => {
+    const runner = makeRunner();
+    const runDir = join(ws, "runs", "resume");
+    recorded.answer = (text, actions) => (/stopped/.test(text) && actions.includes("Resume") ? "Resume" : undefined);
+    const command = ["train-grpo", "30", "40", runDir];
+    const job = (await runner.start({ title: "To resume", command, runDir, showProgress: false }))!;
+    await waitFor(() => (runner.get(job.record.id)!.progress?.done ?? 0) >= 2, 10_000, "some progress");
+    runner.cancel(job);
+    assert.equal((await job.finished).state, "cancelled");
+    await waitFor(() => runner.list().length === 2, 5_000, "the resumed job");
+    const stopped = recorded.messages.find((m) => /To resume stopped/.test(m.text))!;
+    assert.deepEqual(stopped.actions, ["Resume", "Show Log"]);
+    assert.match(stopped.text, /\d+ steps done are kept; Resume finishes the run\.$/);
+    const resumed = runner.list().find((j) => j.record.id !== job.record.id)!;
+    assert.deepEqual(resumed.record.command, [...command, "--resume"], "train-grpo's spec has --resume");
+    assert.equal(resumed.record.run_dir, runDir);
+    assert.equal(resumed.record.title, "To resume");
+    assert.equal((await resumed.finished).state, "done");
+    assert.equal(resumed.progress?.done, 30);
+  });
+
+  it("one status bar item: a job with a progress notification is counted, not repeated; a click opens that job", async () => {
+    const runner = makeRunner();
+    const runDir = join(ws, "runs", "bar");
+    const job = (await runner.start({ title: "Bar", command: ["train-grpo", "200", "20", runDir], runDir }))!;
+    await waitFor(() => (runner.get(job.record.id)!.progress?.done ?? 0) >= 2, 10_000, "some progress");
+    const bar = new JobsStatusBar(runner, () => 0.5);
+    try {
+      assert.equal(bar.text, "$(sync~spin) Agent Lab: 1 job · $0.50 today", "the notification's line is not repeated");
+      assert.deepEqual(bar.command, { command: "agentLab.openJobLog", title: "Open Log", arguments: [job] });
+      runner.cancel(job);
+      await job.finished;
+      bar.update();
+      assert.equal(bar.text, "$(beaker) Agent Lab: no jobs · $0.50 today");
+      assert.equal(bar.command!.command, "agentLab.jobs.focus");
+    } finally {
+      bar.dispose();
+    }
   });
 });

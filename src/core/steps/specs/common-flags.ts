@@ -79,6 +79,8 @@ export const prompt = flag({
   help: "system prompt file (config systemPromptFile, else the shipped one)",
 });
 export const index = flag({ type: "string", arg: "DIR", help: "BM25 index folder (default <dataDir>/bm25)" });
+/** The flag a step that can finish a stopped run declares (the Jobs UI's Resume adds it only where the spec has it). */
+export const RESUME_FLAG_NAME = "resume";
 export const resume = flag({ type: "boolean", help: "finish an interrupted run (refuses if its settings changed)" });
 export const modelPath = flag({
   type: "string",
