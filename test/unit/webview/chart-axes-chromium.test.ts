@@ -7,24 +7,15 @@
  * time from −0.3 used to land on −2.8e-17) labels its zero tick 0.0, with no "e-" anywhere.
  */
 import assert from "node:assert/strict";
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import type { Browser } from "playwright-core";
-import { loadConfig } from "../../../src/core/base/config";
 import { compareView } from "../../../src/core/steps/ablate/compare-setup";
-import { readRegistry, registryPath } from "../../../src/core/base/checkpoints/registry";
-import { evalSplit } from "../../../src/core/steps/eval/eval-split";
-import { LOCAL_BACKEND_MODEL } from "../../../src/core/steps/eval/backends";
-import { trainGrpo } from "../../../src/core/steps/train";
 import { readDashboard } from "../../../src/core/views/trace/dashboard-view";
 import { hostMessage } from "../../../src/extension/webview/protocol";
 import { requireSharedData } from "../../helpers/shared-data";
 import { fakeManifest, fakeRecord } from "../core/base/runs/fakes";
-import { PlanPolicy, readRows, writeRealDataDir, type HotpotRow } from "../core/steps/sft/real-hotpot";
-import { FAST_RETRY, localWorld, qwenTokenizer, SHORT_PROMPT, type LocalWorld } from "../core/steps/train/helpers";
+import type { LocalWorld } from "../core/steps/train/helpers";
 import { launch, openPanelPage } from "./chromium-page";
-
-const STEPS = 60;
+import { buildSixtyStepRun, SIXTY_STEPS as STEPS } from "./sixty-step-run";
 
 describe("webview: chart axes in Chromium on a real 60-step run", function () {
   this.timeout(600_000);
@@ -36,60 +27,7 @@ describe("webview: chart axes in Chromium on a real 60-step run", function () {
     const devFile = requireSharedData(this, "hotpotqa", "hotpotqa_distractor_dev_partial.jsonl");
     const trainFile = requireSharedData(this, "hotpotqa", "hotpotqa_distractor_train_partial.jsonl");
     browser = await launch(this);
-    const dev = readRows(devFile).slice(0, 8);
-    const train = readRows(trainFile).slice(0, STEPS);
-    const rows: HotpotRow[] = [...train, ...dev];
-    world = await localWorld("chart-axes");
-    const root = world.root;
-    await writeRealDataDir(join(root, "data"), train, dev);
-    writeFileSync(join(root, "prompt.txt"), SHORT_PROMPT);
-    const tok = await qwenTokenizer();
-    const config = loadConfig(root, { loraRank: 4, maxTokens: 16, concurrency: 2 });
-    const run = await trainGrpo({
-      workspaceDir: root,
-      config,
-      name: "grpo-60",
-      steps: STEPS,
-      questions: 1,
-      group: 2,
-      lr: 0.01,
-      temperature: 1,
-      offset: 0,
-      saveEvery: 30,
-      backend: "local",
-      baseUrl: world.backend.url,
-      retry: FAST_RETRY,
-      command: ["test"],
-      tokenizer: tok,
-      promptFile: "prompt.txt",
-      policyFor: (_sampler, t) => new PlanPolicy(t, rows, 11),
-      log: () => undefined,
-    });
-    runDir = run.runDir;
-    assert.equal(run.status, "done", run.message);
-    const registry = readRegistry(registryPath(join(root, "runs")));
-    const entry = registry.find((e) => e.name === "grpo-60-s30");
-    assert.ok(entry, `registered: ${registry.map((e) => e.name).join(", ")}`);
-    const sampler = entry.sampler_path;
-    await evalSplit({
-      workspaceDir: root,
-      config,
-      name: "val-s30",
-      split: "val",
-      closedBook: false,
-      limit: 4,
-      resume: false,
-      temperature: 0,
-      backend: "scripted",
-      policy: new PlanPolicy(tok, rows, 3, {
-        kind: "scripted",
-        model: LOCAL_BACKEND_MODEL,
-        logprobs: true,
-        checkpoint: sampler,
-      }),
-      promptFile: "prompt.txt",
-      command: ["agent-lab", "eval", "(test)"],
-    });
+    ({ world, runDir } = await buildSixtyStepRun(devFile, trainFile));
   });
   after(async () => {
     await browser?.close();
