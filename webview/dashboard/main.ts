@@ -241,6 +241,8 @@ function checkpointChart(v: DashboardView): HTMLElement | null {
           },
         ],
         points: true,
+        // The run's steps, not the last scored checkpoint padded by the chart.
+        ...(v.lastStep !== null ? { xMax: v.lastStep } : {}),
         refLines: v.references.map((r) => ({
           label: r.label,
           value: r.f1.mean,

@@ -203,13 +203,44 @@ export function nearestIndex(steps: readonly number[], x: number): number {
   return Math.abs(steps[hi] - x) < Math.abs(steps[lo] - x) ? hi : lo;
 }
 
-/** About `count` round axis ticks (1, 2 or 5 × 10^k apart) covering [lo, hi]. */
-export function niceTicks(lo: number, hi: number, count: number): number[] {
-  if (!(hi > lo)) return [lo];
+/** The spacing of about `count` round axis ticks (1, 2 or 5 × 10^k) over [lo, hi]. */
+export function niceStep(lo: number, hi: number, count: number): number {
   const raw = (hi - lo) / count;
   const mag = 10 ** Math.floor(Math.log10(raw));
-  const step = [1, 2, 5, 10].map((m) => m * mag).find((s) => s >= raw) ?? raw;
+  return [1, 2, 5, 10].map((m) => m * mag).find((s) => s >= raw) ?? raw;
+}
+
+/** About `count` round axis ticks (1, 2 or 5 × 10^k apart) covering [lo, hi]; label them with formatTick. */
+export function niceTicks(lo: number, hi: number, count: number): number[] {
+  if (!(hi > lo)) return [lo];
+  const step = niceStep(lo, hi, count);
   const out: number[] = [];
-  for (let v = Math.ceil(lo / step) * step; v <= hi + 1e-12; v += step) out.push(Number(v.toPrecision(12)));
+  // Multiples of the step, counted as integers: summing the step drifts (0 came out as -2.8e-17).
+  for (let k = Math.ceil(lo / step - 1e-9); k * step <= hi + step * 1e-9; k++)
+    out.push(Number((k * step).toPrecision(12)));
   return out;
+}
+
+/** Decimals that write `step` exactly (0.05 → 2, 0.1 → 1, 5 → 0), at most 12. */
+function stepDecimals(step: number): number {
+  for (let d = 0; d < 12; d++) {
+    const scaled = step * 10 ** d;
+    if (Math.abs(scaled - Math.round(scaled)) < 1e-9 * Math.max(1, scaled)) return d;
+  }
+  return 12;
+}
+
+/**
+ * The label of an axis tick at `v` on an axis whose ticks are `step` apart, rounded to the
+ * axis's precision: float noise never shows (-2.8e-17 on a 0.05 axis is "0.00", on a 1 axis "0").
+ * Every chart's linear ticks (uPlot's and the SVG ones) are written by this function. Axes of very
+ * small steps or very large values keep the short exponential form of formatNumber.
+ */
+export function formatTick(v: number, step: number): string {
+  if (!Number.isFinite(v)) return "–";
+  if (!(step > 0) || !Number.isFinite(step)) return formatNumber(v);
+  const rounded = Math.round(v / step) * step;
+  if (step < 1e-3 || Math.abs(rounded) >= 1e5) return rounded === 0 ? "0" : formatNumber(rounded);
+  // toFixed writes -0 as "0.00"; a value that rounds to zero has no sign.
+  return (Math.abs(rounded) < step / 2 ? 0 : rounded).toFixed(stepDecimals(step));
 }

@@ -6,7 +6,7 @@
  */
 import { h, svg } from "./dom";
 import { send } from "./host";
-import { formatNumber, niceTicks } from "./chart-math";
+import { formatNumber, formatTick, niceStep, niceTicks } from "./chart-math";
 import { palette } from "./palette";
 import type { TimeChart } from "./timeseries";
 
@@ -54,6 +54,7 @@ export function forestPlot(title: string, rows: ForestRow[]): SVGElement {
   lo -= pad;
   hi += pad;
   const sx = (v: number) => f.left + ((v - lo) / (hi - lo)) * (f.width - f.left - f.right);
+  const tickStep = niceStep(lo, hi, 5);
   for (const t of niceTicks(lo, hi, 5)) {
     root.appendChild(
       svg("line", { x1: sx(t), x2: sx(t), y1: f.top, y2: height - f.bottom, stroke: c.grid, "stroke-width": 0.4 }),
@@ -69,7 +70,7 @@ export function forestPlot(title: string, rows: ForestRow[]): SVGElement {
           "text-anchor": "middle",
           "font-family": "sans-serif",
         },
-        formatNumber(t),
+        formatTick(t, tickStep),
       ),
     );
   }

@@ -14,7 +14,17 @@
 import uPlot from "uplot";
 import { h } from "./dom";
 import { palette } from "./palette";
-import { alignSeries, emaSmooth, formatNumber, m4Indices, nearestIndex, niceTicks, type RunSeries } from "./chart-math";
+import {
+  alignSeries,
+  emaSmooth,
+  formatNumber,
+  formatTick,
+  m4Indices,
+  nearestIndex,
+  niceStep,
+  niceTicks,
+  type RunSeries,
+} from "./chart-math";
 
 export interface ChartBand {
   lo?: number;
@@ -49,6 +59,11 @@ export interface TimeChartOptions {
   height?: number;
   /** Step to mark with a vertical line (the selected step). */
   markStep?: number;
+  /**
+   * Where the x axis ends unzoomed: the run's last step, so a sparse series (checkpoint scores)
+   * spans the run it belongs to instead of its own points padded by the chart.
+   */
+  xMax?: number;
   /** Initial zoom (kept across redraws by the caller). */
   xRange?: [number, number];
   onZoom?: (range: [number, number] | null) => void;
@@ -493,7 +508,8 @@ export function createTimeChart(o: TimeChartOptions): TimeChart {
               : o.points
                 ? Math.max(0.5, (max - min) * 0.05)
                 : 0;
-            return min === max ? [min - 1, max + 1] : [min - half, max + half];
+            const [lo, hi] = min === max ? [min - 1, max + 1] : [min - half, max + half];
+            return o.xMax !== undefined && o.xMax > lo ? [lo, o.xMax] : [lo, hi];
           },
         },
         y: log ? { distr: 3, log: 10, range: yRange } : { range: yRange },
@@ -513,7 +529,9 @@ export function createTimeChart(o: TimeChartOptions): TimeChart {
           size: Y_AXIS_SIZE,
           grid: { stroke: withAlpha(c.grid, 0.35), width: 1 },
           ticks: { stroke: c.grid, width: 1, size: 4 },
-          values: (_u, splits) => splits.map((v) => fmt(v)),
+          // Linear ticks are rounded to the axis's spacing (uPlot's incr); a caller's format and log decades as they are.
+          values: (_u, splits, _axis, _space, incr) =>
+            splits.map((v) => (o.format || log ? fmt(v) : formatTick(v, incr))),
         },
       ],
       series: uSeries(),
@@ -609,12 +627,14 @@ export function createTimeChart(o: TimeChartOptions): TimeChart {
         );
     }
     const yTicks = log ? niceLogTicks(ymin, ymax) : niceTicks(ymin, ymax, 4);
+    const yStep = niceStep(ymin, ymax, 4);
+    const yLabel = (t: number) => (o.format || log ? fmt(t) : formatTick(t, yStep));
     for (const t of yTicks) {
       parts.push(
         `<line x1="${bb.left}" x2="${bb.left + bb.width}" y1="${ys(t).toFixed(1)}" y2="${ys(t).toFixed(1)}" stroke="${esc(c.grid)}" stroke-width="0.5"/>`,
       );
       parts.push(
-        `<text x="${bb.left - 4}" y="${(ys(t) + 3).toFixed(1)}" fill="${esc(c.muted)}" font-size="10" text-anchor="end" font-family="sans-serif">${esc(fmt(t))}</text>`,
+        `<text x="${bb.left - 4}" y="${(ys(t) + 3).toFixed(1)}" fill="${esc(c.muted)}" font-size="10" text-anchor="end" font-family="sans-serif">${esc(yLabel(t))}</text>`,
       );
     }
     const xmin = u?.scales.x.min ?? steps[0] ?? 0;

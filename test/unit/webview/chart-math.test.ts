@@ -9,10 +9,13 @@ import {
   alignSeries,
   emaSmooth,
   formatNumber,
+  formatTick,
   formatUsdValue,
   isConstant,
   m4Indices,
   nearestIndex,
+  niceStep,
+  niceTicks,
 } from "../../../webview/shared/chart-math";
 import { healthyBand, metricGroup, orderMetrics } from "../../../src/core/views/trace/metric-groups";
 
@@ -124,6 +127,35 @@ describe("webview: chart math", () => {
     assert.equal(formatUsdValue(0.0123), "$0.01");
     assert.equal(formatUsdValue(0.00123), "$0.0012");
     assert.equal(formatUsdValue(1.5), "$1.50");
+  });
+
+  it("writes axis ticks rounded to the axis's step: float noise never prints (-2.8e-17 is 0.00)", () => {
+    assert.equal(formatTick(-2.8e-17, 0.05), "0.00");
+    assert.equal(formatTick(1e-17, 0.05), "0.00");
+    assert.equal(formatTick(-2.8e-17, 0.1), "0.0");
+    assert.equal(formatTick(-2.8e-17, 1), "0");
+    assert.equal(formatTick(0.15000000000000002, 0.05), "0.15");
+    assert.equal(formatTick(-0.30000000000000004, 0.1), "-0.3");
+    assert.equal(formatTick(0.1, 0.05), "0.10", "every tick of an axis has its step's decimals");
+    assert.equal(formatTick(-3.0000000000000004, 1), "-3");
+    assert.equal(formatTick(20, 5), "20");
+    assert.equal(formatTick(2e-4, 1e-4), "2.0e-4", "tiny steps keep the short exponential form");
+    assert.equal(formatTick(0, 1e-4), "0");
+    // The forest plot's axis: Δs and CIs around 0 whose ticks, summed step by step, gave -2.8e-17.
+    const [lo, hi] = [-0.2875, 0.1375];
+    const step = niceStep(lo, hi, 5);
+    assert.equal(step, 0.1);
+    const labels = niceTicks(lo, hi, 5).map((t) => formatTick(t, step));
+    assert.deepEqual(labels, ["-0.2", "-0.1", "0.0", "0.1"]);
+    for (const [a, b, n] of [
+      [-0.13, 0.07, 4],
+      [-1.05, 0.35, 5],
+      [-0.0375, 0.0125, 5],
+      [-2.6, 0.4, 5],
+    ] as const) {
+      const st = niceStep(a, b, n);
+      for (const t of niceTicks(a, b, n)) assert.doesNotMatch(formatTick(t, st), /e/, `${a}…${b}: ${t}`);
+    }
   });
 
   it("finds constant series (gaps ignored; empty is not constant)", () => {

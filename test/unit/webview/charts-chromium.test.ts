@@ -84,6 +84,7 @@ describe("webview: charts in Chromium (CSP, PNG/SVG export)", function () {
           overlays: [],
           problems: [],
           valMetric: "F1",
+          lastStep: null,
         },
       }),
     );

@@ -52,6 +52,7 @@ function view(overlay = false, rows = log(7)): DashboardView {
     overlays: overlay ? [{ run: "grpo-b", series: metricSeries(log(99)) }] : [],
     problems: [],
     valMetric: "F1",
+    lastStep: null,
   };
 }
 

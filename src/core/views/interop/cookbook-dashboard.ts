@@ -4,7 +4,7 @@
  */
 import { basename, join } from "node:path";
 import { RUN_FILES } from "../../base/runs/run-folder";
-import { healthByStep, metricSeries, type DashboardView } from "../trace/dashboard-view";
+import { healthByStep, lastLoggedStep, metricSeries, type DashboardView } from "../trace/dashboard-view";
 import { cookbookGroups, cookbookTags, readCookbookCheckpoints, readCookbookConfig, readRows } from "./cookbook";
 import { cookbookEnvironment } from "./cookbook-environment";
 import { runViewSpec } from "../trace/run-view";
@@ -30,9 +30,10 @@ export function cookbookDashboard(dir: string): DashboardView {
   const checkpoints = attempt(() => readCookbookCheckpoints(dir), []);
   const keys = new Set(rows.flatMap((r) => Object.keys(r)));
   const env = cookbookEnvironment(readCookbookConfig(dir) ?? {}, cookbookTags(dir, keys));
+  const series = metricSeries(rows);
   return {
     run: basename(dir),
-    series: metricSeries(rows),
+    series,
     groups,
     health: healthByStep(groups),
     checkpoints: checkpoints.map((c) => ({
@@ -46,6 +47,7 @@ export function cookbookDashboard(dir: string): DashboardView {
     evalSettings: null,
     questions: {},
     overlays: [],
+    lastStep: lastLoggedStep(series),
     problems,
     // The run's own environment's metric; a folder that names none gets no borrowed name.
     valMetric: env ? runViewSpec(env.name).primary.label : UNKNOWN_COOKBOOK_METRIC,

@@ -138,6 +138,11 @@ export interface DashboardView {
    * ("accuracy"), from the run (its manifest, or a cookbook run's config.json), never assumed.
    */
   valMetric: string;
+  /**
+   * The run's last step: the steps its manifest declares, else the last step its metrics log;
+   * null with neither. The checkpoint chart's x axis ends here.
+   */
+  lastStep: number | null;
   /** Lines skipped because they were torn or not objects. */
   problems: string[];
 }
@@ -446,9 +451,10 @@ export function readDashboard(runDir: string): DashboardView {
   } catch (e) {
     problems.push((e as Error).message);
   }
+  const series = metricSeries(metrics);
   return {
     run: basename(runDir),
-    series: metricSeries(metrics),
+    series,
     groups,
     health: healthByStep(groups),
     ...scores,
@@ -456,7 +462,27 @@ export function readDashboard(runDir: string): DashboardView {
     overlays: [],
     problems,
     valMetric: runViewSpec(trainingEnvironment(runDir)).primary.label,
+    lastStep: runLastStep(runDir, series),
   };
+}
+
+/** The steps the run's manifest declares (a GRPO run's `steps`), else the last step its metrics log. */
+function runLastStep(runDir: string, series: readonly Series[]): number | null {
+  let declared: unknown;
+  try {
+    declared = readJsonFile<Record<string, unknown>>(join(runDir, MANIFEST_FILE))?.steps;
+  } catch {
+    declared = undefined;
+  }
+  if (typeof declared === "number" && Number.isFinite(declared) && declared > 0) return declared;
+  return lastLoggedStep(series);
+}
+
+/** The last step any metric series logs (null: none). */
+export function lastLoggedStep(series: readonly Series[]): number | null {
+  let last: number | null = null;
+  for (const s of series) for (const [step] of s.points) if (last === null || step > last) last = step;
+  return last;
 }
 
 /** The G episodes of a group, decoded with the run's tokenizer, in sample order. */
