@@ -250,7 +250,8 @@ describe("extension: job runner glue (stand-in vscode)", function () {
     const runner = makeRunner();
     const runDir = join(ws, "runs", "resume");
     recorded.answer = (text, actions) => (/stopped/.test(text) && actions.includes("Resume") ? "Resume" : undefined);
-    const command = ["train-grpo", "30", "40", runDir];
+    // 100 steps of 40 ms: long enough that a loaded machine cannot finish it before the cancel.
+    const command = ["train-grpo", "100", "40", runDir];
     const job = (await runner.start({ title: "To resume", command, runDir, showProgress: false }))!;
     await waitFor(() => (runner.get(job.record.id)!.progress?.done ?? 0) >= 2, 10_000, "some progress");
     runner.cancel(job);
@@ -264,7 +265,7 @@ describe("extension: job runner glue (stand-in vscode)", function () {
     assert.equal(resumed.record.run_dir, runDir);
     assert.equal(resumed.record.title, "To resume");
     assert.equal((await resumed.finished).state, "done");
-    assert.equal(resumed.progress?.done, 30);
+    assert.equal(resumed.progress?.done, 100);
   });
 
   it("one status bar item: a job with a progress notification is counted, not repeated; a click opens that job", async () => {
