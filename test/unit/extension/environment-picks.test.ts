@@ -13,7 +13,6 @@ import { join } from "node:path";
 import { offlineTokenizer } from "../../../src/core/base/chat/offline-tokenizer";
 import { mergeConfig } from "../../../src/core/base/config";
 import { ENVIRONMENT_NAMES } from "../../../src/core/envs/catalog";
-import { evalSplit } from "../../../src/core/steps/eval/eval-split";
 import { ScriptedPolicy } from "../../../src/core/harness/policies/scripted";
 import { readRun } from "../../../src/core/base/runs/run-files";
 import { summarize } from "../../../src/core/base/runs/summary";
@@ -30,6 +29,7 @@ const { environmentItems } =
   require("../../../src/extension/commands/environment-choices") as typeof import("../../../src/extension/commands/environment-choices");
 /* eslint-enable @typescript-eslint/no-require-imports */
 import type { JobRequest } from "../../../src/extension/jobs/job-runner";
+import { scriptedEval } from "../../helpers/scripted-eval";
 
 type Item = { label: string; description?: string; detail?: string };
 
@@ -63,18 +63,13 @@ describe("extension: environment pickers and SFT data from existing runs (stand-
       return `The total is \\boxed{${n++ % 3 === 2 ? sum + 1 : sum}}.`;
     });
     const config = mergeConfig({ dataDir: "data", runsDir: "runs", env: "gsm8k", maxTokens: 64, concurrency: 1 });
-    await evalSplit({
+    await scriptedEval({
       workspaceDir: ws,
       config,
       name: "gsm8k-train-base",
       split: "train",
       limit: 6,
-      closedBook: false,
-      resume: false,
-      temperature: 0,
-      backend: "scripted",
       policy,
-      command: ["test"],
     });
     // A HotpotQA run (no environment in its manifest): not offered for GSM8K data.
     const hot = join(ws, "runs", "hotpot-base");

@@ -9,9 +9,9 @@ import { join } from "node:path";
 import { offlineTokenizer } from "../../../src/core/base/chat";
 import { mergeConfig } from "../../../src/core/base/config";
 import { HeuristicPolicy } from "../../../src/core/envs/hotpotqa/heuristic-policy";
-import { evalSplit } from "../../../src/core/steps/eval/eval-split";
 import { prepareSyntheticWorkspace } from "../../helpers/synthetic-workspace";
 import { installFakeVscode } from "./fake-vscode";
+import { scriptedEval } from "../../helpers/scripted-eval";
 
 installFakeVscode();
 // Required after the stand-in is installed.
@@ -30,18 +30,13 @@ describe("extension: the episodes.jsonl code lens", function () {
   after(() => rmSync(ws, { recursive: true, force: true }));
 
   it("reads the id of every line an eval writes, and nothing from a line that is not an episode", async () => {
-    const r = await evalSplit({
+    const r = await scriptedEval({
       workspaceDir: ws,
       config: mergeConfig({ dataDir: "data", runsDir: "runs", concurrency: 1 }),
       name: "lens",
       split: "val",
-      closedBook: false,
       limit: 5,
-      resume: false,
-      temperature: 0,
-      backend: "scripted",
       policy: new HeuristicPolicy(await offlineTokenizer("qwen3")),
-      command: ["test"],
     });
     const lines = readFileSync(join(r.runDir, "episodes.jsonl"), "utf8").split("\n").filter(Boolean);
     assert.equal(lines.length, 5);

@@ -13,7 +13,6 @@ import { mergeConfig } from "../../../src/core/base/config";
 import { readRun } from "../../../src/core/base/runs/run-files";
 import { summarize } from "../../../src/core/base/runs/summary";
 import { environmentData } from "../../../src/core/envs/data-dirs";
-import { evalSplit } from "../../../src/core/steps/eval/eval-split";
 import { prepareHotpot, writeSyntheticWorld } from "../../../src/core/steps/recipe/stages";
 import { ScriptedPolicy } from "../../../src/core/harness/policies/scripted";
 import { prepareFixtureTwin, writeFixtureTwin } from "../core/envs/gsm8k/fixture";
@@ -21,6 +20,7 @@ import { runCli } from "../cli/cli-process";
 import { installFakeVscode, recorded } from "./fake-vscode";
 import type { RecordingLab } from "./recording-lab";
 import type { JobRequest } from "../../../src/extension/jobs/job-runner";
+import { scriptedEval } from "../../helpers/scripted-eval";
 
 installFakeVscode();
 /* eslint-disable @typescript-eslint/no-require-imports */
@@ -313,18 +313,13 @@ describe("extension: Prepare Data for any environment, the data check, Compare w
           const sum = Number(m[1]) + Number(m[2]);
           return `The total is \\boxed{${n++ % wrongEvery === 0 ? sum + 1 : sum}}.`;
         });
-        await evalSplit({
+        await scriptedEval({
           workspaceDir: ws,
           config,
           name,
           split: "val",
           limit: 6,
-          closedBook: false,
-          resume: false,
-          temperature: 0,
-          backend: "scripted",
           policy,
-          command: ["test"],
         });
       }
       const hot = join(ws, "runs", "hotpot-base");

@@ -19,7 +19,6 @@ import { appendEpisode, readEpisodes, readRun } from "../../../src/core/base/run
 import { runFile } from "../../../src/core/base/runs/run-folder";
 import { GSM8K } from "../../../src/core/envs/gsm8k/environment";
 import { ScriptedPolicy } from "../../../src/core/harness/policies/scripted";
-import { evalSplit } from "../../../src/core/steps/eval/eval-split";
 import {
   checkEpisodeDrift,
   driftCountsLine,
@@ -35,6 +34,7 @@ import { runCli } from "../cli/cli-process";
 import { prepareFixtureTwin, questionOf, replyFor } from "../core/envs/gsm8k/fixture";
 import { fakeContext, fakePanel } from "./fake-panel";
 import { installFakeVscode } from "./fake-vscode";
+import { scriptedEval } from "../../helpers/scripted-eval";
 
 installFakeVscode();
 
@@ -58,19 +58,14 @@ describe("extension + cli: show prints the drift count the trace viewer shows", 
       const reply = replyFor(items.get(questionOf(ctx.promptText))!.answers[0], "right") as string;
       return `<think>\nAdding up.\n</think>\n\n${reply}`; // Qwen3's thinking prompt leaves the think block to the model
     });
-    const r = await evalSplit({
+    const r = await scriptedEval({
       workspaceDir: ws,
       config: mergeConfig({ dataDir: "data", runsDir: "runs", concurrency: 4, maxTokens: 64, thinking: true }),
       env: "gsm8k",
       name: "thinking",
       split: "val",
-      closedBook: false,
       limit: 12,
-      resume: false,
-      temperature: 0,
-      backend: "scripted",
       policy,
-      command: ["test"],
     });
     runDir = r.runDir;
     // One more episode: the newline the template writes after the few-shot answer's <|im_end|>, doubled.

@@ -13,7 +13,6 @@ import { join } from "node:path";
 import { offlineTokenizer } from "../../../src/core/base/chat/offline-tokenizer";
 import type { ChatTokenizer } from "../../../src/core/base/chat/tokenizer";
 import { mergeConfig } from "../../../src/core/base/config";
-import { evalSplit } from "../../../src/core/steps/eval/eval-split";
 import { ScriptedPolicy } from "../../../src/core/harness/policies/scripted";
 import type { HostMessage, TraceRunInfo } from "../../../src/extension/webview/protocol";
 import type { TraceEpisodeView } from "../../../src/core/views/trace/trace-view";
@@ -24,6 +23,7 @@ import { until } from "../../helpers/until";
 import { openWebview, webviewBundles } from "../webview/webview-dom";
 import { fakeContext, fakePanel } from "./fake-panel";
 import { installFakeVscode } from "./fake-vscode";
+import { scriptedEval } from "../../helpers/scripted-eval";
 
 installFakeVscode();
 
@@ -71,18 +71,13 @@ describe("extension: the trace panel shows its run's environment's controls and 
       const sum = Number(m[1]) + Number(m[2]);
       return n++ % 2 === 0 ? `Adding: \\boxed{${sum}}` : `Maybe \\boxed{${sum + 1}}`;
     });
-    await evalSplit({
+    await scriptedEval({
       workspaceDir: root,
       config,
       name: "gsm8k-val",
       split: "val",
       limit: 3,
-      closedBook: false,
-      resume: false,
-      temperature: 0,
-      backend: "scripted",
       policy,
-      command: ["test"],
     });
     gsm8kRun = join(root, "runs", "gsm8k-val");
     // HotpotQA as the harness records it (a manifest without an environment field is HotpotQA's).

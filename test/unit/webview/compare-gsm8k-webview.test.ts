@@ -13,11 +13,11 @@ import { deltaCell, f3 } from "../../../src/core/steps/ablate/format";
 import type { AblationReport } from "../../../src/core/steps/ablate/report-types";
 import { offlineTokenizer } from "../../../src/core/base/chat/offline-tokenizer";
 import { mergeConfig } from "../../../src/core/base/config";
-import { evalSplit } from "../../../src/core/steps/eval/eval-split";
 import { ScriptedPolicy } from "../../../src/core/harness/policies/scripted";
 import { readRun } from "../../../src/core/base/runs/run-files";
 import { prepareFixtureTwin } from "../core/envs/gsm8k/fixture";
 import { assertInert, openWebview, PAYLOADS, webviewBundles, type WebviewUnderTest } from "./webview-dom";
+import { scriptedEval } from "../../helpers/scripted-eval";
 
 /** The fixture twin's answer, from its question ("Rosa has A marbles and wins B more"). */
 function sumOf(text: string): number {
@@ -50,18 +50,13 @@ describe("webview: compare on GSM8K runs", function () {
         const sum = sumOf(ctx.promptText.split("<|im_start|>user").at(-1)!);
         return `The total is \\boxed{${(right(sum) ? sum : sum + 1).toLocaleString("en-US")}}.`;
       });
-      await evalSplit({
+      await scriptedEval({
         workspaceDir: root,
         config,
         name,
         split: "val",
         limit: 24,
-        closedBook: false,
-        resume: false,
-        temperature: 0,
-        backend: "scripted",
         policy,
-        command: ["test"],
       });
       return readRun(join(root, "runs", name));
     };

@@ -14,12 +14,12 @@ import type { ChatTokenizer } from "../../../src/core/base/chat/tokenizer";
 import { mergeConfig } from "../../../src/core/base/config";
 import { GSM8K } from "../../../src/core/envs/gsm8k/environment";
 import { HOTPOTQA } from "../../../src/core/envs/hotpotqa";
-import { evalSplit } from "../../../src/core/steps/eval/eval-split";
 import { ScriptedPolicy } from "../../../src/core/harness/policies/scripted";
 import { readRun, type EpisodeRecord } from "../../../src/core/base/runs/run-files";
 import { buildTraceView } from "../../../src/core/views/trace/trace-view";
 import { prepareFixtureTwin } from "../core/envs/gsm8k/fixture";
 import { assertInert, openWebview, PAYLOADS, webviewBundles, type WebviewUnderTest } from "./webview-dom";
+import { scriptedEval } from "../../helpers/scripted-eval";
 
 /** The fixture twin's answer, read from its question ("Rosa has A marbles and wins B more"). */
 function answerOf(promptText: string): number {
@@ -50,18 +50,13 @@ describe("webview: trace viewer on GSM8K episodes", function () {
       if (k === 1) return `First \\boxed{${answer - 1}}? No: the total is \\boxed{${answer}} marbles.`;
       return `She has ${answer} marbles ${PAYLOADS[0]}`;
     });
-    await evalSplit({
+    await scriptedEval({
       workspaceDir: root,
       config,
       name: "gsm8k-val",
       split: "val",
       limit: 3,
-      closedBook: false,
-      resume: false,
-      temperature: 0,
-      backend: "scripted",
       policy,
-      command: ["test"],
     });
     episodes = readRun(join(root, "runs", "gsm8k-val")).episodes;
     assert.equal(episodes.length, 3);

@@ -17,7 +17,7 @@ import { readGsm8kRecords } from "../../../../../src/core/envs/gsm8k";
 import { environmentByName, environmentOfManifest } from "../../../../../src/core/envs/registry";
 import { estimateContext } from "../../../../../src/core/steps/specs/estimate-context";
 import { buildTraceView } from "../../../../../src/core/views/trace/trace-view";
-import { evalSplit, TEST_SPLIT_FLAG } from "../../../../../src/core/steps/eval/eval-split";
+import { TEST_SPLIT_FLAG } from "../../../../../src/core/steps/eval/eval-split";
 import type { Policy, Sample } from "../../../../../src/core/harness/policy";
 import { ScriptedPolicy } from "../../../../../src/core/harness/policies/scripted";
 import { readRun, type EpisodeRecord } from "../../../../../src/core/base/runs/run-files";
@@ -30,6 +30,7 @@ import { sharedDataPath } from "../../../../helpers/shared-data";
 import { runCli } from "../../../cli/cli-process";
 import { behaviourOf, fixtureRecords, questionOf, replyFor, type Behaviour } from "./fixture";
 import { FAST_RETRY, localWorld, qwenTokenizer, type LocalWorld } from "../../steps/train/helpers";
+import { scriptedEval } from "../../../../helpers/scripted-eval";
 
 for (const source of ["real", "fixture"] as const) {
   describe(`envs/gsm8k end to end (${source} records)`, function () {
@@ -99,18 +100,13 @@ for (const source of ["real", "fixture"] as const) {
         assert.ok(item, "the prompt ends with a test question");
         return replyFor(item.answers[0], behaviourOf(item.id));
       });
-      const result = await evalSplit({
+      const result = await scriptedEval({
         workspaceDir: ws,
         config: config(),
         name: "test-eval",
         split: "test",
         testFlag: TEST_SPLIT_FLAG,
-        closedBook: false,
-        resume: false,
-        temperature: 0,
-        backend: "scripted",
         policy,
-        command: ["test"],
       });
       const run = readRun(result.runDir);
       assert.equal(run.episodes.length, items.length);
@@ -196,18 +192,13 @@ for (const source of ["real", "fixture"] as const) {
         const item = byQuestion.get(questionOf(ctx.promptText))!;
         return replyFor(item.answers[0], behaviourOf(item.id));
       });
-      const result = await evalSplit({
+      const result = await scriptedEval({
         workspaceDir: ws,
         config: mergeConfig({ ...config(), formatPenalty: 0.1 }),
         name: "penalty",
         split: "val",
         limit: 28,
-        closedBook: false,
-        resume: false,
-        temperature: 0,
-        backend: "scripted",
         policy,
-        command: ["test"],
       });
       const want: Record<Behaviour, number> = { right: 1, wrong: 0, unboxed: -0.1, truncated: 0.9 };
       for (const e of readRun(result.runDir).episodes)

@@ -8,11 +8,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { offlineTokenizer, type ChatTokenizer } from "../../../../../src/core/base/chat";
 import { mergeConfig } from "../../../../../src/core/base/config";
-import { evalSplit, TEST_SPLIT_FLAG } from "../../../../../src/core/steps/eval/eval-split";
+import { TEST_SPLIT_FLAG } from "../../../../../src/core/steps/eval/eval-split";
 import { ScriptedPolicy } from "../../../../../src/core/harness/policies/scripted";
 import { readRun, type EpisodeRecord } from "../../../../../src/core/base/runs/run-files";
 import { collectSftData, readSftRows, sftPath } from "../../../../../src/core/steps/sft";
 import { CALCULATOR } from "../../../../../examples/environments/calculator/environment";
+import { scriptedEval } from "../../../../helpers/scripted-eval";
 
 describe("envs: a test environment in one folder (calculator)", function () {
   this.timeout(60_000);
@@ -47,19 +48,14 @@ describe("envs: a test environment in one folder (calculator)", function () {
   });
 
   it("eval runs it through the one harness: tool calls, inserted observations, its reward and fields, its manifest", async () => {
-    const r = await evalSplit({
+    const r = await scriptedEval({
       workspaceDir: ws,
       config: config(),
       env: CALCULATOR,
       name: "calc",
       split: "test",
       testFlag: TEST_SPLIT_FLAG,
-      closedBook: false,
-      resume: false,
-      temperature: 0,
-      backend: "scripted",
       policy: solver(),
-      command: ["test"],
     });
     const run = readRun(r.runDir);
     assert.equal(run.episodes.length, 10);
@@ -87,19 +83,14 @@ describe("envs: a test environment in one folder (calculator)", function () {
       JSON.stringify({ id: "x", question: "What is 1 + 1?", answers: ["2"] }) + "\n",
     );
     await assert.rejects(
-      evalSplit({
+      scriptedEval({
         workspaceDir: ws,
         config: config(),
         env: CALCULATOR,
         name: "calc2",
         split: "test",
         testFlag: TEST_SPLIT_FLAG,
-        closedBook: false,
-        resume: false,
-        temperature: 0,
-        backend: "scripted",
         policy: solver(),
-        command: ["test"],
       }),
       /changed since prepare/,
     );

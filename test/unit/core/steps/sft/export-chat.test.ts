@@ -9,7 +9,6 @@ import { mergeConfig } from "../../../../../src/core/base/config";
 import { HeuristicPolicy } from "../../../../../src/core/envs/hotpotqa/heuristic-policy";
 import { DEMO_SEED } from "../../../../../src/core/steps/demo/run-demo";
 import { writeGsm8kSplits } from "../../../../../src/core/envs/gsm8k";
-import { evalSplit } from "../../../../../src/core/steps/eval/eval-split";
 import { loadSystemPrompt } from "../../../../../src/core/harness";
 import { ScriptedPolicy } from "../../../../../src/core/harness/policies/scripted";
 import { readEpisodes } from "../../../../../src/core/base/runs/run-files";
@@ -24,6 +23,7 @@ import { readSftRows } from "../../../../../src/core/steps/sft/sft-files";
 import { runCli } from "../../../cli/cli-process";
 import { fixtureRecords } from "../../envs/gsm8k/fixture";
 import { prepareSyntheticWorkspace } from "../../../../helpers/synthetic-workspace";
+import { scriptedEval } from "../../../../helpers/scripted-eval";
 
 const readLines = <T = ChatLine>(file: string) =>
   readFileSync(file, "utf8")
@@ -95,18 +95,13 @@ describe("sft/exportChat", function () {
     const ws = join(root, "hotpot");
     await prepareSyntheticWorkspace(ws, { seed: DEMO_SEED, train: 20, dev: 540 });
     const config = mergeConfig({ dataDir: "data", runsDir: "runs", concurrency: 2 });
-    const r = await evalSplit({
+    const r = await scriptedEval({
       workspaceDir: ws,
       config,
       name: "heur",
       split: "val",
       limit: 8,
-      closedBook: false,
-      resume: false,
-      temperature: 0,
-      backend: "scripted",
       policy: new HeuristicPolicy(tok),
-      command: ["test"],
     });
     const out = join(ws, "chat.jsonl");
     assert.deepEqual(await exportChat(r.runDir, out), { lines: 8, source: "episodes.jsonl" });
@@ -155,18 +150,13 @@ describe("sft/exportChat", function () {
     await writeGsm8kSplits(join(ws, "data", "gsm8k"), fixtureRecords(520, 0), fixtureRecords(10, 10_000), "fixture");
     writeFileSync(join(ws, "agent-lab.json"), JSON.stringify({ env: "gsm8k" }));
     const config = mergeConfig({ dataDir: "data", runsDir: "runs", env: "gsm8k", concurrency: 2 });
-    const r = await evalSplit({
+    const r = await scriptedEval({
       workspaceDir: ws,
       config,
       name: "g",
       split: "train",
       limit: 6,
-      closedBook: false,
-      resume: false,
-      temperature: 0,
-      backend: "scripted",
       policy: new ScriptedPolicy(tok, () => "\\boxed{0}"),
-      command: ["test"],
     });
     const out = join(ws, "chat.jsonl");
     await exportChat(r.runDir, out);

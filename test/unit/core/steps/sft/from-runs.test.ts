@@ -13,7 +13,7 @@ import { HeuristicPolicy } from "../../../../../src/core/envs/hotpotqa/heuristic
 import { DEMO_SEED } from "../../../../../src/core/steps/demo/run-demo";
 import { GSM8K } from "../../../../../src/core/envs/gsm8k/environment";
 import { writeGsm8kSplits } from "../../../../../src/core/envs/gsm8k";
-import { evalSplit, type EvalSplitOptions } from "../../../../../src/core/steps/eval/eval-split";
+import type { EvalSplitOptions } from "../../../../../src/core/steps/eval/eval-split";
 import { ScriptedPolicy } from "../../../../../src/core/harness/policies/scripted";
 import { readEpisodes } from "../../../../../src/core/base/runs/run-files";
 import { readSftRows, sftFromRuns, sftPath } from "../../../../../src/core/steps/sft";
@@ -21,6 +21,7 @@ import { readSftData } from "../../../../../src/core/steps/train/sft-data";
 import { runCli } from "../../../cli/cli-process";
 import { fixtureRecords } from "../../envs/gsm8k/fixture";
 import { prepareSyntheticWorkspace } from "../../../../helpers/synthetic-workspace";
+import { scriptedEval } from "../../../../helpers/scripted-eval";
 
 describe("sft/sftFromRuns", function () {
   this.timeout(120_000);
@@ -39,17 +40,12 @@ describe("sft/sftFromRuns", function () {
     reply: (q: string) => string,
     over: Partial<EvalSplitOptions> = {},
   ) =>
-    evalSplit({
+    scriptedEval({
       workspaceDir: ws,
       config,
       name,
       split: "train",
       limit: 12,
-      closedBook: false,
-      resume: false,
-      temperature: 0,
-      backend: "scripted",
-      command: ["test"],
       policy: new ScriptedPolicy(tok, (c) => reply(c.promptText)),
       ...over,
     });
@@ -226,18 +222,13 @@ describe("sft/sftFromRuns", function () {
     before(async () => {
       ws = join(root, "hotpot");
       await prepareSyntheticWorkspace(ws, { seed: DEMO_SEED, train: 30, dev: 560 });
-      await evalSplit({
+      await scriptedEval({
         workspaceDir: ws,
         config,
         name: "heur",
         split: "train",
         limit: 20,
-        closedBook: false,
-        resume: false,
-        temperature: 0,
-        backend: "scripted",
         policy: new HeuristicPolicy(tok),
-        command: ["test"],
       });
     });
 

@@ -23,7 +23,6 @@ import { environmentNames } from "../../../../../src/core/envs/registry";
 import { ScriptedPolicy, type ScriptedReply } from "../../../../../src/core/harness/policies/scripted";
 import type { Policy } from "../../../../../src/core/harness/policy";
 import { DEMO_SEED } from "../../../../../src/core/steps/demo/run-demo";
-import { evalSplit } from "../../../../../src/core/steps/eval/eval-split";
 import {
   checkDrift,
   checkEpisodeDrift,
@@ -38,6 +37,7 @@ import { prepareSyntheticWorkspace } from "../../../../helpers/synthetic-workspa
 import { sharedDataPath } from "../../../../helpers/shared-data";
 import { behaviourOf, prepareFixtureTwin, questionOf, replyFor } from "../../envs/gsm8k/fixture";
 import { readRows, writeRealDataDir } from "../../steps/sft/real-hotpot";
+import { scriptedEval } from "../../../../helpers/scripted-eval";
 
 /** A reply that thinks first, written after whatever the generation prompt already opened. */
 function thinking(promptText: string, reply: ScriptedReply): ScriptedReply {
@@ -106,19 +106,14 @@ describe("trace: the drift check renders with the template, on every environment
     ws: string,
     o: { env: string; name: string; policy: Policy; thinking: boolean; limit: number; split?: "train" | "val" },
   ) => {
-    const r = await evalSplit({
+    const r = await scriptedEval({
       workspaceDir: ws,
       env: o.env,
       config: mergeConfig({ dataDir: "data", runsDir: "runs", concurrency: 4, maxTokens: 64, thinking: o.thinking }),
       name: o.name,
       split: o.split ?? "val",
-      closedBook: false,
       limit: o.limit,
-      resume: false,
-      temperature: 0,
-      backend: "scripted",
       policy: o.policy,
-      command: ["test"],
     });
     return readRun(r.runDir, DRIFT_FIELDS);
   };

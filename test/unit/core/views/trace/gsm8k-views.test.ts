@@ -13,12 +13,12 @@ import { offlineTokenizer } from "../../../../../src/core/base/chat/offline-toke
 import type { ChatTokenizer } from "../../../../../src/core/base/chat/tokenizer";
 import { mergeConfig } from "../../../../../src/core/base/config";
 import { readRun } from "../../../../../src/core/base/runs/run-files";
-import { evalSplit } from "../../../../../src/core/steps/eval/eval-split";
 import { ScriptedPolicy } from "../../../../../src/core/harness/policies/scripted";
 import { loadPair } from "../../../../../src/core/views/trace/load-pair";
 import { groupEpisodeViews, readDashboard } from "../../../../../src/core/views/trace/dashboard-view";
 import { prepareFixtureTwin } from "../../envs/gsm8k/fixture";
 import { openWebview, webviewBundles } from "../../../webview/webview-dom";
+import { scriptedEval } from "../../../../helpers/scripted-eval";
 
 const sumOf = (prompt: string) => {
   const m = /Rosa has (\d+) marbles and wins (\d+) more/.exec(prompt.split("<|im_start|>user").at(-1)!)!;
@@ -33,18 +33,13 @@ describe("core: pair view and dashboard on GSM8K runs", function () {
   async function evalRun(name: string, right: boolean): Promise<string> {
     const config = mergeConfig({ dataDir: "data", runsDir: "runs", env: "gsm8k", maxTokens: 64 });
     const policy = new ScriptedPolicy(tok, (ctx) => `So \\boxed{${sumOf(ctx.promptText) + (right ? 0 : 1)}}`);
-    await evalSplit({
+    await scriptedEval({
       workspaceDir: ws,
       config,
       name,
       split: "val",
       limit: 3,
-      closedBook: false,
-      resume: false,
-      temperature: 0,
-      backend: "scripted",
       policy,
-      command: ["test"],
     });
     return join(ws, "runs", name);
   }
