@@ -3,7 +3,11 @@
  * scripts/vscode/fixture.mjs before VS Code starts) is the open folder; its path also arrives in
  * env AGENT_LAB_IT_WORKSPACE.
  */
+import * as assert from "node:assert/strict";
 import * as vscode from "vscode";
+import type { AgentLabApi } from "../../src/extension/extension";
+import type { Job } from "../../src/extension/jobs/job-runner";
+import type { JobStatus } from "../../src/extension/jobs/job-state";
 import { PROBE_PANEL_COMMAND, type ProbeResult } from "../../src/extension/webview/protocol";
 
 export const EXTENSION_ID = "agent-lab.agent-lab";
@@ -42,6 +46,43 @@ export async function waitFor<T>(
     if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, everyMs));
   }
+}
+
+/** How `job` ended, or a failure naming `what` when it runs longer than `ms`. */
+export function settle(job: Job, ms: number, what: string): Promise<JobStatus> {
+  return Promise.race([
+    job.finished,
+    new Promise<never>((_, no) => setTimeout(() => no(new Error(`${what} did not finish in ${ms / 1000} s`)), ms)),
+  ]);
+}
+
+/**
+ * Agent Lab: Run Offline Pipeline at smoke size for `env`, with the pickers answered by the caller's
+ * answerUi: the job it starts runs exactly `pipeline --dir . --env ENV --backend local --size smoke`
+ * and ends done. Returns the job.
+ */
+export async function runSmokePipeline(lab: AgentLabApi, env: string, errors: () => string[]): Promise<Job> {
+  await vscode.commands.executeCommand("agentLab.runOfflinePipeline");
+  assert.deepEqual(errors(), []);
+  const job = await waitFor(
+    "the pipeline job",
+    () => lab.jobs.list().find((j) => j.record.command[0] === "pipeline"),
+    10_000,
+  );
+  assert.deepEqual(job.record.command, [
+    "pipeline",
+    "--dir",
+    ".",
+    "--env",
+    env,
+    "--backend",
+    "local",
+    "--size",
+    "smoke",
+  ]);
+  const status = await settle(job, 240_000, `the ${env} smoke pipeline`);
+  assert.equal(status.state, "done", `pipeline ${status.state}: ${status.reason ?? ""} ${job.lastLine ?? ""}`);
+  return job;
 }
 
 /** The commands contributed in the extension's own package.json. */

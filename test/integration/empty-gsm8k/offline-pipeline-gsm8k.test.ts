@@ -9,15 +9,7 @@ import * as vscode from "vscode";
 import { GSM8K_WORLD_NAME } from "../../../src/core/envs/gsm8k/world-info";
 import { RUN_NAMES } from "../../../src/core/steps/pipeline/plan";
 import type { AgentLabApi } from "../../../src/extension/extension";
-import type { Job } from "../../../src/extension/jobs/job-runner";
-import { activeExports, answerUi, labelOf, probeUntil, treeRows, waitFor } from "../helpers";
-
-function settle(job: Job, ms: number, what: string) {
-  return Promise.race([
-    job.finished,
-    new Promise<never>((_, no) => setTimeout(() => no(new Error(`${what} did not finish in ${ms / 1000} s`)), ms)),
-  ]);
-}
+import { activeExports, answerUi, labelOf, probeUntil, treeRows, runSmokePipeline, waitFor } from "../helpers";
 
 describe("the offline pipeline on GSM8K's world in an empty folder (real VS Code)", function () {
   this.timeout(300_000);
@@ -33,26 +25,7 @@ describe("the offline pipeline on GSM8K's world in an empty folder (real VS Code
     assert.deepEqual(await treeRows(lab.runs), [], "an empty folder has no runs");
     const ui = answerUi({ quickPick: (items) => items.find((i) => i.label === "gsm8k" || i.label === "smoke") });
     try {
-      await vscode.commands.executeCommand("agentLab.runOfflinePipeline");
-      assert.deepEqual(ui.messages("error"), []);
-      const job = await waitFor(
-        "the pipeline job",
-        () => lab.jobs.list().find((j) => j.record.command[0] === "pipeline"),
-        10_000,
-      );
-      assert.deepEqual(job.record.command, [
-        "pipeline",
-        "--dir",
-        ".",
-        "--env",
-        "gsm8k",
-        "--backend",
-        "local",
-        "--size",
-        "smoke",
-      ]);
-      const status = await settle(job, 240_000, "the GSM8K smoke pipeline");
-      assert.equal(status.state, "done", `pipeline ${status.state}: ${status.reason ?? ""} ${job.lastLine ?? ""}`);
+      await runSmokePipeline(lab, "gsm8k", () => ui.messages("error"));
     } finally {
       ui.restore();
     }

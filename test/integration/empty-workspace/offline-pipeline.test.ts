@@ -13,7 +13,16 @@ import * as vscode from "vscode";
 import { RUN_NAMES } from "../../../src/core/steps/pipeline/plan";
 import type { Job } from "../../../src/extension/jobs/job-runner";
 import type { AgentLabApi } from "../../../src/extension/extension";
-import { activeExports, answerUi, labelOf, treeRows, waitFor, workspaceDir } from "../helpers";
+import {
+  activeExports,
+  answerUi,
+  labelOf,
+  treeRows,
+  waitFor,
+  runSmokePipeline,
+  settle,
+  workspaceDir,
+} from "../helpers";
 
 /** Every label a tree showed, with when it first showed it, recorded on each change event. */
 function recordTree<T>(provider: vscode.TreeDataProvider<T>): {
@@ -31,13 +40,6 @@ function recordTree<T>(provider: vscode.TreeDataProvider<T>): {
     }
   });
   return { first, descriptions, dispose: () => sub.dispose() };
-}
-
-function settle(job: Job, ms: number, what: string) {
-  return Promise.race([
-    job.finished,
-    new Promise<never>((_, no) => setTimeout(() => no(new Error(`${what} did not finish in ${ms / 1000} s`)), ms)),
-  ]);
 }
 
 /** Titles of the open editor tabs (webview panels included). */
@@ -67,27 +69,8 @@ describe("a first run in an empty folder (real VS Code)", function () {
       info: (message, buttons) => (buttons.includes("Open Results") ? "Open Results" : undefined),
     });
     try {
-      await vscode.commands.executeCommand("agentLab.runOfflinePipeline");
-      assert.deepEqual(ui.messages("error"), []);
-      const job = await waitFor(
-        "the pipeline job",
-        () => lab.jobs.list().find((j) => j.record.command[0] === "pipeline"),
-        10_000,
-      );
-      assert.deepEqual(job.record.command, [
-        "pipeline",
-        "--dir",
-        ".",
-        "--env",
-        "hotpotqa",
-        "--backend",
-        "local",
-        "--size",
-        "smoke",
-      ]);
-      const status = await settle(job, 240_000, "the smoke pipeline");
+      await runSmokePipeline(lab, "hotpotqa", () => ui.messages("error"));
       const ended = Date.now();
-      assert.equal(status.state, "done", `pipeline ${status.state}: ${status.reason ?? ""} ${job.lastLine ?? ""}`);
       assert.ok(
         existsSync(join(workspaceDir(), "runs", RUN_NAMES.grpo)),
         "the pipeline wrote into the workspace's own runs/",

@@ -11,7 +11,6 @@ import * as assert from "node:assert/strict";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as vscode from "vscode";
-import type { Job } from "../../../src/extension/jobs/job-runner";
 import type { AgentLabApi } from "../../../src/extension/extension";
 import { writeFixtureTwin } from "../../unit/core/envs/gsm8k/fixture";
 import {
@@ -20,6 +19,7 @@ import {
   answerUi,
   labelOf,
   probeUntil,
+  settle,
   treeRows,
   waitFor,
   workspaceDir,
@@ -37,13 +37,6 @@ function answerOpenDialogs(answers: (string[] | undefined)[]): { titles: string[
     return answers.shift()?.map((p) => vscode.Uri.file(p));
   }) as typeof w.showOpenDialog;
   return { titles, restore: () => (w.showOpenDialog = saved) };
-}
-
-function settle(job: Job, ms: number, what: string) {
-  return Promise.race([
-    job.finished,
-    new Promise<never>((_, no) => setTimeout(() => no(new Error(`${what} did not finish in ${ms / 1000} s`)), ms)),
-  ]);
 }
 
 /** GSM8K's official train and test JSONL from ../shared, or the fixture twin written into the folder. */

@@ -18,6 +18,7 @@ import { pipelineEnvironment, runPipeline } from "../../../../../src/core/steps/
 import { defaultSettings, settingsFor } from "../../../../../src/core/steps/pipeline/settings";
 import { worldKind } from "../../../../../src/core/envs/gsm8k/world";
 import { startLocalBackend } from "../../../../helpers/local-backend";
+import { assertRerunSkipsEveryStage } from "./rerun";
 
 const miniature = () => settingsFor("local", { env: "gsm8k", size: "smoke" });
 
@@ -143,20 +144,6 @@ describe("core/steps/pipeline --env gsm8k", function () {
     assert.match(report, /## Results on the arithmetic world's val/);
     assert.match(report, /Limitation: the problems are an invented offline world/);
 
-    const again: string[] = [];
-    const r2 = await runPipeline({
-      startLocalBackend,
-      dir,
-      backend: "local",
-      settings: miniature(),
-      resamples: 200,
-      log: (l) => again.push(l),
-    });
-    const skipped = again.filter((l) => /outputs complete, skipped/.test(l)).length;
-    assert.equal(skipped, 8, again.join("\n"));
-    assert.deepEqual(
-      r2.report!.runs.map((x) => x.f1.mean),
-      r.report.runs.map((x) => x.f1.mean),
-    );
+    await assertRerunSkipsEveryStage(dir, miniature(), r, 8);
   });
 });

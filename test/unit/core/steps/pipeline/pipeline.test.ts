@@ -22,6 +22,7 @@ import { generateSyntheticHotpot } from "../../../../../src/core/envs/hotpotqa/s
 import { describeProgress, readProgress } from "../../../../../src/core/base/runs/progress";
 import { manifestEnvironment } from "../../../../../src/core/base/runs/manifest-environment";
 import { startLocalBackend } from "../../../../helpers/local-backend";
+import { assertRerunSkipsEveryStage } from "./rerun";
 
 /** Seconds, not minutes: 20 val questions, 20 teacher traces, one SFT epoch, two GRPO steps. */
 const miniature = (): PipelineSettings => smokeSettings();
@@ -229,21 +230,7 @@ describe("core/steps/pipeline", function () {
     assert.doesNotMatch(report, /HotpotQA, so it is easier than full Wikipedia/);
     assert.deepEqual(Object.keys(r.stageSeconds).length, 11);
 
-    const again: string[] = [];
-    const r2 = await runPipeline({
-      startLocalBackend,
-      dir,
-      backend: "local",
-      settings: miniature(),
-      resamples: 200,
-      log: (l) => again.push(l),
-    });
-    const skipped = again.filter((l) => /outputs complete, skipped/.test(l)).length;
-    assert.equal(skipped, 10, again.join("\n"));
-    assert.deepEqual(
-      r2.report!.runs.map((x) => x.f1.mean),
-      r.report.runs.map((x) => x.f1.mean),
-    );
+    await assertRerunSkipsEveryStage(dir, miniature(), r, 10);
 
     // Seeded throughout: the same settings in a fresh folder repeat GRPO's draws and metrics and every F1.
     const grpoRows = (d: string) =>
