@@ -20,6 +20,7 @@ import { cookbookMathConfig, writeCookbookRun } from "../helpers/cookbook-fixtur
 import {
   activeExports,
   answerUi,
+  compareFromPalette,
   labelOf,
   probePanel,
   probeUntil as probeAnswer,
@@ -48,17 +49,7 @@ describe("Compare pair view, expected differences, tinker-cookbook runs (real VS
   });
 
   async function openCompare(): Promise<void> {
-    const ui = answerUi({
-      quickPick: (items, options) =>
-        options?.canPickMany
-          ? [items.find((i) => i.label === "closed-book")!]
-          : items.find((i) => i.label === "heuristic"),
-    });
-    try {
-      await vscode.commands.executeCommand("agentLab.compareRuns");
-    } finally {
-      ui.restore();
-    }
+    await compareFromPalette("heuristic", "closed-book");
     await probeUntil("compare", ["#ablation-table tbody tr"], (x) => x[0].count === 2, "the compare table");
   }
 

@@ -8,7 +8,7 @@
 import * as assert from "node:assert/strict";
 import * as vscode from "vscode";
 import type { Lab } from "../../src/extension/register-commands";
-import { activeExports, answerUi, labelOf, probePanel, probeUntil, treeRows } from "./helpers";
+import { activeExports, answerUi, compareFromPalette, labelOf, probePanel, probeUntil, treeRows } from "./helpers";
 
 describe("Compare within one environment (real VS Code)", function () {
   this.timeout(60_000);
@@ -48,17 +48,7 @@ describe("Compare within one environment (real VS Code)", function () {
   });
 
   it("Compare With… on a HotpotQA and a GSM8K run selected together: one error, and the open panel keeps its comparison", async () => {
-    const pickTwo = answerUi({
-      quickPick: (items, options) =>
-        options?.canPickMany
-          ? [items.find((i) => i.label === "closed-book")!]
-          : items.find((i) => i.label === "heuristic"),
-    });
-    try {
-      await vscode.commands.executeCommand("agentLab.compareRuns");
-    } finally {
-      pickTwo.restore();
-    }
+    await compareFromPalette("heuristic", "closed-book");
     await probeUntil("compare", ["#ablation-table tbody tr"], (x) => x[0].count === 2, "the HotpotQA comparison");
     const tabs = compareTabs();
 

@@ -85,6 +85,19 @@ export async function runSmokePipeline(lab: AgentLabApi, env: string, errors: ()
   return job;
 }
 
+/** Agent Lab: Compare Runs… from the palette, picking `baseline` and then `other` in its two pickers. */
+export async function compareFromPalette(baseline: string, other: string): Promise<void> {
+  const ui = answerUi({
+    quickPick: (items, options) =>
+      options?.canPickMany ? [items.find((i) => i.label === other)!] : items.find((i) => i.label === baseline),
+  });
+  try {
+    await vscode.commands.executeCommand("agentLab.compareRuns");
+  } finally {
+    ui.restore();
+  }
+}
+
 /** The commands contributed in the extension's own package.json. */
 export function contributedCommands(): string[] {
   const pkg = agentLabExtension().packageJSON as { contributes?: { commands?: { command: string }[] } };

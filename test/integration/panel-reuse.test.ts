@@ -10,7 +10,7 @@ import { join } from "node:path";
 import * as vscode from "vscode";
 import type { Lab } from "../../src/extension/register-commands";
 import { PANEL_VIEW_TYPES } from "../../src/extension/webview/protocol";
-import { activeExports, answerUi, probeUntil, workspaceDir } from "./helpers";
+import { activeExports, compareFromPalette, probeUntil, workspaceDir } from "./helpers";
 
 const runDir = (name: string) => join(workspaceDir(), "runs", name);
 
@@ -25,18 +25,6 @@ function firstLine(run: string, n = 0): { id: string; question: string } {
   const line = readFileSync(join(runDir(run), "episodes.jsonl"), "utf8").split("\n")[n];
   const e = JSON.parse(line) as { id: string; question: string };
   return { id: e.id, question: e.question };
-}
-
-async function compare(baseline: string, other: string): Promise<void> {
-  const ui = answerUi({
-    quickPick: (items, options) =>
-      options?.canPickMany ? [items.find((i) => i.label === other)!] : items.find((i) => i.label === baseline),
-  });
-  try {
-    await vscode.commands.executeCommand("agentLab.compareRuns");
-  } finally {
-    ui.restore();
-  }
 }
 
 describe("panels are reused on a second open (real VS Code)", function () {
@@ -99,11 +87,11 @@ describe("panels are reused on a second open (real VS Code)", function () {
   });
 
   it("compare: other runs are compared in the same webview", async () => {
-    await compare("heuristic", "closed-book");
+    await compareFromPalette("heuristic", "closed-book");
     const sel = ["h2", "#ablation-table tbody tr", "#app .loading", "#errors"];
     const first = await probeUntil("compare", sel, (r) => r[1].count === 2, "the first comparison");
     assert.match(first.results[1].text, /^\s*heuristic/, "heuristic is the baseline");
-    await compare("closed-book", "heuristic");
+    await compareFromPalette("closed-book", "heuristic");
     const second = await probeUntil(
       "compare",
       sel,

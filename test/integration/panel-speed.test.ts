@@ -23,7 +23,7 @@ import { PROBE_PANEL_COMMAND, REFERENCE_PANEL_COMMAND } from "../../src/extensio
 import type { ReferenceTimes } from "../../src/extension/webview/reference-panel";
 import type { Lab } from "../../src/extension/register-commands";
 import { runFile } from "../../src/core/base/runs/run-folder";
-import { activeExports, answerUi, labelOf, treeRows, waitFor } from "./helpers";
+import { activeExports, compareFromPalette, labelOf, treeRows, waitFor } from "./helpers";
 import { speedGuardMs, WEBVIEW_START_FACTOR } from "../helpers/load-scaled";
 
 interface Answer {
@@ -210,16 +210,8 @@ describe("panel speed (real VS Code)", function () {
         ["new panel", row.name, other],
         ["reused (other baseline)", other, row.name],
       ]) {
-        const ui = answerUi({
-          quickPick: (items, options) =>
-            options?.canPickMany ? [items.find((i) => i.label === second)!] : items.find((i) => i.label === baseline),
-        });
         const t0 = Date.now();
-        try {
-          await vscode.commands.executeCommand("agentLab.compareRuns");
-        } finally {
-          ui.restore();
-        }
+        await compareFromPalette(baseline, second);
         const at = since(t0);
         const a = await frames("compare", (x) => at(x.timings, "dataFrameAt") !== undefined);
         const t: Timing = {

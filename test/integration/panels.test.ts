@@ -14,7 +14,7 @@ import type { Lab } from "../../src/extension/register-commands";
 import { ablate, loadAblationInputs } from "../../src/core/steps/ablate/ablate";
 import {
   activeExports,
-  answerUi,
+  compareFromPalette,
   labelOf,
   probePanel as probe,
   probeUntil as probeAnswer,
@@ -81,17 +81,7 @@ describe("webview panels (real VS Code)", function () {
   });
 
   it("compares the two fixture runs: table and per-question flips as ablate computes them", async () => {
-    const ui = answerUi({
-      quickPick: (items, options) =>
-        options?.canPickMany
-          ? [items.find((i) => i.label === "closed-book")!]
-          : items.find((i) => i.label === "heuristic"),
-    });
-    try {
-      await vscode.commands.executeCommand("agentLab.compareRuns");
-    } finally {
-      ui.restore();
-    }
+    await compareFromPalette("heuristic", "closed-book");
     const report = ablate(
       loadAblationInputs([join(workspaceDir(), "runs", "heuristic"), join(workspaceDir(), "runs", "closed-book")]),
       { resamples: 200 },
