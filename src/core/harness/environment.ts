@@ -12,8 +12,8 @@
  * Record fields every environment fills (so the views need no per-environment code):
  *  - `reward`: what RL optimises;
  *  - `metrics`: one value per metric its info declares (base/runs/metrics.ts): exactly one is
- *    primary (views sort and colour by it; HotpotQA: token F1), at least one is binary (fully right
- *    or not, what McNemar pairs; HotpotQA: exact match; GSM8K's one `correct` is both);
+ *    primary (views sort and colour by it, e.g. a token-overlap score), at least one is binary (fully
+ *    right or not, what McNemar pairs, e.g. exact match; a single 0/1 verdict is both);
  *  - `prediction`: the final answer as the environment extracted it; `searches`: the tool calls' arguments.
  */
 import type { ChatTokenizer } from "../base/chat";
@@ -60,7 +60,7 @@ export interface EpisodeTurn {
   action: string;
   /** The tool call's argument, when the action was a tool call. */
   query?: string;
-  /** What the tool returned (HotpotQA: the paragraphs, text left out: it is in the tokens). */
+  /** What the tool returned (a search's paragraphs, text left out: it is in the tokens). */
   hits?: { id: number; title: string; score: number }[];
 }
 
@@ -92,7 +92,7 @@ export interface EnvEpisode {
 /** Everything an episode may depend on besides the item: settings, the system prompt, the tokenizer. */
 export interface EpisodeSetup {
   tokenizer: ChatTokenizer;
-  /** The system prompt text; undefined when the environment's prompt has none (GSM8K's default). */
+  /** The system prompt text; undefined when the environment's prompt has none (its default may have none). */
   systemPrompt: string | undefined;
 }
 
@@ -107,7 +107,7 @@ export interface EnvRunOptions {
    * GRPO), whose manifests then carry no closed-book field. Environments without tools ignore it.
    */
   closedBook?: boolean;
-  /** An index folder other than the environment's default (HotpotQA: `--index`). */
+  /** An index folder other than the environment's default (`--index`, for an environment that searches one). */
   indexDir?: string;
   /** A ready searcher instead of opening the environment's index (tests); null = none. */
   searcher?: Searcher | null;
@@ -117,7 +117,7 @@ export interface EnvRunOptions {
 export interface EnvRun<I extends EnvItem = EnvItem> {
   /**
    * Manifest fields (beyond split, prompt, policy, sampling, tokenizer) that decide the numbers:
-   * HotpotQA's `search` block; GSM8K's grading options. Compared on resume and by compare/ablate.
+   * e.g. a search agent's `search` block, a grader's options. Compared on resume and by compare/ablate.
    */
   readonly fingerprint: Record<string, unknown>;
   /**
@@ -134,7 +134,8 @@ export interface PrepareOptions {
   outDir: string;
   /**
    * Local files instead of the hub (the environment says which formats it reads): train records,
-   * and the records val/test come from (HotpotQA: the dev files; GSM8K: the official test files).
+   * and the records val/test come from (a dev set's files, or an official test set's: the environment's
+   * `prepareSources` names the flag).
    */
   train?: string[];
   test?: string[];
@@ -154,7 +155,7 @@ export interface TrainTasksRecord {
 }
 
 export interface EnvData<I extends EnvItem = EnvItem> {
-  /** Where the environment's splits live, from the config's dataDir (HotpotQA: dataDir itself). */
+  /** Where the environment's splits live, from the config's dataDir (dataDir itself for the first environment). */
   dir(dataDir: string): string;
   /** A split's items in file order; the test split is checked against its locked hash first. */
   load(dir: string, split: Split): I[];
@@ -190,7 +191,7 @@ export interface Environment<I extends EnvItem = EnvItem> extends EnvironmentId 
   readonly scorerVersion: string;
   /** Tools the model may call; empty for a single-turn environment. */
   readonly tools: readonly ToolDeclaration[];
-  /** SFT acceptance: keep only episodes that called a tool (HotpotQA: "that searched"). */
+  /** SFT acceptance: keep only episodes that called a tool (a search agent's "that searched"). */
   readonly sftRequiresToolUse: boolean;
   readonly data: EnvData<I>;
   /** The shipped system prompt file, or undefined when the prompt has no system message by default. */
@@ -246,7 +247,7 @@ export interface EnvironmentInfo {
   metrics: readonly MetricDeclaration[];
   /** Whether the model calls tools (searches are worth showing). */
   hasTools: boolean;
-  /** What the questions are, for report headings ("Results on GSM8K test"). */
+  /** What the questions are, for report headings ("Results on <dataset> test"). */
   dataset: string;
   /** The caveat a report on this environment's numbers carries. */
   limitation: string;

@@ -6,7 +6,7 @@
  * envs/manifest.ts), which keeps their runs resumable and their fingerprints as they were.
  */
 import { join } from "node:path";
-import { downloadHotpotQA } from "../../base/data/hub";
+import { downloadHotpotQA } from "./hub";
 import { PUBLISHED_TEST_SHA256_PREFIX, prepareData } from "./prepare";
 import type { Question } from "../../base/data/question";
 import { SPLITS_FILE, loadSplit } from "../../base/data/splits";
