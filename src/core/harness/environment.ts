@@ -266,6 +266,12 @@ export interface EnvironmentInfo {
    */
   taskAnswerFormat?: TaskAnswerFormat;
   /**
+   * Whether `sft-data` and `train-grpo` take `--train-tasks DIR` for it: its data reads a gen-tasks
+   * folder as the train split (`EnvData.loadTrainTasks`, which it must then have). gen-tasks'
+   * `--env` defaults to the first environment that says so.
+   */
+  trainsOnTaskSets?: boolean;
+  /**
    * What the trace viewer, `show` and the episode list offer for its episodes beyond the metrics
    * and annotations: "searches" (counts, the searches filter) and "gold-in-results" (whether a gold
    * answer came back in the search results). Absent: none (a single-turn environment).
