@@ -59,9 +59,6 @@ const NOT_YET: readonly string[] = [
   // The pipeline's and the experiment's offline world and prepare, moved out of run-pipeline.ts into shared stages.
   "core/steps/recipe/stages.ts",
   "core/steps/pipeline/settings.ts",
-  "core/steps/sft/collect-sft.ts",
-  "core/steps/sft/held-out.ts",
-  "core/steps/sft/lineage.ts",
   "core/steps/tasks/generators/scripted.ts",
   "core/steps/tasks/solvers.ts",
   "core/views/trace/dashboard-view.ts",

@@ -284,6 +284,11 @@ export interface EnvironmentInfo {
    * runs are it when nothing names a dataset. Absent: cookbook runs are never taken for it.
    */
   cookbookNames?: { datasets: readonly string[]; recipes?: readonly string[] };
+  /**
+   * Where to find harder questions, for sft-data's advice when it keeps nearly every question (e.g.
+   * a dataset's difficulty column). Absent: the advice names no place.
+   */
+  harderQuestions?: string;
   /** Where `prepare` takes its records from (absent: Prepare Data offers the hub download only). */
   prepareSources?: PrepareSources;
   /**
