@@ -45,7 +45,6 @@ const NOT_YET: readonly string[] = [
   "core/steps/ablate/report-environment.ts",
   "core/steps/ablate/report-types.ts",
   "core/steps/demo/run-demo.ts",
-  "core/steps/eval/backends.ts",
   "core/steps/eval/rescore.ts",
   "core/steps/experiments/arm-tasks.ts",
   "core/steps/experiments/estimate.ts",

@@ -20,7 +20,7 @@ import type { ChatTokenizer } from "../base/chat";
 import type { AgentLabConfig } from "../base/config";
 import type { DownloadProgress } from "../base/data/hub";
 import type { Split } from "../base/data/question";
-import type { StopReason } from "./policy";
+import type { Policy, StopReason } from "./policy";
 import type { Searcher } from "../base/search/searcher";
 import type { EnvironmentId } from "../base/runs/manifest-environment";
 import type { EndReason } from "../base/runs/run-files";
@@ -201,6 +201,12 @@ export interface Environment<I extends EnvItem = EnvItem> extends EnvironmentId 
   annotate?(record: Record<string, unknown>): TraceAnnotations;
   /** Its reply grader, when its info says `gradesReplies`. */
   readonly replyGrader?: ReplyGrader;
+  /**
+   * Its scripted player, a free offline stand-in for a model that plays its protocol honestly
+   * (`--backend scripted`; no logprobs). Absent: the default environment's plays it (on another
+   * protocol that one only guesses: a floor that tests the plumbing).
+   */
+  scriptedPolicy?(o: { delayMs?: number }): Promise<Policy>;
 }
 
 /**
