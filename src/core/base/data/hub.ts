@@ -1,7 +1,7 @@
 /**
  * Downloads a dataset's parquet files from the Hugging Face hub (the repository and config an
- * environment's info declares, `prepareSources.hub`), into a cache folder, with progress and resume: a partial download is kept as
- * `<name>.part` and continued with an HTTP Range request, after a dropped connection within the same
+ * environment's info declares, `prepareSources.hub`), into a cache folder, with progress and
+ * resume: a partial download is kept as `<name>.part` and continued with an HTTP Range request, after a dropped connection within the same
  * run (a few retries) or in the next run. Finished files are checked against the size and sha256 the
  * hub lists for them.
  * Honours HF_ENDPOINT (a mirror or a local server) and HF_TOKEN; the cache lives in

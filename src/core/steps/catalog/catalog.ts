@@ -24,7 +24,7 @@ export const CONFIG_STEP = defineStep({
 
 export const PREPARE_STEP = defineStep({
   name: "prepare",
-  summary: `download the environment's data (or read local files) → train/val/test splits + the locked test hash (${envHelp.searchingEnvironments()}: + corpus.jsonl)`,
+  summary: `download the environment's data (or read local files) → train/val/test splits + the locked test hash (${envHelp.forEnvironments(envHelp.searchingEnvironments(), "+ corpus.jsonl")})`,
   flags: {
     env: f.env,
     hub: {
@@ -36,8 +36,8 @@ export const PREPARE_STEP = defineStep({
       arg: "FILE",
       help: `train records (${envHelp.localFormats()}); repeat for several files, in order`,
     },
-    dev: { type: "list", arg: "FILE", help: `${envHelp.localRole("dev")}, same formats` },
-    test: { type: "list", arg: "FILE", help: `${envHelp.localRole("test")}, same formats` },
+    dev: { type: "list", arg: "FILE", help: `${envHelp.localRole("dev") || "dev files"}, same formats` },
+    test: { type: "list", arg: "FILE", help: `${envHelp.localRole("test") || "test files"}, same formats` },
     out: { type: "string", arg: "DIR", help: "data folder (default: config dataDir)" },
     "replace-test-split": {
       type: "boolean",
@@ -143,7 +143,10 @@ export const SFT_DATA_STEP = defineStep({
     "train-tasks": {
       type: "string",
       arg: "DIR",
-      help: `${envHelp.TASK_SET_ENVIRONMENTS.join(", ")}: the questions are a gen-tasks folder's tasks.jsonl instead of the train split (tasks overlapping val/test are refused; its hash is the lineage's data.train)`,
+      help: envHelp.forEnvironments(
+        envHelp.TASK_SET_ENVIRONMENTS.join(", "),
+        "the questions are a gen-tasks folder's tasks.jsonl instead of the train split (tasks overlapping val/test are refused; its hash is the lineage's data.train)",
+      ),
     },
     tries: { type: "int", arg: "T", min: 1, max: 64, default: 4, help: "episodes per question" },
     temperature: f.temperature(0.8),
@@ -271,7 +274,10 @@ export const TRAIN_GRPO_STEP = defineStep({
     "train-tasks": {
       type: "string",
       arg: "DIR",
-      help: `${envHelp.TASK_SET_ENVIRONMENTS.join(", ")}: train on a gen-tasks folder's tasks.jsonl instead of the train split (same prompt and grader; tasks overlapping val/test are refused; recorded with its hash)`,
+      help: envHelp.forEnvironments(
+        envHelp.TASK_SET_ENVIRONMENTS.join(", "),
+        "train on a gen-tasks folder's tasks.jsonl instead of the train split (same prompt and grader; tasks overlapping val/test are refused; recorded with its hash)",
+      ),
     },
     "save-every": { type: "int", arg: "N", min: 1, default: 10, help: "checkpoint every N steps and at the end" },
     seed: { ...f.seed, help: "sampling seed: the same seed redraws the same episodes" },
@@ -621,7 +627,7 @@ export const PIPELINE_STEP = defineStep({
     train: {
       type: "list",
       arg: "FILE",
-      help: `tinker: ${envHelp.recipeRole("train")}: ${envHelp.recipeEnvironment().prepareSources?.local.formats} (repeat for several files, in order), instead of the hub (as agent-lab prepare reads them)`,
+      help: `tinker: ${envHelp.recipeRole("train")}: ${envHelp.recipeFormats()} (repeat for several files, in order), instead of the hub (as agent-lab prepare reads them)`,
     },
     dev: { type: "list", arg: "FILE", help: `tinker: ${envHelp.recipeRole("dev")}, same formats` },
     "dry-run": { type: "boolean", help: "print the stages, their sizes, status and estimated cost; run nothing" },

@@ -8,6 +8,9 @@ import { ENVIRONMENT_INFO, PIPELINE_ENVIRONMENTS, environmentInfo, worldOf } fro
 
 const names = (infos: readonly EnvironmentInfo[]) => infos.map((e) => e.name).join(", ");
 
+/** "names: text", or the text alone when no environment is named (a build without such an environment). */
+export const forEnvironments = (list: string, text: string) => (list ? `${list}: ${text}` : text);
+
 /** An environment in a few words: its summary up to the first ";" (the rest says how it is scored). */
 const shortSummary = (e: EnvironmentInfo) => e.summary.split(";")[0].trim();
 
@@ -80,10 +83,15 @@ export function recipeEnvironment(): EnvironmentInfo {
   return info;
 }
 
-/** The label of the recipe environment's local files that `flag` takes ("train files"). */
+/** The recipe environment's local files that `flag` takes, by its info's label ("train files"). */
 export function recipeRole(flag: PrepareFileFlag): string {
   const role = recipeEnvironment().prepareSources?.local.roles.find((r) => r.flag === flag);
   return role ? role.label.toLowerCase() : `${flag} files`;
+}
+
+/** The formats the recipe environment's local files come in ("official JSON lists, JSONL or parquet"). */
+export function recipeFormats(): string {
+  return recipeEnvironment().prepareSources?.local.formats ?? "the formats agent-lab prepare reads";
 }
 
 /** `pipeline`'s notes on the other environments' offline worlds, one line each. */
