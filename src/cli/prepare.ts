@@ -1,12 +1,14 @@
 /**
  * `agent-lab prepare [--env ENV] [--hub | --train FILE... --dev|--test FILE...] [--out DIR] [--replace-test-split]`
  * Step 1 of the recipe: the environment's data step (envs/*: `data.prepare`) writes its splits and
- * the locked test hash (HotpotQA: train/val/test/corpus.jsonl into the config's dataDir). Without
+ * the locked test hash (train/val/test.jsonl and splits.json, and a search corpus where the environment
+ * searches one, in its data folder under the config's dataDir). Without
  * local files it downloads from the Hugging Face hub (HF_ENDPOINT, HF_TOKEN, AGENT_LAB_CACHE honoured).
  */
 import { isAbsolute, join } from "node:path";
 import { UserError } from "../core/base/errors";
 import type { DownloadProgress } from "../core/base/data/hub";
+import { environmentInfo } from "../core/envs/catalog";
 import { environmentByName } from "../core/envs/registry";
 import { PREPARE_STEP } from "../core/steps/catalog/catalog";
 import { parseStepArgs } from "./step-args";
@@ -16,12 +18,13 @@ export async function run(argv: string[]): Promise<void> {
   if (!args) return;
   const { values, config, workspaceDir } = args;
   const env = environmentByName(values.env);
-  // --dev (HotpotQA's name) and --test (GSM8K's) both give the records val/test come from.
+  // --dev and --test both give the records val/test come from; each environment's info names its own.
   const held = [...values.dev, ...values.test];
   const local = values.train.length > 0 || held.length > 0;
-  if (local && values.hub) throw new UserError("use either --hub or --train/--dev (GSM8K: --train/--test), not both");
+  const heldFlags = heldFileFlags(env.name);
+  if (local && values.hub) throw new UserError(`use either --hub or --train/${heldFlags}, not both`);
   if (local && !(values.train.length && held.length))
-    throw new UserError("--train and --dev go together: give both (GSM8K: --train and --test)");
+    throw new UserError(`--train and ${heldFlags} go together: give both`);
   const outDir =
     values.out ?? env.data.dir(isAbsolute(config.dataDir) ? config.dataDir : join(workspaceDir, config.dataDir));
   const lines = await env.data.prepare({
@@ -32,6 +35,13 @@ export async function run(argv: string[]): Promise<void> {
     replaceTestSplit: values["replace-test-split"],
   });
   for (const line of lines) console.log(line);
+}
+
+/** The flag(s) of the records val/test come from, as the environment's info declares its local files ("--dev"). */
+function heldFileFlags(name: string): string {
+  const roles = environmentInfo(name)?.prepareSources?.local.roles ?? [];
+  const held = roles.filter((r) => r.flag !== "train").map((r) => `--${r.flag}`);
+  return held.length ? held.join("/") : "--dev/--test";
 }
 
 /** Throttled one-line progress on stderr (a terminal gets a rewriting line, a log gets a line per file step). */

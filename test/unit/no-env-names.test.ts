@@ -25,33 +25,26 @@ const ALLOWED: Record<string, string> = {
   "core/base/runs/episode-v1.ts": "V1_SLOTS",
   // Record-format compatibility: an unknown environment's records read with the v1 slots' names.
   "core/base/runs/metrics.ts": "UNKNOWN_ENV_METRICS",
+  // The config's `env` default (the recipe's first environment): base/ cannot ask the catalog in envs/.
+  "core/base/default-environment.ts": "DEFAULT_ENVIRONMENT_NAME",
 };
 
 /** Files that still name an environment or a slot (from before this test): may only shrink. */
 const NOT_YET: readonly string[] = [
   "cli/gen-tasks.ts",
   "cli/grade.ts",
-  "cli/prepare.ts",
   "cli/score.ts",
-  "core/base/config.ts",
-  "core/base/data/hub.ts",
-  "core/base/data/parquet.ts",
-  "core/base/data/split-sizes.ts",
   "core/base/runs/manifest.ts",
   "core/base/runs/outcome.ts",
   "core/base/runs/summary.ts",
   "core/envs/catalog.ts",
   "core/envs/registry.ts",
-  "core/harness/environment.ts",
-  "core/harness/episode.ts",
   "core/steps/ablate/ablate.ts",
   "core/steps/ablate/compare-metrics.ts",
   "core/steps/ablate/render.ts",
   "core/steps/ablate/report-environment.ts",
   "core/steps/ablate/report-types.ts",
-  "core/steps/catalog/catalog.ts",
   "core/steps/demo/run-demo.ts",
-  "core/steps/eval/backends.ts",
   "core/steps/eval/rescore.ts",
   "core/steps/experiments/arm-tasks.ts",
   "core/steps/experiments/estimate.ts",
@@ -65,10 +58,6 @@ const NOT_YET: readonly string[] = [
   // The pipeline's and the experiment's offline world and prepare, moved out of run-pipeline.ts into shared stages.
   "core/steps/recipe/stages.ts",
   "core/steps/pipeline/settings.ts",
-  "core/steps/sft/collect-sft.ts",
-  "core/steps/sft/held-out.ts",
-  "core/steps/sft/lineage.ts",
-  "core/steps/specs/common-flags.ts",
   "core/steps/tasks/generators/scripted.ts",
   "core/steps/tasks/solvers.ts",
   "core/views/trace/dashboard-view.ts",

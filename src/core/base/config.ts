@@ -9,6 +9,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { DEFAULT_ENVIRONMENT_NAME } from "./default-environment";
 import { FileFormatError, UserError } from "./errors";
 
 /** USD per 1M tokens. */
@@ -40,13 +41,16 @@ export interface AgentLabConfig {
   dataDir: string;
   /** Folder holding one sub-folder per run, relative to the workspace. */
   runsDir: string;
-  /** System prompt file, relative to the workspace; empty = the shipped default (HotpotQA's agent). */
+  /** System prompt file, relative to the workspace; empty = the environment's shipped default. */
   systemPromptFile: string;
   /** The task environment steps run on when no --env is given (src/core/envs/registry.ts lists them). */
   env: string;
-  /** Let the model think before answering where the environment's prompt allows it (GSM8K); off = Qwen's empty think block. */
+  /** Let the model think before answering where the environment's prompt allows it; off = Qwen's empty think block. */
   thinking: boolean;
-  /** GSM8K: the cookbook's format penalty coefficient (reward += c·(format_ok − 1)); 0 = off. */
+  /**
+   * The cookbook's format penalty coefficient (reward += c·(format_ok − 1)), for an environment whose
+   * grader checks the answer's format (its manifest records the coefficient); the others ignore it. 0 = off.
+   */
   formatPenalty: number;
 }
 
@@ -68,7 +72,7 @@ export const DEFAULT_CONFIG: Readonly<AgentLabConfig> = Object.freeze({
   dataDir: "data",
   runsDir: "runs",
   systemPromptFile: "",
-  env: "hotpotqa",
+  env: DEFAULT_ENVIRONMENT_NAME,
   thinking: false,
   formatPenalty: 0,
 });

@@ -12,15 +12,15 @@
  * Record fields every environment fills (so the views need no per-environment code):
  *  - `reward`: what RL optimises;
  *  - `metrics`: one value per metric its info declares (base/runs/metrics.ts): exactly one is
- *    primary (views sort and colour by it; HotpotQA: token F1), at least one is binary (fully right
- *    or not, what McNemar pairs; HotpotQA: exact match; GSM8K's one `correct` is both);
+ *    primary (views sort and colour by it, e.g. a token-overlap score), at least one is binary (fully
+ *    right or not, what McNemar pairs, e.g. exact match; a single 0/1 verdict is both);
  *  - `prediction`: the final answer as the environment extracted it; `searches`: the tool calls' arguments.
  */
 import type { ChatTokenizer } from "../base/chat";
 import type { AgentLabConfig } from "../base/config";
 import type { DownloadProgress } from "../base/data/hub";
 import type { Split } from "../base/data/question";
-import type { StopReason } from "./policy";
+import type { Policy, StopReason } from "./policy";
 import type { Searcher } from "../base/search/searcher";
 import type { EnvironmentId } from "../base/runs/manifest-environment";
 import type { EndReason } from "../base/runs/run-files";
@@ -60,7 +60,7 @@ export interface EpisodeTurn {
   action: string;
   /** The tool call's argument, when the action was a tool call. */
   query?: string;
-  /** What the tool returned (HotpotQA: the paragraphs, text left out: it is in the tokens). */
+  /** What the tool returned (a search's paragraphs, text left out: it is in the tokens). */
   hits?: { id: number; title: string; score: number }[];
 }
 
@@ -92,7 +92,7 @@ export interface EnvEpisode {
 /** Everything an episode may depend on besides the item: settings, the system prompt, the tokenizer. */
 export interface EpisodeSetup {
   tokenizer: ChatTokenizer;
-  /** The system prompt text; undefined when the environment's prompt has none (GSM8K's default). */
+  /** The system prompt text; undefined when the environment's prompt has none (its default may have none). */
   systemPrompt: string | undefined;
 }
 
@@ -107,7 +107,7 @@ export interface EnvRunOptions {
    * GRPO), whose manifests then carry no closed-book field. Environments without tools ignore it.
    */
   closedBook?: boolean;
-  /** An index folder other than the environment's default (HotpotQA: `--index`). */
+  /** An index folder other than the environment's default (`--index`, for an environment that searches one). */
   indexDir?: string;
   /** A ready searcher instead of opening the environment's index (tests); null = none. */
   searcher?: Searcher | null;
@@ -117,7 +117,7 @@ export interface EnvRunOptions {
 export interface EnvRun<I extends EnvItem = EnvItem> {
   /**
    * Manifest fields (beyond split, prompt, policy, sampling, tokenizer) that decide the numbers:
-   * HotpotQA's `search` block; GSM8K's grading options. Compared on resume and by compare/ablate.
+   * e.g. a search agent's `search` block, a grader's options. Compared on resume and by compare/ablate.
    */
   readonly fingerprint: Record<string, unknown>;
   /**
@@ -134,7 +134,8 @@ export interface PrepareOptions {
   outDir: string;
   /**
    * Local files instead of the hub (the environment says which formats it reads): train records,
-   * and the records val/test come from (HotpotQA: the dev files; GSM8K: the official test files).
+   * and the records val/test come from (a dev set's files, or an official test set's: the environment's
+   * `prepareSources` names the flag).
    */
   train?: string[];
   test?: string[];
@@ -154,7 +155,7 @@ export interface TrainTasksRecord {
 }
 
 export interface EnvData<I extends EnvItem = EnvItem> {
-  /** Where the environment's splits live, from the config's dataDir (HotpotQA: dataDir itself). */
+  /** Where the environment's splits live, from the config's dataDir (dataDir itself for the first environment). */
   dir(dataDir: string): string;
   /** A split's items in file order; the test split is checked against its locked hash first. */
   load(dir: string, split: Split): I[];
@@ -190,7 +191,7 @@ export interface Environment<I extends EnvItem = EnvItem> extends EnvironmentId 
   readonly scorerVersion: string;
   /** Tools the model may call; empty for a single-turn environment. */
   readonly tools: readonly ToolDeclaration[];
-  /** SFT acceptance: keep only episodes that called a tool (HotpotQA: "that searched"). */
+  /** SFT acceptance: keep only episodes that called a tool (a search agent's "that searched"). */
   readonly sftRequiresToolUse: boolean;
   readonly data: EnvData<I>;
   /** The shipped system prompt file, or undefined when the prompt has no system message by default. */
@@ -200,6 +201,12 @@ export interface Environment<I extends EnvItem = EnvItem> extends EnvironmentId 
   annotate?(record: Record<string, unknown>): TraceAnnotations;
   /** Its reply grader, when its info says `gradesReplies`. */
   readonly replyGrader?: ReplyGrader;
+  /**
+   * Its scripted player, a free offline stand-in for a model that plays its protocol honestly
+   * (`--backend scripted`; no logprobs). Absent: the default environment's plays it (on another
+   * protocol that one only guesses: a floor that tests the plumbing).
+   */
+  scriptedPolicy?(o: { delayMs?: number }): Promise<Policy>;
 }
 
 /**
@@ -246,7 +253,7 @@ export interface EnvironmentInfo {
   metrics: readonly MetricDeclaration[];
   /** Whether the model calls tools (searches are worth showing). */
   hasTools: boolean;
-  /** What the questions are, for report headings ("Results on GSM8K test"). */
+  /** What the questions are, for report headings ("Results on <dataset> test"). */
   dataset: string;
   /** The caveat a report on this environment's numbers carries. */
   limitation: string;
@@ -265,6 +272,12 @@ export interface EnvironmentInfo {
    */
   taskAnswerFormat?: TaskAnswerFormat;
   /**
+   * Whether `sft-data` and `train-grpo` take `--train-tasks DIR` for it: its data reads a gen-tasks
+   * folder as the train split (`EnvData.loadTrainTasks`, which it must then have). gen-tasks'
+   * `--env` defaults to the first environment that says so.
+   */
+  trainsOnTaskSets?: boolean;
+  /**
    * What the trace viewer, `show` and the episode list offer for its episodes beyond the metrics
    * and annotations: "searches" (counts, the searches filter) and "gold-in-results" (whether a gold
    * answer came back in the search results). Absent: none (a single-turn environment).
@@ -277,6 +290,11 @@ export interface EnvironmentInfo {
    * runs are it when nothing names a dataset. Absent: cookbook runs are never taken for it.
    */
   cookbookNames?: { datasets: readonly string[]; recipes?: readonly string[] };
+  /**
+   * Where to find harder questions, for sft-data's advice when it keeps nearly every question (e.g.
+   * a dataset's difficulty column). Absent: the advice names no place.
+   */
+  harderQuestions?: string;
   /** Where `prepare` takes its records from (absent: Prepare Data offers the hub download only). */
   prepareSources?: PrepareSources;
   /**

@@ -9,14 +9,14 @@
  *   sampled tokens. A policy that gives no logprobs for some turn marks the episode `hasLogprobs:
  *   false` (it cannot feed RL).
  * - A turn cut off by the token limit is recorded as sampled, with no end token added, and handed to
- *   the environment with stopReason "length" (HotpotQA ends it as "length", reward 0; GSM8K grades
- *   the raw text, as the cookbook does).
+ *   the environment with stopReason "length" (the environment decides: end it as "length" with
+ *   reward 0, or grade the raw text, as the cookbook's math environments do).
  * - Some samplers leave the stop token out; the harness inserts it (sampled 0) so the next turn
  *   opens after a closed one.
  * - An observation (a tool's result) is inserted as the next user turn, stitched by hand (see
  *   chat/turns.ts): the model's own tokens are never re-rendered.
  *
- * `runEpisode` (HotpotQA's search agent, the recipe's signature) is this loop with that environment.
+ * The first environment's own `runEpisode` (the recipe's signature) is this loop with that environment.
  */
 import { DEFAULT_CONFIG } from "../base/config";
 import { assertQwenStitching, userTurn } from "../base/chat/turns";
@@ -39,7 +39,7 @@ export interface Episode {
   logprobs: number[];
   /** False when the policy gave no logprobs for some turn: this episode cannot feed RL. */
   hasLogprobs: boolean;
-  /** Tool-call arguments in order (HotpotQA: the search queries). */
+  /** Tool-call arguments in order (a search agent's queries). */
   searches: string[];
   /** The prediction as the environment extracted it; "" when there is none. */
   answer: string;
@@ -48,7 +48,7 @@ export interface Episode {
   prefill: number;
   /** Tokens the sampler produced. */
   generated: number;
-  /** What RL optimises (HotpotQA: F1 when end is "answer", else 0). */
+  /** What RL optimises (the environment's reward, e.g. a score when end is "answer", else 0). */
   reward: number;
   /** One value per declared metric (the environment's score; see environment.ts). */
   metrics: Record<string, number>;

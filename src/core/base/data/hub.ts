@@ -1,7 +1,7 @@
 /**
- * Downloads HotpotQA's parquet files from the Hugging Face hub (dataset `hotpotqa/hotpot_qa`,
- * config `distractor`), into a cache folder, with progress and resume: a partial download is kept as
- * `<name>.part` and continued with an HTTP Range request, after a dropped connection within the same
+ * Downloads a dataset's parquet files from the Hugging Face hub (the repository and config an
+ * environment's info declares, `prepareSources.hub`), into a cache folder, with progress and
+ * resume: a partial download is kept as `<name>.part` and continued with an HTTP Range request, after a dropped connection within the same
  * run (a few retries) or in the next run. Finished files are checked against the size and sha256 the
  * hub lists for them.
  * Honours HF_ENDPOINT (a mirror or a local server) and HF_TOKEN; the cache lives in
@@ -14,14 +14,18 @@ import { homedir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { UserError } from "../errors";
 
-export const HOTPOT_REPO = "hotpotqa/hotpot_qa";
-export const HOTPOT_CONFIG = "distractor";
+/** A dataset on the hub: an environment's info declares its own (`prepareSources.hub`). */
+export interface HubDataset {
+  repo: string;
+  config: string;
+}
 
 export interface HubOptions {
   endpoint?: string;
   token?: string;
   /** Folder for downloaded files (default: $AGENT_LAB_CACHE/hub or ~/.cache/agent-lab/hub). */
   cacheDir?: string;
+  /** Another repository or config than the environment's declared one (a mirror, a test's). */
   repo?: string;
   config?: string;
   revision?: string;
@@ -46,12 +50,7 @@ export interface HubFile {
   sha256?: string;
 }
 
-export interface HubSplitFiles {
-  train: HubFile[];
-  validation: HubFile[];
-}
-
-function settings(opts: HubOptions) {
+function settings(opts: HubOptions & HubDataset) {
   const endpoint = (opts.endpoint ?? process.env.HF_ENDPOINT ?? "https://huggingface.co").replace(/\/+$/, "");
   const token = opts.token ?? process.env.HF_TOKEN ?? undefined;
   const cacheDir = opts.cacheDir ?? join(process.env.AGENT_LAB_CACHE || join(homedir(), ".cache", "agent-lab"), "hub");
@@ -59,8 +58,8 @@ function settings(opts: HubOptions) {
     endpoint,
     token: token || undefined,
     cacheDir,
-    repo: opts.repo ?? HOTPOT_REPO,
-    config: opts.config ?? HOTPOT_CONFIG,
+    repo: opts.repo,
+    config: opts.config,
     revision: opts.revision ?? "main",
     attempts: opts.attempts ?? 5,
   };
@@ -87,18 +86,13 @@ async function getJson(url: string, token: string | undefined): Promise<unknown>
 }
 
 /**
- * The config's parquet files per split, sorted by name, from the repository tree; falls back to
- * the hub's parquet conversion listing when the repository holds no parquet files.
+ * The config's parquet files per split (the dataset's own split names, e.g. train and validation,
+ * or train and test), sorted by name, from the repository tree; falls back to the hub's parquet
+ * conversion listing when the repository holds no parquet files. Every split must have a file.
  */
-export async function listHubFiles(opts: HubOptions = {}): Promise<HubSplitFiles> {
-  const { train, validation } = await listHubSplitFiles(["train", "validation"], opts);
-  return { train, validation };
-}
-
-/** listHubFiles for any split names (GSM8K has train and test); every split must have a file. */
 export async function listHubSplitFiles<S extends string>(
   splits: readonly S[],
-  opts: HubOptions = {},
+  opts: HubOptions & HubDataset,
 ): Promise<Record<S, HubFile[]>> {
   const s = settings(opts);
   const rev = encodeURIComponent(s.revision);
@@ -148,7 +142,7 @@ export async function listHubSplitFiles<S extends string>(
 }
 
 /** Local path of a downloaded file, downloading (or resuming) it when not already in the cache. */
-export async function downloadHubFile(file: HubFile, opts: HubOptions = {}): Promise<string> {
+export async function downloadHubFile(file: HubFile, opts: HubOptions & HubDataset): Promise<string> {
   const s = settings(opts);
   const target = join(s.cacheDir, "datasets", s.repo, s.revision, ...file.path.split("/"));
   const part = `${target}.part`;
@@ -246,15 +240,8 @@ function sha256File(path: string): Promise<string> {
   });
 }
 
-/** Lists and downloads the train and validation files; returns their local paths in order. */
-export async function downloadHotpotQA(
-  opts: HubOptions = {},
-): Promise<{ train: string[]; dev: string[]; description: string }> {
+/** Where the hub's files come from, for prepare's source line: endpoint, dataset, config and revision. */
+export function hubSourceDescription(opts: HubOptions & HubDataset): string {
   const s = settings(opts);
-  const files = await listHubFiles(opts);
-  const train: string[] = [];
-  const dev: string[] = [];
-  for (const f of files.train) train.push(await downloadHubFile(f, opts));
-  for (const f of files.validation) dev.push(await downloadHubFile(f, opts));
-  return { train, dev, description: `${s.endpoint}/datasets/${s.repo} (${s.config}, ${s.revision})` };
+  return `${s.endpoint}/datasets/${s.repo} (${s.config}, ${s.revision})`;
 }

@@ -1,4 +1,4 @@
-/** Local parquet files, read a row group at a time through hyparquet (HotpotQA's and GSM8K's hub files). */
+/** Local parquet files, read a row group at a time through hyparquet (the environments' hub files). */
 import { open, stat } from "node:fs/promises";
 import { FileFormatError } from "../errors";
 
@@ -6,7 +6,7 @@ type ParquetModule = typeof import("hyparquet");
 
 /**
  * A local parquet file opened for reading the named columns (refused in one line when it is not
- * parquet or lacks one of them); HotpotQA and GSM8K read their files through it.
+ * parquet or lacks one of them); every environment that reads parquet reads its files through it.
  */
 export async function openParquet(file: string, columns: readonly string[]) {
   const hyparquet: ParquetModule = await import("hyparquet");
@@ -26,7 +26,7 @@ export async function openParquet(file: string, columns: readonly string[]) {
   return { hyparquet, compressors, buffer, metadata, columns: [...columns] };
 }
 
-/** Random access to a local file for hyparquet, which reads only the byte ranges it needs (GSM8K reads its parquet through it too). */
+/** Random access to a local file for hyparquet, which reads only the byte ranges it needs. */
 export async function fileAsyncBuffer(
   file: string,
 ): Promise<{ byteLength: number; slice(start: number, end?: number): Promise<ArrayBuffer> }> {

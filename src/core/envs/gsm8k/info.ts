@@ -18,6 +18,7 @@ export const GSM8K_INFO: EnvironmentInfo = Object.freeze<EnvironmentInfo>({
   sftSources: ["sample", "runs"],
   gradesReplies: true,
   taskAnswerFormat: "number",
+  trainsOnTaskSets: true,
   // The cookbook's math_rl recipe (its gsm8k and math datasets) is the task this environment twins.
   cookbookNames: { datasets: ["gsm8k", "math"], recipes: ["math_rl"] },
   prepareSources: {

@@ -6,7 +6,7 @@
  * envs/manifest.ts), which keeps their runs resumable and their fingerprints as they were.
  */
 import { join } from "node:path";
-import { downloadHotpotQA } from "../../base/data/hub";
+import { downloadHotpotQA } from "./hub";
 import { PUBLISHED_TEST_SHA256_PREFIX, prepareData } from "./prepare";
 import type { Question } from "../../base/data/question";
 import { SPLITS_FILE, loadSplit } from "../../base/data/splits";
@@ -17,6 +17,7 @@ import { openIndex } from "../../base/search";
 import type { Searcher } from "../../base/search/searcher";
 import type { Environment, EnvRun, EnvRunOptions } from "../../harness/environment";
 import { HotpotEpisode } from "./episode";
+import { scriptedReader } from "./scripted-player";
 
 import { HOTPOTQA_INFO, HOTPOTQA_NAME } from "./info";
 
@@ -95,6 +96,7 @@ export const HOTPOTQA: Environment<Question> = {
   },
   defaultPromptFile: ({ closedBook }) => defaultSystemPromptFile(closedBook),
   open,
+  scriptedPolicy: scriptedReader,
 };
 
 export { HotpotEpisode, runEpisode, type EpisodeOptions, type HotpotSettings } from "./episode";

@@ -19,6 +19,7 @@ export const HOTPOTQA_INFO: EnvironmentInfo = Object.freeze<EnvironmentInfo>({
   dataInDataDir: true,
   taskAnswerFormat: "text",
   traceControls: ["searches", "gold-in-results"],
+  harderQuestions: "HotpotQA's level column",
   cookbookNames: { datasets: ["hotpotqa"] },
   prepareSources: {
     hub: { repo: "hotpotqa/hotpot_qa", config: "distractor" },

@@ -5,26 +5,16 @@
  * yes/no/noanswer on either side scores only on an exact token match.
  * Byte-for-byte parity with Python is tested by running python3 on thousands of generated strings.
  */
-import { PY_WORD_CLASS, pyLower, pySplit } from "../../base/data/python-text";
+import { normalizeAnswer } from "../../base/data/answer-text";
+import { pySplit } from "../../base/data/python-text";
+
+// The normalisation is SQuAD's, shared with checks that compare texts of any environment (base/data).
+export { normalizeAnswer };
 
 /** Bumped whenever a change could alter any score; run manifests record it. */
 export const SCORER_VERSION = "hotpotqa-official-1";
 
-/** Python's `string.punctuation`. */
-const PUNCTUATION = new Set("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~");
-
-/** `\b(a|an|the)\b` with Python's Unicode-aware `\b`, spelled as lookarounds. */
-const ARTICLES = new RegExp(`(?<!${PY_WORD_CLASS})(?:a|an|the)(?!${PY_WORD_CLASS})`, "gu");
-
 const YES_NO = new Set(["yes", "no", "noanswer"]);
-
-export function normalizeAnswer(s: string): string {
-  let text = pyLower(s);
-  let kept = "";
-  for (const ch of text) if (!PUNCTUATION.has(ch)) kept += ch;
-  text = kept.replace(ARTICLES, " ");
-  return pySplit(text).join(" ");
-}
 
 /** 1 when the normalised prediction equals any normalised gold answer, else 0. */
 export function exactMatch(prediction: string, answers: readonly string[]): number {

@@ -9,6 +9,7 @@ import * as f from "../specs/common-flags";
 import { DEFAULT_GEN_PROMPT, PIPELINE_SIZES } from "../specs/common-flags";
 import { STAND_IN_TOKENIZER } from "../../base/chat/stand-in-tokenizer";
 import { GRADED_ENVIRONMENTS, PIPELINE_ENVIRONMENTS } from "../../envs/catalog";
+import * as envHelp from "../specs/environment-help";
 import { TASK_ENVS } from "../tasks/task-env";
 import { CHAT_EXPORT_FORMATS, DEFAULT_CHAT_EXPORT_FORMAT } from "../sft/chat-formats";
 import { DEFAULT_SOLVE_TRIES } from "../tasks/solve-rate";
@@ -23,21 +24,20 @@ export const CONFIG_STEP = defineStep({
 
 export const PREPARE_STEP = defineStep({
   name: "prepare",
-  summary:
-    "download the environment's data (or read local files) → train/val/test splits + the locked test hash (HotpotQA: + corpus.jsonl)",
+  summary: `download the environment's data (or read local files) → train/val/test splits + the locked test hash (${envHelp.forEnvironments(envHelp.searchingEnvironments(), "+ corpus.jsonl")})`,
   flags: {
     env: f.env,
     hub: {
       type: "boolean",
-      help: "download from the Hugging Face hub (the default without local files): hotpotqa/hotpot_qa distractor, openai/gsm8k main",
+      help: `download from the Hugging Face hub (the default without local files): ${envHelp.hubDatasets()}`,
     },
     train: {
       type: "list",
       arg: "FILE",
-      help: "train records: HotpotQA's official JSON list, JSONL or .parquet; GSM8K's JSONL {question, answer} or .parquet (repeat for several files, in order)",
+      help: `train records (${envHelp.localFormats()}); repeat for several files, in order`,
     },
-    dev: { type: "list", arg: "FILE", help: "HotpotQA: dev (validation) records, same formats" },
-    test: { type: "list", arg: "FILE", help: "GSM8K: the official test records, same formats" },
+    dev: { type: "list", arg: "FILE", help: `${envHelp.localRole("dev") || "dev files"}, same formats` },
+    test: { type: "list", arg: "FILE", help: `${envHelp.localRole("test") || "test files"}, same formats` },
     out: { type: "string", arg: "DIR", help: "data folder (default: config dataDir)" },
     "replace-test-split": {
       type: "boolean",
@@ -143,7 +143,10 @@ export const SFT_DATA_STEP = defineStep({
     "train-tasks": {
       type: "string",
       arg: "DIR",
-      help: "gsm8k: the questions are a gen-tasks folder's tasks.jsonl instead of the train split (tasks overlapping val/test are refused; its hash is the lineage's data.train)",
+      help: envHelp.forEnvironments(
+        envHelp.TASK_SET_ENVIRONMENTS.join(", "),
+        "the questions are a gen-tasks folder's tasks.jsonl instead of the train split (tasks overlapping val/test are refused; its hash is the lineage's data.train)",
+      ),
     },
     tries: { type: "int", arg: "T", min: 1, max: 64, default: 4, help: "episodes per question" },
     temperature: f.temperature(0.8),
@@ -271,7 +274,10 @@ export const TRAIN_GRPO_STEP = defineStep({
     "train-tasks": {
       type: "string",
       arg: "DIR",
-      help: "gsm8k: train on a gen-tasks folder's tasks.jsonl instead of the train split (same prompt and grader; tasks overlapping val/test are refused; recorded with its hash)",
+      help: envHelp.forEnvironments(
+        envHelp.TASK_SET_ENVIRONMENTS.join(", "),
+        "train on a gen-tasks folder's tasks.jsonl instead of the train split (same prompt and grader; tasks overlapping val/test are refused; recorded with its hash)",
+      ),
     },
     "save-every": { type: "int", arg: "N", min: 1, default: 10, help: "checkpoint every N steps and at the end" },
     seed: { ...f.seed, help: "sampling seed: the same seed redraws the same episodes" },
@@ -317,7 +323,8 @@ export const GEN_TASKS_STEP = defineStep({
       type: "string",
       arg: "ENV",
       choices: TASK_ENVS,
-      default: "gsm8k",
+      // The first that trains on a tasks folder (`--train-tasks`): what gen-tasks writes is for it.
+      default: envHelp.TASK_SET_ENVIRONMENTS.find((e) => TASK_ENVS.includes(e)) ?? TASK_ENVS[0],
       help: "the environment the tasks train: its answer type and its solve-rate grader",
     },
     candidates: {
@@ -341,7 +348,7 @@ export const GEN_TASKS_STEP = defineStep({
     world: {
       type: "string",
       arg: "DIR",
-      help: "hotpotqa + scripted: the data folder whose corpus.jsonl the questions are written from (default: config dataDir)",
+      help: `${envHelp.searchingEnvironments(TASK_ENVS)} + scripted: the data folder whose corpus.jsonl the questions are written from (default: config dataDir)`,
     },
     "solve-rate": {
       type: "string",
@@ -359,7 +366,7 @@ export const GEN_TASKS_STEP = defineStep({
       min: 16,
       max: 32768,
       default: 512,
-      help: "tokens per draft and per solve-rate try (hotpotqa tries: config maxTokens per turn)",
+      help: `tokens per draft and per solve-rate try (${envHelp.searchingEnvironments(TASK_ENVS)} tries: config maxTokens per turn)`,
     },
     seed: { ...f.seed, help: "seed of the draws and tries" },
     "eval-items": {
@@ -397,8 +404,7 @@ export const GEN_TASKS_STEP = defineStep({
     "dry-run": f.dryRun,
     workspace: f.workspace,
   },
-  notes:
-    "Filters, in order: eval-overlap, the sandbox's (error, timeout, memory, blocked:*, crash), non-numeric (gsm8k) or non-text (hotpotqa), duplicate, solve-rate:all-solved, solve-rate:none-solved.",
+  notes: `Filters, in order: eval-overlap, the sandbox's (error, timeout, memory, blocked:*, crash), ${envHelp.answerFilters()}, duplicate, solve-rate:all-solved, solve-rate:none-solved.`,
   spends: (v) =>
     v.backend === "tinker" &&
     ((v.candidates === undefined && v.generator !== "scripted") || v["solve-rate"] === "policy"),
@@ -444,9 +450,13 @@ export const EXPERIMENT_STEP = defineStep({
     train: {
       type: "list",
       arg: "FILE",
-      help: "run, gsm8k: train records (JSONL {question, answer} or .parquet) instead of the hub",
+      help: `run, ${envHelp.environmentsWithRoles(["train", "test"])}: train records instead of the hub, as agent-lab prepare reads them`,
     },
-    test: { type: "list", arg: "FILE", help: "run, gsm8k: test records, with --train" },
+    test: {
+      type: "list",
+      arg: "FILE",
+      help: `run, ${envHelp.environmentsWithRoles(["train", "test"])}: test records, with --train`,
+    },
     json: { type: "boolean", help: "validate: print the checks as JSON" },
   },
   notes:
@@ -601,7 +611,7 @@ export const PIPELINE_STEP = defineStep({
       arg: "B",
       choices: ["local", "tinker"],
       default: "local",
-      help: "local: an invented world on the local stand-in backend, offline and free; tinker: HotpotQA with Qwen/Qwen3.5-4B at the recipe's sizes",
+      help: `local: an invented world on the local stand-in backend, offline and free; tinker: ${envHelp.recipeEnvironment().dataset} with Qwen/Qwen3.5-4B at the recipe's sizes`,
     },
     size: {
       type: "string",
@@ -615,10 +625,11 @@ export const PIPELINE_STEP = defineStep({
       help: `tinker: every stage of the paid recipe through the Tinker client at tiny sizes, with the stand-in tokenizer ${STAND_IN_TOKENIZER}, against TINKER_BASE_URL (agent-lab serve-local: free; the real service: cents); its numbers mean nothing`,
     },
     train: {
-      ...f.hotpotTrain,
-      help: `tinker: ${f.hotpotTrain.help}, instead of the hub (as agent-lab prepare reads them)`,
+      type: "list",
+      arg: "FILE",
+      help: `tinker: ${envHelp.recipeRole("train")}: ${envHelp.recipeFormats()} (repeat for several files, in order), instead of the hub (as agent-lab prepare reads them)`,
     },
-    dev: { ...f.hotpotDev, help: `tinker: ${f.hotpotDev.help}` },
+    dev: { type: "list", arg: "FILE", help: `tinker: ${envHelp.recipeRole("dev")}, same formats` },
     "dry-run": { type: "boolean", help: "print the stages, their sizes, status and estimated cost; run nothing" },
     yes: { type: "boolean", help: "tinker: do not ask before spending" },
     "local-port": {
@@ -639,8 +650,11 @@ export const PIPELINE_STEP = defineStep({
   },
   notes:
     "Runs the whole recipe and prints the ablation table (closed-book, base, SFT, GRPO on val, paired 95% CIs against\n" +
-    "base) and GRPO's train-reward trend; writes DIR/report.md and DIR/ablation.json. --env gsm8k: the same recipe\n" +
-    "offline on GSM8K's invented arithmetic world (base, SFT, GRPO; GSM8K's grader), its runs named gsm8k-world.\n" +
+    "base) and GRPO's train-reward trend; writes DIR/report.md and DIR/ablation.json.\n" +
+    envHelp
+      .offlineWorldNotes()
+      .map((line) => `${line}\n`)
+      .join("") +
     "tinker needs TINKER_API_KEY and asks before spending (the local backend is a tiny CPU model: real results come\n" +
     "from Tinker).\n" +
     "Rehearse before you pay: TINKER_BASE_URL=<agent-lab serve-local's URL> agent-lab pipeline --backend tinker --rehearse --yes\n" +
@@ -666,7 +680,7 @@ export const DEMO_STEP = defineStep({
 
 export const GRADE_STEP = defineStep({
   name: "grade",
-  summary: "accuracy of model replies in a JSONL file with response and answer: grade --env gsm8k FILE",
+  summary: `accuracy of model replies in a JSONL file with response and answer: grade --env ${GRADED_ENVIRONMENTS.join("|") || "ENV"} FILE`,
   positionals: "FILE",
   flags: {
     env: {

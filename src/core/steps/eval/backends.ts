@@ -6,8 +6,8 @@ import { join } from "node:path";
 import { loadTokenizerSource, offlineTokenizer } from "../../base/chat";
 import { UserError } from "../../base/errors";
 import type { AgentLabConfig } from "../../base/config";
+import type { EnvItem, Environment } from "../../harness/environment";
 import type { Policy } from "../../harness/policy";
-import { HeuristicPolicy } from "../../envs/hotpotqa/heuristic-policy";
 
 import { SAMPLING_BACKENDS } from "../specs/common-flags";
 import type { PolicyChoice } from "../specs/step-context";
@@ -29,6 +29,8 @@ const LOCAL_BACKEND_KEY = "tml-local-backend";
 
 export interface PolicyOptions extends PolicyChoice {
   config: AgentLabConfig;
+  /** The environment played (default: config env): `scripted` samples from its scripted player. */
+  env?: string | Environment<EnvItem>;
 }
 
 export async function makePolicy(options: PolicyOptions): Promise<Policy> {
@@ -37,8 +39,8 @@ export async function makePolicy(options: PolicyOptions): Promise<Policy> {
     case "scripted":
       if (checkpoint)
         throw new UserError("--model-path needs a backend that loads weights; the scripted reader has none");
-      // The honest heuristic reader: free, offline, no logprobs; a stand-in for a model.
-      return new HeuristicPolicy(await offlineTokenizer("qwen3"), { delayMs: options.scriptedDelayMs });
+      // The environment's honest scripted player: free, offline, no logprobs; a stand-in for a model.
+      return scriptedPlayer(options.env ?? config.env, options.scriptedDelayMs);
     case "tinker": {
       const { createTinkerPolicy } = await import("../../harness/policies/tinker");
       const { resolveApiKey } = await import("../../base/tinker/key");
@@ -78,4 +80,13 @@ export async function makePolicy(options: PolicyOptions): Promise<Policy> {
     default:
       throw new UserError(`unknown --backend "${options.backend}"; choose one of ${SAMPLING_BACKENDS.join(", ")}`);
   }
+}
+
+/** The environment's scripted player; one without its own is played by the default environment's. */
+async function scriptedPlayer(env: string | Environment<EnvItem>, delayMs: number | undefined): Promise<Policy> {
+  const { DEFAULT_ENVIRONMENT, environmentByName } = await import("../../envs/registry");
+  const own = typeof env === "object" ? env : environmentByName(env);
+  const play = own.scriptedPolicy ?? environmentByName(DEFAULT_ENVIRONMENT).scriptedPolicy;
+  if (!play) throw new UserError(`--backend scripted: no scripted player for the ${own.name} environment`);
+  return play({ delayMs });
 }

@@ -305,7 +305,7 @@ async function runStages(
     } else if (s.data.source === "files") {
       ctx.log(`HotpotQA records from local files: train ${s.data.train.join(", ")}; dev ${s.data.dev.join(", ")}`);
     } else {
-      const { downloadHotpotQA } = await import("../../base/data/hub");
+      const { downloadHotpotQA } = await import("../../envs/hotpotqa/hub");
       hubFiles = await downloadHotpotQA({ log: ctx.log });
     }
   });
@@ -330,7 +330,7 @@ async function runStages(
         source: `local files: train ${s.data.train.join(", ")}; dev ${s.data.dev.join(", ")}`,
       };
     } else {
-      hubFiles ??= await (await import("../../base/data/hub")).downloadHotpotQA({ log: ctx.log });
+      hubFiles ??= await (await import("../../envs/hotpotqa/hub")).downloadHotpotQA({ log: ctx.log });
       input = { trainFiles: hubFiles.train, devFiles: hubFiles.dev, source: hubFiles.description };
     }
     const r = await prepareHotpot(dataDir, input, ctx.log, s.splits);

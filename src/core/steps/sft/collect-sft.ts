@@ -10,8 +10,8 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import type { AgentLabConfig } from "../../base/config";
 import { UserError } from "../../base/errors";
-import { takesSftSource } from "../../envs/catalog";
-import { environmentField } from "../../base/runs/manifest-environment";
+import { environmentInfo, takesSftSource } from "../../envs/catalog";
+import { environmentField, manifestEnvironment } from "../../base/runs/manifest-environment";
 import { environmentPrompt } from "../../envs/prompt";
 import type { EnvItem, Environment } from "../../harness/environment";
 import { makePolicy } from "../eval/backends";
@@ -432,14 +432,17 @@ function buildManifest(
 
 /**
  * The recipe's advice after collecting: under 300 kept traces is too little to train on; over 90%
- * kept means the questions are too easy for the model to learn much. Undefined when neither applies.
+ * kept means the questions are too easy for the model to learn much (and where the environment's info
+ * says harder ones are). Undefined when neither applies.
  */
 export function sftAdvice(m: SftDataManifest): string | undefined {
   if (m.counts.questions === 0) return undefined;
   if (m.counts.kept < 300)
     return `only ${m.counts.kept} traces kept: too few to train on yet; raise --tries (e.g. 8) or loosen --min-f1 (e.g. 0.6), or take more --questions`;
-  if (m.counts.kept / m.counts.questions > 0.9)
-    return `kept ${((100 * m.counts.kept) / m.counts.questions).toFixed(0)}% of questions: the set is too easy for this model; take harder questions (HotpotQA's level column)`;
+  if (m.counts.kept / m.counts.questions > 0.9) {
+    const where = environmentInfo(manifestEnvironment(m).name)?.harderQuestions;
+    return `kept ${((100 * m.counts.kept) / m.counts.questions).toFixed(0)}% of questions: the set is too easy for this model; take harder questions${where ? ` (${where})` : ""}`;
+  }
   return undefined;
 }
 

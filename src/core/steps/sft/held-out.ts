@@ -1,16 +1,16 @@
 /**
  * SFT data must never contain a question the model is scored on. Train, val and test come from
- * different HotpotQA files, but a question can still leak: a hand-edited split, a re-prepared data
- * dir, or the same question asked twice in HotpotQA under different ids. So every candidate is
- * checked against val and test by id *and* by its normalised text (the answer normalisation: case,
- * punctuation, articles and spacing do not make a question new).
+ * different files of the environment's dataset, but a question can still leak: a hand-edited split,
+ * a re-prepared data dir, or the same question asked twice in a dataset under different ids. So every
+ * candidate is checked against val and test by id *and* by its normalised text (the SQuAD answer
+ * normalisation: case, punctuation, articles and spacing do not make a question new).
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Question } from "../../base/data/question";
 import { FileFormatError } from "../../base/errors";
 import { readJsonlLines } from "../../base/util/jsonl";
-import { normalizeAnswer } from "../../envs/hotpotqa/score";
+import { normalizeAnswer } from "../../base/data/answer-text";
 
 export type HeldOutSplit = "val" | "test";
 

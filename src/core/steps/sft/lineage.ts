@@ -19,7 +19,7 @@ export interface SftDataManifest {
   status: "running" | "done" | "interrupted" | "failed";
   /** The experiment: a resumed run must match these fields exactly. */
   fingerprint: {
-    /** The task environment; absent = HotpotQA v1 (see envs/manifest.ts). */
+    /** The task environment; absent = the first environment at v1 (base/runs/manifest-environment.ts). */
     environment?: { name: string; version: string };
     source: TraceSource & { logprobs: boolean };
     acceptance: AcceptanceRule & { tries: number; rule: string };
@@ -28,7 +28,7 @@ export interface SftDataManifest {
     harness_version: string;
     scorer_version: string;
     tokenizer: string;
-    /** HotpotQA's search settings; absent for environments without search (their own fields follow instead). */
+    /** A searching environment's settings; absent for environments without search (their own fields follow instead). */
     search?: { top_k: number; max_searches: number; searcher: Record<string, unknown> | null };
     [envField: string]: unknown;
     /** The split questions are drawn from, and the held-out splits they were checked against. */

@@ -5,6 +5,7 @@
 import { RUN_NAME_MAX_LENGTH, RUN_NAME_PATTERN } from "../../base/runs/run-name";
 import type { FlagSpec } from "./flags";
 import { STAND_IN_TOKENIZER } from "../../base/chat/stand-in-tokenizer";
+import { environmentFlagHelp } from "./environment-help";
 
 export const SAMPLING_BACKENDS = ["scripted", "tinker", "local", "transformers"] as const;
 export const TRAINING_BACKENDS = ["tinker", "local"] as const;
@@ -98,13 +99,6 @@ export const tokenizer = flag({
   arg: "ID|FOLDER",
   help: `tokenizer hub id or folder when it is not the model's (${STAND_IN_TOKENIZER}: the offline Qwen3 stand-in of a rehearsal); recorded in the manifest`,
 });
-/** HotpotQA records from local files (prepare, pipeline): one reader for both. */
-export const hotpotTrain = flag({
-  type: "list",
-  arg: "FILE",
-  help: "train records: official JSON list, JSONL or .parquet (repeat for several files, in order)",
-});
-export const hotpotDev = flag({ type: "list", arg: "FILE", help: "dev (validation) records, same formats" });
 export const scriptedDelay = flag({
   type: "int",
   arg: "MS",
@@ -118,7 +112,7 @@ export const env = flag({
   type: "string",
   arg: "ENV",
   config: "env",
-  help: "task environment, e.g. hotpotqa (the search agent) or gsm8k (math); unknown names are refused with the list",
+  help: environmentFlagHelp(),
 });
 export const seed = flag({ type: "int", arg: "S", min: 0, default: 0, help: "seed" });
 

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DEFAULT_CONFIG, loadConfig, pricesFor } from "../../../../src/core/base/config";
 import { FileFormatError, UserError } from "../../../../src/core/base/errors";
+import { ENVIRONMENT_NAMES } from "../../../../src/core/envs/catalog";
 import { REPO } from "../../../helpers/repo";
 
 function workspace(config?: string): string {
@@ -55,6 +56,10 @@ describe("config", () => {
       (e: Error) => e instanceof FileFormatError && e.line === 2 && /positive integer/.test(e.message),
     );
     assert.throws(() => loadConfig(workspace('{"topk": 3}')), /not a setting/);
+  });
+
+  it("defaults env to a registered environment (not an offline world)", () => {
+    assert.ok(ENVIRONMENT_NAMES.includes(DEFAULT_CONFIG.env), DEFAULT_CONFIG.env);
   });
 
   it("ships a JSON schema that matches the defaults", () => {

@@ -7,7 +7,7 @@ import { strict as assert } from "node:assert";
 import { mkdtempSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { HOTPOT_CONFIG, HOTPOT_REPO } from "../../../../src/core/base/data/hub";
+import { HOTPOT_CONFIG, HOTPOT_REPO } from "../../../../src/core/envs/hotpotqa/hub";
 import { ENVIRONMENT_INFO } from "../../../../src/core/envs/catalog";
 import {
   environmentData,

@@ -12,7 +12,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
-import { downloadHotpotQA } from "../../../../../src/core/base/data/hub";
+import { downloadHotpotQA } from "../../../../../src/core/envs/hotpotqa/hub";
 import { prepareData } from "../../../../../src/core/envs/hotpotqa/prepare";
 import { run as prepareCli } from "../../../../../src/cli/prepare";
 import { requireSharedData } from "../../../../helpers/shared-data";

@@ -43,6 +43,11 @@ describe("prepare CLI", function () {
       run(["--out", dir.path, "--hub", "--train", train, "--dev", dev]),
       /either --hub or --train\/--dev/,
     );
+    // Each environment's refusal names its own flags (its info's local file roles).
+    await assert.rejects(
+      run(["--env", "gsm8k", "--out", dir.path, "--train", train]),
+      (e: unknown) => e instanceof UserError && e.message === "--train and --test go together: give both",
+    );
     await assert.rejects(
       run(["--bogus"]),
       /^UserError: unknown flag --bogus \(agent-lab prepare --help lists the flags\)$/,

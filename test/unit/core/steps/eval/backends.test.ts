@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DEFAULT_CONFIG } from "../../../../../src/core/base/config";
+import { DEFAULT_ENVIRONMENT, environmentByName } from "../../../../../src/core/envs/registry";
 import { LOCAL_BACKEND_MODEL, makePolicy } from "../../../../../src/core/steps/eval/backends";
 import { startLocalBackend } from "../../../../../src/server";
 
@@ -15,6 +16,29 @@ describe("eval/makePolicy", () => {
       makePolicy({ backend: "scripted", config: DEFAULT_CONFIG, checkpoint: "tinker://x" }),
       /--model-path needs a backend that loads weights/,
     );
+  });
+
+  it("scripted plays the environment's own scripted player; one without is played by the default's", async () => {
+    const playing: string[] = [];
+    const own = await makePolicy({
+      backend: "scripted",
+      config: DEFAULT_CONFIG,
+      env: {
+        ...environmentByName(DEFAULT_ENVIRONMENT),
+        scriptedPolicy: async () => {
+          playing.push("own");
+          return makePolicy({ backend: "scripted", config: DEFAULT_CONFIG });
+        },
+      },
+    });
+    assert.deepEqual(playing, ["own"]);
+    assert.equal(own.describe().model, "heuristic-reader");
+    const fallback = await makePolicy({
+      backend: "scripted",
+      config: DEFAULT_CONFIG,
+      env: { ...environmentByName("gsm8k"), scriptedPolicy: undefined },
+    });
+    assert.deepEqual(fallback.describe(), { kind: "scripted", model: "heuristic-reader", logprobs: false });
   });
 
   it("local samples through the Tinker client from a real local backend, free and with logprobs", async () => {

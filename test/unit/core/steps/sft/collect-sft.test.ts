@@ -286,11 +286,22 @@ describe("sft/collectSftData on real HotpotQA records", function () {
 });
 
 describe("sft/sftAdvice (the recipe's tip after collecting)", () => {
-  const m = (questions: number, kept: number) =>
-    ({ counts: { questions, kept, tries: 4, episodes: 4 * questions, solved: kept } }) as unknown as SftDataManifest;
+  const m = (questions: number, kept: number, environment?: { name: string; version: string }) =>
+    ({
+      fingerprint: environment ? { environment } : {},
+      counts: { questions, kept, tries: 4, episodes: 4 * questions, solved: kept },
+    }) as unknown as SftDataManifest;
   it("says when there are too few traces to train on, or the set is too easy, and nothing otherwise", () => {
     assert.match(sftAdvice(m(1500, 299))!, /only 299 traces kept: too few/);
-    assert.match(sftAdvice(m(1500, 1400))!, /kept 93% of questions: the set is too easy/);
+    // Where harder questions are is the environment's (its info's harderQuestions): HotpotQA's, none for GSM8K.
+    assert.equal(
+      sftAdvice(m(1500, 1400)),
+      "kept 93% of questions: the set is too easy for this model; take harder questions (HotpotQA's level column)",
+    );
+    assert.equal(
+      sftAdvice(m(1500, 1400, { name: "gsm8k", version: "1" })),
+      "kept 93% of questions: the set is too easy for this model; take harder questions",
+    );
     assert.equal(sftAdvice(m(1500, 900)), undefined);
     assert.equal(sftAdvice(m(0, 0)), undefined);
   });

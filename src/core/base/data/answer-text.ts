@@ -1,0 +1,21 @@
+/**
+ * The official SQuAD answer normalisation (the recipe's score.py): lower-case, drop ASCII
+ * punctuation, drop the articles a/an/the as whole words, collapse whitespace, each step as Python
+ * does it. A scorer compares answers through it; the SFT held-out check compares questions through it
+ * (case, punctuation, articles and spacing do not make a question new), for every environment.
+ */
+import { PY_WORD_CLASS, pyLower, pySplit } from "./python-text";
+
+/** Python's `string.punctuation`. */
+const PUNCTUATION = new Set("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~");
+
+/** `\b(a|an|the)\b` with Python's Unicode-aware `\b`, spelled as lookarounds. */
+const ARTICLES = new RegExp(`(?<!${PY_WORD_CLASS})(?:a|an|the)(?!${PY_WORD_CLASS})`, "gu");
+
+export function normalizeAnswer(s: string): string {
+  let text = pyLower(s);
+  let kept = "";
+  for (const ch of text) if (!PUNCTUATION.has(ch)) kept += ch;
+  text = kept.replace(ARTICLES, " ");
+  return pySplit(text).join(" ");
+}
