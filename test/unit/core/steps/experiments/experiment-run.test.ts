@@ -214,7 +214,12 @@ describe("experiments: run and validate (miniature offline experiment)", functio
     if (v.recovery) assert.deepEqual(v.recovery.thresholds, [0.5]);
   });
 
-  it("a rerun skips every finished phase and gives the same numbers", async () => {
+  it("a rerun skips every finished phase and gives the same numbers, also in a folder an earlier build recorded", async () => {
+    // An earlier build prepared and indexed the world inside its one "world" phase: phases.json has no prepare or index.
+    const phasesFile = join(recordDir(), EXPERIMENT_FILES.phases);
+    const { prepare, index, ...older } = JSON.parse(readFileSync(phasesFile, "utf8")) as Record<string, unknown>;
+    assert.ok(prepare && index);
+    writeFileSync(phasesFile, JSON.stringify(older));
     const lines: string[] = [];
     const again = await runExperiment({
       startLocalBackend,
