@@ -5,9 +5,9 @@
  * (`<name>-eval-base`, `<name>-eval-<arm>`), and the record goes to runs/<name>/experiment.json.
  *
  * Phases: world, prepare, index (offline: the synthetic world, as the pipeline writes it) or data
- * (GSM8K: the hub's records or --train/--test files, test locked by hash) → init (the base model, a state, or a
- * shared SFT warm-up every arm starts from; "base" is scored as this point) → tasks (gen-tasks for
- * arms trained on generated tasks; the solve rate tried by the init policy) → per arm its SFT
+ * (GSM8K: the hub's records or --train/--test files, test locked by hash) → init (the base model, a
+ * state, or a shared SFT warm-up every arm starts from; "base" is scored as this point) → tasks
+ * (gen-tasks for arms trained on generated tasks; the solve rate tried by the init policy) → per arm its SFT
  * (data from the teacher, a file or runs already scored) and/or its GRPO (from the SFT checkpoint
  * when there is one; GSM8K tasks are read as GSM8K items, `--train-tasks`) → eval (base and every
  * arm on the same items, same decoding) → the numbers, the verdict, the provenance, the validation.
@@ -288,7 +288,7 @@ class Context {
     return new Recipe({
       names: stages.map((st) => st.name),
       log: o.log,
-      stepLog: (l) => l.split("\n").forEach((x) => o.log(`    ${x}`)),
+      stepLog: this.stepLog,
       signal: o.signal,
       progress,
       records,

@@ -28,6 +28,8 @@ describe("experiments: run and validate (miniature offline experiment)", functio
   const said: { stopped: string[]; continued: string[] } = { stopped: [], continued: [] };
   const seen: Progress[] = [];
   let stoppedProgress: Progress | undefined;
+  /** What progress.json said of the running phase's own step (label, unit, planned) as the steps logged. */
+  const steps = new Set<string>();
   const PHASE_LINE = /^\[\d+\.\ds\] (\d+)\/(\d+) (\S+)(.*)$/;
 
   before(async () => {
@@ -37,7 +39,11 @@ describe("experiments: run and validate (miniature offline experiment)", functio
     const ac = new AbortController();
     const phaseLog = (into: string[]) => (l: string) => {
       const m = PHASE_LINE.exec(l);
-      if (!m) return;
+      if (!m) {
+        const current = readProgress(recordDir())?.current;
+        if (current) steps.add(`${current.label} ${current.unit} /${current.planned}`);
+        return;
+      }
       into.push(`${m[1]}/${m[2]} ${m[3]}${m[4]}`);
       // The engine writes progress.json before it says a phase's line.
       if (!m[4].includes("skipped")) seen.push(readProgress(recordDir())!);
@@ -129,6 +135,12 @@ describe("experiments: run and validate (miniature offline experiment)", functio
     assert.ok(
       seen.slice(1, 8).every((p) => typeof p.eta_s === "number"),
       JSON.stringify(seen.map((p) => p.eta_s)),
+    );
+    // Each phase's own step, nested under it: SFT's steps, GRPO's 2 steps, an eval's 20 items.
+    for (const step of ["GRPO step /2", "eval episode /20"]) assert.ok(steps.has(step), [...steps].join(", "));
+    assert.ok(
+      [...steps].some((x) => x.startsWith("SFT step /")),
+      [...steps].join(", "),
     );
     const last = readProgress(recordDir())!;
     assert.equal(last.status, "done");
