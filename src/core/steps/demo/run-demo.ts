@@ -2,19 +2,33 @@
  * The main job with no account and no network: write the synthetic dataset, prepare it exactly
  * like HotpotQA, build the BM25 index, evaluate the honest heuristic reader on val with search and
  * closed-book. Every number it prints is a stand-in for the pipeline's shape, not a model's score.
+ *
+ * Its five stages run on the recipe engine: a rerun in a finished folder skips them all, an
+ * interrupted one continues where it stopped (an eval resumes its run), and DIR/progress.json says
+ * which stage runs with one ETA, as the pipeline's does.
  */
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { CONFIG_FILE, loadConfig } from "../../base/config";
+import { existsSync, mkdirSync, readdirSync } from "node:fs";
+import { join, relative } from "node:path";
+import { writeFileAtomic } from "../../base/util/atomic-write";
+import { CONFIG_FILE, loadConfig, type AgentLabConfig } from "../../base/config";
+import { SPLITS_FILE } from "../../base/data/splits";
 import { UserError } from "../../base/errors";
+import { ProgressWriter, type ProgressStatus } from "../../base/runs/progress";
+import { readRunHead } from "../../base/runs/run-files";
+import { lockRunFolder, runFile } from "../../base/runs/run-folder";
+import type { RunSummary } from "../../base/runs/summary";
+import { indexIsCurrent } from "../../base/search";
 import { HOTPOTQA_INFO } from "../../envs/catalog";
 import { worldEnvironment } from "../../envs/registry";
-import { evalSplit, type EvalSplitResult } from "../eval/eval-split";
-import { indexCorpus, prepareHotpot, WORLD_DIR, writeSyntheticWorld } from "../recipe/stages";
+import { evalSplit } from "../eval/eval-split";
+import { Recipe, type Stage } from "../recipe/engine";
+import { evalComplete, indexCorpus, prepareHotpot, worldFiles, writeSyntheticWorld } from "../recipe/stages";
 
-/** Marks a folder as made by `agent-lab demo`, so a rerun may replace what it wrote. */
+/** Marks a folder as made by `agent-lab demo`, so a rerun may continue in it. */
 export const DEMO_MARKER = ".agent-lab-demo";
 export const DEMO_SEED = 20261129;
+/** The demo's dev file (the pipeline's world names its own synthetic_dev.json). */
+const DEMO_DEV_FILE = "synthetic_dev_distractor.json";
 
 export interface DemoOptions {
   dir: string;
@@ -27,93 +41,180 @@ export interface DemoOptions {
   concurrency?: number;
 }
 
+/** One of the demo's eval runs, as its folder holds it (run now or by an earlier demo in the folder). */
+export interface DemoRun {
+  runDir: string;
+  summary: RunSummary;
+}
+
 export interface DemoResult {
-  withSearch: EvalSplitResult;
-  closedBook: EvalSplitResult;
+  withSearch: DemoRun;
+  closedBook: DemoRun;
   seconds: number;
 }
 
 export async function runDemo(o: DemoOptions): Promise<DemoResult> {
   const started = Date.now();
-  prepareFolder(o.dir);
-  const step = (what: string) => o.log(`[${((Date.now() - started) / 1000).toFixed(1)}s] ${what}`);
+  claimFolder(o.dir);
+  // One demo at a time in a folder (each eval's run is locked by its step as well).
+  const lock = lockRunFolder(o.dir, `agent-lab demo --dir ${o.dir}`);
+  let status: ProgressStatus = "failed";
+  let progress: ProgressWriter | undefined;
+  const config = loadConfig(o.dir, o.concurrency ? { concurrency: o.concurrency } : {});
+  const runs = join(o.dir, config.runsDir);
+  try {
+    const stages = demoStages(o, config);
+    const doneAtStart = stages.filter((st) => st.isDone()).length;
+    progress = new ProgressWriter(o.dir, {
+      step: "demo",
+      label: "demo",
+      unit: "stage",
+      planned: stages.length,
+      done: doneAtStart,
+    });
+    const recipe = new Recipe({
+      names: stages.map((st) => st.name),
+      log: o.log,
+      signal: o.signal,
+      progress,
+      // The demo keeps no record file: its stages' outputs say what is done.
+      records: {},
+      save: () => undefined,
+      doneAtStart,
+      // The demo's own lines: "[1.2s] WHAT", and nothing when a stage ends.
+      starting: (st, resuming) => `${st.what}${resuming ? " (resuming)" : ""}`,
+      finished: () => undefined,
+      skipped: "done earlier, skipped",
+    });
+    await recipe.runAll(stages);
+    status = "done";
+  } catch (e) {
+    if (o.signal?.aborted) status = "interrupted";
+    throw e;
+  } finally {
+    progress?.finish(status);
+    lock.release();
+  }
+  return {
+    withSearch: demoRun(join(runs, "heuristic")),
+    closedBook: demoRun(join(runs, "closed-book")),
+    seconds: (Date.now() - started) / 1000,
+  };
+}
 
-  step("writing a synthetic multi-hop dataset (invented people, companies, towns) in HotpotQA's JSON shape");
-  const { trainFile, devFile } = writeSyntheticWorld(o.dir, {
-    seed: DEMO_SEED,
-    train: o.trainQuestions ?? 300,
-    dev: o.devQuestions ?? 700,
-    devFile: "synthetic_dev_distractor.json",
-  });
-
-  step("prepare: splits (test 500, val 200, train) and the paragraph corpus, as for HotpotQA");
+/** The demo's stages in order: world, prepare, index, the reader with search, the same reader closed-book. */
+function demoStages(o: DemoOptions, config: AgentLabConfig): Stage[] {
   const workspace = o.dir;
-  writeFileSync(
-    join(workspace, "agent-lab.json"),
-    // The world's environment, so `agent-lab eval` run in the folder afterwards records the same one.
-    JSON.stringify({ dataDir: "data", runsDir: "runs", env: worldEnvironment(HOTPOTQA_INFO.name)?.name }, null, 2) +
-      "\n",
-  );
-  const config = loadConfig(workspace, o.concurrency ? { concurrency: o.concurrency } : {});
   const dataDir = join(workspace, config.dataDir);
-  const prepared = await prepareHotpot(dataDir, {
-    trainFiles: [trainFile],
-    devFiles: [devFile],
-    source: `agent-lab demo synthetic dataset (seed ${DEMO_SEED})`,
-  });
-  const c = prepared.counts;
-  o.log(`  corpus ${c.corpus} paragraphs | train ${c.train} | val ${c.val} | test ${c.test}`);
-
-  step("index: BM25 over the corpus");
-  // One thread: the corpus is small, and the demo must not compete for a laptop's cores.
-  const index = await indexCorpus(dataDir, { workers: 0 });
-  o.log(`  ${index.documents} paragraphs, ${index.terms} terms`);
-
+  const world = worldFiles(workspace, { devFile: DEMO_DEV_FILE });
+  const worldPaths = [world.trainFile, world.devFile].map((f) => relative(workspace, f));
   const common = {
     workspaceDir: workspace,
     // The synthetic world's runs are recorded under the world's own environment name, not HotpotQA's.
     env: worldEnvironment(HOTPOTQA_INFO.name),
     config,
     split: "val" as const,
-    resume: false,
     temperature: 0,
     backend: "scripted",
     signal: o.signal,
     log: o.log,
   };
-  step("eval on val: the scripted heuristic reader, with search (runs/heuristic)");
-  const withSearch = await evalSplit({
-    ...common,
-    name: "heuristic",
-    closedBook: false,
-    command: ["agent-lab", "demo", "(eval heuristic)"],
-  });
-  if (o.signal?.aborted) throw new UserError("demo interrupted; rerun it to start over");
-  step("eval on val: the same reader closed-book, the floor (runs/closed-book)");
-  const closedBook = await evalSplit({
-    ...common,
-    name: "closed-book",
-    closedBook: true,
-    command: ["agent-lab", "demo", "(eval closed-book)"],
-  });
-  if (o.signal?.aborted) throw new UserError("demo interrupted; rerun it to start over");
-  return { withSearch, closedBook, seconds: (Date.now() - started) / 1000 };
+  const evalStage = (name: string, closedBook: boolean, what: string): Stage => {
+    const runDir = join(workspace, config.runsDir, name);
+    return {
+      name: `eval-${name}`,
+      what,
+      writes: [`${config.runsDir}/${name}/`],
+      isDone: () => evalComplete(runDir),
+      isPartial: () => existsSync(runFile(runDir, "manifest")),
+      run: async (ctx) => {
+        await evalSplit({
+          ...common,
+          name,
+          closedBook,
+          resume: existsSync(runFile(runDir, "manifest")),
+          command: ["agent-lab", "demo", `(eval ${name})`],
+          onProgress: ctx.onProgress,
+        });
+        if (o.signal?.aborted)
+          throw new UserError("demo interrupted; rerun the same command to continue where it stopped");
+      },
+    };
+  };
+  return [
+    {
+      name: "world",
+      what: "writing a synthetic multi-hop dataset (invented people, companies, towns) in HotpotQA's JSON shape",
+      writes: worldPaths,
+      // The dev file is written last: with it the world is whole.
+      isDone: () => existsSync(world.devFile),
+      run: async () => {
+        writeSyntheticWorld(workspace, {
+          seed: DEMO_SEED,
+          train: o.trainQuestions ?? 300,
+          dev: o.devQuestions ?? 700,
+          devFile: DEMO_DEV_FILE,
+        });
+      },
+    },
+    {
+      name: "prepare",
+      what: "prepare: splits (test 500, val 200, train) and the paragraph corpus, as for HotpotQA",
+      reads: worldPaths,
+      writes: [`${config.dataDir}/`],
+      isDone: () => existsSync(join(dataDir, SPLITS_FILE)),
+      run: async () => {
+        const prepared = await prepareHotpot(dataDir, {
+          trainFiles: [world.trainFile],
+          devFiles: [world.devFile],
+          source: `agent-lab demo synthetic dataset (seed ${DEMO_SEED})`,
+        });
+        const c = prepared.counts;
+        o.log(`  corpus ${c.corpus} paragraphs | train ${c.train} | val ${c.val} | test ${c.test}`);
+      },
+    },
+    {
+      name: "index",
+      what: "index: BM25 over the corpus",
+      writes: [`${config.dataDir}/bm25/`],
+      isDone: () => indexIsCurrent(join(dataDir, "bm25")),
+      run: async () => {
+        // One thread: the corpus is small, and the demo must not compete for a laptop's cores.
+        const index = await indexCorpus(dataDir, { workers: 0 });
+        o.log(`  ${index.documents} paragraphs, ${index.terms} terms`);
+      },
+    },
+    evalStage("heuristic", false, "eval on val: the scripted heuristic reader, with search (runs/heuristic)"),
+    evalStage("closed-book", true, "eval on val: the same reader closed-book, the floor (runs/closed-book)"),
+  ];
 }
 
-/** A fresh folder, or one an earlier demo made (its outputs are replaced); anything else is refused. */
-function prepareFolder(dir: string): void {
-  if (existsSync(dir) && readdirSync(dir).length > 0) {
-    if (!existsSync(join(dir, DEMO_MARKER))) {
-      throw new UserError(
-        `${dir} exists and was not made by "agent-lab demo"; choose another --dir (the demo writes a fresh folder)`,
-      );
-    }
-    for (const name of [WORLD_DIR, "data", "runs", CONFIG_FILE])
-      rmSync(join(dir, name), { recursive: true, force: true });
+function demoRun(runDir: string): DemoRun {
+  const summary = readRunHead(runDir).summary;
+  if (!summary) throw new UserError(`${runDir} has no summary.json; rerun agent-lab demo to finish it`);
+  return { runDir, summary };
+}
+
+/**
+ * A fresh folder, or one an earlier demo made (its finished stages are kept and skipped); anything
+ * else is refused. Marks the folder and writes its agent-lab.json when there is none yet.
+ */
+function claimFolder(dir: string): void {
+  if (existsSync(dir) && readdirSync(dir).length > 0 && !existsSync(join(dir, DEMO_MARKER))) {
+    throw new UserError(
+      `${dir} exists and was not made by "agent-lab demo"; choose another --dir (the demo writes a fresh folder)`,
+    );
   }
   mkdirSync(dir, { recursive: true });
-  writeFileSync(
+  writeFileAtomic(
     join(dir, DEMO_MARKER),
-    "Made by `agent-lab demo`; rerunning the demo replaces hotpot/, data/ and runs/ here.\n",
+    "Made by `agent-lab demo`; rerunning the demo here continues it (finished stages are skipped).\n",
   );
+  if (!existsSync(join(dir, CONFIG_FILE)))
+    writeFileAtomic(
+      join(dir, CONFIG_FILE),
+      // The world's environment, so `agent-lab eval` run in the folder afterwards records the same one.
+      JSON.stringify({ dataDir: "data", runsDir: "runs", env: worldEnvironment(HOTPOTQA_INFO.name)?.name }, null, 2) +
+        "\n",
+    );
 }

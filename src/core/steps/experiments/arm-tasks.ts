@@ -22,6 +22,7 @@ import { ModelGenerator } from "../tasks/generators/model";
 import { readWorldFacts, scriptedGsm8kGenerator, scriptedWorldGenerator } from "../tasks/generators/scripted";
 import { gsm8kPolicySolver, harnessPolicySolver, scriptedSolver, type TaskSolver } from "../tasks/solvers";
 import { readJsonl } from "../../base/util/jsonl";
+import type { UnitProgress } from "../../base/runs/progress";
 import type { ExperimentEnv, GenerateRecipe } from "./spec";
 
 export interface ArmTasksOptions {
@@ -45,6 +46,8 @@ export interface ArmTasksOptions {
   command: string[];
   signal?: AbortSignal;
   log: (line: string) => void;
+  /** gen-tasks' own progress (the experiment nests it under its phase). */
+  onProgress?: (p: UnitProgress) => void;
 }
 
 export async function generateArmTasks(
@@ -121,6 +124,7 @@ export async function generateArmTasks(
       command: o.command,
       signal: o.signal,
       log: o.log,
+      onProgress: o.onProgress,
     });
     if (r.status !== "done" || !r.audit) throw new UserError(`gen-tasks for ${arm} stopped: ${r.message ?? r.status}`);
     const c = r.audit.counts;

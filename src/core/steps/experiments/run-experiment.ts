@@ -4,10 +4,10 @@
  * runs/). Each arm is a normal run folder under runs/ (`<name>-<arm>`), every evaluation too
  * (`<name>-eval-base`, `<name>-eval-<arm>`), and the record goes to runs/<name>/experiment.json.
  *
- * Phases: world (offline: the synthetic world, prepared and indexed) or data (GSM8K: the hub's
- * records or --train/--test files, test locked by hash) → init (the base model, a state, or a
- * shared SFT warm-up every arm starts from; "base" is scored as this point) → tasks (gen-tasks for
- * arms trained on generated tasks; the solve rate tried by the init policy) → per arm its SFT
+ * Phases: world, prepare, index (offline: the synthetic world, as the pipeline writes it) or data
+ * (GSM8K: the hub's records or --train/--test files, test locked by hash) → init (the base model, a
+ * state, or a shared SFT warm-up every arm starts from; "base" is scored as this point) → tasks
+ * (gen-tasks for arms trained on generated tasks; the solve rate tried by the init policy) → per arm its SFT
  * (data from the teacher, a file or runs already scored) and/or its GRPO (from the SFT checkpoint
  * when there is one; GSM8K tasks are read as GSM8K items, `--train-tasks`) → eval (base and every
  * arm on the same items, same decoding) → the numbers, the verdict, the provenance, the validation.
@@ -17,8 +17,10 @@
  * step gets what is left as its own cap. `--rehearse` (rehearsal.ts) runs a Tinker spec at tiny
  * sizes against TINKER_BASE_URL with the stand-in tokenizer; without it a spec runs as written.
  *
- * Resumable: a finished phase is recorded in runs/<name>/phases.json and skipped; an unfinished one
- * resumes through its step's own resume. One writer per experiment (the record folder's lock).
+ * The phases are one list, declared before any runs and run by the recipe engine: a finished phase is
+ * recorded in runs/<name>/phases.json and skipped, an unfinished one resumes through its step's own
+ * resume, and the record folder's progress.json says phase i/n, the phase's own steps and one ETA.
+ * One writer per experiment (the record folder's lock).
  */
 import type { StartLocalBackend } from "../../base/tinker/local-backend";
 import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
@@ -40,15 +42,18 @@ import { ProgressWriter, type ProgressStatus } from "../../base/runs/progress";
 import { readJsonFile, readEpisodes } from "../../base/runs/run-files";
 import { writeJsonAtomic } from "../../base/util/atomic-write";
 import { openRunForWriting, runFile } from "../../base/runs/run-folder";
-import { Recipe, type StageRecord } from "../recipe/engine";
+import { Recipe, type Stage, type StageRecord } from "../recipe/engine";
 import {
   indexCorpus,
   openLocalBackend,
   prepareHotpot,
   TEACHER_SFT,
   teacherPolicy,
+  worldFiles,
   writeSyntheticWorld,
 } from "../recipe/stages";
+import { SPLITS_FILE } from "../../base/data/splits";
+import { indexIsCurrent } from "../../base/search";
 import { collectSftData, sftFromRuns } from "../sft";
 import { type TaskRecord } from "../tasks/filter";
 import { TASKS_FILE, AUDIT_FILE } from "../../base/task-sets/files";
@@ -79,6 +84,7 @@ import {
   type ArmSpec,
   type ExperimentEnv,
   type ExperimentSpec,
+  type GenerateRecipe,
   type SftRecipe,
 } from "./spec";
 import { validateExperiment } from "./validate";
@@ -184,32 +190,29 @@ export async function runExperiment(o: RunExperimentOptions): Promise<RunExperim
         : [{ field: "spec_sha256", was: stored.spec_sha256, now: manifest.spec_sha256 }],
   });
   writeFileSync(join(recordDir, EXPERIMENT_FILES.spec), text);
-  const phaseNames = planPhases(spec);
   const phasesFile = join(recordDir, EXPERIMENT_FILES.phases);
   const phases: Record<string, PhaseRecord> = readJsonFile<Record<string, PhaseRecord>>(phasesFile) ?? {};
+  const ctx = new Context(
+    o,
+    spec,
+    dir,
+    config,
+    recordDir,
+    phases,
+    estimate,
+    o.rehearse ? STAND_IN_TOKENIZER : undefined,
+  );
+  const stages = ctx.stages();
   const progress = new ProgressWriter(recordDir, {
     step: "experiment",
     label: "experiment",
     unit: "stage",
-    planned: phaseNames.length,
-    done: phaseNames.filter((p) => phases[p]).length,
+    planned: stages.length,
+    done: stages.filter((st) => st.isDone()).length,
   });
   let status: ProgressStatus = "failed";
   try {
-    const ctx = new Context(
-      o,
-      spec,
-      dir,
-      config,
-      recordDir,
-      phases,
-      phasesFile,
-      progress,
-      phaseNames,
-      estimate,
-      o.rehearse ? STAND_IN_TOKENIZER : undefined,
-    );
-    const record = await ctx.run();
+    const record = await ctx.run(stages, progress, phasesFile);
     if (note) o.log(note);
     status = "done";
     return { dir, estimate, record };
@@ -225,19 +228,8 @@ export async function runExperiment(o: RunExperimentOptions): Promise<RunExperim
 /** Whether the experiment writes its environment's splits itself (GSM8K: from the hub or --train/--test files). */
 const preparesData = (spec: ExperimentSpec) => !spec.world && spec.evaluation.env === "gsm8k";
 
-function planPhases(spec: ExperimentSpec): string[] {
-  const p: string[] = [];
-  if (spec.world) p.push("world");
-  if (preparesData(spec)) p.push("data");
-  if (spec.init.kind === "sft") p.push("init:sft-data", "init:sft");
-  for (const a of spec.arms) if (generateOf(a)) p.push(`tasks:${a.name}`);
-  for (const a of spec.arms) {
-    if (a.sft) p.push(`sft-data:${a.name}`, `sft:${a.name}`);
-    if (a.grpo) p.push(`train:${a.name}`);
-  }
-  p.push("eval:base", ...spec.arms.map((a) => `eval:${a.name}`));
-  return p;
-}
+/** Phases that need no model: the local backend starts after them, when a later phase is still to run. */
+const PREPARATION = new Set(["world", "prepare", "index", "data"]);
 
 /** A fresh folder, or one this experiment made; its agent-lab.json holds the spec's harness settings. */
 function claimWorkspace(dir: string, spec: ExperimentSpec): void {
@@ -270,7 +262,6 @@ class Context {
   private readonly runsDir: string;
   private readonly dataDir: string;
   private local: { url: string; close(): Promise<void> } | undefined;
-  private readonly recipe: Recipe;
 
   constructor(
     private readonly o: RunExperimentOptions,
@@ -279,24 +270,25 @@ class Context {
     private readonly config: AgentLabConfig,
     private readonly recordDir: string,
     private readonly phases: Record<string, PhaseRecord>,
-    phasesFile: string,
-    progress: ProgressWriter,
-    phaseNames: string[],
     private readonly estimate: ExperimentEstimate,
     /** A rehearsal's stand-in tokenizer, used and recorded by every phase. */
     private readonly tokenizer: string | undefined,
   ) {
     this.runsDir = join(dir, config.runsDir);
     this.dataDir = join(dir, config.dataDir);
-    const cap = spec.budget_usd;
-    // The engine's record is phases.json's: a phase's runs are what it wrote.
+  }
+
+  /** The recipe engine over the phases, its record phases.json's (a phase's runs are what it wrote). */
+  private recipe(stages: Stage[], progress: ProgressWriter, phasesFile: string): Recipe {
+    const { o, phases } = this;
+    const cap = this.spec.budget_usd;
     const records: Record<string, StageRecord> = {};
     for (const [name, p] of Object.entries(phases))
       records[name] = { seconds: p.seconds, finished: p.finished, usd: p.usd, writes: p.runs };
-    this.recipe = new Recipe({
-      names: phaseNames,
+    return new Recipe({
+      names: stages.map((st) => st.name),
       log: o.log,
-      stepLog: (l) => l.split("\n").forEach((x) => o.log(`    ${x}`)),
+      stepLog: this.stepLog,
       signal: o.signal,
       progress,
       records,
@@ -305,7 +297,7 @@ class Context {
           phases[name] = { seconds: r.seconds, usd: r.usd ?? 0, runs: r.writes ?? [], finished: r.finished };
         writeJsonAtomic(phasesFile, phases);
       },
-      doneAtStart: phaseNames.filter((p) => phases[p]).length,
+      doneAtStart: stages.filter((st) => st.isDone()).length,
       budget: { capUsd: cap, scope: "the whole experiment", keptIn: this.rel(phasesFile), noun: "phases" },
       skipped: "done earlier, skipped",
       finished: (name, _s, usd) =>
@@ -340,20 +332,22 @@ class Context {
   }
 
   /**
-   * Runs a phase unless phases.json says it finished (the recipe engine: its line, the budget check
-   * before it, progress, the record); records its seconds and the spend of its runs.
+   * A phase as the recipe engine runs it (its line, the budget check before it, progress, the
+   * record): done once phases.json recorded it (or `doneBefore` says an earlier build did it under
+   * another name), resumed by its step when one of its runs was started; its spend is its runs' ledgers.
    */
-  private async phase(name: string, runs: string[], work: () => Promise<void>): Promise<void> {
+  private phase(name: string, runs: string[], work: Stage["run"], doneBefore?: () => boolean): Stage {
     const spentUsd = () =>
       runs.reduce((sum, r) => sum + readLedger(join(this.runsDir, r)).reduce((t, e) => t + (Number(e.usd) || 0), 0), 0);
-    await this.recipe.run({
+    return {
       name,
       writes: runs.map((r) => this.rel(join(this.runsDir, r))),
-      isDone: () => Boolean(this.phases[name]),
+      isDone: () => Boolean(this.phases[name]) || (doneBefore?.() ?? false),
+      isPartial: () => runs.some((r) => this.resume(r)),
       estimateUsd: this.estimate.phases[name] ?? 0,
       spentUsd,
       run: work,
-    });
+    };
   }
 
   private resume(name: string): boolean {
@@ -364,48 +358,95 @@ class Context {
     return ["agent-lab", "experiment", "run", this.o.specFile, ...(this.o.rehearse ? ["--rehearse"] : []), `(${what})`];
   }
 
-  async run(): Promise<ExperimentRecord> {
+  /**
+   * Every phase in order, declared before any runs: the data (the world, its prepare and index, or
+   * the environment's data), the init point, each generated-tasks arm's tasks, each arm's training,
+   * then base and every arm evaluated. A phase reads what earlier ones made from disk when it runs
+   * (the checkpoint registry, the tasks folder).
+   */
+  stages(): Stage[] {
     const spec = this.spec;
-    const stepLog = (l: string) => l.split("\n").forEach((x) => this.o.log(`    ${x}`));
-    if (spec.world) {
-      const w = spec.world;
-      await this.phase("world", [], async () => {
-        const world = writeSyntheticWorld(this.dir, { seed: w.seed, train: w.train, dev: w.dev, style: "compact" });
-        await prepareHotpot(
-          this.dataDir,
-          {
-            trainFiles: [world.trainFile],
-            devFiles: [world.devFile],
-            source: `agent-lab experiment synthetic world (compact, seed ${w.seed})`,
-          },
-          stepLog,
-        );
-        await indexCorpus(this.dataDir, { workers: 0 });
-      });
-    }
+    const stepLog = this.stepLog;
+    const list: Stage[] = [];
+    if (spec.world) list.push(...this.worldStages(spec.world, stepLog));
     if (preparesData(spec)) {
       const env = environmentByName(spec.evaluation.env);
-      await this.phase("data", [], async () => {
-        const lines = await env.data.prepare({
-          outDir: this.envData(spec.evaluation.env),
-          train: this.o.trainFiles,
-          test: this.o.testFiles,
-          log: stepLog,
-        });
-        lines.forEach(stepLog);
-      });
+      list.push(
+        this.phase("data", [], async () => {
+          const lines = await env.data.prepare({
+            outDir: this.envData(spec.evaluation.env),
+            train: this.o.trainFiles,
+            test: this.o.testFiles,
+            log: stepLog,
+          });
+          lines.forEach(stepLog);
+        }),
+      );
     }
-    if (spec.backend === "local") {
-      this.local = await openLocalBackend(this.o.startLocalBackend, "experiment run", this.dir, this.o.localPort);
+    list.push(...this.initStages(stepLog));
+    for (const a of spec.arms) {
+      const g = generateOf(a);
+      if (g) list.push(this.tasks(a, g, stepLog));
     }
+    const init = this.initPoint();
+    for (const a of spec.arms) list.push(...this.train(a, init.state, stepLog));
+    list.push(this.evaluate("base", init.sampler, stepLog));
+    for (const a of spec.arms) list.push(this.evaluate(a.name, () => this.armSampler(a), stepLog));
+    return list;
+  }
+
+  /** The phases' own lines, indented under the phase's line. */
+  private readonly stepLog = (l: string) => l.split("\n").forEach((x) => this.o.log(`    ${x}`));
+
+  /** The synthetic world as the pipeline's stages write it: the world, prepare, the index. */
+  private worldStages(w: NonNullable<ExperimentSpec["world"]>, stepLog: (l: string) => void): Stage[] {
+    const files = worldFiles(this.dir, {});
+    // An earlier build wrote all three as one phase, "world": a folder it finished keeps them done.
+    const inOldWorld = (complete: boolean) => Boolean(this.phases.world) && complete;
+    return [
+      this.phase("world", [], async (ctx) => {
+        const world = writeSyntheticWorld(this.dir, { seed: w.seed, train: w.train, dev: w.dev, style: "compact" });
+        ctx.log(`${world.train} train and ${world.dev} dev questions`);
+      }),
+      this.phase(
+        "prepare",
+        [],
+        async () => {
+          await prepareHotpot(
+            this.dataDir,
+            {
+              trainFiles: [files.trainFile],
+              devFiles: [files.devFile],
+              source: `agent-lab experiment synthetic world (compact, seed ${w.seed})`,
+            },
+            stepLog,
+          );
+        },
+        () => inOldWorld(existsSync(join(this.dataDir, SPLITS_FILE))),
+      ),
+      this.phase(
+        "index",
+        [],
+        async (ctx) => {
+          const index = await indexCorpus(this.dataDir, { workers: 0 });
+          ctx.log(`${index.documents} paragraphs, ${index.terms} terms`);
+        },
+        () => inOldWorld(indexIsCurrent(join(this.dataDir, "bm25"))),
+      ),
+    ];
+  }
+
+  async run(stages: Stage[], progress: ProgressWriter, phasesFile: string): Promise<ExperimentRecord> {
+    const recipe = this.recipe(stages, progress, phasesFile);
     try {
-      const init = await this.init(stepLog);
-      for (const a of spec.arms) if (generateOf(a)) await this.tasks(a, init.sampler, stepLog);
-      const samplers: string[] = [];
-      for (const a of spec.arms) samplers.push(await this.train(a, init.state, stepLog));
-      await this.evaluate("base", init.sampler, stepLog);
-      for (const [k, a] of spec.arms.entries()) await this.evaluate(a.name, samplers[k], stepLog);
-      const record = this.record(init);
+      for (const st of stages) {
+        // The local backend starts before the first phase still to run that needs a model.
+        if (this.spec.backend === "local" && !this.local && !PREPARATION.has(st.name) && !st.isDone())
+          this.local = await openLocalBackend(this.o.startLocalBackend, "experiment run", this.dir, this.o.localPort);
+        await recipe.run(st, stages);
+      }
+      const init = this.initPoint();
+      const record = this.record({ ...init, sampler: init.sampler() });
       writeJsonAtomic(join(this.recordDir, EXPERIMENT_FILES.record), record);
       const validation = validateExperiment(this.recordDir);
       record.validation = validation;
@@ -420,14 +461,22 @@ class Context {
     return this.spec.backend;
   }
 
-  /** The state every arm starts from and the sampler "base" is scored with (undefined: the base model). */
-  private async init(
-    stepLog: (l: string) => void,
-  ): Promise<{ state: string | undefined; sampler: string | undefined; runs: string[] }> {
+  /**
+   * The state every arm starts from and the sampler "base" is scored with (undefined: the base
+   * model); an SFT init's sampler is read from the checkpoint registry, so only once its phases ran.
+   */
+  private initPoint(): { state: string | undefined; sampler: () => string | undefined; runs: string[] } {
     const init = this.spec.init;
-    if (init.kind === "base") return { state: undefined, sampler: undefined, runs: [] };
-    if (init.kind === "checkpoint") return { state: init.state, sampler: init.sampler, runs: [] };
-    const r = await this.sft(
+    if (init.kind === "base") return { state: undefined, sampler: () => undefined, runs: [] };
+    if (init.kind === "checkpoint") return { state: init.state, sampler: () => init.sampler, runs: [] };
+    return this.sftPoint(this.runName("init-data"), this.runName("init"), init.sft);
+  }
+
+  /** The shared SFT warm-up's phases (none for a base or checkpoint init). */
+  private initStages(stepLog: (l: string) => void): Stage[] {
+    const init = this.spec.init;
+    if (init.kind !== "sft") return [];
+    return this.sft(
       "init",
       this.runName("init-data"),
       this.runName("init"),
@@ -436,14 +485,35 @@ class Context {
       undefined,
       stepLog,
     );
-    return { state: r.state, sampler: r.sampler, runs: r.runs };
+  }
+
+  /** What an SFT phase pair leaves: the last epoch's state, its sampler (from the registry), the runs it wrote. */
+  private sftPoint(
+    dataRun: string,
+    trainRun: string,
+    sft: SftRecipe,
+  ): { state: string; sampler: () => string; runs: string[] } {
+    const state = `${trainRun}-e${sft.epochs}`;
+    return {
+      state,
+      sampler: () => resolveCheckpointPath(this.runsDir, state, "sampler"),
+      runs: [...(sft.data.kind !== "file" ? [dataRun] : []), trainRun],
+    };
+  }
+
+  /** The sampler an arm's evaluation scores: its GRPO's last checkpoint, else its SFT's. */
+  private armSampler(arm: ArmSpec): string {
+    if (arm.grpo) return resolveCheckpointPath(this.runsDir, `${this.runName(arm.name)}-s${arm.grpo.steps}`, "sampler");
+    if (arm.sft)
+      return this.sftPoint(this.runName(arm.name, "sft-data"), this.runName(arm.name, "sft"), arm.sft).sampler();
+    return "";
   }
 
   /**
    * An SFT phase pair (`<prefix>:sft-data` for init, `sft-data:<arm>` for an arm, then the training):
    * its data from the scripted teacher, from runs already scored, or a file; trained from `initState`.
    */
-  private async sft(
+  private sft(
     who: string,
     dataRun: string,
     trainRun: string,
@@ -451,11 +521,11 @@ class Context {
     env: ExperimentEnv,
     initState: string | undefined,
     stepLog: (l: string) => void,
-  ): Promise<{ state: string; sampler: string; runs: string[] }> {
+  ): Stage[] {
     const [dataPhase, trainPhase] = who === "init" ? ["init:sft-data", "init:sft"] : [`sft-data:${who}`, `sft:${who}`];
     const sftFile = runFile(join(this.runsDir, dataRun), "sft");
     const produced = sft.data.kind !== "file";
-    await this.phase(dataPhase, produced ? [dataRun] : [], async () => {
+    const dataStage = this.phase(dataPhase, produced ? [dataRun] : [], async (ctx) => {
       if (sft.data.kind === "teacher") {
         const r = await collectSftData({
           workspaceDir: this.dir,
@@ -472,6 +542,7 @@ class Context {
           command: this.command(`${who} sft-data`),
           signal: this.o.signal,
           log: stepLog,
+          onProgress: ctx.onProgress,
         });
         if (r.budgetStop) throw new UserError(`${who} sft-data stopped at the budget cap: ${r.budgetStop.message}`);
         stepLog(r.finalLine);
@@ -497,7 +568,7 @@ class Context {
       }
     });
     const data = sft.data.kind === "file" ? sftDataFile(sft.data.path, this.dir) : sftFile;
-    await this.phase(trainPhase, [trainRun], async () => {
+    const trainStage = this.phase(trainPhase, [trainRun], async (ctx) => {
       const r = await trainSft({
         workspaceDir: this.dir,
         config: this.stepConfig(),
@@ -515,15 +586,11 @@ class Context {
         command: this.command(`${who} train-sft`),
         signal: this.o.signal,
         log: stepLog,
+        onProgress: ctx.onProgress,
       });
       if (r.status !== "done") throw new UserError(`${who} train-sft stopped (${r.status}); rerun to continue`);
     });
-    const name = `${trainRun}-e${sft.epochs}`;
-    return {
-      state: name,
-      sampler: resolveCheckpointPath(this.runsDir, name, "sampler"),
-      runs: [...(produced ? [dataRun] : []), trainRun],
-    };
+    return [dataStage, trainStage];
   }
 
   private tasksDir(arm: ArmSpec): string {
@@ -531,12 +598,11 @@ class Context {
     return arm.data.dir ? join(this.dir, arm.data.dir) : join(this.runsDir, this.runName("tasks", arm.name));
   }
 
-  private async tasks(arm: ArmSpec, initSampler: string | undefined, stepLog: (l: string) => void): Promise<void> {
-    const g = generateOf(arm);
-    if (!g) return;
+  /** A generated-tasks arm's tasks phase: drafted and tried by the init point's policy. */
+  private tasks(arm: ArmSpec, g: GenerateRecipe, stepLog: (l: string) => void): Stage {
     const env = armEnv(arm, this.spec);
     const name = this.runName("tasks", arm.name);
-    await this.phase(`tasks:${arm.name}`, [name], () =>
+    return this.phase(`tasks:${arm.name}`, [name], (ctx) =>
       generateArmTasks(arm.name, env, g, {
         outDir: join(this.runsDir, name),
         workspaceDir: this.dir,
@@ -545,13 +611,14 @@ class Context {
         config: this.config,
         budgetUsd: this.stepConfig().budgetUsd,
         backend: this.backend(),
-        initSampler,
+        initSampler: this.initPoint().sampler(),
         tokenizer: this.tokenizer,
         localBackendUrl: this.local?.url,
         evalMaxTokens: this.spec.evaluation.decoding.max_tokens,
         command: this.command(`gen-tasks ${arm.name}`),
         signal: this.o.signal,
         log: stepLog,
+        onProgress: ctx.onProgress,
       }),
     );
   }
@@ -585,38 +652,32 @@ class Context {
     return { questions, source: this.rel(file), sha256: sha256File(file), offset: 0 };
   }
 
-  /** Trains an arm (its SFT, then its GRPO from there); returns the sampler its evaluation scores. */
-  private async train(arm: ArmSpec, initState: string | undefined, stepLog: (l: string) => void): Promise<string> {
+  /** An arm's training phases: its SFT, then its GRPO from there (the training list read as it starts). */
+  private train(arm: ArmSpec, initState: string | undefined, stepLog: (l: string) => void): Stage[] {
     const env = armEnv(arm, this.spec);
+    const stages: Stage[] = [];
     let state = initState;
-    let sampler = "";
     if (arm.sft) {
-      const r = await this.sft(
-        arm.name,
-        this.runName(arm.name, "sft-data"),
-        this.runName(arm.name, "sft"),
-        arm.sft,
-        env,
-        initState,
-        stepLog,
-      );
-      state = r.state;
-      sampler = r.sampler;
+      const dataRun = this.runName(arm.name, "sft-data");
+      const trainRun = this.runName(arm.name, "sft");
+      stages.push(...this.sft(arm.name, dataRun, trainRun, arm.sft, env, initState, stepLog));
+      state = this.sftPoint(dataRun, trainRun, arm.sft).state;
     }
     const g = arm.grpo;
-    if (!g) return sampler;
+    if (!g) return stages;
     const name = this.runName(arm.name);
-    const list = this.trainingList(arm);
-    const needed = list.offset + g.steps * g.questions;
-    if (list.questions.length < needed)
-      throw new UserError(
-        `arm ${arm.name}: GRPO needs ${needed} training rows (${g.steps} steps × ${g.questions} from row ${list.offset}) and ${list.source} has ${list.questions.length}; generate more tasks or take fewer steps`,
-      );
-    const tasksFolder =
-      arm.data?.kind === "tasks" && environmentByName(env).data.loadTrainTasks
-        ? this.rel(this.tasksDir(arm))
-        : undefined;
-    await this.phase(`train:${arm.name}`, [name], async () => {
+    const grpo = this.phase(`train:${arm.name}`, [name], async (ctx) => {
+      // A tasks arm's list is its tasks phase's output: read when this phase starts.
+      const list = this.trainingList(arm);
+      const needed = list.offset + g.steps * g.questions;
+      if (list.questions.length < needed)
+        throw new UserError(
+          `arm ${arm.name}: GRPO needs ${needed} training rows (${g.steps} steps × ${g.questions} from row ${list.offset}) and ${list.source} has ${list.questions.length}; generate more tasks or take fewer steps`,
+        );
+      const tasksFolder =
+        arm.data?.kind === "tasks" && environmentByName(env).data.loadTrainTasks
+          ? this.rel(this.tasksDir(arm))
+          : undefined;
       const r = await trainGrpo({
         workspaceDir: this.dir,
         config: this.stepConfig(),
@@ -641,19 +702,21 @@ class Context {
         command: this.command(`train-grpo ${arm.name}`),
         signal: this.o.signal,
         log: stepLog,
+        onProgress: ctx.onProgress,
       });
       if (r.status !== "done")
         throw new UserError(
           `train-grpo ${arm.name} stopped (${r.status})${r.message ? `: ${r.message}` : ""}; rerun to continue`,
         );
     });
-    return resolveCheckpointPath(this.runsDir, `${name}-s${g.steps}`, "sampler");
+    return [...stages, grpo];
   }
 
-  private async evaluate(arm: string, sampler: string | undefined, stepLog: (l: string) => void): Promise<void> {
+  /** An evaluation phase; `sampler` is read as it starts (the registry holds it once training ran). */
+  private evaluate(arm: string, sampler: () => string | undefined, stepLog: (l: string) => void): Stage {
     const name = this.runName("eval", arm);
     const e = this.spec.evaluation;
-    await this.phase(`eval:${arm}`, [name], async () => {
+    return this.phase(`eval:${arm}`, [name], async (ctx) => {
       const c = this.stepConfig();
       const r = await evalSplit({
         workspaceDir: this.dir,
@@ -667,12 +730,13 @@ class Context {
         resume: this.resume(name),
         temperature: e.decoding.temperature,
         backend: this.backend(),
-        checkpoint: sampler,
+        checkpoint: sampler(),
         tokenizer: this.tokenizer,
         localBackendUrl: this.local?.url,
         command: this.command(`eval ${arm}`),
         signal: this.o.signal,
         log: stepLog,
+        onProgress: ctx.onProgress,
       });
       if (r.budgetStop) throw new UserError(`eval ${arm} stopped at the budget cap: ${r.budgetStop.message}`);
       stepLog(

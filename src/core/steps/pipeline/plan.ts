@@ -3,7 +3,7 @@
  * its outputs already exist (a rerun skips or resumes those). `--dry-run` prints exactly this plan.
  */
 import { SPLITS_FILE } from "../../base/data/splits";
-import { worldFiles } from "../recipe/stages";
+import { evalComplete, worldFiles } from "../recipe/stages";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AgentLabConfig, ModelPrices } from "../../base/config";
@@ -87,11 +87,6 @@ const CLOSED_BOOK_EPISODE = Object.freeze({ prefill: 250, generated: 20 });
 function runStatus(runDir: string, complete: () => boolean): StageStatus {
   if (complete()) return "done";
   return existsSync(runDir) ? "partial" : "todo";
-}
-
-function evalComplete(runDir: string): boolean {
-  const s = readJsonFile<{ status?: string; n?: number; planned?: number }>(runFile(runDir, "summary"));
-  return s?.status === "done" && s.n === s.planned;
 }
 
 function trainComplete(runDir: string, finalMarker: (row: Record<string, unknown>) => boolean): boolean {

@@ -84,6 +84,8 @@ export interface RecipeOptions {
   stepLog?: (line: string) => void;
   /** What the skip line says after the name (default the pipeline's). */
   skipped?: string;
+  /** A stage's start line after the time (default the pipeline's "i/n NAME (resuming): WHAT"). */
+  starting?: (st: Stage, resuming: boolean) => string;
   /** The line after a stage (default the pipeline's "NAME done in Xs"); undefined prints none. */
   finished?: (name: string, seconds: number, usd: number) => string | undefined;
   now?: () => number;
@@ -164,9 +166,11 @@ export class Recipe {
       },
       true,
     );
-    log(
-      `${this.at()} ${n}/${names.length} ${st.name}${st.isPartial?.() ? " (resuming)" : ""}${st.what ? `: ${st.what}` : ""}`,
-    );
+    const resuming = st.isPartial?.() ?? false;
+    const starting =
+      this.o.starting?.(st, resuming) ??
+      `${n}/${names.length} ${st.name}${resuming ? " (resuming)" : ""}${st.what ? `: ${st.what}` : ""}`;
+    log(`${this.at()} ${starting}`);
     // A stage's first state ("step 0/60") is written at once, so the views show what it plans as it starts.
     const onProgress = (p: UnitProgress) => {
       const first = progress.current.current === undefined;

@@ -13,6 +13,8 @@ import { prepareData, type SplitSizes } from "../../envs/hotpotqa/prepare";
 import { generateSyntheticHotpot } from "../../envs/hotpotqa/synthetic-world";
 import { TeacherPolicy } from "../../envs/hotpotqa/teacher";
 import { localBackendDir } from "../eval/backends";
+import { readJsonFile } from "../../base/runs/run-files";
+import { runFile } from "../../base/runs/run-folder";
 
 /** Where a workspace's synthetic world lives: HotpotQA's JSON shape, as prepare reads it. */
 export const WORLD_DIR = "hotpot";
@@ -72,6 +74,12 @@ export function prepareHotpot(
 /** The BM25 index over `dataDir`'s corpus (`workers: 0`: one thread, for the small offline corpora). */
 export function indexCorpus(dataDir: string, options: { workers?: number } = {}) {
   return buildIndex(join(dataDir, "corpus.jsonl"), join(dataDir, "bm25"), options);
+}
+
+/** An eval run is complete: its summary says done, with every planned episode scored. */
+export function evalComplete(runDir: string): boolean {
+  const s = readJsonFile<{ status?: string; n?: number; planned?: number }>(runFile(runDir, "summary"));
+  return s?.status === "done" && s.n === s.planned;
 }
 
 /** Starts the local backend for a workspace (or reuses one on `port`), through the starter the caller was given. */

@@ -1,7 +1,8 @@
 /**
  * `runExperiment` end to end on a miniature of the offline spec (synthetic world, local backend,
- * every phase), then `validateExperiment` on the record and on tampered copies of it: each
- * tampering is caught by its check with the exact reason, and the others still pass.
+ * every phase), stopped as one arm's GRPO starts and continued by the same command; then
+ * `validateExperiment` on the record and on tampered copies of it: each tampering is caught by its
+ * check with the exact reason, and the others still pass.
  */
 import { strict as assert } from "node:assert";
 import { appendFileSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -11,7 +12,8 @@ import { EXPERIMENT_FILES, type ExperimentRecord } from "../../../../../src/core
 import { runExperiment } from "../../../../../src/core/steps/experiments/run-experiment";
 import { validateExperiment, type ValidationResult } from "../../../../../src/core/steps/experiments/validate";
 import { experimentView } from "../../../../../src/core/views/experiments/view-model";
-import { readProgress } from "../../../../../src/core/base/runs/progress";
+import { readProgress, type Progress } from "../../../../../src/core/base/runs/progress";
+import { UserError } from "../../../../../src/core/base/errors";
 import { readRunRow } from "../../../../../src/extension/runs/runs-model";
 import { miniatureSpec, writeSpec } from "./fixtures";
 import { startLocalBackend } from "../../../../helpers/local-backend";
@@ -22,17 +24,38 @@ describe("experiments: run and validate (miniature offline experiment)", functio
   let ws: string;
   let record: ExperimentRecord;
   const recordDir = () => join(ws, "runs", "mini");
+  /** The phase lines of the stopped run and of the run that continued it, and progress.json as each was said. */
+  const said: { stopped: string[]; continued: string[] } = { stopped: [], continued: [] };
+  const seen: Progress[] = [];
+  let stoppedProgress: Progress | undefined;
+  /** What progress.json said of the running phase's own step (label, unit, planned) as the steps logged. */
+  const steps = new Set<string>();
+  const PHASE_LINE = /^\[\d+\.\ds\] (\d+)\/(\d+) (\S+)(.*)$/;
 
   before(async () => {
     root = mkdtempSync(join(tmpdir(), "agent-lab-experiment-"));
     ws = join(root, "ws");
-    const lines: string[] = [];
-    const r = await runExperiment({
-      startLocalBackend,
-      specFile: writeSpec(root, miniatureSpec()),
-      dir: ws,
-      log: (l) => lines.push(l),
-    });
+    const specFile = writeSpec(root, miniatureSpec());
+    const ac = new AbortController();
+    const phaseLog = (into: string[]) => (l: string) => {
+      const m = PHASE_LINE.exec(l);
+      if (!m) {
+        const current = readProgress(recordDir())?.current;
+        if (current) steps.add(`${current.label} ${current.unit} /${current.planned}`);
+        return;
+      }
+      into.push(`${m[1]}/${m[2]} ${m[3]}${m[4]}`);
+      // The engine writes progress.json before it says a phase's line.
+      if (!m[4].includes("skipped")) seen.push(readProgress(recordDir())!);
+      // The user stops the experiment as the second arm's GRPO starts.
+      if (m[3] === "train:world" && !ac.signal.aborted) ac.abort(new UserError("interrupted"));
+    };
+    await assert.rejects(
+      runExperiment({ startLocalBackend, specFile, dir: ws, signal: ac.signal, log: phaseLog(said.stopped) }),
+      /interrupted/,
+    );
+    stoppedProgress = readProgress(recordDir());
+    const r = await runExperiment({ startLocalBackend, specFile, dir: ws, log: phaseLog(said.continued) });
     record = r.record!;
   });
   after(() => rmSync(root, { recursive: true, force: true }));
@@ -66,6 +89,65 @@ describe("experiments: run and validate (miniature offline experiment)", functio
     assert.equal(readProgress(recordDir())?.status, "done");
   });
 
+  it("an interrupted experiment continues from the phase it was in: the finished ones skipped, that one resumed", () => {
+    const phases = [
+      "world",
+      "prepare",
+      "index",
+      "init:sft-data",
+      "init:sft",
+      "tasks:generated",
+      "train:generated",
+      "train:world",
+      "eval:base",
+      "eval:generated",
+      "eval:world",
+    ];
+    assert.deepEqual(
+      said.stopped,
+      phases.slice(0, 8).map((p, i) => `${i + 1}/11 ${p}`),
+    );
+    assert.equal(stoppedProgress?.status, "interrupted");
+    assert.deepEqual(stoppedProgress?.stage, { index: 8, count: 11, name: "train:world" });
+    assert.equal(stoppedProgress?.done, 7);
+    assert.deepEqual(said.continued, [
+      ...phases.slice(0, 7).map((p, i) => `${i + 1}/11 ${p}: done earlier, skipped`),
+      // The stop came as GRPO started, after it opened its run: its step resumes that run.
+      "8/11 train:world (resuming)",
+      ...phases.slice(8).map((p, i) => `${i + 9}/11 ${p}`),
+    ]);
+    assert.deepEqual(Object.keys(record.phases), phases);
+  });
+
+  it("progress.json names each phase in order as it starts, with one ETA for the list once a pace is known", () => {
+    assert.deepEqual(
+      seen.map((p) => `${p.stage?.index}/${p.stage?.count} ${p.stage?.name}`),
+      [...said.stopped, ...said.continued.filter((l) => !l.includes("skipped"))].map((l) =>
+        l.replace(/ \(resuming\)$/, ""),
+      ),
+    );
+    assert.ok(
+      seen.every((p) => p.step === "experiment" && p.unit === "stage" && p.planned === 11),
+      JSON.stringify(seen[0]),
+    );
+    // The first phase has nothing to go by; from the second on, the phases left count at the pace measured.
+    assert.equal(seen[0].eta_s, undefined);
+    assert.ok(
+      seen.slice(1, 8).every((p) => typeof p.eta_s === "number"),
+      JSON.stringify(seen.map((p) => p.eta_s)),
+    );
+    // Each phase's own step, nested under it: SFT's steps, GRPO's 2 steps, an eval's 20 items.
+    for (const step of ["GRPO step /2", "eval episode /20"]) assert.ok(steps.has(step), [...steps].join(", "));
+    assert.ok(
+      [...steps].some((x) => x.startsWith("SFT step /")),
+      [...steps].join(", "),
+    );
+    const last = readProgress(recordDir())!;
+    assert.equal(last.status, "done");
+    assert.equal(last.done, 11);
+    assert.equal(last.eta_s, 0);
+  });
+
   it("records provenance: adaptation batches with rows, the initialisation, the generation audit, phases", () => {
     const gen = record.arms.find((a) => a.name === "generated")!;
     const world = record.arms.find((a) => a.name === "world")!;
@@ -94,6 +176,8 @@ describe("experiments: run and validate (miniature offline experiment)", functio
     assert.equal(world.generation_audit, null);
     assert.deepEqual(Object.keys(record.phases), [
       "world",
+      "prepare",
+      "index",
       "init:sft-data",
       "init:sft",
       "tasks:generated",
@@ -142,7 +226,12 @@ describe("experiments: run and validate (miniature offline experiment)", functio
     if (v.recovery) assert.deepEqual(v.recovery.thresholds, [0.5]);
   });
 
-  it("a rerun skips every finished phase and gives the same numbers", async () => {
+  it("a rerun skips every finished phase and gives the same numbers, also in a folder an earlier build recorded", async () => {
+    // An earlier build prepared and indexed the world inside its one "world" phase: phases.json has no prepare or index.
+    const phasesFile = join(recordDir(), EXPERIMENT_FILES.phases);
+    const { prepare, index, ...older } = JSON.parse(readFileSync(phasesFile, "utf8")) as Record<string, unknown>;
+    assert.ok(prepare && index);
+    writeFileSync(phasesFile, JSON.stringify(older));
     const lines: string[] = [];
     const again = await runExperiment({
       startLocalBackend,
@@ -150,7 +239,7 @@ describe("experiments: run and validate (miniature offline experiment)", functio
       dir: ws,
       log: (l) => lines.push(l),
     });
-    assert.equal(lines.filter((l) => /done earlier, skipped/.test(l)).length, 9);
+    assert.equal(lines.filter((l) => /done earlier, skipped/.test(l)).length, 11);
     assert.deepEqual(again.record!.numbers, record.numbers);
     assert.equal(again.record!.verdict.verdict, record.verdict.verdict);
   });

@@ -82,6 +82,18 @@ describe("core/steps/recipe: the engine", () => {
     ]);
   });
 
+  it("says a stage's start in the driver's own words when it has them (the demo's lines)", async () => {
+    const h = harness(["a", "b"], {
+      starting: (st, resuming) => `${st.what}${resuming ? " (resuming)" : ""}`,
+      finished: () => undefined,
+    });
+    await h.recipe.runAll([
+      stage(h, "a", { what: "writing a world" }),
+      stage(h, "b", { what: "eval", isPartial: () => true }),
+    ]);
+    assert.deepEqual(h.lines, ["[0.0s] writing a world", "[0.0s] eval (resuming)"]);
+  });
+
   it("stops on the signal after the current stage: the abort is thrown before the next, the finished one is recorded", async () => {
     const ac = new AbortController();
     const h = harness(["a", "b"], { signal: ac.signal });
