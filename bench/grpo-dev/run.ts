@@ -73,8 +73,8 @@ async function main(): Promise<void> {
       settings,
       log: (l) => appendFileSync(logFile, `${l}\n`),
     });
-    const f1 = (label: string) => r.report!.runs.find((x) => x.name === label)?.f1.mean ?? NaN;
-    const d = r.grpoVsSft!.comparisons[0].f1;
+    const f1 = (label: string) => r.report!.runs.find((x) => x.name === label)?.primary.mean ?? NaN;
+    const d = r.grpoVsSft!.comparisons[0].primary;
     const s = (x: number) => (x >= 0 ? "+" : "") + x.toFixed(3);
     rows.push([
       name,
@@ -138,10 +138,10 @@ async function scoreCheckpoint(dir: string, step: number, n: number) {
   }
   const sftDir = join(runsDir, RUN_NAMES.sftEval);
   const report = ablate(loadAblationInputs([sftDir, join(runsDir, evalName)]));
-  const f1 = report.runs[1].f1.mean;
+  const f1 = report.runs[1].primary.mean;
   return {
     f1,
-    d: report.comparisons[0].f1,
+    d: report.comparisons[0].primary,
     byKind: kindBreakdown(sftDir, join(runsDir, evalName)),
     seconds: (Date.now() - t0) / 1000,
   };

@@ -86,8 +86,8 @@ describe("webview panels (real VS Code)", function () {
       loadAblationInputs([join(workspaceDir(), "runs", "heuristic"), join(workspaceDir(), "runs", "closed-book")]),
       { resamples: 200 },
     );
-    const improved = report.questions.filter((q) => q.flips[0].f1 === "improved").length;
-    const regressed = report.questions.filter((q) => q.flips[0].f1 === "regressed").length;
+    const improved = report.questions.filter((q) => q.flips[0].primary === "improved").length;
+    const regressed = report.questions.filter((q) => q.flips[0].primary === "regressed").length;
     const r = await probeUntil(
       "compare",
       ["#ablation-table tbody tr", "#improved li", "#regressed li", "#forest svg"],

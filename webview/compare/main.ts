@@ -4,12 +4,12 @@
  * with paired CIs in the CLI's own format; less-used columns behind a toggle so it fits 1280 px), a
  * forest plot per metric, the per-question flips with gold answers, a flip's pair view (both
  * episodes in this panel, aligned turn by turn) and pinned questions across every run. Every label
- * is the runs' environment's (compare-metrics.ts): F1 and EM for HotpotQA, accuracy once for GSM8K.
+ * is one the report's metric declarations give (compare-metrics.ts): its primary and binary metric,
+ * or one right/wrong metric once.
  */
-import type { AblationReport, QuestionRow } from "../../src/core/steps/ablate/report-types";
-import { compareMetrics, type CompareMetrics } from "../../src/core/steps/ablate/compare-metrics";
+import type { AblationReport, MetricRole, QuestionRow } from "../../src/core/steps/ablate/report-types";
+import { compareMetrics, NO_REPORT_METRICS, type CompareMetrics } from "../../src/core/steps/ablate/compare-metrics";
 import { ORIGIN_LABELS } from "../../src/core/steps/ablate/compare-origin";
-import { HOTPOTQA_INFO } from "../../src/core/envs/catalog";
 import type { PromptDiff } from "../../src/core/steps/ablate/compare-setup";
 import { deltaCell, f3, formatP, intervalText } from "../../src/core/steps/ablate/format";
 import type { PairTurnSide, PairView } from "../../src/core/views/trace/pair-view";
@@ -21,7 +21,7 @@ import { listen, loadingLine, markFirstFrame, send } from "../shared/host";
 const app = document.getElementById("app")!;
 let report: AblationReport | undefined;
 /** What the report's environment calls its numbers, set with each report. */
-let metrics: CompareMetrics = compareMetrics(undefined);
+let metrics: CompareMetrics = NO_REPORT_METRICS;
 let setup: CompareSetup | undefined;
 let comparison = 0;
 let moreColumns = false;
@@ -71,8 +71,7 @@ function expectedControl(s: CompareSetup): HTMLElement {
 
 /** The runs' environment, always: it is part of every fingerprint, though ablate never pairs two of them. */
 function environmentLine(r: AblationReport): HTMLElement {
-  // Reports written before reports named it are HotpotQA's (manifests without the field are).
-  const env = r.environment ?? HOTPOTQA_INFO;
+  const env = r.environment;
   return h(
     "div",
     { class: "muted", id: "environment" },
@@ -149,43 +148,55 @@ type Column = {
 
 const verdictClass = (v: string | undefined) => (v ? `verdict verdict-${v.replace(/\s+/g, "-")}` : "");
 
-/** The table's columns for `m`: F1 and EM, or the one metric (from the EM statistics, as ablate prints it); searches only with tools. */
+/** The table's columns for `m`: primary and binary, or the one metric (from the binary statistics, as ablate prints it); searches only with tools. */
 function columns(m: CompareMetrics): Column[] {
   const col = (head: string, more: boolean, cell: Column["cell"]): Column => ({ head, more, cell });
-  const em = [
-    col(`Δ ${m.em} [paired CI]`, false, (_, c) => cell(c ? deltaCell(c.em) : "–", false, "delta-em")),
-    col(m.one ? "p Holm" : "p EM (Holm)", !m.one, (_, c) =>
-      cell(c ? (m.one ? formatP(c.em.p_holm) : `${formatP(c.em.p)} (${formatP(c.em.p_holm)})`) : "–", !m.one),
+  const binary = [
+    // The cells' classes (delta-em, delta-f1) are the panel's DOM contract with its probes, kept from format 1.
+    col(`Δ ${m.binary} [paired CI]`, false, (_, c) => cell(c ? deltaCell(c.binary) : "–", false, "delta-em")),
+    col(m.one ? "p Holm" : `p ${m.binary} (Holm)`, !m.one, (_, c) =>
+      cell(
+        c ? (m.one ? formatP(c.binary.p_holm) : `${formatP(c.binary.p)} (${formatP(c.binary.p_holm)})`) : "–",
+        !m.one,
+      ),
     ),
-    col(m.one ? "verdict" : "verdict EM", false, (_, c) =>
-      cell(c ? c.em.verdict : "–", false, verdictClass(c?.em.verdict)),
+    col(m.one ? "verdict" : `verdict ${m.binary}`, false, (_, c) =>
+      cell(c ? c.binary.verdict : "–", false, verdictClass(c?.binary.verdict)),
     ),
   ];
   const head = [
     col("n", false, (run) => cell(run.episodes - run.dropped)),
-    ...(m.one ? [] : [col(`${m.f1} [95% CI]`, false, (run) => cell(`${f3(run.f1.mean)} ${intervalText(run.f1.ci)}`))]),
-    col(`${m.em} [95% CI]`, false, (run) => cell(`${f3(run.em.mean)} ${intervalText(run.em.ci)}`)),
+    ...(m.one
+      ? []
+      : [
+          col(`${m.primary} [95% CI]`, false, (run) => cell(`${f3(run.primary.mean)} ${intervalText(run.primary.ci)}`)),
+        ]),
+    col(`${m.binary} [95% CI]`, false, (run) => cell(`${f3(run.binary.mean)} ${intervalText(run.binary.ci)}`)),
   ];
-  const f1 = m.one
+  const primary = m.one
     ? []
     : [
-        col(`Δ ${m.f1} [paired CI]`, false, (_, c) => cell(c ? deltaCell(c.f1) : "–", false, "delta-f1")),
-        col("p Holm", false, (_, c) => cell(c ? formatP(c.f1.p_holm) : "–")),
-        col(`verdict ${m.f1}`, false, (_, c) => cell(c ? c.f1.verdict : "–", false, verdictClass(c?.f1.verdict))),
+        col(`Δ ${m.primary} [paired CI]`, false, (_, c) => cell(c ? deltaCell(c.primary) : "–", false, "delta-f1")),
+        col("p Holm", false, (_, c) => cell(c ? formatP(c.primary.p_holm) : "–")),
+        col(`verdict ${m.primary}`, false, (_, c) =>
+          cell(c ? c.primary.verdict : "–", false, verdictClass(c?.primary.verdict)),
+        ),
       ];
   const rest = [
     ...(m.one
-      ? [col("p", true, (_, c) => cell(c ? formatP(c.em.p) : "–", true))]
-      : [col(`p ${m.f1}`, true, (_, c) => cell(c ? formatP(c.f1.p) : "–", true))]),
-    col("McNemar b/c", true, (_, c) => cell(c ? `${c.em.baseline_only}/${c.em.run_only}` : "–", true)),
-    // With one 0/1 metric f1 holds the same scores, so its MDE is the metric's.
-    col(`MDE ${m.f1}`, true, (_, c) => cell(c ? f3(c.f1.mde) : "–", true)),
+      ? [col("p", true, (_, c) => cell(c ? formatP(c.binary.p) : "–", true))]
+      : [col(`p ${m.primary}`, true, (_, c) => cell(c ? formatP(c.primary.p) : "–", true))]),
+    col("McNemar b/c", true, (_, c) => cell(c ? `${c.binary.baseline_only}/${c.binary.run_only}` : "–", true)),
+    // With one 0/1 metric in both roles the primary role holds the same scores, so its MDE is the metric's.
+    col(`MDE ${m.primary}`, true, (_, c) => cell(c ? f3(c.primary.mde) : "–", true)),
     ...(m.hasTools ? [col("searches/q", true, (run) => cell(fmt(run.searches_per_q, 2), true))] : []),
     col("answered", true, (run) => cell(`${Math.round(run.answered * 100)}%`, true)),
     col("$/q", true, (run) => cell(usd(run.usd_per_q), true)),
   ];
-  // HotpotQA's order as before: F1's Δ first, EM's after it, the EM p with the less-used columns.
-  return m.one ? [...head, ...em, ...rest] : [...head, ...f1, em[0], em[2], rest[0], rest[1], em[1], ...rest.slice(2)];
+  // Two metrics: the primary Δ first, the binary one after it, the binary p with the less-used columns.
+  return m.one
+    ? [...head, ...binary, ...rest]
+    : [...head, ...primary, binary[0], binary[2], rest[0], rest[1], binary[1], ...rest.slice(2)];
 }
 
 function table(r: AblationReport): HTMLElement {
@@ -234,7 +245,7 @@ function table(r: AblationReport): HTMLElement {
 const chartName = (label: string) => `delta-${label.toLowerCase().replace(/[^a-z0-9]+/g, "-")}`;
 
 function forest(r: AblationReport): HTMLElement {
-  const plot = (which: "f1" | "em") => {
+  const plot = (which: MetricRole) => {
     const label = metrics[which];
     const rows = r.comparisons.map((c) => ({
       label: c.name,
@@ -245,11 +256,15 @@ function forest(r: AblationReport): HTMLElement {
     }));
     return chartFigure(chartName(label), forestPlot(`Δ ${label} vs ${r.runs[0].name}`, rows));
   };
-  return h("div", { class: "charts", id: "forest" }, ...(metrics.one ? [plot("em")] : [plot("f1"), plot("em")]));
+  return h(
+    "div",
+    { class: "charts", id: "forest" },
+    ...(metrics.one ? [plot("binary")] : [plot("primary"), plot("binary")]),
+  );
 }
 
-/** The metric the flips and per-question scores use: F1 (partial credit), or the one metric. */
-const flipMetric = (): "f1" | "em" => (metrics.one ? "em" : "f1");
+/** The role the flips and per-question scores use: the primary metric (partial credit), or the one metric. */
+const flipMetric = (): MetricRole => (metrics.one ? "binary" : "primary");
 
 function openPair(q: QuestionRow, runIndex: number): void {
   pairRequest = { questionId: q.id, runs: [0, runIndex] };
@@ -329,9 +344,11 @@ function flips(r: AblationReport): HTMLElement {
   );
 }
 
-/** One episode's scores in the environment's words: "F1 0.67 · EM 0", or "accuracy 1". */
-function scoreText(f1: number, em: number, sep = " · "): string {
-  return metrics.one ? `${metrics.em} ${em}` : `${metrics.f1} ${fmt(f1, 2)}${sep}${metrics.em} ${em}`;
+/** One episode's scores in the declarations' words: "<primary> 0.67 · <binary> 0", or "<metric> 1". */
+function scoreText(primary: number, binary: number, sep = " · "): string {
+  return metrics.one
+    ? `${metrics.binary} ${binary}`
+    : `${metrics.primary} ${fmt(primary, 2)}${sep}${metrics.binary} ${binary}`;
 }
 
 function turnCell(s: PairTurnSide | undefined, cls: string): HTMLElement {
@@ -399,7 +416,7 @@ function pairSection(): HTMLElement | null {
       h(
         "div",
         { class: "muted" },
-        `${scoreText(s.f1, s.em)} · ${s.end} · ${metrics.hasTools ? `${s.searches} searches · ` : ""}${s.generated} tokens generated`,
+        `${scoreText(s.primary, s.binary)} · ${s.end} · ${metrics.hasTools ? `${s.searches} searches · ` : ""}${s.generated} tokens generated`,
       ),
       s.decodeProblem ? h("div", { class: "muted" }, `Shown as token ids: ${s.decodeProblem}`) : null,
     );
@@ -451,7 +468,12 @@ function pins(r: AblationReport): HTMLElement | null {
           "ol",
           null,
           ...r.runs.map((run, i) =>
-            h("li", null, h("strong", null, run.name), `: “${q.prediction[i]}” ${scoreText(q.f1[i], q.em[i], " ")}`),
+            h(
+              "li",
+              null,
+              h("strong", null, run.name),
+              `: “${q.prediction[i]}” ${scoreText(q.primary[i], q.binary[i], " ")}`,
+            ),
           ),
         ),
       );
@@ -480,7 +502,7 @@ function render(): void {
 listen((m) => {
   if (m.type === "compare/report") {
     report = m.report;
-    metrics = compareMetrics(m.report.environment);
+    metrics = compareMetrics(m.report);
     setup = m.setup;
     render();
     markFirstFrame("dataFrameAt");

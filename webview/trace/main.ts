@@ -70,8 +70,9 @@ const numberField = (id: string, placeholder: string) => {
 };
 const searchesMin = numberField("searches-min", "min");
 const searchesMax = numberField("searches-max", "max");
-const f1Min = numberField("f1-min", "min");
-const f1Max = numberField("f1-max", "max");
+// The primary metric's range filter; its ids (f1-min, f1-max) and the row cell's class are the page's DOM contract.
+const primaryMin = numberField("f1-min", "min");
+const primaryMax = numberField("f1-max", "max");
 const goldSelect = h(
   "select",
   { id: "gold-filter" },
@@ -183,7 +184,7 @@ const left = h(
     { class: "filters" },
     h("div", { class: "filter-row" }, ...outcomeBoxes),
     searchesFilter,
-    h("label", null, primaryFilterName, f1Min, " – ", f1Max),
+    h("label", null, primaryFilterName, primaryMin, " – ", primaryMax),
     goldFilter,
     textSearch,
   ),
@@ -223,7 +224,7 @@ function currentFilter(): EpisodeFilter {
   return {
     outcomes,
     searches: { min: num(searchesMin), max: num(searchesMax) },
-    f1: { min: num(f1Min), max: num(f1Max) },
+    primary: { min: num(primaryMin), max: num(primaryMax) },
     ...(goldSelect.value ? { gold: [goldSelect.value as "found"] } : {}),
     ...(textIds ? { ids: textIds } : {}),
   };
@@ -266,7 +267,7 @@ function drawList(): void {
         role: "option",
         title: r.question,
       },
-      h("span", { class: "f1", title: `${view.primary.label} ${fmt(r.f1, 3)}` }, fmt(r.f1, 2)),
+      h("span", { class: "f1", title: `${view.primary.label} ${fmt(r.primary, 3)}` }, fmt(r.primary, 2)),
       view.searches ? h("span", { class: "searches", title: `${r.searches} searches` }, `s${r.searches}`) : null,
       view.goldInResults
         ? h(
@@ -360,14 +361,14 @@ function renderRunHeader(r: TraceRunInfo): void {
 /** The binary and primary metric under the environment's names; one badge when they are one metric (no partial credit). */
 function metricBadges(ep: TraceEpisodeView): HTMLElement[] {
   const v = ep.view ?? runView(run);
-  if (v.oneMetric) return [badge(`${v.primary.label} ${ep.f1}`, ep.f1 >= 1 ? "ok" : "bad")];
+  if (v.oneMetric) return [badge(`${v.primary.label} ${ep.primary}`, ep.primary >= 1 ? "ok" : "bad")];
   return [
-    badge(`${v.binary.label} ${ep.em}`, ep.em === 1 ? "ok" : "bad"),
-    badge(`${v.primary.label} ${fmt(ep.f1, 2)}`, ep.f1 >= 0.5 ? "ok" : "bad"),
+    badge(`${v.binary.label} ${ep.binary}`, ep.binary === 1 ? "ok" : "bad"),
+    badge(`${v.primary.label} ${fmt(ep.primary, 2)}`, ep.primary >= 0.5 ? "ok" : "bad"),
   ];
 }
 
-/** The environment's notes on the episode (GSM8K: extracted answer, reference, correct), as text. */
+/** The environment's notes on the episode (e.g. the extracted answer, the reference, the verdict), as text. */
 function annotationNotes(ep: TraceEpisodeView): HTMLElement | null {
   const notes = ep.annotations?.notes ?? [];
   if (notes.length === 0) return null;

@@ -75,7 +75,7 @@ export function sourceRunItems(rows: readonly RunRow[], env: string): SourceRunI
       const episodes = readEpisodes(row.dir);
       const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
       const reward = mean(episodes.map((e) => e.reward));
-      const primary = mean(episodes.map((e) => roleValues(e, environmentMetrics(env)).f1));
+      const primary = mean(episodes.map((e) => roleValues(e, environmentMetrics(env)).primary));
       const prompt = row.manifest?.system_prompt?.sha256?.slice(0, 8) ?? "?";
       const metric = `${m.f1} ${primary.toFixed(3)}`;
       return {

@@ -306,12 +306,12 @@ export function episodeRow(e: EpisodeRecord, env?: string): EpisodeRow {
   return {
     id: e.id,
     label: oneLine(e.question, 80),
-    description: `${m.f1} ${v.f1.toFixed(one ? 0 : 2)}${searchPart} · “${oneLine(e.prediction || "—", 40)}”`,
+    description: `${m.f1} ${v.primary.toFixed(one ? 0 : 2)}${searchPart} · “${oneLine(e.prediction || "—", 40)}”`,
     tooltip: [
       e.question,
       `prediction: ${e.prediction || "(none)"}`,
       `gold: ${(e.answers ?? []).join(" | ")}`,
-      `${one ? "" : `${m.em} ${v.em} · `}${m.f1} ${v.f1.toFixed(one ? 0 : 3)} · ended: ${e.end}`,
+      `${one ? "" : `${m.em} ${v.binary} · `}${m.f1} ${v.primary.toFixed(one ? 0 : 3)} · ended: ${e.end}`,
       ...(e.searches ?? []).map((q, i) => `search ${i + 1}: ${q}`),
       `id ${e.id}`,
     ].join("\n"),
@@ -322,7 +322,7 @@ export function episodeRow(e: EpisodeRecord, env?: string): EpisodeRow {
 export function groupEpisodes(episodes: readonly EpisodeRecord[], env?: string): OutcomeGroup[] {
   const by = new Map<Outcome, EpisodeRow[]>();
   for (const e of episodes) {
-    const o = outcomeOf({ end: e.end, em: roleValues(e, environmentMetrics(env ?? HOTPOTQA_NAME)).em });
+    const o = outcomeOf({ end: e.end, binary: roleValues(e, environmentMetrics(env ?? HOTPOTQA_NAME)).binary });
     if (!by.has(o)) by.set(o, []);
     by.get(o)!.push(episodeRow(e, env));
   }

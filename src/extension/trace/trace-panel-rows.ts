@@ -5,7 +5,7 @@ import { outcomeOf, type EpisodeRow } from "../../core/views/trace/episode-list"
 
 /**
  * Rows from episodes' light fields (whole records work too): no token array is touched. `metrics`:
- * the run's environment's declarations (the row's `f1` is the primary value, `em` the binary one).
+ * the run's environment's declarations (the rows' primary and binary values).
  */
 export function episodeRows(episodes: readonly EpisodeHead[], metrics?: readonly MetricDeclaration[]): EpisodeRow[] {
   return episodes.map((e) => {
@@ -13,11 +13,11 @@ export function episodeRows(episodes: readonly EpisodeHead[], metrics?: readonly
     return {
       id: e.id,
       question: e.question,
-      f1: v.f1,
-      em: v.em,
+      primary: v.primary,
+      binary: v.binary,
       end: e.end,
       searches: e.searches.length,
-      outcome: outcomeOf({ end: e.end, em: v.em }),
+      outcome: outcomeOf({ end: e.end, binary: v.binary }),
       gold: "unknown",
     };
   });

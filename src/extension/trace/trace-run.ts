@@ -539,7 +539,7 @@ export class TraceRun {
     for (const r of this.rows) r.gold = this.goldById.get(r.id) ?? r.gold;
     if (this.view.goldInResults)
       info.gold = countGoldInResults(
-        this.rows.map((r) => ({ f1: r.f1, gold: r.gold === "unknown" ? "not_applicable" : r.gold })),
+        this.rows.map((r) => ({ primary: r.primary, gold: r.gold === "unknown" ? "not_applicable" : r.gold })),
       );
     this.postRun();
     if (this.lastQuery !== undefined) this.postSearch(); // the index is whole now

@@ -17,7 +17,7 @@ import type { TraceEpisodeView } from "../../core/views/trace/trace-view";
 import type { RunViewSpec } from "../../core/views/trace/run-view";
 import { PANELS, type PanelKind } from "./panels";
 
-export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2;
 
 export type { PanelKind };
 

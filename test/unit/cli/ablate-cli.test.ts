@@ -86,8 +86,8 @@ describe("cli: agent-lab ablate", function () {
     assert.equal(report.settings.resamples, 2000);
     assert.equal(report.questions.length, 190);
     assert.equal(
-      report.comparisons[0].flips.f1.improved,
-      report.questions.filter((q) => q.flips[0].f1 === "improved").length,
+      report.comparisons[0].flips.primary.improved,
+      report.questions.filter((q) => q.flips[0].primary === "improved").length,
     );
 
     const text = readFileSync(md, "utf8");

@@ -14,7 +14,6 @@ import { environmentInfo } from "../../../src/core/envs/catalog";
 import { gradeReply, readGsm8kRecords } from "../../../src/core/envs/gsm8k";
 import { prepareData } from "../../../src/core/envs/hotpotqa/prepare";
 import { generateSyntheticHotpot } from "../../../src/core/envs/hotpotqa/synthetic-world";
-import { HOTPOTQA_LIMITATION } from "../../../src/core/steps/ablate/render";
 import { sha256File, type RunManifest } from "../../../src/core/base/runs/manifest";
 import { appendEpisode, ensureRunDir, type EpisodeRecord } from "../../../src/core/base/runs/run-files";
 import { writeJsonAtomic } from "../../../src/core/base/util/atomic-write";
@@ -22,6 +21,9 @@ import { summarize } from "../../../src/core/base/runs/summary";
 import { requireSharedData } from "../../helpers/shared-data";
 import { episode, manifest, type DevRecord } from "../core/steps/ablate/fixtures";
 import { runCli } from "./cli-process";
+
+/** The HotpotQA environment's caveat: its corpus is the dataset's own paragraphs. */
+const HOTPOTQA_LIMITATION = environmentInfo("hotpotqa")!.limitation;
 
 function writeRun(dir: string, episodes: EpisodeRecord[], m: RunManifest): void {
   ensureRunDir(dir);

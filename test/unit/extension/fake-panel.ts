@@ -3,7 +3,7 @@
  * in plain Node: the HTML set, the messages posted, listeners the test fires (a message from the
  * page, the panel shown or hidden), and whether it is visible.
  */
-import type { HostMessage } from "../../../src/extension/webview/protocol";
+import { PROTOCOL_VERSION, type HostMessage } from "../../../src/extension/webview/protocol";
 
 type Listener = (e: unknown) => void;
 
@@ -33,7 +33,8 @@ export function fakePanel(visible: boolean) {
     dispose() {},
   };
   /** A message from the page (its protocol version added). */
-  const fromPage = (body: Record<string, unknown>) => listeners.message.forEach((l) => l({ v: 1, ...body }));
+  const fromPage = (body: Record<string, unknown>) =>
+    listeners.message.forEach((l) => l({ v: PROTOCOL_VERSION, ...body }));
   return { panel, state, listeners, fromPage };
 }
 

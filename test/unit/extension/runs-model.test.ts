@@ -182,7 +182,10 @@ describe("extension: Runs view model (real HotpotQA questions)", () => {
     for (const g of groups)
       for (const row of g.episodes)
         assert.equal(
-          outcomeOf({ end: eps.find((e) => e.id === row.id)!.end, em: eps.find((e) => e.id === row.id)!.metrics.em }),
+          outcomeOf({
+            end: eps.find((e) => e.id === row.id)!.end,
+            binary: eps.find((e) => e.id === row.id)!.metrics.em,
+          }),
           g.outcome,
         );
     const correct = groups[0].episodes[0];

@@ -107,16 +107,19 @@ describe("webview: compare on GSM8K runs", function () {
     ]);
     // The accuracies are what the grader decided, and the cells are ablate's digits.
     const expected = (right: (s: number) => boolean) => [...sums.values()].filter(right).length / sums.size;
-    assert.equal(report.runs[0].em.mean, expected(rightBase));
-    assert.equal(report.runs[1].em.mean, expected(rightCand));
+    assert.equal(report.runs[0].binary.mean, expected(rightBase));
+    assert.equal(report.runs[1].binary.mean, expected(rightCand));
     const rows = doc.querySelectorAll("#ablation-table tbody tr");
     for (const [i, run] of report.runs.entries())
-      assert.ok(rows[i].children[2].textContent!.startsWith(f3(run.em.mean)), rows[i].textContent!);
+      assert.ok(rows[i].children[2].textContent!.startsWith(f3(run.binary.mean)), rows[i].textContent!);
     const c = report.comparisons[0];
-    assert.equal(rows[1].querySelector(".delta-em")!.textContent, deltaCell(c.em));
+    assert.equal(rows[1].querySelector(".delta-em")!.textContent, deltaCell(c.binary));
     assert.equal(rows[1].querySelector(".delta-f1"), null);
-    assert.ok(rows[1].textContent!.includes(c.em.verdict));
-    assert.ok(rows[1].textContent!.includes(`${c.em.baseline_only}/${c.em.run_only}`), "McNemar's discordant pairs");
+    assert.ok(rows[1].textContent!.includes(c.binary.verdict));
+    assert.ok(
+      rows[1].textContent!.includes(`${c.binary.baseline_only}/${c.binary.run_only}`),
+      "McNemar's discordant pairs",
+    );
     assert.doesNotMatch(doc.getElementById("more-columns")!.textContent!, /searches/);
   });
 
@@ -161,11 +164,11 @@ describe("webview: compare on GSM8K runs", function () {
     const id = doc.querySelector("#regressed li")!.getAttribute("data-id")!;
     (doc.querySelector("#regressed li") as unknown as { click(): void }).click();
     await t.settle();
-    const side = (run: string, em: number) => ({
+    const side = (run: string, correct: number) => ({
       run,
       prediction: "x",
-      f1: em,
-      em,
+      primary: correct,
+      binary: correct,
       end: "answer",
       searches: 0,
       generated: 12,

@@ -14,6 +14,7 @@ import { requireSharedData } from "../../helpers/shared-data";
 import { fakeManifest, fakeRecord } from "../core/base/runs/fakes";
 import { readHotpot } from "../core/views/trace/real-episodes";
 import { assertInert, openWebview, PAYLOADS, webviewBundles, type WebviewUnderTest } from "./webview-dom";
+import { PROTOCOL_VERSION } from "../../../src/extension/webview/protocol";
 
 describe("webview: compare", function () {
   let report: AblationReport;
@@ -73,12 +74,12 @@ describe("webview: compare", function () {
     assert.ok(cand.startsWith(`sft ${PAYLOADS[4]}`), cand);
     const sign = (x: number) => (x >= 0 ? "+" : "−") + Math.abs(x).toFixed(3);
     assert.ok(
-      cand.includes(`${sign(c.f1.delta)} [${sign(c.f1.ci.lo)}, ${sign(c.f1.ci.hi)}]`),
+      cand.includes(`${sign(c.primary.delta)} [${sign(c.primary.ci.lo)}, ${sign(c.primary.ci.hi)}]`),
       "signed Δ F1 with its paired CI",
     );
     assert.match(bodyRows[1].querySelector(".delta-f1")!.textContent!, /^[+−]\d\.\d{3} \[[+−]/);
-    assert.ok(cand.includes(c.f1.verdict));
-    assert.ok(cand.includes(c.f1.mde.toFixed(3)), "MDE");
+    assert.ok(cand.includes(c.primary.verdict));
+    assert.ok(cand.includes(c.primary.mde.toFixed(3)), "MDE");
     assert.match(doc.getElementById("warnings")!.textContent!, /policy\.checkpoint/);
     assert.ok(
       doc.getElementById("warnings")!.textContent!.includes("</textarea><svg onload="),
@@ -87,7 +88,7 @@ describe("webview: compare", function () {
     // One CI line per comparison in each forest plot, coloured by its verdict.
     const ci = doc.querySelectorAll("#forest line.ci");
     assert.equal(ci.length, 2);
-    assert.match(ci[0].getAttribute("class")!, new RegExp(`verdict-${c.f1.verdict.replace(/\s+/g, "-")}`));
+    assert.match(ci[0].getAttribute("class")!, new RegExp(`verdict-${c.primary.verdict.replace(/\s+/g, "-")}`));
   });
 
   it("names the runs' environment even when it is HotpotQA (whose manifests carry no environment field)", () => {
@@ -108,7 +109,12 @@ describe("webview: compare", function () {
         .textContent!.includes(`gold: ${report.questions.find((q) => q.id === regressedIds[0])!.answers[0]}`),
     );
     (first as unknown as { click(): void }).click();
-    assert.deepEqual(t.sent.at(-1), { v: 1, type: "compare/openPair", questionId: regressedIds[0], runs: [0, 1] });
+    assert.deepEqual(t.sent.at(-1), {
+      v: PROTOCOL_VERSION,
+      type: "compare/openPair",
+      questionId: regressedIds[0],
+      runs: [0, 1],
+    });
   });
 
   it("pins a question and shows its answer in every run, in order", async () => {
@@ -147,7 +153,7 @@ describe("webview: compare", function () {
     assert.match(doc.getElementById("warnings")!.textContent!, /tick it under “Expected to differ”/);
     boxes[0].checked = true;
     boxes[0].dispatchEvent(new t.window.Event("change") as unknown as Event);
-    assert.deepEqual(t.sent.at(-1), { v: 1, type: "compare/setExpect", expect: ["policy.checkpoint"] });
+    assert.deepEqual(t.sent.at(-1), { v: PROTOCOL_VERSION, type: "compare/setExpect", expect: ["policy.checkpoint"] });
 
     // The host answers with the report computed that way: no warning about the checkpoint any more.
     const again = compareView(
@@ -163,7 +169,7 @@ describe("webview: compare", function () {
         }))
         .map((x, i) => ({
           ...x,
-          episodes: report.questions.map((q) => fakeRecord(q.id, { f1: q.f1[i], em: q.em[i] })),
+          episodes: report.questions.map((q) => fakeRecord(q.id, { f1: q.primary[i], em: q.binary[i] })),
         })),
       "checkpoint",
       undefined,
@@ -200,8 +206,8 @@ describe("webview: compare", function () {
     const side = (run: string, prediction: string) => ({
       run,
       prediction,
-      f1: 0,
-      em: 0,
+      primary: 0,
+      binary: 0,
       end: "answer",
       searches: 1,
       generated: 12,
@@ -248,7 +254,7 @@ describe("webview: compare", function () {
       new RegExp(`gold: ${q.answers[0].replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`),
     );
     (doc.querySelectorAll("#pair .open-trace")[1] as unknown as { click(): void }).click();
-    assert.deepEqual(t.sent.at(-1), { v: 1, type: "compare/openTrace", questionId: q.id, run: 1 });
+    assert.deepEqual(t.sent.at(-1), { v: PROTOCOL_VERSION, type: "compare/openTrace", questionId: q.id, run: 1 });
   });
 
   it("shows the system prompts' diff, or why it cannot", async () => {

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { offlineTokenizer } from "../../../src/core/base/chat/offline-tokenizer";
 import { readDashboard } from "../../../src/core/views/trace/dashboard-view";
-import { hostMessage } from "../../../src/extension/webview/protocol";
+import { hostMessage, PROTOCOL_VERSION } from "../../../src/extension/webview/protocol";
 import { requireSharedData } from "../../helpers/shared-data";
 import { buildEvalWorld, type EvalWorld } from "../core/views/trace/checkpoint-evals-fixture";
 import { readHotpot } from "../core/views/trace/real-episodes";
@@ -93,7 +93,7 @@ describe("webview: dashboard in Chromium on real runs", function () {
     );
     await p.page.click("#groups li.group >> nth=0");
     const sent = (await p.sent()).filter((m) => m.type === "dashboard/openGroup");
-    assert.deepEqual(sent.at(-1), { v: 1, type: "dashboard/openGroup", index: 3 });
+    assert.deepEqual(sent.at(-1), { v: PROTOCOL_VERSION, type: "dashboard/openGroup", index: 3 });
     assert.deepEqual(p.errors, []);
     assert.deepEqual(await cspViolations(p), []);
   });
@@ -124,7 +124,11 @@ describe("webview: dashboard in Chromium on real runs", function () {
       /eval settings of grpo-b\/manifest\.json/,
     );
     await p.page.click('#checkpoints tr[data-checkpoint="grpo-b-s2"] .evaluate');
-    assert.deepEqual((await p.sent()).at(-1), { v: 1, type: "dashboard/evaluate", checkpoint: "grpo-b-s2" });
+    assert.deepEqual((await p.sent()).at(-1), {
+      v: PROTOCOL_VERSION,
+      type: "dashboard/evaluate",
+      checkpoint: "grpo-b-s2",
+    });
     assert.deepEqual(p.errors, []);
   });
 });

@@ -15,6 +15,7 @@ import { requireSharedData } from "../../helpers/shared-data";
 import { readHotpot } from "../core/views/trace/real-episodes";
 import { G, writeTrainingRun, type TrainingFixture } from "../core/views/trace/training-fixture";
 import { assertInert, openWebview, PAYLOADS, webviewBundles, type WebviewUnderTest } from "./webview-dom";
+import { PROTOCOL_VERSION } from "../../../src/extension/webview/protocol";
 
 describe("webview: training dashboard", function () {
   let root: string;
@@ -68,7 +69,7 @@ describe("webview: training dashboard", function () {
     assert.match(rows[1].textContent!, /grpo-test-s2.*val-grpo-s2/);
     assert.equal(rows[1].querySelector(".evaluate"), null, "an evaluated checkpoint has no Evaluate");
     (rows[0].querySelector(".evaluate") as unknown as { click(): void }).click();
-    assert.deepEqual(t.sent.at(-1), { v: 1, type: "dashboard/evaluate", checkpoint: "grpo-test-s1" });
+    assert.deepEqual(t.sent.at(-1), { v: PROTOCOL_VERSION, type: "dashboard/evaluate", checkpoint: "grpo-test-s1" });
   });
 
   it("a group's episodes side by side; overlay add and remove post typed messages", async () => {
@@ -77,9 +78,9 @@ describe("webview: training dashboard", function () {
     await t.settle();
     const doc = t.document;
     (doc.getElementById("add-overlay") as unknown as { click(): void }).click();
-    assert.deepEqual(t.sent.at(-1), { v: 1, type: "dashboard/addOverlay" });
+    assert.deepEqual(t.sent.at(-1), { v: PROTOCOL_VERSION, type: "dashboard/addOverlay" });
     (doc.querySelector('.run-chip[data-run="other-run"] .remove-overlay') as unknown as { click(): void }).click();
-    assert.deepEqual(t.sent.at(-1), { v: 1, type: "dashboard/removeOverlay", run: "other-run" });
+    assert.deepEqual(t.sent.at(-1), { v: PROTOCOL_VERSION, type: "dashboard/removeOverlay", run: "other-run" });
     const episodes = await groupEpisodeViews(fx.runDir, v.groups[0]);
     t.post({ type: "dashboard/group", group: { step: 1, group: v.groups[0], episodes } });
     await t.settle();

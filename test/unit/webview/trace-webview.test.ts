@@ -19,6 +19,7 @@ import { episodeRows } from "../../../src/extension/trace/trace-panel-rows";
 import { requireSharedData } from "../../helpers/shared-data";
 import { readHotpot, realEpisode, type HotpotRow } from "../core/views/trace/real-episodes";
 import { assertInert, openWebview, PAYLOADS, webviewBundles, type WebviewUnderTest } from "./webview-dom";
+import { PROTOCOL_VERSION } from "../../../src/extension/webview/protocol";
 
 describe("webview: trace viewer", function () {
   let tok: ChatTokenizer;
@@ -74,7 +75,7 @@ describe("webview: trace viewer", function () {
   }
 
   it("says ready on load and renders payloads as inert text", async () => {
-    assert.deepEqual(t.sent[0], { v: 1, type: "ready" });
+    assert.deepEqual(t.sent[0], { v: PROTOCOL_VERSION, type: "ready" });
     postRun();
     const view = buildTraceView(episodes[0], tok);
     t.post({ type: "trace/episode", episode: view, buildMs: 1 });
@@ -137,7 +138,7 @@ describe("webview: trace viewer", function () {
     const doc = t.document;
     assert.equal(doc.getElementById("count")!.textContent, `${episodes.length} of ${episodes.length} episodes`);
     assert.equal(doc.querySelectorAll("#episode-list .row").length, episodes.length);
-    const counts = countGoldInResults(episodes.map((e) => ({ f1: e.metrics.f1, gold: goldInResults(e, tok) })));
+    const counts = countGoldInResults(episodes.map((e) => ({ primary: e.metrics.f1, gold: goldInResults(e, tok) })));
     assert.equal(doc.getElementById("gold-found-right")!.textContent, String(counts.foundRight));
     // The filters speak the Runs tree's names.
     assert.deepEqual(
@@ -146,7 +147,7 @@ describe("webview: trace viewer", function () {
     );
     assert.deepEqual(
       Array.from(doc.querySelectorAll("#episode-list .row")).map((r) => r.className.match(/outcome-(\w+)/)![1]),
-      episodes.map((e) => outcomeOf({ end: e.end, em: e.metrics.em })),
+      episodes.map((e) => outcomeOf({ end: e.end, binary: e.metrics.em })),
     );
     // Wrong-only: the list shrinks to the answered-but-not-exact episodes.
     for (const box of Array.from(doc.querySelectorAll(".outcome-filter"))) {
@@ -162,13 +163,13 @@ describe("webview: trace viewer", function () {
     }
     // Next from episode 1 selects episode 2.
     (doc.getElementById("next") as unknown as { click(): void }).click();
-    assert.deepEqual(t.sent.at(-1), { v: 1, type: "trace/select", episodeId: episodes[2].id });
+    assert.deepEqual(t.sent.at(-1), { v: PROTOCOL_VERSION, type: "trace/select", episodeId: episodes[2].id });
     // Full-text search goes to the extension; its answer filters the list.
     const input = doc.getElementById("text-search") as unknown as { value: string; dispatchEvent(e: unknown): void };
     input.value = "Evil";
     input.dispatchEvent(new t.window.Event("input"));
     await t.settle(260);
-    assert.deepEqual(t.sent.at(-1), { v: 1, type: "trace/search", query: "Evil" });
+    assert.deepEqual(t.sent.at(-1), { v: PROTOCOL_VERSION, type: "trace/search", query: "Evil" });
     t.post({ type: "trace/searchResult", query: "Evil", ids: [episodes[0].id] });
     assert.equal(doc.getElementById("count")!.textContent, `1 of ${episodes.length} episodes`);
   });
@@ -293,7 +294,7 @@ describe("webview: trace viewer", function () {
 
   it("refuses a message from another protocol version with a visible error", async () => {
     t.postRaw({ v: 99, type: "trace/run", run: {} });
-    t.postRaw({ v: 1, type: "no/such" });
+    t.postRaw({ v: PROTOCOL_VERSION, type: "no/such" });
     await t.settle();
     const errors = t.document.getElementById("errors")!.textContent!;
     assert.match(errors, /protocol version 99/);

@@ -62,15 +62,20 @@ export function metricValue(
   return holder.metrics[typeof metric === "string" ? metric : metric.name] ?? 0;
 }
 
+/** A record's values of the two roles. */
+export interface RoleValues {
+  primary: number;
+  binary: number;
+}
+
 /**
- * A record's binary and primary values under the role keys the views' and reports' formats kept from
- * v1 (`em`: binary, `f1`: primary); `metrics` are the run's environment's declarations (absent: the
- * v1 slots'). For GSM8K both are its `correct`.
+ * A record's primary and binary values; `metrics` are the run's environment's declarations (absent:
+ * an unknown environment's). Where one declaration holds both roles, both are its value.
  */
 export function roleValues(
   holder: { metrics: Readonly<Record<string, number>> },
   metrics: readonly MetricDeclaration[] = UNKNOWN_ENV_METRICS,
-): { em: number; f1: number } {
+): RoleValues {
   const roles = metricRoles(metrics);
-  return { em: metricValue(holder, roles.binary), f1: metricValue(holder, roles.primary) };
+  return { primary: metricValue(holder, roles.primary), binary: metricValue(holder, roles.binary) };
 }

@@ -26,9 +26,9 @@ export const OUTCOME_MEANINGS: Record<Outcome, string> = {
   other: "ended some other way",
 };
 
-/** `end` and `em` as episodes.jsonl records them. */
-export function outcomeOf(e: { end: string; em: number }): Outcome {
-  if (e.end === "answer") return e.em >= 1 ? "correct" : "wrong";
+/** `end` as episodes.jsonl records it, and the episode's binary metric (base/runs/metrics.ts roleValues). */
+export function outcomeOf(e: { end: string; binary: number }): Outcome {
+  if (e.end === "answer") return e.binary >= 1 ? "correct" : "wrong";
   if (e.end === "no_action" || e.end === "budget" || e.end === "length") return e.end;
   return "other";
 }

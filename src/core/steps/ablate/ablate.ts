@@ -1,11 +1,12 @@
 /**
  * Paired comparison of runs on the questions they all share (the recipe's Step 5, ablate.py),
- * with the statistics a reviewer asks for:
- * - per run: F1 and EM with 95% percentile bootstrap intervals (seeded);
- * - per run after the first: Δ F1 and Δ EM against the first run with *paired* intervals (one
- *   draw of question indices per resample, applied to every run), a paired sign-flip test for F1
- *   and McNemar's exact test for EM, Holm-adjusted across all of them, and a verdict;
- * - the minimum detectable Δ F1 at 80% power for this many paired questions;
+ * with the statistics a reviewer asks for, on the environment's two declared metric roles (its
+ * primary metric and its binary one, base/runs/metrics.ts):
+ * - per run: both with 95% percentile bootstrap intervals (seeded);
+ * - per run after the first: both Δ against the first run with *paired* intervals (one draw of
+ *   question indices per resample, applied to every run), a paired sign-flip test for the primary
+ *   metric and McNemar's exact test for the binary one, Holm-adjusted across all of them, and a verdict;
+ * - the minimum detectable Δ of the primary metric at 80% power for this many paired questions;
  * - warnings when runs differ in fingerprint fields other than the ones under test.
  */
 import { basename } from "node:path";
@@ -29,6 +30,7 @@ import {
   type FlipCounts,
   type QuestionRow,
   type Verdict,
+  reportMetrics,
 } from "./report-types";
 
 export { DEFAULT_RESAMPLES };
@@ -41,7 +43,7 @@ export const VERDICT_RULE =
   `"worse" when the adjusted p < ${ALPHA} and the interval lies entirely below 0; ` +
   `otherwise "not distinguishable" (also when the test and the interval disagree).`;
 
-/** Scores that differ by less than this are a tie (F1 is a ratio of small integers). */
+/** Scores that differ by less than this are a tie (partial credit is often a ratio of small integers). */
 const TIE = 1e-9;
 
 /** One run as ablate needs it: loaded from a folder, or built in memory by a test. */
@@ -116,23 +118,23 @@ export function ablate(inputs: readonly AblationInput[], options: AblationOption
       );
   });
 
-  // The report's two slots are roles, read from the environment's declarations: `f1` is its primary
-  // metric (bootstrap and sign-flip), `em` its binary one (McNemar); for GSM8K both are `correct`.
+  // Each role reads the environment's declared metric: the primary one is bootstrapped and
+  // sign-flip tested, the binary one McNemar tested (one declaration may hold both roles).
   const roles = environmentRoles(manifestEnvironment(inputs[0].manifest).name);
-  const f1 = rows.map((eps) => Float64Array.from(eps, (e) => metricValue(e, roles.primary)));
-  const em = rows.map((eps) => Float64Array.from(eps, (e) => metricValue(e, roles.binary)));
-  // One joint bootstrap: every run's F1 and EM columns share the resampled question indices.
-  const dist = bootstrapMeans([...f1, ...em], { resamples, seed, stream: 0 });
-  const f1Dist = dist.slice(0, inputs.length);
-  const emDist = dist.slice(inputs.length);
+  const primary = rows.map((eps) => Float64Array.from(eps, (e) => metricValue(e, roles.primary)));
+  const binary = rows.map((eps) => Float64Array.from(eps, (e) => metricValue(e, roles.binary)));
+  // One joint bootstrap: every run's primary and binary columns share the resampled question indices.
+  const dist = bootstrapMeans([...primary, ...binary], { resamples, seed, stream: 0 });
+  const primaryDist = dist.slice(0, inputs.length);
+  const binaryDist = dist.slice(inputs.length);
 
   const runs: AblationRun[] = inputs.map((r, k) => ({
     name: r.name,
     dir: r.dir,
     episodes: r.episodes.length,
     dropped: r.episodes.length - n,
-    f1: { mean: mean(f1[k]), ci: percentileInterval(Float64Array.from(f1Dist[k]), LEVEL) },
-    em: { mean: mean(em[k]), ci: percentileInterval(Float64Array.from(emDist[k]), LEVEL) },
+    primary: { mean: mean(primary[k]), ci: percentileInterval(Float64Array.from(primaryDist[k]), LEVEL) },
+    binary: { mean: mean(binary[k]), ci: percentileInterval(Float64Array.from(binaryDist[k]), LEVEL) },
     searches_per_q: mean(rows[k].map((e) => e.searches.length)),
     answered: mean(rows[k].map((e) => (e.end === "answer" ? 1 : 0))),
     usd_per_q: mean(rows[k].map((e) => e.usd)),
@@ -145,54 +147,54 @@ export function ablate(inputs: readonly AblationInput[], options: AblationOption
 
   const comparisons = inputs.slice(1).map((r, i): AblationComparison & { p: [number, number] } => {
     const k = i + 1;
-    const d = Float64Array.from(f1[k], (v, q) => v - f1[0][q]);
+    const d = Float64Array.from(primary[k], (v, q) => v - primary[0][q]);
     const sd = sampleSd(d);
     let b = 0;
     let c = 0;
     for (let q = 0; q < n; q++) {
-      if (em[0][q] === 1 && em[k][q] === 0) b++;
-      else if (em[0][q] === 0 && em[k][q] === 1) c++;
+      if (binary[0][q] === 1 && binary[k][q] === 0) b++;
+      else if (binary[0][q] === 0 && binary[k][q] === 1) c++;
     }
-    const pF1 = signFlipTest(d, { resamples, seed, stream: 1 + k });
-    const pEm = mcnemarExact(b, c);
+    const pPrimary = signFlipTest(d, { resamples, seed, stream: 1 + k });
+    const pBinary = mcnemarExact(b, c);
     const { expected, unexpected } = splitDifferences(inputs[0].manifest, r.manifest, expect);
     return {
       run: k,
       name: r.name,
-      f1: {
-        delta: mean(f1[k]) - mean(f1[0]),
-        ci: deltaInterval(f1Dist[k], f1Dist[0]),
-        p: pF1,
+      primary: {
+        delta: mean(primary[k]) - mean(primary[0]),
+        ci: deltaInterval(primaryDist[k], primaryDist[0]),
+        p: pPrimary,
         p_holm: NaN,
         verdict: "not distinguishable",
         test: "paired sign-flip permutation",
         sd,
         mde: minimumDetectableDelta({ sd, n, alpha: ALPHA, power: POWER }),
       },
-      em: {
-        delta: mean(em[k]) - mean(em[0]),
-        ci: deltaInterval(emDist[k], emDist[0]),
-        p: pEm,
+      binary: {
+        delta: mean(binary[k]) - mean(binary[0]),
+        ci: deltaInterval(binaryDist[k], binaryDist[0]),
+        p: pBinary,
         p_holm: NaN,
         verdict: "not distinguishable",
         test: "McNemar exact",
         baseline_only: b,
         run_only: c,
       },
-      flips: { f1: countFlips(f1[0], f1[k]), em: countFlips(em[0], em[k]) },
+      flips: { primary: countFlips(primary[0], primary[k]), binary: countFlips(binary[0], binary[k]) },
       unexpected_differences: unexpected,
       expected_differences: expected,
-      p: [pF1, pEm],
+      p: [pPrimary, pBinary],
     };
   });
 
-  // Holm across the whole table: every Δ F1 and Δ EM test is one member of the family.
+  // Holm across the whole table: every primary and binary Δ test is one member of the family.
   const adjusted = holmAdjust(comparisons.flatMap((c) => c.p));
   comparisons.forEach((c, i) => {
-    c.f1.p_holm = adjusted[2 * i];
-    c.em.p_holm = adjusted[2 * i + 1];
-    c.f1.verdict = verdict(c.f1.p_holm, c.f1.ci);
-    c.em.verdict = verdict(c.em.p_holm, c.em.ci);
+    c.primary.p_holm = adjusted[2 * i];
+    c.binary.p_holm = adjusted[2 * i + 1];
+    c.primary.verdict = verdict(c.primary.p_holm, c.primary.ci);
+    c.binary.verdict = verdict(c.binary.p_holm, c.binary.ci);
   });
 
   warnings.push(
@@ -204,9 +206,12 @@ export function ablate(inputs: readonly AblationInput[], options: AblationOption
     question: rows[0][q].question,
     answers: rows[0][q].answers,
     prediction: rows.map((eps) => eps[q].prediction),
-    f1: f1.map((col) => col[q]),
-    em: em.map((col) => col[q]),
-    flips: comparisons.map((c) => ({ f1: flip(f1[0][q], f1[c.run][q]), em: flip(em[0][q], em[c.run][q]) })),
+    primary: primary.map((col) => col[q]),
+    binary: binary.map((col) => col[q]),
+    flips: comparisons.map((c) => ({
+      primary: flip(primary[0][q], primary[c.run][q]),
+      binary: flip(binary[0][q], binary[c.run][q]),
+    })),
   }));
 
   return {
@@ -214,6 +219,7 @@ export function ablate(inputs: readonly AblationInput[], options: AblationOption
     kind: "agent-lab.ablation",
     created: (options.now ?? new Date()).toISOString(),
     environment: manifestEnvironment(inputs[0].manifest),
+    metrics: reportMetrics(roles),
     settings: {
       resamples,
       seed,

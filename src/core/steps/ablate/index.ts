@@ -22,3 +22,4 @@ export { minimumDetectableDelta, questionsForDelta, normalCdf, normalQuantile } 
 export { renderAblationTable, renderMarkdownReport, formatP } from "./render";
 export { Xoshiro128 } from "../../base/stats/prng";
 export * from "./report-types";
+export { readAblationReport, normaliseAblationReport } from "./report-read";

@@ -1,12 +1,12 @@
 /**
  * Text forms of an ablation: the terminal tables (the recipe's columns plus the new ones) and the
- * recipe's markdown report template, filled in.
+ * recipe's markdown report template, filled in. Metric names are the labels of the declarations
+ * the report recorded (`report.metrics`); the dataset, tools and limitation are the environment's.
  */
-import { hasOneMetric, HOTPOTQA_INFO } from "../../envs/catalog";
 import { questionsForDelta } from "../../base/stats/power";
 import { deltaCell, f3, formatP, intervalText } from "./format";
 import { reportEnvironment, type ReportEnvironment } from "./report-environment";
-import type { AblationReport } from "./report-types";
+import { oneMetric, type AblationReport } from "./report-types";
 
 export { formatP };
 
@@ -25,17 +25,23 @@ function table(header: string[], rows: string[][], leftColumns = 1): string {
 
 /** The report's environment lines: `env` when the caller resolved them (the synthetic world), else the report's environment's. */
 function envOf(report: AblationReport, env?: ReportEnvironment): ReportEnvironment {
-  return env ?? reportEnvironment(report.environment ?? HOTPOTQA_INFO);
+  return env ?? reportEnvironment(report.environment);
+}
+
+/** The labels of the report's primary and binary metric ("F1", "EM"). */
+function labels(report: AblationReport): { p: string; b: string } {
+  return { p: report.metrics.primary.label, b: report.metrics.binary.label };
 }
 
 /**
- * What `agent-lab ablate` prints. Columns follow the environment's metrics: F1 and EM for HotpotQA;
- * for an environment whose one metric is right/wrong (GSM8K: accuracy) that metric once, tested by
+ * What `agent-lab ablate` prints. Columns follow the report's metrics: the primary and the binary
+ * one side by side; where one right/wrong metric holds both roles, that metric once, tested by
  * McNemar, and searches only where the environment has tools.
  */
 export function renderAblationTable(report: AblationReport, environment?: ReportEnvironment): string {
   const env = envOf(report, environment);
-  if (hasOneMetric(env.metrics)) return renderOneMetricTable(report, env);
+  if (oneMetric(report)) return renderOneMetricTable(report, env);
+  const { p, b } = labels(report);
   const out: string[] = [];
   const droppedNote = report.runs.some((r) => r.dropped > 0)
     ? ` (dropped: ${report.runs.map((r) => `${r.name} ${r.dropped}`).join(", ")})`
@@ -44,13 +50,13 @@ export function renderAblationTable(report: AblationReport, environment?: Report
   out.push("");
   out.push(
     table(
-      ["run", "F1", "95% CI", "EM", "95% CI", "searches", "answered", "$/q"],
+      ["run", p, "95% CI", b, "95% CI", "searches", "answered", "$/q"],
       report.runs.map((r) => [
         r.name,
-        f3(r.f1.mean),
-        intervalText(r.f1.ci),
-        f3(r.em.mean),
-        intervalText(r.em.ci),
+        f3(r.primary.mean),
+        intervalText(r.primary.ci),
+        f3(r.binary.mean),
+        intervalText(r.binary.ci),
         r.searches_per_q.toFixed(2),
         pct(r.answered),
         usd(r.usd_per_q),
@@ -64,44 +70,44 @@ export function renderAblationTable(report: AblationReport, environment?: Report
       table(
         [
           "run",
-          "Δ F1 [95% CI]",
+          `Δ ${p} [95% CI]`,
           "p",
           "p Holm",
-          "Δ F1 verdict",
-          "MDE F1",
-          "Δ EM [95% CI]",
+          `Δ ${p} verdict`,
+          `MDE ${p}`,
+          `Δ ${b} [95% CI]`,
           "b/c",
           "p",
           "p Holm",
-          "Δ EM verdict",
+          `Δ ${b} verdict`,
         ],
         report.comparisons.map((c) => [
           c.name,
-          deltaCell(c.f1),
-          formatP(c.f1.p),
-          formatP(c.f1.p_holm),
-          c.f1.verdict,
-          f3(c.f1.mde),
-          deltaCell(c.em),
-          `${c.em.baseline_only}/${c.em.run_only}`,
-          formatP(c.em.p),
-          formatP(c.em.p_holm),
-          c.em.verdict,
+          deltaCell(c.primary),
+          formatP(c.primary.p),
+          formatP(c.primary.p_holm),
+          c.primary.verdict,
+          f3(c.primary.mde),
+          deltaCell(c.binary),
+          `${c.binary.baseline_only}/${c.binary.run_only}`,
+          formatP(c.binary.p),
+          formatP(c.binary.p_holm),
+          c.binary.verdict,
         ]),
       ),
     );
     out.push("");
     out.push(
       table(
-        ["flips vs first", "F1 up", "F1 down", "F1 same", "EM up", "EM down", "EM same"],
+        ["flips vs first", `${p} up`, `${p} down`, `${p} same`, `${b} up`, `${b} down`, `${b} same`],
         report.comparisons.map((c) => [
           c.name,
-          String(c.flips.f1.improved),
-          String(c.flips.f1.regressed),
-          String(c.flips.f1.unchanged),
-          String(c.flips.em.improved),
-          String(c.flips.em.regressed),
-          String(c.flips.em.unchanged),
+          String(c.flips.primary.improved),
+          String(c.flips.primary.regressed),
+          String(c.flips.primary.unchanged),
+          String(c.flips.binary.improved),
+          String(c.flips.binary.regressed),
+          String(c.flips.binary.unchanged),
         ]),
       ),
     );
@@ -115,9 +121,9 @@ export function renderAblationTable(report: AblationReport, environment?: Report
   return out.join("\n");
 }
 
-/** The table for a right/wrong metric: the EM columns (McNemar), under the environment's name for it. */
+/** The table for one right/wrong metric in both roles: its binary columns (McNemar), under its label. */
 function renderOneMetricTable(report: AblationReport, env: ReportEnvironment): string {
-  const m = env.metrics.em;
+  const m = labels(report).b;
   const out: string[] = [];
   const droppedNote = report.runs.some((r) => r.dropped > 0)
     ? ` (dropped: ${report.runs.map((r) => `${r.name} ${r.dropped}`).join(", ")})`
@@ -128,8 +134,8 @@ function renderOneMetricTable(report: AblationReport, env: ReportEnvironment): s
       ["run", m, "95% CI", ...(env.hasTools ? ["searches"] : []), "answered", "$/q"],
       report.runs.map((r) => [
         r.name,
-        f3(r.em.mean),
-        intervalText(r.em.ci),
+        f3(r.binary.mean),
+        intervalText(r.binary.ci),
         ...(env.hasTools ? [r.searches_per_q.toFixed(2)] : []),
         pct(r.answered),
         usd(r.usd_per_q),
@@ -143,32 +149,34 @@ function renderOneMetricTable(report: AblationReport, env: ReportEnvironment): s
         ["run", `Δ ${m} [95% CI]`, "b/c", "p", "p Holm", "verdict", `MDE ${m}`, "up", "down", "same"],
         report.comparisons.map((c) => [
           c.name,
-          deltaCell(c.em),
-          `${c.em.baseline_only}/${c.em.run_only}`,
-          formatP(c.em.p),
-          formatP(c.em.p_holm),
-          c.em.verdict,
-          f3(c.f1.mde),
-          String(c.flips.em.improved),
-          String(c.flips.em.regressed),
-          String(c.flips.em.unchanged),
+          deltaCell(c.binary),
+          `${c.binary.baseline_only}/${c.binary.run_only}`,
+          formatP(c.binary.p),
+          formatP(c.binary.p_holm),
+          c.binary.verdict,
+          // One metric in both roles: the primary role's MDE is this metric's.
+          f3(c.primary.mde),
+          String(c.flips.binary.improved),
+          String(c.flips.binary.regressed),
+          String(c.flips.binary.unchanged),
         ]),
       ),
     );
   }
-  out.push("", ...notes(report, env));
+  out.push("", ...notes(report));
   if (report.warnings.length > 0) out.push("", ...report.warnings.map((w) => `warning: ${w}`));
   return out.join("\n");
 }
 
 /** How the numbers were made, in a few lines (printed under the table and in the report). */
-function notes(report: AblationReport, env?: ReportEnvironment): string[] {
+function notes(report: AblationReport): string[] {
   const s = report.settings;
   const lines = [
     `Intervals: ${s.level * 100}% percentile bootstrap, ${s.resamples.toLocaleString("en-US")} resamples, seed ${s.seed}; Δ intervals are paired (the same resampled questions for every run).`,
   ];
-  if (env && hasOneMetric(env.metrics) && report.comparisons.length > 0) {
-    const m = env.metrics.em;
+  const { p, b } = labels(report);
+  if (oneMetric(report) && report.comparisons.length > 0) {
+    const m = b; // the one metric, under its binary role (its tests are McNemar's)
     const tests = report.comparisons.length * 2;
     lines.push(
       `p: Δ ${m} by McNemar's exact test (b/c = questions only the first run / only this run got right; up/down/same count them per question); ` +
@@ -177,9 +185,7 @@ function notes(report: AblationReport, env?: ReportEnvironment): string[] {
       `MDE ${m}: the smallest true Δ this many paired questions (${report.shared}) detects with ${s.power * 100}% power at α = ${s.alpha} ` +
         `(two-sided, normal approximation, from the observed SD of the per-question differences).`,
     );
-    const planning = report.comparisons
-      .filter((c) => c.f1.sd > 0)
-      .map((c) => `${c.name} ${questionsForDelta({ sd: c.f1.sd, delta: 0.02 }).toLocaleString("en-US")}`);
+    const planning = planningCounts(report);
     if (planning.length > 0)
       lines.push(
         `Paired questions needed to detect Δ ${m} = 0.02 at that SD: ${planning.join(", ")} (a quarter of that for 0.04).`,
@@ -189,37 +195,40 @@ function notes(report: AblationReport, env?: ReportEnvironment): string[] {
   if (report.comparisons.length > 0) {
     const tests = report.comparisons.length * 2;
     lines.push(
-      `p: Δ F1 by a paired sign-flip permutation test (${s.resamples.toLocaleString("en-US")} draws), Δ EM by McNemar's exact test ` +
+      `p: Δ ${p} by a paired sign-flip permutation test (${s.resamples.toLocaleString("en-US")} draws), Δ ${b} by McNemar's exact test ` +
         `(b/c = questions only the first run / only this run got right); Holm-adjusted over all ${tests} tests.`,
       `Verdict: ${report.verdict_rule}`,
-      `MDE F1: the smallest true Δ F1 this many paired questions (${report.shared}) detects with ${s.power * 100}% power at α = ${s.alpha} ` +
+      `MDE ${p}: the smallest true Δ ${p} this many paired questions (${report.shared}) detects with ${s.power * 100}% power at α = ${s.alpha} ` +
         `(two-sided, normal approximation, from the observed SD of the per-question differences).`,
     );
-    const planning = report.comparisons
-      .filter((c) => c.f1.sd > 0)
-      .map((c) => `${c.name} ${questionsForDelta({ sd: c.f1.sd, delta: 0.02 }).toLocaleString("en-US")}`);
+    const planning = planningCounts(report);
     if (planning.length > 0)
       lines.push(
-        `Paired questions needed to detect Δ F1 = 0.02 at that SD: ${planning.join(", ")} (a quarter of that for 0.04).`,
+        `Paired questions needed to detect Δ ${p} = 0.02 at that SD: ${planning.join(", ")} (a quarter of that for 0.04).`,
       );
   }
   return lines;
 }
 
+/** Per comparison with spread: the paired questions that detect a Δ of 0.02 in the primary metric. */
+function planningCounts(report: AblationReport): string[] {
+  return report.comparisons
+    .filter((c) => c.primary.sd > 0)
+    .map((c) => `${c.name} ${questionsForDelta({ sd: c.primary.sd, delta: 0.02 }).toLocaleString("en-US")}`);
+}
+
 export interface MarkdownOptions {
   /** Stage labels per run (default: the run names). */
   labels?: string[];
-  /** The environment's heading, metric labels and limitation (default: the report's environment's, report-environment.ts). */
+  /** The environment's heading, tools and limitation (default: the report's environment's, report-environment.ts). */
   environment?: ReportEnvironment;
 }
-
-/** The HotpotQA environment's caveat: its corpus is the dataset's own paragraphs. */
-export const HOTPOTQA_LIMITATION = HOTPOTQA_INFO.limitation;
 
 /** The recipe's "Report template", filled in from the ablation and the runs' manifests. */
 export function renderMarkdownReport(report: AblationReport, options: MarkdownOptions = {}): string {
   const env = envOf(report, options.environment);
-  if (hasOneMetric(env.metrics)) return renderOneMetricMarkdown(report, env, options.labels);
+  if (oneMetric(report)) return renderOneMetricMarkdown(report, env, options.labels);
+  const { p, b } = labels(report);
   const runs = report.runs;
   const first = runs[0];
   const withSearch = runs.find((r) => r.search && !r.search.closed_book)?.search ?? null;
@@ -233,11 +242,11 @@ export function renderMarkdownReport(report: AblationReport, options: MarkdownOp
   out.push("");
   const header = [
     "Stage",
-    "F1 [95% CI]",
-    "EM",
+    `${p} [95% CI]`,
+    b,
     "Searches/q",
     "$/q",
-    `Δ F1 vs ${first.name} [95% CI]`,
+    `Δ ${p} vs ${first.name} [95% CI]`,
     "p (Holm)",
     "Verdict",
   ];
@@ -249,13 +258,13 @@ export function renderMarkdownReport(report: AblationReport, options: MarkdownOp
     out.push(
       `| ${[
         label,
-        `${f3(r.f1.mean)} [${f3(r.f1.ci.lo)}, ${f3(r.f1.ci.hi)}]`,
-        f3(r.em.mean),
+        `${f3(r.primary.mean)} [${f3(r.primary.ci.lo)}, ${f3(r.primary.ci.hi)}]`,
+        f3(r.binary.mean),
         r.searches_per_q.toFixed(2),
         usd(r.usd_per_q),
-        c ? deltaCell(c.f1) : "(baseline)",
-        c ? formatP(c.f1.p_holm) : "",
-        c ? c.f1.verdict : "",
+        c ? deltaCell(c.primary) : "(baseline)",
+        c ? formatP(c.primary.p_holm) : "",
+        c ? c.primary.verdict : "",
       ].join(" | ")} |`,
     );
   });
@@ -278,7 +287,7 @@ function reportFooter(report: AblationReport, env: ReportEnvironment): string[] 
   out.push(`Total Tinker cost: $${total.toFixed(2)} · ${split?.file ?? "split"} sha256: ${shaText}`);
   if (env.limitation) out.push("", `Limitation: ${env.limitation}`);
   out.push("");
-  out.push(...notes(report, env).map((l) => `${l}  `));
+  out.push(...notes(report).map((l) => `${l}  `));
   if (report.warnings.length > 0) {
     out.push("");
     out.push(...report.warnings.map((w) => `> Warning: ${escapeCell(w)}`));
@@ -286,11 +295,11 @@ function reportFooter(report: AblationReport, env: ReportEnvironment): string[] 
   return out;
 }
 
-/** The report for a right/wrong metric (GSM8K: accuracy): that metric once, no F1/EM pair, searches only with tools. */
-function renderOneMetricMarkdown(report: AblationReport, env: ReportEnvironment, labels: string[] | undefined): string {
+/** The report for one right/wrong metric in both roles: that metric once, no pair of columns, searches only with tools. */
+function renderOneMetricMarkdown(report: AblationReport, env: ReportEnvironment, stages: string[] | undefined): string {
   const runs = report.runs;
   const first = runs[0];
-  const m = env.metrics.em;
+  const m = labels(report).b;
   const out: string[] = [];
   out.push(
     `## Results on ${env.dataset} ${first.split?.name ?? "the shared questions"} (${report.shared} questions)`,
@@ -310,13 +319,13 @@ function renderOneMetricMarkdown(report: AblationReport, env: ReportEnvironment,
   runs.forEach((r, k) => {
     const c = report.comparisons.find((x) => x.run === k);
     const cells = [
-      escapeCell(labels?.[k] ?? r.name),
-      `${f3(r.em.mean)} [${f3(r.em.ci.lo)}, ${f3(r.em.ci.hi)}]`,
+      escapeCell(stages?.[k] ?? r.name),
+      `${f3(r.binary.mean)} [${f3(r.binary.ci.lo)}, ${f3(r.binary.ci.hi)}]`,
       ...(env.hasTools ? [r.searches_per_q.toFixed(2)] : []),
       usd(r.usd_per_q),
-      c ? deltaCell(c.em) : "(baseline)",
-      c ? formatP(c.em.p_holm) : "",
-      c ? c.em.verdict : "",
+      c ? deltaCell(c.binary) : "(baseline)",
+      c ? formatP(c.binary.p_holm) : "",
+      c ? c.binary.verdict : "",
     ];
     out.push(`| ${cells.join(" | ")} |`);
   });

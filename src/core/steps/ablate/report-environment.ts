@@ -1,37 +1,38 @@
 /**
- * What a report on an environment's runs says about them besides the numbers: the dataset in its
- * heading, the metric labels, and its limitation line. From the light list of environments
- * (envs/catalog.ts), except for HotpotQA runs on the pipeline's synthetic world, which carry that
- * world's own caveat. The world is recognised from the data folder the runs were made on (its
- * splits.json names the synthetic source and holds the runs' split file hash), so `agent-lab ablate`
- * run by hand in a pipeline folder writes the same lines as the pipeline's report.
+ * What a report on an environment's runs says about them besides the numbers (whose labels the
+ * report itself records): the dataset in its heading, whether searches are a column, and its
+ * limitation line. From the light list of environments (envs/catalog.ts), except for runs of the
+ * implied environment (manifest-environment.ts) made on the pipeline's synthetic world before the
+ * world had its own name, which carry that world's caveat. The world is recognised from the data
+ * folder the runs were made on (its splits.json names the synthetic source and holds the runs'
+ * split file hash), so `agent-lab ablate` run by hand in a pipeline folder writes the same lines as
+ * the pipeline's report.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { environmentInfo, HOTPOTQA_INFO, HOTPOTQA_NAME, metricLabels, worldOf } from "../../envs/catalog";
+import { IMPLIED_ENVIRONMENT } from "../../base/runs/manifest-environment";
+import { environmentInfo, worldOf } from "../../envs/catalog";
 import type { EnvironmentId } from "../../harness/environment";
 
 /** How `prepare` names the pipeline's synthetic world in splits.json's `source` (then its style and seed). */
 export const SYNTHETIC_WORLD_SOURCE = "agent-lab pipeline synthetic world";
 
 /**
- * The synthetic world's heading and caveat, in place of HotpotQA's corpus line: its world
- * environment's (envs/hotpotqa/world-info.ts), for HotpotQA runs made on the world before it had
- * its own name (recognised from the data folder).
+ * The synthetic world's heading and caveat, in place of the real dataset's line: the implied
+ * environment's world's (its info in envs/), for runs of the implied environment made on the world
+ * before it had its own name (recognised from the data folder).
  */
 export const SYNTHETIC_REPORT: { readonly dataset: string; readonly limitation: string } = (() => {
-  const world = environmentInfo(worldOf(HOTPOTQA_NAME) ?? "");
-  if (!world) throw new Error("envs/catalog.ts: HotpotQA's offline world is not declared");
+  const world = environmentInfo(worldOf(IMPLIED_ENVIRONMENT.name) ?? "");
+  if (!world) throw new Error("envs/catalog.ts: the implied environment's offline world is not declared");
   return Object.freeze({ dataset: world.dataset, limitation: world.limitation });
 })();
 
 export interface ReportEnvironment {
   /** The environment's name (the report's `environment.name`). */
   name: string;
-  /** For the heading: "Results on GSM8K test". */
+  /** For the heading: "Results on <dataset> test". */
   dataset: string;
-  /** The labels of its binary (`em`) and primary (`f1`) metric: the report's role keys. */
-  metrics: { em: string; f1: string };
   hasTools: boolean;
   limitation: string;
 }
@@ -64,19 +65,9 @@ export function isSyntheticWorld(dataDir: string, split: { file: string; sha256:
 /** The report lines for runs of `env`; an environment this build does not know gets neutral ones. */
 export function reportEnvironment(env: EnvironmentId, o: ReportEnvironmentOptions = {}): ReportEnvironment {
   const info = environmentInfo(env.name);
-  if (!info)
-    return { name: env.name, dataset: env.name, metrics: metricLabels(env.name), hasTools: true, limitation: "" };
-  const base = {
-    name: info.name,
-    dataset: info.dataset,
-    metrics: metricLabels(info.name),
-    hasTools: info.hasTools,
-    limitation: info.limitation,
-  };
-  if (info.name === HOTPOTQA_NAME && o.dataDir && o.split && isSyntheticWorld(o.dataDir, o.split))
+  if (!info) return { name: env.name, dataset: env.name, hasTools: true, limitation: "" };
+  const base = { name: info.name, dataset: info.dataset, hasTools: info.hasTools, limitation: info.limitation };
+  if (info.name === IMPLIED_ENVIRONMENT.name && o.dataDir && o.split && isSyntheticWorld(o.dataDir, o.split))
     return { ...base, ...SYNTHETIC_REPORT };
   return base;
 }
-
-/** HotpotQA's, for reports made before reports named their environment. */
-export const HOTPOTQA_REPORT: ReportEnvironment = reportEnvironment(HOTPOTQA_INFO);

@@ -569,7 +569,7 @@ function interrupted(): UserError {
 function grpoLine(r: AblationReport, label = "F1"): string {
   const c = r.comparisons[0];
   if (!c) return "";
-  const f = c.f1;
+  const f = c.primary;
   return `GRPO vs SFT on val: Δ ${label} ${signed(f.delta)} [95% CI ${signed(f.ci.lo)}, ${signed(f.ci.hi)}], p ${f.p.toPrecision(2)}: ${f.verdict}`;
 }
 

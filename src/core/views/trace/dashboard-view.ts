@@ -238,7 +238,7 @@ interface ValEval {
 function score(runsDir: string, name: string, resamples: number): { n: number; f1: F1Score } | undefined {
   const dir = join(runsDir, name);
   const metrics = environmentOfManifest(readJsonFile<unknown>(join(dir, MANIFEST_FILE)))?.metrics;
-  const f1 = readEpisodes(dir).map((e) => roleValues(e, metrics).f1);
+  const f1 = readEpisodes(dir).map((e) => roleValues(e, metrics).primary);
   if (f1.length === 0) return undefined;
   const [dist] = bootstrapMeans([f1], { resamples, seed: 0 });
   const ci = percentileInterval(dist);

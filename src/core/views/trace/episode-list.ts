@@ -11,8 +11,10 @@ export { outcomeOf, type Outcome };
 export interface EpisodeRow {
   id: string;
   question: string;
-  f1: number;
-  em: number;
+  /** The run's environment's primary metric (what the list colours and filters by). */
+  primary: number;
+  /** Its binary metric (what the outcome reads). */
+  binary: number;
   end: string;
   searches: number;
   outcome: Outcome;
@@ -24,7 +26,8 @@ export interface EpisodeFilter {
   outcomes?: Outcome[];
   /** Exact number of searches, or "3+" style lower bounds. */
   searches?: { min?: number; max?: number };
-  f1?: { min?: number; max?: number };
+  /** Bounds on the primary metric. */
+  primary?: { min?: number; max?: number };
   gold?: (GoldInResults | "unknown")[];
   /** Ids allowed by the full-text search (undefined: no text query). */
   ids?: ReadonlySet<string>;
@@ -34,8 +37,8 @@ export function matchesFilter(row: EpisodeRow, f: EpisodeFilter): boolean {
   if (f.outcomes && f.outcomes.length && !f.outcomes.includes(row.outcome)) return false;
   if (f.searches?.min !== undefined && row.searches < f.searches.min) return false;
   if (f.searches?.max !== undefined && row.searches > f.searches.max) return false;
-  if (f.f1?.min !== undefined && row.f1 < f.f1.min) return false;
-  if (f.f1?.max !== undefined && row.f1 > f.f1.max) return false;
+  if (f.primary?.min !== undefined && row.primary < f.primary.min) return false;
+  if (f.primary?.max !== undefined && row.primary > f.primary.max) return false;
   if (f.gold && f.gold.length && !f.gold.includes(row.gold)) return false;
   if (f.ids && !f.ids.has(row.id)) return false;
   return true;
@@ -77,8 +80,8 @@ export function visibleWindow(
 export interface EpisodeColumns {
   id: string[];
   question: string[];
-  f1: number[];
-  em: number[];
+  primary: number[];
+  binary: number[];
   end: string[];
   searches: number[];
   outcome: Outcome[];
@@ -86,12 +89,21 @@ export interface EpisodeColumns {
 }
 
 export function toColumns(rows: readonly EpisodeRow[]): EpisodeColumns {
-  const c: EpisodeColumns = { id: [], question: [], f1: [], em: [], end: [], searches: [], outcome: [], gold: [] };
+  const c: EpisodeColumns = {
+    id: [],
+    question: [],
+    primary: [],
+    binary: [],
+    end: [],
+    searches: [],
+    outcome: [],
+    gold: [],
+  };
   for (const r of rows) {
     c.id.push(r.id);
     c.question.push(r.question);
-    c.f1.push(r.f1);
-    c.em.push(r.em);
+    c.primary.push(r.primary);
+    c.binary.push(r.binary);
     c.end.push(r.end);
     c.searches.push(r.searches);
     c.outcome.push(r.outcome);
@@ -111,8 +123,8 @@ export function fromColumns(c: EpisodeColumns): EpisodeRow[] {
     rows[i] = {
       id: c.id[i],
       question: c.question[i],
-      f1: c.f1[i],
-      em: c.em[i],
+      primary: c.primary[i],
+      binary: c.binary[i],
       end: c.end[i],
       searches: c.searches[i],
       outcome: c.outcome[i],

@@ -21,8 +21,8 @@ export type GoldInResults =
   /** The gold answers are yes/no: nothing to look for. */
   | "not_applicable";
 
-/** An episode counts as right for these tallies when F1 ≥ 0.5 (the line `agent-lab show` uses). */
-export const RIGHT_F1 = 0.5;
+/** An episode counts as right for these tallies when its primary metric ≥ 0.5 (the line `agent-lab show` uses). */
+export const RIGHT_PRIMARY = 0.5;
 
 const YES_NO = new Set(["yes", "no", "noanswer"]);
 
@@ -83,7 +83,8 @@ export interface GoldInResultsCounts {
   notApplicable: number;
 }
 
-export function countGoldInResults(rows: readonly { f1: number; gold: GoldInResults }[]): GoldInResultsCounts {
+/** `primary`: each episode's primary metric value. */
+export function countGoldInResults(rows: readonly { primary: number; gold: GoldInResults }[]): GoldInResultsCounts {
   const c: GoldInResultsCounts = {
     episodes: rows.length,
     foundRight: 0,
@@ -94,7 +95,7 @@ export function countGoldInResults(rows: readonly { f1: number; gold: GoldInResu
     notApplicable: 0,
   };
   for (const r of rows) {
-    const right = r.f1 >= RIGHT_F1;
+    const right = r.primary >= RIGHT_PRIMARY;
     if (r.gold === "found") right ? c.foundRight++ : c.foundWrong++;
     else if (r.gold === "missing") right ? c.missingRight++ : c.missingWrong++;
     else if (r.gold === "no_search") c.noSearch++;

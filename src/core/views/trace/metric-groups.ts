@@ -6,15 +6,24 @@
  * names (`env/all/reward/total`, `optim/lr`, `time/total`) land in the same groups.
  */
 
+import { ENVIRONMENT_INFO } from "../../envs/catalog";
+
 export const METRIC_GROUPS = ["reward", "health", "length", "cost", "throughput", "optimisation"] as const;
 export type MetricGroup = (typeof METRIC_GROUPS)[number] | "other";
+
+/** Every environment's declared episode metrics (what a training step logs its means under), primary first. */
+const EPISODE_METRICS: readonly string[] = [
+  ...new Set(
+    ENVIRONMENT_INFO.flatMap((e) =>
+      [...e.metrics].sort((x, y) => Number(Boolean(y.primary)) - Number(Boolean(x.primary))),
+    ).map((m) => m.name),
+  ),
+];
 
 const BY_NAME: Record<string, MetricGroup> = {
   reward: "reward",
   answered: "reward",
-  f1: "reward",
-  em: "reward",
-  correct: "reward",
+  ...Object.fromEntries(EPISODE_METRICS.map((name) => [name, "reward"])),
   skipped_groups: "health",
   skipped_count: "health",
   budget_hit: "health",

@@ -11,8 +11,9 @@ export interface PairSide {
   /** The run's name (folder). */
   run: string;
   prediction: string;
-  f1: number;
-  em: number;
+  /** The run's environment's primary and binary metric values. */
+  primary: number;
+  binary: number;
   end: string;
   searches: number;
   generated: number;
@@ -76,8 +77,8 @@ function side(ep: TraceEpisodeView, run: string): PairSide {
   return {
     run,
     prediction: ep.prediction,
-    f1: ep.f1,
-    em: ep.em,
+    primary: ep.primary,
+    binary: ep.binary,
     end: ep.end,
     searches: ep.searches.length,
     generated: ep.generated,

@@ -61,14 +61,14 @@ export function renderTrace(e: EpisodeRecord, tokenizer: ChatTokenizer, style: T
     .join("");
 }
 
-/** N episodes with f1 (the primary metric) < 0.5, chosen at random (seeded) but listed in file order. */
+/** N episodes whose primary metric is < 0.5, chosen at random (seeded) but listed in file order. */
 export function pickFailures(
   episodes: readonly EpisodeRecord[],
   n: number,
   seed: number,
   metrics?: readonly MetricDeclaration[],
 ): EpisodeRecord[] {
-  const failures = episodes.filter((e) => roleValues(e, metrics).f1 < 0.5);
+  const failures = episodes.filter((e) => roleValues(e, metrics).primary < 0.5);
   const next = rng(seed);
   const idx = failures.map((_, i) => i);
   for (let i = idx.length - 1; i > 0; i--) {
@@ -149,7 +149,7 @@ export function renderShow(run: RunFiles, o: ShowOptions): string {
     }
   }
   const failures = pickFailures(eps, o.n, o.seed, env?.metrics);
-  const nFail = eps.filter((e) => roleValues(e, env?.metrics).f1 < 0.5).length;
+  const nFail = eps.filter((e) => roleValues(e, env?.metrics).primary < 0.5).length;
   out.push(
     "",
     f.heading(`Failures (${primary} < 0.5): ${nFail} of ${total}; showing ${failures.length} (seed ${o.seed})`),
@@ -162,7 +162,7 @@ export function renderShow(run: RunFiles, o: ShowOptions): string {
     out.push(
       "",
       f.heading(
-        `── ${e.id}  end=${e.end}  ${primary} ${roleValues(e, env?.metrics).f1.toFixed(2)}${hasTools ? `  searches ${e.searches.length}` : ""}`,
+        `── ${e.id}  end=${e.end}  ${primary} ${roleValues(e, env?.metrics).primary.toFixed(2)}${hasTools ? `  searches ${e.searches.length}` : ""}`,
       ),
     );
     out.push(`Q: ${e.question}`, `gold: ${e.answers.join(" | ")}    prediction: ${e.prediction || "(none)"}`);

@@ -46,8 +46,9 @@ export interface TraceEpisodeView {
   question: string;
   answers: string[];
   prediction: string;
-  em: number;
-  f1: number;
+  /** The run's environment's primary and binary metric values (roleValues). */
+  primary: number;
+  binary: number;
   reward: number;
   end: string;
   searches: string[];
@@ -63,7 +64,7 @@ export interface TraceEpisodeView {
   drift: DriftReport | null;
   /** Why tokens are shown as ids only (no tokenizer). */
   decodeProblem?: string;
-  /** The environment's notes and marked spans (GSM8K: the extracted answer and the boxed span). */
+  /** The environment's notes and marked spans (e.g. an extracted answer and the span it came from). */
   annotations?: TraceAnnotations;
   /** The annotations' spans as token ranges over prompt+tokens (what the stream marks); needs the tokenizer. */
   marks?: AnnotationMark[];

@@ -97,8 +97,8 @@ describe("runs/episode-v1: format-1 records read as the current format", () => {
       ],
       { resamples: 200 },
     );
-    assert.equal(report.runs[0].f1.mean, 0.5);
-    assert.equal(report.runs[1].em.mean, 2 / 3);
+    assert.equal(report.runs[0].primary.mean, 0.5);
+    assert.equal(report.runs[1].binary.mean, 2 / 3);
   });
 
   it("a GSM8K v1 run (em = f1 = the grader's verdict): read as its declared `correct`", () => {
@@ -122,6 +122,6 @@ describe("runs/episode-v1: format-1 records read as the current format", () => {
     const report = ablate([{ name: "g", dir, manifest: manifest as unknown as RunManifest, episodes: eps }], {
       resamples: 200,
     });
-    assert.equal(report.runs[0].em.mean, 0.75);
+    assert.equal(report.runs[0].binary.mean, 0.75);
   });
 });

@@ -54,8 +54,8 @@ describe("analysis: ablate on runs of real HotpotQA questions", function () {
       r.warnings.some((w) => /^partial: 20 of its 150 questions/.test(w)),
       r.warnings.join("\n"),
     );
-    assert.equal(r.runs[0].f1.mean, 1);
-    assert.equal(r.runs[2].f1.mean, 0, "wrong answers share no word with the gold");
+    assert.equal(r.runs[0].primary.mean, 1);
+    assert.equal(r.runs[2].primary.mean, 0, "wrong answers share no word with the gold");
     assert.ok(Math.abs(r.runs[0].usd_total - 200 * 0.0007) < 1e-12, "total cost counts every episode of the run");
   });
 
@@ -72,7 +72,7 @@ describe("analysis: ablate on runs of real HotpotQA questions", function () {
     assert.equal(r.comparisons.length, 0);
     assert.equal(r.runs[0].answered, 0.5);
     assert.equal(r.runs[0].searches_per_q, 0.5);
-    assert.ok(r.runs[0].f1.ci.lo < 0.5 && 0.5 < r.runs[0].f1.ci.hi);
+    assert.ok(r.runs[0].primary.ci.lo < 0.5 && 0.5 < r.runs[0].primary.ci.hi);
     assert.doesNotMatch(renderAblationTable(r), /paired\):/);
   });
 
@@ -97,32 +97,32 @@ describe("analysis: ablate on runs of real HotpotQA questions", function () {
     });
     const [cb, cs, cw] = r.comparisons;
 
-    assert.equal(cb.f1.verdict, "better");
-    assert.equal(cb.em.verdict, "better");
-    assert.ok(cb.f1.ci.lo > 0 && cb.f1.delta > 0);
-    assert.equal(cs.f1.verdict, "not distinguishable");
-    assert.equal(cs.f1.p, 1);
-    assert.equal(cs.em.p, 1);
-    assert.deepEqual(cs.f1.ci, { lo: 0, hi: 0 });
-    assert.equal(cw.f1.verdict, "worse");
-    assert.equal(cw.em.verdict, "worse");
+    assert.equal(cb.primary.verdict, "better");
+    assert.equal(cb.binary.verdict, "better");
+    assert.ok(cb.primary.ci.lo > 0 && cb.primary.delta > 0);
+    assert.equal(cs.primary.verdict, "not distinguishable");
+    assert.equal(cs.primary.p, 1);
+    assert.equal(cs.binary.p, 1);
+    assert.deepEqual(cs.primary.ci, { lo: 0, hi: 0 });
+    assert.equal(cw.primary.verdict, "worse");
+    assert.equal(cw.binary.verdict, "worse");
 
     // McNemar's b/c are the discordant EM pairs; p is the exact test on them.
     const b = base.filter((e, q) => e.metrics.em === 1 && better[q].metrics.em === 0).length;
     const c = base.filter((e, q) => e.metrics.em === 0 && better[q].metrics.em === 1).length;
-    assert.deepEqual([cb.em.baseline_only, cb.em.run_only], [b, c]);
-    assert.equal(cb.em.p, mcnemarExact(b, c));
+    assert.deepEqual([cb.binary.baseline_only, cb.binary.run_only], [b, c]);
+    assert.equal(cb.binary.p, mcnemarExact(b, c));
     // Holm over all six tests, in table order (F1, EM per comparison).
-    const adjusted = holmAdjust(r.comparisons.flatMap((x) => [x.f1.p, x.em.p]));
+    const adjusted = holmAdjust(r.comparisons.flatMap((x) => [x.primary.p, x.binary.p]));
     assert.deepEqual(
-      r.comparisons.flatMap((x) => [x.f1.p_holm, x.em.p_holm]),
+      r.comparisons.flatMap((x) => [x.primary.p_holm, x.binary.p_holm]),
       adjusted,
     );
 
     // Δ = difference of the runs' means; the MDE uses the SD of the per-question differences.
-    assert.ok(Math.abs(cb.f1.delta - (r.runs[1].f1.mean - r.runs[0].f1.mean)) < 1e-12);
-    assert.ok(cb.f1.mde > 0 && cb.f1.mde < 0.2);
-    assert.equal(cs.f1.mde, 0, "identical runs: no variance in the differences");
+    assert.ok(Math.abs(cb.primary.delta - (r.runs[1].primary.mean - r.runs[0].primary.mean)) < 1e-12);
+    assert.ok(cb.primary.mde > 0 && cb.primary.mde < 0.2);
+    assert.equal(cs.primary.mde, 0, "identical runs: no variance in the differences");
   });
 
   it("a small real gain on a small sample is 'not distinguishable', and the MDE says why", () => {
@@ -130,9 +130,9 @@ describe("analysis: ablate on runs of real HotpotQA questions", function () {
     const run = base.map((e, q) => (q === 5 || q === 17 ? episode(dev, q, "right") : e));
     const r = ablate([input("base", base), input("run", run)], { resamples: 2000 });
     const c = r.comparisons[0];
-    assert.ok(c.f1.delta > 0);
-    assert.equal(c.f1.verdict, "not distinguishable");
-    assert.ok(c.f1.mde > c.f1.delta, `MDE ${c.f1.mde} vs Δ ${c.f1.delta}`);
+    assert.ok(c.primary.delta > 0);
+    assert.equal(c.primary.verdict, "not distinguishable");
+    assert.ok(c.primary.mde > c.primary.delta, `MDE ${c.primary.mde} vs Δ ${c.primary.delta}`);
   });
 
   it("counts per-question flips by F1 and by EM, consistent with the question rows", () => {
@@ -149,14 +149,14 @@ describe("analysis: ablate on runs of real HotpotQA questions", function () {
     );
     const r = ablate([input("base", base), input("run", run)], { resamples: 200 });
     const flips = r.comparisons[0].flips;
-    assert.deepEqual(flips.f1, { improved: 10, regressed: 5, unchanged: 25 });
+    assert.deepEqual(flips.primary, { improved: 10, regressed: 5, unchanged: 25 });
     // A padded answer is never an exact match, so wrong→partial leaves EM unchanged.
-    assert.deepEqual(flips.em, { improved: 5, regressed: 5, unchanged: 30 });
+    assert.deepEqual(flips.binary, { improved: 5, regressed: 5, unchanged: 30 });
     const fromRows = { improved: 0, regressed: 0, unchanged: 0 };
-    for (const q of r.questions) fromRows[q.flips[0].f1]++;
-    assert.deepEqual(fromRows, flips.f1);
+    for (const q of r.questions) fromRows[q.flips[0].primary]++;
+    assert.deepEqual(fromRows, flips.primary);
     const q0 = r.questions.find((q) => q.id === dev[0].id)!;
-    assert.deepEqual(q0.flips[0], { f1: "regressed", em: "regressed" });
+    assert.deepEqual(q0.flips[0], { primary: "regressed", binary: "regressed" });
     assert.equal(q0.prediction[0], dev[0].answer);
   });
 
@@ -214,7 +214,7 @@ describe("analysis: ablate on runs of real HotpotQA questions", function () {
     assert.match(text, /test-base\s+0\.\d{3}\s+\[0\.\d{3}, 0\.\d{3}\]/);
     assert.match(text, /test-grpo\s+\+0\.\d{3} \[\+0\.\d{3}, \+0\.\d{3}\]\s+\S+\s+\S+\s+better/);
     assert.match(text, /Holm-adjusted over all 2 tests/);
-    const needed = questionsForDelta({ sd: r.comparisons[0].f1.sd, delta: 0.02 }).toLocaleString("en-US");
+    const needed = questionsForDelta({ sd: r.comparisons[0].primary.sd, delta: 0.02 }).toLocaleString("en-US");
     assert.ok(text.includes(`Paired questions needed to detect Δ F1 = 0.02 at that SD: test-grpo ${needed} `), text);
     const md = renderMarkdownReport(r, { labels: ["Base + harness", "+ GRPO (step 30)"] });
     assert.match(

@@ -59,8 +59,8 @@ describe("core: compare setup (expected differences, prompt diff)", () => {
       ),
     );
     assert.deepEqual(
-      none.report.comparisons.map((c) => c.f1.ci),
-      opened.report.comparisons.map((c) => c.f1.ci),
+      none.report.comparisons.map((c) => c.primary.ci),
+      opened.report.comparisons.map((c) => c.primary.ci),
     );
     assert.equal(opened.report.settings.resamples, 10_000, "the CLI's default resamples");
   });

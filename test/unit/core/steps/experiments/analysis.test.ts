@@ -56,10 +56,10 @@ describe("experiments: numbers and verdict", () => {
       ["t", report.comparisons[0]],
       ["r", report.comparisons[1]],
     ] as const) {
-      assert.equal(nums.minus_base[k].point, c.f1.delta);
-      assert.deepEqual(nums.minus_base[k].ci, c.f1.ci);
+      assert.equal(nums.minus_base[k].point, c.primary.delta);
+      assert.deepEqual(nums.minus_base[k].ci, c.primary.ci);
     }
-    assert.deepEqual(nums.scores.base.ci, report.runs[0].f1.ci);
+    assert.deepEqual(nums.scores.base.ci, report.runs[0].primary.ci);
   });
 
   it("recovery is (t − base)/(r − base) with a paired interval around it; undefined when r did not move", () => {

@@ -136,7 +136,7 @@ describe("core/steps/pipeline --env gsm8k", function () {
       [RUN_NAMES.base, RUN_NAMES.sftEval, RUN_NAMES.grpoEval],
     );
     assert.equal(r.report.shared, 20);
-    assert.ok(r.report.runs.every((x) => Number.isFinite(x.f1.mean)));
+    assert.ok(r.report.runs.every((x) => Number.isFinite(x.primary.mean)));
     assert.match(r.table!, /accuracy/);
     assert.match(out, /GRPO vs SFT on val: Δ accuracy/);
     assert.match(out, /by kind: .*(count|price|stall|dollars) \(n \d+\) accuracy/);

@@ -261,8 +261,8 @@ describe("core/steps/pipeline", function () {
     assert.deepEqual(grpoRows(twin), grpoRows(dir));
     assert.deepEqual(grpoEpisodes(twin), grpoEpisodes(dir));
     assert.deepEqual(
-      r3.report!.runs.map((x) => x.f1.mean),
-      r.report.runs.map((x) => x.f1.mean),
+      r3.report!.runs.map((x) => x.primary.mean),
+      r.report.runs.map((x) => x.primary.mean),
     );
 
     // Other settings in the same folder are refused, not mixed in.

@@ -25,7 +25,7 @@ export async function assertRerunSkipsEveryStage(
   const skipped = again.filter((l) => /outputs complete, skipped/.test(l)).length;
   assert.equal(skipped, stages, again.join("\n"));
   assert.deepEqual(
-    r2.report!.runs.map((x) => x.f1.mean),
-    first.report!.runs.map((x) => x.f1.mean),
+    r2.report!.runs.map((x) => x.primary.mean),
+    first.report!.runs.map((x) => x.primary.mean),
   );
 }

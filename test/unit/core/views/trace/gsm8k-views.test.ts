@@ -58,7 +58,7 @@ describe("core: pair view and dashboard on GSM8K runs", function () {
     const id = readRun(right).episodes[0].id;
     const pair = await loadPair([right, wrong], id, ["right", "wrong"]);
     assert.deepEqual(
-      pair.sides.map((s) => [s.f1, s.em]),
+      pair.sides.map((s) => [s.primary, s.binary]),
       [
         [1, 1],
         [0, 0],
@@ -104,7 +104,7 @@ describe("core: pair view and dashboard on GSM8K runs", function () {
     assert.equal(eps.length, 3);
     for (const e of eps) {
       assert.equal(e.view?.searches, false);
-      assert.equal(e.f1, 1, "scored by correct");
+      assert.equal(e.primary, 1, "scored by correct");
     }
 
     const hot = join(ws, "runs", "grpo-hotpot");

@@ -103,7 +103,7 @@ describe("trace: view models", function () {
     const yn = await realEpisode(tok, yesNo, [`<search>${yesNo.context[0][0]}</search>`, `<answer>yes</answer>`]);
     assert.equal(goldInResults(yn, tok), "not_applicable");
     const counts = countGoldInResults(
-      [found, missing, none, yn].map((e) => ({ f1: e.metrics.f1, gold: goldInResults(e, tok) })),
+      [found, missing, none, yn].map((e) => ({ primary: e.metrics.f1, gold: goldInResults(e, tok) })),
     );
     assert.deepEqual(counts, {
       episodes: 4,
@@ -125,12 +125,12 @@ describe("trace: view models", function () {
   it("filters by outcome, searches, F1 range, gold and text ids; steps with wrap-around", () => {
     const mk = (
       id: string,
-      f1: number,
-      em: number,
+      primary: number,
+      binary: number,
       end: string,
       searches: number,
       gold: EpisodeRow["gold"],
-    ): EpisodeRow => ({ id, question: id, f1, em, end, searches, outcome: outcomeOf({ em, end }), gold });
+    ): EpisodeRow => ({ id, question: id, primary, binary, end, searches, outcome: outcomeOf({ binary, end }), gold });
     const list = [
       mk("a", 1, 1, "answer", 1, "found"),
       mk("b", 0.4, 0, "answer", 2, "found"),
@@ -145,7 +145,7 @@ describe("trace: view models", function () {
     const ids = (f: Parameters<typeof filterRows>[1]) => filterRows(list, f).map((i) => list[i].id);
     assert.deepEqual(ids({ outcomes: ["wrong", "budget"] }), ["b", "c", "d"]);
     assert.deepEqual(ids({ searches: { min: 2, max: 3 } }), ["b", "c"]);
-    assert.deepEqual(ids({ f1: { min: 0.1, max: 0.9 } }), ["b"]);
+    assert.deepEqual(ids({ primary: { min: 0.1, max: 0.9 } }), ["b"]);
     assert.deepEqual(ids({ gold: ["found"], outcomes: ["wrong"] }), ["b"]);
     assert.deepEqual(ids({ ids: new Set(["d", "a"]) }), ["a", "d"]);
     assert.equal(stepEpisode(["a", "c"], "c", 1), "a");
