@@ -57,7 +57,6 @@ const NOT_YET: readonly string[] = [
   "core/steps/tasks/generators/scripted.ts",
   "core/steps/tasks/solvers.ts",
   "core/views/trace/dashboard-view.ts",
-  "core/views/trace/gold-in-results.ts",
   "extension/commands/environment-choices.ts",
   "extension/runs/runs-model.ts",
 ];

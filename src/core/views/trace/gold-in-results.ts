@@ -9,7 +9,7 @@
  */
 import type { ChatTokenizer } from "../../base/chat/tokenizer";
 import type { EpisodeRecord } from "../../base/runs/run-files";
-import { normalizeAnswer } from "../../envs/hotpotqa/score";
+import { normalizeAnswer } from "../../base/data/answer-text";
 
 export type GoldInResults =
   /** A gold answer is in the returned text. */
