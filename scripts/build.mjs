@@ -5,6 +5,7 @@ import { copyFileSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { buildWebviews } from "../webview/build.mjs";
+import { envFoldersPlugin } from "./env-folders.mjs";
 
 // The Python sandbox: its worker is a bundle of its own (it runs in a locked-down child process),
 // and Pyodide's interpreter files are copied beside it, so dist/ works without node_modules/pyodide.
@@ -51,6 +52,8 @@ await Promise.all(
       external: [...external, ...(e.bundlesPyodide ? [] : sourceOnly), ...(e.external ?? [])],
       banner: e.banner ? { js: e.banner } : undefined,
       logLevel: "warning",
+      // The environments are the folders under src/core/envs/ (scripts/env-folders.mjs).
+      plugins: [envFoldersPlugin()],
     }),
   ),
 );

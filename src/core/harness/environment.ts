@@ -285,6 +285,11 @@ export interface EnvironmentInfo {
    * from runs on the real dataset; `--env` choices stay the real environments.
    */
   worldOf?: string;
+  /**
+   * Where it is listed among the environments (pickers, `--env` choices, the pipeline's): lower
+   * first; one without is listed after those with one, by name. The first is the default environment.
+   */
+  order?: number;
 }
 
 /** A trace control an environment offers (EnvironmentInfo.traceControls). */
