@@ -44,7 +44,9 @@ const FOLDERS: readonly FolderInfo[] = LIGHT_FOLDERS.map((f) => ({
 // The folder is the environment's name: `--env NAME`, its data folder and the registry's lookup agree.
 for (const f of FOLDERS) {
   if (f.info.name !== f.folder)
-    throw new Error(`envs/${f.folder}/info.ts names the environment ${JSON.stringify(f.info.name)}: name its folder so`);
+    throw new Error(
+      `envs/${f.folder}/info.ts names the environment ${JSON.stringify(f.info.name)}: name its folder so`,
+    );
 }
 
 /** The environments, in their declared order (the first is the default). */

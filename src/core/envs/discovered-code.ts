@@ -1,5 +1,5 @@
 /**
- * The environment folders' code (environment.ts, world-env.ts, offline.ts, gen-tasks.ts), read from
+ * The environment folders' code (environment.ts, world-env.ts, offline.ts, gen-tasks.ts, scripted.ts), read from
  * this directory when run from source; in a bundle, scripts/env-folders.mjs replaces this module with
  * static imports of the same files (folders.ts says why). Only registry.ts reads it.
  */

@@ -32,4 +32,3 @@ export function loadFolders(dir: string, part: FolderPart): FolderModules[] {
     ),
   }));
 }
-

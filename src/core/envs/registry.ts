@@ -1,8 +1,8 @@
 /**
  * The environments `--env` can name, with their code: each folder under src/core/envs/ that the
  * catalog lists (folders.ts) gives its environment.ts's ENVIRONMENT, and optionally its offline
- * world's environment (world-env.ts), its offline pipeline (offline.ts) and what gen-tasks uses
- * (gen-tasks.ts). Adding one is adding a folder (README: "Add your own environment").
+ * world's environment (world-env.ts), its offline pipeline (offline.ts), what gen-tasks uses
+ * (gen-tasks.ts) and its scripted reader for `--backend scripted` (scripted.ts). Adding one is adding a folder (README: "Add your own environment").
  */
 import { UserError } from "../base/errors";
 import { ENVIRONMENT_INFO, ENVIRONMENT_NAMES, environmentInfo, WORLD_NAMES } from "./catalog";
@@ -11,6 +11,7 @@ import { folderExport, type FolderModules } from "./folders";
 import { manifestEnvironment } from "../base/runs/manifest-environment";
 import type { EnvItem, Environment } from "../harness/environment";
 import type { OfflineWorld } from "../harness/offline-world";
+import type { ScriptedReader } from "../harness/policies/scripted";
 import type { EnvTaskGeneration } from "../harness/tasks/env-tasks";
 
 /** One environment folder's code. */
@@ -19,6 +20,7 @@ interface Registered {
   world: Environment<EnvItem> | undefined;
   offline: OfflineWorld | undefined;
   tasks: EnvTaskGeneration | undefined;
+  scripted: ScriptedReader | undefined;
 }
 
 function register(f: FolderModules): Registered {
@@ -27,7 +29,13 @@ function register(f: FolderModules): Registered {
   const offline = folderExport<OfflineWorld>(f, "code", "offline");
   if (offline && offline.env !== world)
     throw new Error(`envs/${f.folder}/offline.ts: its OFFLINE_WORLD.env must be world-env.ts's WORLD_ENVIRONMENT`);
-  return { env, world, offline, tasks: folderExport<EnvTaskGeneration>(f, "code", "gen-tasks") };
+  return {
+    env,
+    world,
+    offline,
+    tasks: folderExport<EnvTaskGeneration>(f, "code", "gen-tasks"),
+    scripted: folderExport<ScriptedReader>(f, "code", "scripted"),
+  };
 }
 
 const BY_FOLDER = new Map(CODE_FOLDERS.map((f) => [f.folder, register(f)]));
@@ -103,4 +111,9 @@ export function offlineWorld(name: string): OfflineWorld | undefined {
 /** What `gen-tasks --env NAME` generates and solves with (its folder's gen-tasks.ts; undefined: none). */
 export function taskGeneration(name: string): EnvTaskGeneration | undefined {
   return REGISTERED[ENVIRONMENT_NAMES.indexOf(name)]?.tasks;
+}
+
+/** The environment's own scripted reader for `--backend scripted` (its folder's scripted.ts; undefined: none). */
+export function scriptedReader(name: string): ScriptedReader | undefined {
+  return REGISTERED[ENVIRONMENT_NAMES.indexOf(name)]?.scripted;
 }

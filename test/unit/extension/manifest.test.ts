@@ -79,7 +79,9 @@ describe("extension: package.json contributions and activation cost", () => {
     // The catalog's folders are loaded at run time (envs/discovered-info.ts), not by a static import:
     // walk the light files the bundler's plugin imports in their place.
     const envsDir = join(REPO, "src", "core", "envs");
-    const lightFiles = environmentFolders(envsDir).flatMap((f) => f.light.map((l) => join(envsDir, f.folder, `${l}.ts`)));
+    const lightFiles = environmentFolders(envsDir).flatMap((f) =>
+      f.light.map((l) => join(envsDir, f.folder, `${l}.ts`)),
+    );
     const seen = new Set<string>();
     const walk = (file: string, from: string) => {
       if (seen.has(file) || file.includes(`${join("src", "extension", "panels")}`)) return;

@@ -125,5 +125,11 @@ export function gsm8kPolicySolver(o: PolicySolverOptions): TaskSolver {
 export const GEN_TASKS: EnvTaskGeneration = Object.freeze<EnvTaskGeneration>({
   scriptedGenerator: (o) => scriptedGsm8kGenerator({ seed: o.seed, brokenShare: o.brokenShare }),
   policySolver: (o) =>
-    gsm8kPolicySolver({ policy: o.policy, tries: o.tries, temperature: o.temperature, maxTokens: o.maxTokens, seed: o.seed }),
+    gsm8kPolicySolver({
+      policy: o.policy,
+      tries: o.tries,
+      temperature: o.temperature,
+      maxTokens: o.maxTokens,
+      seed: o.seed,
+    }),
 });

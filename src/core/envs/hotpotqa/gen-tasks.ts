@@ -146,7 +146,7 @@ export const GEN_TASKS: EnvTaskGeneration = Object.freeze<EnvTaskGeneration>({
     const corpus = join(o.dataDir, "corpus.jsonl");
     if (!existsSync(corpus))
       throw new UserError(
-      `--generator scripted --env hotpotqa writes questions from ${corpus}, which does not exist: run agent-lab prepare (or agent-lab demo) first, or pass --world DIR`,
+        `--generator scripted --env hotpotqa writes questions from ${corpus}, which does not exist: run agent-lab prepare (or agent-lab demo) first, or pass --world DIR`,
       );
     return scriptedWorldGenerator(readWorldFacts(readJsonl<{ title: string; text: string }>(corpus)), {
       seed: o.seed,

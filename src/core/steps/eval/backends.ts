@@ -8,6 +8,7 @@ import { UserError } from "../../base/errors";
 import type { AgentLabConfig } from "../../base/config";
 import type { Policy } from "../../harness/policy";
 import { HeuristicPolicy } from "../../envs/hotpotqa/heuristic-policy";
+import { scriptedReader } from "../../envs/registry";
 
 import { SAMPLING_BACKENDS } from "../specs/common-flags";
 import type { PolicyChoice } from "../specs/step-context";
@@ -29,16 +30,22 @@ const LOCAL_BACKEND_KEY = "tml-local-backend";
 
 export interface PolicyOptions extends PolicyChoice {
   config: AgentLabConfig;
+  /** The environment sampled in: `--backend scripted` is its own scripted reader when its folder has one. */
+  env?: { readonly name: string };
 }
 
 export async function makePolicy(options: PolicyOptions): Promise<Policy> {
   const { config, checkpoint } = options;
   switch (options.backend) {
-    case "scripted":
+    case "scripted": {
       if (checkpoint)
         throw new UserError("--model-path needs a backend that loads weights; the scripted reader has none");
+      const own = options.env && scriptedReader(options.env.name);
+      const tokenizer = await offlineTokenizer("qwen3");
+      if (own) return own(tokenizer, { delayMs: options.scriptedDelayMs });
       // The honest heuristic reader: free, offline, no logprobs; a stand-in for a model.
-      return new HeuristicPolicy(await offlineTokenizer("qwen3"), { delayMs: options.scriptedDelayMs });
+      return new HeuristicPolicy(tokenizer, { delayMs: options.scriptedDelayMs });
+    }
     case "tinker": {
       const { createTinkerPolicy } = await import("../../harness/policies/tinker");
       const { resolveApiKey } = await import("../../base/tinker/key");
