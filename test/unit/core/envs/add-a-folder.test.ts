@@ -60,6 +60,13 @@ describe("envs: adding an environment is adding a folder", function () {
   after(() => copy && rmSync(copy, { recursive: true, force: true }));
 
   it("prepare, eval, sft-data, train-sft, eval of the checkpoint and ablate run through the CLI; Compare reads them", async () => {
+    // Listed after the environments that declare an order: the default stays the first.
+    const refusal = await cli("eval", "--env", "no-such-env", "--name", "x").then(
+      () => assert.fail("an unknown environment was accepted"),
+      (e: { stderr: string }) => e.stderr,
+    );
+    assert.match(refusal, /known: hotpotqa, gsm8k, calculator$/m);
+
     // No hub source declared: prepare runs the folder's own writer.
     assert.match(await cli("prepare", "--env", "calculator"), /train 40 \| val 10 \| test 10/);
 
