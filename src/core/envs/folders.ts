@@ -6,10 +6,11 @@
  *  - light (the catalog; the extension loads these at activation): info.ts → INFO, world-info.ts → WORLD_INFO;
  *  - code (the registry): environment.ts → ENVIRONMENT, world-env.ts → WORLD_ENVIRONMENT,
  *    offline.ts → OFFLINE_WORLD, gen-tasks.ts → GEN_TASKS, scripted.ts → SCRIPTED_READER.
- * Decision: run from source (tests, `npx tsx`), a folder list is read from this directory at run time
- * (discovered-info.ts, discovered-code.ts, through load-folders.ts); a bundle cannot read its sources, so the plugin replaces
- * those two modules' bodies with static imports of the folders it finds at build time. Order is
- * not the folders' names: each info's `order` decides it (catalog.ts).
+ * Decision: run from source (tests, `npx tsx`), the folders are read from this directory at run
+ * time (discovered-info.ts, discovered-code.ts, through load-folders.ts); a bundle cannot read its
+ * sources, so the plugin replaces those two modules' bodies with static imports of the folders it
+ * finds at build time (a test runs the bundled CLI against the in-process list). Order is not the
+ * folders' names: each info's `order` decides it (catalog.ts), the same code in both.
  */
 import convention from "./folder-convention.json";
 
