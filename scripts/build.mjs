@@ -1,10 +1,12 @@
 // One bundler for every entry point: the CLI (a child process the extension launches) and the
 // extension host glue. Both are CommonJS bundles for Node 20.
 import { build } from "esbuild";
+import { execFileSync } from "node:child_process";
 import { copyFileSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { buildWebviews } from "../webview/build.mjs";
+import { envFoldersPlugin } from "./env-folders.mjs";
 
 // The Python sandbox: its worker is a bundle of its own (it runs in a locked-down child process),
 // and Pyodide's interpreter files are copied beside it, so dist/ works without node_modules/pyodide.
@@ -51,9 +53,26 @@ await Promise.all(
       external: [...external, ...(e.bundlesPyodide ? [] : sourceOnly), ...(e.external ?? [])],
       banner: e.banner ? { js: e.banner } : undefined,
       logLevel: "warning",
+      // The environments are the folders under src/core/envs/ (scripts/env-folders.mjs).
+      plugins: [envFoldersPlugin()],
     }),
   ),
 );
+
+// agent-lab.json's schema (package.json's jsonValidation), its environments from the folders the
+// bundles hold: the writer is bundled with the same plugin and run once (src/core/envs/config-schema.ts).
+const schemaWriter = path.join(".cache", "build", "write-config-schema.cjs");
+await build({
+  entryPoints: ["scripts/write-config-schema.ts"],
+  outfile: schemaWriter,
+  bundle: true,
+  platform: "node",
+  target: "node20",
+  format: "cjs",
+  logLevel: "warning",
+  plugins: [envFoldersPlugin()],
+});
+execFileSync(process.execPath, [schemaWriter, "."], { stdio: "inherit" });
 
 const pyodideSource = path.dirname(createRequire(import.meta.url).resolve("pyodide/package.json"));
 const pyodideOut = path.join("dist", sandbox.pyodideDir);

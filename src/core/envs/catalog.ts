@@ -1,9 +1,10 @@
 /**
- * The registered environments as everything outside their folders names them, built from each
- * folder's info.ts (pure data: name, version, summary, metrics, tools, SFT sources, report text), so
- * the extension can list the environments at activation and the step specs can offer them as
- * choices without loading an environment's code. registry.ts checks at load that it registers
- * exactly these.
+ * The environments as everything outside their folders names them, built from the folders found
+ * under src/core/envs/ (folders.ts: each holds an info.ts exporting INFO, pure data: name, version,
+ * summary, metrics, tools, SFT sources, report text, order; and optionally a world-info.ts exporting
+ * WORLD_INFO), so the extension can list the environments at activation and the step specs can
+ * offer them as choices without loading an environment's code. No list here names one: adding an
+ * environment is adding a folder. registry.ts loads the same folders' code.
  */
 import type { EnvironmentInfo, SftSource } from "../harness/environment";
 import {
@@ -13,25 +14,59 @@ import {
   type MetricDeclaration,
   type MetricRoles,
 } from "../base/runs/metrics";
-import { GSM8K_INFO, GSM8K_NAME } from "./gsm8k/info";
-import { HOTPOTQA_INFO, HOTPOTQA_NAME } from "./hotpotqa/info";
-import { GSM8K_WORLD_INFO } from "./gsm8k/world-info";
-import { HOTPOTQA_WORLD_INFO } from "./hotpotqa/world-info";
+import { LIGHT_FOLDERS } from "./discovered-info";
+import { folderExport } from "./folders";
 
-export { GSM8K_NAME, HOTPOTQA_NAME, HOTPOTQA_INFO };
+// Names other modules imported before environments were found from their folders; new code reads
+// DEFAULT_ENVIRONMENT_INFO or environmentInfo(name). Remove once no importer is left.
+export { HOTPOTQA_INFO, HOTPOTQA_NAME } from "./hotpotqa/info";
 export type { EnvironmentInfo, MetricDeclaration, MetricRoles, SftSource };
 
-export const ENVIRONMENT_INFO: readonly EnvironmentInfo[] = Object.freeze([HOTPOTQA_INFO, GSM8K_INFO]);
+interface FolderInfo {
+  folder: string;
+  info: EnvironmentInfo;
+  world: EnvironmentInfo | undefined;
+}
+
+/** Declared order first (info's `order`, lower first; none after all), then the folder's name. */
+function listedBefore(a: FolderInfo, b: FolderInfo): number {
+  const [x, y] = [a.info.order ?? Number.POSITIVE_INFINITY, b.info.order ?? Number.POSITIVE_INFINITY];
+  if (x !== y) return x < y ? -1 : 1;
+  return a.folder < b.folder ? -1 : a.folder > b.folder ? 1 : 0;
+}
+
+const FOLDERS: readonly FolderInfo[] = LIGHT_FOLDERS.map((f) => ({
+  folder: f.folder,
+  info: folderExport<EnvironmentInfo>(f, "light", "info")!,
+  world: folderExport<EnvironmentInfo>(f, "light", "world-info"),
+})).sort(listedBefore);
+
+// The folder is the environment's name: `--env NAME`, its data folder and the registry's lookup agree.
+for (const f of FOLDERS) {
+  if (f.info.name !== f.folder)
+    throw new Error(
+      `envs/${f.folder}/info.ts names the environment ${JSON.stringify(f.info.name)}: name its folder so`,
+    );
+}
+
+/** The environments, in their declared order (the first is the default). */
+export const ENVIRONMENT_INFO: readonly EnvironmentInfo[] = Object.freeze(FOLDERS.map((f) => f.info));
 
 export const ENVIRONMENT_NAMES: readonly string[] = Object.freeze(ENVIRONMENT_INFO.map((e) => e.name));
+
+/**
+ * The environment of a workspace that names none, listed first by pickers: the first in the
+ * declared order (config `env`'s default names it; the registry's test checks they agree).
+ */
+export const DEFAULT_ENVIRONMENT_INFO: EnvironmentInfo = ENVIRONMENT_INFO[0];
 
 /**
  * The offline worlds, each its own environment name over a real environment's code (its info's
  * `worldOf`): their runs are read, labelled and compared as runs of the world, never of the real
  * dataset. Not `--env` choices of the single steps; `agent-lab pipeline --env` offers the real
- * environments that have one (PIPELINE_ENVIRONMENTS).
+ * environments that have one (PIPELINE_ENVIRONMENTS). In ENVIRONMENT_INFO's order.
  */
-export const WORLD_INFO: readonly EnvironmentInfo[] = Object.freeze([HOTPOTQA_WORLD_INFO, GSM8K_WORLD_INFO]);
+export const WORLD_INFO: readonly EnvironmentInfo[] = Object.freeze(FOLDERS.flatMap((f) => (f.world ? [f.world] : [])));
 
 /** The world names, in WORLD_INFO's order. */
 export const WORLD_NAMES: readonly string[] = Object.freeze(WORLD_INFO.map((e) => e.name));

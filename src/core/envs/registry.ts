@@ -1,39 +1,69 @@
 /**
- * The environments `--env` can name. Adding one is a folder under src/core/envs/ and a line here
- * (README: "Add your own environment").
+ * The environments `--env` can name, with their code: each folder under src/core/envs/ that the
+ * catalog lists (folders.ts) gives its environment.ts's ENVIRONMENT, and optionally its offline
+ * world's environment (world-env.ts), its offline pipeline (offline.ts), what gen-tasks uses
+ * (gen-tasks.ts) and its scripted reader for `--backend scripted` (scripted.ts). Adding one is adding a folder (README: "Add your own environment").
  */
 import { UserError } from "../base/errors";
-import { ENVIRONMENT_NAMES, environmentInfo, WORLD_NAMES } from "./catalog";
-import { GSM8K } from "./gsm8k/environment";
-import { HOTPOTQA, HOTPOTQA_NAME } from "./hotpotqa";
+import { ENVIRONMENT_INFO, ENVIRONMENT_NAMES, environmentInfo, WORLD_NAMES } from "./catalog";
+import { CODE_FOLDERS } from "./discovered-code";
+import { folderExport, type FolderModules } from "./folders";
 import { manifestEnvironment } from "../base/runs/manifest-environment";
 import type { EnvItem, Environment } from "../harness/environment";
 import type { OfflineWorld } from "../harness/offline-world";
-import { GSM8K_OFFLINE } from "./gsm8k/offline";
-import { HOTPOTQA_WORLD } from "./hotpotqa/world-env";
+import type { ScriptedReader } from "../harness/policies/scripted";
+import type { EnvTaskGeneration } from "../harness/tasks/env-tasks";
 
-export const ENVIRONMENTS: readonly Environment<EnvItem>[] = [HOTPOTQA, GSM8K];
+/** One environment folder's code. */
+interface Registered {
+  env: Environment<EnvItem>;
+  world: Environment<EnvItem> | undefined;
+  offline: OfflineWorld | undefined;
+  tasks: EnvTaskGeneration | undefined;
+  scripted: ScriptedReader | undefined;
+}
+
+function register(f: FolderModules): Registered {
+  const env = folderExport<Environment<EnvItem>>(f, "code", "environment")!;
+  const world = folderExport<Environment<EnvItem>>(f, "code", "world-env");
+  const offline = folderExport<OfflineWorld>(f, "code", "offline");
+  if (offline && offline.env !== world)
+    throw new Error(`envs/${f.folder}/offline.ts: its OFFLINE_WORLD.env must be world-env.ts's WORLD_ENVIRONMENT`);
+  return {
+    env,
+    world,
+    offline,
+    tasks: folderExport<EnvTaskGeneration>(f, "code", "gen-tasks"),
+    scripted: folderExport<ScriptedReader>(f, "code", "scripted"),
+  };
+}
+
+const BY_FOLDER = new Map(CODE_FOLDERS.map((f) => [f.folder, register(f)]));
+
+/** The folders' code in the catalog's order (its folders are the environments' names). */
+const REGISTERED: readonly Registered[] = ENVIRONMENT_INFO.map((info) => {
+  const r = BY_FOLDER.get(info.name);
+  if (!r) throw new Error(`envs/${info.name}: the catalog lists it but its code was not found`);
+  return r;
+});
+
+export const ENVIRONMENTS: readonly Environment<EnvItem>[] = Object.freeze(REGISTERED.map((r) => r.env));
 
 /** The offline worlds' environments (catalog.ts WORLD_INFO): a real one's code under the world's name. */
-export const WORLD_ENVIRONMENTS: readonly Environment<EnvItem>[] = [HOTPOTQA_WORLD, GSM8K_OFFLINE.env];
-
-/**
- * The offline pipelines environments declare, by the real environment's name. The first
- * environment's world runs through the pipeline's own stages (its world, prepare and index are the
- * recipe's shared stages); the others declare everything here.
- */
-const OFFLINE_WORLDS: Readonly<Record<string, OfflineWorld>> = Object.freeze({ [GSM8K.name]: GSM8K_OFFLINE });
+export const WORLD_ENVIRONMENTS: readonly Environment<EnvItem>[] = Object.freeze(
+  REGISTERED.flatMap((r) => (r.world ? [r.world] : [])),
+);
 
 if (WORLD_ENVIRONMENTS.map((e) => e.name).join(",") !== WORLD_NAMES.join(",")) {
   throw new Error(
-    `envs/catalog.ts lists the worlds ${WORLD_NAMES.join(", ")} but envs/registry.ts registers ${WORLD_ENVIRONMENTS.map((e) => e.name).join(", ")}`,
+    `the environment folders declare the worlds ${WORLD_NAMES.join(", ")} (world-info.ts) but register ${WORLD_ENVIRONMENTS.map((e) => e.name).join(", ")} (world-env.ts)`,
   );
 }
 
 // The light list (catalog.ts) is what the extension and the step specs offer: it must name exactly these.
 if (ENVIRONMENTS.map((e) => e.name).join(",") !== ENVIRONMENT_NAMES.join(",")) {
   throw new Error(
-    `envs/catalog.ts lists ${ENVIRONMENT_NAMES.join(", ")} but envs/registry.ts registers ${ENVIRONMENTS.map((e) => e.name).join(", ")}`,
+    `the environment folders' info.ts name ${ENVIRONMENT_NAMES.join(", ")} but their environment.ts register ${ENVIRONMENTS.map((e) => e.name).join(", ")}`,
   );
 }
 
@@ -44,8 +74,8 @@ for (const e of ENVIRONMENTS) {
   }
 }
 
-/** The environment of a workspace that names none (config `env`'s default). */
-export const DEFAULT_ENVIRONMENT = HOTPOTQA_NAME;
+/** The environment of a workspace that names none (config `env`'s default): the first in the declared order. */
+export const DEFAULT_ENVIRONMENT = ENVIRONMENT_NAMES[0];
 
 export function environmentNames(): string[] {
   return ENVIRONMENTS.map((e) => e.name);
@@ -75,5 +105,15 @@ export function worldEnvironment(name: string): Environment<EnvItem> | undefined
 
 /** The offline pipeline an environment declares beyond its world's name (undefined: the pipeline's own stages). */
 export function offlineWorld(name: string): OfflineWorld | undefined {
-  return OFFLINE_WORLDS[name];
+  return REGISTERED[ENVIRONMENT_NAMES.indexOf(name)]?.offline;
+}
+
+/** What `gen-tasks --env NAME` generates and solves with (its folder's gen-tasks.ts; undefined: none). */
+export function taskGeneration(name: string): EnvTaskGeneration | undefined {
+  return REGISTERED[ENVIRONMENT_NAMES.indexOf(name)]?.tasks;
+}
+
+/** The environment's own scripted reader for `--backend scripted` (its folder's scripted.ts; undefined: none). */
+export function scriptedReader(name: string): ScriptedReader | undefined {
+  return REGISTERED[ENVIRONMENT_NAMES.indexOf(name)]?.scripted;
 }

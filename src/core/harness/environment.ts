@@ -20,7 +20,7 @@ import type { ChatTokenizer } from "../base/chat";
 import type { AgentLabConfig } from "../base/config";
 import type { DownloadProgress } from "../base/data/hub";
 import type { Split } from "../base/data/question";
-import type { Policy, StopReason } from "./policy";
+import type { StopReason } from "./policy";
 import type { Searcher } from "../base/search/searcher";
 import type { EnvironmentId } from "../base/runs/manifest-environment";
 import type { EndReason } from "../base/runs/run-files";
@@ -201,12 +201,6 @@ export interface Environment<I extends EnvItem = EnvItem> extends EnvironmentId 
   annotate?(record: Record<string, unknown>): TraceAnnotations;
   /** Its reply grader, when its info says `gradesReplies`. */
   readonly replyGrader?: ReplyGrader;
-  /**
-   * Its scripted player, a free offline stand-in for a model that plays its protocol honestly
-   * (`--backend scripted`; no logprobs). Absent: the default environment's plays it (on another
-   * protocol that one only guesses: a floor that tests the plumbing).
-   */
-  scriptedPolicy?(o: { delayMs?: number }): Promise<Policy>;
 }
 
 /**
@@ -303,6 +297,11 @@ export interface EnvironmentInfo {
    * from runs on the real dataset; `--env` choices stay the real environments.
    */
   worldOf?: string;
+  /**
+   * Where it is listed among the environments (pickers, `--env` choices, the pipeline's): lower
+   * first; one without is listed after those with one, by name. The first is the default environment.
+   */
+  order?: number;
 }
 
 /** A trace control an environment offers (EnvironmentInfo.traceControls). */

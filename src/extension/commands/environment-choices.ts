@@ -4,16 +4,19 @@
  * and never from the registry, which would load every environment's code at activation.
  */
 import {
+  DEFAULT_ENVIRONMENT_INFO,
   ENVIRONMENT_INFO,
   environmentInfo,
-  environmentMetrics,
-  HOTPOTQA_NAME,
-  metricLabels,
+  environmentRoles,
   WORLD_INFO,
 } from "../../core/envs/catalog";
 import type { PrepareFileFlag } from "../../core/harness/environment";
-import { describeEnvironment, manifestEnvironment } from "../../core/base/runs/manifest-environment";
-import { roleValues } from "../../core/base/runs/metrics";
+import {
+  describeEnvironment,
+  IMPLIED_ENVIRONMENT,
+  manifestEnvironment,
+} from "../../core/base/runs/manifest-environment";
+import { metricValue } from "../../core/base/runs/metrics";
 import { readEpisodes } from "../../core/base/runs/run-files";
 import type { RunRow } from "../runs/runs-model";
 
@@ -44,14 +47,14 @@ export function environmentItems(
   }));
 }
 
-/** A run's environment as the Runs tree read it (a run whose manifest names none is HotpotQA's). */
+/** A run's environment as the Runs tree read it (a run whose manifest names none is the implied one's, base/runs). */
 export function runEnvironment(row: Pick<RunRow, "environment">): string {
-  return row.environment ?? HOTPOTQA_NAME;
+  return row.environment ?? IMPLIED_ENVIRONMENT.name;
 }
 
-/** The default eval run name: the recipe's for HotpotQA (`base`, `test-sft-e2`), prefixed by any other environment's name. */
+/** The default eval run name: the recipe's for the default environment (`base`, `test-sft-e2`), prefixed by any other's name. */
 export function environmentRunName(env: string, name: string): string {
-  return env === HOTPOTQA_NAME ? name : `${env}-${name}`;
+  return env === DEFAULT_ENVIRONMENT_INFO.name ? name : `${env}-${name}`;
 }
 
 export interface SourceRunItem {
@@ -68,16 +71,16 @@ export interface SourceRunItem {
  * scored episodes it holds, and their mean reward (and the environment's primary metric).
  */
 export function sourceRunItems(rows: readonly RunRow[], env: string): SourceRunItem[] {
-  const m = metricLabels(env);
+  const primary = environmentRoles(env).primary;
   return rows
     .filter((r) => r.kind === "eval" && r.hasEpisodes && runEnvironment(r) === env)
     .map((row) => {
       const episodes = readEpisodes(row.dir);
       const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
       const reward = mean(episodes.map((e) => e.reward));
-      const primary = mean(episodes.map((e) => roleValues(e, environmentMetrics(env)).primary));
+      const primaryMean = mean(episodes.map((e) => metricValue(e, primary)));
       const prompt = row.manifest?.system_prompt?.sha256?.slice(0, 8) ?? "?";
-      const metric = `${m.f1} ${primary.toFixed(3)}`;
+      const metric = `${primary.label} ${primaryMean.toFixed(3)}`;
       return {
         label: row.name,
         description: `${env} · prompt ${prompt} · ${episodes.length} ep · reward ${reward.toFixed(3)}`,

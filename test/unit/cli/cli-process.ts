@@ -14,6 +14,7 @@ let bundled: Promise<string> | undefined;
 export function testCli(): Promise<string> {
   bundled ??= (async () => {
     const { build } = await import("esbuild");
+    const { envFoldersPlugin } = await import("../../../scripts/env-folders.mjs");
     const dir = join(REPO, ".cache", `test-cli-${process.pid}`);
     mkdirSync(dir, { recursive: true });
     const out = join(dir, "cli.js");
@@ -27,6 +28,7 @@ export function testCli(): Promise<string> {
         format: "cjs",
         external: ["vscode", "@huggingface/transformers", "onnxruntime-node", "sharp"],
         logLevel: "error",
+        plugins: [envFoldersPlugin()],
       });
     // The local backend's compute worker sits next to the CLI, as in dist/ (scripts/build.mjs).
     await Promise.all([

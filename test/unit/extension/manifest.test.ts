@@ -7,6 +7,7 @@ import { strict as assert } from "node:assert";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { activationEvent, PANELS } from "../../../src/extension/webview/panels";
+import { environmentFolders } from "../../../scripts/env-folders.mjs";
 
 const REPO = resolve(__dirname, "..", "..", "..");
 const pkg = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8"));
@@ -72,15 +73,22 @@ describe("extension: package.json contributions and activation cost", () => {
 
   it("the shell's static imports never reach the tokenizer, search index, models, Tinker client or eval runner", () => {
     // The webview panels (src/extension/panels, another engineer's) are checked by their own tests.
-    // Nor the environments' code (registry, folders beyond their info.ts): the shell names them from envs/catalog.ts.
+    // Nor the environments' code (registry, any folder's files beyond its info.ts): the shell names them from envs/catalog.ts.
     const heavy =
-      /src\/core\/(base\/(chat\/(?!stand-in-tokenizer\b)|search(?!\/(index-location|bm25-format)\b)|tinker|data\/hub)|harness|steps\/(eval|demo)|envs\/(registry|(hotpotqa|gsm8k)\/(?!(world-)?info\b)))|src\/server|@huggingface|onnxruntime/;
+      /src\/core\/(base\/(chat\/(?!stand-in-tokenizer\b)|search(?!\/(index-location|bm25-format)\b)|tinker|data\/hub)|harness|steps\/(eval|demo)|envs\/(registry|discovered-code|[^/]+\/(?!(world-)?info\b)))|src\/server|@huggingface|onnxruntime/;
+    // The catalog's folders are loaded at run time (envs/discovered-info.ts), not by a static import:
+    // walk the light files the bundler's plugin imports in their place.
+    const envsDir = join(REPO, "src", "core", "envs");
+    const lightFiles = environmentFolders(envsDir).flatMap((f) =>
+      f.light.map((l) => join(envsDir, f.folder, `${l}.ts`)),
+    );
     const seen = new Set<string>();
     const walk = (file: string, from: string) => {
       if (seen.has(file) || file.includes(`${join("src", "extension", "panels")}`)) return;
       seen.add(file);
       const rel = file.slice(REPO.length + 1);
       assert.ok(!heavy.test(rel), `${rel} is loaded at activation (via ${from})`);
+      if (file === join(envsDir, "discovered-info.ts")) for (const light of lightFiles) walk(light, rel);
       const text = readFileSync(file, "utf8");
       // Static imports only: `import type` is erased, dynamic import() loads later.
       for (const m of text.matchAll(/^import (?!type )[^;]*? from "([^"]+)";/gms)) {
@@ -98,6 +106,7 @@ describe("extension: package.json contributions and activation cost", () => {
       if (f.endsWith("extension.ts")) walk(f, "activate");
     }
     assert.ok(seen.size > 10, `${seen.size} modules checked`);
+    for (const light of lightFiles) assert.ok(seen.has(light), `${light} is walked`);
   });
 
   it("every panel in panels.json restores after a reload: its onWebviewPanel activation event is listed, and no other", () => {

@@ -178,3 +178,6 @@ export const GSM8K: Environment<Gsm8kItem> = {
     };
   },
 };
+
+/** The name the registry finds it by (envs/folders.ts). */
+export const ENVIRONMENT = GSM8K;

@@ -3,8 +3,9 @@ import type { EnvironmentInfo } from "../../harness/environment";
 
 export const GSM8K_NAME = "gsm8k";
 
-export const GSM8K_INFO: EnvironmentInfo = Object.freeze<EnvironmentInfo>({
+export const INFO: EnvironmentInfo = Object.freeze<EnvironmentInfo>({
   name: GSM8K_NAME,
+  order: 1,
   version: "1",
   summary:
     "GSM8K grade-school math, single turn, no tools; the cookbook's few-shot prompt and \\boxed{} grader; reward = correct",
@@ -33,3 +34,6 @@ export const GSM8K_INFO: EnvironmentInfo = Object.freeze<EnvironmentInfo>({
     },
   },
 });
+
+/** The name other modules imported before environments were found from their folders (envs/folders.ts). */
+export const GSM8K_INFO = INFO;

@@ -8,26 +8,11 @@ import { join } from "node:path";
 import { offlineTokenizer } from "../../base/chat";
 import { pyJsonDumps } from "../../base/data/python-json";
 import { writeFileAtomic } from "../../base/util/atomic-write";
-import type { EnvItem, Environment } from "../../harness/environment";
 import type { OfflineWorld, WorldSize } from "../../harness/offline-world";
 import { readGsm8kRecords, VAL_SIZE, writeGsm8kSplits, type Gsm8kRecord } from "./data";
-import { GSM8K } from "./environment";
 import { ArithmeticTeacher } from "./teacher";
 import { generateArithmeticWorld, worldKind } from "./world";
-import { GSM8K_WORLD_INFO, GSM8K_WORLD_NAME } from "./world-info";
-
-/** The world environment: GSM8K's episodes, grader and metrics under the world's name and data folder. */
-export const GSM8K_WORLD: Environment<EnvItem> = Object.freeze({
-  ...(GSM8K as unknown as Environment<EnvItem>),
-  name: GSM8K_WORLD_NAME,
-  version: GSM8K_WORLD_INFO.version,
-  summary: GSM8K_WORLD_INFO.summary,
-  replyGrader: undefined,
-  data: {
-    ...(GSM8K.data as unknown as Environment<EnvItem>["data"]),
-    dir: (dataDir: string) => join(dataDir, GSM8K_WORLD_NAME),
-  },
-});
+import { WORLD_ENVIRONMENT as GSM8K_WORLD } from "./world-env";
 
 /** Where the world's raw records live in a workspace (GSM8K's JSONL format, as `prepare --env gsm8k --train/--test` reads it). */
 export const ARITHMETIC_WORLD_DIR = "arithmetic";
@@ -43,7 +28,7 @@ const files = (dir: string) => ({
 
 const jsonl = (records: Gsm8kRecord[]) => records.map((r) => pyJsonDumps(r) + "\n").join("");
 
-export const GSM8K_OFFLINE: OfflineWorld = Object.freeze<OfflineWorld>({
+export const OFFLINE_WORLD: OfflineWorld = Object.freeze<OfflineWorld>({
   env: GSM8K_WORLD,
   describe: (w: WorldSize) =>
     `write the arithmetic world (invented word problems, seed ${w.seed}; the answer is the count, price or stall number the question asks for): ${w.train} train + ${w.dev} test problems in GSM8K's JSONL format`,
@@ -109,3 +94,7 @@ export const GSM8K_OFFLINE: OfflineWorld = Object.freeze<OfflineWorld>({
     },
   },
 });
+
+// The names other modules imported before environments were found from their folders (envs/folders.ts).
+export const GSM8K_OFFLINE = OFFLINE_WORLD;
+export { GSM8K_WORLD };

@@ -4,7 +4,7 @@ import { GSM8K_INFO, GSM8K_NAME } from "./info";
 
 export const GSM8K_WORLD_NAME = "gsm8k-world";
 
-export const GSM8K_WORLD_INFO: EnvironmentInfo = Object.freeze<EnvironmentInfo>({
+export const WORLD_INFO: EnvironmentInfo = Object.freeze<EnvironmentInfo>({
   ...GSM8K_INFO,
   name: GSM8K_WORLD_NAME,
   summary:
@@ -21,3 +21,6 @@ export const GSM8K_WORLD_INFO: EnvironmentInfo = Object.freeze<EnvironmentInfo>(
   cookbookNames: undefined,
   worldOf: GSM8K_NAME,
 });
+
+/** The name other modules imported before environments were found from their folders (envs/folders.ts). */
+export const GSM8K_WORLD_INFO = WORLD_INFO;

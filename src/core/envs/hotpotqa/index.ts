@@ -17,7 +17,6 @@ import { openIndex } from "../../base/search";
 import type { Searcher } from "../../base/search/searcher";
 import type { Environment, EnvRun, EnvRunOptions } from "../../harness/environment";
 import { HotpotEpisode } from "./episode";
-import { scriptedReader } from "./scripted-player";
 
 import { HOTPOTQA_INFO, HOTPOTQA_NAME } from "./info";
 
@@ -96,7 +95,6 @@ export const HOTPOTQA: Environment<Question> = {
   },
   defaultPromptFile: ({ closedBook }) => defaultSystemPromptFile(closedBook),
   open,
-  scriptedPolicy: scriptedReader,
 };
 
 export { HotpotEpisode, runEpisode, type EpisodeOptions, type HotpotSettings } from "./episode";

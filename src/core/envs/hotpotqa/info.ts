@@ -3,8 +3,10 @@ import type { EnvironmentInfo } from "../../harness/environment";
 
 export const HOTPOTQA_NAME = "hotpotqa";
 
-export const HOTPOTQA_INFO: EnvironmentInfo = Object.freeze<EnvironmentInfo>({
+export const INFO: EnvironmentInfo = Object.freeze<EnvironmentInfo>({
   name: HOTPOTQA_NAME,
+  // The recipe's first environment: listed first, the default of a workspace that names none.
+  order: 0,
   version: "1",
   summary: "HotpotQA distractor questions; the model searches Wikipedia paragraphs (BM25) and answers; reward = F1",
   // Exact match pairs by McNemar; token F1 (the reward) is what views sort by.
@@ -33,3 +35,6 @@ export const HOTPOTQA_INFO: EnvironmentInfo = Object.freeze<EnvironmentInfo>({
     },
   },
 });
+
+/** The name other modules imported before environments were found from their folders (envs/folders.ts). */
+export const HOTPOTQA_INFO = INFO;

@@ -4,7 +4,7 @@ import { HOTPOTQA_INFO, HOTPOTQA_NAME } from "./info";
 
 export const HOTPOTQA_WORLD_NAME = "hotpotqa-world";
 
-export const HOTPOTQA_WORLD_INFO: EnvironmentInfo = Object.freeze<EnvironmentInfo>({
+export const WORLD_INFO: EnvironmentInfo = Object.freeze<EnvironmentInfo>({
   ...HOTPOTQA_INFO,
   name: HOTPOTQA_WORLD_NAME,
   summary:
@@ -19,3 +19,6 @@ export const HOTPOTQA_WORLD_INFO: EnvironmentInfo = Object.freeze<EnvironmentInf
   cookbookNames: undefined,
   worldOf: HOTPOTQA_NAME,
 });
+
+/** The name other modules imported before environments were found from their folders (envs/folders.ts). */
+export const HOTPOTQA_WORLD_INFO = WORLD_INFO;

@@ -19,6 +19,12 @@ export interface ScriptContext {
 export type ScriptedReply =
   string | { text: string; stopReason?: "stop" | "length"; omitEndToken?: boolean; noLogprobs?: boolean };
 
+/**
+ * An environment's offline stand-in for a model (its folder's optional scripted.ts exports one as
+ * SCRIPTED_READER): what `--backend scripted` samples from in that environment. Free, no weights.
+ */
+export type ScriptedReader = (tokenizer: ChatTokenizer, options: { delayMs?: number }) => Policy;
+
 export interface ScriptedPolicyOptions {
   /** Logprob given to every token (default -0.5). */
   logprob?: number;

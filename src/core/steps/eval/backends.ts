@@ -6,7 +6,6 @@ import { join } from "node:path";
 import { loadTokenizerSource, offlineTokenizer } from "../../base/chat";
 import { UserError } from "../../base/errors";
 import type { AgentLabConfig } from "../../base/config";
-import type { EnvItem, Environment } from "../../harness/environment";
 import type { Policy } from "../../harness/policy";
 
 import { SAMPLING_BACKENDS } from "../specs/common-flags";
@@ -29,18 +28,18 @@ const LOCAL_BACKEND_KEY = "tml-local-backend";
 
 export interface PolicyOptions extends PolicyChoice {
   config: AgentLabConfig;
-  /** The environment played (default: config env): `scripted` samples from its scripted player. */
-  env?: string | Environment<EnvItem>;
+  /** The environment played (default: config env): `scripted` samples from its folder's scripted reader. */
+  env?: string | { readonly name: string };
 }
 
 export async function makePolicy(options: PolicyOptions): Promise<Policy> {
   const { config, checkpoint } = options;
   switch (options.backend) {
-    case "scripted":
+    case "scripted": {
       if (checkpoint)
         throw new UserError("--model-path needs a backend that loads weights; the scripted reader has none");
-      // The environment's honest scripted player: free, offline, no logprobs; a stand-in for a model.
       return scriptedPlayer(options.env ?? config.env, options.scriptedDelayMs);
+    }
     case "tinker": {
       const { createTinkerPolicy } = await import("../../harness/policies/tinker");
       const { resolveApiKey } = await import("../../base/tinker/key");
@@ -83,10 +82,12 @@ export async function makePolicy(options: PolicyOptions): Promise<Policy> {
 }
 
 /** The environment's scripted player; one without its own is played by the default environment's. */
-async function scriptedPlayer(env: string | Environment<EnvItem>, delayMs: number | undefined): Promise<Policy> {
-  const { DEFAULT_ENVIRONMENT, environmentByName } = await import("../../envs/registry");
-  const own = typeof env === "object" ? env : environmentByName(env);
-  const play = own.scriptedPolicy ?? environmentByName(DEFAULT_ENVIRONMENT).scriptedPolicy;
-  if (!play) throw new UserError(`--backend scripted: no scripted player for the ${own.name} environment`);
-  return play({ delayMs });
+async function scriptedPlayer(env: string | { readonly name: string }, delayMs: number | undefined): Promise<Policy> {
+  const { DEFAULT_ENVIRONMENT, environmentByName, scriptedReader } = await import("../../envs/registry");
+  const name = typeof env === "object" ? env.name : environmentByName(env).name;
+  // An environment without a reader of its own is played by the default environment's: on a protocol
+  // that reader only guesses, a floor that still exercises the plumbing (as before environments had readers).
+  const read = scriptedReader(name) ?? scriptedReader(DEFAULT_ENVIRONMENT);
+  if (!read) throw new UserError(`--backend scripted: no scripted reader for the ${name} environment`);
+  return read(await offlineTokenizer("qwen3"), { delayMs });
 }

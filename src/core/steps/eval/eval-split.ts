@@ -93,7 +93,7 @@ export async function evalSplit(o: EvalSplitOptions): Promise<EvalSplitResult> {
     workspaceDir: o.workspaceDir,
     closedBook: o.closedBook,
   });
-  const policy = o.policy ?? (await makePolicy(o));
+  const policy = o.policy ?? (await makePolicy({ ...o, env }));
   try {
     return await runWithPolicy(o, env, policy, prompt, questions, dataDir, runDir);
   } finally {

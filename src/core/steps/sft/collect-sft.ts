@@ -131,7 +131,7 @@ export async function collectSftData(o: SftDataOptions): Promise<SftDataResult> 
     );
   }
 
-  const policy = o.policy ?? (await makePolicy(o));
+  const policy = o.policy ?? (await makePolicy({ ...o, env }));
   try {
     return await collectWithPolicy(
       o,

@@ -3,13 +3,11 @@
  * never solves (0/k) gives GRPO no signal (every sample in the group gets the same reward) and is
  * dropped. The policy itself comes from the caller; this module only decides.
  */
+import type { SolvableTask } from "../../harness/tasks/solver";
+
 export const DEFAULT_SOLVE_TRIES = 8;
 
-export interface SolvableTask {
-  id: string;
-  problem: string;
-  answer: string;
-}
+export type { SolvableTask };
 
 /** k tries of the base policy at one task: whether each try's answer was correct. */
 export type SolveRate = (task: SolvableTask) => Promise<boolean[]>;

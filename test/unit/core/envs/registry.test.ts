@@ -22,16 +22,26 @@ import {
   WORLD_NAMES,
 } from "../../../../src/core/envs/catalog";
 import { GRADE_STEP } from "../../../../src/core/steps/catalog/catalog";
+import { CONFIG_SCHEMA_BUILT, CONFIG_SCHEMA_TEMPLATE, configSchema } from "../../../../src/core/envs/config-schema";
 
 const REPO = join(__dirname, "..", "..", "..", "..");
 
 describe("envs/registry", () => {
-  it("lists hotpotqa (the default) and gsm8k; the schema's enum and the config default match it", () => {
+  it("lists hotpotqa (the default) and gsm8k; the built schema's enum and the config default match it", () => {
     assert.deepEqual(environmentNames(), ["hotpotqa", "gsm8k"]);
     assert.equal(DEFAULT_CONFIG.env, DEFAULT_ENVIRONMENT);
-    const schema = JSON.parse(readFileSync(join(REPO, "data", "schema", "agent-lab.schema.json"), "utf8"));
+    const template = JSON.parse(readFileSync(join(REPO, CONFIG_SCHEMA_TEMPLATE), "utf8"));
+    assert.equal(template.properties.env.enum, undefined, "the template keeps no hand-written list of environments");
+    const schema = configSchema(template) as { properties: { env: { enum: string[]; default: string } } };
     // The offline worlds too: the folders `pipeline` and `demo` make name theirs.
     assert.deepEqual(schema.properties.env.enum, [...environmentNames(), ...WORLD_NAMES]);
+    assert.equal(schema.properties.env.default, DEFAULT_CONFIG.env);
+    // VS Code checks agent-lab.json against the built one.
+    const pkg = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8"));
+    assert.deepEqual(
+      pkg.contributes.jsonValidation.map((v: { url: string }) => v.url),
+      [`./${CONFIG_SCHEMA_BUILT}`],
+    );
   });
 
   it("the light list (catalog.ts) names the registered environments, and each takes its summary and metric labels from it", () => {

@@ -9,10 +9,10 @@ import { join } from "node:path";
 import { offlineTokenizer, type ChatTokenizer } from "../../../../../src/core/base/chat";
 import { mergeConfig } from "../../../../../src/core/base/config";
 import { TEST_SPLIT_FLAG } from "../../../../../src/core/steps/eval/eval-split";
-import { ScriptedPolicy } from "../../../../../src/core/harness/policies/scripted";
 import { readRun, type EpisodeRecord } from "../../../../../src/core/base/runs/run-files";
 import { collectSftData, readSftRows, sftPath } from "../../../../../src/core/steps/sft";
-import { CALCULATOR } from "../../../../../examples/environments/calculator/environment";
+import { ENVIRONMENT as CALCULATOR } from "../../../../../examples/environments/calculator/environment";
+import { SCRIPTED_READER } from "../../../../../examples/environments/calculator/scripted";
 import { scriptedEval } from "../../../../helpers/scripted-eval";
 
 describe("envs: a test environment in one folder (calculator)", function () {
@@ -20,14 +20,8 @@ describe("envs: a test environment in one folder (calculator)", function () {
   let ws: string;
   let tok: ChatTokenizer;
   const config = () => mergeConfig({ dataDir: "data", runsDir: "runs", concurrency: 4 });
-  /** Calls the calculator with the question's numbers, then answers with what it returned. */
-  const solver = () =>
-    new ScriptedPolicy(tok, (ctx) => {
-      const result = /^\n= (\d+)<\|im_end\|>/.exec(ctx.promptText.split("<|im_start|>user").at(-1)!);
-      if (result) return `<final>${result[1]}</final>`;
-      const [a, b] = /What is (\d+) \+ (\d+)\?/.exec(ctx.promptText)!.slice(1);
-      return `<calc>${a}+${b}</calc>`;
-    });
+  /** The folder's scripted reader: calls the calculator with the question's numbers, then answers with what it returned. */
+  const solver = () => SCRIPTED_READER(tok, {});
 
   before(async () => {
     ws = mkdtempSync(join(tmpdir(), "agent-lab-toy-env-"));
@@ -43,7 +37,7 @@ describe("envs: a test environment in one folder (calculator)", function () {
     const dir = join(__dirname, "../../../../../examples/environments/calculator");
     const files = readdirSync(dir).filter((f) => f.endsWith(".ts"));
     const total = files.reduce((n, f) => n + readFileSync(join(dir, f), "utf8").split("\n").length, 0);
-    assert.deepEqual(files.sort(), ["environment.ts", "info.ts"]);
+    assert.deepEqual(files.sort(), ["environment.ts", "info.ts", "scripted.ts"]);
     assert.ok(total < 200, `${total} lines`);
   });
 

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DEFAULT_CONFIG } from "../../../../../src/core/base/config";
-import { DEFAULT_ENVIRONMENT, environmentByName } from "../../../../../src/core/envs/registry";
+import { DEFAULT_ENVIRONMENT, environmentByName, scriptedReader } from "../../../../../src/core/envs/registry";
 import { LOCAL_BACKEND_MODEL, makePolicy } from "../../../../../src/core/steps/eval/backends";
 import { startLocalBackend } from "../../../../../src/server";
 
@@ -18,27 +18,13 @@ describe("eval/makePolicy", () => {
     );
   });
 
-  it("scripted plays the environment's own scripted player; one without is played by the default's", async () => {
-    const playing: string[] = [];
-    const own = await makePolicy({
-      backend: "scripted",
-      config: DEFAULT_CONFIG,
-      env: {
-        ...environmentByName(DEFAULT_ENVIRONMENT),
-        scriptedPolicy: async () => {
-          playing.push("own");
-          return makePolicy({ backend: "scripted", config: DEFAULT_CONFIG });
-        },
-      },
-    });
-    assert.deepEqual(playing, ["own"]);
-    assert.equal(own.describe().model, "heuristic-reader");
-    const fallback = await makePolicy({
-      backend: "scripted",
-      config: DEFAULT_CONFIG,
-      env: { ...environmentByName("gsm8k"), scriptedPolicy: undefined },
-    });
-    assert.deepEqual(fallback.describe(), { kind: "scripted", model: "heuristic-reader", logprobs: false });
+  it("scripted plays the environment folder's own reader (scripted.ts); one without is played by the default's", async () => {
+    assert.ok(scriptedReader(DEFAULT_ENVIRONMENT), "the default environment's folder has a scripted reader");
+    assert.equal(scriptedReader("gsm8k"), undefined, "gsm8k's folder has none");
+    for (const env of [DEFAULT_ENVIRONMENT, "gsm8k", environmentByName("gsm8k")]) {
+      const p = await makePolicy({ backend: "scripted", config: DEFAULT_CONFIG, env });
+      assert.deepEqual(p.describe(), { kind: "scripted", model: "heuristic-reader", logprobs: false });
+    }
   });
 
   it("local samples through the Tinker client from a real local backend, free and with logprobs", async () => {

@@ -14,7 +14,9 @@ import { HeuristicPolicy } from "../../../../../src/core/envs/hotpotqa/heuristic
 import { generateSyntheticHotpot } from "../../../../../src/core/envs/hotpotqa/synthetic-world";
 import type { Policy } from "../../../../../src/core/harness/policy";
 import { buildIndex, openIndex } from "../../../../../src/core/base/search";
-import { gsm8kPolicySolver, harnessPolicySolver, scriptedSolver } from "../../../../../src/core/steps/tasks/solvers";
+import { gsm8kPolicySolver } from "../../../../../src/core/envs/gsm8k/gen-tasks";
+import { harnessPolicySolver } from "../../../../../src/core/envs/hotpotqa/gen-tasks";
+import { scriptedSolver } from "../../../../../src/core/steps/tasks/solvers";
 import { solveRateVerdict } from "../../../../../src/core/steps/tasks/solve-rate";
 
 describe("tasks: solve-rate solvers", function () {
