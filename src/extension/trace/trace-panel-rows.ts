@@ -17,7 +17,7 @@ export function episodeRows(episodes: readonly EpisodeHead[], metrics?: readonly
       em: v.em,
       end: e.end,
       searches: e.searches.length,
-      outcome: outcomeOf({ end: e.end, em: v.em }),
+      outcome: outcomeOf(e.end, v.em),
       gold: "unknown",
     };
   });

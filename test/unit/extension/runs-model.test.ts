@@ -103,7 +103,7 @@ describe("extension: Runs view model (real HotpotQA questions)", () => {
     assert.equal(base.kind, "eval");
     assert.equal(
       base.description,
-      `hotpotqa · val · n=12/20 · F1 ${s.f1.toFixed(3)} · EM ${s.em.toFixed(3)} · $0.0010/q`,
+      `hotpotqa · val · n=12/20 · F1 ${s.metrics.f1.toFixed(3)} · EM ${s.metrics.em.toFixed(3)} · $0.0010/q`,
     );
     assert.equal(base.environment, "hotpotqa", "a run whose manifest names no environment is HotpotQA's");
     assert.match(base.tooltip, /cost \$0\.01 total, \$0\.0010\/question/);
@@ -182,7 +182,7 @@ describe("extension: Runs view model (real HotpotQA questions)", () => {
     for (const g of groups)
       for (const row of g.episodes)
         assert.equal(
-          outcomeOf({ end: eps.find((e) => e.id === row.id)!.end, em: eps.find((e) => e.id === row.id)!.metrics.em }),
+          outcomeOf(eps.find((e) => e.id === row.id)!.end, eps.find((e) => e.id === row.id)!.metrics.em),
           g.outcome,
         );
     const correct = groups[0].episodes[0];

@@ -16,7 +16,7 @@ import {
   TYPICAL_EPISODE,
   TYPICAL_EPISODE_SEQUENCE,
 } from "../../base/ledger";
-import { readJsonFile } from "../../base/runs/run-files";
+import { readJsonFile, readSummaryHead } from "../../base/runs/run-files";
 import { RUN_FILES, runFile } from "../../base/runs/run-folder";
 import type { PipelineSettings } from "./settings";
 import { indexIsCurrent } from "../../base/search";
@@ -90,7 +90,7 @@ function runStatus(runDir: string, complete: () => boolean): StageStatus {
 }
 
 function evalComplete(runDir: string): boolean {
-  const s = readJsonFile<{ status?: string; n?: number; planned?: number }>(runFile(runDir, "summary"));
+  const s = readSummaryHead(runDir);
   return s?.status === "done" && s.n === s.planned;
 }
 
