@@ -7,6 +7,10 @@
  *
  * Which metric each v1 slot held depends on the environment that wrote it; only the environments
  * that existed before format 2 wrote v1 records, so that is a closed, frozen table.
+ *
+ * summary.json had the same two slots until its own format 2 (summary.ts normaliseSummary reads it
+ * through `replaceV1Slots` here); every environment wrote those, always the means of its binary and
+ * primary metric, so a summary's slots are named by the run's environment's declarations instead.
  */
 import { IMPLIED_ENVIRONMENT } from "./manifest-environment";
 import type { MetricRoles } from "./metrics";
