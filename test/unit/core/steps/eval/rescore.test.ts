@@ -22,6 +22,8 @@ import { ScriptedPolicy } from "../../../../../src/core/harness/policies/scripte
 import { TEST_SPLIT_FLAG } from "../../../../../src/core/steps/eval/eval-split";
 import { DEMO_SEED } from "../../../../../src/core/steps/demo/run-demo";
 import { fakeManifest, fakeRecord } from "../../base/runs/fakes";
+import { capturedOutput } from "../../base/data/helpers";
+import { run as scoreCli } from "../../../../../src/cli/score";
 import { sharedDataPath } from "../../../../helpers/shared-data";
 import { prepareSyntheticWorkspace } from "../../../../helpers/synthetic-workspace";
 import { scriptedEval } from "../../../../helpers/scripted-eval";
@@ -174,7 +176,14 @@ describe("eval/rescoreRun on real runs of each environment", function () {
       assert.equal(fixed.correct, true);
       assert.equal(fixed.reward, recorded[i].reward);
       assert.deepEqual(Object.keys(r.summary.metrics), ["correct"]);
-      assert.equal(r.summary.metrics.correct, recorded.filter((e) => e.metrics.correct === 1).length / recorded.length);
+      const accuracy = recorded.filter((e) => e.metrics.correct === 1).length / recorded.length;
+      assert.equal(r.summary.metrics.correct, accuracy);
+      // `agent-lab score RUN_DIR` names the environment's metric as it declares it.
+      const out = await capturedOutput(() => scoreCli([result.runDir]));
+      assert.equal(
+        out.out,
+        `accuracy ${accuracy.toFixed(3)}  n ${recorded.length}  (0 episodes changed; episodes.jsonl and summary.json rewritten)`,
+      );
     });
   }
 
