@@ -29,6 +29,7 @@ import type {
   EpisodeScore,
   EpisodeTurn,
   PrepareOptions,
+  Rescored,
   TraceAnnotations,
   TurnOutcome,
 } from "../../harness/environment";
@@ -111,7 +112,10 @@ function verdictScore(
  * A recorded episode graded again: the recorded extracted answer (the reply's last \boxed{}; null
  * when it had none) against the recorded reference, with the format penalty its manifest records.
  */
-function rescore(record: Readonly<Record<string, unknown>>, manifest: Readonly<Record<string, unknown>> | undefined) {
+function rescore(
+  record: Readonly<Record<string, unknown>>,
+  manifest: Readonly<Record<string, unknown>> | undefined,
+): Rescored {
   const extracted = typeof record.extracted === "string" ? record.extracted : undefined;
   const reference =
     typeof record.reference === "string"

@@ -41,12 +41,14 @@ export function rescoreRun(runDir: string): RescoreResult {
     );
   }
   const { manifest, episodes } = readRun(runDir, SCORE_FIELDS);
-  const env = rescoringEnvironment(runDir, manifest);
+  const env = knownEnvironment(runDir, manifest);
+  const rescore = env.rescore?.bind(env);
+  if (!rescore) throw new UserError(`${runDir}: the ${env.name} environment does not say how to rescore its episodes`);
   const summary = readSummary(runDir, environmentMetrics);
   repairTornTail(episodesPath(runDir));
   let changed = 0;
   const rescored = episodes.map((e) => {
-    const r = env.rescore!(e as unknown as Record<string, unknown>, manifest);
+    const r = rescore(e as unknown as Record<string, unknown>, manifest);
     if (differs(e, r)) changed++;
     return { ...e, ...r.fields, metrics: r.metrics, reward: r.reward };
   });
@@ -68,15 +70,13 @@ export function rescoreRun(runDir: string): RescoreResult {
   return { summary: next, env, changed };
 }
 
-/** The run's environment, or a one-line refusal: one this build does not know, or one that cannot rescore. */
-function rescoringEnvironment(runDir: string, manifest: unknown): Environment<EnvItem> {
+/** The run's environment, or a one-line refusal naming the one this build does not know. */
+function knownEnvironment(runDir: string, manifest: unknown): Environment<EnvItem> {
   const env = environmentOfManifest(manifest);
   if (!env)
     throw new UserError(
       `${join(runDir, MANIFEST_FILE)}: environment "${manifestEnvironment(manifest).name}" is not one this build knows, so its episodes cannot be rescored`,
     );
-  if (!env.rescore)
-    throw new UserError(`${runDir}: the ${env.name} environment does not say how to rescore its episodes`);
   return env;
 }
 

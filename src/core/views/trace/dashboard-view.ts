@@ -256,8 +256,9 @@ export interface CheckpointScores {
 }
 
 /**
- * The val score (primary metric) of this run's checkpoints from the eval runs beside it that name the checkpoint and were
- * run with the training run's eval settings (the newest such eval wins); the rest are listed apart.
+ * The val score (the primary metric's mean) of this run's checkpoints from the eval runs beside it
+ * that name the checkpoint and were run with the training run's eval settings (the newest such eval
+ * wins); the rest are listed apart.
  * A run whose manifest records no eval settings (SFT) is judged by the earliest eval of any of its
  * checkpoints, so a later rerun with another prompt is what gets listed apart.
  */
