@@ -6,7 +6,8 @@
 import { resolve } from "node:path";
 import { UserError } from "../core/base/errors";
 import { runDemo } from "../core/steps/demo/run-demo";
-import { readRun } from "../core/base/runs/run-files";
+import { readRun, readSummary } from "../core/base/runs/run-files";
+import { environmentMetrics } from "../core/envs/catalog";
 import { finalLine } from "../core/base/runs/summary";
 import { renderShow } from "../core/views/trace/trace-text";
 import { tokenizerForRun } from "../core/base/runs/run-tokenizer";
@@ -44,7 +45,7 @@ export async function run(argv: string[]): Promise<void> {
     console.log(finalLine("heuristic", r.withSearch.summary));
     console.log(finalLine("closed-book", r.closedBook.summary));
     console.log(`(demo took ${r.seconds.toFixed(1)}s)\n`);
-    const files = readRun(r.withSearch.runDir);
+    const files = { ...readRun(r.withSearch.runDir), summary: readSummary(r.withSearch.runDir, environmentMetrics) };
     const { tokenizer, problem } = await tokenizerForRun(files.manifest?.tokenizer);
     console.log(
       renderShow(files, {

@@ -7,7 +7,8 @@
 import { basename } from "node:path";
 import { UserError } from "../core/base/errors";
 import { SHOW_FIELDS } from "../core/base/runs/episode-record";
-import { readRun } from "../core/base/runs/run-files";
+import { readRun, readSummary } from "../core/base/runs/run-files";
+import { environmentMetrics } from "../core/envs/catalog";
 import { renderShow, type TraceStyle } from "../core/views/trace/trace-text";
 import { tokenizerForRun } from "../core/base/runs/run-tokenizer";
 import { driftCountsLine } from "../core/views/trace/drift";
@@ -29,7 +30,7 @@ export async function run(argv: string[]): Promise<void> {
   const { values, positionals, config, workspaceDir } = args;
   if (positionals.length !== 1) throw new UserError("give exactly one run (a folder, or a name under runs/)");
   const runDir = resolveRunDir(positionals[0], workspaceDir, config);
-  const files = readRun(runDir, SHOW_FIELDS);
+  const files = { ...readRun(runDir, SHOW_FIELDS), summary: readSummary(runDir, environmentMetrics) };
   const { tokenizer, problem } = await tokenizerForRun(files.manifest?.tokenizer);
   const drift = tokenizer
     ? "drift check: " +

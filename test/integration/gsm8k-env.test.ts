@@ -35,7 +35,7 @@ describe("a GSM8K run (real VS Code)", function () {
   it("the Runs tree shows it with its environment and accuracy (no F1/EM)", async () => {
     const summary = JSON.parse(readFileSync(join(workspaceDir(), "runs", RUN, "summary.json"), "utf8")) as {
       n: number;
-      f1: number;
+      metrics: { correct: number };
     };
     const row = await waitFor(
       "the GSM8K run in the Runs view",
@@ -44,7 +44,7 @@ describe("a GSM8K run (real VS Code)", function () {
     );
     assert.equal(
       String(row.item.description),
-      `gsm8k · val · n=${summary.n} · accuracy ${summary.f1.toFixed(3)} · $0/q`,
+      `gsm8k · val · n=${summary.n} · accuracy ${summary.metrics.correct.toFixed(3)} · $0/q`,
     );
   });
 

@@ -9,7 +9,7 @@
  * by side. Redrawn on each update; zoom, log and smoothing survive the redraw.
  */
 import type { GroupEpisodes } from "../../src/extension/webview/protocol";
-import type { CheckpointScore, DashboardView, Series } from "../../src/core/views/trace/dashboard-view";
+import type { CheckpointScore, DashboardView, PrimaryScore, Series } from "../../src/core/views/trace/dashboard-view";
 import {
   healthyBand,
   METRIC_GROUPS,
@@ -210,8 +210,8 @@ function metricCharts(v: DashboardView): HTMLElement {
   );
 }
 
-function ci(c: { f1: { mean: number; lo: number; hi: number } }): string {
-  return `${fmt(c.f1.mean)} [${fmt(c.f1.lo)}, ${fmt(c.f1.hi)}]`;
+function ci(c: { primary: PrimaryScore }): string {
+  return `${fmt(c.primary.mean)} [${fmt(c.primary.lo)}, ${fmt(c.primary.hi)}]`;
 }
 
 function evaluateButton(c: CheckpointScore): HTMLElement {
@@ -226,7 +226,7 @@ function evaluateButton(c: CheckpointScore): HTMLElement {
 
 function checkpointChart(v: DashboardView): HTMLElement | null {
   if (v.checkpoints.length === 0) return null;
-  const scored = v.checkpoints.filter((c) => c.f1);
+  const scored = v.checkpoints.filter((c) => c.primary);
   // The run's own metric (its environment's primary one), never a fixed name.
   const metric = v.valMetric;
   const chart = scored.length
@@ -236,8 +236,8 @@ function checkpointChart(v: DashboardView): HTMLElement | null {
         series: [
           {
             label: `val ${metric}`,
-            points: scored.map((c) => [c.step, c.f1!.mean] as const),
-            errors: scored.map((c) => [c.f1!.lo, c.f1!.hi] as const),
+            points: scored.map((c) => [c.step, c.primary!.mean] as const),
+            errors: scored.map((c) => [c.primary!.lo, c.primary!.hi] as const),
           },
         ],
         points: true,
@@ -245,8 +245,8 @@ function checkpointChart(v: DashboardView): HTMLElement | null {
         ...(v.lastStep !== null ? { xMax: v.lastStep } : {}),
         refLines: v.references.map((r) => ({
           label: r.label,
-          value: r.f1.mean,
-          detail: `[${fmt(r.f1.lo)}, ${fmt(r.f1.hi)}] (${r.evalRun})`,
+          value: r.primary.mean,
+          detail: `[${fmt(r.primary.lo)}, ${fmt(r.primary.hi)}] (${r.evalRun})`,
         })),
         height: 200,
       })
@@ -299,8 +299,8 @@ function checkpointChart(v: DashboardView): HTMLElement | null {
           h(
             "td",
             null,
-            c.f1
-              ? ci({ f1: c.f1 })
+            c.primary
+              ? ci({ primary: c.primary })
               : h("span", { class: "not-evaluated" }, "not evaluated ", c.samplerPath ? evaluateButton(c) : null),
           ),
           h("td", null, c.n ?? "–"),

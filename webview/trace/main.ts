@@ -409,7 +409,7 @@ function renderEpisode(ep: TraceEpisodeView, preview = false): void {
     checked: !detail.classList.contains("no-shade"),
   });
   shade.addEventListener("change", () => detail.classList.toggle("no-shade", !isChecked(shade)));
-  const outcome = outcomeOf(ep);
+  const outcome = outcomeOf(ep.end, ep.binary);
   append(detail, [
     h(
       "div",

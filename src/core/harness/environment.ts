@@ -201,6 +201,28 @@ export interface Environment<I extends EnvItem = EnvItem> extends EnvironmentId 
   annotate?(record: Record<string, unknown>): TraceAnnotations;
   /** Its reply grader, when its info says `gradesReplies`. */
   readonly replyGrader?: ReplyGrader;
+  /**
+   * A recorded episode scored again from what its record holds, by this build's scorer (after the
+   * scorer changed, or on a run copied from elsewhere): what `agent-lab score RUN_DIR` writes back.
+   * `manifest` is the run's (the settings its reward was computed with). Absent: its runs cannot be rescored.
+   */
+  rescore?(
+    record: Readonly<Record<string, unknown>>,
+    manifest: Readonly<Record<string, unknown>> | undefined,
+  ): Rescored;
+  /**
+   * Its metrics of a bare prediction against gold answers, for `agent-lab score FILE` (a JSONL file
+   * of predictions); absent: predictions alone are not enough to score its episodes.
+   */
+  scorePrediction?(prediction: string, answers: readonly string[]): Record<string, number>;
+}
+
+/** A recorded episode's new scores: every declared metric, the reward, and the record fields that follow from them. */
+export interface Rescored {
+  metrics: Record<string, number>;
+  reward: number;
+  /** Record fields replaced (the environment's own, e.g. a verdict flag); absent: none. */
+  fields?: Record<string, unknown>;
 }
 
 /**

@@ -1,23 +1,18 @@
 /**
  * What the Runs view shows, built from run folders alone (vscode-free, tested in plain Node):
- * one row per run — environment, split, n, its metrics as the environment names them (F1/EM for
- * HotpotQA, accuracy for GSM8K), $/question, status — and under it the episodes grouped by outcome. Training runs (metrics.jsonl, no episodes) are listed too, for the dashboard.
+ * one row per run — environment, split, n, its primary and binary metrics labelled as its environment
+ * declares them (one of them when they are one metric), $/question, status — and under it the episodes
+ * grouped by outcome. Training runs (metrics.jsonl, no episodes) are listed too, for the dashboard.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { EXPERIMENT_FILES, type ExperimentRecord } from "../../core/steps/experiments/record";
-import {
-  environmentInfo,
-  environmentMetrics,
-  hasOneMetric,
-  HOTPOTQA_NAME,
-  metricLabels,
-} from "../../core/envs/catalog";
-import { roleValues } from "../../core/base/runs/metrics";
-import { manifestEnvironment } from "../../core/base/runs/manifest-environment";
+import { environmentInfo, environmentMetrics, environmentRoles } from "../../core/envs/catalog";
+import { hasOneMetric, metricValue } from "../../core/base/runs/metrics";
+import { IMPLIED_ENVIRONMENT, manifestEnvironment } from "../../core/base/runs/manifest-environment";
 import type { RunManifest } from "../../core/base/runs/manifest";
 import type { EpisodeRecord } from "../../core/base/runs/run-files";
-import { readEpisodes } from "../../core/base/runs/run-files";
+import { readEpisodes, readSummary } from "../../core/base/runs/run-files";
 import { RUN_MARKERS, runFile } from "../../core/base/runs/run-folder";
 import { readCookbookRun } from "../../core/views/interop/cookbook";
 import { lastLines } from "../jobs/job-progress";
@@ -42,7 +37,7 @@ export interface RunRow {
   problem?: string;
   /** Where the run comes from: a tinker-cookbook log_path folder (absent: Agent Lab's own). */
   source?: "cookbook";
-  /** The run's environment (its manifest's; a run without one is HotpotQA's), for eval runs. */
+  /** The run's environment (its manifest's; a run without one is the implied environment's), for eval runs. */
   environment?: string;
   label: string;
   description: string;
@@ -68,10 +63,20 @@ function mtime(file: string): number {
 
 const pct = (x: number) => x.toFixed(3);
 
-/** An eval's metrics as its environment names them: "F1 0.612 · EM 0.480", or "accuracy 0.310" when they are one. */
-export function metricParts(env: string, s: Pick<RunSummary, "f1" | "em">): string[] {
-  const m = metricLabels(env);
-  return hasOneMetric(m) ? [`${m.f1} ${pct(s.f1)}`] : [`${m.f1} ${pct(s.f1)}`, `${m.em} ${pct(s.em)}`];
+/** An eval's primary and binary metric as its environment labels them ("<primary> 0.612 · <binary> 0.480"), one when they are one. */
+export function metricParts(env: string, s: Pick<RunSummary, "metrics">): string[] {
+  const roles = environmentRoles(env);
+  const primary = `${roles.primary.label} ${pct(metricValue(s, roles.primary))}`;
+  return hasOneMetric(roles) ? [primary] : [primary, `${roles.binary.label} ${pct(metricValue(s, roles.binary))}`];
+}
+
+/** A file read for a row: its value, or why it could not be read (shown instead of hiding the run). */
+function readForRow<T>(read: () => T | undefined): { value?: T; problem?: string } {
+  try {
+    return { value: read() };
+  } catch (e) {
+    return { problem: (e as Error).message };
+  }
 }
 
 export function formatUsd(usd: number): string {
@@ -116,7 +121,7 @@ function isRunStatus(v: unknown): v is RunStatus {
 
 /** One run folder → its row. `liveRunDirs`: folders a live job is writing right now. */
 export function readRunRow(dir: string, name: string, liveRunDirs: ReadonlySet<string> = new Set()): RunRow {
-  const summary = readJson<RunSummary>(runFile(dir, "summary"));
+  const summary = readForRow(() => readSummary(dir, environmentMetrics));
   const manifest = readJson<RunManifest>(runFile(dir, "manifest"));
   const s = summary.value;
   // Training first: GRPO runs also write episodes.jsonl (their rollouts).
@@ -295,23 +300,27 @@ function oneLine(text: string, max: number): string {
   return t.length > max ? `${t.slice(0, max - 1)}…` : t;
 }
 
-/** `env`: the run's environment name (its metric labels; searches only where it has tools). Default HotpotQA. */
-export function episodeRow(e: EpisodeRecord, env?: string): EpisodeRow {
+/**
+ * `env`: the run's environment name (its metric labels; searches only where it has tools); default:
+ * the environment of a run whose manifest names none.
+ */
+export function episodeRow(e: EpisodeRecord, env: string = IMPLIED_ENVIRONMENT.name): EpisodeRow {
   const searches = e.searches?.length ?? 0;
-  const m = metricLabels(env ?? HOTPOTQA_NAME);
-  const v = roleValues(e, environmentMetrics(env ?? HOTPOTQA_NAME));
-  const hasTools = environmentInfo(env ?? HOTPOTQA_NAME)?.hasTools ?? true;
-  const one = hasOneMetric(m);
+  const roles = environmentRoles(env);
+  const primary = metricValue(e, roles.primary);
+  const binary = metricValue(e, roles.binary);
+  const hasTools = environmentInfo(env)?.hasTools ?? true;
+  const one = hasOneMetric(roles);
   const searchPart = hasTools ? ` · ${searches} search${searches === 1 ? "" : "es"}` : "";
   return {
     id: e.id,
     label: oneLine(e.question, 80),
-    description: `${m.f1} ${v.primary.toFixed(one ? 0 : 2)}${searchPart} · “${oneLine(e.prediction || "—", 40)}”`,
+    description: `${roles.primary.label} ${primary.toFixed(one ? 0 : 2)}${searchPart} · “${oneLine(e.prediction || "—", 40)}”`,
     tooltip: [
       e.question,
       `prediction: ${e.prediction || "(none)"}`,
       `gold: ${(e.answers ?? []).join(" | ")}`,
-      `${one ? "" : `${m.em} ${v.binary} · `}${m.f1} ${v.primary.toFixed(one ? 0 : 3)} · ended: ${e.end}`,
+      `${one ? "" : `${roles.binary.label} ${binary} · `}${roles.primary.label} ${primary.toFixed(one ? 0 : 3)} · ended: ${e.end}`,
       ...(e.searches ?? []).map((q, i) => `search ${i + 1}: ${q}`),
       `id ${e.id}`,
     ].join("\n"),
@@ -319,10 +328,14 @@ export function episodeRow(e: EpisodeRecord, env?: string): EpisodeRow {
 }
 
 /** Episodes grouped by outcome; empty groups are left out; order inside a group is file order. */
-export function groupEpisodes(episodes: readonly EpisodeRecord[], env?: string): OutcomeGroup[] {
+export function groupEpisodes(
+  episodes: readonly EpisodeRecord[],
+  env: string = IMPLIED_ENVIRONMENT.name,
+): OutcomeGroup[] {
   const by = new Map<Outcome, EpisodeRow[]>();
+  const binary = environmentRoles(env).binary;
   for (const e of episodes) {
-    const o = outcomeOf({ end: e.end, binary: roleValues(e, environmentMetrics(env ?? HOTPOTQA_NAME)).binary });
+    const o = outcomeOf(e.end, metricValue(e, binary));
     if (!by.has(o)) by.set(o, []);
     by.get(o)!.push(episodeRow(e, env));
   }

@@ -17,7 +17,7 @@ export function episodeRows(episodes: readonly EpisodeHead[], metrics?: readonly
       binary: v.binary,
       end: e.end,
       searches: e.searches.length,
-      outcome: outcomeOf({ end: e.end, binary: v.binary }),
+      outcome: outcomeOf(e.end, v.binary),
       gold: "unknown",
     };
   });

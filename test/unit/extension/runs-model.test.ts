@@ -17,6 +17,7 @@ import {
 } from "../../../src/extension/runs/runs-model";
 import { spendReport } from "../../../src/extension/workspace/spend";
 import { requireSharedData } from "../../helpers/shared-data";
+import { formatOneSummary } from "../core/base/runs/fakes";
 
 interface HotpotRecord {
   id: string;
@@ -103,7 +104,7 @@ describe("extension: Runs view model (real HotpotQA questions)", () => {
     assert.equal(base.kind, "eval");
     assert.equal(
       base.description,
-      `hotpotqa · val · n=12/20 · F1 ${s.f1.toFixed(3)} · EM ${s.em.toFixed(3)} · $0.0010/q`,
+      `hotpotqa · val · n=12/20 · F1 ${s.metrics.f1.toFixed(3)} · EM ${s.metrics.em.toFixed(3)} · $0.0010/q`,
     );
     assert.equal(base.environment, "hotpotqa", "a run whose manifest names no environment is HotpotQA's");
     assert.match(base.tooltip, /cost \$0\.01 total, \$0\.0010\/question/);
@@ -182,10 +183,7 @@ describe("extension: Runs view model (real HotpotQA questions)", () => {
     for (const g of groups)
       for (const row of g.episodes)
         assert.equal(
-          outcomeOf({
-            end: eps.find((e) => e.id === row.id)!.end,
-            binary: eps.find((e) => e.id === row.id)!.metrics.em,
-          }),
+          outcomeOf(eps.find((e) => e.id === row.id)!.end, eps.find((e) => e.id === row.id)!.metrics.em),
           g.outcome,
         );
     const correct = groups[0].episodes[0];
@@ -248,6 +246,36 @@ describe("extension: Runs view model (real HotpotQA questions)", () => {
     const right = groups.find((g) => g.outcome === "correct")!.episodes[0];
     assert.match(right.description, /^accuracy 1 · “\d+”$/);
     assert.doesNotMatch(right.tooltip, /F1|EM /);
+  });
+
+  it("a format-1 summary.json of each environment (as an older build wrote it) shows the numbers format 2 shows", () => {
+    const hotpot = episodesFrom(records, 0.001);
+    const gsm8k = hotpot.map((e) => ({ ...e, metrics: { correct: e.metrics.em }, searches: [] }));
+    const gsm8kManifest = JSON.stringify({ environment: { name: "gsm8k", version: "1" } });
+    for (const [env, eps, metrics] of [
+      ["hotpotqa", hotpot, undefined],
+      ["gsm8k", gsm8k, GSM8K_INFO.metrics],
+    ] as const) {
+      const fresh = writeRun(runsDir, `${env}-format2`, eps, "done", "val", metrics);
+      const old = writeRun(runsDir, `${env}-format1`, eps, "done", "val", metrics);
+      if (env === "gsm8k") for (const d of [fresh, old]) writeFileSync(join(d, "manifest.json"), gsm8kManifest);
+      const s = JSON.parse(readFileSync(join(fresh, "summary.json"), "utf8"));
+      // What the build before summary format 2 wrote: the binary and primary means as `em` and `f1`.
+      const [binary, primary] = env === "gsm8k" ? [s.metrics.correct, s.metrics.correct] : [s.metrics.em, s.metrics.f1];
+      writeFileSync(join(old, "summary.json"), JSON.stringify(formatOneSummary({ ...s, em: binary, f1: primary })));
+    }
+    const rows = new Map(listRunRows(runsDir).map((r) => [r.name, r]));
+    for (const env of ["hotpotqa", "gsm8k"]) {
+      const [fresh, old] = [rows.get(`${env}-format2`)!, rows.get(`${env}-format1`)!];
+      assert.equal(old.problem, undefined);
+      assert.equal(old.description, fresh.description, env);
+      assert.equal(old.tooltip.split("\n").slice(1).join("\n"), fresh.tooltip.split("\n").slice(1).join("\n"), env);
+      assert.deepEqual(old.summary!.metrics, fresh.summary!.metrics, env);
+    }
+    const acc = gsm8k.filter((e) => e.metrics.correct === 1).length / gsm8k.length;
+    assert.match(rows.get("gsm8k-format1")!.description, new RegExp(`· accuracy ${acc.toFixed(3)} ·`));
+    const f1 = hotpot.reduce((t, e) => t + e.metrics.f1, 0) / hotpot.length;
+    assert.match(rows.get("hotpotqa-format1")!.description, new RegExp(`· F1 ${f1.toFixed(3)} · EM `));
   });
 
   it("the episode cache rereads only when episodes.jsonl changed", () => {

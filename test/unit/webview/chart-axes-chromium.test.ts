@@ -38,7 +38,7 @@ describe("webview: chart axes in Chromium on a real 60-step run", function () {
     const v = readDashboard(runDir);
     assert.equal(v.lastStep, STEPS);
     assert.deepEqual(
-      v.checkpoints.filter((c) => c.f1).map((c) => c.step),
+      v.checkpoints.filter((c) => c.primary).map((c) => c.step),
       [30],
       "only the step-30 checkpoint is scored: the chart's own points end at 30",
     );

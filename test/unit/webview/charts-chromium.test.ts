@@ -76,7 +76,7 @@ describe("webview: charts in Chromium (CSP, PNG/SVG export)", function () {
           groups,
           health: healthByStep(groups),
           checkpoints: [
-            { name: "c", step: 2, n: 10, evalRun: "v", f1: { mean: 0.5, lo: 0.3, hi: 0.7 }, otherEvals: [] },
+            { name: "c", step: 2, n: 10, evalRun: "v", primary: { mean: 0.5, lo: 0.3, hi: 0.7 }, otherEvals: [] },
           ],
           references: [],
           evalSettings: null,

@@ -107,9 +107,12 @@ describe("webview: dashboard in Chromium on real runs", function () {
     );
     const [base, start] = v.references;
     const f = (x: number) => String(Number(x.toPrecision(3)));
-    assert.ok(readout.startsWith(`step 1 · val F1 ${f(v.checkpoints[0].f1!.mean)} [`), readout);
-    assert.ok(readout.includes(`· base ${f(base.f1.mean)} [`) && readout.includes("(val-base)"), readout);
-    assert.ok(readout.includes(`· start grpo-a-s1 ${f(start.f1.mean)} [`) && readout.includes("(val-a-s1)"), readout);
+    assert.ok(readout.startsWith(`step 1 · val F1 ${f(v.checkpoints[0].primary!.mean)} [`), readout);
+    assert.ok(readout.includes(`· base ${f(base.primary.mean)} [`) && readout.includes("(val-base)"), readout);
+    assert.ok(
+      readout.includes(`· start grpo-a-s1 ${f(start.primary.mean)} [`) && readout.includes("(val-a-s1)"),
+      readout,
+    );
     const table = await p.page.evaluate(() =>
       Array.from(document.querySelectorAll("#checkpoints tr[data-checkpoint]")).map((r) => r.textContent),
     );

@@ -147,7 +147,7 @@ describe("webview: trace viewer", function () {
     );
     assert.deepEqual(
       Array.from(doc.querySelectorAll("#episode-list .row")).map((r) => r.className.match(/outcome-(\w+)/)![1]),
-      episodes.map((e) => outcomeOf({ end: e.end, binary: e.metrics.em })),
+      episodes.map((e) => outcomeOf(e.end, e.metrics.em)),
     );
     // Wrong-only: the list shrinks to the answered-but-not-exact episodes.
     for (const box of Array.from(doc.querySelectorAll(".outcome-filter"))) {

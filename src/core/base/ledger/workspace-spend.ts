@@ -5,8 +5,7 @@
  */
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { readJsonFile, SUMMARY_FILE } from "../runs/run-files";
-import type { RunSummary } from "../runs/summary";
+import { readSummaryHead } from "../runs/run-files";
 import { LEDGER_FILE, readLedger, type LedgerKind } from "./ledger";
 
 export interface RunSpend {
@@ -84,7 +83,7 @@ function fromLedger(name: string, dir: string, since: number | undefined): RunSp
 }
 
 function fromSummary(name: string, dir: string, since: number | undefined): RunSpend | undefined {
-  const summary = readJsonFile<RunSummary>(join(dir, SUMMARY_FILE));
+  const summary = readSummaryHead(dir);
   if (!summary || typeof summary.usd_total !== "number") return undefined;
   if (since !== undefined && !(Date.parse(summary.updated) >= since)) return undefined;
   return {

@@ -7,14 +7,19 @@
  *
  * Which metric each v1 slot held depends on the environment that wrote it; only the environments
  * that existed before format 2 wrote v1 records, so that is a closed, frozen table.
+ *
+ * summary.json had the same two slots until its own format 2 (summary.ts normaliseSummary reads it
+ * through `replaceV1Slots` here); every environment wrote those, always the means of its binary and
+ * primary metric, so a summary's slots are named by the run's environment's declarations instead.
  */
 import { IMPLIED_ENVIRONMENT } from "./manifest-environment";
+import type { MetricRoles } from "./metrics";
 
 /** The record format this build writes (`format` in every episodes.jsonl line). */
 export const EPISODE_FORMAT = 2;
 
 /** A v1 slot's metric name, per environment that wrote v1 records; a slot not named is dropped. */
-interface V1Slots {
+export interface V1Slots {
   em?: string;
   f1?: string;
 }
@@ -40,11 +45,29 @@ export function isV1Record(row: Record<string, unknown>): boolean {
  */
 export function normaliseEpisode(row: Record<string, unknown>, envName: string): Record<string, unknown> {
   if (!isV1Record(row)) return row;
-  const slots = V1_SLOTS[envName] ?? UNKNOWN_SLOTS;
+  // A v1 line without either slot (a head-only fixture) gets no metrics: a reader that needs them is refused by the check.
+  return replaceV1Slots(row, V1_SLOTS[envName] ?? UNKNOWN_SLOTS, EPISODE_FORMAT);
+}
+
+/**
+ * What a format-1 summary.json's two slots held, for every environment (each wrote them until
+ * summaries gained a format): `em` the mean of its binary metric, `f1` the mean of its primary one
+ * (for an environment whose two are one metric, the same number twice).
+ */
+export function summarySlots(roles: MetricRoles): V1Slots {
+  return { em: roles.binary.name, f1: roles.primary.name };
+}
+
+/**
+ * A v1 row in format `format`: `{…, "em", "f1", …}` becomes `{format, …, "metrics": {…}, …}` (the
+ * same key order, `metrics` where the first slot was), each slot's value under the metric `slots`
+ * names for it; a slot named nothing is dropped. Episode records and summaries share this layout.
+ */
+export function replaceV1Slots(row: Record<string, unknown>, slots: V1Slots, format: number): Record<string, unknown> {
   const metrics: Record<string, unknown> = {};
   if (slots.em && "em" in row) metrics[slots.em] = row.em;
   if (slots.f1 && "f1" in row) metrics[slots.f1] = row.f1;
-  const out: Record<string, unknown> = { format: EPISODE_FORMAT };
+  const out: Record<string, unknown> = { format };
   let placed = false;
   for (const [k, v] of Object.entries(row)) {
     if (k === "em" || k === "f1") {
@@ -52,6 +75,5 @@ export function normaliseEpisode(row: Record<string, unknown>, envName: string):
       placed = true;
     } else out[k] = v;
   }
-  // A v1 line without either slot (a head-only fixture) gets no metrics: a reader that needs them is refused by the check.
   return out;
 }

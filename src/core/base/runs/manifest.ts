@@ -13,7 +13,7 @@ export const MANIFEST_FORMAT = 1;
 
 export interface RunManifest {
   format: number;
-  /** The task environment; absent = HotpotQA v1 (see envs/manifest.ts). */
+  /** The task environment; absent = the implied environment (manifest-environment.ts IMPLIED_ENVIRONMENT). */
   environment?: { name: string; version: string };
   split: {
     name: Split;
@@ -34,7 +34,7 @@ export interface RunManifest {
    * absent in runs from before the field (read as off).
    */
   thinking?: boolean;
-  /** HotpotQA's search settings; absent for environments without search (their own fields follow instead). */
+  /** The search settings of an environment with a search tool; absent for environments without search (their own fields follow instead). */
   search?: {
     closed_book: boolean;
     top_k: number;
@@ -42,7 +42,7 @@ export interface RunManifest {
     /** The searcher's own describe(): kind, parameters, index hash. null when closed-book. */
     searcher: Record<string, unknown> | null;
   };
-  /** The environment's own fingerprint fields (e.g. GSM8K's `grading`, `prompt`). */
+  /** The environment's own fingerprint fields (e.g. a grader's settings, its prompt's options). */
   [envField: string]: unknown;
   /** How this run was launched: not part of the fingerprint (resuming with other flags is fine). */
   job: {

@@ -1,7 +1,7 @@
 /**
  * How an episode ended, in the one vocabulary every view uses (the Runs tree's groups, the trace
- * viewer's filters and list colours): correct = an answer with exact match, wrong = an answer
- * without, and otherwise how the harness stopped it.
+ * viewer's filters and list colours): correct = an answer whose binary metric (fully right or not,
+ * base/runs/metrics.ts) is 1, wrong = an answer whose is not, and otherwise how the harness stopped it.
  */
 /** The outcome groups, in the order a researcher reads failures. */
 export const OUTCOMES = ["correct", "wrong", "no_action", "budget", "length"] as const;
@@ -26,9 +26,9 @@ export const OUTCOME_MEANINGS: Record<Outcome, string> = {
   other: "ended some other way",
 };
 
-/** `end` as episodes.jsonl records it, and the episode's binary metric (base/runs/metrics.ts roleValues). */
-export function outcomeOf(e: { end: string; binary: number }): Outcome {
-  if (e.end === "answer") return e.binary >= 1 ? "correct" : "wrong";
-  if (e.end === "no_action" || e.end === "budget" || e.end === "length") return e.end;
+/** An episode's outcome from how it ended (`end` as episodes.jsonl records it) and its binary metric's value. */
+export function outcomeOf(end: string, binary: number): Outcome {
+  if (end === "answer") return binary >= 1 ? "correct" : "wrong";
+  if (end === "no_action" || end === "budget" || end === "length") return end;
   return "other";
 }

@@ -23,7 +23,7 @@ import { checkEpisodeRecord, ID_FIELDS, type EpisodeField } from "./episode-reco
 import type { RunManifest } from "./manifest";
 import { manifestEnvironment } from "./manifest-environment";
 import { RUN_FILES, RUN_MARKERS } from "./run-folder";
-import type { RunSummary } from "./summary";
+import { normaliseSummary, type MetricsOf, type RunSummary, type SummaryHead } from "./summary";
 
 export const EPISODES_FILE = RUN_FILES.episodes;
 export const SUMMARY_FILE = RUN_FILES.summary;
@@ -75,10 +75,15 @@ export interface TurnRecord {
   hits?: { id: number; title: string; score: number }[];
 }
 
-export interface RunFiles {
+/** What readRun reads of a run: its manifest and episodes. */
+export interface RunRecords {
   manifest: RunManifest | undefined;
-  summary: RunSummary | undefined;
   episodes: EpisodeRecord[];
+}
+
+/** A run's records and its summary (readSummary), as `show` renders them. */
+export interface RunFiles extends RunRecords {
+  summary: RunSummary | undefined;
 }
 
 export function episodesPath(runDir: string): string {
@@ -132,8 +137,8 @@ function holdsEpisodes(dir: string): boolean {
   return existsSync(join(dir, MANIFEST_FILE)) || existsSync(join(dir, EPISODES_FILE));
 }
 
-/** Manifest and summary of a run folder, refusing a folder that holds no eval-style run (what readRun reads first). */
-export function readRunHead(runDir: string): Omit<RunFiles, "episodes"> {
+/** The manifest of a run folder, refusing a folder that holds no eval-style run (what readRun reads first). */
+export function readRunHead(runDir: string): Omit<RunRecords, "episodes"> {
   if (!existsSync(runDir) || !statSync(runDir).isDirectory()) {
     throw new FileFormatError(runDir, undefined, "not a run folder (no such directory)");
   }
@@ -143,15 +148,33 @@ export function readRunHead(runDir: string): Omit<RunFiles, "episodes"> {
       undefined,
       `not a run folder (no ${MANIFEST_FILE} or ${EPISODES_FILE}); give a folder that agent-lab eval wrote`,
     );
-  return {
-    manifest: readJsonFile<RunManifest>(join(runDir, MANIFEST_FILE)),
-    summary: readJsonFile<RunSummary>(join(runDir, SUMMARY_FILE)),
-  };
+  return { manifest: readJsonFile<RunManifest>(join(runDir, MANIFEST_FILE)) };
 }
 
-/** Manifest, summary and episodes (each holding `fields`) of one run folder. */
-export function readRun(runDir: string, fields: readonly EpisodeField[] = ID_FIELDS): RunFiles {
+/** Manifest and episodes (each holding `fields`) of one run folder. */
+export function readRun(runDir: string, fields: readonly EpisodeField[] = ID_FIELDS): RunRecords {
   return { ...readRunHead(runDir), episodes: readEpisodes(runDir, fields) };
+}
+
+/**
+ * The one reader of summary.json: the run's summary in the current format (summary.ts
+ * normaliseSummary), a format-1 one's slots named by `metricsOf` of the run's environment (its
+ * manifest's); undefined when the run has none.
+ */
+export function readSummary(runDir: string, metricsOf: MetricsOf): RunSummary | undefined {
+  const file = join(runDir, SUMMARY_FILE);
+  const raw = readJsonFile<unknown>(file);
+  return raw === undefined ? undefined : normaliseSummary(raw, file, metricsOf(runEnvironmentName(runDir)));
+}
+
+/** The fields of a run's summary.json that every format has alike (cost, time, status): no metric names needed. */
+export function readSummaryHead(runDir: string): SummaryHead | undefined {
+  const file = join(runDir, SUMMARY_FILE);
+  const raw = readJsonFile<unknown>(file);
+  if (raw === undefined) return undefined;
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw))
+    throw new FileFormatError(file, undefined, "expected a JSON object");
+  return raw as SummaryHead;
 }
 
 /** Run folders under a runs directory (those holding any run file), sorted by name. */

@@ -1,24 +1,28 @@
 /** summary.json: the numbers a run is known by, recomputed from its episodes. */
 import type { Split } from "../data/question";
 import type { EpisodeRecord } from "./run-files";
+import { FileFormatError } from "../errors";
+import { replaceV1Slots, summarySlots } from "./episode-v1";
 import { hasOneMetric, metricRoles, metricValue, UNKNOWN_ENV_METRICS, type MetricDeclaration } from "./metrics";
 
 export type RunStatus = "running" | "done" | "failed" | "interrupted";
 
+/**
+ * The summary format this build writes (`format` in summary.json). Format 1 (no `format` field) had
+ * two fixed slots for the binary and the primary metric's means; normaliseSummary reads it as this one.
+ */
+export const SUMMARY_FORMAT = 2;
+
 export interface RunSummary {
+  format: number;
   /** Episodes finished. */
   n: number;
   /** Episodes this job set out to run (split size after --limit). */
   planned: number;
-  /**
-   * Means of the environment's binary and primary metric (base/runs/metrics.ts). The keys are the
-   * summary format's role names, kept from before metrics were declared, so summaries of old and new
-   * runs read alike (for GSM8K both are its `correct`).
-   */
-  em: number;
-  f1: number;
+  /** The mean of every metric the run's environment declares (base/runs/metrics.ts), by name. */
+  metrics: Record<string, number>;
   searches_per_q: number;
-  /** Share of episodes that ended with a final answer (HotpotQA: an <answer>; GSM8K: a \\boxed{}). */
+  /** Share of episodes that ended with a final answer (the environment's answer action). */
   answered: number;
   /** How episodes ended: answer / no_action / length / budget → count. */
   ends: Record<string, number>;
@@ -33,6 +37,16 @@ export interface RunSummary {
   updated: string;
 }
 
+/** The fields that mean the same in every summary format (what spend and resume read). */
+export type SummaryHead = Omit<RunSummary, "format" | "metrics">;
+
+/**
+ * The run's environment's declared metrics, by environment name (envs/catalog.ts's
+ * environmentMetrics): what a reader of summaries names a format-1 summary's slots by. Passed in by
+ * the caller, because base does not know the environments.
+ */
+export type MetricsOf = (environment: string) => readonly MetricDeclaration[];
+
 export interface SummaryContext {
   planned: number;
   seconds: number;
@@ -40,7 +54,7 @@ export interface SummaryContext {
   split: Split;
   model: string;
   checkpoint?: string;
-  /** The run's environment's declared metrics (absent: the v1 slots, em and f1). */
+  /** The run's environment's declared metrics (absent: those of an environment this build does not know). */
   metrics?: readonly MetricDeclaration[];
 }
 
@@ -50,12 +64,12 @@ export function summarize(episodes: readonly EpisodeRecord[], ctx: SummaryContex
   const ends: Record<string, number> = {};
   for (const e of episodes) ends[e.end] = (ends[e.end] ?? 0) + 1;
   const usdTotal = episodes.reduce((s, e) => s + e.usd, 0);
-  const roles = metricRoles(ctx.metrics ?? UNKNOWN_ENV_METRICS);
+  const declared = ctx.metrics ?? UNKNOWN_ENV_METRICS;
   return {
+    format: SUMMARY_FORMAT,
     n,
     planned: ctx.planned,
-    em: mean((e) => metricValue(e, roles.binary)),
-    f1: mean((e) => metricValue(e, roles.primary)),
+    metrics: Object.fromEntries(declared.map((m) => [m.name, mean((e) => metricValue(e, m))])),
     searches_per_q: mean((e) => e.searches.length),
     answered: mean((e) => (e.end === "answer" ? 1 : 0)),
     ends,
@@ -77,16 +91,42 @@ export interface MetricNames {
 }
 
 /**
- * The recipe's closing line: `NAME: EM … F1 … searches … answered …% $…/q (total $…, …s)`; for an
- * environment without tools whose two metrics are one (GSM8K), `NAME: accuracy … answered …% …`.
+ * The recipe's closing line: `NAME: <binary> … <primary> … searches … answered …% $…/q (total $…, …s)`
+ * with the metrics' labels; for an environment without tools whose two metrics are one,
+ * `NAME: <label> … answered …% …`. Without `env`, the metrics of an unknown environment.
  */
 export function finalLine(name: string, s: RunSummary, env?: MetricNames): string {
-  const roles = env ? metricRoles(env.metrics) : undefined;
-  if (env && roles && env.tools.length === 0 && hasOneMetric(roles)) {
-    return `${name}: ${roles.primary.label} ${s.f1.toFixed(3)}  answered ${Math.round(s.answered * 100)}%  $${s.usd_per_q.toFixed(4)}/q  (total $${s.usd_total.toFixed(2)}, ${s.seconds}s)`;
+  const roles = metricRoles(env?.metrics ?? UNKNOWN_ENV_METRICS);
+  const primary = `${roles.primary.label} ${metricValue(s, roles.primary).toFixed(3)}`;
+  const cost = `$${s.usd_per_q.toFixed(4)}/q  (total $${s.usd_total.toFixed(2)}, ${s.seconds}s)`;
+  const answered = `answered ${Math.round(s.answered * 100)}%`;
+  if (env && env.tools.length === 0 && hasOneMetric(roles)) return `${name}: ${primary}  ${answered}  ${cost}`;
+  const binary = `${roles.binary.label} ${metricValue(s, roles.binary).toFixed(3)}`;
+  return `${name}: ${binary}  ${primary}  searches ${s.searches_per_q.toFixed(2)}  ${answered}  ${cost}`;
+}
+
+/**
+ * A parsed summary.json in the current format: a format-1 one's slots become `metrics` named by the
+ * run's environment's declarations (`metrics`), with the same numbers (episode-v1.ts holds the v1
+ * layout). Fields other than the metrics are read as they are, as every earlier build did.
+ */
+export function normaliseSummary(raw: unknown, file: string, metrics: readonly MetricDeclaration[]): RunSummary {
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw))
+    throw new FileFormatError(file, undefined, "expected a JSON object");
+  const row = raw as Record<string, unknown>;
+  if (!("format" in row)) {
+    const current = replaceV1Slots(row, summarySlots(metricRoles(metrics)), SUMMARY_FORMAT);
+    // A v1 summary without either slot (not one summarize wrote) still reads: its metrics are unknown, so none.
+    if (!("metrics" in current)) current.metrics = {};
+    return current as unknown as RunSummary;
   }
-  return (
-    `${name}: EM ${s.em.toFixed(3)}  F1 ${s.f1.toFixed(3)}  searches ${s.searches_per_q.toFixed(2)}  ` +
-    `answered ${Math.round(s.answered * 100)}%  $${s.usd_per_q.toFixed(4)}/q  (total $${s.usd_total.toFixed(2)}, ${s.seconds}s)`
-  );
+  if (typeof row.format !== "number" || row.format > SUMMARY_FORMAT)
+    throw new FileFormatError(
+      file,
+      undefined,
+      `summary format ${JSON.stringify(row.format)} is not one this build reads (up to ${SUMMARY_FORMAT}): update Agent Lab`,
+    );
+  if (typeof row.metrics !== "object" || row.metrics === null || Array.isArray(row.metrics))
+    throw new FileFormatError(file, undefined, 'no "metrics" object (the mean of each declared metric)');
+  return row as unknown as RunSummary;
 }

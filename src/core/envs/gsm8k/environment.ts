@@ -29,11 +29,12 @@ import type {
   EpisodeScore,
   EpisodeTurn,
   PrepareOptions,
+  Rescored,
   TraceAnnotations,
   TurnOutcome,
 } from "../../harness/environment";
 import { downloadGsm8k, loadGsm8kSplit, readGsm8kRecords, writeGsm8kSplits, type Gsm8kRecord } from "./data";
-import { gradeReply, referenceAnswer } from "./index";
+import { gradeAnswer, gradeReply, referenceAnswer } from "./index";
 import { gsm8kPrompt } from "./prompt";
 import { GSM8K_INFO as INFO, GSM8K_NAME } from "./info";
 import { loadGsm8kTrainTasks } from "./train-tasks";
@@ -80,12 +81,9 @@ class Gsm8kEpisode implements EnvEpisode {
 
   score(_end: EndReason): EpisodeScore {
     const correct = this.verdict?.correct ?? false;
-    const credit = correct ? 1 : 0;
-    const reward = credit + (this.formatPenalty > 0 ? this.formatPenalty * ((this.formatOk ? 1 : 0) - 1) : 0);
     return {
       prediction: this.verdict?.extracted ?? "",
-      metrics: { correct: credit },
-      reward,
+      ...verdictScore(correct, this.formatOk, this.formatPenalty),
       fields: {
         correct,
         extracted: this.verdict?.extracted ?? null,
@@ -95,6 +93,40 @@ class Gsm8kEpisode implements EnvEpisode {
       },
     };
   }
+}
+
+/** A verdict's metrics and reward: 1 when correct, plus the cookbook's format term c·(format_ok − 1) when c > 0. */
+function verdictScore(
+  correct: boolean,
+  formatOk: boolean,
+  formatPenalty: number,
+): { metrics: { correct: number }; reward: number } {
+  const credit = correct ? 1 : 0;
+  return {
+    metrics: { correct: credit },
+    reward: credit + (formatPenalty > 0 ? formatPenalty * ((formatOk ? 1 : 0) - 1) : 0),
+  };
+}
+
+/**
+ * A recorded episode graded again: the recorded extracted answer (the reply's last \boxed{}; null
+ * when it had none) against the recorded reference, with the format penalty its manifest records.
+ */
+function rescore(
+  record: Readonly<Record<string, unknown>>,
+  manifest: Readonly<Record<string, unknown>> | undefined,
+): Rescored {
+  const extracted = typeof record.extracted === "string" ? record.extracted : undefined;
+  const reference =
+    typeof record.reference === "string"
+      ? record.reference
+      : Array.isArray(record.answers) && typeof record.answers[0] === "string"
+        ? record.answers[0]
+        : "";
+  const grading = (manifest?.grading ?? {}) as { format_penalty?: unknown };
+  const penalty = typeof grading.format_penalty === "number" ? grading.format_penalty : 0;
+  const correct = gradeAnswer(extracted, reference);
+  return { ...verdictScore(correct, record.format_ok === true, penalty), fields: { correct } };
 }
 
 async function prepare(o: PrepareOptions): Promise<string[]> {
@@ -177,6 +209,7 @@ export const GSM8K: Environment<Gsm8kItem> = {
       spans: box ? [{ ...box, label: "boxed answer" }] : [],
     };
   },
+  rescore,
 };
 
 /** The name the registry finds it by (envs/folders.ts). */

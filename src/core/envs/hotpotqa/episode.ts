@@ -74,13 +74,18 @@ export class HotpotEpisode implements EnvEpisode {
   }
 
   score(end: EndReason): EpisodeScore {
-    const f1 = f1Score(this.answer, this.item.answers);
-    return {
-      prediction: this.answer,
-      metrics: { em: exactMatch(this.answer, this.item.answers), f1 },
-      reward: end === "answer" ? f1 : 0,
-    };
+    return { prediction: this.answer, ...answerScore(this.answer, this.item.answers, end) };
   }
+}
+
+/** An answer's metrics against the gold answers, and its reward: F1 when the episode ended with it, else 0. */
+export function answerScore(
+  prediction: string,
+  answers: readonly string[],
+  end: EndReason | string,
+): { metrics: { em: number; f1: number }; reward: number } {
+  const f1 = f1Score(prediction, answers);
+  return { metrics: { em: exactMatch(prediction, answers), f1 }, reward: end === "answer" ? f1 : 0 };
 }
 
 export interface EpisodeOptions extends LoopOptions {

@@ -16,7 +16,7 @@ import { SCORER_VERSION } from "./score";
 import { openIndex } from "../../base/search";
 import type { Searcher } from "../../base/search/searcher";
 import type { Environment, EnvRun, EnvRunOptions } from "../../harness/environment";
-import { HotpotEpisode } from "./episode";
+import { answerScore, HotpotEpisode } from "./episode";
 
 import { HOTPOTQA_INFO, HOTPOTQA_NAME } from "./info";
 
@@ -95,7 +95,15 @@ export const HOTPOTQA: Environment<Question> = {
   },
   defaultPromptFile: ({ closedBook }) => defaultSystemPromptFile(closedBook),
   open,
+  // The recorded answer against the recorded gold answers, as the episode scored it.
+  rescore: (record) =>
+    answerScore(recordedString(record.prediction), recordedAnswers(record), recordedString(record.end)),
+  scorePrediction: (prediction, answers) => answerScore(prediction, answers, "answer").metrics,
 };
+
+const recordedString = (v: unknown): string => (typeof v === "string" ? v : "");
+const recordedAnswers = (record: Readonly<Record<string, unknown>>): string[] =>
+  Array.isArray(record.answers) ? record.answers.filter((a): a is string => typeof a === "string") : [];
 
 export { HotpotEpisode, runEpisode, type EpisodeOptions, type HotpotSettings } from "./episode";
 export { firstTagged, parseAction, type Action } from "./actions";

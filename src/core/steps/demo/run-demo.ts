@@ -14,11 +14,11 @@ import { CONFIG_FILE, loadConfig, type AgentLabConfig } from "../../base/config"
 import { SPLITS_FILE } from "../../base/data/splits";
 import { UserError } from "../../base/errors";
 import { ProgressWriter, type ProgressStatus } from "../../base/runs/progress";
-import { readRunHead } from "../../base/runs/run-files";
+import { readSummary } from "../../base/runs/run-files";
 import { lockRunFolder, runFile } from "../../base/runs/run-folder";
 import type { RunSummary } from "../../base/runs/summary";
 import { indexIsCurrent } from "../../base/search";
-import { HOTPOTQA_INFO } from "../../envs/catalog";
+import { environmentMetrics, HOTPOTQA_INFO } from "../../envs/catalog";
 import { worldEnvironment } from "../../envs/registry";
 import { evalSplit } from "../eval/eval-split";
 import { Recipe, type Stage } from "../recipe/engine";
@@ -190,7 +190,7 @@ function demoStages(o: DemoOptions, config: AgentLabConfig): Stage[] {
 }
 
 function demoRun(runDir: string): DemoRun {
-  const summary = readRunHead(runDir).summary;
+  const summary = readSummary(runDir, environmentMetrics);
   if (!summary) throw new UserError(`${runDir} has no summary.json; rerun agent-lab demo to finish it`);
   return { runDir, summary };
 }

@@ -19,7 +19,7 @@ import {
   appendEpisode,
   episodesPath,
   readEpisodes,
-  readJsonFile,
+  readSummaryHead,
   repairTornTail,
   SUMMARY_FILE,
   type EpisodeRecord,
@@ -224,6 +224,6 @@ function openRunDir(job: EvalJob): { previousSeconds: number; done: EpisodeRecor
   });
   if (!job.resume) return { previousSeconds: 0, done: [], lock };
   repairTornTail(episodesPath(job.runDir));
-  const summary = readJsonFile<RunSummary>(join(job.runDir, SUMMARY_FILE));
+  const summary = readSummaryHead(job.runDir);
   return { previousSeconds: summary?.seconds ?? 0, done: readEpisodes(job.runDir), lock };
 }

@@ -40,6 +40,7 @@ import { pricedFor, rehearsalNote, rehearsalTarget } from "../pipeline/rehearsal
 import { sha256File, sha256Hex, type RunManifest } from "../../base/runs/manifest";
 import { ProgressWriter, type ProgressStatus } from "../../base/runs/progress";
 import { readJsonFile, readEpisodes } from "../../base/runs/run-files";
+import { metricRoles, metricValue } from "../../base/runs/metrics";
 import { writeJsonAtomic } from "../../base/util/atomic-write";
 import { openRunForWriting, runFile } from "../../base/runs/run-folder";
 import { Recipe, type Stage, type StageRecord } from "../recipe/engine";
@@ -739,10 +740,11 @@ class Context {
         onProgress: ctx.onProgress,
       });
       if (r.budgetStop) throw new UserError(`eval ${arm} stopped at the budget cap: ${r.budgetStop.message}`);
+      const roles = metricRoles(r.env.metrics);
       stepLog(
         e.env === "gsm8k"
-          ? `${arm}: accuracy ${r.summary.f1.toFixed(3)}  (${r.summary.n} items)`
-          : `${arm}: F1 ${r.summary.f1.toFixed(3)}  EM ${r.summary.em.toFixed(3)}  (${r.summary.n} items)`,
+          ? `${arm}: accuracy ${metricValue(r.summary, roles.primary).toFixed(3)}  (${r.summary.n} items)`
+          : `${arm}: F1 ${metricValue(r.summary, roles.primary).toFixed(3)}  EM ${metricValue(r.summary, roles.binary).toFixed(3)}  (${r.summary.n} items)`,
       );
     });
   }

@@ -16,7 +16,7 @@ import {
   TYPICAL_EPISODE,
   TYPICAL_EPISODE_SEQUENCE,
 } from "../../base/ledger";
-import { readJsonFile } from "../../base/runs/run-files";
+import { readJsonFile, readSummaryHead } from "../../base/runs/run-files";
 import { RUN_FILES, runFile } from "../../base/runs/run-folder";
 import type { PipelineSettings } from "./settings";
 import { indexIsCurrent } from "../../base/search";

@@ -26,6 +26,7 @@ import { readSplitsRecord } from "../../base/data/splits";
 import { UserError } from "../../base/errors";
 import { evalSplit } from "../eval/eval-split";
 import { readJsonFile } from "../../base/runs/run-files";
+import { metricRoles, metricValue } from "../../base/runs/metrics";
 import { manifestEnvironment } from "../../base/runs/manifest-environment";
 import { writeFileAtomic, writeJsonAtomic } from "../../base/util/atomic-write";
 import { lockRunFolder, runFile } from "../../base/runs/run-folder";
@@ -368,10 +369,13 @@ async function runStages(
         onProgress: ctx.onProgress,
       }).then((r) => {
         if (ctx.signal?.aborted) throw interrupted();
+        const roles = metricRoles(r.env.metrics);
         if (world && primary)
-          return ctx.log(`${primary.label} ${r.summary.f1.toFixed(3)}  ends ${JSON.stringify(r.summary.ends)}`);
+          return ctx.log(
+            `${primary.label} ${metricValue(r.summary, roles.primary).toFixed(3)}  ends ${JSON.stringify(r.summary.ends)}`,
+          );
         ctx.log(
-          `F1 ${r.summary.f1.toFixed(3)}  EM ${r.summary.em.toFixed(3)}  searches/q ${r.summary.searches_per_q.toFixed(2)}  ends ${JSON.stringify(r.summary.ends)}`,
+          `F1 ${metricValue(r.summary, roles.primary).toFixed(3)}  EM ${metricValue(r.summary, roles.binary).toFixed(3)}  searches/q ${r.summary.searches_per_q.toFixed(2)}  ends ${JSON.stringify(r.summary.ends)}`,
         );
       }),
     );

@@ -13,8 +13,7 @@ import { prepareData, type SplitSizes } from "../../envs/hotpotqa/prepare";
 import { generateSyntheticHotpot } from "../../envs/hotpotqa/synthetic-world";
 import { TeacherPolicy } from "../../envs/hotpotqa/teacher";
 import { localBackendDir } from "../eval/backends";
-import { readJsonFile } from "../../base/runs/run-files";
-import { runFile } from "../../base/runs/run-folder";
+import { readSummaryHead } from "../../base/runs/run-files";
 
 /** Where a workspace's synthetic world lives: HotpotQA's JSON shape, as prepare reads it. */
 export const WORLD_DIR = "hotpot";
@@ -78,7 +77,7 @@ export function indexCorpus(dataDir: string, options: { workers?: number } = {})
 
 /** An eval run is complete: its summary says done, with every planned episode scored. */
 export function evalComplete(runDir: string): boolean {
-  const s = readJsonFile<{ status?: string; n?: number; planned?: number }>(runFile(runDir, "summary"));
+  const s = readSummaryHead(runDir);
   return s?.status === "done" && s.n === s.planned;
 }
 

@@ -7,7 +7,8 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { AgentLabConfig } from "../../base/config";
 import { environmentDataDir } from "../../envs/data-dirs";
-import { listRuns, readJsonFile, SUMMARY_FILE } from "../../base/runs/run-files";
+import { environmentMetrics } from "../../envs/catalog";
+import { listRuns, readSummary } from "../../base/runs/run-files";
 import { RUN_FILES } from "../../base/runs/run-folder";
 import type { RunSummary } from "../../base/runs/summary";
 import { measuredEpisodeUsd, type Estimate } from "./estimate";
@@ -27,7 +28,7 @@ function runSummaries(workspaceDir: string, config: AgentLabConfig): { name: str
   const runsDir = resolve(workspaceDir, config.runsDir);
   return listRuns(runsDir).map((name) => {
     try {
-      return { name, summary: readJsonFile<RunSummary>(join(runsDir, name, SUMMARY_FILE)) };
+      return { name, summary: readSummary(join(runsDir, name), environmentMetrics) };
     } catch {
       return { name }; // a torn summary of a run being written: it just does not count
     }

@@ -26,10 +26,10 @@ import { buildTraceView, type TraceEpisodeView } from "./trace-view";
 import { fingerprintDiff, type RunManifest } from "../../base/runs/manifest";
 import { parseJsonl } from "../../base/util/jsonl";
 import { RUN_FILES } from "../../base/runs/run-folder";
-import { roleValues } from "../../base/runs/metrics";
+import { metricValue } from "../../base/runs/metrics";
 import { normaliseEpisode } from "../../base/runs/episode-v1";
 import { runEnvironmentName } from "../../base/runs/run-files";
-import { environmentOfManifest } from "../../envs/registry";
+import { environmentRoles } from "../../envs/catalog";
 import { checkpointEnvironment } from "../../base/checkpoints/checkpoint-environment";
 import { runViewSpec } from "./run-view";
 
@@ -70,7 +70,8 @@ export interface GroupHealthStep {
   groups: number[];
 }
 
-export interface F1Score {
+/** The mean of the run's environment's primary metric over an eval's episodes, with its bootstrap CI. */
+export interface PrimaryScore {
   mean: number;
   lo: number;
   hi: number;
@@ -80,7 +81,7 @@ export interface F1Score {
 export interface OtherEval {
   evalRun: string;
   n: number;
-  f1: F1Score;
+  primary: PrimaryScore;
   /** Fingerprint fields that differ from the settings the score is judged by, e.g. "system_prompt.sha256". */
   differs: string[];
 }
@@ -92,7 +93,7 @@ export interface CheckpointScore {
   /** The eval run (folder name) that scored it on val with the training run's eval settings. */
   evalRun?: string;
   n?: number;
-  f1?: F1Score;
+  primary?: PrimaryScore;
   /** Evals of this checkpoint with other settings (another prompt, top-k, …). */
   otherEvals: OtherEval[];
   /** Where an Evaluate action samples from (absent: nothing to evaluate). */
@@ -105,7 +106,7 @@ export interface ReferenceScore {
   label: string;
   evalRun: string;
   n: number;
-  f1: F1Score;
+  primary: PrimaryScore;
 }
 
 /** What the checkpoint scores are judged by: the fields compared, and where they came from. */
@@ -235,14 +236,17 @@ interface ValEval {
   created: string;
 }
 
-function score(runsDir: string, name: string, resamples: number): { n: number; f1: F1Score } | undefined {
+function score(runsDir: string, name: string, resamples: number): { n: number; primary: PrimaryScore } | undefined {
   const dir = join(runsDir, name);
-  const metrics = environmentOfManifest(readJsonFile<unknown>(join(dir, MANIFEST_FILE)))?.metrics;
-  const f1 = readEpisodes(dir).map((e) => roleValues(e, metrics).primary);
-  if (f1.length === 0) return undefined;
-  const [dist] = bootstrapMeans([f1], { resamples, seed: 0 });
+  const primary = environmentRoles(runEnvironmentName(dir)).primary;
+  const values = readEpisodes(dir).map((e) => metricValue(e, primary));
+  if (values.length === 0) return undefined;
+  const [dist] = bootstrapMeans([values], { resamples, seed: 0 });
   const ci = percentileInterval(dist);
-  return { n: f1.length, f1: { mean: f1.reduce((s, v) => s + v, 0) / f1.length, lo: ci.lo, hi: ci.hi } };
+  return {
+    n: values.length,
+    primary: { mean: values.reduce((s, v) => s + v, 0) / values.length, lo: ci.lo, hi: ci.hi },
+  };
 }
 
 export interface CheckpointScores {
@@ -252,8 +256,9 @@ export interface CheckpointScores {
 }
 
 /**
- * Val F1 of this run's checkpoints from the eval runs beside it that name the checkpoint and were
- * run with the training run's eval settings (the newest such eval wins); the rest are listed apart.
+ * The val score (the primary metric's mean) of this run's checkpoints from the eval runs beside it
+ * that name the checkpoint and were run with the training run's eval settings (the newest such eval
+ * wins); the rest are listed apart.
  * A run whose manifest records no eval settings (SFT) is judged by the earliest eval of any of its
  * checkpoints, so a later rerun with another prompt is what gets listed apart.
  */
@@ -345,7 +350,7 @@ export function checkpointScores(runDir: string, resamples = 2000): CheckpointSc
         });
       }
       const s = chosen ? score(runsDir, chosen.name, resamples) : undefined;
-      return s ? { ...out, evalRun: chosen!.name, n: s.n, f1: s.f1 } : out;
+      return s ? { ...out, evalRun: chosen!.name, ...s } : out;
     });
 
   const references: ReferenceScore[] = [];

@@ -44,3 +44,48 @@ export function fakeManifest(): RunManifest {
     job: { command: ["eval", "--name", "x"], created: "2026-11-29T00:00:00Z", concurrency: 32 },
   };
 }
+
+/** What a format-1 summary.json held besides its two metric slots (builds before summary format 2). */
+export interface FormatOneSummaryFields {
+  n: number;
+  planned?: number;
+  /** The mean of the environment's binary metric (GSM8K: its accuracy). */
+  em: number;
+  /** The mean of its primary metric (GSM8K: the same accuracy). */
+  f1: number;
+  searches_per_q?: number;
+  answered?: number;
+  ends?: Record<string, number>;
+  usd_per_q?: number;
+  usd_total?: number;
+  seconds?: number;
+  status?: string;
+  split?: string;
+  model?: string;
+  checkpoint?: string;
+}
+
+/**
+ * A summary.json exactly as builds before summary format 2 wrote it: no `format`, the binary and
+ * the primary metric's means in the top-level slots `em` and `f1`, the keys in that build's order.
+ */
+export function formatOneSummary(o: FormatOneSummaryFields): Record<string, unknown> {
+  const usdPerQ = o.usd_per_q ?? 0.001;
+  return {
+    n: o.n,
+    planned: o.planned ?? o.n,
+    em: o.em,
+    f1: o.f1,
+    searches_per_q: o.searches_per_q ?? 0,
+    answered: o.answered ?? 1,
+    ends: o.ends ?? { answer: o.n },
+    usd_per_q: usdPerQ,
+    usd_total: o.usd_total ?? usdPerQ * o.n,
+    seconds: o.seconds ?? 7,
+    status: o.status ?? "done",
+    split: o.split ?? "val",
+    model: o.model ?? "Qwen/Qwen3.5-4B",
+    ...(o.checkpoint ? { checkpoint: o.checkpoint } : {}),
+    updated: "2026-11-29T00:00:00.000Z",
+  };
+}

@@ -8,10 +8,13 @@ import {
   readEpisodes,
   listRuns,
   readRun,
+  readSummary,
+  readSummaryHead,
   repairTornTail,
 } from "../../../../../src/core/base/runs/run-files";
+import { UNKNOWN_ENV_METRICS } from "../../../../../src/core/base/runs/metrics";
 import { writeJsonAtomic } from "../../../../../src/core/base/util/atomic-write";
-import { summarize, finalLine } from "../../../../../src/core/base/runs/summary";
+import { summarize, finalLine, SUMMARY_FORMAT } from "../../../../../src/core/base/runs/summary";
 import { FileFormatError } from "../../../../../src/core/base/errors";
 import { fakeRecord } from "./fakes";
 
@@ -71,15 +74,16 @@ describe("runs/run-files", () => {
     );
   });
 
-  it("readRun returns manifest, summary and episodes, and names a bad summary.json", () => {
+  it("readRun returns manifest and episodes, readSummary the summary, and names a bad summary.json", () => {
     appendEpisode(dir, fakeRecord("a"));
     writeJsonAtomic(join(dir, "summary.json"), { n: 1 });
     const run = readRun(dir);
     assert.equal(run.episodes.length, 1);
-    assert.equal(run.summary?.n, 1);
     assert.equal(run.manifest, undefined);
+    assert.equal(readSummary(dir, () => UNKNOWN_ENV_METRICS)?.n, 1);
     writeFileSync(join(dir, "summary.json"), '{\n  "n": 1,\n  oops\n}');
-    assert.throws(() => readRun(dir), /summary\.json:3/);
+    assert.throws(() => readSummary(dir, () => UNKNOWN_ENV_METRICS), /summary\.json:3/);
+    assert.throws(() => readSummaryHead(dir), /summary\.json:3/);
     assert.throws(() => readRun(join(dir, "nope")), /not a run folder/);
   });
 
@@ -101,8 +105,8 @@ describe("runs/run-files", () => {
     const s = summarize(eps, { planned: 4, seconds: 12.4, status: "running", split: "val", model: "m" });
     assert.equal(s.n, 2);
     assert.equal(s.planned, 4);
-    assert.equal(s.em, 0.5);
-    assert.equal(s.f1, 0.75);
+    assert.equal(s.format, SUMMARY_FORMAT);
+    assert.deepEqual(s.metrics, { em: 0.5, f1: 0.75 });
     assert.equal(s.searches_per_q, 1);
     assert.equal(s.answered, 0.5);
     assert.deepEqual(s.ends, { answer: 1, budget: 1 });

@@ -20,7 +20,8 @@ import { buildTraceView } from "../../../../../src/core/views/trace/trace-view";
 import { TEST_SPLIT_FLAG } from "../../../../../src/core/steps/eval/eval-split";
 import type { Policy, Sample } from "../../../../../src/core/harness/policy";
 import { ScriptedPolicy } from "../../../../../src/core/harness/policies/scripted";
-import { readRun, type EpisodeRecord } from "../../../../../src/core/base/runs/run-files";
+import { readRun, readSummary, type EpisodeRecord } from "../../../../../src/core/base/runs/run-files";
+import { environmentMetrics } from "../../../../../src/core/envs/catalog";
 import type { RunManifest } from "../../../../../src/core/base/runs/manifest";
 import { renderShow } from "../../../../../src/core/views/trace/trace-text";
 import { collectSftData, readSftRows, sftPath } from "../../../../../src/core/steps/sft";
@@ -108,7 +109,7 @@ for (const source of ["real", "fixture"] as const) {
         testFlag: TEST_SPLIT_FLAG,
         policy,
       });
-      const run = readRun(result.runDir);
+      const run = { ...readRun(result.runDir), summary: readSummary(result.runDir, environmentMetrics) };
       assert.equal(run.episodes.length, items.length);
       assert.equal(
         estimateContext({ split: "test" }, config(), ws).splitQuestions,
@@ -116,8 +117,11 @@ for (const source of ["real", "fixture"] as const) {
         "--dry-run counts the environment's own split",
       );
       const expected = items.filter((i) => ["right", "truncated"].includes(behaviourOf(i.id))).length / items.length;
-      assert.ok(Math.abs(run.summary!.f1 - expected) < 1e-12, `accuracy ${run.summary!.f1} vs ${expected}`);
-      assert.equal(run.summary!.em, run.summary!.f1);
+      assert.ok(
+        Math.abs(run.summary!.metrics.correct - expected) < 1e-12,
+        `accuracy ${run.summary!.metrics.correct} vs ${expected}`,
+      );
+      assert.deepEqual(Object.keys(run.summary!.metrics), ["correct"], "the summary holds its one declared metric");
       const byEnd = (b: Behaviour) => items.filter((i) => behaviourOf(i.id) === b).length;
       assert.deepEqual(
         run.summary!.ends,

@@ -24,6 +24,7 @@ import {
 } from "../../../../../src/core/harness/policies/scripted";
 import { collectSftData } from "../../../../../src/core/steps/sft";
 import { EPISODE_FORMAT } from "../../../../../src/core/base/runs/episode-v1";
+import { SUMMARY_FORMAT } from "../../../../../src/core/base/runs/summary";
 import { sharedDataPath } from "../../../../helpers/shared-data";
 import { PlanPolicy, readRows, writeRealDataDir } from "../../steps/sft/real-hotpot";
 import { prepareSyntheticWorkspace } from "../../../../helpers/synthetic-workspace";
@@ -66,9 +67,13 @@ function asV1Line(line: string): string {
 }
 const episodeHashes = (file: string) => readFileSync(file, "utf8").split("\n").filter(Boolean).map(asV1Line).map(sha);
 
+/** The summary's numbers under the golden file's keys (a summary of format 1 had `em` and `f1` at the top). */
 function scoresOf(runDir: string): Record<string, unknown> {
   const s = JSON.parse(readFileSync(join(runDir, "summary.json"), "utf8")) as Record<string, unknown>;
-  return { n: s.n, em: s.em, f1: s.f1, searches_per_q: s.searches_per_q, answered: s.answered, ends: s.ends };
+  assert.equal(s.format, SUMMARY_FORMAT, "summaries are written in the current format");
+  const m = s.metrics as Record<string, number>;
+  assert.deepEqual(Object.keys(m), ["em", "f1"], "HotpotQA summaries carry exactly its declared metrics");
+  return { n: s.n, em: m.em, f1: m.f1, searches_per_q: s.searches_per_q, answered: s.answered, ends: s.ends };
 }
 
 /** Every end rule and edge the harness has: empty query, budget, length, no action, a missing end token, no logprobs. */

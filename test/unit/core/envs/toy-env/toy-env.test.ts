@@ -10,6 +10,7 @@ import { offlineTokenizer, type ChatTokenizer } from "../../../../../src/core/ba
 import { mergeConfig } from "../../../../../src/core/base/config";
 import { TEST_SPLIT_FLAG } from "../../../../../src/core/steps/eval/eval-split";
 import { readRun, type EpisodeRecord } from "../../../../../src/core/base/runs/run-files";
+import { metricRoles, metricValue } from "../../../../../src/core/base/runs/metrics";
 import { collectSftData, readSftRows, sftPath } from "../../../../../src/core/steps/sft";
 import { ENVIRONMENT as CALCULATOR } from "../../../../../examples/environments/calculator/environment";
 import { SCRIPTED_READER } from "../../../../../examples/environments/calculator/scripted";
@@ -53,7 +54,7 @@ describe("envs: a test environment in one folder (calculator)", function () {
     });
     const run = readRun(r.runDir);
     assert.equal(run.episodes.length, 10);
-    assert.equal(run.summary!.f1, 1);
+    assert.equal(metricValue(r.summary, metricRoles(CALCULATOR.metrics).primary), 1);
     for (const e of run.episodes as (EpisodeRecord & { calls?: number })[]) {
       assert.equal(e.reward, 1);
       assert.equal(e.calls, 1);

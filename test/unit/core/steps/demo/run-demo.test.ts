@@ -76,7 +76,7 @@ describe("core/steps/demo: the demo's stages on the recipe engine", function () 
     assert.equal(progress.eta_s, 0);
     assert.equal(r.withSearch.summary.n, 20);
     assert.equal(r.closedBook.summary.searches_per_q, 0);
-    assert.ok(r.withSearch.summary.f1 > r.closedBook.summary.f1);
+    assert.ok(r.withSearch.summary.metrics.f1 > r.closedBook.summary.metrics.f1);
 
     const before = snapshot(dir);
     const again: string[] = [];

@@ -7,7 +7,7 @@ import type { Question } from "../../../../../src/core/base/data/question";
 import { episodeUsd, pricesForPolicy } from "../../../../../src/core/steps/eval/cost";
 import { runEval, type EvalJob } from "../../../../../src/core/steps/eval/run-eval";
 import { readEpisodes } from "../../../../../src/core/base/runs/run-files";
-import type { RunSummary } from "../../../../../src/core/base/runs/summary";
+import { SUMMARY_FORMAT, type RunSummary } from "../../../../../src/core/base/runs/summary";
 import { fakeManifest, fakeRecord } from "../../base/runs/fakes";
 
 const QUESTIONS: Question[] = Array.from({ length: 12 }, (_, i) => ({
@@ -61,6 +61,9 @@ describe("eval/runEval", () => {
     assert.equal(lines.at(-1), "  12/12  F1 so far 0.500");
     const onDisk = JSON.parse(readFileSync(join(dir, "summary.json"), "utf8")) as RunSummary;
     assert.equal(onDisk.status, "done");
+    assert.equal(onDisk.format, SUMMARY_FORMAT, "a fresh eval writes the current summary format");
+    assert.deepEqual(onDisk.metrics, { em: 1, f1: 0.5 }, "the mean of every declared metric, by name");
+    assert.equal("em" in onDisk || "f1" in onDisk, false, "no format-1 slots");
   });
 
   it("refuses to overwrite an existing run without --resume", async () => {

@@ -77,7 +77,7 @@ describe("trace: training dashboard data", function () {
         ["grpo-test-s2", 2, "val-grpo-s2"],
       ],
     );
-    const f1 = v.checkpoints[1].f1!;
+    const f1 = v.checkpoints[1].primary!;
     assert.equal(v.checkpoints[1].n, 6);
     assert.ok(Math.abs(f1.mean - 3.5 / 6) < 1e-12);
     assert.ok(f1.lo < f1.mean && f1.mean < f1.hi && f1.lo >= 0 && f1.hi <= 1, JSON.stringify(f1));
@@ -138,14 +138,14 @@ describe("trace: dashboard checkpoint scores from real training and eval runs", 
     const [s1, s2] = v.checkpoints;
     assert.equal(s1.name, "grpo-b-s1");
     assert.equal(s1.evalRun, "val-b-s1", "the newer val-b-s1-prompt2 used another system prompt");
-    assert.ok(Math.abs(s1.f1!.mean - meanF1("val-b-s1")) < 1e-12);
+    assert.ok(Math.abs(s1.primary!.mean - meanF1("val-b-s1")) < 1e-12);
     assert.deepEqual(
       s1.otherEvals.map((o) => [o.evalRun, o.differs]),
       [["val-b-s1-prompt2", ["system_prompt.sha256"]]],
     );
-    assert.ok(Math.abs(s1.otherEvals[0].f1.mean - meanF1("val-b-s1-prompt2")) < 1e-12);
+    assert.ok(Math.abs(s1.otherEvals[0].primary.mean - meanF1("val-b-s1-prompt2")) < 1e-12);
     assert.equal(s2.name, "grpo-b-s2");
-    assert.equal(s2.f1, undefined, "not evaluated");
+    assert.equal(s2.primary, undefined, "not evaluated");
     assert.match(s2.samplerPath ?? "", /^tinker:\/\//, "what Evaluate samples from");
   });
 
@@ -158,8 +158,11 @@ describe("trace: dashboard checkpoint scores from real training and eval runs", 
         ["start grpo-a-s1", "val-a-s1", 8],
       ],
     );
-    assert.ok(Math.abs(v.references[0].f1.mean - meanF1("val-base")) < 1e-12);
-    assert.ok(v.references[0].f1.lo <= v.references[0].f1.mean && v.references[0].f1.mean <= v.references[0].f1.hi);
+    assert.ok(Math.abs(v.references[0].primary.mean - meanF1("val-base")) < 1e-12);
+    assert.ok(
+      v.references[0].primary.lo <= v.references[0].primary.mean &&
+        v.references[0].primary.mean <= v.references[0].primary.hi,
+    );
   });
 
   it("offers the other training runs beside it as overlays, with their metric series", () => {

@@ -130,7 +130,7 @@ describe("trace: view models", function () {
       end: string,
       searches: number,
       gold: EpisodeRow["gold"],
-    ): EpisodeRow => ({ id, question: id, primary, binary, end, searches, outcome: outcomeOf({ binary, end }), gold });
+    ): EpisodeRow => ({ id, question: id, primary, binary, end, searches, outcome: outcomeOf(end, binary), gold });
     const list = [
       mk("a", 1, 1, "answer", 1, "found"),
       mk("b", 0.4, 0, "answer", 2, "found"),
