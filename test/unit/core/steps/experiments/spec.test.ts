@@ -80,7 +80,7 @@ describe("experiments: spec", () => {
       (e: Error) => e.message === `${file}:${line}: arms[0].grpo.group: must be an integer ≥ 2 ≤ 256, got 1`,
     );
     const cases: [Record<string, unknown>, RegExp][] = [
-      [{ metric: "accuracy" }, /:\d+: metric: HotpotQA is scored by "f1" or "em"$/],
+      [{ metric: "accuracy" }, /:\d+: metric: hotpotqa is scored by "em", "f1", "primary", "binary"; got "accuracy"$/],
       [
         { criterion: { ...(miniatureSpec().criterion as object), treatment: "nope" } },
         /criterion\.treatment: "nope" is not an arm \(arms: generated, world\)$/,
