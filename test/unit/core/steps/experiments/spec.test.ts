@@ -9,6 +9,12 @@ import { join } from "node:path";
 import { FileFormatError } from "../../../../../src/core/base/errors";
 import { estimateExperiment } from "../../../../../src/core/steps/experiments/estimate";
 import { readExperimentSpec } from "../../../../../src/core/steps/experiments/spec";
+import {
+  CHOICES_KEY,
+  EXPERIMENT_SCHEMA_TEMPLATE,
+  experimentSchema,
+} from "../../../../../src/core/steps/experiments/spec-schema";
+import { ENVIRONMENT_NAMES } from "../../../../../src/core/envs/catalog";
 import { miniatureSpec, writeSpec } from "./fixtures";
 import { REPO } from "../../../../helpers/repo";
 
@@ -67,6 +73,24 @@ describe("experiments: spec", () => {
       delete s[key];
       assert.throws(() => readExperimentSpec(writeSpec(dir, s)), FileFormatError, key);
     }
+  });
+
+  it("the built schema takes its environments and metrics from the folders; the template lists none", () => {
+    const text = readFileSync(join(REPO, EXPERIMENT_SCHEMA_TEMPLATE), "utf8");
+    assert.doesNotMatch(text, /"hotpotqa"|"gsm8k"|"accuracy"|"enum": \[\s*"f1"/, "no hand-kept list of names");
+    const built = experimentSchema(JSON.parse(text)) as {
+      properties: {
+        metric: { enum: string[] };
+        evaluation: { properties: { env: { enum: string[] } } };
+        arms: { items: { properties: { data: { oneOf: { properties: { env: { enum: string[] } } }[] } } } };
+      };
+    };
+    assert.deepEqual(built.properties.evaluation.properties.env.enum, [...ENVIRONMENT_NAMES]);
+    for (const source of built.properties.arms.items.properties.data.oneOf)
+      assert.deepEqual(source.properties.env.enum, [...ENVIRONMENT_NAMES]);
+    // Every metric name a shipped example uses, old ones included, is a choice.
+    assert.deepEqual(built.properties.metric.enum, ["em", "f1", "primary", "binary", "correct", "accuracy"]);
+    assert.ok(!JSON.stringify(built).includes(CHOICES_KEY));
   });
 
   it("names file:line and the field of a bad value", () => {
