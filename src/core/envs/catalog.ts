@@ -7,18 +7,13 @@
  * environment is adding a folder. registry.ts loads the same folders' code.
  */
 import type { EnvironmentInfo, SftSource } from "../harness/environment";
-import {
-  hasOneMetric as rolesAreOne,
-  metricRoles,
-  UNKNOWN_ENV_METRICS,
-  type MetricDeclaration,
-  type MetricRoles,
-} from "../base/runs/metrics";
+import { metricRoles, UNKNOWN_ENV_METRICS, type MetricDeclaration, type MetricRoles } from "../base/runs/metrics";
 import { LIGHT_FOLDERS } from "./discovered-info";
 import { folderExport } from "./folders";
 
 // Names other modules imported before environments were found from their folders; new code reads
-// DEFAULT_ENVIRONMENT_INFO or environmentInfo(name). Remove once no importer is left.
+// DEFAULT_ENVIRONMENT_INFO or environmentInfo(name). Left for steps/pipeline/run-pipeline.ts and
+// steps/demo/run-demo.ts (rewritten on their own branch); remove once no importer is left.
 export { HOTPOTQA_INFO, HOTPOTQA_NAME } from "./hotpotqa/info";
 export type { EnvironmentInfo, MetricDeclaration, MetricRoles, SftSource };
 
@@ -101,26 +96,9 @@ export function environmentRoles(name: string): MetricRoles {
   return metricRoles(environmentMetrics(name));
 }
 
-/**
- * The labels of an environment's two roles, as ablate's reports and tables name them: `f1` is the
- * primary metric's label, `em` the binary one's (the report format's role keys, kept from v1 reports).
- */
-export function metricLabels(name: string): { em: string; f1: string } {
-  return roleLabels(environmentRoles(name));
-}
-
-export function roleLabels(roles: MetricRoles): { em: string; f1: string } {
-  return { em: roles.binary.label, f1: roles.primary.label };
-}
-
 /** Whether `sft-data` takes `source` for the environment called `name`; an unknown one is given the benefit of the doubt (its own code decides). */
 export function takesSftSource(name: string, source: SftSource): boolean {
   return environmentInfo(name)?.sftSources.includes(source) ?? true;
-}
-
-/** True when the two roles are one metric (no partial credit): views show it once. Takes roles or role labels. */
-export function hasOneMetric(metrics: MetricRoles | { em: string; f1: string }): boolean {
-  return "primary" in metrics ? rolesAreOne(metrics) : metrics.em === metrics.f1;
 }
 
 // Every declaration list must name its roles (a missing primary would blank every view).

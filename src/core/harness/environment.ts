@@ -189,6 +189,12 @@ export interface Environment<I extends EnvItem = EnvItem> extends EnvironmentId 
   readonly metrics: readonly MetricDeclaration[];
   /** The scorer's identity in manifests. */
   readonly scorerVersion: string;
+  /**
+   * The functions that compute its metrics, in a fixed order: an experiment's evaluator identity
+   * hashes their source text (steps/experiments/evaluator.ts), so a reviewer sees when the grading
+   * code changed under the same scorerVersion. Absent: the identity names the scorer version only.
+   */
+  readonly scoringFunctions?: readonly ((...args: never[]) => unknown)[];
   /** Tools the model may call; empty for a single-turn environment. */
   readonly tools: readonly ToolDeclaration[];
   /** SFT acceptance: keep only episodes that called a tool (a search agent's "that searched"). */
@@ -313,6 +319,12 @@ export interface EnvironmentInfo {
   harderQuestions?: string;
   /** Where `prepare` takes its records from (absent: Prepare Data offers the hub download only). */
   prepareSources?: PrepareSources;
+  /**
+   * Items in its published evaluation set (the test split prepare writes from the full dataset):
+   * what an experiment's cost estimate counts when its evaluation takes the whole split. Absent:
+   * the estimate's default (steps/experiments/estimate.ts).
+   */
+  evalItems?: number;
   /**
    * Set on an offline world: the environment whose code, prompt, grader and metrics it reuses on
    * invented data. Its runs carry the world's own name, so views, compare and ablate keep them apart

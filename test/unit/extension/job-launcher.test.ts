@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { readEpisodes } from "../../../src/core/base/runs/run-files";
 import type { RunManifest } from "../../../src/core/base/runs/manifest";
 import { EVAL_STEP, INDEX_STEP, PREPARE_STEP } from "../../../src/core/steps/catalog/catalog";
-import { HOTPOTQA_NAME } from "../../../src/core/envs/catalog";
+import { DEFAULT_ENVIRONMENT_INFO } from "../../../src/core/envs/catalog";
 import { evalValues, prepareValues, stepArgs } from "../../../src/extension/commands/cli-args";
 import { cancelJob, launchJob, type JobSpec } from "../../../src/extension/jobs/job-launcher";
 import { jobProgress } from "../../../src/extension/jobs/job-progress";
@@ -57,7 +57,7 @@ describe("extension: CLI jobs (real CLI, real HotpotQA records)", function () {
     const dev = requireSharedData(this, "hotpotqa", "hotpotqa_distractor_dev_partial.jsonl");
     const prep = start({
       title: "Prepare",
-      command: stepArgs(PREPARE_STEP, prepareValues(HOTPOTQA_NAME, { train: [train], dev: [dev] })),
+      command: stepArgs(PREPARE_STEP, prepareValues(DEFAULT_ENVIRONMENT_INFO.name, { train: [train], dev: [dev] })),
     });
     assert.equal(await finalState(prep.record), "done", readFileSync(prep.record.log, "utf8"));
     assert.ok(existsSync(join(ws, "data", "val.jsonl")));

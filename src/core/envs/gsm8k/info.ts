@@ -13,6 +13,8 @@ export const INFO: EnvironmentInfo = Object.freeze<EnvironmentInfo>({
   metrics: [{ name: "correct", label: "accuracy", kind: "binary", primary: true, test: "mcnemar", format: "0.000" }],
   hasTools: false,
   dataset: "GSM8K",
+  // The published evaluation set: the test split.
+  evalItems: 1319,
   limitation:
     "GSM8K's test set has been public since 2021 and may be in the model's pre-training data, and only the last \\boxed{} answer is graded (a right answer written otherwise counts as wrong), so accuracy here is not a clean measure of reasoning.",
   // The heuristic reader searches and extracts spans: it has nothing to say about arithmetic.

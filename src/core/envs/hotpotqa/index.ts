@@ -12,7 +12,7 @@ import type { Question } from "../../base/data/question";
 import { SPLITS_FILE, loadSplit } from "../../base/data/splits";
 import { UserError } from "../../base/errors";
 import { defaultSystemPromptFile } from "../../harness/prompts";
-import { SCORER_VERSION } from "./score";
+import { exactMatch, f1Score, normalizeAnswer, SCORER_VERSION } from "./score";
 import { openIndex } from "../../base/search";
 import type { Searcher } from "../../base/search/searcher";
 import type { Environment, EnvRun, EnvRunOptions } from "../../harness/environment";
@@ -53,6 +53,8 @@ export const HOTPOTQA: Environment<Question> = {
   summary: HOTPOTQA_INFO.summary,
   metrics: HOTPOTQA_INFO.metrics,
   scorerVersion: SCORER_VERSION,
+  // In the order experiments have hashed them since evaluator identities existed (same hash, same id).
+  scoringFunctions: [normalizeAnswer, exactMatch, f1Score],
   tools: [
     {
       name: "search",

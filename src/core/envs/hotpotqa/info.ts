@@ -16,6 +16,8 @@ export const INFO: EnvironmentInfo = Object.freeze<EnvironmentInfo>({
   ],
   hasTools: true,
   dataset: "HotpotQA",
+  // The published evaluation set: the distractor dev questions.
+  evalItems: 7405,
   limitation: "the corpus only contains paragraphs that appear in HotpotQA, so it is easier than full Wikipedia.",
   sftSources: ["sample", "teacher", "runs"],
   dataInDataDir: true,

@@ -1,9 +1,10 @@
 /**
  * An experiment's tasks phase for one arm: gen-tasks with the spec's generator (the base model
  * through the shipped or the workspace's generation prompt, or the scripted generator of the
- * arm's environment), the sandbox and every filter, and the solve rate by the init policy (GSM8K:
- * a boxed reply graded as the environment grades; HotpotQA: the search harness) or the scripted
- * stand-in. The same pieces `agent-lab gen-tasks` puts together from its flags.
+ * arm's environment), the sandbox and every filter, and the solve rate by the init policy (the
+ * environment's policy solver: its episodes or replies, graded as it grades) or the scripted
+ * stand-in. The same pieces `agent-lab gen-tasks` puts together from its flags; the environment's
+ * own ones come from its folder's gen-tasks.ts through the registry.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
@@ -11,17 +12,15 @@ import { projectFile } from "../../base/chat/package-files";
 import { pricesFor, type AgentLabConfig } from "../../base/config";
 import { UserError } from "../../base/errors";
 import { makePolicy } from "../eval/backends";
-import { loadSystemPrompt } from "../../harness";
-import { openIndex } from "../../base/search";
+import { taskGeneration } from "../../envs/registry";
+import type { EnvTaskGeneration, GenTasksPlace } from "../../harness/tasks/env-tasks";
 import { DEFAULT_GEN_PROMPT } from "../specs/common-flags";
 import { GEN_PROMPT_TOKENS, SOLVE_PROMPT_TOKENS } from "../specs/estimate";
 import { FILTER_ORDER } from "../tasks/filter";
 import { genTasks, usdFor } from "../tasks/gen-tasks";
 import type { TaskGenerator } from "../tasks/generators/generator";
 import { ModelGenerator } from "../tasks/generators/model";
-import { readWorldFacts, scriptedGsm8kGenerator, scriptedWorldGenerator } from "../tasks/generators/scripted";
-import { gsm8kPolicySolver, harnessPolicySolver, scriptedSolver, type TaskSolver } from "../tasks/solvers";
-import { readJsonl } from "../../base/util/jsonl";
+import { scriptedSolver, type TaskSolver } from "../tasks/solvers";
 import type { UnitProgress } from "../../base/runs/progress";
 import type { ExperimentEnv, GenerateRecipe } from "./spec";
 
@@ -29,7 +28,7 @@ export interface ArmTasksOptions {
   /** The tasks folder (a run folder under the experiment's runs/). */
   outDir: string;
   workspaceDir: string;
-  /** The workspace's data folder (HotpotQA's world: corpus.jsonl and bm25/). */
+  /** The workspace's data folder (what the environment's scripted generator and policy solver read, e.g. a corpus and its index). */
   dataDir: string;
   /** The evaluation's items: candidates overlapping them are dropped. */
   evalItemsFile: string;
@@ -71,40 +70,26 @@ export async function generateArmTasks(
   try {
     const maxTokens = g.max_tokens ?? o.evalMaxTokens;
     const temperature = g.temperature ?? 1;
+    const place: GenTasksPlace = { workspaceDir: o.workspaceDir, config: o.config, dataDir: o.dataDir };
     let generator: TaskGenerator;
     let promptText: string | undefined;
     if (g.generator === "model") {
       promptText = readFileSync(generationPrompt(g.prompt ?? DEFAULT_GEN_PROMPT, o.workspaceDir), "utf8");
       generator = new ModelGenerator({ policy: policy!, promptText, seed: g.seed, temperature, maxTokens, paid });
-    } else if (env === "gsm8k") {
-      generator = scriptedGsm8kGenerator({ seed: g.seed });
     } else {
-      generator = scriptedWorldGenerator(
-        readWorldFacts(readJsonl<{ title: string; text: string }>(join(o.dataDir, "corpus.jsonl"))),
-        { seed: g.seed },
-      );
+      generator = envTasks(arm, env).scriptedGenerator({ seed: g.seed, ...place });
     }
     let solver: TaskSolver | undefined;
     if (g.solve_rate.mode === "scripted") solver = scriptedSolver(g.seed, g.solve_rate.tries);
-    else if (g.solve_rate.mode === "policy" && env === "gsm8k")
-      solver = gsm8kPolicySolver({ policy: policy!, tries: g.solve_rate.tries, temperature, maxTokens, seed: g.seed });
-    else if (g.solve_rate.mode === "policy") {
-      const prompt = loadSystemPrompt(o.config.systemPromptFile || undefined, {
-        workspaceDir: o.workspaceDir,
-        closedBook: false,
-      });
-      solver = harnessPolicySolver({
+    else if (g.solve_rate.mode === "policy")
+      solver = envTasks(arm, env).policySolver({
         policy: policy!,
         tries: g.solve_rate.tries,
         temperature,
-        maxTokens: o.config.maxTokens,
+        maxTokens,
         seed: g.seed,
-        searcher: openIndex(join(o.dataDir, "bm25")),
-        systemPrompt: prompt.text,
-        topK: o.config.topK,
-        maxSearches: o.config.maxSearches,
+        ...place,
       });
-    }
     const r = await genTasks({
       outDir: o.outDir,
       env,
@@ -136,6 +121,16 @@ export async function generateArmTasks(
   } finally {
     policy?.close?.();
   }
+}
+
+/** What the arm's environment declares for gen-tasks (its folder's gen-tasks.ts). */
+function envTasks(arm: string, env: ExperimentEnv): EnvTaskGeneration {
+  const tasks = taskGeneration(env);
+  if (!tasks)
+    throw new UserError(
+      `arm ${arm}: ${env} declares no scripted generator or policy solver (its folder has no gen-tasks.ts); give the arm a tasks "dir" or use the model generator with solve_rate "scripted" or "off"`,
+    );
+  return tasks;
 }
 
 /** The generation prompt as the spec names it: in the workspace, else the shipped file. */

@@ -8,6 +8,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { DEFAULT_CONFIG, pricesFor } from "../../base/config";
+import { environmentInfo } from "../../envs/catalog";
 import { costUsd } from "../../base/ledger";
 import { TYPICAL_EPISODE } from "../../base/ledger/estimates";
 import { estimateGenTasks, estimateSftTraining, SOLVE_PROMPT_TOKENS, type Estimate } from "../specs/estimate";
@@ -29,11 +30,14 @@ export interface EstimateOptions {
   resolve?: (path: string) => string;
 }
 
-/** One episode's tokens in the evaluated environment: the recipe's search episode, or one GSM8K reply. */
+/** Items a whole-split evaluation is estimated at for an environment that declares no `evalItems`. */
+export const DEFAULT_EVAL_ITEMS = 1000;
+
+/** One episode's tokens in the evaluated environment: the recipe's search episode with tools, else one reply. */
 function episodeSize(spec: ExperimentSpec): { prefill: number; generated: number } {
-  return spec.evaluation.env === "gsm8k"
-    ? { prefill: SOLVE_PROMPT_TOKENS, generated: spec.evaluation.decoding.max_tokens }
-    : TYPICAL_EPISODE;
+  return environmentInfo(spec.evaluation.env)?.hasTools
+    ? TYPICAL_EPISODE
+    : { prefill: SOLVE_PROMPT_TOKENS, generated: spec.evaluation.decoding.max_tokens };
 }
 
 /** SFT examples a recipe trains on, when knowable before the run (a teacher's questions, a file's lines). */
@@ -102,7 +106,7 @@ export function estimateExperiment(spec: ExperimentSpec, o: EstimateOptions = {}
       usd,
     });
   }
-  const n = spec.evaluation.n ?? (spec.evaluation.env === "gsm8k" ? 1319 : 7405);
+  const n = spec.evaluation.n ?? environmentInfo(spec.evaluation.env)?.evalItems ?? DEFAULT_EVAL_ITEMS;
   const evals = spec.arms.length + 1;
   const evalUsd = evals * n * episodeUsd;
   lines.push({

@@ -2,13 +2,15 @@
  * Who scored an arm: the evaluator's identity, built from what decides a score — the code (agent-lab's
  * version, the harness and the grader, hashed), the prompt template, the decoding, the search
  * settings and the split — and the item list. Recomputed from each eval run's own manifest, so a
- * reviewer can check every arm was scored by the same evaluator on the same items.
+ * reviewer can check every arm was scored by the same evaluator on the same items. The grader is the
+ * run's environment's: its scorer version and the scoring functions it declares (Environment.scoringFunctions).
  */
 import { readFileSync } from "node:fs";
 import { projectFile } from "../../base/chat/package-files";
 import { sha256Hex } from "../../base/runs/manifest";
 import type { RunManifest } from "../../base/runs/manifest";
-import { exactMatch, f1Score, normalizeAnswer, SCORER_VERSION } from "../../envs/hotpotqa/score";
+import { environmentOfManifest } from "../../envs/registry";
+import type { Environment } from "../../harness/environment";
 
 export interface EvaluatorIdentity {
   code_version: string;
@@ -29,9 +31,20 @@ export function codeVersion(): string {
   return version;
 }
 
-/** sha256 of the grading functions as this build runs them (recomputable by any copy of the same build). */
-export function graderSha256(): string {
-  return sha256Hex([normalizeAnswer, exactMatch, f1Score].map((f) => f.toString()).join("\n"));
+/**
+ * sha256 of an environment's grading functions as this build runs them (recomputable by any copy of
+ * the same build); undefined when it declares none.
+ */
+export function graderSha256(env: Pick<Environment, "scoringFunctions">): string | undefined {
+  const fns = env.scoringFunctions;
+  return fns?.length ? sha256Hex(fns.map((f) => f.toString()).join("\n")) : undefined;
+}
+
+/** The grader of a run: hashed when this build knows its environment and scores as the run was scored. */
+function graderOf(m: RunManifest): EvaluatorIdentity["grader"] {
+  const env = environmentOfManifest(m);
+  const sha = env && env.scorerVersion === m.scorer_version ? graderSha256(env) : undefined;
+  return { version: m.scorer_version, sha256: sha ?? `(scorer ${m.scorer_version}: not hashed here)` };
 }
 
 /** Canonical JSON: keys sorted at every level, so a hash does not depend on key order. */
@@ -65,10 +78,7 @@ export function evaluatorFromManifest(m: RunManifest): EvaluatorIdentity {
   return {
     code_version: codeVersion(),
     harness_version: m.harness_version,
-    grader: {
-      version: m.scorer_version,
-      sha256: m.scorer_version === SCORER_VERSION ? graderSha256() : `(scorer ${m.scorer_version}: not hashed here)`,
-    },
+    grader: graderOf(m),
     environment: m.environment ?? null,
     prompt_template_sha256: m.system_prompt.sha256,
     tokenizer: m.tokenizer,

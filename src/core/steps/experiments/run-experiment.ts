@@ -5,11 +5,13 @@
  * (`<name>-eval-base`, `<name>-eval-<arm>`), and the record goes to runs/<name>/experiment.json.
  *
  * Phases: world, prepare, index (offline: the synthetic world, as the pipeline writes it) or data
- * (GSM8K: the hub's records or --train/--test files, test locked by hash) → init (the base model, a
+ * (an environment whose splits are its records alone: the hub's or --train/--test files, test locked
+ * by hash) → init (the base model, a
  * state, or a shared SFT warm-up every arm starts from; "base" is scored as this point) → tasks
  * (gen-tasks for arms trained on generated tasks; the solve rate tried by the init policy) → per arm its SFT
  * (data from the teacher, a file or runs already scored) and/or its GRPO (from the SFT checkpoint
- * when there is one; GSM8K tasks are read as GSM8K items, `--train-tasks`) → eval (base and every
+ * when there is one; an environment that trains on task sets reads them as its own items, `--train-tasks`)
+ * → eval (base and every
  * arm on the same items, same decoding) → the numbers, the verdict, the provenance, the validation.
  *
  * Money: `budget_usd` caps the whole experiment — refused up front when the estimate is over it,
@@ -21,6 +23,10 @@
  * recorded in runs/<name>/phases.json and skipped, an unfinished one resumes through its step's own
  * resume, and the record folder's progress.json says phase i/n, the phase's own steps and one ETA.
  * One writer per experiment (the record folder's lock).
+ *
+ * On the synthetic world every run records the world's own environment name (catalog.ts worldOf), as
+ * the pipeline's runs do, so views and ablate keep them apart from runs on the real dataset; a folder
+ * an earlier build started under the real environment's name keeps it (runsEnvironment).
  */
 import type { StartLocalBackend } from "../../base/tinker/local-backend";
 import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
@@ -29,6 +35,7 @@ import { ablate, loadAblationInputs } from "../ablate";
 import { loadTokenizerSource, STAND_IN_TOKENIZER } from "../../base/chat";
 import { resolveCheckpointPath } from "../../base/checkpoints/registry";
 import { CONFIG_FILE, loadConfig, type AgentLabConfig } from "../../base/config";
+import { environmentInfo, worldOf } from "../../envs/catalog";
 import { environmentByName } from "../../envs/registry";
 import type { EnvItem } from "../../harness/environment";
 import { UserError } from "../../base/errors";
@@ -40,7 +47,8 @@ import { pricedFor, rehearsalNote, rehearsalTarget } from "../pipeline/rehearsal
 import { sha256File, sha256Hex, type RunManifest } from "../../base/runs/manifest";
 import { ProgressWriter, type ProgressStatus } from "../../base/runs/progress";
 import { readJsonFile, readEpisodes } from "../../base/runs/run-files";
-import { metricRoles, metricValue } from "../../base/runs/metrics";
+import { hasOneMetric, metricRoles, metricValue } from "../../base/runs/metrics";
+import { manifestEnvironment } from "../../base/runs/manifest-environment";
 import { writeJsonAtomic } from "../../base/util/atomic-write";
 import { openRunForWriting, runFile } from "../../base/runs/run-folder";
 import { Recipe, type Stage, type StageRecord } from "../recipe/engine";
@@ -67,6 +75,7 @@ import { estimateExperiment, type ExperimentEstimate } from "./estimate";
 import { evaluatorFromManifest, evaluatorId, itemManifestText } from "./evaluator";
 import { adaptationRecord } from "./adaptation";
 import { generateArmTasks } from "./arm-tasks";
+import { experimentMetric } from "./metric";
 import {
   EXPERIMENT_FILES,
   EXPERIMENT_RECORD_FORMAT,
@@ -83,7 +92,6 @@ import {
   parseExperimentSpecText,
   readExperimentSpec,
   type ArmSpec,
-  type ExperimentEnv,
   type ExperimentSpec,
   type GenerateRecipe,
   type SftRecipe,
@@ -104,7 +112,7 @@ export interface RunExperimentOptions {
    * with the stand-in tokenizer; priced at $0 when the server is Agent Lab's local stand-in.
    */
   rehearse?: boolean;
-  /** Local records instead of the hub for an environment the experiment prepares (GSM8K: {question, answer} JSONL or parquet). */
+  /** Local records instead of the hub for an environment the experiment prepares (as `agent-lab prepare --env NAME --train/--test` reads them). */
   trainFiles?: string[];
   testFiles?: string[];
   signal?: AbortSignal;
@@ -158,7 +166,7 @@ export async function runExperiment(o: RunExperimentOptions): Promise<RunExperim
   );
   if ((o.trainFiles?.length || o.testFiles?.length) && !preparesData(spec))
     throw new UserError(
-      `--train/--test give the records of an environment the experiment prepares itself (gsm8k); ${spec.name} ${spec.world ? "builds its synthetic world" : `evaluates on ${spec.evaluation.env}, prepared with agent-lab prepare`}`,
+      `--train/--test give the records of an environment the experiment prepares itself (one without tools: its splits are its records); ${spec.name} ${spec.world ? "builds its synthetic world" : `evaluates on ${spec.evaluation.env}, prepared with agent-lab prepare`}`,
     );
   if (o.dryRun) return { dir, estimate };
   if (spec.budget_usd > 0 && estimate.usd > spec.budget_usd)
@@ -170,7 +178,8 @@ export async function runExperiment(o: RunExperimentOptions): Promise<RunExperim
       `this experiment would spend up to ≈ $${estimate.usd.toFixed(2)} on Tinker; pass --yes to confirm`,
     );
 
-  claimWorkspace(dir, spec);
+  const env = runsEnvironment(spec, dir);
+  claimWorkspace(dir, spec, env);
   // Each step's own cap is set phase by phase to what is left of the experiment's (Context.stepConfig).
   const config = pricedFor(loadConfig(dir, spec.budget_usd > 0 ? { budgetUsd: spec.budget_usd } : {}), target);
   const recordDir = experimentRecordDir(dir, config, spec.name);
@@ -196,6 +205,7 @@ export async function runExperiment(o: RunExperimentOptions): Promise<RunExperim
   const ctx = new Context(
     o,
     spec,
+    env,
     dir,
     config,
     recordDir,
@@ -226,14 +236,41 @@ export async function runExperiment(o: RunExperimentOptions): Promise<RunExperim
   }
 }
 
-/** Whether the experiment writes its environment's splits itself (GSM8K: from the hub or --train/--test files). */
-const preparesData = (spec: ExperimentSpec) => !spec.world && spec.evaluation.env === "gsm8k";
+/**
+ * Whether the experiment writes its environment's splits itself (from the hub or --train/--test
+ * files): when its splits are all it needs. One with tools needs more (a search index over its
+ * corpus), which `agent-lab prepare` and `index` make before the experiment runs.
+ */
+const preparesData = (spec: ExperimentSpec) => !spec.world && !environmentInfo(spec.evaluation.env)?.hasTools;
+
+/** The runs of an experiment whose manifests record its environment (evals, GRPO, SFT data; an SFT training run records none). */
+function environmentRunNames(spec: ExperimentSpec): string[] {
+  const names = ["eval-base", "init-data"];
+  for (const a of spec.arms) names.push(`eval-${a.name}`, a.name, `${a.name}-sft-data`);
+  return names.map((n) => `${spec.name}-${n}`);
+}
+
+/**
+ * The environment every run of the experiment records: the evaluation's, or on the synthetic world
+ * the world's own name — unless the folder holds a run an earlier build made under the real name
+ * (before worlds had one), whose remaining runs then keep it so they resume and compare with it.
+ */
+export function runsEnvironment(spec: ExperimentSpec, dir: string): string {
+  const real = spec.evaluation.env;
+  const world = spec.world ? worldOf(real) : undefined;
+  if (!world) return real;
+  const runsDir = join(dir, loadConfig(dir).runsDir);
+  const earlier = environmentRunNames(spec)
+    .map((n) => readJsonFile<unknown>(runFile(join(runsDir, n), "manifest")))
+    .find((m) => m !== undefined);
+  return earlier !== undefined && manifestEnvironment(earlier).name === real ? real : world;
+}
 
 /** Phases that need no model: the local backend starts after them, when a later phase is still to run. */
 const PREPARATION = new Set(["world", "prepare", "index", "data"]);
 
-/** A fresh folder, or one this experiment made; its agent-lab.json holds the spec's harness settings. */
-function claimWorkspace(dir: string, spec: ExperimentSpec): void {
+/** A fresh folder, or one this experiment made; its agent-lab.json holds the spec's harness settings and the runs' environment. */
+function claimWorkspace(dir: string, spec: ExperimentSpec, env: string): void {
   mkdirSync(dir, { recursive: true });
   const config = join(dir, CONFIG_FILE);
   if (!existsSync(config)) {
@@ -241,7 +278,7 @@ function claimWorkspace(dir: string, spec: ExperimentSpec): void {
       ...spec.harness,
       loraRank: spec.lora_rank,
       model: spec.backend === "tinker" ? spec.base_model : undefined,
-      env: spec.evaluation.env,
+      env,
     };
     const offline = spec.backend === "local";
     writeFileSync(
@@ -267,6 +304,8 @@ class Context {
   constructor(
     private readonly o: RunExperimentOptions,
     private readonly spec: ExperimentSpec,
+    /** The environment every run records (runsEnvironment): the world's on the synthetic world. */
+    private readonly env: string,
     private readonly dir: string,
     private readonly config: AgentLabConfig,
     private readonly recordDir: string,
@@ -327,9 +366,9 @@ class Context {
     return cap > 0 ? { ...this.config, budgetUsd: budgetLeftUsd(cap, this.spent()) } : this.config;
   }
 
-  /** An environment's data folder in this workspace. */
-  private envData(env: ExperimentEnv): string {
-    return environmentByName(env).data.dir(this.dataDir);
+  /** The runs' environment's data folder in this workspace (an arm trains on the evaluation's environment). */
+  private envData(): string {
+    return environmentByName(this.env).data.dir(this.dataDir);
   }
 
   /**
@@ -371,11 +410,11 @@ class Context {
     const list: Stage[] = [];
     if (spec.world) list.push(...this.worldStages(spec.world, stepLog));
     if (preparesData(spec)) {
-      const env = environmentByName(spec.evaluation.env);
+      const env = environmentByName(this.env);
       list.push(
         this.phase("data", [], async () => {
           const lines = await env.data.prepare({
-            outDir: this.envData(spec.evaluation.env),
+            outDir: this.envData(),
             train: this.o.trainFiles,
             test: this.o.testFiles,
             log: stepLog,
@@ -477,15 +516,7 @@ class Context {
   private initStages(stepLog: (l: string) => void): Stage[] {
     const init = this.spec.init;
     if (init.kind !== "sft") return [];
-    return this.sft(
-      "init",
-      this.runName("init-data"),
-      this.runName("init"),
-      init.sft,
-      this.spec.evaluation.env,
-      undefined,
-      stepLog,
-    );
+    return this.sft("init", this.runName("init-data"), this.runName("init"), init.sft, undefined, stepLog);
   }
 
   /** What an SFT phase pair leaves: the last epoch's state, its sampler (from the registry), the runs it wrote. */
@@ -519,7 +550,6 @@ class Context {
     dataRun: string,
     trainRun: string,
     sft: SftRecipe,
-    env: ExperimentEnv,
     initState: string | undefined,
     stepLog: (l: string) => void,
   ): Stage[] {
@@ -531,7 +561,7 @@ class Context {
         const r = await collectSftData({
           workspaceDir: this.dir,
           config: this.stepConfig(),
-          env,
+          env: this.env,
           name: dataRun,
           questions: sft.data.questions,
           offset: 0,
@@ -551,7 +581,7 @@ class Context {
         const r = sftFromRuns({
           workspaceDir: this.dir,
           config: this.config,
-          env,
+          env: this.env,
           name: dataRun,
           runs: sft.data.runs,
           minReward: sft.data.min_reward,
@@ -608,7 +638,7 @@ class Context {
         outDir: join(this.runsDir, name),
         workspaceDir: this.dir,
         dataDir: this.dataDir,
-        evalItemsFile: join(this.envData(env), `${this.spec.evaluation.split}.jsonl`),
+        evalItemsFile: join(this.envData(), `${this.spec.evaluation.split}.jsonl`),
         config: this.config,
         budgetUsd: this.stepConfig().budgetUsd,
         backend: this.backend(),
@@ -627,11 +657,11 @@ class Context {
   /** The arm's GRPO training list, in order: the env's train split from its offset, or a tasks folder's tasks. */
   private trainingList(arm: ArmSpec): { questions: EnvItem[]; source: string; sha256: string; offset: number } {
     const data = arm.data!;
-    const env = environmentByName(data.env);
+    const env = environmentByName(this.env);
     if (data.kind === "env-train") {
-      const file = join(this.envData(data.env), "train.jsonl");
+      const file = join(this.envData(), "train.jsonl");
       return {
-        questions: env.data.load(this.envData(data.env), "train"),
+        questions: env.data.load(this.envData(), "train"),
         source: this.rel(file),
         sha256: sha256File(file),
         offset: data.offset ?? 0,
@@ -640,9 +670,9 @@ class Context {
     const file = join(this.tasksDir(arm), TASKS_FILE);
     if (!existsSync(file))
       throw new UserError(`arm ${arm.name}: ${file} does not exist (run agent-lab gen-tasks into that folder first)`);
-    // GSM8K reads a tasks folder itself (--train-tasks: the real split's prompt and grader, the eval-overlap check).
+    // An environment that trains on task sets reads the folder itself (--train-tasks: the real split's prompt and grader, the eval-overlap check).
     const questions = env.data.loadTrainTasks
-      ? env.data.loadTrainTasks(this.tasksDir(arm), this.envData(data.env)).items
+      ? env.data.loadTrainTasks(this.tasksDir(arm), this.envData()).items
       : readJsonl<TaskRecord>(file).map((t) => ({
           id: t.id,
           question: t.problem,
@@ -655,13 +685,13 @@ class Context {
 
   /** An arm's training phases: its SFT, then its GRPO from there (the training list read as it starts). */
   private train(arm: ArmSpec, initState: string | undefined, stepLog: (l: string) => void): Stage[] {
-    const env = armEnv(arm, this.spec);
+    const env = this.env;
     const stages: Stage[] = [];
     let state = initState;
     if (arm.sft) {
       const dataRun = this.runName(arm.name, "sft-data");
       const trainRun = this.runName(arm.name, "sft");
-      stages.push(...this.sft(arm.name, dataRun, trainRun, arm.sft, env, initState, stepLog));
+      stages.push(...this.sft(arm.name, dataRun, trainRun, arm.sft, initState, stepLog));
       state = this.sftPoint(dataRun, trainRun, arm.sft).state;
     }
     const g = arm.grpo;
@@ -722,7 +752,7 @@ class Context {
       const r = await evalSplit({
         workspaceDir: this.dir,
         config: { ...c, maxTokens: e.decoding.max_tokens },
-        env: e.env,
+        env: this.env,
         name,
         split: e.split,
         testFlag: e.split === "test" ? "--i-know-this-is-test" : undefined,
@@ -741,10 +771,9 @@ class Context {
       });
       if (r.budgetStop) throw new UserError(`eval ${arm} stopped at the budget cap: ${r.budgetStop.message}`);
       const roles = metricRoles(r.env.metrics);
+      const value = (m: typeof roles.primary) => `${m.label} ${metricValue(r.summary, m).toFixed(3)}`;
       stepLog(
-        e.env === "gsm8k"
-          ? `${arm}: accuracy ${metricValue(r.summary, roles.primary).toFixed(3)}  (${r.summary.n} items)`
-          : `${arm}: F1 ${metricValue(r.summary, roles.primary).toFixed(3)}  EM ${metricValue(r.summary, roles.binary).toFixed(3)}  (${r.summary.n} items)`,
+        `${arm}: ${value(roles.primary)}${hasOneMetric(roles) ? "" : `  ${value(roles.binary)}`}  (${r.summary.n} items)`,
       );
     });
   }
@@ -763,9 +792,10 @@ class Context {
       if (m.size !== ids.length || ids.some((id) => !m.has(id)))
         throw new UserError(`${evalDirs[k]} was not evaluated on the same ${ids.length} items as base; rerun its eval`);
     });
-    const metric = spec.metric === "em" ? "em" : "f1";
+    // The spec's parser checked the metric against the environment's declarations.
+    const metric = experimentMetric(this.env, spec.metric)!;
     const columns: Record<string, number[]> = {};
-    arms.forEach((a, k) => (columns[a] = ids.map((id) => episodes[k].get(id)!.metrics[metric] ?? 0)));
+    arms.forEach((a, k) => (columns[a] = ids.map((id) => metricValue(episodes[k].get(id)!, metric))));
     const itemsText = itemManifestText(ids);
     writeFileSync(join(this.recordDir, EXPERIMENT_FILES.items), itemsText);
     const scoresText = JSON.stringify({ metric: spec.metric, items: EXPERIMENT_FILES.items, scores: columns }) + "\n";
@@ -798,7 +828,7 @@ class Context {
       record_dir: this.rel(this.recordDir),
       metric: spec.metric,
       evaluation: {
-        env: spec.evaluation.env,
+        env: this.env,
         split: spec.evaluation.split,
         n: ids.length,
         evaluator: evaluators[0],
@@ -835,7 +865,7 @@ class Context {
   }
 
   private armRecord(arm: ArmSpec, initState: string | undefined): ArmRecord {
-    const env = armEnv(arm, this.spec);
+    const env = this.env;
     const sftDir = arm.sft ? join(this.runsDir, this.runName(arm.name, "sft")) : undefined;
     const runDir = arm.grpo ? join(this.runsDir, this.runName(arm.name)) : sftDir!;
     const m = readJsonFile<Record<string, unknown>>(runFile(runDir, "manifest")) ?? {};

@@ -8,15 +8,18 @@ import { readFileSync, existsSync } from "node:fs";
 import { FileFormatError } from "../../base/errors";
 import { jsonErrorLine } from "../../base/config";
 import { TEST_SIZE, VAL_SIZE } from "../../base/data/split-sizes";
+import { ENVIRONMENT_NAMES, worldOf } from "../../envs/catalog";
 import { jsonValueLines, lineOfPath } from "./json-lines";
+import { experimentMetric, metricChoices } from "./metric";
 
 export const EXPERIMENT_SPEC_FORMAT = "agent-lab.experiment/1";
 /** Where `experiment run` lays out an experiment's workspace when no --dir is given (relative to the working directory). */
 export const EXPERIMENTS_DIR = "experiments";
-export const EXPERIMENT_ENVS = ["hotpotqa", "gsm8k"] as const;
-export type ExperimentEnv = (typeof EXPERIMENT_ENVS)[number];
-export const METRICS = ["f1", "em", "accuracy"] as const;
-export type Metric = (typeof METRICS)[number];
+/** The environments an experiment evaluates and trains on: the real ones the folders declare (an offline world is `world`). */
+export const EXPERIMENT_ENVS: readonly string[] = ENVIRONMENT_NAMES;
+export type ExperimentEnv = string;
+/** A metric of the evaluated environment, as metric.ts reads it: a declared name, a role, or (older specs) a label. */
+export type Metric = string;
 export const STATS = ["arm_minus_base", "reference_minus_base", "arm_minus_reference", "recovery"] as const;
 export type Stat = (typeof STATS)[number];
 export const BOUNDS = ["point", "ci_lo", "ci_hi"] as const;
@@ -227,7 +230,7 @@ function parseExperimentSpec(r: SpecReader, raw: Json): ExperimentSpec {
     init: parseInit(r, o.init),
     arms: [],
     evaluation: parseEvaluation(r, o.evaluation),
-    metric: r.str(o, "metric", "", METRICS) as Metric,
+    metric: r.str(o, "metric", ""),
     criterion: { treatment: "", reference: "", supported: [], refuted: [] },
     budget_usd: r.num(o, "budget_usd", "", { min: 0 }),
     resamples: r.num(o, "resamples", "", { int: true, min: 100, max: 1_000_000 }),
@@ -265,6 +268,11 @@ function parseExperimentSpec(r: SpecReader, raw: Json): ExperimentSpec {
         `${spec.world.dev} dev questions leave ${held} in ${spec.evaluation.split} (prepare keeps the first ${TEST_SIZE} for test, then up to ${VAL_SIZE} for val), fewer than evaluation.n = ${spec.evaluation.n ?? 1}`,
       );
   }
+  if (spec.world && !worldOf(spec.evaluation.env))
+    r.fail(
+      "world",
+      `${spec.evaluation.env} declares no offline world (its folder has no world-info.ts): leave out "world"`,
+    );
   if (backend === "local" && !spec.world)
     r.fail(
       "world",
@@ -306,10 +314,13 @@ function parseExperimentSpec(r: SpecReader, raw: Json): ExperimentSpec {
         t.path,
         'the scripted teacher writes the synthetic world\'s answers; on a real environment give {"kind": "file", "path": …} or {"kind": "runs", "runs": [...]}',
       );
-  if (spec.evaluation.env === "gsm8k" && spec.metric !== "accuracy")
-    r.fail("metric", 'GSM8K is graded right or wrong: use "accuracy"');
-  if (spec.evaluation.env === "hotpotqa" && spec.metric === "accuracy")
-    r.fail("metric", 'HotpotQA is scored by "f1" or "em"');
+  if (!experimentMetric(spec.evaluation.env, spec.metric))
+    r.fail(
+      "metric",
+      `${spec.evaluation.env} is scored by ${metricChoices(spec.evaluation.env)
+        .map((m) => JSON.stringify(m))
+        .join(", ")}; got ${JSON.stringify(spec.metric)}`,
+    );
   return spec;
 }
 
@@ -411,7 +422,7 @@ function parseArm(r: SpecReader, raw: Json, path: string): ArmSpec {
     );
   const d = r.obj(o.data, `${path}.data`);
   const kind = r.str(d, "kind", `${path}.data`, ["env-train", "tasks"]);
-  const env = r.str(d, "env", `${path}.data`, EXPERIMENT_ENVS) as ExperimentEnv;
+  const env = r.str(d, "env", `${path}.data`, EXPERIMENT_ENVS);
   let data: DataSource;
   if (kind === "env-train") {
     r.known(d, `${path}.data`, ["kind", "env", "offset"]);
@@ -468,7 +479,7 @@ function parseEvaluation(r: SpecReader, raw: Json): ExperimentSpec["evaluation"]
   r.known(d, "evaluation.decoding", ["temperature", "max_tokens"]);
   const n = o.n === null ? null : r.num(o, "n", "evaluation", { int: true, min: 1 });
   return {
-    env: r.str(o, "env", "evaluation", EXPERIMENT_ENVS) as ExperimentEnv,
+    env: r.str(o, "env", "evaluation", EXPERIMENT_ENVS),
     split: r.str(o, "split", "evaluation", ["val", "test", "train"]) as "val" | "test",
     n,
     decoding: {

@@ -18,6 +18,7 @@ import { readLedger } from "../../base/ledger";
 import { readStepRewards, rewardTrend } from "../pipeline/reward-trend";
 import { sha256File, sha256Hex, type RunManifest } from "../../base/runs/manifest";
 import { readEpisodes, readJsonFile } from "../../base/runs/run-files";
+import { metricValue } from "../../base/runs/metrics";
 import { RUN_FILES, runFile } from "../../base/runs/run-folder";
 import { normalizeText } from "../../base/task-sets/text";
 import { readJsonl } from "../../base/util/jsonl";
@@ -25,6 +26,7 @@ import { decideVerdict, experimentNumbers } from "./analysis";
 import { canonicalJson, evaluatorFromManifest, evaluatorId } from "./evaluator";
 import { EXPERIMENT_FILES, type CheckResult, type CheckStatus, type ExperimentRecord } from "./record";
 import { adaptationRecord } from "./adaptation";
+import { experimentMetric } from "./metric";
 import { readExperimentSpec } from "./spec";
 import { FileFormatError, UserError } from "../../base/errors";
 import { type TaskRecord } from "../tasks/filter";
@@ -85,14 +87,18 @@ export function validateExperiment(recordDir: string): ValidationResult {
   /** Per-item scores recomputed from the eval episodes, in item-manifest order. */
   const recomputedScores = (): Record<string, number[]> => {
     const ids = items();
-    const metric = record.metric === "em" ? "em" : "f1";
+    const metric = experimentMetric(record.evaluation.env, record.metric);
+    if (!metric)
+      throw new Unverifiable(
+        `the record's metric ${JSON.stringify(record.metric)} is not one ${record.evaluation.env} declares in this build`,
+      );
     const out: Record<string, number[]> = {};
     for (const a of arms) {
       const byId = new Map(episodesOf(a).map((e) => [e.id, e]));
       out[a] = ids.map((id) => {
         const e = byId.get(id);
         if (!e) throw new Failed(`${record.scores[a].run} has no episode for item ${id}`);
-        return e.metrics[metric] ?? 0;
+        return metricValue(e, metric);
       });
     }
     return out;

@@ -9,9 +9,6 @@ import { createHash } from "node:crypto";
 import type { TaskSolver } from "../../harness/tasks/solver";
 
 export type { PolicySolverOptions, SolverUsage, TaskSolver } from "../../harness/tasks/solver";
-// Aliases of the environments' own solvers, for importers from before they moved (steps/experiments/arm-tasks.ts).
-export { gsm8kPolicySolver } from "../../envs/gsm8k/gen-tasks";
-export { harnessPolicySolver, type HarnessSolverOptions } from "../../envs/hotpotqa/gen-tasks";
 
 const unit = (parts: unknown[]) =>
   createHash("sha256").update(JSON.stringify(parts)).digest().readUInt32BE(0) / 2 ** 32;

@@ -1,7 +1,7 @@
 /**
  * Run from source, the environments are read from src/core/envs/ at run time; a bundle gets them as
  * static imports from scripts/env-folders.mjs's plugin. The two must find the same environments in
- * the same order: the real CLI bundle's refusal of an unknown --env, and the built schema, against
+ * the same order: the real CLI bundle's refusal of an unknown --env, and the built schemas, against
  * the in-process lists.
  */
 import { strict as assert } from "node:assert";
@@ -10,6 +10,11 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, copyFileSync } from "node
 import { join } from "node:path";
 import { UserError } from "../../../../src/core/base/errors";
 import { CONFIG_SCHEMA_BUILT, CONFIG_SCHEMA_TEMPLATE, configSchema } from "../../../../src/core/envs/config-schema";
+import {
+  EXPERIMENT_SCHEMA_BUILT,
+  EXPERIMENT_SCHEMA_TEMPLATE,
+  experimentSchema,
+} from "../../../../src/core/steps/experiments/spec-schema";
 import { ENVIRONMENT_NAMES } from "../../../../src/core/envs/catalog";
 import { environmentByName } from "../../../../src/core/envs/registry";
 import { environmentFolders } from "../../../../scripts/env-folders.mjs";
@@ -61,9 +66,15 @@ describe("envs: the bundles find the folders the sources find", function () {
       });
       mkdirSync(join(dir, "data", "schema"), { recursive: true });
       copyFileSync(join(REPO, CONFIG_SCHEMA_TEMPLATE), join(dir, CONFIG_SCHEMA_TEMPLATE));
+      copyFileSync(join(REPO, EXPERIMENT_SCHEMA_TEMPLATE), join(dir, EXPERIMENT_SCHEMA_TEMPLATE));
       execFileSync(process.execPath, [writer, dir]);
       const template = JSON.parse(readFileSync(join(REPO, CONFIG_SCHEMA_TEMPLATE), "utf8"));
       assert.deepEqual(JSON.parse(readFileSync(join(dir, CONFIG_SCHEMA_BUILT), "utf8")), configSchema(template));
+      const experiment = JSON.parse(readFileSync(join(REPO, EXPERIMENT_SCHEMA_TEMPLATE), "utf8"));
+      assert.deepEqual(
+        JSON.parse(readFileSync(join(dir, EXPERIMENT_SCHEMA_BUILT), "utf8")),
+        experimentSchema(experiment),
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -17,12 +17,13 @@ import {
 import {
   ENVIRONMENT_INFO,
   ENVIRONMENT_NAMES,
+  environmentRoles,
   GRADED_ENVIRONMENTS,
-  metricLabels,
   WORLD_NAMES,
 } from "../../../../src/core/envs/catalog";
 import { GRADE_STEP } from "../../../../src/core/steps/catalog/catalog";
 import { CONFIG_SCHEMA_BUILT, CONFIG_SCHEMA_TEMPLATE, configSchema } from "../../../../src/core/envs/config-schema";
+import { EXPERIMENT_SCHEMA_BUILT } from "../../../../src/core/steps/experiments/spec-schema";
 
 const REPO = join(__dirname, "..", "..", "..", "..");
 
@@ -36,11 +37,11 @@ describe("envs/registry", () => {
     // The offline worlds too: the folders `pipeline` and `demo` make name theirs.
     assert.deepEqual(schema.properties.env.enum, [...environmentNames(), ...WORLD_NAMES]);
     assert.equal(schema.properties.env.default, DEFAULT_CONFIG.env);
-    // VS Code checks agent-lab.json against the built one.
+    // VS Code checks agent-lab.json and experiment specs against the built ones.
     const pkg = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8"));
     assert.deepEqual(
       pkg.contributes.jsonValidation.map((v: { url: string }) => v.url),
-      [`./${CONFIG_SCHEMA_BUILT}`],
+      [`./${CONFIG_SCHEMA_BUILT}`, `./${EXPERIMENT_SCHEMA_BUILT}`],
     );
   });
 
@@ -53,8 +54,12 @@ describe("envs/registry", () => {
       assert.deepEqual(env.metrics, info.metrics, info.name);
       assert.equal(env.tools.length > 0, info.hasTools, info.name);
     }
-    assert.deepEqual(metricLabels("gsm8k"), { em: "accuracy", f1: "accuracy" });
-    assert.deepEqual(metricLabels("hotpotqa"), { em: "EM", f1: "F1" });
+    const labels = (name: string) => {
+      const roles = environmentRoles(name);
+      return { primary: roles.primary.label, binary: roles.binary.label };
+    };
+    assert.deepEqual(labels("gsm8k"), { primary: "accuracy", binary: "accuracy" });
+    assert.deepEqual(labels("hotpotqa"), { primary: "F1", binary: "EM" });
   });
 
   it("grade --env offers exactly the environments the light list says have a grader, all registered", () => {

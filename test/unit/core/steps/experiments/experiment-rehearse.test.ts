@@ -108,6 +108,24 @@ describe("experiments: the seed's GSM8K spec, rehearsed (--rehearse against the 
     assert.deepEqual(Object.keys(record.scores), ["base", "selfgen", "gsm8k"]);
     assert.equal(record.evaluation.env, "gsm8k");
     assert.equal(record.evaluation.split, "test");
+    // The spec's "accuracy" is GSM8K's declared `correct`: each item's score is its episode's verdict.
+    const scores = JSON.parse(readFileSync(join(ws, "runs", NAME, "item-scores.json"), "utf8")) as {
+      scores: Record<string, number[]>;
+    };
+    const ids = readFileSync(join(ws, "runs", NAME, "items.txt"), "utf8")
+      .split("\n")
+      .filter(Boolean);
+    const verdicts = new Map(
+      readFileSync(join(ws, record.scores.base.run, "episodes.jsonl"), "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { id: string; metrics: { correct: number } })
+        .map((e) => [e.id, e.metrics.correct]),
+    );
+    assert.deepEqual(
+      scores.scores.base,
+      ids.map((id) => verdicts.get(id)),
+    );
     assert.equal(record.evaluation.n, REHEARSAL_SIZES.evalItems);
     // Free on the stand-in, and the whole experiment's cap is what the record compares with.
     assert.equal(record.spend.usd, 0);

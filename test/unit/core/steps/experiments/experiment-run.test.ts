@@ -13,6 +13,7 @@ import { runExperiment } from "../../../../../src/core/steps/experiments/run-exp
 import { validateExperiment, type ValidationResult } from "../../../../../src/core/steps/experiments/validate";
 import { experimentView } from "../../../../../src/core/views/experiments/view-model";
 import { readProgress, type Progress } from "../../../../../src/core/base/runs/progress";
+import { manifestEnvironment } from "../../../../../src/core/base/runs/manifest-environment";
 import { UserError } from "../../../../../src/core/base/errors";
 import { readRunRow } from "../../../../../src/extension/runs/runs-model";
 import { miniatureSpec, writeSpec } from "./fixtures";
@@ -87,6 +88,23 @@ describe("experiments: run and validate (miniature offline experiment)", functio
       "criterion",
     ]);
     assert.equal(readProgress(recordDir())?.status, "done");
+  });
+
+  it("its runs on the synthetic world record the world's own environment, as the pipeline's do", () => {
+    for (const run of ["mini-eval-base", "mini-eval-world", "mini-world", "mini-init-data"]) {
+      const m = JSON.parse(readFileSync(join(ws, "runs", run, "manifest.json"), "utf8")) as Record<string, unknown>;
+      const fp = m.fingerprint as Record<string, unknown> | undefined;
+      assert.equal(
+        manifestEnvironment(m).name,
+        "hotpotqa-world",
+        `${run}: ${JSON.stringify(m.environment ?? fp?.environment)}`,
+      );
+    }
+    assert.equal(record.evaluation.env, "hotpotqa-world");
+    assert.deepEqual(
+      record.arms.map((a) => a.data.env),
+      ["hotpotqa-world", "hotpotqa-world"],
+    );
   });
 
   it("an interrupted experiment continues from the phase it was in: the finished ones skipped, that one resumed", () => {

@@ -9,6 +9,12 @@ import { join } from "node:path";
 import { FileFormatError } from "../../../../../src/core/base/errors";
 import { estimateExperiment } from "../../../../../src/core/steps/experiments/estimate";
 import { readExperimentSpec } from "../../../../../src/core/steps/experiments/spec";
+import {
+  CHOICES_KEY,
+  EXPERIMENT_SCHEMA_TEMPLATE,
+  experimentSchema,
+} from "../../../../../src/core/steps/experiments/spec-schema";
+import { ENVIRONMENT_NAMES } from "../../../../../src/core/envs/catalog";
 import { miniatureSpec, writeSpec } from "./fixtures";
 import { REPO } from "../../../../helpers/repo";
 
@@ -69,6 +75,24 @@ describe("experiments: spec", () => {
     }
   });
 
+  it("the built schema takes its environments and metrics from the folders; the template lists none", () => {
+    const text = readFileSync(join(REPO, EXPERIMENT_SCHEMA_TEMPLATE), "utf8");
+    assert.doesNotMatch(text, /"hotpotqa"|"gsm8k"|"accuracy"|"enum": \[\s*"f1"/, "no hand-kept list of names");
+    const built = experimentSchema(JSON.parse(text)) as {
+      properties: {
+        metric: { enum: string[] };
+        evaluation: { properties: { env: { enum: string[] } } };
+        arms: { items: { properties: { data: { oneOf: { properties: { env: { enum: string[] } } }[] } } } };
+      };
+    };
+    assert.deepEqual(built.properties.evaluation.properties.env.enum, [...ENVIRONMENT_NAMES]);
+    for (const source of built.properties.arms.items.properties.data.oneOf)
+      assert.deepEqual(source.properties.env.enum, [...ENVIRONMENT_NAMES]);
+    // Every metric name a shipped example uses, old ones included, is a choice.
+    assert.deepEqual(built.properties.metric.enum, ["em", "f1", "primary", "binary", "correct", "accuracy"]);
+    assert.ok(!JSON.stringify(built).includes(CHOICES_KEY));
+  });
+
   it("names file:line and the field of a bad value", () => {
     const file = writeSpec(dir, miniatureSpec());
     const text = readFileSync(file, "utf8");
@@ -80,7 +104,7 @@ describe("experiments: spec", () => {
       (e: Error) => e.message === `${file}:${line}: arms[0].grpo.group: must be an integer ≥ 2 ≤ 256, got 1`,
     );
     const cases: [Record<string, unknown>, RegExp][] = [
-      [{ metric: "accuracy" }, /:\d+: metric: HotpotQA is scored by "f1" or "em"$/],
+      [{ metric: "accuracy" }, /:\d+: metric: hotpotqa is scored by "em", "f1", "primary", "binary"; got "accuracy"$/],
       [
         { criterion: { ...(miniatureSpec().criterion as object), treatment: "nope" } },
         /criterion\.treatment: "nope" is not an arm \(arms: generated, world\)$/,

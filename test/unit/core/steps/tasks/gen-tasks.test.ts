@@ -23,11 +23,8 @@ import {
 } from "../../../../../src/core/steps/tasks/gen-tasks";
 import { ModelGenerator } from "../../../../../src/core/steps/tasks/generators/model";
 import { parseGeneratorReply } from "../../../../../src/core/steps/tasks/generators/reply";
-import {
-  readWorldFacts,
-  scriptedGsm8kGenerator,
-  scriptedWorldGenerator,
-} from "../../../../../src/core/steps/tasks/generators/scripted";
+import { scriptedGsm8kGenerator } from "../../../../../src/core/envs/gsm8k/gen-tasks";
+import { readWorldFacts, scriptedWorldGenerator } from "../../../../../src/core/envs/hotpotqa/gen-tasks";
 import { scriptedSolver } from "../../../../../src/core/steps/tasks/solvers";
 import { generateSyntheticHotpot } from "../../../../../src/core/envs/hotpotqa/synthetic-world";
 
