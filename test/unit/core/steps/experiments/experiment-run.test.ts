@@ -19,6 +19,21 @@ import { readRunRow } from "../../../../../src/extension/runs/runs-model";
 import { miniatureSpec, writeSpec } from "./fixtures";
 import { startLocalBackend } from "../../../../helpers/local-backend";
 
+/** The miniature spec's phases, in the order the experiment declares and runs them. */
+const MINIATURE_PHASES = [
+  "world",
+  "prepare",
+  "index",
+  "init:sft-data",
+  "init:sft",
+  "tasks:generated",
+  "train:generated",
+  "train:world",
+  "eval:base",
+  "eval:generated",
+  "eval:world",
+];
+
 describe("experiments: run and validate (miniature offline experiment)", function () {
   this.timeout(300_000);
   let root: string;
@@ -108,19 +123,7 @@ describe("experiments: run and validate (miniature offline experiment)", functio
   });
 
   it("an interrupted experiment continues from the phase it was in: the finished ones skipped, that one resumed", () => {
-    const phases = [
-      "world",
-      "prepare",
-      "index",
-      "init:sft-data",
-      "init:sft",
-      "tasks:generated",
-      "train:generated",
-      "train:world",
-      "eval:base",
-      "eval:generated",
-      "eval:world",
-    ];
+    const phases = MINIATURE_PHASES;
     assert.deepEqual(
       said.stopped,
       phases.slice(0, 8).map((p, i) => `${i + 1}/11 ${p}`),
@@ -192,19 +195,7 @@ describe("experiments: run and validate (miniature offline experiment)", functio
     assert.ok(gen.generation_audit && gen.generation_audit.accepted >= 4);
     assert.equal(gen.generation_audit!.solve_rate.mode, "policy");
     assert.equal(world.generation_audit, null);
-    assert.deepEqual(Object.keys(record.phases), [
-      "world",
-      "prepare",
-      "index",
-      "init:sft-data",
-      "init:sft",
-      "tasks:generated",
-      "train:generated",
-      "train:world",
-      "eval:base",
-      "eval:generated",
-      "eval:world",
-    ]);
+    assert.deepEqual(Object.keys(record.phases), MINIATURE_PHASES);
     assert.equal(record.evaluation.evaluator.decoding.temperature, 0);
     assert.match(record.evaluation.evaluator.code_version, /^agent-lab@/);
   });
