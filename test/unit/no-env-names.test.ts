@@ -40,7 +40,6 @@ const NOT_YET: readonly string[] = [
   "core/steps/experiments/run-experiment.ts",
   "core/steps/experiments/spec.ts",
   "core/steps/experiments/validate.ts",
-  "core/steps/pipeline/by-kind.ts",
   // The pipeline's and the experiment's offline world and prepare, moved out of run-pipeline.ts into shared stages.
   "core/steps/recipe/stages.ts",
   "core/steps/tasks/generators/scripted.ts",
