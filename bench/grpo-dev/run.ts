@@ -20,6 +20,7 @@ import { resolveCheckpointPath } from "../../src/core/base/checkpoints/registry"
 import { loadConfig } from "../../src/core/base/config";
 import { evalSplit } from "../../src/core/steps/eval/eval-split";
 import { localBackendDir } from "../../src/core/steps/eval/backends";
+import { questionKind } from "../../src/core/envs/hotpotqa/synthetic-world";
 import { kindBreakdown, renderKindBreakdown } from "../../src/core/steps/pipeline/by-kind";
 import { RUN_NAMES } from "../../src/core/steps/pipeline/plan";
 import { runPipeline } from "../../src/core/steps/pipeline/run-pipeline";
@@ -27,6 +28,9 @@ import { runFile } from "../../src/core/base/runs/run-folder";
 import { connectOrStartLocalBackend } from "../../src/server";
 import { defaultSettings, type PipelineSettings } from "../../src/core/steps/pipeline/settings";
 import { startLocalBackend } from "../../test/helpers/local-backend";
+
+/** The multi-hop world's question kinds and its primary metric (its offline.ts's kindOf; token F1). */
+const MULTI_HOP = { kindOf: questionKind, metric: "f1", label: "F1" };
 
 type Patch = (s: PipelineSettings) => void;
 
@@ -85,7 +89,7 @@ async function main(): Promise<void> {
       r.seconds.toFixed(0),
       load.toFixed(1),
     ]);
-    if (r.byKind) notes.push(`${name}: ${renderKindBreakdown(r.byKind)}`);
+    if (r.byKind) notes.push(`${name}: ${renderKindBreakdown(r.byKind, MULTI_HOP.label)}`);
     for (const step of checkpointSteps.filter((k) => k < settings.grpo.steps && k % settings.grpo.saveEvery === 0)) {
       const row = await scoreCheckpoint(join(work, name), step, limit);
       rows.push([
@@ -97,7 +101,7 @@ async function main(): Promise<void> {
         row.seconds.toFixed(0),
         load.toFixed(1),
       ]);
-      notes.push(`${name} @ step ${step}: ${renderKindBreakdown(row.byKind)}`);
+      notes.push(`${name} @ step ${step}: ${renderKindBreakdown(row.byKind, MULTI_HOP.label)}`);
     }
     console.error(`${name} done in ${r.seconds.toFixed(0)}s`);
   }
@@ -142,7 +146,7 @@ async function scoreCheckpoint(dir: string, step: number, n: number) {
   return {
     f1,
     d: report.comparisons[0].primary,
-    byKind: kindBreakdown(sftDir, join(runsDir, evalName)),
+    byKind: kindBreakdown(sftDir, join(runsDir, evalName), MULTI_HOP),
     seconds: (Date.now() - t0) / 1000,
   };
 }

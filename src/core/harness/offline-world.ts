@@ -2,8 +2,12 @@
  * What an environment declares to run the offline pipeline on an invented world of its own
  * (`agent-lab pipeline --env NAME`): the world's environment (its runs' name), how the world is
  * written and prepared, the scripted teacher the SFT data is distilled from, the question kinds the
- * report breaks GRPO's gain down by, and the sizes chosen for the local stand-in model. The
- * pipeline (steps/pipeline) runs every stage from this and names no environment.
+ * report breaks GRPO's gain down by, and the sizes chosen for the local stand-in model. A world whose
+ * environment has tools declares the rest of its stages too (`tools`: the search index, the
+ * closed-book floor, its short prompts), and an environment whose recipe also runs on real data
+ * (`--backend tinker`) declares where that data comes from (`recipeData`). The pipeline
+ * (steps/pipeline) runs every stage from this and names no environment; with no `--env` it runs the
+ * default environment's declaration.
  */
 import type { EnvItem, Environment } from "./environment";
 import type { Policy } from "./policy";
@@ -18,7 +22,8 @@ export interface WorldSize {
 /** The sizes of one offline run (the pipeline's settings take these fields as they are). */
 export interface OfflineSizes {
   world: WorldSize;
-  harness: { maxTokens?: number; loraRank?: number; concurrency?: number };
+  /** Written to the folder's agent-lab.json in this order (the pipeline's settings record them as they are). */
+  harness: { topK?: number; maxSearches?: number; maxTokens?: number; loraRank?: number; concurrency?: number };
   /** Questions of val each eval runs (undefined = the whole split). */
   evalLimit?: number;
   sftData: { questions: number; minF1: number };
@@ -47,6 +52,69 @@ export interface GrpoSizes {
   normalizeAdvantages?: boolean;
 }
 
+/** Questions of test and val that prepare takes from the dev records. */
+export interface SplitSizes {
+  test: number;
+  val: number;
+}
+
+/** What a world whose environment searches adds to the stages: an index, a closed-book floor, short prompts. */
+export interface WorldTools {
+  /** The BM25 index over the prepared corpus (file and folder names in the environment's data folder). */
+  readonly index: { corpus: string; dir: string };
+  /** The system prompts the offline runs use, written to files in the folder (every manifest records their hash). */
+  readonly prompts: { system: string; closedBook: string };
+}
+
+/** The real records the recipe runs on with `--backend tinker`: from the hub, or local files given as --train/--dev. */
+export type RealDataSource = { source: "hub" } | { source: "files"; train: string[]; dev: string[] };
+
+/** Where an environment's real data comes from and how prepare makes splits of it (the paid path and its rehearsal). */
+export interface RecipeData {
+  /** The recipe's test and val sizes (a run's settings may set smaller ones). */
+  readonly splits: SplitSizes;
+  /** One line for the plan, and what the world stage leaves (the hub's cache, files read in place). */
+  describe(d: RealDataSource): string;
+  outputs(d: RealDataSource): string[];
+  /** What prepare reads, for the record. */
+  reads(d: RealDataSource): string[];
+  /** The world stage: fetches the records (the hub) or names them (files); lines to print. */
+  fetch(d: RealDataSource, log: (line: string) => void): Promise<string[]>;
+  /** One line for the plan: what prepare makes of the records. */
+  prepareWhat(splits: SplitSizes): string;
+  /** Writes the splits (and corpus) into `dataDir`, as `agent-lab prepare` does; lines to print. */
+  prepare(
+    dataDir: string,
+    d: RealDataSource,
+    splits: SplitSizes | undefined,
+    log: (line: string) => void,
+  ): Promise<string[]>;
+  /** What --train/--dev files hold, for the message when one is missing. */
+  readonly filesWhat: string;
+}
+
+/**
+ * The world `agent-lab demo` writes (a world with tools: the demo evaluates the environment's scripted
+ * reader with search and closed-book, no model): its own seed, sizes, files and lines.
+ */
+export interface DemoWorld {
+  readonly seed: number;
+  /** Problem counts when the demo is given none. */
+  readonly train: number;
+  readonly dev: number;
+  /** The world stage's line, and the files it writes (relative to the workspace). */
+  readonly describe: string;
+  readonly files: readonly string[];
+  write(dir: string, size: WorldSize): void;
+  /** Whether the world's files are there (the world stage is then done). */
+  written(dir: string): boolean;
+  /** The prepare stage's line; prepare writes the environment's splits from the world's files and returns lines to print. */
+  readonly prepareWhat: string;
+  prepare(dir: string, dataDir: string, size: WorldSize): Promise<string[]>;
+  /** Who answers in the demo's evals (the environment's scripted reader), for their lines. */
+  readonly readerWhat: string;
+}
+
 export interface OfflineWorld {
   /** The world's environment: the real one's code under the world's own name (its info has `worldOf`). */
   readonly env: Environment<EnvItem>;
@@ -54,12 +122,14 @@ export interface OfflineWorld {
   describe(size: WorldSize): string;
   /** What the world stage writes, relative to the workspace. */
   readonly files: readonly string[];
-  /** Writes the world's files under the workspace `dir`; same seed, same bytes. */
-  write(dir: string, size: WorldSize): { train: number; dev: number };
+  /** Writes the world's files under the workspace `dir`; same seed, same bytes. Returns the line to print. */
+  write(dir: string, size: WorldSize): string;
   /** Whether the world's files are there (the world stage is then done). */
   written(dir: string): boolean;
   /** One line for the plan: what prepare makes of the world. */
   readonly prepareWhat: string;
+  /** What prepare writes in the environment's data folder (absent: `{train,val,test}.jsonl`). */
+  readonly preparedFiles?: string;
   /** Writes the environment's splits from the world's files (as `agent-lab prepare` reads files); lines to print. */
   prepare(dir: string, dataDir: string, size: WorldSize, log: (line: string) => void): Promise<string[]>;
   /** Train questions the prepared world holds (SFT data and GRPO draw from these, never reusing one). */
@@ -72,4 +142,10 @@ export interface OfflineWorld {
   /** Sizes chosen by measurement on a dev world (never the reported val), and a miniature for tests. */
   readonly sizes: OfflineSizes;
   readonly smoke: OfflineSizes;
+  /** Absent: the environment has no tools, so no index stage, no closed-book floor and the config's prompt. */
+  readonly tools?: WorldTools;
+  /** Absent: the environment's pipeline runs on its invented world only (offline). */
+  readonly recipeData?: RecipeData;
+  /** Absent: `agent-lab demo` cannot run on this environment (the default environment's is the demo's). */
+  readonly demo?: DemoWorld;
 }

@@ -40,7 +40,7 @@ export const OFFLINE_WORLD: OfflineWorld = Object.freeze<OfflineWorld>({
     writeFileAtomic(f.train, jsonl(world.train));
     // The test file last: its presence marks the world as written.
     writeFileAtomic(f.test, jsonl(world.test));
-    return { train: world.train.length, dev: world.test.length };
+    return `${world.train.length} train and ${world.test.length} test problems`;
   },
   written: (dir: string) => existsSync(files(dir).test),
   prepareWhat: `GSM8K's splits (val ${VAL_SIZE} from train after its seeded shuffle, train the rest, test the world's test file, locked by its hash)`,

@@ -1,7 +1,8 @@
 /**
- * The main job with no account and no network: write the synthetic dataset, prepare it exactly
- * like HotpotQA, build the BM25 index, evaluate the honest heuristic reader on val with search and
- * closed-book. Every number it prints is a stand-in for the pipeline's shape, not a model's score.
+ * The main job with no account and no network: write the default environment's demo world (its
+ * folder's offline.ts declares it), prepare it exactly like the real data, build the BM25 index,
+ * evaluate the environment's honest scripted reader on val with search and closed-book. Every
+ * number it prints is a stand-in for the pipeline's shape, not a model's score.
  *
  * Its five stages run on the recipe engine: a rerun in a finished folder skips them all, an
  * interrupted one continues where it stopped (an eval resumes its run), and DIR/progress.json says
@@ -12,23 +13,30 @@ import { join, relative } from "node:path";
 import { writeFileAtomic } from "../../base/util/atomic-write";
 import { CONFIG_FILE, loadConfig, type AgentLabConfig } from "../../base/config";
 import { SPLITS_FILE } from "../../base/data/splits";
+import type { DemoWorld, OfflineWorld } from "../../harness/offline-world";
 import { UserError } from "../../base/errors";
 import { ProgressWriter, type ProgressStatus } from "../../base/runs/progress";
 import { readSummary } from "../../base/runs/run-files";
 import { lockRunFolder, runFile } from "../../base/runs/run-folder";
 import type { RunSummary } from "../../base/runs/summary";
-import { indexIsCurrent } from "../../base/search";
-import { environmentMetrics, HOTPOTQA_INFO } from "../../envs/catalog";
-import { worldEnvironment } from "../../envs/registry";
+import { buildIndex, indexIsCurrent } from "../../base/search";
+import { environmentMetrics } from "../../envs/catalog";
 import { evalSplit } from "../eval/eval-split";
 import { Recipe, type Stage } from "../recipe/engine";
-import { evalComplete, indexCorpus, prepareHotpot, worldFiles, writeSyntheticWorld } from "../recipe/stages";
+import { defaultWorld, evalComplete } from "../recipe/stages";
 
 /** Marks a folder as made by `agent-lab demo`, so a rerun may continue in it. */
 export const DEMO_MARKER = ".agent-lab-demo";
-export const DEMO_SEED = 20261129;
-/** The demo's dev file (the pipeline's world names its own synthetic_dev.json). */
-const DEMO_DEV_FILE = "synthetic_dev_distractor.json";
+
+/** The default environment's world and its demo (a world with tools: the demo evaluates with search and closed-book). */
+function demoWorld(): { world: OfflineWorld; demo: DemoWorld; index: { corpus: string; dir: string } } {
+  const world = defaultWorld();
+  if (!world.demo || !world.tools)
+    throw new Error(`${world.env.name}: the default environment's offline world declares no demo with tools`);
+  return { world, demo: world.demo, index: world.tools.index };
+}
+
+export const DEMO_SEED: number = demoWorld().demo.seed;
 
 export interface DemoOptions {
   dir: string;
@@ -105,13 +113,15 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
 /** The demo's stages in order: world, prepare, index, the reader with search, the same reader closed-book. */
 function demoStages(o: DemoOptions, config: AgentLabConfig): Stage[] {
   const workspace = o.dir;
+  const { world, demo, index } = demoWorld();
   const dataDir = join(workspace, config.dataDir);
-  const world = worldFiles(workspace, { devFile: DEMO_DEV_FILE });
-  const worldPaths = [world.trainFile, world.devFile].map((f) => relative(workspace, f));
+  const envData = world.env.data.dir(dataDir);
+  const size = { seed: demo.seed, train: o.trainQuestions ?? demo.train, dev: o.devQuestions ?? demo.dev };
+  const worldPaths = [...demo.files];
   const common = {
     workspaceDir: workspace,
-    // The synthetic world's runs are recorded under the world's own environment name, not HotpotQA's.
-    env: worldEnvironment(HOTPOTQA_INFO.name),
+    // The invented world's runs are recorded under the world's own environment name, not the real one's.
+    env: world.env,
     config,
     split: "val" as const,
     temperature: 0,
@@ -144,47 +154,33 @@ function demoStages(o: DemoOptions, config: AgentLabConfig): Stage[] {
   return [
     {
       name: "world",
-      what: "writing a synthetic multi-hop dataset (invented people, companies, towns) in HotpotQA's JSON shape",
+      what: demo.describe,
       writes: worldPaths,
-      // The dev file is written last: with it the world is whole.
-      isDone: () => existsSync(world.devFile),
-      run: async () => {
-        writeSyntheticWorld(workspace, {
-          seed: DEMO_SEED,
-          train: o.trainQuestions ?? 300,
-          dev: o.devQuestions ?? 700,
-          devFile: DEMO_DEV_FILE,
-        });
-      },
+      isDone: () => demo.written(workspace),
+      run: async () => demo.write(workspace, size),
     },
     {
       name: "prepare",
-      what: "prepare: splits (test 500, val 200, train) and the paragraph corpus, as for HotpotQA",
+      what: demo.prepareWhat,
       reads: worldPaths,
       writes: [`${config.dataDir}/`],
-      isDone: () => existsSync(join(dataDir, SPLITS_FILE)),
+      isDone: () => existsSync(join(envData, SPLITS_FILE)),
       run: async () => {
-        const prepared = await prepareHotpot(dataDir, {
-          trainFiles: [world.trainFile],
-          devFiles: [world.devFile],
-          source: `agent-lab demo synthetic dataset (seed ${DEMO_SEED})`,
-        });
-        const c = prepared.counts;
-        o.log(`  corpus ${c.corpus} paragraphs | train ${c.train} | val ${c.val} | test ${c.test}`);
+        for (const line of await demo.prepare(workspace, dataDir, size)) o.log(`  ${line}`);
       },
     },
     {
       name: "index",
       what: "index: BM25 over the corpus",
-      writes: [`${config.dataDir}/bm25/`],
-      isDone: () => indexIsCurrent(join(dataDir, "bm25")),
+      writes: [`${config.dataDir}/${relative(dataDir, join(envData, index.dir))}/`],
+      isDone: () => indexIsCurrent(join(envData, index.dir)),
       run: async () => {
         // One thread: the corpus is small, and the demo must not compete for a laptop's cores.
-        const index = await indexCorpus(dataDir, { workers: 0 });
-        o.log(`  ${index.documents} paragraphs, ${index.terms} terms`);
+        const built = await buildIndex(join(envData, index.corpus), join(envData, index.dir), { workers: 0 });
+        o.log(`  ${built.documents} paragraphs, ${built.terms} terms`);
       },
     },
-    evalStage("heuristic", false, "eval on val: the scripted heuristic reader, with search (runs/heuristic)"),
+    evalStage("heuristic", false, `eval on val: ${demo.readerWhat}, with search (runs/heuristic)`),
     evalStage("closed-book", true, "eval on val: the same reader closed-book, the floor (runs/closed-book)"),
   ];
 }
@@ -214,7 +210,6 @@ function claimFolder(dir: string): void {
     writeFileAtomic(
       join(dir, CONFIG_FILE),
       // The world's environment, so `agent-lab eval` run in the folder afterwards records the same one.
-      JSON.stringify({ dataDir: "data", runsDir: "runs", env: worldEnvironment(HOTPOTQA_INFO.name)?.name }, null, 2) +
-        "\n",
+      JSON.stringify({ dataDir: "data", runsDir: "runs", env: defaultWorld().env.name }, null, 2) + "\n",
     );
 }

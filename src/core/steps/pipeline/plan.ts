@@ -3,12 +3,11 @@
  * its outputs already exist (a rerun skips or resumes those). `--dry-run` prints exactly this plan.
  */
 import { SPLITS_FILE } from "../../base/data/splits";
-import { evalComplete, worldFiles } from "../recipe/stages";
+import { defaultWorld, evalComplete } from "../recipe/stages";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AgentLabConfig, ModelPrices } from "../../base/config";
 import { pricesFor } from "../../base/config";
-import { RECIPE_SPLIT_SIZES } from "../../envs/hotpotqa/prepare";
 import {
   estimateEpisodesUsd,
   estimateRlStepUsd,
@@ -16,20 +15,35 @@ import {
   TYPICAL_EPISODE,
   TYPICAL_EPISODE_SEQUENCE,
 } from "../../base/ledger";
-import { readJsonFile, readSummaryHead } from "../../base/runs/run-files";
+import { readJsonFile } from "../../base/runs/run-files";
 import { RUN_FILES, runFile } from "../../base/runs/run-folder";
 import type { PipelineSettings } from "./settings";
 import { indexIsCurrent } from "../../base/search";
+import { environmentRoles } from "../../envs/catalog";
 import { offlineWorld } from "../../envs/registry";
-import type { OfflineWorld } from "../../harness/offline-world";
+import type { OfflineWorld, RealDataSource, RecipeData } from "../../harness/offline-world";
 
-/** The offline world a run's settings name (undefined: the pipeline's own multi-hop world, or the recipe on tinker). */
-export function settingsWorld(s: PipelineSettings): OfflineWorld | undefined {
-  return s.env !== undefined ? offlineWorld(s.env) : undefined;
+/** The declaration a run's settings are about: `env`'s, else the default environment's (its world, or its real data). */
+export function settingsDeclaration(s: PipelineSettings): OfflineWorld {
+  const world = s.env !== undefined ? offlineWorld(s.env) : defaultWorld();
+  if (!world) throw new Error(`pipeline.json names ${s.env}, which declares no offline world`);
+  return world;
 }
 
-/** Stages a declared world skips: it has no corpus to index, and its environment no tools to take away. */
-const NOT_ON_A_WORLD: readonly StageName[] = ["index", "eval-closed-book"];
+/** The offline world a run is on (undefined: the recipe on real data, tinker). */
+export function settingsWorld(s: PipelineSettings): OfflineWorld | undefined {
+  return s.data.source === "synthetic" ? settingsDeclaration(s) : undefined;
+}
+
+/** The real data a paid run prepares (its environment's declaration). */
+export function settingsRecipeData(s: PipelineSettings): RecipeData {
+  const data = settingsDeclaration(s).recipeData;
+  if (!data) throw new Error(`${settingsDeclaration(s).env.name} declares no real data for the paid path`);
+  return data;
+}
+
+/** The stages a declaration without tools leaves out: it has no corpus to index, and no tools to take away. */
+const TOOL_STAGES: readonly StageName[] = ["index", "eval-closed-book"];
 
 export type StageName =
   | "world"
@@ -115,49 +129,43 @@ export function planPipeline({ dir, config, settings: s }: PlanContext): Pipelin
   const prices: ModelPrices | null = s.backend === "tinker" ? pricesFor(config, config.model) : null;
   const runs = (name: string) => join(dir, config.runsDir, name);
   const dataDir = join(dir, config.dataDir);
-  const splits = s.splits ?? RECIPE_SPLIT_SIZES;
+  const declared = settingsDeclaration(s);
+  const world = settingsWorld(s);
+  const d = s.data;
+  const real = d.source === "synthetic" ? undefined : settingsRecipeData(s);
+  // The eval size of a world without split sizes of its own: the default environment's recipe's, as before worlds had their own.
+  const splits = s.splits ?? (real ?? declared.recipeData ?? defaultWorld().recipeData)?.splits ?? { test: 0, val: 0 };
   // An upper bound: a dev set smaller than test + val leaves val short (the pipeline refuses an empty one).
   const valN = Math.min(s.evalLimit ?? splits.val, splits.val);
   const evalUsd = estimateEpisodesUsd(prices, valN, TYPICAL_EPISODE);
-  const d = s.data;
-  const stages: PlannedStage[] = [
+  const tools = declared.tools;
+  const envData = declared.env.data.dir(dataDir);
+  const envDataRel = relativeTo(dataDir, envData);
+  const dataPath = (f: string) => `${config.dataDir}/${envDataRel ? `${envDataRel}/` : ""}${f}`;
+  const primary = environmentRoles(declared.env.name).primary;
+  const keep =
+    primary.kind === "continuous" ? `keep ${primary.label} ≥ ${s.sftData.minF1}` : "keep those it gets right";
+  const every: PlannedStage[] = [
     {
       name: "world",
-      what:
-        d.source === "synthetic"
-          ? `write a synthetic multi-hop world (invented entities, seed ${d.seed}): ${d.train} train + ${d.dev} dev questions in HotpotQA's JSON shape`
-          : d.source === "files"
-            ? `HotpotQA records from local files (--train ${d.train.length} file${d.train.length === 1 ? "" : "s"}, --dev ${d.dev.length})`
-            : "download HotpotQA (distractor) from the Hugging Face hub",
-      outputs:
-        d.source === "synthetic"
-          ? ["hotpot/synthetic_train.json", "hotpot/synthetic_dev.json"]
-          : d.source === "files"
-            ? ["(read in place)"]
-            : ["(hub cache)"],
+      what: world && d.source === "synthetic" ? world.describe(d) : real!.describe(d as RealDataSource),
+      outputs: world ? [...world.files] : real!.outputs(d as RealDataSource),
       usd: 0,
-      status:
-        d.source === "synthetic"
-          ? existsSync(worldFiles(dir, {}).devFile)
-            ? "done"
-            : "todo"
-          : existsSync(join(dataDir, SPLITS_FILE))
-            ? "done"
-            : "todo",
+      status: (world ? world.written(dir) : existsSync(join(envData, SPLITS_FILE))) ? "done" : "todo",
     },
     {
       name: "prepare",
-      what: `splits (test ${splits.test}, val ${splits.val}, train) and the one-paragraph-per-title corpus`,
-      outputs: [`${config.dataDir}/{train,val,test,corpus}.jsonl`],
+      what: world ? world.prepareWhat : real!.prepareWhat(splits),
+      outputs: [dataPath(declared.preparedFiles ?? "{train,val,test}.jsonl")],
       usd: 0,
-      status: existsSync(join(dataDir, SPLITS_FILE)) ? "done" : "todo",
+      status: existsSync(join(envData, SPLITS_FILE)) ? "done" : "todo",
     },
     {
       name: "index",
       what: "BM25 index over the corpus",
-      outputs: [`${config.dataDir}/bm25/`],
+      outputs: [dataPath(`${tools?.index.dir}/`)],
       usd: 0,
-      status: indexIsCurrent(join(dataDir, "bm25")) ? "done" : "todo", // an older format is rebuilt
+      status: tools && indexIsCurrent(join(envData, tools.index.dir)) ? "done" : "todo", // an older format is rebuilt
     },
     {
       name: "eval-closed-book",
@@ -168,7 +176,7 @@ export function planPipeline({ dir, config, settings: s }: PlanContext): Pipelin
     },
     {
       name: "eval-base",
-      what: `eval the base model with search on val (${valN} questions)`,
+      what: `eval the base model${tools ? " with search" : ""} on val (${valN} questions)`,
       outputs: [`${config.runsDir}/${RUN_NAMES.base}/`],
       usd: evalUsd,
       status: runStatus(runs(RUN_NAMES.base), () => evalComplete(runs(RUN_NAMES.base))),
@@ -177,8 +185,8 @@ export function planPipeline({ dir, config, settings: s }: PlanContext): Pipelin
       name: "sft-data",
       what:
         s.sftData.role === "teacher"
-          ? `SFT data from the scripted teacher (the heuristic reader, spans only: no yes/no answers; the tiny model starts from nothing): ${s.sftData.questions} train questions, keep F1 ≥ ${s.sftData.minF1}`
-          : `SFT data by rejection sampling: ${s.sftData.questions} train questions × ${s.sftData.tries} tries at T=${s.sftData.temperature}, keep the shortest trace with F1 ≥ ${s.sftData.minF1}${s.sftData.requireSearch === false ? "" : " that searched"}`,
+          ? `SFT data from ${declared.teacherWhat}: ${s.sftData.questions} train questions, ${keep}`
+          : `SFT data by rejection sampling: ${s.sftData.questions} train questions × ${s.sftData.tries} tries at T=${s.sftData.temperature}, keep the shortest trace with ${primary.label} ≥ ${s.sftData.minF1}${s.sftData.requireSearch === false ? "" : " that searched"}`,
       outputs: [`${config.runsDir}/${RUN_NAMES.sftData}/${RUN_FILES.sft}`],
       usd:
         s.sftData.role === "teacher"
@@ -219,39 +227,23 @@ export function planPipeline({ dir, config, settings: s }: PlanContext): Pipelin
     },
     {
       name: "ablate",
-      what: "paired comparison on val (closed-book, base, SFT, GRPO; Δ against base with 95% bootstrap CIs) and the GRPO reward trend (always redone: cheap, and it prints the table)",
+      what: tools
+        ? "paired comparison on val (closed-book, base, SFT, GRPO; Δ against base with 95% bootstrap CIs) and the GRPO reward trend (always redone: cheap, and it prints the table)"
+        : "paired comparison on val (base, SFT, GRPO; Δ against base with 95% CIs, the environment's tests) and the GRPO reward trend (always redone: cheap, and it prints the table)",
       outputs: [REPORT_FILE, ABLATION_FILE],
       usd: 0,
       status: "todo",
     },
   ];
-  const world = settingsWorld(s);
-  if (world && d.source === "synthetic") {
-    const envData = world.env.data.dir(dataDir);
-    const own: Partial<Record<StageName, Partial<PlannedStage>>> = {
-      world: { what: world.describe(d), outputs: [...world.files], status: world.written(dir) ? "done" : "todo" },
-      prepare: {
-        what: world.prepareWhat,
-        outputs: [`${config.dataDir}/${relativeTo(dataDir, envData)}/{train,val,test}.jsonl`],
-        status: existsSync(join(envData, SPLITS_FILE)) ? "done" : "todo",
-      },
-      "eval-base": { what: `eval the base model on val (${valN} questions)` },
-      "sft-data": {
-        what: `SFT data from ${world.teacherWhat}: ${s.sftData.questions} train questions, keep those it gets right`,
-      },
-      ablate: {
-        what: "paired comparison on val (base, SFT, GRPO; Δ against base with 95% CIs, the environment's tests) and the GRPO reward trend (always redone: cheap, and it prints the table)",
-      },
-    };
-    const kept = stages.filter((st) => !NOT_ON_A_WORLD.includes(st.name)).map((st) => ({ ...st, ...own[st.name] }));
-    stages.splice(0, stages.length, ...kept);
-  }
+  const stages = every.filter((st) => tools !== undefined || !TOOL_STAGES.includes(st.name));
   const totalUsd = stages.reduce((t, st) => t + st.usd, 0);
   const remainingUsd = stages.filter((st) => st.status !== "done").reduce((t, st) => t + st.usd, 0);
   return { settings: s, stages, totalUsd, remainingUsd };
 }
 
-const relativeTo = (from: string, to: string) => (to.startsWith(from + "/") ? to.slice(from.length + 1) : to);
+/** `to` relative to `from` ("" when they are the same folder). */
+const relativeTo = (from: string, to: string) =>
+  to === from ? "" : to.startsWith(from + "/") ? to.slice(from.length + 1) : to;
 
 function sftDataComplete(runDir: string): boolean {
   return readJsonFile<{ status?: string }>(runFile(runDir, "manifest"))?.status === "done";

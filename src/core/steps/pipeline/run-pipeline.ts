@@ -2,9 +2,11 @@
  * `agent-lab pipeline`: the whole recipe in one command, through the same core functions the
  * single-step commands call (prepare, index, eval, sft-data, train-sft, train-grpo, ablate).
  *
- * Local backend (default): a synthetic multi-hop world, the local Tinker-compatible stand-in with
- * its tiny model, a scripted teacher for the SFT data — no account, no network, minutes on a
- * laptop. Tinker: HotpotQA from the hub, Qwen3.5-4B, the recipe's sizes, cost confirmed first.
+ * Local backend (default): the environment's invented world (its folder's offline.ts; with no --env,
+ * the default environment's), the local Tinker-compatible stand-in with its tiny model, a scripted
+ * teacher for the SFT data — no account, no network, minutes on a laptop. Tinker: the default
+ * environment's real data (its declared recipe data), Qwen3.5-4B, the recipe's sizes, cost confirmed
+ * first.
  *
  * Every stage writes into the pipeline folder and is skipped when its outputs are complete, or
  * resumed when they are partial (each step's own resume), so rerunning the command continues.
@@ -17,10 +19,11 @@ import { ablate, loadAblationInputs, renderAblationTable, renderMarkdownReport, 
 import { ORIGIN_EXPECT } from "../ablate/compare-origin";
 import { loadTokenizerSource } from "../../base/chat";
 import { registryPath, resolveCheckpointPath } from "../../base/checkpoints/registry";
-import { reportEnvironment, SYNTHETIC_REPORT, SYNTHETIC_WORLD_SOURCE } from "../ablate/report-environment";
-import { environmentInfo, environmentRoles, HOTPOTQA_INFO } from "../../envs/catalog";
-import { worldEnvironment } from "../../envs/registry";
+import { reportEnvironment } from "../ablate/report-environment";
+import { DEFAULT_ENVIRONMENT_INFO, environmentInfo, environmentRoles } from "../../envs/catalog";
 import type { EnvItem, Environment } from "../../harness/environment";
+import type { RealDataSource } from "../../harness/offline-world";
+import { buildIndex } from "../../base/search";
 import { CONFIG_FILE, loadConfig, mergeConfig, validateOverrides, type AgentLabConfig } from "../../base/config";
 import { readSplitsRecord } from "../../base/data/splits";
 import { UserError } from "../../base/errors";
@@ -39,6 +42,8 @@ import {
   renderPlan,
   REPORT_FILE,
   RUN_NAMES,
+  settingsDeclaration,
+  settingsRecipeData,
   settingsWorld,
   STATE_FILE,
   type PipelinePlan,
@@ -49,14 +54,7 @@ import { readStepRewards, rewardTrend, renderTrend, type RewardTrend } from "./r
 import { kindBreakdown, renderKindBreakdown, type KindRow } from "./by-kind";
 import { checkSettings, defaultSettings, PIPELINE_EVAL, type PipelineBackend, type PipelineSettings } from "./settings";
 import { Recipe, type Stage, type StageRecord } from "../recipe/engine";
-import {
-  indexCorpus,
-  openLocalBackend,
-  prepareHotpot,
-  teacherPolicy,
-  worldFiles,
-  writeSyntheticWorld,
-} from "../recipe/stages";
+import { openLocalBackend } from "../recipe/stages";
 
 /** Marks a folder as a pipeline's, so a rerun may continue in it. */
 export const PIPELINE_MARKER = ".agent-lab-pipeline";
@@ -72,19 +70,13 @@ export function localStandInNote(dataset: string): string {
   );
 }
 
-/** The note of the pipeline's own world. */
-export const LOCAL_STAND_IN_NOTE = localStandInNote(HOTPOTQA_INFO.dataset);
+/** The note of the pipeline's own world (the default environment's). */
+export const LOCAL_STAND_IN_NOTE = localStandInNote(DEFAULT_ENVIRONMENT_INFO.dataset);
 
-/** The real environment a run's settings are about (the pipeline's own world: the first environment's). */
+/** The real environment a run's settings are about (no `env`: the default environment). */
 function realInfo(s: PipelineSettings) {
-  return (s.env !== undefined ? environmentInfo(s.env) : undefined) ?? HOTPOTQA_INFO;
+  return (s.env !== undefined ? environmentInfo(s.env) : undefined) ?? DEFAULT_ENVIRONMENT_INFO;
 }
-
-/** Short prompts for the offline world (written to files: every run's manifest records their hash). */
-const OFFLINE_SYSTEM_TEXT =
-  "Answer the question about an invented world by searching.\nReply with one action: <search>words</search> or <answer>answer</answer>.\n";
-const OFFLINE_CLOSED_BOOK_TEXT =
-  "Answer the question about an invented world from memory; you cannot search.\nReply with <answer>answer</answer>.\n";
 
 export interface PipelineOptions {
   dir: string;
@@ -113,7 +105,7 @@ export interface PipelineResult {
   report?: AblationReport;
   grpoVsSft?: AblationReport;
   trend?: RewardTrend;
-  /** Synthetic world only: SFT → GRPO per question kind, from the eval episodes. */
+  /** Invented world only: SFT → GRPO per question kind, from the eval episodes. */
   byKind?: KindRow[];
   /** The printed ablation table. */
   table?: string;
@@ -237,11 +229,13 @@ async function runStages(
   const runsDir = join(o.dir, config.runsDir);
   const dataDir = join(o.dir, config.dataDir);
   const s = settings;
-  // A declared world runs every stage from its declaration; the environment every run records is the world's own.
+  // Every stage runs from the declaration (the world offline, its real data on tinker); the environment every run records is the world's own.
+  const declared = settingsDeclaration(s);
   const world = settingsWorld(s);
+  const tools = declared.tools;
   const env = pipelineEnvironment(s, runsDir);
-  const envData = env ? env.data.dir(dataDir) : dataDir;
-  const primary = env ? environmentRoles(env.name).primary : undefined;
+  const envData = declared.env.data.dir(dataDir);
+  const primary = environmentRoles(declared.env.name).primary;
   // A rehearsal's stand-in: every step loads it, checks the SFT data against it and records it.
   const tokenizer = s.rehearsal?.tokenizer;
   const command = (what: string) => ["agent-lab", "pipeline", `(${what})`];
@@ -254,28 +248,24 @@ async function runStages(
   const data = (f: string) => `${config.dataDir}/${envData === dataDir ? "" : `${relative(dataDir, envData)}/`}${f}`;
   const run = (name: string) => `${config.runsDir}/${name}/`;
   const evals = [RUN_NAMES.base, RUN_NAMES.closedBook, RUN_NAMES.sftEval, RUN_NAMES.grpoEval].map(run);
+  // What an episode searches besides its split (nothing for an environment without tools).
+  const searched = tools ? [data(`${tools.index.dir}/`)] : [];
   const reads: Record<StageName, string[]> = {
     world: [],
-    prepare: world
-      ? [...world.files]
-      : s.data.source === "synthetic"
-        ? [`hotpot/synthetic_train.json`, `hotpot/synthetic_dev.json`]
-        : s.data.source === "files"
-          ? [...s.data.train, ...s.data.dev]
-          : ["(hub cache)"],
-    index: [data("corpus.jsonl")],
+    prepare: world ? [...world.files] : settingsRecipeData(s).reads(s.data as RealDataSource),
+    index: tools ? [data(tools.index.corpus)] : [],
     "eval-closed-book": [data("val.jsonl")],
-    "eval-base": [data("val.jsonl"), data("bm25/")],
-    "sft-data": [data("train.jsonl"), data("bm25/")],
+    "eval-base": [data("val.jsonl"), ...searched],
+    "sft-data": [data("train.jsonl"), ...searched],
     "train-sft": [`${run(RUN_NAMES.sftData)}sft.jsonl`],
-    "eval-sft": [data("val.jsonl"), data("bm25/"), `checkpoint ${RUN_NAMES.sft}-e${s.sft.epochs}`],
-    "train-grpo": [data("train.jsonl"), data("bm25/"), `checkpoint ${RUN_NAMES.sft}-e${s.sft.epochs}`],
-    "eval-grpo": [data("val.jsonl"), data("bm25/"), `checkpoint ${RUN_NAMES.grpo}-s${s.grpo.steps}`],
+    "eval-sft": [data("val.jsonl"), ...searched, `checkpoint ${RUN_NAMES.sft}-e${s.sft.epochs}`],
+    "train-grpo": [data("train.jsonl"), ...searched, `checkpoint ${RUN_NAMES.sft}-e${s.sft.epochs}`],
+    "eval-grpo": [data("val.jsonl"), ...searched, `checkpoint ${RUN_NAMES.grpo}-s${s.grpo.steps}`],
     ablate: [...evals, `${run(RUN_NAMES.grpo)}metrics.jsonl`],
   };
   /** The plan's stage as the engine runs it: its line, inputs, outputs and status from the plan. */
   const stage = (name: StageName, work: Stage["run"]): Stage => {
-    // A stage the plan leaves out (a declared world has no index) is built but never run.
+    // A stage the plan leaves out (a world without tools has no index) is built but never run.
     const p = plan.stages.find((st) => st.name === name) ?? { what: "", outputs: [], usd: 0, status: "todo" };
     return {
       name,
@@ -290,59 +280,25 @@ async function runStages(
     };
   };
 
-  let hubFiles: { train: string[]; dev: string[]; description: string } | undefined;
   const worldStage = stage("world", async (ctx) => {
-    if (world && s.data.source === "synthetic") {
-      const w = world.write(o.dir, s.data);
-      ctx.log(`${w.train} train and ${w.dev} test problems`);
-    } else if (s.data.source === "synthetic") {
-      const w = writeSyntheticWorld(o.dir, {
-        seed: s.data.seed,
-        train: s.data.train,
-        dev: s.data.dev,
-        style: "compact",
-      });
-      ctx.log(`${w.train} train and ${w.dev} dev questions`);
-    } else if (s.data.source === "files") {
-      ctx.log(`HotpotQA records from local files: train ${s.data.train.join(", ")}; dev ${s.data.dev.join(", ")}`);
-    } else {
-      const { downloadHotpotQA } = await import("../../envs/hotpotqa/hub");
-      hubFiles = await downloadHotpotQA({ log: ctx.log });
-    }
+    if (world && s.data.source === "synthetic") return ctx.log(world.write(o.dir, s.data));
+    for (const line of await settingsRecipeData(s).fetch(s.data as RealDataSource, ctx.log)) ctx.log(line);
   });
   const prepare = stage("prepare", async (ctx) => {
-    if (world && s.data.source === "synthetic") {
-      for (const line of await world.prepare(o.dir, dataDir, s.data, ctx.log)) ctx.log(line);
-      return;
-    }
-    let input;
-    if (s.data.source === "synthetic") {
-      const f = worldFiles(o.dir, {});
-      input = {
-        trainFiles: [f.trainFile],
-        devFiles: [f.devFile],
-        source: `${SYNTHETIC_WORLD_SOURCE} (compact, seed ${s.data.seed})`,
-      };
-    } else if (s.data.source === "files") {
-      // The same reader and source line as `agent-lab prepare --train … --dev …`.
-      input = {
-        trainFiles: s.data.train,
-        devFiles: s.data.dev,
-        source: `local files: train ${s.data.train.join(", ")}; dev ${s.data.dev.join(", ")}`,
-      };
-    } else {
-      hubFiles ??= await (await import("../../envs/hotpotqa/hub")).downloadHotpotQA({ log: ctx.log });
-      input = { trainFiles: hubFiles.train, devFiles: hubFiles.dev, source: hubFiles.description };
-    }
-    const r = await prepareHotpot(dataDir, input, ctx.log, s.splits);
-    for (const remark of r.notes) ctx.log(`note: ${remark}`);
-    ctx.log(
-      `corpus ${r.counts.corpus} paragraphs | train ${r.counts.train} | val ${r.counts.val} | test ${r.counts.test}`,
-    );
+    const lines =
+      world && s.data.source === "synthetic"
+        ? await world.prepare(o.dir, dataDir, s.data, ctx.log)
+        : await settingsRecipeData(s).prepare(envData, s.data as RealDataSource, s.splits, ctx.log);
+    for (const line of lines) ctx.log(line);
   });
   const index = stage("index", async (ctx) => {
+    if (!tools) return;
     // The offline corpus is small: one thread leaves the other cores to the rest of the machine.
-    const r = await indexCorpus(dataDir, s.backend === "local" || s.rehearsal ? { workers: 0 } : {});
+    const r = await buildIndex(
+      join(envData, tools.index.corpus),
+      join(envData, tools.index.dir),
+      s.backend === "local" || s.rehearsal ? { workers: 0 } : {},
+    );
     ctx.log(`${r.documents} paragraphs, ${r.terms} terms`);
   });
 
@@ -370,18 +326,18 @@ async function runStages(
       }).then((r) => {
         if (ctx.signal?.aborted) throw interrupted();
         const roles = metricRoles(r.env.metrics);
-        if (world && primary)
+        if (!tools)
           return ctx.log(
-            `${primary.label} ${metricValue(r.summary, roles.primary).toFixed(3)}  ends ${JSON.stringify(r.summary.ends)}`,
+            `${roles.primary.label} ${metricValue(r.summary, roles.primary).toFixed(3)}  ends ${JSON.stringify(r.summary.ends)}`,
           );
         ctx.log(
-          `F1 ${metricValue(r.summary, roles.primary).toFixed(3)}  EM ${metricValue(r.summary, roles.binary).toFixed(3)}  searches/q ${r.summary.searches_per_q.toFixed(2)}  ends ${JSON.stringify(r.summary.ends)}`,
+          `${roles.primary.label} ${metricValue(r.summary, roles.primary).toFixed(3)}  ${roles.binary.label} ${metricValue(r.summary, roles.binary).toFixed(3)}  searches/q ${r.summary.searches_per_q.toFixed(2)}  ends ${JSON.stringify(r.summary.ends)}`,
         );
       }),
     );
   const sftCheckpoint = `${RUN_NAMES.sft}-e${s.sft.epochs}`;
   const training: Stage[] = [
-    ...(world ? [] : [evalStage("eval-closed-book", RUN_NAMES.closedBook, true)]),
+    ...(tools ? [evalStage("eval-closed-book", RUN_NAMES.closedBook, true)] : []),
     evalStage("eval-base", RUN_NAMES.base, false),
     stage("sft-data", async (ctx) => {
       const r = await collectSftData({
@@ -398,7 +354,7 @@ async function runStages(
         role: s.sftData.role,
         tokenizer,
         backend,
-        policy: s.sftData.role === "teacher" ? await (world ? world.teacher() : teacherPolicy()) : undefined,
+        policy: s.sftData.role === "teacher" ? await declared.teacher() : undefined,
         localBackendUrl: local?.url,
         resume: resume(RUN_NAMES.sftData),
         command: command("sft-data"),
@@ -467,16 +423,16 @@ async function runStages(
   ];
 
   // The comparison is cheap and always redone, so every run prints the table.
-  const labels = world ? ["base", "SFT", "GRPO"] : ["base", "closed-book", "SFT", "GRPO"];
+  const labels = tools ? ["base", "closed-book", "SFT", "GRPO"] : ["base", "SFT", "GRPO"];
   const dirs = (
-    world
-      ? [RUN_NAMES.base, RUN_NAMES.sftEval, RUN_NAMES.grpoEval]
-      : [RUN_NAMES.base, RUN_NAMES.closedBook, RUN_NAMES.sftEval, RUN_NAMES.grpoEval]
+    tools
+      ? [RUN_NAMES.base, RUN_NAMES.closedBook, RUN_NAMES.sftEval, RUN_NAMES.grpoEval]
+      : [RUN_NAMES.base, RUN_NAMES.sftEval, RUN_NAMES.grpoEval]
   ).map((n) => join(runsDir, n));
   const [sftDir, grpoDir] = dirs.slice(-2);
   // Each comparison differs from base in the thing under test: the checkpoint, or search itself.
-  // A declared world's runs differ from base in the checkpoint only (no closed-book run, no search).
-  const expect = [...(world ? ORIGIN_EXPECT.checkpoint : ORIGIN_EXPECT.pipeline)];
+  // Without tools the runs differ from base in the checkpoint only (no closed-book run, no search).
+  const expect = [...(tools ? ORIGIN_EXPECT.pipeline : ORIGIN_EXPECT.checkpoint)];
   let report!: AblationReport;
   let grpoVsSft!: AblationReport;
   let trend!: RewardTrend;
@@ -486,7 +442,7 @@ async function runStages(
     trend = rewardTrend(readStepRewards(runFile(join(runsDir, RUN_NAMES.grpo), "metrics")));
     writeJsonAtomic(join(o.dir, ABLATION_FILE), report);
   });
-  const all = [worldStage, ...(world ? [] : [index]), prepare, ...training, ablateStage].filter((st) =>
+  const all = [worldStage, index, prepare, ...training, ablateStage].filter((st) =>
     plan.stages.some((p) => p.name === st.name),
   );
   all.sort((a, b) => plan.stages.findIndex((p) => p.name === a.name) - plan.stages.findIndex((p) => p.name === b.name));
@@ -501,7 +457,7 @@ async function runStages(
         `give the whole dev set, or rehearse with --rehearse, whose split sizes fit a few hundred dev questions`,
     );
   }
-  if (!world) await recipe.run(index, all);
+  if (tools) await recipe.run(index, all);
   local =
     s.backend === "local" ? await openLocalBackend(o.startLocalBackend, "pipeline", o.dir, o.localPort) : undefined;
   if (local) log(`${local.started ? "started" : "using"} the local backend at ${local.url}`);
@@ -510,16 +466,14 @@ async function runStages(
   } finally {
     await local?.close();
   }
-  // The question kinds are the synthetic world's templates; HotpotQA's questions have none.
+  // The question kinds are the invented world's templates; real questions have none.
   const byKind = world
     ? kindBreakdown(sftDir, grpoDir, {
         kindOf: (q) => world.kindOf(q) ?? "other",
-        metric: primary!.name,
-        label: primary!.label,
+        metric: primary.name,
+        label: primary.label,
       })
-    : s.data.source === "synthetic"
-      ? kindBreakdown(sftDir, grpoDir)
-      : undefined;
+    : undefined;
   await recipe.run(ablateStage, all);
   writeFileAtomic(
     join(o.dir, REPORT_FILE),
@@ -529,8 +483,8 @@ async function runStages(
   log("");
   log(table);
   log("");
-  log(grpoLine(grpoVsSft, primary?.label));
-  if (byKind) log(renderKindBreakdown(byKind, primary?.label));
+  log(grpoLine(grpoVsSft, primary.label));
+  if (byKind) log(renderKindBreakdown(byKind, primary.label));
   log(renderTrend(trend));
   if (o.backend === "local") log(`\n${localStandInNote(realInfo(s).dataset)}`);
   if (note) log(`\n${note}`);
@@ -550,20 +504,20 @@ async function runStages(
 }
 
 /**
- * The environment every run of the pipeline records: a declared world's; the multi-hop world's
- * (hotpotqa-world) on the pipeline's own world, except in a folder whose runs an earlier build made
- * there under HotpotQA's name, which keeps that name so its remaining stages' runs compare with its
- * finished ones; undefined (the config's, HotpotQA) for HotpotQA's own data.
+ * The environment every run of the pipeline records: the world's own, except in a folder whose runs
+ * an earlier build made there under the real environment's name (before the world had its own),
+ * which keeps that name so its remaining stages' runs compare with its finished ones; undefined (the
+ * config's) for the real data.
  */
 export function pipelineEnvironment(s: PipelineSettings, runsDir: string): Environment<EnvItem> | undefined {
   const world = settingsWorld(s);
-  if (world) return world.env;
-  if (s.data.source !== "synthetic") return undefined;
+  if (!world) return undefined;
   const earlier = Object.values(RUN_NAMES)
     .map((n) => readJsonFile<unknown>(runFile(join(runsDir, n), "manifest")))
     .find((m) => m !== undefined);
-  if (earlier !== undefined && manifestEnvironment(earlier).name === HOTPOTQA_INFO.name) return undefined;
-  return worldEnvironment(HOTPOTQA_INFO.name);
+  const real = environmentInfo(world.env.name)?.worldOf;
+  if (earlier !== undefined && real !== undefined && manifestEnvironment(earlier).name === real) return undefined;
+  return world.env;
 }
 
 function interrupted(): UserError {
@@ -606,11 +560,12 @@ function claimFolder(dir: string, settings: PipelineSettings): void {
     writeJsonAtomic(join(dir, STATE_FILE), { format: 1, settings, stages: {} } satisfies PipelineState);
   if (!existsSync(join(dir, CONFIG_FILE)))
     writeFileAtomic(join(dir, CONFIG_FILE), JSON.stringify(workspaceConfig(settings), null, 2) + "\n");
-  if (settings.offlinePrompts) {
+  const prompts = settingsDeclaration(settings).tools?.prompts;
+  if (settings.offlinePrompts && prompts) {
     mkdirSync(join(dir, "prompts"), { recursive: true });
-    if (!existsSync(join(dir, OFFLINE_PROMPT))) writeFileAtomic(join(dir, OFFLINE_PROMPT), OFFLINE_SYSTEM_TEXT);
+    if (!existsSync(join(dir, OFFLINE_PROMPT))) writeFileAtomic(join(dir, OFFLINE_PROMPT), prompts.system);
     if (!existsSync(join(dir, OFFLINE_CLOSED_BOOK_PROMPT)))
-      writeFileAtomic(join(dir, OFFLINE_CLOSED_BOOK_PROMPT), OFFLINE_CLOSED_BOOK_TEXT);
+      writeFileAtomic(join(dir, OFFLINE_CLOSED_BOOK_PROMPT), prompts.closedBook);
   }
 }
 
@@ -620,12 +575,11 @@ function claimFolder(dir: string, settings: PipelineSettings): void {
  * same environment and reads the same data as the pipeline's own runs.
  */
 function workspaceConfig(s: PipelineSettings): Record<string, unknown> {
-  const world =
-    s.data.source === "synthetic" ? (settingsWorld(s)?.env ?? worldEnvironment(HOTPOTQA_INFO.name)) : undefined;
+  const world = settingsWorld(s);
   return {
     dataDir: "data",
     runsDir: "runs",
-    ...(world ? { env: world.name } : {}),
+    ...(world ? { env: world.env.name } : {}),
     ...s.harness,
     ...(s.offlinePrompts ? { systemPromptFile: OFFLINE_PROMPT } : {}),
   };
@@ -670,30 +624,19 @@ interface ReportParts {
   note: string | undefined;
 }
 
-// The synthetic world's heading and caveat, in place of HotpotQA's corpus line: core's, which ablate uses too.
-export { SYNTHETIC_REPORT };
-
 function renderReport({ o, settings, report, grpoVsSft, trend, byKind, labels, state, note }: ReportParts): string {
   const out: string[] = [];
   out.push(`# Agent Lab pipeline report (${settings.backend} backend${settings.rehearsal ? ", rehearsal" : ""})`, "");
   if (settings.backend === "local") out.push(`> ${localStandInNote(realInfo(settings).dataset)}`, "");
   if (note) out.push(`> ${note}`, "");
+  // A world's heading and caveat are its own info's (an invented world says so), the real data's its environment's.
   const world = settingsWorld(settings);
-  const environment = reportEnvironment(world ? world.env : HOTPOTQA_INFO);
-  const table = renderMarkdownReport(report, {
-    labels,
-    environment: settings.data.source === "synthetic" && !world ? { ...environment, ...SYNTHETIC_REPORT } : environment,
-  }).trim();
+  const environment = reportEnvironment(world ? world.env : realInfo(settings));
+  const table = renderMarkdownReport(report, { labels, environment }).trim();
   out.push(table, "");
-  out.push(
-    "## GRPO",
-    "",
-    `- ${grpoLine(grpoVsSft, world ? environmentRoles(world.env.name).primary.label : undefined)}`,
-  );
-  if (byKind)
-    out.push(
-      `- ${renderKindBreakdown(byKind, world ? environmentRoles(world.env.name).primary.label : undefined).replace("\n  ", "\n- ")}`,
-    );
+  const label = environmentRoles(settingsDeclaration(settings).env.name).primary.label;
+  out.push("## GRPO", "", `- ${grpoLine(grpoVsSft, label)}`);
+  if (byKind) out.push(`- ${renderKindBreakdown(byKind, label).replace("\n  ", "\n- ")}`);
   out.push(`- ${renderTrend(trend).replace("\n  ", "\n- ")}`, "");
   out.push("## Stage timings (seconds, last run of each stage)", "");
   if (state.load)

@@ -1,19 +1,20 @@
 /**
- * The sizes of one pipeline run, for each backend: the offline defaults (a small invented world the
- * local stand-in model learns in minutes) and the recipe's (HotpotQA on Tinker with Qwen3.5-4B).
- * Every number a run used is written to pipeline.json, so a result can be traced to its settings.
+ * The sizes of one pipeline run, for each backend: the offline defaults (the default environment's
+ * invented world, which the local stand-in model learns in minutes: its folder's offline.ts declares
+ * them) and the recipe's (the default environment's real data on Tinker with Qwen3.5-4B). Every
+ * number a run used is written to pipeline.json, so a result can be traced to its settings.
  */
 import { existsSync, statSync } from "node:fs";
 import { STAND_IN_TOKENIZER } from "../../base/chat";
-import type { SplitSizes } from "../../envs/hotpotqa/prepare";
 import { UserError } from "../../base/errors";
 import { PIPELINE_SIZES } from "../specs/common-flags";
-import { offlineWorld } from "../../envs/registry";
-import type { GrpoSizes, OfflineSizes, SftSizes } from "../../harness/offline-world";
+import { DEFAULT_ENVIRONMENT, offlineWorld } from "../../envs/registry";
+import { defaultWorld } from "../recipe/stages";
+import type { GrpoSizes, OfflineSizes, OfflineWorld, SftSizes, SplitSizes } from "../../harness/offline-world";
 
 export type PipelineBackend = "local" | "tinker";
 
-/** HotpotQA records from local files, read as `agent-lab prepare --train … --dev …` reads them (absolute paths). */
+/** The environment's records from local files, read as `agent-lab prepare --train … --dev …` reads them (absolute paths). */
 export interface PipelineFiles {
   source: "files";
   train: string[];
@@ -23,12 +24,12 @@ export interface PipelineFiles {
 export interface PipelineSettings {
   backend: PipelineBackend;
   /**
-   * The environment whose offline world the run is on, when it declares its own (envs/registry.ts
-   * offlineWorld); absent: the pipeline's own multi-hop world (and the recipe on tinker), as every
-   * pipeline.json before the flag recorded it.
+   * The environment whose offline world the run is on (envs/registry.ts offlineWorld); absent: the
+   * default environment's (its world offline, its real data on tinker), as every pipeline.json
+   * before the flag recorded it.
    */
   env?: string;
-  /** Where the questions come from: the synthetic world (local), the Hugging Face hub or HotpotQA files (tinker). */
+  /** Where the questions come from: the invented world (local), the Hugging Face hub or local files (tinker). */
   data: { source: "synthetic"; seed: number; train: number; dev: number } | { source: "hub" } | PipelineFiles;
   /** Questions of test and val that prepare takes from dev (absent = the recipe's 500 and 200). */
   splits?: SplitSizes;
@@ -54,32 +55,12 @@ export interface PipelineSettings {
 }
 
 /**
- * Offline defaults, chosen by measurement (see the README's pipeline section): a compact world with
- * one-token name words, one paragraph per search, two searches (every question is two hops), short
- * turns, and a scripted teacher, because the tiny model starts knowing nothing.
+ * Offline defaults: the default environment's world at the sizes its folder chose by measurement
+ * (see the README's pipeline section), recorded without `env` as every pipeline.json before the flag.
  */
-export const LOCAL_SETTINGS: Readonly<PipelineSettings> = Object.freeze({
-  backend: "local",
-  data: { source: "synthetic", seed: 20261129, train: 3000, dev: 700 },
-  harness: { topK: 1, maxSearches: 2, maxTokens: 32, loraRank: 8, concurrency: 8 },
-  offlinePrompts: true,
-  evalLimit: undefined,
-  sftData: { questions: 400, tries: 1, temperature: 0, minF1: 0.8, role: "teacher" },
-  sft: { epochs: 5, batch: 4, lr: 0.01 },
-  // GRPO needs many steps over fresh questions to show a trend through the per-step noise (which
-  // questions a step draws): 60 × 32 from a 3,000-question world, advantages scaled by group std
-  // so the rare right answer of a hard question carries weight.
-  grpo: {
-    steps: 60,
-    questions: 32,
-    group: 4,
-    lr: 2e-3,
-    temperature: 1,
-    saveEvery: 10,
-    seed: 0,
-    normalizeAdvantages: true,
-  },
-} as PipelineSettings);
+export const LOCAL_SETTINGS: Readonly<PipelineSettings> = Object.freeze(
+  worldSettings(undefined, defaultWorld(), defaultWorld().sizes),
+);
 
 /** The recipe's sizes (seed 000): SFT 1,500 questions × 4 tries, 3 epochs; GRPO 30 steps × 32 × 8. */
 export const TINKER_SETTINGS: Readonly<PipelineSettings> = Object.freeze({
@@ -143,21 +124,7 @@ export type PipelineSize = (typeof PIPELINE_SIZES)[number];
  * and the extension's integration suite run; its numbers mean nothing).
  */
 export function smokeSettings(): PipelineSettings {
-  const s = defaultSettings("local");
-  s.data = { source: "synthetic", seed: 7, train: 40, dev: 520 };
-  s.sftData.questions = 20;
-  s.sft = { epochs: 1, batch: 8, lr: 0.01 };
-  s.grpo = {
-    steps: 2,
-    questions: 2,
-    group: 2,
-    lr: 0.002,
-    temperature: 1,
-    saveEvery: 1,
-    seed: 3,
-    normalizeAdvantages: true,
-  };
-  return s;
+  return worldSettings(undefined, defaultWorld(), defaultWorld().smoke);
 }
 
 /**
@@ -182,14 +149,18 @@ export function rehearsalSettings(data: PipelineSettings["data"] = { source: "hu
   return s;
 }
 
-/** A declared offline world's sizes as the pipeline's settings (local backend, its teacher's one greedy try). */
-export function worldSettings(env: string, sizes: OfflineSizes): PipelineSettings {
+/**
+ * A declared offline world's sizes as the pipeline's settings (local backend, its teacher's one greedy
+ * try); `env` absent for the default environment's world. The keys keep their order: a rerun compares
+ * the recorded settings as text.
+ */
+export function worldSettings(env: string | undefined, world: OfflineWorld, sizes: OfflineSizes): PipelineSettings {
   return {
     backend: "local",
-    env,
+    ...(env !== undefined ? { env } : {}),
     data: { source: "synthetic", ...sizes.world },
     harness: { ...sizes.harness },
-    offlinePrompts: false,
+    offlinePrompts: world.tools !== undefined,
     evalLimit: sizes.evalLimit,
     sftData: {
       questions: sizes.sftData.questions,
@@ -204,28 +175,29 @@ export function worldSettings(env: string, sizes: OfflineSizes): PipelineSetting
 }
 
 export interface SettingsChoice {
-  /** `--env`: an environment with a declared offline world runs on it (local only); the first environment's is the pipeline's own. */
+  /** `--env`: an environment with a declared offline world runs on it (local only); the default environment's is the pipeline's own. */
   env?: string;
   size?: PipelineSize;
   /** `--rehearse` (tinker only). */
   rehearse?: boolean;
-  /** `--train/--dev` (tinker only; the local pipeline runs on its synthetic world). */
+  /** `--train/--dev` (tinker only; the local pipeline runs on its invented world). */
   files?: PipelineFiles;
 }
 
 export function settingsFor(backend: PipelineBackend, choice: SettingsChoice = {}): PipelineSettings {
   const size = choice.size ?? "full";
-  const world = choice.env !== undefined ? offlineWorld(choice.env) : undefined;
+  // The default environment's world is the pipeline's own: recorded without `env`, with every path open to it.
+  const world = choice.env !== undefined && choice.env !== DEFAULT_ENVIRONMENT ? offlineWorld(choice.env) : undefined;
   if (world) {
     if (backend !== "local" || choice.rehearse || choice.files)
       throw new UserError(
         `--env ${choice.env} runs offline only, on its invented world (--backend local, no --rehearse or --train/--dev)`,
       );
-    return worldSettings(choice.env!, size === "smoke" ? world.smoke : world.sizes);
+    return worldSettings(choice.env, world, size === "smoke" ? world.smoke : world.sizes);
   }
   if (backend === "local" && (choice.rehearse || choice.files)) {
     throw new UserError(
-      `${choice.rehearse ? "--rehearse" : "--train/--dev"} needs --backend tinker: the local pipeline runs on its own synthetic world`,
+      `${choice.rehearse ? "--rehearse" : "--train/--dev"} needs --backend tinker: the local pipeline runs on its own invented world`,
     );
   }
   if (choice.rehearse) {
@@ -258,12 +230,12 @@ export function checkSettings(s: PipelineSettings): void {
       if (files.length === 0) throw new UserError(`${flag}: no files given (--train and --dev go together)`);
       for (const file of files) {
         if (!existsSync(file) || !statSync(file).isFile())
-          throw new UserError(`${flag} ${file}: no such file (HotpotQA records: JSON list, JSONL or .parquet)`);
+          throw new UserError(`${flag} ${file}: no such file (${defaultWorld().recipeData?.filesWhat ?? "records"})`);
       }
     }
   }
   if (s.data.source !== "synthetic") return;
-  const world = s.env !== undefined ? offlineWorld(s.env) : undefined;
+  const world = s.env !== undefined ? offlineWorld(s.env) : defaultWorld();
   const train = world ? world.trainQuestions(s.data) : s.data.train;
   const needed = s.sftData.questions + s.grpo.steps * s.grpo.questions;
   if (train < needed) {

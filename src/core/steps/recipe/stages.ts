@@ -1,73 +1,36 @@
 /**
- * The stages every driver runs, written once: the synthetic world, prepare, the index, the local
- * backend's start and the scripted teacher's SFT data. The pipeline, an experiment and the demo
- * call these instead of restating them (each keeps its own lines and its record's names).
+ * The stages every driver runs, written once: the default environment's declared offline world, the
+ * index, the local backend's start and the scripted teacher's SFT data. The pipeline, an experiment
+ * and the demo call these instead of restating them (each keeps its own lines and its record's names).
  */
-import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { offlineTokenizer } from "../../base/chat";
 import { buildIndex } from "../../base/search";
-import { writeFileAtomic } from "../../base/util/atomic-write";
 import { requireLocalBackend, type LocalBackendHandle, type StartLocalBackend } from "../../base/tinker/local-backend";
-import { prepareData, type SplitSizes } from "../../envs/hotpotqa/prepare";
-import { generateSyntheticHotpot } from "../../envs/hotpotqa/synthetic-world";
-import { TeacherPolicy } from "../../envs/hotpotqa/teacher";
+import { DEFAULT_ENVIRONMENT, offlineWorld } from "../../envs/registry";
+import type { OfflineWorld } from "../../harness/offline-world";
+import type { Policy } from "../../harness/policy";
 import { localBackendDir } from "../eval/backends";
 import { readSummaryHead } from "../../base/runs/run-files";
 
-/** Where a workspace's synthetic world lives: HotpotQA's JSON shape, as prepare reads it. */
-export const WORLD_DIR = "hotpot";
-export const WORLD_TRAIN_FILE = "synthetic_train.json";
-export const WORLD_DEV_FILE = "synthetic_dev.json";
+// The experiment's world stages still write the multi-hop world's files by name (steps/experiments/run-experiment.ts);
+// they move to the declared world (defaultWorld) with it, and these re-exports go.
+export {
+  prepareHotpot,
+  WORLD_DEV_FILE,
+  WORLD_DIR,
+  WORLD_TRAIN_FILE,
+  worldFiles,
+  writeSyntheticWorld,
+  type WorldFiles,
+  type WorldSpec,
+} from "../../envs/hotpotqa/world-files";
 
-export interface WorldSpec {
-  seed: number;
-  train: number;
-  dev: number;
-  /** The generator's style (the pipeline and experiments: compact; the demo: the default). */
-  style?: "compact";
-  /** The dev file's name (default synthetic_dev.json). */
-  devFile?: string;
-}
-
-export interface WorldFiles {
-  trainFile: string;
-  devFile: string;
-  train: number;
-  dev: number;
-}
-
-/** The world's files in a workspace (where `writeSyntheticWorld` writes them). */
-export function worldFiles(dir: string, w: Pick<WorldSpec, "devFile">): { trainFile: string; devFile: string } {
-  return {
-    trainFile: join(dir, WORLD_DIR, WORLD_TRAIN_FILE),
-    devFile: join(dir, WORLD_DIR, w.devFile ?? WORLD_DEV_FILE),
-  };
-}
-
-/** Writes the synthetic multi-hop world (invented entities) under `dir`/hotpot/. */
-export function writeSyntheticWorld(dir: string, w: WorldSpec): WorldFiles {
-  const world = generateSyntheticHotpot({
-    seed: w.seed,
-    train: w.train,
-    dev: w.dev,
-    ...(w.style ? { style: w.style } : {}),
-  });
-  mkdirSync(join(dir, WORLD_DIR), { recursive: true });
-  const files = worldFiles(dir, w);
-  writeFileAtomic(files.trainFile, JSON.stringify(world.train));
-  writeFileAtomic(files.devFile, JSON.stringify(world.dev));
-  return { ...files, train: world.train.length, dev: world.dev.length };
-}
-
-/** Splits and the corpus from HotpotQA-shaped files (the world's, local files or the hub's), as `agent-lab prepare` writes them. */
-export function prepareHotpot(
-  dataDir: string,
-  input: { trainFiles: string[]; devFiles: string[]; source: string },
-  log?: (line: string) => void,
-  sizes?: SplitSizes,
-) {
-  return prepareData(dataDir, input, log, sizes ? { sizes } : undefined);
+/** The default environment's declared offline world (its folder's offline.ts): the pipeline's and the demo's own. */
+export function defaultWorld(): OfflineWorld {
+  const world = offlineWorld(DEFAULT_ENVIRONMENT);
+  if (!world)
+    throw new Error(`envs/${DEFAULT_ENVIRONMENT}/offline.ts: the default environment declares no offline world`);
+  return world;
 }
 
 /** The BM25 index over `dataDir`'s corpus (`workers: 0`: one thread, for the small offline corpora). */
@@ -91,9 +54,9 @@ export function openLocalBackend(
   return requireLocalBackend(start, step)({ port: port ?? 0, dir: localBackendDir(workspaceDir), seed: 0 });
 }
 
-/** The scripted teacher the SFT data is distilled from on the offline world (the tiny model starts knowing nothing). */
-export async function teacherPolicy(): Promise<TeacherPolicy> {
-  return new TeacherPolicy(await offlineTokenizer("qwen3"));
+/** The scripted teacher the SFT data is distilled from on the default offline world (the tiny model starts knowing nothing). */
+export function teacherPolicy(): Promise<Policy> {
+  return defaultWorld().teacher();
 }
 
 /** The scripted teacher's SFT data settings: one greedy try per question, kept at F1 ≥ 0.8. */

@@ -26,7 +26,12 @@ import {
   offlineWorld,
   worldEnvironment,
 } from "../../../../src/core/envs/registry";
-import { reportEnvironment, SYNTHETIC_REPORT } from "../../../../src/core/steps/ablate/report-environment";
+import { WORLD_SOURCE } from "../../../../src/core/envs/hotpotqa/world-files";
+import {
+  reportEnvironment,
+  SYNTHETIC_REPORT,
+  SYNTHETIC_WORLD_SOURCE,
+} from "../../../../src/core/steps/ablate/report-environment";
 
 describe("envs: the offline worlds as their own environments", () => {
   it("are declared once, in their environment's folder, and named hotpotqa-world and gsm8k-world", () => {
@@ -57,11 +62,14 @@ describe("envs: the offline worlds as their own environments", () => {
       assert.equal(env.tools, real.tools);
     }
     assert.equal(offlineWorld("gsm8k")?.env.name, GSM8K_WORLD_NAME);
-    assert.equal(
-      offlineWorld("hotpotqa"),
-      undefined,
-      "the first environment's world runs on the pipeline's own stages",
-    );
+    // The first environment's world is declared in its folder like every other (the pipeline names none).
+    assert.equal(offlineWorld("hotpotqa")?.env.name, HOTPOTQA_WORLD_NAME);
+    assert.ok(offlineWorld("hotpotqa")?.tools, "the multi-hop world searches: an index, a closed-book floor");
+    assert.equal(offlineWorld("gsm8k")?.tools, undefined);
+  });
+
+  it("the multi-hop world's prepare names its source as the ablation's report recognises it", () => {
+    assert.equal(WORLD_SOURCE, SYNTHETIC_WORLD_SOURCE);
   });
 
   it("their manifests name them; a manifest without the field is still HotpotQA", () => {

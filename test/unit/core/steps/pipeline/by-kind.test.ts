@@ -3,7 +3,17 @@ import { strict as assert } from "node:assert";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { kindBreakdown, renderKindBreakdown } from "../../../../../src/core/steps/pipeline/by-kind";
+import { questionKind } from "../../../../../src/core/envs/hotpotqa/synthetic-world";
+import {
+  kindBreakdown as breakdown,
+  renderKindBreakdown as render,
+  type KindRow,
+} from "../../../../../src/core/steps/pipeline/by-kind";
+
+/** The multi-hop world's kinds and its primary metric, token F1 (what its offline.ts declares). */
+const MULTI_HOP = { kindOf: questionKind, metric: "f1", label: "F1" };
+const kindBreakdown = (before: string, after: string) => breakdown(before, after, MULTI_HOP);
+const renderKindBreakdown = (rows: readonly KindRow[]) => render(rows, MULTI_HOP.label);
 
 const SAME = "Were Kel Mor and Dar Holt born in the same town?";
 const EARLIER = "Who was born earlier, Kel Mor or Dar Holt?";
@@ -49,11 +59,11 @@ describe("core/steps/pipeline by-kind", () => {
       ["other", "same-town", "born-earlier"],
     );
     const same = rows[1];
-    assert.deepEqual(same.before, { n: 2, f1: 0, answered: 0.5 });
-    assert.deepEqual(same.after, { n: 2, f1: 0.5, answered: 1 });
+    assert.deepEqual(same.before, { n: 2, score: 0, answered: 0.5 });
+    assert.deepEqual(same.after, { n: 2, score: 0.5, answered: 1 });
     assert.deepEqual(
       rows[0].before,
-      { n: 0, f1: 0, answered: 0 },
+      { n: 0, score: 0, answered: 0 },
       "a kind only one run holds counts as empty in the other",
     );
     const text = renderKindBreakdown(rows);
@@ -76,6 +86,6 @@ describe("core/steps/pipeline by-kind", () => {
     const v2 = kindBreakdown(run("sft", episodes), run("grpo", episodes));
     const v1 = kindBreakdown(run("sft1", episodes, true), run("grpo1", episodes, true));
     assert.deepEqual(v1, v2);
-    assert.equal(v2.find((r) => r.kind === "born-earlier")?.after.f1, 0.5);
+    assert.equal(v2.find((r) => r.kind === "born-earlier")?.after.score, 0.5);
   });
 });
