@@ -5,9 +5,8 @@
  * binary metrics (base/runs/metrics.ts), and an environment is found through the registry. A hit is
  * reported as file:line.
  *
- * ALLOWED holds the few files that must name them, each with why. NOT_YET is the files that still do
- * from before this test: it may only shrink — a file not listed that gains a hit fails, and a listed
- * file that no longer has one fails too (take it off the list).
+ * ALLOWED holds the few files that must name them, each with why; a listed file that no longer
+ * names one fails too (take it off the list).
  */
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync, statSync } from "node:fs";
@@ -30,16 +29,6 @@ const ALLOWED: Record<string, string> = {
   // Report-format compatibility: format-1 ablation reports keyed the primary and binary roles' numbers f1 and em.
   "core/steps/ablate/report-v1.ts": "fromFormat1",
 };
-
-/** Files that still name an environment or a slot (from before this test): may only shrink. */
-const NOT_YET: readonly string[] = [
-  // Only the HOTPOTQA_INFO/HOTPOTQA_NAME aliases the pipeline and the demo still import.
-  "core/envs/catalog.ts",
-  // Only the synthetic world's prepare, imported from recipe/stages.ts (prepareHotpot).
-  "core/steps/experiments/run-experiment.ts",
-  // The pipeline's and the experiment's offline world and prepare, moved out of run-pipeline.ts into shared stages.
-  "core/steps/recipe/stages.ts",
-];
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -65,28 +54,23 @@ describe("generic code names no environment", () => {
   const offenders = new Map<string, string[]>();
   for (const file of sources(SRC)) {
     const rel = relative(SRC, file).split("\\").join("/");
-    if (inEnvFolder(rel) || rel in ALLOWED) continue;
+    if (inEnvFolder(rel)) continue;
     const found = hits(file);
     if (found.length > 0) offenders.set(rel, found);
   }
 
-  it("no file outside the environments' folders names one, except the allowed and the not-yet list", () => {
-    const fresh = [...offenders.keys()].filter((f) => !NOT_YET.includes(f));
+  it("no file outside the environments' folders names one, except the allowed", () => {
     assert.deepEqual(
-      fresh.flatMap((f) => offenders.get(f)!),
+      [...offenders].filter(([f]) => !(f in ALLOWED)).flatMap(([, lines]) => lines),
       [],
       "name environments through the registry and metrics through their declarations (base/runs/metrics.ts)",
     );
   });
 
-  it("the not-yet list only shrinks: a file that no longer names one is taken off it", () => {
+  it("every allowed file still needs to be (one that names none is taken off the list)", () => {
     assert.deepEqual(
-      NOT_YET.filter((f) => !offenders.has(f)),
+      Object.keys(ALLOWED).filter((f) => !offenders.has(f)),
       [],
     );
-  });
-
-  it(`${NOT_YET.length} files are not yet clean`, () => {
-    assert.equal(new Set(NOT_YET).size, NOT_YET.length);
   });
 });

@@ -11,10 +11,6 @@ import { metricRoles, UNKNOWN_ENV_METRICS, type MetricDeclaration, type MetricRo
 import { LIGHT_FOLDERS } from "./discovered-info";
 import { folderExport } from "./folders";
 
-// Names other modules imported before environments were found from their folders; new code reads
-// DEFAULT_ENVIRONMENT_INFO or environmentInfo(name). Left for steps/pipeline/run-pipeline.ts and
-// steps/demo/run-demo.ts (rewritten on their own branch); remove once no importer is left.
-export { HOTPOTQA_INFO, HOTPOTQA_NAME } from "./hotpotqa/info";
 export type { EnvironmentInfo, MetricDeclaration, MetricRoles, SftSource };
 
 interface FolderInfo {

@@ -13,7 +13,7 @@ import { mergeConfig } from "../../../src/core/base/config";
 import { readRun } from "../../../src/core/base/runs/run-files";
 import { summarize } from "../../../src/core/base/runs/summary";
 import { environmentData } from "../../../src/core/envs/data-dirs";
-import { prepareHotpot, writeSyntheticWorld } from "../../../src/core/steps/recipe/stages";
+import { prepareHotpot, writeSyntheticWorld } from "../../../src/core/envs/hotpotqa/world-files";
 import { ScriptedPolicy } from "../../../src/core/harness/policies/scripted";
 import { prepareFixtureTwin, writeFixtureTwin } from "../core/envs/gsm8k/fixture";
 import { runCli } from "../cli/cli-process";

@@ -36,7 +36,8 @@ import { loadTokenizerSource, STAND_IN_TOKENIZER } from "../../base/chat";
 import { resolveCheckpointPath } from "../../base/checkpoints/registry";
 import { CONFIG_FILE, loadConfig, type AgentLabConfig } from "../../base/config";
 import { environmentInfo, worldOf } from "../../envs/catalog";
-import { environmentByName } from "../../envs/registry";
+import { environmentByName, offlineWorld } from "../../envs/registry";
+import type { OfflineWorld } from "../../harness/offline-world";
 import type { EnvItem } from "../../harness/environment";
 import { UserError } from "../../base/errors";
 import { evalSplit } from "../eval/eval-split";
@@ -52,15 +53,7 @@ import { manifestEnvironment } from "../../base/runs/manifest-environment";
 import { writeJsonAtomic } from "../../base/util/atomic-write";
 import { openRunForWriting, runFile } from "../../base/runs/run-folder";
 import { Recipe, type Stage, type StageRecord } from "../recipe/engine";
-import {
-  indexCorpus,
-  openLocalBackend,
-  prepareHotpot,
-  TEACHER_SFT,
-  teacherPolicy,
-  worldFiles,
-  writeSyntheticWorld,
-} from "../recipe/stages";
+import { indexCorpus, openLocalBackend, TEACHER_SFT } from "../recipe/stages";
 import { SPLITS_FILE } from "../../base/data/splits";
 import { indexIsCurrent } from "../../base/search";
 import { collectSftData, sftFromRuns } from "../sft";
@@ -124,9 +117,6 @@ export interface RunExperimentResult {
   estimate: ExperimentEstimate;
   record?: ExperimentRecord;
 }
-
-const OFFLINE_SYSTEM_TEXT =
-  "Answer the question about an invented world by searching.\nReply with one action: <search>words</search> or <answer>answer</answer>.\n";
 
 export function experimentRecordDir(workspaceDir: string, config: AgentLabConfig, name: string): string {
   return join(workspaceDir, config.runsDir, name);
@@ -266,6 +256,16 @@ export function runsEnvironment(spec: ExperimentSpec, dir: string): string {
   return earlier !== undefined && manifestEnvironment(earlier).name === real ? real : world;
 }
 
+/**
+ * The offline world of the experiment's environment (its folder's offline.ts): the synthetic world
+ * a `world` spec is written from, and its scripted teacher, index and short prompts.
+ */
+function declaredWorld(spec: ExperimentSpec): OfflineWorld {
+  const world = offlineWorld(spec.evaluation.env);
+  if (!world) throw new UserError(`${spec.evaluation.env} declares no offline world (its folder has no offline.ts)`);
+  return world;
+}
+
 /** Phases that need no model: the local backend starts after them, when a later phase is still to run. */
 const PREPARATION = new Set(["world", "prepare", "index", "data"]);
 
@@ -280,7 +280,9 @@ function claimWorkspace(dir: string, spec: ExperimentSpec, env: string): void {
       model: spec.backend === "tinker" ? spec.base_model : undefined,
       env,
     };
-    const offline = spec.backend === "local";
+    // Offline, the short system prompt the tiny stand-in can follow: the one the environment's world declares.
+    const prompt = spec.backend === "local" ? declaredWorld(spec).tools?.prompts.system : undefined;
+    const offline = prompt !== undefined;
     writeFileSync(
       config,
       JSON.stringify(
@@ -291,7 +293,7 @@ function claimWorkspace(dir: string, spec: ExperimentSpec, env: string): void {
     );
     if (offline) {
       mkdirSync(join(dir, "prompts"), { recursive: true });
-      writeFileSync(join(dir, OFFLINE_PROMPT), OFFLINE_SYSTEM_TEXT);
+      writeFileSync(join(dir, OFFLINE_PROMPT), prompt);
     }
   }
 }
@@ -438,41 +440,35 @@ class Context {
   /** The phases' own lines, indented under the phase's line. */
   private readonly stepLog = (l: string) => l.split("\n").forEach((x) => this.o.log(`    ${x}`));
 
-  /** The synthetic world as the pipeline's stages write it: the world, prepare, the index. */
+  /** The environment's declared world as the pipeline's stages write it: the world, prepare, its index (a world with tools). */
   private worldStages(w: NonNullable<ExperimentSpec["world"]>, stepLog: (l: string) => void): Stage[] {
-    const files = worldFiles(this.dir, {});
+    const world = declaredWorld(this.spec);
+    const size = { seed: w.seed, train: w.train, dev: w.dev };
+    const dataDir = world.env.data.dir(this.dataDir);
     // An earlier build wrote all three as one phase, "world": a folder it finished keeps them done.
     const inOldWorld = (complete: boolean) => Boolean(this.phases.world) && complete;
+    const index = world.tools?.index;
     return [
-      this.phase("world", [], async (ctx) => {
-        const world = writeSyntheticWorld(this.dir, { seed: w.seed, train: w.train, dev: w.dev, style: "compact" });
-        ctx.log(`${world.train} train and ${world.dev} dev questions`);
-      }),
+      this.phase("world", [], async (ctx) => ctx.log(world.write(this.dir, size))),
       this.phase(
         "prepare",
         [],
-        async () => {
-          await prepareHotpot(
-            this.dataDir,
-            {
-              trainFiles: [files.trainFile],
-              devFiles: [files.devFile],
-              source: `agent-lab experiment synthetic world (compact, seed ${w.seed})`,
-            },
-            stepLog,
-          );
-        },
-        () => inOldWorld(existsSync(join(this.dataDir, SPLITS_FILE))),
+        async () => (await world.prepare(this.dir, this.dataDir, size, stepLog)).forEach((l) => stepLog(l)),
+        () => inOldWorld(existsSync(join(dataDir, SPLITS_FILE))),
       ),
-      this.phase(
-        "index",
-        [],
-        async (ctx) => {
-          const index = await indexCorpus(this.dataDir, { workers: 0 });
-          ctx.log(`${index.documents} paragraphs, ${index.terms} terms`);
-        },
-        () => inOldWorld(indexIsCurrent(join(this.dataDir, "bm25"))),
-      ),
+      ...(index
+        ? [
+            this.phase(
+              "index",
+              [],
+              async (ctx) => {
+                const built = await indexCorpus(dataDir, { workers: 0 });
+                ctx.log(`${built.documents} paragraphs, ${built.terms} terms`);
+              },
+              () => inOldWorld(indexIsCurrent(join(dataDir, index.dir))),
+            ),
+          ]
+        : []),
     ];
   }
 
@@ -567,7 +563,7 @@ class Context {
           offset: 0,
           ...TEACHER_SFT,
           backend: this.backend(),
-          policy: await teacherPolicy(),
+          policy: await declaredWorld(this.spec).teacher(),
           localBackendUrl: this.local?.url,
           resume: this.resume(dataRun),
           command: this.command(`${who} sft-data`),

@@ -12,19 +12,6 @@ import type { Policy } from "../../harness/policy";
 import { localBackendDir } from "../eval/backends";
 import { readSummaryHead } from "../../base/runs/run-files";
 
-// The experiment's world stages still write the multi-hop world's files by name (steps/experiments/run-experiment.ts);
-// they move to the declared world (defaultWorld) with it, and these re-exports go.
-export {
-  prepareHotpot,
-  WORLD_DEV_FILE,
-  WORLD_DIR,
-  WORLD_TRAIN_FILE,
-  worldFiles,
-  writeSyntheticWorld,
-  type WorldFiles,
-  type WorldSpec,
-} from "../../envs/hotpotqa/world-files";
-
 /** The default environment's declared offline world (its folder's offline.ts): the pipeline's and the demo's own. */
 export function defaultWorld(): OfflineWorld {
   const world = offlineWorld(DEFAULT_ENVIRONMENT);

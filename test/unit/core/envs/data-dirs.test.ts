@@ -17,7 +17,8 @@ import {
 } from "../../../../src/core/envs/data-dirs";
 import { GSM8K_CONFIG, GSM8K_REPO } from "../../../../src/core/envs/gsm8k/data";
 import { PREPARE_STEP } from "../../../../src/core/steps/catalog/catalog";
-import { indexCorpus, prepareHotpot, writeSyntheticWorld } from "../../../../src/core/steps/recipe/stages";
+import { prepareHotpot, writeSyntheticWorld } from "../../../../src/core/envs/hotpotqa/world-files";
+import { indexCorpus } from "../../../../src/core/steps/recipe/stages";
 import { prepareFixtureTwin } from "./gsm8k/fixture";
 
 describe("envs/data-dirs: an environment's prepared data, and its declared prepare sources", function () {
