@@ -197,6 +197,8 @@ export interface Environment<I extends EnvItem = EnvItem> extends EnvironmentId 
   readonly scoringFunctions?: readonly ((...args: never[]) => unknown)[];
   /** Tools the model may call; empty for a single-turn environment. */
   readonly tools: readonly ToolDeclaration[];
+  /** What closing lines call its tool calls per question ("searches"; absent: "tool calls"). */
+  readonly toolCallsLabel?: string;
   /** SFT acceptance: keep only episodes that called a tool (a search agent's "that searched"). */
   readonly sftRequiresToolUse: boolean;
   readonly data: EnvData<I>;

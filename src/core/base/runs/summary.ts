@@ -88,21 +88,30 @@ export function summarize(episodes: readonly EpisodeRecord[], ctx: SummaryContex
 export interface MetricNames {
   metrics: readonly MetricDeclaration[];
   tools: readonly unknown[];
+  /** What the closing line calls its tool calls (absent: "tool calls"). */
+  toolCallsLabel?: string;
 }
 
+/** The tool-call count's label of a run whose environment is unknown: the v1 line's. */
+const UNKNOWN_ENV_TOOL_CALLS = "searches";
+
 /**
- * The recipe's closing line: `NAME: <binary> … <primary> … searches … answered …% $…/q (total $…, …s)`
- * with the metrics' labels; for an environment without tools whose two metrics are one,
- * `NAME: <label> … answered …% …`. Without `env`, the metrics of an unknown environment.
+ * The recipe's closing line: `NAME: <binary> … <primary> … <tool calls> … answered …% $…/q (total $…, …s)`
+ * with the metrics' labels (one, when the binary metric is the primary) and the environment's name
+ * for its tool calls; without tools, no tool-call count. Without `env`, an unknown environment's
+ * (the v1 line: EM, F1, searches).
  */
 export function finalLine(name: string, s: RunSummary, env?: MetricNames): string {
   const roles = metricRoles(env?.metrics ?? UNKNOWN_ENV_METRICS);
   const primary = `${roles.primary.label} ${metricValue(s, roles.primary).toFixed(3)}`;
   const cost = `$${s.usd_per_q.toFixed(4)}/q  (total $${s.usd_total.toFixed(2)}, ${s.seconds}s)`;
   const answered = `answered ${Math.round(s.answered * 100)}%`;
-  if (env && env.tools.length === 0 && hasOneMetric(roles)) return `${name}: ${primary}  ${answered}  ${cost}`;
-  const binary = `${roles.binary.label} ${metricValue(s, roles.binary).toFixed(3)}`;
-  return `${name}: ${binary}  ${primary}  searches ${s.searches_per_q.toFixed(2)}  ${answered}  ${cost}`;
+  const scores = hasOneMetric(roles)
+    ? primary
+    : `${roles.binary.label} ${metricValue(s, roles.binary).toFixed(3)}  ${primary}`;
+  if (env && env.tools.length === 0) return `${name}: ${scores}  ${answered}  ${cost}`;
+  const calls = env ? (env.toolCallsLabel ?? "tool calls") : UNKNOWN_ENV_TOOL_CALLS;
+  return `${name}: ${scores}  ${calls} ${s.searches_per_q.toFixed(2)}  ${answered}  ${cost}`;
 }
 
 /**

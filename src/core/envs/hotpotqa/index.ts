@@ -63,6 +63,7 @@ export const HOTPOTQA: Environment<Question> = {
       parameters: { type: "object", properties: { query: { type: "string" } }, required: ["query"] },
     },
   ],
+  toolCallsLabel: "searches",
   sftRequiresToolUse: true,
   data: {
     dir: (dataDir) => dataDir,

@@ -78,6 +78,17 @@ describe("runs/summary: format 2 and the format-1 reader", () => {
     }
   });
 
+  it("an environment with tools and one metric: its metric once, its tool calls by its own label or as tool calls", () => {
+    const s = { ...summarize(gsm8kEpisodes, { ...ctx, seconds: 7, metrics: GSM8K.metrics }), searches_per_q: 1 };
+    const tools = [{ name: "calc" }];
+    const tail = "answered 75%  $0.0000/q  (total $0.00, 7s)";
+    assert.equal(finalLine("c", s, { metrics: GSM8K.metrics, tools }), `c: accuracy 0.750  tool calls 1.00  ${tail}`);
+    assert.equal(
+      finalLine("c", s, { metrics: GSM8K.metrics, tools, toolCallsLabel: "sums" }),
+      `c: accuracy 0.750  sums 1.00  ${tail}`,
+    );
+  });
+
   it("a format-1 summary of an environment this build does not know keeps the slots' names", () => {
     const s = readSummary(runWith(formatOneSummary({ n: 1, em: 0, f1: 0.4 }), "mystery"), environmentMetrics)!;
     assert.deepEqual(s.metrics, { em: 0, f1: 0.4 });
