@@ -672,7 +672,7 @@ export const DEMO_STEP = defineStep({
       type: "string",
       arg: "DIR",
       default: "agent-lab-demo",
-      help: "folder to write; rerunning in a folder an earlier demo made continues it (finished stages are skipped)",
+      help: "folder to write; rerunning in a folder an earlier demo made continues it (finished stages are skipped; DIR/progress.json says where it is, DIR/demo.json what ran)",
     },
     concurrency: { type: "int", arg: "C", min: 1, max: 1024, default: 8, help: "episodes in flight" },
   },

@@ -10,23 +10,25 @@
  */
 import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import { join, relative } from "node:path";
-import { writeFileAtomic } from "../../base/util/atomic-write";
+import { writeFileAtomic, writeJsonAtomic } from "../../base/util/atomic-write";
 import { CONFIG_FILE, loadConfig, type AgentLabConfig } from "../../base/config";
 import { SPLITS_FILE } from "../../base/data/splits";
 import type { DemoWorld, OfflineWorld } from "../../harness/offline-world";
 import { UserError } from "../../base/errors";
 import { ProgressWriter, type ProgressStatus } from "../../base/runs/progress";
-import { readSummary } from "../../base/runs/run-files";
+import { readJsonFile, readSummary } from "../../base/runs/run-files";
 import { lockRunFolder, runFile } from "../../base/runs/run-folder";
 import type { RunSummary } from "../../base/runs/summary";
 import { buildIndex, indexIsCurrent } from "../../base/search";
 import { environmentMetrics } from "../../envs/catalog";
 import { evalSplit } from "../eval/eval-split";
-import { Recipe, type Stage } from "../recipe/engine";
+import { Recipe, type Stage, type StageRecord } from "../recipe/engine";
 import { defaultWorld, evalComplete } from "../recipe/stages";
 
 /** Marks a folder as made by `agent-lab demo`, so a rerun may continue in it. */
 export const DEMO_MARKER = ".agent-lab-demo";
+/** What ran: each finished stage's record (seconds, when, what it read and wrote), as the pipeline keeps its own. */
+export const DEMO_RECORD = "demo.json";
 
 /** The default environment's world and its demo (a world with tools: the demo evaluates with search and closed-book). */
 function demoWorld(): { world: OfflineWorld; demo: DemoWorld; index: { corpus: string; dir: string } } {
@@ -80,14 +82,15 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
       planned: stages.length,
       done: doneAtStart,
     });
+    const recordFile = join(o.dir, DEMO_RECORD);
     const recipe = new Recipe({
       names: stages.map((st) => st.name),
       log: o.log,
       signal: o.signal,
       progress,
-      // The demo keeps no record file: its stages' outputs say what is done.
-      records: {},
-      save: () => undefined,
+      // What is done is read from the stages' outputs; the record keeps what ran (and its times, for the ETA of a rerun).
+      records: readJsonFile<{ stages?: Record<string, StageRecord> }>(recordFile)?.stages ?? {},
+      save: (stages) => writeJsonAtomic(recordFile, { stages }),
       doneAtStart,
       // The demo's own lines: "[1.2s] WHAT", and nothing when a stage ends.
       starting: (st, resuming) => `${st.what}${resuming ? " (resuming)" : ""}`,

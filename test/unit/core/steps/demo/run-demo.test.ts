@@ -10,7 +10,14 @@ import { join, relative } from "node:path";
 import { UserError } from "../../../../../src/core/base/errors";
 import { readProgress, type Progress } from "../../../../../src/core/base/runs/progress";
 import { readEpisodes } from "../../../../../src/core/base/runs/run-files";
-import { runDemo, type DemoOptions } from "../../../../../src/core/steps/demo/run-demo";
+import { DEMO_RECORD, runDemo, type DemoOptions } from "../../../../../src/core/steps/demo/run-demo";
+import type { StageRecord } from "../../../../../src/core/steps/recipe/engine";
+
+const STAGES = ["world", "prepare", "index", "eval-heuristic", "eval-closed-book"];
+
+/** The demo's record of what ran: stage name → its record. */
+const recorded = (dir: string) =>
+  (JSON.parse(readFileSync(join(dir, DEMO_RECORD), "utf8")) as { stages: Record<string, StageRecord> }).stages;
 
 /** 520 dev questions: the recipe's 500 test, then 20 val. */
 const small = (dir: string, log: (l: string) => void, signal?: AbortSignal): DemoOptions => ({
@@ -78,6 +85,9 @@ describe("core/steps/demo: the demo's stages on the recipe engine", function () 
     assert.equal(r.closedBook.summary.searches_per_q, 0);
     assert.ok(r.withSearch.summary.metrics.f1 > r.closedBook.summary.metrics.f1);
 
+    const record = recorded(dir);
+    assert.deepEqual(Object.keys(record), STAGES, "every stage that ran is recorded, in order");
+    for (const st of STAGES) assert.ok(record[st].seconds >= 0 && Date.parse(record[st].finished) > 0, st);
     const before = snapshot(dir);
     const again: string[] = [];
     const r2 = await runDemo(small(dir, (l) => again.push(l)));
@@ -114,6 +124,8 @@ describe("core/steps/demo: the demo's stages on the recipe engine", function () 
     assert.equal(readProgress(dir)?.stage?.name, "eval-heuristic");
     const kept = readEpisodes(join(dir, "runs", "heuristic")).length;
     assert.ok(kept < 20, `${kept} episodes before the stop`);
+    const earlier = recorded(dir);
+    assert.deepEqual(Object.keys(earlier), STAGES.slice(0, 3), "the stages finished before the stop are recorded");
 
     const again: string[] = [];
     const r = await runDemo(small(dir, (l) => again.push(l)));
@@ -126,6 +138,9 @@ describe("core/steps/demo: the demo's stages on the recipe engine", function () 
       "eval on val: the same reader closed-book, the floor (runs/closed-book)",
     ]);
     assert.equal(r.withSearch.summary.n, 20);
+    const record = recorded(dir);
+    assert.deepEqual(Object.keys(record), STAGES);
+    for (const st of STAGES.slice(0, 3)) assert.deepEqual(record[st], earlier[st], `${st}'s record is kept as it was`);
     assert.equal(new Set(readEpisodes(join(dir, "runs", "heuristic")).map((e) => e.id)).size, 20);
     assert.equal(readProgress(dir)?.status, "done");
   });
