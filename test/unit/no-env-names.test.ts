@@ -18,14 +18,13 @@ const METRIC_SLOTS = /\.em\b|\.f1\b|\bem:|\bf1:|"em"|"f1"/;
 
 /** Files that must name an environment or a v1 slot (paths under src/). */
 const ALLOWED: Record<string, string> = {
-  // Record-format compatibility: manifests without an environment field are HotpotQA v1.
-  "core/base/runs/manifest-environment.ts": "IMPLIED_ENVIRONMENT",
+  // The recipe's first environment: files from before environments existed mean it, and it is the config's
+  // default `env`; base/ cannot ask the catalog in envs/.
+  "core/base/first-environment.ts": "FIRST_ENVIRONMENT",
   // Record-format compatibility: what format-1 episode records' em/f1 slots held, per environment that wrote them.
   "core/base/runs/episode-v1.ts": "V1_SLOTS",
   // Record-format compatibility: an unknown environment's records read with the v1 slots' names.
   "core/base/runs/metrics.ts": "UNKNOWN_ENV_METRICS",
-  // The config's `env` default (the recipe's first environment): base/ cannot ask the catalog in envs/.
-  "core/base/default-environment.ts": "DEFAULT_ENVIRONMENT_NAME",
   // Report-format compatibility: format-1 ablation reports keyed the primary and binary roles' numbers f1 and em.
   "core/steps/ablate/report-v1.ts": "fromFormat1",
 };

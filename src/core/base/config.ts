@@ -9,7 +9,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { DEFAULT_ENVIRONMENT_NAME } from "./default-environment";
+import { FIRST_ENVIRONMENT } from "./first-environment";
 import { FileFormatError, UserError } from "./errors";
 
 /** USD per 1M tokens. */
@@ -72,7 +72,7 @@ export const DEFAULT_CONFIG: Readonly<AgentLabConfig> = Object.freeze({
   dataDir: "data",
   runsDir: "runs",
   systemPromptFile: "",
-  env: DEFAULT_ENVIRONMENT_NAME,
+  env: FIRST_ENVIRONMENT.name,
   thinking: false,
   formatPenalty: 0,
 });

@@ -24,9 +24,9 @@ export interface V1Slots {
   f1?: string;
 }
 
-// Record-format compatibility constants (allow-listed in the no-environment-names test): HotpotQA
-// (the implied environment) stored exact match and token F1; GSM8K stored its one grader verdict in
-// both slots, which is its declared `correct`.
+// Record-format compatibility constants (allow-listed in the no-environment-names test): the implied
+// environment stored its two metrics under their own names; the second environment stored its one
+// grader verdict in both slots, which is its declared `correct` (its name is the key: a frozen fact).
 const V1_SLOTS: Readonly<Record<string, V1Slots>> = Object.freeze({
   [IMPLIED_ENVIRONMENT.name]: { em: "em", f1: "f1" },
   gsm8k: { em: "correct" },

@@ -1,11 +1,12 @@
 /**
  * How a run's manifest names its environment. Decision: the field `environment: {name, version}`
- * is written for every environment except HotpotQA at version 1, and a manifest without it is
- * HotpotQA v1. So every HotpotQA run made before environments existed still resumes (its
- * fingerprint gained no field), new HotpotQA manifests match old ones field for field, and a run
- * of any other environment differs from a HotpotQA run in `environment.name` (named by compare,
+ * is written for every environment except the first one at version 1 (IMPLIED_ENVIRONMENT), and a
+ * manifest without it is that one. So every run made before environments existed still resumes (its
+ * fingerprint gained no field), new manifests of that environment match old ones field for field,
+ * and a run of any other environment differs from it in `environment.name` (named by compare,
  * refused by resume and by ablate).
  */
+import { FIRST_ENVIRONMENT } from "../first-environment";
 
 /** Name and version: recorded in every run's manifest, part of the fingerprint. */
 export interface EnvironmentId {
@@ -13,12 +14,8 @@ export interface EnvironmentId {
   version: string;
 }
 
-/**
- * What a manifest without the field records: the first environment at its first version (runs from
- * before environments existed). A record-format constant, so it is written here and nowhere else;
- * the registry's test checks that an environment of this name and version is registered.
- */
-export const IMPLIED_ENVIRONMENT: EnvironmentId = Object.freeze({ name: "hotpotqa", version: "1" });
+/** What a manifest without the field records: the first environment at its first version (runs from before environments existed). */
+export const IMPLIED_ENVIRONMENT: EnvironmentId = FIRST_ENVIRONMENT;
 const IMPLIED = IMPLIED_ENVIRONMENT;
 
 /** The manifest field for an environment: `{}` for the implied one, else `{environment}`. */

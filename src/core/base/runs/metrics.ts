@@ -22,7 +22,7 @@ export interface MetricDeclaration {
   format: "0.000" | "0%";
 }
 
-/** The two roles consumers read; one declaration may hold both (GSM8K's `correct`). */
+/** The two roles consumers read; one declaration may hold both (a 0/1 grader verdict). */
 export interface MetricRoles {
   primary: MetricDeclaration;
   binary: MetricDeclaration;
