@@ -4,9 +4,7 @@
  * environment folders found (scripts/write-config-schema.ts writes it into dist/), so adding a
  * folder needs no edit to a list of names.
  */
-import { mkdirSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { writeJsonAtomic } from "../base/util/atomic-write";
+import { writeBuiltSchema } from "../base/util/built-schema";
 import { DEFAULT_ENVIRONMENT_INFO, ENVIRONMENT_INFO, WORLD_INFO } from "./catalog";
 
 /** The template, relative to the project root. */
@@ -47,10 +45,5 @@ export function configSchema(template: { properties: Record<string, SchemaProper
 
 /** Writes the built schema under `root` from the template there. */
 export function writeConfigSchema(root: string): void {
-  const template = JSON.parse(readFileSync(join(root, CONFIG_SCHEMA_TEMPLATE), "utf8")) as Parameters<
-    typeof configSchema
-  >[0];
-  const out = join(root, CONFIG_SCHEMA_BUILT);
-  mkdirSync(dirname(out), { recursive: true });
-  writeJsonAtomic(out, configSchema(template));
+  writeBuiltSchema(root, CONFIG_SCHEMA_TEMPLATE, CONFIG_SCHEMA_BUILT, configSchema);
 }

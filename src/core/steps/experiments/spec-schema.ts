@@ -5,9 +5,7 @@
  * adding a folder needs no edit to a list of names. A template node marked
  * `"x-agent-lab-choices": "environments"` or `"metrics"` gets the choices as its `enum`.
  */
-import { mkdirSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { writeJsonAtomic } from "../../base/util/atomic-write";
+import { writeBuiltSchema } from "../../base/util/built-schema";
 import { metricChoices } from "./metric";
 import { EXPERIMENT_ENVS } from "./spec";
 
@@ -49,8 +47,5 @@ export function experimentSchema(template: unknown): unknown {
 
 /** Writes the built schema under `root` from the template there. */
 export function writeExperimentSchema(root: string): void {
-  const template = JSON.parse(readFileSync(join(root, EXPERIMENT_SCHEMA_TEMPLATE), "utf8")) as unknown;
-  const out = join(root, EXPERIMENT_SCHEMA_BUILT);
-  mkdirSync(dirname(out), { recursive: true });
-  writeJsonAtomic(out, experimentSchema(template));
+  writeBuiltSchema(root, EXPERIMENT_SCHEMA_TEMPLATE, EXPERIMENT_SCHEMA_BUILT, experimentSchema);
 }
