@@ -334,6 +334,11 @@ export interface EnvironmentInfo {
    */
   worldOf?: string;
   /**
+   * Set on an offline world: how its prepare names it in splits.json's `source` (then its style and
+   * seed), by which reports recognise runs made on it before it had its own name.
+   */
+  preparedSource?: string;
+  /**
    * Where it is listed among the environments (pickers, `--env` choices, the pipeline's): lower
    * first; one without is listed after those with one, by name. The first is the default environment.
    */

@@ -8,18 +8,15 @@ import { join } from "node:path";
 import { writeFileAtomic } from "../../base/util/atomic-write";
 import { prepareData, type PrepareInput, type SplitSizes } from "./prepare";
 import { generateSyntheticHotpot } from "./synthetic-world";
+import { WORLD_INFO } from "./world-info";
 
 /** Where a workspace's synthetic world lives. */
 export const WORLD_DIR = "hotpot";
 export const WORLD_TRAIN_FILE = "synthetic_train.json";
 export const WORLD_DEV_FILE = "synthetic_dev.json";
 
-/**
- * How prepare names the pipeline's world in splits.json's `source` (then its style and seed); the
- * ablation's report recognises runs made on it by this prefix (steps/ablate/report-environment.ts
- * SYNTHETIC_WORLD_SOURCE, held equal by a test).
- */
-export const WORLD_SOURCE = "agent-lab pipeline synthetic world";
+/** How prepare names the pipeline's world in splits.json's `source` (its info declares it; reports recognise it by it). */
+export const WORLD_SOURCE: string = WORLD_INFO.preparedSource!;
 
 export interface WorldSpec {
   seed: number;

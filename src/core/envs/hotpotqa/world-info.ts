@@ -18,6 +18,7 @@ export const WORLD_INFO: EnvironmentInfo = Object.freeze<EnvironmentInfo>({
   prepareSources: undefined,
   cookbookNames: undefined,
   worldOf: HOTPOTQA_NAME,
+  preparedSource: "agent-lab pipeline synthetic world",
 });
 
 /** The name other modules imported before environments were found from their folders (envs/folders.ts). */

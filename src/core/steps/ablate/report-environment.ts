@@ -10,23 +10,33 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { SPLITS_FILE } from "../../base/data/splits";
 import { IMPLIED_ENVIRONMENT } from "../../base/runs/manifest-environment";
 import { environmentInfo, worldOf } from "../../envs/catalog";
 import type { EnvironmentId } from "../../harness/environment";
 
-/** How `prepare` names the pipeline's synthetic world in splits.json's `source` (then its style and seed). */
-export const SYNTHETIC_WORLD_SOURCE = "agent-lab pipeline synthetic world";
+/** The implied environment's offline world: runs of the implied environment made on it before it had its own name carry its lines. */
+const IMPLIED_WORLD = (() => {
+  const world = environmentInfo(worldOf(IMPLIED_ENVIRONMENT.name) ?? "");
+  if (!world?.preparedSource)
+    throw new Error(
+      "envs/catalog.ts: the implied environment's offline world (with its preparedSource) is not declared",
+    );
+  return world;
+})();
+
+/** How `prepare` names that world in splits.json's `source` (then its style and seed): its info's. */
+export const SYNTHETIC_WORLD_SOURCE: string = IMPLIED_WORLD.preparedSource!;
 
 /**
  * The synthetic world's heading and caveat, in place of the real dataset's line: the implied
  * environment's world's (its info in envs/), for runs of the implied environment made on the world
  * before it had its own name (recognised from the data folder).
  */
-export const SYNTHETIC_REPORT: { readonly dataset: string; readonly limitation: string } = (() => {
-  const world = environmentInfo(worldOf(IMPLIED_ENVIRONMENT.name) ?? "");
-  if (!world) throw new Error("envs/catalog.ts: the implied environment's offline world is not declared");
-  return Object.freeze({ dataset: world.dataset, limitation: world.limitation });
-})();
+export const SYNTHETIC_REPORT: { readonly dataset: string; readonly limitation: string } = Object.freeze({
+  dataset: IMPLIED_WORLD.dataset,
+  limitation: IMPLIED_WORLD.limitation,
+});
 
 export interface ReportEnvironment {
   /** The environment's name (the report's `environment.name`). */
@@ -46,7 +56,7 @@ export interface ReportEnvironmentOptions {
 
 /** Whether `dataDir` holds the synthetic world and the runs' split is its file. */
 export function isSyntheticWorld(dataDir: string, split: { file: string; sha256: string }): boolean {
-  const file = join(dataDir, "splits.json");
+  const file = join(dataDir, SPLITS_FILE);
   if (!existsSync(file)) return false;
   let record: { source?: unknown; files?: Record<string, { sha256?: unknown }> };
   try {
