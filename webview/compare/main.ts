@@ -15,6 +15,7 @@ import { deltaCell, f3, formatP, intervalText } from "../../src/core/steps/ablat
 import type { PairTurnSide, PairView } from "../../src/core/views/trace/pair-view";
 import type { CompareSetup } from "../../src/extension/webview/protocol";
 import { chartFigure, forestPlot } from "../shared/charts";
+import { copyTableButtons, domTable } from "../shared/copy-table";
 import { append, clear, fmt, h, usd } from "../shared/dom";
 import { listen, loadingLine, markFirstFrame, send } from "../shared/host";
 
@@ -248,7 +249,17 @@ function table(r: AblationReport): HTMLElement {
     "div",
     { class: "table-block" },
     h("div", { class: "table-scroll" }, t),
-    h("div", { class: "table-tools" }, toggle),
+    h(
+      "div",
+      { class: "table-tools" },
+      toggle,
+      copyTableButtons("compare-table", () =>
+        domTable(`Compare · ${r.runs.map((x) => x.name).join(" vs ")}`, t, [
+          `${r.shared} shared questions; ${method.textContent ?? ""}`,
+          r.verdict_rule,
+        ]),
+      ),
+    ),
     method,
   );
 }

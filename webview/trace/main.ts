@@ -27,6 +27,8 @@ import {
 import { append, clear, fmt, h, isChecked, usd } from "../shared/dom";
 import { listen, loadingLine, markFirstFrame, send, savedState, timings } from "../shared/host";
 import { highlightHits, markTokens, renderStream, splitPiece } from "./token-stream";
+import { copyTableButtons } from "../shared/copy-table";
+import { episodeTable } from "./episode-table";
 
 /** "2 searches", "1 search": a count in words, not a code to learn. */
 function plural(n: number, noun: string): string {
@@ -449,7 +451,13 @@ function renderEpisode(ep: TraceEpisodeView, preview = false): void {
     h(
       "div",
       { class: "episode-head", id: "episode-head" },
-      h("div", { class: "muted head-run" }, run ? [run.name, run.model, run.split].filter(Boolean).join(" · ") : ""),
+      h(
+        "div",
+        { class: "muted head-run" },
+        run ? [run.name, run.model, run.split].filter(Boolean).join(" · ") : "",
+        " ",
+        copyTableButtons("episode", () => episodeTable(ep, ep.view ?? runView(run), run?.name)),
+      ),
       h("h2", { class: "question", id: "question" }, ep.question),
       h(
         "div",

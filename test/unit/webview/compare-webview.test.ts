@@ -15,7 +15,7 @@ import { requireSharedData } from "../../helpers/shared-data";
 import { fakeManifest, fakeRecord } from "../core/base/runs/fakes";
 import { readHotpot } from "../core/views/trace/real-episodes";
 import { assertInert, openWebview, PAYLOADS, webviewBundles, type WebviewUnderTest } from "./webview-dom";
-import { PROTOCOL_VERSION } from "../../../src/extension/webview/protocol";
+import { PROTOCOL_VERSION, type WebviewMessage } from "../../../src/extension/webview/protocol";
 
 describe("webview: compare", function () {
   let report: AblationReport;
@@ -222,6 +222,17 @@ describe("webview: compare", function () {
     const picker = t.document.getElementById("comparison-picker") as unknown as HTMLSelectElement;
     assert.equal(picker.value, "1");
     assert.equal(t.document.querySelectorAll("#improved li").length, improvedIds.length, "cand vs base's flips");
+  });
+
+  it("copies the whole table, the hidden columns too, as Markdown or CSV", () => {
+    (t.document.getElementById("compare-table-copy-csv") as unknown as { click(): void }).click();
+    const m = t.sent.at(-1) as Extract<WebviewMessage, { type: "table/export" }>;
+    assert.deepEqual([m.type, m.format, m.to], ["table/export", "csv", "clipboard"]);
+    assert.equal(m.table.headers.length, 9 + 7, "the shown columns (run first) and the less-used ones");
+    assert.equal(m.table.rows.length, 2);
+    assert.equal(m.table.rows[1][0], `sft ${PAYLOADS[4]}`);
+    assert.ok(m.table.rows[1].includes(report.comparisons[0].primary.verdict));
+    assert.ok(m.table.notes!.some((n) => /10,000 resamples, seed 0/.test(n)));
   });
 
   it("hides the less-used columns until asked, so the table fits", async () => {

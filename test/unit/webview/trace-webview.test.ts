@@ -19,7 +19,7 @@ import { episodeRows } from "../../../src/extension/trace/trace-panel-rows";
 import { requireSharedData } from "../../helpers/shared-data";
 import { readHotpot, realEpisode, type HotpotRow } from "../core/views/trace/real-episodes";
 import { assertInert, openWebview, PAYLOADS, webviewBundles, type WebviewUnderTest } from "./webview-dom";
-import { PROTOCOL_VERSION } from "../../../src/extension/webview/protocol";
+import { PROTOCOL_VERSION, type WebviewMessage } from "../../../src/extension/webview/protocol";
 
 describe("webview: trace viewer", function () {
   let tok: ChatTokenizer;
@@ -228,6 +228,33 @@ describe("webview: trace viewer", function () {
     );
     assert.ok(doc.getElementById("list-legend")!.hasAttribute("open"), "the colours' legend is open");
     assert.equal(doc.getElementById("keys-hint")!.textContent, "j next · k previous episode (outside the text fields)");
+  });
+
+  it("copies the episode as a table (Markdown, CSV, Save As…): question, answers, scores, then each section's text", async () => {
+    postRun("plain");
+    const view = buildTraceView(episodes[1], tok);
+    t.post({ type: "trace/episode", episode: view, buildMs: 1 });
+    await t.settle();
+    for (const [id, format, to] of [
+      ["episode-copy-markdown", "markdown", "clipboard"],
+      ["episode-copy-csv", "csv", "clipboard"],
+      ["episode-save", "markdown", "file"],
+    ] as const) {
+      (t.document.getElementById(id) as unknown as { click(): void }).click();
+      const m = t.sent.at(-1) as Extract<WebviewMessage, { type: "table/export" }>;
+      assert.deepEqual([m.type, m.format, m.to], ["table/export", format, to]);
+    }
+    const m = t.sent.at(-1) as Extract<WebviewMessage, { type: "table/export" }>;
+    assert.equal(m.table.title, `plain · episode ${view.id}`);
+    assert.deepEqual(m.table.headers, ["part", "turn", "text"]);
+    assert.deepEqual(m.table.rows[0], ["question", "", view.question]);
+    const sections = m.table.rows.slice(-view.sections.length);
+    assert.equal(sections.length, view.sections.length);
+    assert.equal(
+      sections.map((r) => r[2]).join(""),
+      [...view.prompt.texts, ...view.tokens.texts].join(""),
+      "every token's text, section by section",
+    );
   });
 
   it("highlights the text search's words in the token text and opens the results they are in", async () => {
