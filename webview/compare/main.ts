@@ -150,7 +150,16 @@ function promptDiffs(prompts: PromptDiff[], baseline: string): HTMLElement | nul
 
 /** A table cell; `more` cells are the less-used columns, shown with the toggle. */
 function cell(text: string | number, more = false, cls = ""): HTMLElement {
-  return h("td", { class: `${more ? "more " : ""}${cls}`.trim() || undefined }, text);
+  return h("td", { class: `${more ? "more " : ""}${cls}`.trim() || undefined }, ...wrappable(text));
+}
+
+/**
+ * "0.370 [0.305, 0.434]" as the number and its interval kept whole: the cell may wrap between
+ * them (so the table reflows into a narrow panel instead of scrolling), never inside the interval.
+ */
+function wrappable(text: string | number): (string | HTMLElement)[] {
+  const m = typeof text === "string" ? /^(\S+) (\[[^\]]+\])$/.exec(text) : null;
+  return m ? [`${m[1]} `, h("span", { class: "interval" }, m[2])] : [String(text)];
 }
 
 type Column = {

@@ -139,6 +139,10 @@ export interface ProbeResult {
   tokens: number;
   /** The matched elements' text, joined with "\n" (first 4,000 characters). */
   text: string;
+  /** How far the widest match's content runs past its box (scrollWidth − clientWidth, px): 0 when nothing is cut or scrolls. */
+  overflowPx?: number;
+  /** The page's width (window.innerWidth, px): what the panel had to fit into. */
+  viewPx?: number;
 }
 
 /** Webview → extension. */
