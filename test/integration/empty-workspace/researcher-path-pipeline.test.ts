@@ -22,7 +22,10 @@ const EVALS = [RUN_NAMES.base, RUN_NAMES.closedBook, RUN_NAMES.sftEval, RUN_NAME
 async function compareMany(baseline: string, others: string[]): Promise<void> {
   const ui = answerUi({
     quickPick: (items, options) =>
-      options?.canPickMany ? items.filter((i) => others.includes(i.label)) : items.find((i) => i.label === baseline),
+      // In the order given (the pipeline's: closed-book, SFT, GRPO), not the picker's newest-first.
+      options?.canPickMany
+        ? others.map((o) => items.find((i) => i.label === o)!)
+        : items.find((i) => i.label === baseline),
   });
   try {
     await vscode.commands.executeCommand("agentLab.compareRuns");
@@ -62,7 +65,8 @@ describe("after the offline pipeline: Compare, the dashboard and the prompt (rea
     const r = (await probeUntil("compare", sel, (x) => x[2].count === 3, "the narrowed table")).results;
     const view = r[0].viewPx!;
     console.log(`      Compare in a ${view} px webview (the editor was ${editorPx} px)`);
-    assert.ok(Math.abs(view - SIDEBAR_OPEN_WEBVIEW_PX) <= 60, `the webview is ${view} px`);
+    // An editor group has a minimum width, so the split may leave Compare narrower: a stricter test.
+    assert.ok(view <= SIDEBAR_OPEN_WEBVIEW_PX + 10, `the webview is ${view} px`);
     assert.equal(r[0].overflowPx, 0, "the table does not scroll sideways");
     assert.equal(r[1].overflowPx, 0, "no cell is cut");
     const options = r[2].text.split("\n");

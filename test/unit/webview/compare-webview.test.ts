@@ -221,6 +221,7 @@ describe("webview: compare", function () {
     await t.settle();
     const picker = t.document.getElementById("comparison-picker") as unknown as HTMLSelectElement;
     assert.equal(picker.value, "1");
+    assert.equal(t.document.querySelector("#comparison-picker option[selected]")?.textContent, "cand vs base");
     assert.equal(t.document.querySelectorAll("#improved li").length, improvedIds.length, "cand vs base's flips");
   });
 
