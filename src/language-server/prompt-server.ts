@@ -17,6 +17,7 @@ import {
 } from "vscode-languageserver/node";
 import { TextDocument } from "vscode-languageserver-textdocument";
 import { mergeConfig, readWorkspaceConfig, validateOverrides, type AgentLabConfig } from "../core/base/config";
+import { isPipelinePrompt } from "../core/steps/pipeline/pipeline-folder";
 import {
   countPromptTokens,
   DEFAULT_PROMPT_TOKEN_LIMIT,
@@ -108,7 +109,9 @@ export function startPromptServer(connection: Connection): void {
     if (isConfigFile(path)) {
       issues = lintConfigText(text, { workspaceDir });
     } else {
-      issues = lintPrompt(text, { closedBook: isClosedBookPromptFile(path) });
+      // The pipeline's own prompts drive the local tiny model, which learns its actions from the
+      // scripted teacher: the recipe's advice for a pretrained model reading a prompt does not apply.
+      issues = isPipelinePrompt(path) ? [] : lintPrompt(text, { closedBook: isClosedBookPromptFile(path) });
       try {
         const limit = tokenLimit();
         const over = tokenLimitIssue(countPromptTokens(await promptTokenizer(), text, limit), limit, text);
@@ -166,7 +169,7 @@ export function startPromptServer(connection: Connection): void {
     const cfg = config();
     if ("error" in cfg) return { tokens, estimate: cfg };
     try {
-      return { tokens, estimate: estimatePromptPrefill(tokens, cfg) };
+      return { tokens, estimate: estimatePromptPrefill(tokens, cfg, settings.backend) };
     } catch (e) {
       return { tokens, estimate: { error: (e as Error).message } };
     }

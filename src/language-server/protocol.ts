@@ -3,6 +3,7 @@
  * import it, and the extension bundle stays small).
  */
 import type { AgentLabConfig } from "../core/base/config";
+import type { BackendName } from "../core/steps/eval/backend-model";
 
 /** Settings the server needs from VS Code: sent as initializationOptions and again on change. */
 export interface PromptServerSettings {
@@ -10,6 +11,8 @@ export interface PromptServerSettings {
   promptTokenLimit?: number;
   /** agentLab.* settings the user set (they override agent-lab.json, as for jobs). */
   overrides?: Partial<AgentLabConfig>;
+  /** The backend the workspace's jobs run on (`agentLab.backend`): the code lens prices the prompt on its model. */
+  backend?: BackendName;
 }
 
 /** Client → server notification carrying new PromptServerSettings. */

@@ -10,7 +10,8 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node
 import { join } from "node:path";
 import * as vscode from "vscode";
 import type { Lab } from "../../src/extension/register-commands";
-import { activeExports, answerUi, waitFor, workspaceDir } from "./helpers";
+import { activeExports, answerUi, probeUntil, waitFor, workspaceDir } from "./helpers";
+import { LOCAL_BACKEND_MODEL } from "../../src/core/steps/eval/backend-model";
 
 const BAD_PROMPT =
   "You are a research agent.\nSearch with <search>keywords</search>.\nAnswer with <answer>final answer</answer>.\n";
@@ -191,5 +192,76 @@ describe("prompt loop: language server, Edit System Prompt, rerun from the code 
     } finally {
       ui.restore();
     }
+  });
+
+  it("edited in place and rerun again: Compare diffs the two prompts from the runs' own copies", async () => {
+    const uri = vscode.Uri.file(join(workspaceDir(), "prompts", "system.md"));
+    const before = lab.runs.currentRows().filter((r) => r.name.startsWith("prompt-system-"));
+    assert.equal(before.length, 1, "the rerun of the test above");
+    const editor = await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri));
+    const added = "Answer with the shortest name that fits.";
+    await editor.edit((e) => e.insert(new vscode.Position(editor.document.lineCount, 0), `\n${added}`));
+    await editor.document.save();
+    const lens = await waitFor(
+      "the rerun code lens",
+      async () =>
+        (await vscode.commands.executeCommand<vscode.CodeLens[]>("vscode.executeCodeLensProvider", uri))?.find(
+          (x) => x.command?.command === "agentLab.rerunEvalWithPrompt",
+        ),
+      30_000,
+      250,
+    );
+    await vscode.commands.executeCommand("workbench.action.closeAllEditors");
+    const ui = answerUi({});
+    try {
+      await vscode.commands.executeCommand(lens.command!.command, ...(lens.command!.arguments ?? []));
+      const job = await waitFor(
+        "the second rerun",
+        () =>
+          lab.jobs
+            .list()
+            .find((j) => j.record.command[2]?.startsWith("prompt-system-") && j.record.command[2] !== before[0].name),
+        10_000,
+      );
+      const status = await Promise.race([
+        job.finished,
+        new Promise<never>((_, no) => setTimeout(() => no(new Error("eval job did not finish in 120 s")), 120_000)),
+      ]);
+      assert.equal(status.state, "done", `job ended ${status.state}: ${status.reason ?? ""}`);
+      // The baseline is the first rerun, whose prompt file now holds the edited text: its own copy is what it sent.
+      const r = (
+        await probeUntil(
+          "compare",
+          ["#prompt-diffs", "#prompt-diffs .diff-added"],
+          (x) => x[0].count === 1,
+          "the prompt diff",
+        )
+      ).results;
+      assert.doesNotMatch(r[0].text, /is not on disk any more/);
+      assert.equal(r[1].text, `+ ${added}`);
+    } finally {
+      ui.restore();
+    }
+  });
+
+  it("on the local backend (an offline workspace) the code lens names the local model it will run, at $0", async () => {
+    await vscode.workspace
+      .getConfiguration("agentLab")
+      .update("backend", "local", vscode.ConfigurationTarget.Workspace);
+    const uri = vscode.Uri.file(join(workspaceDir(), "prompts", "system.md"));
+    await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri));
+    const title = await waitFor(
+      "the cost lens on the local backend's model",
+      async () =>
+        (await vscode.commands.executeCommand<vscode.CodeLens[]>("vscode.executeCodeLensProvider", uri))
+          ?.map((l) => l.command?.title ?? "")
+          .find((t) => t.includes(LOCAL_BACKEND_MODEL)),
+      30_000,
+      250,
+    );
+    assert.match(
+      title,
+      new RegExp(`^\\d+ tokens · ≈ \\$0 prefill per episode on ${LOCAL_BACKEND_MODEL} \\(estimate\\)$`),
+    );
   });
 });

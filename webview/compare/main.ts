@@ -15,6 +15,7 @@ import { deltaCell, f3, formatP, intervalText } from "../../src/core/steps/ablat
 import type { PairTurnSide, PairView } from "../../src/core/views/trace/pair-view";
 import type { CompareSetup } from "../../src/extension/webview/protocol";
 import { chartFigure, forestPlot } from "../shared/charts";
+import { copyTableButtons, domTable } from "../shared/copy-table";
 import { append, clear, fmt, h, usd } from "../shared/dom";
 import { listen, loadingLine, markFirstFrame, send } from "../shared/host";
 
@@ -23,7 +24,8 @@ let report: AblationReport | undefined;
 /** What the report's environment calls its numbers, set with each report. */
 let metrics: CompareMetrics = NO_REPORT_METRICS;
 let setup: CompareSetup | undefined;
-let comparison = 0;
+/** The comparison whose flips are listed; undefined: the last one (the latest stage against the baseline). */
+let comparison: number | undefined;
 let moreColumns = false;
 /** The flip whose pair view is open (or loading), and what arrived for it. */
 let pairRequest: { questionId: string; runs: [number, number] } | undefined;
@@ -90,8 +92,19 @@ function warnings(r: AblationReport): HTMLElement {
     items.length
       ? h("strong", null, "Comparability warnings")
       : h("span", { class: "muted" }, "Fingerprints match, apart from the fields expected to differ."),
-    items.length ? h("ul", null, ...items.map((w) => h("li", null, w))) : null,
+    items.length ? h("ul", null, ...items.map((w) => h("li", { title: wholeValues(r, w) }, w))) : null,
   );
+}
+
+/**
+ * A warning's differing values in full, for its hover: the warning shortens each value (a
+ * checkpoint path runs to 40 characters and more), the comparison's own differences do not.
+ */
+function wholeValues(r: AblationReport, warning: string): string | undefined {
+  const c = r.comparisons.find((x) => warning.startsWith(`${x.name} differs from `));
+  if (!c?.unexpected_differences.length) return undefined;
+  const text = (v: unknown) => (v === undefined ? "(absent)" : typeof v === "string" ? v : JSON.stringify(v));
+  return c.unexpected_differences.map((d) => `${d.field}: ${text(d.a)} → ${text(d.b)}`).join("\n");
 }
 
 function promptText(d: PromptDiff["baseline"]): string {
@@ -137,7 +150,16 @@ function promptDiffs(prompts: PromptDiff[], baseline: string): HTMLElement | nul
 
 /** A table cell; `more` cells are the less-used columns, shown with the toggle. */
 function cell(text: string | number, more = false, cls = ""): HTMLElement {
-  return h("td", { class: `${more ? "more " : ""}${cls}`.trim() || undefined }, text);
+  return h("td", { class: `${more ? "more " : ""}${cls}`.trim() || undefined }, ...wrappable(text));
+}
+
+/**
+ * "0.370 [0.305, 0.434]" as the number and its interval kept whole: the cell may wrap between
+ * them (so the table reflows into a narrow panel instead of scrolling), never inside the interval.
+ */
+function wrappable(text: string | number): (string | HTMLElement)[] {
+  const m = typeof text === "string" ? /^(\S+) (\[[^\]]+\])$/.exec(text) : null;
+  return m ? [`${m[1]} `, h("span", { class: "interval" }, m[2])] : [String(text)];
 }
 
 type Column = {
@@ -236,7 +258,17 @@ function table(r: AblationReport): HTMLElement {
     "div",
     { class: "table-block" },
     h("div", { class: "table-scroll" }, t),
-    h("div", { class: "table-tools" }, toggle),
+    h(
+      "div",
+      { class: "table-tools" },
+      toggle,
+      copyTableButtons("compare-table", () =>
+        domTable(`Compare · ${r.runs.map((x) => x.name).join(" vs ")}`, t, [
+          `${r.shared} shared questions; ${method.textContent ?? ""}`,
+          r.verdict_rule,
+        ]),
+      ),
+    ),
     method,
   );
 }
@@ -303,8 +335,14 @@ function flipItem(q: QuestionRow, runIndex: number): HTMLElement {
   return item;
 }
 
+/** The picked comparison, or the last pair: in a pipeline's 4 runs, the stage that matters most (GRPO) rather than the first (often 0/0). */
+function shownComparison(r: AblationReport): number {
+  return comparison !== undefined && comparison < r.comparisons.length ? comparison : r.comparisons.length - 1;
+}
+
 function flips(r: AblationReport): HTMLElement {
-  const c = r.comparisons[comparison];
+  const shown = shownComparison(r);
+  const c = r.comparisons[shown];
   if (!c) return h("div", { class: "muted" }, "One run: nothing to compare.");
   const idx = r.comparisons.indexOf(c);
   const k = flipMetric();
@@ -314,7 +352,7 @@ function flips(r: AblationReport): HTMLElement {
     "select",
     { id: "comparison-picker" },
     ...r.comparisons.map((x, i) =>
-      h("option", { value: i, ...(i === comparison ? { selected: true } : {}) }, `${x.name} vs ${r.runs[0].name}`),
+      h("option", { value: i, ...(i === shown ? { selected: true } : {}) }, `${x.name} vs ${r.runs[0].name}`),
     ),
   );
   picker.addEventListener("change", () => {
@@ -509,7 +547,7 @@ listen((m) => {
   } else if (m.type === "retarget") {
     // Other runs: nothing of these runs' comparison stays on screen until theirs arrives.
     report = setup = pair = pairRequest = undefined;
-    comparison = 0;
+    comparison = undefined;
     pinned.length = 0;
     clear(app);
     app.append(loadingLine());

@@ -23,6 +23,7 @@ import { formatNumber, formatUsdValue, isConstant, MAX_SMOOTHING } from "../shar
 import { append, clear, fmt, h, isChecked } from "../shared/dom";
 import { listen, loadingLine, markFirstFrame, send } from "../shared/host";
 import { renderStream } from "../trace/token-stream";
+import { checkpointCopyButtons } from "./checkpoint-table-copy";
 
 const app = document.getElementById("app")!;
 let view: DashboardView | undefined;
@@ -278,6 +279,7 @@ function checkpointChart(v: DashboardView): HTMLElement | null {
         )
       : null,
     chart ? chartFigure("val-f1", chart) : null,
+    checkpointCopyButtons(() => v, ci),
     h(
       "table",
       { class: "checkpoint-table" },

@@ -7,6 +7,8 @@
 import type { ExperimentView, LinkedNumber } from "../../src/core/views/experiments/view-model";
 import { append, clear, fmt, h, svg } from "../shared/dom";
 import { listen, send } from "../shared/host";
+import { copyTableButtons } from "../shared/copy-table";
+import { recordTable } from "./record-table";
 
 const app = document.getElementById("app")!;
 
@@ -142,6 +144,7 @@ function render(v: ExperimentView): void {
   clear(app);
   append(app, [
     h("h1", null, v.title),
+    copyTableButtons("record", () => recordTable(v, interval)),
     h("p", { id: "hypothesis" }, h("strong", null, "Hypothesis: "), v.hypothesis),
     h(
       "section",

@@ -104,6 +104,8 @@ function probe(selector: string): ProbeResult {
       .map((el) => el.textContent ?? "")
       .join("\n")
       .slice(0, 4000),
+    overflowPx: els.reduce((px, el) => Math.max(px, el.scrollWidth - el.clientWidth), 0),
+    viewPx: window.innerWidth,
   };
 }
 

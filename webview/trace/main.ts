@@ -27,6 +27,22 @@ import {
 import { append, clear, fmt, h, isChecked, usd } from "../shared/dom";
 import { listen, loadingLine, markFirstFrame, send, savedState, timings } from "../shared/host";
 import { highlightHits, markTokens, renderStream, splitPiece } from "./token-stream";
+import { copyTableButtons } from "../shared/copy-table";
+import { episodeTable } from "./episode-table";
+
+/** "2 searches", "1 search": a count in words, not a code to learn. */
+function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : noun.endsWith("h") ? "es" : "s"}`;
+}
+
+const searchesText = (n: number) => `${plural(n, "search")} in this episode`;
+/** A row's searches mark: short enough for the row, still words ("2 searches"). */
+const searchesShort = (n: number) => plural(n, "search");
+
+/** A row's score on hover: the number, and what its colour says (the outcome). */
+function scoreTitle(label: string, value: number, outcome: Outcome): string {
+  return `${label} ${fmt(value, 3)} · coloured as ${OUTCOME_LABELS[outcome]}: ${OUTCOME_MEANINGS[outcome]}`;
+}
 
 const ROW_HEIGHT = 26;
 const OUTCOME_FILTERS: Outcome[] = [...OUTCOMES, "other"];
@@ -103,6 +119,14 @@ textSearch.addEventListener("input", () => {
   }, 200);
 });
 const countLine = h("div", { class: "count", id: "count" });
+const keysHint = h(
+  "div",
+  { class: "muted keys-hint", id: "keys-hint" },
+  h("kbd", null, "j"),
+  " next · ",
+  h("kbd", null, "k"),
+  " previous episode (outside the text fields)",
+);
 const goldLine = h("div", { class: "gold-counts", id: "gold-counts" });
 const prevButton = h("vscode-button", { secondary: true, id: "prev", title: "Previous episode (k)" }, "◀ Prev");
 const nextButton = h("vscode-button", { secondary: true, id: "next", title: "Next episode (j)" }, "Next ▶");
@@ -146,7 +170,8 @@ const driftLine = h("div", { class: "run-drift", id: "run-drift" });
 /** What each mark in a list row means. */
 const listLegend = h(
   "details",
-  { class: "list-legend", id: "list-legend" },
+  // Open: a number in two colours means nothing until the reader knows the colours are outcomes.
+  { class: "list-legend", id: "list-legend", open: true },
   h("summary", null, "What the marks mean"),
   h(
     "ul",
@@ -161,7 +186,12 @@ const listLegend = h(
         " ",
       ]),
     ),
-    h("li", { id: "legend-searches" }, h("span", { class: "searches" }, "s2"), " searches the episode made"),
+    h(
+      "li",
+      { id: "legend-searches" },
+      h("span", { class: "searches" }, searchesShort(2)),
+      ": the searches the episode made",
+    ),
     h(
       "li",
       { id: "legend-gold" },
@@ -189,6 +219,7 @@ const left = h(
     textSearch,
   ),
   h("div", { class: "nav" }, prevButton, nextButton, countLine),
+  keysHint,
   goldLine,
   listLegend,
   listViewport,
@@ -267,8 +298,10 @@ function drawList(): void {
         role: "option",
         title: r.question,
       },
-      h("span", { class: "f1", title: `${view.primary.label} ${fmt(r.primary, 3)}` }, fmt(r.primary, 2)),
-      view.searches ? h("span", { class: "searches", title: `${r.searches} searches` }, `s${r.searches}`) : null,
+      h("span", { class: "f1", title: scoreTitle(view.primary.label, r.primary, r.outcome) }, fmt(r.primary, 2)),
+      view.searches
+        ? h("span", { class: "searches", title: searchesText(r.searches) }, searchesShort(r.searches))
+        : null,
       view.goldInResults
         ? h(
             "span",
@@ -354,7 +387,11 @@ function renderRunHeader(r: TraceRunInfo): void {
         h("td", { id: "gold-missing-wrong", title: "retrieval failures" }, `${g.missingWrong} retrieval`),
       ),
     ),
-    h("div", { class: "muted" }, `${g.noSearch} without a search · ${g.notApplicable} yes/no`),
+    h(
+      "div",
+      { class: "muted", id: "gold-unchecked" },
+      `${plural(g.noSearch, "episode")} answered without a search · ${plural(g.notApplicable, "yes/no question")} (a gold “yes” or “no” is in any text, so not checked)`,
+    ),
   );
 }
 
@@ -414,7 +451,13 @@ function renderEpisode(ep: TraceEpisodeView, preview = false): void {
     h(
       "div",
       { class: "episode-head", id: "episode-head" },
-      h("div", { class: "muted head-run" }, run ? [run.name, run.model, run.split].filter(Boolean).join(" · ") : ""),
+      h(
+        "div",
+        { class: "muted head-run" },
+        run ? [run.name, run.model, run.split].filter(Boolean).join(" · ") : "",
+        " ",
+        copyTableButtons("episode", () => episodeTable(ep, ep.view ?? runView(run), run?.name)),
+      ),
       h("h2", { class: "question", id: "question" }, ep.question),
       h(
         "div",

@@ -192,15 +192,16 @@ function upperBound(sorted: readonly number[], x: number): number {
   return lo;
 }
 
-function sectionTitle(s: TraceSection): string {
+/** A section's title; its turn is the separator's above it ("Turn 2"), so the title does not say it again. */
+export function sectionTitle(s: TraceSection): string {
   if (s.kind === "prompt") return `Prompt — system + question (${s.end - s.start} tokens, inserted)`;
   if (s.kind === "reply")
-    return `Turn ${s.turn} · model reply (${s.end - s.start} tokens${s.action ? `, action ${s.action}` : ""}${s.stopReason ? `, stop ${s.stopReason}` : ""})`;
+    return `model reply (${s.end - s.start} tokens${s.action ? `, action ${s.action}` : ""}${s.stopReason ? `, stop ${s.stopReason}` : ""})`;
   if (s.kind === "results") {
     const titles = (s.hits ?? []).map((hit) => hit.title).join(" · ");
-    return `Turn ${s.turn} · search “${s.query ?? ""}” → ${s.hits?.length ?? 0} results${titles ? `: ${titles}` : ""} (${s.end - s.start} tokens)`;
+    return `search “${s.query ?? ""}” → ${s.hits?.length ?? 0} results${titles ? `: ${titles}` : ""} (${s.end - s.start} tokens)`;
   }
-  return `Turn ${s.turn} · harness (${s.end - s.start} tokens)`;
+  return `harness (${s.end - s.start} tokens)`;
 }
 
 /** The whole stream, section by section; prompt and search results are collapsible. */

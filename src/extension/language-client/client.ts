@@ -22,7 +22,7 @@ import {
   type ServerOptions,
 } from "vscode-languageclient/node";
 import type { AgentLabConfig } from "../../core/base/config";
-import { SETTINGS_SECTION, settingsOverrides } from "../settings/settings-overrides";
+import { jobBackend, SETTINGS_SECTION, settingsOverrides } from "../settings/settings-overrides";
 import {
   promptDocumentPatterns,
   SETTINGS_NOTIFICATION,
@@ -38,7 +38,11 @@ export function promptServerSettings(): PromptServerSettings {
   } catch {
     overrides = {};
   }
-  return { promptTokenLimit: section.get<number>("promptTokenLimit"), overrides };
+  return {
+    promptTokenLimit: section.get<number>("promptTokenLimit"),
+    overrides,
+    backend: jobBackend(section.get("backend")),
+  };
 }
 
 /**

@@ -18,6 +18,7 @@ import {
 import { panelOf } from "./panels";
 import { makeNonce, panelHtml } from "./webview-html";
 import { afterSent } from "./after-sent";
+import { exportTable } from "./table-export";
 
 export type HostBody = Parameters<typeof hostMessage>[0];
 
@@ -234,6 +235,7 @@ export abstract class Panel {
         this.probes.get(message.id)?.({ results: message.results, pwned: message.pwned, timings: message.timings });
         this.probes.delete(message.id);
       } else if (message.type === "export") await this.exportChart(message.format, message.name, message.data);
+      else if (message.type === "table/export") await exportTable(message.table, message.format, message.to);
       else await this.onMessage(message);
     } catch (e) {
       this.post({ type: "error", message: (e as Error).message });

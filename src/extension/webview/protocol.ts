@@ -15,6 +15,7 @@ import type { EpisodeColumns, EpisodeRow } from "../../core/views/trace/episode-
 import type { GoldInResultsCounts } from "../../core/views/trace/gold-in-results";
 import type { TraceEpisodeView } from "../../core/views/trace/trace-view";
 import type { RunViewSpec } from "../../core/views/trace/run-view";
+import type { TableFormat, TextTable } from "../../core/base/util/table-text";
 import { PANELS, type PanelKind } from "./panels";
 
 export const PROTOCOL_VERSION = 2;
@@ -127,6 +128,9 @@ export type HostMessage =
 
 export type { CompareSetup };
 
+/** Where a copied table goes. */
+export type TableDestination = "clipboard" | "file";
+
 /** What a probe found for one CSS selector. */
 export interface ProbeResult {
   selector: string;
@@ -135,6 +139,10 @@ export interface ProbeResult {
   tokens: number;
   /** The matched elements' text, joined with "\n" (first 4,000 characters). */
   text: string;
+  /** How far the widest match's content runs past its box (scrollWidth − clientWidth, px): 0 when nothing is cut or scrolls. */
+  overflowPx?: number;
+  /** The page's width (window.innerWidth, px): what the panel had to fit into. */
+  viewPx?: number;
 }
 
 /** Webview → extension. */
@@ -169,6 +177,14 @@ export type WebviewMessage =
   /** Opens the run a number came from (one of the view's run folders, by index into `runs` of that number). */
   | { v: typeof PROTOCOL_VERSION; type: "experiment/openRun"; run: string }
   | { v: typeof PROTOCOL_VERSION; type: "export"; format: "svg" | "png"; name: string; data: string }
+  /** A table the panel shows, as text: onto the clipboard, or into a file the user picks (Save As…). */
+  | {
+      v: typeof PROTOCOL_VERSION;
+      type: "table/export";
+      table: TextTable;
+      format: TableFormat;
+      to: TableDestination;
+    }
   | {
       v: typeof PROTOCOL_VERSION;
       type: "probeResult";
@@ -202,6 +218,7 @@ const WEBVIEW_TYPES = new Set<WebviewMessage["type"]>([
   "dashboard/removeOverlay",
   "experiment/openRun",
   "export",
+  "table/export",
   "probeResult",
 ]);
 const HOST_TYPES = new Set<HostMessage["type"]>([

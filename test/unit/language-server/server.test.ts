@@ -19,6 +19,9 @@ import {
 import { defaultSystemPromptFile } from "../../../src/core/harness/prompts";
 import { promptTokenizer } from "../../../src/core/views/prompt-lint";
 import { RERUN_COMMAND, SETTINGS_NOTIFICATION } from "../../../src/language-server/protocol";
+import { LOCAL_BACKEND_MODEL } from "../../../src/core/steps/eval/backend-model";
+import { OFFLINE_PROMPT, PIPELINE_MARKER } from "../../../src/core/steps/pipeline/pipeline-folder";
+import { OFFLINE_WORLD } from "../../../src/core/envs/hotpotqa/offline";
 
 const ROOT = resolve(__dirname, "..", "..", "..");
 const BAD_PROMPT =
@@ -199,5 +202,29 @@ describe("language server: over stdio", function () {
       ["token-limit"],
     );
     assert.match(diags[0].message, /over the limit of 40/);
+  });
+
+  it("on the local backend the lens names its model ($0), and the pipeline's own prompts get no warnings", async () => {
+    void conn.sendNotification(SETTINGS_NOTIFICATION, { promptTokenLimit: 1000, backend: "local" });
+    const file = join(workspace, "prompts", "system.md");
+    type Lens = { command: { title: string } };
+    const title = async (f: string) =>
+      ((await conn.sendRequest("textDocument/codeLens", { textDocument: { uri: pathToFileURL(f).href } })) as Lens[])
+        .map((l) => l.command.title)
+        .join(" | ");
+    const lens = await title(file);
+    assert.match(lens, new RegExp(`≈ \\$0 prefill per episode on ${LOCAL_BACKEND_MODEL} \\(estimate\\)`), lens);
+    assert.doesNotMatch(lens, /Test\/Model-1B/);
+
+    // A pipeline folder (its marker) and the prompt it wrote: measured for the tiny model, not linted.
+    const pipeline = join(workspace, "pipeline");
+    mkdirSync(join(pipeline, "prompts"), { recursive: true });
+    writeFileSync(join(pipeline, PIPELINE_MARKER), "");
+    const own = OFFLINE_WORLD.tools!.prompts!.system;
+    writeFileSync(join(pipeline, OFFLINE_PROMPT), own);
+    assert.deepEqual(await diagnosticsFor(open(join(pipeline, OFFLINE_PROMPT), own), 0), []);
+    // The same text anywhere else is a prompt like any other: the recipe's advice applies.
+    const copy = await diagnosticsFor(open(join(workspace, "prompts", "copy.md"), own), 0);
+    assert.ok(copy.length > 0, "the offline prompt's text outside a pipeline folder is linted");
   });
 });

@@ -9,12 +9,13 @@ import { compareView, type CompareSetup } from "../../../src/core/steps/ablate/c
 import type { AblationReport } from "../../../src/core/steps/ablate/report-types";
 import type { PairView } from "../../../src/core/views/trace/pair-view";
 import { exactMatch, f1Score } from "../../../src/core/envs/hotpotqa/score";
+import type { RunManifest } from "../../../src/core/base/runs/manifest";
 import type { EpisodeRecord } from "../../../src/core/base/runs/run-files";
 import { requireSharedData } from "../../helpers/shared-data";
 import { fakeManifest, fakeRecord } from "../core/base/runs/fakes";
 import { readHotpot } from "../core/views/trace/real-episodes";
 import { assertInert, openWebview, PAYLOADS, webviewBundles, type WebviewUnderTest } from "./webview-dom";
-import { PROTOCOL_VERSION } from "../../../src/extension/webview/protocol";
+import { PROTOCOL_VERSION, type WebviewMessage } from "../../../src/extension/webview/protocol";
 
 describe("webview: compare", function () {
   let report: AblationReport;
@@ -44,7 +45,12 @@ describe("webview: compare", function () {
     improvedIds = rows.filter((_, i) => i % 2 === 1 && i % 10 !== 2).map((r) => r.id);
     regressedIds = rows.filter((_, i) => i === 0 || i % 10 === 2).map((r) => r.id);
     const mA = fakeManifest();
-    const mB = { ...fakeManifest(), policy: { ...fakeManifest().policy, checkpoint: `sft-e2 ${PAYLOADS[2]}` } };
+    // Picked by hand and confounded: another checkpoint and another searcher index, so nothing is preset and both are warned about.
+    const mB: RunManifest = {
+      ...fakeManifest(),
+      policy: { ...fakeManifest().policy, checkpoint: `sft-e2 ${PAYLOADS[2]}` },
+      search: { ...fakeManifest().search!, searcher: { kind: "bm25", index_sha256: "dd" } },
+    };
     ({ report, setup } = compareView(
       [
         { name: `base ${PAYLOADS[3]}`, dir: "/runs/base", manifest: mA, episodes: base },
@@ -147,8 +153,11 @@ describe("webview: compare", function () {
     const boxes = Array.from(doc.querySelectorAll("#expected .expect-field")) as unknown as HTMLInputElement[];
     assert.deepEqual(
       boxes.map((b) => [b.value, b.checked]),
-      [["policy.checkpoint", false]],
-      "opened by hand: nothing preset",
+      [
+        ["policy.checkpoint", false],
+        ["search.searcher.index_sha256", false],
+      ],
+      "opened by hand on runs that differ in a checkpoint and a search setting: nothing preset",
     );
     assert.match(doc.getElementById("warnings")!.textContent!, /tick it under “Expected to differ”/);
     boxes[0].checked = true;
@@ -183,6 +192,48 @@ describe("webview: compare", function () {
     assert.deepEqual(checked, [true]);
     assert.doesNotMatch(doc.getElementById("warnings")!.textContent!, /policy\.checkpoint/);
     assert.match(doc.getElementById("expected")!.textContent!, /Opened to compare checkpoints/);
+  });
+
+  it("shows a warning's differing values whole on hover (the text shortens them)", () => {
+    const li = t.document.querySelector("#warnings li")!;
+    assert.ok(li.textContent!.includes('policy.checkpoint ((absent) → "sft-e2 '), li.textContent!);
+    assert.ok(!li.textContent!.includes(PAYLOADS[2]) && li.textContent!.includes("…"), "shortened in the text");
+    const title = li.getAttribute("title")!;
+    assert.ok(title.includes(`policy.checkpoint: (absent) → sft-e2 ${PAYLOADS[2]}`), title);
+    assert.ok(title.includes(`search.searcher.index_sha256: cc → dd`), title);
+  });
+
+  it("lists the flips of the last pair first (a pipeline's GRPO, not its closed-book run)", async () => {
+    const [base, cand] = report.runs.map((r, i) =>
+      report.questions.map((q) => fakeRecord(q.id, { f1: q.primary[i], em: q.binary[i] })),
+    );
+    const three = compareView(
+      [
+        { name: "base", dir: "/runs/base", manifest: fakeManifest(), episodes: base },
+        { name: "same", dir: "/runs/same", manifest: fakeManifest(), episodes: base },
+        { name: "cand", dir: "/runs/cand", manifest: fakeManifest(), episodes: cand },
+      ],
+      "runs",
+      undefined,
+      [],
+    );
+    t.post({ type: "compare/report", report: three.report, setup: three.setup });
+    await t.settle();
+    const picker = t.document.getElementById("comparison-picker") as unknown as HTMLSelectElement;
+    assert.equal(picker.value, "1");
+    assert.equal(t.document.querySelector("#comparison-picker option[selected]")?.textContent, "cand vs base");
+    assert.equal(t.document.querySelectorAll("#improved li").length, improvedIds.length, "cand vs base's flips");
+  });
+
+  it("copies the whole table, the hidden columns too, as Markdown or CSV", () => {
+    (t.document.getElementById("compare-table-copy-csv") as unknown as { click(): void }).click();
+    const m = t.sent.at(-1) as Extract<WebviewMessage, { type: "table/export" }>;
+    assert.deepEqual([m.type, m.format, m.to], ["table/export", "csv", "clipboard"]);
+    assert.equal(m.table.headers.length, 9 + 7, "the shown columns (run first) and the less-used ones");
+    assert.equal(m.table.rows.length, 2);
+    assert.equal(m.table.rows[1][0], `sft ${PAYLOADS[4]}`);
+    assert.ok(m.table.rows[1].includes(report.comparisons[0].primary.verdict));
+    assert.ok(m.table.notes!.some((n) => /10,000 resamples, seed 0/.test(n)));
   });
 
   it("hides the less-used columns until asked, so the table fits", async () => {

@@ -15,7 +15,7 @@ import { requireSharedData } from "../../helpers/shared-data";
 import { readHotpot } from "../core/views/trace/real-episodes";
 import { G, writeTrainingRun, type TrainingFixture } from "../core/views/trace/training-fixture";
 import { assertInert, openWebview, PAYLOADS, webviewBundles, type WebviewUnderTest } from "./webview-dom";
-import { PROTOCOL_VERSION } from "../../../src/extension/webview/protocol";
+import { PROTOCOL_VERSION, type WebviewMessage } from "../../../src/extension/webview/protocol";
 
 describe("webview: training dashboard", function () {
   let root: string;
@@ -68,6 +68,19 @@ describe("webview: training dashboard", function () {
     assert.match(rows[0].textContent!, /grpo-test-s1.*not evaluated/);
     assert.match(rows[1].textContent!, /grpo-test-s2.*val-grpo-s2/);
     assert.equal(rows[1].querySelector(".evaluate"), null, "an evaluated checkpoint has no Evaluate");
+    // Its table as text: one row per checkpoint, the score with its interval as the table shows it.
+    (doc.getElementById("checkpoints-copy-csv") as unknown as { click(): void }).click();
+    const m = t.sent.at(-1) as Extract<WebviewMessage, { type: "table/export" }>;
+    assert.deepEqual([m.type, m.format, m.to], ["table/export", "csv", "clipboard"]);
+    assert.equal(m.table.headers[2], `val ${v.valMetric} [95% CI]`);
+    assert.deepEqual(
+      m.table.rows.map((r) => [r[0], r[4]]),
+      [
+        ["grpo-test-s1", "–"],
+        ["grpo-test-s2", "val-grpo-s2"],
+      ],
+    );
+    assert.equal(m.table.rows[1][2], rows[1].children[2].textContent);
     (rows[0].querySelector(".evaluate") as unknown as { click(): void }).click();
     assert.deepEqual(t.sent.at(-1), { v: PROTOCOL_VERSION, type: "dashboard/evaluate", checkpoint: "grpo-test-s1" });
   });

@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import type { ExperimentView } from "../../../src/core/views/experiments/view-model";
 import { assertInert, openWebview, PAYLOADS, webviewBundles, type WebviewUnderTest } from "./webview-dom";
+import type { WebviewMessage } from "../../../src/extension/webview/protocol";
 
 function view(): ExperimentView {
   const n = (label: string, point: number, runs: string[]) => ({
@@ -92,5 +93,18 @@ describe("webview: experiment", function () {
       asked.map((m) => (m as { run: string }).run),
       ["/ws/runs/exp-eval-generated"],
     );
+  });
+
+  it("copies the record as one table: conditions, every number with its runs, the checks", () => {
+    (t.document.getElementById("record-copy-markdown") as unknown as { click(): void }).click();
+    const m = t.sent.at(-1) as Extract<WebviewMessage, { type: "table/export" }>;
+    assert.deepEqual([m.type, m.format, m.to], ["table/export", "markdown", "clipboard"]);
+    const v = view();
+    assert.equal(m.table.title, v.title);
+    assert.ok(m.table.notes![0].startsWith("Hypothesis: "));
+    assert.deepEqual(m.table.headers, ["what", "value", "from"]);
+    const generated = m.table.rows.find((r) => r[0] === "generated − base")!;
+    assert.match(generated[1], /^0\.0400 \[-?0\.0100, 0\.0900\]$/);
+    assert.equal(m.table.rows.filter((r) => r[0].startsWith("check ")).length, v.checks.length);
   });
 });

@@ -14,12 +14,12 @@ import type { EpisodeRecord } from "../../../src/core/base/runs/run-files";
 import { countGoldInResults, goldInResults } from "../../../src/core/views/trace/gold-in-results";
 import { buildTraceView } from "../../../src/core/views/trace/trace-view";
 import { checkDrift, countDrift, emptyDriftCounts } from "../../../src/core/views/trace/drift";
-import { outcomeOf } from "../../../src/core/base/runs/outcome";
+import { OUTCOME_LABELS, outcomeOf, type Outcome } from "../../../src/core/base/runs/outcome";
 import { episodeRows } from "../../../src/extension/trace/trace-panel-rows";
 import { requireSharedData } from "../../helpers/shared-data";
 import { readHotpot, realEpisode, type HotpotRow } from "../core/views/trace/real-episodes";
 import { assertInert, openWebview, PAYLOADS, webviewBundles, type WebviewUnderTest } from "./webview-dom";
-import { PROTOCOL_VERSION } from "../../../src/extension/webview/protocol";
+import { PROTOCOL_VERSION, type WebviewMessage } from "../../../src/extension/webview/protocol";
 
 describe("webview: trace viewer", function () {
   let tok: ChatTokenizer;
@@ -180,7 +180,7 @@ describe("webview: trace viewer", function () {
     await t.settle();
     const doc = t.document;
     const legend = doc.getElementById("list-legend")!.textContent!;
-    for (const glyph of ["●", "○", "·", "s2", "correct", "no action"])
+    for (const glyph of ["●", "○", "·", "2 searches", "correct", "no action"])
       assert.ok(legend.includes(glyph), `list legend explains ${glyph}`);
     assert.match(legend, /gold answer is in the search results/);
     const tokenLegend = Array.from(doc.querySelectorAll("#legend .tok")).map((el) => el.className);
@@ -192,6 +192,69 @@ describe("webview: trace viewer", function () {
       "question and badges in the sticky header",
     );
     assert.match(head.textContent!, /^plain · /, "the run named in the episode's header");
+  });
+
+  it("says each turn once, counts in words, explains a score's colour on hover and shows the j/k keys", async () => {
+    postRun("plain");
+    t.post({ type: "trace/episode", episode: buildTraceView(episodes[1], tok), buildMs: 1 });
+    await t.settle();
+    const doc = t.document;
+    const stream = doc.getElementById("stream")!;
+    const seps = Array.from(stream.querySelectorAll(".turn-sep")).map((e) => e.textContent);
+    assert.deepEqual(seps, ["Turn 1", "Turn 2"], "one separator per turn");
+    const titles = Array.from(stream.querySelectorAll(".section-title, summary")).map((e) => e.textContent!);
+    assert.ok(titles.some((x) => x.startsWith("model reply (")));
+    assert.ok(
+      titles.every((x) => !/^Turn \d/.test(x)),
+      `no title repeats its turn: ${titles.join(" | ")}`,
+    );
+
+    const rows = Array.from(doc.querySelectorAll("#episode-list .row"));
+    const marks = rows.map((r) => r.querySelector(".searches")!.textContent!);
+    assert.ok(
+      marks.every((m) => /^\d+ search(es)?$/.test(m)),
+      marks.join(", "),
+    );
+    assert.match(
+      doc.getElementById("gold-unchecked")!.textContent!,
+      /^\d+ episodes? answered without a search · \d+ yes\/no questions? \(/,
+    );
+
+    const score = rows[0].querySelector(".f1")!;
+    const outcome = /outcome-(\w+)/.exec(rows[0].className)![1];
+    assert.match(
+      score.getAttribute("title")!,
+      new RegExp(`^F1 \\d\\.\\d{3} · coloured as ${OUTCOME_LABELS[outcome as Outcome]}: `),
+    );
+    assert.ok(doc.getElementById("list-legend")!.hasAttribute("open"), "the colours' legend is open");
+    assert.equal(doc.getElementById("keys-hint")!.textContent, "j next · k previous episode (outside the text fields)");
+  });
+
+  it("copies the episode as a table (Markdown, CSV, Save As…): question, answers, scores, then each section's text", async () => {
+    postRun("plain");
+    const view = buildTraceView(episodes[1], tok);
+    t.post({ type: "trace/episode", episode: view, buildMs: 1 });
+    await t.settle();
+    for (const [id, format, to] of [
+      ["episode-copy-markdown", "markdown", "clipboard"],
+      ["episode-copy-csv", "csv", "clipboard"],
+      ["episode-save", "markdown", "file"],
+    ] as const) {
+      (t.document.getElementById(id) as unknown as { click(): void }).click();
+      const m = t.sent.at(-1) as Extract<WebviewMessage, { type: "table/export" }>;
+      assert.deepEqual([m.type, m.format, m.to], ["table/export", format, to]);
+    }
+    const m = t.sent.at(-1) as Extract<WebviewMessage, { type: "table/export" }>;
+    assert.equal(m.table.title, `plain · episode ${view.id}`);
+    assert.deepEqual(m.table.headers, ["part", "turn", "text"]);
+    assert.deepEqual(m.table.rows[0], ["question", "", view.question]);
+    const sections = m.table.rows.slice(-view.sections.length);
+    assert.equal(sections.length, view.sections.length);
+    assert.equal(
+      sections.map((r) => r[2]).join(""),
+      [...view.prompt.texts, ...view.tokens.texts].join(""),
+      "every token's text, section by section",
+    );
   });
 
   it("highlights the text search's words in the token text and opens the results they are in", async () => {

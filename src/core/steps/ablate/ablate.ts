@@ -18,6 +18,7 @@ import { ABLATE_FIELDS } from "../../base/runs/episode-record";
 import { bootstrapMeans, mean, percentileInterval, sampleSd, type Interval } from "../../base/stats/bootstrap";
 import { minimumDetectableDelta } from "../../base/stats/power";
 import { DEFAULT_RESAMPLES } from "../../base/stats/resamples";
+import { questionOrder, SHOWN_INTERVAL } from "../../base/stats/shown-interval";
 import { environmentRoles } from "../../envs/catalog";
 import { metricValue } from "../../base/runs/metrics";
 import { holmAdjust, mcnemarExact, signFlipTest } from "../../base/stats/significance";
@@ -34,7 +35,7 @@ import {
 } from "./report-types";
 
 export { DEFAULT_RESAMPLES };
-export const LEVEL = 0.95;
+export const LEVEL = SHOWN_INTERVAL.level;
 export const ALPHA = 0.05;
 export const POWER = 0.8;
 
@@ -96,14 +97,14 @@ export function checkSameEnvironment(inputs: readonly Pick<AblationInput, "name"
 /** The comparison itself: pure over loaded runs, deterministic for a seed. */
 export function ablate(inputs: readonly AblationInput[], options: AblationOptions = {}): AblationReport {
   if (inputs.length === 0) throw new UserError("give at least one run");
-  const resamples = options.resamples ?? DEFAULT_RESAMPLES;
-  const seed = options.seed ?? 0;
+  const resamples = options.resamples ?? SHOWN_INTERVAL.resamples;
+  const seed = options.seed ?? SHOWN_INTERVAL.seed;
   const expect = options.expect ?? [];
   const warnings: string[] = [];
   checkSameEnvironment(inputs);
 
   const byId = inputs.map((r) => new Map(r.episodes.map((e) => [e.id, e])));
-  const ids = [...byId[0].keys()].filter((id) => byId.every((m) => m.has(id))).sort();
+  const ids = questionOrder([...byId[0].keys()].filter((id) => byId.every((m) => m.has(id))));
   const n = ids.length;
   if (n === 0)
     throw new UserError(
@@ -124,7 +125,7 @@ export function ablate(inputs: readonly AblationInput[], options: AblationOption
   const primary = rows.map((eps) => Float64Array.from(eps, (e) => metricValue(e, roles.primary)));
   const binary = rows.map((eps) => Float64Array.from(eps, (e) => metricValue(e, roles.binary)));
   // One joint bootstrap: every run's primary and binary columns share the resampled question indices.
-  const dist = bootstrapMeans([...primary, ...binary], { resamples, seed, stream: 0 });
+  const dist = bootstrapMeans([...primary, ...binary], { resamples, seed, stream: SHOWN_INTERVAL.stream });
   const primaryDist = dist.slice(0, inputs.length);
   const binaryDist = dist.slice(inputs.length);
 

@@ -8,6 +8,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { defaultSystemPromptFile, promptSha256, promptText } from "../../harness/prompts";
 import { fingerprintDiff, type RunManifest } from "../../base/runs/manifest";
+import { runFile } from "../../base/runs/run-folder";
 import { lineDiff, type DiffLine } from "../../base/util/line-diff";
 import { ablate, isExpected, type AblationInput } from "./ablate";
 import { ORIGIN_EXPECT, PANEL_EXPECT_ADVICE, type CompareOrigin } from "./compare-origin";
@@ -51,6 +52,21 @@ export function presetExpect(origin: CompareOrigin, fields: readonly DifferingFi
   return fields.map((f) => f.field).filter((f) => isExpected(f, ORIGIN_EXPECT[origin]));
 }
 
+/** The things a comparison is opened to compare, one at a time (the pipeline's stages differ in several on purpose). */
+const SINGLE_PURPOSES: readonly CompareOrigin[] = ["checkpoint", "prompt", "search"];
+
+/**
+ * What runs picked by hand were picked to compare: when they differ in exactly one of the things a
+ * comparison is opened for (the checkpoint, the prompt, the search settings) — two checkpoints of
+ * one training lineage, say — that one, as if opened from there; otherwise "runs" (nothing preset:
+ * runs that differ in two of them are confounded, which is what the warning is for).
+ */
+export function pickedOrigin(origin: CompareOrigin, fields: readonly DifferingField[]): CompareOrigin {
+  if (origin !== "runs") return origin;
+  const purposes = SINGLE_PURPOSES.filter((o) => presetExpect(o, fields).length > 0);
+  return purposes.length === 1 ? purposes[0] : origin;
+}
+
 export interface PromptText {
   /** The file name the manifest recorded. */
   file: string;
@@ -70,7 +86,8 @@ export interface PromptDiff {
 
 /**
  * Diffs of the system prompt between the baseline and every run whose prompt hash differs. The
- * manifest records the prompt's file name and sha256; the text is read from a file of that name
+ * manifest records the prompt's file name and sha256; the text is the one the run kept in its
+ * folder (RUN_FILES.systemPrompt) or, for runs from before it kept one, read from a file of that name
  * (in `searchDirs` or a `prompts` folder under them, or the shipped prompts) whose text, read as a
  * run reads it (trailing whitespace dropped), still hashes to it — an edited file no longer does,
  * and the panel says so rather than showing another prompt.
@@ -83,8 +100,8 @@ export function promptDiffs(inputs: readonly AblationInput[], searchDirs: readon
   for (const r of inputs.slice(1)) {
     const m = r.manifest;
     if (!m || m.system_prompt.sha256 === base.system_prompt.sha256) continue;
-    const a = find(base.system_prompt);
-    const b = find(m.system_prompt);
+    const a = find(base.system_prompt, inputs[0].dir);
+    const b = find(m.system_prompt, r.dir);
     out.push({
       baseline: a,
       other: b,
@@ -95,13 +112,24 @@ export function promptDiffs(inputs: readonly AblationInput[], searchDirs: readon
   return out;
 }
 
-function promptFinder(searchDirs: readonly string[]): (p: RunManifest["system_prompt"]) => PromptText {
+function promptFinder(searchDirs: readonly string[]): (p: RunManifest["system_prompt"], runDir: string) => PromptText {
   const cache = new Map<string, string | null>();
-  return ({ file, sha256 }) => {
+  return ({ file, sha256 }, runDir) => {
     const key = `${file}\0${sha256}`;
+    // The run's own copy first: the text it sent, whatever became of the file since.
+    const kept = keptPrompt(runDir, sha256);
+    if (kept !== null) return { file, sha256, text: kept };
     if (!cache.has(key)) cache.set(key, findPrompt(file, sha256, searchDirs));
     return { file, sha256, text: cache.get(key) ?? null };
   };
+}
+
+/** The prompt text an eval kept in its folder (RUN_FILES.systemPrompt), when it hashes to `sha256`; null for runs from before. */
+function keptPrompt(runDir: string, sha256: string): string | null {
+  const path = runFile(runDir, "systemPrompt");
+  if (!isFile(path)) return null;
+  const text = readFileSync(path, "utf8");
+  return promptSha256(text) === sha256 ? text : null;
 }
 
 function findPrompt(file: string, sha256: string, searchDirs: readonly string[]): string | null {
@@ -166,7 +194,8 @@ export interface CompareSetup {
 
 /**
  * The Compare panel's report: `ablate` with the CLI's defaults (resamples, seed), the chosen
- * fields expected to differ (the origin's preset until the user changes them), and its setup.
+ * fields expected to differ (the origin's preset until the user changes them; runs picked by hand
+ * are preset from what they were picked to compare, pickedOrigin), and its setup (its origin: that one).
  */
 export function compareView(
   inputs: readonly AblationInput[],
@@ -175,7 +204,8 @@ export function compareView(
   searchDirs: readonly string[],
 ): { report: AblationReport; setup: CompareSetup } {
   const fields = differingFields(inputs);
-  const chosen = expect ? [...expect] : presetExpect(origin, fields);
+  const opened = pickedOrigin(origin, fields);
+  const chosen = expect ? [...expect] : presetExpect(opened, fields);
   const report = ablate(inputs, { expect: chosen, expectAdvice: PANEL_EXPECT_ADVICE });
-  return { report, setup: { origin, fields, expect: chosen, prompts: promptDiffs(inputs, searchDirs) } };
+  return { report, setup: { origin: opened, fields, expect: chosen, prompts: promptDiffs(inputs, searchDirs) } };
 }

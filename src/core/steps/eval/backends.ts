@@ -10,10 +10,9 @@ import type { Policy } from "../../harness/policy";
 
 import { SAMPLING_BACKENDS } from "../specs/common-flags";
 import type { PolicyChoice } from "../specs/step-context";
-export type BackendName = (typeof SAMPLING_BACKENDS)[number];
+import { backendModel, LOCAL_BACKEND_MODEL, type BackendName } from "./backend-model";
 
-/** The name the local stand-in's model goes by in manifests: never a real model's id. */
-export const LOCAL_BACKEND_MODEL = "agent-lab/local-tiny";
+export { LOCAL_BACKEND_MODEL, type BackendName };
 
 /**
  * Where a workspace's local backend keeps its checkpoints: one folder for `serve-local`, every
@@ -43,7 +42,7 @@ export async function makePolicy(options: PolicyOptions): Promise<Policy> {
     case "tinker": {
       const { createTinkerPolicy } = await import("../../harness/policies/tinker");
       const { resolveApiKey } = await import("../../base/tinker/key");
-      const model = options.model ?? config.model;
+      const model = backendModel("tinker", config, options.model);
       // The key comes from TINKER_API_KEY (the extension sets it from SecretStorage), never a flag;
       // checked before the tokenizer download so a missing key fails at once.
       const apiKey = resolveApiKey(undefined);
@@ -74,7 +73,7 @@ export async function makePolicy(options: PolicyOptions): Promise<Policy> {
       if (checkpoint)
         throw new UserError("--model-path is for Tinker checkpoints; give a local model folder with --model");
       const { createTransformersPolicy } = await import("../../harness/policies/transformers");
-      return createTransformersPolicy({ model: options.model ?? config.localModel });
+      return createTransformersPolicy({ model: backendModel("transformers", config, options.model) });
     }
     default:
       throw new UserError(`unknown --backend "${options.backend}"; choose one of ${SAMPLING_BACKENDS.join(", ")}`);

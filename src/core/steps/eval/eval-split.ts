@@ -152,6 +152,7 @@ async function runWithPolicy(
     runDir,
     questions,
     manifest,
+    systemPrompt: prompt.text,
     resume: o.resume,
     concurrency: o.config.concurrency,
     split: o.split,

@@ -5,6 +5,7 @@
  * fingerprint changed. An abort (Ctrl-C / SIGTERM) starts nothing new and marks the run
  * "interrupted"; a crash or `kill -9` loses at most the episodes in flight.
  */
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { metricRoles, metricValue, UNKNOWN_ENV_METRICS, type MetricDeclaration } from "../../base/runs/metrics";
 import type { ModelPrices } from "../../base/config";
@@ -13,7 +14,7 @@ import type { Split } from "../../base/data/question";
 import type { EnvItem } from "../../harness/environment";
 import type { RunManifest } from "../../base/runs/manifest";
 import { withThinking } from "../../base/runs/manifest-thinking";
-import { changedFields, openRunForWriting, type RunLock } from "../../base/runs/run-folder";
+import { changedFields, openRunForWriting, runFile, type RunLock } from "../../base/runs/run-folder";
 import { ProgressWriter, type Progress } from "../../base/runs/progress";
 import {
   appendEpisode,
@@ -24,7 +25,7 @@ import {
   SUMMARY_FILE,
   type EpisodeRecord,
 } from "../../base/runs/run-files";
-import { writeJsonAtomic } from "../../base/util/atomic-write";
+import { writeFileAtomic, writeJsonAtomic } from "../../base/util/atomic-write";
 import { summarize, type RunStatus, type RunSummary } from "../../base/runs/summary";
 import { runPool } from "./pool";
 
@@ -33,6 +34,8 @@ export interface EvalJob {
   /** Questions this job should cover, in split order (after --limit). */
   questions: readonly EnvItem[];
   manifest: RunManifest;
+  /** The system prompt's text the run sends (hashed in the manifest), kept in the run folder (RUN_FILES.systemPrompt). */
+  systemPrompt?: string;
   resume: boolean;
   concurrency: number;
   /** Runs one question to a finished, scored, priced record. */
@@ -75,6 +78,7 @@ export async function runEval(job: EvalJob): Promise<EvalResult> {
   const started = Date.now();
   const { previousSeconds, done, lock } = openRunDir(job);
   try {
+    keepSystemPrompt(job);
     return await runOpenedEval(job, started, previousSeconds, done);
   } finally {
     lock.release();
@@ -210,6 +214,16 @@ function openEvalLedger(
     }
   }
   return ledger;
+}
+
+/**
+ * Writes the prompt's text beside the manifest that hashes it; a resumed run has the same prompt
+ * (the hash is a fingerprint field), and one from before this file was written gets it now.
+ */
+function keepSystemPrompt(job: EvalJob): void {
+  if (job.systemPrompt === undefined) return;
+  const file = runFile(job.runDir, "systemPrompt");
+  if (!existsSync(file)) writeFileAtomic(file, job.systemPrompt);
 }
 
 /** Opens the run folder (new, or a checked resume) under its writer lock; returns what is already there. */

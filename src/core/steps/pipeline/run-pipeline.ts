@@ -56,10 +56,9 @@ import { checkSettings, defaultSettings, PIPELINE_EVAL, type PipelineBackend, ty
 import { Recipe, type Stage, type StageRecord } from "../recipe/engine";
 import { openLocalBackend } from "../recipe/stages";
 
-/** Marks a folder as a pipeline's, so a rerun may continue in it. */
-export const PIPELINE_MARKER = ".agent-lab-pipeline";
-export const OFFLINE_PROMPT = "prompts/offline-system.md";
-export const OFFLINE_CLOSED_BOOK_PROMPT = "prompts/offline-closed-book.md";
+import { OFFLINE_CLOSED_BOOK_PROMPT, OFFLINE_PROMPT, PIPELINE_MARKER } from "./pipeline-folder";
+
+export { OFFLINE_CLOSED_BOOK_PROMPT, OFFLINE_PROMPT, PIPELINE_MARKER };
 
 /** Said at the start and in the report of every local run (`dataset`: the real environment's, e.g. its info's). */
 export function localStandInNote(dataset: string): string {

@@ -7,6 +7,7 @@ import { offlineTokenizer } from "../../base/chat/offline-tokenizer";
 import type { ChatTokenizer } from "../../base/chat/tokenizer";
 import { pricesFor, type AgentLabConfig } from "../../base/config";
 import type { LintIssue } from "./issues";
+import { backendModel, isFreeBackend, type BackendName } from "../../steps/eval/backend-model";
 
 /** The recipe's typical episode has about three model turns, each re-reading the system prompt. */
 export const TYPICAL_TURNS = 3;
@@ -68,11 +69,21 @@ export interface PrefillEstimate {
   usdPerEpisode: number;
 }
 
-/** The system prompt's prefill cost per episode: tokens × ~3 turns × the model's prefill price. Throws UserError for an unpriced model. */
-export function estimatePromptPrefill(tokens: number, config: AgentLabConfig, turns = TYPICAL_TURNS): PrefillEstimate {
-  const prices = pricesFor(config, config.model);
+/**
+ * The system prompt's prefill cost per episode on the model `backend` samples from (the workspace's
+ * jobs' backend; default Tinker, the config's model): tokens × ~3 turns × its prefill price, $0 on a
+ * backend that runs on this machine. Throws UserError for an unpriced Tinker model.
+ */
+export function estimatePromptPrefill(
+  tokens: number,
+  config: AgentLabConfig,
+  backend: BackendName = "tinker",
+  turns = TYPICAL_TURNS,
+): PrefillEstimate {
+  const model = backendModel(backend, config);
+  const prices = isFreeBackend(backend) ? { prefill: 0 } : pricesFor(config, model);
   return {
-    model: config.model,
+    model,
     prefillPrice: prices.prefill,
     turns,
     usdPerEpisode: (tokens * turns * prices.prefill) / 1e6,

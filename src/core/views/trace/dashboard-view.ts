@@ -11,7 +11,7 @@
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { bootstrapMeans, percentileInterval } from "../../base/stats/bootstrap";
+import { inQuestionOrder, meanInterval } from "../../base/stats/shown-interval";
 import { readRegistry, registryPath } from "../../base/checkpoints/registry";
 import {
   listRuns,
@@ -236,17 +236,14 @@ interface ValEval {
   created: string;
 }
 
-function score(runsDir: string, name: string, resamples: number): { n: number; primary: PrimaryScore } | undefined {
+/** An eval's score with the interval every view shows for it (ablate's bootstrap: Compare and the report print the same). */
+function score(runsDir: string, name: string): { n: number; primary: PrimaryScore } | undefined {
   const dir = join(runsDir, name);
   const primary = environmentRoles(runEnvironmentName(dir)).primary;
-  const values = readEpisodes(dir).map((e) => metricValue(e, primary));
+  const values = inQuestionOrder(readEpisodes(dir)).map((e) => metricValue(e, primary));
   if (values.length === 0) return undefined;
-  const [dist] = bootstrapMeans([values], { resamples, seed: 0 });
-  const ci = percentileInterval(dist);
-  return {
-    n: values.length,
-    primary: { mean: values.reduce((s, v) => s + v, 0) / values.length, lo: ci.lo, hi: ci.hi },
-  };
+  const { mean, ci } = meanInterval(values);
+  return { n: values.length, primary: { mean, lo: ci.lo, hi: ci.hi } };
 }
 
 export interface CheckpointScores {
@@ -262,7 +259,7 @@ export interface CheckpointScores {
  * A run whose manifest records no eval settings (SFT) is judged by the earliest eval of any of its
  * checkpoints, so a later rerun with another prompt is what gets listed apart.
  */
-export function checkpointScores(runDir: string, resamples = 2000): CheckpointScores {
+export function checkpointScores(runDir: string): CheckpointScores {
   const runsDir = dirname(runDir);
   const trainManifest = readJsonFile<Record<string, unknown>>(join(runDir, MANIFEST_FILE));
   const own = readLines<{ name: string; batch?: number; step?: number; epoch?: number; sampler_path?: string }>(
@@ -334,7 +331,7 @@ export function checkpointScores(runDir: string, resamples = 2000): CheckpointSc
       };
       for (const r of mine) {
         if (r === chosen) continue;
-        const s = score(runsDir, r.name, resamples);
+        const s = score(runsDir, r.name);
         if (!s) continue;
         const differs = settings
           ? settingDifferences(settings.fields, r.manifest)
@@ -349,7 +346,7 @@ export function checkpointScores(runDir: string, resamples = 2000): CheckpointSc
           differs: differs.length ? differs : ["(same settings, older eval)"],
         });
       }
-      const s = chosen ? score(runsDir, chosen.name, resamples) : undefined;
+      const s = chosen ? score(runsDir, chosen.name) : undefined;
       return s ? { ...out, evalRun: chosen!.name, ...s } : out;
     });
 
@@ -364,7 +361,7 @@ export function checkpointScores(runDir: string, resamples = 2000): CheckpointSc
         matches(r),
     )
     .pop();
-  const baseScore = base && score(runsDir, base.name, resamples);
+  const baseScore = base && score(runsDir, base.name);
   if (baseScore) references.push({ label: "base", evalRun: base!.name, ...baseScore });
   // Where a GRPO run started (usually an SFT checkpoint): its parent, a registry name or a state path.
   const parent = trainManifest?.kind === "grpo" ? (trainManifest.parent ?? trainManifest.init_state) : undefined;
@@ -374,7 +371,7 @@ export function checkpointScores(runDir: string, resamples = 2000): CheckpointSc
       const sft = evalsOf(new Set([entry.name, entry.sampler_path]))
         .filter(matches)
         .pop();
-      const sftScore = sft && score(runsDir, sft.name, resamples);
+      const sftScore = sft && score(runsDir, sft.name);
       if (sftScore)
         references.push({
           label: entry.kind === "sft" ? "SFT" : `start ${entry.name}`,

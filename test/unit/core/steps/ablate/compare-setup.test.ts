@@ -65,6 +65,25 @@ describe("core: compare setup (expected differences, prompt diff)", () => {
     assert.equal(opened.report.settings.resamples, 10_000, "the CLI's default resamples");
   });
 
+  it("runs picked by hand that differ only in their checkpoint (sft-final vs grpo-final) compare checkpoints: no warning about it", () => {
+    const base = simulatedRun(dev, [0.4, 0.2, 0.4], 1);
+    const grpo = base.map((e, q) => (q % 3 === 0 ? episode(dev, q, "right") : e));
+    const lineage = [
+      input("sft-final", base, manifest({ checkpoint: "tinker://local/pipeline/runs/sft/weights/final-sampler" })),
+      input("grpo-final", grpo, manifest({ checkpoint: "tinker://local/pipeline/runs/grpo/weights/final-sampler" })),
+    ];
+    const picked = compareView(lineage, "runs", undefined, []);
+    assert.equal(picked.setup.origin, "checkpoint");
+    assert.deepEqual(picked.setup.expect, ["policy.checkpoint"]);
+    assert.deepEqual(picked.report.warnings, []);
+    // Two things differ at once (a checkpoint and the search settings): confounded, so nothing is preset.
+    const confounded = [lineage[0], input("k1", grpo, manifest({ checkpoint: "tinker://x/other", topK: 1 }))];
+    const both = compareView(confounded, "runs", undefined, []);
+    assert.equal(both.setup.origin, "runs");
+    assert.deepEqual(both.setup.expect, []);
+    assert.ok(both.report.warnings.some((w) => /policy\.checkpoint/.test(w) && /search\.top_k/.test(w)));
+  });
+
   it("collapses a searcher that is null on one side to its parent field", () => {
     const base = simulatedRun(dev, [0.4, 0.2, 0.4], 2);
     const closed = manifest();

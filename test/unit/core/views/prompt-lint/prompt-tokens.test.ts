@@ -12,6 +12,7 @@ import {
   promptTokenizer,
   tokenLimitIssue,
 } from "../../../../../src/core/views/prompt-lint";
+import { LOCAL_BACKEND_MODEL } from "../../../../../src/core/steps/eval/backend-model";
 
 describe("prompt-lint: token count and prefill estimate", function () {
   this.timeout(60_000); // first tokenizer load on a busy machine
@@ -59,5 +60,18 @@ describe("prompt-lint: token count and prefill estimate", function () {
       "200 tokens · ≈ $0.00020 prefill per episode on Qwen/Qwen3.5-4B (estimate)",
     );
     assert.match(promptLensSummary(200, { error: "no price" }), /^200 tokens \(no cost estimate/);
+  });
+
+  it("prices the prompt on the model the jobs' backend samples from: the local backend's tiny model is free", () => {
+    const config = mergeConfig({});
+    const local = estimatePromptPrefill(200, config, "local");
+    assert.equal(local.model, LOCAL_BACKEND_MODEL);
+    assert.equal(local.usdPerEpisode, 0);
+    assert.equal(
+      promptLensSummary(200, local),
+      `200 tokens · ≈ $0 prefill per episode on ${LOCAL_BACKEND_MODEL} (estimate)`,
+    );
+    assert.equal(estimatePromptPrefill(200, config, "transformers").model, config.localModel);
+    assert.equal(estimatePromptPrefill(200, config, "tinker").model, config.model);
   });
 });

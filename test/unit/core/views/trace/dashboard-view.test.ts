@@ -4,7 +4,7 @@
  * scored, a group's episodes by line number, and appended or torn lines while the job runs.
  */
 import assert from "node:assert/strict";
-import { appendFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { offlineTokenizer } from "../../../../../src/core/base/chat/offline-tokenizer";
@@ -17,6 +17,9 @@ import { buildEvalWorld, type EvalWorld } from "./checkpoint-evals-fixture";
 import { readEpisodes } from "../../../../../src/core/base/runs/run-files";
 import { overlayCandidates, readOverlay } from "../../../../../src/core/views/trace/overlay-runs";
 import { basename } from "node:path";
+import { ablate, loadAblationInputs } from "../../../../../src/core/steps/ablate/ablate";
+import { metricValue } from "../../../../../src/core/base/runs/metrics";
+import { inQuestionOrder, meanInterval } from "../../../../../src/core/base/stats/shown-interval";
 
 describe("trace: training dashboard data", function () {
   let tok: ChatTokenizer;
@@ -81,6 +84,26 @@ describe("trace: training dashboard data", function () {
     assert.equal(v.checkpoints[1].n, 6);
     assert.ok(Math.abs(f1.mean - 3.5 / 6) < 1e-12);
     assert.ok(f1.lo < f1.mean && f1.mean < f1.hi && f1.lo >= 0 && f1.hi <= 1, JSON.stringify(f1));
+  });
+
+  it("draws a checkpoint's val interval with ablate's bootstrap: Compare and the report print the same digits", () => {
+    const v = readDashboard(fx.runDir);
+    const evalDir = join(fx.runsDir, "val-grpo-s2");
+    const [run] = ablate(loadAblationInputs([evalDir])).runs;
+    const shown = v.checkpoints[1].primary!;
+    assert.deepEqual([shown.mean, shown.lo, shown.hi], [run.primary.mean, run.primary.ci.lo, run.primary.ci.hi]);
+    // Lines in another order than the ids' (a resumed eval appends late questions last): the same interval.
+    const lines = readFileSync(join(evalDir, "episodes.jsonl"), "utf8").trim().split("\n");
+    const shuffled = join(fx.runsDir, "val-grpo-s2-shuffled");
+    cpSync(evalDir, shuffled, { recursive: true });
+    writeFileSync(join(shuffled, "episodes.jsonl"), [...lines.slice(3), ...lines.slice(0, 3)].join("\n") + "\n");
+    const [again] = ablate(loadAblationInputs([shuffled])).runs;
+    assert.deepEqual(again.primary.ci, run.primary.ci);
+    assert.deepEqual(
+      meanInterval(inQuestionOrder(readEpisodes(shuffled)).map((e) => metricValue(e, "f1"))).ci,
+      run.primary.ci,
+    );
+    rmSync(shuffled, { recursive: true, force: true });
   });
 
   it("gives a group's G episodes, decoded, in sample order", async () => {
