@@ -8,9 +8,11 @@
  * audit hook's helpers) is left for the next one. The JavaScript side of the file system keeps open
  * streams outside the heap; the ones a task left open are closed.
  *
- * Why this and not a fresh interpreter per task: a fresh worker costs seconds and loading Pyodide
- * from a snapshot into a new instance ~2 s; copying ~30 MiB back costs milliseconds. bench/sandbox/run.ts
- * measures all three; the README's sandbox section has the numbers.
+ * Chosen by measurement (bench/sandbox/run.ts, all in one run at load ~18 on 2 cores): restoring
+ * in place ran 58.6 tasks/s on one worker, faster than the Python-level reset of module dicts it
+ * replaced (41.1 tasks/s), which also missed state outside those dicts; the alternatives with the
+ * same guarantee cost seconds per task — loading Pyodide from its snapshot into a new instance
+ * 0.5 tasks/s, a fresh worker per task 0.06 tasks/s. Copying ~30 MiB back takes a few milliseconds.
  */
 
 /** The parts of Pyodide's Emscripten module the snapshot reads and writes (internal, version-pinned API). */
