@@ -294,22 +294,25 @@ async function runSandbox(
   total: number,
 ): Promise<Map<string, SandboxOutcome>> {
   const outcomes = new Map<string, SandboxOutcome>();
-  const todo: Candidate[] = [];
+  const todo = new Map<string, Candidate>();
   for (const c of candidates) {
     const id = candidateId(c);
     const cached = cache.sandbox.get(id);
     if (cached) {
       timings.reused++;
       outcomes.set(id, cached);
-    } else if (!todo.some((t) => candidateId(t) === id)) todo.push(c);
+    } else if (todo.has(id)) {
+      timings.reused++; // the same problem and solution again: one run serves both
+    } else todo.set(id, c);
   }
-  let done = total - todo.length;
+  let done = total - todo.size;
   onProgress?.(done, total);
   const s = Date.now();
+  const queue = [...todo];
   let next = 0;
   const lane = async () => {
-    for (let c = todo[next++]; c; c = todo[next++]) {
-      const id = candidateId(c);
+    for (let item = queue[next++]; item; item = queue[next++]) {
+      const [id, c] = item;
       const { outcome, clean } = await sandbox.execute(c.solution);
       timings.executed++;
       outcomes.set(id, outcome);

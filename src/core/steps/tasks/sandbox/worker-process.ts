@@ -68,7 +68,12 @@ export class WorkerProcess {
 
   /** Runs one task; the answer arrives once, from the worker, its exit, or the kill at the limit. */
   run(code: string): Promise<WorkerAnswer> {
-    if (!this.alive || this.pending) throw new Error("internal: a sandbox worker was given a task it cannot take");
+    if (this.pending) throw new Error("internal: a sandbox worker was given a second task");
+    if (!this.alive) {
+      // Died while idle: an answer nobody gave, which the pool runs again on a fresh worker.
+      const outcome: SandboxOutcome = { ok: false, reason: "crash", detail: "the sandbox worker had exited" };
+      return Promise.resolve({ outcome, restored: true, finished: true, answered: false });
+    }
     const id = this.nextId++;
     const { timeoutMs } = this.launch.config;
     return new Promise<WorkerAnswer>((resolve) => {

@@ -42,7 +42,8 @@ const POISONERS = [
   solution("import builtins\nbuiltins.sum = lambda *a: 4242\nreturn 1"),
   solution("import sys\nsys.set_int_max_str_digits(640)\nreturn 1"),
   solution("import sys\nsys.setrecursionlimit(10**6)\nreturn 1"),
-  solution("import sys\nsys.setrecursionlimit(10**6)\ndef f(n):\n    return f(n + 1)\nreturn f(0)"),
+  // Exits the worker with its answer (the stack overflow behind a recursion limit of 1e6 does the
+  // same; the host-path test below runs that one): the next task must not meet the dying worker.
   solution("import os\nos._exit(0)"),
 ];
 
@@ -61,7 +62,8 @@ const HONEST: [string, SandboxOutcome][] = [
 describe("tasks: sandbox isolation between tasks", function () {
   this.timeout(300_000);
 
-  it("gives the same candidates the same outcomes in two orders, honest ones their true answers", async () => {
+  it("gives the same candidates the same outcomes in two orders, honest ones their true answers", async function () {
+    this.timeout(600_000); // two worker restarts (the exits), each seconds to tens of seconds on a loaded machine
     // One worker, so that every task runs where the one before it ran.
     const sandbox = new PythonSandbox({ timeoutMs: 5000 }, { workers: 1 });
     try {
@@ -81,7 +83,7 @@ describe("tasks: sandbox isolation between tasks", function () {
       assert.deepEqual(forward.get(POISONERS[0]), [
         { ok: false, reason: "blocked:host-bridge", detail: "rewrite of a sandbox guard" },
       ]);
-      assert.equal((forward.get(POISONERS[8])![0] as { reason: string }).reason, "crash");
+      assert.equal((forward.get(POISONERS[7])![0] as { reason: string }).reason, "crash");
     } finally {
       sandbox.close();
     }
@@ -176,6 +178,8 @@ describe("tasks: sandbox isolation between tasks", function () {
         "import sys\nraise ValueError(repr(sys.argv) + repr(sys.orig_argv) + sys.executable)",
         "import sys\nreturn ' '.join(sys.orig_argv + [sys.executable])",
         "import sys\nsys.setrecursionlimit(10**6)\ndef f(n):\n    return f(n + 1)\nreturn f(0)",
+        // Right after the crash above: its worker must not take this task.
+        "return 'Paris'",
       ];
       const file = join(dir, "candidates.jsonl");
       writeFileSync(
@@ -194,7 +198,10 @@ describe("tasks: sandbox isolation between tasks", function () {
         const text = readFileSync(join(out, name), "utf8");
         for (const p of hostPaths) assert.ok(!text.includes(p), `${name} holds ${p}: ${text.slice(0, 600)}`);
       }
-      assert.match(readFileSync(join(out, "rejected.jsonl"), "utf8"), /ValueError/);
+      const rejected = readFileSync(join(out, "rejected.jsonl"), "utf8");
+      assert.match(rejected, /ValueError/);
+      assert.match(rejected, /"line":3,"reason":"crash"/);
+      assert.match(readFileSync(join(out, "tasks.jsonl"), "utf8"), /"answer":"Paris"/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
