@@ -8,11 +8,12 @@
  * audit hook's helpers) is left for the next one. The JavaScript side of the file system keeps open
  * streams outside the heap; the ones a task left open are closed.
  *
- * Chosen by measurement (bench/sandbox/run.ts, all in one run at load ~18 on 2 cores): restoring
- * in place ran 58.6 tasks/s on one worker, faster than the Python-level reset of module dicts it
- * replaced (41.1 tasks/s), which also missed state outside those dicts; the alternatives with the
- * same guarantee cost seconds per task — loading Pyodide from its snapshot into a new instance
- * 0.5 tasks/s, a fresh worker per task 0.06 tasks/s. Copying ~30 MiB back takes a few milliseconds.
+ * Chosen by measurement (bench/sandbox/run.ts, before and after in one run, at load ~18 on 2
+ * cores): restoring in place ran 58.6 and 45.0 tasks/s on one worker in two runs, faster than the
+ * Python-level reset of module dicts it replaced (41.1 and 32.1), which also missed state outside
+ * those dicts; the alternatives with the same guarantee cost seconds per task — loading Pyodide
+ * from its snapshot into a new instance 0.5–0.6 tasks/s, a fresh worker per task 0.06–0.07 tasks/s.
+ * Copying ~30 MiB back takes a few milliseconds.
  */
 
 /** The parts of Pyodide's Emscripten module the snapshot reads and writes (internal, version-pinned API). */
