@@ -8,7 +8,7 @@
  * 2. lockdown.ts inside that process: the network (which the permission model does not cover),
  *    signals to other processes, host facts and WebAssembly memory beyond the per-task cap.
  * 3. guest.ts inside the interpreter: no `js`/`pyodide_js`/`pyodide` bridge, an audit hook on
- *    files, sockets, processes and heap walks, a hidden environment, a state reset after each task.
+ *    files, sockets, processes, heap walks and rewrites of its own helpers, a hidden environment.
  *
  * Isolation between tasks is by construction: each task starts from the same memory snapshot of
  * the interpreter (snapshot.ts), so no task's verdict depends on which tasks ran before it. A pool

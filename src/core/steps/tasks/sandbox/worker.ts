@@ -102,9 +102,9 @@ async function main(): Promise<void> {
   const run = py.runPython(GUEST_SETUP, { globals: py.toPy({}) }) as (code: string) => unknown;
   py.setInterruptBuffer(clockInterrupt);
   const module = py._module;
-  // Nothing needs Pyodide's public API object from here on (the runner and the reset are Python
-  // callables), and code that found a way back to it must find it empty: no FS, no _module, no
-  // setStderr to silence the violation reports.
+  // Nothing needs Pyodide's public API object from here on (the runner is a Python callable, and the
+  // snapshot keeps its own hold on the module), and code that found a way back to it must find it
+  // empty: no FS, no _module, no setStderr to silence the violation reports.
   for (const key of Reflect.ownKeys(py)) Reflect.deleteProperty(py, key);
   Object.freeze(py);
   Object.defineProperty(process, "getBuiltinModule", {
