@@ -155,13 +155,23 @@ export async function filterCandidates(options: FilterOptions): Promise<FilterAu
   const timings = { sandbox_ms: 0, solve_rate_ms: 0, executed: 0, reused: 0 };
 
   try {
+    // The sandbox first, `sandbox.concurrency` tasks at a time; the decisions below then go in file
+    // order from the outcomes, so the worker that ran a task or the order they finished in changes nothing.
+    const outcomes = await runSandbox(
+      candidates.filter((c) => !overlapIndex?.find(c.problem)),
+      sandbox,
+      cache,
+      timings,
+      options.solveRate ? undefined : options.onProgress,
+      candidates.length,
+    );
     for (const [i, c] of candidates.entries()) {
       const id = candidateId(c);
       const reject = (reason: FilterReason, detail: string) => {
         counts[reason]++;
         rejected.push({ id, line: c.line, reason, detail, problem: c.problem });
       };
-      options.onProgress?.(i, candidates.length);
+      if (options.solveRate) options.onProgress?.(i, candidates.length);
 
       const overlap = overlapIndex?.find(c.problem);
       if (overlap) {
@@ -176,15 +186,8 @@ export async function filterCandidates(options: FilterOptions): Promise<FilterAu
         continue;
       }
 
-      let outcome = cache.sandbox.get(id);
-      if (outcome) timings.reused++;
-      else {
-        const s = Date.now();
-        outcome = await sandbox.run(c.solution);
-        timings.sandbox_ms += Date.now() - s;
-        timings.executed++;
-        cache.add({ key: id, sandbox: outcome });
-      }
+      const outcome = outcomes.get(id);
+      if (!outcome) throw new Error(`internal: no sandbox outcome for ${id}`);
       if (!outcome.ok) {
         reject(outcome.reason, outcome.detail);
         continue;
@@ -275,6 +278,51 @@ export async function filterCandidates(options: FilterOptions): Promise<FilterAu
   };
   writeJsonAtomic(join(options.outDir, AUDIT_FILE), audit);
   return audit;
+}
+
+/**
+ * Each distinct candidate's sandbox outcome, from the cache or a run. A run's outcome is cached
+ * only when it was clean (see TaskSandbox.run): one that may carry another task's doing would
+ * otherwise outlive this run under this candidate's hash.
+ */
+async function runSandbox(
+  candidates: Candidate[],
+  sandbox: TaskSandbox,
+  cache: ReturnType<typeof openCache>,
+  timings: { sandbox_ms: number; executed: number; reused: number },
+  onProgress: FilterOptions["onProgress"],
+  total: number,
+): Promise<Map<string, SandboxOutcome>> {
+  const outcomes = new Map<string, SandboxOutcome>();
+  const todo = new Map<string, Candidate>();
+  for (const c of candidates) {
+    const id = candidateId(c);
+    const cached = cache.sandbox.get(id);
+    if (cached) {
+      timings.reused++;
+      outcomes.set(id, cached);
+    } else if (todo.has(id)) {
+      timings.reused++; // the same problem and solution again: one run serves both
+    } else todo.set(id, c);
+  }
+  let done = total - todo.size;
+  onProgress?.(done, total);
+  const s = Date.now();
+  const queue = [...todo];
+  let next = 0;
+  const lane = async () => {
+    for (let item = queue[next++]; item; item = queue[next++]) {
+      const [id, c] = item;
+      const { outcome, clean } = await sandbox.execute(c.solution);
+      timings.executed++;
+      outcomes.set(id, outcome);
+      if (clean) cache.add({ key: id, sandbox: outcome });
+      onProgress?.(++done, total);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, sandbox.concurrency) }, lane));
+  timings.sandbox_ms += Date.now() - s;
+  return outcomes;
 }
 
 /**

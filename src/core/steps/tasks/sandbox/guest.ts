@@ -3,9 +3,10 @@
  * the Python side of the bridge to JavaScript (the `js`, `pyodide_js`, `pyodide*` and `_pyodide*`
  * modules and the import hook that serves them), hides the environment, installs an audit hook
  * (a C-level hook Python code cannot remove) that blocks files outside the read-only standard
- * library, sockets, processes, ctypes and heap walks, and snapshots the interpreter so each task
- * starts from the same state. Its last expression is the pair the worker calls per task: the runner,
- * while the task's deadline can interrupt it, and the state reset, after the deadline is disarmed.
+ * library, sockets, processes, ctypes, heap walks and rewrites of its own helpers, guards
+ * `_imp.create_builtin`, and blanks the worker's command line. Its last expression is the runner the
+ * worker calls per task. Each task starts from a memory snapshot the worker takes after this setup
+ * (snapshot.ts), so nothing here restores state: what a task changes is gone for the next one.
  *
  * A blocked event is written to stderr as one marker line before the error is raised, so the
  * worker (which owns the stderr handler) records it even when the task's code catches the error;
@@ -20,7 +21,7 @@ export const VIOLATION_MARK = "\u0001agent-lab-sandbox-violation:";
 
 export const GUEST_SETUP = String.raw`
 def _agent_lab_sandbox():
-    import builtins, gc, os, posix, random, subprocess, sys
+    import _imp, builtins, os, posix, random, subprocess, sys, types
     from collections.abc import MutableMapping
 
     BRIDGE = ("js", "pyodide_js", "pyodide", "_pyodide", "_pyodide_core", "micropip", "ctypes", "_ctypes", "emscripten")
@@ -43,14 +44,20 @@ def _agent_lab_sandbox():
         "sys._current_frames", "sys.addaudithook", "sys.monitoring.register_callback", "code.__new__",
         "function.__new__", "sys.remote_exec", "cpython.remove_audit_hook"})
 
-    def blocked(kind, event, _mark=${JSON.stringify(VIOLATION_MARK)}, _write=os.write, _exit=os._exit, _error=PermissionError, _base=BaseException):
+    def report(kind, event, _mark=${JSON.stringify(VIOLATION_MARK)}, _write=os.write, _exit=os._exit, _base=BaseException):
         try:
             _write(2, (_mark + kind + ":" + event + "\n").encode())
         except _base:
             _exit(70)
+
+    def blocked(kind, event, _report=report, _error=PermissionError):
+        _report(kind, event)
         raise _error("sandbox: " + event + " is not allowed")
 
-    def read_only_lib(path, mode, _fsdecode=os.fsdecode, _str=str, _type=type, _base=BaseException):
+    def read_only_lib(path, mode, _fsdecode=os.fsdecode, _str=str, _bytes=bytes, _type=type, _base=BaseException):
+        # Only a plain str or bytes: an object's __fspath__ would run the task's code inside the hook.
+        if _type(path) is not _str and _type(path) is not _bytes:
+            return False
         try:
             p = _fsdecode(path)
         except _base:
@@ -66,27 +73,6 @@ def _agent_lab_sandbox():
             _blocked("host-bridge", "import " + name)
         if top in _process:
             _blocked("process", "import " + name)
-
-    def hook(event, args, _blocked=blocked, _lib=read_only_lib, _module=module_rule, _fs=FS_EVENTS,
-             _proc=PROCESS_EVENTS, _proc_prefixes=PROCESS_PREFIXES, _net=NETWORK_PREFIXES, _host=HOST_EVENTS):
-        if event == "open":
-            if not _lib(args[0], args[1]):
-                _blocked("filesystem", "open")
-        elif event == "os.listdir" or event == "os.scandir":
-            if not _lib(args[0], "r"):
-                _blocked("filesystem", event)
-        elif event == "import":
-            _module(args[0])
-        elif event in _fs:
-            _blocked("filesystem", event)
-        elif event in _proc or event.startswith(_proc_prefixes):
-            _blocked("process", event)
-        elif event.startswith(_net):
-            _blocked("network", event)
-        elif event == "os.putenv" or event == "os.unsetenv":
-            _blocked("environment", event)
-        elif event in _host or event.startswith("ctypes."):
-            _blocked("host-bridge", event)
 
     class BridgeBlocker:
         """First in sys.meta_path: importlib.import_module raises no "import" audit event."""
@@ -135,27 +121,6 @@ def _agent_lab_sandbox():
         if hasattr(os, name):
             setattr(os, name, process_guard("os." + name))
 
-    # The state every task starts from.
-    modules = dict(sys.modules)
-    dicts = [(m.__dict__, dict(m.__dict__)) for m in modules.values() if hasattr(m, "__dict__")]
-    lists = [(sys.path, list(sys.path)), (sys.meta_path, list(sys.meta_path)), (sys.path_hooks, list(sys.path_hooks))]
-
-    def restore(_sys=sys, _modules=modules, _dicts=dicts, _lists=lists, _limit=sys.getrecursionlimit(),
-                _gc=gc, _seed=random.seed, _missing=object(), _len=len, _list=list):
-        for name in [n for n in _sys.modules if n not in _modules]:
-            del _sys.modules[name]
-        _sys.modules.update(_modules)
-        for live, saved in _dicts:
-            if _len(live) != _len(saved) or any(live.get(k, _missing) is not v for k, v in saved.items()):
-                live.clear()
-                live.update(saved)
-        for live, saved in _lists:
-            live[:] = saved
-        _sys.path_importer_cache.clear()
-        _sys.setrecursionlimit(_limit)
-        _gc.enable()
-        _seed(0)
-
     def describe(value, _type=type, _int=int, _float=float, _str=str, _getattr=getattr):
         t = _type(value)
         name = _getattr(t, "__qualname__", "?")
@@ -199,9 +164,81 @@ def _agent_lab_sandbox():
                 detail = "exception"
             return "err\0error\0" + detail.replace("\0", "")[:500]
 
+    # _imp.create_builtin makes a built-in module from its name alone, past sys.modules, the finders
+    # and the "import" audit event (a fresh _pyodide_core, or a fresh _imp holding the original
+    # function). The guard checks the name and asks the audit hook, the one holder of the original
+    # that no Python object leads to, to make the module.
+    def create_builtin(spec, _module=module_rule, _blocked=blocked, _audit=sys.audit, _getattr=getattr,
+                       _str=str, _type=type, _list=list, _error=ImportError):
+        name = _getattr(spec, "name", None)
+        if _type(name) is not _str:
+            raise TypeError("create_builtin: spec.name must be a str")
+        _module(name)
+        if name == "_imp":
+            _blocked("host-bridge", "create_builtin _imp")
+        box = _list()
+        _audit("agent_lab.create_builtin", name, box)
+        if not box:
+            raise _error("cannot create built-in module " + name, name=name)
+        return box[0]
+
+    original_create_builtin = _imp.create_builtin
+    _imp.create_builtin = create_builtin
+
+    # Host paths: the worker's command line and Pyodide's folder are no business of a task's output.
+    sys.argv[:] = [""]
+    sys.orig_argv[:] = []
+    sys.executable = ""
+
+    # The guards themselves: rewriting one's code or defaults (reachable from sys.meta_path, or a
+    # frame) is an escape attempt, not a plain error; the snapshot undoes it for the next task anyway.
+    guards = [report, blocked, read_only_lib, module_rule, BridgeBlocker.find_spec, Environment._deny, run, describe,
+              create_builtin]
+    guards += [f for m in (os, subprocess) for f in vars(m).values() if getattr(f, "__name__", "") == "no_process"]
+
+    def hook(event, args, _blocked=blocked, _lib=read_only_lib, _module=module_rule, _fs=FS_EVENTS,
+             _proc=PROCESS_EVENTS, _proc_prefixes=PROCESS_PREFIXES, _net=NETWORK_PREFIXES, _host=HOST_EVENTS,
+             _guards=frozenset(map(id, guards)), _id=id, _len=len, _report=report, _str=str, _type=type, _list=list,
+             _create=original_create_builtin, _spec=types.SimpleNamespace, _bridge=BRIDGE + PROCESS_MODULES + ("_imp",),
+             _base=BaseException):
+        if event == "agent_lab.create_builtin":
+            # From the guard, or from a task calling sys.audit itself: check again, and raise nothing
+            # here (a traceback through this frame would show its locals).
+            if _len(args) != 2 or _type(args[0]) is not _str or _type(args[1]) is not _list:
+                return
+            if args[0].split(".")[0] in _bridge:
+                _report("host-bridge", "create_builtin " + args[0])
+                return
+            try:
+                _list.append(args[1], _create(_spec(name=args[0])))
+            except _base:
+                pass
+        elif event == "object.__setattr__" or event == "object.__delattr__":
+            # By identity: comparing with == or hashing would run the task's own code inside the hook.
+            if _len(args) >= 1 and _id(args[0]) in _guards:
+                _blocked("host-bridge", "rewrite of a sandbox guard")
+        elif event == "open":
+            if not _lib(args[0], args[1]):
+                _blocked("filesystem", "open")
+        elif event == "os.listdir" or event == "os.scandir":
+            if not _lib(args[0], "r"):
+                _blocked("filesystem", event)
+        elif event == "import":
+            _module(args[0])
+        elif event in _fs:
+            _blocked("filesystem", event)
+        elif event in _proc or event.startswith(_proc_prefixes):
+            _blocked("process", event)
+        elif event.startswith(_net):
+            _blocked("network", event)
+        elif event == "os.putenv" or event == "os.unsetenv":
+            _blocked("environment", event)
+        elif event in _host or event.startswith("ctypes."):
+            _blocked("host-bridge", event)
+
     random.seed(0)
     sys.addaudithook(hook)
-    return run, restore
+    return run
 
 _agent_lab_sandbox()
 `;

@@ -42,8 +42,12 @@ export interface TaskRequest {
   code: string;
 }
 
-/** Worker → host. */
-export type WorkerMessage = { type: "ready" } | { type: "done"; id: number; outcome: SandboxOutcome };
+/**
+ * Worker → host. `restored`: the task started from the interpreter's snapshot (see snapshot.ts);
+ * `retire`: the heap grew so far that a fresh worker is cheaper than zeroing it before every task.
+ */
+export type WorkerMessage =
+  { type: "ready" } | { type: "done"; id: number; outcome: SandboxOutcome; restored: boolean; retire: boolean };
 
 /** Longest line the host reads from a worker; a longer one is a protocol violation (the worker is killed). */
 export const MAX_MESSAGE_BYTES = 64 * 1024;
@@ -66,6 +70,7 @@ export function parseWorkerMessage(line: string): WorkerMessage | undefined {
   if (m.type !== "done" || typeof m.id !== "number" || typeof m.outcome !== "object" || m.outcome === null)
     return undefined;
   const o = m.outcome as Record<string, unknown>;
+  const flags = { restored: m.restored === true, retire: m.retire === true };
   if (o.ok === true) {
     const v = o.value as Record<string, unknown> | null;
     if (typeof v !== "object" || v === null || typeof v.type !== "string" || typeof v.repr !== "string")
@@ -74,11 +79,12 @@ export function parseWorkerMessage(line: string): WorkerMessage | undefined {
       type: "done",
       id: m.id,
       outcome: { ok: true, value: { type: v.type.slice(0, 64), repr: v.repr.slice(0, REPR_LIMIT) } },
+      ...flags,
     };
   }
   if (o.ok === false && typeof o.reason === "string" && (SANDBOX_REASONS as readonly string[]).includes(o.reason)) {
     const detail = typeof o.detail === "string" ? o.detail.slice(0, DETAIL_LIMIT) : "";
-    return { type: "done", id: m.id, outcome: { ok: false, reason: o.reason as SandboxReason, detail } };
+    return { type: "done", id: m.id, outcome: { ok: false, reason: o.reason as SandboxReason, detail }, ...flags };
   }
   return undefined;
 }

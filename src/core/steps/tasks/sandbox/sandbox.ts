@@ -8,21 +8,26 @@
  * 2. lockdown.ts inside that process: the network (which the permission model does not cover),
  *    signals to other processes, host facts and WebAssembly memory beyond the per-task cap.
  * 3. guest.ts inside the interpreter: no `js`/`pyodide_js`/`pyodide` bridge, an audit hook on
- *    files, sockets, processes and heap walks, a hidden environment, a state reset after each task.
+ *    files, sockets, processes, heap walks and rewrites of its own helpers, a hidden environment.
  *
- * One worker serves many tasks (loading Pyodide takes seconds). At the time limit the worker
- * interrupts the task itself; one that ignores the interrupt is killed a second later, and a killed
- * or crashed worker costs a restart. Every escape attempt is reported as the task's rejection reason.
+ * Isolation between tasks is by construction: each task starts from the same memory snapshot of
+ * the interpreter (snapshot.ts), so no task's verdict depends on which tasks ran before it. A pool
+ * of workers, one per core, runs tasks side by side (loading Pyodide takes seconds, so a worker
+ * serves many tasks). At the time limit the worker interrupts the task itself; one that ignores
+ * the interrupt or loops inside one C call is killed a second later on its own timer, and the
+ * other workers carry on. A worker that crashed or was killed never gets another task; a crash on
+ * a worker that had run other tasks is run once more on a fresh one. Every escape attempt is
+ * reported as the task's rejection reason.
  */
-import { spawn, type ChildProcessByStdio } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { join, sep } from "node:path";
-import type { Readable, Writable } from "node:stream";
-import { UserError } from "../../../base/errors";
+import { availableParallelism, homedir } from "node:os";
+import { dirname, join, sep } from "node:path";
 import { sha256Hex } from "../../../base/runs/manifest";
-import { MAX_MESSAGE_BYTES, parseWorkerMessage, type SandboxOutcome, type WorkerMessage } from "./protocol";
+import type { SandboxOutcome } from "./protocol";
 import { workerFiles, type WorkerFiles } from "./worker-files";
-import type { WorkerConfig } from "./worker";
+import { KILL_GRACE_MS, WorkerProcess, type WorkerAnswer } from "./worker-process";
+
+export { KILL_GRACE_MS };
 
 export interface SandboxLimits {
   /** Wall time one task may take, from sending it to its answer (default 5 s). */
@@ -34,9 +39,6 @@ export interface SandboxLimits {
 }
 
 export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = { timeoutMs: 5000, memoryBytes: 512 * 2 ** 20, startupMs: 60_000 };
-
-/** How much longer than the time limit the host waits before it kills a worker that ignored its interrupt. */
-export const KILL_GRACE_MS = 1000;
 
 /** The V8 heap of the worker (JS objects only; Python lives in the WebAssembly heap). */
 const WORKER_HEAP_MIB = 256;
@@ -65,35 +67,50 @@ export function workerEnv(): NodeJS.ProcessEnv {
   return process.versions.electron ? { ELECTRON_RUN_AS_NODE: "1" } : {};
 }
 
+/** What one run gives: the outcome, and whether it can be cached (see TaskSandbox.run). */
+export interface SandboxRun {
+  outcome: SandboxOutcome;
+  /** The task ran from the interpreter's snapshot on a worker nothing else had disturbed. */
+  clean: boolean;
+}
+
 /** What the task filters need from a sandbox (PythonSandbox; tests of the filter logic script one). */
 export interface TaskSandbox {
   readonly limits: SandboxLimits;
   readonly codeSha256: string;
   readonly starts: number;
-  run(code: string): Promise<SandboxOutcome>;
+  /** How many tasks it runs at once (callers keep that many in flight). */
+  readonly concurrency: number;
+  /** Runs one solution. Only a `clean` run's outcome may be cached: another could carry a neighbour's doing. */
+  execute(code: string): Promise<SandboxRun>;
   close(): void;
 }
 
-interface Pending {
-  id: number;
-  resolve(outcome: SandboxOutcome): void;
-  timer: NodeJS.Timeout;
+export interface SandboxOptions {
+  /** Worker processes run side by side (default: one per core). */
+  workers?: number;
+}
+
+export function defaultWorkerCount(): number {
+  return Math.max(1, availableParallelism());
 }
 
 export class PythonSandbox implements TaskSandbox {
   readonly limits: SandboxLimits;
+  readonly concurrency: number;
   private readonly files: WorkerFiles;
-  private child: ChildProcessByStdio<Writable, Readable, Readable> | undefined;
-  private ready: Promise<void> | undefined;
-  private pending: Pending | undefined;
-  private queue: Promise<unknown> = Promise.resolve();
-  private nextId = 1;
+  private readonly workers = new Set<WorkerProcess>();
+  private readonly idle: WorkerProcess[] = [];
+  /** Callers waiting for one of the `concurrency` slots, first come first served. */
+  private readonly waiting: (() => void)[] = [];
+  private busy = 0;
   private closed = false;
   /** Worker processes started so far (a timeout or crash costs one). */
   starts = 0;
 
-  constructor(limits: Partial<SandboxLimits> = {}) {
+  constructor(limits: Partial<SandboxLimits> = {}, options: SandboxOptions = {}) {
     this.limits = { ...DEFAULT_SANDBOX_LIMITS, ...limits };
+    this.concurrency = Math.max(1, Math.floor(options.workers ?? defaultWorkerCount()));
     this.files = workerFiles();
   }
 
@@ -107,163 +124,133 @@ export class PythonSandbox implements TaskSandbox {
     return this.codeHash;
   }
 
-  /** Runs one solution; calls are queued, one task in the worker at a time. */
-  run(code: string): Promise<SandboxOutcome> {
-    const next = this.queue.then(() => this.runNow(code));
-    this.queue = next.catch(() => undefined);
-    return next;
+  /** Runs one solution and gives its outcome (see `execute`). */
+  async run(code: string): Promise<SandboxOutcome> {
+    return (await this.execute(code)).outcome;
   }
 
-  /** The running worker's process id, if one is running. */
+  /** Runs one solution on a free worker; more calls than workers wait their turn. */
+  async execute(code: string): Promise<SandboxRun> {
+    await this.takeSlot();
+    try {
+      const worker = await this.checkout();
+      const first = await this.runOn(worker, code);
+      if (!first.unexplainedCrash) return first.run;
+      // The worker died without answering after it had served other tasks: its death may be
+      // theirs. Once more on a fresh worker; what that says is this task's own verdict.
+      const retry = await this.runOn(await this.checkout(true), code);
+      return retry.run;
+    } finally {
+      this.releaseSlot();
+    }
+  }
+
+  /** The process id of a running worker, if one is running. */
   get workerPid(): number | undefined {
-    return this.child?.pid;
+    for (const w of this.workers) if (!w.dead) return w.pid;
+    return undefined;
   }
 
-  /** Starts the worker now (otherwise the first run does). */
-  async start(): Promise<void> {
-    await this.ensureWorker();
+  /** Starts `count` workers now (default one; otherwise the first runs do). */
+  async start(count = 1): Promise<void> {
+    const started: WorkerProcess[] = [];
+    for (let i = this.workers.size; i < Math.min(count, this.concurrency); i++) started.push(this.spawn());
+    await Promise.all(started.map((w) => w.ready));
+    this.idle.push(...started);
   }
 
   close(): void {
     this.closed = true;
-    this.kill();
+    for (const w of this.workers) w.kill();
+    this.workers.clear();
+    this.idle.length = 0;
   }
 
-  private async runNow(code: string): Promise<SandboxOutcome> {
-    if (this.closed) throw new Error("sandbox is closed");
-    await this.ensureWorker();
-    const child = this.child!;
-    const id = this.nextId++;
-    return new Promise<SandboxOutcome>((resolve) => {
-      const timer = setTimeout(() => {
-        this.settle(id, {
-          ok: false,
-          reason: "timeout",
-          detail: `no answer within ${this.limits.timeoutMs} ms; worker killed`,
-        });
-        this.kill();
-      }, this.limits.timeoutMs + KILL_GRACE_MS);
-      this.pending = { id, resolve, timer };
-      child.stdin.write(JSON.stringify({ id, code }) + "\n");
-    });
-  }
-
-  private settle(id: number, outcome: SandboxOutcome): void {
-    const p = this.pending;
-    if (!p || p.id !== id) return;
-    clearTimeout(p.timer);
-    this.pending = undefined;
-    p.resolve(outcome);
-  }
-
-  private kill(): void {
-    const child = this.child;
-    this.child = undefined;
-    this.ready = undefined;
-    if (child && child.exitCode === null) child.kill("SIGKILL");
-  }
-
-  private ensureWorker(): Promise<void> {
-    if (!this.ready) this.ready = this.spawnWorker();
-    return this.ready;
-  }
-
-  private spawnWorker(): Promise<void> {
-    const config: WorkerConfig = {
-      indexDir: this.files.pyodideDir,
-      wasmMemoryBytes: this.limits.memoryBytes,
-      timeoutMs: this.limits.timeoutMs,
+  private async runOn(worker: WorkerProcess, code: string): Promise<{ run: SandboxRun; unexplainedCrash: boolean }> {
+    const tasksBefore = worker.tasksRun;
+    let answer: WorkerAnswer;
+    try {
+      answer = await worker.run(code);
+    } finally {
+      if (worker.dead || this.closed) this.discard(worker);
+      else this.idle.push(worker);
+    }
+    if (answer.finished) this.discard(worker);
+    const unexplainedCrash =
+      !answer.outcome.ok && answer.outcome.reason === "crash" && !answer.answered && tasksBefore > 0;
+    return {
+      // A crash nobody explained, on a worker others used, is not this task's verdict to keep.
+      run: { outcome: this.withoutHostPaths(answer.outcome), clean: answer.restored && !unexplainedCrash },
+      unexplainedCrash,
     };
-    const child = spawn(process.execPath, [...workerNodeArgs(this.files), this.files.script, JSON.stringify(config)], {
-      cwd: this.files.pyodideDir,
+  }
+
+  private async checkout(fresh = false): Promise<WorkerProcess> {
+    if (this.closed) throw new Error("sandbox is closed");
+    let worker = fresh ? undefined : this.idle.pop();
+    while (worker?.dead) {
+      this.discard(worker);
+      worker = this.idle.pop();
+    }
+    worker ??= this.spawn();
+    try {
+      await worker.ready;
+    } catch (e) {
+      this.discard(worker);
+      throw e;
+    }
+    return worker;
+  }
+
+  private spawn(): WorkerProcess {
+    const worker = new WorkerProcess({
+      files: this.files,
+      config: {
+        indexDir: this.files.pyodideDir,
+        wasmMemoryBytes: this.limits.memoryBytes,
+        timeoutMs: this.limits.timeoutMs,
+      },
+      nodeArgs: workerNodeArgs(this.files),
       env: workerEnv(),
-      stdio: ["pipe", "pipe", "pipe"],
+      startupMs: this.limits.startupMs,
     });
-    this.child = child;
+    this.workers.add(worker);
     this.starts++;
-    let stderrTail = "";
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderrTail = (stderrTail + chunk.toString("utf8")).slice(-2000);
-    });
-    child.stdin.on("error", () => undefined); // a dead worker's closed pipe; its exit handler answers the task
-    return new Promise<void>((resolve, reject) => {
-      let started = false;
-      const startTimer = setTimeout(() => {
-        this.kill();
-        reject(new UserError(`the Python sandbox did not start within ${this.limits.startupMs} ms`));
-      }, this.limits.startupMs);
-      const onMessage = (m: WorkerMessage) => {
-        if (m.type === "ready") {
-          started = true;
-          clearTimeout(startTimer);
-          resolve();
-        } else if (this.pending && m.id === this.pending.id) {
-          this.settle(m.id, m.outcome);
-        } else {
-          this.protocolViolation(child);
-        }
-      };
-      readLines(child.stdout, (line) => {
-        const m = line === undefined ? undefined : parseWorkerMessage(line);
-        if (!m) this.protocolViolation(child);
-        else onMessage(m);
-      });
-      child.on("exit", (code, signal) => {
-        clearTimeout(startTimer);
-        if (this.child === child) {
-          this.child = undefined;
-          this.ready = undefined;
-        }
-        if (!started) {
-          reject(
-            new UserError(
-              `the Python sandbox failed to start (exit ${code ?? signal}): ${stderrTail.trim().split("\n").slice(-1)[0] ?? ""}`,
-            ),
-          );
-          return;
-        }
-        if (this.pending)
-          this.settle(this.pending.id, {
-            ok: false,
-            reason: "crash",
-            detail: `the sandbox worker exited (${code ?? signal})`,
-          });
-      });
-      child.on("error", (e) => {
-        clearTimeout(startTimer);
-        reject(new UserError(`could not start the Python sandbox: ${e.message}`));
-      });
-    });
+    return worker;
   }
 
-  /** A line that is not a well-formed answer to the current task: the worker is no longer trusted. */
-  private protocolViolation(child: ChildProcessByStdio<Writable, Readable, Readable>): void {
-    if (this.child !== child) return;
-    if (this.pending)
-      this.settle(this.pending.id, {
-        ok: false,
-        reason: "crash",
-        detail: "the sandbox worker sent a malformed message",
-      });
-    this.kill();
+  private discard(worker: WorkerProcess): void {
+    worker.kill();
+    this.workers.delete(worker);
+    const i = this.idle.indexOf(worker);
+    if (i >= 0) this.idle.splice(i, 1);
   }
-}
 
-/** Calls `onLine` per line; a line longer than MAX_MESSAGE_BYTES is reported once as undefined and reading stops. */
-function readLines(stream: Readable, onLine: (line: string | undefined) => void): void {
-  let buffer = "";
-  let dead = false;
-  stream.on("data", (chunk: Buffer) => {
-    if (dead) return;
-    buffer += chunk.toString("utf8");
-    for (let i = buffer.indexOf("\n"); i >= 0; i = buffer.indexOf("\n")) {
-      const line = buffer.slice(0, i);
-      buffer = buffer.slice(i + 1);
-      onLine(line);
+  private takeSlot(): Promise<void> {
+    if (this.busy < this.concurrency) {
+      this.busy++;
+      return Promise.resolve();
     }
-    if (buffer.length > MAX_MESSAGE_BYTES) {
-      dead = true;
-      onLine(undefined);
-    }
-  });
+    return new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+
+  private releaseSlot(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.busy--;
+  }
+
+  /**
+   * The host's own folders, as they could appear in an error a task provoked (Pyodide's folder in a
+   * JavaScript stack, the worker's path): replaced before the outcome reaches any file.
+   */
+  private withoutHostPaths(outcome: SandboxOutcome): SandboxOutcome {
+    const folders = [this.files.pyodideDir, dirname(this.files.script), process.cwd(), homedir()]
+      .filter((f) => f.length > 1)
+      .sort((a, b) => b.length - a.length);
+    const scrub = (text: string) => folders.reduce((t, f) => t.split(f).join("<host>"), text);
+    return outcome.ok
+      ? { ok: true, value: { type: scrub(outcome.value.type), repr: scrub(outcome.value.repr) } }
+      : { ok: false, reason: outcome.reason, detail: scrub(outcome.detail) };
+  }
 }

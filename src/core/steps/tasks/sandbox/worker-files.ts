@@ -38,7 +38,7 @@ function workerScript(): string {
 
 /** The worker bundled from src/ (tests that run a bundled CLI put it next to that bundle). */
 export function bundleWorkerFromSource(): string {
-  const inputs = ["worker.ts", "lockdown.ts", "guest.ts", "protocol.ts"].map((f) => join(__dirname, f));
+  const inputs = ["worker.ts", "lockdown.ts", "guest.ts", "protocol.ts", "snapshot.ts"].map((f) => join(__dirname, f));
   return bundleFromSource(join(__dirname, "worker.ts"), [...inputs, require.resolve("pyodide/package.json")]);
 }
 

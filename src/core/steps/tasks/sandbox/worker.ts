@@ -1,7 +1,8 @@
 /**
  * The sandbox worker: the entry of the locked-down child process that sandbox.ts starts (bundled as
  * dist/sandbox-worker.js). It locks Node down, loads Pyodide from the folder named in its argument,
- * runs the guest setup, says "ready", then answers one task per stdin line with one stdout line.
+ * runs the guest setup, takes the interpreter's snapshot, says "ready", then answers one task per
+ * stdin line with one stdout line, each task started from the snapshot.
  * Nothing here trusts the Python code: its output goes nowhere, its attempts to leave are recorded
  * from outside the interpreter, and the answer is built from strings the runner returns.
  */
@@ -9,6 +10,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { GUEST_SETUP, VIOLATION_MARK } from "./guest";
 import { lockDownNode, type ViolationKind } from "./lockdown";
+import { RETIRE_GROWTH_BYTES, takeSnapshot, type EmscriptenModule } from "./snapshot";
 import {
   DETAIL_LIMIT,
   REPR_LIMIT,
@@ -29,6 +31,7 @@ interface PyodideLike {
   runPython(code: string, options?: { globals?: unknown }): unknown;
   toPy(value: unknown): unknown;
   setInterruptBuffer(buffer: unknown): void;
+  _module: EmscriptenModule;
 }
 
 /**
@@ -96,13 +99,12 @@ async function main(): Promise<void> {
   });
   // Pyodide's loader publishes a require() with fs and child_process on globalThis; take it back.
   delete (globalThis as { require?: unknown }).require;
-  const guest = py.runPython(GUEST_SETUP, { globals: py.toPy({}) }) as { get(i: number): unknown };
-  const run = guest.get(0) as (code: string) => unknown;
-  const restore = guest.get(1) as () => void;
+  const run = py.runPython(GUEST_SETUP, { globals: py.toPy({}) }) as (code: string) => unknown;
   py.setInterruptBuffer(clockInterrupt);
-  // Nothing needs Pyodide's public API object from here on (the runner and the reset are Python
-  // callables), and code that found a way back to it must find it empty: no FS, no _module, no
-  // setStderr to silence the violation reports.
+  const module = py._module;
+  // Nothing needs Pyodide's public API object from here on (the runner is a Python callable, and the
+  // snapshot keeps its own hold on the module), and code that found a way back to it must find it
+  // empty: no FS, no _module, no setStderr to silence the violation reports.
   for (const key of Reflect.ownKeys(py)) Reflect.deleteProperty(py, key);
   Object.freeze(py);
   Object.defineProperty(process, "getBuiltinModule", {
@@ -114,6 +116,8 @@ async function main(): Promise<void> {
     configurable: false,
   });
   violations = [];
+  // Last, so that the state every task starts from is the one the guards left.
+  const snapshot = takeSnapshot(module);
   send({ type: "ready" });
 
   const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
@@ -122,24 +126,31 @@ async function main(): Promise<void> {
     violations = [];
     let result: unknown;
     let timedOut = false;
+    try {
+      // Before the task, not after the last one: whatever ran before, this task meets the snapshot.
+      snapshot.restore();
+    } catch (e) {
+      send({ type: "done", id: task.id, restored: false, retire: true, outcome: crash(e) });
+      process.exit(3);
+    }
     deadline = Date.now() + config.timeoutMs;
     interrupted = false;
     try {
       result = run(task.code);
       timedOut = Date.now() > deadline;
       deadline = Infinity;
-      restore();
     } catch (e) {
       // The runner catches every Python exception; reaching here means the interpreter itself failed.
-      send({
-        type: "done",
-        id: task.id,
-        outcome: { ok: false, reason: "crash", detail: String(e).slice(0, DETAIL_LIMIT) },
-      });
+      send({ type: "done", id: task.id, restored: true, retire: true, outcome: crash(e) });
       process.exit(3);
     }
-    send({ type: "done", id: task.id, outcome: outcomeOf(result, timedOut) });
+    const retire = module.HEAP8.length - snapshot.bytes > RETIRE_GROWTH_BYTES;
+    send({ type: "done", id: task.id, restored: true, retire, outcome: outcomeOf(result, timedOut) });
   }
+}
+
+function crash(e: unknown): SandboxOutcome {
+  return { ok: false, reason: "crash", detail: String(e).slice(0, DETAIL_LIMIT) };
 }
 
 main().catch((e: unknown) => {

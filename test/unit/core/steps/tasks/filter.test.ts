@@ -16,18 +16,28 @@ import {
   type RejectedRecord,
   type TaskRecord,
 } from "../../../../../src/core/steps/tasks/filter";
-import { AUDIT_FILE, REJECTED_FILE, TASKS_FILE } from "../../../../../src/core/base/task-sets/files";
+import { AUDIT_FILE, REJECTED_FILE, RESULTS_FILE, TASKS_FILE } from "../../../../../src/core/base/task-sets/files";
 import type { SandboxOutcome } from "../../../../../src/core/steps/tasks/sandbox/protocol";
-import { DEFAULT_SANDBOX_LIMITS, type TaskSandbox } from "../../../../../src/core/steps/tasks/sandbox/sandbox";
+import {
+  DEFAULT_SANDBOX_LIMITS,
+  type SandboxRun,
+  type TaskSandbox,
+} from "../../../../../src/core/steps/tasks/sandbox/sandbox";
 import type { SolvableTask } from "../../../../../src/core/steps/tasks/solve-rate";
 
 /** Solutions are "return <n>" or one of a few keywords; the outcome follows from the text alone. */
 class ScriptedSandbox implements TaskSandbox {
   readonly limits = DEFAULT_SANDBOX_LIMITS;
   readonly codeSha256 = "scripted";
+  readonly concurrency = 1;
   starts = 0;
   runs: string[] = [];
-  async run(code: string): Promise<SandboxOutcome> {
+  /** Solutions whose run is reported as not clean (it ran where another task could have left something). */
+  unclean = new Set<string>();
+  async execute(code: string): Promise<SandboxRun> {
+    return { outcome: this.outcome(code), clean: !this.unclean.has(code) };
+  }
+  private outcome(code: string): SandboxOutcome {
     this.runs.push(code);
     if (code === "boom") return { ok: false, reason: "error", detail: "ZeroDivisionError: division by zero" };
     if (code === "escape") return { ok: false, reason: "blocked:filesystem", detail: "open" };
@@ -196,6 +206,26 @@ describe("tasks: gen-tasks filters (scripted sandbox and policy)", () => {
     const more = await filterCandidates({ ...options, sandbox: third });
     assert.deepEqual(third.runs, ["return 4"]);
     assert.equal(more.counts["solve-rate:none-solved"], 2);
+  });
+
+  it("caches only clean runs: an outcome that may carry another task's doing is run again next time", async () => {
+    const file = candidates();
+    const out = join(dir, "out");
+    const first = new ScriptedSandbox();
+    first.unclean.add("return 120");
+    const firstAudit = await filterCandidates({ candidatesFile: file, outDir: out, sandbox: first });
+    const id = candidateId({
+      line: 2,
+      problem: "A bus carries 40 people on each of 3 trips. How many people ride in total?",
+      solution: "return 120",
+    });
+    const cached = readFileSync(join(out, RESULTS_FILE), "utf8");
+    assert.ok(cached.includes(candidateId({ line: 1, problem: "Say a word.", solution: "words" })));
+    assert.ok(!cached.includes(id), "the unclean outcome is not in results.jsonl");
+    const second = new ScriptedSandbox();
+    const audit = await filterCandidates({ candidatesFile: file, outDir: out, sandbox: second });
+    assert.deepEqual(second.runs, ["return 120"]);
+    assert.deepEqual([audit.timings.executed, audit.accepted], [1, firstAudit.accepted]);
   });
 
   it("gives the same bytes for the same input (only the timings differ)", async () => {
