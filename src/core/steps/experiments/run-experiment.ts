@@ -51,7 +51,7 @@ import { readJsonFile, readEpisodes } from "../../base/runs/run-files";
 import { hasOneMetric, metricRoles, metricValue } from "../../base/runs/metrics";
 import { manifestEnvironment } from "../../base/runs/manifest-environment";
 import { writeJsonAtomic } from "../../base/util/atomic-write";
-import { openRunForWriting, runFile } from "../../base/runs/run-folder";
+import { openRunForWriting, refuseWriteIntoRun, runFile } from "../../base/runs/run-folder";
 import { Recipe, type Stage, type StageRecord } from "../recipe/engine";
 import { indexCorpus, openLocalBackend, TEACHER_SFT } from "../recipe/stages";
 import { SPLITS_FILE } from "../../base/data/splits";
@@ -168,6 +168,8 @@ export async function runExperiment(o: RunExperimentOptions): Promise<RunExperim
       `this experiment would spend up to ≈ $${estimate.usd.toFixed(2)} on Tinker; pass --yes to confirm`,
     );
 
+  // The experiment's workspace holds runs; it is never inside one.
+  if (o.dir !== undefined) refuseWriteIntoRun(o.dir, { flag: "--dir" });
   const env = runsEnvironment(spec, dir);
   claimWorkspace(dir, spec, env);
   // Each step's own cap is set phase by phase to what is left of the experiment's (Context.stepConfig).
@@ -581,16 +583,13 @@ class Context {
           name: dataRun,
           runs: sft.data.runs,
           minReward: sft.data.min_reward,
+          minRewardFlag: `${who}: sft.data.min_reward`,
           bestOf: sft.data.best_of,
           perTurn: false,
           command: this.command(`${who} sft-data --from-runs`),
           log: stepLog,
         });
         for (const sk of r.skipped) stepLog(`skipped ${sk.name}: ${sk.reason}`);
-        if (r.rows === 0)
-          throw new UserError(
-            `${who}: sft-data --from-runs ${sft.data.runs.join(" ")} kept no episode (min_reward ${sft.data.min_reward}); lower it or give other runs`,
-          );
         stepLog(`${r.rows} SFT rows from ${sft.data.runs.length} runs already paid for`);
       }
     });

@@ -23,7 +23,7 @@ import { EMPTY_THINK } from "../../base/chat/turns";
 import { FileFormatError, UserError } from "../../base/errors";
 import { environmentOfManifest } from "../../envs/registry";
 import { readEpisodes, readJsonFile, type EpisodeRecord } from "../../base/runs/run-files";
-import { RUN_FILES } from "../../base/runs/run-folder";
+import { refuseWriteIntoRun, RUN_FILES } from "../../base/runs/run-folder";
 import { tokenizerForRun } from "../../base/runs/run-tokenizer";
 import { readSftRows } from "./sft-files";
 import { DEFAULT_CHAT_EXPORT_FORMAT, type ChatExportFormat } from "./chat-formats";
@@ -120,6 +120,7 @@ export async function exportChat(
   format: ChatExportFormat = DEFAULT_CHAT_EXPORT_FORMAT,
 ): Promise<{ lines: number; source: string }> {
   if (!existsSync(input)) throw new UserError(`${input}: no such run folder or file`);
+  refuseWriteIntoRun(out, { flag: "--out" });
   const isDir = statSync(input).isDirectory();
   const dir = isDir ? input : join(input, "..");
   const manifest = readJsonFile<Record<string, unknown>>(join(dir, RUN_FILES.manifest));
