@@ -69,6 +69,7 @@ import { evaluatorFromManifest, evaluatorId, itemManifestText } from "./evaluato
 import { adaptationRecord } from "./adaptation";
 import { generateArmTasks } from "./arm-tasks";
 import { experimentMetric } from "./metric";
+import { describeEdited, regradeRun } from "./regrade";
 import {
   EXPERIMENT_FILES,
   EXPERIMENT_RECORD_FORMAT,
@@ -789,8 +790,16 @@ class Context {
     });
     // The spec's parser checked the metric against the environment's declarations.
     const metric = experimentMetric(this.env, spec.metric)!;
+    // Every score as the run's grader gives it again: a record is never built over edited episodes.
+    const regraded = evalDirs.map((d) => regradeRun(d, metric));
+    regraded.forEach((r, k) => {
+      if (r.edited.length)
+        throw new UserError(
+          `${describeEdited(this.rel(evalDirs[k]), r, metric)}; the experiment's numbers come from its grader: restore the run, or rescore it (agent-lab score ${this.rel(evalDirs[k])}) and rerun`,
+        );
+    });
     const columns: Record<string, number[]> = {};
-    arms.forEach((a, k) => (columns[a] = ids.map((id) => metricValue(episodes[k].get(id)!, metric))));
+    arms.forEach((a, k) => (columns[a] = ids.map((id) => regraded[k].scores.get(id)!)));
     const itemsText = itemManifestText(ids);
     writeFileSync(join(this.recordDir, EXPERIMENT_FILES.items), itemsText);
     const scoresText = JSON.stringify({ metric: spec.metric, items: EXPERIMENT_FILES.items, scores: columns }) + "\n";
@@ -808,6 +817,7 @@ class Context {
           evaluator_id: evaluatorId(evaluators[k]),
           mean: numbers.scores[a].point,
           ci: numbers.scores[a].ci,
+          episodes_sha256: sha256File(runFile(evalDirs[k], "episodes")),
         }),
     );
     const armRecords = spec.arms.map((a) => this.armRecord(a, init.state));
