@@ -19,6 +19,7 @@ import { validateExperiment, type ValidationResult } from "../../../src/core/ste
 import { startLocalBackend } from "../../helpers/local-backend";
 import { miniatureSpec, writeSpec } from "../core/steps/experiments/fixtures";
 import { cliInProcess } from "./in-process-cli";
+import { runCli } from "../cli/cli-process";
 
 describe("reliability: experiment records cannot be forged", function () {
   this.timeout(600_000);
@@ -66,6 +67,11 @@ describe("reliability: experiment records cannot be forged", function () {
     const cli = await validateCli(ws);
     assert.equal(cli.code, 1);
     assert.match(cli.out, /^validation: 6 passed, 1 failed, 0 unverifiable$/m);
+    // The process itself exits 1 (main.ts used to overwrite the command's exit code with 0).
+    const spawned = await runCli(["experiment", "validate", join(ws, RECORD)]);
+    assert.equal(spawned.code, 1, spawned.stderr);
+    // (The bundled CLI hashes its own build's grading code, so same-evaluator may differ from this in-process record's.)
+    assert.match(spawned.stdout, /^ {2}✗ scores +failed: scores\.generated\.ci is /m);
   });
 
   it("an edited verdict's observed number or text fails the criterion check", () => {
