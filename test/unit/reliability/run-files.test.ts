@@ -64,7 +64,7 @@ describe("reliability: no command writes over a run's files; smaller holes", fun
     });
   }
 
-  it("export-chat --out RUN (the folder itself), prepare --out and gen-tasks --out inside a run are refused", async () => {
+  it("export-chat --out RUN (the folder itself), and prepare, gen-tasks, demo, pipeline and index writing inside a run, are refused", async () => {
     const before = snapshot();
     const self = await cliInProcess(["export-chat", run, "--out", run, "--workspace", ws]);
     assert.equal(self.err, `agent-lab export-chat: --out ${run} is the run folder ${run}: ${REFUSAL}`);
@@ -89,6 +89,16 @@ describe("reliability: no command writes over a run's files; smaller holes", fun
     const gen = await cliInProcess(["gen-tasks", "--out", run, "--candidates", candidates, "--workspace", ws]);
     assert.equal(gen.code, 1);
     assert.equal(gen.err, `agent-lab gen-tasks: --out ${run} is the run folder ${run}: ${REFUSAL}`);
+    // The other commands that write where they are told: a workspace (--dir) or a data folder (--data).
+    const inside = join(run, "sub");
+    for (const [command, flag] of [
+      ["demo", "--dir"],
+      ["pipeline", "--dir"],
+      ["index", "--data"],
+    ]) {
+      const r = await cliInProcess([command, flag, inside, ...(command === "index" ? ["--workspace", ws] : [])]);
+      assert.equal(r.err, `agent-lab ${command}: ${flag} ${inside} is inside the run folder ${run}: ${REFUSAL}`);
+    }
     assert.deepEqual(snapshot(), before);
   });
 
