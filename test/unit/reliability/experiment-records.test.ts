@@ -114,6 +114,25 @@ describe("reliability: experiment records cannot be forged", function () {
     assert.deepEqual(v.failed, ["same-evaluator"]);
   });
 
+  it("an arm's edited initialisation or train reward fails against its run's manifest and metrics", () => {
+    const ws = copy();
+    const lr = record.arms[1].initialisation.optimiser.lr;
+    forge(ws, (rec) => (rec.arms[1].initialisation.optimiser.lr = 0.5));
+    const v = validateExperiment(join(ws, RECORD));
+    assert.equal(
+      check(v, "hashes").reason,
+      `arms[1].initialisation.optimiser.lr is 0.5 in the record, ${lr} recomputed from runs/mini-world/manifest.json`,
+    );
+    assert.deepEqual(v.failed, ["hashes"]);
+    const reward = copy();
+    const trend = record.arms[0].train_reward!;
+    forge(reward, (rec) => (rec.arms[0].train_reward!.lastThird = 0.99));
+    assert.equal(
+      check(validateExperiment(join(reward, RECORD)), "criterion").reason,
+      `arms[0].train_reward.lastThird is 0.99 in the record, ${trend.lastThird} recomputed from runs/mini-generated/metrics.jsonl`,
+    );
+  });
+
   it("a spent run removed from record.phases fails the budget check", () => {
     const ws = copy();
     appendFileSync(

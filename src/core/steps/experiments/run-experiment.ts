@@ -61,12 +61,11 @@ import { type TaskRecord } from "../tasks/filter";
 import { TASKS_FILE, AUDIT_FILE } from "../../base/task-sets/files";
 import type { GenTasksAudit } from "../tasks/gen-tasks";
 import { trainGrpo, trainSft } from "../train";
-import { COOKBOOK_ADAM } from "../train/sft";
 import { readJsonl } from "../../base/util/jsonl";
 import { decideVerdict, experimentNumbers } from "./analysis";
 import { estimateExperiment, type ExperimentEstimate } from "./estimate";
 import { evaluatorFromManifest, evaluatorId, itemManifestText } from "./evaluator";
-import { adaptationRecord } from "./adaptation";
+import { adaptationRecord, armInitialisation } from "./adaptation";
 import { generateArmTasks } from "./arm-tasks";
 import { experimentMetric } from "./metric";
 import { describeEdited, regradeRun } from "./regrade";
@@ -912,12 +911,7 @@ class Context {
         ? { kind: arm.data!.kind, env, source: list.source, sha256: list.sha256, rows: list.questions.length }
         : { kind: "sft", env, ...sftData! },
       sft_data: sftData,
-      initialisation: {
-        base_model: String(m.base_model ?? this.spec.base_model),
-        init_state: (m.init_state as string | null) ?? initState ?? null,
-        lora_rank: (m.lora_rank as number | null) ?? null,
-        optimiser: { name: "adam", lr: m.lr, ...COOKBOOK_ADAM, loss_fn: m.loss_fn ?? "cross_entropy" },
-      },
+      initialisation: armInitialisation(m, { base_model: this.spec.base_model, init_state: initState ?? null }),
       adaptation: adaptationRecord(runDir, list?.questions ?? [], this.rel(runFile(runDir, "groups"))),
       generation_audit: generation,
       train_reward: arm.grpo ? trendOf(runDir) : null,

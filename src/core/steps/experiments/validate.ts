@@ -31,7 +31,7 @@ import {
   type CheckStatus,
   type ExperimentRecord,
 } from "./record";
-import { adaptationRecord } from "./adaptation";
+import { adaptationRecord, armInitialisation } from "./adaptation";
 import { experimentMetric } from "./metric";
 import { readExperimentSpec, type ExperimentSpec } from "./spec";
 import { describeEdited, regradeRun, type RegradedRun } from "./regrade";
@@ -201,7 +201,13 @@ export function validateExperiment(recordDir: string): ValidationResult {
           `${record.evaluation.scores_file} hashes to ${sha256File(scoresFile).slice(0, 12)}…, the record says ${record.evaluation.scores_sha256.slice(0, 12)}…`,
         );
       let n = 3 + arms.filter((a) => record.scores[a].episodes_sha256 !== undefined).length;
-      for (const arm of record.arms) {
+      for (const [i, arm] of record.arms.entries()) {
+        // What the arm started from, as its training run's manifest says.
+        if (!existsSync(at(arm.run))) throw new Unverifiable(`${arm.run} (arm ${arm.name}'s run) is not here`);
+        const manifest = readJsonFile<Record<string, unknown>>(runFile(at(arm.run), "manifest")) ?? {};
+        const init = armInitialisation(manifest, { base_model: record.base_model, init_state: record.init.state });
+        const initDiff = firstDifference(init, arm.initialisation, `arms[${i}].initialisation`);
+        if (initDiff) throw new Failed(`${initDiff} from ${join(arm.run, RUN_FILES.manifest)}`);
         if (!existsSync(at(arm.data.source)))
           throw new Unverifiable(`${arm.data.source} (arm ${arm.name}'s data) is not here`);
         if (sha256File(at(arm.data.source)) !== arm.data.sha256)
@@ -378,6 +384,12 @@ export function validateExperiment(recordDir: string): ValidationResult {
         throw new Failed(
           `${diff} (recomputed from the eval episodes with ${record.resamples} resamples, seed ${record.seed})`,
         );
+      for (const [i, arm] of record.arms.entries()) {
+        const rewards = arm.data.kind === "sft" ? [] : readStepRewards(runFile(at(arm.run), "metrics"));
+        const trend = rewards.length ? rewardTrend(rewards) : null;
+        const trendDiff = firstDifference(trend, arm.train_reward, `arms[${i}].train_reward`);
+        if (trendDiff) throw new Failed(`${trendDiff} from ${join(arm.run, RUN_FILES.metrics)}`);
+      }
       const treatment = record.arms.find((a) => a.name === spec.criterion.treatment);
       const rewards = treatment ? readStepRewards(runFile(at(treatment.run), "metrics")) : [];
       const verdict = decideVerdict(numbers, spec, rewards.length ? rewardTrend(rewards) : null);
