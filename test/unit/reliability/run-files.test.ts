@@ -68,6 +68,16 @@ describe("reliability: no command writes over a run's files; smaller holes", fun
     const before = snapshot();
     const self = await cliInProcess(["export-chat", run, "--out", run, "--workspace", ws]);
     assert.equal(self.err, `agent-lab export-chat: --out ${run} is the run folder ${run}: ${REFUSAL}`);
+    // An sft.jsonl outside any run folder is not written over by its own export either.
+    const loose = join(ws, "loose-sft.jsonl");
+    writeFileSync(loose, '{"id": "q1"}\n');
+    const looseBytes = readFileSync(loose);
+    const overLoose = await cliInProcess(["export-chat", loose, "--out", loose, "--workspace", ws]);
+    assert.equal(
+      overLoose.err,
+      `agent-lab export-chat: --out ${loose} is the file being exported: give another path for the chat JSONL`,
+    );
+    assert.deepEqual(readFileSync(loose), looseBytes);
     const data = join(run, "data");
     const prepare = await cliInProcess([
       "prepare",
