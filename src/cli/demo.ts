@@ -5,6 +5,7 @@
  */
 import { resolve } from "node:path";
 import { UserError } from "../core/base/errors";
+import { refuseWriteIntoRun } from "../core/base/runs/run-folder";
 import { runDemo } from "../core/steps/demo/run-demo";
 import { readRun, readSummary } from "../core/base/runs/run-files";
 import { environmentMetrics } from "../core/envs/catalog";
@@ -19,6 +20,7 @@ export async function run(argv: string[]): Promise<void> {
   const args = parseStepArgs(DEMO_STEP, argv);
   if (!args) return;
   const { values } = args;
+  refuseWriteIntoRun(values.dir, { flag: "--dir" });
   const dir = resolve(values.dir);
   console.log(
     [

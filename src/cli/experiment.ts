@@ -18,7 +18,8 @@ import { startLocalBackend } from "./local-backend";
 const USAGE =
   "usage: agent-lab experiment run SPEC.json [--dir DIR] [--dry-run] [--yes] [--rehearse] [--train FILE --test FILE]\n       agent-lab experiment validate DIR [--json]";
 
-export async function run(argv: string[]): Promise<void> {
+/** Exit code 1 when `validate` finds a failed check (the record is then not to be trusted). */
+export async function run(argv: string[]): Promise<number | void> {
   if (argv.includes("--help") || argv.includes("-h"))
     return void console.log(stepHelp(EXPERIMENT_STEP as unknown as StepSpec));
   // Flags first (a bad value is refused before anything else is read), then the subcommand.
@@ -38,8 +39,7 @@ export async function run(argv: string[]): Promise<void> {
     const result = validateExperiment(recordFolder(rest[0]));
     if (v.json) console.log(JSON.stringify(result, null, 2));
     else printValidation(result);
-    if (result.failed.length) process.exitCode = 1;
-    return;
+    return result.failed.length ? 1 : 0;
   }
   await interruptible(async (signal) => {
     const r = await runExperiment({

@@ -20,7 +20,7 @@ import { GEN_PROMPT_TOKENS, SOLVE_PROMPT_TOKENS } from "../core/steps/specs/esti
 import { GEN_TASKS_STEP } from "../core/steps/catalog/catalog";
 import type { FlagValues } from "../core/steps/specs/flags";
 import { AUDIT_FILE, REJECTED_FILE, TASKS_FILE } from "../core/base/task-sets/files";
-import { genTasks, usdFor } from "../core/steps/tasks/gen-tasks";
+import { checkTasksFolder, genTasks, usdFor } from "../core/steps/tasks/gen-tasks";
 import type { TaskGenerator } from "../core/steps/tasks/generators/generator";
 import { ModelGenerator } from "../core/steps/tasks/generators/model";
 import type { TaskEnv } from "../core/steps/tasks/task-env";
@@ -47,6 +47,7 @@ export async function run(argv: string[]): Promise<void> {
       "say where the candidates come from: --candidates FILE, --generator scripted, or --model/--model-path (with --backend)",
     );
   const needsPolicy = generatorKind === "model" || v["solve-rate"] === "policy";
+  checkTasksFolder(v.out);
   if (v["dry-run"]) {
     printDryRun(GEN_TASKS_STEP, v, args.config, args.workspaceDir);
     return;

@@ -5,6 +5,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { UserError } from "../core/base/errors";
+import { refuseWriteIntoRun } from "../core/base/runs/run-folder";
 import { buildIndex } from "../core/base/search";
 import { INDEX_STEP } from "../core/steps/catalog/catalog";
 import { parseStepArgs } from "./step-args";
@@ -14,6 +15,7 @@ export async function run(argv: string[]): Promise<void> {
   if (!args) return;
   const { values, config, workspaceDir } = args;
   const dataDir = values.data ?? join(workspaceDir, config.dataDir);
+  refuseWriteIntoRun(dataDir, { flag: values.data !== undefined ? "--data" : "dataDir" });
   const corpus = join(dataDir, "corpus.jsonl");
   if (!existsSync(corpus))
     throw new UserError(`no corpus at ${corpus}: run "agent-lab prepare" first (or pass --data DIR)`);

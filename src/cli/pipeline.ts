@@ -8,6 +8,7 @@
 import { createInterface } from "node:readline/promises";
 import { resolve } from "node:path";
 import { UserError } from "../core/base/errors";
+import { refuseWriteIntoRun } from "../core/base/runs/run-folder";
 import { runPipeline } from "../core/steps/pipeline/run-pipeline";
 import { settingsFor, type PipelineBackend, type PipelineFiles } from "../core/steps/pipeline/settings";
 import { PIPELINE_STEP } from "../core/steps/catalog/catalog";
@@ -48,6 +49,7 @@ export async function run(argv: string[]): Promise<void> {
         }
       }
     : undefined;
+  refuseWriteIntoRun(values.dir, { flag: "--dir" });
   await interruptible(async (signal) => {
     await runPipeline({
       startLocalBackend,

@@ -7,6 +7,7 @@
  */
 import { isAbsolute, join } from "node:path";
 import { UserError } from "../core/base/errors";
+import { refuseWriteIntoRun } from "../core/base/runs/run-folder";
 import type { DownloadProgress } from "../core/base/data/hub";
 import { environmentInfo } from "../core/envs/catalog";
 import { environmentByName } from "../core/envs/registry";
@@ -27,6 +28,7 @@ export async function run(argv: string[]): Promise<void> {
     throw new UserError(`--train and ${heldFlags} go together: give both`);
   const outDir =
     values.out ?? env.data.dir(isAbsolute(config.dataDir) ? config.dataDir : join(workspaceDir, config.dataDir));
+  refuseWriteIntoRun(outDir, { flag: values.out !== undefined ? "--out" : "dataDir" });
   const lines = await env.data.prepare({
     outDir,
     ...(local ? { train: values.train, test: held } : {}),

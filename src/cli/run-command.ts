@@ -8,7 +8,8 @@ import { UserError } from "../core/base/errors";
 import { STEPS } from "../core/steps/catalog/catalog";
 import { TinkerApiError, TinkerFutureExpiredError, TinkerRequestFailedError } from "../core/base/tinker/errors";
 
-type Loader = () => Promise<{ run(argv: string[]): Promise<void> }>;
+/** A command's run: it throws what it refuses; a command whose outcome is a verdict (validate) returns its exit code. */
+type Loader = () => Promise<{ run(argv: string[]): Promise<number | void> }>;
 
 /** Lazily loaded so `agent-lab score` does not pay for loading the tokenizer or the index. */
 export const LOADERS: Readonly<Record<string, Loader>> = {
@@ -91,8 +92,7 @@ export async function runCommand(argv: readonly string[], env: NodeJS.ProcessEnv
     return 2;
   }
   try {
-    await (await load()).run(rest);
-    return 0;
+    return (await (await load()).run(rest)) ?? 0;
   } catch (e) {
     console.error(describeFailure(name, e, env).text);
     return 1;

@@ -9,7 +9,7 @@
  * (crashed, kill -9) is taken over safely: only one taker can rename the stale file away.
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { UserError } from "../errors";
 import { writeJsonAtomic } from "../util/atomic-write";
 
@@ -57,6 +57,51 @@ export function runFile(runDir: string, file: keyof typeof RUN_FILES): string {
 
 export function isRunFolder(dir: string): boolean {
   return RUN_MARKERS.some((f) => existsSync(join(dir, f)));
+}
+
+// ---------------------------------------------------------------------------------------------
+// No command writes over a run's own files
+
+/** What makes a folder a run for the write rule: a runs folder holds the checkpoint registry, which alone is not a run. */
+const OWNING_MARKERS = RUN_MARKERS.filter((f) => f !== RUN_FILES.registry);
+
+export interface OutputPathOptions {
+  /** The flag the path came from, as the refusal names it ("--out"). */
+  flag: string;
+  /**
+   * Whether `path` is the command's own run folder: `true` whatever it holds (the command's
+   * openRunForWriting decides whether it may be resumed), or a manifest `kind` ("gen-tasks") an
+   * existing run there must have. Absent: `path` is no run of the command's own.
+   */
+  own?: true | string;
+}
+
+/**
+ * Refuses an output path inside a run folder the command does not own, or one that is such a run
+ * folder: `export-chat --out runs/R/episodes.jsonl` would replace the run's episodes. Checked before
+ * anything is written; every command that takes an output path calls it.
+ */
+export function refuseWriteIntoRun(path: string, o: OutputPathOptions): void {
+  const target = resolve(path);
+  const shown = (dir: string) => (isAbsolute(path) ? dir : relative(process.cwd(), dir) || ".");
+  for (let dir = target; ; dir = dirname(dir)) {
+    const owned = dir === target && (o.own === true || (o.own !== undefined && manifestKind(dir) === o.own));
+    if (!owned && OWNING_MARKERS.some((f) => existsSync(join(dir, f)))) {
+      const where = dir === target ? "is the run folder" : "is inside the run folder";
+      throw new UserError(
+        `${o.flag} ${path} ${where} ${shown(dir)}: give a path outside any run folder (no command writes over a run's own files)`,
+      );
+    }
+    if (dirname(dir) === dir) return;
+  }
+}
+
+function manifestKind(runDir: string): unknown {
+  try {
+    return (JSON.parse(readFileSync(runFile(runDir, "manifest"), "utf8")) as { kind?: unknown }).kind;
+  } catch {
+    return undefined; // no manifest or an unreadable one: not a run of the command's kind
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -111,6 +156,12 @@ function readHolder(file: string): LockHolder | undefined {
   } catch {
     return undefined; // vanished, or a writer crashed between create and write: treat as stale
   }
+}
+
+/** Who is writing the run folder now (its lock's live holder), or undefined when nobody is. */
+export function runWriter(runDir: string): LockHolder | undefined {
+  const holder = readHolder(runFile(runDir, "lock"));
+  return holder && alive(holder) ? holder : undefined;
 }
 
 export function describeHolder(h: LockHolder): string {

@@ -7,6 +7,7 @@ import type { Question } from "../../base/data/question";
 import { sha256Hex } from "../../base/runs/manifest";
 import { runFile } from "../../base/runs/run-folder";
 import { readJsonl } from "../../base/util/jsonl";
+import { COOKBOOK_ADAM } from "../train/sft";
 import type { AdaptationBatch, ArmRecord } from "./record";
 
 /** Which rows each GRPO step consumed, in order, hashed per batch (from the run's groups.jsonl). */
@@ -34,4 +35,22 @@ export function adaptationRecord(
       return { step, rows: ids.map((id) => rowOf.get(id) ?? -1), ids_sha256: sha256Hex(ids.join("\n")) };
     });
   return { batches, sha256: sha256Hex(batches.map((b) => b.ids_sha256).join("\n")), source };
+}
+
+/**
+ * An arm's initialisation as its training run's manifest records it (the fallbacks where a manifest
+ * lacks a field: the spec's base model, the experiment's init state): written into the record by
+ * `experiment run`, recomputed by `experiment validate`.
+ */
+export function armInitialisation(
+  manifest: Readonly<Record<string, unknown>>,
+  fallback: { base_model: string; init_state: string | null },
+): ArmRecord["initialisation"] {
+  const m = manifest;
+  return {
+    base_model: String(m.base_model ?? fallback.base_model),
+    init_state: (m.init_state as string | null) ?? fallback.init_state ?? null,
+    lora_rank: (m.lora_rank as number | null) ?? null,
+    optimiser: { name: "adam", lr: m.lr, ...COOKBOOK_ADAM, loss_fn: m.loss_fn ?? "cross_entropy" },
+  };
 }

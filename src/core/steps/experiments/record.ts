@@ -2,6 +2,8 @@
  * experiment.json: what an experiment found and everything a reviewer needs to trust it. Written by
  * `runExperiment`, checked by `validateExperiment`; the file names of an experiment folder.
  */
+import { readFileSync } from "node:fs";
+import { FileFormatError } from "../../base/errors";
 import type { Interval } from "../../base/stats/bootstrap";
 import type { AblationReport } from "../ablate/report-types";
 import type { RewardTrend } from "../pipeline/reward-trend";
@@ -35,6 +37,8 @@ export interface ScoredRun {
   evaluator_id: string;
   mean: number;
   ci: Interval;
+  /** sha256 of the run's episodes.jsonl when the record was built (absent in records of earlier builds). */
+  episodes_sha256?: string;
 }
 
 export interface AdaptationBatch {
@@ -115,4 +119,97 @@ export interface ExperimentRecord {
   created: string;
   /** Filled in last by the validator; the one field validate does not check. */
   validation?: { passed: string[]; failed: string[]; unverifiable: string[]; checks: CheckResult[] };
+}
+
+/**
+ * Reads experiment.json, refusing one that is not an experiment record in one line naming the file
+ * and the first field that is wrong (`[]`, `scores: null`, an arm without its run), so nothing
+ * downstream meets a shape it cannot read.
+ */
+export function readExperimentRecord(file: string): ExperimentRecord {
+  const text = readFileSync(file, "utf8");
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    throw new FileFormatError(file, undefined, `not valid JSON (${(e as Error).message})`);
+  }
+  const problem = shapeProblem(raw);
+  if (problem)
+    throw new FileFormatError(file, undefined, `not an experiment record: ${problem} (rerun agent-lab experiment run)`);
+  return raw as ExperimentRecord;
+}
+
+/** A leaf's type, an object's fields, or every entry of a list ("list") or of an object keyed by name ("map"). */
+type Shape = "string" | "number" | "object" | "array" | { [field: string]: Shape } | ["list" | "map", Shape];
+
+const INTERVAL: Shape = { lo: "number", hi: "number" };
+const RECORD_SHAPE: { [field: string]: Shape } = {
+  name: "string",
+  record_dir: "string",
+  metric: "string",
+  spec_sha256: "string",
+  evaluation: {
+    env: "string",
+    n: "number",
+    evaluator: "object",
+    evaluator_id: "string",
+    items_file: "string",
+    items_sha256: "string",
+    scores_file: "string",
+    scores_sha256: "string",
+  },
+  scores: ["map", { run: "string", evaluator_id: "string", mean: "number", ci: INTERVAL }],
+  numbers: { scores: "object", minus_base: "object", arm_minus_reference: "object" },
+  resamples: "number",
+  seed: "number",
+  verdict: { verdict: "string", supported: "array", refuted: "array" },
+  arms: [
+    "list",
+    {
+      name: "string",
+      run: "string",
+      data: { kind: "string", env: "string", source: "string", sha256: "string" },
+      adaptation: { batches: "array", sha256: "string", source: "string" },
+      initialisation: "object",
+    },
+  ],
+  init: { runs: "array" },
+  base_model: "string",
+  phases: ["map", { runs: "array" }],
+  spend: { usd: "number", budget_usd: "number" },
+  ablation: "object",
+};
+
+/** The first field of `v` (by path) that does not have its shape, described; undefined when all do. */
+function shapeProblem(v: unknown, shape: Shape = RECORD_SHAPE, path = ""): string | undefined {
+  const what = (x: unknown) => (x === null ? "null" : Array.isArray(x) ? "a list" : typeof x);
+  const at = path || "the file";
+  if (typeof shape === "string") {
+    const ok =
+      shape === "array"
+        ? Array.isArray(v)
+        : shape === "object"
+          ? typeof v === "object" && v !== null && !Array.isArray(v)
+          : shape === "number"
+            ? typeof v === "number" && Number.isFinite(v)
+            : typeof v === shape;
+    return ok ? undefined : `${at} is ${what(v)}, not ${shape === "array" ? "a list" : `a ${shape}`}`;
+  }
+  if (Array.isArray(shape)) {
+    const list = shape[0] === "list";
+    if (typeof v !== "object" || v === null || Array.isArray(v) !== list)
+      return `${at} is ${what(v)}, not ${list ? "a list" : "an object"}`;
+    for (const [k, x] of Object.entries(v)) {
+      const p = shapeProblem(x, shape[1], Array.isArray(v) ? `${path}[${k}]` : `${path}.${k}`);
+      if (p) return p;
+    }
+    return undefined;
+  }
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return `${at} is ${what(v)}, not an object`;
+  for (const [k, s] of Object.entries(shape)) {
+    const p = shapeProblem((v as Record<string, unknown>)[k], s, path ? `${path}.${k}` : k);
+    if (p) return p;
+  }
+  return undefined;
 }

@@ -51,7 +51,7 @@ import { readJsonFile, readEpisodes } from "../../base/runs/run-files";
 import { hasOneMetric, metricRoles, metricValue } from "../../base/runs/metrics";
 import { manifestEnvironment } from "../../base/runs/manifest-environment";
 import { writeJsonAtomic } from "../../base/util/atomic-write";
-import { openRunForWriting, runFile } from "../../base/runs/run-folder";
+import { openRunForWriting, refuseWriteIntoRun, runFile } from "../../base/runs/run-folder";
 import { Recipe, type Stage, type StageRecord } from "../recipe/engine";
 import { indexCorpus, openLocalBackend, TEACHER_SFT } from "../recipe/stages";
 import { SPLITS_FILE } from "../../base/data/splits";
@@ -61,14 +61,14 @@ import { type TaskRecord } from "../tasks/filter";
 import { TASKS_FILE, AUDIT_FILE } from "../../base/task-sets/files";
 import type { GenTasksAudit } from "../tasks/gen-tasks";
 import { trainGrpo, trainSft } from "../train";
-import { COOKBOOK_ADAM } from "../train/sft";
 import { readJsonl } from "../../base/util/jsonl";
 import { decideVerdict, experimentNumbers } from "./analysis";
 import { estimateExperiment, type ExperimentEstimate } from "./estimate";
 import { evaluatorFromManifest, evaluatorId, itemManifestText } from "./evaluator";
-import { adaptationRecord } from "./adaptation";
+import { adaptationRecord, armInitialisation } from "./adaptation";
 import { generateArmTasks } from "./arm-tasks";
 import { experimentMetric } from "./metric";
+import { describeEdited, regradeRun } from "./regrade";
 import {
   EXPERIMENT_FILES,
   EXPERIMENT_RECORD_FORMAT,
@@ -168,6 +168,8 @@ export async function runExperiment(o: RunExperimentOptions): Promise<RunExperim
       `this experiment would spend up to ≈ $${estimate.usd.toFixed(2)} on Tinker; pass --yes to confirm`,
     );
 
+  // The experiment's workspace holds runs; it is never inside one.
+  if (o.dir !== undefined) refuseWriteIntoRun(o.dir, { flag: "--dir" });
   const env = runsEnvironment(spec, dir);
   claimWorkspace(dir, spec, env);
   // Each step's own cap is set phase by phase to what is left of the experiment's (Context.stepConfig).
@@ -581,16 +583,13 @@ class Context {
           name: dataRun,
           runs: sft.data.runs,
           minReward: sft.data.min_reward,
+          minRewardFlag: `${who}: sft.data.min_reward`,
           bestOf: sft.data.best_of,
           perTurn: false,
           command: this.command(`${who} sft-data --from-runs`),
           log: stepLog,
         });
         for (const sk of r.skipped) stepLog(`skipped ${sk.name}: ${sk.reason}`);
-        if (r.rows === 0)
-          throw new UserError(
-            `${who}: sft-data --from-runs ${sft.data.runs.join(" ")} kept no episode (min_reward ${sft.data.min_reward}); lower it or give other runs`,
-          );
         stepLog(`${r.rows} SFT rows from ${sft.data.runs.length} runs already paid for`);
       }
     });
@@ -790,8 +789,16 @@ class Context {
     });
     // The spec's parser checked the metric against the environment's declarations.
     const metric = experimentMetric(this.env, spec.metric)!;
+    // Every score as the run's grader gives it again: a record is never built over edited episodes.
+    const regraded = evalDirs.map((d) => regradeRun(d, metric));
+    regraded.forEach((r, k) => {
+      if (r.edited.length)
+        throw new UserError(
+          `${describeEdited(this.rel(evalDirs[k]), r, metric)}; the experiment's numbers come from its grader: restore the run, or rescore it (agent-lab score ${this.rel(evalDirs[k])}) and rerun`,
+        );
+    });
     const columns: Record<string, number[]> = {};
-    arms.forEach((a, k) => (columns[a] = ids.map((id) => metricValue(episodes[k].get(id)!, metric))));
+    arms.forEach((a, k) => (columns[a] = ids.map((id) => regraded[k].scores.get(id)!)));
     const itemsText = itemManifestText(ids);
     writeFileSync(join(this.recordDir, EXPERIMENT_FILES.items), itemsText);
     const scoresText = JSON.stringify({ metric: spec.metric, items: EXPERIMENT_FILES.items, scores: columns }) + "\n";
@@ -809,6 +816,7 @@ class Context {
           evaluator_id: evaluatorId(evaluators[k]),
           mean: numbers.scores[a].point,
           ci: numbers.scores[a].ci,
+          episodes_sha256: sha256File(runFile(evalDirs[k], "episodes")),
         }),
     );
     const armRecords = spec.arms.map((a) => this.armRecord(a, init.state));
@@ -903,12 +911,7 @@ class Context {
         ? { kind: arm.data!.kind, env, source: list.source, sha256: list.sha256, rows: list.questions.length }
         : { kind: "sft", env, ...sftData! },
       sft_data: sftData,
-      initialisation: {
-        base_model: String(m.base_model ?? this.spec.base_model),
-        init_state: (m.init_state as string | null) ?? initState ?? null,
-        lora_rank: (m.lora_rank as number | null) ?? null,
-        optimiser: { name: "adam", lr: m.lr, ...COOKBOOK_ADAM, loss_fn: m.loss_fn ?? "cross_entropy" },
-      },
+      initialisation: armInitialisation(m, { base_model: this.spec.base_model, init_state: initState ?? null }),
       adaptation: adaptationRecord(runDir, list?.questions ?? [], this.rel(runFile(runDir, "groups"))),
       generation_audit: generation,
       train_reward: arm.grpo ? trendOf(runDir) : null,

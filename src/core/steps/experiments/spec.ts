@@ -5,7 +5,8 @@
  * naming file:line and what to write instead.
  */
 import { readFileSync, existsSync } from "node:fs";
-import { FileFormatError } from "../../base/errors";
+import { isAbsolute, normalize, win32 } from "node:path";
+import { FileFormatError, quoteValue } from "../../base/errors";
 import { jsonErrorLine } from "../../base/config";
 import { TEST_SIZE, VAL_SIZE } from "../../base/data/split-sizes";
 import { ENVIRONMENT_NAMES, worldOf } from "../../envs/catalog";
@@ -126,6 +127,12 @@ export interface ExperimentSpec {
 
 type Json = unknown;
 
+/** Whether a spec's path leaves the workspace it is resolved in: absolute, or climbing out with "..". */
+function outsideWorkspace(p: string): boolean {
+  const n = normalize(p.replace(/\\/g, "/"));
+  return isAbsolute(p) || win32.isAbsolute(p) || n === ".." || n.startsWith("../");
+}
+
 class SpecReader {
   private readonly lines: Map<string, number>;
   constructor(
@@ -147,6 +154,22 @@ class SpecReader {
     if (typeof v !== "string" || !v.trim())
       this.fail(p, choices ? `must be one of ${choices.join(", ")}` : "must be a non-empty string");
     if (choices && !choices.includes(v)) this.fail(p, `must be one of ${choices.join(", ")}, got ${JSON.stringify(v)}`);
+    return v;
+  }
+  /**
+   * A path the spec gives, relative to the experiment's workspace and inside it: a spec is data
+   * anyone can hand over, so it never points the experiment at a file elsewhere (paths given on a
+   * command line, by the user, may go anywhere).
+   */
+  workspacePath(o: Record<string, Json>, key: string, path: string): string {
+    return this.inWorkspace(this.str(o, key, path), path ? `${path}.${key}` : key);
+  }
+  inWorkspace(v: string, path: string): string {
+    if (outsideWorkspace(v))
+      this.fail(
+        path,
+        `${quoteValue(v)} is outside the experiment's workspace: give a path relative to the workspace and inside it (copy the file into the workspace first)`,
+      );
     return v;
   }
   num(
@@ -351,11 +374,12 @@ function parseSft(r: SpecReader, raw: Json, path: string): SftRecipe {
     data = { kind, questions: r.num(d, "questions", dp, { int: true, min: 1 }) };
   } else if (kind === "file") {
     r.known(d, dp, ["kind", "path"]);
-    data = { kind, path: r.str(d, "path", dp) };
+    data = { kind, path: r.workspacePath(d, "path", dp) };
   } else {
     r.known(d, dp, ["kind", "runs", "min_reward", "best_of"]);
     if (!Array.isArray(d.runs) || d.runs.length === 0 || d.runs.some((x) => typeof x !== "string" || !x.trim()))
       r.fail(`${dp}.runs`, "must list at least one run folder or run name (scored eval or GRPO runs)");
+    (d.runs as string[]).forEach((run, i) => r.inWorkspace(run, `${dp}.runs[${i}]`));
     const min = r.num(d, "min_reward", dp, { optional: true });
     const best = r.num(d, "best_of", dp, { int: true, min: 1, max: 64, optional: true });
     data = {
@@ -437,7 +461,7 @@ function parseArm(r: SpecReader, raw: Json, path: string): ArmSpec {
       );
     data =
       d.dir !== undefined
-        ? { kind: "tasks", env, dir: r.str(d, "dir", `${path}.data`) }
+        ? { kind: "tasks", env, dir: r.workspacePath(d, "dir", `${path}.data`) }
         : { kind: "tasks", env, generate: parseGenerate(r, d.generate, `${path}.data.generate`) };
   }
   arm.data = data;
@@ -462,7 +486,7 @@ function parseGenerate(r: SpecReader, raw: Json, path: string): GenerateRecipe {
       tries: r.num(s, "tries", `${path}.solve_rate`, { int: true, min: 1, max: 64 }),
     },
   };
-  if (o.prompt !== undefined) g.prompt = r.str(o, "prompt", path);
+  if (o.prompt !== undefined) g.prompt = r.workspacePath(o, "prompt", path);
   const t = r.num(o, "temperature", path, { min: 0, max: 2, optional: true });
   if (!Number.isNaN(t)) g.temperature = t;
   const m = r.num(o, "max_tokens", path, { int: true, min: 16, optional: true });

@@ -11,23 +11,31 @@
  *   scores           per-item scores and per-arm means recomputed from the eval episodes match the record
  *   criterion        intervals, recovery and the verdict recomputed from those scores match the record
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { environmentByName } from "../../envs/registry";
 import { readLedger } from "../../base/ledger";
 import { readStepRewards, rewardTrend } from "../pipeline/reward-trend";
 import { sha256File, sha256Hex, type RunManifest } from "../../base/runs/manifest";
 import { readEpisodes, readJsonFile } from "../../base/runs/run-files";
-import { metricValue } from "../../base/runs/metrics";
-import { RUN_FILES, runFile } from "../../base/runs/run-folder";
+import type { MetricDeclaration } from "../../base/runs/metrics";
+import { isRunFolder, RUN_FILES, runFile } from "../../base/runs/run-folder";
 import { normalizeText } from "../../base/task-sets/text";
 import { readJsonl } from "../../base/util/jsonl";
 import { decideVerdict, experimentNumbers } from "./analysis";
 import { canonicalJson, evaluatorFromManifest, evaluatorId } from "./evaluator";
-import { EXPERIMENT_FILES, type CheckResult, type CheckStatus, type ExperimentRecord } from "./record";
-import { adaptationRecord } from "./adaptation";
+import {
+  EXPERIMENT_FILES,
+  readExperimentRecord,
+  type CheckResult,
+  type CheckStatus,
+  type ExperimentRecord,
+} from "./record";
+import { adaptationRecord, armInitialisation } from "./adaptation";
 import { experimentMetric } from "./metric";
-import { readExperimentSpec } from "./spec";
+import { readExperimentSpec, type ExperimentSpec } from "./spec";
+import { describeEdited, regradeRun, type RegradedRun } from "./regrade";
+import { ablate, loadAblationInputs } from "../ablate";
 import { FileFormatError, UserError } from "../../base/errors";
 import { type TaskRecord } from "../tasks/filter";
 import { TASKS_FILE } from "../../base/task-sets/files";
@@ -61,15 +69,22 @@ export function validateExperiment(recordDir: string): ValidationResult {
     throw new UserError(
       `${recordDir} holds no ${EXPERIMENT_FILES.record}: give the experiment's record folder (runs/<name>)`,
     );
-  let record: ExperimentRecord;
-  try {
-    record = JSON.parse(readFileSync(file, "utf8")) as ExperimentRecord;
-  } catch (e) {
-    throw new FileFormatError(file, undefined, `not valid JSON (${(e as Error).message})`);
-  }
+  const record = readExperimentRecord(file);
+  const specFile = join(recordDir, EXPERIMENT_FILES.spec);
+  const spec = readableSpec(specFile);
+  if (spec) requireSpecArms(file, record, spec);
   const ws = resolve(recordDir, ...record.record_dir.split(/[\\/]/).map(() => ".."));
   const at = (p: string) => join(ws, p);
   const arms = Object.keys(record.scores);
+  const metric = experimentMetric(record.evaluation.env, record.metric);
+  const regraded = new Map<string, RegradedRun>();
+  /** An arm's eval run regraded by its environment's grader (what every score is recomputed from). */
+  const regradedOf = (arm: string, m: MetricDeclaration) => {
+    episodesOf(arm); // unverifiable when the run is not here
+    let r = regraded.get(arm);
+    if (!r) regraded.set(arm, (r = regradeRun(at(record.scores[arm].run), m)));
+    return r;
+  };
   const evalEpisodes = new Map<string, ReturnType<typeof readEpisodes>>();
   const episodesOf = (arm: string) => {
     const run = record.scores[arm].run;
@@ -84,21 +99,24 @@ export function validateExperiment(recordDir: string): ValidationResult {
       throw new Failed(`item IDs or a hashed item manifest are required: ${record.evaluation.items_file} is missing`);
     return readFileSync(f, "utf8").split("\n").filter(Boolean);
   };
-  /** Per-item scores recomputed from the eval episodes, in item-manifest order. */
+  /**
+   * Per-item scores recomputed from the eval episodes, in item-manifest order: each episode regraded
+   * by its environment's grader, and an episode whose recorded score is not what it regrades to fails.
+   */
   const recomputedScores = (): Record<string, number[]> => {
     const ids = items();
-    const metric = experimentMetric(record.evaluation.env, record.metric);
     if (!metric)
       throw new Unverifiable(
         `the record's metric ${JSON.stringify(record.metric)} is not one ${record.evaluation.env} declares in this build`,
       );
     const out: Record<string, number[]> = {};
     for (const a of arms) {
-      const byId = new Map(episodesOf(a).map((e) => [e.id, e]));
+      const r = regradedOf(a, metric);
+      if (r.edited.length) throw new Failed(describeEdited(record.scores[a].run, r, metric));
       out[a] = ids.map((id) => {
-        const e = byId.get(id);
-        if (!e) throw new Failed(`${record.scores[a].run} has no episode for item ${id}`);
-        return metricValue(e, metric);
+        const score = r.scores.get(id);
+        if (score === undefined) throw new Failed(`${record.scores[a].run} has no episode for item ${id}`);
+        return score;
       });
     }
     return out;
@@ -106,10 +124,15 @@ export function validateExperiment(recordDir: string): ValidationResult {
 
   const checks: Record<(typeof CHECKS)[number], () => string> = {
     "same-evaluator": () => {
+      const named = evaluatorId(record.evaluation.evaluator);
+      if (named !== record.evaluation.evaluator_id)
+        throw new Failed(
+          `evaluation.evaluator hashes to ${named.slice(0, 12)}…, the record's evaluator_id says ${record.evaluation.evaluator_id.slice(0, 12)}…`,
+        );
       for (const a of arms) {
         const run = record.scores[a].run;
-        const m = readJsonFile<RunManifest>(runFile(at(run), "manifest"));
         if (!existsSync(at(run))) throw new Unverifiable(`${run} is not here`);
+        const m = readJsonFile<RunManifest>(runFile(at(run), "manifest"));
         if (!m) throw new Failed(`${run} has no manifest.json: its evaluator cannot be identified`);
         const id = evaluatorId(evaluatorFromManifest(m));
         if (id !== record.evaluation.evaluator_id)
@@ -147,21 +170,44 @@ export function validateExperiment(recordDir: string): ValidationResult {
       return `${ids.length} items, ${sha.slice(0, 12)}…, the same for all ${arms.length} evaluations`;
     },
     hashes: () => {
-      const specFile = join(recordDir, EXPERIMENT_FILES.spec);
       if (!existsSync(specFile))
         throw new Failed(`${EXPERIMENT_FILES.spec} is missing: the spec the record claims cannot be rehashed`);
       if (sha256File(specFile) !== record.spec_sha256)
         throw new Failed(
           `${EXPERIMENT_FILES.spec} hashes to ${sha256File(specFile).slice(0, 12)}…, the record says ${record.spec_sha256.slice(0, 12)}…`,
         );
+      // The experiment's own manifest took the spec's hash when it started, and every phase ran under it.
+      const started = readJsonFile<{ spec_sha256?: unknown }>(runFile(recordDir, "manifest"));
+      if (!started)
+        throw new Failed(`${RUN_FILES.manifest} is missing: the spec the experiment started with is unknown`);
+      if (started.spec_sha256 !== record.spec_sha256)
+        throw new Failed(
+          `${EXPERIMENT_FILES.spec} hashes to ${record.spec_sha256.slice(0, 12)}…, but the experiment ran under spec ${String(started.spec_sha256).slice(0, 12)}… (its ${RUN_FILES.manifest})`,
+        );
+      for (const a of arms) {
+        const { run, episodes_sha256 } = record.scores[a];
+        if (episodes_sha256 === undefined) continue; // a record of an earlier build: its regrade still checks every score
+        const episodes = runFile(at(run), "episodes");
+        if (!existsSync(episodes)) throw new Unverifiable(`${run} is not here (copy the experiment with its runs)`);
+        if (sha256File(episodes) !== episodes_sha256)
+          throw new Failed(
+            `${join(run, RUN_FILES.episodes)} hashes to ${sha256File(episodes).slice(0, 12)}…, the record says ${episodes_sha256.slice(0, 12)}…`,
+          );
+      }
       const scoresFile = join(recordDir, record.evaluation.scores_file);
       if (!existsSync(scoresFile)) throw new Failed(`${record.evaluation.scores_file} is missing`);
       if (sha256File(scoresFile) !== record.evaluation.scores_sha256)
         throw new Failed(
           `${record.evaluation.scores_file} hashes to ${sha256File(scoresFile).slice(0, 12)}…, the record says ${record.evaluation.scores_sha256.slice(0, 12)}…`,
         );
-      let n = 2;
-      for (const arm of record.arms) {
+      let n = 3 + arms.filter((a) => record.scores[a].episodes_sha256 !== undefined).length;
+      for (const [i, arm] of record.arms.entries()) {
+        // What the arm started from, as its training run's manifest says.
+        if (!existsSync(at(arm.run))) throw new Unverifiable(`${arm.run} (arm ${arm.name}'s run) is not here`);
+        const manifest = readJsonFile<Record<string, unknown>>(runFile(at(arm.run), "manifest")) ?? {};
+        const init = armInitialisation(manifest, { base_model: record.base_model, init_state: record.init.state });
+        const initDiff = firstDifference(init, arm.initialisation, `arms[${i}].initialisation`);
+        if (initDiff) throw new Failed(`${initDiff} from ${join(arm.run, RUN_FILES.manifest)}`);
         if (!existsSync(at(arm.data.source)))
           throw new Unverifiable(`${arm.data.source} (arm ${arm.name}'s data) is not here`);
         if (sha256File(at(arm.data.source)) !== arm.data.sha256)
@@ -261,9 +307,27 @@ export function validateExperiment(recordDir: string): ValidationResult {
       return `${seen.episodes} GRPO episodes, ${seen.sft} SFT rows and ${seen.tasks} task items of ${record.arms.length} arms checked against ${evalTexts.size} eval items (ids and normalised text)`;
     },
     budget: () => {
+      // Every run the experiment wrote (runs/<name>-…) belongs to a phase: none can leave the sum.
+      const inPhases = new Set(Object.values(record.phases).flatMap((p) => p.runs.map(slashes)));
+      const runsDir = dirname(record.record_dir);
+      const names = existsSync(at(runsDir)) ? readdirSync(at(runsDir)) : [];
+      // Another experiment in the same runs folder whose name extends this one's ("mini-2") keeps its runs.
+      const others = names.filter(
+        (n) => n.startsWith(`${record.name}-`) && existsSync(at(join(runsDir, n, EXPERIMENT_FILES.record))),
+      );
+      const own = names.filter(
+        (n) =>
+          n.startsWith(`${record.name}-`) &&
+          !others.some((o) => n === o || n.startsWith(`${o}-`)) &&
+          isRunFolder(at(join(runsDir, n))),
+      );
+      const left = own.map((n) => slashes(join(runsDir, n))).find((r) => !inPhases.has(r));
+      if (left)
+        throw new Failed(
+          `${left} is a run of this experiment in no phase of the record: its spend ($${ledgerUsd(at(left)).toFixed(4)}) is not counted`,
+        );
       let usd = 0;
-      for (const p of Object.values(record.phases))
-        for (const r of p.runs) usd += readLedger(at(r)).reduce((s, e) => s + (Number(e.usd) || 0), 0);
+      for (const p of Object.values(record.phases)) for (const r of p.runs) usd += ledgerUsd(at(r));
       if (!same(usd, record.spend.usd))
         throw new Failed(
           `the runs' ledgers add up to $${usd.toFixed(4)}, the record says $${record.spend.usd.toFixed(4)}`,
@@ -285,6 +349,11 @@ export function validateExperiment(recordDir: string): ValidationResult {
           throw new Failed(
             `scores.${a}.mean is ${record.scores[a].mean} in ${EXPERIMENT_FILES.record}, ${mean} recomputed from ${record.scores[a].run}/${RUN_FILES.episodes}`,
           );
+        const ci = record.numbers.scores[a]?.ci;
+        if (!ci || !same(ci.lo, record.scores[a].ci.lo) || !same(ci.hi, record.scores[a].ci.hi))
+          throw new Failed(
+            `scores.${a}.ci is [${record.scores[a].ci.lo}, ${record.scores[a].ci.hi}] in ${EXPERIMENT_FILES.record}, numbers.scores.${a}.ci [${ci?.lo}, ${ci?.hi}]`,
+          );
         if (!same(mean, record.numbers.scores[a]?.point ?? NaN))
           throw new Failed(
             `numbers.scores.${a}.point is ${record.numbers.scores[a]?.point} in ${EXPERIMENT_FILES.record}, ${mean} recomputed from ${record.scores[a].run}/${RUN_FILES.episodes}`,
@@ -298,10 +367,14 @@ export function validateExperiment(recordDir: string): ValidationResult {
       return `${arms.length} × ${items().length} per-item ${record.metric} scores and their means recomputed from the eval episodes`;
     },
     criterion: () => {
-      const specFile = join(recordDir, EXPERIMENT_FILES.spec);
       if (!existsSync(specFile))
         throw new Unverifiable(`${EXPERIMENT_FILES.spec} is missing: the criterion cannot be read`);
       const { spec } = readExperimentSpec(specFile);
+      const { treatment: t, reference: r } = spec.criterion;
+      if (record.criterion_arms?.treatment !== t || record.criterion_arms?.reference !== r)
+        throw new Failed(
+          `criterion_arms is ${canonicalJson(record.criterion_arms)} in the record, ${EXPERIMENT_FILES.spec} says treatment ${t}, reference ${r}`,
+        );
       const numbers = experimentNumbers(recomputedScores(), spec.criterion.treatment, spec.criterion.reference, {
         resamples: record.resamples,
         seed: record.seed,
@@ -311,6 +384,12 @@ export function validateExperiment(recordDir: string): ValidationResult {
         throw new Failed(
           `${diff} (recomputed from the eval episodes with ${record.resamples} resamples, seed ${record.seed})`,
         );
+      for (const [i, arm] of record.arms.entries()) {
+        const rewards = arm.data.kind === "sft" ? [] : readStepRewards(runFile(at(arm.run), "metrics"));
+        const trend = rewards.length ? rewardTrend(rewards) : null;
+        const trendDiff = firstDifference(trend, arm.train_reward, `arms[${i}].train_reward`);
+        if (trendDiff) throw new Failed(`${trendDiff} from ${join(arm.run, RUN_FILES.metrics)}`);
+      }
       const treatment = record.arms.find((a) => a.name === spec.criterion.treatment);
       const rewards = treatment ? readStepRewards(runFile(at(treatment.run), "metrics")) : [];
       const verdict = decideVerdict(numbers, spec, rewards.length ? rewardTrend(rewards) : null);
@@ -318,6 +397,16 @@ export function validateExperiment(recordDir: string): ValidationResult {
         throw new Failed(
           `the criterion gives "${verdict.verdict}" from the recorded numbers, the record says "${record.verdict.verdict}"`,
         );
+      const verdictDiff = firstDifference(verdict, record.verdict, "verdict");
+      if (verdictDiff) throw new Failed(`${verdictDiff} (the criterion applied to the recomputed numbers)`);
+      // The ablation the record embeds, recomputed from the same eval runs (where they are is not part of it).
+      const ablation = ablate(loadAblationInputs(arms.map((a) => at(record.scores[a].run))), {
+        resamples: record.resamples,
+        seed: record.seed,
+        expect: ["policy.checkpoint"],
+      });
+      const ablationDiff = firstDifference(ablation, record.ablation, "ablation", ABLATION_CIRCUMSTANCES);
+      if (ablationDiff) throw new Failed(`${ablationDiff} (ablate rerun on the eval runs)`);
       return `"${verdict.verdict}": ${[...verdict.supported, ...verdict.refuted].map((c) => c.text).join("; ")}`;
     },
   };
@@ -347,8 +436,52 @@ function diffEvaluators(record: ExperimentRecord, m: RunManifest): string {
   return fields.length ? `differs in ${fields.join(", ")}` : "same fields, other hash";
 }
 
-/** The first leaf where two number trees differ ("numbers.minus_base.generated.ci.lo 0.1 ≠ 0.2"). */
-function firstDifference(a: unknown, b: unknown, path: string): string | undefined {
+/** Fields of an ablation report that say where and when it ran, not what it found. */
+const ABLATION_CIRCUMSTANCES: ReadonlySet<string> = new Set(["created", "dir"]);
+
+/** A record path with forward slashes (phases list them so), to compare with one joined here. */
+const slashes = (p: string) => p.split("\\").join("/");
+
+const ledgerUsd = (runDir: string) => readLedger(runDir).reduce((s, e) => s + (Number(e.usd) || 0), 0);
+
+/** The spec in the record folder, or undefined when it is missing or unreadable (the checks that need it say so). */
+function readableSpec(specFile: string): ExperimentSpec | undefined {
+  if (!existsSync(specFile)) return undefined;
+  try {
+    return readExperimentSpec(specFile).spec;
+  } catch (e) {
+    if (e instanceof UserError) return undefined;
+    throw e;
+  }
+}
+
+/** Refuses a record that leaves out an arm its spec names (or adds one it does not): a check over no arms passes nothing. */
+function requireSpecArms(file: string, record: ExperimentRecord, spec: ExperimentSpec): void {
+  const named = spec.arms.map((a) => a.name);
+  const recorded = record.arms.map((a) => a.name);
+  if (canonicalJson(recorded) !== canonicalJson(named))
+    throw new FileFormatError(
+      file,
+      undefined,
+      `arms are ${JSON.stringify(recorded)}, but ${EXPERIMENT_FILES.spec} names ${JSON.stringify(named)}: a record holds every arm its spec names (rerun agent-lab experiment run)`,
+    );
+  const scored = Object.keys(record.scores);
+  const want = ["base", ...named];
+  if (canonicalJson(scored) !== canonicalJson(want))
+    throw new FileFormatError(
+      file,
+      undefined,
+      `scores are given for ${JSON.stringify(scored)}, but ${EXPERIMENT_FILES.spec} names ${JSON.stringify(want)}: a record scores base and every arm its spec names (rerun agent-lab experiment run)`,
+    );
+}
+
+/** The first leaf where two trees differ ("numbers.minus_base.generated.ci.lo 0.1 ≠ 0.2"); keys in `skip` are not compared. */
+function firstDifference(
+  a: unknown,
+  b: unknown,
+  path: string,
+  skip: ReadonlySet<string> = new Set(),
+): string | undefined {
   if (typeof a === "number" && typeof b === "number")
     return same(a, b) ? undefined : `${path} is ${b} in the record, ${a} recomputed`;
   if (a === null || b === null || typeof a !== "object" || typeof b !== "object")
@@ -356,7 +489,13 @@ function firstDifference(a: unknown, b: unknown, path: string): string | undefin
       ? undefined
       : `${path} is ${canonicalJson(b)} in the record, ${canonicalJson(a)} recomputed`;
   for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) {
-    const d = firstDifference((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], `${path}.${k}`);
+    if (skip.has(k)) continue;
+    const d = firstDifference(
+      (a as Record<string, unknown>)[k],
+      (b as Record<string, unknown>)[k],
+      Array.isArray(a) ? `${path}[${k}]` : `${path}.${k}`,
+      skip,
+    );
     if (d) return d;
   }
   return undefined;

@@ -30,7 +30,13 @@ import { writeJsonAtomic } from "../../base/util/atomic-write";
 import { checkRunName } from "../../base/runs/run-name";
 import { sha256File } from "../../base/runs/manifest";
 import { ProgressWriter } from "../../base/runs/progress";
-import { changedFields, openRunForWriting, RUN_FILES, type RunLock } from "../../base/runs/run-folder";
+import {
+  changedFields,
+  openRunForWriting,
+  refuseWriteIntoRun,
+  RUN_FILES,
+  type RunLock,
+} from "../../base/runs/run-folder";
 import { HeldOutQuestions } from "./held-out";
 import { SFT_MANIFEST_FORMAT, type FileHash, type SftDataManifest } from "./lineage";
 import { chooseAttempt, describeRule, solved, type AcceptanceRule } from "./select";
@@ -106,6 +112,7 @@ export async function collectSftData(o: SftDataOptions): Promise<SftDataResult> 
   }
   const dataDir = env.data.dir(inWorkspace(o.workspaceDir, o.config.dataDir));
   const runDir = join(inWorkspace(o.workspaceDir, o.config.runsDir), o.name);
+  refuseWriteIntoRun(runDir, { flag: "--name", own: true });
 
   // Questions come from train only, and never one that val or test holds (by id or by text).
   if (o.trainTasksDir && !env.data.loadTrainTasks)

@@ -17,13 +17,13 @@
  * `messages`); then `id` and `reward`.
  */
 import { existsSync, statSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import type { ChatTokenizer } from "../../base/chat/tokenizer";
 import { EMPTY_THINK } from "../../base/chat/turns";
 import { FileFormatError, UserError } from "../../base/errors";
 import { environmentOfManifest } from "../../envs/registry";
 import { readEpisodes, readJsonFile, type EpisodeRecord } from "../../base/runs/run-files";
-import { RUN_FILES } from "../../base/runs/run-folder";
+import { refuseWriteIntoRun, RUN_FILES } from "../../base/runs/run-folder";
 import { tokenizerForRun } from "../../base/runs/run-tokenizer";
 import { readSftRows } from "./sft-files";
 import { DEFAULT_CHAT_EXPORT_FORMAT, type ChatExportFormat } from "./chat-formats";
@@ -120,7 +120,11 @@ export async function exportChat(
   format: ChatExportFormat = DEFAULT_CHAT_EXPORT_FORMAT,
 ): Promise<{ lines: number; source: string }> {
   if (!existsSync(input)) throw new UserError(`${input}: no such run folder or file`);
+  refuseWriteIntoRun(out, { flag: "--out" });
   const isDir = statSync(input).isDirectory();
+  // An sft.jsonl given outside a run folder is still the data being read: never written over either.
+  if (!isDir && resolve(out) === resolve(input))
+    throw new UserError(`--out ${out} is the file being exported: give another path for the chat JSONL`);
   const dir = isDir ? input : join(input, "..");
   const manifest = readJsonFile<Record<string, unknown>>(join(dir, RUN_FILES.manifest));
   const fingerprint = manifest?.fingerprint as { tokenizer?: string } | undefined;

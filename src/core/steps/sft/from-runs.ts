@@ -16,7 +16,7 @@
  */
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
-import { basename, isAbsolute, join } from "node:path";
+import { basename, isAbsolute, join, resolve } from "node:path";
 import type { AgentLabConfig } from "../../base/config";
 import { UserError } from "../../base/errors";
 import { describeEnvironment, environmentField, manifestEnvironment } from "../../base/runs/manifest-environment";
@@ -26,7 +26,15 @@ import { HARNESS_VERSION, resolveEnvironment } from "../eval/eval-split";
 import { readEpisodes, readJsonFile, type EpisodeRecord } from "../../base/runs/run-files";
 import { writeJsonAtomic } from "../../base/util/atomic-write";
 import { sha256File } from "../../base/runs/manifest";
-import { checkRunName, openRunForWriting, RUN_FILES } from "../../base/runs/run-folder";
+import {
+  checkRunName,
+  describeHolder,
+  openRunForWriting,
+  refuseWriteIntoRun,
+  runWriter,
+  RUN_FILES,
+  type LockHolder,
+} from "../../base/runs/run-folder";
 import { HeldOutQuestions } from "./held-out";
 import { SFT_MANIFEST_FORMAT, type FileHash, type SftDataManifest } from "./lineage";
 import { fileSha256, sftPath, SFT_FILE, type SftRow, type TraceSource } from "./sft-files";
@@ -39,6 +47,8 @@ export interface FromRunsOptions {
   /** Run folders, or names under runsDir. */
   runs: string[];
   minReward: number;
+  /** How the refusal names the threshold (default "--min-reward"; an experiment names its spec field). */
+  minRewardFlag?: string;
   bestOf: number;
   perTurn: boolean;
   promptFile?: string;
@@ -54,6 +64,8 @@ export interface SourceRun {
   policy?: { kind?: string; model?: string; checkpoint?: string };
   episodes: number;
   used: number;
+  /** Who was still writing the run when its episodes were read (absent: nobody; its episodes were complete). */
+  being_written?: { by: string; since: string };
 }
 
 export interface SkippedRun {
@@ -84,6 +96,8 @@ interface LoadedRun {
   manifest: Record<string, unknown>;
   created: string;
   episodes: EpisodeRecord[];
+  /** The live writer of the run as it was read, if any. */
+  writer: LockHolder | undefined;
 }
 
 /** Manifest fields that describe the job, not the experiment. */
@@ -104,10 +118,25 @@ function loadRun(path: string, o: FromRunsOptions): LoadedRun | SkippedRun {
   const episodes = readEpisodes(dir);
   if (episodes.length === 0)
     return { name, reason: "no episodes.jsonl (only eval and GRPO runs hold scored episodes)" };
+  // Taken before its episodes are read: a writer that finishes meanwhile still counts as one.
+  const writer = runWriter(dir);
   const kind = typeof manifest.kind === "string" ? manifest.kind : "eval";
   const job = manifest.job as { created?: string } | undefined;
   const created = String(job?.created ?? manifest.created ?? "");
-  return { name, kind, manifest, created, episodes };
+  return { name, kind, manifest, created, episodes, writer };
+}
+
+/** The runs as given, each once: a run named twice (by name or by path) counts once, said in `log`. */
+function distinctRuns(o: FromRunsOptions): string[] {
+  const runsDir = inWorkspace(o.workspaceDir, o.config.runsDir);
+  const seen = new Map<string, string>();
+  for (const path of o.runs) {
+    const dir = resolve(existsSync(path) ? path : join(runsDir, path));
+    const first = seen.get(dir);
+    if (first === undefined) seen.set(dir, path);
+    else o.log?.(`--from-runs: ${path} is ${first} again; each run counts once`);
+  }
+  return [...seen.values()];
 }
 
 export function sftFromRuns(o: FromRunsOptions): FromRunsResult {
@@ -119,13 +148,15 @@ export function sftFromRuns(o: FromRunsOptions): FromRunsResult {
   const env = resolveEnvironment(o.env, o.config);
   const dataDir = env.data.dir(inWorkspace(o.workspaceDir, o.config.dataDir));
   const runDir = join(inWorkspace(o.workspaceDir, o.config.runsDir), o.name);
+  refuseWriteIntoRun(runDir, { flag: "--name", own: true });
   const prompt = environmentPrompt(env, { promptFile: o.promptFile, config: o.config, workspaceDir: o.workspaceDir });
   const heldOut = HeldOutQuestions.fromDataDir(dataDir);
 
   const skipped: SkippedRun[] = [];
   const runs: LoadedRun[] = [];
   let tokenizer: string | undefined;
-  for (const path of o.runs) {
+  const given = distinctRuns(o);
+  for (const path of given) {
     const r = loadRun(path, o);
     if ("reason" in r) {
       skipped.push(r);
@@ -149,6 +180,10 @@ export function sftFromRuns(o: FromRunsOptions): FromRunsResult {
     else {
       tokenizer = tok;
       runs.push(r);
+      if (r.writer)
+        o.log?.(
+          `note: ${r.name} is still being written by ${describeHolder(r.writer)}: its ${r.episodes.length} episodes so far are used, and its manifest's lineage says so`,
+        );
     }
   }
   for (const s of skipped) o.log?.(`skipped ${s.name}: ${s.reason}`);
@@ -161,6 +196,7 @@ export function sftFromRuns(o: FromRunsOptions): FromRunsResult {
   const order = runs.map((_, i) => i).sort((a, b) => runs[a].created.localeCompare(runs[b].created) || a - b);
   const byQuestion = new Map<string, Candidate[]>();
   const excluded = new Map<string, NonNullable<ReturnType<HeldOutQuestions["match"]>>>();
+  let bestEligible = -Infinity;
   order.forEach((runIndex, rank) => {
     runs[runIndex].episodes.forEach((record, line) => {
       const questionId =
@@ -169,6 +205,7 @@ export function sftFromRuns(o: FromRunsOptions): FromRunsResult {
           : record.id;
       const hit = heldOut.match({ id: questionId, question: record.question });
       if (hit) return void excluded.set(questionId, hit);
+      bestEligible = Math.max(bestEligible, record.reward);
       if (record.reward < o.minReward || (env.sftRequiresToolUse && record.searches.length === 0)) return;
       const list = byQuestion.get(questionId) ?? [];
       list.push({ record, questionId, age: [rank, line], run: runIndex });
@@ -176,6 +213,14 @@ export function sftFromRuns(o: FromRunsOptions): FromRunsResult {
     });
   });
 
+  if (byQuestion.size === 0) {
+    const names = runs.map((r) => r.name).join(", ");
+    throw new UserError(
+      bestEligible === -Infinity
+        ? `every episode of ${names} answers a val or test question: nothing to train on; give runs on train questions`
+        : `${o.minRewardFlag ?? "--min-reward"} ${o.minReward} selects no episode of ${names} (their best reward is ${bestEligible}${env.sftRequiresToolUse ? "; only episodes that called a tool count" : ""}): lower it or give other runs; no run was written`,
+    );
+  }
   const used = runs.map(() => 0);
   const rows: SftRow[] = [];
   for (const [questionId, candidates] of byQuestion) {
@@ -234,6 +279,7 @@ export function sftFromRuns(o: FromRunsOptions): FromRunsResult {
           ...(r.manifest.policy ? { policy: r.manifest.policy as SourceRun["policy"] } : {}),
           episodes: r.episodes.length,
           used: used[i],
+          ...(r.writer ? { being_written: { by: r.writer.what, since: r.writer.since } } : {}),
         })),
         per_turn: o.perTurn,
         best_of: o.bestOf,

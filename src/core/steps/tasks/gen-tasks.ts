@@ -19,7 +19,7 @@ import { sha256File, sha256Hex } from "../../base/runs/manifest";
 import { ProgressWriter, type ProgressStatus } from "../../base/runs/progress";
 import { repairTornTail } from "../../base/runs/run-files";
 import { writeFileAtomic, writeJsonAtomic } from "../../base/util/atomic-write";
-import { openRunForWriting, runFile, type FieldChange } from "../../base/runs/run-folder";
+import { openRunForWriting, refuseWriteIntoRun, runFile, type FieldChange } from "../../base/runs/run-folder";
 import { appendJsonl, parseJsonl } from "../../base/util/jsonl";
 import { readCandidates, readEvalItems } from "../../base/task-sets/candidates";
 import { filterCandidates, type FilterAudit } from "./filter";
@@ -109,6 +109,11 @@ function changes(stored: GenTasksManifest, now: GenTasksManifest): FieldChange[]
     .map((k) => ({ field: k, was: stored[k], now: now[k] }));
 }
 
+/** A tasks folder is gen-tasks' own (new, or a gen-tasks run to resume), never inside or over another run. */
+export function checkTasksFolder(outDir: string): void {
+  refuseWriteIntoRun(outDir, { flag: "--out", own: "gen-tasks" satisfies GenTasksManifest["kind"] });
+}
+
 export async function genTasks(o: GenTasksOptions): Promise<GenTasksResult> {
   if (!o.candidatesFile === !o.generator)
     throw new UserError("give either --candidates FILE or a generator (--generator scripted, --model or --model-path)");
@@ -135,6 +140,7 @@ export async function genTasks(o: GenTasksOptions): Promise<GenTasksResult> {
     command: o.command,
     created: new Date().toISOString(),
   };
+  checkTasksFolder(o.outDir);
   const resume = existsSync(runFile(o.outDir, "manifest"));
   const lock = openRunForWriting<GenTasksManifest>({
     runDir: o.outDir,

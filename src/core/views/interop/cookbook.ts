@@ -26,6 +26,7 @@ import { FileFormatError } from "../../base/errors";
 import { RUN_FILES } from "../../base/runs/run-folder";
 import type { GroupRecord } from "../trace/dashboard-view";
 import { parseJsonl, parseJsonlLines, type JsonlRow } from "../../base/util/jsonl";
+import { markdownText } from "../../base/util/markdown-text";
 import { cookbookEnvironment, type CookbookEnvironment } from "./cookbook-environment";
 
 export const COOKBOOK_CONFIG_FILE = "config.json";
@@ -362,17 +363,17 @@ export function logtreeFiles(dir: string): { iteration: number; base: string; fi
   );
 }
 
-/** Transcripts as markdown (roles as headings, text fenced so nothing in it renders as markup). */
+/** Transcripts as markdown (roles as headings, titles escaped and text fenced so nothing in them renders as markup). */
 export function transcriptsMarkdown(transcripts: readonly Transcript[], heading: string): string {
   const fence = (t: string) => {
     const ticks = "`".repeat(Math.max(3, ...[...t.matchAll(/`+/g)].map((m) => m[0].length + 1)));
     return `${ticks}text\n${t}\n${ticks}`;
   };
-  const out = [`# ${heading.replace(/[\r\n]+/g, " ")}`, ""];
+  const out = [`# ${markdownText(heading)}`, ""];
   if (transcripts.length === 0)
     out.push("This logtree file holds no conversation with text (its nodes are HTML only).");
   for (const t of transcripts) {
-    out.push(`## ${t.title.replace(/[\r\n]+/g, " ")}`, "");
+    out.push(`## ${markdownText(t.title)}`, "");
     for (const m of t.messages) out.push(`**${m.role.replace(/[^\w-]/g, "")}**`, "", fence(m.text), "");
   }
   return out.join("\n");

@@ -4,11 +4,12 @@
  * synthetic HotpotQA world for multi-turn episodes (searched-only, one example per turn).
  */
 import { strict as assert } from "node:assert";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { offlineTokenizer, type ChatTokenizer } from "../../../../../src/core/base/chat";
 import { mergeConfig, type AgentLabConfig } from "../../../../../src/core/base/config";
+import { UserError } from "../../../../../src/core/base/errors";
 import { HeuristicPolicy } from "../../../../../src/core/envs/hotpotqa/heuristic-policy";
 import { DEMO_SEED } from "../../../../../src/core/steps/demo/run-demo";
 import { GSM8K } from "../../../../../src/core/envs/gsm8k/environment";
@@ -154,17 +155,25 @@ describe("sft/sftFromRuns", function () {
         rows.filter((row) => row.id.endsWith("#1")).every((row) => row.source.kind === "eval-run:b"),
         "equal rewards: the newer run first",
       );
-      const none = sftFromRuns({
-        workspaceDir: ws,
-        config,
-        name: "none",
-        runs: ["a"],
-        minReward: 2,
-        bestOf: 1,
-        perTurn: false,
-        command: ["test"],
-      });
-      assert.equal(none.rows, 0);
+      // A threshold nothing reaches is refused: no empty run is written (issue 30).
+      assert.throws(
+        () =>
+          sftFromRuns({
+            workspaceDir: ws,
+            config,
+            name: "none",
+            runs: ["a"],
+            minReward: 2,
+            bestOf: 1,
+            perTurn: false,
+            command: ["test"],
+          }),
+        (e: unknown) =>
+          e instanceof UserError &&
+          e.message ===
+            "--min-reward 2 selects no episode of a (their best reward is 1): lower it or give other runs; no run was written",
+      );
+      assert.equal(existsSync(join(ws, "runs", "none")), false);
     });
 
     it("agent-lab sft-data --from-runs through the CLI: one line of what it kept, the skipped runs on stderr", async () => {
