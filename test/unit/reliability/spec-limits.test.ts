@@ -11,6 +11,8 @@ import { join } from "node:path";
 import { FileFormatError } from "../../../src/core/base/errors";
 import { readExperimentSpec } from "../../../src/core/steps/experiments/spec";
 import { EXPERIMENT_SCHEMA_TEMPLATE } from "../../../src/core/steps/experiments/spec-schema";
+import { STEPS } from "../../../src/core/steps/catalog/catalog";
+import { checkFlagValue } from "../../../src/core/steps/specs/flags";
 import { miniatureSpec, writeSpec, type SpecObject } from "../core/steps/experiments/fixtures";
 import { REPO } from "../../helpers/repo";
 
@@ -74,5 +76,23 @@ describe("reliability: spec sizes have a maximum", () => {
       assert.equal(readFileSync(file, "utf8"), text);
       assert.deepEqual(readdirSync(dir), ["spec.json"]);
     }
+  });
+
+  it("every integer flag of every step has a maximum; a seed or size over it is refused naming the limit", () => {
+    const unbounded = STEPS.flatMap((step) =>
+      Object.entries(step.flags)
+        .filter(([, spec]) => spec.type === "int" && spec.max === undefined)
+        .map(([name]) => `${step.name} --${name}`),
+    );
+    assert.deepEqual(unbounded, []);
+    const flag = (step: string, name: string) => STEPS.find((s) => s.name === step)!.flags[name];
+    assert.throws(
+      () => checkFlagValue("seed", flag("train-grpo", "seed"), "1e300"),
+      (e: Error) => e.message === '--seed must be an integer in [0, 4294967295], got "1e300"',
+    );
+    assert.throws(
+      () => checkFlagValue("limit", flag("eval", "limit"), "1000000000"),
+      (e: Error) => e.message === '--limit must be an integer in [1, 100000], got "1000000000"',
+    );
   });
 });

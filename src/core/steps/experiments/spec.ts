@@ -11,7 +11,16 @@ import { TEST_SIZE, VAL_SIZE } from "../../base/data/split-sizes";
 import { ENVIRONMENT_NAMES, worldOf } from "../../envs/catalog";
 import { jsonValueLines, lineOfPath } from "./json-lines";
 import { experimentMetric, metricChoices } from "./metric";
-import { concurrency, maxSearches, maxTokens, topK } from "../specs/common-flags";
+import {
+  OFFSET_MAX,
+  QUESTIONS_MAX,
+  SAVE_EVERY_MAX,
+  SEED_MAX,
+  concurrency,
+  maxSearches,
+  maxTokens,
+  topK,
+} from "../specs/common-flags";
 
 /**
  * The largest value each size and seed of a spec may take, refused when the spec is read (a world
@@ -19,18 +28,16 @@ import { concurrency, maxSearches, maxTokens, topK } from "../specs/common-flags
  * as an internal error). data/schema/experiment.schema.json states the same maxima.
  */
 export const SPEC_MAX = {
-  /** Seeds feed 32-bit generators. */
-  seed: 2 ** 32 - 1,
+  seed: SEED_MAX,
   /** Questions in a synthetic world's train or dev split. */
-  worldSplit: 100_000,
+  worldSplit: QUESTIONS_MAX,
   /** Questions an SFT teacher answers, an evaluation scores. */
-  questions: 100_000,
+  questions: QUESTIONS_MAX,
   /** Tasks a generate phase writes. */
-  tasks: 100_000,
+  tasks: QUESTIONS_MAX,
   /** The first train question an arm starts at. */
-  offset: 10_000_000,
-  /** GRPO steps between checkpoints (as many as its steps may be). */
-  saveEvery: 100_000,
+  offset: OFFSET_MAX,
+  saveEvery: SAVE_EVERY_MAX,
   topK: topK.max!,
   maxSearches: maxSearches.max!,
   maxTokens: maxTokens.max!,
