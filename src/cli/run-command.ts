@@ -6,7 +6,12 @@
  */
 import { UserError } from "../core/base/errors";
 import { STEPS } from "../core/steps/catalog/catalog";
-import { TinkerApiError, TinkerFutureExpiredError, TinkerRequestFailedError } from "../core/base/tinker/errors";
+import {
+  TinkerApiError,
+  TinkerConnectionError,
+  TinkerFutureExpiredError,
+  TinkerRequestFailedError,
+} from "../core/base/tinker/errors";
 
 /** A command's run: it throws what it refuses; a command whose outcome is a verdict (validate) returns its exit code. */
 type Loader = () => Promise<{ run(argv: string[]): Promise<number | void> }>;
@@ -52,6 +57,13 @@ function isSystemError(e: unknown): e is NodeJS.ErrnoException {
   );
 }
 
+/** How to go on after the service stopped answering mid-run: for a command that can resume, the flag that does. */
+function resumeHint(command: string, e: unknown): string {
+  if (!(e instanceof TinkerConnectionError) || !e.lost) return "";
+  const step = STEPS.find((s) => s.name === command);
+  return step && "resume" in step.flags ? "; what it wrote is kept: the same command plus --resume continues it" : "";
+}
+
 /** What to print for an error a command threw, and whether it is a bug of ours. */
 export function describeFailure(
   command: string,
@@ -67,7 +79,7 @@ export function describeFailure(
     e instanceof TinkerRequestFailedError ||
     e instanceof TinkerFutureExpiredError
   ) {
-    return { text: `${who}: ${oneLine(e.message)}`, bug: false };
+    return { text: `${who}: ${oneLine(e.message)}${resumeHint(command, e)}`, bug: false };
   }
   if (isSystemError(e))
     return { text: `${who}: ${oneLine(e.message)} (check the path, its permissions and free disk space)`, bug: false };

@@ -5,19 +5,26 @@
  * through a lock file in the backend's folder (created with O_EXCL, holding the holder's pid), so
  * exactly one starts the server and the others reuse it: no port race, no EADDRINUSE.
  *
- * The process that started the server keeps it up while other jobs still use it: its close()
- * waits until no request has been in flight for a moment, then stops the server.
+ * The process that started the server keeps it up while other jobs still use it. Each job that
+ * reuses it holds a lease (a file in the backend folder's clients/, named by its pid) from before
+ * it decides to reuse until its close(); the starter's close() waits until no live lease is left,
+ * then (holding the start lock, so no job can decide to reuse a server that is about to stop)
+ * waits until no request has been in flight for a moment and stops the server. A job that finds
+ * the lock held by a closing starter waits for it and then starts a backend of its own.
  */
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeSync } from "node:fs";
+import { randomUUID } from "node:crypto";
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { UserError } from "../core/base/errors";
 import type { LocalBackendHandle } from "../core/base/tinker/local-backend";
-import { startLocalBackend, type LocalBackendOptions } from "./http-server";
+import { startLocalBackend, type LocalBackendOptions, type RunningLocalBackend } from "./http-server";
 
 export type { LocalBackendHandle };
 
-/** The lock file that serialises starts in one backend folder. */
+/** The lock file that serialises starts (and the starter's stop) in one backend folder. */
 export const START_LOCK = "start.lock";
+/** The folder of leases: one file per job using a backend it did not start, named `<pid>-<id>`. */
+export const CLIENT_LEASES = "clients";
 /** A lock older than this is stale even if its pid is alive (pids are reused); a start takes well under it. */
 const STALE_LOCK_MS = 60_000;
 const START_WAIT_MS = 60_000;
@@ -71,31 +78,85 @@ function tryLock(file: string): boolean {
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-export async function connectOrStartLocalBackend(
-  options: LocalBackendOptions & { port: number },
-): Promise<LocalBackendHandle> {
-  const url = `http://127.0.0.1:${options.port}`;
-  const reused: LocalBackendHandle = { url, started: false, close: async () => {} };
-  if (options.port === 0) return start(options);
-  if (await isLocalBackend(url)) return reused;
-  mkdirSync(options.dir, { recursive: true });
-  const lock = join(options.dir, START_LOCK);
+/** Takes a lease in `dir`'s clients/ for this process; returns its file. */
+function takeLease(dir: string): string {
+  const folder = join(dir, CLIENT_LEASES);
+  mkdirSync(folder, { recursive: true });
+  const file = join(folder, `${process.pid}-${randomUUID()}`);
+  closeSync(openSync(file, "wx"));
+  return file;
+}
+
+/** How many leases live processes hold in `dir`; those of dead processes are removed on the way. */
+function liveLeases(dir: string): number {
+  const folder = join(dir, CLIENT_LEASES);
+  let names: string[];
+  try {
+    names = readdirSync(folder);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return 0; // no job ever reused it
+    throw e;
+  }
+  let live = 0;
+  for (const name of names) {
+    const pid = Number(name.split("-")[0]);
+    if (Number.isInteger(pid) && pid > 0 && pidAlive(pid)) live++;
+    else rmSync(join(folder, name), { force: true });
+  }
+  return live;
+}
+
+/** Takes the start lock, waiting while a live holder has it (a job starting the backend, or its starter stopping it). */
+async function lock(dir: string, url: string): Promise<() => void> {
+  const file = join(dir, START_LOCK);
   const deadline = Date.now() + START_WAIT_MS;
-  while (!tryLock(lock)) {
-    // Another job is starting one: wait for it to answer, then use it.
-    if (await isLocalBackend(url, 500)) return reused;
+  while (!tryLock(file)) {
     if (Date.now() > deadline)
       throw new UserError(
-        `timed out waiting for another job to start the local backend on ${url} (lock ${lock}); remove the lock if no job is running`,
+        `timed out waiting for another job to start the local backend on ${url} (lock ${file}); remove the lock if no job is running`,
       );
     await sleep(100);
   }
+  return () => rmSync(file, { force: true });
+}
+
+export async function connectOrStartLocalBackend(
+  options: LocalBackendOptions & { port: number },
+): Promise<LocalBackendHandle> {
+  if (options.port === 0) return start(options);
+  const url = `http://127.0.0.1:${options.port}`;
+  mkdirSync(options.dir, { recursive: true });
+  // The lease comes first: a starter deciding to stop either sees it, or has stopped before we look.
+  const lease = takeLease(options.dir);
+  const reused: LocalBackendHandle = { url, started: false, close: async () => rmSync(lease, { force: true }) };
   try {
-    // The previous holder may have started it just before we took the lock.
-    if (await isLocalBackend(url)) return reused;
-    return await start(options);
-  } finally {
-    rmSync(lock, { force: true });
+    const unlock = await lock(options.dir, url);
+    try {
+      if (await isLocalBackend(url)) return reused;
+      rmSync(lease, { force: true });
+      return await start(options);
+    } finally {
+      unlock();
+    }
+  } catch (e) {
+    rmSync(lease, { force: true });
+    throw e;
+  }
+}
+
+/** Stops a backend this job started once no other job holds a lease on it. */
+async function stopWhenUnused(dir: string, url: string, running: RunningLocalBackend): Promise<void> {
+  for (;;) {
+    while (liveLeases(dir) > 0) await sleep(200);
+    const unlock = await lock(dir, url);
+    try {
+      if (liveLeases(dir) === 0) {
+        await running.closeWhenIdle();
+        return;
+      }
+    } finally {
+      unlock();
+    }
   }
 }
 
@@ -111,5 +172,7 @@ async function start(options: LocalBackendOptions & { port: number }): Promise<L
     }
     throw e;
   }
-  return { url: running.url, started: true, close: () => running.closeWhenIdle() };
+  const stop =
+    options.port === 0 ? () => running.closeWhenIdle() : () => stopWhenUnused(options.dir, running.url, running);
+  return { url: running.url, started: true, close: stop };
 }

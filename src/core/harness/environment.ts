@@ -179,7 +179,11 @@ export interface TraceAnnotations {
 export interface ReplyGrader {
   /** Why `answer` cannot be graded against, or undefined when it can. */
   badAnswer(answer: string): string | undefined;
-  grade(response: string, answer: string): { correct: boolean; extracted: string | undefined; reference: string };
+  /** `reason`: why a wrong verdict was reached without grading the reply in full (absent when it was). */
+  grade(
+    response: string,
+    answer: string,
+  ): { correct: boolean; extracted: string | undefined; reference: string; reason?: string };
 }
 
 export interface Environment<I extends EnvItem = EnvItem> extends EnvironmentId {

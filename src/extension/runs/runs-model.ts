@@ -214,6 +214,7 @@ export function readCookbookRow(dir: string): RunRow {
     if (r.lastReward !== undefined) parts.push(`reward ${r.lastReward.toFixed(3)}`);
     if (r.doneFrac !== undefined && r.doneFrac < 1) parts.push(`${Math.round(r.doneFrac * 100)}% done`);
     if (r.checkpoints.length) parts.push(`${r.checkpoints.length} checkpoint${r.checkpoints.length === 1 ? "" : "s"}`);
+    if (r.notes.length) parts.push(`⚠ ${r.notes.length} note${r.notes.length === 1 ? "" : "s"}`);
     const tooltip = [
       `${name} (tinker-cookbook log folder)`,
       dir,
@@ -223,6 +224,7 @@ export function readCookbookRow(dir: string): RunRow {
       r.environment
         ? `environment ${r.environment.name} (${r.environment.from})`
         : "environment not named in config.json",
+      ...r.notes.map((n) => `⚠ ${n}`),
     ]
       .filter(Boolean)
       .join("\n");

@@ -55,3 +55,49 @@ export function pyFloatRepr(x: number): string {
   const frac = digits.length > 1 ? "." + digits.slice(1) : "";
   return `${sign}${digits[0]}${frac}e${exp < 0 ? "-" : "+"}${String(Math.abs(exp)).padStart(2, "0")}`;
 }
+
+const NON_FINITE: Readonly<Record<string, number>> = { NaN: NaN, Infinity: Infinity, "-Infinity": -Infinity };
+/** Marks a non-finite number while JSON.parse reads the line; the random part keeps real strings from matching. */
+const NON_FINITE_MARK = `\u0000py-non-finite-${Math.random().toString(36).slice(2)}:`;
+
+/**
+ * `json.loads`: JSON as Python writes it, where `json.dumps` writes NaN, Infinity and -Infinity
+ * as bare words. They read as those numbers; anything else invalid throws JSON.parse's SyntaxError.
+ */
+export function pyJsonParse(text: string): unknown {
+  let invalid: SyntaxError;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (e) {
+    if (!(e instanceof SyntaxError) || !/NaN|Infinity/.test(text)) throw e;
+    invalid = e;
+  }
+  let out = "";
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      out += c;
+      if (c === "\\") out += text[++i] ?? "";
+      else if (c === '"') inString = false;
+      continue;
+    }
+    if (c === '"') inString = true;
+    const word = ["NaN", "-Infinity", "Infinity"].find((w) => text.startsWith(w, i));
+    if (word) {
+      out += JSON.stringify(NON_FINITE_MARK + word);
+      i += word.length - 1;
+    } else out += c;
+  }
+  try {
+    return JSON.parse(out, (_key, value: unknown) =>
+      typeof value === "string" && value.startsWith(NON_FINITE_MARK)
+        ? NON_FINITE[value.slice(NON_FINITE_MARK.length)]
+        : value,
+    ) as unknown;
+  } catch (e) {
+    // Invalid for another reason: the message about the text as written, not as rewritten here.
+    if (e instanceof SyntaxError) throw invalid;
+    throw e;
+  }
+}

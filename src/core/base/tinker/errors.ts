@@ -60,17 +60,23 @@ export class TinkerApiError extends Error {
 
 /**
  * The server could not be reached (after retries): the environment's problem (a wrong
- * TINKER_BASE_URL, no network), so a one-line user error naming the base URL.
+ * TINKER_BASE_URL, no network, a backend that was stopped), so a one-line user error naming the
+ * base URL. `lost`: it had answered this client before, so the command stopped mid-run.
  */
 export class TinkerConnectionError extends UserError {
   constructor(
     readonly endpoint: string,
     cause: string,
     readonly baseUrl?: string,
+    readonly lost = false,
   ) {
+    const where = baseUrl ? ` at ${baseUrl}` : "";
     super(
-      `cannot reach the Tinker service${baseUrl ? ` at ${baseUrl}` : ""} (${endpoint}: ${cause}); ` +
-        "check TINKER_BASE_URL (unset it for the hosted service) and the network, then rerun",
+      lost
+        ? `the Tinker service${where} stopped answering (${endpoint}: ${cause}); ` +
+            "check that it is still running (a local backend: the job or terminal that started it) and the network, then rerun"
+        : `cannot reach the Tinker service${where} (${endpoint}: ${cause}); ` +
+            "check TINKER_BASE_URL (unset it for the hosted service) and the network, then rerun",
     );
     this.name = "TinkerConnectionError";
   }

@@ -7,11 +7,12 @@ import {
   TinkerApiError,
   TinkerAuthError,
   TinkerBillingError,
+  TinkerConnectionError,
   TinkerFutureExpiredError,
   TinkerRequestFailedError,
   abortError,
 } from "./errors";
-import { type TinkerHttp, sleep } from "./http";
+import { type TinkerHttp, describeFetchError, sleep } from "./http";
 import {
   decodeForwardBackwardOutput,
   decodeSampleResponse,
@@ -74,6 +75,7 @@ export async function pollFuture(http: TinkerHttp, requestId: string, opts: Poll
   let badRequests = 0;
   let waits = 0;
   let billingSince: number | undefined;
+  let unreachableSince: number | undefined;
   for (;;) {
     if (opts.signal?.aborted) throw abortError(opts.signal);
     const headers: Record<string, string> = {
@@ -99,11 +101,20 @@ export async function pollFuture(http: TinkerHttp, requestId: string, opts: Poll
         `agent-lab-poll-${requestId}-${iteration}`,
         0,
       );
-    } catch {
+    } catch (e) {
       if (opts.signal?.aborted) throw abortError(opts.signal);
+      unreachableSince ??= Date.now();
+      if (Date.now() - unreachableSince >= policy.unreachableMs)
+        throw new TinkerConnectionError(
+          "retrieve_future",
+          http.redact(`${describeFetchError(e)}, unanswered for ${Math.round(policy.unreachableMs / 1000)} s`),
+          http.redact(http.baseUrl),
+          http.answered,
+        );
       await sleep(Math.min(policy.pollBaseDelayMs * 2 ** waits++, policy.pollMaxDelayMs), opts.signal);
       continue;
     }
+    unreachableSince = undefined;
     const status = res.status;
     if (status !== 402) billingSince = undefined;
     if (status === 200) {

@@ -23,6 +23,12 @@ export interface RetryPolicy {
   maxDelayMs: number;
   /** Give up retrying once this much time has passed since the first attempt. */
   budgetMs: number;
+  /**
+   * A server that answers nothing at all (refused, reset, timed out) for this long is given up on,
+   * wherever the client would otherwise keep trying (a future's polls, sampling's re-submits): a
+   * killed local backend or a dropped network ends the command with a message, not a hang.
+   */
+  unreachableMs: number;
   /** While the server answers 402, re-try this often… */
   billingPollMs: number;
   /** …for at most this long per incident, then fail with a billing message. */
@@ -45,6 +51,7 @@ export const DEFAULT_RETRY: RetryPolicy = {
   baseDelayMs: 500,
   maxDelayMs: 10_000,
   budgetMs: 5 * 60_000,
+  unreachableMs: 60_000,
   billingPollMs: 5_000,
   billingMaxPauseMs: 3_600_000,
   pollBaseDelayMs: 1_000,
@@ -138,6 +145,8 @@ export function backoffMs(retry: RetryPolicy, attempt: number): number {
 export class TinkerHttp {
   private readonly fetchImpl: typeof fetch;
   readonly baseUrl: string;
+  /** Whether the server has answered this client at all: a connection failure after that is a lost server. */
+  answered = false;
 
   constructor(private readonly options: HttpOptions) {
     this.fetchImpl = options.fetch ?? fetch;
@@ -165,6 +174,7 @@ export class TinkerHttp {
     const started = Date.now();
     let retries = 0;
     let billingSince: number | undefined;
+    let unreachableSince: number | undefined;
     const retryAllowed = req.retry !== false;
     const policy = this.options.retry;
     const canRetry = (): boolean =>
@@ -177,12 +187,18 @@ export class TinkerHttp {
       } catch (e) {
         if (req.signal?.aborted) throw abortError(req.signal);
         const cause = this.redact(describeFetchError(e));
-        if (!canRetry() || (req.connectRetries !== undefined && retries >= req.connectRetries))
-          throw new TinkerConnectionError(req.path, cause, this.redact(this.baseUrl));
+        unreachableSince ??= Date.now();
+        if (
+          !canRetry() ||
+          (req.connectRetries !== undefined && retries >= req.connectRetries) ||
+          Date.now() - unreachableSince >= policy.unreachableMs
+        )
+          throw new TinkerConnectionError(req.path, cause, this.redact(this.baseUrl), this.answered);
         await sleep(backoffMs(policy, retries), req.signal);
         retries++;
         continue;
       }
+      unreachableSince = undefined;
       const status = res.status;
       if (req.passStatus?.(status)) return res;
       if (status < 400) return res;
@@ -246,6 +262,7 @@ export class TinkerHttp {
       redirect: req.redirect ?? "follow",
     });
     const buf = Buffer.from(await res.arrayBuffer());
+    this.answered = true;
     return {
       status: res.status,
       headers: res.headers,
@@ -267,7 +284,8 @@ export class TinkerHttp {
   }
 }
 
-function describeFetchError(e: unknown): string {
+/** What a failed fetch says, in one line ("fetch failed: ECONNREFUSED connect …", "timed out"). */
+export function describeFetchError(e: unknown): string {
   if (e instanceof Error) {
     if (e.name === "TimeoutError") return "timed out";
     const cause = (e as { cause?: unknown }).cause;

@@ -140,6 +140,7 @@ export class SamplingClient {
     const promptBytes =
       10 * (Array.isArray(input.prompt) ? input.prompt.length : modelInputLength(input.prompt as ModelInput));
     let failures = 0;
+    let unreachableSince: number | undefined;
     for (;;) {
       const wait = this.ctx.sampleBackoff.until - Date.now();
       if (wait > 0) await sleep(wait, signal);
@@ -167,11 +168,17 @@ export class SamplingClient {
           e instanceof TinkerFutureExpiredError ||
           (e instanceof TinkerApiError && RETRYABLE(e.status));
         if (!retryable || this.ctx.config.sample_no_retries) throw e;
+        // A server that answers nothing is not "busy": give up after the policy's bound, not the stuck timer's hours.
+        if (e instanceof TinkerConnectionError) {
+          unreachableSince ??= Date.now();
+          if (Date.now() - unreachableSince >= policy.unreachableMs) throw e;
+        } else unreachableSince = undefined;
         if (Date.now() - started >= policy.sampleStuckMs) {
           throw new TinkerConnectionError(
             "asample",
             `no progress made in ${Math.round(policy.sampleStuckMs / 1000)} s: ${(e as Error).message}`,
             this.ctx.http.baseUrl,
+            this.ctx.http.answered,
           );
         }
         await sleep(backoffMs(policy, Math.min(failures++, 10)), signal);

@@ -8,6 +8,8 @@ import { FileFormatError } from "../errors";
 export interface ReadJsonlOptions {
   /** Skip a torn final line (what a killed writer leaves) instead of failing. */
   tolerateTornTail?: boolean;
+  /** Parses one line (default JSON.parse; Python-written files pass base/data/python-json's pyJsonParse). */
+  parse?: (line: string) => unknown;
 }
 
 /** Parses every non-blank line; throws FileFormatError naming file:line on invalid JSON. */
@@ -37,12 +39,13 @@ export function parseJsonlLines<T = unknown>(
   options: ReadJsonlOptions = {},
 ): JsonlRow<T>[] {
   const lines = text.split("\n");
+  const parse = options.parse ?? ((l: string) => JSON.parse(l) as unknown);
   const rows: JsonlRow<T>[] = [];
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i].trim();
     if (!line) continue;
     try {
-      rows.push({ value: JSON.parse(line) as T, line: i + 1 });
+      rows.push({ value: parse(line) as T, line: i + 1 });
     } catch (e) {
       const isLast = lines.slice(i + 1).every((l) => !l.trim());
       if (options.tolerateTornTail && isLast && !text.endsWith("\n")) break;

@@ -3,6 +3,7 @@
  * environment interface plugs these in; `gradeReply` is the whole verdict on one model reply.
  */
 import { extractBoxed, gradeAnswer } from "./grader";
+import { MAX_LATEX_NESTING, bracketNesting } from "./latex-text";
 import { gradedReplyText, referenceAnswer } from "./reference";
 
 export { extractBoxed, gradeAnswer, normalizeExpr, normalizeMathd } from "./grader";
@@ -29,6 +30,8 @@ export interface Gsm8kVerdict {
   /** The last \boxed{} content of the graded text; undefined when there is none (graded wrong). */
   extracted: string | undefined;
   reference: string;
+  /** Why a wrong verdict was reached without reading the answer (it nests too deep to parse); absent otherwise. */
+  reason?: string;
 }
 
 /**
@@ -39,5 +42,11 @@ export function gradeReply(reply: string, solution: string, options: { stopped?:
   const reference = referenceAnswer(solution);
   if (reference === undefined) throw new RangeError('the solution has no "#### N" final answer');
   const extracted = extractBoxed(gradedReplyText(reply, options));
-  return { correct: gradeAnswer(extracted, reference), extracted, reference };
+  const correct = gradeAnswer(extracted, reference);
+  const nesting = correct || extracted === undefined ? 0 : bracketNesting(extracted);
+  if (nesting > MAX_LATEX_NESTING) {
+    const reason = `the answer nests brackets ${nesting} deep, over the ${MAX_LATEX_NESTING} the grader parses`;
+    return { correct, extracted, reference, reason };
+  }
+  return { correct, extracted, reference };
 }

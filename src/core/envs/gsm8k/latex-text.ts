@@ -329,12 +329,40 @@ const END_OF_ARGS = Symbol("end of arguments");
 /** pylatexenc raises (a KeyError) rendering some macros left without arguments; the grader then keeps its input. */
 export class LatexTextError extends Error {}
 
+/**
+ * How deep groups may nest before the parser gives up (raising, as pylatexenc does when Python's
+ * recursion limit stops it): parsing and rendering recurse once per level, and a reply nesting
+ * `\boxed{` 4,000 deep would otherwise overflow the stack. No answer written for a number comes near.
+ */
+export const MAX_LATEX_NESTING = 100;
+
+/** The deepest nesting of `{` `(` `[` in `text` (an unmatched closer counts as nothing). */
+export function bracketNesting(text: string): number {
+  let depth = 0;
+  let max = 0;
+  for (const ch of text) {
+    if (ch === "{" || ch === "(" || ch === "[") max = Math.max(max, ++depth);
+    else if ((ch === "}" || ch === ")" || ch === "]") && depth > 0) depth--;
+  }
+  return max;
+}
+
 class Parser {
   private pos = 0;
+  private depth = 0;
   constructor(private readonly s: string) {}
 
   /** Nodes until the end, or until `close` ("}", "\\)", "\\]", "\\end{name}") which is consumed. */
   nodes(close?: string): Node[] {
+    if (++this.depth > MAX_LATEX_NESTING) throw new LatexTextError(`groups nested over ${MAX_LATEX_NESTING} deep`);
+    try {
+      return this.nodesAtThisDepth(close);
+    } finally {
+      this.depth--;
+    }
+  }
+
+  private nodesAtThisDepth(close?: string): Node[] {
     const out: Node[] = [];
     let chars = "";
     const flush = () => {

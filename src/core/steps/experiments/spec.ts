@@ -12,6 +12,38 @@ import { TEST_SIZE, VAL_SIZE } from "../../base/data/split-sizes";
 import { ENVIRONMENT_NAMES, worldOf } from "../../envs/catalog";
 import { jsonValueLines, lineOfPath } from "./json-lines";
 import { experimentMetric, metricChoices } from "./metric";
+import {
+  OFFSET_MAX,
+  QUESTIONS_MAX,
+  SAVE_EVERY_MAX,
+  SEED_MAX,
+  concurrency,
+  maxSearches,
+  maxTokens,
+  topK,
+} from "../specs/common-flags";
+
+/**
+ * The largest value each size and seed of a spec may take, refused when the spec is read (a world
+ * of 1e9 questions priced at $0.00 and died of memory three phases later; a seed of 1e300 failed
+ * as an internal error). data/schema/experiment.schema.json states the same maxima.
+ */
+export const SPEC_MAX = {
+  seed: SEED_MAX,
+  /** Questions in a synthetic world's train or dev split. */
+  worldSplit: QUESTIONS_MAX,
+  /** Questions an SFT teacher answers, an evaluation scores. */
+  questions: QUESTIONS_MAX,
+  /** Tasks a generate phase writes. */
+  tasks: QUESTIONS_MAX,
+  /** The first train question an arm starts at. */
+  offset: OFFSET_MAX,
+  saveEvery: SAVE_EVERY_MAX,
+  topK: topK.max!,
+  maxSearches: maxSearches.max!,
+  maxTokens: maxTokens.max!,
+  concurrency: concurrency.max!,
+} as const;
 
 export const EXPERIMENT_SPEC_FORMAT = "agent-lab.experiment/1";
 /** Where `experiment run` lays out an experiment's workspace when no --dir is given (relative to the working directory). */
@@ -257,7 +289,7 @@ function parseExperimentSpec(r: SpecReader, raw: Json): ExperimentSpec {
     criterion: { treatment: "", reference: "", supported: [], refuted: [] },
     budget_usd: r.num(o, "budget_usd", "", { min: 0 }),
     resamples: r.num(o, "resamples", "", { int: true, min: 100, max: 1_000_000 }),
-    seed: r.num(o, "seed", "", { int: true, min: 0 }),
+    seed: r.num(o, "seed", "", { int: true, min: 0, max: SPEC_MAX.seed }),
   };
   if (o.world !== undefined) {
     const w = r.obj(o.world, "world");
@@ -265,9 +297,9 @@ function parseExperimentSpec(r: SpecReader, raw: Json): ExperimentSpec {
     r.str(w, "kind", "world", ["synthetic"]);
     spec.world = {
       kind: "synthetic",
-      seed: r.num(w, "seed", "world", { int: true, min: 0 }),
-      train: r.num(w, "train", "world", { int: true, min: 10 }),
-      dev: r.num(w, "dev", "world", { int: true, min: 10 }),
+      seed: r.num(w, "seed", "world", { int: true, min: 0, max: SPEC_MAX.seed }),
+      train: r.num(w, "train", "world", { int: true, min: 10, max: SPEC_MAX.worldSplit }),
+      dev: r.num(w, "dev", "world", { int: true, min: 10, max: SPEC_MAX.worldSplit }),
     };
   }
   if (o.harness !== undefined) {
@@ -275,7 +307,7 @@ function parseExperimentSpec(r: SpecReader, raw: Json): ExperimentSpec {
     r.known(h, "harness", ["topK", "maxSearches", "maxTokens", "concurrency"]);
     spec.harness = {};
     for (const k of ["topK", "maxSearches", "maxTokens", "concurrency"] as const) {
-      const n = r.num(h, k, "harness", { int: true, min: 1, optional: true });
+      const n = r.num(h, k, "harness", { int: true, min: 1, max: SPEC_MAX[k], optional: true });
       if (!Number.isNaN(n)) spec.harness[k] = n;
     }
   }
@@ -371,7 +403,7 @@ function parseSft(r: SpecReader, raw: Json, path: string): SftRecipe {
   let data: SftRecipe["data"];
   if (kind === "teacher") {
     r.known(d, dp, ["kind", "questions"]);
-    data = { kind, questions: r.num(d, "questions", dp, { int: true, min: 1 }) };
+    data = { kind, questions: r.num(d, "questions", dp, { int: true, min: 1, max: SPEC_MAX.questions }) };
   } else if (kind === "file") {
     r.known(d, dp, ["kind", "path"]);
     data = { kind, path: r.workspacePath(d, "path", dp) };
@@ -406,9 +438,9 @@ function parseGrpo(r: SpecReader, raw: Json, path: string): GrpoRecipe {
     group: r.num(o, "group", path, { int: true, min: 2, max: 256 }),
     lr: r.num(o, "lr", path, { min: 0, exclusiveMin: true, max: 1 }),
     temperature: r.num(o, "temperature", path, { min: 0, max: 2 }),
-    seed: r.num(o, "seed", path, { int: true, min: 0 }),
+    seed: r.num(o, "seed", path, { int: true, min: 0, max: SPEC_MAX.seed }),
   };
-  const every = r.num(o, "save_every", path, { int: true, min: 1, optional: true });
+  const every = r.num(o, "save_every", path, { int: true, min: 1, max: SPEC_MAX.saveEvery, optional: true });
   if (!Number.isNaN(every)) g.save_every = every;
   if (o.normalize_advantages !== undefined) {
     if (typeof o.normalize_advantages !== "boolean") r.fail(`${path}.normalize_advantages`, "must be true or false");
@@ -450,7 +482,7 @@ function parseArm(r: SpecReader, raw: Json, path: string): ArmSpec {
   let data: DataSource;
   if (kind === "env-train") {
     r.known(d, `${path}.data`, ["kind", "env", "offset"]);
-    const offset = r.num(d, "offset", `${path}.data`, { int: true, min: 0, optional: true });
+    const offset = r.num(d, "offset", `${path}.data`, { int: true, min: 0, max: SPEC_MAX.offset, optional: true });
     data = { kind, env, ...(Number.isNaN(offset) ? {} : { offset }) };
   } else {
     r.known(d, `${path}.data`, ["kind", "env", "dir", "generate"]);
@@ -475,8 +507,8 @@ function parseGenerate(r: SpecReader, raw: Json, path: string): GenerateRecipe {
   r.known(s, `${path}.solve_rate`, ["mode", "tries"]);
   const g: GenerateRecipe = {
     generator: r.str(o, "generator", path, ["scripted", "model"]) as GenerateRecipe["generator"],
-    count: r.num(o, "count", path, { int: true, min: 1 }),
-    seed: r.num(o, "seed", path, { int: true, min: 0 }),
+    count: r.num(o, "count", path, { int: true, min: 1, max: SPEC_MAX.tasks }),
+    seed: r.num(o, "seed", path, { int: true, min: 0, max: SPEC_MAX.seed }),
     solve_rate: {
       mode: r.str(s, "mode", `${path}.solve_rate`, [
         "policy",
@@ -489,7 +521,7 @@ function parseGenerate(r: SpecReader, raw: Json, path: string): GenerateRecipe {
   if (o.prompt !== undefined) g.prompt = r.workspacePath(o, "prompt", path);
   const t = r.num(o, "temperature", path, { min: 0, max: 2, optional: true });
   if (!Number.isNaN(t)) g.temperature = t;
-  const m = r.num(o, "max_tokens", path, { int: true, min: 16, optional: true });
+  const m = r.num(o, "max_tokens", path, { int: true, min: 16, max: SPEC_MAX.maxTokens, optional: true });
   if (!Number.isNaN(m)) g.max_tokens = m;
   const ms = r.num(o, "timeout_ms", path, { int: true, min: 100, max: 600_000, optional: true });
   if (!Number.isNaN(ms)) g.timeout_ms = ms;
@@ -501,14 +533,14 @@ function parseEvaluation(r: SpecReader, raw: Json): ExperimentSpec["evaluation"]
   r.known(o, "evaluation", ["env", "split", "n", "decoding"]);
   const d = r.obj(o.decoding, "evaluation.decoding");
   r.known(d, "evaluation.decoding", ["temperature", "max_tokens"]);
-  const n = o.n === null ? null : r.num(o, "n", "evaluation", { int: true, min: 1 });
+  const n = o.n === null ? null : r.num(o, "n", "evaluation", { int: true, min: 1, max: SPEC_MAX.questions });
   return {
     env: r.str(o, "env", "evaluation", EXPERIMENT_ENVS),
     split: r.str(o, "split", "evaluation", ["val", "test", "train"]) as "val" | "test",
     n,
     decoding: {
       temperature: r.num(d, "temperature", "evaluation.decoding", { min: 0, max: 2 }),
-      max_tokens: r.num(d, "max_tokens", "evaluation.decoding", { int: true, min: 1 }),
+      max_tokens: r.num(d, "max_tokens", "evaluation.decoding", { int: true, min: 1, max: SPEC_MAX.maxTokens }),
     },
   };
 }

@@ -114,7 +114,15 @@ export const env = flag({
   config: "env",
   help: environmentFlagHelp(),
 });
-export const seed = flag({ type: "int", arg: "S", min: 0, default: 0, help: "seed" });
+/** The largest seed a flag or a spec takes (seeds feed 32-bit generators; 1e300 failed phases later). */
+export const SEED_MAX = 2 ** 32 - 1;
+/** The most questions (or tasks) a flag or a spec may ask a step to run, teach or generate. */
+export const QUESTIONS_MAX = 100_000;
+/** The largest first-train-question offset. */
+export const OFFSET_MAX = 10_000_000;
+/** The most GRPO steps between checkpoints (as many as a run's steps may be). */
+export const SAVE_EVERY_MAX = 100_000;
+export const seed = flag({ type: "int", arg: "S", min: 0, max: SEED_MAX, default: 0, help: "seed" });
 
 export const temperature = (dflt: number) =>
   flag({ type: "number", arg: "T", min: 0, max: 2, default: dflt, help: "sampling temperature" });

@@ -63,6 +63,8 @@ export interface FilterOptions {
   /** What a solution must return (default "number": math word problems). */
   answerFormat?: AnswerFormat;
   onProgress?(done: number, total: number): void;
+  /** Aborted: stop before the next candidate (what ran is cached, so a rerun continues), throwing its reason. */
+  signal?: AbortSignal;
 }
 
 export interface TaskRecord {
@@ -166,6 +168,7 @@ export async function filterCandidates(options: FilterOptions): Promise<FilterAu
       candidates.length,
     );
     for (const [i, c] of candidates.entries()) {
+      options.signal?.throwIfAborted();
       const id = candidateId(c);
       const reject = (reason: FilterReason, detail: string) => {
         counts[reason]++;

@@ -196,6 +196,7 @@ export async function genTasks(o: GenTasksOptions): Promise<GenTasksResult> {
         },
       },
       onProgress: (done, total) => progress.update({ done, planned: total, usd: ledger.totalUsd }),
+      signal: o.signal,
     });
     // The filter's audit, with what only gen-tasks knows: the generation record and the spend.
     const full: GenTasksAudit = { ...audit, env: o.env, generation, spend: { usd: ledger.totalUsd } };

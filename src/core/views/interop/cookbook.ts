@@ -18,14 +18,19 @@
  *                                        messages: [{role, content}]}.
  *
  * Everything is read tolerantly (a torn last line while the trainer appends is skipped) and bad
- * input is named by file and line.
+ * input is named by file and line. Lines are read as Python's json.loads reads them (NaN,
+ * Infinity: the cookbook's json.dumps writes them). metrics.jsonl is streamed a chunk at a time,
+ * never read whole (a long run's is hundreds of MB); a line over MAX_METRICS_LINE_BYTES is
+ * skipped, and what was skipped is said.
  */
-import { existsSync, readdirSync, readFileSync, statSync, type Dirent } from "node:fs";
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync, type Dirent } from "node:fs";
 import { basename, join } from "node:path";
 import { FileFormatError } from "../../base/errors";
 import { RUN_FILES } from "../../base/runs/run-folder";
 import type { GroupRecord } from "../trace/dashboard-view";
-import { parseJsonl, parseJsonlLines, type JsonlRow } from "../../base/util/jsonl";
+import { pyJsonParse } from "../../base/data/python-json";
+import { parseJsonlLines, type JsonlRow } from "../../base/util/jsonl";
+import { streamJsonl, type StreamedJsonl } from "../../base/util/jsonl-stream";
 import { markdownText } from "../../base/util/markdown-text";
 import { cookbookEnvironment, type CookbookEnvironment } from "./cookbook-environment";
 
@@ -68,10 +73,37 @@ function iterationDirs(dir: string): { iteration: number; dir: string }[] {
     .sort((a, b) => a.iteration - b.iteration);
 }
 
+/** What the first-line checks read at most: a first line longer than this tells nothing. */
+const FIRST_LINE_BYTES = 64 * 1024;
+/** A metrics.jsonl line longer than this is skipped (a cookbook step logs a few KB). */
+export const MAX_METRICS_LINE_BYTES = 4 * 1024 * 1024;
+
+/** The file's first line, reading at most FIRST_LINE_BYTES (never the whole file). */
 function firstLine(file: string): string {
-  const text = readFileSync(file, "utf8");
-  const end = text.indexOf("\n");
-  return end < 0 ? text : text.slice(0, end);
+  const fd = openSync(file, "r");
+  try {
+    const buf = Buffer.alloc(FIRST_LINE_BYTES);
+    const n = readSync(fd, buf, 0, FIRST_LINE_BYTES, 0);
+    const end = buf.subarray(0, n).indexOf(10);
+    return buf.subarray(0, end < 0 ? n : end).toString("utf8");
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+
+/** One line saying which metrics.jsonl lines were skipped for their size, or undefined when none. */
+export function oversizeNote(file: string, streamed: StreamedJsonl, fromByte = 0): string | undefined {
+  const skipped = streamed.oversize;
+  if (skipped.length === 0) return undefined;
+  const which = skipped
+    .slice(0, 5)
+    .map((s) => `${s.line} (${mib(s.bytes)})`)
+    .join(", ");
+  const more = skipped.length > 5 ? ` and ${skipped.length - 5} more` : "";
+  const counted = fromByte > 0 ? ` (lines counted from byte ${fromByte})` : "";
+  return `${file}: skipped ${skipped.length} line${skipped.length === 1 ? "" : "s"} over ${mib(MAX_METRICS_LINE_BYTES)}: line ${which}${more}${counted}`;
 }
 
 /**
@@ -86,10 +118,10 @@ export function isCookbookLogDir(dir: string): boolean {
   if (config && "log_path" in config) return true;
   if (iterationDirs(dir).length > 0) return true;
   try {
-    const row = JSON.parse(firstLine(metrics)) as Record<string, unknown>;
-    return Object.keys(row).some((k) => k.includes("/"));
+    const row = pyJsonParse(firstLine(metrics));
+    return typeof row === "object" && row !== null && Object.keys(row).some((k) => k.includes("/"));
   } catch {
-    return false; // empty or torn first line: not enough to tell
+    return false; // empty, torn or unreadable first line: not enough to tell
   }
 }
 
@@ -123,15 +155,31 @@ export function readCookbookConfig(dir: string): Record<string, unknown> | undef
   }
 }
 
-export function readRows<T>(file: string): T[] {
-  if (!existsSync(file)) return [];
-  return parseJsonl<T>(readFileSync(file, "utf8"), file, { tolerateTornTail: true });
+/** Streams metrics.jsonl's object rows (from `fromByte`) to `onRow`; absent file: nothing. */
+export function streamMetricRows(
+  dir: string,
+  onRow: (row: Record<string, unknown>) => void,
+  fromByte = 0,
+): { file: string; streamed: StreamedJsonl } {
+  const file = join(dir, METRICS_FILE);
+  if (!existsSync(file)) return { file, streamed: { lines: 0, oversize: [] } };
+  const streamed = streamJsonl(
+    file,
+    (value) => {
+      if (typeof value === "object" && value !== null && !Array.isArray(value)) onRow(value as Record<string, unknown>);
+    },
+    { parse: pyJsonParse, maxLineBytes: MAX_METRICS_LINE_BYTES, fromByte, tolerateTornTail: true },
+  );
+  return { file, streamed };
 }
 
 /** Rows with their real 1-based line numbers (blank lines counted), for errors that name the line. */
 function readNumberedRows(file: string): JsonlRow<Record<string, unknown>>[] {
   if (!existsSync(file)) return [];
-  return parseJsonlLines<Record<string, unknown>>(readFileSync(file, "utf8"), file, { tolerateTornTail: true });
+  return parseJsonlLines<Record<string, unknown>>(readFileSync(file, "utf8"), file, {
+    tolerateTornTail: true,
+    parse: pyJsonParse,
+  });
 }
 
 export interface CookbookCheckpoint {
@@ -185,7 +233,12 @@ export interface CookbookRun {
    * undefined when the folder does not say, and whoever needs one asks.
    */
   environment?: CookbookEnvironment;
+  /** What the reader could not use and said so about: no config.json, lines skipped for their size. */
+  notes: string[];
 }
+
+/** The note for a run folder without config.json (it still shows, from its metrics). */
+export const NO_CONFIG_NOTE = `no ${COOKBOOK_CONFIG_FILE}: the model and settings are unknown`;
 
 /** The dataset tags a run logs under: `env/<tag>/…` metric names and its first rollouts' `tags`. */
 export function cookbookTags(dir: string, metricKeys: Iterable<string>): string[] {
@@ -198,7 +251,7 @@ export function cookbookTags(dir: string, metricKeys: Iterable<string>): string[
   const file = first && join(first.dir, "train_rollout_summaries.jsonl");
   if (file && existsSync(file)) {
     try {
-      const row = JSON.parse(firstLine(file)) as { tags?: unknown };
+      const row = pyJsonParse(firstLine(file)) as { tags?: unknown };
       if (Array.isArray(row.tags)) for (const t of row.tags) if (typeof t === "string") tags.add(t);
     } catch {
       // a torn first line: the metric tags still tell
@@ -210,14 +263,23 @@ export function cookbookTags(dir: string, metricKeys: Iterable<string>): string[
 
 /** The run as the Runs tree and the Checkpoints view show it. */
 export function readCookbookRun(dir: string): CookbookRun {
-  const rows = readRows<Record<string, unknown>>(join(dir, METRICS_FILE)).filter((r) => r && typeof r === "object");
-  const config = readCookbookConfig(dir) ?? {};
-  const last = rows[rows.length - 1];
-  const lastReward = [...rows]
-    .reverse()
-    .map((r) => num(r[REWARD_KEY]))
-    .find((v) => v !== undefined);
-  const keys = new Set(rows.flatMap((r) => Object.keys(r)));
+  // Streamed: only the counts, the last row, the last reward and the metric names are kept.
+  let steps = 0;
+  let last: Record<string, unknown> | undefined;
+  let lastReward: number | undefined;
+  const keys = new Set<string>();
+  const { file, streamed } = streamMetricRows(dir, (row) => {
+    steps++;
+    last = row;
+    lastReward = num(row[REWARD_KEY]) ?? lastReward;
+    for (const k in row) keys.add(k);
+  });
+  const rawConfig = readCookbookConfig(dir);
+  const config = rawConfig ?? {};
+  const notes = [
+    ...(existsSync(join(dir, COOKBOOK_CONFIG_FILE)) ? [] : [NO_CONFIG_NOTE]),
+    ...[oversizeNote(file, streamed)].filter((n): n is string => n !== undefined),
+  ];
   const iterations = iterationDirs(dir).map((d) => d.iteration);
   const kind: CookbookRun["kind"] =
     [...keys].some((k) => k.startsWith("env/")) || iterations.length > 0
@@ -231,7 +293,7 @@ export function readCookbookRun(dir: string): CookbookRun {
     dir,
     kind,
     ...(str(config.model_name) ? { model: str(config.model_name) } : {}),
-    steps: rows.length,
+    steps,
     ...(last && num(last.step) !== undefined ? { lastStep: num(last.step) } : {}),
     ...(lastReward !== undefined ? { lastReward } : {}),
     ...(last && num(last["progress/done_frac"]) !== undefined ? { doneFrac: num(last["progress/done_frac"]) } : {}),
@@ -239,6 +301,7 @@ export function readCookbookRun(dir: string): CookbookRun {
     iterations,
     config,
     ...(environment ? { environment } : {}),
+    notes,
   };
 }
 

@@ -170,7 +170,8 @@ export function metricSeries(rows: readonly Record<string, unknown>[]): Series[]
   rows.forEach((row, i) => {
     const step = typeof row.step === "number" ? row.step : i;
     for (const [key, value] of Object.entries(row)) {
-      if (key === "step" || typeof value !== "number" || !Number.isFinite(value)) continue;
+      // NaN and ±Infinity (Python-written logs) stay as points: the chart draws them as gaps.
+      if (key === "step" || typeof value !== "number") continue;
       let s = byKey.get(key);
       if (!s) byKey.set(key, (s = { key, points: [] }));
       s.points.push([step, value]);

@@ -1,0 +1,97 @@
+/**
+ * JSON Lines read a chunk at a time, for files that may be far larger than what should sit in
+ * memory (a tinker-cookbook metrics.jsonl of 500 MB): memory stays at one chunk plus one line,
+ * whatever the file's size. A line longer than `maxLineBytes` is skipped (counted, never held);
+ * reading may start at a byte offset (the tail of a file) or stop early.
+ */
+import { closeSync, openSync, readSync } from "node:fs";
+import { FileFormatError } from "../errors";
+
+const CHUNK_BYTES = 1024 * 1024;
+
+export interface StreamJsonlOptions {
+  /** Parses one line (default JSON.parse); a SyntaxError names file:line. */
+  parse?: (line: string) => unknown;
+  /** Lines longer than this are skipped and reported in the result, never held whole. */
+  maxLineBytes: number;
+  /** Start here; a start inside a line skips to the next one (that partial line is not counted). */
+  fromByte?: number;
+  /** Skip a torn final line (what a writer still appending leaves) instead of failing. */
+  tolerateTornTail?: boolean;
+}
+
+export interface StreamedJsonl {
+  /** Lines seen (blank ones included): the number of the last line read, counted from `fromByte`. */
+  lines: number;
+  /** The lines skipped for their size: their numbers (from `fromByte`) and byte lengths. */
+  oversize: { line: number; bytes: number }[];
+}
+
+/** Calls `onRow` with each non-blank line's value and its 1-based line number, in file order. */
+export function streamJsonl(
+  file: string,
+  onRow: (value: unknown, line: number) => void,
+  options: StreamJsonlOptions,
+): StreamedJsonl {
+  const parse = options.parse ?? ((l: string) => JSON.parse(l) as unknown);
+  const fd = openSync(file, "r");
+  const buf = Buffer.alloc(CHUNK_BYTES);
+  const oversize: StreamedJsonl["oversize"] = [];
+  let position = options.fromByte ?? 0;
+  let seekingLineStart = position > 0;
+  let parts: Buffer[] = [];
+  let partBytes = 0;
+  let dropping = false; // the current line is over the limit: its bytes are counted, not kept
+  let line = 0;
+
+  const endLine = (torn: boolean) => {
+    line++;
+    if (dropping) {
+      oversize.push({ line, bytes: partBytes });
+    } else {
+      const text = Buffer.concat(parts, partBytes).toString("utf8").trim();
+      if (text) {
+        let value: unknown;
+        try {
+          value = parse(text);
+        } catch (e) {
+          if (!(e instanceof SyntaxError)) throw e;
+          if (torn && options.tolerateTornTail) return;
+          throw new FileFormatError(file, line, `not valid JSON (${e.message})`);
+        }
+        onRow(value, line);
+      }
+    }
+    parts = [];
+    partBytes = 0;
+    dropping = false;
+  };
+
+  try {
+    for (;;) {
+      const n = readSync(fd, buf, 0, CHUNK_BYTES, position);
+      if (n === 0) break;
+      position += n;
+      let start = 0;
+      while (start < n) {
+        const nl = buf.indexOf(10, start);
+        const end = nl < 0 || nl >= n ? n : nl;
+        if (seekingLineStart) {
+          if (end < n) seekingLineStart = false;
+        } else {
+          partBytes += end - start;
+          if (partBytes > options.maxLineBytes) {
+            dropping = true;
+            parts = [];
+          } else if (!dropping) parts.push(Buffer.from(buf.subarray(start, end)));
+          if (end < n) endLine(false);
+        }
+        start = end + 1;
+      }
+    }
+    if (partBytes > 0 || dropping) endLine(true);
+  } finally {
+    closeSync(fd);
+  }
+  return { lines: line, oversize };
+}
