@@ -11,8 +11,7 @@ import { UserError } from "../../../src/core/base/errors";
 import { readProgress } from "../../../src/core/base/runs/progress";
 import { TASKS_FILE } from "../../../src/core/base/task-sets/files";
 import { genTasks } from "../../../src/core/steps/tasks/gen-tasks";
-import { DEFAULT_SANDBOX_LIMITS, type TaskSandbox } from "../../../src/core/steps/tasks/sandbox/sandbox";
-import type { SandboxOutcome } from "../../../src/core/steps/tasks/sandbox/protocol";
+import { DEFAULT_SANDBOX_LIMITS, type SandboxRun, type TaskSandbox } from "../../../src/core/steps/tasks/sandbox/sandbox";
 
 describe("reliability: long phases stop at the first SIGTERM", function () {
   this.timeout(30_000);
@@ -35,11 +34,12 @@ describe("reliability: long phases stop at the first SIGTERM", function () {
       limits: DEFAULT_SANDBOX_LIMITS,
       codeSha256: "test-sandbox",
       starts: 1,
-      run: async (): Promise<SandboxOutcome> => {
+      concurrency: 1,
+      execute: async (): Promise<SandboxRun> => {
         runs++;
         if (runs === 2) stop.abort(new UserError("stopped by SIGTERM"));
         await new Promise((r) => setTimeout(r, 30));
-        return { ok: true, value: { type: "int", repr: String(runs) } };
+        return { outcome: { ok: true, value: { type: "int", repr: String(runs) } }, clean: true };
       },
       close: () => undefined,
     };

@@ -166,6 +166,7 @@ export async function filterCandidates(options: FilterOptions): Promise<FilterAu
       timings,
       options.solveRate ? undefined : options.onProgress,
       candidates.length,
+      options.signal,
     );
     for (const [i, c] of candidates.entries()) {
       options.signal?.throwIfAborted();
@@ -295,6 +296,7 @@ async function runSandbox(
   timings: { sandbox_ms: number; executed: number; reused: number },
   onProgress: FilterOptions["onProgress"],
   total: number,
+  signal: AbortSignal | undefined,
 ): Promise<Map<string, SandboxOutcome>> {
   const outcomes = new Map<string, SandboxOutcome>();
   const todo = new Map<string, Candidate>();
@@ -315,6 +317,7 @@ async function runSandbox(
   let next = 0;
   const lane = async () => {
     for (let item = queue[next++]; item; item = queue[next++]) {
+      signal?.throwIfAborted(); // a stop request lets the tasks running finish and starts no other
       const [id, c] = item;
       const { outcome, clean } = await sandbox.execute(c.solution);
       timings.executed++;
