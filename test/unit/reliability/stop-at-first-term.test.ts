@@ -11,7 +11,11 @@ import { UserError } from "../../../src/core/base/errors";
 import { readProgress } from "../../../src/core/base/runs/progress";
 import { TASKS_FILE } from "../../../src/core/base/task-sets/files";
 import { genTasks } from "../../../src/core/steps/tasks/gen-tasks";
-import { DEFAULT_SANDBOX_LIMITS, type SandboxRun, type TaskSandbox } from "../../../src/core/steps/tasks/sandbox/sandbox";
+import {
+  DEFAULT_SANDBOX_LIMITS,
+  type SandboxRun,
+  type TaskSandbox,
+} from "../../../src/core/steps/tasks/sandbox/sandbox";
 
 describe("reliability: long phases stop at the first SIGTERM", function () {
   this.timeout(30_000);
