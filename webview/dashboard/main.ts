@@ -12,6 +12,7 @@ import type { GroupEpisodes } from "../../src/extension/webview/protocol";
 import type { CheckpointScore, DashboardView, PrimaryScore, Series } from "../../src/core/views/trace/dashboard-view";
 import {
   healthyBand,
+  type BandContext,
   METRIC_GROUPS,
   metricGroup,
   metricLabel,
@@ -56,14 +57,26 @@ function linesByMetric(v: DashboardView): Map<string, RunLine[]> {
   return out;
 }
 
+/** What a metric's healthy band reads from this run besides the metric: its other metrics and its group size. */
+function bandContext(run: string): BandContext {
+  const v = view;
+  if (!v || v.run !== run) return {};
+  return {
+    metric: (key) => v.series.find((s) => s.key === key)?.points.map(([, y]) => y),
+    group: v.groups.find((g) => g.rewards.length > 0)?.rewards.length,
+  };
+}
+
 function metricFigure(key: string, lines: RunLine[], overlaid: boolean): HTMLElement {
   const own = lines.find((l) => l.colorIndex === 0);
   const fmtValue = formatFor(key);
   const last = own?.series.points.at(-1);
+  // The range and its advice read the run's own numbers: its group size and its other metrics.
   const band = own
     ? healthyBand(
         key,
         own.series.points.map(([, y]) => y),
+        bandContext(own.run),
       )
     : undefined;
   const chart = createTimeChart({

@@ -22,8 +22,9 @@ export function otherPipelineRun(dir: string, settings: PipelineSettings): Pipel
 }
 
 /**
- * What `dir` holds that a local pipeline of `env` at `size` cannot continue, in words ("a smoke run of
- * hotpotqa"), or undefined when it is free for that run (empty, or the same settings: a rerun continues).
+ * What `dir` holds that a local pipeline of `env` at `size` cannot continue, in words ("a smoke
+ * pipeline run of ENV"), or undefined when it is free for that run (empty, or the same settings: a
+ * rerun continues).
  */
 export function pipelineFolderConflict(
   dir: string,
