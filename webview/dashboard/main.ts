@@ -24,6 +24,7 @@ import { formatNumber, formatUsdValue, isConstant, MAX_SMOOTHING } from "../shar
 import { append, clear, fmt, h, isChecked } from "../shared/dom";
 import { listen, loadingLine, markFirstFrame, send } from "../shared/host";
 import { renderStream } from "../trace/token-stream";
+import { onXAxis, X_AXIS_LABELS, type XAxis, type XAxisKind } from "../../src/core/views/trace/x-axes";
 
 const app = document.getElementById("app")!;
 let view: DashboardView | undefined;
@@ -34,6 +35,8 @@ let smoothing = 0.6;
 const logScale = new Set<string>();
 const zoom = new Map<string, [number, number]>();
 let charts: TimeChart[] = [];
+/** The metric charts' x axis: step, wall time or tokens trained (as W&B offers them). */
+let xAxis: XAxisKind = "step";
 
 const formatFor = (key: string) => (/usd|cost/.test(key) ? formatUsdValue : formatNumber);
 
@@ -52,9 +55,44 @@ function linesByMetric(v: DashboardView): Map<string, RunLine[]> {
       out.get(s.key)!.push({ run, colorIndex, series: s });
     }
   };
-  add(v.run, 0, v.series);
-  v.overlays.forEach((o, i) => add(o.run, i + 1, o.series));
+  // On wall time or tokens, each run's points move to its own x values; a run without that axis is left out.
+  const onAxis = (axes: XAxis[] | undefined, list: Series[]): Series[] => {
+    if (xAxis === "step") return list;
+    const axis = axes?.find((a) => a.kind === xAxis);
+    return axis ? list.map((s) => ({ key: s.key, points: onXAxis(s.points, axis) })) : [];
+  };
+  add(v.run, 0, onAxis(v.xAxes, v.series));
+  v.overlays.forEach((o, i) => add(o.run, i + 1, onAxis(o.xAxes, o.series)));
   return out;
+}
+
+/** "x axis: step | wall time | tokens": the axes this run logs (others greyed out, with why). */
+function xAxisPicker(v: DashboardView): HTMLElement {
+  const kinds: XAxisKind[] = ["step", "wall", "tokens"];
+  const buttons = kinds.map((kind) => {
+    const has = kind === "step" || (v.xAxes ?? []).some((a) => a.kind === kind);
+    const b = h(
+      "button",
+      {
+        class: `x-axis-choice${kind === xAxis ? " picked" : ""}`,
+        "data-axis": kind,
+        "aria-pressed": String(kind === xAxis),
+        title: has
+          ? `plot every metric against ${X_AXIS_LABELS[kind]}`
+          : `this run's metrics.jsonl logs no ${X_AXIS_LABELS[kind]}`,
+        ...(has ? {} : { disabled: true }),
+      },
+      kind === "wall" ? "wall time" : kind,
+    );
+    b.addEventListener("click", () => {
+      if (!has || kind === xAxis) return;
+      xAxis = kind;
+      zoom.clear(); // a zoom in steps means nothing in seconds
+      render();
+    });
+    return b;
+  });
+  return h("span", { class: "x-axis", id: "x-axis", role: "group", "aria-label": "x axis" }, "x axis ", ...buttons);
 }
 
 /** What a metric's healthy band reads from this run besides the metric: its other metrics and its group size. */
@@ -70,7 +108,9 @@ function bandContext(run: string): BandContext {
 function metricFigure(key: string, lines: RunLine[], overlaid: boolean): HTMLElement {
   const own = lines.find((l) => l.colorIndex === 0);
   const fmtValue = formatFor(key);
-  const last = own?.series.points.at(-1);
+  // The header's readout: the picked step's value (group health's click), else the last step's.
+  const picked = pickedStep !== undefined ? own?.series.points.find(([step]) => step === pickedStep) : undefined;
+  const shown = picked ?? own?.series.points.at(-1);
   // The range and its advice read the run's own numbers: its group size and its other metrics.
   const band = own
     ? healthyBand(
@@ -87,6 +127,8 @@ function metricFigure(key: string, lines: RunLine[], overlaid: boolean): HTMLEle
     log: logScale.has(key),
     band,
     format: fmtValue,
+    xLabel: X_AXIS_LABELS[xAxis],
+    yLabel: metricLabel(key),
     xRange: zoom.get(key),
     onZoom: (r) => (r ? zoom.set(key, r) : zoom.delete(key)),
     syncKey: "dashboard-steps",
@@ -111,7 +153,7 @@ function metricFigure(key: string, lines: RunLine[], overlaid: boolean): HTMLEle
       "div",
       { class: "metric-head" },
       h("span", { class: "metric-name", title: key }, metricLabel(key)),
-      h("span", { class: "metric-last" }, last ? `step ${last[0]}: ${fmtValue(last[1])}` : ""),
+      h("span", { class: "metric-last" }, shown ? `step ${shown[0]}: ${fmtValue(shown[1])}` : ""),
     ),
     chartFigure(key, chart, log),
   );
@@ -208,6 +250,7 @@ function metricCharts(v: DashboardView): HTMLElement {
       "div",
       { class: "chart-controls" },
       h("label", { class: "smoothing" }, "smoothing ", slider, " ", sliderValue),
+      xAxisPicker(v),
       h("span", { class: "runs" }, ...runChips),
       addRun,
     ),
@@ -254,6 +297,7 @@ function checkpointChart(v: DashboardView): HTMLElement | null {
           },
         ],
         points: true,
+        yLabel: `val ${metric}`,
         // The run's steps, not the last scored checkpoint padded by the chart.
         ...(v.lastStep !== null ? { xMax: v.lastStep } : {}),
         refLines: v.references.map((r) => ({
@@ -358,6 +402,7 @@ function health(v: DashboardView): HTMLElement | null {
       points: v.health.map((s) => [s.step, s[k]] as const),
     })),
     format: (n) => (n === null ? "–" : String(Math.round(n))),
+    yLabel: "groups",
     markStep: pickedStep,
     onPick: (step) => {
       pickedStep = step;
@@ -438,7 +483,8 @@ function groupEpisodes(): HTMLElement | null {
       : null,
     h(
       "div",
-      { class: "side-by-side" },
+      // The G columns wrap to the panel's width instead of running off its right edge.
+      { class: "side-by-side group-columns" },
       ...group.episodes.map((ep, i) =>
         h(
           "div",
@@ -490,6 +536,8 @@ listen((m) => {
   } else if (m.type === "dashboard/group") {
     group = m.group;
     render();
+    // The episodes render below the charts and the group list: bring them to the clicked group.
+    document.getElementById("group-episodes")?.scrollIntoView({ block: "start" });
   }
 });
 

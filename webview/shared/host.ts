@@ -104,6 +104,10 @@ function probe(selector: string): ProbeResult {
       .map((el) => el.textContent ?? "")
       .join("\n")
       .slice(0, 4000),
+    onScreen: els.filter((el) => {
+      const r = el.getBoundingClientRect();
+      return r.bottom > 0 && r.top < window.innerHeight && r.left >= 0 && r.right <= window.innerWidth + 0.5;
+    }).length,
   };
 }
 

@@ -135,6 +135,8 @@ export interface ProbeResult {
   tokens: number;
   /** The matched elements' text, joined with "\n" (first 4,000 characters). */
   text: string;
+  /** How many of them are on screen: within the viewport's height and wholly within its width (not cut off). */
+  onScreen?: number;
 }
 
 /** Webview → extension. */

@@ -2,6 +2,7 @@
  * The training dashboard's view of a tinker-cookbook run (apart from the reader: the dashboard's
  * module loads the tokenizer for group episodes, which the Runs view must not load at activation).
  */
+import { runXAxes } from "../trace/x-axes";
 import { basename, join } from "node:path";
 import { RUN_FILES } from "../../base/runs/run-folder";
 import { healthByStep, lastLoggedStep, metricSeries, type DashboardView } from "../trace/dashboard-view";
@@ -47,6 +48,7 @@ export function cookbookDashboard(dir: string): DashboardView {
     evalSettings: null,
     questions: {},
     overlays: [],
+    xAxes: runXAxes(rows),
     lastStep: lastLoggedStep(series),
     problems,
     // The run's own environment's metric; a folder that names none gets no borrowed name.
