@@ -108,9 +108,10 @@ function bandContext(run: string): BandContext {
 function metricFigure(key: string, lines: RunLine[], overlaid: boolean): HTMLElement {
   const own = lines.find((l) => l.colorIndex === 0);
   const fmtValue = formatFor(key);
-  // The header's readout: the picked step's value (group health's click), else the last step's.
-  const picked = pickedStep !== undefined ? own?.series.points.find(([step]) => step === pickedStep) : undefined;
-  const shown = picked ?? own?.series.points.at(-1);
+  // The header's readout, by step whatever the x axis: the picked step's value (group health's click), else the last step's.
+  const bySteps = own ? view?.series.find((x) => x.key === key)?.points : undefined;
+  const picked = pickedStep !== undefined ? bySteps?.find(([step]) => step === pickedStep) : undefined;
+  const shown = picked ?? bySteps?.at(-1);
   // The range and its advice read the run's own numbers: its group size and its other metrics.
   const band = own
     ? healthyBand(
@@ -410,7 +411,36 @@ function health(v: DashboardView): HTMLElement | null {
     },
   });
   charts.push(chart);
-  const step = v.health.find((s) => s.step === pickedStep);
+  const at = v.health.findIndex((s) => s.step === pickedStep);
+  const step = at >= 0 ? v.health[at] : undefined;
+  // The step before / after the picked one (or the last step, with none picked): the keyboard's way to pick.
+  const stepButton = (id: string, label: string, to: number) => {
+    const target = v.health[to];
+    const b = h(
+      "button",
+      {
+        class: "step-nav",
+        id,
+        title: target ? `list step ${target.step}'s groups` : "no such step",
+        ...(target ? {} : { disabled: true }),
+      },
+      label,
+    );
+    b.addEventListener("click", () => {
+      if (!target) return;
+      pickedStep = target.step;
+      render();
+    });
+    return b;
+  };
+  const from = at >= 0 ? at : v.health.length;
+  const nav = h(
+    "span",
+    { class: "step-navs" },
+    stepButton("prev-step", "◀ step", from - 1),
+    " ",
+    stepButton("next-step", "step ▶", at >= 0 ? at + 1 : -1),
+  );
   return h(
     "div",
     { class: "health", id: "health" },
@@ -425,6 +455,7 @@ function health(v: DashboardView): HTMLElement | null {
       }),
     ),
     chartFigure("group-health", chart),
+    nav,
     step
       ? h(
           "div",
@@ -463,7 +494,11 @@ function health(v: DashboardView): HTMLElement | null {
             }),
           ),
         )
-      : h("p", { class: "muted" }, "Click a step in the chart to list its groups."),
+      : h(
+          "p",
+          { class: "muted" },
+          "Click a step in the chart (or ◀ step) to list its groups; the charts' headers follow it.",
+        ),
   );
 }
 
