@@ -570,9 +570,17 @@ listen((m) => {
     app.append(loadingLine());
   } else if (m.type === "dashboard/group") {
     group = m.group;
-    render();
+    // Only the episodes change (they come last on the page): the charts above are not rebuilt, so
+    // nothing above them grows after the scroll below (a chart draws once it has its width).
+    const shown = document.getElementById("group-episodes");
+    const fresh = groupEpisodes();
+    if (fresh && shown) shown.replaceWith(fresh);
+    else if (fresh) app.append(fresh);
+    else render();
     // The episodes render below the charts and the group list: bring them to the clicked group.
-    document.getElementById("group-episodes")?.scrollIntoView({ block: "start" });
+    const reveal = () => document.getElementById("group-episodes")?.scrollIntoView({ block: "start" });
+    reveal();
+    requestAnimationFrame(() => requestAnimationFrame(reveal));
   }
 });
 

@@ -221,6 +221,8 @@ describe("a first run in an empty folder (real VS Code)", function () {
   });
 
   it("the GRPO dashboard: axis titles on every chart, an x axis choice, advice from the run's own numbers, a group's episodes on screen", async () => {
+    // The dashboard alone in front (Open Results put the report's preview there): a hidden webview has no viewport.
+    await vscode.commands.executeCommand("workbench.action.closeAllEditors");
     await vscode.commands.executeCommand("agentLab.openDashboard", join(workspaceDir(), "runs", RUN_NAMES.grpo));
     const charts = await probeUntil(
       "dashboard",
@@ -254,14 +256,15 @@ describe("a first run in an empty folder (real VS Code)", function () {
     await probePanel("dashboard", [], "#prev-step");
     await probeUntil(
       "dashboard",
-      ['#metrics .metric[data-key="reward"] .metric-last', "#groups li.group"],
-      (r) => r[0].text.startsWith("step 1:") && r[1].count > 0,
+      // budget_hit: a metric the smoke run plots (its reward is constant: listed, not charted).
+      ['#metrics .metric[data-key="budget_hit"] .metric-last', "#groups h4", "#groups li.group"],
+      (r) => r[0].text.startsWith("step 1:") && r[1].text.startsWith("Step 1:") && r[2].count > 0,
       "step 1 picked: the header's readout and its groups",
     );
     await probePanel("dashboard", [], "#groups li.group");
     const columns = await probeUntil(
       "dashboard",
-      ["#group-episodes", "#group-episodes .group-columns .column"],
+      ["#group-episodes > h3", "#group-episodes .group-columns .column .badges"],
       (r) => r[1].count > 0 && r[0].onScreen === 1,
       "the group's episodes, scrolled into view",
     );
