@@ -8,6 +8,7 @@ import { UserError } from "../core/base/errors";
 import { parseFaultSpec, startLocalBackend, STAND_IN_NOTICE } from "../server";
 import { SERVE_LOCAL_STEP } from "../core/steps/catalog/catalog";
 import { parseStepArgs } from "./step-args";
+import { markLocalBackendProcess } from "./local-backend";
 import { localBackendDir } from "../core/steps/eval/backends";
 
 export async function run(argv: string[]): Promise<void> {
@@ -38,6 +39,7 @@ export async function run(argv: string[]): Promise<void> {
       );
     throw new UserError(`could not start the local backend: ${(e as Error).message}`);
   }
+  markLocalBackendProcess();
   console.log(STAND_IN_NOTICE);
   console.log(`checkpoints in ${dir}`);
   console.log(`listening on ${backend.url}`);

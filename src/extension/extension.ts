@@ -17,6 +17,7 @@ import { SETTINGS_SECTION } from "./settings/settings-overrides";
 import { spendReport } from "./workspace/spend";
 import { updateContextKeys } from "./workspace/context-keys";
 import { watchWorkspace } from "./watchers";
+import { trackPipelineResults } from "./commands/pipeline-commands";
 
 let lab: Lab | undefined;
 
@@ -45,7 +46,8 @@ export function activate(context: vscode.ExtensionContext): AgentLabApi {
     },
   );
   const checkpoints = new CheckpointsProvider(workspace, cookbook);
-  lab = { context, workspace, keys, jobs, runs, checkpoints, cookbook };
+  const theLab: Lab = { context, workspace, keys, jobs, runs, checkpoints, cookbook };
+  lab = theLab;
 
   let todayUsd = 0;
   const statusBar = new JobsStatusBar(jobs, () => todayUsd);
@@ -105,6 +107,7 @@ export function activate(context: vscode.ExtensionContext): AgentLabApi {
         jobs: () => jobs.reattach(),
         data: () => void updateContextKeys(workspace),
       }),
+      trackPipelineResults(theLab),
     );
     jobs.reattach();
     updateSpend();

@@ -12,6 +12,7 @@ import type { GroupEpisodes } from "../../src/extension/webview/protocol";
 import type { CheckpointScore, DashboardView, PrimaryScore, Series } from "../../src/core/views/trace/dashboard-view";
 import {
   healthyBand,
+  type BandContext,
   METRIC_GROUPS,
   metricGroup,
   metricLabel,
@@ -24,6 +25,7 @@ import { append, clear, fmt, h, isChecked } from "../shared/dom";
 import { listen, loadingLine, markFirstFrame, send } from "../shared/host";
 import { renderStream } from "../trace/token-stream";
 import { checkpointCopyButtons } from "./checkpoint-table-copy";
+import { onXAxis, X_AXIS_LABELS, type XAxis, type XAxisKind } from "../../src/core/views/trace/x-axes";
 
 const app = document.getElementById("app")!;
 let view: DashboardView | undefined;
@@ -34,6 +36,8 @@ let smoothing = 0.6;
 const logScale = new Set<string>();
 const zoom = new Map<string, [number, number]>();
 let charts: TimeChart[] = [];
+/** The metric charts' x axis: step, wall time or tokens trained (as W&B offers them). */
+let xAxis: XAxisKind = "step";
 
 const formatFor = (key: string) => (/usd|cost/.test(key) ? formatUsdValue : formatNumber);
 
@@ -52,19 +56,69 @@ function linesByMetric(v: DashboardView): Map<string, RunLine[]> {
       out.get(s.key)!.push({ run, colorIndex, series: s });
     }
   };
-  add(v.run, 0, v.series);
-  v.overlays.forEach((o, i) => add(o.run, i + 1, o.series));
+  // On wall time or tokens, each run's points move to its own x values; a run without that axis is left out.
+  const onAxis = (axes: XAxis[] | undefined, list: Series[]): Series[] => {
+    if (xAxis === "step") return list;
+    const axis = axes?.find((a) => a.kind === xAxis);
+    return axis ? list.map((s) => ({ key: s.key, points: onXAxis(s.points, axis) })) : [];
+  };
+  add(v.run, 0, onAxis(v.xAxes, v.series));
+  v.overlays.forEach((o, i) => add(o.run, i + 1, onAxis(o.xAxes, o.series)));
   return out;
+}
+
+/** "x axis: step | wall time | tokens": the axes this run logs (others greyed out, with why). */
+function xAxisPicker(v: DashboardView): HTMLElement {
+  const kinds: XAxisKind[] = ["step", "wall", "tokens"];
+  const buttons = kinds.map((kind) => {
+    const has = kind === "step" || (v.xAxes ?? []).some((a) => a.kind === kind);
+    const b = h(
+      "button",
+      {
+        class: `x-axis-choice${kind === xAxis ? " picked" : ""}`,
+        "data-axis": kind,
+        "aria-pressed": String(kind === xAxis),
+        title: has
+          ? `plot every metric against ${X_AXIS_LABELS[kind]}`
+          : `this run's metrics.jsonl logs no ${X_AXIS_LABELS[kind]}`,
+        ...(has ? {} : { disabled: true }),
+      },
+      kind === "wall" ? "wall time" : kind,
+    );
+    b.addEventListener("click", () => {
+      if (!has || kind === xAxis) return;
+      xAxis = kind;
+      zoom.clear(); // a zoom in steps means nothing in seconds
+      render();
+    });
+    return b;
+  });
+  return h("span", { class: "x-axis", id: "x-axis", role: "group", "aria-label": "x axis" }, "x axis ", ...buttons);
+}
+
+/** What a metric's healthy band reads from this run besides the metric: its other metrics and its group size. */
+function bandContext(run: string): BandContext {
+  const v = view;
+  if (!v || v.run !== run) return {};
+  return {
+    metric: (key) => v.series.find((s) => s.key === key)?.points.map(([, y]) => y),
+    group: v.groups.find((g) => g.rewards.length > 0)?.rewards.length,
+  };
 }
 
 function metricFigure(key: string, lines: RunLine[], overlaid: boolean): HTMLElement {
   const own = lines.find((l) => l.colorIndex === 0);
   const fmtValue = formatFor(key);
-  const last = own?.series.points.at(-1);
+  // The header's readout, by step whatever the x axis: the picked step's value (group health's click), else the last step's.
+  const bySteps = own ? view?.series.find((x) => x.key === key)?.points : undefined;
+  const picked = pickedStep !== undefined ? bySteps?.find(([step]) => step === pickedStep) : undefined;
+  const shown = picked ?? bySteps?.at(-1);
+  // The range and its advice read the run's own numbers: its group size and its other metrics.
   const band = own
     ? healthyBand(
         key,
         own.series.points.map(([, y]) => y),
+        bandContext(own.run),
       )
     : undefined;
   const chart = createTimeChart({
@@ -75,6 +129,8 @@ function metricFigure(key: string, lines: RunLine[], overlaid: boolean): HTMLEle
     log: logScale.has(key),
     band,
     format: fmtValue,
+    xLabel: X_AXIS_LABELS[xAxis],
+    yLabel: metricLabel(key),
     xRange: zoom.get(key),
     onZoom: (r) => (r ? zoom.set(key, r) : zoom.delete(key)),
     syncKey: "dashboard-steps",
@@ -99,7 +155,7 @@ function metricFigure(key: string, lines: RunLine[], overlaid: boolean): HTMLEle
       "div",
       { class: "metric-head" },
       h("span", { class: "metric-name", title: key }, metricLabel(key)),
-      h("span", { class: "metric-last" }, last ? `step ${last[0]}: ${fmtValue(last[1])}` : ""),
+      h("span", { class: "metric-last" }, shown ? `step ${shown[0]}: ${fmtValue(shown[1])}` : ""),
     ),
     chartFigure(key, chart, log),
   );
@@ -196,6 +252,7 @@ function metricCharts(v: DashboardView): HTMLElement {
       "div",
       { class: "chart-controls" },
       h("label", { class: "smoothing" }, "smoothing ", slider, " ", sliderValue),
+      xAxisPicker(v),
       h("span", { class: "runs" }, ...runChips),
       addRun,
     ),
@@ -242,6 +299,7 @@ function checkpointChart(v: DashboardView): HTMLElement | null {
           },
         ],
         points: true,
+        yLabel: `val ${metric}`,
         // The run's steps, not the last scored checkpoint padded by the chart.
         ...(v.lastStep !== null ? { xMax: v.lastStep } : {}),
         refLines: v.references.map((r) => ({
@@ -347,6 +405,7 @@ function health(v: DashboardView): HTMLElement | null {
       points: v.health.map((s) => [s.step, s[k]] as const),
     })),
     format: (n) => (n === null ? "–" : String(Math.round(n))),
+    yLabel: "groups",
     markStep: pickedStep,
     onPick: (step) => {
       pickedStep = step;
@@ -354,7 +413,36 @@ function health(v: DashboardView): HTMLElement | null {
     },
   });
   charts.push(chart);
-  const step = v.health.find((s) => s.step === pickedStep);
+  const at = v.health.findIndex((s) => s.step === pickedStep);
+  const step = at >= 0 ? v.health[at] : undefined;
+  // The step before / after the picked one (or the last step, with none picked): the keyboard's way to pick.
+  const stepButton = (id: string, label: string, to: number) => {
+    const target = v.health[to];
+    const b = h(
+      "button",
+      {
+        class: "step-nav",
+        id,
+        title: target ? `list step ${target.step}'s groups` : "no such step",
+        ...(target ? {} : { disabled: true }),
+      },
+      label,
+    );
+    b.addEventListener("click", () => {
+      if (!target) return;
+      pickedStep = target.step;
+      render();
+    });
+    return b;
+  };
+  const from = at >= 0 ? at : v.health.length;
+  const nav = h(
+    "span",
+    { class: "step-navs" },
+    stepButton("prev-step", "◀ step", from - 1),
+    " ",
+    stepButton("next-step", "step ▶", at >= 0 ? at + 1 : -1),
+  );
   return h(
     "div",
     { class: "health", id: "health" },
@@ -369,6 +457,7 @@ function health(v: DashboardView): HTMLElement | null {
       }),
     ),
     chartFigure("group-health", chart),
+    nav,
     step
       ? h(
           "div",
@@ -407,7 +496,11 @@ function health(v: DashboardView): HTMLElement | null {
             }),
           ),
         )
-      : h("p", { class: "muted" }, "Click a step in the chart to list its groups."),
+      : h(
+          "p",
+          { class: "muted" },
+          "Click a step in the chart (or ◀ step) to list its groups; the charts' headers follow it.",
+        ),
   );
 }
 
@@ -427,7 +520,8 @@ function groupEpisodes(): HTMLElement | null {
       : null,
     h(
       "div",
-      { class: "side-by-side" },
+      // The G columns wrap to the panel's width instead of running off its right edge.
+      { class: "side-by-side group-columns" },
       ...group.episodes.map((ep, i) =>
         h(
           "div",
@@ -478,7 +572,17 @@ listen((m) => {
     app.append(loadingLine());
   } else if (m.type === "dashboard/group") {
     group = m.group;
-    render();
+    // Only the episodes change (they come last on the page): the charts above are not rebuilt, so
+    // nothing above them grows after the scroll below (a chart draws once it has its width).
+    const shown = document.getElementById("group-episodes");
+    const fresh = groupEpisodes();
+    if (fresh && shown) shown.replaceWith(fresh);
+    else if (fresh) app.append(fresh);
+    else render();
+    // The episodes render below the charts and the group list: bring them to the clicked group.
+    const reveal = () => document.getElementById("group-episodes")?.scrollIntoView({ block: "start" });
+    reveal();
+    requestAnimationFrame(() => requestAnimationFrame(reveal));
   }
 });
 

@@ -106,6 +106,10 @@ function probe(selector: string): ProbeResult {
       .slice(0, 4000),
     overflowPx: els.reduce((px, el) => Math.max(px, el.scrollWidth - el.clientWidth), 0),
     viewPx: window.innerWidth,
+    onScreen: els.filter((el) => {
+      const r = el.getBoundingClientRect();
+      return r.bottom > 0 && r.top < window.innerHeight && r.left >= 0 && r.right <= window.innerWidth + 0.5;
+    }).length,
   };
 }
 

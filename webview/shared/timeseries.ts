@@ -71,6 +71,10 @@ export interface TimeChartOptions {
   onPick?: (step: number) => void;
   /** Cursor sync group: charts with the same key move their cursors together. */
   syncKey?: string;
+  /** The x axis' title (default "step"): the dashboard also plots against wall time and tokens. */
+  xLabel?: string;
+  /** The y axis' title, with its unit where it has one (default: the chart's title). */
+  yLabel?: string;
 }
 
 export interface TimeChart {
@@ -89,6 +93,8 @@ export interface TimeChart {
 const DEFAULT_HEIGHT = 180;
 /** The y axis' width and the plot's right padding, in CSS px. */
 const Y_AXIS_SIZE = 56;
+/** Room for an axis' title beside its tick labels, in CSS px. */
+const AXIS_LABEL_SIZE = 16;
 const PAD_RIGHT = 12;
 const STEP_INCRS = [
   1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 2500, 5000, 10_000, 20_000, 50_000, 100_000,
@@ -211,12 +217,23 @@ export function createTimeChart(o: TimeChartOptions): TimeChart {
     return m;
   });
 
+  // Every chart names both axes (drawn beside them, and on the figure for tests and screen readers).
+  const xLabel = o.xLabel ?? "step";
+  const yLabel = o.yLabel ?? o.title;
+  const xAt = (x: number) => (xLabel === "step" ? `step ${x}` : `${xLabel} ${formatNumber(x)}`);
   const readout = h("div", { class: "chart-readout", "aria-live": "polite" });
   const plot = h("div", { class: "chart-plot" });
   const bandLine = o.band ? h("div", { class: "chart-band-legend", title: o.band.advice }) : null;
   const el = h(
     "div",
-    { class: "timechart", "data-key": o.name, ...(o.markStep !== undefined ? { "data-mark-step": o.markStep } : {}) },
+    {
+      class: "timechart",
+      "data-key": o.name,
+      "data-x-label": xLabel,
+      "data-y-label": yLabel,
+      "aria-label": `${o.title}: ${yLabel} by ${xLabel}`,
+      ...(o.markStep !== undefined ? { "data-mark-step": o.markStep } : {}),
+    },
     h("div", { class: "chart-title" }, o.title),
     readout,
     plot,
@@ -240,7 +257,7 @@ export function createTimeChart(o: TimeChartOptions): TimeChart {
       return `${s.label} ${main}${err ? ` [${fmt(err[0])}, ${fmt(err[1])}]` : ""}`;
     });
     for (const r of o.refLines ?? []) parts.push(`${r.label} ${fmt(r.value)}${r.detail ? ` ${r.detail}` : ""}`);
-    return `step ${steps[i]} · ${parts.join(" · ")}`;
+    return `${xAt(steps[i])} · ${parts.join(" · ")}`;
   }
 
   const outsideAt = (i: number) => !!o.band && i >= 0 && raw.some((v) => !inBand(v[i]));
@@ -262,7 +279,7 @@ export function createTimeChart(o: TimeChartOptions): TimeChart {
     readout.textContent = valuesAt(i);
     readout.title = readout.textContent;
     if (bandLine && o.band) {
-      bandLine.textContent = `▮ ${outsideAt(i) ? `step ${steps[i]} is ${bandAt(i)}` : bandAt(i)}`;
+      bandLine.textContent = `▮ ${outsideAt(i) ? `${xAt(steps[i])} is ${bandAt(i)}` : bandAt(i)}`;
       bandLine.classList.toggle("outside-band", outsideAt(i));
     }
   }
@@ -522,6 +539,9 @@ export function createTimeChart(o: TimeChartOptions): TimeChart {
           ticks: { stroke: c.grid, width: 1, size: 4 },
           incrs: STEP_INCRS,
           values: (_u, splits) => splits.map((v) => (Number.isInteger(v) ? String(v) : "")),
+          label: xLabel,
+          labelSize: AXIS_LABEL_SIZE,
+          labelFont: axisFont,
         },
         {
           stroke: c.muted,
@@ -532,6 +552,9 @@ export function createTimeChart(o: TimeChartOptions): TimeChart {
           // Linear ticks are rounded to the axis's spacing (uPlot's incr); a caller's format and log decades as they are.
           values: (_u, splits, _axis, _space, incr) =>
             splits.map((v) => (o.format || log ? fmt(v) : formatTick(v, incr))),
+          label: yLabel,
+          labelSize: AXIS_LABEL_SIZE,
+          labelFont: axisFont,
         },
       ],
       series: uSeries(),
@@ -626,15 +649,20 @@ export function createTimeChart(o: TimeChartOptions): TimeChart {
           `<rect class="band" x="${bb.left}" y="${ys(hi).toFixed(1)}" width="${bb.width}" height="${(ys(lo) - ys(hi)).toFixed(1)}" fill="${esc(c.good)}" fill-opacity="0.13"/>`,
         );
     }
+    // The axes' titles, as the chart draws them.
+    parts.push(
+      `<text x="${(bb.left + bb.width / 2).toFixed(1)}" y="${(bb.top + bb.height + 30).toFixed(1)}" fill="${esc(c.muted)}" font-size="10" text-anchor="middle" font-family="sans-serif">${esc(xLabel)}</text>`,
+      `<text transform="translate(10 ${(bb.top + bb.height / 2).toFixed(1)}) rotate(-90)" fill="${esc(c.muted)}" font-size="10" text-anchor="middle" font-family="sans-serif">${esc(yLabel)}</text>`,
+    );
     const yTicks = log ? niceLogTicks(ymin, ymax) : niceTicks(ymin, ymax, 4);
     const yStep = niceStep(ymin, ymax, 4);
-    const yLabel = (t: number) => (o.format || log ? fmt(t) : formatTick(t, yStep));
+    const yTickLabel = (t: number) => (o.format || log ? fmt(t) : formatTick(t, yStep));
     for (const t of yTicks) {
       parts.push(
         `<line x1="${bb.left}" x2="${bb.left + bb.width}" y1="${ys(t).toFixed(1)}" y2="${ys(t).toFixed(1)}" stroke="${esc(c.grid)}" stroke-width="0.5"/>`,
       );
       parts.push(
-        `<text x="${bb.left - 4}" y="${(ys(t) + 3).toFixed(1)}" fill="${esc(c.muted)}" font-size="10" text-anchor="end" font-family="sans-serif">${esc(yLabel(t))}</text>`,
+        `<text x="${bb.left - 4}" y="${(ys(t) + 3).toFixed(1)}" fill="${esc(c.muted)}" font-size="10" text-anchor="end" font-family="sans-serif">${esc(yTickLabel(t))}</text>`,
       );
     }
     const xmin = u?.scales.x.min ?? steps[0] ?? 0;

@@ -2,6 +2,7 @@
  * Jobs, the local backend and the Tinker key.
  *
  *   agentLab.cancelJob / agentLab.openJobLog        (job node, or pick one)
+ *   agentLab.runJobFinishAction                     a finished job's row: its finish action (Open Results)
  *   agentLab.startLocalBackend / agentLab.stopLocalBackend   job `serve-local` / cancel it
  *   agentLab.setApiKey / agentLab.clearApiKey       Tinker key in SecretStorage
  */
@@ -9,7 +10,7 @@ import * as vscode from "vscode";
 import { SERVE_LOCAL_STEP } from "../../core/steps/catalog/catalog";
 import type { Job } from "../jobs/job-runner";
 import { isFinal } from "../jobs/job-state";
-import { OPEN_JOB_LOG } from "../jobs/jobs-provider";
+import { OPEN_JOB_LOG, RUN_JOB_FINISH_ACTION } from "../jobs/jobs-provider";
 import { isJob, startStep, type CommandTable, type Lab } from "./lab";
 
 function localBackendJob(lab: Lab): Job | undefined {
@@ -61,6 +62,10 @@ export function jobCommands(lab: Lab): CommandTable {
     [OPEN_JOB_LOG]: async (a) => {
       const job = isJob(a) ? a : await pickJob(lab, false);
       if (job) lab.jobs.showLog(job);
+    },
+    [RUN_JOB_FINISH_ACTION]: async (a) => {
+      const finish = isJob(a) ? a.record.finish : undefined;
+      if (isJob(a) && finish) await vscode.commands.executeCommand(finish.command, a.record.run_dir);
     },
     "agentLab.startLocalBackend": () => startLocalBackend(lab),
     "agentLab.stopLocalBackend": () => stopLocalBackend(lab),

@@ -126,7 +126,7 @@ export class DashboardPanel extends Panel {
     for (const dir of this.overlays) {
       const o = readOverlay(dir);
       if (o.problem) view.problems.push(`overlay ${o.run}: ${o.problem}`);
-      view.overlays.push({ run: o.run, series: o.series });
+      view.overlays.push({ run: o.run, series: o.series, ...(o.xAxes ? { xAxes: o.xAxes } : {}) });
     }
     this.view = view;
     this.post({ type: "dashboard/data", data: view });

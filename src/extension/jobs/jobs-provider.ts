@@ -1,4 +1,11 @@
-/** The Jobs tree (running first, then recent) and the status bar item (running jobs, today's spend). */
+/**
+ * The Jobs tree (running first, then recent) and the status bar item (running jobs, today's spend).
+ *
+ * A job is two rows: its title (with its state) and, under it, its progress line. One row held
+ * both and the sidebar cut it off mid-title ("Offline pipeline (local backend, synth…"); the
+ * tooltip holds the whole text. A finished job whose step names a finish action (the pipeline's
+ * Open Results) offers it on its row as well as in its notification, which hides itself.
+ */
 import * as vscode from "vscode";
 import { describeJob } from "./job-progress";
 import type { Job, JobRunner } from "./job-runner";
@@ -7,6 +14,21 @@ import { readExitRecord } from "./job-store";
 
 /** Clicking a job (its tree item, or the status bar while it is the one running). */
 export const OPEN_JOB_LOG = "agentLab.openJobLog";
+/** A finished job's finish action (the button its notification offered), from its row. */
+export const RUN_JOB_FINISH_ACTION = "agentLab.runJobFinishAction";
+/** contextValue of a finished job that has a finish action (package.json's menus show the action's button on it). */
+export const JOB_WITH_FINISH_ACTION = "job.finished.action";
+
+/** The second row of a job: its progress line. */
+export interface JobLine {
+  lineOf: Job;
+}
+
+export type JobsNode = Job | JobLine;
+
+function isJobLine(node: JobsNode): node is JobLine {
+  return "lineOf" in node;
+}
 const JOBS_VIEW_FOCUS = "agentLab.jobs.focus";
 
 const ICONS: Record<string, [string, string?]> = {
@@ -17,8 +39,8 @@ const ICONS: Record<string, [string, string?]> = {
   cancelled: ["circle-slash", "list.warningForeground"],
 };
 
-export class JobsProvider implements vscode.TreeDataProvider<Job>, vscode.Disposable {
-  private readonly changed = new vscode.EventEmitter<Job | undefined>();
+export class JobsProvider implements vscode.TreeDataProvider<JobsNode>, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<JobsNode | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
   private readonly sub: vscode.Disposable;
 
@@ -26,22 +48,59 @@ export class JobsProvider implements vscode.TreeDataProvider<Job>, vscode.Dispos
     this.sub = runner.onDidChange(() => this.changed.fire(undefined));
   }
 
-  getChildren(job?: Job): Job[] {
-    if (job) return [];
+  getChildren(node?: JobsNode): JobsNode[] {
+    if (node) return isJobLine(node) ? [] : [{ lineOf: node }];
     const all = this.runner.list();
     return [...all.filter((j) => !isFinal(j.status.state)), ...all.filter((j) => isFinal(j.status.state))];
   }
 
-  getTreeItem(job: Job): vscode.TreeItem {
-    const item = new vscode.TreeItem(job.record.title, vscode.TreeItemCollapsibleState.None);
-    item.id = `job:${job.record.id}`;
+  getTreeItem(node: JobsNode): vscode.TreeItem {
+    return isJobLine(node) ? this.lineItem(node.lineOf) : this.jobItem(node);
+  }
+
+  /** The job's progress line (describeJob): what it is doing, or how long it ran. */
+  line(job: Job): string {
     const s = job.status;
     // A finished job shows how long it ran (its exit record says when it ended).
     const ended = isFinal(s.state) ? Date.parse(readExitRecord(job.root, job.record.id)?.ended ?? "") : Date.now();
     const elapsed = Number.isFinite(ended) ? ended - Date.parse(job.record.started) : 0;
-    item.description = `${s.state}${s.cancelRequested && !isFinal(s.state) ? " (stopping)" : ""} · ${describeJob(job.progress, elapsed)}`;
-    item.tooltip = [
+    return describeJob(job.progress, elapsed);
+  }
+
+  private lineItem(job: Job): vscode.TreeItem {
+    const item = new vscode.TreeItem(this.line(job), vscode.TreeItemCollapsibleState.None);
+    item.id = `job:${job.record.id}:line`;
+    item.tooltip = this.tooltip(job);
+    item.command = { command: OPEN_JOB_LOG, title: "Open Log", arguments: [job] };
+    return item;
+  }
+
+  private jobItem(job: Job): vscode.TreeItem {
+    const s = job.status;
+    // Running jobs show their progress line open; finished ones keep it one click away (and in the tooltip).
+    const item = new vscode.TreeItem(
       job.record.title,
+      isFinal(s.state) ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.Expanded,
+    );
+    item.id = `job:${job.record.id}`;
+    item.description = `${s.state}${s.cancelRequested && !isFinal(s.state) ? " (stopping)" : ""}`;
+    item.tooltip = this.tooltip(job);
+    const [icon, color] = ICONS[s.state];
+    item.iconPath = new vscode.ThemeIcon(icon, color ? new vscode.ThemeColor(color) : undefined);
+    item.contextValue = !isFinal(s.state)
+      ? "job.running"
+      : s.state === "done" && job.record.finish
+        ? JOB_WITH_FINISH_ACTION
+        : "job.finished";
+    item.command = { command: OPEN_JOB_LOG, title: "Open Log", arguments: [job] };
+    return item;
+  }
+
+  private tooltip(job: Job): string {
+    const s = job.status;
+    return [
+      job.record.title,
+      this.line(job),
       `agent-lab ${job.record.command.join(" ")}`,
       `state ${s.state}${s.reason ? ` — ${s.reason}` : ""}`,
       `started ${job.record.started} · pid ${job.record.pid}`,
@@ -51,11 +110,6 @@ export class JobsProvider implements vscode.TreeDataProvider<Job>, vscode.Dispos
     ]
       .filter(Boolean)
       .join("\n");
-    const [icon, color] = ICONS[s.state];
-    item.iconPath = new vscode.ThemeIcon(icon, color ? new vscode.ThemeColor(color) : undefined);
-    item.contextValue = isFinal(s.state) ? "job.finished" : "job.running";
-    item.command = { command: OPEN_JOB_LOG, title: "Open Log", arguments: [job] };
-    return item;
   }
 
   dispose(): void {

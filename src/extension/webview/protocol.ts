@@ -143,6 +143,8 @@ export interface ProbeResult {
   overflowPx?: number;
   /** The page's width (window.innerWidth, px): what the panel had to fit into. */
   viewPx?: number;
+  /** How many of them are on screen: within the viewport's height and wholly within its width (not cut off). */
+  onScreen?: number;
 }
 
 /** Webview → extension. */

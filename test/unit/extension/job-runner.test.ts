@@ -179,8 +179,14 @@ describe("extension: job runner glue (stand-in vscode)", function () {
     assert.equal(second.get(job.record.id)!.progress!.planned, 40);
     // The Jobs view and the status bar show the same line.
     const provider = new JobsProvider(second);
-    const item = provider.getTreeItem(second.get(job.record.id)!);
-    assert.match(String(item.description), /^running · GRPO · step \d+\/40 · \$0\.00( · ETA \d+s)?$/);
+    const node = second.get(job.record.id)!;
+    const item = provider.getTreeItem(node);
+    // Two rows: the title with its state, and under it the progress line (one row was cut off in the sidebar).
+    assert.equal(item.label, "Long GRPO");
+    assert.equal(item.description, "running");
+    const [line] = provider.getChildren(node);
+    assert.match(String(provider.getTreeItem(line).label), /^GRPO · step \d+\/40 · \$0\.00( · ETA \d+s)?$/);
+    assert.match(String(item.tooltip), /^Long GRPO\nGRPO · step \d+\/40/, "the tooltip holds the whole text");
     const bar = new JobsStatusBar(second, () => 0);
     assert.match(bar.text, /Agent Lab: GRPO · step \d+\/40 · \$0\.00/);
     bar.dispose();

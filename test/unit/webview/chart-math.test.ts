@@ -232,4 +232,32 @@ describe("webview: chart math", () => {
     assert.equal(healthyBand("searches", [0, 0])!, undefined, "no start to be stable around");
     assert.equal(healthyBand("reward", [0.5]), undefined);
   });
+
+  it("skipped_groups' range is the recipe's at groups of 8, and the same solve rates' range at the run's group size", () => {
+    const recipe = healthyBand("skipped_groups", [0.5], { group: 8 })!;
+    assert.deepEqual([recipe.lo, recipe.hi, recipe.range], [0.2, 0.6, "0.2–0.6"]);
+    // The offline defaults' groups of 4: the default run sits near 0.69, healthy for its group size.
+    const four = healthyBand("skipped_groups", [0.69], { group: 4 })!;
+    assert.deepEqual([four.lo!.toFixed(2), four.hi!.toFixed(2)], ["0.45", "0.77"]);
+    assert.ok(0.69 >= four.lo! && 0.69 <= four.hi!);
+    assert.match(four.range, /^0\.45–0\.77 for groups of 4 \(the recipe's 0\.2–0\.6 is for groups of 8\)$/);
+  });
+
+  it("budget_hit's advice matches the run's own numbers (the smoke run: budget hit with 0 searches)", () => {
+    // The smoke pipeline's runs/grpo/metrics.jsonl, as it wrote them (the fields the advice reads).
+    const smoke = [
+      { step: 1, skipped_groups: 1, searches: 0, budget_hit: 0.75, tokens: 25.25 },
+      { step: 2, skipped_groups: 1, searches: 0, budget_hit: 1, tokens: 32 },
+    ];
+    const metric = (key: string) => smoke.map((r) => (r as Record<string, number>)[key]);
+    const band = healthyBand("budget_hit", metric("budget_hit"), { metric, group: 2 })!;
+    assert.doesNotMatch(band.advice, /circles/);
+    assert.match(band.advice, /^Hit with 0\.00 searches per episode: the replies run into the token limit \(29 tokens/);
+    // A run that searches, and hits the budget: that one is searching in circles.
+    const searching = (key: string) => (key === "searches" ? [2.4, 2.6] : [0.1, 0.2]);
+    assert.match(
+      healthyBand("budget_hit", [0.1, 0.2], { metric: searching })!.advice,
+      /searches in circles \(2\.50 searches/,
+    );
+  });
 });

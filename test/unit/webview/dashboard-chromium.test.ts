@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { offlineTokenizer } from "../../../src/core/base/chat/offline-tokenizer";
-import { readDashboard } from "../../../src/core/views/trace/dashboard-view";
+import { groupEpisodeViews, readDashboard } from "../../../src/core/views/trace/dashboard-view";
 import { hostMessage, PROTOCOL_VERSION } from "../../../src/extension/webview/protocol";
 import { requireSharedData } from "../../helpers/shared-data";
 import { buildEvalWorld, type EvalWorld } from "../core/views/trace/checkpoint-evals-fixture";
@@ -96,6 +96,34 @@ describe("webview: dashboard in Chromium on real runs", function () {
     assert.deepEqual(sent.at(-1), { v: PROTOCOL_VERSION, type: "dashboard/openGroup", index: 3 });
     assert.deepEqual(p.errors, []);
     assert.deepEqual(await cspViolations(p), []);
+  });
+
+  it("a clicked group's episodes: scrolled into view, every column within the panel's width (700 px)", async () => {
+    const v = readDashboard(fx.runDir);
+    const p = await openPanelPage(browser, "dashboard");
+    await p.page.setViewportSize({ width: 700, height: 700 });
+    await p.postTimed(hostMessage({ type: "dashboard/data", data: v }));
+    await p.page.click("#prev-step");
+    await p.page.click("#groups li.group >> nth=0");
+    const group = v.groups[Number(await p.page.getAttribute("#groups li.group >> nth=0", "data-index"))];
+    const episodes = await groupEpisodeViews(fx.runDir, group);
+    await p.postTimed(hostMessage({ type: "dashboard/group", group: { step: group.step, group, episodes } }));
+    await p.page.waitForTimeout(200); // the second scroll waits two frames
+    const seen = await p.page.evaluate(() => {
+      const inView = (el: Element) => {
+        const r = el.getBoundingClientRect();
+        return r.bottom > 0 && r.top < window.innerHeight && r.left >= 0 && r.right <= window.innerWidth + 0.5;
+      };
+      const head = document.querySelector("#group-episodes > h3")!;
+      const cols = Array.from(document.querySelectorAll("#group-episodes .group-columns .column"));
+      return {
+        head: inView(head),
+        cols: cols.length,
+        colsIn: cols.filter((c) => c.getBoundingClientRect().right <= window.innerWidth + 0.5).length,
+      };
+    });
+    assert.deepEqual(seen, { head: true, cols: episodes.length, colsIn: episodes.length });
+    assert.deepEqual(p.errors, []);
   });
 
   it("checkpoints: score from the matching eval, base and start lines, the prompt rerun apart, Evaluate", async () => {

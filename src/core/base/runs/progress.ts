@@ -174,7 +174,8 @@ function describeUnit(p: UnitProgress): string {
 
 /**
  * The one line every view shows: "GRPO · step 33/60 · $0.00 · ETA 1m 20s", and for a pipeline
- * "stage 9/11 GRPO · step 33/60 · $0.00 · ETA 1m 20s".
+ * "stage 9/11 GRPO · step 33/60 · $0.00 · ETA 12m 40s". One ETA, for the whole job: a pipeline's
+ * own `eta_s` is the recipe engine's over every stage left (the running stage's is only a part of it).
  */
 export function describeProgress(p: Progress): string {
   const inner = p.stage ? p.current : p;
@@ -182,6 +183,9 @@ export function describeProgress(p: Progress): string {
   if (inner) parts.push(describeUnit(inner));
   parts.push(`$${p.usd.toFixed(2)}`);
   if (p.status !== "running") parts.push(p.status);
-  else if (inner?.eta_s !== undefined) parts.push(`ETA ${formatDuration(inner.eta_s)}`);
+  else {
+    const eta = p.eta_s ?? inner?.eta_s;
+    if (eta !== undefined) parts.push(`ETA ${formatDuration(eta)}`);
+  }
   return parts.join(" · ");
 }

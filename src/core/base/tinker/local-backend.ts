@@ -23,3 +23,18 @@ export function requireLocalBackend(start: StartLocalBackend | undefined, step: 
     );
   return start;
 }
+
+/**
+ * The process title of a CLI process serving the local backend (what `ps` and /proc/PID/cmdline
+ * show for it). A remote VS Code (SSH, containers, code-server) scans /proc for processes listening
+ * on localhost and offers each new one for forwarding ("Open in Browser", the Ports view) unless a
+ * `remote.portsAttributes` entry, whose keys may be regular expressions over that command line,
+ * says "ignore". The backend is an API for the steps, not a page: the extension contributes
+ * LOCAL_BACKEND_PORTS_ATTRIBUTE as a default of that setting (package.json configurationDefaults),
+ * and the title makes every backend process match it, whichever step or terminal started it and
+ * on whatever port.
+ */
+export const LOCAL_BACKEND_PROCESS_TITLE = "agent-lab local backend";
+
+/** The `remote.portsAttributes` key (a regular expression over a process's command line) that matches LOCAL_BACKEND_PROCESS_TITLE. */
+export const LOCAL_BACKEND_PORTS_ATTRIBUTE = "^agent-lab local backend";

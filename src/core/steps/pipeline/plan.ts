@@ -70,6 +70,8 @@ export const RUN_NAMES = {
 } as const;
 
 export const REPORT_FILE = "report.md";
+/** The runs folder of a pipeline's folder (its agent-lab.json's runsDir). */
+export const PIPELINE_RUNS_DIR = "runs";
 export const ABLATION_FILE = "ablation.json";
 export const STATE_FILE = "pipeline.json";
 

@@ -46,6 +46,7 @@ import {
   settingsRecipeData,
   settingsWorld,
   STATE_FILE,
+  PIPELINE_RUNS_DIR,
   type PipelinePlan,
   type StageName,
 } from "./plan";
@@ -53,6 +54,7 @@ import { pricedFor, rehearsalNote, rehearsalTarget, type RehearsalTarget } from 
 import { readStepRewards, rewardTrend, renderTrend, type RewardTrend } from "./reward-trend";
 import { kindBreakdown, renderKindBreakdown, type KindRow } from "./by-kind";
 import { checkSettings, defaultSettings, PIPELINE_EVAL, type PipelineBackend, type PipelineSettings } from "./settings";
+import { otherPipelineRun } from "./folder-conflict";
 import { Recipe, type Stage, type StageRecord } from "../recipe/engine";
 import { openLocalBackend } from "../recipe/stages";
 
@@ -539,9 +541,10 @@ function checkFolder(dir: string, settings: PipelineSettings, existing: Pipeline
     if (!existsSync(join(dir, PIPELINE_MARKER))) {
       throw new UserError(`${dir} exists and was not made by "agent-lab pipeline"; choose another --dir`);
     }
-    if (existing && JSON.stringify(existing.settings) !== JSON.stringify(settings)) {
+    const other = existing ? otherPipelineRun(dir, settings) : undefined;
+    if (other) {
       throw new UserError(
-        `${dir} holds a pipeline run with other settings (${existing.settings.backend} backend); ` +
+        `${dir} holds a pipeline run with other settings (${other.backend} backend); ` +
           `rerun it with the same options to continue, or choose another --dir`,
       );
     }
@@ -577,7 +580,7 @@ function workspaceConfig(s: PipelineSettings): Record<string, unknown> {
   const world = settingsWorld(s);
   return {
     dataDir: "data",
-    runsDir: "runs",
+    runsDir: PIPELINE_RUNS_DIR,
     ...(world ? { env: world.env.name } : {}),
     ...s.harness,
     ...(s.offlinePrompts ? { systemPromptFile: OFFLINE_PROMPT } : {}),

@@ -176,7 +176,8 @@ export class TrainingRun<M extends { kind: "sft" | "grpo" }> {
   }
 
   appendMetrics(row: { step: number }): void {
-    appendRow(runFile(this.runDir, "metrics"), row);
+    // When the step ended: the dashboard's wall-time x axis (a string, so no chart of its own).
+    appendRow(runFile(this.runDir, "metrics"), { ...row, time: new Date().toISOString() });
     this.progress.update({ done: row.step, usd: this.ledger.totalUsd });
   }
 

@@ -3,6 +3,7 @@
  * module loads the tokenizer for group episodes, which the Runs view must not load at activation).
  */
 import { existsSync, statSync } from "node:fs";
+import { runXAxes } from "../trace/x-axes";
 import { basename, join } from "node:path";
 import { RUN_FILES } from "../../base/runs/run-folder";
 import { healthByStep, lastLoggedStep, metricSeries, type DashboardView } from "../trace/dashboard-view";
@@ -79,6 +80,7 @@ export function cookbookDashboard(dir: string): DashboardView {
     evalSettings: null,
     questions: {},
     overlays: [],
+    xAxes: runXAxes(rows),
     lastStep: lastLoggedStep(series),
     problems,
     // The run's own environment's metric; a folder that names none gets no borrowed name.

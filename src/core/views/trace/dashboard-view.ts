@@ -9,6 +9,7 @@
  * prompt never stands in for the checkpoint's score; those are listed apart with what differs.
  * Base-model and SFT evals with the same settings give the reference lines.
  */
+import { runXAxes, type XAxis } from "./x-axes";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { inQuestionOrder, meanInterval } from "../../base/stats/shown-interval";
@@ -119,6 +120,8 @@ export interface EvalSettings {
 export interface OverlayRun {
   run: string;
   series: Series[];
+  /** Its wall-time and token axes (absent from a host before them: step only). */
+  xAxes?: XAxis[];
 }
 
 export interface DashboardView {
@@ -144,6 +147,8 @@ export interface DashboardView {
    * null with neither. The checkpoint chart's x axis ends here.
    */
   lastStep: number | null;
+  /** The x axes the charts may use besides the step: wall time and tokens trained, those the run logs (absent: step only). */
+  xAxes?: XAxis[];
   /** Lines skipped because they were torn or not objects. */
   problems: string[];
 }
@@ -466,6 +471,7 @@ export function readDashboard(runDir: string): DashboardView {
     problems,
     valMetric: runViewSpec(trainingEnvironment(runDir)).primary.label,
     lastStep: runLastStep(runDir, series),
+    xAxes: runXAxes(metrics),
   };
 }
 

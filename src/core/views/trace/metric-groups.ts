@@ -103,28 +103,98 @@ function baseline(values: readonly number[]): number | undefined {
 }
 
 /**
- * The recipe's healthy range for a metric (GRPO: skipped_groups 0.2–0.6, budget_hit under 5%,
- * searches and tokens stable), or undefined when the recipe sets none. `values` are the run's
- * own, for the ranges defined relative to how the run started.
+ * What a band's advice may read besides the metric's own values: the run's other metrics (by key)
+ * and its group size (episodes per question), so the advice says what this run's numbers say.
  */
-export function healthyBand(key: string, values: readonly number[]): HealthyBand | undefined {
+export interface BandContext {
+  metric?: (key: string) => readonly number[] | undefined;
+  /** Episodes per question of the run's GRPO groups. */
+  group?: number;
+}
+
+/** The recipe's group size (seed 000: "8 episodes per question"), the one its skipped_groups range was read at. */
+export const RECIPE_GROUP = 8;
+/** The recipe's healthy skipped_groups range, at RECIPE_GROUP. */
+const RECIPE_SKIPPED = { lo: 0.2, hi: 0.6 };
+
+/** The chance that G episodes of a question answered right with probability p all score the same. */
+function uniformChance(p: number, group: number): number {
+  return p ** group + (1 - p) ** group;
+}
+
+/** The p (≥ ½) at which a group of RECIPE_GROUP is uniform with chance `u` (bisection: uniformChance rises with p there). */
+function solveRate(u: number): number {
+  let lo = 0.5;
+  let hi = 1;
+  for (let i = 0; i < 60; i++) {
+    const mid = (lo + hi) / 2;
+    if (uniformChance(mid, RECIPE_GROUP) < u) lo = mid;
+    else hi = mid;
+  }
+  return (lo + hi) / 2;
+}
+
+/**
+ * skipped_groups' healthy range for a run's group size. The recipe's 0.2–0.6 was read with groups of
+ * 8; a smaller group is uniform more often on the same questions (G = 4 at the offline defaults,
+ * chosen by measurement for the CPU budget and kept: the README's table comes from them), so at 0.69
+ * the default offline run was flagged unhealthy while it learned as designed. The band is wrong for
+ * such runs, not the settings: the same per-question solve rates that give 0.2 and 0.6 at G = 8 give
+ * the range at G (p^G + (1−p)^G), 0.45–0.77 at G = 4.
+ */
+function skippedBand(group: number | undefined): { lo: number; hi: number; range: string } {
+  if (group === undefined || group === RECIPE_GROUP || group < 2)
+    return { ...RECIPE_SKIPPED, range: `${RECIPE_SKIPPED.lo}–${RECIPE_SKIPPED.hi}` };
+  const lo = uniformChance(solveRate(RECIPE_SKIPPED.lo), group);
+  const hi = uniformChance(solveRate(RECIPE_SKIPPED.hi), group);
+  return {
+    lo,
+    hi,
+    range: `${lo.toFixed(2)}–${hi.toFixed(2)} for groups of ${group} (the recipe's ${RECIPE_SKIPPED.lo}–${RECIPE_SKIPPED.hi} is for groups of ${RECIPE_GROUP})`,
+  };
+}
+
+const mean = (xs: readonly number[] | undefined): number | undefined => {
+  const ok = (xs ?? []).filter(Number.isFinite);
+  return ok.length ? ok.reduce((s, v) => s + v, 0) / ok.length : undefined;
+};
+
+/**
+ * budget_hit's advice from the run's own numbers: an episode hits the budget by running out of
+ * searches or by its reply reaching the token limit. "Searches in circles" is only what a run that
+ * searches does; one that barely searches is cut off mid-reply.
+ */
+function budgetAdvice(context: BandContext): string {
+  const searches = mean(context.metric?.("searches"));
+  const tokens = mean(context.metric?.("tokens"));
+  if (searches !== undefined && searches < 0.5) {
+    const length = tokens !== undefined ? ` (${tokens.toFixed(0)} tokens per reply on average)` : "";
+    return `Hit with ${searches.toFixed(2)} searches per episode: the replies run into the token limit${length} before any action. Read the traces; check that the prompt's action format is followed, or raise the token limit.`;
+  }
+  const circling = searches !== undefined ? ` (${searches.toFixed(2)} searches per episode)` : "";
+  return `Climbing: the model searches in circles${circling} until the budget stops it. Lower the search budget or add a penalty.`;
+}
+
+/**
+ * The recipe's healthy range for a metric (GRPO: skipped_groups 0.2–0.6 at groups of 8, budget_hit
+ * under 5%, searches and tokens stable), or undefined when the recipe sets none. `values` are the
+ * run's own, for the ranges defined relative to how the run started; `context` the rest of the run
+ * (its group size, its other metrics) that the range and its advice depend on.
+ */
+export function healthyBand(
+  key: string,
+  values: readonly number[],
+  context: BandContext = {},
+): HealthyBand | undefined {
   if (key === "skipped_groups") {
     return {
-      lo: 0.2,
-      hi: 0.6,
-      range: "0.2–0.6",
+      ...skippedBand(context.group),
       advice:
         "Near 1.0 nearly every question's group is all right or all wrong and teaches nothing: move to harder or easier questions.",
     };
   }
   if (key === "budget_hit") {
-    return {
-      lo: 0,
-      hi: 0.05,
-      range: "under 5%",
-      advice:
-        "Climbing: the model searches in circles until the budget stops it. Lower the search budget or add a penalty.",
-    };
+    return { lo: 0, hi: 0.05, range: "under 5%", advice: budgetAdvice(context) };
   }
   const start = baseline(values);
   if (start === undefined || start <= 0) return undefined;

@@ -77,4 +77,27 @@ describe("runs/progress: progress as data", () => {
     };
     assert.equal(describeProgress(pipeline), "stage 9/11 GRPO · step 33/60 · $0.00 · ETA 54s");
   });
+
+  it("a pipeline's line gives one ETA for the whole job (the engine's), not the running stage's", () => {
+    const stage = { label: "GRPO", unit: "step" as const, done: 33, planned: 60, usd: 0, eta_s: 54 };
+    const pipeline = {
+      format: 1,
+      step: "pipeline",
+      label: "GRPO",
+      unit: "stage" as const,
+      done: 8,
+      planned: 11,
+      usd: 0,
+      status: "running" as const,
+      started: "2026-01-01T00:00:00.000Z",
+      updated: "2026-01-01T00:01:00.000Z",
+      stage: { index: 9, count: 11, name: "train-grpo" },
+      current: stage,
+      eta_s: 760,
+    };
+    assert.equal(describeProgress(pipeline), "stage 9/11 GRPO · step 33/60 · $0.00 · ETA 12m 40s");
+    // A pipeline file from before the engine wrote its own ETA still shows the stage's.
+    const { eta_s: _whole, ...older } = pipeline;
+    assert.equal(describeProgress(older), "stage 9/11 GRPO · step 33/60 · $0.00 · ETA 54s");
+  });
 });

@@ -178,9 +178,10 @@ describe("core/steps/pipeline", function () {
     // Every number the run prints was computed from what its stages wrote (the by-kind line read F1 from format 2 records as NaN).
     assert.doesNotMatch(out, /NaN/);
     const shown = [...seen].join("\n");
-    // A stage's first state is written as it starts: what it plans shows before its first step.
-    assert.match(shown, /^stage 7\/11 SFT · step 0\/2 · \$0\.00$/m, shown);
-    assert.match(shown, /^stage 9\/11 GRPO · step 0\/2 · \$0\.00$/m, shown);
+    // A stage's first state is written as it starts: what it plans shows before its first step
+    // (with the whole job's ETA, which the engine knows from the stages before it).
+    assert.match(shown, /^stage 7\/11 SFT · step 0\/2 · \$0\.00( · ETA \d+s)?$/m, shown);
+    assert.match(shown, /^stage 9\/11 GRPO · step 0\/2 · \$0\.00( · ETA \d+s)?$/m, shown);
     // 15 of the miniature's 20 teacher traces are kept (it answers no yes/no or moved-to question): 2 steps of 8.
     assert.match(shown, /^stage 7\/11 SFT · step [1-2]\/2 · \$0\.00 · ETA \d+s$/m, shown);
     assert.match(shown, /^stage 4\/11 eval closed-book · episode \d+\/20 · \$0\.00/m, shown);
