@@ -30,7 +30,7 @@ export default defineConfig(
         // Each .ts file gets the tsconfig.json nearest to it (webview/ has its own). The .mjs scripts are in
         // no tsconfig: they get a default project, so the type-aware rules run on them too.
         projectService: {
-          allowDefaultProject: ["scripts/*.mjs", "scripts/vscode/*.mjs", "webview/*.mjs"],
+          allowDefaultProject: ["scripts/*.mjs", "scripts/vscode/*.mjs", "scripts/mutation/*.mjs", "webview/*.mjs"],
           maximumDefaultProjectFileMatchCount_THIS_WILL_SLOW_DOWN_LINTING: 20,
         },
         tsconfigRootDir: import.meta.dirname,

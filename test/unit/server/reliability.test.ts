@@ -152,7 +152,7 @@ describe("server/reliability", function () {
 
   it("refuses malformed and hostile requests with one exact message, category user, and keeps no state from them", async () => {
     const fbJson = (data: unknown) => ({ model_id: model, seq_id: 1, loss_fn: "cross_entropy", data });
-    const sparseTargets = (rows: number, cols: number) =>
+    const sparseTargets = (rows: number, cols: number, column = 0) =>
       encodeForwardBackwardRequest({
         model_id: model,
         seq_id: 1,
@@ -166,7 +166,7 @@ describe("server/reliability", function () {
                 dtype: "int64",
                 shape: [rows, cols],
                 sparse_crow_indices: [0, 1, ...Array(rows - 1).fill(1)],
-                sparse_col_indices: [0],
+                sparse_col_indices: [column],
               },
               weights: { data: [1, 1, 1], dtype: "float32" },
             },
@@ -220,6 +220,13 @@ describe("server/reliability", function () {
         body: sparseTargets(100_000, 100_000),
         detail:
           "forward_backward.data[0].loss_fn_inputs.target_tokens has shape [100000,100000], but model_input has 3 tokens (expected [3] or [3, K] with 1 ≤ K ≤ 64)",
+      },
+      {
+        // Columns are 0 … cols − 1: the first one past the end would write into the next row.
+        what: "sparse target_tokens with a column index equal to the number of columns",
+        path: "forward_backward",
+        body: sparseTargets(3, 2, 2),
+        detail: "forward_backward.data[0].loss_fn_inputs.target_tokens.sparse_col_indices: 2 is not a column of 2",
       },
       {
         what: "dense tensor whose data does not fill its shape",

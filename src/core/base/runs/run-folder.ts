@@ -6,12 +6,12 @@
  *
  * The lock (`.lock`) records the writer's pid, its start time and what it is (an extension job or
  * a terminal command). A second writer is refused naming the holder; a lock whose process is gone
- * (crashed, kill -9) is taken over safely: only one taker can rename the stale file away.
+ * (crashed, kill -9) is taken over safely: takers take turns removing it (removeStale).
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { UserError } from "../errors";
-import { writeJsonAtomic } from "../util/atomic-write";
+import { createFileExclusive, writeJsonAtomic } from "../util/atomic-write";
 
 /** Every file a run folder may hold. Nothing else writes these names as literals. */
 export const RUN_FILES = Object.freeze({
@@ -151,11 +151,8 @@ function linuxProcessStart(pid: number): number | undefined {
 }
 
 function readHolder(file: string): LockHolder | undefined {
-  try {
-    return JSON.parse(readFileSync(file, "utf8")) as LockHolder;
-  } catch {
-    return undefined; // vanished, or a writer crashed between create and write: treat as stale
-  }
+  const text = readText(file);
+  return text === undefined ? undefined : parseHolder(text);
 }
 
 /** Who is writing the run folder now (its lock's live holder), or undefined when nobody is. */
@@ -188,44 +185,84 @@ export function lockRunFolder(runDir: string, what: string): RunLock {
     what: process.env[JOB_ENV] ? `the extension's job ${process.env[JOB_ENV]} (${what})` : what,
     since: new Date().toISOString(),
   };
-  for (let attempt = 0; attempt < 5; attempt++) {
-    try {
-      writeFileSync(file, JSON.stringify(me) + "\n", { flag: "wx" });
+  for (let attempt = 0; attempt < LOCK_ATTEMPTS; attempt++) {
+    if (createFileExclusive(file, JSON.stringify(me) + "\n")) {
       held.set(file, me.since);
       installExitHook();
       return { release: () => releaseLock(file, me.since) };
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
     }
-    const holder = readHolder(file);
+    const text = readText(file);
+    if (text === undefined) continue; // released between our create and our read: create again
+    const holder = parseHolder(text);
     if (holder && alive(holder)) {
       throw new UserError(
         `${runDir} is being written by ${describeHolder(holder)}: wait for it to finish or stop it first (one writer per run folder)`,
       );
     }
-    // Stale: move it aside under a name only this process uses; of several takers one rename wins.
-    const aside = `${file}.stale.${process.pid}`;
-    try {
-      renameSync(file, aside);
-    } catch {
-      continue; // another taker moved it first: try to create again
-    }
-    const moved = readHolder(aside);
-    // What we moved was a fresh lock another taker wrote after our read, or was still writing when
-    // we read it (created empty, its line not yet in: we read nothing): put it back.
-    if (moved && (!holder || moved.pid !== holder.pid || moved.since !== holder.since)) {
-      try {
-        renameSync(aside, file);
-      } catch {
-        // the folder changed under us; the next attempt sees its state
-      }
-      continue;
-    }
-    rmSync(aside, { force: true });
+    removeStale(file, text);
   }
   throw new UserError(
     `${runDir}: could not take the writer lock (${file}) after several tries; is another job starting on this run?`,
   );
+}
+
+/** Tries to take a lock before giving up; with the waits for another taker, about LOCK_ATTEMPTS × 10 ms. */
+const LOCK_ATTEMPTS = 100;
+
+/** A takeover mark older than this was left by a taker that crashed inside its few microseconds. */
+const TAKEOVER_STALE_MS = 10_000;
+
+/**
+ * Removes the stale lock `file` if it still holds `staleText`. Takers of a stale lock take turns
+ * through a takeover mark (`.lock.takeover`, created exclusively): only its holder removes the lock,
+ * and only after reading it again, so a fresh lock another taker wrote after our read is never
+ * removed (a lock exists until removed, and nothing but the takeover removes someone else's).
+ * Without the turns, the two steps "read: stale" and "remove" of one taker could straddle another
+ * taker's whole takeover, and both would win.
+ */
+function removeStale(file: string, staleText: string): void {
+  const mark = `${file}.takeover`;
+  if (!createFileExclusive(mark, `${process.pid}\n`)) {
+    // Another taker's turn: wait for it, unless its mark is from a crash.
+    if (ageMs(mark) > TAKEOVER_STALE_MS) rmSync(mark, { force: true });
+    else sleepMs(10);
+    return;
+  }
+  try {
+    if (readText(file) === staleText) rmSync(file, { force: true });
+  } finally {
+    rmSync(mark, { force: true });
+  }
+}
+
+function readText(file: string): string | undefined {
+  try {
+    return readFileSync(file, "utf8");
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw e;
+  }
+}
+
+function parseHolder(text: string): LockHolder | undefined {
+  try {
+    return JSON.parse(text) as LockHolder;
+  } catch {
+    return undefined; // garbage (no lock is ever seen half-written: createFileExclusive): stale
+  }
+}
+
+function ageMs(file: string): number {
+  try {
+    return Date.now() - statSync(file).mtimeMs;
+  } catch {
+    return 0; // gone: the taker finished
+  }
+}
+
+/** A synchronous pause: the lock is taken synchronously, and the wait is a few milliseconds. */
+function sleepMs(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
 function releaseLock(file: string, since: string): void {

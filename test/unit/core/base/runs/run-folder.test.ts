@@ -1,10 +1,20 @@
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { lockRunFolder, openRunForWriting, runFile, changedFields } from "../../../../../src/core/base/runs/run-folder";
 import { REPO } from "../../../../helpers/repo";
+
+/** node:fs itself (not an import's copy of its bindings), so a test can step into the module's renames. */
+const nodeFs = createRequire(__filename)("node:fs") as typeof import("node:fs");
+
+/** Who the lock file of `run` names (pid and what), to check who took it. */
+function lockOf(run: string): { pid: number; what: string } {
+  const held = JSON.parse(readFileSync(runFile(run, "lock"), "utf8")) as { pid: number; what: string };
+  return { pid: held.pid, what: held.what };
+}
 
 /** A child that takes the lock of `dir` through the real module and holds it until killed. */
 function holder(dir: string): Promise<{ pid: number; kill: (sig?: NodeJS.Signals) => Promise<void> }> {
@@ -28,6 +38,37 @@ function holder(dir: string): Promise<{ pid: number; kill: (sig?: NodeJS.Signals
     });
     child.once("exit", (c) => reject(new Error(`holder exited with ${c}`)));
   });
+}
+
+/** A pid that was alive a moment ago and is gone now. */
+function deadPid(): number {
+  return Number(spawnSync(process.execPath, ["-e", "console.log(process.pid)"]).stdout.toString().trim());
+}
+
+/**
+ * `n` processes take the lock of `run` through the real module at the same moment: each loads the
+ * module and says "ready", and all are told "go" together (loading takes far longer than taking).
+ * Resolves to what each printed: "won" (held for 3 s, so no later taker finds it free) or "refused".
+ */
+async function race(run: string, n: number): Promise<string[]> {
+  const code = `const { lockRunFolder } = require(${JSON.stringify(join(REPO, "src/core/base/runs/run-folder.ts"))}); console.log("ready"); process.stdin.once("data", () => { try { lockRunFolder(process.argv[1], "p" + process.pid); console.log("won"); setTimeout(() => process.exit(0), 3000); } catch (e) { console.log("refused"); process.exit(0); } });`;
+  const takers = Array.from({ length: n }, () =>
+    spawn(process.execPath, ["--import", "tsx", "-e", code, run], { cwd: REPO }),
+  );
+  const outputs = takers.map((c) => {
+    let out = "";
+    const ready = new Promise<void>((resolve) =>
+      c.stdout.on("data", (d: Buffer) => {
+        out += d.toString();
+        if (out.includes("ready")) resolve();
+      }),
+    );
+    const exited = new Promise<string>((resolve) => c.on("exit", () => resolve(out.replace("ready", "").trim())));
+    return { ready, exited };
+  });
+  await Promise.all(outputs.map((o) => o.ready));
+  for (const c of takers) c.stdin.write("go\n");
+  return Promise.all(outputs.map((o) => o.exited));
 }
 
 describe("runs/run-folder: one writer per run, checked resumes", () => {
@@ -79,33 +120,106 @@ describe("runs/run-folder: one writer per run, checked resumes", () => {
   it("treats a lock file of a pid that is gone, or garbage, as stale", () => {
     const run = join(dir, "r");
     mkdirSync(run);
-    const gone = spawnSync(process.execPath, ["-e", "console.log(process.pid)"]).stdout.toString().trim();
     writeFileSync(
       runFile(run, "lock"),
-      JSON.stringify({ pid: Number(gone), process_started: 0, what: "old", since: new Date().toISOString() }),
+      JSON.stringify({ pid: deadPid(), process_started: 0, what: "old", since: new Date().toISOString() }),
     );
-    lockRunFolder(run, "new").release();
+    const afterGone = lockRunFolder(run, "after a gone pid");
+    assert.deepEqual(lockOf(run), { pid: process.pid, what: "after a gone pid" });
+    afterGone.release();
     writeFileSync(runFile(run, "lock"), "{torn");
-    lockRunFolder(run, "new").release();
+    const afterTorn = lockRunFolder(run, "after a torn lock");
+    assert.deepEqual(lockOf(run), { pid: process.pid, what: "after a torn lock" });
+    afterTorn.release();
+  });
+
+  it("takes over a lock whose pid is alive but belongs to a process started after the lock was taken (a reused pid)", async function () {
+    if (process.platform !== "linux") this.skip(); // process start times are read from /proc
+    this.timeout(30_000);
+    const run = join(dir, "r");
+    mkdirSync(run);
+    const child = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
+    try {
+      await new Promise((resolve) => child.once("spawn", resolve));
+      const anHourAgo = new Date(Date.now() - 3_600_000).toISOString();
+      writeFileSync(
+        runFile(run, "lock"),
+        JSON.stringify({ pid: child.pid, process_started: Date.now() - 7_200_000, what: "old", since: anHourAgo }),
+      );
+      const lock = lockRunFolder(run, "after a reused pid");
+      assert.deepEqual(lockOf(run), { pid: process.pid, what: "after a reused pid" });
+      lock.release();
+      // The same live pid, holding a lock it took after it started, is a live holder: refused.
+      writeFileSync(
+        runFile(run, "lock"),
+        JSON.stringify({ pid: child.pid, process_started: Date.now(), what: "live", since: new Date().toISOString() }),
+      );
+      assert.throws(() => lockRunFolder(run, "second"), /is being written by live \(pid \d+/);
+    } finally {
+      await new Promise((done) => {
+        child.once("exit", done);
+        child.kill("SIGKILL");
+      });
+    }
   });
 
   it("of many processes taking one lock at once, exactly one wins", async function () {
     this.timeout(60_000);
-    const run = join(dir, "r");
-    const code = `const { lockRunFolder } = require(${JSON.stringify(join(REPO, "src/core/base/runs/run-folder.ts"))}); try { lockRunFolder(process.argv[1], "p" + process.pid); console.log("won"); setTimeout(() => {}, 3000); } catch (e) { console.log("refused"); }`;
-    const results = await Promise.all(
-      Array.from(
-        { length: 6 },
-        () =>
-          new Promise<string>((resolve) => {
-            const c = spawn(process.execPath, ["--import", "tsx", "-e", code, run], { cwd: REPO });
-            let out = "";
-            c.stdout.on("data", (d: Buffer) => (out += d.toString()));
-            c.on("exit", () => resolve(out.trim()));
-          }),
-      ),
-    );
+    const results = await race(join(dir, "r"), 6);
     assert.equal(results.filter((r) => r === "won").length, 1, results.join(","));
+  });
+
+  // Every taker reads the same stale holder; the first to move it aside wins, and a later taker
+  // that moves the winner's fresh lock aside must put it back (run-folder.ts), or both would win.
+  it("of many processes taking over one stale lock (a dead pid) at once, exactly one wins", async function () {
+    this.timeout(60_000);
+    const run = join(dir, "r");
+    mkdirSync(run);
+    writeFileSync(
+      runFile(run, "lock"),
+      JSON.stringify({ pid: deadPid(), process_started: 0, what: "crashed", since: new Date().toISOString() }),
+    );
+    const results = await race(run, 6);
+    assert.equal(results.filter((r) => r === "won").length, 1, results.join(","));
+  });
+
+  // The race above is real but rarely lands in the narrow window between a taker's read of the stale
+  // lock and its removal; here another taker takes the lock over exactly there, every time.
+  it("a taker whose stale lock was taken over by another after its read leaves the fresh lock alone, and is refused", async function () {
+    this.timeout(30_000);
+    const run = join(dir, "r");
+    mkdirSync(run);
+    const file = runFile(run, "lock");
+    writeFileSync(
+      file,
+      JSON.stringify({ pid: deadPid(), process_started: 0, what: "crashed", since: "2020-01-01T00:00:00.000Z" }),
+    );
+    const winner = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
+    await new Promise((resolve) => winner.once("spawn", resolve));
+    const link = nodeFs.linkSync;
+    let interleaved = false;
+    nodeFs.linkSync = (existing, target) => {
+      if (!interleaved && target === `${file}.takeover`) {
+        interleaved = true;
+        // Just before our turn to remove the stale lock, the other taker removes it and takes the lock.
+        rmSync(file);
+        const fresh = { pid: winner.pid, process_started: 0, what: "the other taker", since: new Date().toISOString() };
+        writeFileSync(file, JSON.stringify(fresh) + "\n");
+      }
+      link(existing, target);
+    };
+    try {
+      assert.throws(() => lockRunFolder(run, "the late taker"), /is being written by the other taker \(pid \d+/);
+    } finally {
+      nodeFs.linkSync = link;
+      await new Promise((done) => {
+        winner.once("exit", done);
+        winner.kill("SIGKILL");
+      });
+    }
+    assert.ok(interleaved, "the late taker never took its turn to remove the stale lock");
+    assert.equal(lockOf(run).what, "the other taker");
+    assert.deepEqual(readdirSync(run), [".lock"], "no takeover mark or temporary file left behind");
   });
 
   it("a new run refuses a folder holding a run; a resume refuses a folder holding none; a changed resume names the fields", () => {

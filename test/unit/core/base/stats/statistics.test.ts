@@ -63,6 +63,28 @@ describe("analysis: bootstrap intervals", () => {
     for (let r = 0; r < 500; r++) assert.ok(Math.abs(db[r] - da[r] - dd[r]) < 1e-12, `resample ${r}`);
   });
 
+  // The gather sums four indices at a time and the rest one by one: n = 7 and 401 leave a tail of
+  // 3 and 1 (every other test here uses a multiple of 4, where a lost tail index would not show).
+  it("a resample's mean is the mean of the values at its indices, for n with a tail (7, 401), and a constant column gives the constant", () => {
+    for (const n of [1, 2, 3, 5, 7, 401]) {
+      const rng = new Xoshiro128(n);
+      const values = Float64Array.from({ length: n }, () => f1Like(rng));
+      const constant = new Float64Array(n).fill(0.3);
+      const resamples = 50;
+      const [dist, flat] = bootstrapMeans([values, constant], { resamples, seed: 11, stream: 2 });
+      // The same stream the bootstrap draws from: resample r uses the r-th block of n indices.
+      const draw = new Xoshiro128(11, 2);
+      const idx = new Int32Array(n);
+      for (let r = 0; r < resamples; r++) {
+        draw.fillBelow(idx, n);
+        let sum = 0;
+        for (const i of idx) sum += values[i];
+        assert.ok(Math.abs(dist[r] - sum / n) < 1e-12, `n = ${n}, resample ${r}: ${dist[r]} vs ${sum / n}`);
+        assert.ok(Math.abs(flat[r] - 0.3) < 1e-15, `n = ${n}, resample ${r}: constant column gave ${flat[r]}`);
+      }
+    }
+  });
+
   it("the paired Δ interval is much narrower than an unpaired one for correlated runs", () => {
     const rng = new Xoshiro128(3);
     const base = Float64Array.from({ length: 500 }, () => f1Like(rng));
@@ -147,8 +169,15 @@ describe("analysis: McNemar exact test", () => {
   });
 
   it("refuses counts that are not non-negative integers", () => {
-    assert.throws(() => mcnemarExact(-1, 2), RangeError);
-    assert.throws(() => mcnemarExact(1.5, 2), RangeError);
+    // Either count, each rule: a mutation test found c's sign unchecked by any test.
+    const refused = { name: "RangeError", message: "discordant counts must be non-negative integers" };
+    for (const [b, c] of [
+      [-1, 2],
+      [2, -1],
+      [1.5, 2],
+      [2, 1.5],
+    ])
+      assert.throws(() => mcnemarExact(b, c), refused, `${b}, ${c}`);
   });
 });
 

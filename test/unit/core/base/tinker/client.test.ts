@@ -464,6 +464,7 @@ describe("tinker client over HTTP", function () {
 
     it("retries 5xx / 408 / 409 / 429 with back-off, honouring retry-after-ms", async () => {
       const tc = await trainer();
+      server.inject("/api/v1/forward_backward", { status: 500 }); // a bare 500: the lowest 5xx is retryable too
       server.inject("/api/v1/forward_backward", { status: 503, json: { detail: "busy" } });
       server.inject("/api/v1/forward_backward", { status: 408 });
       server.inject("/api/v1/forward_backward", { status: 409 });
@@ -472,7 +473,7 @@ describe("tinker client over HTTP", function () {
       await tc.forwardBackward([sftDatum([1, 2], [0, 1])], "cross_entropy").result();
       assert.ok(Date.now() - t0 >= 110, "waited for retry-after-ms");
       const sends = server.to("/api/v1/forward_backward");
-      assert.equal(sends.length, 5);
+      assert.equal(sends.length, 6);
       assert.equal(new Set(sends.map((s) => s.headers["x-idempotency-key"])).size, 1);
       // A non-retryable 4xx is not retried.
       server.inject("/api/v1/optim_step", { status: 422, json: { detail: "bad adam params" } });

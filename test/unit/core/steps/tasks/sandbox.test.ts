@@ -72,6 +72,11 @@ describe("tasks: Python sandbox", function () {
     );
     assert.equal(rejected(caught), "blocked:filesystem");
     assert.equal(rejected(await sandbox.run(solution("import os\nreturn len(os.listdir('/'))"))), "blocked:filesystem");
+    // The read-only standard library is /lib/…, but not a path that climbs out of it.
+    const climbing = await sandbox.run(
+      solution(`return int(open(${JSON.stringify("/lib/.." + secret)}).read().split()[-1])`),
+    );
+    assert.equal(rejected(climbing), "blocked:filesystem");
   });
 
   it("blocks writing a host file (the file does not appear)", async () => {
@@ -84,6 +89,10 @@ describe("tasks: Python sandbox", function () {
     // The interpreter's own in-memory files are not a way around it either.
     assert.equal(
       rejected(await sandbox.run(solution("open('/tmp/x', 'w').write('x')\nreturn 1"))),
+      "blocked:filesystem",
+    );
+    assert.equal(
+      rejected(await sandbox.run(solution("open('/lib/../tmp/x', 'w').write('x')\nreturn 1"))),
       "blocked:filesystem",
     );
   });

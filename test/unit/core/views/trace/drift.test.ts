@@ -13,6 +13,7 @@ import {
   countEpisodeDrift,
   driftSettings,
   driftVerdict,
+  type DriftReport,
   emptyDriftCounts,
   messagesFromText,
 } from "../../../../../src/core/views/trace/drift";
@@ -183,5 +184,35 @@ describe("trace: drift check", function () {
     const r = checkDrift(tok, [], tok.encode("just some text"));
     assert.equal(r.checked, false);
     assert.match(r.problem!, /no chat turns/);
+  });
+});
+
+describe("trace: drift verdict", () => {
+  const report = (over: Partial<DriftReport>): DriftReport => ({
+    checked: true,
+    messages: 3,
+    textMatches: false,
+    tokenDifferences: [],
+    differingTokens: 0,
+    templateDrift: [],
+    templateDriftTokens: 0,
+    nonCanonical: [],
+    nonCanonicalTokens: 0,
+    emittedSpecial: [],
+    ...over,
+  });
+  const difference = (writer: "inserted" | "sampled") => ({ tokenIndex: 5, expected: "\n", recorded: "", writer });
+
+  // A text difference with no differing token: the ids spell another text the template would not write.
+  it("is template drift when the first text difference was written by inserted tokens, though no token differs", () => {
+    assert.equal(driftVerdict(report({ firstTextDifference: difference("inserted") })), "template-drift");
+  });
+
+  it("is non-canonical for a sampled text difference or sampled re-splits alone; clean with neither; not checked when it did not run", () => {
+    assert.equal(driftVerdict(report({ firstTextDifference: difference("sampled") })), "non-canonical");
+    assert.equal(driftVerdict(report({ textMatches: true, nonCanonicalTokens: 2 })), "non-canonical");
+    assert.equal(driftVerdict(report({ textMatches: true })), "clean");
+    assert.equal(driftVerdict(report({ templateDriftTokens: 1, textMatches: true })), "template-drift");
+    assert.equal(driftVerdict(report({ checked: false, templateDriftTokens: 1 })), "not-checked");
   });
 });
