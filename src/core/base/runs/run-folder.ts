@@ -8,7 +8,7 @@
  * a terminal command). A second writer is refused naming the holder; a lock whose process is gone
  * (crashed, kill -9) is taken over safely: takers take turns removing it (removeStale).
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { UserError } from "../errors";
 import { createFileExclusive, writeJsonAtomic } from "../util/atomic-write";
