@@ -19,3 +19,13 @@ export function normalizeAnswer(s: string): string {
   text = kept.replace(ARTICLES, " ");
   return pySplit(text).join(" ");
 }
+
+/**
+ * Whether `answer` occurs, as whole normalised words, in `text`: its normalised tokens in order and
+ * contiguous inside the normalised text (an empty answer never does).
+ */
+export function containsAnswer(text: string, answer: string): boolean {
+  const needle = normalizeAnswer(answer);
+  if (!needle) return false;
+  return ` ${normalizeAnswer(text)} `.includes(` ${needle} `);
+}
