@@ -529,6 +529,11 @@ export const SHOW_STEP = defineStep({
   flags: {
     n: { type: "int", arg: "N", min: 0, max: 10_000, default: 3, help: "failures to print" },
     seed: { ...f.seed, help: "which failures" },
+    failures: {
+      type: "boolean",
+      help: "the failed episodes by label (the environment's failure rules): count, share of all episodes, three example ids, sub-labels",
+    },
+    json: { type: "boolean", help: "with --failures: print the label table as JSON" },
     workspace: f.workspace,
   },
   notes:
