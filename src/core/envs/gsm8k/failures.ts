@@ -14,8 +14,22 @@ import { gradedReplyText } from "./reference";
 
 const quote = (s: string) => `'${s.length > 60 ? `${s.slice(0, 57)}...` : s}'`;
 
-/** Number-looking spans of a reply (digits with separators, a sign, a decimal part): the grader judges each. */
-const NUMBER_SPAN = /-?\d[\d,]*(?:\.\d+)?/g;
+/** Number-looking spans of a reply (a sign, digits with thousands separators, a decimal part). */
+const NUMBER_SPAN = /-?\d+(?:,\d{3})*(?:\.\d+)?/g;
+
+/**
+ * The first number in `text` the grader counts as the reference. The grader is the judge; a span
+ * whose plain value differs from a plain-number reference is skipped before asking it (the
+ * grader's full normalisation per span is what made 10,000 replies slow).
+ */
+function referenceSaid(text: string, reference: string): string | undefined {
+  const plain = Number(reference);
+  for (const m of text.matchAll(NUMBER_SPAN)) {
+    if (Number.isFinite(plain) && Number(m[0].replace(/,/g, "")) !== plain) continue;
+    if (gradeAnswer(m[0], reference)) return m[0];
+  }
+  return undefined;
+}
 
 /** The reference as the record holds it: the grader's `reference` field, else the first gold answer. */
 function referenceOf(record: FailureInput["record"]): string {
@@ -40,14 +54,11 @@ export function labelGsm8kEpisode({ record, texts }: FailureInput): FailureVerdi
   if (!readsAsNumber(boxed))
     return { label: "unparsable_answer", evidence: `the grader cannot read the boxed ${quote(boxed)} as a number` };
   const reference = referenceOf(record);
-  const said =
-    reply === undefined
-      ? undefined
-      : [...gradedReplyText(reply).matchAll(NUMBER_SPAN)].find((m) => gradeAnswer(m[0], reference));
+  const said = reply === undefined ? undefined : referenceSaid(gradedReplyText(reply), reference);
   if (said)
     return {
       label: "reference_in_reasoning",
-      evidence: `the reply says ${quote(said[0])} (the reference ${quote(reference)}) but boxed ${quote(boxed)}`,
+      evidence: `the reply says ${quote(said)} (the reference ${quote(reference)}) but boxed ${quote(boxed)}`,
     };
   return {
     label: "wrong_answer",

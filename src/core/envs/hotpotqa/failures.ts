@@ -12,7 +12,7 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { containsAnswer } from "../../base/data/answer-text";
+import { containsNormalised } from "../../base/data/answer-text";
 import { readJsonlLines } from "../../base/util/jsonl";
 import type { EpisodeRecord } from "../../base/runs/run-files";
 import type { FailureInput, FailureLabels, FailureVerdict } from "../../harness/failures";
@@ -107,19 +107,21 @@ export function labelHotpotEpisode(
       evidence: `ended on ${record.end} after ${searches} search${searches === 1 ? "" : "es"}, without an answer`,
     };
 
+  // Each gold answer normalised once: every comparison below reads these.
+  const golds = answers.map((a) => ({ answer: a, needle: normalizeAnswer(a) }));
   const em = typeof record.metrics.em === "number" ? record.metrics.em : exactMatch(record.prediction, answers);
   if (em === 0) {
-    const inside = answers.find((a) => containsAnswer(record.prediction, a));
+    const inside = golds.find((g) => containsNormalised(record.prediction, g.needle));
     if (inside !== undefined)
       return {
         label: "answer_too_long",
-        evidence: `gold ${quote(inside)} inside the answer ${quote(record.prediction)}`,
+        evidence: `gold ${quote(inside.answer)} inside the answer ${quote(record.prediction)}`,
       };
   }
 
   if (searches === 0) return { label: "no_search", evidence: `answered ${quote(record.prediction)} without searching` };
 
-  const yesNo = answers.find((a) => YES_NO.has(normalizeAnswer(a)));
+  const yesNo = golds.find((g) => YES_NO.has(g.needle))?.answer;
   if (yesNo !== undefined)
     return searches === 1
       ? {
@@ -134,8 +136,8 @@ export function labelHotpotEpisode(
   const observations = texts.observations();
   const shown = observations ? shownParagraphs(record, observations) : [];
   for (const s of shown) {
-    const gold = answers.find((a) => containsAnswer(s.text, a));
-    if (gold !== undefined) return { label: "misread", evidence: `gold ${quote(gold)} in ${where(s)}` };
+    const gold = golds.find((g) => containsNormalised(s.text, g.needle));
+    if (gold !== undefined) return { label: "misread", evidence: `gold ${quote(gold.answer)} in ${where(s)}` };
   }
   const unread = observations ? "" : " (results not read: the run's tokenizer is unavailable)";
   const type =

@@ -13,6 +13,7 @@ import { FAILURE_LABELS as CALCULATOR } from "../../../../../examples/environmen
 import { failureLabels } from "../../../../../src/core/envs/registry";
 import { decodedTexts, type FailureLabels } from "../../../../../src/core/harness/failures";
 import { failureTable, renderFailureTable } from "../../../../../src/core/views/failures/failure-table";
+import { containsAnswer, normalizeAnswer } from "../../../../../src/core/base/data/answer-text";
 
 function record(over: Partial<EpisodeRecord>): EpisodeRecord {
   return {
@@ -269,5 +270,51 @@ describe("failure labels: the registry and the table", () => {
     assert.deepEqual(t.rows[1].examples, ["a"]);
     assert.match(renderFailureTable(t, "run"), /^no_final_answer\s+4\s+66\.7%\s+c, d, e$/m);
     assert.throws(() => failureTable("calculator", CALCULATOR, ids.slice(0, 1), [v("nope")]), /do not declare/);
+  });
+});
+
+describe("failure labels: the quick containment pre-check", () => {
+  it("never changes containsAnswer's verdict (random texts of letters, articles, punctuation, Unicode)", () => {
+    const slow = (t: string, a: string) => {
+      const n = normalizeAnswer(a);
+      return !!n && ` ${normalizeAnswer(t)} `.includes(` ${n} `);
+    };
+    const parts = [
+      "a",
+      "b",
+      "the",
+      "an",
+      " ",
+      ".",
+      "-",
+      "\\",
+      "]",
+      "^",
+      "'",
+      "U",
+      "S",
+      "é",
+      "İ",
+      "1",
+      "_",
+      "™",
+      "\t",
+      "(",
+      "*",
+      "?",
+      "[",
+      "$",
+    ];
+    let x = 12345;
+    const rnd = (n: number) => (x = (x * 1103515245 + 12345) % 2147483648) % n;
+    const gen = (len: number) => Array.from({ length: len }, () => parts[rnd(parts.length)]).join("");
+    let positives = 0;
+    for (let i = 0; i < 30_000; i++) {
+      const [t, a] = [gen(3 + rnd(30)), gen(1 + rnd(6))];
+      const want = slow(t, a);
+      if (want) positives++;
+      assert.equal(containsAnswer(t, a), want, JSON.stringify([t, a]));
+    }
+    assert.ok(positives > 500, `${positives} texts contain their answer`);
   });
 });
