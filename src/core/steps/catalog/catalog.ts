@@ -490,7 +490,11 @@ export const ABLATE_STEP = defineStep({
       help: "a fingerprint field expected to differ, e.g. policy.checkpoint (a prefix covers its sub-fields)",
     },
     json: { type: "string", arg: "OUT", help: "write the full comparison (per-question flips included) as JSON" },
-    report: { type: "string", arg: "OUT.md", help: "write the recipe's markdown report table" },
+    report: {
+      type: "string",
+      arg: "OUT.md",
+      help: "write the recipe's markdown report table, and the failure labels' paired table",
+    },
     label: { type: "string", arg: "A,B,…", help: "stage names for the report's rows (default: run folder names)" },
     workspace: f.workspace,
   },

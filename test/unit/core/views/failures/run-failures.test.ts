@@ -130,6 +130,29 @@ describe("failure labels on runs", function () {
         text.stdout,
         new RegExp(`^${top.label}\\s+${top.count}\\s+[0-9.]+%\\s+${top.examples.join(", ")}$`, "m"),
       );
+      // ablate --report gains the label table, paired on the shared questions.
+      const report = join(ws, "report.md");
+      const ablated = await runCli([
+        "ablate",
+        "heuristic",
+        "varied",
+        "--resamples",
+        "200",
+        "--report",
+        report,
+        "--workspace",
+        ws,
+      ]);
+      assert.equal(ablated.code, 0, ablated.stderr);
+      const md = readFileSync(report, "utf8");
+      assert.match(
+        md,
+        /^## Failure labels \(60 shared questions; paired 95% intervals, McNemar, Holm across labels\)$/m,
+      );
+      assert.match(
+        md,
+        new RegExp(`^\\| no_answer \\| \\d+ \\| ${f.table.rows.find((r) => r.label === "no_answer")!.count} \\|`, "m"),
+      );
       const refused = await runCli(["show", "varied", "--json", "--workspace", ws]);
       assert.equal(refused.code, 1);
       assert.match(refused.stderr, /--json goes with --failures \(show --failures --json RUN\)/);
