@@ -26,6 +26,7 @@ import { sharedDataPath } from "../../../../helpers/shared-data";
 import { prepareSyntheticWorkspace } from "../../../../helpers/synthetic-workspace";
 import { PlanPolicy, readRows, writeRealDataDir } from "../../steps/sft/real-hotpot";
 import { runCli } from "../../../cli/cli-process";
+import { failureGroups } from "../../../../../src/extension/runs/failure-groups";
 
 /** Replies that reach every end and every rule: empty and wandering searches, length, no action, long answers. */
 function variedReplies(ctx: ScriptContext): ScriptedReply {
@@ -112,6 +113,19 @@ describe("failure labels on runs", function () {
       const seen = new Set(f.table.rows.filter((r) => r.count > 0).map((r) => r.label));
       for (const label of ["no_answer", "bad_query", "no_search"])
         assert.ok(seen.has(label), `${label} in ${[...seen]}`);
+      // The Runs tree's groups: labels with episodes, largest first, each episode's tooltip with its evidence.
+      const groups = (await failureGroups(varied, "hotpotqa", join(ws, "data")))!;
+      const nonEmpty = f.table.rows.filter((r) => r.count > 0);
+      assert.deepEqual(
+        groups.map((g) => [g.label, g.episodes.length]),
+        nonEmpty.map((r) => [r.label, r.count]),
+      );
+      assert.ok(groups.every((g, i) => i === 0 || groups[i - 1].episodes.length >= g.episodes.length));
+      assert.deepEqual(
+        groups[0].episodes.slice(0, 3).map((e) => e.id),
+        nonEmpty[0].examples,
+      );
+      assert.ok(groups[0].episodes[0].tooltip.endsWith(f.byId.get(groups[0].episodes[0].id)!.evidence));
       const noAnswer = f.table.rows.find((r) => r.label === "no_answer")!;
       assert.deepEqual(new Set(noAnswer.sub_labels.map((s) => s.name)), new Set(["length", "no_action", "budget"]));
     });
