@@ -21,6 +21,12 @@ export const PROTOCOL_VERSION = 2;
 
 export type { PanelKind };
 
+/** A run's failure labels for the trace viewer: the labels with their counts, largest first, and each failed episode's verdict. */
+export interface TraceFailures {
+  labels: { label: string; description: string; count: number }[];
+  byId: Record<string, { label: string; subLabel?: string; evidence: string }>;
+}
+
 /**
  * Internal command (not in the palette) that integration tests and the screenshot script use to
  * read a panel's DOM: (kind, selectors[], click?) → { results, pwned } from the newest open panel of
@@ -109,6 +115,8 @@ export type HostMessage =
   | { v: typeof PROTOCOL_VERSION; type: "trace/searchResult"; query: string; ids: string[] }
   /** Drift over the run's episodes so far (checked in the background after the gold pass). */
   | { v: typeof PROTOCOL_VERSION; type: "trace/driftCounts"; counts: RunDriftCounts; total: number }
+  /** The run's failure labels (its environment's rules, computed when read): the list's label filter and the header's label. */
+  | { v: typeof PROTOCOL_VERSION; type: "trace/failures"; runDir: string; failures: TraceFailures }
   | { v: typeof PROTOCOL_VERSION; type: "compare/report"; report: AblationReport; setup: CompareSetup }
   /** A flip's two episodes aligned turn by turn (the answer to compare/openPair). */
   | { v: typeof PROTOCOL_VERSION; type: "compare/pair"; pair: PairView }
@@ -213,6 +221,7 @@ const HOST_TYPES = new Set<HostMessage["type"]>([
   "trace/drift",
   "trace/searchResult",
   "trace/driftCounts",
+  "trace/failures",
   "compare/report",
   "compare/pair",
   "dashboard/data",
