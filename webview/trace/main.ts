@@ -27,7 +27,7 @@ import {
 import { append, clear, fmt, h, isChecked, usd } from "../shared/dom";
 import { listen, loadingLine, markFirstFrame, send, savedState, timings } from "../shared/host";
 import { highlightHits, markTokens, renderStream, splitPiece } from "./token-stream";
-import { failureFilter, failureIds, failureLine, failureSelect, setFailures } from "./failure-labels";
+import { failureFilter, failureIds, failureLine, onFailureFilterChange, setFailures } from "./failure-labels";
 
 const ROW_HEIGHT = 26;
 const OUTCOME_FILTERS: Outcome[] = [...OUTCOMES, "other"];
@@ -83,7 +83,7 @@ const goldSelect = h(
   h("option", { value: "no_search" }, "no search"),
 );
 goldSelect.addEventListener("change", applyFilter);
-failureSelect.addEventListener("change", applyFilter);
+onFailureFilterChange(applyFilter);
 const textSearch = h("input", {
   type: "search",
   id: "text-search",

@@ -4,7 +4,8 @@
  * the Runs and Checkpoints views fill in as its stages finish — seen here through the views' own
  * change events, as VS Code would re-render them — and the Jobs view shows the stage and the
  * running stage's step count. Its finish notification offers Open Results (Compare + the GRPO
- * dashboard). Then Train SFT… on the pipeline's SFT data shows "step n/N" in the Jobs view.
+ * dashboard). Then Train SFT… on the pipeline's SFT data shows "step n/N" in the Jobs view. Then
+ * the base eval's failures by label in the Runs tree, largest first, and its trace filtered by one.
  */
 import * as assert from "node:assert/strict";
 import { existsSync } from "node:fs";
@@ -17,6 +18,8 @@ import {
   activeExports,
   answerUi,
   labelOf,
+  probePanel,
+  probeUntil,
   treeRows,
   waitFor,
   runSmokePipeline,
@@ -175,5 +178,58 @@ describe("a first run in an empty folder (real VS Code)", function () {
       ui.restore();
       jobs.dispose();
     }
+  });
+
+  it("the Runs tree groups the base eval's failures by label, largest first; a click opens the trace, filtered by label", async () => {
+    const run = (await treeRows(lab.runs)).find((r) => labelOf(r.item) === RUN_NAMES.base);
+    assert.ok(run, "the base eval in the Runs view");
+    const children = await treeRows(lab.runs, run.node);
+    const failures = children.find((c) => labelOf(c.item) === "failures by label");
+    assert.ok(failures, `a "failures by label" node (children: ${children.map((c) => labelOf(c.item)).join(", ")})`);
+    const labels = await treeRows(lab.runs, failures.node);
+    const counts = labels.map((l) => Number(/^(\d+) \(\d+%\)$/.exec(String(l.item.description))?.[1]));
+    assert.ok(
+      labels.length > 0 && counts.every((c) => c > 0),
+      `labels with counts: ${labels.map((l) => `${labelOf(l.item)} ${l.item.description}`).join(" | ")}`,
+    );
+    assert.deepEqual(
+      counts,
+      [...counts].sort((a, b) => b - a),
+      "largest first",
+    );
+    // The outcome groups' failed episodes are the labelled ones (F1 < 1: every episode not fully right).
+    console.log(
+      `      failures by label: ${labels.map((l) => `${labelOf(l.item)} ${l.item.description}`).join(" | ")}`,
+    );
+
+    const top = labels[0];
+    const episodes = await treeRows(lab.runs, top.node);
+    assert.equal(episodes.length, counts[0]);
+    const cmd = episodes[0].item.command!;
+    await vscode.commands.executeCommand(cmd.command, ...(cmd.arguments ?? []));
+    const topLabel = labelOf(top.item);
+    // The episode's header names its label and evidence; the list's filter offers every label with its count.
+    const shown = (
+      await probeUntil(
+        "trace",
+        ["#failure-label-name", "#failure-evidence", "#failure-filter button", "#count"],
+        (x) => x[0].count === 1 && x[2].count === labels.length,
+        "the episode's failure label and the label filter",
+        60_000,
+      )
+    ).results;
+    assert.ok(shown[0].text.startsWith(topLabel), `header label ${shown[0].text} (tree: ${topLabel})`);
+    assert.ok(shown[1].text.length > 0, "its evidence");
+    // Clicking the label's button leaves its episodes in the list.
+    await probePanel("trace", ["#count"], `#failure-filter button[data-label="${topLabel}"]`);
+    const filtered = (
+      await probeUntil(
+        "trace",
+        ["#count"],
+        (x) => x[0].text.startsWith(`${counts[0]} of `),
+        "the list filtered by label",
+      )
+    ).results;
+    console.log(`      trace filtered by ${topLabel}: ${filtered[0].text}`);
   });
 });
