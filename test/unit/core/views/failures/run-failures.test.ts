@@ -27,6 +27,7 @@ import { prepareSyntheticWorkspace } from "../../../../helpers/synthetic-workspa
 import { PlanPolicy, readRows, writeRealDataDir } from "../../steps/sft/real-hotpot";
 import { runCli } from "../../../cli/cli-process";
 import { failureGroups } from "../../../../../src/extension/runs/failure-groups";
+import { promptFailureLens } from "../../../../../src/core/views/failures/prompt-lens";
 
 /** Replies that reach every end and every rule: empty and wandering searches, length, no action, long answers. */
 function variedReplies(ctx: ScriptContext): ScriptedReply {
@@ -144,6 +145,15 @@ describe("failure labels on runs", function () {
         text.stdout,
         new RegExp(`^${top.label}\\s+${top.count}\\s+[0-9.]+%\\s+${top.examples.join(", ")}$`, "m"),
       );
+      // The prompt file's lens names the most common label of the last eval that ran with it.
+      const promptFile = join(ws, "prompts", readRun(runDir).manifest!.system_prompt.file);
+      const lens = await promptFailureLens({
+        runsDir: join(ws, "runs"),
+        promptFile,
+        dataDir: join(ws, "data"),
+      });
+      assert.equal(lens, `most common failure in varied: ${top.label}, ${top.count} of ${f.table.failed} failures`);
+      assert.equal(await promptFailureLens({ runsDir: join(ws, "runs"), promptFile: join(ws, "other.md") }), undefined);
       // ablate --report gains the label table, paired on the shared questions.
       const report = join(ws, "report.md");
       const ablated = await runCli([
