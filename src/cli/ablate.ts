@@ -6,12 +6,13 @@ import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { ablate, loadAblationInputs, renderAblationTable, renderMarkdownReport } from "../core/steps/ablate";
 import { reportEnvironment } from "../core/steps/ablate/report-environment";
-import { environmentDataDir } from "../core/envs/data-dirs";
+import { environmentDataDir, workspaceDataDir } from "../core/envs/data-dirs";
 import { UserError } from "../core/base/errors";
 import { writeFileAtomic, writeJsonAtomic } from "../core/base/util/atomic-write";
 import { ABLATE_STEP } from "../core/steps/catalog/catalog";
 import { resolveRunDir } from "./run-dir";
 import { parseStepArgs } from "./step-args";
+import { compareRunFailures, renderFailureComparisonMarkdown } from "../core/views/failures/compare-failures";
 
 export async function run(argv: string[]): Promise<void> {
   const args = parseStepArgs(ABLATE_STEP, argv);
@@ -28,7 +29,8 @@ export async function run(argv: string[]): Promise<void> {
     .filter(Boolean);
 
   const dirs = positionals.map((p) => resolveRunDir(p, workspaceDir, config));
-  const report = ablate(loadAblationInputs(dirs), { resamples: values.resamples, seed: values.seed, expect });
+  const inputs = loadAblationInputs(dirs);
+  const report = ablate(inputs, { resamples: values.resamples, seed: values.seed, expect });
   // The environment's labels and limitation; the workspace's data folder tells the synthetic world apart.
   const environment = reportEnvironment(report.environment, {
     dataDir: environmentDataDir(report.environment.name, resolve(workspaceDir, config.dataDir)),
@@ -42,7 +44,14 @@ export async function run(argv: string[]): Promise<void> {
   }
   if (values.report) {
     ensureParent(values.report);
-    writeFileAtomic(values.report, renderMarkdownReport(report, { labels, environment }));
+    // The failure labels' table (computed from the runs as read; absent when the environment declares none).
+    const failures = await compareRunFailures(inputs, {
+      dataDir: workspaceDataDir(workspaceDir, config),
+      resamples: values.resamples,
+      seed: values.seed,
+    });
+    const failureTable = failures ? `\n${renderFailureComparisonMarkdown(failures, labels)}` : "";
+    writeFileAtomic(values.report, renderMarkdownReport(report, { labels, environment }) + failureTable);
     console.log(`${values.json ? "" : "\n"}wrote ${values.report}`);
   }
 }

@@ -5,6 +5,7 @@
  * src/core/views/prompt-lint; this file only maps them onto the protocol.
  */
 import { fileURLToPath } from "node:url";
+import { resolve } from "node:path";
 import {
   DiagnosticSeverity,
   TextDocuments,
@@ -186,6 +187,24 @@ export function startPromptServer(connection: Connection): void {
     };
   });
 
+  /** The most common failure label of the last eval with this prompt file (undefined: none, or not readable). */
+  async function lastEvalFailureLens(promptFile: string): Promise<string | undefined> {
+    const cfg = config();
+    if (!workspaceDir || "error" in cfg) return undefined;
+    try {
+      // Loaded when a lens asks: the registry brings every environment's code.
+      const { promptFailureLens } = await import("../core/views/failures/prompt-lens");
+      return await promptFailureLens({
+        runsDir: resolve(workspaceDir, cfg.runsDir),
+        promptFile,
+        dataDir: resolve(workspaceDir, cfg.dataDir),
+      });
+    } catch (e) {
+      connection.console.warn(`agent-lab: no failure labels for the lens (${(e as Error).message})`);
+      return undefined;
+    }
+  }
+
   connection.onCodeLens(async (params): Promise<CodeLens[]> => {
     const doc = documents.get(params.textDocument.uri);
     const path = filePath(params.textDocument.uri);
@@ -196,6 +215,8 @@ export function startPromptServer(connection: Connection): void {
     if (!isClosedBookPromptFile(path) && params.textDocument.uri.startsWith("file:")) {
       lenses.push({ range: top, command: { title: RERUN_LENS_TITLE, command: RERUN_COMMAND, arguments: [path] } });
     }
+    const failureLens = await lastEvalFailureLens(path);
+    if (failureLens) lenses.push({ range: top, command: { title: failureLens, command: "" } });
     try {
       const { tokens, estimate } = await measure(doc);
       // An empty command id: VS Code shows the title as plain text.

@@ -10,6 +10,8 @@
 import type { AblationReport, MetricRole, QuestionRow } from "../../src/core/steps/ablate/report-types";
 import { compareMetrics, NO_REPORT_METRICS, type CompareMetrics } from "../../src/core/steps/ablate/compare-metrics";
 import { ORIGIN_LABELS } from "../../src/core/steps/ablate/compare-origin";
+import type { FailureComparison } from "../../src/extension/webview/protocol";
+import { failureSection } from "./failure-table";
 import type { PromptDiff } from "../../src/core/steps/ablate/compare-setup";
 import { deltaCell, f3, formatP, intervalText } from "../../src/core/steps/ablate/format";
 import type { PairTurnSide, PairView } from "../../src/core/views/trace/pair-view";
@@ -519,6 +521,11 @@ function pins(r: AblationReport): HTMLElement | null {
   );
 }
 
+/** The runs' failure labels compared (they arrive after the report). */
+let failures: FailureComparison | undefined;
+/** The prompt loop (edit → rerun → Compare) opens on the label table: scrolled to once per comparison. */
+let failuresShown = false;
+
 function render(): void {
   if (!report || !setup) return;
   clear(app);
@@ -530,6 +537,7 @@ function render(): void {
     promptDiffs(setup.prompts, report.runs[0].name),
     table(report),
     h("p", { class: "muted" }, report.verdict_rule),
+    ...failureSection(failures),
     forest(report),
     pairSection(),
     pins(report),
@@ -544,9 +552,18 @@ listen((m) => {
     setup = m.setup;
     render();
     markFirstFrame("dataFrameAt");
+  } else if (m.type === "compare/failures") {
+    failures = m.failures;
+    render();
+    const section = document.getElementById("failure-labels");
+    if (section && setup?.origin === "prompt" && !failuresShown) {
+      failuresShown = true;
+      section.scrollIntoView({ block: "start" });
+    }
   } else if (m.type === "retarget") {
     // Other runs: nothing of these runs' comparison stays on screen until theirs arrives.
-    report = setup = pair = pairRequest = undefined;
+    report = setup = pair = pairRequest = failures = undefined;
+    failuresShown = false;
     comparison = undefined;
     pinned.length = 0;
     clear(app);

@@ -43,6 +43,7 @@ const searchesShort = (n: number) => plural(n, "search");
 function scoreTitle(label: string, value: number, outcome: Outcome): string {
   return `${label} ${fmt(value, 3)} · coloured as ${OUTCOME_LABELS[outcome]}: ${OUTCOME_MEANINGS[outcome]}`;
 }
+import { failureFilter, failureIds, failureLine, onFailureFilterChange, setFailures } from "./failure-labels";
 
 const ROW_HEIGHT = 26;
 const OUTCOME_FILTERS: Outcome[] = [...OUTCOMES, "other"];
@@ -98,6 +99,7 @@ const goldSelect = h(
   h("option", { value: "no_search" }, "no search"),
 );
 goldSelect.addEventListener("change", applyFilter);
+onFailureFilterChange(applyFilter);
 const textSearch = h("input", {
   type: "search",
   id: "text-search",
@@ -216,6 +218,7 @@ const left = h(
     searchesFilter,
     h("label", null, primaryFilterName, primaryMin, " – ", primaryMax),
     goldFilter,
+    failureFilter,
     textSearch,
   ),
   h("div", { class: "nav" }, prevButton, nextButton, countLine),
@@ -257,8 +260,15 @@ function currentFilter(): EpisodeFilter {
     searches: { min: num(searchesMin), max: num(searchesMax) },
     primary: { min: num(primaryMin), max: num(primaryMax) },
     ...(goldSelect.value ? { gold: [goldSelect.value as "found"] } : {}),
-    ...(textIds ? { ids: textIds } : {}),
+    ...idsFilter(),
   };
+}
+
+/** The text search's hits and the failure label's episodes, both when both are set. */
+function idsFilter(): { ids?: Set<string> } {
+  const labelled = failureIds(run?.runDir);
+  if (!labelled) return textIds ? { ids: textIds } : {};
+  return { ids: textIds ? new Set([...labelled].filter((id) => textIds!.has(id))) : labelled };
 }
 
 /** Whether the list holds every row of the run (not only its first ones, with the rest on the way). */
@@ -475,6 +485,7 @@ function renderEpisode(ep: TraceEpisodeView, preview = false): void {
           h("span", { id: "gold", class: "gold-answers" }, ep.answers.join(" | ")),
         ),
         annotationNotes(ep),
+        ...failureLine(run?.runDir, ep.id),
         h(
           "div",
           { class: "badges" },
@@ -728,6 +739,7 @@ detail.addEventListener("mouseleave", () => (tooltip.hidden = true));
 /** Another run in this panel: nothing of the last one stays (the filters do: they are the reader's). */
 function startOver(episodeId: string | undefined): void {
   run = episode = textIds = undefined;
+  setFailures(undefined, undefined);
   visible = [];
   currentId = episodeId;
   receivedAt = searchSentAt = 0;
@@ -778,5 +790,13 @@ listen((m) => {
     }
   } else if (m.type === "trace/driftCounts") {
     showRunDrift(m.counts, m.total);
+  } else if (m.type === "trace/failures") {
+    if (run && m.runDir !== run.runDir) return; // another run's
+    setFailures(m.runDir, m.failures);
+    applyFilter();
+    // The episode already drawn gets its line in place (redrawing it would redo its token stream).
+    const badges = detail.querySelector(".episode-head .outcome .badges");
+    if (episode && badges && !detail.querySelector("#failure-label"))
+      badges.before(...failureLine(run?.runDir, episode.id));
   }
 });

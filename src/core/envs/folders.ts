@@ -5,7 +5,7 @@
  * sources and the bundles find the same folders with the same files:
  *  - light (the catalog; the extension loads these at activation): info.ts → INFO, world-info.ts → WORLD_INFO;
  *  - code (the registry): environment.ts → ENVIRONMENT, world-env.ts → WORLD_ENVIRONMENT,
- *    offline.ts → OFFLINE_WORLD, gen-tasks.ts → GEN_TASKS, scripted.ts → SCRIPTED_READER.
+ *    offline.ts → OFFLINE_WORLD, gen-tasks.ts → GEN_TASKS, scripted.ts → SCRIPTED_READER, failures.ts → FAILURE_LABELS.
  * Decision: run from source (tests, `npx tsx`), the folders are read from this directory at run
  * time (discovered-info.ts, discovered-code.ts, through load-folders.ts); a bundle cannot read its
  * sources, so the plugin replaces those two modules' bodies with static imports of the folders it

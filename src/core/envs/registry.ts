@@ -2,7 +2,7 @@
  * The environments `--env` can name, with their code: each folder under src/core/envs/ that the
  * catalog lists (folders.ts) gives its environment.ts's ENVIRONMENT, and optionally its offline
  * world's environment (world-env.ts), its offline pipeline (offline.ts), what gen-tasks uses
- * (gen-tasks.ts) and its scripted reader for `--backend scripted` (scripted.ts). Adding one is adding a folder (README: "Add your own environment").
+ * (gen-tasks.ts), its scripted reader for `--backend scripted` (scripted.ts) and its failure labels (failures.ts). Adding one is adding a folder (README: "Add your own environment").
  */
 import { UserError } from "../base/errors";
 import { ENVIRONMENT_INFO, ENVIRONMENT_NAMES, environmentInfo, WORLD_NAMES } from "./catalog";
@@ -13,6 +13,7 @@ import type { EnvItem, Environment } from "../harness/environment";
 import type { OfflineWorld } from "../harness/offline-world";
 import type { ScriptedReader } from "../harness/policies/scripted";
 import type { EnvTaskGeneration } from "../harness/tasks/env-tasks";
+import type { FailureLabels } from "../harness/failures";
 
 /** One environment folder's code. */
 interface Registered {
@@ -21,6 +22,7 @@ interface Registered {
   offline: OfflineWorld | undefined;
   tasks: EnvTaskGeneration | undefined;
   scripted: ScriptedReader | undefined;
+  failures: FailureLabels | undefined;
 }
 
 function register(f: FolderModules): Registered {
@@ -35,6 +37,7 @@ function register(f: FolderModules): Registered {
     offline,
     tasks: folderExport<EnvTaskGeneration>(f, "code", "gen-tasks"),
     scripted: folderExport<ScriptedReader>(f, "code", "scripted"),
+    failures: folderExport<FailureLabels>(f, "code", "failures"),
   };
 }
 
@@ -116,4 +119,12 @@ export function taskGeneration(name: string): EnvTaskGeneration | undefined {
 /** The environment's own scripted reader for `--backend scripted` (its folder's scripted.ts; undefined: none). */
 export function scriptedReader(name: string): ScriptedReader | undefined {
   return REGISTERED[ENVIRONMENT_NAMES.indexOf(name)]?.scripted;
+}
+
+/**
+ * The failure labels of the environment a run names (its folder's failures.ts; a world's runs are
+ * labelled by its folder's rules, as their records have the same shape); undefined: it declares none.
+ */
+export function failureLabels(name: string): FailureLabels | undefined {
+  return REGISTERED.find((r) => r.env.name === name || r.world?.name === name)?.failures;
 }

@@ -1,7 +1,7 @@
 /**
  * The compare panel: `ablate` over the chosen runs (the first is the baseline) with the CLI's
  * settings — the same resamples and seed, so the panel prints the CLI's digits — rendered as the
- * ablation table, a forest plot of Δ and the per-question flips. The fields expected to differ
+ * ablation table, a forest plot of Δ, the failure labels compared and the per-question flips. The fields expected to differ
  * start from how the comparison was opened and change from the panel's control; a flip opens both
  * episodes aligned turn by turn in this panel. The report of large runs is computed in a worker
  * thread (core/steps/ablate/compare-off-thread.ts): at 10,000 episodes ablate's resamples take seconds,
@@ -68,11 +68,24 @@ export class ComparePanel extends Panel {
         if (n !== this.requested || this.isDisposed) return; // other runs or settings asked for since
         this.names = report.runs.map((r) => r.name);
         this.post({ type: "compare/report", report, setup });
+        void this.sendFailures(n);
       },
       (e: Error) => {
         if (n === this.requested) this.post({ type: "error", message: e.message });
       },
     );
+  }
+
+  /** The runs' failure labels compared, after the report (labelling decodes every episode's text). */
+  private async sendFailures(n: number): Promise<void> {
+    try {
+      // Loaded when first asked: the registry and the tokenizer, which activation must not load.
+      const { compareFailuresOfDirs } = await import("./compare-failures");
+      const failures = await compareFailuresOfDirs(this.runDirs, this.names);
+      if (failures && n === this.requested && !this.isDisposed) this.post({ type: "compare/failures", failures });
+    } catch (e) {
+      if (n === this.requested) this.post({ type: "error", message: `failure labels: ${(e as Error).message}` });
+    }
   }
 
   protected override onDispose(): void {

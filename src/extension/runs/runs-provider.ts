@@ -1,17 +1,22 @@
 /**
- * The Runs tree: run rows from runs-model, children = outcome groups, grandchildren = episodes
- * (click opens the trace). Refreshes when a job writes summary.json / episodes.jsonl (debounced).
+ * The Runs tree: run rows from runs-model, children = outcome groups and, for an eval run, its
+ * failures by label (failure-groups.ts), grandchildren = episodes (click opens the trace).
+ * Refreshes when a job writes summary.json / episodes.jsonl (debounced).
  */
 import * as vscode from "vscode";
 import { logtreeFiles } from "../../core/views/interop/cookbook";
 import type { LabWorkspace } from "../workspace/lab-workspace";
 import type { CookbookRuns } from "./cookbook-runs";
+import { FailureGroupCache, type FailureGroup } from "./failure-groups";
 import { EpisodeGroupCache, listRunRows, type EpisodeRow, type OutcomeGroup, type RunRow } from "./runs-model";
 
 export type RunsNode =
   | { type: "run"; row: RunRow }
   | { type: "group"; run: RunRow; group: OutcomeGroup }
   | { type: "episode"; run: RunRow; episode: EpisodeRow }
+  /** An eval run's failed episodes by label (their groups are computed when it is expanded). */
+  | { type: "failures"; run: RunRow }
+  | { type: "failureLabel"; run: RunRow; group: FailureGroup }
   /** A logtree file of a cookbook run (its transcripts open as text). */
   | { type: "transcript"; run: RunRow; iteration: number; base: string; file: string }
   | { type: "message"; text: string };
@@ -43,6 +48,7 @@ export class RunsProvider implements vscode.TreeDataProvider<RunsNode>, vscode.D
   private readonly changed = new vscode.EventEmitter<RunsNode | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
   private readonly episodes = new EpisodeGroupCache();
+  private readonly failures = new FailureGroupCache();
   private rows: RunRow[] = [];
   private timer: NodeJS.Timeout | undefined;
   private episodesListed = false;
@@ -100,7 +106,10 @@ export class RunsProvider implements vscode.TreeDataProvider<RunsNode>, vscode.D
     this.onEpisodesListed(tokenizer);
   }
 
-  getChildren(node?: RunsNode): RunsNode[] {
+  /** The run rows (sync); below a run, its groups; a "failures by label" node's children come when labelled. */
+  getChildren(): RunsNode[];
+  getChildren(node?: RunsNode): RunsNode[] | Promise<RunsNode[]>;
+  getChildren(node?: RunsNode): RunsNode[] | Promise<RunsNode[]> {
     if (!node) {
       this.rows = this.list();
       this.noticeEpisodes(this.rows);
@@ -115,14 +124,35 @@ export class RunsProvider implements vscode.TreeDataProvider<RunsNode>, vscode.D
       try {
         const groups = this.episodes.groups(node.row.dir, node.row.environment);
         if (groups.length === 0) return [{ type: "message", text: "no finished episodes yet" }];
-        return groups.map((group) => ({ type: "group", run: node.row, group }));
+        const outcomeNodes: RunsNode[] = groups.map((group) => ({ type: "group", run: node.row, group }));
+        return node.row.kind === "eval" ? [...outcomeNodes, { type: "failures", run: node.row }] : outcomeNodes;
       } catch (e) {
         return [{ type: "message", text: `⚠ ${(e as Error).message}` }];
       }
     }
     if (node.type === "group")
       return node.group.episodes.map((episode) => ({ type: "episode", run: node.run, episode }));
+    if (node.type === "failures") return this.failureChildren(node.run);
+    if (node.type === "failureLabel")
+      return node.group.episodes.map((episode) => ({ type: "episode", run: node.run, episode }));
     return [];
+  }
+
+  private async failureChildren(run: RunRow): Promise<RunsNode[]> {
+    try {
+      let dataDir: string | undefined;
+      try {
+        dataDir = this.workspace.dataDir();
+      } catch {
+        dataDir = undefined; // no folder open: the rules run without the environment's data
+      }
+      const groups = await this.failures.groups(run.dir, run.environment, dataDir);
+      if (!groups) return [{ type: "message", text: "its environment declares no failure labels" }];
+      if (groups.length === 0) return [{ type: "message", text: "no failed episodes" }];
+      return groups.map((group) => ({ type: "failureLabel", run, group }));
+    } catch (e) {
+      return [{ type: "message", text: `⚠ ${(e as Error).message}` }];
+    }
   }
 
   getTreeItem(node: RunsNode): vscode.TreeItem {
@@ -157,6 +187,24 @@ export class RunsProvider implements vscode.TreeDataProvider<RunsNode>, vscode.D
         item.description = node.group.description;
         item.iconPath = new vscode.ThemeIcon(OUTCOME_ICONS[node.group.outcome] ?? "question");
         item.contextValue = "outcome";
+        return item;
+      }
+      case "failures": {
+        const item = new vscode.TreeItem("failures by label", vscode.TreeItemCollapsibleState.Collapsed);
+        item.id = `failures:${node.run.dir}`;
+        item.description = "the environment's failure labels";
+        item.tooltip = "The failed episodes grouped by the environment's failure labels, largest group first";
+        item.iconPath = new vscode.ThemeIcon("tag");
+        item.contextValue = "failures";
+        return item;
+      }
+      case "failureLabel": {
+        const item = new vscode.TreeItem(node.group.label, vscode.TreeItemCollapsibleState.Collapsed);
+        item.id = `failure:${node.run.dir}:${node.group.label}`;
+        item.description = node.group.description;
+        item.tooltip = node.group.tooltip;
+        item.iconPath = new vscode.ThemeIcon("debug-breakpoint-log");
+        item.contextValue = "failureLabel";
         return item;
       }
       case "episode": {

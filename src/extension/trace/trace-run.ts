@@ -50,6 +50,7 @@ import { afterSent } from "../webview/after-sent";
 import type { HostBody } from "../webview/panel-base";
 import { LIST_HEAD_ROWS, type PanelState, type TraceRunInfo, type WebviewMessage } from "../webview/protocol";
 import { episodeRows } from "./trace-panel-rows";
+import { traceFailures } from "./trace-failures";
 
 type LoadedTokenizer = Awaited<ReturnType<typeof tokenizerForRun>>;
 
@@ -147,6 +148,7 @@ export class TraceRun {
   private postedAt = 0;
   private pendingDrift: EpisodeRecord | undefined;
   private goldStarted = false;
+  private failuresStarted = false;
   /** Episode ids whose drift is in the run's counts. */
   private readonly driftCounted = new Set<string>();
   private driftCounts: RunDriftCounts = emptyDriftCounts();
@@ -405,6 +407,10 @@ export class TraceRun {
         this.post({ type: "trace/drift", episodeId: record.id, drift, ms: this.hostTimings.driftMs });
       });
     }
+    if (!this.failuresStarted) {
+      this.failuresStarted = true;
+      setTimeout(() => void this.postFailures(), 60);
+    }
     if (!this.goldStarted) {
       this.goldStarted = true;
       setTimeout(
@@ -414,6 +420,17 @@ export class TraceRun {
             .then(() => this.computeGold()),
         50,
       );
+    }
+  }
+
+  /** The run's failure labels (its environment's rules), for the list's label filter and the header. */
+  private async postFailures(): Promise<void> {
+    if (this.closed) return;
+    try {
+      const failures = await traceFailures(this.runDir);
+      if (failures) this.post({ type: "trace/failures", runDir: this.runDir, failures });
+    } catch (e) {
+      this.post({ type: "error", message: `failure labels: ${(e as Error).message}` });
     }
   }
 

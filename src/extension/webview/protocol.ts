@@ -16,11 +16,20 @@ import type { GoldInResultsCounts } from "../../core/views/trace/gold-in-results
 import type { TraceEpisodeView } from "../../core/views/trace/trace-view";
 import type { RunViewSpec } from "../../core/views/trace/run-view";
 import type { TableFormat, TextTable } from "../../core/base/util/table-text";
+import type { FailureComparison } from "../../core/views/failures/compare-failures";
 import { PANELS, type PanelKind } from "./panels";
 
 export const PROTOCOL_VERSION = 2;
 
 export type { PanelKind };
+
+/** A run's failure labels for the trace viewer: the labels with their counts, largest first, and each failed episode's verdict. */
+export type { FailureComparison };
+
+export interface TraceFailures {
+  labels: { label: string; description: string; count: number }[];
+  byId: Record<string, { label: string; subLabel?: string; evidence: string }>;
+}
 
 /**
  * Internal command (not in the palette) that integration tests and the screenshot script use to
@@ -110,7 +119,11 @@ export type HostMessage =
   | { v: typeof PROTOCOL_VERSION; type: "trace/searchResult"; query: string; ids: string[] }
   /** Drift over the run's episodes so far (checked in the background after the gold pass). */
   | { v: typeof PROTOCOL_VERSION; type: "trace/driftCounts"; counts: RunDriftCounts; total: number }
+  /** The run's failure labels (its environment's rules, computed when read): the list's label filter and the header's label. */
+  | { v: typeof PROTOCOL_VERSION; type: "trace/failures"; runDir: string; failures: TraceFailures }
   | { v: typeof PROTOCOL_VERSION; type: "compare/report"; report: AblationReport; setup: CompareSetup }
+  /** The runs' failure labels compared (sent after the report; none when their environment declares no labels). */
+  | { v: typeof PROTOCOL_VERSION; type: "compare/failures"; failures: FailureComparison }
   /** A flip's two episodes aligned turn by turn (the answer to compare/openPair). */
   | { v: typeof PROTOCOL_VERSION; type: "compare/pair"; pair: PairView }
   | { v: typeof PROTOCOL_VERSION; type: "dashboard/data"; data: DashboardView }
@@ -232,7 +245,9 @@ const HOST_TYPES = new Set<HostMessage["type"]>([
   "trace/drift",
   "trace/searchResult",
   "trace/driftCounts",
+  "trace/failures",
   "compare/report",
+  "compare/failures",
   "compare/pair",
   "dashboard/data",
   "dashboard/group",

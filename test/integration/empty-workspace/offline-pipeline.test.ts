@@ -4,7 +4,8 @@
  * the Runs and Checkpoints views fill in as its stages finish — seen here through the views' own
  * change events, as VS Code would re-render them — and the Jobs view shows the stage and the
  * running stage's step count. Its finish notification offers Open Results (Compare + the GRPO
- * dashboard). Then Train SFT… on the pipeline's SFT data shows "step n/N" in the Jobs view.
+ * dashboard). Then Train SFT… on the pipeline's SFT data shows "step n/N" in the Jobs view. Then
+ * the base eval's failures by label in the Runs tree, largest first, and its trace filtered by one.
  */
 import * as assert from "node:assert/strict";
 import { existsSync, readdirSync } from "node:fs";
@@ -369,5 +370,82 @@ describe("a first run in an empty folder (real VS Code)", function () {
       ui.restore();
       jobs.dispose();
     }
+  });
+
+  it("the Runs tree groups an eval's failures by label, largest first; a click opens the trace, filtered by label", async () => {
+    // The pipeline's evals, the one with the most labels first (a filter shows more with two).
+    const evals = [RUN_NAMES.base, RUN_NAMES.closedBook, RUN_NAMES.sftEval, RUN_NAMES.grpoEval];
+    const runRows = (await treeRows(lab.runs)).filter((r) => (evals as readonly string[]).includes(labelOf(r.item)));
+    assert.equal(runRows.length, evals.length, "the pipeline's evals in the Runs view");
+    const byRun = await Promise.all(
+      runRows.map(async (run) => {
+        const children = await treeRows(lab.runs, run.node);
+        const failures = children.find((c) => labelOf(c.item) === "failures by label");
+        assert.ok(
+          failures,
+          `${labelOf(run.item)}: a "failures by label" node (children: ${children.map((c) => labelOf(c.item)).join(", ")})`,
+        );
+        const labels = await treeRows(lab.runs, failures.node);
+        const counts = labels.map((l) => Number(/^(\d+) \(\d+%\)$/.exec(String(l.item.description))?.[1]));
+        const summary = labels.map((l) => `${labelOf(l.item)} ${l.item.description}`).join(" | ");
+        assert.ok(
+          counts.every((c) => c > 0),
+          `${labelOf(run.item)}: labels with counts: ${summary}`,
+        );
+        assert.deepEqual(
+          counts,
+          [...counts].sort((a, b) => b - a),
+          "largest first",
+        );
+        console.log(`      ${labelOf(run.item)} failures by label: ${summary}`);
+        return { run, labels, counts };
+      }),
+    );
+    // Compare (Open Results opened it over the pipeline's evals) shows the label table.
+    const compared = (
+      await probeUntil(
+        "compare",
+        ["#failure-label-table tbody tr", "#failure-label-table thead th"],
+        (x) => x[0].count > 0,
+        "Compare's failure-label table",
+        60_000,
+      )
+    ).results;
+    console.log(
+      `      Compare's label table: ${compared[0].count} labels; ${compared[1].text.split("\n").join(" | ")}`,
+    );
+    const { labels, counts } = byRun
+      .filter((r) => r.labels.length > 0)
+      .sort((a, b) => b.labels.length - a.labels.length)[0];
+
+    const top = labels[0];
+    const episodes = await treeRows(lab.runs, top.node);
+    assert.equal(episodes.length, counts[0]);
+    const cmd = episodes[0].item.command!;
+    await vscode.commands.executeCommand(cmd.command, ...(cmd.arguments ?? []));
+    const topLabel = labelOf(top.item);
+    // The episode's header names its label and evidence; the list's filter offers every label with its count.
+    const shown = (
+      await probeUntil(
+        "trace",
+        ["#failure-label-name", "#failure-evidence", "#failure-filter button", "#count"],
+        (x) => x[0].count === 1 && x[2].count === labels.length,
+        "the episode's failure label and the label filter",
+        60_000,
+      )
+    ).results;
+    assert.ok(shown[0].text.startsWith(topLabel), `header label ${shown[0].text} (tree: ${topLabel})`);
+    assert.ok(shown[1].text.length > 0, "its evidence");
+    // Clicking the label's button leaves its episodes in the list.
+    await probePanel("trace", ["#count"], `#failure-filter button[data-label="${topLabel}"]`);
+    const filtered = (
+      await probeUntil(
+        "trace",
+        ["#count"],
+        (x) => x[0].text.startsWith(`${counts[0]} of `),
+        "the list filtered by label",
+      )
+    ).results;
+    console.log(`      trace filtered by ${topLabel}: ${filtered[0].text}`);
   });
 });

@@ -428,3 +428,13 @@ export function gradeAnswer(given: string | undefined, truth: string): boolean {
     return differenceIsZero(t, g);
   });
 }
+
+/**
+ * Whether the grader can read `given` (a boxed answer) as a number, or a tuple of numbers: every
+ * element of its normalised form is arithmetic it evaluates. The failure labels' "unparsable answer"
+ * (failures.ts) asks the grader this instead of parsing numbers a second way.
+ */
+export function readsAsNumber(given: string): boolean {
+  const elems = splitTuple(normalizeExpr(given));
+  return elems.length > 0 && elems.every((e) => e.length > 0 && allowsEval(e) && evaluate(e) !== undefined);
+}

@@ -511,7 +511,11 @@ export const ABLATE_STEP = defineStep({
       help: "a fingerprint field expected to differ, e.g. policy.checkpoint (a prefix covers its sub-fields)",
     },
     json: { type: "string", arg: "OUT", help: "write the full comparison (per-question flips included) as JSON" },
-    report: { type: "string", arg: "OUT.md", help: "write the recipe's markdown report table" },
+    report: {
+      type: "string",
+      arg: "OUT.md",
+      help: "write the recipe's markdown report table, and the failure labels' paired table",
+    },
     label: { type: "string", arg: "A,B,…", help: "stage names for the report's rows (default: run folder names)" },
     workspace: f.workspace,
   },
@@ -550,6 +554,11 @@ export const SHOW_STEP = defineStep({
   flags: {
     n: { type: "int", arg: "N", min: 0, max: 10_000, default: 3, help: "failures to print" },
     seed: { ...f.seed, help: "which failures" },
+    failures: {
+      type: "boolean",
+      help: "the failed episodes by label (the environment's failure rules): count, share of all episodes, three example ids, sub-labels",
+    },
+    json: { type: "boolean", help: "with --failures: print the label table as JSON" },
     workspace: f.workspace,
   },
   notes:

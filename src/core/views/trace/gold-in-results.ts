@@ -9,7 +9,7 @@
  */
 import type { ChatTokenizer } from "../../base/chat/tokenizer";
 import type { EpisodeRecord } from "../../base/runs/run-files";
-import { normalizeAnswer } from "../../base/data/answer-text";
+import { containsAnswer, normalizeAnswer } from "../../base/data/answer-text";
 
 export type GoldInResults =
   /** A gold answer is in the returned text. */
@@ -47,12 +47,8 @@ export function resultTexts(record: EpisodeRecord, tok: Pick<ChatTokenizer, "dec
   return texts.filter((t) => t.includes("<result>"));
 }
 
-/** Whether `answer` occurs, as whole normalised words, in `text`. */
-export function containsAnswer(text: string, answer: string): boolean {
-  const needle = normalizeAnswer(answer);
-  if (!needle) return false;
-  return ` ${normalizeAnswer(text)} `.includes(` ${needle} `);
-}
+// The one containment rule (base/data/answer-text.ts), shared with environments' failure labels.
+export { containsAnswer };
 
 /** `texts`: the episode's result texts when the caller has decoded them already. */
 export function goldInResults(

@@ -2,7 +2,7 @@
  * Adding an environment is adding a folder: a copy of src/ with one folder more
  * (examples/environments/calculator, its imports pointed at its new place, nothing else touched)
  * runs the recipe through the real CLI from source — prepare (no hub source declared), eval (its
- * own scripted reader, and the local stand-in model), sft-data, train-sft on the local backend,
+ * own scripted reader, and the local stand-in model), show --failures (its own two labels), sft-data, train-sft on the local backend,
  * eval of the trained checkpoint, ablate — and Compare's view model reads the runs with the
  * folder's metric, its numbers those of the episode files.
  */
@@ -78,6 +78,18 @@ describe("envs: adding an environment is adding a folder", function () {
     assert.equal(episodeMean(join(runs, "scripted"), "exact"), 1);
     const manifest = JSON.parse(readFileSync(join(runs, "base", "manifest.json"), "utf8"));
     assert.deepEqual(manifest.environment, { name: "calculator", version: "1" });
+
+    // The folder's failures.ts labels its failures: its two labels, counts summing to the episodes not right.
+    const failures = JSON.parse(await cli("show", "base", "--failures", "--json")) as {
+      failed: number;
+      rows: { label: string; count: number }[];
+    };
+    assert.deepEqual(failures.rows.map((r) => r.label).sort(), ["no_final_answer", "wrong_sum"]);
+    assert.equal(
+      failures.rows.reduce((n, r) => n + r.count, 0),
+      failures.failed,
+    );
+    assert.equal(failures.failed, Math.round(10 * (1 - episodeMean(join(runs, "base"), "exact"))));
 
     // SFT data from the scripted reader's samples (tool calls required: the folder says so), then SFT.
     assert.match(

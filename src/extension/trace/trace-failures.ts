@@ -1,0 +1,38 @@
+/**
+ * The trace viewer's failure labels for a run (core/views/failures): the labels with their counts,
+ * largest first, and each failed episode's verdict, for the list's label filter and the episode
+ * header. The environment's data is read from the workspace that holds the run (runs/<name> in a
+ * folder with agent-lab.json); a run elsewhere is labelled without it.
+ */
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { CONFIG_FILE, mergeConfig, readWorkspaceConfig } from "../../core/base/config";
+import { readRun } from "../../core/base/runs/run-files";
+import { workspaceDataDir } from "../../core/envs/data-dirs";
+import type { TraceFailures } from "../webview/protocol";
+
+/** The data folder of the workspace the run folder sits in, or undefined. */
+function runDataDir(runDir: string): string | undefined {
+  const ws = dirname(dirname(runDir));
+  if (!existsSync(join(ws, CONFIG_FILE))) return undefined;
+  try {
+    return workspaceDataDir(ws, mergeConfig(readWorkspaceConfig(ws)));
+  } catch {
+    return undefined; // a config that does not read: the trace says so elsewhere; labels go without data
+  }
+}
+
+/** Undefined when the run's environment declares no failure labels. */
+export async function traceFailures(runDir: string): Promise<TraceFailures | undefined> {
+  // Loaded when a trace asks: the registry brings every environment's code.
+  const { readRunFailures } = await import("../../core/views/failures/run-failures");
+  const { manifest, episodes } = readRun(runDir);
+  const f = await readRunFailures({ manifest, episodes, dataDir: runDataDir(runDir) });
+  if (!f) return undefined;
+  return {
+    labels: f.table.rows
+      .filter((r) => r.count > 0)
+      .map((r) => ({ label: r.label, description: r.description, count: r.count })),
+    byId: Object.fromEntries(f.byId),
+  };
+}
