@@ -33,11 +33,19 @@ export function codeVersion(): string {
 
 /**
  * sha256 of an environment's grading functions as this build runs them (recomputable by any copy of
- * the same build); undefined when it declares none.
+ * the same build); undefined when it declares none. The text is hashed in a form every bundle of the
+ * same source prints alike: each bundle (the CLI, the extension, tsx in tests) renames identifiers
+ * that collide within it by appending a number (`YES_NO` → `YES_NO2`) and lays out whitespace its
+ * own way, and a record made by one must validate in another.
  */
 export function graderSha256(env: Pick<Environment, "scoringFunctions">): string | undefined {
   const fns = env.scoringFunctions;
-  return fns?.length ? sha256Hex(fns.map((f) => f.toString()).join("\n")) : undefined;
+  return fns?.length ? sha256Hex(fns.map((f) => bundleNeutral(f.toString())).join("\n")) : undefined;
+}
+
+/** A function's text without what bundling changes: identifiers' appended numbers and whitespace. */
+export function bundleNeutral(source: string): string {
+  return source.replace(/\b([A-Za-z_$][\w$]*?)\d+\b/g, "$1").replace(/\s+/g, " ");
 }
 
 /** The grader of a run: hashed when this build knows its environment and scores as the run was scored. */
