@@ -459,7 +459,7 @@ class Context {
     const inOldWorld = (complete: boolean) => Boolean(this.phases.world) && complete;
     const index = world.tools?.index;
     return [
-      this.phase("world", [], async (ctx) => ctx.log(world.write(this.dir, size))),
+      this.phase("world", [], async (ctx) => ctx.log(await world.write(this.dir, size, ctx.signal))),
       this.phase(
         "prepare",
         [],
