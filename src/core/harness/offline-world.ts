@@ -122,8 +122,11 @@ export interface OfflineWorld {
   describe(size: WorldSize): string;
   /** What the world stage writes, relative to the workspace. */
   readonly files: readonly string[];
-  /** Writes the world's files under the workspace `dir`; same seed, same bytes. Returns the line to print. */
-  write(dir: string, size: WorldSize): string;
+  /**
+   * Writes the world's files under the workspace `dir`; same seed, same bytes. Returns the line to
+   * print. Stops between two items once `signal` aborts (throwing its reason), writing nothing.
+   */
+  write(dir: string, size: WorldSize, signal?: AbortSignal): Promise<string>;
   /** Whether the world's files are there (the world stage is then done). */
   written(dir: string): boolean;
   /** One line for the plan: what prepare makes of the world. */

@@ -9,7 +9,7 @@ import { basename, dirname, resolve } from "node:path";
 import { registryPath } from "../../core/base/checkpoints/registry";
 import { groupEpisodeViews, readDashboard, type DashboardView } from "../../core/views/trace/dashboard-view";
 import { isCookbookLogDir } from "../../core/views/interop/cookbook";
-import { cookbookDashboard } from "../../core/views/interop/cookbook-dashboard";
+import { cookbookDashboardAsync } from "../../core/views/interop/cookbook-dashboard";
 import { overlayCandidates, readOverlay } from "../../core/views/trace/overlay-runs";
 import { checkpointRows, cookbookCheckpointEntries, readCheckpointRegistry } from "../checkpoints/checkpoints-model";
 import { watchRunFiles, type FolderWatch } from "../webview/folder-watch";
@@ -121,8 +121,25 @@ export class DashboardPanel extends Panel {
     return isCookbookLogDir(this.runDir);
   }
 
+  /** Refreshes since the panel opened: a read that finishes after a newer one started is dropped. */
+  private refreshes = 0;
+
+  /**
+   * A cookbook run's metrics.jsonl (hundreds of MB for a long run) is read asynchronously, a chunk
+   * at a time, so the extension host's thread is never held for the whole file.
+   */
   private refresh(): void {
-    const view = this.cookbook ? cookbookDashboard(this.runDir) : readDashboard(this.runDir);
+    const mine = ++this.refreshes;
+    const runDir = this.runDir;
+    void (this.cookbook ? cookbookDashboardAsync(runDir) : Promise.resolve(readDashboard(runDir))).then(
+      (view) => {
+        if (mine === this.refreshes && runDir === this.runDir) this.present(view);
+      },
+      (e: unknown) => void vscode.window.showErrorMessage(`Agent Lab dashboard: ${(e as Error).message}`),
+    );
+  }
+
+  private present(view: DashboardView): void {
     for (const dir of this.overlays) {
       const o = readOverlay(dir);
       if (o.problem) view.problems.push(`overlay ${o.run}: ${o.problem}`);

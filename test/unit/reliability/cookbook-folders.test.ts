@@ -21,8 +21,13 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { cookbookDashboard } from "../../../src/core/views/interop/cookbook-dashboard";
-import { findCookbookRuns, isCookbookLogDir, readCookbookRun } from "../../../src/core/views/interop/cookbook";
+import { cookbookDashboard, cookbookDashboardAsync } from "../../../src/core/views/interop/cookbook-dashboard";
+import {
+  findCookbookRuns,
+  isCookbookLogDir,
+  readCookbookRun,
+  readCookbookRunAsync,
+} from "../../../src/core/views/interop/cookbook";
 
 const MiB = 1024 * 1024;
 
@@ -94,7 +99,8 @@ describe("reliability: tinker-cookbook folders as they are", function () {
     assert.equal(statSync(file).size, 600 * MiB);
   });
 
-  it("a 100 MB metrics.jsonl is streamed: peak memory grows by far less than the file", () => {
+  /** A cookbook run whose metrics.jsonl is 100 MB; returns its folder and the steps written. */
+  function longRun(): { dir: string; steps: number } {
     const dir = join(root, "long");
     mkdirSync(dir);
     const file = join(dir, "metrics.jsonl");
@@ -108,6 +114,42 @@ describe("reliability: tinker-cookbook folders as they are", function () {
       writeSync(fd, chunk);
     }
     closeSync(fd);
+    return { dir, steps: step };
+  }
+
+  it("a 100 MB metrics.jsonl read for the extension leaves its thread free: a timer fires at least every 100 ms", async () => {
+    const { dir, steps } = longRun();
+    const gaps: number[] = [];
+    let last = performance.now();
+    const timer = setInterval(() => {
+      const now = performance.now();
+      gaps.push(now - last);
+      last = now;
+    }, 10);
+    const started = performance.now();
+    let run: Awaited<ReturnType<typeof readCookbookRunAsync>>;
+    let view: Awaited<ReturnType<typeof cookbookDashboardAsync>>;
+    try {
+      run = await readCookbookRunAsync(dir);
+      view = await cookbookDashboardAsync(dir);
+    } finally {
+      clearInterval(timer);
+    }
+    const seconds = (performance.now() - started) / 1000;
+    const worst = Math.max(...gaps);
+    assert.ok(gaps.length > 10, `the timer fired ${gaps.length} times in ${seconds.toFixed(1)} s`);
+    assert.ok(
+      worst < 100,
+      `the longest wait of a timer was ${worst.toFixed(0)} ms (${gaps.length} ticks in ${seconds.toFixed(1)} s)`,
+    );
+    // The same numbers as the synchronous reader's (the CLI and the tests use it).
+    assert.deepEqual([run.steps, run.lastStep], [steps, steps - 1]);
+    assert.deepEqual(run, readCookbookRun(dir));
+    assert.deepEqual(view, cookbookDashboard(dir));
+  });
+
+  it("a 100 MB metrics.jsonl is streamed: peak memory grows by far less than the file", () => {
+    const { dir, steps: step } = longRun();
     const child = spawnSync(
       process.execPath,
       ["--max-old-space-size=64", "--import", "tsx", join(__dirname, "cookbook-read-child.ts"), dir],

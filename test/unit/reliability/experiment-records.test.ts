@@ -178,6 +178,54 @@ describe("reliability: experiment records cannot be forged", function () {
     assert.deepEqual(v.failed, ["hashes"]);
   });
 
+  it("a rewritten criterion rehashed into the record and the experiment's manifest fails against the arm runs' spec hash", () => {
+    const ws = copy();
+    const specFile = join(ws, RECORD, EXPERIMENT_FILES.spec);
+    const spec = JSON.parse(readFileSync(specFile, "utf8")) as ReturnType<typeof miniatureSpec>;
+    const flipped = record.verdict.verdict === "supported" ? "refuted" : "supported";
+    const always = { stat: "arm_minus_base", op: ">=", value: -9 };
+    const never = { stat: "arm_minus_base", op: "<", value: -9 };
+    spec.criterion = {
+      treatment: "generated",
+      reference: "world",
+      supported: [always],
+      refuted: [flipped === "supported" ? never : always],
+    };
+    writeFileSync(specFile, JSON.stringify(spec, null, 2) + "\n");
+    const verdict = decideVerdict(record.numbers, readExperimentSpec(specFile).spec, record.arms[0].train_reward);
+    assert.equal(verdict.verdict, flipped);
+    forge(ws, (rec) => {
+      rec.spec_sha256 = sha256File(specFile);
+      rec.verdict = verdict;
+    });
+    // The experiment folder's own manifest rehashed too: only the arm runs still know the spec they ran under.
+    const manifestFile = join(ws, RECORD, "manifest.json");
+    const manifest = JSON.parse(readFileSync(manifestFile, "utf8")) as { spec_sha256: string };
+    writeFileSync(manifestFile, JSON.stringify({ ...manifest, spec_sha256: sha256File(specFile) }, null, 2));
+    const v = validateExperiment(join(ws, RECORD));
+    assert.equal(
+      check(v, "hashes").reason,
+      `spec.json hashes to ${sha256File(specFile).slice(0, 12)}…, but runs/mini-generated ran under spec ${record.spec_sha256.slice(0, 12)}… (its experiment-spec.json)`,
+    );
+    assert.deepEqual(v.failed, ["hashes"]);
+  });
+
+  it("arm runs of an earlier build, without a spec hash, still validate and the hashes line says so", () => {
+    const ws = copy();
+    const armRuns = ["runs/mini-generated", "runs/mini-world", "runs/mini-eval-base"];
+    for (const run of armRuns) {
+      const file = join(ws, run, "experiment-spec.json");
+      assert.equal((JSON.parse(readFileSync(file, "utf8")) as { spec_sha256: string }).spec_sha256, record.spec_sha256);
+      rmSync(file);
+    }
+    const v = validateExperiment(join(ws, RECORD));
+    assert.deepEqual(v.failed, []);
+    assert.match(
+      check(v, "hashes").reason,
+      /^\d+ hashes recomputed from the files; 3 of 5 arm runs record no spec hash \(written by an earlier build\): runs\/mini-generated, runs\/mini-world, runs\/mini-eval-base$/,
+    );
+  });
+
   it("arms: [] with an eval item planted in the tasks is refused in one line, exit 1", async () => {
     const ws = copy();
     const evalQuestion = (

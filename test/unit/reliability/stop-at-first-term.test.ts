@@ -11,6 +11,8 @@ import { UserError } from "../../../src/core/base/errors";
 import { readProgress } from "../../../src/core/base/runs/progress";
 import { TASKS_FILE } from "../../../src/core/base/task-sets/files";
 import { genTasks } from "../../../src/core/steps/tasks/gen-tasks";
+import { runExperiment } from "../../../src/core/steps/experiments/run-experiment";
+import { miniatureSpec, writeSpec } from "../core/steps/experiments/fixtures";
 import {
   DEFAULT_SANDBOX_LIMITS,
   type SandboxRun,
@@ -62,5 +64,28 @@ describe("reliability: long phases stop at the first SIGTERM", function () {
     assert.equal(runs, 2, "no candidate started after the stop request");
     assert.equal(readProgress(out)?.status, "interrupted");
     assert.equal(existsSync(join(out, TASKS_FILE)), false, "no half-filtered tasks.jsonl");
+  });
+
+  it("an experiment's world phase: stops between two questions, writes no world, progress.json says interrupted", async () => {
+    // The largest world a spec allows takes seconds to build in one loop; a stop request 100 ms in must not wait for it.
+    const specFile = writeSpec(dir, miniatureSpec({ world: { kind: "synthetic", seed: 7, train: 100_000, dev: 520 } }));
+    const ws = join(dir, "ws");
+    const stop = new AbortController();
+    let stoppedAt = 0;
+    const log = (line: string) => {
+      if (/ 1\/\d+ world\b/.test(line))
+        setTimeout(() => {
+          stoppedAt = Date.now();
+          stop.abort(new UserError("stopped by SIGTERM"));
+        }, 100);
+    };
+    await assert.rejects(
+      runExperiment({ specFile, dir: ws, log, signal: stop.signal }),
+      (e: unknown) => e instanceof UserError && e.message === "stopped by SIGTERM",
+    );
+    assert.ok(stoppedAt > 0, "the world phase started and the stop request was sent during it");
+    assert.ok(Date.now() - stoppedAt < 1000, `stopped ${Date.now() - stoppedAt} ms after the request`);
+    assert.equal(readProgress(join(ws, "runs", "mini"))?.status, "interrupted");
+    assert.equal(existsSync(join(ws, "hotpot")), false, "no world written half-way");
   });
 });

@@ -35,6 +35,11 @@ export const RUN_FILES = Object.freeze({
    * system_prompt.sha256), so a diff of two runs' prompts reads it after the prompt file is edited.
    */
   systemPrompt: "system-prompt.md",
+  /**
+   * An experiment's run: the hash of the spec it ran under (`{ experiment, spec_sha256 }`), kept out of
+   * the manifest so it is no part of the run's fingerprint or evaluator (experiments/spec-binding.ts).
+   */
+  experimentSpec: "experiment-spec.json",
 });
 
 /** Files whose presence makes a folder a run (what the views list and `new` refuses to overwrite). */

@@ -5,6 +5,7 @@
  * reading may start at a byte offset (the tail of a file) or stop early.
  */
 import { closeSync, openSync, readSync } from "node:fs";
+import { open } from "node:fs/promises";
 import { FileFormatError } from "../errors";
 
 const CHUNK_BYTES = 1024 * 1024;
@@ -33,12 +34,58 @@ export function streamJsonl(
   onRow: (value: unknown, line: number) => void,
   options: StreamJsonlOptions,
 ): StreamedJsonl {
-  const parse = options.parse ?? ((l: string) => JSON.parse(l) as unknown);
   const fd = openSync(file, "r");
   const buf = Buffer.alloc(CHUNK_BYTES);
-  const oversize: StreamedJsonl["oversize"] = [];
+  const lines = lineSplitter(file, onRow, options);
   let position = options.fromByte ?? 0;
-  let seekingLineStart = position > 0;
+  try {
+    for (;;) {
+      const n = readSync(fd, buf, 0, CHUNK_BYTES, position);
+      if (n === 0) break;
+      position += n;
+      lines.push(buf, n);
+    }
+    return lines.end();
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * The same, reading each chunk asynchronously: the event loop gets a turn between two chunks (one
+ * chunk's lines parse in milliseconds), so a caller on the extension host's thread keeps it responsive.
+ */
+export async function streamJsonlAsync(
+  file: string,
+  onRow: (value: unknown, line: number) => void,
+  options: StreamJsonlOptions,
+): Promise<StreamedJsonl> {
+  const handle = await open(file, "r");
+  const buf = Buffer.alloc(CHUNK_BYTES);
+  const lines = lineSplitter(file, onRow, options);
+  let position = options.fromByte ?? 0;
+  try {
+    for (;;) {
+      const { bytesRead: n } = await handle.read(buf, 0, CHUNK_BYTES, position);
+      if (n === 0) break;
+      position += n;
+      lines.push(buf, n);
+    }
+    return lines.end();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Splits chunks into lines and parses them (what both readers share): `push` each chunk, then `end`. */
+function lineSplitter(
+  file: string,
+  onRow: (value: unknown, line: number) => void,
+  options: StreamJsonlOptions,
+): { push(buf: Buffer, n: number): void; end(): StreamedJsonl } {
+  const parse = options.parse ?? ((l: string) => JSON.parse(l) as unknown);
+  const oversize: StreamedJsonl["oversize"] = [];
+  let seekingLineStart = (options.fromByte ?? 0) > 0;
   let parts: Buffer[] = [];
   let partBytes = 0;
   let dropping = false; // the current line is over the limit: its bytes are counted, not kept
@@ -67,11 +114,8 @@ export function streamJsonl(
     dropping = false;
   };
 
-  try {
-    for (;;) {
-      const n = readSync(fd, buf, 0, CHUNK_BYTES, position);
-      if (n === 0) break;
-      position += n;
+  return {
+    push(buf: Buffer, n: number) {
       let start = 0;
       while (start < n) {
         const nl = buf.indexOf(10, start);
@@ -88,10 +132,10 @@ export function streamJsonl(
         }
         start = end + 1;
       }
-    }
-    if (partBytes > 0 || dropping) endLine(true);
-  } finally {
-    closeSync(fd);
-  }
-  return { lines: line, oversize };
+    },
+    end() {
+      if (partBytes > 0 || dropping) endLine(true);
+      return { lines: line, oversize };
+    },
+  };
 }

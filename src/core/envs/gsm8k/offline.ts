@@ -11,7 +11,8 @@ import { writeFileAtomic } from "../../base/util/atomic-write";
 import type { OfflineWorld, WorldSize } from "../../harness/offline-world";
 import { readGsm8kRecords, VAL_SIZE, writeGsm8kSplits, type Gsm8kRecord } from "./data";
 import { ArithmeticTeacher } from "./teacher";
-import { generateArithmeticWorld, worldKind } from "./world";
+import { buildArithmeticWorld, worldKind } from "./world";
+import { runInterruptibly } from "../../base/util/stepwise";
 import { WORLD_ENVIRONMENT as GSM8K_WORLD } from "./world-env";
 
 /** Where the world's raw records live in a workspace (GSM8K's JSONL format, as `prepare --env gsm8k --train/--test` reads it). */
@@ -33,8 +34,8 @@ export const OFFLINE_WORLD: OfflineWorld = Object.freeze<OfflineWorld>({
   describe: (w: WorldSize) =>
     `write the arithmetic world (invented word problems, seed ${w.seed}; the answer is the count, price or stall number the question asks for): ${w.train} train + ${w.dev} test problems in GSM8K's JSONL format`,
   files: [`${ARITHMETIC_WORLD_DIR}/${ARITHMETIC_TRAIN_FILE}`, `${ARITHMETIC_WORLD_DIR}/${ARITHMETIC_TEST_FILE}`],
-  write: (dir: string, w: WorldSize) => {
-    const world = generateArithmeticWorld({ seed: w.seed, train: w.train, test: w.dev });
+  write: async (dir: string, w: WorldSize, signal?: AbortSignal) => {
+    const world = await runInterruptibly(buildArithmeticWorld({ seed: w.seed, train: w.train, test: w.dev }), signal);
     mkdirSync(join(dir, ARITHMETIC_WORLD_DIR), { recursive: true });
     const f = files(dir);
     writeFileAtomic(f.train, jsonl(world.train));

@@ -18,6 +18,7 @@
  */
 import { mulberry32 } from "../../base/util/mulberry32";
 import type { Gsm8kRecord } from "./data";
+import { runToEnd, type Stepwise } from "../../base/util/stepwise";
 
 /** The number a question asks for; "dollars" asks for the price in words ("How many dollars …?"), naming no variable. */
 export type WorldKind = "count" | "price" | "stall" | "dollars";
@@ -120,17 +121,24 @@ function problem(rand: () => number): Gsm8kRecord {
 
 /** The world's train and test problems; every question text is distinct within and across the files. */
 export function generateArithmeticWorld(o: ArithmeticWorldOptions): ArithmeticWorld {
+  return runToEnd(buildArithmeticWorld(o));
+}
+
+/** The same world, yielding after each problem drawn (an experiment's world phase stops between two). */
+export function* buildArithmeticWorld(o: ArithmeticWorldOptions): Stepwise<ArithmeticWorld> {
   const rand = mulberry32(o.seed);
   const seen = new Set<string>();
-  const take = (n: number): Gsm8kRecord[] => {
+  function* take(n: number): Stepwise<Gsm8kRecord[]> {
     const out: Gsm8kRecord[] = [];
     while (out.length < n) {
       const p = problem(rand);
+      yield;
       if (seen.has(p.question)) continue;
       seen.add(p.question);
       out.push(p);
     }
     return out;
-  };
-  return { train: take(o.train), test: take(o.test) };
+  }
+  const train = yield* take(o.train);
+  return { train, test: yield* take(o.test) };
 }

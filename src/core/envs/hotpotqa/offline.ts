@@ -22,6 +22,7 @@ import {
   WORLD_TRAIN_FILE,
   worldFiles,
   writeSyntheticWorld,
+  writeSyntheticWorldInterruptibly,
 } from "./world-files";
 
 /** Short prompts for the offline world (written to files: every run's manifest records their hash). */
@@ -110,8 +111,12 @@ export const OFFLINE_WORLD: OfflineWorld = Object.freeze<OfflineWorld>({
   describe: (w: WorldSize) =>
     `write a synthetic multi-hop world (invented entities, seed ${w.seed}): ${w.train} train + ${w.dev} dev questions in HotpotQA's JSON shape`,
   files: [`${WORLD_DIR}/${WORLD_TRAIN_FILE}`, `${WORLD_DIR}/${WORLD_DEV_FILE}`],
-  write: (dir: string, w: WorldSize) => {
-    const f = writeSyntheticWorld(dir, { seed: w.seed, train: w.train, dev: w.dev, style: "compact" });
+  write: async (dir: string, w: WorldSize, signal?: AbortSignal) => {
+    const f = await writeSyntheticWorldInterruptibly(
+      dir,
+      { seed: w.seed, train: w.train, dev: w.dev, style: "compact" },
+      signal,
+    );
     return `${f.train} train and ${f.dev} dev questions`;
   },
   // The dev file is written last: with it the world is whole.

@@ -10,6 +10,7 @@
  * distractors, as in the distractor setting. The offline training pipeline reuses this generator.
  */
 import { mulberry32 as makeRng } from "../../base/util/mulberry32";
+import { runToEnd, type Stepwise } from "../../base/util/stepwise";
 
 /** One record as in hotpot_dev_distractor_v1.json. */
 export interface HotpotRecord {
@@ -462,6 +463,11 @@ const MAX_MISSES_IN_A_ROW = 200;
 
 /** Generates train and dev questions over one invented world; deterministic for a seed. */
 export function generateSyntheticHotpot(options: SyntheticOptions = {}): SyntheticDataset {
+  return runToEnd(buildSyntheticHotpot(options));
+}
+
+/** The same dataset, yielding after each question tried (an experiment's world phase stops between two). */
+export function* buildSyntheticHotpot(options: SyntheticOptions = {}): Stepwise<SyntheticDataset> {
   const compact = options.style === "compact";
   const world = new World(makeRng(options.seed ?? 20261129), compact);
   const makers = compact ? COMPACT_MAKERS : MAKERS;
@@ -475,7 +481,7 @@ export function generateSyntheticHotpot(options: SyntheticOptions = {}): Synthet
     ...world.towns.map(townParagraph),
   ];
   const seenQuestions = new Set<string>();
-  const make = (prefix: string, n: number): HotpotRecord[] => {
+  function* make(prefix: string, n: number): Stepwise<HotpotRecord[]> {
     const out: HotpotRecord[] = [];
     // Kinds take turns. A kind whose unique questions run out (one bridge question per company)
     // would otherwise be retried until the attempt budget is spent: after many misses in a row it
@@ -485,6 +491,7 @@ export function generateSyntheticHotpot(options: SyntheticOptions = {}): Synthet
     for (let attempts = 0; out.length < n && attempts < n * 50 && active.length > 0; attempts++) {
       const k = active[out.length % active.length];
       const r = makers[k](world, `${prefix}${String(out.length).padStart(5, "0")}`, pool);
+      yield;
       if (!r || seenQuestions.has(r.question)) {
         if (++misses >= MAX_MISSES_IN_A_ROW) {
           active = active.filter((i) => makers[i] !== makers[k]);
@@ -497,6 +504,7 @@ export function generateSyntheticHotpot(options: SyntheticOptions = {}): Synthet
       out.push(r);
     }
     return out;
-  };
-  return { train: make("syn-train-", nTrain), dev: make("syn-dev-", nDev) };
+  }
+  const train = yield* make("syn-train-", nTrain);
+  return { train, dev: yield* make("syn-dev-", nDev) };
 }

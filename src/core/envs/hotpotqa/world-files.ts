@@ -7,7 +7,8 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "../../base/util/atomic-write";
 import { prepareData, type PrepareInput, type SplitSizes } from "./prepare";
-import { generateSyntheticHotpot } from "./synthetic-world";
+import { buildSyntheticHotpot, generateSyntheticHotpot, type SyntheticDataset } from "./synthetic-world";
+import { runInterruptibly } from "../../base/util/stepwise";
 import { WORLD_INFO } from "./world-info";
 
 /** Where a workspace's synthetic world lives. */
@@ -45,12 +46,26 @@ export function worldFiles(dir: string, w: Pick<WorldSpec, "devFile">): { trainF
 
 /** Writes the synthetic multi-hop world (invented entities) under `dir`/hotpot/; the dev file last. */
 export function writeSyntheticWorld(dir: string, w: WorldSpec): WorldFiles {
-  const world = generateSyntheticHotpot({
-    seed: w.seed,
-    train: w.train,
-    dev: w.dev,
-    ...(w.style ? { style: w.style } : {}),
-  });
+  return writeWorld(dir, w, generateSyntheticHotpot(generatorOptions(w)));
+}
+
+/** The same, stopping between two questions once `signal` aborts (nothing is written then). */
+export async function writeSyntheticWorldInterruptibly(
+  dir: string,
+  w: WorldSpec,
+  signal?: AbortSignal,
+): Promise<WorldFiles> {
+  return writeWorld(dir, w, await runInterruptibly(buildSyntheticHotpot(generatorOptions(w)), signal));
+}
+
+const generatorOptions = (w: WorldSpec) => ({
+  seed: w.seed,
+  train: w.train,
+  dev: w.dev,
+  ...(w.style ? { style: w.style } : {}),
+});
+
+function writeWorld(dir: string, w: WorldSpec, world: SyntheticDataset): WorldFiles {
   mkdirSync(join(dir, WORLD_DIR), { recursive: true });
   const files = worldFiles(dir, w);
   writeFileAtomic(files.trainFile, JSON.stringify(world.train));

@@ -46,6 +46,7 @@ import { OFFLINE_PROMPT } from "../pipeline/run-pipeline";
 import { readStepRewards, rewardTrend } from "../pipeline/reward-trend";
 import { pricedFor, rehearsalNote, rehearsalTarget } from "../pipeline/rehearsal-target";
 import { sha256File, sha256Hex, type RunManifest } from "../../base/runs/manifest";
+import { bindRunToSpec } from "./spec-binding";
 import { ProgressWriter, type ProgressStatus } from "../../base/runs/progress";
 import { readJsonFile, readEpisodes } from "../../base/runs/run-files";
 import { hasOneMetric, metricRoles, metricValue } from "../../base/runs/metrics";
@@ -204,6 +205,7 @@ export async function runExperiment(o: RunExperimentOptions): Promise<RunExperim
     phases,
     estimate,
     o.rehearse ? STAND_IN_TOKENIZER : undefined,
+    manifest.spec_sha256,
   );
   const stages = ctx.stages();
   const progress = new ProgressWriter(recordDir, {
@@ -317,6 +319,8 @@ class Context {
     private readonly estimate: ExperimentEstimate,
     /** A rehearsal's stand-in tokenizer, used and recorded by every phase. */
     private readonly tokenizer: string | undefined,
+    /** The spec's hash (the experiment's manifest's), recorded in every run a phase writes. */
+    private readonly specSha256: string,
   ) {
     this.runsDir = join(dir, config.runsDir);
     this.dataDir = join(dir, config.dataDir);
@@ -390,7 +394,11 @@ class Context {
       isPartial: () => runs.some((r) => this.resume(r)),
       estimateUsd: this.estimate.phases[name] ?? 0,
       spentUsd,
-      run: work,
+      run: async (ctx) => {
+        await work(ctx);
+        for (const r of runs)
+          bindRunToSpec(join(this.runsDir, r), { experiment: this.spec.name, spec_sha256: this.specSha256 });
+      },
     };
   }
 
@@ -451,7 +459,7 @@ class Context {
     const inOldWorld = (complete: boolean) => Boolean(this.phases.world) && complete;
     const index = world.tools?.index;
     return [
-      this.phase("world", [], async (ctx) => ctx.log(world.write(this.dir, size))),
+      this.phase("world", [], async (ctx) => ctx.log(await world.write(this.dir, size, ctx.signal))),
       this.phase(
         "prepare",
         [],

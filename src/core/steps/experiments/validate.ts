@@ -5,7 +5,7 @@
  *
  *   same-evaluator   every arm scored by the evaluator the record names (identity from each eval run's manifest)
  *   same-items       the item manifest is there, hashes as recorded, and every eval run holds exactly its items
- *   hashes           spec, per-item scores, data sources, adaptation batches and generation audits rehash as recorded
+ *   hashes           spec (and every arm run's record of it), per-item scores, data sources, adaptation batches and generation audits rehash as recorded
  *   no-train-in-eval nothing any arm trained on — its GRPO episodes, its SFT data rows, its task items — is an eval item (by id or normalised text)
  *   budget           the runs' ledgers add up to the recorded spend, within the spec's cap
  *   scores           per-item scores and per-arm means recomputed from the eval episodes match the record
@@ -35,6 +35,7 @@ import { adaptationRecord, armInitialisation } from "./adaptation";
 import { experimentMetric } from "./metric";
 import { readExperimentSpec, type ExperimentSpec } from "./spec";
 import { describeEdited, regradeRun, type RegradedRun } from "./regrade";
+import { runSpecSha256 } from "./spec-binding";
 import { ablate, loadAblationInputs } from "../ablate";
 import { FileFormatError, UserError } from "../../base/errors";
 import { type TaskRecord } from "../tasks/filter";
@@ -184,6 +185,18 @@ export function validateExperiment(recordDir: string): ValidationResult {
         throw new Failed(
           `${EXPERIMENT_FILES.spec} hashes to ${record.spec_sha256.slice(0, 12)}…, but the experiment ran under spec ${String(started.spec_sha256).slice(0, 12)}… (its ${RUN_FILES.manifest})`,
         );
+      // Every arm run recorded the spec it ran under: a spec rehashed into the record and the experiment's manifest alone shows here.
+      const armRuns = [...new Set([...record.arms.map((a) => a.run), ...arms.map((a) => record.scores[a].run)])];
+      const unbound: string[] = [];
+      for (const run of armRuns) {
+        if (!existsSync(at(run))) throw new Unverifiable(`${run} is not here (copy the experiment with its runs)`);
+        const ranUnder = runSpecSha256(at(run));
+        if (ranUnder === undefined) unbound.push(run);
+        else if (ranUnder !== record.spec_sha256)
+          throw new Failed(
+            `${EXPERIMENT_FILES.spec} hashes to ${record.spec_sha256.slice(0, 12)}…, but ${run} ran under spec ${ranUnder.slice(0, 12)}… (its ${RUN_FILES.experimentSpec})`,
+          );
+      }
       for (const a of arms) {
         const { run, episodes_sha256 } = record.scores[a];
         if (episodes_sha256 === undefined) continue; // a record of an earlier build: its regrade still checks every score
@@ -260,7 +273,9 @@ export function validateExperiment(recordDir: string): ValidationResult {
           n += 2;
         }
       }
-      return `${n} hashes recomputed from the files`;
+      const bound = armRuns.length - unbound.length;
+      // Runs of an earlier build hold no spec hash: their record still validates, and the line says so.
+      return `${n + bound} hashes recomputed from the files${unbound.length ? `; ${unbound.length} of ${armRuns.length} arm runs record no spec hash (written by an earlier build): ${unbound.join(", ")}` : ""}`;
     },
     "no-train-in-eval": () => {
       const evalTexts = new Map<string, string>();

@@ -282,7 +282,7 @@ async function runStages(
   };
 
   const worldStage = stage("world", async (ctx) => {
-    if (world && s.data.source === "synthetic") return ctx.log(world.write(o.dir, s.data));
+    if (world && s.data.source === "synthetic") return ctx.log(await world.write(o.dir, s.data, ctx.signal));
     for (const line of await settingsRecipeData(s).fetch(s.data as RealDataSource, ctx.log)) ctx.log(line);
   });
   const prepare = stage("prepare", async (ctx) => {

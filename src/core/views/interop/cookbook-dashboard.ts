@@ -14,7 +14,9 @@ import {
   readCookbookCheckpoints,
   readCookbookConfig,
   streamMetricRows,
+  streamMetricRowsAsync,
 } from "./cookbook";
+import type { StreamedJsonl } from "../../base/util/jsonl-stream";
 import { cookbookEnvironment } from "./cookbook-environment";
 import { runViewSpec } from "../trace/run-view";
 
@@ -29,27 +31,63 @@ export const MAX_CHART_BYTES = 32 * 1024 * 1024;
 
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 
-/** metrics.jsonl's rows to chart (its tail when it is over MAX_CHART_BYTES), and what was skipped. */
-function chartRows(dir: string, problems: string[]): Record<string, unknown>[] {
+/** Where the charts start reading metrics.jsonl: its last MAX_CHART_BYTES. */
+function chartStart(dir: string): { file: string; size: number; from: number } {
   const file = join(dir, RUN_FILES.metrics);
   const size = existsSync(file) ? statSync(file).size : 0;
-  const from = Math.max(0, size - MAX_CHART_BYTES);
-  const rows: Record<string, unknown>[] = [];
-  const { streamed } = streamMetricRows(dir, (row) => rows.push(row), from);
-  if (from > 0) {
+  return { file, size, from: Math.max(0, size - MAX_CHART_BYTES) };
+}
+
+/** What the charts skipped: the file's head when it is over MAX_CHART_BYTES, lines over the size limit. */
+function chartProblems(
+  at: ReturnType<typeof chartStart>,
+  rows: Record<string, unknown>[],
+  streamed: StreamedJsonl,
+): string[] {
+  const problems: string[] = [];
+  if (at.from > 0) {
     const firstStep = typeof rows[0]?.step === "number" ? ` (from step ${rows[0].step})` : "";
     problems.push(
-      `${file} is ${mib(size)}: the charts show its last ${mib(MAX_CHART_BYTES)}${firstStep}; its first ${mib(from)} were skipped`,
+      `${at.file} is ${mib(at.size)}: the charts show its last ${mib(MAX_CHART_BYTES)}${firstStep}; its first ${mib(at.from)} were skipped`,
     );
   }
-  const note = oversizeNote(file, streamed, from);
+  const note = oversizeNote(at.file, streamed, at.from);
   if (note) problems.push(note);
-  return rows;
+  return problems;
 }
 
 /** The training dashboard's view of a cookbook run: its metrics, group health and checkpoints. */
 export function cookbookDashboard(dir: string): DashboardView {
-  const problems: string[] = [];
+  const at = chartStart(dir);
+  const rows: Record<string, unknown>[] = [];
+  let problems: string[];
+  try {
+    problems = chartProblems(at, rows, streamMetricRows(dir, (row) => rows.push(row), at.from).streamed);
+  } catch (e) {
+    problems = [(e as Error).message];
+    rows.length = 0; // an unreadable file charts nothing, not the rows before its bad line
+  }
+  return dashboardFrom(dir, problems, rows);
+}
+
+/**
+ * The same, metrics.jsonl read asynchronously a chunk at a time: the extension host's thread stays
+ * responsive while a long run's file (up to MAX_CHART_BYTES of it) is read.
+ */
+export async function cookbookDashboardAsync(dir: string): Promise<DashboardView> {
+  const at = chartStart(dir);
+  const rows: Record<string, unknown>[] = [];
+  let problems: string[];
+  try {
+    problems = chartProblems(at, rows, (await streamMetricRowsAsync(dir, (row) => rows.push(row), at.from)).streamed);
+  } catch (e) {
+    problems = [(e as Error).message];
+    rows.length = 0; // an unreadable file charts nothing, not the rows before its bad line
+  }
+  return dashboardFrom(dir, problems, rows);
+}
+
+function dashboardFrom(dir: string, problems: string[], rows: Record<string, unknown>[]): DashboardView {
   const attempt = <T>(f: () => T, fallback: T): T => {
     try {
       return f();
@@ -58,7 +96,6 @@ export function cookbookDashboard(dir: string): DashboardView {
       return fallback;
     }
   };
-  const rows = attempt(() => chartRows(dir, problems), []);
   const groups = attempt(() => cookbookGroups(dir), []);
   const checkpoints = attempt(() => readCookbookCheckpoints(dir), []);
   const keys = new Set(rows.flatMap((r) => Object.keys(r)));

@@ -30,7 +30,7 @@ import { RUN_FILES } from "../../base/runs/run-folder";
 import type { GroupRecord } from "../trace/dashboard-view";
 import { pyJsonParse } from "../../base/data/python-json";
 import { parseJsonlLines, type JsonlRow } from "../../base/util/jsonl";
-import { streamJsonl, type StreamedJsonl } from "../../base/util/jsonl-stream";
+import { streamJsonl, streamJsonlAsync, type StreamedJsonl } from "../../base/util/jsonl-stream";
 import { markdownText } from "../../base/util/markdown-text";
 import { cookbookEnvironment, type CookbookEnvironment } from "./cookbook-environment";
 
@@ -163,15 +163,30 @@ export function streamMetricRows(
 ): { file: string; streamed: StreamedJsonl } {
   const file = join(dir, METRICS_FILE);
   if (!existsSync(file)) return { file, streamed: { lines: 0, oversize: [] } };
-  const streamed = streamJsonl(
-    file,
-    (value) => {
-      if (typeof value === "object" && value !== null && !Array.isArray(value)) onRow(value as Record<string, unknown>);
-    },
-    { parse: pyJsonParse, maxLineBytes: MAX_METRICS_LINE_BYTES, fromByte, tolerateTornTail: true },
-  );
-  return { file, streamed };
+  return { file, streamed: streamJsonl(file, objectRows(onRow), metricsStreamOptions(fromByte)) };
 }
+
+/** The same, reading asynchronously a chunk at a time (the extension host's thread stays responsive). */
+export async function streamMetricRowsAsync(
+  dir: string,
+  onRow: (row: Record<string, unknown>) => void,
+  fromByte = 0,
+): Promise<{ file: string; streamed: StreamedJsonl }> {
+  const file = join(dir, METRICS_FILE);
+  if (!existsSync(file)) return { file, streamed: { lines: 0, oversize: [] } };
+  return { file, streamed: await streamJsonlAsync(file, objectRows(onRow), metricsStreamOptions(fromByte)) };
+}
+
+const objectRows = (onRow: (row: Record<string, unknown>) => void) => (value: unknown) => {
+  if (typeof value === "object" && value !== null && !Array.isArray(value)) onRow(value as Record<string, unknown>);
+};
+
+const metricsStreamOptions = (fromByte: number) => ({
+  parse: pyJsonParse,
+  maxLineBytes: MAX_METRICS_LINE_BYTES,
+  fromByte,
+  tolerateTornTail: true,
+});
 
 /** Rows with their real 1-based line numbers (blank lines counted), for errors that name the line. */
 function readNumberedRows(file: string): JsonlRow<Record<string, unknown>>[] {
@@ -263,17 +278,46 @@ export function cookbookTags(dir: string, metricKeys: Iterable<string>): string[
 
 /** The run as the Runs tree and the Checkpoints view show it. */
 export function readCookbookRun(dir: string): CookbookRun {
-  // Streamed: only the counts, the last row, the last reward and the metric names are kept.
-  let steps = 0;
-  let last: Record<string, unknown> | undefined;
-  let lastReward: number | undefined;
-  const keys = new Set<string>();
-  const { file, streamed } = streamMetricRows(dir, (row) => {
-    steps++;
-    last = row;
-    lastReward = num(row[REWARD_KEY]) ?? lastReward;
-    for (const k in row) keys.add(k);
-  });
+  const m = metricsSummary();
+  return cookbookRunFrom(dir, m, streamMetricRows(dir, m.add));
+}
+
+/** The same, metrics.jsonl read asynchronously a chunk at a time (for a caller on the extension host's thread). */
+export async function readCookbookRunAsync(dir: string): Promise<CookbookRun> {
+  const m = metricsSummary();
+  return cookbookRunFrom(dir, m, await streamMetricRowsAsync(dir, m.add));
+}
+
+interface MetricsSummary {
+  add(row: Record<string, unknown>): void;
+  steps: number;
+  last: Record<string, unknown> | undefined;
+  lastReward: number | undefined;
+  keys: Set<string>;
+}
+
+/** What a run's line keeps of its metrics as they stream: the counts, the last row, the last reward, the metric names. */
+function metricsSummary(): MetricsSummary {
+  const m: MetricsSummary = {
+    steps: 0,
+    last: undefined,
+    lastReward: undefined,
+    keys: new Set<string>(),
+    add: (row) => {
+      m.steps++;
+      m.last = row;
+      m.lastReward = num(row[REWARD_KEY]) ?? m.lastReward;
+      for (const k in row) m.keys.add(k);
+    },
+  };
+  return m;
+}
+
+function cookbookRunFrom(
+  dir: string,
+  { steps, last, lastReward, keys }: MetricsSummary,
+  { file, streamed }: { file: string; streamed: StreamedJsonl },
+): CookbookRun {
   const rawConfig = readCookbookConfig(dir);
   const config = rawConfig ?? {};
   const notes = [

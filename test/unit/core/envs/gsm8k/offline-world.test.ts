@@ -30,9 +30,9 @@ describe("envs/gsm8k offline world", function () {
   it("same seed, same bytes; another seed, other problems; GSM8K's reader takes the files", async () => {
     const size = { seed: 11, train: 300, dev: 40 };
     const [a, b, c] = [tmp(), tmp(), tmp()];
-    GSM8K_OFFLINE.write(a, size);
-    GSM8K_OFFLINE.write(b, size);
-    GSM8K_OFFLINE.write(c, { ...size, seed: 12 });
+    await GSM8K_OFFLINE.write(a, size);
+    await GSM8K_OFFLINE.write(b, size);
+    await GSM8K_OFFLINE.write(c, { ...size, seed: 12 });
     for (const f of GSM8K_OFFLINE.files) {
       assert.equal(readFileSync(join(a, f), "utf8"), readFileSync(join(b, f), "utf8"), f);
       assert.notEqual(readFileSync(join(a, f), "utf8"), readFileSync(join(c, f), "utf8"), f);
