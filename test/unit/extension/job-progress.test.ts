@@ -44,11 +44,12 @@ describe("extension: job progress from progress.json", () => {
       planned: 11,
       minIntervalMs: 0,
     });
-    pipeline.update({ label: "GRPO", stage: { index: 9, count: 11, name: "train-grpo" }, done: 8 }, true);
+    // The recipe engine gives the pipeline's writer one ETA over every stage left.
+    pipeline.update({ label: "GRPO", stage: { index: 9, count: 11, name: "train-grpo" }, done: 8, eta_s: 760 }, true);
     assert.equal(
       describeJob(jobProgress(dir, started), 0),
-      "stage 9/11 GRPO · $0.00",
-      "between stages: the stage alone",
+      "stage 9/11 GRPO · $0.00 · ETA 12m 40s",
+      "between stages: the stage and the whole job's ETA",
     );
     // The stage's own writer (in its run folder) tells the pipeline's, as run-pipeline nests it.
     const grpo = new ProgressWriter(mkdtempSync(join(dir, "grpo-")), {
@@ -61,7 +62,8 @@ describe("extension: job progress from progress.json", () => {
         pipeline.update({ current: { label: p.label, unit: p.unit, done: p.done, planned: p.planned, usd: p.usd } }),
     });
     grpo.update({ done: 33 });
-    assert.equal(describeJob(jobProgress(dir, started), 0), "stage 9/11 GRPO · step 33/60 · $0.00");
+    // The running stage's count, and still the whole job's ETA (not the stage's own).
+    assert.equal(describeJob(jobProgress(dir, started), 0), "stage 9/11 GRPO · step 33/60 · $0.00 · ETA 12m 40s");
   });
 
   it("no progress.json, or one older than the job: the elapsed time instead", () => {

@@ -125,7 +125,7 @@ describe("step specs", () => {
     assert.equal(describeRange(flags["eval --temperature"]), "a number in [0, 2]");
     assert.equal(describeRange(flags["train-sft --budget"]), "a number ≥ 0 (USD)");
     assert.equal(describeRange(flags["train-sft --lr"]), "a number in (0, 1]");
-    assert.equal(describeRange(flags["eval --limit"]), "an integer ≥ 1");
+    assert.equal(describeRange(flags["eval --limit"]), "an integer in [1, 100000]");
     assert.equal(describeRange(flags["ablate --resamples"]), "an integer in [100, 1000000]");
     assert.throws(
       () => checkFlagValue("lr", flags["train-sft --lr"], "0"),

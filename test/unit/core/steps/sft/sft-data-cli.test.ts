@@ -103,7 +103,7 @@ describe("cli: sft-data (kill -9, SIGTERM, resume) and spend", function () {
     const cases: [string[], RegExp][] = [
       [["--teacher", "scripted", "--backend", "tinker"], /--backend .* or --teacher .*not both/],
       [["--teacher", "scripted", "--budget=-1"], /--budget must be a number ≥ 0 \(USD\), got "-1"/],
-      [["--teacher", "scripted", "--questions", "0"], /--questions must be an integer ≥ 1/],
+      [["--teacher", "scripted", "--questions", "0"], /--questions must be an integer in \[1, 100000\], got "0"/],
       [["--teacher", "scripted", "--offset", "5000"], /no train questions in \[5000, 6500\)/],
     ];
     for (const [extra, message] of cases) {
