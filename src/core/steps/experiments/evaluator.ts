@@ -33,19 +33,38 @@ export function codeVersion(): string {
 
 /**
  * sha256 of an environment's grading functions as this build runs them (recomputable by any copy of
- * the same build); undefined when it declares none. The text is hashed in a form every bundle of the
- * same source prints alike: each bundle (the CLI, the extension, tsx in tests) renames identifiers
- * that collide within it by appending a number (`YES_NO` → `YES_NO2`) and lays out whitespace its
- * own way, and a record made by one must validate in another.
+ * the same build); undefined when it declares none. The text is hashed in a form every build of the
+ * same source prints alike (bundleNeutral), so a record made by one validates in another.
  */
 export function graderSha256(env: Pick<Environment, "scoringFunctions">): string | undefined {
   const fns = env.scoringFunctions;
   return fns?.length ? sha256Hex(fns.map((f) => bundleNeutral(f.toString())).join("\n")) : undefined;
 }
 
-/** A function's text without what bundling changes: identifiers' appended numbers and whitespace. */
+/** A string literal (its text is the grader's: kept as it is), or the code between two. */
+const STRING_LITERAL = /("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`(?:[^`\\]|\\.)*`)/;
+
+/**
+ * A function's text without what the build changes. The CLI and extension bundles and tsx (the
+ * tests) each print the same source their own way: a bundle renames identifiers that collide in it
+ * by appending a number (`YES_NO` → `YES_NO2`), tsx calls an imported function as
+ * `(0, import_module.name)` and drops whitespace, semicolons before `}` and an arrow's lone
+ * parameter's parentheses. String literals are kept whole: their text can decide a score.
+ */
 export function bundleNeutral(source: string): string {
-  return source.replace(/\b([A-Za-z_$][\w$]*?)\d+\b/g, "$1").replace(/\s+/g, " ");
+  return source
+    .split(STRING_LITERAL)
+    .map((part, i) =>
+      i % 2 === 1
+        ? part
+        : part
+            .replace(/\(0,\s*import_[\w$]+\.([\w$]+)\)/g, "$1")
+            .replace(/\b([A-Za-z_$][\w$]*?)\d+\b/g, "$1")
+            .replace(/\s+/g, "")
+            .replace(/;}/g, "}")
+            .replace(/\(([\w$]+)\)=>/g, "$1=>"),
+    )
+    .join("");
 }
 
 /** The grader of a run: hashed when this build knows its environment and scores as the run was scored. */
