@@ -14,7 +14,8 @@
 // --webview-worker: the webviews' service-worker URL, later VS Code's (fixed, the default) or VS Code
 // 1.100's as shipped, which makes every new webview after the first wait about a second
 // (scripts/vscode/webview-worker.mjs).
-// Env: AGENT_LAB_IT_TIMEOUT_MS (whole suite, default 300000), VSCODE_LOG=1 (workbench chatter too),
+// Env: AGENT_LAB_IT_TIMEOUT_MS (each session; default 900000, a hang guard well above the empty session's
+//      pipeline and its tests), VSCODE_LOG=1 (workbench chatter too),
 //      VSCODE_DEBUG=1 (browser console), KEEP_TMP=1 (keep user data, logs and the fixture), CHROMIUM_PATH.
 // Ends with "integration: N passed, N failed" and exits non-zero when anything failed or never ran.
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
@@ -47,7 +48,7 @@ if (!WEBVIEW_WORKER_MODES.includes(args["webview-worker"])) {
   process.exit(2);
 }
 const sessions = args.suite === "all" ? SESSIONS : [args.suite];
-const timeoutMs = Number(process.env.AGENT_LAB_IT_TIMEOUT_MS || 300_000);
+const timeoutMs = Number(process.env.AGENT_LAB_IT_TIMEOUT_MS || 900_000);
 const fail = (line) => {
   console.error(`[integration] ${line}`);
   console.log("integration: 0 passed, 1 failed");

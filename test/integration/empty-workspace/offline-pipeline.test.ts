@@ -401,7 +401,8 @@ describe("a first run in an empty folder (real VS Code)", function () {
         return { run, labels, counts };
       }),
     );
-    // Compare (Open Results opened it over the pipeline's evals) shows the label table.
+    // Compare over the pipeline's evals (Open Results; the dashboard test before this one closed every editor) shows the label table.
+    await vscode.commands.executeCommand("agentLab.openPipelineResults");
     const compared = (
       await probeUntil(
         "compare",

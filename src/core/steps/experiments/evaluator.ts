@@ -36,10 +36,17 @@ export function codeVersion(): string {
  * the same build); undefined when it declares none. The text is hashed in a form every build of the
  * same source prints alike (bundleNeutral), so a record made by one validates in another.
  */
-export function graderSha256(env: Pick<Environment, "scoringFunctions">): string | undefined {
+export function graderSha256(
+  env: Pick<Environment, "scoringFunctions">,
+  form: GraderHashForm = "neutral",
+): string | undefined {
   const fns = env.scoringFunctions;
-  return fns?.length ? sha256Hex(fns.map((f) => bundleNeutral(f.toString())).join("\n")) : undefined;
+  const text = (f: (typeof fns & object)[number]) => (form === "neutral" ? bundleNeutral(f.toString()) : f.toString());
+  return fns?.length ? sha256Hex(fns.map(text).join("\n")) : undefined;
 }
+
+/** "neutral": the hash records take now; "as-printed": the text as this build prints it, which records of earlier builds took. */
+export type GraderHashForm = "neutral" | "as-printed";
 
 /** A string literal (its text is the grader's: kept as it is), or the code between two. */
 const STRING_LITERAL = /("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`(?:[^`\\]|\\.)*`)/;
@@ -68,9 +75,9 @@ export function bundleNeutral(source: string): string {
 }
 
 /** The grader of a run: hashed when this build knows its environment and scores as the run was scored. */
-function graderOf(m: RunManifest): EvaluatorIdentity["grader"] {
+function graderOf(m: RunManifest, form: GraderHashForm): EvaluatorIdentity["grader"] {
   const env = environmentOfManifest(m);
-  const sha = env && env.scorerVersion === m.scorer_version ? graderSha256(env) : undefined;
+  const sha = env && env.scorerVersion === m.scorer_version ? graderSha256(env, form) : undefined;
   return { version: m.scorer_version, sha256: sha ?? `(scorer ${m.scorer_version}: not hashed here)` };
 }
 
@@ -100,12 +107,12 @@ const NOT_EVALUATOR = new Set([
   "tokenizer",
 ]);
 
-export function evaluatorFromManifest(m: RunManifest): EvaluatorIdentity {
+export function evaluatorFromManifest(m: RunManifest, form: GraderHashForm = "neutral"): EvaluatorIdentity {
   const rest = Object.fromEntries(Object.entries(m).filter(([k]) => !NOT_EVALUATOR.has(k)));
   return {
     code_version: codeVersion(),
     harness_version: m.harness_version,
-    grader: graderOf(m),
+    grader: graderOf(m, form),
     environment: m.environment ?? null,
     prompt_template_sha256: m.system_prompt.sha256,
     tokenizer: m.tokenizer,

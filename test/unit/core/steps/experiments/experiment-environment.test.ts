@@ -12,7 +12,11 @@ import { join } from "node:path";
 import { sha256Hex, type RunManifest } from "../../../../../src/core/base/runs/manifest";
 import { exactMatch, f1Score, normalizeAnswer } from "../../../../../src/core/envs/hotpotqa/score";
 import { environmentByName } from "../../../../../src/core/envs/registry";
-import { evaluatorFromManifest, graderSha256 } from "../../../../../src/core/steps/experiments/evaluator";
+import {
+  bundleNeutral,
+  evaluatorFromManifest,
+  graderSha256,
+} from "../../../../../src/core/steps/experiments/evaluator";
 import { experimentMetric, metricChoices } from "../../../../../src/core/steps/experiments/metric";
 import { runsEnvironment } from "../../../../../src/core/steps/experiments/run-experiment";
 import { parseExperimentSpecText } from "../../../../../src/core/steps/experiments/spec";
@@ -36,10 +40,14 @@ describe("experiments: the environment's metric, grader and name", () => {
     assert.deepEqual(metricChoices("hotpotqa"), ["em", "f1", "primary", "binary"]);
   });
 
-  it("HotpotQA's grader hash is the one its experiments recorded before environments declared their scoring functions", () => {
+  it("HotpotQA's grader hash: the build-neutral text's now, and the as-printed one records of earlier builds took", () => {
+    // Records of earlier builds hashed the text as printed: that form is still computed (validate accepts it).
     const before = sha256Hex([normalizeAnswer, exactMatch, f1Score].map((f) => f.toString()).join("\n"));
-    assert.equal(graderSha256(environmentByName("hotpotqa")), before);
-    assert.equal(graderSha256(environmentByName("hotpotqa-world")), before);
+    assert.equal(graderSha256(environmentByName("hotpotqa"), "as-printed"), before);
+    assert.equal(graderSha256(environmentByName("hotpotqa-world"), "as-printed"), before);
+    const now = sha256Hex([normalizeAnswer, exactMatch, f1Score].map((f) => bundleNeutral(f.toString())).join("\n"));
+    assert.equal(graderSha256(environmentByName("hotpotqa")), now);
+    assert.equal(graderSha256(environmentByName("hotpotqa-world")), now);
     // An environment that declares none is named by its scorer version alone, as before.
     assert.equal(graderSha256(environmentByName("gsm8k")), undefined);
     const manifest = (over: Partial<RunManifest>) =>
@@ -52,7 +60,7 @@ describe("experiments: the environment's metric, grader and name", () => {
         split: { name: "val", sha256: "s" },
         ...over,
       }) as unknown as RunManifest;
-    assert.deepEqual(evaluatorFromManifest(manifest({})).grader, { version: "hotpotqa-official-1", sha256: before });
+    assert.deepEqual(evaluatorFromManifest(manifest({})).grader, { version: "hotpotqa-official-1", sha256: now });
     assert.deepEqual(
       evaluatorFromManifest(
         manifest({
