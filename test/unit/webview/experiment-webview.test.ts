@@ -25,13 +25,39 @@ function view(): ExperimentView {
     n: 200,
     verdict: "supported",
     rule: "refuted when any refuted condition holds; …",
+    sentence: `supported: generated (GRPO on generated tasks) moved val F1 by +0.040 [−0.010, +0.090] ${PAYLOADS[2]}`,
+    criteria: [
+      { kind: "supported", stated: "generated − base ≥ +0.020", measured: "+0.040 [−0.010, +0.090]", holds: true },
+      { kind: "refuted", stated: `drift ${PAYLOADS[5]}`, measured: "generated − base +0.040", holds: false },
+    ],
+    metricLabel: "val F1",
     conditions: [
       { kind: "supported", text: `arm_minus_base 0.0400 >= 0.02: holds ${PAYLOADS[2]}`, holds: true },
       { kind: "refuted", text: "drift: …", holds: false },
     ],
     arms: [
-      { name: `generated ${PAYLOADS[3]}`, run: "/ws/runs/exp-generated", rewards: [0.1, 0.2, 0.3], role: "treatment" },
-      { name: "world", run: "/ws/runs/exp-world", rewards: [0.2, 0.25, 0.35], role: "reference" },
+      {
+        name: `generated ${PAYLOADS[3]}`,
+        run: "/ws/runs/exp-generated",
+        rewards: [0.1, 0.2, 0.3],
+        role: "treatment",
+        training: "GRPO on generated tasks",
+        links: [
+          { label: "GRPO", run: "/ws/runs/exp-generated", kind: "training" },
+          { label: "eval traces", run: "/ws/runs/exp-eval-generated", kind: "eval" },
+        ],
+      },
+      {
+        name: "world",
+        run: "/ws/runs/exp-world",
+        rewards: [0.2, 0.25, 0.35],
+        role: "reference",
+        training: "GRPO on the environment's train split",
+        links: [
+          { label: "GRPO", run: "/ws/runs/exp-world", kind: "training" },
+          { label: "eval traces", run: "/ws/runs/exp-eval-world", kind: "eval" },
+        ],
+      },
     ],
     scores: [
       n("base", 0.3, ["/ws/runs/exp-eval-base"]),
@@ -54,6 +80,7 @@ function view(): ExperimentView {
     ],
     evaluatorId: "ab".repeat(32),
     spendUsd: 0,
+    budgetUsd: 5,
   };
 }
 
