@@ -37,6 +37,9 @@ const VERDICT_COLORS: Record<string, string> = {
   inconclusive: "list.warningForeground",
 };
 
+/** The view's id (package.json contributes it in the Agent Lab container). */
+export const EXPERIMENTS_VIEW = "agentLab.experiments";
+
 /** The opening command of a run node: its dashboard (training runs write metrics.jsonl) or its traces. */
 export const OPEN_EXPERIMENT_RUN_COMMAND = "agentLab.openExperimentRun";
 
@@ -51,7 +54,9 @@ export function experimentDescription(e: ExperimentEntry): string {
     e.verdict,
     e.checks ? `${e.checks.passed}/${e.checks.total} checks` : undefined,
     spend,
-    e.state !== "done" && e.progress?.stage ? `stopped at phase ${e.progress.stage.index}/${e.progress.stage.count}` : undefined,
+    e.state !== "done" && e.progress?.stage
+      ? `stopped at phase ${e.progress.stage.index}/${e.progress.stage.count}`
+      : undefined,
   ]
     .filter(Boolean)
     .join(" · ");
@@ -65,6 +70,10 @@ export class ExperimentsProvider implements vscode.TreeDataProvider<ExperimentNo
   private soon: NodeJS.Timeout | undefined;
 
   constructor(private readonly workspace: LabWorkspace) {}
+
+  folder(): string | undefined {
+    return this.workspace.folder;
+  }
 
   /** The experiments as last listed (listed again if the view has not asked yet). */
   current(): ExperimentEntry[] {

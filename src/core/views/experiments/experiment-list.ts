@@ -21,6 +21,7 @@ import { runFile, runWriter } from "../../base/runs/run-folder";
 import { readProgress, type Progress } from "../../base/runs/progress";
 import { readRegistry, registryPath } from "../../base/checkpoints/registry";
 import { EXPERIMENT_FILES, type ExperimentRecord } from "../../steps/experiments/record";
+import { readValidationFile } from "../../steps/experiments/validation-file";
 
 export type ExperimentState = "running" | "done" | "interrupted" | "failed";
 
@@ -139,7 +140,7 @@ export function readExperiment(recordDir: string, workspaceDir: string): Experim
     ? readJsonFile<ExperimentRecord>(join(recordDir, EXPERIMENT_FILES.record))
     : undefined;
   const progress = readProgress(recordDir);
-  const checks = record?.validation?.checks;
+  const checks = readValidationFile(recordDir)?.checks ?? record?.validation?.checks;
   const armNames = (spec?.arms ?? []).map((a) => a.name).filter((n): n is string => typeof n === "string");
   return {
     name,

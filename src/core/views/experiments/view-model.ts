@@ -17,6 +17,7 @@ import {
   type ExperimentRecord,
 } from "../../steps/experiments/record";
 import { experimentMetric } from "../../steps/experiments/metric";
+import { readValidationFile } from "../../steps/experiments/validation-file";
 import { percent, signedNumber, verdictSentence } from "./verdict-sentence";
 
 export interface LinkedNumber {
@@ -228,7 +229,8 @@ export function experimentView(recordDir: string): ExperimentView {
           runs: [abs(rec.scores[treatment].run), abs(rec.scores[reference].run), base],
         }
       : null,
-    checks: rec.validation?.checks ?? [],
+    // The last `experiment validate` of this very record, else what the run's own validation recorded.
+    checks: readValidationFile(recordDir)?.checks ?? rec.validation?.checks ?? [],
     evaluatorId: rec.evaluation.evaluator_id,
     spendUsd: rec.spend.usd,
     budgetUsd: rec.spend.budget_usd,
