@@ -2,12 +2,18 @@
  * The experiment panel: the record of one `agent-lab experiment run` (hypothesis, the arms' reward
  * curves side by side, scores and paired comparisons, the recovery interval against the criterion's
  * thresholds, the verdict and the validation checklist). Every number links to its run: clicking it
- * opens that eval run's traces, or an arm's training dashboard. Follows the record while it changes.
+ * opens that eval run's traces, or an arm's training dashboard. Follows the record while it changes,
+ * and while the experiment runs (before its record exists) shows its progress: phase i/n, the
+ * phase's own step n/N, spend of budget and one ETA, from the same progress.json the Jobs view reads.
  */
 import * as vscode from "vscode";
 import { resolve, sep } from "node:path";
-import { experimentView, type ExperimentView } from "../../core/views/experiments/view-model";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { experimentProgressView, experimentView, type ExperimentView } from "../../core/views/experiments/view-model";
 import { EXPERIMENT_FILES } from "../../core/steps/experiments/record";
+import { VALIDATION_FILE } from "../../core/steps/experiments/validation-file";
+import { RUN_FILES } from "../../core/base/runs/run-folder";
 import { Panel } from "../webview/panel-base";
 import type { WebviewMessage } from "../webview/protocol";
 
@@ -23,7 +29,10 @@ export class ExperimentPanel extends Panel {
   ) {
     super(panel, context, { kind: "experiment", recordDir }, `Experiment · ${recordDir.split(sep).pop()}`);
     this.watcher = vscode.workspace.createFileSystemWatcher(
-      new vscode.RelativePattern(vscode.Uri.file(recordDir), EXPERIMENT_FILES.record),
+      new vscode.RelativePattern(
+        vscode.Uri.file(recordDir),
+        `{${EXPERIMENT_FILES.record},${VALIDATION_FILE},${RUN_FILES.progress}}`,
+      ),
     );
     const refresh = () => this.send();
     this.watcher.onDidChange(refresh);
@@ -31,8 +40,12 @@ export class ExperimentPanel extends Panel {
   }
 
   private send(): void {
-    this.view = experimentView(this.recordDir);
-    this.post({ type: "experiment/view", view: this.view });
+    const progress = experimentProgressView(this.recordDir);
+    if (existsSync(join(this.recordDir, EXPERIMENT_FILES.record))) {
+      this.view = experimentView(this.recordDir);
+      this.post({ type: "experiment/view", view: this.view });
+    }
+    if (progress.state !== "done" || !this.view) this.post({ type: "experiment/progress", progress });
   }
 
   protected async onMessage(m: WebviewMessage): Promise<void> {
@@ -44,12 +57,13 @@ export class ExperimentPanel extends Panel {
         ? new Set(
             [...v.scores, ...v.deltas, ...(v.recovery ? [v.recovery] : [])]
               .flatMap((x) => x.runs)
-              .concat(v.arms.map((a) => a.run)),
+              .concat(v.arms.flatMap((a) => [a.run, ...a.links.map((l) => l.run)])),
           )
         : new Set<string>();
       const run = resolve(m.run);
       if (!known.has(run)) throw new Error(`${m.run} is not a run of this experiment`);
-      await this.openRun(run, v!.arms.some((a) => a.run === run) ? "training" : "eval");
+      const link = v!.arms.flatMap((a) => a.links).find((l) => l.run === run);
+      await this.openRun(run, link?.kind ?? (v!.arms.some((a) => a.run === run) ? "training" : "eval"));
     }
   }
 

@@ -4,7 +4,9 @@
  * intervals, the recovery interval against the criterion's thresholds, the verdict and the
  * validation checklist. Every number carries the run folder it came from, so the panel links it.
  */
-import { join, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
+import { describeProgress, formatDuration, readProgress } from "../../base/runs/progress";
+import { experimentState, type ExperimentState } from "./experiment-list";
 import type { Interval } from "../../base/stats/bootstrap";
 import { readStepRewards } from "../../steps/pipeline/reward-trend";
 import { readJsonFile } from "../../base/runs/run-files";
@@ -234,5 +236,46 @@ export function experimentView(recordDir: string): ExperimentView {
     evaluatorId: rec.evaluation.evaluator_id,
     spendUsd: rec.spend.usd,
     budgetUsd: rec.spend.budget_usd,
+  };
+}
+
+/** What the panel shows while an experiment runs (or before it wrote its record): its progress, from its files. */
+export interface ExperimentProgressView {
+  recordDir: string;
+  name: string;
+  title: string;
+  hypothesis: string;
+  state: ExperimentState;
+  /** The one progress line every view shows (describeProgress); undefined before the first write. */
+  line?: string;
+  phase?: { index: number; count: number; name: string };
+  /** The running phase's own steps. */
+  step?: { label: string; unit: string; done: number; planned: number };
+  /** Time left for the whole experiment ("4m 10s"). */
+  eta?: string;
+  spendUsd: number;
+  budgetUsd: number;
+}
+
+export function experimentProgressView(recordDir: string): ExperimentProgressView {
+  const spec = readJsonFile<{ name?: unknown; title?: unknown; hypothesis?: unknown; budget_usd?: unknown }>(
+    join(recordDir, EXPERIMENT_FILES.spec),
+  );
+  const p = readProgress(recordDir);
+  const text = (x: unknown) => (typeof x === "string" ? x : "");
+  return {
+    recordDir,
+    name: text(spec?.name) || basename(recordDir),
+    title: text(spec?.title),
+    hypothesis: text(spec?.hypothesis),
+    state: experimentState(recordDir),
+    ...(p ? { line: describeProgress(p) } : {}),
+    ...(p?.stage ? { phase: p.stage } : {}),
+    ...(p?.current
+      ? { step: { label: p.current.label, unit: p.current.unit, done: p.current.done, planned: p.current.planned } }
+      : {}),
+    ...(p?.eta_s !== undefined && p.status === "running" ? { eta: formatDuration(p.eta_s) } : {}),
+    spendUsd: p?.usd ?? 0,
+    budgetUsd: p?.budget_usd ?? (typeof spec?.budget_usd === "number" ? spec.budget_usd : 0),
   };
 }
