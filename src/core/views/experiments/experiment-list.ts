@@ -140,7 +140,9 @@ export function readExperiment(recordDir: string, workspaceDir: string): Experim
     ? readJsonFile<ExperimentRecord>(join(recordDir, EXPERIMENT_FILES.record))
     : undefined;
   const progress = readProgress(recordDir);
-  const checks = readValidationFile(recordDir)?.checks ?? record?.validation?.checks;
+  const checks =
+    readValidationFile(recordDir)?.checks ??
+    (Array.isArray(record?.validation?.checks) ? record.validation.checks : undefined);
   const armNames = (spec?.arms ?? []).map((a) => a.name).filter((n): n is string => typeof n === "string");
   return {
     name,
@@ -149,10 +151,11 @@ export function readExperiment(recordDir: string, workspaceDir: string): Experim
     workspaceDir,
     specFile,
     state: experimentState(recordDir),
-    ...(record?.verdict ? { verdict: record.verdict.verdict } : {}),
+    ...(typeof record?.verdict?.verdict === "string" ? { verdict: record.verdict.verdict } : {}),
     ...(checks ? { checks: { passed: checks.filter((c) => c.status === "passed").length, total: checks.length } } : {}),
-    spendUsd: record?.spend.usd ?? progress?.usd ?? 0,
-    budgetUsd: record?.spend.budget_usd ?? (typeof spec?.budget_usd === "number" ? spec.budget_usd : 0),
+    // A damaged record still lists (its panel names what is wrong): every field read with care.
+    spendUsd: record?.spend?.usd ?? progress?.usd ?? 0,
+    budgetUsd: record?.spend?.budget_usd ?? (typeof spec?.budget_usd === "number" ? spec.budget_usd : 0),
     ...(progress ? { progress } : {}),
     arms: experimentArms(name, recordDir, armNames),
   };
