@@ -14,14 +14,14 @@ import type { RecordingLab } from "./recording-lab";
 import { miniatureSpec } from "../core/steps/experiments/fixtures";
 
 installFakeVscode();
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+/* eslint-disable @typescript-eslint/no-require-imports */
 const { recordingLab } = require("./recording-lab") as typeof import("./recording-lab");
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { listExperiments } =
   require("../../../src/core/views/experiments/experiment-list") as typeof import("../../../src/core/views/experiments/experiment-list");
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { rerunFolder } =
   require("../../../src/extension/commands/experiment-commands") as typeof import("../../../src/extension/commands/experiment-commands");
+
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 /** An experiment's folder as `experiment run` leaves it: done (with its record) or stopped. */
 function experimentFolder(ws: string, name: string, done: boolean): string {
