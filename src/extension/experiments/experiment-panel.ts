@@ -17,9 +17,12 @@ import { RUN_FILES } from "../../core/base/runs/run-folder";
 import { Panel } from "../webview/panel-base";
 import type { WebviewMessage } from "../webview/protocol";
 
+const POLL_MS = 1500;
+
 export class ExperimentPanel extends Panel {
   private view: ExperimentView | undefined;
   private readonly watcher: vscode.FileSystemWatcher;
+  private poll: NodeJS.Timeout | undefined;
 
   constructor(
     panel: vscode.WebviewPanel,
@@ -40,12 +43,23 @@ export class ExperimentPanel extends Panel {
   }
 
   private send(): void {
+    if (this.isDisposed) return;
+    clearTimeout(this.poll);
     const progress = experimentProgressView(this.recordDir);
     if (existsSync(join(this.recordDir, EXPERIMENT_FILES.record))) {
-      this.view = experimentView(this.recordDir);
-      this.post({ type: "experiment/view", view: this.view });
+      try {
+        this.view = experimentView(this.recordDir);
+        this.post({ type: "experiment/view", view: this.view });
+      } catch (e) {
+        // A record being written or a damaged one: said in the panel; a running experiment is read again below.
+        this.post({ type: "error", message: (e as Error).message });
+      }
     }
-    if (progress.state !== "done" || !this.view) this.post({ type: "experiment/progress", progress });
+    // Always: the webview drops its progress section once the state is done.
+    this.post({ type: "experiment/progress", progress });
+    // While it runs, progress.json changes several times a second and the record appears at the end:
+    // read again on a timer too, so a file event the watcher misses never leaves the panel behind.
+    if (progress.state === "running") this.poll = setTimeout(() => this.send(), POLL_MS);
   }
 
   protected async onMessage(m: WebviewMessage): Promise<void> {
@@ -68,6 +82,7 @@ export class ExperimentPanel extends Panel {
   }
 
   protected override onDispose(): void {
+    clearTimeout(this.poll);
     this.watcher.dispose();
   }
 }
