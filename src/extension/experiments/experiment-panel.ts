@@ -42,6 +42,11 @@ export class ExperimentPanel extends Panel {
     this.watcher.onDidCreate(refresh);
   }
 
+  /** Reads the record folder again and posts what it holds. */
+  refresh(): void {
+    this.send();
+  }
+
   private send(): void {
     if (this.isDisposed) return;
     clearTimeout(this.poll);
