@@ -81,7 +81,9 @@ export function armTraining(a: Pick<ArmRecord, "sft_run" | "run" | "data">): str
       ? "generated tasks"
       : a.data.kind === "env-train"
         ? "the environment's train split"
-        : "its SFT data";
+        : a.data.kind === "sft"
+          ? "its SFT data"
+          : `${a.data.kind} data`;
   if (a.data.kind === "sft") return `SFT on ${data}`;
   return `${a.sft_run && a.sft_run !== a.run ? "SFT then GRPO" : "GRPO"} on ${data}`;
 }
