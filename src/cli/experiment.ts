@@ -9,6 +9,7 @@ import { UserError } from "../core/base/errors";
 import { EXPERIMENT_FILES } from "../core/steps/experiments/record";
 import { runExperiment } from "../core/steps/experiments/run-experiment";
 import { validateExperiment, type ValidationResult } from "../core/steps/experiments/validate";
+import { writeValidationFile } from "../core/steps/experiments/validation-file";
 import { EXPERIMENT_STEP, EXPERIMENT_SUBCOMMANDS } from "../core/steps/catalog/catalog";
 import { parseFlags } from "../core/steps/specs/flags";
 import { stepHelp, type StepSpec } from "../core/steps/specs/spec";
@@ -36,7 +37,10 @@ export async function run(argv: string[]): Promise<number | void> {
       sub === "run" ? `give one spec file: ${USAGE.split("\n")[0]}` : `give one folder: ${USAGE.split("\n")[1].trim()}`,
     );
   if (sub === "validate") {
-    const result = validateExperiment(recordFolder(rest[0]));
+    const dir = recordFolder(rest[0]);
+    const result = validateExperiment(dir);
+    // Kept beside the record: the Experiments view and the panel show these checks.
+    writeValidationFile(dir, result);
     if (v.json) console.log(JSON.stringify(result, null, 2));
     else printValidation(result);
     return result.failed.length ? 1 : 0;

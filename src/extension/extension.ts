@@ -5,6 +5,7 @@
  */
 import * as vscode from "vscode";
 import { CheckpointsProvider } from "./checkpoints/checkpoints-provider";
+import { EXPERIMENTS_VIEW, ExperimentsProvider } from "./experiments/experiments-provider";
 import { registerCommands, type Lab } from "./register-commands";
 import { JobRunner } from "./jobs/job-runner";
 import { JobsProvider, JobsStatusBar } from "./jobs/jobs-provider";
@@ -46,7 +47,8 @@ export function activate(context: vscode.ExtensionContext): AgentLabApi {
     },
   );
   const checkpoints = new CheckpointsProvider(workspace, cookbook);
-  const theLab: Lab = { context, workspace, keys, jobs, runs, checkpoints, cookbook };
+  const experiments = new ExperimentsProvider(workspace);
+  const theLab: Lab = { context, workspace, keys, jobs, runs, checkpoints, experiments, cookbook };
   lab = theLab;
 
   let todayUsd = 0;
@@ -70,6 +72,8 @@ export function activate(context: vscode.ExtensionContext): AgentLabApi {
     // Several runs selected: Compare With… compares those (view-commands.ts).
     vscode.window.createTreeView("agentLab.runs", { treeDataProvider: runs, canSelectMany: true }),
     vscode.window.registerTreeDataProvider("agentLab.checkpoints", checkpoints),
+    experiments,
+    vscode.window.registerTreeDataProvider(EXPERIMENTS_VIEW, experiments),
     jobsView,
     vscode.window.registerTreeDataProvider("agentLab.jobs", jobsView),
     ...registerCommands(lab),
@@ -81,7 +85,10 @@ export function activate(context: vscode.ExtensionContext): AgentLabApi {
       }
     }),
     // Finished jobs change run status (running → done) even when no file event arrives.
-    jobs.onDidChange(() => runs.refreshSoon(1000)),
+    jobs.onDidChange(() => {
+      runs.refreshSoon(1000);
+      experiments.refreshSoon(1000);
+    }),
   );
   // Panels restore themselves after a reload; episodes.jsonl lines get an "Open trace" code lens.
   registerPanelSerializers(context);
@@ -103,6 +110,7 @@ export function activate(context: vscode.ExtensionContext): AgentLabApi {
           runs.refreshSoon();
           updateSpend();
         },
+        experiments: () => experiments.refreshSoon(),
         checkpoints: () => checkpoints.refresh(),
         jobs: () => jobs.reattach(),
         data: () => void updateContextKeys(workspace),

@@ -35,7 +35,7 @@ export function registerCommands(lab: Lab): vscode.Disposable[] {
     ...evalCommands(lab),
     ...trainCommands(lab),
     ...pipelineCommands(lab),
-    ...experimentCommands(lab),
+    ...experimentCommands(lab, lab.experiments),
     ...viewCommands(lab, spendChannel),
     ...cookbookCommands(lab),
     ...jobCommands(lab),

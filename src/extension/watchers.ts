@@ -9,6 +9,8 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import { REGISTRY_FILE } from "../core/base/checkpoints/registry";
 import { RUN_FILES } from "../core/base/runs/run-folder";
+import { EXPERIMENT_FILES } from "../core/steps/experiments/record";
+import { VALIDATION_FILE } from "../core/steps/experiments/validation-file";
 import { JOBS_DIR } from "./jobs/job-store";
 import type { LabWorkspace } from "./workspace/lab-workspace";
 import { watchRunFiles } from "./webview/folder-watch";
@@ -18,6 +20,8 @@ export interface WatchHandlers {
   checkpoints: () => void;
   jobs: () => void;
   data: () => void;
+  /** An experiment started, finished or was validated anywhere in the folder (experiments/<name>/runs/… by default). */
+  experiments: () => void;
 }
 
 /** Files whose change means a run's row changed (metrics.jsonl: a training run's last step). */
@@ -56,5 +60,6 @@ export function watchWorkspace(workspace: LabWorkspace, on: WatchHandlers): vsco
     { dispose: () => registryPoll.dispose() },
     ...watch(`${JOBS_DIR.split(path.sep).join("/")}/*.json`, on.jobs),
     ...watch(`${rel(dataRel)}/{val.jsonl,bm25}`, on.data),
+    ...watch(`**/*/{${EXPERIMENT_FILES.record},${VALIDATION_FILE},${RUN_FILES.manifest}}`, on.experiments),
   ];
 }

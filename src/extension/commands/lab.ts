@@ -9,6 +9,7 @@ import { confirmationText } from "../../core/steps/specs/estimate";
 import type { FlagSpecs, FlagValues } from "../../core/steps/specs/flags";
 import type { StepSpec } from "../../core/steps/specs/spec";
 import type { CheckpointNode, CheckpointsProvider } from "../checkpoints/checkpoints-provider";
+import type { ExperimentsProvider } from "../experiments/experiments-provider";
 import type { Job, JobRequest, JobRunner } from "../jobs/job-runner";
 import type { LabWorkspace } from "../workspace/lab-workspace";
 import type { CookbookRuns } from "../runs/cookbook-runs";
@@ -24,6 +25,8 @@ export interface Lab {
   jobs: JobRunner;
   runs: RunsProvider;
   checkpoints: CheckpointsProvider;
+  /** Every experiment in the folder, wherever it was run (the Experiments view). */
+  experiments: ExperimentsProvider;
   /** tinker-cookbook log folders shown beside Agent Lab's runs. */
   cookbook: CookbookRuns;
 }

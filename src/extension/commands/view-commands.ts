@@ -5,7 +5,7 @@
  *   agentLab.compareRuns          pick a baseline, then runs of its environment → compare panel (runs of two environments: one error, no panel)
  *   agentLab.openTrace            (episode/run node, or pick run + episode) → trace viewer
  *   agentLab.openDashboard        (training run node, or pick) → training dashboard
- *   agentLab.openExperiment       (experiment node, or pick) → experiment panel
+ *   (agentLab.openExperiment: experiment-commands.ts, which finds experiments wherever they were run)
  *   agentLab.openRun              summary.json; a training run's dashboard
  *   agentLab.openResult           what a finished job's "Open" shows: a report preview, a dashboard or a trace
  *   agentLab.openReport           report.md (the pipeline's, ablate --report's) in the markdown preview
@@ -90,13 +90,6 @@ async function openDashboardCommand(lab: Lab, arg: unknown): Promise<void> {
     runFromArg(lab, arg) ??
     (await pick.pickRun("Agent Lab: Open Training Dashboard", lab.runs.currentRows(), (r) => r.kind === "training"));
   if (run) await openDashboard(lab.context, run.dir);
-}
-
-async function openExperimentCommand(lab: Lab, arg: unknown): Promise<void> {
-  const run =
-    runFromArg(lab, arg) ??
-    (await pick.pickRun("Agent Lab: Open Experiment", lab.runs.currentRows(), (r) => r.kind === "experiment"));
-  if (run) await openExperiment(lab.context, run.dir);
 }
 
 async function openRun(lab: Lab, arg: unknown): Promise<void> {
@@ -247,7 +240,6 @@ export function viewCommands(lab: Lab, channel: vscode.OutputChannel): CommandTa
     "agentLab.compareRuns": () => compareRuns(lab),
     "agentLab.openTrace": (a) => openTraceCommand(lab, a),
     "agentLab.openDashboard": (a) => openDashboardCommand(lab, a),
-    "agentLab.openExperiment": (a) => openExperimentCommand(lab, a),
     "agentLab.openRun": (a) => openRun(lab, a),
     "agentLab.openResult": (a) => openResult(lab, a),
     "agentLab.openReport": (a) => openReport(lab, a),

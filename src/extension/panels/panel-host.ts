@@ -128,6 +128,7 @@ export class PanelHost {
     const existing = this.open.get(key);
     if (existing instanceof ExperimentPanel && !existing.isDisposed) {
       existing.reveal();
+      existing.refresh(); // opened again after a change (Validate): read the files now, not on the next file event
       return existing;
     }
     const panel = vscode.window.createWebviewPanel(

@@ -7,6 +7,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { EXPERIMENT_FILES, type ExperimentRecord } from "../../core/steps/experiments/record";
+import { readValidationFile } from "../../core/steps/experiments/validation-file";
 import { environmentInfo, environmentMetrics, environmentRoles } from "../../core/envs/catalog";
 import { hasOneMetric, metricValue } from "../../core/base/runs/metrics";
 import { IMPLIED_ENVIRONMENT, manifestEnvironment } from "../../core/base/runs/manifest-environment";
@@ -89,9 +90,9 @@ export function formatUsd(usd: number): string {
 function experimentParts(dir: string): string[] {
   const rec = readJson<ExperimentRecord>(join(dir, EXPERIMENT_FILES.record)).value;
   if (!rec?.verdict) return ["experiment"];
-  const checks = rec.validation
-    ? `${rec.validation.passed.length}/${rec.validation.checks.length} checks`
-    : "not validated";
+  // The last `experiment validate` of this record, else the validation the run recorded.
+  const validation = readValidationFile(dir) ?? rec.validation;
+  const checks = validation ? `${validation.passed.length}/${validation.checks.length} checks` : "not validated";
   const recovery = rec.numbers?.recovery ? `recovery ${rec.numbers.recovery.point.toFixed(2)}` : "";
   return ["experiment", rec.verdict.verdict, recovery, checks].filter(Boolean);
 }

@@ -8,7 +8,7 @@ import type { CompareOrigin } from "../../core/steps/ablate/compare-origin";
 import type { CompareSetup } from "../../core/steps/ablate/compare-setup";
 import type { AblationReport } from "../../core/steps/ablate/report-types";
 import type { PairView } from "../../core/views/trace/pair-view";
-import type { ExperimentView } from "../../core/views/experiments/view-model";
+import type { ExperimentProgressView, ExperimentView } from "../../core/views/experiments/view-model";
 import type { DriftReport, RunDriftCounts } from "../../core/views/trace/drift";
 import type { DashboardView, GroupRecord } from "../../core/views/trace/dashboard-view";
 import type { EpisodeColumns, EpisodeRow } from "../../core/views/trace/episode-list";
@@ -129,6 +129,8 @@ export type HostMessage =
   | { v: typeof PROTOCOL_VERSION; type: "dashboard/data"; data: DashboardView }
   | { v: typeof PROTOCOL_VERSION; type: "dashboard/group"; group: GroupEpisodes }
   | { v: typeof PROTOCOL_VERSION; type: "experiment/view"; view: ExperimentView }
+  /** The experiment's progress while it runs (before its record exists, the panel shows only this). */
+  | { v: typeof PROTOCOL_VERSION; type: "experiment/progress"; progress: ExperimentProgressView }
   | { v: typeof PROTOCOL_VERSION; type: "error"; message: string }
   /** Asks the webview what its DOM holds (integration tests and screenshots read panels this way). */
   | {
@@ -252,6 +254,7 @@ const HOST_TYPES = new Set<HostMessage["type"]>([
   "dashboard/data",
   "dashboard/group",
   "experiment/view",
+  "experiment/progress",
   "error",
   "probe",
 ]);

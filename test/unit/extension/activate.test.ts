@@ -48,7 +48,7 @@ describe("extension: activate() (stand-in vscode)", () => {
     rmSync(ws, { recursive: true, force: true });
   });
 
-  it("registers every contributed command and the three views, quickly; watches the run files right after", async () => {
+  it("registers every contributed command and the four views, quickly; watches the run files right after", async () => {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const ext = require("../../../src/extension/extension") as typeof import("../../../src/extension/extension");
     const context = {
@@ -69,6 +69,7 @@ describe("extension: activate() (stand-in vscode)", () => {
     assert.ok(contributed.size >= 30, `${contributed.size} commands`);
     assert.deepEqual([...recorded.treeProviders.keys()].sort(), [
       "agentLab.checkpoints",
+      "agentLab.experiments",
       "agentLab.jobs",
       "agentLab.runs",
     ]);

@@ -7,7 +7,9 @@
  *    "usd":0,"status":"running","started":"…","updated":"…","eta_s":80}
  *
  * A pipeline's own progress.json carries `stage` (i/n with its name) and the current stage's
- * progress under `current`; its `eta_s` is the recipe engine's, for the whole list of stages.
+ * progress under `current`; its `eta_s` is the recipe engine's, for the whole list of stages. An
+ * experiment's calls its stages phases (`unit: "phase"`) and carries its cap, `budget_usd`, so every
+ * view says the spend so far against it.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -17,7 +19,7 @@ import { RUN_FILES } from "./run-folder";
 export const PROGRESS_FILE = RUN_FILES.progress;
 export const PROGRESS_FORMAT = 1;
 
-export type ProgressUnit = "episode" | "question" | "step" | "epoch" | "stage" | "task";
+export type ProgressUnit = "episode" | "question" | "step" | "epoch" | "stage" | "phase" | "task";
 export type ProgressStatus = "running" | "done" | "interrupted" | "failed";
 
 export interface UnitProgress {
@@ -41,6 +43,8 @@ export interface Progress extends UnitProgress {
   /** Pipeline only: which stage runs, and that stage's own progress. */
   stage?: { index: number; count: number; name: string };
   current?: UnitProgress;
+  /** The cap `usd` is spent against (an experiment's budget_usd); absent or 0: none. */
+  budget_usd?: number;
 }
 
 export function progressPath(runDir: string): string {
@@ -68,6 +72,8 @@ export interface ProgressWriterOptions {
   /** Units already done when this process started (a resume): the ETA uses this process's pace. */
   done?: number;
   usd?: number;
+  /** The job's cap in USD (0: none), said next to the spend. */
+  budgetUsd?: number;
   /** Minimum ms between writes of unchanged status (tests: 0). */
   minIntervalMs?: number;
   /** Also told of the first state and every update (the pipeline nests a stage's progress in its own). */
@@ -104,6 +110,7 @@ export class ProgressWriter {
       status: "running",
       started: at,
       updated: at,
+      ...(options.budgetUsd ? { budget_usd: options.budgetUsd } : {}),
     };
     this.flush(this.startedMs);
     options.onUpdate?.(this.state);
@@ -176,12 +183,15 @@ function describeUnit(p: UnitProgress): string {
  * The one line every view shows: "GRPO · step 33/60 · $0.00 · ETA 1m 20s", and for a pipeline
  * "stage 9/11 GRPO · step 33/60 · $0.00 · ETA 12m 40s". One ETA, for the whole job: a pipeline's
  * own `eta_s` is the recipe engine's over every stage left (the running stage's is only a part of it).
+ * An experiment: "phase 5/9 train:generated · step 3/8 · $0.12 of $5.00 · ETA 4m 10s".
  */
 export function describeProgress(p: Progress): string {
   const inner = p.stage ? p.current : p;
-  const parts = [p.stage ? `stage ${p.stage.index}/${p.stage.count} ${p.label}` : p.label];
+  const parts = [
+    p.stage ? `${p.unit === "phase" ? "phase" : "stage"} ${p.stage.index}/${p.stage.count} ${p.label}` : p.label,
+  ];
   if (inner) parts.push(describeUnit(inner));
-  parts.push(`$${p.usd.toFixed(2)}`);
+  parts.push(`$${p.usd.toFixed(2)}${p.budget_usd ? ` of $${p.budget_usd.toFixed(2)}` : ""}`);
   if (p.status !== "running") parts.push(p.status);
   else {
     const eta = p.eta_s ?? inner?.eta_s;

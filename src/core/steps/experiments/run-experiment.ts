@@ -211,8 +211,9 @@ export async function runExperiment(o: RunExperimentOptions): Promise<RunExperim
   const progress = new ProgressWriter(recordDir, {
     step: "experiment",
     label: "experiment",
-    unit: "stage",
+    unit: "phase",
     planned: stages.length,
+    budgetUsd: spec.budget_usd,
     done: stages.filter((st) => st.isDone()).length,
   });
   let status: ProgressStatus = "failed";

@@ -100,4 +100,33 @@ describe("runs/progress: progress as data", () => {
     const { eta_s: _whole, ...older } = pipeline;
     assert.equal(describeProgress(older), "stage 9/11 GRPO · step 33/60 · $0.00 · ETA 54s");
   });
+
+  it("an experiment's line says phase i/n, the phase's step n/N, its spend against budget_usd and one ETA", () => {
+    const dir = mkdtempSync(join(tmpdir(), "agent-lab-progress-experiment-"));
+    try {
+      const w = new ProgressWriter(dir, {
+        step: "experiment",
+        label: "experiment",
+        unit: "phase",
+        planned: 11,
+        budgetUsd: 5,
+        minIntervalMs: 0,
+      });
+      w.update({
+        label: "train:generated",
+        stage: { index: 7, count: 11, name: "train:generated" },
+        current: { label: "GRPO", unit: "step", done: 3, planned: 8, usd: 0.12 },
+        usd: 0.12,
+        eta_s: 250,
+      });
+      const read = readProgress(dir)!;
+      assert.equal(read.budget_usd, 5);
+      assert.equal(describeProgress(read), "phase 7/11 train:generated · step 3/8 · $0.12 of $5.00 · ETA 4m 10s");
+      // Without a cap the spend stands alone, as before.
+      const { budget_usd: _cap, ...uncapped } = read;
+      assert.equal(describeProgress(uncapped), "phase 7/11 train:generated · step 3/8 · $0.12 · ETA 4m 10s");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

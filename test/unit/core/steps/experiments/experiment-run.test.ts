@@ -148,7 +148,7 @@ describe("experiments: run and validate (miniature offline experiment)", functio
       ),
     );
     assert.ok(
-      seen.every((p) => p.step === "experiment" && p.unit === "stage" && p.planned === 11),
+      seen.every((p) => p.step === "experiment" && p.unit === "phase" && p.planned === 11),
       JSON.stringify(seen[0]),
     );
     // The first phase has nothing to go by; from the second on, the phases left count at the pace measured.
