@@ -8,6 +8,8 @@ import { loadConfig } from "../core/base/config";
 import { UserError } from "../core/base/errors";
 import { EXPERIMENT_FILES } from "../core/steps/experiments/record";
 import { runExperiment } from "../core/steps/experiments/run-experiment";
+import { sweepTextTable } from "../core/steps/experiments/sweep-table-text";
+import { tableMarkdown } from "../core/base/util/table-text";
 import { validateExperiment, type ValidationResult } from "../core/steps/experiments/validate";
 import { EXPERIMENT_STEP, EXPERIMENT_SUBCOMMANDS } from "../core/steps/catalog/catalog";
 import { parseFlags } from "../core/steps/specs/flags";
@@ -71,6 +73,7 @@ export async function run(argv: string[]): Promise<number | void> {
     console.log(
       `verdict: ${rec.verdict.verdict.toUpperCase()} — ${[...rec.verdict.supported, ...rec.verdict.refuted].map((c) => c.text).join("; ")}`,
     );
+    if (rec.sweep) console.log(`\n${tableMarkdown(sweepTextTable(rec.sweep, rec.metric, `sweep ${rec.name}`))}`);
     if (rec.validation) printValidation(rec.validation);
     console.log(`record: ${join(r.dir, rec.record_dir, EXPERIMENT_FILES.record)}`);
   });

@@ -11,6 +11,7 @@ import type { GenTasksAudit } from "../tasks/gen-tasks";
 import type { ExperimentNumbers, VerdictRecord } from "./analysis";
 import type { EvaluatorIdentity } from "./evaluator";
 import type { ExperimentSpec } from "./spec";
+import type { SweepNumbers } from "./sweep-analysis";
 
 export const EXPERIMENT_RECORD_FORMAT = "agent-lab.experiment-record/1";
 export const EXPERIMENT_FILES = Object.freeze({
@@ -116,6 +117,8 @@ export interface ExperimentRecord {
   ablation: AblationReport;
   backend: ExperimentSpec["backend"];
   base_model: string;
+  /** A sweep's ranking against its baseline (absent in records of experiments without a sweep, and of earlier builds). */
+  sweep?: SweepNumbers;
   created: string;
   /** Filled in last by the validator; the one field validate does not check. */
   validation?: { passed: string[]; failed: string[]; unverifiable: string[]; checks: CheckResult[] };
