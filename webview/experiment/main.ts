@@ -9,6 +9,7 @@ import { append, clear, fmt, h, svg } from "../shared/dom";
 import { listen, send } from "../shared/host";
 import { copyTableButtons } from "../shared/copy-table";
 import { recordTable } from "./record-table";
+import { sweepSection } from "./sweep-table";
 
 const app = document.getElementById("app")!;
 
@@ -160,6 +161,7 @@ function render(v: ExperimentView): void {
     curves(v),
     numbers(v),
     recovery(v),
+    ...(v.sweep ? [sweepSection(v.sweep, linked)] : []),
     h(
       "section",
       { id: "checks" },

@@ -11,6 +11,7 @@ import { readJsonFile } from "../../base/runs/run-files";
 import { runFile } from "../../base/runs/run-folder";
 import type { Condition } from "../../steps/experiments/spec";
 import { EXPERIMENT_FILES, type CheckResult, type ExperimentRecord } from "../../steps/experiments/record";
+import { sweepView, type SweepView } from "./sweep-view-model";
 
 export interface LinkedNumber {
   label: string;
@@ -37,6 +38,8 @@ export interface ExperimentView {
   checks: CheckResult[];
   evaluatorId: string;
   spendUsd: number;
+  /** A sweep's ranking and plots (sweep-view-model.ts); absent for an experiment without a sweep. */
+  sweep?: SweepView;
 }
 
 export function experimentView(recordDir: string): ExperimentView {
@@ -102,5 +105,6 @@ export function experimentView(recordDir: string): ExperimentView {
     checks: rec.validation?.checks ?? [],
     evaluatorId: rec.evaluation.evaluator_id,
     spendUsd: rec.spend.usd,
+    ...(rec.sweep ? { sweep: sweepView(rec, abs) } : {}),
   };
 }
