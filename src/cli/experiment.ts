@@ -60,9 +60,10 @@ export async function run(argv: string[]): Promise<number | void> {
     if (!r.record) return;
     const rec = r.record;
     console.log("");
+    const width = Math.max(12, ...Object.keys(rec.scores).map((a) => a.length));
     for (const [arm, s] of Object.entries(rec.scores))
       console.log(
-        `${arm.padEnd(12)} ${rec.metric} ${s.mean.toFixed(4)} [${s.ci.lo.toFixed(4)}, ${s.ci.hi.toFixed(4)}]  ${s.run}`,
+        `${arm.padEnd(width)} ${rec.metric} ${s.mean.toFixed(4)} [${s.ci.lo.toFixed(4)}, ${s.ci.hi.toFixed(4)}]  ${s.run}`,
       );
     for (const [arm, d] of Object.entries(rec.numbers.minus_base))
       console.log(`${arm} − base: ${signed(d.point)} [${signed(d.ci.lo)}, ${signed(d.ci.hi)}] (paired)`);
