@@ -133,5 +133,10 @@ describe("experiments: one budget across a sweep's concurrent arms", () => {
           `the estimate ($${dry.estimate.usd.toFixed(2)}) is over the spec's budget_usd ($100.00, the cap for all phases together); raise it or shrink the arms`,
     );
     assert.equal(existsSync(ws), false);
+    // A rehearsal runs the sweep's arms as plain arms at tiny sizes (the sweep's own fields would expand them again).
+    const rehearsed: string[] = [];
+    await runExperiment({ specFile, dir: ws, dryRun: true, rehearse: true, log: (l) => rehearsed.push(l) });
+    assert.ok(rehearsed.some((l) => l.startsWith("  train:gsm8k_lr1e-4: GRPO 1 steps × 2 × 2")), rehearsed.join("\n"));
+    assert.ok(!rehearsed.some((l) => l.startsWith("sweep over")));
   });
 });
