@@ -24,6 +24,10 @@
  * resume, and the record folder's progress.json says phase i/n, the phase's own steps and one ETA.
  * One writer per experiment (the record folder's lock).
  *
+ * A sweep (sweep-spec.ts) is an experiment whose arms were expanded from one: the shared phases run
+ * first (with eval:base), then each arm's own phases as a chain, up to max_concurrent_arms chains at
+ * once (sweep-run.ts), the engine reserving each running phase's estimate against the one budget.
+ *
  * On the synthetic world every run records the world's own environment name (catalog.ts worldOf), as
  * the pipeline's runs do, so views and ablate keep them apart from runs on the real dataset; a folder
  * an earlier build started under the real environment's name keeps it (runsEnvironment).

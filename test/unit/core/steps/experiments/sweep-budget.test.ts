@@ -136,7 +136,10 @@ describe("experiments: one budget across a sweep's concurrent arms", () => {
     // A rehearsal runs the sweep's arms as plain arms at tiny sizes (the sweep's own fields would expand them again).
     const rehearsed: string[] = [];
     await runExperiment({ specFile, dir: ws, dryRun: true, rehearse: true, log: (l) => rehearsed.push(l) });
-    assert.ok(rehearsed.some((l) => l.startsWith("  train:gsm8k_lr1e-4: GRPO 1 steps × 2 × 2")), rehearsed.join("\n"));
+    assert.ok(
+      rehearsed.some((l) => l.startsWith("  train:gsm8k_lr1e-4: GRPO 1 steps × 2 × 2")),
+      rehearsed.join("\n"),
+    );
     assert.ok(!rehearsed.some((l) => l.startsWith("sweep over")));
   });
 });
