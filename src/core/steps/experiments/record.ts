@@ -137,7 +137,8 @@ export function readExperimentRecord(file: string): ExperimentRecord {
   } catch (e) {
     throw new FileFormatError(file, undefined, `not valid JSON (${(e as Error).message})`);
   }
-  const problem = shapeProblem(raw);
+  const sweep = (raw as { sweep?: unknown } | null)?.sweep;
+  const problem = shapeProblem(raw) ?? (sweep === undefined ? undefined : shapeProblem(sweep, SWEEP_SHAPE, "sweep"));
   if (problem)
     throw new FileFormatError(file, undefined, `not an experiment record: ${problem} (rerun agent-lab experiment run)`);
   return raw as ExperimentRecord;
@@ -182,6 +183,16 @@ const RECORD_SHAPE: { [field: string]: Shape } = {
   phases: ["map", { runs: "array" }],
   spend: { usd: "number", budget_usd: "number" },
   ablation: "object",
+};
+
+/** A sweep's section, when a record has one (records of experiments without a sweep have none). */
+const SWEEP_SHAPE: Shape = {
+  version: "number",
+  baseline: "string",
+  params: "array",
+  n: "number",
+  arms: ["list", { name: "string", values: "object", rank: "number", mean: "number", ci: INTERVAL }],
+  best_reason: "string",
 };
 
 /** The first field of `v` (by path) that does not have its shape, described; undefined when all do. */

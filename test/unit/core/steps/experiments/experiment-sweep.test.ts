@@ -167,6 +167,19 @@ describe("experiments: a sweep run, resumed and validated (miniature offline swe
     );
   });
 
+  it("refuses a malformed sweep section in one line", () => {
+    for (const [bad, problem] of [
+      [[], "sweep is a list, not an object"],
+      [{ ...record.sweep, arms: null }, "sweep.arms is null, not a list"],
+    ] as const)
+      assert.throws(
+        () => tampered((_, rec) => ((rec as unknown as Record<string, unknown>).sweep = bad)),
+        (e: Error) =>
+          e instanceof FileFormatError &&
+          e.message.endsWith(`experiment.json: not an experiment record: ${problem} (rerun agent-lab experiment run)`),
+      );
+  });
+
   it("refuses items differing between arms", () => {
     const v = tampered((dir) => {
       const file = join(dir, "runs", `sw-eval-${SWEEP_ARMS[3]}`, "episodes.jsonl");
