@@ -429,15 +429,12 @@ class Context {
   }
 
   /**
-   * Every phase in order, declared before any runs: the data (the world, its prepare and index, or
-   * the environment's data), the init point, each generated-tasks arm's tasks, each arm's training,
-   * then base and every arm evaluated. A phase reads what earlier ones made from disk when it runs
-   * (the checkpoint registry, the tasks folder).
-   */
-  /**
-   * The phases as they run: `first` one after another, then `chains` (a sweep's arms, each its
-   * phases in order) side by side up to max_concurrent_arms. An experiment without a sweep runs all
-   * its phases in `first`, in the order it always had.
+   * Every phase, declared before any runs: the data (the world, its prepare and index, or the
+   * environment's data), the init point, each generated-tasks arm's tasks, each arm's training, then
+   * base and every arm evaluated. A phase reads what earlier ones made from disk when it runs (the
+   * checkpoint registry, the tasks folder). `first` runs one after another, then `chains` (a sweep's
+   * arms, each its own phases in order) side by side up to max_concurrent_arms; an experiment
+   * without a sweep runs all its phases in `first`, in the order it always had.
    */
   plan(): { first: Stage[]; chains: Stage[][] } {
     const spec = this.spec;
