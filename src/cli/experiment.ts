@@ -8,6 +8,8 @@ import { loadConfig } from "../core/base/config";
 import { UserError } from "../core/base/errors";
 import { EXPERIMENT_FILES } from "../core/steps/experiments/record";
 import { runExperiment } from "../core/steps/experiments/run-experiment";
+import { sweepTextTable } from "../core/steps/experiments/sweep-table-text";
+import { tableMarkdown } from "../core/base/util/table-text";
 import { validateExperiment, type ValidationResult } from "../core/steps/experiments/validate";
 import { writeValidationFile } from "../core/steps/experiments/validation-file";
 import { EXPERIMENT_STEP, EXPERIMENT_SUBCOMMANDS } from "../core/steps/catalog/catalog";
@@ -62,9 +64,10 @@ export async function run(argv: string[]): Promise<number | void> {
     if (!r.record) return;
     const rec = r.record;
     console.log("");
+    const width = Math.max(12, ...Object.keys(rec.scores).map((a) => a.length));
     for (const [arm, s] of Object.entries(rec.scores))
       console.log(
-        `${arm.padEnd(12)} ${rec.metric} ${s.mean.toFixed(4)} [${s.ci.lo.toFixed(4)}, ${s.ci.hi.toFixed(4)}]  ${s.run}`,
+        `${arm.padEnd(width)} ${rec.metric} ${s.mean.toFixed(4)} [${s.ci.lo.toFixed(4)}, ${s.ci.hi.toFixed(4)}]  ${s.run}`,
       );
     for (const [arm, d] of Object.entries(rec.numbers.minus_base))
       console.log(`${arm} − base: ${signed(d.point)} [${signed(d.ci.lo)}, ${signed(d.ci.hi)}] (paired)`);
@@ -75,6 +78,7 @@ export async function run(argv: string[]): Promise<number | void> {
     console.log(
       `verdict: ${rec.verdict.verdict.toUpperCase()} — ${[...rec.verdict.supported, ...rec.verdict.refuted].map((c) => c.text).join("; ")}`,
     );
+    if (rec.sweep) console.log(`\n${tableMarkdown(sweepTextTable(rec.sweep, rec.metric, `sweep ${rec.name}`))}`);
     if (rec.validation) printValidation(rec.validation);
     console.log(`record: ${join(r.dir, rec.record_dir, EXPERIMENT_FILES.record)}`);
   });

@@ -15,6 +15,7 @@ import { listen, send } from "../shared/host";
 import { copyTableButtons } from "../shared/copy-table";
 import { chartFigure, createTimeChart, palette, type TimeChart } from "../shared/charts";
 import { recordTable } from "./record-table";
+import { sweepSection } from "./sweep-table";
 
 const app = document.getElementById("app")!;
 let charts: TimeChart[] = [];
@@ -311,6 +312,7 @@ function render(): void {
     curves(v),
     numbers(v),
     recovery(v),
+    ...(v.sweep ? [sweepSection(v.sweep, linked)] : []),
     checks(v),
     arms(v),
   ]);

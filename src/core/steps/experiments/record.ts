@@ -11,6 +11,7 @@ import type { GenTasksAudit } from "../tasks/gen-tasks";
 import type { ExperimentNumbers, VerdictRecord } from "./analysis";
 import type { EvaluatorIdentity } from "./evaluator";
 import type { ExperimentSpec } from "./spec";
+import type { SweepNumbers } from "./sweep-analysis";
 
 export const EXPERIMENT_RECORD_FORMAT = "agent-lab.experiment-record/1";
 export const EXPERIMENT_FILES = Object.freeze({
@@ -116,6 +117,8 @@ export interface ExperimentRecord {
   ablation: AblationReport;
   backend: ExperimentSpec["backend"];
   base_model: string;
+  /** A sweep's ranking against its baseline (absent in records of experiments without a sweep, and of earlier builds). */
+  sweep?: SweepNumbers;
   created: string;
   /** Filled in last by the validator; the one field validate does not check. */
   validation?: { passed: string[]; failed: string[]; unverifiable: string[]; checks: CheckResult[] };
@@ -134,7 +137,8 @@ export function readExperimentRecord(file: string): ExperimentRecord {
   } catch (e) {
     throw new FileFormatError(file, undefined, `not valid JSON (${(e as Error).message})`);
   }
-  const problem = shapeProblem(raw);
+  const sweep = (raw as { sweep?: unknown } | null)?.sweep;
+  const problem = shapeProblem(raw) ?? (sweep === undefined ? undefined : shapeProblem(sweep, SWEEP_SHAPE, "sweep"));
   if (problem)
     throw new FileFormatError(file, undefined, `not an experiment record: ${problem} (rerun agent-lab experiment run)`);
   return raw as ExperimentRecord;
@@ -179,6 +183,16 @@ const RECORD_SHAPE: { [field: string]: Shape } = {
   phases: ["map", { runs: "array" }],
   spend: { usd: "number", budget_usd: "number" },
   ablation: "object",
+};
+
+/** A sweep's section, when a record has one (records of experiments without a sweep have none). */
+const SWEEP_SHAPE: Shape = {
+  version: "number",
+  baseline: "string",
+  params: "array",
+  n: "number",
+  arms: ["list", { name: "string", values: "object", rank: "number", mean: "number", ci: INTERVAL }],
+  best_reason: "string",
 };
 
 /** The first field of `v` (by path) that does not have its shape, described; undefined when all do. */

@@ -24,6 +24,10 @@
  * resume, and the record folder's progress.json says phase i/n, the phase's own steps and one ETA.
  * One writer per experiment (the record folder's lock).
  *
+ * A sweep (sweep-spec.ts) is an experiment whose arms were expanded from one: the shared phases run
+ * first (with eval:base), then each arm's own phases as a chain, up to max_concurrent_arms chains at
+ * once (sweep-run.ts), the engine reserving each running phase's estimate against the one budget.
+ *
  * On the synthetic world every run records the world's own environment name (catalog.ts worldOf), as
  * the pipeline's runs do, so views and ablate keep them apart from runs on the real dataset; a folder
  * an earlier build started under the real environment's name keeps it (runsEnvironment).
@@ -53,7 +57,7 @@ import { hasOneMetric, metricRoles, metricValue } from "../../base/runs/metrics"
 import { manifestEnvironment } from "../../base/runs/manifest-environment";
 import { writeJsonAtomic } from "../../base/util/atomic-write";
 import { openRunForWriting, refuseWriteIntoRun, runFile } from "../../base/runs/run-folder";
-import { Recipe, type Stage, type StageRecord } from "../recipe/engine";
+import { Recipe, type Stage, type StageContext, type StageRecord } from "../recipe/engine";
 import { indexCorpus, openLocalBackend, TEACHER_SFT } from "../recipe/stages";
 import { SPLITS_FILE } from "../../base/data/splits";
 import { indexIsCurrent } from "../../base/search";
@@ -80,6 +84,7 @@ import {
 } from "./record";
 import { rehearsalSpec } from "./rehearsal";
 import {
+  armCheckpointName,
   armEnv,
   EXPERIMENTS_DIR,
   generateOf,
@@ -91,6 +96,8 @@ import {
   type SftRecipe,
 } from "./spec";
 import { validateExperiment } from "./validate";
+import { runChains, sweepPlanLines } from "./sweep-run";
+import { sweepNumbers } from "./sweep-analysis";
 
 export interface RunExperimentOptions {
   specFile: string;
@@ -131,7 +138,9 @@ function specToRun(o: RunExperimentOptions): { spec: ExperimentSpec; text: strin
     throw new UserError(
       `--rehearse rehearses a Tinker spec; ${o.specFile} runs on the local backend already (leave out --rehearse)`,
     );
-  const text = JSON.stringify(rehearsalSpec(read.spec), null, 2) + "\n";
+  // A rehearsal runs a sweep's arms as plain arms, one after another (the sweep's own fields would expand them again).
+  const { sweep: _sweep, ...rehearsal } = rehearsalSpec(read.spec);
+  const text = JSON.stringify(rehearsal, null, 2) + "\n";
   return parseExperimentSpecText(`${o.specFile} (--rehearse)`, text);
 }
 
@@ -155,6 +164,7 @@ export async function runExperiment(o: RunExperimentOptions): Promise<RunExperim
   o.log(
     `estimated cost: ≈ $${estimate.usd.toFixed(2)} (upper bound)${spec.budget_usd > 0 ? `; budget cap $${spec.budget_usd.toFixed(2)} for the whole experiment` : ""}`,
   );
+  for (const line of sweepPlanLines(spec, estimate)) o.log(line);
   if ((o.trainFiles?.length || o.testFiles?.length) && !preparesData(spec))
     throw new UserError(
       `--train/--test give the records of an environment the experiment prepares itself (one without tools: its splits are its records); ${spec.name} ${spec.world ? "builds its synthetic world" : `evaluates on ${spec.evaluation.env}, prepared with agent-lab prepare`}`,
@@ -207,7 +217,8 @@ export async function runExperiment(o: RunExperimentOptions): Promise<RunExperim
     o.rehearse ? STAND_IN_TOKENIZER : undefined,
     manifest.spec_sha256,
   );
-  const stages = ctx.stages();
+  const plan = ctx.plan();
+  const stages = [...plan.first, ...plan.chains.flat()];
   const progress = new ProgressWriter(recordDir, {
     step: "experiment",
     label: "experiment",
@@ -218,7 +229,7 @@ export async function runExperiment(o: RunExperimentOptions): Promise<RunExperim
   });
   let status: ProgressStatus = "failed";
   try {
-    const record = await ctx.run(stages, progress, phasesFile);
+    const record = await ctx.run(plan, progress, phasesFile);
     if (note) o.log(note);
     status = "done";
     return { dir, estimate, record };
@@ -369,10 +380,15 @@ class Context {
     return Object.values(this.phases).reduce((s, p) => s + p.usd, 0);
   }
 
-  /** The settings a phase's steps run with: their own cap is what is left of the experiment's budget. */
-  private stepConfig(): AgentLabConfig {
+  /**
+   * The settings a phase's steps run with: their own cap is what is left of the experiment's budget
+   * (the engine's figure for the phase, which also leaves out what phases running beside it hold).
+   */
+  private stepConfig(ctx?: StageContext): AgentLabConfig {
     const cap = this.spec.budget_usd;
-    return cap > 0 ? { ...this.config, budgetUsd: budgetLeftUsd(cap, this.spent()) } : this.config;
+    return cap > 0
+      ? { ...this.config, budgetUsd: ctx?.budgetLeftUsd ?? budgetLeftUsd(cap, this.spent()) }
+      : this.config;
   }
 
   /** The runs' environment's data folder in this workspace (an arm trains on the evaluation's environment). */
@@ -397,6 +413,8 @@ class Context {
       spentUsd,
       run: async (ctx) => {
         await work(ctx);
+        // A step the stop reached returns with its work partial (an eval says "interrupted"): not a finished phase.
+        this.o.signal?.throwIfAborted();
         for (const r of runs)
           bindRunToSpec(join(this.runsDir, r), { experiment: this.spec.name, spec_sha256: this.specSha256 });
       },
@@ -412,12 +430,14 @@ class Context {
   }
 
   /**
-   * Every phase in order, declared before any runs: the data (the world, its prepare and index, or
-   * the environment's data), the init point, each generated-tasks arm's tasks, each arm's training,
-   * then base and every arm evaluated. A phase reads what earlier ones made from disk when it runs
-   * (the checkpoint registry, the tasks folder).
+   * Every phase, declared before any runs: the data (the world, its prepare and index, or the
+   * environment's data), the init point, each generated-tasks arm's tasks, each arm's training, then
+   * base and every arm evaluated. A phase reads what earlier ones made from disk when it runs (the
+   * checkpoint registry, the tasks folder). `first` runs one after another, then `chains` (a sweep's
+   * arms, each its own phases in order) side by side up to max_concurrent_arms; an experiment
+   * without a sweep runs all its phases in `first`, in the order it always had.
    */
-  stages(): Stage[] {
+  plan(): { first: Stage[]; chains: Stage[][] } {
     const spec = this.spec;
     const stepLog = this.stepLog;
     const list: Stage[] = [];
@@ -437,15 +457,22 @@ class Context {
       );
     }
     list.push(...this.initStages(stepLog));
-    for (const a of spec.arms) {
-      const g = generateOf(a);
-      if (g) list.push(this.tasks(a, g, stepLog));
-    }
     const init = this.initPoint();
+    const tasks = (a: ArmSpec) => {
+      const g = generateOf(a);
+      return g ? [this.tasks(a, g, stepLog)] : [];
+    };
+    const evalArm = (a: ArmSpec) => this.evaluate(a.name, () => this.armSampler(a), stepLog);
+    if (spec.sweep) {
+      list.push(this.evaluate("base", init.sampler, stepLog));
+      const chains = spec.arms.map((a) => [...tasks(a), ...this.train(a, init.state, stepLog), evalArm(a)]);
+      return { first: list, chains };
+    }
+    for (const a of spec.arms) list.push(...tasks(a));
     for (const a of spec.arms) list.push(...this.train(a, init.state, stepLog));
     list.push(this.evaluate("base", init.sampler, stepLog));
-    for (const a of spec.arms) list.push(this.evaluate(a.name, () => this.armSampler(a), stepLog));
-    return list;
+    for (const a of spec.arms) list.push(evalArm(a));
+    return { first: list, chains: [] };
   }
 
   /** The phases' own lines, indented under the phase's line. */
@@ -483,15 +510,25 @@ class Context {
     ];
   }
 
-  async run(stages: Stage[], progress: ProgressWriter, phasesFile: string): Promise<ExperimentRecord> {
+  async run(
+    plan: { first: Stage[]; chains: Stage[][] },
+    progress: ProgressWriter,
+    phasesFile: string,
+  ): Promise<ExperimentRecord> {
+    const stages = [...plan.first, ...plan.chains.flat()];
     const recipe = this.recipe(stages, progress, phasesFile);
+    // The local backend starts before the first phase still to run that needs a model (it serves every arm's client).
+    const needsModel = async (st: Stage) => {
+      if (this.spec.backend === "local" && !this.local && !PREPARATION.has(st.name) && !st.isDone())
+        this.local = await openLocalBackend(this.o.startLocalBackend, "experiment run", this.dir, this.o.localPort);
+    };
     try {
-      for (const st of stages) {
-        // The local backend starts before the first phase still to run that needs a model.
-        if (this.spec.backend === "local" && !this.local && !PREPARATION.has(st.name) && !st.isDone())
-          this.local = await openLocalBackend(this.o.startLocalBackend, "experiment run", this.dir, this.o.localPort);
+      for (const st of plan.first) {
+        await needsModel(st);
         await recipe.run(st, stages);
       }
+      for (const st of plan.chains.flat()) await needsModel(st);
+      await runChains(plan.chains, this.spec.sweep?.max_concurrent_arms ?? 1, (st) => recipe.run(st, stages));
       const init = this.initPoint();
       const record = this.record({ ...init, sampler: init.sampler() });
       writeJsonAtomic(join(this.recordDir, EXPERIMENT_FILES.record), record);
@@ -542,10 +579,9 @@ class Context {
 
   /** The sampler an arm's evaluation scores: its GRPO's last checkpoint, else its SFT's. */
   private armSampler(arm: ArmSpec): string {
-    if (arm.grpo) return resolveCheckpointPath(this.runsDir, `${this.runName(arm.name)}-s${arm.grpo.steps}`, "sampler");
-    if (arm.sft)
-      return this.sftPoint(this.runName(arm.name, "sft-data"), this.runName(arm.name, "sft"), arm.sft).sampler();
-    return "";
+    return arm.grpo || arm.sft
+      ? resolveCheckpointPath(this.runsDir, armCheckpointName(this.spec.name, arm), "sampler")
+      : "";
   }
 
   /**
@@ -567,7 +603,7 @@ class Context {
       if (sft.data.kind === "teacher") {
         const r = await collectSftData({
           workspaceDir: this.dir,
-          config: this.stepConfig(),
+          config: this.stepConfig(ctx),
           env: this.env,
           name: dataRun,
           questions: sft.data.questions,
@@ -606,7 +642,7 @@ class Context {
     const trainStage = this.phase(trainPhase, [trainRun], async (ctx) => {
       const r = await trainSft({
         workspaceDir: this.dir,
-        config: this.stepConfig(),
+        config: this.stepConfig(ctx),
         name: trainRun,
         data,
         epochs: sft.epochs,
@@ -644,7 +680,7 @@ class Context {
         dataDir: this.dataDir,
         evalItemsFile: join(this.envData(), `${this.spec.evaluation.split}.jsonl`),
         config: this.config,
-        budgetUsd: this.stepConfig().budgetUsd,
+        budgetUsd: this.stepConfig(ctx).budgetUsd,
         backend: this.backend(),
         initSampler: this.initPoint().sampler(),
         tokenizer: this.tokenizer,
@@ -715,7 +751,7 @@ class Context {
           : undefined;
       const r = await trainGrpo({
         workspaceDir: this.dir,
-        config: this.stepConfig(),
+        config: this.stepConfig(ctx),
         env,
         name,
         initState: state,
@@ -752,7 +788,7 @@ class Context {
     const name = this.runName("eval", arm);
     const e = this.spec.evaluation;
     return this.phase(`eval:${arm}`, [name], async (ctx) => {
-      const c = this.stepConfig();
+      const c = this.stepConfig(ctx);
       const r = await evalSplit({
         workspaceDir: this.dir,
         config: { ...c, maxTokens: e.decoding.max_tokens },
@@ -831,6 +867,9 @@ class Context {
     const armRecords = spec.arms.map((a) => this.armRecord(a, init.state));
     const treatment = armRecords.find((a) => a.name === spec.criterion.treatment)!;
     const verdict = decideVerdict(numbers, spec, treatment.train_reward);
+    const sweep = spec.sweep
+      ? sweepNumbers(columns, spec.sweep, { resamples: spec.resamples, seed: spec.seed })
+      : undefined;
     const totalUsd = Object.values(this.phases).reduce((s, p) => s + p.usd, 0);
     return {
       format: EXPERIMENT_RECORD_FORMAT,
@@ -873,6 +912,7 @@ class Context {
       }),
       backend: spec.backend,
       base_model: spec.base_model,
+      ...(sweep ? { sweep } : {}),
       created: new Date().toISOString(),
     };
   }

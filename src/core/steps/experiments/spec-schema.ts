@@ -3,11 +3,12 @@
  * environments), completed at build time with the environment folders found (scripts/build.mjs
  * runs scripts/write-config-schema.ts, which writes it into dist/ beside agent-lab.json's), so
  * adding a folder needs no edit to a list of names. A template node marked
- * `"x-agent-lab-choices": "environments"` or `"metrics"` gets the choices as its `enum`.
+ * `"x-agent-lab-choices": "environments"`, `"metrics"` or `"sweep-params"` gets the choices as its `enum`.
  */
 import { writeBuiltSchema } from "../../base/util/built-schema";
 import { metricChoices } from "./metric";
 import { EXPERIMENT_ENVS } from "./spec";
+import { SWEEP_PARAMS } from "./sweep-spec";
 
 /** The template, relative to the project root (the shipped examples' `$schema`). */
 export const EXPERIMENT_SCHEMA_TEMPLATE = "data/schema/experiment.schema.json";
@@ -21,6 +22,7 @@ export function experimentChoices(): Record<string, string[]> {
   return {
     environments: [...EXPERIMENT_ENVS],
     metrics: [...new Set(EXPERIMENT_ENVS.flatMap((env) => metricChoices(env)))],
+    "sweep-params": Object.keys(SWEEP_PARAMS),
   };
 }
 

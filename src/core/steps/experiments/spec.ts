@@ -12,6 +12,8 @@ import { TEST_SIZE, VAL_SIZE } from "../../base/data/split-sizes";
 import { ENVIRONMENT_NAMES, worldOf } from "../../envs/catalog";
 import { jsonValueLines, lineOfPath } from "./json-lines";
 import { experimentMetric, metricChoices } from "./metric";
+import { GRPO_RANGES, SFT_RANGES, OFFSET_RANGE, inRange, rangeText, type NumberRange } from "./recipe-ranges";
+import { ARM_NAME, expandSweep, parseSweep, type SweepReader, type SweepSpec } from "./sweep-spec";
 import {
   OFFSET_MAX,
   QUESTIONS_MAX,
@@ -117,6 +119,15 @@ export function generateOf(arm: ArmSpec): GenerateRecipe | undefined {
   return arm.data?.kind === "tasks" ? arm.data.generate : undefined;
 }
 
+/**
+ * The checkpoint an arm's evaluation scores, by its registry name: its GRPO run's last step, else
+ * its SFT run's last epoch (the runs are `<experiment>-<arm>` and `<experiment>-<arm>-sft`).
+ */
+export function armCheckpointName(experiment: string, arm: ArmSpec): string {
+  if (arm.grpo) return `${experiment}-${arm.name}-s${arm.grpo.steps}`;
+  return `${experiment}-${arm.name}-sft-e${arm.sft!.epochs}`;
+}
+
 /** The environment an arm trains in. */
 export function armEnv(arm: ArmSpec, spec: Pick<ExperimentSpec, "evaluation">): ExperimentEnv {
   return arm.data?.env ?? spec.evaluation.env;
@@ -155,6 +166,8 @@ export interface ExperimentSpec {
   budget_usd: number;
   resamples: number;
   seed: number;
+  /** A sweep (sweep-spec.ts): `arms` then holds its expanded arms in the template's place. */
+  sweep?: SweepSpec;
 }
 
 type Json = unknown;
@@ -165,7 +178,7 @@ function outsideWorkspace(p: string): boolean {
   return isAbsolute(p) || win32.isAbsolute(p) || n === ".." || n.startsWith("../");
 }
 
-class SpecReader {
+class SpecReader implements SweepReader {
   private readonly lines: Map<string, number>;
   constructor(
     readonly file: string,
@@ -204,20 +217,11 @@ class SpecReader {
       );
     return v;
   }
-  num(
-    o: Record<string, Json>,
-    key: string,
-    path: string,
-    r: { min?: number; max?: number; int?: boolean; optional?: boolean; exclusiveMin?: boolean } = {},
-  ): number {
+  num(o: Record<string, Json>, key: string, path: string, r: NumberRange & { optional?: boolean } = {}): number {
     const v = o[key];
     const p = path ? `${path}.${key}` : key;
     if (v === undefined && r.optional) return NaN;
-    const what = `${r.int ? "an integer" : "a number"}${r.min !== undefined ? ` ${r.exclusiveMin ? ">" : "≥"} ${r.min}` : ""}${r.max !== undefined ? ` ≤ ${r.max}` : ""}`;
-    if (typeof v !== "number" || !Number.isFinite(v) || (r.int && !Number.isInteger(v)))
-      this.fail(p, `must be ${what}, got ${JSON.stringify(v)}`);
-    if ((r.min !== undefined && (r.exclusiveMin ? v <= r.min : v < r.min)) || (r.max !== undefined && v > r.max))
-      this.fail(p, `must be ${what}, got ${v}`);
+    if (!inRange(v, r)) this.fail(p, `must be ${rangeText(r)}, got ${JSON.stringify(v)}`);
     return v;
   }
   known(o: Record<string, Json>, path: string, keys: readonly string[]): void {
@@ -261,6 +265,7 @@ const TOP = [
   "budget_usd",
   "resamples",
   "seed",
+  "sweep",
 ] as const;
 
 function parseExperimentSpec(r: SpecReader, raw: Json): ExperimentSpec {
@@ -333,9 +338,16 @@ function parseExperimentSpec(r: SpecReader, raw: Json): ExperimentSpec {
       "world",
       'the local backend runs on the synthetic world: add "world": {"kind": "synthetic", "seed": 1, "train": 3000, "dev": 700}',
     );
-  if (!Array.isArray(o.arms) || o.arms.length < 2)
+  // A sweep may write one arm, its template, and expand it into two or more.
+  if (!Array.isArray(o.arms) || o.arms.length < (o.sweep === undefined ? 2 : 1))
     r.fail("arms", "must list at least two arms (a treatment and a reference)");
   spec.arms = (o.arms as Json[]).map((a, i) => parseArm(r, a, `arms[${i}]`));
+  if (o.sweep !== undefined) {
+    spec.sweep = parseSweep(r, o.sweep, spec.arms);
+    spec.arms = expandSweep(spec.arms, spec.sweep);
+    if (spec.arms.length < 2)
+      r.fail("sweep", 'expands to a single arm: give at least two values, or another arm in "arms"');
+  }
   const names = new Set<string>();
   spec.arms.forEach((a, i) => {
     if (a.name === "base")
@@ -422,9 +434,9 @@ function parseSft(r: SpecReader, raw: Json, path: string): SftRecipe {
     };
   }
   return {
-    epochs: r.num(o, "epochs", path, { int: true, min: 1, max: 1000 }),
-    batch: r.num(o, "batch", path, { int: true, min: 1, max: 4096 }),
-    lr: r.num(o, "lr", path, { min: 0, exclusiveMin: true, max: 1 }),
+    epochs: r.num(o, "epochs", path, SFT_RANGES.epochs),
+    batch: r.num(o, "batch", path, SFT_RANGES.batch),
+    lr: r.num(o, "lr", path, SFT_RANGES.lr),
     data,
   };
 }
@@ -433,12 +445,12 @@ function parseGrpo(r: SpecReader, raw: Json, path: string): GrpoRecipe {
   const o = r.obj(raw, path);
   r.known(o, path, ["steps", "questions", "group", "lr", "temperature", "seed", "save_every", "normalize_advantages"]);
   const g: GrpoRecipe = {
-    steps: r.num(o, "steps", path, { int: true, min: 1, max: 100_000 }),
-    questions: r.num(o, "questions", path, { int: true, min: 1, max: 4096 }),
-    group: r.num(o, "group", path, { int: true, min: 2, max: 256 }),
-    lr: r.num(o, "lr", path, { min: 0, exclusiveMin: true, max: 1 }),
-    temperature: r.num(o, "temperature", path, { min: 0, max: 2 }),
-    seed: r.num(o, "seed", path, { int: true, min: 0, max: SPEC_MAX.seed }),
+    steps: r.num(o, "steps", path, GRPO_RANGES.steps),
+    questions: r.num(o, "questions", path, GRPO_RANGES.questions),
+    group: r.num(o, "group", path, GRPO_RANGES.group),
+    lr: r.num(o, "lr", path, GRPO_RANGES.lr),
+    temperature: r.num(o, "temperature", path, GRPO_RANGES.temperature),
+    seed: r.num(o, "seed", path, GRPO_RANGES.seed),
   };
   const every = r.num(o, "save_every", path, { int: true, min: 1, max: SPEC_MAX.saveEvery, optional: true });
   if (!Number.isNaN(every)) g.save_every = every;
@@ -453,7 +465,7 @@ function parseArm(r: SpecReader, raw: Json, path: string): ArmSpec {
   const o = r.obj(raw, path);
   r.known(o, path, ["name", "data", "grpo", "sft"]);
   const name = r.str(o, "name", path);
-  if (!/^[A-Za-z0-9][A-Za-z0-9_-]{0,30}$/.test(name))
+  if (!ARM_NAME.test(name))
     r.fail(
       `${path}.name`,
       "must be letters, digits, '_' or '-' (it names the arm's run folder), at most 31 characters",
@@ -482,7 +494,7 @@ function parseArm(r: SpecReader, raw: Json, path: string): ArmSpec {
   let data: DataSource;
   if (kind === "env-train") {
     r.known(d, `${path}.data`, ["kind", "env", "offset"]);
-    const offset = r.num(d, "offset", `${path}.data`, { int: true, min: 0, max: SPEC_MAX.offset, optional: true });
+    const offset = r.num(d, "offset", `${path}.data`, { ...OFFSET_RANGE, optional: true });
     data = { kind, env, ...(Number.isNaN(offset) ? {} : { offset }) };
   } else {
     r.known(d, `${path}.data`, ["kind", "env", "dir", "generate"]);

@@ -10,6 +10,9 @@
  *   budget           the runs' ledgers add up to the recorded spend, within the spec's cap
  *   scores           per-item scores and per-arm means recomputed from the eval episodes match the record
  *   criterion        intervals, recovery and the verdict recomputed from those scores match the record
+ *   sweep            (a sweep only) every sweep arm's runs are its own (run names, the swept values in its
+ *                    training run's manifest, the checkpoint its eval scored), and the ranking, paired
+ *                    intervals, Holm adjustment and best-arm claim recomputed from the scores match
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -33,7 +36,10 @@ import {
 } from "./record";
 import { adaptationRecord, armInitialisation } from "./adaptation";
 import { experimentMetric } from "./metric";
-import { readExperimentSpec, type ExperimentSpec } from "./spec";
+import { armCheckpointName, readExperimentSpec, type ExperimentSpec } from "./spec";
+import { sweepNumbers } from "./sweep-analysis";
+import { SWEEP_PARAMS } from "./sweep-spec";
+import { resolveCheckpointPath } from "../../base/checkpoints/registry";
 import { describeEdited, regradeRun, type RegradedRun } from "./regrade";
 import { runSpecSha256 } from "./spec-binding";
 import { ablate, loadAblationInputs } from "../ablate";
@@ -50,6 +56,9 @@ export const CHECKS = [
   "scores",
   "criterion",
 ] as const;
+
+/** The check a sweep adds (records without a sweep keep the seven above). */
+export const SWEEP_CHECK = "sweep";
 
 export interface ValidationResult {
   passed: string[];
@@ -429,11 +438,59 @@ export function validateExperiment(recordDir: string): ValidationResult {
     },
   };
 
-  const results: CheckResult[] = CHECKS.map((check) => {
+  const sweep = () => {
+    if (!existsSync(specFile)) throw new Unverifiable(`${EXPERIMENT_FILES.spec} is missing: the sweep cannot be read`);
+    const { spec } = readExperimentSpec(specFile);
+    if (!spec.sweep) throw new Failed(`the record ranks a sweep, but ${EXPERIMENT_FILES.spec} has none`);
+    if (!record.sweep)
+      throw new Failed(`${EXPERIMENT_FILES.spec} sweeps ${spec.sweep.arm}, but the record has no sweep section`);
+    const runsDir = dirname(record.record_dir);
+    const runOf = (...parts: string[]) => slashes(join(runsDir, [record.name, ...parts].join("-")));
+    for (const point of spec.sweep.points) {
+      const arm = spec.arms.find((a) => a.name === point.name)!;
+      const evalRun = runOf("eval", arm.name);
+      if (slashes(record.scores[arm.name].run) !== evalRun)
+        throw new Failed(
+          `scores.${arm.name}.run is ${record.scores[arm.name].run}, but arm ${arm.name}'s evaluation is ${evalRun}`,
+        );
+      const trainRun = arm.grpo ? runOf(arm.name) : runOf(arm.name, "sft");
+      const recorded = record.arms.find((a) => a.name === arm.name)!;
+      if (slashes(recorded.run) !== trainRun)
+        throw new Failed(`arm ${arm.name}'s run is ${recorded.run} in the record, but the arm trains in ${trainRun}`);
+      // The swept values as the arm's training runs recorded them: a run of another arm put in its place shows here.
+      for (const [param, value] of Object.entries(point.values)) {
+        const p = SWEEP_PARAMS[param];
+        const run = p.section === "sft" ? runOf(arm.name, "sft") : runOf(arm.name);
+        if (!existsSync(at(run))) throw new Unverifiable(`${run} (arm ${arm.name}'s run) is not here`);
+        const m = readJsonFile<Record<string, unknown>>(runFile(at(run), "manifest")) ?? {};
+        if (m[p.manifest] !== value)
+          throw new Failed(
+            `arm ${arm.name} sweeps ${param} = ${value}, but ${join(run, RUN_FILES.manifest)} has ${p.manifest} = ${JSON.stringify(m[p.manifest])}`,
+          );
+      }
+      const m = readJsonFile<{ policy?: { checkpoint?: unknown } }>(runFile(at(evalRun), "manifest"));
+      const want = resolveCheckpointPath(at(runsDir), armCheckpointName(record.name, arm), "sampler");
+      if (m?.policy?.checkpoint !== want)
+        throw new Failed(
+          `${evalRun} scored ${JSON.stringify(m?.policy?.checkpoint)}, not arm ${arm.name}'s checkpoint ${want}`,
+        );
+    }
+    const numbers = sweepNumbers(recomputedScores(), spec.sweep, { resamples: record.resamples, seed: record.seed });
+    const diff = firstDifference(numbers, record.sweep, "sweep");
+    if (diff)
+      throw new Failed(
+        `${diff} (recomputed from the eval episodes with ${record.resamples} resamples, seed ${record.seed})`,
+      );
+    return `${numbers.arms.length} arms on the same ${numbers.n} items against ${numbers.baseline}, Holm-adjusted; best: ${numbers.best ?? "none"} (${numbers.best_reason})`;
+  };
+  const swept = Boolean(record.sweep) || Boolean(spec?.sweep);
+  const names: string[] = [...CHECKS, ...(swept ? [SWEEP_CHECK] : [])];
+  const all: Record<string, () => string> = { ...checks, [SWEEP_CHECK]: sweep };
+  const results: CheckResult[] = names.map((check) => {
     let status: CheckStatus = "passed";
     let reason: string;
     try {
-      reason = checks[check]();
+      reason = all[check]();
     } catch (e) {
       if (e instanceof Failed) status = "failed";
       else if (e instanceof Unverifiable) status = "unverifiable";

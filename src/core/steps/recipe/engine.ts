@@ -93,9 +93,19 @@ export interface RecipeOptions {
 
 export const SKIPPED = "outputs complete, skipped";
 
-/** The one-line refusal before a stage whose estimate would pass the budget. */
-export function budgetRefusal(b: BudgetOptions, spentUsd: number, stage: string, estimateUsd: number): string {
-  return `budget_usd $${b.capUsd.toFixed(2)} (${b.scope}): $${spentUsd.toFixed(4)} spent so far and ${stage} is estimated at up to $${estimateUsd.toFixed(4)}; stopped before it (finished ${b.noun ?? "stages"} are kept in ${b.keptIn})`;
+/**
+ * The one-line refusal before a stage whose estimate would pass the budget; `reservedUsd` is what
+ * stages running beside it (a sweep's arms) have set aside and not yet spent.
+ */
+export function budgetRefusal(
+  b: BudgetOptions,
+  spentUsd: number,
+  stage: string,
+  estimateUsd: number,
+  reservedUsd = 0,
+): string {
+  const inFlight = reservedUsd > 0 ? ` plus $${reservedUsd.toFixed(4)} reserved by ${b.noun ?? "stages"} running` : "";
+  return `budget_usd $${b.capUsd.toFixed(2)} (${b.scope}): $${spentUsd.toFixed(4)} spent so far${inFlight} and ${stage} is estimated at up to $${estimateUsd.toFixed(4)}; stopped before it (finished ${b.noun ?? "stages"} are kept in ${b.keptIn})`;
 }
 
 export class Recipe {
@@ -104,6 +114,8 @@ export class Recipe {
   private finishedHere = 0;
   private measured: number[] = [];
   private spentBeforeStage = 0;
+  /** The estimates of stages running now (a driver may run several at once): set aside against the budget. */
+  private reserved = 0;
   /** Seconds of each stage this process ran. */
   readonly secondsHere: Record<string, number> = {};
 
@@ -133,7 +145,7 @@ export class Recipe {
    * have no record yet, at their recorded or the measured pace.
    */
   async run(st: Stage, known: Stage[] = []): Promise<void> {
-    const { names, log, progress } = this.o;
+    const { names, log } = this.o;
     const n = names.indexOf(st.name) + 1;
     if (n === 0) throw new Error(`stage ${st.name} is not in the list ${names.join(", ")}`);
     if (st.isDone()) {
@@ -142,9 +154,27 @@ export class Recipe {
     }
     this.o.signal?.throwIfAborted();
     const b = this.o.budget;
-    const estimate = st.estimateUsd ?? 0;
-    if (b && overBudget(b.capUsd, this.spent(), estimate))
-      throw new UserError(budgetRefusal(b, this.spent(), st.name, estimate));
+    const estimate = Math.max(0, st.estimateUsd ?? 0);
+    if (b && overBudget(b.capUsd, this.spent() + this.reserved, estimate))
+      throw new UserError(budgetRefusal(b, this.spent(), st.name, estimate, this.reserved));
+    // Held from the check until the stage's spend is recorded, so stages run side by side cannot jointly pass the cap.
+    const othersReserved = this.reserved;
+    this.reserved += estimate;
+    try {
+      await this.runChecked(st, known, n, othersReserved);
+    } finally {
+      this.reserved -= estimate;
+    }
+  }
+
+  /** USD set aside for the stages running now. */
+  get reservedUsd(): number {
+    return this.reserved;
+  }
+
+  private async runChecked(st: Stage, known: Stage[], n: number, othersReserved: number): Promise<void> {
+    const { names, log, progress } = this.o;
+    const b = this.o.budget;
     const later: Pick<Stage, "name" | "estimateSeconds">[] = known.length
       ? known.slice(known.indexOf(st) + 1).filter((x) => !x.isDone())
       : names
@@ -185,7 +215,8 @@ export class Recipe {
       const own = p.eta_s ?? remaining(this.secondsOf(st), (this.now() - stageStart) / 1000);
       progress.update({ current, usd: this.spentBeforeStage + p.usd, eta_s: eta(own) }, first);
     };
-    const budgetLeft = b ? budgetLeftUsd(b.capUsd, this.spent()) : Infinity;
+    // Its own cap leaves out what the stages beside it hold (none when the stages run one at a time).
+    const budgetLeft = b ? budgetLeftUsd(b.capUsd, this.spent() + othersReserved) : Infinity;
     await st.run({ log: this.o.stepLog ?? log, signal: this.o.signal, onProgress, budgetLeftUsd: budgetLeft });
     const seconds = (this.now() - stageStart) / 1000;
     const usd = st.spentUsd?.();

@@ -21,6 +21,7 @@ import {
 import { experimentMetric } from "../../steps/experiments/metric";
 import { readValidationFile } from "../../steps/experiments/validation-file";
 import { percent, signedNumber, verdictSentence } from "./verdict-sentence";
+import { sweepView, type SweepView } from "./sweep-view-model";
 
 export interface LinkedNumber {
   label: string;
@@ -63,6 +64,8 @@ export interface ExperimentView {
   evaluatorId: string;
   spendUsd: number;
   budgetUsd: number;
+  /** A sweep's ranking and plots (sweep-view-model.ts); absent for an experiment without a sweep. */
+  sweep?: SweepView;
 }
 
 export interface CriterionRow {
@@ -238,6 +241,7 @@ export function experimentView(recordDir: string): ExperimentView {
     evaluatorId: rec.evaluation.evaluator_id,
     spendUsd: rec.spend.usd,
     budgetUsd: rec.spend.budget_usd,
+    ...(rec.sweep ? { sweep: sweepView(rec, abs) } : {}),
   };
 }
 

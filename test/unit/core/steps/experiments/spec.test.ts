@@ -66,7 +66,7 @@ describe("experiments: spec", () => {
       .filter((k) => k !== "$schema" && k !== "comment")
       .sort();
     const spec = miniatureSpec();
-    assert.deepEqual(fields, [...Object.keys(spec), "world"].filter((k, i, a) => a.indexOf(k) === i).sort());
+    assert.deepEqual(fields, [...Object.keys(spec), "world", "sweep"].filter((k, i, a) => a.indexOf(k) === i).sort());
     // Every required field, left out, is refused by the reader too.
     for (const key of schema.required) {
       const s = miniatureSpec();

@@ -1,0 +1,82 @@
+/**
+ * A sweep's numbers on per-item scores: each arm against the baseline, paired; the p-values
+ * Holm-adjusted across the arms (equal to the direct computation); the ranking; and the best arm
+ * named only when it beats the baseline after adjustment and the runner-up too.
+ */
+import { strict as assert } from "node:assert";
+import { bootstrapMeans, percentileInterval } from "../../../../../src/core/base/stats/bootstrap";
+import { holmAdjust, signFlipTest } from "../../../../../src/core/base/stats/significance";
+import { sweepNumbers } from "../../../../../src/core/steps/experiments/sweep-analysis";
+import type { SweepSpec } from "../../../../../src/core/steps/experiments/sweep-spec";
+
+const N = 60;
+/** Scores 0/1 per item: `ones` items right, spread by a fixed stride so columns overlap realistically. */
+const column = (ones: number, shift = 0) => Array.from({ length: N }, (_, i) => ((i * 7 + shift) % N < ones ? 1 : 0));
+
+function sweep(names: string[], baseline = "base"): SweepSpec {
+  return {
+    arm: "g",
+    baseline,
+    max_concurrent_arms: 2,
+    params: ["grpo.lr"],
+    points: names.map((name, i) => ({ name, values: { "grpo.lr": (i + 1) / 1000 } })),
+  };
+}
+const o = { resamples: 2000, seed: 3 };
+
+describe("experiments: a sweep's ranking", () => {
+  it("adjusts the paired p-values across arms by Holm, as the direct computation does, with paired intervals", () => {
+    const cols = { base: column(20), a: column(24, 1), b: column(40, 2), c: column(21, 3) };
+    const s = sweepNumbers(cols, sweep(["a", "b", "c"]), o);
+    const names = ["a", "b", "c"];
+    const diffs = (k: string) => cols[k as keyof typeof cols].map((x, i) => x - cols.base[i]);
+    const ps = names.map((k, i) => signFlipTest(diffs(k), { resamples: o.resamples, seed: o.seed, stream: 2 + i }));
+    const holm = holmAdjust(ps);
+    const dist = bootstrapMeans([cols.base, cols.a, cols.b, cols.c], { ...o, stream: 1 });
+    for (const [i, k] of names.entries()) {
+      const row = s.arms.find((r) => r.name === k)!;
+      assert.equal(row.p, ps[i]);
+      assert.equal(row.p_holm, holm[i]);
+      const d = Float64Array.from(dist[i + 1].map((x, r) => x - dist[0][r]));
+      assert.deepEqual(row.minus_baseline!.ci, percentileInterval(d, 0.95));
+    }
+    assert.deepEqual(
+      s.arms.map((r) => [r.name, r.rank]),
+      [
+        ["b", 1],
+        ["a", 2],
+        ["c", 3],
+      ],
+    );
+    assert.equal(s.arms[0].versus_baseline, "better");
+  });
+
+  it("names the best arm only when it beats the baseline after adjustment and the runner-up too", () => {
+    const clear = sweepNumbers({ base: column(15), a: column(20, 1), b: column(50, 2) }, sweep(["a", "b"]), o);
+    assert.equal(clear.best, "b");
+    assert.match(clear.best_reason, /^b: Δ \+0\.5833 \[.*\] over base, Holm p .*, and above the runner-up a$/);
+    // Two arms far above the baseline but not apart from each other: no best arm.
+    const tie = sweepNumbers({ base: column(10), a: column(45, 1), b: column(46, 2) }, sweep(["a", "b"]), o);
+    assert.equal(tie.best, null);
+    assert.match(tie.best_reason, /^b beats base but not the runner-up a \(Δ \+0\.0167 \[/);
+    assert.equal(tie.arms.find((r) => r.name === "a")!.versus_baseline, "better");
+    // Nothing distinguishable from the baseline: none.
+    const flat = sweepNumbers({ base: column(30), a: column(31, 1), b: column(29, 2) }, sweep(["a", "b"]), o);
+    assert.equal(flat.best, null);
+    assert.match(flat.best_reason, /^a ranks first but is not distinguishable from base \(Δ \+0\.0167, Holm p /);
+  });
+
+  it("ranks a baseline that is one of the sweep's arms with them, and names none when it ranks first", () => {
+    const s = sweepNumbers({ base: column(0), a: column(40), b: column(20, 1) }, sweep(["a", "b"], "a"), o);
+    assert.deepEqual(
+      s.arms.map((r) => [r.name, r.rank, r.p_holm === null]),
+      [
+        ["a", 1, true],
+        ["b", 2, false],
+      ],
+    );
+    assert.equal(s.best, null);
+    assert.equal(s.best_reason, "the baseline a ranks first: no arm beats it");
+    assert.equal(s.arms[1].versus_baseline, "worse");
+  });
+});
