@@ -5,6 +5,8 @@
  */
 import * as vscode from "vscode";
 import { CheckpointsProvider } from "./checkpoints/checkpoints-provider";
+import { CheckpointsSidebar } from "./checkpoints/checkpoints-sidebar";
+import { PROBE_VIEW_COMMAND } from "./webview/protocol";
 import { registerCommands, type Lab } from "./register-commands";
 import { JobRunner } from "./jobs/job-runner";
 import { JobsProvider, JobsStatusBar } from "./jobs/jobs-provider";
@@ -46,7 +48,8 @@ export function activate(context: vscode.ExtensionContext): AgentLabApi {
     },
   );
   const checkpoints = new CheckpointsProvider(workspace, cookbook);
-  const theLab: Lab = { context, workspace, keys, jobs, runs, checkpoints, cookbook };
+  const checkpointsSidebar = new CheckpointsSidebar(context, workspace);
+  const theLab: Lab = { context, workspace, keys, jobs, runs, checkpoints, checkpointsSidebar, cookbook };
   lab = theLab;
 
   let todayUsd = 0;
@@ -69,7 +72,15 @@ export function activate(context: vscode.ExtensionContext): AgentLabApi {
     statusBar,
     // Several runs selected: Compare With… compares those (view-commands.ts).
     vscode.window.createTreeView("agentLab.runs", { treeDataProvider: runs, canSelectMany: true }),
-    vscode.window.registerTreeDataProvider("agentLab.checkpoints", checkpoints),
+    // Several checkpoints selected: Compare Selected compares them (checkpoint-compare-commands.ts).
+    vscode.window.createTreeView("agentLab.checkpoints", { treeDataProvider: checkpoints, canSelectMany: true }),
+    checkpointsSidebar,
+    vscode.window.registerWebviewViewProvider(CheckpointsSidebar.viewId, checkpointsSidebar, {
+      webviewOptions: { retainContextWhenHidden: true },
+    }),
+    vscode.commands.registerCommand(PROBE_VIEW_COMMAND, (selectors: string[], click?: string) =>
+      checkpointsSidebar.probe(selectors, 5000, typeof click === "string" ? click : undefined),
+    ),
     jobsView,
     vscode.window.registerTreeDataProvider("agentLab.jobs", jobsView),
     ...registerCommands(lab),
@@ -77,6 +88,7 @@ export function activate(context: vscode.ExtensionContext): AgentLabApi {
       if (e.affectsConfiguration(SETTINGS_SECTION)) {
         runs.refresh();
         checkpoints.refresh();
+        checkpointsSidebar.refresh();
         void updateContextKeys(workspace);
       }
     }),
@@ -102,8 +114,14 @@ export function activate(context: vscode.ExtensionContext): AgentLabApi {
         runs: () => {
           runs.refreshSoon();
           updateSpend();
+          // A new eval scores a checkpoint: its row's val metric and the sidebar change.
+          checkpoints.refresh();
+          checkpointsSidebar.refresh();
         },
-        checkpoints: () => checkpoints.refresh(),
+        checkpoints: () => {
+          checkpoints.refresh();
+          checkpointsSidebar.refresh();
+        },
         jobs: () => jobs.reattach(),
         data: () => void updateContextKeys(workspace),
       }),

@@ -14,6 +14,8 @@ const { RunsProvider } =
   require("../../../src/extension/runs/runs-provider") as typeof import("../../../src/extension/runs/runs-provider");
 const { CheckpointsProvider } =
   require("../../../src/extension/checkpoints/checkpoints-provider") as typeof import("../../../src/extension/checkpoints/checkpoints-provider");
+const { CheckpointsSidebar } =
+  require("../../../src/extension/checkpoints/checkpoints-sidebar") as typeof import("../../../src/extension/checkpoints/checkpoints-sidebar");
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 export interface RecordingLab {
@@ -48,6 +50,7 @@ export function recordingLab(ws: string, settings: Record<string, unknown> = {})
     jobs,
     runs: new RunsProvider(workspace, () => new Set()),
     checkpoints: new CheckpointsProvider(workspace),
+    checkpointsSidebar: new CheckpointsSidebar({} as never, workspace),
   };
   const disposables = registerCommands(lab as never);
   return {

@@ -18,6 +18,7 @@ import { runViewSpec } from "../trace/run-view";
 import { checkpointScores, trainingEnvironment, type OtherEval, type PrimaryScore } from "../trace/dashboard-view";
 import { bestByVal, BEST_RULE, type BestByVal } from "./best-by-val";
 import { pairedDelta, primaryById } from "./paired-delta";
+import type { CheckpointValScore } from "./val-score-text";
 
 /** "base", "best-sft" or `ckpt:<name>`: what the view's baseline control sends back. */
 export type BaselineId = string;
@@ -253,4 +254,16 @@ export function matchedEvals(runsDir: string, names: readonly string[]): { dirs:
     else missing.push(name);
   }
   return { dirs, missing };
+}
+
+/** Every training run's checkpoints that have a matched val eval, by checkpoint name (unreadable runs skipped). */
+export function checkpointValScores(runsDir: string): Map<string, CheckpointValScore> {
+  const out = new Map<string, CheckpointValScore>();
+  for (const { name: run } of trainingRuns(runsDir)) {
+    const rows = runRows(runsDir, run, []).rows.filter((r) => r.primary && r.evalRun);
+    if (rows.length === 0) continue;
+    const metric = runViewSpec(trainingEnvironment(join(runsDir, run))).primary.label;
+    for (const r of rows) out.set(r.name, { metric, primary: r.primary!, evalRun: r.evalRun! });
+  }
+  return out;
 }

@@ -15,8 +15,11 @@ import {
   BEST_SFT_BASELINE,
   checkpointBaseline,
   checkpointsSidebarView,
+  checkpointValScores,
   matchedEvals,
 } from "../../../../../src/core/views/checkpoints/sidebar-view";
+import { valScoreText } from "../../../../../src/core/views/checkpoints/val-score-text";
+import { checkpointRows, readCheckpointRegistry } from "../../../../../src/extension/checkpoints/checkpoints-model";
 import { requireSharedData } from "../../../../helpers/shared-data";
 import { buildEvalWorld, type EvalWorld } from "../trace/checkpoint-evals-fixture";
 
@@ -144,6 +147,21 @@ describe("views/checkpoints: the sidebar's view model", function () {
       "e2 has the highest val mean, 0.500 [0.450, 0.550], and no earlier checkpoint's interval overlaps it",
     );
     assert.equal(bestByVal([], f3), null);
+  });
+
+  it("the Checkpoints tree's rows show the matched val score with its interval; unscored rows show none", () => {
+    const scores = checkpointValScores(w.runsDir);
+    const view = checkpointsSidebarView(w.runsDir);
+    const rows = checkpointRows(readCheckpointRegistry(w.runsDir), scores);
+    for (const r of view.rows) {
+      const tree = rows.find((t) => t.entry.name === r.name)!;
+      if (r.primary) {
+        const text = `F1 ${f3(r.primary.mean)} [${f3(r.primary.lo)}, ${f3(r.primary.hi)}]`;
+        assert.equal(valScoreText(scores.get(r.name)!), text);
+        assert.ok(tree.description.endsWith(` · ${text}`), tree.description);
+        assert.ok(tree.tooltip.includes(`val F1: ${text} (${r.evalRun})`), tree.tooltip);
+      } else assert.doesNotMatch(tree.description, /F1/);
+    }
   });
 
   it("finds the matched evals of checkpoints picked to compare, naming those without one", () => {
