@@ -50,6 +50,26 @@ export const CASES = [
     },
   },
   {
+    // The Checkpoints sidebar at 350 px: the side bar dragged to that width, the other views collapsed.
+    name: "checkpoints-sidebar",
+    async run(wb, { shoot }) {
+      await wb.openAgentLab();
+      await wb.command("Agent Lab: Focus on Compare Checkpoints View");
+      for (const title of ["Runs", "Checkpoints", "Jobs"]) {
+        const header = wb.pane(title).locator(".pane-header").first();
+        if ((await header.getAttribute("aria-expanded")) === "true") await header.click();
+      }
+      const box = await wb.page.locator(".part.sidebar").boundingBox();
+      await wb.page.mouse.move(box.x + box.width - 1, box.y + 300);
+      await wb.page.mouse.down();
+      await wb.page.mouse.move(box.x + 350, box.y + 300, { steps: 8 });
+      await wb.page.mouse.up();
+      await wb.webview().locator("#rows .ckpt-row").first().waitFor({ timeout: 30_000 });
+      await wb.page.waitForTimeout(1000); // the chart draws after the data message
+      await shoot();
+    },
+  },
+  {
     name: "commands",
     async run(wb, { shoot }) {
       await wb.openAgentLab();

@@ -132,21 +132,33 @@ describe("views/checkpoints: the sidebar's view model", function () {
     assert.equal(v.holmFamily, 3, "the new row joins the Holm family");
   });
 
-  it("keeps the top checkpoint when no earlier interval overlaps it", () => {
+  it("keeps the top checkpoint when no other interval overlaps it; says so when later ones overlap an earliest top", () => {
     const b = bestByVal(
       [
         { name: "e1", primary: { mean: 0.2, lo: 0.15, hi: 0.25 } },
         { name: "e2", primary: { mean: 0.5, lo: 0.45, hi: 0.55 } },
-        { name: "e3", primary: { mean: 0.4, lo: 0.35, hi: 0.46 } },
+        { name: "e3", primary: { mean: 0.4, lo: 0.35, hi: 0.44 } },
       ],
       f3,
     );
     assert.deepEqual([b?.best, b?.top, b?.overlapping], ["e2", "e2", []]);
     assert.equal(
       b?.note,
-      "e2 has the highest val mean, 0.500 [0.450, 0.550], and no earlier checkpoint's interval overlaps it",
+      "e2 has the highest val mean, 0.500 [0.450, 0.550], and no other checkpoint's interval overlaps it",
     );
     assert.equal(bestByVal([], f3), null);
+    const tied = bestByVal(
+      [
+        { name: "e1", primary: { mean: 0.5, lo: 0.4, hi: 0.6 } },
+        { name: "e2", primary: { mean: 0.5, lo: 0.4, hi: 0.6 } },
+      ],
+      f3,
+    );
+    assert.deepEqual([tied?.best, tied?.top, tied?.overlapping], ["e1", "e1", ["e2"]], "a tie goes to the earlier");
+    assert.equal(
+      tied?.note,
+      "intervals overlap: e1 has the highest val mean, 0.500 [0.400, 0.600]; e2 overlaps it, and it is the earliest of them, so it is kept",
+    );
   });
 
   it("the Checkpoints tree's rows show the matched val score with its interval; unscored rows show none", () => {
