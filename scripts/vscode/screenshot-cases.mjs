@@ -65,7 +65,12 @@ export const CASES = [
       await wb.page.mouse.move(box.x + 350, box.y + 300, { steps: 8 });
       await wb.page.mouse.up();
       await wb.webview().locator("#rows .ckpt-row").first().waitFor({ timeout: 30_000 });
-      await wb.page.waitForTimeout(1000); // the chart draws after the data message
+      // Evaluate missing (the modal's Start), then the rows as the evals left them.
+      await wb.webview().locator("#evaluate-missing").click();
+      await wb.page.locator(".monaco-dialog-box .monaco-button", { hasText: "Start" }).first().click();
+      await wb.webview().locator("#evaluate-missing", { hasText: "Evaluating" }).waitFor({ timeout: 30_000 });
+      await wb.webview().locator("#evaluate-missing", { hasText: "Evaluate missing" }).waitFor({ timeout: 600_000 });
+      await wb.page.waitForTimeout(1500); // the chart draws after the data message
       await shoot();
     },
   },

@@ -31,6 +31,10 @@ function header(v: CheckpointsSidebarView): HTMLElement {
   const picker = h(
     "select",
     { id: "baseline", title: "the baseline every Δ is paired against" },
+    // Nothing scored yet: say so in the control rather than show it blank.
+    v.baseline
+      ? null
+      : h("option", { value: "", selected: true, disabled: true }, "none yet: no val score to pair against"),
     ...v.baselines.map((b) =>
       h(
         "option",

@@ -14,7 +14,7 @@ export interface ViewEntry {
   bundle: string;
 }
 
-/** JSON imports type `kind` as string; test/unit/extension/checkpoints-sidebar-manifest.test.ts checks the table. */
+/** JSON imports type `kind` as string; test/unit/extension/manifest.test.ts checks the table. */
 export const VIEWS = table as readonly ViewEntry[];
 
 export function viewOf(kind: ViewKind): ViewEntry {
