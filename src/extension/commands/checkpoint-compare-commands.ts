@@ -76,16 +76,17 @@ async function compareSelectedRuns(
   arg: unknown,
   selected: unknown,
 ): Promise<void> {
-  const rows = selectedNodes<RunsNode>(arg, selected).flatMap((n) => {
-    const r = runFromArg(lab, n);
-    return r ? [r] : [];
+  const picked = selectedNodes<RunsNode | string>(arg, selected).flatMap((node) => {
+    const row = runFromArg(lab, node);
+    return row ? [{ node, row }] : [];
   });
-  const training = rows.filter((r) => r.kind === "training");
-  const evals = rows.filter((r) => r.kind === "eval");
+  const training = picked.filter((p) => p.row.kind === "training").map((p) => p.row);
+  const evals = picked.filter((p) => p.row.kind === "eval").map((p) => p.node);
   if (training.length > 0) {
     sidebar.show(training.map((r) => r.name));
     await focusSidebar();
   }
+  // Compare With… takes the nodes (or names) as the tree gives them.
   if (evals.length >= 2) await vscode.commands.executeCommand("agentLab.compareWith", evals[0], evals);
   if (training.length === 0 && evals.length < 2)
     void vscode.window.showWarningMessage(

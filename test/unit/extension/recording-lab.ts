@@ -21,6 +21,8 @@ const { CheckpointsSidebar } =
 export interface RecordingLab {
   /** The jobs the commands asked for, in order. */
   started: JobRequest[];
+  /** The lab the commands were registered against. */
+  lab: import("../../../src/extension/commands/lab").Lab;
   /** Unregisters the commands and clears the test's answers. */
   dispose(): void;
 }
@@ -55,6 +57,7 @@ export function recordingLab(ws: string, settings: Record<string, unknown> = {})
   const disposables = registerCommands(lab as never);
   return {
     started,
+    lab: lab as never,
     dispose() {
       for (const d of disposables) d.dispose();
       recorded.pick = recorded.input = recorded.answer = recorded.open = undefined;

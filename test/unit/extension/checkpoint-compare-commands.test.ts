@@ -1,5 +1,5 @@
 /**
- * The Checkpoints sidebar's Evaluate missing, with the recorded vscode stand-in on a workspace made
+ * The Checkpoints sidebar's commands, with the recorded vscode stand-in on a workspace made
  * by the real steps (checkpoint-evals-fixture.ts: grpo-b-s2 has no val eval): one confirmation that
  * names the checkpoint and the summed estimate, nothing started when declined, and on Start the
  * eval Evaluate on Val starts for it (its sampler path, the training run's environment, on val).
@@ -17,11 +17,11 @@ installFakeVscode();
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { recordingLab } = require("./recording-lab") as typeof import("./recording-lab");
 
-describe("extension: Evaluate missing checkpoints (stand-in vscode)", function () {
+describe("extension: Evaluate missing and Compare Selected (stand-in vscode)", function () {
   this.timeout(180_000);
   let w: EvalWorld;
   let lab: RecordingLab;
-  const run = (id: string) => recorded.registeredCommands.get(id)!() as Promise<void>;
+  const run = (id: string, ...args: unknown[]) => recorded.registeredCommands.get(id)!(...args) as Promise<void>;
 
   before(async function () {
     const dev = requireSharedData(this, "hotpotqa", "hotpotqa_distractor_dev_partial.jsonl");
@@ -66,5 +66,23 @@ describe("extension: Evaluate missing checkpoints (stand-in vscode)", function (
       "tinker",
     ]);
     assert.equal(lab.started[0].spendsMoney, true);
+  });
+
+  it("Compare Selected: training runs become the sidebar's runs; checkpoints without a matched eval are named, not compared", async () => {
+    recorded.commands.length = 0;
+    await run("agentLab.compareSelectedRuns", "grpo-b", ["grpo-b", "grpo-a"]);
+    const sidebar = lab.lab.checkpointsSidebar;
+    assert.deepEqual([...sidebar.chosenRuns], ["grpo-b", "grpo-a"]);
+    assert.ok(recorded.commands.some((c) => c.id === "agentLab.checkpointsCompare.focus"));
+    recorded.messages.length = 0;
+    await run("agentLab.compareSelectedCheckpoints", "grpo-a-s1", ["grpo-a-s1", "grpo-b-s2"]);
+    assert.deepEqual([...sidebar.selectedCheckpoints], ["grpo-a-s1", "grpo-b-s2"], "ticked in the sidebar");
+    assert.deepEqual([...sidebar.chosenRuns], ["grpo-a", "grpo-b"], "their runs shown");
+    const warned = recorded.messages.filter((m) => m.level === "warning").map((m) => m.text);
+    assert.deepEqual(warned, [
+      "Agent Lab: grpo-b-s2 has no val eval with the training run's settings: Evaluate missing in the Checkpoints sidebar first.",
+    ]);
+    await run("agentLab.compareSelectedCheckpoints", "grpo-a-s1", ["grpo-a-s1"]);
+    assert.match(recorded.messages.at(-1)!.text, /^Agent Lab: select two or more checkpoints to compare/);
   });
 });
