@@ -2,7 +2,9 @@
  * The Checkpoints sidebar's commands, with the recorded vscode stand-in on a workspace made
  * by the real steps (checkpoint-evals-fixture.ts: grpo-b-s2 has no val eval): one confirmation that
  * names the checkpoint and the summed estimate, nothing started when declined, and on Start the
- * eval Evaluate on Val starts for it (its sampler path, the training run's environment, on val).
+ * eval Evaluate on Val starts for it (its sampler path, the training run's environment, on val);
+ * Compare Selected of training runs shows them in the sidebar, of checkpoints ticks them there and
+ * names any without a matched eval instead of comparing.
  */
 import { strict as assert } from "node:assert";
 import { existsSync, writeFileSync } from "node:fs";
