@@ -10,11 +10,14 @@ import { envFoldersPlugin } from "../scripts/env-folders.mjs";
 const here = dirname(fileURLToPath(import.meta.url));
 /** The panels' one table (src/extension/webview/panels.json); each entry's bundle is webview/<bundle>/main.ts. */
 export const PANELS = JSON.parse(readFileSync(join(here, "..", "src", "extension", "webview", "panels.json"), "utf8"));
+/** The sidebar's webview views (src/extension/webview/views.json): bundles built the same way. */
+export const VIEWS = JSON.parse(readFileSync(join(here, "..", "src", "extension", "webview", "views.json"), "utf8"));
+const BUNDLES = [...PANELS, ...VIEWS].map(({ bundle }) => bundle);
 
 export async function buildWebviews(outdir, options = {}) {
   await build({
     entryPoints: [
-      ...PANELS.map(({ bundle }) => ({ in: join(here, bundle, "main.ts"), out: bundle })),
+      ...BUNDLES.map((bundle) => ({ in: join(here, bundle, "main.ts"), out: bundle })),
       { in: join(here, "panels.css"), out: "panels" },
     ],
     outdir,
@@ -28,7 +31,7 @@ export async function buildWebviews(outdir, options = {}) {
     // Panels read the environments' catalog: its folders come in as static imports.
     plugins: [envFoldersPlugin()],
   });
-  for (const { bundle } of PANELS) checkInlineSafe(join(outdir, `${bundle}.js`));
+  for (const bundle of BUNDLES) checkInlineSafe(join(outdir, `${bundle}.js`));
 }
 
 /**

@@ -50,6 +50,31 @@ export const CASES = [
     },
   },
   {
+    // The Checkpoints sidebar at 350 px: the side bar dragged to that width, the other views collapsed.
+    name: "checkpoints-sidebar",
+    async run(wb, { shoot }) {
+      await wb.openAgentLab();
+      await wb.command("Agent Lab: Focus on Compare Checkpoints View");
+      for (const title of ["Runs", "Checkpoints", "Jobs"]) {
+        const header = wb.pane(title).locator(".pane-header").first();
+        if ((await header.getAttribute("aria-expanded")) === "true") await header.click();
+      }
+      const box = await wb.page.locator(".part.sidebar").boundingBox();
+      await wb.page.mouse.move(box.x + box.width - 1, box.y + 300);
+      await wb.page.mouse.down();
+      await wb.page.mouse.move(box.x + 350, box.y + 300, { steps: 8 });
+      await wb.page.mouse.up();
+      await wb.webview().locator("#rows .ckpt-row").first().waitFor({ timeout: 30_000 });
+      // Evaluate missing (the modal's Start), then the rows as the evals left them.
+      await wb.webview().locator("#evaluate-missing").click();
+      await wb.page.locator(".monaco-dialog-box .monaco-button", { hasText: "Start" }).first().click();
+      await wb.webview().locator("#evaluate-missing", { hasText: "Evaluating" }).waitFor({ timeout: 30_000 });
+      await wb.webview().locator("#evaluate-missing", { hasText: "Evaluate missing" }).waitFor({ timeout: 600_000 });
+      await wb.page.waitForTimeout(1500); // the chart draws after the data message
+      await shoot();
+    },
+  },
+  {
     name: "commands",
     async run(wb, { shoot }) {
       await wb.openAgentLab();

@@ -6,6 +6,8 @@
 import * as vscode from "vscode";
 import { CheckpointsProvider } from "./checkpoints/checkpoints-provider";
 import { EXPERIMENTS_VIEW, ExperimentsProvider } from "./experiments/experiments-provider";
+import { CheckpointsSidebar } from "./checkpoints/checkpoints-sidebar";
+import { PROBE_VIEW_COMMAND } from "./webview/protocol";
 import { registerCommands, type Lab } from "./register-commands";
 import { JobRunner } from "./jobs/job-runner";
 import { JobsProvider, JobsStatusBar } from "./jobs/jobs-provider";
@@ -48,7 +50,8 @@ export function activate(context: vscode.ExtensionContext): AgentLabApi {
   );
   const checkpoints = new CheckpointsProvider(workspace, cookbook);
   const experiments = new ExperimentsProvider(workspace);
-  const theLab: Lab = { context, workspace, keys, jobs, runs, checkpoints, experiments, cookbook };
+  const checkpointsSidebar = new CheckpointsSidebar(context, workspace);
+  const theLab: Lab = { context, workspace, keys, jobs, runs, checkpoints, experiments, checkpointsSidebar, cookbook };
   lab = theLab;
 
   let todayUsd = 0;
@@ -71,9 +74,17 @@ export function activate(context: vscode.ExtensionContext): AgentLabApi {
     statusBar,
     // Several runs selected: Compare With… compares those (view-commands.ts).
     vscode.window.createTreeView("agentLab.runs", { treeDataProvider: runs, canSelectMany: true }),
-    vscode.window.registerTreeDataProvider("agentLab.checkpoints", checkpoints),
     experiments,
     vscode.window.registerTreeDataProvider(EXPERIMENTS_VIEW, experiments),
+    // Several checkpoints selected: Compare Selected compares them (checkpoint-compare-commands.ts).
+    vscode.window.createTreeView("agentLab.checkpoints", { treeDataProvider: checkpoints, canSelectMany: true }),
+    checkpointsSidebar,
+    vscode.window.registerWebviewViewProvider(CheckpointsSidebar.viewId, checkpointsSidebar, {
+      webviewOptions: { retainContextWhenHidden: true },
+    }),
+    vscode.commands.registerCommand(PROBE_VIEW_COMMAND, (selectors: string[], click?: string) =>
+      checkpointsSidebar.probe(selectors, 5000, typeof click === "string" ? click : undefined),
+    ),
     jobsView,
     vscode.window.registerTreeDataProvider("agentLab.jobs", jobsView),
     ...registerCommands(lab),
@@ -81,6 +92,7 @@ export function activate(context: vscode.ExtensionContext): AgentLabApi {
       if (e.affectsConfiguration(SETTINGS_SECTION)) {
         runs.refresh();
         checkpoints.refresh();
+        checkpointsSidebar.refresh();
         void updateContextKeys(workspace);
       }
     }),
@@ -109,9 +121,15 @@ export function activate(context: vscode.ExtensionContext): AgentLabApi {
         runs: () => {
           runs.refreshSoon();
           updateSpend();
+          // A new eval scores a checkpoint: its row's val metric and the sidebar change.
+          checkpoints.refresh();
+          checkpointsSidebar.refresh();
+        },
+        checkpoints: () => {
+          checkpoints.refresh();
+          checkpointsSidebar.refresh();
         },
         experiments: () => experiments.refreshSoon(),
-        checkpoints: () => checkpoints.refresh(),
         jobs: () => jobs.reattach(),
         data: () => void updateContextKeys(workspace),
       }),

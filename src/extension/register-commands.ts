@@ -14,6 +14,7 @@ import { pipelineCommands } from "./commands/pipeline-commands";
 import { trainCommands } from "./commands/train-commands";
 import { viewCommands } from "./commands/view-commands";
 import { cookbookCommands } from "./commands/cookbook-commands";
+import { checkpointCompareCommands } from "./commands/checkpoint-compare-commands";
 
 export type { Lab } from "./commands/lab";
 
@@ -38,6 +39,7 @@ export function registerCommands(lab: Lab): vscode.Disposable[] {
     ...experimentCommands(lab, lab.experiments),
     ...viewCommands(lab, spendChannel),
     ...cookbookCommands(lab),
+    ...checkpointCompareCommands(lab),
     ...jobCommands(lab),
   };
   return [spendChannel, ...Object.entries(table).map(([id, fn]) => vscode.commands.registerCommand(id, guard(id, fn)))];

@@ -8,6 +8,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { registryPath } from "../../core/base/checkpoints/registry";
 import { readCookbookRun } from "../../core/views/interop/cookbook";
+import { valScoreText, type CheckpointValScore } from "../../core/views/checkpoints/val-score-text";
 
 export interface CheckpointEntry {
   name: string;
@@ -119,13 +120,22 @@ export interface CheckpointRow {
 /** A cookbook checkpoint's environment detail when its folder names none. */
 export const COOKBOOK_ENVIRONMENT_UNKNOWN = "not named in config.json (Evaluate asks which)";
 
-export function checkpointRows(registry: CheckpointRegistry): CheckpointRow[] {
+/**
+ * `scores`: checkpoints' matched val scores by name (core's checkpointValScores); a row with one
+ * shows it as "F1 0.512 [0.450, 0.570]" after where it was saved, and names the eval in its tooltip.
+ */
+export function checkpointRows(
+  registry: CheckpointRegistry,
+  scores: ReadonlyMap<string, CheckpointValScore> = new Map(),
+): CheckpointRow[] {
   return [...registry.entries].reverse().map((e) => {
     const chain = lineage(e, registry.entries);
+    const score = scores.get(e.name);
     const where = [
       e.kind,
       e.step !== undefined ? `step ${e.step}` : undefined,
       e.epoch !== undefined ? `epoch ${e.epoch}` : undefined,
+      score ? valScoreText(score) : undefined,
     ]
       .filter(Boolean)
       .join(" · ");
@@ -135,6 +145,7 @@ export function checkpointRows(registry: CheckpointRegistry): CheckpointRow[] {
       { label: "lineage", value: chain.join(" → ") },
       { label: "data", value: e.data_hash ?? "(unknown)" },
       ...(e.run ? [{ label: "run", value: e.run }] : []),
+      ...(score ? [{ label: `val ${score.metric}`, value: `${valScoreText(score)} (${score.evalRun})` }] : []),
       ...(e.cookbook
         ? [
             {

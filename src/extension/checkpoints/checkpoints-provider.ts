@@ -8,6 +8,7 @@ import {
   readCheckpointRegistry,
   type CheckpointRow,
 } from "./checkpoints-model";
+import type { CheckpointValScore } from "../../core/views/checkpoints/val-score-text";
 
 export type CheckpointNode =
   | { type: "checkpoint"; row: CheckpointRow }
@@ -23,15 +24,42 @@ export class CheckpointsProvider implements vscode.TreeDataProvider<CheckpointNo
     private readonly cookbook?: CookbookRuns,
   ) {}
 
+  /** Matched val scores by checkpoint name, read off the activation path (they read eval runs) after each refresh. */
+  private scores: ReadonlyMap<string, CheckpointValScore> = new Map();
+  private scoresKey = "";
+  private scoresRead: Promise<void> | undefined;
+
   refresh(): void {
+    this.changed.fire(undefined);
+    this.scoresRead = this.readScores();
+  }
+
+  /** Resolves once the rows' val scores are read (integration tests wait on it). */
+  whenScored(): Promise<void> {
+    return (this.scoresRead ??= this.readScores());
+  }
+
+  private async readScores(): Promise<void> {
+    let scores: ReadonlyMap<string, CheckpointValScore>;
+    try {
+      const { checkpointValScores } = await import("../../core/views/checkpoints/sidebar-view");
+      scores = checkpointValScores(this.workspace.runsDir());
+    } catch {
+      scores = new Map(); // no folder yet, or a registry line the scores' stricter reader refuses: rows show without
+    }
+    const key = JSON.stringify([...scores]);
+    if (key === this.scoresKey) return;
+    this.scores = scores;
+    this.scoresKey = key;
     this.changed.fire(undefined);
   }
 
   rows(): { rows: CheckpointRow[]; badLines: number[] } {
     let own: { rows: CheckpointRow[]; badLines: number[] } = { rows: [], badLines: [] };
     try {
-      const registry = readCheckpointRegistry(this.workspace.runsDir());
-      own = { rows: checkpointRows(registry), badLines: registry.badLines };
+      const runsDir = this.workspace.runsDir();
+      const registry = readCheckpointRegistry(runsDir);
+      own = { rows: checkpointRows(registry, this.scores), badLines: registry.badLines };
     } catch {
       // no folder or settings yet: the cookbook runs' checkpoints still show
     }
@@ -47,6 +75,7 @@ export class CheckpointsProvider implements vscode.TreeDataProvider<CheckpointNo
 
   getChildren(node?: CheckpointNode): CheckpointNode[] {
     if (!node) {
+      void this.whenScored();
       const { rows, badLines } = this.rows();
       const nodes: CheckpointNode[] = rows.map((row) => ({ type: "checkpoint", row }));
       if (badLines.length > 0 && rows.length > 0)

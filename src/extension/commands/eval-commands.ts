@@ -25,7 +25,8 @@ import { openCompare } from "../panels";
 import * as promptLoop from "./prompt-loop";
 import { defaultEvalName, evalValues, uniqueRunName, type StepValues } from "./cli-args";
 import { environmentRunName, runEnvironment } from "./environment-choices";
-import { checkpointFrom, runFromArg, startStep, takenRunNames, type CommandTable, type Lab } from "./lab";
+import { checkpointFrom, runFromArg, startStep, takenRunNames, type CommandTable, type Lab, type StepJob } from "./lab";
+import type { CheckpointEntry } from "../checkpoints/checkpoints-model";
 import * as pick from "./pickers";
 import { ensureEnvironmentData } from "./prepare-flow";
 
@@ -75,22 +76,42 @@ async function evaluate(lab: Lab, closedBook: boolean): Promise<void> {
   );
 }
 
+/**
+ * The environment a checkpoint answers: the one its training run names, not the workspace default.
+ * A tinker-cookbook checkpoint's is the one its folder's config.json names; when it names none, the user picks.
+ */
+export async function checkpointEvalEnvironment(lab: Lab, entry: CheckpointEntry): Promise<string | undefined> {
+  return entry.cookbook
+    ? (entry.cookbook.environment ??
+        (await pick.pickEnvironment(
+          `Agent Lab: Evaluate ${entry.name} — its config.json names no environment we know: which is it?`,
+          lab.workspace.config().env,
+        )))
+    : (checkpointEnvironment(lab.workspace.requireFolder(), lab.workspace.runsDir(), entry)?.name ??
+        lab.workspace.config().env);
+}
+
+/** The val eval of a checkpoint as Evaluate on Val starts it (the Checkpoints sidebar's Evaluate missing starts several). */
+export function checkpointEvalJob(
+  lab: Lab,
+  env: string,
+  name: string,
+  samplerPath: string,
+): StepJob<typeof EVAL_STEP.flags> {
+  return {
+    spec: EVAL_STEP,
+    values: evalValues({ name, env, split: "val", "model-path": samplerPath, backend: lab.workspace.backend() }),
+    title: `Evaluate ${env} val: ${name}`,
+  };
+}
+
 async function evaluateCheckpoint(lab: Lab, arg: unknown): Promise<void> {
   const entry = checkpointFrom(arg)?.row.entry;
   if (!entry?.sampler_path) {
     void vscode.window.showWarningMessage("Agent Lab: this checkpoint has no sampler path to evaluate.");
     return;
   }
-  // The checkpoint answers its own environment's questions: the one its training run names, not the workspace default.
-  // A tinker-cookbook checkpoint's is the one its folder's config.json names; when it names none, the user picks.
-  const env = entry.cookbook
-    ? (entry.cookbook.environment ??
-      (await pick.pickEnvironment(
-        `Agent Lab: Evaluate ${entry.name} — its config.json names no environment we know: which is it?`,
-        lab.workspace.config().env,
-      )))
-    : (checkpointEnvironment(lab.workspace.requireFolder(), lab.workspace.runsDir(), entry)?.name ??
-      lab.workspace.config().env);
+  const env = await checkpointEvalEnvironment(lab, entry);
   if (!env) return;
   if (!(await ensureEnvironmentData(lab, env, "Evaluate Checkpoint"))) return;
   const taken = takenRunNames(lab);
@@ -100,7 +121,7 @@ async function evaluateCheckpoint(lab: Lab, arg: unknown): Promise<void> {
     taken,
   );
   if (!name) return;
-  await startEval(lab, { name, env, split: "val", "model-path": entry.sampler_path }, `Evaluate ${env} val: ${name}`);
+  await startStep(lab, checkpointEvalJob(lab, env, name, entry.sampler_path));
 }
 
 /** From the palette or the Runs view: rerun a val eval's settings with the current prompt, then compare. */

@@ -10,6 +10,7 @@ import type { FlagSpecs, FlagValues } from "../../core/steps/specs/flags";
 import type { StepSpec } from "../../core/steps/specs/spec";
 import type { CheckpointNode, CheckpointsProvider } from "../checkpoints/checkpoints-provider";
 import type { ExperimentsProvider } from "../experiments/experiments-provider";
+import type { CheckpointsSidebar } from "../checkpoints/checkpoints-sidebar";
 import type { Job, JobRequest, JobRunner } from "../jobs/job-runner";
 import type { LabWorkspace } from "../workspace/lab-workspace";
 import type { CookbookRuns } from "../runs/cookbook-runs";
@@ -27,6 +28,8 @@ export interface Lab {
   checkpoints: CheckpointsProvider;
   /** Every experiment in the folder, wherever it was run (the Experiments view). */
   experiments: ExperimentsProvider;
+  /** The Checkpoints sidebar (a webview view): scores, Δ against a baseline, the best by val. */
+  checkpointsSidebar: CheckpointsSidebar;
   /** tinker-cookbook log folders shown beside Agent Lab's runs. */
   cookbook: CookbookRuns;
 }
@@ -46,6 +49,8 @@ export interface StepJob<F extends FlagSpecs> {
   revealOutput?: boolean;
   finish?: JobRequest["finish"];
   runsRoot?: string;
+  /** The user already confirmed this job's cost (one confirmation for several jobs): no modal of its own. */
+  confirmed?: boolean;
 }
 
 /**
@@ -60,7 +65,7 @@ export async function startStep<F extends FlagSpecs>(lab: Lab, job: StepJob<F>):
     { folder: lab.workspace.requireFolder(), overrides: lab.workspace.overrides() },
     job.positionals,
   );
-  if (plan.estimate) {
+  if (plan.estimate && !job.confirmed) {
     const text = confirmationText(job.title, plan.estimate, plan.config.budgetUsd);
     if ((await vscode.window.showWarningMessage(text, { modal: true }, "Start")) !== "Start") return undefined;
   }

@@ -17,6 +17,7 @@ import type { TraceEpisodeView } from "../../core/views/trace/trace-view";
 import type { RunViewSpec } from "../../core/views/trace/run-view";
 import type { TableFormat, TextTable } from "../../core/base/util/table-text";
 import type { FailureComparison } from "../../core/views/failures/compare-failures";
+import type { CheckpointsSidebarView } from "../../core/views/checkpoints/sidebar-view";
 import { PANELS, type PanelKind } from "./panels";
 
 export const PROTOCOL_VERSION = 2;
@@ -44,6 +45,9 @@ export const PROBE_PANEL_COMMAND = "agentLab._probePanel";
  * its first frame (Date.now() in the page), then closes it: VS Code's own part of a new panel.
  */
 export const REFERENCE_PANEL_COMMAND = "agentLab._referencePanel";
+
+/** Internal command like PROBE_PANEL_COMMAND for the Checkpoints sidebar (a webview view): (selectors[], click?). */
+export const PROBE_VIEW_COMMAND = "agentLab._probeView";
 
 /** Each panel kind's webview view type, from the one table (panels.json); pure, so the webview bundles, which use only the types here, drop it. */
 export const PANEL_VIEW_TYPES = /* @__PURE__ */ Object.fromEntries(PANELS.map((p) => [p.kind, p.viewType])) as Record<
@@ -131,6 +135,17 @@ export type HostMessage =
   | { v: typeof PROTOCOL_VERSION; type: "experiment/view"; view: ExperimentView }
   /** The experiment's progress while it runs (before its record exists, the panel shows only this). */
   | { v: typeof PROTOCOL_VERSION; type: "experiment/progress"; progress: ExperimentProgressView }
+  /**
+   * The Checkpoints sidebar's data; `evaluating`: checkpoints whose eval job is running;
+   * `selected`: checkpoints picked to compare (ticked in the view, or Compare Selected in a tree).
+   */
+  | {
+      v: typeof PROTOCOL_VERSION;
+      type: "checkpoints/view";
+      view: CheckpointsSidebarView;
+      evaluating: string[];
+      selected: string[];
+    }
   | { v: typeof PROTOCOL_VERSION; type: "error"; message: string }
   /** Asks the webview what its DOM holds (integration tests and screenshots read panels this way). */
   | {
@@ -191,6 +206,16 @@ export type WebviewMessage =
   /** Asks the extension to pick another training run of the workspace to overlay on the charts. */
   | { v: typeof PROTOCOL_VERSION; type: "dashboard/addOverlay" }
   | { v: typeof PROTOCOL_VERSION; type: "dashboard/removeOverlay"; run: string }
+  /** The Checkpoints sidebar: the Δ's baseline (an id of view.baselines). */
+  | { v: typeof PROTOCOL_VERSION; type: "checkpoints/setBaseline"; baseline: string }
+  /** Asks the extension to pick the training runs shown. */
+  | { v: typeof PROTOCOL_VERSION; type: "checkpoints/chooseRuns" }
+  /** Estimate, confirm, then evaluate on val every shown checkpoint without a matched eval. */
+  | { v: typeof PROTOCOL_VERSION; type: "checkpoints/evaluateMissing" }
+  /** Ticks (or unticks) checkpoints for Compare selected. */
+  | { v: typeof PROTOCOL_VERSION; type: "checkpoints/select"; selected: string[] }
+  /** Opens the Compare panel: "selected": on the ticked checkpoints' matched evals; "all": the baseline and every scored row. */
+  | { v: typeof PROTOCOL_VERSION; type: "checkpoints/openCompare"; which: "selected" | "all" }
   /** Opens the run a number came from (one of the view's run folders, by index into `runs` of that number). */
   | { v: typeof PROTOCOL_VERSION; type: "experiment/openRun"; run: string }
   | { v: typeof PROTOCOL_VERSION; type: "export"; format: "svg" | "png"; name: string; data: string }
@@ -234,6 +259,11 @@ const WEBVIEW_TYPES = new Set<WebviewMessage["type"]>([
   "dashboard/addOverlay",
   "dashboard/removeOverlay",
   "experiment/openRun",
+  "checkpoints/setBaseline",
+  "checkpoints/chooseRuns",
+  "checkpoints/evaluateMissing",
+  "checkpoints/select",
+  "checkpoints/openCompare",
   "export",
   "table/export",
   "probeResult",
@@ -255,6 +285,7 @@ const HOST_TYPES = new Set<HostMessage["type"]>([
   "dashboard/group",
   "experiment/view",
   "experiment/progress",
+  "checkpoints/view",
   "error",
   "probe",
 ]);

@@ -10,6 +10,7 @@
  */
 import { randomBytes } from "node:crypto";
 import type { PanelKind } from "./protocol";
+import type { ViewKind } from "./views";
 
 export function makeNonce(): string {
   return randomBytes(18).toString("base64").replace(/[+/=]/g, "");
@@ -21,7 +22,8 @@ export function escapeHtml(text: string): string {
 }
 
 export interface PanelPage {
-  kind: PanelKind;
+  /** An editor panel's kind, or a sidebar view's (views.json). */
+  kind: PanelKind | ViewKind;
   title: string;
   /** webview.cspSource */
   cspSource: string;

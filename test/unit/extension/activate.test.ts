@@ -63,7 +63,12 @@ describe("extension: activate() (stand-in vscode)", () => {
     for (const id of contributed)
       assert.ok(recorded.registeredCommands.has(id), `${id} is contributed but nothing registers it`);
     // The panels register internal extras: the episodes.jsonl code lens' target, the tests' probe and the bench's reference webview.
-    const extras = new Set(["agentLab.openTraceAt", "agentLab._probePanel", "agentLab._referencePanel"]);
+    const extras = new Set([
+      "agentLab.openTraceAt",
+      "agentLab._probePanel",
+      "agentLab._referencePanel",
+      "agentLab._probeView",
+    ]);
     for (const id of recorded.registeredCommands.keys())
       assert.ok(contributed.has(id) || extras.has(id), `${id} is registered but not contributed`);
     assert.ok(contributed.size >= 30, `${contributed.size} commands`);
@@ -73,8 +78,9 @@ describe("extension: activate() (stand-in vscode)", () => {
       "agentLab.jobs",
       "agentLab.runs",
     ]);
-    // Compare With… takes the Runs view's selection of several runs.
-    assert.deepEqual([...recorded.multiSelectViews], ["agentLab.runs"]);
+    // Compare With… and Compare Selected take the Runs view's selection of several runs, and the Checkpoints view's.
+    assert.deepEqual([...recorded.multiSelectViews], ["agentLab.runs", "agentLab.checkpoints"]);
+    assert.deepEqual([...recorded.webviewViews.keys()], ["agentLab.checkpointsCompare"]);
     await new Promise((r) => setTimeout(r, 10)); // the watchers start at the first idle moment
     assert.ok(
       recorded.watchers.some((w) => w.startsWith("runs/*/{summary.json,episodes.jsonl")),

@@ -74,6 +74,8 @@ export const recorded: Recorded & {
   treeProviders: Map<string, unknown>;
   /** Views registered with canSelectMany. */
   multiSelectViews: Set<string>;
+  /** Webview views' providers by view id. */
+  webviewViews: Map<string, unknown>;
   watchers: string[];
   workspaceFolder?: string;
   settings: Record<string, unknown>;
@@ -88,6 +90,7 @@ export const recorded: Recorded & {
   registeredCommands: new Map(),
   treeProviders: new Map(),
   multiSelectViews: new Set(),
+  webviewViews: new Map(),
   watchers: [],
   settings: {},
 };
@@ -181,6 +184,10 @@ export const fakeVscode = {
       return { dispose: () => {} };
     },
     registerWebviewPanelSerializer: disposable,
+    registerWebviewViewProvider(id: string, provider: unknown) {
+      recorded.webviewViews.set(id, provider);
+      return { dispose: () => {} };
+    },
     async withProgress(
       options: { title: string },
       task: (

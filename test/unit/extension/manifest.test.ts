@@ -7,6 +7,7 @@ import { strict as assert } from "node:assert";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { activationEvent, PANELS } from "../../../src/extension/webview/panels";
+import { VIEWS } from "../../../src/extension/webview/views";
 import { environmentFolders } from "../../../scripts/env-folders.mjs";
 
 const REPO = resolve(__dirname, "..", "..", "..");
@@ -62,7 +63,7 @@ describe("extension: package.json contributions and activation cost", () => {
       }
     }
     const views = pkg.contributes.views.agentLab.map((v: { id: string }) => v.id);
-    assert.deepEqual(views, ["agentLab.runs", "agentLab.checkpoints", "agentLab.jobs"]);
+    assert.deepEqual(views, ["agentLab.runs", "agentLab.checkpoints", "agentLab.checkpointsCompare", "agentLab.jobs"]);
     assert.ok(existsSync(join(REPO, pkg.contributes.viewsContainers.activitybar[0].icon)));
     assert.deepEqual(
       pkg.activationEvents.filter((e: string) => e.startsWith("workspaceContains:agent-lab.json")),
@@ -119,5 +120,18 @@ describe("extension: package.json contributions and activation cost", () => {
     assert.equal(new Set(PANELS.map((p) => p.viewType)).size, PANELS.length);
     for (const p of PANELS)
       assert.ok(existsSync(join(REPO, "webview", p.bundle, "main.ts")), `${p.kind}: webview/${p.bundle}/main.ts`);
+  });
+
+  it("views.json: each sidebar webview view is contributed as a webview in the Agent Lab container, with a bundle that exists", () => {
+    const contributedViews = pkg.contributes.views.agentLab as { id: string; type?: string }[];
+    assert.deepEqual(
+      VIEWS.map((v) => v.kind),
+      ["checkpoints"],
+    );
+    for (const v of VIEWS) {
+      assert.equal(contributedViews.find((c) => c.id === v.viewId)?.type, "webview", v.viewId);
+      assert.ok(existsSync(join(REPO, "webview", v.bundle, "main.ts")), `${v.kind}: webview/${v.bundle}/main.ts`);
+      assert.ok(!PANELS.some((p) => p.bundle === v.bundle), `${v.bundle}: a panel's bundle too`);
+    }
   });
 });

@@ -16,11 +16,15 @@ const { CheckpointsProvider } =
   require("../../../src/extension/checkpoints/checkpoints-provider") as typeof import("../../../src/extension/checkpoints/checkpoints-provider");
 const { ExperimentsProvider } =
   require("../../../src/extension/experiments/experiments-provider") as typeof import("../../../src/extension/experiments/experiments-provider");
+const { CheckpointsSidebar } =
+  require("../../../src/extension/checkpoints/checkpoints-sidebar") as typeof import("../../../src/extension/checkpoints/checkpoints-sidebar");
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 export interface RecordingLab {
   /** The jobs the commands asked for, in order. */
   started: JobRequest[];
+  /** The lab the commands were registered against. */
+  lab: import("../../../src/extension/commands/lab").Lab;
   /** Unregisters the commands and clears the test's answers. */
   dispose(): void;
 }
@@ -51,10 +55,12 @@ export function recordingLab(ws: string, settings: Record<string, unknown> = {})
     runs: new RunsProvider(workspace, () => new Set()),
     checkpoints: new CheckpointsProvider(workspace),
     experiments: new ExperimentsProvider(workspace),
+    checkpointsSidebar: new CheckpointsSidebar({} as never, workspace),
   };
   const disposables = registerCommands(lab as never);
   return {
     started,
+    lab: lab as never,
     dispose() {
       for (const d of disposables) d.dispose();
       recorded.pick = recorded.input = recorded.answer = recorded.open = undefined;

@@ -434,7 +434,7 @@ export function groupQuestions(runDir: string): Record<string, string> {
  * The environment a training run trained on: its manifest's, or (SFT) its data's lineage manifest's
  * (as Evaluate reads it, base/checkpoints/checkpoint-environment.ts); else the record format's implied one.
  */
-function trainingEnvironment(runDir: string): string {
+export function trainingEnvironment(runDir: string): string {
   const runsDir = dirname(runDir);
   return checkpointEnvironment(dirname(runsDir), runsDir, { run: runDir })?.name ?? runEnvironmentName(runDir);
 }

@@ -21,6 +21,8 @@ export interface EvalWorld {
   runsDir: string;
   grpoB: string;
   tok: ChatTokenizer;
+  /** Runs one more real val eval of a checkpoint (by registry name; undefined: the base model), seeded plan policy. */
+  evaluate(name: string, checkpoint: string | undefined, promptFile: string, seed?: number): Promise<unknown>;
 }
 
 export async function buildEvalWorld(devFile: string, trainFile: string): Promise<EvalWorld> {
@@ -60,7 +62,7 @@ export async function buildEvalWorld(devFile: string, trainFile: string): Promis
   const b = await grpo("grpo-b", 2, "grpo-a-s1");
   const runsDir = join(root, "runs");
   const sampler = (name: string) => readRegistry(registryPath(runsDir)).find((e) => e.name === name)!.sampler_path;
-  const evaluate = (name: string, checkpoint: string | undefined, promptFile: string) =>
+  const evaluate = (name: string, checkpoint: string | undefined, promptFile: string, seed = 3) =>
     evalSplit({
       workspaceDir: root,
       config,
@@ -71,7 +73,7 @@ export async function buildEvalWorld(devFile: string, trainFile: string): Promis
       resume: false,
       temperature: 0,
       backend: "scripted",
-      policy: new PlanPolicy(tok, rows, 3, {
+      policy: new PlanPolicy(tok, rows, seed, {
         kind: "scripted",
         model: LOCAL_BACKEND_MODEL,
         logprobs: true,
@@ -84,5 +86,12 @@ export async function buildEvalWorld(devFile: string, trainFile: string): Promis
   await evaluate("val-a-s1", sampler("grpo-a-s1"), "prompt.txt");
   await evaluate("val-b-s1", sampler("grpo-b-s1"), "prompt.txt");
   await evaluate("val-b-s1-prompt2", sampler("grpo-b-s1"), "prompt2.txt");
-  return { world, runsDir, grpoB: b.runDir, tok };
+  return {
+    world,
+    runsDir,
+    grpoB: b.runDir,
+    tok,
+    evaluate: (name, checkpoint, promptFile, seed) =>
+      evaluate(name, checkpoint && sampler(checkpoint), promptFile, seed),
+  };
 }
