@@ -52,13 +52,17 @@ function writeJson(path: string, value: unknown): void {
   writeFileAtomic(path, JSON.stringify(value, null, 1));
 }
 
+function runFolder(dir: string, runId: string): string {
+  return join(dir, "runs", encodeURIComponent(runId));
+}
+
 export class CheckpointStore {
   constructor(readonly dir: string) {
     mkdirSync(join(dir, "runs"), { recursive: true });
   }
 
   private runDir(runId: string): string {
-    return join(this.dir, "runs", encodeURIComponent(runId));
+    return runFolder(this.dir, runId);
   }
 
   checkpointDir(p: TinkerPath): string {
@@ -215,4 +219,9 @@ export class CheckpointStore {
     if (run.user_metadata) out.user_metadata = run.user_metadata;
     return out;
   }
+}
+
+/** Whether a local backend folder holds a training run (without creating anything). */
+export function localStoreHasRun(dir: string, runId: string): boolean {
+  return existsSync(join(runFolder(dir, runId), "run.json"));
 }
