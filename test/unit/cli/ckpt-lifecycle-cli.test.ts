@@ -82,7 +82,7 @@ describe("cli/ckpt lifecycle", function () {
       lines.map((l) => l.split("  ")[0]),
       [sft.state, sft.sampler],
     );
-    for (const l of lines) assert.match(l, /  \d+\.\d MB  created \S+  never expires  private$/);
+    for (const l of lines) assert.match(l, / {2}\d+\.\d MB {2}created \S+ {2}never expires {2}private$/);
   });
 
   it("ttl: refuses ≤ 0 (nothing changes), sets days with an expiry warning under 2 days, none removes it", async () => {
