@@ -20,7 +20,7 @@ import { downloadCheckpoint } from "../core/base/tinker/checkpoint-download";
 import type { Checkpoint } from "../core/base/tinker/wire/types";
 import { chooseBackend, connectCheckpointService, type ServiceName } from "./checkpoint-service";
 
-export const LIFECYCLE_VERBS = ["info", "ttl", "publish", "unpublish", "download", "delete"] as const;
+export const LIFECYCLE_VERBS = ["info", "ttl", "publish", "unpublish", "download", "delete", "status"] as const;
 export type LifecycleVerb = (typeof LIFECYCLE_VERBS)[number];
 
 export interface LifecycleOptions {
@@ -33,6 +33,15 @@ export interface LifecycleOptions {
   out: string | undefined;
   force: boolean;
   yes: boolean;
+  json: boolean;
+}
+
+/** One line of `ckpt status --json`: a registered name and the service's record of each of its paths (null: not there). */
+export interface CheckpointStatus {
+  name: string;
+  backend: ServiceName;
+  state: Checkpoint | null;
+  sampler: Checkpoint | null;
 }
 
 interface Target {
@@ -109,6 +118,7 @@ function warnIfExpiring(target: Target, checkpoints: readonly Checkpoint[]): voi
 
 export async function runLifecycle(o: LifecycleOptions): Promise<void> {
   if (o.verb === "remote") return listRemote(o);
+  if (o.verb === "status") return status(o);
   const [arg, ...rest] = o.args;
   const target = resolveTarget(o.runsDir, arg, o.verb);
   const extraAllowed = o.verb === "ttl" || o.verb === "download" ? 1 : 0;
@@ -229,4 +239,45 @@ async function listRemote(o: LifecycleOptions): Promise<void> {
   } finally {
     await conn.close();
   }
+}
+
+/** Every registered checkpoint's record on its service, for the Checkpoints view's rows (one listing per training run). */
+async function status(o: LifecycleOptions): Promise<void> {
+  if (o.args.length) throw new UserError(`unexpected arguments: ${o.args.join(" ")}`);
+  const latest = new Map<string, CheckpointEntry>();
+  for (const e of readRegistry(registryPath(o.runsDir))) latest.set(e.name, e);
+  const byBackend = new Map<ServiceName, CheckpointEntry[]>();
+  for (const e of latest.values()) {
+    let backend: ServiceName;
+    try {
+      backend = await chooseBackend(o.backend, o.workspaceDir, parseTinkerPath(e.state_path).trainingRunId);
+    } catch (err) {
+      // A malformed path in the registry has no service record; the view shows it without one.
+      if (err instanceof UserError) continue;
+      throw err;
+    }
+    byBackend.set(backend, [...(byBackend.get(backend) ?? []), e]);
+  }
+  const out: CheckpointStatus[] = [];
+  for (const [backend, entries] of byBackend) {
+    const conn = await connectCheckpointService(backend, o.workspaceDir, o.port);
+    try {
+      const found = await lookUp(
+        conn.service,
+        entries.flatMap((e) => [e.state_path, e.sampler_path]),
+      );
+      for (const e of entries)
+        out.push({
+          name: e.name,
+          backend,
+          state: found.get(e.state_path) ?? null,
+          sampler: found.get(e.sampler_path) ?? null,
+        });
+    } finally {
+      await conn.close();
+    }
+  }
+  if (o.json) return void console.log(JSON.stringify(out));
+  for (const s of out)
+    for (const c of [s.state, s.sampler]) if (c) console.log(`${s.name}  ${describeRemoteCheckpoint(c)}`);
 }

@@ -47,6 +47,7 @@ export async function run(argv: string[]): Promise<void> {
       out: values.out,
       force: Boolean(values.force),
       yes: Boolean(values.yes),
+      json: Boolean(values.json),
     });
   }
   const [name, which = "sampler", ...extra] = positionals;

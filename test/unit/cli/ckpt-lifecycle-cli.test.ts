@@ -156,6 +156,30 @@ describe("cli/ckpt lifecycle", function () {
     assert.equal(lines.at(-1), "1 checkpoint on the local backend not in this workspace (of 6)");
   });
 
+  it("status --json gives every registered name's records (expiry, public) for the Checkpoints view", async () => {
+    await ckpt("publish", grpo.sampler);
+    await ckpt("ttl", grpo.state, "3");
+    const r = await ckpt("status", "--json");
+    assert.equal(r.code, 0, r.stderr);
+    const rows = JSON.parse(r.stdout) as {
+      name: string;
+      backend: string;
+      state: { tinker_path: string; expires_at?: string; public: boolean } | null;
+      sampler: { tinker_path: string; public: boolean } | null;
+    }[];
+    assert.deepEqual(rows.map((x) => [x.name, x.backend]).sort(), [
+      ["grpo-s1", "local"],
+      ["other", "local"],
+      ["sft-e1", "local"],
+    ]);
+    const g = rows.find((x) => x.name === "grpo-s1")!;
+    assert.equal(g.sampler?.public, true);
+    assert.ok(g.state?.expires_at);
+    assert.equal(rows.find((x) => x.name === "sft-e1")!.state?.expires_at, undefined);
+    await ckpt("unpublish", grpo.sampler);
+    await ckpt("ttl", grpo.state, "none");
+  });
+
   it("delete: refused while a registered checkpoint was trained from it, refused without --yes naming what is lost, then deletes", async () => {
     const needed = await ckpt("delete", "sft-e1", "--yes");
     assert.equal(needed.code, 1);

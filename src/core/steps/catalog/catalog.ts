@@ -570,7 +570,7 @@ export const CKPT_STEP = defineStep({
   name: "ckpt",
   summary:
     "a registered checkpoint's sampler (or state) path, and its lifecycle on the service: agent-lab ckpt sft-e2 [state], agent-lab ckpt ttl sft-e2 30",
-  positionals: "NAME [sampler|state] | info|ttl|publish|unpublish|download|delete NAME|PATH [...]",
+  positionals: "NAME [sampler|state] | info|ttl|publish|unpublish|download|delete NAME|PATH [...] | status",
   flags: {
     list: { type: "boolean", help: "print every name with its kind, step and parent" },
     remote: {
@@ -590,6 +590,7 @@ export const CKPT_STEP = defineStep({
       help: "download: replace an existing folder; delete: even while a run in the workspace needs the checkpoint",
     },
     yes: { type: "boolean", help: "delete: confirm (the checkpoint's files on the service are lost for good)" },
+    json: { type: "boolean", help: "status: print every registered checkpoint's service record as JSON" },
     workspace: f.workspace,
   },
   notes:
@@ -601,7 +602,8 @@ export const CKPT_STEP = defineStep({
     "  ttl NAME|PATH DAYS|none      expire DAYS from now (above 0), or never\n" +
     "  publish|unpublish NAME|PATH  make public, or private again\n" +
     "  download NAME|PATH [sampler|state] [--out DIR] [--force]   download the archive and extract it\n" +
-    "  delete NAME|PATH --yes [--force]   delete for good; refused while a run in the workspace needs it",
+    "  delete NAME|PATH --yes [--force]   delete for good; refused while a run in the workspace needs it\n" +
+    "  status [--json]              every registered checkpoint's record on its service",
 });
 
 export const SPEND_STEP = defineStep({
