@@ -14,6 +14,7 @@ import {
   expiresSoon,
   formatBytes,
   timeLeft,
+  type CheckpointStatus,
 } from "../core/base/checkpoints/remote-state";
 import { parseTinkerPath, TinkerApiError, type TinkerService } from "../core/base/tinker";
 import { downloadCheckpoint } from "../core/base/tinker/checkpoint-download";
@@ -36,13 +37,6 @@ export interface LifecycleOptions {
   json: boolean;
 }
 
-/** One line of `ckpt status --json`: a registered name and the service's record of each of its paths (null: not there). */
-export interface CheckpointStatus {
-  name: string;
-  backend: ServiceName;
-  state: Checkpoint | null;
-  sampler: Checkpoint | null;
-}
 
 interface Target {
   /** What the user typed (a name or a path). */

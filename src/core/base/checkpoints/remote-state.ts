@@ -5,6 +5,14 @@
  */
 import type { Checkpoint } from "../tinker/wire/types";
 
+/** One line of `agent-lab ckpt status --json`: a registered name and the service's record of each of its paths (null: not there). */
+export interface CheckpointStatus {
+  name: string;
+  backend: "local" | "tinker";
+  state: Checkpoint | null;
+  sampler: Checkpoint | null;
+}
+
 /** Warn when a checkpoint the workspace uses expires within this many days. */
 export const EXPIRY_WARNING_DAYS = 2;
 const DAY_MS = 86_400_000;
