@@ -4,10 +4,18 @@
  * ledger count through summary.json). `--tinker` compares the ledger's tokens with the service's
  * billing usage for the same hours (ledger/reconcile.ts).
  */
+import { readFileSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
+import { RUN_FILES } from "../core/base/runs/run-folder";
 import { UserError } from "../core/base/errors";
 import { readLedger, startOfToday, workspaceSpend, type WorkspaceSpend } from "../core/base/ledger";
-import { billingPeriod, billingWindows, reconcile, renderReconciliation } from "../core/base/ledger/reconcile";
+import {
+  billingPeriod,
+  billingWindows,
+  reconcile,
+  renderReconciliation,
+  runService,
+} from "../core/base/ledger/reconcile";
 import { chooseBackend, connectCheckpointService } from "./checkpoint-service";
 import { SPEND_STEP } from "../core/steps/catalog/catalog";
 import { parseStepArgs } from "./step-args";
@@ -89,10 +97,20 @@ async function reconcileWithService(
     const usage = [];
     for (const w of billingWindows(period.start, period.end))
       usage.push(await conn.service.billingUsage(w.start, w.end));
-    const result = reconcile(period, spend, usage);
+    const result = reconcile(period, spend, usage, (name) => runService(readManifest(join(runsDir, name))) === backend);
     if (json) console.log(JSON.stringify(result, null, 2));
     else console.log(renderReconciliation(result, backend === "local" ? "the local backend" : "Tinker"));
   } finally {
     await conn.close();
+  }
+}
+
+/** A run's manifest.json, or undefined when it has none or it does not parse. */
+function readManifest(runDir: string): unknown {
+  try {
+    return JSON.parse(readFileSync(join(runDir, RUN_FILES.manifest), "utf8"));
+  } catch {
+    // No manifest (or a torn one): the run names no service and is listed as not counted.
+    return undefined;
   }
 }

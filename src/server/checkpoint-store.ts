@@ -11,7 +11,8 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Checkpoint, LoraConfig, TrainingRun } from "../core/base/tinker/wire/types";
-import { writeFileAtomic } from "../core/base/util/atomic-write";
+import { randomUUID } from "node:crypto";
+import { createFileExclusive, writeFileAtomic } from "../core/base/util/atomic-write";
 
 export type CheckpointKind = "weights" | "sampler_weights";
 
@@ -56,9 +57,26 @@ function runFolder(dir: string, runId: string): string {
   return join(dir, "runs", encodeURIComponent(runId));
 }
 
+/** The file naming a backend folder: a random id, so a client can tell which folder a running backend serves. */
+const STORE_ID_FILE = "store-id";
+
+/** The folder's id, made on first use (two processes racing both read the one that won). */
+export function localStoreId(dir: string): string {
+  const file = join(dir, STORE_ID_FILE);
+  if (!existsSync(file)) {
+    mkdirSync(dir, { recursive: true });
+    createFileExclusive(file, randomUUID());
+  }
+  return readFileSync(file, "utf8").trim();
+}
+
 export class CheckpointStore {
+  /** This folder's id (localStoreId), reported by get_server_capabilities. */
+  readonly id: string;
+
   constructor(readonly dir: string) {
     mkdirSync(join(dir, "runs"), { recursive: true });
+    this.id = localStoreId(dir);
   }
 
   private runDir(runId: string): string {

@@ -333,6 +333,8 @@ class Router {
             })),
             local_stand_in: true,
             notice: STAND_IN_NOTICE,
+            // Which backend folder this server serves, so a command for one workspace never uses another's server.
+            local_store_id: b.store.id,
           });
         case "training_runs":
           return ok(b.listTrainingRuns(intParam(url, "limit", 20), intParam(url, "offset", 0)));

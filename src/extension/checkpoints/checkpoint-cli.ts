@@ -22,7 +22,12 @@ export interface CliHost {
 }
 
 /** `agent-lab ckpt ARGS --workspace <folder> --local-port <port>`. */
-export async function runCkptCli(host: CliHost, args: readonly string[]): Promise<CliOutput> {
+export function runCkptCli(host: CliHost, args: readonly string[]): Promise<CliOutput> {
+  return runLabCli(host, "ckpt", args);
+}
+
+/** `agent-lab COMMAND ARGS --workspace <folder> --local-port <port>` (a command with both flags). */
+export async function runLabCli(host: CliHost, command: string, args: readonly string[]): Promise<CliOutput> {
   const folder = host.workspace.requireFolder();
   const key = await host.keys.get();
   const env: NodeJS.ProcessEnv = {
@@ -33,7 +38,15 @@ export async function runCkptCli(host: CliHost, args: readonly string[]): Promis
     ...(key ? { TINKER_API_KEY: key } : {}),
   };
   const cli = host.context.asAbsolutePath(path.join("dist", "cli.js"));
-  const argv = [cli, "ckpt", ...args, "--workspace", folder, "--local-port", String(host.workspace.localBackendPort())];
+  const argv = [
+    cli,
+    command,
+    ...args,
+    "--workspace",
+    folder,
+    "--local-port",
+    String(host.workspace.localBackendPort()),
+  ];
   return new Promise((resolve) => {
     execFile(process.execPath, argv, { cwd: folder, env, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
@@ -42,8 +55,8 @@ export async function runCkptCli(host: CliHost, args: readonly string[]): Promis
   });
 }
 
-/** The CLI's one-line refusal without its "agent-lab ckpt: " prefix (the last line of stderr). */
+/** The CLI's one-line refusal without its "agent-lab <command>: " prefix (the last line of stderr). */
 export function cliMessage(out: CliOutput): string {
   const lines = out.stderr.trim().split("\n").filter(Boolean);
-  return (lines.at(-1) ?? `agent-lab ckpt exited with code ${out.code}`).replace(/^agent-lab ckpt: /, "");
+  return (lines.at(-1) ?? `agent-lab exited with code ${out.code}`).replace(/^agent-lab [a-z-]+: /, "");
 }

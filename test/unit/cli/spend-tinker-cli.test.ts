@@ -5,7 +5,7 @@
  * ≤ 14-day windows) is checked on its own.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ChildProcess } from "node:child_process";
@@ -96,9 +96,18 @@ describe("cli/spend --tinker", function () {
       const res = await sampler.sample({ prompt: [1, 2, 3], numSamples: 1, maxTokens: 5, seed: 2 }).result();
       service.close();
       mkdirSync(join(ws, "runs", "job"), { recursive: true });
+      writeFileSync(join(ws, "runs", "job", "manifest.json"), JSON.stringify({ backend: "local" }));
       const ledger = CostLedger.open(join(ws, "runs", "job"), { prices: null });
       ledger.record({ kind: "train", trained: 5 });
       ledger.record({ kind: "sample", prefill: 3, sampled: res.sequences[0].tokens.length });
+      // Sampled from a scripted reader: its manifest names no service, so it is listed, not counted.
+      mkdirSync(join(ws, "runs", "scripted"), { recursive: true });
+      writeFileSync(join(ws, "runs", "scripted", "manifest.json"), JSON.stringify({ policy: { kind: "scripted" } }));
+      CostLedger.open(join(ws, "runs", "scripted"), { prices: null }).record({
+        kind: "sample",
+        prefill: 50,
+        sampled: 9,
+      });
     });
 
     after(async () => {
@@ -117,6 +126,7 @@ describe("cli/spend --tinker", function () {
       assert.match(r.stdout, /^ {2}training tokens {12}5 {11}5$/m);
       assert.match(r.stdout, /^ {2}prefill tokens {13}3 {11}3$/m);
       assert.match(r.stdout, /^ {2}all token counts match$/m);
+      assert.match(r.stdout, /^ {2}not counted \(their manifests name another source\): scripted$/m);
     });
 
     it("names a difference when the ledger holds tokens the service did not bill", async () => {

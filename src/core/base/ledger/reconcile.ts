@@ -22,12 +22,27 @@ export const KIND_LABELS: Record<ReconciledKind, string> = {
 export interface Reconciliation {
   start: string;
   end: string;
+  /** Runs whose ledger was not counted: their manifest names another source (a scripted reader, another service). */
+  leftOut: string[];
   ledger: Record<ReconciledKind, number>;
   service: Record<ReconciledKind, number>;
   /** What the service bills that the ledger does not track. */
   serviceOnly: { checkpoints: number; storageGigabyteHours: number };
   /** One sentence per kind whose counts differ; empty when all match. */
   differences: string[];
+}
+
+/**
+ * The service a run's tokens went to, from its manifest: a training run's `backend`, an eval's
+ * `policy.kind` ("local-backend" or "tinker"); undefined for runs that name neither (sampled from a
+ * scripted reader, or written by an older build), which the comparison leaves out and lists.
+ */
+export function runService(manifest: unknown): "local" | "tinker" | undefined {
+  if (typeof manifest !== "object" || manifest === null) return undefined;
+  const m = manifest as { backend?: unknown; policy?: { kind?: unknown } };
+  if (m.backend === "local" || m.backend === "tinker") return m.backend;
+  const kind = m.policy?.kind;
+  return kind === "local-backend" ? "local" : kind === "tinker" ? "tinker" : undefined;
 }
 
 /** The hour-aligned period [floor(since), the hour after now). */
@@ -45,13 +60,20 @@ export function billingWindows(start: Date, end: Date): { start: Date; end: Date
   return out;
 }
 
+/** `counted(run name)`: whether that run's ledger used this service (runService); the rest are listed in leftOut. */
 export function reconcile(
   period: { start: Date; end: Date },
   spend: WorkspaceSpend,
   usage: readonly BillingUsageResponse[],
+  counted: (runName: string) => boolean = () => true,
 ): Reconciliation {
   const ledger = { training: 0, prefill: 0, sampled: 0 };
+  const leftOut: string[] = [];
   for (const r of spend.runs) {
+    if (!counted(r.name)) {
+      leftOut.push(r.name);
+      continue;
+    }
     ledger.training += r.tokens.trained;
     ledger.prefill += r.tokens.prefill;
     ledger.sampled += r.tokens.sampled;
@@ -73,6 +95,7 @@ export function reconcile(
   return {
     start: period.start.toISOString(),
     end: period.end.toISOString(),
+    leftOut,
     ledger,
     service,
     serviceOnly,
@@ -96,5 +119,6 @@ export function renderReconciliation(r: Reconciliation, serviceName: string): st
     ...rows,
     ...extra,
     verdict,
+    ...(r.leftOut.length ? [`  not counted (their manifests name another source): ${r.leftOut.join(", ")}`] : []),
   ].join("\n");
 }
