@@ -13,7 +13,8 @@ export class CheckpointLifecycleSource implements vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChange = this.changed.event;
   private running: Promise<void> | undefined;
-  private asked = false;
+  /** Names a refresh has been asked for: a row new since (a checkpoint just registered) asks once more. */
+  private readonly attempted = new Set<string>();
   private readonly warned = new Set<string>();
 
   constructor(private readonly host: CliHost) {}
@@ -23,19 +24,25 @@ export class CheckpointLifecycleSource implements vscode.Disposable {
   }
 
   note(name: string): string | undefined {
-    if (!this.asked) void this.refresh();
+    if (!this.attempted.has(name)) {
+      this.attempted.add(name);
+      // A refresh already under way may have read the registry before this name was in it.
+      void (this.running ?? Promise.resolve()).then(() => this.refresh());
+    }
     return lifecycleNote(this.statuses.get(name));
   }
 
   /** Re-reads every registered checkpoint's record; concurrent calls share one run. */
   refresh(): Promise<void> {
-    this.asked = true;
     // An untrusted workspace runs no process of ours (its settings could point anywhere).
     if (!vscode.workspace.isTrusted || !this.host.workspace.folder) return Promise.resolve();
     this.running ??= (async () => {
       try {
         const out = await runCkptCli(this.host, ["status", "--json"]);
-        if (out.code !== 0) return;
+        if (out.code !== 0) {
+          console.error(`Agent Lab: agent-lab ckpt status failed: ${out.stderr.trim()}`);
+          return;
+        }
         this.statuses = parseCheckpointStatus(out.stdout);
         this.changed.fire();
         this.warnExpiring();
