@@ -2,8 +2,8 @@
  * After the offline pipeline in an empty folder (offline-pipeline.test.ts runs it first): a
  * checkpoint's lifecycle on the local backend from the Checkpoints view — Set TTL…, Publish,
  * Download…, Delete… — each shown in the rows (expiry, public, gone), the expiry warning, and a
- * delete refused while a run needs the checkpoint. Deletes only the first GRPO checkpoint, which
- * nothing later uses.
+ * delete refused while a run needs the checkpoint. Deletes only the last GRPO checkpoint, which
+ * nothing was trained from (each earlier one is the next one's parent).
  */
 import * as assert from "node:assert/strict";
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
