@@ -22,7 +22,7 @@ describe("after the offline pipeline: checkpoint lifecycle on the local backend 
     const row = async (name: string) => (await rows()).find((r) => labelOf(r.item) === name);
     const description = async (name: string) => String((await row(name))?.item.description ?? "");
     const names = (await rows()).map((r) => labelOf(r.item));
-    const grpo = names.filter((n) => /^grpo-s\d+$/.test(n)).sort((a, b) => Number(a.slice(6)) - Number(b.slice(6)))[0];
+    const grpo = names.filter((n) => /^grpo-s\d+$/.test(n)).sort((a, b) => Number(b.slice(6)) - Number(a.slice(6)))[0];
     const sft = names.find((n) => /^sft-e\d+$/.test(n));
     assert.ok(grpo && sft, `GRPO and SFT checkpoints in the view (saw ${names.join(", ")})`);
     await waitFor(
