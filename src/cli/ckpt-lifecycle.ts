@@ -37,7 +37,6 @@ export interface LifecycleOptions {
   json: boolean;
 }
 
-
 interface Target {
   /** What the user typed (a name or a path). */
   label: string;
