@@ -2,6 +2,9 @@
  * `agent-lab ckpt NAME [state]` — the recipe's ckpt.py: print a registered checkpoint's sampler path
  * (for `eval --model-path`) or its state path (for `train-grpo --init-state`), so shells can write
  * `$(agent-lab ckpt sft-e2 state)`. `--list` prints every registered name.
+ *
+ * The lifecycle verbs (`info|ttl|publish|unpublish|download|delete NAME|PATH`, `--remote`) are the
+ * official tinker CLI's, run against the service that holds the checkpoint (ckpt-lifecycle.ts).
  */
 import { join } from "node:path";
 import { UserError } from "../core/base/errors";
@@ -13,13 +16,15 @@ import {
   requireCheckpoint,
 } from "../core/base/checkpoints/registry";
 import { CKPT_STEP } from "../core/steps/catalog/catalog";
+import { LIFECYCLE_VERBS, runLifecycle, type LifecycleVerb } from "./ckpt-lifecycle";
 import { parseStepArgs } from "./step-args";
 
 export async function run(argv: string[]): Promise<void> {
   const args = parseStepArgs(CKPT_STEP, argv);
   if (!args) return;
   const { values, positionals, config, workspaceDir } = args;
-  const file = registryPath(join(workspaceDir, config.runsDir));
+  const runsDir = join(workspaceDir, config.runsDir);
+  const file = registryPath(runsDir);
   if (values.list) {
     const entries = readRegistry(file);
     for (const name of knownNames(entries)) {
@@ -29,6 +34,21 @@ export async function run(argv: string[]): Promise<void> {
       );
     }
     return;
+  }
+  const [first, ...rest] = positionals;
+  if (values.remote || (LIFECYCLE_VERBS as readonly string[]).includes(first ?? "")) {
+    return runLifecycle({
+      verb: values.remote ? "remote" : (first as LifecycleVerb),
+      args: values.remote ? positionals : rest,
+      runsDir,
+      workspaceDir,
+      backend: values.backend,
+      port: values["local-port"],
+      out: values.out,
+      force: Boolean(values.force),
+      yes: Boolean(values.yes),
+      json: Boolean(values.json),
+    });
   }
   const [name, which = "sampler", ...extra] = positionals;
   if (!name) throw new UserError("a checkpoint NAME is required (agent-lab ckpt --list prints them)");

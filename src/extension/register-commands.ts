@@ -15,6 +15,8 @@ import { trainCommands } from "./commands/train-commands";
 import { viewCommands } from "./commands/view-commands";
 import { cookbookCommands } from "./commands/cookbook-commands";
 import { checkpointCompareCommands } from "./commands/checkpoint-compare-commands";
+import { checkpointLifecycleCommands } from "./commands/checkpoint-lifecycle-commands";
+import { CheckpointLifecycleSource } from "./checkpoints/checkpoint-lifecycle-source";
 
 export type { Lab } from "./commands/lab";
 
@@ -31,6 +33,9 @@ export function registerCommands(lab: Lab): vscode.Disposable[] {
         console.error(`agentLab command ${id} failed`, e);
       }
     };
+  // The Checkpoints rows' expiry and public flag, and the actions that change them.
+  const lifecycle = new CheckpointLifecycleSource(lab);
+  const lifecycleRows = lab.checkpoints.setLifecycle(lifecycle);
   const table: CommandTable = {
     ...dataCommands(lab),
     ...evalCommands(lab),
@@ -41,6 +46,12 @@ export function registerCommands(lab: Lab): vscode.Disposable[] {
     ...cookbookCommands(lab),
     ...checkpointCompareCommands(lab),
     ...jobCommands(lab),
+    ...checkpointLifecycleCommands(lab, lifecycle),
   };
-  return [spendChannel, ...Object.entries(table).map(([id, fn]) => vscode.commands.registerCommand(id, guard(id, fn)))];
+  return [
+    spendChannel,
+    lifecycle,
+    lifecycleRows,
+    ...Object.entries(table).map(([id, fn]) => vscode.commands.registerCommand(id, guard(id, fn))),
+  ];
 }

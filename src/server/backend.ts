@@ -16,12 +16,13 @@ import {
 } from "./checkpoint-store";
 import { ComputeClient } from "./compute/client";
 import type { ComputeJob, ComputeResult } from "./compute/jobs";
-import { encodeSampleResponse } from "../core/base/tinker/wire/codec";
+import { decodeSampleResponse, encodeSampleResponse } from "../core/base/tinker/wire/codec";
 import { FutureStore, type FutureResult } from "./futures";
 import { HttpError } from "./http-error";
 import { UserInputError } from "./model/errors";
 import { MAX_RANK } from "./model/tiny-model";
 import type { TestSeam } from "./test-seam";
+import { UsageMeter } from "./usage-meter";
 import type {
   CreateModelBody,
   CreateSamplingSessionBody,
@@ -129,6 +130,8 @@ function jsonOf(r: ComputeResult): unknown {
 export class LocalBackend {
   readonly futures = new FutureStore();
   readonly store: CheckpointStore;
+  /** What Tinker would bill, answered by GET billing/usage/events. */
+  readonly usage: UsageMeter;
   private readonly compute = new ComputeClient();
   private readonly sessions = new Map<string, SessionState>();
   private readonly training = new Map<string, TrainingState>();
@@ -145,6 +148,7 @@ export class LocalBackend {
 
   constructor(readonly options: BackendOptions) {
     this.store = new CheckpointStore(options.dir);
+    this.usage = new UsageMeter(options.dir);
   }
 
   private logOp(kind: string, start: number): void {
@@ -423,6 +427,8 @@ export class LocalBackend {
         lossConfig: req.loss_fn_config,
         backward: !req.forward_only,
       });
+      const tokens = req.datums.reduce((sum, d) => sum + d.input.length, 0);
+      this.usage.record("training", tokens, t.run.base_model, t.run.session_id);
       return { kind: "proto", bytes: bytesOf(r) };
     });
   }
@@ -443,6 +449,7 @@ export class LocalBackend {
     ) as number;
     this.store.commit(p, size, ttl);
     this.store.saveRun(t.run);
+    this.usage.record("checkpoint", 1, t.run.base_model, t.run.session_id);
   }
 
   saveWeights(body: SaveWeightsBody): { request_id: string; model_id: string } {
@@ -690,6 +697,7 @@ export class LocalBackend {
         const scripted = seam?.sample?.(body);
         const r = scripted ? { bytes: encodeSampleResponse(scripted) } : await this.sampleWithModel(s, body, seed);
         result = { kind: "proto", bytes: bytesOf(r) };
+        this.meterSample(s, body, result.bytes);
       } catch (e) {
         result = LocalBackend.failure(e);
       }
@@ -697,6 +705,14 @@ export class LocalBackend {
       this.futures.resolve(id, result);
     })();
     return { request_id: id };
+  }
+
+  /** Bills a finished sample as Tinker does: the prompt once (whatever num_samples), every sampled token. */
+  private meterSample(s: SamplerState, body: SampleBody, bytes: Uint8Array): void {
+    const session = s.id.slice(0, s.id.indexOf(":sample:"));
+    const sampled = decodeSampleResponse(bytes).sequences.reduce((sum, q) => sum + q.tokens.length, 0);
+    this.usage.record("sampling_prefill", body.prompt.length, s.baseModel, session || undefined);
+    this.usage.record("sampling_sample", sampled, s.baseModel, session || undefined);
   }
 
   private async sampleWithModel(s: SamplerState, body: SampleBody, seed: number): Promise<ComputeResult> {

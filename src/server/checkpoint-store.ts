@@ -11,7 +11,8 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Checkpoint, LoraConfig, TrainingRun } from "../core/base/tinker/wire/types";
-import { writeFileAtomic } from "../core/base/util/atomic-write";
+import { randomUUID } from "node:crypto";
+import { createFileExclusive, writeFileAtomic } from "../core/base/util/atomic-write";
 
 export type CheckpointKind = "weights" | "sampler_weights";
 
@@ -52,13 +53,34 @@ function writeJson(path: string, value: unknown): void {
   writeFileAtomic(path, JSON.stringify(value, null, 1));
 }
 
+function runFolder(dir: string, runId: string): string {
+  return join(dir, "runs", encodeURIComponent(runId));
+}
+
+/** The file naming a backend folder: a random id, so a client can tell which folder a running backend serves. */
+const STORE_ID_FILE = "store-id";
+
+/** The folder's id, made on first use (two processes racing both read the one that won). */
+export function localStoreId(dir: string): string {
+  const file = join(dir, STORE_ID_FILE);
+  if (!existsSync(file)) {
+    mkdirSync(dir, { recursive: true });
+    createFileExclusive(file, randomUUID());
+  }
+  return readFileSync(file, "utf8").trim();
+}
+
 export class CheckpointStore {
+  /** This folder's id (localStoreId), reported by get_server_capabilities. */
+  readonly id: string;
+
   constructor(readonly dir: string) {
     mkdirSync(join(dir, "runs"), { recursive: true });
+    this.id = localStoreId(dir);
   }
 
   private runDir(runId: string): string {
-    return join(this.dir, "runs", encodeURIComponent(runId));
+    return runFolder(this.dir, runId);
   }
 
   checkpointDir(p: TinkerPath): string {
@@ -84,12 +106,21 @@ export class CheckpointStore {
   }
 
   exists(p: TinkerPath): boolean {
-    const meta = this.checkpointMeta(p);
-    return meta !== undefined && !this.expired(meta);
+    return this.liveMeta(p) !== undefined;
   }
 
   private expired(c: Checkpoint): boolean {
     return c.expires_at !== undefined && Date.parse(c.expires_at) < Date.now();
+  }
+
+  /** A checkpoint's record unless it is absent or past its TTL; an expired one is removed from disk here, as Tinker drops it. */
+  liveMeta(p: TinkerPath): Checkpoint | undefined {
+    const meta = this.checkpointMeta(p);
+    if (meta && this.expired(meta)) {
+      this.delete(p);
+      return undefined;
+    }
+    return meta;
   }
 
   /** Clears a checkpoint's folder before a model is written into it (saveModel in the compute worker). */
@@ -128,8 +159,8 @@ export class CheckpointStore {
       const kindDir = join(this.runDir(runId), kind);
       if (!existsSync(kindDir)) continue;
       for (const entry of readdirSync(kindDir)) {
-        const meta = this.checkpointMeta({ runId, kind, name: decodeURIComponent(entry) });
-        if (meta && !this.expired(meta)) out.push(meta);
+        const meta = this.liveMeta({ runId, kind, name: decodeURIComponent(entry) });
+        if (meta) out.push(meta);
       }
     }
     return out.sort((a, b) => (a.time < b.time ? -1 : a.time > b.time ? 1 : 0));
@@ -142,13 +173,49 @@ export class CheckpointStore {
     return true;
   }
 
+  /** Sets the expiry `ttlSeconds` from now, or removes it (null); false when there is no such live checkpoint. */
   setTtl(p: TinkerPath, ttlSeconds: number | null): boolean {
-    const meta = this.checkpointMeta(p);
+    return this.update(p, (meta) => {
+      if (ttlSeconds === null || ttlSeconds <= 0) delete meta.expires_at;
+      else meta.expires_at = new Date(Date.now() + ttlSeconds * 1000).toISOString();
+    });
+  }
+
+  /** Publishes (public: true) or unpublishes a checkpoint; false when there is no such live checkpoint. */
+  setPublic(p: TinkerPath, isPublic: boolean): boolean {
+    return this.update(p, (meta) => {
+      meta.public = isPublic;
+    });
+  }
+
+  private update(p: TinkerPath, change: (meta: Checkpoint) => void): boolean {
+    const meta = this.liveMeta(p);
     if (!meta) return false;
-    if (ttlSeconds === null || ttlSeconds <= 0) delete meta.expires_at;
-    else meta.expires_at = new Date(Date.now() + ttlSeconds * 1000).toISOString();
+    change(meta);
     writeJson(join(this.checkpointDir(p), "checkpoint.json"), meta);
     return true;
+  }
+
+  /** The files of a live checkpoint (names relative to its folder, "/"-separated, sorted), for its archive. */
+  checkpointFiles(p: TinkerPath): { name: string; path: string }[] | undefined {
+    if (!this.exists(p)) return undefined;
+    const root = this.checkpointDir(p);
+    const out: { name: string; path: string }[] = [];
+    const walk = (dir: string, prefix: string): void => {
+      for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+        if (entry.isDirectory()) walk(join(dir, entry.name), `${prefix}${entry.name}/`);
+        else if (entry.isFile()) out.push({ name: `${prefix}${entry.name}`, path: join(dir, entry.name) });
+      }
+    };
+    walk(root, "");
+    return out;
+  }
+
+  /** Every live checkpoint of every run, with the run's base model (for storage metering). */
+  allCheckpoints(): { checkpoint: Checkpoint; baseModel: string }[] {
+    return this.listRuns().flatMap((run) =>
+      this.listCheckpoints(run.training_run_id).map((checkpoint) => ({ checkpoint, baseModel: run.base_model })),
+    );
   }
 
   trainingRun(run: RunRecord): TrainingRun {
@@ -170,4 +237,9 @@ export class CheckpointStore {
     if (run.user_metadata) out.user_metadata = run.user_metadata;
     return out;
   }
+}
+
+/** Whether a local backend folder holds a training run (without creating anything). */
+export function localStoreHasRun(dir: string, runId: string): boolean {
+  return existsSync(join(runFolder(dir, runId), "run.json"));
 }

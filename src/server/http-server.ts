@@ -14,6 +14,11 @@ import { HttpError } from "./http-error";
 import { observedRequest, type ScriptedReply, type TestSeam } from "./test-seam";
 import * as validate from "./validate";
 import { decodeForwardBackwardRequest } from "../core/base/tinker/wire/codec";
+import { checkpointArchive } from "./checkpoint-archive";
+import { billingWindow } from "./usage-meter";
+
+/** Where a checkpoint archive URL points: /api/v1/checkpoint_archives/<run>/<kind>/<name>.tar. */
+const ARCHIVE_ROUTE = "checkpoint_archives";
 
 export interface LocalBackendOptions {
   /** 0 (default) picks a free port. */
@@ -45,6 +50,8 @@ interface Reply {
   status: number;
   body?: unknown;
   proto?: Uint8Array;
+  /** Raw bytes of another type (a checkpoint archive). */
+  file?: { bytes: Uint8Array; contentType: string };
   headers?: Record<string, string>;
 }
 
@@ -234,7 +241,14 @@ class Router {
     if (res.destroyed) return;
     // A body left unread (refused as too large) would otherwise stall the connection.
     if (!req.complete) res.setHeader("Connection", "close");
-    if (reply.proto) {
+    if (reply.file) {
+      res.writeHead(reply.status, {
+        "Content-Type": reply.file.contentType,
+        "Content-Length": reply.file.bytes.byteLength,
+        ...reply.headers,
+      });
+      res.end(reply.file.bytes);
+    } else if (reply.proto) {
       res.writeHead(reply.status, {
         "Content-Type": PROTO,
         "Content-Length": reply.proto.byteLength,
@@ -319,6 +333,8 @@ class Router {
             })),
             local_stand_in: true,
             notice: STAND_IN_NOTICE,
+            // Which backend folder this server serves, so a command for one workspace never uses another's server.
+            local_store_id: b.store.id,
           });
         case "training_runs":
           return ok(b.listTrainingRuns(intParam(url, "limit", 20), intParam(url, "offset", 0)));
@@ -328,16 +344,27 @@ class Router {
           return ok({
             sessions: b.listSessions(intParam(url, "offset", 0), Math.min(intParam(url, "limit", 20), 1_000)),
           });
+        case "billing/usage/events":
+          return ok(
+            b.usage.events(
+              billingWindow(url.searchParams.get("starting_on"), url.searchParams.get("ending_before")),
+              b.store.allCheckpoints(),
+            ),
+          );
       }
     }
-    return this.routeWithIds(method, pathSegments(endpoint), raw);
+    return this.routeWithIds(method, pathSegments(endpoint), raw, `http://${req.headers.host ?? "127.0.0.1"}`);
   }
 
   /** Endpoints whose path carries ids: samplers/{id}, sessions/{id}, training_runs/{run}/checkpoints/... */
-  private routeWithIds(method: string, parts: string[], raw: Buffer): Reply {
+  private routeWithIds(method: string, parts: string[], raw: Buffer, origin: string): Reply {
     const b = this.backend;
     const ok = (body: unknown): Reply => ({ status: 200, body });
     const [head, id, sub, ...rest] = parts;
+    if (head === ARCHIVE_ROUTE && id && method === "GET" && rest.length === 1 && rest[0].endsWith(".tar")) {
+      const path = b.checkpointPath(id, `${sub}/${rest[0].slice(0, -".tar".length)}`);
+      return { status: 200, file: { bytes: checkpointArchive(b.store, path), contentType: "application/x-tar" } };
+    }
     if (head === "samplers" && id && !sub && method === "GET") return ok(b.samplerInfo(id));
     if (head === "sessions" && id && !sub && method === "GET") return ok(b.getSession(id));
     if (head === "sessions" && id && sub === "project" && method === "PUT") return ok({});
@@ -354,18 +381,19 @@ class Router {
         }
         if (!b.store.exists(path)) throw new HttpError(404, `no checkpoint ${checkpointId} in ${id}`);
         if (action === "archive" && method === "GET") {
-          // No download service locally: point at the checkpoint folder on this machine.
+          // The archive is built when its URL is fetched; the URL names this server, as Tinker's names its storage.
+          const file = `${encodeURIComponent(id)}/${path.kind}/${encodeURIComponent(path.name)}.tar`;
           return ok({
-            url: `file://${b.store.checkpointDir(path)}`,
+            url: `${origin}/api/v1/${ARCHIVE_ROUTE}/${file}`,
             expires: new Date(Date.now() + 15 * 60_000).toISOString(),
           });
         }
-        if (action === "publish" && (method === "POST" || method === "DELETE")) return ok({});
+        if (action === "publish" && (method === "POST" || method === "DELETE")) {
+          b.store.setPublic(path, method === "POST");
+          return ok({});
+        }
         if (action === "ttl" && method === "PUT") {
-          const ttl = jsonBody(raw, "ttl").ttl_seconds;
-          if (ttl !== undefined && ttl !== null && (typeof ttl !== "number" || !Number.isFinite(ttl)))
-            throw new HttpError(400, `ttl_seconds must be a number or null, got ${JSON.stringify(ttl).slice(0, 40)}`);
-          b.store.setTtl(path, typeof ttl === "number" ? ttl : null);
+          b.store.setTtl(path, validate.ttlSeconds(jsonBody(raw, "ttl")));
           return ok({});
         }
       }

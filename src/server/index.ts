@@ -3,3 +3,4 @@ export { startLocalBackend, clientConfig, type LocalBackendOptions, type Running
 export { parseFaultSpec, type FaultOptions } from "./faults";
 export { STAND_IN_NOTICE } from "./backend";
 export { connectOrStartLocalBackend, isLocalBackend, type LocalBackendHandle } from "./reuse";
+export { localStoreHasRun, localStoreId } from "./checkpoint-store";

@@ -481,3 +481,12 @@ export function requestId(body: Obj): string {
 export function tinkerPathField(body: Obj, key: string, where: string): string {
   return string(body, key, where, LIMITS.pathChars);
 }
+
+/** PUT .../ttl: a whole number of seconds above 0, or null to remove the expiry (a TTL ≤ 0 is refused). */
+export function ttlSeconds(body: Obj): number | null {
+  const ttl = body.ttl_seconds;
+  if (ttl === undefined || ttl === null) return null;
+  if (typeof ttl !== "number" || !Number.isInteger(ttl) || ttl <= 0)
+    throw bad(`ttl_seconds must be a whole number of seconds above 0, or null to remove the expiry; got ${show(ttl)}`);
+  return ttl;
+}

@@ -9,6 +9,13 @@ import {
   type CheckpointRow,
 } from "./checkpoints-model";
 import type { CheckpointValScore } from "../../core/views/checkpoints/val-score-text";
+import { withLifecycle } from "./checkpoint-lifecycle";
+
+/** Where a row's lifecycle note (expiry, public) comes from: checkpoint-lifecycle-source.ts. */
+export interface LifecycleNotes {
+  note(name: string): string | undefined;
+  readonly onDidChange: vscode.Event<void>;
+}
 
 export type CheckpointNode =
   | { type: "checkpoint"; row: CheckpointRow }
@@ -54,6 +61,14 @@ export class CheckpointsProvider implements vscode.TreeDataProvider<CheckpointNo
     this.changed.fire(undefined);
   }
 
+  private lifecycle: LifecycleNotes | undefined;
+
+  /** Rows gain their service state (expiry, public) from here, and redraw when it changes. */
+  setLifecycle(source: LifecycleNotes): vscode.Disposable {
+    this.lifecycle = source;
+    return source.onDidChange(() => this.refresh());
+  }
+
   rows(): { rows: CheckpointRow[]; badLines: number[] } {
     let own: { rows: CheckpointRow[]; badLines: number[] } = { rows: [], badLines: [] };
     try {
@@ -94,7 +109,7 @@ export class CheckpointsProvider implements vscode.TreeDataProvider<CheckpointNo
     if (node.type === "checkpoint") {
       const item = new vscode.TreeItem(node.row.label, vscode.TreeItemCollapsibleState.Collapsed);
       item.id = `ckpt:${node.row.entry.name}`;
-      item.description = node.row.description;
+      item.description = withLifecycle(node.row.description, this.lifecycle?.note(node.row.entry.name));
       item.tooltip = node.row.tooltip;
       item.iconPath = new vscode.ThemeIcon(
         node.row.entry.kind === "grpo" ? "rocket" : node.row.entry.kind?.startsWith("cookbook") ? "beaker" : "package",

@@ -13,7 +13,8 @@
  *   agentLab.compareWithPrevious
  *   agentLab.revealRun / agentLab.deleteRun (confirmed)
  *   agentLab.copyCheckpointPath / agentLab.showTrainingRun
- *   agentLab.showSpend            today's and total spend per run (output channel + message)
+ *   agentLab.showSpend            today's and total spend per run (output channel + message), then the
+ *                                 ledger's tokens beside the service's billing usage (spend --tinker)
  *   agentLab.refresh              re-read runs, checkpoints, jobs
  */
 import { existsSync } from "node:fs";
@@ -25,6 +26,7 @@ import { openCompare, openDashboard, openExperiment, openTrace } from "../panels
 import type { RunsNode } from "../runs/runs-provider";
 import { formatUsd, previousComparableRun, type RunRow } from "../runs/runs-model";
 import { spendReport } from "../workspace/spend";
+import { cliMessage, runLabCli } from "../checkpoints/checkpoint-cli";
 import { UserError } from "../../core/base/errors";
 import { checkSameEnvironment } from "../../core/steps/ablate/ablate";
 import { comparableRuns, runEnvironment } from "./environment-choices";
@@ -213,6 +215,19 @@ async function showTrainingRun(lab: Lab, arg: unknown): Promise<void> {
   await openDashboard(lab.context, checkpointRunDir(lab.workspace.runsDir(), entry.run));
 }
 
+/**
+ * The ledger's tokens beside the service's billing usage (`agent-lab spend --tinker`), appended when
+ * the CLI answers; an untrusted workspace runs no process of ours, so it shows the ledger only.
+ */
+function appendServiceBilling(lab: Lab, channel: vscode.OutputChannel): void {
+  if (!vscode.workspace.isTrusted) return;
+  void runLabCli(lab, "spend", ["--tinker"]).then((out) => {
+    channel.appendLine("");
+    if (out.code === 0) channel.append(out.stdout);
+    else channel.appendLine(`the service's billing usage is not available: ${cliMessage(out)}`);
+  });
+}
+
 async function showSpend(lab: Lab, channel: vscode.OutputChannel): Promise<void> {
   const report = spendReport(lab.workspace.runsDir());
   channel.clear();
@@ -227,6 +242,7 @@ async function showSpend(lab: Lab, channel: vscode.OutputChannel): Promise<void>
   channel.appendLine(
     `  ${"all runs".padEnd(32)} ${formatUsd(report.totalUsd).padStart(10)} ${formatUsd(report.todayUsd).padStart(10)}`,
   );
+  appendServiceBilling(lab, channel);
   const pickShow = await vscode.window.showInformationMessage(
     `Agent Lab: ${formatUsd(report.todayUsd)} today, ${formatUsd(report.totalUsd)} in all runs.`,
     "Show Details",

@@ -16,6 +16,7 @@ import {
   CLIENT_CONFIG_DEFAULTS,
   PROTOCOL_SDK_VERSION,
   type AuthTokenResponse,
+  type BillingUsageResponse,
   type CheckpointArchiveUrlResponse,
   type CheckpointsListResponse,
   type ClientConfigResponse,
@@ -473,6 +474,50 @@ export class TinkerService implements SamplingClientSource {
       path: `/api/v1/training_runs/${p.trainingRunId}/checkpoints/${p.checkpointId}`,
       signal: options.signal,
     });
+  }
+
+  /** Makes a checkpoint public (publish: true) or private again; only the run's owner may. */
+  async setCheckpointPublished(
+    tinkerPath: string,
+    publish: boolean,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<void> {
+    const p = parseTinkerPath(tinkerPath);
+    await this.bootstrap();
+    await this.http.request({
+      method: publish ? "POST" : "DELETE",
+      path: `/api/v1/training_runs/${p.trainingRunId}/checkpoints/${p.checkpointId}/publish`,
+      signal: options.signal,
+    });
+  }
+
+  /** Sets a checkpoint to expire `ttlSeconds` from now, or removes its expiry (null). */
+  async setCheckpointTtl(
+    tinkerPath: string,
+    ttlSeconds: number | null,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<void> {
+    const p = parseTinkerPath(tinkerPath);
+    await this.bootstrap();
+    await this.http.request({
+      method: "PUT",
+      path: `/api/v1/training_runs/${p.trainingRunId}/checkpoints/${p.checkpointId}/ttl`,
+      json: { ttl_seconds: ttlSeconds },
+      signal: options.signal,
+    });
+  }
+
+  /** Hourly billing usage in [startingOn, endingBefore): UTC hour boundaries at most 14 days apart (spec §6). */
+  billingUsage(
+    startingOn: Date,
+    endingBefore: Date,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<BillingUsageResponse> {
+    return this.get(
+      "/api/v1/billing/usage/events",
+      { starting_on: startingOn.toISOString(), ending_before: endingBefore.toISOString() },
+      options.signal,
+    );
   }
 
   /** A download URL for a checkpoint archive; waits while the server is still building it (503). */

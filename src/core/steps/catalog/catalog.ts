@@ -568,25 +568,63 @@ export const SHOW_STEP = defineStep({
 
 export const CKPT_STEP = defineStep({
   name: "ckpt",
-  summary: "print a registered checkpoint's sampler (or state) path: agent-lab ckpt sft-e2 [state]",
-  positionals: "NAME [sampler|state]",
+  summary:
+    "a registered checkpoint's sampler (or state) path, and its lifecycle on the service: agent-lab ckpt sft-e2 [state], agent-lab ckpt ttl sft-e2 30",
+  positionals: "NAME [sampler|state] | info|ttl|publish|unpublish|download|delete NAME|PATH [...] | status",
   flags: {
     list: { type: "boolean", help: "print every name with its kind, step and parent" },
+    remote: {
+      type: "boolean",
+      help: "list the account's checkpoints on the service that the workspace has not registered",
+    },
+    backend: {
+      type: "string",
+      arg: "B",
+      choices: f.TRAINING_BACKENDS,
+      help: "the service holding the checkpoints (default: local when the workspace's local backend has the run, else tinker)",
+    },
+    "local-port": f.localPort,
+    out: { type: "string", arg: "DIR", help: "download: the folder to extract into (default .)" },
+    force: {
+      type: "boolean",
+      help: "download: replace an existing folder; delete: even while a run in the workspace needs the checkpoint",
+    },
+    yes: { type: "boolean", help: "delete: confirm (the checkpoint's files on the service are lost for good)" },
+    json: { type: "boolean", help: "status: print every registered checkpoint's service record as JSON" },
     workspace: f.workspace,
   },
   notes:
     "NAME is a checkpoint name from <runsDir>/checkpoints.jsonl (e.g. sft-e2, grpo-s30); when a name was registered\n" +
     "twice, the later entry wins. sampler (the default) prints the path for eval --model-path; state prints the\n" +
-    "path for train-grpo --init-state or train-sft --init-state.",
+    "path for train-grpo --init-state or train-sft --init-state.\n" +
+    "Lifecycle verbs act on both of a NAME's checkpoints (state and sampler), or on one tinker:// PATH:\n" +
+    "  info NAME|PATH               size, created, expiry and public flag as the service reports them\n" +
+    "  ttl NAME|PATH DAYS|none      expire DAYS from now (above 0), or never\n" +
+    "  publish|unpublish NAME|PATH  make public, or private again\n" +
+    "  download NAME|PATH [sampler|state] [--out DIR] [--force]   download the archive and extract it\n" +
+    "  delete NAME|PATH --yes [--force]   delete for good; refused while a run in the workspace needs it\n" +
+    "  status [--json]              every registered checkpoint's record on its service",
 });
 
 export const SPEND_STEP = defineStep({
   name: "spend",
-  summary: "what the workspace's runs spent, per run and in total (--today)",
+  summary:
+    "what the workspace's runs spent, per run and in total (--today); --tinker compares with the service's billing",
   flags: {
     today: { type: "boolean", help: "only what was spent since local midnight" },
     since: { type: "string", arg: "TIME", help: "only what was spent at or after TIME (ISO date or date-time)" },
     json: { type: "boolean", help: "print the numbers as JSON" },
+    tinker: {
+      type: "boolean",
+      help: "compare the ledger's tokens with the service's billing usage for the same hours and name any difference",
+    },
+    backend: {
+      type: "string",
+      arg: "B",
+      choices: f.TRAINING_BACKENDS,
+      help: "--tinker: the service to ask (default: local when the workspace has a local backend folder, else tinker)",
+    },
+    "local-port": f.localPort,
     workspace: f.workspace,
   },
 });

@@ -23,7 +23,7 @@ export function localBackendDir(workspaceDir: string): string {
 }
 
 /** Any key with Tinker's prefix: the local backend accepts all, and a real key must never be sent to it. */
-const LOCAL_BACKEND_KEY = "tml-local-backend";
+export const LOCAL_BACKEND_KEY = "tml-local-backend";
 
 export interface PolicyOptions extends PolicyChoice {
   config: AgentLabConfig;

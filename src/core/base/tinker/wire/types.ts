@@ -409,3 +409,30 @@ export interface CheckpointArchiveUrlResponse {
 export interface TelemetryResponse {
   status: "accepted";
 }
+
+// ---------- billing usage (spec §6: GET /api/v1/billing/usage/events) ----------
+
+/** What one hour bucket counts: a tagged union on `type`. */
+export type BillingEventInfo =
+  | { type: "training"; token_count: number }
+  | { type: "sampling_prefill"; cached: boolean; token_count: number }
+  | { type: "sampling_sample"; token_count: number }
+  | { type: "checkpoint"; count: number }
+  | { type: "storage"; gigabyte_hours: number };
+
+export interface BillingUsageEvent {
+  /** Inclusive start and exclusive end of the UTC hour bucket (RFC 3339). */
+  bucket_start: string;
+  bucket_end: string;
+  base_model?: string | null;
+  user_id?: string | null;
+  user_name?: string | null;
+  session_id?: string | null;
+  project_id?: string | null;
+  event_info: BillingEventInfo;
+}
+
+export interface BillingUsageResponse {
+  data: BillingUsageEvent[];
+  sessions: Record<string, { user_metadata?: Record<string, string> | null }>;
+}

@@ -715,8 +715,37 @@ describe("tinker client over HTTP", function () {
       const info = await s.weightsInfo(state.path);
       assert.equal(info.lora_rank, 8);
       assert.equal((await s.getSampler(sampler.samplingSessionId)).sampler_id, sampler.samplingSessionId);
-      // The local backend answers the archive with JSON (a file:// URL); Tinker redirects, with Expires.
-      assert.match((await s.checkpointArchiveUrl(state.path)).url, /^file:\/\//);
+      // The local backend answers the archive with JSON (a URL it serves); Tinker redirects, with Expires.
+      assert.match(
+        (await s.checkpointArchiveUrl(state.path)).url,
+        /^http:\/\/127\.0\.0\.1:\d+\/api\/v1\/checkpoint_archives\//,
+      );
+      // The lifecycle calls send what the official CLI sends (its rest_client: method, path, body).
+      const ckptPath = `/api/v1/training_runs/${runId}/checkpoints/weights/ckpt-001`;
+      await s.setCheckpointPublished(state.path, true);
+      await s.setCheckpointPublished(state.path, false);
+      await s.setCheckpointTtl(state.path, 3600);
+      await s.setCheckpointTtl(state.path, null);
+      assert.deepEqual(
+        server.to(`${ckptPath}/publish`).map((r) => r.method),
+        ["POST", "DELETE"],
+      );
+      assert.deepEqual(
+        server.to(`${ckptPath}/ttl`).map((r) => [r.method, r.body.toString()]),
+        [
+          ["PUT", '{"ttl_seconds":3600}'],
+          ["PUT", '{"ttl_seconds":null}'],
+        ],
+      );
+      const hour = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000);
+      await s.billingUsage(hour, new Date(hour.getTime() + 3_600_000));
+      assert.equal(
+        server.to("/api/v1/billing/usage/events")[0].query.toString(),
+        new URLSearchParams({
+          starting_on: hour.toISOString(),
+          ending_before: new Date(hour.getTime() + 3_600_000).toISOString(),
+        }).toString(),
+      );
       const archivePath = `/api/v1/training_runs/${runId}/checkpoints/weights/ckpt-001/archive`;
       const redirect = {
         status: 302,
@@ -731,7 +760,7 @@ describe("tinker client over HTTP", function () {
       assert.match((await s.checkpointArchiveUrl(state.path)).url, /ckpt-001\.tar$/);
       assert.equal(server.to(archivePath).length, 5);
       await s.deleteCheckpoint(state.path);
-      const del = server.requests.find((r) => r.method === "DELETE");
+      const del = server.requests.filter((r) => r.method === "DELETE").at(-1);
       assert.equal(del?.path, `/api/v1/training_runs/${runId}/checkpoints/weights/ckpt-001`);
       assert.deepEqual((await s.listCheckpoints(runId)).checkpoints, []);
       await assert.rejects(s.deleteCheckpoint("tinker://only-two/parts"), /three parts/);

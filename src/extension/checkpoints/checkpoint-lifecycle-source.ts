@@ -1,0 +1,75 @@
+/**
+ * Keeps the Checkpoints rows' lifecycle state (expiry, public) fresh: asks `agent-lab ckpt status
+ * --json` when the view first shows and after every lifecycle action, and warns once per checkpoint
+ * when one the workspace registered expires within EXPIRY_WARNING_DAYS.
+ */
+import * as vscode from "vscode";
+import { EXPIRY_WARNING_DAYS, timeLeft } from "../../core/base/checkpoints/remote-state";
+import { runCkptCli, type CliHost } from "./checkpoint-cli";
+import { expiringSoon, lifecycleNote, parseCheckpointStatus, type CheckpointStatus } from "./checkpoint-lifecycle";
+
+export class CheckpointLifecycleSource implements vscode.Disposable {
+  private statuses = new Map<string, CheckpointStatus>();
+  private readonly changed = new vscode.EventEmitter<void>();
+  readonly onDidChange = this.changed.event;
+  private running: Promise<void> | undefined;
+  /** Names a refresh has been asked for: a row new since (a checkpoint just registered) asks once more. */
+  private readonly attempted = new Set<string>();
+  private readonly warned = new Set<string>();
+
+  constructor(private readonly host: CliHost) {}
+
+  status(name: string): CheckpointStatus | undefined {
+    return this.statuses.get(name);
+  }
+
+  note(name: string): string | undefined {
+    if (!this.attempted.has(name)) {
+      this.attempted.add(name);
+      // A refresh already under way may have read the registry before this name was in it.
+      void (this.running ?? Promise.resolve()).then(() => this.refresh());
+    }
+    return lifecycleNote(this.statuses.get(name));
+  }
+
+  /** Re-reads every registered checkpoint's record; concurrent calls share one run. */
+  refresh(): Promise<void> {
+    // An untrusted workspace runs no process of ours (its settings could point anywhere).
+    if (!vscode.workspace.isTrusted || !this.host.workspace.folder) return Promise.resolve();
+    this.running ??= (async () => {
+      try {
+        const out = await runCkptCli(this.host, ["status", "--json"]);
+        if (out.code !== 0) {
+          console.error(`Agent Lab: agent-lab ckpt status failed: ${out.stderr.trim()}`);
+          return;
+        }
+        this.statuses = parseCheckpointStatus(out.stdout);
+        this.changed.fire();
+        this.warnExpiring();
+      } finally {
+        this.running = undefined;
+      }
+    })();
+    return this.running;
+  }
+
+  private warnExpiring(): void {
+    for (const soon of expiringSoon(this.statuses.values())) {
+      const key = `${soon.path} ${soon.expires}`;
+      if (this.warned.has(key)) continue;
+      this.warned.add(key);
+      void vscode.window
+        .showWarningMessage(
+          `Agent Lab: checkpoint ${soon.name} (${soon.path}) expires ${timeLeft(soon.expires)}, within ${EXPIRY_WARNING_DAYS} days.`,
+          "Set TTL…",
+        )
+        .then((pick) => {
+          if (pick) void vscode.commands.executeCommand("agentLab.setCheckpointTtl", soon.name);
+        });
+    }
+  }
+
+  dispose(): void {
+    this.changed.dispose();
+  }
+}
