@@ -11,12 +11,22 @@ import { changedFields } from "./run-folder";
 
 export const MANIFEST_FORMAT = 1;
 
+/**
+ * The split name of a run whose questions were typed (the playground), not taken from a split: they
+ * have no gold answers, so the run's episodes are unscored (`answers` empty, every metric 0) and no
+ * view takes the run for a split's eval. Its manifest's split names no file and hashes the questions.
+ */
+export const TYPED_QUESTIONS = "typed";
+
+/** What a run's questions came from: a split, or questions typed by hand. */
+export type RunSplit = Split | typeof TYPED_QUESTIONS;
+
 export interface RunManifest {
   format: number;
   /** The task environment; absent = the implied environment (manifest-environment.ts IMPLIED_ENVIRONMENT). */
   environment?: { name: string; version: string };
   split: {
-    name: Split;
+    name: RunSplit;
     /** File name of the split (no machine path: runs are copied between machines). */
     file: string;
     sha256: string;
