@@ -14,6 +14,7 @@ import { pipelineCommands } from "./commands/pipeline-commands";
 import { trainCommands } from "./commands/train-commands";
 import { viewCommands } from "./commands/view-commands";
 import { cookbookCommands } from "./commands/cookbook-commands";
+import { playgroundCommands } from "./commands/playground-commands";
 
 export type { Lab } from "./commands/lab";
 
@@ -39,6 +40,7 @@ export function registerCommands(lab: Lab): vscode.Disposable[] {
     ...viewCommands(lab, spendChannel),
     ...cookbookCommands(lab),
     ...jobCommands(lab),
+    ...playgroundCommands(lab),
   };
   return [spendChannel, ...Object.entries(table).map(([id, fn]) => vscode.commands.registerCommand(id, guard(id, fn)))];
 }

@@ -17,6 +17,7 @@ import type { TraceEpisodeView } from "../../core/views/trace/trace-view";
 import type { RunViewSpec } from "../../core/views/trace/run-view";
 import type { TableFormat, TextTable } from "../../core/base/util/table-text";
 import type { FailureComparison } from "../../core/views/failures/compare-failures";
+import type { PlaygroundReply, PlaygroundRequest } from "../../core/views/playground/protocol";
 import { PANELS, type PanelKind } from "./panels";
 
 export const PROTOCOL_VERSION = 2;
@@ -61,7 +62,15 @@ export type PanelState =
       /** Fields ticked as expected to differ. */ expect?: string[];
     }
   | { kind: "dashboard"; runDir: string; /** Training runs overlaid on the charts. */ overlays?: string[] }
-  | { kind: "experiment"; recordDir: string };
+  | { kind: "experiment"; recordDir: string }
+  | {
+      kind: "playground";
+      /** The environment chatted in, and the checkpoint (absent: the base model). */
+      env: string;
+      checkpoint?: string;
+      /** What the panel's title names (a checkpoint's name, or "base model"). */
+      label: string;
+    };
 
 /**
  * The most rows a trace/run carries: a screenful many times over (the list draws the rows in
@@ -129,6 +138,8 @@ export type HostMessage =
   | { v: typeof PROTOCOL_VERSION; type: "dashboard/data"; data: DashboardView }
   | { v: typeof PROTOCOL_VERSION; type: "dashboard/group"; group: GroupEpisodes }
   | { v: typeof PROTOCOL_VERSION; type: "experiment/view"; view: ExperimentView }
+  /** What the playground's process answered (core/views/playground/protocol.ts), passed on as it came. */
+  | { v: typeof PROTOCOL_VERSION; type: "playground/reply"; reply: PlaygroundReply }
   | { v: typeof PROTOCOL_VERSION; type: "error"; message: string }
   /** Asks the webview what its DOM holds (integration tests and screenshots read panels this way). */
   | {
@@ -191,6 +202,10 @@ export type WebviewMessage =
   | { v: typeof PROTOCOL_VERSION; type: "dashboard/removeOverlay"; run: string }
   /** Opens the run a number came from (one of the view's run folders, by index into `runs` of that number). */
   | { v: typeof PROTOCOL_VERSION; type: "experiment/openRun"; run: string }
+  /** A playground request for its process (the panel checks its op before passing it on). */
+  | { v: typeof PROTOCOL_VERSION; type: "playground/request"; request: PlaygroundRequest }
+  /** Opens a saved playground episode's run in the trace viewer (the run the last save named). */
+  | { v: typeof PROTOCOL_VERSION; type: "playground/openSaved" }
   | { v: typeof PROTOCOL_VERSION; type: "export"; format: "svg" | "png"; name: string; data: string }
   /** A table the panel shows, as text: onto the clipboard, or into a file the user picks (Save As…). */
   | {
@@ -232,6 +247,8 @@ const WEBVIEW_TYPES = new Set<WebviewMessage["type"]>([
   "dashboard/addOverlay",
   "dashboard/removeOverlay",
   "experiment/openRun",
+  "playground/request",
+  "playground/openSaved",
   "export",
   "table/export",
   "probeResult",
@@ -252,6 +269,7 @@ const HOST_TYPES = new Set<HostMessage["type"]>([
   "dashboard/data",
   "dashboard/group",
   "experiment/view",
+  "playground/reply",
   "error",
   "probe",
 ]);

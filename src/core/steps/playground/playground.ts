@@ -102,6 +102,11 @@ export class Playground {
     return this.env.tools;
   }
 
+  /** A turn's settings until the user changes them: eval's (greedy, the config's token limit). */
+  get defaults(): TurnSettings {
+    return { temperature: 0, maxTokens: this.o.config.maxTokens };
+  }
+
   get model(): PolicyInfo {
     return this.policy.describe();
   }
@@ -239,6 +244,38 @@ export class PlaygroundEpisode {
 
   close(): void {
     this.driver.close();
+  }
+
+  /**
+   * The episode so far as a record the trace view reads: the finished one's, or the turns so far
+   * (end "running", nothing scored yet).
+   */
+  viewRecord(): EpisodeRecord {
+    if (this.done) return this.record();
+    const t = this.driver.transcript();
+    const usd = this.turnCosts.reduce((sum, c) => sum + c.usd, 0);
+    const record = toRecord(
+      {
+        id: this.item.id,
+        question: this.item.question,
+        answers: [...this.item.answers],
+        prompt: [...t.prompt],
+        tokens: [...t.tokens],
+        sampled: [...t.sampled],
+        logprobs: [...t.logprobs],
+        hasLogprobs: true,
+        searches: t.turns.flatMap((x) => (x.query !== undefined ? [x.query] : [])),
+        answer: "",
+        end: "no_action",
+        prefill: this.turnCosts.reduce((sum, c) => sum + c.prefill, 0),
+        generated: this.turnCosts.reduce((sum, c) => sum + c.generated, 0),
+        reward: 0,
+        metrics: {},
+        turns: [...t.turns],
+      },
+      usd,
+    );
+    return { ...record, end: "running" };
   }
 
   /** The finished episode as eval's record (same writer, same bytes for the same tokens). */
