@@ -144,6 +144,9 @@ function renderEpisode(state: PlaygroundEpisodeState): void {
     ? `Ended: ${v.end}${state.scored ? ` · answer “${v.prediction}” · reward ${v.reward}` : ` · answer “${v.prediction}” (unscored: typed question)`}`
     : `${v.sections.filter((s) => s.kind === "reply").length} turn(s) so far`;
   save.disabled = !state.done;
+  // A name to save under, editable: the item and the time (run names are letters, digits, ".", "_", "-").
+  if (state.done && !saveName.value)
+    saveName.value = `chat-${v.id.replace(/[^A-Za-z0-9._-]/g, "-")}-${new Date().toISOString().replace(/[-:]/g, "").slice(4, 15)}`;
   setBusy(false, state.done);
   markFirstFrame("episodeAt");
 }
@@ -179,12 +182,14 @@ const request = (body: Parameters<typeof send>[0]) => {
   showError(undefined);
   send(body);
 };
-ask.addEventListener("click", () =>
-  request({ type: "playground/request", request: { op: "start", question: { typed: question.value } } }),
-);
-askItem.addEventListener("click", () =>
-  request({ type: "playground/request", request: { op: "start", question: { split: split.value, id: item.value } } }),
-);
+ask.addEventListener("click", () => {
+  saveName.value = "";
+  request({ type: "playground/request", request: { op: "start", question: { typed: question.value } } });
+});
+askItem.addEventListener("click", () => {
+  saveName.value = "";
+  request({ type: "playground/request", request: { op: "start", question: { split: split.value, id: item.value } } });
+});
 split.addEventListener("change", () =>
   send({ type: "playground/request", request: { op: "items", split: split.value } }),
 );

@@ -21,6 +21,22 @@ export const TYPED_QUESTIONS = "typed";
 /** What a run's questions came from: a split, or questions typed by hand. */
 export type RunSplit = Split | typeof TYPED_QUESTIONS;
 
+/**
+ * The manifest field of an episode saved from the playground (each turn's sampling settings): a
+ * hand-driven episode, which views that read a checkpoint's val score or a prompt's baseline from
+ * evals leave out (one episode is no estimate of a split).
+ */
+export const PLAYGROUND_FIELD = "playground";
+
+export interface PlaygroundManifestField {
+  turns: { temperature: number; max_tokens: number }[];
+}
+
+/** Whether a run's manifest is a playground episode's. */
+export function isPlaygroundRun(manifest: unknown): boolean {
+  return typeof manifest === "object" && manifest !== null && PLAYGROUND_FIELD in manifest;
+}
+
 export interface RunManifest {
   format: number;
   /** The task environment; absent = the implied environment (manifest-environment.ts IMPLIED_ENVIRONMENT). */

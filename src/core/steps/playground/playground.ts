@@ -14,7 +14,13 @@ import type { AgentLabConfig } from "../../base/config";
 import type { Split } from "../../base/data/question";
 import { UserError } from "../../base/errors";
 import { costUsd } from "../../base/ledger";
-import { sha256Hex, TYPED_QUESTIONS, type RunManifest } from "../../base/runs/manifest";
+import {
+  PLAYGROUND_FIELD,
+  sha256Hex,
+  TYPED_QUESTIONS,
+  type PlaygroundManifestField,
+  type RunManifest,
+} from "../../base/runs/manifest";
 import { metricRoles } from "../../base/runs/metrics";
 import { checkRunName } from "../../base/runs/run-name";
 import { isRunFolder } from "../../base/runs/run-folder";
@@ -161,7 +167,10 @@ export class Playground {
       job: { command: [PLAYGROUND_COMMAND], created: new Date().toISOString(), concurrency: 1 },
     });
     // Each turn's own settings: the run differs from an eval's fingerprint when they do.
-    manifest.playground = { turns: turns.map((t) => ({ temperature: t.temperature, max_tokens: t.maxTokens })) };
+    const field: PlaygroundManifestField = {
+      turns: turns.map((t) => ({ temperature: t.temperature, max_tokens: t.maxTokens })),
+    };
+    manifest[PLAYGROUND_FIELD] = field;
     return manifest;
   }
 
