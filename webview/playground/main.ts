@@ -63,14 +63,14 @@ app.append(
     h("h2", null, "Question"),
     question,
     ask,
-    h("div", { class: "row" }, split, item, askItem),
+    h("div", { class: "controls" }, split, item, askItem),
   ),
   h(
     "section",
     { id: "turn-section" },
     h(
       "div",
-      { class: "row" },
+      { class: "controls" },
       h("label", null, "temperature ", temperature),
       h("label", null, "max tokens ", maxTokens),
       nextTurn,
@@ -79,7 +79,7 @@ app.append(
     costs,
   ),
   streamHost,
-  h("section", { id: "save-section" }, h("div", { class: "row" }, saveName, save), saved),
+  h("section", { id: "save-section" }, h("div", { class: "controls" }, saveName, save), saved),
   tooltip,
 );
 attachTokenHover(streamHost, tooltip, () => episode);
