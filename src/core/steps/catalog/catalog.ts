@@ -743,7 +743,7 @@ export const PLAYGROUND_STEP = defineStep({
     "local-port": f.localPort,
     workspace: f.workspace,
   },
-  spends: (v) => v.backend === "tinker",
+  // No up-front estimate: each turn is priced as it runs, and the panel shows the next turn's most.
   notes:
     "Reads one request per line ({op: items|start|turn|cancel|save|close}, src/core/views/playground/protocol.ts) and\n" +
     "answers each with a line starting 'agent-lab-playground '. Each turn is sampled with its own temperature and max\n" +
