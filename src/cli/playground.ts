@@ -90,7 +90,14 @@ async function serve(playground: Playground): Promise<void> {
       }
       case "turn": {
         const ep = current(episode);
-        const turn = await ep.next({ temperature: request.temperature, maxTokens: request.maxTokens });
+        let turn;
+        try {
+          turn = await ep.next({ temperature: request.temperature, maxTokens: request.maxTokens });
+        } catch (e) {
+          // An episode replaced by a new question while its turn ran ends quietly: nobody shows it.
+          if (ep !== episode) return;
+          throw e;
+        }
         if (typeof request.maxTokens === "number") lastMaxTokens = request.maxTokens;
         // A reply for the episode still shown (a new one may have been started meanwhile).
         if (ep === episode) send({ type: turn.kind === "cancelled" ? "cancelled" : "episode", episode: state(ep) });

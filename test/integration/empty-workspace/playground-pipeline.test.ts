@@ -33,11 +33,16 @@ describe("Chat with Checkpoint after the offline pipeline (real VS Code)", funct
       await vscode.commands.executeCommand("agentLab.chatWithCheckpoint", checkpoint.node);
       const ready = await probeUntil(
         "playground",
-        ["#status", "#item option", "#tools"],
-        (r) => r[1].count > 0 && !r[0].text.startsWith("Starting"),
+        ["#status", "#item option", "#tools", "#playground-error"],
+        (r) => (r[1].count > 0 && !r[0].text.startsWith("Starting")) || r[3].text !== "",
         "the model's description and the val questions",
         120_000,
       );
+      if (ready.results[3].text) {
+        tried.push(`${labelOf(checkpoint.item)}: ${ready.results[3].text}`);
+        console.log(`      ${tried[tried.length - 1]}`);
+        continue;
+      }
       assert.match(ready.results[0].text, /local-backend/);
       await probePanel("playground", ["#ask-item"], "#ask-item");
       await probeUntil("playground", ["#status"], (r) => /turn\(s\) so far/.test(r[0].text), "the episode started");
