@@ -18,11 +18,12 @@ let busy = false;
 const status = h("p", { id: "status", class: "muted", role: "status" }, "Starting the model…");
 const errorLine = h("p", { id: "playground-error", class: "error", role: "alert", hidden: true });
 const modelInfo = h("div", { id: "model-info" });
-const question = h("textarea", {
+const question = h("input", {
   id: "question",
-  rows: 2,
+  type: "text",
   placeholder: "Type a question (unscored: no gold answer)",
-}) as HTMLTextAreaElement;
+  "aria-label": "question",
+}) as HTMLInputElement;
 const ask = h("button", { id: "ask", type: "button" }, "Ask");
 const split = h("select", { id: "split", "aria-label": "split" }) as HTMLSelectElement;
 const item = h("select", { id: "item", "aria-label": "question from the split" }) as HTMLSelectElement;

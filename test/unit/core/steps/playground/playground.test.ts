@@ -13,7 +13,7 @@ import { offlineTokenizer, type ChatTokenizer } from "../../../../../src/core/ba
 import { mergeConfig } from "../../../../../src/core/base/config";
 import { UserError } from "../../../../../src/core/base/errors";
 import { costUsd } from "../../../../../src/core/base/ledger";
-import { fingerprintDiff, TYPED_QUESTIONS } from "../../../../../src/core/base/runs/manifest";
+import { fingerprintDiff, isPlaygroundRun, TYPED_QUESTIONS } from "../../../../../src/core/base/runs/manifest";
 import { readRun, readSummary } from "../../../../../src/core/base/runs/run-files";
 import type { Policy, Sample, SampleOptions } from "../../../../../src/core/harness/policy";
 import { Playground } from "../../../../../src/core/steps/playground/playground";
@@ -89,6 +89,8 @@ describe("steps/playground: chat with a model, a turn at a time, through the one
         fingerprintDiff(run.manifest!, readRun(evalRun.runDir).manifest!).map((d) => d.field),
         ["playground.turns"],
       );
+      assert.ok(isPlaygroundRun(run.manifest), "views that score checkpoints from evals can leave it out");
+      assert.ok(!isPlaygroundRun(readRun(evalRun.runDir).manifest));
       assert.deepEqual(run.manifest!.playground, {
         turns: [
           { temperature: 0, max_tokens: 64 },
