@@ -38,6 +38,7 @@ export const LOADERS: Readonly<Record<string, Loader>> = {
   "gen-tasks": () => import("./gen-tasks"),
   "export-chat": () => import("./export-chat"),
   experiment: () => import("./experiment"),
+  playground: () => import("./playground"),
 };
 
 export const DEBUG_ENV = "AGENT_LAB_DEBUG";

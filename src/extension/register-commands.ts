@@ -17,6 +17,7 @@ import { cookbookCommands } from "./commands/cookbook-commands";
 import { checkpointCompareCommands } from "./commands/checkpoint-compare-commands";
 import { checkpointLifecycleCommands } from "./commands/checkpoint-lifecycle-commands";
 import { CheckpointLifecycleSource } from "./checkpoints/checkpoint-lifecycle-source";
+import { playgroundCommands } from "./commands/playground-commands";
 
 export type { Lab } from "./commands/lab";
 
@@ -47,6 +48,7 @@ export function registerCommands(lab: Lab): vscode.Disposable[] {
     ...checkpointCompareCommands(lab),
     ...jobCommands(lab),
     ...checkpointLifecycleCommands(lab, lifecycle),
+    ...playgroundCommands(lab),
   };
   return [
     spendChannel,

@@ -26,7 +26,7 @@ import {
 } from "../../src/core/views/trace/drift";
 import { append, clear, fmt, h, isChecked, usd } from "../shared/dom";
 import { listen, loadingLine, markFirstFrame, send, savedState, timings } from "../shared/host";
-import { highlightHits, markTokens, renderStream, splitPiece } from "./token-stream";
+import { attachTokenHover, highlightHits, markTokens, renderStream } from "./token-stream";
 import { copyTableButtons } from "../shared/copy-table";
 import { episodeTable } from "./episode-table";
 
@@ -711,30 +711,7 @@ function showHits(): void {
 }
 
 // Hover: one listener for every token.
-detail.addEventListener("mouseover", (e) => {
-  let span = (e.target as HTMLElement).closest<HTMLElement>(".tok");
-  if (span?.dataset.n && episode) {
-    // A piece of inserted text: lay it out token by token, then find the token under the pointer.
-    const { clientX, clientY } = e;
-    splitPiece(span, episode);
-    const under = document.elementFromPoint(clientX, clientY) as HTMLElement | null;
-    span = under?.closest<HTMLElement>(".tok") ?? null;
-  }
-  const key = span?.dataset.i;
-  if (!span || !key || !episode || span.dataset.n) {
-    tooltip.hidden = true;
-    return;
-  }
-  const stream = key[0] === "p" ? episode.prompt : episode.tokens;
-  const i = Number(key.slice(1));
-  const lp = stream.logprobs && stream.sampled[i] === 1 ? stream.logprobs[i].toFixed(3) : "–";
-  tooltip.textContent = `id ${stream.ids[i]} · ${JSON.stringify(stream.texts[i])} · ${stream.sampled[i] === 1 ? "sampled" : "inserted"} · logprob ${lp}`;
-  const rect = span.getBoundingClientRect();
-  tooltip.style.left = `${rect.left}px`;
-  tooltip.style.top = `${rect.bottom + 4}px`;
-  tooltip.hidden = false;
-});
-detail.addEventListener("mouseleave", () => (tooltip.hidden = true));
+attachTokenHover(detail, tooltip, () => episode);
 
 /** Another run in this panel: nothing of the last one stays (the filters do: they are the reader's). */
 function startOver(episodeId: string | undefined): void {

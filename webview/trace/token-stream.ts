@@ -243,3 +243,39 @@ export function renderStream(ep: TraceEpisodeView): { root: HTMLElement; spans: 
   }
   return { root, spans: root.querySelectorAll(".tok").length };
 }
+
+/**
+ * One hover listener for every token under `container`: the tooltip names the token's id, text,
+ * who wrote it and its logprob (a piece of inserted text is split into tokens when first reached).
+ */
+export function attachTokenHover(
+  container: HTMLElement,
+  tooltip: HTMLElement,
+  current: () => TraceEpisodeView | undefined,
+): void {
+  container.addEventListener("mouseover", (e) => {
+    const episode = current();
+    let span = (e.target as HTMLElement).closest<HTMLElement>(".tok");
+    if (span?.dataset.n && episode) {
+      // A piece of inserted text: lay it out token by token, then find the token under the pointer.
+      const { clientX, clientY } = e;
+      splitPiece(span, episode);
+      const under = document.elementFromPoint(clientX, clientY) as HTMLElement | null;
+      span = under?.closest<HTMLElement>(".tok") ?? null;
+    }
+    const key = span?.dataset.i;
+    if (!span || !key || !episode || span.dataset.n) {
+      tooltip.hidden = true;
+      return;
+    }
+    const stream = key[0] === "p" ? episode.prompt : episode.tokens;
+    const i = Number(key.slice(1));
+    const lp = stream.logprobs && stream.sampled[i] === 1 ? stream.logprobs[i].toFixed(3) : "–";
+    tooltip.textContent = `id ${stream.ids[i]} · ${JSON.stringify(stream.texts[i])} · ${stream.sampled[i] === 1 ? "sampled" : "inserted"} · logprob ${lp}`;
+    const rect = span.getBoundingClientRect();
+    tooltip.style.left = `${rect.left}px`;
+    tooltip.style.top = `${rect.bottom + 4}px`;
+    tooltip.hidden = false;
+  });
+  container.addEventListener("mouseleave", () => (tooltip.hidden = true));
+}

@@ -18,6 +18,7 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import { checkpointEnvironment } from "../../core/base/checkpoints/checkpoint-environment";
 import type { Split } from "../../core/base/data/question";
+import { TYPED_QUESTIONS } from "../../core/base/runs/manifest";
 import { EVAL_STEP, findStep, SCORE_STEP } from "../../core/steps/catalog/catalog";
 import { parseFlags } from "../../core/steps/specs/flags";
 import type { Job } from "../jobs/job-runner";
@@ -132,7 +133,12 @@ async function rerunEvalWithPrompt(lab: Lab, arg: unknown): Promise<void> {
     return;
   }
   const config = lab.workspace.config();
-  const rows = lab.runs.currentRows().filter((r) => r.kind === "eval" && r.manifest && r.summary?.split !== "test");
+  // Typed questions (the playground's) are in no split: there is nothing to rerun them on.
+  const rows = lab.runs
+    .currentRows()
+    .filter(
+      (r) => r.kind === "eval" && r.manifest && r.summary?.split !== "test" && r.summary?.split !== TYPED_QUESTIONS,
+    );
   const base =
     runFromArg(lab, arg) ?? (await pick.pickRun("Agent Lab: Rerun Eval With Current Prompt — which eval?", rows));
   if (!base?.manifest) return;

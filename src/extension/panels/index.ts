@@ -10,6 +10,7 @@ import type * as vscode from "vscode";
 import type { CompareOrigin } from "../../core/steps/ablate/compare-setup";
 import { PanelHost, PANEL_VIEW_TYPES } from "./panel-host";
 import { warmTokenizer } from "../trace/trace-run";
+import type { PlaygroundState, StartPlayground } from "../playground/playground-panel";
 
 export { PANEL_VIEW_TYPES } from "./panel-host";
 
@@ -38,6 +39,20 @@ export async function openDashboard(context: vscode.ExtensionContext, runDir: st
 /** Opens the experiment panel on an experiment's record folder (runs/<name>, holding experiment.json). */
 export async function openExperiment(context: vscode.ExtensionContext, recordDir: string): Promise<void> {
   await PanelHost.for(context).openExperiment(recordDir);
+}
+
+/** Opens a Chat with Model panel (its process started by the starter `setPlaygroundStarter` gave). */
+export function openPlayground(context: vscode.ExtensionContext, state: PlaygroundState): void {
+  PanelHost.for(context).openPlayground(state);
+}
+
+/** How Chat with Model panels start their process, and what a saved episode refreshes. Call once from activate(). */
+export function setPlaygroundStarter(
+  context: vscode.ExtensionContext,
+  start: StartPlayground,
+  onSaved: (runDir: string) => void,
+): void {
+  PanelHost.for(context).setPlaygroundStarter(start, onSaved);
 }
 
 /**

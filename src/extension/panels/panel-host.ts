@@ -16,6 +16,7 @@ import { PANELS } from "../webview/panels";
 import { PANEL_VIEW_TYPES, PROBE_PANEL_COMMAND, REFERENCE_PANEL_COMMAND, type PanelState } from "../webview/protocol";
 import { openReferencePanel } from "../webview/reference-panel";
 import { TracePanel } from "../trace/trace-panel";
+import { PlaygroundPanel, type PlaygroundState, type StartPlayground } from "../playground/playground-panel";
 import { RUN_FILES } from "../../core/base/runs/run-folder";
 
 export { PANEL_VIEW_TYPES };
@@ -147,6 +148,36 @@ export class PanelHost {
     });
   }
 
+  /** How a Chat with Model panel starts its process and what a save refreshes (set by the playground's commands). */
+  private playgroundStarter: { start: StartPlayground; onSaved: (runDir: string) => void } | undefined;
+
+  setPlaygroundStarter(start: StartPlayground, onSaved: (runDir: string) => void): void {
+    this.playgroundStarter = { start, onSaved };
+  }
+
+  /** A new Chat with Model panel on a model (one per open: chats on several checkpoints side by side). */
+  openPlayground(state: PlaygroundState): PlaygroundPanel {
+    const panel = vscode.window.createWebviewPanel(
+      PANEL_VIEW_TYPES.playground,
+      "Chat",
+      vscode.ViewColumn.Active,
+      webviewOptions(this.context),
+    );
+    return this.playgroundPanel(panel, state);
+  }
+
+  private playgroundPanel(panel: vscode.WebviewPanel, state: PlaygroundState): PlaygroundPanel {
+    const starter = this.playgroundStarter;
+    if (!starter) throw new Error("the playground's commands are not registered");
+    const key = `playground:${Date.now()}:${Math.random()}`;
+    return this.track(
+      key,
+      new PlaygroundPanel(panel, this.context, state, starter.start, starter.onSaved, (runDir) =>
+        this.openTrace(runDir, undefined, vscode.ViewColumn.Beside).then(() => undefined),
+      ),
+    );
+  }
+
   registerSerializers(): void {
     const restore = (kind: PanelState["kind"]) => ({
       deserializeWebviewPanel: async (panel: vscode.WebviewPanel, state: unknown) => {
@@ -163,6 +194,8 @@ export class PanelHost {
           this.track("compare", this.comparePanel(panel, s.runDirs, s.origin ?? "runs", s.expect));
         else if (s.kind === "experiment")
           this.track(`experiment:${s.recordDir}`, this.experimentPanel(panel, s.recordDir));
+        // A restored chat starts its model again, with no episode (an unsaved one was not kept).
+        else if (s.kind === "playground") this.playgroundPanel(panel, s);
         else this.track("dashboard", new DashboardPanel(panel, this.context, s.runDir, s.overlays ?? []));
       },
     });

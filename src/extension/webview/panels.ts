@@ -6,7 +6,7 @@
  */
 import table from "./panels.json";
 
-export type PanelKind = "trace" | "compare" | "dashboard" | "experiment";
+export type PanelKind = "trace" | "compare" | "dashboard" | "experiment" | "playground";
 
 export interface PanelEntry {
   kind: PanelKind;

@@ -18,6 +18,7 @@ import type { RunViewSpec } from "../../core/views/trace/run-view";
 import type { TableFormat, TextTable } from "../../core/base/util/table-text";
 import type { FailureComparison } from "../../core/views/failures/compare-failures";
 import type { CheckpointsSidebarView } from "../../core/views/checkpoints/sidebar-view";
+import type { PlaygroundReply, PlaygroundRequest } from "../../core/views/playground/protocol";
 import { PANELS, type PanelKind } from "./panels";
 
 export const PROTOCOL_VERSION = 2;
@@ -65,7 +66,15 @@ export type PanelState =
       /** Fields ticked as expected to differ. */ expect?: string[];
     }
   | { kind: "dashboard"; runDir: string; /** Training runs overlaid on the charts. */ overlays?: string[] }
-  | { kind: "experiment"; recordDir: string };
+  | { kind: "experiment"; recordDir: string }
+  | {
+      kind: "playground";
+      /** The environment chatted in, and the checkpoint (absent: the base model). */
+      env: string;
+      checkpoint?: string;
+      /** What the panel's title names (a checkpoint's name, or "base model"). */
+      label: string;
+    };
 
 /**
  * The most rows a trace/run carries: a screenful many times over (the list draws the rows in
@@ -146,6 +155,8 @@ export type HostMessage =
       evaluating: string[];
       selected: string[];
     }
+  /** What the playground's process answered (core/views/playground/protocol.ts), passed on as it came. */
+  | { v: typeof PROTOCOL_VERSION; type: "playground/reply"; reply: PlaygroundReply }
   | { v: typeof PROTOCOL_VERSION; type: "error"; message: string }
   /** Asks the webview what its DOM holds (integration tests and screenshots read panels this way). */
   | {
@@ -218,6 +229,10 @@ export type WebviewMessage =
   | { v: typeof PROTOCOL_VERSION; type: "checkpoints/openCompare"; which: "selected" | "all" }
   /** Opens the run a number came from (one of the view's run folders, by index into `runs` of that number). */
   | { v: typeof PROTOCOL_VERSION; type: "experiment/openRun"; run: string }
+  /** A playground request for its process (the panel checks its op before passing it on). */
+  | { v: typeof PROTOCOL_VERSION; type: "playground/request"; request: PlaygroundRequest }
+  /** Opens a saved playground episode's run in the trace viewer (the run the last save named). */
+  | { v: typeof PROTOCOL_VERSION; type: "playground/openSaved" }
   | { v: typeof PROTOCOL_VERSION; type: "export"; format: "svg" | "png"; name: string; data: string }
   /** A table the panel shows, as text: onto the clipboard, or into a file the user picks (Save As…). */
   | {
@@ -264,6 +279,8 @@ const WEBVIEW_TYPES = new Set<WebviewMessage["type"]>([
   "checkpoints/evaluateMissing",
   "checkpoints/select",
   "checkpoints/openCompare",
+  "playground/request",
+  "playground/openSaved",
   "export",
   "table/export",
   "probeResult",
@@ -286,6 +303,7 @@ const HOST_TYPES = new Set<HostMessage["type"]>([
   "experiment/view",
   "experiment/progress",
   "checkpoints/view",
+  "playground/reply",
   "error",
   "probe",
 ]);

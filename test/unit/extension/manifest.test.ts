@@ -116,7 +116,7 @@ describe("extension: package.json contributions and activation cost", () => {
   });
 
   it("panels.json names each kind once, each with a view type and a bundle that exists", () => {
-    assert.deepEqual(PANELS.map((p) => p.kind).sort(), ["compare", "dashboard", "experiment", "trace"]);
+    assert.deepEqual(PANELS.map((p) => p.kind).sort(), ["compare", "dashboard", "experiment", "playground", "trace"]);
     assert.equal(new Set(PANELS.map((p) => p.viewType)).size, PANELS.length);
     for (const p of PANELS)
       assert.ok(existsSync(join(REPO, "webview", p.bundle, "main.ts")), `${p.kind}: webview/${p.bundle}/main.ts`);

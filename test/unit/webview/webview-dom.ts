@@ -41,7 +41,7 @@ export interface WebviewUnderTest {
 }
 
 export async function openWebview(
-  kind: "trace" | "compare" | "dashboard" | "experiment",
+  kind: "trace" | "compare" | "dashboard" | "experiment" | "playground",
   savedState?: unknown,
 ): Promise<WebviewUnderTest> {
   const code = (await webviewBundles()).get(kind)!;

@@ -11,12 +11,38 @@ import { changedFields } from "./run-folder";
 
 export const MANIFEST_FORMAT = 1;
 
+/**
+ * The split name of a run whose questions were typed (the playground), not taken from a split: they
+ * have no gold answers, so the run's episodes are unscored (`answers` empty, every metric 0) and no
+ * view takes the run for a split's eval. Its manifest's split names no file and hashes the questions.
+ */
+export const TYPED_QUESTIONS = "typed";
+
+/** What a run's questions came from: a split, or questions typed by hand. */
+export type RunSplit = Split | typeof TYPED_QUESTIONS;
+
+/**
+ * The manifest field of an episode saved from the playground (each turn's sampling settings): a
+ * hand-driven episode, which views that read a checkpoint's val score or a prompt's baseline from
+ * evals leave out (one episode is no estimate of a split).
+ */
+export const PLAYGROUND_FIELD = "playground";
+
+export interface PlaygroundManifestField {
+  turns: { temperature: number; max_tokens: number }[];
+}
+
+/** Whether a run's manifest is a playground episode's. */
+export function isPlaygroundRun(manifest: unknown): boolean {
+  return typeof manifest === "object" && manifest !== null && PLAYGROUND_FIELD in manifest;
+}
+
 export interface RunManifest {
   format: number;
   /** The task environment; absent = the implied environment (manifest-environment.ts IMPLIED_ENVIRONMENT). */
   environment?: { name: string; version: string };
   split: {
-    name: Split;
+    name: RunSplit;
     /** File name of the split (no machine path: runs are copied between machines). */
     file: string;
     sha256: string;

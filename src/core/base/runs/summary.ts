@@ -1,5 +1,5 @@
 /** summary.json: the numbers a run is known by, recomputed from its episodes. */
-import type { Split } from "../data/question";
+import type { RunSplit } from "./manifest";
 import type { EpisodeRecord } from "./run-files";
 import { FileFormatError } from "../errors";
 import { replaceV1Slots, summarySlots } from "./episode-v1";
@@ -31,7 +31,7 @@ export interface RunSummary {
   /** Wall-clock seconds spent running, summed over resumes. */
   seconds: number;
   status: RunStatus;
-  split: Split;
+  split: RunSplit;
   model: string;
   checkpoint?: string;
   updated: string;
@@ -51,7 +51,7 @@ export interface SummaryContext {
   planned: number;
   seconds: number;
   status: RunStatus;
-  split: Split;
+  split: RunSplit;
   model: string;
   checkpoint?: string;
   /** The run's environment's declared metrics (absent: those of an environment this build does not know). */

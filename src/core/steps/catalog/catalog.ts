@@ -767,6 +767,27 @@ export const GRADE_STEP = defineStep({
 });
 
 /** Every step, in the order `agent-lab` lists them. */
+export const PLAYGROUND_STEP = defineStep({
+  name: "playground",
+  summary:
+    "chat with the base model or a checkpoint in an environment, a turn at a time (JSON lines on stdin/stdout; the extension's Chat with Model panel)",
+  flags: {
+    env: f.env,
+    prompt: f.prompt,
+    backend: f.samplingBackend("local"),
+    "model-path": f.modelPath,
+    model: f.model,
+    tokenizer: f.tokenizer,
+    "local-port": f.localPort,
+    workspace: f.workspace,
+  },
+  // No up-front estimate: each turn is priced as it runs, and the panel shows the next turn's most.
+  notes:
+    "Reads one request per line ({op: items|start|turn|cancel|save|close}, src/core/views/playground/protocol.ts) and\n" +
+    "answers each with a line starting 'agent-lab-playground '. Each turn is sampled with its own temperature and max\n" +
+    "tokens; save writes the finished episode as a one-episode eval run under the config's runsDir.",
+});
+
 export const STEPS: readonly StepSpec[] = [
   CONFIG_STEP,
   PREPARE_STEP,
@@ -788,6 +809,7 @@ export const STEPS: readonly StepSpec[] = [
   EXPERIMENT_STEP,
   CKPT_STEP,
   GRADE_STEP,
+  PLAYGROUND_STEP,
 ] as unknown as readonly StepSpec[];
 
 export function findStep(name: string): StepSpec | undefined {

@@ -9,8 +9,8 @@ import { UserError } from "../../base/errors";
 import { environmentField } from "../../base/runs/manifest-environment";
 import { environmentPrompt, type EnvironmentPrompt } from "../../envs/prompt";
 import { environmentByName } from "../../envs/registry";
-import type { EnvItem, Environment } from "../../harness/environment";
-import { runEnvEpisode, type Episode, type Policy } from "../../harness";
+import type { EnvItem, EnvRun, Environment } from "../../harness/environment";
+import { runEnvEpisode, type Episode, type Policy, type PolicyInfo } from "../../harness";
 import { MANIFEST_FORMAT, sha256File, type RunManifest } from "../../base/runs/manifest";
 import { ASSUMED_THINKING, THINKING_FIELD } from "../../base/runs/manifest-thinking";
 import type { EpisodeRecord } from "../../base/runs/run-files";
@@ -122,31 +122,21 @@ async function runWithPolicy(
     ...(o.indexDir ? { indexDir: inWorkspace(o.workspaceDir, o.indexDir) } : {}),
   });
 
-  const manifest: RunManifest = {
-    format: MANIFEST_FORMAT,
-    ...environmentField(env),
-    split: { name: o.split, file: `${o.split}.jsonl`, sha256: sha256File(join(dataDir, `${o.split}.jsonl`)) },
-    test_split: o.split === "test" ? { opened: true, flag: TEST_SPLIT_FLAG } : { opened: false },
-    system_prompt: prompt.manifest,
-    harness_version: HARNESS_VERSION,
-    scorer_version: env.scorerVersion,
-    policy: {
-      kind: info.kind,
-      model: info.model,
-      ...(info.checkpoint ? { checkpoint: info.checkpoint } : {}),
-      logprobs: info.logprobs,
-    },
-    sampling: { temperature: o.temperature, max_tokens: o.config.maxTokens },
+  const manifest = evalManifest({
+    env,
+    envRun,
+    split: splitRecord(dataDir, o.split),
+    prompt,
+    policy: info,
     tokenizer: policy.tokenizer.name,
-    [THINKING_FIELD]: envRun.thinking ?? ASSUMED_THINKING,
-    ...envRun.fingerprint,
+    sampling: { temperature: o.temperature, max_tokens: o.config.maxTokens },
     job: {
       command: o.command,
       created: new Date().toISOString(),
       ...(o.limit !== undefined ? { limit: o.limit } : {}),
       concurrency: o.config.concurrency,
     },
-  };
+  });
 
   const result = await runEval({
     runDir,
@@ -176,6 +166,48 @@ async function runWithPolicy(
     },
   });
   return { ...result, runDir, env };
+}
+
+/** What an eval run's manifest is made of (the playground saves its episodes with the same one). */
+export interface EvalManifestParts {
+  env: Environment<EnvItem>;
+  envRun: EnvRun<EnvItem>;
+  /** The questions' split as the manifest records it (`splitRecord`, or typed questions'). */
+  split: RunManifest["split"];
+  prompt: EnvironmentPrompt;
+  policy: PolicyInfo;
+  tokenizer: string;
+  sampling: RunManifest["sampling"];
+  job: RunManifest["job"];
+}
+
+/** A split's file as a manifest records it: its name and the hash of its content. */
+export function splitRecord(dataDir: string, split: Split): RunManifest["split"] {
+  return { name: split, file: `${split}.jsonl`, sha256: sha256File(join(dataDir, `${split}.jsonl`)) };
+}
+
+/** An eval run's manifest: the fingerprint of everything that decides its numbers, then the job. */
+export function evalManifest(p: EvalManifestParts): RunManifest {
+  return {
+    format: MANIFEST_FORMAT,
+    ...environmentField(p.env),
+    split: p.split,
+    test_split: p.split.name === "test" ? { opened: true, flag: TEST_SPLIT_FLAG } : { opened: false },
+    system_prompt: p.prompt.manifest,
+    harness_version: HARNESS_VERSION,
+    scorer_version: p.env.scorerVersion,
+    policy: {
+      kind: p.policy.kind,
+      model: p.policy.model,
+      ...(p.policy.checkpoint ? { checkpoint: p.policy.checkpoint } : {}),
+      logprobs: p.policy.logprobs,
+    },
+    sampling: p.sampling,
+    tokenizer: p.tokenizer,
+    [THINKING_FIELD]: p.envRun.thinking ?? ASSUMED_THINKING,
+    ...p.envRun.fingerprint,
+    job: p.job,
+  };
 }
 
 /** The harness's episode as one line of episodes.jsonl: the common fields, then the environment's. */

@@ -10,9 +10,8 @@ import { join } from "node:path";
 import { metricRoles, metricValue, UNKNOWN_ENV_METRICS, type MetricDeclaration } from "../../base/runs/metrics";
 import type { ModelPrices } from "../../base/config";
 import { BudgetExceededError, CostLedger, EpisodeSizeTracker, estimateEpisodeUsd } from "../../base/ledger";
-import type { Split } from "../../base/data/question";
 import type { EnvItem } from "../../harness/environment";
-import type { RunManifest } from "../../base/runs/manifest";
+import type { RunManifest, RunSplit } from "../../base/runs/manifest";
 import { withThinking } from "../../base/runs/manifest-thinking";
 import { changedFields, openRunForWriting, runFile, type RunLock } from "../../base/runs/run-folder";
 import { ProgressWriter, type Progress } from "../../base/runs/progress";
@@ -45,7 +44,7 @@ export interface EvalJob {
   /** The primary metric's name (the progress line's number) and every declared metric (the summary's). */
   metric?: string;
   metrics?: readonly MetricDeclaration[];
-  split: Split;
+  split: RunSplit;
   model: string;
   checkpoint?: string;
   signal?: AbortSignal;

@@ -8,6 +8,7 @@ import { basename, dirname, extname, resolve } from "node:path";
 import { applyEdits, modify, parseTree, type ParseError } from "jsonc-parser/lib/esm/main";
 import { CONFIG_FILE } from "../../base/config";
 import { FileFormatError } from "../../base/errors";
+import { isPlaygroundRun } from "../../base/runs/manifest";
 
 /** Where "Edit System Prompt" puts the workspace's prompt when none is configured. */
 export const WORKSPACE_PROMPT_FILE = "prompts/system.md";
@@ -99,6 +100,7 @@ export function baselineForPrompt<R extends RunCandidate>(rows: readonly R[], pr
     .filter(
       (r) =>
         r.manifest!.split.name === "val" &&
+        !isPlaygroundRun(r.manifest) &&
         !r.manifest!.search?.closed_book &&
         r.manifest!.system_prompt.sha256 !== promptSha256,
     )

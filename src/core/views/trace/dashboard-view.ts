@@ -24,7 +24,7 @@ import {
 } from "../../base/runs/run-files";
 import { tokenizerForRun } from "../../base/runs/run-tokenizer";
 import { buildTraceView, type TraceEpisodeView } from "./trace-view";
-import { fingerprintDiff, type RunManifest } from "../../base/runs/manifest";
+import { fingerprintDiff, isPlaygroundRun, type RunManifest } from "../../base/runs/manifest";
 import { parseJsonl } from "../../base/util/jsonl";
 import { RUN_FILES } from "../../base/runs/run-folder";
 import { metricValue } from "../../base/runs/metrics";
@@ -303,7 +303,7 @@ export function checkpointScores(runDir: string): CheckpointScores {
     .map((name) => ({ name, manifest: readJsonFile<RunManifest>(join(runsDir, name, MANIFEST_FILE)) }))
     .filter(
       (r): r is { name: string; manifest: RunManifest } =>
-        r.manifest?.split?.name === "val" && typeof r.manifest.policy === "object",
+        r.manifest?.split?.name === "val" && typeof r.manifest.policy === "object" && !isPlaygroundRun(r.manifest),
     )
     .map((r) => ({ ...r, created: r.manifest.job?.created ?? "" }))
     .sort((a, b) => a.created.localeCompare(b.created) || a.name.localeCompare(b.name));

@@ -15,6 +15,7 @@ import { readHotpot } from "./real-episodes";
 import { G, writeTrainingRun, type TrainingFixture } from "./training-fixture";
 import { buildEvalWorld, type EvalWorld } from "./checkpoint-evals-fixture";
 import { readEpisodes } from "../../../../../src/core/base/runs/run-files";
+import { PLAYGROUND_FIELD } from "../../../../../src/core/base/runs/manifest";
 import { overlayCandidates, readOverlay } from "../../../../../src/core/views/trace/overlay-runs";
 import { basename } from "node:path";
 import { ablate, loadAblationInputs } from "../../../../../src/core/steps/ablate/ablate";
@@ -212,5 +213,25 @@ describe("trace: dashboard checkpoint scores from real training and eval runs", 
     );
     for (const g of v.groups)
       assert.equal(v.questions[g.question_id!], train.get(g.question_id!), `question text for ${g.question_id}`);
+  });
+
+  it("leaves a playground episode saved on a checkpoint out of its score and its other evals (one episode is no val estimate)", () => {
+    const chat = join(w.runsDir, "chat-b-s1");
+    cpSync(join(w.runsDir, "val-b-s1"), chat, { recursive: true });
+    try {
+      // The newest eval of grpo-b-s1 with the run's settings, as the playground saves one.
+      const manifestFile = join(chat, "manifest.json");
+      const m = JSON.parse(readFileSync(manifestFile, "utf8")) as Record<string, unknown> & {
+        job: { created: string };
+      };
+      m.job.created = new Date(Date.now() + 60_000).toISOString();
+      m[PLAYGROUND_FIELD] = { turns: [{ temperature: 0, max_tokens: 64 }] };
+      writeFileSync(manifestFile, JSON.stringify(m));
+      const [s1] = readDashboard(w.grpoB).checkpoints;
+      assert.equal(s1.evalRun, "val-b-s1");
+      assert.ok(!s1.otherEvals.some((o) => o.evalRun === "chat-b-s1"));
+    } finally {
+      rmSync(chat, { recursive: true, force: true });
+    }
   });
 });
