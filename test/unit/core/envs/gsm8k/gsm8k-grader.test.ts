@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { extractBoxed, gradeAnswer, gradeReply, referenceAnswer } from "../../../../../src/core/envs/gsm8k";
+import { readsAsNumber } from "../../../../../src/core/envs/gsm8k/grader";
 import { requireSharedData } from "../../../../helpers/shared-data";
 
 // [model's boxed answer, reference, verdict, why]
@@ -190,5 +191,30 @@ describe("gsm8k grader over the real records (../shared/data/gsm8k)", function (
       }
       assert.deepEqual(failures.slice(0, 10), []);
     });
+  }
+});
+
+// Mutation-testing gap (issue 31): the failure labels' "unparsable answer" asks the grader this.
+describe("gsm8k grader: readsAsNumber (a boxed answer the grader reads as numbers)", () => {
+  const CASES: [string, boolean, string][] = [
+    ["42", true, "an integer"],
+    ["3.5", true, "a decimal"],
+    ["1,000", true, "thousands separators"],
+    ["$18", true, "a dollar sign is dropped"],
+    ["\\frac{1}{2}", true, "LaTeX arithmetic"],
+    ["2(3)", true, "implicit multiplication"],
+    ["7 3/4", true, "a mixed number"],
+    ["(1, 2)", true, "a tuple of numbers"],
+    ["[1,2]", true, "an interval"],
+    ["", false, "nothing"],
+    ["x+1", false, "a variable"],
+    ["18 dollars", false, "a word the grader does not drop"],
+    ["sqrt(4)", false, "a function the grader does not evaluate"],
+    ["1/0", false, "a division by zero"],
+    ["()", false, "empty parentheses"],
+    ["(1,)", false, "a tuple with an empty element"],
+  ];
+  for (const [given, reads, why] of CASES) {
+    it(`${JSON.stringify(given)} → ${reads} (${why})`, () => assert.equal(readsAsNumber(given), reads));
   }
 });
