@@ -206,6 +206,7 @@ describe("ledger/cap edges", () => {
     assert.equal(overBudget(1, 1.5, -1), true, "a negative estimate does not bring the total back under");
     assert.equal(overBudget(1, 1, 0), false, "exactly at the cap");
     assert.equal(overBudget(0, 1e9, 1e9), false, "0 is no cap");
+    assert.equal(overBudget(1, 1 + 1e-12, 0), false, "the tolerance itself is still within the cap");
   });
 
   it("budgetLeftUsd: what is left of a cap, never 0 (which would mean no cap), Infinity without one", () => {
@@ -301,6 +302,14 @@ describe("ledger/cap edges", () => {
     assert.equal(costUsd(QWEN, {}), 0);
   });
 
+  it("reading a ledger skips a torn last line (a killed writer's), without repairing the file", () => {
+    writeFileSync(ledgerPath(dir), JSON.stringify({ kind: "eval", usd: 0.5 }) + '\n{"kind":"ev');
+    assert.deepEqual(
+      readLedger(dir).map((l) => l.usd),
+      [0.5],
+    );
+  });
+
   it("a reopened ledger counts a line whose usd is not a number as $0; no ledger reads as []", () => {
     assert.deepEqual(readLedger(join(dir, "none")), []);
     writeFileSync(
@@ -373,6 +382,49 @@ describe("ledger/workspace spend edges", () => {
       workspaceSpend(runs, { since: new Date("2026-04-01T00:00:00.001Z") }).runs.map((r) => r.name),
       ["free"],
     );
+  });
+
+  it("lists runs by name, keeps the newest time as last whatever the line order, and counts tokens of any kind", () => {
+    for (const name of ["b-run", "a-run"]) mkdirSync(join(runs, name));
+    writeFileSync(
+      ledgerPath(join(runs, "b-run")),
+      line("2026-05-01T00:00:00.000Z", "eval", 0.1) + line("2026-05-03T00:00:00.000Z", "eval", 0.1),
+    );
+    // $0, and as many sampled tokens as prefill ones: still a run that used tokens
+    writeFileSync(
+      ledgerPath(join(runs, "a-run")),
+      line("2026-05-01T00:00:00.000Z", "sample", 0, { prefill: 5, sampled: 5, trained: 0 }),
+    );
+    const spend = workspaceSpend(runs);
+    assert.deepEqual(
+      spend.runs.map((r) => [r.name, r.last]),
+      [
+        ["a-run", "2026-05-01T00:00:00.000Z"],
+        ["b-run", "2026-05-03T00:00:00.000Z"],
+      ],
+    );
+  });
+
+  it("a summary-only run counts its usd_total as eval spend with no tokens; a usd_total that is not a number is left out", () => {
+    for (const name of ["legacy", "legacy-text"]) mkdirSync(join(runs, name));
+    writeFileSync(
+      join(runs, "legacy", "summary.json"),
+      JSON.stringify({ usd_total: 0.4, updated: "2026-05-01T00:00:00.000Z" }),
+    );
+    writeFileSync(
+      join(runs, "legacy-text", "summary.json"),
+      JSON.stringify({ usd_total: "0.4", updated: "2026-05-01T00:00:00.000Z" }),
+    );
+    const [only, ...rest] = workspaceSpend(runs).runs;
+    assert.equal(rest.length, 0);
+    assert.deepEqual(only, {
+      name: "legacy",
+      usd: 0.4,
+      byKind: { eval: 0.4 },
+      tokens: { prefill: 0, sampled: 0, trained: 0 },
+      source: "summary",
+      last: "2026-05-01T00:00:00.000Z",
+    });
   });
 
   it("estimates: an RL step samples every episode and trains on each one's full sequence", () => {
