@@ -300,11 +300,12 @@ describe("runs/run-folder: lock and resume edges", () => {
     lock.release();
     assert.equal(runWriter(run), undefined, "released: nobody writes");
     // The same pid, but the lock names another start time: an earlier process that had this pid.
+    // Taken after this process started, so only the start time tells it from this process's own.
     writeLock(run, {
       pid: process.pid,
       process_started: mine.process_started - 60_000,
       what: "earlier",
-      since: "2020-01-01T00:00:00.000Z",
+      since: new Date().toISOString(),
     });
     assert.equal(runWriter(run), undefined);
     const again = lockRunFolder(run, "after an earlier process of this pid");
@@ -387,11 +388,16 @@ describe("runs/run-folder: lock and resume edges", () => {
 
   it("release removes only this taking's own lock, once", () => {
     const run = join(dir, "r");
-    const first = lockRunFolder(run, "first");
-    first.release();
+    // Many rounds: a taking and the next one often fall in the same millisecond (the same `since`).
+    for (let round = 0; round < 50; round++) {
+      const first = lockRunFolder(run, "first");
+      first.release();
+      const next = lockRunFolder(run, "next");
+      first.release(); // a spent handle: must not remove the next taking's lock
+      assert.equal(lockOf(run).what, "next", `round ${round}`);
+      next.release();
+    }
     const second = lockRunFolder(run, "second");
-    first.release(); // a stale handle: must not remove the second's lock
-    assert.equal(lockOf(run).what, "second");
     // Someone replaced the file (a takeover of a lock we held): our release leaves theirs.
     writeFileSync(
       runFile(run, "lock"),
@@ -471,6 +477,40 @@ describe("runs/run-folder: lock and resume edges", () => {
     ]);
   });
 
+  it("a resume names a field the new settings lack as (absent)", () => {
+    const run = join(dir, "r");
+    openRunForWriting({
+      runDir: run,
+      resume: false,
+      what: "t",
+      create: { lr: 1, seed: 2 },
+      changes: () => [],
+    }).release();
+    assert.throws(
+      () =>
+        openRunForWriting<{ lr: number; seed: number }>({
+          runDir: run,
+          resume: true,
+          what: "t",
+          changes: (old) => changedFields(old, { lr: old.lr }),
+        }),
+      /its fingerprint differs in 1 field\(s\): seed: 2 → \(absent\)\. Resume/,
+    );
+  });
+
+  it("a process that exits without releasing its lock leaves no lock behind", async function () {
+    this.timeout(30_000);
+    const run = join(dir, "r");
+    const code = `const { lockRunFolder } = require(${JSON.stringify(join(REPO, "src/core/base/runs/run-folder.ts"))}); lockRunFolder(process.argv[1], "a"); lockRunFolder(process.argv[2], "b"); console.log(require("node:fs").existsSync(process.argv[1] + "/.lock"));`;
+    const child = spawnSync(process.execPath, ["--import", "tsx", "-e", code, run, join(dir, "s")], {
+      cwd: REPO,
+      encoding: "utf8",
+    });
+    assert.equal(child.stdout.trim(), "true", child.stderr);
+    assert.equal(existsSync(runFile(run, "lock")), false);
+    assert.equal(existsSync(runFile(join(dir, "s"), "lock")), false);
+  });
+
   it("isRunFolder: any one marker file makes a folder a run", () => {
     for (const marker of RUN_MARKERS) {
       const d = join(dir, marker);
@@ -513,6 +553,12 @@ describe("runs/run-folder: lock and resume edges", () => {
         (e: Error) =>
           e.message.startsWith(`--out ${join("runs", "r", "x")} is inside the run folder ${join("runs", "r")}:`),
       );
+      process.chdir(run);
+      assert.throws(
+        () => refuseWriteIntoRun(".", { flag: "--out" }),
+        (e: Error) => e.message.startsWith("--out . is the run folder .:"),
+      );
+      process.chdir(dir);
       assert.throws(
         () => refuseWriteIntoRun(join("runs", "r"), { flag: "--out" }),
         (e: Error) => e.message.startsWith(`--out ${join("runs", "r")} is the run folder ${join("runs", "r")}:`),
