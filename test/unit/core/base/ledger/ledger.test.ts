@@ -385,7 +385,7 @@ describe("ledger/workspace spend edges", () => {
   });
 
   it("lists runs by name, keeps the newest time as last whatever the line order, and counts tokens of any kind", () => {
-    for (const name of ["b-run", "a-run"]) mkdirSync(join(runs, name));
+    for (const name of ["a-run", "b-run"]) mkdirSync(join(runs, name)); // tmpfs lists the newest first
     writeFileSync(
       ledgerPath(join(runs, "b-run")),
       line("2026-05-01T00:00:00.000Z", "eval", 0.1) + line("2026-05-03T00:00:00.000Z", "eval", 0.1),

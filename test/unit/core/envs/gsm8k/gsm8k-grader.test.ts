@@ -218,3 +218,20 @@ describe("gsm8k grader: readsAsNumber (a boxed answer the grader reads as number
     it(`${JSON.stringify(given)} → ${reads} (${why})`, () => assert.equal(readsAsNumber(given), reads));
   }
 });
+
+// Mutation-testing gaps (issue 31): the element-wise step's edges, each against the cookbook's rule.
+describe("gsm8k grader: element by element", () => {
+  const CASES: [string, string, boolean, string][] = [
+    ["(1, 2.0)", "(1,2)", true, "a tuple whose elements are equal numbers"],
+    ["(1,3)", "(1,2)", false, "every element must match, not one"],
+    ["(3,2)", "(1,2)", false, "…the first one too"],
+    ["[1,2.0]", "(1,2)", false, "a tuple's opening bracket must be the same"],
+    ["(1,2.0]", "(1,2)", false, "…and its closing one"],
+    ["$x$", "x", true, "equal once normalised, though nothing evaluates it"],
+    ["1024/3", "2^10/3", false, "a two-digit exponent is never evaluated (the cookbook's should_allow_eval)"],
+  ];
+  for (const [given, truth, verdict, why] of CASES) {
+    it(`${JSON.stringify(given)} vs ${truth} → ${verdict} (${why})`, () =>
+      assert.equal(gradeAnswer(given, truth), verdict));
+  }
+});
