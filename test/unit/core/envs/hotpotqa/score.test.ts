@@ -41,6 +41,11 @@ describe("score (where JavaScript and Python differ)", () => {
   });
   it("F1 counts repeated tokens as a multiset", () => {
     assert.equal(f1Score("paris paris", ["paris"]), 2 / 3);
+    assert.equal(
+      f1Score("paris", ["paris paris"]),
+      2 / 3,
+      "a gold token repeated more often than predicted counts once",
+    );
   });
   it("noanswer is all or nothing like yes/no", () => {
     assert.equal(f1Score("noanswer at all", ["noanswer"]), 0);
