@@ -62,8 +62,14 @@ describe("server/validate: a TensorData's shape and sparse form", () => {
     assert.deepEqual(forwardBackwardBody(body(emptyRow, 2, weights)).datums[0].targets, [0, 0, 0, 5, 0, 7]);
   });
 
+  it("reads a null shape or null sparse_crow_indices as absent (the SDK sends null for None)", () => {
+    const d = forwardBackwardBody(body({ data: [3, 4], dtype: "int64", shape: null, sparse_crow_indices: null }))
+      .datums[0];
+    assert.deepEqual([d.targets, d.k], [[3, 4], 1]);
+  });
+
   it("refuses a shape that is not [N] or [N, K] with non-negative integers", () => {
-    for (const shape of [[], [2, 1, 1], [2.5], [-1], ["2"], "2"]) {
+    for (const shape of [[], [2, 1, 1], [2.5], [-1], ["2"], "2", [2, -1], [2, 1.5]]) {
       refused(
         body({ data: [3, 4], dtype: "int64", shape }),
         `${T}.shape must be [N] or [N, K] with non-negative integers, got ${JSON.stringify(shape)}`,

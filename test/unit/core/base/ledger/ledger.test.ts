@@ -385,24 +385,28 @@ describe("ledger/workspace spend edges", () => {
   });
 
   it("lists runs by name, keeps the newest time as last whatever the line order, and counts tokens of any kind", () => {
-    for (const name of ["a-run", "b-run"]) mkdirSync(join(runs, name)); // tmpfs lists the newest first
+    // Created in reverse order: whatever order the file system lists them in, the result is by name.
+    const names = Array.from({ length: 12 }, (_, i) => `run-${String(11 - i).padStart(2, "0")}`);
+    for (const name of names) {
+      mkdirSync(join(runs, name));
+      writeFileSync(ledgerPath(join(runs, name)), line("2026-05-01T00:00:00.000Z", "eval", 0.1));
+    }
     writeFileSync(
-      ledgerPath(join(runs, "b-run")),
+      ledgerPath(join(runs, "run-05")),
       line("2026-05-01T00:00:00.000Z", "eval", 0.1) + line("2026-05-03T00:00:00.000Z", "eval", 0.1),
     );
     // $0, and as many sampled tokens as prefill ones: still a run that used tokens
+    mkdirSync(join(runs, "a-run"));
     writeFileSync(
       ledgerPath(join(runs, "a-run")),
       line("2026-05-01T00:00:00.000Z", "sample", 0, { prefill: 5, sampled: 5, trained: 0 }),
     );
     const spend = workspaceSpend(runs);
     assert.deepEqual(
-      spend.runs.map((r) => [r.name, r.last]),
-      [
-        ["a-run", "2026-05-01T00:00:00.000Z"],
-        ["b-run", "2026-05-03T00:00:00.000Z"],
-      ],
+      spend.runs.map((r) => r.name),
+      ["a-run", ...[...names].sort()],
     );
+    assert.equal(spend.runs.find((r) => r.name === "run-05")?.last, "2026-05-03T00:00:00.000Z");
   });
 
   it("a summary-only run counts its usd_total as eval spend with no tokens; a usd_total that is not a number is left out", () => {
