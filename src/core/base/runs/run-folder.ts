@@ -194,7 +194,16 @@ export function lockRunFolder(runDir: string, what: string): RunLock {
     if (createFileExclusive(file, JSON.stringify(me) + "\n")) {
       held.set(file, me.since);
       installExitHook();
-      return { release: () => releaseLock(file, me.since) };
+      // Once per taking: a second release of a spent handle must not remove a newer lock of this
+      // process taken within the same millisecond (the same `since`, so the file cannot tell them apart).
+      let released = false;
+      return {
+        release: () => {
+          if (released) return;
+          released = true;
+          releaseLock(file, me.since);
+        },
+      };
     }
     const text = readText(file);
     if (text === undefined) continue; // released between our create and our read: create again

@@ -6,6 +6,7 @@ import { DEFAULT_PRICES } from "../../../../../src/core/base/config";
 import { UserError } from "../../../../../src/core/base/errors";
 import {
   BudgetExceededError,
+  budgetLeftUsd,
   CostLedger,
   costUsd,
   estimateEpisodesUsd,
@@ -13,6 +14,7 @@ import {
   estimateSftUsd,
   EpisodeSizeTracker,
   ledgerPath,
+  overBudget,
   readLedger,
   startOfToday,
   TYPICAL_EPISODE,
@@ -185,5 +187,258 @@ describe("ledger/workspace spend", () => {
   it("startOfToday is local midnight of the given day", () => {
     const d = startOfToday(new Date(2026, 10, 29, 15, 4, 3));
     assert.deepEqual([d.getFullYear(), d.getMonth(), d.getDate(), d.getHours(), d.getMinutes()], [2026, 10, 29, 0, 0]);
+  });
+});
+
+// Mutation-testing gaps (issue 31): the cap's edges, the reservation's bookkeeping and the line's optional fields.
+describe("ledger/cap edges", () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), "agent-lab-ledger-"));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("overBudget: a float sum of exactly the cap passes, a cent over does not, and already over the cap is over", () => {
+    assert.ok(0.1 + 0.2 > 0.3, "the float sum this tolerance is for");
+    assert.equal(overBudget(0.3, 0.1, 0.2), false);
+    assert.equal(overBudget(0.3, 0.1, 0.21), true);
+    assert.equal(overBudget(1, 1.5, 0), true, "over the cap with nothing more to spend");
+    assert.equal(overBudget(1, 1.5, -1), true, "a negative estimate does not bring the total back under");
+    assert.equal(overBudget(1, 1, 0), false, "exactly at the cap");
+    assert.equal(overBudget(0, 1e9, 1e9), false, "0 is no cap");
+    assert.equal(overBudget(1, 1 + 1e-12, 0), false, "the tolerance itself is still within the cap");
+  });
+
+  it("budgetLeftUsd: what is left of a cap, never 0 (which would mean no cap), Infinity without one", () => {
+    assert.ok(Math.abs(budgetLeftUsd(1, 0.4) - 0.6) < 1e-12);
+    assert.equal(budgetLeftUsd(1, 2), 1e-9);
+    assert.equal(budgetLeftUsd(1, 1), 1e-9);
+    assert.equal(budgetLeftUsd(0, 5), Infinity);
+  });
+
+  it("a negative or non-numeric budget is refused with a UserError naming it", () => {
+    for (const budgetUsd of [-1, Number.NaN]) {
+      assert.throws(
+        () => CostLedger.open(dir, { prices: QWEN, budgetUsd }),
+        (e: Error) => e instanceof UserError && e.message === `budget must be a number ≥ 0 USD, got ${budgetUsd}`,
+      );
+    }
+    assert.equal(CostLedger.open(dir, { prices: QWEN }).hasCap, false);
+    assert.equal(CostLedger.open(dir, { prices: QWEN, budgetUsd: 0.5 }).hasCap, true);
+  });
+
+  it("remainingUsd is the cap less what is spent and what is reserved", () => {
+    const ledger = CostLedger.open(dir, { prices: QWEN, budgetUsd: 2 });
+    ledger.record({ kind: "eval", usd: 0.5 });
+    ledger.reserve(0.25);
+    assert.ok(Math.abs(ledger.remainingUsd - 1.25) < 1e-12);
+  });
+
+  it("a batch that costs nothing is never refused, even over the cap", () => {
+    const ledger = CostLedger.open(dir, { prices: QWEN, budgetUsd: 1 });
+    ledger.record({ kind: "eval", usd: 1.5 });
+    ledger.ensureCanSpend(0);
+    assert.throws(() => ledger.ensureCanSpend(0.01), BudgetExceededError);
+  });
+
+  it("the refusal names the cap, what is spent or in flight, and the estimate", () => {
+    const ledger = CostLedger.open(dir, { prices: QWEN, budgetUsd: 1 });
+    ledger.record({ kind: "eval", usd: 0.5 });
+    ledger.reserve(0.25);
+    assert.throws(
+      () => ledger.reserve(0.3, "the next step"),
+      (e: Error) =>
+        e instanceof BudgetExceededError &&
+        e.name === "BudgetExceededError" &&
+        e.capUsd === 1 &&
+        e.spentUsd === 0.75 &&
+        e.estimateUsd === 0.3 &&
+        e.message ===
+          "budget cap $1.00 reached: $0.7500 spent or in flight, the next step ≈ $0.3000 would go over it. " +
+            'What is done is kept; raise --budget (or "budgetUsd" in agent-lab.json) to continue.',
+    );
+    assert.throws(
+      () => ledger.ensureCanSpend(0.3),
+      (e: Error) => e instanceof BudgetExceededError && e.message.includes("the next batch ≈ $0.3000"),
+    );
+    assert.ok(Math.abs(ledger.reservedUsd - 0.25) < 1e-12, "a refused reservation holds nothing");
+  });
+
+  it("a negative estimate reserves nothing, and releasing never takes the reserved total below 0", () => {
+    const ledger = CostLedger.open(dir, { prices: QWEN, budgetUsd: 1 });
+    const none = ledger.reserve(-0.5);
+    assert.equal(none.usd, 0);
+    assert.equal(ledger.reservedUsd, 0);
+    const a = ledger.reserve(0.3);
+    assert.equal(a.usd, 0.3);
+    none.release();
+    a.release();
+    assert.equal(ledger.reservedUsd, 0);
+  });
+
+  it("a line has estimate_usd only when it released a reservation, and label only when given", () => {
+    const ledger = CostLedger.open(dir, { prices: QWEN, budgetUsd: 1 });
+    const plain = ledger.record({ kind: "eval", usd: 0.1 });
+    assert.equal("estimate_usd" in plain, false);
+    assert.equal("label" in plain, false);
+    const r = ledger.reserve(0.2);
+    const withBoth = ledger.record({ kind: "sample", usd: 0.15, reservation: r, label: "" });
+    assert.equal(withBoth.estimate_usd, 0.2);
+    assert.equal(withBoth.label, "");
+    assert.equal(ledger.reservedUsd, 0, "recording releases the reservation");
+    assert.deepEqual(
+      readLedger(dir).map((l) => Object.keys(l).sort()),
+      [
+        ["cumulative_usd", "kind", "time", "tokens", "usd"],
+        ["cumulative_usd", "estimate_usd", "kind", "label", "time", "tokens", "usd"],
+      ],
+    );
+  });
+
+  it("prices each token kind at its own rate, a missing count as 0", () => {
+    assert.ok(Math.abs(costUsd(QWEN, { prefill: 1e6 }) - 0.33) < 1e-12);
+    assert.ok(Math.abs(costUsd(QWEN, { sampled: 1e6 }) - 1.005) < 1e-12);
+    assert.ok(Math.abs(costUsd(QWEN, { trained: 1e6 }) - 0.737) < 1e-12);
+    assert.equal(costUsd(QWEN, {}), 0);
+  });
+
+  it("reading a ledger skips a torn last line (a killed writer's), without repairing the file", () => {
+    writeFileSync(ledgerPath(dir), JSON.stringify({ kind: "eval", usd: 0.5 }) + '\n{"kind":"ev');
+    assert.deepEqual(
+      readLedger(dir).map((l) => l.usd),
+      [0.5],
+    );
+  });
+
+  it("a reopened ledger counts a line whose usd is not a number as $0; no ledger reads as []", () => {
+    assert.deepEqual(readLedger(join(dir, "none")), []);
+    writeFileSync(
+      ledgerPath(dir),
+      JSON.stringify({ kind: "eval", usd: "x" }) + "\n" + JSON.stringify({ usd: 0.5 }) + "\n",
+    );
+    assert.equal(CostLedger.open(dir, { prices: QWEN }).totalUsd, 0.5);
+  });
+});
+
+describe("ledger/workspace spend edges", () => {
+  let runs: string;
+  beforeEach(() => {
+    runs = mkdtempSync(join(tmpdir(), "agent-lab-spend-"));
+  });
+  afterEach(() => rmSync(runs, { recursive: true, force: true }));
+
+  const line = (time: string, kind: string, usd: unknown, tokens?: object) =>
+    JSON.stringify({ time, kind, usd, ...(tokens ? { tokens } : {}) }) + "\n";
+
+  it("counts a line at exactly `since`, keeps the newest time as last, and adds each kind's dollars", () => {
+    mkdirSync(join(runs, "r"));
+    writeFileSync(
+      ledgerPath(join(runs, "r")),
+      line("2026-05-02T00:00:00.000Z", "eval", 0.5, { prefill: 3, sampled: 2, trained: 0 }) +
+        line("2026-05-01T00:00:00.000Z", "eval", 0.25) + // no tokens field: counts as none
+        line("2026-04-30T23:59:59.999Z", "train", 9) +
+        line("2026-05-01T12:00:00.000Z", "train", "not a number"),
+    );
+    const spend = workspaceSpend(runs, { since: new Date("2026-05-01T00:00:00.000Z") });
+    assert.equal(spend.since, "2026-05-01T00:00:00.000Z");
+    assert.equal(spend.runs.length, 1);
+    const [r] = spend.runs;
+    assert.equal(r.usd, 0.75);
+    assert.deepEqual(r.byKind, { eval: 0.75, train: 0 });
+    assert.deepEqual(r.tokens, { prefill: 3, sampled: 2, trained: 0 });
+    assert.equal(r.last, "2026-05-02T00:00:00.000Z");
+    assert.equal("since" in workspaceSpend(runs), false, "no bound, no since field");
+  });
+
+  it("leaves out runs with $0 and no tokens, keeps $0 runs that used tokens, and skips files and summaries without usd_total", () => {
+    for (const name of ["free", "idle", "legacy-no-usd", "legacy-old"]) mkdirSync(join(runs, name));
+    writeFileSync(join(runs, "a-file"), "not a run");
+    writeFileSync(
+      ledgerPath(join(runs, "free")),
+      line("2026-05-01T00:00:00.000Z", "eval", 0, { prefill: 0, sampled: 0, trained: 7 }),
+    );
+    writeFileSync(
+      ledgerPath(join(runs, "idle")),
+      line("2026-05-01T00:00:00.000Z", "eval", 0, { prefill: 0, sampled: 0, trained: 0 }),
+    );
+    writeFileSync(join(runs, "legacy-no-usd", "summary.json"), JSON.stringify({ updated: "2026-05-01T00:00:00.000Z" }));
+    writeFileSync(
+      join(runs, "legacy-old", "summary.json"),
+      JSON.stringify({ usd_total: 0.3, updated: "2026-04-01T00:00:00.000Z" }),
+    );
+    assert.deepEqual(
+      workspaceSpend(runs).runs.map((r) => [r.name, r.usd, r.last]),
+      [
+        ["free", 0, "2026-05-01T00:00:00.000Z"],
+        ["legacy-old", 0.3, "2026-04-01T00:00:00.000Z"],
+      ],
+    );
+    assert.deepEqual(
+      workspaceSpend(runs, { since: new Date("2026-04-01T00:00:00.000Z") }).runs.map((r) => r.name),
+      ["free", "legacy-old"],
+      "a summary updated at exactly the bound counts",
+    );
+    assert.deepEqual(
+      workspaceSpend(runs, { since: new Date("2026-04-01T00:00:00.001Z") }).runs.map((r) => r.name),
+      ["free"],
+    );
+  });
+
+  it("lists runs by name, keeps the newest time as last whatever the line order, and counts tokens of any kind", () => {
+    // Created in reverse order: whatever order the file system lists them in, the result is by name.
+    const names = Array.from({ length: 12 }, (_, i) => `run-${String(11 - i).padStart(2, "0")}`);
+    for (const name of names) {
+      mkdirSync(join(runs, name));
+      writeFileSync(ledgerPath(join(runs, name)), line("2026-05-01T00:00:00.000Z", "eval", 0.1));
+    }
+    writeFileSync(
+      ledgerPath(join(runs, "run-05")),
+      line("2026-05-01T00:00:00.000Z", "eval", 0.1) + line("2026-05-03T00:00:00.000Z", "eval", 0.1),
+    );
+    // $0, and as many sampled tokens as prefill ones: still a run that used tokens
+    mkdirSync(join(runs, "a-run"));
+    writeFileSync(
+      ledgerPath(join(runs, "a-run")),
+      line("2026-05-01T00:00:00.000Z", "sample", 0, { prefill: 5, sampled: 5, trained: 0 }),
+    );
+    const spend = workspaceSpend(runs);
+    assert.deepEqual(
+      spend.runs.map((r) => r.name),
+      ["a-run", ...[...names].sort()],
+    );
+    assert.equal(spend.runs.find((r) => r.name === "run-05")?.last, "2026-05-03T00:00:00.000Z");
+  });
+
+  it("a summary-only run counts its usd_total as eval spend with no tokens; a usd_total that is not a number is left out", () => {
+    for (const name of ["legacy", "legacy-text"]) mkdirSync(join(runs, name));
+    writeFileSync(
+      join(runs, "legacy", "summary.json"),
+      JSON.stringify({ usd_total: 0.4, updated: "2026-05-01T00:00:00.000Z" }),
+    );
+    writeFileSync(
+      join(runs, "legacy-text", "summary.json"),
+      JSON.stringify({ usd_total: "0.4", updated: "2026-05-01T00:00:00.000Z" }),
+    );
+    const [only, ...rest] = workspaceSpend(runs).runs;
+    assert.equal(rest.length, 0);
+    assert.deepEqual(only, {
+      name: "legacy",
+      usd: 0.4,
+      byKind: { eval: 0.4 },
+      tokens: { prefill: 0, sampled: 0, trained: 0 },
+      source: "summary",
+      last: "2026-05-01T00:00:00.000Z",
+    });
+  });
+
+  it("estimates: an RL step samples every episode and trains on each one's full sequence", () => {
+    const size = { prefill: 1000, generated: 100 };
+    const expected = (10 * (1000 * 0.33 + 100 * 1.005) + 10 * 500 * 0.737) / 1e6;
+    assert.ok(Math.abs(estimateRlStepUsd(QWEN, 10, size, 500) - expected) < 1e-12);
+    assert.ok(Math.abs(estimateEpisodesUsd(QWEN, 3, size) - (3 * (1000 * 0.33 + 100 * 1.005)) / 1e6) < 1e-12);
+    const tracker = new EpisodeSizeTracker();
+    const mean = tracker.mean;
+    mean.prefill = 1;
+    assert.deepEqual(tracker.mean, TYPICAL_EPISODE, "the typical episode is handed out as a copy");
   });
 });

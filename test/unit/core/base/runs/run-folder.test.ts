@@ -1,10 +1,30 @@
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { lockRunFolder, openRunForWriting, runFile, changedFields } from "../../../../../src/core/base/runs/run-folder";
+import { UserError } from "../../../../../src/core/base/errors";
+import {
+  changedFields,
+  describeHolder,
+  isRunFolder,
+  lockRunFolder,
+  openRunForWriting,
+  refuseWriteIntoRun,
+  RUN_MARKERS,
+  runFile,
+  runWriter,
+} from "../../../../../src/core/base/runs/run-folder";
 import { REPO } from "../../../../helpers/repo";
 
 /** node:fs itself (not an import's copy of its bindings), so a test can step into the module's renames. */
@@ -254,5 +274,297 @@ describe("runs/run-folder: one writer per run, checked resumes", () => {
       /cannot resume .*: its fingerprint differs in 1 field\(s\): lr: 1 → 2\. Resume with the settings/,
     );
     assert.equal(existsSync(runFile(run, "lock")), false, "a refused resume releases the lock");
+  });
+});
+
+// Mutation-testing gaps (issue 31): the lock's own-process holder, its takeover mark, releases, the
+// resume's stored manifest and messages, the field diff and the write rule.
+describe("runs/run-folder: lock and resume edges", () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), "agent-lab-runfolder-"));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  const writeLock = (run: string, holder: object) => {
+    mkdirSync(run, { recursive: true });
+    writeFileSync(runFile(run, "lock"), JSON.stringify(holder));
+  };
+
+  it("this process holding the lock is a live holder; a lock of this pid from another process start is stale", () => {
+    const run = join(dir, "r");
+    const lock = lockRunFolder(run, "first");
+    const mine = JSON.parse(readFileSync(runFile(run, "lock"), "utf8")) as { process_started: number };
+    assert.throws(() => lockRunFolder(run, "second"), /is being written by first \(pid \d+/);
+    assert.equal(runWriter(run)?.what, "first");
+    lock.release();
+    assert.equal(runWriter(run), undefined, "released: nobody writes");
+    // The same pid, but the lock names another start time: an earlier process that had this pid.
+    // Taken after this process started, so only the start time tells it from this process's own.
+    writeLock(run, {
+      pid: process.pid,
+      process_started: mine.process_started - 60_000,
+      what: "earlier",
+      since: new Date().toISOString(),
+    });
+    assert.equal(runWriter(run), undefined);
+    const again = lockRunFolder(run, "after an earlier process of this pid");
+    assert.deepEqual(lockOf(run), { pid: process.pid, what: "after an earlier process of this pid" });
+    again.release();
+  });
+
+  it("runWriter names a live holder of another process, and nobody for a gone pid or no lock", async function () {
+    this.timeout(30_000);
+    const run = join(dir, "r");
+    assert.equal(runWriter(run), undefined);
+    const h = await holder(run);
+    try {
+      const w = runWriter(run);
+      assert.equal(w?.pid, h.pid);
+      assert.equal(w?.what, "agent-lab eval --name r");
+      assert.equal(describeHolder(w!), `agent-lab eval --name r (pid ${h.pid}, since ${w!.since})`);
+    } finally {
+      await h.kill();
+    }
+    assert.equal(runWriter(run), undefined);
+  });
+
+  it("a pid alive and started before the lock was taken holds it (within the second the clocks round to)", async function () {
+    if (process.platform !== "linux") this.skip();
+    this.timeout(30_000);
+    const run = join(dir, "r");
+    const child = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
+    try {
+      await new Promise((resolve) => child.once("spawn", resolve));
+      // /proc's start time has a 10 ms tick and the boot time a 1 s one: a lock taken at the child's start is its own.
+      writeLock(run, {
+        pid: child.pid,
+        process_started: 0,
+        what: "just started",
+        since: new Date(Date.now() - 500).toISOString(),
+      });
+      assert.equal(runWriter(run)?.what, "just started");
+      writeLock(run, {
+        pid: child.pid,
+        process_started: 0,
+        what: "later",
+        since: new Date(Date.now() + 60_000).toISOString(),
+      });
+      assert.equal(runWriter(run)?.what, "later");
+    } finally {
+      await new Promise((done) => {
+        child.once("exit", done);
+        child.kill("SIGKILL");
+      });
+    }
+  });
+
+  it("a takeover mark left by a crashed taker is cleared after 10 s; a fresh one makes the taker wait, then give up", () => {
+    const run = join(dir, "r");
+    const stale = { pid: deadPid(), process_started: 0, what: "crashed", since: "2020-01-01T00:00:00.000Z" };
+    writeLock(run, stale);
+    const mark = `${runFile(run, "lock")}.takeover`;
+    writeFileSync(mark, "1\n");
+    const old = new Date(Date.now() - 11_000);
+    utimesSync(mark, old, old);
+    const lock = lockRunFolder(run, "after a crashed taker");
+    assert.equal(lockOf(run).what, "after a crashed taker");
+    assert.equal(existsSync(mark), false);
+    lock.release();
+
+    writeLock(run, stale);
+    writeFileSync(mark, "1\n"); // another taker's turn that never ends
+    const started = Date.now();
+    assert.throws(
+      () => lockRunFolder(run, "late"),
+      (e: Error) =>
+        e instanceof UserError &&
+        e.message ===
+          `${run}: could not take the writer lock (${runFile(run, "lock")}) after several tries; is another job starting on this run?`,
+    );
+    assert.ok(Date.now() - started >= 500, "it waited for the other taker's turn between tries");
+    assert.equal(lockOf(run).what, "crashed", "the stale lock is left to the taker whose turn it is");
+  });
+
+  it("release removes only this taking's own lock, once", () => {
+    const run = join(dir, "r");
+    // Many rounds: a taking and the next one often fall in the same millisecond (the same `since`).
+    for (let round = 0; round < 50; round++) {
+      const first = lockRunFolder(run, "first");
+      first.release();
+      const next = lockRunFolder(run, "next");
+      first.release(); // a spent handle: must not remove the next taking's lock
+      assert.equal(lockOf(run).what, "next", `round ${round}`);
+      next.release();
+    }
+    const second = lockRunFolder(run, "second");
+    // Someone replaced the file (a takeover of a lock we held): our release leaves theirs.
+    writeFileSync(
+      runFile(run, "lock"),
+      JSON.stringify({ pid: process.pid + 1, process_started: 0, what: "theirs", since: "x" }),
+    );
+    second.release();
+    assert.equal(lockOf(run).what, "theirs");
+  });
+
+  it("a resume returns the stored manifest, stores what onResume returns, and names absent fields", () => {
+    const run = join(dir, "r");
+    openRunForWriting({ runDir: run, resume: false, what: "t", create: { lr: 1 }, changes: () => [] }).release();
+    assert.deepEqual(JSON.parse(readFileSync(runFile(run, "manifest"), "utf8")), { lr: 1 });
+    const kept = openRunForWriting<{ lr: number }>({ runDir: run, resume: true, what: "t", changes: () => [] });
+    assert.deepEqual(kept.stored, { lr: 1 });
+    assert.equal(lockOf(run).what, "t", "a resumed run holds the lock");
+    kept.release();
+    const resumed = openRunForWriting<{ lr: number; resumed?: number }>({
+      runDir: run,
+      resume: true,
+      what: "t",
+      changes: () => [],
+      onResume: (m) => ({ ...m, resumed: 1 }),
+    });
+    assert.deepEqual(resumed.stored, { lr: 1 });
+    resumed.release();
+    assert.deepEqual(JSON.parse(readFileSync(runFile(run, "manifest"), "utf8")), { lr: 1, resumed: 1 });
+    assert.throws(
+      () =>
+        openRunForWriting<{ lr: number }>({
+          runDir: run,
+          resume: true,
+          what: "t",
+          changes: (old) => changedFields(old, { ...old, seed: 3, extra: { a: 1 } }),
+        }),
+      (e: Error) =>
+        e instanceof UserError &&
+        e.message ===
+          `cannot resume ${run}: its fingerprint differs in 2 field(s): extra.a: (absent) → 1; seed: (absent) → 3. ` +
+            "Resume with the settings it was started with, or start a new run with another --name.",
+    );
+    const fresh = openRunForWriting({ runDir: join(dir, "new"), resume: false, what: "t", changes: () => [] });
+    assert.equal(fresh.stored, undefined);
+    assert.equal(existsSync(runFile(join(dir, "new"), "manifest")), false, "no create: the step writes its own");
+    fresh.release();
+  });
+
+  it("a damaged manifest refuses the resume in one line and releases the lock", () => {
+    const run = join(dir, "r");
+    mkdirSync(run);
+    writeFileSync(runFile(run, "manifest"), "{not json");
+    assert.throws(
+      () => openRunForWriting({ runDir: run, resume: true, what: "t", changes: () => [] }),
+      (e: Error) =>
+        e instanceof UserError &&
+        e.message.startsWith(`${runFile(run, "manifest")}: not valid JSON (`) &&
+        e.message.endsWith("); the run's manifest is damaged — restore it or start a new run with another --name"),
+    );
+    assert.equal(existsSync(runFile(run, "lock")), false);
+  });
+
+  it("changedFields: dotted leaves, arrays and null as leaves, absent as different, sorted, top-level skips", () => {
+    assert.deepEqual(
+      changedFields(
+        { b: [1, 2], a: { x: 1, y: null }, seed: 1, same: "s", gone: undefined },
+        { b: [1, 3], a: { x: 1, y: 0 }, seed: 2, same: "s", name: "n" },
+        ["seed"],
+      ),
+      [
+        { field: "a.y", was: null, now: 0 },
+        { field: "b", was: [1, 2], now: [1, 3] },
+        { field: "name", was: undefined, now: "n" },
+      ],
+    );
+    assert.deepEqual(changedFields({ a: { seed: 1 } }, { a: { seed: 2 } }, ["seed"]), [
+      { field: "a.seed", was: 1, now: 2 },
+    ]);
+  });
+
+  it("a resume names a field the new settings lack as (absent)", () => {
+    const run = join(dir, "r");
+    openRunForWriting({
+      runDir: run,
+      resume: false,
+      what: "t",
+      create: { lr: 1, seed: 2 },
+      changes: () => [],
+    }).release();
+    assert.throws(
+      () =>
+        openRunForWriting<{ lr: number; seed: number }>({
+          runDir: run,
+          resume: true,
+          what: "t",
+          changes: (old) => changedFields(old, { lr: old.lr }),
+        }),
+      /its fingerprint differs in 1 field\(s\): seed: 2 → \(absent\)\. Resume/,
+    );
+  });
+
+  it("a process that exits without releasing its lock leaves no lock behind", async function () {
+    this.timeout(30_000);
+    const run = join(dir, "r");
+    const code = `const { lockRunFolder } = require(${JSON.stringify(join(REPO, "src/core/base/runs/run-folder.ts"))}); lockRunFolder(process.argv[1], "a"); lockRunFolder(process.argv[2], "b"); console.log(require("node:fs").existsSync(process.argv[1] + "/.lock"));`;
+    const child = spawnSync(process.execPath, ["--import", "tsx", "-e", code, run, join(dir, "s")], {
+      cwd: REPO,
+      encoding: "utf8",
+    });
+    assert.equal(child.stdout.trim(), "true", child.stderr);
+    assert.equal(existsSync(runFile(run, "lock")), false);
+    assert.equal(existsSync(runFile(join(dir, "s"), "lock")), false);
+  });
+
+  it("isRunFolder: any one marker file makes a folder a run", () => {
+    for (const marker of RUN_MARKERS) {
+      const d = join(dir, marker);
+      mkdirSync(d);
+      assert.equal(isRunFolder(d), false);
+      writeFileSync(join(d, marker), "");
+      assert.equal(isRunFolder(d), true, marker);
+    }
+  });
+
+  it("refuseWriteIntoRun: inside or at a run is refused naming the flag and the run; own runs and a runs folder are not", () => {
+    const run = join(dir, "runs", "r");
+    mkdirSync(run, { recursive: true });
+    writeFileSync(runFile(run, "episodes"), "");
+    // The runs folder holds the checkpoint registry (checkpoints.jsonl), which alone is no run.
+    writeFileSync(join(dir, "runs", "checkpoints.jsonl"), "");
+    refuseWriteIntoRun(join(dir, "runs", "other", "out.jsonl"), { flag: "--out" });
+    const inside = join(run, "episodes.jsonl");
+    assert.throws(
+      () => refuseWriteIntoRun(inside, { flag: "--out" }),
+      (e: Error) =>
+        e instanceof UserError &&
+        e.message ===
+          `--out ${inside} is inside the run folder ${run}: give a path outside any run folder (no command writes over a run's own files)`,
+    );
+    assert.throws(() => refuseWriteIntoRun(run, { flag: "--dir" }), /^UserError: --dir .* is the run folder /);
+    refuseWriteIntoRun(run, { flag: "--dir", own: true });
+    assert.throws(() => refuseWriteIntoRun(inside, { flag: "--out", own: true }), /is inside the run folder/);
+    writeFileSync(runFile(run, "manifest"), JSON.stringify({ kind: "gen-tasks" }));
+    refuseWriteIntoRun(run, { flag: "--dir", own: "gen-tasks" });
+    assert.throws(() => refuseWriteIntoRun(run, { flag: "--dir", own: "eval" }), /is the run folder/);
+    writeFileSync(runFile(run, "manifest"), "{damaged");
+    assert.throws(() => refuseWriteIntoRun(run, { flag: "--dir", own: "gen-tasks" }), /is the run folder/);
+    // A relative path is shown relative to the working directory.
+    const cwd = process.cwd();
+    process.chdir(dir);
+    try {
+      assert.throws(
+        () => refuseWriteIntoRun(join("runs", "r", "x"), { flag: "--out" }),
+        (e: Error) =>
+          e.message.startsWith(`--out ${join("runs", "r", "x")} is inside the run folder ${join("runs", "r")}:`),
+      );
+      process.chdir(run);
+      assert.throws(
+        () => refuseWriteIntoRun(".", { flag: "--out" }),
+        (e: Error) => e.message.startsWith("--out . is the run folder .:"),
+      );
+      process.chdir(dir);
+      assert.throws(
+        () => refuseWriteIntoRun(join("runs", "r"), { flag: "--out" }),
+        (e: Error) => e.message.startsWith(`--out ${join("runs", "r")} is the run folder ${join("runs", "r")}:`),
+      );
+    } finally {
+      process.chdir(cwd);
+    }
   });
 });

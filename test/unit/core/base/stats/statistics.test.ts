@@ -216,6 +216,26 @@ describe("analysis: paired sign-flip test", () => {
     // Never 0: the smallest Monte Carlo p is 1 / (R + 1).
     assert.equal(signFlipTest(shifted, { resamples: 999, seed: 0 }), 1 / 1000);
   });
+
+  // Mutation-testing gap (issue 31): every test above either has n ≤ 32 (one 32-bit draw of signs) or a p too
+  // small to tell; here the only differences sit past the first 32, so reusing spent sign bits shows.
+  it("draws exactly R resamples: one question's difference is always as far from 0, so p is exactly 1", () => {
+    assert.equal(signFlipTest([0.5], { resamples: 100, seed: 0 }), 1);
+    assert.equal(signFlipTest([-2], { resamples: 7, seed: 1 }), 1);
+  });
+
+  it("draws fresh sign bits for every 32 questions (n = 40, the differences in the last 8)", () => {
+    const d = [...new Array<number>(32).fill(0), ...new Array<number>(8).fill(1)];
+    for (const stream of [0, 1]) {
+      const p = signFlipTest(d, { resamples: 20_000, seed: 3, stream });
+      assert.ok(Math.abs(p - 2 / 256) < 0.003, `stream ${stream}: ${p} vs exact ${2 / 256}`);
+    }
+    assert.notEqual(
+      signFlipTest(d, { resamples: 2000, seed: 3, stream: 0 }),
+      signFlipTest(d, { resamples: 2000, seed: 3, stream: 1 }),
+      "another stream is another sequence of draws",
+    );
+  });
 });
 
 describe("analysis: Holm correction", () => {

@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { extractBoxed, gradeAnswer, gradeReply, referenceAnswer } from "../../../../../src/core/envs/gsm8k";
+import { readsAsNumber } from "../../../../../src/core/envs/gsm8k/grader";
 import { requireSharedData } from "../../../../helpers/shared-data";
 
 // [model's boxed answer, reference, verdict, why]
@@ -190,5 +191,47 @@ describe("gsm8k grader over the real records (../shared/data/gsm8k)", function (
       }
       assert.deepEqual(failures.slice(0, 10), []);
     });
+  }
+});
+
+// Mutation-testing gap (issue 31): the failure labels' "unparsable answer" asks the grader this.
+describe("gsm8k grader: readsAsNumber (a boxed answer the grader reads as numbers)", () => {
+  const CASES: [string, boolean, string][] = [
+    ["42", true, "an integer"],
+    ["3.5", true, "a decimal"],
+    ["1,000", true, "thousands separators"],
+    ["$18", true, "a dollar sign is dropped"],
+    ["\\frac{1}{2}", true, "LaTeX arithmetic"],
+    ["2(3)", true, "implicit multiplication"],
+    ["7 3/4", true, "a mixed number"],
+    ["(1, 2)", true, "a tuple of numbers"],
+    ["[1,2]", true, "an interval"],
+    ["", false, "nothing"],
+    ["x+1", false, "a variable"],
+    ["18 dollars", false, "a word the grader does not drop"],
+    ["sqrt(4)", false, "a function the grader does not evaluate"],
+    ["1/0", false, "a division by zero"],
+    ["()", false, "empty parentheses"],
+    ["(1,)", false, "a tuple with an empty element"],
+  ];
+  for (const [given, reads, why] of CASES) {
+    it(`${JSON.stringify(given)} → ${reads} (${why})`, () => assert.equal(readsAsNumber(given), reads));
+  }
+});
+
+// Mutation-testing gaps (issue 31): the element-wise step's edges, each against the cookbook's rule.
+describe("gsm8k grader: element by element", () => {
+  const CASES: [string, string, boolean, string][] = [
+    ["(1, 2.0)", "(1,2)", true, "a tuple whose elements are equal numbers"],
+    ["(1,3)", "(1,2)", false, "every element must match, not one"],
+    ["(3,2)", "(1,2)", false, "…the first one too"],
+    ["[1,2.0]", "(1,2)", false, "a tuple's opening bracket must be the same"],
+    ["(1,2.0]", "(1,2)", false, "…and its closing one"],
+    ["$x$", "x", true, "equal once normalised, though nothing evaluates it"],
+    ["1024/3", "2^10/3", false, "a two-digit exponent is never evaluated (the cookbook's should_allow_eval)"],
+  ];
+  for (const [given, truth, verdict, why] of CASES) {
+    it(`${JSON.stringify(given)} vs ${truth} → ${verdict} (${why})`, () =>
+      assert.equal(gradeAnswer(given, truth), verdict));
   }
 });

@@ -41,6 +41,11 @@ describe("score (where JavaScript and Python differ)", () => {
   });
   it("F1 counts repeated tokens as a multiset", () => {
     assert.equal(f1Score("paris paris", ["paris"]), 2 / 3);
+    assert.equal(
+      f1Score("paris", ["paris paris"]),
+      2 / 3,
+      "a gold token repeated more often than predicted counts once",
+    );
   });
   it("noanswer is all or nothing like yes/no", () => {
     assert.equal(f1Score("noanswer at all", ["noanswer"]), 0);
@@ -49,5 +54,18 @@ describe("score (where JavaScript and Python differ)", () => {
   it("no gold answers scores 0", () => {
     assert.equal(exactMatch("x", []), 0);
     assert.equal(f1Score("x", []), 0);
+  });
+});
+
+// Mutation-testing gaps (issue 31).
+describe("score (yes/no detection reads whole answers)", () => {
+  it("a yes/no gold is all or nothing when the prediction is the longer side too", () => {
+    assert.equal(f1Score("yes", ["yes it is"]), 0);
+    assert.equal(f1Score("no", ["no it was not"]), 0);
+  });
+  it("a two-word answer that only spells noanswer without its space is scored as text, on either side", () => {
+    // "no answer" is two tokens, not the noanswer label: partial credit as for any words
+    assert.ok(Math.abs(f1Score("no answer", ["no answer given"]) - 0.8) < 1e-12);
+    assert.ok(Math.abs(f1Score("no answer given", ["no answer"]) - 0.8) < 1e-12);
   });
 });
