@@ -150,6 +150,15 @@ describe("extension: the Checkpoints tree's service checkpoints not in this fold
     assert.equal(info.level, "info");
     assert.match(info.text, new RegExp(`^Agent Lab: ${escape(stray.state)}\\n${escape(stray.state)}  training  `));
 
+    // Set TTL… keeps its box open on a TTL ≤ 0 (the user then gives up): nothing runs, nothing changes.
+    for (const bad of ["0", "-2", "soon"]) {
+      recorded.inputsShown.length = 0;
+      recorded.input = () => bad;
+      await commands["agentLab.setCheckpointTtl"](row(stray.state));
+      assert.equal(recorded.inputsShown[0]?.error, 'a number of days above 0, or "none" for no expiry', bad);
+    }
+    assert.equal((await listed()).get(stray.state)!.expires_at, undefined);
+
     recorded.input = () => "3";
     await commands["agentLab.setCheckpointTtl"](row(stray.state));
     const expires = (await listed()).get(stray.state)!.expires_at!;
