@@ -15,6 +15,7 @@ import {
   formatBytes,
   timeLeft,
   type CheckpointStatus,
+  type OutsideCheckpoints,
 } from "../core/base/checkpoints/remote-state";
 import { parseTinkerPath, TinkerApiError, type TinkerService } from "../core/base/tinker";
 import { downloadCheckpoint } from "../core/base/tinker/checkpoint-download";
@@ -210,7 +211,7 @@ async function remove(service: TinkerService, target: Target, o: LifecycleOption
   }
 }
 
-/** The account's checkpoints that no registered name points at. */
+/** The account's checkpoints that no registered name points at (--json: OutsideCheckpoints, for the Checkpoints view). */
 async function listRemote(o: LifecycleOptions): Promise<void> {
   if (o.args.length) throw new UserError(`unexpected arguments: ${o.args.join(" ")}`);
   const backend = await chooseBackend(o.backend, o.workspaceDir, undefined);
@@ -225,6 +226,10 @@ async function listRemote(o: LifecycleOptions): Promise<void> {
       if (page.checkpoints.length === 0 || all.length >= total) break;
     }
     const outside = all.filter((c) => !registered.has(c.tinker_path));
+    if (o.json) {
+      const report: OutsideCheckpoints = { backend, checkpoints: outside, total: all.length };
+      return void console.log(JSON.stringify(report));
+    }
     for (const c of outside) console.log(describeRemoteCheckpoint(c));
     console.log(
       `${outside.length} checkpoint${outside.length === 1 ? "" : "s"} on ${SERVICE_WORDS[backend]} not in this workspace (of ${all.length})`,

@@ -1,15 +1,25 @@
 /**
  * Keeps the Checkpoints rows' lifecycle state (expiry, public) fresh: asks `agent-lab ckpt status
- * --json` when the view first shows and after every lifecycle action, and warns once per checkpoint
- * when one the workspace registered expires within EXPIRY_WARNING_DAYS.
+ * --json` and `ckpt --remote --json` (the account's checkpoints no registered name points at) when
+ * the view first shows and after every lifecycle action, and warns once per checkpoint when one the
+ * workspace registered expires within EXPIRY_WARNING_DAYS.
  */
 import * as vscode from "vscode";
 import { EXPIRY_WARNING_DAYS, timeLeft } from "../../core/base/checkpoints/remote-state";
 import { runCkptCli, type CliHost } from "./checkpoint-cli";
-import { expiringSoon, lifecycleNote, parseCheckpointStatus, type CheckpointStatus } from "./checkpoint-lifecycle";
+import {
+  expiringSoon,
+  lifecycleNote,
+  parseCheckpointStatus,
+  parseOutsideCheckpoints,
+  type CheckpointStatus,
+  type OutsideCheckpoints,
+} from "./checkpoint-lifecycle";
 
 export class CheckpointLifecycleSource implements vscode.Disposable {
   private statuses = new Map<string, CheckpointStatus>();
+  private outsideList: OutsideCheckpoints | undefined;
+  private outsideAsked = false;
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChange = this.changed.event;
   private running: Promise<void> | undefined;
@@ -21,6 +31,15 @@ export class CheckpointLifecycleSource implements vscode.Disposable {
 
   status(name: string): CheckpointStatus | undefined {
     return this.statuses.get(name);
+  }
+
+  /** The service's checkpoints not in this folder (undefined until read, or when the read failed). */
+  outside(): OutsideCheckpoints | undefined {
+    if (!this.outsideAsked) {
+      this.outsideAsked = true;
+      void (this.running ?? Promise.resolve()).then(() => this.refresh());
+    }
+    return this.outsideList;
   }
 
   note(name: string): string | undefined {
@@ -39,13 +58,14 @@ export class CheckpointLifecycleSource implements vscode.Disposable {
     this.running ??= (async () => {
       try {
         const out = await runCkptCli(this.host, ["status", "--json"]);
-        if (out.code !== 0) {
-          console.error(`Agent Lab: agent-lab ckpt status failed: ${out.stderr.trim()}`);
-          return;
-        }
-        this.statuses = parseCheckpointStatus(out.stdout);
+        if (out.code !== 0) console.error(`Agent Lab: agent-lab ckpt status failed: ${out.stderr.trim()}`);
+        else this.statuses = parseCheckpointStatus(out.stdout);
+        // One after the other: each may serve the workspace's local backend folder for its duration.
+        const remote = await runCkptCli(this.host, ["--remote", "--json"]);
+        if (remote.code !== 0) console.error(`Agent Lab: agent-lab ckpt --remote failed: ${remote.stderr.trim()}`);
+        this.outsideList = remote.code === 0 ? parseOutsideCheckpoints(remote.stdout) : undefined;
         this.changed.fire();
-        this.warnExpiring();
+        if (out.code === 0) this.warnExpiring();
       } finally {
         this.running = undefined;
       }

@@ -1,4 +1,7 @@
-/** The Checkpoints tree: registry entries (newest first) with their paths and lineage as children. */
+/**
+ * The Checkpoints tree: registry entries (newest first) with their paths and lineage as children,
+ * then a collapsed group of the service's checkpoints that no registered name points at.
+ */
 import * as vscode from "vscode";
 import type { LabWorkspace } from "../workspace/lab-workspace";
 import type { CookbookRuns } from "../runs/cookbook-runs";
@@ -9,18 +12,23 @@ import {
   type CheckpointRow,
 } from "./checkpoints-model";
 import type { CheckpointValScore } from "../../core/views/checkpoints/val-score-text";
-import { withLifecycle } from "./checkpoint-lifecycle";
+import type { Checkpoint } from "../../core/base/tinker/wire/types";
+import { outsideGroupLabel, outsideRow, withLifecycle, type OutsideCheckpoints } from "./checkpoint-lifecycle";
 
 /** Where a row's lifecycle note (expiry, public) comes from: checkpoint-lifecycle-source.ts. */
 export interface LifecycleNotes {
   note(name: string): string | undefined;
+  outside(): OutsideCheckpoints | undefined;
   readonly onDidChange: vscode.Event<void>;
 }
 
 export type CheckpointNode =
   | { type: "checkpoint"; row: CheckpointRow }
   | { type: "detail"; row: CheckpointRow; label: string; value: string }
-  | { type: "message"; text: string };
+  | { type: "message"; text: string }
+  | { type: "outsideGroup"; outside: OutsideCheckpoints }
+  /** A checkpoint on the service that no registered name points at: its lifecycle verbs act on its path. */
+  | { type: "outside"; checkpoint: Checkpoint };
 
 export class CheckpointsProvider implements vscode.TreeDataProvider<CheckpointNode>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<CheckpointNode | undefined>();
@@ -98,8 +106,12 @@ export class CheckpointsProvider implements vscode.TreeDataProvider<CheckpointNo
           type: "message",
           text: `⚠ skipped unreadable registry line(s) ${badLines.slice(0, 5).join(", ")}`,
         });
+      const outside = this.lifecycle?.outside();
+      if (outside?.checkpoints.length) nodes.push({ type: "outsideGroup", outside });
       return nodes;
     }
+    if (node.type === "outsideGroup")
+      return node.outside.checkpoints.map((checkpoint) => ({ type: "outside", checkpoint }));
     if (node.type === "checkpoint")
       return node.row.details.map((d) => ({ type: "detail", row: node.row, label: d.label, value: d.value }));
     return [];
@@ -122,6 +134,24 @@ export class CheckpointsProvider implements vscode.TreeDataProvider<CheckpointNo
       item.description = node.value;
       item.tooltip = node.value;
       item.contextValue = node.label === "sampler" || node.label === "state" ? "checkpointPath" : "checkpointDetail";
+      return item;
+    }
+    if (node.type === "outsideGroup") {
+      const item = new vscode.TreeItem(outsideGroupLabel(node.outside), vscode.TreeItemCollapsibleState.Collapsed);
+      item.id = "ckpt-outside";
+      item.tooltip = `The account's checkpoints that no name in this folder's checkpoints.jsonl points at (of ${node.outside.total} on the service)`;
+      item.iconPath = new vscode.ThemeIcon("cloud");
+      item.contextValue = "outsideCheckpoints";
+      return item;
+    }
+    if (node.type === "outside") {
+      const row = outsideRow(node.checkpoint);
+      const item = new vscode.TreeItem(row.label, vscode.TreeItemCollapsibleState.None);
+      item.id = `ckpt-outside:${node.checkpoint.tinker_path}`;
+      item.description = row.description;
+      item.tooltip = node.checkpoint.tinker_path;
+      item.iconPath = new vscode.ThemeIcon("cloud");
+      item.contextValue = "outsideCheckpoint";
       return item;
     }
     return new vscode.TreeItem(node.text, vscode.TreeItemCollapsibleState.None);

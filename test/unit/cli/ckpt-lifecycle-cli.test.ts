@@ -4,7 +4,7 @@
  * one exact line and change nothing.
  */
 import assert from "node:assert/strict";
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ChildProcess } from "node:child_process";
@@ -86,7 +86,8 @@ describe("cli/ckpt lifecycle", function () {
   });
 
   it("ttl: refuses ≤ 0 (nothing changes), sets days with an expiry warning under 2 days, none removes it", async () => {
-    for (const bad of ["0", "0.0", "soon"]) {
+    const registryBefore = readFileSync(join(ws, "runs", "checkpoints.jsonl"), "utf8");
+    for (const bad of ["0", "0.0", "-3", "soon"]) {
       const r = await ckpt("ttl", "sft-e1", bad);
       assert.equal(r.code, 1);
       assert.equal(
@@ -95,6 +96,8 @@ describe("cli/ckpt lifecycle", function () {
       );
     }
     assert.equal((await listed()).get(sft.state)?.expires_at, undefined);
+    assert.equal((await listed()).get(sft.sampler)?.expires_at, undefined);
+    assert.equal(readFileSync(join(ws, "runs", "checkpoints.jsonl"), "utf8"), registryBefore);
 
     const one = await ckpt("ttl", "sft-e1", "1.5");
     assert.equal(one.code, 0, one.stderr);
@@ -178,6 +181,52 @@ describe("cli/ckpt lifecycle", function () {
     assert.equal(rows.find((x) => x.name === "sft-e1")!.state?.expires_at, undefined);
     await ckpt("unpublish", grpo.sampler);
     await ckpt("ttl", grpo.state, "none");
+  });
+
+  it("refuses an unknown name or path in one line for every verb, changing nothing", async () => {
+    const registry = join(ws, "runs", "checkpoints.jsonl");
+    const registryBefore = readFileSync(registry, "utf8");
+    const before = await listed();
+    const sftRun = sft.state.slice("tinker://".length).split("/")[0];
+    const unknownInRun = `tinker://${sftRun}/weights/nope`;
+    const unknownRun = "tinker://nope:train:9/weights/e1";
+    const cases: [string[], string][] = [
+      [["info", "nope"], `no checkpoint named "nope" in ${registry}; known names: sft-e1, grpo-s1, other`],
+      [["delete", "nope", "--yes"], `no checkpoint named "nope" in ${registry}; known names: sft-e1, grpo-s1, other`],
+      [
+        ["ttl", "tinker://bogus", "3"],
+        `"tinker://bogus" is not a Tinker checkpoint path (it needs exactly three parts); expected tinker://<run id>/weights|sampler_weights/<name>`,
+      ],
+      [
+        ["ttl", unknownInRun, "3"],
+        `no checkpoint at ${unknownInRun} on the local backend (it was deleted or has expired)`,
+      ],
+      [
+        ["publish", unknownInRun],
+        `no checkpoint at ${unknownInRun} on the local backend (it was deleted or has expired)`,
+      ],
+      [
+        ["download", unknownInRun, "--out", join(ws, "dl-nope")],
+        `no checkpoint at ${unknownInRun} on the local backend (it was deleted or has expired)`,
+      ],
+      [
+        ["delete", unknownInRun, "--yes", "--force"],
+        `no checkpoint at ${unknownInRun} on the local backend (it was deleted or has expired)`,
+      ],
+      [
+        ["delete", unknownRun, "--yes", "--force", "--backend", "local"],
+        `no checkpoint at ${unknownRun} on the local backend (it was deleted or has expired)`,
+      ],
+    ];
+    for (const [args, message] of cases) {
+      const r = await ckpt(...args);
+      assert.equal(r.code, 1, args.join(" "));
+      assert.equal(r.stderr.trim(), `agent-lab ckpt: ${message}`, args.join(" "));
+      assert.equal(r.stdout, "", args.join(" "));
+    }
+    assert.deepEqual(await listed(), before);
+    assert.equal(readFileSync(registry, "utf8"), registryBefore);
+    assert.equal(existsSync(join(ws, "dl-nope")), false);
   });
 
   it("delete: refused while a registered checkpoint was trained from it, refused without --yes naming what is lost, then deletes", async () => {

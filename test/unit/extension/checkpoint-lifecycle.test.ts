@@ -3,7 +3,10 @@ import assert from "node:assert/strict";
 import {
   expiringSoon,
   lifecycleNote,
+  outsideGroupLabel,
+  outsideRow,
   parseCheckpointStatus,
+  parseOutsideCheckpoints,
   withLifecycle,
 } from "../../../src/extension/checkpoints/checkpoint-lifecycle";
 
@@ -58,5 +61,25 @@ describe("extension/checkpoint-lifecycle", () => {
   it("reads nothing from output that is not the status array", () => {
     assert.equal(parseCheckpointStatus("agent-lab ckpt: oops").size, 0);
     assert.equal(parseCheckpointStatus("{}").size, 0);
+  });
+});
+
+describe("extension/checkpoint-lifecycle: the service's checkpoints not in this folder", () => {
+  it("reads `ckpt --remote --json` into the group's label and rows; anything else is no group", () => {
+    const outside = parseOutsideCheckpoints(
+      JSON.stringify({
+        backend: "tinker",
+        checkpoints: [ckpt("tinker://x/weights/a", { expires_at: "2026-12-06T22:00:00Z", public: true })],
+        total: 4,
+      }),
+    )!;
+    assert.equal(outside.total, 4);
+    assert.equal(outsideGroupLabel(outside), "On Tinker, not in this folder (1)");
+    assert.deepEqual(outsideRow(outside.checkpoints[0], NOW), {
+      label: "x/weights/a",
+      description: "training · 1000 B · expires in 1.5 days · public",
+    });
+    assert.equal(parseOutsideCheckpoints("agent-lab ckpt: no Tinker key"), undefined);
+    assert.equal(parseOutsideCheckpoints("[]"), undefined);
   });
 });

@@ -203,8 +203,10 @@ export const fakeVscode = {
       };
       recorded.progress.push(entry);
       const token = { onCancellationRequested: (l: () => void) => void (entry.cancel = l) };
-      await task({ report: (r) => entry.reports.push(r) }, token);
+      // VS Code resolves withProgress to the task's own result.
+      const result = await task({ report: (r) => entry.reports.push(r) }, token);
       entry.done = true;
+      return result;
     },
   },
   commands: {

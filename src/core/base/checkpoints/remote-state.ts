@@ -13,6 +13,16 @@ export interface CheckpointStatus {
   sampler: Checkpoint | null;
 }
 
+/**
+ * `agent-lab ckpt --remote --json`: the account's checkpoints on one service that no registered name
+ * points at (the Checkpoints view's "On the service, not in this folder" group), of `total` listed.
+ */
+export interface OutsideCheckpoints {
+  backend: "local" | "tinker";
+  checkpoints: Checkpoint[];
+  total: number;
+}
+
 /** Warn when a checkpoint the workspace uses expires within this many days. */
 export const EXPIRY_WARNING_DAYS = 2;
 const DAY_MS = 86_400_000;

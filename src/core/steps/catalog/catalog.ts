@@ -590,7 +590,7 @@ export const CKPT_STEP = defineStep({
       help: "download: replace an existing folder; delete: even while a run in the workspace needs the checkpoint",
     },
     yes: { type: "boolean", help: "delete: confirm (the checkpoint's files on the service are lost for good)" },
-    json: { type: "boolean", help: "status: print every registered checkpoint's service record as JSON" },
+    json: { type: "boolean", help: "status, --remote: print the service's records as JSON" },
     workspace: f.workspace,
   },
   notes:
@@ -603,7 +603,8 @@ export const CKPT_STEP = defineStep({
     "  publish|unpublish NAME|PATH  make public, or private again\n" +
     "  download NAME|PATH [sampler|state] [--out DIR] [--force]   download the archive and extract it\n" +
     "  delete NAME|PATH --yes [--force]   delete for good; refused while a run in the workspace needs it\n" +
-    "  status [--json]              every registered checkpoint's record on its service",
+    "  status [--json]              every registered checkpoint's record on its service\n" +
+    "  --remote [--json]            the account's checkpoints that no registered name points at",
 });
 
 export const SPEND_STEP = defineStep({

@@ -163,10 +163,11 @@ export function parseFlags<F extends FlagSpecs>(
     };
     if (spec.alias) nodeOptions[spec.alias] = { type, ...(spec.type === "list" ? { multiple: true } : {}) };
   }
+  const negatives = new NegativePositionals(options.allowPositionals ?? false);
   let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({
-      args: joinDashValues(argv, nodeOptions),
+      args: negatives.hide(joinDashValues(argv, nodeOptions)),
       options: nodeOptions,
       allowPositionals: options.allowPositionals ?? false,
       strict: true,
@@ -201,8 +202,33 @@ export function parseFlags<F extends FlagSpecs>(
     values: values as FlagValues<F>,
     overrides,
     given: given as Set<keyof F & string>,
-    positionals: parsed.positionals,
+    positionals: negatives.restore(parsed.positionals),
   };
+}
+
+/**
+ * `agent-lab ckpt ttl NAME -3` as the positional "-3": node takes any word that starts with a dash
+ * for a flag, which would hide the range error the user needs. A negative number is no flag of ours
+ * (flags are words), so it is passed through parseArgs under a stand-in and restored afterwards.
+ */
+class NegativePositionals {
+  private readonly hidden = new Map<string, string>();
+  constructor(private readonly allowed: boolean) {}
+
+  hide(args: string[]): string[] {
+    if (!this.allowed) return args;
+    const end = args.indexOf("--");
+    return args.map((arg, i) => {
+      if ((end !== -1 && i > end) || !/^-(\d+\.?\d*|\.\d+)$/.test(arg)) return arg;
+      const stand = `\u0000negative-${i}`;
+      this.hidden.set(stand, arg);
+      return stand;
+    });
+  }
+
+  restore(positionals: string[]): string[] {
+    return positionals.map((p) => this.hidden.get(p) ?? p);
+  }
 }
 
 /** node's refusal in our words: it names the flag; ours also says where the flags are listed. */

@@ -136,4 +136,18 @@ describe("step specs", () => {
       /^UserError: --epochs must be an integer in \[1, 1000\], got "1\.5"$/,
     );
   });
+
+  it("takes a negative number as a positional where positionals are allowed (the value's own check then refuses it)", () => {
+    const ckpt = STEPS.find((s) => s.name === "ckpt")!;
+    const parsed = parseFlags(ckpt.flags, ["ttl", "sft-e1", "-3", "--json", "-0.5"], {
+      command: "agent-lab ckpt",
+      allowPositionals: true,
+    });
+    assert.deepEqual(parsed.positionals, ["ttl", "sft-e1", "-3", "-0.5"]);
+    assert.equal(parsed.values.json, true);
+    assert.throws(
+      () => parseFlags(ckpt.flags, ["ttl", "sft-e1", "-x"], { command: "agent-lab ckpt", allowPositionals: true }),
+      (e: unknown) => e instanceof UserError && e.message === "unknown flag -x (agent-lab ckpt --help lists the flags)",
+    );
+  });
 });
