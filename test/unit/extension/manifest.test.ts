@@ -63,7 +63,13 @@ describe("extension: package.json contributions and activation cost", () => {
       }
     }
     const views = pkg.contributes.views.agentLab.map((v: { id: string }) => v.id);
-    assert.deepEqual(views, ["agentLab.runs", "agentLab.checkpoints", "agentLab.checkpointsCompare", "agentLab.jobs"]);
+    assert.deepEqual(views, [
+      "agentLab.runs",
+      "agentLab.experiments",
+      "agentLab.checkpoints",
+      "agentLab.checkpointsCompare",
+      "agentLab.jobs",
+    ]);
     assert.ok(existsSync(join(REPO, pkg.contributes.viewsContainers.activitybar[0].icon)));
     assert.deepEqual(
       pkg.activationEvents.filter((e: string) => e.startsWith("workspaceContains:agent-lab.json")),
