@@ -5,7 +5,8 @@
  * point, side by side, each chart on one scale for every arm (the shared chart module, with axes);
  * the scores and paired comparisons; the recovery interval on a labelled axis against the
  * criterion's thresholds; every validation check; each arm's runs and traces. While the experiment
- * runs: its phase i/n, the phase's step n/N, spend of budget and one ETA.
+ * runs: its phase i/n, the phase's step n/N (a sweep's arms side by side: every running phase with
+ * its own steps), spend of budget and one ETA.
  * Every number is a link to the run it came from (the extension opens it; only runs it named).
  * All text is set as text (h() never parses HTML): titles, arm names and reasons are untrusted.
  */
@@ -52,12 +53,33 @@ function progressSection(p: ExperimentProgressView): HTMLElement {
     { id: "progress", class: `state-${p.state}` },
     h("h2", null, p.state === "running" ? "Running" : `Not finished (${p.state})`),
     h("p", { id: "progress-line" }, p.line ?? "no progress written yet"),
-    p.phase
-      ? bar(`phase ${p.phase.index}/${p.phase.count} ${p.phase.name}`, p.phase.index - 1, p.phase.count, "phase")
-      : null,
-    p.step
-      ? bar(`${p.step.label} · ${p.step.unit} ${p.step.done}/${p.step.planned}`, p.step.done, p.step.planned, "step")
-      : null,
+    ...(p.running && p.phase
+      ? [
+          bar(
+            `phases ${p.running.map((r) => r.index).join("+")}/${p.phase.count}`,
+            p.phasesDone ?? 0,
+            p.phase.count,
+            "phase",
+          ),
+          ...p.running.map((r) =>
+            r.step
+              ? bar(`${r.name} · ${r.step.unit} ${r.step.done}/${r.step.planned}`, r.step.done, r.step.planned, "step")
+              : bar(r.name, 0, 1, "step"),
+          ),
+        ]
+      : [
+          p.phase
+            ? bar(`phase ${p.phase.index}/${p.phase.count} ${p.phase.name}`, p.phase.index - 1, p.phase.count, "phase")
+            : null,
+          p.step
+            ? bar(
+                `${p.step.label} · ${p.step.unit} ${p.step.done}/${p.step.planned}`,
+                p.step.done,
+                p.step.planned,
+                "step",
+              )
+            : null,
+        ]),
     h(
       "p",
       { class: "muted" },

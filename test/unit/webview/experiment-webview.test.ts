@@ -185,6 +185,41 @@ describe("webview: experiment", function () {
     }
   });
 
+  it("while a sweep runs two arms at once: every running phase with its own steps", async () => {
+    const fresh = await openWebview("experiment");
+    try {
+      fresh.post({
+        type: "experiment/progress",
+        progress: {
+          recordDir: "/ws/runs/sw",
+          name: "sw",
+          title: "sweep",
+          hypothesis: "h",
+          state: "running",
+          line: "phases 7+9/12 · train:a step 3/8 · train:b step 1/8 · $0.12 of $5.00 · ETA 4m 10s",
+          phase: { index: 9, count: 12, name: "train:b" },
+          step: { label: "GRPO", unit: "step", done: 1, planned: 8 },
+          running: [
+            { index: 7, name: "train:a", step: { label: "GRPO", unit: "step", done: 3, planned: 8 } },
+            { index: 9, name: "train:b", step: { label: "GRPO", unit: "step", done: 1, planned: 8 } },
+          ],
+          phasesDone: 6,
+          eta: "4m 10s",
+          spendUsd: 0.12,
+          budgetUsd: 5,
+        },
+      });
+      await fresh.settle();
+      assertInert(fresh);
+      assert.deepEqual(
+        [...fresh.document.querySelectorAll("#progress .progress-label")].map((x) => x.textContent),
+        ["phases 7+9/12", "train:a · step 3/8", "train:b · step 1/8"],
+      );
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it("every number is a link to its run: a click asks to open that run", async () => {
     assert.ok(t.document.querySelectorAll("a.run-link").length >= 9);
     const recovery = t.document.querySelector("#recovery a.run-link")!;

@@ -9,7 +9,10 @@
  * A pipeline's own progress.json carries `stage` (i/n with its name) and the current stage's
  * progress under `current`; its `eta_s` is the recipe engine's, for the whole list of stages. An
  * experiment's calls its stages phases (`unit: "phase"`) and carries its cap, `budget_usd`, so every
- * view says the spend so far against it.
+ * view says the spend so far against it. While more than one stage runs at once (a sweep's arms
+ * side by side) `running` lists each with its own progress; `stage`/`current` then name the one
+ * started last (what a reader that predates `running` shows), and `usd`/`eta_s` stay the whole job's.
+ * A file without `running` (one stage at a time, or an earlier build) reads as before.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -34,6 +37,15 @@ export interface UnitProgress {
   eta_s?: number;
 }
 
+/** One stage running now, beside others: its place in the list and its own progress. */
+export interface RunningStage {
+  index: number;
+  name: string;
+  label: string;
+  /** Its own progress; absent until it reports. */
+  current?: UnitProgress;
+}
+
 export interface Progress extends UnitProgress {
   format: number;
   step: string;
@@ -43,6 +55,8 @@ export interface Progress extends UnitProgress {
   /** Pipeline only: which stage runs, and that stage's own progress. */
   stage?: { index: number; count: number; name: string };
   current?: UnitProgress;
+  /** Only while two or more stages run at once: each of them, in list order. */
+  running?: RunningStage[];
   /** The cap `usd` is spent against (an experiment's budget_usd); absent or 0: none. */
   budget_usd?: number;
 }
@@ -122,7 +136,7 @@ export class ProgressWriter {
 
   /** New counts; written when enough time passed since the last write (or `force`). */
   update(
-    change: Partial<Pick<Progress, "done" | "planned" | "usd" | "stage" | "current" | "label" | "eta_s">>,
+    change: Partial<Pick<Progress, "done" | "planned" | "usd" | "stage" | "current" | "running" | "label" | "eta_s">>,
     force = false,
   ): void {
     const nowMs = (this.options.now ?? Date.now)();
@@ -158,11 +172,28 @@ export function readProgress(runDir: string): Progress | undefined {
   try {
     const p = JSON.parse(readFileSync(file, "utf8")) as Progress;
     return typeof p === "object" && p !== null && typeof p.done === "number" && typeof p.planned === "number"
-      ? p
+      ? withRunningChecked(p)
       : undefined;
   } catch {
     return undefined; // renamed over between exists and read: the next poll reads the new one
   }
+}
+
+/** A `running` list that is not a list of named stages is dropped: the line falls back to `stage`/`current`. */
+function withRunningChecked(p: Progress): Progress {
+  if (p.running === undefined) return p;
+  const ok =
+    Array.isArray(p.running) &&
+    p.running.every(
+      (r: unknown) =>
+        typeof r === "object" &&
+        r !== null &&
+        typeof (r as RunningStage).index === "number" &&
+        typeof (r as RunningStage).name === "string",
+    );
+  if (ok) return p;
+  const { running: _dropped, ...rest } = p;
+  return rest;
 }
 
 export function formatDuration(seconds: number): string {
@@ -183,14 +214,21 @@ function describeUnit(p: UnitProgress): string {
  * The one line every view shows: "GRPO · step 33/60 · $0.00 · ETA 1m 20s", and for a pipeline
  * "stage 9/11 GRPO · step 33/60 · $0.00 · ETA 12m 40s". One ETA, for the whole job: a pipeline's
  * own `eta_s` is the recipe engine's over every stage left (the running stage's is only a part of it).
- * An experiment: "phase 5/9 train:generated · step 3/8 · $0.12 of $5.00 · ETA 4m 10s".
+ * An experiment: "phase 5/9 train:generated · step 3/8 · $0.12 of $5.00 · ETA 4m 10s"; with two
+ * arms at once: "phases 6+7/12 · train:a step 3/8 · train:b step 1/8 · $0.12 of $5.00 · ETA 4m 10s".
  */
 export function describeProgress(p: Progress): string {
+  const noun = p.unit === "phase" ? "phase" : "stage";
+  const running = p.running && p.running.length > 1 ? p.running : undefined;
   const inner = p.stage ? p.current : p;
-  const parts = [
-    p.stage ? `${p.unit === "phase" ? "phase" : "stage"} ${p.stage.index}/${p.stage.count} ${p.label}` : p.label,
-  ];
-  if (inner) parts.push(describeUnit(inner));
+  const parts: string[] = [];
+  if (running) {
+    parts.push(`${noun}s ${running.map((r) => r.index).join("+")}/${p.stage?.count ?? p.planned}`);
+    for (const r of running) parts.push(r.current ? `${r.label} ${describeUnit(r.current)}` : r.label);
+  } else {
+    parts.push(p.stage ? `${noun} ${p.stage.index}/${p.stage.count} ${p.label}` : p.label);
+    if (inner) parts.push(describeUnit(inner));
+  }
   parts.push(`$${p.usd.toFixed(2)}${p.budget_usd ? ` of $${p.budget_usd.toFixed(2)}` : ""}`);
   if (p.status !== "running") parts.push(p.status);
   else {

@@ -8,6 +8,7 @@
  * untrained stand-in solves no task 0/k → every task would be dropped by the policy's solve rate.
  */
 import type { ArmSpec, ExperimentSpec, SftRecipe } from "./spec";
+import { SWEEP_PARAMS } from "./sweep-spec";
 
 export const REHEARSAL_SIZES = Object.freeze({
   /** Scripted drafts per tasks arm (a fifth broken on purpose, so every filter is exercised). */
@@ -63,4 +64,38 @@ export function rehearsalSpec(spec: ExperimentSpec): ExperimentSpec {
     },
     resamples: REHEARSAL_SIZES.resamples,
   };
+}
+
+/** The value an arm runs with for a swept parameter ("grpo.lr" → its grpo recipe's lr). */
+function armValue(a: ArmSpec, param: string): number {
+  const p = SWEEP_PARAMS[param];
+  const section = (p.section === "data" ? a.data : a[p.section]) as unknown as Record<string, number>;
+  return section[p.field];
+}
+
+/**
+ * The rehearsal as its spec.json writes it (what `experiment validate` reads back). A sweep's arms
+ * were expanded, then shrunk, which may change a swept value (steps, group, questions, SFT epochs,
+ * batch): its sweep is written as a list of overrides, each arm under its own name with the values
+ * it runs with, on the first of them as the template — so the rehearsal runs its arms side by side
+ * and its record has the sweep section, checked against the runs' manifests like a real sweep's.
+ */
+export function rehearsalSpecText(spec: ExperimentSpec): string {
+  const { sweep, ...rehearsal } = rehearsalSpec(spec);
+  if (!sweep) return JSON.stringify(rehearsal, null, 2) + "\n";
+  const own = new Set(sweep.points.map((pt) => pt.name));
+  const swept = rehearsal.arms.filter((a) => own.has(a.name));
+  const arms = rehearsal.arms.filter((a) => !own.has(a.name));
+  arms.splice(rehearsal.arms.indexOf(swept[0]), 0, { ...swept[0], name: sweep.arm });
+  const overrides = swept.map((a) => ({
+    name: a.name,
+    ...Object.fromEntries(sweep.params.map((k) => [k, armValue(a, k)])),
+  }));
+  const written = {
+    arm: sweep.arm,
+    arms: overrides,
+    baseline: sweep.baseline,
+    max_concurrent_arms: sweep.max_concurrent_arms,
+  };
+  return JSON.stringify({ ...rehearsal, arms, sweep: written }, null, 2) + "\n";
 }

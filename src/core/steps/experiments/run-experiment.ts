@@ -82,7 +82,7 @@ import {
   type PhaseRecord,
   type ScoredRun,
 } from "./record";
-import { rehearsalSpec } from "./rehearsal";
+import { rehearsalSpecText } from "./rehearsal";
 import {
   armCheckpointName,
   armEnv,
@@ -138,9 +138,7 @@ function specToRun(o: RunExperimentOptions): { spec: ExperimentSpec; text: strin
     throw new UserError(
       `--rehearse rehearses a Tinker spec; ${o.specFile} runs on the local backend already (leave out --rehearse)`,
     );
-  // A rehearsal runs a sweep's arms as plain arms, one after another (the sweep's own fields would expand them again).
-  const { sweep: _sweep, ...rehearsal } = rehearsalSpec(read.spec);
-  const text = JSON.stringify(rehearsal, null, 2) + "\n";
+  const text = rehearsalSpecText(read.spec);
   return parseExperimentSpecText(`${o.specFile} (--rehearse)`, text);
 }
 

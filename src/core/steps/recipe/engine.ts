@@ -10,9 +10,12 @@
  * runs it with the budget left as its own cap; records inputs, outputs, seconds and when it
  * finished; and keeps progress.json current: stage i/n, the stage's own step n/N under `current`,
  * and one ETA (`eta_s`) for the whole list from the stages' estimates and the rates measured so far.
+ * A driver may run several stages at once (a sweep's arms): then progress lists each under
+ * `running`, the spend is the finished stages' plus every running one's own, and the ETA is the
+ * work left (the running stages' remainders and the stages to come) over the stages running side by side.
  */
 import { budgetLeftUsd, overBudget } from "../../base/ledger";
-import type { ProgressWriter, UnitProgress } from "../../base/runs/progress";
+import type { Progress, ProgressWriter, RunningStage, UnitProgress } from "../../base/runs/progress";
 import { UserError } from "../../base/errors";
 
 /** What a running stage is given. */
@@ -113,7 +116,16 @@ export class Recipe {
   private readonly now: () => number;
   private finishedHere = 0;
   private measured: number[] = [];
-  private spentBeforeStage = 0;
+  /** The stages running now, in the order they started (one, unless the driver runs several at once). */
+  private readonly running = new Map<string, InFlight>();
+  /**
+   * What the finished stages spent as progress counts it: progress's figure when the first stage
+   * here started, then each finished stage's records total (the ledgers), or, for a stage that keeps
+   * none, the spend it last reported.
+   */
+  private finishedUsd: number | undefined;
+  /** Whether two stages ever ran at once here (the count done is then what finished, not the position). */
+  private sideBySide = false;
   /** The estimates of stages running now (a driver may run several at once): set aside against the budget. */
   private reserved = 0;
   /** Seconds of each stage this process ran. */
@@ -175,27 +187,14 @@ export class Recipe {
   private async runChecked(st: Stage, known: Stage[], n: number, othersReserved: number): Promise<void> {
     const { names, log, progress } = this.o;
     const b = this.o.budget;
-    const later: Pick<Stage, "name" | "estimateSeconds">[] = known.length
-      ? known.slice(known.indexOf(st) + 1).filter((x) => !x.isDone())
-      : names
-          .slice(n)
-          .filter((name) => !this.o.records[name])
-          .map((name) => ({ name }));
+    this.finishedUsd ??= progress.current.usd;
     const stageStart = this.now();
-    const etaAfter = () =>
-      later.reduce<number | undefined>((t, x) => (t === undefined ? t : add(t, this.secondsOf(x))), 0);
-    const eta = (current: number | undefined) => add(current, etaAfter());
-    this.spentBeforeStage = progress.current.usd;
-    progress.update(
-      {
-        label: st.label ?? st.name,
-        stage: { index: n, count: names.length, name: st.name },
-        current: undefined,
-        done: n - 1,
-        eta_s: eta(this.secondsOf(st)),
-      },
-      true,
-    );
+    const flight: InFlight = { st, n, known, start: stageStart };
+    this.running.set(st.name, flight);
+    if (this.running.size > 1) this.sideBySide = true;
+    // One at a time, the stages before this one are done; side by side, what finished is counted.
+    const done = this.sideBySide ? this.o.doneAtStart + this.finishedHere : n - 1;
+    progress.update({ ...this.runningFields(), done, eta_s: this.eta() }, true);
     const resuming = st.isPartial?.() ?? false;
     const starting =
       this.o.starting?.(st, resuming) ??
@@ -203,8 +202,8 @@ export class Recipe {
     log(`${this.at()} ${starting}`);
     // A stage's first state ("step 0/60") is written at once, so the views show what it plans as it starts.
     const onProgress = (p: UnitProgress) => {
-      const first = progress.current.current === undefined;
-      const current: UnitProgress = {
+      const first = flight.current === undefined;
+      flight.current = {
         label: p.label,
         unit: p.unit,
         done: p.done,
@@ -212,12 +211,16 @@ export class Recipe {
         usd: p.usd,
         ...(p.eta_s !== undefined ? { eta_s: p.eta_s } : {}),
       };
-      const own = p.eta_s ?? remaining(this.secondsOf(st), (this.now() - stageStart) / 1000);
-      progress.update({ current, usd: this.spentBeforeStage + p.usd, eta_s: eta(own) }, first);
+      progress.update({ ...this.runningFields(), usd: this.spendNow(), eta_s: this.eta() }, first);
     };
     // Its own cap leaves out what the stages beside it hold (none when the stages run one at a time).
     const budgetLeft = b ? budgetLeftUsd(b.capUsd, this.spent() + othersReserved) : Infinity;
-    await st.run({ log: this.o.stepLog ?? log, signal: this.o.signal, onProgress, budgetLeftUsd: budgetLeft });
+    try {
+      await st.run({ log: this.o.stepLog ?? log, signal: this.o.signal, onProgress, budgetLeftUsd: budgetLeft });
+    } catch (e) {
+      this.running.delete(st.name);
+      throw e;
+    }
     const seconds = (this.now() - stageStart) / 1000;
     const usd = st.spentUsd?.();
     this.o.records[st.name] = {
@@ -227,21 +230,86 @@ export class Recipe {
       ...(st.reads ? { reads: st.reads } : {}),
       ...(st.writes ? { writes: st.writes } : {}),
     };
+    this.running.delete(st.name);
+    this.finishedUsd = usd !== undefined ? this.spent() : (this.finishedUsd ?? 0) + (flight.current?.usd ?? 0);
     this.o.save(this.o.records);
     this.measured.push(seconds);
     this.secondsHere[st.name] = seconds;
     this.finishedHere++;
     progress.update(
       {
+        ...this.runningFields(),
         done: this.o.doneAtStart + this.finishedHere,
-        current: undefined,
-        ...(usd !== undefined ? { usd: this.spent() } : {}),
-        eta_s: etaAfter(),
+        usd: this.spendNow(),
+        eta_s: this.eta(flight),
       },
       true,
     );
     const line = (this.o.finished ?? ((name, s) => `${name} done in ${s.toFixed(1)}s`))(st.name, seconds, usd ?? 0);
     if (line !== undefined) log(`${this.at()} ${line}`);
+  }
+
+  /**
+   * What progress says of the stages running now: the one started last as `stage`/`current` (the
+   * single-stage shape every reader knows; kept after the last finishes, with no `current`), and
+   * every one under `running` while two or more run.
+   */
+  private runningFields(): Partial<Pick<Progress, "label" | "stage" | "current" | "running">> {
+    const all = [...this.running.values()];
+    const last = all[all.length - 1];
+    const fields: Partial<Pick<Progress, "label" | "stage" | "current" | "running">> = {
+      current: last?.current,
+      // Cleared once one stage is left; never added to the one-at-a-time shape.
+      ...(this.o.progress.current.running ? { running: undefined } : {}),
+    };
+    if (last)
+      Object.assign(fields, {
+        label: last.st.label ?? last.st.name,
+        stage: { index: last.n, count: this.o.names.length, name: last.st.name },
+      });
+    if (all.length > 1)
+      fields.running = all
+        .sort((x, y) => x.n - y.n)
+        .map((f): RunningStage => ({
+          index: f.n,
+          name: f.st.name,
+          label: f.st.label ?? f.st.name,
+          ...(f.current ? { current: f.current } : {}),
+        }));
+    return fields;
+  }
+
+  /** The spend so far: the finished stages' plus what each running stage has reported of its own (each once). */
+  private spendNow(): number {
+    return [...this.running.values()].reduce((s, f) => s + (f.current?.usd ?? 0), this.finishedUsd ?? 0);
+  }
+
+  /**
+   * One ETA for the whole list: each running stage's remainder (its own ETA, else its expected
+   * seconds less those it ran) plus every stage still to come after the earliest running one, over
+   * how many run side by side; undefined while any part is unknown. `justFinished`: the stage that
+   * ended, whose later stages are what is left when none runs.
+   */
+  private eta(justFinished?: InFlight): number | undefined {
+    const flights = [...this.running.values()];
+    const first = flights.length ? flights.reduce((a, f) => (f.n < a.n ? f : a)) : justFinished;
+    if (!first) return 0;
+    const known = first.known;
+    const later: Pick<Stage, "name" | "estimateSeconds">[] = known.length
+      ? known.slice(known.indexOf(first.st) + 1).filter((x) => !x.isDone() && !this.running.has(x.name))
+      : this.o.names
+          .slice(first.n)
+          .filter((name) => !this.o.records[name] && !this.running.has(name))
+          .map((name) => ({ name }));
+    let work: number | undefined = later.reduce<number | undefined>(
+      (t, x) => (t === undefined ? t : add(t, this.secondsOf(x))),
+      0,
+    );
+    for (const f of flights) {
+      const own = f.current?.eta_s ?? remaining(this.secondsOf(f.st), (this.now() - f.start) / 1000);
+      work = add(own, work);
+    }
+    return work === undefined ? undefined : Math.round(work / Math.max(1, flights.length));
   }
 
   /** A stage's expected seconds: its estimate, else its last recorded run, else the mean measured here. */
@@ -251,6 +319,16 @@ export class Recipe {
     if (before !== undefined) return before;
     return this.measured.length ? this.measured.reduce((a, x) => a + x, 0) / this.measured.length : undefined;
   }
+}
+
+/** A stage the engine is running now. */
+interface InFlight {
+  st: Stage;
+  n: number;
+  /** The list the driver gave with it (for the ETA's stages to come). */
+  known: Stage[];
+  start: number;
+  current?: UnitProgress;
 }
 
 const add = (a: number | undefined, b: number | undefined) =>

@@ -5,7 +5,7 @@
  * validation checklist. Every number carries the run folder it came from, so the panel links it.
  */
 import { basename, join, resolve } from "node:path";
-import { describeProgress, formatDuration, readProgress } from "../../base/runs/progress";
+import { describeProgress, formatDuration, readProgress, type UnitProgress } from "../../base/runs/progress";
 import { experimentState, type ExperimentState } from "./experiment-list";
 import type { Interval } from "../../base/stats/bootstrap";
 import { readStepRewards } from "../../steps/pipeline/reward-trend";
@@ -246,6 +246,14 @@ export function experimentView(recordDir: string): ExperimentView {
 }
 
 /** What the panel shows while an experiment runs (or before it wrote its record): its progress, from its files. */
+/** A phase's own steps as the panel shows them. */
+export interface ExperimentProgressStep {
+  label: string;
+  unit: string;
+  done: number;
+  planned: number;
+}
+
 export interface ExperimentProgressView {
   recordDir: string;
   name: string;
@@ -257,11 +265,24 @@ export interface ExperimentProgressView {
   phase?: { index: number; count: number; name: string };
   /** The running phase's own steps. */
   step?: { label: string; unit: string; done: number; planned: number };
+  /**
+   * While a sweep runs two or more phases at once: each with its own steps (`phase`/`step` then
+   * name the one started last), and how many phases are finished.
+   */
+  running?: { index: number; name: string; step?: ExperimentProgressStep }[];
+  phasesDone?: number;
   /** Time left for the whole experiment ("4m 10s"). */
   eta?: string;
   spendUsd: number;
   budgetUsd: number;
 }
+
+const stepOf = (u: UnitProgress): ExperimentProgressStep => ({
+  label: u.label,
+  unit: u.unit,
+  done: u.done,
+  planned: u.planned,
+});
 
 export function experimentProgressView(recordDir: string): ExperimentProgressView {
   const spec = readJsonFile<{ name?: unknown; title?: unknown; hypothesis?: unknown; budget_usd?: unknown }>(
@@ -277,8 +298,16 @@ export function experimentProgressView(recordDir: string): ExperimentProgressVie
     state: experimentState(recordDir),
     ...(p ? { line: describeProgress(p) } : {}),
     ...(p?.stage ? { phase: p.stage } : {}),
-    ...(p?.current
-      ? { step: { label: p.current.label, unit: p.current.unit, done: p.current.done, planned: p.current.planned } }
+    ...(p?.current ? { step: stepOf(p.current) } : {}),
+    ...(p?.running && p.running.length > 1
+      ? {
+          running: p.running.map((r) => ({
+            index: r.index,
+            name: r.name,
+            ...(r.current ? { step: stepOf(r.current) } : {}),
+          })),
+          phasesDone: p.done,
+        }
       : {}),
     ...(p?.eta_s !== undefined && p.status === "running" ? { eta: formatDuration(p.eta_s) } : {}),
     spendUsd: p?.usd ?? 0,

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describeProgress, etaSeconds, ProgressWriter, readProgress } from "../../../../../src/core/base/runs/progress";
@@ -125,6 +125,85 @@ describe("runs/progress: progress as data", () => {
       // Without a cap the spend stands alone, as before.
       const { budget_usd: _cap, ...uncapped } = read;
       assert.equal(describeProgress(uncapped), "phase 7/11 train:generated · step 3/8 · $0.12 · ETA 4m 10s");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("an experiment with two arms at once says every running phase with its own steps, one spend and one ETA", () => {
+    const dir = mkdtempSync(join(tmpdir(), "agent-lab-progress-running-"));
+    try {
+      const w = new ProgressWriter(dir, {
+        step: "experiment",
+        label: "experiment",
+        unit: "phase",
+        planned: 12,
+        budgetUsd: 5,
+        minIntervalMs: 0,
+      });
+      w.update({
+        label: "train:b",
+        stage: { index: 9, count: 12, name: "train:b" },
+        current: { label: "GRPO", unit: "step", done: 1, planned: 8, usd: 0.02 },
+        running: [
+          {
+            index: 7,
+            name: "train:a",
+            label: "train:a",
+            current: { label: "GRPO", unit: "step", done: 3, planned: 8, usd: 0.1 },
+          },
+          {
+            index: 9,
+            name: "train:b",
+            label: "train:b",
+            current: { label: "GRPO", unit: "step", done: 1, planned: 8, usd: 0.02 },
+          },
+        ],
+        usd: 0.12,
+        eta_s: 250,
+      });
+      const read = readProgress(dir)!;
+      assert.equal(
+        describeProgress(read),
+        "phases 7+9/12 · train:a step 3/8 · train:b step 1/8 · $0.12 of $5.00 · ETA 4m 10s",
+      );
+      // Back to one phase: the list is cleared and the line is the one-phase line again.
+      w.update({ running: undefined });
+      assert.equal(readProgress(dir)!.running, undefined);
+      assert.equal(describeProgress(readProgress(dir)!), "phase 9/12 train:b · step 1/8 · $0.12 of $5.00 · ETA 4m 10s");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("an older progress file (no running list) reads as before; a malformed running list is dropped, not fatal", () => {
+    const dir = mkdtempSync(join(tmpdir(), "agent-lab-progress-older-"));
+    try {
+      const older = {
+        format: 1,
+        step: "experiment",
+        label: "train:generated",
+        unit: "phase",
+        done: 6,
+        planned: 11,
+        usd: 0.12,
+        status: "running",
+        started: "2026-01-01T00:00:00.000Z",
+        updated: "2026-01-01T00:01:00.000Z",
+        stage: { index: 7, count: 11, name: "train:generated" },
+        current: { label: "GRPO", unit: "step", done: 3, planned: 8, usd: 0.12 },
+        budget_usd: 5,
+        eta_s: 250,
+      };
+      writeFileSync(join(dir, "progress.json"), JSON.stringify(older));
+      assert.equal(
+        describeProgress(readProgress(dir)!),
+        "phase 7/11 train:generated · step 3/8 · $0.12 of $5.00 · ETA 4m 10s",
+      );
+      writeFileSync(join(dir, "progress.json"), JSON.stringify({ ...older, running: [{ index: "x" }] }));
+      const read = readProgress(dir)!;
+      assert.equal("running" in read, false);
+      assert.equal(describeProgress(read), "phase 7/11 train:generated · step 3/8 · $0.12 of $5.00 · ETA 4m 10s");
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

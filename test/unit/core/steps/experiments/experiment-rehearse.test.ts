@@ -181,6 +181,47 @@ describe("experiments: the seed's GSM8K spec, rehearsed (--rehearse against the 
     assert.deepEqual(spec.criterion, readExperimentSpec(SPEC).spec.criterion);
   });
 
+  it("rehearses a sweep as a sweep: its arms under their names, the record's sweep section, the sweep check passed", async () => {
+    const spec = JSON.parse(readFileSync(SPEC, "utf8")) as Record<string, unknown>;
+    spec.name = "gsm8k-sweep";
+    spec.sweep = { arm: "gsm8k", grid: { "grpo.lr": [4e-5, 1e-4] }, baseline: "gsm8k_lr4e-5", max_concurrent_arms: 2 };
+    (spec.criterion as Record<string, unknown>).reference = "gsm8k_lr4e-5";
+    const specFile = writeSpec(root, spec, "sweep.json");
+    const files = writeTwin(root);
+    const ws = join(root, "sweep");
+    const r = await runExperiment({
+      startLocalBackend: startOrReuseLocalBackend,
+      specFile,
+      dir: ws,
+      rehearse: true,
+      trainFiles: [files.train],
+      testFiles: [files.test],
+      log: () => {},
+    });
+    const record = r.record!;
+    assert.deepEqual(record.validation?.failed, [], JSON.stringify(record.validation?.checks));
+    assert.ok(record.validation?.passed.includes("sweep"), JSON.stringify(record.validation?.passed));
+    assert.deepEqual(record.sweep?.arms.map((a) => a.name).sort(), ["gsm8k_lr1e-4", "gsm8k_lr4e-5"]);
+    // The record's spec.json reads back as the same sweep at tiny sizes.
+    const again = readExperimentSpec(join(ws, "runs", "gsm8k-sweep-rehearsal", "spec.json")).spec;
+    assert.deepEqual(
+      again.sweep?.points.map((p) => [p.name, p.values["grpo.lr"]]),
+      [
+        ["gsm8k_lr4e-5", 4e-5],
+        ["gsm8k_lr1e-4", 1e-4],
+      ],
+    );
+    assert.deepEqual(
+      again.arms.map((a) => [a.name, a.grpo?.steps]),
+      [
+        ["selfgen", 1],
+        ["gsm8k_lr4e-5", 1],
+        ["gsm8k_lr1e-4", 1],
+      ],
+    );
+    assert.deepEqual(validateExperiment(join(ws, "runs", "gsm8k-sweep-rehearsal")).failed, []);
+  });
+
   it("runs on the real shared GSM8K records when they are here", async function () {
     const train = sharedDataPath("gsm8k", "train.jsonl");
     const test = sharedDataPath("gsm8k", "test.jsonl");

@@ -10,6 +10,7 @@ import { cpSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FileFormatError, UserError } from "../../../../../src/core/base/errors";
+import { describeProgress, readProgress, type Progress } from "../../../../../src/core/base/runs/progress";
 import { EXPERIMENT_FILES, type ExperimentRecord } from "../../../../../src/core/steps/experiments/record";
 import { runExperiment } from "../../../../../src/core/steps/experiments/run-experiment";
 import { validateExperiment, type ValidationResult } from "../../../../../src/core/steps/experiments/validate";
@@ -27,6 +28,8 @@ describe("experiments: a sweep run, resumed and validated (miniature offline swe
   const recordDir = () => join(ws, "runs", "sw");
   const said: { stopped: string[]; continued: string[] } = { stopped: [], continued: [] };
   let finishedAtStop: string[] = [];
+  /** The record's progress.json as read at each phase line while two arms ran side by side. */
+  const sideBySide: Progress[] = [];
 
   before(async () => {
     root = mkdtempSync(join(tmpdir(), "agent-lab-sweep-"));
@@ -36,6 +39,8 @@ describe("experiments: a sweep run, resumed and validated (miniature offline swe
     const phaseLog = (into: string[]) => (l: string) => {
       const m = PHASE_LINE.exec(l);
       if (!m) return;
+      const p = readProgress(recordDir());
+      if (p?.running && p.running.length > 1) sideBySide.push(p);
       into.push(`${m[3].replace(/:$/, "")}${m[4].includes("skipped") ? " skipped" : ""}`);
       // The third arm starts only once one of the first two finished: stop there.
       if (m[3] === `train:${SWEEP_ARMS[2]}` && !ac.signal.aborted) ac.abort(new UserError("interrupted"));
@@ -58,6 +63,19 @@ describe("experiments: a sweep run, resumed and validated (miniature offline swe
       at(`train:${SWEEP_ARMS[1]}`) >= 0 && at(`train:${SWEEP_ARMS[1]}`) < at(`eval:${SWEEP_ARMS[0]}`),
       said.stopped.join("\n"),
     );
+  });
+
+  it("its progress carries every running phase with its own steps, one spend and one ETA; none once it is done", () => {
+    assert.ok(sideBySide.length > 0, "progress never listed two running phases");
+    const arms = (p: Progress) => new Set(p.running!.map((r) => r.name.split(":")[1]));
+    const two = sideBySide.find((p) => arms(p).size > 1);
+    assert.ok(two, sideBySide.map((p) => describeProgress(p)).join("\n"));
+    assert.match(describeProgress(two), /^phases \d+\+\d+\/\d+ · \S+:w_lr\S+( \w+ \d+\/\d+)? · \S+:w_lr\S+/);
+    assert.equal(two.unit, "phase");
+    for (const r of two.running!) assert.ok(r.index >= 1 && r.index <= two.stage!.count);
+    const done = readProgress(recordDir())!;
+    assert.equal(done.status, "done");
+    assert.equal(done.running, undefined);
   });
 
   it("an interrupted sweep resumes only its unfinished arms: what finished before the stop is skipped", () => {

@@ -133,13 +133,16 @@ describe("experiments: one budget across a sweep's concurrent arms", () => {
           `the estimate ($${dry.estimate.usd.toFixed(2)}) is over the spec's budget_usd ($100.00, the cap for all phases together); raise it or shrink the arms`,
     );
     assert.equal(existsSync(ws), false);
-    // A rehearsal runs the sweep's arms as plain arms at tiny sizes (the sweep's own fields would expand them again).
+    // A rehearsal runs the sweep at tiny sizes as a sweep: the same arms under the same names, side by side.
     const rehearsed: string[] = [];
     await runExperiment({ specFile, dir: ws, dryRun: true, rehearse: true, log: (l) => rehearsed.push(l) });
     assert.ok(
       rehearsed.some((l) => l.startsWith("  train:gsm8k_lr1e-4: GRPO 1 steps × 2 × 2")),
       rehearsed.join("\n"),
     );
-    assert.ok(!rehearsed.some((l) => l.startsWith("sweep over")));
+    assert.ok(
+      rehearsed.includes("sweep over grpo.lr of arm gsm8k: 3 arms, up to 2 at once, ranked against gsm8k_lr4e-5"),
+      rehearsed.join("\n"),
+    );
   });
 });

@@ -217,4 +217,63 @@ describe("core/steps/recipe: the engine", () => {
     const p = JSON.parse(readFileSync(join(h.dir, "progress.json"), "utf8")) as Progress;
     assert.deepEqual(p.stage, { index: 2, count: 2, name: "b" });
   });
+
+  it("two stages at once (a sweep's arms): progress lists both with their steps, counts each one's spend once, one ETA", async () => {
+    const clock = { t: 1_000_000 };
+    const h = harness(["first", "a", "b", "after"], { clock });
+    let releaseA!: () => void;
+    let releaseB!: () => void;
+    const heldA = new Promise<void>((r) => (releaseA = r));
+    const heldB = new Promise<void>((r) => (releaseB = r));
+    const reporting = (name: string, held: Promise<void>, usd: number): Stage => ({
+      name,
+      isDone: () => Boolean(h.records[name]),
+      estimateSeconds: 10,
+      spentUsd: () => usd,
+      run: async (ctx) => {
+        ctx.onProgress({ label: "GRPO", unit: "step", done: 1, planned: 4, usd: usd / 2, eta_s: 6 });
+        await held;
+      },
+    });
+    const first: Stage = {
+      name: "first",
+      isDone: () => Boolean(h.records.first),
+      spentUsd: () => 0.5,
+      run: async () => {},
+    };
+    const a = reporting("a", heldA, 0.2);
+    const b = reporting("b", heldB, 0.4);
+    const after: Stage = { name: "after", isDone: () => false, estimateSeconds: 8, run: async () => {} };
+    const all = [first, a, b, after];
+    await h.recipe.run(first, all);
+    const runningA = h.recipe.run(a, all);
+    const runningB = h.recipe.run(b, all);
+    await Promise.resolve();
+    const both = h.seen[h.seen.length - 1];
+    assert.deepEqual(
+      both.running?.map((r) => [r.index, r.name, r.current?.done, r.current?.planned]),
+      [
+        [2, "a", 1, 4],
+        [3, "b", 1, 4],
+      ],
+    );
+    // 0.50 finished + 0.10 and 0.20 reported by the two running stages, each once.
+    assert.equal(both.usd.toFixed(2), "0.80");
+    // (6 s left of a + 6 s left of b + 8 s of "after") over the 2 running side by side.
+    assert.equal(both.eta_s, 10);
+    assert.equal(readProgress(h.dir)!.running?.length, 2);
+    releaseA();
+    await runningA;
+    const one = h.seen[h.seen.length - 1];
+    assert.equal(one.running, undefined, "one stage left: the one-stage shape");
+    assert.equal(one.stage?.name, "b");
+    assert.equal(one.usd.toFixed(2), "0.90", "a's ledger 0.20 now, b's reported 0.20");
+    assert.equal(one.done, 2);
+    releaseB();
+    await runningB;
+    const last = h.seen[h.seen.length - 1];
+    assert.equal(last.usd.toFixed(2), "1.10");
+    assert.equal(last.eta_s, 8, "only 'after' is left");
+    assert.equal("running" in readProgress(h.dir)!, false);
+  });
 });
