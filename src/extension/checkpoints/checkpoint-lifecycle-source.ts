@@ -23,6 +23,8 @@ export class CheckpointLifecycleSource implements vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChange = this.changed.event;
   private running: Promise<void> | undefined;
+  /** One more read after the running one: a change made while it ran (Set TTL…) may come after what it read. */
+  private queued: Promise<void> | undefined;
   /** Names a refresh has been asked for: a row new since (a checkpoint just registered) asks once more. */
   private readonly attempted = new Set<string>();
   private readonly warned = new Set<string>();
@@ -51,11 +53,21 @@ export class CheckpointLifecycleSource implements vscode.Disposable {
     return lifecycleNote(this.statuses.get(name));
   }
 
-  /** Re-reads every registered checkpoint's record; concurrent calls share one run. */
+  /**
+   * Re-reads every registered checkpoint's record. A call while a read runs gets one more read after it
+   * (calls in the meantime share that one), so what it resolves to is never older than the call.
+   */
   refresh(): Promise<void> {
     // An untrusted workspace runs no process of ours (its settings could point anywhere).
     if (!vscode.workspace.isTrusted || !this.host.workspace.folder) return Promise.resolve();
-    this.running ??= (async () => {
+    if (this.running)
+      return (this.queued ??= this.running
+        .catch(() => undefined)
+        .then(() => {
+          this.queued = undefined;
+          return this.refresh();
+        }));
+    this.running = (async () => {
       try {
         const out = await runCkptCli(this.host, ["status", "--json"]);
         if (out.code !== 0) console.error(`Agent Lab: agent-lab ckpt status failed: ${out.stderr.trim()}`);

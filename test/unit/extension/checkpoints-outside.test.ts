@@ -141,6 +141,27 @@ describe("extension: the Checkpoints tree's service checkpoints not in this fold
     ]);
   });
 
+  it("a refresh asked for while one runs reads once more after it: a change made meanwhile is never missed", async () => {
+    const { source } = setUp();
+    let reads = 0;
+    const counting = source.onDidChange(() => reads++);
+    try {
+      const first = source.refresh();
+      // A TTL set while the first read runs, as Set TTL… does before it asks the rows to refresh.
+      await service.setCheckpointTtl(registered.sampler, 86_400);
+      const second = source.refresh();
+      const third = source.refresh();
+      assert.notEqual(second, first, "the later call does not get the read that may have missed the change");
+      assert.equal(third, second, "calls while the first runs share the one read after it");
+      await second;
+      assert.equal(reads, 2);
+      assert.ok(source.status("sft-e1")?.sampler?.expires_at, "the row's state has the TTL set during the first read");
+    } finally {
+      counting.dispose();
+      await service.setCheckpointTtl(registered.sampler, null);
+    }
+  });
+
   it("Info, Set TTL…, Publish and Download… act on the row's path and the row shows the change", async () => {
     const { source, tree, commands, row } = setUp();
     await source.refresh();
