@@ -190,6 +190,11 @@ describe("experiments: a sweep's best-arm rule at its boundaries", () => {
     assert.equal(s.best, null, "tied arms are not apart");
   });
 
+  it("names none, and says so, for a sweep with no arms (the spec refuses one; the numbers do not crash on it)", () => {
+    const s = sweepNumbers({ base: column(10) }, sweep([]), o);
+    assert.deepEqual([s.arms, s.best, s.best_reason], [[], null, "no arms"]);
+  });
+
   it("refuses a sweep with an arm that has no scores", () => {
     assert.throws(() => sweepNumbers({ base: column(10), a: column(20) }, sweep(["a", "b"]), o), /no scores for b/);
   });
