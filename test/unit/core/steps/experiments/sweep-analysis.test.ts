@@ -80,3 +80,122 @@ describe("experiments: a sweep's ranking", () => {
     assert.equal(s.arms[1].versus_baseline, "worse");
   });
 });
+
+describe("experiments: a sweep's best-arm rule at its boundaries", () => {
+  // With no sign flip reaching the observed sum, a sign-flip p is 1 / (resamples + 1): 39 resamples give 0.025,
+  // and Holm over two such arms doubles it to exactly α = 0.05.
+  const at = (resamples: number) => ({ resamples, seed: 3 });
+
+  it("states the rule with its α and interval level", () => {
+    const s = sweepNumbers({ base: column(10), a: column(50, 1) }, sweep(["a"]), o);
+    assert.match(s.rule, /Holm-adjusted p < 0\.05 across the arms and its paired 95% interval above 0/);
+    assert.equal(s.alpha, 0.05);
+    assert.equal(s.level, 0.95);
+  });
+
+  it("calls an arm better only when its Holm-adjusted p is below α: exactly α is not enough", () => {
+    const cols = { base: column(10), a: column(50, 1), b: column(52, 2) };
+    const atAlpha = sweepNumbers(cols, sweep(["a", "b"]), at(39));
+    for (const r of atAlpha.arms) {
+      assert.equal(r.p, 0.025, `${r.name}: no flip reaches the observed sum`);
+      assert.equal(r.p_holm, 0.05, `${r.name}: Holm doubles the smaller p and carries the maximum`);
+      assert.ok(r.minus_baseline!.ci.lo > 0);
+      assert.equal(r.versus_baseline, "not distinguishable");
+    }
+    assert.equal(atAlpha.best, null);
+    assert.match(
+      atAlpha.best_reason,
+      /^b ranks first but is not distinguishable from base \(Δ \+0\.7000, Holm p 0\.0500\)$/,
+    );
+    const below = sweepNumbers(cols, sweep(["a", "b"]), at(79));
+    assert.deepEqual(
+      below.arms.map((r) => [r.name, r.p_holm, r.versus_baseline]),
+      [
+        ["b", 0.025, "better"],
+        ["a", 0.025, "better"],
+      ],
+    );
+  });
+
+  it("calls an arm worse only when its Holm-adjusted p is below α and its interval lies below 0", () => {
+    const cols = { base: column(50), a: column(10, 1), b: column(8, 2) };
+    const atAlpha = sweepNumbers(cols, sweep(["a", "b"]), at(39));
+    for (const r of atAlpha.arms) {
+      assert.equal(r.p_holm, 0.05);
+      assert.ok(r.minus_baseline!.ci.hi < 0);
+      assert.equal(r.versus_baseline, "not distinguishable");
+    }
+    const below = sweepNumbers(cols, sweep(["a", "b"]), at(79));
+    assert.deepEqual(
+      below.arms.map((r) => r.versus_baseline),
+      ["worse", "worse"],
+    );
+    assert.equal(below.best, null);
+    assert.match(below.best_reason, /^a ranks first but is worse from base \(Δ -0\.6667, Holm p 0\.0250\)$/);
+  });
+
+  it("shows a zero difference with a plus sign", () => {
+    const s = sweepNumbers({ base: column(30), a: column(30) }, sweep(["a"]), o);
+    assert.equal(s.arms[0].p, 1);
+    assert.match(s.best_reason, /^a ranks first but is not distinguishable from base \(Δ \+0\.0000, Holm p 1\.00\)$/);
+  });
+
+  it("names a lone arm that beats the baseline, with no runner-up to beat", () => {
+    const s = sweepNumbers({ base: column(10), a: column(50, 1) }, sweep(["a"]), o);
+    assert.equal(s.best, "a");
+    assert.match(s.best_reason, /^a: Δ \+0\.6667 \[\+0\.\d{4}, \+0\.\d{4}\] over base, Holm p 0\.000500$/);
+  });
+
+  it("needs no runner-up check when the runner-up is the baseline itself", () => {
+    const s = sweepNumbers({ base: column(10), a: column(50, 1) }, sweep(["a", "base"]), o);
+    assert.deepEqual(
+      s.arms.map((r) => r.name),
+      ["a", "base"],
+    );
+    assert.equal(s.best, "a");
+    assert.doesNotMatch(s.best_reason, /runner-up/);
+  });
+
+  it("gives the baseline row no comparison, and every row its own point's values", () => {
+    const s = sweepNumbers({ base: column(20), a: column(40, 1), b: column(30, 2) }, sweep(["a", "base", "b"]), o);
+    const base = s.arms.find((r) => r.name === "base")!;
+    assert.deepEqual([base.minus_baseline, base.p, base.p_holm, base.versus_baseline], [null, null, null, null]);
+    assert.deepEqual(
+      s.arms.map((r) => [r.name, r.values]),
+      [
+        ["a", { "grpo.lr": 0.001 }],
+        ["b", { "grpo.lr": 0.003 }],
+        ["base", { "grpo.lr": 0.002 }],
+      ],
+    );
+    const outside = sweepNumbers({ base: column(20), a: column(40, 1) }, sweep(["a"]), o);
+    assert.deepEqual(
+      outside.arms.map((r) => r.name),
+      ["a"],
+      "a baseline outside the sweep is not ranked",
+    );
+  });
+
+  it("breaks a tie on the mean by name", () => {
+    const same = column(30);
+    const s = sweepNumbers({ base: column(10), c: same, a: same, b: same }, sweep(["c", "a", "b"]), o);
+    assert.deepEqual(
+      s.arms.map((r) => [r.name, r.rank]),
+      [
+        ["a", 1],
+        ["b", 2],
+        ["c", 3],
+      ],
+    );
+    assert.equal(s.best, null, "tied arms are not apart");
+  });
+
+  it("names none, and says so, for a sweep with no arms (the spec refuses one; the numbers do not crash on it)", () => {
+    const s = sweepNumbers({ base: column(10) }, sweep([]), o);
+    assert.deepEqual([s.arms, s.best, s.best_reason], [[], null, "no arms"]);
+  });
+
+  it("refuses a sweep with an arm that has no scores", () => {
+    assert.throws(() => sweepNumbers({ base: column(10), a: column(20) }, sweep(["a", "b"]), o), /no scores for b/);
+  });
+});
