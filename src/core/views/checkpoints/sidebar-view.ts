@@ -15,7 +15,12 @@ import { f3 } from "../../steps/ablate/format";
 import { verdict } from "../../steps/ablate/ablate";
 import type { Verdict } from "../../steps/ablate/report-types";
 import { runViewSpec } from "../trace/run-view";
-import { checkpointScores, trainingEnvironment, type OtherEval, type PrimaryScore } from "../trace/dashboard-view";
+import {
+  checkpointScores,
+  trainingEnvironment,
+  type CheckpointScore,
+  type PrimaryScore,
+} from "../trace/dashboard-view";
 import { bestByVal, BEST_RULE, type BestByVal } from "./best-by-val";
 import { pairedDelta, primaryById } from "./paired-delta";
 import type { CheckpointValScore } from "./val-score-text";
@@ -38,23 +43,13 @@ export interface SidebarDelta {
   n: number;
 }
 
-export interface SidebarRow {
+/** A checkpoint's matched val score (the dashboard's, one reading), with its training run and its place against the baseline. */
+export interface SidebarRow extends CheckpointScore {
   run: string;
-  name: string;
-  step: number;
-  epoch?: number;
-  /** The fingerprint-matched val eval (folder name) its score is from. */
-  evalRun?: string;
-  n?: number;
-  primary?: PrimaryScore;
   /** Absent for the baseline's own row and for rows without a score. */
   delta?: SidebarDelta;
   isBaseline: boolean;
   isBest: boolean;
-  /** Evals with other settings: listed apart, naming the fields that differ. */
-  otherEvals: OtherEval[];
-  /** What Evaluate samples from (absent: nothing to evaluate). */
-  samplerPath?: string;
 }
 
 export interface BaselineOption {
