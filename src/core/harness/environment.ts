@@ -84,8 +84,11 @@ export interface EnvEpisode {
   readonly prompt: number[];
   /** Tool-call arguments so far, in order (the record's `searches`). */
   readonly toolCalls: string[];
-  /** Reads one reply (a cut-off one too: `turn.stopReason` is "length"); fills `turn.action` and its fields. */
-  onReply(turn: EpisodeTurn): TurnOutcome;
+  /**
+   * Reads one reply (a cut-off one too: `turn.stopReason` is "length"); fills `turn.action` and its fields.
+   * A promise when the reply needs a tool that answers later (a search over HTTP); the loop awaits it.
+   */
+  onReply(turn: EpisodeTurn): TurnOutcome | Promise<TurnOutcome>;
   score(end: EndReason): EpisodeScore;
 }
 
