@@ -11,6 +11,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { FIRST_ENVIRONMENT } from "./first-environment";
 import { FileFormatError, UserError } from "./errors";
+import { SEARCH_SETTING_FORM, SEARCH_SETTING_PATTERN } from "./search/search-wire";
 
 /** USD per 1M tokens. */
 export interface ModelPrices {
@@ -52,6 +53,11 @@ export interface AgentLabConfig {
    * grader checks the answer's format (its manifest records the coefficient); the others ignore it. 0 = off.
    */
   formatPenalty: number;
+  /**
+   * An `agent-lab serve-search` address (http://host:port) that jobs search instead of opening the
+   * index themselves; empty = open the index in process.
+   */
+  searchUrl: string;
 }
 
 /** Tinker prices, read from Tinker's Models & Pricing page on 2026-11-01. */
@@ -75,6 +81,7 @@ export const DEFAULT_CONFIG: Readonly<AgentLabConfig> = Object.freeze({
   env: FIRST_ENVIRONMENT.name,
   thinking: false,
   formatPenalty: 0,
+  searchUrl: "",
 });
 
 export const CONFIG_FILE = "agent-lab.json";
@@ -107,6 +114,8 @@ export function validateOverrides(
       if (typeof value !== "string") fail(key, "must be a string");
     } else if (key === "budgetUsd" || key === "formatPenalty") {
       if (typeof value !== "number" || value < 0) fail(key, "must be a number ≥ 0");
+    } else if (key === "searchUrl") {
+      if (typeof value !== "string" || !SEARCH_SETTING_PATTERN.test(value)) fail(key, `must be ${SEARCH_SETTING_FORM}`);
     } else if (key === "thinking") {
       if (typeof value !== "boolean") fail(key, "must be true or false");
     } else if (key === "prices") {

@@ -15,6 +15,7 @@ import { CHAT_EXPORT_FORMATS, DEFAULT_CHAT_EXPORT_FORMAT } from "../sft/chat-for
 import { DEFAULT_SOLVE_TRIES } from "../tasks/solve-rate";
 import { estimateEpisodes, estimateGenTasks, estimateGrpoTraining, estimateSftTraining } from "../specs/estimate";
 import { defineStep, type StepSpec } from "../specs/spec";
+import { DEFAULT_SEARCH_PORT } from "../../base/search/search-wire";
 
 export const CONFIG_STEP = defineStep({
   name: "config",
@@ -110,6 +111,7 @@ export const EVAL_STEP = defineStep({
     tokenizer: f.tokenizer,
     "local-port": f.localPort,
     index: f.index,
+    "search-url": f.searchUrl,
     budget: f.budget,
     resume: f.resume,
     "dry-run": f.dryRun,
@@ -180,6 +182,7 @@ export const SFT_DATA_STEP = defineStep({
     concurrency: f.concurrency,
     prompt: f.prompt,
     index: f.index,
+    "search-url": f.searchUrl,
     resume: { type: "boolean", help: "continue a stopped run (skips questions already decided)" },
     "from-runs": {
       type: "boolean",
@@ -309,6 +312,7 @@ export const TRAIN_GRPO_STEP = defineStep({
     concurrency: f.concurrency,
     prompt: f.prompt,
     index: f.index,
+    "search-url": f.searchUrl,
     tokenizer: f.tokenizer,
     backend: f.trainingBackend,
     "local-port": f.localPort,
@@ -654,6 +658,32 @@ export const SERVE_LOCAL_STEP = defineStep({
     "--faults: latency and slow in ms; 429 = its rate on asample; 5xx and drop = their rates on every other endpoint.",
 });
 
+export const SERVE_SEARCH_STEP = defineStep({
+  name: "serve-search",
+  summary: "serve a search index over HTTP, so many eval/GRPO/sft-data jobs search one index (searchUrl, --search-url)",
+  flags: {
+    index: f.index,
+    port: {
+      type: "int",
+      arg: "P",
+      min: 0,
+      max: 65535,
+      default: DEFAULT_SEARCH_PORT,
+      help: "port to listen on (0 picks a free one)",
+    },
+    host: {
+      type: "string",
+      arg: "HOST",
+      default: "127.0.0.1",
+      help: "address to listen on (0.0.0.0 lets other machines search it: the server has no authentication)",
+    },
+    workspace: f.workspace,
+  },
+  notes:
+    "Prints the URL it listens on; give it to jobs as the searchUrl setting or --search-url. GET /describe, POST /search\n" +
+    '{"query", "k"} → {"hits": [{id, title, text, score}]} (src/core/base/search/search-wire.ts). Stops on Ctrl+C.',
+});
+
 export const PIPELINE_STEP = defineStep({
   name: "pipeline",
   summary:
@@ -804,6 +834,7 @@ export const STEPS: readonly StepSpec[] = [
   EXPORT_CHAT_STEP,
   ABLATE_STEP,
   SERVE_LOCAL_STEP,
+  SERVE_SEARCH_STEP,
   TRAIN_SFT_STEP,
   TRAIN_GRPO_STEP,
   GEN_TASKS_STEP,
