@@ -11,7 +11,6 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { FIRST_ENVIRONMENT } from "./first-environment";
 import { FileFormatError, UserError } from "./errors";
-import { SEARCH_SETTING_FORM, SEARCH_SETTING_PATTERN } from "./search/search-wire";
 
 /** USD per 1M tokens. */
 export interface ModelPrices {
@@ -85,6 +84,15 @@ export const DEFAULT_CONFIG: Readonly<AgentLabConfig> = Object.freeze({
 });
 
 export const CONFIG_FILE = "agent-lab.json";
+
+/** The port `serve-search` listens on unless told otherwise (the local backend has 8765). */
+export const DEFAULT_SEARCH_PORT = 8766;
+/** What a search setting or flag must look like: a plain-HTTP address (the server speaks no TLS). */
+export const SEARCH_URL_PATTERN = /^http:\/\/[^\s/?#]+(?:\/[^\s?#]*)?$/;
+export const SEARCH_URL_FORM = `an http:// URL, e.g. http://127.0.0.1:${DEFAULT_SEARCH_PORT}`;
+/** The setting and the flag: such a URL, or empty for the index opened in process (the JSON schemas say the same). */
+export const SEARCH_SETTING_PATTERN = new RegExp(`^$|${SEARCH_URL_PATTERN.source}`);
+export const SEARCH_SETTING_FORM = `${SEARCH_URL_FORM}, or "" to open the index in process`;
 
 type Overrides = Partial<AgentLabConfig>;
 

@@ -5,6 +5,7 @@
  * the served index's identity (its content hash) exactly as an in-process run would.
  */
 import { Agent, request } from "node:http";
+import { SEARCH_URL_FORM, SEARCH_URL_PATTERN } from "../config";
 import { UserError } from "../errors";
 import {
   DESCRIBE_ROUTE,
@@ -13,8 +14,6 @@ import {
   readSearchAnswer,
   SEARCH_PROTOCOL,
   SEARCH_ROUTE,
-  SEARCH_URL_FORM,
-  SEARCH_URL_PATTERN,
   type SearchRequest,
 } from "./search-wire";
 import type { SearchHit, Searcher } from "./searcher";

@@ -6,6 +6,8 @@
  *   POST /search {"query": "…", "k": 3} → 200 {"hits": [{"id", "title", "text", "score"}, …]}
  *   anything else, or a bad request     → 4xx/5xx {"error": "one line"}
  *
+ * The address's form and the default port belong to the searchUrl setting (config.ts).
+ *
  * Scores travel as JSON numbers, which JavaScript writes and reads back to the same double, so a
  * search over HTTP returns what the same index returns in process, bit for bit.
  */
@@ -17,21 +19,11 @@ export const SEARCH_PROTOCOL = 1;
 export const DESCRIBE_ROUTE = "/describe";
 export const SEARCH_ROUTE = "/search";
 
-/** The port `serve-search` listens on unless told otherwise (the local backend has 8765). */
-export const DEFAULT_SEARCH_PORT = 8766;
-
 /** The most paragraphs one search may ask for (the `search` command's -k range). */
 export const MAX_SEARCH_K = 1000;
 
 /** Request bodies are a query and a number: anything bigger is not one. */
 export const MAX_REQUEST_BYTES = 1 << 20;
-
-/** What a search setting or flag must look like: a plain-HTTP address (the server speaks no TLS). */
-export const SEARCH_URL_PATTERN = /^http:\/\/[^\s/?#]+(?:\/[^\s?#]*)?$/;
-export const SEARCH_URL_FORM = "an http:// URL, e.g. http://127.0.0.1:8766";
-/** The setting and the flag: such a URL, or empty for the index opened in process (the JSON schemas say the same). */
-export const SEARCH_SETTING_PATTERN = new RegExp(`^$|${SEARCH_URL_PATTERN.source}`);
-export const SEARCH_SETTING_FORM = `${SEARCH_URL_FORM}, or "" to open the index in process`;
 
 export interface DescribeAnswer {
   protocol: number;

@@ -15,7 +15,7 @@ import { CHAT_EXPORT_FORMATS, DEFAULT_CHAT_EXPORT_FORMAT } from "../sft/chat-for
 import { DEFAULT_SOLVE_TRIES } from "../tasks/solve-rate";
 import { estimateEpisodes, estimateGenTasks, estimateGrpoTraining, estimateSftTraining } from "../specs/estimate";
 import { defineStep, type StepSpec } from "../specs/spec";
-import { DEFAULT_SEARCH_PORT } from "../../base/search/search-wire";
+import { DEFAULT_SEARCH_PORT } from "../../base/config";
 
 export const CONFIG_STEP = defineStep({
   name: "config",

@@ -6,7 +6,7 @@ import { RUN_NAME_MAX_LENGTH, RUN_NAME_PATTERN } from "../../base/runs/run-name"
 import type { FlagSpec } from "./flags";
 import { STAND_IN_TOKENIZER } from "../../base/chat/stand-in-tokenizer";
 import { environmentFlagHelp } from "./environment-help";
-import { SEARCH_SETTING_FORM, SEARCH_SETTING_PATTERN } from "../../base/search/search-wire";
+import { SEARCH_SETTING_FORM, SEARCH_SETTING_PATTERN } from "../../base/config";
 
 export const SAMPLING_BACKENDS = ["scripted", "tinker", "local", "transformers"] as const;
 export const TRAINING_BACKENDS = ["tinker", "local"] as const;

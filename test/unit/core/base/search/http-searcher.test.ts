@@ -10,7 +10,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { makeQueries, queryParagraphIds, SyntheticCorpus } from "../../../../../bench/search/synthetic-corpus";
-import { validateOverrides } from "../../../../../src/core/base/config";
+import { SEARCH_SETTING_PATTERN, validateOverrides } from "../../../../../src/core/base/config";
 import { FileFormatError, UserError } from "../../../../../src/core/base/errors";
 import {
   buildIndex,
@@ -21,7 +21,7 @@ import {
   type Bm25Searcher,
   type SearchServer,
 } from "../../../../../src/core/base/search";
-import { MAX_SEARCH_K, SEARCH_PROTOCOL, SEARCH_SETTING_PATTERN } from "../../../../../src/core/base/search/search-wire";
+import { MAX_SEARCH_K, SEARCH_PROTOCOL } from "../../../../../src/core/base/search/search-wire";
 
 const START_HINT =
   'start it with "agent-lab serve-search --index DIR", or point searchUrl (--search-url) at a running one';
@@ -202,7 +202,7 @@ describe("base/search: serve-search and the HTTP searcher", function () {
     );
   });
 
-  it("the JSON schema and the VS Code setting say the setting's form as search-wire.ts does", () => {
+  it("the JSON schema and the VS Code setting say the setting's form as config.ts does", () => {
     const root = join(__dirname, "..", "..", "..", "..", "..");
     const schema = JSON.parse(readFileSync(join(root, "data", "schema", "agent-lab.schema.json"), "utf8")) as {
       properties: Record<string, { pattern?: string }>;
