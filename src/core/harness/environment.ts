@@ -149,6 +149,17 @@ export interface PrepareOptions {
   replaceTestSplit?: boolean;
 }
 
+/** A user's own search corpus to install (`agent-lab prepare --corpus FILE`). */
+export interface CorpusImportOptions {
+  /** The user's file, in corpus.jsonl's format (one {"id"?, "title", "text"} object per line). */
+  file: string;
+  /** The environment's data folder (written). */
+  outDir: string;
+  log: (line: string) => void;
+  /** Paragraphs read so far while the index is built. */
+  onProgress?: (paragraphs: number) => void;
+}
+
 /** What a run's manifest records of the gen-tasks folder it trained on (`--train-tasks DIR`). */
 export interface TrainTasksRecord {
   tasks_dir: string;
@@ -164,6 +175,11 @@ export interface EnvData<I extends EnvItem = EnvItem> {
   load(dir: string, split: Split): I[];
   /** Writes the splits (and the locked test hash) from the hub or local files; returns lines to print. */
   prepare(o: PrepareOptions): Promise<string[]>;
+  /**
+   * Installs a user's own search corpus in the data folder and builds its index, refusing a bad line
+   * before anything there changes; returns lines to print (absent: the environment searches none).
+   */
+  importCorpus?(o: CorpusImportOptions): Promise<string[]>;
   /**
    * A gen-tasks folder as the training split, prompted and graded as the real train split, after
    * checking no task overlaps the val or test items in `dir` (absent: the environment has none).

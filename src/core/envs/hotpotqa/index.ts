@@ -14,6 +14,7 @@ import { UserError } from "../../base/errors";
 import { defaultSystemPromptFile } from "../../harness/prompts";
 import { exactMatch, f1Score, normalizeAnswer, SCORER_VERSION } from "./score";
 import { openSearcher } from "./open-searcher";
+import { importCorpus } from "./import-corpus";
 import type { Searcher } from "../../base/search/searcher";
 import type { Environment, EnvRun, EnvRunOptions } from "../../harness/environment";
 import { answerScore, HotpotEpisode } from "./episode";
@@ -94,6 +95,7 @@ export const HOTPOTQA: Environment<Question> = {
         `test.jsonl sha256 ${short}  (${verdict}; recorded in ${join(o.outDir, SPLITS_FILE)})`,
       ];
     },
+    importCorpus,
   },
   defaultPromptFile: ({ closedBook }) => defaultSystemPromptFile(closedBook),
   open,

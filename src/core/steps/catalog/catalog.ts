@@ -39,6 +39,11 @@ export const PREPARE_STEP = defineStep({
     },
     dev: { type: "list", arg: "FILE", help: `${envHelp.localRole("dev") || "dev files"}, same formats` },
     test: { type: "list", arg: "FILE", help: `${envHelp.localRole("test") || "test files"}, same formats` },
+    corpus: {
+      type: "string",
+      arg: "FILE",
+      help: 'your own search corpus (corpus.jsonl format: README "Bring your own corpus") → <data>/corpus.jsonl + its index; alone, the splits are left as they are',
+    },
     out: { type: "string", arg: "DIR", help: "data folder (default: config dataDir)" },
     "replace-test-split": {
       type: "boolean",
