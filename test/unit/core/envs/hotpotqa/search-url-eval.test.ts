@@ -94,6 +94,54 @@ describe("envs/hotpotqa: searching over HTTP (searchUrl, serve-search)", functio
     assert.deepEqual(search(remote.runDir), search(local.runDir));
   });
 
+  it("a server failing mid-run stops the eval in one line; --resume over a working server finishes it the same", async () => {
+    const index = openIndex(join(ws, "data", "bm25"));
+    let left = 25;
+    const failing = await serveSearch(
+      {
+        search: (query, k) => {
+          if (left-- <= 0) throw new Error("disk gone");
+          return index.search(query, k);
+        },
+        describe: () => index.describe(),
+      },
+      { port: 0, host: "127.0.0.1" },
+    );
+    try {
+      await assert.rejects(evalWith("broken", failing.url), (e: unknown) => {
+        assert.ok(e instanceof SearchServerError);
+        assert.equal(
+          e.message,
+          `the search server at ${failing.url} answered /search with HTTP 500 (the search failed: disk gone): ${START_HINT}`,
+        );
+        return true;
+      });
+    } finally {
+      await failing.close();
+    }
+    const run = join(ws, "runs", "broken");
+    const kept = readFileSync(join(run, "episodes.jsonl"), "utf8").split("\n").filter(Boolean).length;
+    assert.ok(kept > 0 && kept < 40, `${kept} episodes kept`);
+    const resumed = await evalSplit({
+      workspaceDir: ws,
+      config: mergeConfig({ dataDir: "data", runsDir: "runs", concurrency: 1, searchUrl: served.url }),
+      name: "broken",
+      split: "val",
+      closedBook: false,
+      limit: 40,
+      resume: true,
+      temperature: 0,
+      backend: "scripted",
+      policy: new HeuristicPolicy(tok),
+      command: ["test"],
+    });
+    assert.equal(resumed.resumed, kept);
+    assert.equal(
+      readFileSync(join(run, "episodes.jsonl"), "utf8"),
+      readFileSync(join(ws, "runs", "in-process", "episodes.jsonl"), "utf8"),
+    );
+  });
+
   it("an unreachable URL stops the eval in one line naming it, before a run folder is written", async () => {
     const url = `http://127.0.0.1:${await closedPort()}`;
     await assert.rejects(evalWith("unreachable", url), (e: unknown) => {
