@@ -13,8 +13,9 @@ export async function run(argv: string[]): Promise<void> {
   const args = parseStepArgs(SERVE_SEARCH_STEP, argv);
   if (!args) return;
   const { values, config, workspaceDir } = args;
-  const dataDir = isAbsolute(config.dataDir) ? config.dataDir : join(workspaceDir, config.dataDir);
-  const indexDir = values.index ?? join(dataDir, "bm25");
+  // Relative to the workspace, as eval's --index is.
+  const inWorkspace = (p: string) => (isAbsolute(p) ? p : join(workspaceDir, p));
+  const indexDir = values.index !== undefined ? inWorkspace(values.index) : join(inWorkspace(config.dataDir), "bm25");
   // The reader's own refusals (no index, torn, old format, corrupt) are one line each.
   const searcher = openIndex(indexDir);
   let server;
