@@ -76,7 +76,9 @@ export class HotpotEpisode implements EnvEpisode {
 
   /** The result block, with the last-search notice when the budget is now spent. */
   private observation(content: string): TurnOutcome {
-    return { observation: this.toolCalls.length === this.settings.maxSearches ? `${content}\n${LAST_SEARCH}` : content };
+    return {
+      observation: this.toolCalls.length === this.settings.maxSearches ? `${content}\n${LAST_SEARCH}` : content,
+    };
   }
 
   score(end: EndReason): EpisodeScore {
