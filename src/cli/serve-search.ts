@@ -17,7 +17,7 @@ export async function run(argv: string[]): Promise<void> {
   const inWorkspace = (p: string) => (isAbsolute(p) ? p : join(workspaceDir, p));
   const indexDir = values.index !== undefined ? inWorkspace(values.index) : join(inWorkspace(config.dataDir), "bm25");
   // The reader's own refusals (no index, torn, old format, corrupt) are one line each.
-  const searcher = openIndex(indexDir);
+  const searcher = await openIndex(indexDir);
   let server;
   try {
     server = await serveSearch(searcher, {
