@@ -120,11 +120,16 @@ class InstantPolicy implements Policy {
   }
 }
 
+/** A searcher that answers at once (the in-process index): what is timed is search itself, not a round trip. */
+interface InProcessSearcher extends Searcher {
+  search(query: string, k: number): SearchHit[];
+}
+
 /** Times every search, to split the harness's cost into search and the rest. */
 class TimedSearcher implements Searcher {
   ms = 0;
   calls = 0;
-  constructor(private readonly inner: Searcher) {}
+  constructor(private readonly inner: InProcessSearcher) {}
   search(query: string, k: number): SearchHit[] {
     const start = performance.now();
     const hits = this.inner.search(query, k);
@@ -185,7 +190,7 @@ interface HarnessResult {
 
 async function timeHarness(
   tok: ChatTokenizer,
-  searcher: Searcher,
+  searcher: InProcessSearcher,
   scripts: Script[],
   n: number,
   delayMs: number,

@@ -31,6 +31,7 @@ export const LOADERS: Readonly<Record<string, Loader>> = {
   "sft-data": () => import("./sft-data"),
   ablate: () => import("./ablate"),
   "serve-local": () => import("./serve-local"),
+  "serve-search": () => import("./serve-search"),
   "train-sft": () => import("./train-sft"),
   "train-grpo": () => import("./train-grpo"),
   ckpt: () => import("./ckpt"),

@@ -52,6 +52,11 @@ export interface AgentLabConfig {
    * grader checks the answer's format (its manifest records the coefficient); the others ignore it. 0 = off.
    */
   formatPenalty: number;
+  /**
+   * An `agent-lab serve-search` address (http://host:port) that jobs search instead of opening the
+   * index themselves; empty = open the index in process.
+   */
+  searchUrl: string;
 }
 
 /** Tinker prices, read from Tinker's Models & Pricing page on 2026-11-01. */
@@ -75,9 +80,19 @@ export const DEFAULT_CONFIG: Readonly<AgentLabConfig> = Object.freeze({
   env: FIRST_ENVIRONMENT.name,
   thinking: false,
   formatPenalty: 0,
+  searchUrl: "",
 });
 
 export const CONFIG_FILE = "agent-lab.json";
+
+/** The port `serve-search` listens on unless told otherwise (the local backend has 8765). */
+export const DEFAULT_SEARCH_PORT = 8766;
+/** What a search setting or flag must look like: a plain-HTTP address (the server speaks no TLS). */
+export const SEARCH_URL_PATTERN = /^http:\/\/[^\s/?#]+(?:\/[^\s?#]*)?$/;
+export const SEARCH_URL_FORM = `an http:// URL, e.g. http://127.0.0.1:${DEFAULT_SEARCH_PORT}`;
+/** The setting and the flag: such a URL, or empty for the index opened in process (the JSON schemas say the same). */
+export const SEARCH_SETTING_PATTERN = new RegExp(`^$|${SEARCH_URL_PATTERN.source}`);
+export const SEARCH_SETTING_FORM = `${SEARCH_URL_FORM}, or "" to open the index in process`;
 
 type Overrides = Partial<AgentLabConfig>;
 
@@ -107,6 +122,8 @@ export function validateOverrides(
       if (typeof value !== "string") fail(key, "must be a string");
     } else if (key === "budgetUsd" || key === "formatPenalty") {
       if (typeof value !== "number" || value < 0) fail(key, "must be a number ≥ 0");
+    } else if (key === "searchUrl") {
+      if (typeof value !== "string" || !SEARCH_SETTING_PATTERN.test(value)) fail(key, `must be ${SEARCH_SETTING_FORM}`);
     } else if (key === "thinking") {
       if (typeof value !== "boolean") fail(key, "must be true or false");
     } else if (key === "prices") {

@@ -84,8 +84,11 @@ export interface EnvEpisode {
   readonly prompt: number[];
   /** Tool-call arguments so far, in order (the record's `searches`). */
   readonly toolCalls: string[];
-  /** Reads one reply (a cut-off one too: `turn.stopReason` is "length"); fills `turn.action` and its fields. */
-  onReply(turn: EpisodeTurn): TurnOutcome;
+  /**
+   * Reads one reply (a cut-off one too: `turn.stopReason` is "length"); fills `turn.action` and its fields.
+   * A promise when the reply needs a tool that answers later (a search over HTTP); the loop awaits it.
+   */
+  onReply(turn: EpisodeTurn): TurnOutcome | Promise<TurnOutcome>;
   score(end: EndReason): EpisodeScore;
 }
 
@@ -146,6 +149,17 @@ export interface PrepareOptions {
   replaceTestSplit?: boolean;
 }
 
+/** A user's own search corpus to install (`agent-lab prepare --corpus FILE`). */
+export interface CorpusImportOptions {
+  /** The user's file, in corpus.jsonl's format (one {"id"?, "title", "text"} object per line). */
+  file: string;
+  /** The environment's data folder (written). */
+  outDir: string;
+  log: (line: string) => void;
+  /** Paragraphs read so far while the index is built. */
+  onProgress?: (paragraphs: number) => void;
+}
+
 /** What a run's manifest records of the gen-tasks folder it trained on (`--train-tasks DIR`). */
 export interface TrainTasksRecord {
   tasks_dir: string;
@@ -161,6 +175,11 @@ export interface EnvData<I extends EnvItem = EnvItem> {
   load(dir: string, split: Split): I[];
   /** Writes the splits (and the locked test hash) from the hub or local files; returns lines to print. */
   prepare(o: PrepareOptions): Promise<string[]>;
+  /**
+   * Installs a user's own search corpus in the data folder and builds its index, refusing a bad line
+   * before anything there changes; returns lines to print (absent: the environment searches none).
+   */
+  importCorpus?(o: CorpusImportOptions): Promise<string[]>;
   /**
    * A gen-tasks folder as the training split, prompted and graded as the real train split, after
    * checking no task overlaps the val or test items in `dir` (absent: the environment has none).

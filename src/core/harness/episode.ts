@@ -140,7 +140,9 @@ export async function runEnvEpisode(
       add([policy.endToken], [0], 0);
     turn.replyEnd = turn.end = ep.tokens.length;
 
-    const outcome = env.onReply(turn);
+    const answered = env.onReply(turn);
+    // A synchronous answer is used as is: no extra turn of the event loop, so in-process runs interleave as before.
+    const outcome = answered instanceof Promise ? await answered : answered;
     if ("end" in outcome) return finish(outcome.end);
     add(userTurn(tok, outcome.observation), null, 0);
     turn.end = ep.tokens.length;

@@ -94,7 +94,7 @@ export class InteractiveEpisode {
       get toolCalls() {
         return env.toolCalls;
       },
-      onReply(turn: EpisodeTurn): TurnOutcome {
+      onReply(turn: EpisodeTurn): TurnOutcome | Promise<TurnOutcome> {
         turns.push(turn);
         return env.onReply(turn);
       },

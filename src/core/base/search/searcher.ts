@@ -10,8 +10,11 @@ export interface SearchHit {
 }
 
 export interface Searcher {
-  /** The k best paragraphs for a query, best first; [] when the query has no searchable words. */
-  search(query: string, k: number): SearchHit[];
+  /**
+   * The k best paragraphs for a query, best first; [] when the query has no searchable words.
+   * In-process searchers answer at once; a remote one (http-searcher.ts) answers with a promise.
+   */
+  search(query: string, k: number): SearchHit[] | Promise<SearchHit[]>;
   /** Settings and index identity recorded in a run's manifest (e.g. kind, k1, b, index sha256). */
   describe(): Record<string, unknown>;
 }

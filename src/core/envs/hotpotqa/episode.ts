@@ -47,7 +47,7 @@ export class HotpotEpisode implements EnvEpisode {
     this.prompt = chatPrompt(tokenizer, systemPrompt, item.question);
   }
 
-  onReply(turn: EpisodeTurn): TurnOutcome {
+  onReply(turn: EpisodeTurn): TurnOutcome | Promise<TurnOutcome> {
     if (turn.stopReason === "length") return { end: "length" };
     const action = parseAction(turn.reply);
     turn.action = action.kind;
@@ -60,17 +60,25 @@ export class HotpotEpisode implements EnvEpisode {
     if (this.toolCalls.length >= this.settings.maxSearches) return { end: "budget" };
 
     this.toolCalls.push(action.query);
-    let content: string;
     if (action.query === "") {
-      content = resultBlock(EMPTY_QUERY);
       turn.hits = [];
-    } else {
-      const hits: SearchHit[] = this.searcher!.search(action.query, this.settings.topK);
-      turn.hits = hits.map((h) => ({ id: h.id, title: h.title, score: h.score }));
-      content = formatResults(hits);
+      return this.observation(resultBlock(EMPTY_QUERY));
     }
-    if (this.toolCalls.length === this.settings.maxSearches) content += `\n${LAST_SEARCH}`;
-    return { observation: content };
+    const hits = this.searcher!.search(action.query, this.settings.topK);
+    // An in-process index answers at once (the episode stays synchronous, as before); a remote one later.
+    return hits instanceof Promise ? hits.then((h) => this.searched(turn, h)) : this.searched(turn, hits);
+  }
+
+  private searched(turn: EpisodeTurn, hits: SearchHit[]): TurnOutcome {
+    turn.hits = hits.map((h) => ({ id: h.id, title: h.title, score: h.score }));
+    return this.observation(formatResults(hits));
+  }
+
+  /** The result block, with the last-search notice when the budget is now spent. */
+  private observation(content: string): TurnOutcome {
+    return {
+      observation: this.toolCalls.length === this.settings.maxSearches ? `${content}\n${LAST_SEARCH}` : content,
+    };
   }
 
   score(end: EndReason): EpisodeScore {

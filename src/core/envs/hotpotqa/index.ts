@@ -13,7 +13,8 @@ import { SPLITS_FILE, loadSplit } from "../../base/data/splits";
 import { UserError } from "../../base/errors";
 import { defaultSystemPromptFile } from "../../harness/prompts";
 import { exactMatch, f1Score, normalizeAnswer, SCORER_VERSION } from "./score";
-import { openIndex } from "../../base/search";
+import { openSearcher } from "./open-searcher";
+import { importCorpus } from "./import-corpus";
 import type { Searcher } from "../../base/search/searcher";
 import type { Environment, EnvRun, EnvRunOptions } from "../../harness/environment";
 import { answerScore, HotpotEpisode } from "./episode";
@@ -26,8 +27,7 @@ export const HOTPOTQA_VERSION = HOTPOTQA_INFO.version;
 
 async function open(o: EnvRunOptions): Promise<EnvRun<Question>> {
   const closedBook = o.closedBook ?? false;
-  const searcher: Searcher | null =
-    o.searcher !== undefined ? o.searcher : closedBook ? null : await openIndex(o.indexDir ?? join(o.dataDir, "bm25"));
+  const searcher: Searcher | null = o.searcher !== undefined ? o.searcher : closedBook ? null : await openSearcher(o);
   const settings = { closedBook, topK: o.config.topK, maxSearches: o.config.maxSearches };
   // Training steps have no closed-book mode and have never recorded the field.
   const search = {
@@ -95,6 +95,7 @@ export const HOTPOTQA: Environment<Question> = {
         `test.jsonl sha256 ${short}  (${verdict}; recorded in ${join(o.outDir, SPLITS_FILE)})`,
       ];
     },
+    importCorpus,
   },
   defaultPromptFile: ({ closedBook }) => defaultSystemPromptFile(closedBook),
   open,

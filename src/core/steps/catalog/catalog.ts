@@ -15,6 +15,7 @@ import { CHAT_EXPORT_FORMATS, DEFAULT_CHAT_EXPORT_FORMAT } from "../sft/chat-for
 import { DEFAULT_SOLVE_TRIES } from "../tasks/solve-rate";
 import { estimateEpisodes, estimateGenTasks, estimateGrpoTraining, estimateSftTraining } from "../specs/estimate";
 import { defineStep, type StepSpec } from "../specs/spec";
+import { DEFAULT_SEARCH_PORT } from "../../base/config";
 
 export const CONFIG_STEP = defineStep({
   name: "config",
@@ -38,6 +39,11 @@ export const PREPARE_STEP = defineStep({
     },
     dev: { type: "list", arg: "FILE", help: `${envHelp.localRole("dev") || "dev files"}, same formats` },
     test: { type: "list", arg: "FILE", help: `${envHelp.localRole("test") || "test files"}, same formats` },
+    corpus: {
+      type: "string",
+      arg: "FILE",
+      help: 'your own search corpus (corpus.jsonl format: README "Bring your own corpus") → <data>/corpus.jsonl + its index; alone, the splits are left as they are',
+    },
     out: { type: "string", arg: "DIR", help: "data folder (default: config dataDir)" },
     "replace-test-split": {
       type: "boolean",
@@ -110,6 +116,7 @@ export const EVAL_STEP = defineStep({
     tokenizer: f.tokenizer,
     "local-port": f.localPort,
     index: f.index,
+    "search-url": f.searchUrl,
     budget: f.budget,
     resume: f.resume,
     "dry-run": f.dryRun,
@@ -180,6 +187,7 @@ export const SFT_DATA_STEP = defineStep({
     concurrency: f.concurrency,
     prompt: f.prompt,
     index: f.index,
+    "search-url": f.searchUrl,
     resume: { type: "boolean", help: "continue a stopped run (skips questions already decided)" },
     "from-runs": {
       type: "boolean",
@@ -309,6 +317,7 @@ export const TRAIN_GRPO_STEP = defineStep({
     concurrency: f.concurrency,
     prompt: f.prompt,
     index: f.index,
+    "search-url": f.searchUrl,
     tokenizer: f.tokenizer,
     backend: f.trainingBackend,
     "local-port": f.localPort,
@@ -654,6 +663,32 @@ export const SERVE_LOCAL_STEP = defineStep({
     "--faults: latency and slow in ms; 429 = its rate on asample; 5xx and drop = their rates on every other endpoint.",
 });
 
+export const SERVE_SEARCH_STEP = defineStep({
+  name: "serve-search",
+  summary: "serve a search index over HTTP, so many eval/GRPO/sft-data jobs search one index (searchUrl, --search-url)",
+  flags: {
+    index: f.index,
+    port: {
+      type: "int",
+      arg: "P",
+      min: 0,
+      max: 65535,
+      default: DEFAULT_SEARCH_PORT,
+      help: "port to listen on (0 picks a free one)",
+    },
+    host: {
+      type: "string",
+      arg: "HOST",
+      default: "127.0.0.1",
+      help: "address to listen on (0.0.0.0 lets other machines search it: the server has no authentication)",
+    },
+    workspace: f.workspace,
+  },
+  notes:
+    "Prints the URL it listens on; give it to jobs as the searchUrl setting or --search-url. GET /describe, POST /search\n" +
+    '{"query", "k"} → {"hits": [{id, title, text, score}]} (src/core/base/search/search-wire.ts). Stops on Ctrl+C.',
+});
+
 export const PIPELINE_STEP = defineStep({
   name: "pipeline",
   summary:
@@ -804,6 +839,7 @@ export const STEPS: readonly StepSpec[] = [
   EXPORT_CHAT_STEP,
   ABLATE_STEP,
   SERVE_LOCAL_STEP,
+  SERVE_SEARCH_STEP,
   TRAIN_SFT_STEP,
   TRAIN_GRPO_STEP,
   GEN_TASKS_STEP,

@@ -6,6 +6,7 @@ import { RUN_NAME_MAX_LENGTH, RUN_NAME_PATTERN } from "../../base/runs/run-name"
 import type { FlagSpec } from "./flags";
 import { STAND_IN_TOKENIZER } from "../../base/chat/stand-in-tokenizer";
 import { environmentFlagHelp } from "./environment-help";
+import { SEARCH_SETTING_FORM, SEARCH_SETTING_PATTERN } from "../../base/config";
 
 export const SAMPLING_BACKENDS = ["scripted", "tinker", "local", "transformers"] as const;
 export const TRAINING_BACKENDS = ["tinker", "local"] as const;
@@ -80,6 +81,13 @@ export const prompt = flag({
   help: "system prompt file (config systemPromptFile, else the shipped one)",
 });
 export const index = flag({ type: "string", arg: "DIR", help: "BM25 index folder (default <dataDir>/bm25)" });
+export const searchUrl = flag({
+  type: "string",
+  arg: "URL",
+  config: "searchUrl",
+  pattern: { regex: SEARCH_SETTING_PATTERN, describe: SEARCH_SETTING_FORM },
+  help: "search an agent-lab serve-search at URL instead of opening the index in process",
+});
 /** The flag a step that can finish a stopped run declares (the Jobs UI's Resume adds it only where the spec has it). */
 export const RESUME_FLAG_NAME = "resume";
 export const resume = flag({ type: "boolean", help: "finish an interrupted run (refuses if its settings changed)" });
