@@ -2,13 +2,15 @@
  * The Compare panel's report computed in a worker thread (compare-worker.ts): the extension host
  * stays free to answer the webviews while ablate resamples (seconds at 10,000 episodes). One
  * worker per panel, started on its first request for runs too large to compare on the caller's
- * thread (ON_THREAD_MAX_BYTES), stopped with the panel.
+ * thread (ON_THREAD_MAX_BYTES) and not compared before (their Compare caches, compare-cache.ts, make
+ * the report on the caller's thread in tens of milliseconds), stopped with the panel.
  */
 import { statSync } from "node:fs";
 import type { Worker } from "node:worker_threads";
 import { requireWorkerScript, startWorkerThread } from "../../base/util/worker-thread";
 import { runFile } from "../../base/runs/run-folder";
 import { loadAblationInputs } from "./ablate";
+import { cachedForCompare, loadCompareRuns } from "./compare-cache";
 import { compareView, type CompareOrigin, type CompareSetup } from "./compare-setup";
 import type { AblationReport } from "./report-types";
 
@@ -59,8 +61,14 @@ export class CompareWorker {
     }
   >();
 
-  /** `onThreadMaxBytes`: ON_THREAD_MAX_BYTES; a test sets 0 to send any runs to the worker. */
-  constructor(private readonly onThreadMaxBytes = ON_THREAD_MAX_BYTES) {}
+  /**
+   * `onThreadMaxBytes`: ON_THREAD_MAX_BYTES; `cachedOnThread`: runs with Compare caches are compared
+   * on the caller's thread. A test sets 0 and false to send any runs to the worker.
+   */
+  constructor(
+    private readonly onThreadMaxBytes = ON_THREAD_MAX_BYTES,
+    private readonly cachedOnThread = true,
+  ) {}
 
   private start(): Worker {
     const worker = startWorkerThread(workerScript());
@@ -91,6 +99,16 @@ export class CompareWorker {
       return new Promise((resolve) =>
         resolve(compareView(loadAblationInputs(req.runDirs), req.origin, req.expect, req.searchDirs)),
       );
+    }
+    // Compared before (their caches hold the records and the resampled results): quicker here than a worker starts.
+    if (this.cachedOnThread && cachedForCompare(req.runDirs)) {
+      return new Promise((resolve) => {
+        const runs = loadCompareRuns(req.runDirs);
+        const view = compareView(runs.inputs, req.origin, req.expect, req.searchDirs, runs.resampling);
+        resolve(view);
+        // New results (other expected differences keep them; another third run does not): kept after the reply.
+        setImmediate(runs.save);
+      });
     }
     const worker = (this.worker ??= this.start());
     const id = this.nextId++;
