@@ -32,6 +32,8 @@ const entries = [
   { in: "src/server/compute/worker.ts", out: "dist/local-backend-worker.js" },
   // The Compare panel's report (ablate's resamples), off the extension host's thread.
   { in: "src/core/steps/ablate/compare-worker.ts", out: "dist/compare-worker.js" },
+  // The Compare panel's failure labels of large runs (every episode decoded), off the extension host's thread.
+  { in: "src/core/views/failures/failures-worker.ts", out: "dist/failures-worker.js" },
 ];
 
 // Packages with native code or large model runtimes stay outside the bundle and load from node_modules.

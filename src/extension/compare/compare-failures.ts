@@ -3,11 +3,15 @@
  * the CLI's resamples and seed, the environment's data read from the open workspace.
  */
 import * as vscode from "vscode";
-import { basename } from "node:path";
 import { CONFIG_FILE, mergeConfig, readWorkspaceConfig } from "../../core/base/config";
-import { readRun } from "../../core/base/runs/run-files";
 import { workspaceDataDir } from "../../core/envs/data-dirs";
-import { compareRunFailures, type FailureComparison } from "../../core/views/failures/compare-failures";
+import type { FailureComparison } from "../../core/views/failures/compare-failures";
+import {
+  compareFailuresOfDirs as compareFailuresOfRunDirs,
+  type FailuresRequest,
+} from "../../core/views/failures/failures-off-thread";
+
+export { failuresWorker } from "../../core/views/failures/failures-off-thread";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 
@@ -26,9 +30,10 @@ export function compareFailuresOfDirs(
   runDirs: readonly string[],
   names: readonly string[],
 ): Promise<FailureComparison | undefined> {
-  const runs = runDirs.map((dir, i) => {
-    const { manifest, episodes } = readRun(dir);
-    return { name: names[i] ?? basename(dir), manifest, episodes };
-  });
-  return compareRunFailures(runs, { dataDir: dataDir() });
+  return compareFailuresOfRunDirs({ runDirs: [...runDirs], names: [...names], dataDir: dataDir() });
+}
+
+/** The request for the failure labels' worker (large runs): the same runs, names and data folder. */
+export function failuresRequest(runDirs: readonly string[], names: readonly string[]): FailuresRequest {
+  return { runDirs: [...runDirs], names: [...names], dataDir: dataDir() };
 }

@@ -10,7 +10,10 @@
  */
 import * as vscode from "vscode";
 import { basename } from "node:path";
-import { CompareWorker } from "../../core/steps/ablate/compare-off-thread";
+import { CompareWorker, episodesBytes, ON_THREAD_MAX_BYTES } from "../../core/steps/ablate/compare-off-thread";
+import type { RequestWorker } from "../../core/base/util/request-worker";
+import type { FailureComparison } from "../../core/views/failures/compare-failures";
+import type { FailuresRequest } from "../../core/views/failures/failures-off-thread";
 import { promptSearchDirs, type CompareOrigin } from "../../core/steps/ablate/compare-setup";
 import { Panel } from "../webview/panel-base";
 import type { WebviewMessage } from "../webview/protocol";
@@ -19,6 +22,8 @@ const compareTitle = (runDirs: string[]) => `Compare · ${runDirs.map((d) => bas
 
 export class ComparePanel extends Panel {
   private readonly worker = new CompareWorker();
+  /** The failure labels of large runs (over ON_THREAD_MAX_BYTES), which held the host for seconds. */
+  private labeller: RequestWorker<FailuresRequest, FailureComparison | undefined> | undefined;
   /** Counts requests for a report: one that answers after a newer request is dropped. */
   private requested = 0;
   private names: string[] = [];
@@ -50,6 +55,7 @@ export class ComparePanel extends Panel {
     this.names = [];
     // A report of the runs shown before still computing: stop it (the next request starts a worker).
     if (this.worker.busy) this.worker.dispose();
+    if (this.labeller?.busy) this.labeller.dispose();
     this.retarget({ kind: "compare", runDirs: this.runDirs, origin }, compareTitle(this.runDirs));
     this.postFirst(() => this.send(), true);
   }
@@ -80,8 +86,11 @@ export class ComparePanel extends Panel {
   private async sendFailures(n: number): Promise<void> {
     try {
       // Loaded when first asked: the registry and the tokenizer, which activation must not load.
-      const { compareFailuresOfDirs } = await import("./compare-failures");
-      const failures = await compareFailuresOfDirs(this.runDirs, this.names);
+      const { compareFailuresOfDirs, failuresRequest, failuresWorker } = await import("./compare-failures");
+      const failures =
+        episodesBytes(this.runDirs) > ON_THREAD_MAX_BYTES
+          ? await (this.labeller ??= failuresWorker()).request(failuresRequest(this.runDirs, this.names))
+          : await compareFailuresOfDirs(this.runDirs, this.names);
       if (failures && n === this.requested && !this.isDisposed) this.post({ type: "compare/failures", failures });
     } catch (e) {
       if (n === this.requested) this.post({ type: "error", message: `failure labels: ${(e as Error).message}` });
@@ -90,6 +99,7 @@ export class ComparePanel extends Panel {
 
   protected override onDispose(): void {
     this.worker.dispose();
+    this.labeller?.dispose();
   }
 
   protected async onMessage(m: WebviewMessage): Promise<void> {

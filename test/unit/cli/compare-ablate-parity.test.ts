@@ -1,7 +1,8 @@
 /**
  * Compare matches `agent-lab ablate` to the digit: the same run folders (real HotpotQA questions)
  * go through the CLI with its defaults and through the Compare panel's report rendered by the real
- * webview bundle; every interval the CLI prints is printed the same in the panel's table.
+ * webview bundle; every interval the CLI prints is printed the same in the panel's table
+ * (compare-cache-parity.test.ts: on runs the project's eval writes, through Compare's run cache).
  */
 import { strict as assert } from "node:assert";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -14,7 +15,8 @@ import { appendEpisode, ensureRunDir, type EpisodeRecord } from "../../../src/co
 import { writeJsonAtomic } from "../../../src/core/base/util/atomic-write";
 import { requireSharedData } from "../../helpers/shared-data";
 import { episode, manifest, readDev, simulatedRun } from "../core/steps/ablate/fixtures";
-import { openWebview, webviewBundles } from "../webview/webview-dom";
+import { webviewBundles } from "../webview/webview-dom";
+import { assertPanelPrintsCli } from "./ablate-digits";
 import { runCli } from "./cli-process";
 
 function writeRun(dir: string, episodes: EpisodeRecord[], m: RunManifest): void {
@@ -55,36 +57,6 @@ describe("compare panel vs agent-lab ablate: the same printed intervals", functi
     );
     assert.deepEqual(setup.expect, ["policy.checkpoint"]);
 
-    const t = await openWebview("compare");
-    try {
-      t.post({ type: "compare/report", report, setup });
-      await t.settle();
-      const rows = Array.from(t.document.querySelectorAll("#ablation-table tbody tr"));
-      const cells = (i: number) => Array.from(rows[i].querySelectorAll("td")).map((td) => td.textContent!);
-      const intervals = /[+−]?\d\.\d{3} \[[+−]?\d\.\d{3}, [+−]?\d\.\d{3}\]/g;
-      let checked = 0;
-      for (const [i, name] of names.entries()) {
-        const line = cli.stdout.split("\n").find((l) => l.startsWith(`${name} `))!;
-        const [f1Mean, f1Ci, emMean, emCi] = line
-          .trim()
-          .split(/\s{2,}/)
-          .slice(1, 5);
-        assert.equal(cells(i)[1], `${f1Mean} ${f1Ci}`, `${name} F1`);
-        assert.equal(cells(i)[2], `${emMean} ${emCi}`, `${name} EM`);
-        checked += 2;
-        if (i === 0) continue;
-        const paired = cli.stdout.split("\n").filter((l) => l.startsWith(`${name} `))[1];
-        const [dF1, dEm] = paired.match(intervals)!;
-        assert.equal(rows[i].querySelector(".delta-f1")!.textContent, dF1, `${name} Δ F1`);
-        assert.equal(rows[i].querySelector(".delta-em")!.textContent, dEm, `${name} Δ EM`);
-        assert.match(dF1, /^[+−]/, "signed");
-        checked += 2;
-      }
-      assert.equal(checked, 10);
-      assert.match(t.document.getElementById("method")!.textContent!, /10,000 resamples, seed 0/);
-      assert.match(cli.stdout, /10,000 resamples, seed 0/);
-    } finally {
-      await t.close();
-    }
+    assert.equal(await assertPanelPrintsCli(cli.stdout, { report, setup }, names), 10);
   });
 });

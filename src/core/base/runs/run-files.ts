@@ -91,6 +91,20 @@ export function episodesPath(runDir: string): string {
 }
 
 /** Reads a JSON file, naming file and line when it is not valid JSON; undefined when absent. */
+/** episodes.jsonl's size and mtime: a cache of what a run's episodes give (the trace's text, Compare's) is stale once they change. */
+export interface EpisodesStamp {
+  size: number;
+  mtime_ms: number;
+}
+
+/** episodes.jsonl's size and mtime now (zeros when absent). */
+export function episodesStamp(runDir: string): EpisodesStamp {
+  const file = episodesPath(runDir);
+  if (!existsSync(file)) return { size: 0, mtime_ms: 0 };
+  const s = statSync(file);
+  return { size: s.size, mtime_ms: s.mtimeMs };
+}
+
 export function readJsonFile<T>(file: string): T | undefined {
   if (!existsSync(file)) return undefined;
   const text = readFileSync(file, "utf8");

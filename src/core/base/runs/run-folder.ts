@@ -30,6 +30,8 @@ export const RUN_FILES = Object.freeze({
   lock: ".lock",
   /** The trace viewer's cache of the run's decoded text: search index, gold-in-results, drift counts (run-text-cache.ts). */
   textIndex: ".text-index.json",
+  /** Compare's cache of the run: the episode fields ablate reads and its resampled results (steps/ablate/compare-cache.ts). */
+  compareCache: ".compare-cache.json",
   /**
    * The system prompt's text as the run sent it (an eval writes it; its sha256 is the manifest's
    * system_prompt.sha256), so a diff of two runs' prompts reads it after the prompt file is edited.

@@ -15,13 +15,14 @@ import { describeEnvironment, manifestEnvironment } from "../../base/runs/manife
 import { fingerprintDiff, type FieldDifference, type RunManifest } from "../../base/runs/manifest";
 import { episodesPath, readRun, type EpisodeRecord } from "../../base/runs/run-files";
 import { ABLATE_FIELDS } from "../../base/runs/episode-record";
-import { bootstrapMeans, mean, percentileInterval, sampleSd, type Interval } from "../../base/stats/bootstrap";
+import { mean, percentileInterval, sampleSd, type Interval } from "../../base/stats/bootstrap";
 import { minimumDetectableDelta } from "../../base/stats/power";
 import { DEFAULT_RESAMPLES } from "../../base/stats/resamples";
 import { questionOrder, SHOWN_INTERVAL } from "../../base/stats/shown-interval";
 import { environmentRoles } from "../../envs/catalog";
 import { metricValue } from "../../base/runs/metrics";
-import { holmAdjust, mcnemarExact, signFlipTest } from "../../base/stats/significance";
+import { holmAdjust, mcnemarExact } from "../../base/stats/significance";
+import { DIRECT_RESAMPLING, type Resampling } from "../../base/stats/resample-memo";
 import {
   ABLATION_FORMAT,
   type AblationComparison,
@@ -47,12 +48,18 @@ export const VERDICT_RULE =
 /** Scores that differ by less than this are a tie (partial credit is often a ratio of small integers). */
 const TIE = 1e-9;
 
-/** One run as ablate needs it: loaded from a folder, or built in memory by a test. */
-export interface AblationInput {
+/** The fields of an episode ablate reads (Compare's run cache keeps these). */
+export type AblationEpisode = Pick<
+  EpisodeRecord,
+  "id" | "question" | "answers" | "prediction" | "metrics" | "end" | "searches" | "usd"
+>;
+
+/** One run as ablate needs it: loaded from a folder (whole records, or the fields ablate reads), or built in memory by a test. */
+export interface AblationInput<E extends AblationEpisode = AblationEpisode> {
   name: string;
   dir: string;
   manifest: RunManifest | undefined;
-  episodes: EpisodeRecord[];
+  episodes: E[];
 }
 
 export interface AblationOptions {
@@ -64,13 +71,23 @@ export interface AblationOptions {
   expectAdvice?: string;
   /** Timestamp for the document (tests pin it). */
   now?: Date;
+  /** How the bootstrap and the sign-flip tests are computed (default directly; Compare remembers them). */
+  resampling?: Resampling;
 }
 
 /** Reads run folders, checking (by the one episode check) that every episode carries the numbers ablate uses. */
-export function loadAblationInputs(dirs: readonly string[]): AblationInput[] {
+export function loadAblationInputs(dirs: readonly string[]): AblationInput<EpisodeRecord>[] {
+  return readAblationInputs(dirs, (dir) => readRun(dir, ABLATE_FIELDS));
+}
+
+/** Run folders read by `read` (their files, or a cache of them), labelled by folder name. */
+export function readAblationInputs<E extends AblationEpisode>(
+  dirs: readonly string[],
+  read: (dir: string) => { manifest: RunManifest | undefined; episodes: E[] },
+): AblationInput<E>[] {
   const names = new Map<string, number>();
   return dirs.map((dir) => {
-    const files = readRun(dir, ABLATE_FIELDS);
+    const files = read(dir);
     if (files.episodes.length === 0)
       throw new FileFormatError(episodesPath(dir), undefined, "no finished episodes to compare");
     // Two folders with one name (runs/a/x and runs/b/x) keep distinct labels.
@@ -100,6 +117,7 @@ export function ablate(inputs: readonly AblationInput[], options: AblationOption
   const resamples = options.resamples ?? SHOWN_INTERVAL.resamples;
   const seed = options.seed ?? SHOWN_INTERVAL.seed;
   const expect = options.expect ?? [];
+  const resampling = options.resampling ?? DIRECT_RESAMPLING;
   const warnings: string[] = [];
   checkSameEnvironment(inputs);
 
@@ -125,7 +143,12 @@ export function ablate(inputs: readonly AblationInput[], options: AblationOption
   const primary = rows.map((eps) => Float64Array.from(eps, (e) => metricValue(e, roles.primary)));
   const binary = rows.map((eps) => Float64Array.from(eps, (e) => metricValue(e, roles.binary)));
   // One joint bootstrap: every run's primary and binary columns share the resampled question indices.
-  const dist = bootstrapMeans([...primary, ...binary], { resamples, seed, stream: SHOWN_INTERVAL.stream });
+  const owners = [...inputs.keys(), ...inputs.keys()].map((k) => [k]);
+  const dist = resampling.bootstrapMeans(
+    [...primary, ...binary],
+    { resamples, seed, stream: SHOWN_INTERVAL.stream },
+    owners,
+  );
   const primaryDist = dist.slice(0, inputs.length);
   const binaryDist = dist.slice(inputs.length);
 
@@ -156,7 +179,7 @@ export function ablate(inputs: readonly AblationInput[], options: AblationOption
       if (binary[0][q] === 1 && binary[k][q] === 0) b++;
       else if (binary[0][q] === 0 && binary[k][q] === 1) c++;
     }
-    const pPrimary = signFlipTest(d, { resamples, seed, stream: 1 + k });
+    const pPrimary = resampling.signFlipTest(d, { resamples, seed, stream: 1 + k }, [0, k]);
     const pBinary = mcnemarExact(b, c);
     const { expected, unexpected } = splitDifferences(inputs[0].manifest, r.manifest, expect);
     return {

@@ -2,13 +2,15 @@
  * The Compare panel's report computed in a worker thread (compare-worker.ts): the extension host
  * stays free to answer the webviews while ablate resamples (seconds at 10,000 episodes). One
  * worker per panel, started on its first request for runs too large to compare on the caller's
- * thread (ON_THREAD_MAX_BYTES), stopped with the panel.
+ * thread (ON_THREAD_MAX_BYTES) and not compared before (their Compare caches, compare-cache.ts, make
+ * the report on the caller's thread in tens of milliseconds), stopped with the panel.
  */
 import { statSync } from "node:fs";
-import type { Worker } from "node:worker_threads";
-import { requireWorkerScript, startWorkerThread } from "../../base/util/worker-thread";
+import { requireWorkerScript } from "../../base/util/worker-thread";
+import { RequestWorker, type WorkerReply } from "../../base/util/request-worker";
 import { runFile } from "../../base/runs/run-folder";
 import { loadAblationInputs } from "./ablate";
+import { cachedForCompare, loadCompareRuns } from "./compare-cache";
 import { compareView, type CompareOrigin, type CompareSetup } from "./compare-setup";
 import type { AblationReport } from "./report-types";
 
@@ -20,8 +22,7 @@ export interface CompareRequest {
   searchDirs: string[];
 }
 
-export type CompareReply =
-  { id: number; ok: { report: AblationReport; setup: CompareSetup } } | { id: number; failed: string };
+export type CompareReply = WorkerReply<{ report: AblationReport; setup: CompareSetup }>;
 
 /** The bundled worker next to the extension, or the .ts source next to this module (tests, tsx). */
 const workerScript = () =>
@@ -35,7 +36,7 @@ const workerScript = () =>
  */
 export const ON_THREAD_MAX_BYTES = 1 << 20;
 
-function episodesBytes(runDirs: string[]): number {
+export function episodesBytes(runDirs: readonly string[]): number {
   let bytes = 0;
   for (const dir of runDirs) {
     try {
@@ -48,42 +49,19 @@ function episodesBytes(runDirs: string[]): number {
 }
 
 export class CompareWorker {
-  private worker: Worker | undefined;
-  private nextId = 1;
-  private readonly pending = new Map<
-    number,
-    {
-      worker: Worker;
-      resolve: (r: { report: AblationReport; setup: CompareSetup }) => void;
-      reject: (e: Error) => void;
-    }
-  >();
+  private readonly worker = new RequestWorker<
+    Omit<CompareRequest, "id">,
+    { report: AblationReport; setup: CompareSetup }
+  >(workerScript, "the Compare worker");
 
-  /** `onThreadMaxBytes`: ON_THREAD_MAX_BYTES; a test sets 0 to send any runs to the worker. */
-  constructor(private readonly onThreadMaxBytes = ON_THREAD_MAX_BYTES) {}
-
-  private start(): Worker {
-    const worker = startWorkerThread(workerScript());
-    worker.on("message", (m: CompareReply) => {
-      const p = this.pending.get(m.id);
-      if (!p) return;
-      this.pending.delete(m.id);
-      if ("ok" in m) p.resolve(m.ok);
-      else p.reject(new Error(m.failed));
-    });
-    // A crashed worker fails what it had (not a newer worker's requests); the next request starts another.
-    const fail = (reason: string) => {
-      if (this.worker === worker) this.worker = undefined;
-      for (const [id, p] of this.pending) {
-        if (p.worker !== worker) continue;
-        this.pending.delete(id);
-        p.reject(new Error(reason));
-      }
-    };
-    worker.on("error", (e) => fail(`the Compare worker failed: ${e.message}`));
-    worker.on("exit", (code) => fail(`the Compare worker exited (code ${code})`));
-    return worker;
-  }
+  /**
+   * `onThreadMaxBytes`: ON_THREAD_MAX_BYTES; `cachedOnThread`: runs with Compare caches are compared
+   * on the caller's thread. A test sets 0 and false to send any runs to the worker.
+   */
+  constructor(
+    private readonly onThreadMaxBytes = ON_THREAD_MAX_BYTES,
+    private readonly cachedOnThread = true,
+  ) {}
 
   /** The report and setup for these runs (the first is the baseline), as compareView makes them: here for small runs, else in the worker. */
   view(req: Omit<CompareRequest, "id">): Promise<{ report: AblationReport; setup: CompareSetup }> {
@@ -92,25 +70,26 @@ export class CompareWorker {
         resolve(compareView(loadAblationInputs(req.runDirs), req.origin, req.expect, req.searchDirs)),
       );
     }
-    const worker = (this.worker ??= this.start());
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, { worker, resolve, reject });
-      worker.postMessage({ ...req, id } satisfies CompareRequest);
-    });
+    // Compared before (their caches hold the records and the resampled results): quicker here than a worker starts.
+    if (this.cachedOnThread && cachedForCompare(req.runDirs)) {
+      return new Promise((resolve) => {
+        const runs = loadCompareRuns(req.runDirs);
+        const view = compareView(runs.inputs, req.origin, req.expect, req.searchDirs, runs.resampling);
+        resolve(view);
+        // New results (other expected differences keep them; another third run does not): kept after the reply.
+        setImmediate(runs.save);
+      });
+    }
+    return this.worker.request(req);
   }
 
   /** Whether a request is being computed (or waits for the one before it). */
   get busy(): boolean {
-    return [...this.pending.values()].some((p) => p.worker === this.worker);
+    return this.worker.busy;
   }
 
   /** Stops the worker: what it was computing is dropped (never answered). */
   dispose(): void {
-    const w = this.worker;
-    if (!w) return;
-    this.worker = undefined;
-    for (const [id, p] of this.pending) if (p.worker === w) this.pending.delete(id);
-    void w.terminate();
+    this.worker.dispose();
   }
 }

@@ -13,6 +13,7 @@ import { lineDiff, type DiffLine } from "../../base/util/line-diff";
 import { ablate, isExpected, type AblationInput } from "./ablate";
 import { ORIGIN_EXPECT, PANEL_EXPECT_ADVICE, type CompareOrigin } from "./compare-origin";
 import type { AblationReport } from "./report-types";
+import type { Resampling } from "../../base/stats/resample-memo";
 
 export { ORIGIN_EXPECT, ORIGIN_LABELS, PANEL_EXPECT_ADVICE, type CompareOrigin } from "./compare-origin";
 
@@ -196,16 +197,18 @@ export interface CompareSetup {
  * The Compare panel's report: `ablate` with the CLI's defaults (resamples, seed), the chosen
  * fields expected to differ (the origin's preset until the user changes them; runs picked by hand
  * are preset from what they were picked to compare, pickedOrigin), and its setup (its origin: that one).
+ * `resampling`: how ablate resamples (Compare's run cache remembers the results; the same digits).
  */
 export function compareView(
   inputs: readonly AblationInput[],
   origin: CompareOrigin,
   expect: readonly string[] | undefined,
   searchDirs: readonly string[],
+  resampling?: Resampling,
 ): { report: AblationReport; setup: CompareSetup } {
   const fields = differingFields(inputs);
   const opened = pickedOrigin(origin, fields);
   const chosen = expect ? [...expect] : presetExpect(opened, fields);
-  const report = ablate(inputs, { expect: chosen, expectAdvice: PANEL_EXPECT_ADVICE });
+  const report = ablate(inputs, { expect: chosen, expectAdvice: PANEL_EXPECT_ADVICE, resampling });
   return { report, setup: { origin: opened, fields, expect: chosen, prompts: promptDiffs(inputs, searchDirs) } };
 }

@@ -5,8 +5,9 @@
  * began; any change to the file (an eval appending, a rescore rewriting it) makes it stale, and it
  * is rebuilt. It is a cache: a missing, stale, damaged or foreign file is ignored, never an error.
  */
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { runFile } from "../../base/runs/run-folder";
+import { episodesStamp, type EpisodesStamp } from "../../base/runs/run-files";
 import { writeJsonAtomic } from "../../base/util/atomic-write";
 import { DRIFT_CHECK_VERSION, type RunDriftCounts } from "./drift";
 import type { GoldInResults } from "./gold-in-results";
@@ -17,7 +18,7 @@ export const TEXT_CACHE_FORMAT = "agent-lab/run-text-index-1";
 export interface RunTextCache {
   format: typeof TEXT_CACHE_FORMAT;
   /** episodes.jsonl as it was when the work began. */
-  episodes: { size: number; mtime_ms: number };
+  episodes: EpisodesStamp;
   /** The tokenizer that decoded the results (another one would decode other text). */
   tokenizer: string;
   gold: Record<string, GoldInResults>;
@@ -28,13 +29,7 @@ export interface RunTextCache {
   search: SavedRunSearch;
 }
 
-/** episodes.jsonl's size and mtime now (zeros when absent). */
-export function episodesStamp(runDir: string): RunTextCache["episodes"] {
-  const file = runFile(runDir, "episodes");
-  if (!existsSync(file)) return { size: 0, mtime_ms: 0 };
-  const s = statSync(file);
-  return { size: s.size, mtime_ms: s.mtimeMs };
-}
+export { episodesStamp };
 
 /** The cache when it matches episodes.jsonl as it is now and was made with `tokenizer`; else undefined. */
 export function readTextCache(runDir: string, tokenizer: string): RunTextCache | undefined {

@@ -32,7 +32,7 @@ describe("analysis: the Compare report in a worker thread", function () {
       for (const e of simulatedRun(dev, k === 0 ? [0.4, 0.2, 0.3] : [0.5, 0.2, 0.2], 7 + k)) appendEpisode(dir, e);
       writeJsonAtomic(join(dir, "manifest.json"), manifest({ topK: k === 0 ? 5 : 10 }));
     });
-    worker = new CompareWorker(0); // these runs are small: 0 sends them to the worker all the same
+    worker = new CompareWorker(0, false); // these runs are small, and cached after the first: sent to the worker all the same
   });
   after(() => {
     worker?.dispose();

@@ -1,0 +1,109 @@
+/**
+ * The resampling ablate runs (the bootstrap's resampled means, the sign-flip test's p), remembered
+ * by what they are computed from: a result's key is the SHA-256 of the column's bytes with the
+ * settings (resamples, seed, stream), so a remembered result is the one the computation would give,
+ * bit for bit, whatever run or file the column came from. At 10,000 questions the resampling is
+ * 10^8 draws; a comparison of the same runs again (another baseline, other expected differences,
+ * a new panel) takes its numbers from here instead.
+ *
+ * A bootstrap column's resampled means depend on that column and the draws alone (the draws come
+ * from the settings and the column's length), not on the columns drawn beside it, so the columns
+ * not remembered are drawn together and the others taken from here. The sign-flip p of −d is the
+ * p of d (every flipped sum is negated exactly), so both share one key.
+ */
+import { createHash } from "node:crypto";
+import { bootstrapMeans, type BootstrapOptions } from "./bootstrap";
+import { signFlipTest, type PermutationOptions } from "./significance";
+
+/** How ablate resamples: directly, or through a memo. `owners`: the inputs (runs) a column belongs to. */
+export interface Resampling {
+  bootstrapMeans(
+    columns: readonly Float64Array[],
+    options: BootstrapOptions,
+    owners: readonly number[][],
+  ): Float64Array[];
+  signFlipTest(diffs: Float64Array, options: PermutationOptions, owners: readonly number[]): number;
+}
+
+export const DIRECT_RESAMPLING: Resampling = {
+  bootstrapMeans: (columns, options) => bootstrapMeans(columns, options),
+  signFlipTest: (diffs, options) => signFlipTest(diffs, options),
+};
+
+/** A remembered result: one column's resampled means, or one test's p. */
+export type ResampleResult = Float64Array | number;
+
+function columnKey(kind: string, values: Float64Array, settings: object): string {
+  const hash = createHash("sha256");
+  hash.update(`${kind}:${JSON.stringify(settings)}:${values.length}:`);
+  hash.update(new Uint8Array(values.buffer, values.byteOffset, values.byteLength));
+  return `${kind}:${hash.digest("hex")}`;
+}
+
+/** d, or −d when its first non-zero value is negative, with −0 as 0 (a flipped 0 adds nothing): one key for both. */
+function signCanonical(d: Float64Array): Float64Array {
+  let sign = 1;
+  for (let i = 0; i < d.length; i++) {
+    if (d[i] === 0) continue;
+    sign = d[i] > 0 ? 1 : -1;
+    break;
+  }
+  return d.map((v) => (v === 0 ? 0 : sign * v));
+}
+
+export class ResampleMemo implements Resampling {
+  private readonly results = new Map<string, ResampleResult>();
+  /** Which owners (runs) used each result, for saving it with them. */
+  private readonly usedBy = new Map<string, Set<number>>();
+  /** Results computed here (not remembered before). */
+  computed = 0;
+
+  /** Remembers results saved before (keys as this class makes them). */
+  remember(results: Iterable<[string, ResampleResult]>): void {
+    for (const [key, value] of results) this.results.set(key, value);
+  }
+
+  /** The results owner `owner` used, in the order they were used. */
+  resultsOf(owner: number): [string, ResampleResult][] {
+    return [...this.usedBy].filter(([, owners]) => owners.has(owner)).map(([key]) => [key, this.results.get(key)!]);
+  }
+
+  private use(key: string, owners: readonly number[]): void {
+    const set = this.usedBy.get(key) ?? new Set<number>();
+    for (const o of owners) set.add(o);
+    this.usedBy.set(key, set);
+  }
+
+  bootstrapMeans(
+    columns: readonly Float64Array[],
+    options: BootstrapOptions,
+    owners: readonly number[][],
+  ): Float64Array[] {
+    const settings = { resamples: options.resamples, seed: options.seed, stream: options.stream ?? 0 };
+    const keys = columns.map((c) => columnKey("bootstrap", c, settings));
+    const missing = keys.flatMap((key, i) => (this.results.get(key) instanceof Float64Array ? [] : [i]));
+    if (missing.length > 0) {
+      const drawn = bootstrapMeans(
+        missing.map((i) => columns[i]),
+        options,
+      );
+      missing.forEach((i, m) => this.results.set(keys[i], drawn[m]));
+      this.computed += missing.length;
+    }
+    keys.forEach((key, i) => this.use(key, owners[i] ?? []));
+    return keys.map((key) => this.results.get(key) as Float64Array);
+  }
+
+  signFlipTest(diffs: Float64Array, options: PermutationOptions, owners: readonly number[]): number {
+    const settings = { resamples: options.resamples, seed: options.seed, stream: options.stream ?? 0 };
+    const key = columnKey("sign-flip", signCanonical(diffs), settings);
+    let p = this.results.get(key);
+    if (typeof p !== "number") {
+      p = signFlipTest(diffs, options);
+      this.results.set(key, p);
+      this.computed++;
+    }
+    this.use(key, owners);
+    return p;
+  }
+}

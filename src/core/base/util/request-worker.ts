@@ -1,0 +1,70 @@
+/**
+ * A worker thread that answers requests one message each (`{ id, ...request }` in, `{ id, ok }` or
+ * `{ id, failed }` out), started on the first request and stopped by dispose. A crashed worker
+ * fails what it had; the next request starts another.
+ */
+import type { Worker } from "node:worker_threads";
+import { startWorkerThread } from "./worker-thread";
+
+export type WorkerReply<T> = { id: number; ok: T } | { id: number; failed: string };
+
+export class RequestWorker<Request extends object, Answer> {
+  private worker: Worker | undefined;
+  private nextId = 1;
+  private readonly pending = new Map<
+    number,
+    { worker: Worker; resolve: (a: Answer) => void; reject: (e: Error) => void }
+  >();
+
+  /** `script`: the worker's entry (asked for on the first start); `what` names it in errors. */
+  constructor(
+    private readonly script: () => string,
+    private readonly what: string,
+  ) {}
+
+  private start(): Worker {
+    const worker = startWorkerThread(this.script());
+    worker.on("message", (m: WorkerReply<Answer>) => {
+      const p = this.pending.get(m.id);
+      if (!p) return;
+      this.pending.delete(m.id);
+      if ("ok" in m) p.resolve(m.ok);
+      else p.reject(new Error(m.failed));
+    });
+    // A crashed worker fails what it had (not a newer worker's requests); the next request starts another.
+    const fail = (reason: string) => {
+      if (this.worker === worker) this.worker = undefined;
+      for (const [id, p] of this.pending) {
+        if (p.worker !== worker) continue;
+        this.pending.delete(id);
+        p.reject(new Error(reason));
+      }
+    };
+    worker.on("error", (e) => fail(`${this.what} failed: ${e.message}`));
+    worker.on("exit", (code) => fail(`${this.what} exited (code ${code})`));
+    return worker;
+  }
+
+  request(req: Request): Promise<Answer> {
+    const worker = (this.worker ??= this.start());
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { worker, resolve, reject });
+      worker.postMessage({ ...req, id });
+    });
+  }
+
+  /** Whether a request is being answered (or waits for the one before it). */
+  get busy(): boolean {
+    return [...this.pending.values()].some((p) => p.worker === this.worker);
+  }
+
+  /** Stops the worker: what it was answering is dropped (never answered). */
+  dispose(): void {
+    const w = this.worker;
+    if (!w) return;
+    this.worker = undefined;
+    for (const [id, p] of this.pending) if (p.worker === w) this.pending.delete(id);
+    void w.terminate();
+  }
+}

@@ -1,0 +1,182 @@
+/**
+ * Compare's cache of a run, kept beside it in a hidden file (RUN_FILES.compareCache) so a large run
+ * is read and resampled once: the fields of each episode ablate reads (a few MB of the 37 MB that
+ * episodes.jsonl holds at 10,000 episodes, where parsing both runs' lines took as long as
+ * resampling them) and the resampled results its columns gave (ResampleMemo's keys name what they
+ * were computed from, so a result can never be another column's). The records are stale once
+ * episodes.jsonl's size or mtime changes, as the trace's text cache. It is a cache: a missing,
+ * stale, damaged or foreign file is ignored, never an error, and a run folder that cannot be
+ * written is compared without one.
+ *
+ * The process also keeps the last runs' caches it read or wrote while their files stay as they were
+ * (the same runs with another baseline or other expected differences are not read again).
+ */
+import { endianness } from "node:os";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { episodesStamp, readRunHead, type EpisodesStamp } from "../../base/runs/run-files";
+import { runFile } from "../../base/runs/run-folder";
+import { writeJsonAtomic } from "../../base/util/atomic-write";
+import { ResampleMemo, type ResampleResult } from "../../base/stats/resample-memo";
+import { ABLATE_FIELDS } from "../../base/runs/episode-record";
+import { readRun } from "../../base/runs/run-files";
+import { readAblationInputs, type AblationEpisode, type AblationInput } from "./ablate";
+
+export const COMPARE_CACHE_FORMAT = "agent-lab/compare-cache-1";
+
+/** Results kept per run: the latest used (a run compared with many others, under many settings, keeps these). */
+const KEEP_RESULTS = 24;
+/** Runs the process keeps read (about 10 MB each at 10,000 episodes). */
+const KEEP_RUNS = 4;
+
+interface CompareCacheFile {
+  format: typeof COMPARE_CACHE_FORMAT;
+  /** episodes.jsonl as it was before the records were read. */
+  episodes: EpisodesStamp;
+  records: AblationEpisode[];
+  /** ResampleMemo keys with their results: resampled means as base64 of little-endian float64, or a p. */
+  results: [string, string | number][];
+}
+
+interface CachedRun {
+  stamp: EpisodesStamp;
+  records: AblationEpisode[];
+  results: Map<string, ResampleResult>;
+  /** The cache file's size and mtime when read or written: another process may write it since. */
+  file: string;
+}
+
+/** A file's size and mtime, as a string ("" when absent). */
+function fileStamp(path: string): string {
+  try {
+    const s = statSync(path);
+    return `${s.size}:${s.mtimeMs}`;
+  } catch {
+    return "";
+  }
+}
+
+const held = new Map<string, CachedRun>();
+
+/** Float64 bytes are saved as this machine holds them: only little-endian ones read or write them. */
+const LITTLE_ENDIAN = endianness() === "LE";
+
+const sameStamp = (a: EpisodesStamp, b: EpisodesStamp) => a.size === b.size && a.mtime_ms === b.mtime_ms;
+
+function encode(v: ResampleResult): string | number {
+  return typeof v === "number" ? v : Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString("base64");
+}
+
+function decode(v: string | number): ResampleResult | undefined {
+  if (typeof v === "number") return v;
+  const bytes = Buffer.from(v, "base64");
+  if (bytes.byteLength % 8 !== 0) return undefined;
+  // A copy: Buffer's bytes may start off a float64 boundary.
+  return new Float64Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+}
+
+/** The fields ablate reads, without the rest of the record (the token arrays that make up most of it). */
+function ablationFields(e: AblationEpisode): AblationEpisode {
+  const { id, question, answers, prediction, metrics, end, searches, usd } = e;
+  return { id, question, answers, prediction, metrics, end, searches, usd };
+}
+
+function hold(dir: string, run: CachedRun): void {
+  held.delete(dir);
+  held.set(dir, run);
+  while (held.size > KEEP_RUNS) held.delete(held.keys().next().value!);
+}
+
+/** The run's cache when it matches episodes.jsonl as it is now (`stamp`); else undefined. */
+function readCache(dir: string, stamp: EpisodesStamp): CachedRun | undefined {
+  const file = runFile(dir, "compareCache");
+  const onDisk = fileStamp(file);
+  const kept = held.get(dir);
+  if (kept && sameStamp(kept.stamp, stamp) && kept.file === onDisk) return kept;
+  if (!LITTLE_ENDIAN || onDisk === "") return undefined;
+  let cache: Partial<CompareCacheFile>;
+  try {
+    cache = JSON.parse(readFileSync(file, "utf8")) as Partial<CompareCacheFile>;
+  } catch {
+    return undefined; // damaged (it is renamed into place, so not by a crash mid-write): read the run
+  }
+  if (
+    cache.format !== COMPARE_CACHE_FORMAT ||
+    !cache.episodes ||
+    !sameStamp(cache.episodes, stamp) ||
+    !Array.isArray(cache.records) ||
+    !Array.isArray(cache.results)
+  )
+    return undefined;
+  const results = new Map<string, ResampleResult>();
+  for (const [key, value] of cache.results) {
+    const v = decode(value);
+    if (v !== undefined) results.set(key, v);
+  }
+  const run = { stamp, records: cache.records, results, file: onDisk };
+  hold(dir, run);
+  return run;
+}
+
+/** Whether every run has a cache matching its episodes.jsonl (then comparing them reads only those caches). */
+export function cachedForCompare(dirs: readonly string[]): boolean {
+  return dirs.every((dir) => readCache(dir, episodesStamp(dir)) !== undefined);
+}
+
+/** Runs read for Compare, with the resampling that remembers their results; `save` keeps both for the next time. */
+export interface CompareRuns {
+  inputs: AblationInput[];
+  resampling: ResampleMemo;
+  /** Writes each run's cache where it gained something (records read from episodes.jsonl, new results). */
+  save(): void;
+}
+
+/** The runs as loadAblationInputs reads them, each from its cache when that matches its episodes.jsonl. */
+export function loadCompareRuns(dirs: readonly string[]): CompareRuns {
+  const runs: { dir: string; stamp: EpisodesStamp; cached: CachedRun | undefined; records: AblationEpisode[] }[] = [];
+  const inputs = readAblationInputs(dirs, (dir): Pick<AblationInput, "manifest" | "episodes"> => {
+    // Taken before reading: an episode appended meanwhile makes the saved records stale, not wrong.
+    const stamp = episodesStamp(dir);
+    const cached = readCache(dir, stamp);
+    const read = cached
+      ? { manifest: readRunHead(dir).manifest, episodes: cached.records }
+      : readRun(dir, ABLATE_FIELDS);
+    runs.push({ dir, stamp, cached, records: cached ? cached.records : read.episodes.map(ablationFields) });
+    return read;
+  });
+  const resampling = new ResampleMemo();
+  for (const r of runs) if (r.cached) resampling.remember(r.cached.results);
+  const save = () =>
+    runs.forEach((r, k) => {
+      const results = new Map(r.cached?.results);
+      let gained = r.cached === undefined;
+      for (const [key, value] of resampling.resultsOf(k)) {
+        if (!results.has(key)) gained = true;
+        results.delete(key); // re-inserted: the latest used are kept
+        results.set(key, value);
+      }
+      if (!gained) return;
+      const kept = new Map([...results].slice(-KEEP_RESULTS));
+      const run = { stamp: r.stamp, records: r.records, results: kept, file: "" };
+      if (writeCache(r.dir, run)) hold(r.dir, { ...run, file: fileStamp(runFile(r.dir, "compareCache")) });
+    });
+  return { inputs, resampling, save };
+}
+
+/** Saves the run's cache; false when it was not (see below). */
+function writeCache(dir: string, run: CachedRun): boolean {
+  if (!LITTLE_ENDIAN) return false;
+  // Not while episodes.jsonl is not what was read, nor while a writer holds the run (an eval still appending).
+  if (!sameStamp(episodesStamp(dir), run.stamp) || existsSync(runFile(dir, "lock"))) return false;
+  const file: CompareCacheFile = {
+    format: COMPARE_CACHE_FORMAT,
+    episodes: run.stamp,
+    records: run.records,
+    results: [...run.results].map(([key, value]) => [key, encode(value)]),
+  };
+  try {
+    writeJsonAtomic(runFile(dir, "compareCache"), file, 0);
+    return true;
+  } catch {
+    return false; // a read-only run folder (copied from elsewhere): Compare works without its cache
+  }
+}

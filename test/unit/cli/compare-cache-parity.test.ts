@@ -1,0 +1,60 @@
+/**
+ * Compare prints `agent-lab ablate`'s digits on runs the project's own eval writes (`agent-lab
+ * demo`: the scripted reader with search and closed-book), however its report was made: the
+ * first Compare in the worker (which saves the runs' Compare caches), the next on the host from
+ * those caches, and the other baseline from them without resampling, each against the CLI's own
+ * table for that order.
+ */
+import { strict as assert } from "node:assert";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { runDemo } from "../../../src/core/steps/demo/run-demo";
+import { CompareWorker } from "../../../src/core/steps/ablate/compare-off-thread";
+import { runFile } from "../../../src/core/base/runs/run-folder";
+import { webviewBundles } from "../webview/webview-dom";
+import { assertPanelPrintsCli } from "./ablate-digits";
+import { runCli } from "./cli-process";
+
+describe("compare panel vs agent-lab ablate on the demo's eval runs, through Compare's run cache", function () {
+  this.timeout(300_000);
+  let ws: string;
+  const names = ["heuristic", "closed-book"];
+
+  before(async () => {
+    ws = mkdtempSync(join(tmpdir(), "agent-lab-compare-cache-parity-"));
+    await runDemo({ dir: ws, log: () => {}, concurrency: 4 });
+    await webviewBundles();
+  });
+  after(() => ws && rmSync(ws, { recursive: true, force: true }));
+
+  it("prints the CLI's every interval from the worker, from the caches, and for the other baseline", async () => {
+    const dirs = names.map((n) => join(ws, "runs", n));
+    const cli = await runCli(["ablate", ...names, "--workspace", ws]);
+    assert.equal(cli.code, 0, cli.stderr);
+    const cliSwapped = await runCli(["ablate", names[1], names[0], "--workspace", ws]);
+    assert.equal(cliSwapped.code, 0, cliSwapped.stderr);
+
+    const worker = new CompareWorker(0); // the demo's runs are small: 0 treats them as large ones
+    try {
+      const request = { runDirs: dirs, origin: "runs" as const, expect: undefined, searchDirs: [] };
+      const first = worker.view(request);
+      assert.equal(worker.busy, true, "the first Compare is made in the worker");
+      assert.equal(await assertPanelPrintsCli(cli.stdout, await first, names), 6);
+      for (let i = 0; i < 300 && !dirs.every((d) => existsSync(runFile(d, "compareCache"))); i++)
+        await new Promise((r) => setTimeout(r, 20));
+      assert.ok(
+        dirs.every((d) => existsSync(runFile(d, "compareCache"))),
+        "the worker saved the runs' caches",
+      );
+
+      const again = worker.view(request);
+      assert.equal(worker.busy, false, "made on this thread from the caches");
+      assert.equal(await assertPanelPrintsCli(cli.stdout, await again, names), 6);
+      const swapped = await worker.view({ ...request, runDirs: [dirs[1], dirs[0]] });
+      assert.equal(await assertPanelPrintsCli(cliSwapped.stdout, swapped, [names[1], names[0]]), 6);
+    } finally {
+      worker.dispose();
+    }
+  });
+});
