@@ -50,16 +50,19 @@ export class PageCache {
     return page;
   }
 
-  put(key: number, page: Page): void {
+  put(key: number, bytes: Uint8Array): Page {
+    const page: Page = { bytes, view: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
     this.pages.set(key, page);
-    this.held += page.bytes.length;
+    this.held += bytes.length;
     this.misses++;
-    this.bytesRead += page.bytes.length;
+    this.bytesRead += bytes.length;
     for (const [old, evicted] of this.pages) {
+      // The page just read stays, whatever the budget (the read that needs it gets it).
       if (this.held <= this.budget || old === key) break;
       this.pages.delete(old);
       this.held -= evicted.bytes.length;
     }
+    return page;
   }
 
   /** Bytes of pages held now. */
@@ -109,9 +112,7 @@ export class PagedFile {
     let page = this.cache.get(key);
     if (page === undefined) {
       const from = n * this.pageSize;
-      const bytes = this.readChecked(from, Math.min(from + this.pageSize, this.size), n);
-      page = { bytes, view: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
-      this.cache.put(key, page);
+      page = this.cache.put(key, this.readChecked(from, Math.min(from + this.pageSize, this.size), n));
     }
     this.lastNumber = n;
     this.last = page;
