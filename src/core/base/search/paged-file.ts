@@ -8,9 +8,10 @@
  *
  * Why positional reads and not mmap: Node has no mmap in core, and the npm packages that add it
  * build a native addon at install (node-gyp, headers fetched from the network) and must be rebuilt
- * for each Electron ABI the extension runs under; measured in bench/search/page-cache.ts, a cache
- * hit costs ~0.1 µs and a miss ~25–60 µs, which the search's access pattern (whole runs of
- * windows, not single postings) makes small next to its arithmetic.
+ * for each Electron ABI the extension runs under. Measured in bench/search/disk-reader.ts against
+ * the same search over the files held whole in memory (an mmap's best case): warm queries cost
+ * 1.15× (short) and 1.75× (question-length) its CPU at 507k paragraphs; a miss costs a read and
+ * a CRC-32 of its page (~30–90 µs), paid once per page while it stays cached.
  */
 import { closeSync, readSync } from "node:fs";
 import { UserError } from "../errors";
