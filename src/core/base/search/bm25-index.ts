@@ -53,6 +53,15 @@ export function corruptFileMessage(file: string): string {
   return `search index file ${file} is corrupt (its CRC-32 differs from the one recorded when the index was built): ${REBUILD_AGAIN}`;
 }
 
+/**
+ * Closes the files of a searcher that was never closed once it is garbage collected: an
+ * environment run opens one per run and lets it go, and an index holds a descriptor per data file.
+ * The held value is the files only (they reference no searcher), so it does not keep one alive.
+ */
+const unclosed = new FinalizationRegistry<PagedFile[]>((files) => {
+  for (const f of files) f.close();
+});
+
 export class Bm25Searcher implements Searcher {
   readonly meta: IndexMeta;
   /** Pages of every file but texts.bin (read fresh and checked on each read). */
@@ -144,6 +153,7 @@ export class Bm25Searcher implements Searcher {
       }
       this.postings = new DiskPostings(files, windowRows, W);
       this.topK = new WindowTopK(this.postings);
+      unclosed.register(this, opened, this);
     } catch (e) {
       for (const f of opened) f.close();
       throw e;
@@ -155,10 +165,11 @@ export class Bm25Searcher implements Searcher {
    * records, and its block table is read whole and checked against meta.json's CRC of it.
    */
   private openFile(key: IndexFile, size: number, id: number): PagedFile {
-    const file = join(this.indexDir, FILES[key]);
+    const indexDir = this.indexDir; // the PagedFile's callbacks must not hold the searcher (see unclosed)
+    const file = join(indexDir, FILES[key]);
     const incomplete = (name: string, e: unknown) =>
       new UserError(
-        `search index ${this.indexDir} is incomplete (${name}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): ${REBUILD_AGAIN}`,
+        `search index ${indexDir} is incomplete (${name}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): ${REBUILD_AGAIN}`,
       );
     let fd: number;
     try {
@@ -192,7 +203,7 @@ export class Bm25Searcher implements Searcher {
         BLOCK_SHIFTS[key],
         crcs,
         (path) => new UserError(corruptFileMessage(path)),
-        (path) => new UserError(`search index ${this.indexDir} is corrupt (${path} ends early): ${REBUILD_AGAIN}`),
+        (path) => new UserError(`search index ${indexDir} is corrupt (${path} ends early): ${REBUILD_AGAIN}`),
       );
     } catch (e) {
       closeSync(fd);
@@ -256,6 +267,7 @@ export class Bm25Searcher implements Searcher {
 
   /** Closes the index files and lets go of the cached pages. */
   close(): void {
+    unclosed.unregister(this);
     for (const f of Object.values(this.files)) f.close();
     this.cache.clear();
   }

@@ -5,6 +5,7 @@
  * corpus full of ties.
  */
 import { strict as assert } from "node:assert";
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -121,6 +122,34 @@ describe("search: the on-disk reader", () => {
     } finally {
       writeFileSync(docsFile, clean);
     }
+  });
+
+  it("a searcher nobody closed gives its files back once it is garbage collected", function () {
+    this.timeout(60_000);
+    // In a child with --expose-gc: 50 searchers opened, searched and dropped; their descriptors
+    // are closed after a collection.
+    const script = join(dir, "unclosed.ts");
+    const reader = join(__dirname, "../../../../../src/core/base/search/bm25-index");
+    writeFileSync(
+      script,
+      `import { readdirSync } from "node:fs";
+import { openIndex } from ${JSON.stringify(reader)};
+const fds = () => readdirSync("/proc/self/fd").length;
+const before = fds();
+for (let i = 0; i < 50; i++) openIndex(${JSON.stringify(index)}).search("history", 3);
+const opened = fds();
+const gc = (globalThis as { gc?: () => void }).gc!;
+gc();
+setTimeout(() => {
+  gc();
+  setTimeout(() => console.log(JSON.stringify({ before, opened, after: fds() })), 50);
+}, 50);
+`,
+    );
+    const out = execFileSync(process.execPath, ["--expose-gc", "--import", "tsx", script], { encoding: "utf8" });
+    const { before, opened, after } = JSON.parse(out.trim().split("\n").pop()!) as Record<string, number>;
+    assert.ok(opened >= before + 50 * INDEX_FILES.length, `${opened} descriptors open after 50 opens`);
+    assert.ok(after <= before + INDEX_FILES.length, `${after} descriptors open after a collection (${before} before)`);
   });
 
   it("a block table that does not belong to meta.json is refused at open, a newer version too", () => {
