@@ -13,7 +13,6 @@ import {
   readSync,
   renameSync,
   rmSync,
-  statSync,
   writeFileSync,
   writeSync,
 } from "node:fs";
@@ -27,6 +26,7 @@ import {
   DEFAULT_B,
   DEFAULT_K1,
   FILES,
+  INDEX_FILES,
   INDEX_FORMAT,
   INDEX_VERSION,
   META_FILE,
@@ -39,10 +39,11 @@ import {
   termHash,
   vocabHashSlots,
   windowCount,
+  windowedRows,
   type IndexFile,
   type IndexMeta,
 } from "./bm25-format";
-import { BlockCrcs } from "./block-crc";
+import { sealDataFile } from "./block-crc";
 import { CorpusBatcher, type BatchRequest, type BatchResult, type TermOrderResult } from "./corpus-batch";
 import { Growable } from "./growable";
 import {
@@ -121,9 +122,6 @@ interface Collected {
   docIds: Float64Array;
   postings: PostingChunks;
   textOffsets: Float64Array;
-  textsHash: string;
-  textsCrc: number;
-  textBlocks: Uint32Array;
 }
 
 async function collect(corpusFile: string, tmpDir: string, options: BuildOptions): Promise<Collected> {
@@ -134,9 +132,6 @@ async function collect(corpusFile: string, tmpDir: string, options: BuildOptions
   const postings = new PostingChunks(options.chunkPostings);
   const textOffsets = new Growable(Float64Array, 1 << 17);
   const textsFd = openSync(join(tmpDir, FILES.texts), "w");
-  const textsHash = createHash("sha256");
-  let textsCrc = 0;
-  const textBlocks = new BlockCrcs();
   let textBytes = 0;
   const translate: Growable<Uint32Array>[] = [];
 
@@ -170,9 +165,6 @@ async function collect(corpusFile: string, tmpDir: string, options: BuildOptions
     postings.addBatch(r.distinct, r.termIds, r.tfs, map.view());
     if (r.textBytes.length > 0) {
       writeSync(textsFd, r.textBytes);
-      textsHash.update(r.textBytes);
-      textsCrc = crc32(r.textBytes, textsCrc);
-      textBlocks.update(r.textBytes);
     }
     options.onProgress?.(docLengths.length);
   };
@@ -201,9 +193,6 @@ async function collect(corpusFile: string, tmpDir: string, options: BuildOptions
     docIds: docIds.view(),
     postings,
     textOffsets: textOffsets.view(),
-    textsHash: textsHash.digest("hex"),
-    textsCrc,
-    textBlocks: textBlocks.finish(),
   };
 }
 
@@ -535,9 +524,9 @@ async function finishWith(
     termMax,
     windowMax,
     windowStart,
+    windowRows: windowedRows(postingOffsets, N),
     docIds: c.docIds,
     textOffsets: c.textOffsets,
-    textBlocks: c.textBlocks,
   };
   const settings = {
     format: INDEX_FORMAT,
@@ -550,17 +539,17 @@ async function finishWith(
   };
   const hash = createHash("sha256").update(JSON.stringify(settings));
   const bytes = {} as Record<IndexFile, number>;
-  const crcs = {} as Record<IndexFile, string>;
-  for (const [key, view] of Object.entries(arrays) as [Exclude<IndexFile, "texts">, ArrayBufferView][]) {
-    const buf = Buffer.from(view.buffer, view.byteOffset, view.byteLength);
-    writeFileSync(join(dir, FILES[key]), buf);
-    hash.update(createHash("sha256").update(buf).digest("hex"));
-    bytes[key] = buf.length;
-    crcs[key] = crcHex(crc32(buf));
+  const blockCrcs = {} as Record<IndexFile, string>;
+  for (const key of INDEX_FILES) {
+    if (key !== "texts") {
+      const view = arrays[key];
+      writeFileSync(join(dir, FILES[key]), Buffer.from(view.buffer, view.byteOffset, view.byteLength));
+    }
+    const sealed = sealDataFile(dir, key);
+    hash.update(sealed.sha256);
+    bytes[key] = sealed.bytes;
+    blockCrcs[key] = sealed.blockCrc32;
   }
-  hash.update(c.textsHash);
-  bytes.texts = statSync(join(dir, FILES.texts)).size;
-  crcs.texts = crcHex(c.textsCrc);
 
   const fields: Omit<IndexMeta, "metaCrc32"> = {
     ...settings,
@@ -570,9 +559,10 @@ async function finishWith(
     terms: V,
     postings: P,
     avgDocLength,
+    windowShift: WINDOW_SHIFT,
     contentHash: hash.digest("hex"),
     bytes,
-    crc32: crcs,
+    blockCrc32: blockCrcs,
     builtAt: new Date().toISOString(),
     source: basename(corpusFile),
   };
