@@ -182,6 +182,7 @@ async function readChunks(
     work.addChunk({ file: name, ...summary, corpusEnd: end.end, linesEnd: end.linesEnd, textEnd: textBytes });
     chunk.reset(documents);
     unflushed = false;
+    report(true); // a finished chunk is always reported: the count "chunk i/n" moves on
   };
 
   const report = (force: boolean) => {
