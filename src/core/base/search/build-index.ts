@@ -33,14 +33,17 @@ import {
   DEFAULT_B,
   DEFAULT_K1,
   FILES,
+  INDEX_FILES,
   INDEX_FORMAT,
   INDEX_VERSION,
   META_FILE,
+  WINDOW_SHIFT,
   crcHex,
   metaText,
   type IndexFile,
   type IndexMeta,
 } from "./bm25-format";
+import { sealDataFile } from "./block-crc";
 import { BuildWork, CHUNK_DOCUMENTS, workSettings } from "./build-work";
 import { CorpusBatcher, type BatchRequest, type BatchResult } from "./corpus-batch";
 import { readCorpusBatches, type CorpusBatch } from "./corpus-chunks";
@@ -283,7 +286,7 @@ function merge(work: BuildWork, k1: number, b: number, documents: number, option
   );
 }
 
-/** meta.json, written last: counts, settings, each file's size and CRC-32, and the content hash. */
+/** Seals every data file (its block-CRC table: block-crc.ts) and writes meta.json, last. */
 function writeMeta(m: MergeResult, dir: string, k1: number, b: number, corpusFile: string): IndexMeta {
   const settings = {
     format: INDEX_FORMAT,
@@ -294,15 +297,14 @@ function writeMeta(m: MergeResult, dir: string, k1: number, b: number, corpusFil
     tokenizer: TOKENIZER_NAME,
     stemmer: STEMMER_NAME,
   } as const;
-  // The content hash covers the settings and each file's sha256, texts.bin last.
   const hash = createHash("sha256").update(JSON.stringify(settings));
   const bytes = {} as Record<IndexFile, number>;
-  const crcs = {} as Record<IndexFile, string>;
-  const order = [...(Object.keys(FILES) as IndexFile[]).filter((k) => k !== "texts"), "texts"] as IndexFile[];
-  for (const key of order) {
-    hash.update(m.files[key].sha256);
-    bytes[key] = m.files[key].bytes;
-    crcs[key] = crcHex(m.files[key].crc);
+  const blockCrcs = {} as Record<IndexFile, string>;
+  for (const key of INDEX_FILES) {
+    const sealed = sealDataFile(dir, key);
+    hash.update(sealed.sha256);
+    bytes[key] = sealed.bytes;
+    blockCrcs[key] = sealed.blockCrc32;
   }
   const fields: Omit<IndexMeta, "metaCrc32"> = {
     ...settings,
@@ -310,9 +312,10 @@ function writeMeta(m: MergeResult, dir: string, k1: number, b: number, corpusFil
     terms: m.terms,
     postings: m.postings,
     avgDocLength: m.avgDocLength,
+    windowShift: WINDOW_SHIFT,
     contentHash: hash.digest("hex"),
     bytes,
-    crc32: crcs,
+    blockCrc32: blockCrcs,
     builtAt: new Date().toISOString(),
     source: basename(corpusFile),
   };

@@ -5,8 +5,6 @@
  * length and document frequencies. Only per-document and per-term arrays and one term's postings
  * are held in memory; the postings stream from the chunk files to the index files.
  */
-import { createHash } from "node:crypto";
-import { closeSync, openSync, readSync } from "node:fs";
 import { join } from "node:path";
 import { UserError } from "../errors";
 import {
@@ -19,13 +17,12 @@ import {
   termScore,
   vocabHashSlots,
   windowCount,
+  windowedRows,
   type IndexFile,
 } from "./bm25-format";
-import { BlockCrcs } from "./block-crc";
 import { Growable } from "./growable";
-import { HashedWriter, type WrittenFile } from "./hashed-writer";
+import { FileWriter } from "./file-writer";
 import { PartialReader } from "./partial-index";
-import { crc32 } from "node:zlib";
 
 export interface PartialFile {
   file: string;
@@ -38,12 +35,11 @@ export interface MergeResult {
   terms: number;
   postings: number;
   avgDocLength: number;
-  /** Every file of the index but meta.json, texts.bin included (it was written while the corpus streamed). */
-  files: Record<IndexFile, WrittenFile>;
 }
 
 /**
- * Merges the chunks (in document order) into `dir`, which already holds texts.bin; `progress`
+ * Merges the chunks (in document order) into the data files of `dir`, which already holds
+ * texts.bin (the caller seals each file: block-crc.ts); `progress`
  * is told the postings merged so far, every `reportEvery` or so.
  */
 export function mergePartials(
@@ -55,10 +51,9 @@ export function mergePartials(
   reportEvery = 1 << 22,
 ): MergeResult {
   const readers = partials.map((p) => new PartialReader(p.file, p.docs));
-  const writers: Partial<Record<IndexFile, HashedWriter>> = {};
-  const open = (key: Exclude<IndexFile, "texts">) => (writers[key] = new HashedWriter(join(dir, FILES[key])));
+  const writers: Partial<Record<IndexFile, FileWriter>> = {};
+  const open = (key: Exclude<IndexFile, "texts">) => (writers[key] = new FileWriter(join(dir, FILES[key])));
   try {
-    const files = {} as Record<IndexFile, WrittenFile>;
     const { docLengths, docIds, textOffsets } = documents(readers);
     const N = docLengths.length;
     let totalLength = 0;
@@ -136,29 +131,20 @@ export function mergePartials(
     }
     progress(P);
 
-    const V = termMax.length;
-    const written = (key: Exclude<IndexFile, "texts">, view: ArrayBufferView | undefined) => {
-      const w = writers[key] ?? open(key);
-      if (view) w.write(view);
-      files[key] = w.close();
-      delete writers[key];
+    for (const key of ["vocab", "postingDocs", "postingScores", "windowMax", "windowStart"] as const)
+      writers[key]!.close();
+    const whole = (key: Exclude<IndexFile, "texts">, view: ArrayBufferView) => {
+      open(key).write(view);
+      writers[key]!.close();
     };
-    // In FILES order: meta.json lists them so.
-    written("vocab", undefined);
-    written("vocabOffsets", vocabOffsets.view());
-    written("vocabHash", vocabHashTable(hashes.view()));
-    written("postingOffsets", postingOffsets.view());
-    written("postingDocs", undefined);
-    written("postingScores", undefined);
-    written("termMax", termMax.view());
-    written("windowMax", undefined);
-    written("windowStart", undefined);
-    written("docIds", docIds);
-    written("textOffsets", textOffsets);
-    const texts = readTexts(join(dir, FILES.texts));
-    files.texts = texts.file;
-    written("textBlocks", texts.blocks);
-    return { documents: N, terms: V, postings: P, avgDocLength, files };
+    whole("vocabOffsets", vocabOffsets.view());
+    whole("vocabHash", vocabHashTable(hashes.view()));
+    whole("postingOffsets", postingOffsets.view());
+    whole("termMax", termMax.view());
+    whole("windowRows", windowedRows(postingOffsets.view(), N));
+    whole("docIds", docIds);
+    whole("textOffsets", textOffsets);
+    return { documents: N, terms: termMax.length, postings: P, avgDocLength };
   } finally {
     for (const w of Object.values(writers)) w?.abandon();
     for (const r of readers) r.close();
@@ -230,28 +216,6 @@ function vocabHashTable(hashes: Uint32Array): Uint32Array {
     table[h] = r + 1;
   }
   return table;
-}
-
-/** texts.bin's sums and block CRCs, read through once (a resumed build wrote it in more than one process). */
-function readTexts(file: string): { file: WrittenFile; blocks: Uint32Array } {
-  const hash = createHash("sha256");
-  const blocks = new BlockCrcs();
-  let crc = 0;
-  let bytes = 0;
-  const buffer = Buffer.allocUnsafe(4 << 20);
-  const fd = openSync(file, "r");
-  try {
-    for (let n; (n = readSync(fd, buffer, 0, buffer.length, null)) > 0;) {
-      const piece = buffer.subarray(0, n);
-      hash.update(piece);
-      crc = crc32(piece, crc);
-      blocks.update(piece);
-      bytes += n;
-    }
-  } finally {
-    closeSync(fd);
-  }
-  return { file: { bytes, sha256: hash.digest("hex"), crc }, blocks: blocks.finish() };
 }
 
 /** The chunk readers ordered by (current term's bytes, chunk number): a min-heap. */

@@ -12,10 +12,10 @@
  *                                  u32 × postings document numbers (of the whole corpus, ascending),
  *                                  u16 × postings term frequencies
  */
-import { closeSync, openSync, readSync } from "node:fs";
+import { closeSync, openSync, readSync, statSync } from "node:fs";
 import type { BatchResult } from "./corpus-batch";
 import { Growable } from "./growable";
-import { HashedWriter } from "./hashed-writer";
+import { FileWriter } from "./file-writer";
 import { sortTerms } from "./term-order";
 
 /** What the builder's vocabulary offers a chunk: terms by global id, and the id of a term. */
@@ -108,7 +108,7 @@ export class ChunkPostings {
         termTfs[c] = tfs[p];
       }
     }
-    const out = new HashedWriter(file);
+    const out = new FileWriter(file);
     try {
       out.write(this.docIds.view());
       out.write(this.docLengths.view());
@@ -130,7 +130,8 @@ export class ChunkPostings {
       out.abandon();
       throw e;
     }
-    return { docs: this.docs, terms: order.length, postings: P, bytes: out.close().bytes };
+    out.close();
+    return { docs: this.docs, terms: order.length, postings: P, bytes: statSync(file).size };
   }
 }
 

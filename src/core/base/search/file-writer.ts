@@ -1,25 +1,15 @@
 /**
- * A file written front to back through a fixed buffer, with its sha256 and CRC-32 computed on the
- * way: the streaming build writes index files far larger than it could hold, and meta.json needs
- * both sums of each (bm25-format.ts) without reading the file back.
+ * A file written front to back through a fixed buffer: the streaming build writes index files far
+ * larger than it could hold, a term's postings at a time (sealDataFile in block-crc.ts then sums
+ * each finished file).
  */
-import { createHash, type Hash } from "node:crypto";
 import { closeSync, openSync, writeSync } from "node:fs";
-import { crc32 } from "node:zlib";
 
-export interface WrittenFile {
-  bytes: number;
-  sha256: string;
-  crc: number;
-}
-
-export class HashedWriter {
+export class FileWriter {
   private readonly fd: number;
   private readonly buffer: Buffer;
   private fill = 0;
-  private written = 0;
-  private readonly hash: Hash = createHash("sha256");
-  private crc = 0;
+  private closed = false;
 
   constructor(file: string, bufferBytes = 4 << 20) {
     this.fd = openSync(file, "w");
@@ -48,22 +38,23 @@ export class HashedWriter {
 
   private out(bytes: Uint8Array): void {
     for (let at = 0; at < bytes.length;) at += writeSync(this.fd, bytes, at, bytes.length - at);
-    this.hash.update(bytes);
-    this.crc = crc32(bytes, this.crc);
-    this.written += bytes.length;
   }
 
-  close(): WrittenFile {
+  /** Writes what is buffered and closes the file. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
     try {
       this.flush();
     } finally {
       closeSync(this.fd);
     }
-    return { bytes: this.written, sha256: this.hash.digest("hex"), crc: this.crc };
   }
 
-  /** Closes without the sums (a failed build). */
+  /** Closes without writing what is buffered (a failed build). */
   abandon(): void {
+    if (this.closed) return;
+    this.closed = true;
     closeSync(this.fd);
   }
 }
