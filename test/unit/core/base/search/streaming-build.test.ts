@@ -13,7 +13,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FileFormatError, UserError } from "../../../../../src/core/base/errors";
-import { buildIndex, openIndex, type BuildOptions } from "../../../../../src/core/base/search";
+import { buildIndex, openIndex, type BuildOptions, type BuildProgress } from "../../../../../src/core/base/search";
 import { workDir } from "../../../../../src/core/base/search/build-work";
 
 /**
@@ -87,6 +87,31 @@ describe("streaming index build", () => {
       assertSameIndex(join(tmp, "one"), join(tmp, name));
     }
     assert.ok(!existsSync(workDir(join(tmp, "k37"))), "the work folder goes once the index is in place");
+  });
+
+  it("progress goes chunk by chunk (i/n), then through the merge to every posting, with the work folder's size", async function () {
+    this.timeout(60_000);
+    const seen: BuildProgress[] = [];
+    const r = await buildIndex(corpus, join(tmp, "bm25"), {
+      workers: 0,
+      chunkDocuments: 100,
+      mergeReportPostings: 50,
+      onProgress: (_docs, p) => seen.push({ ...p }),
+    });
+    const chunks = seen.filter((p) => p.phase === "chunks");
+    const merge = seen.filter((p) => p.phase === "merge");
+    const numbers = chunks.map((p) => p.chunk);
+    assert.ok(
+      numbers.every((n, i) => i === 0 || n >= numbers[i - 1]),
+      "chunk numbers only go up",
+    );
+    for (let i = 2; i <= r.chunks + 1; i++) assert.ok(numbers.includes(i), `reported once chunk ${i - 1} was finished`);
+    assert.ok(chunks.every((p) => p.chunks >= p.chunk && p.workBytes > 0));
+    assert.ok(seen.indexOf(merge[0]) > seen.indexOf(chunks[chunks.length - 1]), "the merge comes after the chunks");
+    assert.ok(merge.length > 2);
+    assert.equal(merge[merge.length - 1].postingsMerged, r.postings);
+    assert.ok(merge.every((p) => p.postings === r.postings && p.chunk === r.chunks && p.chunks === r.chunks));
+    assert.ok(r.workPeakBytes > r.bytes);
   });
 
   for (const at of ["chunks:3", "merge:0.5"]) {
