@@ -67,9 +67,10 @@ export const INDEX_FILES = Object.keys(FILES) as IndexFile[];
 
 /**
  * log2 of each file's CRC block, which is also its page in the reader's cache (paged-file.ts).
- * Measured (bench/search/page-cache.ts): a positional read of 16 KiB from the OS cache costs about
- * as much as one of 4 KiB, and its CRC-32 ~10 µs; lists read in runs of windows take 64 KiB pages
- * (a miss costs ~60 µs for 16,384 postings); texts.bin keeps 4 KiB, as a hit reads one or two.
+ * Measured (bench/search/disk-reader.ts, on a loaded machine): a positional read of 16 KiB from the
+ * OS cache costs about as much as one of 4 KiB (the syscall, not the bytes), its CRC-32 ~10 µs;
+ * lists read in runs of windows take 64 KiB pages (a miss ~45–90 µs for 16,384 postings); texts.bin
+ * keeps 4 KiB, as a hit reads one or two blocks.
  */
 export const BLOCK_SHIFTS: Readonly<Record<IndexFile, number>> = {
   vocab: 14,

@@ -4,8 +4,8 @@
  * search's loops index plain typed arrays. Short lists (fewer postings than windows) are copied
  * whole: their window bounds take a pass over all of them anyway. Long lists are copied a chunk of
  * CHUNK postings at a time when the search first reads into it (ensure), so the postings of the
- * windows pruning skips are never read from disk; their window rows are copied whole (one byte and
- * one u32 per window).
+ * windows pruning skips are never read from disk; their window maxima are copied whole (the
+ * bounds pass reads every one), their window starts a chunk at a time, as the sweep reaches them.
  */
 import type { PagedFile } from "./paged-file";
 import { windowSlot, type PostingSource, type TermSlices } from "./window-top-k";
@@ -13,6 +13,9 @@ import { windowSlot, type PostingSource, type TermSlices } from "./window-top-k"
 /** Postings per chunk of a long list read on demand (16 KiB of doc numbers: a quarter page). */
 const CHUNK_SHIFT = 12;
 const CHUNK = 1 << CHUNK_SHIFT;
+/** Window starts per chunk of a long list's row read on demand (4 KiB). */
+const STARTS_SHIFT = 10;
+const STARTS = 1 << STARTS_SHIFT;
 
 export interface PostingFiles {
   postingOffsets: PagedFile;
@@ -70,12 +73,21 @@ class DiskSlices implements TermSlices {
   private chunkFrom = new Float64Array(1);
   /** Per chunk: the scratch position where its term's list ends. */
   private chunkEnd = new Int32Array(1);
+  private windows = 0;
+  /** The long lists of the query: their window-start.u32 row, scratch row, and file-to-scratch position shift. */
+  private readonly longRows: { slot: number; at: number; shift: number }[] = [];
+  /** Chunks of STARTS window starts per row, and which are read (long list · startChunks + chunk). */
+  private startChunks = 0;
+  private startLoaded = new Uint8Array(0);
 
   constructor(private readonly files: PostingFiles) {}
 
   load(rows: readonly number[], postings: DiskPostings): TermSlices {
     const T = rows.length;
     const W = postings.windows;
+    this.windows = W;
+    this.startChunks = Math.ceil((W + 1) / STARTS);
+    this.longRows.length = 0;
     const ranges = rows.map((row) => postings.range(row));
     const slots = rows.map((row) => postings.slotOf(row));
     this.start = new Int32Array(T);
@@ -105,15 +117,30 @@ class DiskSlices implements TermSlices {
         this.ensure(this.start[i], this.end[i]);
         continue;
       }
-      const { windowMax, windowStart } = this.files;
-      windowMax.copy(slots[i] * W, (slots[i] + 1) * W, this.windowMax, this.base[i]);
-      const bytes = new Uint8Array(this.windowStart.buffer, 4 * this.at[i], 4 * (W + 1));
-      windowStart.copy(4 * slots[i] * (W + 1), 4 * (slots[i] + 1) * (W + 1), bytes, 0);
-      // File positions to scratch positions (u32 arithmetic wraps the same way in both directions).
-      const shift = this.start[i] - from;
-      for (let j = this.at[i], e = j + W + 1; j < e; j++) this.windowStart[j] += shift;
+      this.files.windowMax.copy(slots[i] * W, (slots[i] + 1) * W, this.windowMax, this.base[i]);
+      this.longRows.push({ slot: slots[i], at: this.at[i], shift: this.start[i] - from });
     }
+    this.startLoaded.fill(0, 0, this.longRows.length * this.startChunks);
     return this;
+  }
+
+  /** Window starts are read a chunk of STARTS windows at a time, per long list, the first time the search reaches them. */
+  ensureWindows(from: number, to: number): void {
+    const W1 = this.windows + 1;
+    for (let l = 0; l < this.longRows.length; l++) {
+      const { slot, at, shift } = this.longRows[l];
+      for (let c = from >>> STARTS_SHIFT, last = (to - 1) >>> STARTS_SHIFT; c <= last; c++) {
+        const flag = l * this.startChunks + c;
+        if (this.startLoaded[flag] === 1) continue;
+        const a = c * STARTS;
+        const b = Math.min(a + STARTS, W1);
+        const bytes = new Uint8Array(this.windowStart.buffer, 4 * (at + a), 4 * (b - a));
+        this.files.windowStart.copy(4 * (slot * W1 + a), 4 * (slot * W1 + b), bytes, 0);
+        // File positions to scratch positions (u32 arithmetic wraps the same way both ways).
+        for (let j = at + a, e = at + b; j < e; j++) this.windowStart[j] += shift;
+        this.startLoaded[flag] = 1;
+      }
+    }
   }
 
   ensure(from: number, to: number): void {
@@ -139,5 +166,7 @@ class DiskSlices implements TermSlices {
     }
     if (this.windowMax.length < long * W) this.windowMax = new Uint8Array(long * W);
     if (this.windowStart.length < long * (W + 1)) this.windowStart = new Uint32Array(long * (W + 1));
+    const flags = long * Math.ceil((W + 1) / STARTS);
+    if (this.startLoaded.length < flags) this.startLoaded = new Uint8Array(flags);
   }
 }

@@ -8,16 +8,22 @@
  *
  * Why positional reads and not mmap: Node has no mmap in core, and the npm packages that add it
  * build a native addon at install (node-gyp, headers fetched from the network) and must be rebuilt
- * for each Electron ABI the extension runs under; measured in bench/search/page-cache.ts, a cache
- * hit costs ~0.1 µs and a miss ~25–60 µs, which the search's access pattern (whole runs of
- * windows, not single postings) makes small next to its arithmetic.
+ * for each Electron ABI the extension runs under. Measured in bench/search/disk-reader.ts against
+ * the same search over the files held whole in memory (an mmap's best case): warm queries cost
+ * 1.15× (short) and 1.75× (question-length) its CPU at 507k paragraphs; a miss costs a read and
+ * a CRC-32 of its page (~30–90 µs), paid once per page while it stays cached.
  */
 import { closeSync, readSync } from "node:fs";
 import { UserError } from "../errors";
 import { blocksMatch } from "./block-crc";
 
-/** Bytes of pages one open index keeps (all its files together): 64 MiB. */
-export const PAGE_CACHE_BYTES = 64 << 20;
+/**
+ * Bytes of pages one open index keeps (all its files together): 256 MiB. Measured at 507k
+ * paragraphs (bench/search/disk-reader.ts): with 64 MiB the 1,000 bench queries read 1.7 GB of
+ * pages (each read is a CRC-32 of the page: CPU p50 1.2 / 2.6 ms short / question-length), with
+ * 256 MiB 0.3 GB (everything but texts.bin fits; a second pass 0.32 / 1.2 ms).
+ */
+export const PAGE_CACHE_BYTES = 256 << 20;
 
 interface Page {
   bytes: Uint8Array;
@@ -45,16 +51,19 @@ export class PageCache {
     return page;
   }
 
-  put(key: number, page: Page): void {
+  put(key: number, bytes: Uint8Array): Page {
+    const page: Page = { bytes, view: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
     this.pages.set(key, page);
-    this.held += page.bytes.length;
+    this.held += bytes.length;
     this.misses++;
-    this.bytesRead += page.bytes.length;
+    this.bytesRead += bytes.length;
     for (const [old, evicted] of this.pages) {
+      // The page just read stays, whatever the budget (the read that needs it gets it).
       if (this.held <= this.budget || old === key) break;
       this.pages.delete(old);
       this.held -= evicted.bytes.length;
     }
+    return page;
   }
 
   /** Bytes of pages held now. */
@@ -104,9 +113,7 @@ export class PagedFile {
     let page = this.cache.get(key);
     if (page === undefined) {
       const from = n * this.pageSize;
-      const bytes = this.readChecked(from, Math.min(from + this.pageSize, this.size), n);
-      page = { bytes, view: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
-      this.cache.put(key, page);
+      page = this.cache.put(key, this.readChecked(from, Math.min(from + this.pageSize, this.size), n));
     }
     this.lastNumber = n;
     this.last = page;

@@ -26,7 +26,8 @@
  * window rows (disk-postings.ts reads them from the index files: short lists whole, long lists a
  * run of windows at a time, as the sweep reaches them, so their postings in skipped windows are
  * never read from disk either). `ensure(from, to)` is called before any posting of a long list is
- * read; a long list is only ever read inside the windows window-start.u32 gives.
+ * read, `ensureWindows` before any window start; a long list is only ever read inside the windows
+ * window-start.u32 gives.
  */
 import { WINDOW_SHIFT } from "./bm25-format";
 
@@ -70,6 +71,8 @@ export interface TermSlices {
   at: Int32Array;
   /** Makes docs and scores [from, to) readable (long lists are read from disk on demand). */
   ensure(from: number, to: number): void;
+  /** Makes entries [from, to) of every long list's windowStart row readable (read on demand too). */
+  ensureWindows(from: number, to: number): void;
 }
 
 /** Where the search gets its terms from: the index files, or arrays in memory. */
@@ -100,6 +103,7 @@ export function fromArrays(a: PostingArrays): PostingSource {
         base: Int32Array.from(slots, (slot) => (slot < 0 ? -1 : slot * W)),
         at: Int32Array.from(slots, (slot) => (slot < 0 ? -1 : slot * (W + 1))),
         ensure,
+        ensureWindows: ensure,
       };
     },
   };
@@ -177,6 +181,7 @@ export class WindowTopK {
     const blockMax = this.blockMax;
     for (const w of highestWindows(bound, k + SEED_EXTRA, blockMax).sort(ascending)) {
       const first = w << SHIFT;
+      slices.ensureWindows(w, w + 2);
       for (let i = 0; i < T; i++) {
         if (at[i] >= 0) {
           lo[i] = windowStart[at[i] + w];
@@ -226,6 +231,9 @@ export class WindowTopK {
         if (b > 0 && b * grow >= need) open |= 1 << (w - w0);
       }
       if (open === 0) continue;
+      // Every window start of the block (and the one after it) the sweep, the probes and the exact
+      // scores below may read.
+      slices.ensureWindows(w0, wEnd + 1);
       while (e < T && below[e + 1] * grow < kth) e++;
       const first = w0 << SHIFT;
       const limit = wEnd << SHIFT;

@@ -20,6 +20,7 @@ import {
   blockTableName,
 } from "../../../../../src/core/base/search/bm25-format";
 import { corruptFileMessage } from "../../../../../src/core/base/search/bm25-index";
+import { PageCache } from "../../../../../src/core/base/search/paged-file";
 import { TermTokenizer } from "../../../../../src/core/base/search/tokenizer";
 
 const same = (a: { id: number; score: number }[], b: { id: number; score: number }[]) =>
@@ -147,6 +148,31 @@ describe("search: the on-disk reader", () => {
       writeFileSync(metaFile, meta);
     }
     openIndex(index).close();
+  });
+});
+
+describe("search: the page cache", () => {
+  it("holds at most its budget and evicts the least recently used page", () => {
+    const cache = new PageCache(3 * 100);
+    const page = () => new Uint8Array(100);
+    for (const key of [1, 2, 3]) cache.put(key, page());
+    assert.ok(cache.get(1), "1 used: now the most recent");
+    cache.put(4, page());
+    assert.equal(cache.bytes, 300);
+    assert.equal(cache.get(2), undefined, "2, the least recently used, went");
+    for (const key of [1, 3, 4]) assert.ok(cache.get(key), `${key} stays`);
+    cache.get(3);
+    cache.get(4);
+    cache.put(5, page()); // 1 is now the least recently used
+    assert.equal(cache.get(1), undefined);
+    assert.deepEqual(
+      [3, 4, 5].map((key) => cache.get(key) !== undefined),
+      [true, true, true],
+    );
+    // A page larger than the budget is kept alone (the read that needs it gets it).
+    cache.put(6, new Uint8Array(1000));
+    assert.equal(cache.bytes, 1000);
+    assert.ok(cache.get(6));
   });
 });
 
