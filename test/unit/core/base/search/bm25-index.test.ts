@@ -163,14 +163,14 @@ describe("BM25 index", () => {
     const two = await buildIndex(corpus, join(tmp, "two"), { workers: 2, batchBytes: 2048 }); // many small batches
     assert.equal(two.documents, 400);
     assert.equal(two.contentHash, one.contentHash);
-    // Many chunks of postings: a worker scatters the second half of them into the same lists. Some
-    // paragraphs have no terms at all (stopwords only), so document numbers are not posting counts.
+    // Many chunks, merged on disk. Some paragraphs have no terms at all (stopwords only), so
+    // document numbers are not posting counts.
     const mixed = rows.map((r, i) =>
       i % 7 === 3 ? { ...r, title: "A", text: "the of and" } : { ...r, title: `first${i} ${r.title}` },
     );
     writeCorpus(mixed, corpus);
-    const oneMixed = await buildIndex(corpus, join(tmp, "one-mixed"), { workers: 0, chunkPostings: 97 });
-    const split = await buildIndex(corpus, join(tmp, "split"), { workers: 2, batchBytes: 2048, chunkPostings: 97 });
+    const oneMixed = await buildIndex(corpus, join(tmp, "one-mixed"), { workers: 0 });
+    const split = await buildIndex(corpus, join(tmp, "split"), { workers: 2, batchBytes: 2048, chunkDocuments: 37 });
     assert.equal(split.contentHash, oneMixed.contentHash);
     const index = openIndex(join(tmp, "split"));
     // A paragraph's first term right after a term-less one, and its last term, name that paragraph.
