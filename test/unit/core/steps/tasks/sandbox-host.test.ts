@@ -93,6 +93,7 @@ describe("tasks: sandbox protocol (a worker's line is untrusted)", () => {
       JSON.stringify({ type: "done", outcome: { ok: true, value: { type: "int", repr: "1" } } }),
       JSON.stringify({ type: "done", id: "3", outcome: { ok: true, value: { type: "int", repr: "1" } } }),
       JSON.stringify({ type: "done", id: 3 }),
+      JSON.stringify({ type: "answer", id: 3, outcome: { ok: true, value: { type: "int", repr: "1" } } }),
       JSON.stringify({ type: "done", id: 3, outcome: null }),
       JSON.stringify({ type: "done", id: 3, outcome: "ok" }),
       done({ ok: true }),
@@ -123,7 +124,12 @@ describe("tasks: sandbox worker process (the host's handle on one worker)", func
   });
 
   function worker(
-    options: { start?: "ready" | "fail" | "silent"; timeoutMs?: number; startupMs?: number; cwd?: string } = {},
+    options: {
+      start?: "ready" | "fail" | "quiet-fail" | "flood" | "silent" | "done-first";
+      timeoutMs?: number;
+      startupMs?: number;
+      cwd?: string;
+    } = {},
   ) {
     const w = new WorkerProcess({
       files: { script, pyodideDir: options.cwd ?? REPO },
@@ -254,7 +260,7 @@ describe("tasks: sandbox worker process (the host's handle on one worker)", func
   });
 
   it("no longer trusts a worker that sends a line other than the answer to its task", async () => {
-    for (const code of ["wrong-id 1", "garbage", "ready", "long"]) {
+    for (const code of ["wrong-id 1", "garbage", "ready", "long", "blank"]) {
       const w = worker();
       await w.ready;
       assert.deepEqual(
@@ -273,13 +279,47 @@ describe("tasks: sandbox worker process (the host's handle on one worker)", func
     assert.ok(MAX_MESSAGE_BYTES < 70 * 1024, "the fixture's long line must be over the limit");
   });
 
-  it("reports a worker that failed to start with its exit code and the last line it wrote", async () => {
-    const w = worker({ start: "fail" });
-    await assert.rejects(w.ready, (e: unknown) => {
-      assert.ok(e instanceof UserError);
-      assert.equal(e.message, "the Python sandbox failed to start (exit 1): fake worker: cannot load the interpreter");
-      return true;
-    });
+  it("takes a line of exactly the longest length, and refuses one a character longer", async () => {
+    const w = worker();
+    await w.ready;
+    const answer = await w.run(`exact ${MAX_MESSAGE_BYTES}`);
+    assert.deepEqual(answer.outcome, { ok: true, value: { type: "int", repr: "7".repeat(REPR_LIMIT) } });
+    assert.equal(w.dead, false);
+    const over = await w.run(`exact ${MAX_MESSAGE_BYTES + 1}`);
+    assert.equal(over.outcome.ok ? "" : over.outcome.detail, "the sandbox worker sent a malformed message");
+    assert.equal(w.dead, true);
+  });
+
+  it("no longer trusts a worker that writes between tasks: a second answer, or any line", async () => {
+    for (const code of ["twice 4", "ok-then-garbage 4"]) {
+      const w = worker();
+      await w.ready;
+      assert.deepEqual((await w.run(code)).outcome, { ok: true, value: { type: "int", repr: "4" } }, code);
+      for (let i = 0; i < 100 && !w.dead; i++) await new Promise((r) => setTimeout(r, 20));
+      assert.equal(w.dead, true, code);
+      await waitExited(w.pid!);
+    }
+  });
+
+  it("reports a worker that failed to start with its exit code and the last line it wrote (at most 2,000 characters)", async () => {
+    for (const [start, message] of [
+      ["fail", "the Python sandbox failed to start (exit 1): fake worker: cannot load the interpreter"],
+      ["quiet-fail", "the Python sandbox failed to start (exit 1): "],
+      ["flood", `the Python sandbox failed to start (exit 1): ${"y".repeat(1999)}`],
+    ] as const) {
+      const w = worker({ start });
+      await assert.rejects(w.ready, (e: unknown) => {
+        assert.ok(e instanceof UserError);
+        assert.equal(e.message, message);
+        return true;
+      });
+      assert.equal(w.dead, true);
+    }
+  });
+
+  it("does not take an answer before ready as ready", async () => {
+    const w = worker({ start: "done-first" });
+    await assert.rejects(w.ready, (e: unknown) => e instanceof UserError && /failed to start/.test(e.message));
     assert.equal(w.dead, true);
   });
 
