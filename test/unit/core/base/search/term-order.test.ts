@@ -26,4 +26,14 @@ describe("search build: vocabulary order", () => {
     assert.deepEqual(mergeTermOrders([ids(terms)], terms, true), want);
     assert.throws(() => mergeTermOrders([a], terms, true), /cover 7 of 13 terms/);
   });
+
+  it("merges in plain string order when no term has a surrogate", () => {
+    const plain = ["delta", "alpha", "echo", "charlie", "bravo", "ｆｕｌｌ", "é"];
+    const ids = (list: string[]): Uint32Array => Uint32Array.from(sortTerms(list).sorted, (t) => plain.indexOf(t));
+    const want = Uint32Array.from([...plain].sort(byBytes), (t) => plain.indexOf(t));
+    const a = ids(["delta", "alpha", "ｆｕｌｌ"]);
+    const b = ids(["echo", "charlie", "bravo", "é", "alpha"]);
+    assert.deepEqual(mergeTermOrders([a, b], plain, false), want);
+    assert.deepEqual(mergeTermOrders([b, a], plain, false), want);
+  });
 });

@@ -83,6 +83,8 @@ describe("search tokenizer: fixed rules", () => {
     assert.deepEqual(first, ["run", "runner", "ran", "run", "run", "run", "generous"]);
     assert.deepEqual(tok.terms(text), first);
     assert.deepEqual(tok.fromWords(["running", "the", "generously"]), ["run", "generous"]);
+    // A high surrogate before a unit above the low-surrogate range is a lone one: no letter, and no pair.
+    assert.deepEqual(tok.terms("\ud800\uff41\uff42 x"), ["ａｂ"]);
     const seen: string[] = [];
     forEachWord("Ab CD e", (w) => seen.push(w));
     assert.deepEqual(seen, ["ab", "cd"]);

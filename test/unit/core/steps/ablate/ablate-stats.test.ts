@@ -81,6 +81,12 @@ describe("analysis: ablate's numbers on small known runs", () => {
       () => ablate([]),
       (e: unknown) => e instanceof UserError && e.message === "give at least one run",
     );
+    assert.throws(
+      () => ablate([run("a", [ep("q1", 1, 1)]), run("b", [ep("q2", 1, 1)])]),
+      (e: unknown) =>
+        e instanceof UserError &&
+        e.message === "the runs share no question ids (a, b): were they run on the same split?",
+    );
     const env = manifestEnvironment(undefined);
     const other = (name: string, version: string) =>
       ({ ...manifest(), environment: { name, version } }) as unknown as RunManifest;
@@ -193,15 +199,22 @@ describe("analysis: ablate's numbers on small known runs", () => {
   });
 
   it("counts a change within 1e-9 as no change, and one just past it as a flip", () => {
-    const base = [ep("a", 0.5, 0), ep("b", 0.5, 0), ep("c", 0.5, 0), ep("d", 0.5, 0)];
-    const other = [ep("a", 0.5 + 5e-10, 0), ep("b", 0.5 - 5e-10, 0), ep("c", 0.5 + 2e-9, 0), ep("d", 0.5 - 2e-9, 0)];
+    const base = [ep("a", 0.5, 0), ep("b", 0.5, 0), ep("c", 0.5, 0), ep("d", 0.5, 0), ep("e", 0.5, 0), ep("f", 0.5, 0)];
+    const other = [
+      ep("a", 0.5 + 5e-10, 0),
+      ep("b", 0.5 - 5e-10, 0),
+      ep("c", 0.5 + 2e-9, 0),
+      ep("d", 0.5 - 2e-9, 0),
+      ep("e", 0.5 + 1e-9, 0), // exactly the tie's width: still a tie
+      ep("f", 0.5 - 1e-9, 0),
+    ];
     const r = ablate([run("base", base), run("other", other)], { resamples: 100 });
-    assert.deepEqual(r.comparisons[0].flips.primary, { improved: 1, regressed: 1, unchanged: 2 });
+    assert.deepEqual(r.comparisons[0].flips.primary, { improved: 1, regressed: 1, unchanged: 4 });
     assert.deepEqual(
       r.questions.map((q) => q.flips[0].primary),
-      ["unchanged", "unchanged", "improved", "regressed"],
+      ["unchanged", "unchanged", "improved", "regressed", "unchanged", "unchanged"],
     );
-    assert.deepEqual(r.comparisons[0].flips.binary, { improved: 0, regressed: 0, unchanged: 4 });
+    assert.deepEqual(r.comparisons[0].flips.binary, { improved: 0, regressed: 0, unchanged: 6 });
   });
 
   it("search settings come from the manifest: documents only when it records a count, none without a manifest", () => {

@@ -214,6 +214,8 @@ describe("train: SFT rows from sft.jsonl", () => {
       tokenizer: undefined,
       lineageWarning: `${file} differs from what its manifest recorded (status running); the checkpoints record the data as it is now`,
     });
+    writeFileSync(manifest, JSON.stringify({ status: "done" }));
+    assert.deepEqual(sftDataHash(file), { hash: `sha256:${hex}`, tokenizer: undefined }, "a manifest without output");
     writeFileSync(manifest, "{ torn");
     assert.deepEqual(sftDataHash(file), {
       hash: `sha256:${hex}`,
