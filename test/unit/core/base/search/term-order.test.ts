@@ -1,5 +1,5 @@
 import { strict as assert } from "node:assert";
-import { sortTerms } from "../../../../../src/core/base/search/term-order";
+import { byCodePoint, sortTerms } from "../../../../../src/core/base/search/term-order";
 
 /** UTF-8 byte order, the order vocab.bin must have, straight from its definition. */
 const byBytes = (a: string, b: string): number => Buffer.compare(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"));
@@ -13,5 +13,13 @@ describe("search build: vocabulary order", () => {
     assert.deepEqual(sorted, [...terms].sort(byBytes));
     assert.notDeepEqual([...terms].sort(), sorted, "the fixture must contain a case where UTF-16 order differs");
     assert.equal(sortTerms(["b", "a"]).surrogates, false);
+  });
+
+  it("sorts terms without surrogates too, and a term before every longer term it begins", () => {
+    assert.deepEqual(sortTerms(["b", "ab", "a", "é"]).sorted, ["a", "ab", "b", "é"]);
+    const prefixed = ["𝒜𝒷", "a𝒜", "𝒜", "a", "𝒜a"];
+    assert.deepEqual(sortTerms(prefixed).sorted, [...prefixed].sort(byBytes));
+    assert.ok(byCodePoint("𝒜", "𝒜𝒷") < 0 && byCodePoint("𝒜𝒷", "𝒜") > 0);
+    assert.ok(byCodePoint("𝒜a", "𝒜b") < 0 && byCodePoint("𝒜", "𝒜") === 0);
   });
 });
