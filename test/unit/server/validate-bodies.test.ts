@@ -184,6 +184,7 @@ describe("server/validate: create_model and its LoRA config", () => {
       () => create({ user_metadata: { [key]: "v".repeat(LIMITS.metadataChars - 49) } }),
       `create_model.user_metadata.${"k".repeat(40)} is longer than ${LIMITS.metadataChars} characters`,
     );
+    assert.equal(create({ user_metadata: null }).user_metadata, undefined);
     refused(() => create({ user_metadata: "a=b" }), 'create_model.user_metadata must be a JSON object, got "a=b"');
   });
 });
@@ -212,7 +213,7 @@ describe("server/validate: forward_backward outside the tensors", () => {
     assert.deepEqual(b.datums[0].targets, [1, 2, 3]);
     assert.deepEqual(b.datums[0].lossInputs, { weights: [1, 1, 1] });
     assert.equal(b.datums[0].k, 1);
-    const plain = forwardBackwardBody(fb({ loss_fn_config: null }));
+    const plain = forwardBackwardBody(fb({ loss_fn_config: null, forward_only: null }));
     assert.deepEqual([plain.loss_fn_config, plain.seq_id, plain.forward_only], [{}, undefined, false]);
   });
 
@@ -335,6 +336,20 @@ describe("server/validate: forward_backward outside the tensors", () => {
     );
   });
 
+  it("a bad loss input or config is named by its own field", () => {
+    refused(
+      () =>
+        forwardBackwardBody(
+          fb({ data: [datum(2, { loss_fn_inputs: { target_tokens: { data: [1, 2] }, weights: { data: "1" } } })] }),
+        ),
+      "forward_backward.data[0].loss_fn_inputs.weights.data must be an array of numbers",
+    );
+    refused(
+      () => forwardBackwardBody(fb({ loss_fn_config: [1] })),
+      "forward_backward.loss_fn_config must be a JSON object, got [1]",
+    );
+  });
+
   it("target_tokens: required, ids within the vocabulary", () => {
     const d0 = "forward_backward.data[0]";
     refused(
@@ -427,6 +442,11 @@ describe("server/validate: optim_step, save and load weights, sampling sessions"
         `${w}.${key} must be between 0 and ${key === "beta1" ? 0.999999 : Infinity}, got -0.5`,
       );
     refused(() => optimStepBody({ model_id: "m" }), "optim_step.adam_params must be a JSON object, got undefined");
+    assert.equal(
+      optimStepBody({ model_id: "m", adam_params: { learning_rate: null } }).adam_params.learning_rate,
+      1e-4,
+      "null is the default",
+    );
   });
 
   it("save_weights needs a name; save_weights_for_sampler may go without (an ephemeral sampler)", () => {
@@ -508,6 +528,10 @@ describe("server/validate: optim_step, save and load weights, sampling sessions"
     refused(() => loadWeightsBody({ session_id: "s", path: "tinker://x" }), need);
     refused(() => loadWeightsBody({ model_seq_id: 1, path: "tinker://x" }), need);
     refused(() => loadWeightsBody({ model_id: "m" }), "load_weights.path is required (a string), got undefined");
+    refused(
+      () => loadWeightsBody({ session_id: "s", model_seq_id: 2 ** 31, path: "tinker://x" }),
+      `load_weights.model_seq_id must be between 0 and ${2 ** 31 - 1}, got ${2 ** 31}`,
+    );
   });
 
   it("create_sampling_session: a base model or a model path", () => {
@@ -520,6 +544,11 @@ describe("server/validate: optim_step, save and load weights, sampling sessions"
     assert.deepEqual(
       createSamplingSessionBody({ session_id: "s", sampling_session_seq_id: 3, model_path: "tinker://p" }),
       { session_id: "s", sampling_session_seq_id: 3, base_model: undefined, model_path: "tinker://p" },
+    );
+    assert.deepEqual(
+      createSamplingSessionBody({ session_id: "s", sampling_session_seq_id: null, base_model: "b", model_path: null }),
+      { session_id: "s", sampling_session_seq_id: undefined, base_model: "b", model_path: undefined },
+      "null (the SDK's None) is absent",
     );
     refused(
       () => createSamplingSessionBody({ session_id: "s" }),
