@@ -368,6 +368,7 @@ describe("gsm8k grader: arithmetic in place of sympy", () => {
     ["(1/2)*(1/3)", "1/6", true, "exact products"],
     ["(1/2)/(3/4)", "2/3", true, "exact quotients"],
     ["(123456789^2+1-123456789^2)/2", "1/2", true, "exact powers (the square is past 2^53)"],
+    ["3^-1+1/2-1/3", "1/2", true, "exact negative powers (0.49999999999999994 in floating point)"],
     ["0.5^3", "0.125", true, "a power of a decimal"],
     ["(1/2)(3)", "1.5", true, "implicit multiplication is a product, not a power"],
     ["1\t\t/2", "0.5", true, "tabs between tokens are skipped as Python's tokenizer does"],
