@@ -5,7 +5,14 @@
  */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { extractBoxed, gradeAnswer, gradeReply, referenceAnswer } from "../../../../../src/core/envs/gsm8k";
+import {
+  extractBoxed,
+  gradeAnswer,
+  gradeReply,
+  normalizeExpr,
+  normalizeMathd,
+  referenceAnswer,
+} from "../../../../../src/core/envs/gsm8k";
 import { readsAsNumber } from "../../../../../src/core/envs/gsm8k/grader";
 import { requireSharedData } from "../../../../helpers/shared-data";
 
@@ -233,5 +240,166 @@ describe("gsm8k grader: element by element", () => {
   for (const [given, truth, verdict, why] of CASES) {
     it(`${JSON.stringify(given)} vs ${truth} → ${verdict} (${why})`, () =>
       assert.equal(gradeAnswer(given, truth), verdict));
+  }
+});
+
+// Mutation-testing gaps (issue 31): each step of the cookbook's normalize_answer ("mathd"), one case per rule.
+describe("gsm8k grader: the mathd normalisation, rule by rule", () => {
+  const CASES: [string, string, string][] = [
+    ["\\text{ 18 }", "18", "an enclosing \\text{} is unwrapped and its content stripped"],
+    ["1\n8", "18", "line breaks dropped"],
+    ["1\\!000", "1000", "\\! dropped"],
+    ["\\\\frac{1}{2}", "\\frac{1}{2}", "a doubled backslash is one"],
+    ["\\tfrac{1}{2}", "\\frac{1}{2}", "tfrac → frac"],
+    ["\\dfrac{1}{2}", "\\frac{1}{2}", "dfrac → frac"],
+    ["\\left(1\\right)", "(1)", "\\left and \\right dropped"],
+    ["90^{\\circ}", "90", "^{\\circ} dropped"],
+    ["90^\\circ", "90", "^\\circ dropped"],
+    ["\\$5", "5", "\\$ dropped"],
+    ["5\\text{ cm}", "5", "units after '\\text{ ' cut"],
+    ["5\\text{ cm}\\text{ m}", "5\\text{ cm}\\text{ m}", "two '\\text{ ' fail the cookbook's assert: left as it was"],
+    ["50\\%", "50", "\\% dropped"],
+    ["x = .5", "\\frac{1}{2}", "' .' → ' 0.', then the short prefix, then 0.5 → 1/2"],
+    ["{.5}", "{0.5}", "'{.' → '{0.'"],
+    [".25", "0.25", "a leading '.' gets a 0"],
+    ["x=5", "5", "a prefix of at most two characters before '=' dropped"],
+    ["abc=5", "abc=5", "a longer one kept"],
+    ["a=b=c", "a=b=c", "two '=' kept"],
+    ["\\sqrt2", "\\sqrt{2}", "\\sqrt's one-character argument braced"],
+    ["2\\sqrt3x", "2\\sqrt{3}x", "…only the first character"],
+    ["\\sqrt{2}", "\\sqrt{2}", "a braced argument kept"],
+    ["\\frac12", "\\frac{1}{2}", "\\frac12 braced"],
+    ["\\frac1{2}", "\\frac{1}{2}", "\\frac1{2}: the first argument braced"],
+    ["\\frac12\\frac34", "\\frac{1}{2}\\frac{3}{4}", "every \\frac"],
+    ["\\frac1", "\\frac1", "one character after \\frac: left as it is"],
+    ["\\frac", "\\frac", "nothing after \\frac: the cookbook's index error, left as it was"],
+    ["0.5", "\\frac{1}{2}", "0.5 → \\frac{1}{2}"],
+    ["3/4", "\\frac{3}{4}", "a/b → \\frac{a}{b}"],
+    ["-3/4", "\\frac{-3}{4}", "with a sign"],
+    ["x= 3/4", "\\frac{3}{4}", "after the prefix and spaces go"],
+    ["a/4", "a/4", "not two integers: kept"],
+    ["x= a/4", "a/4", "int('a') fails: the text as normalised so far (a failed assert keeps the input)"],
+    ["x= 3/b", "3/b", "…either side"],
+    ["1/2/3", "1/2/3", "two slashes: kept"],
+    ["03/4", "03/4", "int('03') is 3, '3/4' is not what was written: the cookbook's assert, left as it was"],
+    ["+3/4", "+3/4", "same for a '+' sign"],
+    ["3_0/4", "3_0/4", "same for a digit separator"],
+    ["", "", "empty stays empty"],
+  ];
+  for (const [input, normalised, why] of CASES) {
+    it(`${JSON.stringify(input)} → ${JSON.stringify(normalised)} (${why})`, () =>
+      assert.equal(normalizeMathd(input), normalised));
+  }
+});
+
+// Mutation-testing gaps (issue 31): each step of the cookbook's _normalize, one case per rule.
+describe("gsm8k grader: the grader's own normalisation, rule by rule", () => {
+  const CASES: [string, string, string][] = [
+    ["\\text{18}", "18", "an enclosing \\text{} is unwrapped"],
+    ["18\\%", "18", "\\% dropped"],
+    ["\\$18", "18", "\\$ dropped"],
+    ["1 or 2", "1,2", "'or' separates elements"],
+    ["1 and 2", "1,2", "'and' too"],
+    ["2 million", "2*10^6", "million"],
+    ["2 billion", "2*10^9", "billion"],
+    ["3 trillion", "3*10^12", "trillion"],
+    ["5 cm^2", "5", "a unit with its power"],
+    ["5 cm ^23", "5", "…of several digits, after spaces"],
+    ["5 inches", "5", "plural in -es"],
+    ["90^ \\circ", "90", "'^ \\circ' dropped"],
+    ["{18}", "18", "enclosing braces dropped"],
+    ["{18", "18", "a lone brace dropped at the end"],
+    ["1,\\! 000", "1000", "',\\!' and the spaces after it dropped"],
+    ["18.0000000001", "18", "a float within 1e-7 of an integer is that integer"],
+    ["0.0000001", "0", "…1e-7 itself included"],
+    ["17.99999999", "18", "…rounded to it, not truncated"],
+    ["{17.99999999}", "18", "…also inside braces, which go first"],
+    ["\\frac{1}{2}", "1/2", "LaTeX → text"],
+    ["\\sqrt{2}", "sqrt(2)", "√ → sqrt"],
+    ["\\pi", "pi", "π → pi"],
+    ["\\infty", "inf", "∞ → inf"],
+    ["A \\cup B", "aub", "∪ → U (then lower case)"],
+    ["2\\cdot 3", "2*3", "· → *"],
+    ["2\\times 3", "2*3", "× → *"],
+    ["- 5", "-5", "'- ' → '-'"],
+    ["7 3/4", "7+3/4", "a mixed number"],
+    ["ABC", "abc", "lower case"],
+    ["1,000", "1000", "an integer with thousands separators"],
+    ["1,000.5", "1,000.5", "not an integer: commas stay (split_tuple strips them later)"],
+    ["{1,2}", "1,2", "braces dropped around a list"],
+  ];
+  for (const [input, normalised, why] of CASES) {
+    it(`${JSON.stringify(input)} → ${JSON.stringify(normalised)} (${why})`, () =>
+      assert.equal(normalizeExpr(input), normalised));
+  }
+  it("drops every unit word of the grader's list, singular and plural", () => {
+    const units = ["degree", "cm", "centimeter", "meter", "mile", "second", "minute", "hour", "day", "week"];
+    for (const unit of [...units, "month", "year", "foot", "feet", "inch", "yard"]) {
+      assert.equal(normalizeExpr(`5 ${unit}`), "5", unit);
+      if (unit !== "feet" && unit !== "cm") assert.equal(normalizeExpr(`5 ${unit}s`), "5", `${unit}s`);
+    }
+  });
+});
+
+// Mutation-testing gaps (issue 31): the exact arithmetic that stands in for sympy, through verdicts on
+// non-integer references (an integer reference never gets this far with a non-integer answer).
+describe("gsm8k grader: arithmetic in place of sympy", () => {
+  const CASES: [string, string, boolean, string][] = [
+    ["2^-3", "1/8", true, "a negative power is 1 over the power"],
+    ["2^-3", "1/6", false, "…of the right size"],
+    ["2**-1", "0.5", true, "** is ^"],
+    ["-(1/2)", "-0.5", true, "unary minus on a parenthesised quotient"],
+    ["+0.5", "0.5", true, "unary plus"],
+    ["(1)/(2)", "0.5", true, "parentheses"],
+    ["1 / 2", "0.5", true, "spaces between tokens"],
+    ["1/2)", "0.5", false, "an unmatched ')' is not arithmetic"],
+    ["(1/2", "0.5", false, "an unclosed '(' neither"],
+    ["1/0", "0.5", false, "a division by zero is no value"],
+    ["1 2/4", "1.5", true, "a mixed number: 1+2/4"],
+    ["1.5", "3/2", true, "a decimal against a fraction"],
+    ["3/2", "1.5", true, "…either way round"],
+    ["1.5", "1 1/2", true, "against a mixed number"],
+    ["1e-1", "0.1", true, "an exponent literal"],
+    ["0.1", "1/10", true, "0.1 is the double nearest 1/10"],
+    ["1_0.5", "10.5", true, "a digit separator in a decimal"],
+    ["3/6", "1/2", false, "two fractions must be written the same"],
+    ["1/10+2/10", "3/10", true, "exact sums (0.1 + 0.2 is not 0.3 in floating point)"],
+    ["3/10-2/10", "1/10", true, "exact differences"],
+    ["(1/2)*(1/3)", "1/6", true, "exact products"],
+    ["(1/2)/(3/4)", "2/3", true, "exact quotients"],
+    ["(123456789^2+1-123456789^2)/2", "1/2", true, "exact powers (the square is past 2^53)"],
+    ["3^-1+1/2-1/3", "1/2", true, "exact negative powers (0.49999999999999994 in floating point)"],
+    ["0.5^3", "0.125", true, "a power of a decimal"],
+    ["(1/2)(3)", "1.5", true, "implicit multiplication is a product, not a power"],
+    ["1\t\t/2", "0.5", true, "tabs between tokens are skipped as Python's tokenizer does"],
+    ["[1,2.0)", "(1,2)", false, "a tuple's opening bracket must match, though the closing one does"],
+    ["((1,2))", "((1,2))", true, "equal strings, though nested brackets are no tuple"],
+    ["(1, 2)", "(1,2)", true, "a tuple's elements are stripped"],
+  ];
+  for (const [given, truth, verdict, why] of CASES) {
+    it(`${JSON.stringify(given)} vs ${truth} → ${verdict} (${why})`, () =>
+      assert.equal(gradeAnswer(given, truth), verdict));
+  }
+  const READS: [string, boolean, string][] = [
+    ["2^9", true, "a one-digit power"],
+    ["2^10", false, "a two-digit power is never evaluated"],
+    ["2^(3)", false, "nor a parenthesised one"],
+    ["2^3^2", false, "nor a tower"],
+    ["2^-65", true, "a negative power beyond 64 falls back to floating point"],
+    ["((1))", true, "nested parentheses"],
+    ["(1,2,3)", true, "a triple"],
+    ["1,2", false, "a bare list is no tuple: '1,2' is not arithmetic"],
+    ["0.5e1", true, "a decimal with an exponent"],
+    ["5.", true, "a trailing point"],
+    ["1__0", false, "two separators in a row"],
+    ["1e", false, "an exponent without digits"],
+    ["(", false, "an open parenthesis alone"],
+    ["12)", false, "a closing bracket alone makes no tuple"],
+    ["((1),(2))", false, "nested brackets are not split into a tuple"],
+    ["e", false, "a letter is no number, though a float literal may hold one"],
+    ["1/(1-1)", false, "a division by a zero expression"],
+  ];
+  for (const [given, reads, why] of READS) {
+    it(`readsAsNumber(${JSON.stringify(given)}) → ${reads} (${why})`, () => assert.equal(readsAsNumber(given), reads));
   }
 });
