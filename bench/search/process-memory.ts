@@ -36,3 +36,13 @@ export function processMemory(pid: number | "self" = "self"): ProcessMemory {
   }
   return out;
 }
+
+/** The memory the kernel could still give out without swapping (MemAvailable), or undefined off Linux. */
+export function availableMemory(): number | undefined {
+  try {
+    const m = /^MemAvailable:\s+(\d+) kB/m.exec(readFileSync("/proc/meminfo", "utf8"));
+    return m ? Number(m[1]) * 1024 : undefined;
+  } catch {
+    return undefined; // no /proc/meminfo: not Linux
+  }
+}

@@ -1,8 +1,9 @@
 /**
  * Times our queries in a process of its own, as bm25s_runner.py times bm25s in its: open the index
  * (every CRC checked), 20 warm-up queries, then each query once with its wall-clock and CPU time.
- * Also the process's memory (process-memory.ts) after open and every 50 queries: the most anonymous
- * memory seen is what the query process owns (file-backed pages are the kernel's to drop).
+ * Also the process's memory (process-memory.ts) after open and every 50 queries: the most it held
+ * less file-backed pages (anonymous and shared memory: what the process owns; pages of mapped
+ * files are the kernel's to drop and read again).
  *
  *   npx tsx bench/search/query-child.ts INDEX_DIR QUERIES.json OUT.json [exhaustive]
  */
@@ -26,7 +27,13 @@ export interface QueryChildResult {
   /** Seconds to open the index. */
   load: number;
   run: QueryRun;
-  memory: { afterOpen: ProcessMemory; atEnd: ProcessMemory; maxRssAnon?: number; maxRss?: number };
+  memory: {
+    afterOpen: ProcessMemory;
+    atEnd: ProcessMemory;
+    /** The most resident memory seen less its file-backed pages. */
+    maxOwned?: number;
+    maxRss?: number;
+  };
 }
 
 function main(): void {
@@ -36,13 +43,15 @@ function main(): void {
   const index = openIndex(dir);
   const load = (performance.now() - t0) / 1000;
   const afterOpen = processMemory();
-  let maxRssAnon = afterOpen.rssAnon;
-  let maxRss = afterOpen.rss;
+  let maxOwned: number | undefined;
+  let maxRss: number | undefined;
   const sample = () => {
     const m = processMemory();
-    if (m.rssAnon !== undefined) maxRssAnon = Math.max(maxRssAnon ?? 0, m.rssAnon);
-    if (m.rss !== undefined) maxRss = Math.max(maxRss ?? 0, m.rss);
+    if (m.rss === undefined) return;
+    maxRss = Math.max(maxRss ?? 0, m.rss);
+    maxOwned = Math.max(maxOwned ?? 0, m.rss - (m.rssFile ?? 0));
   };
+  sample();
   const search = (q: string) => (mode === "exhaustive" ? index.searchExhaustive(q, K) : index.search(q, K));
   for (const q of queries.slice(0, 20)) search(q); // warm-up (JIT)
   const run: QueryRun = { seconds: [], cpu_seconds: [], ids: [], scores: [] };
@@ -58,7 +67,7 @@ function main(): void {
     run.scores.push(hits.map((h) => h.score));
   }
   sample();
-  const result: QueryChildResult = { load, run, memory: { afterOpen, atEnd: processMemory(), maxRssAnon, maxRss } };
+  const result: QueryChildResult = { load, run, memory: { afterOpen, atEnd: processMemory(), maxOwned, maxRss } };
   writeFileSync(outFile, JSON.stringify(result));
 }
 
