@@ -1,9 +1,9 @@
 /**
  * On-disk layout of a BM25 index folder and the scoring formula both the builder and the tests use.
  *
- * The folder holds flat little-endian arrays, each loaded with one readFileSync into a Buffer that
- * lives outside the JS heap (the VS Code extension host caps the heap at 4 GB); texts.bin is not
- * loaded at all: a search reads its k hits from the open file.
+ * The folder holds flat little-endian arrays. None is loaded whole: a search reads the parts it
+ * needs with positional reads through a small page cache (paged-file.ts), so an index opens in
+ * the same time at any size and the memory a query process owns does not grow with the corpus.
  *   vocab.bin            index terms, UTF-8, concatenated in JS string order (binary-searchable)
  *   vocab-offsets.u32    V+1 byte offsets into vocab.bin
  *   vocab-hash.u32       a hash table of the terms: vocabHashSlots(V) slots, each 0 (empty) or row + 1
@@ -12,32 +12,34 @@
  *   postings-docs.u32    doc numbers, ascending within each term
  *   postings-scores.f32  each posting's BM25 contribution, precomputed (as bm25s does)
  *   term-max.f32         V per-term maxima of those contributions (upper bounds for pruning)
- *   window-max.u8        block maxima for pruning: documents are cut into windows of 2^WINDOW_SHIFT
- *                        consecutive numbers; for every term with at least as many postings as there
- *                        are windows (ascending rows), one byte per window: ceil(255 · the term's
- *                        largest contribution in that window / its term maximum), 0 = none there
+ *   window-rows.u32      the ascending vocabulary rows of the terms with window rows (below): those
+ *                        with at least as many postings as there are windows (read whole at open:
+ *                        at most postings / windows of them)
+ *   window-max.u8        block maxima for pruning: documents are cut into windows of 2^windowShift
+ *                        consecutive numbers; for every term of window-rows.u32, one byte per
+ *                        window: ceil(255 · the term's largest contribution in that window / its
+ *                        term maximum), 0 = none there
  *   window-start.u32     for the same terms, windows + 1 posting positions each: the first posting of
  *                        the term in window w or later (a search jumps to a window's postings)
  *   doc-ids.f64          N corpus ids
  *   text-offsets.f64     2N+1 byte offsets into texts.bin: title i at [2i, 2i+1), text at [2i+1, 2i+2)
  *   texts.bin            titles and texts, UTF-8
- *   texts-blocks.crc32   a CRC-32 (u32) of every 4 KiB block of texts.bin (block-crc.ts)
- *   meta.json            written last: format, version, counts, settings, byte sizes, a CRC-32 of
- *                        every data file and of meta.json's own fields, and the content hash
+ *   <file>.crc32         for every data file above, a CRC-32 (u32) of each block of 2^BLOCK_SHIFTS[file]
+ *                        bytes (the last one partial), written by sealDataFile (block-crc.ts)
+ *   meta.json            written last: format, version, counts, settings, byte sizes, the CRC-32 of
+ *                        every block table, the CRC-32 of meta.json's own fields, and the content hash
  *
- * Integrity: every byte is checked against a CRC-32 before a result depends on it. The arrays
- * (everything a ranking reads) are read whole at open and their CRCs checked there (one of the two
- * large ones on a second thread), so a changed byte is refused before any search or eval.
- * texts.bin, half the bytes, is never loaded: each read of a hit covers whole 4 KiB blocks and
- * checks them against texts-blocks.crc32 (itself checked at open) before the text is returned, on
- * every read, so a byte changed even after open is refused too. contentHash is a sha256 over the
- * settings and every file's sha256, computed when the index is built, and is what run manifests
- * record: with the CRCs, it names the content the results came from.
+ * Integrity: every byte is checked against a CRC-32 before a result depends on it. At open,
+ * meta.json checks itself and the block tables (1/16384 of the postings, 1/1024 of the texts) are
+ * read whole and checked against meta.json; a data block is checked against its table when it is
+ * first read into the page cache (texts.bin: on every read, it is not cached). contentHash is a
+ * sha256 over the settings and every file's sha256, computed when the index is built, and is what
+ * run manifests record: with the CRCs, it names the content the results came from.
  */
 
 export const INDEX_FORMAT = "agent-lab-bm25";
 /** Bump when the layout or the scoring changes: older folders are refused with a rebuild hint. */
-export const INDEX_VERSION = 4;
+export const INDEX_VERSION = 5;
 
 /** bm25s's defaults: method "lucene", k1 = 1.5, b = 0.75. */
 export const DEFAULT_K1 = 1.5;
@@ -54,20 +56,68 @@ export const FILES = {
   windowMax: "window-max.u8",
   windowStart: "window-start.u32",
   docIds: "doc-ids.f64",
+  windowRows: "window-rows.u32",
   textOffsets: "text-offsets.f64",
   texts: "texts.bin",
-  textBlocks: "texts-blocks.crc32",
 } as const;
 export type IndexFile = keyof typeof FILES;
+
+/** The files of an index, in the order the builder hashes them into contentHash. */
+export const INDEX_FILES = Object.keys(FILES) as IndexFile[];
+
+/**
+ * log2 of each file's CRC block, which is also its page in the reader's cache (paged-file.ts).
+ * Measured (bench/search/page-cache.ts): a positional read of 16 KiB from the OS cache costs about
+ * as much as one of 4 KiB, and its CRC-32 ~10 µs; lists read in runs of windows take 64 KiB pages
+ * (a miss costs ~60 µs for 16,384 postings); texts.bin keeps 4 KiB, as a hit reads one or two.
+ */
+export const BLOCK_SHIFTS: Readonly<Record<IndexFile, number>> = {
+  vocab: 14,
+  vocabOffsets: 14,
+  vocabHash: 14,
+  postingOffsets: 14,
+  postingDocs: 16,
+  postingScores: 16,
+  termMax: 14,
+  windowMax: 16,
+  windowStart: 16,
+  windowRows: 14,
+  docIds: 14,
+  textOffsets: 14,
+  texts: 12,
+};
+
+/** The block-CRC table of a data file (see the layout above). */
+export function blockTableName(key: IndexFile): string {
+  return `${FILES[key]}.crc32`;
+}
+
+/** Bytes of a file's block table: one u32 per block. */
+export function blockTableBytes(key: IndexFile, fileBytes: number): number {
+  return 4 * Math.ceil(fileBytes / 2 ** BLOCK_SHIFTS[key]);
+}
 
 /** Written last: an index folder without it is incomplete. */
 export const META_FILE = "meta.json";
 
-/** Windows of 64 consecutive document numbers: tight bounds (a window holds few postings of any one term), ~8 KB per long list at 507k paragraphs. */
+/**
+ * Windows of 64 consecutive document numbers: tight bounds (a window holds few postings of any one
+ * term), ~8 KB per long list at 507k paragraphs. Recorded in meta.json (windowShift), so a later
+ * build may choose it per index; this reader's search is written for 64 and refuses others.
+ */
 export const WINDOW_SHIFT = 6;
 
 export function windowCount(documents: number): number {
   return Math.ceil(documents / (1 << WINDOW_SHIFT));
+}
+
+/** The rows of window-rows.u32: every term with window rows, ascending. */
+export function windowedRows(postingOffsets: Uint32Array, documents: number): Uint32Array {
+  const W = windowCount(documents);
+  const rows: number[] = [];
+  for (let r = 0; r + 1 < postingOffsets.length; r++)
+    if (hasWindows(postingOffsets[r + 1] - postingOffsets[r], W)) rows.push(r);
+  return Uint32Array.from(rows);
 }
 
 /** Terms with window maxima: those with at least as many postings as there are windows (a row costs no more than the list it bounds). */
@@ -101,12 +151,14 @@ export interface IndexMeta {
   terms: number;
   postings: number;
   avgDocLength: number;
+  /** log2 of the window size of window-max.u8 and window-start.u32. */
+  windowShift: number;
   /** sha256 over the settings and every data file, for run manifests. */
   contentHash: string;
-  /** Byte size of each data file, checked at load to catch truncated or mixed-up folders. */
+  /** Byte size of each data file, checked at open to catch truncated or mixed-up folders. */
   bytes: Record<IndexFile, number>;
-  /** CRC-32 of each data file (8 hex digits), checked at load. */
-  crc32: Record<IndexFile, string>;
+  /** CRC-32 (8 hex digits) of each data file's block table (blockTableName), checked at open. */
+  blockCrc32: Record<IndexFile, string>;
   builtAt: string;
   source: string;
   /** CRC-32 of metaText(the other fields): meta.json checks itself. Last field. */

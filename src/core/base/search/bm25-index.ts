@@ -1,22 +1,28 @@
 /**
- * A loaded BM25 index: typed-array views over Buffers read from the index folder (outside the JS
- * heap), a binary-searched vocabulary, and top-k search pruned by window block maxima (window-top-k.ts).
+ * An open BM25 index: meta.json and the block-CRC tables are read at open, everything else is read
+ * on demand with positional reads through a bounded page cache (paged-file.ts), so opening takes the
+ * same few milliseconds at any size. Lookups go through vocab-hash.u32; top-k search is pruned by
+ * window block maxima (window-top-k.ts) over per-query slices of the lists (disk-postings.ts).
  *
  * Scores equal bm25s's (lucene variant) bit for bit: per-posting float32 contributions, summed in
  * float32 in query-word order. Pruning only decides which documents get that exact sum computed;
  * ties are broken by document number, so the result equals exhaustive scoring (searchExhaustive).
  */
-import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync } from "node:fs";
+import { closeSync, existsSync, fstatSync, openSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { crc32 } from "node:zlib";
 import { UserError } from "../errors";
 import {
+  BLOCK_SHIFTS,
   FILES,
+  INDEX_FILES,
   INDEX_FORMAT,
   INDEX_VERSION,
   META_FILE,
+  WINDOW_SHIFT,
+  blockTableBytes,
+  blockTableName,
   crcHex,
-  hasWindows,
   metaText,
   termHash,
   vocabHashSlots,
@@ -26,15 +32,20 @@ import {
 } from "./bm25-format";
 import type { SearchHit, Searcher } from "./searcher";
 import { ENGLISH_STOPWORDS, TermTokenizer } from "./tokenizer";
-import { BLOCK_SIZE, blockCount, blocksMatch } from "./block-crc";
-import { readOnWorker, type PendingRead } from "./read-on-worker";
+import { DiskPostings } from "./disk-postings";
+import { PAGE_CACHE_BYTES, PageCache, PagedFile } from "./paged-file";
 import { WindowTopK } from "./window-top-k";
 
 const REBUILD = 'run "agent-lab index" to build it';
 const REBUILD_AGAIN = 'rebuild it with "agent-lab index"';
 
-export function openIndex(indexDir: string): Bm25Searcher {
-  return new Bm25Searcher(indexDir);
+export interface OpenOptions {
+  /** Bytes of pages the index keeps in memory (default PAGE_CACHE_BYTES). */
+  cacheBytes?: number;
+}
+
+export function openIndex(indexDir: string, options: OpenOptions = {}): Bm25Searcher {
+  return new Bm25Searcher(indexDir, options);
 }
 
 /** The one-line refusal for a data file whose bytes changed since the index was built. */
@@ -44,29 +55,23 @@ export function corruptFileMessage(file: string): string {
 
 export class Bm25Searcher implements Searcher {
   readonly meta: IndexMeta;
-  private readonly vocab: Buffer;
-  private readonly vocabOffsets: Uint32Array;
-  private readonly vocabHash: Uint32Array;
-  private readonly postingOffsets: Uint32Array;
-  private readonly docs: Uint32Array;
-  private readonly scores: Float32Array;
-  private readonly termMax: Float32Array;
-  /** The pruned top-k search over the arrays (window-max.u8 included). */
+  /** Pages of every file but texts.bin (read fresh and checked on each read). */
+  readonly cache: PageCache;
+  private readonly files: Record<IndexFile, PagedFile>;
+  /** The pruned top-k search over the lists. */
   private readonly topK: WindowTopK;
-  private readonly docIds: Float64Array;
-  private readonly textOffsets: Float64Array;
-  /** texts.bin stays on disk: a search reads only its k hits (keeps load time and memory down). */
-  private textsFd: number | undefined;
-  /** CRC-32 of every 4 KiB block of texts.bin, checked on each read. */
-  private readonly textBlocks: Uint32Array;
-  /** The blocks of the hit being read (paragraph()). */
-  private scratch = Buffer.allocUnsafe(4 * BLOCK_SIZE);
+  private readonly postings: DiskPostings;
   private readonly tokenizer = new TermTokenizer();
   /** A term's UTF-8 bytes while it is looked up. */
   private termBytes = new Uint8Array(256);
+  /** A term's bytes in vocab.bin while compared. */
+  private vocabBytes = new Uint8Array(256);
   /** Query terms already looked up (research sessions repeat words). */
   private readonly rowCache = new Map<string, number>();
-  constructor(readonly indexDir: string) {
+  constructor(
+    readonly indexDir: string,
+    options: OpenOptions = {},
+  ) {
     const metaFile = join(indexDir, META_FILE);
     if (!existsSync(metaFile)) throw new UserError(`no search index in ${indexDir} (meta.json is missing): ${REBUILD}`);
     let meta: IndexMeta;
@@ -88,108 +93,107 @@ export class Bm25Searcher implements Searcher {
     const { metaCrc32, ...fields } = meta;
     if (metaText(meta) !== metaRaw || crcHex(crc32(metaText(fields))) !== metaCrc32)
       throw new UserError(corruptFileMessage(metaFile));
+    if (meta.windowShift !== WINDOW_SHIFT) {
+      throw new UserError(
+        `search index ${indexDir} has windows of 2^${meta.windowShift} documents, this Agent Lab reads 2^${WINDOW_SHIFT}: ${REBUILD_AGAIN}`,
+      );
+    }
     this.meta = meta;
+    this.cache = new PageCache(options.cacheBytes ?? PAGE_CACHE_BYTES);
     const N = meta.documents;
     const V = meta.terms;
     const P = meta.postings;
-    const expected: Record<Exclude<IndexFile, "windowMax" | "windowStart">, number> = {
-      vocab: meta.bytes?.vocab,
-      vocabOffsets: 4 * (V + 1),
-      vocabHash: 4 * vocabHashSlots(V),
-      postingOffsets: 4 * (V + 1),
-      postingDocs: 4 * P,
-      postingScores: 4 * P,
-      termMax: 4 * V,
-      docIds: 8 * N,
-      textOffsets: 8 * (2 * N + 1),
-      texts: meta.bytes?.texts,
-      textBlocks: 4 * blockCount(meta.bytes?.texts),
-    };
-    // postings-scores.f32 (one of the two large arrays), window-start.u32 and vocab-hash.u32 are
-    // read and checked on another thread while this one reads and checks the rest, and taken
-    // last. window-start.u32's size needs the window rows (found from the offsets), so its read
-    // takes the size meta.json records; load() then checks it against the rows.
-    const [scoresRead, windowStartRead, vocabHashRead] = readOnWorker([
-      { file: join(indexDir, FILES.postingScores), size: expected.postingScores },
-      { file: join(indexDir, FILES.windowStart), size: meta.bytes?.windowStart },
-      { file: join(indexDir, FILES.vocabHash), size: expected.vocabHash },
-    ]);
-    const load = (key: Exclude<IndexFile, "texts">, size: number, pending?: PendingRead): Buffer => {
-      const file = join(indexDir, FILES[key]);
-      const done = pending?.result();
-      let buf: Buffer;
-      try {
-        buf = done?.bytes ?? readFileSync(file);
-      } catch (e) {
+    const W = windowCount(N);
+    const opened: PagedFile[] = [];
+    try {
+      const open = (key: IndexFile, size: number): PagedFile => {
+        const file = this.openFile(key, size, opened.length);
+        opened.push(file);
+        return file;
+      };
+      // window-rows.u32 first: its length gives the window files' sizes.
+      const windowRowsFile = open("windowRows", meta.bytes?.windowRows);
+      const windowRows = new Uint32Array(windowRowsFile.size / 4);
+      windowRowsFile.copy(0, windowRowsFile.size, new Uint8Array(windowRows.buffer), 0);
+      const rows = windowRows.length;
+      const expected: Record<Exclude<IndexFile, "windowRows">, number> = {
+        vocab: meta.bytes?.vocab,
+        vocabOffsets: 4 * (V + 1),
+        vocabHash: 4 * vocabHashSlots(V),
+        postingOffsets: 4 * (V + 1),
+        postingDocs: 4 * P,
+        postingScores: 4 * P,
+        termMax: 4 * V,
+        windowMax: rows * W,
+        windowStart: 4 * rows * (W + 1),
+        docIds: 8 * N,
+        textOffsets: 8 * (2 * N + 1),
+        texts: meta.bytes?.texts,
+      };
+      const files = { windowRows: windowRowsFile } as Record<IndexFile, PagedFile>;
+      for (const key of INDEX_FILES) if (key !== "windowRows") files[key] = open(key, expected[key]);
+      this.files = files;
+      if (
+        files.postingOffsets.u32(V) !== P ||
+        files.vocabOffsets.u32(V) !== files.vocab.size ||
+        files.textOffsets.f64(2 * N) !== files.texts.size
+      ) {
         throw new UserError(
-          `search index ${indexDir} is incomplete (${FILES[key]}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): ${REBUILD_AGAIN}`,
+          `search index ${indexDir} is corrupt (offsets do not match the data files): ${REBUILD_AGAIN}`,
         );
       }
-      if (buf.length !== size || buf.length !== meta.bytes?.[key]) {
-        throw new UserError(
-          `search index file ${file} is corrupt (${buf.length} bytes, expected ${size}): ${REBUILD_AGAIN}`,
-        );
-      }
-      if (crcHex(done?.crc ?? crc32(buf)) !== meta.crc32?.[key]) throw new UserError(corruptFileMessage(file));
-      return buf;
-    };
-    this.vocab = load("vocab", expected.vocab);
-    this.vocabOffsets = view(load("vocabOffsets", expected.vocabOffsets), Uint32Array);
-    this.postingOffsets = view(load("postingOffsets", expected.postingOffsets), Uint32Array);
-    this.docs = view(load("postingDocs", expected.postingDocs), Uint32Array);
-    this.termMax = view(load("termMax", expected.termMax), Float32Array);
-    this.docIds = view(load("docIds", expected.docIds), Float64Array);
-    this.textOffsets = view(load("textOffsets", expected.textOffsets), Float64Array);
-    this.textBlocks = view(load("textBlocks", expected.textBlocks), Uint32Array);
-    // Last: by now the other thread is about done with this file's CRC.
-    this.scores = view(load("postingScores", expected.postingScores, scoresRead), Float32Array);
-    this.vocabHash = view(load("vocabHash", expected.vocabHash, vocabHashRead), Uint32Array);
-    if (
-      this.postingOffsets[V] !== P ||
-      this.vocabOffsets[V] !== this.vocab.length ||
-      this.textOffsets[2 * N] !== meta.bytes?.texts
-    ) {
-      throw new UserError(
-        `search index ${indexDir} is corrupt (offsets do not match the data files): ${REBUILD_AGAIN}`,
-      );
+      this.postings = new DiskPostings(files, windowRows, W);
+      this.topK = new WindowTopK(this.postings);
+    } catch (e) {
+      for (const f of opened) f.close();
+      throw e;
     }
-    const windows = windowCount(N);
-    const windowed: number[] = [];
-    for (let r = 0; r < V; r++)
-      if (hasWindows(this.postingOffsets[r + 1] - this.postingOffsets[r], windows)) windowed.push(r);
-    const windowMax = view(load("windowMax", windowed.length * windows), Uint8Array);
-    const windowStart = view(load("windowStart", 4 * windowed.length * (windows + 1), windowStartRead), Uint32Array);
-    this.textsFd = this.openTexts(meta.bytes?.texts);
-    this.topK = new WindowTopK({
-      postingOffsets: this.postingOffsets,
-      docs: this.docs,
-      scores: this.scores,
-      termMax: this.termMax,
-      windowMax,
-      windowedRows: Uint32Array.from(windowed),
-      windows,
-      windowStart,
-    });
   }
 
-  /** Opens texts.bin and checks its size (its bytes are checked block by block as they are read: paragraph()). */
-  private openTexts(size: number): number {
-    const file = join(this.indexDir, FILES.texts);
+  /**
+   * Opens one data file: its size must be `size` (derived from meta.json's counts) and what meta.json
+   * records, and its block table is read whole and checked against meta.json's CRC of it.
+   */
+  private openFile(key: IndexFile, size: number, id: number): PagedFile {
+    const file = join(this.indexDir, FILES[key]);
+    const incomplete = (name: string, e: unknown) =>
+      new UserError(
+        `search index ${this.indexDir} is incomplete (${name}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): ${REBUILD_AGAIN}`,
+      );
     let fd: number;
     try {
       fd = openSync(file, "r");
     } catch (e) {
-      throw new UserError(
-        `search index ${this.indexDir} is incomplete (${FILES.texts}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): ${REBUILD_AGAIN}`,
-      );
+      throw incomplete(FILES[key], e);
     }
     try {
       const bytes = fstatSync(fd).size;
-      if (bytes !== size)
+      if (bytes !== size || bytes !== this.meta.bytes?.[key])
         throw new UserError(
           `search index file ${file} is corrupt (${bytes} bytes, expected ${size}): ${REBUILD_AGAIN}`,
         );
-      return fd;
+      const tableFile = join(this.indexDir, blockTableName(key));
+      let table: Buffer;
+      try {
+        table = readFileSync(tableFile);
+      } catch (e) {
+        throw incomplete(blockTableName(key), e);
+      }
+      if (table.length !== blockTableBytes(key, bytes) || crcHex(crc32(table)) !== this.meta.blockCrc32?.[key])
+        throw new UserError(corruptFileMessage(tableFile));
+      const crcs = new Uint32Array(table.length / 4);
+      new Uint8Array(crcs.buffer).set(table);
+      return new PagedFile(
+        this.cache,
+        id,
+        fd,
+        file,
+        bytes,
+        BLOCK_SHIFTS[key],
+        crcs,
+        (path) => new UserError(corruptFileMessage(path)),
+        (path) => new UserError(`search index ${this.indexDir} is corrupt (${path} ends early): ${REBUILD_AGAIN}`),
+      );
     } catch (e) {
       closeSync(fd);
       throw e;
@@ -233,40 +237,27 @@ export class Bm25Searcher implements Searcher {
 
   /**
    * The paragraph stored for document number `doc` (0-based row of the corpus). Reads the whole
-   * 4 KiB blocks it lies in and checks their CRCs first, on every call: no byte of texts.bin
-   * reaches a caller unchecked, even one changed on disk after open.
+   * 4 KiB blocks of texts.bin it lies in and checks their CRCs first, on every call (texts are not
+   * cached): no byte of texts.bin reaches a caller unchecked, even one changed on disk after open.
    */
   paragraph(doc: number): { id: number; title: string; text: string } {
-    if (this.textsFd === undefined) throw new Error(`search index ${this.indexDir} was closed`);
-    const o = this.textOffsets;
-    const start = o[2 * doc];
-    const end = o[2 * doc + 2];
-    const first = Math.floor(start / BLOCK_SIZE);
-    const from = first * BLOCK_SIZE;
-    const to = Math.min(Math.max(Math.ceil(end / BLOCK_SIZE), first + 1) * BLOCK_SIZE, this.meta.bytes.texts);
-    if (this.scratch.length < to - from) this.scratch = Buffer.allocUnsafe(2 * (to - from));
-    const bytes = this.scratch.subarray(0, to - from); // reused: a fresh 4-8 KiB buffer per hit costs more than its read
-    let got = 0;
-    while (got < bytes.length) {
-      const n = readSync(this.textsFd, bytes, got, bytes.length - got, from + got);
-      if (n === 0)
-        throw new UserError(`search index ${this.indexDir} is corrupt (${FILES.texts} ends early): ${REBUILD} again`);
-      got += n;
-    }
-    if (!blocksMatch(bytes, first, this.textBlocks))
-      throw new UserError(corruptFileMessage(join(this.indexDir, FILES.texts)));
-    const split = o[2 * doc + 1] - from;
+    const o = this.files.textOffsets;
+    const start = o.f64(2 * doc);
+    const split = o.f64(2 * doc + 1);
+    const end = o.f64(2 * doc + 2);
+    const { bytes, offset } = this.files.texts.readFresh(start, end);
+    const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     return {
-      id: this.docIds[doc],
-      title: bytes.toString("utf8", start - from, split),
-      text: bytes.toString("utf8", split, end - from),
+      id: this.files.docIds.f64(doc),
+      title: text.toString("utf8", start - offset, split - offset),
+      text: text.toString("utf8", split - offset, end - offset),
     };
   }
 
-  /** Releases the open texts file (the arrays go with the object). */
+  /** Closes the index files and lets go of the cached pages. */
   close(): void {
-    if (this.textsFd !== undefined) closeSync(this.textsFd);
-    this.textsFd = undefined;
+    for (const f of Object.values(this.files)) f.close();
+    this.cache.clear();
   }
 
   /** Row of a stemmed term in the vocabulary, or -1 (vocab-hash.u32, then its bytes compared; cached). */
@@ -275,13 +266,17 @@ export class Bm25Searcher implements Searcher {
     if (cached !== undefined) return cached;
     if (this.termBytes.length < 3 * term.length) this.termBytes = new Uint8Array(6 * term.length);
     const n = textEncoder.encodeInto(term, this.termBytes).written;
-    const table = this.vocabHash;
-    const mask = table.length - 1;
-    const off = this.vocabOffsets;
+    const { vocabHash, vocabOffsets, vocab } = this.files;
+    const mask = vocabHash.size / 4 - 1;
     let row = -1;
-    for (let h = termHash(this.termBytes, 0, n) & mask; table[h] !== 0; h = (h + 1) & mask) {
-      const r = table[h] - 1;
-      if (sameBytes(this.vocab, off[r], off[r + 1], this.termBytes, n)) {
+    for (let h = termHash(this.termBytes, 0, n) & mask, slot; (slot = vocabHash.u32(h)) !== 0; h = (h + 1) & mask) {
+      const r = slot - 1;
+      const from = vocabOffsets.u32(r);
+      const to = vocabOffsets.u32(r + 1);
+      if (to - from !== n) continue;
+      if (this.vocabBytes.length < n) this.vocabBytes = new Uint8Array(2 * n);
+      vocab.copy(from, to, this.vocabBytes, 0);
+      if (sameBytes(this.vocabBytes, this.termBytes, n)) {
         row = r;
         break;
       }
@@ -320,8 +315,12 @@ export class Bm25Searcher implements Searcher {
   private exhaustiveTop(rows: number[], k: number): { doc: number; score: number }[] {
     const sums = new Float32Array(this.meta.documents);
     for (const r of rows) {
-      for (let p = this.postingOffsets[r], e = this.postingOffsets[r + 1]; p < e; p++)
-        sums[this.docs[p]] += this.scores[p];
+      const { from, to } = this.postings.range(r);
+      const docs = new Uint32Array(to - from);
+      const scores = new Float32Array(to - from);
+      this.files.postingDocs.copy(4 * from, 4 * to, new Uint8Array(docs.buffer), 0);
+      this.files.postingScores.copy(4 * from, 4 * to, new Uint8Array(scores.buffer), 0);
+      for (let p = 0; p < docs.length; p++) sums[docs[p]] += scores[p];
     }
     const out: { doc: number; score: number }[] = [];
     for (let d = 0; d < sums.length; d++) {
@@ -340,23 +339,8 @@ export class Bm25Searcher implements Searcher {
 
 const textEncoder = new TextEncoder();
 
-/** Whether vocab[start, end) equals target[0, n) (a loop: a native call's checks cost more than the few bytes). */
-function sameBytes(vocab: Uint8Array, start: number, end: number, target: Uint8Array, n: number): boolean {
-  if (end - start !== n) return false;
-  for (let i = 0; i < n; i++) if (vocab[start + i] !== target[i]) return false;
+/** Whether a[0, n) equals b[0, n) (a loop: a native call's checks cost more than the few bytes). */
+function sameBytes(a: Uint8Array, b: Uint8Array, n: number): boolean {
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return false;
   return true;
-}
-
-function view<T>(
-  buf: Buffer,
-  ctor: { new (buffer: ArrayBuffer, byteOffset: number, length: number): T; BYTES_PER_ELEMENT: number },
-): T {
-  const width = ctor.BYTES_PER_ELEMENT;
-  if (buf.byteOffset % width !== 0) {
-    // readFileSync may hand back a pooled, unaligned slice for small files: copy it once.
-    const copy = new ArrayBuffer(buf.length);
-    new Uint8Array(copy).set(buf);
-    return new ctor(copy, 0, buf.length / width);
-  }
-  return new ctor(buf.buffer as ArrayBuffer, buf.byteOffset, buf.length / width);
 }

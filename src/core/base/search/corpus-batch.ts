@@ -5,7 +5,6 @@
  * maps them to global ids.
  */
 import { stemEnglish } from "./english-stemmer";
-import { sortTerms } from "./term-order";
 import { ENGLISH_STOPWORDS, forEachWordSpan, ownCopy } from "./tokenizer";
 import { MISSING, WordTable } from "./word-table";
 
@@ -34,18 +33,6 @@ export interface BatchResult {
   error?: { line: number; problem: string };
 }
 
-/** Asks a build worker, after its last batch, for the byte order of the terms it has seen. */
-export interface TermOrderRequest {
-  termOrder: true;
-}
-
-export interface TermOrderResult {
-  /** This tokenizer's local term ids in UTF-8 byte order of their stems. */
-  order: Uint32Array;
-  /** Whether a stem had a surrogate (byte order then differs from JS string order). */
-  surrogates: boolean;
-}
-
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
 export class CorpusBatcher {
@@ -53,8 +40,6 @@ export class CorpusBatcher {
   private readonly wordIds = new WordTable();
   /** Stem → local term id (a WordTable too: a Map of fresh strings costs a microsecond a lookup at this size). */
   private readonly stemIds = new WordTable();
-  /** Stems by local id. */
-  private readonly stems: string[] = [];
   /**
    * Per local term t: at [2t] the last document (in this batcher) that had it, at [2t + 1] its
    * count there; side by side, so counting a word reads one cache line.
@@ -77,10 +62,8 @@ export class CorpusBatcher {
       if (id === MISSING) {
         id = this.stemIds.size;
         this.stemIds.add(id);
-        // Kept for the whole build (here, and by the builder when no worker thread runs this).
-        const own = ownCopy(stem);
-        this.stems.push(own);
-        newTerms.push(own);
+        // Kept for the whole build by the builder's vocabulary.
+        newTerms.push(ownCopy(stem));
         if (2 * id >= this.seen.length) {
           const seen = new Int32Array(2 * this.seen.length).fill(-1);
           seen.set(this.seen);
@@ -90,14 +73,6 @@ export class CorpusBatcher {
     }
     this.wordIds.add(id);
     return id;
-  }
-
-  /** The byte order of every term this tokenizer has reported (see term-order.ts). */
-  termOrder(): TermOrderResult {
-    const { sorted, surrogates } = sortTerms(this.stems);
-    const order = new Uint32Array(sorted.length);
-    for (let r = 0; r < sorted.length; r++) order[r] = this.stemIds.get(sorted[r], 0, sorted[r].length);
-    return { order, surrogates };
   }
 
   tokenize(req: BatchRequest): BatchResult {

@@ -21,6 +21,13 @@
  * the way bm25s and searchExhaustive add them. No dense per-document accumulator to clear or
  * scan: 1,024-slot arrays per block. The result (ids, scores, ties by document number) equals
  * exhaustive scoring.
+ *
+ * The search reads a query's terms through a PostingSource: per-query slices of the lists and
+ * window rows (disk-postings.ts reads them from the index files: short lists whole, long lists a
+ * run of windows at a time, as the sweep reaches them, so their postings in skipped windows are
+ * never read from disk either). `ensure(from, to)` is called before any posting of a long list is
+ * read, `ensureWindows` before any window start; a long list is only ever read inside the windows
+ * window-start.u32 gives.
  */
 import { WINDOW_SHIFT } from "./bm25-format";
 
@@ -28,7 +35,7 @@ import { WINDOW_SHIFT } from "./bm25-format";
 const SHIFT = WINDOW_SHIFT;
 const SIZE = 1 << SHIFT;
 
-/** The index arrays the search reads (views over the loaded files). */
+/** Index arrays held in memory (tests write them by hand; fromArrays makes them a PostingSource). */
 export interface PostingArrays {
   postingOffsets: Uint32Array;
   docs: Uint32Array;
@@ -45,6 +52,61 @@ export interface PostingArrays {
    * postings instead of searching the list for them (each probe of a search is a cache miss).
    */
   windowStart: Uint32Array;
+}
+
+/**
+ * A query's distinct terms as the search reads them: docs[start[i], end[i]) and scores at the same
+ * positions are term i's list, base[i] its row in windowMax (or -1: a short list, no stored row),
+ * at[i] its row in windowStart (positions in docs, windows + 1 of them). The arrays may be shared
+ * scratch: valid until the next load().
+ */
+export interface TermSlices {
+  docs: Uint32Array;
+  scores: Float32Array;
+  windowMax: Uint8Array;
+  windowStart: Uint32Array;
+  start: Int32Array;
+  end: Int32Array;
+  base: Int32Array;
+  at: Int32Array;
+  /** Makes docs and scores [from, to) readable (long lists are read from disk on demand). */
+  ensure(from: number, to: number): void;
+  /** Makes entries [from, to) of every long list's windowStart row readable (read on demand too). */
+  ensureWindows(from: number, to: number): void;
+}
+
+/** Where the search gets its terms from: the index files, or arrays in memory. */
+export interface PostingSource {
+  readonly windows: number;
+  /** The largest contribution of a vocabulary row's postings. */
+  termMax(row: number): number;
+  /** The slices of these vocabulary rows, in this order. */
+  load(rows: readonly number[]): TermSlices;
+}
+
+/** A PostingSource over arrays in memory: nothing to read, ensure() does nothing. */
+export function fromArrays(a: PostingArrays): PostingSource {
+  const W = a.windows;
+  const ensure = (): void => undefined;
+  return {
+    windows: W,
+    termMax: (row) => a.termMax[row],
+    load(rows) {
+      const slots = rows.map((row) => windowSlot(a.windowedRows, row));
+      return {
+        docs: a.docs,
+        scores: a.scores,
+        windowMax: a.windowMax,
+        windowStart: a.windowStart,
+        start: Int32Array.from(rows, (row) => a.postingOffsets[row]),
+        end: Int32Array.from(rows, (row) => a.postingOffsets[row + 1]),
+        base: Int32Array.from(slots, (slot) => (slot < 0 ? -1 : slot * W)),
+        at: Int32Array.from(slots, (slot) => (slot < 0 ? -1 : slot * (W + 1))),
+        ensure,
+        ensureWindows: ensure,
+      };
+    },
+  };
 }
 
 export interface ScoredDoc {
@@ -74,18 +136,19 @@ export class WindowTopK {
   /** Documents the last query gave an exact score: what pruning left of the matching ones (tests read it). */
   scored = 0;
 
-  constructor(private readonly a: PostingArrays) {
-    this.bound = new Float64Array(a.windows);
-    this.blockMax = new Float64Array(Math.ceil(a.windows / BLOCK));
+  constructor(private readonly source: PostingSource) {
+    this.bound = new Float64Array(source.windows);
+    this.blockMax = new Float64Array(Math.ceil(source.windows / BLOCK));
   }
 
   /** The best k documents for these vocabulary rows (query order, repeats kept) by (score desc, doc asc). */
   top(rows: readonly number[], k: number): ScoredDoc[] {
-    const { docs, scores, windowMax, windowStart, windows: W } = this.a;
+    const W = this.source.windows;
     const bound = this.bound;
     // In a function of its own: its closures would otherwise keep top()'s variables in a heap
     // context, which slowed the loops here that read them (measured: the sweep's window test 2×).
-    const { T, rowTerm, weight, upper, unit, start, end, base, at } = queryTerms(this.a, rows);
+    const { T, rowTerm, weight, upper, unit, slices } = queryTerms(this.source, rows);
+    const { docs, scores, windowMax, windowStart, start, end, base, at } = slices;
     /** below[i]: the sum of the upper bounds of terms[0, i). */
     const below = new Float64Array(T + 1);
     for (let i = 0; i < T; i++) below[i + 1] = below[i] + upper[i];
@@ -118,10 +181,12 @@ export class WindowTopK {
     const blockMax = this.blockMax;
     for (const w of highestWindows(bound, k + SEED_EXTRA, blockMax).sort(ascending)) {
       const first = w << SHIFT;
+      slices.ensureWindows(w, w + 2);
       for (let i = 0; i < T; i++) {
         if (at[i] >= 0) {
           lo[i] = windowStart[at[i] + w];
           hi[i] = windowStart[at[i] + w + 1];
+          slices.ensure(lo[i], hi[i]);
         } else {
           let p = (lo[i] = gallop(docs, hi[i], end[i], first));
           while (p < end[i] && docs[p] < first + SIZE) p++;
@@ -166,6 +231,9 @@ export class WindowTopK {
         if (b > 0 && b * grow >= need) open |= 1 << (w - w0);
       }
       if (open === 0) continue;
+      // Every window start of the block (and the one after it) the sweep, the probes and the exact
+      // scores below may read.
+      slices.ensureWindows(w0, wEnd + 1);
       while (e < T && below[e + 1] * grow < kth) e++;
       const first = w0 << SHIFT;
       const limit = wEnd << SHIFT;
@@ -178,7 +246,10 @@ export class WindowTopK {
             const from = m >>> j;
             const run = 31 - Math.clz32(~from & (from + 1)); // consecutive open windows from j
             m &= ~(((1 << run) - 1) << j);
-            for (let p = windowStart[at[i] + w0 + j], pe = windowStart[at[i] + w0 + j + run]; p < pe; p++) {
+            const ps = windowStart[at[i] + w0 + j];
+            const pe = windowStart[at[i] + w0 + j + run];
+            slices.ensure(ps, pe);
+            for (let p = ps; p < pe; p++) {
               const o = docs[p] - first;
               blockHas[o >>> 5] |= 1 << (o & 31);
               blockSum[o] += x * scores[p];
@@ -220,10 +291,17 @@ export class WindowTopK {
             for (let i = e - 1; i >= 0; i--) {
               left -= base[i] >= 0 ? windowMax[base[i] + w] * unit[i] : upper[i];
               let p = cursor[i];
-              if (at[i] >= 0 && p < end[i] && docs[p] < w << SHIFT) p = windowStart[at[i] + w];
-              p = gallop(docs, p, end[i], d);
+              let pe = end[i];
+              if (at[i] >= 0) {
+                // A long list is read only inside d's window (the rest may not be in memory): the
+                // cursor, at most the first posting ≥ an earlier document, moves to the window.
+                p = Math.max(p, windowStart[at[i] + w]);
+                pe = windowStart[at[i] + w + 1];
+                slices.ensure(p, pe);
+              }
+              p = gallop(docs, p, pe, d);
               cursor[i] = p;
-              if (p < end[i] && docs[p] === d) v += weight[i] * scores[p];
+              if (p < pe && docs[p] === d) v += weight[i] * scores[p];
               if ((v + Math.max(left, 0)) * grow < kth) {
                 alive = false;
                 break;
@@ -231,7 +309,7 @@ export class WindowTopK {
             }
             if (alive) {
               scored++;
-              kth = best.offer(d, exactScore(this.a, start, end, at, rowTerm, contrib, d));
+              kth = best.offer(d, exactScore(slices, rowTerm, contrib, d));
             }
           }
         }
@@ -253,33 +331,23 @@ interface QueryTerms {
   upper: Float64Array;
   /** upper / 255: what one step of a stored byte is worth. */
   unit: Float64Array;
-  start: Int32Array;
-  end: Int32Array;
-  /** The term's row in windowMax, or -1 (a short list: no stored row). */
-  base: Int32Array;
-  /** Its row in windowStart, or -1. */
-  at: Int32Array;
+  slices: TermSlices;
 }
 
-function queryTerms(a: PostingArrays, rows: readonly number[]): QueryTerms {
-  const { postingOffsets, termMax, windowedRows, windows: W } = a;
+function queryTerms(source: PostingSource, rows: readonly number[]): QueryTerms {
   const count = new Map<number, number>();
   for (const r of rows) count.set(r, (count.get(r) ?? 0) + 1);
   const terms = [...count]
-    .map(([row, weight]) => ({ row, weight, upper: weight * termMax[row] }))
+    .map(([row, weight]) => ({ row, weight, upper: weight * source.termMax(row) }))
     .sort((x, y) => x.upper - y.upper);
   const indexOf = new Map(terms.map((t, i) => [t.row, i]));
-  const slots = terms.map((t) => windowSlot(windowedRows, t.row));
   return {
     T: terms.length,
     rowTerm: Int32Array.from(rows, (r) => indexOf.get(r)!),
     weight: Float64Array.from(terms, (t) => t.weight),
     upper: Float64Array.from(terms, (t) => t.upper),
     unit: Float64Array.from(terms, (t) => t.upper / 255),
-    start: Int32Array.from(terms, (t) => postingOffsets[t.row]),
-    end: Int32Array.from(terms, (t) => postingOffsets[t.row + 1]),
-    base: Int32Array.from(slots, (slot) => (slot < 0 ? -1 : slot * W)),
-    at: Int32Array.from(slots, (slot) => (slot < 0 ? -1 : slot * (W + 1))),
+    slices: source.load(terms.map((t) => t.row)),
   };
 }
 
@@ -340,23 +408,19 @@ function before(score: number, doc: number, s: number, d: number): boolean {
 }
 
 /** Exact float32 sum in query-word order (repeats added again) for document d. */
-function exactScore(
-  a: PostingArrays,
-  start: Int32Array,
-  end: Int32Array,
-  at: Int32Array,
-  rowTerm: Int32Array,
-  contrib: Float64Array,
-  d: number,
-): number {
-  const { docs, scores, windowStart } = a;
+function exactScore(slices: TermSlices, rowTerm: Int32Array, contrib: Float64Array, d: number): number {
+  const { docs, scores, windowStart, start, end, at } = slices;
   const w = d >>> SHIFT;
   for (let i = 0; i < start.length; i++) {
-    const p =
-      at[i] >= 0
-        ? gallop(docs, windowStart[at[i] + w], windowStart[at[i] + w + 1], d)
-        : gallop(docs, start[i], end[i], d);
-    contrib[i] = p < end[i] && docs[p] === d ? scores[p] : 0;
+    let from = start[i];
+    let to = end[i];
+    if (at[i] >= 0) {
+      from = windowStart[at[i] + w];
+      to = windowStart[at[i] + w + 1];
+      slices.ensure(from, to);
+    }
+    const p = gallop(docs, from, to, d);
+    contrib[i] = p < to && docs[p] === d ? scores[p] : 0;
   }
   let s = 0;
   for (let q = 0; q < rowTerm.length; q++) s = Math.fround(s + contrib[rowTerm[q]]);

@@ -15,9 +15,19 @@ import { dirname, join } from "node:path";
 import { realParagraphs, writeCorpus, type Paragraph } from "../../../../../bench/search/real-paragraphs";
 import { FileFormatError, UserError } from "../../../../../src/core/base/errors";
 import { buildIndex, openIndex, type Bm25Searcher } from "../../../../../src/core/base/search";
-import { FILES, WINDOW_SHIFT, hasWindows, windowCount } from "../../../../../src/core/base/search/bm25-format";
+import {
+  BLOCK_SHIFTS,
+  FILES,
+  WINDOW_SHIFT,
+  blockTableName,
+  hasWindows,
+  windowCount,
+} from "../../../../../src/core/base/search/bm25-format";
 import { corruptFileMessage } from "../../../../../src/core/base/search/bm25-index";
-import { BLOCK_SIZE, BlockCrcs, blocksMatch } from "../../../../../src/core/base/search/block-crc";
+import { BlockCrcs, blocksMatch } from "../../../../../src/core/base/search/block-crc";
+
+/** texts.bin's CRC blocks. */
+const BLOCK_SIZE = 2 ** BLOCK_SHIFTS.texts;
 import { TermTokenizer } from "../../../../../src/core/base/search/tokenizer";
 import { makeQueries, queryParagraphIds, SyntheticCorpus } from "../../../../../bench/search/synthetic-corpus";
 import { requireSharedData } from "../../../../helpers/shared-data";
@@ -153,14 +163,14 @@ describe("BM25 index", () => {
     const two = await buildIndex(corpus, join(tmp, "two"), { workers: 2, batchBytes: 2048 }); // many small batches
     assert.equal(two.documents, 400);
     assert.equal(two.contentHash, one.contentHash);
-    // Many chunks of postings: a worker scatters the second half of them into the same lists. Some
-    // paragraphs have no terms at all (stopwords only), so document numbers are not posting counts.
+    // Many chunks, merged on disk. Some paragraphs have no terms at all (stopwords only), so
+    // document numbers are not posting counts.
     const mixed = rows.map((r, i) =>
       i % 7 === 3 ? { ...r, title: "A", text: "the of and" } : { ...r, title: `first${i} ${r.title}` },
     );
     writeCorpus(mixed, corpus);
-    const oneMixed = await buildIndex(corpus, join(tmp, "one-mixed"), { workers: 0, chunkPostings: 97 });
-    const split = await buildIndex(corpus, join(tmp, "split"), { workers: 2, batchBytes: 2048, chunkPostings: 97 });
+    const oneMixed = await buildIndex(corpus, join(tmp, "one-mixed"), { workers: 0 });
+    const split = await buildIndex(corpus, join(tmp, "split"), { workers: 2, batchBytes: 2048, chunkDocuments: 37 });
     assert.equal(split.contentHash, oneMixed.contentHash);
     const index = openIndex(join(tmp, "split"));
     // A paragraph's first term right after a term-less one, and its last term, name that paragraph.
@@ -204,51 +214,65 @@ describe("BM25 index", () => {
     const meta = JSON.parse(readFileSync(join(dir, "meta.json"), "utf8"));
     writeFileSync(join(dir, "meta.json"), JSON.stringify({ ...meta, version: 0 }));
     expectRefusal(/version 0/);
-    // Format 3 (no window starts) is refused with the rebuild hint too.
-    writeFileSync(join(dir, "meta.json"), JSON.stringify({ ...meta, version: 3 }));
-    expectRefusal(/has format version 3, this Agent Lab reads version 4/);
+    // Format 4 (arrays loaded whole, no block tables) is refused with the rebuild hint too.
+    writeFileSync(join(dir, "meta.json"), JSON.stringify({ ...meta, version: 4 }));
+    expectRefusal(/has format version 4, this Agent Lab reads version 5/);
     writeFileSync(join(dir, "meta.json"), "{ not json");
     expectRefusal(/unreadable/);
     rmSync(join(dir, "meta.json"));
     expectRefusal(/no search index/);
   });
 
-  it("a byte changed in any index file (same size) is refused at open (texts.bin: at the read of its block), naming the file and how to rebuild", async () => {
+  it("a byte changed in any index file (same size) is refused by the read that touches it, naming the file and how to rebuild", async () => {
     await toyIndex();
     const dir = join(tmp, "bm25");
     const files = readdirSync(dir).sort();
-    assert.deepEqual(files, [...Object.values(FILES), "meta.json"].sort(), "every file of the index is covered");
+    const dataFiles = Object.keys(FILES) as (keyof typeof FILES)[];
+    const tables = dataFiles.map((key) => blockTableName(key));
+    assert.deepEqual(
+      files,
+      [...Object.values(FILES), ...tables, "meta.json"].sort(),
+      "every file of the index is covered",
+    );
     const clean = new Map(files.map((f) => [f, readFileSync(join(dir, f))]));
-    const refusedAs = (file: string) =>
-      assert.throws(
-        () => openIndex(dir),
-        (e: unknown) => e instanceof UserError && e.message === corruptFileMessage(join(dir, file)),
-        file,
-      );
-    for (const file of Object.values(FILES)) {
+    const refusal = (file: string) => (e: unknown) =>
+      e instanceof UserError && e.message === corruptFileMessage(join(dir, file));
+    // Every read a search, a lookup or a hit makes, on a fresh index (nothing cached).
+    const words = TOY.map((p) => `${p.title} ${p.text}`).join(" ");
+    const useAll = (index: Bm25Searcher) => {
+      index.search(words, TOY.length);
+      index.searchExhaustive(words, TOY.length);
+      for (const p of TOY) index.paragraph(p.id);
+    };
+    // Read at open: window-rows.u32 whole, and the page holding each offsets file's last entry.
+    const readAtOpen = new Set<string>([FILES.windowRows, FILES.postingOffsets, FILES.vocabOffsets, FILES.textOffsets]);
+    for (const key of dataFiles) {
+      const file = FILES[key];
       const bytes = clean.get(file)!;
       for (const at of new Set([0, bytes.length >> 1, bytes.length - 1])) {
         const bad = Buffer.from(bytes);
         bad[at] ^= 0xff;
         writeFileSync(join(dir, file), bad);
-        if (file === FILES.texts) {
-          // Never loaded whole: the open succeeds, and the read of the changed block is refused
-          // (the toy texts are one block, so every paragraph and every search that finds one).
+        if (readAtOpen.has(file)) assert.throws(() => openIndex(dir), refusal(file), `${file} byte ${at}`);
+        else {
+          // Not read at open: the open succeeds, the first read of the changed block is refused.
           const index = openIndex(dir);
-          const refused = (e: unknown) => e instanceof UserError && e.message === corruptFileMessage(join(dir, file));
-          assert.throws(() => index.paragraph(at % TOY.length), refused, `${file} byte ${at}`);
-          assert.throws(() => index.search("Derrickson", 1), refused, `${file} byte ${at}`);
-        } else refusedAs(file);
+          assert.throws(() => useAll(index), refusal(file), `${file} byte ${at}`);
+          index.close();
+        }
       }
       writeFileSync(join(dir, file), bytes);
+      // A changed block table is refused at open (each is checked against meta.json there).
+      const table = blockTableName(key);
+      const badTable = Buffer.from(clean.get(table)!);
+      badTable[badTable.length - 1] ^= 0x01;
+      writeFileSync(join(dir, table), badTable);
+      assert.throws(() => openIndex(dir), refusal(table), table);
+      writeFileSync(join(dir, table), clean.get(table)!);
     }
-    // The reported case: postings-docs.u32 overwritten with 0xFF, same size.
+    // The reported case: postings-docs.u32 overwritten with 0xFF, same size: refused by the first search.
     writeFileSync(join(dir, FILES.postingDocs), Buffer.alloc(clean.get(FILES.postingDocs)!.length, 0xff));
-    refusedAs(FILES.postingDocs);
-    assert.throws(
-      () => openIndex(dir),
-      (e: unknown) => e instanceof UserError && e.message === corruptFileMessage(join(dir, FILES.postingDocs)),
-    );
+    assert.throws(() => openIndex(dir).search("Derrickson", 1), refusal(FILES.postingDocs));
     writeFileSync(join(dir, FILES.postingDocs), clean.get(FILES.postingDocs)!);
     // meta.json: a changed value (here one digit of the recorded hash) and a changed layout byte.
     const meta = clean.get("meta.json")!.toString("utf8");
@@ -257,13 +281,14 @@ describe("BM25 index", () => {
       join(dir, "meta.json"),
       meta.slice(0, hashAt) + (meta[hashAt] === "0" ? "1" : "0") + meta.slice(hashAt + 1),
     );
-    refusedAs("meta.json");
+    assert.throws(() => openIndex(dir), refusal("meta.json"));
     writeFileSync(join(dir, "meta.json"), meta.replace('{\n  "format"', '{\n\t "format"'));
-    refusedAs("meta.json");
+    assert.throws(() => openIndex(dir), refusal("meta.json"));
     writeFileSync(join(dir, "meta.json"), meta);
-    // Restored byte for byte: it loads and answers again.
-    assert.equal(openIndex(dir).search("Derrickson", 1)[0].title, "Scott Derrickson");
-    assert.equal(openIndex(dir).search("Derrickson", 1)[0].title, "Scott Derrickson");
+    // Restored byte for byte: it opens and answers again.
+    const index = openIndex(dir);
+    useAll(index);
+    assert.equal(index.search("Derrickson", 1)[0].title, "Scott Derrickson");
   });
 
   it("texts.bin is checked per 4 KiB block on every read: a changed block is refused, even after open; the others read", async () => {
@@ -276,7 +301,7 @@ describe("BM25 index", () => {
     const dir = join(tmp, "bm25");
     const texts = readFileSync(join(dir, FILES.texts));
     assert.ok(texts.length > 4 * BLOCK_SIZE, `${texts.length} bytes`);
-    assert.equal(readFileSync(join(dir, FILES.textBlocks)).length, 4 * Math.ceil(texts.length / BLOCK_SIZE));
+    assert.equal(readFileSync(join(dir, blockTableName("texts"))).length, 4 * Math.ceil(texts.length / BLOCK_SIZE));
     const index = openIndex(dir);
     for (const r of rows) assert.deepEqual(index.paragraph(r.id), r);
     // Changed after open, in block 2: the paragraphs lying in it are refused, all others still read.
@@ -304,21 +329,21 @@ describe("BM25 index", () => {
 
   it("block CRCs do not depend on how the bytes were cut into writes", () => {
     const bytes = Buffer.from(Array.from({ length: 3 * BLOCK_SIZE + 123 }, (_, i) => (i * 31 + (i >> 7)) & 255));
-    const whole = new BlockCrcs();
+    const whole = new BlockCrcs(BLOCK_SHIFTS.texts);
     whole.update(bytes);
     const expected = whole.finish();
     assert.equal(expected.length, 4);
     assert.equal(expected[1], crc32(bytes.subarray(BLOCK_SIZE, 2 * BLOCK_SIZE)) >>> 0);
     assert.equal(expected[3], crc32(bytes.subarray(3 * BLOCK_SIZE)) >>> 0);
-    const pieces = new BlockCrcs();
+    const pieces = new BlockCrcs(BLOCK_SHIFTS.texts);
     for (let at = 0, n = 1; at < bytes.length; at += n, n = ((n * 7) % 5000) + 1)
       pieces.update(bytes.subarray(at, at + n));
     assert.deepEqual(pieces.finish(), expected);
-    assert.ok(blocksMatch(bytes.subarray(BLOCK_SIZE), 1, expected));
+    assert.ok(blocksMatch(bytes.subarray(BLOCK_SIZE), 1, expected, BLOCK_SHIFTS.texts));
     const bad = Buffer.from(bytes);
     bad[3 * BLOCK_SIZE + 122] ^= 0x80;
-    assert.ok(!blocksMatch(bad.subarray(2 * BLOCK_SIZE), 2, expected));
-    assert.ok(blocksMatch(bad.subarray(BLOCK_SIZE, 3 * BLOCK_SIZE), 1, expected));
+    assert.ok(!blocksMatch(bad.subarray(2 * BLOCK_SIZE), 2, expected, BLOCK_SHIFTS.texts));
+    assert.ok(blocksMatch(bad.subarray(BLOCK_SIZE, 3 * BLOCK_SIZE), 1, expected, BLOCK_SHIFTS.texts));
   });
 
   it("the manifest's index hash is a content hash: it changes with the content and only with it", async () => {

@@ -2,7 +2,7 @@ import { strict as assert } from "node:assert";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { run as index } from "../../../../../src/cli/index-command";
+import { progressLine, run as index } from "../../../../../src/cli/index-command";
 import { run as search } from "../../../../../src/cli/search";
 import { writeCorpus } from "../../../../../bench/search/real-paragraphs";
 import { UserError } from "../../../../../src/core/base/errors";
@@ -38,6 +38,7 @@ describe("agent-lab index / search", () => {
   it("index builds <data>/bm25 and says how many paragraphs; search prints [title] text[:200]", async () => {
     const built = await capture(() => index(["--data", join(dir, "data")]));
     assert.match(built, /^indexed 2 paragraphs into .*bm25 in [\d.]+ s/);
+    assert.match(built, /; 1 chunk\(s\), work folder peak \d+ MiB\)$/m, "disk use is reported");
     const out = await capture(() =>
       search(["Scott", "Derrickson", "nationality", "-k", "1", "--data", join(dir, "data")]),
     );
@@ -70,5 +71,35 @@ describe("agent-lab index / search", () => {
     } finally {
       rmSync(empty, { recursive: true, force: true });
     }
+  });
+
+  it("progress names the phase, chunk i/n or the merged share, the pace, the ETA and the work folder's size", () => {
+    const base = {
+      documents: 2_500_000,
+      perSecond: 41_234.4,
+      postings: 0,
+      postingsMerged: 0,
+      workBytes: 3.2 * 2 ** 30,
+    };
+    assert.equal(
+      progressLine({ ...base, phase: "chunks", chunk: 3, chunks: 21, etaSeconds: 361 }),
+      "chunk 3/21 · 2,500,000 paragraphs · 41,234/s · ETA 6 min · work 3.2 GiB",
+    );
+    assert.equal(
+      progressLine({
+        ...base,
+        phase: "merge",
+        chunk: 21,
+        chunks: 21,
+        etaSeconds: 42,
+        postings: 1e9,
+        postingsMerged: 4.5e8,
+      }),
+      "merge 45% of 1,000,000,000 postings · 41,234/s · ETA 42 s · work 3.2 GiB",
+    );
+    assert.equal(
+      progressLine({ ...base, phase: "chunks", chunk: 1, chunks: 1, etaSeconds: undefined, workBytes: 5 << 20 }),
+      "chunk 1/1 · 2,500,000 paragraphs · 41,234/s · work 5 MiB",
+    );
   });
 });

@@ -5,7 +5,7 @@
  */
 import { strict as assert } from "node:assert";
 import { WINDOW_SHIFT } from "../../../../../src/core/base/search/bm25-format";
-import { WindowTopK, type PostingArrays } from "../../../../../src/core/base/search/window-top-k";
+import { WindowTopK, fromArrays, type PostingArrays } from "../../../../../src/core/base/search/window-top-k";
 
 const SIZE = 1 << WINDOW_SHIFT;
 
@@ -34,7 +34,7 @@ describe("search: window top-k", () => {
     const seeded = Array.from({ length: 9 }, (_, i) => (i + 1) * SIZE);
     const a: Array<[number, number]> = [[0, 1], ...seeded.map((d): [number, number] => [d, 1])];
     const b = seeded.map((d): [number, number] => [d + 1, 1]);
-    const search = new WindowTopK(arrays([a, b], 20));
+    const search = new WindowTopK(fromArrays(arrays([a, b], 20)));
     assert.deepEqual(search.top([0, 1], 1), [{ doc: 0, score: 1 }]);
     assert.deepEqual(search.top([0, 1], 2), [
       { doc: 0, score: 1 },

@@ -1,0 +1,172 @@
+/**
+ * The search's PostingSource over the index files (window-top-k.ts): for each query, the terms'
+ * lists and window rows are copied out of the page cache into reused scratch arrays, so the
+ * search's loops index plain typed arrays. Short lists (fewer postings than windows) are copied
+ * whole: their window bounds take a pass over all of them anyway. Long lists are copied a chunk of
+ * CHUNK postings at a time when the search first reads into it (ensure), so the postings of the
+ * windows pruning skips are never read from disk; their window maxima are copied whole (the
+ * bounds pass reads every one), their window starts a chunk at a time, as the sweep reaches them.
+ */
+import type { PagedFile } from "./paged-file";
+import { windowSlot, type PostingSource, type TermSlices } from "./window-top-k";
+
+/** Postings per chunk of a long list read on demand (16 KiB of doc numbers: a quarter page). */
+const CHUNK_SHIFT = 12;
+const CHUNK = 1 << CHUNK_SHIFT;
+/** Window starts per chunk of a long list's row read on demand (4 KiB). */
+const STARTS_SHIFT = 10;
+const STARTS = 1 << STARTS_SHIFT;
+
+export interface PostingFiles {
+  postingOffsets: PagedFile;
+  postingDocs: PagedFile;
+  postingScores: PagedFile;
+  termMax: PagedFile;
+  windowMax: PagedFile;
+  windowStart: PagedFile;
+}
+
+export class DiskPostings implements PostingSource {
+  private readonly slices: DiskSlices;
+
+  constructor(
+    private readonly files: PostingFiles,
+    /** window-rows.u32, read whole at open. */
+    private readonly windowRows: Uint32Array,
+    readonly windows: number,
+  ) {
+    this.slices = new DiskSlices(files);
+  }
+
+  termMax(row: number): number {
+    return this.files.termMax.f32(row);
+  }
+
+  /** The postings of vocabulary row `row` (first, end), in the files' positions. */
+  range(row: number): { from: number; to: number } {
+    return { from: this.files.postingOffsets.u32(row), to: this.files.postingOffsets.u32(row + 1) };
+  }
+
+  load(rows: readonly number[]): TermSlices {
+    return this.slices.load(rows, this);
+  }
+
+  /** Row of window-max.u8 for a vocabulary row, or -1. */
+  slotOf(row: number): number {
+    return windowSlot(this.windowRows, row);
+  }
+}
+
+/** One query's slices; reused (and its arrays grown) query after query. */
+class DiskSlices implements TermSlices {
+  docs = new Uint32Array(CHUNK);
+  scores = new Float32Array(CHUNK);
+  windowMax = new Uint8Array(0);
+  windowStart = new Uint32Array(0);
+  start = new Int32Array(0);
+  end = new Int32Array(0);
+  base = new Int32Array(0);
+  at = new Int32Array(0);
+  /** Per chunk of the scratch: 1 once its postings are copied in. */
+  private loaded = new Uint8Array(1);
+  /** Per chunk: the file position of its first posting (chunks never span two terms: each term starts on a chunk). */
+  private chunkFrom = new Float64Array(1);
+  /** Per chunk: the scratch position where its term's list ends. */
+  private chunkEnd = new Int32Array(1);
+  private windows = 0;
+  /** The long lists of the query: their window-start.u32 row, scratch row, and file-to-scratch position shift. */
+  private readonly longRows: { slot: number; at: number; shift: number }[] = [];
+  /** Chunks of STARTS window starts per row, and which are read (long list · startChunks + chunk). */
+  private startChunks = 0;
+  private startLoaded = new Uint8Array(0);
+
+  constructor(private readonly files: PostingFiles) {}
+
+  load(rows: readonly number[], postings: DiskPostings): TermSlices {
+    const T = rows.length;
+    const W = postings.windows;
+    this.windows = W;
+    this.startChunks = Math.ceil((W + 1) / STARTS);
+    this.longRows.length = 0;
+    const ranges = rows.map((row) => postings.range(row));
+    const slots = rows.map((row) => postings.slotOf(row));
+    this.start = new Int32Array(T);
+    this.end = new Int32Array(T);
+    this.base = new Int32Array(T);
+    this.at = new Int32Array(T);
+    let total = 0;
+    let long = 0;
+    for (let i = 0; i < T; i++) {
+      this.start[i] = total;
+      this.end[i] = total + (ranges[i].to - ranges[i].from);
+      total += Math.ceil((ranges[i].to - ranges[i].from) / CHUNK) * CHUNK;
+      this.base[i] = slots[i] < 0 ? -1 : long * W;
+      this.at[i] = slots[i] < 0 ? -1 : long * (W + 1);
+      if (slots[i] >= 0) long++;
+    }
+    this.reserve(total, long, W);
+    const chunks = total / CHUNK;
+    this.loaded.fill(0, 0, chunks);
+    for (let i = 0; i < T; i++) {
+      const { from, to } = ranges[i];
+      for (let c = this.start[i] / CHUNK, p = from; p < to; c++, p += CHUNK) {
+        this.chunkFrom[c] = p;
+        this.chunkEnd[c] = this.end[i];
+      }
+      if (slots[i] < 0) {
+        this.ensure(this.start[i], this.end[i]);
+        continue;
+      }
+      this.files.windowMax.copy(slots[i] * W, (slots[i] + 1) * W, this.windowMax, this.base[i]);
+      this.longRows.push({ slot: slots[i], at: this.at[i], shift: this.start[i] - from });
+    }
+    this.startLoaded.fill(0, 0, this.longRows.length * this.startChunks);
+    return this;
+  }
+
+  /** Window starts are read a chunk of STARTS windows at a time, per long list, the first time the search reaches them. */
+  ensureWindows(from: number, to: number): void {
+    const W1 = this.windows + 1;
+    for (let l = 0; l < this.longRows.length; l++) {
+      const { slot, at, shift } = this.longRows[l];
+      for (let c = from >>> STARTS_SHIFT, last = (to - 1) >>> STARTS_SHIFT; c <= last; c++) {
+        const flag = l * this.startChunks + c;
+        if (this.startLoaded[flag] === 1) continue;
+        const a = c * STARTS;
+        const b = Math.min(a + STARTS, W1);
+        const bytes = new Uint8Array(this.windowStart.buffer, 4 * (at + a), 4 * (b - a));
+        this.files.windowStart.copy(4 * (slot * W1 + a), 4 * (slot * W1 + b), bytes, 0);
+        // File positions to scratch positions (u32 arithmetic wraps the same way both ways).
+        for (let j = at + a, e = at + b; j < e; j++) this.windowStart[j] += shift;
+        this.startLoaded[flag] = 1;
+      }
+    }
+  }
+
+  ensure(from: number, to: number): void {
+    for (let c = from >>> CHUNK_SHIFT, last = (to - 1) >>> CHUNK_SHIFT; from < to && c <= last; c++) {
+      if (this.loaded[c] === 1) continue;
+      const at = c * CHUNK;
+      const n = Math.min(CHUNK, this.chunkEnd[c] - at);
+      const p = this.chunkFrom[c];
+      this.files.postingDocs.copy(4 * p, 4 * (p + n), new Uint8Array(this.docs.buffer, 4 * at, 4 * n), 0);
+      this.files.postingScores.copy(4 * p, 4 * (p + n), new Uint8Array(this.scores.buffer, 4 * at, 4 * n), 0);
+      this.loaded[c] = 1;
+    }
+  }
+
+  private reserve(postings: number, long: number, W: number): void {
+    if (this.docs.length < postings) {
+      const n = Math.max(postings, 2 * this.docs.length);
+      this.docs = new Uint32Array(n);
+      this.scores = new Float32Array(n);
+      this.loaded = new Uint8Array(n / CHUNK);
+      this.chunkFrom = new Float64Array(n / CHUNK);
+      this.chunkEnd = new Int32Array(n / CHUNK);
+    }
+    if (this.windowMax.length < long * W) this.windowMax = new Uint8Array(long * W);
+    if (this.windowStart.length < long * (W + 1)) this.windowStart = new Uint32Array(long * (W + 1));
+    const flags = long * Math.ceil((W + 1) / STARTS);
+    if (this.startLoaded.length < flags) this.startLoaded = new Uint8Array(flags);
+  }
+}

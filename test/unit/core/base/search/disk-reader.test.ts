@@ -1,0 +1,192 @@
+/**
+ * The on-disk reader (index format 5): an open reads meta.json, the block tables and a few pages,
+ * not the data; every other page is read and checked when a search first needs it, through a
+ * bounded cache whose evictions change no result; pruned search equals exhaustive scoring on a
+ * corpus full of ties.
+ */
+import { strict as assert } from "node:assert";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { writeCorpus, type Paragraph } from "../../../../../bench/search/real-paragraphs";
+import { makeQueries, queryParagraphIds, SyntheticCorpus } from "../../../../../bench/search/synthetic-corpus";
+import { UserError } from "../../../../../src/core/base/errors";
+import { buildIndex, openIndex } from "../../../../../src/core/base/search";
+import {
+  BLOCK_SHIFTS,
+  FILES,
+  INDEX_FILES,
+  META_FILE,
+  blockTableName,
+} from "../../../../../src/core/base/search/bm25-format";
+import { corruptFileMessage } from "../../../../../src/core/base/search/bm25-index";
+import { TermTokenizer } from "../../../../../src/core/base/search/tokenizer";
+
+const same = (a: { id: number; score: number }[], b: { id: number; score: number }[]) =>
+  assert.deepEqual(
+    a.map((h) => [h.id, h.score]),
+    b.map((h) => [h.id, h.score]),
+  );
+
+describe("search: the on-disk reader", () => {
+  let dir: string;
+  let index: string;
+  let queries: string[];
+  before(async function () {
+    this.timeout(120_000);
+    dir = mkdtempSync(join(tmpdir(), "agent-lab-disk-reader-"));
+    const docs = 12_000;
+    const kept = await new SyntheticCorpus({ docs, seed: 7, vocabulary: 250_000 }).write(
+      join(dir, "corpus.jsonl"),
+      queryParagraphIds(docs, 100),
+    );
+    const { short, long } = makeQueries(kept, 100, 5);
+    queries = [...short, ...long];
+    index = join(dir, "bm25");
+    await buildIndex(join(dir, "corpus.jsonl"), index, { workers: 0 });
+  });
+  after(() => dir && rmSync(dir, { recursive: true, force: true }));
+
+  it("opens without reading the data: meta.json, the block tables, window-rows.u32 and one page of each offsets file", () => {
+    const searcher = openIndex(index);
+    const total = INDEX_FILES.reduce((n, key) => n + statSync(join(index, FILES[key])).size, 0);
+    const windowRows = statSync(join(index, FILES.windowRows)).size;
+    const pages = 3 * 2 ** BLOCK_SHIFTS.postingOffsets;
+    assert.ok(searcher.cache.bytesRead <= pages + windowRows, `${searcher.cache.bytesRead} bytes read at open`);
+    assert.ok(total > 20 * (pages + windowRows), `the data is ${total} bytes`);
+    // What a search reads is bounded by the cache, not by the index.
+    for (const q of queries) searcher.search(q, 10);
+    assert.ok(searcher.cache.bytesRead > pages + windowRows);
+    searcher.close();
+  });
+
+  it("a cache of one page (an eviction on nearly every read) returns the same results as the default one", function () {
+    this.timeout(120_000);
+    const roomy = openIndex(index);
+    const tiny = openIndex(index, { cacheBytes: 2 ** 16 });
+    for (const [i, q] of queries.entries()) {
+      const k = [1, 3, 10, 50][i % 4];
+      same(tiny.search(q, k), roomy.search(q, k));
+      assert.ok(tiny.cache.bytes <= 2 ** 16, `${tiny.cache.bytes} bytes held`);
+    }
+    assert.ok(tiny.cache.misses > 4 * roomy.cache.misses, `${tiny.cache.misses} vs ${roomy.cache.misses} pages read`);
+    // And against exhaustive scoring, through the tiny cache too.
+    for (const q of queries.slice(0, 40)) same(tiny.search(q, 10), tiny.searchExhaustive(q, 10));
+    tiny.close();
+    roomy.close();
+  });
+
+  it("a byte changed in the middle of a long file is refused by the search that reads its block, and only by it", function () {
+    this.timeout(60_000);
+    const vocab = readFileSync(join(index, FILES.vocab));
+    const u32 = (file: string) => new Uint32Array(new Uint8Array(readFileSync(join(index, file))).buffer);
+    const words = u32(FILES.vocabOffsets);
+    const postings = u32(FILES.postingOffsets);
+    const term = (row: number) => vocab.toString("utf8", words[row], words[row + 1]);
+    const docsFile = join(index, FILES.postingDocs);
+    const clean = readFileSync(docsFile);
+    const page = 2 ** BLOCK_SHIFTS.postingDocs;
+    assert.ok(clean.length > 4 * page, `${clean.length} bytes of postings`);
+    // A term whose list lies inside one page, and one whose list lies in another; each a query of
+    // its own (the tokenizer gives the term back).
+    const tokenizer = new TermTokenizer();
+    const rowIn = (p: number) => {
+      for (let r = 0; r + 1 < postings.length; r++) {
+        const from = 4 * postings[r];
+        const to = 4 * postings[r + 1];
+        if (from < p * page || to > (p + 1) * page || to - from < 8) continue;
+        const terms = tokenizer.terms(term(r));
+        if (terms.length === 1 && terms[0] === term(r)) return r;
+      }
+      throw new Error(`no term inside page ${p}`);
+    };
+    const hit = rowIn(2);
+    const missed = rowIn(3);
+    const bad = Buffer.from(clean);
+    bad[4 * postings[hit] + 1] ^= 0x40;
+    writeFileSync(docsFile, bad);
+    try {
+      const searcher = openIndex(index);
+      assert.ok(searcher.searchExhaustive(term(missed), 3).length > 0, "a list in an unchanged page still reads");
+      assert.throws(
+        () => searcher.searchExhaustive(term(hit), 3),
+        (e: unknown) => e instanceof UserError && e.message === corruptFileMessage(docsFile),
+      );
+      // Never cached as good: the next read is refused too.
+      assert.throws(
+        () => searcher.search(term(hit), 3),
+        (e: unknown) => e instanceof UserError && e.message === corruptFileMessage(docsFile),
+      );
+    } finally {
+      writeFileSync(docsFile, clean);
+    }
+  });
+
+  it("a block table that does not belong to meta.json is refused at open, a newer version too", () => {
+    const table = join(index, blockTableName("postingScores"));
+    const clean = readFileSync(table);
+    writeFileSync(table, clean.subarray(4));
+    try {
+      assert.throws(
+        () => openIndex(index),
+        (e: unknown) => e instanceof UserError && e.message === corruptFileMessage(table),
+      );
+    } finally {
+      writeFileSync(table, clean);
+    }
+    const metaFile = join(index, META_FILE);
+    const meta = readFileSync(metaFile, "utf8");
+    writeFileSync(metaFile, meta.replace('"version": 5', '"version": 6'));
+    try {
+      assert.throws(
+        () => openIndex(index),
+        (e: unknown) =>
+          e instanceof UserError && e.message.includes("has format version 6, this Agent Lab reads version 5"),
+      );
+    } finally {
+      writeFileSync(metaFile, meta);
+    }
+    openIndex(index).close();
+  });
+});
+
+describe("search: pruned = exhaustive with ties", () => {
+  let dir: string;
+  after(() => dir && rmSync(dir, { recursive: true, force: true }));
+
+  it("on random queries over a corpus of repeated paragraphs (many equal scores), k = 1, 3, 10, 50", async function () {
+    this.timeout(120_000);
+    dir = mkdtempSync(join(tmpdir(), "agent-lab-ties-"));
+    let seed = 4242;
+    const rand = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+    const common = Array.from({ length: 30 }, (_, i) => `word${String.fromCharCode(97 + (i % 26))}${i}`);
+    const rare = Array.from({ length: 400 }, (_, i) => `rare${i}x`);
+    // 40 distinct paragraphs, each repeated many times across the corpus: equal length and words,
+    // so equal scores for every query, and the order among them is decided by document number.
+    const templates = Array.from({ length: 40 }, () =>
+      Array.from({ length: 4 + Math.floor(rand() * 8) }, () =>
+        rand() < 0.8 ? common[Math.floor(rand() * common.length)] : rare[Math.floor(rand() * rare.length)],
+      ).join(" "),
+    );
+    const rows: Paragraph[] = Array.from({ length: 6000 }, (_, i) => ({
+      id: i,
+      title: "t",
+      text: templates[Math.floor(rand() * templates.length)],
+    }));
+    writeCorpus(rows, join(dir, "corpus.jsonl"));
+    await buildIndex(join(dir, "corpus.jsonl"), join(dir, "bm25"), { workers: 0 });
+    const searcher = openIndex(join(dir, "bm25"), { cacheBytes: 2 ** 17 });
+    let ties = 0;
+    for (let q = 0; q < 300; q++) {
+      const words = Array.from({ length: 1 + Math.floor(rand() * 8) }, () =>
+        rand() < 0.7 ? common[Math.floor(rand() * common.length)] : rare[Math.floor(rand() * rare.length)],
+      );
+      const k = [1, 3, 10, 50][q % 4];
+      const fast = searcher.search(words.join(" "), k);
+      same(fast, searcher.searchExhaustive(words.join(" "), k));
+      for (let i = 1; i < fast.length; i++) if (fast[i].score === fast[i - 1].score) ties++;
+    }
+    assert.ok(ties > 500, `${ties} tied neighbours in the results`);
+    searcher.close();
+  });
+});
