@@ -44,6 +44,8 @@ interface BuildRecord {
   peak_rss: number;
   /** Bytes of the finished index folder. */
   bytes: number;
+  /** Our streaming build's work folder at its largest (partial indexes and the new index), when it reports it. */
+  workPeakBytes?: number;
   load: { before: number; after: number };
 }
 
@@ -97,15 +99,16 @@ async function ourBuild(args: ScaleArgs, corpus: string, dir: string): Promise<B
   }
   rmSync(recordFile, { force: true });
   const before = load1();
-  const child = [...process.execArgv, join(__dirname, "build-child.ts"), corpus, dir, String(args.scale.docs)];
+  const child = [...process.execArgv, join(__dirname, "build-child.ts"), corpus, dir];
   const run = await runWatched(process.execPath, child, args.buildCapBytes, (line) => log(line));
   if (run.overCap) throw new Error(`our build was stopped at ${gb(run.peakRss)}: ${run.stopReason}`);
   if (run.code !== 0) throw failed("our build", run);
-  const summary = lastJsonLine(run.stdout) as { seconds: number; peak_rss: number };
+  const summary = lastJsonLine(run.stdout) as { seconds: number; peak_rss: number; workPeakBytes?: number };
   const record: BuildRecord = {
     seconds: summary.seconds,
     peak_rss: Math.max(summary.peak_rss, run.peakRss),
     bytes: dirBytes(dir),
+    workPeakBytes: summary.workPeakBytes,
     load: { before, after: load1() },
   };
   writeFileSync(recordFile, JSON.stringify(record, null, 2));
@@ -299,7 +302,7 @@ export async function runScale(args: ScaleArgs, work: string): Promise<void> {
       `${ours.seconds.toFixed(1)} s`,
       `${ours.load.before.toFixed(1)} → ${ours.load.after.toFixed(1)}`,
       gb(ours.peak_rss),
-      gb(ours.bytes),
+      ours.workPeakBytes === undefined ? gb(ours.bytes) : `${gb(ours.bytes)} (build peak ${gb(ours.workPeakBytes)})`,
       `${open.toFixed(3)} s`,
       gb(owned),
       ...cells(oursRuns),
