@@ -3,7 +3,8 @@
 Uses bm25s exactly as the recipe's search.py does: tokenize(stopwords="en", stemmer=english),
 BM25() defaults, save with the corpus, load with the corpus, tokenize + retrieve per query.
 
-  build  CORPUS INDEX_DIR OUT.json          build time, peak RSS of this process, size on disk
+  build  CORPUS INDEX_DIR OUT.json [N]      build time, peak RSS of this process, size on disk (of the
+                                           first N documents with N; each phase's end goes to stderr)
   query  INDEX_DIR QUERIES.json K OUT.json   load time; per backend: per-query seconds and top-K
   stems  WORDS.txt OUT.txt                   PyStemmer english stem of each line
   tokens CORPUS OUT.json                     bm25s tokens of each "{title}. {text}"
@@ -22,22 +23,39 @@ import Stemmer  # noqa: E402
 STEMMER = Stemmer.Stemmer("english")
 
 
-def read_corpus(path):
+def read_corpus(path, limit=None):
+    docs = []
     with open(path, encoding="utf-8") as f:
-        return [json.loads(line) for line in f if line.strip()]
+        for line in f:
+            if limit is not None and len(docs) >= limit:
+                break
+            if line.strip():
+                docs.append(json.loads(line))
+    return docs
+
+
+def phase(name, docs, start):
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    print(f"bm25s build: {name}, {docs} documents, {time.perf_counter() - start:.0f} s, peak RSS {peak / 2**30:.2f} GiB",
+          file=sys.stderr, flush=True)
 
 
 def dir_size(path):
     return sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(path) for f in fs)
 
 
-def build(corpus_path, index_dir, out_path):
+def build(corpus_path, index_dir, out_path, limit=None):
     start = time.perf_counter()
-    corpus = read_corpus(corpus_path)
+    corpus = read_corpus(corpus_path, None if limit is None else int(limit))
+    phase("corpus read", len(corpus), start)
     texts = [f"{doc['title']}. {doc['text']}" for doc in corpus]
+    tokens = bm25s.tokenize(texts, stopwords="en", stemmer=STEMMER, show_progress=False)
+    phase("tokenized", len(corpus), start)
     index = bm25s.BM25()
-    index.index(bm25s.tokenize(texts, stopwords="en", stemmer=STEMMER, show_progress=False), show_progress=False)
+    index.index(tokens, show_progress=False)
+    phase("indexed", len(corpus), start)
     index.save(index_dir, corpus=corpus)
+    phase("saved", len(corpus), start)
     seconds = time.perf_counter() - start
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     json.dump({"seconds": seconds, "peak_rss": peak, "bytes": dir_size(index_dir), "docs": len(corpus)}, open(out_path, "w"))

@@ -1,11 +1,15 @@
 /**
  * Times our queries in a process of its own, as bm25s_runner.py times bm25s in its: open the index
  * (every CRC checked), 20 warm-up queries, then each query once with its wall-clock and CPU time.
+ * Also the process's memory (process-memory.ts) after open and every 50 queries: the most it held
+ * less file-backed pages (anonymous and shared memory: what the process owns; pages of mapped
+ * files are the kernel's to drop and read again).
  *
  *   npx tsx bench/search/query-child.ts INDEX_DIR QUERIES.json OUT.json [exhaustive]
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { openIndex } from "../../src/core/base/search/bm25-index";
+import { processMemory, type ProcessMemory } from "./process-memory";
 
 /** What one system's pass over the queries measured (bm25s_runner.py writes the same fields). */
 export interface QueryRun {
@@ -18,16 +22,41 @@ export interface QueryRun {
 
 export const K = 3;
 
+/** What query-child.ts writes. */
+export interface QueryChildResult {
+  /** Seconds to open the index. */
+  load: number;
+  run: QueryRun;
+  memory: {
+    afterOpen: ProcessMemory;
+    atEnd: ProcessMemory;
+    /** The most resident memory seen less its file-backed pages. */
+    maxOwned?: number;
+    maxRss?: number;
+  };
+}
+
 function main(): void {
   const [dir, queriesFile, outFile, mode] = process.argv.slice(2);
   const queries = JSON.parse(readFileSync(queriesFile, "utf8")) as string[];
   const t0 = performance.now();
   const index = openIndex(dir);
   const load = (performance.now() - t0) / 1000;
+  const afterOpen = processMemory();
+  let maxOwned: number | undefined;
+  let maxRss: number | undefined;
+  const sample = () => {
+    const m = processMemory();
+    if (m.rss === undefined) return;
+    maxRss = Math.max(maxRss ?? 0, m.rss);
+    maxOwned = Math.max(maxOwned ?? 0, m.rss - (m.rssFile ?? 0));
+  };
+  sample();
   const search = (q: string) => (mode === "exhaustive" ? index.searchExhaustive(q, K) : index.search(q, K));
   for (const q of queries.slice(0, 20)) search(q); // warm-up (JIT)
   const run: QueryRun = { seconds: [], cpu_seconds: [], ids: [], scores: [] };
-  for (const q of queries) {
+  for (const [i, q] of queries.entries()) {
+    if (i % 50 === 0) sample();
     const t = performance.now();
     const c = process.cpuUsage();
     const hits = search(q);
@@ -37,7 +66,9 @@ function main(): void {
     run.ids.push(hits.map((h) => h.id));
     run.scores.push(hits.map((h) => h.score));
   }
-  writeFileSync(outFile, JSON.stringify({ load, run }));
+  sample();
+  const result: QueryChildResult = { load, run, memory: { afterOpen, atEnd: processMemory(), maxOwned, maxRss } };
+  writeFileSync(outFile, JSON.stringify(result));
 }
 
 if (require.main === module) main();

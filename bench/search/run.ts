@@ -6,6 +6,10 @@
  *   npx tsx bench/search/run.ts --quick    50,000 paragraphs, 200+200 queries (development)
  *   options: --docs N  --queries N  --no-bm25s  --hotpot DIR (default ../shared/data/hotpotqa)
  *            --rounds R (default 5): query passes per system, each in a fresh process
+ *   npx tsx bench/search/run.ts --scale 507k|5.2M|21M   issue 28's measurement at that scale (scale-run.ts):
+ *            --queries N (500)  --rounds R (5)  --no-bm25s  --exact-sample N (200)  --reuse-index  --clean
+ *            --bm25s-cap-gib G (12): bm25s's build is stopped past G GiB resident and reported as not fitting
+ *            --build-cap-gib G (16): the same guard for our build
  *
  * Table 1 (synthetic corpus, Wikipedia-like statistics, see synthetic-corpus.ts): build time, peak
  * RSS of the building process, size on disk, load time, query p50/p99 for short (3–8 words) and
@@ -20,7 +24,6 @@
  * 3,075 real paragraphs, query = the question or each supporting title, ours and bm25s.
  * Work files go to bench/.work (git-ignored); results also to bench/.work/results.json.
  */
-import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
@@ -28,6 +31,8 @@ import { splitWords, TermTokenizer } from "../../src/core/base/search/tokenizer"
 import { stemEnglish } from "../../src/core/base/search/english-stemmer";
 import { devQuestions, realParagraphs, writeCorpus, type GoldQuestion } from "./real-paragraphs";
 import { K, type QueryRun } from "./query-child";
+import { agreement, gb, log, mb, median, ms, pct, percentile, sh, table } from "./report";
+import { runScale, scaleArg } from "./scale-run";
 import { makeQueries, queryParagraphIds, SyntheticCorpus } from "./synthetic-corpus";
 
 const ROOT = resolve(__dirname, "..", "..");
@@ -72,14 +77,6 @@ interface SystemRun {
   runs: Record<string, QueryRun>;
 }
 
-function log(msg: string): void {
-  console.error(`[${new Date().toISOString().slice(11, 19)}] ${msg}`);
-}
-
-function sh(cmd: string, args: string[]): string {
-  return execFileSync(cmd, args, { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], maxBuffer: 1 << 28 });
-}
-
 function ourBuild(corpus: string, dir: string): BuildStats {
   const out = sh(process.execPath, [...process.execArgv, join(__dirname, "build-child.ts"), corpus, dir]);
   return JSON.parse(out.trim().split("\n").pop()!) as BuildStats;
@@ -116,55 +113,6 @@ function bm25sQueries(
   sh(PYTHON, [RUNNER, "query", dir, queriesFile, String(K), queryOut, backends.join(",")]);
   const q = JSON.parse(readFileSync(queryOut, "utf8")) as { load_seconds: number; backends: Record<string, QueryRun> };
   return { load: q.load_seconds, runs: q.backends };
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-}
-
-function percentile(xs: number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(p * s.length))];
-}
-
-/**
- * Fraction of queries whose top-3 id sets match; ties-aware also accepts the same three scores.
- * bm25s pads its top 3 with score-0 documents when fewer match; those are left out (we return only matches).
- */
-function agreement(ours: QueryRun, theirs: QueryRun, from: number, to: number): { exact: number; tiesAware: number } {
-  let exact = 0;
-  let ties = 0;
-  for (let i = from; i < to; i++) {
-    const keep = theirs.scores[i].map((s) => s > 0);
-    const theirIds = theirs.ids[i].filter((_, j) => keep[j]);
-    const theirScores = theirs.scores[i].filter((_, j) => keep[j]);
-    const a = [...ours.ids[i]].sort().join();
-    const b = [...theirIds].sort().join();
-    const sameScores =
-      ours.scores[i].length === theirScores.length &&
-      ours.scores[i].every((s, j) => Math.abs(s - theirScores[j]) <= 1e-5 * Math.max(1, Math.abs(s)));
-    if (a === b) exact++;
-    if (a === b || sameScores) ties++;
-  }
-  return { exact: exact / (to - from), tiesAware: ties / (to - from) };
-}
-
-const ms = (s: number) => `${(s * 1000).toFixed(2)} ms`;
-const gb = (b: number) => `${(b / 2 ** 30).toFixed(2)} GiB`;
-const mb = (b: number) => `${(b / 2 ** 20).toFixed(0)} MiB`;
-
-function table(rows: string[][]): string {
-  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
-  return rows
-    .map(
-      (r, i) =>
-        "| " +
-        r.map((cell, c) => cell.padEnd(widths[c])).join(" | ") +
-        " |" +
-        (i === 0 ? "\n|" + widths.map((w) => "-".repeat(w + 2)).join("|") + "|" : ""),
-    )
-    .join("\n");
 }
 
 /** Stems every distinct word of the real paragraphs and a large synthetic sample with both stemmers. */
@@ -222,11 +170,35 @@ function recall(
 }
 
 async function main(): Promise<void> {
-  const args = parseArgs(process.argv.slice(2));
+  const argv = process.argv.slice(2);
+  const args = parseArgs(argv);
   mkdirSync(WORK, { recursive: true });
   if (args.bm25s && !existsSync(PYTHON)) {
     throw new Error(
       "bench/.venv is missing: python3 -m venv bench/.venv && bench/.venv/bin/pip install bm25s PyStemmer numba (or pass --no-bm25s)",
+    );
+  }
+  const scale = scaleArg(argv);
+  if (scale) {
+    const num = (name: string, otherwise: number) => {
+      const i = argv.indexOf(name);
+      return i >= 0 ? Number(argv[i + 1]) : otherwise;
+    };
+    return runScale(
+      {
+        scale,
+        queries: num("--queries", 500),
+        rounds: num("--rounds", 5),
+        bm25s: args.bm25s,
+        bm25sCapBytes: num("--bm25s-cap-gib", 12) * 2 ** 30,
+        buildCapBytes: num("--build-cap-gib", 16) * 2 ** 30,
+        exactSample: num("--exact-sample", 200),
+        reuseIndex: argv.includes("--reuse-index"),
+        clean: argv.includes("--clean"),
+        python: PYTHON,
+        runner: RUNNER,
+      },
+      WORK,
     );
   }
   const loadBefore = loadavg();
@@ -532,10 +504,6 @@ async function main(): Promise<void> {
       2,
     ),
   );
-}
-
-function pct(x: number): string {
-  return `${(100 * x).toFixed(1)}%`;
 }
 
 main().catch((e) => {
