@@ -17,6 +17,7 @@ import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { openIndex } from "../../src/core/base/search/bm25-index";
 import type { SearchHit } from "../../src/core/base/search/searcher";
+import { table } from "./report";
 
 const WORK = resolve(__dirname, "..", ".work");
 const K = 3;
@@ -43,19 +44,6 @@ function cpuMs(search: Search, q: string, reps: number): { ms: number; hits: Sea
 function percentile(xs: number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor(p * s.length))];
-}
-
-function table(rows: string[][]): string {
-  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
-  return rows
-    .map(
-      (r, i) =>
-        "| " +
-        r.map((cell, c) => cell.padEnd(widths[c])).join(" | ") +
-        " |" +
-        (i === 0 ? "\n|" + widths.map((w) => "-".repeat(w + 2)).join("|") + "|" : ""),
-    )
-    .join("\n");
 }
 
 async function main(): Promise<void> {
