@@ -1,9 +1,10 @@
 /**
  * The work folder of a streaming index build, `<indexDir>.build/` beside the index: the finished
  * chunks' partial indexes (partial-index.ts), `out/` where the new index is assembled (texts.bin
- * grows there chunk by chunk), and manifest.json, rewritten atomically after each chunk, which
- * records the chunks and what they were built from. A re-run of an interrupted build keeps the
- * chunks when the corpus and the settings are the same, and starts over (saying so) when not.
+ * grows there chunk by chunk), and chunks.json (not manifest.json: this is not a run folder),
+ * rewritten atomically after each chunk, which records the chunks and what they were built from.
+ * A re-run of an interrupted build keeps the chunks when the corpus and the settings are the same,
+ * and starts over (saying so) when not.
  */
 import { createHash } from "node:crypto";
 import {
@@ -30,7 +31,7 @@ export const CHUNK_DOCUMENTS = 1 << 20;
 /** Bump when the chunk files or this manifest change: an older work folder then starts over. */
 export const WORK_FORMAT = 1;
 
-const MANIFEST = "manifest.json";
+const MANIFEST = "chunks.json";
 const LOCK = "lock";
 export const OUT_DIR = "out";
 
