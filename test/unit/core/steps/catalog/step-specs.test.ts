@@ -16,6 +16,9 @@ import {
 import { stepHelp, stepMarkdown, type StepSpec } from "../../../../../src/core/steps/specs/spec";
 import { UserError } from "../../../../../src/core/base/errors";
 
+/** Values of the flags whose strings must have a form (a flag spec's `pattern`) that NAME-value lacks. */
+const PATTERNED: Record<string, string> = { "search-url": "http://127.0.0.1:8766" };
+
 /** A valid value for a flag that is not its default (so round trips are not vacuous). */
 function sampleValue(name: string, f: FlagSpec): string | number | boolean | string[] {
   switch (f.type) {
@@ -33,8 +36,13 @@ function sampleValue(name: string, f: FlagSpec): string | number | boolean | str
           : (lo + hi) / 2;
       return mid;
     }
-    default:
-      return f.choices ? f.choices[f.choices.length - 1] : `${name}-value`;
+    default: {
+      if (f.choices) return f.choices[f.choices.length - 1];
+      if (!f.pattern || f.pattern.regex.test(`${name}-value`)) return `${name}-value`;
+      const value = PATTERNED[name];
+      assert.ok(value !== undefined && f.pattern.regex.test(value), `PATTERNED needs a valid --${name}`);
+      return value;
+    }
   }
 }
 
