@@ -10,10 +10,6 @@ import { crc32 } from "node:zlib";
 import { writeFileAtomic } from "../util/atomic-write";
 import { BLOCK_SHIFTS, FILES, blockTableName, crcHex, type IndexFile } from "./bm25-format";
 
-export function blockCount(bytes: number, shift: number): number {
-  return Math.ceil(bytes / 2 ** shift);
-}
-
 /** Block CRCs of a byte stream written in pieces of any size. */
 export class BlockCrcs {
   private readonly crcs: number[] = [];

@@ -62,6 +62,35 @@ describe("search: the on-disk reader", () => {
     searcher.close();
   });
 
+  it("a closed searcher holds no pages, closes again quietly, and refuses to search", () => {
+    const searcher = openIndex(index);
+    searcher.search(queries[0], 3);
+    assert.ok(searcher.cache.bytes > 0);
+    searcher.close();
+    assert.equal(searcher.cache.bytes, 0);
+    searcher.close();
+    assert.throws(() => searcher.search(queries[1], 3), /was closed/);
+  });
+
+  it("a data file cut short after open is refused by the read that reaches its end, in one line", () => {
+    const copy = join(dir, "cut");
+    execFileSync("cp", ["-r", index, copy]);
+    const searcher = openIndex(copy);
+    const docs = join(copy, FILES.postingDocs);
+    writeFileSync(docs, readFileSync(docs).subarray(0, 1024));
+    try {
+      assert.throws(
+        () => queries.forEach((q) => searcher.search(q, 10)),
+        (e: unknown) =>
+          e instanceof UserError &&
+          e.message === `search index ${copy} is corrupt (${docs} ends early): rebuild it with "agent-lab index"`,
+      );
+    } finally {
+      searcher.close();
+      rmSync(copy, { recursive: true, force: true });
+    }
+  });
+
   it("a cache of one page (an eviction on nearly every read) returns the same results as the default one", function () {
     this.timeout(120_000);
     const roomy = openIndex(index);
