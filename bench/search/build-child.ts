@@ -6,23 +6,17 @@
  * Progress (phase, chunk, pace, ETA, the work folder's size) goes to stderr about once a minute.
  */
 import { buildIndex, type BuildProgress } from "../../src/core/base/search/build-index";
+import { progressLine } from "../../src/core/base/search/build-progress";
 
 const [corpus, indexDir] = process.argv.slice(2);
 const started = performance.now();
 let lastReport = -60;
-const onProgress = (documents: number, p: BuildProgress) => {
+const onProgress = (_documents: number, p: BuildProgress) => {
   const seconds = (performance.now() - started) / 1000;
   if (seconds - lastReport < 60) return;
   lastReport = seconds;
-  const where =
-    p.phase === "chunks"
-      ? `chunk ${p.chunk}/${p.chunks}, ${documents.toLocaleString()} documents, ${p.perSecond.toFixed(0)}/s`
-      : `merge, ${((100 * p.postingsMerged) / Math.max(1, p.postings)).toFixed(0)}% of ${p.postings.toLocaleString()} postings`;
-  const eta = p.etaSeconds === undefined ? "" : `, phase ETA ${p.etaSeconds.toFixed(0)} s`;
   const rss = (process.memoryUsage.rss() / 2 ** 30).toFixed(2);
-  console.error(
-    `build: ${where}, ${seconds.toFixed(0)} s${eta}, RSS ${rss} GiB, work folder ${(p.workBytes / 2 ** 30).toFixed(2)} GiB`,
-  );
+  console.error(`build: ${progressLine(p)} · ${seconds.toFixed(0)} s · RSS ${rss} GiB`);
 };
 const onNote = (line: string) => console.error(`build: ${line}`);
 buildIndex(corpus, indexDir, { onProgress, onNote }).then(

@@ -7,7 +7,8 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { UserError } from "../core/base/errors";
 import { refuseWriteIntoRun } from "../core/base/runs/run-folder";
-import { buildIndex, type BuildProgress } from "../core/base/search";
+import { buildIndex } from "../core/base/search";
+import { mib, progressLine } from "../core/base/search/build-progress";
 import { INDEX_STEP } from "../core/steps/catalog/catalog";
 import { parseStepArgs } from "./step-args";
 
@@ -38,28 +39,4 @@ export async function run(argv: string[]): Promise<void> {
       `(${mib(summary.bytes)}, ${summary.terms.toLocaleString("en-US")} terms, sha256 ${summary.contentHash.slice(0, 12)}; ` +
       `${summary.chunks} chunk(s)${kept}, work folder peak ${mib(summary.workPeakBytes)})`,
   );
-}
-
-/** "chunk 3/21 · 2,500,000 paragraphs · 41,200/s · ETA 6 min · work 3.1 GiB" or "merge 45% · … ". */
-export function progressLine(p: BuildProgress): string {
-  const eta = p.etaSeconds === undefined ? "" : ` · ETA ${duration(p.etaSeconds)}`;
-  const work = ` · work ${mib(p.workBytes)}`;
-  if (p.phase === "merge") {
-    const pct = p.postings > 0 ? Math.floor((100 * p.postingsMerged) / p.postings) : 100;
-    return `merge ${pct}% of ${p.postings.toLocaleString("en-US")} postings · ${Math.round(p.perSecond).toLocaleString("en-US")}/s${eta}${work}`;
-  }
-  return (
-    `chunk ${p.chunk}/${p.chunks} · ${p.documents.toLocaleString("en-US")} paragraphs · ` +
-    `${Math.round(p.perSecond).toLocaleString("en-US")}/s${eta}${work}`
-  );
-}
-
-function mib(bytes: number): string {
-  return bytes >= 2 ** 30 ? `${(bytes / 2 ** 30).toFixed(1)} GiB` : `${(bytes / 2 ** 20).toFixed(0)} MiB`;
-}
-
-function duration(seconds: number): string {
-  if (seconds < 90) return `${Math.ceil(seconds)} s`;
-  if (seconds < 5400) return `${Math.round(seconds / 60)} min`;
-  return `${(seconds / 3600).toFixed(1)} h`;
 }
