@@ -22,18 +22,7 @@ import {
   type SearchServer,
 } from "../../../../../src/core/base/search";
 import { MAX_SEARCH_K, SEARCH_PROTOCOL } from "../../../../../src/core/base/search/search-wire";
-
-const START_HINT =
-  'start it with "agent-lab serve-search --index DIR", or point searchUrl (--search-url) at a running one';
-
-/** A port nothing listens on: one the system just handed out and took back. */
-async function closedPort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
-  const { port } = s.address() as AddressInfo;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
+import { closedPort, START_HINT } from "../../../../helpers/search-server";
 
 /** A server that is not ours: it answers every request with `status` and `body`. */
 async function foreignServer(status: number, body: string): Promise<{ url: string; server: Server }> {

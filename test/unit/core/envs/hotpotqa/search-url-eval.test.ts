@@ -6,8 +6,6 @@
  */
 import { strict as assert } from "node:assert";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { offlineTokenizer, type ChatTokenizer } from "../../../../../src/core/base/chat";
@@ -24,17 +22,7 @@ import { DEMO_SEED } from "../../../../../src/core/steps/demo/run-demo";
 import { evalSplit } from "../../../../../src/core/steps/eval/eval-split";
 import { prepareSyntheticWorkspace } from "../../../../helpers/synthetic-workspace";
 import { runCli, startCli, waitFor } from "../../../cli/cli-process";
-
-const START_HINT =
-  'start it with "agent-lab serve-search --index DIR", or point searchUrl (--search-url) at a running one';
-
-async function closedPort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
-  const { port } = s.address() as AddressInfo;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
+import { closedPort, START_HINT } from "../../../../helpers/search-server";
 
 describe("envs/hotpotqa: searching over HTTP (searchUrl, serve-search)", function () {
   this.timeout(180_000);
