@@ -10,6 +10,7 @@
 import type { AblationReport, MetricRole, QuestionRow } from "../../src/core/steps/ablate/report-types";
 import { compareMetrics, NO_REPORT_METRICS, type CompareMetrics } from "../../src/core/steps/ablate/compare-metrics";
 import { ORIGIN_LABELS } from "../../src/core/steps/ablate/compare-origin";
+import { flipRole, listedFlips } from "../../src/core/steps/ablate/compare-shown";
 import type { FailureComparison } from "../../src/extension/webview/protocol";
 import { failureSection } from "./failure-table";
 import type { PromptDiff } from "../../src/core/steps/ablate/compare-setup";
@@ -297,8 +298,8 @@ function forest(r: AblationReport): HTMLElement {
   );
 }
 
-/** The role the flips and per-question scores use: the primary metric (partial credit), or the one metric. */
-const flipMetric = (): MetricRole => (metrics.one ? "binary" : "primary");
+/** The role the flips and per-question scores use. */
+const flipMetric = (): MetricRole => (report ? flipRole(report) : "primary");
 
 function openPair(q: QuestionRow, runIndex: number): void {
   pairRequest = { questionId: q.id, runs: [0, runIndex] };
@@ -348,8 +349,9 @@ function flips(r: AblationReport): HTMLElement {
   if (!c) return h("div", { class: "muted" }, "One run: nothing to compare.");
   const idx = r.comparisons.indexOf(c);
   const k = flipMetric();
-  const improved = r.questions.filter((q) => q.flips[idx]?.[k] === "improved");
-  const regressed = r.questions.filter((q) => q.flips[idx]?.[k] === "regressed");
+  // The host sends only the rows these lists show (compare-shown.ts); the counts are the comparison's.
+  const improved = listedFlips(r, idx, "improved");
+  const regressed = listedFlips(r, idx, "regressed");
   const picker = h(
     "select",
     { id: "comparison-picker" },
@@ -371,14 +373,14 @@ function flips(r: AblationReport): HTMLElement {
       h(
         "div",
         null,
-        h("h4", null, `Improved (${improved.length})`),
-        h("ul", { id: "improved" }, ...improved.slice(0, 500).map((q) => flipItem(q, c.run))),
+        h("h4", null, `Improved (${c.flips[k].improved})`),
+        h("ul", { id: "improved" }, ...improved.map((q) => flipItem(q, c.run))),
       ),
       h(
         "div",
         null,
-        h("h4", null, `Regressed (${regressed.length})`),
-        h("ul", { id: "regressed" }, ...regressed.slice(0, 500).map((q) => flipItem(q, c.run))),
+        h("h4", null, `Regressed (${c.flips[k].regressed})`),
+        h("ul", { id: "regressed" }, ...regressed.map((q) => flipItem(q, c.run))),
       ),
     ),
   );

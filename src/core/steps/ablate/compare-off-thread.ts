@@ -12,6 +12,7 @@ import { runFile } from "../../base/runs/run-folder";
 import { loadAblationInputs } from "./ablate";
 import { cachedForCompare, loadCompareRuns } from "./compare-cache";
 import { compareView, type CompareOrigin, type CompareSetup } from "./compare-setup";
+import { shownView } from "./compare-shown";
 import type { AblationReport } from "./report-types";
 
 export interface CompareRequest {
@@ -63,11 +64,14 @@ export class CompareWorker {
     private readonly cachedOnThread = true,
   ) {}
 
-  /** The report and setup for these runs (the first is the baseline), as compareView makes them: here for small runs, else in the worker. */
+  /**
+   * The report and setup for these runs (the first is the baseline), as compareView makes them with
+   * only the question rows the panel shows (shownView): here for small runs, else in the worker.
+   */
   view(req: Omit<CompareRequest, "id">): Promise<{ report: AblationReport; setup: CompareSetup }> {
     if (episodesBytes(req.runDirs) <= this.onThreadMaxBytes) {
       return new Promise((resolve) =>
-        resolve(compareView(loadAblationInputs(req.runDirs), req.origin, req.expect, req.searchDirs)),
+        resolve(shownView(compareView(loadAblationInputs(req.runDirs), req.origin, req.expect, req.searchDirs))),
       );
     }
     // Compared before (their caches hold the records and the resampled results): quicker here than a worker starts.
@@ -75,7 +79,7 @@ export class CompareWorker {
       return new Promise((resolve) => {
         const runs = loadCompareRuns(req.runDirs);
         const view = compareView(runs.inputs, req.origin, req.expect, req.searchDirs, runs.resampling);
-        resolve(view);
+        resolve(shownView(view));
         // New results (other expected differences keep them; another third run does not): kept after the reply.
         setImmediate(runs.save);
       });

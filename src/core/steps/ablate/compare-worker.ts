@@ -8,6 +8,7 @@
 import { parentPort } from "node:worker_threads";
 import { loadCompareRuns } from "./compare-cache";
 import { compareView } from "./compare-setup";
+import { shownView } from "./compare-shown";
 import type { CompareReply, CompareRequest } from "./compare-off-thread";
 
 parentPort!.on("message", (req: CompareRequest) => {
@@ -16,7 +17,10 @@ parentPort!.on("message", (req: CompareRequest) => {
   try {
     const runs = loadCompareRuns(req.runDirs);
     save = runs.save;
-    reply = { id: req.id, ok: compareView(runs.inputs, req.origin, req.expect, req.searchDirs, runs.resampling) };
+    reply = {
+      id: req.id,
+      ok: shownView(compareView(runs.inputs, req.origin, req.expect, req.searchDirs, runs.resampling)),
+    };
   } catch (e) {
     reply = { id: req.id, failed: e instanceof Error ? e.message : String(e) };
   }
