@@ -6,11 +6,17 @@
  * episodes aligned turn by turn in this panel. The report of large runs is computed in a worker
  * thread (core/steps/ablate/compare-off-thread.ts): at 10,000 episodes ablate's resamples take seconds,
  * which no longer hold the extension host (nor the webview's start, so a new panel starts computing
- * at once); small runs are compared on the host, quicker than a worker starts.
+ * at once), and the table goes to the page before its intervals; small runs are compared on the
+ * host, quicker than a worker starts.
  */
 import * as vscode from "vscode";
 import { basename } from "node:path";
-import { CompareWorker, episodesBytes, ON_THREAD_MAX_BYTES } from "../../core/steps/ablate/compare-off-thread";
+import {
+  CompareWorker,
+  episodesBytes,
+  ON_THREAD_MAX_BYTES,
+  type CompareView,
+} from "../../core/steps/ablate/compare-off-thread";
 import type { RequestWorker } from "../../core/base/util/request-worker";
 import type { FailureComparison } from "../../core/views/failures/compare-failures";
 import type { FailuresRequest } from "../../core/views/failures/failures-off-thread";
@@ -69,7 +75,11 @@ export class ComparePanel extends Panel {
       expect: this.expect,
       searchDirs: promptSearchDirs(this.runDirs, workspace),
     };
-    this.worker.view(request).then(
+    const table = ({ report, setup }: CompareView) => {
+      if (n === this.requested && !this.isDisposed)
+        this.post({ type: "compare/report", report, setup, intervalsPending: true });
+    };
+    this.worker.view(request, table).then(
       ({ report, setup }) => {
         if (n !== this.requested || this.isDisposed) return; // other runs or settings asked for since
         this.names = report.runs.map((r) => r.name);

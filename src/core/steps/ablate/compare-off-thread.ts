@@ -7,7 +7,7 @@
  */
 import { statSync } from "node:fs";
 import { requireWorkerScript } from "../../base/util/worker-thread";
-import { RequestWorker, type WorkerReply } from "../../base/util/request-worker";
+import { RequestWorker, type WorkerProgress, type WorkerReply } from "../../base/util/request-worker";
 import { runFile } from "../../base/runs/run-folder";
 import { loadAblationInputs } from "./ablate";
 import { cachedForCompare, loadCompareRuns } from "./compare-cache";
@@ -23,7 +23,16 @@ export interface CompareRequest {
   searchDirs: string[];
 }
 
-export type CompareReply = WorkerReply<{ report: AblationReport; setup: CompareSetup }>;
+export type CompareView = { report: AblationReport; setup: CompareSetup };
+
+export type CompareReply = WorkerReply<CompareView>;
+
+/**
+ * The table before its intervals: the report made without resampling (NOT_RESAMPLED: its intervals,
+ * its sign-flip p, every Holm-adjusted p and verdict are NaN or meaningless; means, Δ, counts and
+ * McNemar's p are final), sent by the worker before resampling runs not compared before.
+ */
+export type CompareProgress = WorkerProgress<CompareView>;
 
 /** The bundled worker next to the extension, or the .ts source next to this module (tests, tsx). */
 const workerScript = () =>
@@ -50,10 +59,10 @@ export function episodesBytes(runDirs: readonly string[]): number {
 }
 
 export class CompareWorker {
-  private readonly worker = new RequestWorker<
-    Omit<CompareRequest, "id">,
-    { report: AblationReport; setup: CompareSetup }
-  >(workerScript, "the Compare worker");
+  private readonly worker = new RequestWorker<Omit<CompareRequest, "id">, CompareView, CompareView>(
+    workerScript,
+    "the Compare worker",
+  );
 
   /**
    * `onThreadMaxBytes`: ON_THREAD_MAX_BYTES; `cachedOnThread`: runs with Compare caches are compared
@@ -67,8 +76,10 @@ export class CompareWorker {
   /**
    * The report and setup for these runs (the first is the baseline), as compareView makes them with
    * only the question rows the panel shows (shownView): here for small runs, else in the worker.
+   * `onTable`: the table without its intervals, when the worker resamples runs not compared before
+   * (CompareProgress); called before the answer, if at all.
    */
-  view(req: Omit<CompareRequest, "id">): Promise<{ report: AblationReport; setup: CompareSetup }> {
+  view(req: Omit<CompareRequest, "id">, onTable?: (table: CompareView) => void): Promise<CompareView> {
     if (episodesBytes(req.runDirs) <= this.onThreadMaxBytes) {
       return new Promise((resolve) =>
         resolve(shownView(compareView(loadAblationInputs(req.runDirs), req.origin, req.expect, req.searchDirs))),
@@ -84,7 +95,7 @@ export class CompareWorker {
         setImmediate(runs.save);
       });
     }
-    return this.worker.request(req);
+    return this.worker.request(req, onTable);
   }
 
   /** Whether a request is being computed (or waits for the one before it). */
