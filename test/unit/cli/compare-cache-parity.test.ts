@@ -2,8 +2,8 @@
  * Compare prints `agent-lab ablate`'s digits on runs the project's own eval writes (`agent-lab
  * demo`: the scripted reader with search and closed-book), however its report was made: the
  * first Compare in the worker (its table first, before the intervals, with the CLI's means and Δ;
- * then the whole report; the worker saves the runs' Compare caches), the next on the host from
- * those caches, and the other baseline from them without resampling, each against the CLI's own
+ * then the whole report; the worker saves the runs' Compare caches), a new panel's on the host from
+ * those caches, and the other baseline in the running worker without resampling, each against the CLI's own
  * table for that order.
  */
 import { strict as assert } from "node:assert";
@@ -53,10 +53,13 @@ describe("compare panel vs agent-lab ablate on the demo's eval runs, through Com
         "the worker saved the runs' caches",
       );
 
-      const again = worker.view(request, (table) => tables.push(table));
-      assert.equal(worker.busy, false, "made on this thread from the caches");
+      const again = new CompareWorker(0).view(request, (table) => tables.push(table));
+      assert.equal(worker.busy, false, "a new panel's: made on this thread from the caches");
       assert.equal(await assertPanelPrintsCli(cli.stdout, await again, names), 6);
-      const swapped = await worker.view({ ...request, runDirs: [dirs[1], dirs[0]] }, (table) => tables.push(table));
+      // The first panel's worker, still running, makes the other baseline from the runs it holds.
+      const swapping = worker.view({ ...request, runDirs: [dirs[1], dirs[0]] }, (table) => tables.push(table));
+      assert.equal(worker.busy, true, "the running worker makes it");
+      const swapped = await swapping;
       assert.equal(tables.length, 1, "runs compared before: no table without intervals");
       assert.equal(await assertPanelPrintsCli(cliSwapped.stdout, swapped, [names[1], names[0]]), 6);
     } finally {

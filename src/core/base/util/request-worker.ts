@@ -68,6 +68,11 @@ export class RequestWorker<Request extends object, Answer, Progress = never> {
     });
   }
 
+  /** Whether the worker is running (started by a request, not stopped or crashed since). */
+  get started(): boolean {
+    return this.worker !== undefined;
+  }
+
   /** Whether a request is being answered (or waits for the one before it). */
   get busy(): boolean {
     return [...this.pending.values()].some((p) => p.worker === this.worker);

@@ -66,8 +66,13 @@ describe("analysis: Compare's run cache", function () {
       assert.deepEqual(undated(await first), shown(dirs));
       await until(() => dirs.every((d) => existsSync(runFile(d, "compareCache"))), "each run's cache saved");
 
-      const second = worker.view(request);
-      assert.equal(worker.busy, false, "made on this thread from the caches");
+      // A panel's running worker answers later Compares from the runs it holds; a new panel's (not started) here.
+      const later = worker.view({ ...request, runDirs: [dirs[1], dirs[0]] });
+      assert.equal(worker.busy, true, "the started worker makes it");
+      assert.deepEqual(undated(await later), shown([dirs[1], dirs[0]]));
+      const fresh = new CompareWorker(0);
+      const second = fresh.view(request);
+      assert.equal(fresh.busy, false, "made on this thread from the caches");
       assert.deepEqual(undated(await second), shown(dirs));
       const saved = JSON.parse(readFileSync(runFile(dirs[0], "compareCache"), "utf8")) as { format: string };
       assert.equal(saved.format, COMPARE_CACHE_FORMAT);
