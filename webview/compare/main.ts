@@ -7,13 +7,20 @@
  * is one the report's metric declarations give (compare-metrics.ts): its primary and binary metric,
  * or one right/wrong metric once.
  */
-import type { AblationReport, MetricRole, QuestionRow } from "../../src/core/steps/ablate/report-types";
+import type {
+  AblationReport,
+  DeltaResult,
+  Interval,
+  MetricRole,
+  QuestionRow,
+} from "../../src/core/steps/ablate/report-types";
 import { compareMetrics, NO_REPORT_METRICS, type CompareMetrics } from "../../src/core/steps/ablate/compare-metrics";
 import { ORIGIN_LABELS } from "../../src/core/steps/ablate/compare-origin";
+import { flipRole, listedFlips } from "../../src/core/steps/ablate/compare-shown";
 import type { FailureComparison } from "../../src/extension/webview/protocol";
 import { failureSection } from "./failure-table";
 import type { PromptDiff } from "../../src/core/steps/ablate/compare-setup";
-import { deltaCell, f3, formatP, intervalText } from "../../src/core/steps/ablate/format";
+import { deltaCell, f3, formatP, intervalText, signed } from "../../src/core/steps/ablate/format";
 import type { PairTurnSide, PairView } from "../../src/core/views/trace/pair-view";
 import type { CompareSetup } from "../../src/extension/webview/protocol";
 import { chartFigure, forestPlot } from "../shared/charts";
@@ -26,6 +33,8 @@ let report: AblationReport | undefined;
 /** What the report's environment calls its numbers, set with each report. */
 let metrics: CompareMetrics = NO_REPORT_METRICS;
 let setup: CompareSetup | undefined;
+/** The report is the table before its intervals (the worker is resampling): those cells say so. */
+let intervalsPending = false;
 /** The comparison whose flips are listed; undefined: the last one (the latest stage against the baseline). */
 let comparison: number | undefined;
 let moreColumns = false;
@@ -172,44 +181,51 @@ type Column = {
 
 const verdictClass = (v: string | undefined) => (v ? `verdict verdict-${v.replace(/\s+/g, "-")}` : "");
 
+/** What a cell of a resampled number (an interval, a test's p, a verdict) shows while the resamples run. */
+const PENDING = "…";
+const ci = (x: Interval) => (intervalsPending ? `[${PENDING}]` : intervalText(x));
+const delta = (d: Pick<DeltaResult, "delta" | "ci">) =>
+  intervalsPending ? `${signed(d.delta)} [${PENDING}]` : deltaCell(d);
+const resampledP = (p: number) => (intervalsPending ? PENDING : formatP(p));
+const verdictText = (v: string) => (intervalsPending ? PENDING : v);
+const verdictOf = (v: string | undefined) => (intervalsPending ? "" : verdictClass(v));
+
 /** The table's columns for `m`: primary and binary, or the one metric (from the binary statistics, as ablate prints it); searches only with tools. */
 function columns(m: CompareMetrics): Column[] {
   const col = (head: string, more: boolean, cell: Column["cell"]): Column => ({ head, more, cell });
   const binary = [
     // The cells' classes (delta-em, delta-f1) are the panel's DOM contract with its probes, kept from format 1.
-    col(`Δ ${m.binary} [paired CI]`, false, (_, c) => cell(c ? deltaCell(c.binary) : "–", false, "delta-em")),
+    col(`Δ ${m.binary} [paired CI]`, false, (_, c) => cell(c ? delta(c.binary) : "–", false, "delta-em")),
     col(m.one ? "p Holm" : `p ${m.binary} (Holm)`, !m.one, (_, c) =>
       cell(
-        c ? (m.one ? formatP(c.binary.p_holm) : `${formatP(c.binary.p)} (${formatP(c.binary.p_holm)})`) : "–",
+        c ? (m.one ? resampledP(c.binary.p_holm) : `${formatP(c.binary.p)} (${resampledP(c.binary.p_holm)})`) : "–",
         !m.one,
       ),
     ),
     col(m.one ? "verdict" : `verdict ${m.binary}`, false, (_, c) =>
-      cell(c ? c.binary.verdict : "–", false, verdictClass(c?.binary.verdict)),
+      cell(c ? verdictText(c.binary.verdict) : "–", false, verdictOf(c?.binary.verdict)),
     ),
   ];
   const head = [
     col("n", false, (run) => cell(run.episodes - run.dropped)),
     ...(m.one
       ? []
-      : [
-          col(`${m.primary} [95% CI]`, false, (run) => cell(`${f3(run.primary.mean)} ${intervalText(run.primary.ci)}`)),
-        ]),
-    col(`${m.binary} [95% CI]`, false, (run) => cell(`${f3(run.binary.mean)} ${intervalText(run.binary.ci)}`)),
+      : [col(`${m.primary} [95% CI]`, false, (run) => cell(`${f3(run.primary.mean)} ${ci(run.primary.ci)}`))]),
+    col(`${m.binary} [95% CI]`, false, (run) => cell(`${f3(run.binary.mean)} ${ci(run.binary.ci)}`)),
   ];
   const primary = m.one
     ? []
     : [
-        col(`Δ ${m.primary} [paired CI]`, false, (_, c) => cell(c ? deltaCell(c.primary) : "–", false, "delta-f1")),
-        col("p Holm", false, (_, c) => cell(c ? formatP(c.primary.p_holm) : "–")),
+        col(`Δ ${m.primary} [paired CI]`, false, (_, c) => cell(c ? delta(c.primary) : "–", false, "delta-f1")),
+        col("p Holm", false, (_, c) => cell(c ? resampledP(c.primary.p_holm) : "–")),
         col(`verdict ${m.primary}`, false, (_, c) =>
-          cell(c ? c.primary.verdict : "–", false, verdictClass(c?.primary.verdict)),
+          cell(c ? verdictText(c.primary.verdict) : "–", false, verdictOf(c?.primary.verdict)),
         ),
       ];
   const rest = [
     ...(m.one
       ? [col("p", true, (_, c) => cell(c ? formatP(c.binary.p) : "–", true))]
-      : [col(`p ${m.primary}`, true, (_, c) => cell(c ? formatP(c.primary.p) : "–", true))]),
+      : [col(`p ${m.primary}`, true, (_, c) => cell(c ? resampledP(c.primary.p) : "–", true))]),
     col("McNemar b/c", true, (_, c) => cell(c ? `${c.binary.baseline_only}/${c.binary.run_only}` : "–", true)),
     // With one 0/1 metric in both roles the primary role holds the same scores, so its MDE is the metric's.
     col(`MDE ${m.primary}`, true, (_, c) => cell(c ? f3(c.primary.mde) : "–", true)),
@@ -251,11 +267,18 @@ function table(r: AblationReport): HTMLElement {
     render();
   });
   const s = r.settings;
-  const method = h(
-    "p",
-    { class: "muted", id: "method" },
-    `Intervals: ${s.level * 100}% percentile bootstrap, ${s.resamples.toLocaleString("en-US")} resamples, seed ${s.seed}; Δ paired — the settings and digits of agent-lab ablate.`,
-  );
+  const method = intervalsPending
+    ? h(
+        "p",
+        { class: "muted pending", id: "method" },
+        `Intervals: computing ${s.resamples.toLocaleString("en-US")} resamples (${s.level * 100}% percentile bootstrap, seed ${s.seed}). ` +
+          "The means, Δ and counts are final; the intervals, p-values and verdicts (…) follow, with agent-lab ablate's digits.",
+      )
+    : h(
+        "p",
+        { class: "muted", id: "method" },
+        `Intervals: ${s.level * 100}% percentile bootstrap, ${s.resamples.toLocaleString("en-US")} resamples, seed ${s.seed}; Δ paired — the settings and digits of agent-lab ablate.`,
+      );
   return h(
     "div",
     { class: "table-block" },
@@ -279,6 +302,12 @@ function table(r: AblationReport): HTMLElement {
 const chartName = (label: string) => `delta-${label.toLowerCase().replace(/[^a-z0-9]+/g, "-")}`;
 
 function forest(r: AblationReport): HTMLElement {
+  if (intervalsPending)
+    return h(
+      "div",
+      { class: "charts", id: "forest" },
+      h("p", { class: "muted" }, "The forest plot of Δ follows with the intervals."),
+    );
   const plot = (which: MetricRole) => {
     const label = metrics[which];
     const rows = r.comparisons.map((c) => ({
@@ -297,8 +326,8 @@ function forest(r: AblationReport): HTMLElement {
   );
 }
 
-/** The role the flips and per-question scores use: the primary metric (partial credit), or the one metric. */
-const flipMetric = (): MetricRole => (metrics.one ? "binary" : "primary");
+/** The role the flips and per-question scores use. */
+const flipMetric = (): MetricRole => (report ? flipRole(report) : "primary");
 
 function openPair(q: QuestionRow, runIndex: number): void {
   pairRequest = { questionId: q.id, runs: [0, runIndex] };
@@ -348,8 +377,9 @@ function flips(r: AblationReport): HTMLElement {
   if (!c) return h("div", { class: "muted" }, "One run: nothing to compare.");
   const idx = r.comparisons.indexOf(c);
   const k = flipMetric();
-  const improved = r.questions.filter((q) => q.flips[idx]?.[k] === "improved");
-  const regressed = r.questions.filter((q) => q.flips[idx]?.[k] === "regressed");
+  // The host sends only the rows these lists show (compare-shown.ts); the counts are the comparison's.
+  const improved = listedFlips(r, idx, "improved");
+  const regressed = listedFlips(r, idx, "regressed");
   const picker = h(
     "select",
     { id: "comparison-picker" },
@@ -371,14 +401,14 @@ function flips(r: AblationReport): HTMLElement {
       h(
         "div",
         null,
-        h("h4", null, `Improved (${improved.length})`),
-        h("ul", { id: "improved" }, ...improved.slice(0, 500).map((q) => flipItem(q, c.run))),
+        h("h4", null, `Improved (${c.flips[k].improved})`),
+        h("ul", { id: "improved" }, ...improved.map((q) => flipItem(q, c.run))),
       ),
       h(
         "div",
         null,
-        h("h4", null, `Regressed (${regressed.length})`),
-        h("ul", { id: "regressed" }, ...regressed.slice(0, 500).map((q) => flipItem(q, c.run))),
+        h("h4", null, `Regressed (${c.flips[k].regressed})`),
+        h("ul", { id: "regressed" }, ...regressed.map((q) => flipItem(q, c.run))),
       ),
     ),
   );
@@ -550,8 +580,10 @@ listen((m) => {
     report = m.report;
     metrics = compareMetrics(m.report);
     setup = m.setup;
+    intervalsPending = m.intervalsPending === true;
     render();
     markFirstFrame("dataFrameAt");
+    if (!intervalsPending) markFirstFrame("intervalsFrameAt");
   } else if (m.type === "compare/failures") {
     failures = m.failures;
     render();
@@ -564,6 +596,7 @@ listen((m) => {
     // Other runs: nothing of these runs' comparison stays on screen until theirs arrives.
     report = setup = pair = pairRequest = failures = undefined;
     failuresShown = false;
+    intervalsPending = false;
     comparison = undefined;
     pinned.length = 0;
     clear(app);

@@ -134,7 +134,18 @@ export type HostMessage =
   | { v: typeof PROTOCOL_VERSION; type: "trace/driftCounts"; counts: RunDriftCounts; total: number }
   /** The run's failure labels (its environment's rules, computed when read): the list's label filter and the header's label. */
   | { v: typeof PROTOCOL_VERSION; type: "trace/failures"; runDir: string; failures: TraceFailures }
-  | { v: typeof PROTOCOL_VERSION; type: "compare/report"; report: AblationReport; setup: CompareSetup }
+  /**
+   * Ablate's report with only the rows the flip lists show (compare-shown.ts). `intervalsPending`:
+   * the table before its intervals (CompareProgress: its intervals, sign-flip p, Holm-adjusted p's
+   * and verdicts are not numbers yet); the whole report follows in another compare/report.
+   */
+  | {
+      v: typeof PROTOCOL_VERSION;
+      type: "compare/report";
+      report: AblationReport;
+      setup: CompareSetup;
+      intervalsPending?: true;
+    }
   /** The runs' failure labels compared (sent after the report; none when their environment declares no labels). */
   | { v: typeof PROTOCOL_VERSION; type: "compare/failures"; failures: FailureComparison }
   /** A flip's two episodes aligned turn by turn (the answer to compare/openPair). */

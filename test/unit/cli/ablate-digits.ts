@@ -8,19 +8,55 @@ import type { AblationReport } from "../../../src/core/steps/ablate/report-types
 import type { CompareSetup } from "../../../src/core/steps/ablate/compare-setup";
 import { openWebview } from "../webview/webview-dom";
 
-/** Asserts the panel prints the CLI's digits for runs `names` (the baseline first); returns how many values it checked. */
+type View = { report: AblationReport; setup: CompareSetup };
+
+/**
+ * Asserts the panel prints the CLI's digits for runs `names` (the baseline first); returns how many
+ * values it checked. `table`: the table before its intervals, posted to the same page first: its
+ * means and Δ are the CLI's, each interval shown as pending ("[…]").
+ */
 export async function assertPanelPrintsCli(
   cliStdout: string,
-  view: { report: AblationReport; setup: CompareSetup },
+  view: View,
   names: readonly string[],
+  table?: View,
 ): Promise<number> {
   const t = await openWebview("compare");
   try {
+    const intervals = /[+−]?\d\.\d{3} \[[+−]?\d\.\d{3}, [+−]?\d\.\d{3}\]/g;
+    const rowsNow = () => Array.from(t.document.querySelectorAll("#ablation-table tbody tr"));
+    const cliLine = (name: string) => cliStdout.split("\n").find((l) => l.startsWith(`${name} `))!;
+    if (table) {
+      t.post({ type: "compare/report", ...table, intervalsPending: true });
+      await t.settle();
+      const rows = rowsNow();
+      const pending = (text: string) => text.replace(/ \[.*\]$/, " […]");
+      for (const [i, name] of names.entries()) {
+        const [primaryMean, primaryCi, binaryMean, binaryCi] = cliLine(name)
+          .trim()
+          .split(/\s{2,}/)
+          .slice(1, 5);
+        const cells = Array.from(rows[i].querySelectorAll("td")).map((td) => td.textContent!);
+        assert.equal(cells[1], pending(`${primaryMean} ${primaryCi}`), `${name}: the primary mean, interval pending`);
+        assert.equal(cells[2], pending(`${binaryMean} ${binaryCi}`), `${name}: the binary mean, interval pending`);
+        if (i === 0) continue;
+        const [dPrimary, dBinary] = cliStdout
+          .split("\n")
+          .filter((l) => l.startsWith(`${name} `))[1]
+          .match(intervals)!;
+        assert.equal(
+          rows[i].querySelector(".delta-f1")!.textContent,
+          pending(dPrimary),
+          `${name}: Δ, interval pending`,
+        );
+        assert.equal(rows[i].querySelector(".delta-em")!.textContent, pending(dBinary), `${name}: Δ, interval pending`);
+      }
+      assert.match(t.document.getElementById("method")!.textContent!, /computing 10,000 resamples/);
+    }
     t.post({ type: "compare/report", ...view });
     await t.settle();
-    const rows = Array.from(t.document.querySelectorAll("#ablation-table tbody tr"));
+    const rows = rowsNow();
     const cells = (i: number) => Array.from(rows[i].querySelectorAll("td")).map((td) => td.textContent!);
-    const intervals = /[+−]?\d\.\d{3} \[[+−]?\d\.\d{3}, [+−]?\d\.\d{3}\]/g;
     let checked = 0;
     for (const [i, name] of names.entries()) {
       const line = cliStdout.split("\n").find((l) => l.startsWith(`${name} `))!;

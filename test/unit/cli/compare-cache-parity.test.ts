@@ -1,8 +1,9 @@
 /**
  * Compare prints `agent-lab ablate`'s digits on runs the project's own eval writes (`agent-lab
  * demo`: the scripted reader with search and closed-book), however its report was made: the
- * first Compare in the worker (which saves the runs' Compare caches), the next on the host from
- * those caches, and the other baseline from them without resampling, each against the CLI's own
+ * first Compare in the worker (its table first, before the intervals, with the CLI's means and Δ;
+ * then the whole report; the worker saves the runs' Compare caches), a new panel's on the host from
+ * those caches, and the other baseline in the running worker without resampling, each against the CLI's own
  * table for that order.
  */
 import { strict as assert } from "node:assert";
@@ -10,7 +11,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runDemo } from "../../../src/core/steps/demo/run-demo";
-import { CompareWorker } from "../../../src/core/steps/ablate/compare-off-thread";
+import { CompareWorker, type CompareView } from "../../../src/core/steps/ablate/compare-off-thread";
 import { runFile } from "../../../src/core/base/runs/run-folder";
 import { webviewBundles } from "../webview/webview-dom";
 import { assertPanelPrintsCli } from "./ablate-digits";
@@ -38,9 +39,13 @@ describe("compare panel vs agent-lab ablate on the demo's eval runs, through Com
     const worker = new CompareWorker(0); // the demo's runs are small: 0 treats them as large ones
     try {
       const request = { runDirs: dirs, origin: "runs" as const, expect: undefined, searchDirs: [] };
-      const first = worker.view(request);
+      const tables: CompareView[] = [];
+      const first = worker.view(request, (table) => tables.push(table));
       assert.equal(worker.busy, true, "the first Compare is made in the worker");
-      assert.equal(await assertPanelPrintsCli(cli.stdout, await first, names), 6);
+      const answer = await first;
+      assert.equal(tables.length, 1, "the table before its intervals came first, once");
+      assert.ok(Number.isNaN(tables[0].report.runs[0].primary.ci.lo), "made without resampling");
+      assert.equal(await assertPanelPrintsCli(cli.stdout, answer, names, tables[0]), 6);
       for (let i = 0; i < 300 && !dirs.every((d) => existsSync(runFile(d, "compareCache"))); i++)
         await new Promise((r) => setTimeout(r, 20));
       assert.ok(
@@ -48,10 +53,14 @@ describe("compare panel vs agent-lab ablate on the demo's eval runs, through Com
         "the worker saved the runs' caches",
       );
 
-      const again = worker.view(request);
-      assert.equal(worker.busy, false, "made on this thread from the caches");
+      const again = new CompareWorker(0).view(request, (table) => tables.push(table));
+      assert.equal(worker.busy, false, "a new panel's: made on this thread from the caches");
       assert.equal(await assertPanelPrintsCli(cli.stdout, await again, names), 6);
-      const swapped = await worker.view({ ...request, runDirs: [dirs[1], dirs[0]] });
+      // The first panel's worker, still running, makes the other baseline from the runs it holds.
+      const swapping = worker.view({ ...request, runDirs: [dirs[1], dirs[0]] }, (table) => tables.push(table));
+      assert.equal(worker.busy, true, "the running worker makes it");
+      const swapped = await swapping;
+      assert.equal(tables.length, 1, "runs compared before: no table without intervals");
       assert.equal(await assertPanelPrintsCli(cliSwapped.stdout, swapped, [names[1], names[0]]), 6);
     } finally {
       worker.dispose();

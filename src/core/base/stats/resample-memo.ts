@@ -30,6 +30,15 @@ export const DIRECT_RESAMPLING: Resampling = {
   signFlipTest: (diffs, options) => signFlipTest(diffs, options),
 };
 
+/**
+ * No resampling: every resampled mean and every p is NaN, at once. For a table drawn before its
+ * intervals (means, deltas, counts and McNemar's exact test need no draws); nothing else from it is a number.
+ */
+export const NOT_RESAMPLED: Resampling = {
+  bootstrapMeans: (columns, options) => columns.map(() => new Float64Array(options.resamples).fill(NaN)),
+  signFlipTest: () => NaN,
+};
+
 /** A remembered result: one column's resampled means, or one test's p. */
 export type ResampleResult = Float64Array | number;
 

@@ -1,19 +1,28 @@
 /**
  * A worker thread that answers requests one message each (`{ id, ...request }` in, `{ id, ok }` or
- * `{ id, failed }` out), started on the first request and stopped by dispose. A crashed worker
- * fails what it had; the next request starts another.
+ * `{ id, failed }` out), started on the first request and stopped by dispose. Before its answer a
+ * worker may send what it has so far (`{ id, progress }`: e.g. a table before its intervals), handed
+ * to the request's `onProgress`. A crashed worker fails what it had; the next request starts another.
  */
 import type { Worker } from "node:worker_threads";
 import { startWorkerThread } from "./worker-thread";
 
 export type WorkerReply<T> = { id: number; ok: T } | { id: number; failed: string };
 
-export class RequestWorker<Request extends object, Answer> {
+/** What a worker may send before its reply to request `id`. */
+export type WorkerProgress<P> = { id: number; progress: P };
+
+export class RequestWorker<Request extends object, Answer, Progress = never> {
   private worker: Worker | undefined;
   private nextId = 1;
   private readonly pending = new Map<
     number,
-    { worker: Worker; resolve: (a: Answer) => void; reject: (e: Error) => void }
+    {
+      worker: Worker;
+      resolve: (a: Answer) => void;
+      reject: (e: Error) => void;
+      onProgress: ((p: Progress) => void) | undefined;
+    }
   >();
 
   /** `script`: the worker's entry (asked for on the first start); `what` names it in errors. */
@@ -24,9 +33,13 @@ export class RequestWorker<Request extends object, Answer> {
 
   private start(): Worker {
     const worker = startWorkerThread(this.script());
-    worker.on("message", (m: WorkerReply<Answer>) => {
+    worker.on("message", (m: WorkerReply<Answer> | WorkerProgress<Progress>) => {
       const p = this.pending.get(m.id);
       if (!p) return;
+      if ("progress" in m) {
+        p.onProgress?.(m.progress);
+        return;
+      }
       this.pending.delete(m.id);
       if ("ok" in m) p.resolve(m.ok);
       else p.reject(new Error(m.failed));
@@ -45,13 +58,19 @@ export class RequestWorker<Request extends object, Answer> {
     return worker;
   }
 
-  request(req: Request): Promise<Answer> {
+  /** The worker's answer to `req`; `onProgress` gets what it sends before (never after the answer). */
+  request(req: Request, onProgress?: (p: Progress) => void): Promise<Answer> {
     const worker = (this.worker ??= this.start());
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { worker, resolve, reject });
+      this.pending.set(id, { worker, resolve, reject, onProgress });
       worker.postMessage({ ...req, id });
     });
+  }
+
+  /** Whether the worker is running (started by a request, not stopped or crashed since). */
+  get started(): boolean {
+    return this.worker !== undefined;
   }
 
   /** Whether a request is being answered (or waits for the one before it). */

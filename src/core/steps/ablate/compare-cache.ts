@@ -126,6 +126,8 @@ export function cachedForCompare(dirs: readonly string[]): boolean {
 export interface CompareRuns {
   inputs: AblationInput[];
   resampling: ResampleMemo;
+  /** Whether every run was read from its cache (else at least its columns are resampled afresh). */
+  fromCaches: boolean;
   /** Writes each run's cache where it gained something (records read from episodes.jsonl, new results). */
   save(): void;
 }
@@ -159,7 +161,7 @@ export function loadCompareRuns(dirs: readonly string[]): CompareRuns {
       const run = { stamp: r.stamp, records: r.records, results: kept, file: "" };
       if (writeCache(r.dir, run)) hold(r.dir, { ...run, file: fileStamp(runFile(r.dir, "compareCache")) });
     });
-  return { inputs, resampling, save };
+  return { inputs, resampling, fromCaches: runs.every((r) => r.cached !== undefined), save };
 }
 
 /** Saves the run's cache; false when it was not (see below). */

@@ -7,11 +7,12 @@
  */
 import { statSync } from "node:fs";
 import { requireWorkerScript } from "../../base/util/worker-thread";
-import { RequestWorker, type WorkerReply } from "../../base/util/request-worker";
+import { RequestWorker, type WorkerProgress, type WorkerReply } from "../../base/util/request-worker";
 import { runFile } from "../../base/runs/run-folder";
 import { loadAblationInputs } from "./ablate";
 import { cachedForCompare, loadCompareRuns } from "./compare-cache";
 import { compareView, type CompareOrigin, type CompareSetup } from "./compare-setup";
+import { shownView } from "./compare-shown";
 import type { AblationReport } from "./report-types";
 
 export interface CompareRequest {
@@ -22,7 +23,16 @@ export interface CompareRequest {
   searchDirs: string[];
 }
 
-export type CompareReply = WorkerReply<{ report: AblationReport; setup: CompareSetup }>;
+export type CompareView = { report: AblationReport; setup: CompareSetup };
+
+export type CompareReply = WorkerReply<CompareView>;
+
+/**
+ * The table before its intervals: the report made without resampling (NOT_RESAMPLED: its intervals,
+ * its sign-flip p, every Holm-adjusted p and verdict are NaN or meaningless; means, Δ, counts and
+ * McNemar's p are final), sent by the worker before resampling runs not compared before.
+ */
+export type CompareProgress = WorkerProgress<CompareView>;
 
 /** The bundled worker next to the extension, or the .ts source next to this module (tests, tsx). */
 const workerScript = () =>
@@ -49,10 +59,10 @@ export function episodesBytes(runDirs: readonly string[]): number {
 }
 
 export class CompareWorker {
-  private readonly worker = new RequestWorker<
-    Omit<CompareRequest, "id">,
-    { report: AblationReport; setup: CompareSetup }
-  >(workerScript, "the Compare worker");
+  private readonly worker = new RequestWorker<Omit<CompareRequest, "id">, CompareView, CompareView>(
+    workerScript,
+    "the Compare worker",
+  );
 
   /**
    * `onThreadMaxBytes`: ON_THREAD_MAX_BYTES; `cachedOnThread`: runs with Compare caches are compared
@@ -63,24 +73,33 @@ export class CompareWorker {
     private readonly cachedOnThread = true,
   ) {}
 
-  /** The report and setup for these runs (the first is the baseline), as compareView makes them: here for small runs, else in the worker. */
-  view(req: Omit<CompareRequest, "id">): Promise<{ report: AblationReport; setup: CompareSetup }> {
+  /**
+   * The report and setup for these runs (the first is the baseline), as compareView makes them with
+   * only the question rows the panel shows (shownView): here for small runs, else in the worker.
+   * `onTable`: the table without its intervals, when the worker resamples runs not compared before
+   * (CompareProgress); called before the answer, if at all.
+   */
+  view(req: Omit<CompareRequest, "id">, onTable?: (table: CompareView) => void): Promise<CompareView> {
     if (episodesBytes(req.runDirs) <= this.onThreadMaxBytes) {
       return new Promise((resolve) =>
-        resolve(compareView(loadAblationInputs(req.runDirs), req.origin, req.expect, req.searchDirs)),
+        resolve(shownView(compareView(loadAblationInputs(req.runDirs), req.origin, req.expect, req.searchDirs))),
       );
     }
+    // The panel's worker, once started, keeps the runs it read and saved in its memory (compare-cache.ts):
+    // a later Compare there (another baseline, other expected differences) reads nothing, where this
+    // thread would read both caches (about 5 MB of JSON at 10,000 episodes) and run ablate cold.
+    if (this.worker.started) return this.worker.request(req, onTable);
     // Compared before (their caches hold the records and the resampled results): quicker here than a worker starts.
     if (this.cachedOnThread && cachedForCompare(req.runDirs)) {
       return new Promise((resolve) => {
         const runs = loadCompareRuns(req.runDirs);
         const view = compareView(runs.inputs, req.origin, req.expect, req.searchDirs, runs.resampling);
-        resolve(view);
+        resolve(shownView(view));
         // New results (other expected differences keep them; another third run does not): kept after the reply.
         setImmediate(runs.save);
       });
     }
-    return this.worker.request(req);
+    return this.worker.request(req, onTable);
   }
 
   /** Whether a request is being computed (or waits for the one before it). */

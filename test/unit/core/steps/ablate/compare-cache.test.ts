@@ -13,6 +13,7 @@ import { loadAblationInputs } from "../../../../../src/core/steps/ablate/ablate"
 import { COMPARE_CACHE_FORMAT, loadCompareRuns } from "../../../../../src/core/steps/ablate/compare-cache";
 import { CompareWorker } from "../../../../../src/core/steps/ablate/compare-off-thread";
 import { compareView } from "../../../../../src/core/steps/ablate/compare-setup";
+import { shownView } from "../../../../../src/core/steps/ablate/compare-shown";
 import { appendEpisode, ensureRunDir } from "../../../../../src/core/base/runs/run-files";
 import { runFile } from "../../../../../src/core/base/runs/run-folder";
 import { writeJsonAtomic } from "../../../../../src/core/base/util/atomic-write";
@@ -25,6 +26,8 @@ import { episode, manifest, readDev, simulatedRun, type DevRecord } from "./fixt
 type View = ReturnType<typeof compareView>;
 const undated = (v: View) => ({ ...v, report: { ...v.report, created: "" } });
 const direct = (dirs: string[]) => undated(compareView(loadAblationInputs(dirs), "runs", undefined, []));
+/** What CompareWorker gives the panel: the report with the rows it shows. */
+const shown = (dirs: string[]) => undated(shownView(compareView(loadAblationInputs(dirs), "runs", undefined, [])));
 const fromCache = (dirs: string[]) => {
   const runs = loadCompareRuns(dirs);
   const view = compareView(runs.inputs, "runs", undefined, [], runs.resampling);
@@ -60,12 +63,17 @@ describe("analysis: Compare's run cache", function () {
       const request = { runDirs: dirs, origin: "runs" as const, expect: undefined, searchDirs: [] };
       const first = worker.view(request);
       assert.equal(worker.busy, true, "no cache yet: the worker makes it");
-      assert.deepEqual(undated(await first), direct(dirs));
+      assert.deepEqual(undated(await first), shown(dirs));
       await until(() => dirs.every((d) => existsSync(runFile(d, "compareCache"))), "each run's cache saved");
 
-      const second = worker.view(request);
-      assert.equal(worker.busy, false, "made on this thread from the caches");
-      assert.deepEqual(undated(await second), direct(dirs));
+      // A panel's running worker answers later Compares from the runs it holds; a new panel's (not started) here.
+      const later = worker.view({ ...request, runDirs: [dirs[1], dirs[0]] });
+      assert.equal(worker.busy, true, "the started worker makes it");
+      assert.deepEqual(undated(await later), shown([dirs[1], dirs[0]]));
+      const fresh = new CompareWorker(0);
+      const second = fresh.view(request);
+      assert.equal(fresh.busy, false, "made on this thread from the caches");
+      assert.deepEqual(undated(await second), shown(dirs));
       const saved = JSON.parse(readFileSync(runFile(dirs[0], "compareCache"), "utf8")) as { format: string };
       assert.equal(saved.format, COMPARE_CACHE_FORMAT);
     } finally {

@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { loadAblationInputs } from "../../../../../src/core/steps/ablate/ablate";
 import { CompareWorker, ON_THREAD_MAX_BYTES } from "../../../../../src/core/steps/ablate/compare-off-thread";
 import { compareView } from "../../../../../src/core/steps/ablate/compare-setup";
+import { shownView } from "../../../../../src/core/steps/ablate/compare-shown";
 import { appendEpisode, ensureRunDir } from "../../../../../src/core/base/runs/run-files";
 import { writeJsonAtomic } from "../../../../../src/core/base/util/atomic-write";
 import { requireSharedData } from "../../../../helpers/shared-data";
@@ -39,10 +40,10 @@ describe("analysis: the Compare report in a worker thread", function () {
     if (root) rmSync(root, { recursive: true, force: true });
   });
 
-  it("gives the report and setup compareView gives in this thread, for each choice of expected differences", async () => {
+  it("gives the report and setup compareView gives in this thread (the rows the panel shows), for each choice of expected differences", async () => {
     for (const expect of [undefined, [] as string[]]) {
       const off = await worker.view({ runDirs: dirs, origin: "runs", expect, searchDirs: [root] });
-      const here = compareView(loadAblationInputs(dirs), "runs", expect, [root]);
+      const here = shownView(compareView(loadAblationInputs(dirs), "runs", expect, [root]));
       // The report's creation time is the only field that may differ.
       assert.deepEqual(
         { ...off, report: { ...off.report, created: "" } },
