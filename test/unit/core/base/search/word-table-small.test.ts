@@ -22,9 +22,9 @@ const COLLIDING: [string, string][] = [
 ];
 
 describe("search build: word table (small)", () => {
-  it("maps ranges of texts to values through the slots' growth (past 32,768 words) and the characters' (past 2^19 units)", () => {
+  it("maps ranges of texts to values through the slots' growth (past 32,768 and 65,536 words) and the characters' (past 2^19 units)", () => {
     const table = new WordTable();
-    const vocab = distinctWords(40_000);
+    const vocab = distinctWords(70_000);
     const units = vocab.reduce((a, w) => a + w.length, 0);
     assert.ok(units > 1 << 19, `${units} units`);
     vocab.forEach((w, i) => {
@@ -35,7 +35,7 @@ describe("search build: word table (small)", () => {
     assert.equal(table.size, vocab.length);
     // Twice: from the main table, then (short words) from the front table.
     for (let pass = 0; pass < 2; pass++)
-      for (let i = 0; i < vocab.length; i += 1 + (i % 5)) {
+      for (let i = 0; i < vocab.length; i++) {
         const w = vocab[i];
         if (table.get(`..${w}`, 2, 2 + w.length) !== i - 3) assert.fail(`${w} (pass ${pass})`);
       }
@@ -78,6 +78,16 @@ describe("search build: word table (small)", () => {
       for (const other of ["abce", "abcD", "bbcd", "abcdefghiJ", "Abcdefghij", "ab", "y", "abcde"])
         assert.equal(table.get(other, 0, other.length), MISSING, other);
     }
+  });
+
+  it("adds a word whose search ends at slot 0", () => {
+    const table = new WordTable();
+    const w = "s1jad"; // wordHash(w) & 0xffff === 0: the first free slot of an empty table is slot 0
+    assert.equal(wordHash(w, 0, w.length) & 0xffff, 0);
+    assert.equal(table.get(w, 0, w.length), MISSING);
+    table.add(5);
+    assert.equal(table.get(w, 0, w.length), 5);
+    assert.equal(table.get(`${w}x`, 0, w.length + 1), MISSING);
   });
 
   it("refuses add without a missed get before it, and after a hit", () => {
