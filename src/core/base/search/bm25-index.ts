@@ -42,7 +42,46 @@ const REBUILD_AGAIN = 'rebuild it with "agent-lab index"';
 export interface OpenOptions {
   /** Bytes of pages the index keeps in memory (default PAGE_CACHE_BYTES). */
   cacheBytes?: number;
+  /**
+   * Read the index's files into the page cache in the background after open, as far as they fit
+   * its budget (default true; see Bm25Searcher.filled). A one-shot search turns it off: it would
+   * wait for the fill to end before it could exit.
+   */
+  fill?: boolean;
 }
+
+/** What the background fill of an open index did (Bm25Searcher.filled). */
+export interface FillReport {
+  /** From the fill's start (right after open) to its end. */
+  seconds: number;
+  /** Bytes of the files it read whole and checked. */
+  bytes: number;
+  /** Files read whole into memory (within the cache's budget). */
+  filled: IndexFile[];
+  /** Files left to on-demand reads: they did not fit the cache's budget, or the fill stopped before them. */
+  left: IndexFile[];
+  /** Why it stopped early: the searcher was closed, or a page was refused (the search that needs it refuses it). */
+  stopped?: "closed" | "refused";
+}
+
+/**
+ * The order the fill reads the files in: what every query reads first (the vocabulary's lookups,
+ * the lists' bounds), then the lists, then what the hits read. texts.bin is never cached.
+ */
+const FILL_ORDER: readonly IndexFile[] = [
+  "vocabHash",
+  "vocabOffsets",
+  "vocab",
+  "postingOffsets",
+  "termMax",
+  "windowRows",
+  "windowMax",
+  "windowStart",
+  "postingDocs",
+  "postingScores",
+  "textOffsets",
+  "docIds",
+];
 
 export function openIndex(indexDir: string, options: OpenOptions = {}): Bm25Searcher {
   return new Bm25Searcher(indexDir, options);
@@ -77,6 +116,13 @@ export class Bm25Searcher implements Searcher {
   private vocabBytes = new Uint8Array(256);
   /** Query terms already looked up (research sessions repeat words). */
   private readonly rowCache = new Map<string, number>();
+  /**
+   * Settles once the background fill has read the files that fit the cache into it (at once when
+   * options.fill is false); never rejects. Searches are correct before, during and after it: they
+   * read what is not cached yet themselves. A benchmark waits for it the way a loader's timed
+   * queries start after its load.
+   */
+  readonly filled: Promise<FillReport>;
   constructor(
     readonly indexDir: string,
     options: OpenOptions = {},
@@ -154,6 +200,7 @@ export class Bm25Searcher implements Searcher {
       this.postings = new DiskPostings(files, windowRows, W);
       this.topK = new WindowTopK(this.postings);
       unclosed.register(this, opened, this);
+      this.filled = options.fill === false ? Promise.resolve(NOTHING_FILLED) : fillCache(files, this.cache);
     } catch (e) {
       for (const f of opened) f.close();
       throw e;
@@ -347,6 +394,46 @@ export class Bm25Searcher implements Searcher {
     }
     return out;
   }
+}
+
+const NOTHING_FILLED: FillReport = { seconds: 0, bytes: 0, filled: [], left: [...FILL_ORDER] };
+
+/**
+ * Reads the files of FILL_ORDER into memory, each whole, one after another (PagedFile.fill), a file
+ * whose bytes would take the resident files past the cache's budget left to paging (a large index
+ * keeps paging). A function of its own that holds the files and the cache, not the searcher: a
+ * searcher nobody closed can still be collected while its fill runs (its files are closed then,
+ * and the fill stops).
+ */
+async function fillCache(files: Record<IndexFile, PagedFile>, cache: PageCache): Promise<FillReport> {
+  const t0 = performance.now();
+  const before = cache.filledBytes;
+  const report: FillReport = { seconds: 0, bytes: 0, filled: [], left: [] };
+  for (const key of FILL_ORDER) {
+    if (report.stopped !== undefined) {
+      report.left.push(key);
+      continue;
+    }
+    let outcome: Awaited<ReturnType<PagedFile["fill"]>>;
+    try {
+      outcome = await files[key].fill();
+    } catch {
+      // A file that went away or cannot be read: the search that needs its pages reads them itself
+      // and gives its one-line refusal; the fill has nothing to add to it.
+      outcome = "refused";
+    }
+    if (outcome === "filled") {
+      report.filled.push(key);
+      continue;
+    }
+    report.left.push(key);
+    if (outcome === "stopped") report.stopped = "closed";
+    if (outcome === "refused") report.stopped = "refused";
+    // "full": the next (smaller) file may still fit.
+  }
+  report.seconds = (performance.now() - t0) / 1000;
+  report.bytes = cache.filledBytes - before;
+  return report;
 }
 
 const textEncoder = new TextEncoder();
