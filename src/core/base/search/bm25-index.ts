@@ -66,7 +66,9 @@ export interface FillReport {
 
 /**
  * The order the fill reads the files in: what every query reads first (the vocabulary's lookups,
- * the lists' bounds), then the lists, then what the hits read. texts.bin is never cached.
+ * the lists' bounds), then the lists, then what the hits read. texts.bin, the largest, last: it
+ * is never paged (each hit's blocks are read and checked on every read) but read whole when the
+ * budget has room for it.
  */
 const FILL_ORDER: readonly IndexFile[] = [
   "vocabHash",
@@ -81,6 +83,7 @@ const FILL_ORDER: readonly IndexFile[] = [
   "postingScores",
   "textOffsets",
   "docIds",
+  "texts",
 ];
 
 export function openIndex(indexDir: string, options: OpenOptions = {}): Bm25Searcher {
@@ -294,16 +297,18 @@ export class Bm25Searcher implements Searcher {
   }
 
   /**
-   * The paragraph stored for document number `doc` (0-based row of the corpus). Reads the whole
-   * 4 KiB blocks of texts.bin it lies in and checks their CRCs first, on every call (texts are not
-   * cached): no byte of texts.bin reaches a caller unchecked, even one changed on disk after open.
+   * The paragraph stored for document number `doc` (0-based row of the corpus). From memory once
+   * the fill has read texts.bin whole (every block checked then); until then, or when it does not
+   * fit the budget, reads the whole 4 KiB blocks it lies in and checks their CRCs first, on every
+   * call (texts are not paged): no byte of texts.bin reaches a caller unchecked.
    */
   paragraph(doc: number): { id: number; title: string; text: string } {
     const o = this.files.textOffsets;
     const start = o.f64(2 * doc);
     const split = o.f64(2 * doc + 1);
     const end = o.f64(2 * doc + 2);
-    const { bytes, offset } = this.files.texts.readFresh(start, end);
+    const resident = this.files.texts.resident;
+    const { bytes, offset } = resident ? { bytes: resident, offset: 0 } : this.files.texts.readFresh(start, end);
     const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     return {
       id: this.files.docIds.f64(doc),

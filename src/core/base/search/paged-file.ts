@@ -20,15 +20,17 @@ import { UserError } from "../errors";
 import { blocksMatch } from "./block-crc";
 
 /**
- * Bytes of pages one open index keeps (all its files together): 384 MiB. The files a search reads
- * through the cache (all but texts.bin) are 270 MiB at 507k paragraphs, so such an index is read
- * into it whole after open (Bm25Searcher.filled) and its queries run from memory; a larger one
- * keeps paging, and what its query process owns stays this budget plus one query's scratch (well
- * under issue 28's 3 GB at 21M). Measured at 507k (bench/search/disk-reader.ts): with 64 MiB the
- * 1,000 bench queries read 1.7 GB of pages (each read is a CRC-32 of the page: CPU p50 1.2 / 2.6 ms
- * short / question-length), with 256 MiB 0.3 GB.
+ * Bytes of memory one open index keeps (its files' pages and the files read whole, together): 640
+ * MiB. The 507k-paragraph index is 576 MiB (270 MiB of lists and tables, 306 MiB of texts), so an
+ * index of that size is read into memory whole after open (Bm25Searcher.filled) and its queries
+ * run from memory, texts included (bm25s holds the same corpus in its 2.5 GiB); a larger one keeps
+ * paging, and what its query process owns stays this budget plus one query's scratch (issue 28's
+ * limit is 3 GB at 21M). Measured at 507k (bench/search/disk-reader.ts): with 64 MiB of pages the
+ * 1,000 bench queries read 1.7 GB of pages (each read is a CRC-32 of the page: CPU p50 1.2 / 2.6
+ * ms short / question-length), with 256 MiB 0.3 GB; the files resident, 0.18 / 0.53 ms (wall, at
+ * a load of 10).
  */
-export const PAGE_CACHE_BYTES = 384 << 20;
+export const PAGE_CACHE_BYTES = 640 << 20;
 
 interface Page {
   bytes: Uint8Array;
