@@ -11,7 +11,9 @@
  * for each Electron ABI the extension runs under. Measured in bench/search/disk-reader.ts against
  * the same search over the files held whole in memory (an mmap's best case): warm queries cost
  * 1.15× (short) and 1.75× (question-length) its CPU at 507k paragraphs; a miss costs a read and
- * a CRC-32 of its page (~30–90 µs), paid once per page while it stays cached.
+ * a CRC-32 of its page (~30–90 µs), paid once per page while it stays cached. A file that fits
+ * the budget is read whole after open instead (PagedFile.fill, in the background), checked the same
+ * way, and is then read from memory without the pages.
  */
 import { closeSync, readSync } from "node:fs";
 import { open } from "node:fs/promises";
@@ -65,10 +67,6 @@ export class PageCache {
     return page;
   }
 
-  has(key: number): boolean {
-    return this.pages.has(key);
-  }
-
   /** A page a search read from disk (a miss). */
   put(key: number, bytes: Uint8Array): Page {
     this.misses++;
@@ -78,7 +76,8 @@ export class PageCache {
 
   /**
    * Room for a file read whole (PagedFile.fill), taken from the budget if the resident files
-   * together stay within it; pages are evicted to make the room. False: it does not fit.
+   * together stay within it; pages are evicted to make the room. Returns the ticket release()
+   * takes, or undefined: it does not fit.
    */
   reserve(bytes: number): number | undefined {
     if (this.resident + bytes > this.budget) return undefined;
@@ -122,7 +121,7 @@ export class PageCache {
     }
   }
 
-  /** Bytes of pages held now. */
+  /** Bytes held now: pages and resident files (reserved ones included). */
   get bytes(): number {
     return this.held;
   }

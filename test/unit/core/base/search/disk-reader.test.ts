@@ -336,6 +336,26 @@ describe("search: the page cache", () => {
   });
 });
 
+describe("search: the page cache's room for resident files", () => {
+  it("a file's reservation evicts pages to make room, one past the budget is refused, and one from before a clear() is not given back after it", () => {
+    const cache = new PageCache(1000);
+    for (const key of [1, 2, 3]) cache.put(key, new Uint8Array(200));
+    const ticket = cache.reserve(700);
+    assert.notEqual(ticket, undefined);
+    assert.equal(cache.bytes, 900, "700 reserved, one page of 200 left");
+    assert.equal(cache.get(1), undefined, "the least recently used pages went");
+    assert.ok(cache.get(3));
+    assert.equal(cache.reserve(400), undefined, "resident files never pass the budget together");
+    cache.release(700, ticket!);
+    assert.equal(cache.bytes, 200);
+    const again = cache.reserve(800)!;
+    cache.clear();
+    cache.release(800, again);
+    assert.equal(cache.bytes, 0, "a reservation cleared with the cache is not given back twice");
+    assert.notEqual(cache.reserve(1000), undefined);
+  });
+});
+
 describe("search: pruned = exhaustive with ties", () => {
   let dir: string;
   after(() => dir && rmSync(dir, { recursive: true, force: true }));
