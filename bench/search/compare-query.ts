@@ -60,6 +60,7 @@ async function main(): Promise<void> {
   }
   const { short, long } = JSON.parse(readFileSync(queryFile, "utf8")) as { short: string[]; long: string[] };
   const index = openIndex(indexDir);
+  await index.filled; // the queries run from memory where the index fits the budget, as run.ts's do
   const systems: [string, Search][] = [
     ["this tree: search()", (q) => index.search(q, K)],
     ["this tree: exhaustive", (q) => index.searchExhaustive(q, K)],
@@ -71,6 +72,7 @@ async function main(): Promise<void> {
     };
     // An older version may read only an older index format: --against-index gives its copy of the same corpus.
     const other = mod.openIndex(resolve(arg(argv, "--against-index") ?? indexDir));
+    if ("filled" in other) await other.filled;
     systems.push([`--against ${against}`, (q) => other.search(q, K)]);
   }
   const load = loadavg()[0];

@@ -1,6 +1,8 @@
 /**
- * Times our queries in a process of its own, as bm25s_runner.py times bm25s in its: open the index
- * (every CRC checked), 20 warm-up queries, then each query once with its wall-clock and CPU time.
+ * Times our queries in a process of its own, as bm25s_runner.py times bm25s in its: open the index,
+ * wait for its background fill (the files that fit the page cache read into it and their blocks
+ * checked: what bm25s's load does before its timed queries), 20 warm-up queries, then each query
+ * once with its wall-clock and CPU time.
  * Also the process's memory (process-memory.ts) after open and every 50 queries: the most it held
  * less file-backed pages (anonymous and shared memory: what the process owns; pages of mapped
  * files are the kernel's to drop and read again).
@@ -26,6 +28,8 @@ export const K = 3;
 export interface QueryChildResult {
   /** Seconds to open the index. */
   load: number;
+  /** Seconds from open to the end of the background fill, and the bytes it read (absent in results of older runs). */
+  fill?: { seconds: number; bytes: number };
   run: QueryRun;
   memory: {
     afterOpen: ProcessMemory;
@@ -36,12 +40,14 @@ export interface QueryChildResult {
   };
 }
 
-function main(): void {
+async function main(): Promise<void> {
   const [dir, queriesFile, outFile, mode] = process.argv.slice(2);
   const queries = JSON.parse(readFileSync(queriesFile, "utf8")) as string[];
   const t0 = performance.now();
   const index = openIndex(dir);
   const load = (performance.now() - t0) / 1000;
+  const filled = await index.filled;
+  const fill = { seconds: filled.seconds, bytes: filled.bytes };
   const afterOpen = processMemory();
   let maxOwned: number | undefined;
   let maxRss: number | undefined;
@@ -67,8 +73,8 @@ function main(): void {
     run.scores.push(hits.map((h) => h.score));
   }
   sample();
-  const result: QueryChildResult = { load, run, memory: { afterOpen, atEnd: processMemory(), maxOwned, maxRss } };
+  const result: QueryChildResult = { load, fill, run, memory: { afterOpen, atEnd: processMemory(), maxOwned, maxRss } };
   writeFileSync(outFile, JSON.stringify(result));
 }
 
-if (require.main === module) main();
+if (require.main === module) void main();

@@ -259,6 +259,9 @@ export async function runScale(args: ScaleArgs, work: string): Promise<void> {
   const stat = (runs: QueryRun[], from: number, to: number, q: number) => median(runs.map((x) => pct(x, from, to, q)));
   const oursRuns = oursRounds.map((x) => x.run);
   const open = median(oursRounds.map((x) => x.load));
+  /** The background fill after open (the queries wait for it, as bm25s's wait for its load). */
+  const fill = median(oursRounds.map((x) => x.fill?.seconds ?? 0));
+  const fillBytes = median(oursRounds.map((x) => x.fill?.bytes ?? 0));
   const maxOf = (pick: (m: QueryChildResult["memory"]) => number | undefined) =>
     Math.max(...oursRounds.map((x) => pick(x.memory) ?? 0));
   const owned = maxOf((m) => m.maxOwned);
@@ -291,6 +294,7 @@ export async function runScale(args: ScaleArgs, work: string): Promise<void> {
       "peak RSS",
       "disk",
       "open",
+      "fill",
       "owned memory (max)",
       "short p50",
       "short p99",
@@ -304,6 +308,7 @@ export async function runScale(args: ScaleArgs, work: string): Promise<void> {
       gb(ours.peak_rss),
       ours.workPeakBytes === undefined ? gb(ours.bytes) : `${gb(ours.bytes)} (build peak ${gb(ours.workPeakBytes)})`,
       `${open.toFixed(3)} s`,
+      `${fill.toFixed(2)} s (${gb(fillBytes)})`,
       gb(owned),
       ...cells(oursRuns),
     ],
@@ -317,6 +322,7 @@ export async function runScale(args: ScaleArgs, work: string): Promise<void> {
       gb(theirs.bytes),
       "—",
       "—",
+      "—",
       ...cells(theirRounds),
     ]);
   } else if (theirs) {
@@ -325,6 +331,7 @@ export async function runScale(args: ScaleArgs, work: string): Promise<void> {
       `stopped after ${theirs.seconds.toFixed(0)} s`,
       `${theirs.load.before.toFixed(1)} → ${theirs.load.after.toFixed(1)}`,
       `> ${gb(theirs.peak_rss)}`,
+      "—",
       "—",
       "—",
       "—",
@@ -420,9 +427,11 @@ export async function runScale(args: ScaleArgs, work: string): Promise<void> {
         ours: {
           build: ours,
           open,
+          fill,
+          fillBytes,
           owned,
           memoryAtEnd,
-          rounds: oursRounds.map((x) => ({ load: x.load, memory: x.memory })),
+          rounds: oursRounds.map((x) => ({ load: x.load, fill: x.fill, memory: x.memory })),
         },
         bm25s: theirs ? { build: theirs } : undefined,
         exact: { same: exact, of: sample.length },

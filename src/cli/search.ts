@@ -12,7 +12,8 @@ export async function run(argv: string[]): Promise<void> {
   const query = positionals.join(" ").trim();
   if (!query) throw new UserError(`give a query, e.g. agent-lab search "Scott Derrickson nationality"`);
   const dataDir = values.data ?? join(workspaceDir, config.dataDir);
-  const hits = openIndex(join(dataDir, "bm25")).search(query, values.k);
+  // One query: no background fill of the cache (the process would wait for it before exiting).
+  const hits = openIndex(join(dataDir, "bm25"), { fill: false }).search(query, values.k);
   if (hits.length === 0) {
     console.log("no results (no word of the query is in the index, or it has only stopwords)");
     return;

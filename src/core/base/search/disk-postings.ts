@@ -28,6 +28,8 @@ export interface PostingFiles {
 
 export class DiskPostings implements PostingSource {
   private readonly slices: DiskSlices;
+  /** Once the list files are resident (PagedFile.fill): slices that are the files themselves. */
+  private inMemory: MemorySlices | undefined;
 
   constructor(
     private readonly files: PostingFiles,
@@ -48,12 +50,79 @@ export class DiskPostings implements PostingSource {
   }
 
   load(rows: readonly number[]): TermSlices {
-    return this.slices.load(rows, this);
+    let memory = this.inMemory;
+    // Looked for until the files are resident, and given up once they are not (a closed searcher).
+    if (memory === undefined || this.files.postingDocs.resident === undefined)
+      memory = this.inMemory = MemorySlices.of(this.files);
+    return memory !== undefined ? memory.load(rows, this) : this.slices.load(rows, this);
   }
 
   /** Row of window-max.u8 for a vocabulary row, or -1. */
   slotOf(row: number): number {
     return windowSlot(this.windowRows, row);
+  }
+}
+
+/**
+ * A query's slices when the four list files are resident: the lists are searched where they lie
+ * (positions are file positions, as window-start.u32 holds them), nothing is copied and
+ * ensure/ensureWindows have nothing to do — the in-memory search of index format 4.
+ */
+class MemorySlices implements TermSlices {
+  start = new Int32Array(0);
+  end = new Int32Array(0);
+  base = new Int32Array(0);
+  at = new Int32Array(0);
+
+  private constructor(
+    readonly docs: Uint32Array,
+    readonly scores: Float32Array,
+    readonly windowMax: Uint8Array,
+    readonly windowStart: Uint32Array,
+  ) {}
+
+  /** The slices over the resident files, or undefined while one of them is not (yet) resident. */
+  static of(files: PostingFiles): MemorySlices | undefined {
+    const docs = files.postingDocs.resident;
+    const scores = files.postingScores.resident;
+    const windowMax = files.windowMax.resident;
+    const windowStart = files.windowStart.resident;
+    // Positions must fit the Int32Array slices (a resident file is within the cache's budget: always here).
+    if (!docs || !scores || !windowMax || !windowStart || docs.length >= 2 ** 33) return undefined;
+    return new MemorySlices(
+      new Uint32Array(docs.buffer, docs.byteOffset, docs.length / 4),
+      new Float32Array(scores.buffer, scores.byteOffset, scores.length / 4),
+      windowMax,
+      new Uint32Array(windowStart.buffer, windowStart.byteOffset, windowStart.length / 4),
+    );
+  }
+
+  load(rows: readonly number[], postings: DiskPostings): TermSlices {
+    const T = rows.length;
+    const W = postings.windows;
+    if (this.start.length !== T) {
+      this.start = new Int32Array(T);
+      this.end = new Int32Array(T);
+      this.base = new Int32Array(T);
+      this.at = new Int32Array(T);
+    }
+    for (let i = 0; i < T; i++) {
+      const { from, to } = postings.range(rows[i]);
+      const slot = postings.slotOf(rows[i]);
+      this.start[i] = from;
+      this.end[i] = to;
+      this.base[i] = slot < 0 ? -1 : slot * W;
+      this.at[i] = slot < 0 ? -1 : slot * (W + 1);
+    }
+    return this;
+  }
+
+  ensure(): void {
+    // Every posting is in memory already.
+  }
+
+  ensureWindows(): void {
+    // Every window start is in memory already.
   }
 }
 

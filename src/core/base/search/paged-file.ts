@@ -11,19 +11,28 @@
  * for each Electron ABI the extension runs under. Measured in bench/search/disk-reader.ts against
  * the same search over the files held whole in memory (an mmap's best case): warm queries cost
  * 1.15× (short) and 1.75× (question-length) its CPU at 507k paragraphs; a miss costs a read and
- * a CRC-32 of its page (~30–90 µs), paid once per page while it stays cached.
+ * a CRC-32 of its page (~30–90 µs), paid once per page while it stays cached. A file that fits
+ * the budget is read whole after open instead (PagedFile.fill, in the background), checked the same
+ * way, and is then read from memory without the pages.
  */
 import { closeSync, readSync } from "node:fs";
+import { open } from "node:fs/promises";
+import { endianness } from "node:os";
 import { UserError } from "../errors";
 import { blocksMatch } from "./block-crc";
 
 /**
- * Bytes of pages one open index keeps (all its files together): 256 MiB. Measured at 507k
- * paragraphs (bench/search/disk-reader.ts): with 64 MiB the 1,000 bench queries read 1.7 GB of
- * pages (each read is a CRC-32 of the page: CPU p50 1.2 / 2.6 ms short / question-length), with
- * 256 MiB 0.3 GB (everything but texts.bin fits; a second pass 0.32 / 1.2 ms).
+ * Bytes of memory one open index keeps (its files' pages and the files read whole, together): 640
+ * MiB. The 507k-paragraph index is 576 MiB (270 MiB of lists and tables, 306 MiB of texts), so an
+ * index of that size is read into memory whole after open (Bm25Searcher.filled) and its queries
+ * run from memory, texts included (bm25s holds the same corpus in its 2.5 GiB); a larger one keeps
+ * paging, and what its query process owns stays this budget plus one query's scratch (issue 28's
+ * limit is 3 GB at 21M). Measured at 507k (bench/search/disk-reader.ts): with 64 MiB of pages the
+ * 1,000 bench queries read 1.7 GB of pages (each read is a CRC-32 of the page: CPU p50 1.2 / 2.6
+ * ms short / question-length), with 256 MiB 0.3 GB; the files resident, 0.18 / 0.53 ms (wall, at
+ * a load of 10).
  */
-export const PAGE_CACHE_BYTES = 256 << 20;
+export const PAGE_CACHE_BYTES = 640 << 20;
 
 interface Page {
   bytes: Uint8Array;
@@ -34,11 +43,18 @@ interface Page {
 export class PageCache {
   /** Map order is use order: the first entry is the least recently used. */
   private readonly pages = new Map<number, Page>();
+  /** Bytes of pages and of resident files (never evicted) together. */
   private held = 0;
+  /** Bytes of files read whole into memory (PagedFile.fill), reserved before they are read. */
+  private resident = 0;
+  /** Counts clear()s: a reservation taken before one is not given back after it. */
+  private epoch = 0;
   /** Pages read from disk (and checked) since the cache was made: tests and benchmarks read it. */
   misses = 0;
   /** Bytes read from disk into the cache since it was made. */
   bytesRead = 0;
+  /** Bytes of files read whole by PagedFile.fill (no search waited for them; not in misses or bytesRead). */
+  filledBytes = 0;
 
   constructor(readonly budget = PAGE_CACHE_BYTES) {}
 
@@ -51,22 +67,61 @@ export class PageCache {
     return page;
   }
 
+  /** A page a search read from disk (a miss). */
   put(key: number, bytes: Uint8Array): Page {
+    this.misses++;
+    this.bytesRead += bytes.length;
+    return this.insert(key, bytes);
+  }
+
+  /**
+   * Room for a file read whole (PagedFile.fill), taken from the budget if the resident files
+   * together stay within it; pages are evicted to make the room. Returns the ticket release()
+   * takes, or undefined: it does not fit.
+   */
+  reserve(bytes: number): number | undefined {
+    if (this.resident + bytes > this.budget) return undefined;
+    this.resident += bytes;
+    this.held += bytes;
+    this.evict(-1);
+    return this.epoch;
+  }
+
+  /** Gives back a reservation whose file was not made resident (closed, or refused); one from before a clear() is gone already. */
+  release(bytes: number, ticket: number): void {
+    if (ticket !== this.epoch) return;
+    this.resident -= bytes;
+    this.held -= bytes;
+  }
+
+  /** A reserved file is now resident: its pages, if any, go (the file reads from memory now). */
+  settle(from: number, to: number, bytes: number): void {
+    this.filledBytes += bytes;
+    for (const [key, page] of this.pages) {
+      if (key < from || key >= to) continue;
+      this.pages.delete(key);
+      this.held -= page.bytes.length;
+    }
+  }
+
+  private insert(key: number, bytes: Uint8Array): Page {
     const page: Page = { bytes, view: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
     this.pages.set(key, page);
     this.held += bytes.length;
-    this.misses++;
-    this.bytesRead += bytes.length;
-    for (const [old, evicted] of this.pages) {
-      // The page just read stays, whatever the budget (the read that needs it gets it).
-      if (this.held <= this.budget || old === key) break;
-      this.pages.delete(old);
-      this.held -= evicted.bytes.length;
-    }
+    this.evict(key);
     return page;
   }
 
-  /** Bytes of pages held now. */
+  /** Least recently used pages out until the budget holds; `keep` stays whatever the budget (the read that needs it gets it). */
+  private evict(keep: number): void {
+    for (const [old, evicted] of this.pages) {
+      if (this.held <= this.budget || old === keep) break;
+      this.pages.delete(old);
+      this.held -= evicted.bytes.length;
+    }
+  }
+
+  /** Bytes held now: pages and resident files (reserved ones included). */
   get bytes(): number {
     return this.held;
   }
@@ -74,8 +129,20 @@ export class PageCache {
   clear(): void {
     this.pages.clear();
     this.held = 0;
+    this.resident = 0;
+    this.epoch++;
   }
 }
+
+/**
+ * Bytes per read, and per CRC turn, of a fill (16 pages of the lists, 64 of the lookup tables):
+ * large enough that a read's own cost is small next to its bytes, small enough that the CRC of one
+ * run (~0.3 ms) is all a search arriving meanwhile waits for.
+ */
+const FILL_RUN = 1 << 20;
+
+/** Typed arrays use the machine's byte order; the files are little-endian (elsewhere reads keep going through DataViews). */
+const LITTLE_ENDIAN = endianness() === "LE";
 
 /** Files of one cache get disjoint key ranges: file id · 2^32 + page number (pages < 2^32 at any file size here). */
 const FILE_KEY = 2 ** 32;
@@ -88,6 +155,11 @@ export class PagedFile {
   /** The page last used, kept out of the cache's bookkeeping: runs of reads in one page are common. */
   private lastNumber = -1;
   private last: Page | undefined;
+  /** The file read whole and checked (fill), and typed views of it where its length allows: then reads skip the pages. */
+  private whole: Uint8Array | undefined;
+  private words: Uint32Array | undefined;
+  private floats: Float32Array | undefined;
+  private doubles: Float64Array | undefined;
 
   constructor(
     private readonly cache: PageCache,
@@ -109,6 +181,10 @@ export class PagedFile {
   /** Page n, from the cache or read from disk and checked against its block CRC. */
   page(n: number): Page {
     if (n === this.lastNumber && this.last !== undefined) return this.last;
+    if (this.whole !== undefined) {
+      const bytes = this.whole.subarray(n * this.pageSize, Math.min((n + 1) * this.pageSize, this.size));
+      return { bytes, view: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
+    }
     const key = this.id * FILE_KEY + n;
     let page = this.cache.get(key);
     if (page === undefined) {
@@ -144,19 +220,91 @@ export class PagedFile {
     return bytes;
   }
 
+  /**
+   * Reads the whole file into memory, FILL_RUN bytes per read on libuv's thread pool (the searches
+   * on this thread go on meanwhile, reading pages as before), each block checked against its CRC as
+   * page() checks it; then the file is resident: every later read is an index into that memory (no
+   * page lookups, no copies: disk-postings.ts searches the lists where they lie). Its bytes are
+   * reserved in the cache's budget first. Through a descriptor of its own, closed before it
+   * returns: close() may close this file's at any time. Not made resident when the budget has no
+   * room for it ("full": a large index keeps paging), once the file is closed ("stopped"), or at a
+   * block whose bytes differ from its CRC or that ends early ("refused": the search that needs it
+   * reads it itself and refuses it with the one-line message).
+   */
+  async fill(): Promise<"filled" | "stopped" | "full" | "refused"> {
+    if (this.whole !== undefined) return "filled";
+    const ticket = this.cache.reserve(this.size);
+    if (ticket === undefined) return "full";
+    let outcome: "filled" | "stopped" | "refused" = "stopped";
+    try {
+      outcome = await this.readWhole();
+    } finally {
+      if (outcome !== "filled") this.cache.release(this.size, ticket);
+    }
+    return outcome;
+  }
+
+  private async readWhole(): Promise<"filled" | "stopped" | "refused"> {
+    if (this.fd === undefined) return "stopped";
+    const handle = await open(this.path, "r");
+    try {
+      // 8-byte aligned (a new buffer is), so the typed views below can sit on it.
+      const whole = new Uint8Array(this.size);
+      for (let from = 0; from < this.size;) {
+        if (this.fd === undefined) return "stopped";
+        const to = Math.min(from + FILL_RUN, this.size);
+        const { bytesRead } = await handle.read(whole, from, to - from, from);
+        if (bytesRead === 0) return "refused";
+        from += bytesRead;
+      }
+      if (this.fd === undefined) return "stopped";
+      // Checked in runs between turns of the event loop: a search arriving meanwhile waits for one run's CRC at most.
+      for (let from = 0; from < this.size; from += FILL_RUN) {
+        const to = Math.min(from + FILL_RUN, this.size);
+        if (!blocksMatch(whole.subarray(from, to), from / this.pageSize, this.blockCrcs, this.shift)) return "refused";
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        if (this.fd === undefined) return "stopped";
+      }
+      this.makeResident(whole);
+      return "filled";
+    } finally {
+      await handle.close();
+    }
+  }
+
+  private makeResident(whole: Uint8Array): void {
+    this.whole = whole;
+    if (LITTLE_ENDIAN) {
+      if (whole.length % 4 === 0) this.words = new Uint32Array(whole.buffer, 0, whole.length / 4);
+      if (whole.length % 4 === 0) this.floats = new Float32Array(whole.buffer, 0, whole.length / 4);
+      if (whole.length % 8 === 0) this.doubles = new Float64Array(whole.buffer, 0, whole.length / 8);
+    }
+    this.last = undefined;
+    this.lastNumber = -1;
+    this.cache.settle(this.id * FILE_KEY, (this.id + 1) * FILE_KEY, whole.length);
+  }
+
+  /** The whole file, checked, once fill() has made it resident (disk-postings.ts searches it in place). */
+  get resident(): Uint8Array | undefined {
+    return this.whole;
+  }
+
   u32(i: number): number {
+    if (this.words !== undefined) return this.words[i];
     const at = 4 * i;
     const n = Math.floor(at / this.pageSize);
     return this.page(n).view.getUint32(at - n * this.pageSize, true);
   }
 
   f32(i: number): number {
+    if (this.floats !== undefined) return this.floats[i];
     const at = 4 * i;
     const n = Math.floor(at / this.pageSize);
     return this.page(n).view.getFloat32(at - n * this.pageSize, true);
   }
 
   f64(i: number): number {
+    if (this.doubles !== undefined) return this.doubles[i];
     const at = 8 * i;
     const n = Math.floor(at / this.pageSize);
     return this.page(n).view.getFloat64(at - n * this.pageSize, true);
@@ -164,6 +312,10 @@ export class PagedFile {
 
   /** Copies bytes [from, to) of the file into out at `at`. */
   copy(from: number, to: number, out: Uint8Array, at: number): void {
+    if (this.whole !== undefined) {
+      out.set(this.whole.subarray(from, to), at);
+      return;
+    }
     const size = this.pageSize;
     while (from < to) {
       const n = Math.floor(from / size);
@@ -179,5 +331,6 @@ export class PagedFile {
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;
     this.last = undefined;
+    this.whole = this.words = this.floats = this.doubles = undefined;
   }
 }

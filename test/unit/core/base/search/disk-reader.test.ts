@@ -19,10 +19,36 @@ import {
   INDEX_FILES,
   META_FILE,
   blockTableName,
+  type IndexFile,
 } from "../../../../../src/core/base/search/bm25-format";
 import { corruptFileMessage } from "../../../../../src/core/base/search/bm25-index";
 import { PageCache } from "../../../../../src/core/base/search/paged-file";
 import { TermTokenizer } from "../../../../../src/core/base/search/tokenizer";
+
+/**
+ * Terms of an index by where their lists lie: rowIn(p) is a row whose list lies inside page p of
+ * postings-docs.u32 and whose term is a query of its own (the tokenizer gives the term back).
+ */
+function listsByPage(index: string) {
+  const vocab = readFileSync(join(index, FILES.vocab));
+  const u32 = (file: string) => new Uint32Array(new Uint8Array(readFileSync(join(index, file))).buffer);
+  const words = u32(FILES.vocabOffsets);
+  const postings = u32(FILES.postingOffsets);
+  const term = (row: number) => vocab.toString("utf8", words[row], words[row + 1]);
+  const page = 2 ** BLOCK_SHIFTS.postingDocs;
+  const tokenizer = new TermTokenizer();
+  const rowIn = (p: number) => {
+    for (let r = 0; r + 1 < postings.length; r++) {
+      const from = 4 * postings[r];
+      const to = 4 * postings[r + 1];
+      if (from < p * page || to > (p + 1) * page || to - from < 8) continue;
+      const terms = tokenizer.terms(term(r));
+      if (terms.length === 1 && terms[0] === term(r)) return r;
+    }
+    throw new Error(`no term inside page ${p}`);
+  };
+  return { term, rowIn, postings };
+}
 
 const same = (a: { id: number; score: number }[], b: { id: number; score: number }[]) =>
   assert.deepEqual(
@@ -109,28 +135,11 @@ describe("search: the on-disk reader", () => {
 
   it("a byte changed in the middle of a long file is refused by the search that reads its block, and only by it", function () {
     this.timeout(60_000);
-    const vocab = readFileSync(join(index, FILES.vocab));
-    const u32 = (file: string) => new Uint32Array(new Uint8Array(readFileSync(join(index, file))).buffer);
-    const words = u32(FILES.vocabOffsets);
-    const postings = u32(FILES.postingOffsets);
-    const term = (row: number) => vocab.toString("utf8", words[row], words[row + 1]);
+    const { term, rowIn, postings } = listsByPage(index);
     const docsFile = join(index, FILES.postingDocs);
     const clean = readFileSync(docsFile);
     const page = 2 ** BLOCK_SHIFTS.postingDocs;
     assert.ok(clean.length > 4 * page, `${clean.length} bytes of postings`);
-    // A term whose list lies inside one page, and one whose list lies in another; each a query of
-    // its own (the tokenizer gives the term back).
-    const tokenizer = new TermTokenizer();
-    const rowIn = (p: number) => {
-      for (let r = 0; r + 1 < postings.length; r++) {
-        const from = 4 * postings[r];
-        const to = 4 * postings[r + 1];
-        if (from < p * page || to > (p + 1) * page || to - from < 8) continue;
-        const terms = tokenizer.terms(term(r));
-        if (terms.length === 1 && terms[0] === term(r)) return r;
-      }
-      throw new Error(`no term inside page ${p}`);
-    };
     const hit = rowIn(2);
     const missed = rowIn(3);
     const bad = Buffer.from(clean);
@@ -153,6 +162,93 @@ describe("search: the on-disk reader", () => {
     }
   });
 
+  it("reads the index into memory in the background after open: results before, during and after the fill equal exhaustive scoring, and afterwards no search reads a page", async function () {
+    this.timeout(120_000);
+    const reference = openIndex(index, { fill: false });
+    const expected = queries.map((q) => reference.searchExhaustive(q, 10));
+    assert.equal(reference.cache.filledBytes, 0, "fill: false reads nothing ahead");
+    reference.close();
+    const searcher = openIndex(index);
+    let done = false;
+    void searcher.filled.then(() => (done = true));
+    same(searcher.search(queries[0], 10), expected[0]); // before the fill has read anything
+    let during = 0;
+    for (const [i, q] of queries.entries()) {
+      await new Promise<void>((resolve) => setImmediate(resolve)); // the fill's reads and checks go on in between
+      if (!done) during++;
+      same(searcher.search(q, 10), expected[i]);
+    }
+    assert.ok(during > 0, "some searches ran while the fill was under way");
+    const report = await searcher.filled;
+    const cached = INDEX_FILES; // texts.bin too: the whole index fits the default budget
+    assert.deepEqual([...report.filled].sort(), [...cached].sort());
+    assert.deepEqual(report.left, []);
+    assert.equal(report.stopped, undefined);
+    const bytes = cached.reduce((n, key) => n + statSync(join(index, FILES[key])).size, 0);
+    assert.equal(report.bytes, bytes);
+    assert.equal(
+      searcher.cache.bytes,
+      bytes,
+      "only the resident files are held: the pages searches read before are let go",
+    );
+    const misses = searcher.cache.misses;
+    for (const [i, q] of queries.entries()) same(searcher.search(q, 10), expected[i]);
+    for (const [i, q] of queries.entries()) same(searcher.searchExhaustive(q, 10), expected[i]);
+    assert.equal(searcher.cache.misses, misses, "no page read once the files are resident");
+    searcher.close();
+    assert.equal(searcher.cache.bytes, 0);
+    assert.throws(() => searcher.search(queries[1], 3), /was closed/);
+  });
+
+  it("a byte changed in a file the fill reads is refused, with the same one-line message, by the search that needs it", async function () {
+    this.timeout(60_000);
+    const copy = join(dir, "changed-before-fill");
+    execFileSync("cp", ["-r", index, copy]);
+    const { term, rowIn, postings } = listsByPage(copy);
+    const hit = rowIn(2);
+    const docsFile = join(copy, FILES.postingDocs);
+    const bad = readFileSync(docsFile);
+    bad[4 * postings[hit] + 1] ^= 0x40;
+    writeFileSync(docsFile, bad);
+    const searcher = openIndex(copy);
+    const report = await searcher.filled;
+    assert.equal(report.stopped, "refused");
+    assert.ok(report.left.includes("postingDocs") && !report.filled.includes("postingDocs"), JSON.stringify(report));
+    for (const search of [() => searcher.searchExhaustive(term(hit), 3), () => searcher.search(term(hit), 3)])
+      assert.throws(search, (e: unknown) => e instanceof UserError && e.message === corruptFileMessage(docsFile));
+    searcher.close();
+    rmSync(copy, { recursive: true, force: true });
+  });
+
+  it("an index larger than the cache's budget is read into memory only as far as the budget: the rest keeps paging, with the same results", async function () {
+    this.timeout(120_000);
+    const size = (key: IndexFile) => statSync(join(index, FILES[key])).size;
+    // Room for the vocabulary's lookups, not for the lists.
+    const budget = size("vocabHash") + size("vocabOffsets") + size("vocab") + 2 ** 17;
+    assert.ok(budget < size("postingDocs") + size("postingScores"), "the lists do not fit");
+    const small = openIndex(index, { cacheBytes: budget });
+    const report = await small.filled;
+    assert.ok(report.filled.includes("vocabHash") && report.left.includes("postingDocs"), JSON.stringify(report));
+    assert.ok(report.bytes <= budget && small.cache.bytes <= budget, `${small.cache.bytes} bytes held`);
+    const roomy = openIndex(index, { fill: false });
+    for (const q of queries) {
+      same(small.search(q, 10), roomy.search(q, 10));
+      assert.ok(small.cache.bytes <= budget, `${small.cache.bytes} bytes held`);
+    }
+    assert.ok(small.cache.misses > 0, "the lists were read page by page");
+    small.close();
+    roomy.close();
+  });
+
+  it("a searcher closed while its fill runs stops the fill and holds nothing", async () => {
+    const searcher = openIndex(index);
+    searcher.close();
+    const report = await searcher.filled;
+    assert.equal(report.stopped, "closed");
+    assert.deepEqual(report.filled, []);
+    assert.equal(searcher.cache.bytes, 0);
+  });
+
   it("a searcher nobody closed gives its files back once it is garbage collected", function () {
     this.timeout(60_000);
     // In a child with --expose-gc: 50 searchers opened, searched and dropped; their descriptors
@@ -168,11 +264,17 @@ const before = fds();
 for (let i = 0; i < 50; i++) openIndex(${JSON.stringify(index)}).search("history", 3);
 const opened = fds();
 const gc = (globalThis as { gc?: () => void }).gc!;
-gc();
-setTimeout(() => {
+// A collection, then up to 2 s for the descriptors to go: each searcher's background fill holds
+// one of its own until it sees its files closed (at its next read, within milliseconds).
+let tries = 0;
+const check = () => {
   gc();
-  setTimeout(() => console.log(JSON.stringify({ before, opened, after: fds() })), 50);
-}, 50);
+  const after = fds();
+  if (after <= before + ${INDEX_FILES.length} || ++tries === 40) console.log(JSON.stringify({ before, opened, after }));
+  else setTimeout(check, 50);
+};
+gc();
+setTimeout(check, 50);
 `,
     );
     const out = execFileSync(process.execPath, ["--expose-gc", "--import", "tsx", script], { encoding: "utf8" });
@@ -234,6 +336,26 @@ describe("search: the page cache", () => {
   });
 });
 
+describe("search: the page cache's room for resident files", () => {
+  it("a file's reservation evicts pages to make room, one past the budget is refused, and one from before a clear() is not given back after it", () => {
+    const cache = new PageCache(1000);
+    for (const key of [1, 2, 3]) cache.put(key, new Uint8Array(200));
+    const ticket = cache.reserve(700);
+    assert.notEqual(ticket, undefined);
+    assert.equal(cache.bytes, 900, "700 reserved, one page of 200 left");
+    assert.equal(cache.get(1), undefined, "the least recently used pages went");
+    assert.ok(cache.get(3));
+    assert.equal(cache.reserve(400), undefined, "resident files never pass the budget together");
+    cache.release(700, ticket!);
+    assert.equal(cache.bytes, 200);
+    const again = cache.reserve(800)!;
+    cache.clear();
+    cache.release(800, again);
+    assert.equal(cache.bytes, 0, "a reservation cleared with the cache is not given back twice");
+    assert.notEqual(cache.reserve(1000), undefined);
+  });
+});
+
 describe("search: pruned = exhaustive with ties", () => {
   let dir: string;
   after(() => dir && rmSync(dir, { recursive: true, force: true }));
@@ -271,6 +393,18 @@ describe("search: pruned = exhaustive with ties", () => {
       for (let i = 1; i < fast.length; i++) if (fast[i].score === fast[i - 1].score) ties++;
     }
     assert.ok(ties > 500, `${ties} tied neighbours in the results`);
+    // The same queries once the index is resident (the lists searched where they lie in memory).
+    const resident = openIndex(join(dir, "bm25"));
+    assert.ok((await resident.filled).filled.includes("postingDocs"));
+    seed = 99;
+    for (let q = 0; q < 300; q++) {
+      const words = Array.from({ length: 1 + Math.floor(rand() * 8) }, () =>
+        rand() < 0.7 ? common[Math.floor(rand() * common.length)] : rare[Math.floor(rand() * rare.length)],
+      );
+      const k = [1, 3, 10, 50][q % 4];
+      same(resident.search(words.join(" "), k), searcher.searchExhaustive(words.join(" "), k));
+    }
+    resident.close();
     searcher.close();
   });
 });
