@@ -1,0 +1,321 @@
+/**
+ * GRPO's batch assembly and step log, held number by number on one small run: which groups are
+ * skipped, the advantage each datum carries on which tokens (read back from the forward_backward
+ * requests the local backend received), the episode lines groups.jsonl points to across steps, every
+ * column of metrics.jsonl, the printed step line and the ledger. The replies are scripted per
+ * question and sample (right, wrong, half right, a search first, cut at the length limit), so every
+ * reward is known; one sampling slot at a time keeps the samples in order. Fast on purpose: the
+ * mutation run reruns it for every mutant of the training loop.
+ */
+import { strict as assert } from "node:assert";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { loadConfig } from "../../../../../src/core/base/config";
+import { replyTokens, type ChatTokenizer } from "../../../../../src/core/base/chat";
+import type { Question } from "../../../../../src/core/base/data/question";
+import { readLedger } from "../../../../../src/core/base/ledger";
+import type { Datum } from "../../../../../src/core/base/tinker/wire";
+import { decodeForwardBackwardRequest } from "../../../../../src/core/base/tinker/wire/codec";
+import type { Policy, Sample } from "../../../../../src/core/harness/policy";
+import { trainGrpo, type GroupRecord, type GrpoMetrics } from "../../../../../src/core/steps/train";
+import { requireSharedData } from "../../../../helpers/shared-data";
+import {
+  FAST_RETRY,
+  localWorld,
+  qwenTokenizer,
+  readRecords,
+  SHORT_PROMPT,
+  TinySearcher,
+  toQuestion,
+  type LocalWorld,
+} from "./helpers";
+
+const rowsOf = <T>(file: string): T[] =>
+  readFileSync(file, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as T);
+
+/** One reply of a scripted episode: an answer kind, a search, or a reply cut at the length limit. */
+type Move = "right" | "wrong" | "half" | "search" | "cut";
+
+const LOGPROB = -0.25;
+
+/** Plays `plan[question id][sample]`, one move per turn; the sample index counts the question's first turns. */
+class PlannedPolicy implements Policy {
+  readonly endToken: number;
+  private readonly started = new Map<string, number>();
+  constructor(
+    readonly tokenizer: ChatTokenizer,
+    private readonly questions: readonly Question[],
+    private readonly plan: ReadonlyMap<string, readonly (readonly Move[])[]>,
+  ) {
+    this.endToken = tokenizer.tokenId("<|im_end|>");
+  }
+  async sample(prompt: readonly number[]): Promise<Sample> {
+    const text = this.tokenizer.decode(prompt);
+    const q = this.questions.find((x) => text.includes(x.question))!;
+    const turn = text.split("<|im_start|>assistant").length - 2;
+    if (turn === 0) this.started.set(q.id, (this.started.get(q.id) ?? -1) + 1);
+    const move = this.plan.get(q.id)![this.started.get(q.id)!][turn];
+    const gold = q.answers[0];
+    const reply =
+      move === "search"
+        ? `<search>${q.question}</search>`
+        : `<answer>${move === "right" ? gold : move === "half" ? `${gold} plus four more words` : "no idea at all"}</answer>`;
+    if (move === "cut") {
+      const tokens = this.tokenizer.encode("<answer>unfinished thought");
+      return { tokens, logprobs: tokens.map(() => LOGPROB), stopReason: "length" };
+    }
+    const tokens = replyTokens(this.tokenizer, reply);
+    return { tokens, logprobs: tokens.map(() => LOGPROB), stopReason: "stop" };
+  }
+  describe() {
+    return { kind: "scripted", model: "planned", logprobs: true };
+  }
+}
+
+interface EpisodeRow {
+  id: string;
+  question_id: string;
+  step: number;
+  group: number;
+  sample: number;
+  reward: number;
+  end: string;
+  searches: unknown[];
+  prompt: number[];
+  tokens: number[];
+  sampled: number[];
+  logprobs: number[];
+  prefill: number;
+  generated: number;
+}
+
+const mean = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
+const f32 = (xs: readonly number[]) => xs.map((x) => Math.fround(x));
+
+describe("train: GRPO's batch assembly and step log", function () {
+  this.timeout(120_000);
+  let world: LocalWorld;
+  let questions: Question[];
+  let searcher: TinySearcher;
+  let tok: ChatTokenizer;
+
+  before(async function () {
+    const file = requireSharedData(this, "hotpotqa", "hotpotqa_distractor_train_partial.jsonl");
+    const records = readRecords(file, 8);
+    questions = records.map(toQuestion);
+    searcher = new TinySearcher(records);
+    tok = await qwenTokenizer();
+    world = await localWorld("grpo-batch");
+    writeFileSync(join(world.root, "prompt.txt"), SHORT_PROMPT);
+  });
+  after(async () => world?.close());
+
+  it("skips constant groups, puts each episode's advantage on its sampled tokens, and logs every step's numbers", async () => {
+    const [, q1, q2, q3, q4, q5, q6] = questions;
+    const plan = new Map<string, Move[][]>([
+      // Step 1 (questions 1–3): a mixed group, an all-zero group (one cut at the length limit), a half-right one.
+      [q1.id, [["right"], ["wrong"], ["search", "right"]]],
+      [q2.id, [["wrong"], ["cut"], ["wrong"]]],
+      [q3.id, [["half"], ["right"], ["right"]]],
+      // Step 2 (questions 4–6): all right (skipped), then two mixed groups.
+      [q4.id, [["right"], ["right"], ["search", "right"]]],
+      [q5.id, [["wrong"], ["right"], ["wrong"]]],
+      [q6.id, [["search", "wrong"], ["right"], ["cut"]]],
+    ]);
+    const sent: { seq: number; data: Datum[] }[] = [];
+    const observe: typeof fetch = async (input, init) => {
+      if (String(input).endsWith("/api/v1/forward_backward") && init?.body instanceof Uint8Array) {
+        const req = decodeForwardBackwardRequest(init.body);
+        sent.push({ seq: req.seq_id ?? 0, data: req.data });
+      }
+      return fetch(input, init);
+    };
+    const log: string[] = [];
+    const result = await trainGrpo({
+      workspaceDir: world.root,
+      config: loadConfig(world.root, { loraRank: 4, maxTokens: 48, concurrency: 1 }),
+      name: "batch",
+      steps: 2,
+      questions: 3,
+      group: 3,
+      lr: 0.01,
+      temperature: 1,
+      offset: 1,
+      saveEvery: 5,
+      backend: "local",
+      baseUrl: world.backend.url,
+      retry: FAST_RETRY,
+      fetch: observe,
+      command: ["test"],
+      trainQuestions: questions,
+      searcher,
+      tokenizer: tok,
+      promptFile: "prompt.txt",
+      log: (l) => log.push(l),
+      policyFor: (_sampler, t) => new PlannedPolicy(t, questions, plan),
+    });
+    assert.equal(result.status, "done");
+    assert.equal(result.step, 2);
+    const run = result.runDir;
+
+    // episodes.jsonl: step by step, group by group, sample by sample.
+    const episodes = rowsOf<EpisodeRow>(join(run, "episodes.jsonl"));
+    assert.equal(episodes.length, 18);
+    const order = [q1, q2, q3, q4, q5, q6].flatMap((q, i) =>
+      [0, 1, 2].map((k) => [q.id, i < 3 ? 1 : 2, i % 3, k, `${q.id}/s${i < 3 ? 1 : 2}/${k}`]),
+    );
+    assert.deepEqual(
+      episodes.map((e) => [e.question_id, e.step, e.group, e.sample, e.id]),
+      order,
+    );
+    const half = episodes[6].reward;
+    assert.ok(half > 0 && half < 1, `a half-right answer scores between 0 and 1, got ${half}`);
+    assert.deepEqual(
+      episodes.map((e) => e.reward),
+      [1, 0, 1, 0, 0, 0, half, 1, 1, 1, 1, 1, 0, 1, 0, 0, 1, 0],
+    );
+    assert.deepEqual(
+      episodes.map((e) => e.end),
+      ["answer", "answer", "answer", "answer", "length", "answer"]
+        .concat(["answer", "answer", "answer", "answer", "answer", "answer"])
+        .concat(["answer", "answer", "answer", "answer", "answer", "length"]),
+    );
+
+    // groups.jsonl: rewards, mean, advantages (null when skipped), and the episode lines across steps.
+    const groups = rowsOf<GroupRecord>(join(run, "groups.jsonl"));
+    const wantAdv = (r: number[]) => r.map((x) => x - mean(r));
+    const wantGroups: [number, number, string, number[], boolean][] = [
+      [1, 0, q1.id, [1, 0, 1], false],
+      [1, 1, q2.id, [0, 0, 0], true],
+      [1, 2, q3.id, [half, 1, 1], false],
+      [2, 0, q4.id, [1, 1, 1], true],
+      [2, 1, q5.id, [0, 1, 0], false],
+      [2, 2, q6.id, [0, 1, 0], false],
+    ];
+    assert.equal(groups.length, 6);
+    groups.forEach((g, i) => {
+      const [step, group, qid, rewards, skipped] = wantGroups[i];
+      assert.deepEqual([g.step, g.group, g.question_id, g.rewards, g.skipped], [step, group, qid, rewards, skipped]);
+      assert.ok(Math.abs(g.mean - mean(rewards)) < 1e-12, `group ${i}'s mean ${g.mean}`);
+      assert.deepEqual(g.episodes, [3 * i, 3 * i + 1, 3 * i + 2], `group ${i}'s episode lines`);
+      if (skipped) assert.equal(g.advantages, null);
+      else {
+        assert.equal(g.advantages!.length, 3);
+        g.advantages!.forEach((a, k) => assert.ok(Math.abs(a - wantAdv(rewards)[k]) < 1e-12, `group ${i}[${k}]`));
+      }
+    });
+
+    // forward_backward: one request per step, the trained groups' episodes in order; each datum is
+    // the episode shifted by one, with the sampler's logprobs and the group's advantage on the
+    // sampled tokens only (0 on the prompt and on the search results).
+    sent.sort((a, b) => a.seq - b.seq);
+    assert.equal(sent.length, 2, "one forward_backward per step");
+    const trained = [
+      [0, 1, 2, 6, 7, 8],
+      [12, 13, 14, 15, 16, 17],
+    ];
+    sent.forEach(({ data }, s) => {
+      assert.equal(data.length, 6, `step ${s + 1}'s datums`);
+      data.forEach((d, j) => {
+        const line = trained[s][j];
+        const e = episodes[line];
+        const adv = groups[Math.floor(line / 3)].advantages![line % 3];
+        const seq = [...e.prompt, ...e.tokens];
+        const inputTokens = d.model_input.chunks.flatMap((c) => (c.type === "encoded_text" ? c.tokens : []));
+        assert.deepEqual(inputTokens, seq.slice(0, -1), `datum ${line}'s input`);
+        assert.deepEqual(d.loss_fn_inputs.target_tokens.data, seq.slice(1), `datum ${line}'s targets`);
+        const onSampled = (v: (k: number) => number) => [...e.prompt.map(() => 0), ...e.tokens.map((_, k) => v(k))];
+        assert.deepEqual(
+          d.loss_fn_inputs.advantages.data,
+          f32(onSampled((k) => e.sampled[k] * adv).slice(1)),
+          `datum ${line}'s advantages`,
+        );
+        assert.deepEqual(
+          d.loss_fn_inputs.logprobs.data,
+          f32(onSampled((k) => e.logprobs[k]).slice(1)),
+          `datum ${line}'s logprobs`,
+        );
+      });
+    });
+    assert.ok(
+      episodes[2].sampled.includes(0) && episodes[2].sampled.includes(1),
+      "the searching episode has inserted tokens",
+    );
+
+    // metrics.jsonl: every column of both steps.
+    const metrics = rowsOf<GrpoMetrics>(join(run, "metrics.jsonl"));
+    const stepEpisodes = (s: number) => episodes.filter((e) => e.step === s);
+    const trainedTokens = (s: number) =>
+      trained[s - 1].reduce((n, line) => n + episodes[line].prompt.length + episodes[line].tokens.length - 1, 0);
+    const sampler = metrics.map((m) => m.sampler);
+    assert.equal(new Set(sampler).size, 2);
+    const wantMetrics = [1, 2].map((s) => {
+      const eps = stepEpisodes(s);
+      return {
+        step: s,
+        reward: mean(eps.map((e) => e.reward)),
+        skipped_groups: 1 / 3,
+        searches: mean(eps.map((e) => e.searches.length)),
+        answered: eps.filter((e) => e.end === "answer").length / 9,
+        budget_hit: eps.filter((e) => e.end === "length").length / 9,
+        tokens: mean(eps.map((e) => e.tokens.length)),
+        usd: 0,
+        skipped_count: 1,
+        groups: 3,
+        episodes: 9,
+        datums: 6,
+        trained_tokens: trainedTokens(s),
+        optim_step: true,
+        lr: 0.01,
+        sampler: sampler[s - 1],
+        questions: s === 1 ? [1, 4] : [4, 7],
+      };
+    });
+    assert.deepEqual(
+      metrics.map(({ time, ...m }) => (assert.equal(typeof time, "string"), m)),
+      wantMetrics,
+    );
+    assert.deepEqual(
+      metrics.map((m) => [m.answered, m.budget_hit, m.searches]),
+      [
+        [8 / 9, 1 / 9, 1 / 9],
+        [8 / 9, 1 / 9, 2 / 9],
+      ],
+    );
+    assert.ok(metrics[0].tokens > 0 && metrics[0].reward > 4 / 9);
+
+    // The printed step line: the recipe's columns, three decimals (usd two).
+    const fix = (x: number, d = 3) => x.toFixed(d);
+    for (const m of metrics) {
+      const line =
+        `step ${m.step}  reward ${fix(m.reward)}  skipped_groups ${fix(m.skipped_groups)}  searches ${fix(m.searches)}  ` +
+        `answered ${fix(m.answered)}  budget_hit ${fix(m.budget_hit)}  tokens ${fix(m.tokens)}  usd ${fix(m.usd, 2)}`;
+      assert.ok(log.includes(line), `log has "${line}":\n${log.join("\n")}`);
+    }
+
+    // The ledger: per step, the sampled episodes' prefill and generated tokens, then the trained tokens.
+    const ledger = readLedger(run).map((e) => [e.kind, e.label, e.tokens]);
+    const sumOf = (s: number, f: (e: EpisodeRow) => number) => stepEpisodes(s).reduce((n, e) => n + f(e), 0);
+    assert.deepEqual(
+      ledger,
+      [1, 2].flatMap((s) => [
+        [
+          "sample",
+          `step ${s}`,
+          { prefill: sumOf(s, (e) => e.prefill), sampled: sumOf(s, (e) => e.generated), trained: 0 },
+        ],
+        ["train", `step ${s}`, { prefill: 0, sampled: 0, trained: trainedTokens(s) }],
+      ]),
+    );
+    assert.ok(sumOf(1, (e) => e.prefill) > 0 && sumOf(1, (e) => e.generated) > 0);
+
+    // saveEvery 5 > steps: one checkpoint, at the last step.
+    assert.deepEqual(
+      result.checkpoints.map((c) => [c.name, c.batch, c.final]),
+      [["batch-s2", 2, true]],
+    );
+  });
+});
