@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { loadConfig } from "../../../../../src/core/base/config";
 import { replyTokens, type ChatTokenizer } from "../../../../../src/core/base/chat";
 import type { Question } from "../../../../../src/core/base/data/question";
+import { UserError } from "../../../../../src/core/base/errors";
 import { readLedger } from "../../../../../src/core/base/ledger";
 import type { Datum } from "../../../../../src/core/base/tinker/wire";
 import { decodeForwardBackwardRequest } from "../../../../../src/core/base/tinker/wire/codec";
@@ -246,7 +247,7 @@ describe("train: GRPO's batch assembly and step log", function () {
     );
 
     // metrics.jsonl: every column of both steps.
-    const metrics = rowsOf<GrpoMetrics>(join(run, "metrics.jsonl"));
+    const metrics = rowsOf<GrpoMetrics & { time: string }>(join(run, "metrics.jsonl"));
     const stepEpisodes = (s: number) => episodes.filter((e) => e.step === s);
     const trainedTokens = (s: number) =>
       trained[s - 1].reduce((n, line) => n + episodes[line].prompt.length + episodes[line].tokens.length - 1, 0);
@@ -312,10 +313,107 @@ describe("train: GRPO's batch assembly and step log", function () {
     );
     assert.ok(sumOf(1, (e) => e.prefill) > 0 && sumOf(1, (e) => e.generated) > 0);
 
+    // The manifest: the settings a resume must match, as given.
+    const manifest = JSON.parse(readFileSync(join(run, "manifest.json"), "utf8"));
+    assert.deepEqual(
+      [
+        manifest.kind,
+        manifest.backend,
+        manifest.lora_rank,
+        manifest.lr,
+        manifest.loss_fn,
+        manifest.questions_per_step,
+        manifest.group,
+        manifest.temperature,
+        manifest.seed,
+        manifest.offset,
+        manifest.save_every,
+        manifest.steps,
+        manifest.parent,
+        manifest.init_state,
+        manifest.train_split,
+        manifest.sampling,
+        manifest.tokenizer,
+        "normalize_advantages" in manifest,
+      ],
+      [
+        "grpo",
+        "local",
+        4,
+        0.01,
+        "importance_sampling",
+        3,
+        3,
+        1,
+        0,
+        1,
+        5,
+        2,
+        null,
+        null,
+        { file: "(given by the caller)", questions: 8 },
+        { max_tokens: 48 },
+        tok.name,
+        false,
+      ],
+    );
+    assert.deepEqual(manifest.adam, { beta1: 0.9, beta2: 0.95, eps: 1e-8 });
+
     // saveEvery 5 > steps: one checkpoint, at the last step.
     assert.deepEqual(
       result.checkpoints.map((c) => [c.name, c.batch, c.final]),
       [["batch-s2", 2, true]],
+    );
+  });
+  it("refuses a bad flag with one line naming it", async () => {
+    const base = {
+      workspaceDir: world.root,
+      config: loadConfig(world.root, { loraRank: 4, maxTokens: 48, concurrency: 1 }),
+      name: "refused",
+      steps: 1,
+      questions: 1,
+      group: 2,
+      lr: 0.01,
+      // The boundaries themselves pass (1, 0, temperature 0): each case fails on its own flag only.
+      temperature: 0,
+      offset: 0,
+      saveEvery: 1,
+      backend: "local",
+      baseUrl: world.backend.url,
+      command: ["test"],
+      trainQuestions: questions,
+      searcher,
+      tokenizer: tok,
+    };
+    const cases: [Partial<typeof base> & { seed?: number; trainTasksDir?: string }, string][] = [
+      [{ steps: 0 }, "--steps must be an integer ≥ 1, got 0"],
+      [{ questions: 1.5 }, "--questions must be an integer ≥ 1, got 1.5"],
+      [{ group: 0 }, "--group must be an integer ≥ 1, got 0"],
+      [{ saveEvery: -1 }, "--save-every must be an integer ≥ 1, got -1"],
+      [{ offset: -1 }, "--offset must be an integer ≥ 0, got -1"],
+      [{ offset: 0.5 }, "--offset must be an integer ≥ 0, got 0.5"],
+      [{ lr: 0 }, "--lr must be > 0"],
+      [{ temperature: -0.1 }, "--temperature must be ≥ 0"],
+      [{ seed: 1.5 }, "--seed must be an integer, got 1.5"],
+      [{ offset: 8 }, "--offset 8 is past the 8 train questions"],
+    ];
+    for (const [over, message] of cases) {
+      await assert.rejects(
+        trainGrpo({ ...base, ...over }),
+        (e: Error) => e instanceof UserError && e.message === message,
+        message,
+      );
+    }
+    await assert.rejects(
+      trainGrpo({ ...base, trainTasksDir: "tasks" }),
+      (e: Error) => !(e instanceof UserError) && e.message === "trainTasksDir and trainQuestions exclude each other",
+    );
+    const { trainQuestions: _given, ...withoutQuestions } = base;
+    await assert.rejects(
+      trainGrpo({ ...withoutQuestions, trainTasksDir: "tasks" }),
+      (e: Error) =>
+        e instanceof UserError &&
+        /^--train-tasks: the \S+ environment does not train on gen-tasks folders$/.test(e.message),
     );
   });
 });
