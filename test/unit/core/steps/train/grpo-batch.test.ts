@@ -17,8 +17,15 @@ import { UserError } from "../../../../../src/core/base/errors";
 import { readLedger } from "../../../../../src/core/base/ledger";
 import type { Datum } from "../../../../../src/core/base/tinker/wire";
 import { decodeForwardBackwardRequest } from "../../../../../src/core/base/tinker/wire/codec";
-import type { Policy, Sample } from "../../../../../src/core/harness/policy";
-import { trainGrpo, type GroupRecord, type GrpoMetrics } from "../../../../../src/core/steps/train";
+import type { Policy, Sample, SampleOptions } from "../../../../../src/core/harness/policy";
+import { MISSING_LOGPROBS_MESSAGE } from "../../../../../src/core/harness/policies/tinker";
+import {
+  trainGrpo,
+  type GroupRecord,
+  type GrpoMetrics,
+  type TrainGrpoOptions,
+} from "../../../../../src/core/steps/train";
+import { episodeSeed } from "../../../../../src/core/steps/train/grpo";
 import { requireSharedData } from "../../../../helpers/shared-data";
 import {
   FAST_RETRY,
@@ -37,8 +44,19 @@ const rowsOf = <T>(file: string): T[] =>
     .filter(Boolean)
     .map((l) => JSON.parse(l) as T);
 
-/** One reply of a scripted episode: an answer kind, a search, or a reply cut at the length limit. */
-type Move = "right" | "wrong" | "half" | "search" | "cut";
+/**
+ * One reply of a scripted episode: an answer kind, a search, a reply cut at the length limit, a
+ * reply without logprobs, or the sampler's refusal to sample without them.
+ */
+type Move = "right" | "wrong" | "half" | "search" | "cut" | "no-logprobs" | "refuse";
+
+/** What the policy was asked: by which question, sample and turn, with which options. */
+interface Call {
+  question: string;
+  sample: number;
+  turn: number;
+  options: SampleOptions;
+}
 
 const LOGPROB = -0.25;
 
@@ -50,15 +68,21 @@ class PlannedPolicy implements Policy {
     readonly tokenizer: ChatTokenizer,
     private readonly questions: readonly Question[],
     private readonly plan: ReadonlyMap<string, readonly (readonly Move[])[]>,
+    readonly calls: Call[] = [],
+    private readonly onCall?: (call: Call) => void,
   ) {
     this.endToken = tokenizer.tokenId("<|im_end|>");
   }
-  async sample(prompt: readonly number[]): Promise<Sample> {
+  async sample(prompt: readonly number[], options: SampleOptions): Promise<Sample> {
     const text = this.tokenizer.decode(prompt);
     const q = this.questions.find((x) => text.includes(x.question))!;
     const turn = text.split("<|im_start|>assistant").length - 2;
     if (turn === 0) this.started.set(q.id, (this.started.get(q.id) ?? -1) + 1);
-    const move = this.plan.get(q.id)![this.started.get(q.id)!][turn];
+    const call = { question: q.id, sample: this.started.get(q.id)!, turn, options };
+    this.calls.push(call);
+    this.onCall?.(call);
+    const move = this.plan.get(q.id)![call.sample][turn];
+    if (move === "refuse") throw new Error(MISSING_LOGPROBS_MESSAGE);
     const gold = q.answers[0];
     const reply =
       move === "search"
@@ -69,6 +93,7 @@ class PlannedPolicy implements Policy {
       return { tokens, logprobs: tokens.map(() => LOGPROB), stopReason: "length" };
     }
     const tokens = replyTokens(this.tokenizer, reply);
+    if (move === "no-logprobs") return { tokens, logprobs: null, stopReason: "stop" };
     return { tokens, logprobs: tokens.map(() => LOGPROB), stopReason: "stop" };
   }
   describe() {
@@ -96,6 +121,26 @@ interface EpisodeRow {
 const mean = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
 const f32 = (xs: readonly number[]) => xs.map((x) => Math.fround(x));
 
+/** The forward_backward datums and optim_step settings a run sent, as the backend received them. */
+function observer() {
+  const sent: { seq: number; data: Datum[] }[] = [];
+  const optimized: Record<string, number>[] = [];
+  const observe: typeof fetch = async (input, init) => {
+    const url = String(input);
+    if (url.endsWith("/api/v1/forward_backward") && init?.body instanceof Uint8Array) {
+      const req = decodeForwardBackwardRequest(init.body);
+      sent.push({ seq: req.seq_id ?? 0, data: req.data });
+    }
+    if (url.endsWith("/api/v1/optim_step") && typeof init?.body === "string") {
+      const { learning_rate, beta1, beta2, eps } = (JSON.parse(init.body) as { adam_params: Record<string, number> })
+        .adam_params;
+      optimized.push({ learning_rate, beta1, beta2, eps });
+    }
+    return fetch(input, init);
+  };
+  return { sent, optimized, observe };
+}
+
 describe("train: GRPO's batch assembly and step log", function () {
   this.timeout(120_000);
   let world: LocalWorld;
@@ -121,31 +166,25 @@ describe("train: GRPO's batch assembly and step log", function () {
       [q1.id, [["right"], ["wrong"], ["search", "right"]]],
       [q2.id, [["wrong"], ["cut"], ["wrong"]]],
       [q3.id, [["half"], ["right"], ["right"]]],
-      // Step 2 (questions 4–6): all right (skipped), then two mixed groups.
+      // Step 2 (questions 4–6): all right (skipped), then two mixed groups (one over the one-search budget).
       [q4.id, [["right"], ["right"], ["search", "right"]]],
-      [q5.id, [["wrong"], ["right"], ["wrong"]]],
+      [q5.id, [["search", "search"], ["right"], ["wrong"]]],
       [q6.id, [["search", "wrong"], ["right"], ["cut"]]],
     ]);
-    const sent: { seq: number; data: Datum[] }[] = [];
-    const observe: typeof fetch = async (input, init) => {
-      if (String(input).endsWith("/api/v1/forward_backward") && init?.body instanceof Uint8Array) {
-        const req = decodeForwardBackwardRequest(init.body);
-        sent.push({ seq: req.seq_id ?? 0, data: req.data });
-      }
-      return fetch(input, init);
-    };
+    const { sent, optimized, observe } = observer();
     const log: string[] = [];
-    const result = await trainGrpo({
+    const calls: Call[] = [];
+    const options: TrainGrpoOptions = {
       workspaceDir: world.root,
-      config: loadConfig(world.root, { loraRank: 4, maxTokens: 48, concurrency: 1 }),
+      config: loadConfig(world.root, { loraRank: 4, maxTokens: 48, concurrency: 1, maxSearches: 1 }),
       name: "batch",
       steps: 2,
       questions: 3,
       group: 3,
       lr: 0.01,
-      temperature: 1,
+      temperature: 0.7,
       offset: 1,
-      saveEvery: 5,
+      saveEvery: 1,
       backend: "local",
       baseUrl: world.backend.url,
       retry: FAST_RETRY,
@@ -156,8 +195,9 @@ describe("train: GRPO's batch assembly and step log", function () {
       tokenizer: tok,
       promptFile: "prompt.txt",
       log: (l) => log.push(l),
-      policyFor: (_sampler, t) => new PlannedPolicy(t, questions, plan),
-    });
+      policyFor: (_sampler, t) => new PlannedPolicy(t, questions, plan, calls),
+    };
+    const result = await trainGrpo(options);
     assert.equal(result.status, "done");
     assert.equal(result.step, 2);
     const run = result.runDir;
@@ -182,8 +222,20 @@ describe("train: GRPO's batch assembly and step log", function () {
       episodes.map((e) => e.end),
       ["answer", "answer", "answer", "answer", "length", "answer"]
         .concat(["answer", "answer", "answer", "answer", "answer", "answer"])
-        .concat(["answer", "answer", "answer", "answer", "answer", "length"]),
+        .concat(["budget", "answer", "answer", "answer", "answer", "length"]),
     );
+
+    // Each turn was sampled with the run's temperature and token cap, and the seed of its
+    // (step, question, sample, turn).
+    assert.equal(calls.length, 22);
+    for (const c of calls) {
+      const step = [q1, q2, q3].some((q) => q.id === c.question) ? 1 : 2;
+      assert.deepEqual(
+        [c.options.temperature, c.options.maxTokens, c.options.seed],
+        [0.7, 48, episodeSeed(0, step, c.question, c.sample, c.turn)],
+        JSON.stringify(c),
+      );
+    }
 
     // groups.jsonl: rewards, mean, advantages (null when skipped), and the episode lines across steps.
     const groups = rowsOf<GroupRecord>(join(run, "groups.jsonl"));
@@ -261,7 +313,7 @@ describe("train: GRPO's batch assembly and step log", function () {
         skipped_groups: 1 / 3,
         searches: mean(eps.map((e) => e.searches.length)),
         answered: eps.filter((e) => e.end === "answer").length / 9,
-        budget_hit: eps.filter((e) => e.end === "length").length / 9,
+        budget_hit: eps.filter((e) => e.end === "length" || e.end === "budget").length / 9,
         tokens: mean(eps.map((e) => e.tokens.length)),
         usd: 0,
         skipped_count: 1,
@@ -280,12 +332,18 @@ describe("train: GRPO's batch assembly and step log", function () {
       wantMetrics,
     );
     assert.deepEqual(
-      metrics.map((m) => [m.answered, m.budget_hit, m.searches]),
+      metrics.map((m) => [m.answered, m.budget_hit]),
       [
-        [8 / 9, 1 / 9, 1 / 9],
-        [8 / 9, 1 / 9, 2 / 9],
+        [8 / 9, 1 / 9],
+        [7 / 9, 2 / 9],
       ],
     );
+    assert.ok(metrics[0].searches === 1 / 9 && metrics[1].searches > 2 / 9);
+    // Each optimizer step carries the run's learning rate and the cookbook's Adam settings.
+    assert.deepEqual(optimized, [
+      { learning_rate: 0.01, beta1: 0.9, beta2: 0.95, eps: 1e-8 },
+      { learning_rate: 0.01, beta1: 0.9, beta2: 0.95, eps: 1e-8 },
+    ]);
     assert.ok(metrics[0].tokens > 0 && metrics[0].reward > 4 / 9);
 
     // The printed step line: the recipe's columns, three decimals (usd two).
@@ -344,10 +402,10 @@ describe("train: GRPO's batch assembly and step log", function () {
         "importance_sampling",
         3,
         3,
-        1,
+        0.7,
         0,
         1,
-        5,
+        1,
         2,
         null,
         null,
@@ -359,11 +417,21 @@ describe("train: GRPO's batch assembly and step log", function () {
     );
     assert.deepEqual(manifest.adam, { beta1: 0.9, beta2: 0.95, eps: 1e-8 });
 
-    // saveEvery 5 > steps: one checkpoint, at the last step.
+    // saveEvery 1: a checkpoint per step, the last one final.
     assert.deepEqual(
-      result.checkpoints.map((c) => [c.name, c.batch, c.final]),
-      [["batch-s2", 2, true]],
+      result.checkpoints.map((c) => [c.name, c.batch, c.final ?? false]),
+      [
+        ["batch-s1", 1, false],
+        ["batch-s2", 2, true],
+      ],
     );
+
+    // Resumed at its last step, the run has nothing to do and sends nothing.
+    const again: string[] = [];
+    const done = await trainGrpo({ ...options, resume: true, log: (l) => again.push(l) });
+    assert.deepEqual([done.status, done.step, done.spentUsd, done.checkpoints.length], ["done", 2, 0, 2]);
+    assert.ok(again.includes(`${run} is already at step 2 of 2; nothing to do`), again.join("\n"));
+    assert.equal(sent.length, 2);
   });
   it("refuses a bad flag with one line naming it", async () => {
     const base = {
@@ -415,5 +483,117 @@ describe("train: GRPO's batch assembly and step log", function () {
         e instanceof UserError &&
         /^--train-tasks: the \S+ environment does not train on gen-tasks folders$/.test(e.message),
     );
+  });
+  it("stops cleanly (all groups equal, out of questions, aborted before or during a step) and refuses episodes without logprobs", async () => {
+    const q7 = questions[7];
+    const run = (
+      name: string,
+      over: Partial<TrainGrpoOptions>,
+      plan: Map<string, Move[][]>,
+      onCall?: (c: Call) => void,
+    ) => {
+      const log: string[] = [];
+      const obs = observer();
+      const result = trainGrpo({
+        workspaceDir: world.root,
+        config: loadConfig(world.root, { loraRank: 4, maxTokens: 48, concurrency: 1 }),
+        name,
+        steps: 2,
+        questions: 1,
+        group: 2,
+        lr: 0.01,
+        temperature: 1,
+        offset: 7,
+        saveEvery: 5,
+        backend: "local",
+        baseUrl: world.backend.url,
+        retry: FAST_RETRY,
+        fetch: obs.observe,
+        command: ["test"],
+        trainQuestions: questions,
+        searcher,
+        tokenizer: tok,
+        promptFile: "prompt.txt",
+        log: (l) => log.push(l),
+        policyFor: (_sampler, t) => new PlannedPolicy(t, questions, plan, [], onCall),
+        ...over,
+      });
+      return { result, log, sent: obs.sent };
+    };
+
+    // Step 1's only group is all wrong: no optimizer step; step 2 has no question left: the run
+    // stops there and keeps step 1 as a checkpoint (not the final one).
+    const flat = run("flat", {}, new Map([[q7.id, [["wrong"], ["wrong"]]]]));
+    const f = await flat.result;
+    assert.deepEqual(
+      [f.status, f.step, f.message],
+      ["out_of_questions", 1, "no train questions left for step 2 (index 8 of 8)"],
+    );
+    assert.ok(flat.log.includes("step 1: all 1 groups had equal rewards; no optimizer step"), flat.log.join("\n"));
+    assert.ok(flat.log.includes("no train questions left for step 2 (index 8 of 8)"));
+    assert.equal(flat.sent.length, 0, "nothing to train on, nothing sent");
+    const [m] = rowsOf<GrpoMetrics>(join(f.runDir, "metrics.jsonl"));
+    assert.deepEqual(
+      [m.optim_step, m.datums, m.trained_tokens, m.skipped_groups, m.skipped_count],
+      [false, 0, 0, 1, 1],
+    );
+    assert.deepEqual(
+      readLedger(f.runDir).map((e) => e.kind),
+      ["sample"],
+    );
+    assert.deepEqual(
+      f.checkpoints.map((c) => [c.name, c.batch, c.final ?? false]),
+      [["flat-s1", 1, false]],
+    );
+
+    // Aborted while step 2 samples: its episodes are not kept, step 1 is saved.
+    const during = new AbortController();
+    const mid = run(
+      "mid",
+      { offset: 1, signal: during.signal },
+      new Map([
+        [questions[1].id, [["right"], ["wrong"]]],
+        [questions[2].id, [["right"], ["wrong"]]],
+      ]),
+      (c) => c.question === questions[2].id && during.abort(),
+    );
+    const r = await mid.result;
+    const stoppedDuring = "stopped during step 2 (its episodes are not kept); continue with --resume";
+    assert.deepEqual([r.status, r.step, r.message], ["interrupted", 1, stoppedDuring]);
+    assert.ok(mid.log.includes(stoppedDuring));
+    assert.equal(rowsOf(join(r.runDir, "episodes.jsonl")).length, 2);
+    assert.deepEqual(
+      r.checkpoints.map((c) => c.name),
+      ["mid-s1"],
+    );
+
+    // Aborted between steps (after step 1's line): it stops before step 2 and saves step 1.
+    const between = new AbortController();
+    const early = run(
+      "early",
+      { offset: 1, signal: between.signal, log: (l) => l.startsWith("step 1 ") && between.abort() },
+      new Map([[questions[1].id, [["right"], ["wrong"]]]]),
+    );
+    const e = await early.result;
+    assert.deepEqual(
+      [e.status, e.step, e.message],
+      ["interrupted", 1, "stopped before step 2; continue with --resume"],
+    );
+    assert.deepEqual(
+      e.checkpoints.map((c) => c.name),
+      ["early-s1"],
+    );
+
+    // One episode without logprobs, or a sampler that refuses to sample without them: a UserError.
+    for (const [name, plan] of [
+      ["nolp", [["right"], ["no-logprobs"]]],
+      ["refusing", [["refuse"], ["right"]]],
+    ] as const) {
+      await assert.rejects(
+        run(name, {}, new Map([[q7.id, plan.map((moves) => [...moves])]])).result,
+        (err: Error) => err instanceof UserError && err.message === MISSING_LOGPROBS_MESSAGE,
+        name,
+      );
+    }
   });
 });
