@@ -9,6 +9,7 @@ import { strict as assert } from "node:assert";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadConfig } from "../../../../../src/core/base/config";
+import { UserError } from "../../../../../src/core/base/errors";
 import { PyRandom } from "../../../../../src/core/base/data/python-random";
 import { readLedger } from "../../../../../src/core/base/ledger";
 import type { Datum } from "../../../../../src/core/base/tinker/wire";
@@ -142,6 +143,7 @@ describe("train: SFT's per-epoch batches and step log", function () {
         return `epoch ${m.epoch}  step ${s}/6  loss ${m.loss.toFixed(4)}  lr ${m.lr.toExponential(2)}`;
       }),
     );
+    assert.equal(log[0], `5 examples, ${data.tokensPerEpoch.toLocaleString("en-US")} tokens/epoch, ≈ $0.00 to train`);
     assert.equal(log.at(-1), "spent $0.00 (estimate was $0.00)");
 
     assert.deepEqual(
@@ -182,6 +184,44 @@ describe("train: SFT's per-epoch batches and step log", function () {
     assert.deepEqual(
       rowsOf<SftMetrics>(join(again.runDir, "metrics.jsonl")).map((m) => [m.step, m.epoch, m.tokens]),
       metrics.map((m) => [m.step, m.epoch, m.tokens]),
+    );
+
+    // Resumed once it is complete: nothing to do, nothing sent.
+    const complete: string[] = [];
+    const idle = recorder();
+    const third = await trainSft(
+      options({ name: "cut", resume: true, fetch: idle.fetchSpy, log: (l) => complete.push(l) }),
+    );
+    assert.deepEqual(
+      [third.status, third.steps, third.totalSteps, third.spentUsd, third.checkpoints.length],
+      ["done", 6, 6, 0, 2],
+    );
+    assert.ok(complete.includes(`${again.runDir} is already complete (2 epochs); nothing to do`), complete.join("\n"));
+    assert.equal(idle.batches.length, 0);
+  });
+  it("refuses a bad flag, and a run named after the data's own folder, with one line", async () => {
+    const cases: [Partial<TrainSftOptions>, string][] = [
+      [{ epochs: 0 }, "--epochs must be an integer ≥ 1"],
+      [{ epochs: 1.5 }, "--epochs must be an integer ≥ 1"],
+      [{ batch: 0 }, "--batch must be an integer ≥ 1"],
+      [{ batch: 2.5 }, "--batch must be an integer ≥ 1"],
+      [{ lr: 0 }, "--lr must be > 0"],
+    ];
+    // The boundaries pass (epochs 1, batch 1): each case fails on its own flag only.
+    for (const [over, message] of cases) {
+      await assert.rejects(
+        trainSft(options({ name: "refused", epochs: 1, batch: 1, ...over })),
+        (e: Error) => e instanceof UserError && e.message === message,
+        message,
+      );
+    }
+    const inRun = writeJsonlFile(join(world.root, "runs", "made", "sft.jsonl"), rowsOf(dataFile));
+    await assert.rejects(
+      trainSft(options({ name: "made", data: inRun })),
+      (e: Error) =>
+        e instanceof UserError &&
+        e.message ===
+          "--name made is the folder of the SFT data itself; give the training run another --name (e.g. made-train)",
     );
   });
 });
