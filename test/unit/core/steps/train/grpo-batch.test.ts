@@ -46,9 +46,9 @@ const rowsOf = <T>(file: string): T[] =>
 
 /**
  * One reply of a scripted episode: an answer kind, a search, a reply cut at the length limit, a
- * reply without logprobs, or the sampler's refusal to sample without them.
+ * reply without logprobs, the sampler's refusal to sample without them, or another failure.
  */
-type Move = "right" | "wrong" | "half" | "search" | "cut" | "no-logprobs" | "refuse";
+type Move = "right" | "wrong" | "half" | "search" | "cut" | "no-logprobs" | "refuse" | "crash";
 
 /** What the policy was asked: by which question, sample and turn, with which options. */
 interface Call {
@@ -83,6 +83,7 @@ class PlannedPolicy implements Policy {
     this.onCall?.(call);
     const move = this.plan.get(q.id)![call.sample][turn];
     if (move === "refuse") throw new Error(MISSING_LOGPROBS_MESSAGE);
+    if (move === "crash") throw new Error("the sampler went away");
     const gold = q.answers[0];
     const reply =
       move === "search"
@@ -184,7 +185,7 @@ describe("train: GRPO's batch assembly and step log", function () {
       lr: 0.01,
       temperature: 0.7,
       offset: 1,
-      saveEvery: 1,
+      saveEvery: 3,
       backend: "local",
       baseUrl: world.backend.url,
       retry: FAST_RETRY,
@@ -405,7 +406,7 @@ describe("train: GRPO's batch assembly and step log", function () {
         0.7,
         0,
         1,
-        1,
+        3,
         2,
         null,
         null,
@@ -417,19 +418,17 @@ describe("train: GRPO's batch assembly and step log", function () {
     );
     assert.deepEqual(manifest.adam, { beta1: 0.9, beta2: 0.95, eps: 1e-8 });
 
-    // saveEvery 1: a checkpoint per step, the last one final.
+    // saveEvery 3 divides no step: one checkpoint, the last step's, final.
     assert.deepEqual(
       result.checkpoints.map((c) => [c.name, c.batch, c.final ?? false]),
-      [
-        ["batch-s1", 1, false],
-        ["batch-s2", 2, true],
-      ],
+      [["batch-s2", 2, true]],
     );
+    assert.ok(!log.some((l) => l.includes("had equal rewards")), "both steps trained");
 
     // Resumed at its last step, the run has nothing to do and sends nothing.
     const again: string[] = [];
     const done = await trainGrpo({ ...options, resume: true, log: (l) => again.push(l) });
-    assert.deepEqual([done.status, done.step, done.spentUsd, done.checkpoints.length], ["done", 2, 0, 2]);
+    assert.deepEqual([done.status, done.step, done.spentUsd, done.checkpoints.length], ["done", 2, 0, 1]);
     assert.ok(again.includes(`${run} is already at step 2 of 2; nothing to do`), again.join("\n"));
     assert.equal(sent.length, 2);
   });
@@ -521,29 +520,42 @@ describe("train: GRPO's batch assembly and step log", function () {
       return { result, log, sent: obs.sent };
     };
 
-    // Step 1's only group is all wrong: no optimizer step; step 2 has no question left: the run
-    // stops there and keeps step 1 as a checkpoint (not the final one).
-    const flat = run("flat", {}, new Map([[q7.id, [["wrong"], ["wrong"]]]]));
+    // Step 1's only group is all wrong: no optimizer step. Step 2 trains and is saved (saveEvery 2,
+    // not the final step of 3). Step 3 has no question left: the run stops there, with nothing
+    // unsaved to save again.
+    const flat = run(
+      "flat",
+      { offset: 6, steps: 3, saveEvery: 2 },
+      new Map([
+        [questions[6].id, [["wrong"], ["wrong"]]],
+        [q7.id, [["right"], ["wrong"]]],
+      ]),
+    );
     const f = await flat.result;
     assert.deepEqual(
       [f.status, f.step, f.message],
-      ["out_of_questions", 1, "no train questions left for step 2 (index 8 of 8)"],
+      ["out_of_questions", 2, "no train questions left for step 3 (index 8 of 8)"],
     );
     assert.ok(flat.log.includes("step 1: all 1 groups had equal rewards; no optimizer step"), flat.log.join("\n"));
-    assert.ok(flat.log.includes("no train questions left for step 2 (index 8 of 8)"));
-    assert.equal(flat.sent.length, 0, "nothing to train on, nothing sent");
+    assert.ok(!flat.log.some((l) => l.startsWith("step 2: all")));
+    assert.ok(flat.log.includes("no train questions left for step 3 (index 8 of 8)"));
+    assert.equal(flat.sent.length, 1, "step 1 had nothing to train on and sent nothing");
     const [m] = rowsOf<GrpoMetrics>(join(f.runDir, "metrics.jsonl"));
     assert.deepEqual(
       [m.optim_step, m.datums, m.trained_tokens, m.skipped_groups, m.skipped_count],
       [false, 0, 0, 1, 1],
     );
     assert.deepEqual(
-      readLedger(f.runDir).map((e) => e.kind),
-      ["sample"],
+      readLedger(f.runDir).map((e) => [e.kind, e.label]),
+      [
+        ["sample", "step 1"],
+        ["sample", "step 2"],
+        ["train", "step 2"],
+      ],
     );
     assert.deepEqual(
       f.checkpoints.map((c) => [c.name, c.batch, c.final ?? false]),
-      [["flat-s1", 1, false]],
+      [["flat-s2", 2, false]],
     );
 
     // Aborted while step 2 samples: its episodes are not kept, step 1 is saved.
@@ -595,5 +607,10 @@ describe("train: GRPO's batch assembly and step log", function () {
         name,
       );
     }
+    // Any other failure of the sampler is passed on as it is.
+    await assert.rejects(
+      run("crashing", {}, new Map([[q7.id, [["crash"], ["right"]]]])).result,
+      (err: Error) => !(err instanceof UserError) && err.message === "the sampler went away",
+    );
   });
 });
