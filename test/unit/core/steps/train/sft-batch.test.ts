@@ -8,6 +8,7 @@
 import { strict as assert } from "node:assert";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { readRegistry, registryPath } from "../../../../../src/core/base/checkpoints/registry";
 import { loadConfig } from "../../../../../src/core/base/config";
 import { UserError } from "../../../../../src/core/base/errors";
 import { PyRandom } from "../../../../../src/core/base/data/python-random";
@@ -44,18 +45,22 @@ const rowsOf = <T>(file: string): T[] =>
 function recorder(onOptim?: (count: number) => void) {
   const batches: Datum[][] = [];
   const lrs: number[] = [];
+  const adam: Record<string, number>[] = [];
   const fetchSpy: typeof fetch = async (input, init) => {
     const url = String(input);
     if (url.endsWith("/api/v1/forward_backward") && init?.body instanceof Uint8Array)
       batches.push(decodeForwardBackwardRequest(init.body).data);
     const res = await fetch(input, init);
     if (url.endsWith("/api/v1/optim_step") && typeof init?.body === "string") {
-      lrs.push((JSON.parse(init.body) as { adam_params: { learning_rate: number } }).adam_params.learning_rate);
+      const { learning_rate, beta1, beta2, eps } = (JSON.parse(init.body) as { adam_params: Record<string, number> })
+        .adam_params;
+      lrs.push(learning_rate);
+      adam.push({ beta1, beta2, eps });
       onOptim?.(lrs.length);
     }
     return res;
   };
-  return { batches, lrs, fetchSpy };
+  return { batches, lrs, adam, fetchSpy };
 }
 
 describe("train: SFT's per-epoch batches and step log", function () {
@@ -102,9 +107,12 @@ describe("train: SFT's per-epoch batches and step log", function () {
     assert.notDeepEqual(epochOrders[0], epochOrders[1], "the second epoch is shuffled again");
     const wantBatches = epochOrders.flatMap((o) => [o.slice(0, 2), o.slice(2, 4), o.slice(4)]);
 
-    const { batches, lrs, fetchSpy } = recorder();
+    const { batches, lrs, adam, fetchSpy } = recorder();
     const log: string[] = [];
-    const result = await trainSft(options({ fetch: fetchSpy, log: (l) => log.push(l) }));
+    const progress: { label: string; planned: number }[] = [];
+    const result = await trainSft(
+      options({ fetch: fetchSpy, log: (l) => log.push(l), onProgress: (p) => progress.push(p) }),
+    );
     assert.equal(result.status, "done");
     assert.deepEqual([result.steps, result.totalSteps], [6, 6]);
     assert.deepEqual(
@@ -123,6 +131,9 @@ describe("train: SFT's per-epoch batches and step log", function () {
       lrs,
       [0, 1, 2, 3, 4, 5].map((s) => linearLr(0.02, s, 6)),
     );
+    // The cookbook's Adam (eps 1e-8, not the service's default 1e-12) on every step.
+    assert.ok(adam.length === 6 && adam.every((a) => a.beta1 === 0.9 && a.beta2 === 0.95 && a.eps === 1e-8));
+    assert.ok(progress.length > 0 && progress.every((p) => p.label === "SFT" && p.planned === 6));
 
     const metrics = rowsOf<SftMetrics & { time: string }>(join(result.runDir, "metrics.jsonl"));
     const tokensOf = (rows: number[]) => rows.reduce((n, k) => n + modelInputLength(data.datums[k].model_input), 0);
@@ -166,13 +177,26 @@ describe("train: SFT's per-epoch batches and step log", function () {
       [manifest.data.examples, manifest.data.tokens_per_epoch, manifest.data.path, manifest.data.lineage_manifest],
       [5, data.tokensPerEpoch, join("data", "sft.jsonl"), null],
     );
+    assert.deepEqual(
+      [manifest.loss_fn, manifest.tokenizer, manifest.parent, manifest.init_state, manifest.lr_schedule],
+      ["cross_entropy", data.tokenizer ?? null, null, null, "linear"],
+    );
+    assert.ok(
+      readRegistry(registryPath(join(world.root, "runs")))
+        .filter((e) => e.run === join("runs", "sft"))
+        .every((e) => e.data_hash === data.hash),
+    );
 
     // Stopped after step 4 (inside epoch 2): --resume redoes epoch 2 from its first batch, on the
     // same rows as the run that was never stopped, and each step is written once.
     const stopper = new AbortController();
     const cut = recorder((n) => n === 4 && stopper.abort());
-    const stopped = await trainSft(options({ name: "cut", fetch: cut.fetchSpy, signal: stopper.signal }));
+    const cutLog: string[] = [];
+    const stopped = await trainSft(
+      options({ name: "cut", fetch: cut.fetchSpy, signal: stopper.signal, log: (l) => cutLog.push(l) }),
+    );
     assert.deepEqual([stopped.status, stopped.steps], ["interrupted", 4]);
+    assert.ok(cutLog.includes("stopped before step 5; resume from cut-e1 with --resume"), cutLog.join("\n"));
     const resumed = recorder();
     const again = await trainSft(options({ name: "cut", resume: true, fetch: resumed.fetchSpy }));
     assert.deepEqual([again.status, again.steps], ["done", 6]);
@@ -198,6 +222,28 @@ describe("train: SFT's per-epoch batches and step log", function () {
     );
     assert.ok(complete.includes(`${again.runDir} is already complete (2 epochs); nothing to do`), complete.join("\n"));
     assert.equal(idle.batches.length, 0);
+
+    // A resume with other settings is refused, naming the field.
+    for (const [over, field] of [
+      [{ lr: 0.03 }, "lr"],
+      [{ batch: 3 }, "batch"],
+      [{ epochs: 3 }, "epochs"],
+      [{ seed: 6 }, "seed"],
+      [{ config: loadConfig(world.root, { loraRank: 8 }) }, "lora_rank"],
+      [{ initState: "sft-e1" }, "init_state"],
+      [{ data: writeJsonlFile(join(world.root, "other", "sft.jsonl"), rowsOf(dataFile).slice(0, 4)) }, "data"],
+    ] as [Partial<TrainSftOptions>, string][]) {
+      await assert.rejects(
+        trainSft(options({ name: "cut", resume: true, ...over })),
+        (e: Error) => e instanceof UserError && new RegExp(`field\\(s\\): (.*; )?${field}: `).test(e.message),
+        field,
+      );
+    }
+
+    // As many rows as the batch: one step, no empty one after it.
+    const whole = recorder();
+    const one = await trainSft(options({ name: "whole", epochs: 1, batch: 5, fetch: whole.fetchSpy }));
+    assert.deepEqual([one.status, one.steps, whole.batches.map((b) => b.length)], ["done", 1, [5]]);
   });
   it("refuses a bad flag, and a run named after the data's own folder, with one line", async () => {
     const cases: [Partial<TrainSftOptions>, string][] = [
