@@ -44,14 +44,14 @@ describe("search: window top-k", () => {
     // short ones the exact per-window maxima. Scores from a few values make many ties at the k-th
     // score; 40 windows make three sweep blocks.
     const random = prng(7);
-    for (let round = 0; round < 40; round++) {
+    for (let round = 0; round < 12; round++) {
       const documents = 64 * (1 + Math.floor(random() * 40)) - Math.floor(random() * 64);
       const lists = randomLists(random, documents, 2 + Math.floor(random() * 6));
       const search = new WindowTopK(fromArrays(withWindows(lists, documents)));
-      for (let q = 0; q < 8; q++) {
+      for (let q = 0; q < 4; q++) {
         const rows = randomQuery(random, lists.length);
         const all = exhaustive(lists, rows);
-        for (const k of [1, 2, 3, 5, 10, 50, 10_000])
+        for (const k of [1, 3, 10, 10_000])
           assert.deepEqual(search.top(rows, k), all.slice(0, k), `round ${round}, rows ${rows.join(" ")}, k = ${k}`);
       }
     }
@@ -62,14 +62,14 @@ describe("search: window top-k", () => {
     // not yet read would give) until the search asks for them, so a read outside what it asked for
     // gives a wrong result.
     const random = prng(11);
-    for (let round = 0; round < 20; round++) {
+    for (let round = 0; round < 6; round++) {
       const documents = 64 * (20 + Math.floor(random() * 30));
       const lists = randomLists(random, documents, 3 + Math.floor(random() * 4));
       const index = withWindows(lists, documents);
-      for (let q = 0; q < 6; q++) {
+      for (let q = 0; q < 4; q++) {
         const rows = randomQuery(random, lists.length);
         const all = exhaustive(lists, rows);
-        for (const k of [1, 3, 10]) {
+        for (const k of [1, 10]) {
           const search = new WindowTopK(onDemand(index));
           assert.deepEqual(search.top(rows, k), all.slice(0, k), `round ${round}, rows ${rows.join(" ")}, k = ${k}`);
         }
