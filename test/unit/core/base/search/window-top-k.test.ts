@@ -13,7 +13,7 @@ import {
   type PostingArrays,
   type PostingSource,
 } from "../../../../../src/core/base/search/window-top-k";
-import { arrays, exhaustive, prng, randomLists, randomQuery, withWindows } from "./posting-lists";
+import { arrays, exhaustive, prng, randomLists, randomQuery, withWindows, type List } from "./posting-lists";
 
 const SIZE = 1 << WINDOW_SHIFT;
 
@@ -108,6 +108,30 @@ describe("search: window top-k", () => {
     ]);
     assert.deepEqual(search.top([2], 3), []);
     assert.deepEqual(search.top([], 3), []);
+  });
+
+  it("gives no exact score to a document that cannot reach the k-th best, even in a window whose bound can", () => {
+    // Window 0 holds the best document (4 + 4). Windows 1–20 each hold two documents of 4, one per
+    // term: their window bound, 8, reaches the best score, but no document of theirs does. The
+    // windows with the highest bounds (k + 8 of them: 0–8) are scored first; in windows 9–20 the
+    // first term cannot reach 8 alone, so only documents of the second are looked at, and each is
+    // dropped once the first term's list shows no posting of it.
+    const windows = 21;
+    const a: List = [[0, 4]];
+    const b: List = [[0, 4]];
+    for (let w = 1; w < windows; w++) {
+      a.push([w * SIZE + 1, 4]);
+      b.push([w * SIZE + 2, 4]);
+    }
+    const index = withWindows([a, b], windows * SIZE);
+    assert.equal(index.windowedRows.length, 2, "both lists have window rows");
+    const search = new WindowTopK(fromArrays(index));
+    assert.deepEqual(search.top([0, 1], 1), [{ doc: 0, score: 8 }]);
+    assert.equal(search.scored, 1 + 2 * 8, "the seeded windows' documents only");
+    // Short lists (exact window bounds) prune the same way.
+    const short = new WindowTopK(fromArrays(arrays([a, b], windows + 1)));
+    assert.deepEqual(short.top([0, 1], 1), [{ doc: 0, score: 8 }]);
+    assert.equal(short.scored, 1 + 2 * 8);
   });
 
   it("gallop finds the first position at or past a target; windowSlot finds a windowed row or -1", () => {
