@@ -134,6 +134,42 @@ describe("search: window top-k", () => {
     assert.equal(short.scored, 1 + 2 * 8);
   });
 
+  it("bounds a window by the sum of every long term's stored maximum, for 1 to 6 long terms", () => {
+    // Every term: document 0 scores 4, one document of each other window scores 1. Window 0's bound
+    // is 4 per term, every other window's 1 per term: once window 0 is scored, no other window can
+    // reach it, so only the seeded windows (k + 8 of them) are scored.
+    const windows = 40;
+    const list: List = [[0, 4]];
+    for (let w = 1; w < windows; w++) list.push([w * SIZE + 5, 1]);
+    const lists = Array.from({ length: 6 }, () => list);
+    const search = new WindowTopK(fromArrays(withWindows(lists, windows * SIZE)));
+    for (let terms = 1; terms <= 6; terms++) {
+      const rows = Array.from({ length: terms }, (_, i) => i);
+      assert.deepEqual(search.top(rows, 1), [{ doc: 0, score: 4 * terms }], `${terms} terms`);
+      assert.equal(search.scored, 9, `${terms} terms`);
+    }
+  });
+
+  it("pruned top-k equals exhaustive scoring on queries of many long terms", () => {
+    const random = prng(23);
+    for (let round = 0; round < 4; round++) {
+      const documents = 64 * (17 + Math.floor(random() * 20));
+      const lists = Array.from({ length: 7 }, (): List => {
+        const list: List = [];
+        const density = 0.05 + random() * 0.3;
+        for (let d = 0; d < documents; d++) if (random() < density) list.push([d, Math.fround(0.01 + random() * 4)]);
+        return list;
+      });
+      const search = new WindowTopK(fromArrays(withWindows(lists, documents)));
+      for (let q = 0; q < 4; q++) {
+        const rows = Array.from({ length: 4 + Math.floor(random() * 4) }, () => Math.floor(random() * lists.length));
+        const all = exhaustive(lists, rows);
+        for (const k of [1, 10])
+          assert.deepEqual(search.top(rows, k), all.slice(0, k), `round ${round}, rows ${rows.join(" ")}, k = ${k}`);
+      }
+    }
+  });
+
   it("gallop finds the first position at or past a target; windowSlot finds a windowed row or -1", () => {
     const docs = Uint32Array.from([1, 3, 3, 8, 9, 20, 21, 22, 40]);
     for (let from = 0; from <= docs.length; from++)
