@@ -170,6 +170,32 @@ describe("search: window top-k", () => {
     }
   });
 
+  it("pruned top-k equals exhaustive scoring where short lists span more windows than the seeds cover", () => {
+    // 120 windows (8 sweep blocks); each list has fewer postings than windows (no window rows), so
+    // most of their windows are reached by the sweep, not the seeds.
+    const random = prng(31);
+    for (let round = 0; round < 6; round++) {
+      const documents = 64 * 120;
+      const lists = Array.from({ length: 5 }, (): List => {
+        const list: List = [];
+        const density = 0.004 + random() * 0.01;
+        for (let d = 0; d < documents; d++)
+          if (random() < density)
+            list.push([d, Math.fround(random() < 0.5 ? 1 + Math.floor(random() * 3) : random() * 4)]);
+        return list;
+      });
+      const index = withWindows(lists, documents);
+      assert.equal(index.windowedRows.length, 0);
+      const search = new WindowTopK(fromArrays(index));
+      for (let q = 0; q < 4; q++) {
+        const rows = randomQuery(random, lists.length);
+        const all = exhaustive(lists, rows);
+        for (const k of [1, 5])
+          assert.deepEqual(search.top(rows, k), all.slice(0, k), `round ${round}, rows ${rows.join(" ")}, k = ${k}`);
+      }
+    }
+  });
+
   it("gallop finds the first position at or past a target; windowSlot finds a windowed row or -1", () => {
     const docs = Uint32Array.from([1, 3, 3, 8, 9, 20, 21, 22, 40]);
     for (let from = 0; from <= docs.length; from++)
