@@ -53,10 +53,10 @@ describe("search: postings read from files", () => {
   }
 
   it("answers every query as the arrays in memory do, with lists over several chunks and windows over several start chunks", () => {
-    // 70,000 documents: 1,094 windows, so a window-start row is two chunks of 1,024; the densest
-    // lists hold more than one chunk of 4,096 postings.
+    // 65,536 documents: 1,024 windows, so a window-start row (windows + 1 entries) is one chunk of
+    // 1,024 and one of a single entry; the densest lists hold more than one chunk of 4,096 postings.
     const random = prng(3);
-    const documents = 70_000;
+    const documents = 65_536;
     const lists: List[] = randomLists(random, documents, 9);
     lists.push([[documents - 1, 2]], []);
     const index = withWindows(lists, documents);
@@ -70,10 +70,12 @@ describe("search: postings read from files", () => {
       const disk = new DiskPostings(filesOf(index, cache, `b${budget}`), index.windowedRows, index.windows);
       const search = new WindowTopK(disk);
       const memory = new WindowTopK(fromArrays(index));
-      // One word first, then longer queries: the scratch arrays grow between queries.
+      // One word first (one long list, then a short one), then longer queries: the scratch arrays
+      // grow between queries.
       const queries = [
+        [index.windowedRows[0]],
         [lists.length - 2],
-        [0],
+        [...index.windowedRows],
         [lists.length - 1],
         ...Array.from({ length: 12 }, () => randomQuery(random, lists.length)),
       ];
