@@ -5,7 +5,7 @@
  * closed file), each naming the file.
  */
 import { strict as assert } from "node:assert";
-import { closeSync, mkdtempSync, openSync, rmSync, truncateSync, writeFileSync } from "node:fs";
+import { closeSync, fstatSync, mkdtempSync, openSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { UserError } from "../../../../../src/core/base/errors";
@@ -152,10 +152,35 @@ describe("search: a paged file", () => {
     const closed = open("closed", bytes);
     closed.u32(0);
     closed.close();
-    fds.pop();
+    const fd = fds.pop()!;
+    assert.throws(() => fstatSync(fd), { code: "EBADF" }, "its descriptor is given back");
     closed.close();
     // A page it has not read (the index's close empties the cache it shares).
     assert.throws(() => closed.u32(100), /closed/);
     assert.throws(() => closed.readFresh(0, 10), /closed/);
+  });
+});
+
+describe("search: a page cache", () => {
+  it("holds pages up to its budget exactly, evicts the least recently used (a hit counts as a use), and empties on clear", () => {
+    const cache = new PageCache(300);
+    for (const key of [1, 2, 3]) cache.put(key, new Uint8Array(100));
+    assert.equal(cache.bytes, 300, "a full budget evicts nothing");
+    assert.ok(cache.get(1) && cache.get(2) && cache.get(3));
+    assert.ok(cache.get(1), "1 is now the most recently used");
+    cache.put(4, new Uint8Array(100));
+    assert.equal(cache.get(2), undefined, "2 went");
+    assert.deepEqual(
+      [1, 3, 4].map((key) => cache.get(key) !== undefined),
+      [true, true, true],
+    );
+    const big = cache.put(5, new Uint8Array(400));
+    assert.equal(cache.get(5), big, "a page over the budget is kept alone");
+    assert.equal(cache.bytes, 400);
+    assert.equal(cache.misses, 5);
+    assert.equal(cache.bytesRead, 800);
+    cache.clear();
+    assert.equal(cache.bytes, 0);
+    assert.equal(cache.get(5), undefined);
   });
 });
