@@ -5,25 +5,17 @@
  */
 import { strict as assert } from "node:assert";
 import { WINDOW_SHIFT } from "../../../../../src/core/base/search/bm25-format";
-import { WindowTopK, fromArrays, type PostingArrays } from "../../../../../src/core/base/search/window-top-k";
+import {
+  WindowTopK,
+  fromArrays,
+  gallop,
+  windowSlot,
+  type PostingArrays,
+  type PostingSource,
+} from "../../../../../src/core/base/search/window-top-k";
+import { arrays, exhaustive, prng, randomLists, randomQuery, withWindows, type List } from "./posting-lists";
 
 const SIZE = 1 << WINDOW_SHIFT;
-
-/** Short posting lists only (no stored window rows): each list's window bounds are exact maxima. */
-function arrays(lists: Array<Array<[doc: number, score: number]>>, windows: number): PostingArrays {
-  const postingOffsets = new Uint32Array(lists.length + 1);
-  lists.forEach((l, i) => (postingOffsets[i + 1] = postingOffsets[i] + l.length));
-  return {
-    postingOffsets,
-    docs: Uint32Array.from(lists.flat().map(([d]) => d)),
-    scores: Float32Array.from(lists.flat().map(([, s]) => s)),
-    termMax: Float32Array.from(lists, (l) => Math.max(...l.map(([, s]) => s))),
-    windowMax: new Uint8Array(0),
-    windowedRows: new Uint32Array(0),
-    windows,
-    windowStart: new Uint32Array(0),
-  };
-}
 
 describe("search: window top-k", () => {
   it("a document whose window bound equals the k-th score exactly still wins on document number", () => {
@@ -46,4 +38,216 @@ describe("search: window top-k", () => {
       [SIZE + 1, 2 * SIZE + 1, 3 * SIZE + 1],
     );
   });
+
+  it("pruned top-k equals exhaustive scoring on random lists, long and short, with ties, repeats and every k", () => {
+    // Long lists (at least one posting per window) take the stored byte bounds and the window jumps;
+    // short ones the exact per-window maxima. Scores from a few values make many ties at the k-th
+    // score; 40 windows make three sweep blocks.
+    const random = prng(7);
+    for (let round = 0; round < 12; round++) {
+      const documents = 64 * (1 + Math.floor(random() * 40)) - Math.floor(random() * 64);
+      const lists = randomLists(random, documents, 2 + Math.floor(random() * 6));
+      const search = new WindowTopK(fromArrays(withWindows(lists, documents)));
+      for (let q = 0; q < 4; q++) {
+        const rows = randomQuery(random, lists.length);
+        const all = exhaustive(lists, rows);
+        for (const k of [1, 3, 10, 10_000])
+          assert.deepEqual(search.top(rows, k), all.slice(0, k), `round ${round}, rows ${rows.join(" ")}, k = ${k}`);
+      }
+    }
+  });
+
+  it("reads a long list only where ensure() and ensureWindows() made it readable", () => {
+    // A source like the on-disk one: long lists' postings and window starts are zeros (what a page
+    // not yet read would give) until the search asks for them, so a read outside what it asked for
+    // gives a wrong result.
+    const random = prng(11);
+    for (let round = 0; round < 6; round++) {
+      const documents = 64 * (20 + Math.floor(random() * 30));
+      const lists = randomLists(random, documents, 3 + Math.floor(random() * 4));
+      const index = withWindows(lists, documents);
+      for (let q = 0; q < 4; q++) {
+        const rows = randomQuery(random, lists.length);
+        const all = exhaustive(lists, rows);
+        for (const k of [1, 10]) {
+          const search = new WindowTopK(onDemand(index));
+          assert.deepEqual(search.top(rows, k), all.slice(0, k), `round ${round}, rows ${rows.join(" ")}, k = ${k}`);
+        }
+      }
+    }
+  });
+
+  it("adds a term repeated in the query once per occurrence, in query order, as float32", () => {
+    // 0.1 + 0.2 + 0.1 in float32 differs from 0.1·2 + 0.2: the exact sum follows the query's order.
+    const lists: Array<Array<[number, number]>> = [
+      [
+        [3, 0.1],
+        [5, 0.3],
+      ],
+      [
+        [3, 0.2],
+        [4, 0.35],
+      ],
+    ];
+    const search = new WindowTopK(fromArrays(arrays(lists, 1)));
+    const f = Math.fround;
+    const sum = f(f(f(0.1) + f(0.2)) + f(0.1));
+    assert.deepEqual(search.top([0, 1, 0], 3), [
+      { doc: 5, score: f(f(f(0.3) + 0) + f(0.3)) },
+      { doc: 3, score: sum },
+      { doc: 4, score: f(0.35) },
+    ]);
+    assert.deepEqual(search.top([1, 0, 0], 1), [{ doc: 5, score: f(f(0 + f(0.3)) + f(0.3)) }]);
+  });
+
+  it("returns every matching document when k exceeds them, and nothing for a query without postings", () => {
+    const search = new WindowTopK(fromArrays(arrays([[[70, 2]], [[1, 1]], []], 2)));
+    assert.deepEqual(search.top([0, 1], 5), [
+      { doc: 70, score: 2 },
+      { doc: 1, score: 1 },
+    ]);
+    assert.deepEqual(search.top([2], 3), []);
+    assert.deepEqual(search.top([], 3), []);
+  });
+
+  it("gives no exact score to a document that cannot reach the k-th best, even in a window whose bound can", () => {
+    // Window 0 holds the best document (4 + 4). Windows 1–20 each hold two documents of 4, one per
+    // term: their window bound, 8, reaches the best score, but no document of theirs does. The
+    // windows with the highest bounds (k + 8 of them: 0–8) are scored first; in windows 9–20 the
+    // first term cannot reach 8 alone, so only documents of the second are looked at, and each is
+    // dropped once the first term's list shows no posting of it.
+    const windows = 21;
+    const a: List = [[0, 4]];
+    const b: List = [[0, 4]];
+    for (let w = 1; w < windows; w++) {
+      a.push([w * SIZE + 1, 4]);
+      b.push([w * SIZE + 2, 4]);
+    }
+    const index = withWindows([a, b], windows * SIZE);
+    assert.equal(index.windowedRows.length, 2, "both lists have window rows");
+    const search = new WindowTopK(fromArrays(index));
+    assert.deepEqual(search.top([0, 1], 1), [{ doc: 0, score: 8 }]);
+    assert.equal(search.scored, 1 + 2 * 8, "the seeded windows' documents only");
+    // Short lists (exact window bounds) prune the same way.
+    const short = new WindowTopK(fromArrays(arrays([a, b], windows + 1)));
+    assert.deepEqual(short.top([0, 1], 1), [{ doc: 0, score: 8 }]);
+    assert.equal(short.scored, 1 + 2 * 8);
+  });
+
+  it("bounds a window by the sum of every long term's stored maximum, for 1 to 6 long terms", () => {
+    // Every term: document 0 scores 4, one document of each other window scores 1. Window 0's bound
+    // is 4 per term, every other window's 1 per term: once window 0 is scored, no other window can
+    // reach it, so only the seeded windows (k + 8 of them) are scored.
+    const windows = 40;
+    const list: List = [[0, 4]];
+    for (let w = 1; w < windows; w++) list.push([w * SIZE + 5, 1]);
+    const lists = Array.from({ length: 6 }, () => list);
+    const search = new WindowTopK(fromArrays(withWindows(lists, windows * SIZE)));
+    for (let terms = 1; terms <= 6; terms++) {
+      const rows = Array.from({ length: terms }, (_, i) => i);
+      assert.deepEqual(search.top(rows, 1), [{ doc: 0, score: 4 * terms }], `${terms} terms`);
+      assert.equal(search.scored, 9, `${terms} terms`);
+    }
+  });
+
+  it("pruned top-k equals exhaustive scoring on queries of many long terms", () => {
+    const random = prng(23);
+    for (let round = 0; round < 4; round++) {
+      const documents = 64 * (17 + Math.floor(random() * 20));
+      const lists = Array.from({ length: 7 }, (): List => {
+        const list: List = [];
+        const density = 0.05 + random() * 0.3;
+        for (let d = 0; d < documents; d++) if (random() < density) list.push([d, Math.fround(0.01 + random() * 4)]);
+        return list;
+      });
+      const search = new WindowTopK(fromArrays(withWindows(lists, documents)));
+      for (let q = 0; q < 4; q++) {
+        const rows = Array.from({ length: 4 + Math.floor(random() * 4) }, () => Math.floor(random() * lists.length));
+        const all = exhaustive(lists, rows);
+        for (const k of [1, 10])
+          assert.deepEqual(search.top(rows, k), all.slice(0, k), `round ${round}, rows ${rows.join(" ")}, k = ${k}`);
+      }
+    }
+  });
+
+  it("pruned top-k equals exhaustive scoring where short lists span more windows than the seeds cover", () => {
+    // 120 windows (8 sweep blocks); each list has fewer postings than windows (no window rows), so
+    // most of their windows are reached by the sweep, not the seeds.
+    const random = prng(31);
+    for (let round = 0; round < 6; round++) {
+      const documents = 64 * 120;
+      const lists = Array.from({ length: 5 }, (): List => {
+        const list: List = [];
+        const density = 0.004 + random() * 0.01;
+        for (let d = 0; d < documents; d++)
+          if (random() < density)
+            list.push([d, Math.fround(random() < 0.5 ? 1 + Math.floor(random() * 3) : random() * 4)]);
+        return list;
+      });
+      const index = withWindows(lists, documents);
+      assert.equal(index.windowedRows.length, 0);
+      const search = new WindowTopK(fromArrays(index));
+      for (let q = 0; q < 4; q++) {
+        const rows = randomQuery(random, lists.length);
+        const all = exhaustive(lists, rows);
+        for (const k of [1, 5])
+          assert.deepEqual(search.top(rows, k), all.slice(0, k), `round ${round}, rows ${rows.join(" ")}, k = ${k}`);
+      }
+    }
+  });
+
+  it("gallop finds the first position at or past a target; windowSlot finds a windowed row or -1", () => {
+    const docs = Uint32Array.from([1, 3, 3, 8, 9, 20, 21, 22, 40]);
+    for (let from = 0; from <= docs.length; from++)
+      for (let end = from; end <= docs.length; end++)
+        for (let target = 0; target <= 42; target++) {
+          let want = from;
+          while (want < end && docs[want] < target) want++;
+          assert.equal(gallop(docs, from, end, target), want, `from ${from}, end ${end}, target ${target}`);
+        }
+    const rows = Uint32Array.from([2, 5, 9, 14, 30]);
+    for (let row = 0; row < 32; row++) assert.equal(windowSlot(rows, row), rows.indexOf(row), `row ${row}`);
+    assert.equal(windowSlot(new Uint32Array(0), 0), -1);
+  });
 });
+
+/**
+ * fromArrays, except that long lists' postings and every window-start row read as zeros until
+ * ensure()/ensureWindows() asked for them (ensureWindows gives each long list's entries [from, to)).
+ */
+function onDemand(a: PostingArrays): PostingSource {
+  const inner = fromArrays(a);
+  return {
+    windows: inner.windows,
+    termMax: (row) => inner.termMax(row),
+    load(rows) {
+      const s = inner.load(rows);
+      const docs = a.docs.slice();
+      const scores = a.scores.slice();
+      for (let i = 0; i < rows.length; i++) {
+        if (s.at[i] < 0) continue;
+        docs.fill(0, s.start[i], s.end[i]);
+        scores.fill(0, s.start[i], s.end[i]);
+      }
+      const windowStart = new Uint32Array(a.windowStart.length);
+      return {
+        ...s,
+        docs,
+        scores,
+        windowStart,
+        ensure(from, to) {
+          docs.set(a.docs.subarray(from, to), from);
+          scores.set(a.scores.subarray(from, to), from);
+        },
+        ensureWindows(from, to) {
+          for (let i = 0; i < rows.length; i++) {
+            if (s.at[i] < 0) continue;
+            const lo = s.at[i] + Math.max(from, 0);
+            const hi = s.at[i] + Math.min(to, a.windows + 1);
+            windowStart.set(a.windowStart.subarray(lo, hi), lo);
+          }
+        },
+      };
+    },
+  };
+}

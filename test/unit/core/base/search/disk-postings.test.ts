@@ -1,0 +1,96 @@
+/**
+ * The search over posting files (DiskPostings through PagedFile) answers as the same search over the
+ * arrays in memory: long lists read a chunk at a time across pages, window-start rows of more than
+ * one chunk, short lists copied whole, and scratch arrays reused and grown query after query.
+ */
+import { strict as assert } from "node:assert";
+import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { UserError } from "../../../../../src/core/base/errors";
+import { BlockCrcs } from "../../../../../src/core/base/search/block-crc";
+import { DiskPostings, type PostingFiles } from "../../../../../src/core/base/search/disk-postings";
+import { PageCache, PagedFile } from "../../../../../src/core/base/search/paged-file";
+import { WindowTopK, fromArrays, type PostingArrays } from "../../../../../src/core/base/search/window-top-k";
+import { exhaustive, prng, randomLists, randomQuery, withWindows, type List } from "./posting-lists";
+
+/** 1 KiB pages: a list's chunk spans several, and a page holds parts of two lists. */
+const SHIFT = 10;
+
+describe("search: postings read from files", () => {
+  let dir: string;
+  const fds: number[] = [];
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), "agent-lab-disk-postings-"));
+  });
+  after(() => {
+    // splice: a runner that reruns the suite in one process (Stryker) must not close them twice.
+    for (const fd of fds.splice(0)) closeSync(fd);
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** The index arrays written as files, read back through one page cache. */
+  function filesOf(a: PostingArrays, cache: PageCache, name: string): PostingFiles {
+    const file = (id: number, key: string, data: ArrayBufferView): PagedFile => {
+      const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+      const path = join(dir, `${name}-${key}`);
+      writeFileSync(path, bytes);
+      const crcs = new BlockCrcs(SHIFT);
+      crcs.update(bytes);
+      const fd = openSync(path, "r");
+      fds.push(fd);
+      const refuse = (p: string) => new UserError(`${p} is damaged`);
+      return new PagedFile(cache, id, fd, path, bytes.length, SHIFT, crcs.finish(), refuse, refuse);
+    };
+    return {
+      postingOffsets: file(0, "offsets", a.postingOffsets),
+      postingDocs: file(1, "docs", a.docs),
+      postingScores: file(2, "scores", a.scores),
+      termMax: file(3, "term-max", a.termMax),
+      windowMax: file(4, "window-max", a.windowMax),
+      windowStart: file(5, "window-start", a.windowStart),
+    };
+  }
+
+  it("answers every query as the arrays in memory do, with lists over several chunks and windows over several start chunks", () => {
+    // 65,536 documents: 1,024 windows, so a window-start row (windows + 1 entries) is one chunk of
+    // 1,024 and one of a single entry; the densest lists hold more than one chunk of 4,096 postings.
+    const random = prng(3);
+    const documents = 65_536;
+    const lists: List[] = randomLists(random, documents, 9);
+    lists.push([[documents - 1, 2]], []);
+    const index = withWindows(lists, documents);
+    assert.ok(index.windowedRows.length >= 2, "some lists are long");
+    assert.ok(
+      lists.some((l) => l.length > 4096),
+      "a list holds more than one chunk",
+    );
+    for (const budget of [1 << 30, 1 << SHIFT]) {
+      const cache = new PageCache(budget);
+      const disk = new DiskPostings(filesOf(index, cache, `b${budget}`), index.windowedRows, index.windows);
+      const search = new WindowTopK(disk);
+      const memory = new WindowTopK(fromArrays(index));
+      // One word first (one long list, then a short one), then longer queries: the scratch arrays
+      // grow between queries.
+      const queries = [
+        [index.windowedRows[0]],
+        [lists.length - 2],
+        [...index.windowedRows],
+        [lists.length - 1],
+        ...Array.from({ length: 12 }, () => randomQuery(random, lists.length)),
+      ];
+      for (const rows of queries) {
+        const all = exhaustive(lists, rows);
+        for (const k of [1, 10, 100]) {
+          const label = `budget ${budget}, rows ${rows.join(" ")}, k = ${k}`;
+          assert.deepEqual(memory.top(rows, k), all.slice(0, k), label);
+          assert.deepEqual(search.top(rows, k), all.slice(0, k), label);
+        }
+      }
+      for (let row = 0; row < lists.length; row++) {
+        assert.equal(disk.termMax(row), index.termMax[row]);
+        assert.deepEqual(disk.range(row), { from: index.postingOffsets[row], to: index.postingOffsets[row + 1] });
+      }
+    }
+  });
+});
