@@ -9,7 +9,7 @@ import {
   statSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { FileFormatError, UserError } from "../../../../../src/core/base/errors";
 import {
@@ -135,13 +135,20 @@ describe("index builder (in process)", () => {
 
   it("progress: each finished chunk with its paragraphs, the expected chunks, the work folder's bytes and an ETA that matches the pace", async () => {
     const indexDir = join(tmp, "bm25");
-    const seen: { docs: number; p: BuildProgress; disk: number }[] = [];
+    const seen: { docs: number; p: BuildProgress; disk: number; elapsed: number }[] = [];
+    const t0 = performance.now();
     const r = await buildIndex(corpus, indexDir, {
       workers: 0,
       chunkDocuments: 40,
       mergeReportPostings: 37,
-      onProgress: (docs, p) => seen.push({ docs, p: { ...p }, disk: workFolderBytes(indexDir) }),
+      onProgress: (docs, p) =>
+        seen.push({ docs, p: { ...p }, disk: workFolderBytes(indexDir), elapsed: (performance.now() - t0) / 1000 }),
     });
+    // A pace is counted over at most the seconds since the build began: never below this one.
+    for (const { p, elapsed } of seen) {
+      const done = p.phase === "chunks" ? p.documents : p.postingsMerged;
+      assert.ok(p.perSecond >= (done / elapsed) * (1 - 1e-9), `${p.phase} pace ${p.perSecond} at ${elapsed} s`);
+    }
     assert.equal(r.chunks, 3);
     assert.equal(r.chunksKept, 0);
     const chunks = seen.filter((s) => s.p.phase === "chunks");
@@ -247,6 +254,13 @@ describe("index builder (in process)", () => {
       const chunks = seen.filter((s) => s.p.phase === "chunks");
       // Counting goes on from the kept chunks' paragraphs; pace and ETA are this run's reading.
       assert.ok(chunks.every((s) => s.docs >= kept * 20 && s.p.chunk > kept));
+      if (where === "mid-merge") {
+        // Nothing left to read: one report, with no pace and no ETA.
+        assert.equal(chunks.length, 1);
+        assert.deepEqual([chunks[0].docs, chunks[0].p.chunk, chunks[0].p.chunks], [ROWS, 6, 6]);
+        assert.equal(chunks[0].p.perSecond, 0);
+        assert.equal(chunks[0].p.etaSeconds, undefined);
+      }
       if (where === "after 2 chunks") {
         const first = chunks.find((s) => s.p.chunk === 4)!;
         assert.equal(first.docs, 60);
@@ -270,6 +284,42 @@ describe("index builder (in process)", () => {
     ]);
     await buildIndex(corpus, join(tmp, "fresh"), options);
     assertSameIndex(join(tmp, "fresh"), indexDir);
+  });
+
+  it("progress between chunks comes at most twice a second, the first at once", async () => {
+    const docs: number[] = [];
+    const t0 = performance.now();
+    await buildIndex(corpus, join(tmp, "bm25"), {
+      workers: 0,
+      batchBytes: 120,
+      onProgress: (d, p) => {
+        if (p.phase === "chunks") docs.push(d);
+      },
+    });
+    const seconds = (performance.now() - t0) / 1000;
+    assert.ok(docs[0] < ROWS, `the first batch is reported (${docs[0]} paragraphs)`);
+    // One at the first batch, one each half second after, and the two at the chunk's and the corpus's end.
+    assert.ok(docs.length <= 3 + Math.floor(seconds / 0.5), `${docs.length} reports in ${seconds} s`);
+  });
+
+  it("tokenizes on the threads asked for (default two), none for workers: 0, and ends them with the build", async function () {
+    this.timeout(60_000);
+    const ports = () => process.getActiveResourcesInfo().filter((r) => r === "MessagePort").length;
+    const before = ports();
+    const expected = [
+      [0, 0],
+      [1, 1],
+      [2, 2],
+      [undefined, Math.min(2, availableParallelism())],
+    ] as const;
+    for (const [workers, threads] of expected) {
+      const during: number[] = [];
+      const dir = join(tmp, `w${workers}`);
+      await buildIndex(corpus, dir, { workers, batchBytes: 400, onProgress: () => during.push(ports() - before) });
+      assert.equal(Math.max(...during), threads, `threads with workers: ${workers}`);
+      assert.equal(ports(), before, `no thread left after the build (workers: ${workers})`);
+      assert.equal(openIndex(dir).describe().documents, ROWS);
+    }
   });
 
   it("a second build of the index while one runs is refused with its exact message, and the first finishes", async () => {
