@@ -208,7 +208,7 @@ describe("index builder (in process)", () => {
       [meta.documents, meta.terms, meta.postings, meta.contentHash],
     );
     assert.equal(r.indexDir, indexDir);
-    assert.ok(r.seconds > 0 && r.seconds < 60);
+    assert.ok(r.seconds > 0 && r.seconds <= (performance.now() - t0) / 1000, `${r.seconds} s`);
     assert.equal(meta.source, "corpus.jsonl");
     assert.deepEqual([meta.k1, meta.b], [DEFAULT_K1, DEFAULT_B]);
   });
