@@ -93,4 +93,51 @@ describe("search: postings read from files", () => {
       }
     }
   });
+
+  it("answers as exhaustive scoring over resident files, reading no page; over some resident and the rest paged too", async () => {
+    // 16,384 documents: 256 windows; lists of every density, the densest over several chunks.
+    const random = prng(5);
+    const documents = 16_384;
+    const lists: List[] = randomLists(random, documents, 8);
+    lists.push([[documents - 1, 2]], [], [[0, 1]]);
+    const index = withWindows(lists, documents);
+    assert.ok(index.windowedRows.length >= 2 && lists.some((l) => l.length > 4096));
+    // Queries of 1, then more, then fewer words (the slices are resized), windowed row 0 (slot 0) alone and with short lists.
+    const queries = [
+      [index.windowedRows[0]],
+      [...index.windowedRows, lists.length - 1],
+      [lists.length - 3, index.windowedRows[1]],
+      [lists.length - 2],
+      ...Array.from({ length: 10 }, () => randomQuery(random, lists.length)),
+    ];
+    const answersAll = (search: WindowTopK, label: string) => {
+      for (const rows of queries) {
+        const all = exhaustive(lists, rows);
+        for (const k of [1, 10, 1000])
+          assert.deepEqual(search.top(rows, k), all.slice(0, k), `${label}, rows ${rows}, k = ${k}`);
+      }
+    };
+    const lists4 = ["postingDocs", "postingScores", "windowMax", "windowStart"] as const;
+    // All six files resident; then each of the four list files left paged alone (the others resident).
+    for (const paged of [undefined, ...lists4]) {
+      const cache = new PageCache(1 << 30);
+      const files = filesOf(index, cache, `resident-${paged ?? "all"}`);
+      const disk = new DiskPostings(files, index.windowedRows, index.windows);
+      const search = new WindowTopK(disk);
+      // Read before the fill too where all go resident: the search then leaves the pages it read for the files in place.
+      if (paged === undefined) answersAll(search, "before the fill");
+      const fills = await Promise.all(
+        Object.entries(files).map(([key, file]) => (key === paged ? "paged" : file.fill())),
+      );
+      assert.ok(
+        fills.every((f) => f === "filled" || f === "paged"),
+        fills.join(" "),
+      );
+      const misses = cache.misses;
+      answersAll(search, `resident but ${paged ?? "none"}`);
+      if (paged === undefined)
+        assert.equal(cache.misses, misses, "the resident lists are searched in place: no page read");
+      else assert.ok(cache.misses > misses, `${paged} still read through its pages`);
+    }
+  });
 });
