@@ -93,4 +93,114 @@ describe("search: postings read from files", () => {
       }
     }
   });
+
+  /**
+   * The slices hold what the search relies on, whichever way they are read: each list's postings
+   * at [start, end) once ensured (a later chunk first, then all), a long list's window maxima at
+   * base and its window starts at at (positions relative to start), short lists with base = at = -1.
+   */
+  function slicesHold(disk: DiskPostings, index: PostingArrays, rows: number[], label: string): void {
+    const W = index.windows;
+    const slices = disk.load(rows);
+    rows.forEach((row, i) => {
+      const from = index.postingOffsets[row];
+      const to = index.postingOffsets[row + 1];
+      const s = slices.start[i];
+      const e = slices.end[i];
+      assert.equal(e - s, to - from, `${label}: row ${row} length`);
+      const later = Math.min(e, s + 5000);
+      slices.ensure(later, e);
+      assert.deepEqual(
+        slices.docs.subarray(later, e),
+        index.docs.subarray(from + later - s, to),
+        `${label}: row ${row} tail`,
+      );
+      slices.ensure(s, e);
+      assert.deepEqual(slices.docs.subarray(s, e), index.docs.subarray(from, to), `${label}: row ${row} docs`);
+      assert.deepEqual(slices.scores.subarray(s, e), index.scores.subarray(from, to), `${label}: row ${row} scores`);
+      const slot = disk.slotOf(row);
+      if (slot < 0) {
+        assert.equal(slices.base[i], -1, `${label}: row ${row} short`);
+        assert.equal(slices.at[i], -1, `${label}: row ${row} short`);
+        return;
+      }
+      const base = slices.base[i];
+      assert.deepEqual(
+        slices.windowMax.subarray(base, base + W),
+        index.windowMax.subarray(slot * W, (slot + 1) * W),
+        `${label}: row ${row} window maxima`,
+      );
+    });
+    // Window starts: a later start chunk first, then every one.
+    for (const [a, b] of [
+      [W, W + 1],
+      [0, W + 1],
+    ]) {
+      slices.ensureWindows(a, b);
+      rows.forEach((row, i) => {
+        const slot = disk.slotOf(row);
+        if (slot < 0) return;
+        const at = slices.at[i];
+        const got = Array.from(slices.windowStart.subarray(at + a, at + b), (p) => p - slices.start[i]);
+        const want = Array.from(
+          index.windowStart.subarray(slot * (W + 1) + a, slot * (W + 1) + b),
+          (p) => p - index.postingOffsets[row],
+        );
+        assert.deepEqual(got, want, `${label}: row ${row} window starts [${a}, ${b})`);
+      });
+    }
+  }
+
+  it("answers as exhaustive scoring over resident files, reading no page; over some resident and the rest paged too", async () => {
+    // 65,536 documents: 1,024 windows (window-start rows of two chunks); lists of every density, the densest over several chunks.
+    const random = prng(5);
+    const documents = 65_536;
+    const lists: List[] = randomLists(random, documents, 6);
+    lists.push([[documents - 1, 2]], [], [[0, 1]]);
+    const index = withWindows(lists, documents);
+    assert.ok(index.windowedRows.length >= 2 && lists.some((l) => l.length > 4096));
+    // Queries of 1, then more, then fewer words (the slices are resized), windowed row 0 (slot 0) alone and with short lists.
+    const queries = [
+      [index.windowedRows[0]],
+      [...index.windowedRows, lists.length - 1],
+      [lists.length - 3, index.windowedRows[1]],
+      [lists.length - 2],
+      ...Array.from({ length: 6 }, () => randomQuery(random, lists.length)),
+    ];
+    const answersAll = (search: WindowTopK, label: string) => {
+      for (const rows of queries) {
+        const all = exhaustive(lists, rows);
+        for (const k of [1, 10, 1000])
+          assert.deepEqual(search.top(rows, k), all.slice(0, k), `${label}, rows ${rows}, k = ${k}`);
+      }
+    };
+    const lists4 = ["postingDocs", "postingScores", "windowMax", "windowStart"] as const;
+    // All six files resident; then each of the four list files left paged alone (the others resident).
+    for (const paged of [undefined, ...lists4]) {
+      const cache = new PageCache(1 << 30);
+      const files = filesOf(index, cache, `resident-${paged ?? "all"}`);
+      const disk = new DiskPostings(files, index.windowedRows, index.windows);
+      const search = new WindowTopK(disk);
+      // Read before the fill too where all go resident: the search then leaves the pages it read for the files in place.
+      if (paged === undefined) {
+        answersAll(search, "before the fill");
+        for (const rows of queries) slicesHold(disk, index, rows, "before the fill");
+      }
+      const fills = await Promise.all(
+        Object.entries(files).map(([key, file]) => (key === paged ? "paged" : file.fill())),
+      );
+      assert.ok(
+        fills.every((f) => f === "filled" || f === "paged"),
+        fills.join(" "),
+      );
+      const misses = cache.misses;
+      answersAll(search, `resident but ${paged ?? "none"}`);
+      for (const rows of queries) slicesHold(disk, index, rows, `resident but ${paged ?? "none"}`);
+      const inPlace = disk.load(queries[1]).docs.buffer === files.postingDocs.resident?.buffer;
+      assert.equal(inPlace, paged === undefined, "the lists are searched where they lie once all four are resident");
+      if (paged === undefined)
+        assert.equal(cache.misses, misses, "the resident lists are searched in place: no page read");
+      else assert.ok(cache.misses > misses, `${paged} still read through its pages`);
+    }
+  });
 });

@@ -161,6 +161,227 @@ describe("search: a paged file", () => {
   });
 });
 
+describe("search: a paged file read whole (fill)", () => {
+  let dir: string;
+  const opened: PagedFile[] = [];
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), "agent-lab-paged-fill-"));
+  });
+  after(() => {
+    // close() is idempotent: files the tests closed already are skipped.
+    for (const file of opened.splice(0)) file.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  const content = (size: number, salt = 0) => Uint8Array.from({ length: size }, (_, i) => (i * 37 + 11 + salt) & 255);
+  const crcsOf = (data: Uint8Array) => {
+    const table = new BlockCrcs(SHIFT);
+    table.update(data);
+    return table.finish();
+  };
+
+  /** A PagedFile over `written`, whose CRC table is `original`'s (a changed byte is a damaged block). */
+  function open(name: string, written: Uint8Array, cache: PageCache, id = 0, original = written): PagedFile {
+    const path = join(dir, name);
+    writeFileSync(path, written);
+    const file = new PagedFile(
+      cache,
+      id,
+      openSync(path, "r"),
+      path,
+      original.length,
+      SHIFT,
+      crcsOf(original),
+      (p) => new Damaged(`${p} is damaged`),
+      (p) => new CutShort(`${p} ends early`),
+    );
+    opened.push(file);
+    return file;
+  }
+
+  /** Every typed read and copy of `file` against `data`. */
+  function readsAs(file: PagedFile, data: Uint8Array, label: string): void {
+    const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+    for (let i = 0; 4 * i + 4 <= data.length; i++) {
+      assert.equal(file.u32(i), view.getUint32(4 * i, true), `${label}: u32 ${i}`);
+      assert.ok(Object.is(file.f32(i), view.getFloat32(4 * i, true)), `${label}: f32 ${i}`);
+    }
+    for (let i = 0; 8 * i + 8 <= data.length; i++)
+      assert.ok(Object.is(file.f64(i), view.getFloat64(8 * i, true)), `${label}: f64 ${i}`);
+    for (const [from, to] of [
+      [0, data.length],
+      [63, 129],
+      [data.length - 1, data.length],
+    ]) {
+      const out = new Uint8Array(data.length + 3).fill(9);
+      file.copy(from, to, out, 3);
+      assert.deepEqual(out.subarray(3, 3 + to - from), data.subarray(from, to), `${label}: copy [${from}, ${to})`);
+      assert.ok(
+        out.subarray(0, 3).every((b) => b === 9),
+        `${label}: copy writes nothing before`,
+      );
+    }
+  }
+
+  it("reads the same bytes after a fill with no further reads from disk, at every length (typed views or pages of memory)", async () => {
+    // 1,000: u32/f32/f64 views; 1,004: u32/f32 views, f64 from memory pages; 998 and 1,001: memory pages only.
+    for (const size of [1000, 1004, 998, 1001]) {
+      const data = content(size);
+      const cache = new PageCache(1 << 20);
+      const file = open(`whole-${size}`, data, cache);
+      assert.equal(file.resident, undefined, "not resident before the fill");
+      file.u32(0); // page 0 cached and kept as the last page
+      assert.equal(await file.fill(), "filled");
+      assert.deepEqual(file.resident, data);
+      assert.equal(cache.filledBytes, size);
+      assert.equal(cache.bytes, size, "its pages went; the file's bytes are held");
+      const misses = cache.misses;
+      const bytesRead = cache.bytesRead;
+      readsAs(file, data, `size ${size}`);
+      for (let n = 0; n * 64 < size; n++)
+        assert.deepEqual(file.page(n).bytes, data.subarray(n * 64, Math.min(n * 64 + 64, size)), `page ${n}`);
+      assert.equal(cache.misses, misses, "no page read from disk");
+      assert.equal(cache.bytesRead, bytesRead);
+      assert.equal(await file.fill(), "filled", "a second fill reserves nothing more");
+      assert.equal(cache.bytes, size);
+      assert.equal(cache.filledBytes, size);
+    }
+  });
+
+  it("drops the filled file's pages only: the other files' pages of the cache stay", async () => {
+    const cache = new PageCache(1 << 20);
+    const data = [content(1000, 0), content(1000, 1), content(1000, 2)];
+    const files = data.map((d, id) => open(`shared-${id}`, d, cache, id, d));
+    for (const file of files) for (const i of [0, 100, 249]) file.u32(i);
+    const held = 64 + 64 + 40; // pages 0, 6 and the partial page 15
+    assert.equal(cache.bytes, 3 * held);
+    assert.equal(await files[1].fill(), "filled");
+    assert.equal(cache.bytes, 2 * held + 1000, "file 1's three pages went, its bytes are held");
+    const misses = cache.misses;
+    for (const id of [0, 2])
+      for (const i of [0, 100, 249])
+        assert.equal(files[id].u32(i), new DataView(data[id].buffer).getUint32(4 * i, true));
+    assert.equal(cache.misses, misses, "files 0 and 2 read from their cached pages");
+  });
+
+  it("refuses a changed block or a file cut short, gives its reservation back, and the read refuses it too", async () => {
+    const original = content(1000);
+    const changed = original.slice();
+    changed[900] ^= 1; // page 14
+    const cache = new PageCache(1000);
+    const file = open("fill-changed", changed, cache, 0, original);
+    assert.equal(await file.fill(), "refused");
+    assert.equal(file.resident, undefined);
+    assert.equal(cache.bytes, 0, "its reservation is given back");
+    assert.equal(cache.filledBytes, 0);
+    assert.equal(file.u32(0), new DataView(original.buffer).getUint32(0, true), "the other pages read");
+    assert.throws(
+      () => file.u32(225),
+      (e: unknown) => e instanceof Damaged && e.message === `${file.path} is damaged`,
+    );
+
+    const cut = open("fill-cut", original, cache, 1);
+    truncateSync(cut.path, 900);
+    assert.equal(await cut.fill(), "refused");
+    assert.equal(cut.resident, undefined);
+    assert.equal(cache.bytes, 0, "its reservation evicted the changed file's page, and is given back");
+    assert.throws(() => cut.u32(240), CutShort);
+    const good = open("fill-after-refused", original, cache, 2);
+    assert.equal(await good.fill(), "filled", "the refused files' room is free again");
+  });
+
+  it("leaves a file the budget has no room for to paging (full); the files resident together stay within it", async () => {
+    const data = content(1000);
+    const small = new PageCache(999);
+    const file = open("full", data, small);
+    assert.equal(await file.fill(), "full");
+    assert.equal(file.resident, undefined);
+    assert.equal(small.bytes, 0);
+    readsAs(file, data, "paging");
+    assert.ok(small.misses > 0 && small.bytes <= 999, "read through pages, within the budget");
+
+    const exact = new PageCache(2000);
+    const a = open("fits-a", data, exact, 1);
+    const b = open("fits-b", data, exact, 2);
+    const c = open("fits-c", data, exact, 0);
+    // Pages of c make way for the reservations.
+    for (let i = 0; i < 250; i += 16) c.u32(i);
+    assert.equal(exact.bytes, 1000);
+    assert.equal(await a.fill(), "filled");
+    assert.equal(exact.bytes, 2000, "a's bytes and c's pages fill the budget");
+    assert.equal(await b.fill(), "filled", "a budget filled exactly is room enough");
+    assert.equal(exact.bytes, 2000, "c's pages evicted to make the room");
+    assert.equal(await c.fill(), "full");
+    assert.equal(exact.bytes, 2000);
+    readsAs(c, data, "paging beside resident files");
+    a.close();
+    b.close();
+    assert.equal(a.resident, undefined, "a closed file's memory goes");
+  });
+
+  it("stops a fill the file's close interrupts (stopped) at any point, giving its reservation back", async () => {
+    // Five reads and five CRC runs (FILL_RUN is 1 MiB), with turns of the event loop between them;
+    // closed at its start and at points through its reads and its CRC runs (its length measured
+    // here in turns), some after it ended.
+    const data = content((4 << 20) + 100);
+    // The turns of the event loop a whole fill takes here; closes land at the first and at the last of them.
+    let turnsOfFill = 0;
+    {
+      let settled = false;
+      const whole = open("stop-whole", data, new PageCache(1 << 30));
+      const outcome = whole.fill().finally(() => (settled = true));
+      while (!settled) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        turnsOfFill++;
+      }
+      assert.equal(await outcome, "filled");
+    }
+    const outcomes: string[] = [];
+    for (const turns of [0, 1, 2, ...Array.from({ length: 10 }, (_, i) => Math.round((turnsOfFill * (i + 3)) / 8))]) {
+      const cache = new PageCache(1 << 30);
+      const file = open(`stop-${turns}`, data, cache);
+      let settled = false;
+      const outcome = file.fill().finally(() => (settled = true));
+      assert.equal(cache.bytes, data.length, "reserved at once");
+      for (let t = 0; t < turns && !settled; t++) await new Promise<void>((resolve) => setImmediate(resolve));
+      file.close();
+      const got = await outcome;
+      outcomes.push(got);
+      assert.equal(file.resident, undefined, "closed: nothing resident");
+      if (got === "stopped") {
+        assert.equal(cache.bytes, 0, `after ${turns} turns: the reservation is given back`);
+        assert.equal(cache.filledBytes, 0);
+      } else {
+        assert.equal(got, "filled");
+        assert.equal(cache.filledBytes, data.length);
+      }
+    }
+    assert.ok(outcomes.includes("stopped"), outcomes.join(" "));
+
+    const closed = open("stop-closed", content(1000), new PageCache(1 << 20));
+    closed.close();
+    assert.equal(await closed.fill(), "stopped", "a closed file is not read");
+  });
+
+  it("does not give back, after a clear, a reservation taken before it", async () => {
+    const data = content(1000);
+    const cache = new PageCache(1 << 20);
+    const early = open("clear-early", data, cache, 1);
+    const late = open("clear-late", data, cache, 2);
+    const outcome = early.fill();
+    cache.clear();
+    early.close();
+    assert.equal(cache.bytes, 0);
+    assert.equal(await late.fill(), "filled");
+    assert.equal(await outcome, "stopped");
+    assert.equal(cache.bytes, 1000, "the late file's bytes are still counted");
+    cache.clear();
+    assert.equal(cache.bytes, 0);
+    const again = open("clear-again", data, new PageCache(1000), 3);
+    assert.equal(await again.fill(), "filled", "a cleared budget is whole again");
+  });
+});
+
 describe("search: a page cache", () => {
   it("holds pages up to its budget exactly, evicts the least recently used (a hit counts as a use), and empties on clear", () => {
     const cache = new PageCache(300);
