@@ -12,7 +12,8 @@ import { BlockCrcs } from "../../../../../src/core/base/search/block-crc";
 import { DiskPostings, type PostingFiles } from "../../../../../src/core/base/search/disk-postings";
 import { PageCache, PagedFile } from "../../../../../src/core/base/search/paged-file";
 import { WindowTopK, fromArrays, type PostingArrays } from "../../../../../src/core/base/search/window-top-k";
-import { exhaustive, prng, randomLists, randomQuery, withWindows, type List } from "./posting-lists";
+import { exhaustive, randomLists, randomQuery, withWindows, type List } from "./posting-lists";
+import { mulberry32 } from "../../../../../src/core/base/util/mulberry32";
 
 /** 1 KiB pages: a list's chunk spans several, and a page holds parts of two lists. */
 const SHIFT = 10;
@@ -55,7 +56,7 @@ describe("search: postings read from files", () => {
   it("answers every query as the arrays in memory do, with lists over several chunks and windows over several start chunks", () => {
     // 65,536 documents: 1,024 windows, so a window-start row (windows + 1 entries) is one chunk of
     // 1,024 and one of a single entry; the densest lists hold more than one chunk of 4,096 postings.
-    const random = prng(3);
+    const random = mulberry32(3);
     const documents = 65_536;
     const lists: List[] = randomLists(random, documents, 9);
     lists.push([[documents - 1, 2]], []);
@@ -153,7 +154,7 @@ describe("search: postings read from files", () => {
 
   it("answers as exhaustive scoring over resident files, reading no page; over some resident and the rest paged too", async () => {
     // 65,536 documents: 1,024 windows (window-start rows of two chunks); lists of every density, the densest over several chunks.
-    const random = prng(5);
+    const random = mulberry32(5);
     const documents = 65_536;
     const lists: List[] = randomLists(random, documents, 6);
     lists.push([[documents - 1, 2]], [], [[0, 1]]);

@@ -7,18 +7,6 @@ import type { PostingArrays, ScoredDoc } from "../../../../../src/core/base/sear
 
 export type List = Array<[doc: number, score: number]>;
 
-/** A small deterministic generator (mulberry32): the same lists on every run. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
-
 /** Lists of every density: some with a posting in most windows (long), some of a few postings. */
 export function randomLists(random: () => number, documents: number, terms: number): List[] {
   const tied = [0.5, 1, 1.5, 2, 3];

@@ -13,7 +13,8 @@ import {
   type PostingArrays,
   type PostingSource,
 } from "../../../../../src/core/base/search/window-top-k";
-import { arrays, exhaustive, prng, randomLists, randomQuery, withWindows, type List } from "./posting-lists";
+import { arrays, exhaustive, randomLists, randomQuery, withWindows, type List } from "./posting-lists";
+import { mulberry32 } from "../../../../../src/core/base/util/mulberry32";
 
 const SIZE = 1 << WINDOW_SHIFT;
 
@@ -43,7 +44,7 @@ describe("search: window top-k", () => {
     // Long lists (at least one posting per window) take the stored byte bounds and the window jumps;
     // short ones the exact per-window maxima. Scores from a few values make many ties at the k-th
     // score; 40 windows make three sweep blocks.
-    const random = prng(7);
+    const random = mulberry32(7);
     for (let round = 0; round < 12; round++) {
       const documents = 64 * (1 + Math.floor(random() * 40)) - Math.floor(random() * 64);
       const lists = randomLists(random, documents, 2 + Math.floor(random() * 6));
@@ -61,7 +62,7 @@ describe("search: window top-k", () => {
     // A source like the on-disk one: long lists' postings and window starts are zeros (what a page
     // not yet read would give) until the search asks for them, so a read outside what it asked for
     // gives a wrong result.
-    const random = prng(11);
+    const random = mulberry32(11);
     for (let round = 0; round < 6; round++) {
       const documents = 64 * (20 + Math.floor(random() * 30));
       const lists = randomLists(random, documents, 3 + Math.floor(random() * 4));
@@ -151,7 +152,7 @@ describe("search: window top-k", () => {
   });
 
   it("pruned top-k equals exhaustive scoring on queries of many long terms", () => {
-    const random = prng(23);
+    const random = mulberry32(23);
     for (let round = 0; round < 4; round++) {
       const documents = 64 * (17 + Math.floor(random() * 20));
       const lists = Array.from({ length: 7 }, (): List => {
@@ -173,7 +174,7 @@ describe("search: window top-k", () => {
   it("pruned top-k equals exhaustive scoring where short lists span more windows than the seeds cover", () => {
     // 120 windows (8 sweep blocks); each list has fewer postings than windows (no window rows), so
     // most of their windows are reached by the sweep, not the seeds.
-    const random = prng(31);
+    const random = mulberry32(31);
     for (let round = 0; round < 6; round++) {
       const documents = 64 * 120;
       const lists = Array.from({ length: 5 }, (): List => {
