@@ -117,22 +117,26 @@ export function activate(context: vscode.ExtensionContext): AgentLabApi {
   setTimeout(() => {
     // File watchers read the settings (runsDir, dataDir): after activation too.
     context.subscriptions.push(
-      ...watchWorkspace(workspace, {
-        runs: () => {
-          runs.refreshSoon();
-          updateSpend();
-          // A new eval scores a checkpoint: its row's val metric and the sidebar change.
-          checkpoints.refresh();
-          checkpointsSidebar.refresh();
+      ...watchWorkspace(
+        workspace,
+        {
+          runs: () => {
+            runs.refreshSoon();
+            updateSpend();
+            // A new eval scores a checkpoint: its row's val metric and the sidebar change.
+            checkpoints.refresh();
+            checkpointsSidebar.refresh();
+          },
+          checkpoints: () => {
+            checkpoints.refresh();
+            checkpointsSidebar.refresh();
+          },
+          experiments: () => experiments.refreshSoon(),
+          jobs: () => jobs.reattach(),
+          data: () => void updateContextKeys(workspace),
         },
-        checkpoints: () => {
-          checkpoints.refresh();
-          checkpointsSidebar.refresh();
-        },
-        experiments: () => experiments.refreshSoon(),
-        jobs: () => jobs.reattach(),
-        data: () => void updateContextKeys(workspace),
-      }),
+        jobs.onDidChange,
+      ),
       trackPipelineResults(theLab),
     );
     jobs.reattach();

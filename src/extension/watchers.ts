@@ -34,7 +34,16 @@ const WATCHED = [
   RUN_FILES.progress,
 ];
 
-export function watchWorkspace(workspace: LabWorkspace, on: WatchHandlers): vscode.Disposable[] {
+/**
+ * `jobMoved`: fires when a job's progress changes. A stage that just finished may have registered
+ * a checkpoint, so the registry is looked at then too: its row shows while the job still runs even
+ * where file events come late and the next poll would come after the job ended.
+ */
+export function watchWorkspace(
+  workspace: LabWorkspace,
+  on: WatchHandlers,
+  jobMoved: vscode.Event<void>,
+): vscode.Disposable[] {
   const folder = vscode.workspace.workspaceFolders?.[0];
   if (!folder) return [];
   let runsRel = "runs";
@@ -58,6 +67,7 @@ export function watchWorkspace(workspace: LabWorkspace, on: WatchHandlers): vsco
     ...watch(`${rel(runsRel)}/*`, on.runs),
     ...watch(`${rel(runsRel)}/${REGISTRY_FILE}`, on.checkpoints),
     { dispose: () => registryPoll.dispose() },
+    jobMoved(() => registryPoll.check()),
     ...watch(`${JOBS_DIR.split(path.sep).join("/")}/*.json`, on.jobs),
     ...watch(`${rel(dataRel)}/{val.jsonl,bm25}`, on.data),
     ...watch(`**/*/{${EXPERIMENT_FILES.record},${VALIDATION_FILE},${RUN_FILES.manifest}}`, on.experiments),

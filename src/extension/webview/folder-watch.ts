@@ -10,6 +10,8 @@ const DEBOUNCE_MS = 150;
 const POLL_MS = 2000;
 
 export interface FolderWatch {
+  /** Looks now, as the poll would: for a caller that knows a change is likely (a job moved on). */
+  check(): void;
   dispose(): void;
 }
 
@@ -44,6 +46,7 @@ export function watchRunFiles(dir: string, files: readonly string[], onChange: (
   }
   const poll = setInterval(check, POLL_MS);
   return {
+    check,
     dispose() {
       watcher?.close();
       clearInterval(poll);
