@@ -47,7 +47,8 @@ export const SCALES: readonly Scale[] = [
     name: "21M",
     docs: 21_015_324,
     shape: "passages",
-    vocabulary: 9_300_000, // solved for the line, not yet checked on a written corpus
+    // Solved for the line; measured: 7,438,841 types in 1.90B words, where the line says 8,524,716 (−13%).
+    vocabulary: 9_300_000,
     // DPR's psgs_w100 (wiki-18, Search-R1's corpus): every article cut into 100-word passages.
     like: "wiki-18, the 100-word passages of DPR and Search-R1",
   },
