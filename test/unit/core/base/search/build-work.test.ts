@@ -93,6 +93,8 @@ describe("search/build-work: the streaming build's work folder", () => {
     mkdirSync(join(dir, "merge-tmp"));
     writeFileSync(join(dir, "merge-tmp", "x"), "x");
     writeFileSync(join(dir, OUT_DIR, FILES.postingDocs), "half a merge");
+    mkdirSync(join(dir, OUT_DIR, "merge-part"));
+    writeFileSync(join(dir, OUT_DIR, "merge-part", "x"), "x");
   }
 
   const savedManifest = () => JSON.parse(readFileSync(join(dir, "chunks.json"), "utf8")) as WorkManifest;
@@ -111,7 +113,10 @@ describe("search/build-work: the streaming build's work folder", () => {
   });
 
   it("identifies a corpus by its size, mtime and the sha256 of its first and last 64 KiB", () => {
+    const descriptors = () => readdirSync("/proc/self/fd").length;
+    const open = existsSync("/proc/self/fd") ? descriptors() : 0;
     const small = corpusIdentity(corpus);
+    if (open) assert.equal(descriptors(), open, "the corpus is closed again");
     const bytes = readFileSync(corpus);
     assert.deepEqual(small, { size: bytes.length, mtimeMs: statSync(corpus).mtimeMs, edges: sha256(bytes, bytes) });
 
@@ -159,6 +164,7 @@ describe("search/build-work: the streaming build's work folder", () => {
     assert.deepEqual(readdirSync(dir).sort(), ["chunks.json", OUT_DIR], "release lets go of the lock only");
     work.remove();
     assert.ok(!existsSync(dir));
+    work.release(); // a finished build releases its lock after its folder went: no error
   });
 
   it("records each chunk in chunks.json as it is added, named by its index", () => {
@@ -257,7 +263,14 @@ describe("search/build-work: the streaming build's work folder", () => {
 
   it("a torn or foreign chunks.json is no interrupted build: nothing kept, nothing said", () => {
     const chunks = [chunk(0, 10, 5)];
-    for (const text of ["{not json", "{}", JSON.stringify({ settings, corpus: corpusIdentity(corpus), chunks: {} })]) {
+    const identity = corpusIdentity(corpus);
+    for (const text of [
+      "{not json",
+      "{}",
+      JSON.stringify({ settings, corpus: identity, chunks: {} }),
+      JSON.stringify({ corpus: identity, chunks }),
+      JSON.stringify({ settings, chunks }),
+    ]) {
       rmSync(dir, { recursive: true, force: true });
       interrupted(chunks, [10], 5);
       writeFileSync(join(dir, "chunks.json"), text);
