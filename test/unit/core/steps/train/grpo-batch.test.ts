@@ -749,6 +749,41 @@ describe("train: GRPO's batch assembly and step log", function () {
     );
     assert.ok(started.includes(`starting from ${s1.state_path}`), started.join("\n"));
 
+    // A tasks folder as the train split (an environment that takes one): its record, with the folder
+    // as given, is the split, and a resume on another one is refused.
+    const asked: string[][] = [];
+    const record = { tasks_dir: "(resolved)", file: "tasks.jsonl", sha256: "ab".repeat(32), questions: 3 };
+    const tasksEnv: Environment<EnvItem> = {
+      ...env,
+      data: {
+        ...env.data,
+        loadTrainTasks: (dir: string, dataDir: string) => {
+          asked.push([dir, dataDir]);
+          return { items: questions.slice(0, 3), record };
+        },
+      },
+    };
+    const fromTasks = {
+      ...base,
+      name: "tasks",
+      steps: 1,
+      env: tasksEnv,
+      trainTasksDir: "tasks",
+      searcher,
+      tokenizer: tok,
+    };
+    const t = await trainGrpo(fromTasks);
+    assert.deepEqual(asked, [[join(world.root, "tasks"), join(world.root, config.dataDir)]]);
+    assert.deepEqual(JSON.parse(readFileSync(join(t.runDir, "manifest.json"), "utf8")).train_split, {
+      ...record,
+      tasks_dir: "tasks",
+    });
+    record.sha256 = "cd".repeat(32);
+    await assert.rejects(
+      trainGrpo({ ...fromTasks, resume: true }),
+      (e: Error) => e instanceof UserError && /field\(s\): train_split: /.test(e.message),
+    );
+
     // A resume whose settings differ from the folder's is refused, naming the field (each field changed
     // in the stored manifest, as a run made with another setting, or by an older harness, holds it).
     const manifestFile = join(crashDir, "manifest.json");
