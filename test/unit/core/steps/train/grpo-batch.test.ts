@@ -663,6 +663,7 @@ describe("train: GRPO's batch assembly and step log", function () {
     const plain = await trainGrpo({
       ...base,
       name: "defaults",
+      questions: 2,
       env: thinkingEnv,
       indexDir: "small-index",
       normalizeAdvantages: true,
@@ -688,8 +689,8 @@ describe("train: GRPO's batch assembly and step log", function () {
         .filter((e) => e.run === join("runs", "defaults"))
         .map((e) => [e.name, e.data_hash]),
       [
-        ["defaults-s1", "train[1:2]"],
-        ["defaults-s2", "train[1:3]"],
+        ["defaults-s1", "train[1:3]"],
+        ["defaults-s2", "train[1:5]"],
       ],
     );
 
