@@ -15,6 +15,13 @@ import { replyTokens, type ChatTokenizer } from "../../../../../src/core/base/ch
 import type { Question } from "../../../../../src/core/base/data/question";
 import { UserError } from "../../../../../src/core/base/errors";
 import { readLedger } from "../../../../../src/core/base/ledger";
+import { readRegistry, registryPath } from "../../../../../src/core/base/checkpoints/registry";
+import { readProgress, type Progress } from "../../../../../src/core/base/runs/progress";
+import { sha256File } from "../../../../../src/core/base/runs/manifest";
+import { THINKING_FIELD } from "../../../../../src/core/base/runs/manifest-thinking";
+import { buildIndex } from "../../../../../src/core/base/search";
+import type { EnvItem, Environment } from "../../../../../src/core/harness/environment";
+import { resolveEnvironment } from "../../../../../src/core/steps/eval/eval-split";
 import type { Datum } from "../../../../../src/core/base/tinker/wire";
 import { decodeForwardBackwardRequest } from "../../../../../src/core/base/tinker/wire/codec";
 import type { Policy, Sample, SampleOptions } from "../../../../../src/core/harness/policy";
@@ -28,6 +35,7 @@ import {
 import { episodeSeed } from "../../../../../src/core/steps/train/grpo";
 import { requireSharedData } from "../../../../helpers/shared-data";
 import {
+  corpusRows,
   FAST_RETRY,
   localWorld,
   qwenTokenizer,
@@ -35,6 +43,8 @@ import {
   SHORT_PROMPT,
   TinySearcher,
   toQuestion,
+  writeJsonlFile,
+  type HotpotRecordLite,
   type LocalWorld,
 } from "./helpers";
 
@@ -148,10 +158,11 @@ describe("train: GRPO's batch assembly and step log", function () {
   let questions: Question[];
   let searcher: TinySearcher;
   let tok: ChatTokenizer;
+  let records: HotpotRecordLite[];
 
   before(async function () {
     const file = requireSharedData(this, "hotpotqa", "hotpotqa_distractor_train_partial.jsonl");
-    const records = readRecords(file, 8);
+    records = readRecords(file, 8);
     questions = records.map(toQuestion);
     searcher = new TinySearcher(records);
     tok = await qwenTokenizer();
@@ -539,6 +550,7 @@ describe("train: GRPO's batch assembly and step log", function () {
     assert.ok(flat.log.includes("step 1: all 1 groups had equal rewards; no optimizer step"), flat.log.join("\n"));
     assert.ok(!flat.log.some((l) => l.startsWith("step 2: all")));
     assert.ok(flat.log.includes("no train questions left for step 3 (index 8 of 8)"));
+    assert.equal(readProgress(f.runDir)?.status, "failed", "a run that ran out of questions did not finish its steps");
     assert.equal(flat.sent.length, 1, "step 1 had nothing to train on and sent nothing");
     const [m] = rowsOf<GrpoMetrics>(join(f.runDir, "metrics.jsonl"));
     assert.deepEqual(
@@ -572,6 +584,7 @@ describe("train: GRPO's batch assembly and step log", function () {
     const r = await mid.result;
     const stoppedDuring = "stopped during step 2 (its episodes are not kept); continue with --resume";
     assert.deepEqual([r.status, r.step, r.message], ["interrupted", 1, stoppedDuring]);
+    assert.equal(readProgress(r.runDir)?.status, "interrupted");
     assert.ok(mid.log.includes(stoppedDuring));
     assert.equal(rowsOf(join(r.runDir, "episodes.jsonl")).length, 2);
     assert.deepEqual(
@@ -612,5 +625,203 @@ describe("train: GRPO's batch assembly and step log", function () {
       run("crashing", {}, new Map([[q7.id, [["crash"], ["right"]]]])).result,
       (err: Error) => !(err instanceof UserError) && err.message === "the sampler went away",
     );
+  });
+  it("records the run: the defaults it opened with, progress and its status, each checkpoint's questions; a crashed step is redone once; other settings are refused", async () => {
+    const config = loadConfig(world.root, { loraRank: 4, maxTokens: 48, concurrency: 1 });
+    const plan = new Map<string, Move[][]>(questions.map((q) => [q.id, [["right"], ["wrong"]]]));
+    const base = {
+      workspaceDir: world.root,
+      config,
+      steps: 2,
+      questions: 1,
+      group: 2,
+      lr: 0.01,
+      temperature: 1,
+      offset: 1,
+      saveEvery: 1,
+      backend: "local",
+      baseUrl: world.backend.url,
+      retry: FAST_RETRY,
+      command: ["test"],
+      promptFile: "prompt.txt",
+      policyFor: (_sampler: unknown, t: ChatTokenizer) => new PlannedPolicy(t, questions, plan),
+    } satisfies Partial<TrainGrpoOptions>;
+    const registry = () => readRegistry(registryPath(join(world.root, "runs")));
+
+    // The defaults: the workspace's train split, the index folder given, the backend's tokenizer, and
+    // the thinking setting the environment reports.
+    const trainFile = join(world.root, config.dataDir, "train.jsonl");
+    writeJsonlFile(trainFile, questions);
+    const corpus = writeJsonlFile(join(world.root, "corpus.jsonl"), corpusRows(records));
+    await buildIndex(corpus, join(world.root, "small-index"), { workers: 0 });
+    const env = resolveEnvironment(undefined, config);
+    const thinkingEnv: Environment<EnvItem> = {
+      ...env,
+      open: async (o) => ({ ...(await env.open(o)), thinking: true }),
+    };
+    const progress: Progress[] = [];
+    const plain = await trainGrpo({
+      ...base,
+      name: "defaults",
+      questions: 2,
+      env: thinkingEnv,
+      indexDir: "small-index",
+      normalizeAdvantages: true,
+      onProgress: (p) => progress.push({ ...p }),
+    });
+    assert.equal(plain.status, "done");
+    const manifest = JSON.parse(readFileSync(join(plain.runDir, "manifest.json"), "utf8"));
+    assert.deepEqual(manifest.train_split, {
+      file: "train.jsonl",
+      sha256: sha256File(trainFile),
+      questions: questions.length,
+    });
+    assert.equal(manifest.tokenizer, tok.name);
+    assert.equal(manifest[THINKING_FIELD], true);
+    assert.equal(manifest.normalize_advantages, true);
+    assert.ok(
+      progress.length > 0 && progress.every((p) => p.label === "GRPO" && p.planned === 2),
+      JSON.stringify(progress),
+    );
+    assert.deepEqual([readProgress(plain.runDir)?.status, readProgress(plain.runDir)?.done], ["done", 2]);
+    assert.deepEqual(
+      registry()
+        .filter((e) => e.run === join("runs", "defaults"))
+        .map((e) => [e.name, e.data_hash]),
+      [
+        ["defaults-s1", "train[1:3]"],
+        ["defaults-s2", "train[1:5]"],
+      ],
+    );
+
+    // Killed after step 2's lines were written and before its checkpoint: the run failed, and a
+    // resume redoes step 2 on the same question, writing its lines once.
+    const opts = { ...base, name: "crash", trainQuestions: questions, searcher, tokenizer: tok, offset: 3 };
+    await assert.rejects(
+      trainGrpo({
+        ...opts,
+        log: (l) => {
+          if (l.startsWith("step 2 ")) throw new Error("killed");
+        },
+      }),
+      /killed/,
+    );
+    const crashDir = join(world.root, "runs", "crash");
+    assert.equal(readProgress(crashDir)?.status, "failed");
+    assert.equal(rowsOf(join(crashDir, "metrics.jsonl")).length, 2);
+    const log: string[] = [];
+    const resumed = await trainGrpo({ ...opts, resume: true, log: (l) => log.push(l) });
+    assert.deepEqual([resumed.status, resumed.step], ["done", 2]);
+    assert.ok(log.includes("(dropped 4 lines after step 1; those steps are redone)"), log.join("\n"));
+    assert.deepEqual(
+      rowsOf<GrpoMetrics>(join(crashDir, "metrics.jsonl")).map((m) => [m.step, m.questions]),
+      [
+        [1, [3, 4]],
+        [2, [4, 5]],
+      ],
+    );
+    assert.deepEqual(
+      rowsOf<GroupRecord>(join(crashDir, "groups.jsonl")).map((g) => [g.step, g.question_id, g.episodes]),
+      [
+        [1, questions[3].id, [0, 1]],
+        [2, questions[4].id, [2, 3]],
+      ],
+    );
+    assert.deepEqual(
+      rowsOf<EpisodeRow>(join(crashDir, "episodes.jsonl")).map((e) => e.id),
+      [`${questions[3].id}/s1/0`, `${questions[3].id}/s1/1`, `${questions[4].id}/s2/0`, `${questions[4].id}/s2/1`],
+    );
+    assert.equal(readProgress(crashDir)?.status, "done");
+
+    // Started from another run's state: no LoRA rank of its own, the state's path and its parent recorded.
+    const s1 = registry().find((e) => e.name === "crash-s1")!;
+    const started: string[] = [];
+    const child = await trainGrpo({
+      ...opts,
+      name: "child",
+      steps: 1,
+      initState: "crash-s1",
+      log: (l) => started.push(l),
+    });
+    const childManifest = JSON.parse(readFileSync(join(child.runDir, "manifest.json"), "utf8"));
+    assert.deepEqual(
+      [childManifest.lora_rank, childManifest.parent, childManifest.init_state],
+      [null, "crash-s1", s1.state_path],
+    );
+    assert.ok(started.includes(`starting from ${s1.state_path}`), started.join("\n"));
+
+    // A tasks folder as the train split (an environment that takes one): its record, with the folder
+    // as given, is the split, and a resume on another one is refused.
+    const asked: string[][] = [];
+    const record = { tasks_dir: "(resolved)", file: "tasks.jsonl", sha256: "ab".repeat(32), questions: 3 };
+    const tasksEnv: Environment<EnvItem> = {
+      ...env,
+      data: {
+        ...env.data,
+        loadTrainTasks: (dir: string, dataDir: string) => {
+          asked.push([dir, dataDir]);
+          return { items: questions.slice(0, 3), record };
+        },
+      },
+    };
+    const fromTasks = {
+      ...base,
+      name: "tasks",
+      steps: 1,
+      env: tasksEnv,
+      trainTasksDir: "tasks",
+      searcher,
+      tokenizer: tok,
+    };
+    const t = await trainGrpo(fromTasks);
+    assert.deepEqual(asked, [[join(world.root, "tasks"), join(world.root, config.dataDir)]]);
+    assert.deepEqual(JSON.parse(readFileSync(join(t.runDir, "manifest.json"), "utf8")).train_split, {
+      ...record,
+      tasks_dir: "tasks",
+    });
+    record.sha256 = "cd".repeat(32);
+    await assert.rejects(
+      trainGrpo({ ...fromTasks, resume: true }),
+      (e: Error) => e instanceof UserError && /field\(s\): train_split: /.test(e.message),
+    );
+
+    // A resume whose settings differ from the folder's is refused, naming the field (each field changed
+    // in the stored manifest, as a run made with another setting, or by an older harness, holds it).
+    const manifestFile = join(crashDir, "manifest.json");
+    const stored = readFileSync(manifestFile, "utf8");
+    const refusedFor = async (field: string, over: Partial<TrainGrpoOptions> = {}) =>
+      assert.rejects(
+        trainGrpo({ ...opts, resume: true, ...over }),
+        (e: Error) => e instanceof UserError && new RegExp(`field\\(s\\): (.*; )?${field}: `).test(e.message),
+        field,
+      );
+    const fields = [
+      "kind",
+      "environment",
+      "base_model",
+      "backend",
+      "lora_rank",
+      "lr",
+      "normalize_advantages",
+      "questions_per_step",
+      "group",
+      "temperature",
+      "seed",
+      "offset",
+      "init_state",
+      "harness_version",
+      "system_prompt",
+      "search",
+      "sampling",
+    ];
+    for (const field of fields) {
+      writeFileSync(manifestFile, JSON.stringify({ ...JSON.parse(stored), [field]: "changed" }));
+      await refusedFor(field);
+    }
+    writeFileSync(manifestFile, stored);
+    await refusedFor("normalize_advantages", { normalizeAdvantages: true });
+    await refusedFor("lr", { lr: 0.02 });
+    const again = await trainGrpo({ ...opts, resume: true });
+    assert.deepEqual([again.status, again.step], ["done", 2], "the folder's own settings still resume");
   });
 });

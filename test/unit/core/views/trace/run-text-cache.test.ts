@@ -70,6 +70,30 @@ describe("trace/run-text-cache", () => {
     assert.deepEqual(back.gold, { a: "found", b: "missing" });
   });
 
+  it("reads back the counts a cache on disk holds from this check (drift-2), and counts again for any other", () => {
+    const search = new RunSearch();
+    search.add(records, results);
+    const counts = {
+      checked: 2,
+      failed: 0,
+      templateDrift: 0,
+      nonCanonical: 1,
+      nonCanonicalTokens: 3,
+      emittedSpecial: 0,
+    };
+    const file = runFile(dir, "textIndex");
+    // As a run folder written by an earlier build of this check holds it (bumping the check's version
+    // is meant to drop these counts: then this line changes with it).
+    const onDisk = (drift_check: string) =>
+      writeFileSync(file, JSON.stringify({ ...cacheFor(search), drift: counts, drift_check }));
+    onDisk("drift-2");
+    assert.deepEqual(readTextCache(dir, "qwen3@x")!.drift, counts);
+    for (const other of ["drift-1", ""]) {
+      onDisk(other);
+      assert.equal(readTextCache(dir, "qwen3@x")!.drift, null, `counted again after check "${other}"`);
+    }
+  });
+
   it("saves the index in a hidden run file and reads it back answering the same queries", async () => {
     const search = new RunSearch();
     search.add(records, results);
