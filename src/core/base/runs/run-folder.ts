@@ -185,7 +185,33 @@ let exitHookInstalled = false;
  */
 export function lockRunFolder(runDir: string, what: string): RunLock {
   mkdirSync(runDir, { recursive: true });
-  const file = runFile(runDir, "lock");
+  return takeFileLock(runFile(runDir, "lock"), what, {
+    held: (holder) =>
+      new UserError(
+        `${runDir} is being written by ${describeHolder(holder)}: wait for it to finish or stop it first (one writer per run folder)`,
+      ),
+    noTurn: (file) =>
+      new UserError(
+        `${runDir}: could not take the writer lock (${file}) after several tries; is another job starting on this run?`,
+      ),
+  });
+}
+
+/** The one-line refusals of a lock's taker. */
+export interface LockRefusals {
+  /** A live process holds the lock. */
+  held: (holder: LockHolder) => UserError;
+  /** Other takers kept the turn through every attempt. */
+  noTurn: (file: string) => UserError;
+}
+
+/**
+ * Takes `file` as this process's exclusive lock (a LockHolder, created exclusively), or throws
+ * `refuse.held` while a live process holds it. A lock whose holder is gone (or garbage) is taken
+ * over, by one taker only however many race for it (removeStale). Released by `release()` or when
+ * this process exits. The run folders' writer lock and the index build's lock are both this.
+ */
+export function takeFileLock(file: string, what: string, refuse: LockRefusals): RunLock {
   const me: LockHolder = {
     pid: process.pid,
     process_started: processStarted,
@@ -210,16 +236,10 @@ export function lockRunFolder(runDir: string, what: string): RunLock {
     const text = readText(file);
     if (text === undefined) continue; // released between our create and our read: create again
     const holder = parseHolder(text);
-    if (holder && alive(holder)) {
-      throw new UserError(
-        `${runDir} is being written by ${describeHolder(holder)}: wait for it to finish or stop it first (one writer per run folder)`,
-      );
-    }
+    if (holder && alive(holder)) throw refuse.held(holder);
     removeStale(file, text);
   }
-  throw new UserError(
-    `${runDir}: could not take the writer lock (${file}) after several tries; is another job starting on this run?`,
-  );
+  throw refuse.noTurn(file);
 }
 
 /** Tries to take a lock before giving up; with the waits for another taker, about LOCK_ATTEMPTS × 10 ms. */
@@ -260,12 +280,17 @@ function readText(file: string): string | undefined {
   }
 }
 
+/** The holder a lock file names; undefined for garbage (no lock is ever seen half-written: createFileExclusive): stale. */
 function parseHolder(text: string): LockHolder | undefined {
+  let holder: Partial<LockHolder> | null;
   try {
-    return JSON.parse(text) as LockHolder;
+    holder = JSON.parse(text) as Partial<LockHolder> | null;
   } catch {
-    return undefined; // garbage (no lock is ever seen half-written: createFileExclusive): stale
+    return undefined;
   }
+  // A pid of 0 or below would ask about a process group or every process: no holder names one.
+  const named = typeof holder === "object" && holder !== null && Number.isInteger(holder.pid) && holder.pid! > 0;
+  return named ? (holder as LockHolder) : undefined;
 }
 
 function ageMs(file: string): number {

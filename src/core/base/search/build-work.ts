@@ -21,7 +21,8 @@ import {
 } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { UserError } from "../errors";
-import { createFileExclusive, writeJsonAtomic } from "../util/atomic-write";
+import { takeFileLock, type RunLock } from "../runs/run-folder";
+import { writeJsonAtomic } from "../util/atomic-write";
 import { FILES, INDEX_VERSION } from "./bm25-format";
 import { STEMMER_NAME, TOKENIZER_NAME } from "./tokenizer";
 
@@ -109,7 +110,11 @@ export class BuildWork {
   readonly outDir: string;
   manifest: WorkManifest;
 
-  private constructor(dir: string, manifest: WorkManifest) {
+  private constructor(
+    dir: string,
+    manifest: WorkManifest,
+    private readonly held: RunLock,
+  ) {
     this.dir = dir;
     this.outDir = join(dir, OUT_DIR);
     this.manifest = manifest;
@@ -124,23 +129,28 @@ export class BuildWork {
   static open(corpusFile: string, indexDir: string, settings: WorkSettings, note: (line: string) => void): BuildWork {
     const dir = workDir(indexDir);
     mkdirSync(dir, { recursive: true });
-    lock(dir);
-    const corpus = corpusIdentity(corpusFile);
-    const previous = readManifest(dir);
-    let chunks: ChunkRecord[] = [];
-    if (previous) {
-      const same =
-        JSON.stringify(previous.settings) === JSON.stringify(settings) && sameCorpus(previous.corpus, corpus);
-      if (!same)
-        note(`${corpusFile} or the build settings changed since the interrupted build in ${dir}: starting over`);
-      else chunks = keptChunks(dir, previous.chunks);
-      if (same && chunks.length > 0)
-        note(`resuming the interrupted build in ${dir}: ${chunks.length} finished chunk(s) kept`);
+    const held = lock(dir);
+    try {
+      const corpus = corpusIdentity(corpusFile);
+      const previous = readManifest(dir);
+      let chunks: ChunkRecord[] = [];
+      if (previous) {
+        const same =
+          JSON.stringify(previous.settings) === JSON.stringify(settings) && sameCorpus(previous.corpus, corpus);
+        if (!same)
+          note(`${corpusFile} or the build settings changed since the interrupted build in ${dir}: starting over`);
+        else chunks = keptChunks(dir, previous.chunks);
+        if (same && chunks.length > 0)
+          note(`resuming the interrupted build in ${dir}: ${chunks.length} finished chunk(s) kept`);
+      }
+      const work = new BuildWork(dir, { settings, corpus, chunks }, held);
+      work.clear();
+      work.save();
+      return work;
+    } catch (e) {
+      held.release(); // a corpus it cannot read: no lock left behind
+      throw e;
     }
-    const work = new BuildWork(dir, { settings, corpus, chunks });
-    work.clear();
-    work.save();
-    return work;
   }
 
   /** Everything but the kept chunks, the manifest and the lock goes; texts.bin is cut back to the kept chunks' end. */
@@ -181,7 +191,7 @@ export class BuildWork {
   }
 
   release(): void {
-    rmSync(join(this.dir, LOCK), { force: true });
+    this.held.release();
   }
 
   /** The build is done (or its input was bad): the folder goes. */
@@ -217,26 +227,13 @@ function keptChunks(dir: string, chunks: ChunkRecord[]): ChunkRecord[] {
   return kept;
 }
 
-/** One build at a time per index: a lock file naming the process; one left by a process that is gone is taken over. */
-function lock(dir: string): void {
-  const file = join(dir, LOCK);
-  for (let attempt = 0; attempt < 2; attempt++) {
-    if (createFileExclusive(file, String(process.pid))) return;
-    const holder = Number(readFileSync(file, "utf8"));
-    if (Number.isInteger(holder) && holder > 0 && isAlive(holder))
-      throw new UserError(
-        `another build of this index is running (process ${holder}, lock ${file}): wait for it to finish`,
-      );
-    rmSync(file, { force: true });
-  }
-  throw new UserError(`could not lock ${file}: remove it if no build is running`);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM"; // alive, someone else's
-  }
+/** One build at a time per index: the run folders' lock (a crashed build's is taken over, by one taker). */
+function lock(dir: string): RunLock {
+  return takeFileLock(join(dir, LOCK), "agent-lab index build", {
+    held: (holder) =>
+      new UserError(
+        `another build of this index is running (process ${holder.pid}, lock ${join(dir, LOCK)}): wait for it to finish`,
+      ),
+    noTurn: (file) => new UserError(`could not lock ${file}: remove it if no build is running`),
+  });
 }

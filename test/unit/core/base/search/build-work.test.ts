@@ -5,7 +5,6 @@
  * says, the corpus identity that decides it, the manifest a chunk is recorded in, and the lock.
  */
 import { strict as assert } from "node:assert";
-import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import {
   existsSync,
@@ -34,11 +33,7 @@ import {
   type WorkSettings,
 } from "../../../../../src/core/base/search/build-work";
 import { STEMMER_NAME, TOKENIZER_NAME } from "../../../../../src/core/base/search/tokenizer";
-
-/** A pid that was alive a moment ago and is gone now. */
-function deadPid(): number {
-  return Number(spawnSync("sh", ["-c", "echo $$"]).stdout.toString().trim());
-}
+import { deadPid, holderPid, lockText } from "../../../../helpers/lock-holders";
 
 const sha256 = (...parts: Buffer[]) => {
   const h = createHash("sha256");
@@ -155,7 +150,7 @@ describe("search/build-work: the streaming build's work folder", () => {
     assert.equal(work.outDir, join(dir, OUT_DIR));
     assert.deepEqual(readdirSync(dir).sort(), ["chunks.json", "lock", OUT_DIR]);
     assert.deepEqual(readdirSync(work.outDir), []);
-    assert.equal(readFileSync(join(dir, "lock"), "utf8"), String(process.pid));
+    assert.equal(holderPid(join(dir, "lock")), process.pid);
     assert.deepEqual(savedManifest(), { settings, corpus: corpusIdentity(corpus), chunks: [] });
     assert.deepEqual(work.manifest, savedManifest());
     assert.equal(work.textEnd(), 0);
@@ -283,10 +278,11 @@ describe("search/build-work: the streaming build's work folder", () => {
     }
   });
 
-  it("refuses a second build while the lock's process lives, changing nothing; takes over a dead or garbage lock", () => {
+  it("refuses a second build while the lock's process lives, changing nothing; takes over a dead, reused or garbage lock", () => {
     const lock = join(dir, "lock");
     interrupted([chunk(0, 10, 5)], [10], 5);
-    writeFileSync(lock, String(process.pid));
+    const live = lockText(process.ppid); // the test runner's parent: alive, and started before now
+    writeFileSync(lock, live);
     const before = readdirSync(dir).sort();
     const manifest = readFileSync(join(dir, "chunks.json"), "utf8");
     assert.throws(
@@ -294,20 +290,35 @@ describe("search/build-work: the streaming build's work folder", () => {
       (e: unknown) =>
         e instanceof UserError &&
         e.message ===
-          `another build of this index is running (process ${process.pid}, lock ${lock}): wait for it to finish`,
+          `another build of this index is running (process ${process.ppid}, lock ${lock}): wait for it to finish`,
     );
     assert.deepEqual(readdirSync(dir).sort(), before, "nothing cleared");
     assert.equal(readFileSync(join(dir, "chunks.json"), "utf8"), manifest);
-    assert.equal(readFileSync(lock, "utf8"), String(process.pid));
+    assert.equal(readFileSync(lock, "utf8"), live);
 
-    for (const stale of [String(deadPid()), "garbage", "", "0", "-1", "1.5"]) {
+    const reused = lockText(process.ppid, "2020-01-01T00:00:00.000Z"); // its pid now names a process started after it
+    for (const stale of [
+      lockText(deadPid()),
+      reused,
+      String(process.pid),
+      "garbage",
+      "",
+      "0",
+      lockText(0),
+      lockText(-1),
+    ]) {
       writeFileSync(lock, stale);
       const notes: string[] = [];
       const work = BuildWork.open(corpus, indexDir, settings, (l) => notes.push(l));
-      assert.equal(readFileSync(lock, "utf8"), String(process.pid), `taken over from "${stale}"`);
+      assert.equal(holderPid(lock), process.pid, `taken over from "${stale}"`);
       assert.equal(work.manifest.chunks.length, 1, `the chunk is kept after taking over "${stale}"`);
       work.release();
       assert.ok(!existsSync(lock));
     }
+  });
+
+  it("a corpus it cannot read leaves no lock behind", () => {
+    assert.throws(() => BuildWork.open(join(tmp, "missing.jsonl"), indexDir, settings, () => {}));
+    assert.ok(!existsSync(join(dir, "lock")));
   });
 });

@@ -15,6 +15,7 @@ import { join } from "node:path";
 import { FileFormatError, UserError } from "../../../../../src/core/base/errors";
 import { buildIndex, openIndex, type BuildOptions, type BuildProgress } from "../../../../../src/core/base/search";
 import { workDir } from "../../../../../src/core/base/search/build-work";
+import { lockText } from "../../../../helpers/lock-holders";
 
 /**
  * A corpus with what a merge must get right: terms in every chunk and in one, ties (equal
@@ -177,16 +178,16 @@ describe("streaming index build", () => {
     const indexDir = join(tmp, "bm25");
     const work = workDir(indexDir);
     mkdirSync(work, { recursive: true });
-    writeFileSync(join(work, "lock"), String(process.pid));
+    writeFileSync(join(work, "lock"), lockText(process.ppid)); // the test runner's parent: alive
     await assert.rejects(
       buildIndex(corpus, indexDir, { workers: 0 }),
       (e: unknown) =>
         e instanceof UserError &&
         e.message ===
-          `another build of this index is running (process ${process.pid}, lock ${join(work, "lock")}): wait for it to finish`,
+          `another build of this index is running (process ${process.ppid}, lock ${join(work, "lock")}): wait for it to finish`,
     );
     const gone = spawnSync(process.execPath, ["-e", ""]).pid!;
-    writeFileSync(join(work, "lock"), String(gone));
+    writeFileSync(join(work, "lock"), lockText(gone));
     assert.equal((await buildIndex(corpus, indexDir, { workers: 0 })).documents, 300);
   });
 });
