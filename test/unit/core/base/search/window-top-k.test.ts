@@ -40,6 +40,20 @@ describe("search: window top-k", () => {
     );
   });
 
+  it("a short list's posting at the first document of the next sweep block is not passed over", () => {
+    // Windows 0–9 each hold one document of each term (bound 6, best score 3): windows 0–8 are the
+    // seeds (k + 8), window 9 is left to the sweep, so block 0 (windows 0–15) is swept and the
+    // first term's list is walked in it. That list's next posting, document 16 · 64 = 1,024, is the
+    // first of block 1, and the best document (5): the walk must stop there, not step past it.
+    const limit = 16 * SIZE;
+    const decoys = Array.from({ length: 10 }, (_, w) => w * SIZE);
+    const a: List = [...decoys.map((d): [number, number] => [d, 3]), [limit, 5]];
+    const b: List = decoys.map((d): [number, number] => [d + 1, 3]);
+    const search = new WindowTopK(fromArrays(arrays([a, b], 20)));
+    assert.deepEqual(search.top([0, 1], 1), [{ doc: limit, score: 5 }]);
+    assert.deepEqual(search.top([1, 0], 2), exhaustive([a, b], [1, 0]).slice(0, 2));
+  });
+
   it("pruned top-k equals exhaustive scoring on random lists, long and short, with ties, repeats and every k", () => {
     // Long lists (at least one posting per window) take the stored byte bounds and the window jumps;
     // short ones the exact per-window maxima. Scores from a few values make many ties at the k-th
