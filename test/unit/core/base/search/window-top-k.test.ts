@@ -261,6 +261,31 @@ describe("search: window top-k", () => {
     }
   });
 
+  it("pruned top-k equals exhaustive scoring at any scale of the scores, a term's largest above 255 included", () => {
+    // A stored byte is a fraction of the term's largest contribution: its bound must scale with it,
+    // whether that is far below 1 or far above 255.
+    const random = mulberry32(41);
+    for (const scale of [1 / 64, 1000]) {
+      for (let round = 0; round < 3; round++) {
+        const documents = 64 * (17 + Math.floor(random() * 20));
+        const lists = Array.from({ length: 7 }, (): List => {
+          const list: List = [];
+          const density = 0.05 + random() * 0.3;
+          for (let d = 0; d < documents; d++)
+            if (random() < density) list.push([d, Math.fround((0.01 + random() * 4) * scale)]);
+          return list;
+        });
+        const search = new WindowTopK(fromArrays(withWindows(lists, documents)));
+        for (let terms = 1; terms <= 7; terms++) {
+          const rows = Array.from({ length: terms }, () => Math.floor(random() * lists.length));
+          const all = exhaustive(lists, rows);
+          for (const k of [1, 10])
+            assert.deepEqual(search.top(rows, k), all.slice(0, k), `scale ${scale}, rows ${rows.join(" ")}, k = ${k}`);
+        }
+      }
+    }
+  });
+
   it("pruned top-k equals exhaustive scoring where short lists span more windows than the seeds cover", () => {
     // 120 windows (8 sweep blocks); each list has fewer postings than windows (no window rows), so
     // most of their windows are reached by the sweep, not the seeds.
