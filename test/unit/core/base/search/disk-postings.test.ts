@@ -152,6 +152,43 @@ describe("search: postings read from files", () => {
     }
   }
 
+  it("holds every window start of a first query of one long list, and of the queries of more after it", () => {
+    // Fresh slices, whose scratch of window starts is sized by the first query alone, then grown:
+    // 1,024 windows (the last start in a start chunk of its own), and 3 windows (one long list's
+    // windows + 1 starts are then more than two long lists' windows − 1).
+    for (const documents of [65_536, 192]) {
+      const W = Math.ceil(documents / 64);
+      const lists: List[] = Array.from({ length: 4 }, (_, t) =>
+        Array.from({ length: 2 * W }, (_, i): [number, number] => [32 * i + t, 1 + ((i + t) % 7)]),
+      );
+      const index = withWindows(lists, documents);
+      assert.equal(index.windowedRows.length, 4);
+      const disk = new DiskPostings(filesOf(index, new PageCache(1 << 30), `first-long-${W}`), index.windowedRows, W);
+      for (const rows of [[2], [2, 0], [0, 1, 2, 3], [3]]) slicesHold(disk, index, rows, `${W} windows, rows ${rows}`);
+    }
+  });
+
+  it("gives the resident lists up once their file is closed: the search refuses it rather than read memory given back", async () => {
+    const random = mulberry32(13);
+    const documents = 65_536;
+    const lists: List[] = randomLists(random, documents, 4);
+    lists.push(Array.from({ length: 2048 }, (_, i): [number, number] => [32 * i, 1 + (i % 5)]));
+    const index = withWindows(lists, documents);
+    const opened = fds.length;
+    const files = filesOf(index, new PageCache(1 << 30), "closed-lists");
+    const disk = new DiskPostings(files, index.windowedRows, index.windows);
+    const search = new WindowTopK(disk);
+    const rows = [lists.length - 1, 0];
+    assert.deepEqual(
+      await Promise.all(Object.values(files).map((file) => file.fill())),
+      Object.values(files).map(() => "filled"),
+    );
+    assert.deepEqual(search.top(rows, 5), exhaustive(lists, rows).slice(0, 5));
+    files.postingDocs.close();
+    fds.splice(opened + 1, 1); // postingDocs's descriptor (the second filesOf opens): closed already
+    assert.throws(() => search.top(rows, 5), /closed/);
+  });
+
   it("answers as exhaustive scoring over resident files, reading no page; over some resident and the rest paged too", async () => {
     // 65,536 documents: 1,024 windows (window-start rows of two chunks); lists of every density, the densest over several chunks.
     const random = mulberry32(5);

@@ -5,7 +5,17 @@
  * closed file), each naming the file.
  */
 import { strict as assert } from "node:assert";
-import { closeSync, fstatSync, mkdtempSync, openSync, rmSync, truncateSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  fstatSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  rmSync,
+  truncateSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { UserError } from "../../../../../src/core/base/errors";
@@ -361,6 +371,77 @@ describe("search: a paged file read whole (fill)", () => {
     const closed = open("stop-closed", content(1000), new PageCache(1 << 20));
     closed.close();
     assert.equal(await closed.fill(), "stopped", "a closed file is not read");
+  });
+
+  it("stops a fill closed between two of its CRC runs: the closed file is not made resident, reads refuse it", async () => {
+    // Three CRC runs (FILL_RUN is 1 MiB) with a turn of the event loop after each: the file is
+    // closed as the fill yields the k-th turn, so the close lands after run k's check and before
+    // the next (or, for k = 3, before the file would be made resident).
+    const data = content((2 << 20) + 100);
+    for (const k of [1, 2, 3]) {
+      const cache = new PageCache(1 << 30);
+      const file = open(`stop-crc-${k}`, data, cache);
+      const immediate = globalThis.setImmediate;
+      let turns = 0;
+      globalThis.setImmediate = Object.assign(
+        (...args: Parameters<typeof setImmediate>) => {
+          if (++turns === k) file.close();
+          return immediate(...args);
+        },
+        { __promisify__: immediate.__promisify__ },
+      );
+      let got: string;
+      try {
+        got = await file.fill();
+      } finally {
+        globalThis.setImmediate = immediate;
+      }
+      assert.equal(turns, k, `closed at turn ${k}: the fill yields no more`);
+      assert.equal(got, "stopped", `closed at turn ${k}`);
+      assert.equal(file.resident, undefined, `closed at turn ${k}: nothing resident`);
+      assert.equal(cache.bytes, 0, `closed at turn ${k}: the reservation is given back`);
+      assert.equal(cache.filledBytes, 0);
+      assert.throws(() => file.u32(0), /closed/, `closed at turn ${k}: a read refuses the closed file`);
+    }
+  });
+
+  it("stops the fill of an empty file closed while it opens, and of a closed file whose path is gone", async () => {
+    const cache = new PageCache(1 << 20);
+    const empty = open("empty", new Uint8Array(0), cache);
+    assert.equal(await empty.fill(), "filled", "an empty file open all along is made resident");
+    assert.deepEqual(empty.resident, new Uint8Array(0));
+
+    const closing = open("empty-closing", new Uint8Array(0), cache, 1);
+    const outcome = closing.fill();
+    closing.close();
+    assert.equal(await outcome, "stopped", "closed while its fill opens it: no read, no check, nothing resident");
+    assert.equal(closing.resident, undefined);
+
+    // An index folder replaced after its searcher closed: the fill must not open the old path.
+    const gone = open("gone", content(1000), cache, 2);
+    gone.close();
+    rmSync(gone.path);
+    assert.equal(await gone.fill(), "stopped");
+    assert.equal(cache.bytes, 0);
+  });
+
+  it("closes the descriptor of its own it reads through, filled or refused", async () => {
+    const fdDir = "/proc/self/fd";
+    // Linux only: no portable way to list a process's open descriptors.
+    if (!existsSync(fdDir)) return;
+    const descriptors = () => readdirSync(fdDir).length;
+    const original = content(1000);
+    const changed = original.slice();
+    changed[500] ^= 1;
+    for (const [name, written, want] of [
+      ["fd-filled", original, "filled"],
+      ["fd-refused", changed, "refused"],
+    ] as const) {
+      const file = open(name, written, new PageCache(1 << 20), 0, original);
+      const before = descriptors();
+      assert.equal(await file.fill(), want);
+      assert.equal(descriptors(), before, `${want}: no descriptor left open`);
+    }
   });
 
   it("does not give back, after a clear, a reservation taken before it", async () => {

@@ -38,6 +38,96 @@ describe("search: window top-k", () => {
       search.top([1], 3).map((r) => r.doc),
       [SIZE + 1, 2 * SIZE + 1, 3 * SIZE + 1],
     );
+    // The same with the seeded windows in the next sweep block (windows 16–24): window 0 is then
+    // alone in block 0, whose highest bound, 1, equals the k-th score, so the block is not skipped.
+    const later = Array.from({ length: 9 }, (_, i) => (i + 16) * SIZE);
+    const lone = new WindowTopK(
+      fromArrays(
+        arrays(
+          [[[0, 1], ...later.map((d): [number, number] => [d, 1])], later.map((d): [number, number] => [d + 1, 1])],
+          26,
+        ),
+      ),
+    );
+    assert.deepEqual(lone.top([0, 1], 1), [{ doc: 0, score: 1 }]);
+  });
+
+  it("a short list's posting at the first document of the next sweep block is not passed over", () => {
+    // Windows 0–9 each hold one document of each term (bound 6, best score 3): windows 0–8 are the
+    // seeds (k + 8), window 9 is left to the sweep, so block 0 (windows 0–15) is swept and the
+    // first term's list is walked in it. That list's next posting, document 16 · 64 = 1,024, is the
+    // first of block 1, and the best document (5): the walk must stop there, not step past it.
+    const limit = 16 * SIZE;
+    const decoys = Array.from({ length: 10 }, (_, w) => w * SIZE);
+    const a: List = [...decoys.map((d): [number, number] => [d, 3]), [limit, 5]];
+    // Document 9 · 64 + 2 (score 1) shares window 9 but cannot reach the k-th best (3): not scored.
+    const b: List = [...decoys.map((d): [number, number] => [d + 1, 3]), [9 * SIZE + 2, 1]];
+    const search = new WindowTopK(fromArrays(arrays([a, b], 20)));
+    assert.deepEqual(search.top([0, 1], 1), [{ doc: limit, score: 5 }]);
+    assert.equal(search.scored, 2 * 9 + 2 + 1, "the seeds' documents, window 9's two of score 3, and document 1,024");
+    assert.deepEqual(search.top([1, 0], 2), exhaustive([a, b], [1, 0]).slice(0, 2));
+  });
+
+  it("reads no posting past a short list's end: the next row's first posting counts for neither sums nor exact scores", () => {
+    // Rows 0 and 2 are the query; row 1, between them in the arrays, is not. Windows 0–8 hold the
+    // seeds (bound 6, best 3); window 9 holds document 586 of row 2 alone (5), scored by the sweep.
+    // Row 1's one posting lies right after row 0's last: at document 586 itself (its exact score
+    // must not take row 1's 7), or at document 585 of window 9 (no partial sum may give it a score).
+    const decoys = Array.from({ length: 9 }, (_, w) => w * SIZE);
+    const a: List = decoys.map((d): [number, number] => [d, 3]);
+    const b: List = [...decoys.map((d): [number, number] => [d + 1, 3]), [9 * SIZE + 10, 5]];
+    for (const next of [9 * SIZE + 10, 9 * SIZE + 9]) {
+      const search = new WindowTopK(fromArrays(arrays([a, [[next, 7]], b], 20)));
+      assert.deepEqual(search.top([0, 2], 1), [{ doc: 9 * SIZE + 10, score: 5 }], `row 1 at ${next}`);
+      assert.equal(search.scored, 2 * 9 + 1, `row 1 at ${next}: the seeds' documents and document 586`);
+    }
+  });
+
+  it("reads a long list's postings and window starts only in the windows the seeds and the sweep can still need", () => {
+    // Two long lists over 40 windows (one posting in each), read through a source that records
+    // what ensure() and ensureWindows() made readable. Row 0 adds 1 to document w·64 + 5 of every
+    // window; row 1 adds 10 to the same document in windows 0–8 and 30, 9.99 to document w·64 + 6
+    // in windows 20–29, 0.01 elsewhere. Windows 0–8 are the seeds: the k-th best is 11. The sweep
+    // opens windows 20–30 only (bound 11; the others 1.04): row 0 (upper bound 1) cannot reach 11
+    // alone, so it is not walked; its postings are only looked up for window 30's document, whose
+    // partial sum 10 can reach 11 with it, not for windows 20–29's (9.99 + 1 < 11).
+    const windows = 40;
+    const small: List = Array.from({ length: windows }, (_, w) => [w * SIZE + 5, 1]);
+    const big: List = Array.from({ length: windows }, (_, w): [number, number] =>
+      w <= 8 || w === 30
+        ? [w * SIZE + 5, 10]
+        : w >= 20 && w < 30
+          ? [w * SIZE + 6, Math.fround(9.99)]
+          : [w * SIZE + 7, 0.01],
+    );
+    const index = withWindows([small, big], windows * SIZE);
+    assert.deepEqual(Array.from(index.windowedRows), [0, 1]);
+    const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i);
+    // Query order puts the larger term first: the search orders terms by their bounds itself.
+    for (const rows of [
+      [1, 0],
+      [0, 1],
+    ]) {
+      const source = recording(index);
+      const search = new WindowTopK(source);
+      assert.deepEqual(search.top(rows, 1), [{ doc: 5, score: 11 }]);
+      assert.equal(search.scored, 9 + 1, "the seeds' documents and window 30's");
+      assert.deepEqual(source.postingWindows(0), [...range(0, 9), 30], `rows ${rows}: row 0's postings read`);
+      assert.deepEqual(
+        source.postingWindows(1),
+        [...range(0, 9), ...range(20, 31)],
+        `rows ${rows}: row 1's postings read`,
+      );
+      assert.deepEqual(source.startEntries(), [...range(0, 10), ...range(16, 33)], `rows ${rows}: window starts read`);
+    }
+    // Fewer matches than k (the k-th best stays 0): the seeds cover every window with a posting,
+    // and the sweep opens none of the empty ones.
+    const few = recording(arrays([[[70, 2]], [[1, 1]]], 40));
+    assert.deepEqual(new WindowTopK(few).top([0, 1], 5), [
+      { doc: 70, score: 2 },
+      { doc: 1, score: 1 },
+    ]);
+    assert.deepEqual(few.startEntries(), [0, 1, 2], "the seeds' window starts only");
   });
 
   it("pruned top-k equals exhaustive scoring on random lists, long and short, with ties, repeats and every k", () => {
@@ -171,6 +261,31 @@ describe("search: window top-k", () => {
     }
   });
 
+  it("pruned top-k equals exhaustive scoring at any scale of the scores, a term's largest above 255 included", () => {
+    // A stored byte is a fraction of the term's largest contribution: its bound must scale with it,
+    // whether that is far below 1 or far above 255.
+    const random = mulberry32(41);
+    for (const scale of [1 / 64, 1000]) {
+      for (let round = 0; round < 3; round++) {
+        const documents = 64 * (17 + Math.floor(random() * 20));
+        const lists = Array.from({ length: 7 }, (): List => {
+          const list: List = [];
+          const density = 0.05 + random() * 0.3;
+          for (let d = 0; d < documents; d++)
+            if (random() < density) list.push([d, Math.fround((0.01 + random() * 4) * scale)]);
+          return list;
+        });
+        const search = new WindowTopK(fromArrays(withWindows(lists, documents)));
+        for (let terms = 1; terms <= 7; terms++) {
+          const rows = Array.from({ length: terms }, () => Math.floor(random() * lists.length));
+          const all = exhaustive(lists, rows);
+          for (const k of [1, 10])
+            assert.deepEqual(search.top(rows, k), all.slice(0, k), `scale ${scale}, rows ${rows.join(" ")}, k = ${k}`);
+        }
+      }
+    }
+  });
+
   it("pruned top-k equals exhaustive scoring where short lists span more windows than the seeds cover", () => {
     // 120 windows (8 sweep blocks); each list has fewer postings than windows (no window rows), so
     // most of their windows are reached by the sweep, not the seeds.
@@ -250,5 +365,44 @@ function onDemand(a: PostingArrays): PostingSource {
         },
       };
     },
+  };
+}
+
+/**
+ * fromArrays, recording the windows of each vocabulary row whose postings ensure() was asked for,
+ * and the window-start entries ensureWindows() was asked for (short lists are read whole: not
+ * recorded).
+ */
+function recording(a: PostingArrays): PostingSource & {
+  postingWindows(row: number): number[];
+  startEntries(): number[];
+} {
+  const inner = fromArrays(a);
+  const windowsOf = new Map<number, Set<number>>();
+  const starts = new Set<number>();
+  const sorted = (set: Iterable<number>) => [...set].sort((x, y) => x - y);
+  return {
+    windows: inner.windows,
+    termMax: (row) => inner.termMax(row),
+    load(rows) {
+      const s = inner.load(rows);
+      return {
+        ...s,
+        ensure(from, to) {
+          for (let p = from; p < to; p++) {
+            const row = rows.find((_, i) => s.start[i] <= p && p < s.end[i]);
+            if (row === undefined) throw new Error(`posting ${p} of no query term ensured`);
+            const seen = windowsOf.get(row) ?? new Set<number>();
+            seen.add(a.docs[p] >>> WINDOW_SHIFT);
+            windowsOf.set(row, seen);
+          }
+        },
+        ensureWindows(from, to) {
+          for (let w = from; w < to; w++) starts.add(w);
+        },
+      };
+    },
+    postingWindows: (row) => sorted(windowsOf.get(row) ?? []),
+    startEntries: () => sorted(starts),
   };
 }
