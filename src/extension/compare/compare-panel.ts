@@ -99,7 +99,7 @@ export class ComparePanel extends Panel {
       this.hostTimings.tableMs = performance.now() - t0;
       this.post({ type: "compare/report", report, setup, intervalsPending: true });
     };
-    this.worker.view(request, table, !this.isReady).then(
+    this.worker.view(request, table).then(
       ({ report, setup }) => {
         if (n !== this.requested || this.isDisposed) return; // other runs or settings asked for since
         answered();

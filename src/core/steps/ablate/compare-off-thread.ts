@@ -77,17 +77,9 @@ export class CompareWorker {
    * The report and setup for these runs (the first is the baseline), as compareView makes them with
    * only the question rows the panel shows (shownView): here for small runs, else in the worker.
    * `onTable`: the table without its intervals, when the worker resamples runs not compared before
-   * (CompareProgress); called before the answer, if at all. `pageStarting`: the report is for a
-   * page VS Code is still creating, whose start waits while this thread is held (a new panel on
-   * 10,000-episode runs compared before: its script started 1.3-2.0 s after the command while
-   * their report was made here from their caches, 0.5 s when made in the worker): then large runs
-   * go to the worker even when compared before.
+   * (CompareProgress); called before the answer, if at all.
    */
-  view(
-    req: Omit<CompareRequest, "id">,
-    onTable?: (table: CompareView) => void,
-    pageStarting = false,
-  ): Promise<CompareView> {
+  view(req: Omit<CompareRequest, "id">, onTable?: (table: CompareView) => void): Promise<CompareView> {
     if (episodesBytes(req.runDirs) <= this.onThreadMaxBytes) {
       return new Promise((resolve) =>
         resolve(shownView(compareView(loadAblationInputs(req.runDirs), req.origin, req.expect, req.searchDirs))),
@@ -98,7 +90,7 @@ export class CompareWorker {
     // thread would read both caches (about 5 MB of JSON at 10,000 episodes) and run ablate cold.
     if (this.worker.started) return this.worker.request(req, onTable);
     // Compared before (their caches hold the records and the resampled results): quicker here than a worker starts.
-    if (!pageStarting && this.cachedOnThread && cachedForCompare(req.runDirs)) {
+    if (this.cachedOnThread && cachedForCompare(req.runDirs)) {
       return new Promise((resolve) => {
         const runs = loadCompareRuns(req.runDirs);
         const view = compareView(runs.inputs, req.origin, req.expect, req.searchDirs, runs.resampling);
