@@ -27,7 +27,15 @@ import { existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { ablate, loadAblationInputs } from "../../src/core/steps/ablate/ablate";
+import { deepStrictEqual } from "node:assert";
+import {
+  ablate,
+  ABLATION_EPISODE_FIELDS,
+  loadAblationInputs,
+  readAblationRun,
+  type AblationEpisode,
+} from "../../src/core/steps/ablate/ablate";
+import { ABLATE_FIELDS } from "../../src/core/base/runs/episode-record";
 import { CompareWorker, ON_THREAD_MAX_BYTES } from "../../src/core/steps/ablate/compare-off-thread";
 import { compareView } from "../../src/core/steps/ablate/compare-setup";
 import { shownView } from "../../src/core/steps/ablate/compare-shown";
@@ -71,6 +79,21 @@ function timeMedian(repeat: number, f: () => unknown): number {
     t.push(performance.now() - t0);
   }
   return median(t);
+}
+
+/** Medians of `f`'s wall time and its CPU time (process.cpuUsage: every thread of this process; the load does not count). */
+function cpuMedian(repeat: number, f: () => unknown): { wall: number; cpu: number } {
+  const wall: number[] = [];
+  const cpu: number[] = [];
+  for (let i = 0; i < repeat; i++) {
+    const c0 = process.cpuUsage();
+    const t0 = performance.now();
+    f();
+    wall.push(performance.now() - t0);
+    const c = process.cpuUsage(c0);
+    cpu.push((c.user + c.system) / 1000);
+  }
+  return { wall: median(wall), cpu: median(cpu) };
 }
 
 /** The longest stretch `f` keeps this thread from running a 5 ms timer (what an extension host would feel). */
@@ -255,6 +278,20 @@ async function main(): Promise<void> {
     ]);
 
     const pair = [ws.runs[size].search, ws.runs[size].closedBook];
+    // ablate's reader (only its fields of each line, json-fields.ts) against every line parsed whole:
+    // the same values on these harness-made lines, checked here, then the CPU each takes.
+    const fieldsOf = (eps: readonly AblationEpisode[]) => eps.map((e) => ABLATION_EPISODE_FIELDS.map((k) => e[k]));
+    for (const d of pair)
+      deepStrictEqual(fieldsOf(readAblationRun(d).episodes), fieldsOf(readRun(d, ABLATE_FIELDS).episodes));
+    const readAblation = cpuMedian(Math.min(REPEAT, 3), () => pair.map(readAblationRun));
+    const readWhole = cpuMedian(Math.min(REPEAT, 3), () => pair.map((d) => readRun(d, ABLATE_FIELDS)));
+    rows.push([
+      "compare: both runs read for ablate (its fields of each line; checked equal to every line parsed whole), wall / CPU",
+      String(index.episodes.length),
+      `${ms(readAblation.wall)} / ${ms(readAblation.cpu)}`,
+      `${ms(readWhole.wall)} / ${ms(readWhole.cpu)} (every line parsed whole)`,
+      "",
+    ]);
     const compareMs = timeMedian(Math.min(REPEAT, 3), () =>
       JSON.stringify(ablate(loadAblationInputs(pair), { resamples: DEFAULT_RESAMPLES })),
     );

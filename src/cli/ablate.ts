@@ -13,6 +13,8 @@ import { ABLATE_STEP } from "../core/steps/catalog/catalog";
 import { resolveRunDir } from "./run-dir";
 import { parseStepArgs } from "./step-args";
 import { compareRunFailures, renderFailureComparisonMarkdown } from "../core/views/failures/compare-failures";
+import { readEpisodes } from "../core/base/runs/run-files";
+import { ABLATE_FIELDS } from "../core/base/runs/episode-record";
 
 export async function run(argv: string[]): Promise<void> {
   const args = parseStepArgs(ABLATE_STEP, argv);
@@ -44,8 +46,10 @@ export async function run(argv: string[]): Promise<void> {
   }
   if (values.report) {
     ensureParent(values.report);
-    // The failure labels' table (computed from the runs as read; absent when the environment declares none).
-    const failures = await compareRunFailures(inputs, {
+    // The failure labels' table (absent when the environment declares none): labels read the episodes' whole
+    // records (their text), which ablate's reader leaves out.
+    const whole = inputs.map((r) => ({ ...r, episodes: readEpisodes(r.dir, ABLATE_FIELDS) }));
+    const failures = await compareRunFailures(whole, {
       dataDir: workspaceDataDir(workspaceDir, config),
       resamples: values.resamples,
       seed: values.seed,

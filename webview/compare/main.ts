@@ -583,7 +583,11 @@ listen((m) => {
     intervalsPending = m.intervalsPending === true;
     render();
     markFirstFrame("dataFrameAt");
-    if (!intervalsPending) markFirstFrame("intervalsFrameAt");
+    if (!intervalsPending) {
+      markFirstFrame("intervalsFrameAt");
+      // After that frame: the host's failure labels (seconds of CPU at 10,000 episodes) wait for it.
+      requestAnimationFrame(() => setTimeout(() => send({ type: "compare/drawn" })));
+    }
   } else if (m.type === "compare/failures") {
     failures = m.failures;
     render();

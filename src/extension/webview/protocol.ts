@@ -218,6 +218,8 @@ export type WebviewMessage =
       /** Date.now() when the page's script started (an episode posted before it waited for the page). */ scriptAt: number;
     }
   | { v: typeof PROTOCOL_VERSION; type: "compare/openPair"; questionId: string; runs: [number, number] }
+  /** The page has drawn a whole report (with its intervals): the host starts its failure labels then. */
+  | { v: typeof PROTOCOL_VERSION; type: "compare/drawn" }
   /** Recomputes the comparison with these fields expected to differ. */
   | { v: typeof PROTOCOL_VERSION; type: "compare/setExpect"; expect: string[] }
   /** Opens one run's full trace viewer on a question (from the pair view). */
@@ -278,6 +280,7 @@ const WEBVIEW_TYPES = new Set<WebviewMessage["type"]>([
   "trace/search",
   "trace/rendered",
   "compare/openPair",
+  "compare/drawn",
   "compare/setExpect",
   "compare/openTrace",
   "dashboard/openGroup",

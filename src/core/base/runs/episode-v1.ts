@@ -34,6 +34,9 @@ const V1_SLOTS: Readonly<Record<string, V1Slots>> = Object.freeze({
 /** An environment this build does not know: the slots keep their names (base/runs/metrics.ts's UNKNOWN_ENV_METRICS). */
 const UNKNOWN_SLOTS: V1Slots = { em: "em", f1: "f1" };
 
+/** The top-level keys normaliseEpisode reads besides the current format's fields: the format, and a v1 record's slots. */
+export const V1_RECORD_KEYS: readonly string[] = ["format", "em", "f1"] satisfies ("format" | keyof V1Slots)[];
+
 /** Whether a parsed record is in format 1 (it names no format). */
 export function isV1Record(row: Record<string, unknown>): boolean {
   return !("format" in row);

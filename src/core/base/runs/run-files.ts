@@ -20,6 +20,8 @@ import { FileFormatError } from "../errors";
 import { jsonErrorLine } from "../config";
 import { appendJsonl, readJsonlLines } from "../util/jsonl";
 import { checkEpisodeRecord, ID_FIELDS, type EpisodeField } from "./episode-record";
+import { V1_RECORD_KEYS } from "./episode-v1";
+import { pickJsonFields } from "./json-fields";
 import type { RunManifest } from "./manifest";
 import { manifestEnvironment } from "./manifest-environment";
 import { RUN_FILES, RUN_MARKERS } from "./run-folder";
@@ -121,12 +123,37 @@ export function readJsonFile<T>(file: string): T | undefined {
  * `fields` the caller uses (see episode-record.ts), else the error names file:line and the field.
  */
 export function readEpisodes(runDir: string, fields: readonly EpisodeField[] = ID_FIELDS): EpisodeRecord[] {
+  return checkedEpisodes(runDir, fields);
+}
+
+/**
+ * readEpisodes holding only the top-level fields `keep` (and `fields`, checked as there): each line
+ * is checked whole against JSON's grammar but only these fields are built (json-fields.ts), the
+ * same values JSON.parse gives them. A line it does not take (invalid JSON, not an object) is
+ * parsed whole, so a torn or malformed line is skipped or refused exactly as readEpisodes does.
+ * For readers of a few small fields of lines that are mostly token arrays (ablate, Compare).
+ */
+export function readEpisodeFields<K extends EpisodeField>(
+  runDir: string,
+  keep: readonly K[],
+  fields: readonly EpisodeField[] = ID_FIELDS,
+): Pick<EpisodeRecord, K>[] {
+  // A format-1 line's metrics are in its slots (normaliseEpisode reads them into the current format).
+  const keys = new Set<string>(["id", ...keep, ...fields, ...V1_RECORD_KEYS]);
+  return checkedEpisodes(runDir, fields, (line) => pickJsonFields(line, keys) ?? JSON.parse(line));
+}
+
+function checkedEpisodes(
+  runDir: string,
+  fields: readonly EpisodeField[],
+  parse?: (line: string) => unknown,
+): EpisodeRecord[] {
   const file = episodesPath(runDir);
   if (!existsSync(file)) return [];
   const seen = new Set<string>();
   const out: EpisodeRecord[] = [];
   const env = runEnvironmentName(runDir);
-  for (const { value, line } of readJsonlLines<unknown>(file, { tolerateTornTail: true })) {
+  for (const { value, line } of readJsonlLines<unknown>(file, { tolerateTornTail: true, parse })) {
     const row = checkEpisodeRecord(value, file, line, fields.includes("id") ? fields : ["id", ...fields], env);
     if (seen.has(row.id)) continue;
     seen.add(row.id);

@@ -13,8 +13,8 @@ import { basename } from "node:path";
 import { FileFormatError, UserError } from "../../base/errors";
 import { describeEnvironment, manifestEnvironment } from "../../base/runs/manifest-environment";
 import { fingerprintDiff, type FieldDifference, type RunManifest } from "../../base/runs/manifest";
-import { episodesPath, readRun, type EpisodeRecord } from "../../base/runs/run-files";
-import { ABLATE_FIELDS } from "../../base/runs/episode-record";
+import { episodesPath, readEpisodeFields, readRunHead, type EpisodeRecord } from "../../base/runs/run-files";
+import { ABLATE_FIELDS, type EpisodeField } from "../../base/runs/episode-record";
 import { mean, percentileInterval, sampleSd, type Interval } from "../../base/stats/bootstrap";
 import { minimumDetectableDelta } from "../../base/stats/power";
 import { DEFAULT_RESAMPLES } from "../../base/stats/resamples";
@@ -48,11 +48,18 @@ export const VERDICT_RULE =
 /** Scores that differ by less than this are a tie (partial credit is often a ratio of small integers). */
 const TIE = 1e-9;
 
-/** The fields of an episode ablate reads (Compare's run cache keeps these). */
-export type AblationEpisode = Pick<
-  EpisodeRecord,
-  "id" | "question" | "answers" | "prediction" | "metrics" | "end" | "searches" | "usd"
->;
+/** The fields of an episode ablate reads (the only ones read from episodes.jsonl; Compare's run cache keeps these). */
+export const ABLATION_EPISODE_FIELDS = [
+  "id",
+  "question",
+  "answers",
+  "prediction",
+  "metrics",
+  "end",
+  "searches",
+  "usd",
+] as const satisfies readonly EpisodeField[];
+export type AblationEpisode = Pick<EpisodeRecord, (typeof ABLATION_EPISODE_FIELDS)[number]>;
 
 /** One run as ablate needs it: loaded from a folder (whole records, or the fields ablate reads), or built in memory by a test. */
 export interface AblationInput<E extends AblationEpisode = AblationEpisode> {
@@ -76,8 +83,16 @@ export interface AblationOptions {
 }
 
 /** Reads run folders, checking (by the one episode check) that every episode carries the numbers ablate uses. */
-export function loadAblationInputs(dirs: readonly string[]): AblationInput<EpisodeRecord>[] {
-  return readAblationInputs(dirs, (dir) => readRun(dir, ABLATE_FIELDS));
+export function loadAblationInputs(dirs: readonly string[]): AblationInput[] {
+  return readAblationInputs(dirs, readAblationRun);
+}
+
+/**
+ * A run folder's manifest and the fields of its episodes ablate reads, without the rest of each
+ * line (most of it token arrays): the one reader of runs for `ablate` and Compare (their digits are equal).
+ */
+export function readAblationRun(dir: string): { manifest: RunManifest | undefined; episodes: AblationEpisode[] } {
+  return { ...readRunHead(dir), episodes: readEpisodeFields(dir, ABLATION_EPISODE_FIELDS, ABLATE_FIELDS) };
 }
 
 /** Run folders read by `read` (their files, or a cache of them), labelled by folder name. */

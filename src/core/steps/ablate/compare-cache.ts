@@ -17,9 +17,7 @@ import { episodesStamp, readRunHead, type EpisodesStamp } from "../../base/runs/
 import { runFile } from "../../base/runs/run-folder";
 import { writeJsonAtomic } from "../../base/util/atomic-write";
 import { ResampleMemo, type ResampleResult } from "../../base/stats/resample-memo";
-import { ABLATE_FIELDS } from "../../base/runs/episode-record";
-import { readRun } from "../../base/runs/run-files";
-import { readAblationInputs, type AblationEpisode, type AblationInput } from "./ablate";
+import { readAblationInputs, readAblationRun, type AblationEpisode, type AblationInput } from "./ablate";
 
 export const COMPARE_CACHE_FORMAT = "agent-lab/compare-cache-1";
 
@@ -139,9 +137,7 @@ export function loadCompareRuns(dirs: readonly string[]): CompareRuns {
     // Taken before reading: an episode appended meanwhile makes the saved records stale, not wrong.
     const stamp = episodesStamp(dir);
     const cached = readCache(dir, stamp);
-    const read = cached
-      ? { manifest: readRunHead(dir).manifest, episodes: cached.records }
-      : readRun(dir, ABLATE_FIELDS);
+    const read = cached ? { manifest: readRunHead(dir).manifest, episodes: cached.records } : readAblationRun(dir);
     runs.push({ dir, stamp, cached, records: cached ? cached.records : read.episodes.map(ablationFields) });
     return read;
   });
