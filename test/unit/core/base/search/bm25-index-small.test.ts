@@ -23,6 +23,7 @@ import {
   blockTableName,
   crcHex,
   metaText,
+  termHash,
   type IndexFile,
   type IndexMeta,
   windowCount,
@@ -34,6 +35,12 @@ const REBUILD_AGAIN = 'rebuild it with "agent-lab index"';
 
 /** A word of 130 two-byte letters: 260 UTF-8 bytes, longer than the reader's first lookup buffers. */
 const LONG_WORD = "ж".repeat(130);
+/**
+ * A term of the corpus and its prefix, whose vocab-hash searches start at the same slot (their
+ * FNV-1a hashes agree in the low 16 bits, more than any small index's mask): the prefix's lookup
+ * meets the longer term first and must not take it.
+ */
+const PREFIX_PAIR = ["qx7", "qx7w3u9"] as const;
 const TWIN = { title: "Twin", text: "quartz harbor lantern quartz" };
 const TWINS = [20, 57, 90, 131];
 
@@ -81,6 +88,7 @@ function corpus(): Paragraph[] {
     if (TWINS.includes(id)) return { id: 1000 + id, ...TWIN };
     if (id === 33) return { id: 1000 + id, title: "The", text: "of and to is it the" };
     if (id === 77) return { id: 1000 + id, title: "Long", text: `${LONG_WORD} river` };
+    if (id === 99) return { id: 1000 + id, title: "Code", text: `${PREFIX_PAIR[1]} mountain` };
     const words = Array.from({ length: 6 + (next() % 14) }, () => {
       const r = next() % 1000;
       return vocab[Math.floor((r * r) / 1000 / (1000 / vocab.length))]; // skewed: early words are common
@@ -254,6 +262,23 @@ describe("search: the index reader on a small index", () => {
     index.close();
   });
 
+  it("a word whose lookup starts where a longer term that begins with it lies is not taken for that term", () => {
+    const [short, long] = PREFIX_PAIR;
+    const hash = (w: string) => termHash(new TextEncoder().encode(w), 0, w.length);
+    assert.equal(hash(short) & 0xffff, hash(long) & 0xffff);
+    assert.ok(statSync(join(built, FILES.vocabHash)).size <= 4 << 16, "the mask is at most 16 bits");
+    const index = openIndex(built, { fill: false });
+    assert.deepEqual(new TermTokenizer().terms(`${short} ${long}`), [short, long]);
+    assert.ok(index.termRow(long) >= 0);
+    assert.equal(index.termRow(short), -1);
+    assert.deepEqual(index.search(short, 3), []);
+    assert.deepEqual(
+      index.search(long, 3).map((h) => h.id),
+      [1099],
+    );
+    index.close();
+  });
+
   it("returns [] for a query without index terms, and refuses a k that is not a positive integer", () => {
     const index = openIndex(built, { fill: false });
     for (const q of ["", "the of and", "?!", "unknownword"]) {
@@ -407,6 +432,71 @@ describe("search: the index reader on a small index", () => {
     assert.deepEqual(stopped.filled, []);
     assert.equal(stopped.left.length, INDEX_FILES.length);
     assert.equal(closed.cache.bytes, 0);
+  });
+
+  it("a paragraph read into memory by the fill comes from there, checked once: a later change on disk does not reach it", async () => {
+    const dir = copy();
+    const index = openIndex(dir);
+    assert.ok((await index.filled).filled.includes("texts"));
+    writeFileSync(join(dir, FILES.texts), Buffer.alloc(statSync(join(dir, FILES.texts)).size, 0x41));
+    for (const [doc, r] of rows.entries()) assert.deepEqual(index.paragraph(doc), r);
+    index.close();
+    // Not filled: read from disk and checked on every read.
+    const fresh = openIndex(dir, { fill: false });
+    assert.throws(
+      () => fresh.paragraph(0),
+      (e: unknown) => e instanceof UserError && e.message === corruptFileMessage(join(dir, FILES.texts)),
+    );
+    fresh.close();
+  });
+
+  it("a data file cut short after open is refused by the read that reaches its end", () => {
+    const dir = copy();
+    const index = openIndex(dir, { fill: false });
+    const docs = join(dir, FILES.postingDocs);
+    writeFileSync(docs, readFileSync(docs).subarray(0, 8));
+    assert.throws(
+      () => index.searchExhaustive("river mountain harbor", 3),
+      (e: unknown) =>
+        e instanceof UserError && e.message === `search index ${dir} is corrupt (${docs} ends early): ${REBUILD_AGAIN}`,
+    );
+    index.close();
+  });
+
+  it("a refused open leaves no file open", () => {
+    const open = () => readdirSync("/proc/self/fd").length;
+    const dir = copy();
+    const before = open();
+    rmSync(join(dir, FILES.texts)); // the last data file: every other one was opened first
+    for (let i = 0; i < 20; i++) assert.throws(() => openIndex(dir), UserError);
+    const meta = readMeta(dir);
+    writeFileSync(join(dir, FILES.texts), Buffer.alloc(meta.bytes.texts + 1));
+    for (let i = 0; i < 20; i++) assert.throws(() => openIndex(dir), UserError); // its size is checked after its open
+    rmSync(join(dir, blockTableName("texts")));
+    writeFileSync(join(dir, FILES.texts), Buffer.alloc(meta.bytes.texts));
+    for (let i = 0; i < 20; i++) assert.throws(() => openIndex(dir), UserError); // its block table is missing
+    assert.equal(open(), before);
+  });
+
+  it("a meta.json without its records of the files' sizes or block CRCs is refused as corrupt, in one line", () => {
+    const dir = copy();
+    const meta = readMeta(dir);
+    const { bytes: _bytes, ...noBytes } = meta;
+    void _bytes;
+    writeMeta(dir, noBytes as IndexMeta);
+    assert.throws(
+      () => openIndex(dir),
+      (e: unknown) =>
+        e instanceof UserError && e.message.startsWith(`search index file ${join(dir, FILES.windowRows)} is corrupt (`),
+    );
+    const { blockCrc32: _crcs, ...noCrcs } = meta;
+    void _crcs;
+    writeMeta(dir, noCrcs as IndexMeta);
+    assert.throws(
+      () => openIndex(dir),
+      (e: unknown) =>
+        e instanceof UserError && e.message === corruptFileMessage(join(dir, blockTableName("windowRows"))),
+    );
   });
 
   it("close lets go of the pages and the files; closing again is quiet; a closed index refuses to search", () => {
