@@ -168,4 +168,20 @@ describe("search build: word table (small)", () => {
       assert.equal(table.get(short, 0, short.length), 7);
     }
   });
+
+  it("a word longer than the whole character store is kept whole", () => {
+    // 1.2 million units (a corpus may hold a long run of letters or digits): more than twice the
+    // store's first 2^19 units, so the store must grow to the word, not just double.
+    const giant = Array.from({ length: 1_200_000 }, (_, i) =>
+      String.fromCharCode(0x61 + ((i * 7 + (i >> 10)) % 26)),
+    ).join("");
+    const table = new WordTable();
+    assert.equal(table.get("ab", 0, 2), MISSING);
+    table.add(1);
+    assert.equal(table.get(giant, 0, giant.length), MISSING);
+    table.add(2);
+    assert.equal(table.get(giant, 0, giant.length), 2);
+    assert.equal(table.get(`${giant.slice(0, -1)}z`, 0, giant.length), MISSING);
+    assert.equal(table.get("ab", 0, 2), 1);
+  });
 });
