@@ -279,6 +279,33 @@ describe("search: the index reader on a small index", () => {
     index.close();
   });
 
+  it("lastScored counts the documents the last pruned search scored; exhaustive scoring leaves it alone", () => {
+    const index = openIndex(built, { fill: false });
+    assert.equal(index.lastScored, 0);
+    const query = "river mountain harbor";
+    const matching = index.searchExhaustive(query, rows.length).length;
+    assert.equal(index.lastScored, 0, "searchExhaustive is not a pruned search");
+    index.search(query, 3);
+    const scored = index.lastScored;
+    assert.ok(scored >= 3 && scored <= matching, `${scored} scored of ${matching} matching`);
+    index.searchExhaustive("quartz", rows.length);
+    assert.equal(index.lastScored, scored);
+    index.search("quartz", rows.length);
+    assert.equal(
+      index.lastScored,
+      index.searchExhaustive("quartz", rows.length).length,
+      "k past the matches: all scored",
+    );
+    index.close();
+  });
+
+  it("names a changed file and how to rebuild in one line", () => {
+    assert.equal(
+      corruptFileMessage("/i/postings-docs.u32"),
+      `search index file /i/postings-docs.u32 is corrupt (its CRC-32 differs from the one recorded when the index was built): ${REBUILD_AGAIN}`,
+    );
+  });
+
   it("returns [] for a query without index terms, and refuses a k that is not a positive integer", () => {
     const index = openIndex(built, { fill: false });
     for (const q of ["", "the of and", "?!", "unknownword"]) {
