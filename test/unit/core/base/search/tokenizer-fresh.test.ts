@@ -38,7 +38,7 @@ const fixture = () =>
 
 /**
  * Units at the edges of the surrogate ranges, alone and in pairs, with letters and non-letters
- * around them: U+10000 (d800 dc00) and U+1D49C (𝒜) are letters, U+1F600 (😀) and the private-use
+ * around them: U+10000 (d800 dc00) and U+1D49C (𝒜) are letters, U+1D7FF (d835 dfff, 𝟿) a digit, U+1F600 (😀) and the private-use
  * U+10FFFF (dbff dfff) are not, a lone surrogate is no character of a word.
  */
 const SURROGATES = [
@@ -47,6 +47,7 @@ const SURROGATES = [
   "ab\udbff\udfffcd \udbff\udfff\udbff\udfff ab\ud7ffcd ab\ue000cd",
   "ab\ud800cd ab\udbffcd ab\udc00cd ab\udfffcd \ud800\ud800ab \udc00\udc00ab",
   "ab\ud800", // a lone high surrogate at the very end
+  "\ud835\udfff\ud835\udfff x\ud835\udfff \ud835\udfffa",
   "𠀀 𠀀𠀁 𠀀a a𠀀",
 ];
 
