@@ -169,13 +169,15 @@ export class Bm25Searcher implements Searcher {
         opened.push(file);
         return file;
       };
-      // window-rows.u32 first: its length gives the window files' sizes.
+      // window-rows.u32 first: its length gives the window files' sizes. Its open also refuses a
+      // meta.json without `bytes` (the size it is given and the one recorded are both undefined
+      // then), so the reads of meta.bytes after it need no `?.`.
       const windowRowsFile = open("windowRows", meta.bytes?.windowRows);
       const windowRows = new Uint32Array(windowRowsFile.size / 4);
       windowRowsFile.copy(0, windowRowsFile.size, new Uint8Array(windowRows.buffer), 0);
       const rows = windowRows.length;
       const expected: Record<Exclude<IndexFile, "windowRows">, number> = {
-        vocab: meta.bytes?.vocab,
+        vocab: meta.bytes.vocab,
         vocabOffsets: 4 * (V + 1),
         vocabHash: 4 * vocabHashSlots(V),
         postingOffsets: 4 * (V + 1),
@@ -186,7 +188,7 @@ export class Bm25Searcher implements Searcher {
         windowStart: 4 * rows * (W + 1),
         docIds: 8 * N,
         textOffsets: 8 * (2 * N + 1),
-        texts: meta.bytes?.texts,
+        texts: meta.bytes.texts,
       };
       const files = { windowRows: windowRowsFile } as Record<IndexFile, PagedFile>;
       for (const key of INDEX_FILES) if (key !== "windowRows") files[key] = open(key, expected[key]);
@@ -234,7 +236,7 @@ export class Bm25Searcher implements Searcher {
     }
     try {
       const bytes = fstatSync(fd).size;
-      if (bytes !== size || bytes !== this.meta.bytes?.[key])
+      if (bytes !== size || bytes !== this.meta.bytes[key])
         throw new UserError(
           `search index file ${file} is corrupt (${bytes} bytes, expected ${size}): ${REBUILD_AGAIN}`,
         );

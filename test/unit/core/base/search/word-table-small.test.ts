@@ -21,6 +21,18 @@ const COLLIDING: [string, string][] = [
   ["__________7vl9", "__________opd7"],
 ];
 
+/**
+ * Equal-hash pairs that differ in as little as a collision allows. FNV-1a's step is a bijection of its
+ * state for a given unit, so words that differ in one unit never collide; these were found by trying
+ * the first differing units until the state difference fitted in the second's 16 bits.
+ *  - a word and itself plus one unit (its FNV state is a fixed point of that unit);
+ *  - two words that differ only at units 0 and 4 (the low halves of the front table's packed pairs);
+ *  - two words that differ only at units 1 and 5 (the high halves).
+ */
+const ONE_UNIT_LONGER: [string, string] = ["w11vi", "w11vi\uf022"];
+const LOW_HALVES_DIFFER: [string, string] = ["cfnba", "rfnb\u1698"];
+const HIGH_HALVES_DIFFER: [string, string] = ["abnula", "acnul\u94fc"];
+
 describe("search build: word table (small)", () => {
   it("maps ranges of texts to values through the slots' growth (past 32,768 and 65,536 words) and the characters' (past 2^19 units)", () => {
     const table = new WordTable();
@@ -99,5 +111,77 @@ describe("search build: word table (small)", () => {
     assert.equal(table.get("word", 0, 4), 1);
     assert.throws(() => table.add(3), /without a missed get/);
     assert.equal(table.size, 1);
+  });
+
+  it("a word and the same word plus one unit, of equal hash, are two words in either table", () => {
+    const [short, long] = ONE_UNIT_LONGER;
+    assert.equal(wordHash(short, 0, short.length), wordHash(long, 0, long.length));
+    const table = new WordTable();
+    assert.equal(table.get(long, 0, long.length), MISSING);
+    table.add(1);
+    assert.equal(table.get(long, 0, long.length), 1); // now also in the front table
+    // The front entry and the main table's first slot for this hash both hold the longer word, whose
+    // first units are the shorter one.
+    assert.equal(table.get(short, 0, short.length), MISSING, "a stored word's prefix of equal hash was found");
+    table.add(2);
+    // Alternating, so each is looked up while the front entry holds the other.
+    for (let pass = 0; pass < 3; pass++) {
+      assert.equal(table.get(short, 0, short.length), 2);
+      assert.equal(table.get(long, 0, long.length), 1);
+    }
+  });
+
+  it("words of equal hash and length that differ only in the low, or only in the high, halves of their packed pairs stay apart", () => {
+    for (const [a, b] of [LOW_HALVES_DIFFER, HIGH_HALVES_DIFFER]) {
+      assert.equal(a.length, b.length);
+      assert.equal(wordHash(a, 0, a.length), wordHash(b, 0, b.length), `${a} ${b}`);
+      const table = new WordTable();
+      assert.equal(table.get(a, 0, a.length), MISSING);
+      table.add(1);
+      assert.equal(table.get(a, 0, a.length), 1); // now in the front table
+      assert.equal(table.get(b, 0, b.length), MISSING, `${JSON.stringify(b)} was taken for ${a}`);
+      table.add(2);
+      for (let pass = 0; pass < 3; pass++) {
+        assert.equal(table.get(b, 0, b.length), 2, JSON.stringify(b));
+        assert.equal(table.get(a, 0, a.length), 1, a);
+      }
+    }
+  });
+
+  it("a long word looked up often does not change the value of a short word next to it in the front table", () => {
+    // The front table holds words of up to 10 units inline, 8 int32s per entry: hash, length, value,
+    // 5 pairs. A longer word written there would run into the next entry; this one's units 10–17
+    // would make that entry read as "ox" (its hash, length 2) with the value 99.
+    const short = "ox";
+    const h = wordHash(short, 0, short.length);
+    const long = `long9q----${String.fromCharCode(h & 0xffff, h >>> 16, short.length, 0, 99, 0)}${short}`;
+    const entry = (w: string) => (wordHash(w, 0, w.length) >>> 8) & 0x7fff;
+    assert.equal(entry(long) + 1, entry(short), "the long word's front entry is right before the short one's");
+    const table = new WordTable();
+    assert.equal(table.get(short, 0, short.length), MISSING);
+    table.add(7);
+    assert.equal(table.get(short, 0, short.length), 7); // now in the front table
+    assert.equal(table.get(long, 0, long.length), MISSING);
+    table.add(8);
+    for (let pass = 0; pass < 3; pass++) {
+      assert.equal(table.get(long, 0, long.length), 8);
+      assert.equal(table.get(short, 0, short.length), 7);
+    }
+  });
+
+  it("a word longer than the whole character store is kept whole", () => {
+    // 1.2 million units (a corpus may hold a long run of letters or digits): more than twice the
+    // store's first 2^19 units, so the store must grow to the word, not just double.
+    const giant = Array.from({ length: 1_200_000 }, (_, i) =>
+      String.fromCharCode(0x61 + ((i * 7 + (i >> 10)) % 26)),
+    ).join("");
+    const table = new WordTable();
+    assert.equal(table.get("ab", 0, 2), MISSING);
+    table.add(1);
+    assert.equal(table.get(giant, 0, giant.length), MISSING);
+    table.add(2);
+    assert.equal(table.get(giant, 0, giant.length), 2);
+    assert.equal(table.get(`${giant.slice(0, -1)}z`, 0, giant.length), MISSING);
+    assert.equal(table.get("ab", 0, 2), 1);
   });
 });
