@@ -151,6 +151,21 @@ describe("runs/run-folder: one writer per run, checked resumes", () => {
     const afterTorn = lockRunFolder(run, "after a torn lock");
     assert.deepEqual(lockOf(run), { pid: process.pid, what: "after a torn lock" });
     afterTorn.release();
+    // No holder names a pid of 0 or below (they would ask about a process group, or every process:
+    // both "alive"), a fraction, a string, or none at all (a bare pid, as index builds once wrote).
+    const since = new Date().toISOString();
+    for (const pid of [0, -1, 1.5, String(process.ppid), null]) {
+      writeFileSync(runFile(run, "lock"), JSON.stringify({ pid, process_started: 0, what: "odd", since }));
+      const taken = lockRunFolder(run, `after pid ${JSON.stringify(pid)}`);
+      assert.deepEqual(lockOf(run), { pid: process.pid, what: `after pid ${JSON.stringify(pid)}` });
+      taken.release();
+    }
+    for (const text of [String(process.ppid), "null", "[]"]) {
+      writeFileSync(runFile(run, "lock"), text);
+      const taken = lockRunFolder(run, `after ${text}`);
+      assert.deepEqual(lockOf(run), { pid: process.pid, what: `after ${text}` });
+      taken.release();
+    }
   });
 
   it("takes over a lock whose pid is alive but belongs to a process started after the lock was taken (a reused pid)", async function () {
