@@ -17,11 +17,7 @@ import { normaliseEpisode } from "./episode-v1";
 import { episodesPath, runEnvironmentName, type EpisodeRecord } from "./run-files";
 
 /** The fields read for every episode when indexing (all before the token arrays on disk). */
-export type EpisodeHead = Pick<
-  EpisodeRecord,
-  "id" | "question" | "answers" | "prediction" | "metrics" | "end" | "searches"
->;
-export const HEAD_FIELDS: readonly EpisodeField[] = [
+export const HEAD_FIELDS = [
   "id",
   "question",
   "answers",
@@ -29,7 +25,8 @@ export const HEAD_FIELDS: readonly EpisodeField[] = [
   "metrics",
   "end",
   "searches",
-];
+] as const satisfies readonly EpisodeField[];
+export type EpisodeHead = Pick<EpisodeRecord, (typeof HEAD_FIELDS)[number]>;
 /** What opening one episode in the trace viewer needs on top. */
 export const TRACE_FIELDS: readonly EpisodeField[] = [
   ...HEAD_FIELDS,

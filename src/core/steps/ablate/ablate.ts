@@ -15,6 +15,7 @@ import { describeEnvironment, manifestEnvironment } from "../../base/runs/manife
 import { fingerprintDiff, type FieldDifference, type RunManifest } from "../../base/runs/manifest";
 import { episodesPath, readEpisodeFields, readRunHead, type EpisodeRecord } from "../../base/runs/run-files";
 import { ABLATE_FIELDS, type EpisodeField } from "../../base/runs/episode-record";
+import { HEAD_FIELDS } from "../../base/runs/episode-index";
 import { mean, percentileInterval, sampleSd, type Interval } from "../../base/stats/bootstrap";
 import { minimumDetectableDelta } from "../../base/stats/power";
 import { DEFAULT_RESAMPLES } from "../../base/stats/resamples";
@@ -48,17 +49,11 @@ export const VERDICT_RULE =
 /** Scores that differ by less than this are a tie (partial credit is often a ratio of small integers). */
 const TIE = 1e-9;
 
-/** The fields of an episode ablate reads (the only ones read from episodes.jsonl; Compare's run cache keeps these). */
-export const ABLATION_EPISODE_FIELDS = [
-  "id",
-  "question",
-  "answers",
-  "prediction",
-  "metrics",
-  "end",
-  "searches",
-  "usd",
-] as const satisfies readonly EpisodeField[];
+/**
+ * The fields of an episode ablate reads (the only ones read from episodes.jsonl; Compare's run cache
+ * keeps these): a trace row's head, for the report's failure text, and the cost.
+ */
+export const ABLATION_EPISODE_FIELDS = [...HEAD_FIELDS, "usd"] as const satisfies readonly EpisodeField[];
 export type AblationEpisode = Pick<EpisodeRecord, (typeof ABLATION_EPISODE_FIELDS)[number]>;
 
 /** One run as ablate needs it: loaded from a folder (whole records, or the fields ablate reads), or built in memory by a test. */
