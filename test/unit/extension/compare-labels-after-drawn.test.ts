@@ -6,19 +6,15 @@
  * still running); the host starts the labels then.
  */
 import { strict as assert } from "node:assert";
-import { mkdtempSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fakeContext, fakePanel } from "./fake-panel";
 import { installFakeVscode } from "./fake-vscode";
+import { largeCompareRuns } from "./large-compare-runs";
 import { ON_THREAD_MAX_BYTES } from "../../../src/core/steps/ablate/compare-off-thread";
 import { compareView } from "../../../src/core/steps/ablate/compare-setup";
 import { NOT_RESAMPLED } from "../../../src/core/base/stats/resample-memo";
-import { appendEpisode, ensureRunDir } from "../../../src/core/base/runs/run-files";
-import { writeJsonAtomic } from "../../../src/core/base/util/atomic-write";
 import type { HostMessage } from "../../../src/extension/webview/protocol";
-import { requireSharedData } from "../../helpers/shared-data";
-import { manifest, readDev, simulatedRun } from "../core/steps/ablate/fixtures";
 import { fakeManifest, fakeRecord } from "../core/base/runs/fakes";
 import { openWebview, webviewBundles } from "../webview/webview-dom";
 
@@ -32,18 +28,7 @@ describe("extension: the Compare panel's failure labels start once the page has 
   let dirs: string[];
 
   before(function () {
-    const source = readDev(requireSharedData(this, "hotpotqa", "hotpotqa_distractor_dev_partial.jsonl"));
-    const dev = Array.from({ length: 4000 }, (_, i) => ({
-      ...source[i % source.length],
-      id: `${source[i % source.length].id}-${i}`,
-    }));
-    root = mkdtempSync(join(tmpdir(), "agent-lab-compare-drawn-"));
-    dirs = [join(root, "base"), join(root, "other")];
-    dirs.forEach((dir, k) => {
-      ensureRunDir(dir);
-      for (const e of simulatedRun(dev, k === 0 ? [0.4, 0.2, 0.3] : [0.5, 0.2, 0.2], 7 + k)) appendEpisode(dir, e);
-      writeJsonAtomic(join(dir, "manifest.json"), manifest({ topK: k === 0 ? 5 : 10 }));
-    });
+    ({ root, dirs } = largeCompareRuns(this, "agent-lab-compare-drawn-"));
   });
   after(() => root && rmSync(root, { recursive: true, force: true }));
 

@@ -4,17 +4,13 @@
  * then the whole report, instead of being dropped and started over (which doubled the wait).
  */
 import { strict as assert } from "node:assert";
-import { mkdtempSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fakeContext, fakePanel } from "./fake-panel";
 import { installFakeVscode } from "./fake-vscode";
+import { largeCompareRuns } from "./large-compare-runs";
 import { ON_THREAD_MAX_BYTES } from "../../../src/core/steps/ablate/compare-off-thread";
-import { appendEpisode, ensureRunDir } from "../../../src/core/base/runs/run-files";
-import { writeJsonAtomic } from "../../../src/core/base/util/atomic-write";
 import type { HostMessage } from "../../../src/extension/webview/protocol";
-import { requireSharedData } from "../../helpers/shared-data";
-import { manifest, readDev, simulatedRun } from "../core/steps/ablate/fixtures";
 
 installFakeVscode();
 
@@ -26,18 +22,7 @@ describe("extension: the Compare panel answers a page that asked again with the 
   let dirs: string[];
 
   before(function () {
-    const source = readDev(requireSharedData(this, "hotpotqa", "hotpotqa_distractor_dev_partial.jsonl"));
-    const dev = Array.from({ length: 4000 }, (_, i) => ({
-      ...source[i % source.length],
-      id: `${source[i % source.length].id}-${i}`,
-    }));
-    root = mkdtempSync(join(tmpdir(), "agent-lab-compare-again-"));
-    dirs = [join(root, "base"), join(root, "other")];
-    dirs.forEach((dir, k) => {
-      ensureRunDir(dir);
-      for (const e of simulatedRun(dev, k === 0 ? [0.4, 0.2, 0.3] : [0.5, 0.2, 0.2], 7 + k)) appendEpisode(dir, e);
-      writeJsonAtomic(join(dir, "manifest.json"), manifest({ topK: k === 0 ? 5 : 10 }));
-    });
+    ({ root, dirs } = largeCompareRuns(this, "agent-lab-compare-again-"));
   });
   after(() => root && rmSync(root, { recursive: true, force: true }));
 
