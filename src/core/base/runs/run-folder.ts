@@ -176,8 +176,9 @@ export interface RunLock {
   release(): void;
 }
 
+/** The locks this process holds (file → its taking's `since`), released when it exits. */
 const held = new Map<string, string>();
-let exitHookInstalled = false;
+process.on("exit", releaseHeldLocks);
 
 /**
  * Takes the run folder's writer lock, or refuses naming who holds it. Released by `release()` or
@@ -221,7 +222,6 @@ export function takeFileLock(file: string, what: string, refuse: LockRefusals): 
   for (let attempt = 0; attempt < LOCK_ATTEMPTS; attempt++) {
     if (createFileExclusive(file, JSON.stringify(me) + "\n")) {
       held.set(file, me.since);
-      installExitHook();
       // Once per taking: a second release of a spent handle must not remove a newer lock of this
       // process taken within the same millisecond (the same `since`, so the file cannot tell them apart).
       let released = false;
@@ -306,19 +306,17 @@ function sleepMs(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
+/** Removes `file` if it is still this taking's lock (this pid and this `since`): a lock someone else wrote since stays. */
 function releaseLock(file: string, since: string): void {
-  if (held.get(file) !== since) return;
-  held.delete(file);
+  // A newer taking of the same file (ours, after the old lock vanished) keeps its entry.
+  if (held.get(file) === since) held.delete(file);
   const holder = readHolder(file);
   if (holder && holder.pid === process.pid && holder.since === since) rmSync(file, { force: true });
 }
 
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.on("exit", () => {
-    for (const [file, since] of [...held]) releaseLock(file, since);
-  });
+/** Releases every lock this process still holds: what it does when it exits (exported for its test). */
+export function releaseHeldLocks(): void {
+  for (const [file, since] of [...held]) releaseLock(file, since);
 }
 
 // ---------------------------------------------------------------------------------------------

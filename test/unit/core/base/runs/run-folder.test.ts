@@ -21,6 +21,7 @@ import {
   lockRunFolder,
   openRunForWriting,
   refuseWriteIntoRun,
+  releaseHeldLocks,
   RUN_MARKERS,
   runFile,
   runWriter,
@@ -420,6 +421,35 @@ describe("runs/run-folder: lock and resume edges", () => {
     );
     second.release();
     assert.equal(lockOf(run).what, "theirs");
+  });
+
+  it("release leaves a lock that names another pid or another taking, even one the same in every other field", () => {
+    const run = join(dir, "r");
+    const lock = runFile(run, "lock");
+    for (const change of [{ pid: process.pid + 1 }, { since: "1999-01-01T00:00:00.000Z" }]) {
+      const mine = lockRunFolder(run, "mine");
+      const written = JSON.parse(readFileSync(lock, "utf8")) as Record<string, unknown>;
+      const theirs = JSON.stringify({ ...written, ...change, what: "theirs" });
+      writeFileSync(lock, theirs);
+      mine.release();
+      assert.equal(readFileSync(lock, "utf8"), theirs, JSON.stringify(change));
+      rmSync(lock);
+    }
+  });
+
+  it("an old handle of a lock that vanished leaves the new taking's lock, which exit still releases", () => {
+    const run = join(dir, "r");
+    const old = lockRunFolder(run, "old");
+    rmSync(runFile(run, "lock")); // removed from under its holder (by hand)
+    // A taking is told apart by its pid and its millisecond: let the clock move on.
+    for (const t = Date.now(); Date.now() <= t + 1;);
+    lockRunFolder(run, "new"); // never released by hand: left to the exit
+    lockRunFolder(join(dir, "s"), "other");
+    old.release();
+    assert.equal(lockOf(run).what, "new");
+    releaseHeldLocks(); // what the exit does
+    assert.equal(existsSync(runFile(run, "lock")), false);
+    assert.equal(existsSync(runFile(join(dir, "s"), "lock")), false);
   });
 
   it("a resume returns the stored manifest, stores what onResume returns, and names absent fields", () => {
