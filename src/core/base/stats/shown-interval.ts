@@ -14,9 +14,15 @@ export function questionOrder(ids: readonly string[]): string[] {
   return [...ids].sort();
 }
 
-/** Items sorted by their question id, as questionOrder sorts ids. */
+/** Items in questionOrder of their ids (the one order, not a second comparator); items of one id keep their order. */
 export function inQuestionOrder<T extends { id: string }>(items: readonly T[]): T[] {
-  return [...items].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const byId = new Map<string, T[]>();
+  for (const item of items) {
+    const same = byId.get(item.id);
+    if (same) same.push(item);
+    else byId.set(item.id, [item]);
+  }
+  return questionOrder([...byId.keys()]).flatMap((id) => byId.get(id)!);
 }
 
 /** One run's mean score with its interval, drawn as ablate draws each run's (values in question order). */

@@ -169,6 +169,25 @@ describe("search build: word table (small)", () => {
     }
   });
 
+  it("a word of up to 10 units found in the main table is answered from the front table next time; a longer one never is", () => {
+    const table = new WordTable();
+    const words = distinctWords(4000).map((w, i) => w.slice(0, 1 + (i % 12))); // 1–12 units, non-ASCII and surrogates included
+    const unique = [...new Set(words)];
+    for (const [i, w] of unique.entries()) {
+      const text = `<${w}>`; // a unit on either side: a compare that reads past the word sees it
+      if (table.get(text, 1, 1 + w.length) !== MISSING) assert.fail(`${w} before it was added`);
+      table.add(i);
+    }
+    for (const [i, w] of unique.entries()) {
+      const text = `<${w}>`;
+      const before = table.frontHits;
+      assert.equal(table.get(text, 1, 1 + w.length), i); // from the main table: moves a short word to the front
+      assert.equal(table.frontHits, before, w);
+      assert.equal(table.get(text, 1, 1 + w.length), i);
+      assert.equal(table.frontHits - before, w.length <= 10 ? 1 : 0, `${JSON.stringify(w)} (${w.length} units)`);
+    }
+  });
+
   it("a word longer than the whole character store is kept whole", () => {
     // 1.2 million units (a corpus may hold a long run of letters or digits): more than twice the
     // store's first 2^19 units, so the store must grow to the word, not just double.
