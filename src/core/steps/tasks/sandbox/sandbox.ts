@@ -89,6 +89,8 @@ export interface TaskSandbox {
 export interface SandboxOptions {
   /** Worker processes run side by side (default: one per core). */
   workers?: number;
+  /** The worker's script and Pyodide's folder (default: workerFiles(); the pool's tests run a stand-in worker). */
+  files?: WorkerFiles;
 }
 
 export function defaultWorkerCount(): number {
@@ -111,7 +113,7 @@ export class PythonSandbox implements TaskSandbox {
   constructor(limits: Partial<SandboxLimits> = {}, options: SandboxOptions = {}) {
     this.limits = { ...DEFAULT_SANDBOX_LIMITS, ...limits };
     this.concurrency = Math.max(1, Math.floor(options.workers ?? defaultWorkerCount()));
-    this.files = workerFiles();
+    this.files = options.files ?? workerFiles();
   }
 
   private codeHash: string | undefined;
