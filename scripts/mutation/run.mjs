@@ -4,7 +4,7 @@
  * Mutation testing with StrykerJS (settings and why: stryker.config.mjs). Mutates FILES (default:
  * the src/**\/*.ts files changed against main, committed or not), runs only the unit test files
  * nearest to them (select-tests.mjs; `--tests` picks test files by path fragment instead, as
- * `npm run test:unit -- FRAGMENT` does), then prints a table per module (mutants, killed,
+ * `npm run test:unit -- FRAGMENT` does, in the order given), then prints a table per module (mutants, killed,
  * survived, timeout, no coverage, score) and every surviving mutant with file:line, also written
  * to .cache/stryker/report.md.
  *
@@ -67,7 +67,9 @@ function unitTestsMatching(fragments) {
     }
   };
   walk(root);
-  return all.filter((f) => fragments.some((k) => relative(root, f).includes(k))).map((f) => relative(REPO, f));
+  // In the order the fragments are given: a mutant's run stops at its first failing test, so the fast files go first.
+  const picked = fragments.flatMap((k) => all.filter((f) => relative(root, f).includes(k)));
+  return [...new Set(picked)].map((f) => relative(REPO, f));
 }
 
 /** FILE or FILE:LINES (Stryker's "src/x.ts:10-40", to mutate part of a file): the store is per file. */
