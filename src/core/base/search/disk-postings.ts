@@ -10,10 +10,14 @@
 import type { PagedFile } from "./paged-file";
 import { windowSlot, type PostingSource, type TermSlices } from "./window-top-k";
 
-/** Postings per chunk of a long list read on demand (16 KiB of doc numbers: a quarter page). */
+/**
+ * Postings per chunk of a list read on demand (16 KiB of doc numbers, a quarter page). Chunks lie
+ * on the files' chunk boundaries, so one never spans two pages (a probe for a few postings reads
+ * one page of each file).
+ */
 const CHUNK_SHIFT = 12;
 const CHUNK = 1 << CHUNK_SHIFT;
-/** Window starts per chunk of a long list's row read on demand (4 KiB). */
+/** Window starts per chunk of a long list's row read on demand (4 KiB, on the file's 4 KiB boundaries). */
 const STARTS_SHIFT = 10;
 const STARTS = 1 << STARTS_SHIFT;
 
@@ -126,7 +130,11 @@ class MemorySlices implements TermSlices {
   }
 }
 
-/** One query's slices; reused (and its arrays grown) query after query. */
+/**
+ * One query's slices; reused (and its arrays grown) query after query. Each list sits in the
+ * scratch at its file position modulo CHUNK, so scratch chunk c is one page of the files; chunks
+ * never span two lists (each list starts a chunk of its own).
+ */
 class DiskSlices implements TermSlices {
   docs = new Uint32Array(CHUNK);
   scores = new Float32Array(CHUNK);
@@ -138,14 +146,15 @@ class DiskSlices implements TermSlices {
   at = new Int32Array(0);
   /** Per chunk of the scratch: 1 once its postings are copied in. */
   private loaded = new Uint8Array(1);
-  /** Per chunk: the file position of its first posting (chunks never span two terms: each term starts on a chunk). */
-  private chunkFrom = new Float64Array(1);
-  /** Per chunk: the scratch position where its term's list ends. */
+  /** Per chunk: scratch position less file position of its list (the same for every posting of the list). */
+  private chunkShift = new Float64Array(1);
+  /** Per chunk: the scratch positions where its list starts and ends. */
+  private chunkBegin = new Int32Array(1);
   private chunkEnd = new Int32Array(1);
   private windows = 0;
   /** The long lists of the query: their window-start.u32 row, scratch row, and file-to-scratch position shift. */
   private readonly longRows: { slot: number; at: number; shift: number }[] = [];
-  /** Chunks of STARTS window starts per row, and which are read (long list · startChunks + chunk). */
+  /** Flags per long list (long list · startChunks + the row's chunk): 1 once those window starts are read. */
   private startChunks = 0;
   private startLoaded = new Uint8Array(0);
 
@@ -155,7 +164,8 @@ class DiskSlices implements TermSlices {
     const T = rows.length;
     const W = postings.windows;
     this.windows = W;
-    this.startChunks = Math.ceil((W + 1) / STARTS);
+    // A row of W + 1 starts lies on at most this many pages of window-start.u32.
+    this.startChunks = Math.ceil((W + 1) / STARTS) + 1;
     this.longRows.length = 0;
     const ranges = rows.map((row) => postings.range(row));
     const slots = rows.map((row) => postings.slotOf(row));
@@ -166,9 +176,10 @@ class DiskSlices implements TermSlices {
     let total = 0;
     let long = 0;
     for (let i = 0; i < T; i++) {
-      this.start[i] = total;
-      this.end[i] = total + (ranges[i].to - ranges[i].from);
-      total += Math.ceil((ranges[i].to - ranges[i].from) / CHUNK) * CHUNK;
+      const { from, to } = ranges[i];
+      this.start[i] = total + (from % CHUNK);
+      this.end[i] = this.start[i] + (to - from);
+      total += Math.ceil(((from % CHUNK) + (to - from)) / CHUNK) * CHUNK;
       this.base[i] = slots[i] < 0 ? -1 : long * W;
       this.at[i] = slots[i] < 0 ? -1 : long * (W + 1);
       if (slots[i] >= 0) long++;
@@ -177,9 +188,10 @@ class DiskSlices implements TermSlices {
     const chunks = total / CHUNK;
     this.loaded.fill(0, 0, chunks);
     for (let i = 0; i < T; i++) {
-      const { from, to } = ranges[i];
-      for (let c = this.start[i] / CHUNK, p = from; p < to; c++, p += CHUNK) {
-        this.chunkFrom[c] = p;
+      const shift = this.start[i] - ranges[i].from;
+      for (let c = this.start[i] >>> CHUNK_SHIFT; c * CHUNK < this.end[i]; c++) {
+        this.chunkShift[c] = shift;
+        this.chunkBegin[c] = this.start[i];
         this.chunkEnd[c] = this.end[i];
       }
       if (slots[i] < 0) {
@@ -187,40 +199,52 @@ class DiskSlices implements TermSlices {
         continue;
       }
       this.files.windowMax.copy(slots[i] * W, (slots[i] + 1) * W, this.windowMax, this.base[i]);
-      this.longRows.push({ slot: slots[i], at: this.at[i], shift: this.start[i] - from });
+      this.longRows.push({ slot: slots[i], at: this.at[i], shift });
     }
     this.startLoaded.fill(0, 0, this.longRows.length * this.startChunks);
     return this;
   }
 
-  /** Window starts are read a chunk of STARTS windows at a time, per long list, the first time the search reaches them. */
+  /**
+   * Window starts [from, to) of every long list, read the first time the search reaches them, a page
+   * of window-start.u32 at a time (consecutive unread pages of a row together).
+   */
   ensureWindows(from: number, to: number): void {
     const W1 = this.windows + 1;
     for (let l = 0; l < this.longRows.length; l++) {
       const { slot, at, shift } = this.longRows[l];
-      for (let c = from >>> STARTS_SHIFT, last = (to - 1) >>> STARTS_SHIFT; c <= last; c++) {
-        const flag = l * this.startChunks + c;
-        if (this.startLoaded[flag] === 1) continue;
-        const a = c * STARTS;
-        const b = Math.min(a + STARTS, W1);
+      const row = slot * W1; // the row's first entry in the file
+      const page0 = Math.floor(row / STARTS);
+      const flags = l * this.startChunks - page0;
+      for (let k = Math.floor((row + from) / STARTS), last = Math.floor((row + to - 1) / STARTS); k <= last; k++) {
+        if (this.startLoaded[flags + k] === 1) continue;
+        let next = k + 1;
+        while (next <= last && this.startLoaded[flags + next] === 0) next++;
+        const a = Math.max(k * STARTS, row) - row; // entries [a, b) of the row
+        const b = Math.min(next * STARTS, row + W1) - row;
         const bytes = new Uint8Array(this.windowStart.buffer, 4 * (at + a), 4 * (b - a));
-        this.files.windowStart.copy(4 * (slot * W1 + a), 4 * (slot * W1 + b), bytes, 0);
+        this.files.windowStart.copy(4 * (row + a), 4 * (row + b), bytes, 0);
         // File positions to scratch positions (u32 arithmetic wraps the same way both ways).
         for (let j = at + a, e = at + b; j < e; j++) this.windowStart[j] += shift;
-        this.startLoaded[flag] = 1;
+        this.startLoaded.fill(1, flags + k, flags + next);
+        k = next - 1;
       }
     }
   }
 
+  /** Postings [from, to) of one list (scratch positions), read the first time, consecutive unread chunks together. */
   ensure(from: number, to: number): void {
     for (let c = from >>> CHUNK_SHIFT, last = (to - 1) >>> CHUNK_SHIFT; from < to && c <= last; c++) {
       if (this.loaded[c] === 1) continue;
-      const at = c * CHUNK;
-      const n = Math.min(CHUNK, this.chunkEnd[c] - at);
-      const p = this.chunkFrom[c];
-      this.files.postingDocs.copy(4 * p, 4 * (p + n), new Uint8Array(this.docs.buffer, 4 * at, 4 * n), 0);
-      this.files.postingScores.copy(4 * p, 4 * (p + n), new Uint8Array(this.scores.buffer, 4 * at, 4 * n), 0);
-      this.loaded[c] = 1;
+      let next = c + 1;
+      while (next <= last && this.loaded[next] === 0) next++;
+      const a = Math.max(c * CHUNK, this.chunkBegin[c]);
+      const b = Math.min(next * CHUNK, this.chunkEnd[c]);
+      const p = a - this.chunkShift[c];
+      this.files.postingDocs.copy(4 * p, 4 * (p + b - a), new Uint8Array(this.docs.buffer, 4 * a, 4 * (b - a)), 0);
+      this.files.postingScores.copy(4 * p, 4 * (p + b - a), new Uint8Array(this.scores.buffer, 4 * a, 4 * (b - a)), 0);
+      this.loaded.fill(1, c, next);
+      c = next - 1;
     }
   }
 
@@ -230,12 +254,13 @@ class DiskSlices implements TermSlices {
       this.docs = new Uint32Array(n);
       this.scores = new Float32Array(n);
       this.loaded = new Uint8Array(n / CHUNK);
-      this.chunkFrom = new Float64Array(n / CHUNK);
+      this.chunkShift = new Float64Array(n / CHUNK);
+      this.chunkBegin = new Int32Array(n / CHUNK);
       this.chunkEnd = new Int32Array(n / CHUNK);
     }
     if (this.windowMax.length < long * W) this.windowMax = new Uint8Array(long * W);
     if (this.windowStart.length < long * (W + 1)) this.windowStart = new Uint32Array(long * (W + 1));
-    const flags = long * Math.ceil((W + 1) / STARTS);
+    const flags = long * this.startChunks;
     if (this.startLoaded.length < flags) this.startLoaded = new Uint8Array(flags);
   }
 }

@@ -16,11 +16,15 @@ import {
   truncateSync,
   writeFileSync,
 } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { UserError } from "../../../../../src/core/base/errors";
 import { BlockCrcs } from "../../../../../src/core/base/search/block-crc";
 import { PageCache, PagedFile } from "../../../../../src/core/base/search/paged-file";
+
+/** node:fs itself (not an import's copy of its bindings), so a test can count the module's reads. */
+const nodeFs = createRequire(__filename)("node:fs") as typeof import("node:fs");
 
 /** 64-byte pages: a 1,000-byte file is 15 whole pages and a partial one of 40 bytes. */
 const SHIFT = 6;
@@ -136,6 +140,52 @@ describe("search: a paged file", () => {
       const got = file.readFresh(from, to);
       assert.equal(got.offset, start, `[${from}, ${to})`);
       assert.deepEqual(got.bytes, bytes.subarray(start, end), `[${from}, ${to})`);
+    }
+  });
+
+  it("reads each run of missing pages of a copy with one call, every page checked, a cut-short tail left to the page read", () => {
+    const readv = nodeFs.readvSync;
+    const calls: number[][] = []; // [first byte, pages] of each readv
+    nodeFs.readvSync = (fd, buffers, position) => {
+      calls.push([Number(position), buffers.length]);
+      return readv(fd, buffers, position);
+    };
+    try {
+      const cache = new PageCache(1 << 20);
+      const file = open("runs", bytes, cache);
+      file.u32(5 * 16); // page 5 cached: the copy below reads pages 0–4 and 6–15
+      const out = new Uint8Array(SIZE);
+      file.copy(0, SIZE, out, 0);
+      assert.deepEqual(out, bytes);
+      assert.deepEqual(calls, [
+        [0, 5],
+        [6 * 64, 10],
+      ]);
+      assert.equal(cache.misses, 16, "each page read once");
+      calls.length = 0;
+      file.copy(1, SIZE - 1, out, 0); // all cached
+      assert.deepEqual(calls, []);
+
+      const changed = bytes.slice();
+      changed[200] ^= 1; // page 3
+      const damagedCache = new PageCache(1 << 20);
+      const damaged = open("runs-changed", changed, damagedCache);
+      assert.throws(
+        () => damaged.copy(0, 400, out, 0),
+        (e: unknown) => e instanceof Damaged && e.message === `${damaged.path} is damaged`,
+      );
+      assert.equal(damagedCache.misses, 3, "the pages before the changed one are kept");
+      assert.equal(damaged.u32(16), new DataView(bytes.buffer).getUint32(64, true));
+
+      const cut = open("runs-cut", bytes);
+      truncateSync(cut.path, 900); // pages 0–13 whole, page 14 cut short
+      assert.throws(
+        () => cut.copy(0, SIZE, out, 0),
+        (e: unknown) => e instanceof CutShort && e.message === `${cut.path} ends early`,
+      );
+      assert.equal(cut.u32(13 * 16), new DataView(bytes.buffer).getUint32(13 * 64, true));
+    } finally {
+      nodeFs.readvSync = readv;
     }
   });
 
