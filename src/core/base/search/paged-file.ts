@@ -39,25 +39,26 @@ interface Page {
   view: DataView;
 }
 
+/** A cached page and its neighbours in the use order. */
+interface CacheEntry {
+  key: number;
+  page: Page;
+  newer: CacheEntry | undefined;
+  older: CacheEntry | undefined;
+}
+
 /**
  * Least-recently-used pages of several files, keyed by file and page number, bounded in bytes. The
- * use order is a doubly linked list over slots (a hit moves its slot to the front): a Map kept in
+ * use order is a doubly linked list of the entries (a hit moves its entry to the front): a Map kept in
  * use order by deleting and re-adding on each hit filled with deleted entries that every eviction
  * then walked past from the start (measured with 4 KiB pages: most of a query's time at 21M).
  */
 export class PageCache {
-  /** The slot of each cached page. */
-  private readonly slotOf = new Map<number, number>();
-  /** Per slot: its page, its key, and its neighbours in use order (-1: none). */
-  private pageAt: (Page | undefined)[] = [];
-  private keyAt: number[] = [];
-  private newer: number[] = [];
-  private older: number[] = [];
-  /** The most and the least recently used slots (-1 when there are no pages). */
-  private newest = -1;
-  private oldest = -1;
-  /** Slots of evicted pages, reused before new ones. */
-  private freeSlots: number[] = [];
+  /** Every cached page's entry in the use order. */
+  private readonly entries = new Map<number, CacheEntry>();
+  /** The most and the least recently used entries. */
+  private newest: CacheEntry | undefined;
+  private oldest: CacheEntry | undefined;
   /** Bytes of pages and of resident files (never evicted) together. */
   private held = 0;
   /** Bytes of files read whole into memory (PagedFile.fill), reserved before they are read. */
@@ -75,17 +76,15 @@ export class PageCache {
 
   /** Whether a page is cached (its use order unchanged). */
   has(key: number): boolean {
-    return this.slotOf.has(key);
+    return this.entries.has(key);
   }
 
   get(key: number): Page | undefined {
-    const slot = this.slotOf.get(key);
-    if (slot === undefined) return undefined;
-    if (slot !== this.newest) {
-      this.unlink(slot);
-      this.linkNewest(slot);
-    }
-    return this.pageAt[slot];
+    const entry = this.entries.get(key);
+    if (entry === undefined) return undefined;
+    this.unlink(entry);
+    this.linkNewest(entry);
+    return entry.page;
   }
 
   /** A page a search read from disk (a miss). */
@@ -93,13 +92,11 @@ export class PageCache {
     this.misses++;
     this.bytesRead += bytes.length;
     const page: Page = { bytes, view: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
-    const slot = this.freeSlots.pop() ?? this.pageAt.length;
-    this.pageAt[slot] = page;
-    this.keyAt[slot] = key;
-    this.slotOf.set(key, slot);
-    this.linkNewest(slot);
+    const entry: CacheEntry = { key, page, newer: undefined, older: undefined };
+    this.entries.set(key, entry);
+    this.linkNewest(entry);
     this.held += bytes.length;
-    this.evict(slot);
+    this.evict(entry);
     return page;
   }
 
@@ -112,7 +109,7 @@ export class PageCache {
     if (this.resident + bytes > this.budget) return undefined;
     this.resident += bytes;
     this.held += bytes;
-    this.evict(-1);
+    this.evict(undefined);
     return this.epoch;
   }
 
@@ -126,36 +123,33 @@ export class PageCache {
   /** A reserved file is now resident: its pages, if any, go (the file reads from memory now). */
   settle(from: number, to: number, bytes: number): void {
     this.filledBytes += bytes;
-    for (const [key, slot] of this.slotOf) if (key >= from && key < to) this.drop(slot);
+    for (const entry of this.entries.values()) if (entry.key >= from && entry.key < to) this.drop(entry);
   }
 
   /** Least recently used pages out until the budget holds; `keep` stays whatever the budget (the read that needs it gets it). */
-  private evict(keep: number): void {
-    while (this.held > this.budget && this.oldest !== -1 && this.oldest !== keep) this.drop(this.oldest);
+  private evict(keep: CacheEntry | undefined): void {
+    while (this.held > this.budget && this.oldest !== undefined && this.oldest !== keep) this.drop(this.oldest);
   }
 
-  private drop(slot: number): void {
-    this.unlink(slot);
-    this.slotOf.delete(this.keyAt[slot]);
-    this.held -= this.pageAt[slot]!.bytes.length;
-    this.pageAt[slot] = undefined;
-    this.freeSlots.push(slot);
+  private drop(entry: CacheEntry): void {
+    this.unlink(entry);
+    this.entries.delete(entry.key);
+    this.held -= entry.page.bytes.length;
   }
 
-  private linkNewest(slot: number): void {
-    this.older[slot] = this.newest;
-    this.newer[slot] = -1;
-    if (this.newest !== -1) this.newer[this.newest] = slot;
-    else this.oldest = slot;
-    this.newest = slot;
+  private linkNewest(entry: CacheEntry): void {
+    entry.older = this.newest;
+    entry.newer = undefined;
+    if (this.newest !== undefined) this.newest.newer = entry;
+    else this.oldest = entry;
+    this.newest = entry;
   }
 
-  private unlink(slot: number): void {
-    const newer = this.newer[slot];
-    const older = this.older[slot];
-    if (newer !== -1) this.older[newer] = older;
+  private unlink(entry: CacheEntry): void {
+    const { newer, older } = entry;
+    if (newer !== undefined) newer.older = older;
     else this.newest = older;
-    if (older !== -1) this.newer[older] = newer;
+    if (older !== undefined) older.newer = newer;
     else this.oldest = newer;
   }
 
@@ -165,13 +159,8 @@ export class PageCache {
   }
 
   clear(): void {
-    this.slotOf.clear();
-    this.pageAt = [];
-    this.keyAt = [];
-    this.newer = [];
-    this.older = [];
-    this.freeSlots = [];
-    this.newest = this.oldest = -1;
+    this.entries.clear();
+    this.newest = this.oldest = undefined;
     this.held = 0;
     this.resident = 0;
     this.epoch++;
@@ -185,8 +174,8 @@ export class PageCache {
  */
 const FILL_RUN = 1 << 20;
 
-/** Most pages read by one system call (1 MiB of 4 KiB pages; Linux takes at most 1,024 buffers per call). */
-const RUN_PAGES = 256;
+/** Most pages read by one system call (Linux takes at most 1,024 buffers per call). */
+export const RUN_PAGES = 256;
 
 /** Typed arrays use the machine's byte order; the files are little-endian (elsewhere reads keep going through DataViews). */
 const LITTLE_ENDIAN = endianness() === "LE";

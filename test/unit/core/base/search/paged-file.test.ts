@@ -21,7 +21,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { UserError } from "../../../../../src/core/base/errors";
 import { BlockCrcs } from "../../../../../src/core/base/search/block-crc";
-import { PageCache, PagedFile } from "../../../../../src/core/base/search/paged-file";
+import { PageCache, PagedFile, RUN_PAGES } from "../../../../../src/core/base/search/paged-file";
 
 /** node:fs itself (not an import's copy of its bindings), so a test can count the module's reads. */
 const nodeFs = createRequire(__filename)("node:fs") as typeof import("node:fs");
@@ -143,28 +143,60 @@ describe("search: a paged file", () => {
     }
   });
 
-  it("reads each run of missing pages of a copy with one call, every page checked, a cut-short tail left to the page read", () => {
+  it("reads each run of missing pages of a copy with one call (at most RUN_PAGES), every page checked, a cut-short tail left to the page read", () => {
     const readv = nodeFs.readvSync;
-    const calls: number[][] = []; // [first byte, pages] of each readv
+    const read = nodeFs.readSync;
+    const calls: string[] = []; // "readv first-byte pages" or "read first-byte"
     nodeFs.readvSync = (fd, buffers, position) => {
-      calls.push([Number(position), buffers.length]);
+      calls.push(`readv ${position} ${buffers.length}`);
       return readv(fd, buffers, position);
     };
+    nodeFs.readSync = ((fd: number, buffer: Uint8Array, offset: number, length: number, position: number) => {
+      calls.push(`read ${position}`);
+      return read(fd, buffer, offset, length, position);
+    }) as typeof read;
     try {
       const cache = new PageCache(1 << 20);
-      const file = open("runs", bytes, cache);
+      const file = open("runs", bytes, cache, 1);
       file.u32(5 * 16); // page 5 cached: the copy below reads pages 0–4 and 6–15
       const out = new Uint8Array(SIZE);
       file.copy(0, SIZE, out, 0);
       assert.deepEqual(out, bytes);
-      assert.deepEqual(calls, [
-        [0, 5],
-        [6 * 64, 10],
-      ]);
+      assert.deepEqual(calls, ["read 320", "readv 0 5", "readv 384 10"]);
       assert.equal(cache.misses, 16, "each page read once");
       calls.length = 0;
       file.copy(1, SIZE - 1, out, 0); // all cached
+      file.copy(64, 65, out, 0);
       assert.deepEqual(calls, []);
+
+      // A run longer than RUN_PAGES is read in runs of RUN_PAGES; a missing page alone is read alone.
+      const pages = RUN_PAGES + 40;
+      const long = Uint8Array.from({ length: 64 * pages }, (_, i) => (i * 7 + 3) & 255);
+      const longTable = new BlockCrcs(SHIFT);
+      longTable.update(long);
+      const longPath = join(dir, "runs-long");
+      writeFileSync(longPath, long);
+      const fd = openSync(longPath, "r");
+      fds.push(fd);
+      const longCache = new PageCache(1 << 20);
+      const longFile = new PagedFile(
+        longCache,
+        2,
+        fd,
+        longPath,
+        long.length,
+        SHIFT,
+        longTable.finish(),
+        () => new Damaged("damaged"),
+        () => new CutShort("cut"),
+      );
+      longFile.u32(16); // page 1 cached: page 0 is a missing page alone
+      calls.length = 0;
+      const whole = new Uint8Array(long.length);
+      longFile.copy(0, long.length, whole, 0);
+      assert.deepEqual(whole, long);
+      assert.deepEqual(calls, [`readv 128 ${RUN_PAGES}`, `readv ${64 * (RUN_PAGES + 2)} 38`, "read 0"]);
+      assert.equal(longCache.misses, pages);
 
       const changed = bytes.slice();
       changed[200] ^= 1; // page 3
@@ -179,13 +211,20 @@ describe("search: a paged file", () => {
 
       const cut = open("runs-cut", bytes);
       truncateSync(cut.path, 900); // pages 0–13 whole, page 14 cut short
+      calls.length = 0;
       assert.throws(
         () => cut.copy(0, SIZE, out, 0),
         (e: unknown) => e instanceof CutShort && e.message === `${cut.path} ends early`,
       );
+      assert.deepEqual(
+        calls,
+        ["readv 0 16", `read ${14 * 64}`, `read ${14 * 64 + 4}`],
+        "the cut page read alone, to its end",
+      );
       assert.equal(cut.u32(13 * 16), new DataView(bytes.buffer).getUint32(13 * 64, true));
     } finally {
       nodeFs.readvSync = readv;
+      nodeFs.readSync = read;
     }
   });
 
