@@ -44,8 +44,8 @@ export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = { timeoutMs: 5000, memoryBy
 const WORKER_HEAP_MIB = 256;
 
 /** Node's flags for the worker: the permission model and the caps (layer 1). */
-export function workerNodeArgs(files: WorkerFiles): string[] {
-  const [major, minor] = process.versions.node.split(".").map(Number);
+export function workerNodeArgs(files: WorkerFiles, nodeVersion = process.versions.node): string[] {
+  const [major, minor] = nodeVersion.split(".").map(Number);
   // Node 22.13 and 23.5 made the permission model stable under a new flag name.
   const permission =
     major > 23 || (major === 23 && minor >= 5) || (major === 22 && minor >= 13)
@@ -62,9 +62,9 @@ export function workerNodeArgs(files: WorkerFiles): string[] {
 }
 
 /** The worker's environment: nothing of the parent's, so no key or token can be read inside. */
-export function workerEnv(): NodeJS.ProcessEnv {
+export function workerEnv(electron = process.versions.electron): NodeJS.ProcessEnv {
   // Under VS Code's Electron the same binary is only Node when told so.
-  return process.versions.electron ? { ELECTRON_RUN_AS_NODE: "1" } : {};
+  return electron ? { ELECTRON_RUN_AS_NODE: "1" } : {};
 }
 
 /** What one run gives: the outcome, and whether it can be cached (see TaskSandbox.run). */

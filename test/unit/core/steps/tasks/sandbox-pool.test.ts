@@ -6,8 +6,18 @@
  * stand-in answers ("ok 5", "exit 3", "retire 1", …). What the real worker does is sandbox.test.ts's.
  */
 import { strict as assert } from "node:assert";
-import { dirname, join } from "node:path";
-import { PythonSandbox, type SandboxLimits } from "../../../../../src/core/steps/tasks/sandbox/sandbox";
+import { createHash } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { availableParallelism, tmpdir } from "node:os";
+import { dirname, join, sep } from "node:path";
+import {
+  DEFAULT_SANDBOX_LIMITS,
+  defaultWorkerCount,
+  PythonSandbox,
+  workerEnv,
+  workerNodeArgs,
+  type SandboxLimits,
+} from "../../../../../src/core/steps/tasks/sandbox/sandbox";
 import { bundleFromSource } from "../../../../../src/core/steps/tasks/sandbox/worker-files";
 import { REPO } from "../../../../helpers/repo";
 
@@ -148,3 +158,62 @@ function isAlive(pid: number): boolean {
     return false;
   }
 }
+
+describe("tasks: the sandbox worker's launch settings", () => {
+  const files = { script: join(sep, "w", "worker.js"), pyodideDir: join(sep, "p") };
+  const caps = [
+    `--allow-fs-read=${join(sep, "p")}${sep}*`,
+    `--allow-fs-read=${join(sep, "w", "worker.js")}`,
+    "--disallow-code-generation-from-strings",
+    "--max-old-space-size=256",
+    "--no-warnings",
+  ];
+
+  it("names the permission model's flag as each Node version spells it, then the reads it allows and the caps", () => {
+    for (const v of ["20.20.2", "22.12.9", "23.4.0", "21.9.0"])
+      assert.deepEqual(workerNodeArgs(files, v), ["--experimental-permission", ...caps], v);
+    for (const v of ["22.13.0", "22.20.1", "23.5.0", "23.11.0", "24.0.0", "25.1.0"])
+      assert.deepEqual(workerNodeArgs(files, v), ["--permission", ...caps], v);
+    assert.deepEqual(workerNodeArgs(files), workerNodeArgs(files, process.versions.node));
+  });
+
+  it("gives the worker an empty environment, with only Electron's run-as-Node switch under Electron", () => {
+    assert.deepEqual(workerEnv(undefined), {});
+    assert.deepEqual(workerEnv("37.2.0"), { ELECTRON_RUN_AS_NODE: "1" });
+    assert.deepEqual(workerEnv(), process.versions.electron ? { ELECTRON_RUN_AS_NODE: "1" } : {});
+  });
+
+  it("fills limits from the defaults, runs at least one worker (a whole number), one per core by default", () => {
+    const dir = mkdtempSync(join(tmpdir(), "agent-lab-sandbox-settings-"));
+    try {
+      const own = { script: join(dir, "worker.js"), pyodideDir: dir };
+      assert.deepEqual(new PythonSandbox({ timeoutMs: 7 }, { files: own }).limits, {
+        ...DEFAULT_SANDBOX_LIMITS,
+        timeoutMs: 7,
+      });
+      assert.deepEqual(DEFAULT_SANDBOX_LIMITS, { timeoutMs: 5000, memoryBytes: 512 * 2 ** 20, startupMs: 60_000 });
+      for (const [workers, want] of [
+        [0, 1],
+        [-3, 1],
+        [2.7, 2],
+        [3, 3],
+      ])
+        assert.equal(new PythonSandbox({}, { workers, files: own }).concurrency, want, String(workers));
+      assert.equal(defaultWorkerCount(), Math.max(1, availableParallelism()));
+      assert.equal(new PythonSandbox({}, { files: own }).concurrency, defaultWorkerCount());
+
+      // The code hash covers the worker script and Pyodide's package.json, in that order.
+      writeFileSync(own.script, "worker v1");
+      writeFileSync(join(dir, "package.json"), '{"version":"0.0.1"}');
+      const hash = (script: string) =>
+        createHash("sha256")
+          .update(Buffer.concat([Buffer.from(script), readFileSync(join(dir, "package.json"))]))
+          .digest("hex");
+      assert.equal(new PythonSandbox({}, { files: own }).codeSha256, hash("worker v1"));
+      writeFileSync(own.script, "worker v2");
+      assert.equal(new PythonSandbox({}, { files: own }).codeSha256, hash("worker v2"));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
