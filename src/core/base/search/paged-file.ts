@@ -371,7 +371,7 @@ export class PagedFile {
    */
   private readMissing(first: number, last: number): void {
     const key = this.id * FILE_KEY;
-    for (let n = first; n <= last; ) {
+    for (let n = first; n <= last;) {
       if (this.cache.has(key + n)) {
         n++;
         continue;

@@ -174,7 +174,11 @@ describe("search build: word table (small)", () => {
     // 1–12 units (the length independent of the tail distinctWords picks by i % 6), non-ASCII and surrogates included.
     const words = distinctWords(4000).map((w, i) => w.slice(0, 1 + (Math.floor(i / 6) % 12)));
     const unique = [...new Set(words)];
-    for (let n = 1; n <= 12; n++) assert.ok(unique.some((w) => w.length === n), `a word of ${n} units`);
+    for (let n = 1; n <= 12; n++)
+      assert.ok(
+        unique.some((w) => w.length === n),
+        `a word of ${n} units`,
+      );
     for (const [i, w] of unique.entries()) {
       const text = `<${w}>`; // a unit on either side: a compare that reads past the word sees it
       if (table.get(text, 1, 1 + w.length) !== MISSING) assert.fail(`${w} before it was added`);
