@@ -51,7 +51,7 @@ interface CacheEntry {
  * Least-recently-used pages of several files, keyed by file and page number, bounded in bytes. The
  * use order is a doubly linked list of the entries (a hit moves its entry to the front): a Map kept in
  * use order by deleting and re-adding on each hit filled with deleted entries that every eviction
- * then walked past from the start (measured with 4 KiB pages: most of a query's time at 21M).
+ * then walked past from the start (8% of a 21M query's time, measured with 4 KiB pages).
  */
 export class PageCache {
   /** Every cached page's entry in the use order. */
