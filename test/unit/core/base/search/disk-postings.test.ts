@@ -152,6 +152,62 @@ describe("search: postings read from files", () => {
     }
   }
 
+  it("reads a list's postings once, on the files' 4,096-posting chunk boundaries, one copy per run of unread chunks; window starts likewise", () => {
+    // 65,536 documents (1,024 windows). Row 0: 3,000 postings, so row 1 (21,000, over 6 chunks) starts
+    // off a boundary; row 2 (900, short) spans the boundary at 24,576.
+    const documents = 65_536;
+    const lists: List[] = [
+      Array.from({ length: 3000 }, (_, i): [number, number] => [20 * i, 1]),
+      Array.from({ length: 21_000 }, (_, i): [number, number] => [3 * i, 2]),
+      Array.from({ length: 900 }, (_, i): [number, number] => [70 * i + 1, 3]),
+    ];
+    const index = withWindows(lists, documents);
+    assert.deepEqual([...index.windowedRows], [0, 1]);
+    const files = filesOf(index, new PageCache(1 << 30), "reads");
+    const copies: string[] = [];
+    for (const key of ["postingDocs", "windowStart"] as const) {
+      const file = files[key];
+      const copy = file.copy.bind(file);
+      // In entries of the file (u32s): what was read, from where to where.
+      file.copy = (from, to, out, at) => {
+        copies.push(`${key} ${from / 4}-${to / 4}`);
+        copy(from, to, out, at);
+      };
+    }
+    const disk = new DiskPostings(files, index.windowedRows, index.windows);
+    const slices = disk.load([2, 1]);
+    assert.deepEqual(copies, ["postingDocs 24000-24900"], "the short list whole, in one copy");
+    copies.length = 0;
+    const s = slices.start[1]; // row 1: file positions 3,000–24,000
+    slices.ensure(s + 2000, s + 2010); // file 5,000–5,010: the chunk 4,096–8,192
+    slices.ensure(s + 1500, s + 1600); // the same chunk
+    assert.deepEqual(copies, ["postingDocs 4096-8192"]);
+    assert.deepEqual(slices.docs.subarray(s + 2000, s + 2010), index.docs.subarray(5000, 5010));
+    slices.ensure(s, s + 21_000); // the rest: before the chunk, and the four after it
+    assert.deepEqual(copies, ["postingDocs 4096-8192", "postingDocs 3000-4096", "postingDocs 8192-24000"]);
+    assert.deepEqual(slices.docs.subarray(s, s + 21_000), index.docs.subarray(3000, 24_000));
+    assert.deepEqual(slices.scores.subarray(s, s + 21_000), index.scores.subarray(3000, 24_000));
+    slices.ensure(s, s + 21_000);
+    assert.equal(copies.length, 3, "nothing read twice");
+
+    // Window starts: row 1's 1,025 lie at 1,025–2,050 of window-start.u32, on its 1,024-entry pages 1 and 2.
+    copies.length = 0;
+    slices.ensureWindows(1024, 1025); // entry 2,049: page 2
+    slices.ensureWindows(3, 9); // page 1
+    slices.ensureWindows(0, 1025); // nothing left
+    assert.deepEqual(copies, ["windowStart 2048-2050", "windowStart 1025-2048"]);
+    const at = slices.at[1];
+    assert.deepEqual(
+      Array.from(slices.windowStart.subarray(at, at + 1025), (p) => p - s),
+      Array.from(index.windowStart.subarray(1025, 2050), (p) => p - 3000),
+    );
+    // Row 0's starts (0–1,025, pages 0 and 1) and row 1's page 2 in one query: one copy per row and run.
+    copies.length = 0;
+    const both = disk.load([0, 1]);
+    both.ensureWindows(0, 1025);
+    assert.deepEqual(copies, ["windowStart 0-1025", "windowStart 1025-2050"]);
+  });
+
   it("holds every window start of a first query of one long list, and of the queries of more after it", () => {
     // Fresh slices, whose scratch of window starts is sized by the first query alone, then grown:
     // 1,024 windows (the last start in a start chunk of its own), and 3 windows (one long list's
