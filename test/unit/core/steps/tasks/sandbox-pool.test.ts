@@ -79,6 +79,23 @@ describe("tasks: the sandbox's pool of workers (a stand-in worker)", function ()
     const fresh = pool(1);
     assert.equal((await fresh.execute("exit 3")).clean, true);
     assert.equal(fresh.starts, 1, "a crash on a worker that served nobody else is not run again");
+
+    // Two workers that both served: the retry goes to a fresh one, not to the other idle one.
+    const two = pool(2);
+    await Promise.all([two.execute("ok 1"), two.execute("ok 2")]);
+    assert.equal(two.starts, 2);
+    await two.execute("exit 3");
+    assert.equal(two.starts, 3);
+  });
+
+  it("a task that timed out is the task's verdict, not run again", async () => {
+    const p = pool(1, { timeoutMs: 100 });
+    await p.execute("ok 1");
+    assert.deepEqual(await p.execute("hang"), {
+      outcome: { ok: false, reason: "timeout", detail: "no answer within 100 ms; worker killed" },
+      clean: true,
+    });
+    assert.equal(p.starts, 1);
   });
 
   it("a crash the worker reports itself is not run again, and the worker is replaced", async () => {
@@ -109,6 +126,7 @@ describe("tasks: the sandbox's pool of workers (a stand-in worker)", function ()
     process.kill(pid, "SIGKILL");
     for (const t = Date.now(); isAlive(pid) && Date.now() - t < 5000;) await new Promise((r) => setTimeout(r, 20));
     await new Promise((r) => setTimeout(r, 50)); // the host sees the exit
+    assert.equal(p.workerPid, undefined, "a dead worker's pid is not given");
     assert.deepEqual((await p.execute("ok 7")).outcome, ok("7"));
     assert.equal(p.starts, 2);
     assert.notEqual(p.workerPid, pid);
@@ -124,7 +142,9 @@ describe("tasks: the sandbox's pool of workers (a stand-in worker)", function ()
   });
 
   it("replaces the host's folders in what a task says with <host>, longest first", async () => {
-    const p = pool(1);
+    // Pyodide's folder named as the parent of the working folder: replaced first, it would leave a piece of the longer one.
+    const p = new PythonSandbox({}, { workers: 1, files: { script, pyodideDir: dirname(process.cwd()) } });
+    pools.push(p);
     const here = process.cwd();
     const error = await p.run(`error ${here}/secret.txt:${dirname(script)}/w.js`);
     assert.deepEqual(error, { ok: false, reason: "error", detail: "<host>/secret.txt:<host>/w.js" });
