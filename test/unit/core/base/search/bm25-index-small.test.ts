@@ -137,6 +137,18 @@ function assertTop(got: { id: number; score: number }[], want: { id: number; sco
     assert.ok(Math.abs(h.score - want[i].score) <= 1e-5 * want[i].score, `${what}: ${h.score} vs ${want[i].score}`);
 }
 
+/** The lookup tables and the window rows: what the background fill reads first, in this order. */
+const TABLES_FIRST: IndexFile[] = [
+  "vocabHash",
+  "vocabOffsets",
+  "vocab",
+  "postingOffsets",
+  "termMax",
+  "windowRows",
+  "windowMax",
+  "windowStart",
+];
+
 describe("search: the index reader on a small index", () => {
   const rows = corpus();
   let root: string;
@@ -356,21 +368,7 @@ describe("search: the index reader on a small index", () => {
   });
 
   it("the background fill reads the files in its order, then warms the search up; fill: false reads nothing", async () => {
-    const order: IndexFile[] = [
-      "vocabHash",
-      "vocabOffsets",
-      "vocab",
-      "postingOffsets",
-      "termMax",
-      "windowRows",
-      "windowMax",
-      "windowStart",
-      "postingDocs",
-      "postingScores",
-      "textOffsets",
-      "docIds",
-      "texts",
-    ];
+    const order: IndexFile[] = [...TABLES_FIRST, "postingDocs", "postingScores", "textOffsets", "docIds", "texts"];
     assert.deepEqual([...order].sort(), [...INDEX_FILES].sort());
     const size = (key: IndexFile) => statSync(join(built, FILES[key])).size;
     const all = order.reduce((n, key) => n + size(key), 0);
@@ -406,18 +404,7 @@ describe("search: the index reader on a small index", () => {
     assert.ok(size("postingDocs") > size("textOffsets") + size("docIds"));
     const index = openIndex(built, { cacheBytes: budget });
     const report = await index.filled;
-    assert.deepEqual(report.filled, [
-      "vocabHash",
-      "vocabOffsets",
-      "vocab",
-      "postingOffsets",
-      "termMax",
-      "windowRows",
-      "windowMax",
-      "windowStart",
-      "textOffsets",
-      "docIds",
-    ]);
+    assert.deepEqual(report.filled, [...TABLES_FIRST, "textOffsets", "docIds"]);
     assert.deepEqual(report.left, paged);
     assert.equal(report.stopped, undefined);
     assert.equal(report.bytes, budget);
@@ -435,16 +422,7 @@ describe("search: the index reader on a small index", () => {
     const index = openIndex(dir);
     const report = await index.filled;
     assert.equal(report.stopped, "refused");
-    assert.deepEqual(report.filled, [
-      "vocabHash",
-      "vocabOffsets",
-      "vocab",
-      "postingOffsets",
-      "termMax",
-      "windowRows",
-      "windowMax",
-      "windowStart",
-    ]);
+    assert.deepEqual(report.filled, TABLES_FIRST);
     assert.deepEqual(report.left, ["postingDocs", "postingScores", "textOffsets", "docIds", "texts"]);
     assert.throws(
       () => index.searchExhaustive("river", 3),
