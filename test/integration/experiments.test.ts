@@ -11,6 +11,7 @@ import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as vscode from "vscode";
 import type { AgentLabApi } from "../../src/extension/extension";
+import { isFinal } from "../../src/extension/jobs/job-state";
 import { miniatureSpec } from "../unit/core/steps/experiments/fixtures";
 import { activeExports, answerUi, labelOf, probeUntil, settle, treeRows, waitFor, workspaceDir } from "./helpers";
 
@@ -41,20 +42,29 @@ describe("experiments in the views (real VS Code)", function () {
         lab.jobs.list().find((j) => j.record.command[0] === "experiment" && j.record.command.includes(specFile)),
       );
 
-      // The Experiments view lists it while it runs, with the phase and the phase's own step count.
-      // The Jobs view (and the status bar) say the same line: one progress contract, progress.json.
+      // The Experiments view lists it while it runs, with the phase and the phase's own count (the
+      // SFT data's questions, the generator's tasks, the training steps). The Jobs view (and the
+      // status bar) say the same line: one progress contract, progress.json. Any of those phases
+      // counts: the miniature's two-step trainings are over in well under a second on a fast
+      // machine, too short to be caught by polling alone.
       const seen = new Set<string>();
       const jobLines = new Set<string>();
-      const stepLine = /^phase \d+\/11 \S+ · step \d+\/\d+ · \$0\.00/;
+      const stepLine = /^phase \d+\/11 \S+ · (step|question|task) \d+\/\d+ · \$0\.00/;
       let row: Awaited<ReturnType<typeof treeRows<unknown>>>[number] | undefined;
       await waitFor(
-        "the running experiment's row, and its job, with phase i/n and step n/N",
+        "the running experiment's row, and its job, with phase i/n and its count n/N",
         async () => {
           const r = (await treeRows(lab.experiments)).find((x) => labelOf(x.item) === NAME);
           if (r) seen.add(String(r.item.description));
           jobLines.add(lab.jobs.describe(job));
           if (r && stepLine.test(String(r.item.description)) && r.item.contextValue === "experiment.running") row ??= r;
-          return row && [...jobLines].some((l) => stepLine.test(l));
+          if (row && [...jobLines].some((l) => stepLine.test(l))) return true;
+          // Ended before both were seen: say what was, rather than wait out the timeout.
+          if (isFinal(job.status.state)) {
+            const lines = `rows: ${[...seen].join(" | ")}; jobs: ${[...jobLines].join(" | ")}`;
+            throw new Error(`the experiment ended (${job.status.state}) before its progress was seen; ${lines}`);
+          }
+          return undefined;
         },
         300_000,
         100,
