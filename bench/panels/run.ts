@@ -345,14 +345,16 @@ async function main(): Promise<void> {
       };
       // The first panel's worker is still running: it makes the other baseline from the runs it holds.
       const inWorker = await cached(worker, [pair[1], pair[0]]);
-      // A new panel's (no worker started): on the host, from the cache files, then held.
-      const here = new CompareWorker(0);
+      // A new panel's (no worker started): the view made before (compare-made.ts), against making
+      // it on the host from the cache files, then the other baseline held.
+      const kept = await cached(new CompareWorker(0), pair);
+      const here = new CompareWorker(0, true, null);
       const fromFiles = await cached(here, pair);
       const held = await cached(here, [pair[1], pair[0]]);
       rows.push([
-        `compare: later Compares: the other baseline in the panel's running worker · a new panel's, on the host from the runs' Compare caches: read from the files / other baseline, held (wall / longest hold)`,
+        `compare: later Compares: the other baseline in the panel's running worker · a new panel's: the view made before / on the host from the runs' Compare caches: read from the files / other baseline, held (wall / longest hold)`,
         String(index.episodes.length),
-        `${inWorker} · ${fromFiles} · ${held}`,
+        `${inWorker} · ${kept} / ${fromFiles} · ${held}`,
         "",
         "≤ 300 · ≤ 500 / ≤ 300 (VS Code)",
       ]);

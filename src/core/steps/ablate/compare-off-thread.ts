@@ -3,7 +3,8 @@
  * stays free to answer the webviews while ablate resamples (seconds at 10,000 episodes). One
  * worker per panel, started on its first request for runs too large to compare on the caller's
  * thread (ON_THREAD_MAX_BYTES) and not compared before (their Compare caches, compare-cache.ts, make
- * the report on the caller's thread in tens of milliseconds), stopped with the panel.
+ * the report on the caller's thread in tens of milliseconds), stopped with the panel. A view made
+ * before from the same request and files is posted again (compare-made.ts).
  */
 import { statSync } from "node:fs";
 import { requireWorkerScript } from "../../base/util/worker-thread";
@@ -11,6 +12,7 @@ import { RequestWorker, type WorkerProgress, type WorkerReply } from "../../base
 import { runFile } from "../../base/runs/run-folder";
 import { loadAblationInputs } from "./ablate";
 import { cachedForCompare, loadCompareRuns } from "./compare-cache";
+import { madeViews, type MadeViews } from "./compare-made";
 import { compareView, type CompareOrigin, type CompareSetup } from "./compare-setup";
 import { shownView } from "./compare-shown";
 import type { AblationReport } from "./report-types";
@@ -66,11 +68,13 @@ export class CompareWorker {
 
   /**
    * `onThreadMaxBytes`: ON_THREAD_MAX_BYTES; `cachedOnThread`: runs with Compare caches are compared
-   * on the caller's thread. A test sets 0 and false to send any runs to the worker.
+   * on the caller's thread. A test sets 0 and false to send any runs to the worker. `made`: the views
+   * made before (compare-made.ts; the process's, shared by every panel); null: every view is made.
    */
   constructor(
     private readonly onThreadMaxBytes = ON_THREAD_MAX_BYTES,
     private readonly cachedOnThread = true,
+    private readonly made: MadeViews | null = madeViews,
   ) {}
 
   /**
@@ -80,6 +84,22 @@ export class CompareWorker {
    * (CompareProgress); called before the answer, if at all.
    */
   view(req: Omit<CompareRequest, "id">, onTable?: (table: CompareView) => void): Promise<CompareView> {
+    const made = this.made;
+    if (!made) return this.make(req, onTable);
+    const key = made.key(req);
+    try {
+      const kept = made.get(key, req.runDirs, req.searchDirs);
+      if (kept) return Promise.resolve(kept);
+    } catch {
+      // a run folder gone or torn since: made again below, which names what is wrong
+    }
+    return this.make(req, onTable).then((view) => {
+      made.keep(key, view);
+      return view;
+    });
+  }
+
+  private make(req: Omit<CompareRequest, "id">, onTable?: (table: CompareView) => void): Promise<CompareView> {
     if (episodesBytes(req.runDirs) <= this.onThreadMaxBytes) {
       return new Promise((resolve) =>
         resolve(shownView(compareView(loadAblationInputs(req.runDirs), req.origin, req.expect, req.searchDirs))),

@@ -93,7 +93,10 @@ export interface PromptDiff {
  * run reads it (trailing whitespace dropped), still hashes to it — an edited file no longer does,
  * and the panel says so rather than showing another prompt.
  */
-export function promptDiffs(inputs: readonly AblationInput[], searchDirs: readonly string[]): PromptDiff[] {
+export function promptDiffs(
+  inputs: readonly Pick<AblationInput, "name" | "dir" | "manifest">[],
+  searchDirs: readonly string[],
+): PromptDiff[] {
   const base = inputs[0]?.manifest;
   if (!base) return [];
   const find = promptFinder(searchDirs);

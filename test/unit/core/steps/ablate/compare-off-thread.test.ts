@@ -33,7 +33,8 @@ describe("analysis: the Compare report in a worker thread", function () {
       for (const e of simulatedRun(dev, k === 0 ? [0.4, 0.2, 0.3] : [0.5, 0.2, 0.2], 7 + k)) appendEpisode(dir, e);
       writeJsonAtomic(join(dir, "manifest.json"), manifest({ topK: k === 0 ? 5 : 10 }));
     });
-    worker = new CompareWorker(0, false); // these runs are small, and cached after the first: sent to the worker all the same
+    // These runs are small, cached after the first and made before: sent to the worker all the same.
+    worker = new CompareWorker(0, false, null);
   });
   after(() => {
     worker?.dispose();
@@ -71,7 +72,7 @@ describe("analysis: the Compare report in a worker thread", function () {
   it("compares runs under ON_THREAD_MAX_BYTES in this thread: the same report, no worker, the same error", async () => {
     const bytes = dirs.reduce((n, d) => n + statSync(join(d, "episodes.jsonl")).size, 0);
     assert.ok(bytes <= ON_THREAD_MAX_BYTES, `the fixture's runs are small (${bytes} bytes)`);
-    const here = new CompareWorker();
+    const here = new CompareWorker(ON_THREAD_MAX_BYTES, true, null);
     try {
       const pending = here.view({ runDirs: dirs, origin: "runs", expect: undefined, searchDirs: [root] });
       assert.equal(here.busy, false, "no worker holds the request");
