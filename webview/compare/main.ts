@@ -26,7 +26,7 @@ import type { CompareSetup } from "../../src/extension/webview/protocol";
 import { chartFigure, forestPlot } from "../shared/charts";
 import { copyTableButtons, domTable } from "../shared/copy-table";
 import { append, clear, fmt, h, usd } from "../shared/dom";
-import { listen, loadingLine, markFirstFrame, send } from "../shared/host";
+import { listen, loadingLine, markFirstFrame, send, timings } from "../shared/host";
 
 const app = document.getElementById("app")!;
 let report: AblationReport | undefined;
@@ -581,7 +581,11 @@ listen((m) => {
     metrics = compareMetrics(m.report);
     setup = m.setup;
     intervalsPending = m.intervalsPending === true;
+    // When the first report arrived and how long it took to lay out (bench/panels splits a reused panel's time by them).
+    const arrived = performance.now();
+    if (!("reportAt" in timings)) timings.reportAt = Date.now();
     render();
+    if (!("renderMs" in timings)) timings.renderMs = performance.now() - arrived;
     markFirstFrame("dataFrameAt");
     if (!intervalsPending) {
       markFirstFrame("intervalsFrameAt");
