@@ -3,7 +3,8 @@
  * (compare-shown.ts): on two runs of 4,000 questions (real HotpotQA dev questions, repeated under
  * new ids) the report CompareWorker gives the panel holds at most FLIP_LIST_ROWS rows per list,
  * a fraction of the whole report's bytes, every other field as compareView makes it; and the
- * page draws from it the same lists, with the comparison's whole flip counts, as from the whole report.
+ * page draws from it the same lists, with the comparison's whole flip counts, as from the whole report
+ * (each list's first rows in the frame that shows the report, the rest after it).
  */
 import { strict as assert } from "node:assert";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -74,12 +75,17 @@ describe("Compare: the report message holds only the rows the page shows", funct
       const t = await openWebview("compare");
       try {
         t.post({ type: "compare/report", report: view.report, setup: view.setup });
-        await t.settle();
         const d = t.document;
-        return ["improved", "regressed"].map((id) => ({
-          head: d.getElementById(id)!.previousElementSibling!.textContent,
-          rows: [...d.querySelectorAll(`#${id} li.flip`)].map((li) => li.getAttribute("data-id")),
-        }));
+        const rows = (id: string) => [...d.querySelectorAll(`#${id} li.flip`)].map((li) => li.getAttribute("data-id"));
+        // The frame that shows the report holds each list's first rows; the rest are added after it.
+        const first = ["improved", "regressed"].map(rows);
+        await t.settle();
+        return ["improved", "regressed"].map((id, i) => {
+          const all = rows(id);
+          assert.ok(first[i].length > 0 && first[i].length < all.length, `${first[i].length} of ${all.length} first`);
+          assert.deepEqual(first[i], all.slice(0, first[i].length));
+          return { head: d.getElementById(id)!.previousElementSibling!.textContent, rows: all };
+        });
       } finally {
         await t.close();
       }
