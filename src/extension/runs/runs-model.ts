@@ -14,6 +14,7 @@ import { IMPLIED_ENVIRONMENT, manifestEnvironment } from "../../core/base/runs/m
 import type { RunManifest } from "../../core/base/runs/manifest";
 import type { EpisodeRecord } from "../../core/base/runs/run-files";
 import { readEpisodes, readSummary } from "../../core/base/runs/run-files";
+import { fileStamp } from "../../core/base/util/file-stamp";
 import { RUN_MARKERS, runFile } from "../../core/base/runs/run-folder";
 import { readCookbookRun } from "../../core/views/interop/cookbook";
 import { lastLines } from "../jobs/job-progress";
@@ -362,14 +363,9 @@ export class EpisodeGroupCache {
 
   groups(runDir: string, env?: string): OutcomeGroup[] {
     const file = runFile(runDir, "episodes");
-    let key = "absent";
-    try {
-      const st = statSync(file);
-      key = `${st.size}:${st.mtimeMs}`;
-    } catch {
-      return [];
-    }
-    key += `:${env ?? ""}`;
+    const stamp = fileStamp(file);
+    if (!stamp) return [];
+    const key = `${stamp}:${env ?? ""}`;
     const hit = this.cache.get(runDir);
     if (hit && hit.key === key) return hit.groups;
     const groups = groupEpisodes(readEpisodes(runDir), env);

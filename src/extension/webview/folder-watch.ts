@@ -3,8 +3,9 @@
  * for promptness, plus a slow poll for file systems that do not report changes (network mounts,
  * some remote setups) and for a folder that does not exist yet when a job has just launched.
  */
-import { existsSync, statSync, watch, type FSWatcher } from "node:fs";
+import { watch, type FSWatcher } from "node:fs";
 import { join } from "node:path";
+import { fileStamp } from "../../core/base/util/file-stamp";
 
 const DEBOUNCE_MS = 150;
 const POLL_MS = 2000;
@@ -16,15 +17,7 @@ export interface FolderWatch {
 }
 
 export function watchRunFiles(dir: string, files: readonly string[], onChange: () => void): FolderWatch {
-  const signature = () =>
-    files
-      .map((f) => {
-        const p = join(dir, f);
-        if (!existsSync(p)) return "-";
-        const s = statSync(p);
-        return `${s.size}:${s.mtimeMs}`;
-      })
-      .join("|");
+  const signature = () => files.map((f) => fileStamp(join(dir, f))).join("|");
   let last = signature();
   let debounce: NodeJS.Timeout | undefined;
   const check = () => {

@@ -12,7 +12,8 @@
  * (the same runs with another baseline or other expected differences are not read again).
  */
 import { endianness } from "node:os";
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { fileStamp } from "../../base/util/file-stamp";
 import { episodesStamp, readRunHead, type EpisodesStamp } from "../../base/runs/run-files";
 import { runFile } from "../../base/runs/run-folder";
 import { writeJsonAtomic } from "../../base/util/atomic-write";
@@ -41,16 +42,6 @@ interface CachedRun {
   results: Map<string, ResampleResult>;
   /** The cache file's size and mtime when read or written: another process may write it since. */
   file: string;
-}
-
-/** A file's size and mtime, as a string ("" when absent). */
-function fileStamp(path: string): string {
-  try {
-    const s = statSync(path);
-    return `${s.size}:${s.mtimeMs}`;
-  } catch {
-    return "";
-  }
 }
 
 const held = new Map<string, CachedRun>();

@@ -11,7 +11,7 @@
  * in the workspace may have been edited since), so they are made again, from the runs' manifests, on
  * every use.
  */
-import { statSync } from "node:fs";
+import { fileStamp } from "../../base/util/file-stamp";
 import { readRunHead } from "../../base/runs/run-files";
 import { runFile } from "../../base/runs/run-folder";
 import { promptDiffs, type CompareOrigin } from "./compare-setup";
@@ -26,22 +26,12 @@ export interface CompareWhat {
   expect: readonly string[] | undefined;
 }
 
-/** A file's size and mtime ("" when it cannot be read). */
-function stamp(path: string): string {
-  try {
-    const s = statSync(path);
-    return `${s.size}:${s.mtimeMs}`;
-  } catch {
-    return "";
-  }
-}
-
 export class MadeViews {
   private readonly views = new Map<string, CompareView>();
 
   /** What a view of `what` is made from, now: take it before reading the runs (a run written meanwhile makes it stale, never wrong). */
   key(what: CompareWhat): string {
-    const files = what.runDirs.map((d) => [stamp(runFile(d, "manifest")), stamp(runFile(d, "episodes"))]);
+    const files = what.runDirs.map((d) => [fileStamp(runFile(d, "manifest")), fileStamp(runFile(d, "episodes"))]);
     return JSON.stringify([what.runDirs, what.origin, what.expect ?? null, files]);
   }
 
