@@ -25,6 +25,7 @@ import { episodeRows } from "../../src/extension/trace/trace-panel-rows";
 import { makeNonce, panelHtml } from "../../src/extension/webview/webview-html";
 import { launchHeadless } from "../../test/unit/webview/chromium-page";
 import { panelWorkspace, ROOT } from "./workspace";
+import { environmentMetrics } from "../../src/core/envs/catalog";
 
 const { values } = parseArgs({
   options: { against: { type: "string", default: "HEAD" }, pairs: { type: "string", default: "15" } },
@@ -59,7 +60,7 @@ async function buildAt(rev: string | undefined): Promise<{ script: string; style
 /** The trace panel's two first messages for `dir`: the run with its list's first rows, then the first episode. */
 async function firstMessages(dir: string): Promise<unknown[]> {
   const tok = (await tokenizerForRun(readRunHead(dir).manifest?.tokenizer)).tokenizer!;
-  const index = indexEpisodes(dir, LIST_HEAD_ROWS);
+  const index = indexEpisodes(dir, environmentMetrics, LIST_HEAD_ROWS);
   const rows = episodeRows(index.episodes.map((e) => e.head));
   return [
     hostMessage({

@@ -54,6 +54,7 @@ import { episodeRows } from "../../src/extension/trace/trace-panel-rows";
 import { LIST_HEAD_ROWS } from "../../src/extension/webview/protocol";
 import { toColumns } from "../../src/core/views/trace/episode-list";
 import { panelWorkspace, ROOT, WORK } from "./workspace";
+import { environmentMetrics } from "../../src/core/envs/catalog";
 
 const { values } = parseArgs({
   options: {
@@ -131,7 +132,7 @@ async function main(): Promise<void> {
     // Only the list's first rows are indexed before it; the rest after the page's first frame.
     const list = () => {
       const head = readRunHead(dir);
-      const index = indexEpisodes(dir, LIST_HEAD_ROWS);
+      const index = indexEpisodes(dir, environmentMetrics, LIST_HEAD_ROWS);
       const rows = episodeRows(index.episodes.map((e) => e.head));
       const first = JSON.stringify({
         rows,
@@ -140,13 +141,13 @@ async function main(): Promise<void> {
       });
       return { index, bytes: first.length };
     };
-    const wholeIndexMs = timeMedian(REPEAT, () => indexEpisodes(dir));
-    const index = indexEpisodes(dir);
+    const wholeIndexMs = timeMedian(REPEAT, () => indexEpisodes(dir, environmentMetrics));
+    const index = indexEpisodes(dir, environmentMetrics);
     const listRows = episodeRows(index.episodes.map((e) => e.head));
     const firstEpisode = (index: ReturnType<typeof indexEpisodes>) =>
       JSON.stringify(buildTraceView(readIndexedEpisode(index, index.episodes[0]), tok, { drift: false }));
     const reference = () => {
-      const run = readRun(dir);
+      const run = readRun(dir, environmentMetrics);
       JSON.stringify({ rows: episodeRows(run.episodes), manifest: run.manifest?.policy });
       return JSON.stringify(buildTraceView(run.episodes[0], tok, { drift: false }));
     };
@@ -282,9 +283,14 @@ async function main(): Promise<void> {
     // the same values on these harness-made lines, checked here, then the CPU each takes.
     const fieldsOf = (eps: readonly AblationEpisode[]) => eps.map((e) => ABLATION_EPISODE_FIELDS.map((k) => e[k]));
     for (const d of pair)
-      deepStrictEqual(fieldsOf(readAblationRun(d).episodes), fieldsOf(readRun(d, ABLATE_FIELDS).episodes));
+      deepStrictEqual(
+        fieldsOf(readAblationRun(d).episodes),
+        fieldsOf(readRun(d, environmentMetrics, ABLATE_FIELDS).episodes),
+      );
     const readAblation = cpuMedian(Math.min(REPEAT, 3), () => pair.map(readAblationRun));
-    const readWhole = cpuMedian(Math.min(REPEAT, 3), () => pair.map((d) => readRun(d, ABLATE_FIELDS)));
+    const readWhole = cpuMedian(Math.min(REPEAT, 3), () =>
+      pair.map((d) => readRun(d, environmentMetrics, ABLATE_FIELDS)),
+    );
     rows.push([
       "compare: both runs read for ablate (its fields of each line; checked equal to every line parsed whole), wall / CPU",
       String(index.episodes.length),

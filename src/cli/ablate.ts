@@ -15,6 +15,7 @@ import { parseStepArgs } from "./step-args";
 import { compareRunFailures, renderFailureComparisonMarkdown } from "../core/views/failures/compare-failures";
 import { readEpisodes } from "../core/base/runs/run-files";
 import { ABLATE_FIELDS } from "../core/base/runs/episode-record";
+import { environmentMetrics } from "../core/envs/catalog";
 
 export async function run(argv: string[]): Promise<void> {
   const args = parseStepArgs(ABLATE_STEP, argv);
@@ -48,7 +49,7 @@ export async function run(argv: string[]): Promise<void> {
     ensureParent(values.report);
     // The failure labels' table (absent when the environment declares none): labels read the episodes' whole
     // records (their text), which ablate's reader leaves out.
-    const whole = inputs.map((r) => ({ ...r, episodes: readEpisodes(r.dir, ABLATE_FIELDS) }));
+    const whole = inputs.map((r) => ({ ...r, episodes: readEpisodes(r.dir, environmentMetrics, ABLATE_FIELDS) }));
     const failures = await compareRunFailures(whole, {
       dataDir: workspaceDataDir(workspaceDir, config),
       resamples: values.resamples,

@@ -47,7 +47,10 @@ export async function run(argv: string[]): Promise<void> {
     console.log(finalLine("heuristic", r.withSearch.summary));
     console.log(finalLine("closed-book", r.closedBook.summary));
     console.log(`(demo took ${r.seconds.toFixed(1)}s)\n`);
-    const files = { ...readRun(r.withSearch.runDir), summary: readSummary(r.withSearch.runDir, environmentMetrics) };
+    const files = {
+      ...readRun(r.withSearch.runDir, environmentMetrics),
+      summary: readSummary(r.withSearch.runDir, environmentMetrics),
+    };
     const { tokenizer, problem } = await tokenizerForRun(files.manifest?.tokenizer);
     console.log(
       renderShow(files, {

@@ -37,7 +37,7 @@ export async function run(argv: string[]): Promise<void> {
   const runDir = resolveRunDir(positionals[0], workspaceDir, config);
   if (values.json && !values.failures) throw new UserError("--json goes with --failures (show --failures --json RUN)");
   if (values.failures) {
-    const { manifest, episodes } = readRun(runDir, SHOW_FIELDS);
+    const { manifest, episodes } = readRun(runDir, environmentMetrics, SHOW_FIELDS);
     const failures = await readRunFailures({ manifest, episodes, dataDir: workspaceDataDir(workspaceDir, config) });
     if (!failures)
       throw new UserError(
@@ -50,7 +50,10 @@ export async function run(argv: string[]): Promise<void> {
     );
     return;
   }
-  const files = { ...readRun(runDir, SHOW_FIELDS), summary: readSummary(runDir, environmentMetrics) };
+  const files = {
+    ...readRun(runDir, environmentMetrics, SHOW_FIELDS),
+    summary: readSummary(runDir, environmentMetrics),
+  };
   const { tokenizer, problem } = await tokenizerForRun(files.manifest?.tokenizer);
   const drift = tokenizer
     ? "drift check: " +

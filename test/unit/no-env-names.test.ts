@@ -5,8 +5,9 @@
  * binary metrics (base/runs/metrics.ts), and an environment is found through the registry. A hit is
  * reported as file:line.
  *
- * ALLOWED holds the few files that must name them, each with why; a listed file that no longer
- * names one fails too (take it off the list).
+ * NAMES_ALLOWED and SLOTS_ALLOWED hold the few files that must name one or the other, each with
+ * why; a file may only do what its list allows, and a listed file that no longer does fails too
+ * (take it off the list).
  */
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync, statSync } from "node:fs";
@@ -16,13 +17,17 @@ const SRC = resolve(__dirname, "../../src");
 const ENV_NAMES = /hotpot|gsm8k/i;
 const METRIC_SLOTS = /\.em\b|\.f1\b|\bem:|\bf1:|"em"|"f1"/;
 
-/** Files that must name an environment or a v1 slot (paths under src/). */
-const ALLOWED: Record<string, string> = {
+/** Files that must name an environment (paths under src/). */
+const NAMES_ALLOWED: Record<string, string> = {
   // The recipe's first environment: files from before environments existed mean it, and it is the config's
   // default `env`; base/ cannot ask the catalog in envs/.
   "core/base/first-environment.ts": "FIRST_ENVIRONMENT",
-  // Record-format compatibility: what format-1 episode records' em/f1 slots held, per environment that wrote them.
-  "core/base/runs/episode-v1.ts": "V1_SLOTS",
+};
+
+/** Files that must name a v1 record slot (paths under src/). */
+const SLOTS_ALLOWED: Record<string, string> = {
+  // Record-format compatibility: format-1 episode records' and summaries' em/f1 slots, named by the run's declared metrics.
+  "core/base/runs/episode-v1.ts": "replaceV1Slots",
   // Record-format compatibility: an unknown environment's records read with the v1 slots' names.
   "core/base/runs/metrics.ts": "UNKNOWN_ENV_METRICS",
   // Report-format compatibility: format-1 ablation reports keyed the primary and binary roles' numbers f1 and em.
@@ -39,37 +44,57 @@ function sources(dir: string): string[] {
 /** An environment's own folder: src/core/envs/<name>/… (the catalog and registry beside them are generic). */
 const inEnvFolder = (rel: string) => /^core\/envs\/[^/]+\//.test(rel);
 
-function hits(file: string): string[] {
+/** The lines of `file` that `pattern` finds, as file:line: text. */
+function hits(file: string, pattern: RegExp): string[] {
   return readFileSync(file, "utf8")
     .split("\n")
     .flatMap((text, i) =>
-      ENV_NAMES.test(text) || METRIC_SLOTS.test(text)
-        ? [`src/${relative(SRC, file)}:${i + 1}: ${text.trim().slice(0, 100)}`]
-        : [],
+      pattern.test(text) ? [`src/${relative(SRC, file)}:${i + 1}: ${text.trim().slice(0, 100)}`] : [],
     );
 }
 
-describe("generic code names no environment", () => {
-  const offenders = new Map<string, string[]>();
+/** Files outside the environments' folders in which `pattern` finds something, with the lines. */
+function offenders(pattern: RegExp): Map<string, string[]> {
+  const found = new Map<string, string[]>();
   for (const file of sources(SRC)) {
     const rel = relative(SRC, file).split("\\").join("/");
     if (inEnvFolder(rel)) continue;
-    const found = hits(file);
-    if (found.length > 0) offenders.set(rel, found);
+    const lines = hits(file, pattern);
+    if (lines.length > 0) found.set(rel, lines);
   }
+  return found;
+}
 
-  it("no file outside the environments' folders names one, except the allowed", () => {
-    assert.deepEqual(
-      [...offenders].filter(([f]) => !(f in ALLOWED)).flatMap(([, lines]) => lines),
-      [],
-      "name environments through the registry and metrics through their declarations (base/runs/metrics.ts)",
-    );
-  });
+describe("generic code names no environment", () => {
+  const checks = [
+    {
+      what: "an environment",
+      found: offenders(ENV_NAMES),
+      allowed: NAMES_ALLOWED,
+      hint: "name environments through the registry (a run's through its manifest, a workspace's through the config)",
+    },
+    {
+      what: "a v1 metric slot",
+      found: offenders(METRIC_SLOTS),
+      allowed: SLOTS_ALLOWED,
+      hint: "read metrics through their declarations (base/runs/metrics.ts)",
+    },
+  ];
 
-  it("every allowed file still needs to be (one that names none is taken off the list)", () => {
-    assert.deepEqual(
-      Object.keys(ALLOWED).filter((f) => !offenders.has(f)),
-      [],
-    );
-  });
+  for (const { what, found, allowed, hint } of checks) {
+    it(`no file outside the environments' folders names ${what}, except the allowed`, () => {
+      assert.deepEqual(
+        [...found].filter(([f]) => !(f in allowed)).flatMap(([, lines]) => lines),
+        [],
+        hint,
+      );
+    });
+
+    it(`every file allowed to name ${what} still needs to be (one that names none is taken off the list)`, () => {
+      assert.deepEqual(
+        Object.keys(allowed).filter((f) => !found.has(f)),
+        [],
+      );
+    });
+  }
 });

@@ -9,6 +9,7 @@ import {
   environmentInfo,
   environmentRoles,
   WORLD_INFO,
+  environmentMetrics,
 } from "../../core/envs/catalog";
 import type { PrepareFileFlag } from "../../core/harness/environment";
 import {
@@ -75,7 +76,7 @@ export function sourceRunItems(rows: readonly RunRow[], env: string): SourceRunI
   return rows
     .filter((r) => r.kind === "eval" && r.hasEpisodes && runEnvironment(r) === env)
     .map((row) => {
-      const episodes = readEpisodes(row.dir);
+      const episodes = readEpisodes(row.dir, environmentMetrics);
       const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
       const reward = mean(episodes.map((e) => e.reward));
       const primaryMean = mean(episodes.map((e) => metricValue(e, primary)));

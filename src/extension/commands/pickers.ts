@@ -9,6 +9,7 @@ import { checkRunName } from "../../core/base/runs/run-folder";
 import { EVAL_STEP } from "../../core/steps/catalog/catalog";
 import { checkFlagValue, describeRange, type FlagSpec } from "../../core/steps/specs/flags";
 import { environmentItems, sourceRunItems } from "./environment-choices";
+import { environmentMetrics } from "../../core/envs/catalog";
 
 /**
  * The environment a step runs on: every registered one, the workspace's default first (config
@@ -196,7 +197,7 @@ export async function pickRuns(
 }
 
 export async function pickEpisode(run: RunRow): Promise<string | undefined> {
-  const groups = groupEpisodes(readEpisodes(run.dir), run.environment);
+  const groups = groupEpisodes(readEpisodes(run.dir, environmentMetrics), run.environment);
   const items: (vscode.QuickPickItem & { id?: string })[] = [];
   for (const g of groups) {
     items.push({ label: `${g.label} — ${g.description}`, kind: vscode.QuickPickItemKind.Separator });

@@ -8,6 +8,7 @@ import { statSync } from "node:fs";
 import { readRun } from "../../core/base/runs/run-files";
 import { runFile } from "../../core/base/runs/run-folder";
 import { episodeRow, type EpisodeRow } from "./runs-model";
+import { environmentMetrics } from "../../core/envs/catalog";
 
 export interface FailureGroup {
   label: string;
@@ -24,7 +25,7 @@ export async function failureGroups(
 ): Promise<FailureGroup[] | undefined> {
   // Loaded on first use, not at activation: the registry brings every environment's code.
   const { readRunFailures } = await import("../../core/views/failures/run-failures");
-  const { manifest, episodes } = readRun(runDir);
+  const { manifest, episodes } = readRun(runDir, environmentMetrics);
   const failures = await readRunFailures({ manifest, episodes, dataDir });
   if (!failures) return undefined;
   const total = episodes.length;

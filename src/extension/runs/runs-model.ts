@@ -368,7 +368,7 @@ export class EpisodeGroupCache {
     const key = `${stamp}:${env ?? ""}`;
     const hit = this.cache.get(runDir);
     if (hit && hit.key === key) return hit.groups;
-    const groups = groupEpisodes(readEpisodes(runDir), env);
+    const groups = groupEpisodes(readEpisodes(runDir, environmentMetrics), env);
     this.cache.set(runDir, { key, groups });
     return groups;
   }

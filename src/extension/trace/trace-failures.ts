@@ -10,6 +10,7 @@ import { CONFIG_FILE, mergeConfig, readWorkspaceConfig } from "../../core/base/c
 import { readRun } from "../../core/base/runs/run-files";
 import { workspaceDataDir } from "../../core/envs/data-dirs";
 import type { TraceFailures } from "../webview/protocol";
+import { environmentMetrics } from "../../core/envs/catalog";
 
 /** The data folder of the workspace the run folder sits in, or undefined. */
 function runDataDir(runDir: string): string | undefined {
@@ -26,7 +27,7 @@ function runDataDir(runDir: string): string | undefined {
 export async function traceFailures(runDir: string): Promise<TraceFailures | undefined> {
   // Loaded when a trace asks: the registry brings every environment's code.
   const { readRunFailures } = await import("../../core/views/failures/run-failures");
-  const { manifest, episodes } = readRun(runDir);
+  const { manifest, episodes } = readRun(runDir, environmentMetrics);
   const f = await readRunFailures({ manifest, episodes, dataDir: runDataDir(runDir) });
   if (!f) return undefined;
   return {

@@ -274,10 +274,10 @@ export class TraceRun {
     // The first frame needs the list's first rows: the rest of a long run is indexed after it
     // (wholeIndex), in slices. An episode asked for by id that is not among them needs it all now.
     const t1 = performance.now();
-    let index = indexEpisodes(this.runDir, LIST_HEAD_ROWS);
+    let index = indexEpisodes(this.runDir, environmentMetrics, LIST_HEAD_ROWS);
     const wanted = this.episodeId;
     if (wanted && !index.complete && !index.episodes.some((e) => e.head.id === wanted))
-      index = indexEpisodes(this.runDir);
+      index = indexEpisodes(this.runDir, environmentMetrics);
     this.setIndex(index);
     this.hostTimings.indexMs = performance.now() - t1;
     this.info = {
@@ -300,7 +300,7 @@ export class TraceRun {
       const partial = this.index;
       if (!partial || partial.complete) return;
       const t0 = performance.now();
-      const scan = new EpisodeScan(this.runDir);
+      const scan = new EpisodeScan(this.runDir, environmentMetrics);
       try {
         while (scan.step()) {
           await new Promise((resolve) => setImmediate(resolve));
@@ -461,7 +461,7 @@ export class TraceRun {
   private reloadEpisodes(): void {
     if (!this.info || this.isDisposed) return;
     try {
-      this.setIndex(indexEpisodes(this.runDir));
+      this.setIndex(indexEpisodes(this.runDir, environmentMetrics));
     } catch (e) {
       // Folder removed or a line mangled while we watch: say so, keep what is shown.
       this.post({ type: "error", message: (e as Error).message });

@@ -13,6 +13,7 @@ import { evalSplit, TEST_SPLIT_FLAG } from "../../../src/core/steps/eval/eval-sp
 import { readEpisodes } from "../../../src/core/base/runs/run-files";
 import type { RunSummary } from "../../../src/core/base/runs/summary";
 import { runCli, startCli, waitFor } from "./cli-process";
+import { environmentMetrics } from "../../../src/core/envs/catalog";
 
 const lines = (file: string) => (existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean).length : 0);
 const summaryOf = (run: string) => JSON.parse(readFileSync(join(run, "summary.json"), "utf8")) as RunSummary;
@@ -47,7 +48,7 @@ describe("cli: demo, eval (kill -9, SIGTERM, resume, test split), show", functio
     assert.match(r.stdout, /Failures \(F1 < 0\.5\)/);
     assert.match(r.stdout, /⟦<result>⟧/, "inserted text is fenced when stdout is not a terminal");
     const heuristic = join(ws, "runs", "heuristic");
-    assert.equal(readEpisodes(heuristic).length, 200);
+    assert.equal(readEpisodes(heuristic, environmentMetrics).length, 200);
     assert.equal(summaryOf(heuristic).status, "done");
     valIds = readFileSync(join(ws, "data", "val.jsonl"), "utf8")
       .split("\n")
@@ -69,7 +70,7 @@ describe("cli: demo, eval (kill -9, SIGTERM, resume, test split), show", functio
     child.kill("SIGKILL");
     const killed = await done;
     assert.equal(killed.signal, "SIGKILL");
-    const before = readEpisodes(run).map((e) => e.id);
+    const before = readEpisodes(run, environmentMetrics).map((e) => e.id);
     assert.ok(before.length >= 12 && before.length < 100, `${before.length} kept`);
     assert.equal(summaryOf(run).status, "running", "a killed job cannot close its summary");
 
@@ -79,7 +80,7 @@ describe("cli: demo, eval (kill -9, SIGTERM, resume, test split), show", functio
       resumed.stdout,
       new RegExp(`resumed: ${before.length} episodes were already done, ${100 - before.length} run now`),
     );
-    const ids = readEpisodes(run).map((e) => e.id);
+    const ids = readEpisodes(run, environmentMetrics).map((e) => e.id);
     assert.equal(lines(join(run, "episodes.jsonl")), 100, "no duplicate lines on disk");
     assert.equal(new Set(ids).size, 100);
     assert.deepEqual([...ids].sort(), valIds.slice(0, 100).sort());
@@ -114,7 +115,7 @@ describe("cli: demo, eval (kill -9, SIGTERM, resume, test split), show", functio
     const done = await a.done;
     assert.equal(done.code, 0, done.stderr);
     assert.equal(lines(join(run, "episodes.jsonl")), 60, "every question once");
-    assert.equal(new Set(readEpisodes(run).map((e) => e.id)).size, 60);
+    assert.equal(new Set(readEpisodes(run, environmentMetrics).map((e) => e.id)).size, 60);
     assert.equal(existsSync(join(run, ".lock")), false, "released at exit");
   });
 
@@ -131,7 +132,7 @@ describe("cli: demo, eval (kill -9, SIGTERM, resume, test split), show", functio
     assert.match(r.stderr, /interrupted with \d+\/60 episodes kept/);
     const s = summaryOf(run);
     assert.equal(s.status, "interrupted");
-    const kept = readEpisodes(run).length;
+    const kept = readEpisodes(run, environmentMetrics).length;
     assert.equal(s.n, kept);
     assert.ok(kept < 60);
     assert.ok(readFileSync(join(run, "episodes.jsonl"), "utf8").endsWith("\n"), "no torn line after a clean stop");
@@ -141,7 +142,7 @@ describe("cli: demo, eval (kill -9, SIGTERM, resume, test split), show", functio
     assert.match(changed.stderr, /fingerprint differs/);
     assert.match(changed.stderr, /search\.top_k: 3 → 5/);
     assert.match(changed.stderr, /search\.closed_book: false → true/);
-    assert.equal(readEpisodes(run).length, kept, "a refused resume writes nothing");
+    assert.equal(readEpisodes(run, environmentMetrics).length, kept, "a refused resume writes nothing");
   });
 
   it("opening the test split needs the flag, is recorded, and refuses a changed test.jsonl", async function () {
@@ -215,7 +216,7 @@ describe("cli: demo, eval (kill -9, SIGTERM, resume, test split), show", functio
     const config = loadConfig(ws, { concurrency: 2 });
     const r = await evalSplit({ ...base, config, name: "p1", policy: paid("Qwen/Qwen3.5-4B") });
     const price = config.prices["Qwen/Qwen3.5-4B"];
-    const eps = readEpisodes(r.runDir);
+    const eps = readEpisodes(r.runDir, environmentMetrics);
     assert.equal(eps.length, 4);
     for (const e of eps) {
       assert.ok(e.usd > 0);

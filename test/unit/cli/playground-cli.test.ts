@@ -16,6 +16,7 @@ import { generateSyntheticHotpot } from "../../../src/core/envs/hotpotqa/synthet
 import { parseReplyLine, type PlaygroundReply } from "../../../src/core/views/playground/protocol";
 import { readRun } from "../../../src/core/base/runs/run-files";
 import { REPO, testCli } from "./cli-process";
+import { environmentMetrics } from "../../../src/core/envs/catalog";
 
 const SECRET = "tml-playground-test-secret-0123456789";
 
@@ -111,7 +112,7 @@ describe("cli: agent-lab playground (the Chat with Model panel's process)", func
     assert.ok(turns >= 2, "the scripted reader searches, then answers");
     const saved = await ask({ op: "save", name: "chat-cli" });
     assert.deepEqual(saved, { type: "saved", name: "chat-cli", runDir: join(ws, "runs", "chat-cli") });
-    assert.equal(readRun(join(ws, "runs", "chat-cli")).episodes.length, 1);
+    assert.equal(readRun(join(ws, "runs", "chat-cli"), environmentMetrics).episodes.length, 1);
 
     child.stdin!.end();
     const code = await new Promise<number | null>((r) => child!.on("close", r));

@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { offlineTokenizer } from "../../../src/core/base/chat/offline-tokenizer";
 import { mergeConfig } from "../../../src/core/base/config";
-import { ENVIRONMENT_NAMES } from "../../../src/core/envs/catalog";
+import { ENVIRONMENT_NAMES, environmentMetrics } from "../../../src/core/envs/catalog";
 import { ScriptedPolicy } from "../../../src/core/harness/policies/scripted";
 import { readRun } from "../../../src/core/base/runs/run-files";
 import { summarize } from "../../../src/core/base/runs/summary";
@@ -74,7 +74,7 @@ describe("extension: environment pickers and SFT data from existing runs (stand-
     // A HotpotQA run (no environment in its manifest): not offered for GSM8K data.
     const hot = join(ws, "runs", "hotpot-base");
     mkdirSync(hot, { recursive: true });
-    const eps = readRun(join(ws, "runs", "gsm8k-train-base")).episodes;
+    const eps = readRun(join(ws, "runs", "gsm8k-train-base"), environmentMetrics).episodes;
     writeFileSync(join(hot, "episodes.jsonl"), eps.map((e) => JSON.stringify(e) + "\n").join(""));
     writeFileSync(
       join(hot, "summary.json"),
@@ -115,7 +115,10 @@ describe("extension: environment pickers and SFT data from existing runs (stand-
       ["gsm8k-train-base"],
       "only GSM8K eval runs are offered",
     );
-    const sha = readRun(join(ws, "runs", "gsm8k-train-base")).manifest!.system_prompt.sha256.slice(0, 8);
+    const sha = readRun(join(ws, "runs", "gsm8k-train-base"), environmentMetrics).manifest!.system_prompt.sha256.slice(
+      0,
+      8,
+    );
     assert.equal(multi.items[0].description, `gsm8k · prompt ${sha} · 6 ep · reward 0.667`);
     assert.match(multi.items[0].detail!, /^train · accuracy 0\.667/);
     assert.equal(started.length, 1);

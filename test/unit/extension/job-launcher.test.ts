@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { readEpisodes } from "../../../src/core/base/runs/run-files";
 import type { RunManifest } from "../../../src/core/base/runs/manifest";
 import { EVAL_STEP, INDEX_STEP, PREPARE_STEP } from "../../../src/core/steps/catalog/catalog";
-import { DEFAULT_ENVIRONMENT_INFO } from "../../../src/core/envs/catalog";
+import { DEFAULT_ENVIRONMENT_INFO, environmentMetrics } from "../../../src/core/envs/catalog";
 import { evalValues, prepareValues, stepArgs } from "../../../src/extension/commands/cli-args";
 import { cancelJob, launchJob, type JobSpec } from "../../../src/extension/jobs/job-launcher";
 import { jobProgress } from "../../../src/extension/jobs/job-progress";
@@ -94,7 +94,7 @@ describe("extension: CLI jobs (real CLI, real HotpotQA records)", function () {
       runDir,
       env: { ...settingsEnv({ topK: 2, maxSearches: 3 }), TINKER_API_KEY: FAKE_KEY },
     });
-    await waitFor(() => readEpisodes(runDir).length >= 4, 30_000, "4 finished episodes");
+    await waitFor(() => readEpisodes(runDir, environmentMetrics).length >= 4, 30_000, "4 finished episodes");
     // The eval's own progress.json (written by the step, read as the Jobs view reads it).
     const progress = jobProgress(runDir, job.record.started);
     assert.ok(progress, "the eval writes progress.json");
@@ -108,7 +108,7 @@ describe("extension: CLI jobs (real CLI, real HotpotQA records)", function () {
 
     const summary = JSON.parse(readFileSync(join(runDir, "summary.json"), "utf8"));
     assert.equal(summary.status, "interrupted");
-    const kept = readEpisodes(runDir).length;
+    const kept = readEpisodes(runDir, environmentMetrics).length;
     assert.ok(kept >= 4 && kept < 24, `${kept} episodes kept`);
     const manifest = JSON.parse(readFileSync(join(runDir, "manifest.json"), "utf8")) as RunManifest;
     assert.equal(manifest.search!.top_k, 2, "the settings layer reached the job");
@@ -127,7 +127,7 @@ describe("extension: CLI jobs (real CLI, real HotpotQA records)", function () {
       row.description,
       new RegExp(`^hotpotqa · train · n=${kept}/24 · F1 0\\.\\d{3} · EM 0\\.\\d{3} · \\$0/q · interrupted$`),
     );
-    const groups = groupEpisodes(readEpisodes(runDir));
+    const groups = groupEpisodes(readEpisodes(runDir, environmentMetrics));
     assert.equal(
       groups.reduce((s, g) => s + g.episodes.length, 0),
       kept,

@@ -21,6 +21,7 @@ import { installFakeVscode, recorded } from "./fake-vscode";
 import type { RecordingLab } from "./recording-lab";
 import type { JobRequest } from "../../../src/extension/jobs/job-runner";
 import { scriptedEval } from "../../helpers/scripted-eval";
+import { environmentMetrics } from "../../../src/core/envs/catalog";
 
 installFakeVscode();
 /* eslint-disable @typescript-eslint/no-require-imports */
@@ -324,7 +325,7 @@ describe("extension: Prepare Data for any environment, the data check, Compare w
       }
       const hot = join(ws, "runs", "hotpot-base");
       mkdirSync(hot, { recursive: true });
-      const eps = readRun(join(ws, "runs", "gsm8k-a")).episodes;
+      const eps = readRun(join(ws, "runs", "gsm8k-a"), environmentMetrics).episodes;
       writeFileSync(join(hot, "episodes.jsonl"), eps.map((e) => JSON.stringify(e) + "\n").join(""));
       writeFileSync(
         join(hot, "summary.json"),

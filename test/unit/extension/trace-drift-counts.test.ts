@@ -35,6 +35,7 @@ import { prepareFixtureTwin, questionOf, replyFor } from "../core/envs/gsm8k/fix
 import { fakeContext, fakePanel } from "./fake-panel";
 import { installFakeVscode } from "./fake-vscode";
 import { scriptedEval } from "../../helpers/scripted-eval";
+import { environmentMetrics } from "../../../src/core/envs/catalog";
 
 installFakeVscode();
 
@@ -69,14 +70,22 @@ describe("extension + cli: show prints the drift count the trace viewer shows", 
     });
     runDir = r.runDir;
     // One more episode: the newline the template writes after the few-shot answer's <|im_end|>, doubled.
-    const [first] = readEpisodes(runDir, ["id", "question", "answers", "prediction", "metrics", "end", "searches"]);
+    const [first] = readEpisodes(runDir, environmentMetrics, [
+      "id",
+      "question",
+      "answers",
+      "prediction",
+      "metrics",
+      "end",
+      "searches",
+    ]);
     const record = { ...first, id: "corrupted" };
     const end = tok.tokenId("<|im_end|>");
     const nl = record.prompt.flatMap((id, i) => (id === end ? [i] : []))[1] + 1;
     record.prompt = [...record.prompt];
     record.prompt[nl] = tok.encode("\n\n")[0];
     appendEpisode(runDir, record);
-    const run = readRun(runDir, DRIFT_FIELDS);
+    const run = readRun(runDir, environmentMetrics, DRIFT_FIELDS);
     total = run.episodes.length;
     assert.equal(total, 13);
     expected = runDriftCounts(tok, run.manifest, run.episodes);
@@ -102,7 +111,11 @@ describe("extension + cli: show prints the drift count the trace viewer shows", 
     const shownBefore = await showLine();
     assert.equal(shownBefore, `drift check: ${driftCountsLine(expected, total)}`);
     assert.match(shownBefore, /^drift check: template drift in 1 episode · /);
-    assert.equal(runDrift(runDir, readRun(runDir).manifest, tok, tok.name).fromCache, false, "no cache yet");
+    assert.equal(
+      runDrift(runDir, readRun(runDir, environmentMetrics).manifest, tok, tok.name).fromCache,
+      false,
+      "no cache yet",
+    );
 
     const { TracePanel } = await import("../../../src/extension/trace/trace-panel");
     const f = fakePanel(true);
@@ -125,8 +138,11 @@ describe("extension + cli: show prints the drift count the trace viewer shows", 
         f.state.posted.find((m): m is Extract<HostMessage, { type: "trace/drift" }> => m.type === "trace/drift"),
       );
       assert.equal(driftVerdict(drift.drift), "clean", "the thinking-on episode checked with the run's setting");
-      const [record] = readEpisodes(runDir, DRIFT_FIELDS);
-      assert.deepEqual(drift.drift, checkEpisodeDrift(tok, record, driftSettings(readRun(runDir).manifest)));
+      const [record] = readEpisodes(runDir, environmentMetrics, DRIFT_FIELDS);
+      assert.deepEqual(
+        drift.drift,
+        checkEpisodeDrift(tok, record, driftSettings(readRun(runDir, environmentMetrics).manifest)),
+      );
       const counts = await until("the run's counts, every episode checked", () =>
         f.state.posted.find(
           (m): m is Extract<HostMessage, { type: "trace/driftCounts" }> =>

@@ -18,6 +18,7 @@ import { readRun } from "../../../src/core/base/runs/run-files";
 import { prepareFixtureTwin } from "../core/envs/gsm8k/fixture";
 import { assertInert, openWebview, PAYLOADS, webviewBundles, type WebviewUnderTest } from "./webview-dom";
 import { scriptedEval } from "../../helpers/scripted-eval";
+import { environmentMetrics } from "../../../src/core/envs/catalog";
 
 /** The fixture twin's answer, from its question ("Rosa has A marbles and wins B more"). */
 function sumOf(text: string): number {
@@ -58,7 +59,7 @@ describe("webview: compare on GSM8K runs", function () {
         limit: 24,
         policy,
       });
-      return readRun(join(root, "runs", name));
+      return readRun(join(root, "runs", name), environmentMetrics);
     };
     const base = await evalRun("gsm8k-base", rightBase);
     const cand = await evalRun("gsm8k-cand", rightCand);

@@ -20,6 +20,7 @@ import { buildTraceView } from "../../../src/core/views/trace/trace-view";
 import { prepareFixtureTwin } from "../core/envs/gsm8k/fixture";
 import { assertInert, openWebview, PAYLOADS, webviewBundles, type WebviewUnderTest } from "./webview-dom";
 import { scriptedEval } from "../../helpers/scripted-eval";
+import { environmentMetrics } from "../../../src/core/envs/catalog";
 
 /** The fixture twin's answer, read from its question ("Rosa has A marbles and wins B more"). */
 function answerOf(promptText: string): number {
@@ -58,7 +59,7 @@ describe("webview: trace viewer on GSM8K episodes", function () {
       limit: 3,
       policy,
     });
-    episodes = readRun(join(root, "runs", "gsm8k-val")).episodes;
+    episodes = readRun(join(root, "runs", "gsm8k-val"), environmentMetrics).episodes;
     assert.equal(episodes.length, 3);
   });
   after(() => root && rmSync(root, { recursive: true, force: true }));

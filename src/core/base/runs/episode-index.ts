@@ -14,7 +14,8 @@ import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
 import { FileFormatError } from "../errors";
 import { checkEpisodeRecord, type EpisodeField } from "./episode-record";
 import { normaliseEpisode } from "./episode-v1";
-import { episodesPath, runEnvironmentName, type EpisodeRecord } from "./run-files";
+import type { MetricDeclaration, MetricsOf } from "./metrics";
+import { episodesPath, runMetrics, type EpisodeRecord } from "./run-files";
 
 /** The fields read for every episode when indexing (all before the token arrays on disk). */
 export const HEAD_FIELDS = [
@@ -49,8 +50,8 @@ export interface IndexedEpisode {
 
 export interface EpisodeIndex {
   file: string;
-  /** The run's environment (its manifest's): what v1 records' metric slots held. */
-  env: string;
+  /** The declared metrics of the run's environment (its manifest's): what v1 records' slots held. */
+  metrics: readonly MetricDeclaration[];
   /** episodes.jsonl's size and mtime when indexed (0 and 0 when there is none yet). */
   size: number;
   mtimeMs: number;
@@ -80,13 +81,14 @@ export class EpisodeScan {
 
   constructor(
     runDir: string,
+    metricsOf: MetricsOf,
     private readonly limit = Infinity,
   ) {
     this.file = episodesPath(runDir);
     const stat = existsSync(this.file) ? statSync(this.file) : undefined;
     this.index = {
       file: this.file,
-      env: runEnvironmentName(runDir),
+      metrics: runMetrics(runDir, metricsOf),
       size: stat?.size ?? 0,
       mtimeMs: stat?.mtimeMs ?? 0,
       episodes: [],
@@ -122,7 +124,7 @@ export class EpisodeScan {
       const torn = end < 0;
       if (torn) end = this.held;
       this.line++;
-      const head = parseHead(this.buf, start, end, this.file, this.line, torn, this.index.env);
+      const head = parseHead(this.buf, start, end, this.file, this.line, torn, this.index.metrics);
       if (head && !this.seen.has(head.id)) {
         this.seen.add(head.id);
         index.episodes.push({ head, offset: this.at + start, length: end - start, line: this.line });
@@ -157,9 +159,12 @@ function readAt(file: string, buf: Buffer, offset: number, length: number, posit
   }
 }
 
-/** Indexes a run's episodes.jsonl (an empty index when the file does not exist yet), or its first `limit` episodes. */
-export function indexEpisodes(runDir: string, limit = Infinity): EpisodeIndex {
-  const scan = new EpisodeScan(runDir, limit);
+/**
+ * Indexes a run's episodes.jsonl (an empty index when the file does not exist yet), or its first
+ * `limit` episodes; `metricsOf` as readEpisodes.
+ */
+export function indexEpisodes(runDir: string, metricsOf: MetricsOf, limit = Infinity): EpisodeIndex {
+  const scan = new EpisodeScan(runDir, metricsOf, limit);
   while (scan.step());
   return scan.result;
 }
@@ -178,16 +183,16 @@ function parseHead(
   file: string,
   line: number,
   torn: boolean,
-  env: string,
+  metrics: readonly MetricDeclaration[],
 ): EpisodeHead | undefined {
   const cut = buf.subarray(start, end).indexOf(HEAD_END);
   if (cut > 0) {
     try {
       const head = normaliseEpisode(
         JSON.parse(buf.toString("utf8", start, start + cut) + "}") as Record<string, unknown>,
-        env,
+        metrics,
       );
-      if (HEAD_FIELDS.every((f) => f in head)) return checkEpisodeRecord(head, file, line, HEAD_FIELDS, env);
+      if (HEAD_FIELDS.every((f) => f in head)) return checkEpisodeRecord(head, file, line, HEAD_FIELDS, metrics);
     } catch (e) {
       if (e instanceof FileFormatError) throw e;
       // Not a JSON object up to the key (another writer's layout): parse the whole line below.
@@ -202,7 +207,7 @@ function parseHead(
     if (torn) return undefined; // what a writer killed mid-append leaves
     throw new FileFormatError(file, line, `not valid JSON (${(e as Error).message})`);
   }
-  const r = checkEpisodeRecord(value, file, line, HEAD_FIELDS, env);
+  const r = checkEpisodeRecord(value, file, line, HEAD_FIELDS, metrics);
   return {
     id: r.id,
     question: r.question,
@@ -237,7 +242,7 @@ export function readIndexedEpisodes(
         `not valid JSON (${(err as Error).message}); the file changed since it was read: reopen the trace`,
       );
     }
-    return checkEpisodeRecord(value, index.file, e.line, fields, index.env);
+    return checkEpisodeRecord(value, index.file, e.line, fields, index.metrics);
   });
 }
 

@@ -7,7 +7,7 @@
 import { FileFormatError } from "../errors";
 import type { EpisodeRecord } from "./run-files";
 import { normaliseEpisode } from "./episode-v1";
-import { IMPLIED_ENVIRONMENT } from "./manifest-environment";
+import type { MetricDeclaration } from "./metrics";
 
 export type EpisodeField = keyof EpisodeRecord;
 
@@ -88,19 +88,19 @@ export const ABLATE_FIELDS: readonly EpisodeField[] = ["id", "metrics", "usd", "
 
 /**
  * Refuses a record (line `line` of `file`) that is not an object or lacks one of `fields`; a v1
- * record is read in the current format first (`env`: the run's environment, which says what its
- * slots held; see episode-v1.ts).
+ * record is read in the current format first (`metrics`: the run's environment's declared metrics,
+ * which say what its slots held; see episode-v1.ts).
  */
 export function checkEpisodeRecord(
   raw: unknown,
   file: string,
   line: number,
   fields: readonly EpisodeField[],
-  env: string = IMPLIED_ENVIRONMENT.name,
+  metrics: readonly MetricDeclaration[],
 ): EpisodeRecord {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw))
     throw new FileFormatError(file, line, "an episode record must be a JSON object");
-  const row = normaliseEpisode(raw as Record<string, unknown>, env);
+  const row = normaliseEpisode(raw as Record<string, unknown>, metrics);
   for (const field of fields) {
     const kind = KINDS[field] ?? "string";
     if (!(field in row) || row[field] === undefined)

@@ -37,6 +37,14 @@ export const UNKNOWN_ENV_METRICS: readonly MetricDeclaration[] = Object.freeze([
   { name: "f1", label: "F1", kind: "continuous", primary: true, test: "paired-bootstrap", format: "0.000" },
 ] as const satisfies readonly MetricDeclaration[]);
 
+/**
+ * The declared metrics of the environment called `environment` (envs/catalog.ts's
+ * environmentMetrics; an unknown one's: UNKNOWN_ENV_METRICS): what readers of a run's files name a
+ * format-1 episode record's or summary's slots by (episode-v1.ts). Passed in by the caller, because
+ * base does not know the environments.
+ */
+export type MetricsOf = (environment: string) => readonly MetricDeclaration[];
+
 /** The primary and the binary declaration; refuses a declaration list that lacks either (checked at registry load). */
 export function metricRoles(metrics: readonly MetricDeclaration[]): MetricRoles {
   const primary = metrics.find((m) => m.primary);

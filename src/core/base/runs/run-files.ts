@@ -24,8 +24,9 @@ import { V1_RECORD_KEYS } from "./episode-v1";
 import { pickJsonFields } from "./json-fields";
 import type { RunManifest } from "./manifest";
 import { manifestEnvironment } from "./manifest-environment";
+import type { MetricDeclaration, MetricsOf } from "./metrics";
 import { RUN_FILES, RUN_MARKERS } from "./run-folder";
-import { normaliseSummary, type MetricsOf, type RunSummary, type SummaryHead } from "./summary";
+import { normaliseSummary, type RunSummary, type SummaryHead } from "./summary";
 
 export const EPISODES_FILE = RUN_FILES.episodes;
 export const SUMMARY_FILE = RUN_FILES.summary;
@@ -121,9 +122,14 @@ export function readJsonFile<T>(file: string): T | undefined {
  * The finished episodes of a run, in the order they finished. A torn last line (what `kill -9`
  * mid-write leaves) is skipped; if an id appears twice, the first wins. Each record must hold the
  * `fields` the caller uses (see episode-record.ts), else the error names file:line and the field.
+ * `metricsOf` gives the run's environment's declared metrics, which name a format-1 record's slots.
  */
-export function readEpisodes(runDir: string, fields: readonly EpisodeField[] = ID_FIELDS): EpisodeRecord[] {
-  return checkedEpisodes(runDir, fields);
+export function readEpisodes(
+  runDir: string,
+  metricsOf: MetricsOf,
+  fields: readonly EpisodeField[] = ID_FIELDS,
+): EpisodeRecord[] {
+  return checkedEpisodes(runDir, metricsOf, fields);
 }
 
 /**
@@ -135,16 +141,18 @@ export function readEpisodes(runDir: string, fields: readonly EpisodeField[] = I
  */
 export function readEpisodeFields<K extends EpisodeField>(
   runDir: string,
+  metricsOf: MetricsOf,
   keep: readonly K[],
   fields: readonly EpisodeField[] = ID_FIELDS,
 ): Pick<EpisodeRecord, K>[] {
   // A format-1 line's metrics are in its slots (normaliseEpisode reads them into the current format).
   const keys = new Set<string>(["id", ...keep, ...fields, ...V1_RECORD_KEYS]);
-  return checkedEpisodes(runDir, fields, (line) => pickJsonFields(line, keys) ?? JSON.parse(line));
+  return checkedEpisodes(runDir, metricsOf, fields, (line) => pickJsonFields(line, keys) ?? JSON.parse(line));
 }
 
 function checkedEpisodes(
   runDir: string,
+  metricsOf: MetricsOf,
   fields: readonly EpisodeField[],
   parse?: (line: string) => unknown,
 ): EpisodeRecord[] {
@@ -152,9 +160,9 @@ function checkedEpisodes(
   if (!existsSync(file)) return [];
   const seen = new Set<string>();
   const out: EpisodeRecord[] = [];
-  const env = runEnvironmentName(runDir);
+  const metrics = runMetrics(runDir, metricsOf);
   for (const { value, line } of readJsonlLines<unknown>(file, { tolerateTornTail: true, parse })) {
-    const row = checkEpisodeRecord(value, file, line, fields.includes("id") ? fields : ["id", ...fields], env);
+    const row = checkEpisodeRecord(value, file, line, fields.includes("id") ? fields : ["id", ...fields], metrics);
     if (seen.has(row.id)) continue;
     seen.add(row.id);
     out.push(row);
@@ -162,7 +170,7 @@ function checkedEpisodes(
   return out;
 }
 
-/** The environment a run's manifest names (what its v1 episode records' slots mean; see episode-v1.ts). */
+/** The environment a run's manifest names (whose declared metrics its v1 records' slots hold; see episode-v1.ts). */
 export function runEnvironmentName(runDir: string): string {
   let manifest: unknown;
   try {
@@ -171,6 +179,11 @@ export function runEnvironmentName(runDir: string): string {
     // A damaged manifest is for the reader of the manifest to report; its episodes stay readable as the implied environment's.
   }
   return manifestEnvironment(manifest).name;
+}
+
+/** The declared metrics of the run's environment, as `metricsOf` gives them: what its format-1 files' slots held. */
+export function runMetrics(runDir: string, metricsOf: MetricsOf): readonly MetricDeclaration[] {
+  return metricsOf(runEnvironmentName(runDir));
 }
 
 /** Whether a folder holds an eval-style run (a manifest or episodes): what readRun reads. */
@@ -192,9 +205,9 @@ export function readRunHead(runDir: string): Omit<RunRecords, "episodes"> {
   return { manifest: readJsonFile<RunManifest>(join(runDir, MANIFEST_FILE)) };
 }
 
-/** Manifest and episodes (each holding `fields`) of one run folder. */
-export function readRun(runDir: string, fields: readonly EpisodeField[] = ID_FIELDS): RunRecords {
-  return { ...readRunHead(runDir), episodes: readEpisodes(runDir, fields) };
+/** Manifest and episodes (each holding `fields`; `metricsOf` as readEpisodes) of one run folder. */
+export function readRun(runDir: string, metricsOf: MetricsOf, fields: readonly EpisodeField[] = ID_FIELDS): RunRecords {
+  return { ...readRunHead(runDir), episodes: readEpisodes(runDir, metricsOf, fields) };
 }
 
 /**
@@ -205,7 +218,7 @@ export function readRun(runDir: string, fields: readonly EpisodeField[] = ID_FIE
 export function readSummary(runDir: string, metricsOf: MetricsOf): RunSummary | undefined {
   const file = join(runDir, SUMMARY_FILE);
   const raw = readJsonFile<unknown>(file);
-  return raw === undefined ? undefined : normaliseSummary(raw, file, metricsOf(runEnvironmentName(runDir)));
+  return raw === undefined ? undefined : normaliseSummary(raw, file, runMetrics(runDir, metricsOf));
 }
 
 /** The fields of a run's summary.json that every format has alike (cost, time, status): no metric names needed. */

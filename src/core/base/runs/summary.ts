@@ -2,7 +2,7 @@
 import type { RunSplit } from "./manifest";
 import type { EpisodeRecord } from "./run-files";
 import { FileFormatError } from "../errors";
-import { replaceV1Slots, summarySlots } from "./episode-v1";
+import { replaceV1Slots, v1Slots } from "./episode-v1";
 import { hasOneMetric, metricRoles, metricValue, UNKNOWN_ENV_METRICS, type MetricDeclaration } from "./metrics";
 
 export type RunStatus = "running" | "done" | "failed" | "interrupted";
@@ -39,13 +39,6 @@ export interface RunSummary {
 
 /** The fields that mean the same in every summary format (what spend and resume read). */
 export type SummaryHead = Omit<RunSummary, "format" | "metrics">;
-
-/**
- * The run's environment's declared metrics, by environment name (envs/catalog.ts's
- * environmentMetrics): what a reader of summaries names a format-1 summary's slots by. Passed in by
- * the caller, because base does not know the environments.
- */
-export type MetricsOf = (environment: string) => readonly MetricDeclaration[];
 
 export interface SummaryContext {
   planned: number;
@@ -124,7 +117,7 @@ export function normaliseSummary(raw: unknown, file: string, metrics: readonly M
     throw new FileFormatError(file, undefined, "expected a JSON object");
   const row = raw as Record<string, unknown>;
   if (!("format" in row)) {
-    const current = replaceV1Slots(row, summarySlots(metricRoles(metrics)), SUMMARY_FORMAT);
+    const current = replaceV1Slots(row, v1Slots(metricRoles(metrics)), SUMMARY_FORMAT);
     // A v1 summary without either slot (not one summarize wrote) still reads: its metrics are unknown, so none.
     if (!("metrics" in current)) current.metrics = {};
     return current as unknown as RunSummary;

@@ -20,7 +20,7 @@ import { mean, percentileInterval, sampleSd, type Interval } from "../../base/st
 import { minimumDetectableDelta } from "../../base/stats/power";
 import { DEFAULT_RESAMPLES } from "../../base/stats/resamples";
 import { questionOrder, SHOWN_INTERVAL } from "../../base/stats/shown-interval";
-import { environmentRoles } from "../../envs/catalog";
+import { environmentRoles, environmentMetrics } from "../../envs/catalog";
 import { metricValue } from "../../base/runs/metrics";
 import { holmAdjust, mcnemarExact } from "../../base/stats/significance";
 import { DIRECT_RESAMPLING, type Resampling } from "../../base/stats/resample-memo";
@@ -87,7 +87,10 @@ export function loadAblationInputs(dirs: readonly string[]): AblationInput[] {
  * line (most of it token arrays): the one reader of runs for `ablate` and Compare (their digits are equal).
  */
 export function readAblationRun(dir: string): { manifest: RunManifest | undefined; episodes: AblationEpisode[] } {
-  return { ...readRunHead(dir), episodes: readEpisodeFields(dir, ABLATION_EPISODE_FIELDS, ABLATE_FIELDS) };
+  return {
+    ...readRunHead(dir),
+    episodes: readEpisodeFields(dir, environmentMetrics, ABLATION_EPISODE_FIELDS, ABLATE_FIELDS),
+  };
 }
 
 /** Run folders read by `read` (their files, or a cache of them), labelled by folder name. */

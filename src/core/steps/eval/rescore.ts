@@ -40,7 +40,7 @@ export function rescoreRun(runDir: string): RescoreResult {
       `${runDir} is not a run folder with episodes (no ${EPISODES_FILE}): give a folder that agent-lab eval wrote, or a JSONL file of predictions`,
     );
   }
-  const { manifest, episodes } = readRun(runDir, SCORE_FIELDS);
+  const { manifest, episodes } = readRun(runDir, environmentMetrics, SCORE_FIELDS);
   const env = knownEnvironment(runDir, manifest);
   const rescore = env.rescore?.bind(env);
   if (!rescore) throw new UserError(`${runDir}: the ${env.name} environment does not say how to rescore its episodes`);

@@ -27,6 +27,7 @@ import {
 import { writeFileAtomic, writeJsonAtomic } from "../../base/util/atomic-write";
 import { summarize, type RunStatus, type RunSummary } from "../../base/runs/summary";
 import { runPool } from "./pool";
+import { environmentMetrics } from "../../envs/catalog";
 
 export interface EvalJob {
   runDir: string;
@@ -238,5 +239,5 @@ function openRunDir(job: EvalJob): { previousSeconds: number; done: EpisodeRecor
   if (!job.resume) return { previousSeconds: 0, done: [], lock };
   repairTornTail(episodesPath(job.runDir));
   const summary = readSummaryHead(job.runDir);
-  return { previousSeconds: summary?.seconds ?? 0, done: readEpisodes(job.runDir), lock };
+  return { previousSeconds: summary?.seconds ?? 0, done: readEpisodes(job.runDir, environmentMetrics), lock };
 }

@@ -10,6 +10,7 @@ import { metricValue } from "../../base/runs/metrics";
 import { readEpisodes, readJsonFile } from "../../base/runs/run-files";
 import { RUN_FILES, runFile } from "../../base/runs/run-folder";
 import { environmentOfManifest } from "../../envs/registry";
+import { environmentMetrics } from "../../envs/catalog";
 
 export interface RegradedRun {
   /** Item id → the metric as the run's grader gives it now (the recorded value where it has no grader here). */
@@ -29,7 +30,7 @@ export function regradeRun(runDir: string, metric: MetricDeclaration): RegradedR
   const rescore = env?.rescore?.bind(env);
   const scores = new Map<string, number>();
   const edited: RegradedRun["edited"] = [];
-  for (const e of readEpisodes(runDir)) {
+  for (const e of readEpisodes(runDir, environmentMetrics)) {
     const recorded = metricValue(e, metric);
     const regraded = rescore
       ? metricValue(rescore(e as unknown as Record<string, unknown>, manifest), metric)

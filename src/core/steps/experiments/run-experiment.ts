@@ -39,7 +39,7 @@ import { ablate, loadAblationInputs } from "../ablate";
 import { loadTokenizerSource, STAND_IN_TOKENIZER } from "../../base/chat";
 import { resolveCheckpointPath } from "../../base/checkpoints/registry";
 import { CONFIG_FILE, loadConfig, type AgentLabConfig } from "../../base/config";
-import { environmentInfo, worldOf } from "../../envs/catalog";
+import { environmentInfo, worldOf, environmentMetrics } from "../../envs/catalog";
 import { environmentByName, offlineWorld } from "../../envs/registry";
 import type { OfflineWorld } from "../../harness/offline-world";
 import type { EnvItem } from "../../harness/environment";
@@ -820,7 +820,7 @@ class Context {
     const spec = this.spec;
     const arms = ["base", ...spec.arms.map((a) => a.name)];
     const evalDirs = arms.map((a) => join(this.runsDir, this.runName("eval", a)));
-    const episodes = evalDirs.map((d) => new Map(readEpisodes(d).map((e) => [e.id, e])));
+    const episodes = evalDirs.map((d) => new Map(readEpisodes(d, environmentMetrics).map((e) => [e.id, e])));
     const ids = [...episodes[0].keys()].sort();
     if (ids.length === 0)
       throw new UserError(

@@ -46,6 +46,7 @@ import { ablate, loadAblationInputs } from "../ablate";
 import { FileFormatError, UserError } from "../../base/errors";
 import { type TaskRecord } from "../tasks/filter";
 import { TASKS_FILE } from "../../base/task-sets/files";
+import { environmentMetrics } from "../../envs/catalog";
 
 export const CHECKS = [
   "same-evaluator",
@@ -100,7 +101,7 @@ export function validateExperiment(recordDir: string): ValidationResult {
     const run = record.scores[arm].run;
     if (!existsSync(at(run))) throw new Unverifiable(`${run} is not here (copy the experiment with its runs)`);
     let eps = evalEpisodes.get(arm);
-    if (!eps) evalEpisodes.set(arm, (eps = readEpisodes(at(run))));
+    if (!eps) evalEpisodes.set(arm, (eps = readEpisodes(at(run), environmentMetrics)));
     return eps;
   };
   const items = () => {

@@ -5,6 +5,7 @@
  * report can name what was learned instead of asserting it.
  */
 import { readEpisodes } from "../../base/runs/run-files";
+import { environmentMetrics } from "../../envs/catalog";
 
 export interface KindStats {
   n: number;
@@ -31,7 +32,7 @@ export interface KindOptions {
 function statsByKind(runDir: string, k: KindOptions): Map<string, KindStats> {
   const sums = new Map<string, KindStats>();
   // Through the one record reader: format 1 lines come back as format 2, metrics by name.
-  for (const e of readEpisodes(runDir, ["question", "end", "metrics"])) {
+  for (const e of readEpisodes(runDir, environmentMetrics, ["question", "end", "metrics"])) {
     const kind = k.kindOf(e.question);
     const s = sums.get(kind) ?? { n: 0, score: 0, answered: 0 };
     s.n++;

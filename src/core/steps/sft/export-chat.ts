@@ -27,6 +27,7 @@ import { refuseWriteIntoRun, RUN_FILES } from "../../base/runs/run-folder";
 import { tokenizerForRun } from "../../base/runs/run-tokenizer";
 import { readSftRows } from "./sft-files";
 import { DEFAULT_CHAT_EXPORT_FORMAT, type ChatExportFormat } from "./chat-formats";
+import { environmentMetrics } from "../../envs/catalog";
 
 export interface ChatMessageOut {
   role: "system" | "user" | "assistant";
@@ -141,7 +142,7 @@ export async function exportChat(
   let records: Recorded[];
   let source: string;
   if (isDir && existsSync(join(dir, RUN_FILES.episodes)) && !existsSync(sftFile)) {
-    records = readEpisodes(dir);
+    records = readEpisodes(dir, environmentMetrics);
     source = RUN_FILES.episodes;
   } else if (existsSync(sftFile)) {
     records = readSftRows(sftFile);

@@ -38,6 +38,7 @@ import {
 import { HeldOutQuestions } from "./held-out";
 import { SFT_MANIFEST_FORMAT, type FileHash, type SftDataManifest } from "./lineage";
 import { fileSha256, sftPath, SFT_FILE, type SftRow, type TraceSource } from "./sft-files";
+import { environmentMetrics } from "../../envs/catalog";
 
 export interface FromRunsOptions {
   workspaceDir: string;
@@ -115,7 +116,7 @@ function loadRun(path: string, o: FromRunsOptions): LoadedRun | SkippedRun {
   if (!existsSync(dir)) throw new UserError(`--from-runs ${path}: no run folder (looked at ${path} and ${dir})`);
   const manifest = readJsonFile<Record<string, unknown>>(join(dir, RUN_FILES.manifest));
   if (!manifest) return { name, reason: "no manifest.json, so nothing says how its episodes were made" };
-  const episodes = readEpisodes(dir);
+  const episodes = readEpisodes(dir, environmentMetrics);
   if (episodes.length === 0)
     return { name, reason: "no episodes.jsonl (only eval and GRPO runs hold scored episodes)" };
   // Taken before its episodes are read: a writer that finishes meanwhile still counts as one.

@@ -9,7 +9,7 @@ import { metricValue } from "../../base/runs/metrics";
 import { bootstrapMeans, mean, percentileInterval, type Interval } from "../../base/stats/bootstrap";
 import { questionOrder, SHOWN_INTERVAL } from "../../base/stats/shown-interval";
 import { signFlipTest } from "../../base/stats/significance";
-import { environmentRoles } from "../../envs/catalog";
+import { environmentRoles, environmentMetrics } from "../../envs/catalog";
 
 export interface PairedDelta {
   /** mean(run) − mean(baseline) of the primary metric over the shared questions. */
@@ -27,7 +27,7 @@ const SECOND_RUN_STREAM = 2;
 /** Primary-metric values by question id (the run's own environment's primary metric). */
 export function primaryById(evalDir: string): Map<string, number> {
   const primary = environmentRoles(runEnvironmentName(evalDir)).primary;
-  return new Map(readEpisodes(evalDir).map((e) => [e.id, metricValue(e, primary)]));
+  return new Map(readEpisodes(evalDir, environmentMetrics).map((e) => [e.id, metricValue(e, primary)]));
 }
 
 /** Null when the two evals share no question. */

@@ -9,6 +9,7 @@ import { readRun } from "../../base/runs/run-files";
 import { RequestWorker } from "../../base/util/request-worker";
 import { requireWorkerScript } from "../../base/util/worker-thread";
 import { compareRunFailures, type FailureComparison } from "./compare-failures";
+import { environmentMetrics } from "../../envs/catalog";
 
 export interface FailuresRequest {
   runDirs: string[];
@@ -21,7 +22,7 @@ export interface FailuresRequest {
 /** The runs' failure labels compared (undefined when their environment declares none). */
 export async function compareFailuresOfDirs(req: FailuresRequest): Promise<FailureComparison | undefined> {
   const runs = req.runDirs.map((dir, i) => {
-    const { manifest, episodes } = readRun(dir);
+    const { manifest, episodes } = readRun(dir, environmentMetrics);
     return { name: req.names[i] ?? basename(dir), manifest, episodes };
   });
   return await compareRunFailures(runs, { dataDir: req.dataDir });

@@ -11,6 +11,7 @@ import type { RunManifest } from "../../base/runs/manifest";
 import { readJsonFile, readRun } from "../../base/runs/run-files";
 import { runFile } from "../../base/runs/run-folder";
 import { readRunFailures } from "./run-failures";
+import { environmentMetrics } from "../../envs/catalog";
 
 /** The newest run under `runsDir` whose manifest records `promptFile` as its system prompt (undefined: none). */
 export function lastRunWithPrompt(runsDir: string, promptFile: string): string | undefined {
@@ -49,7 +50,7 @@ export async function promptFailureLens(o: {
 }): Promise<string | undefined> {
   const runDir = lastRunWithPrompt(o.runsDir, o.promptFile);
   if (!runDir) return undefined;
-  const { manifest, episodes } = readRun(runDir);
+  const { manifest, episodes } = readRun(runDir, environmentMetrics);
   const f = await readRunFailures({ manifest, episodes, dataDir: o.dataDir });
   if (!f) return undefined;
   const name = runDir.split(/[\\/]/).pop();

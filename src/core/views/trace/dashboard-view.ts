@@ -30,7 +30,7 @@ import { RUN_FILES } from "../../base/runs/run-folder";
 import { metricValue } from "../../base/runs/metrics";
 import { normaliseEpisode } from "../../base/runs/episode-v1";
 import { runEnvironmentName } from "../../base/runs/run-files";
-import { environmentRoles } from "../../envs/catalog";
+import { environmentRoles, environmentMetrics } from "../../envs/catalog";
 import { checkpointEnvironment } from "../../base/checkpoints/checkpoint-environment";
 import { runViewSpec } from "./run-view";
 
@@ -246,7 +246,7 @@ interface ValEval {
 function score(runsDir: string, name: string): { n: number; primary: PrimaryScore } | undefined {
   const dir = join(runsDir, name);
   const primary = environmentRoles(runEnvironmentName(dir)).primary;
-  const values = inQuestionOrder(readEpisodes(dir)).map((e) => metricValue(e, primary));
+  const values = inQuestionOrder(readEpisodes(dir, environmentMetrics)).map((e) => metricValue(e, primary));
   if (values.length === 0) return undefined;
   const { mean, ci } = meanInterval(values);
   return { n: values.length, primary: { mean, lo: ci.lo, hi: ci.hi } };
@@ -498,8 +498,9 @@ export function lastLoggedStep(series: readonly Series[]): number | null {
 export async function groupEpisodeViews(runDir: string, group: GroupRecord): Promise<TraceEpisodeView[]> {
   // Read as the current record format (a v1 run's slots as its environment's metrics; see episode-v1.ts).
   const env = runEnvironmentName(runDir);
+  const metrics = environmentMetrics(env);
   const lines = readLines<Record<string, unknown>>(join(runDir, EPISODES_FILE), []).map((l) =>
-    l && typeof l === "object" ? (normaliseEpisode(l, env) as unknown as EpisodeRecord) : undefined,
+    l && typeof l === "object" ? (normaliseEpisode(l, metrics) as unknown as EpisodeRecord) : undefined,
   );
   const records = (group.episodes ?? [])
     .map((i) => lines[i])

@@ -5,6 +5,7 @@ import { tokenizerForRun } from "../../base/runs/run-tokenizer";
 import { pairView, type PairView } from "./pair-view";
 import { buildTraceView } from "./trace-view";
 import { runViewSpec } from "./run-view";
+import { environmentMetrics } from "../../envs/catalog";
 
 export async function loadPair(
   dirs: readonly [string, string],
@@ -13,7 +14,7 @@ export async function loadPair(
 ): Promise<PairView> {
   const views = await Promise.all(
     dirs.map(async (dir) => {
-      const files = readRun(dir);
+      const files = readRun(dir, environmentMetrics);
       const record = files.episodes.find((e) => e.id === questionId);
       if (!record)
         throw new FileFormatError(

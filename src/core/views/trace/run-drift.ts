@@ -9,6 +9,7 @@ import { DRIFT_FIELDS } from "../../base/runs/episode-record";
 import { readEpisodes } from "../../base/runs/run-files";
 import { runDriftCounts, type RunDriftCounts } from "./drift";
 import { readTextCache } from "./run-text-cache";
+import { environmentMetrics } from "../../envs/catalog";
 
 export function runDrift(
   runDir: string,
@@ -18,5 +19,8 @@ export function runDrift(
 ): { counts: RunDriftCounts; fromCache: boolean } {
   const cached = readTextCache(runDir, tokenizerName)?.drift;
   if (cached) return { counts: cached, fromCache: true };
-  return { counts: runDriftCounts(tok, manifest, readEpisodes(runDir, DRIFT_FIELDS)), fromCache: false };
+  return {
+    counts: runDriftCounts(tok, manifest, readEpisodes(runDir, environmentMetrics, DRIFT_FIELDS)),
+    fromCache: false,
+  };
 }

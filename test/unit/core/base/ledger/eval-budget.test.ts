@@ -14,6 +14,7 @@ import { readEpisodes } from "../../../../../src/core/base/runs/run-files";
 import { requireSharedData } from "../../../../helpers/shared-data";
 import { fakeManifest, fakeRecord } from "../runs/fakes";
 import { PlanPolicy, readRows, writeRealDataDir, type HotpotRow } from "../../steps/sft/real-hotpot";
+import { environmentMetrics } from "../../../../../src/core/envs/catalog";
 
 const QWEN = DEFAULT_PRICES["Qwen/Qwen3.5-4B"];
 const QUESTIONS: Question[] = Array.from({ length: 12 }, (_, i) => ({
@@ -76,7 +77,7 @@ describe("ledger/eval integration", () => {
     );
     const spent = readLedger(dir).at(-1)!.cumulative_usd;
     assert.ok(spent <= cap, `spent ${spent} ≤ cap ${cap}`);
-    assert.equal(readEpisodes(dir).length, 6);
+    assert.equal(readEpisodes(dir, environmentMetrics).length, 6);
 
     const again = await runEval(job(1, { resume: true }));
     assert.equal(again.summary.status, "done");
@@ -141,7 +142,7 @@ describe("ledger/evalSplit with a paid source on real HotpotQA records", functio
     assert.ok(result.summary.n > 0 && result.summary.n < 40, `${result.summary.n} episodes`);
     const ledger = readLedger(result.runDir);
     assert.equal(ledger.length, result.summary.n);
-    const episodes = readEpisodes(result.runDir);
+    const episodes = readEpisodes(result.runDir, environmentMetrics);
     for (const [i, e] of episodes.entries()) {
       assert.equal(ledger[i].usd, episodeUsd(QWEN, e.prefill, e.generated));
       assert.deepEqual(ledger[i].tokens, { prefill: e.prefill, sampled: e.generated, trained: 0 });

@@ -28,6 +28,7 @@ import { scriptedEval } from "../../../../helpers/scripted-eval";
 import { prepareFixtureTwin } from "../../envs/gsm8k/fixture";
 import { readHotpot, realEpisode } from "../../views/trace/real-episodes";
 import { fakeManifest, fakeRecord } from "./fakes";
+import { environmentMetrics } from "../../../../../src/core/envs/catalog";
 
 const KEYS = new Set<string>(["format", "em", "f1", ...ABLATION_EPISODE_FIELDS]);
 
@@ -121,17 +122,19 @@ describe("episode fields read without the rest of the line (ablate's and Compare
 
   it("reads a run as readEpisodes does: the same fields and values, and the same ablate report", () => {
     for (const run of [gsm8kRun, hotpotRun]) {
-      const whole = readEpisodes(run, ABLATE_FIELDS);
-      const fields = readEpisodeFields(run, ABLATION_EPISODE_FIELDS, ABLATE_FIELDS);
+      const whole = readEpisodes(run, environmentMetrics, ABLATE_FIELDS);
+      const fields = readEpisodeFields(run, environmentMetrics, ABLATION_EPISODE_FIELDS, ABLATE_FIELDS);
       assert.deepEqual(
         fields.map((e) => ABLATION_EPISODE_FIELDS.map((k) => e[k])),
         whole.map((e) => ABLATION_EPISODE_FIELDS.map((k) => e[k])),
       );
     }
     const now = new Date(0);
-    const wholeInputs = readAblationInputs([hotpotRun, hotpotRun], (dir) => readRun(dir, ABLATE_FIELDS));
+    const wholeInputs = readAblationInputs([hotpotRun, hotpotRun], (dir) =>
+      readRun(dir, environmentMetrics, ABLATE_FIELDS),
+    );
     assert.deepEqual(ablate(loadAblationInputs([hotpotRun, hotpotRun]), { now }), ablate(wholeInputs, { now }));
-    const gsm = readAblationInputs([gsm8kRun], (dir) => readRun(dir, ABLATE_FIELDS));
+    const gsm = readAblationInputs([gsm8kRun], (dir) => readRun(dir, environmentMetrics, ABLATE_FIELDS));
     assert.deepEqual(ablate(loadAblationInputs([gsm8kRun]), { now }), ablate(gsm, { now }));
   });
 
@@ -226,7 +229,7 @@ describe("episode fields read without the rest of the line (ablate's and Compare
     const torn = good[1].slice(0, 40);
     writeFileSync(join(dir, "episodes.jsonl"), `${good[0]}\n${good[1]}\n${torn}`);
     assert.deepEqual(
-      readEpisodeFields(dir, ABLATION_EPISODE_FIELDS, ABLATE_FIELDS).map((e) => e.id),
+      readEpisodeFields(dir, environmentMetrics, ABLATION_EPISODE_FIELDS, ABLATE_FIELDS).map((e) => e.id),
       ["q1", "q2"],
     );
     const message = (read: () => unknown) => {
@@ -240,10 +243,10 @@ describe("episode fields read without the rest of the line (ablate's and Compare
     };
     for (const bad of [torn, "[1,2]", '{"id":"q3","usd":01}', '{"id":"q3","tokens":[1,,2]}', '{"id":"q3","usd":"1"}']) {
       writeFileSync(join(dir, "episodes.jsonl"), `${good[0]}\n${bad}\n${good[1]}\n`);
-      const expected = message(() => readEpisodes(dir, ABLATE_FIELDS));
+      const expected = message(() => readEpisodes(dir, environmentMetrics, ABLATE_FIELDS));
       assert.match(expected, /episodes\.jsonl:2: /);
       assert.equal(
-        message(() => readEpisodeFields(dir, ABLATION_EPISODE_FIELDS, ABLATE_FIELDS)),
+        message(() => readEpisodeFields(dir, environmentMetrics, ABLATION_EPISODE_FIELDS, ABLATE_FIELDS)),
         expected,
       );
     }
@@ -257,10 +260,10 @@ describe("episode fields read without the rest of the line (ablate's and Compare
       return JSON.stringify({ ...rest, em, f1 });
     };
     writeFileSync(join(dir, "episodes.jsonl"), `${v1("q1", 1, 1)}\n${v1("q2", 0, 0.4)}\n`);
-    const fields = readEpisodeFields(dir, ABLATION_EPISODE_FIELDS, ABLATE_FIELDS);
+    const fields = readEpisodeFields(dir, environmentMetrics, ABLATION_EPISODE_FIELDS, ABLATE_FIELDS);
     assert.deepEqual(
       fields.map((e) => e.metrics),
-      readEpisodes(dir, ABLATE_FIELDS).map((e) => e.metrics),
+      readEpisodes(dir, environmentMetrics, ABLATE_FIELDS).map((e) => e.metrics),
     );
     assert.deepEqual(fields[1].metrics, { em: 0, f1: 0.4 });
   });

@@ -20,6 +20,7 @@ import {
 } from "../../../../../src/core/base/runs/episode-index";
 import { appendEpisode, episodesPath, readEpisodes } from "../../../../../src/core/base/runs/run-files";
 import { fakeRecord } from "./fakes";
+import { environmentMetrics } from "../../../../../src/core/envs/catalog";
 
 describe("runs/episode-index", () => {
   let dir: string;
@@ -38,7 +39,7 @@ describe("runs/episode-index", () => {
       }),
     );
     for (const r of records) appendEpisode(dir, r);
-    const index = indexEpisodes(dir);
+    const index = indexEpisodes(dir, environmentMetrics);
     const pick = (r: object) => Object.fromEntries(HEAD_FIELDS.map((f) => [f, (r as Record<string, unknown>)[f]]));
     assert.deepEqual(
       index.episodes.map((e) => pick(e.head)),
@@ -63,7 +64,7 @@ describe("runs/episode-index", () => {
     appendEpisode(dir, fakeRecord("a", { f1: 0.75 }));
     appendEpisode(dir, fakeRecord("b"));
     appendFileSync(episodesPath(dir), '{"id":"c","question":"half a li');
-    const index = indexEpisodes(dir);
+    const index = indexEpisodes(dir, environmentMetrics);
     assert.deepEqual(
       index.episodes.map((e) => [e.head.id, e.head.metrics.f1, e.line]),
       [
@@ -73,7 +74,7 @@ describe("runs/episode-index", () => {
     );
     assert.deepEqual(
       index.episodes.map((e) => e.head.id),
-      readEpisodes(dir).map((e) => e.id),
+      readEpisodes(dir, environmentMetrics).map((e) => e.id),
     );
   });
 
@@ -81,7 +82,7 @@ describe("runs/episode-index", () => {
     const r = fakeRecord("x");
     const { prompt, ...rest } = r;
     writeFileSync(episodesPath(dir), JSON.stringify({ prompt, ...rest }) + "\n");
-    const index = indexEpisodes(dir);
+    const index = indexEpisodes(dir, environmentMetrics);
     assert.equal(index.episodes[0].head.question, r.question);
     assert.deepEqual(readIndexedEpisode(index, index.episodes[0]).prompt, prompt);
   });
@@ -90,24 +91,24 @@ describe("runs/episode-index", () => {
     appendEpisode(dir, fakeRecord("a"));
     appendEpisode(dir, fakeRecord("b", { f1: 7 }));
     assert.throws(
-      () => indexEpisodes(dir),
+      () => indexEpisodes(dir, environmentMetrics),
       (e: Error) =>
         e instanceof FileFormatError && /episodes\.jsonl:2/.test(e.message) && /"metrics\.f1"/.test(e.message),
     );
     writeFileSync(episodesPath(dir), "{oops\n" + JSON.stringify(fakeRecord("c")) + "\n");
     assert.throws(
-      () => indexEpisodes(dir),
+      () => indexEpisodes(dir, environmentMetrics),
       (e: Error) => e instanceof FileFormatError && /episodes\.jsonl:1/.test(e.message),
     );
   });
 
   it("is empty for a run with no episodes yet, and knows when the file changed", () => {
-    const empty = indexEpisodes(dir);
+    const empty = indexEpisodes(dir, environmentMetrics);
     assert.equal(empty.episodes.length, 0);
     assert.equal(indexIsCurrent(empty), true);
     appendEpisode(dir, fakeRecord("a"));
     assert.equal(indexIsCurrent(empty), false);
-    const one = indexEpisodes(dir);
+    const one = indexEpisodes(dir, environmentMetrics);
     assert.equal(indexIsCurrent(one), true);
     appendEpisode(dir, fakeRecord("b"));
     assert.equal(indexIsCurrent(one), false);
@@ -124,11 +125,11 @@ describe("runs/episode-index", () => {
     });
     for (const r of records) appendEpisode(dir, r);
     appendFileSync(episodesPath(dir), '{"id":"torn","question":"half');
-    const index = indexEpisodes(dir);
+    const index = indexEpisodes(dir, environmentMetrics);
     assert.equal(index.complete, true);
     assert.deepEqual(
       index.episodes.map((e) => e.head.id),
-      readEpisodes(dir).map((e) => e.id),
+      readEpisodes(dir, environmentMetrics).map((e) => e.id),
     );
     assert.deepEqual(
       index.episodes.map((e) => e.head.id),
@@ -145,13 +146,13 @@ describe("runs/episode-index", () => {
 
   it("stops after the first `limit` episodes, and says whether there may be more", () => {
     for (const id of ["a", "b", "c"]) appendEpisode(dir, fakeRecord(id));
-    const two = indexEpisodes(dir, 2);
+    const two = indexEpisodes(dir, environmentMetrics, 2);
     assert.deepEqual([two.episodes.map((e) => e.head.id), two.complete], [["a", "b"], false]);
-    const three = indexEpisodes(dir, 3);
+    const three = indexEpisodes(dir, environmentMetrics, 3);
     assert.deepEqual([three.episodes.length, three.complete], [3, true], "nothing after the third: whole");
     appendEpisode(dir, fakeRecord("a", { f1: 0 }));
     assert.deepEqual(
-      indexEpisodes(dir, 3).episodes.map((e) => e.head.id),
+      indexEpisodes(dir, environmentMetrics, 3).episodes.map((e) => e.head.id),
       ["a", "b", "c"],
       "a repeated id does not count",
     );
@@ -159,7 +160,7 @@ describe("runs/episode-index", () => {
 
   it("indexes the file as it was when the scan began: what is appended meanwhile makes the index stale", () => {
     appendEpisode(dir, fakeRecord("a"));
-    const scan = new EpisodeScan(dir);
+    const scan = new EpisodeScan(dir, environmentMetrics);
     appendEpisode(dir, fakeRecord("b"));
     while (scan.step());
     assert.deepEqual(

@@ -17,6 +17,7 @@ import { writeJsonAtomic } from "../../../../../src/core/base/util/atomic-write"
 import { summarize, finalLine, SUMMARY_FORMAT } from "../../../../../src/core/base/runs/summary";
 import { FileFormatError } from "../../../../../src/core/base/errors";
 import { fakeRecord } from "./fakes";
+import { environmentMetrics } from "../../../../../src/core/envs/catalog";
 
 describe("runs/run-files", () => {
   let dir: string;
@@ -31,7 +32,7 @@ describe("runs/run-files", () => {
     const text = readFileSync(episodesPath(dir), "utf8");
     assert.equal(text.split("\n").length, 3, "two lines plus the trailing newline");
     assert.deepEqual(
-      readEpisodes(dir).map((e) => [e.id, e.metrics.f1]),
+      readEpisodes(dir, environmentMetrics).map((e) => [e.id, e.metrics.f1]),
       [
         ["a", 1],
         ["b", 0.5],
@@ -43,13 +44,13 @@ describe("runs/run-files", () => {
     appendEpisode(dir, fakeRecord("a"));
     appendFileSync(episodesPath(dir), '{"id":"b","question":"half a li');
     assert.deepEqual(
-      readEpisodes(dir).map((e) => e.id),
+      readEpisodes(dir, environmentMetrics).map((e) => e.id),
       ["a"],
     );
     assert.ok(repairTornTail(episodesPath(dir)) > 0);
     appendEpisode(dir, fakeRecord("c"));
     assert.deepEqual(
-      readEpisodes(dir).map((e) => e.id),
+      readEpisodes(dir, environmentMetrics).map((e) => e.id),
       ["a", "c"],
     );
     assert.equal(repairTornTail(episodesPath(dir)), 0, "a clean file is left alone");
@@ -60,7 +61,7 @@ describe("runs/run-files", () => {
     appendFileSync(episodesPath(dir), "{oops\n");
     appendEpisode(dir, fakeRecord("b"));
     assert.throws(
-      () => readEpisodes(dir),
+      () => readEpisodes(dir, environmentMetrics),
       (e: Error) => e instanceof FileFormatError && /episodes\.jsonl:2/.test(e.message),
     );
   });
@@ -69,7 +70,7 @@ describe("runs/run-files", () => {
     appendEpisode(dir, fakeRecord("a", { f1: 0.25 }));
     appendEpisode(dir, fakeRecord("a", { f1: 0.75 }));
     assert.deepEqual(
-      readEpisodes(dir).map((e) => e.metrics.f1),
+      readEpisodes(dir, environmentMetrics).map((e) => e.metrics.f1),
       [0.25],
     );
   });
@@ -77,14 +78,14 @@ describe("runs/run-files", () => {
   it("readRun returns manifest and episodes, readSummary the summary, and names a bad summary.json", () => {
     appendEpisode(dir, fakeRecord("a"));
     writeJsonAtomic(join(dir, "summary.json"), { n: 1 });
-    const run = readRun(dir);
+    const run = readRun(dir, environmentMetrics);
     assert.equal(run.episodes.length, 1);
     assert.equal(run.manifest, undefined);
     assert.equal(readSummary(dir, () => UNKNOWN_ENV_METRICS)?.n, 1);
     writeFileSync(join(dir, "summary.json"), '{\n  "n": 1,\n  oops\n}');
     assert.throws(() => readSummary(dir, () => UNKNOWN_ENV_METRICS), /summary\.json:3/);
     assert.throws(() => readSummaryHead(dir), /summary\.json:3/);
-    assert.throws(() => readRun(join(dir, "nope")), /not a run folder/);
+    assert.throws(() => readRun(join(dir, "nope"), environmentMetrics), /not a run folder/);
   });
 
   it("listRuns finds run folders (manifest or episodes) and ignores other things", () => {

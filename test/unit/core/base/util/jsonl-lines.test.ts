@@ -14,6 +14,7 @@ import { HeldOutQuestions } from "../../../../../src/core/steps/sft/held-out";
 import { readSftRows } from "../../../../../src/core/steps/sft/sft-files";
 import { parseJsonlLines } from "../../../../../src/core/base/util/jsonl";
 import { fakeRecord } from "../runs/fakes";
+import { environmentMetrics } from "../../../../../src/core/envs/catalog";
 
 describe("JSONL line numbers after blank lines", () => {
   let dir: string;
@@ -37,7 +38,7 @@ describe("JSONL line numbers after blank lines", () => {
     [
       "episodes.jsonl",
       "episodes.jsonl",
-      (file) => readEpisodes(join(file, "..")),
+      (file) => readEpisodes(join(file, ".."), environmentMetrics),
       /episodes\.jsonl:3: episode record has no "id"/,
     ],
     [

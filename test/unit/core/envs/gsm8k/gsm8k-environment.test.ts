@@ -109,7 +109,10 @@ for (const source of ["real", "fixture"] as const) {
         testFlag: TEST_SPLIT_FLAG,
         policy,
       });
-      const run = { ...readRun(result.runDir), summary: readSummary(result.runDir, environmentMetrics) };
+      const run = {
+        ...readRun(result.runDir, environmentMetrics),
+        summary: readSummary(result.runDir, environmentMetrics),
+      };
       assert.equal(run.episodes.length, items.length);
       assert.equal(
         estimateContext({ split: "test" }, config(), ws).splitQuestions,
@@ -205,7 +208,7 @@ for (const source of ["real", "fixture"] as const) {
         policy,
       });
       const want: Record<Behaviour, number> = { right: 1, wrong: 0, unboxed: -0.1, truncated: 0.9 };
-      for (const e of readRun(result.runDir).episodes)
+      for (const e of readRun(result.runDir, environmentMetrics).episodes)
         assert.ok(Math.abs(e.reward - want[behaviourOf(e.id)]) < 1e-12, `${e.id}: ${e.reward}`);
     });
 

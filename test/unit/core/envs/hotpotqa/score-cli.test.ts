@@ -8,6 +8,7 @@ import { appendEpisode, readEpisodes } from "../../../../../src/core/base/runs/r
 import { requireSharedData } from "../../../../helpers/shared-data";
 import { fakeRecord } from "../../base/runs/fakes";
 import { tempDir, capturedOutput } from "../../base/data/helpers";
+import { environmentMetrics } from "../../../../../src/core/envs/catalog";
 
 const captured = async (fn: () => Promise<void>): Promise<string> => (await capturedOutput(fn)).out;
 
@@ -85,7 +86,7 @@ describe("score CLI", function () {
       `EM 0.500  F1 ${((0.8 + 1) / 2).toFixed(3)}  n 2  (1 episode changed; episodes.jsonl and summary.json rewritten)`,
     );
     assert.deepEqual(
-      readEpisodes(runDir).map((e) => e.metrics.em),
+      readEpisodes(runDir, environmentMetrics).map((e) => e.metrics.em),
       [0, 1],
     );
     await assert.rejects(run([runDir, "--per-line", join(dir.path, "x.jsonl")]), /--per-line is for a JSONL file/);

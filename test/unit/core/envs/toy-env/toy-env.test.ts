@@ -15,6 +15,7 @@ import { collectSftData, readSftRows, sftPath } from "../../../../../src/core/st
 import { ENVIRONMENT as CALCULATOR } from "../../../../../examples/environments/calculator/environment";
 import { SCRIPTED_READER } from "../../../../../examples/environments/calculator/scripted";
 import { scriptedEval } from "../../../../helpers/scripted-eval";
+import { environmentMetrics } from "../../../../../src/core/envs/catalog";
 
 describe("envs: a test environment in one folder (calculator)", function () {
   this.timeout(60_000);
@@ -52,7 +53,7 @@ describe("envs: a test environment in one folder (calculator)", function () {
       testFlag: TEST_SPLIT_FLAG,
       policy: solver(),
     });
-    const run = readRun(r.runDir);
+    const run = readRun(r.runDir, environmentMetrics);
     assert.equal(run.episodes.length, 10);
     assert.equal(metricValue(r.summary, metricRoles(CALCULATOR.metrics).primary), 1);
     for (const e of run.episodes as (EpisodeRecord & { calls?: number })[]) {

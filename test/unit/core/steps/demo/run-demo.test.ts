@@ -12,6 +12,7 @@ import { readProgress, type Progress } from "../../../../../src/core/base/runs/p
 import { readEpisodes } from "../../../../../src/core/base/runs/run-files";
 import { DEMO_RECORD, runDemo, type DemoOptions } from "../../../../../src/core/steps/demo/run-demo";
 import type { StageRecord } from "../../../../../src/core/steps/recipe/engine";
+import { environmentMetrics } from "../../../../../src/core/envs/catalog";
 
 const STAGES = ["world", "prepare", "index", "eval-heuristic", "eval-closed-book"];
 
@@ -122,7 +123,7 @@ describe("core/steps/demo: the demo's stages on the recipe engine", function () 
     );
     assert.equal(readProgress(dir)?.status, "interrupted");
     assert.equal(readProgress(dir)?.stage?.name, "eval-heuristic");
-    const kept = readEpisodes(join(dir, "runs", "heuristic")).length;
+    const kept = readEpisodes(join(dir, "runs", "heuristic"), environmentMetrics).length;
     assert.ok(kept < 20, `${kept} episodes before the stop`);
     const earlier = recorded(dir);
     assert.deepEqual(Object.keys(earlier), STAGES.slice(0, 3), "the stages finished before the stop are recorded");
@@ -141,7 +142,7 @@ describe("core/steps/demo: the demo's stages on the recipe engine", function () 
     const record = recorded(dir);
     assert.deepEqual(Object.keys(record), STAGES);
     for (const st of STAGES.slice(0, 3)) assert.deepEqual(record[st], earlier[st], `${st}'s record is kept as it was`);
-    assert.equal(new Set(readEpisodes(join(dir, "runs", "heuristic")).map((e) => e.id)).size, 20);
+    assert.equal(new Set(readEpisodes(join(dir, "runs", "heuristic"), environmentMetrics).map((e) => e.id)).size, 20);
     assert.equal(readProgress(dir)?.status, "done");
   });
 

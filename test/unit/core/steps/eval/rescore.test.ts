@@ -28,6 +28,7 @@ import { sharedDataPath } from "../../../../helpers/shared-data";
 import { prepareSyntheticWorkspace } from "../../../../helpers/synthetic-workspace";
 import { scriptedEval } from "../../../../helpers/scripted-eval";
 import { behaviourOf, questionOf, replyFor, writeFixtureTwin } from "../../envs/gsm8k/fixture";
+import { environmentMetrics } from "../../../../../src/core/envs/catalog";
 
 const summaryOf = (runDir: string) => JSON.parse(readFileSync(join(runDir, "summary.json"), "utf8"));
 
@@ -56,7 +57,7 @@ describe("eval/rescoreRun", () => {
       }),
     );
     appendFileSync(episodesPath(dir), '{"id":"c","torn');
-    const eps = readEpisodes(dir);
+    const eps = readEpisodes(dir, environmentMetrics);
     writeJsonAtomic(
       join(dir, "summary.json"),
       summarize(eps, { planned: 3, seconds: 9, status: "interrupted", split: "val", model: "m" }),
@@ -66,7 +67,7 @@ describe("eval/rescoreRun", () => {
     const r = rescoreRun(dir);
     assert.equal(r.summary.n, 2);
     assert.equal(r.changed, 2);
-    const [a, b] = readEpisodes(dir);
+    const [a, b] = readEpisodes(dir, environmentMetrics);
     assert.equal(a.metrics.em, 0);
     assert.ok(Math.abs(a.metrics.f1 - 0.8) < 1e-12);
     assert.ok(Math.abs(a.reward - 0.8) < 1e-12);
@@ -154,7 +155,7 @@ describe("eval/rescoreRun on real runs of each environment", function () {
           return replyFor(item.answers[0], behaviourOf(item.id));
         }),
       });
-      const recorded = readEpisodes(result.runDir);
+      const recorded = readEpisodes(result.runDir, environmentMetrics);
       assert.ok(recorded.some((e) => e.metrics.correct === 1) && recorded.some((e) => e.metrics.correct === 0));
       if (formatPenalty > 0)
         assert.ok(
@@ -171,7 +172,7 @@ describe("eval/rescoreRun on real runs of each environment", function () {
       writeFileSync(episodesPath(result.runDir), lines.map((l) => l + "\n").join(""));
       const r = rescoreRun(result.runDir);
       assert.equal(r.changed, 1);
-      const fixed = readEpisodes(result.runDir)[i] as unknown as Record<string, unknown>;
+      const fixed = readEpisodes(result.runDir, environmentMetrics)[i] as unknown as Record<string, unknown>;
       assert.deepEqual(fixed.metrics, { correct: 1 });
       assert.equal(fixed.correct, true);
       assert.equal(fixed.reward, recorded[i].reward);
@@ -198,7 +199,7 @@ describe("eval/rescoreRun on real runs of each environment", function () {
       limit: 24,
       policy: new HeuristicPolicy(tok),
     });
-    const f1s = readEpisodes(result.runDir).map((e) => e.metrics.f1);
+    const f1s = readEpisodes(result.runDir, environmentMetrics).map((e) => e.metrics.f1);
     assert.ok(f1s.some((f) => f > 0 && f < 1) || new Set(f1s).size > 1, "scores vary across episodes");
     assertRescoresToItself(result.runDir);
   });

@@ -9,6 +9,7 @@ import { runEval, type EvalJob } from "../../../../../src/core/steps/eval/run-ev
 import { readEpisodes } from "../../../../../src/core/base/runs/run-files";
 import { SUMMARY_FORMAT, type RunSummary } from "../../../../../src/core/base/runs/summary";
 import { fakeManifest, fakeRecord } from "../../base/runs/fakes";
+import { environmentMetrics } from "../../../../../src/core/envs/catalog";
 
 const QUESTIONS: Question[] = Array.from({ length: 12 }, (_, i) => ({
   id: `q${i}`,
@@ -57,7 +58,7 @@ describe("eval/runEval", () => {
     assert.equal(peak, 3);
     assert.equal(summary.n, 12);
     assert.equal(summary.status, "done");
-    assert.equal(readEpisodes(dir).length, 12);
+    assert.equal(readEpisodes(dir, environmentMetrics).length, 12);
     assert.equal(lines.at(-1), "  12/12  F1 so far 0.500");
     const onDisk = JSON.parse(readFileSync(join(dir, "summary.json"), "utf8")) as RunSummary;
     assert.equal(onDisk.status, "done");
@@ -85,7 +86,7 @@ describe("eval/runEval", () => {
       }),
     );
     assert.equal(first.summary.status, "interrupted");
-    const partial = readEpisodes(dir).map((e) => e.id);
+    const partial = readEpisodes(dir, environmentMetrics).map((e) => e.id);
     assert.ok(partial.length >= 5 && partial.length < 12, `kept ${partial.length}`);
 
     const asked: string[] = [];
@@ -105,7 +106,7 @@ describe("eval/runEval", () => {
         .filter((id) => !partial.includes(id))
         .sort(),
     );
-    const ids = readEpisodes(dir).map((e) => e.id);
+    const ids = readEpisodes(dir, environmentMetrics).map((e) => e.id);
     assert.equal(new Set(ids).size, ids.length);
     assert.equal(ids.length, 12);
     assert.equal(second.summary.status, "done");
@@ -139,7 +140,7 @@ describe("eval/runEval", () => {
     const s = JSON.parse(readFileSync(join(dir, "summary.json"), "utf8")) as RunSummary;
     assert.equal(s.status, "failed");
     assert.deepEqual(
-      readEpisodes(dir).map((e) => e.id),
+      readEpisodes(dir, environmentMetrics).map((e) => e.id),
       ["q0", "q1", "q2"],
     );
   });

@@ -85,10 +85,16 @@ describe("steps/playground: the local backend's tiny model", function () {
       const line = (dir: string) => readFileSync(join(dir, "episodes.jsonl"), "utf8");
       assert.equal(line(saved), line(evalRun.runDir));
 
-      const files = { ...readRun(saved, SHOW_FIELDS), summary: readSummary(saved, environmentMetrics) };
+      const files = {
+        ...readRun(saved, environmentMetrics, SHOW_FIELDS),
+        summary: readSummary(saved, environmentMetrics),
+      };
       const shown = renderShow(files, { name: "chat-local", n: 3, seed: 0, style: "plain" });
       assert.match(shown, /^chat-local/m);
-      const failures = await readRunFailures({ ...readRun(saved, SHOW_FIELDS), dataDir: join(ws, "data") });
+      const failures = await readRunFailures({
+        ...readRun(saved, environmentMetrics, SHOW_FIELDS),
+        dataDir: join(ws, "data"),
+      });
       assert.ok(failures, "the default environment's failure rules label the saved run");
       assert.equal(failures.table.episodes, 1);
     } finally {
@@ -102,7 +108,7 @@ describe("steps/playground: the local backend's tiny model", function () {
       const ep = pg.start({ typed: "Who wrote the first song?" });
       await finish(ep);
       const saved = await ep.save("chat-typed-local");
-      const run = readRun(saved, SHOW_FIELDS);
+      const run = readRun(saved, environmentMetrics, SHOW_FIELDS);
       assert.deepEqual(run.episodes[0].answers, []);
       const files = { ...run, summary: readSummary(saved, environmentMetrics) };
       assert.match(renderShow(files, { name: "chat-typed-local", n: 3, seed: 0, style: "plain" }), /split typed/);

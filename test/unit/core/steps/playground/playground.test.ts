@@ -20,6 +20,7 @@ import { Playground } from "../../../../../src/core/steps/playground/playground"
 import { ENVIRONMENT as CALCULATOR } from "../../../../../examples/environments/calculator/environment";
 import { SCRIPTED_READER } from "../../../../../examples/environments/calculator/scripted";
 import { scriptedEval } from "../../../../helpers/scripted-eval";
+import { environmentMetrics } from "../../../../../src/core/envs/catalog";
 
 const episodeLines = (runDir: string) => readFileSync(join(runDir, "episodes.jsonl"), "utf8");
 
@@ -81,16 +82,16 @@ describe("steps/playground: chat with a model, a turn at a time, through the one
       });
       assert.equal(episodeLines(saved), episodeLines(evalRun.runDir), "the saved episode is eval's line");
 
-      const run = readRun(saved);
+      const run = readRun(saved, environmentMetrics);
       assert.equal(run.episodes.length, 1);
       assert.equal(run.episodes[0].reward, 1);
       // Same settings as the eval: only the playground's own record of its turns differs.
       assert.deepEqual(
-        fingerprintDiff(run.manifest!, readRun(evalRun.runDir).manifest!).map((d) => d.field),
+        fingerprintDiff(run.manifest!, readRun(evalRun.runDir, environmentMetrics).manifest!).map((d) => d.field),
         ["playground.turns"],
       );
       assert.ok(isPlaygroundRun(run.manifest), "views that score checkpoints from evals can leave it out");
-      assert.ok(!isPlaygroundRun(readRun(evalRun.runDir).manifest));
+      assert.ok(!isPlaygroundRun(readRun(evalRun.runDir, environmentMetrics).manifest));
       assert.deepEqual(run.manifest!.playground, {
         turns: [
           { temperature: 0, max_tokens: 64 },
@@ -134,7 +135,7 @@ describe("steps/playground: chat with a model, a turn at a time, through the one
       assert.equal(ep.scored, false);
       while (!(await ep.next(greedy)).done);
       const runDir = await ep.save("chat-typed");
-      const run = readRun(runDir);
+      const run = readRun(runDir, environmentMetrics);
       assert.deepEqual(run.manifest!.split, {
         name: TYPED_QUESTIONS,
         file: "",

@@ -24,6 +24,7 @@ import { runCli } from "../../../cli/cli-process";
 import { fixtureRecords } from "../../envs/gsm8k/fixture";
 import { prepareSyntheticWorkspace } from "../../../../helpers/synthetic-workspace";
 import { scriptedEval } from "../../../../helpers/scripted-eval";
+import { environmentMetrics } from "../../../../../src/core/envs/catalog";
 
 const readLines = <T = ChatLine>(file: string) =>
   readFileSync(file, "utf8")
@@ -105,7 +106,7 @@ describe("sft/exportChat", function () {
     });
     const out = join(ws, "chat.jsonl");
     assert.deepEqual(await exportChat(r.runDir, out), { lines: 8, source: "episodes.jsonl" });
-    const episodes = readEpisodes(r.runDir);
+    const episodes = readEpisodes(r.runDir, environmentMetrics);
     const system = loadSystemPrompt().text;
     for (const line of readLines(out)) {
       const e = episodes.find((x) => x.id === line.id)!;
@@ -161,7 +162,7 @@ describe("sft/exportChat", function () {
     const out = join(ws, "chat.jsonl");
     await exportChat(r.runDir, out);
     const lines = readLines(out);
-    const e = readEpisodes(r.runDir);
+    const e = readEpisodes(r.runDir, environmentMetrics);
     for (const line of lines) {
       assert.deepEqual(
         line.messages.map((m) => [m.role, m.weight]),

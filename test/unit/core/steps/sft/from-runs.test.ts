@@ -23,6 +23,7 @@ import { runCli } from "../../../cli/cli-process";
 import { fixtureRecords } from "../../envs/gsm8k/fixture";
 import { prepareSyntheticWorkspace } from "../../../../helpers/synthetic-workspace";
 import { scriptedEval } from "../../../../helpers/scripted-eval";
+import { environmentMetrics } from "../../../../../src/core/envs/catalog";
 
 describe("sft/sftFromRuns", function () {
   this.timeout(120_000);
@@ -98,7 +99,7 @@ describe("sft/sftFromRuns", function () {
         log: (l) => log.push(l),
       });
       const rows = readSftRows(sftPath(r.runDir));
-      const trainIds = new Set(readEpisodes(join(ws, "runs", "a")).map((e) => e.id));
+      const trainIds = new Set(readEpisodes(join(ws, "runs", "a"), environmentMetrics).map((e) => e.id));
       assert.equal(rows.length, trainIds.size, "every train question was solved by some run");
       for (const row of rows) {
         assert.ok(trainIds.has(row.id));
@@ -147,7 +148,7 @@ describe("sft/sftFromRuns", function () {
         command: ["test"],
       });
       const rows = readSftRows(sftPath(r.runDir));
-      const evens = readEpisodes(join(ws, "runs", "a")).filter((e) => e.reward === 1).length;
+      const evens = readEpisodes(join(ws, "runs", "a"), environmentMetrics).filter((e) => e.reward === 1).length;
       assert.equal(rows.length, 12 + evens);
       assert.ok(evens > 0 && evens < 12, `${evens} of a's episodes are right`);
       assert.equal(rows.filter((row) => row.id.endsWith("#2")).length, evens);
@@ -242,7 +243,7 @@ describe("sft/sftFromRuns", function () {
     });
 
     it("--per-turn: one example per assistant turn, earlier turns as context; only episodes that searched", () => {
-      const episodes = readEpisodes(join(ws, "runs", "heur"));
+      const episodes = readEpisodes(join(ws, "runs", "heur"), environmentMetrics);
       const kept = episodes.filter((e) => e.reward >= 0.8 && e.searches.length > 0);
       assert.ok(kept.length > 0);
       const r = sftFromRuns({

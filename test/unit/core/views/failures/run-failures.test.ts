@@ -28,6 +28,7 @@ import { PlanPolicy, readRows, writeRealDataDir } from "../../steps/sft/real-hot
 import { runCli } from "../../../cli/cli-process";
 import { failureGroups } from "../../../../../src/extension/runs/failure-groups";
 import { promptFailureLens } from "../../../../../src/core/views/failures/prompt-lens";
+import { environmentMetrics } from "../../../../../src/core/envs/catalog";
 
 /** Replies that reach every end and every rule: empty and wandering searches, length, no action, long answers. */
 function variedReplies(ctx: ScriptContext): ScriptedReply {
@@ -44,7 +45,7 @@ function variedReplies(ctx: ScriptContext): ScriptedReply {
 
 /** The labels' invariants on one run: one label per episode with F1 < 1, none else, counts summing to them. */
 function checkInvariants(runDir: string, f: RunFailures): void {
-  const { episodes } = readRun(runDir);
+  const { episodes } = readRun(runDir, environmentMetrics);
   const failed = episodes.filter((e) => Object.values(e.metrics).some((v) => v < 1) && !(e.metrics.f1 === 1));
   assert.equal(f.table.episodes, episodes.length);
   assert.equal(f.table.failed, failed.length, "every episode with F1 < 1 is labelled, and no other");
@@ -92,7 +93,7 @@ describe("failure labels on runs", function () {
     ).runDir;
 
   const labelled = async (ws: string, runDir: string) => {
-    const { manifest, episodes } = readRun(runDir);
+    const { manifest, episodes } = readRun(runDir, environmentMetrics);
     const f = await readRunFailures({ manifest, episodes, dataDir: join(ws, "data") });
     assert.ok(f, "the run's environment declares failure labels");
     return f;
@@ -146,7 +147,7 @@ describe("failure labels on runs", function () {
         new RegExp(`^${top.label}\\s+${top.count}\\s+[0-9.]+%\\s+${top.examples.join(", ")}$`, "m"),
       );
       // The prompt file's lens names the most common label of the last eval that ran with it.
-      const promptFile = join(ws, "prompts", readRun(runDir).manifest!.system_prompt.file);
+      const promptFile = join(ws, "prompts", readRun(runDir, environmentMetrics).manifest!.system_prompt.file);
       const lens = await promptFailureLens({
         runsDir: join(ws, "runs"),
         promptFile,

@@ -21,6 +21,7 @@ import { basename } from "node:path";
 import { ablate, loadAblationInputs } from "../../../../../src/core/steps/ablate/ablate";
 import { metricValue } from "../../../../../src/core/base/runs/metrics";
 import { inQuestionOrder, meanInterval } from "../../../../../src/core/base/stats/shown-interval";
+import { environmentMetrics } from "../../../../../src/core/envs/catalog";
 
 describe("trace: training dashboard data", function () {
   let tok: ChatTokenizer;
@@ -101,7 +102,7 @@ describe("trace: training dashboard data", function () {
     const [again] = ablate(loadAblationInputs([shuffled])).runs;
     assert.deepEqual(again.primary.ci, run.primary.ci);
     assert.deepEqual(
-      meanInterval(inQuestionOrder(readEpisodes(shuffled)).map((e) => metricValue(e, "f1"))).ci,
+      meanInterval(inQuestionOrder(readEpisodes(shuffled, environmentMetrics)).map((e) => metricValue(e, "f1"))).ci,
       run.primary.ci,
     );
     rmSync(shuffled, { recursive: true, force: true });
@@ -151,7 +152,7 @@ describe("trace: dashboard checkpoint scores from real training and eval runs", 
   after(async () => w?.world.close());
 
   const meanF1 = (run: string) => {
-    const f1 = readEpisodes(join(w.runsDir, run)).map((e) => e.metrics.f1);
+    const f1 = readEpisodes(join(w.runsDir, run), environmentMetrics).map((e) => e.metrics.f1);
     return f1.reduce((s, x) => s + x, 0) / f1.length;
   };
 

@@ -38,6 +38,7 @@ import { sharedDataPath } from "../../../../helpers/shared-data";
 import { behaviourOf, prepareFixtureTwin, questionOf, replyFor } from "../../envs/gsm8k/fixture";
 import { readRows, writeRealDataDir } from "../../steps/sft/real-hotpot";
 import { scriptedEval } from "../../../../helpers/scripted-eval";
+import { environmentMetrics } from "../../../../../src/core/envs/catalog";
 
 /** A reply that thinks first, written after whatever the generation prompt already opened. */
 function thinking(promptText: string, reply: ScriptedReply): ScriptedReply {
@@ -115,7 +116,7 @@ describe("trace: the drift check renders with the template, on every environment
       limit: o.limit,
       policy: o.policy,
     });
-    return readRun(r.runDir, DRIFT_FIELDS);
+    return readRun(r.runDir, environmentMetrics, DRIFT_FIELDS);
   };
 
   /** Every episode checked with its run's settings: no template drift, nothing unrenderable. */

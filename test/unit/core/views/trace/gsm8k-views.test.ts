@@ -19,6 +19,7 @@ import { groupEpisodeViews, readDashboard } from "../../../../../src/core/views/
 import { prepareFixtureTwin } from "../../envs/gsm8k/fixture";
 import { openWebview, webviewBundles } from "../../../webview/webview-dom";
 import { scriptedEval } from "../../../../helpers/scripted-eval";
+import { environmentMetrics } from "../../../../../src/core/envs/catalog";
 
 const sumOf = (prompt: string) => {
   const m = /Rosa has (\d+) marbles and wins (\d+) more/.exec(prompt.split("<|im_start|>user").at(-1)!)!;
@@ -55,7 +56,7 @@ describe("core: pair view and dashboard on GSM8K runs", function () {
   it("a flip's pair scores each side with GSM8K's correct, under GSM8K's view", async () => {
     const right = await evalRun("right", true);
     const wrong = await evalRun("wrong", false);
-    const id = readRun(right).episodes[0].id;
+    const id = readRun(right, environmentMetrics).episodes[0].id;
     const pair = await loadPair([right, wrong], id, ["right", "wrong"]);
     assert.deepEqual(
       pair.sides.map((s) => [s.primary, s.binary]),
@@ -75,7 +76,7 @@ describe("core: pair view and dashboard on GSM8K runs", function () {
     const train = join(ws, "runs", "grpo-gsm8k");
     mkdirSync(train, { recursive: true });
     // A GRPO run's folder: its manifest names the environment (as train writes it), episodes line-indexed by groups.
-    const m = readRun(evalDir).manifest!;
+    const m = readRun(evalDir, environmentMetrics).manifest!;
     writeFileSync(
       join(train, "manifest.json"),
       JSON.stringify({ kind: "grpo", base_model: "m", tokenizer: m.tokenizer, environment: m.environment }),
