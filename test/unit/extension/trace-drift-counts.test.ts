@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { offlineTokenizer } from "../../../src/core/base/chat/offline-tokenizer";
 import type { ChatTokenizer } from "../../../src/core/base/chat/tokenizer";
 import { mergeConfig } from "../../../src/core/base/config";
-import { DRIFT_FIELDS } from "../../../src/core/base/runs/episode-record";
+import { DRIFT_FIELDS, SHOW_FIELDS } from "../../../src/core/base/runs/episode-record";
 import { appendEpisode, readEpisodes, readRun } from "../../../src/core/base/runs/run-files";
 import { runFile } from "../../../src/core/base/runs/run-folder";
 import { GSM8K } from "../../../src/core/envs/gsm8k/environment";
@@ -70,15 +70,7 @@ describe("extension + cli: show prints the drift count the trace viewer shows", 
     });
     runDir = r.runDir;
     // One more episode: the newline the template writes after the few-shot answer's <|im_end|>, doubled.
-    const [first] = readEpisodes(runDir, environmentMetrics, [
-      "id",
-      "question",
-      "answers",
-      "prediction",
-      "metrics",
-      "end",
-      "searches",
-    ]);
+    const [first] = readEpisodes(runDir, environmentMetrics, SHOW_FIELDS);
     const record = { ...first, id: "corrupted" };
     const end = tok.tokenId("<|im_end|>");
     const nl = record.prompt.flatMap((id, i) => (id === end ? [i] : []))[1] + 1;
