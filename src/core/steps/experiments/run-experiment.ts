@@ -54,7 +54,7 @@ import { bindRunToSpec } from "./spec-binding";
 import { ProgressWriter, type ProgressStatus } from "../../base/runs/progress";
 import { readJsonFile, readEpisodes } from "../../base/runs/run-files";
 import { hasOneMetric, metricRoles, metricValue } from "../../base/runs/metrics";
-import { manifestEnvironment } from "../../base/runs/manifest-environment";
+import { manifestEnvironment } from "../../envs/manifest-environment";
 import { writeJsonAtomic } from "../../base/util/atomic-write";
 import { openRunForWriting, refuseWriteIntoRun, runFile } from "../../base/runs/run-folder";
 import { Recipe, type Stage, type StageContext, type StageRecord } from "../recipe/engine";

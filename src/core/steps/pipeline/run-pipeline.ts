@@ -30,7 +30,7 @@ import { UserError } from "../../base/errors";
 import { evalSplit } from "../eval/eval-split";
 import { readJsonFile } from "../../base/runs/run-files";
 import { metricRoles, metricValue } from "../../base/runs/metrics";
-import { manifestEnvironment } from "../../base/runs/manifest-environment";
+import { manifestEnvironment } from "../../envs/manifest-environment";
 import { writeFileAtomic, writeJsonAtomic } from "../../base/util/atomic-write";
 import { lockRunFolder, runFile } from "../../base/runs/run-folder";
 import { ProgressWriter, type ProgressStatus } from "../../base/runs/progress";

@@ -7,7 +7,7 @@ import {
   describeEnvironment,
   environmentField,
   manifestEnvironment,
-} from "../../../../src/core/base/runs/manifest-environment";
+} from "../../../../src/core/envs/manifest-environment";
 import {
   DEFAULT_ENVIRONMENT,
   environmentByName,

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../../../../src/core/base/config";
 import { UserError } from "../../../../../src/core/base/errors";
-import { manifestEnvironment } from "../../../../../src/core/base/runs/manifest-environment";
+import { manifestEnvironment } from "../../../../../src/core/envs/manifest-environment";
 import { environmentInfo, PIPELINE_ENVIRONMENTS, worldOf } from "../../../../../src/core/envs/catalog";
 import { PIPELINE_STEP } from "../../../../../src/core/steps/catalog/catalog";
 import { planPipeline, RUN_NAMES } from "../../../../../src/core/steps/pipeline/plan";

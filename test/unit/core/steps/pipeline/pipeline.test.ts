@@ -20,7 +20,7 @@ import {
 } from "../../../../../src/core/steps/pipeline/settings";
 import { generateSyntheticHotpot } from "../../../../../src/core/envs/hotpotqa/synthetic-world";
 import { describeProgress, readProgress } from "../../../../../src/core/base/runs/progress";
-import { manifestEnvironment } from "../../../../../src/core/base/runs/manifest-environment";
+import { manifestEnvironment } from "../../../../../src/core/envs/manifest-environment";
 import { startLocalBackend } from "../../../../helpers/local-backend";
 import { assertRerunSkipsEveryStage } from "./rerun";
 
