@@ -3,7 +3,8 @@
  * Only values the user actually set are passed: a VS Code default must not hide `agent-lab.json`.
  * vscode-free so it is tested in plain Node; the glue hands in `inspect()` results.
  */
-import { DEFAULT_CONFIG, SETTINGS_ENV, validateOverrides, type AgentLabConfig } from "../../core/base/config";
+import { SETTINGS_ENV, validateOverrides, type AgentLabConfig } from "../../core/base/config";
+import { DEFAULT_CONFIG } from "../../core/envs/config";
 import { SAMPLING_BACKENDS } from "../../core/steps/specs/common-flags";
 
 /** The section under which every setting lives: `agentLab.topK`, … */

@@ -7,7 +7,8 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 // The ESM build: esbuild cannot follow the UMD build's run-time requires.
 import { parseTree, printParseErrorCode, type Node, type ParseError } from "jsonc-parser/lib/esm/main";
-import { DEFAULT_CONFIG, validateOverrides } from "../../base/config";
+import { validateOverrides } from "../../base/config";
+import { DEFAULT_CONFIG } from "../../envs/config";
 import { UserError } from "../../base/errors";
 import type { LintIssue } from "./issues";
 

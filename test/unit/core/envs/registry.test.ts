@@ -2,7 +2,7 @@
 import { strict as assert } from "node:assert";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { DEFAULT_CONFIG } from "../../../../src/core/base/config";
+import { DEFAULT_CONFIG } from "../../../../src/core/envs/config";
 import {
   describeEnvironment,
   environmentField,

@@ -8,7 +8,7 @@ import { strict as assert } from "node:assert";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadConfig } from "../../../../../src/core/base/config";
+import { loadConfig } from "../../../../../src/core/envs/config";
 import { UserError } from "../../../../../src/core/base/errors";
 import { manifestEnvironment } from "../../../../../src/core/envs/manifest-environment";
 import { environmentInfo, PIPELINE_ENVIRONMENTS, worldOf } from "../../../../../src/core/envs/catalog";

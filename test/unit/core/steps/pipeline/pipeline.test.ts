@@ -7,7 +7,7 @@ import { strict as assert } from "node:assert";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadConfig } from "../../../../../src/core/base/config";
+import { loadConfig } from "../../../../../src/core/envs/config";
 import { UserError } from "../../../../../src/core/base/errors";
 import { planPipeline, renderPlan, RUN_NAMES } from "../../../../../src/core/steps/pipeline/plan";
 import { INDEX_FORMAT, INDEX_VERSION } from "../../../../../src/core/base/search/bm25-format";
