@@ -17,7 +17,7 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { ablate, loadAblationInputs } from "../../src/core/steps/ablate";
 import { resolveCheckpointPath } from "../../src/core/base/checkpoints/registry";
-import { loadConfig } from "../../src/core/base/config";
+import { loadConfig } from "../../src/core/envs/config";
 import { evalSplit } from "../../src/core/steps/eval/eval-split";
 import { localBackendDir } from "../../src/core/steps/eval/backends";
 import { questionKind } from "../../src/core/envs/hotpotqa/synthetic-world";

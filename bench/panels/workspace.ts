@@ -10,7 +10,7 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { loadConfig } from "../../src/core/base/config";
+import { loadConfig } from "../../src/core/envs/config";
 import { runDemo } from "../../src/core/steps/demo/run-demo";
 import { evalSplit } from "../../src/core/steps/eval/eval-split";
 

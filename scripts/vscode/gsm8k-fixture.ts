@@ -10,7 +10,7 @@
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { offlineTokenizer } from "../../src/core/base/chat";
-import { loadConfig } from "../../src/core/base/config";
+import { loadConfig } from "../../src/core/envs/config";
 import { GSM8K } from "../../src/core/envs/gsm8k/environment";
 import { evalSplit } from "../../src/core/steps/eval/eval-split";
 import { ScriptedPolicy } from "../../src/core/harness/policies/scripted";

@@ -4,7 +4,7 @@
  */
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { loadConfig } from "../core/base/config";
+import { loadConfig } from "../core/envs/config";
 import { UserError } from "../core/base/errors";
 import { EXPERIMENT_FILES } from "../core/steps/experiments/record";
 import { runExperiment } from "../core/steps/experiments/run-experiment";

@@ -18,7 +18,7 @@ import { SHOW_STEP } from "../core/steps/catalog/catalog";
 import { resolveRunDir } from "./run-dir";
 import { parseStepArgs } from "./step-args";
 import { workspaceDataDir } from "../core/envs/data-dirs";
-import { manifestEnvironment } from "../core/base/runs/manifest-environment";
+import { manifestEnvironment } from "../core/envs/manifest-environment";
 import { readRunFailures } from "../core/views/failures/run-failures";
 import { renderFailureTable } from "../core/views/failures/failure-table";
 

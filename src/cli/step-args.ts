@@ -2,7 +2,8 @@
  * Parsing a command's argv from its step spec: flags validated by the one validator, config-backed
  * flags filled from the workspace's effective config, `--help` rendered from the spec.
  */
-import { loadConfig, mergeConfig, validateOverrides, type AgentLabConfig } from "../core/base/config";
+import { validateOverrides, type AgentLabConfig } from "../core/base/config";
+import { loadConfig, mergeConfig } from "../core/envs/config";
 import { parseFlags, withConfigDefaults, type FlagSpecs, type FlagValues } from "../core/steps/specs/flags";
 import { stepHelp, type StepSpec } from "../core/steps/specs/spec";
 

@@ -17,7 +17,8 @@ import {
   type InitializeResult,
 } from "vscode-languageserver/node";
 import { TextDocument } from "vscode-languageserver-textdocument";
-import { mergeConfig, readWorkspaceConfig, validateOverrides, type AgentLabConfig } from "../core/base/config";
+import { readWorkspaceConfig, validateOverrides, type AgentLabConfig } from "../core/base/config";
+import { mergeConfig } from "../core/envs/config";
 import { isPipelinePrompt } from "../core/steps/pipeline/pipeline-folder";
 import {
   countPromptTokens,

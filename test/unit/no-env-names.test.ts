@@ -19,9 +19,8 @@ const METRIC_SLOTS = /\.em\b|\.f1\b|\bem:|\bf1:|"em"|"f1"/;
 
 /** Files that must name an environment (paths under src/). */
 const NAMES_ALLOWED: Record<string, string> = {
-  // The recipe's first environment: files from before environments existed mean it, and it is the config's
-  // default `env`; base/ cannot ask the catalog in envs/.
-  "core/base/first-environment.ts": "FIRST_ENVIRONMENT",
+  // None: the environment files naming none mean declares it in its info (impliedVersion), and the
+  // config's default `env` is the catalog's first (envs/config.ts).
 };
 
 /** Files that must name a v1 record slot (paths under src/). */

@@ -1,5 +1,6 @@
 /**
- * Every setting of the recipe in one typed place, with the recipe's defaults.
+ * Every setting of the recipe in one typed place, with the recipe's defaults (but the default
+ * environment's name: envs/config.ts, which merges the layers, completes them).
  *
  * Precedence (later wins): defaults < workspace file `agent-lab.json` < environment variable
  * `AGENT_LAB_SETTINGS` (a JSON object of settings: how the VS Code extension hands its settings to
@@ -9,7 +10,6 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { FIRST_ENVIRONMENT } from "./first-environment";
 import { FileFormatError, UserError } from "./errors";
 
 /** USD per 1M tokens. */
@@ -64,24 +64,42 @@ export const DEFAULT_PRICES: Record<string, ModelPrices> = {
   "Qwen/Qwen3.5-4B": { prefill: 0.33, sample: 1.005, train: 0.737 },
 };
 
-export const DEFAULT_CONFIG: Readonly<AgentLabConfig> = Object.freeze({
-  model: "Qwen/Qwen3.5-4B",
-  localModel: "Qwen/Qwen3.5-0.8B",
-  topK: 3,
-  maxSearches: 5,
-  maxTokens: 512,
-  loraRank: 32,
-  concurrency: 32,
-  budgetUsd: 0,
-  prices: DEFAULT_PRICES,
-  dataDir: "data",
-  runsDir: "runs",
-  systemPromptFile: "",
-  env: FIRST_ENVIRONMENT.name,
-  thinking: false,
-  formatPenalty: 0,
-  searchUrl: "",
-});
+/**
+ * The recipe's defaults, given the default environment: the one list of them, in the settings'
+ * order (how they are listed and serialised). `env`'s default is the catalog's first environment,
+ * which base cannot name (it sits below envs/), so envs/config.ts DEFAULT_CONFIG supplies it.
+ */
+export function configDefaults(env: string): Readonly<AgentLabConfig> {
+  return Object.freeze({
+    model: "Qwen/Qwen3.5-4B",
+    localModel: "Qwen/Qwen3.5-0.8B",
+    topK: 3,
+    maxSearches: 5,
+    maxTokens: 512,
+    loraRank: 32,
+    concurrency: 32,
+    budgetUsd: 0,
+    prices: DEFAULT_PRICES,
+    dataDir: "data",
+    runsDir: "runs",
+    systemPromptFile: "",
+    env,
+    thinking: false,
+    formatPenalty: 0,
+    searchUrl: "",
+  });
+}
+
+/** Every setting's default but `env`'s: what base and harness read (a default environment is the catalog's). */
+export const SETTING_DEFAULTS: Readonly<Omit<AgentLabConfig, "env">> = (() => {
+  const { env: _byTheCatalog, ...rest } = configDefaults("");
+  return Object.freeze(rest);
+})();
+
+/** Every setting's name, in the settings' order. */
+export const SETTING_NAMES: readonly (keyof AgentLabConfig)[] = Object.freeze(
+  Object.keys(configDefaults("")) as (keyof AgentLabConfig)[],
+);
 
 export const CONFIG_FILE = "agent-lab.json";
 
@@ -111,7 +129,7 @@ export function validateOverrides(
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
     throw new FileFormatError(where, 1, "expected a JSON object of settings");
   }
-  const known = new Set<string>(Object.keys(DEFAULT_CONFIG));
+  const known = new Set<string>(SETTING_NAMES);
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(raw)) {
     if (key === "$schema") continue;
@@ -144,17 +162,6 @@ function validatePrices(value: unknown, fail: (problem: string) => never): void 
   }
 }
 
-/** Merges layers; prices merge per model so a workspace can add a model without repeating the defaults. */
-export function mergeConfig(...layers: Overrides[]): AgentLabConfig {
-  const merged: AgentLabConfig = { ...DEFAULT_CONFIG, prices: { ...DEFAULT_PRICES } };
-  for (const layer of layers) {
-    const { prices, ...rest } = layer;
-    Object.assign(merged, rest);
-    if (prices) merged.prices = { ...merged.prices, ...prices };
-  }
-  return merged;
-}
-
 /** Reads `agent-lab.json` from a workspace folder (absent = no overrides). */
 export function readWorkspaceConfig(workspaceDir: string): Overrides {
   const file = join(workspaceDir, CONFIG_FILE);
@@ -184,19 +191,6 @@ export function readEnvConfig(env: NodeJS.ProcessEnv = process.env): Overrides {
     throw new FileFormatError(where, undefined, `not valid JSON (${(e as Error).message})`);
   }
   return validateOverrides(raw, where);
-}
-
-/** Defaults, then the workspace file, then `AGENT_LAB_SETTINGS` (VS Code settings), then CLI flags. */
-export function loadConfig(
-  workspaceDir: string,
-  overrides: Overrides = {},
-  env: NodeJS.ProcessEnv = process.env,
-): AgentLabConfig {
-  return mergeConfig(
-    readWorkspaceConfig(workspaceDir),
-    readEnvConfig(env),
-    validateOverrides(overrides, "command-line options"),
-  );
 }
 
 /** The price row for a model, or a refusal that says how to add one. */

@@ -6,7 +6,7 @@
  * offer them as choices without loading an environment's code. No list here names one: adding an
  * environment is adding a folder. registry.ts loads the same folders' code.
  */
-import type { EnvironmentInfo, SftSource } from "../harness/environment";
+import type { EnvironmentId, EnvironmentInfo, SftSource } from "../harness/environment";
 import { metricRoles, UNKNOWN_ENV_METRICS, type MetricDeclaration, type MetricRoles } from "../base/runs/metrics";
 import { LIGHT_FOLDERS } from "./discovered-info";
 import { folderExport } from "./folders";
@@ -52,6 +52,22 @@ export const ENVIRONMENT_NAMES: readonly string[] = Object.freeze(ENVIRONMENT_IN
 export const DEFAULT_ENVIRONMENT_INFO: EnvironmentInfo = ENVIRONMENT_INFO[0];
 
 /**
+ * What a file that names no environment means (a run manifest or a report without `environment`):
+ * the one environment whose info declares `impliedVersion`, at that version. Runs from before
+ * environments existed name none; manifest-environment.ts reads and writes the field by it.
+ */
+export const IMPLIED_ENVIRONMENT: EnvironmentId = (() => {
+  const implied = [...FOLDERS.map((f) => f.info), ...FOLDERS.flatMap((f) => (f.world ? [f.world] : []))].filter(
+    (e) => e.impliedVersion !== undefined,
+  );
+  if (implied.length !== 1 || !ENVIRONMENT_INFO.includes(implied[0]))
+    throw new Error(
+      `exactly one environment's info.ts must declare impliedVersion (what files naming no environment mean); found ${implied.length === 0 ? "none" : implied.map((e) => e.name).join(", ")}`,
+    );
+  return Object.freeze({ name: implied[0].name, version: implied[0].impliedVersion! });
+})();
+
+/**
  * The offline worlds, each its own environment name over a real environment's code (its info's
  * `worldOf`): their runs are read, labelled and compared as runs of the world, never of the real
  * dataset. Not `--env` choices of the single steps; `agent-lab pipeline --env` offers the real
@@ -82,9 +98,12 @@ export function environmentInfo(name: string): EnvironmentInfo | undefined {
   return ENVIRONMENT_INFO.find((e) => e.name === name) ?? WORLD_INFO.find((e) => e.name === name);
 }
 
-/** An environment's declared metrics; an unknown one's are the v1 record's two slots. */
-export function environmentMetrics(name: string): readonly MetricDeclaration[] {
-  return environmentInfo(name)?.metrics ?? UNKNOWN_ENV_METRICS;
+/**
+ * An environment's declared metrics; an unknown one's are the v1 record's two slots. `name`
+ * undefined: run files that name no environment (base's MetricsOf), which are IMPLIED_ENVIRONMENT's.
+ */
+export function environmentMetrics(name: string | undefined): readonly MetricDeclaration[] {
+  return environmentInfo(name ?? IMPLIED_ENVIRONMENT.name)?.metrics ?? UNKNOWN_ENV_METRICS;
 }
 
 /** An environment's primary and binary metric declarations. */

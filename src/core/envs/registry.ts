@@ -8,7 +8,7 @@ import { UserError } from "../base/errors";
 import { ENVIRONMENT_INFO, ENVIRONMENT_NAMES, environmentInfo, WORLD_NAMES } from "./catalog";
 import { CODE_FOLDERS } from "./discovered-code";
 import { folderExport, type FolderModules } from "./folders";
-import { manifestEnvironment } from "../base/runs/manifest-environment";
+import { manifestEnvironment } from "./manifest-environment";
 import type { EnvItem, Environment } from "../harness/environment";
 import type { OfflineWorld } from "../harness/offline-world";
 import type { ScriptedReader } from "../harness/policies/scripted";

@@ -22,7 +22,7 @@ import type { DownloadProgress } from "../base/data/hub";
 import type { Split } from "../base/data/question";
 import type { StopReason } from "./policy";
 import type { Searcher } from "../base/search/searcher";
-import type { EnvironmentId } from "../base/runs/manifest-environment";
+import type { EnvironmentId } from "../base/runs/environment-id";
 import type { EndReason } from "../base/runs/run-files";
 import type { MetricDeclaration } from "../base/runs/metrics";
 
@@ -366,6 +366,13 @@ export interface EnvironmentInfo {
    * first; one without is listed after those with one, by name. The first is the default environment.
    */
   order?: number;
+  /**
+   * Set on the one environment whose files may name none: the version a run manifest (or a report)
+   * without an `environment` field means. Files from before environments existed name none, and new
+   * manifests of it at this version still omit the field so their fingerprints match the old ones
+   * (envs/manifest-environment.ts). envs/catalog.ts checks exactly one environment sets it.
+   */
+  impliedVersion?: string;
 }
 
 /** A trace control an environment offers (EnvironmentInfo.traceControls). */

@@ -18,7 +18,7 @@
  *
  * The first environment's own `runEpisode` (the recipe's signature) is this loop with that environment.
  */
-import { DEFAULT_CONFIG } from "../base/config";
+import { SETTING_DEFAULTS } from "../base/config";
 import { assertQwenStitching, userTurn } from "../base/chat/turns";
 import type { EndReason, EnvEpisode, EnvItem, EpisodeTurn } from "./environment";
 import type { Policy } from "./policy";
@@ -72,7 +72,7 @@ export async function runEnvEpisode(
   options: LoopOptions = {},
 ): Promise<Episode> {
   const temperature = options.temperature ?? 0;
-  const maxTokens = options.maxTokens ?? DEFAULT_CONFIG.maxTokens;
+  const maxTokens = options.maxTokens ?? SETTING_DEFAULTS.maxTokens;
   const signal = options.signal;
   const tok = policy.tokenizer;
   assertQwenStitching(tok);

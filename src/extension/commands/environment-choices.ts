@@ -12,11 +12,7 @@ import {
   environmentMetrics,
 } from "../../core/envs/catalog";
 import type { PrepareFileFlag } from "../../core/harness/environment";
-import {
-  describeEnvironment,
-  IMPLIED_ENVIRONMENT,
-  manifestEnvironment,
-} from "../../core/base/runs/manifest-environment";
+import { describeEnvironment, IMPLIED_ENVIRONMENT, manifestEnvironment } from "../../core/envs/manifest-environment";
 import { metricValue } from "../../core/base/runs/metrics";
 import { readEpisodes } from "../../core/base/runs/run-files";
 import type { RunRow } from "../runs/runs-model";

@@ -16,7 +16,7 @@
  */
 import * as path from "node:path";
 import * as vscode from "vscode";
-import { checkpointEnvironment } from "../../core/base/checkpoints/checkpoint-environment";
+import { checkpointEnvironment } from "../../core/envs/checkpoint-environment";
 import type { Split } from "../../core/base/data/question";
 import { TYPED_QUESTIONS } from "../../core/base/runs/manifest";
 import { EVAL_STEP, findStep, SCORE_STEP } from "../../core/steps/catalog/catalog";

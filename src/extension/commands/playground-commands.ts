@@ -8,7 +8,7 @@
  *   agentLab.chatWithModel        pick the base model or a checkpoint → the panel
  */
 import * as vscode from "vscode";
-import { checkpointEnvironment } from "../../core/base/checkpoints/checkpoint-environment";
+import { checkpointEnvironment } from "../../core/envs/checkpoint-environment";
 import type { CheckpointEntry } from "../checkpoints/checkpoints-model";
 import { openPlayground, setPlaygroundStarter } from "../panels";
 import type { PlaygroundState, StartPlayground } from "../playground/playground-panel";

@@ -4,7 +4,8 @@
  * values are the ones the job will use), and estimated with core's one estimator, the one behind
  * `agent-lab <step> --dry-run`. vscode-free, tested in plain Node against the real CLI.
  */
-import { loadConfig, type AgentLabConfig } from "../../core/base/config";
+import { type AgentLabConfig } from "../../core/base/config";
+import { loadConfig } from "../../core/envs/config";
 import type { Estimate } from "../../core/steps/specs/estimate";
 import { estimateStep } from "../../core/steps/specs/estimate-context";
 import { parseFlags, withConfigDefaults, type FlagSpecs, type FlagValues } from "../../core/steps/specs/flags";

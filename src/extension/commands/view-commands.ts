@@ -20,7 +20,7 @@
 import { existsSync } from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
-import { checkpointRunDir } from "../../core/base/checkpoints/checkpoint-environment";
+import { checkpointRunDir } from "../../core/envs/checkpoint-environment";
 import { EPISODES_FILE, SUMMARY_FILE } from "../../core/base/runs/run-files";
 import { openCompare, openDashboard, openExperiment, openTrace } from "../panels";
 import type { RunsNode } from "../runs/runs-provider";

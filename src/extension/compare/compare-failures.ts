@@ -3,7 +3,8 @@
  * the CLI's resamples and seed, the environment's data read from the open workspace.
  */
 import * as vscode from "vscode";
-import { CONFIG_FILE, mergeConfig, readWorkspaceConfig } from "../../core/base/config";
+import { CONFIG_FILE, readWorkspaceConfig } from "../../core/base/config";
+import { mergeConfig } from "../../core/envs/config";
 import { workspaceDataDir } from "../../core/envs/data-dirs";
 import type { FailureComparison } from "../../core/views/failures/compare-failures";
 import {

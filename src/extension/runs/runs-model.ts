@@ -10,7 +10,7 @@ import { EXPERIMENT_FILES, type ExperimentRecord } from "../../core/steps/experi
 import { readValidationFile } from "../../core/steps/experiments/validation-file";
 import { environmentInfo, environmentMetrics, environmentRoles } from "../../core/envs/catalog";
 import { hasOneMetric, metricValue } from "../../core/base/runs/metrics";
-import { IMPLIED_ENVIRONMENT, manifestEnvironment } from "../../core/base/runs/manifest-environment";
+import { IMPLIED_ENVIRONMENT, manifestEnvironment } from "../../core/envs/manifest-environment";
 import type { RunManifest } from "../../core/base/runs/manifest";
 import type { EpisodeRecord } from "../../core/base/runs/run-files";
 import { readEpisodes, readSummary } from "../../core/base/runs/run-files";

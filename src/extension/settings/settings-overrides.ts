@@ -3,14 +3,14 @@
  * Only values the user actually set are passed: a VS Code default must not hide `agent-lab.json`.
  * vscode-free so it is tested in plain Node; the glue hands in `inspect()` results.
  */
-import { DEFAULT_CONFIG, SETTINGS_ENV, validateOverrides, type AgentLabConfig } from "../../core/base/config";
+import { SETTING_NAMES, SETTINGS_ENV, validateOverrides, type AgentLabConfig } from "../../core/base/config";
 import { SAMPLING_BACKENDS } from "../../core/steps/specs/common-flags";
 
 /** The section under which every setting lives: `agentLab.topK`, … */
 export const SETTINGS_SECTION = "agentLab";
 
 /** Settings that mirror AgentLabConfig one to one (same names, same meaning). */
-export const CONFIG_KEYS = Object.keys(DEFAULT_CONFIG) as (keyof AgentLabConfig)[];
+export const CONFIG_KEYS: (keyof AgentLabConfig)[] = [...SETTING_NAMES];
 
 /** Backends a job may use: the sampling steps' backends (training maps them, cli-args.ts). Extension-only setting (`agentLab.backend`). */
 export type JobBackend = (typeof SAMPLING_BACKENDS)[number];

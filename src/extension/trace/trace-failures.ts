@@ -6,7 +6,8 @@
  */
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { CONFIG_FILE, mergeConfig, readWorkspaceConfig } from "../../core/base/config";
+import { CONFIG_FILE, readWorkspaceConfig } from "../../core/base/config";
+import { mergeConfig } from "../../core/envs/config";
 import { readRun } from "../../core/base/runs/run-files";
 import { workspaceDataDir } from "../../core/envs/data-dirs";
 import type { TraceFailures } from "../webview/protocol";

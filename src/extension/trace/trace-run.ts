@@ -17,7 +17,7 @@ import type { ChatTokenizer } from "../../core/base/chat/tokenizer";
 import type { EnvItem, Environment } from "../../core/harness/environment";
 import type { RunManifest } from "../../core/base/runs/manifest";
 import type { MetricDeclaration } from "../../core/base/runs/metrics";
-import { manifestEnvironment } from "../../core/base/runs/manifest-environment";
+import { manifestEnvironment } from "../../core/envs/manifest-environment";
 import { environmentMetrics } from "../../core/envs/catalog";
 import {
   EpisodeScan,

@@ -5,7 +5,8 @@
  */
 import * as path from "node:path";
 import * as vscode from "vscode";
-import { loadConfig, type AgentLabConfig } from "../../core/base/config";
+import { type AgentLabConfig } from "../../core/base/config";
+import { loadConfig } from "../../core/envs/config";
 import { DEFAULT_LOCAL_PORT } from "../../core/steps/specs/common-flags";
 import {
   jobBackend,

@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runCommand } from "../../../src/cli/run-command";
-import { loadConfig } from "../../../src/core/base/config";
+import { loadConfig } from "../../../src/core/envs/config";
 import { EVAL_STEP, SFT_DATA_STEP, TRAIN_GRPO_STEP, TRAIN_SFT_STEP } from "../../../src/core/steps/catalog/catalog";
 import { dryRunText } from "../../../src/core/steps/specs/estimate";
 import { estimateStep } from "../../../src/core/steps/specs/estimate-context";

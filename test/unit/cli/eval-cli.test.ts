@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { offlineTokenizer } from "../../../src/core/base/chat";
-import { loadConfig } from "../../../src/core/base/config";
+import { loadConfig } from "../../../src/core/envs/config";
 import type { Policy } from "../../../src/core/harness/policy";
 import { evalSplit, TEST_SPLIT_FLAG } from "../../../src/core/steps/eval/eval-split";
 import { readEpisodes } from "../../../src/core/base/runs/run-files";

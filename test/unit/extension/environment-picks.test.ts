@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { offlineTokenizer } from "../../../src/core/base/chat/offline-tokenizer";
-import { mergeConfig } from "../../../src/core/base/config";
+import { mergeConfig } from "../../../src/core/envs/config";
 import { ENVIRONMENT_NAMES, environmentMetrics } from "../../../src/core/envs/catalog";
 import { ScriptedPolicy } from "../../../src/core/harness/policies/scripted";
 import { readRun } from "../../../src/core/base/runs/run-files";

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { offlineTokenizer } from "../../../src/core/base/chat";
-import { mergeConfig } from "../../../src/core/base/config";
+import { mergeConfig } from "../../../src/core/envs/config";
 import { HeuristicPolicy } from "../../../src/core/envs/hotpotqa/heuristic-policy";
 import { prepareSyntheticWorkspace } from "../../helpers/synthetic-workspace";
 import { installFakeVscode } from "./fake-vscode";

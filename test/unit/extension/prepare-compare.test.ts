@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { offlineTokenizer } from "../../../src/core/base/chat/offline-tokenizer";
-import { mergeConfig } from "../../../src/core/base/config";
+import { mergeConfig } from "../../../src/core/envs/config";
 import { readRun } from "../../../src/core/base/runs/run-files";
 import { summarize } from "../../../src/core/base/runs/summary";
 import { environmentData } from "../../../src/core/envs/data-dirs";

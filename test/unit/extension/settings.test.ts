@@ -2,7 +2,8 @@ import { strict as assert } from "node:assert";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { DEFAULT_CONFIG, loadConfig, readEnvConfig, SETTINGS_ENV } from "../../../src/core/base/config";
+import { readEnvConfig, SETTINGS_ENV } from "../../../src/core/base/config";
+import { DEFAULT_CONFIG, loadConfig } from "../../../src/core/envs/config";
 import { FileFormatError } from "../../../src/core/base/errors";
 import { SAMPLING_BACKENDS } from "../../../src/core/steps/specs/common-flags";
 import {

@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { offlineTokenizer } from "../../../src/core/base/chat/offline-tokenizer";
 import type { ChatTokenizer } from "../../../src/core/base/chat/tokenizer";
-import { mergeConfig } from "../../../src/core/base/config";
+import { mergeConfig } from "../../../src/core/envs/config";
 import { DRIFT_FIELDS, SHOW_FIELDS } from "../../../src/core/base/runs/episode-record";
 import { appendEpisode, readEpisodes, readRun } from "../../../src/core/base/runs/run-files";
 import { runFile } from "../../../src/core/base/runs/run-folder";

@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { offlineTokenizer } from "../../../src/core/base/chat/offline-tokenizer";
 import type { ChatTokenizer } from "../../../src/core/base/chat/tokenizer";
-import { mergeConfig } from "../../../src/core/base/config";
+import { mergeConfig } from "../../../src/core/envs/config";
 import { ScriptedPolicy } from "../../../src/core/harness/policies/scripted";
 import type { HostMessage, TraceRunInfo } from "../../../src/extension/webview/protocol";
 import type { TraceEpisodeView } from "../../../src/core/views/trace/trace-view";

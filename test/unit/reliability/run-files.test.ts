@@ -11,7 +11,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { offlineTokenizer } from "../../../src/core/base/chat";
-import { mergeConfig, type AgentLabConfig } from "../../../src/core/base/config";
+import { type AgentLabConfig } from "../../../src/core/base/config";
+import { mergeConfig } from "../../../src/core/envs/config";
 import { UserError } from "../../../src/core/base/errors";
 import { lockRunFolder } from "../../../src/core/base/runs/run-folder";
 import { writeGsm8kSplits } from "../../../src/core/envs/gsm8k";

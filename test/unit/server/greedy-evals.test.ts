@@ -9,7 +9,7 @@ import { strict as assert } from "node:assert";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadConfig } from "../../../src/core/base/config";
+import { loadConfig } from "../../../src/core/envs/config";
 import { prepareData } from "../../../src/core/envs/hotpotqa/prepare";
 import { generateSyntheticHotpot } from "../../../src/core/envs/hotpotqa/synthetic-world";
 import { localBackendDir } from "../../../src/core/steps/eval/backends";

@@ -12,7 +12,7 @@ import { compareView, type CompareSetup } from "../../../src/core/steps/ablate/c
 import { deltaCell, f3 } from "../../../src/core/steps/ablate/format";
 import type { AblationReport } from "../../../src/core/steps/ablate/report-types";
 import { offlineTokenizer } from "../../../src/core/base/chat/offline-tokenizer";
-import { mergeConfig } from "../../../src/core/base/config";
+import { mergeConfig } from "../../../src/core/envs/config";
 import { ScriptedPolicy } from "../../../src/core/harness/policies/scripted";
 import { readRun } from "../../../src/core/base/runs/run-files";
 import { prepareFixtureTwin } from "../core/envs/gsm8k/fixture";

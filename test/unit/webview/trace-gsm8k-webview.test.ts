@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { offlineTokenizer } from "../../../src/core/base/chat/offline-tokenizer";
 import type { ChatTokenizer } from "../../../src/core/base/chat/tokenizer";
-import { mergeConfig } from "../../../src/core/base/config";
+import { mergeConfig } from "../../../src/core/envs/config";
 import { GSM8K } from "../../../src/core/envs/gsm8k/environment";
 import { HOTPOTQA } from "../../../src/core/envs/hotpotqa";
 import { ScriptedPolicy } from "../../../src/core/harness/policies/scripted";

@@ -39,7 +39,7 @@ export function isPlaygroundRun(manifest: unknown): boolean {
 
 export interface RunManifest {
   format: number;
-  /** The task environment; absent = the implied environment (manifest-environment.ts IMPLIED_ENVIRONMENT). */
+  /** The task environment; absent = the implied environment (envs/manifest-environment.ts: the environment whose info declares `impliedVersion`). */
   environment?: { name: string; version: string };
   split: {
     name: RunSplit;

@@ -40,10 +40,11 @@ export const UNKNOWN_ENV_METRICS: readonly MetricDeclaration[] = Object.freeze([
 /**
  * The declared metrics of the environment called `environment` (envs/catalog.ts's
  * environmentMetrics; an unknown one's: UNKNOWN_ENV_METRICS): what readers of a run's files name a
- * format-1 episode record's or summary's slots by (episode-v1.ts). Passed in by the caller, because
- * base does not know the environments.
+ * format-1 episode record's or summary's slots by (episode-v1.ts). `environment` is the name the
+ * run's files record, undefined when they record none: which environment that means is the
+ * catalog's too. Passed in by the caller, because base does not know the environments.
  */
-export type MetricsOf = (environment: string) => readonly MetricDeclaration[];
+export type MetricsOf = (environment: string | undefined) => readonly MetricDeclaration[];
 
 /** The primary and the binary declaration; refuses a declaration list that lacks either (checked at registry load). */
 export function metricRoles(metrics: readonly MetricDeclaration[]): MetricRoles {

@@ -23,7 +23,7 @@ import { checkEpisodeRecord, ID_FIELDS, type EpisodeField } from "./episode-reco
 import { V1_RECORD_KEYS } from "./episode-v1";
 import { pickJsonFields } from "./json-fields";
 import type { RunManifest } from "./manifest";
-import { manifestEnvironment } from "./manifest-environment";
+import { recordedEnvironment, type EnvironmentId } from "./environment-id";
 import type { MetricDeclaration, MetricsOf } from "./metrics";
 import { RUN_FILES, RUN_MARKERS } from "./run-folder";
 import { normaliseSummary, type RunSummary, type SummaryHead } from "./summary";
@@ -170,20 +170,24 @@ function checkedEpisodes(
   return out;
 }
 
-/** The environment a run's manifest names (whose declared metrics its v1 records' slots hold; see episode-v1.ts). */
-export function runEnvironmentName(runDir: string): string {
+/**
+ * The environment a run's manifest records (whose declared metrics its v1 records' slots hold; see
+ * episode-v1.ts); undefined when it records none or has no readable manifest (which environment that
+ * means is the catalog's: envs/manifest-environment.ts runEnvironmentName).
+ */
+export function recordedRunEnvironment(runDir: string): EnvironmentId | undefined {
   let manifest: unknown;
   try {
     manifest = readJsonFile<unknown>(join(runDir, MANIFEST_FILE));
   } catch {
     // A damaged manifest is for the reader of the manifest to report; its episodes stay readable as the implied environment's.
   }
-  return manifestEnvironment(manifest).name;
+  return recordedEnvironment(manifest);
 }
 
 /** The declared metrics of the run's environment, as `metricsOf` gives them: what its format-1 files' slots held. */
 export function runMetrics(runDir: string, metricsOf: MetricsOf): readonly MetricDeclaration[] {
-  return metricsOf(runEnvironmentName(runDir));
+  return metricsOf(recordedRunEnvironment(runDir)?.name);
 }
 
 /** Whether a folder holds an eval-style run (a manifest or episodes): what readRun reads. */

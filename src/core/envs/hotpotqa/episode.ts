@@ -11,7 +11,7 @@
  * gets a one-line hint in the result block and the search counts against the budget (recorded as
  * "" in `searches`), so a model that keeps sending empty queries still ends by "budget".
  */
-import { DEFAULT_CONFIG } from "../../base/config";
+import { SETTING_DEFAULTS } from "../../base/config";
 import { chatPrompt, type ChatTokenizer } from "../../base/chat";
 import type { Question } from "../../base/data/question";
 import { UserError } from "../../base/errors";
@@ -128,8 +128,8 @@ export async function runEpisode(
   const closedBook = options.closedBook ?? false;
   const settings: HotpotSettings = {
     closedBook,
-    topK: options.topK ?? DEFAULT_CONFIG.topK,
-    maxSearches: options.maxSearches ?? DEFAULT_CONFIG.maxSearches,
+    topK: options.topK ?? SETTING_DEFAULTS.topK,
+    maxSearches: options.maxSearches ?? SETTING_DEFAULTS.maxSearches,
   };
   const episode = new HotpotEpisode(
     question,

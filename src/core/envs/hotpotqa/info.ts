@@ -8,6 +8,8 @@ export const INFO: EnvironmentInfo = Object.freeze<EnvironmentInfo>({
   // The recipe's first environment: listed first, the default of a workspace that names none.
   order: 0,
   version: "1",
+  // Runs from before environments existed were all of it, at its first version: a file naming no environment means it.
+  impliedVersion: "1",
   summary: "HotpotQA distractor questions; the model searches Wikipedia paragraphs (BM25) and answers; reward = F1",
   // Exact match pairs by McNemar; token F1 (the reward) is what views sort by.
   metrics: [

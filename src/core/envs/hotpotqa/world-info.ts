@@ -17,6 +17,8 @@ export const WORLD_INFO: EnvironmentInfo = Object.freeze<EnvironmentInfo>({
   // Its data is written by its generator, not fetched or read from files; no cookbook run is on it.
   prepareSources: undefined,
   cookbookNames: undefined,
+  // Runs on the world always name it: only the real environment is what files naming none mean.
+  impliedVersion: undefined,
   worldOf: HOTPOTQA_NAME,
   preparedSource: "agent-lab pipeline synthetic world",
 });

@@ -11,7 +11,7 @@
  */
 import { basename } from "node:path";
 import { FileFormatError, UserError } from "../../base/errors";
-import { describeEnvironment, manifestEnvironment } from "../../base/runs/manifest-environment";
+import { describeEnvironment, manifestEnvironment } from "../../envs/manifest-environment";
 import { fingerprintDiff, type FieldDifference, type RunManifest } from "../../base/runs/manifest";
 import { episodesPath, readEpisodeFields, readRunHead, type EpisodeRecord } from "../../base/runs/run-files";
 import { ABLATE_FIELDS, type EpisodeField } from "../../base/runs/episode-record";

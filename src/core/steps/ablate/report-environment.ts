@@ -11,7 +11,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { SPLITS_FILE } from "../../base/data/splits";
-import { IMPLIED_ENVIRONMENT } from "../../base/runs/manifest-environment";
+import { IMPLIED_ENVIRONMENT } from "../../envs/manifest-environment";
 import { environmentInfo, worldOf } from "../../envs/catalog";
 import type { EnvironmentId } from "../../harness/environment";
 

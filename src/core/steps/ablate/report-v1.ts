@@ -4,7 +4,7 @@
  * the binary one's, and recorded no declarations (the registry named them). This module alone knows
  * that shape; report-read.ts calls it, and the numbers come back unchanged under the role keys.
  */
-import { IMPLIED_ENVIRONMENT } from "../../base/runs/manifest-environment";
+import { IMPLIED_ENVIRONMENT } from "../../envs/manifest-environment";
 import { environmentRoles } from "../../envs/catalog";
 import {
   reportMetrics,

@@ -11,7 +11,8 @@
 import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import { join, relative } from "node:path";
 import { writeFileAtomic, writeJsonAtomic } from "../../base/util/atomic-write";
-import { CONFIG_FILE, loadConfig, type AgentLabConfig } from "../../base/config";
+import { CONFIG_FILE, type AgentLabConfig } from "../../base/config";
+import { loadConfig } from "../../envs/config";
 import { SPLITS_FILE } from "../../base/data/splits";
 import type { DemoWorld, OfflineWorld } from "../../harness/offline-world";
 import { UserError } from "../../base/errors";

@@ -6,7 +6,7 @@ import { isAbsolute, join } from "node:path";
 import type { AgentLabConfig } from "../../base/config";
 import type { Split } from "../../base/data/question";
 import { UserError } from "../../base/errors";
-import { environmentField } from "../../base/runs/manifest-environment";
+import { environmentField } from "../../envs/manifest-environment";
 import { environmentPrompt, type EnvironmentPrompt } from "../../envs/prompt";
 import { environmentByName } from "../../envs/registry";
 import type { EnvItem, EnvRun, Environment } from "../../harness/environment";

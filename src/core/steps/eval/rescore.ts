@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { UserError } from "../../base/errors";
 import { SCORE_FIELDS } from "../../base/runs/episode-record";
-import { manifestEnvironment } from "../../base/runs/manifest-environment";
+import { manifestEnvironment } from "../../envs/manifest-environment";
 import {
   EPISODES_FILE,
   MANIFEST_FILE,

@@ -7,7 +7,8 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
-import { DEFAULT_CONFIG, pricesFor } from "../../base/config";
+import { pricesFor } from "../../base/config";
+import { DEFAULT_CONFIG } from "../../envs/config";
 import { environmentInfo } from "../../envs/catalog";
 import { costUsd } from "../../base/ledger";
 import { TYPICAL_EPISODE } from "../../base/ledger/estimates";

@@ -24,13 +24,14 @@ import { DEFAULT_ENVIRONMENT_INFO, environmentInfo, environmentRoles } from "../
 import type { EnvItem, Environment } from "../../harness/environment";
 import type { RealDataSource } from "../../harness/offline-world";
 import { buildIndex } from "../../base/search";
-import { CONFIG_FILE, loadConfig, mergeConfig, validateOverrides, type AgentLabConfig } from "../../base/config";
+import { CONFIG_FILE, validateOverrides, type AgentLabConfig } from "../../base/config";
+import { loadConfig, mergeConfig } from "../../envs/config";
 import { readSplitsRecord } from "../../base/data/splits";
 import { UserError } from "../../base/errors";
 import { evalSplit } from "../eval/eval-split";
 import { readJsonFile } from "../../base/runs/run-files";
 import { metricRoles, metricValue } from "../../base/runs/metrics";
-import { manifestEnvironment } from "../../base/runs/manifest-environment";
+import { manifestEnvironment } from "../../envs/manifest-environment";
 import { writeFileAtomic, writeJsonAtomic } from "../../base/util/atomic-write";
 import { lockRunFolder, runFile } from "../../base/runs/run-folder";
 import { ProgressWriter, type ProgressStatus } from "../../base/runs/progress";

@@ -11,7 +11,7 @@ import { isAbsolute, join } from "node:path";
 import type { AgentLabConfig } from "../../base/config";
 import { UserError } from "../../base/errors";
 import { environmentInfo, takesSftSource } from "../../envs/catalog";
-import { environmentField, manifestEnvironment } from "../../base/runs/manifest-environment";
+import { environmentField, manifestEnvironment } from "../../envs/manifest-environment";
 import { environmentPrompt } from "../../envs/prompt";
 import type { EnvItem, Environment } from "../../harness/environment";
 import { makePolicy } from "../eval/backends";

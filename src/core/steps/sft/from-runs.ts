@@ -19,7 +19,7 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { basename, isAbsolute, join, resolve } from "node:path";
 import type { AgentLabConfig } from "../../base/config";
 import { UserError } from "../../base/errors";
-import { describeEnvironment, environmentField, manifestEnvironment } from "../../base/runs/manifest-environment";
+import { describeEnvironment, environmentField, manifestEnvironment } from "../../envs/manifest-environment";
 import { environmentPrompt } from "../../envs/prompt";
 import type { EnvItem, Environment } from "../../harness/environment";
 import { HARNESS_VERSION, resolveEnvironment } from "../eval/eval-split";

@@ -19,7 +19,7 @@ export interface SftDataManifest {
   status: "running" | "done" | "interrupted" | "failed";
   /** The experiment: a resumed run must match these fields exactly. */
   fingerprint: {
-    /** The task environment; absent = the first environment at v1 (base/runs/manifest-environment.ts). */
+    /** The task environment; absent = the implied environment (envs/manifest-environment.ts). */
     environment?: { name: string; version: string };
     source: TraceSource & { logprobs: boolean };
     acceptance: AcceptanceRule & { tries: number; rule: string };

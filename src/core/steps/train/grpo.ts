@@ -27,7 +27,7 @@ import { loadTokenizer, loadTokenizerSource, offlineTokenizer, type ChatTokenize
 import type { AgentLabConfig } from "../../base/config";
 import { sha256File } from "../../base/runs/manifest";
 import { UserError } from "../../base/errors";
-import { environmentField } from "../../base/runs/manifest-environment";
+import { environmentField } from "../../envs/manifest-environment";
 import { environmentPrompt } from "../../envs/prompt";
 import type { EnvItem, EnvRun, Environment } from "../../harness/environment";
 import { episodeUsd } from "../eval/cost";

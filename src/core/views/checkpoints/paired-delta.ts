@@ -4,7 +4,8 @@
  * test on stream 2 — so a row's Δ and raw p read the same as "Open full Compare" on those two runs.
  * The Holm step across the rows is the caller's (holmAdjust, base/stats/significance.ts).
  */
-import { runEnvironmentName, readEpisodes } from "../../base/runs/run-files";
+import { readEpisodes } from "../../base/runs/run-files";
+import { runEnvironmentName } from "../../envs/manifest-environment";
 import { metricValue } from "../../base/runs/metrics";
 import { bootstrapMeans, mean, percentileInterval, type Interval } from "../../base/stats/bootstrap";
 import { questionOrder, SHOWN_INTERVAL } from "../../base/stats/shown-interval";

@@ -14,7 +14,8 @@
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
-import { CONFIG_FILE, loadConfig } from "../../base/config";
+import { CONFIG_FILE } from "../../base/config";
+import { loadConfig } from "../../envs/config";
 import { FileFormatError, UserError } from "../../base/errors";
 import { readJsonFile } from "../../base/runs/run-files";
 import { runFile, runWriter } from "../../base/runs/run-folder";

@@ -12,7 +12,7 @@ import { DEFAULT_RESAMPLES } from "../../base/stats/resamples";
 import { holmAdjust, mcnemarExact } from "../../base/stats/significance";
 import type { FailureLabelDeclaration, FailureVerdict } from "../../harness/failures";
 import { ALPHA, checkSameEnvironment, LEVEL, verdict } from "../../steps/ablate/ablate";
-import { manifestEnvironment } from "../../base/runs/manifest-environment";
+import { manifestEnvironment } from "../../envs/manifest-environment";
 import type { RunManifest } from "../../base/runs/manifest";
 import type { EpisodeRecord } from "../../base/runs/run-files";
 import { failureLabels } from "../../envs/registry";

@@ -5,7 +5,7 @@
  * text say so in their evidence). Undefined when the environment declares no labels.
  */
 import type { ChatTokenizer } from "../../base/chat/tokenizer";
-import { manifestEnvironment } from "../../base/runs/manifest-environment";
+import { manifestEnvironment } from "../../envs/manifest-environment";
 import type { RunManifest } from "../../base/runs/manifest";
 import type { EpisodeRecord } from "../../base/runs/run-files";
 import { tokenizerForRun } from "../../base/runs/run-tokenizer";

@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 // The ESM build: esbuild cannot follow the UMD build's run-time requires.
 import { parseTree, printParseErrorCode, type Node, type ParseError } from "jsonc-parser/lib/esm/main";
-import { DEFAULT_CONFIG, validateOverrides } from "../../base/config";
+import { SETTING_NAMES, validateOverrides } from "../../base/config";
 import { UserError } from "../../base/errors";
 import type { LintIssue } from "./issues";
 
@@ -41,7 +41,7 @@ export function lintConfigText(text: string, options: { workspaceDir?: string } 
     }
     return issues;
   }
-  const known = new Set(Object.keys(DEFAULT_CONFIG));
+  const known = new Set<string>(SETTING_NAMES);
   const seen = new Set<string>();
   for (const prop of root.children ?? []) {
     const [keyNode, valueNode] = prop.children ?? [];

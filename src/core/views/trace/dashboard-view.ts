@@ -29,9 +29,9 @@ import { parseJsonl } from "../../base/util/jsonl";
 import { RUN_FILES } from "../../base/runs/run-folder";
 import { metricValue } from "../../base/runs/metrics";
 import { normaliseEpisode } from "../../base/runs/episode-v1";
-import { runEnvironmentName } from "../../base/runs/run-files";
+import { runEnvironmentName } from "../../envs/manifest-environment";
 import { environmentRoles, environmentMetrics } from "../../envs/catalog";
-import { checkpointEnvironment } from "../../base/checkpoints/checkpoint-environment";
+import { checkpointEnvironment } from "../../envs/checkpoint-environment";
 import { runViewSpec } from "./run-view";
 
 export const METRICS_FILE = RUN_FILES.metrics;
@@ -432,7 +432,7 @@ export function groupQuestions(runDir: string): Record<string, string> {
 
 /**
  * The environment a training run trained on: its manifest's, or (SFT) its data's lineage manifest's
- * (as Evaluate reads it, base/checkpoints/checkpoint-environment.ts); else the record format's implied one.
+ * (as Evaluate reads it, envs/checkpoint-environment.ts); else the record format's implied one.
  */
 export function trainingEnvironment(runDir: string): string {
   const runsDir = dirname(runDir);

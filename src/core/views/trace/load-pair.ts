@@ -1,6 +1,7 @@
 /** Reads one question's episode from two runs and aligns them turn by turn (the Compare panel's pair view). */
 import { FileFormatError } from "../../base/errors";
-import { episodesPath, readRun, runEnvironmentName } from "../../base/runs/run-files";
+import { episodesPath, readRun } from "../../base/runs/run-files";
+import { runEnvironmentName } from "../../envs/manifest-environment";
 import { tokenizerForRun } from "../../base/runs/run-tokenizer";
 import { pairView, type PairView } from "./pair-view";
 import { buildTraceView } from "./trace-view";

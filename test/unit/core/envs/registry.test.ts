@@ -2,12 +2,12 @@
 import { strict as assert } from "node:assert";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { DEFAULT_CONFIG } from "../../../../src/core/base/config";
+import { DEFAULT_CONFIG } from "../../../../src/core/envs/config";
 import {
   describeEnvironment,
   environmentField,
   manifestEnvironment,
-} from "../../../../src/core/base/runs/manifest-environment";
+} from "../../../../src/core/envs/manifest-environment";
 import {
   DEFAULT_ENVIRONMENT,
   environmentByName,

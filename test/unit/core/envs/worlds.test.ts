@@ -7,7 +7,7 @@
  */
 import { strict as assert } from "node:assert";
 import { join } from "node:path";
-import { environmentField, manifestEnvironment } from "../../../../src/core/base/runs/manifest-environment";
+import { environmentField, manifestEnvironment } from "../../../../src/core/envs/manifest-environment";
 import {
   ENVIRONMENT_NAMES,
   environmentInfo,

@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { offlineTokenizer } from "../../../../../src/core/base/chat/offline-tokenizer";
-import { mergeConfig } from "../../../../../src/core/base/config";
+import { mergeConfig } from "../../../../../src/core/envs/config";
 import { FileFormatError } from "../../../../../src/core/base/errors";
 import { ABLATE_FIELDS } from "../../../../../src/core/base/runs/episode-record";
 import { pickJsonFields } from "../../../../../src/core/base/runs/json-fields";

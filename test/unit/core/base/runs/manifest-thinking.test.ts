@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { offlineTokenizer } from "../../../../../src/core/base/chat/offline-tokenizer";
-import { mergeConfig } from "../../../../../src/core/base/config";
+import { mergeConfig } from "../../../../../src/core/envs/config";
 import { fingerprintDiff, type RunManifest } from "../../../../../src/core/base/runs/manifest";
 import {
   ASSUMED_THINKING,

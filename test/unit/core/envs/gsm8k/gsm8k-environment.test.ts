@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { replyTokens, type ChatTokenizer } from "../../../../../src/core/base/chat";
-import { loadConfig, mergeConfig } from "../../../../../src/core/base/config";
+import { loadConfig, mergeConfig } from "../../../../../src/core/envs/config";
 import { ablate } from "../../../../../src/core/steps/ablate/ablate";
 import { GSM8K, boxedSpan, type Gsm8kItem } from "../../../../../src/core/envs/gsm8k/environment";
 import { readGsm8kRecords } from "../../../../../src/core/envs/gsm8k";

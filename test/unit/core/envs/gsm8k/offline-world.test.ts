@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { offlineTokenizer } from "../../../../../src/core/base/chat";
-import { loadConfig } from "../../../../../src/core/base/config";
+import { loadConfig } from "../../../../../src/core/envs/config";
 import { readGsm8kRecords } from "../../../../../src/core/envs/gsm8k/data";
 import { gradeReply } from "../../../../../src/core/envs/gsm8k";
 import { GSM8K_OFFLINE } from "../../../../../src/core/envs/gsm8k/offline";

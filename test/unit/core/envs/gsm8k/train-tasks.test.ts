@@ -12,7 +12,7 @@ import { gradeReply } from "../../../../../src/core/envs/gsm8k";
 import { FileFormatError, UserError } from "../../../../../src/core/base/errors";
 import { sha256File } from "../../../../../src/core/base/runs/manifest";
 import { offlineTokenizer } from "../../../../../src/core/base/chat";
-import { mergeConfig } from "../../../../../src/core/base/config";
+import { mergeConfig } from "../../../../../src/core/envs/config";
 import { writeGsm8kSplits } from "../../../../../src/core/envs/gsm8k";
 import { ScriptedPolicy } from "../../../../../src/core/harness/policies/scripted";
 import { collectSftData, readSftRows, sftPath } from "../../../../../src/core/steps/sft";

@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { offlineTokenizer, type ChatTokenizer } from "../../../../../src/core/base/chat";
-import { mergeConfig } from "../../../../../src/core/base/config";
+import { mergeConfig } from "../../../../../src/core/envs/config";
 import {
   openIndex,
   SearchServerError,

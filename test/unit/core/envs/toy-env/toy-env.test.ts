@@ -7,7 +7,7 @@ import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { offlineTokenizer, type ChatTokenizer } from "../../../../../src/core/base/chat";
-import { mergeConfig } from "../../../../../src/core/base/config";
+import { mergeConfig } from "../../../../../src/core/envs/config";
 import { TEST_SPLIT_FLAG } from "../../../../../src/core/steps/eval/eval-split";
 import { readRun, type EpisodeRecord } from "../../../../../src/core/base/runs/run-files";
 import { metricRoles, metricValue } from "../../../../../src/core/base/runs/metrics";

@@ -8,7 +8,7 @@
 import { strict as assert } from "node:assert";
 import { UserError } from "../../../../../src/core/base/errors";
 import { EPISODE_FORMAT } from "../../../../../src/core/base/runs/episode-v1";
-import { manifestEnvironment } from "../../../../../src/core/base/runs/manifest-environment";
+import { manifestEnvironment } from "../../../../../src/core/envs/manifest-environment";
 import type { RunManifest } from "../../../../../src/core/base/runs/manifest";
 import type { EpisodeRecord } from "../../../../../src/core/base/runs/run-files";
 import { minimumDetectableDelta } from "../../../../../src/core/base/stats/power";

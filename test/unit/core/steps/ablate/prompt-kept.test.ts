@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { offlineTokenizer } from "../../../../../src/core/base/chat/offline-tokenizer";
-import { mergeConfig } from "../../../../../src/core/base/config";
+import { mergeConfig } from "../../../../../src/core/envs/config";
 import { sha256Hex } from "../../../../../src/core/base/runs/manifest";
 import { runFile } from "../../../../../src/core/base/runs/run-folder";
 import { ScriptedPolicy } from "../../../../../src/core/harness/policies/scripted";

@@ -2,7 +2,7 @@ import { strict as assert } from "node:assert";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DEFAULT_CONFIG } from "../../../../../src/core/base/config";
+import { DEFAULT_CONFIG } from "../../../../../src/core/envs/config";
 import { DEFAULT_ENVIRONMENT, environmentByName, scriptedReader } from "../../../../../src/core/envs/registry";
 import { LOCAL_BACKEND_MODEL, makePolicy } from "../../../../../src/core/steps/eval/backends";
 import { startLocalBackend } from "../../../../../src/server";

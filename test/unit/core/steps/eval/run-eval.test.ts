@@ -2,7 +2,7 @@ import { strict as assert } from "node:assert";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DEFAULT_CONFIG, mergeConfig } from "../../../../../src/core/base/config";
+import { DEFAULT_CONFIG, mergeConfig } from "../../../../../src/core/envs/config";
 import type { Question } from "../../../../../src/core/base/data/question";
 import { episodeUsd, pricesForPolicy } from "../../../../../src/core/steps/eval/cost";
 import { runEval, type EvalJob } from "../../../../../src/core/steps/eval/run-eval";

@@ -92,7 +92,7 @@ describe("experiments: the environment's metric, grader and name", () => {
     });
 
     it("a folder an earlier build started under the real name keeps it, so its runs resume", () => {
-      // A HotpotQA v1 manifest names no environment (base/runs/manifest-environment.ts).
+      // A HotpotQA v1 manifest names no environment (envs/manifest-environment.ts).
       run("mini-eval-base", { kind: "eval" });
       assert.equal(runsEnvironment(spec(), dir), "hotpotqa");
     });

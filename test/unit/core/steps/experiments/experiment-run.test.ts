@@ -13,7 +13,7 @@ import { runExperiment } from "../../../../../src/core/steps/experiments/run-exp
 import { validateExperiment, type ValidationResult } from "../../../../../src/core/steps/experiments/validate";
 import { experimentView } from "../../../../../src/core/views/experiments/view-model";
 import { readProgress, type Progress } from "../../../../../src/core/base/runs/progress";
-import { manifestEnvironment } from "../../../../../src/core/base/runs/manifest-environment";
+import { manifestEnvironment } from "../../../../../src/core/envs/manifest-environment";
 import { UserError } from "../../../../../src/core/base/errors";
 import { readRunRow } from "../../../../../src/extension/runs/runs-model";
 import { miniatureSpec, writeSpec } from "./fixtures";

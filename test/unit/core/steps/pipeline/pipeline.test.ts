@@ -7,7 +7,7 @@ import { strict as assert } from "node:assert";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadConfig } from "../../../../../src/core/base/config";
+import { loadConfig } from "../../../../../src/core/envs/config";
 import { UserError } from "../../../../../src/core/base/errors";
 import { planPipeline, renderPlan, RUN_NAMES } from "../../../../../src/core/steps/pipeline/plan";
 import { INDEX_FORMAT, INDEX_VERSION } from "../../../../../src/core/base/search/bm25-format";
@@ -20,7 +20,7 @@ import {
 } from "../../../../../src/core/steps/pipeline/settings";
 import { generateSyntheticHotpot } from "../../../../../src/core/envs/hotpotqa/synthetic-world";
 import { describeProgress, readProgress } from "../../../../../src/core/base/runs/progress";
-import { manifestEnvironment } from "../../../../../src/core/base/runs/manifest-environment";
+import { manifestEnvironment } from "../../../../../src/core/envs/manifest-environment";
 import { startLocalBackend } from "../../../../helpers/local-backend";
 import { assertRerunSkipsEveryStage } from "./rerun";
 

@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { STAND_IN_TOKENIZER } from "../../../../../src/core/base/chat";
-import { loadConfig } from "../../../../../src/core/base/config";
+import { loadConfig } from "../../../../../src/core/envs/config";
 import { prepareData } from "../../../../../src/core/envs/hotpotqa/prepare";
 import { generateSyntheticHotpot } from "../../../../../src/core/envs/hotpotqa/synthetic-world";
 import { UserError } from "../../../../../src/core/base/errors";

@@ -8,7 +8,7 @@ import { strict as assert } from "node:assert";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadConfig } from "../../../../../src/core/base/config";
+import { loadConfig } from "../../../../../src/core/envs/config";
 import { SHOW_FIELDS } from "../../../../../src/core/base/runs/episode-record";
 import { readRun, readSummary } from "../../../../../src/core/base/runs/run-files";
 import { buildIndex } from "../../../../../src/core/base/search";

@@ -10,7 +10,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { offlineTokenizer, type ChatTokenizer } from "../../../../../src/core/base/chat";
-import { mergeConfig } from "../../../../../src/core/base/config";
+import { mergeConfig } from "../../../../../src/core/envs/config";
 import { UserError } from "../../../../../src/core/base/errors";
 import { costUsd } from "../../../../../src/core/base/ledger";
 import { fingerprintDiff, isPlaygroundRun, TYPED_QUESTIONS } from "../../../../../src/core/base/runs/manifest";

@@ -6,7 +6,8 @@ import { join } from "node:path";
 import { offlineTokenizer } from "../../../../../src/core/base/chat";
 import { replyTokens } from "../../../../../src/core/base/chat/turns";
 import type { ChatTokenizer } from "../../../../../src/core/base/chat/tokenizer";
-import { mergeConfig, type AgentLabConfig } from "../../../../../src/core/base/config";
+import { type AgentLabConfig } from "../../../../../src/core/base/config";
+import { mergeConfig } from "../../../../../src/core/envs/config";
 import { UserError } from "../../../../../src/core/base/errors";
 import { readLedger } from "../../../../../src/core/base/ledger";
 import {

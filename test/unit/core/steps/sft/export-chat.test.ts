@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { offlineTokenizer, type ChatTokenizer } from "../../../../../src/core/base/chat";
-import { mergeConfig } from "../../../../../src/core/base/config";
+import { mergeConfig } from "../../../../../src/core/envs/config";
 import { HeuristicPolicy } from "../../../../../src/core/envs/hotpotqa/heuristic-policy";
 import { DEMO_SEED } from "../../../../../src/core/steps/demo/run-demo";
 import { writeGsm8kSplits } from "../../../../../src/core/envs/gsm8k";

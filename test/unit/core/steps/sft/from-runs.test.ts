@@ -8,7 +8,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { offlineTokenizer, type ChatTokenizer } from "../../../../../src/core/base/chat";
-import { mergeConfig, type AgentLabConfig } from "../../../../../src/core/base/config";
+import { type AgentLabConfig } from "../../../../../src/core/base/config";
+import { mergeConfig } from "../../../../../src/core/envs/config";
 import { UserError } from "../../../../../src/core/base/errors";
 import { HeuristicPolicy } from "../../../../../src/core/envs/hotpotqa/heuristic-policy";
 import { DEMO_SEED } from "../../../../../src/core/steps/demo/run-demo";

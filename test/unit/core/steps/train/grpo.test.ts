@@ -6,7 +6,7 @@
 import { strict as assert } from "node:assert";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { loadConfig } from "../../../../../src/core/base/config";
+import { loadConfig } from "../../../../../src/core/envs/config";
 import { replyTokens, type ChatTokenizer } from "../../../../../src/core/base/chat";
 import { readRegistry, registryPath } from "../../../../../src/core/base/checkpoints/registry";
 import type { Question } from "../../../../../src/core/base/data/question";

@@ -9,7 +9,7 @@ import { strict as assert } from "node:assert";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { readRegistry, registryPath } from "../../../../../src/core/base/checkpoints/registry";
-import { loadConfig } from "../../../../../src/core/base/config";
+import { loadConfig } from "../../../../../src/core/envs/config";
 import { UserError } from "../../../../../src/core/base/errors";
 import { PyRandom } from "../../../../../src/core/base/data/python-random";
 import { readLedger } from "../../../../../src/core/base/ledger";

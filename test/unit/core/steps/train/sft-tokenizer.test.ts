@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { offlineTokenizer, STAND_IN_TOKENIZER } from "../../../../../src/core/base/chat";
-import { loadConfig } from "../../../../../src/core/base/config";
+import { loadConfig } from "../../../../../src/core/envs/config";
 import { UserError } from "../../../../../src/core/base/errors";
 import { trainSft } from "../../../../../src/core/steps/train";
 import { checkSftTokenizer, readSftData } from "../../../../../src/core/steps/train/sft-data";

@@ -6,7 +6,7 @@
 import { strict as assert } from "node:assert";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { loadConfig } from "../../../../../src/core/base/config";
+import { loadConfig } from "../../../../../src/core/envs/config";
 import { readRegistry, registryPath } from "../../../../../src/core/base/checkpoints/registry";
 import { readLedger } from "../../../../../src/core/base/ledger";
 import { sha256File } from "../../../../../src/core/base/runs/manifest";

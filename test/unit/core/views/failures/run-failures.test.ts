@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { offlineTokenizer, type ChatTokenizer } from "../../../../../src/core/base/chat";
-import { mergeConfig } from "../../../../../src/core/base/config";
+import { mergeConfig } from "../../../../../src/core/envs/config";
 import { readRun } from "../../../../../src/core/base/runs/run-files";
 import { HeuristicPolicy } from "../../../../../src/core/envs/hotpotqa/heuristic-policy";
 import type { Policy } from "../../../../../src/core/harness/policy";

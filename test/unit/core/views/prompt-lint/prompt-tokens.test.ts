@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { DEFAULT_CONFIG, mergeConfig } from "../../../../../src/core/base/config";
+import { DEFAULT_CONFIG, mergeConfig } from "../../../../../src/core/envs/config";
 import { UserError } from "../../../../../src/core/base/errors";
 import { defaultSystemPromptFile } from "../../../../../src/core/harness/prompts";
 import {

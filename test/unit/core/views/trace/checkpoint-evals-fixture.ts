@@ -8,7 +8,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ChatTokenizer } from "../../../../../src/core/base/chat/tokenizer";
-import { loadConfig } from "../../../../../src/core/base/config";
+import { loadConfig } from "../../../../../src/core/envs/config";
 import { readRegistry, registryPath } from "../../../../../src/core/base/checkpoints/registry";
 import { evalSplit } from "../../../../../src/core/steps/eval/eval-split";
 import { LOCAL_BACKEND_MODEL } from "../../../../../src/core/steps/eval/backends";

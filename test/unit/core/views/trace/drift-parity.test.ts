@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { EMPTY_THINK, type ChatTokenizer } from "../../../../../src/core/base/chat";
 import { offlineTokenizer } from "../../../../../src/core/base/chat/offline-tokenizer";
-import { mergeConfig } from "../../../../../src/core/base/config";
+import { mergeConfig } from "../../../../../src/core/envs/config";
 import { DRIFT_FIELDS } from "../../../../../src/core/base/runs/episode-record";
 import { readRun, type EpisodeRecord } from "../../../../../src/core/base/runs/run-files";
 import { GSM8K } from "../../../../../src/core/envs/gsm8k/environment";

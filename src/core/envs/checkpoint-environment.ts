@@ -5,9 +5,9 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { basename, isAbsolute, join } from "node:path";
-import { manifestEnvironment, type EnvironmentId } from "../runs/manifest-environment";
-import { RUN_FILES } from "../runs/run-folder";
-import type { CheckpointEntry } from "./registry";
+import { manifestEnvironment, type EnvironmentId } from "./manifest-environment";
+import { RUN_FILES } from "../base/runs/run-folder";
+import type { CheckpointEntry } from "../base/checkpoints/registry";
 
 /** The training run folder a registry entry's `run` names, as the Checkpoints view resolves it (its folder name under runsDir). */
 export function checkpointRunDir(runsDir: string, run: string): string {
