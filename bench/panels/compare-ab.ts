@@ -1,8 +1,10 @@
 /**
  * The first Compare's host-side work on the bench's 10,000-episode runs, this tree against another
  * checkout's (a copy of another revision, its node_modules linked), in interleaved pairs in one
- * process: the runs read for ablate, the table before its intervals (runs read, the report made
- * without a draw), then the report with its 10^8 draws. Wall and CPU time (process.cpuUsage, which
+ * process: the runs read for ablate; where the tree's eval keeps each run's Compare cache at its end,
+ * that (in its own process, as the eval's job); the table before its intervals (runs read, the
+ * report made with what is remembered: nothing in a tree without those caches), then the report with
+ * the draws not remembered (10^8 without caches, the pair's sign-flip test with them). Wall and CPU time (process.cpuUsage, which
  * the machine's load does not inflate as it does wall time). Run bench/panels/run.ts once first
  * (it makes the workspace).
  *
@@ -15,7 +17,8 @@ import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { runFile } from "../../src/core/base/runs/run-folder";
-import { panelWorkspace, ROOT } from "./workspace";
+import type { Resampling } from "../../src/core/base/stats/resample-memo";
+import { keepForCompareElsewhere, panelWorkspace, ROOT } from "./workspace";
 
 const { values } = parseArgs({
   options: {
@@ -55,11 +58,18 @@ function measure(f: () => void): { wall: number; cpu: number } {
   return { wall: performance.now() - t0, cpu: (c.user + c.system) / 1000 };
 }
 
+/** The table's resampling: what the caches remember (this tree), or none (a tree from before rememberedOnly). */
+function tableResampling(m: Modules, runs: ReturnType<Modules["cache"]["loadCompareRuns"]>): Resampling {
+  if ("rememberedOnly" in runs.resampling) return runs.resampling.rememberedOnly();
+  return (m.memo as unknown as { NOT_RESAMPLED: Resampling }).NOT_RESAMPLED;
+}
+
 async function main(): Promise<void> {
   const large = Number(values.large);
   const ws = await panelWorkspace(large, (line) => console.log(line));
   const pair = [ws.runs[large].search, ws.runs[large].closedBook];
-  const trees = { before: modules(resolve(values.before!)), after: modules(ROOT) };
+  const ROOT_OF = { before: resolve(values.before!), after: ROOT };
+  const trees = { before: modules(ROOT_OF.before), after: modules(ROOT) };
   const rows = new Map<string, Record<"before" | "after", { wall: number; cpu: number }[]>>();
   const add = (what: string, tree: "before" | "after", m: { wall: number; cpu: number }) => {
     if (!rows.has(what)) rows.set(what, { before: [], after: [] });
@@ -74,17 +84,28 @@ async function main(): Promise<void> {
         tree,
         measure(() => void m.ablate.loadAblationInputs(pair)),
       );
+      // A tree whose eval keeps each run's Compare cache at its end: kept here in another process, as
+      // the eval's job is (this process must read the caches from disk, as the extension host does).
+      if ("keepForCompare" in m.cache)
+        add(
+          "at the eval's end: the run's Compare cache (each run, own process)",
+          tree,
+          (() => {
+            const each = keepForCompareElsewhere(pair, ROOT_OF[tree]);
+            return { wall: Math.max(...each.map((t) => t.wall)), cpu: Math.max(...each.map((t) => t.cpu)) };
+          })(),
+        );
       let runs: ReturnType<Modules["cache"]["loadCompareRuns"]> | undefined;
       add(
-        "first Compare: runs read + the table (no draw)",
+        "first Compare: runs read + the table (what is remembered)",
         tree,
         measure(() => {
           runs = m.cache.loadCompareRuns(pair);
-          m.shown.shownView(m.setup.compareView(runs.inputs, "runs", undefined, [], m.memo.NOT_RESAMPLED));
+          m.shown.shownView(m.setup.compareView(runs.inputs, "runs", undefined, [], tableResampling(m, runs)));
         }),
       );
       add(
-        "first Compare: then the report (10^8 draws)",
+        "first Compare: then the report (the draws not remembered)",
         tree,
         measure(
           () => void m.shown.shownView(m.setup.compareView(runs!.inputs, "runs", undefined, [], runs!.resampling)),
@@ -93,7 +114,9 @@ async function main(): Promise<void> {
     }
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const cell = (ms: { wall: number; cpu: number }[]) =>
-    `${median(ms.map((m) => m.wall)).toFixed(0)} / ${median(ms.map((m) => m.cpu)).toFixed(0)} (CPU ${ms.map((m) => m.cpu.toFixed(0)).join(", ")})`;
+    ms.length === 0
+      ? "—"
+      : `${median(ms.map((m) => m.wall)).toFixed(0)} / ${median(ms.map((m) => m.cpu)).toFixed(0)} (CPU ${ms.map((m) => m.cpu.toFixed(0)).join(", ")})`;
   console.log(
     `\n${values.pairs} interleaved pairs, ${large} episodes, load average ${loadavg()
       .map((x) => x.toFixed(1))

@@ -87,3 +87,22 @@ export async function panelWorkspace(large: number, log: (line: string) => void)
   log(`  workspace made in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
   return layout(large);
 }
+
+/**
+ * What each run's eval does at its end (keepForCompare: the run's Compare cache with its own
+ * columns' draws), here in a process of its own per run as the eval's job is, so the caller reads
+ * the caches from disk as the extension host does. `root`: the checkout whose code keeps them.
+ * Returns each run's wall and CPU ms.
+ */
+export function keepForCompareElsewhere(dirs: readonly string[], root = ROOT): { wall: number; cpu: number }[] {
+  return dirs.map((dir) => {
+    const script = [
+      "const c0 = process.cpuUsage(), t0 = performance.now();",
+      `require(${JSON.stringify(join(root, "src/core/steps/ablate/compare-cache"))}).keepForCompare(${JSON.stringify(dir)});`,
+      "const c = process.cpuUsage(c0);",
+      "console.log(JSON.stringify({ wall: performance.now() - t0, cpu: (c.user + c.system) / 1000 }));",
+    ].join("\n");
+    const out = execFileSync(process.execPath, ["--import", "tsx", "-e", script], { encoding: "utf8" });
+    return JSON.parse(out.trim().split("\n").pop()!) as { wall: number; cpu: number };
+  });
+}

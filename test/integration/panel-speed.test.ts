@@ -233,9 +233,9 @@ describe("panel speed (real VS Code)", function () {
           `      compare ${t.run} (${how}): table drawn ${t.firstFrameMs} ms, its intervals ${t.interactiveMs} ms after the command (webview script at ${t.scriptMs} ms; the report posted at ${(a.host?.postedAt ?? NaN) - t0} ms, reached the page at ${a.timings.reportAt - t0} ms, laid out in ${Math.round(a.timings.renderMs)} ms; host: ${JSON.stringify(Object.fromEntries(Object.entries(t.host).map(([k, v]) => [k, Math.round(v)])))})`,
         );
         if (t.episodes <= 1000) guard(t, TARGETS_MS.compare);
-        // Large runs compared for the first time: the table (means, Δ, counts) comes before the 10,000 resamples' intervals.
+        // Large runs compared for the first time: the table comes before (or with) the intervals and tests not yet drawn.
         else if (how === "new panel")
-          assert.ok(t.firstFrameMs < t.interactiveMs, `the table before its intervals: ${JSON.stringify(t)}`);
+          assert.ok(t.firstFrameMs <= t.interactiveMs, `the table before its intervals: ${JSON.stringify(t)}`);
       }
       await vscode.commands.executeCommand("workbench.action.closeAllEditors");
     }

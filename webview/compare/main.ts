@@ -181,12 +181,17 @@ type Column = {
 
 const verdictClass = (v: string | undefined) => (v ? `verdict verdict-${v.replace(/\s+/g, "-")}` : "");
 
-/** What a cell of a resampled number (an interval, a test's p, a verdict) shows while the resamples run. */
+/**
+ * What a cell of a resampled number shows while the resamples run: an interval or a test's own p
+ * that the table came with (the runs' Compare caches remember them) is final; Holm's p and the
+ * verdicts need every test's p.
+ */
 const PENDING = "…";
-const ci = (x: Interval) => (intervalsPending ? `[${PENDING}]` : intervalText(x));
+const ci = (x: Interval) => (intervalsPending && Number.isNaN(x.lo) ? `[${PENDING}]` : intervalText(x));
 const delta = (d: Pick<DeltaResult, "delta" | "ci">) =>
-  intervalsPending ? `${signed(d.delta)} [${PENDING}]` : deltaCell(d);
-const resampledP = (p: number) => (intervalsPending ? PENDING : formatP(p));
+  intervalsPending && Number.isNaN(d.ci.lo) ? `${signed(d.delta)} [${PENDING}]` : deltaCell(d);
+const testP = (p: number) => (intervalsPending && Number.isNaN(p) ? PENDING : formatP(p));
+const holmP = (p: number) => (intervalsPending ? PENDING : formatP(p));
 const verdictText = (v: string) => (intervalsPending ? PENDING : v);
 const verdictOf = (v: string | undefined) => (intervalsPending ? "" : verdictClass(v));
 
@@ -197,10 +202,7 @@ function columns(m: CompareMetrics): Column[] {
     // The cells' classes (delta-em, delta-f1) are the panel's DOM contract with its probes, kept from format 1.
     col(`Δ ${m.binary} [paired CI]`, false, (_, c) => cell(c ? delta(c.binary) : "–", false, "delta-em")),
     col(m.one ? "p Holm" : `p ${m.binary} (Holm)`, !m.one, (_, c) =>
-      cell(
-        c ? (m.one ? resampledP(c.binary.p_holm) : `${formatP(c.binary.p)} (${resampledP(c.binary.p_holm)})`) : "–",
-        !m.one,
-      ),
+      cell(c ? (m.one ? holmP(c.binary.p_holm) : `${formatP(c.binary.p)} (${holmP(c.binary.p_holm)})`) : "–", !m.one),
     ),
     col(m.one ? "verdict" : `verdict ${m.binary}`, false, (_, c) =>
       cell(c ? verdictText(c.binary.verdict) : "–", false, verdictOf(c?.binary.verdict)),
@@ -217,7 +219,7 @@ function columns(m: CompareMetrics): Column[] {
     ? []
     : [
         col(`Δ ${m.primary} [paired CI]`, false, (_, c) => cell(c ? delta(c.primary) : "–", false, "delta-f1")),
-        col("p Holm", false, (_, c) => cell(c ? resampledP(c.primary.p_holm) : "–")),
+        col("p Holm", false, (_, c) => cell(c ? holmP(c.primary.p_holm) : "–")),
         col(`verdict ${m.primary}`, false, (_, c) =>
           cell(c ? verdictText(c.primary.verdict) : "–", false, verdictOf(c?.primary.verdict)),
         ),
@@ -225,7 +227,7 @@ function columns(m: CompareMetrics): Column[] {
   const rest = [
     ...(m.one
       ? [col("p", true, (_, c) => cell(c ? formatP(c.binary.p) : "–", true))]
-      : [col(`p ${m.primary}`, true, (_, c) => cell(c ? resampledP(c.primary.p) : "–", true))]),
+      : [col(`p ${m.primary}`, true, (_, c) => cell(c ? testP(c.primary.p) : "–", true))]),
     col("McNemar b/c", true, (_, c) => cell(c ? `${c.binary.baseline_only}/${c.binary.run_only}` : "–", true)),
     // With one 0/1 metric in both roles the primary role holds the same scores, so its MDE is the metric's.
     col(`MDE ${m.primary}`, true, (_, c) => cell(c ? f3(c.primary.mde) : "–", true)),
@@ -272,7 +274,7 @@ function table(r: AblationReport): HTMLElement {
         "p",
         { class: "muted pending", id: "method" },
         `Intervals: computing ${s.resamples.toLocaleString("en-US")} resamples (${s.level * 100}% percentile bootstrap, seed ${s.seed}). ` +
-          "The means, Δ and counts are final; the intervals, p-values and verdicts (…) follow, with agent-lab ablate's digits.",
+          "The numbers shown are final; the intervals, p-values and verdicts marked … follow, with agent-lab ablate's digits.",
       )
     : h(
         "p",

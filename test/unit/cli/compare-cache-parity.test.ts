@@ -1,13 +1,14 @@
 /**
  * Compare prints `agent-lab ablate`'s digits on runs the project's own eval writes (`agent-lab
  * demo`: the scripted reader with search and closed-book), however its report was made: the
- * first Compare in the worker (its table first, before the intervals, with the CLI's means and Δ;
- * then the whole report; the worker saves the runs' Compare caches), a new panel's on the host from
- * those caches, and the other baseline in the running worker without resampling, each against the CLI's own
- * table for that order.
+ * first Compare from the Compare caches the eval wrote (its table on the caller's thread with the
+ * runs' remembered intervals, then the sign-flip test drawn in the worker, which saves it in the
+ * caches), a new panel's on the host from those caches, the other baseline in the running worker
+ * without resampling, and runs without caches (an older build's) wholly in the worker, each against
+ * the CLI's own table for that order.
  */
 import { strict as assert } from "node:assert";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runDemo } from "../../../src/core/steps/demo/run-demo";
@@ -21,47 +22,81 @@ describe("compare panel vs agent-lab ablate on the demo's eval runs, through Com
   this.timeout(300_000);
   let ws: string;
   const names = ["heuristic", "closed-book"];
+  let dirs: string[];
+  let cli: { code: number | null; stdout: string; stderr: string };
+  const request = () => ({ runDirs: dirs, origin: "runs" as const, expect: undefined, searchDirs: [] });
+  const saved = async (what: (cache: string) => boolean) => {
+    const all = () =>
+      dirs.every(
+        (d) => existsSync(runFile(d, "compareCache")) && what(readFileSync(runFile(d, "compareCache"), "utf8")),
+      );
+    for (let i = 0; i < 300 && !all(); i++) await new Promise((r) => setTimeout(r, 20));
+    return all();
+  };
 
   before(async () => {
     ws = mkdtempSync(join(tmpdir(), "agent-lab-compare-cache-parity-"));
     await runDemo({ dir: ws, log: () => {}, concurrency: 4 });
     await webviewBundles();
+    dirs = names.map((n) => join(ws, "runs", n));
+    cli = await runCli(["ablate", ...names, "--workspace", ws]);
+    assert.equal(cli.code, 0, cli.stderr);
   });
   after(() => ws && rmSync(ws, { recursive: true, force: true }));
 
-  it("prints the CLI's every interval from the worker, from the caches, and for the other baseline", async () => {
-    const dirs = names.map((n) => join(ws, "runs", n));
-    const cli = await runCli(["ablate", ...names, "--workspace", ws]);
-    assert.equal(cli.code, 0, cli.stderr);
+  it("prints the CLI's every interval from the eval's caches, then from the caches, and for the other baseline", async () => {
+    assert.ok(
+      dirs.every((d) => existsSync(runFile(d, "compareCache"))),
+      "the eval kept each run's Compare cache",
+    );
     const cliSwapped = await runCli(["ablate", names[1], names[0], "--workspace", ws]);
     assert.equal(cliSwapped.code, 0, cliSwapped.stderr);
 
     const worker = new CompareWorker(0); // the demo's runs are small: 0 treats them as large ones
     try {
-      const request = { runDirs: dirs, origin: "runs" as const, expect: undefined, searchDirs: [] };
       const tables: CompareView[] = [];
-      const first = worker.view(request, (table) => tables.push(table));
+      const first = worker.view(request(), (table) => tables.push(table));
+      assert.equal(tables.length, 1, "the table, made on this thread from the eval's caches");
+      assert.equal(worker.busy, true, "the pair's sign-flip test is drawn in the worker");
+      const [table] = tables;
+      assert.ok(!Number.isNaN(table.report.runs[1].primary.ci.lo), "the runs' intervals, remembered");
+      assert.ok(!Number.isNaN(table.report.comparisons[0].primary.ci.lo), "Δ's interval: the runs' draws, paired");
+      assert.ok(Number.isNaN(table.report.comparisons[0].primary.p), "the pair's sign-flip test is not remembered");
+      const answer = await first;
+      assert.equal(tables.length, 1, "the table came first, once");
+      assert.equal(await assertPanelPrintsCli(cli.stdout, answer, names, table), 6);
+      assert.ok(
+        await saved((cache) => cache.includes('"sign-flip-')),
+        "the worker saved the pair's test in the caches",
+      );
+
+      const again = new CompareWorker(0).view(request(), (table) => tables.push(table));
+      assert.equal(worker.busy, false, "a new panel's: made on this thread from the caches");
+      assert.equal(await assertPanelPrintsCli(cli.stdout, await again, names), 6);
+      assert.equal(tables.length, 1, "everything remembered: no table before the report");
+      // The first panel's worker, still running, makes the other baseline from the runs it holds.
+      const swapping = worker.view({ ...request(), runDirs: [dirs[1], dirs[0]] }, (table) => tables.push(table));
+      assert.equal(worker.busy, true, "the running worker makes it");
+      const swapped = await swapping;
+      assert.equal(tables.length, 1, "runs compared before: no table without intervals");
+      assert.equal(await assertPanelPrintsCli(cliSwapped.stdout, swapped, [names[1], names[0]]), 6);
+    } finally {
+      worker.dispose();
+    }
+  });
+
+  it("prints the CLI's every interval for runs without caches, all drawn in the worker", async () => {
+    for (const d of dirs) rmSync(runFile(d, "compareCache"));
+    const worker = new CompareWorker(0, true, null); // null: not the view the test above made
+    try {
+      const tables: CompareView[] = [];
+      const first = worker.view(request(), (table) => tables.push(table));
       assert.equal(worker.busy, true, "the first Compare is made in the worker");
       const answer = await first;
       assert.equal(tables.length, 1, "the table before its intervals came first, once");
       assert.ok(Number.isNaN(tables[0].report.runs[0].primary.ci.lo), "made without resampling");
       assert.equal(await assertPanelPrintsCli(cli.stdout, answer, names, tables[0]), 6);
-      for (let i = 0; i < 300 && !dirs.every((d) => existsSync(runFile(d, "compareCache"))); i++)
-        await new Promise((r) => setTimeout(r, 20));
-      assert.ok(
-        dirs.every((d) => existsSync(runFile(d, "compareCache"))),
-        "the worker saved the runs' caches",
-      );
-
-      const again = new CompareWorker(0).view(request, (table) => tables.push(table));
-      assert.equal(worker.busy, false, "a new panel's: made on this thread from the caches");
-      assert.equal(await assertPanelPrintsCli(cli.stdout, await again, names), 6);
-      // The first panel's worker, still running, makes the other baseline from the runs it holds.
-      const swapping = worker.view({ ...request, runDirs: [dirs[1], dirs[0]] }, (table) => tables.push(table));
-      assert.equal(worker.busy, true, "the running worker makes it");
-      const swapped = await swapping;
-      assert.equal(tables.length, 1, "runs compared before: no table without intervals");
-      assert.equal(await assertPanelPrintsCli(cliSwapped.stdout, swapped, [names[1], names[0]]), 6);
+      assert.ok(await saved(() => true), "the worker saved the runs' caches");
     } finally {
       worker.dispose();
     }

@@ -11,6 +11,8 @@ import { loadConfig } from "../../../src/core/envs/config";
 import type { Policy } from "../../../src/core/harness/policy";
 import { evalSplit, TEST_SPLIT_FLAG } from "../../../src/core/steps/eval/eval-split";
 import { readEpisodes } from "../../../src/core/base/runs/run-files";
+import { runFile } from "../../../src/core/base/runs/run-folder";
+import { cachedForCompare } from "../../../src/core/steps/ablate/compare-cache";
 import type { RunSummary } from "../../../src/core/base/runs/summary";
 import { runCli, startCli, waitFor } from "./cli-process";
 import { environmentMetrics } from "../../../src/core/envs/catalog";
@@ -73,6 +75,7 @@ describe("cli: demo, eval (kill -9, SIGTERM, resume, test split), show", functio
     const before = readEpisodes(run, environmentMetrics).map((e) => e.id);
     assert.ok(before.length >= 12 && before.length < 100, `${before.length} kept`);
     assert.equal(summaryOf(run).status, "running", "a killed job cannot close its summary");
+    assert.equal(existsSync(runFile(run, "compareCache")), false, "no Compare cache for an unfinished run");
 
     const resumed = await runCli([...args, "--resume"]);
     assert.equal(resumed.code, 0, resumed.stderr);
@@ -87,6 +90,7 @@ describe("cli: demo, eval (kill -9, SIGTERM, resume, test split), show", functio
     assert.deepEqual(ids.slice(0, before.length), before, "finished episodes were kept, not redone");
     assert.equal(summaryOf(run).status, "done");
     assert.equal(summaryOf(run).n, 100);
+    assert.ok(cachedForCompare([run]), "the finished run keeps a Compare cache of its episodes as they are");
   });
 
   it("two resumes of one interrupted run at once: one writes, the other is refused naming it, no line twice", async function () {
@@ -136,6 +140,7 @@ describe("cli: demo, eval (kill -9, SIGTERM, resume, test split), show", functio
     assert.equal(s.n, kept);
     assert.ok(kept < 60);
     assert.ok(readFileSync(join(run, "episodes.jsonl"), "utf8").endsWith("\n"), "no torn line after a clean stop");
+    assert.equal(existsSync(runFile(run, "compareCache")), false, "no Compare cache for an interrupted run");
 
     const changed = await runCli([...args, "--resume", "--top-k", "5", "--closed-book"]);
     assert.equal(changed.code, 1);

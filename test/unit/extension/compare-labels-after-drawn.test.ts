@@ -13,7 +13,7 @@ import { installFakeVscode } from "./fake-vscode";
 import { largeCompareRuns } from "./large-compare-runs";
 import { ON_THREAD_MAX_BYTES } from "../../../src/core/steps/ablate/compare-off-thread";
 import { compareView } from "../../../src/core/steps/ablate/compare-setup";
-import { NOT_RESAMPLED } from "../../../src/core/base/stats/resample-memo";
+import { ResampleMemo } from "../../../src/core/base/stats/resample-memo";
 import type { HostMessage } from "../../../src/extension/webview/protocol";
 import { fakeManifest, fakeRecord } from "../core/base/runs/fakes";
 import { openWebview, webviewBundles } from "../webview/webview-dom";
@@ -73,7 +73,7 @@ describe("extension: the Compare panel's failure labels start once the page has 
       manifest: fakeManifest(),
       episodes: Array.from({ length: 30 }, (_, i) => fakeRecord(`q${i}`, { em: (i + k) % 2, f1: (i + k) % 2 })),
     }));
-    const table = compareView(runs, "runs", undefined, [], NOT_RESAMPLED);
+    const table = compareView(runs, "runs", undefined, [], new ResampleMemo().rememberedOnly());
     const whole = compareView(runs, "runs", undefined, []);
     const t = await openWebview("compare");
     try {

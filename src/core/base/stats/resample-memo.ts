@@ -30,17 +30,11 @@ export const DIRECT_RESAMPLING: Resampling = {
   signFlipTest: (diffs, options) => signFlipTest(diffs, options),
 };
 
-/**
- * No resampling: every resampled mean and every p is NaN, at once. For a table drawn before its
- * intervals (means, deltas, counts and McNemar's exact test need no draws); nothing else from it is a number.
- */
-export const NOT_RESAMPLED: Resampling = {
-  bootstrapMeans: (columns, options) => columns.map(() => new Float64Array(options.resamples).fill(NaN)),
-  signFlipTest: () => NaN,
-};
-
 /** A remembered result: one column's resampled means, or one test's p. */
 export type ResampleResult = Float64Array | number;
+
+/** The sign-flip test's key names the way it sums (significance.ts): a p kept from another way is not reused. */
+const SIGN_FLIP_KIND = "sign-flip-4";
 
 function columnKey(kind: string, values: Float64Array, settings: object): string {
   const hash = createHash("sha256");
@@ -58,6 +52,21 @@ function signCanonical(d: Float64Array): Float64Array {
     break;
   }
   return d.map((v) => (v === 0 ? 0 : sign * v));
+}
+
+const settingsOf = (o: BootstrapOptions | PermutationOptions) => ({
+  resamples: o.resamples,
+  seed: o.seed,
+  stream: o.stream ?? 0,
+});
+
+function bootstrapKeys(columns: readonly Float64Array[], options: BootstrapOptions): string[] {
+  const settings = settingsOf(options);
+  return columns.map((c) => columnKey("bootstrap", c, settings));
+}
+
+function signFlipKey(diffs: Float64Array, options: PermutationOptions): string {
+  return columnKey(SIGN_FLIP_KIND, signCanonical(diffs), settingsOf(options));
 }
 
 export class ResampleMemo implements Resampling {
@@ -83,13 +92,38 @@ export class ResampleMemo implements Resampling {
     this.usedBy.set(key, set);
   }
 
+  /**
+   * This memo's results, nothing drawn: a result it does not remember comes back as NaN (every
+   * resampled mean, or the p) and is counted in `missed`. A table made with it is final when
+   * nothing was missed; else its intervals and tests that were not remembered are not numbers.
+   */
+  rememberedOnly(): Resampling & { missed: number } {
+    const results = this.results;
+    return {
+      missed: 0,
+      bootstrapMeans(columns, options) {
+        return bootstrapKeys(columns, options).map((key) => {
+          const kept = results.get(key);
+          if (kept instanceof Float64Array) return kept;
+          this.missed++;
+          return new Float64Array(options.resamples).fill(NaN);
+        });
+      },
+      signFlipTest(diffs, options) {
+        const kept = results.get(signFlipKey(diffs, options));
+        if (typeof kept === "number") return kept;
+        this.missed++;
+        return NaN;
+      },
+    };
+  }
+
   bootstrapMeans(
     columns: readonly Float64Array[],
     options: BootstrapOptions,
     owners: readonly number[][],
   ): Float64Array[] {
-    const settings = { resamples: options.resamples, seed: options.seed, stream: options.stream ?? 0 };
-    const keys = columns.map((c) => columnKey("bootstrap", c, settings));
+    const keys = bootstrapKeys(columns, options);
     const missing = keys.flatMap((key, i) => (this.results.get(key) instanceof Float64Array ? [] : [i]));
     if (missing.length > 0) {
       const drawn = bootstrapMeans(
@@ -104,8 +138,7 @@ export class ResampleMemo implements Resampling {
   }
 
   signFlipTest(diffs: Float64Array, options: PermutationOptions, owners: readonly number[]): number {
-    const settings = { resamples: options.resamples, seed: options.seed, stream: options.stream ?? 0 };
-    const key = columnKey("sign-flip", signCanonical(diffs), settings);
+    const key = signFlipKey(diffs, options);
     let p = this.results.get(key);
     if (typeof p !== "number") {
       p = signFlipTest(diffs, options);

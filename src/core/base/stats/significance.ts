@@ -36,35 +36,69 @@ export interface PermutationOptions {
  * is as likely to have either sign, so we flip signs at random and count how often the flipped
  * mean is at least as far from 0 as the observed one. Monte Carlo p = (1 + hits) / (1 + R), which
  * is never 0 and is valid at any R (the smallest p it can report is 1 / (R + 1)).
+ *
+ * Question i takes bit i % 32 of the i / 32-th word a resample draws. The flipped sum is added up
+ * four questions at a time: for each group of four that holds a non-zero difference, a table of its
+ * 16 sign patterns' sums, looked up by the group's four bits (at 10,000 questions × 10,000
+ * resamples, a quarter of the adds and no multiplies: about half the time of one add per question).
+ * Sums in another order differ only in their last bits, which the hit's relative tolerance absorbs.
  */
 export function signFlipTest(diffs: ArrayLike<number>, options: PermutationOptions): number {
   const n = diffs.length;
   if (n === 0) return 1;
-  const d = Float64Array.from(diffs as ArrayLike<number>);
   let observed = 0;
-  for (let i = 0; i < n; i++) observed += d[i];
+  for (let i = 0; i < n; i++) observed += diffs[i];
   observed = Math.abs(observed);
   if (observed === 0) return 1;
   // Relative tolerance: the same sum computed in another order may differ in the last bits.
   const threshold = observed * (1 - 1e-12);
-  // A zero difference adds nothing under either sign: only the others are summed, in their order,
-  // each with the sign bit it draws (bit i % 32 of the i / 32-th word), so the sums keep their bits.
-  const at = Int32Array.from(d.keys()).filter((i) => d[i] !== 0);
-  const values = Float64Array.from(at, (i) => d[i]);
+  const { groups, sums } = signPatternSums(diffs);
   const words = new Int32Array(Math.ceil(n / 32));
   const rng = new Xoshiro128(options.seed, options.stream ?? 0);
   let hits = 0;
   for (let r = 0; r < options.resamples; r++) {
     for (let w = 0; w < words.length; w++) words[w] = rng.nextUint32();
-    let s = 0;
-    for (let j = 0; j < at.length; j++) {
-      const i = at[j];
-      // ±d without a branch: random signs would defeat the branch predictor.
-      s += values[j] * ((((words[i >>> 5] >>> (i & 31)) & 1) << 1) - 1);
+    // Two accumulators, so one lookup's add does not wait on the one before.
+    let s0 = 0;
+    let s1 = 0;
+    let j = 0;
+    for (; j + 1 < groups.length; j += 2) {
+      const g = groups[j];
+      const h = groups[j + 1];
+      s0 += sums[(g << 4) | ((words[g >>> 3] >>> ((g & 7) << 2)) & 15)];
+      s1 += sums[(h << 4) | ((words[h >>> 3] >>> ((h & 7) << 2)) & 15)];
     }
-    if (Math.abs(s) >= threshold) hits++;
+    if (j < groups.length) {
+      const g = groups[j];
+      s0 += sums[(g << 4) | ((words[g >>> 3] >>> ((g & 7) << 2)) & 15)];
+    }
+    if (Math.abs(s0 + s1) >= threshold) hits++;
   }
   return (1 + hits) / (1 + options.resamples);
+}
+
+/**
+ * The groups of four questions (4g … 4g + 3) holding a non-zero difference, and for every group g
+ * the sum of its differences under each sign pattern: sums[16g + bits], question 4g + k taking +
+ * where bit k of `bits` is set.
+ */
+function signPatternSums(diffs: ArrayLike<number>): { groups: Int32Array; sums: Float64Array } {
+  const n = diffs.length;
+  const count = Math.ceil(n / 4);
+  const sums = new Float64Array(16 * count);
+  const groups: number[] = [];
+  for (let g = 0; g < count; g++) {
+    let nonZero = false;
+    for (let k = 0; k < 4 && 4 * g + k < n; k++) if (diffs[4 * g + k] !== 0) nonZero = true;
+    if (!nonZero) continue;
+    groups.push(g);
+    for (let bits = 0; bits < 16; bits++) {
+      let s = 0;
+      for (let k = 0; k < 4 && 4 * g + k < n; k++) s += (bits >>> k) & 1 ? diffs[4 * g + k] : -diffs[4 * g + k];
+      sums[16 * g + bits] = s;
+    }
+  }
+  return { groups: Int32Array.from(groups), sums };
 }
 
 /**

@@ -18,7 +18,7 @@ import { episodesStamp, readRunHead, type EpisodesStamp } from "../../base/runs/
 import { runFile } from "../../base/runs/run-folder";
 import { writeJsonAtomic } from "../../base/util/atomic-write";
 import { ResampleMemo, type ResampleResult } from "../../base/stats/resample-memo";
-import { readAblationInputs, readAblationRun, type AblationEpisode, type AblationInput } from "./ablate";
+import { ablate, readAblationInputs, readAblationRun, type AblationEpisode, type AblationInput } from "./ablate";
 
 export const COMPARE_CACHE_FORMAT = "agent-lab/compare-cache-1";
 
@@ -167,5 +167,22 @@ function writeCache(dir: string, run: CachedRun): boolean {
     return true;
   } catch {
     return false; // a read-only run folder (copied from elsewhere): Compare works without its cache
+  }
+}
+
+/**
+ * Writes a finished run's Compare cache before anyone compares it: its records and its own columns'
+ * resampled means. A column's resampled means depend on the column and the settings alone, so they
+ * are the ones a Compare with any run on the same questions draws; the eval writes this at its end
+ * so the first Compare of two large runs reads two caches and draws only their paired test. Never
+ * an error (a cache): a run it cannot read or write is compared without one.
+ */
+export function keepForCompare(dir: string): void {
+  try {
+    const runs = loadCompareRuns([dir]);
+    ablate(runs.inputs, { resampling: runs.resampling });
+    runs.save();
+  } catch {
+    // no finished episode, a torn file, a read-only folder: Compare reads the run itself
   }
 }

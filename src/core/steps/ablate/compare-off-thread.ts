@@ -2,9 +2,9 @@
  * The Compare panel's report computed in a worker thread (compare-worker.ts): the extension host
  * stays free to answer the webviews while ablate resamples (seconds at 10,000 episodes). One
  * worker per panel, started on its first request for runs too large to compare on the caller's
- * thread (ON_THREAD_MAX_BYTES) and not compared before (their Compare caches, compare-cache.ts, make
- * the report on the caller's thread in tens of milliseconds), stopped with the panel. A view made
- * before from the same request and files is posted again (compare-made.ts).
+ * thread (ON_THREAD_MAX_BYTES) whose Compare caches (compare-cache.ts) do not remember every draw the
+ * report needs (those make the report on the caller's thread in tens of milliseconds), stopped with
+ * the panel. A view made before from the same request and files is posted again (compare-made.ts).
  */
 import { statSync } from "node:fs";
 import { requireWorkerScript } from "../../base/util/worker-thread";
@@ -30,9 +30,10 @@ export type CompareView = { report: AblationReport; setup: CompareSetup };
 export type CompareReply = WorkerReply<CompareView>;
 
 /**
- * The table before its intervals: the report made without resampling (NOT_RESAMPLED: its intervals,
- * its sign-flip p, every Holm-adjusted p and verdict are NaN or meaningless; means, Δ, counts and
- * McNemar's p are final), sent by the worker before resampling runs not compared before.
+ * The table before its intervals: the report made with only what the runs' Compare caches remember
+ * (ResampleMemo.rememberedOnly: the intervals and sign-flip p's not remembered, every Holm-adjusted
+ * p and verdict are NaN or meaningless; means, Δ, counts and McNemar's p are final), sent before
+ * the rest is drawn.
  */
 export type CompareProgress = WorkerProgress<CompareView>;
 
@@ -109,14 +110,19 @@ export class CompareWorker {
     // a later Compare there (another baseline, other expected differences) reads nothing, where this
     // thread would read both caches (about 5 MB of JSON at 10,000 episodes) and run ablate cold.
     if (this.worker.started) return this.worker.request(req, onTable);
-    // Compared before (their caches hold the records and the resampled results): quicker here than a worker starts.
+    // Runs with Compare caches (an eval writes one at its end, a Compare adds its tests): their
+    // records and what they remember make the table here, quicker than a worker starts. When the
+    // caches remember everything this is the view; else the table goes first and the worker draws
+    // the rest (at 10,000 questions a pair's sign-flip test alone held this thread ~0.25 s, while
+    // VS Code was creating the page).
     if (this.cachedOnThread && cachedForCompare(req.runDirs)) {
       return new Promise((resolve) => {
         const runs = loadCompareRuns(req.runDirs);
-        const view = compareView(runs.inputs, req.origin, req.expect, req.searchDirs, runs.resampling);
-        resolve(shownView(view));
-        // New results (other expected differences keep them; another third run does not): kept after the reply.
-        setImmediate(runs.save);
+        const remembered = runs.resampling.rememberedOnly();
+        const table = shownView(compareView(runs.inputs, req.origin, req.expect, req.searchDirs, remembered));
+        if (remembered.missed === 0) return resolve(table);
+        onTable?.(table);
+        resolve(this.worker.request(req));
       });
     }
     return this.worker.request(req, onTable);

@@ -21,6 +21,7 @@ import { TEST_SPLIT_FLAG } from "../specs/common-flags";
 import { makePolicy } from "./backends";
 import { episodeUsd, pricesForPolicy } from "./cost";
 import { runEval, type EvalResult } from "./run-eval";
+import { keepForCompare } from "../ablate/compare-cache";
 import type { PolicyChoice, StepContext } from "../specs/step-context";
 
 /**
@@ -165,6 +166,9 @@ async function runWithPolicy(
       return toRecord(ep, episodeUsd(prices, ep.prefill, ep.generated));
     },
   });
+  // A finished run's Compare cache, now rather than at its first Compare (at 10,000 questions its
+  // own columns' 10^8 draws: about 0.8 s here, against a second of waiting in the panel then).
+  if (result.summary.status === "done") keepForCompare(runDir);
   return { ...result, runDir, env };
 }
 

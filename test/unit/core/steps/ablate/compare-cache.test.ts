@@ -3,14 +3,20 @@
  * made in the worker, which then saves each run's cache; the next is made on the caller's thread
  * from the caches, with the report compareView gives from the runs' files, for either baseline and
  * without resampling again. A changed episodes.jsonl, a damaged cache file and one of another
- * format are read past. The memo under it gives the bootstrap's and the sign-flip test's own bits.
+ * format are read past. A run kept before its first Compare (what the eval does at its end) leaves
+ * that Compare only the pair's test to draw. The memo under it gives the bootstrap's and the
+ * sign-flip test's own bits, and what it remembers alone without drawing.
  */
 import { strict as assert } from "node:assert";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadAblationInputs } from "../../../../../src/core/steps/ablate/ablate";
-import { COMPARE_CACHE_FORMAT, loadCompareRuns } from "../../../../../src/core/steps/ablate/compare-cache";
+import {
+  COMPARE_CACHE_FORMAT,
+  keepForCompare,
+  loadCompareRuns,
+} from "../../../../../src/core/steps/ablate/compare-cache";
 import { CompareWorker } from "../../../../../src/core/steps/ablate/compare-off-thread";
 import { compareView } from "../../../../../src/core/steps/ablate/compare-setup";
 import { shownView } from "../../../../../src/core/steps/ablate/compare-shown";
@@ -89,6 +95,50 @@ describe("analysis: Compare's run cache", function () {
     assert.equal(again.computed, 0, "the swapped runs' columns and the negated differences are remembered");
   });
 
+  it("kept before the first Compare (as the eval's end does): that Compare draws only the pair's test", async () => {
+    const kept = ["kept-base", "kept-topk"].map((name) => join(root, name));
+    kept.forEach((dir, k) => {
+      ensureRunDir(dir);
+      for (const e of simulatedRun(dev, k === 0 ? [0.4, 0.2, 0.3] : [0.5, 0.2, 0.2], 7 + k)) appendEpisode(dir, e);
+      writeJsonAtomic(join(dir, "manifest.json"), manifest({ topK: k === 0 ? 5 : 10 }));
+      keepForCompare(dir);
+    });
+    const runs = loadCompareRuns(kept);
+    assert.equal(runs.fromCaches, true);
+    const remembered = runs.resampling.rememberedOnly();
+    const table = compareView(runs.inputs, "runs", undefined, [], remembered);
+    assert.equal(remembered.missed, 1, "each run's columns remembered; the pair's sign-flip test not");
+    const whole = compareView(runs.inputs, "runs", undefined, [], runs.resampling);
+    assert.deepEqual(undated(whole), direct(kept));
+    assert.equal(runs.resampling.computed, 1, "only the pair's test is drawn");
+    assert.deepEqual(table.report.runs, whole.report.runs, "the runs' intervals in the table");
+    assert.deepEqual(table.report.comparisons[0].primary.ci, whole.report.comparisons[0].primary.ci);
+    assert.ok(Number.isNaN(table.report.comparisons[0].primary.p));
+
+    // A new panel: the table from the caches on this thread at once, the test in the worker.
+    const worker = new CompareWorker(0, true, null);
+    try {
+      const tables: View[] = [];
+      const view = worker.view({ runDirs: kept, origin: "runs", expect: undefined, searchDirs: [] }, (t) =>
+        tables.push(t),
+      );
+      assert.equal(tables.length, 1);
+      assert.deepEqual(tables[0].report.runs, shown(kept).report.runs);
+      assert.equal(worker.busy, true);
+      assert.deepEqual(undated(await view), shown(kept));
+    } finally {
+      worker.dispose();
+    }
+  });
+
+  it("keeps no cache for a run without a finished episode, and says nothing", () => {
+    const empty = join(root, "empty");
+    ensureRunDir(empty);
+    writeJsonAtomic(join(empty, "manifest.json"), manifest({ topK: 5 }));
+    keepForCompare(empty);
+    assert.equal(existsSync(runFile(empty, "compareCache")), false);
+  });
+
   it("reads episodes.jsonl again once it changed, and past a damaged or foreign cache", () => {
     fromCache(dirs).save();
     appendEpisode(dirs[0], { ...episode(dev, dev.length - 1, "right"), id: "appended" });
@@ -120,6 +170,30 @@ describe("statistics: the resample memo", () => {
     all.forEach((dist, i) => assert.deepEqual(dist, joint[i]));
     assert.equal(memo.computed, 3, "the column drawn first is not drawn again");
     assert.notDeepEqual(memo.bootstrapMeans([cols[1]], { ...options, seed: 1 }, [[0]])[0], joint[1]);
+  });
+
+  it("gives what it remembers without drawing: the rest NaN, counted", () => {
+    const cols = [column(3, 101), column(5, 101)];
+    const options = { resamples: 500, seed: 0, stream: 0 };
+    const d = Float64Array.from(cols[1], (v, i) => v - cols[0][i]);
+    const memo = new ResampleMemo();
+    const drawn = memo.bootstrapMeans([cols[0]], options, [[0]]);
+    const remembered = memo.rememberedOnly();
+    const [first, second] = remembered.bootstrapMeans(cols, options, [[0], [1]]);
+    assert.deepEqual(first, drawn[0]);
+    assert.ok(second.length === 500 && second.every(Number.isNaN));
+    assert.ok(Number.isNaN(remembered.signFlipTest(d, options, [0, 1])));
+    assert.equal(remembered.missed, 2);
+    assert.equal(memo.computed, 1, "nothing drawn");
+    const p = memo.signFlipTest(d, options, [0, 1]);
+    assert.equal(
+      memo.rememberedOnly().signFlipTest(
+        d.map((v) => -v),
+        options,
+        [1, 0],
+      ),
+      p,
+    );
   });
 
   it("gives signFlipTest's p for d and −d under one key", () => {
