@@ -35,10 +35,13 @@ describe("views: the experiments of a workspace (miniature offline experiment)",
     const log = (l: string) => {
       if (/ \d+\/\d+ train:generated/.test(l)) inGrpo = true;
       else if (inGrpo && whileRunning.length < 40) {
-        // The GRPO phase's own lines: the experiment as the view lists it meanwhile.
+        // The GRPO phase's own lines: the experiment as the view lists it meanwhile, stopped once it
+        // lists the phase's steps (its two steps can pass between two writes of progress.json, which
+        // come at most every 250 ms: waiting for a step counted there made the stop depend on timing).
         const e = listExperiments(root)[0];
-        if (e?.progress?.current) whileRunning.push(e);
-        if (e?.progress?.current?.done && !ac.signal.aborted) ac.abort(new UserError("interrupted"));
+        if (e?.progress?.current?.unit !== "step") return;
+        whileRunning.push(e);
+        if (!ac.signal.aborted) ac.abort(new UserError("interrupted"));
       }
     };
     await assert.rejects(runExperiment({ startLocalBackend, specFile, dir, signal: ac.signal, log }), /interrupted/);
