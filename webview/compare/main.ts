@@ -379,15 +379,24 @@ function shownComparison(r: AblationReport): number {
  * panel took to lay out the report; the rows past the first are below the table, off screen.
  */
 const FLIP_ROWS_FIRST = 50;
+/**
+ * While the table's intervals are being drawn, the rest of the rows wait this long: the report
+ * with its intervals (a few hundred ms later when the runs' caches remember their draws) lays the
+ * lists out again, and the rows laid out between the two (~100 ms at 10,000 questions) held it back.
+ */
+const REST_WHILE_PENDING_MS = 1000;
 
 function flipList(id: string, rows: readonly QuestionRow[], runIndex: number): HTMLElement {
   const list = h("ul", { id }, ...rows.slice(0, FLIP_ROWS_FIRST).map((q) => flipItem(q, runIndex)));
   if (rows.length > FLIP_ROWS_FIRST)
     requestAnimationFrame(() =>
-      setTimeout(() => {
-        // Drawn again since (a pin, the labels, another comparison): that render made its own rows.
-        if (list.isConnected) list.append(...rows.slice(FLIP_ROWS_FIRST).map((q) => flipItem(q, runIndex)));
-      }),
+      setTimeout(
+        () => {
+          // Drawn again since (a pin, the labels, another comparison): that render made its own rows.
+          if (list.isConnected) list.append(...rows.slice(FLIP_ROWS_FIRST).map((q) => flipItem(q, runIndex)));
+        },
+        intervalsPending ? REST_WHILE_PENDING_MS : 0,
+      ),
     );
   return list;
 }

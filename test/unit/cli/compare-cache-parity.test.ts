@@ -2,10 +2,10 @@
  * Compare prints `agent-lab ablate`'s digits on runs the project's own eval writes (`agent-lab
  * demo`: the scripted reader with search and closed-book), however its report was made: the
  * first Compare from the Compare caches the eval wrote (its table on the caller's thread with the
- * runs' remembered intervals, then the sign-flip test drawn in the worker, which saves it in the
- * caches), a new panel's on the host from those caches, the other baseline in the running worker
- * without resampling, and runs without caches (an older build's) wholly in the worker, each against
- * the CLI's own table for that order.
+ * runs' remembered intervals, the pair's sign-flip test drawn in a worker, then the report made
+ * there again and saved in the caches), a new panel's from those caches, the other baseline without
+ * resampling, and runs without caches (an older build's) wholly in the worker, each against the
+ * CLI's own table for that order.
  */
 import { strict as assert } from "node:assert";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -57,7 +57,7 @@ describe("compare panel vs agent-lab ablate on the demo's eval runs, through Com
       const tables: CompareView[] = [];
       const first = worker.view(request(), (table) => tables.push(table));
       assert.equal(tables.length, 1, "the table, made on this thread from the eval's caches");
-      assert.equal(worker.busy, true, "the pair's sign-flip test is drawn in the worker");
+      assert.equal(worker.busy, true, "the pair's sign-flip test is drawn in a worker");
       const [table] = tables;
       assert.ok(!Number.isNaN(table.report.runs[1].primary.ci.lo), "the runs' intervals, remembered");
       assert.ok(!Number.isNaN(table.report.comparisons[0].primary.ci.lo), "Δ's interval: the runs' draws, paired");
@@ -74,10 +74,8 @@ describe("compare panel vs agent-lab ablate on the demo's eval runs, through Com
       assert.equal(worker.busy, false, "a new panel's: made on this thread from the caches");
       assert.equal(await assertPanelPrintsCli(cli.stdout, await again, names), 6);
       assert.equal(tables.length, 1, "everything remembered: no table before the report");
-      // The first panel's worker, still running, makes the other baseline from the runs it holds.
-      const swapping = worker.view({ ...request(), runDirs: [dirs[1], dirs[0]] }, (table) => tables.push(table));
-      assert.equal(worker.busy, true, "the running worker makes it");
-      const swapped = await swapping;
+      // The other baseline: the same columns and the negated differences, all remembered.
+      const swapped = await worker.view({ ...request(), runDirs: [dirs[1], dirs[0]] }, (table) => tables.push(table));
       assert.equal(tables.length, 1, "runs compared before: no table without intervals");
       assert.equal(await assertPanelPrintsCli(cliSwapped.stdout, swapped, [names[1], names[0]]), 6);
     } finally {

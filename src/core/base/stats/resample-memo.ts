@@ -33,6 +33,20 @@ export const DIRECT_RESAMPLING: Resampling = {
 /** A remembered result: one column's resampled means, or one test's p. */
 export type ResampleResult = Float64Array | number;
 
+/** What a remembered-only pass did not find: the draws that give it, under the keys a memo keeps them. */
+export type MissedDraw =
+  | { kind: "bootstrap"; keys: string[]; columns: Float64Array[]; options: BootstrapOptions }
+  | { kind: "sign-flip"; key: string; diffs: Float64Array; options: PermutationOptions };
+
+/** The results of the missed draws, under their keys (pure: a worker runs it; the memo remembers them). */
+export function drawMissed(missed: readonly MissedDraw[]): [string, ResampleResult][] {
+  return missed.flatMap((d): [string, ResampleResult][] =>
+    d.kind === "bootstrap"
+      ? bootstrapMeans(d.columns, d.options).map((means, i) => [d.keys[i], means])
+      : [[d.key, signFlipTest(d.diffs, d.options)]],
+  );
+}
+
 /** The sign-flip test's key names the way it sums (significance.ts): a p kept from another way is not reused. */
 const SIGN_FLIP_KIND = "sign-flip-4";
 
@@ -94,25 +108,35 @@ export class ResampleMemo implements Resampling {
 
   /**
    * This memo's results, nothing drawn: a result it does not remember comes back as NaN (every
-   * resampled mean, or the p) and is counted in `missed`. A table made with it is final when
-   * nothing was missed; else its intervals and tests that were not remembered are not numbers.
+   * resampled mean, or the p) and what it would take to draw it is listed in `missed`. A table made
+   * with it is final when nothing was missed; else its intervals and tests that were not remembered
+   * are not numbers, and drawMissed(missed) (anywhere: a worker) gives the results to remember.
    */
-  rememberedOnly(): Resampling & { missed: number } {
+  rememberedOnly(): Resampling & { missed: MissedDraw[] } {
     const results = this.results;
+    const missed: MissedDraw[] = [];
     return {
-      missed: 0,
+      missed,
       bootstrapMeans(columns, options) {
-        return bootstrapKeys(columns, options).map((key) => {
+        const keys = bootstrapKeys(columns, options);
+        const lost = keys.flatMap((key, i) => (results.get(key) instanceof Float64Array ? [] : [i]));
+        if (lost.length > 0)
+          missed.push({
+            kind: "bootstrap",
+            keys: lost.map((i) => keys[i]),
+            columns: lost.map((i) => columns[i]),
+            options,
+          });
+        return keys.map((key) => {
           const kept = results.get(key);
-          if (kept instanceof Float64Array) return kept;
-          this.missed++;
-          return new Float64Array(options.resamples).fill(NaN);
+          return kept instanceof Float64Array ? kept : new Float64Array(options.resamples).fill(NaN);
         });
       },
       signFlipTest(diffs, options) {
-        const kept = results.get(signFlipKey(diffs, options));
+        const key = signFlipKey(diffs, options);
+        const kept = results.get(key);
         if (typeof kept === "number") return kept;
-        this.missed++;
+        missed.push({ kind: "sign-flip", key, diffs, options });
         return NaN;
       },
     };

@@ -10,6 +10,7 @@ import { statSync } from "node:fs";
 import { requireWorkerScript } from "../../base/util/worker-thread";
 import { RequestWorker, type WorkerProgress, type WorkerReply } from "../../base/util/request-worker";
 import { runFile } from "../../base/runs/run-folder";
+import type { MissedDraw, ResampleResult, Resampling } from "../../base/stats/resample-memo";
 import { loadAblationInputs } from "./ablate";
 import { cachedForCompare, loadCompareRuns } from "./compare-cache";
 import { madeViews, type MadeViews } from "./compare-made";
@@ -28,6 +29,14 @@ export interface CompareRequest {
 export type CompareView = { report: AblationReport; setup: CompareSetup };
 
 export type CompareReply = WorkerReply<CompareView>;
+
+/** Draws a table made from the runs' Compare caches missed (ResampleMemo.rememberedOnly), for the worker. */
+export interface DrawRequest {
+  id: number;
+  missed: MissedDraw[];
+}
+
+export type DrawReply = WorkerReply<[string, ResampleResult][]>;
 
 /**
  * The table before its intervals: the report made with only what the runs' Compare caches remember
@@ -63,6 +72,11 @@ export function episodesBytes(runDirs: readonly string[]): number {
 
 export class CompareWorker {
   private readonly worker = new RequestWorker<Omit<CompareRequest, "id">, CompareView, CompareView>(
+    workerScript,
+    "the Compare worker",
+  );
+  /** The same script, asked only for draws (its own thread: a panel uses one of the two, seldom both). */
+  private readonly drawer = new RequestWorker<Omit<DrawRequest, "id">, [string, ResampleResult][]>(
     workerScript,
     "the Compare worker",
   );
@@ -112,17 +126,26 @@ export class CompareWorker {
     if (this.worker.started) return this.worker.request(req, onTable);
     // Runs with Compare caches (an eval writes one at its end, a Compare adds its tests): their
     // records and what they remember make the table here, quicker than a worker starts. When the
-    // caches remember everything this is the view; else the table goes first and the worker draws
-    // the rest (at 10,000 questions a pair's sign-flip test alone held this thread ~0.25 s, while
-    // VS Code was creating the page).
+    // caches remember everything this is the view; else the table goes first, a worker draws what
+    // was missed (at 10,000 questions a pair's sign-flip test held this thread ~0.25 s while VS Code
+    // was creating the page), and the view is made again here with it.
     if (this.cachedOnThread && cachedForCompare(req.runDirs)) {
       return new Promise((resolve) => {
         const runs = loadCompareRuns(req.runDirs);
+        const view = (resampling: Resampling) =>
+          shownView(compareView(runs.inputs, req.origin, req.expect, req.searchDirs, resampling));
         const remembered = runs.resampling.rememberedOnly();
-        const table = shownView(compareView(runs.inputs, req.origin, req.expect, req.searchDirs, remembered));
-        if (remembered.missed === 0) return resolve(table);
+        const table = view(remembered);
+        if (remembered.missed.length === 0) return resolve(table);
         onTable?.(table);
-        resolve(this.worker.request(req));
+        resolve(
+          this.drawer.request({ missed: remembered.missed }).then((results) => {
+            runs.resampling.remember(results);
+            const whole = view(runs.resampling);
+            setImmediate(runs.save); // the draws kept in the caches, after the reply
+            return whole;
+          }),
+        );
       });
     }
     return this.worker.request(req, onTable);
@@ -130,11 +153,12 @@ export class CompareWorker {
 
   /** Whether a request is being computed (or waits for the one before it). */
   get busy(): boolean {
-    return this.worker.busy;
+    return this.worker.busy || this.drawer.busy;
   }
 
   /** Stops the worker: what it was computing is dropped (never answered). */
   dispose(): void {
     this.worker.dispose();
+    this.drawer.dispose();
   }
 }

@@ -10,9 +10,20 @@ import { parentPort } from "node:worker_threads";
 import { loadCompareRuns } from "./compare-cache";
 import { compareView } from "./compare-setup";
 import { shownView } from "./compare-shown";
-import type { CompareProgress, CompareReply, CompareRequest } from "./compare-off-thread";
+import { drawMissed } from "../../base/stats/resample-memo";
+import type { CompareProgress, CompareReply, CompareRequest, DrawReply, DrawRequest } from "./compare-off-thread";
 
-parentPort!.on("message", (req: CompareRequest) => {
+parentPort!.on("message", (req: CompareRequest | DrawRequest) => {
+  if ("missed" in req) {
+    let drawn: DrawReply;
+    try {
+      drawn = { id: req.id, ok: drawMissed(req.missed) };
+    } catch (e) {
+      drawn = { id: req.id, failed: e instanceof Error ? e.message : String(e) };
+    }
+    parentPort!.postMessage(drawn);
+    return;
+  }
   let reply: CompareReply;
   let save = () => {};
   try {
@@ -20,11 +31,10 @@ parentPort!.on("message", (req: CompareRequest) => {
     save = runs.save;
     // What the runs' caches remember (an eval keeps its own columns' resampled means; a Compare
     // before, its tests too) makes the table first; when something was not remembered (10^8 draws
-    // at 10,000 questions for runs never resampled, ~0.1 s for one pair's sign-flip test), it goes
-    // to the page before the draws.
+    // at 10,000 questions for runs never resampled), it goes to the page before the draws.
     const remembered = runs.resampling.rememberedOnly();
     const table = shownView(compareView(runs.inputs, req.origin, req.expect, req.searchDirs, remembered));
-    if (remembered.missed === 0) reply = { id: req.id, ok: table };
+    if (remembered.missed.length === 0) reply = { id: req.id, ok: table };
     else {
       parentPort!.postMessage({ id: req.id, progress: table } satisfies CompareProgress);
       reply = {

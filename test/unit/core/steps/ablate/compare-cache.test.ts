@@ -24,7 +24,7 @@ import { appendEpisode, ensureRunDir } from "../../../../../src/core/base/runs/r
 import { runFile } from "../../../../../src/core/base/runs/run-folder";
 import { writeJsonAtomic } from "../../../../../src/core/base/util/atomic-write";
 import { bootstrapMeans } from "../../../../../src/core/base/stats/bootstrap";
-import { ResampleMemo } from "../../../../../src/core/base/stats/resample-memo";
+import { drawMissed, ResampleMemo } from "../../../../../src/core/base/stats/resample-memo";
 import { signFlipTest } from "../../../../../src/core/base/stats/significance";
 import { requireSharedData } from "../../../../helpers/shared-data";
 import { episode, manifest, readDev, simulatedRun, type DevRecord } from "./fixtures";
@@ -107,7 +107,7 @@ describe("analysis: Compare's run cache", function () {
     assert.equal(runs.fromCaches, true);
     const remembered = runs.resampling.rememberedOnly();
     const table = compareView(runs.inputs, "runs", undefined, [], remembered);
-    assert.equal(remembered.missed, 1, "each run's columns remembered; the pair's sign-flip test not");
+    assert.equal(remembered.missed.length, 1, "each run's columns remembered; the pair's sign-flip test not");
     const whole = compareView(runs.inputs, "runs", undefined, [], runs.resampling);
     assert.deepEqual(undated(whole), direct(kept));
     assert.equal(runs.resampling.computed, 1, "only the pair's test is drawn");
@@ -172,7 +172,7 @@ describe("statistics: the resample memo", () => {
     assert.notDeepEqual(memo.bootstrapMeans([cols[1]], { ...options, seed: 1 }, [[0]])[0], joint[1]);
   });
 
-  it("gives what it remembers without drawing: the rest NaN, counted", () => {
+  it("gives what it remembers without drawing: the rest NaN, listed as draws that give their bits", () => {
     const cols = [column(3, 101), column(5, 101)];
     const options = { resamples: 500, seed: 0, stream: 0 };
     const d = Float64Array.from(cols[1], (v, i) => v - cols[0][i]);
@@ -183,17 +183,15 @@ describe("statistics: the resample memo", () => {
     assert.deepEqual(first, drawn[0]);
     assert.ok(second.length === 500 && second.every(Number.isNaN));
     assert.ok(Number.isNaN(remembered.signFlipTest(d, options, [0, 1])));
-    assert.equal(remembered.missed, 2);
+    assert.equal(remembered.missed.length, 2);
     assert.equal(memo.computed, 1, "nothing drawn");
-    const p = memo.signFlipTest(d, options, [0, 1]);
-    assert.equal(
-      memo.rememberedOnly().signFlipTest(
-        d.map((v) => -v),
-        options,
-        [1, 0],
-      ),
-      p,
-    );
+    // Drawn elsewhere (a worker), remembered: the memo's own bits, nothing drawn again.
+    memo.remember(drawMissed(remembered.missed));
+    assert.deepEqual(memo.bootstrapMeans(cols, options, [[0], [1]]), bootstrapMeans(cols, options));
+    assert.equal(memo.signFlipTest(d, options, [0, 1]), signFlipTest(d, options));
+    assert.equal(memo.computed, 1);
+    const negated = d.map((v) => -v);
+    assert.equal(memo.rememberedOnly().signFlipTest(negated, options, [1, 0]), signFlipTest(d, options));
   });
 
   it("gives signFlipTest's p for d and −d under one key", () => {
