@@ -36,6 +36,7 @@ interface Modules {
   setup: typeof import("../../src/core/steps/ablate/compare-setup");
   shown: typeof import("../../src/core/steps/ablate/compare-shown");
   memo: typeof import("../../src/core/base/stats/resample-memo");
+  significance: typeof import("../../src/core/base/stats/significance");
 }
 
 function modules(root: string): Modules {
@@ -47,6 +48,7 @@ function modules(root: string): Modules {
     setup: at("core/steps/ablate/compare-setup") as Modules["setup"],
     shown: at("core/steps/ablate/compare-shown") as Modules["shown"],
     memo: at("core/base/stats/resample-memo") as Modules["memo"],
+    significance: at("core/base/stats/significance") as Modules["significance"],
   };
 }
 
@@ -75,10 +77,18 @@ async function main(): Promise<void> {
     if (!rows.has(what)) rows.set(what, { before: [], after: [] });
     rows.get(what)![tree].push(m);
   };
+  // The bench's runs are HotpotQA-shaped: F1 is their primary metric.
+  const [base, run] = trees.after.ablate.loadAblationInputs(pair).map((r) => r.episodes.map((e) => e.metrics.f1 ?? 0));
+  const f1Differences = Float64Array.from(run, (v, q) => v - base[q]);
   for (let k = 0; k < Number(values.pairs); k++)
     for (const tree of k % 2 ? (["after", "before"] as const) : (["before", "after"] as const)) {
       const m = trees[tree];
       for (const d of pair) rmSync(runFile(d, "compareCache"), { force: true });
+      add(
+        "the pair's sign-flip test alone (F1 differences, 10,000 resamples)",
+        tree,
+        measure(() => void m.significance.signFlipTest(f1Differences, { resamples: 10_000, seed: 0, stream: 2 })),
+      );
       add(
         "both runs read for ablate",
         tree,
