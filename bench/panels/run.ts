@@ -309,7 +309,7 @@ async function main(): Promise<void> {
       size > 1000 ? "" : "≤ 500 (VS Code)",
     ]);
     // A worker (0: at any size) and how long the host's thread is still held (the reply's copy), against computing it here; the panel uses the worker over ON_THREAD_MAX_BYTES.
-    // The first Compare of the runs: no Compare cache (compare-cache.ts) yet; the worker saves them after its reply.
+    // The first Compare of runs without a Compare cache (compare-cache.ts; an earlier build's eval kept none): the worker saves them after its reply.
     const dropCompareCaches = () => pair.forEach((d) => rmSync(runFile(d, "compareCache"), { force: true }));
     dropCompareCaches();
     const worker = new CompareWorker(0);

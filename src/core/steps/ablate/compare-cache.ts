@@ -115,8 +115,6 @@ export function cachedForCompare(dirs: readonly string[]): boolean {
 export interface CompareRuns {
   inputs: AblationInput[];
   resampling: ResampleMemo;
-  /** Whether every run was read from its cache (else at least its columns are resampled afresh). */
-  fromCaches: boolean;
   /** Writes each run's cache where it gained something (records read from episodes.jsonl, new results). */
   save(): void;
 }
@@ -148,7 +146,7 @@ export function loadCompareRuns(dirs: readonly string[]): CompareRuns {
       const run = { stamp: r.stamp, records: r.records, results: kept, file: "" };
       if (writeCache(r.dir, run)) hold(r.dir, { ...run, file: fileStamp(runFile(r.dir, "compareCache")) });
     });
-  return { inputs, resampling, fromCaches: runs.every((r) => r.cached !== undefined), save };
+  return { inputs, resampling, save };
 }
 
 /** Saves the run's cache; false when it was not (see below). */
