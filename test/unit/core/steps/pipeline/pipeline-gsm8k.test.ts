@@ -17,6 +17,10 @@ import { planPipeline, RUN_NAMES } from "../../../../../src/core/steps/pipeline/
 import { pipelineEnvironment, runPipeline } from "../../../../../src/core/steps/pipeline/run-pipeline";
 import { defaultSettings, settingsFor } from "../../../../../src/core/steps/pipeline/settings";
 import { worldKind } from "../../../../../src/core/envs/gsm8k/world";
+import { loadAblationInputs } from "../../../../../src/core/steps/ablate/ablate";
+import { CompareWorker, type CompareView } from "../../../../../src/core/steps/ablate/compare-off-thread";
+import { compareView } from "../../../../../src/core/steps/ablate/compare-setup";
+import { shownView } from "../../../../../src/core/steps/ablate/compare-shown";
 import { startLocalBackend } from "../../../../helpers/local-backend";
 import { assertRerunSkipsEveryStage } from "./rerun";
 
@@ -143,6 +147,25 @@ describe("core/steps/pipeline --env gsm8k", function () {
     const report = readFileSync(join(dir, "report.md"), "utf8");
     assert.match(report, /## Results on the arithmetic world's val/);
     assert.match(report, /Limitation: the problems are an invented offline world/);
+
+    // Each eval kept its run's Compare cache: a Compare of two of them (any size: 0) makes its table
+    // from the caches with the one metric's intervals, draws only the pair's test, and gives the
+    // report the runs' files give.
+    const pair = [RUN_NAMES.base, RUN_NAMES.grpoEval].map((run) => join(dir, "runs", run));
+    const undated = (v: CompareView) => ({ ...v, report: { ...v.report, created: "" } });
+    const worker = new CompareWorker(0, true, null);
+    try {
+      const tables: CompareView[] = [];
+      const request = { runDirs: pair, origin: "pipeline" as const, expect: undefined, searchDirs: [] };
+      const view = worker.view(request, (t) => tables.push(t));
+      assert.equal(tables.length, 1, "the table from the eval's caches");
+      assert.ok(!Number.isNaN(tables[0].report.comparisons[0].binary.ci.lo), "Δ accuracy's interval remembered");
+      assert.equal(worker.busy, true, "the pair's test drawn in a worker");
+      const direct = shownView(compareView(loadAblationInputs(pair), "pipeline", undefined, []));
+      assert.deepEqual(undated(await view), undated(direct));
+    } finally {
+      worker.dispose();
+    }
 
     await assertRerunSkipsEveryStage(dir, miniature(), r, 8);
   });
