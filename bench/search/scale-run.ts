@@ -163,6 +163,12 @@ function ourQueries(dir: string, queriesFile: string, out: string, exhaustive = 
   return JSON.parse(readFileSync(out, "utf8")) as QueryChildResult;
 }
 
+/** The versions of what bm25s's side runs on, as one line. */
+const VERSIONS_SCRIPT =
+  "import bm25s, numba, numpy, Stemmer, sys; " +
+  "print(f'bm25s {bm25s.__version__}, numba {numba.__version__}, numpy {numpy.__version__}, " +
+  "PyStemmer {Stemmer.version()}, Python {sys.version.split()[0]}')";
+
 function theirQueries(args: ScaleArgs, dir: string, queriesFile: string, out: string): QueryRun {
   sh(args.python, [args.runner, "query", dir, queriesFile, String(K), out, "numba"]);
   return (JSON.parse(readFileSync(out, "utf8")) as { backends: Record<string, QueryRun> }).backends.numba;
@@ -384,6 +390,9 @@ export async function runScale(args: ScaleArgs, work: string): Promise<void> {
   }
 
   let bm25sNote = "";
+  if (withTheirs)
+    // bm25s's times moved between machines' package indexes: which versions ran goes with them.
+    bm25sNote = `bm25s ran as ${sh(args.python, ["-c", VERSIONS_SCRIPT]).trim()}.`;
   if (theirs && !theirs.fits) {
     const done = finishedTheirBuilds(work);
     const largest = done.sort((a, b) => b.docs - a.docs)[0];
