@@ -74,6 +74,13 @@ const settingsOf = (o: BootstrapOptions | PermutationOptions) => ({
   stream: o.stream ?? 0,
 });
 
+/** A remembered column's resampled means: one finite mean per resample (one read from an altered cache may not be). */
+const isMeans = (r: ResampleResult | undefined, options: BootstrapOptions): r is Float64Array =>
+  r instanceof Float64Array && r.length === options.resamples && r.every(Number.isFinite);
+
+/** A remembered test's p: a Monte Carlo p is never 0 and at most 1. */
+const isP = (r: ResampleResult | undefined): r is number => typeof r === "number" && r > 0 && r <= 1;
+
 function bootstrapKeys(columns: readonly Float64Array[], options: BootstrapOptions): string[] {
   const settings = settingsOf(options);
   return columns.map((c) => columnKey("bootstrap", c, settings));
@@ -119,7 +126,7 @@ export class ResampleMemo implements Resampling {
       missed,
       bootstrapMeans(columns, options) {
         const keys = bootstrapKeys(columns, options);
-        const lost = keys.flatMap((key, i) => (results.get(key) instanceof Float64Array ? [] : [i]));
+        const lost = keys.flatMap((key, i) => (isMeans(results.get(key), options) ? [] : [i]));
         if (lost.length > 0)
           missed.push({
             kind: "bootstrap",
@@ -129,13 +136,13 @@ export class ResampleMemo implements Resampling {
           });
         return keys.map((key) => {
           const kept = results.get(key);
-          return kept instanceof Float64Array ? kept : new Float64Array(options.resamples).fill(NaN);
+          return isMeans(kept, options) ? kept : new Float64Array(options.resamples).fill(NaN);
         });
       },
       signFlipTest(diffs, options) {
         const key = signFlipKey(diffs, options);
         const kept = results.get(key);
-        if (typeof kept === "number") return kept;
+        if (isP(kept)) return kept;
         missed.push({ kind: "sign-flip", key, diffs, options });
         return NaN;
       },
@@ -148,7 +155,7 @@ export class ResampleMemo implements Resampling {
     owners: readonly number[][],
   ): Float64Array[] {
     const keys = bootstrapKeys(columns, options);
-    const missing = keys.flatMap((key, i) => (this.results.get(key) instanceof Float64Array ? [] : [i]));
+    const missing = keys.flatMap((key, i) => (isMeans(this.results.get(key), options) ? [] : [i]));
     if (missing.length > 0) {
       const drawn = bootstrapMeans(
         missing.map((i) => columns[i]),
@@ -164,7 +171,7 @@ export class ResampleMemo implements Resampling {
   signFlipTest(diffs: Float64Array, options: PermutationOptions, owners: readonly number[]): number {
     const key = signFlipKey(diffs, options);
     let p = this.results.get(key);
-    if (typeof p !== "number") {
+    if (!isP(p)) {
       p = signFlipTest(diffs, options);
       this.results.set(key, p);
       this.computed++;

@@ -146,6 +146,24 @@ describe("analysis: Compare's run cache", function () {
     assert.equal(changed.view.report.runs[0].episodes, dev.length + 1);
     changed.save();
 
+    // Results altered in the file (a mean short of the resamples or not finite, a p out of (0, 1]) are drawn again.
+    const saved = JSON.parse(readFileSync(runFile(dirs[1], "compareCache"), "utf8")) as {
+      results: [string, string | number][];
+    };
+    const altered = saved.results.map(([key, v], i): [string, string | number] => [
+      key,
+      typeof v === "number"
+        ? 7
+        : Buffer.from(new Float64Array(i % 2 ? [0.5, 0.5] : Array.from({ length: 10_000 }, () => NaN)).buffer).toString(
+            "base64",
+          ),
+    ]);
+    assert.ok(altered.some(([, v]) => v === 7) && altered.some(([, v]) => typeof v === "string"));
+    writeFileSync(runFile(dirs[1], "compareCache"), JSON.stringify({ ...saved, results: altered }));
+    const redrawn = fromCache(dirs);
+    assert.deepEqual(redrawn.view, direct(dirs));
+    assert.equal(redrawn.computed, altered.length, "every altered result drawn again");
+
     for (const text of ["{", JSON.stringify({ format: "agent-lab/compare-cache-0", records: [], results: [] })]) {
       writeFileSync(runFile(dirs[1], "compareCache"), text);
       const read = fromCache(dirs);
