@@ -4,7 +4,8 @@
  * new ids) the report CompareWorker gives the panel holds at most FLIP_LIST_ROWS rows per list,
  * a fraction of the whole report's bytes, every other field as compareView makes it; and the
  * page draws from it the same lists, with the comparison's whole flip counts, as from the whole report
- * (each list's first rows in the frame that shows the report, the rest after it).
+ * (each list's first rows in the frame that shows the report, the rest after it, or once its
+ * intervals came when they were pending).
  */
 import { strict as assert } from "node:assert";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -102,5 +103,29 @@ describe("Compare: the report message holds only the rows the page shows", funct
       [FLIP_LIST_ROWS, FLIP_LIST_ROWS],
     );
     assert.deepEqual(fromSent, await lists({ ...whole, report: { ...whole.report, created: sent.report.created } }));
+  });
+
+  it("while the intervals are pending, the lists' rest waits for the report with them (or a second)", async () => {
+    const t = await openWebview("compare");
+    // Real time, not settle(): settle waits for every timer, the second's too.
+    const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    try {
+      const rows = () => t.document.querySelectorAll("#improved li.flip").length;
+      t.post({ type: "compare/report", report: sent.report, setup: sent.setup, intervalsPending: true });
+      await wait(200);
+      const first = rows();
+      assert.ok(first > 0 && first < FLIP_LIST_ROWS, `${first} rows before the intervals`);
+      t.post({ type: "compare/report", report: sent.report, setup: sent.setup });
+      await wait(200);
+      assert.equal(rows(), FLIP_LIST_ROWS, "all of them a frame after the report with its intervals");
+
+      t.post({ type: "compare/report", report: sent.report, setup: sent.setup, intervalsPending: true });
+      await wait(200);
+      assert.equal(rows(), first, "a table again: its first rows");
+      await wait(1200);
+      assert.equal(rows(), FLIP_LIST_ROWS, "the rest after a second when the intervals are slow");
+    } finally {
+      await t.close();
+    }
   });
 });
