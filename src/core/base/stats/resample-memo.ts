@@ -13,7 +13,7 @@
  */
 import { createHash } from "node:crypto";
 import { bootstrapMeans, type BootstrapOptions } from "./bootstrap";
-import { signFlipTest, type PermutationOptions } from "./significance";
+import { SIGN_FLIP_METHOD, signFlipTest, type PermutationOptions } from "./significance";
 
 /** How ablate resamples: directly, or through a memo. `owners`: the inputs (runs) a column belongs to. */
 export interface Resampling {
@@ -47,9 +47,6 @@ export function drawMissed(missed: readonly MissedDraw[]): [string, ResampleResu
   );
 }
 
-/** The sign-flip test's key names the way it sums (significance.ts): a p kept from another way is not reused. */
-const SIGN_FLIP_KIND = "sign-flip-4";
-
 function columnKey(kind: string, values: Float64Array, settings: object): string {
   const hash = createHash("sha256");
   hash.update(`${kind}:${JSON.stringify(settings)}:${values.length}:`);
@@ -74,9 +71,17 @@ const settingsOf = (o: BootstrapOptions | PermutationOptions) => ({
   stream: o.stream ?? 0,
 });
 
-/** A remembered column's resampled means: one finite mean per resample (one read from an altered cache may not be). */
-const isMeans = (r: ResampleResult | undefined, options: BootstrapOptions): r is Float64Array =>
-  r instanceof Float64Array && r.length === options.resamples && r.every(Number.isFinite);
+/** The remembered resampled means under each key, or undefined: one finite mean per resample (one read from an altered cache may not be). */
+function rememberedMeans(
+  results: ReadonlyMap<string, ResampleResult>,
+  keys: readonly string[],
+  options: BootstrapOptions,
+): (Float64Array | undefined)[] {
+  return keys.map((key) => {
+    const r = results.get(key);
+    return r instanceof Float64Array && r.length === options.resamples && r.every(Number.isFinite) ? r : undefined;
+  });
+}
 
 /** A remembered test's p: a Monte Carlo p is never 0 and at most 1. */
 const isP = (r: ResampleResult | undefined): r is number => typeof r === "number" && r > 0 && r <= 1;
@@ -87,7 +92,7 @@ function bootstrapKeys(columns: readonly Float64Array[], options: BootstrapOptio
 }
 
 function signFlipKey(diffs: Float64Array, options: PermutationOptions): string {
-  return columnKey(SIGN_FLIP_KIND, signCanonical(diffs), settingsOf(options));
+  return columnKey(`sign-flip-${SIGN_FLIP_METHOD}`, signCanonical(diffs), settingsOf(options));
 }
 
 export class ResampleMemo implements Resampling {
@@ -126,7 +131,8 @@ export class ResampleMemo implements Resampling {
       missed,
       bootstrapMeans(columns, options) {
         const keys = bootstrapKeys(columns, options);
-        const lost = keys.flatMap((key, i) => (isMeans(results.get(key), options) ? [] : [i]));
+        const kept = rememberedMeans(results, keys, options);
+        const lost = kept.flatMap((means, i) => (means ? [] : [i]));
         if (lost.length > 0)
           missed.push({
             kind: "bootstrap",
@@ -134,10 +140,7 @@ export class ResampleMemo implements Resampling {
             columns: lost.map((i) => columns[i]),
             options,
           });
-        return keys.map((key) => {
-          const kept = results.get(key);
-          return isMeans(kept, options) ? kept : new Float64Array(options.resamples).fill(NaN);
-        });
+        return kept.map((means) => means ?? new Float64Array(options.resamples).fill(NaN));
       },
       signFlipTest(diffs, options) {
         const key = signFlipKey(diffs, options);
@@ -155,7 +158,7 @@ export class ResampleMemo implements Resampling {
     owners: readonly number[][],
   ): Float64Array[] {
     const keys = bootstrapKeys(columns, options);
-    const missing = keys.flatMap((key, i) => (isMeans(this.results.get(key), options) ? [] : [i]));
+    const missing = rememberedMeans(this.results, keys, options).flatMap((means, i) => (means ? [] : [i]));
     if (missing.length > 0) {
       const drawn = bootstrapMeans(
         missing.map((i) => columns[i]),

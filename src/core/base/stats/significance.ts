@@ -44,6 +44,13 @@ export interface PermutationOptions {
  * on bench/panels' pair, compare-ab.ts).
  * Sums in another order differ only in their last bits, which the hit's relative tolerance absorbs.
  */
+/**
+ * How signFlipTest adds up a flipped sum ("4": four questions per table lookup; before it, one add
+ * per question): part of a remembered p's key, so a p kept under another method is not reused
+ * (resample-memo.ts). Change it with the summing.
+ */
+export const SIGN_FLIP_METHOD = "4";
+
 export function signFlipTest(diffs: ArrayLike<number>, options: PermutationOptions): number {
   const n = diffs.length;
   if (n === 0) return 1;

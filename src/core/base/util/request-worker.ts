@@ -9,6 +9,11 @@ import { startWorkerThread } from "./worker-thread";
 
 export type WorkerReply<T> = { id: number; ok: T } | { id: number; failed: string };
 
+/** The worker's side of a failure: the reply to request `id` that rejects it with `e`'s message. */
+export function failedReply(id: number, e: unknown): { id: number; failed: string } {
+  return { id, failed: e instanceof Error ? e.message : String(e) };
+}
+
 /** What a worker may send before its reply to request `id`. */
 export type WorkerProgress<P> = { id: number; progress: P };
 

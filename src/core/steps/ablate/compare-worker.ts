@@ -11,6 +11,7 @@ import { loadCompareRuns } from "./compare-cache";
 import { compareView } from "./compare-setup";
 import { shownView } from "./compare-shown";
 import { drawMissed } from "../../base/stats/resample-memo";
+import { failedReply } from "../../base/util/request-worker";
 import type { CompareProgress, CompareReply, CompareRequest, DrawReply, DrawRequest } from "./compare-off-thread";
 
 parentPort!.on("message", (req: CompareRequest | DrawRequest) => {
@@ -19,7 +20,7 @@ parentPort!.on("message", (req: CompareRequest | DrawRequest) => {
     try {
       drawn = { id: req.id, ok: drawMissed(req.missed) };
     } catch (e) {
-      drawn = { id: req.id, failed: e instanceof Error ? e.message : String(e) };
+      drawn = failedReply(req.id, e);
     }
     parentPort!.postMessage(drawn);
     return;
@@ -43,7 +44,7 @@ parentPort!.on("message", (req: CompareRequest | DrawRequest) => {
       };
     }
   } catch (e) {
-    reply = { id: req.id, failed: e instanceof Error ? e.message : String(e) };
+    reply = failedReply(req.id, e);
   }
   parentPort!.postMessage(reply);
   save();
