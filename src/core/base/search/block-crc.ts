@@ -1,14 +1,14 @@
 /**
  * CRC-32s of fixed-size blocks of a file, for data that is read a little at a time: no index file
  * is read whole, so each read checks the blocks it covers instead of the whole file being read
- * through at open. The block size is the file's (BLOCK_SHIFTS in bm25-format.ts).
+ * through at open. Blocks are 4 KiB in every file (CRC_BLOCK_SHIFT in bm25-format.ts).
  */
 import { closeSync, openSync, readSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { crc32 } from "node:zlib";
 import { writeFileAtomic } from "../util/atomic-write";
-import { BLOCK_SHIFTS, FILES, blockTableName, crcHex, type IndexFile } from "./bm25-format";
+import { CRC_BLOCK_SHIFT, FILES, blockTableName, crcHex, type IndexFile } from "./bm25-format";
 
 /** Block CRCs of a byte stream written in pieces of any size. */
 export class BlockCrcs {
@@ -69,7 +69,7 @@ export interface SealedFile {
  * table `<file>.crc32` next to it (atomically) and returns what meta.json records of it.
  */
 export function sealDataFile(dir: string, key: IndexFile): SealedFile {
-  const blocks = new BlockCrcs(BLOCK_SHIFTS[key]);
+  const blocks = new BlockCrcs(CRC_BLOCK_SHIFT);
   const hash = createHash("sha256");
   const fd = openSync(join(dir, FILES[key]), "r");
   let bytes = 0;

@@ -24,22 +24,25 @@
  *   doc-ids.f64          N corpus ids
  *   text-offsets.f64     2N+1 byte offsets into texts.bin: title i at [2i, 2i+1), text at [2i+1, 2i+2)
  *   texts.bin            titles and texts, UTF-8
- *   <file>.crc32         for every data file above, a CRC-32 (u32) of each block of 2^BLOCK_SHIFTS[file]
- *                        bytes (the last one partial), written by sealDataFile (block-crc.ts)
+ *   <file>.crc32         for every data file above, a CRC-32 (u32) of each 4 KiB block (CRC_BLOCK_SHIFT;
+ *                        the last one partial), written by sealDataFile (block-crc.ts)
  *   meta.json            written last: format, version, counts, settings, byte sizes, the CRC-32 of
  *                        every block table, the CRC-32 of meta.json's own fields, and the content hash
  *
  * Integrity: every byte is checked against a CRC-32 before a result depends on it. At open,
- * meta.json checks itself and the block tables (1/16384 of the postings, 1/1024 of the texts) are
- * read whole and checked against meta.json; a data block is checked against its table when it is
- * first read into the page cache (texts.bin: on every read, it is not cached). contentHash is a
+ * meta.json checks itself and the block tables (1/1024 of the data) are read whole and checked
+ * against meta.json; a data block is checked against its table the first time a search uses a
+ * byte of it (texts.bin: on every read, it is not cached). contentHash is a
  * sha256 over the settings and every file's sha256, computed when the index is built, and is what
  * run manifests record: with the CRCs, it names the content the results came from.
  */
 
 export const INDEX_FORMAT = "agent-lab-bm25";
-/** Bump when the layout or the scoring changes: older folders are refused with a rebuild hint. */
-export const INDEX_VERSION = 5;
+/**
+ * Bump when the layout or the scoring changes: older folders are refused with a rebuild hint.
+ * 6: every file's CRC blocks are 4 KiB (5 had a block per page: 64 KiB for the lists).
+ */
+export const INDEX_VERSION = 6;
 
 /** bm25s's defaults: method "lucene", k1 = 1.5, b = 0.75. */
 export const DEFAULT_K1 = 1.5;
@@ -66,13 +69,20 @@ export type IndexFile = keyof typeof FILES;
 export const INDEX_FILES = Object.keys(FILES) as IndexFile[];
 
 /**
- * log2 of each file's CRC block, which is also its page in the reader's cache (paged-file.ts).
- * Measured (bench/search/disk-reader.ts, on a loaded machine): a positional read of 16 KiB from the
- * OS cache costs about as much as one of 4 KiB (the syscall, not the bytes), its CRC-32 ~10 µs;
- * lists read in runs of windows take 64 KiB pages (a miss ~45–90 µs for 16,384 postings); texts.bin
- * keeps 4 KiB, as a hit reads one or two blocks.
+ * log2 of the CRC block of every data file: 4 KiB. A page of the reader's cache (PAGE_SHIFTS) holds
+ * several blocks, and each is checked the first time a search uses a byte of it, so a search that
+ * needs a few postings of a page pays the CRC of their block, not of the page. Measured at 21M
+ * passages (bench/search/README.md): with a block per 64 KiB page, a question-length query spent
+ * more time in the CRC of pages it had read for a handful of postings than in the search itself.
  */
-export const BLOCK_SHIFTS: Readonly<Record<IndexFile, number>> = {
+export const CRC_BLOCK_SHIFT = 12;
+
+/**
+ * log2 of each file's page: what the reader's cache reads with one system call (paged-file.ts).
+ * A read costs about as much at 64 KiB as at 4 KiB here (the call, not the bytes), and the lists
+ * are read in runs of windows, so they take 64 KiB; the lookup tables 16 KiB, texts.bin a block.
+ */
+export const PAGE_SHIFTS: Readonly<Record<IndexFile, number>> = {
   vocab: 14,
   vocabOffsets: 14,
   vocabHash: 14,
@@ -93,9 +103,9 @@ export function blockTableName(key: IndexFile): string {
   return `${FILES[key]}.crc32`;
 }
 
-/** Bytes of a file's block table: one u32 per block. */
-export function blockTableBytes(key: IndexFile, fileBytes: number): number {
-  return 4 * Math.ceil(fileBytes / 2 ** BLOCK_SHIFTS[key]);
+/** Bytes of a data file's block table: one u32 per block. */
+export function blockTableBytes(fileBytes: number): number {
+  return 4 * Math.ceil(fileBytes / 2 ** CRC_BLOCK_SHIFT);
 }
 
 /** Written last: an index folder without it is incomplete. */

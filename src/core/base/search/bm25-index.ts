@@ -13,8 +13,9 @@ import { join } from "node:path";
 import { crc32 } from "node:zlib";
 import { UserError } from "../errors";
 import {
-  BLOCK_SHIFTS,
+  PAGE_SHIFTS,
   FILES,
+  CRC_BLOCK_SHIFT,
   INDEX_FILES,
   INDEX_FORMAT,
   INDEX_VERSION,
@@ -247,7 +248,7 @@ export class Bm25Searcher implements Searcher {
       } catch (e) {
         throw incomplete(blockTableName(key), e);
       }
-      if (table.length !== blockTableBytes(key, bytes) || crcHex(crc32(table)) !== this.meta.blockCrc32?.[key])
+      if (table.length !== blockTableBytes(bytes) || crcHex(crc32(table)) !== this.meta.blockCrc32?.[key])
         throw new UserError(corruptFileMessage(tableFile));
       const crcs = new Uint32Array(table.length / 4);
       new Uint8Array(crcs.buffer).set(table);
@@ -257,7 +258,8 @@ export class Bm25Searcher implements Searcher {
         fd,
         file,
         bytes,
-        BLOCK_SHIFTS[key],
+        PAGE_SHIFTS[key],
+        CRC_BLOCK_SHIFT,
         crcs,
         (path) => new UserError(corruptFileMessage(path)),
         (path) => new UserError(`search index ${indexDir} is corrupt (${path} ends early): ${REBUILD_AGAIN}`),

@@ -1,8 +1,8 @@
 /**
- * Positional reads of an index file through a small, bounded page cache. A page is one CRC block of
- * its file (BLOCK_SHIFTS in bm25-format.ts): it is checked against the file's block table when it
- * is read into the cache, so no byte reaches a search unchecked, and a search never reads more of a
- * file than the pages it touches. The cache is a least-recently-used list shared by the files of
+ * Positional reads of an index file through a small, bounded page cache. A page (PAGE_SHIFTS in
+ * bm25-format.ts) holds several 4 KiB CRC blocks; each is checked against the file's block table
+ * the first time a byte of it is used, so no byte reaches a search unchecked, a search never reads
+ * more of a file than the pages it touches, and it checks only the blocks it uses of them. The cache is a least-recently-used list shared by the files of
  * one open index, bounded in bytes (PAGE_CACHE_BYTES): the memory a query process owns does not
  * grow with the index, the OS keeps the files' hot pages (file-backed, reclaimable) instead.
  *
@@ -18,6 +18,7 @@
 import { closeSync, readSync, readvSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { endianness } from "node:os";
+import { crc32 } from "node:zlib";
 import { UserError } from "../errors";
 import { blocksMatch } from "./block-crc";
 
@@ -37,7 +38,17 @@ export const PAGE_CACHE_BYTES = 640 << 20;
 interface Page {
   bytes: Uint8Array;
   view: DataView;
+  /** Bit b set: the page's CRC block b has been checked (a page holds at most 32 blocks). */
+  checked: number;
+  /** False once the page has left the cache: its bytes may hold another page by then (recycled). */
+  live: boolean;
 }
+
+/** Every block of a page checked: a page of a resident file (checked as a whole when it was read). */
+const ALL_CHECKED = -1;
+
+/** Buffers of evicted pages kept per size for the next reads (a fresh 64 KiB buffer per read cost as much as the read: its allocation and collection). */
+const SPARE_PAGES = 64;
 
 /** A cached page and its neighbours in the use order. */
 interface CacheEntry {
@@ -65,6 +76,8 @@ export class PageCache {
   private resident = 0;
   /** Counts clear()s: a reservation taken before one is not given back after it. */
   private epoch = 0;
+  /** Buffers of evicted pages by size, for the next misses. */
+  private readonly spare = new Map<number, Uint8Array[]>();
   /** Pages read from disk (and checked) since the cache was made: tests and benchmarks read it. */
   misses = 0;
   /** Bytes read from disk into the cache since it was made. */
@@ -87,11 +100,19 @@ export class PageCache {
     return entry.page;
   }
 
-  /** A page a search read from disk (a miss). */
+  /** A buffer for a page of `size` bytes: one an evicted page left, or a new one. */
+  readonly buffer = (size: number): Uint8Array => this.spare.get(size)?.pop() ?? new Uint8Array(size);
+
+  /** A page a search read from disk (a miss), its blocks not checked yet. */
   put(key: number, bytes: Uint8Array): Page {
     this.misses++;
     this.bytesRead += bytes.length;
-    const page: Page = { bytes, view: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
+    const page: Page = {
+      bytes,
+      view: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+      checked: 0,
+      live: true,
+    };
     const entry: CacheEntry = { key, page, newer: undefined, older: undefined };
     this.entries.set(key, entry);
     this.linkNewest(entry);
@@ -135,6 +156,11 @@ export class PageCache {
     this.unlink(entry);
     this.entries.delete(entry.key);
     this.held -= entry.page.bytes.length;
+    entry.page.live = false;
+    const { bytes } = entry.page;
+    let spare = this.spare.get(bytes.length);
+    if (spare === undefined) this.spare.set(bytes.length, (spare = []));
+    if (spare.length < SPARE_PAGES) spare.push(bytes);
   }
 
   private linkNewest(entry: CacheEntry): void {
@@ -159,7 +185,9 @@ export class PageCache {
   }
 
   clear(): void {
+    for (const entry of this.entries.values()) entry.page.live = false;
     this.entries.clear();
+    this.spare.clear();
     this.newest = this.oldest = undefined;
     this.held = 0;
     this.resident = 0;
@@ -185,9 +213,11 @@ const FILE_KEY = 2 ** 32;
 
 /** One open data file read through a PageCache; its block table checked at open by the caller. */
 export class PagedFile {
-  private readonly shift: number;
-  /** 2^shift: file offsets pass 2^32 in large indexes, so pages are found by division, not bit operations. */
+  /** 2^pageShift: file offsets pass 2^32 in large indexes, so pages are found by division, not bit operations. */
   private readonly pageSize: number;
+  /** Bytes of a CRC block, and blocks per page. */
+  private readonly blockSize: number;
+  private readonly blocksPerPage: number;
   /** The page last used, kept out of the cache's bookkeeping: runs of reads in one page are common. */
   private lastNumber = -1;
   private last: Page | undefined;
@@ -204,32 +234,58 @@ export class PagedFile {
     /** The file's path, for the one-line refusal. */
     readonly path: string,
     readonly size: number,
-    shift: number,
+    pageShift: number,
+    /** log2 of the file's CRC blocks (CRC_BLOCK_SHIFT in an index). */
+    private readonly blockShift: number,
+    /** One CRC-32 per block of the file (its block table). */
     private readonly blockCrcs: Uint32Array,
     /** The refusal for a block whose bytes differ from its CRC (the caller's message, one for every file). */
     private readonly corrupt: (path: string) => UserError,
     private readonly endsEarly: (path: string) => UserError,
   ) {
-    this.shift = shift;
-    this.pageSize = 2 ** shift;
+    // A page's checked blocks are the bits of one 32-bit number.
+    if (pageShift < blockShift || pageShift > blockShift + 5)
+      throw new Error(`pages of 2^${pageShift} bytes hold 1 to 32 blocks of 2^${blockShift}`);
+    this.pageSize = 2 ** pageShift;
+    this.blockSize = 2 ** blockShift;
+    this.blocksPerPage = 2 ** (pageShift - blockShift);
   }
 
-  /** Page n, from the cache or read from disk and checked against its block CRC. */
+  /** Page n, from the cache or read from disk; its blocks are checked as they are used (verify()). */
   page(n: number): Page {
-    if (n === this.lastNumber && this.last !== undefined) return this.last;
+    const last = this.last;
+    if (n === this.lastNumber && last !== undefined && last.live) return last;
     if (this.whole !== undefined) {
       const bytes = this.whole.subarray(n * this.pageSize, Math.min((n + 1) * this.pageSize, this.size));
-      return { bytes, view: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
+      return {
+        bytes,
+        view: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+        checked: ALL_CHECKED,
+        live: true,
+      };
     }
     const key = this.id * FILE_KEY + n;
     let page = this.cache.get(key);
     if (page === undefined) {
       const from = n * this.pageSize;
-      page = this.cache.put(key, this.readChecked(from, Math.min(from + this.pageSize, this.size), n));
+      page = this.cache.put(key, this.read(from, Math.min(from + this.pageSize, this.size), this.cache.buffer));
     }
     this.lastNumber = n;
     this.last = page;
     return page;
+  }
+
+  /** Checks the blocks of page n that bytes [from, to) of it lie in, those not checked yet. */
+  private verify(page: Page, n: number, from: number, to: number): void {
+    const first = from >>> this.blockShift;
+    const last = (to - 1) >>> this.blockShift;
+    for (let b = first; b <= last; b++) {
+      if (((page.checked >>> b) & 1) === 1) continue;
+      const at = b * this.blockSize;
+      if (crc32(page.bytes.subarray(at, at + this.blockSize)) >>> 0 !== this.blockCrcs[n * this.blocksPerPage + b])
+        throw this.corrupt(this.path);
+      page.checked |= 1 << b;
+    }
   }
 
   /**
@@ -237,22 +293,25 @@ export class PagedFile {
    * texts.bin, whose hits are read once each and checked on every read.
    */
   readFresh(from: number, to: number): { bytes: Uint8Array; offset: number } {
-    const first = Math.floor(from / this.pageSize);
-    const start = first * this.pageSize;
-    const end = Math.min(Math.max(Math.ceil(to / this.pageSize), first + 1) * this.pageSize, this.size);
-    return { bytes: this.readChecked(start, end, first), offset: start };
+    const block = this.blockSize;
+    const first = Math.floor(from / block);
+    const start = first * block;
+    const end = Math.min(Math.max(Math.ceil(to / block), first + 1) * block, this.size);
+    const bytes = this.read(start, end, (size) => new Uint8Array(size));
+    if (!blocksMatch(bytes, first, this.blockCrcs, this.blockShift)) throw this.corrupt(this.path);
+    return { bytes, offset: start };
   }
 
-  private readChecked(from: number, to: number, firstBlock: number): Uint8Array {
+  /** Bytes [from, to) of the file into a buffer from `buffer` (unchecked). */
+  private read(from: number, to: number, buffer: (size: number) => Uint8Array): Uint8Array {
     if (this.fd === undefined) throw new Error(`${this.path} was closed`);
-    const bytes = new Uint8Array(to - from);
+    const bytes = buffer(to - from);
     let got = 0;
     while (got < bytes.length) {
       const n = readSync(this.fd, bytes, got, bytes.length - got, from + got);
       if (n === 0) throw this.endsEarly(this.path);
       got += n;
     }
-    if (!blocksMatch(bytes, firstBlock, this.blockCrcs, this.shift)) throw this.corrupt(this.path);
     return bytes;
   }
 
@@ -297,7 +356,8 @@ export class PagedFile {
       // Checked in runs between turns of the event loop: a search arriving meanwhile waits for one run's CRC at most.
       for (let from = 0; from < this.size; from += FILL_RUN) {
         const to = Math.min(from + FILL_RUN, this.size);
-        if (!blocksMatch(whole.subarray(from, to), from / this.pageSize, this.blockCrcs, this.shift)) return "refused";
+        if (!blocksMatch(whole.subarray(from, to), from / this.blockSize, this.blockCrcs, this.blockShift))
+          return "refused";
         await new Promise<void>((resolve) => setImmediate(resolve));
         if (this.fd === undefined) return "stopped";
       }
@@ -325,25 +385,31 @@ export class PagedFile {
     return this.whole;
   }
 
+  /** The page holding bytes [at, at + size) (aligned: in one block), those bytes' block checked. */
+  private pageOf(at: number, size: number): { page: Page; offset: number } {
+    const n = Math.floor(at / this.pageSize);
+    const page = this.page(n);
+    const offset = at - n * this.pageSize;
+    if (((page.checked >>> (offset >>> this.blockShift)) & 1) === 0) this.verify(page, n, offset, offset + size);
+    return { page, offset };
+  }
+
   u32(i: number): number {
     if (this.words !== undefined) return this.words[i];
-    const at = 4 * i;
-    const n = Math.floor(at / this.pageSize);
-    return this.page(n).view.getUint32(at - n * this.pageSize, true);
+    const { page, offset } = this.pageOf(4 * i, 4);
+    return page.view.getUint32(offset, true);
   }
 
   f32(i: number): number {
     if (this.floats !== undefined) return this.floats[i];
-    const at = 4 * i;
-    const n = Math.floor(at / this.pageSize);
-    return this.page(n).view.getFloat32(at - n * this.pageSize, true);
+    const { page, offset } = this.pageOf(4 * i, 4);
+    return page.view.getFloat32(offset, true);
   }
 
   f64(i: number): number {
     if (this.doubles !== undefined) return this.doubles[i];
-    const at = 8 * i;
-    const n = Math.floor(at / this.pageSize);
-    return this.page(n).view.getFloat64(at - n * this.pageSize, true);
+    const { page, offset } = this.pageOf(8 * i, 8);
+    return page.view.getFloat64(offset, true);
   }
 
   /** Copies bytes [from, to) of the file into out at `at`. */
@@ -358,7 +424,9 @@ export class PagedFile {
       const n = Math.floor(from / size);
       const inPage = from - n * size;
       const take = Math.min(to - from, size - inPage);
-      out.set(this.page(n).bytes.subarray(inPage, inPage + take), at);
+      const page = this.page(n);
+      this.verify(page, n, inPage, inPage + take);
+      out.set(page.bytes.subarray(inPage, inPage + take), at);
       from += take;
       at += take;
     }
@@ -383,17 +451,15 @@ export class PagedFile {
     }
   }
 
-  /** Pages [first, end) read by one readv, each checked and cached. */
+  /** Pages [first, end) read by one readv and cached (their blocks checked as they are used). */
   private readRun(first: number, end: number): void {
     if (this.fd === undefined) throw new Error(`${this.path} was closed`);
     const pages: Uint8Array[] = [];
     for (let n = first; n < end; n++)
-      pages.push(new Uint8Array(Math.min((n + 1) * this.pageSize, this.size) - n * this.pageSize));
+      pages.push(this.cache.buffer(Math.min((n + 1) * this.pageSize, this.size) - n * this.pageSize));
     let got = readvSync(this.fd, pages, first * this.pageSize);
-    for (let i = 0; i < pages.length && got >= pages[i].length; got -= pages[i].length, i++) {
-      if (!blocksMatch(pages[i], first + i, this.blockCrcs, this.shift)) throw this.corrupt(this.path);
+    for (let i = 0; i < pages.length && got >= pages[i].length; got -= pages[i].length, i++)
       this.cache.put(this.id * FILE_KEY + first + i, pages[i]);
-    }
   }
 
   close(): void {

@@ -6,7 +6,8 @@
  */
 import { strict as assert } from "node:assert";
 import {
-  BLOCK_SHIFTS,
+  CRC_BLOCK_SHIFT,
+  PAGE_SHIFTS,
   FILES,
   INDEX_FILES,
   blockTableBytes,
@@ -54,14 +55,10 @@ describe("search: the index format", () => {
   });
 
   it("sizes block tables and hash tables, and names block tables after their files", () => {
-    assert.equal(BLOCK_SHIFTS.postingDocs, 16);
+    assert.equal(CRC_BLOCK_SHIFT, 12);
     assert.deepEqual(
-      [0, 1, 65_536, 65_537, 3 * 65_536].map((n) => blockTableBytes("postingDocs", n)),
-      [0, 4, 4, 8, 12],
-    );
-    assert.deepEqual(
-      [0, 4096, 4097].map((n) => blockTableBytes("texts", n)),
-      [0, 4, 8],
+      [0, 1, 4096, 4097, 65_536, 3 * 65_536].map((n) => blockTableBytes(n)),
+      [0, 4, 4, 8, 64, 192],
     );
     assert.equal(blockTableName("postingScores"), "postings-scores.f32.crc32");
     assert.deepEqual([0, 1, 2, 3, 4, 5, 8, 9].map(vocabHashSlots), [2, 2, 4, 8, 8, 16, 16, 32]);
@@ -99,7 +96,9 @@ describe("search: the index format", () => {
       texts: "texts.bin",
     });
     assert.deepEqual(INDEX_FILES, Object.keys(FILES));
-    assert.deepEqual(BLOCK_SHIFTS, {
+    // Pages hold whole CRC blocks, at most 32 of them (a page's checked blocks are one 32-bit number).
+    for (const shift of Object.values(PAGE_SHIFTS)) assert.ok(shift >= CRC_BLOCK_SHIFT && shift <= CRC_BLOCK_SHIFT + 5);
+    assert.deepEqual(PAGE_SHIFTS, {
       vocab: 14,
       vocabOffsets: 14,
       vocabHash: 14,

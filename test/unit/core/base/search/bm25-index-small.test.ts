@@ -360,7 +360,7 @@ describe("search: the index reader on a small index", () => {
       stopwords: "bm25s english (33)",
       documents: rows.length,
       terms: meta.terms,
-      indexVersion: 5,
+      indexVersion: 6,
       indexSha256: meta.contentHash,
     });
     assert.ok(meta.terms > 30 && meta.terms === meta.bytes.termMax / 4, `${meta.terms} terms`);
@@ -416,8 +416,13 @@ describe("search: the index reader on a small index", () => {
 
   it("a fill that meets a changed block stops there and says so; one closed at once stops too", async () => {
     const dir = copy();
+    const river = openIndex(built, { fill: false });
+    const row = river.termRow("river");
+    river.close();
+    const offsets = readFileSync(join(dir, FILES.postingOffsets));
+    const first = offsets.readUInt32LE(4 * row);
     const docs = readFileSync(join(dir, FILES.postingDocs));
-    docs[5] ^= 0x10;
+    docs[4 * first + 1] ^= 0x10; // in river's list
     writeFileSync(join(dir, FILES.postingDocs), docs);
     const index = openIndex(dir);
     const report = await index.filled;
@@ -531,7 +536,7 @@ describe("search: the index reader on a small index", () => {
     writeFileSync(join(dir, META_FILE), "null");
     refused(dir, `${dir} is not an Agent Lab search index: run "agent-lab index" to build it`);
     writeMeta(dir, { ...meta, version: 4 });
-    refused(dir, `search index ${dir} has format version 4, this Agent Lab reads version 5: ${REBUILD_AGAIN}`);
+    refused(dir, `search index ${dir} has format version 4, this Agent Lab reads version 6: ${REBUILD_AGAIN}`);
     rmSync(join(dir, META_FILE));
     refused(dir, `no search index in ${dir} (meta.json is missing): run "agent-lab index" to build it`);
   });

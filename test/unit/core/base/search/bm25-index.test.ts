@@ -16,7 +16,7 @@ import { realParagraphs, writeCorpus, type Paragraph } from "../../../../../benc
 import { FileFormatError, UserError } from "../../../../../src/core/base/errors";
 import { buildIndex, openIndex, type Bm25Searcher } from "../../../../../src/core/base/search";
 import {
-  BLOCK_SHIFTS,
+  CRC_BLOCK_SHIFT,
   FILES,
   WINDOW_SHIFT,
   blockTableName,
@@ -26,8 +26,8 @@ import {
 import { corruptFileMessage } from "../../../../../src/core/base/search/bm25-index";
 import { BlockCrcs, blocksMatch } from "../../../../../src/core/base/search/block-crc";
 
-/** texts.bin's CRC blocks. */
-const BLOCK_SIZE = 2 ** BLOCK_SHIFTS.texts;
+/** Every file's CRC blocks. */
+const BLOCK_SIZE = 2 ** CRC_BLOCK_SHIFT;
 import { TermTokenizer } from "../../../../../src/core/base/search/tokenizer";
 import { makeQueries, queryParagraphIds, SyntheticCorpus } from "../../../../../bench/search/synthetic-corpus";
 import { requireSharedData } from "../../../../helpers/shared-data";
@@ -216,7 +216,7 @@ describe("BM25 index", () => {
     expectRefusal(/version 0/);
     // Format 4 (arrays loaded whole, no block tables) is refused with the rebuild hint too.
     writeFileSync(join(dir, "meta.json"), JSON.stringify({ ...meta, version: 4 }));
-    expectRefusal(/has format version 4, this Agent Lab reads version 5/);
+    expectRefusal(/has format version 4, this Agent Lab reads version 6/);
     writeFileSync(join(dir, "meta.json"), "{ not json");
     expectRefusal(/unreadable/);
     rmSync(join(dir, "meta.json"));
@@ -330,21 +330,21 @@ describe("BM25 index", () => {
 
   it("block CRCs do not depend on how the bytes were cut into writes", () => {
     const bytes = Buffer.from(Array.from({ length: 3 * BLOCK_SIZE + 123 }, (_, i) => (i * 31 + (i >> 7)) & 255));
-    const whole = new BlockCrcs(BLOCK_SHIFTS.texts);
+    const whole = new BlockCrcs(CRC_BLOCK_SHIFT);
     whole.update(bytes);
     const expected = whole.finish();
     assert.equal(expected.length, 4);
     assert.equal(expected[1], crc32(bytes.subarray(BLOCK_SIZE, 2 * BLOCK_SIZE)) >>> 0);
     assert.equal(expected[3], crc32(bytes.subarray(3 * BLOCK_SIZE)) >>> 0);
-    const pieces = new BlockCrcs(BLOCK_SHIFTS.texts);
+    const pieces = new BlockCrcs(CRC_BLOCK_SHIFT);
     for (let at = 0, n = 1; at < bytes.length; at += n, n = ((n * 7) % 5000) + 1)
       pieces.update(bytes.subarray(at, at + n));
     assert.deepEqual(pieces.finish(), expected);
-    assert.ok(blocksMatch(bytes.subarray(BLOCK_SIZE), 1, expected, BLOCK_SHIFTS.texts));
+    assert.ok(blocksMatch(bytes.subarray(BLOCK_SIZE), 1, expected, CRC_BLOCK_SHIFT));
     const bad = Buffer.from(bytes);
     bad[3 * BLOCK_SIZE + 122] ^= 0x80;
-    assert.ok(!blocksMatch(bad.subarray(2 * BLOCK_SIZE), 2, expected, BLOCK_SHIFTS.texts));
-    assert.ok(blocksMatch(bad.subarray(BLOCK_SIZE, 3 * BLOCK_SIZE), 1, expected, BLOCK_SHIFTS.texts));
+    assert.ok(!blocksMatch(bad.subarray(2 * BLOCK_SIZE), 2, expected, CRC_BLOCK_SHIFT));
+    assert.ok(blocksMatch(bad.subarray(BLOCK_SIZE, 3 * BLOCK_SIZE), 1, expected, CRC_BLOCK_SHIFT));
   });
 
   it("the manifest's index hash is a content hash: it changes with the content and only with it", async () => {

@@ -41,7 +41,7 @@ describe("search: postings read from files", () => {
       const fd = openSync(path, "r");
       fds.push(fd);
       const refuse = (p: string) => new UserError(`${p} is damaged`);
-      return new PagedFile(cache, id, fd, path, bytes.length, SHIFT, crcs.finish(), refuse, refuse);
+      return new PagedFile(cache, id, fd, path, bytes.length, SHIFT, SHIFT, crcs.finish(), refuse, refuse);
     };
     return {
       postingOffsets: file(0, "offsets", a.postingOffsets),

@@ -1,5 +1,5 @@
 /**
- * The on-disk reader (index format 5): an open reads meta.json, the block tables and a few pages,
+ * The on-disk reader (index format 6): an open reads meta.json, the block tables and a few pages,
  * not the data; every other page is read and checked when a search first needs it, through a
  * bounded cache whose evictions change no result; pruned search equals exhaustive scoring on a
  * corpus full of ties.
@@ -14,7 +14,8 @@ import { makeQueries, queryParagraphIds, SyntheticCorpus } from "../../../../../
 import { UserError } from "../../../../../src/core/base/errors";
 import { buildIndex, openIndex } from "../../../../../src/core/base/search";
 import {
-  BLOCK_SHIFTS,
+  CRC_BLOCK_SHIFT,
+  PAGE_SHIFTS,
   FILES,
   INDEX_FILES,
   META_FILE,
@@ -27,15 +28,15 @@ import { TermTokenizer } from "../../../../../src/core/base/search/tokenizer";
 
 /**
  * Terms of an index by where their lists lie: rowIn(p) is a row whose list lies inside page p of
- * postings-docs.u32 and whose term is a query of its own (the tokenizer gives the term back).
+ * postings-docs.u32 (or inside its p-th piece of `page` bytes) and whose term is a query of its own
+ * (the tokenizer gives the term back).
  */
-function listsByPage(index: string) {
+function listsByPage(index: string, page = 2 ** PAGE_SHIFTS.postingDocs) {
   const vocab = readFileSync(join(index, FILES.vocab));
   const u32 = (file: string) => new Uint32Array(new Uint8Array(readFileSync(join(index, file))).buffer);
   const words = u32(FILES.vocabOffsets);
   const postings = u32(FILES.postingOffsets);
   const term = (row: number) => vocab.toString("utf8", words[row], words[row + 1]);
-  const page = 2 ** BLOCK_SHIFTS.postingDocs;
   const tokenizer = new TermTokenizer();
   const rowIn = (p: number) => {
     for (let r = 0; r + 1 < postings.length; r++) {
@@ -79,7 +80,7 @@ describe("search: the on-disk reader", () => {
     const searcher = openIndex(index);
     const total = INDEX_FILES.reduce((n, key) => n + statSync(join(index, FILES[key])).size, 0);
     const windowRows = statSync(join(index, FILES.windowRows)).size;
-    const pages = 3 * 2 ** BLOCK_SHIFTS.postingOffsets;
+    const pages = 3 * 2 ** PAGE_SHIFTS.postingOffsets;
     assert.ok(searcher.cache.bytesRead <= pages + windowRows, `${searcher.cache.bytesRead} bytes read at open`);
     assert.ok(total > 20 * (pages + windowRows), `the data is ${total} bytes`);
     // What a search reads is bounded by the cache, not by the index.
@@ -138,7 +139,7 @@ describe("search: the on-disk reader", () => {
     const { term, rowIn, postings } = listsByPage(index);
     const docsFile = join(index, FILES.postingDocs);
     const clean = readFileSync(docsFile);
-    const page = 2 ** BLOCK_SHIFTS.postingDocs;
+    const page = 2 ** PAGE_SHIFTS.postingDocs;
     assert.ok(clean.length > 4 * page, `${clean.length} bytes of postings`);
     const hit = rowIn(2);
     const missed = rowIn(3);
@@ -157,6 +158,41 @@ describe("search: the on-disk reader", () => {
         () => searcher.search(term(hit), 3),
         (e: unknown) => e instanceof UserError && e.message === corruptFileMessage(docsFile),
       );
+    } finally {
+      writeFileSync(docsFile, clean);
+    }
+  });
+
+  it("a page's blocks are checked as they are used: a changed byte refuses the search that uses its 4 KiB block, not one that uses another block of the same page", function () {
+    this.timeout(60_000);
+    const block = 2 ** CRC_BLOCK_SHIFT;
+    const { term, rowIn, postings } = listsByPage(index, block);
+    const docsFile = join(index, FILES.postingDocs);
+    const clean = readFileSync(docsFile);
+    const page = 2 ** PAGE_SHIFTS.postingDocs;
+    // Two lists in different blocks of the second page.
+    const hit = rowIn(page / block + 1);
+    const missed = rowIn(page / block + 3);
+    assert.equal(Math.floor((4 * postings[hit]) / page), Math.floor((4 * postings[missed]) / page));
+    const bad = Buffer.from(clean);
+    bad[4 * postings[hit] + 1] ^= 0x40;
+    writeFileSync(docsFile, bad);
+    try {
+      const searcher = openIndex(index, { fill: false });
+      const misses = searcher.cache.misses;
+      assert.ok(searcher.searchExhaustive(term(missed), 3).length > 0, "a list in an unchanged block reads");
+      assert.ok(searcher.cache.misses > misses, "its page was read");
+      assert.throws(
+        () => searcher.searchExhaustive(term(hit), 3),
+        (e: unknown) => e instanceof UserError && e.message === corruptFileMessage(docsFile),
+      );
+      // The page stays cached, its bad block unchecked: every later use is refused too.
+      assert.throws(
+        () => searcher.search(term(hit), 3),
+        (e: unknown) => e instanceof UserError && e.message === corruptFileMessage(docsFile),
+      );
+      assert.ok(searcher.searchExhaustive(term(missed), 3).length > 0);
+      searcher.close();
     } finally {
       writeFileSync(docsFile, clean);
     }
@@ -297,12 +333,12 @@ setTimeout(check, 50);
     }
     const metaFile = join(index, META_FILE);
     const meta = readFileSync(metaFile, "utf8");
-    writeFileSync(metaFile, meta.replace('"version": 5', '"version": 6'));
+    writeFileSync(metaFile, meta.replace('"version": 6', '"version": 7'));
     try {
       assert.throws(
         () => openIndex(index),
         (e: unknown) =>
-          e instanceof UserError && e.message.includes("has format version 6, this Agent Lab reads version 5"),
+          e instanceof UserError && e.message.includes("has format version 7, this Agent Lab reads version 6"),
       );
     } finally {
       writeFileSync(metaFile, meta);

@@ -64,6 +64,7 @@ describe("search: a paged file", () => {
       path,
       SIZE,
       SHIFT,
+      SHIFT,
       crcs,
       (p) => new Damaged(`${p} is damaged`),
       (p) => new CutShort(`${p} ends early`),
@@ -117,7 +118,7 @@ describe("search: a paged file", () => {
     const fd = openSync(path, "r");
     fds.push(fd);
     const refuse = (p: string) => new Damaged(p);
-    const b = new PagedFile(cache, 2, fd, path, SIZE, SHIFT, table.finish(), refuse, refuse);
+    const b = new PagedFile(cache, 2, fd, path, SIZE, SHIFT, SHIFT, table.finish(), refuse, refuse);
     const view = new DataView(bytes.buffer);
     const otherView = new DataView(other.buffer);
     for (const i of [0, 1, 20, 0, 20, 1]) {
@@ -125,6 +126,40 @@ describe("search: a paged file", () => {
       assert.equal(b.u32(i), otherView.getUint32(4 * i, true));
     }
     assert.ok(cache.bytes <= 64, "one page held");
+  });
+
+  it("checks a page's blocks as they are used: a changed block refuses the reads that use it, the page's other blocks read", () => {
+    const changed = bytes.slice();
+    changed[2 * 64 + 5] ^= 1; // block 2, in page 0 of 256-byte pages
+    const path = join(dir, "blocks");
+    writeFileSync(path, changed);
+    const fd = openSync(path, "r");
+    fds.push(fd);
+    const cache = new PageCache(1 << 20);
+    const file = new PagedFile(
+      cache,
+      0,
+      fd,
+      path,
+      SIZE,
+      SHIFT + 2,
+      SHIFT,
+      crcs,
+      (p) => new Damaged(p),
+      (p) => new CutShort(p),
+    );
+    const view = new DataView(bytes.buffer);
+    const refused = (read: () => unknown) =>
+      assert.throws(read, (e: unknown) => e instanceof Damaged && e.message === path);
+    for (const i of [0, 15, 16, 31, 48, 63]) assert.equal(file.u32(i), view.getUint32(4 * i, true), `u32 ${i}`);
+    refused(() => file.u32(32));
+    refused(() => file.f64(20));
+    const out = new Uint8Array(SIZE);
+    refused(() => file.copy(100, 140, out, 0)); // blocks 1 and 2
+    file.copy(192, 700, out, 0); // blocks 3 to 10: page 0's last block and pages 1 and 2
+    assert.deepEqual(out.subarray(0, 508), bytes.subarray(192, 700));
+    refused(() => file.copy(150, 200, out, 0));
+    assert.equal(cache.misses, 3, "pages 0, 1 and 2, each read once");
   });
 
   it("reads whole checked blocks fresh: from the block holding `from` to the one holding `to`, at most the file", () => {
@@ -186,6 +221,7 @@ describe("search: a paged file", () => {
         longPath,
         long.length,
         SHIFT,
+        SHIFT,
         longTable.finish(),
         () => new Damaged("damaged"),
         () => new CutShort("cut"),
@@ -206,8 +242,14 @@ describe("search: a paged file", () => {
         () => damaged.copy(0, 400, out, 0),
         (e: unknown) => e instanceof Damaged && e.message === `${damaged.path} is damaged`,
       );
-      assert.equal(damagedCache.misses, 3, "the pages before the changed one are kept");
+      assert.equal(damagedCache.misses, 7, "the run is read and cached, its blocks checked as they are used");
       assert.equal(damaged.u32(16), new DataView(bytes.buffer).getUint32(64, true));
+      assert.throws(
+        () => damaged.u32(50), // page 3, still unchecked: refused again
+        (e: unknown) => e instanceof Damaged && e.message === `${damaged.path} is damaged`,
+      );
+      assert.equal(damaged.u32(100), new DataView(bytes.buffer).getUint32(400, true), "page 6, read by the run");
+      assert.equal(damagedCache.misses, 7);
 
       const cut = open("runs-cut", bytes);
       truncateSync(cut.path, 900); // pages 0–13 whole, page 14 cut short
@@ -289,6 +331,7 @@ describe("search: a paged file read whole (fill)", () => {
       openSync(path, "r"),
       path,
       original.length,
+      SHIFT,
       SHIFT,
       crcsOf(original),
       (p) => new Damaged(`${p} is damaged`),
