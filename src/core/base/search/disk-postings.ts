@@ -11,11 +11,11 @@ import type { PagedFile } from "./paged-file";
 import { windowSlot, type PostingSource, type TermSlices } from "./window-top-k";
 
 /**
- * Postings per chunk of a list read on demand (16 KiB of doc numbers, a quarter page). Chunks lie
- * on the files' chunk boundaries, so one never spans two pages (a probe for a few postings reads
- * one page of each file).
+ * Postings per chunk of a list read on demand (4 KiB of doc numbers: one CRC block). Chunks lie on
+ * the files' block boundaries, so one never spans two pages or two blocks: a probe for a few
+ * postings reads one page of each file and checks and copies one block of it.
  */
-const CHUNK_SHIFT = 12;
+const CHUNK_SHIFT = 10;
 const CHUNK = 1 << CHUNK_SHIFT;
 /** Window starts per chunk of a long list's row read on demand (4 KiB, on the file's 4 KiB boundaries). */
 const STARTS_SHIFT = 10;
@@ -125,6 +125,10 @@ class MemorySlices implements TermSlices {
     // Every posting is in memory already.
   }
 
+  ensureDocs(): void {
+    // Every posting is in memory already.
+  }
+
   ensureWindows(): void {
     // Every window start is in memory already.
   }
@@ -144,8 +148,9 @@ class DiskSlices implements TermSlices {
   end = new Int32Array(0);
   base = new Int32Array(0);
   at = new Int32Array(0);
-  /** Per chunk of the scratch: 1 once its postings are copied in. */
-  private loaded = new Uint8Array(1);
+  /** Per chunk of the scratch: 1 once its doc numbers are copied in, and its scores. */
+  private docsLoaded = new Uint8Array(1);
+  private scoresLoaded = new Uint8Array(1);
   /** Per chunk: scratch position less file position of its list (the same for every posting of the list). */
   private chunkShift = new Float64Array(1);
   /** Per chunk: the scratch positions where its list starts and ends. */
@@ -186,7 +191,8 @@ class DiskSlices implements TermSlices {
     }
     this.reserve(total, long, W);
     const chunks = total / CHUNK;
-    this.loaded.fill(0, 0, chunks);
+    this.docsLoaded.fill(0, 0, chunks);
+    this.scoresLoaded.fill(0, 0, chunks);
     for (let i = 0; i < T; i++) {
       const shift = this.start[i] - ranges[i].from;
       for (let c = this.start[i] >>> CHUNK_SHIFT; c * CHUNK < this.end[i]; c++) {
@@ -232,18 +238,27 @@ class DiskSlices implements TermSlices {
     }
   }
 
-  /** Postings [from, to) of one list (scratch positions), read the first time, consecutive unread chunks together. */
+  /** Postings [from, to) of one list (scratch positions), read the first time. */
   ensure(from: number, to: number): void {
+    this.copyIn(from, to, this.docsLoaded, this.files.postingDocs, this.docs);
+    this.copyIn(from, to, this.scoresLoaded, this.files.postingScores, this.scores);
+  }
+
+  ensureDocs(from: number, to: number): void {
+    this.copyIn(from, to, this.docsLoaded, this.files.postingDocs, this.docs);
+  }
+
+  /** Entries [from, to) of one list's file into its scratch, the chunks not copied yet, consecutive ones together. */
+  private copyIn(from: number, to: number, loaded: Uint8Array, file: PagedFile, out: Uint32Array | Float32Array): void {
     for (let c = from >>> CHUNK_SHIFT, last = (to - 1) >>> CHUNK_SHIFT; from < to && c <= last; c++) {
-      if (this.loaded[c] === 1) continue;
+      if (loaded[c] === 1) continue;
       let next = c + 1;
-      while (next <= last && this.loaded[next] === 0) next++;
+      while (next <= last && loaded[next] === 0) next++;
       const a = Math.max(c * CHUNK, this.chunkBegin[c]);
       const b = Math.min(next * CHUNK, this.chunkEnd[c]);
       const p = a - this.chunkShift[c];
-      this.files.postingDocs.copy(4 * p, 4 * (p + b - a), new Uint8Array(this.docs.buffer, 4 * a, 4 * (b - a)), 0);
-      this.files.postingScores.copy(4 * p, 4 * (p + b - a), new Uint8Array(this.scores.buffer, 4 * a, 4 * (b - a)), 0);
-      this.loaded.fill(1, c, next);
+      file.copy(4 * p, 4 * (p + b - a), new Uint8Array(out.buffer, 4 * a, 4 * (b - a)), 0);
+      loaded.fill(1, c, next);
       c = next - 1;
     }
   }
@@ -253,7 +268,8 @@ class DiskSlices implements TermSlices {
       const n = Math.max(postings, 2 * this.docs.length);
       this.docs = new Uint32Array(n);
       this.scores = new Float32Array(n);
-      this.loaded = new Uint8Array(n / CHUNK);
+      this.docsLoaded = new Uint8Array(n / CHUNK);
+      this.scoresLoaded = new Uint8Array(n / CHUNK);
       this.chunkShift = new Float64Array(n / CHUNK);
       this.chunkBegin = new Int32Array(n / CHUNK);
       this.chunkEnd = new Int32Array(n / CHUNK);

@@ -71,6 +71,8 @@ export interface TermSlices {
   at: Int32Array;
   /** Makes docs and scores [from, to) readable (long lists are read from disk on demand). */
   ensure(from: number, to: number): void;
+  /** Makes docs [from, to) readable: a probe reads a posting's score only where it finds the document. */
+  ensureDocs(from: number, to: number): void;
   /** Makes entries [from, to) of every long list's windowStart row readable (read on demand too). */
   ensureWindows(from: number, to: number): void;
 }
@@ -103,6 +105,7 @@ export function fromArrays(a: PostingArrays): PostingSource {
         base: Int32Array.from(slots, (slot) => (slot < 0 ? -1 : slot * W)),
         at: Int32Array.from(slots, (slot) => (slot < 0 ? -1 : slot * (W + 1))),
         ensure,
+        ensureDocs: ensure,
         ensureWindows: ensure,
       };
     },
@@ -297,11 +300,14 @@ export class WindowTopK {
                 // cursor, at most the first posting ≥ an earlier document, moves to the window.
                 p = Math.max(p, windowStart[at[i] + w]);
                 pe = windowStart[at[i] + w + 1];
-                slices.ensure(p, pe);
+                slices.ensureDocs(p, pe);
               }
               p = gallop(docs, p, pe, d);
               cursor[i] = p;
-              if (p < pe && docs[p] === d) v += weight[i] * scores[p];
+              if (p < pe && docs[p] === d) {
+                slices.ensure(p, p + 1);
+                v += weight[i] * scores[p];
+              }
               if ((v + Math.max(left, 0)) * grow < kth) {
                 alive = false;
                 break;
@@ -417,10 +423,13 @@ function exactScore(slices: TermSlices, rowTerm: Int32Array, contrib: Float64Arr
     if (at[i] >= 0) {
       from = windowStart[at[i] + w];
       to = windowStart[at[i] + w + 1];
-      slices.ensure(from, to);
+      slices.ensureDocs(from, to);
     }
     const p = gallop(docs, from, to, d);
-    contrib[i] = p < to && docs[p] === d ? scores[p] : 0;
+    if (p < to && docs[p] === d) {
+      slices.ensure(p, p + 1);
+      contrib[i] = scores[p];
+    } else contrib[i] = 0;
   }
   let s = 0;
   for (let q = 0; q < rowTerm.length; q++) s = Math.fround(s + contrib[rowTerm[q]]);

@@ -152,8 +152,8 @@ describe("search: postings read from files", () => {
     }
   }
 
-  it("reads a list's postings once, on the files' 4,096-posting chunk boundaries, one copy per run of unread chunks; window starts likewise", () => {
-    // 65,536 documents (1,024 windows). Row 0: 3,000 postings, so row 1 (21,000, over 6 chunks) starts
+  it("reads a list's postings once, on the files' 1,024-posting chunk boundaries (a CRC block), one copy per run of unread chunks, doc numbers without scores for a probe; window starts likewise", () => {
+    // 65,536 documents (1,024 windows). Row 0: 3,000 postings, so row 1 (21,000, over 21 chunks) starts
     // off a boundary; row 2 (900, short) spans the boundary at 24,576.
     const documents = 65_536;
     const lists: List[] = [
@@ -165,7 +165,7 @@ describe("search: postings read from files", () => {
     assert.deepEqual([...index.windowedRows], [0, 1]);
     const files = filesOf(index, new PageCache(1 << 30), "reads");
     const copies: string[] = [];
-    for (const key of ["postingDocs", "windowStart"] as const) {
+    for (const key of ["postingDocs", "postingScores", "windowStart"] as const) {
       const file = files[key];
       const copy = file.copy.bind(file);
       // In entries of the file (u32s): what was read, from where to where.
@@ -176,19 +176,28 @@ describe("search: postings read from files", () => {
     }
     const disk = new DiskPostings(files, index.windowedRows, index.windows);
     const slices = disk.load([2, 1]);
-    assert.deepEqual(copies, ["postingDocs 24000-24900"], "the short list whole, in one copy");
+    assert.deepEqual(copies, ["postingDocs 24000-24900", "postingScores 24000-24900"], "the short list whole");
     copies.length = 0;
     const s = slices.start[1]; // row 1: file positions 3,000–24,000
-    slices.ensure(s + 2000, s + 2010); // file 5,000–5,010: the chunk 4,096–8,192
-    slices.ensure(s + 1500, s + 1600); // the same chunk
-    assert.deepEqual(copies, ["postingDocs 4096-8192"]);
+    slices.ensureDocs(s + 2000, s + 2010); // file 5,000–5,010: the chunk 4,096–5,120, its doc numbers
+    assert.deepEqual(copies, ["postingDocs 4096-5120"]);
     assert.deepEqual(slices.docs.subarray(s + 2000, s + 2010), index.docs.subarray(5000, 5010));
-    slices.ensure(s, s + 21_000); // the rest: before the chunk, and the four after it
-    assert.deepEqual(copies, ["postingDocs 4096-8192", "postingDocs 3000-4096", "postingDocs 8192-24000"]);
+    slices.ensure(s + 1500, s + 1600); // the same chunk: its scores now
+    assert.deepEqual(copies, ["postingDocs 4096-5120", "postingScores 4096-5120"]);
+    assert.deepEqual(slices.scores.subarray(s + 1500, s + 1600), index.scores.subarray(4500, 4600));
+    copies.length = 0;
+    slices.ensure(s, s + 21_000); // the rest: before the chunk, and the chunks after it
+    assert.deepEqual(copies, [
+      "postingDocs 3000-4096",
+      "postingDocs 5120-24000",
+      "postingScores 3000-4096",
+      "postingScores 5120-24000",
+    ]);
     assert.deepEqual(slices.docs.subarray(s, s + 21_000), index.docs.subarray(3000, 24_000));
     assert.deepEqual(slices.scores.subarray(s, s + 21_000), index.scores.subarray(3000, 24_000));
     slices.ensure(s, s + 21_000);
-    assert.equal(copies.length, 3, "nothing read twice");
+    slices.ensureDocs(s, s + 21_000);
+    assert.equal(copies.length, 4, "nothing read twice");
 
     // Window starts: row 1's 1,025 lie at 1,025–2,050 of window-start.u32, on its 1,024-entry pages 1 and 2.
     copies.length = 0;

@@ -148,10 +148,10 @@ describe("search: window top-k", () => {
     }
   });
 
-  it("reads a long list only where ensure() and ensureWindows() made it readable", () => {
+  it("reads a long list only where ensure(), ensureDocs() and ensureWindows() made it readable", () => {
     // A source like the on-disk one: long lists' postings and window starts are zeros (what a page
-    // not yet read would give) until the search asks for them, so a read outside what it asked for
-    // gives a wrong result.
+    // not yet read would give) until the search asks for them (a score only with ensure()), so a
+    // read outside what it asked for gives a wrong result.
     const random = mulberry32(11);
     for (let round = 0; round < 6; round++) {
       const documents = 64 * (20 + Math.floor(random() * 30));
@@ -354,6 +354,9 @@ function onDemand(a: PostingArrays): PostingSource {
         ensure(from, to) {
           docs.set(a.docs.subarray(from, to), from);
           scores.set(a.scores.subarray(from, to), from);
+        },
+        ensureDocs(from, to) {
+          docs.set(a.docs.subarray(from, to), from);
         },
         ensureWindows(from, to) {
           for (let i = 0; i < rows.length; i++) {
