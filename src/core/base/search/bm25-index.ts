@@ -457,12 +457,18 @@ async function fillAndWarm(
   topK: WindowTopK,
   windowRows: Uint32Array,
 ): Promise<FillReport> {
+  const t0 = performance.now();
   const report = await fillCache(files, cache);
   const terms = files.termMax.size / 4;
   try {
     if (report.filled.includes("postingScores") && terms > 0) warmUp(topK, windowRows, terms);
   } catch {
     // Closed meanwhile ("was closed" from a read): there is nothing left to warm, and `filled` never rejects.
+  }
+  // The lists keep paging: the cache's page buffers are made now, not by the first searches.
+  if (report.stopped === undefined && !report.filled.includes("postingDocs")) {
+    await cache.prefault(2 ** PAGE_SHIFTS.postingDocs);
+    report.seconds = (performance.now() - t0) / 1000;
   }
   return report;
 }

@@ -42,13 +42,23 @@ interface Page {
   checked: number;
   /** False once the page has left the cache: its bytes may hold another page by then (recycled). */
   live: boolean;
+  /** The page as 4-byte words, made the first time entries() is asked for them. */
+  words?: Uint32Array;
+  floats?: Float32Array;
+}
+
+/** Entries of a file of 4-byte values that lie in one page: the page's words (as u32 and as f32), `at` the first one's index there. */
+export interface PageEntries {
+  page: Page;
+  at: number;
+  count: number;
 }
 
 /** Every block of a page checked: a page of a resident file (checked as a whole when it was read). */
 const ALL_CHECKED = -1;
 
-/** Buffers of evicted pages kept per size for the next reads (a fresh 64 KiB buffer per read cost as much as the read: its allocation and collection). */
-const SPARE_PAGES = 64;
+/** How far spare buffers may take the cache's memory past its budget: one run of 64 KiB pages (RUN_PAGES). */
+const SPARE_SLACK = 16 << 20;
 
 /** A cached page and its neighbours in the use order. */
 interface CacheEntry {
@@ -76,8 +86,14 @@ export class PageCache {
   private resident = 0;
   /** Counts clear()s: a reservation taken before one is not given back after it. */
   private epoch = 0;
-  /** Buffers of evicted pages by size, for the next misses. */
+  /**
+   * Buffers of evicted pages by size, for the next misses, within what the budget leaves (the
+   * cache's memory stays the budget plus one read's run): a fresh buffer costs its allocation, its
+   * collection and, the first time each of its 4 KiB pages is written, a page fault (~12 µs on the
+   * machine measured, more than the read itself). See prefault().
+   */
   private readonly spare = new Map<number, Uint8Array[]>();
+  private spareBytes = 0;
   /** Pages read from disk (and checked) since the cache was made: tests and benchmarks read it. */
   misses = 0;
   /** Bytes read from disk into the cache since it was made. */
@@ -101,7 +117,36 @@ export class PageCache {
   }
 
   /** A buffer for a page of `size` bytes: one an evicted page left, or a new one. */
-  readonly buffer = (size: number): Uint8Array => this.spare.get(size)?.pop() ?? new Uint8Array(size);
+  readonly buffer = (size: number): Uint8Array => {
+    const buffer = this.spare.get(size)?.pop();
+    if (buffer === undefined) return new Uint8Array(size);
+    this.spareBytes -= size;
+    return buffer;
+  };
+
+  /**
+   * Buffers of `size` bytes for the pages the budget has room for, each written once so its memory
+   * is faulted in now, not during the searches that first fill the cache; a slice of them per turn
+   * of the event loop. Called after the background fill when the lists keep paging.
+   */
+  async prefault(size: number): Promise<void> {
+    const SLICE = 16 << 20;
+    const epoch = this.epoch; // a clear() (the index closed) stops it
+    while (this.epoch === epoch && this.held + this.spareBytes + size <= this.budget) {
+      for (let made = 0; made < SLICE && this.held + this.spareBytes + size <= this.budget; made += size)
+        this.keepSpare(new Uint8Array(size).fill(0));
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  }
+
+  private keepSpare(bytes: Uint8Array): void {
+    // Past the budget by up to one run of pages: a full cache evicts a page after reading one.
+    if (this.held + this.spareBytes + bytes.length > this.budget + SPARE_SLACK) return;
+    let spare = this.spare.get(bytes.length);
+    if (spare === undefined) this.spare.set(bytes.length, (spare = []));
+    spare.push(bytes);
+    this.spareBytes += bytes.length;
+  }
 
   /** A page a search read from disk (a miss), its blocks not checked yet. */
   put(key: number, bytes: Uint8Array): Page {
@@ -157,10 +202,7 @@ export class PageCache {
     this.entries.delete(entry.key);
     this.held -= entry.page.bytes.length;
     entry.page.live = false;
-    const { bytes } = entry.page;
-    let spare = this.spare.get(bytes.length);
-    if (spare === undefined) this.spare.set(bytes.length, (spare = []));
-    if (spare.length < SPARE_PAGES) spare.push(bytes);
+    this.keepSpare(entry.page.bytes);
   }
 
   private linkNewest(entry: CacheEntry): void {
@@ -188,6 +230,7 @@ export class PageCache {
     for (const entry of this.entries.values()) entry.page.live = false;
     this.entries.clear();
     this.spare.clear();
+    this.spareBytes = 0;
     this.newest = this.oldest = undefined;
     this.held = 0;
     this.resident = 0;
@@ -392,6 +435,24 @@ export class PagedFile {
     const offset = at - n * this.pageSize;
     if (((page.checked >>> (offset >>> this.blockShift)) & 1) === 0) this.verify(page, n, offset, offset + size);
     return { page, offset };
+  }
+
+  /**
+   * The entries [from, to) of a file of 4-byte values that lie in the page holding `from` (their
+   * blocks checked): a caller loops over page.words / page.floats without a copy. The page is only
+   * valid until the next read of this cache (page.live says whether it still is).
+   */
+  entries(from: number, to: number): PageEntries {
+    const n = Math.floor((4 * from) / this.pageSize);
+    const page = this.page(n);
+    const at = from - (n * this.pageSize) / 4;
+    const count = Math.min(to - from, page.bytes.length / 4 - at);
+    this.verify(page, n, 4 * at, 4 * (at + count));
+    if (page.words === undefined) {
+      page.words = new Uint32Array(page.bytes.buffer, page.bytes.byteOffset, page.bytes.length / 4);
+      page.floats = new Float32Array(page.bytes.buffer, page.bytes.byteOffset, page.bytes.length / 4);
+    }
+    return { page, at, count };
   }
 
   u32(i: number): number {

@@ -75,6 +75,32 @@ export interface TermSlices {
   ensureDocs(from: number, to: number): void;
   /** Makes entries [from, to) of every long list's windowStart row readable (read on demand too). */
   ensureWindows(from: number, to: number): void;
+  /**
+   * The sweep's inner loop over the postings [from, to) of a long list (addPostings): a source
+   * whose lists are not in memory runs it over the pages they lie in, not over `docs` and `scores`.
+   */
+  addRun(from: number, to: number, first: number, x: number, blockSum: Float64Array, blockHas: Int32Array): void;
+}
+
+/**
+ * blockSum[docs[p] − first] += x · scores[p] for p in [from, to), each such document's bit set in
+ * blockHas: what an essential list adds to the partial sums of the block being swept.
+ */
+export function addPostings(
+  docs: Uint32Array,
+  scores: Float32Array,
+  from: number,
+  to: number,
+  first: number,
+  x: number,
+  blockSum: Float64Array,
+  blockHas: Int32Array,
+): void {
+  for (let p = from; p < to; p++) {
+    const o = docs[p] - first;
+    blockHas[o >>> 5] |= 1 << (o & 31);
+    blockSum[o] += x * scores[p];
+  }
 }
 
 /** Where the search gets its terms from: the index files, or arrays in memory. */
@@ -90,6 +116,8 @@ export interface PostingSource {
 export function fromArrays(a: PostingArrays): PostingSource {
   const W = a.windows;
   const ensure = (): void => undefined;
+  const addRun: TermSlices["addRun"] = (from, to, first, x, blockSum, blockHas) =>
+    addPostings(a.docs, a.scores, from, to, first, x, blockSum, blockHas);
   return {
     windows: W,
     termMax: (row) => a.termMax[row],
@@ -107,6 +135,7 @@ export function fromArrays(a: PostingArrays): PostingSource {
         ensure,
         ensureDocs: ensure,
         ensureWindows: ensure,
+        addRun,
       };
     },
   };
@@ -249,14 +278,7 @@ export class WindowTopK {
             const from = m >>> j;
             const run = 31 - Math.clz32(~from & (from + 1)); // consecutive open windows from j
             m &= ~(((1 << run) - 1) << j);
-            const ps = windowStart[at[i] + w0 + j];
-            const pe = windowStart[at[i] + w0 + j + run];
-            slices.ensure(ps, pe);
-            for (let p = ps; p < pe; p++) {
-              const o = docs[p] - first;
-              blockHas[o >>> 5] |= 1 << (o & 31);
-              blockSum[o] += x * scores[p];
-            }
+            slices.addRun(windowStart[at[i] + w0 + j], windowStart[at[i] + w0 + j + run], first, x, blockSum, blockHas);
           }
           continue;
         }

@@ -7,6 +7,7 @@ import { strict as assert } from "node:assert";
 import { WINDOW_SHIFT } from "../../../../../src/core/base/search/bm25-format";
 import {
   WindowTopK,
+  addPostings,
   fromArrays,
   gallop,
   windowSlot,
@@ -358,6 +359,10 @@ function onDemand(a: PostingArrays): PostingSource {
         ensureDocs(from, to) {
           docs.set(a.docs.subarray(from, to), from);
         },
+        addRun(from, to, first, x, blockSum, blockHas) {
+          this.ensure(from, to);
+          addPostings(docs, scores, from, to, first, x, blockSum, blockHas);
+        },
         ensureWindows(from, to) {
           for (let i = 0; i < rows.length; i++) {
             if (s.at[i] < 0) continue;
@@ -372,7 +377,7 @@ function onDemand(a: PostingArrays): PostingSource {
 }
 
 /**
- * fromArrays, recording the windows of each vocabulary row whose postings ensure() was asked for,
+ * fromArrays, recording the windows of each vocabulary row whose postings ensure(), ensureDocs() or addRun() read,
  * and the window-start entries ensureWindows() was asked for (short lists are read whole: not
  * recorded).
  */
@@ -399,6 +404,13 @@ function recording(a: PostingArrays): PostingSource & {
             seen.add(a.docs[p] >>> WINDOW_SHIFT);
             windowsOf.set(row, seen);
           }
+        },
+        ensureDocs(from, to) {
+          this.ensure(from, to);
+        },
+        addRun(from, to, first, x, blockSum, blockHas) {
+          this.ensure(from, to);
+          s.addRun(from, to, first, x, blockSum, blockHas);
         },
         ensureWindows(from, to) {
           for (let w = from; w < to; w++) starts.add(w);
