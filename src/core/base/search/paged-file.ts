@@ -93,7 +93,7 @@ export class PageCache {
    * machine measured, more than the read itself). See prefault().
    */
   private readonly spare = new Map<number, Uint8Array[]>();
-  private spareBytes = 0;
+  private spareHeld = 0;
   /** Pages read from disk (and checked) since the cache was made: tests and benchmarks read it. */
   misses = 0;
   /** Bytes read from disk into the cache since it was made. */
@@ -120,7 +120,7 @@ export class PageCache {
   readonly buffer = (size: number): Uint8Array => {
     const buffer = this.spare.get(size)?.pop();
     if (buffer === undefined) return new Uint8Array(size);
-    this.spareBytes -= size;
+    this.spareHeld -= size;
     return buffer;
   };
 
@@ -132,8 +132,8 @@ export class PageCache {
   async prefault(size: number): Promise<void> {
     const SLICE = 16 << 20;
     const epoch = this.epoch; // a clear() (the index closed) stops it
-    while (this.epoch === epoch && this.held + this.spareBytes + size <= this.budget) {
-      for (let made = 0; made < SLICE && this.held + this.spareBytes + size <= this.budget; made += size)
+    while (this.epoch === epoch && this.held + this.spareHeld + size <= this.budget) {
+      for (let made = 0; made < SLICE && this.held + this.spareHeld + size <= this.budget; made += size)
         this.keepSpare(new Uint8Array(size).fill(0));
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
@@ -141,11 +141,11 @@ export class PageCache {
 
   private keepSpare(bytes: Uint8Array): void {
     // Past the budget by up to one run of pages: a full cache evicts a page after reading one.
-    if (this.held + this.spareBytes + bytes.length > this.budget + SPARE_SLACK) return;
+    if (this.held + this.spareHeld + bytes.length > this.budget + SPARE_SLACK) return;
     let spare = this.spare.get(bytes.length);
     if (spare === undefined) this.spare.set(bytes.length, (spare = []));
     spare.push(bytes);
-    this.spareBytes += bytes.length;
+    this.spareHeld += bytes.length;
   }
 
   /** A page a search read from disk (a miss), its blocks not checked yet. */
@@ -221,6 +221,11 @@ export class PageCache {
     else this.oldest = newer;
   }
 
+  /** Bytes of spare page buffers (not counted in `bytes`). */
+  get spareBytes(): number {
+    return this.spareHeld;
+  }
+
   /** Bytes held now: pages and resident files (reserved ones included). */
   get bytes(): number {
     return this.held;
@@ -230,7 +235,7 @@ export class PageCache {
     for (const entry of this.entries.values()) entry.page.live = false;
     this.entries.clear();
     this.spare.clear();
-    this.spareBytes = 0;
+    this.spareHeld = 0;
     this.newest = this.oldest = undefined;
     this.held = 0;
     this.resident = 0;

@@ -266,6 +266,12 @@ describe("search: the on-disk reader", () => {
     const report = await small.filled;
     assert.ok(report.filled.includes("vocabHash") && report.left.includes("postingDocs"), JSON.stringify(report));
     assert.ok(report.bytes <= budget && small.cache.bytes <= budget, `${small.cache.bytes} bytes held`);
+    const page = 2 ** PAGE_SHIFTS.postingDocs;
+    assert.ok(
+      small.cache.spareBytes > budget - small.cache.bytes - page &&
+        small.cache.bytes + small.cache.spareBytes <= budget,
+      `the budget's room for pages made into buffers ahead (${small.cache.spareBytes} of ${budget - small.cache.bytes} bytes)`,
+    );
     const roomy = openIndex(index, { fill: false });
     for (const q of queries) {
       same(small.search(q, 10), roomy.search(q, 10));

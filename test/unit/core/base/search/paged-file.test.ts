@@ -596,6 +596,39 @@ describe("search: a paged file read whole (fill)", () => {
 });
 
 describe("search: a page cache", () => {
+  it("gives evicted pages' buffers to the next reads, within the budget and one run past it; prefault makes the budget's buffers ahead", async () => {
+    const cache = new PageCache(300);
+    const pages = [1, 2, 3, 4].map((key) => cache.put(key, cache.buffer(100)));
+    assert.equal(cache.spareBytes, 100, "page 1 went to the spare buffers");
+    assert.equal(pages[0].live, false);
+    const reused = cache.buffer(100);
+    assert.equal(reused, pages[0].bytes, "the next read gets page 1's buffer");
+    assert.equal(cache.spareBytes, 0);
+    assert.notEqual(cache.buffer(50), reused, "another size: a new buffer");
+    cache.clear();
+    assert.equal(cache.spareBytes, 0);
+    assert.ok(
+      pages.every((page) => !page.live),
+      "a clear leaves no page live",
+    );
+
+    const ahead = new PageCache(1000);
+    ahead.put(1, new Uint8Array(300));
+    await ahead.prefault(100);
+    assert.equal(ahead.spareBytes, 700, "what the budget leaves, in buffers of the size asked for");
+    assert.equal(ahead.buffer(100).length, 100);
+    assert.equal(ahead.spareBytes, 600);
+    const stopped = new PageCache(64 << 20);
+    const made = stopped.prefault(4096);
+    stopped.clear(); // the index closed while it ran
+    await made;
+    assert.ok(stopped.spareBytes < 64 << 20, "a clear stops it");
+    // Evicted buffers are kept past the budget by at most one run of pages, never more.
+    const small = new PageCache(100);
+    for (let key = 0; key < 1000; key++) small.put(key, new Uint8Array(100 << 10));
+    assert.ok(small.spareBytes <= 16 << 20, `${small.spareBytes} bytes spare`);
+  });
+
   it("holds pages up to its budget exactly, evicts the least recently used (a hit counts as a use), and empties on clear", () => {
     const cache = new PageCache(300);
     for (const key of [1, 2, 3]) cache.put(key, new Uint8Array(100));
