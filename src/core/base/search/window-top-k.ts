@@ -23,11 +23,11 @@
  * exhaustive scoring.
  *
  * The search reads a query's terms through a PostingSource: per-query slices of the lists and
- * window rows (disk-postings.ts reads them from the index files: short lists whole, long lists a
- * run of windows at a time, as the sweep reaches them, so their postings in skipped windows are
- * never read from disk either). `ensure(from, to)` is called before any posting of a long list is
- * read, `ensureWindows` before any window start; a long list is only ever read inside the windows
- * window-start.u32 gives.
+ * window rows (disk-postings.ts reads them from the index files: short lists whole, long lists'
+ * postings where they lie, only in the windows the search reaches, so their postings in skipped
+ * windows are never read from disk either). A long list's postings are read only through the
+ * slices' addRun, addWindow, seek and scoreOf, inside the windows window-start.u32 gives;
+ * `ensureWindows` is called before any window start is read.
  */
 import { WINDOW_SHIFT } from "./bm25-format";
 
@@ -69,17 +69,29 @@ export interface TermSlices {
   end: Int32Array;
   base: Int32Array;
   at: Int32Array;
-  /** Makes docs and scores [from, to) readable (long lists are read from disk on demand). */
-  ensure(from: number, to: number): void;
-  /** Makes docs [from, to) readable: a probe reads a posting's score only where it finds the document. */
-  ensureDocs(from: number, to: number): void;
-  /** Makes entries [from, to) of every long list's windowStart row readable (read on demand too). */
+  /** Makes entries [from, to) of every long list's windowStart row readable (read on demand). */
   ensureWindows(from: number, to: number): void;
-  /**
-   * The sweep's inner loop over the postings [from, to) of a long list (addPostings): a source
-   * whose lists are not in memory runs it over the pages they lie in, not over `docs` and `scores`.
-   */
+  // A long list's postings are read only through these four (the source may read them from disk,
+  // where they lie: they need not be in `docs` and `scores`); positions [from, to) are its own.
+  /** The sweep's inner loop over postings [from, to) (addPostings). */
   addRun(from: number, to: number, first: number, x: number, blockSum: Float64Array, blockHas: Int32Array): void;
+  /** A seed window's postings [from, to) added into its float32 sums (addToWindow). */
+  addWindow(from: number, to: number, local: Float32Array): void;
+  /** The first position in [from, to) whose document is ≥ d, or `to` (gallop). */
+  seek(from: number, to: number, d: number): number;
+  /** The score of document d at position p, or 0 where p (< to) holds another document or p = to. */
+  scoreOf(p: number, to: number, d: number): number;
+}
+
+/** local[docs[p] mod the window size] += scores[p] for p in [from, to), in float32: a seed window's exact sums. */
+export function addToWindow(
+  docs: Uint32Array,
+  scores: Float32Array,
+  from: number,
+  to: number,
+  local: Float32Array,
+): void {
+  for (let p = from; p < to; p++) local[docs[p] & (SIZE - 1)] += scores[p];
 }
 
 /**
@@ -112,12 +124,18 @@ export interface PostingSource {
   load(rows: readonly number[]): TermSlices;
 }
 
-/** A PostingSource over arrays in memory: nothing to read, ensure() does nothing. */
+/** A PostingSource over arrays in memory: nothing to read, every list searched where it lies. */
 export function fromArrays(a: PostingArrays): PostingSource {
   const W = a.windows;
-  const ensure = (): void => undefined;
-  const addRun: TermSlices["addRun"] = (from, to, first, x, blockSum, blockHas) =>
-    addPostings(a.docs, a.scores, from, to, first, x, blockSum, blockHas);
+  const { docs, scores } = a;
+  const ops: Pick<TermSlices, "ensureWindows" | "addRun" | "addWindow" | "seek" | "scoreOf"> = {
+    ensureWindows: () => undefined,
+    addRun: (from, to, first, x, blockSum, blockHas) =>
+      addPostings(docs, scores, from, to, first, x, blockSum, blockHas),
+    addWindow: (from, to, local) => addToWindow(docs, scores, from, to, local),
+    seek: (from, to, d) => gallop(docs, from, to, d),
+    scoreOf: (p, to, d) => (p < to && docs[p] === d ? scores[p] : 0),
+  };
   return {
     windows: W,
     termMax: (row) => a.termMax[row],
@@ -132,10 +150,7 @@ export function fromArrays(a: PostingArrays): PostingSource {
         end: Int32Array.from(rows, (row) => a.postingOffsets[row + 1]),
         base: Int32Array.from(slots, (slot) => (slot < 0 ? -1 : slot * W)),
         at: Int32Array.from(slots, (slot) => (slot < 0 ? -1 : slot * (W + 1))),
-        ensure,
-        ensureDocs: ensure,
-        ensureWindows: ensure,
-        addRun,
+        ...ops,
       };
     },
   };
@@ -218,7 +233,6 @@ export class WindowTopK {
         if (at[i] >= 0) {
           lo[i] = windowStart[at[i] + w];
           hi[i] = windowStart[at[i] + w + 1];
-          slices.ensure(lo[i], hi[i]);
         } else {
           let p = (lo[i] = gallop(docs, hi[i], end[i], first));
           while (p < end[i] && docs[p] < first + SIZE) p++;
@@ -227,7 +241,8 @@ export class WindowTopK {
       }
       for (let r = 0; r < rowTerm.length; r++) {
         const i = rowTerm[r];
-        for (let p = lo[i], e = hi[i]; p < e; p++) local[docs[p] & (SIZE - 1)] += scores[p];
+        if (at[i] >= 0) slices.addWindow(lo[i], hi[i], local);
+        else addToWindow(docs, scores, lo[i], hi[i], local);
       }
       for (let j = 0; j < SIZE; j++) {
         const s = local[j];
@@ -315,20 +330,17 @@ export class WindowTopK {
             let alive = true;
             for (let i = e - 1; i >= 0; i--) {
               left -= base[i] >= 0 ? windowMax[base[i] + w] * unit[i] : upper[i];
-              let p = cursor[i];
-              let pe = end[i];
               if (at[i] >= 0) {
                 // A long list is read only inside d's window (the rest may not be in memory): the
                 // cursor, at most the first posting ≥ an earlier document, moves to the window.
-                p = Math.max(p, windowStart[at[i] + w]);
-                pe = windowStart[at[i] + w + 1];
-                slices.ensureDocs(p, pe);
-              }
-              p = gallop(docs, p, pe, d);
-              cursor[i] = p;
-              if (p < pe && docs[p] === d) {
-                slices.ensure(p, p + 1);
-                v += weight[i] * scores[p];
+                const pe = windowStart[at[i] + w + 1];
+                const p = slices.seek(Math.max(cursor[i], windowStart[at[i] + w]), pe, d);
+                cursor[i] = p;
+                v += weight[i] * slices.scoreOf(p, pe, d); // + 0 where d has no posting: v unchanged
+              } else {
+                const p = gallop(docs, cursor[i], end[i], d);
+                cursor[i] = p;
+                if (p < end[i] && docs[p] === d) v += weight[i] * scores[p];
               }
               if ((v + Math.max(left, 0)) * grow < kth) {
                 alive = false;
@@ -440,18 +452,13 @@ function exactScore(slices: TermSlices, rowTerm: Int32Array, contrib: Float64Arr
   const { docs, scores, windowStart, start, end, at } = slices;
   const w = d >>> SHIFT;
   for (let i = 0; i < start.length; i++) {
-    let from = start[i];
-    let to = end[i];
     if (at[i] >= 0) {
-      from = windowStart[at[i] + w];
-      to = windowStart[at[i] + w + 1];
-      slices.ensureDocs(from, to);
+      const to = windowStart[at[i] + w + 1];
+      contrib[i] = slices.scoreOf(slices.seek(windowStart[at[i] + w], to, d), to, d);
+      continue;
     }
-    const p = gallop(docs, from, to, d);
-    if (p < to && docs[p] === d) {
-      slices.ensure(p, p + 1);
-      contrib[i] = scores[p];
-    } else contrib[i] = 0;
+    const p = gallop(docs, start[i], end[i], d);
+    contrib[i] = p < end[i] && docs[p] === d ? scores[p] : 0;
   }
   let s = 0;
   for (let q = 0; q < rowTerm.length; q++) s = Math.fround(s + contrib[rowTerm[q]]);
