@@ -1,19 +1,23 @@
 /**
- * The search's PostingSource over the index files (window-top-k.ts). Per query, short lists (fewer
- * postings than windows) are copied whole into reused scratch arrays (their window bounds take a
- * pass over all of them anyway) and the long lists' window maxima are copied whole (the bounds pass
- * reads every one); their window starts are copied a piece at a time, as the search reaches them.
- * The long lists' postings are read where they lie, in the page cache's pages, by the search's
- * four long-list operations (addRun, addWindow, seek, scoreOf), so the postings of the windows
- * pruning skips are never read from disk, and what is read is never copied into memory the
- * process has not touched before: on the machine measured, each fresh 4 KiB page of memory cost a
- * ~12 µs fault the first time it was written, and a query that copied its long lists' chunks into
- * a scratch laid out over the lists' whole lengths touched a fresh page for most probes.
+ * The search's PostingSource over the index files (window-top-k.ts): for each query, the terms'
+ * lists and window rows are copied out of the page cache into reused scratch arrays, so the
+ * search's loops index plain typed arrays. Short lists (fewer postings than windows) are copied
+ * whole: their window bounds take a pass over all of them anyway. Long lists are copied a chunk of
+ * CHUNK postings at a time when the search first reads into it (ensure), so the postings of the
+ * windows pruning skips are never read from disk; their window maxima are copied whole (the
+ * bounds pass reads every one), their window starts a chunk at a time, as the sweep reaches them.
  */
 import type { PagedFile } from "./paged-file";
-import { addPostings, addToWindow, gallop, windowSlot, type PostingSource, type TermSlices } from "./window-top-k";
+import { windowSlot, type PostingSource, type TermSlices } from "./window-top-k";
 
-/** Window starts per piece of a long list's row read on demand (4 KiB, on the file's 4 KiB boundaries). */
+/**
+ * Postings per chunk of a list read on demand (4 KiB of doc numbers: one CRC block). Chunks lie on
+ * the files' block boundaries, so one never spans two pages or two blocks: a probe for a few
+ * postings reads one page of each file and checks and copies one block of it.
+ */
+const CHUNK_SHIFT = 10;
+const CHUNK = 1 << CHUNK_SHIFT;
+/** Window starts per chunk of a long list's row read on demand (4 KiB, on the file's 4 KiB boundaries). */
 const STARTS_SHIFT = 10;
 const STARTS = 1 << STARTS_SHIFT;
 
@@ -66,7 +70,7 @@ export class DiskPostings implements PostingSource {
 /**
  * A query's slices when the four list files are resident: the lists are searched where they lie
  * (positions are file positions, as window-start.u32 holds them), nothing is copied and
- * ensureWindows has nothing to do — the in-memory search of index format 4.
+ * ensure/ensureWindows have nothing to do — the in-memory search of index format 4.
  */
 class MemorySlices implements TermSlices {
   start = new Int32Array(0);
@@ -117,20 +121,12 @@ class MemorySlices implements TermSlices {
     return this;
   }
 
-  addRun(from: number, to: number, first: number, x: number, blockSum: Float64Array, blockHas: Int32Array): void {
-    addPostings(this.docs, this.scores, from, to, first, x, blockSum, blockHas);
+  ensure(): void {
+    // Every posting is in memory already.
   }
 
-  addWindow(from: number, to: number, local: Float32Array): void {
-    addToWindow(this.docs, this.scores, from, to, local);
-  }
-
-  seek(from: number, to: number, d: number): number {
-    return gallop(this.docs, from, to, d);
-  }
-
-  scoreOf(p: number, to: number, d: number): number {
-    return p < to && this.docs[p] === d ? this.scores[p] : 0;
+  ensureDocs(): void {
+    // Every posting is in memory already.
   }
 
   ensureWindows(): void {
@@ -139,24 +135,30 @@ class MemorySlices implements TermSlices {
 }
 
 /**
- * One query's slices; reused (and its arrays grown) query after query. Short lists lie one after
- * another in the scratch; a long list's positions are its file positions (window-start.u32's
- * values), read through the pages.
+ * One query's slices; reused (and its arrays grown) query after query. Each list sits in the
+ * scratch at its file position modulo CHUNK, so scratch chunk c is one page of the files; chunks
+ * never span two lists (each list starts a chunk of its own).
  */
 class DiskSlices implements TermSlices {
-  docs = new Uint32Array(1024);
-  scores = new Float32Array(1024);
+  docs = new Uint32Array(CHUNK);
+  scores = new Float32Array(CHUNK);
   windowMax = new Uint8Array(0);
   windowStart = new Uint32Array(0);
   start = new Int32Array(0);
   end = new Int32Array(0);
   base = new Int32Array(0);
   at = new Int32Array(0);
-  /** A page's worth of scores, copied before the page of doc numbers is read (a tiny cache may evict one for the other). */
-  private pageScores = new Float32Array(0);
+  /** Per chunk of the scratch: 1 once its doc numbers are copied in, and its scores. */
+  private docsLoaded = new Uint8Array(1);
+  private scoresLoaded = new Uint8Array(1);
+  /** Per chunk: scratch position less file position of its list (the same for every posting of the list). */
+  private chunkShift = new Float64Array(1);
+  /** Per chunk: the scratch positions where its list starts and ends. */
+  private chunkBegin = new Int32Array(1);
+  private chunkEnd = new Int32Array(1);
   private windows = 0;
-  /** The long lists of the query: their window-start.u32 row and scratch row. */
-  private readonly longRows: { slot: number; at: number }[] = [];
+  /** The long lists of the query: their window-start.u32 row, scratch row, and file-to-scratch position shift. */
+  private readonly longRows: { slot: number; at: number; shift: number }[] = [];
   /** Flags per long list (long list · startChunks + the row's chunk): 1 once those window starts are read. */
   private startChunks = 0;
   private startLoaded = new Uint8Array(0);
@@ -176,34 +178,34 @@ class DiskSlices implements TermSlices {
     this.end = new Int32Array(T);
     this.base = new Int32Array(T);
     this.at = new Int32Array(T);
-    let short = 0;
+    let total = 0;
     let long = 0;
     for (let i = 0; i < T; i++) {
       const { from, to } = ranges[i];
-      if (slots[i] >= 0) {
-        this.start[i] = from;
-        this.end[i] = to;
-        this.base[i] = long * W;
-        this.at[i] = long * (W + 1);
-        long++;
-      } else {
-        this.start[i] = short;
-        this.end[i] = short + (to - from);
-        this.base[i] = this.at[i] = -1;
-        short += to - from;
-      }
+      this.start[i] = total + (from % CHUNK);
+      this.end[i] = this.start[i] + (to - from);
+      total += Math.ceil(((from % CHUNK) + (to - from)) / CHUNK) * CHUNK;
+      this.base[i] = slots[i] < 0 ? -1 : long * W;
+      this.at[i] = slots[i] < 0 ? -1 : long * (W + 1);
+      if (slots[i] >= 0) long++;
     }
-    this.reserve(short, long, W);
+    this.reserve(total, long, W);
+    const chunks = total / CHUNK;
+    this.docsLoaded.fill(0, 0, chunks);
+    this.scoresLoaded.fill(0, 0, chunks);
     for (let i = 0; i < T; i++) {
+      const shift = this.start[i] - ranges[i].from;
+      for (let c = this.start[i] >>> CHUNK_SHIFT; c * CHUNK < this.end[i]; c++) {
+        this.chunkShift[c] = shift;
+        this.chunkBegin[c] = this.start[i];
+        this.chunkEnd[c] = this.end[i];
+      }
       if (slots[i] < 0) {
-        const { from, to } = ranges[i];
-        const at = this.start[i];
-        this.files.postingDocs.copy(4 * from, 4 * to, new Uint8Array(this.docs.buffer, 4 * at, 4 * (to - from)), 0);
-        this.files.postingScores.copy(4 * from, 4 * to, new Uint8Array(this.scores.buffer, 4 * at, 4 * (to - from)), 0);
+        this.ensure(this.start[i], this.end[i]);
         continue;
       }
       this.files.windowMax.copy(slots[i] * W, (slots[i] + 1) * W, this.windowMax, this.base[i]);
-      this.longRows.push({ slot: slots[i], at: this.at[i] });
+      this.longRows.push({ slot: slots[i], at: this.at[i], shift });
     }
     this.startLoaded.fill(0, 0, this.longRows.length * this.startChunks);
     return this;
@@ -216,7 +218,7 @@ class DiskSlices implements TermSlices {
   ensureWindows(from: number, to: number): void {
     const W1 = this.windows + 1;
     for (let l = 0; l < this.longRows.length; l++) {
-      const { slot, at } = this.longRows[l];
+      const { slot, at, shift } = this.longRows[l];
       const row = slot * W1; // the row's first entry in the file
       const page0 = Math.floor(row / STARTS);
       const flags = l * this.startChunks - page0;
@@ -228,54 +230,37 @@ class DiskSlices implements TermSlices {
         const b = Math.min(next * STARTS, row + W1) - row;
         const bytes = new Uint8Array(this.windowStart.buffer, 4 * (at + a), 4 * (b - a));
         this.files.windowStart.copy(4 * (row + a), 4 * (row + b), bytes, 0);
+        // File positions to scratch positions (u32 arithmetic wraps the same way both ways).
+        for (let j = at + a, e = at + b; j < e; j++) this.windowStart[j] += shift;
         this.startLoaded.fill(1, flags + k, flags + next);
         k = next - 1;
       }
     }
   }
 
-  addRun(from: number, to: number, first: number, x: number, blockSum: Float64Array, blockHas: Int32Array): void {
-    for (let p = from; p < to;) {
-      const scores = this.scoresAt(p, to);
-      const docs = this.files.postingDocs.entries(p, to);
-      addPostings(docs.page.words!, scores, docs.at, docs.at + docs.count, first, x, blockSum, blockHas);
-      p += docs.count;
+  /** Postings [from, to) of one list (scratch positions), read the first time. */
+  ensure(from: number, to: number): void {
+    this.copyIn(from, to, this.docsLoaded, this.files.postingDocs, this.docs);
+    this.copyIn(from, to, this.scoresLoaded, this.files.postingScores, this.scores);
+  }
+
+  ensureDocs(from: number, to: number): void {
+    this.copyIn(from, to, this.docsLoaded, this.files.postingDocs, this.docs);
+  }
+
+  /** Entries [from, to) of one list's file into its scratch, the chunks not copied yet, consecutive ones together. */
+  private copyIn(from: number, to: number, loaded: Uint8Array, file: PagedFile, out: Uint32Array | Float32Array): void {
+    for (let c = from >>> CHUNK_SHIFT, last = (to - 1) >>> CHUNK_SHIFT; from < to && c <= last; c++) {
+      if (loaded[c] === 1) continue;
+      let next = c + 1;
+      while (next <= last && loaded[next] === 0) next++;
+      const a = Math.max(c * CHUNK, this.chunkBegin[c]);
+      const b = Math.min(next * CHUNK, this.chunkEnd[c]);
+      const p = a - this.chunkShift[c];
+      file.copy(4 * p, 4 * (p + b - a), new Uint8Array(out.buffer, 4 * a, 4 * (b - a)), 0);
+      loaded.fill(1, c, next);
+      c = next - 1;
     }
-  }
-
-  addWindow(from: number, to: number, local: Float32Array): void {
-    for (let p = from; p < to;) {
-      const scores = this.scoresAt(p, to);
-      const docs = this.files.postingDocs.entries(p, to);
-      addToWindow(docs.page.words!, scores, docs.at, docs.at + docs.count, local);
-      p += docs.count;
-    }
-  }
-
-  seek(from: number, to: number, d: number): number {
-    for (let p = from; p < to;) {
-      const { page, at, count } = this.files.postingDocs.entries(p, to);
-      const words = page.words!;
-      if (words[at + count - 1] >= d) return p + gallop(words, at, at + count, d) - at;
-      p += count;
-    }
-    return to;
-  }
-
-  scoreOf(p: number, to: number, d: number): number {
-    return p < to && this.files.postingDocs.u32(p) === d ? this.files.postingScores.f32(p) : 0;
-  }
-
-  /**
-   * The scores of positions [p, to) that lie in one page, copied out of it to the same indexes as
-   * in the page (the doc numbers' page has the same layout).
-   */
-  private scoresAt(p: number, to: number): Float32Array {
-    const { page, at, count } = this.files.postingScores.entries(p, to);
-    const floats = page.floats!;
-    if (this.pageScores.length < floats.length) this.pageScores = new Float32Array(floats.length);
-    this.pageScores.set(floats.subarray(at, at + count), at);
-    return this.pageScores;
   }
 
   private reserve(postings: number, long: number, W: number): void {
@@ -283,6 +268,11 @@ class DiskSlices implements TermSlices {
       const n = Math.max(postings, 2 * this.docs.length);
       this.docs = new Uint32Array(n);
       this.scores = new Float32Array(n);
+      this.docsLoaded = new Uint8Array(n / CHUNK);
+      this.scoresLoaded = new Uint8Array(n / CHUNK);
+      this.chunkShift = new Float64Array(n / CHUNK);
+      this.chunkBegin = new Int32Array(n / CHUNK);
+      this.chunkEnd = new Int32Array(n / CHUNK);
     }
     if (this.windowMax.length < long * W) this.windowMax = new Uint8Array(long * W);
     if (this.windowStart.length < long * (W + 1)) this.windowStart = new Uint32Array(long * (W + 1));

@@ -42,16 +42,6 @@ interface Page {
   checked: number;
   /** False once the page has left the cache: its bytes may hold another page by then (recycled). */
   live: boolean;
-  /** The page as 4-byte words, made the first time entries() is asked for them. */
-  words?: Uint32Array;
-  floats?: Float32Array;
-}
-
-/** Entries of a file of 4-byte values that lie in one page: the page's words (as u32 and as f32), `at` the first one's index there. */
-export interface PageEntries {
-  page: Page;
-  at: number;
-  count: number;
 }
 
 /** Every block of a page checked: a page of a resident file (checked as a whole when it was read). */
@@ -440,24 +430,6 @@ export class PagedFile {
     const offset = at - n * this.pageSize;
     if (((page.checked >>> (offset >>> this.blockShift)) & 1) === 0) this.verify(page, n, offset, offset + size);
     return { page, offset };
-  }
-
-  /**
-   * The entries [from, to) of a file of 4-byte values that lie in the page holding `from` (their
-   * blocks checked): a caller loops over page.words / page.floats without a copy. The page is only
-   * valid until the next read of this cache (page.live says whether it still is).
-   */
-  entries(from: number, to: number): PageEntries {
-    const n = Math.floor((4 * from) / this.pageSize);
-    const page = this.page(n);
-    const at = from - (n * this.pageSize) / 4;
-    const count = Math.min(to - from, page.bytes.length / 4 - at);
-    this.verify(page, n, 4 * at, 4 * (at + count));
-    if (page.words === undefined) {
-      page.words = new Uint32Array(page.bytes.buffer, page.bytes.byteOffset, page.bytes.length / 4);
-      page.floats = new Float32Array(page.bytes.buffer, page.bytes.byteOffset, page.bytes.length / 4);
-    }
-    return { page, at, count };
   }
 
   u32(i: number): number {

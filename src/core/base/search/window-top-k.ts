@@ -23,11 +23,11 @@
  * exhaustive scoring.
  *
  * The search reads a query's terms through a PostingSource: per-query slices of the lists and
- * window rows (disk-postings.ts reads them from the index files: short lists whole, long lists'
- * postings where they lie, only in the windows the search reaches, so their postings in skipped
- * windows are never read from disk either). A long list's postings are read only through the
- * slices' addRun, addWindow, seek and scoreOf, inside the windows window-start.u32 gives;
- * `ensureWindows` is called before any window start is read.
+ * window rows (disk-postings.ts reads them from the index files: short lists whole, long lists a
+ * run of windows at a time, as the sweep reaches them, so their postings in skipped windows are
+ * never read from disk either). `ensure(from, to)` is called before any posting of a long list is
+ * read, `ensureWindows` before any window start; a long list is only ever read inside the windows
+ * window-start.u32 gives.
  */
 import { WINDOW_SHIFT } from "./bm25-format";
 
@@ -69,50 +69,12 @@ export interface TermSlices {
   end: Int32Array;
   base: Int32Array;
   at: Int32Array;
-  /** Makes entries [from, to) of every long list's windowStart row readable (read on demand). */
+  /** Makes docs and scores [from, to) readable (long lists are read from disk on demand). */
+  ensure(from: number, to: number): void;
+  /** Makes docs [from, to) readable: a probe reads a posting's score only where it finds the document. */
+  ensureDocs(from: number, to: number): void;
+  /** Makes entries [from, to) of every long list's windowStart row readable (read on demand too). */
   ensureWindows(from: number, to: number): void;
-  // A long list's postings are read only through these four (the source may read them from disk,
-  // where they lie: they need not be in `docs` and `scores`); positions [from, to) are its own.
-  /** The sweep's inner loop over postings [from, to) (addPostings). */
-  addRun(from: number, to: number, first: number, x: number, blockSum: Float64Array, blockHas: Int32Array): void;
-  /** A seed window's postings [from, to) added into its float32 sums (addToWindow). */
-  addWindow(from: number, to: number, local: Float32Array): void;
-  /** The first position in [from, to) whose document is ≥ d, or `to` (gallop). */
-  seek(from: number, to: number, d: number): number;
-  /** The score of document d at position p, or 0 where p (< to) holds another document or p = to. */
-  scoreOf(p: number, to: number, d: number): number;
-}
-
-/** local[docs[p] mod the window size] += scores[p] for p in [from, to), in float32: a seed window's exact sums. */
-export function addToWindow(
-  docs: Uint32Array,
-  scores: Float32Array,
-  from: number,
-  to: number,
-  local: Float32Array,
-): void {
-  for (let p = from; p < to; p++) local[docs[p] & (SIZE - 1)] += scores[p];
-}
-
-/**
- * blockSum[docs[p] − first] += x · scores[p] for p in [from, to), each such document's bit set in
- * blockHas: what an essential list adds to the partial sums of the block being swept.
- */
-export function addPostings(
-  docs: Uint32Array,
-  scores: Float32Array,
-  from: number,
-  to: number,
-  first: number,
-  x: number,
-  blockSum: Float64Array,
-  blockHas: Int32Array,
-): void {
-  for (let p = from; p < to; p++) {
-    const o = docs[p] - first;
-    blockHas[o >>> 5] |= 1 << (o & 31);
-    blockSum[o] += x * scores[p];
-  }
 }
 
 /** Where the search gets its terms from: the index files, or arrays in memory. */
@@ -124,18 +86,10 @@ export interface PostingSource {
   load(rows: readonly number[]): TermSlices;
 }
 
-/** A PostingSource over arrays in memory: nothing to read, every list searched where it lies. */
+/** A PostingSource over arrays in memory: nothing to read, ensure() does nothing. */
 export function fromArrays(a: PostingArrays): PostingSource {
   const W = a.windows;
-  const { docs, scores } = a;
-  const ops: Pick<TermSlices, "ensureWindows" | "addRun" | "addWindow" | "seek" | "scoreOf"> = {
-    ensureWindows: () => undefined,
-    addRun: (from, to, first, x, blockSum, blockHas) =>
-      addPostings(docs, scores, from, to, first, x, blockSum, blockHas),
-    addWindow: (from, to, local) => addToWindow(docs, scores, from, to, local),
-    seek: (from, to, d) => gallop(docs, from, to, d),
-    scoreOf: (p, to, d) => (p < to && docs[p] === d ? scores[p] : 0),
-  };
+  const ensure = (): void => undefined;
   return {
     windows: W,
     termMax: (row) => a.termMax[row],
@@ -150,7 +104,9 @@ export function fromArrays(a: PostingArrays): PostingSource {
         end: Int32Array.from(rows, (row) => a.postingOffsets[row + 1]),
         base: Int32Array.from(slots, (slot) => (slot < 0 ? -1 : slot * W)),
         at: Int32Array.from(slots, (slot) => (slot < 0 ? -1 : slot * (W + 1))),
-        ...ops,
+        ensure,
+        ensureDocs: ensure,
+        ensureWindows: ensure,
       };
     },
   };
@@ -233,6 +189,7 @@ export class WindowTopK {
         if (at[i] >= 0) {
           lo[i] = windowStart[at[i] + w];
           hi[i] = windowStart[at[i] + w + 1];
+          slices.ensure(lo[i], hi[i]);
         } else {
           let p = (lo[i] = gallop(docs, hi[i], end[i], first));
           while (p < end[i] && docs[p] < first + SIZE) p++;
@@ -241,8 +198,7 @@ export class WindowTopK {
       }
       for (let r = 0; r < rowTerm.length; r++) {
         const i = rowTerm[r];
-        if (at[i] >= 0) slices.addWindow(lo[i], hi[i], local);
-        else addToWindow(docs, scores, lo[i], hi[i], local);
+        for (let p = lo[i], e = hi[i]; p < e; p++) local[docs[p] & (SIZE - 1)] += scores[p];
       }
       for (let j = 0; j < SIZE; j++) {
         const s = local[j];
@@ -293,7 +249,14 @@ export class WindowTopK {
             const from = m >>> j;
             const run = 31 - Math.clz32(~from & (from + 1)); // consecutive open windows from j
             m &= ~(((1 << run) - 1) << j);
-            slices.addRun(windowStart[at[i] + w0 + j], windowStart[at[i] + w0 + j + run], first, x, blockSum, blockHas);
+            const ps = windowStart[at[i] + w0 + j];
+            const pe = windowStart[at[i] + w0 + j + run];
+            slices.ensure(ps, pe);
+            for (let p = ps; p < pe; p++) {
+              const o = docs[p] - first;
+              blockHas[o >>> 5] |= 1 << (o & 31);
+              blockSum[o] += x * scores[p];
+            }
           }
           continue;
         }
@@ -330,17 +293,20 @@ export class WindowTopK {
             let alive = true;
             for (let i = e - 1; i >= 0; i--) {
               left -= base[i] >= 0 ? windowMax[base[i] + w] * unit[i] : upper[i];
+              let p = cursor[i];
+              let pe = end[i];
               if (at[i] >= 0) {
                 // A long list is read only inside d's window (the rest may not be in memory): the
                 // cursor, at most the first posting ≥ an earlier document, moves to the window.
-                const pe = windowStart[at[i] + w + 1];
-                const p = slices.seek(Math.max(cursor[i], windowStart[at[i] + w]), pe, d);
-                cursor[i] = p;
-                v += weight[i] * slices.scoreOf(p, pe, d); // + 0 where d has no posting: v unchanged
-              } else {
-                const p = gallop(docs, cursor[i], end[i], d);
-                cursor[i] = p;
-                if (p < end[i] && docs[p] === d) v += weight[i] * scores[p];
+                p = Math.max(p, windowStart[at[i] + w]);
+                pe = windowStart[at[i] + w + 1];
+                slices.ensureDocs(p, pe);
+              }
+              p = gallop(docs, p, pe, d);
+              cursor[i] = p;
+              if (p < pe && docs[p] === d) {
+                slices.ensure(p, p + 1);
+                v += weight[i] * scores[p];
               }
               if ((v + Math.max(left, 0)) * grow < kth) {
                 alive = false;
@@ -452,13 +418,18 @@ function exactScore(slices: TermSlices, rowTerm: Int32Array, contrib: Float64Arr
   const { docs, scores, windowStart, start, end, at } = slices;
   const w = d >>> SHIFT;
   for (let i = 0; i < start.length; i++) {
+    let from = start[i];
+    let to = end[i];
     if (at[i] >= 0) {
-      const to = windowStart[at[i] + w + 1];
-      contrib[i] = slices.scoreOf(slices.seek(windowStart[at[i] + w], to, d), to, d);
-      continue;
+      from = windowStart[at[i] + w];
+      to = windowStart[at[i] + w + 1];
+      slices.ensureDocs(from, to);
     }
-    const p = gallop(docs, start[i], end[i], d);
-    contrib[i] = p < end[i] && docs[p] === d ? scores[p] : 0;
+    const p = gallop(docs, from, to, d);
+    if (p < to && docs[p] === d) {
+      slices.ensure(p, p + 1);
+      contrib[i] = scores[p];
+    } else contrib[i] = 0;
   }
   let s = 0;
   for (let q = 0; q < rowTerm.length; q++) s = Math.fround(s + contrib[rowTerm[q]]);

@@ -1,7 +1,7 @@
 /**
  * The search over posting files (DiskPostings through PagedFile) answers as the same search over the
- * arrays in memory: long lists read where they lie, across pages, window-start rows of more than
- * one piece, short lists copied whole, and scratch arrays reused and grown query after query.
+ * arrays in memory: long lists read a chunk at a time across pages, window-start rows of more than
+ * one chunk, short lists copied whole, and scratch arrays reused and grown query after query.
  */
 import { strict as assert } from "node:assert";
 import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
@@ -96,10 +96,9 @@ describe("search: postings read from files", () => {
   });
 
   /**
-   * The slices hold what the search relies on, whichever way they are read: a short list's postings
-   * at [start, end) with base = at = -1; a long list at its file positions, its postings found by
-   * seek and scoreOf and added by addWindow as in the arrays, its window maxima at base and its
-   * window starts at at (a later piece first, then all).
+   * The slices hold what the search relies on, whichever way they are read: each list's postings
+   * at [start, end) once ensured (a later chunk first, then all), a long list's window maxima at
+   * base and its window starts at at (positions relative to start), short lists with base = at = -1.
    */
   function slicesHold(disk: DiskPostings, index: PostingArrays, rows: number[], label: string): void {
     const W = index.windows;
@@ -110,32 +109,22 @@ describe("search: postings read from files", () => {
       const s = slices.start[i];
       const e = slices.end[i];
       assert.equal(e - s, to - from, `${label}: row ${row} length`);
+      const later = Math.min(e, s + 5000);
+      slices.ensure(later, e);
+      assert.deepEqual(
+        slices.docs.subarray(later, e),
+        index.docs.subarray(from + later - s, to),
+        `${label}: row ${row} tail`,
+      );
+      slices.ensure(s, e);
+      assert.deepEqual(slices.docs.subarray(s, e), index.docs.subarray(from, to), `${label}: row ${row} docs`);
+      assert.deepEqual(slices.scores.subarray(s, e), index.scores.subarray(from, to), `${label}: row ${row} scores`);
       const slot = disk.slotOf(row);
       if (slot < 0) {
         assert.equal(slices.base[i], -1, `${label}: row ${row} short`);
         assert.equal(slices.at[i], -1, `${label}: row ${row} short`);
-        assert.deepEqual(slices.docs.subarray(s, e), index.docs.subarray(from, to), `${label}: row ${row} docs`);
-        assert.deepEqual(slices.scores.subarray(s, e), index.scores.subarray(from, to), `${label}: row ${row} scores`);
         return;
       }
-      assert.deepEqual([s, e], [from, to], `${label}: row ${row} at its file positions`);
-      for (let p = e - 1; p >= s; p -= 97) {
-        const d = index.docs[p];
-        assert.equal(slices.seek(s, e, d), p, `${label}: row ${row} seek ${d}`);
-        assert.equal(slices.seek(s, e, d + 1), p + 1, `${label}: row ${row} seek past ${d}`);
-        assert.equal(slices.scoreOf(p, e, d), index.scores[p], `${label}: row ${row} score of ${d}`);
-        assert.equal(slices.scoreOf(p, e, d + 1), 0);
-      }
-      assert.equal(slices.scoreOf(e, e, 0), 0);
-      const local = new Float32Array(64);
-      const want = new Float32Array(64);
-      for (let w = 0; w < W; w += 7) {
-        const a = index.windowStart[slot * (W + 1) + w];
-        const b = index.windowStart[slot * (W + 1) + w + 1];
-        slices.addWindow(a, b, local);
-        for (let p = a; p < b; p++) want[index.docs[p] & 63] += index.scores[p];
-      }
-      assert.deepEqual(local, want, `${label}: row ${row} seed sums`);
       const base = slices.base[i];
       assert.deepEqual(
         slices.windowMax.subarray(base, base + W),
@@ -143,7 +132,7 @@ describe("search: postings read from files", () => {
         `${label}: row ${row} window maxima`,
       );
     });
-    // Window starts: a later piece first, then every one.
+    // Window starts: a later start chunk first, then every one.
     for (const [a, b] of [
       [W, W + 1],
       [0, W + 1],
@@ -153,28 +142,28 @@ describe("search: postings read from files", () => {
         const slot = disk.slotOf(row);
         if (slot < 0) return;
         const at = slices.at[i];
-        assert.deepEqual(
-          slices.windowStart.subarray(at + a, at + b),
+        const got = Array.from(slices.windowStart.subarray(at + a, at + b), (p) => p - slices.start[i]);
+        const want = Array.from(
           index.windowStart.subarray(slot * (W + 1) + a, slot * (W + 1) + b),
-          `${label}: row ${row} window starts [${a}, ${b})`,
+          (p) => p - index.postingOffsets[row],
         );
+        assert.deepEqual(got, want, `${label}: row ${row} window starts [${a}, ${b})`);
       });
     }
   }
 
-  it("copies a short list whole; reads a long list's postings only in the pages seek, scoreOf, addWindow and addRun use, copying none; window starts a piece at a time", () => {
-    // 65,536 documents (1,024 windows), 1 KiB pages (256 postings). Row 0: 3,000 postings; row 1:
-    // 21,000 at file positions 3,000–24,000 (long); row 2 (900, short) at 24,000–24,900.
+  it("reads a list's postings once, on the files' 1,024-posting chunk boundaries (a CRC block), one copy per run of unread chunks, doc numbers without scores for a probe; window starts likewise", () => {
+    // 65,536 documents (1,024 windows). Row 0: 3,000 postings, so row 1 (21,000, over 21 chunks) starts
+    // off a boundary; row 2 (900, short) spans the boundary at 24,576.
     const documents = 65_536;
     const lists: List[] = [
       Array.from({ length: 3000 }, (_, i): [number, number] => [20 * i, 1]),
-      Array.from({ length: 21_000 }, (_, i): [number, number] => [3 * i, 2 + (i % 5)]),
+      Array.from({ length: 21_000 }, (_, i): [number, number] => [3 * i, 2]),
       Array.from({ length: 900 }, (_, i): [number, number] => [70 * i + 1, 3]),
     ];
     const index = withWindows(lists, documents);
     assert.deepEqual([...index.windowedRows], [0, 1]);
-    const cache = new PageCache(1 << 30);
-    const files = filesOf(index, cache, "reads");
+    const files = filesOf(index, new PageCache(1 << 30), "reads");
     const copies: string[] = [];
     for (const key of ["postingDocs", "postingScores", "windowStart"] as const) {
       const file = files[key];
@@ -189,47 +178,39 @@ describe("search: postings read from files", () => {
     const slices = disk.load([2, 1]);
     assert.deepEqual(copies, ["postingDocs 24000-24900", "postingScores 24000-24900"], "the short list whole");
     copies.length = 0;
-    let seen = cache.misses;
-    /** Pages read from the files since the last call. */
-    const read = () => {
-      const n = cache.misses - seen;
-      seen = cache.misses;
-      return n;
-    };
-    // Document 3,000 is row 1's posting 1,000, file position 4,000: page 15 of each file (3,840–4,096).
-    assert.equal(slices.seek(3990, 4010, 3000), 4000);
-    assert.equal(read(), 1, "one page of doc numbers");
-    assert.equal(slices.scoreOf(4000, 4010, 3000), index.scores[4000]);
-    assert.equal(read(), 1, "one page of scores");
-    assert.equal(slices.scoreOf(4000, 4010, 3001), 0);
-    assert.equal(read(), 0);
-    // A seek across pages: from position 3,000 (page 11) to document 30,000 (position 13,000, page 50).
-    assert.equal(slices.seek(3000, 24_000, 30_000), 13_000);
-    assert.equal(read(), 39, "the doc numbers' pages it passes (page 15 was cached), none of the scores'");
-    // Window 600 (documents 38,400–38,463): positions 15,800–15,821, page 61 of each file.
-    const local = new Float32Array(64);
-    slices.addWindow(15_800, 15_822, local);
-    assert.equal(read(), 2);
-    const blockSum = new Float64Array(1024);
-    const blockHas = new Int32Array(32);
-    slices.addRun(15_800, 15_822, 38_400, 2, blockSum, blockHas);
-    assert.equal(read(), 0, "the same pages, cached");
-    for (let p = 15_800; p < 15_822; p++) {
-      const o = index.docs[p] - 38_400;
-      assert.equal(local[o], index.scores[p]);
-      assert.equal(blockSum[o], 2 * index.scores[p]);
-      assert.equal((blockHas[o >>> 5] >>> (o & 31)) & 1, 1);
-    }
-    assert.deepEqual(copies, [], "no posting of the long list copied");
+    const s = slices.start[1]; // row 1: file positions 3,000–24,000
+    slices.ensureDocs(s + 2000, s + 2010); // file 5,000–5,010: the chunk 4,096–5,120, its doc numbers
+    assert.deepEqual(copies, ["postingDocs 4096-5120"]);
+    assert.deepEqual(slices.docs.subarray(s + 2000, s + 2010), index.docs.subarray(5000, 5010));
+    slices.ensure(s + 1500, s + 1600); // the same chunk: its scores now
+    assert.deepEqual(copies, ["postingDocs 4096-5120", "postingScores 4096-5120"]);
+    assert.deepEqual(slices.scores.subarray(s + 1500, s + 1600), index.scores.subarray(4500, 4600));
+    copies.length = 0;
+    slices.ensure(s, s + 21_000); // the rest: before the chunk, and the chunks after it
+    assert.deepEqual(copies, [
+      "postingDocs 3000-4096",
+      "postingDocs 5120-24000",
+      "postingScores 3000-4096",
+      "postingScores 5120-24000",
+    ]);
+    assert.deepEqual(slices.docs.subarray(s, s + 21_000), index.docs.subarray(3000, 24_000));
+    assert.deepEqual(slices.scores.subarray(s, s + 21_000), index.scores.subarray(3000, 24_000));
+    slices.ensure(s, s + 21_000);
+    slices.ensureDocs(s, s + 21_000);
+    assert.equal(copies.length, 4, "nothing read twice");
 
-    // Window starts: row 1's 1,025 lie at 1,025–2,050 of window-start.u32, on its 1,024-entry pieces 1 and 2.
-    slices.ensureWindows(1024, 1025); // entry 2,049: piece 2
-    slices.ensureWindows(3, 9); // piece 1
+    // Window starts: row 1's 1,025 lie at 1,025–2,050 of window-start.u32, on its 1,024-entry pages 1 and 2.
+    copies.length = 0;
+    slices.ensureWindows(1024, 1025); // entry 2,049: page 2
+    slices.ensureWindows(3, 9); // page 1
     slices.ensureWindows(0, 1025); // nothing left
     assert.deepEqual(copies, ["windowStart 2048-2050", "windowStart 1025-2048"]);
     const at = slices.at[1];
-    assert.deepEqual(slices.windowStart.subarray(at, at + 1025), index.windowStart.subarray(1025, 2050));
-    // Row 0's starts (0–1,025, pieces 0 and 1) and row 1's piece 2 in one query: one copy per row and run.
+    assert.deepEqual(
+      Array.from(slices.windowStart.subarray(at, at + 1025), (p) => p - s),
+      Array.from(index.windowStart.subarray(1025, 2050), (p) => p - 3000),
+    );
+    // Row 0's starts (0–1,025, pages 0 and 1) and row 1's page 2 in one query: one copy per row and run.
     copies.length = 0;
     const both = disk.load([0, 1]);
     both.ensureWindows(0, 1025);

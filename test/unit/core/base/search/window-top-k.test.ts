@@ -85,7 +85,7 @@ describe("search: window top-k", () => {
 
   it("reads a long list's postings and window starts only in the windows the seeds and the sweep can still need", () => {
     // Two long lists over 40 windows (one posting in each), read through a source that records
-    // what the long lists' operations read and what ensureWindows() made readable. Row 0 adds 1 to document w·64 + 5 of every
+    // what ensure() and ensureWindows() made readable. Row 0 adds 1 to document w·64 + 5 of every
     // window; row 1 adds 10 to the same document in windows 0–8 and 30, 9.99 to document w·64 + 6
     // in windows 20–29, 0.01 elsewhere. Windows 0–8 are the seeds: the k-th best is 11. The sweep
     // opens windows 20–30 only (bound 11; the others 1.04): row 0 (upper bound 1) cannot reach 11
@@ -148,10 +148,10 @@ describe("search: window top-k", () => {
     }
   });
 
-  it("reads a long list's postings only through its operations, and window starts only where ensureWindows() made them readable", () => {
-    // A source like the on-disk one: long lists' postings in `docs` and `scores` are zeros (the
-    // on-disk source does not hold them there) and window starts are zeros until the search asks
-    // for them, so a read that goes around the operations gives a wrong result.
+  it("reads a long list only where ensure(), ensureDocs() and ensureWindows() made it readable", () => {
+    // A source like the on-disk one: long lists' postings and window starts are zeros (what a page
+    // not yet read would give) until the search asks for them (a score only with ensure()), so a
+    // read outside what it asked for gives a wrong result.
     const random = mulberry32(11);
     for (let round = 0; round < 6; round++) {
       const documents = 64 * (20 + Math.floor(random() * 30));
@@ -328,9 +328,8 @@ describe("search: window top-k", () => {
 });
 
 /**
- * fromArrays, except that long lists' postings read as zeros in `docs` and `scores` (the list
- * operations read the real ones) and every window-start row reads as zeros until ensureWindows()
- * asked for it (each long list's entries [from, to)).
+ * fromArrays, except that long lists' postings and every window-start row read as zeros until
+ * ensure()/ensureWindows() asked for them (ensureWindows gives each long list's entries [from, to)).
  */
 function onDemand(a: PostingArrays): PostingSource {
   const inner = fromArrays(a);
@@ -347,12 +346,18 @@ function onDemand(a: PostingArrays): PostingSource {
         scores.fill(0, s.start[i], s.end[i]);
       }
       const windowStart = new Uint32Array(a.windowStart.length);
-      // The long lists' own operations read the real postings: the search gets them through these only.
       return {
         ...s,
         docs,
         scores,
         windowStart,
+        ensure(from, to) {
+          docs.set(a.docs.subarray(from, to), from);
+          scores.set(a.scores.subarray(from, to), from);
+        },
+        ensureDocs(from, to) {
+          docs.set(a.docs.subarray(from, to), from);
+        },
         ensureWindows(from, to) {
           for (let i = 0; i < rows.length; i++) {
             if (s.at[i] < 0) continue;
@@ -367,9 +372,9 @@ function onDemand(a: PostingArrays): PostingSource {
 }
 
 /**
- * fromArrays, recording the windows of each vocabulary row whose postings addRun(), addWindow(),
- * seek() or scoreOf() read (seek: its whole range), and the window-start entries ensureWindows() was
- * asked for (short lists are read whole: not recorded).
+ * fromArrays, recording the windows of each vocabulary row whose postings ensure() was asked for,
+ * and the window-start entries ensureWindows() was asked for (short lists are read whole: not
+ * recorded).
  */
 function recording(a: PostingArrays): PostingSource & {
   postingWindows(row: number): number[];
@@ -386,35 +391,19 @@ function recording(a: PostingArrays): PostingSource & {
       const s = inner.load(rows);
       return {
         ...s,
-        addRun(from, to, first, x, blockSum, blockHas) {
-          read(from, to);
-          s.addRun(from, to, first, x, blockSum, blockHas);
-        },
-        addWindow(from, to, local) {
-          read(from, to);
-          s.addWindow(from, to, local);
-        },
-        seek(from, to, d) {
-          read(from, to);
-          return s.seek(from, to, d);
-        },
-        scoreOf(p, to, d) {
-          read(p, Math.min(p + 1, to));
-          return s.scoreOf(p, to, d);
+        ensure(from, to) {
+          for (let p = from; p < to; p++) {
+            const row = rows.find((_, i) => s.start[i] <= p && p < s.end[i]);
+            if (row === undefined) throw new Error(`posting ${p} of no query term ensured`);
+            const seen = windowsOf.get(row) ?? new Set<number>();
+            seen.add(a.docs[p] >>> WINDOW_SHIFT);
+            windowsOf.set(row, seen);
+          }
         },
         ensureWindows(from, to) {
           for (let w = from; w < to; w++) starts.add(w);
         },
       };
-      function read(from: number, to: number): void {
-        for (let p = from; p < to; p++) {
-          const row = rows.find((_, i) => s.start[i] <= p && p < s.end[i]);
-          if (row === undefined) throw new Error(`posting ${p} of no query term read`);
-          const seen = windowsOf.get(row) ?? new Set<number>();
-          seen.add(a.docs[p] >>> WINDOW_SHIFT);
-          windowsOf.set(row, seen);
-        }
-      }
     },
     postingWindows: (row) => sorted(windowsOf.get(row) ?? []),
     startEntries: () => sorted(starts),
