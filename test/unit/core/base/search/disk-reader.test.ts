@@ -51,6 +51,10 @@ function listsByPage(index: string, page = 2 ** PAGE_SHIFTS.postingDocs) {
   return { term, rowIn, postings };
 }
 
+/** The read is refused with the one-line message that names `file` as corrupt. */
+const refusedAsCorrupt = (read: () => unknown, file: string) =>
+  assert.throws(read, (e: unknown) => e instanceof UserError && e.message === corruptFileMessage(file));
+
 const same = (a: { id: number; score: number }[], b: { id: number; score: number }[]) =>
   assert.deepEqual(
     a.map((h) => [h.id, h.score]),
@@ -149,15 +153,9 @@ describe("search: the on-disk reader", () => {
     try {
       const searcher = openIndex(index);
       assert.ok(searcher.searchExhaustive(term(missed), 3).length > 0, "a list in an unchanged page still reads");
-      assert.throws(
-        () => searcher.searchExhaustive(term(hit), 3),
-        (e: unknown) => e instanceof UserError && e.message === corruptFileMessage(docsFile),
-      );
+      refusedAsCorrupt(() => searcher.searchExhaustive(term(hit), 3), docsFile);
       // Never cached as good: the next read is refused too.
-      assert.throws(
-        () => searcher.search(term(hit), 3),
-        (e: unknown) => e instanceof UserError && e.message === corruptFileMessage(docsFile),
-      );
+      refusedAsCorrupt(() => searcher.search(term(hit), 3), docsFile);
     } finally {
       writeFileSync(docsFile, clean);
     }
@@ -182,15 +180,9 @@ describe("search: the on-disk reader", () => {
       const misses = searcher.cache.misses;
       assert.ok(searcher.searchExhaustive(term(missed), 3).length > 0, "a list in an unchanged block reads");
       assert.ok(searcher.cache.misses > misses, "its page was read");
-      assert.throws(
-        () => searcher.searchExhaustive(term(hit), 3),
-        (e: unknown) => e instanceof UserError && e.message === corruptFileMessage(docsFile),
-      );
+      refusedAsCorrupt(() => searcher.searchExhaustive(term(hit), 3), docsFile);
       // The page stays cached, its bad block unchecked: every later use is refused too.
-      assert.throws(
-        () => searcher.search(term(hit), 3),
-        (e: unknown) => e instanceof UserError && e.message === corruptFileMessage(docsFile),
-      );
+      refusedAsCorrupt(() => searcher.search(term(hit), 3), docsFile);
       assert.ok(searcher.searchExhaustive(term(missed), 3).length > 0);
       searcher.close();
     } finally {
