@@ -32,9 +32,9 @@
  * Integrity: every byte is checked against a CRC-32 before a result depends on it. At open,
  * meta.json checks itself and the block tables (1/1024 of the data) are read whole and checked
  * against meta.json; a data block is checked against its table the first time a search uses a
- * byte of it (texts.bin: on every read, it is not cached). contentHash is a
- * sha256 over the settings and every file's sha256, computed when the index is built, and is what
- * run manifests record: with the CRCs, it names the content the results came from.
+ * byte of it (texts.bin: on every read, it is not cached). contentHash is a sha256 over the
+ * settings and every file's sha256, computed when the index is built, and is what run manifests
+ * record: with the CRCs, it names the content the results came from.
  */
 
 export const INDEX_FORMAT = "agent-lab-bm25";

@@ -13,13 +13,13 @@ import { join } from "node:path";
 import { crc32 } from "node:zlib";
 import { UserError } from "../errors";
 import {
-  PAGE_SHIFTS,
-  FILES,
   CRC_BLOCK_SHIFT,
+  FILES,
   INDEX_FILES,
   INDEX_FORMAT,
   INDEX_VERSION,
   META_FILE,
+  PAGE_SHIFTS,
   WINDOW_SHIFT,
   blockTableBytes,
   blockTableName,

@@ -2,9 +2,10 @@
  * Positional reads of an index file through a small, bounded page cache. A page (PAGE_SHIFTS in
  * bm25-format.ts) holds several 4 KiB CRC blocks; each is checked against the file's block table
  * the first time a byte of it is used, so no byte reaches a search unchecked, a search never reads
- * more of a file than the pages it touches, and it checks only the blocks it uses of them. The cache is a least-recently-used list shared by the files of
- * one open index, bounded in bytes (PAGE_CACHE_BYTES): the memory a query process owns does not
- * grow with the index, the OS keeps the files' hot pages (file-backed, reclaimable) instead.
+ * more of a file than the pages it touches, and it checks only the blocks of them it uses. The
+ * cache is a least-recently-used list shared by the files of one open index, bounded in bytes
+ * (PAGE_CACHE_BYTES): the memory a query process owns does not grow with the index, the OS keeps
+ * the files' hot pages (file-backed, reclaimable) instead.
  *
  * Why positional reads and not mmap: Node has no mmap in core, and the npm packages that add it
  * build a native addon at install (node-gyp, headers fetched from the network) and must be rebuilt
