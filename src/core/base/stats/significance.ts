@@ -32,6 +32,13 @@ export interface PermutationOptions {
 }
 
 /**
+ * How signFlipTest adds up a flipped sum ("4": four questions per table lookup; before it, one add
+ * per question): part of a remembered p's key, so a p kept under another method is not reused
+ * (resample-memo.ts). Change it with the summing.
+ */
+export const SIGN_FLIP_METHOD = "4";
+
+/**
  * Two-sided paired sign-flip test of "mean difference = 0": under H0 each question's difference
  * is as likely to have either sign, so we flip signs at random and count how often the flipped
  * mean is at least as far from 0 as the observed one. Monte Carlo p = (1 + hits) / (1 + R), which
@@ -44,13 +51,6 @@ export interface PermutationOptions {
  * on bench/panels' pair, compare-ab.ts).
  * Sums in another order differ only in their last bits, which the hit's relative tolerance absorbs.
  */
-/**
- * How signFlipTest adds up a flipped sum ("4": four questions per table lookup; before it, one add
- * per question): part of a remembered p's key, so a p kept under another method is not reused
- * (resample-memo.ts). Change it with the summing.
- */
-export const SIGN_FLIP_METHOD = "4";
-
 export function signFlipTest(diffs: ArrayLike<number>, options: PermutationOptions): number {
   const n = diffs.length;
   if (n === 0) return 1;

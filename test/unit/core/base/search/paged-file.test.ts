@@ -51,8 +51,14 @@ describe("search: a paged file", () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  /** A PagedFile over `content` (the CRC table is always the original bytes'). */
-  function open(name: string, content: Uint8Array, cache = new PageCache(1 << 20), id = 0): PagedFile {
+  /** A PagedFile over `content` (the CRC table is always the original bytes'), of 64-byte blocks in pages of 2^pageShift bytes. */
+  function open(
+    name: string,
+    content: Uint8Array,
+    cache = new PageCache(1 << 20),
+    id = 0,
+    pageShift = SHIFT,
+  ): PagedFile {
     const path = join(dir, name);
     writeFileSync(path, content);
     const fd = openSync(path, "r");
@@ -63,7 +69,7 @@ describe("search: a paged file", () => {
       fd,
       path,
       SIZE,
-      SHIFT,
+      pageShift,
       SHIFT,
       crcs,
       (p) => new Damaged(`${p} is damaged`),
@@ -131,26 +137,12 @@ describe("search: a paged file", () => {
   it("checks a page's blocks as they are used: a changed block refuses the reads that use it, the page's other blocks read", () => {
     const changed = bytes.slice();
     changed[2 * 64 + 5] ^= 1; // block 2, in page 0 of 256-byte pages
-    const path = join(dir, "blocks");
-    writeFileSync(path, changed);
-    const fd = openSync(path, "r");
-    fds.push(fd);
     const cache = new PageCache(1 << 20);
-    const file = new PagedFile(
-      cache,
-      0,
-      fd,
-      path,
-      SIZE,
-      SHIFT + 2,
-      SHIFT,
-      crcs,
-      (p) => new Damaged(p),
-      (p) => new CutShort(p),
-    );
+    const file = open("blocks", changed, cache, 0, SHIFT + 2);
+    const damaged = `${file.path} is damaged`;
     const view = new DataView(bytes.buffer);
     const refused = (read: () => unknown) =>
-      assert.throws(read, (e: unknown) => e instanceof Damaged && e.message === path);
+      assert.throws(read, (e: unknown) => e instanceof Damaged && e.message === damaged);
     for (const i of [0, 15, 16, 31, 48, 63]) assert.equal(file.u32(i), view.getUint32(4 * i, true), `u32 ${i}`);
     refused(() => file.u32(32));
     refused(() => file.f64(20));
