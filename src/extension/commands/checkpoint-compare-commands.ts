@@ -164,6 +164,9 @@ async function evaluateMissing(lab: Lab, sidebar: CheckpointsSidebar): Promise<v
         await started.finished;
       } finally {
         sidebar.setEvaluating(checkpoint, false);
+        // The tree's row gains its score now, not at the runs folder's next file event (which can
+        // come before the eval's summary is written, or late).
+        lab.checkpoints.refresh();
       }
     }
     for (const j of jobs) sidebar.setEvaluating(j.checkpoint, false);

@@ -47,21 +47,32 @@ function recordTree<T>(
 ): {
   first: Map<string, number>;
   descriptions: string[];
+  /** What a failure should say: how many change events came, and what reading the rows threw. */
+  seen(): string;
   dispose(): void;
 } {
   const first = new Map<string, number>();
   const descriptions: string[] = [];
+  const errors: string[] = [];
+  let events = 0;
   const sub = provider.onDidChangeTreeData!(async () => {
-    for (const row of await treeRows(provider)) {
-      const label = labelOf(row.item);
-      if (!first.has(label)) first.set(label, Date.now());
-      const line = secondRows ? (await treeRows(provider, row.node))[0] : undefined;
-      descriptions.push(
-        [String(row.item.description ?? ""), line ? labelOf(line.item) : ""].filter(Boolean).join(" · "),
-      );
+    events++;
+    try {
+      for (const row of await treeRows(provider)) {
+        const label = labelOf(row.item);
+        if (!first.has(label)) first.set(label, Date.now());
+        const line = secondRows ? (await treeRows(provider, row.node))[0] : undefined;
+        descriptions.push(
+          [String(row.item.description ?? ""), line ? labelOf(line.item) : ""].filter(Boolean).join(" · "),
+        );
+      }
+    } catch (e) {
+      errors.push((e as Error).message);
     }
   });
-  return { first, descriptions, dispose: () => sub.dispose() };
+  const seen = () =>
+    `saw: ${[...first.keys()].join(", ")}; ${events} change events; errors: ${errors.slice(0, 3).join(" | ") || "none"}`;
+  return { first, descriptions, seen, dispose: () => sub.dispose() };
 }
 
 /** Records the context keys the extension sets (setContext) until restored. */
@@ -128,10 +139,12 @@ describe("a first run in an empty folder (real VS Code)", function () {
         );
       }
       const sftCheckpoint = [...checkpoints.first.entries()].find(([label]) => label.startsWith(`${RUN_NAMES.sft}-e`));
-      assert.ok(
-        sftCheckpoint && sftCheckpoint[1] < ended,
-        `an SFT checkpoint in the Checkpoints view before the pipeline ended (saw: ${[...checkpoints.first.keys()].join(", ")})`,
-      );
+      if (!sftCheckpoint || sftCheckpoint[1] >= ended) {
+        const now = (await treeRows(lab.checkpoints)).map((r) => labelOf(r.item)).join(", ");
+        assert.fail(
+          `an SFT checkpoint in the Checkpoints view before the pipeline ended (${checkpoints.seen()}; rows now: ${now})`,
+        );
+      }
       await waitFor(
         "every run in the Runs view",
         async () => {
