@@ -25,7 +25,7 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { parseArgs } from "node:util";
 import { deepStrictEqual } from "node:assert";
 import {
@@ -36,7 +36,11 @@ import {
   type AblationEpisode,
 } from "../../src/core/steps/ablate/ablate";
 import { ABLATE_FIELDS } from "../../src/core/base/runs/episode-record";
-import { CompareWorker, ON_THREAD_MAX_BYTES } from "../../src/core/steps/ablate/compare-off-thread";
+import {
+  CompareWorker,
+  keepMissingCachesOffThread,
+  ON_THREAD_MAX_BYTES,
+} from "../../src/core/steps/ablate/compare-off-thread";
 import { compareView } from "../../src/core/steps/ablate/compare-setup";
 import { shownView } from "../../src/core/steps/ablate/compare-shown";
 import { indexEpisodes, readIndexedEpisode } from "../../src/core/base/runs/episode-index";
@@ -384,6 +388,34 @@ async function main(): Promise<void> {
       "",
       "",
     ]);
+    if (panelUses === "worker") {
+      // Runs an earlier build evaluated: the window gives them their caches a while after it opens
+      // (keep-compare-caches.ts: the runs folder in a worker), then their first Compare.
+      await new Promise((r) => setTimeout(r, 100)); // the Compare above saves its draws after its reply
+      dropCompareCaches();
+      const k0 = performance.now();
+      let kept: string[] = [];
+      const keepHold = await longestHold(async () => (kept = await keepMissingCachesOffThread(dirname(pair[0]))));
+      const keepMs = performance.now() - k0;
+      deepStrictEqual(
+        pair.map((d) => kept.includes(basename(d))),
+        [true, true],
+        `the keep gave both runs their caches (kept: ${kept.join(", ")})`,
+      );
+      const afterKeep = new CompareWorker(0, true, null);
+      const f0 = performance.now();
+      let keptTableMs = NaN;
+      const keptHold = await longestHold(() => afterKeep.view(request, () => (keptTableMs = performance.now() - f0)));
+      const keptWholeMs = performance.now() - f0;
+      afterKeep.dispose();
+      rows.push([
+        `compare: runs without caches given them by the window's keep (the runs folder in a worker: ${ms(keepMs)} ms, the host's thread held ${ms(keepHold)} ms), then their first Compare: the table, wall / the whole report, wall / longest hold`,
+        String(index.episodes.length),
+        `${ms(keptTableMs)} / ${ms(keptWholeMs)} / ${ms(keptHold)}`,
+        "",
+        "≤ 500 (VS Code)",
+      ]);
+    }
   }
   const dashMs = timeMedian(REPEAT, () => JSON.stringify(readDashboard(ws.training)));
   rows.push(["dashboard: view model ready (readDashboard)", "", ms(dashMs), "", "≤ 500 (VS Code)"]);

@@ -21,6 +21,7 @@ import { spendReport } from "./workspace/spend";
 import { updateContextKeys } from "./workspace/context-keys";
 import { watchWorkspace } from "./watchers";
 import { trackPipelineResults } from "./commands/pipeline-commands";
+import { keepCompareCaches, keepCompareCachesSoon } from "./compare/keep-compare-caches";
 
 let lab: Lab | undefined;
 
@@ -31,7 +32,13 @@ let lab: Lab | undefined;
 const TOKENIZER_WARM_DELAY_MS = 300;
 
 /** What the extension exports: its parts and views (for integration tests and other extensions) and how long activate() took. */
-export type AgentLabApi = Lab & { jobsView: JobsProvider; statusBar: JobsStatusBar; activationMs: number };
+export type AgentLabApi = Lab & {
+  jobsView: JobsProvider;
+  statusBar: JobsStatusBar;
+  activationMs: number;
+  /** What the window does a while after it opens, now (integration tests): see keep-compare-caches.ts. */
+  keepCompareCaches: (minBytes?: number) => Promise<string[]>;
+};
 
 export function activate(context: vscode.ExtensionContext): AgentLabApi {
   const started = performance.now();
@@ -138,12 +145,19 @@ export function activate(context: vscode.ExtensionContext): AgentLabApi {
         jobs.onDidChange,
       ),
       trackPipelineResults(theLab),
+      keepCompareCachesSoon(workspace),
     );
     jobs.reattach();
     updateSpend();
     void updateContextKeys(workspace);
   }, 0);
-  return { ...lab, jobsView, statusBar, activationMs: performance.now() - started };
+  return {
+    ...lab,
+    jobsView,
+    statusBar,
+    activationMs: performance.now() - started,
+    keepCompareCaches: (minBytes) => keepCompareCaches(workspace, minBytes),
+  };
 }
 
 export function deactivate(): void {

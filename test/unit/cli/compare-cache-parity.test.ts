@@ -5,14 +5,29 @@
  * runs' remembered intervals, the pair's sign-flip test drawn in a worker, then the report made
  * there again and saved in the caches), a new panel's from those caches, the other baseline without
  * resampling, and runs without caches (an older build's) wholly in the worker, each against the
- * CLI's own table for that order.
+ * CLI's own table for that order. Runs without caches are given them off the thread as the
+ * extension does a while after the window opens (keepMissingCachesOffThread): the first Compare
+ * then makes its table from them, and finished eval runs only are given one, once.
  */
 import { strict as assert } from "node:assert";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import {
+  appendFileSync,
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runDemo } from "../../../src/core/steps/demo/run-demo";
-import { CompareWorker, type CompareView } from "../../../src/core/steps/ablate/compare-off-thread";
+import {
+  CompareWorker,
+  keepMissingCachesOffThread,
+  type CompareView,
+} from "../../../src/core/steps/ablate/compare-off-thread";
 import { runFile } from "../../../src/core/base/runs/run-folder";
 import { webviewBundles } from "../webview/webview-dom";
 import { assertPanelPrintsCli } from "./ablate-digits";
@@ -95,6 +110,49 @@ describe("compare panel vs agent-lab ablate on the demo's eval runs, through Com
       assert.ok(Number.isNaN(tables[0].report.runs[0].primary.ci.lo), "made without resampling");
       assert.equal(await assertPanelPrintsCli(cli.stdout, answer, names, tables[0]), 6);
       assert.ok(await saved(() => true), "the worker saved the runs' caches");
+    } finally {
+      worker.dispose();
+    }
+  });
+
+  it("runs without caches are given them off the thread; the first Compare then makes its table from them", async () => {
+    for (const d of dirs) rmSync(runFile(d, "compareCache"));
+    const runsDir = join(ws, "runs");
+    const largest = Math.max(...dirs.map((d) => statSync(runFile(d, "episodes")).size));
+    assert.deepEqual(
+      await keepMissingCachesOffThread(runsDir, largest),
+      [],
+      "runs at most minBytes are left as they are",
+    );
+    assert.ok(!dirs.some((d) => existsSync(runFile(d, "compareCache"))));
+    // What is not a finished eval run is left alone: a running eval's copy, one whose episodes are torn.
+    const running = join(runsDir, "heuristic-running");
+    const torn = join(runsDir, "heuristic-torn");
+    for (const copy of [running, torn]) cpSync(dirs[0], copy, { recursive: true });
+    const summary = JSON.parse(readFileSync(runFile(running, "summary"), "utf8")) as { status: string };
+    writeFileSync(runFile(running, "summary"), JSON.stringify({ ...summary, status: "running" }));
+    appendFileSync(runFile(torn, "episodes"), '{"id": "torn", "metr\n');
+    try {
+      assert.deepEqual((await keepMissingCachesOffThread(runsDir, 0)).sort(), [...names].sort());
+      assert.ok(!existsSync(runFile(running, "compareCache")) && !existsSync(runFile(torn, "compareCache")));
+      const stamps = dirs.map((d) => statSync(runFile(d, "compareCache")).mtimeMs);
+      assert.deepEqual(await keepMissingCachesOffThread(runsDir, 0), [], "runs with fresh caches are not kept again");
+      assert.deepEqual(
+        dirs.map((d) => statSync(runFile(d, "compareCache")).mtimeMs),
+        stamps,
+      );
+      assert.deepEqual(await keepMissingCachesOffThread(join(ws, "no-such-runs"), 0), [], "no runs folder: nothing");
+    } finally {
+      for (const copy of [running, torn]) rmSync(copy, { recursive: true, force: true });
+    }
+
+    const worker = new CompareWorker(0, true, null);
+    try {
+      const tables: CompareView[] = [];
+      const answer = await worker.view(request(), (table) => tables.push(table));
+      assert.equal(tables.length, 1, "the table, made on this thread from the kept caches");
+      assert.ok(!Number.isNaN(tables[0].report.runs[1].primary.ci.lo), "with the runs' intervals, remembered");
+      assert.equal(await assertPanelPrintsCli(cli.stdout, answer, names, tables[0]), 6);
     } finally {
       worker.dispose();
     }

@@ -38,6 +38,15 @@ export interface DrawRequest {
 
 export type DrawReply = WorkerReply<[string, ResampleResult][]>;
 
+/** Keep the Compare caches the runs under a folder miss (keepMissingForCompare), for the worker. */
+export interface KeepRequest {
+  id: number;
+  keepIn: string;
+  minBytes: number;
+}
+
+export type KeepReply = WorkerReply<string[]>;
+
 /**
  * The table before its intervals: the report made with only what the runs' Compare caches remember
  * (ResampleMemo.rememberedOnly: the intervals and sign-flip p's not remembered, every Holm-adjusted
@@ -68,6 +77,24 @@ export function episodesBytes(runDirs: readonly string[]): number {
     }
   }
   return bytes;
+}
+
+/**
+ * Gives every finished eval run under `runsDir` whose episodes.jsonl is larger than `minBytes`
+ * (default: half of ON_THREAD_MAX_BYTES, past which a pair of such runs goes to a worker) the
+ * Compare cache its eval would have kept, in a worker thread of its own, stopped after; resolves
+ * to the runs given one.
+ */
+export async function keepMissingCachesOffThread(
+  runsDir: string,
+  minBytes = ON_THREAD_MAX_BYTES / 2,
+): Promise<string[]> {
+  const worker = new RequestWorker<Omit<KeepRequest, "id">, string[]>(workerScript, "the Compare worker");
+  try {
+    return await worker.request({ keepIn: runsDir, minBytes });
+  } finally {
+    worker.dispose();
+  }
 }
 
 export class CompareWorker {

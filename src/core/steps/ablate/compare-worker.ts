@@ -7,14 +7,26 @@
  * Compare of these runs, in this worker or on the host, reads those instead.
  */
 import { parentPort } from "node:worker_threads";
-import { loadCompareRuns } from "./compare-cache";
+import { keepMissingForCompare, loadCompareRuns } from "./compare-cache";
 import { compareView } from "./compare-setup";
 import { shownView } from "./compare-shown";
 import { drawMissed } from "../../base/stats/resample-memo";
 import { failedReply } from "../../base/util/request-worker";
-import type { CompareProgress, CompareReply, CompareRequest, DrawReply, DrawRequest } from "./compare-off-thread";
+import type {
+  CompareProgress,
+  CompareReply,
+  CompareRequest,
+  DrawReply,
+  DrawRequest,
+  KeepReply,
+  KeepRequest,
+} from "./compare-off-thread";
 
-parentPort!.on("message", (req: CompareRequest | DrawRequest) => {
+parentPort!.on("message", (req: CompareRequest | DrawRequest | KeepRequest) => {
+  if ("keepIn" in req) {
+    parentPort!.postMessage({ id: req.id, ok: keepMissingForCompare(req.keepIn, req.minBytes) } satisfies KeepReply);
+    return;
+  }
   if ("missed" in req) {
     let drawn: DrawReply;
     try {
