@@ -29,6 +29,7 @@ import {
   type CompareView,
 } from "../../../src/core/steps/ablate/compare-off-thread";
 import { runFile } from "../../../src/core/base/runs/run-folder";
+import { cachedForCompare } from "../../../src/core/steps/ablate/compare-cache";
 import { webviewBundles } from "../webview/webview-dom";
 import { assertPanelPrintsCli } from "./ablate-digits";
 import { runCli } from "./cli-process";
@@ -128,6 +129,7 @@ describe("compare panel vs agent-lab ablate on the demo's eval runs, through Com
     // What is not a finished eval run is left alone: a running eval's copy, one whose episodes are torn.
     const running = join(runsDir, "heuristic-running");
     const torn = join(runsDir, "heuristic-torn");
+    const copied = join(runsDir, "heuristic-copied");
     for (const copy of [running, torn]) cpSync(dirs[0], copy, { recursive: true });
     const summary = JSON.parse(readFileSync(runFile(running, "summary"), "utf8")) as { status: string };
     writeFileSync(runFile(running, "summary"), JSON.stringify({ ...summary, status: "running" }));
@@ -141,9 +143,17 @@ describe("compare panel vs agent-lab ablate on the demo's eval runs, through Com
         dirs.map((d) => statSync(runFile(d, "compareCache")).mtimeMs),
         stamps,
       );
+      // A run copied with its cache: the cache names the original's episodes.jsonl (size and mtime).
+      cpSync(dirs[0], copied, { recursive: true });
+      assert.deepEqual(
+        await keepMissingCachesOffThread(runsDir, 0),
+        ["heuristic-copied"],
+        "the copy's cache is not its",
+      );
+      assert.ok(cachedForCompare([copied]), "it is now");
       assert.deepEqual(await keepMissingCachesOffThread(join(ws, "no-such-runs"), 0), [], "no runs folder: nothing");
     } finally {
-      for (const copy of [running, torn]) rmSync(copy, { recursive: true, force: true });
+      for (const copy of [running, torn, copied]) rmSync(copy, { recursive: true, force: true });
     }
 
     const worker = new CompareWorker(0, true, null);
