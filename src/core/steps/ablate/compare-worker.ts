@@ -4,7 +4,9 @@
  * extension host's thread, which at 10,000 episodes they held for seconds; the table with what the
  * runs' caches remember is sent before the rest is drawn (CompareProgress). What it read and
  * resampled goes into the runs' Compare caches after the reply (compare-cache.ts): the next
- * Compare of these runs, in this worker or on the host, reads those instead.
+ * Compare of these runs, in this worker or on the host, reads those instead. It also draws what a
+ * table made from caches missed (DrawRequest), and keeps the caches a runs folder's finished eval
+ * runs miss (KeepRequest: the window does that a while after it opens).
  */
 import { parentPort } from "node:worker_threads";
 import { keepMissingForCompare, loadCompareRuns } from "./compare-cache";
@@ -24,7 +26,13 @@ import type {
 
 parentPort!.on("message", (req: CompareRequest | DrawRequest | KeepRequest) => {
   if ("keepIn" in req) {
-    parentPort!.postMessage({ id: req.id, ok: keepMissingForCompare(req.keepIn, req.minBytes) } satisfies KeepReply);
+    let kept: KeepReply;
+    try {
+      kept = { id: req.id, ok: keepMissingForCompare(req.keepIn, req.minBytes) };
+    } catch (e) {
+      kept = failedReply(req.id, e);
+    }
+    parentPort!.postMessage(kept);
     return;
   }
   if ("missed" in req) {
