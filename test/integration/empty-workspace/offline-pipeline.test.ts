@@ -140,7 +140,10 @@ describe("a first run in an empty folder (real VS Code)", function () {
       }
       const sftCheckpoint = [...checkpoints.first.entries()].find(([label]) => label.startsWith(`${RUN_NAMES.sft}-e`));
       if (!sftCheckpoint || sftCheckpoint[1] >= ended) {
-        const now = (await treeRows(lab.checkpoints)).map((r) => labelOf(r.item)).join(", ");
+        const now = await treeRows(lab.checkpoints).then(
+          (rows) => rows.map((r) => labelOf(r.item)).join(", "),
+          (e: Error) => `(reading them threw: ${e.message})`,
+        );
         assert.fail(
           `an SFT checkpoint in the Checkpoints view before the pipeline ended (${checkpoints.seen()}; rows now: ${now})`,
         );
