@@ -22,6 +22,7 @@ import { endianness } from "node:os";
 import { crc32 } from "node:zlib";
 import { UserError } from "../errors";
 import { blocksMatch } from "./block-crc";
+import { PAGE_SHIFTS } from "./bm25-format";
 
 /**
  * Bytes of memory one open index keeps (its files' pages and the files read whole, together): 640
@@ -47,9 +48,6 @@ interface Page {
 
 /** Every block of a page checked: a page of a resident file (checked as a whole when it was read). */
 const ALL_CHECKED = -1;
-
-/** How far spare buffers may take the cache's memory past its budget: one run of 64 KiB pages (RUN_PAGES). */
-const SPARE_SLACK = 16 << 20;
 
 /** A cached page and its neighbours in the use order. */
 interface CacheEntry {
@@ -243,6 +241,9 @@ const FILL_RUN = 1 << 20;
 
 /** Most pages read by one system call (Linux takes at most 1,024 buffers per call). */
 export const RUN_PAGES = 256;
+
+/** How far spare buffers may take the cache's memory past its budget: one run of the lists' pages (16 MiB). */
+const SPARE_SLACK = RUN_PAGES << PAGE_SHIFTS.postingDocs;
 
 /** Typed arrays use the machine's byte order; the files are little-endian (elsewhere reads keep going through DataViews). */
 const LITTLE_ENDIAN = endianness() === "LE";
