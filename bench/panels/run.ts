@@ -103,23 +103,6 @@ function cpuMedian(repeat: number, f: () => unknown): { wall: number; cpu: numbe
 }
 
 /** The longest stretch `f` keeps this thread from running a 5 ms timer (what an extension host would feel). */
-/**
- * A new panel's first Compare of these runs (a CompareWorker of its own, no view made before):
- * "table / whole report / longest hold of the host's thread", ms; the table is NaN when the report
- * came whole.
- */
-async function timeFirstCompare(request: Omit<CompareRequest, "id">): Promise<string> {
-  const panel = new CompareWorker(0, true, null);
-  const t0 = performance.now();
-  let tableMs = NaN;
-  try {
-    const hold = await longestHold(() => panel.view(request, () => (tableMs = performance.now() - t0)));
-    return `${ms(tableMs)} / ${ms(performance.now() - t0)} / ${ms(hold)}`;
-  } finally {
-    panel.dispose();
-  }
-}
-
 async function longestHold(f: () => unknown): Promise<number> {
   let last = performance.now();
   let longest = 0;
@@ -135,6 +118,23 @@ async function longestHold(f: () => unknown): Promise<number> {
   longest = Math.max(longest, performance.now() - last);
   clearInterval(tick);
   return longest;
+}
+
+/**
+ * A new panel's first Compare of these runs (a CompareWorker of its own, no view made before):
+ * "table / whole report / longest hold of the host's thread", ms; the table is NaN when the report
+ * came whole.
+ */
+async function timeFirstCompare(request: Omit<CompareRequest, "id">): Promise<string> {
+  const panel = new CompareWorker(0, true, null);
+  const t0 = performance.now();
+  let tableMs = NaN;
+  try {
+    const hold = await longestHold(() => panel.view(request, () => (tableMs = performance.now() - t0)));
+    return `${ms(tableMs)} / ${ms(performance.now() - t0)} / ${ms(hold)}`;
+  } finally {
+    panel.dispose();
+  }
 }
 
 type Row = [what: string, episodes: string, ms: string, reference: string, target: string];
