@@ -7,6 +7,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { buildWebviews } from "../webview/build.mjs";
 import { envFoldersPlugin } from "./env-folders.mjs";
+import { NODE_BUNDLE, NODE_EXTERNAL } from "./node-bundle.mjs";
 
 // The Python sandbox: its worker is a bundle of its own (it runs in a locked-down child process),
 // and Pyodide's interpreter files are copied beside it, so dist/ works without node_modules/pyodide.
@@ -36,8 +37,6 @@ const entries = [
   { in: "src/core/views/failures/failures-worker.ts", out: "dist/failures-worker.js" },
 ];
 
-// Packages with native code or large model runtimes stay outside the bundle and load from node_modules.
-const external = ["vscode", "@huggingface/transformers", "onnxruntime-node", "sharp"];
 // Reached only when running from source: esbuild bundles the sandbox worker there, and pyodide is
 // looked up in node_modules when dist/pyodide is absent. Neither ships.
 const sourceOnly = ["esbuild", "pyodide"];
@@ -45,14 +44,11 @@ const sourceOnly = ["esbuild", "pyodide"];
 await Promise.all(
   entries.map((e) =>
     build({
+      ...NODE_BUNDLE,
       entryPoints: [e.in],
       outfile: e.out,
-      bundle: true,
-      platform: "node",
-      target: "node20",
-      format: "cjs",
       sourcemap: true,
-      external: [...external, ...(e.bundlesPyodide ? [] : sourceOnly), ...(e.external ?? [])],
+      external: [...NODE_EXTERNAL, ...(e.bundlesPyodide ? [] : sourceOnly), ...(e.external ?? [])],
       banner: e.banner ? { js: e.banner } : undefined,
       logLevel: "warning",
       // The environments are the folders under src/core/envs/ (scripts/env-folders.mjs).
@@ -66,12 +62,9 @@ await Promise.all(
 // (src/core/envs/config-schema.ts, src/core/steps/experiments/spec-schema.ts).
 const schemaWriter = path.join(".cache", "build", "write-config-schema.cjs");
 await build({
+  ...NODE_BUNDLE,
   entryPoints: ["scripts/write-config-schema.ts"],
   outfile: schemaWriter,
-  bundle: true,
-  platform: "node",
-  target: "node20",
-  format: "cjs",
   logLevel: "warning",
   plugins: [envFoldersPlugin()],
 });

@@ -6,6 +6,7 @@ import { readdirSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import { root } from "./harness.mjs";
 import { envFoldersPlugin } from "../env-folders.mjs";
+import { NODE_BUNDLE } from "../node-bundle.mjs";
 
 export const suiteSrc = path.join(root, "test", "integration");
 export const suiteOut = path.join(root, "out", "integration");
@@ -21,13 +22,10 @@ function tsFiles(dir) {
 export async function buildSuite() {
   rmSync(suiteOut, { recursive: true, force: true });
   await build({
+    ...NODE_BUNDLE,
     entryPoints: tsFiles(suiteSrc),
     outdir: suiteOut,
     outbase: suiteSrc,
-    bundle: true,
-    platform: "node",
-    target: "node20",
-    format: "cjs",
     sourcemap: "inline",
     external: ["vscode", "mocha", "playwright-core"],
     logLevel: "warning",

@@ -15,18 +15,16 @@ export function testCli(): Promise<string> {
   bundled ??= (async () => {
     const { build } = await import("esbuild");
     const { envFoldersPlugin } = await import("../../../scripts/env-folders.mjs");
+    const { NODE_BUNDLE, NODE_EXTERNAL } = await import("../../../scripts/node-bundle.mjs");
     const dir = join(REPO, ".cache", `test-cli-${process.pid}`);
     mkdirSync(dir, { recursive: true });
     const out = join(dir, "cli.js");
     const bundle = (entry: string, outfile: string) =>
       build({
+        ...NODE_BUNDLE,
         entryPoints: [join(REPO, entry)],
         outfile,
-        bundle: true,
-        platform: "node",
-        target: "node20",
-        format: "cjs",
-        external: ["vscode", "@huggingface/transformers", "onnxruntime-node", "sharp"],
+        external: [...NODE_EXTERNAL],
         logLevel: "error",
         plugins: [envFoldersPlugin()],
       });

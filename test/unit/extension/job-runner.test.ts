@@ -29,14 +29,13 @@ let bundled: Promise<string> | undefined;
 function fakeStepCli(): Promise<string> {
   bundled ??= (async () => {
     const { build } = await import("esbuild");
+    const { NODE_BUNDLE } = await import("../../../scripts/node-bundle.mjs");
     const dir = mkdtempSync(join(tmpdir(), "agent-lab-fake-step-"));
     const out = join(dir, "fake-cli.js");
     await build({
+      ...NODE_BUNDLE,
       entryPoints: [join(__dirname, "fake-step-cli.ts")],
       outfile: out,
-      bundle: true,
-      platform: "node",
-      format: "cjs",
       logLevel: "error",
     });
     process.once("exit", () => rmSync(dir, { recursive: true, force: true }));

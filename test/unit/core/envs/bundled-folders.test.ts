@@ -52,15 +52,14 @@ describe("envs: the bundles find the folders the sources find", function () {
   it("the bundled schema writer writes the in-process schema", async () => {
     const { build } = await import("esbuild");
     const { envFoldersPlugin } = await import("../../../../scripts/env-folders.mjs");
+    const { NODE_BUNDLE } = await import("../../../../scripts/node-bundle.mjs");
     const dir = mkdtempSync(join(REPO, ".cache", "schema-writer-"));
     try {
       const writer = join(dir, "write-config-schema.cjs");
       await build({
+        ...NODE_BUNDLE,
         entryPoints: [join(REPO, "scripts", "write-config-schema.ts")],
         outfile: writer,
-        bundle: true,
-        platform: "node",
-        format: "cjs",
         logLevel: "error",
         plugins: [envFoldersPlugin()],
       });
