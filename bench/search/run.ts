@@ -31,6 +31,7 @@ import { splitWords, TermTokenizer } from "../../src/core/base/search/tokenizer"
 import { stemEnglish } from "../../src/core/base/search/english-stemmer";
 import { devQuestions, realParagraphs, writeCorpus, type GoldQuestion } from "./real-paragraphs";
 import { K, type QueryRun } from "./query-child";
+import { queryChildScript } from "./query-child-bundle";
 import { agreement, gb, log, mb, median, ms, pct, percentile, sh, table } from "./report";
 import { runScale, scaleArg } from "./scale-run";
 import { makeQueries, queryParagraphIds, SyntheticCorpus } from "./synthetic-corpus";
@@ -82,17 +83,10 @@ function ourBuild(corpus: string, dir: string): BuildStats {
   return JSON.parse(out.trim().split("\n").pop()!) as BuildStats;
 }
 
-/** One pass of our queries in a fresh process (query-child.ts), as bm25s gets one in its runner. */
+/** One pass of our queries in a fresh process (query-child.ts, bundled), as bm25s gets one in its runner. */
 function ourQueries(dir: string, queriesFile: string, exhaustive = false): { load: number; run: QueryRun } {
   const out = join(WORK, "ours-query.json");
-  sh(process.execPath, [
-    ...process.execArgv,
-    join(__dirname, "query-child.ts"),
-    dir,
-    queriesFile,
-    out,
-    ...(exhaustive ? ["exhaustive"] : []),
-  ]);
+  sh(process.execPath, [queryChildScript(WORK), dir, queriesFile, out, ...(exhaustive ? ["exhaustive"] : [])]);
   return JSON.parse(readFileSync(out, "utf8")) as { load: number; run: QueryRun };
 }
 

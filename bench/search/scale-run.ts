@@ -12,10 +12,11 @@
  */
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { loadavg, totalmem } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { runWatched, type WatchedRun } from "./memory-watch";
 import type { ProcessMemory } from "./process-memory";
 import { K, type QueryChildResult, type QueryRun } from "./query-child";
+import { queryChildScript } from "./query-child-bundle";
 import { gb, log, mb, median, percentile, sh, table } from "./report";
 import { ensureScaleCorpus, scaleWorkDir } from "./scale-corpus";
 import { SCALES, scaleNamed, type Scale } from "./scales";
@@ -158,7 +159,7 @@ export async function theirBuild(args: ScaleArgs, corpus: string, dir: string): 
 }
 
 function ourQueries(dir: string, queriesFile: string, out: string, exhaustive = false): QueryChildResult {
-  const child = [...process.execArgv, join(__dirname, "query-child.ts"), dir, queriesFile, out];
+  const child = [queryChildScript(dirname(out)), dir, queriesFile, out];
   sh(process.execPath, exhaustive ? [...child, "exhaustive"] : child);
   return JSON.parse(readFileSync(out, "utf8")) as QueryChildResult;
 }
