@@ -1,7 +1,7 @@
 /**
  * query-child.ts bundled the way dist/cli.js is (scripts/node-bundle.mjs), so the timed queries
  * run the search as its users run it: one bundle, not tsx's file-by-file transpile, where every
- * use of an imported binding is a property read (measured at 507k: tsx 8–12% slower at the p50,
+ * use of an imported binding is a property read (measured at 507k: tsx 5–7% slower at the p50s,
  * bench/search/README.md). Built once per benchmark process into the work folder.
  */
 import { buildSync } from "esbuild";

@@ -1,8 +1,8 @@
 /**
  * A query's distinct terms in the order the search takes them (window-top-k.ts), and the search's
  * per-query arrays, all in buffers reused query after query. A query used to allocate ~12 KB of
- * Maps, objects and small typed arrays: at 507k paragraphs that is a young-generation collection
- * every ~100 queries, 0.5–4 ms each, about a short query's p99 (bench/search/README.md).
+ * Maps, objects and small typed arrays: at 507k paragraphs that was a young-generation collection
+ * every ~90 queries, up to ~4 ms each, about as many as a short query's p99 (bench/search/README.md).
  */
 import type { PostingSource, TermSlices } from "./window-top-k";
 
