@@ -159,9 +159,9 @@ export class WindowTopK {
   top(rows: readonly number[], k: number): ScoredDoc[] {
     const W = this.source.windows;
     const bound = this.bound;
+    const scratch = this.scratch;
     // In a function of its own: its closures would otherwise keep top()'s variables in a heap
     // context, which slowed the loops here that read them (measured: the sweep's window test 2×).
-    const scratch = this.scratch;
     const { T, rowTerm, weight, upper, unit, slices } = queryTerms(this.source, rows, scratch);
     const { docs, scores, windowMax, windowStart, start, end, base, at } = slices;
     /** below[i]: the sum of the upper bounds of terms[0, i). */
