@@ -211,7 +211,7 @@ export class Bm25Searcher implements Searcher {
       this.filled =
         options.fill === false
           ? Promise.resolve(NOTHING_FILLED)
-          : fillAndWarm(files, this.cache, this.topK, windowRows);
+          : fillAndWarm(files, this.cache, new WeakRef(this), windowRows);
     } catch (e) {
       for (const f of opened) f.close();
       throw e;
@@ -450,18 +450,17 @@ async function fillCache(files: Record<IndexFile, PagedFile>, cache: PageCache):
   return report;
 }
 
-/** fillCache, then warmUp once the lists are in memory. */
+/** fillCache, then warmUp once the lists are in memory (the searcher weakly held: see unclosed). */
 async function fillAndWarm(
   files: Record<IndexFile, PagedFile>,
   cache: PageCache,
-  topK: WindowTopK,
+  searcher: WeakRef<Bm25Searcher>,
   windowRows: Uint32Array,
 ): Promise<FillReport> {
   const t0 = performance.now();
   const report = await fillCache(files, cache);
-  const terms = files.termMax.size / 4;
   try {
-    if (report.filled.includes("postingScores") && terms > 0) warmUp(topK, windowRows, terms);
+    if (report.filled.includes("postingScores") && files.termMax.size > 0) await warmUp(searcher, files, windowRows);
   } catch {
     // Closed meanwhile ("was closed" from a read): there is nothing left to warm, and `filled` never rejects.
   }
@@ -473,26 +472,55 @@ async function fillAndWarm(
   return report;
 }
 
+/** Made-up searches in warmUp: enough that V8 has optimised what a search runs (at 507k 64 were not, 256 nearly). */
+const WARM_UP_QUERIES = 512;
+/** Made-up searches per turn of the event loop: a real search arriving meanwhile waits for ~15 ms of them at most. */
+const WARM_UP_TURN = 32;
+
 /**
- * Searches made-up queries once the lists are in memory, before `filled` settles: V8 optimises the
- * search only after it has run a while, and a fresh process's first real queries paid for that
- * (measured at 507k, CPU time of the first pass after 20 warm-up queries: 7–16 ms for each of the
- * first few, under 2 ms for any query of a second pass). Queries mix the longest lists (every
- * windowed row) with short ones spread over the vocabulary, 1 to 12 terms, k 3 and 10; about 30 ms
- * at 507k. Deterministic, and it changes no state a search depends on (the top k is reset per query).
+ * Searches made-up query texts once the lists are in memory, before `filled` settles: V8 optimises
+ * code only after it has run a while, and a fresh process's first real queries paid for that. The
+ * whole path is warmed (words, stemmer, vocabulary lookups, the search, the hits' texts): with 64
+ * made-up searches of the search alone, the first 500 real queries still ran while V8 optimised the
+ * stemmer, the lookups and the search (measured at 507k, short p50 / p99: 0.17–0.18 / 0.9–2.0 ms
+ * before, 0.14–0.15 / 0.6–0.7 with this; bench/search/README.md). Texts are vocabulary words,
+ * inflected: the longest lists' (every windowed row) mixed with ones spread over the vocabulary, 1 to
+ * 20 words, k 3 and 10; ~0.26 s at 507k, in turns of WARM_UP_TURN. Deterministic; it changes no state
+ * a result depends on (the top k is reset per query; the word → row cache only remembers lookups).
  */
-function warmUp(topK: WindowTopK, windowRows: Uint32Array, terms: number): void {
-  const QUERIES = 64;
-  for (let q = 0; q < QUERIES; q++) {
-    const rows: number[] = [];
+async function warmUp(
+  searcher: WeakRef<Bm25Searcher>,
+  files: Record<IndexFile, PagedFile>,
+  windowRows: Uint32Array,
+): Promise<void> {
+  const terms = files.termMax.size / 4;
+  const word = (row: number): string => {
+    const from = files.vocabOffsets.u32(row);
+    const bytes = new Uint8Array(files.vocabOffsets.u32(row + 1) - from);
+    files.vocab.copy(from, from + bytes.length, bytes, 0);
+    return textDecoder.decode(bytes);
+  };
+  for (let q = 0; q < WARM_UP_QUERIES; q++) {
+    if (q > 0 && q % WARM_UP_TURN === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    const open = searcher.deref();
+    if (open === undefined) return;
+    const words: string[] = [];
     const long = q % 5;
-    for (let i = 0; i < long && windowRows.length > 0; i++) rows.push(windowRows[(q * 7 + i * 13) % windowRows.length]);
-    const short = 1 + ((q * 5) % 12) - Math.min(long, 1);
-    for (let i = 0; i < short; i++) rows.push(Math.floor(((q * 31 + i * 97 + 1) * 2654435761) % terms));
-    if (rows.length > 0) topK.top(rows, q % 2 === 0 ? 3 : 10);
+    for (let i = 0; i < long && windowRows.length > 0; i++)
+      words.push(word(windowRows[(q * 7 + i * 13) % windowRows.length]));
+    const short = 1 + ((q * 5) % 20) - Math.min(long, 1);
+    for (let i = 0; i < short; i++) words.push(word(Math.floor(((q * 31 + i * 97 + 1) * 2654435761) % terms)));
+    // Inflected and capitalised as a question's words are, so that the stemmer's rules run too.
+    const text = words.map((w, i) => {
+      const inflected = w + WARM_UP_SUFFIXES[(q + i) % WARM_UP_SUFFIXES.length];
+      return i % 3 === 0 ? inflected.charAt(0).toUpperCase() + inflected.slice(1) : inflected;
+    });
+    open.search(`${text.join(" ")}?`, q % 2 === 0 ? 3 : 10);
   }
 }
 
+const WARM_UP_SUFFIXES = ["", "s", "ing", "ed", "ies", "ly", "ational", "ness", "er", "'s", "ful", "ize"];
+const textDecoder = new TextDecoder();
 const textEncoder = new TextEncoder();
 
 /** Whether a[0, n) equals b[0, n) (a loop: a native call's checks cost more than the few bytes). */

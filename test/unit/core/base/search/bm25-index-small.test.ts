@@ -394,6 +394,22 @@ describe("search: the index reader on a small index", () => {
     none.close();
   });
 
+  it("the warm-up takes turns of the event loop: searches made meanwhile get them and answer as after it", async () => {
+    const index = openIndex(built);
+    let settled = false;
+    void index.filled.then(() => (settled = true));
+    let left = -1; // lastScored as our last search left it
+    let warmUpTurns = 0; // turns before `filled` settled in which a warm-up search had run since ours
+    while (!settled) {
+      if (left >= 0 && index.lastScored !== left) warmUpTurns++;
+      assertTop(index.search("river", 3), expectedTop(rows, "river", 3), "river");
+      left = index.lastScored;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    assert.ok(warmUpTurns >= 2, `the warm-up ran between ${warmUpTurns} of our searches`);
+    index.close();
+  });
+
   it("a fill over budget leaves the files that do not fit to paging and goes on with the next; no warm-up without the lists", async () => {
     const size = (key: IndexFile) => statSync(join(built, FILES[key])).size;
     const paged: IndexFile[] = ["postingDocs", "postingScores", "texts"];
