@@ -369,19 +369,25 @@ export async function runScale(args: ScaleArgs, work: string): Promise<void> {
   addTarget(`question-length p50 (ms)${scope}`, qp50.toFixed(2), "≤ 15 ms", qp50 <= TARGETS.questionP50Ms);
   addTarget(`question-length p99 (ms)${scope}`, qp99.toFixed(2), "≤ 80 ms", qp99 <= TARGETS.questionP99Ms);
   if (withTheirs) {
-    // Round r of ours against round r of bm25s; the ratio is the median of the rounds' ratios.
+    // Round r of ours against round r of bm25s; the ratio is the median of the rounds' ratios. And
+    // each system's fastest round against the other's: a bm25s process here runs either at its
+    // fastest or ~1.7× slower, whichever way a process starts (pinned to a core or not; ours
+    // varies so too, less), and rounds that drew its slow kind flatter the median; a target is met
+    // only where both are.
     const ratio = (from: number, to: number, q: number) => {
-      const each = oursRuns.map((o, r) => pct(o, from, to, q) / pct(theirRounds[r], from, to, q));
-      return { value: median(each), each };
+      const ours = oursRuns.map((o) => pct(o, from, to, q));
+      const theirs = theirRounds.map((t) => pct(t, from, to, q));
+      const each = ours.map((o, r) => o / theirs[r]);
+      return { value: median(each), each, fastest: Math.min(...ours) / Math.min(...theirs) };
     };
     const issue = scale.name === "507k" ? "" : " (the issue's ratio targets are for 507k)";
     const ratioTarget = (what: string, from: number, to: number, q: number, target: number) => {
       const r = ratio(from, to, q);
       addTarget(
         `${what} / bm25s numba${issue}`,
-        `${r.value.toFixed(2)}× (rounds ${r.each.map((x) => x.toFixed(2)).join(" / ")})`,
+        `${r.value.toFixed(2)}× (rounds ${r.each.map((x) => x.toFixed(2)).join(" / ")}; fastest against fastest ${r.fastest.toFixed(2)}×)`,
         `≤ ${target}×`,
-        r.value <= target,
+        r.value <= target && r.fastest <= target,
       );
     };
     ratioTarget("short p50", 0, S, 0.5, TARGETS.p50Ratio);
