@@ -371,9 +371,8 @@ export async function runScale(args: ScaleArgs, work: string): Promise<void> {
   if (withTheirs) {
     // Round r of ours against round r of bm25s; the ratio is the median of the rounds' ratios. And
     // each system's fastest round against the other's: a bm25s process here runs either at its
-    // fastest or ~1.7× slower, whichever way a process starts (pinned to a core or not; ours
-    // varies so too, less), and rounds that drew its slow kind flatter the median; a target is met
-    // only where both are.
+    // fastest or ~1.7× slower, pinned to a core or not (ours varies so too, less often), and
+    // rounds that drew its slow kind flatter the median; a target is met only where both are.
     const ratio = (from: number, to: number, q: number) => {
       const ours = oursRuns.map((o) => pct(o, from, to, q));
       const theirs = theirRounds.map((t) => pct(t, from, to, q));
