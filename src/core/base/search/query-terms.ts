@@ -12,25 +12,27 @@ export class Scratch {
   private readonly ints: Int32Array[] = [];
 
   f64(slot: number, n: number): Float64Array {
-    let buffer = this.floats[slot];
-    if (buffer === undefined || buffer.length < n)
-      buffer = this.floats[slot] = new Float64Array(grownLength(buffer, n));
-    const view = buffer.subarray(0, n);
-    view.fill(0);
-    return view;
+    return zeroedView(this.floats, slot, n, Float64Array);
   }
 
   i32(slot: number, n: number): Int32Array {
-    let buffer = this.ints[slot];
-    if (buffer === undefined || buffer.length < n) buffer = this.ints[slot] = new Int32Array(grownLength(buffer, n));
-    const view = buffer.subarray(0, n);
-    view.fill(0);
-    return view;
+    return zeroedView(this.ints, slot, n, Int32Array);
   }
 }
 
-function grownLength(buffer: { length: number } | undefined, n: number): number {
-  return Math.max(n, 2 * (buffer?.length ?? 8));
+/** The first n entries of buffers[slot], zeroed; the buffer replaced by one at least twice as long when short. */
+function zeroedView<A extends Float64Array | Int32Array>(
+  buffers: A[],
+  slot: number,
+  n: number,
+  make: new (length: number) => A,
+): A {
+  let buffer = buffers[slot];
+  if (buffer === undefined || buffer.length < n)
+    buffer = buffers[slot] = new make(Math.max(n, 2 * (buffer?.length ?? 8)));
+  const view = buffer.subarray(0, n) as A;
+  view.fill(0);
+  return view;
 }
 
 /** A query's distinct terms in ascending order of their upper bounds (the MaxScore order), as parallel arrays. */
