@@ -1,13 +1,19 @@
 /**
- * Calls back when any of a few files in a run folder changes (size or mtime), debounced: fs.watch
- * for promptness, plus a slow poll for file systems that do not report changes (network mounts,
- * some remote setups) and for a folder that does not exist yet when a job has just launched.
+ * Calls back when any of a few files in a run folder changes (size or mtime): fs.watch for
+ * promptness, plus a slow poll for file systems that do not report changes (network mounts, some
+ * remote setups). A folder that does not exist yet (a job has just launched, or the pipeline lays
+ * out an empty workspace) is watched from the first poll or check that finds it.
  */
-import { watch, type FSWatcher } from "node:fs";
+import { existsSync, watch, type FSWatcher } from "node:fs";
 import { join } from "node:path";
 import { fileStamp } from "../../core/base/util/file-stamp";
 
-const DEBOUNCE_MS = 150;
+/**
+ * A burst of events is looked at once, this long after its first event. Not after its last: a
+ * step writing every few tens of milliseconds would otherwise hold every callback back until the
+ * job paused or ended.
+ */
+const COALESCE_MS = 150;
 const POLL_MS = 2000;
 
 export interface FolderWatch {
@@ -16,34 +22,56 @@ export interface FolderWatch {
   dispose(): void;
 }
 
-export function watchRunFiles(dir: string, files: readonly string[], onChange: () => void): FolderWatch {
+export function watchRunFiles(
+  dir: string,
+  files: readonly string[],
+  onChange: () => void,
+  pollMs = POLL_MS,
+): FolderWatch {
   const signature = () => files.map((f) => fileStamp(join(dir, f))).join("|");
   let last = signature();
-  let debounce: NodeJS.Timeout | undefined;
+  let pending: NodeJS.Timeout | undefined;
+  let watcher: FSWatcher | undefined;
+  let disposed = false;
   const check = () => {
+    // A watch on a folder that was deleted reports nothing about one made in its place.
+    if (watcher && !existsSync(dir)) stopWatching();
+    startWatching();
     const now = signature();
     if (now === last) return;
     last = now;
     onChange();
   };
-  const schedule = () => {
-    clearTimeout(debounce);
-    debounce = setTimeout(check, DEBOUNCE_MS);
+  const soon = () => {
+    pending ??= setTimeout(() => {
+      pending = undefined;
+      check();
+    }, COALESCE_MS);
   };
-  let watcher: FSWatcher | undefined;
-  try {
-    watcher = watch(dir, schedule);
-    watcher.on("error", () => watcher?.close());
-  } catch {
-    // Folder not there yet: the poll notices it.
+  function startWatching(): void {
+    if (watcher || disposed) return;
+    try {
+      const w = watch(dir, soon);
+      // The watch broke: stop, and let the next poll or check start again.
+      w.on("error", stopWatching);
+      watcher = w;
+    } catch {
+      // Not there yet: the poll looks again.
+    }
   }
-  const poll = setInterval(check, POLL_MS);
+  function stopWatching(): void {
+    watcher?.close();
+    watcher = undefined;
+  }
+  startWatching();
+  const poll = setInterval(check, pollMs);
   return {
     check,
     dispose() {
-      watcher?.close();
+      disposed = true;
+      stopWatching();
       clearInterval(poll);
-      clearTimeout(debounce);
+      clearTimeout(pending);
     },
   };
 }

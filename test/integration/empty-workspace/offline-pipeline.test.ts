@@ -148,6 +148,11 @@ describe("a first run in an empty folder (real VS Code)", function () {
           `an SFT checkpoint in the Checkpoints view before the pipeline ended (${checkpoints.seen()}; rows now: ${now})`,
         );
       }
+      const registered = lab.checkpoints.rows().rows.find((r) => r.label === sftCheckpoint[0])?.entry.created;
+      console.log(
+        `      ${sftCheckpoint[0]} in the Checkpoints view ${sftCheckpoint[1] - Date.parse(registered ?? "")} ms after its registration, ` +
+          `${((ended - sftCheckpoint[1]) / 1000).toFixed(1)} s before the pipeline ended`,
+      );
       await waitFor(
         "every run in the Runs view",
         async () => {
