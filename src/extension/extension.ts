@@ -13,6 +13,7 @@ import { JobRunner } from "./jobs/job-runner";
 import { JobsProvider, JobsStatusBar } from "./jobs/jobs-provider";
 import { LabWorkspace } from "./workspace/lab-workspace";
 import { registerEpisodeCodeLens, registerPanelSerializers, warmTraceTokenizer } from "./panels";
+import { TokenizerWarmer } from "./trace/tokenizer-warm";
 import { CookbookRuns } from "./runs/cookbook-runs";
 import { RunsProvider } from "./runs/runs-provider";
 import { ApiKeyStore } from "./secrets/api-key";
@@ -24,12 +25,6 @@ import { trackPipelineResults } from "./commands/pipeline-commands";
 import { keepCompareCaches, keepCompareCachesSoon } from "./compare/keep-compare-caches";
 
 let lab: Lab | undefined;
-
-/**
- * How long after the Runs tree first lists a run with episodes the trace viewer's tokenizer starts
- * loading: the tree draws first, and the load (about a second on the host) is done before a click.
- */
-const TOKENIZER_WARM_DELAY_MS = 300;
 
 /** What the extension exports: its parts and views (for integration tests and other extensions) and how long activate() took. */
 export type AgentLabApi = Lab & {
@@ -46,14 +41,12 @@ export function activate(context: vscode.ExtensionContext): AgentLabApi {
   const keys = new ApiKeyStore(context.secrets);
   const jobs = new JobRunner(context, workspace, keys);
   const cookbook = new CookbookRuns(workspace, context.workspaceState);
-  let warmTimer: NodeJS.Timeout | undefined;
+  const tokenizerWarmer = new TokenizerWarmer(() => jobs.running().length > 0, jobs.onDidChange, warmTraceTokenizer);
   const runs = new RunsProvider(
     workspace,
     () => jobs.liveRunDirs(),
     cookbook,
-    (tokenizer) => {
-      warmTimer = setTimeout(() => warmTraceTokenizer(tokenizer), TOKENIZER_WARM_DELAY_MS);
-    },
+    (tokenizer) => tokenizerWarmer.want(tokenizer),
   );
   const checkpoints = new CheckpointsProvider(workspace, cookbook);
   const experiments = new ExperimentsProvider(workspace);
@@ -74,7 +67,7 @@ export function activate(context: vscode.ExtensionContext): AgentLabApi {
   };
 
   context.subscriptions.push(
-    { dispose: () => clearTimeout(warmTimer) },
+    tokenizerWarmer,
     jobs,
     runs,
     checkpoints,
