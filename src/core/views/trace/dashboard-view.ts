@@ -27,6 +27,7 @@ import { buildTraceView, type TraceEpisodeView } from "./trace-view";
 import { fingerprintDiff, isPlaygroundRun, type RunManifest } from "../../base/runs/manifest";
 import { parseJsonl } from "../../base/util/jsonl";
 import { RUN_FILES } from "../../base/runs/run-folder";
+import { fileStamp } from "../../base/util/file-stamp";
 import { metricValue } from "../../base/runs/metrics";
 import { normaliseEpisode } from "../../base/runs/episode-v1";
 import { runEnvironmentName } from "../../envs/manifest-environment";
@@ -242,9 +243,26 @@ interface ValEval {
   created: string;
 }
 
+type EvalScore = { n: number; primary: PrimaryScore } | undefined;
+
+/**
+ * score() by eval folder, kept while its episodes and manifest are unchanged: the Checkpoints view
+ * and sidebar rescore on each file event of a running job, and the bootstrap is most of that work.
+ */
+const scored = new Map<string, { stamp: string; score: EvalScore }>();
+
 /** An eval's score with the interval every view shows for it (ablate's bootstrap: Compare and the report print the same). */
-function score(runsDir: string, name: string): { n: number; primary: PrimaryScore } | undefined {
+function score(runsDir: string, name: string): EvalScore {
   const dir = join(runsDir, name);
+  const stamp = [RUN_FILES.episodes, RUN_FILES.manifest].map((f) => fileStamp(join(dir, f))).join("|");
+  const kept = scored.get(dir);
+  if (kept?.stamp === stamp) return kept.score;
+  const fresh = scoreNow(dir);
+  scored.set(dir, { stamp, score: fresh });
+  return fresh;
+}
+
+function scoreNow(dir: string): EvalScore {
   const primary = environmentRoles(runEnvironmentName(dir)).primary;
   const values = inQuestionOrder(readEpisodes(dir, environmentMetrics)).map((e) => metricValue(e, primary));
   if (values.length === 0) return undefined;

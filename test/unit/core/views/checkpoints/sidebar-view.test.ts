@@ -6,7 +6,10 @@
  * a two-run Compare's with Holm across the rows, and the recipe's best-by-val rule.
  */
 import assert from "node:assert/strict";
+import { cpSync, mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { RUN_FILES } from "../../../../../src/core/base/runs/run-folder";
 import { holmAdjust } from "../../../../../src/core/base/stats/significance";
 import { ablate, loadAblationInputs } from "../../../../../src/core/steps/ablate/ablate";
 import { bestByVal } from "../../../../../src/core/views/checkpoints/best-by-val";
@@ -180,6 +183,27 @@ describe("views/checkpoints: the sidebar's view model", function () {
     const m = matchedEvals(w.runsDir, ["grpo-b-s1", "grpo-a-s1", "nope"]);
     assert.deepEqual(m.dirs, [join(w.runsDir, "val-b-s1"), join(w.runsDir, "val-a-s1")]);
     assert.deepEqual(m.missing, ["nope"]);
+  });
+  it("an eval's score is kept while its episodes keep their size and time, and scored again when they change", () => {
+    const runsDir = mkdtempSync(join(tmpdir(), "agent-lab-scores-"));
+    try {
+      cpSync(w.runsDir, runsDir, { recursive: true });
+      // A whole second, which utimes puts back exactly.
+      const episodes = join(runsDir, "val-a-s1", RUN_FILES.episodes);
+      const time = new Date(1_800_000_000_000);
+      utimesSync(episodes, time, time);
+      const scored = checkpointValScores(runsDir).get("grpo-a-s1");
+      assert.equal(scored?.evalRun, "val-a-s1");
+      // Blank lines of the same length, with the time put back: not read again, so the score stays.
+      writeFileSync(episodes, " ".repeat(statSync(episodes).size - 1) + "\n");
+      utimesSync(episodes, time, time);
+      assert.deepEqual(checkpointValScores(runsDir).get("grpo-a-s1"), scored);
+      // A new time is a change: read again, the blank file scores nothing.
+      utimesSync(episodes, time, new Date(time.getTime() + 1000));
+      assert.equal(checkpointValScores(runsDir).get("grpo-a-s1"), undefined);
+    } finally {
+      rmSync(runsDir, { recursive: true, force: true });
+    }
   });
 });
 
