@@ -7,6 +7,8 @@ import { strict as assert } from "node:assert";
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { REGISTRY_FILE } from "../../../src/core/base/checkpoints/registry";
+import { RUN_FILES } from "../../../src/core/base/runs/run-folder";
 import { watchRunFiles } from "../../../src/extension/webview/folder-watch";
 
 const NO_POLL_MS = 60_000;
@@ -29,14 +31,14 @@ describe("extension: folder watch", () => {
   it("a folder made after the watch began is watched from the first check that finds it", async () => {
     const dir = join(root, "runs");
     let calls = 0;
-    const w = watchRunFiles(dir, ["checkpoints.jsonl"], () => calls++, NO_POLL_MS);
+    const w = watchRunFiles(dir, [REGISTRY_FILE], () => calls++, NO_POLL_MS);
     try {
       mkdirSync(dir);
       w.check(); // a job moved on: the folder is there now, nothing in it yet
       assert.equal(calls, 0);
-      appendFileSync(join(dir, "checkpoints.jsonl"), '{"name":"sft-e1"}\n');
+      appendFileSync(join(dir, REGISTRY_FILE), '{"name":"sft-e1"}\n');
       await until(() => calls, 1, 1000, "the first registration, with no check or poll after it");
-      appendFileSync(join(dir, "checkpoints.jsonl"), '{"name":"grpo-s1"}\n');
+      appendFileSync(join(dir, REGISTRY_FILE), '{"name":"grpo-s1"}\n');
       await until(() => calls, 2, 1000, "the second");
     } finally {
       w.dispose();
@@ -45,10 +47,10 @@ describe("extension: folder watch", () => {
 
   it("a file written every 30 ms is reported while the writes go on, not only after they stop", async () => {
     let calls = 0;
-    const w = watchRunFiles(root, ["progress.json"], () => calls++, NO_POLL_MS);
+    const w = watchRunFiles(root, [RUN_FILES.progress], () => calls++, NO_POLL_MS);
     try {
       for (let i = 0; i < 30; i++) {
-        appendFileSync(join(root, "progress.json"), `${i}\n`);
+        appendFileSync(join(root, RUN_FILES.progress), `${i}\n`);
         await sleep(30);
       }
       // 0.9 s of writes, looked at 150 ms after each burst began: several times (about 5) before they stopped.
@@ -62,14 +64,14 @@ describe("extension: folder watch", () => {
     const dir = join(root, "runs");
     mkdirSync(dir);
     let calls = 0;
-    const w = watchRunFiles(dir, ["checkpoints.jsonl"], () => calls++, NO_POLL_MS);
+    const w = watchRunFiles(dir, [REGISTRY_FILE], () => calls++, NO_POLL_MS);
     try {
       rmSync(dir, { recursive: true });
       await sleep(200); // the watch hears the folder go
       w.check();
       mkdirSync(dir);
       w.check();
-      appendFileSync(join(dir, "checkpoints.jsonl"), '{"name":"sft-e1"}\n');
+      appendFileSync(join(dir, REGISTRY_FILE), '{"name":"sft-e1"}\n');
       await until(() => calls, 1, 1000, "a registration in the remade folder");
     } finally {
       w.dispose();

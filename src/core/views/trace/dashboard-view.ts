@@ -26,7 +26,7 @@ import { tokenizerForRun } from "../../base/runs/run-tokenizer";
 import { buildTraceView, type TraceEpisodeView } from "./trace-view";
 import { fingerprintDiff, isPlaygroundRun, type RunManifest } from "../../base/runs/manifest";
 import { parseJsonl } from "../../base/util/jsonl";
-import { RUN_FILES } from "../../base/runs/run-folder";
+import { RUN_FILES, runFile } from "../../base/runs/run-folder";
 import { fileStamp } from "../../base/util/file-stamp";
 import { metricValue } from "../../base/runs/metrics";
 import { normaliseEpisode } from "../../base/runs/episode-v1";
@@ -254,7 +254,7 @@ const scored = new Map<string, { stamp: string; score: EvalScore }>();
 /** An eval's score with the interval every view shows for it (ablate's bootstrap: Compare and the report print the same). */
 function score(runsDir: string, name: string): EvalScore {
   const dir = join(runsDir, name);
-  const stamp = [RUN_FILES.episodes, RUN_FILES.manifest].map((f) => fileStamp(join(dir, f))).join("|");
+  const stamp = `${fileStamp(runFile(dir, "episodes"))}|${fileStamp(runFile(dir, "manifest"))}`;
   const kept = scored.get(dir);
   if (kept?.stamp === stamp) return kept.score;
   const fresh = scoreNow(dir);
