@@ -57,7 +57,7 @@ export interface TimeChartOptions {
   stacked?: boolean;
   format?: (v: number | null) => string;
   height?: number;
-  /** Step to mark with a vertical line (the selected step). */
+  /** Step to mark with a vertical line (the selected step); the readout rests there, not at the last step. */
   markStep?: number;
   /**
    * Where the x axis ends unzoomed: the run's last step, so a sparse series (checkpoint scores)
@@ -273,9 +273,13 @@ export function createTimeChart(o: TimeChartOptions): TimeChart {
     return o.band && values ? `${values} · ${bandAt(i)}` : values;
   }
 
-  /** The readout at step index i; with no cursor on the chart, at the last step. */
+  /** Where the readout rests with no cursor on the chart: the marked step (a picked one), else the last. */
+  const markedIndex = o.markStep === undefined ? -1 : steps.indexOf(o.markStep);
+  const restingIndex = markedIndex >= 0 ? markedIndex : steps.length - 1;
+
+  /** The readout at step index i; with no cursor on the chart, at the resting step. */
   function showReadout(at: number | null | undefined): void {
-    const i = at === null || at === undefined || at < 0 ? steps.length - 1 : at;
+    const i = at === null || at === undefined || at < 0 ? restingIndex : at;
     readout.textContent = valuesAt(i);
     readout.title = readout.textContent;
     if (bandLine && o.band) {
@@ -615,7 +619,7 @@ export function createTimeChart(o: TimeChartOptions): TimeChart {
   } else {
     plot.append(h("div", { class: "chart-placeholder muted" }, `${steps.length} steps (no canvas to draw on)`));
   }
-  showReadout(steps.length - 1);
+  showReadout(restingIndex);
 
   function toSvg(): string {
     const w = u ? u.width : 420;

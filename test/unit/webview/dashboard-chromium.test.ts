@@ -91,6 +91,16 @@ describe("webview: dashboard in Chromium on real runs", function () {
       await p.page.evaluate(() => document.querySelector("#groups h4")!.textContent!),
       new RegExp(`^Step 2: ${step2.groups.length} groups \\(1 mixed`),
     );
+    // The header follows the picked step, not the last one: step 1 picked, its counts read.
+    await p.page.click("#prev-step");
+    const step1 = v.health.find((s) => s.step === 1)!;
+    assert.equal(
+      await p.page.evaluate(
+        () => document.querySelector('.timechart[data-key="group-health"] .chart-readout')!.textContent!,
+      ),
+      `step 1 · mixed ${step1.mixed} · all-wrong ${step1.all_wrong} · all-correct ${step1.all_correct} · constant ${step1.constant}`,
+    );
+    await clickStep(p, "group-health", 2);
     await p.page.click("#groups li.group >> nth=0");
     const sent = (await p.sent()).filter((m) => m.type === "dashboard/openGroup");
     assert.deepEqual(sent.at(-1), { v: PROTOCOL_VERSION, type: "dashboard/openGroup", index: 3 });
