@@ -160,7 +160,7 @@ describe("Compare pair view, expected differences, tinker-cookbook runs (real VS
       assert.equal(argv[0], "eval");
       assert.equal(argv[argv.indexOf("--env") + 1], "gsm8k", argv.join(" "));
       assert.equal(argv[argv.indexOf("--split") + 1], "val");
-      assert.match(job.record.title ?? "", /^Evaluate gsm8k val/);
+      assert.match(job.record.title ?? "", /^Evaluate \S+ \(gsm8k val\)$/);
       await vscode.commands.executeCommand("agentLab.cancelJob", job);
       await Promise.race([job.finished, new Promise((resolve) => setTimeout(resolve, 20_000))]);
 

@@ -73,8 +73,16 @@ async function evaluate(lab: Lab, closedBook: boolean): Promise<void> {
   await startEval(
     lab,
     { name, env, split, "closed-book": closedBook, limit, "model-path": model.modelPath, model: model.model },
-    `Evaluate ${env} ${split}${closedBook ? " closed-book" : ""}: ${name}`,
+    evalJobTitle(name, env, split, closedBook),
   );
+}
+
+/**
+ * An eval job's title (the Jobs view's row, its notifications): the run first, since several evals
+ * of one environment differ only there and a narrow side bar cuts a row's end.
+ */
+function evalJobTitle(name: string, env: string, split: string, closedBook: boolean): string {
+  return `Evaluate ${name} (${env} ${split}${closedBook ? ", closed-book" : ""})`;
 }
 
 /**
@@ -102,7 +110,7 @@ export function checkpointEvalJob(
   return {
     spec: EVAL_STEP,
     values: evalValues({ name, env, split: "val", "model-path": samplerPath, backend: lab.workspace.backend() }),
-    title: `Evaluate ${env} val: ${name}`,
+    title: evalJobTitle(name, env, "val", false),
   };
 }
 

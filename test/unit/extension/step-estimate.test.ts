@@ -136,7 +136,7 @@ describe("extension: the confirmation's estimate is --dry-run's (real CLI, synth
     assert.deepEqual(started[0].command.slice(0, 5), ["eval", "--name", "gsm8k-base", "--env", "gsm8k"]);
     assert.equal(recorded.inputsShown[0].value, "gsm8k-base", "the suggested name says the environment");
     const text = recorded.messages.find((m) => m.level === "warning")!.text;
-    assert.match(text, /^Evaluate gsm8k val: gsm8k-base bills/);
+    assert.match(text, /^Evaluate gsm8k-base \(gsm8k val\) bills/);
     assert.match(
       fromConfirmation(text).basis,
       /^500 questions × /,
