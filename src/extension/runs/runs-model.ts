@@ -171,7 +171,12 @@ export function readRunRow(dir: string, name: string, liveRunDirs: ReadonlySet<s
   if (problem) parts.push("⚠ unreadable file");
   const tooltip = [
     name,
-    s ? `split ${s.split} · ${s.n}/${s.planned} episodes · status ${status}` : `status ${status}`,
+    // A status no file records (a training run's) goes unsaid: "status unknown" told nothing.
+    s
+      ? `split ${s.split} · ${s.n}/${s.planned} episodes · status ${status}`
+      : status !== "unknown"
+        ? `status ${status}`
+        : "",
     environment ? `environment ${environment}` : "",
     s
       ? [

@@ -140,6 +140,7 @@ describe("extension: Runs view model (real HotpotQA questions)", () => {
     const s = rows.find((r) => r.name === "sft")!;
     assert.equal(s.description, "training · step 47 · loss 0.812");
     assert.ok(!s.hasEpisodes);
+    assert.doesNotMatch(s.tooltip, /status/, "no file records a training run's status: the tooltip says none");
   });
 
   it("a summary left 'running' by a killed job shows as stopped unless a live job writes the folder", () => {
