@@ -87,6 +87,7 @@ function scoreChart(v: CheckpointsSidebarView): HTMLElement | null {
     title: `val ${v.valMetric} by step (95% CI)`,
     series,
     points: true,
+    format: (x) => fmt(x), // means in the digits of their intervals and of the rows below
     yLabel: `val ${v.valMetric}`,
     refLines: v.baseline?.primary
       ? [

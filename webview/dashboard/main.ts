@@ -299,6 +299,7 @@ function checkpointChart(v: DashboardView): HTMLElement | null {
           },
         ],
         points: true,
+        format: (x) => fmt(x), // means in the digits of their intervals and of the table below
         yLabel: `val ${metric}`,
         // The run's steps, not the last scored checkpoint padded by the chart.
         ...(v.lastStep !== null ? { xMax: v.lastStep } : {}),

@@ -164,6 +164,7 @@ function curves(v: ExperimentView): HTMLElement {
       ];
     }),
     points: true,
+    format: (x) => fmt(x), // scores and their intervals in the verdict's digits
     xLabel: "step",
     yLabel: v.metricLabel,
   });

@@ -79,8 +79,8 @@ export function clear(el: Element): void {
   while (el.firstChild) el.removeChild(el.firstChild);
 }
 
-export function fmt(x: number | undefined, digits = 3): string {
-  return x === undefined || !Number.isFinite(x) ? "–" : x.toFixed(digits);
+export function fmt(x: number | null | undefined, digits = 3): string {
+  return x === undefined || x === null || !Number.isFinite(x) ? "–" : x.toFixed(digits);
 }
 
 export function usd(x: number): string {

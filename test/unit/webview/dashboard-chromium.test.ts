@@ -144,8 +144,9 @@ describe("webview: dashboard in Chromium on real runs", function () {
       () => document.querySelector('.timechart[data-key="val-f1"] .chart-readout')!.textContent!,
     );
     const [base, start] = v.references;
-    const f = (x: number) => String(Number(x.toPrecision(3)));
-    assert.ok(readout.startsWith(`step 1 · val F1 ${f(v.checkpoints[0].primary!.mean)} [`), readout);
+    const f = (x: number) => x.toFixed(3); // a score's mean in its interval's digits
+    const first = v.checkpoints[0].primary!;
+    assert.ok(readout.startsWith(`step 1 · val F1 ${f(first.mean)} [${f(first.lo)}, ${f(first.hi)}] ·`), readout);
     assert.ok(readout.includes(`· base ${f(base.primary.mean)} [`) && readout.includes("(val-base)"), readout);
     assert.ok(
       readout.includes(`· start grpo-a-s1 ${f(start.primary.mean)} [`) && readout.includes("(val-a-s1)"),
