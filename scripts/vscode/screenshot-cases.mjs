@@ -3,6 +3,7 @@
 // the picture claims to show, then shoot(suffix?) saves docs/screenshots/<name><suffix>-<theme>.png.
 // Panel authors: add a case for each webview (open it, wait for an element inside wb.webview()).
 import { FIXTURE, SHOT_EXTRAS } from "./fixture.mjs";
+import { escapeRegExp, TREES_OPEN } from "./workbench-driver.mjs";
 
 /** A quick pick row whose label is exactly `label` (quickPickRow matches any row containing it). */
 async function pickExact(wb, label) {
@@ -10,7 +11,7 @@ async function pickExact(wb, label) {
     .quickInput()
     .locator(".quick-input-list .monaco-list-row", {
       has: wb.page.locator(".label-name", {
-        hasText: new RegExp(`^\\s*${label.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}\\s*$`),
+        hasText: new RegExp(`^\\s*${escapeRegExp(label)}\\s*$`),
       }),
     })
     .first();
@@ -35,17 +36,59 @@ async function openDashboard(wb, run) {
   await wb.page.waitForTimeout(800); // the rest of the charts draw in the next frames
 }
 
+/** The first row of tree level `level` drawn below `above` in the Runs pane. */
+async function rowBelow(wb, above, level) {
+  const top = (await above.boundingBox()).y;
+  const rows = wb.pane("Runs").locator(`.monaco-list-row[aria-level="${level}"]`);
+  await rows.first().waitFor({ timeout: 20_000 });
+  const boxes = await rows.evaluateAll((els) => els.map((el) => el.getBoundingClientRect().top));
+  const below = boxes.map((y, i) => ({ y, i })).filter(({ y }) => y > top);
+  if (below.length === 0) throw new Error(`no level-${level} row below the one clicked`);
+  return rows.nth(below.reduce((a, b) => (b.y < a.y ? b : a)).i);
+}
+
+/** Opens `run`'s first outcome group in the Runs tree and the trace of its first episode. */
+async function openFirstEpisode(wb, run) {
+  await wb.openAgentLab();
+  await wb.collapseAll("Runs");
+  const runRow = await wb.expand("Runs", run);
+  // Scroll the run to the list's second row so that its groups and their first episodes are drawn
+  // below it (not the first: a run scrolled past the top sticks there, over the row beneath).
+  const list = wb.pane("Runs").locator(".monaco-list").first();
+  const rowHeight = (await runRow.boundingBox()).height;
+  await list.hover();
+  await wb.page.mouse.wheel(0, (await runRow.boundingBox()).y - (await list.boundingBox()).y - rowHeight);
+  await wb.page.waitForTimeout(300);
+  // Outcome groups are the tree's second level, episodes its third: the first of each.
+  const group = await rowBelow(wb, runRow, 2);
+  if ((await group.getAttribute("aria-expanded")) === "false") await group.click();
+  const episode = await rowBelow(wb, group, 3);
+  await episode.click();
+  // The tree may re-render (a finished job adds a run), so read the question off the selected
+  // row after the click; the trace shows that episode's question once it has loaded.
+  const selected = wb.pane("Runs").locator('.monaco-list-row.selected[aria-level="3"]');
+  const question = (await selected.innerText()).trim().slice(0, 30);
+  await wb.webview().locator("body", { hasText: question }).waitFor({ timeout: 30_000 });
+}
+
 export const CASES = [
   {
     name: "views",
     async run(wb, { shoot }) {
-      await wb.openAgentLab();
-      await wb.row("Runs", "closed-book").waitFor({ timeout: 20_000 });
+      // The side bar as a new user first sees it (the first case of a window): Runs, the view used
+      // most, the tallest (package.json's initialSize weights, Experiments collapsed until needed).
+      await wb.openAgentLab(null);
+      const heights = await wb.paneHeights();
+      const tallest = Object.entries(heights).reduce((a, b) => (b[1] > a[1] ? b : a));
+      if (tallest[0] !== "Runs")
+        throw new Error(`the side bar opened with ${tallest[0]} tallest: ${JSON.stringify(heights)}`);
+      await wb.setPanes(TREES_OPEN);
+      await wb.findRow("Runs", "closed-book");
       await wb.expand("Runs", "heuristic");
-      await wb.row("Runs", "correct").waitFor({ timeout: 20_000 });
+      await wb.findRow("Runs", "correct");
       await wb.expand("Runs", "wrong");
       await wb.expand("Checkpoints", "sft-it-e2");
-      await wb.row("Checkpoints", "lineage").waitFor({ timeout: 20_000 });
+      await wb.findRow("Checkpoints", "lineage");
       await shoot();
     },
   },
@@ -53,23 +96,28 @@ export const CASES = [
     // The Checkpoints sidebar at 350 px: the side bar dragged to that width, the other views collapsed.
     name: "checkpoints-sidebar",
     async run(wb, { shoot }) {
-      await wb.openAgentLab();
+      await wb.openAgentLab({
+        Runs: false,
+        Experiments: false,
+        Checkpoints: false,
+        "Compare Checkpoints": true,
+        Jobs: false,
+      });
       await wb.command("Agent Lab: Focus on Compare Checkpoints View");
-      for (const title of ["Runs", "Checkpoints", "Jobs"]) {
-        const header = wb.pane(title).locator(".pane-header").first();
-        if ((await header.getAttribute("aria-expanded")) === "true") await header.click();
-      }
       const box = await wb.page.locator(".part.sidebar").boundingBox();
       await wb.page.mouse.move(box.x + box.width - 1, box.y + 300);
       await wb.page.mouse.down();
       await wb.page.mouse.move(box.x + 350, box.y + 300, { steps: 8 });
       await wb.page.mouse.up();
-      await wb.webview().locator("#rows .ckpt-row").first().waitFor({ timeout: 30_000 });
+      await wb.viewWebview().locator("#rows .ckpt-row").first().waitFor({ timeout: 30_000 });
       // Evaluate missing (the modal's Start), then the rows as the evals left them.
-      await wb.webview().locator("#evaluate-missing").click();
+      await wb.viewWebview().locator("#evaluate-missing").click();
       await wb.page.locator(".monaco-dialog-box .monaco-button", { hasText: "Start" }).first().click();
-      await wb.webview().locator("#evaluate-missing", { hasText: "Evaluating" }).waitFor({ timeout: 30_000 });
-      await wb.webview().locator("#evaluate-missing", { hasText: "Evaluate missing" }).waitFor({ timeout: 600_000 });
+      await wb.viewWebview().locator("#evaluate-missing", { hasText: "Evaluating" }).waitFor({ timeout: 30_000 });
+      await wb
+        .viewWebview()
+        .locator("#evaluate-missing", { hasText: "Evaluate missing" })
+        .waitFor({ timeout: 600_000 });
       await wb.page.waitForTimeout(1500); // the chart draws after the data message
       await shoot();
     },
@@ -88,6 +136,9 @@ export const CASES = [
     async run(wb, { shoot }) {
       await wb.openAgentLab();
       await wb.command("Agent Lab: Evaluate…");
+      await wb.quickPickRow("hotpotqa-world");
+      await shoot("-environment");
+      await pickExact(wb, "hotpotqa-world");
       await wb.quickPickRow("val");
       await shoot("-split");
       await wb.pick("val");
@@ -98,8 +149,8 @@ export const CASES = [
       await shoot("-name");
       await wb.input("Run folder name");
       await wb.input("Questions to run", "40");
-      await wb.notification("Evaluate val").waitFor({ timeout: 20_000 });
-      await wb.row("Jobs", "Evaluate val").waitFor({ timeout: 20_000 });
+      await wb.notification("(hotpotqa-world val)").waitFor({ timeout: 20_000 });
+      await wb.findRow("Jobs", /\(hotpotqa-world val\)/);
       await shoot("-running");
       await wb.notification("finished").waitFor({ timeout: 120_000 });
       await shoot("-finished");
@@ -116,18 +167,15 @@ export const CASES = [
   {
     name: "trace",
     async run(wb, { shoot }) {
-      await wb.openAgentLab();
-      await wb.expand("Runs", "heuristic");
-      await wb.expand("Runs", "correct");
-      // Episode rows are the tree's third level; take the first one shown.
-      const episode = wb.pane("Runs").locator('.monaco-list-row[aria-level="3"]').first();
-      await episode.waitFor({ timeout: 20_000 });
-      await episode.click();
-      // The tree may re-render (a finished job adds a run), so read the question off the selected
-      // row after the click; the trace shows that episode's question once it has loaded.
-      const selected = wb.pane("Runs").locator('.monaco-list-row.selected[aria-level="3"]');
-      const question = (await selected.innerText()).trim().slice(0, 30);
-      await wb.webview().locator("body", { hasText: question }).waitFor({ timeout: 30_000 });
+      await openFirstEpisode(wb, "heuristic");
+      await shoot();
+    },
+  },
+  {
+    // The second environment's trace: a single-turn math episode, its answer graded, nothing red.
+    name: "trace-gsm8k",
+    async run(wb, { shoot }) {
+      await openFirstEpisode(wb, FIXTURE.gsm8kRun);
       await shoot();
     },
   },
@@ -172,7 +220,15 @@ export const CASES = [
       await openCompare(wb, FIXTURE.evalRuns[0], SHOT_EXTRAS.promptRun);
       const diff = wb.webview().locator("#prompt-diffs");
       await diff.locator(".diff-added").first().waitFor({ timeout: 20_000 });
-      await diff.scrollIntoViewIfNeeded();
+      // The panel redraws as its statistics arrive, which can detach the element mid-scroll: try again.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await diff.scrollIntoViewIfNeeded({ timeout: 5_000 });
+          break;
+        } catch (e) {
+          if (attempt === 3) throw e;
+        }
+      }
       await shoot();
     },
   },
@@ -208,7 +264,7 @@ export const CASES = [
       await wb.command("Agent Lab: Open Experiment…");
       await pickExact(wb, SHOT_EXTRAS.experiment);
       await wb.webview().locator("#verdict").waitFor({ timeout: 30_000 });
-      await wb.webview().locator("#curves .arm-curve").first().waitFor({ timeout: 20_000 });
+      await wb.webview().locator("#curves .u-over").first().waitFor({ timeout: 20_000 });
       await wb.page.waitForTimeout(500);
       await shoot();
     },

@@ -1,6 +1,28 @@
 // Drives VS Code's web workbench through playwright the way a person would: activity bar, view
 // panes, tree rows, the command palette, quick picks, input boxes, notifications and webviews.
 // Used by the screenshot cases; selectors are VS Code 1.100's DOM.
+
+/** `text` as a RegExp source that matches it literally. */
+export const escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+
+/** Waits until `locator`'s attribute reads `value`. */
+async function waitForAttribute(locator, attribute, value, timeout = 10_000) {
+  const deadline = Date.now() + timeout;
+  while ((await locator.getAttribute(attribute)) !== value) {
+    if (Date.now() > deadline) throw new Error(`${attribute} never became ${value}`);
+    await locator.page().waitForTimeout(100);
+  }
+}
+
+/** The side bar's panes as the tree cases want them. */
+export const TREES_OPEN = {
+  Runs: true,
+  Experiments: false,
+  Checkpoints: true,
+  "Compare Checkpoints": false,
+  Jobs: true,
+};
+
 export class WorkbenchDriver {
   constructor(page, { workspace }) {
     this.page = page;
@@ -16,10 +38,22 @@ export class WorkbenchDriver {
     return this.page.locator('.activitybar .action-item a[aria-label^="Agent Lab"]');
   }
 
-  /** Shows the Agent Lab side bar (clicking the icon again would hide it). */
-  async openAgentLab() {
+  /**
+   * Shows the Agent Lab side bar (clicking the icon again would hide it) with `panes` expanded or
+   * collapsed: by default the three trees open and the webview view closed, so the trees have room;
+   * null leaves them as they are.
+   */
+  async openAgentLab(panes = TREES_OPEN) {
     if (!(await this.pane("Runs").isVisible())) await this.activityItem().click();
     await this.pane("Runs").waitFor({ timeout: 20_000 });
+    if (panes) await this.setPanes(panes);
+  }
+
+  /** The height in pixels of each pane of the side bar, by title. */
+  async paneHeights() {
+    const heights = {};
+    for (const title of Object.keys(TREES_OPEN)) heights[title] = (await this.pane(title).boundingBox()).height;
+    return heights;
   }
 
   /** A view pane of the side bar by its title (Runs, Checkpoints, Jobs). */
@@ -29,19 +63,62 @@ export class WorkbenchDriver {
     });
   }
 
-  /** A tree row inside a pane whose text contains `text`. */
-  row(paneTitle, text) {
-    return this.pane(paneTitle).locator(".monaco-list-row", { hasText: text }).first();
+  /**
+   * Expands or collapses the side bar's panes by title ({ Runs: true, "Compare Checkpoints": false }).
+   * The layout outlives a case: a case that needs room for a tree says so instead of inheriting
+   * what the case before it left.
+   */
+  async setPanes(expanded) {
+    for (const [title, open] of Object.entries(expanded)) {
+      const header = this.pane(title).locator(".pane-header").first();
+      await header.waitFor({ timeout: 20_000 });
+      if (((await header.getAttribute("aria-expanded")) === "true") !== open) await header.click();
+    }
   }
 
-  async expand(paneTitle, text) {
-    const row = this.row(paneTitle, text);
-    await row.waitFor({ timeout: 20_000 });
+  /**
+   * A tree row inside a pane: the one whose label is `label` (a string: the whole label, so
+   * "heuristic" is not "heuristic-terse"), or matches it (a RegExp).
+   */
+  row(paneTitle, label) {
+    const name = label instanceof RegExp ? label : new RegExp(`^\\s*${escapeRegExp(label)}\\s*$`);
+    return this.pane(paneTitle)
+      .locator(".monaco-list-row", { has: this.page.locator(".label-name", { hasText: name }) })
+      .first();
+  }
+
+  /**
+   * Waits for a tree row, scrolling the pane's list to it: the list draws only the rows in view, so
+   * a row below a short pane's fold is not in the page until the list scrolls there.
+   */
+  async findRow(paneTitle, label, timeout = 20_000) {
+    const row = this.row(paneTitle, label);
+    const list = this.pane(paneTitle).locator(".monaco-list").first();
+    const deadline = Date.now() + timeout;
+    // From the top down, three rows a step; back to the top every 20 steps (the row may be added
+    // above the view while the pass runs).
+    for (let step = 0; !(await row.isVisible()) && Date.now() < deadline; step++) {
+      await list.hover();
+      await this.page.mouse.wheel(0, step % 20 === 0 ? -100_000 : 66);
+      await this.page.waitForTimeout(150);
+    }
+    await row.waitFor({ timeout: Math.max(1, deadline - Date.now()) });
+    return row;
+  }
+
+  /** Collapses every top-level row of a pane's tree (an earlier case may have opened long ones). */
+  async collapseAll(paneTitle) {
+    const list = this.pane(paneTitle).locator(".monaco-list").first();
+    await list.hover();
+    await this.page.mouse.wheel(0, -100_000);
+    const open = this.pane(paneTitle).locator('.monaco-list-row[aria-level="1"][aria-expanded="true"]');
+    while ((await open.count()) > 0) await open.first().locator(".monaco-tl-twistie").click();
+  }
+
+  async expand(paneTitle, label) {
+    const row = await this.findRow(paneTitle, label);
     if ((await row.getAttribute("aria-expanded")) === "false") await row.click();
-    await this.pane(paneTitle)
-      .locator('.monaco-list-row[aria-expanded="true"]', { hasText: text })
-      .first()
-      .waitFor({ timeout: 10_000 });
+    await waitForAttribute(row, "aria-expanded", "true");
     return row;
   }
 
@@ -112,9 +189,19 @@ export class WorkbenchDriver {
       .filter(Boolean);
   }
 
-  /** The active webview panel's document (webview = two nested iframes). */
+  /**
+   * The editor's webview panel's document (webview = two nested iframes). A side bar webview view
+   * (Compare Checkpoints) is an iframe too, told apart by where it lies: its URL does not say (a
+   * view first shown after starting collapsed has no "purpose" in it). :visible, because a panel
+   * just closed or hidden behind another editor keeps its iframe for a while.
+   */
   webview() {
-    return this.page.frameLocator("iframe.webview.ready").frameLocator("#active-frame");
+    return this.page.frameLocator("iframe.webview.ready:visible:right-of(.part.sidebar)").frameLocator("#active-frame");
+  }
+
+  /** The document of the side bar's webview view (Compare Checkpoints). */
+  viewWebview() {
+    return this.page.frameLocator("iframe.webview.ready:visible:left-of(.part.editor)").frameLocator("#active-frame");
   }
 
   /** Back to a plain window: no quick input, notifications or editors. */
