@@ -47,8 +47,12 @@ export async function connectCheckpointService(
     };
   }
   const dir = localBackendDir(resolve(workspaceDir));
-  const { localStoreId } = await import("../server");
-  const reused = await servingFolder(port, localStoreId(dir));
+  const { localBackendAt, localStoreId } = await import("../server");
+  const url = `http://127.0.0.1:${port}`;
+  const reused: LocalBackendHandle | undefined =
+    (await localBackendAt(url))?.storeId === localStoreId(dir)
+      ? { url, started: false, close: async () => undefined }
+      : undefined;
   // Another workspace's backend may hold the port: then this command serves its own folder on a free port.
   const handle = reused ?? (await startLocalBackend({ port: 0, dir, seed: 0 }));
   const service = new TinkerService({ apiKey: LOCAL_BACKEND_KEY, baseUrl: handle.url });
@@ -60,17 +64,4 @@ export async function connectCheckpointService(
       if (handle.started) await handle.close();
     },
   };
-}
-
-/** The local backend on `port` when it serves the folder with `storeId`; undefined otherwise (none, or another folder's). */
-async function servingFolder(port: number, storeId: string): Promise<LocalBackendHandle | undefined> {
-  const url = `http://127.0.0.1:${port}`;
-  try {
-    const res = await fetch(`${url}/api/v1/get_server_capabilities`, { signal: AbortSignal.timeout(2_000) });
-    const body = (await res.json()) as { local_store_id?: unknown };
-    return body.local_store_id === storeId ? { url, started: false, close: async () => undefined } : undefined;
-  } catch {
-    // Nothing (or not a local backend) listens there: this command starts its own.
-    return undefined;
-  }
 }

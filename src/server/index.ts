@@ -2,5 +2,5 @@
 export { startLocalBackend, clientConfig, type LocalBackendOptions, type RunningLocalBackend } from "./http-server";
 export { parseFaultSpec, type FaultOptions } from "./faults";
 export { STAND_IN_NOTICE } from "./backend";
-export { connectOrStartLocalBackend, isLocalBackend, type LocalBackendHandle } from "./reuse";
+export { connectOrStartLocalBackend, isLocalBackend, localBackendAt, type LocalBackendHandle } from "./reuse";
 export { localStoreHasRun, localStoreId } from "./checkpoint-store";

@@ -1,7 +1,8 @@
 /**
- * Start-or-reuse for commands like `agent-lab eval --backend local`: if a local backend already
- * listens on the port (e.g. `agent-lab serve-local` in another terminal, or another job), use it;
- * otherwise start one in this process. Several jobs starting at once in one workspace take turns
+ * Start-or-reuse for commands like `agent-lab eval --backend local`: if a local backend serving
+ * this backend folder already listens on the port (e.g. `agent-lab serve-local` in another terminal,
+ * or another job), use it; otherwise start one in this process — on a free port when another
+ * folder's backend (another workspace's) holds this one, whose store and stop are not this job's. Several jobs starting at once in one workspace take turns
  * through a lock file in the backend's folder (created with O_EXCL, holding the holder's pid), so
  * exactly one starts the server and the others reuse it: no port race, no EADDRINUSE.
  *
@@ -17,6 +18,7 @@ import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, stat
 import { join } from "node:path";
 import { UserError } from "../core/base/errors";
 import type { LocalBackendHandle } from "../core/base/tinker/local-backend";
+import { localStoreId } from "./checkpoint-store";
 import { startLocalBackend, type LocalBackendOptions, type RunningLocalBackend } from "./http-server";
 
 export type { LocalBackendHandle };
@@ -29,17 +31,27 @@ export const CLIENT_LEASES = "clients";
 const STALE_LOCK_MS = 60_000;
 const START_WAIT_MS = 60_000;
 
-/** True when a local backend (not some other server) answers at this URL. */
-export async function isLocalBackend(url: string, timeoutMs = 2_000): Promise<boolean> {
+/**
+ * The local backend answering at this URL: which backend folder it serves (its localStoreId; ""
+ * from a backend too old to say), or undefined when no local backend (nothing, or some other
+ * server) answers there.
+ */
+export async function localBackendAt(url: string, timeoutMs = 2_000): Promise<{ storeId: string } | undefined> {
   try {
     const res = await fetch(`${url}/api/v1/get_server_capabilities`, { signal: AbortSignal.timeout(timeoutMs) });
-    if (!res.ok) return false;
-    const body = (await res.json()) as { local_stand_in?: unknown };
-    return body.local_stand_in === true;
+    if (!res.ok) return undefined;
+    const body = (await res.json()) as { local_stand_in?: unknown; local_store_id?: unknown };
+    if (body.local_stand_in !== true) return undefined;
+    return { storeId: typeof body.local_store_id === "string" ? body.local_store_id : "" };
   } catch {
     // Refused, timed out, or not JSON: whatever it is, it is not a local backend we can use.
-    return false;
+    return undefined;
   }
+}
+
+/** True when a local backend (not some other server) answers at this URL. */
+export async function isLocalBackend(url: string, timeoutMs = 2_000): Promise<boolean> {
+  return (await localBackendAt(url, timeoutMs)) !== undefined;
 }
 
 function pidAlive(pid: number): boolean {
@@ -132,9 +144,12 @@ export async function connectOrStartLocalBackend(
   try {
     const unlock = await lock(options.dir, url);
     try {
-      if (await isLocalBackend(url)) return reused;
+      const running = await localBackendAt(url);
+      if (running?.storeId === localStoreId(options.dir)) return reused;
       rmSync(lease, { force: true });
-      return await start(options);
+      // Another folder's backend holds the port (another workspace's job): its checkpoints would
+      // land in that folder and its stop would not wait for this job, so serve ours on a free port.
+      return await start(running ? { ...options, port: 0 } : options);
     } finally {
       unlock();
     }

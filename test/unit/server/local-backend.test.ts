@@ -540,6 +540,31 @@ describe("server/local-backend start-or-reuse", () => {
     }
     assert.equal(await isLocalBackend(first.url), false);
   });
+
+  it("never reuses another folder's backend: a job of another workspace serves its own folder on a free port", async () => {
+    const { connectOrStartLocalBackend, localBackendAt, localStoreId } = await import("../../../src/server");
+    const dirA = mkdtempSync(join(tmpdir(), "local-backend-a-"));
+    const dirB = mkdtempSync(join(tmpdir(), "local-backend-b-"));
+    const first = await connectOrStartLocalBackend({ dir: dirA, port: 0 });
+    try {
+      const port = Number(new URL(first.url).port);
+      // Before, B's job took A's server on the shared port: B's checkpoints went to A's folder (a later
+      // B job found "no checkpoint at …"), and A's stop did not wait for B's lease, taken in B's folder.
+      const other = await connectOrStartLocalBackend({ dir: dirB, port });
+      try {
+        assert.equal(other.started, true);
+        assert.notEqual(other.url, first.url);
+        assert.equal((await localBackendAt(other.url))?.storeId, localStoreId(dirB));
+        assert.equal((await localBackendAt(first.url))?.storeId, localStoreId(dirA));
+      } finally {
+        await other.close();
+      }
+    } finally {
+      await first.close();
+      rmSync(dirA, { recursive: true, force: true });
+      rmSync(dirB, { recursive: true, force: true });
+    }
+  });
 });
 
 describe("server/local-backend memory bounds", () => {
