@@ -1,10 +1,11 @@
 /**
  * Start-or-reuse for commands like `agent-lab eval --backend local`: if a local backend serving
  * this backend folder already listens on the port (e.g. `agent-lab serve-local` in another terminal,
- * or another job), use it; otherwise start one in this process — on a free port when another
- * folder's backend (another workspace's) holds this one, whose store and stop are not this job's. Several jobs starting at once in one workspace take turns
- * through a lock file in the backend's folder (created with O_EXCL, holding the holder's pid), so
- * exactly one starts the server and the others reuse it: no port race, no EADDRINUSE.
+ * or another job), use it; otherwise start one in this process, on a free port when another folder's
+ * backend (another workspace's, whose store and stop are not this job's) holds this one. Several
+ * jobs starting at once in one workspace take turns through a lock file in the backend's folder
+ * (created with O_EXCL, holding the holder's pid), so exactly one starts the server and the others
+ * reuse it: no port race, no EADDRINUSE.
  *
  * The process that started the server keeps it up while other jobs still use it. Each job that
  * reuses it holds a lease (a file in the backend folder's clients/, named by its pid) from before
