@@ -9,7 +9,7 @@
 import type { CheckpointsSidebarView, SidebarRow } from "../../src/core/views/checkpoints/sidebar-view";
 import type { HostMessage } from "../../src/extension/webview/protocol";
 import { createTimeChart, type TimeChart } from "../shared/charts";
-import { append, clear, fmt, h, isChecked } from "../shared/dom";
+import { append, clear, fmt, formatScore, h, isChecked } from "../shared/dom";
 import { listen, loadingLine, markFirstFrame, send } from "../shared/host";
 
 const app = document.getElementById("app")!;
@@ -87,7 +87,7 @@ function scoreChart(v: CheckpointsSidebarView): HTMLElement | null {
     title: `val ${v.valMetric} by step (95% CI)`,
     series,
     points: true,
-    format: (x) => fmt(x), // means in the digits of their intervals and of the rows below
+    format: formatScore,
     yLabel: `val ${v.valMetric}`,
     refLines: v.baseline?.primary
       ? [

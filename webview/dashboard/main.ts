@@ -21,7 +21,7 @@ import {
 } from "../../src/core/views/trace/metric-groups";
 import { chartFigure, createTimeChart, palette, type TimeChart } from "../shared/charts";
 import { formatNumber, formatUsdValue, isConstant, MAX_SMOOTHING } from "../shared/chart-math";
-import { append, clear, fmt, h, isChecked } from "../shared/dom";
+import { append, clear, fmt, formatScore, h, isChecked } from "../shared/dom";
 import { listen, loadingLine, markFirstFrame, send } from "../shared/host";
 import { renderStream } from "../trace/token-stream";
 import { checkpointCopyButtons } from "./checkpoint-table-copy";
@@ -299,7 +299,7 @@ function checkpointChart(v: DashboardView): HTMLElement | null {
           },
         ],
         points: true,
-        format: (x) => fmt(x), // means in the digits of their intervals and of the table below
+        format: formatScore,
         yLabel: `val ${metric}`,
         // The run's steps, not the last scored checkpoint padded by the chart.
         ...(v.lastStep !== null ? { xMax: v.lastStep } : {}),

@@ -11,7 +11,7 @@
  * All text is set as text (h() never parses HTML): titles, arm names and reasons are untrusted.
  */
 import type { ExperimentProgressView, ExperimentView, LinkedNumber } from "../../src/core/views/experiments/view-model";
-import { append, clear, fmt, h, svg } from "../shared/dom";
+import { append, clear, fmt, formatScore, h, svg } from "../shared/dom";
 import { listen, send } from "../shared/host";
 import { copyTableButtons } from "../shared/copy-table";
 import { chartFigure, createTimeChart, palette, type TimeChart } from "../shared/charts";
@@ -164,7 +164,7 @@ function curves(v: ExperimentView): HTMLElement {
       ];
     }),
     points: true,
-    format: (x) => fmt(x), // scores and their intervals in the verdict's digits
+    format: formatScore,
     xLabel: "step",
     yLabel: v.metricLabel,
   });

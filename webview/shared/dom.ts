@@ -83,6 +83,9 @@ export function fmt(x: number | null | undefined, digits = 3): string {
   return x === undefined || x === null || !Number.isFinite(x) ? "–" : x.toFixed(digits);
 }
 
+/** A score (F1, accuracy) as charts read it out: its mean in the digits of its interval and of the tables. */
+export const formatScore = (x: number | null): string => fmt(x);
+
 export function usd(x: number): string {
   return x === 0 ? "$0" : x < 0.01 ? `$${x.toFixed(5)}` : `$${x.toFixed(4)}`;
 }
