@@ -162,17 +162,26 @@ export async function connectOrStartLocalBackend(
 
 /** Stops a backend this job started once no other job holds a lease on it. */
 async function stopWhenUnused(dir: string, url: string, running: RunningLocalBackend): Promise<void> {
-  for (;;) {
-    while (liveLeases(dir) > 0) await sleep(200);
-    const unlock = await lock(dir, url);
-    try {
-      if (liveLeases(dir) === 0) {
-        await running.closeWhenIdle();
-        return;
+  try {
+    for (;;) {
+      while (liveLeases(dir) > 0) await sleep(200);
+      const unlock = await lock(dir, url);
+      try {
+        if (liveLeases(dir) === 0) {
+          await running.closeWhenIdle();
+          return;
+        }
+      } finally {
+        unlock();
       }
-    } finally {
-      unlock();
     }
+  } catch (e) {
+    // Stopped whatever kept the lock from being taken: a server left up holds the port (later jobs
+    // of every workspace meet it there) and keeps this process alive with nothing left to stop it.
+    await running.closeWhenIdle();
+    // The folder deleted under the job (its workspace removed): no job can lease or reuse the
+    // backend through it any more, so stopping it is all there was to do.
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
   }
 }
 

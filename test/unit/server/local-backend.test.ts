@@ -4,6 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
+import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startLocalBackend, type RunningLocalBackend } from "../../../src/server";
@@ -565,7 +566,29 @@ describe("server/local-backend start-or-reuse", () => {
       rmSync(dirB, { recursive: true, force: true });
     }
   });
+
+  it("stops the backend it started when its folder was deleted meanwhile (a workspace removed under a job): the port is free again", async () => {
+    const { connectOrStartLocalBackend, isLocalBackend } = await import("../../../src/server");
+    const dir = mkdtempSync(join(tmpdir(), "local-backend-gone-"));
+    const port = await freePort();
+    const handle = await connectOrStartLocalBackend({ dir, port });
+    assert.equal(handle.started, true);
+    rmSync(dir, { recursive: true, force: true });
+    // Before, the stop's lock file could not be made in the deleted folder: close() rejected with
+    // ENOENT and the server kept the port (and the process) alive with nothing left to stop it.
+    await handle.close();
+    assert.equal(await isLocalBackend(handle.url, 500), false);
+  });
 });
+
+/** A port nothing listens on now (the OS's pick for a server closed at once). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
 
 describe("server/local-backend memory bounds", () => {
   it("keeps the newest 16 unnamed samplers per session and says why an older one is gone", async () => {
