@@ -8,7 +8,6 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { TinkerService } from "../core/base/tinker";
 import { localBackendDir, LOCAL_BACKEND_KEY } from "../core/steps/eval/backends";
-import type { LocalBackendHandle } from "../core/base/tinker/local-backend";
 import { startLocalBackend } from "./local-backend";
 
 export type ServiceName = "local" | "tinker";
@@ -16,7 +15,7 @@ export type ServiceName = "local" | "tinker";
 export interface CheckpointServiceConnection {
   service: TinkerService;
   backend: ServiceName;
-  /** Stops the heartbeat, and the local backend when this command started it. */
+  /** Stops the heartbeat; gives back the lease on a reused local backend, or stops the one this command started. */
   close(): Promise<void>;
 }
 
@@ -47,21 +46,17 @@ export async function connectCheckpointService(
     };
   }
   const dir = localBackendDir(resolve(workspaceDir));
-  const { localBackendAt, localStoreId } = await import("../server");
-  const url = `http://127.0.0.1:${port}`;
-  const reused: LocalBackendHandle | undefined =
-    (await localBackendAt(url))?.storeId === localStoreId(dir)
-      ? { url, started: false, close: async () => undefined }
-      : undefined;
-  // Another workspace's backend may hold the port: then this command serves its own folder on a free port.
-  const handle = reused ?? (await startLocalBackend({ port: 0, dir, seed: 0 }));
+  const { reuseLocalBackend } = await import("../server");
+  // The workspace's backend on its port, leased (its starter stops it only after this command);
+  // else this command's own on a free port (another workspace's may hold the port), stopped with it.
+  const handle = (await reuseLocalBackend(dir, port)) ?? (await startLocalBackend({ port: 0, dir, seed: 0 }));
   const service = new TinkerService({ apiKey: LOCAL_BACKEND_KEY, baseUrl: handle.url });
   return {
     service,
     backend,
     close: async () => {
       service.close();
-      if (handle.started) await handle.close();
+      await handle.close();
     },
   };
 }

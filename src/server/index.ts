@@ -2,5 +2,11 @@
 export { startLocalBackend, clientConfig, type LocalBackendOptions, type RunningLocalBackend } from "./http-server";
 export { parseFaultSpec, type FaultOptions } from "./faults";
 export { STAND_IN_NOTICE } from "./backend";
-export { connectOrStartLocalBackend, isLocalBackend, localBackendAt, type LocalBackendHandle } from "./reuse";
+export {
+  connectOrStartLocalBackend,
+  isLocalBackend,
+  localBackendAt,
+  reuseLocalBackend,
+  type LocalBackendHandle,
+} from "./reuse";
 export { localStoreHasRun, localStoreId } from "./checkpoint-store";

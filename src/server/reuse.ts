@@ -137,20 +137,41 @@ export async function connectOrStartLocalBackend(
   options: LocalBackendOptions & { port: number },
 ): Promise<LocalBackendHandle> {
   if (options.port === 0) return start(options);
-  const url = `http://127.0.0.1:${options.port}`;
-  mkdirSync(options.dir, { recursive: true });
+  // Another folder's backend on the port (another workspace's job): its checkpoints would land in
+  // that folder and its stop would not wait for this job, so serve ours on a free port.
+  return leaseOr(options.dir, options.port, (running) => start(running ? { ...options, port: 0 } : options));
+}
+
+/**
+ * The backend serving `dir` on the port, leased until the handle's close() (its starter stops it
+ * only after), or undefined when none is there: for a short command that would rather start its
+ * own on a free port than become the port's starter (whose stop waits for every job that reuses it).
+ */
+export async function reuseLocalBackend(dir: string, port: number): Promise<LocalBackendHandle | undefined> {
+  return leaseOr(dir, port, async () => undefined);
+}
+
+/**
+ * The backend serving `dir` on the port with a lease on it; else, still holding the start lock (so no
+ * other job starts one meanwhile), `otherwise` of what answers there (another folder's backend, or none).
+ */
+async function leaseOr<T>(
+  dir: string,
+  port: number,
+  otherwise: (running: { storeId: string } | undefined) => Promise<T>,
+): Promise<LocalBackendHandle | T> {
+  const url = `http://127.0.0.1:${port}`;
+  mkdirSync(dir, { recursive: true });
   // The lease comes first: a starter deciding to stop either sees it, or has stopped before we look.
-  const lease = takeLease(options.dir);
+  const lease = takeLease(dir);
   const reused: LocalBackendHandle = { url, started: false, close: async () => rmSync(lease, { force: true }) };
   try {
-    const unlock = await lock(options.dir, url);
+    const unlock = await lock(dir, url);
     try {
       const running = await localBackendAt(url);
-      if (running?.storeId === localStoreId(options.dir)) return reused;
+      if (running?.storeId === localStoreId(dir)) return reused;
       rmSync(lease, { force: true });
-      // Another folder's backend holds the port (another workspace's job): its checkpoints would
-      // land in that folder and its stop would not wait for this job, so serve ours on a free port.
-      return await start(running ? { ...options, port: 0 } : options);
+      return await otherwise(running);
     } finally {
       unlock();
     }

@@ -4,7 +4,6 @@
  */
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startLocalBackend, type RunningLocalBackend } from "../../../src/server";
@@ -15,6 +14,7 @@ import {
 } from "../../../src/core/base/tinker/wire/codec";
 import { rlDatum, sftDatum } from "../../../src/core/base/tinker/wire/builders";
 import type { Datum, ForwardBackwardOutput, LossFn, SampleResponse } from "../../../src/core/base/tinker/wire/types";
+import { freePort } from "../../helpers/local-backend";
 
 interface Reply {
   status: number;
@@ -580,15 +580,6 @@ describe("server/local-backend start-or-reuse", () => {
     assert.equal(await isLocalBackend(handle.url, 500), false);
   });
 });
-
-/** A port nothing listens on now (the OS's pick for a server closed at once). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as AddressInfo).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe("server/local-backend memory bounds", () => {
   it("keeps the newest 16 unnamed samplers per session and says why an older one is gone", async () => {

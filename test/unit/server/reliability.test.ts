@@ -10,13 +10,13 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { request } from "node:http";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isLocalBackend, startLocalBackend, type RunningLocalBackend } from "../../../src/server";
 import { decodeSampleResponse, encodeForwardBackwardRequest } from "../../../src/core/base/tinker/wire/codec";
 import { sftDatum } from "../../../src/core/base/tinker/wire/builders";
 import { startCli, waitFor } from "../cli/cli-process";
+import { freePort } from "../../helpers/local-backend";
 
 interface Reply {
   status: number;
@@ -112,17 +112,6 @@ async function baseSampler(url: string, session: string, seq = 0): Promise<strin
       type: "create_sampling_session",
     })
   ).sampling_session_id as string;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 const MB = 1024 * 1024;
