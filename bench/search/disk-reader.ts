@@ -92,6 +92,7 @@ function inMemorySearch(dir: string): (query: string) => number[] {
       windowedRows: u32(FILES.windowRows),
       windows: windowCount(meta.documents),
       windowStart: u32(FILES.windowStart),
+      windowBits: u32(FILES.windowBits),
     }),
   );
   const index = openIndex(dir, { fill: false }); // for the vocabulary lookups only

@@ -21,6 +21,11 @@
  *                        term maximum), 0 = none there
  *   window-start.u32     for the same terms, windows + 1 posting positions each: the first posting of
  *                        the term in window w or later (a search jumps to a window's postings)
+ *   window-bits.u32      for the same terms, a bitmap of the documents holding the term: 2 · windows
+ *                        u32 each (a window's 64 bits), bit d & 31 of word d >>> 5 set for document
+ *                        d. A probe (does document d hold the term, and where is its posting?) reads
+ *                        one bit, and where it is set the posting is its window's start plus the bits
+ *                        set below it: no search of the list's doc numbers
  *   doc-ids.f64          N corpus ids
  *   text-offsets.f64     2N+1 byte offsets into texts.bin: title i at [2i, 2i+1), text at [2i+1, 2i+2)
  *   texts.bin            titles and texts, UTF-8
@@ -41,8 +46,9 @@ export const INDEX_FORMAT = "agent-lab-bm25";
 /**
  * Bump when the layout or the scoring changes: older folders are refused with a rebuild hint.
  * 6: every file's CRC blocks are 4 KiB (5 had a block per page: 64 KiB for the lists).
+ * 7: window-bits.u32 (probes read a bit, not the list).
  */
-export const INDEX_VERSION = 6;
+export const INDEX_VERSION = 7;
 
 /** bm25s's defaults: method "lucene", k1 = 1.5, b = 0.75. */
 export const DEFAULT_K1 = 1.5;
@@ -58,6 +64,7 @@ export const FILES = {
   termMax: "term-max.f32",
   windowMax: "window-max.u8",
   windowStart: "window-start.u32",
+  windowBits: "window-bits.u32",
   docIds: "doc-ids.f64",
   windowRows: "window-rows.u32",
   textOffsets: "text-offsets.f64",
@@ -92,6 +99,7 @@ export const PAGE_SHIFTS: Readonly<Record<IndexFile, number>> = {
   termMax: 14,
   windowMax: 16,
   windowStart: 16,
+  windowBits: 16,
   windowRows: 14,
   docIds: 14,
   textOffsets: 14,
@@ -129,6 +137,11 @@ export function windowedRows(postingOffsets: Uint32Array, documents: number): Ui
   for (let r = 0; r + 1 < postingOffsets.length; r++)
     if (hasWindows(postingOffsets[r + 1] - postingOffsets[r], W)) rows.push(r);
   return Uint32Array.from(rows);
+}
+
+/** Sets the bits of docs[from, to) in a window-bits.u32 row that starts at word `at` (see the layout above). */
+export function setDocBits(bits: Uint32Array, at: number, docs: Uint32Array, from: number, to: number): void {
+  for (let p = from; p < to; p++) bits[at + (docs[p] >>> 5)] |= 1 << (docs[p] & 31);
 }
 
 /** Terms with window maxima: those with at least as many postings as there are windows (a row costs no more than the list it bounds). */

@@ -5,7 +5,8 @@
  * whole: their window bounds take a pass over all of them anyway. Long lists are copied a chunk of
  * CHUNK postings at a time when the search first reads into it (ensure), so the postings of the
  * windows pruning skips are never read from disk; their window maxima are copied whole (the
- * bounds pass reads every one), their window starts a chunk at a time, as the sweep reaches them.
+ * bounds pass reads every one), their window starts a chunk at a time, as the sweep reaches them,
+ * and their bits (window-bits.u32) a chunk at a time where a probe needs one.
  */
 import type { PagedFile } from "./paged-file";
 import { windowSlot, type PostingSource, type TermSlices } from "./window-top-k";
@@ -20,6 +21,9 @@ const CHUNK = 1 << CHUNK_SHIFT;
 /** Window starts per chunk of a long list's row read on demand (4 KiB, on the file's 4 KiB boundaries). */
 const STARTS_SHIFT = 10;
 const STARTS = 1 << STARTS_SHIFT;
+/** Words of a long list's bits read on demand at a time (4 KiB: 512 windows, on the file's 4 KiB boundaries). */
+const BITS_SHIFT = 10;
+const BITS = 1 << BITS_SHIFT;
 
 export interface PostingFiles {
   postingOffsets: PagedFile;
@@ -28,6 +32,7 @@ export interface PostingFiles {
   termMax: PagedFile;
   windowMax: PagedFile;
   windowStart: PagedFile;
+  windowBits: PagedFile;
 }
 
 export class DiskPostings implements PostingSource {
@@ -77,12 +82,14 @@ class MemorySlices implements TermSlices {
   end = new Int32Array(0);
   base = new Int32Array(0);
   at = new Int32Array(0);
+  bitAt = new Int32Array(0);
 
   private constructor(
     readonly docs: Uint32Array,
     readonly scores: Float32Array,
     readonly windowMax: Uint8Array,
     readonly windowStart: Uint32Array,
+    readonly bits: Uint32Array,
   ) {}
 
   /** The slices over the resident files, or undefined while one of them is not (yet) resident. */
@@ -91,13 +98,16 @@ class MemorySlices implements TermSlices {
     const scores = files.postingScores.resident;
     const windowMax = files.windowMax.resident;
     const windowStart = files.windowStart.resident;
+    const bits = files.windowBits.resident;
     // Positions must fit the Int32Array slices (a resident file is within the cache's budget: always here).
-    if (!docs || !scores || !windowMax || !windowStart || docs.length >= 2 ** 33) return undefined;
+    if (!docs || !scores || !windowMax || !windowStart || !bits || docs.length >= 2 ** 33) return undefined;
+    const u32 = (bytes: Uint8Array) => new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.length / 4);
     return new MemorySlices(
-      new Uint32Array(docs.buffer, docs.byteOffset, docs.length / 4),
+      u32(docs),
       new Float32Array(scores.buffer, scores.byteOffset, scores.length / 4),
       windowMax,
-      new Uint32Array(windowStart.buffer, windowStart.byteOffset, windowStart.length / 4),
+      u32(windowStart),
+      u32(bits),
     );
   }
 
@@ -109,6 +119,7 @@ class MemorySlices implements TermSlices {
       this.end = new Int32Array(T);
       this.base = new Int32Array(T);
       this.at = new Int32Array(T);
+      this.bitAt = new Int32Array(T);
     }
     for (let i = 0; i < T; i++) {
       const { from, to } = postings.range(rows[i]);
@@ -117,6 +128,7 @@ class MemorySlices implements TermSlices {
       this.end[i] = to;
       this.base[i] = slot < 0 ? -1 : slot * W;
       this.at[i] = slot < 0 ? -1 : slot * (W + 1);
+      this.bitAt[i] = slot < 0 ? -1 : slot * 2 * W;
     }
     return this;
   }
@@ -125,12 +137,16 @@ class MemorySlices implements TermSlices {
     // Every posting is in memory already.
   }
 
-  ensureDocs(): void {
+  ensureScores(): void {
     // Every posting is in memory already.
   }
 
   ensureWindows(): void {
     // Every window start is in memory already.
+  }
+
+  ensureBits(): void {
+    // Every bit is in memory already.
   }
 }
 
@@ -144,10 +160,12 @@ class DiskSlices implements TermSlices {
   scores = new Float32Array(CHUNK);
   windowMax = new Uint8Array(0);
   windowStart = new Uint32Array(0);
+  bits = new Uint32Array(0);
   start = new Int32Array(0);
   end = new Int32Array(0);
   base = new Int32Array(0);
   at = new Int32Array(0);
+  bitAt = new Int32Array(0);
   /** Per chunk of the scratch: 1 once its doc numbers are copied in, and its scores. */
   private docsLoaded = new Uint8Array(1);
   private scoresLoaded = new Uint8Array(1);
@@ -157,11 +175,16 @@ class DiskSlices implements TermSlices {
   private chunkBegin = new Int32Array(1);
   private chunkEnd = new Int32Array(1);
   private windows = 0;
-  /** The long lists of the query: their window-start.u32 row, scratch row, and file-to-scratch position shift. */
-  private readonly longRows: { slot: number; at: number; shift: number }[] = [];
+  /** The long lists of the query: their window-start.u32 row, scratch rows (starts, bits), and file-to-scratch position shift. */
+  private readonly longRows: { slot: number; at: number; bitAt: number; shift: number }[] = [];
   /** Flags per long list (long list · startChunks + the row's chunk): 1 once those window starts are read. */
   private startChunks = 0;
   private startLoaded = new Uint8Array(0);
+  /** The same for the long lists' bits (long list · bitChunks + the row's chunk). */
+  private bitChunks = 0;
+  private bitsLoaded = new Uint8Array(0);
+  /** Per query term: its index among the long lists. */
+  private longOf = new Int32Array(0);
 
   constructor(private readonly files: PostingFiles) {}
 
@@ -171,6 +194,7 @@ class DiskSlices implements TermSlices {
     this.windows = W;
     // A row of W + 1 starts lies on at most this many pages of window-start.u32.
     this.startChunks = Math.ceil((W + 1) / STARTS) + 1;
+    this.bitChunks = Math.ceil((2 * W) / BITS) + 1;
     this.longRows.length = 0;
     const ranges = rows.map((row) => postings.range(row));
     const slots = rows.map((row) => postings.slotOf(row));
@@ -178,6 +202,8 @@ class DiskSlices implements TermSlices {
     this.end = new Int32Array(T);
     this.base = new Int32Array(T);
     this.at = new Int32Array(T);
+    this.bitAt = new Int32Array(T);
+    this.longOf = new Int32Array(T);
     let total = 0;
     let long = 0;
     for (let i = 0; i < T; i++) {
@@ -187,6 +213,8 @@ class DiskSlices implements TermSlices {
       total += Math.ceil(((from % CHUNK) + (to - from)) / CHUNK) * CHUNK;
       this.base[i] = slots[i] < 0 ? -1 : long * W;
       this.at[i] = slots[i] < 0 ? -1 : long * (W + 1);
+      this.bitAt[i] = slots[i] < 0 ? -1 : long * 2 * W;
+      this.longOf[i] = long;
       if (slots[i] >= 0) long++;
     }
     this.reserve(total, long, W);
@@ -205,10 +233,31 @@ class DiskSlices implements TermSlices {
         continue;
       }
       this.files.windowMax.copy(slots[i] * W, (slots[i] + 1) * W, this.windowMax, this.base[i]);
-      this.longRows.push({ slot: slots[i], at: this.at[i], shift });
+      this.longRows.push({ slot: slots[i], at: this.at[i], bitAt: this.bitAt[i], shift });
     }
     this.startLoaded.fill(0, 0, this.longRows.length * this.startChunks);
+    this.bitsLoaded.fill(0, 0, this.longRows.length * this.bitChunks);
     return this;
+  }
+
+  /** The chunk of BITS words of long list i's bits that holds window w, read the first time a probe needs it. */
+  ensureBits(i: number, w: number): void {
+    const l = this.longOf[i];
+    const words = 2 * this.windows;
+    const { slot, bitAt } = this.longRows[l];
+    const row = slot * words; // the row's first word in the file
+    const k = Math.floor((row + 2 * w) / BITS);
+    const flag = l * this.bitChunks + k - Math.floor(row / BITS);
+    if (this.bitsLoaded[flag] === 1) return;
+    const a = Math.max(k * BITS, row) - row; // words [a, b) of the row
+    const b = Math.min((k + 1) * BITS, row + words) - row;
+    this.files.windowBits.copy(
+      4 * (row + a),
+      4 * (row + b),
+      new Uint8Array(this.bits.buffer, 4 * (bitAt + a), 4 * (b - a)),
+      0,
+    );
+    this.bitsLoaded[flag] = 1;
   }
 
   /**
@@ -244,8 +293,8 @@ class DiskSlices implements TermSlices {
     this.copyIn(from, to, this.scoresLoaded, this.files.postingScores, this.scores);
   }
 
-  ensureDocs(from: number, to: number): void {
-    this.copyIn(from, to, this.docsLoaded, this.files.postingDocs, this.docs);
+  ensureScores(from: number, to: number): void {
+    this.copyIn(from, to, this.scoresLoaded, this.files.postingScores, this.scores);
   }
 
   /** Entries [from, to) of one list's file into its scratch, the chunks not copied yet, consecutive ones together. */
@@ -276,7 +325,9 @@ class DiskSlices implements TermSlices {
     }
     if (this.windowMax.length < long * W) this.windowMax = new Uint8Array(long * W);
     if (this.windowStart.length < long * (W + 1)) this.windowStart = new Uint32Array(long * (W + 1));
+    if (this.bits.length < long * 2 * W) this.bits = new Uint32Array(long * 2 * W);
     const flags = long * this.startChunks;
     if (this.startLoaded.length < flags) this.startLoaded = new Uint8Array(flags);
+    if (this.bitsLoaded.length < long * this.bitChunks) this.bitsLoaded = new Uint8Array(long * this.bitChunks);
   }
 }

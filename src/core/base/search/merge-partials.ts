@@ -13,6 +13,7 @@ import {
   hasWindows,
   idfLucene,
   lengthNorm,
+  setDocBits,
   termHash,
   termScore,
   vocabHashSlots,
@@ -67,6 +68,7 @@ export function mergePartials(
     const postingScores = open("postingScores");
     const windowMaxOut = open("windowMax");
     const windowStartOut = open("windowStart");
+    const windowBitsOut = open("windowBits");
     const vocabOffsets = new Growable(Uint32Array, 1 << 16);
     const postingOffsets = new Growable(Uint32Array, 1 << 16);
     const termMax = new Growable(Float32Array, 1 << 16);
@@ -76,6 +78,7 @@ export function mergePartials(
     const W = windowCount(N);
     const windowMax = new Uint8Array(W);
     const windowStart = new Uint32Array(W + 1);
+    const windowBits = new Uint32Array(2 * W);
     const best = new Float32Array(W);
     let docs = new Uint32Array(1 << 16);
     let scores = new Float32Array(1 << 16);
@@ -115,6 +118,9 @@ export function mergePartials(
         termWindows(docs, scores, df, P, Math.fround(top), best, windowMax, windowStart);
         windowMaxOut.write(windowMax);
         windowStartOut.write(windowStart);
+        windowBits.fill(0);
+        setDocBits(windowBits, 0, docs, 0, df);
+        windowBitsOut.write(windowBits);
       }
       vocab.write(term);
       vocabBytes += term.length;
@@ -131,7 +137,7 @@ export function mergePartials(
     }
     progress(P);
 
-    for (const key of ["vocab", "postingDocs", "postingScores", "windowMax", "windowStart"] as const)
+    for (const key of ["vocab", "postingDocs", "postingScores", "windowMax", "windowStart", "windowBits"] as const)
       writers[key]!.close();
     const whole = (key: Exclude<IndexFile, "texts">, view: ArrayBufferView) => {
       open(key).write(view);

@@ -14,8 +14,10 @@
  *     postings in the block's open windows into per-document partial sums (long lists jump to a
  *     window's first posting, read from window-start.u32, so their postings in skipped windows
  *     are never read); a document whose partial sum plus the non-essential terms' bounds in its
- *     window cannot reach kth is dropped, and the non-essential lists are only probed (cursor
- *     forward) for the rest.
+ *     window cannot reach kth is dropped, and the non-essential lists are only probed for the
+ *     rest (a short list cursor forward; a long list by one bit of window-bits.u32, whose set bits
+ *     below it give the posting: no search of its doc numbers, which cost a cache miss or a page
+ *     read each, and the exact scores likewise).
  *
  * A document that survives gets its exact float32 sum in query-word order (repeats added again),
  * the way bm25s and searchExhaustive add them. No dense per-document accumulator to clear or
@@ -26,7 +28,8 @@
  * window rows (disk-postings.ts reads them from the index files: short lists whole, long lists a
  * run of windows at a time, as the sweep reaches them, so their postings in skipped windows are
  * never read from disk either). `ensure(from, to)` is called before any posting of a long list is
- * read, `ensureWindows` before any window start; a long list is only ever read inside the windows
+ * read (`ensureScores` where only its score is), `ensureWindows` before any window start,
+ * `ensureBits` before a long list's bits; a long list is only ever read inside the windows
  * window-start.u32 gives.
  */
 import { WINDOW_SHIFT } from "./bm25-format";
@@ -53,29 +56,37 @@ export interface PostingArrays {
    * postings instead of searching the list for them (each probe of a search is a cache miss).
    */
   windowStart: Uint32Array;
+  /** For the i-th windowed row, a bitmap of its documents: 2 · windows u32 from row i · 2 · windows (bm25-format.ts). */
+  windowBits: Uint32Array;
 }
 
 /**
  * A query's distinct terms as the search reads them: docs[start[i], end[i]) and scores at the same
  * positions are term i's list, base[i] its row in windowMax (or -1: a short list, no stored row),
- * at[i] its row in windowStart (positions in docs, windows + 1 of them). The arrays may be shared
- * scratch: valid until the next load().
+ * at[i] its row in windowStart (positions in docs, windows + 1 of them), bitAt[i] its row in bits
+ * (the list's documents as bits, 2 · windows words: a probe tests one, and the posting of a set bit
+ * is its window's start plus the bits set below it there). The arrays may be shared scratch: valid
+ * until the next load().
  */
 export interface TermSlices {
   docs: Uint32Array;
   scores: Float32Array;
   windowMax: Uint8Array;
   windowStart: Uint32Array;
+  bits: Uint32Array;
   start: Int32Array;
   end: Int32Array;
   base: Int32Array;
   at: Int32Array;
+  bitAt: Int32Array;
   /** Makes docs and scores [from, to) readable (long lists are read from disk on demand). */
   ensure(from: number, to: number): void;
-  /** Makes docs [from, to) readable: a probe reads a posting's score only where it finds the document. */
-  ensureDocs(from: number, to: number): void;
+  /** Makes scores [from, to) readable: a probe reads a posting's score only where d's bit is set. */
+  ensureScores(from: number, to: number): void;
   /** Makes entries [from, to) of every long list's windowStart row readable (read on demand too). */
   ensureWindows(from: number, to: number): void;
+  /** Makes window w of term i's bits readable (i a long list). */
+  ensureBits(i: number, w: number): void;
 }
 
 /** Where the search gets its terms from: the index files, or arrays in memory. */
@@ -101,13 +112,16 @@ export function fromArrays(a: PostingArrays): PostingSource {
         scores: a.scores,
         windowMax: a.windowMax,
         windowStart: a.windowStart,
+        bits: a.windowBits,
         start: Int32Array.from(rows, (row) => a.postingOffsets[row]),
         end: Int32Array.from(rows, (row) => a.postingOffsets[row + 1]),
         base: Int32Array.from(slots, (slot) => (slot < 0 ? -1 : slot * W)),
         at: Int32Array.from(slots, (slot) => (slot < 0 ? -1 : slot * (W + 1))),
+        bitAt: Int32Array.from(slots, (slot) => (slot < 0 ? -1 : slot * 2 * W)),
         ensure,
-        ensureDocs: ensure,
+        ensureScores: ensure,
         ensureWindows: ensure,
+        ensureBits: ensure,
       };
     },
   };
@@ -163,7 +177,7 @@ export class WindowTopK {
     // In a function of its own: its closures would otherwise keep top()'s variables in a heap
     // context, which slowed the loops here that read them (measured: the sweep's window test 2×).
     const { T, rowTerm, weight, upper, unit, slices } = queryTerms(this.source, rows, scratch);
-    const { docs, scores, windowMax, windowStart, start, end, base, at } = slices;
+    const { docs, scores, windowMax, windowStart, bits, start, end, base, at, bitAt } = slices;
     /** below[i]: the sum of the upper bounds of terms[0, i). */
     const below = scratch.f64(BELOW, T + 1);
     for (let i = 0; i < T; i++) below[i + 1] = below[i] + upper[i];
@@ -296,10 +310,10 @@ export class WindowTopK {
         for (let i = 0; i < e; i++) rest += base[i] >= 0 ? windowMax[base[i] + w] * unit[i] : upper[i];
         for (let half = 0; half < 2; half++) {
           const word = 2 * j + half;
-          let bits = blockHas[word];
+          let has = blockHas[word];
           blockHas[word] = 0;
-          for (; bits !== 0; bits &= bits - 1) {
-            const o = 32 * word + 31 - Math.clz32(bits & -bits);
+          for (; has !== 0; has &= has - 1) {
+            const o = 32 * word + 31 - Math.clz32(has & -has);
             let v = blockSum[o];
             blockSum[o] = 0;
             if ((v + rest) * grow < kth) continue;
@@ -307,20 +321,22 @@ export class WindowTopK {
             let left = rest;
             let alive = true;
             for (let i = e - 1; i >= 0; i--) {
-              left -= base[i] >= 0 ? windowMax[base[i] + w] * unit[i] : upper[i];
-              let p = cursor[i];
-              let pe = end[i];
+              // d's posting in list i, or -1 (one test of it for both kinds of list: a hit in a
+              // short list is rare, and a site of its own had no type feedback when the first came,
+              // which threw the optimised search away).
+              let p: number;
               if (at[i] >= 0) {
-                // A long list is read only inside d's window (the rest may not be in memory): the
-                // cursor, at most the first posting ≥ an earlier document, moves to the window.
-                p = Math.max(p, windowStart[at[i] + w]);
-                pe = windowStart[at[i] + w + 1];
-                slices.ensureDocs(p, pe);
+                // A long list: d's bit in its window, read where d's window lies.
+                left -= windowMax[base[i] + w] * unit[i];
+                slices.ensureBits(i, w);
+                p = postingOf(bits, bitAt[i], windowStart[at[i] + w], d);
+              } else {
+                left -= upper[i];
+                p = cursor[i] = gallop(docs, cursor[i], end[i], d);
+                if (p === end[i] || docs[p] !== d) p = -1;
               }
-              p = gallop(docs, p, pe, d);
-              cursor[i] = p;
-              if (p < pe && docs[p] === d) {
-                slices.ensure(p, p + 1);
+              if (p >= 0) {
+                slices.ensureScores(p, p + 1);
                 v += weight[i] * scores[p];
               }
               if ((v + Math.max(left, 0)) * grow < kth) {
@@ -397,25 +413,39 @@ function before(score: number, doc: number, s: number, d: number): boolean {
 
 /** Exact float32 sum in query-word order (repeats added again) for document d. */
 function exactScore(slices: TermSlices, rowTerm: Int32Array, contrib: Float64Array, d: number): number {
-  const { docs, scores, windowStart, start, end, at } = slices;
+  const { docs, scores, windowStart, bits, start, end, at, bitAt } = slices;
   const w = d >>> SHIFT;
   for (let i = 0; i < start.length; i++) {
-    let from = start[i];
-    let to = end[i];
+    let p: number;
     if (at[i] >= 0) {
-      from = windowStart[at[i] + w];
-      to = windowStart[at[i] + w + 1];
-      slices.ensureDocs(from, to);
+      slices.ensureBits(i, w);
+      p = postingOf(bits, bitAt[i], windowStart[at[i] + w], d);
+      if (p >= 0) slices.ensureScores(p, p + 1);
+    } else {
+      p = gallop(docs, start[i], end[i], d);
+      if (p === end[i] || docs[p] !== d) p = -1;
     }
-    const p = gallop(docs, from, to, d);
-    if (p < to && docs[p] === d) {
-      slices.ensure(p, p + 1);
-      contrib[i] = scores[p];
-    } else contrib[i] = 0;
+    contrib[i] = p >= 0 ? scores[p] : 0;
   }
   let s = 0;
   for (let q = 0; q < rowTerm.length; q++) s = Math.fround(s + contrib[rowTerm[q]]);
   return s;
+}
+
+/** The position of document d's posting in a long list (bits row at `row`, d's window starting at `start`), or -1. */
+function postingOf(bits: Uint32Array, row: number, start: number, d: number): number {
+  const word = bits[row + (d >>> 5)];
+  if (((word >>> (d & 31)) & 1) === 0) return -1;
+  // Bits below d's: in its word, and the window's first word when d is in the second.
+  return start + popcount(word & ((1 << (d & 31)) - 1)) + ((d & 32) !== 0 ? popcount(bits[row + (d >>> 5) - 1]) : 0);
+}
+
+/** Set bits of a 32-bit word. */
+function popcount(x: number): number {
+  x -= (x >>> 1) & 0x55555555;
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  x = (x + (x >>> 4)) & 0x0f0f0f0f;
+  return Math.imul(x, 0x01010101) >>> 24;
 }
 
 /**

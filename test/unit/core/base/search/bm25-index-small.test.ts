@@ -147,6 +147,7 @@ const TABLES_FIRST: IndexFile[] = [
   "windowRows",
   "windowMax",
   "windowStart",
+  "windowBits",
 ];
 
 describe("search: the index reader on a small index", () => {
@@ -360,7 +361,7 @@ describe("search: the index reader on a small index", () => {
       stopwords: "bm25s english (33)",
       documents: rows.length,
       terms: meta.terms,
-      indexVersion: 6,
+      indexVersion: 7,
       indexSha256: meta.contentHash,
     });
     assert.ok(meta.terms > 30 && meta.terms === meta.bytes.termMax / 4, `${meta.terms} terms`);
@@ -552,7 +553,7 @@ describe("search: the index reader on a small index", () => {
     writeFileSync(join(dir, META_FILE), "null");
     refused(dir, `${dir} is not an Agent Lab search index: run "agent-lab index" to build it`);
     writeMeta(dir, { ...meta, version: 4 });
-    refused(dir, `search index ${dir} has format version 4, this Agent Lab reads version 6: ${REBUILD_AGAIN}`);
+    refused(dir, `search index ${dir} has format version 4, this Agent Lab reads version 7: ${REBUILD_AGAIN}`);
     rmSync(join(dir, META_FILE));
     refused(dir, `no search index in ${dir} (meta.json is missing): run "agent-lab index" to build it`);
   });

@@ -216,7 +216,7 @@ describe("BM25 index", () => {
     expectRefusal(/version 0/);
     // Format 4 (arrays loaded whole, no block tables) is refused with the rebuild hint too.
     writeFileSync(join(dir, "meta.json"), JSON.stringify({ ...meta, version: 4 }));
-    expectRefusal(/has format version 4, this Agent Lab reads version 6/);
+    expectRefusal(/has format version 4, this Agent Lab reads version 7/);
     writeFileSync(join(dir, "meta.json"), "{ not json");
     expectRefusal(/unreadable/);
     rmSync(join(dir, "meta.json"));
@@ -249,7 +249,10 @@ describe("BM25 index", () => {
     for (const key of dataFiles) {
       const file = FILES[key];
       const bytes = clean.get(file)!;
-      for (const at of new Set([0, bytes.length >> 1, bytes.length - 1])) {
+      // A long list's bits are read by probes only, and the toy's one window is scored whole by the
+      // seeds: disk-reader.test.ts changes them under searches that probe.
+      const changed = key === "windowBits" ? [] : [0, bytes.length >> 1, bytes.length - 1];
+      for (const at of new Set(changed)) {
         const bad = Buffer.from(bytes);
         bad[at] ^= 0xff;
         writeFileSync(join(dir, file), bad);

@@ -50,6 +50,7 @@ describe("search: postings read from files", () => {
       termMax: file(3, "term-max", a.termMax),
       windowMax: file(4, "window-max", a.windowMax),
       windowStart: file(5, "window-start", a.windowStart),
+      windowBits: file(6, "window-bits", a.windowBits),
     };
   }
 
@@ -152,7 +153,7 @@ describe("search: postings read from files", () => {
     }
   }
 
-  it("reads a list's postings once, on the files' 1,024-posting chunk boundaries (a CRC block), one copy per run of unread chunks, doc numbers without scores for a probe; window starts likewise", () => {
+  it("reads a list's postings once, on the files' 1,024-posting chunk boundaries (a CRC block), one copy per run of unread chunks, scores without doc numbers for a probe; window starts likewise, a long list's bits a chunk at a time", () => {
     // 65,536 documents (1,024 windows). Row 0: 3,000 postings, so row 1 (21,000, over 21 chunks) starts
     // off a boundary; row 2 (900, short) spans the boundary at 24,576.
     const documents = 65_536;
@@ -165,7 +166,7 @@ describe("search: postings read from files", () => {
     assert.deepEqual([...index.windowedRows], [0, 1]);
     const files = filesOf(index, new PageCache(1 << 30), "reads");
     const copies: string[] = [];
-    for (const key of ["postingDocs", "postingScores", "windowStart"] as const) {
+    for (const key of ["postingDocs", "postingScores", "windowStart", "windowBits"] as const) {
       const file = files[key];
       const copy = file.copy.bind(file);
       // In entries of the file (u32s): what was read, from where to where.
@@ -179,12 +180,12 @@ describe("search: postings read from files", () => {
     assert.deepEqual(copies, ["postingDocs 24000-24900", "postingScores 24000-24900"], "the short list whole");
     copies.length = 0;
     const s = slices.start[1]; // row 1: file positions 3,000–24,000
-    slices.ensureDocs(s + 2000, s + 2010); // file 5,000–5,010: the chunk 4,096–5,120, its doc numbers
-    assert.deepEqual(copies, ["postingDocs 4096-5120"]);
-    assert.deepEqual(slices.docs.subarray(s + 2000, s + 2010), index.docs.subarray(5000, 5010));
-    slices.ensure(s + 1500, s + 1600); // the same chunk: its scores now
-    assert.deepEqual(copies, ["postingDocs 4096-5120", "postingScores 4096-5120"]);
-    assert.deepEqual(slices.scores.subarray(s + 1500, s + 1600), index.scores.subarray(4500, 4600));
+    slices.ensureScores(s + 2000, s + 2010); // file 5,000–5,010: the chunk 4,096–5,120, its scores
+    assert.deepEqual(copies, ["postingScores 4096-5120"]);
+    assert.deepEqual(slices.scores.subarray(s + 2000, s + 2010), index.scores.subarray(5000, 5010));
+    slices.ensure(s + 1500, s + 1600); // the same chunk: its doc numbers now
+    assert.deepEqual(copies, ["postingScores 4096-5120", "postingDocs 4096-5120"]);
+    assert.deepEqual(slices.docs.subarray(s + 1500, s + 1600), index.docs.subarray(4500, 4600));
     copies.length = 0;
     slices.ensure(s, s + 21_000); // the rest: before the chunk, and the chunks after it
     assert.deepEqual(copies, [
@@ -196,7 +197,7 @@ describe("search: postings read from files", () => {
     assert.deepEqual(slices.docs.subarray(s, s + 21_000), index.docs.subarray(3000, 24_000));
     assert.deepEqual(slices.scores.subarray(s, s + 21_000), index.scores.subarray(3000, 24_000));
     slices.ensure(s, s + 21_000);
-    slices.ensureDocs(s, s + 21_000);
+    slices.ensureScores(s, s + 21_000);
     assert.equal(copies.length, 4, "nothing read twice");
 
     // Window starts: row 1's 1,025 lie at 1,025–2,050 of window-start.u32, on its 1,024-entry pages 1 and 2.
@@ -205,6 +206,15 @@ describe("search: postings read from files", () => {
     slices.ensureWindows(3, 9); // page 1
     slices.ensureWindows(0, 1025); // nothing left
     assert.deepEqual(copies, ["windowStart 2048-2050", "windowStart 1025-2048"]);
+    // Its bits (2 words a window) at 2,048–4,096 of window-bits.u32, on 1,024-word chunks 2 and 3:
+    // a probe reads the chunk of its window only, once.
+    copies.length = 0;
+    slices.ensureBits(1, 1023); // words 4,094–4,096: chunk 3
+    slices.ensureBits(1, 3); // chunk 2
+    slices.ensureBits(1, 600); // chunk 3 again: nothing read
+    assert.deepEqual(copies, ["windowBits 3072-4096", "windowBits 2048-3072"]);
+    const b = slices.bitAt[1];
+    assert.deepEqual(slices.bits.subarray(b, b + 2048), index.windowBits.subarray(2048, 4096));
     const at = slices.at[1];
     assert.deepEqual(
       Array.from(slices.windowStart.subarray(at, at + 1025), (p) => p - s),

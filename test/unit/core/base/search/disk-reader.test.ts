@@ -1,5 +1,5 @@
 /**
- * The on-disk reader (index format 6): an open reads meta.json, the block tables and a few pages,
+ * The on-disk reader (index format 7): an open reads meta.json, the block tables and a few pages,
  * not the data; every other page is read and checked when a search first needs it, through a
  * bounded cache whose evictions change no result; pruned search equals exhaustive scoring on a
  * corpus full of ties.
@@ -158,6 +158,33 @@ describe("search: the on-disk reader", () => {
       refusedAsCorrupt(() => searcher.search(term(hit), 3), docsFile);
     } finally {
       writeFileSync(docsFile, clean);
+    }
+  });
+
+  it("a changed long list's bits (window-bits.u32) are refused by the searches that probe them, and never read by exhaustive scoring", function () {
+    this.timeout(60_000);
+    const bitsFile = join(index, FILES.windowBits);
+    const clean = readFileSync(bitsFile);
+    // A bit changed in every 4 KiB block: any search that reads bits reads a changed block.
+    const bad = Buffer.from(clean);
+    for (let at = 0; at < bad.length; at += 2 ** CRC_BLOCK_SHIFT) bad[at] ^= 0x01;
+    writeFileSync(bitsFile, bad);
+    try {
+      const searcher = openIndex(index, { fill: false });
+      let refused = 0;
+      for (const q of queries) {
+        searcher.searchExhaustive(q, 10);
+        try {
+          searcher.search(q, 3);
+        } catch (e) {
+          assert.ok(e instanceof UserError && e.message === corruptFileMessage(bitsFile), String(e));
+          refused++;
+        }
+      }
+      assert.ok(refused > 0 && refused < queries.length, `${refused} of ${queries.length} searches refused`);
+      searcher.close();
+    } finally {
+      writeFileSync(bitsFile, clean);
     }
   });
 
@@ -331,12 +358,12 @@ setTimeout(check, 50);
     }
     const metaFile = join(index, META_FILE);
     const meta = readFileSync(metaFile, "utf8");
-    writeFileSync(metaFile, meta.replace('"version": 6', '"version": 7'));
+    writeFileSync(metaFile, meta.replace('"version": 7', '"version": 8'));
     try {
       assert.throws(
         () => openIndex(index),
         (e: unknown) =>
-          e instanceof UserError && e.message.includes("has format version 7, this Agent Lab reads version 6"),
+          e instanceof UserError && e.message.includes("has format version 8, this Agent Lab reads version 7"),
       );
     } finally {
       writeFileSync(metaFile, meta);

@@ -2,7 +2,7 @@
  * Posting lists for the search's tests: random lists of every density (long ones with the window rows
  * the builder writes), and the exhaustive scoring a pruned search must equal.
  */
-import { WINDOW_SHIFT, windowCount, windowedRows } from "../../../../../src/core/base/search/bm25-format";
+import { WINDOW_SHIFT, setDocBits, windowCount, windowedRows } from "../../../../../src/core/base/search/bm25-format";
 import type { PostingArrays, ScoredDoc } from "../../../../../src/core/base/search/window-top-k";
 
 export type List = Array<[doc: number, score: number]>;
@@ -33,9 +33,11 @@ export function withWindows(lists: List[], documents: number): PostingArrays {
   const rows = windowedRows(base.postingOffsets, documents);
   const windowMax = new Uint8Array(rows.length * W);
   const windowStart = new Uint32Array(rows.length * (W + 1));
+  const windowBits = new Uint32Array(rows.length * 2 * W);
   rows.forEach((row, i) => {
     const from = base.postingOffsets[row];
     const to = base.postingOffsets[row + 1];
+    setDocBits(windowBits, i * 2 * W, base.docs, from, to);
     const top = base.termMax[row];
     let p = from;
     for (let w = 0; w <= W; w++) {
@@ -48,7 +50,7 @@ export function withWindows(lists: List[], documents: number): PostingArrays {
       windowMax[i * W + w] = Math.max(windowMax[i * W + w], byte);
     }
   });
-  return { ...base, windowMax, windowedRows: rows, windowStart };
+  return { ...base, windowMax, windowedRows: rows, windowStart, windowBits };
 }
 
 /**
@@ -83,5 +85,6 @@ export function arrays(lists: List[], windows: number): PostingArrays {
     windowedRows: new Uint32Array(0),
     windows,
     windowStart: new Uint32Array(0),
+    windowBits: new Uint32Array(0),
   };
 }

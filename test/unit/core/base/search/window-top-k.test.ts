@@ -148,10 +148,10 @@ describe("search: window top-k", () => {
     }
   });
 
-  it("reads a long list only where ensure(), ensureDocs() and ensureWindows() made it readable", () => {
-    // A source like the on-disk one: long lists' postings and window starts are zeros (what a page
-    // not yet read would give) until the search asks for them (a score only with ensure()), so a
-    // read outside what it asked for gives a wrong result.
+  it("reads a long list only where ensure(), ensureScores(), ensureWindows() and ensureBits() made it readable", () => {
+    // A source like the on-disk one: long lists' postings, window starts and bits are zeros (what a
+    // page not yet read would give) until the search asks for them (a score alone with
+    // ensureScores()), so a read outside what it asked for gives a wrong result.
     const random = mulberry32(11);
     for (let round = 0; round < 6; round++) {
       const documents = 64 * (20 + Math.floor(random() * 30));
@@ -328,8 +328,9 @@ describe("search: window top-k", () => {
 });
 
 /**
- * fromArrays, except that long lists' postings and every window-start row read as zeros until
- * ensure()/ensureWindows() asked for them (ensureWindows gives each long list's entries [from, to)).
+ * fromArrays, except that long lists' postings read as zeros until ensure() asked for them (their
+ * scores alone: ensureScores()), every window-start row until ensureWindows() did (it gives each
+ * long list's entries [from, to)), and a long list's bits until ensureBits() asked for their window.
  */
 function onDemand(a: PostingArrays): PostingSource {
   const inner = fromArrays(a);
@@ -346,17 +347,23 @@ function onDemand(a: PostingArrays): PostingSource {
         scores.fill(0, s.start[i], s.end[i]);
       }
       const windowStart = new Uint32Array(a.windowStart.length);
+      const bits = new Uint32Array(s.bits.length);
       return {
         ...s,
         docs,
         scores,
         windowStart,
+        bits,
         ensure(from, to) {
           docs.set(a.docs.subarray(from, to), from);
           scores.set(a.scores.subarray(from, to), from);
         },
-        ensureDocs(from, to) {
-          docs.set(a.docs.subarray(from, to), from);
+        ensureScores(from, to) {
+          scores.set(a.scores.subarray(from, to), from);
+        },
+        ensureBits(i, w) {
+          const b = s.bitAt[i] + 2 * w;
+          bits.set(s.bits.subarray(b, b + 2), b);
         },
         ensureWindows(from, to) {
           for (let i = 0; i < rows.length; i++) {
@@ -389,17 +396,19 @@ function recording(a: PostingArrays): PostingSource & {
     termMax: (row) => inner.termMax(row),
     load(rows) {
       const s = inner.load(rows);
+      const record = (from: number, to: number) => {
+        for (let p = from; p < to; p++) {
+          const row = rows.find((_, i) => s.start[i] <= p && p < s.end[i]);
+          if (row === undefined) throw new Error(`posting ${p} of no query term ensured`);
+          const seen = windowsOf.get(row) ?? new Set<number>();
+          seen.add(a.docs[p] >>> WINDOW_SHIFT);
+          windowsOf.set(row, seen);
+        }
+      };
       return {
         ...s,
-        ensure(from, to) {
-          for (let p = from; p < to; p++) {
-            const row = rows.find((_, i) => s.start[i] <= p && p < s.end[i]);
-            if (row === undefined) throw new Error(`posting ${p} of no query term ensured`);
-            const seen = windowsOf.get(row) ?? new Set<number>();
-            seen.add(a.docs[p] >>> WINDOW_SHIFT);
-            windowsOf.set(row, seen);
-          }
-        },
+        ensure: record,
+        ensureScores: record,
         ensureWindows(from, to) {
           for (let w = from; w < to; w++) starts.add(w);
         },
