@@ -175,16 +175,14 @@ class DiskSlices implements TermSlices {
   private chunkBegin = new Int32Array(1);
   private chunkEnd = new Int32Array(1);
   private windows = 0;
-  /** The long lists of the query: their window-start.u32 row, scratch rows (starts, bits), and file-to-scratch position shift. */
-  private readonly longRows: { slot: number; at: number; bitAt: number; shift: number }[] = [];
+  /** The long lists of the query: their window-start.u32 row, scratch row, and file-to-scratch position shift. */
+  private readonly longRows: { slot: number; at: number; shift: number }[] = [];
   /** Flags per long list (long list · startChunks + the row's chunk): 1 once those window starts are read. */
   private startChunks = 0;
   private startLoaded = new Uint8Array(0);
   /** The same for the long lists' bits (long list · bitChunks + the row's chunk). */
   private bitChunks = 0;
   private bitsLoaded = new Uint8Array(0);
-  /** Per query term: its index among the long lists. */
-  private longOf = new Int32Array(0);
 
   constructor(private readonly files: PostingFiles) {}
 
@@ -203,7 +201,6 @@ class DiskSlices implements TermSlices {
     this.base = new Int32Array(T);
     this.at = new Int32Array(T);
     this.bitAt = new Int32Array(T);
-    this.longOf = new Int32Array(T);
     let total = 0;
     let long = 0;
     for (let i = 0; i < T; i++) {
@@ -214,7 +211,6 @@ class DiskSlices implements TermSlices {
       this.base[i] = slots[i] < 0 ? -1 : long * W;
       this.at[i] = slots[i] < 0 ? -1 : long * (W + 1);
       this.bitAt[i] = slots[i] < 0 ? -1 : long * 2 * W;
-      this.longOf[i] = long;
       if (slots[i] >= 0) long++;
     }
     this.reserve(total, long, W);
@@ -233,7 +229,7 @@ class DiskSlices implements TermSlices {
         continue;
       }
       this.files.windowMax.copy(slots[i] * W, (slots[i] + 1) * W, this.windowMax, this.base[i]);
-      this.longRows.push({ slot: slots[i], at: this.at[i], bitAt: this.bitAt[i], shift });
+      this.longRows.push({ slot: slots[i], at: this.at[i], shift });
     }
     this.startLoaded.fill(0, 0, this.longRows.length * this.startChunks);
     this.bitsLoaded.fill(0, 0, this.longRows.length * this.bitChunks);
@@ -242,9 +238,10 @@ class DiskSlices implements TermSlices {
 
   /** The chunk of BITS words of long list i's bits that holds window w, read the first time a probe needs it. */
   ensureBits(i: number, w: number): void {
-    const l = this.longOf[i];
     const words = 2 * this.windows;
-    const { slot, bitAt } = this.longRows[l];
+    const bitAt = this.bitAt[i];
+    const l = bitAt / words; // the l-th long list: its scratch row starts at l · words
+    const { slot } = this.longRows[l];
     const row = slot * words; // the row's first word in the file
     const k = Math.floor((row + 2 * w) / BITS);
     const flag = l * this.bitChunks + k - Math.floor(row / BITS);
