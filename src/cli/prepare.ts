@@ -7,7 +7,7 @@
  * `--corpus FILE` installs the user's own search corpus and builds its index (`data.importCorpus`):
  * alone it touches no split; with --hub or local files it replaces the corpus those came with.
  */
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { UserError } from "../core/base/errors";
 import { refuseWriteIntoRun } from "../core/base/runs/run-folder";
@@ -47,15 +47,22 @@ export async function run(argv: string[]): Promise<void> {
       });
   // After the splits: the user's corpus replaces the one they came with.
   if (values.corpus !== undefined && importCorpus) {
+    const made = !existsSync(outDir);
     mkdirSync(outDir, { recursive: true });
-    lines.push(
-      ...(await importCorpus({
-        file: values.corpus,
-        outDir,
-        log: (line) => console.error(line),
-        onProgress: paragraphPrinter(),
-      })),
-    );
+    try {
+      lines.push(
+        ...(await importCorpus({
+          file: values.corpus,
+          outDir,
+          log: (line) => console.error(line),
+          onProgress: paragraphPrinter(),
+        })),
+      );
+    } catch (e) {
+      // A refused corpus leaves no data folder where there was none (the build's work folder is in it).
+      if (made) rmSync(outDir, { recursive: true, force: true });
+      throw e;
+    }
   }
   for (const line of lines) console.log(line);
 }

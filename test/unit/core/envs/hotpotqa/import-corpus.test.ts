@@ -85,11 +85,12 @@ describe("envs/hotpotqa: prepare --corpus FILE (bring your own corpus)", functio
     assert.deepEqual(snapshot(data), before, "corpus.jsonl and the index are untouched, no temp file is left");
   });
 
-  it("refuses a missing file, and an environment that searches no corpus, in one line", async () => {
+  it("refuses a missing file, and an environment that searches no corpus, in one line; no data folder is left behind", async () => {
     const missing = join(root, "nope.jsonl");
     const r = await runCli(["prepare", "--corpus", missing, "--out", data]);
     assert.equal(r.code, 1);
     assert.equal(r.stderr.trim(), `agent-lab prepare: --corpus ${missing}: no such file`);
+    assert.deepEqual(readdirSync(root), [], "no data folder made where there was none");
     const other = await runCli(["prepare", "--env", "gsm8k", "--corpus", missing, "--out", data]);
     assert.equal(other.code, 1);
     assert.equal(
