@@ -56,8 +56,7 @@ async function openFirstEpisode(wb, run) {
   // below it (not the first: a run scrolled past the top sticks there, over the row beneath).
   const list = wb.pane("Runs").locator(".monaco-list").first();
   const rowHeight = (await runRow.boundingBox()).height;
-  await list.hover();
-  await wb.page.mouse.wheel(0, (await runRow.boundingBox()).y - (await list.boundingBox()).y - rowHeight);
+  await wb.wheel(list, (await runRow.boundingBox()).y - (await list.boundingBox()).y - rowHeight);
   await wb.page.waitForTimeout(300);
   // Outcome groups are the tree's second level, episodes its third: the first of each.
   const group = await rowBelow(wb, runRow, 2);

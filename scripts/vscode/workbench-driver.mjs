@@ -14,6 +14,19 @@ async function waitForAttribute(locator, attribute, value, timeout = 10_000) {
   }
 }
 
+/**
+ * How far (px, for a wheel) a list must scroll to show all of `row`: 0 when the row lies wholly
+ * inside the list, undefined when the list does not draw it.
+ */
+async function clippedBy(row, list) {
+  if (!(await row.isVisible())) return undefined;
+  const [r, l] = await Promise.all([row.boundingBox({ timeout: 1000 }), list.boundingBox({ timeout: 1000 })]);
+  if (!r || !l) return undefined;
+  if (r.y < l.y) return Math.floor(r.y - l.y);
+  if (r.y + r.height > l.y + l.height) return Math.ceil(r.y + r.height - l.y - l.height);
+  return 0;
+}
+
 /** The side bar's panes as the tree cases want them. */
 export const TREES_OPEN = {
   Runs: true,
@@ -89,28 +102,46 @@ export class WorkbenchDriver {
 
   /**
    * Waits for a tree row, scrolling the pane's list to it: the list draws only the rows in view, so
-   * a row below a short pane's fold is not in the page until the list scrolls there.
+   * a row below a short pane's fold is not in the page until the list scrolls there. The row has to
+   * lie wholly inside the list: a row the list clips at its top edge is in the page and "visible",
+   * but a click on it lands on the pane's header.
    */
   async findRow(paneTitle, label, timeout = 20_000) {
     const row = this.row(paneTitle, label);
     const list = this.pane(paneTitle).locator(".monaco-list").first();
     const deadline = Date.now() + timeout;
     // From the top down, three rows a step; back to the top every 20 steps (the row may be added
-    // above the view while the pass runs).
-    for (let step = 0; !(await row.isVisible()) && Date.now() < deadline; step++) {
-      await list.hover();
-      await this.page.mouse.wheel(0, step % 20 === 0 ? -100_000 : 66);
+    // above the view while the pass runs). A row drawn but clipped is scrolled by what it lacks.
+    for (let step = 0; Date.now() < deadline; step++) {
+      const clipped = await clippedBy(row, list);
+      if (clipped === 0) return row;
+      await this.wheel(list, clipped ?? (step % 20 === 0 ? -100_000 : 66));
       await this.page.waitForTimeout(150);
     }
-    await row.waitFor({ timeout: Math.max(1, deadline - Date.now()) });
-    return row;
+    const rows = await this.pane(paneTitle)
+      .locator(".monaco-list-row")
+      .evaluateAll((els) => els.map((e) => `${e.querySelector(".label-name")?.textContent} (${e.style.top})`));
+    throw new Error(`no row "${label}" in ${paneTitle} within ${timeout} ms; the rows in view: ${rows.join(", ")}`);
+  }
+
+  /**
+   * Scrolls `list` by `dy` px with the mouse wheel. A pointer left resting on a row (a click's)
+   * opens that row's tooltip to its right, and a wheel over the tooltip scrolls nothing: so the
+   * mouse leaves the list first, wheels at its left edge and leaves again.
+   */
+  async wheel(list, dy) {
+    const box = await list.boundingBox();
+    await this.page.mouse.move(box.x + 8, 5);
+    await this.page.waitForTimeout(100);
+    await this.page.mouse.move(box.x + 8, box.y + box.height / 2);
+    await this.page.mouse.wheel(0, dy);
+    await this.page.mouse.move(box.x + 8, 5);
   }
 
   /** Collapses every top-level row of a pane's tree (an earlier case may have opened long ones). */
   async collapseAll(paneTitle) {
     const list = this.pane(paneTitle).locator(".monaco-list").first();
-    await list.hover();
-    await this.page.mouse.wheel(0, -100_000);
+    await this.wheel(list, -100_000);
     const open = this.pane(paneTitle).locator('.monaco-list-row[aria-level="1"][aria-expanded="true"]');
     while ((await open.count()) > 0) await open.first().locator(".monaco-tl-twistie").click();
   }
