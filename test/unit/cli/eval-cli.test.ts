@@ -11,7 +11,7 @@ import { loadConfig } from "../../../src/core/envs/config";
 import type { Policy } from "../../../src/core/harness/policy";
 import { evalSplit, TEST_SPLIT_FLAG } from "../../../src/core/steps/eval/eval-split";
 import { readEpisodes } from "../../../src/core/base/runs/run-files";
-import { runFile } from "../../../src/core/base/runs/run-folder";
+import { runFile, runWriter } from "../../../src/core/base/runs/run-folder";
 import { cachedForCompare } from "../../../src/core/steps/ablate/compare-cache";
 import type { RunSummary } from "../../../src/core/base/runs/summary";
 import { runCli, startCli, waitFor } from "./cli-process";
@@ -103,11 +103,8 @@ describe("cli: demo, eval (kill -9, SIGTERM, resume, test split), show", functio
     await first.done;
     // The killed writer left its lock behind: the first resume takes it over, the second is refused.
     const a = await startCli([...args, "--resume", "--scripted-delay-ms", "400"]); // slow enough to still run when b starts
-    await waitFor(
-      () => existsSync(join(run, ".lock")) && readFileSync(join(run, ".lock"), "utf8").includes(String(a.child.pid)),
-      30_000,
-      "the first resume to hold the lock",
-    );
+    // runWriter tolerates the moment the takeover has removed the stale lock and not yet written its own.
+    await waitFor(() => runWriter(run)?.pid === a.child.pid, 30_000, "the first resume to hold the lock");
     const b = await runCli([...args, "--resume"]);
     assert.equal(b.code, 1);
     assert.match(
