@@ -35,6 +35,8 @@ const entries = [
   { in: "src/core/steps/ablate/compare-worker.ts", out: "dist/compare-worker.js" },
   // The Compare panel's failure labels of large runs (every episode decoded), off the extension host's thread.
   { in: "src/core/views/failures/failures-worker.ts", out: "dist/failures-worker.js" },
+  // The trace viewer's decoding: the run's tokenizer is loaded and used there, off the extension host's thread.
+  { in: "src/extension/trace/trace-worker.ts", out: "dist/trace-worker.js" },
 ];
 
 // Reached only when running from source: esbuild bundles the sandbox worker there, and pyodide is

@@ -57,7 +57,7 @@ export function setPlaygroundStarter(
 
 /**
  * Loads the tokenizer `name` in the background for the trace viewer (the first trace of a window
- * then skips its load). Not at activation: the load holds the extension host for about a second.
+ * then skips its load), in the trace worker. Not at activation: it takes a core for a second or two.
  */
 export function warmTraceTokenizer(name: string): void {
   void warmTokenizer(name); // never rejects: a problem is kept and shown by the trace that needs it

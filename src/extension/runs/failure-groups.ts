@@ -1,14 +1,15 @@
 /**
  * The Runs tree's "failures by label": a run's failed episodes grouped by its environment's failure
  * labels (core/views/failures), largest group first, each episode a row that opens its trace. The
- * labels are computed when the node is expanded (the run's tokenizer decodes the text the rules
- * read) and cached by episodes.jsonl's size and mtime; nothing is written into the run.
+ * labels are computed when the node is expanded, in the trace worker (the run's tokenizer decodes
+ * the text the rules read) and cached by episodes.jsonl's size and mtime; nothing is written into the run.
  */
 import { statSync } from "node:fs";
 import { readRun } from "../../core/base/runs/run-files";
 import { runFile } from "../../core/base/runs/run-folder";
 import { episodeRow, type EpisodeRow } from "./runs-model";
 import { environmentMetrics } from "../../core/envs/catalog";
+import { traceDecoder } from "../trace/trace-off-thread";
 
 export interface FailureGroup {
   label: string;
@@ -23,12 +24,12 @@ export async function failureGroups(
   env: string | undefined,
   dataDir: string | undefined,
 ): Promise<FailureGroup[] | undefined> {
-  // Loaded on first use, not at activation: the registry brings every environment's code.
-  const { readRunFailures } = await import("../../core/views/failures/run-failures");
-  const { manifest, episodes } = readRun(runDir, environmentMetrics);
-  const failures = await readRunFailures({ manifest, episodes, dataDir });
+  // Labelled in the trace worker, which has the environments' code and the run's tokenizer (not this thread).
+  const failures = await traceDecoder.runFailures(runDir, dataDir);
   if (!failures) return undefined;
-  const total = episodes.length;
+  // The rows' episodes, read here: an episode written since the worker read the run has no verdict and no row.
+  const { episodes } = readRun(runDir, environmentMetrics);
+  const total = failures.table.episodes;
   return failures.table.rows
     .filter((r) => r.count > 0)
     .map((r) => ({

@@ -1,9 +1,10 @@
 /**
  * When the trace viewer's tokenizer loads in the background, so that the first trace of a window
  * skips the load: a moment after the Runs tree first lists a run with episodes (the tree draws
- * first), and only while this window runs no job. The load holds the extension host for a second
- * or more; during a job it would stall the views' live updates (a pipeline's checkpoint rows, its
- * progress), so it waits for the jobs to end. A trace opened meanwhile loads it itself.
+ * first), and only while this window runs no job. The load runs in the trace worker
+ * (trace-off-thread.ts), not on the extension host's thread, but takes a CPU core for a second or
+ * two that a job's process would want, so it waits for the jobs to end. A trace opened meanwhile
+ * loads it itself.
  */
 import type * as vscode from "vscode";
 

@@ -6,15 +6,14 @@
  * Opening is ordered for the first frame: reading starts when the run is picked, while the
  * webview may still be booting; episodes.jsonl is indexed by byte offset reading only each line's
  * light fields (the list's rows), and the episode shown reads one line. The list is posted first,
- * then the episode: decoded when the tokenizer is loaded (once per extension host, cached by
- * core), otherwise at once with its token ids and again decoded when the tokenizer is in. Only
- * after its first frame does the run-wide work start: gold-in-results, the full-text index and
- * the drift counts, in slices that yield to the host — or read back from the run's text cache
- * (run-text-cache.ts) when episodes.jsonl has not changed since they were last computed.
+ * then the episode: decoded when the tokenizer is loaded (once per extension host, in the trace
+ * worker: trace-off-thread.ts), otherwise at once with its token ids and again decoded when the
+ * tokenizer is in. Only after its first frame does the run-wide work start: gold-in-results, the
+ * full-text index and the drift counts, asked of the worker in slices — or read back from the
+ * run's text cache (run-text-cache.ts) when episodes.jsonl has not changed since they were last
+ * computed. Everything that needs the tokenizer or the environment's code runs in the worker.
  */
 import { basename } from "node:path";
-import type { ChatTokenizer } from "../../core/base/chat/tokenizer";
-import type { EnvItem, Environment } from "../../core/harness/environment";
 import type { RunManifest } from "../../core/base/runs/manifest";
 import type { MetricDeclaration } from "../../core/base/runs/metrics";
 import { manifestEnvironment } from "../../core/envs/manifest-environment";
@@ -29,84 +28,35 @@ import {
 } from "../../core/base/runs/episode-index";
 import { EPISODES_FILE, readRunHead, type EpisodeRecord } from "../../core/base/runs/run-files";
 import { toColumns, type EpisodeRow } from "../../core/views/trace/episode-list";
-import { tokenizerForRun } from "../../core/base/runs/run-tokenizer";
-import {
-  checkEpisodeDrift,
-  countEpisodeDrift,
-  driftSettings,
-  emptyDriftCounts,
-  type DriftSettings,
-  type RunDriftCounts,
-} from "../../core/views/trace/drift";
-import { countGoldInResults, goldInResults, resultTexts } from "../../core/views/trace/gold-in-results";
+import { driftSettings, emptyDriftCounts, type DriftSettings, type RunDriftCounts } from "../../core/views/trace/drift";
+import { countGoldInResults, type GoldInResults } from "../../core/views/trace/gold-in-results";
 import { RunSearch } from "../../core/views/trace/run-search";
 import { readTextCache, TEXT_CACHE_FORMAT, writeTextCache } from "../../core/views/trace/run-text-cache";
 import { buildTraceView } from "../../core/views/trace/trace-view";
 import { runViewSpec, type RunViewSpec } from "../../core/views/trace/run-view";
-import { decodePerToken } from "../../core/views/trace/token-text";
-import { loadSystemPrompt } from "../../core/harness/prompts";
 import { watchRunFiles, type FolderWatch } from "../webview/folder-watch";
 import { afterSent } from "../webview/after-sent";
 import type { HostBody } from "../webview/panel-base";
 import { LIST_HEAD_ROWS, type PanelState, type TraceRunInfo, type WebviewMessage } from "../webview/protocol";
 import { episodeRows } from "./trace-panel-rows";
-import { traceFailures } from "./trace-failures";
-
-type LoadedTokenizer = Awaited<ReturnType<typeof tokenizerForRun>>;
-
-/**
- * Tokenizers this extension host has finished loading, by the manifest's name: a run whose
- * tokenizer is here is decoded in its first episode message, with no preview before it.
- */
-const loadedTokenizers = new Map<string, LoadedTokenizer>();
-
-/** The run's tokenizer (core caches the load itself), remembered here once it is in. */
-function runTokenizer(name: string): Promise<LoadedTokenizer> {
-  return tokenizerForRun(name || undefined).then((tok) => {
-    if (tok.tokenizer) loadedTokenizers.set(name, tok); // a problem is tried again on the next open
-    return tok;
-  });
-}
+import { traceDecoder } from "./trace-off-thread";
 
 /**
  * Starts loading the tokenizer `name` (a run manifest's) for the traces to come, so that the first
  * trace of a window finds it loaded instead of waiting for it after the click. The extension calls
  * it once the Runs tree has listed a run with episodes; a trace opened meanwhile shares the load.
+ * Never rejects: a problem is shown by the trace that needs the tokenizer.
  */
-export function warmTokenizer(name: string): Promise<void> {
-  return loadedTokenizers.has(name)
-    ? Promise.resolve()
-    : runTokenizer(name).then((tok) => tok.tokenizer && warmDecoding(tok.tokenizer));
-}
-
-/**
- * Renders, encodes and decodes a short chat (the default system prompt and a question), so that the
- * window's first trace does not run this code cold. Cold, an episode's first view took 50–65 ms in
- * the extension host (idle machine) and 180–250 ms under load, the next ones 1–2 ms; after this,
- * the first took 4–9 ms under load. Its ids are also the first ones of every episode that uses the
- * default prompt.
- */
-function warmDecoding(tok: ChatTokenizer): void {
-  try {
-    const chat = tok.renderChat(
-      [
-        { role: "system", content: loadSystemPrompt().text },
-        { role: "user", content: "Which magazine was started first, Arthur's Magazine or First for Women?" },
-      ],
-      { addGenerationPrompt: true },
-    );
-    decodePerToken(tok, tok.encode(chat));
-  } catch {
-    // Only a warm-up: the trace that needs the tokenizer decodes with or without it.
-  }
+export async function warmTokenizer(name: string): Promise<void> {
+  await traceDecoder.load(name);
 }
 
 /** Forgets which tokenizers this host has loaded (tests of the first open in a window, after one that warmed it). */
 export function forgetLoadedTokenizers(): void {
-  loadedTokenizers.clear();
+  traceDecoder.restart();
 }
 
-/** Episodes decoded per slice of the run-wide passes (the host answers messages between slices). */
+/** Episodes decoded per request of the run-wide passes (an episode asked for meanwhile waits for one slice at most). */
 const GOLD_SLICE = 50;
 const DRIFT_SLICE = 20;
 
@@ -124,14 +74,13 @@ export class TraceRun {
   private wholeIndexScan: Promise<void> | undefined;
   private readonly byId = new Map<string, IndexedEpisode>();
   private tokenizerLoad: Promise<void> = Promise.resolve();
-  private tokenizer: ChatTokenizer | undefined;
   private tokenizerProblem: string | undefined;
-  private environment: Environment<EnvItem> | undefined;
+  /** The run's manifest (the worker finds the run's environment from it); undefined when it has none. */
+  private manifest: Partial<RunManifest> | undefined;
   /** The run's environment's declared metrics (the rows' primary and binary values). */
   private metrics: readonly MetricDeclaration[] | undefined;
   /** What the run's environment shows (its metric labels; searches and gold-in-results only where it searches). */
   private view: RunViewSpec = runViewSpec(undefined);
-  private environmentLoad: Promise<void> = Promise.resolve();
   /** The manifest's tokenizer name: what the text cache was decoded with. */
   private tokenizerName = "";
   /** The run's header; its list's rows and total come from the index (setIndex, postRun). */
@@ -251,26 +200,23 @@ export class TraceRun {
     const head = readRunHead(this.runDir);
     // Training runs (GRPO episodes.jsonl) have their own manifest shape: read fields defensively.
     const manifest = head.manifest as Partial<RunManifest> | undefined;
+    this.manifest = manifest;
     this.tokenizerName = typeof manifest?.tokenizer === "string" ? manifest.tokenizer : "";
     this.driftSettings = driftSettings(manifest);
-    const loaded = loadedTokenizers.get(this.tokenizerName);
-    if (loaded) this.useTokenizer(loaded);
+    if (traceDecoder.isLoaded(this.tokenizerName)) this.tokenizerLoaded = true;
     else {
       const t0 = performance.now();
-      this.tokenizerLoad = runTokenizer(this.tokenizerName).then((tok) => {
-        this.useTokenizer(tok);
+      this.tokenizerLoad = traceDecoder.load(this.tokenizerName).then((problem) => {
+        this.tokenizerProblem = problem;
+        this.tokenizerLoaded = true;
         this.hostTimings.tokenizerMs = performance.now() - t0;
       });
     }
-    // The run's environment annotates its episodes (e.g. the extracted answer and its span).
-    // Loaded here, not at activation: the registry brings every environment's code with it.
-    // Its declared metrics come from the light catalog now: the list's first rows need them before the registry loads.
+    // The run's environment annotates its episodes (e.g. the extracted answer and its span): the
+    // worker has its code. Its declared metrics come from the light catalog: the list's rows need them.
     const envName = manifestEnvironment(manifest).name;
     this.metrics = environmentMetrics(envName);
     this.view = runViewSpec(envName);
-    this.environmentLoad = import("../../core/envs/registry").then((r) => {
-      this.environment = r.environmentOfManifest(manifest);
-    });
     // The first frame needs the list's first rows: the rest of a long run is indexed after it
     // (wholeIndex), in slices. An episode asked for by id that is not among them needs it all now.
     const t1 = performance.now();
@@ -317,10 +263,9 @@ export class TraceRun {
     })());
   }
 
-  private useTokenizer(tok: LoadedTokenizer): void {
-    this.tokenizer = tok.tokenizer;
-    this.tokenizerProblem = tok.problem;
-    this.tokenizerLoaded = true;
+  /** The run's tokenizer is loaded in the worker: its episodes can be decoded there. */
+  private get decodes(): boolean {
+    return this.tokenizerLoaded && this.tokenizerProblem === undefined;
   }
 
   private setIndex(index: EpisodeIndex): void {
@@ -397,16 +342,7 @@ export class TraceRun {
     this.releaseListRest();
     const record = this.pendingDrift;
     this.pendingDrift = undefined;
-    const tok = this.tokenizer;
-    if (record && tok) {
-      setImmediate(() => {
-        if (this.episodeId !== record.id || this.isDisposed) return;
-        const t0 = performance.now();
-        const drift = checkEpisodeDrift(tok, record, this.driftSettings);
-        this.hostTimings.driftMs = performance.now() - t0;
-        this.post({ type: "trace/drift", episodeId: record.id, drift, ms: this.hostTimings.driftMs });
-      });
-    }
+    if (record && this.decodes) void this.postDrift(record);
     if (!this.failuresStarted) {
       this.failuresStarted = true;
       setTimeout(() => void this.postFailures(), 60);
@@ -423,11 +359,24 @@ export class TraceRun {
     }
   }
 
+  /** The episode's drift check (it re-encodes the whole chat), after the episode's first frame. */
+  private async postDrift(record: EpisodeRecord): Promise<void> {
+    const t0 = performance.now();
+    try {
+      const drift = await traceDecoder.drift(this.tokenizerName, record, this.driftSettings);
+      if (this.episodeId !== record.id) return;
+      this.hostTimings.driftMs = performance.now() - t0;
+      this.post({ type: "trace/drift", episodeId: record.id, drift, ms: this.hostTimings.driftMs });
+    } catch (e) {
+      this.post({ type: "error", message: `drift check: ${(e as Error).message}` });
+    }
+  }
+
   /** The run's failure labels (its environment's rules), for the list's label filter and the header. */
   private async postFailures(): Promise<void> {
     if (this.closed) return;
     try {
-      const failures = await traceFailures(this.runDir);
+      const failures = await traceDecoder.failures(this.runDir);
       if (failures) this.post({ type: "trace/failures", runDir: this.runDir, failures });
     } catch (e) {
       this.post({ type: "error", message: `failure labels: ${(e as Error).message}` });
@@ -437,7 +386,7 @@ export class TraceRun {
   /** The run's text cache, when episodes.jsonl is as it was when the cache was made: no pass to run. */
   private async readCache(): Promise<void> {
     const index = this.index;
-    if (this.isDisposed || !this.tokenizer || !index || this.search) return;
+    if (this.isDisposed || !this.decodes || !index || this.search) return;
     const t0 = performance.now();
     let cache: ReturnType<typeof readTextCache>;
     let search: RunSearch;
@@ -486,8 +435,8 @@ export class TraceRun {
     const record = readIndexedEpisode(this.index, entry);
     this.hostTimings.readEpisodeMs = performance.now() - t0;
     if (!this.tokenizerLoaded) {
-      // The first open in a window loads the tokenizer (seconds): draw the episode from its record
-      // now (ids for the token text), the decoded one replaces it when the load ends.
+      // The first open in a window loads the tokenizer (seconds, in the worker): draw the episode
+      // from its record now (ids for the token text), the decoded one replaces it when the load ends.
       const p0 = performance.now();
       const preview = buildTraceView(
         record,
@@ -497,21 +446,28 @@ export class TraceRun {
       );
       this.hostTimings.previewMs = performance.now() - p0;
       this.post({ type: "trace/episode", episode: preview, buildMs: this.hostTimings.previewMs, preview: true });
-      // Let the preview go out before the load's synchronous part holds the host's thread, and
-      // the rest of the list after it: the page lays it out while the host is held.
+      // Let the preview go out first, and the rest of the list after it: the page lays it out while the load runs.
       await new Promise<void>((resolve) => afterSent(resolve));
       this.releaseListRest();
     }
-    await Promise.all([this.tokenizerLoad, this.environmentLoad]);
+    await this.tokenizerLoad;
     if (this.episodeId !== id || this.isDisposed) return; // another episode was picked meanwhile
     this.postTokenizerProblem();
     const started = performance.now();
-    const episode = buildTraceView(
-      record,
-      this.tokenizer,
-      { drift: false, environment: this.environment, view: this.view },
-      this.tokenizerProblem,
-    );
+    let episode;
+    try {
+      episode = await traceDecoder.episode({
+        tokenizer: this.decodes ? this.tokenizerName : null,
+        problem: this.tokenizerProblem,
+        manifest: this.manifest,
+        record,
+        view: this.view,
+      });
+    } catch (e) {
+      this.post({ type: "error", message: `episode ${JSON.stringify(id)}: ${(e as Error).message}` });
+      return;
+    }
+    if (this.episodeId !== id || this.isDisposed) return;
     this.hostTimings.buildMs = performance.now() - started;
     this.hostTimings.tokens = record.prompt.length + record.tokens.length;
     this.postedAt = Date.now();
@@ -521,15 +477,14 @@ export class TraceRun {
   }
 
   /**
-   * Decodes every episode's results in slices, reading each slice's lines in one read and yielding
-   * to the host between slices, for gold-in-results and for the full-text index (searches meanwhile
-   * see the episodes done so far). Then saves the run's text cache and starts the drift counts.
+   * Decodes every episode's results in slices (each slice's lines read in one read, decoded in the
+   * worker), for gold-in-results and for the full-text index (searches meanwhile see the episodes
+   * done so far). Then saves the run's text cache and starts the drift counts.
    */
   private async computeGold(): Promise<void> {
-    const tok = this.tokenizer;
     const info = this.info;
     const index = this.index;
-    if (!tok || !info || !index || this.goldRunning) return;
+    if (!this.decodes || !info || !index || this.goldRunning) return;
     this.goldRunning = true;
     const t0 = performance.now();
     let decoded = 0;
@@ -540,15 +495,17 @@ export class TraceRun {
       for (let s = 0; s < todo.length; s += GOLD_SLICE) {
         if (this.goldCancelled) return;
         const slice = readIndexedEpisodes(index, todo.slice(s, s + GOLD_SLICE));
-        const texts = slice.map((e) => resultTexts(e, tok));
         // Where the environment has no search results, there is no gold to look for in them.
-        const gold = this.view.goldInResults;
-        slice.forEach((e, k) => this.goldById.set(e.id, gold ? goldInResults(e, tok, texts[k]) : "not_applicable"));
+        const { texts, gold } = await traceDecoder.results(this.tokenizerName, slice, this.view.goldInResults);
+        if (this.goldCancelled) return;
+        slice.forEach((e, k) => this.goldById.set(e.id, gold?.[k] ?? "not_applicable"));
         search.add(slice, texts);
-        await new Promise((resolve) => setImmediate(resolve));
       }
       decoded = todo.length;
       if (decoded) this.hostTimings.goldPassMs = performance.now() - t0;
+    } catch (e) {
+      this.post({ type: "error", message: `gold-in-results: ${(e as Error).message}` });
+      return;
     } finally {
       this.goldRunning = false;
     }
@@ -569,7 +526,7 @@ export class TraceRun {
     const index = this.index;
     // A partial index (a bad line past the first rows) has the file's stamp: saved, it would pass for the whole run.
     if (!index?.complete || !this.search || this.goldCancelled) return;
-    const gold: Record<string, NonNullable<ReturnType<typeof goldInResults>>> = {};
+    const gold: Record<string, GoldInResults> = {};
     for (const e of index.episodes) {
       const g = this.goldById.get(e.head.id);
       if (!g || g === "unknown") return; // not every episode is done: nothing to save yet
@@ -591,9 +548,8 @@ export class TraceRun {
    * counts after each slice (a non-canonical split is counted per run, not flagged per episode).
    */
   private async countDrift(): Promise<void> {
-    const tok = this.tokenizer;
     const index = this.index;
-    if (!tok || !index || this.driftRunning) return;
+    if (!this.decodes || !index || this.driftRunning) return;
     this.driftRunning = true;
     const total = index.episodes.length;
     try {
@@ -601,14 +557,16 @@ export class TraceRun {
       if (todo.length === 0) this.post({ type: "trace/driftCounts", counts: { ...this.driftCounts }, total });
       for (let s = 0; s < todo.length; s += DRIFT_SLICE) {
         if (this.goldCancelled) return;
-        for (const e of readIndexedEpisodes(index, todo.slice(s, s + DRIFT_SLICE))) {
-          countEpisodeDrift(this.driftCounts, tok, e, this.driftSettings);
-          this.driftCounted.add(e.id);
-        }
+        const slice = readIndexedEpisodes(index, todo.slice(s, s + DRIFT_SLICE));
+        const counts = await traceDecoder.countDrift(this.tokenizerName, slice, this.driftSettings, this.driftCounts);
+        if (this.goldCancelled) return;
+        this.driftCounts = counts;
+        for (const e of slice) this.driftCounted.add(e.id);
         this.post({ type: "trace/driftCounts", counts: { ...this.driftCounts }, total });
-        await new Promise((resolve) => setImmediate(resolve));
       }
       if (todo.length && this.index === index) this.saveCache(true);
+    } catch (e) {
+      this.post({ type: "error", message: `drift counts: ${(e as Error).message}` });
     } finally {
       this.driftRunning = false;
     }

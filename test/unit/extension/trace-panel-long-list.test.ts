@@ -90,18 +90,18 @@ describe("extension: the trace panel on a 10,000-episode run, and its tokenizer 
   });
 
   it("warming also renders, encodes and decodes a chat of the default system prompt, whose ids start the recipe's episodes", async () => {
-    const { warmTokenizer, forgetLoadedTokenizers } = await import("../../../src/extension/trace/trace-run");
+    // What the trace worker does when asked to load, run here on this thread to watch the tokenizer's calls.
+    const { traceDecoding } = await import("../../../src/extension/trace/trace-decoding");
     const { loadSystemPrompt } = await import("../../../src/core/harness/prompts");
     const { decodePerToken } = await import("../../../src/core/views/trace/token-text");
     const tok = await offlineTokenizer("qwen3"); // the instance the warm-up gets (core keeps one per tokenizer)
-    forgetLoadedTokenizers();
     const { encode, decode } = tok;
     const encoded: string[] = [];
     let decodes = 0;
     tok.encode = (text) => (encoded.push(text), encode.call(tok, text));
     tok.decode = (ids, options) => (decodes++, decode.call(tok, ids, options));
     try {
-      await warmTokenizer(tokenizerName);
+      assert.equal(await traceDecoding()({ kind: "load", tokenizer: tokenizerName }), undefined, "loaded");
       const prompt = loadSystemPrompt().text;
       const chat = encoded.find((t) => t.includes(prompt));
       assert.ok(chat, "the default prompt's chat was encoded");

@@ -10,6 +10,7 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { offlineTokenizer } from "../../../src/core/base/chat/offline-tokenizer";
+import { forgetLoadedTokenizers as forgetCoreTokenizers } from "../../../src/core/base/chat/hf-tokenizer";
 import type { EpisodeRecord } from "../../../src/core/base/runs/run-files";
 import type { HostMessage } from "../../../src/extension/webview/protocol";
 import { requireSharedData } from "../../helpers/shared-data";
@@ -125,6 +126,14 @@ describe("extension: one trace panel for every run", function () {
     await until("run B's gold counts", () =>
       f.state.posted.slice(mark).find((m) => m.type === "trace/run" && m.run.gold !== null),
     );
+    // Its failure labels too, made in the trace worker like the rest, and nothing failed on the way.
+    await until("run B's failure labels", () =>
+      f.state.posted.slice(mark).find((m) => m.type === "trace/failures" && m.runDir === runB),
+    );
+    assert.deepEqual(
+      f.state.posted.filter((m) => m.type === "error"),
+      [],
+    );
     await sleep(200);
     for (const m of f.state.posted.slice(mark)) {
       if (m.type === "trace/run") assert.equal(m.run.runDir, runB, "a list of run A after the retarget");
@@ -144,5 +153,74 @@ describe("extension: one trace panel for every run", function () {
     assert.equal(of(f.state.posted.slice(mark2), "retarget").length, 0);
     assert.equal(f.state.html.length, 1, "one page for all of it");
     p.dispose();
+  });
+
+  it("a tokenizer that cannot be loaded: the run header and the episode say why, the ids are shown, nothing is decoded", async () => {
+    const dir = join(root, "run-no-tokenizer");
+    mkdirSync(dir);
+    writeFileSync(
+      join(dir, "manifest.json"),
+      JSON.stringify({ tokenizer: "./no-such-tokenizer", policy: { model: "scripted" }, split: { name: "val" } }),
+    );
+    writeFileSync(join(dir, "episodes.jsonl"), JSON.stringify(a[0]) + "\n");
+    const f = fakePanel(true);
+    const p = new TracePanel(f.panel as never, fakeContext as never, dir, undefined);
+    try {
+      const problem = await until("the run header naming the problem", () =>
+        f.state.posted.find((m) => m.type === "trace/run" && m.run.tokenizerProblem),
+      );
+      assert.ok(problem.type === "trace/run");
+      assert.match(
+        problem.run.tokenizerProblem!,
+        /^cannot load tokenizer "\.\/no-such-tokenizer": tokenizer folder not found: /,
+      );
+      const episode = await until("the episode after the load", () =>
+        f.state.posted.find((m) => m.type === "trace/episode" && !m.preview),
+      );
+      assert.ok(episode.type === "trace/episode");
+      assert.equal(episode.episode.decodeProblem, problem.run.tokenizerProblem);
+      assert.deepEqual(
+        episode.episode.tokens.texts.slice(0, 2),
+        a[0].tokens.slice(0, 2).map((id) => `⟨${id}⟩`),
+      );
+      f.fromPage({ type: "trace/rendered", episodeId: a[0].id, ms: 1, spans: 1, at: Date.now(), scriptAt: 0 });
+      await sleep(300);
+      assert.deepEqual(
+        f.state.posted.filter((m) => m.type === "error" || m.type === "trace/drift" || m.type === "trace/driftCounts"),
+        [],
+        "no drift check and no error beyond the problem shown",
+      );
+    } finally {
+      p.dispose();
+    }
+  });
+
+  it("a window's first trace loads its tokenizer off the host's thread: the host is never held while it loads", async () => {
+    const { forgetLoadedTokenizers } = await import("../../../src/extension/trace/trace-run");
+    // As in a new window: neither the trace viewer nor core has the tokenizer (this process's tests loaded it).
+    forgetLoadedTokenizers();
+    forgetCoreTokenizers();
+    let longest = 0;
+    let last = performance.now();
+    const ticker = setInterval(() => {
+      const now = performance.now();
+      longest = Math.max(longest, now - last);
+      last = now;
+    }, 5);
+    const f = fakePanel(true);
+    const p = new TracePanel(f.panel as never, fakeContext as never, runA, undefined);
+    try {
+      await until("the decoded episode", () =>
+        f.state.posted.find((m) => m.type === "trace/episode" && !m.preview && m.episode.decodeProblem === undefined),
+      );
+    } finally {
+      clearInterval(ticker);
+      p.dispose();
+    }
+    const loadMs = p.hostTimings.tokenizerMs;
+    console.log(`      load ${loadMs.toFixed(0)} ms, longest stall ${longest.toFixed(0)} ms`);
+    // On the host's thread the load held it 0.6–1 s in one piece (transformers.js builds the tokenizer).
+    assert.ok(loadMs > 500, `the load took ${loadMs} ms: long enough to have held the host`);
+    assert.ok(longest < 250, `the host's event loop stalled ${longest.toFixed(0)} ms while the tokenizer loaded`);
   });
 });

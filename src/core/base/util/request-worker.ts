@@ -30,14 +30,20 @@ export class RequestWorker<Request extends object, Answer, Progress = never> {
     }
   >();
 
-  /** `script`: the worker's entry (asked for on the first start); `what` names it in errors. */
+  /**
+   * `script`: the worker's entry (asked for on the first start); `what` names it in errors.
+   * `unref`: the worker does not keep the process alive (one that lives as long as its host, idle
+   * most of the time); a caller awaiting an answer must have something else that does.
+   */
   constructor(
     private readonly script: () => string,
     private readonly what: string,
+    private readonly options: { unref?: boolean } = {},
   ) {}
 
   private start(): Worker {
     const worker = startWorkerThread(this.script());
+    if (this.options.unref) worker.unref();
     worker.on("message", (m: WorkerReply<Answer> | WorkerProgress<Progress>) => {
       const p = this.pending.get(m.id);
       if (!p) return;
