@@ -24,7 +24,7 @@ class TraceDecoder {
     return new RequestWorker<TraceDecodeRequest, TraceDecodeAnswers[Kind]>(
       () => requireWorkerScript(__dirname, ["trace-worker.js", "trace-worker.ts"], WHAT),
       WHAT,
-      { unref: true }, // idle between traces for the host's whole life
+      { unrefWhenIdle: true }, // idle between traces for the host's whole life
     );
   }
 

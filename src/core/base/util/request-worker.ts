@@ -32,18 +32,24 @@ export class RequestWorker<Request extends object, Answer, Progress = never> {
 
   /**
    * `script`: the worker's entry (asked for on the first start); `what` names it in errors.
-   * `unref`: the worker does not keep the process alive (one that lives as long as its host, idle
-   * most of the time); a caller awaiting an answer must have something else that does.
+   * `unrefWhenIdle`: the worker keeps the process alive only while it has requests to answer (one
+   * that lives as long as its host and is idle most of the time).
    */
   constructor(
     private readonly script: () => string,
     private readonly what: string,
-    private readonly options: { unref?: boolean } = {},
+    private readonly options: { unrefWhenIdle?: boolean } = {},
   ) {}
+
+  /** With unrefWhenIdle: the worker holds the process while a request waits for it, not after. */
+  private holdWhileBusy(worker: Worker): void {
+    if (!this.options.unrefWhenIdle) return;
+    if ([...this.pending.values()].some((p) => p.worker === worker)) worker.ref();
+    else worker.unref();
+  }
 
   private start(): Worker {
     const worker = startWorkerThread(this.script());
-    if (this.options.unref) worker.unref();
     worker.on("message", (m: WorkerReply<Answer> | WorkerProgress<Progress>) => {
       const p = this.pending.get(m.id);
       if (!p) return;
@@ -52,6 +58,7 @@ export class RequestWorker<Request extends object, Answer, Progress = never> {
         return;
       }
       this.pending.delete(m.id);
+      this.holdWhileBusy(worker);
       if ("ok" in m) p.resolve(m.ok);
       else p.reject(new Error(m.failed));
     });
@@ -75,6 +82,7 @@ export class RequestWorker<Request extends object, Answer, Progress = never> {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { worker, resolve, reject, onProgress });
+      this.holdWhileBusy(worker);
       worker.postMessage({ ...req, id });
     });
   }
