@@ -25,8 +25,6 @@ import { goldInResults, resultTexts, type GoldInResults } from "../../core/views
 import type { RunViewSpec } from "../../core/views/trace/run-view";
 import { decodePerToken } from "../../core/views/trace/token-text";
 import { buildTraceView, type TraceEpisodeView } from "../../core/views/trace/trace-view";
-import type { TraceFailures } from "../webview/protocol";
-import { traceFailures } from "./trace-failures";
 
 /** What the host asks; `tokenizer` is the name a run's manifest records. */
 export type TraceDecodeRequest =
@@ -47,9 +45,7 @@ export type TraceDecodeRequest =
   | { kind: "drift"; tokenizer: string; record: EpisodeRecord; settings: DriftSettings }
   /** `counts` with the episodes' drift added. */
   | { kind: "countDrift"; tokenizer: string; records: EpisodeRecord[]; settings: DriftSettings; counts: RunDriftCounts }
-  /** The run's failure labels for the trace viewer (trace-failures.ts). */
-  | { kind: "failures"; runDir: string }
-  /** The run's failure labels with their table, for the Runs tree; `dataDir`: the workspace's data folder. */
+  /** The run's failure labels with their table (the Runs tree, trace-failures.ts); `dataDir`: the workspace's data folder. */
   | { kind: "runFailures"; runDir: string; dataDir: string | undefined };
 
 export interface DecodedResults {
@@ -65,7 +61,6 @@ export interface TraceDecodeAnswers {
   results: DecodedResults;
   drift: DriftReport;
   countDrift: RunDriftCounts;
-  failures: TraceFailures | undefined;
   runFailures: RunFailures | undefined;
 }
 
@@ -131,8 +126,6 @@ export function traceDecoding(): (req: TraceDecodeRequest) => Promise<TraceDecod
         for (const e of req.records) countEpisodeDrift(req.counts, tok, e, req.settings);
         return req.counts;
       }
-      case "failures":
-        return traceFailures(req.runDir);
       case "runFailures": {
         const { manifest, episodes } = readRun(req.runDir, environmentMetrics);
         return readRunFailures({ manifest, episodes, dataDir: req.dataDir });

@@ -2,18 +2,16 @@
  * The trace viewer's failure labels for a run (core/views/failures): the labels with their counts,
  * largest first, and each failed episode's verdict, for the list's label filter and the episode
  * header. The environment's data is read from the workspace that holds the run (runs/<name> in a
- * folder with agent-lab.json); a run elsewhere is labelled without it. Made in the trace worker
+ * folder with agent-lab.json); a run elsewhere is labelled without it. Labelled in the trace worker
  * (trace-decoding.ts), which has the environments' code and the run's tokenizer.
  */
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { CONFIG_FILE, readWorkspaceConfig } from "../../core/base/config";
 import { mergeConfig } from "../../core/envs/config";
-import { readRun } from "../../core/base/runs/run-files";
 import { workspaceDataDir } from "../../core/envs/data-dirs";
 import type { TraceFailures } from "../webview/protocol";
-import { environmentMetrics } from "../../core/envs/catalog";
-import { readRunFailures } from "../../core/views/failures/run-failures";
+import { traceDecoder } from "./trace-off-thread";
 
 /** The data folder of the workspace the run folder sits in, or undefined. */
 function runDataDir(runDir: string): string | undefined {
@@ -28,8 +26,7 @@ function runDataDir(runDir: string): string | undefined {
 
 /** Undefined when the run's environment declares no failure labels. */
 export async function traceFailures(runDir: string): Promise<TraceFailures | undefined> {
-  const { manifest, episodes } = readRun(runDir, environmentMetrics);
-  const f = await readRunFailures({ manifest, episodes, dataDir: runDataDir(runDir) });
+  const f = await traceDecoder.runFailures(runDir, runDataDir(runDir));
   if (!f) return undefined;
   return {
     labels: f.table.rows

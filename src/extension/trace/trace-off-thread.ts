@@ -76,10 +76,6 @@ class TraceDecoder {
     return this.ask({ kind: "countDrift", tokenizer, records, settings, counts });
   }
 
-  failures(runDir: string): Promise<TraceDecodeAnswers["failures"]> {
-    return this.ask({ kind: "failures", runDir });
-  }
-
   runFailures(runDir: string, dataDir: string | undefined): Promise<TraceDecodeAnswers["runFailures"]> {
     return this.ask({ kind: "runFailures", runDir, dataDir });
   }

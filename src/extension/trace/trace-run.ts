@@ -40,6 +40,7 @@ import type { HostBody } from "../webview/panel-base";
 import { LIST_HEAD_ROWS, type PanelState, type TraceRunInfo, type WebviewMessage } from "../webview/protocol";
 import { episodeRows } from "./trace-panel-rows";
 import { traceDecoder } from "./trace-off-thread";
+import { traceFailures } from "./trace-failures";
 
 /**
  * Starts loading the tokenizer `name` (a run manifest's) for the traces to come, so that the first
@@ -376,7 +377,7 @@ export class TraceRun {
   private async postFailures(): Promise<void> {
     if (this.closed) return;
     try {
-      const failures = await traceDecoder.failures(this.runDir);
+      const failures = await traceFailures(this.runDir);
       if (failures) this.post({ type: "trace/failures", runDir: this.runDir, failures });
     } catch (e) {
       this.post({ type: "error", message: `failure labels: ${(e as Error).message}` });
