@@ -6,11 +6,7 @@ import * as vscode from "vscode";
 import { CONFIG_FILE, readWorkspaceConfig } from "../../core/base/config";
 import { mergeConfig } from "../../core/envs/config";
 import { workspaceDataDir } from "../../core/envs/data-dirs";
-import type { FailureComparison } from "../../core/views/failures/compare-failures";
-import {
-  compareFailuresOfDirs as compareFailuresOfRunDirs,
-  type FailuresRequest,
-} from "../../core/views/failures/failures-off-thread";
+import type { FailuresRequest } from "../../core/views/failures/failures-off-thread";
 
 export { failuresWorker } from "../../core/views/failures/failures-off-thread";
 import { existsSync } from "node:fs";
@@ -26,15 +22,7 @@ function dataDir(): string | undefined {
   }
 }
 
-/** `names`: the report's run names (so the table's columns match the ablation table's). */
-export function compareFailuresOfDirs(
-  runDirs: readonly string[],
-  names: readonly string[],
-): Promise<FailureComparison | undefined> {
-  return compareFailuresOfRunDirs({ runDirs: [...runDirs], names: [...names], dataDir: dataDir() });
-}
-
-/** The request for the failure labels' worker (large runs): the same runs, names and data folder. */
+/** The request for the failure labels (`names`: the report's run names, so the table's columns match the ablation table's), with the workspace's data folder. */
 export function failuresRequest(runDirs: readonly string[], names: readonly string[]): FailuresRequest {
   return { runDirs: [...runDirs], names: [...names], dataDir: dataDir() };
 }

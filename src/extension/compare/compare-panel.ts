@@ -21,6 +21,7 @@ import type { RequestWorker } from "../../core/base/util/request-worker";
 import type { FailureComparison } from "../../core/views/failures/compare-failures";
 import type { FailuresRequest } from "../../core/views/failures/failures-off-thread";
 import { promptSearchDirs, type CompareOrigin } from "../../core/steps/ablate/compare-setup";
+import { traceDecoder } from "../trace/trace-off-thread";
 import { Panel } from "../webview/panel-base";
 import type { WebviewMessage } from "../webview/protocol";
 
@@ -132,15 +133,19 @@ export class ComparePanel extends Panel {
   /** The runs' failure labels compared, after the report (labelling decodes every episode's text). */
   private async sendFailures(n: number): Promise<void> {
     try {
-      // Loaded when first asked: the registry and the tokenizer, which activation must not load.
-      const { compareFailuresOfDirs, failuresRequest, failuresWorker } = await import("./compare-failures");
+      // Loaded when first asked: the registry, which activation must not load.
+      const { failuresRequest, failuresWorker } = await import("./compare-failures");
       // Closed or asked for other runs meanwhile: no labeller started for nothing (it would outlive the panel).
       if (n !== this.requested || this.isDisposed) return;
       this.hostTimings.labelsMs = performance.now() - this.requestedAt;
+      // Never on the host's thread (labelling decodes every episode with the run's tokenizer): large
+      // runs in a worker of the panel's own, which takes seconds; small ones in the window's trace
+      // worker, which has the tokenizer loaded already when a trace was open.
+      const req = failuresRequest(this.runDirs, this.names);
       const failures =
         episodesBytes(this.runDirs) > ON_THREAD_MAX_BYTES
-          ? await (this.labeller ??= failuresWorker()).request(failuresRequest(this.runDirs, this.names))
-          : await compareFailuresOfDirs(this.runDirs, this.names);
+          ? await (this.labeller ??= failuresWorker()).request(req)
+          : await traceDecoder.compareFailures(req);
       if (failures && n === this.requested && !this.isDisposed) this.post({ type: "compare/failures", failures });
     } catch (e) {
       if (n === this.requested) this.post({ type: "error", message: `failure labels: ${(e as Error).message}` });
@@ -167,9 +172,7 @@ export class ComparePanel extends Panel {
     } else if (m.type === "compare/openPair") {
       const [a, b] = m.runs.map((i) => this.runDirs[i]);
       if (!a || !b) throw new Error(`no run at positions ${m.runs.join(", ")}`);
-      // Loaded when first asked: it brings the tokenizer, which activation must not load.
-      const { loadPair } = await import("../../core/views/trace/load-pair");
-      const pair = await loadPair([a, b], m.questionId, [
+      const pair = await traceDecoder.pair([a, b], m.questionId, [
         this.names[m.runs[0]] ?? basename(a),
         this.names[m.runs[1]] ?? basename(b),
       ]);

@@ -7,7 +7,8 @@
 import * as vscode from "vscode";
 import { basename, dirname, resolve } from "node:path";
 import { registryPath } from "../../core/base/checkpoints/registry";
-import { groupEpisodeViews, readDashboard, type DashboardView } from "../../core/views/trace/dashboard-view";
+import { readDashboard, type DashboardView } from "../../core/views/trace/dashboard-view";
+import { traceDecoder } from "../trace/trace-off-thread";
 import { isCookbookLogDir } from "../../core/views/interop/cookbook";
 import { cookbookDashboardAsync } from "../../core/views/interop/cookbook-dashboard";
 import { overlayCandidates, readOverlay } from "../../core/views/trace/overlay-runs";
@@ -65,7 +66,7 @@ export class DashboardPanel extends Panel {
     else if (m.type === "dashboard/openGroup") {
       const group = this.view?.groups[m.index];
       if (!group) throw new Error(`no group ${m.index} in this run`);
-      const episodes = await groupEpisodeViews(this.runDir, group);
+      const episodes = await traceDecoder.group(this.runDir, group); // decoded off the host's thread
       this.post({ type: "dashboard/group", group: { step: group.step, group, episodes } });
     } else if (m.type === "dashboard/evaluate") {
       await this.evaluate(m.checkpoint);

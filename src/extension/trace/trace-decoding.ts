@@ -4,8 +4,10 @@
  * tokenizer holds its thread for most of a second in one piece (transformers.js parses the 11 MB
  * tokenizer.json and makes its vocabulary and merges into maps), and during that time the host
  * answers no view, no webview message and no command. The host asks with episode records it has
- * read (trace-run.ts) and gets back what the webview shows; the Runs tree's failure labels, which
- * decode every episode, are made here too. Nothing here imports vscode.
+ * read (trace-run.ts) and gets back what the webview shows. Everything else in a window that decodes
+ * episodes asks here too, so the host never loads a tokenizer: the Runs tree's failure labels, the
+ * Compare panel's pair view and failure labels (of runs small enough not to need their own worker)
+ * and the training dashboard's sample episodes. Nothing here imports vscode.
  */
 import type { ChatTokenizer } from "../../core/base/chat/tokenizer";
 import { readRun, type EpisodeRecord } from "../../core/base/runs/run-files";
@@ -21,6 +23,11 @@ import {
   type RunDriftCounts,
 } from "../../core/views/trace/drift";
 import { readRunFailures, type RunFailures } from "../../core/views/failures/run-failures";
+import type { FailureComparison } from "../../core/views/failures/compare-failures";
+import { compareFailuresOfDirs, type FailuresRequest } from "../../core/views/failures/failures-off-thread";
+import { groupEpisodeViews, type GroupRecord } from "../../core/views/trace/dashboard-view";
+import { loadPair } from "../../core/views/trace/load-pair";
+import type { PairView } from "../../core/views/trace/pair-view";
 import { goldInResults, resultTexts, type GoldInResults } from "../../core/views/trace/gold-in-results";
 import type { RunViewSpec } from "../../core/views/trace/run-view";
 import { decodePerToken } from "../../core/views/trace/token-text";
@@ -46,7 +53,13 @@ export type TraceDecodeRequest =
   /** `counts` with the episodes' drift added. */
   | { kind: "countDrift"; tokenizer: string; records: EpisodeRecord[]; settings: DriftSettings; counts: RunDriftCounts }
   /** The run's failure labels with their table (the Runs tree, trace-failures.ts); `dataDir`: the workspace's data folder. */
-  | { kind: "runFailures"; runDir: string; dataDir: string | undefined };
+  | { kind: "runFailures"; runDir: string; dataDir: string | undefined }
+  /** The Compare panel's failure labels of these runs compared. */
+  | ({ kind: "compareFailures" } & FailuresRequest)
+  /** One question's episodes of two runs, aligned turn by turn (the Compare panel's pair view). */
+  | { kind: "pair"; dirs: [string, string]; questionId: string; names: [string, string] }
+  /** A GRPO group's episodes as the training dashboard shows them. */
+  | { kind: "group"; runDir: string; group: GroupRecord };
 
 export interface DecodedResults {
   texts: string[][];
@@ -62,6 +75,9 @@ export interface TraceDecodeAnswers {
   drift: DriftReport;
   countDrift: RunDriftCounts;
   runFailures: RunFailures | undefined;
+  compareFailures: FailureComparison | undefined;
+  pair: PairView;
+  group: TraceEpisodeView[];
 }
 
 /**
@@ -130,6 +146,12 @@ export function traceDecoding(): (req: TraceDecodeRequest) => Promise<TraceDecod
         const { manifest, episodes } = readRun(req.runDir, environmentMetrics);
         return readRunFailures({ manifest, episodes, dataDir: req.dataDir });
       }
+      case "compareFailures":
+        return compareFailuresOfDirs(req);
+      case "pair":
+        return loadPair(req.dirs, req.questionId, req.names);
+      case "group":
+        return groupEpisodeViews(req.runDir, req.group);
     }
   };
 }

@@ -1,13 +1,16 @@
 /**
  * The extension host's side of the trace worker (trace-decoding.ts says what it does and why): one
- * worker per extension host, shared by every trace and the Runs tree's failure labels, started by
- * the first request (the Runs tree's warm-up or a trace) and holding the tokenizers it loaded. A crashed worker
+ * worker per extension host, shared by every view that decodes episodes (traces, the Runs tree's
+ * failure labels, Compare's pair view and labels, the dashboard's sample episodes), started by the
+ * first request (the Runs tree's warm-up or a trace) and holding the tokenizers it loaded. A crashed worker
  * fails what it was answering; the next request starts another, which loads again.
  */
 import type { EpisodeRecord } from "../../core/base/runs/run-files";
 import { RequestWorker } from "../../core/base/util/request-worker";
 import { requireWorkerScript } from "../../core/base/util/worker-thread";
 import type { DriftSettings, RunDriftCounts } from "../../core/views/trace/drift";
+import type { FailuresRequest } from "../../core/views/failures/failures-off-thread";
+import type { GroupRecord } from "../../core/views/trace/dashboard-view";
 import type { RunViewSpec } from "../../core/views/trace/run-view";
 import type { TraceDecodeAnswers, TraceDecodeRequest } from "./trace-decoding";
 
@@ -78,6 +81,18 @@ class TraceDecoder {
 
   runFailures(runDir: string, dataDir: string | undefined): Promise<TraceDecodeAnswers["runFailures"]> {
     return this.ask({ kind: "runFailures", runDir, dataDir });
+  }
+
+  compareFailures(req: FailuresRequest): Promise<TraceDecodeAnswers["compareFailures"]> {
+    return this.ask({ kind: "compareFailures", ...req });
+  }
+
+  pair(dirs: [string, string], questionId: string, names: [string, string]): Promise<TraceDecodeAnswers["pair"]> {
+    return this.ask({ kind: "pair", dirs, questionId, names });
+  }
+
+  group(runDir: string, group: GroupRecord): Promise<TraceDecodeAnswers["group"]> {
+    return this.ask({ kind: "group", runDir, group });
   }
 
   /** Stops the worker and forgets what it loaded: the next trace is a window's first (tests). */

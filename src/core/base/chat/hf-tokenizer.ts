@@ -194,6 +194,11 @@ function refuseFolderWithoutTemplate(folder: string): void {
   }
 }
 
+/** Vocabularies this thread has loaded or is loading (tests that check a thread never loads one). */
+export function loadedVocabularies(): number {
+  return vocabularies.size;
+}
+
 /** Forgets loaded tokenizers (tests that load the same source twice on purpose). */
 export function forgetLoadedTokenizers(): void {
   cache.clear();
