@@ -101,9 +101,12 @@ export function promptDiffs(
   if (!base) return [];
   const find = promptFinder(searchDirs);
   const out: PromptDiff[] = [];
+  // A manifest that records no prompt (written by hand, or torn) has nothing to diff; the
+  // fingerprint warning names the field as absent.
+  if (!recordsPrompt(base)) return [];
   for (const r of inputs.slice(1)) {
     const m = r.manifest;
-    if (!m || m.system_prompt.sha256 === base.system_prompt.sha256) continue;
+    if (!recordsPrompt(m) || m.system_prompt.sha256 === base.system_prompt.sha256) continue;
     const a = find(base.system_prompt, inputs[0].dir);
     const b = find(m.system_prompt, r.dir);
     out.push({
@@ -114,6 +117,11 @@ export function promptDiffs(
     });
   }
   return out;
+}
+
+function recordsPrompt(m: RunManifest | undefined): m is RunManifest {
+  const p = (m as { system_prompt?: Partial<RunManifest["system_prompt"]> } | undefined)?.system_prompt;
+  return typeof p?.file === "string" && typeof p.sha256 === "string";
 }
 
 function promptFinder(searchDirs: readonly string[]): (p: RunManifest["system_prompt"], runDir: string) => PromptText {

@@ -134,6 +134,17 @@ describe("core: compare setup (expected differences, prompt diff)", () => {
         0,
         "no diff when the hashes match",
       );
+      const torn = manifest({ prompt: sha256Hex(now) }) as Partial<ReturnType<typeof manifest>>;
+      delete torn.system_prompt;
+      const none = torn as ReturnType<typeof manifest>;
+      assert.deepEqual(
+        [
+          promptDiffs([input("base", base, a), input("torn", base, none)], [ws]),
+          promptDiffs([input("torn", base, none), input("rerun", base, b)], [ws]),
+        ],
+        [[], []],
+        "a manifest that records no prompt: no diff, and no TypeError",
+      );
     });
 
     it("finds a prompt file an editor saved with a final newline, and the shipped prompt, by the hash a run records", () => {
