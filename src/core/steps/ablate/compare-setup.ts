@@ -98,12 +98,11 @@ export function promptDiffs(
   searchDirs: readonly string[],
 ): PromptDiff[] {
   const base = inputs[0]?.manifest;
-  if (!base) return [];
-  const find = promptFinder(searchDirs);
-  const out: PromptDiff[] = [];
   // A manifest that records no prompt (written by hand, or torn) has nothing to diff; the
   // fingerprint warning names the field as absent.
   if (!recordsPrompt(base)) return [];
+  const find = promptFinder(searchDirs);
+  const out: PromptDiff[] = [];
   for (const r of inputs.slice(1)) {
     const m = r.manifest;
     if (!recordsPrompt(m) || m.system_prompt.sha256 === base.system_prompt.sha256) continue;
