@@ -96,6 +96,12 @@ describe("extension: Compare and the dashboard decode episodes off the host's th
         [],
       );
       assert.equal(loadedVocabularies(), 0, "no tokenizer loaded on the host's thread");
+      // A question neither run has: the worker's one-line error, naming the file, and no pair.
+      const pairs = f.state.posted.filter((m) => m.type === "compare/pair").length;
+      f.fromPage({ type: "compare/openPair", questionId: "no-such-question", runs: [0, 1] });
+      const error = await until("the error", () => posted(f.state.posted, "error"));
+      assert.equal(error.message, `${join(runs[0], "episodes.jsonl")}: no episode for question "no-such-question"`);
+      assert.equal(f.state.posted.filter((m) => m.type === "compare/pair").length, pairs);
     } finally {
       panel.dispose();
     }
