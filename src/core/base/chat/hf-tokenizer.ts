@@ -35,6 +35,33 @@ function isLocalSource(source: string): boolean {
   return /^(\.|\/|~|[A-Za-z]:)/.test(source) || source.includes("\\") || source.split("/").length > 2;
 }
 
+/**
+ * The special ids of a tokenizer whose decoding joins piecewise (ChatTokenizer.piecewiseSpecialIds):
+ * a ByteLevel decoder maps each token to its bytes and decodes them as UTF-8, so a sequence decodes
+ * to its pieces' texts joined, unless the tokenizer cleans up spaces or trims a word suffix after.
+ * Read off transformers.js's tokenizer object; where its fields are not as expected, undefined
+ * (callers decode, as before).
+ */
+function piecewiseSpecials(tok: HfTokenizer): ReadonlySet<number> | undefined {
+  const inner = (
+    tok as unknown as {
+      _tokenizer?: {
+        decoder?: { config?: { type?: unknown }; end_of_word_suffix?: unknown };
+        clean_up_tokenization_spaces?: unknown;
+      };
+    }
+  )._tokenizer;
+  const decoder = inner?.decoder;
+  if (
+    decoder?.config?.type !== "ByteLevel" ||
+    decoder.end_of_word_suffix ||
+    inner?.clean_up_tokenization_spaces !== false
+  )
+    return undefined;
+  const ids = (tok as unknown as { all_special_ids?: unknown }).all_special_ids;
+  return Array.isArray(ids) && ids.every((id) => Number.isInteger(id)) ? new Set(ids as number[]) : undefined;
+}
+
 function shortHash(...parts: (string | Buffer)[]): string {
   const h = createHash("sha256");
   for (const p of parts) h.update(p);
@@ -57,6 +84,12 @@ class TransformersChatTokenizer implements ChatTokenizer {
   decode(ids: readonly number[], options?: { skipSpecialTokens?: boolean }): string {
     if (ids.length === 0) return ""; // the library throws on an empty list; a sampler may return one
     return this.tok.decode([...ids], { skip_special_tokens: options?.skipSpecialTokens ?? false });
+  }
+
+  private piecewise: { specials: ReadonlySet<number> | undefined } | undefined;
+
+  piecewiseSpecialIds(): ReadonlySet<number> | undefined {
+    return (this.piecewise ??= { specials: piecewiseSpecials(this.tok) }).specials;
   }
 
   private vocab: Map<string, number> | undefined;

@@ -10,6 +10,7 @@
 import type { ChatTokenizer } from "../../base/chat/tokenizer";
 import type { EpisodeRecord } from "../../base/runs/run-files";
 import { containsAnswer, normalizeAnswer } from "../../base/data/answer-text";
+import { decodePerToken } from "./token-text";
 
 export type GoldInResults =
   /** A gold answer is in the returned text. */
@@ -26,25 +27,54 @@ export const RIGHT_PRIMARY = 0.5;
 
 const YES_NO = new Set(["yes", "no", "noanswer"]);
 
-/** The decoded harness text that followed each search turn (the result blocks). */
-export function resultTexts(record: EpisodeRecord, tok: Pick<ChatTokenizer, "decode">): string[] {
+type ResultDecoder = Pick<ChatTokenizer, "decode"> & Partial<Pick<ChatTokenizer, "tokenId" | "piecewiseSpecialIds">>;
+
+/**
+ * The decoded harness text that followed each search turn (the result blocks). `tokenTexts`: the
+ * episode's per-token texts (decodePerToken) when the caller has them already.
+ */
+export function resultTexts(record: EpisodeRecord, tok: ResultDecoder, tokenTexts?: readonly string[]): string[] {
+  const decode = sliceDecoder(record.tokens, tok, tokenTexts);
   if (record.turns && record.turns.length > 0) {
     return record.turns
       .filter((t) => t.action === "search" && t.end > t.reply_end)
-      .map((t) => tok.decode(record.tokens.slice(t.reply_end, t.end), { skipSpecialTokens: true }));
+      .map((t) => decode(t.reply_end, t.end));
   }
   // No turn boundaries: every inserted run of tokens after the first reply.
   const texts: string[] = [];
-  let run: number[] = [];
-  record.tokens.forEach((id, i) => {
-    if (record.sampled[i] === 0) run.push(id);
-    else if (run.length) {
-      texts.push(tok.decode(run, { skipSpecialTokens: true }));
-      run = [];
+  let from = -1;
+  record.sampled.forEach((s, i) => {
+    if (s === 0) from = from < 0 ? i : from;
+    else if (from >= 0) {
+      texts.push(decode(from, i));
+      from = -1;
     }
   });
-  if (run.length) texts.push(tok.decode(run, { skipSpecialTokens: true }));
+  if (from >= 0) texts.push(decode(from, record.tokens.length));
   return texts.filter((t) => t.includes("<result>"));
+}
+
+/**
+ * tokens[from, to) decoded with special tokens left out. Where the tokenizer decodes piecewise, the
+ * tokens' own texts joined (a 20,000-token episode's results: 2-3 ms instead of 24 for decoding
+ * them again), unless a character's bytes cross the slice's edge (a piece's text sits on its first
+ * token, the rest have ""), where the slice is decoded as before.
+ */
+function sliceDecoder(
+  ids: readonly number[],
+  tok: ResultDecoder,
+  tokenTexts: readonly string[] | undefined,
+): (from: number, to: number) => string {
+  const decode = (from: number, to: number) => tok.decode(ids.slice(from, to), { skipSpecialTokens: true });
+  const specials = tok.piecewiseSpecialIds?.();
+  if (!specials) return decode;
+  const texts = tokenTexts ?? decodePerToken(tok, ids);
+  return (from, to) => {
+    if (texts[from] === "" || (to < ids.length && texts[to] === "")) return decode(from, to);
+    let out = "";
+    for (let i = from; i < to; i++) if (!specials.has(ids[i])) out += texts[i];
+    return out;
+  };
 }
 
 // The one containment rule (base/data/answer-text.ts), shared with environments' failure labels.
@@ -53,7 +83,7 @@ export { containsAnswer };
 /** `texts`: the episode's result texts when the caller has decoded them already. */
 export function goldInResults(
   record: EpisodeRecord,
-  tok: Pick<ChatTokenizer, "decode">,
+  tok: ResultDecoder,
   texts: string[] = resultTexts(record, tok),
 ): GoldInResults {
   const golds = record.answers.filter((a) => !YES_NO.has(normalizeAnswer(a)));

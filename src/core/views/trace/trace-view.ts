@@ -11,7 +11,7 @@ import { roleValues } from "../../base/runs/metrics";
 import { environmentMetrics } from "../../envs/catalog";
 import { runViewSpec, type RunViewSpec } from "./run-view";
 import { checkDrift, type DriftReport, type DriftSettings } from "./drift";
-import { goldInResults, type GoldInResults } from "./gold-in-results";
+import { goldInResults, resultTexts, type GoldInResults } from "./gold-in-results";
 import { decodePerToken } from "./token-text";
 
 export type SectionKind = "prompt" | "reply" | "results" | "harness";
@@ -205,7 +205,12 @@ export function buildTraceView(
     sampledCount,
     insertedCount: record.tokens.length - sampledCount,
     // Gold-in-results only where the environment searches: elsewhere there are no results to look in.
-    gold: view && !view.goldInResults ? "not_applicable" : tok ? goldInResults(record, tok) : "unknown",
+    gold:
+      view && !view.goldInResults
+        ? "not_applicable"
+        : tok
+          ? goldInResults(record, tok, resultTexts(record, tok, tokenTexts))
+          : "unknown",
     drift:
       tok && options.drift !== false
         ? checkDrift(tok, record.prompt, record.tokens, record.sampled, options.driftSettings)
