@@ -26,6 +26,7 @@ export type GoldInResults =
 export const RIGHT_PRIMARY = 0.5;
 
 const YES_NO = new Set(["yes", "no", "noanswer"]);
+const REPLACEMENT = "\uFFFD";
 
 type ResultDecoder = Pick<ChatTokenizer, "decode"> & Partial<Pick<ChatTokenizer, "tokenId" | "piecewiseSpecialIds">>;
 
@@ -58,7 +59,8 @@ export function resultTexts(record: EpisodeRecord, tok: ResultDecoder, tokenText
  * tokens[from, to) decoded with special tokens left out. Where the tokenizer decodes piecewise, the
  * tokens' own texts joined (a 20,000-token episode's results: 2-3 ms instead of 24 for decoding
  * them again), unless a character's bytes cross the slice's edge (a piece's text sits on its first
- * token, the rest have ""), where the slice is decoded as before.
+ * token, the rest have "") or a token holds bytes of no whole character (U+FFFD: decoding the run
+ * may replace them differently), where the slice is decoded as before.
  */
 function sliceDecoder(
   ids: readonly number[],
@@ -72,7 +74,11 @@ function sliceDecoder(
   return (from, to) => {
     if (texts[from] === "" || (to < ids.length && texts[to] === "")) return decode(from, to);
     let out = "";
-    for (let i = from; i < to; i++) if (!specials.has(ids[i])) out += texts[i];
+    for (let i = from; i < to; i++) {
+      if (specials.has(ids[i])) continue;
+      if (texts[i].includes(REPLACEMENT)) return decode(from, to);
+      out += texts[i];
+    }
     return out;
   };
 }

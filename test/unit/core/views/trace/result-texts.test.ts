@@ -82,5 +82,17 @@ describe("trace: result texts from the tokens' own texts", function () {
       } as unknown as EpisodeRecord;
       assert.deepEqual(resultTexts(record, tok), resultTexts(record, decodingOnly(tok)), `slice [${replyEnd}, ${end})`);
     }
+    // Results cut inside a character: the bytes F0 A0 (the start of U+20000) as two byte tokens
+    // ("ð" and "ł" in the byte-level alphabet), which decoding together makes one U+FFFD, and each
+    // token alone one apiece.
+    const head = tok.encode("<search>x</search>");
+    const stray = [tok.tokenId("ð"), tok.tokenId("ł")];
+    const cut = [...head, ...tok.encode("<result>a"), ...stray, ...tok.encode("b</result>")];
+    const record = {
+      tokens: cut,
+      sampled: cut.map((_, i) => (i < head.length ? 1 : 0)),
+      turns: [{ action: "search", start: 0, reply_end: head.length, end: cut.length }],
+    } as unknown as EpisodeRecord;
+    assert.deepEqual(resultTexts(record, tok), resultTexts(record, decodingOnly(tok)), "stray bytes");
   });
 });
