@@ -17,7 +17,7 @@ import type { EpisodeRecord } from "../../src/core/base/runs/run-files";
 import { goldInResults, resultTexts } from "../../src/core/views/trace/gold-in-results";
 import { buildTraceView } from "../../src/core/views/trace/trace-view";
 import { runViewSpec } from "../../src/core/views/trace/run-view";
-import { readHotpot, realEpisode } from "../../test/unit/core/views/trace/real-episodes";
+import { readHotpot, twoSearchEpisodes } from "../../test/unit/core/views/trace/real-episodes";
 
 const DEV = join(__dirname, "..", "..", "..", "shared", "data", "hotpotqa", "hotpotqa_distractor_dev_partial.jsonl");
 
@@ -60,15 +60,7 @@ async function main(): Promise<void> {
   const tok = await offlineTokenizer("qwen3");
   const decoding = { name: tok.name, decode: tok.decode.bind(tok), tokenId: tok.tokenId.bind(tok) } as ChatTokenizer;
   const rows = readHotpot(DEV).slice(0, 200);
-  const episodes = await Promise.all(
-    rows.map((r) =>
-      realEpisode(tok, r, [
-        `<search>${r.context[0][0]}</search>`,
-        `<search>${r.context[1][0]}</search>`,
-        `<answer>${r.answer}</answer>`,
-      ]),
-    ),
-  );
+  const episodes = await twoSearchEpisodes(tok, rows);
   const long = longEpisode(episodes);
   const view = runViewSpec("hotpotqa");
   const runPass = (t: ChatTokenizer) =>

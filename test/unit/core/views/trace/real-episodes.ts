@@ -67,3 +67,16 @@ export async function realEpisode(
   );
   return toRecord(ep, 0.0001);
 }
+
+/** Each row's episode of two searches (its first two paragraphs' titles), then the gold answer. */
+export function twoSearchEpisodes(tok: ChatTokenizer, rows: readonly HotpotRow[]): Promise<EpisodeRecord[]> {
+  return Promise.all(
+    rows.map((r) =>
+      realEpisode(tok, r, [
+        `<search>${r.context[0][0]}</search>`,
+        `<search>${r.context[1][0]}</search>`,
+        `<answer>${r.answer}</answer>`,
+      ]),
+    ),
+  );
+}

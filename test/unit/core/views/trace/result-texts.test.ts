@@ -10,7 +10,7 @@ import type { EpisodeRecord } from "../../../../../src/core/base/runs/run-files"
 import { goldInResults, resultTexts } from "../../../../../src/core/views/trace/gold-in-results";
 import { decodePerToken } from "../../../../../src/core/views/trace/token-text";
 import { requireSharedData } from "../../../../helpers/shared-data";
-import { readHotpot, realEpisode, type HotpotRow } from "./real-episodes";
+import { readHotpot, realEpisode, twoSearchEpisodes, type HotpotRow } from "./real-episodes";
 
 /** The same tokenizer without piecewiseSpecialIds: every slice decoded (the reference). */
 const decodingOnly = (tok: ChatTokenizer) => ({ decode: tok.decode.bind(tok), tokenId: tok.tokenId.bind(tok) });
@@ -31,15 +31,7 @@ describe("trace: result texts from the tokens' own texts", function () {
 
   it("equals decoding each result slice on real HotpotQA episodes (texts and gold-in-results)", async function () {
     const rows = readHotpot(requireSharedData(this, "hotpotqa", "hotpotqa_distractor_dev_partial.jsonl")).slice(0, 40);
-    const episodes = await Promise.all(
-      rows.map((r) =>
-        realEpisode(tok, r, [
-          `<search>${r.context[0][0]}</search>`,
-          `<search>${r.context[1][0]}</search>`,
-          `<answer>${r.answer}</answer>`,
-        ]),
-      ),
-    );
+    const episodes = await twoSearchEpisodes(tok, rows);
     let slices = 0;
     for (const e of episodes) {
       const reference = resultTexts(e, decodingOnly(tok));
