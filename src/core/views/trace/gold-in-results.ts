@@ -10,7 +10,7 @@
 import type { ChatTokenizer } from "../../base/chat/tokenizer";
 import type { EpisodeRecord } from "../../base/runs/run-files";
 import { containsAnswer, normalizeAnswer } from "../../base/data/answer-text";
-import { decodePerToken } from "./token-text";
+import { decodePerToken, REPLACEMENT } from "./token-text";
 
 export type GoldInResults =
   /** A gold answer is in the returned text. */
@@ -26,7 +26,6 @@ export type GoldInResults =
 export const RIGHT_PRIMARY = 0.5;
 
 const YES_NO = new Set(["yes", "no", "noanswer"]);
-const REPLACEMENT = "\uFFFD";
 
 type ResultDecoder = Pick<ChatTokenizer, "decode"> & Partial<Pick<ChatTokenizer, "tokenId" | "piecewiseSpecialIds">>;
 

@@ -12,7 +12,8 @@
  */
 import type { ChatTokenizer } from "../../base/chat/tokenizer";
 
-const REPLACEMENT = "\uFFFD";
+/** What decoding gives for bytes of no whole character. */
+export const REPLACEMENT = "\uFFFD";
 /** A UTF-8 character has at most 4 bytes, so a clean piece needs at most 4 byte tokens. */
 const MAX_PIECE = 4;
 /** Separator candidates: special tokens that decode to exactly their own text. */
