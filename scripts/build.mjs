@@ -7,6 +7,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { buildWebviews } from "../webview/build.mjs";
 import { envFoldersPlugin } from "./env-folders.mjs";
+import { buildNative } from "./build-native.mjs";
 import { NODE_BUNDLE, NODE_EXTERNAL } from "./node-bundle.mjs";
 
 // The Python sandbox: its worker is a bundle of its own (it runs in a locked-down child process),
@@ -80,3 +81,6 @@ for (const f of sandbox.pyodideFiles) copyFileSync(path.join(pyodideSource, f), 
 
 // Webview panels (trace viewer, compare, training dashboard): browser bundles.
 await buildWebviews("dist/webview");
+
+// The mmap addon for large search indexes (optional: positional reads where it cannot be built).
+buildNative();

@@ -34,6 +34,7 @@ import {
 import type { SearchHit, Searcher } from "./searcher";
 import { ENGLISH_STOPWORDS, TermTokenizer } from "./tokenizer";
 import { DiskPostings } from "./disk-postings";
+import { fileMapper } from "./file-map";
 import { PAGE_CACHE_BYTES, PageCache, PagedFile } from "./paged-file";
 import { WindowTopK } from "./window-top-k";
 
@@ -61,6 +62,8 @@ export interface FillReport {
   filled: IndexFile[];
   /** Files left to on-demand reads: they did not fit the cache's budget, or the fill stopped before them. */
   left: IndexFile[];
+  /** Of those, the list files mapped into memory instead of paged (file-map.ts), searched in place. */
+  mapped: IndexFile[];
   /** Why it stopped early: the searcher was closed, or a page was refused (the search that needs it refuses it). */
   stopped?: "closed" | "refused";
 }
@@ -412,7 +415,16 @@ export class Bm25Searcher implements Searcher {
   }
 }
 
-const NOTHING_FILLED: FillReport = { seconds: 0, bytes: 0, filled: [], left: [...FILL_ORDER] };
+const NOTHING_FILLED: FillReport = { seconds: 0, bytes: 0, filled: [], left: [...FILL_ORDER], mapped: [] };
+
+/** The files a search reads in place when they are resident or mapped (disk-postings.ts): the ones worth mapping. */
+const MAPPED_FILES: ReadonlySet<IndexFile> = new Set([
+  "windowMax",
+  "windowStart",
+  "windowBits",
+  "postingDocs",
+  "postingScores",
+]);
 
 /**
  * Reads the files of FILL_ORDER into memory, each whole, one after another (PagedFile.fill), a file
@@ -424,7 +436,8 @@ const NOTHING_FILLED: FillReport = { seconds: 0, bytes: 0, filled: [], left: [..
 async function fillCache(files: Record<IndexFile, PagedFile>, cache: PageCache): Promise<FillReport> {
   const t0 = performance.now();
   const before = cache.filledBytes;
-  const report: FillReport = { seconds: 0, bytes: 0, filled: [], left: [] };
+  const report: FillReport = { seconds: 0, bytes: 0, filled: [], left: [], mapped: [] };
+  const mapper = fileMapper();
   for (const key of FILL_ORDER) {
     if (report.stopped !== undefined) {
       report.left.push(key);
@@ -443,6 +456,9 @@ async function fillCache(files: Record<IndexFile, PagedFile>, cache: PageCache):
       continue;
     }
     report.left.push(key);
+    // Too large for the budget: mapped where it can be, so its searches read it in place.
+    if (outcome === "full" && mapper !== undefined && MAPPED_FILES.has(key) && files[key].map(mapper))
+      report.mapped.push(key);
     if (outcome === "stopped") report.stopped = "closed";
     if (outcome === "refused") report.stopped = "refused";
     // "full": the next (smaller) file may still fit.
@@ -462,12 +478,13 @@ async function fillAndWarm(
   const t0 = performance.now();
   const report = await fillCache(files, cache);
   try {
-    if (report.filled.includes("postingScores") && files.termMax.size > 0) await warmUp(searcher, files, windowRows);
+    const inPlace = [...report.filled, ...report.mapped].includes("postingScores");
+    if (inPlace && files.termMax.size > 0) await warmUp(searcher, files, windowRows);
   } catch {
     // Closed meanwhile ("was closed" from a read): there is nothing left to warm, and `filled` never rejects.
   }
   // The lists keep paging: the cache's page buffers are made now, not by the first searches.
-  if (report.stopped === undefined && !report.filled.includes("postingDocs")) {
+  if (report.stopped === undefined && ![...report.filled, ...report.mapped].includes("postingDocs")) {
     await cache.prefault(2 ** PAGE_SHIFTS.postingDocs);
     report.seconds = (performance.now() - t0) / 1000;
   }

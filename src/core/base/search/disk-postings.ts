@@ -37,8 +37,8 @@ export interface PostingFiles {
 
 export class DiskPostings implements PostingSource {
   private readonly slices: DiskSlices;
-  /** Once the list files are resident (PagedFile.fill): slices that are the files themselves. */
-  private inMemory: MemorySlices | undefined;
+  /** Once the list files are resident (PagedFile.fill) or mapped (PagedFile.map): slices that are the files themselves. */
+  private inMemory: MemorySlices | MappedSlices | undefined;
 
   constructor(
     private readonly files: PostingFiles,
@@ -60,9 +60,9 @@ export class DiskPostings implements PostingSource {
 
   load(rows: readonly number[]): TermSlices {
     let memory = this.inMemory;
-    // Looked for until the files are resident, and given up once they are not (a closed searcher).
-    if (memory === undefined || this.files.postingDocs.resident === undefined)
-      memory = this.inMemory = MemorySlices.of(this.files);
+    // Looked for until the files are resident or mapped, and given up once they are not (a closed searcher).
+    if (memory === undefined || !inPlace(this.files.postingDocs))
+      memory = this.inMemory = MemorySlices.of(this.files) ?? MappedSlices.of(this.files);
     return memory !== undefined ? memory.load(rows, this) : this.slices.load(rows, this);
   }
 
@@ -84,7 +84,7 @@ class MemorySlices implements TermSlices {
   at = new Int32Array(0);
   bitAt = new Int32Array(0);
 
-  private constructor(
+  protected constructor(
     readonly docs: Uint32Array,
     readonly scores: Float32Array,
     readonly windowMax: Uint8Array,
@@ -133,20 +133,94 @@ class MemorySlices implements TermSlices {
     return this;
   }
 
-  ensure(): void {
+  ensure(_from: number, _to: number): void {
     // Every posting is in memory already.
   }
 
-  ensureScores(): void {
+  ensureScores(_from: number, _to: number): void {
     // Every posting is in memory already.
   }
 
-  ensureWindows(): void {
+  ensureWindows(_from: number, _to: number): void {
     // Every window start is in memory already.
   }
 
-  ensureBits(): void {
+  ensureBits(_i: number, _w: number): void {
     // Every bit is in memory already.
+  }
+}
+
+/** Whether a file's bytes can be searched where they lie: read whole into memory, or mapped. */
+function inPlace(file: PagedFile): boolean {
+  return file.resident !== undefined || file.mapped !== undefined;
+}
+
+/**
+ * MemorySlices over list files of which some are mapped (PagedFile.map: an index larger than the
+ * page cache's budget): searched in place as well, and the ensure calls, which copy chunks in
+ * DiskSlices, check the blocks they cover the first time instead (PagedFile.check; nothing to do
+ * for a resident file), so no byte reaches a search unchecked. Short lists and the long lists'
+ * window maxima are checked whole when a query loads them, as DiskSlices copies them.
+ */
+class MappedSlices extends MemorySlices {
+  /** The query's long lists (their window starts are checked by ensureWindows). */
+  private readonly long: number[] = [];
+
+  private constructor(
+    private readonly files: PostingFiles,
+    ...views: [Uint32Array, Float32Array, Uint8Array, Uint32Array, Uint32Array]
+  ) {
+    super(...views);
+  }
+
+  /** The slices over the files in place, or undefined while one of them is neither resident nor mapped. */
+  static override of(files: PostingFiles): MappedSlices | undefined {
+    const { postingDocs, postingScores, windowMax, windowStart, windowBits } = files;
+    if (![postingDocs, postingScores, windowMax, windowStart, windowBits].every(inPlace)) return undefined;
+    const buffer = (file: PagedFile): ArrayBuffer => (file.resident?.buffer as ArrayBuffer | undefined) ?? file.mapped!;
+    // As MemorySlices: positions must fit the Int32Array slices; V8 refuses views past 2^32 - 1 values.
+    if (postingDocs.size >= 2 ** 33 || windowMax.size >= 2 ** 32) return undefined;
+    return new MappedSlices(
+      files,
+      new Uint32Array(buffer(postingDocs)),
+      new Float32Array(buffer(postingScores)),
+      new Uint8Array(buffer(windowMax)),
+      new Uint32Array(buffer(windowStart)),
+      new Uint32Array(buffer(windowBits)),
+    );
+  }
+
+  override load(rows: readonly number[], postings: DiskPostings): TermSlices {
+    super.load(rows, postings);
+    const W = postings.windows;
+    this.long.length = 0;
+    for (let i = 0; i < rows.length; i++) {
+      if (this.base[i] < 0) {
+        this.ensure(this.start[i], this.end[i]);
+        continue;
+      }
+      this.files.windowMax.check(this.base[i], this.base[i] + W);
+      this.long.push(i);
+    }
+    return this;
+  }
+
+  override ensure(from: number, to: number): void {
+    this.files.postingDocs.check(4 * from, 4 * to);
+    this.files.postingScores.check(4 * from, 4 * to);
+  }
+
+  override ensureScores(from: number, to: number): void {
+    this.files.postingScores.check(4 * from, 4 * to);
+  }
+
+  override ensureWindows(from: number, to: number): void {
+    for (const i of this.long) this.files.windowStart.check(4 * (this.at[i] + from), 4 * (this.at[i] + to));
+  }
+
+  override ensureBits(i: number, w: number): void {
+    const word = this.bitAt[i] + 2 * w;
+    this.files.windowBits.check(4 * word, 4 * word + 8);
   }
 }
 

@@ -7,9 +7,11 @@
  * (PAGE_CACHE_BYTES): the memory a query process owns does not grow with the index, the OS keeps
  * the files' hot pages (file-backed, reclaimable) instead.
  *
- * Why positional reads and not mmap: Node has no mmap in core, and the npm packages that add it
- * build a native addon at install (node-gyp, headers fetched from the network) and must be rebuilt
- * for each Electron ABI the extension runs under. Measured in bench/search/disk-reader.ts against
+ * Why positional reads, and mmap only beside them: Node has no mmap in core, and the npm packages
+ * that add it build a native addon at install (node-gyp, headers fetched from the network) and must
+ * be rebuilt for each Electron ABI the extension runs under. The project's own addon (file-map.ts)
+ * maps the list files of an index too large for the budget where it could be built, under plain
+ * Node on Linux (PagedFile.map); everywhere else this file's reads serve. Measured in bench/search/disk-reader.ts against
  * the same search over the files held whole in memory (an mmap's best case): warm queries cost
  * 1.15× (short) and 1.75× (question-length) its CPU at 507k paragraphs; a miss costs a read and
  * a CRC-32 of its page (~30–90 µs), paid once per page while it stays cached. A file that fits
@@ -23,6 +25,7 @@ import { crc32 } from "node:zlib";
 import { UserError } from "../errors";
 import { blocksMatch } from "./block-crc";
 import { PAGE_SHIFTS } from "./bm25-format";
+import type { FileMapper } from "./file-map";
 
 /**
  * Bytes of memory one open index keeps (its files' pages and the files read whole, together): 640
@@ -266,6 +269,15 @@ export class PagedFile {
   private words: Uint32Array | undefined;
   private floats: Float32Array | undefined;
   private doubles: Float64Array | undefined;
+  /**
+   * The file mapped into memory (map()) and typed views of it, its blocks checked as they are first
+   * used: a flag per block (whole views of a file over 4 GiB are refused by V8, so bytes are viewed
+   * a block at a time).
+   */
+  private mappedBuffer: ArrayBuffer | undefined;
+  private mappedWords: Uint32Array | undefined;
+  private mappedFloats: Float32Array | undefined;
+  private checkedBlocks: Uint8Array | undefined;
 
   constructor(
     private readonly cache: PageCache,
@@ -425,6 +437,51 @@ export class PagedFile {
     return this.whole;
   }
 
+  /**
+   * Maps the file (a file larger than the cache's budget, instead of paging it): its bytes are
+   * then read in place, each 4 KiB block checked against its CRC the first time check() or a read
+   * here covers it. On a little-endian machine only (the index's byte order); false there and where
+   * the mapper refuses: the file keeps paging.
+   */
+  map(mapper: FileMapper): boolean {
+    if (!LITTLE_ENDIAN || this.fd === undefined || this.whole !== undefined || this.size === 0) return false;
+    try {
+      const buffer = mapper(this.fd, this.size);
+      // Views of over 2^32 - 1 values are refused (RangeError): such a file keeps paging.
+      if (this.size % 4 === 0) {
+        this.mappedWords = new Uint32Array(buffer);
+        this.mappedFloats = new Float32Array(buffer);
+      }
+      this.mappedBuffer = buffer;
+    } catch {
+      this.mappedWords = this.mappedFloats = undefined;
+      return false;
+    }
+    this.checkedBlocks = new Uint8Array(Math.ceil(this.size / this.blockSize));
+    this.last = undefined;
+    this.lastNumber = -1;
+    return true;
+  }
+
+  /** The mapped file (map()); its bytes are checked only where check() has covered them. */
+  get mapped(): ArrayBuffer | undefined {
+    return this.mappedBuffer;
+  }
+
+  /** Checks the blocks of a mapped file's bytes [from, to) not checked yet; nothing to do for other files (page reads check their own). */
+  check(from: number, to: number): void {
+    const flags = this.checkedBlocks;
+    if (flags === undefined || this.mappedBuffer === undefined) return;
+    const size = this.blockSize;
+    for (let b = Math.floor(from / size), last = Math.floor((to - 1) / size); b <= last; b++) {
+      if (flags[b] === 1) continue;
+      const at = b * size;
+      const bytes = new Uint8Array(this.mappedBuffer, at, Math.min(size, this.size - at));
+      if (crc32(bytes) >>> 0 !== this.blockCrcs[b]) throw this.corrupt(this.path);
+      flags[b] = 1;
+    }
+  }
+
   /** The page holding bytes [at, at + size) (aligned: in one block), those bytes' block checked. */
   private pageOf(at: number, size: number): { page: Page; offset: number } {
     const n = Math.floor(at / this.pageSize);
@@ -436,12 +493,20 @@ export class PagedFile {
 
   u32(i: number): number {
     if (this.words !== undefined) return this.words[i];
+    if (this.mappedWords !== undefined) {
+      this.check(4 * i, 4 * i + 4);
+      return this.mappedWords[i];
+    }
     const { page, offset } = this.pageOf(4 * i, 4);
     return page.view.getUint32(offset, true);
   }
 
   f32(i: number): number {
     if (this.floats !== undefined) return this.floats[i];
+    if (this.mappedFloats !== undefined) {
+      this.check(4 * i, 4 * i + 4);
+      return this.mappedFloats[i];
+    }
     const { page, offset } = this.pageOf(4 * i, 4);
     return page.view.getFloat32(offset, true);
   }
@@ -456,6 +521,11 @@ export class PagedFile {
   copy(from: number, to: number, out: Uint8Array, at: number): void {
     if (this.whole !== undefined) {
       out.set(this.whole.subarray(from, to), at);
+      return;
+    }
+    if (this.mappedBuffer !== undefined) {
+      this.check(from, to);
+      out.set(new Uint8Array(this.mappedBuffer, from, to - from), at);
       return;
     }
     const size = this.pageSize;
@@ -507,5 +577,7 @@ export class PagedFile {
     this.fd = undefined;
     this.last = undefined;
     this.whole = this.words = this.floats = this.doubles = undefined;
+    // The mapping goes when its buffer is collected (views a search still holds stay valid till then).
+    this.mappedBuffer = this.mappedWords = this.mappedFloats = this.checkedBlocks = undefined;
   }
 }

@@ -30,6 +30,7 @@ import {
 } from "../../../../../src/core/base/search/bm25-format";
 import { corruptFileMessage, openIndex } from "../../../../../src/core/base/search/bm25-index";
 import { TermTokenizer } from "../../../../../src/core/base/search/tokenizer";
+import { fileMapper, NO_FILE_MAP_ENV } from "../../../../../src/core/base/search/file-map";
 
 const REBUILD_AGAIN = 'rebuild it with "agent-lab index"';
 
@@ -389,7 +390,7 @@ describe("search: the index reader on a small index", () => {
 
     const none = openIndex(built, { fill: false });
     const nothing = await none.filled;
-    assert.deepEqual(nothing, { seconds: 0, bytes: 0, filled: [], left: order });
+    assert.deepEqual(nothing, { seconds: 0, bytes: 0, filled: [], left: order, mapped: [] });
     assert.equal(none.cache.filledBytes, 0);
     assert.equal(none.lastScored, 0);
     none.close();
@@ -419,15 +420,39 @@ describe("search: the index reader on a small index", () => {
     // when the fill reaches it.
     const budget = resident.reduce((n, key) => n + size(key), 0);
     assert.ok(size("postingDocs") > size("textOffsets") + size("docIds"));
+    process.env[NO_FILE_MAP_ENV] = "1"; // paged, where the mmap addon is built too (the next test maps)
     const index = openIndex(built, { cacheBytes: budget });
+    delete process.env[NO_FILE_MAP_ENV];
     const report = await index.filled;
     assert.deepEqual(report.filled, [...TABLES_FIRST, "textOffsets", "docIds"]);
     assert.deepEqual(report.left, paged);
+    assert.deepEqual(report.mapped, []);
     assert.equal(report.stopped, undefined);
     assert.equal(report.bytes, budget);
     assert.equal(index.lastScored, 0, "no warm-up: the lists are not in memory");
     for (const q of ["river", "quartz harbor lantern"]) assertTop(index.search(q, 3), expectedTop(rows, q, 3), q);
     for (const [doc, r] of rows.entries()) assert.deepEqual(index.paragraph(doc), r);
+    index.close();
+  });
+
+  it("with the mmap addon, the lists that do not fit are mapped instead, and the search is warmed up on them", async function () {
+    if (fileMapper() === undefined) {
+      console.log("    (skipped: no mmap addon; `npm run build` builds it where c++ and Node's headers are)");
+      this.skip();
+    }
+    const size = (key: IndexFile) => statSync(join(built, FILES[key])).size;
+    const budget = INDEX_FILES.filter((key) => !["postingDocs", "postingScores", "texts"].includes(key)).reduce(
+      (n, key) => n + size(key),
+      0,
+    );
+    const index = openIndex(built, { cacheBytes: budget });
+    const report = await index.filled;
+    assert.deepEqual(report.left, ["postingDocs", "postingScores", "texts"]);
+    assert.deepEqual(report.mapped, ["postingDocs", "postingScores"]);
+    assert.ok(index.lastScored > 0, "the warm-up searched the mapped lists");
+    const misses = index.cache.misses;
+    for (const q of ["river", "quartz harbor lantern"]) assertTop(index.search(q, 3), expectedTop(rows, q, 3), q);
+    assert.equal(index.cache.misses, misses, "no page of the lists read");
     index.close();
   });
 

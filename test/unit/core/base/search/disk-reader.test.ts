@@ -22,7 +22,8 @@ import {
   blockTableName,
   type IndexFile,
 } from "../../../../../src/core/base/search/bm25-format";
-import { corruptFileMessage } from "../../../../../src/core/base/search/bm25-index";
+import { corruptFileMessage, type Bm25Searcher } from "../../../../../src/core/base/search/bm25-index";
+import { fileMapper, NO_FILE_MAP_ENV } from "../../../../../src/core/base/search/file-map";
 import { PageCache } from "../../../../../src/core/base/search/paged-file";
 import { TermTokenizer } from "../../../../../src/core/base/search/tokenizer";
 
@@ -275,14 +276,27 @@ describe("search: the on-disk reader", () => {
     rmSync(copy, { recursive: true, force: true });
   });
 
-  it("an index larger than the cache's budget is read into memory only as far as the budget: the rest keeps paging, with the same results", async function () {
-    this.timeout(120_000);
+  /** Room for the vocabulary's lookups, not for the lists. */
+  const smallBudget = () => {
     const size = (key: IndexFile) => statSync(join(index, FILES[key])).size;
-    // Room for the vocabulary's lookups, not for the lists.
     const budget = size("vocabHash") + size("vocabOffsets") + size("vocab") + 2 ** 17;
     assert.ok(budget < size("postingDocs") + size("postingScores"), "the lists do not fit");
-    const small = openIndex(index, { cacheBytes: budget });
+    return budget;
+  };
+
+  it("an index larger than the cache's budget is read into memory only as far as the budget: the rest keeps paging, with the same results", async function () {
+    this.timeout(120_000);
+    const budget = smallBudget();
+    process.env[NO_FILE_MAP_ENV] = "1"; // paging, where the mmap addon is built too
+    let small: Bm25Searcher;
+    try {
+      small = openIndex(index, { cacheBytes: budget });
+      await small.filled;
+    } finally {
+      delete process.env[NO_FILE_MAP_ENV];
+    }
     const report = await small.filled;
+    assert.deepEqual(report.mapped, []);
     assert.ok(report.filled.includes("vocabHash") && report.left.includes("postingDocs"), JSON.stringify(report));
     assert.ok(report.bytes <= budget && small.cache.bytes <= budget, `${small.cache.bytes} bytes held`);
     const page = 2 ** PAGE_SHIFTS.postingDocs;
@@ -299,6 +313,104 @@ describe("search: the on-disk reader", () => {
     assert.ok(small.cache.misses > 0, "the lists were read page by page");
     small.close();
     roomy.close();
+  });
+
+  describe("with the mmap addon (dist/native/file-map.node, built by npm run build)", () => {
+    before(function () {
+      if (fileMapper() === undefined) {
+        console.log("    (skipped: no mmap addon; `npm run build` builds it where c++ and Node's headers are)");
+        this.skip();
+      }
+    });
+
+    it("the lists of an index larger than the budget are mapped, not paged: the same results as exhaustive scoring, and the lists' pages are not read", async function () {
+      this.timeout(120_000);
+      const budget = smallBudget();
+      const small = openIndex(index, { cacheBytes: budget });
+      const report = await small.filled;
+      const lists: IndexFile[] = ["windowMax", "windowStart", "windowBits", "postingDocs", "postingScores"];
+      // Every list file the budget leaves out is mapped (the small window maxima may fit).
+      assert.deepEqual(
+        report.mapped,
+        lists.filter((key) => !report.filled.includes(key)),
+        JSON.stringify(report),
+      );
+      assert.ok(report.mapped.includes("postingDocs") && report.mapped.includes("postingScores"));
+      process.env[NO_FILE_MAP_ENV] = "1";
+      const paged = openIndex(index, { cacheBytes: budget });
+      delete process.env[NO_FILE_MAP_ENV];
+      assert.deepEqual((await paged.filled).mapped, []);
+      const reference = openIndex(index, { fill: false });
+      const [mappedRead, pagedRead] = [small.cache.bytesRead, paged.cache.bytesRead];
+      for (const q of queries) {
+        const expected = reference.searchExhaustive(q, 10);
+        for (const searcher of [small, paged]) {
+          same(searcher.search(q, 10), expected);
+          same(searcher.searchExhaustive(q, 10), expected);
+        }
+      }
+      // What still pages is what neither fits nor is mapped: the offsets, and the hits' ids and texts.
+      const mappedBytes = small.cache.bytesRead - mappedRead;
+      const pagedBytes = paged.cache.bytesRead - pagedRead;
+      assert.ok(mappedBytes < pagedBytes / 2, `${mappedBytes} bytes of pages read mapped, ${pagedBytes} paged`);
+      assert.ok(small.cache.bytes <= budget, `${small.cache.bytes} bytes held`);
+      for (const searcher of [small, paged, reference]) searcher.close();
+      assert.throws(() => small.search(queries[1], 3), /was closed/);
+    });
+
+    it("a byte changed in a mapped list is refused by the search that reads its block, and only by it, every time", async function () {
+      this.timeout(60_000);
+      const copy = join(dir, "changed-mapped");
+      execFileSync("cp", ["-r", index, copy]);
+      const { term, rowIn, postings } = listsByPage(copy);
+      const hit = rowIn(2);
+      const missed = rowIn(3);
+      const docsFile = join(copy, FILES.postingDocs);
+      const bad = readFileSync(docsFile);
+      bad[4 * postings[hit] + 1] ^= 0x40;
+      writeFileSync(docsFile, bad);
+      const searcher = openIndex(copy, { cacheBytes: smallBudget() });
+      try {
+        const report = await searcher.filled;
+        assert.ok(report.mapped.includes("postingDocs"), JSON.stringify(report));
+        assert.ok(searcher.search(term(missed), 3).length > 0, "a list in unchanged blocks still reads");
+        for (const search of [() => searcher.search(term(hit), 3), () => searcher.searchExhaustive(term(hit), 3)])
+          refusedAsCorrupt(search, docsFile);
+        refusedAsCorrupt(() => searcher.search(term(hit), 3), docsFile); // never marked as checked
+      } finally {
+        searcher.close();
+        rmSync(copy, { recursive: true, force: true });
+      }
+    });
+
+    for (const key of ["windowStart", "windowBits", "postingScores"] as const) {
+      it(`a mapped ${FILES[key]} with a byte changed in every 4 KiB block is refused by the searches that read it`, async function () {
+        this.timeout(60_000);
+        const copy = join(dir, `changed-mapped-${key}`);
+        execFileSync("cp", ["-r", index, copy]);
+        const file = join(copy, FILES[key]);
+        const bad = readFileSync(file);
+        for (let at = 0; at < bad.length; at += 2 ** CRC_BLOCK_SHIFT) bad[at] ^= 0x01;
+        writeFileSync(file, bad);
+        const searcher = openIndex(copy, { cacheBytes: smallBudget() });
+        try {
+          assert.ok((await searcher.filled).mapped.includes(key));
+          let refused = 0;
+          for (const q of queries) {
+            try {
+              searcher.search(q, 3);
+            } catch (e) {
+              assert.ok(e instanceof UserError && e.message === corruptFileMessage(file), String(e));
+              refused++;
+            }
+          }
+          assert.ok(refused > 0, `${refused} of ${queries.length} searches refused`);
+        } finally {
+          searcher.close();
+          rmSync(copy, { recursive: true, force: true });
+        }
+      });
+    }
   });
 
   it("a searcher closed while its fill runs stops the fill and holds nothing", async () => {

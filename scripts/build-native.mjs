@@ -1,0 +1,36 @@
+// The search index's mmap addon (src/native/file-map.cc → dist/native/file-map.node), built for the
+// Node that runs this script with the system's C++ compiler and that Node's own headers. Optional:
+// where either is missing, or the result does not load, it says so in one line and the search reads
+// its index with positional reads (src/core/base/search/file-map.ts).
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+
+export function buildNative(outDir = path.join("dist", "native")) {
+  const source = path.join("src", "native", "file-map.cc");
+  const out = path.join(outDir, "file-map.node");
+  rmSync(out, { force: true });
+  const headers = path.join(path.dirname(process.execPath), "..", "include", "node");
+  const skip = (why) =>
+    console.log(`file-map addon not built (${why}): large search indexes are read with positional reads`);
+  if (process.platform !== "linux") return skip(`${process.platform}: Linux only`);
+  if (!existsSync(path.join(headers, "node.h"))) return skip(`no Node headers in ${headers}`);
+  mkdirSync(outDir, { recursive: true });
+  try {
+    execFileSync(
+      process.env.CXX || "c++",
+      ["-O2", "-std=c++17", "-shared", "-fPIC", `-I${headers}`, "-o", out, source],
+      { stdio: ["ignore", "ignore", "pipe"] },
+    );
+    createRequire(import.meta.url)(path.resolve(out));
+  } catch (e) {
+    rmSync(out, { force: true });
+    const first = String(e.stderr ?? e.message)
+      .trim()
+      .split("\n")[0];
+    return skip(first || "the compiler failed");
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) buildNative();
