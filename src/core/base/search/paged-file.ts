@@ -11,12 +11,13 @@
  * that add it build a native addon at install (node-gyp, headers fetched from the network) and must
  * be rebuilt for each Electron ABI the extension runs under. The project's own addon (file-map.ts)
  * maps the list files of an index too large for the budget where it could be built, under plain
- * Node on Linux (PagedFile.map); everywhere else this file's reads serve. Measured in bench/search/disk-reader.ts against
- * the same search over the files held whole in memory (an mmap's best case): warm queries cost
- * 1.15× (short) and 1.75× (question-length) its CPU at 507k paragraphs; a miss costs a read and
- * a CRC-32 of its page (~30–90 µs), paid once per page while it stays cached. A file that fits
- * the budget is read whole after open instead (PagedFile.fill, in the background), checked the same
- * way, and is then read from memory without the pages.
+ * Node on Linux (PagedFile.map); everywhere else this file's reads serve. Measured in
+ * bench/search/disk-reader.ts against the same search over the files held whole in memory (an
+ * mmap's best case): warm queries cost 1.15× (short) and 1.75× (question-length) its CPU at 507k
+ * paragraphs; a miss costs a read and a CRC-32 of its page (~30–90 µs), paid once per page while
+ * it stays cached (mapped lists against paged ones: bench/search/file-map-ab.ts). A file that
+ * fits the budget is read whole after open instead (PagedFile.fill, in the background), checked
+ * the same way, and is then read from memory without the pages.
  */
 import { closeSync, readSync, readvSync } from "node:fs";
 import { open } from "node:fs/promises";
@@ -440,8 +441,8 @@ export class PagedFile {
   /**
    * Maps the file (a file larger than the cache's budget, instead of paging it): its bytes are
    * then read in place, each 4 KiB block checked against its CRC the first time check() or a read
-   * here covers it. On a little-endian machine only (the index's byte order); false there and where
-   * the mapper refuses: the file keeps paging.
+   * here covers it. On a little-endian machine only (the index's byte order); false elsewhere and
+   * where the mapper refuses: the file keeps paging.
    */
   map(mapper: FileMapper): boolean {
     if (!LITTLE_ENDIAN || this.fd === undefined || this.whole !== undefined || this.size === 0) return false;
