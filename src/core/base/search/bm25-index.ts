@@ -493,8 +493,12 @@ async function fillAndWarm(
 
 /** Made-up searches in warmUp: enough that V8 has optimised what a search runs (at 507k 64 were not, 256 nearly). */
 const WARM_UP_QUERIES = 512;
-/** Made-up searches per turn of the event loop: a real search arriving meanwhile waits for ~15 ms of them at most. */
-const WARM_UP_TURN = 32;
+/**
+ * Milliseconds of made-up searches per turn of the event loop: a real search arriving meanwhile
+ * waits for about that much. By time, not count: 32 searches take ~15 ms at 507k but can take a
+ * second over a mapped 21M index, whose lists are read (and their blocks checked) for the first time.
+ */
+const WARM_UP_TURN_MS = 15;
 
 /**
  * Searches made-up query texts once the lists are in memory, before `filled` settles: V8 optimises
@@ -504,7 +508,7 @@ const WARM_UP_TURN = 32;
  * stemmer, the lookups and the search (measured at 507k, short p50 / p99: 0.17–0.18 / 0.9–2.0 ms
  * before, 0.14–0.15 / 0.6–0.7 with this; bench/search/README.md). Texts are vocabulary words,
  * inflected: the longest lists' (every windowed row) mixed with ones spread over the vocabulary, 1 to
- * 20 words, k 3 and 10; ~0.26 s at 507k, in turns of WARM_UP_TURN. Deterministic; it changes no state
+ * 20 words, k 3 and 10; ~0.26 s at 507k, in turns of WARM_UP_TURN_MS. Deterministic; it changes no state
  * a result depends on (the top k is reset per query; the word → row cache only remembers lookups).
  */
 async function warmUp(
@@ -519,8 +523,12 @@ async function warmUp(
     files.vocab.copy(from, from + bytes.length, bytes, 0);
     return textDecoder.decode(bytes);
   };
+  let turn = performance.now();
   for (let q = 0; q < WARM_UP_QUERIES; q++) {
-    if (q > 0 && q % WARM_UP_TURN === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    if (performance.now() - turn > WARM_UP_TURN_MS) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      turn = performance.now();
+    }
     const open = searcher.deref();
     if (open === undefined) return;
     const words: string[] = [];
