@@ -107,22 +107,28 @@ describe("Compare: the report message holds only the rows the page shows", funct
 
   it("while the intervals are pending, the lists' rest waits for the report with them (or a second)", async () => {
     const t = await openWebview("compare");
-    // Real time, not settle(): settle waits for every timer, the second's too.
-    const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    // Real time, not settle(): settle waits for every timer, the second's too. Polled up to a
+    // deadline, not a fixed wait: on a loaded machine a frame took more than 200 ms (CI saw it).
+    const until = async (done: () => boolean, deadline: number): Promise<void> => {
+      while (!done() && performance.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    };
     try {
       const rows = () => t.document.querySelectorAll("#improved li.flip").length;
+      const posted = performance.now();
       t.post({ type: "compare/report", report: sent.report, setup: sent.setup, intervalsPending: true });
-      await wait(200);
+      await until(() => rows() > 0, posted + 500);
       const first = rows();
       assert.ok(first > 0 && first < FLIP_LIST_ROWS, `${first} rows before the intervals`);
       t.post({ type: "compare/report", report: sent.report, setup: sent.setup });
-      await wait(200);
-      assert.equal(rows(), FLIP_LIST_ROWS, "all of them a frame after the report with its intervals");
+      // Before the second after which the rest would come anyway (its timer started with the first post).
+      await until(() => rows() === FLIP_LIST_ROWS, posted + 950);
+      const took = Math.round(performance.now() - posted);
+      assert.equal(rows(), FLIP_LIST_ROWS, `all of them a frame after the report with its intervals (${took} ms)`);
 
       t.post({ type: "compare/report", report: sent.report, setup: sent.setup, intervalsPending: true });
-      await wait(200);
+      await until(() => rows() === first, performance.now() + 900);
       assert.equal(rows(), first, "a table again: its first rows");
-      await wait(1200);
+      await until(() => rows() === FLIP_LIST_ROWS, performance.now() + 3000);
       assert.equal(rows(), FLIP_LIST_ROWS, "the rest after a second when the intervals are slow");
     } finally {
       await t.close();
