@@ -495,8 +495,9 @@ async function fillAndWarm(
 const WARM_UP_QUERIES = 512;
 /**
  * Milliseconds of made-up searches per turn of the event loop: a real search arriving meanwhile
- * waits for about that much. By time, not count: 32 searches take ~15 ms at 507k but can take a
- * second over a mapped 21M index, whose lists are read (and their blocks checked) for the first time.
+ * waits for about that much, or one made-up search where that is longer. By time, not count: 32
+ * searches take ~15 ms at 507k, but over a mapped 21M index, whose lists are read (and their blocks
+ * checked) for the first time, one took up to 86 ms (the longest gap between turns, measured).
  */
 const WARM_UP_TURN_MS = 15;
 
