@@ -477,17 +477,6 @@ async function fillAndWarm(
 ): Promise<FillReport> {
   const t0 = performance.now();
   const report = await fillCache(files, cache);
-  if (report.mapped.length > 0 && report.stopped === undefined) {
-    let checked: boolean;
-    try {
-      checked = await checkLongLists(files, windowRows);
-    } catch {
-      checked = false; // an offset's page refused, or the index closed: the searches say which
-    }
-    // Closed (its mappings let go) or a block refused.
-    if (!checked) report.stopped = files.postingDocs.mapped === undefined ? "closed" : "refused";
-    report.seconds = (performance.now() - t0) / 1000;
-  }
   try {
     const inPlace = [...report.filled, ...report.mapped].includes("postingScores");
     if (inPlace && files.termMax.size > 0) await warmUp(searcher, files, windowRows);
@@ -500,26 +489,6 @@ async function fillAndWarm(
     report.seconds = (performance.now() - t0) / 1000;
   }
   return report;
-}
-
-/**
- * The mapped window files, and the long lists (every windowed row) of mapped postings and scores,
- * checked ahead (PagedFile.checkAhead): the lists the heavy queries read. Measured at 21M, a fresh
- * process's question-length p99 was 105 ms where the same process's third pass over the queries
- * took 78 (bench/search/README.md): the difference is first use, pages faulted in and blocks
- * checked. False where a block was refused or the index closed. Short lists are left to the
- * searches: most are never read, and each is a few blocks.
- */
-async function checkLongLists(files: Record<IndexFile, PagedFile>, windowRows: Uint32Array): Promise<boolean> {
-  for (const key of ["windowMax", "windowStart", "windowBits"] as const)
-    if (files[key].mapped !== undefined && !(await files[key].checkAhead(0, files[key].size))) return false;
-  const lists = [files.postingDocs, files.postingScores].filter((file) => file.mapped !== undefined);
-  for (const row of windowRows) {
-    const from = 4 * files.postingOffsets.u32(row);
-    const to = 4 * files.postingOffsets.u32(row + 1);
-    for (const file of lists) if (!(await file.checkAhead(from, to))) return false;
-  }
-  return true;
 }
 
 /** Made-up searches in warmUp: enough that V8 has optimised what a search runs (at 507k 64 were not, 256 nearly). */

@@ -464,25 +464,6 @@ export class PagedFile {
     return true;
   }
 
-  /**
-   * Checks bytes [from, to) of a mapped file ahead of the searches, FILL_RUN bytes per turn of the
-   * event loop, faulting its pages in as it goes: what fill() does for a file that fits, so that a
-   * fresh process's first searches do not pay for it. False at a block whose bytes differ from its
-   * CRC (left unchecked: the search that needs it refuses it in one line) or once the file is closed.
-   */
-  async checkAhead(from: number, to: number): Promise<boolean> {
-    for (let at = from; at < to; at += FILL_RUN) {
-      if (this.mappedBuffer === undefined) return false;
-      try {
-        this.check(at, Math.min(at + FILL_RUN, to));
-      } catch {
-        return false;
-      }
-      await new Promise<void>((resolve) => setImmediate(resolve));
-    }
-    return true;
-  }
-
   /** The mapped file (map()); its bytes are checked only where check() has covered them. */
   get mapped(): ArrayBuffer | undefined {
     return this.mappedBuffer;
