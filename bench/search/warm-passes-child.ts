@@ -1,0 +1,39 @@
+/**
+ * warm-passes.ts's child, bundled by it: one process opens the index of a scale's work folder,
+ * waits for its fill, runs 20 warm-up queries (as query-child.ts) and then the queries `passes`
+ * times, printing a table row per pass (nearest-rank quantiles, as file-map-ab.ts takes them).
+ *
+ *   node warm-passes-child.js WORK_DIR PASSES
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { openIndex } from "../../src/core/base/search/bm25-index";
+
+function quantile(values: number[], q: number): string {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)].toFixed(2);
+}
+
+async function main(): Promise<void> {
+  const [dir, passes] = process.argv.slice(2);
+  const queries = JSON.parse(readFileSync(join(dir, "query-list.json"), "utf8")) as string[];
+  const short = (JSON.parse(readFileSync(join(dir, "queries.json"), "utf8")) as { short: string[] }).short.length;
+  const index = openIndex(join(dir, "ours-index"));
+  const filled = await index.filled;
+  for (const q of queries.slice(0, 20)) index.search(q, 3);
+  for (let pass = 1; pass <= Number(passes); pass++) {
+    const ms = queries.map((q) => {
+      const t = performance.now();
+      index.search(q, 3);
+      return performance.now() - t;
+    });
+    const [s, l] = [ms.slice(0, short), ms.slice(short)];
+    console.log(
+      `| ${pass} | ${quantile(s, 0.5)} / ${quantile(s, 0.99)} | ${quantile(l, 0.5)} / ${quantile(l, 0.99)} |`,
+    );
+  }
+  console.log(`\nmapped: ${filled.mapped.join(", ") || "none (paged)"}`);
+  index.close();
+}
+
+void main();
