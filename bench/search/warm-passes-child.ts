@@ -1,18 +1,16 @@
 /**
  * warm-passes.ts's child, bundled by it: one process opens the index of a scale's work folder,
  * waits for its fill, runs 20 warm-up queries (as query-child.ts) and then the queries `passes`
- * times, printing a table row per pass (nearest-rank quantiles, as file-map-ab.ts takes them).
+ * times, printing a table row per pass (report.ts's nearestRank, as file-map-ab.ts's).
  *
  *   node warm-passes-child.js WORK_DIR PASSES
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { openIndex } from "../../src/core/base/search/bm25-index";
+import { nearestRank } from "./report";
 
-function quantile(values: number[], q: number): string {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)].toFixed(2);
-}
+const quantile = (values: number[], q: number): string => nearestRank(values, q).toFixed(2);
 
 async function main(): Promise<void> {
   const [dir, passes] = process.argv.slice(2);
