@@ -3,20 +3,21 @@
 // where either is missing, or the result does not load, it says so in one line and the search reads
 // its index with positional reads (src/core/base/search/file-map.ts).
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 
-export function buildNative(outDir = path.join("dist", "native")) {
-  const source = path.join("src", "native", "file-map.cc");
-  const out = path.join(outDir, "file-map.node");
+// Where the addon's source is and where it goes: src/core/base/search/file-map.ts loads it from there.
+const { source, addon: out } = JSON.parse(readFileSync("src/native/file-map.json", "utf8"));
+
+export function buildNative() {
   rmSync(out, { force: true });
   const headers = path.join(path.dirname(process.execPath), "..", "include", "node");
   const skip = (why) =>
     console.log(`file-map addon not built (${why}): large search indexes are read with positional reads`);
   if (process.platform !== "linux") return skip(`${process.platform}: Linux only`);
   if (!existsSync(path.join(headers, "node.h"))) return skip(`no Node headers in ${headers}`);
-  mkdirSync(outDir, { recursive: true });
+  mkdirSync(path.dirname(out), { recursive: true });
   try {
     execFileSync(
       process.env.CXX || "c++",

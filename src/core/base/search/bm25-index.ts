@@ -477,14 +477,14 @@ async function fillAndWarm(
 ): Promise<FillReport> {
   const t0 = performance.now();
   const report = await fillCache(files, cache);
+  const inPlace = new Set([...report.filled, ...report.mapped]);
   try {
-    const inPlace = [...report.filled, ...report.mapped].includes("postingScores");
-    if (inPlace && files.termMax.size > 0) await warmUp(searcher, files, windowRows);
+    if (inPlace.has("postingScores") && files.termMax.size > 0) await warmUp(searcher, files, windowRows);
   } catch {
     // Closed meanwhile ("was closed" from a read): there is nothing left to warm, and `filled` never rejects.
   }
   // The lists keep paging: the cache's page buffers are made now, not by the first searches.
-  if (report.stopped === undefined && ![...report.filled, ...report.mapped].includes("postingDocs")) {
+  if (report.stopped === undefined && !inPlace.has("postingDocs")) {
     await cache.prefault(2 ** PAGE_SHIFTS.postingDocs);
     report.seconds = (performance.now() - t0) / 1000;
   }

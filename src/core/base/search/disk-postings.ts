@@ -94,21 +94,10 @@ class MemorySlices implements TermSlices {
 
   /** The slices over the resident files, or undefined while one of them is not (yet) resident. */
   static of(files: PostingFiles): MemorySlices | undefined {
-    const docs = files.postingDocs.resident;
-    const scores = files.postingScores.resident;
-    const windowMax = files.windowMax.resident;
-    const windowStart = files.windowStart.resident;
-    const bits = files.windowBits.resident;
-    // Positions must fit the Int32Array slices (a resident file is within the cache's budget: always here).
-    if (!docs || !scores || !windowMax || !windowStart || !bits || docs.length >= 2 ** 33) return undefined;
-    const u32 = (bytes: Uint8Array) => new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.length / 4);
-    return new MemorySlices(
-      u32(docs),
-      new Float32Array(scores.buffer, scores.byteOffset, scores.length / 4),
-      windowMax,
-      u32(windowStart),
-      u32(bits),
-    );
+    const lists = [files.postingDocs, files.postingScores, files.windowMax, files.windowStart, files.windowBits];
+    if (!lists.every((file) => file.resident !== undefined)) return undefined;
+    const views = listViews(files);
+    return views && new MemorySlices(...views);
   }
 
   load(rows: readonly number[], postings: DiskPostings): TermSlices {
@@ -150,6 +139,23 @@ class MemorySlices implements TermSlices {
   }
 }
 
+/**
+ * Typed views of the five list files where they lie (each resident or mapped), or undefined where
+ * positions would not fit the Int32Array slices (a file past 2^33 bytes) or V8 would refuse a view
+ * (past 2^32 - 1 values).
+ */
+function listViews(files: PostingFiles): [Uint32Array, Float32Array, Uint8Array, Uint32Array, Uint32Array] | undefined {
+  const buffer = (file: PagedFile): ArrayBuffer => (file.resident?.buffer as ArrayBuffer | undefined) ?? file.mapped!;
+  if (files.postingDocs.size >= 2 ** 33 || files.windowMax.size >= 2 ** 32) return undefined;
+  return [
+    new Uint32Array(buffer(files.postingDocs)),
+    new Float32Array(buffer(files.postingScores)),
+    new Uint8Array(buffer(files.windowMax)),
+    new Uint32Array(buffer(files.windowStart)),
+    new Uint32Array(buffer(files.windowBits)),
+  ];
+}
+
 /** Whether a file's bytes can be searched where they lie: read whole into memory, or mapped. */
 function inPlace(file: PagedFile): boolean {
   return file.resident !== undefined || file.mapped !== undefined;
@@ -175,19 +181,10 @@ class MappedSlices extends MemorySlices {
 
   /** The slices over the files in place, or undefined while one of them is neither resident nor mapped. */
   static override of(files: PostingFiles): MappedSlices | undefined {
-    const { postingDocs, postingScores, windowMax, windowStart, windowBits } = files;
-    if (![postingDocs, postingScores, windowMax, windowStart, windowBits].every(inPlace)) return undefined;
-    const buffer = (file: PagedFile): ArrayBuffer => (file.resident?.buffer as ArrayBuffer | undefined) ?? file.mapped!;
-    // As MemorySlices: positions must fit the Int32Array slices; V8 refuses views past 2^32 - 1 values.
-    if (postingDocs.size >= 2 ** 33 || windowMax.size >= 2 ** 32) return undefined;
-    return new MappedSlices(
-      files,
-      new Uint32Array(buffer(postingDocs)),
-      new Float32Array(buffer(postingScores)),
-      new Uint8Array(buffer(windowMax)),
-      new Uint32Array(buffer(windowStart)),
-      new Uint32Array(buffer(windowBits)),
-    );
+    const lists = [files.postingDocs, files.postingScores, files.windowMax, files.windowStart, files.windowBits];
+    if (!lists.every(inPlace)) return undefined;
+    const views = listViews(files);
+    return views && new MappedSlices(files, ...views);
   }
 
   override load(rows: readonly number[], postings: DiskPostings): TermSlices {

@@ -16,15 +16,14 @@
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { projectFile } from "../chat/package-files";
+// Where the build writes the addon (scripts/build-native.mjs reads the same file).
+import fileMap from "../../../native/file-map.json";
 
 /** The first `length` bytes of an open file as a private, writable mapping of it. */
 export type FileMapper = (fd: number, length: number) => ArrayBuffer;
 
 /** The environment variable that turns mapping off (any non-empty value). */
 export const NO_FILE_MAP_ENV = "AGENT_LAB_NO_FILE_MAP";
-
-/** Where the build puts the addon, under the project folder. */
-export const FILE_MAP_ADDON = ["dist", "native", "file-map.node"] as const;
 
 let loaded: { mapper: FileMapper | undefined } | undefined;
 
@@ -39,7 +38,7 @@ function loadMapper(): FileMapper | undefined {
   if (process.platform !== "linux" || process.versions.electron !== undefined) return undefined;
   let addon: string;
   try {
-    addon = projectFile(...FILE_MAP_ADDON);
+    addon = projectFile(fileMap.addon);
   } catch {
     return undefined; // not inside the project's folder (a copied bundle): no addon to find
   }
