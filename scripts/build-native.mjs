@@ -8,7 +8,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 
 // Where the addon's source is and where it goes: src/core/base/search/file-map.ts loads it from there.
-const { source, addon: out } = JSON.parse(readFileSync("src/native/file-map.json", "utf8"));
+const { source, addon: out } = JSON.parse(readFileSync("src/core/base/search/file-map-addon.json", "utf8"));
 
 export function buildNative() {
   rmSync(out, { force: true });

@@ -17,7 +17,7 @@ import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { projectFile } from "../chat/package-files";
 // Where the build writes the addon (scripts/build-native.mjs reads the same file).
-import fileMap from "../../../native/file-map.json";
+import fileMap from "./file-map-addon.json";
 
 /** The first `length` bytes of an open file as a private, writable mapping of it. */
 export type FileMapper = (fd: number, length: number) => ArrayBuffer;
