@@ -1,7 +1,8 @@
 /**
  * warm-passes.ts's child, bundled by it: one process opens the index of a scale's work folder,
  * waits for its fill, runs 20 warm-up queries (as query-child.ts) and then the queries `passes`
- * times, printing a table row per pass (report.ts's nearestRank, as file-map-ab.ts's).
+ * times, printing a table row per pass (report.ts's nearestRank, as file-map-ab.ts's) with its CPU
+ * time and page faults.
  *
  *   node warm-passes-child.js WORK_DIR PASSES
  */
@@ -20,14 +21,21 @@ async function main(): Promise<void> {
   const filled = await index.filled;
   for (const q of queries.slice(0, 20)) index.search(q, 3);
   for (let pass = 1; pass <= Number(passes); pass++) {
+    const before = process.resourceUsage();
     const ms = queries.map((q) => {
       const t = performance.now();
       index.search(q, 3);
       return performance.now() - t;
     });
+    // Where a pass's time went: the CPU in the search (user) or in the kernel (sys: page faults,
+    // reads), and the page faults (minor: a page already in the OS's cache entered in this process).
+    const after = process.resourceUsage();
+    const user = ((after.userCPUTime - before.userCPUTime) / 1e6).toFixed(2);
+    const sys = ((after.systemCPUTime - before.systemCPUTime) / 1e6).toFixed(2);
+    const faults = `${after.minorPageFault - before.minorPageFault} / ${after.majorPageFault - before.majorPageFault}`;
     const [s, l] = [ms.slice(0, short), ms.slice(short)];
     console.log(
-      `| ${pass} | ${quantile(s, 0.5)} / ${quantile(s, 0.99)} | ${quantile(l, 0.5)} / ${quantile(l, 0.99)} |`,
+      `| ${pass} | ${quantile(s, 0.5)} / ${quantile(s, 0.99)} | ${quantile(l, 0.5)} / ${quantile(l, 0.99)} | ${user} / ${sys} | ${faults} |`,
     );
   }
   console.log(`\nmapped: ${filled.mapped.join(", ") || "none (paged)"}`);

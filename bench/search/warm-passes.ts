@@ -28,7 +28,9 @@ function main(): void {
     outfile: script,
     logLevel: "warning",
   });
-  console.log("| pass | short p50 / p99 ms | question-length p50 / p99 ms |\n|---|---|---|");
+  console.log(
+    "| pass | short p50 / p99 ms | question-length p50 / p99 ms | CPU user / sys s | page faults minor / major |\n|---|---|---|---|---|",
+  );
   execFileSync(process.execPath, [script, dir, String(passes)], { stdio: "inherit" });
 }
 

@@ -203,21 +203,21 @@ class MappedSlices extends MemorySlices {
   }
 
   override ensure(from: number, to: number): void {
-    this.files.postingDocs.check(4 * from, 4 * to);
-    this.files.postingScores.check(4 * from, 4 * to);
+    this.files.postingDocs.checkWords(from, to);
+    this.files.postingScores.checkWords(from, to);
   }
 
   override ensureScores(from: number, to: number): void {
-    this.files.postingScores.check(4 * from, 4 * to);
+    this.files.postingScores.checkWords(from, to);
   }
 
   override ensureWindows(from: number, to: number): void {
-    for (const i of this.long) this.files.windowStart.check(4 * (this.at[i] + from), 4 * (this.at[i] + to));
+    for (const i of this.long) this.files.windowStart.checkWords(this.at[i] + from, this.at[i] + to);
   }
 
   override ensureBits(i: number, w: number): void {
     const word = this.bitAt[i] + 2 * w;
-    this.files.windowBits.check(4 * word, 4 * word + 8);
+    this.files.windowBits.checkWords(word, word + 2);
   }
 }
 

