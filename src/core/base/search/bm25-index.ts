@@ -50,6 +50,8 @@ export interface OpenOptions {
    * wait for the fill to end before it could exit.
    */
   fill?: boolean;
+  /** The longest the warm-up searches hold the event loop before they give it a turn (default WARM_UP_TURN_MS; 0: a turn after every search). */
+  warmUpTurnMs?: number;
 }
 
 /** What the background fill of an open index did (Bm25Searcher.filled). */
@@ -216,7 +218,7 @@ export class Bm25Searcher implements Searcher {
       this.filled =
         options.fill === false
           ? Promise.resolve(NOTHING_FILLED)
-          : fillAndWarm(files, this.cache, new WeakRef(this), windowRows);
+          : fillAndWarm(files, this.cache, new WeakRef(this), windowRows, options.warmUpTurnMs ?? WARM_UP_TURN_MS);
     } catch (e) {
       for (const f of opened) f.close();
       throw e;
@@ -474,12 +476,13 @@ async function fillAndWarm(
   cache: PageCache,
   searcher: WeakRef<Bm25Searcher>,
   windowRows: Uint32Array,
+  turnMs: number,
 ): Promise<FillReport> {
   const t0 = performance.now();
   const report = await fillCache(files, cache);
   const inPlace = new Set([...report.filled, ...report.mapped]);
   try {
-    if (inPlace.has("postingScores") && files.termMax.size > 0) await warmUp(searcher, files, windowRows);
+    if (inPlace.has("postingScores") && files.termMax.size > 0) await warmUp(searcher, files, windowRows, turnMs);
   } catch {
     // Closed meanwhile ("was closed" from a read): there is nothing left to warm, and `filled` never rejects.
   }
@@ -516,6 +519,7 @@ async function warmUp(
   searcher: WeakRef<Bm25Searcher>,
   files: Record<IndexFile, PagedFile>,
   windowRows: Uint32Array,
+  turnMs: number,
 ): Promise<void> {
   const terms = files.termMax.size / 4;
   const word = (row: number): string => {
@@ -526,7 +530,7 @@ async function warmUp(
   };
   let turn = performance.now();
   for (let q = 0; q < WARM_UP_QUERIES; q++) {
-    if (performance.now() - turn > WARM_UP_TURN_MS) {
+    if (performance.now() - turn >= turnMs) {
       await new Promise<void>((resolve) => setImmediate(resolve));
       turn = performance.now();
     }
