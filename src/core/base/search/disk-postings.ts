@@ -94,9 +94,7 @@ class MemorySlices implements TermSlices {
 
   /** The slices over the resident files, or undefined while one of them is not (yet) resident. */
   static of(files: PostingFiles): MemorySlices | undefined {
-    const lists = [files.postingDocs, files.postingScores, files.windowMax, files.windowStart, files.windowBits];
-    if (!lists.every((file) => file.resident !== undefined)) return undefined;
-    const views = listViews(files);
+    const views = listViews(files, (file) => file.resident !== undefined);
     return views && new MemorySlices(...views);
   }
 
@@ -140,11 +138,16 @@ class MemorySlices implements TermSlices {
 }
 
 /**
- * Typed views of the five list files where they lie (each resident or mapped), or undefined where
- * positions would not fit the Int32Array slices (a file past 2^33 bytes) or V8 would refuse a view
- * (past 2^32 - 1 values).
+ * Typed views of the five list files where they lie (each resident or mapped), or undefined while
+ * one is not `usable`, or where positions would not fit the Int32Array slices (a file past 2^33
+ * bytes) or V8 would refuse a view (past 2^32 - 1 values).
  */
-function listViews(files: PostingFiles): [Uint32Array, Float32Array, Uint8Array, Uint32Array, Uint32Array] | undefined {
+function listViews(
+  files: PostingFiles,
+  usable: (file: PagedFile) => boolean,
+): [Uint32Array, Float32Array, Uint8Array, Uint32Array, Uint32Array] | undefined {
+  const lists = [files.postingDocs, files.postingScores, files.windowMax, files.windowStart, files.windowBits];
+  if (!lists.every(usable)) return undefined;
   const buffer = (file: PagedFile): ArrayBuffer => (file.resident?.buffer as ArrayBuffer | undefined) ?? file.mapped!;
   if (files.postingDocs.size >= 2 ** 33 || files.windowMax.size >= 2 ** 32) return undefined;
   return [
@@ -181,9 +184,7 @@ class MappedSlices extends MemorySlices {
 
   /** The slices over the files in place, or undefined while one of them is neither resident nor mapped. */
   static override of(files: PostingFiles): MappedSlices | undefined {
-    const lists = [files.postingDocs, files.postingScores, files.windowMax, files.windowStart, files.windowBits];
-    if (!lists.every(inPlace)) return undefined;
-    const views = listViews(files);
+    const views = listViews(files, inPlace);
     return views && new MappedSlices(files, ...views);
   }
 
