@@ -23,6 +23,8 @@ const entries = [
   { in: "src/extension/language-client/client.ts", out: "dist/language-client.js" },
   // BM25 index build worker: the bundled CLI tokenizes the corpus on both cores with it.
   { in: "src/core/base/search/build-worker.ts", out: "dist/bm25-build-worker.js" },
+  // The search's helper thread: half of each heavy query over a large (mapped) index.
+  { in: "src/core/base/search/search-helper-worker.ts", out: "dist/search-helper-worker.js" },
   // Pyodide's loader goes inside the worker bundle; its interpreter files are copied below.
   {
     in: "src/core/steps/tasks/sandbox/worker.ts",

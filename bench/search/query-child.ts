@@ -6,6 +6,8 @@
  * Also the process's memory (process-memory.ts) after open and every 50 queries: the most it held
  * less file-backed pages (anonymous and shared memory: what the process owns; pages of mapped
  * files are the kernel's to drop and read again).
+ * Over a mapped index on two cores or more, heavy queries are split with a helper thread
+ * (search-helper.ts): its CPU time is counted in cpu_seconds, its memory in the process's.
  *
  *   npx tsx bench/search/query-child.ts INDEX_DIR QUERIES.json OUT.json [exhaustive]
  */
@@ -28,8 +30,13 @@ export const K = 3;
 export interface QueryChildResult {
   /** Seconds to open the index. */
   load: number;
-  /** Seconds from open to the end of the background fill, and the bytes it read (absent in results of older runs). */
-  fill?: { seconds: number; bytes: number };
+  /**
+   * Seconds from open to the end of the background fill, the bytes it read, and whether a helper
+   * thread searches half of each heavy query from then on (absent in results of older runs).
+   */
+  fill?: { seconds: number; bytes: number; helper?: boolean };
+  /** Queries split with the helper thread, and those whose half it searched (Bm25Searcher.helperCounts). */
+  helperCounts?: { split: number; byHelper: number };
   run: QueryRun;
   memory: {
     afterOpen: ProcessMemory;
@@ -47,7 +54,7 @@ async function main(): Promise<void> {
   const index = openIndex(dir);
   const load = (performance.now() - t0) / 1000;
   const filled = await index.filled;
-  const fill = { seconds: filled.seconds, bytes: filled.bytes };
+  const fill = { seconds: filled.seconds, bytes: filled.bytes, helper: filled.helper };
   const afterOpen = processMemory();
   let maxOwned: number | undefined;
   let maxRss: number | undefined;
@@ -73,7 +80,13 @@ async function main(): Promise<void> {
     run.scores.push(hits.map((h) => h.score));
   }
   sample();
-  const result: QueryChildResult = { load, fill, run, memory: { afterOpen, atEnd: processMemory(), maxOwned, maxRss } };
+  const result: QueryChildResult = {
+    load,
+    fill,
+    run,
+    memory: { afterOpen, atEnd: processMemory(), maxOwned, maxRss },
+    helperCounts: index.helperCounts,
+  };
   writeFileSync(outFile, JSON.stringify(result));
 }
 

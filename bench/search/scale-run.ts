@@ -269,6 +269,7 @@ export async function runScale(args: ScaleArgs, work: string): Promise<void> {
   /** The background fill after open (the queries wait for it, as bm25s's wait for its load). */
   const fill = median(oursRounds.map((x) => x.fill?.seconds ?? 0));
   const fillBytes = median(oursRounds.map((x) => x.fill?.bytes ?? 0));
+  const helper = oursRounds.some((x) => x.fill?.helper) ? ", helper thread" : "";
   const maxOf = (pick: (m: QueryChildResult["memory"]) => number | undefined) =>
     Math.max(...oursRounds.map((x) => pick(x.memory) ?? 0));
   const owned = maxOf((m) => m.maxOwned);
@@ -315,7 +316,7 @@ export async function runScale(args: ScaleArgs, work: string): Promise<void> {
       gb(ours.peak_rss),
       ours.workPeakBytes === undefined ? gb(ours.bytes) : `${gb(ours.bytes)} (build peak ${gb(ours.workPeakBytes)})`,
       `${open.toFixed(3)} s`,
-      `${fill.toFixed(2)} s (${gb(fillBytes)})`,
+      `${fill.toFixed(2)} s (${gb(fillBytes)}${helper})`,
       gb(owned),
       ...cells(oursRuns),
     ],

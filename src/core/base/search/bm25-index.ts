@@ -9,6 +9,7 @@
  * ties are broken by document number, so the result equals exhaustive scoring (searchExhaustive).
  */
 import { closeSync, existsSync, fstatSync, openSync, readFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { crc32 } from "node:zlib";
 import { UserError } from "../errors";
@@ -36,7 +37,8 @@ import { ENGLISH_STOPWORDS, TermTokenizer } from "./tokenizer";
 import { DiskPostings } from "./disk-postings";
 import { fileMapper } from "./file-map";
 import { PAGE_CACHE_BYTES, PageCache, PagedFile } from "./paged-file";
-import { WindowTopK } from "./window-top-k";
+import { MAX_K, MAX_ROWS, NO_SEARCH_HELPER_ENV, SearchHelper } from "./search-helper";
+import { middleWindow, WindowTopK, type ScoredDoc } from "./window-top-k";
 
 const REBUILD = 'run "agent-lab index" to build it';
 const REBUILD_AGAIN = 'rebuild it with "agent-lab index"';
@@ -52,7 +54,23 @@ export interface OpenOptions {
   fill?: boolean;
   /** The longest the warm-up searches hold the event loop before they give it a turn (default WARM_UP_TURN_MS; 0: a turn after every search). */
   warmUpTurnMs?: number;
+  /**
+   * A helper thread that searches half of each heavy query (search-helper.ts), started after the
+   * fill: by default where the fill mapped the lists (an index too large to hold) and the machine
+   * has two cores or more, unless AGENT_LAB_NO_SEARCH_HELPER is set; true starts one anyway
+   * (tests), false never.
+   */
+  helper?: boolean;
+  /** A query goes to the helper when its words' lists hold at least this many postings (default SPLIT_POSTINGS). */
+  splitPostings?: number;
 }
+
+/**
+ * Postings of a query's lists from which its search is split between two threads: handing a query
+ * over and waking the helper costs ~0.1 ms, and a query reading this many postings takes several
+ * milliseconds on one thread at 21M.
+ */
+export const SPLIT_POSTINGS = 1 << 20;
 
 /** What the background fill of an open index did (Bm25Searcher.filled). */
 export interface FillReport {
@@ -68,6 +86,8 @@ export interface FillReport {
   mapped: IndexFile[];
   /** Why it stopped early: the searcher was closed, or a page was refused (the search that needs it refuses it). */
   stopped?: "closed" | "refused";
+  /** Whether a helper thread searches half of each heavy query from now on (OpenOptions.helper). */
+  helper: boolean;
 }
 
 /**
@@ -107,7 +127,7 @@ export function corruptFileMessage(file: string): string {
  * environment run opens one per run and lets it go, and an index holds a descriptor per data file.
  * The held value is the files only (they reference no searcher), so it does not keep one alive.
  */
-const unclosed = new FinalizationRegistry<PagedFile[]>((files) => {
+const unclosed = new FinalizationRegistry<{ close(): void }[]>((files) => {
   for (const f of files) f.close();
 });
 
@@ -119,6 +139,11 @@ export class Bm25Searcher implements Searcher {
   /** The pruned top-k search over the lists. */
   private readonly topK: WindowTopK;
   private readonly postings: DiskPostings;
+  /** What a searcher nobody closed still closes when collected: the files, and the helper once started. */
+  private readonly closables: { close(): void }[];
+  private helper: SearchHelper | undefined;
+  private readonly splitPostings: number;
+  private closed = false;
   private readonly tokenizer = new TermTokenizer();
   /** A term's UTF-8 bytes while it is looked up. */
   private termBytes = new Uint8Array(256);
@@ -169,7 +194,9 @@ export class Bm25Searcher implements Searcher {
     const V = meta.terms;
     const P = meta.postings;
     const W = windowCount(N);
-    const opened: PagedFile[] = [];
+    const opened: { close(): void }[] = [];
+    this.closables = opened;
+    this.splitPostings = options.splitPostings ?? SPLIT_POSTINGS;
     try {
       const open = (key: IndexFile, size: number): PagedFile => {
         const file = this.openFile(key, size, opened.length);
@@ -215,10 +242,12 @@ export class Bm25Searcher implements Searcher {
       unclosed.register(this, opened, this);
       // Not a closure here: one made in this constructor would share its scope, and with it the
       // searcher, which a searcher nobody closed must not be kept alive by.
-      this.filled =
+      const self = new WeakRef(this);
+      const filling =
         options.fill === false
           ? Promise.resolve(NOTHING_FILLED)
-          : fillAndWarm(files, this.cache, new WeakRef(this), windowRows, options.warmUpTurnMs ?? WARM_UP_TURN_MS);
+          : fillAndWarm(files, this.cache, self, windowRows, options.warmUpTurnMs ?? WARM_UP_TURN_MS);
+      this.filled = filling.then((report) => withHelper(report, self, options.helper));
     } catch (e) {
       for (const f of opened) f.close();
       throw e;
@@ -302,6 +331,11 @@ export class Bm25Searcher implements Searcher {
     return this.hits(this.topDocs(query, k, true), k);
   }
 
+  /** Searches split with the helper thread since open, and those whose half it searched (tests, benchmarks). */
+  get helperCounts(): { split: number; byHelper: number } {
+    return { ...(this.helper?.counts ?? { split: 0, byHelper: 0 }) };
+  }
+
   /** Documents the last pruned search scored exactly (exhaustive scoring scores every matching one). */
   get lastScored(): number {
     return this.topK.scored;
@@ -336,6 +370,9 @@ export class Bm25Searcher implements Searcher {
   /** Closes the index files and lets go of the cached pages. */
   close(): void {
     unclosed.unregister(this);
+    this.closed = true;
+    this.helper?.close();
+    this.helper = undefined;
     for (const f of Object.values(this.files)) f.close();
     this.cache.clear();
   }
@@ -385,7 +422,44 @@ export class Bm25Searcher implements Searcher {
     const rows = this.queryRows(query);
     if (rows.length === 0) return [];
     if (!prune) return this.exhaustiveTop(rows, k);
+    const helper = this.helper;
+    if (helper?.ready && k <= MAX_K && rows.length <= MAX_ROWS && this.postingCount(rows) >= this.splitPostings) {
+      const W = this.postings.windows;
+      const mid = middleWindow(W);
+      const topK = this.topK;
+      return helper.split(
+        rows,
+        k,
+        mid,
+        W,
+        () => topK.top(rows, k, 0, mid),
+        () => topK.top(rows, k, mid, W),
+      );
+    }
     return this.topK.top(rows, k);
+  }
+
+  /** The top k of windows [from, to) only (the helper thread's half of a split query). */
+  topRows(rows: readonly number[], k: number, from: number, to: number): ScoredDoc[] {
+    return this.topK.top(rows, k, from, to);
+  }
+
+  /** Starts the helper thread (withHelper) and gives it to close() and the collector. */
+  startHelper(): SearchHelper | undefined {
+    if (this.helper || this.closed) return this.helper;
+    this.helper = SearchHelper.start(this.indexDir);
+    if (this.helper) this.closables.push(this.helper);
+    return this.helper;
+  }
+
+  /** Postings in the lists of a query's words (repeats counted again): what its search may read. */
+  private postingCount(rows: readonly number[]): number {
+    let n = 0;
+    for (const r of rows) {
+      const { from, to } = this.postings.range(r);
+      n += to - from;
+    }
+    return n;
   }
 
   /**
@@ -417,7 +491,14 @@ export class Bm25Searcher implements Searcher {
   }
 }
 
-const NOTHING_FILLED: FillReport = { seconds: 0, bytes: 0, filled: [], left: [...FILL_ORDER], mapped: [] };
+const NOTHING_FILLED: FillReport = {
+  seconds: 0,
+  bytes: 0,
+  filled: [],
+  left: [...FILL_ORDER],
+  mapped: [],
+  helper: false,
+};
 
 /** The files a search reads in place when they are resident or mapped (disk-postings.ts): the ones worth mapping. */
 const MAPPED_FILES: ReadonlySet<IndexFile> = new Set([
@@ -438,7 +519,7 @@ const MAPPED_FILES: ReadonlySet<IndexFile> = new Set([
 async function fillCache(files: Record<IndexFile, PagedFile>, cache: PageCache): Promise<FillReport> {
   const t0 = performance.now();
   const before = cache.filledBytes;
-  const report: FillReport = { seconds: 0, bytes: 0, filled: [], left: [], mapped: [] };
+  const report: FillReport = { seconds: 0, bytes: 0, filled: [], left: [], mapped: [], helper: false };
   const mapper = fileMapper();
   for (const key of FILL_ORDER) {
     if (report.stopped !== undefined) {
@@ -492,6 +573,23 @@ async function fillAndWarm(
     report.seconds = (performance.now() - t0) / 1000;
   }
   return report;
+}
+
+/**
+ * The fill's report once the helper thread is started and ready, where it is wanted (OpenOptions.helper):
+ * the timed searches after `filled` are then split from the first.
+ */
+async function withHelper(
+  report: FillReport,
+  searcher: WeakRef<Bm25Searcher>,
+  wanted: boolean | undefined,
+): Promise<FillReport> {
+  const want =
+    wanted ?? (!process.env[NO_SEARCH_HELPER_ENV] && report.mapped.length > 0 && availableParallelism() >= 2);
+  const helper = want && report.stopped === undefined ? searcher.deref()?.startHelper() : undefined;
+  if (!helper) return report;
+  await helper.whenSettled();
+  return { ...report, helper: helper.ready };
 }
 
 /** Made-up searches in warmUp: enough that V8 has optimised what a search runs (at 507k 64 were not, 256 nearly). */

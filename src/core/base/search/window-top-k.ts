@@ -135,6 +135,11 @@ export interface ScoredDoc {
 /** Windows per block of the sweep (at most 32: a block's open windows are one 32-bit mask). */
 const BLOCK = 16;
 
+/** Where a search of W windows splits in two (search-helper.ts): the block boundary nearest the middle. */
+export function middleWindow(W: number): number {
+  return Math.round(W / 2 / BLOCK) * BLOCK;
+}
+
 /** Windows scored before the sweep (the highest bounds), beyond k itself. */
 const SEED_EXTRA = 8;
 
@@ -169,9 +174,13 @@ export class WindowTopK {
     this.blockMax = new Float64Array(Math.ceil(source.windows / BLOCK));
   }
 
-  /** The best k documents for these vocabulary rows (query order, repeats kept) by (score desc, doc asc). */
-  top(rows: readonly number[], k: number): ScoredDoc[] {
-    const W = this.source.windows;
+  /**
+   * The best k documents for these vocabulary rows (query order, repeats kept) by (score desc, doc
+   * asc), of the documents in windows [from, to) (from on a block boundary; by default all): the
+   * top k of two ranges that meet, merged, is the top k of both (search-helper.ts).
+   */
+  top(rows: readonly number[], k: number, from = 0, to = this.source.windows): ScoredDoc[] {
+    const W = Math.min(to, this.source.windows); // the sweep's end: windows [from, W)
     const bound = this.bound;
     const scratch = this.scratch;
     // In a function of its own: its closures would otherwise keep top()'s variables in a heap
@@ -185,14 +194,19 @@ export class WindowTopK {
     cursor.set(start);
 
     // 1. Window bounds.
-    bound.fill(0);
+    bound.fill(0, from, W);
     const stored = scratch.i32(STORED, T);
     let storedCount = 0;
     for (let i = 0; i < T; i++) {
       if (base[i] >= 0) stored[storedCount++] = i;
-      else addListBounds(bound, docs, scores, start[i], end[i], weight[i]);
+      else {
+        // A short list's postings in the range (all of them unless the search is split).
+        const first = from === 0 ? start[i] : gallop(docs, start[i], end[i], from << SHIFT);
+        const last = W === this.source.windows ? end[i] : gallop(docs, first, end[i], W << SHIFT);
+        addListBounds(bound, docs, scores, first, last, weight[i]);
+      }
     }
-    addStoredBounds(bound, windowMax, W, stored, storedCount, base, unit);
+    addStoredBounds(bound, windowMax, from, W, stored, storedCount, base, unit);
 
     // A bound is compared with the k-th best score after growing it by the most that float32
     // rounding of the sum can add (one half-ulp per addition) plus a margin for the bound's own
@@ -211,7 +225,7 @@ export class WindowTopK {
     const hi = scratch.i32(HI, T); // in ascending window order each list's search starts where the last ended
     hi.set(start);
     const blockMax = this.blockMax;
-    for (const w of highestWindows(bound, k + SEED_EXTRA, blockMax)) {
+    for (const w of highestWindows(bound, k + SEED_EXTRA, blockMax, from, W)) {
       const first = w << SHIFT;
       slices.ensureWindows(w, w + 2);
       for (let i = 0; i < T; i++) {
@@ -253,7 +267,7 @@ export class WindowTopK {
     const blockSum = this.blockSum;
     const blockHas = this.blockHas;
     let e = 0;
-    for (let w0 = 0, block = 0; w0 < W; w0 += BLOCK, block++) {
+    for (let w0 = from, block = (from / BLOCK) | 0; w0 < W; w0 += BLOCK, block++) {
       if (blockMax[block] * grow < kth) continue;
       const wEnd = Math.min(w0 + BLOCK, W);
       let open = 0; // bit j: window w0 + j can still hold a winner
@@ -457,6 +471,7 @@ function popcount(x: number): number {
 function addStoredBounds(
   bound: Float64Array,
   windowMax: Uint8Array,
+  from: number,
   W: number,
   stored: Int32Array,
   count: number,
@@ -469,15 +484,28 @@ function addStoredBounds(
     const i1 = stored[next + 1];
     const i2 = stored[next + 2];
     const i3 = stored[next + 3];
-    addStoredRows4(bound, windowMax, W, base[i0], unit[i0], base[i1], unit[i1], base[i2], unit[i2], base[i3], unit[i3]);
+    addStoredRows4(
+      bound,
+      windowMax,
+      from,
+      W,
+      base[i0],
+      unit[i0],
+      base[i1],
+      unit[i1],
+      base[i2],
+      unit[i2],
+      base[i3],
+      unit[i3],
+    );
   }
   if (next + 2 <= count) {
     const i0 = stored[next];
     const i1 = stored[next + 1];
-    addStoredRows2(bound, windowMax, W, base[i0], unit[i0], base[i1], unit[i1]);
+    addStoredRows2(bound, windowMax, from, W, base[i0], unit[i0], base[i1], unit[i1]);
     next += 2;
   }
-  if (next < count) addStoredRow(bound, windowMax, W, base[stored[next]], unit[stored[next]]);
+  if (next < count) addStoredRow(bound, windowMax, from, W, base[stored[next]], unit[stored[next]]);
 }
 
 /**
@@ -488,6 +516,7 @@ function addStoredBounds(
 function addStoredRows4(
   bound: Float64Array,
   windowMax: Uint8Array,
+  from: number,
   W: number,
   b0: number,
   u0: number,
@@ -498,24 +527,32 @@ function addStoredRows4(
   b3: number,
   u3: number,
 ): void {
-  for (let w = 0; w < W; w++)
+  for (let w = from; w < W; w++)
     bound[w] += windowMax[b0 + w] * u0 + windowMax[b1 + w] * u1 + windowMax[b2 + w] * u2 + windowMax[b3 + w] * u3;
 }
 
 function addStoredRows2(
   bound: Float64Array,
   windowMax: Uint8Array,
+  from: number,
   W: number,
   b0: number,
   u0: number,
   b1: number,
   u1: number,
 ): void {
-  for (let w = 0; w < W; w++) bound[w] += windowMax[b0 + w] * u0 + windowMax[b1 + w] * u1;
+  for (let w = from; w < W; w++) bound[w] += windowMax[b0 + w] * u0 + windowMax[b1 + w] * u1;
 }
 
-function addStoredRow(bound: Float64Array, windowMax: Uint8Array, W: number, b0: number, u0: number): void {
-  for (let w = 0; w < W; w++) bound[w] += windowMax[b0 + w] * u0;
+function addStoredRow(
+  bound: Float64Array,
+  windowMax: Uint8Array,
+  from: number,
+  W: number,
+  b0: number,
+  u0: number,
+): void {
+  for (let w = from; w < W; w++) bound[w] += windowMax[b0 + w] * u0;
 }
 
 /** bound[w] += weight · the largest score of a short list in window w (exact, one pass over the list). */
@@ -551,9 +588,8 @@ function addListBounds(
  * `Math.max` and an `if` branch, and mispredict on bounds in no order (measured alone on 7,930
  * bounds in random order: a pass 6.5 µs against 13 with Math.max).
  */
-function highestWindows(bound: Float64Array, m: number, blockMax: Float64Array): number[] {
-  const W = bound.length;
-  for (let w0 = 0, b = 0; w0 < W; w0 += BLOCK, b++) {
+function highestWindows(bound: Float64Array, m: number, blockMax: Float64Array, from: number, W: number): number[] {
+  for (let w0 = from, b = (from / BLOCK) | 0; w0 < W; w0 += BLOCK, b++) {
     let top = 0;
     for (let w = w0, wEnd = Math.min(w0 + BLOCK, W); w < wEnd; w++) {
       const v = bound[w];
@@ -564,7 +600,7 @@ function highestWindows(bound: Float64Array, m: number, blockMax: Float64Array):
   const ws: number[] = [];
   const vs: number[] = [];
   let low = 0; // the m-th largest once there are m
-  for (let b = 0; b < blockMax.length; b++) {
+  for (let b = (from / BLOCK) | 0, bEnd = Math.ceil(W / BLOCK); b < bEnd; b++) {
     if (blockMax[b] <= low) continue;
     for (let w = b * BLOCK, wEnd = Math.min(w + BLOCK, W); w < wEnd; w++) {
       const v = bound[w];

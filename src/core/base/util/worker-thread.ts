@@ -22,7 +22,7 @@ export function requireWorkerScript(dir: string, names: readonly string[], what:
 }
 
 /** A bundled .js starts directly; a .ts source goes through tsx's require hook. */
-export function startWorkerThread(script: string): Worker {
-  if (!script.endsWith(".ts")) return new Worker(script);
-  return new Worker(`require("tsx/cjs"); require(${JSON.stringify(script)});`, { eval: true });
+export function startWorkerThread(script: string, workerData?: unknown): Worker {
+  if (!script.endsWith(".ts")) return new Worker(script, { workerData });
+  return new Worker(`require("tsx/cjs"); require(${JSON.stringify(script)});`, { eval: true, workerData });
 }

@@ -30,6 +30,7 @@ import {
 } from "../../../../../src/core/base/search/bm25-format";
 import { corruptFileMessage, openIndex } from "../../../../../src/core/base/search/bm25-index";
 import { TermTokenizer } from "../../../../../src/core/base/search/tokenizer";
+import { Ctl, SearchHelper, State } from "../../../../../src/core/base/search/search-helper";
 import { fileMapper, NO_FILE_MAP_ENV } from "../../../../../src/core/base/search/file-map";
 
 const REBUILD_AGAIN = 'rebuild it with "agent-lab index"';
@@ -43,6 +44,17 @@ const LONG_WORD = "ж".repeat(130);
  */
 const PREFIX_PAIR = ["qx7", "qx7w3u9"] as const;
 const TWIN = { title: "Twin", text: "quartz harbor lantern quartz" };
+/** Queries of one to ten words, repeats, non-ASCII words and words the corpus lacks. */
+const QUERIES = [
+  "river",
+  "quartz harbor",
+  "lantern quartz harbor",
+  "glacier saffron tundra zephyr",
+  "café 東京 naïve",
+  "river river mountain",
+  "marble lagoon kettle jungle island hollow granite ferry delta cobalt",
+  "w17 title",
+];
 const TWINS = [20, 57, 90, 131];
 
 /**
@@ -189,6 +201,19 @@ describe("search: the index reader on a small index", () => {
       blockCrc32: { ...meta.blockCrc32, [key]: sealed.blockCrc32 },
     });
   };
+  /** A copy whose postings-docs.u32 has a byte changed in river's list. */
+  const changedRiver = (): string => {
+    const dir = copy();
+    const river = openIndex(built, { fill: false });
+    const row = river.termRow("river");
+    river.close();
+    const offsets = readFileSync(join(dir, FILES.postingOffsets));
+    const first = offsets.readUInt32LE(4 * row);
+    const docs = readFileSync(join(dir, FILES.postingDocs));
+    docs[4 * first + 1] ^= 0x10;
+    writeFileSync(join(dir, FILES.postingDocs), docs);
+    return dir;
+  };
   const refused = (dir: string, message: string) =>
     assert.throws(
       () => openIndex(dir, { fill: false }),
@@ -198,17 +223,7 @@ describe("search: the index reader on a small index", () => {
 
   it("ranks like BM25 computed directly: the best k, ties by document number, repeated query words counted again", () => {
     const index = openIndex(built, { fill: false });
-    const queries = [
-      "river",
-      "quartz harbor",
-      "lantern quartz harbor",
-      "glacier saffron tundra zephyr",
-      "café 東京 naïve",
-      "river river mountain",
-      "marble lagoon kettle jungle island hollow granite ferry delta cobalt",
-      "w17 title",
-    ];
-    for (const q of queries)
+    for (const q of QUERIES)
       for (const k of [1, 2, 3, 5, 10, 200]) {
         const want = expectedTop(rows, q, k);
         assertTop(index.search(q, k), want, `${q} (k ${k})`);
@@ -390,7 +405,7 @@ describe("search: the index reader on a small index", () => {
 
     const none = openIndex(built, { fill: false });
     const nothing = await none.filled;
-    assert.deepEqual(nothing, { seconds: 0, bytes: 0, filled: [], left: order, mapped: [] });
+    assert.deepEqual(nothing, { seconds: 0, bytes: 0, filled: [], left: order, mapped: [], helper: false });
     assert.equal(none.cache.filledBytes, 0);
     assert.equal(none.lastScored, 0);
     none.close();
@@ -459,15 +474,7 @@ describe("search: the index reader on a small index", () => {
   });
 
   it("a fill that meets a changed block stops there and says so; one closed at once stops too", async () => {
-    const dir = copy();
-    const river = openIndex(built, { fill: false });
-    const row = river.termRow("river");
-    river.close();
-    const offsets = readFileSync(join(dir, FILES.postingOffsets));
-    const first = offsets.readUInt32LE(4 * row);
-    const docs = readFileSync(join(dir, FILES.postingDocs));
-    docs[4 * first + 1] ^= 0x10; // in river's list
-    writeFileSync(join(dir, FILES.postingDocs), docs);
+    const dir = changedRiver();
     const index = openIndex(dir);
     const report = await index.filled;
     assert.equal(report.stopped, "refused");
@@ -551,6 +558,69 @@ describe("search: the index reader on a small index", () => {
       (e: unknown) =>
         e instanceof UserError && e.message === corruptFileMessage(join(dir, blockTableName("windowRows"))),
     );
+  });
+
+  it("a helper thread takes a posted half and hands back its top k; a half it fails or never takes is searched by the caller", async function () {
+    this.timeout(30_000);
+    const index = openIndex(built, { fill: false, helper: false });
+    const helper = SearchHelper.start(built);
+    assert.ok(helper, "the worker script is found");
+    await helper.whenSettled();
+    assert.ok(helper.ready);
+    const W = windowCount(index.meta.documents);
+    const tok = new TermTokenizer();
+    const rowsOf = (q: string) => [...tok.terms(q)].map((t) => index.termRow(t)).filter((r) => r >= 0);
+    // The caller's half waits until the helper has taken the query, so the helper always searches.
+    const untilTaken = () => {
+      while (Atomics.load(helper.memory.control, Ctl.State) === State.Posted);
+      return [];
+    };
+    const notHere = () => assert.fail("the helper's half was searched by the caller");
+    let posted = 0;
+    for (const q of QUERIES)
+      for (const k of [1, 3, 200]) {
+        const rows = rowsOf(q);
+        assert.deepEqual(
+          helper.split(rows, k, 0, W, untilTaken, notHere),
+          index.topRows(rows, k, 0, W),
+          `${q} (k ${k})`,
+        );
+        posted++;
+      }
+    assert.deepEqual(helper.counts, { split: posted, byHelper: posted });
+    helper.close();
+    assert.equal(helper.ready, false);
+
+    // A helper whose read of the half is refused (a changed block in river's list): the caller searches it.
+    const failing = SearchHelper.start(changedRiver())!;
+    await failing.whenSettled();
+    assert.ok(failing.ready);
+    let here = 0;
+    const searchHere = () => (here++, [{ doc: 1, score: 1 }]);
+    assert.deepEqual(failing.split(rowsOf("river"), 3, 0, W, untilTaken, searchHere), [{ doc: 1, score: 1 }]);
+    assert.equal(here, 1);
+    assert.deepEqual(failing.counts, { split: 1, byHelper: 0 });
+    failing.close();
+    index.close();
+  });
+
+  it("with a helper asked for, searches split between the threads rank as on one thread; close stops it", async function () {
+    this.timeout(30_000);
+    const index = openIndex(built, { helper: true, splitPostings: 0 });
+    assert.equal((await index.filled).helper, true);
+    const oneThread = openIndex(built, { fill: false, helper: false });
+    for (const q of QUERIES)
+      for (const k of [1, 3, 200]) {
+        assertTop(index.search(q, k), expectedTop(rows, q, k), `${q} (k ${k})`);
+        assert.deepEqual(index.search(q, k), oneThread.search(q, k));
+      }
+    const { split } = index.helperCounts;
+    assert.ok(split >= 2 * QUERIES.length * 3, `${split} searches split`);
+    assert.equal((await openIndex(built, { helper: false }).filled).helper, false);
+    assert.equal((await openIndex(built).filled).helper, false, "no helper where nothing is mapped");
+    index.close();
+    assert.throws(() => index.search("harbor", 3), /was closed/);
+    oneThread.close();
   });
 
   it("close lets go of the pages and the files; closing again is quiet; a closed index refuses to search", () => {

@@ -5,10 +5,12 @@
  */
 import { strict as assert } from "node:assert";
 import { WINDOW_SHIFT } from "../../../../../src/core/base/search/bm25-format";
+import { merge } from "../../../../../src/core/base/search/search-helper";
 import {
   WindowTopK,
   fromArrays,
   gallop,
+  middleWindow,
   windowSlot,
   type PostingArrays,
   type PostingSource,
@@ -144,6 +146,35 @@ describe("search: window top-k", () => {
         const all = exhaustive(lists, rows);
         for (const k of [1, 3, 10, 10_000])
           assert.deepEqual(search.top(rows, k), all.slice(0, k), `round ${round}, rows ${rows.join(" ")}, k = ${k}`);
+      }
+    }
+  });
+
+  it("the top k of two window ranges that meet, merged, is the top k of all: each range is exact for its documents", () => {
+    // How a heavy query is split between two threads (search-helper.ts): at the middle block, and at
+    // every other block boundary, on lists long and short, ties and repeats included.
+    const random = mulberry32(23);
+    for (let round = 0; round < 8; round++) {
+      const documents = 64 * (33 + Math.floor(random() * 40)) - Math.floor(random() * 64);
+      const lists = randomLists(random, documents, 2 + Math.floor(random() * 6));
+      const index = withWindows(lists, documents);
+      const search = new WindowTopK(fromArrays(index));
+      const W = index.windows;
+      const cuts = [middleWindow(W), ...Array.from({ length: Math.ceil(W / 16) + 1 }, (_, b) => 16 * b)];
+      for (let q = 0; q < 3; q++) {
+        const rows = randomQuery(random, lists.length);
+        const all = exhaustive(lists, rows);
+        for (const k of [1, 3, 10_000])
+          for (const mid of cuts) {
+            const lower = search.top(rows, k, 0, mid);
+            const upper = search.top(rows, k, mid, W);
+            assert.ok(lower.every((h) => h.doc < mid * SIZE) && upper.every((h) => h.doc >= mid * SIZE));
+            assert.deepEqual(
+              merge(lower, upper, k),
+              all.slice(0, k),
+              `round ${round}, rows ${rows.join(" ")}, k ${k}, at ${mid}`,
+            );
+          }
       }
     }
   });
