@@ -242,12 +242,7 @@ export class Bm25Searcher implements Searcher {
       unclosed.register(this, opened, this);
       // Not a closure here: one made in this constructor would share its scope, and with it the
       // searcher, which a searcher nobody closed must not be kept alive by.
-      const self = new WeakRef(this);
-      const filling =
-        options.fill === false
-          ? Promise.resolve(NOTHING_FILLED)
-          : fillAndWarm(files, this.cache, self, windowRows, options.warmUpTurnMs ?? WARM_UP_TURN_MS);
-      this.filled = filling.then((report) => withHelper(report, self, options.helper));
+      this.filled = fillThenHelper(files, this.cache, new WeakRef(this), windowRows, options);
     } catch (e) {
       for (const f of opened) f.close();
       throw e;
@@ -576,16 +571,23 @@ async function fillAndWarm(
 }
 
 /**
- * The fill's report once the helper thread is started and ready, where it is wanted (OpenOptions.helper):
- * the timed searches after `filled` are then split from the first.
+ * Bm25Searcher.filled: the fill (fillAndWarm, unless options.fill is false), then the helper thread
+ * started and ready where it is wanted (OpenOptions.helper), so the timed searches after `filled`
+ * are split from the first. The searcher weakly held, as by the fill.
  */
-async function withHelper(
-  report: FillReport,
+async function fillThenHelper(
+  files: Record<IndexFile, PagedFile>,
+  cache: PageCache,
   searcher: WeakRef<Bm25Searcher>,
-  wanted: boolean | undefined,
+  windowRows: Uint32Array,
+  options: OpenOptions,
 ): Promise<FillReport> {
+  const report =
+    options.fill === false
+      ? NOTHING_FILLED
+      : await fillAndWarm(files, cache, searcher, windowRows, options.warmUpTurnMs ?? WARM_UP_TURN_MS);
   const want =
-    wanted ?? (!process.env[NO_SEARCH_HELPER_ENV] && report.mapped.length > 0 && availableParallelism() >= 2);
+    options.helper ?? (!process.env[NO_SEARCH_HELPER_ENV] && report.mapped.length > 0 && availableParallelism() >= 2);
   const helper = want && report.stopped === undefined ? searcher.deref()?.startHelper() : undefined;
   if (!helper) return report;
   await helper.whenSettled();
