@@ -14,7 +14,7 @@
 import type { Worker } from "node:worker_threads";
 import { projectFile } from "../chat/package-files";
 import { findWorkerScript, startWorkerThread } from "../util/worker-thread";
-import type { ScoredDoc } from "./window-top-k";
+import { mergeTop, type ScoredDoc } from "./window-top-k";
 
 /** The control words at the start of the shared memory. */
 export const enum Ctl {
@@ -53,19 +53,19 @@ export interface HelperMemory {
   scores: Float64Array;
 }
 
+const ROWS_AT = 4 * CONTROL_WORDS;
+const DOCS_AT = ROWS_AT + 4 * MAX_ROWS;
+const SCORES_AT = DOCS_AT + 4 * MAX_K;
+const SHARED_BYTES = SCORES_AT + 8 * MAX_K;
+
 export function helperMemory(shared: SharedArrayBuffer): HelperMemory {
-  const rowsAt = 4 * CONTROL_WORDS;
-  const docsAt = rowsAt + 4 * MAX_ROWS;
-  const scoresAt = docsAt + 4 * MAX_K;
   return {
     control: new Int32Array(shared, 0, CONTROL_WORDS),
-    rows: new Int32Array(shared, rowsAt, MAX_ROWS),
-    docs: new Int32Array(shared, docsAt, MAX_K),
-    scores: new Float64Array(shared, scoresAt, MAX_K),
+    rows: new Int32Array(shared, ROWS_AT, MAX_ROWS),
+    docs: new Int32Array(shared, DOCS_AT, MAX_K),
+    scores: new Float64Array(shared, SCORES_AT, MAX_K),
   };
 }
-
-const SHARED_BYTES = 4 * CONTROL_WORDS + 4 * MAX_ROWS + 4 * MAX_K + 8 * MAX_K;
 
 /** The environment variable that keeps searches on one thread (any non-empty value; benchmarks compare). */
 export const NO_SEARCH_HELPER_ENV = "AGENT_LAB_NO_SEARCH_HELPER";
@@ -143,7 +143,7 @@ export class SearchHelper {
     own: () => ScoredDoc[],
     rest: () => ScoredDoc[],
   ): ScoredDoc[] {
-    const { control, docs, scores } = this.memory;
+    const { control } = this.memory;
     this.counts.split++;
     this.memory.rows.set(rows);
     control[Ctl.K] = k;
@@ -153,27 +153,29 @@ export class SearchHelper {
     Atomics.store(control, Ctl.State, State.Posted);
     Atomics.notify(control, Ctl.State, 1);
     const lower = own();
-    if (Atomics.compareExchange(control, Ctl.State, State.Posted, State.Idle) === State.Posted)
-      return merge(lower, rest(), k);
+    return mergeTop(lower, this.helperHalf() ?? rest(), k);
+  }
+
+  /** The helper's top k of the posted half, or undefined where it did not take it, failed, or went silent. */
+  private helperHalf(): ScoredDoc[] | undefined {
+    const { control, docs, scores } = this.memory;
+    if (Atomics.compareExchange(control, Ctl.State, State.Posted, State.Idle) === State.Posted) return undefined;
     const deadline = performance.now() + HELPER_TIMEOUT_MS;
     while (Atomics.load(control, Ctl.State) === State.Taken) {
       const left = deadline - performance.now();
       if (left <= 0) {
         this.close();
-        return merge(lower, rest(), k);
+        return undefined;
       }
       Atomics.wait(control, Ctl.State, State.Taken, left);
     }
     const count = control[Ctl.Count];
-    if (count < 0) {
-      Atomics.store(control, Ctl.State, State.Idle);
-      return merge(lower, rest(), k);
-    }
-    this.counts.byHelper++;
     const upper: ScoredDoc[] = [];
     for (let i = 0; i < count; i++) upper.push({ doc: docs[i], score: scores[i] });
     Atomics.store(control, Ctl.State, State.Idle);
-    return merge(lower, upper, k);
+    if (count < 0) return undefined;
+    this.counts.byHelper++;
+    return upper;
   }
 
   close(): void {
@@ -182,18 +184,4 @@ export class SearchHelper {
     Atomics.notify(this.memory.control, Ctl.State);
     void this.worker.terminate();
   }
-}
-
-/** The best k of two top-k lists of different documents, by (score desc, doc asc). */
-export function merge(a: ScoredDoc[], b: ScoredDoc[], k: number): ScoredDoc[] {
-  const out: ScoredDoc[] = [];
-  let i = 0;
-  let j = 0;
-  while (out.length < k && (i < a.length || j < b.length)) {
-    const takeA =
-      j === b.length ||
-      (i < a.length && (a[i].score > b[j].score || (a[i].score === b[j].score && a[i].doc < b[j].doc)));
-    out.push(takeA ? a[i++] : b[j++]);
-  }
-  return out;
 }

@@ -420,6 +420,18 @@ class TopK {
   }
 }
 
+/** The best k of two top-k lists of different documents (two window ranges' searches), in the same order as TopK. */
+export function mergeTop(a: ScoredDoc[], b: ScoredDoc[], k: number): ScoredDoc[] {
+  const out: ScoredDoc[] = [];
+  let i = 0;
+  let j = 0;
+  while (out.length < k && (i < a.length || j < b.length)) {
+    const takeA = j === b.length || (i < a.length && before(a[i].score, a[i].doc, b[j].score, b[j].doc));
+    out.push(takeA ? a[i++] : b[j++]);
+  }
+  return out;
+}
+
 /** Whether (score, doc) ranks before (s, d): a higher score, or the same score and a lower document number. Both comparisons always run (see TopK). */
 function before(score: number, doc: number, s: number, d: number): boolean {
   return ((score > s ? 1 : 0) | ((score === s ? 1 : 0) & (doc < d ? 1 : 0))) === 1;

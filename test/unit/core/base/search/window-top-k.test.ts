@@ -5,12 +5,12 @@
  */
 import { strict as assert } from "node:assert";
 import { WINDOW_SHIFT } from "../../../../../src/core/base/search/bm25-format";
-import { merge } from "../../../../../src/core/base/search/search-helper";
 import {
   WindowTopK,
   fromArrays,
   gallop,
   middleWindow,
+  mergeTop,
   windowSlot,
   type PostingArrays,
   type PostingSource,
@@ -170,7 +170,7 @@ describe("search: window top-k", () => {
             const upper = search.top(rows, k, mid, W);
             assert.ok(lower.every((h) => h.doc < mid * SIZE) && upper.every((h) => h.doc >= mid * SIZE));
             assert.deepEqual(
-              merge(lower, upper, k),
+              mergeTop(lower, upper, k),
               all.slice(0, k),
               `round ${round}, rows ${rows.join(" ")}, k ${k}, at ${mid}`,
             );
